@@ -34,6 +34,8 @@ export interface CatalogRecord {
   title?: string; // e.g. "Product Manager"
   description?: string;
   icon?: string;
+  /** Delivery phase when the tree says one (classic workflow folder like `2-plan-workflows`, 6.12 module-help.csv `phase`). */
+  phase?: string;
   /** True when the record is a v6.3+ skill (a SKILL.md directory). */
   skill?: boolean;
   /** Index into BundleManifest.sources. */

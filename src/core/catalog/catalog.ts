@@ -1,0 +1,111 @@
+// The catalog: one read-only view of a bundle manifest, built once per isolate (or process) per bundle id.
+// Resolution follows seed 000: filter by name (and module), sort by origin priority, the first wins;
+// every candidate is kept so callers can show which origin won.
+import type { BundleFile, BundleManifest, CatalogRecord, RecordKind } from "./bundle.js";
+import { closest, suggestion } from "./closest.js";
+import { aliases, parseQualifiedName, shortName } from "./names.js";
+
+export type Resolution =
+  | { ok: true; record: CatalogRecord; candidates: CatalogRecord[] }
+  | { ok: false; error: string; closest: string[] };
+
+const KIND_LABEL: Record<RecordKind, string> = { agent: "agent", workflow: "workflow", task: "task", knowledge: "knowledge domain" };
+
+export class Catalog {
+  readonly id: string;
+  /** The winning file for each path. */
+  readonly files = new Map<string, BundleFile>();
+  /** Sorted winning paths, for listing and pagination. */
+  readonly paths: string[];
+  private readonly byKind = new Map<RecordKind, CatalogRecord[]>();
+  private readonly aliasIndex = new Map<RecordKind, Map<string, CatalogRecord[]>>();
+  private readonly winnersByKind = new Map<RecordKind, CatalogRecord[]>();
+
+  constructor(readonly manifest: BundleManifest) {
+    this.id = manifest.id;
+    for (const f of manifest.files) {
+      const current = this.files.get(f.path);
+      if (!current || this.priority(f.source) < this.priority(current.source)) this.files.set(f.path, f);
+    }
+    this.paths = [...this.files.keys()].sort();
+    const sorted = [...manifest.records].sort((a, b) => this.priority(a.source) - this.priority(b.source));
+    for (const r of sorted) {
+      push(this.byKind, r.kind, r);
+      const index = this.aliasIndex.get(r.kind) ?? new Map<string, CatalogRecord[]>();
+      this.aliasIndex.set(r.kind, index);
+      for (const a of aliases(r)) push(index, a, r);
+    }
+    for (const [kind, records] of this.byKind) {
+      const seen = new Set<string>();
+      const winners = records.filter((r) => {
+        const key = `${r.module}/${shortName(r)}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+      winners.sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
+      this.winnersByKind.set(kind, winners);
+    }
+  }
+
+  priority(sourceIndex: number): number {
+    return this.manifest.sources[sourceIndex]?.priority ?? Number.MAX_SAFE_INTEGER;
+  }
+
+  originLabel(record: CatalogRecord): string {
+    const s = this.manifest.sources[record.source];
+    return s ? `${s.origin} (priority ${s.priority}, ${s.name}${s.version ? "@" + s.version : ""})` : "unknown";
+  }
+
+  /** One record per module/short-name: the highest-priority origin. */
+  list(kind: RecordKind): CatalogRecord[] {
+    return this.winnersByKind.get(kind) ?? [];
+  }
+
+  /** All names a user may type for a kind (for suggestions and completions). */
+  names(kind: RecordKind): string[] {
+    return this.list(kind).flatMap((r) => [shortName(r), `${r.module}/${shortName(r)}`]);
+  }
+
+  resolve(kind: RecordKind, input: string): Resolution {
+    const query = input.trim();
+    const index = this.aliasIndex.get(kind);
+    const exact = index?.get(query);
+    if (exact?.length) {
+      const winner = exact[0]!;
+      // Candidates: every record for the same module/short name, priority order.
+      const key = `${winner.module}/${shortName(winner)}`;
+      const candidates = (this.byKind.get(kind) ?? []).filter((r) => `${r.module}/${shortName(r)}` === key);
+      return { ok: true, record: winner, candidates };
+    }
+    const { module, name } = parseQualifiedName(query);
+    const pool = this.names(kind).filter((n) => !module || n.startsWith(`${module}/`));
+    const near = closest(module ? query : name, pool.length ? pool : this.names(kind));
+    const label = KIND_LABEL[kind];
+    const moduleNote = module && !this.manifest.modules.some((m) => m.name === module)
+      ? ` Module "${module}" is not in this bundle (modules: ${this.moduleNames().join(", ")}).`
+      : "";
+    return { ok: false, closest: near, error: `Unknown ${label} "${query.slice(0, 100)}".${moduleNote}${suggestion(near)}` };
+  }
+
+  moduleNames(): string[] {
+    return [...new Set(this.manifest.modules.map((m) => m.name))].sort();
+  }
+
+  file(path: string): BundleFile | undefined {
+    return this.files.get(path);
+  }
+
+  /** Suggests existing paths for a missing one. */
+  closestPaths(path: string): string[] {
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    const pool = dir ? this.paths.filter((p) => p.startsWith(dir)) : this.paths;
+    return closest(path, pool.length ? pool : this.paths, 3);
+  }
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}

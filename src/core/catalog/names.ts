@@ -1,0 +1,31 @@
+// Name rules (ARCHITECTURE "Names"): a 6.3+ skill's short name drops `bmad-agent-` or `bmad-`;
+// classic names stay as they are. Full name, short name and module/name all resolve.
+import type { CatalogRecord } from "./bundle.js";
+
+export function shortName(record: Pick<CatalogRecord, "name" | "skill">): string {
+  if (!record.skill) return record.name;
+  for (const prefix of ["bmad-agent-", "bmad-"]) {
+    if (record.name.startsWith(prefix) && record.name.length > prefix.length) return record.name.slice(prefix.length);
+  }
+  return record.name;
+}
+
+/** Every spelling that resolves to this record. */
+export function aliases(record: CatalogRecord): string[] {
+  const short = shortName(record);
+  const names = new Set([record.name, short]);
+  for (const n of [...names]) names.add(`${record.module}/${n}`);
+  return [...names];
+}
+
+export interface QualifiedName {
+  module?: string;
+  name: string;
+}
+
+/** `bmm/architect` -> { module: "bmm", name: "architect" }; `architect` -> { name: "architect" }. */
+export function parseQualifiedName(input: string): QualifiedName {
+  const slash = input.indexOf("/");
+  if (slash <= 0) return { name: input };
+  return { module: input.slice(0, slash), name: input.slice(slash + 1) };
+}

@@ -1,0 +1,47 @@
+// Ranks agents, workflows and skills for a free-text query: name, then title, then description,
+// then the words of the entry file body (6.12's bmad-prd says "product requirements" only in its body).
+import type { CatalogRecord, RecordKind, SearchIndex } from "./bundle.js";
+import type { Catalog } from "./catalog.js";
+import { shortName } from "./names.js";
+
+export interface SearchHit {
+  record: CatalogRecord;
+  score: number;
+}
+
+const WORD = /[a-z0-9]+/g;
+
+export function words(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= 2);
+}
+
+export function search(catalog: Catalog, index: SearchIndex, query: string, kinds: RecordKind[], limit = 10): SearchHit[] {
+  const q = [...new Set(words(query))];
+  if (!q.length) return [];
+  const records = kinds.flatMap((k) => catalog.list(k));
+  const bodies = records.map((r) => index.terms[catalog.manifest.records.indexOf(r)] ?? {});
+  // Inverse document frequency over the candidate set, so common words weigh little.
+  const idf = new Map(q.map((w) => [w, Math.log(1 + records.length / (1 + bodies.filter((b) => (b[w] ?? 0) > 0).length))]));
+  const phrase = q.join(" ");
+  const hits: SearchHit[] = [];
+  records.forEach((record, i) => {
+    const name = shortName(record).toLowerCase();
+    const nameWords = new Set(words(`${record.name} ${name}`));
+    const title = new Set(words(`${record.title ?? ""} ${record.displayName ?? ""}`));
+    const description = (record.description ?? "").toLowerCase();
+    const descWords = new Set(words(description));
+    let score = name === phrase.replace(/ /g, "-") ? 100 : 0;
+    for (const w of q) {
+      const weight = idf.get(w)!;
+      if (nameWords.has(w)) score += 30 * weight;
+      if (title.has(w)) score += 15 * weight;
+      if (descWords.has(w)) score += 8 * weight;
+      const tf = bodies[i]![w] ?? 0;
+      if (tf) score += 2 * Math.log(1 + tf) * weight;
+    }
+    if (q.length > 1 && description.includes(phrase)) score += 20;
+    if (score > 0) hits.push({ record, score: Math.round(score * 100) / 100 });
+  });
+  hits.sort((a, b) => b.score - a.score || a.record.name.localeCompare(b.record.name));
+  return hits.slice(0, limit);
+}

@@ -1,0 +1,19 @@
+// Tool, prompt and resource names are constants: tests and descriptions import them.
+export const TOOL = {
+  bmad: "bmad",
+  listWorkflows: "list_workflows",
+  getWorkflowDetails: "get_workflow_details",
+  executeWorkflow: "execute_workflow",
+  listTasks: "list_tasks",
+  executeTask: "execute_task",
+  getKnowledge: "get_knowledge",
+  bmadWorkflow: "bmad-workflow",
+  bmadResources: "bmad-resources",
+} as const;
+
+export const RESOURCE = {
+  configCurrent: "bmad://config/current",
+  manifestPrefix: "bmad://manifests/",
+  agentPrefix: "bmad://agents/",
+  workflowPrefix: "bmad://workflows/",
+} as const;

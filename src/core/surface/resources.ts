@@ -1,0 +1,71 @@
+// bmad:// resources: every bundle file, the generated manifests, the sanitised config, and
+// rendered agents/workflows by name. One reader serves resources/read and bmad-resources "read".
+import { sanitizeConfig } from "../catalog/config.js";
+import { closest, suggestion } from "../catalog/closest.js";
+import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
+import { bmadUri, parseBmadUri } from "../catalog/paths.js";
+import { RESOURCE } from "./names.js";
+import type { BundleReader } from "./reader.js";
+import { renderRecord } from "./render.js";
+
+export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string };
+
+export async function readBmadUri(reader: BundleReader, uri: string): Promise<ReadOutcome> {
+  const { catalog } = reader;
+  if (uri === RESOURCE.configCurrent) {
+    return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
+  }
+  const checked = parseBmadUri(uri);
+  if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
+  const path = checked.path;
+  if (path.startsWith("manifests/")) {
+    const name = path.slice("manifests/".length);
+    if (!MANIFEST_NAMES.includes(name as ManifestName)) {
+      return { ok: false, error: `Unknown manifest "${name}". Manifests: ${MANIFEST_NAMES.map((n) => RESOURCE.manifestPrefix + n).join(", ")}.` };
+    }
+    return { ok: true, uri, mimeType: "text/csv", text: manifestCsv(catalog, name as ManifestName) };
+  }
+  for (const [prefix, kind] of [["agents/", "agent"], ["workflows/", "workflow"]] as const) {
+    if (path.startsWith(prefix) && !catalog.file(path)) {
+      const found = catalog.resolve(kind, path.slice(prefix.length));
+      if (!found.ok) return { ok: false, error: found.error };
+      return { ok: true, uri, mimeType: "text/markdown", text: await renderRecord(reader, found.record) };
+    }
+  }
+  const file = catalog.file(path);
+  if (!file) {
+    const near = catalog.closestPaths(path).map(bmadUri);
+    return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}` };
+  }
+  return { ok: true, uri, mimeType: file.mime, text: await reader.readText(file) };
+}
+
+/** Completion values for a resource template variable. */
+export function completeResource(reader: BundleReader, variable: string, value: string): string[] {
+  const { catalog } = reader;
+  const pool =
+    variable === "agent" ? catalog.names("agent")
+    : variable === "workflow" ? catalog.names("workflow")
+    : variable === "name" ? [...MANIFEST_NAMES]
+    : variable === "path" ? catalog.paths
+    : [];
+  const prefixed = pool.filter((p) => p.startsWith(value));
+  return (prefixed.length ? prefixed : closest(value, pool, 10)).slice(0, 100);
+}
+
+export const RESOURCE_TEMPLATES = [
+  { uriTemplate: "bmad://{+path}", name: "bmad-file", description: "Any file of the BMAD bundle by path", mimeType: "text/plain" },
+  { uriTemplate: "bmad://agents/{agent}", name: "bmad-agent", description: "An agent's files with loading instructions", mimeType: "text/markdown" },
+  { uriTemplate: "bmad://workflows/{workflow}", name: "bmad-workflow", description: "A workflow's files with instructions", mimeType: "text/markdown" },
+  { uriTemplate: "bmad://manifests/{name}", name: "bmad-manifest", description: "agents, workflows, tasks or skills as CSV", mimeType: "text/csv" },
+];
+
+/** Static entries listed before the bundle files. */
+export function staticResources(): Array<{ uri: string; name: string; mimeType: string; description: string }> {
+  return [
+    ...MANIFEST_NAMES.map((n) => ({ uri: RESOURCE.manifestPrefix + n, name: `manifests/${n}`, mimeType: "text/csv", description: `BMAD ${n} manifest (CSV)` })),
+    { uri: RESOURCE.configCurrent, name: "config/current", mimeType: "application/json", description: "Bundle configuration, secrets removed" },
+  ];
+}
+
+export { bmadUri };

@@ -1,0 +1,111 @@
+// One server factory for both front doors (Worker and stdio bridge). Tools register through the
+// surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { closest, suggestion } from "../catalog/closest.js";
+import type { BundleReader } from "./reader.js";
+import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources, bmadUri } from "./resources.js";
+import { renderRecord } from "./render.js";
+import { surfaceFor } from "./surface.js";
+import { describeInvalid } from "./tool.js";
+import type { ToolsetName } from "./toolsets.js";
+
+export const SERVER_INFO = { name: "bmad-mcp", version: "0.1.0" } as const;
+export const MAX_ARGUMENT_BYTES = 64 * 1024;
+export const RESOURCE_PAGE_SIZE = 200;
+
+const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+
+export function buildServer(reader: BundleReader, toolsets: ToolsetName[]): Server {
+  const { catalog } = reader;
+  const surface = surfaceFor(catalog, toolsets);
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+    instructions: surface.instructions,
+  });
+
+  server.setRequestHandler("tools/list", () => ({ tools: surface.toolList }) as never);
+
+  server.setRequestHandler("tools/call", async (request) => {
+    const { name, arguments: args = {} } = request.params;
+    const tool = surface.tools.get(name);
+    if (!tool) throw invalid(`Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, surface.tools.keys(), 3))}`);
+    if (JSON.stringify(args).length > MAX_ARGUMENT_BYTES) return errorResult(`Arguments for ${name} exceed ${MAX_ARGUMENT_BYTES / 1024} KB; send less.`);
+    const parsed = tool.input.safeParse(args);
+    if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
+    try {
+      const outcome = await tool.run(parsed.data, reader);
+      if (!outcome.ok) return errorResult(outcome.error);
+      const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
+      if (outcome.structured) result.structuredContent = outcome.structured;
+      return result;
+    } catch (error) {
+      // Unexpected: name it, never leak a stack trace.
+      return errorResult(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
+
+  server.setRequestHandler("prompts/list", () => ({ prompts: surface.promptList }));
+
+  server.setRequestHandler("prompts/get", async (request) => {
+    const { name, arguments: args } = request.params;
+    const entry = surface.prompts.get(name);
+    if (!entry) throw invalid(`Unknown prompt "${name.slice(0, 100)}".${suggestion(closest(name, surface.prompts.keys()))}`);
+    const message = args?.message;
+    if (message !== undefined && (typeof message !== "string" || message.length > MAX_ARGUMENT_BYTES)) {
+      throw invalid(`Prompt argument "message" must be a string under ${MAX_ARGUMENT_BYTES / 1024} KB.`);
+    }
+    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
+    return { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
+  });
+
+  server.setRequestHandler("resources/list", (request) => {
+    const start = parseCursor(request.params?.cursor);
+    const fixed = staticResources();
+    const total = fixed.length + catalog.paths.length;
+    const page = [];
+    for (let i = start; i < Math.min(total, start + RESOURCE_PAGE_SIZE); i++) {
+      if (i < fixed.length) page.push(fixed[i]!);
+      else {
+        const file = catalog.file(catalog.paths[i - fixed.length]!)!;
+        page.push({ uri: bmadUri(file.path), name: file.path, mimeType: file.mime, size: file.size });
+      }
+    }
+    const next = start + RESOURCE_PAGE_SIZE;
+    return { resources: page, ...(next < total ? { nextCursor: String(next) } : {}) };
+  });
+
+  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+
+  server.setRequestHandler("resources/read", async (request) => {
+    const { uri } = request.params;
+    const out = await readBmadUri(reader, uri);
+    if (!out.ok) throw new ResourceNotFoundError(uri.slice(0, 1100), out.error);
+    return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }] };
+  });
+
+  server.setRequestHandler("completion/complete", (request) => {
+    const { ref, argument } = request.params;
+    let values: string[] = [];
+    if (ref.type === "ref/resource") {
+      const template = RESOURCE_TEMPLATES.find((t) => t.uriTemplate === ref.uri);
+      if (template) values = completeResource(reader, argument.name.replace(/^\+/, ""), argument.value);
+    } else if (ref.type === "ref/prompt" && !surface.prompts.has(ref.name)) {
+      throw invalid(`Unknown prompt "${ref.name.slice(0, 100)}".`);
+    }
+    return { completion: { values, hasMore: false } };
+  });
+
+  return server;
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function parseCursor(cursor: string | undefined): number {
+  if (cursor === undefined) return 0;
+  const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : NaN;
+  if (!Number.isFinite(n)) throw invalid(`Invalid cursor "${cursor.slice(0, 50)}": pass the nextCursor of the previous page.`);
+  return n;
+}

@@ -1,0 +1,54 @@
+// Per-bundle, per-toolset-selection data computed once (tool listings, JSON Schemas, prompt names)
+// so that a fresh server per request only wires handlers.
+import type { Catalog } from "../catalog/catalog.js";
+import { promptEntries, type PromptEntry } from "./prompts.js";
+import { contractTools } from "./tools/contracts.tools.js";
+import { agentTools } from "./tools/agents.tools.js";
+import { bmadTool } from "./tools/manifest.tools.js";
+import { proxyTools } from "./tools/proxy.tools.js";
+import { toolListing, type ToolDef } from "./tool.js";
+import { TOOLSETS, type ToolsetName } from "./toolsets.js";
+
+/** Every static tool, in tools/list order. */
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools];
+
+export interface Surface {
+  tools: Map<string, ToolDef>;
+  toolList: Array<Record<string, unknown>>;
+  prompts: Map<string, PromptEntry>;
+  promptList: Array<PromptEntry["listing"]>;
+  instructions: string;
+}
+
+const staticListings = new Map(STATIC_TOOLS.map((t) => [t.name, toolListing(t)]));
+const cache = new WeakMap<Catalog, Map<string, Surface>>();
+
+export function surfaceFor(catalog: Catalog, toolsets: ToolsetName[]): Surface {
+  const key = toolsets.join(",");
+  let perCatalog = cache.get(catalog);
+  if (!perCatalog) cache.set(catalog, (perCatalog = new Map()));
+  let surface = perCatalog.get(key);
+  if (!surface) perCatalog.set(key, (surface = buildSurface(catalog, toolsets)));
+  return surface;
+}
+
+function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
+  const chosen = new Set(toolsets);
+  const dynamic = chosen.has("agents") ? agentTools(catalog) : [];
+  const defs = [...STATIC_TOOLS.filter((t) => chosen.has(t.toolset)), ...dynamic];
+  const prompts = promptEntries(catalog);
+  return {
+    tools: new Map(defs.map((d) => [d.name, d])),
+    toolList: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)),
+    prompts,
+    promptList: [...prompts.values()].map((p) => p.listing),
+    instructions: instructions(catalog, toolsets),
+  };
+}
+
+function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
+  const counts = `${catalog.list("agent").length} agents, ${catalog.list("workflow").length} workflows`;
+  const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
+  for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
+  return lines.join("\n");
+}

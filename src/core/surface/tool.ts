@@ -1,0 +1,51 @@
+// A tool is module-level data plus a handler, tagged with its toolset. Schemas are built once;
+// their JSON Schema is converted once per isolate, never per request.
+import { z } from "zod";
+import type { ToolsetName } from "./toolsets.js";
+import type { BundleReader } from "./reader.js";
+import type { ToolOutcome } from "./outcome.js";
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
+  name: string;
+  toolset: ToolsetName;
+  description: string;
+  input: S;
+  output?: z.ZodObject;
+  annotations: ToolAnnotations;
+  run(args: z.infer<S>, reader: BundleReader): Promise<ToolOutcome>;
+}
+
+export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
+  return def as unknown as ToolDef;
+}
+
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
+
+/** The tools/list entry for a definition. */
+export function toolListing(def: ToolDef): Record<string, unknown> {
+  return {
+    name: def.name,
+    description: def.description,
+    inputSchema: jsonSchema(def.input),
+    ...(def.output ? { outputSchema: jsonSchema(def.output) } : {}),
+    annotations: def.annotations,
+  };
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+/** A zod failure as one line naming each bad field and what it expected. */
+export function describeInvalid(tool: string, error: z.ZodError): string {
+  const parts = error.issues.map((i) => `${i.path.length ? `"${i.path.join(".")}"` : "arguments"}: ${i.message}`);
+  return `Invalid arguments for ${tool}: ${parts.join("; ")}.`;
+}

@@ -1,0 +1,24 @@
+// Toolset `agents` (opt-in, seed 004): one tool per agent, `{module}-{agent}`, taking a message.
+import { z } from "zod";
+import type { Catalog } from "../../catalog/catalog.js";
+import { shortName } from "../../catalog/names.js";
+import { done } from "../outcome.js";
+import { renderRecord } from "../render.js";
+import { defineTool, READ_ONLY, type ToolDef } from "../tool.js";
+
+const input = z.object({ message: z.string().min(1).max(32000).describe("Your message or question for the agent") });
+
+export function agentTools(catalog: Catalog): ToolDef[] {
+  return catalog.list("agent").map((agent) =>
+    defineTool({
+      name: `${agent.module}-${shortName(agent)}`.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 64),
+      toolset: "agents",
+      description: `${[agent.displayName, agent.title].filter(Boolean).join(", ") || shortName(agent)}: ${(agent.description ?? "").slice(0, 160)}`,
+      input,
+      annotations: READ_ONLY,
+      async run({ message }, reader) {
+        return done(await renderRecord(reader, agent, { heading: "User message", body: message }));
+      },
+    }),
+  );
+}

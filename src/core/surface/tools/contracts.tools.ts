@@ -1,0 +1,90 @@
+// Toolset `contracts` (seed 004): bmad-workflow and bmad-resources.
+import { z } from "zod";
+import type { RecordKind } from "../../catalog/bundle.js";
+import { shortName } from "../../catalog/names.js";
+import { bmadUri, checkBundlePath, globToRegExp } from "../../catalog/paths.js";
+import { search } from "../../catalog/search.js";
+import { TOOL } from "../names.js";
+import { done, fail } from "../outcome.js";
+import { recordLabel, renderRecord } from "../render.js";
+import { readBmadUri } from "../resources.js";
+import { bmadUriField } from "../schemas.js";
+import { defineTool, READ_ONLY } from "../tool.js";
+
+const LIST_LIMIT = 500;
+
+export const bmadWorkflowTool = defineTool({
+  name: TOOL.bmadWorkflow,
+  toolset: "contracts",
+  description: "Run a BMAD workflow by name (prd, architecture, ...): returns its raw files and instructions.",
+  input: z.object({
+    workflow: z.string().min(1).max(200).describe("Workflow name (without the * prefix)"),
+    context: z.string().max(16000).optional().describe("Optional context or parameters for the workflow"),
+  }),
+  annotations: READ_ONLY,
+  async run({ workflow, context }, reader) {
+    const found = reader.catalog.resolve("workflow", workflow.replace(/^\*/, ""));
+    if (!found.ok) return fail(found.error);
+    return done(await renderRecord(reader, found.record, context ? { heading: "Context", body: context } : undefined));
+  },
+});
+
+const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;
+
+export const bmadResourcesTool = defineTool({
+  name: TOOL.bmadResources,
+  toolset: "contracts",
+  description:
+    "Explore BMAD content: read a bmad:// URI, list files (glob), show modules, agents or workflows, or search agents/workflows by name, title and description.",
+  input: z.object({
+    operation: z.enum(OPERATIONS).describe("read | list | modules | agents | workflows | search"),
+    uri: bmadUriField.optional().describe("For read: bmad:// URI"),
+    pattern: z.string().max(300).optional().describe('For list: glob, e.g. "bmm/**/*.md"'),
+    query: z.string().max(300).optional().describe("For search: words to look for"),
+    type: z.enum(["agents", "workflows", "all"]).optional().describe("For search: what to search (default all)"),
+  }),
+  annotations: READ_ONLY,
+  async run(args, reader) {
+    const { catalog } = reader;
+    switch (args.operation) {
+      case "read": {
+        if (!args.uri) return fail('Operation "read" needs "uri", e.g. bmad://bmm/module.yaml.');
+        const out = await readBmadUri(reader, args.uri);
+        return out.ok ? done(out.text) : fail(out.error);
+      }
+      case "list": {
+        let matcher: RegExp | undefined;
+        if (args.pattern) {
+          const check = checkBundlePath(args.pattern.replace(/\*/g, "x").replace(/\?/g, "x"));
+          if (!check.ok) return fail(`Pattern refused: ${check.error}`);
+          matcher = globToRegExp(args.pattern);
+        }
+        const paths = matcher ? catalog.paths.filter((p) => matcher.test(p)) : catalog.paths;
+        const shown = paths.slice(0, LIST_LIMIT).map(bmadUri);
+        const more = paths.length > LIST_LIMIT ? `\n(${paths.length - LIST_LIMIT} more; narrow the pattern)` : "";
+        return done((shown.join("\n") || `No files match "${args.pattern}".`) + more);
+      }
+      case "modules": {
+        const lines = catalog.moduleNames().map((m) => {
+          const count = (k: RecordKind) => catalog.list(k).filter((r) => r.module === m).length;
+          return `${m}: ${count("agent")} agents, ${count("workflow")} workflows, ${count("task")} tasks`;
+        });
+        return done(lines.join("\n"));
+      }
+      case "agents":
+      case "workflows": {
+        const kind = args.operation === "agents" ? "agent" : "workflow";
+        return done(catalog.list(kind).map((r) => `${recordLabel(r)}: ${r.description ?? ""}`).join("\n"));
+      }
+      case "search": {
+        if (!args.query?.trim()) return fail('Operation "search" needs "query", e.g. "product requirements".');
+        const kinds: RecordKind[] = args.type === "agents" ? ["agent"] : args.type === "workflows" ? ["workflow"] : ["agent", "workflow", "task"];
+        const hits = search(catalog, await reader.searchIndex(), args.query, kinds);
+        if (!hits.length) return done(`Nothing matches "${args.query}".`);
+        return done(hits.map((h) => `${h.record.kind} ${h.record.module}/${shortName(h.record)} (score ${h.score}): ${h.record.description ?? h.record.title ?? ""}`).join("\n"));
+      }
+    }
+  },
+});
+
+export const contractTools = [bmadWorkflowTool, bmadResourcesTool];

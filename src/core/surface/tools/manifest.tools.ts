@@ -1,0 +1,40 @@
+// Toolset `manifest` (seed 000): one `bmad` command that loads agents and workflows by name.
+import { z } from "zod";
+import type { RecordKind } from "../../catalog/bundle.js";
+import { shortName } from "../../catalog/names.js";
+import { TOOL } from "../names.js";
+import { done, fail } from "../outcome.js";
+import { originReport, renderRecord } from "../render.js";
+import { defineTool, READ_ONLY } from "../tool.js";
+
+export const bmadTool = defineTool({
+  name: TOOL.bmad,
+  toolset: "manifest",
+  description:
+    "Load a BMAD agent (`architect`, `bmm/architect`) or workflow (`*prd`, `*core/brainstorming`) as raw files with loading instructions; empty command lists what exists.",
+  input: z.object({
+    command: z.string().max(300).default("").describe("Agent name, or * then workflow name; module/ prefix optional; empty lists all"),
+  }),
+  annotations: READ_ONLY,
+  async run({ command }, reader) {
+    const { catalog } = reader;
+    const trimmed = command.trim();
+    if (!trimmed) {
+      const list = (kind: RecordKind, star: string) => catalog.list(kind).map((r) => `${star}${r.module}/${shortName(r)}`).join(", ");
+      return done(
+        `Agents: ${list("agent", "")}\nWorkflows: ${list("workflow", "*")}\nTasks: ${list("task", "")}\n` +
+          'Usage: bmad "architect" loads an agent; bmad "*prd" runs a workflow.',
+      );
+    }
+    const isWorkflow = trimmed.startsWith("*");
+    const kind: RecordKind = isWorkflow ? "workflow" : "agent";
+    const found = catalog.resolve(kind, isWorkflow ? trimmed.slice(1) : trimmed);
+    if (!found.ok) {
+      // A workflow typed without "*" (or the reverse) is a common slip: say so.
+      const other = catalog.resolve(isWorkflow ? "agent" : "workflow", isWorkflow ? trimmed.slice(1) : trimmed);
+      return fail(other.ok ? `${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${trimmed}"`}.` : found.error);
+    }
+    const body = await renderRecord(reader, found.record);
+    return done(`${originReport(catalog, found.candidates)}\n\n${body}`);
+  },
+});

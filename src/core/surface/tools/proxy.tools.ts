@@ -1,0 +1,119 @@
+// Toolset `proxy` (seed 002): discover and load workflows, tasks and knowledge as raw files.
+import { z } from "zod";
+import type { CatalogRecord } from "../../catalog/bundle.js";
+import { shortName } from "../../catalog/names.js";
+import { bmadUri } from "../../catalog/paths.js";
+import { TOOL } from "../names.js";
+import { done, fail } from "../outcome.js";
+import { originReport, renderRecord } from "../render.js";
+import { params, taskName, workflowName } from "../schemas.js";
+import { defineTool, READ_ONLY } from "../tool.js";
+
+export const CATEGORIES = ["analysis", "planning", "solutioning", "implementation"] as const;
+
+/** Category from the tree's phase or folder names (classic `1-analysis`, 6.12 `plan`/`ship`). */
+export function categoryOf(r: CatalogRecord): string {
+  const hint = `${r.phase ?? ""} ${r.entry}`.toLowerCase();
+  if (/analysis|research|brief|brainstorm/.test(hint)) return "analysis";
+  if (/solutioning|architect/.test(hint)) return "solutioning";
+  if (/plan/.test(hint)) return "planning";
+  if (/implementation|ship|dev|story|review|sprint/.test(hint)) return "implementation";
+  return "other";
+}
+
+const workflowItem = z.object({ name: z.string(), module: z.string(), description: z.string(), category: z.string(), uri: z.string() });
+
+export const listWorkflows = defineTool({
+  name: TOOL.listWorkflows,
+  toolset: "proxy",
+  description: `List BMAD workflows, optionally by category or module. Load one with ${TOOL.executeWorkflow}.`,
+  input: z.object({
+    category: z.enum(CATEGORIES).optional().describe("Filter by category"),
+    module: z.string().max(100).optional().describe("Filter by module, e.g. core, bmm"),
+  }),
+  output: z.object({ workflows: z.array(workflowItem) }),
+  annotations: READ_ONLY,
+  async run({ category, module }, { catalog }) {
+    if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`);
+    const workflows = catalog
+      .list("workflow")
+      .filter((r) => (!module || r.module === module) && (!category || categoryOf(r) === category))
+      .map((r) => ({ name: shortName(r), module: r.module, description: r.description ?? r.title ?? "", category: categoryOf(r), uri: bmadUri(r.entry) }));
+    const text = workflows.map((w) => `${w.module}/${w.name} [${w.category}]: ${w.description}`).join("\n");
+    return done(text || "No workflows match.", { workflows });
+  },
+});
+
+export const getWorkflowDetails = defineTool({
+  name: TOOL.getWorkflowDetails,
+  toolset: "proxy",
+  description: "Get a workflow's metadata, origin and file list without loading its content.",
+  input: z.object({ workflow_name: workflowName }),
+  annotations: READ_ONLY,
+  async run({ workflow_name }, { catalog }) {
+    const found = catalog.resolve("workflow", workflow_name);
+    if (!found.ok) return fail(found.error);
+    const r = found.record;
+    const files = r.files.map((p) => `- ${bmadUri(p)}`).join("\n");
+    return done(
+      `${shortName(r)} (${r.module}, ${categoryOf(r)})\n${r.description ?? r.title ?? ""}\n${originReport(catalog, found.candidates)}\nFiles:\n${files}`,
+    );
+  },
+});
+
+export const executeWorkflow = defineTool({
+  name: TOOL.executeWorkflow,
+  toolset: "proxy",
+  description: "Load a BMAD workflow's raw files with execution instructions, then follow them.",
+  input: z.object({ workflow_name: workflowName, params }),
+  annotations: READ_ONLY,
+  async run({ workflow_name, params: p }, reader) {
+    const found = reader.catalog.resolve("workflow", workflow_name);
+    if (!found.ok) return fail(found.error);
+    return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
+  },
+});
+
+export const listTasks = defineTool({
+  name: TOOL.listTasks,
+  toolset: "proxy",
+  description: `List BMAD tasks. Run one with ${TOOL.executeTask}.`,
+  input: z.object({}),
+  output: z.object({ tasks: z.array(z.object({ name: z.string(), module: z.string(), description: z.string(), uri: z.string() })) }),
+  annotations: READ_ONLY,
+  async run(_args, { catalog }) {
+    const tasks = catalog.list("task").map((r) => ({ name: r.name, module: r.module, description: r.description ?? r.title ?? "", uri: bmadUri(r.entry) }));
+    return done(tasks.map((t) => `${t.module}/${t.name}: ${t.description}`).join("\n") || "This bundle has no tasks.", { tasks });
+  },
+});
+
+export const executeTask = defineTool({
+  name: TOOL.executeTask,
+  toolset: "proxy",
+  description: "Load a BMAD task's raw file with instructions, then follow it.",
+  input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
+  annotations: READ_ONLY,
+  async run({ task_name, params: p }, reader) {
+    const found = reader.catalog.resolve("task", task_name);
+    if (!found.ok) return fail(found.error);
+    return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
+  },
+});
+
+export const getKnowledge = defineTool({
+  name: TOOL.getKnowledge,
+  toolset: "proxy",
+  description: "Load a knowledge domain's files (a module's data/ or a knowledge/ folder).",
+  input: z.object({ domain: z.string().min(1).max(200).describe("Knowledge domain, e.g. bmm or testarch; unknown names list the available ones") }),
+  annotations: READ_ONLY,
+  async run({ domain }, reader) {
+    const found = reader.catalog.resolve("knowledge", domain);
+    if (!found.ok) {
+      const all = reader.catalog.names("knowledge");
+      return fail(`${found.error}${all.length ? ` Domains: ${all.join(", ")}.` : " This bundle has no knowledge domains."}`);
+    }
+    return done(await renderRecord(reader, found.record));
+  },
+});
+
+export const proxyTools = [listWorkflows, getWorkflowDetails, executeWorkflow, listTasks, executeTask, getKnowledge];

@@ -1,0 +1,32 @@
+// Toolsets are declared here and chosen the same way everywhere: `/mcp?toolsets=a,b`, BMAD_TOOLSETS, bridge --toolsets.
+import { closest, suggestion } from "../catalog/closest.js";
+
+export const TOOLSETS = {
+  manifest: { byDefault: true, about: "the bmad command (seed 000)" },
+  proxy: { byDefault: true, about: "workflow, task and knowledge file proxy (seed 002)" },
+  contracts: { byDefault: true, about: "bmad-workflow and bmad-resources (seed 004)" },
+  agents: { byDefault: false, about: "one tool per agent, {module}-{agent} (seed 004)" },
+} as const;
+
+export type ToolsetName = keyof typeof TOOLSETS;
+export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
+export const DEFAULT_TOOLSETS = TOOLSET_NAMES.filter((t) => TOOLSETS[t].byDefault);
+
+export type ToolsetSelection = { ok: true; toolsets: ToolsetName[] } | { ok: false; error: string };
+
+/** `undefined`/empty -> defaults; `all` -> every toolset; `default` adds the defaults; names are comma separated. */
+export function parseToolsets(raw: string | null | undefined): ToolsetSelection {
+  const parts = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  if (!parts.length) return { ok: true, toolsets: DEFAULT_TOOLSETS };
+  const chosen = new Set<ToolsetName>();
+  for (const part of parts) {
+    if (part === "all") TOOLSET_NAMES.forEach((t) => chosen.add(t));
+    else if (part === "default") DEFAULT_TOOLSETS.forEach((t) => chosen.add(t));
+    else if (part in TOOLSETS) chosen.add(part as ToolsetName);
+    else {
+      const near = closest(part, [...TOOLSET_NAMES, "all", "default"], 3);
+      return { ok: false, error: `Unknown toolset "${part.slice(0, 50)}". Toolsets: ${TOOLSET_NAMES.join(", ")}, all, default.${suggestion(near)}` };
+    }
+  }
+  return { ok: true, toolsets: TOOLSET_NAMES.filter((t) => chosen.has(t)) };
+}

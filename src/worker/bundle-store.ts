@@ -1,0 +1,72 @@
+// The bundle in KV/R2: `bundle:current` -> id, `bundle:{id}:manifest`, `blob:{sha}` (KV) or `blobs/{sha}` (R2).
+// The catalog is built once per isolate per bundle id; the pointer is re-read at most every POINTER_TTL_MS,
+// so an upload's atomic switch reaches every isolate within that time.
+import type { BundleFile, BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
+import { Catalog } from "../core/catalog/catalog.js";
+import type { BundleReader } from "../core/surface/reader.js";
+import type { Env } from "./env.js";
+
+export const POINTER_KEY = "bundle:current";
+export const manifestKey = (id: string) => `bundle:${id}:manifest`;
+export const blobKvKey = (sha: string) => `blob:${sha}`;
+export const blobR2Key = (sha: string) => `blobs/${sha}`;
+
+const POINTER_TTL_MS = 10_000;
+const TEXT_CACHE_BYTES = 32 * 1024 * 1024;
+
+export class BundleMissingError extends Error {}
+
+class KvBundleReader implements BundleReader {
+  private readonly texts = new Map<string, string>();
+  private cachedBytes = 0;
+  private index?: Promise<SearchIndex>;
+
+  constructor(
+    private readonly env: Env,
+    readonly catalog: Catalog,
+  ) {}
+
+  async readText(file: BundleFile): Promise<string> {
+    const hit = this.texts.get(file.sha256);
+    if (hit !== undefined) return hit;
+    const text = await this.blob(file.sha256);
+    if (this.cachedBytes + text.length > TEXT_CACHE_BYTES) {
+      this.texts.clear();
+      this.cachedBytes = 0;
+    }
+    this.texts.set(file.sha256, text);
+    this.cachedBytes += text.length;
+    return text;
+  }
+
+  searchIndex(): Promise<SearchIndex> {
+    this.index ??= this.blob(this.catalog.manifest.searchIndex).then((t) => JSON.parse(t) as SearchIndex);
+    this.index.catch(() => (this.index = undefined));
+    return this.index;
+  }
+
+  private async blob(sha: string): Promise<string> {
+    const fromKv = await this.env.BUNDLE_KV.get(blobKvKey(sha), { cacheTtl: 3600 });
+    if (fromKv !== null) return fromKv;
+    const fromR2 = await this.env.BUNDLE_R2.get(blobR2Key(sha));
+    if (fromR2) return fromR2.text();
+    throw new Error(`Bundle blob ${sha.slice(0, 12)} is missing from KV and R2; re-run npm run bundle:upload.`);
+  }
+}
+
+let current: { id: string; reader: KvBundleReader; checkedAt: number } | undefined;
+
+export async function currentBundle(env: Env): Promise<BundleReader> {
+  const now = Date.now();
+  if (current && now - current.checkedAt < POINTER_TTL_MS) return current.reader;
+  const id = await env.BUNDLE_KV.get(POINTER_KEY);
+  if (!id) throw new BundleMissingError("No BMAD bundle is uploaded. Run `npm run bundle && npm run bundle:upload -- --local` (npm run dev does both).");
+  if (current?.id === id) {
+    current.checkedAt = now;
+    return current.reader;
+  }
+  const manifest = await env.BUNDLE_KV.get<BundleManifest>(manifestKey(id), "json");
+  if (!manifest) throw new BundleMissingError(`Bundle ${id.slice(0, 12)} has no manifest in KV; re-run npm run bundle:upload.`);
+  current = { id, reader: new KvBundleReader(env, new Catalog(manifest)), checkedAt: now };
+  return current.reader;
+}
