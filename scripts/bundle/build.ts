@@ -1,0 +1,92 @@
+// buildBundle: specs -> resolved trees -> manifest + blobs -> output dir. The CLI is a thin wrapper.
+import { ORIGIN_PRIORITY, type BundleManifest } from "../../src/core/catalog/bundle";
+import { Tree } from "./files";
+import { readTree } from "./detect";
+import { assemble, type BuiltSource } from "./manifest";
+import { parseSpec, resolveSource, type SourceSpec } from "./sources";
+import { writeBundle } from "./write";
+
+export interface BuildOptions {
+  sources: string[];
+  outDir?: string;
+  /** Include the bmad-method package at priority 5 (default true). */
+  includeDefault?: boolean;
+  cwd?: string;
+  log?: (line: string) => void;
+  warn?: (line: string) => void;
+}
+
+export interface BuildResult {
+  manifest: BundleManifest;
+  blobs: Map<string, Uint8Array>;
+  manifestSize?: number;
+  warnings: string[];
+  ms: number;
+}
+
+export const DEFAULT_PACKAGE = "bmad-method";
+
+export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
+  const started = performance.now();
+  const cwd = opts.cwd ?? process.cwd();
+  const log = opts.log ?? (() => {});
+  const warnings: string[] = [];
+  const warn = (m: string) => {
+    warnings.push(m);
+    (opts.warn ?? log)(`warning: ${m}`);
+  };
+  const specs: SourceSpec[] = opts.sources.map(parseSpec);
+  if (opts.includeDefault !== false) specs.push({ origin: "package", location: DEFAULT_PACKAGE, kind: "npm" });
+  if (!specs.length) throw new Error("No sources: pass --source or drop --no-default");
+  // Stable sort: lower priority number first, command-line order within a priority.
+  const ordered = specs.map((s, i) => ({ s, i })).sort((a, b) => prio(a.s) - prio(b.s) || a.i - b.i).map((x) => x.s);
+
+  const built: BuiltSource[] = [];
+  let fileCount = 0;
+  for (const spec of ordered) {
+    const resolved = await resolveSource(spec, cwd, log);
+    const tree = new Tree(resolved.root);
+    const content = readTree({ tree, warn });
+    const source = { ...resolved.source, layout: content.layout };
+    if (content.version && source.kind !== "npm") source.version ??= content.version;
+    built.push({ source, tree, content });
+    const before = fileCount;
+    fileCount += content.files.size;
+    if (Math.floor(fileCount / 500) > Math.floor(before / 500)) log(`... ${fileCount} files read`);
+  }
+  const { manifest, blobs } = assemble(built);
+  const manifestSize = opts.outDir ? writeBundle(opts.outDir, { manifest, blobs }) : undefined;
+  return { manifest, blobs, manifestSize, warnings, ms: Math.round(performance.now() - started) };
+}
+
+function prio(s: SourceSpec): number {
+  return ORIGIN_PRIORITY[s.origin];
+}
+
+/** Human summary: per source, then counts per module and kind, files and bytes. */
+export function summarize(result: BuildResult): string[] {
+  const { manifest } = result;
+  const lines: string[] = [];
+  manifest.sources.forEach((s, i) => {
+    lines.push(`source ${i}: ${s.name}${s.version ? `@${s.version}` : ""} [${s.kind}] layout=${s.layout} origin=${s.origin} priority=${s.priority}`);
+    const counts = new Map<string, Map<string, number>>();
+    for (const r of manifest.records.filter((r) => r.source === i)) {
+      const m = counts.get(r.module) ?? new Map<string, number>();
+      m.set(r.kind, (m.get(r.kind) ?? 0) + 1);
+      counts.set(r.module, m);
+    }
+    for (const [mod, kinds] of [...counts].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      lines.push(`  ${mod}: ${[...kinds].map(([k, n]) => `${n} ${k}`).join(", ")}`);
+    }
+    const files = manifest.files.filter((f) => f.source === i);
+    lines.push(`  files: ${files.length}, bytes: ${files.reduce((n, f) => n + f.size, 0)}`);
+  });
+  const bytes = [...result.blobs.values()].reduce((n, b) => n + b.length, 0);
+  lines.push(
+    `bundle ${manifest.id}: ${manifest.records.length} records, ${manifest.files.length} files, ${result.blobs.size} blobs (${bytes} bytes)` +
+      (result.manifestSize !== undefined ? `, manifest.json ${result.manifestSize} bytes` : ""),
+  );
+  if (result.warnings.length) lines.push(`${result.warnings.length} warning(s)`);
+  lines.push(`done in ${result.ms} ms`);
+  return lines;
+}

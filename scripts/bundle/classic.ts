@@ -1,0 +1,162 @@
+// Classic v6 trees: installed `_bmad/_config/*-manifest.csv` (and v6 alpha `bmad/_cfg/`), and the 6.0 source `src/`.
+import { addDir, basename, dirname, filesUnder, type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
+import { asObject, csv, firstHeading, frontmatter, str, yaml } from "./parse";
+import { readInstallInfo, stripRoot } from "./skills";
+
+type Row = Record<string, string>;
+
+/** `bmad` is the tree-relative dir (`_bmad` or `bmad`); `cfg` its config dir (`_config` or `_cfg`). */
+export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_config" | "_cfg"): TreeContent {
+  const layout = cfg === "_cfg" ? "v6-alpha" : "v6-classic-installed";
+  const out: TreeContent = { layout, files: new Map(), records: [], modules: [], config: {} };
+  const { tree } = ctx;
+  const at = (p: string) => (bmad ? `${bmad}/${p}` : p);
+  addDir(ctx, out.files, bmad, "");
+  readInstallInfo(ctx, bmad, out, cfg);
+  const bmadName = basename(bmad) || "_bmad";
+  const rows = (file: string): Row[] => {
+    const rel = at(`${cfg}/${file}`);
+    if (!tree.exists(rel)) return [];
+    const parsed = csv(tree.text(rel) ?? "");
+    if (parsed.ok) return parsed.value;
+    ctx.warn(`Skipped ${file} records: bad CSV in ${tree.label(rel)}: ${parsed.error}`);
+    return [];
+  };
+  const base = (row: Row, kind: TreeRecord["kind"]): TreeRecord | null => {
+    const name = row.name;
+    const entry = row.path ? stripRoot(row.path, bmadName) : "";
+    if (!name || !entry || !out.files.has(entry)) {
+      if (name) ctx.warn(`Skipped ${kind} ${name}: ${row.path || "no path"} is not in ${tree.label(bmad)}`);
+      return null;
+    }
+    const r: TreeRecord = { kind, module: row.module || entry.split("/")[0]!, name, entry, files: [] };
+    if (row.description) r.description = row.description;
+    return r;
+  };
+  for (const row of rows("agent-manifest.csv")) {
+    const r = base(row, "agent");
+    if (!r) continue;
+    if (row.displayName) r.displayName = row.displayName;
+    if (row.title) r.title = row.title;
+    if (row.icon) r.icon = row.icon;
+    if (!r.description && row.capabilities) r.description = row.capabilities;
+    r.files = recordFiles(r.entry, [`${cfg}/agents/${r.module}-${r.name}.customize.yaml`], out.files);
+    out.records.push(r);
+  }
+  for (const row of rows("workflow-manifest.csv")) {
+    const r = base(row, "workflow");
+    if (!r) continue;
+    r.files = recordFiles(r.entry, filesUnder(out.files, dirname(r.entry)), out.files);
+    out.records.push(r);
+  }
+  for (const file of ["task-manifest.csv", "tool-manifest.csv"]) {
+    for (const row of rows(file)) {
+      const r = base(row, "task");
+      if (!r) continue;
+      if (row.displayName && row.displayName !== r.name) r.title = row.displayName;
+      r.files = [r.entry];
+      out.records.push(r);
+    }
+  }
+  return out;
+}
+
+/** 6.0 source: `base` is the tree-relative `src` dir; bundle paths are relative to it. */
+export function readClassicSource(ctx: ReadContext, base: string): TreeContent {
+  const out: TreeContent = { layout: "v6-classic-source", files: new Map(), records: [], modules: [], config: {} };
+  const { tree } = ctx;
+  addDir(ctx, out.files, base, "");
+  const paths = [...out.files.keys()];
+  for (const mod of tree.list(base)) {
+    const yamlRel = out.files.get(`${mod}/module.yaml`);
+    if (yamlRel === undefined) continue;
+    const y = yaml(tree.text(yamlRel) ?? "");
+    if (!y.ok) {
+      ctx.warn(`Skipped module ${tree.label(yamlRel)}: bad YAML: ${y.error}`);
+      continue;
+    }
+    const data = asObject(y.value);
+    const m = { name: str(data.code) ?? mod, title: str(data.name), description: str(data.description) };
+    out.modules.push(Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) as typeof m);
+    const defaults: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(data)) {
+      const o = asObject(v);
+      if ("prompt" in o && "default" in o) defaults[k] = o.default;
+    }
+    if (Object.keys(defaults).length) out.config[m.name] = defaults;
+  }
+  for (const path of paths) {
+    const parts = path.split("/");
+    const module = parts[0]!;
+    const file = basename(path);
+    if (parts[1] === "agents" && file.endsWith(".agent.yaml")) {
+      const r = classicAgent(ctx, out, path, module);
+      if (r) out.records.push(r);
+    } else if (parts.includes("workflows") && /^workflow(\.yaml|\.md|-.+\.md)$/.test(file)) {
+      const r = classicWorkflow(ctx, out, path, module);
+      if (r) out.records.push(r);
+    } else if (parts[1] === "tasks" && parts.length === 3 && /\.(xml|md)$/.test(file)) {
+      const text = tree.text(out.files.get(path)!) ?? "";
+      const r: TreeRecord = { kind: "task", module, name: file.replace(/\.(xml|md)$/, ""), entry: path, files: [path] };
+      const title = /<task\b[^>]*\bname="([^"]+)"/.exec(text)?.[1] ?? mdTitle(text);
+      if (title) r.title = title;
+      out.records.push(r);
+    }
+  }
+  return out;
+}
+
+function classicAgent(ctx: ReadContext, out: TreeContent, path: string, module: string): TreeRecord | null {
+  const rel = out.files.get(path)!;
+  const y = yaml(ctx.tree.text(rel) ?? "");
+  if (!y.ok) {
+    ctx.warn(`Skipped agent ${path}: bad YAML in ${ctx.tree.label(rel)}: ${y.error}`);
+    return null;
+  }
+  const meta = asObject(asObject(asObject(y.value).agent).metadata);
+  const name = basename(path).replace(/\.agent\.yaml$/, "");
+  const r: TreeRecord = { kind: "agent", module: str(meta.module) ?? module, name, entry: path, files: [] };
+  const fields = { displayName: str(meta.name), title: str(meta.title), icon: str(meta.icon), description: str(meta.capabilities) };
+  for (const [k, v] of Object.entries(fields)) if (v) (r as unknown as Record<string, string>)[k] = v;
+  const dir = dirname(path);
+  // An agent in its own folder (agents/tech-writer/) owns the folder.
+  const own = basename(dir) === name ? filesUnder(out.files, dir) : [];
+  r.files = recordFiles(path, own, out.files);
+  return r;
+}
+
+function classicWorkflow(ctx: ReadContext, out: TreeContent, path: string, module: string): TreeRecord | null {
+  const rel = out.files.get(path)!;
+  const text = ctx.tree.text(rel) ?? "";
+  const file = basename(path);
+  const dir = dirname(path);
+  let meta: Record<string, unknown> = {};
+  if (file.endsWith(".yaml")) {
+    const y = yaml(text);
+    if (!y.ok) {
+      ctx.warn(`Skipped workflow ${path}: bad YAML in ${ctx.tree.label(rel)}: ${y.error}`);
+      return null;
+    }
+    meta = asObject(y.value);
+  } else {
+    const fm = frontmatter(text);
+    if (!fm.ok) {
+      ctx.warn(`Skipped workflow ${path}: bad frontmatter in ${ctx.tree.label(rel)}: ${fm.error}`);
+      return null;
+    }
+    meta = fm.value.data;
+  }
+  const name = file.startsWith("workflow-") ? file.slice(9, -3) : basename(dir);
+  const r: TreeRecord = { kind: "workflow", module, name, entry: path, files: [] };
+  const description = str(meta.description);
+  if (description) r.description = description;
+  const title = file.endsWith(".md") ? mdTitle(text) : undefined;
+  if (title) r.title = title;
+  r.files = recordFiles(path, filesUnder(out.files, dir), out.files);
+  return r;
+}
+
+function mdTitle(text: string): string | undefined {
+  const fm = frontmatter(text);
+  return firstHeading(fm.ok ? fm.value.body : text);
+}

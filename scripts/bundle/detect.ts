@@ -1,0 +1,71 @@
+// Decides which layout a source tree has and reads it. A root may be the BMAD tree itself or contain it.
+import { readClassicInstalled, readClassicSource } from "./classic";
+import { readSkillsInstalled, readSkillsSource } from "./skills";
+import { type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
+import { readV4 } from "./v4";
+
+export const EVIDENCE = [
+  "_bmad/_config/skill-manifest.csv (v6-skills-installed)",
+  "_bmad/_config/agent-manifest.csv (v6-classic-installed)",
+  "bmad/_cfg/agent-manifest.csv (v6-alpha)",
+  "src/*/module.yaml with SKILL.md files below (v6-skills-source)",
+  "src/core/agents/*.agent.yaml (v6-classic-source)",
+  "bmad-core/core-config.yaml or .bmad-core/ (v4)",
+];
+
+export function readTree(ctx: ReadContext): TreeContent {
+  const content = detectAndRead(ctx);
+  addKnowledge(content);
+  return content;
+}
+
+function detectAndRead(ctx: ReadContext): TreeContent {
+  const { tree } = ctx;
+  for (const bmad of ["_bmad", ""]) {
+    const at = (p: string) => (bmad ? `${bmad}/${p}` : p);
+    if (tree.exists(at("_config/skill-manifest.csv"))) return readSkillsInstalled(ctx, bmad);
+    if (tree.exists(at("_config/agent-manifest.csv"))) return readClassicInstalled(ctx, bmad, "_config");
+  }
+  for (const bmad of ["bmad", ""]) {
+    if (tree.exists(bmad ? `${bmad}/_cfg/agent-manifest.csv` : "_cfg/agent-manifest.csv")) return readClassicInstalled(ctx, bmad, "_cfg");
+  }
+  for (const src of ["src", ""]) {
+    const at = (p: string) => (src ? `${src}/${p}` : p);
+    const groups = tree.list(src).filter((d) => tree.exists(at(`${d}/module.yaml`)));
+    if (groups.some((d) => tree.walk(at(d)).some((p) => p.endsWith("/SKILL.md")))) return readSkillsSource(ctx, src);
+    if (tree.list(at("core/agents")).some((f) => f.endsWith(".agent.yaml"))) return readClassicSource(ctx, src);
+  }
+  if (tree.exists("bmad-core/core-config.yaml")) return readV4(ctx, "bmad-core");
+  if (tree.isDir(".bmad-core")) return readV4(ctx, ".bmad-core");
+  if (tree.exists("core-config.yaml") && tree.isDir("agents")) return readV4(ctx, "");
+  throw new Error(`No BMAD tree recognised in ${tree.label()}. Looked for: ${EVIDENCE.join("; ")}`);
+}
+
+/** Module-level `data/` dirs (named after the module) and any `knowledge/` dir (named after its parent). */
+function addKnowledge(content: TreeContent): void {
+  const groups = new Map<string, { module: string; name: string; dir: string; paths: string[] }>();
+  for (const path of [...content.files.keys()].sort()) {
+    const parts = path.split("/");
+    let dir: string | undefined;
+    let name: string | undefined;
+    if (parts.length > 2 && parts[1] === "data" && !parts[0]!.startsWith("_")) {
+      dir = `${parts[0]}/data`;
+      name = parts[0];
+    } else {
+      const k = parts.indexOf("knowledge");
+      if (k >= 1 && k < parts.length - 1) {
+        dir = parts.slice(0, k + 1).join("/");
+        name = parts[k - 1];
+      }
+    }
+    if (!dir || !name) continue;
+    const g = groups.get(dir) ?? { module: parts[0]!, name, dir, paths: [] };
+    g.paths.push(path);
+    groups.set(dir, g);
+  }
+  for (const g of groups.values()) {
+    const entry = g.paths[0]!;
+    const record: TreeRecord = { kind: "knowledge", module: g.module, name: g.name, entry, files: recordFiles(entry, g.paths, content.files) };
+    content.records.push(record);
+  }
+}

@@ -1,0 +1,121 @@
+// File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { extname, join, relative, sep } from "node:path";
+
+const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
+
+const MIME: Record<string, string> = {
+  ".md": "text/markdown",
+  ".yaml": "application/x-yaml",
+  ".yml": "application/x-yaml",
+  ".json": "application/json",
+  ".xml": "application/xml",
+  ".csv": "text/csv",
+  ".toml": "application/toml",
+};
+
+export function mimeFor(path: string): string {
+  return MIME[extname(path).toLowerCase()] ?? "text/plain";
+}
+
+export function toPosix(p: string): string {
+  return sep === "/" ? p : p.split(sep).join("/");
+}
+
+/** One source tree on disk. Every read goes through it so that symlinks cannot leave `root`. */
+export class Tree {
+  readonly root: string;
+  private readonly cache = new Map<string, Buffer | null>();
+
+  constructor(root: string) {
+    try {
+      this.root = realpathSync(root);
+      if (!statSync(this.root).isDirectory()) throw new Error("not a directory");
+    } catch (err) {
+      throw new Error(`Cannot read source ${root}: ${(err as Error).message}`);
+    }
+  }
+
+  abs(rel: string): string {
+    return rel === "" ? this.root : join(this.root, rel);
+  }
+
+  /** Resolves symlinks and refuses any target outside the root (error names the link). */
+  private real(rel: string): string {
+    const abs = this.abs(rel);
+    const real = realpathSync(abs);
+    if (real !== this.root && !real.startsWith(this.root + sep)) {
+      throw new Error(`Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`);
+    }
+    return real;
+  }
+
+  exists(rel: string): boolean {
+    try {
+      statSync(this.real(rel));
+      return true;
+    } catch (err) {
+      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+      return false;
+    }
+  }
+
+  isDir(rel: string): boolean {
+    try {
+      return statSync(this.real(rel)).isDirectory();
+    } catch (err) {
+      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+      return false;
+    }
+  }
+
+  /** Entry names of a directory, sorted; [] when missing. */
+  list(rel: string): string[] {
+    if (!this.isDir(rel)) return [];
+    return readdirSync(this.real(rel)).sort();
+  }
+
+  /** Bytes of a text file, or null for binary files (a NUL byte in the first 8 KB) and missing ones. */
+  read(rel: string): Buffer | null {
+    if (this.cache.has(rel)) return this.cache.get(rel) ?? null;
+    let data: Buffer | null = null;
+    try {
+      data = readFileSync(this.real(rel));
+    } catch (err) {
+      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+    }
+    if (data && data.subarray(0, 8192).includes(0)) data = null;
+    this.cache.set(rel, data);
+    return data;
+  }
+
+  text(rel: string): string | null {
+    return this.read(rel)?.toString("utf8") ?? null;
+  }
+
+  /** Text files below `rel` (relative to the root, POSIX, sorted). Follows symlinks inside the root. */
+  walk(rel: string): string[] {
+    const out: string[] = [];
+    const seen = new Set<string>();
+    const visit = (dir: string): void => {
+      const real = this.real(dir);
+      if (seen.has(real)) return; // symlink loop
+      seen.add(real);
+      for (const name of readdirSync(real).sort()) {
+        if (SKIP_DIRS.has(name)) continue;
+        const child = dir === "" ? name : `${dir}/${name}`;
+        const st = statSync(this.real(child));
+        if (st.isDirectory()) visit(child);
+        else if (st.isFile() && this.read(child) !== null) out.push(child);
+      }
+    };
+    if (this.isDir(rel)) visit(rel);
+    return out.sort();
+  }
+
+  /** Label for messages: the path relative to cwd when shorter. */
+  label(rel = ""): string {
+    const r = toPosix(relative(process.cwd(), this.abs(rel)));
+    return r && !r.startsWith("..") ? r : this.abs(rel);
+  }
+}

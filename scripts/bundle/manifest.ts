@@ -1,0 +1,110 @@
+// Merges the trees of all sources into one deterministic BundleManifest plus its blobs.
+import { createHash } from "node:crypto";
+import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../../src/core/catalog/bundle";
+import { mimeFor, type Tree } from "./files";
+import { frontmatter } from "./parse";
+import type { TreeContent } from "./types";
+
+export interface BuiltSource {
+  source: BundleSource;
+  tree: Tree;
+  content: TreeContent;
+}
+
+export interface BuiltBundle {
+  manifest: BundleManifest;
+  blobs: Map<string, Uint8Array>;
+}
+
+export function sha256(data: Uint8Array | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same bytes. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => {
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    }
+    return v;
+  });
+}
+
+const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+const KIND_ORDER = ["agent", "workflow", "task", "knowledge"];
+
+/** `built` must already be in final source order (the index is the record's `source`). */
+export function assemble(built: BuiltSource[]): BuiltBundle {
+  const blobs = new Map<string, Uint8Array>();
+  const files: BundleFile[] = [];
+  const records: CatalogRecord[] = [];
+  const modules: BundleModule[] = [];
+  const config: Record<string, Record<string, unknown>> = {};
+  const bodies = new Map<string, string>(); // `${source}\0${path}` -> text, for the search index
+
+  built.forEach(({ tree, content }, source) => {
+    for (const [path, rel] of content.files) {
+      const data = tree.read(rel);
+      if (!data) continue;
+      const hash = sha256(data);
+      blobs.set(hash, data);
+      files.push({ path, source, sha256: hash, size: data.length, mime: mimeFor(path) });
+    }
+    for (const r of content.records) records.push({ ...r, source });
+    for (const m of content.modules) modules.push({ ...m, source });
+    // Higher-priority sources come first; the first config seen for a module wins.
+    for (const [mod, values] of Object.entries(content.config)) config[mod] ??= values;
+    for (const r of content.records) {
+      const rel = content.files.get(r.entry);
+      const text = rel === undefined ? null : tree.text(rel);
+      if (text !== null) bodies.set(`${source}\0${r.entry}`, text);
+    }
+  });
+
+  files.sort((a, b) => cmp(a.path, b.path) || a.source - b.source);
+  records.sort(
+    (a, b) =>
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.module, b.module) || cmp(a.name, b.name) || a.source - b.source || cmp(a.entry, b.entry),
+  );
+  modules.sort((a, b) => cmp(a.name, b.name) || a.source - b.source);
+
+  const index: SearchIndex = { terms: records.map((r) => termCounts(bodies.get(`${r.source}\0${r.entry}`) ?? "")) };
+  const indexBytes = new TextEncoder().encode(canonicalJson(index));
+  const searchIndex = sha256(indexBytes);
+  blobs.set(searchIndex, indexBytes);
+
+  const body: Omit<BundleManifest, "id"> = {
+    format: 1,
+    sources: built.map((b) => b.source),
+    modules,
+    records,
+    files,
+    config,
+    searchIndex,
+  };
+  const id = sha256(canonicalJson(body));
+  return { manifest: { ...body, id } as BundleManifest, blobs };
+}
+
+const STOP = new Set(
+  ("a an and are as at be but by for from has have if in into is it its no not of on or so such that the their then there these " +
+    "they this to was were will with you your we our can do does all any each when which who what how than them also may should must")
+    .split(" "),
+);
+
+/** Lower-cased word -> count over the body (frontmatter removed), keys sorted. */
+export function termCounts(text: string): Record<string, number> {
+  const fm = frontmatter(text);
+  const body = fm.ok ? fm.value.body : text;
+  const counts = new Map<string, number>();
+  for (const w of body.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    if (w.length < 2 || STOP.has(w)) continue;
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  return Object.fromEntries([...counts].sort(([a], [b]) => cmp(a, b)));
+}
+
+/** Manifest bytes as written: compact, canonical key order. */
+export function manifestBytes(manifest: BundleManifest): Uint8Array {
+  return new TextEncoder().encode(canonicalJson(manifest));
+}

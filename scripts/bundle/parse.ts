@@ -1,0 +1,98 @@
+// Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+export function yaml(text: string): Parsed<unknown> {
+  try {
+    return { ok: true, value: parseYaml(text) };
+  } catch (err) {
+    return { ok: false, error: firstLine(err) };
+  }
+}
+
+export function toml(text: string): Parsed<Record<string, unknown>> {
+  try {
+    return { ok: true, value: parseToml(text) as Record<string, unknown> };
+  } catch (err) {
+    return { ok: false, error: firstLine(err) };
+  }
+}
+
+/** RFC 4180 CSV with a header row -> objects. Unterminated quotes or ragged rows are errors. */
+export function csv(text: string): Parsed<Array<Record<string, string>>> {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let quoted = false;
+  let i = 0;
+  const s = text.replace(/^\uFEFF/, "");
+  while (i < s.length) {
+    const c = s[i]!;
+    if (quoted) {
+      if (c === '"' && s[i + 1] === '"') (field += '"'), (i += 2);
+      else if (c === '"') (quoted = false), i++;
+      else (field += c), i++;
+      continue;
+    }
+    if (c === '"') {
+      if (field !== "") return { ok: false, error: `stray quote in row ${rows.length + 1}` };
+      quoted = true;
+    } else if (c === ",") row.push(field), (field = "");
+    else if (c === "\n" || c === "\r") {
+      if (c === "\r" && s[i + 1] === "\n") i++;
+      row.push(field), rows.push(row), (row = []), (field = "");
+    } else field += c;
+    i++;
+  }
+  if (quoted) return { ok: false, error: "unterminated quoted field" };
+  if (field !== "" || row.length) row.push(field), rows.push(row);
+  const data = rows.filter((r) => !(r.length === 1 && r[0] === ""));
+  const header = data.shift();
+  if (!header) return { ok: true, value: [] };
+  const out: Array<Record<string, string>> = [];
+  for (const [n, r] of data.entries()) {
+    if (r.length !== header.length) {
+      return { ok: false, error: `row ${n + 2} has ${r.length} fields, header has ${header.length}` };
+    }
+    out.push(Object.fromEntries(header.map((h, j) => [h, r[j] ?? ""])));
+  }
+  return { ok: true, value: out };
+}
+
+/** Splits `---\nyaml\n---\nbody`. No frontmatter -> data {} and the whole text as body. */
+export function frontmatter(text: string): Parsed<{ data: Record<string, unknown>; body: string }> {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  if (!m) return { ok: true, value: { data: {}, body: text } };
+  const y = yaml(m[1]!);
+  if (!y.ok) return y;
+  return { ok: true, value: { data: asObject(y.value), body: text.slice(m[0].length) } };
+}
+
+/** The first fenced ```yaml block of a markdown file (v4 agents keep their definition there). */
+export function yamlBlock(text: string): Parsed<Record<string, unknown>> | null {
+  const m = /```ya?ml\r?\n([\s\S]*?)```/.exec(text);
+  if (!m) return null;
+  const y = yaml(m[1]!);
+  return y.ok ? { ok: true, value: asObject(y.value) } : y;
+}
+
+export function firstHeading(text: string): string | undefined {
+  const m = /^#\s+(.+?)\s*$/m.exec(text);
+  return m?.[1];
+}
+
+export function asObject(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+export function str(v: unknown): string | undefined {
+  if (typeof v === "string") return v.trim() || undefined;
+  if (typeof v === "number") return String(v);
+  return undefined;
+}
+
+function firstLine(err: unknown): string {
+  return String((err as Error)?.message ?? err).split("\n")[0] ?? "parse error";
+}

@@ -1,0 +1,197 @@
+// v6.3+ skill trees: the package source (src/*/module.yaml + SKILL.md dirs) and installed _bmad/ + .<ide>/skills/.
+import { addDir, basename, dirname, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
+import { asObject, csv, firstHeading, frontmatter, str, toml, yaml } from "./parse";
+
+/** Builds the record for one skill whose files are already in `files` under bundle dir `dir`. */
+export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: string, module: string): TreeRecord | null {
+  const entry = `${dir}/SKILL.md`;
+  const skillRel = files.get(entry);
+  const text = skillRel === undefined ? null : ctx.tree.text(skillRel);
+  if (text === null) return null;
+  const fm = frontmatter(text);
+  if (!fm.ok) {
+    ctx.warn(`Skipped skill ${dir}: bad frontmatter in ${ctx.tree.label(skillRel)}: ${fm.error}`);
+    return null;
+  }
+  const name = str(fm.value.data.name) ?? basename(dir);
+  const record: TreeRecord = { kind: "workflow", module, name, skill: true, entry, files: [] };
+  const description = str(fm.value.data.description);
+  if (description) record.description = description;
+
+  const customRel = files.get(`${dir}/customize.toml`);
+  const customText = customRel === undefined ? null : ctx.tree.text(customRel);
+  let agent: Record<string, unknown> | undefined;
+  if (customText !== null) {
+    const t = toml(customText);
+    if (!t.ok) {
+      ctx.warn(`Skipped skill ${dir}: bad TOML in ${ctx.tree.label(customRel)}: ${t.error}`);
+      return null;
+    }
+    if (t.value.agent && typeof t.value.agent === "object") agent = asObject(t.value.agent);
+  }
+  if (agent || name.startsWith("bmad-agent-")) {
+    record.kind = "agent";
+    const displayName = str(agent?.name);
+    const title = str(agent?.title);
+    const icon = str(agent?.icon);
+    if (displayName) record.displayName = displayName;
+    if (title) record.title = title;
+    if (icon) record.icon = icon;
+  } else {
+    const title = firstHeading(fm.value.body);
+    if (title) record.title = title;
+  }
+  record.files = recordFiles(entry, [...files.keys()].filter((p) => p.startsWith(`${dir}/`)), files);
+  return record;
+}
+
+/** module.yaml -> module info and the `default:` of each prompt entry. */
+function readModuleYaml(ctx: ReadContext, rel: string): { module: TreeModule; defaults: Record<string, unknown> } | null {
+  const y = yaml(ctx.tree.text(rel) ?? "");
+  if (!y.ok) {
+    ctx.warn(`Skipped module ${ctx.tree.label(rel)}: bad YAML: ${y.error}`);
+    return null;
+  }
+  const data = asObject(y.value);
+  const code = str(data.code) ?? basename(dirname(rel));
+  const module: TreeModule = { name: code };
+  const title = str(data.name);
+  const description = str(data.description);
+  if (title) module.title = title;
+  if (description) module.description = description;
+  const defaults: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const entry = asObject(value);
+    if ("prompt" in entry && "default" in entry) defaults[key] = entry.default;
+  }
+  return { module, defaults };
+}
+
+/** `base` is the tree-relative dir holding `<group>/module.yaml` (usually `src`). */
+export function readSkillsSource(ctx: ReadContext, base: string): TreeContent {
+  const out: TreeContent = { layout: "v6-skills-source", files: new Map(), records: [], modules: [], config: {} };
+  const { tree } = ctx;
+  const join = (a: string, b: string) => (a ? `${a}/${b}` : b);
+  const all = tree.walk(base);
+  const moduleDirs = tree.list(base).filter((d) => tree.exists(join(join(base, d), "module.yaml")));
+  const moduleOf = new Map<string, string>();
+  for (const d of moduleDirs) {
+    const info = readModuleYaml(ctx, join(join(base, d), "module.yaml"));
+    const code = info?.module.name ?? d;
+    moduleOf.set(d, code);
+    if (info) {
+      out.modules.push(info.module);
+      if (Object.keys(info.defaults).length) out.config[code] = info.defaults;
+    }
+  }
+  // Skill dirs: every dir holding a SKILL.md; a file belongs to the deepest one above it.
+  const skillDirs = all.filter((p) => basename(p) === "SKILL.md").map(dirname);
+  const skillDirSet = new Set(skillDirs);
+  const skills: Array<{ dir: string; module: string }> = [];
+  for (const rel of all) {
+    const sub = base ? rel.slice(base.length + 1) : rel;
+    const [group, ...rest] = sub.split("/");
+    const code = moduleOf.get(group!);
+    if (code === undefined) {
+      out.files.set(sub, rel); // e.g. src/scripts/x.py -> scripts/x.py
+      continue;
+    }
+    let skillDir: string | undefined;
+    for (let d = dirname(rel); d.length > base.length; d = dirname(d)) {
+      if (skillDirSet.has(d)) {
+        skillDir = d;
+        break;
+      }
+    }
+    if (skillDir === undefined) {
+      out.files.set(`${code}/${rest.join("/")}`, rel); // module-level file, grouping folders kept
+    } else {
+      out.files.set(`${code}/${basename(skillDir)}/${rel.slice(skillDir.length + 1)}`, rel);
+    }
+  }
+  for (const dir of skillDirs) {
+    const group = (base ? dir.slice(base.length + 1) : dir).split("/")[0]!;
+    const code = moduleOf.get(group);
+    if (code !== undefined) skills.push({ dir: `${code}/${basename(dir)}`, module: code });
+  }
+  for (const s of skills) {
+    const r = skillRecord(ctx, out.files, s.dir, s.module);
+    if (r) out.records.push(r);
+  }
+  return out;
+}
+
+/** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
+export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent {
+  const out: TreeContent = { layout: "v6-skills-installed", files: new Map(), records: [], modules: [], config: {} };
+  const { tree } = ctx;
+  addDir(ctx, out.files, bmad, "");
+  readInstallInfo(ctx, bmad, out);
+  const manifestRel = `${bmad ? `${bmad}/` : ""}_config/skill-manifest.csv`;
+  const rows = csv(tree.text(manifestRel) ?? "");
+  if (!rows.ok) {
+    ctx.warn(`Skipped skill records: bad CSV in ${tree.label(manifestRel)}: ${rows.error}`);
+    return out;
+  }
+  const bmadName = basename(bmad) || "_bmad";
+  for (const row of rows.value) {
+    const name = row.name || row.canonicalId;
+    if (!name || !row.path) continue;
+    const path = stripRoot(row.path, bmadName);
+    const dir = dirname(path);
+    let rel = `${bmad ? `${bmad}/` : ""}${dir}`;
+    if (!tree.exists(`${rel}/SKILL.md`)) {
+      // Installed skills live in the IDE folder: <root>/.<ide>/skills/<name>/
+      const ide = tree.list("").find((d) => d.startsWith(".") && tree.exists(`${d}/skills/${name}/SKILL.md`));
+      if (!ide) {
+        ctx.warn(`Skill ${name} listed in ${tree.label(manifestRel)} has no SKILL.md at ${row.path} or .*/skills/${name}/`);
+        continue;
+      }
+      rel = `${ide}/skills/${name}`;
+    }
+    addDir(ctx, out.files, rel, dir);
+    const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!);
+    if (record) out.records.push(record);
+  }
+  return out;
+}
+
+/** Strips `{project-root}/` and the leading `_bmad/` (or `bmad/`) from a manifest path. */
+export function stripRoot(path: string, bmadName: string): string {
+  let p = path.replace(/^\{project-root\}\//, "").replace(/^\.\//, "");
+  if (p.startsWith(`${bmadName}/`)) p = p.slice(bmadName.length + 1);
+  return p;
+}
+
+/** Installed trees: `<module>/config.yaml` into config, `_config/manifest.yaml` (or `_cfg`) into modules. */
+export function readInstallInfo(ctx: ReadContext, bmad: string, out: TreeContent, cfgDir = "_config"): void {
+  const { tree } = ctx;
+  const at = (p: string) => (bmad ? `${bmad}/${p}` : p);
+  for (const d of tree.list(bmad)) {
+    if (d.startsWith("_") || !tree.exists(at(`${d}/config.yaml`))) continue;
+    const y = yaml(tree.text(at(`${d}/config.yaml`)) ?? "");
+    if (!y.ok) ctx.warn(`Skipped config ${tree.label(at(`${d}/config.yaml`))}: bad YAML: ${y.error}`);
+    else out.config[d] = asObject(y.value);
+  }
+  const manifest = yaml(tree.text(at(`${cfgDir}/manifest.yaml`)) ?? "");
+  if (!manifest.ok) {
+    ctx.warn(`Ignored ${tree.label(at(`${cfgDir}/manifest.yaml`))}: bad YAML: ${manifest.error}`);
+    return;
+  }
+  const data = asObject(manifest.value);
+  const version = str(asObject(data.installation).version);
+  if (version) out.version = version;
+  const mods = Array.isArray(data.modules) ? data.modules : [];
+  for (const m of mods) {
+    const o = asObject(m);
+    const name = str(o.name) ?? (typeof m === "string" ? m : undefined);
+    if (!name) continue;
+    const mod: TreeModule = { name };
+    const v = str(o.version) ?? version;
+    if (v) mod.version = v;
+    out.modules.push(mod);
+  }
+  if (!mods.length) {
+    for (const name of Object.keys(out.config)) out.modules.push(version ? { name, version } : { name });
+  }
+}

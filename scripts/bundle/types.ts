@@ -1,0 +1,55 @@
+// What a layout reader returns for one source tree, before sources are merged into a manifest.
+import type { BundleModule, CatalogRecord, Layout } from "../../src/core/catalog/bundle";
+import type { Tree } from "./files";
+
+export type TreeRecord = Omit<CatalogRecord, "source">;
+export type TreeModule = Omit<BundleModule, "source">;
+
+export interface TreeContent {
+  layout: Layout;
+  /** Bundle path -> path relative to the tree root. */
+  files: Map<string, string>;
+  records: TreeRecord[];
+  modules: TreeModule[];
+  config: Record<string, Record<string, unknown>>;
+  /** BMAD version when the tree states one (installed manifests). */
+  version?: string;
+}
+
+export interface ReadContext {
+  tree: Tree;
+  warn: (message: string) => void;
+}
+
+/** Adds every text file below `dir` (tree-relative) under bundle prefix `prefix`. */
+export function addDir(ctx: ReadContext, files: Map<string, string>, dir: string, prefix: string): string[] {
+  const added: string[] = [];
+  for (const rel of ctx.tree.walk(dir)) {
+    const sub = dir === "" ? rel : rel.slice(dir.length + 1);
+    const path = prefix ? `${prefix}/${sub}` : sub;
+    files.set(path, rel);
+    added.push(path);
+  }
+  return added;
+}
+
+/** Entry first, then the rest sorted, only paths present in the bundle. */
+export function recordFiles(entry: string, paths: Iterable<string>, files: Map<string, string>): string[] {
+  const rest = [...new Set(paths)].filter((p) => p !== entry && files.has(p)).sort();
+  return [entry, ...rest];
+}
+
+/** Paths in `files` that live below bundle directory `dir`. */
+export function filesUnder(files: Map<string, string>, dir: string): string[] {
+  const prefix = dir ? `${dir}/` : "";
+  return [...files.keys()].filter((p) => p.startsWith(prefix));
+}
+
+export function dirname(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "" : path.slice(0, i);
+}
+
+export function basename(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
