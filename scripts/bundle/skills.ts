@@ -138,8 +138,10 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     const name = row.name || row.canonicalId;
     if (!name || !row.path) continue;
     const path = stripRoot(row.path, bmadName);
-    const dir = dirname(path);
-    let rel = `${bmad ? `${bmad}/` : ""}${dir}`;
+    const installedDir = dirname(path);
+    // Grouping folders (agents/, plan/) are dropped, as in the source layout: bmm/agents/x -> bmm/x.
+    const dir = `${installedDir.split("/")[0]}/${basename(installedDir)}`;
+    let rel = `${bmad ? `${bmad}/` : ""}${installedDir}`;
     if (!tree.exists(`${rel}/SKILL.md`)) {
       // Installed skills live in the IDE folder: <root>/.<ide>/skills/<name>/
       const ide = tree.list("").find((d) => d.startsWith(".") && tree.exists(`${d}/skills/${name}/SKILL.md`));
