@@ -1,0 +1,15 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings: { BMAD_TOOLSETS: "" } },
+    }),
+  ],
+  test: {
+    include: ["test/worker/**/*.test.ts"],
+    globalSetup: ["test/worker/global-setup.ts"],
+  },
+});
