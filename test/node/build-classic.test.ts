@@ -1,0 +1,75 @@
+// Classic v6 (6.0.4 source and installed), v4 (4.44.3 installed and package) and a v6-alpha fixture.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBundle } from "../../scripts/bundle/build";
+import { csvRows, install, PKG, ROOT, tempDir } from "./helpers";
+
+const tmp = tempDir("classic");
+const classic = join(tmp.dir, "classic");
+const v4 = join(tmp.dir, "v4");
+
+beforeAll(async () => {
+  await Promise.all([install("v6.0", classic), install("v4", v4)]);
+});
+afterAll(() => tmp.cleanup());
+
+const only = (source: string) => buildBundle({ sources: [source], includeDefault: false });
+
+describe("classic v6", () => {
+  it("installed: agents and workflows match the manifests", async () => {
+    const cfg = join(classic, "_bmad/_config");
+    const { manifest } = await only(classic);
+    expect(manifest.sources[0]).toMatchObject({ layout: "v6-classic-installed", version: "6.0.4" });
+    const count = (kind: string) => manifest.records.filter((r) => r.kind === kind).length;
+    expect(count("agent")).toBe(csvRows(join(cfg, "agent-manifest.csv")).length);
+    expect(count("workflow")).toBe(csvRows(join(cfg, "workflow-manifest.csv")).length);
+    expect(count("task")).toBe(csvRows(join(cfg, "task-manifest.csv")).length + csvRows(join(cfg, "tool-manifest.csv")).length);
+    const pm = manifest.records.find((r) => r.kind === "agent" && r.name === "pm")!;
+    expect(pm).toMatchObject({ module: "bmm", displayName: "John", entry: "bmm/agents/pm.md" });
+    expect(pm.files).toContain("_config/agents/bmm-pm.customize.yaml");
+    expect(manifest.records.find((r) => r.kind === "knowledge")).toMatchObject({ module: "bmm", name: "bmm" });
+    expect(Object.keys(manifest.config).sort()).toEqual(["bmm", "core"]);
+  });
+
+  it("source: agents from *.agent.yaml, workflows, core tasks", async () => {
+    const { manifest } = await buildBundle({ sources: ["bmad-v6-classic"], includeDefault: false });
+    expect(manifest.sources[0]).toMatchObject({ kind: "npm", name: "bmad-v6-classic", version: "6.0.4", layout: "v6-classic-source", origin: "package" });
+    const agents = manifest.records.filter((r) => r.kind === "agent");
+    const yamlAgents = readdirSync(join(PKG, "bmad-v6-classic/src"), { recursive: true }).filter((p) => String(p).endsWith(".agent.yaml"));
+    expect(agents).toHaveLength(yamlAgents.length);
+    expect(agents.find((a) => a.name === "architect")).toMatchObject({ module: "bmm", displayName: "Winston", entry: "bmm/agents/architect.agent.yaml" });
+    const tasks = readdirSync(join(PKG, "bmad-v6-classic/src/core/tasks")).filter((f) => /\.(xml|md)$/.test(f));
+    expect(manifest.records.filter((r) => r.kind === "task")).toHaveLength(tasks.length);
+    expect(manifest.records.find((r) => r.name === "create-prd")?.entry).toBe("bmm/workflows/2-plan-workflows/create-prd/workflow-create-prd.md");
+    expect(manifest.config.core?.user_name).toBe("BMad");
+  });
+});
+
+describe("v4", () => {
+  it("installed: one agent per .bmad-core/agents/*.md, paths without the dot", async () => {
+    const { manifest } = await only(v4);
+    expect(manifest.sources[0]).toMatchObject({ layout: "v4", version: "4.44.3" });
+    const files = readdirSync(join(v4, ".bmad-core/agents")).filter((f) => f.endsWith(".md"));
+    expect(manifest.records.filter((r) => r.kind === "agent")).toHaveLength(files.length);
+    expect(manifest.records.find((r) => r.name === "pm")).toMatchObject({ module: "bmad-core", displayName: "John", title: "Product Manager", entry: "bmad-core/agents/pm.md" });
+    expect(manifest.files.every((f) => !f.path.startsWith("."))).toBe(true);
+    expect(manifest.config["bmad-core"]).toBeTypeOf("object");
+  });
+
+  it("package: expansion packs become modules", async () => {
+    const { manifest } = await buildBundle({ sources: ["bmad-v4"], includeDefault: false });
+    const packs = readdirSync(join(PKG, "bmad-v4/expansion-packs"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    expect(manifest.modules.map((m) => m.name).sort()).toEqual(["bmad-core", ...packs].sort());
+    expect(manifest.records.some((r) => r.module === packs[0] && r.kind === "agent")).toBe(true);
+  });
+});
+
+describe("v6 alpha", () => {
+  it("reads bmad/_cfg manifests", async () => {
+    const { manifest } = await only(join(ROOT, "test/fixtures/v6-alpha"));
+    expect(manifest.sources[0]!.layout).toBe("v6-alpha");
+    expect(manifest.records.map((r) => `${r.kind}:${r.module}/${r.name}`)).toEqual(["agent:bmm/pm", "workflow:bmm/prd", "task:core/workflow"]);
+    expect(manifest.records[1]!.files).toEqual(["bmm/workflows/prd/workflow.yaml", "bmm/workflows/prd/instructions.md"]);
+  });
+});

@@ -1,0 +1,49 @@
+// Git sources: a local bare repo with a tagged skills tree under a subdir.
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBundle } from "../../scripts/bundle/build";
+import { parseGitSpec } from "../../scripts/bundle/git";
+import { findFiles, PKG, tempDir } from "./helpers";
+
+const tmp = tempDir("git");
+const work = join(tmp.dir, "work");
+const bare = join(tmp.dir, "repo.git");
+const git = (args: string[], cwd?: string) => execFileSync("git", args, { cwd, stdio: "pipe" }).toString().trim();
+
+beforeAll(() => {
+  mkdirSync(join(work, "content/src"), { recursive: true });
+  cpSync(join(PKG, "bmad-method/src/core-skills"), join(work, "content/src/core-skills"), { recursive: true });
+  git(["init", "--quiet", "-b", "main"], work);
+  git(["add", "."], work);
+  git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "skills"], work);
+  git(["tag", "v1"], work);
+  git(["clone", "--quiet", "--bare", work, bare]);
+});
+afterAll(() => tmp.cleanup());
+
+describe("git sources", () => {
+  it("parses ref and subpath and hides local paths", () => {
+    expect(parseGitSpec("git+https://user:pw@example.com/o/r.git#v2:/a/b")).toMatchObject({
+      url: "https://user:pw@example.com/o/r.git",
+      ref: "v2",
+      subpath: "a/b",
+      label: "https://example.com/o/r.git#v2:/a/b",
+    });
+    expect(parseGitSpec(`${bare}#v1`).label).toBe("repo.git#v1");
+  });
+
+  it("builds from file://repo.git#tag:/subdir", async () => {
+    const { manifest } = await buildBundle({ sources: [`file://${bare}#v1:/content`], includeDefault: false, cwd: tmp.dir });
+    expect(manifest.sources[0]).toMatchObject({ kind: "git", name: "repo.git#v1:/content", version: "v1", origin: "cli", layout: "v6-skills-source" });
+    expect(manifest.records.filter((r) => r.skill)).toHaveLength(findFiles(join(work, "content/src"), "SKILL.md").length);
+    expect(JSON.stringify(manifest)).not.toContain(tmp.dir);
+  });
+
+  it("fails clearly on a bad ref", async () => {
+    await expect(buildBundle({ sources: [`git+file://${bare}#no-such-tag`], includeDefault: false, cwd: tmp.dir })).rejects.toThrow(
+      /Cannot fetch ref "no-such-tag" from repo\.git#no-such-tag/,
+    );
+  });
+});
