@@ -1,21 +1,168 @@
-import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { shortName } from "../../src/core/catalog/names.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
+import { DEFAULT_TOOLSETS } from "../../src/core/surface/toolsets.js";
 import { connect } from "./client.js";
-import { seedBundle } from "./seed.js";
-import type { Env } from "../../src/worker/env.js";
+import { catalog, fileText, seed } from "./setup.js";
 
 let client: Client;
 
 beforeAll(async () => {
-  await seedBundle(env as unknown as Env, inject("bundle"));
+  await seed();
   client = await connect();
 });
 
-describe("the MCP surface", () => {
-  it("lists the default toolsets' tools", async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toContain("bmad");
+const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+
+describe("tools/list", () => {
+  it("serves exactly the default toolsets' tools, read-only, within 12 KB", async () => {
+    const listed = await client.listTools();
+    const expected = STATIC_TOOLS.filter((t) => DEFAULT_TOOLSETS.includes(t.toolset)).map((t) => t.name);
+    expect(listed.tools.map((t) => t.name)).toEqual(expected);
+    expect(listed.tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
+    expect(JSON.stringify(listed).length).toBeLessThanOrEqual(12 * 1024);
+  });
+
+  it("adds one {module}-{agent} tool per agent with ?toolsets=agents", async () => {
+    const agents = await connect("?toolsets=agents");
+    const names = (await agents.listTools()).tools.map((t) => t.name);
+    expect(names).toEqual(catalog.list("agent").map((a) => `${a.module}-${shortName(a)}`));
+    expect(names).toContain("bmm-pm");
+    const reply = await agents.callTool({ name: "bmm-pm", arguments: { message: "Draft a PRD for a todo app" } });
+    expect(text(reply)).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
+    expect(text(reply)).toContain("Draft a PRD for a todo app");
+  });
+});
+
+describe("the bmad tool", () => {
+  it("loads an agent by short, full and module-qualified name and says which origin won", async () => {
+    for (const command of ["architect", "bmad-agent-architect", "bmm/architect"]) {
+      const out = text(await client.callTool({ name: TOOL.bmad, arguments: { command } }));
+      expect(out).toContain("Resolved bmm/bmad-agent-architect from package");
+      expect(out).toContain(fileText("bmm/bmad-agent-architect/SKILL.md"));
+      expect(out).toContain(fileText("bmm/bmad-agent-architect/customize.toml"));
+    }
+  });
+
+  it("runs workflows with * and lists everything on an empty command", async () => {
+    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*prd" } }))).toContain(fileText("bmm/bmad-prd/SKILL.md"));
+    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*core/brainstorming" } }))).toContain("bmad-brainstorming");
+    const all = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "" } }));
+    for (const a of catalog.list("agent")) expect(all).toContain(`${a.module}/${shortName(a)}`);
+  });
+
+  it("lists deeper files as bmad:// links instead of inlining them", async () => {
+    const out = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*prd" } }));
+    expect(out).toContain("bmad://bmm/bmad-prd/assets/prd-template.md");
+    expect(out).not.toContain(fileText("bmm/bmad-prd/assets/prd-template.md"));
+  });
+});
+
+describe("proxy tools", () => {
+  it("lists workflows with structured content, filtered by module and category", async () => {
+    const all = await client.callTool({ name: TOOL.listWorkflows, arguments: {} });
+    const workflows = (all.structuredContent as { workflows: Array<{ name: string; module: string; category: string }> }).workflows;
+    expect(workflows.length).toBe(catalog.list("workflow").length);
+    const core = await client.callTool({ name: TOOL.listWorkflows, arguments: { module: "core" } });
+    expect((core.structuredContent as { workflows: unknown[] }).workflows.length).toBe(catalog.list("workflow").filter((w) => w.module === "core").length);
+    const planning = await client.callTool({ name: TOOL.listWorkflows, arguments: { category: "planning" } });
+    expect((planning.structuredContent as { workflows: Array<{ category: string }> }).workflows.every((w) => w.category === "planning")).toBe(true);
+  });
+
+  it("details and executes a workflow from its raw files", async () => {
+    const details = text(await client.callTool({ name: TOOL.getWorkflowDetails, arguments: { workflow_name: "prd" } }));
+    expect(details).toContain("bmad://bmm/bmad-prd/SKILL.md");
+    const run = text(await client.callTool({ name: TOOL.executeWorkflow, arguments: { workflow_name: "bmm/prd", params: { fast: true } } }));
+    expect(run).toContain(fileText("bmm/bmad-prd/SKILL.md"));
+    expect(run).toContain('{"fast":true}');
+  });
+
+  it("says plainly when a bundle has no tasks or knowledge", async () => {
+    expect(catalog.list("task")).toHaveLength(0);
+    expect(text(await client.callTool({ name: TOOL.listTasks, arguments: {} }))).toBe("This bundle has no tasks.");
+    const knowledge = await client.callTool({ name: TOOL.getKnowledge, arguments: { domain: "testarch" } });
+    expect(knowledge.isError).toBe(true);
+    expect(text(knowledge)).toContain("no knowledge domains");
+  });
+});
+
+describe("bmad-resources", () => {
+  const call = (args: Record<string, unknown>) => client.callTool({ name: TOOL.bmadResources, arguments: args });
+
+  it("reads files, lists by glob and shows modules, agents and workflows", async () => {
+    expect(text(await call({ operation: "read", uri: "bmad://bmm/module.yaml" }))).toBe(fileText("bmm/module.yaml"));
+    const listed = text(await call({ operation: "list", pattern: "bmm/bmad-agent-*/SKILL.md" })).split("\n");
+    expect(listed).toHaveLength(catalog.list("agent").length);
+    expect(text(await call({ operation: "modules" }))).toMatch(/bmm: 5 agents/);
+    expect(text(await call({ operation: "agents" }))).toContain("bmm/pm (John, Product Manager)");
+    expect(text(await call({ operation: "workflows" }))).toContain("bmm/prd");
+  });
+
+  it("finds prd for 'product requirements'", async () => {
+    const hits = text(await call({ operation: "search", query: "product requirements" })).split("\n");
+    expect(hits[0]).toMatch(/^workflow bmm\/prd /);
+  });
+});
+
+describe("prompts", () => {
+  it("offers bmad-{agent} for the 6.12 agents and one prompt per workflow", async () => {
+    const names = (await client.listPrompts()).prompts.map((p) => p.name);
+    for (const agent of ["bmad-analyst", "bmad-architect", "bmad-pm", "bmad-dev", "bmad-ux-designer"]) expect(names).toContain(agent);
+    expect(names).toHaveLength(catalog.list("agent").length + catalog.list("workflow").length);
+    expect(names).toContain("bmad-prd");
+  });
+
+  it("serves the raw agent files with loading instructions and the optional message", async () => {
+    const prompt = await client.getPrompt({ name: "bmad-pm", arguments: { message: "hello John" } });
+    const body = (prompt.messages[0]!.content as { text: string }).text;
+    expect(body).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
+    expect(body).toContain("Adopt this agent");
+    expect(body).toContain("hello John");
+  });
+});
+
+describe("resources", () => {
+  it("lists every bundle file once, across pages, after the generated resources", async () => {
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      uris.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(uris.slice(0, 5)).toEqual(["bmad://manifests/agents", "bmad://manifests/workflows", "bmad://manifests/tasks", "bmad://manifests/skills", "bmad://config/current"]);
+    expect(uris.length - 5).toBe(catalog.paths.length);
+    expect(new Set(uris).size).toBe(uris.length);
+  });
+
+  it("reads a file with its MIME type", async () => {
+    const read = await client.readResource({ uri: "bmad://bmm/bmad-agent-pm/customize.toml" });
+    expect(read.contents[0]).toMatchObject({ mimeType: "application/toml", text: fileText("bmm/bmad-agent-pm/customize.toml") });
+    expect((await client.readResource({ uri: "bmad://bmm/bmad-agent-pm/SKILL.md" })).contents[0]!.mimeType).toBe("text/markdown");
+  });
+
+  it("generates classic CSV manifests for the skills layout", async () => {
+    const agents = (await client.readResource({ uri: "bmad://manifests/agents" })).contents[0] as { text: string };
+    const lines = agents.text.trim().split("\n");
+    expect(lines[0]).toBe("name,displayName,title,icon,capabilities,role,identity,communicationStyle,principles,module,path");
+    expect(lines).toHaveLength(1 + catalog.list("agent").length);
+    const skills = (await client.readResource({ uri: "bmad://manifests/skills" })).contents[0] as { text: string };
+    expect(skills.text.trim().split("\n")).toHaveLength(1 + catalog.manifest.records.filter((r) => r.skill).length);
+  });
+
+  it("serves the configuration as JSON", async () => {
+    const config = JSON.parse(((await client.readResource({ uri: "bmad://config/current" })).contents[0] as { text: string }).text);
+    expect(config.core.output_folder).toBe("_bmad-output");
+  });
+
+  it("offers templates with completions for agents and workflows", async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain("bmad://agents/{agent}");
+    const done = await client.complete({ ref: { type: "ref/resource", uri: "bmad://agents/{agent}" }, argument: { name: "agent", value: "arch" } });
+    expect(done.completion.values).toContain("architect");
+    const read = await client.readResource({ uri: "bmad://agents/architect" });
+    expect((read.contents[0] as { text: string }).text).toContain(fileText("bmm/bmad-agent-architect/SKILL.md"));
   });
 });
