@@ -1,4 +1,6 @@
 // CLI: npm run bundle -- [--source SPEC]... [--out DIR] [--no-default]
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { buildBundle, summarize } from "./bundle/build";
 
 const USAGE = `usage: npm run bundle -- [--source [origin=]LOCATION]... [--out DIR] [--no-default]
@@ -63,4 +65,4 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("build-bundle.ts")) await main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
