@@ -1,0 +1,97 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { TOOL } from "../../src/core/surface/names.js";
+import { connect, ORIGIN, workerFetch } from "./client.js";
+import { seed } from "./setup.js";
+
+let client: Client;
+
+beforeAll(async () => {
+  await seed();
+  client = await connect();
+});
+
+const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
+
+async function toolError(name: string, args: Record<string, unknown>): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError).toBe(true);
+  return text(result);
+}
+
+describe("unknown names answer with the closest ones", () => {
+  it("agents, workflows and tasks", async () => {
+    expect(await toolError(TOOL.bmad, { command: "archtect" })).toMatch(/Unknown agent "archtect"\. Closest: architect/);
+    expect(await toolError(TOOL.bmad, { command: "*prdd" })).toMatch(/Unknown workflow "prdd"\. Closest: prd/);
+    expect(await toolError(TOOL.bmad, { command: "prd" })).toContain('a workflow: use "*prd"');
+    expect(await toolError(TOOL.executeWorkflow, { workflow_name: "brainstormin" })).toMatch(/Closest: brainstorming/);
+    expect(await toolError(TOOL.bmadWorkflow, { workflow: "architecure" })).toMatch(/Closest: architecture/);
+    expect(await toolError(TOOL.executeTask, { task_name: "shard-doc" })).toMatch(/Unknown task "shard-doc"/);
+    expect(await toolError(TOOL.listWorkflows, { module: "bmx" })).toContain("Modules: bmm, core");
+  });
+
+  it("resources, prompts and tools", async () => {
+    await expect(client.readResource({ uri: "bmad://bmm/bmad-agent-pm/SKIL.md" })).rejects.toThrow(/Closest: bmad:\/\/bmm\/bmad-agent-pm\/SKILL\.md/);
+    await expect(client.getPrompt({ name: "bmad-archtect" })).rejects.toThrow(/Closest: bmad-architect/);
+    await expect(client.callTool({ name: "bmad-resource", arguments: {} })).rejects.toThrow(/Unknown tool "bmad-resource"\. Closest: bmad-resources/);
+  });
+});
+
+describe("paths that leave the bundle are refused", () => {
+  const escapes = ["bmad://../x", "bmad://bmm/../../etc/passwd", "bmad://%2e%2e/x", "bmad://bmm/%2E%2E/%2e%2e/x", "bmad:///etc/passwd", "bmad://C:/x", "bmad://bmm\\..\\x", "bmad://bmm/%00", "bmad://bmm/\u0000x", "file:///etc/passwd"];
+
+  it.each(escapes)("%s via resources/read and bmad-resources", async (uri) => {
+    await expect(client.readResource({ uri })).rejects.toThrow(/Refused|must start with bmad/);
+    expect(await toolError(TOOL.bmadResources, { operation: "read", uri })).toMatch(/Refused/);
+  });
+
+  it("glob patterns that climb out are refused too", async () => {
+    expect(await toolError(TOOL.bmadResources, { operation: "list", pattern: "../**" })).toMatch(/Pattern refused/);
+  });
+});
+
+describe("arguments are validated at the edge", () => {
+  it("refuses arguments over 64 KB", async () => {
+    expect(await toolError(TOOL.bmadResources, { operation: "search", query: "x".repeat(70 * 1024) })).toMatch(/exceed 64 KB/);
+  });
+
+  it("names the field with the wrong type", async () => {
+    expect(await toolError(TOOL.bmadResources, { operation: 5 })).toMatch(/"operation": Invalid option: expected one of/);
+    expect(await toolError(TOOL.executeWorkflow, { workflow_name: ["prd"] })).toMatch(/"workflow_name": Invalid input: expected string/);
+    expect(await toolError(TOOL.bmadResources, { operation: "read" })).toMatch(/needs "uri"/);
+  });
+
+  it("refuses a bad pagination cursor", async () => {
+    await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(/Invalid cursor/);
+  });
+});
+
+describe("the HTTP edge", () => {
+  const initialize = (headers: Record<string, string>, url = `${ORIGIN}/mcp`) =>
+    workerFetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    });
+
+  it("answers a loopback client", async () => {
+    expect((await initialize({})).status).toBe(200);
+  });
+
+  it("refuses a foreign Origin or Host with 403", async () => {
+    expect((await initialize({ origin: "https://evil.example" })).status).toBe(403);
+    expect((await initialize({ host: "evil.example" }, "http://evil.example/mcp")).status).toBe(403);
+  });
+
+  it("refuses non-loopback clients until sign-in exists", async () => {
+    const res = await initialize({ "cf-connecting-ip": "203.0.113.9" });
+    expect(res.status).toBe(403);
+    expect(await res.text()).toMatch(/loopback clients only/);
+  });
+
+  it("names an unknown toolset and the closest ones", async () => {
+    const res = await initialize({}, `${ORIGIN}/mcp?toolsets=contract`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/Unknown toolset \\"contract\\".*Closest: contracts/);
+  });
+});
