@@ -1,0 +1,54 @@
+// Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
+import { expect, it } from "vitest";
+import { sanitizeConfig } from "../../src/core/catalog/config.js";
+import { checkBundlePath, globToRegExp, parseBmadUri } from "../../src/core/catalog/paths.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
+import { toolListing } from "../../src/core/surface/tool.js";
+import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
+
+it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
+  await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
+});
+
+it("keeps every seed tool name exactly", () => {
+  expect(STATIC_TOOLS.map((t) => t.name).sort()).toEqual(Object.values(TOOL).sort());
+  expect(Object.values(TOOL)).toEqual(["bmad", "list_workflows", "get_workflow_details", "execute_workflow", "list_tasks", "execute_task", "get_knowledge", "bmad-workflow", "bmad-resources"]);
+});
+
+it("mentions only tools that exist in descriptions", () => {
+  const known = new Set<string>(Object.values(TOOL));
+  for (const tool of STATIC_TOOLS) {
+    for (const [, word] of tool.description.matchAll(/\b([a-z]+(?:[_-][a-z]+)+)\b/g)) {
+      if (/^(list|get|execute|bmad)[_-]/.test(word!)) expect(known, `${tool.name} mentions ${word}`).toContain(word);
+    }
+  }
+});
+
+it("parses toolsets: defaults, all, named, and unknown with the closest names", () => {
+  expect(parseToolsets(undefined)).toEqual({ ok: true, toolsets: DEFAULT_TOOLSETS });
+  expect(parseToolsets("all")).toEqual({ ok: true, toolsets: TOOLSET_NAMES });
+  expect(parseToolsets("agents, manifest")).toEqual({ ok: true, toolsets: ["manifest", "agents"] });
+  expect(parseToolsets("default,agents")).toEqual({ ok: true, toolsets: TOOLSET_NAMES });
+  const bad = parseToolsets("proxy,agnets");
+  expect(bad.ok).toBe(false);
+  expect(!bad.ok && bad.error).toMatch(/Unknown toolset "agnets".*Closest: agents/);
+});
+
+it("removes secret-looking keys from configuration at any depth", () => {
+  const clean = sanitizeConfig({ core: { user_name: "Ada", api_key: "x", nested: { GITHUB_TOKEN: "y", list: [{ password: "z", ok: 1 }] } } });
+  expect(clean).toEqual({ core: { user_name: "Ada", nested: { list: [{ ok: 1 }] } } });
+});
+
+it("refuses every path that could leave the bundle", () => {
+  for (const bad of ["../x", "a/../b", "/etc/passwd", "a\\b", "a/\u0000", "C:/x", "a//b", "./a", ""]) expect(checkBundlePath(bad).ok, bad).toBe(false);
+  expect(parseBmadUri("bmad://%2e%2e/x").ok).toBe(false);
+  expect(parseBmadUri("bmad://%E0%A4%A").ok).toBe(false);
+  expect(parseBmadUri("bmad://bmm/a%20b.md")).toEqual({ ok: true, path: "bmm/a b.md" });
+});
+
+it("matches globs per segment", () => {
+  expect(globToRegExp("bmm/**/*.md").test("bmm/a/b/c.md")).toBe(true);
+  expect(globToRegExp("bmm/**/*.md").test("bmm/c.md")).toBe(true);
+  expect(globToRegExp("bmm/*.md").test("bmm/a/c.md")).toBe(false);
+});
