@@ -5,6 +5,8 @@ export default defineConfig({
   test: {
     include: ["test/node/**/*.test.ts"],
     testTimeout: 30_000,
+    // The dev test rebuilds bmad-bundle/ that other files read: run files one at a time.
+    fileParallelism: false,
     hookTimeout: 60_000,
   },
 });

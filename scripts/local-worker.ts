@@ -2,14 +2,13 @@
 // seeded with a bundle the same way bundle:upload does. Used by the conformance test and the bench,
 // which must not measure wrangler dev's extra proxy hop (see ARCHITECTURE "Facts about speed").
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { parse as parseToml } from "smol-toml";
-import { readFileSync } from "node:fs";
 import { loadBundleFromDir } from "./bundle/read.js";
-import { planUpload } from "./bundle/upload-plan.js";
+import { seedBindings } from "./bundle/seed.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT_DIR = join(ROOT, ".wrangler", "dist");
@@ -57,12 +56,6 @@ export async function startLocalWorker(options: { bundleDir?: string; bindings?:
 
 async function seed(miniflare: Miniflare, dir: string): Promise<void> {
   const { manifest, blobs } = loadBundleFromDir(dir);
-  const plan = planUpload(manifest, new Map([...blobs].map(([sha, b]) => [sha, b.length])));
-  const kv = await miniflare.getKVNamespace("BUNDLE_KV");
-  const r2 = await miniflare.getR2Bucket("BUNDLE_R2");
-  const text = (sha: string) => new TextDecoder().decode(blobs.get(sha)!);
-  for (const batch of plan.kvBatches) await Promise.all(batch.map(({ key, sha }) => kv.put(key, text(sha))));
-  await Promise.all(plan.r2.map(({ key, sha }) => r2.put(key, text(sha))));
-  await kv.put(plan.manifestKey, JSON.stringify(manifest));
-  await kv.put(plan.pointer.key, plan.pointer.value);
+  const decoder = new TextDecoder();
+  await seedBindings(await miniflare.getKVNamespace("BUNDLE_KV"), await miniflare.getR2Bucket("BUNDLE_R2"), manifest, (sha) => decoder.decode(blobs.get(sha)!));
 }

@@ -1,12 +1,6 @@
 // Pure: where each piece of a bundle goes (KV or R2) and in which order. Readers never see half a bundle
 // because the pointer `bundle:current` is written last, after every blob and the manifest.
-import type { BundleManifest } from "../../src/core/catalog/bundle";
-
-export const KV_MAX_VALUE = 1024 * 1024; // blobs above 1 MiB go to R2
-export const POINTER_KEY = "bundle:current";
-export const manifestKey = (id: string): string => `bundle:${id}:manifest`;
-export const blobKvKey = (sha: string): string => `blob:${sha}`;
-export const blobR2Key = (sha: string): string => `blobs/${sha}`;
+import { blobKvKey, blobR2Key, KV_MAX_VALUE, manifestKey, POINTER_KEY, type BundleManifest } from "../../src/core/catalog/bundle";
 
 export interface UploadPlan {
   /** Bulk-put batches of KV blob keys (each batch under wrangler's 10,000 keys / 100 MB). */

@@ -1,15 +1,10 @@
 // The bundle in KV/R2: `bundle:current` -> id, `bundle:{id}:manifest`, `blob:{sha}` (KV) or `blobs/{sha}` (R2).
 // The catalog is built once per isolate per bundle id; the pointer is re-read at most every POINTER_TTL_MS,
 // so an upload's atomic switch reaches every isolate within that time.
-import type { BundleFile, BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
+import { blobKvKey, blobR2Key, manifestKey, POINTER_KEY, type BundleFile, type BundleManifest, type SearchIndex } from "../core/catalog/bundle.js";
 import { Catalog } from "../core/catalog/catalog.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import type { Env } from "./env.js";
-
-export const POINTER_KEY = "bundle:current";
-export const manifestKey = (id: string) => `bundle:${id}:manifest`;
-export const blobKvKey = (sha: string) => `blob:${sha}`;
-export const blobR2Key = (sha: string) => `blobs/${sha}`;
 
 const POINTER_TTL_MS = 10_000;
 const TEXT_CACHE_BYTES = 32 * 1024 * 1024;

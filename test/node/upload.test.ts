@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { BundleManifest } from "../../src/core/catalog/bundle";
 import { buildBundle } from "../../scripts/bundle/build";
 import { loadBundleFromDir } from "../../scripts/bundle/read";
-import { blobPlacement, KV_MAX_VALUE, planUpload } from "../../scripts/bundle/upload-plan";
+import { KV_MAX_VALUE } from "../../src/core/catalog/bundle";
+import { blobPlacement, planUpload } from "../../scripts/bundle/upload-plan";
 import { parseUploadArgs, uploadBundle } from "../../scripts/upload-bundle";
 import { ROOT, tempDir } from "./helpers";
 

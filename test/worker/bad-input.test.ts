@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
-import { connect, ORIGIN, workerFetch } from "./client.js";
+import { connect, ORIGIN, text, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 
 let client: Client;
@@ -11,7 +11,6 @@ beforeAll(async () => {
   client = await connect();
 });
 
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
 
 async function toolError(name: string, args: Record<string, unknown>): Promise<string> {
   const result = await client.callTool({ name, arguments: args });

@@ -18,3 +18,8 @@ export async function connect(query = ""): Promise<Client> {
   await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp${query}`), { fetch: workerFetch }));
   return client;
 }
+
+/** The text of a tool result's content blocks. */
+export function text(result: unknown): string {
+  return ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+}

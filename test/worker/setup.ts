@@ -3,14 +3,13 @@
 import { env } from "cloudflare:workers";
 import { inject } from "vitest";
 import { Catalog } from "../../src/core/catalog/catalog.js";
-import type { Env } from "../../src/worker/env.js";
 import { seedBundle, type SeedBundle } from "./seed.js";
 
 export const bundle: SeedBundle = inject("bundle");
 export const catalog = new Catalog(bundle.manifest);
 
 export async function seed(): Promise<void> {
-  await seedBundle(env as unknown as Env, bundle);
+  await seedBundle(env, bundle);
 }
 
 /** The text of a bundle file, as uploaded. */

@@ -4,7 +4,7 @@ import { shortName } from "../../src/core/catalog/names.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { DEFAULT_TOOLSETS } from "../../src/core/surface/toolsets.js";
-import { connect } from "./client.js";
+import { connect, text } from "./client.js";
 import { catalog, fileText, seed } from "./setup.js";
 
 let client: Client;
@@ -14,7 +14,6 @@ beforeAll(async () => {
   client = await connect();
 });
 
-const text = (result: { content?: unknown }) => (result.content as Array<{ text: string }>).map((c) => c.text).join("\n");
 
 describe("tools/list", () => {
   it("serves exactly the default toolsets' tools, read-only, within 12 KB", async () => {

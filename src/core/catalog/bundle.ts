@@ -82,3 +82,10 @@ export interface BundleManifest {
 export interface SearchIndex {
   terms: Array<Record<string, number>>;
 }
+
+/** Where an uploaded bundle lives: blobs in KV (R2 above KV_MAX_VALUE), then the manifest, then LAST the pointer. */
+export const KV_MAX_VALUE = 1024 * 1024;
+export const POINTER_KEY = "bundle:current";
+export const manifestKey = (id: string): string => `bundle:${id}:manifest`;
+export const blobKvKey = (sha: string): string => `blob:${sha}`;
+export const blobR2Key = (sha: string): string => `blobs/${sha}`;
