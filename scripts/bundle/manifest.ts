@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../../src/core/catalog/bundle";
 import { mimeFor, type Tree } from "./files";
 import { frontmatter } from "./parse";
+import { findAcronyms } from "../../src/core/catalog/search";
 import type { TreeContent } from "./types";
 
 export interface BuiltSource {
@@ -68,7 +69,13 @@ export function assemble(built: BuiltSource[]): BuiltBundle {
   );
   modules.sort((a, b) => cmp(a.name, b.name) || a.source - b.source);
 
-  const index: SearchIndex = { terms: records.map((r) => termCounts(bodies.get(`${r.source}\0${r.entry}`) ?? "")) };
+  const acronyms: Record<string, string> = {};
+  const decoder = new TextDecoder();
+  for (const f of files) findAcronyms(decoder.decode(blobs.get(f.sha256)!), acronyms);
+  const index: SearchIndex = {
+    terms: records.map((r) => termCounts(bodies.get(`${r.source}\0${r.entry}`) ?? "")),
+    acronyms: Object.fromEntries(Object.entries(acronyms).sort(([a], [b]) => cmp(a, b))),
+  };
   const indexBytes = new TextEncoder().encode(canonicalJson(index));
   const searchIndex = sha256(indexBytes);
   blobs.set(searchIndex, indexBytes);

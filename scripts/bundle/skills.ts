@@ -118,7 +118,27 @@ export function readSkillsSource(ctx: ReadContext, base: string): TreeContent {
     const r = skillRecord(ctx, out.files, s.dir, s.module);
     if (r) out.records.push(r);
   }
+  addPhases(ctx, out);
   return out;
+}
+
+/** Each module's module-help.csv names a skill's delivery phase (`plan`, `2-planning`, `ship`, `anytime`). */
+function addPhases(ctx: ReadContext, out: TreeContent): void {
+  for (const module of new Set(out.records.map((r) => r.module))) {
+    const rel = out.files.get(`${module}/module-help.csv`);
+    if (rel === undefined) continue;
+    const rows = csv(ctx.tree.text(rel) ?? "");
+    if (!rows.ok) {
+      ctx.warn(`Ignored phases in ${ctx.tree.label(rel)}: bad CSV: ${rows.error}`);
+      continue;
+    }
+    const phases = new Map<string, string>();
+    for (const row of rows.value) if (row.skill && row.phase && !phases.has(row.skill)) phases.set(row.skill, row.phase);
+    for (const r of out.records) {
+      const phase = r.module === module ? phases.get(r.name) : undefined;
+      if (phase) r.phase = phase;
+    }
+  }
 }
 
 /** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
@@ -155,6 +175,7 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!);
     if (record) out.records.push(record);
   }
+  addPhases(ctx, out);
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
 import { expect, it } from "vitest";
 import { sanitizeConfig } from "../../src/core/catalog/config.js";
+import { findAcronyms } from "../../src/core/catalog/search.js";
 import { checkBundlePath, globToRegExp, parseBmadUri } from "../../src/core/catalog/paths.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
@@ -51,4 +52,10 @@ it("matches globs per segment", () => {
   expect(globToRegExp("bmm/**/*.md").test("bmm/a/b/c.md")).toBe(true);
   expect(globToRegExp("bmm/**/*.md").test("bmm/c.md")).toBe(true);
   expect(globToRegExp("bmm/*.md").test("bmm/a/c.md")).toBe(false);
+});
+
+it("learns acronyms the content defines, either way round", () => {
+  const found: Record<string, string> = {};
+  findAcronyms("- PRD (Product Requirements Document) — required. Uses Test Driven Development (TDD). Not: API (something else)", found);
+  expect(found).toEqual({ prd: "product requirements document", tdd: "test driven development" });
 });

@@ -67,7 +67,9 @@ describe("proxy tools", () => {
     const core = await client.callTool({ name: TOOL.listWorkflows, arguments: { module: "core" } });
     expect((core.structuredContent as { workflows: unknown[] }).workflows.length).toBe(catalog.list("workflow").filter((w) => w.module === "core").length);
     const planning = await client.callTool({ name: TOOL.listWorkflows, arguments: { category: "planning" } });
-    expect((planning.structuredContent as { workflows: Array<{ category: string }> }).workflows.every((w) => w.category === "planning")).toBe(true);
+    const planned = (planning.structuredContent as { workflows: Array<{ name: string; category: string }> }).workflows;
+    expect(planned.every((w) => w.category === "planning")).toBe(true);
+    expect(planned.map((w) => w.name)).toContain("prd"); // module-help.csv says phase 2-planning
   });
 
   it("details and executes a workflow from its raw files", async () => {

@@ -81,6 +81,8 @@ export interface BundleManifest {
 /** Stored as a blob; `terms[i]` belongs to `records[i]`: lower-cased word -> count in the record's entry file body. */
 export interface SearchIndex {
   terms: Array<Record<string, number>>;
+  /** Acronyms the content itself defines, e.g. "prd" -> "product requirements document" (see findAcronyms). */
+  acronyms?: Record<string, string>;
 }
 
 /** Where an uploaded bundle lives: blobs in KV (R2 above KV_MAX_VALUE), then the manifest, then LAST the pointer. */

@@ -20,6 +20,7 @@ export class Catalog {
   private readonly byKind = new Map<RecordKind, CatalogRecord[]>();
   private readonly aliasIndex = new Map<RecordKind, Map<string, CatalogRecord[]>>();
   private readonly winnersByKind = new Map<RecordKind, CatalogRecord[]>();
+  private readonly indexOf = new Map<CatalogRecord, number>();
 
   constructor(readonly manifest: BundleManifest) {
     this.id = manifest.id;
@@ -28,6 +29,7 @@ export class Catalog {
       if (!current || this.priority(f.source) < this.priority(current.source)) this.files.set(f.path, f);
     }
     this.paths = [...this.files.keys()].sort();
+    manifest.records.forEach((r, i) => this.indexOf.set(r, i));
     const sorted = [...manifest.records].sort((a, b) => this.priority(a.source) - this.priority(b.source));
     for (const r of sorted) {
       push(this.byKind, r.kind, r);
@@ -46,6 +48,11 @@ export class Catalog {
       winners.sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
       this.winnersByKind.set(kind, winners);
     }
+  }
+
+  /** Position of a record in manifest.records (the search index is aligned with it). */
+  recordIndex(record: CatalogRecord): number {
+    return this.indexOf.get(record) ?? -1;
   }
 
   priority(sourceIndex: number): number {

@@ -15,14 +15,45 @@ export function words(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? []).filter((w) => w.length >= 2);
 }
 
+const ACRONYM_FIRST = /\b([A-Z]{2,6})\s*\(([A-Za-z][A-Za-z -]{3,80})\)/g;
+const ACRONYM_LAST = /((?:[A-Za-z]+[ -]){1,5}[A-Za-z]+)\s*\(([A-Z]{2,6})\)/g;
+
+function initials(phrase: string[]): string {
+  return phrase.map((w) => w[0]).join("");
+}
+
+/** Collects acronyms a text defines: "PRD (Product Requirements Document)" or "Product Requirements Document (PRD)". */
+export function findAcronyms(text: string, into: Record<string, string>): void {
+  for (const [, acronym, expansion] of text.matchAll(ACRONYM_FIRST)) {
+    const w = words(expansion!);
+    if (initials(w) === acronym!.toLowerCase()) into[acronym!.toLowerCase()] ??= w.join(" ");
+  }
+  for (const [, before, acronym] of text.matchAll(ACRONYM_LAST)) {
+    const w = words(before!).slice(-acronym!.length);
+    if (initials(w) === acronym!.toLowerCase()) into[acronym!.toLowerCase()] ??= w.join(" ");
+  }
+}
+
+/** Query words, plus any acronym whose expansion contains them all ("product requirements" -> prd). */
+function queryTerms(query: string, acronyms: Record<string, string> = {}): string[] {
+  const q = new Set(words(query));
+  if (q.size >= 2) {
+    for (const [acronym, expansion] of Object.entries(acronyms)) {
+      const expanded = new Set(expansion.split(" "));
+      if ([...q].every((w) => expanded.has(w))) q.add(acronym);
+    }
+  }
+  return [...q];
+}
+
 export function search(catalog: Catalog, index: SearchIndex, query: string, kinds: RecordKind[], limit = 10): SearchHit[] {
-  const q = [...new Set(words(query))];
+  const q = queryTerms(query, index.acronyms);
   if (!q.length) return [];
   const records = kinds.flatMap((k) => catalog.list(k));
-  const bodies = records.map((r) => index.terms[catalog.manifest.records.indexOf(r)] ?? {});
+  const bodies = records.map((r) => index.terms[catalog.recordIndex(r)] ?? {});
   // Inverse document frequency over the candidate set, so common words weigh little.
   const idf = new Map(q.map((w) => [w, Math.log(1 + records.length / (1 + bodies.filter((b) => (b[w] ?? 0) > 0).length))]));
-  const phrase = q.join(" ");
+  const phrase = words(query).join(" ");
   const hits: SearchHit[] = [];
   records.forEach((record, i) => {
     const name = shortName(record).toLowerCase();
