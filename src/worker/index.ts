@@ -2,7 +2,8 @@
 import { createMcpHandler } from "agents/mcp/server";
 import { Hono } from "hono";
 import { buildServer } from "../core/surface/server.js";
-import { parseToolsets } from "../core/surface/toolsets.js";
+import type { BundleReader } from "../core/surface/reader.js";
+import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { isLoopbackRequest } from "./loopback.js";
@@ -28,9 +29,22 @@ app.all("/mcp", async (c) => {
     if (error instanceof BundleMissingError) return jsonRpcError(c.req.raw, 503, error.message);
     throw error;
   }
-  const handler = createMcpHandler(() => buildServer(reader, selection.toolsets), { route: "/mcp" });
-  return handler(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+  return mcpHandler(reader, selection.toolsets)(c.req.raw, c.env, c.executionCtx as ExecutionContext);
 });
+
+// One handler per bundle and toolset selection, built on first use: the handler is per-isolate work,
+// the server it creates is per request.
+type McpHandler = ReturnType<typeof createMcpHandler>;
+const handlers = new Map<string, { reader: BundleReader; handler: McpHandler }>();
+
+function mcpHandler(reader: BundleReader, toolsets: ToolsetName[]): McpHandler {
+  const key = toolsets.join(",");
+  const cached = handlers.get(key);
+  if (cached?.reader === reader) return cached.handler;
+  const handler = createMcpHandler(() => buildServer(reader, toolsets), { route: "/mcp" });
+  handlers.set(key, { reader, handler });
+  return handler;
+}
 
 function jsonRpcError(_request: Request, status: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32602 : -32000, message } }, { status });
