@@ -1,5 +1,7 @@
 // Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
+import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
+import { withToolTable } from "../../scripts/readme-tools.js";
 import { sanitizeConfig } from "../../src/core/catalog/config.js";
 import { findAcronyms } from "../../src/core/catalog/search.js";
 import { checkBundlePath, globToRegExp, parseBmadUri } from "../../src/core/catalog/paths.js";
@@ -58,4 +60,9 @@ it("learns acronyms the content defines, either way round", () => {
   const found: Record<string, string> = {};
   findAcronyms("- PRD (Product Requirements Document) — required. Uses Test Driven Development (TDD). Not: API (something else)", found);
   expect(found).toEqual({ prd: "product requirements document", tdd: "test driven development" });
+});
+
+it("keeps the README's tool table in step with the registry (npm run docs)", () => {
+  const readme = readFileSync("README.md", "utf8");
+  expect(withToolTable(readme)).toBe(readme);
 });

@@ -2,10 +2,10 @@
 import { closest, suggestion } from "../catalog/closest.js";
 
 export const TOOLSETS = {
-  manifest: { byDefault: true, about: "the bmad command (seed 000)" },
-  proxy: { byDefault: true, about: "workflow, task and knowledge file proxy (seed 002)" },
-  contracts: { byDefault: true, about: "bmad-workflow and bmad-resources (seed 004)" },
-  agents: { byDefault: false, about: "one tool per agent, {module}-{agent} (seed 004)" },
+  manifest: { byDefault: true, about: "load any agent or workflow by name" },
+  proxy: { byDefault: true, about: "discover and run workflows, tasks and knowledge" },
+  contracts: { byDefault: true, about: "run workflows; read, list and search all content" },
+  agents: { byDefault: false, about: "one tool per agent, taking a message" },
 } as const;
 
 export type ToolsetName = keyof typeof TOOLSETS;
