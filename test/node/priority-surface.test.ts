@@ -1,0 +1,42 @@
+// Seed 000 through the MCP surface: a project tree overrides the package; the bmad tool says which
+// origin won and what else exists; resources serve the winner.
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildBundle } from "../../scripts/bundle/build";
+import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
+import { readBmadUri } from "../../src/core/surface/resources";
+import { bmadTool } from "../../src/core/surface/tools/manifest.tools";
+import { install, tempDir } from "./helpers";
+
+const MARKER = "PROJECT OVERRIDE: John speaks Klingon here.";
+const project = tempDir("priority");
+let reader: MemoryBundleReader;
+
+beforeAll(async () => {
+  await install("v6.12", project.dir);
+  appendFileSync(join(project.dir, ".claude/skills/bmad-agent-pm/SKILL.md"), `\n${MARKER}\n`);
+  const { manifest, blobs } = await buildBundle({ sources: [`project=${project.dir}`] });
+  const decoder = new TextDecoder();
+  reader = new MemoryBundleReader(manifest, (sha) => {
+    const bytes = blobs.get(sha);
+    return bytes && decoder.decode(bytes);
+  });
+}, 60_000);
+afterAll(() => project.cleanup());
+
+it("loads the project's agent and names the package candidate it overrode", async () => {
+  const out = await bmadTool.run({ command: "bmm/pm" }, reader);
+  expect(out.ok).toBe(true);
+  const text = out.ok ? out.text : "";
+  expect(text).toMatch(/^Resolved bmm\/bmad-agent-pm from project \(priority 1, /);
+  expect(text).toMatch(/Also available: bmm\/bmad-agent-pm from package \(priority 5, bmad-method@6\.12\.0\)/);
+  expect(text).toContain(MARKER);
+});
+
+it("serves the winning file for a path both trees have", async () => {
+  const read = await readBmadUri(reader, "bmad://bmm/bmad-agent-pm/SKILL.md");
+  expect(read.ok && read.text).toContain(MARKER);
+  const untouched = await readBmadUri(reader, "bmad://bmm/bmad-agent-architect/SKILL.md");
+  expect(untouched.ok && untouched.text).not.toContain(MARKER);
+});
