@@ -44,6 +44,10 @@ export async function startLocalWorker(options: { bundleDir?: string; bindings?:
       compatibilityFlags: config.compatibility_flags ?? [],
       kvNamespaces: ["BUNDLE_KV"],
       r2Buckets: ["BUNDLE_R2"],
+      durableObjects: {
+        WORKFLOW_SESSION: { className: "WorkflowSession", useSQLite: true },
+        OWNER_SESSIONS: { className: "OwnerSessions", useSQLite: true },
+      },
       bindings: { BMAD_TOOLSETS: "", ...options.bindings },
       host: "127.0.0.1",
       port: 0,

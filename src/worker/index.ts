@@ -2,11 +2,21 @@
 import { createMcpHandler } from "agents/mcp/server";
 import { Hono } from "hono";
 import { buildServer } from "../core/surface/server.js";
+import type { SurfaceDeps } from "../core/surface/deps.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { isLoopbackRequest } from "./loopback.js";
+import { DurableSessionStore } from "./session-store.js";
+
+export { OwnerSessions } from "./owner-do.js";
+export { WorkflowSession } from "./session-do.js";
+
+/** Until sign-in exists, every loopback caller is this one owner. */
+const LOCAL_OWNER = "local";
+/** Room for a 2 MiB submission from each engine plus JSON escaping. */
+const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 
 const app = new Hono<{ Bindings: Env }>();
 
@@ -29,7 +39,8 @@ app.all("/mcp", async (c) => {
     if (error instanceof BundleMissingError) return jsonRpcError(c.req.raw, 503, error.message);
     throw error;
   }
-  return mcpHandler(reader, selection.toolsets)(c.req.raw, c.env, c.executionCtx as ExecutionContext);
+  const deps: SurfaceDeps = { reader, owner: LOCAL_OWNER, sessions: new DurableSessionStore(c.env) };
+  return mcpHandler(deps, selection.toolsets)(c.req.raw, c.env, c.executionCtx as ExecutionContext);
 });
 
 // One handler per bundle and toolset selection, built on first use: the handler is per-isolate work,
@@ -37,12 +48,12 @@ app.all("/mcp", async (c) => {
 type McpHandler = ReturnType<typeof createMcpHandler>;
 const handlers = new Map<string, { reader: BundleReader; handler: McpHandler }>();
 
-function mcpHandler(reader: BundleReader, toolsets: ToolsetName[]): McpHandler {
-  const key = toolsets.join(",");
+function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
+  const key = `${deps.owner}|${toolsets.join(",")}`;
   const cached = handlers.get(key);
-  if (cached?.reader === reader) return cached.handler;
-  const handler = createMcpHandler(() => buildServer(reader, toolsets), { route: "/mcp" });
-  handlers.set(key, { reader, handler });
+  if (cached?.reader === deps.reader) return cached.handler;
+  const handler = createMcpHandler(() => buildServer(deps, toolsets), { route: "/mcp", maxRequestBodySize: MAX_REQUEST_BYTES });
+  handlers.set(key, { reader: deps.reader, handler });
   return handler;
 }
 

@@ -16,7 +16,10 @@ it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed
 
 it("keeps every seed tool name exactly", () => {
   expect(STATIC_TOOLS.map((t) => t.name).sort()).toEqual(Object.values(TOOL).sort());
-  expect(Object.values(TOOL)).toEqual(["bmad", "list_workflows", "get_workflow_details", "execute_workflow", "list_tasks", "execute_task", "get_knowledge", "bmad-workflow", "bmad-resources"]);
+  expect(Object.values(TOOL)).toEqual([
+    "bmad", "list_workflows", "get_workflow_details", "execute_workflow", "list_tasks", "execute_task", "get_knowledge",
+    "bmad-workflow", "bmad-resources", "bmad-task", "get_workflow_status", "list_sessions", "spawn_subagent_task",
+  ]);
 });
 
 it("mentions only tools that exist in descriptions", () => {

@@ -4,6 +4,7 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildBundle } from "../../scripts/bundle/build";
+import type { SurfaceDeps } from "../../src/core/surface/deps";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
 import { readBmadUri } from "../../src/core/surface/resources";
 import { bmadTool } from "../../src/core/surface/tools/manifest.tools";
@@ -11,22 +12,23 @@ import { install, tempDir } from "./helpers";
 
 const MARKER = "PROJECT OVERRIDE: John speaks Klingon here.";
 const project = tempDir("priority");
-let reader: MemoryBundleReader;
+let deps: SurfaceDeps;
 
 beforeAll(async () => {
   await install("v6.12", project.dir);
   appendFileSync(join(project.dir, ".claude/skills/bmad-agent-pm/SKILL.md"), `\n${MARKER}\n`);
   const { manifest, blobs } = await buildBundle({ sources: [`project=${project.dir}`] });
   const decoder = new TextDecoder();
-  reader = new MemoryBundleReader(manifest, (sha) => {
+  const reader = new MemoryBundleReader(manifest, (sha) => {
     const bytes = blobs.get(sha);
     return bytes && decoder.decode(bytes);
   });
+  deps = { reader, owner: "local" };
 }, 60_000);
 afterAll(() => project.cleanup());
 
 it("loads the project's agent and names the package candidate it overrode", async () => {
-  const out = await bmadTool.run({ command: "bmm/pm" }, reader);
+  const out = await bmadTool.run({ command: "bmm/pm" }, deps);
   expect(out.ok).toBe(true);
   const text = out.ok ? out.text : "";
   expect(text).toMatch(/^Resolved bmm\/bmad-agent-pm from project \(priority 1, /);
@@ -35,8 +37,8 @@ it("loads the project's agent and names the package candidate it overrode", asyn
 });
 
 it("serves the winning file for a path both trees have", async () => {
-  const read = await readBmadUri(reader, "bmad://bmm/bmad-agent-pm/SKILL.md");
+  const read = await readBmadUri(deps, "bmad://bmm/bmad-agent-pm/SKILL.md");
   expect(read.ok && read.text).toContain(MARKER);
-  const untouched = await readBmadUri(reader, "bmad://bmm/bmad-agent-architect/SKILL.md");
+  const untouched = await readBmadUri(deps, "bmad://bmm/bmad-agent-architect/SKILL.md");
   expect(untouched.ok && untouched.text).not.toContain(MARKER);
 });

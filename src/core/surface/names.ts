@@ -9,6 +9,10 @@ export const TOOL = {
   getKnowledge: "get_knowledge",
   bmadWorkflow: "bmad-workflow",
   bmadResources: "bmad-resources",
+  bmadTask: "bmad-task",
+  getWorkflowStatus: "get_workflow_status",
+  listSessions: "list_sessions",
+  spawnSubagentTask: "spawn_subagent_task",
 } as const;
 
 export const RESOURCE = {

@@ -5,12 +5,13 @@ import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
 import { RESOURCE } from "./names.js";
-import type { BundleReader } from "./reader.js";
+import type { SurfaceDeps } from "./deps.js";
 import { renderRecord } from "./render.js";
 
 export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string };
 
-export async function readBmadUri(reader: BundleReader, uri: string): Promise<ReadOutcome> {
+export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
+  const { reader } = deps;
   const { catalog } = reader;
   if (uri === RESOURCE.configCurrent) {
     return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
@@ -18,6 +19,7 @@ export async function readBmadUri(reader: BundleReader, uri: string): Promise<Re
   const checked = parseBmadUri(uri);
   if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
   const path = checked.path;
+  if (path.startsWith("sessions/")) return readSessionArtifact(deps, uri, path);
   if (path.startsWith("manifests/")) {
     const name = path.slice("manifests/".length);
     if (!MANIFEST_NAMES.includes(name as ManifestName)) {
@@ -40,14 +42,16 @@ export async function readBmadUri(reader: BundleReader, uri: string): Promise<Re
   return { ok: true, uri, mimeType: file.mime, text: await reader.readText(file) };
 }
 
-/** Completion values for a resource template variable. */
-export function completeResource(reader: BundleReader, variable: string, value: string): string[] {
-  const { catalog } = reader;
+/** Completion values for a resource template variable; `context` holds the variables already chosen. */
+export async function completeResource(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string> = {}): Promise<string[]> {
+  const { catalog } = deps.reader;
   const pool =
     variable === "agent" ? catalog.names("agent")
     : variable === "workflow" ? catalog.names("workflow")
     : variable === "name" ? [...MANIFEST_NAMES]
     : variable === "path" ? catalog.paths
+    : variable === "session_id" && deps.sessions ? (await deps.sessions.list(deps.owner, "all")).map((s) => s.task_name)
+    : variable === "file" && deps.sessions && context.session_id ? await sessionArtifacts(deps, context.session_id)
     : [];
   const prefixed = pool.filter((p) => p.startsWith(value));
   return (prefixed.length ? prefixed : closest(value, pool, 10)).slice(0, 100);
@@ -58,7 +62,13 @@ export const RESOURCE_TEMPLATES = [
   { uriTemplate: "bmad://agents/{agent}", name: "bmad-agent", description: "An agent's files with loading instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://workflows/{workflow}", name: "bmad-workflow", description: "A workflow's files with instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://manifests/{name}", name: "bmad-manifest", description: "agents, workflows, tasks or skills as CSV", mimeType: "text/csv" },
+  { uriTemplate: "bmad://sessions/{session_id}/artifacts/{file}", name: "bmad-session-artifact", description: "A delivery session's saved artifact", mimeType: "text/markdown" },
 ];
+
+async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<string[]> {
+  const found = await deps.sessions!.get(deps.owner, session);
+  return found.ok ? found.value.artifacts : [];
+}
 
 /** Static entries listed before the bundle files. */
 export function staticResources(): Array<{ uri: string; name: string; mimeType: string; description: string }> {
@@ -69,3 +79,18 @@ export function staticResources(): Array<{ uri: string; name: string; mimeType: 
 }
 
 export { bmadUri };
+
+const ARTIFACT_PATH = /^sessions\/([^/]{1,100})\/artifacts\/([^/]{1,100})$/;
+
+/** bmad://sessions/{session}/artifacts/{file}: the caller's own session artifacts only. */
+async function readSessionArtifact(deps: SurfaceDeps, uri: string, path: string): Promise<ReadOutcome> {
+  const match = ARTIFACT_PATH.exec(path);
+  if (!match) return { ok: false, error: "Session resources look like bmad://sessions/{session_id}/artifacts/{file}." };
+  if (!deps.sessions) return { ok: false, error: "This endpoint keeps no sessions." };
+  const read = await deps.sessions.readArtifact(deps.owner, match[1]!, match[2]!);
+  return read.ok ? { ok: true, uri, mimeType: "text/markdown", text: read.value } : { ok: false, error: read.error };
+}
+
+export function artifactUri(session: string, file: string): string {
+  return `bmad://sessions/${session}/artifacts/${file}`;
+}

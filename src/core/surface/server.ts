@@ -3,7 +3,7 @@
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { closest, suggestion } from "../catalog/closest.js";
-import type { BundleReader } from "./reader.js";
+import type { SurfaceDeps } from "./deps.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources, bmadUri } from "./resources.js";
 import { renderRecord } from "./render.js";
 import { surfaceFor } from "./surface.js";
@@ -16,7 +16,8 @@ export const RESOURCE_PAGE_SIZE = 200;
 
 const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 
-export function buildServer(reader: BundleReader, toolsets: ToolsetName[]): Server {
+export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
+  const { reader } = deps;
   const { catalog } = reader;
   const surface = surfaceFor(catalog, toolsets);
   const server = new Server(SERVER_INFO, {
@@ -30,11 +31,12 @@ export function buildServer(reader: BundleReader, toolsets: ToolsetName[]): Serv
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
     if (!tool) throw invalid(`Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, surface.tools.keys(), 3))}`);
-    if (JSON.stringify(args).length > MAX_ARGUMENT_BYTES) return errorResult(`Arguments for ${name} exceed ${MAX_ARGUMENT_BYTES / 1024} KB; send less.`);
+    const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
+    if (JSON.stringify(args).length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
     try {
-      const outcome = await tool.run(parsed.data, reader);
+      const outcome = await tool.run(parsed.data, deps);
       if (!outcome.ok) return errorResult(outcome.error);
       const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
       if (outcome.structured) result.structuredContent = outcome.structured;
@@ -79,17 +81,17 @@ export function buildServer(reader: BundleReader, toolsets: ToolsetName[]): Serv
 
   server.setRequestHandler("resources/read", async (request) => {
     const { uri } = request.params;
-    const out = await readBmadUri(reader, uri);
+    const out = await readBmadUri(deps, uri);
     if (!out.ok) throw new ResourceNotFoundError(uri.slice(0, 1100), out.error);
     return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }] };
   });
 
-  server.setRequestHandler("completion/complete", (request) => {
-    const { ref, argument } = request.params;
+  server.setRequestHandler("completion/complete", async (request) => {
+    const { ref, argument, context } = request.params;
     let values: string[] = [];
     if (ref.type === "ref/resource") {
       const template = RESOURCE_TEMPLATES.find((t) => t.uriTemplate === ref.uri);
-      if (template) values = completeResource(reader, argument.name.replace(/^\+/, ""), argument.value);
+      if (template) values = await completeResource(deps, argument.name.replace(/^\+/, ""), argument.value, context?.arguments);
     } else if (ref.type === "ref/prompt" && !surface.prompts.has(ref.name)) {
       throw invalid(`Unknown prompt "${ref.name.slice(0, 100)}".`);
     }

@@ -4,13 +4,15 @@ import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
 import { contractTools } from "./tools/contracts.tools.js";
 import { agentTools } from "./tools/agents.tools.js";
+import { deliveryTools } from "./tools/delivery.tools.js";
+import { kitTools } from "./tools/kit.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
-export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools];
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...kitTools];
 
 export interface Surface {
   tools: Map<string, ToolDef>;

@@ -2,7 +2,7 @@
 // their JSON Schema is converted once per isolate, never per request.
 import { z } from "zod";
 import type { ToolsetName } from "./toolsets.js";
-import type { BundleReader } from "./reader.js";
+import type { SurfaceDeps } from "./deps.js";
 import type { ToolOutcome } from "./outcome.js";
 
 export interface ToolAnnotations {
@@ -19,7 +19,9 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   input: S;
   output?: z.ZodObject;
   annotations: ToolAnnotations;
-  run(args: z.infer<S>, reader: BundleReader): Promise<ToolOutcome>;
+  /** Arguments larger than this are refused before parsing (default 64 KB). */
+  maxArgumentBytes?: number;
+  run(args: z.infer<S>, deps: SurfaceDeps): Promise<ToolOutcome>;
 }
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {

@@ -6,6 +6,8 @@ export const TOOLSETS = {
   proxy: { byDefault: true, about: "discover and run workflows, tasks and knowledge" },
   contracts: { byDefault: true, about: "run workflows; read, list and search all content" },
   agents: { byDefault: false, about: "one tool per agent, taking a message" },
+  delivery: { byDefault: true, about: "bmad-task: a PO -> Architect -> SM -> Dev -> Review -> QA delivery session" },
+  kit: { byDefault: true, about: "session status, your sessions, sub-task queue" },
 } as const;
 
 export type ToolsetName = keyof typeof TOOLSETS;

@@ -16,7 +16,7 @@ export function agentTools(catalog: Catalog): ToolDef[] {
       description: `${[agent.displayName, agent.title].filter(Boolean).join(", ") || shortName(agent)}: ${(agent.description ?? "").slice(0, 160)}`,
       input,
       annotations: READ_ONLY,
-      async run({ message }, reader) {
+      async run({ message }, { reader }) {
         return done(await renderRecord(reader, agent, { heading: "User message", body: message }));
       },
     }),

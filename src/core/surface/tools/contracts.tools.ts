@@ -22,7 +22,7 @@ export const bmadWorkflowTool = defineTool({
     context: z.string().max(16000).optional().describe("Optional context or parameters for the workflow"),
   }),
   annotations: READ_ONLY,
-  async run({ workflow, context }, reader) {
+  async run({ workflow, context }, { reader }) {
     const found = reader.catalog.resolve("workflow", workflow.replace(/^\*/, ""));
     if (!found.ok) return fail(found.error);
     return done(await renderRecord(reader, found.record, context ? { heading: "Context", body: context } : undefined));
@@ -44,12 +44,13 @@ export const bmadResourcesTool = defineTool({
     type: z.enum(["agents", "workflows", "all"]).optional().describe("For search: what to search (default all)"),
   }),
   annotations: READ_ONLY,
-  async run(args, reader) {
+  async run(args, deps) {
+    const { reader } = deps;
     const { catalog } = reader;
     switch (args.operation) {
       case "read": {
         if (!args.uri) return fail('Operation "read" needs "uri", e.g. bmad://bmm/module.yaml.');
-        const out = await readBmadUri(reader, args.uri);
+        const out = await readBmadUri(deps, args.uri);
         return out.ok ? done(out.text) : fail(out.error);
       }
       case "list": {

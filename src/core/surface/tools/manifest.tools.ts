@@ -16,7 +16,7 @@ export const bmadTool = defineTool({
     command: z.string().max(300).default("").describe("Agent name, or * then workflow name; module/ prefix optional; empty lists all"),
   }),
   annotations: READ_ONLY,
-  async run({ command }, reader) {
+  async run({ command }, { reader }) {
     const { catalog } = reader;
     const trimmed = command.trim();
     if (!trimmed) {

@@ -33,7 +33,7 @@ export const listWorkflows = defineTool({
   }),
   output: z.object({ workflows: z.array(workflowItem) }),
   annotations: READ_ONLY,
-  async run({ category, module }, { catalog }) {
+  async run({ category, module }, { reader: { catalog } }) {
     if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`);
     const workflows = catalog
       .list("workflow")
@@ -50,7 +50,7 @@ export const getWorkflowDetails = defineTool({
   description: "Get a workflow's metadata, origin and file list without loading its content.",
   input: z.object({ workflow_name: workflowName }),
   annotations: READ_ONLY,
-  async run({ workflow_name }, { catalog }) {
+  async run({ workflow_name }, { reader: { catalog } }) {
     const found = catalog.resolve("workflow", workflow_name);
     if (!found.ok) return fail(found.error);
     const r = found.record;
@@ -67,7 +67,7 @@ export const executeWorkflow = defineTool({
   description: "Load a BMAD workflow's raw files with execution instructions, then follow them.",
   input: z.object({ workflow_name: workflowName, params }),
   annotations: READ_ONLY,
-  async run({ workflow_name, params: p }, reader) {
+  async run({ workflow_name, params: p }, { reader }) {
     const found = reader.catalog.resolve("workflow", workflow_name);
     if (!found.ok) return fail(found.error);
     return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
@@ -81,7 +81,7 @@ export const listTasks = defineTool({
   input: z.object({}),
   output: z.object({ tasks: z.array(z.object({ name: z.string(), module: z.string(), description: z.string(), uri: z.string() })) }),
   annotations: READ_ONLY,
-  async run(_args, { catalog }) {
+  async run(_args, { reader: { catalog } }) {
     const tasks = catalog.list("task").map((r) => ({ name: r.name, module: r.module, description: r.description ?? r.title ?? "", uri: bmadUri(r.entry) }));
     return done(tasks.map((t) => `${t.module}/${t.name}: ${t.description}`).join("\n") || "This bundle has no tasks.", { tasks });
   },
@@ -93,7 +93,7 @@ export const executeTask = defineTool({
   description: "Load a BMAD task's raw file with instructions, then follow it.",
   input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
   annotations: READ_ONLY,
-  async run({ task_name, params: p }, reader) {
+  async run({ task_name, params: p }, { reader }) {
     const found = reader.catalog.resolve("task", task_name);
     if (!found.ok) return fail(found.error);
     return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
@@ -106,7 +106,7 @@ export const getKnowledge = defineTool({
   description: "Load a knowledge domain's files (a module's data/ or a knowledge/ folder).",
   input: z.object({ domain: z.string().min(1).max(200).describe("Knowledge domain, e.g. bmm or testarch; unknown names list the available ones") }),
   annotations: READ_ONLY,
-  async run({ domain }, reader) {
+  async run({ domain }, { reader }) {
     const found = reader.catalog.resolve("knowledge", domain);
     if (!found.ok) {
       const all = reader.catalog.names("knowledge");

@@ -1,0 +1,121 @@
+// The delivery state machine, pure: (state, action) -> new state + content to store, or an error value.
+import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
+import { parseResult, type Question } from "./score.js";
+import type { ActionName, ContentRef, SessionState, StageRecord, State } from "./session.js";
+
+export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
+
+export type Action =
+  | { type: "submit"; claude_result?: string; codex_result?: string }
+  | { type: "answer"; answers: Record<string, string> }
+  | { type: "confirm" }
+  | { type: "approve" };
+
+export interface StoreContent {
+  ref: string;
+  text: string;
+}
+
+export type Step =
+  | { ok: true; state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }
+  | { ok: false; error: string; kind: "conflict" | "invalid" };
+
+/** Which actions each state accepts (status always works). */
+export const ALLOWED: Record<State, ActionName[]> = {
+  generating: ["submit", "status"],
+  clarifying: ["answer", "status"],
+  refining: ["submit", "status"],
+  awaiting_confirmation: ["confirm", "confirm_save", "status"],
+  awaiting_approval: ["approve", "status"],
+  completed: ["status"],
+};
+
+export function newSession(init: { session_id: string; task_name: string; objective: string; owner: string; now: string }): SessionState {
+  const stages = Object.fromEntries(STAGES.map((s) => [s, { status: "pending", iteration: 0 } satisfies StageRecord])) as Record<Stage, StageRecord>;
+  stages.po = { status: "in_progress", iteration: 0 };
+  return { ...init, current_stage: "po", current_state: "generating", stages, artifacts: [], subtasks: [], revision: 1, created_at: init.now, updated_at: init.now };
+}
+
+function contentRef(ref: string, text: string, now: string): ContentRef {
+  return { ref, summary: text.slice(0, 300), size: new TextEncoder().encode(text).length, last_updated: now };
+}
+
+export function step(state: SessionState, action: Action, now: string): Step {
+  const name: ActionName = action.type;
+  if (!ALLOWED[state.current_state].includes(name)) {
+    return {
+      ok: false,
+      kind: "conflict",
+      error: `Session ${state.task_name} is ${state.current_state} at stage ${state.current_stage}; "${name}" is not allowed now. Allowed: ${ALLOWED[state.current_state].join(", ")}.`,
+    };
+  }
+  const next: SessionState = structuredClone(state);
+  next.revision += 1;
+  next.updated_at = now;
+  const stage = next.stages[next.current_stage];
+  const spec = stageSpec(next.current_stage);
+  switch (action.type) {
+    case "submit":
+      return submit(next, stage, action, now);
+    case "answer": {
+      const valid = new Map((stage.questions ?? []).map((q) => [q.id, q]));
+      const unknown = Object.keys(action.answers).filter((id) => !valid.has(id));
+      if (unknown.length) return { ok: false, kind: "invalid", error: `Unknown question id(s): ${unknown.join(", ")}. Valid: ${[...valid.keys()].join(", ") || "none"}.` };
+      if (!Object.keys(action.answers).length) return { ok: false, kind: "invalid", error: `Answer at least one question: ${[...valid.keys()].join(", ")}.` };
+      stage.answers = { ...stage.answers, ...action.answers };
+      next.current_state = "refining";
+      return { ok: true, state: next, content: [] };
+    }
+    case "confirm":
+    case "approve": {
+      stage.status = "completed";
+      if (action.type === "approve") stage.approved = true;
+      const artifact = spec.artifact && stage.final_result_ref ? { file: spec.artifact, ref: stage.final_result_ref.ref } : undefined;
+      if (artifact && !next.artifacts.includes(artifact.file)) next.artifacts.push(artifact.file);
+      const following = nextStage(next.current_stage);
+      if (!following) next.current_state = "completed";
+      else {
+        next.current_stage = following;
+        next.current_state = "generating";
+        next.stages[following] = { status: "in_progress", iteration: 0 };
+      }
+      return { ok: true, state: next, content: [], artifact };
+    }
+  }
+}
+
+function submit(next: SessionState, stage: StageRecord, action: Extract<Action, { type: "submit" }>, now: string): Step {
+  const spec = stageSpec(next.current_stage);
+  const results = (["claude", "codex"] as const)
+    .map((engine) => ({ engine, text: action[`${engine}_result`] }))
+    .filter((r): r is { engine: "claude" | "codex"; text: string } => typeof r.text === "string" && r.text.trim().length > 0);
+  if (!results.length) return { ok: false, kind: "invalid", error: "Submit needs claude_result or codex_result with the generated content." };
+  const tooBig = results.find((r) => new TextEncoder().encode(r.text).length > MAX_SUBMISSION_BYTES);
+  if (tooBig) return { ok: false, kind: "invalid", error: `${tooBig.engine}_result is over ${MAX_SUBMISSION_BYTES / 1024 / 1024} MiB; submit the document itself, not attachments.` };
+
+  stage.iteration += 1;
+  const content: StoreContent[] = [];
+  const parsed = results.map((r) => {
+    const ref = `${next.current_stage}/${stage.iteration}/${r.engine}`;
+    content.push({ ref, text: r.text });
+    stage[`${r.engine}_result_ref`] = contentRef(ref, r.text, now);
+    return { ...r, ...parseResult(r.text, [spec.output.draft, spec.output.updated]) };
+  });
+  // With both engines, the higher score wins (seed 003).
+  const best = parsed.reduce((a, b) => (b.score > a.score ? b : a));
+  const finalRef = `${next.current_stage}/${stage.iteration}/final`;
+  content.push({ ref: finalRef, text: best.document });
+  stage.final_result_ref = contentRef(finalRef, best.document, now);
+  stage.score = best.score;
+  stage.gaps = best.gaps;
+  const questions: Question[] = best.questions;
+
+  if (spec.gate.kind === "approval") next.current_state = "awaiting_approval";
+  else if (spec.gate.kind === "confirm") next.current_state = "awaiting_confirmation";
+  else if (best.score >= spec.gate.min) next.current_state = "awaiting_confirmation";
+  else if (questions.length) {
+    stage.questions = questions;
+    next.current_state = "clarifying";
+  } else next.current_state = "refining";
+  return { ok: true, state: next, content };
+}

@@ -1,0 +1,68 @@
+// Seed 003 score extraction: JSON `quality_score`, then "Quality Score: N/100", then a content estimate
+// capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
+
+export interface Question {
+  id: string;
+  question: string;
+  context?: string;
+}
+
+export interface ParsedResult {
+  score: number;
+  scoreSource: "json" | "text" | "estimate";
+  document: string;
+  gaps: string[];
+  questions: Question[];
+}
+
+const ESTIMATE_CAP = 85;
+const SECTIONS = [/executive summary|overview/i, /goals?|objectives?/i, /users?|personas?/i, /requirements?/i, /acceptance criteria/i, /risks?/i, /architecture|components?/i, /metrics?|kpi/i];
+
+function asJson(text: string): Record<string, unknown> | undefined {
+  const trimmed = text.trim();
+  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```\s*$/.exec(trimmed);
+  const candidate = fenced ? fenced[1]! : trimmed;
+  if (!candidate.startsWith("{")) return undefined;
+  try {
+    const value: unknown = JSON.parse(candidate);
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function clamp(n: number): number {
+  return Math.max(0, Math.min(100, Math.round(n)));
+}
+
+export function estimateScore(document: string): number {
+  let score = 60;
+  for (const section of SECTIONS) if (section.test(document)) score += 5;
+  if (/\d+\s*(%|ms|users|requests|seconds)/i.test(document)) score += 5;
+  return Math.min(score, ESTIMATE_CAP);
+}
+
+/** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated. */
+export function parseResult(text: string, documentKeys: string[]): ParsedResult {
+  const json = asJson(text);
+  const document =
+    (json && documentKeys.map((k) => json[k]).find((v): v is string => typeof v === "string")) ??
+    (json && Object.entries(json).find(([k, v]) => /(_draft|_updated|content|document)$/.test(k) && typeof v === "string")?.[1]) ??
+    text;
+  const gaps = Array.isArray(json?.gaps) ? json.gaps.filter((g): g is string => typeof g === "string") : [];
+  const questions: Question[] = [];
+  if (Array.isArray(json?.questions)) {
+    json.questions.forEach((q, i) => {
+      if (typeof q === "string") questions.push({ id: `q${i + 1}`, question: q });
+      else if (q && typeof q === "object" && typeof (q as Question).question === "string") {
+        const { id, question, context } = q as Question;
+        questions.push({ id: typeof id === "string" && id ? id : `q${i + 1}`, question, ...(typeof context === "string" ? { context } : {}) });
+      }
+    });
+  }
+  const base = { document: String(document), gaps, questions };
+  if (typeof json?.quality_score === "number") return { ...base, score: clamp(json.quality_score), scoreSource: "json" };
+  const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);
+  if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: json ? "json" : "text" };
+  return { ...base, score: estimateScore(base.document), scoreSource: "estimate" };
+}

@@ -1,0 +1,106 @@
+// Session state (seed 003), stored by a SessionStore; large content lives beside it, referenced here.
+import type { Stage } from "./pipeline.js";
+import type { Question } from "./score.js";
+
+export const STATES = ["generating", "clarifying", "refining", "awaiting_confirmation", "awaiting_approval", "completed"] as const;
+export type State = (typeof STATES)[number];
+
+export const ACTIONS = ["start", "submit", "answer", "confirm", "confirm_save", "approve", "status"] as const;
+export type ActionName = (typeof ACTIONS)[number];
+
+/** Where large content lives: first 300 characters, size, last update; the text is in the store. */
+export interface ContentRef {
+  ref: string;
+  summary: string;
+  size: number;
+  last_updated: string;
+}
+
+export interface StageRecord {
+  status: "pending" | "in_progress" | "completed";
+  iteration: number;
+  score?: number;
+  gaps?: string[];
+  questions?: Question[];
+  answers?: Record<string, string>;
+  claude_result_ref?: ContentRef;
+  codex_result_ref?: ContentRef;
+  final_result_ref?: ContentRef;
+  approved?: boolean;
+}
+
+export interface Subtask {
+  id: string;
+  agent: string;
+  task: string;
+  context_files: string[];
+  output_key?: string;
+  status: "queued";
+  created_at: string;
+}
+
+export interface SessionState {
+  session_id: string;
+  task_name: string;
+  objective: string;
+  owner: string;
+  current_stage: Stage;
+  current_state: State;
+  stages: Record<Stage, StageRecord>;
+  /** Saved artifact file names, in order. */
+  artifacts: string[];
+  subtasks: Subtask[];
+  /** Bumped by every change: lets a store detect a lost race. */
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A `list_sessions` row, kept in the owner's index. */
+export interface SessionSummary {
+  session_id: string;
+  task_name: string;
+  objective: string;
+  current_stage: Stage;
+  current_state: State;
+  status: "active" | "completed";
+  artifacts: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export function summarize(s: SessionState): SessionSummary {
+  return {
+    session_id: s.session_id,
+    task_name: s.task_name,
+    objective: s.objective,
+    current_stage: s.current_stage,
+    current_state: s.current_state,
+    status: s.current_state === "completed" ? "completed" : "active",
+    artifacts: s.artifacts,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
+}
+
+/** Seed 003 task names: lower-case slug of the objective, at most 50 characters. */
+export function taskSlug(objective: string): string {
+  const slug = objective
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9\s-]/g, "")
+    .trim()
+    .replace(/[\s-]+/g, "-")
+    .slice(0, 50)
+    .replace(/-+$/, "");
+  return slug || "task";
+}
+
+/** `build-user-auth`, then `build-user-auth-1`, `-2`, ... among the names an owner already has. */
+export function uniqueTaskName(objective: string, taken: Set<string>): string {
+  const base = taskSlug(objective);
+  if (!taken.has(base)) return base;
+  for (let i = 1; ; i++) if (!taken.has(`${base}-${i}`)) return `${base}-${i}`;
+}
+
+export const SESSION_ID = /^[0-9a-f]{64}$/;

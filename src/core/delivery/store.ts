@@ -1,0 +1,18 @@
+// What sessions need from storage. The Worker implements it with Durable Objects, the bridge with files.
+import type { Action } from "./machine.js";
+import type { SessionState, SessionSummary, Subtask } from "./session.js";
+
+export type Stored<T> = { ok: true; value: T } | { ok: false; kind: "not_found" | "conflict" | "invalid"; error: string };
+
+export interface SessionStore {
+  /** Creates a session owned by `owner`, with a task name unique among the owner's sessions. */
+  start(owner: string, objective: string): Promise<SessionState>;
+  /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
+  get(owner: string, session: string): Promise<Stored<SessionState>>;
+  act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
+  enqueue(owner: string, session: string, subtask: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>>;
+  /** The owner's sessions, newest first. */
+  list(owner: string, status: "all" | "active" | "completed" | "failed"): Promise<SessionSummary[]>;
+  readArtifact(owner: string, session: string, file: string): Promise<Stored<string>>;
+  readContent(owner: string, session: string, ref: string): Promise<Stored<string>>;
+}

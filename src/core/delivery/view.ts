@@ -1,0 +1,83 @@
+// The response a client sees after every bmad-task action (seed 003 fields).
+import { enginesFor, stageSpec } from "./pipeline.js";
+import type { ActionName, SessionState } from "./session.js";
+import { ALLOWED } from "./machine.js";
+
+export interface SessionView {
+  session_id: string;
+  task_name: string;
+  current_stage: string;
+  current_state: string;
+  requires_user_confirmation: boolean;
+  interaction_type: string;
+  user_message: string;
+  pending_user_actions: string[];
+  engines: string[];
+  iteration: number;
+  score?: number;
+  gaps?: string[];
+  questions?: Array<{ id: string; question: string; context?: string }>;
+  artifacts: string[];
+  subtasks: number;
+  role_prompt?: string;
+}
+
+const INTERACTION: Record<SessionState["current_state"], string> = {
+  generating: "awaiting_generation",
+  refining: "awaiting_regeneration",
+  clarifying: "user_input",
+  awaiting_confirmation: "user_decision",
+  awaiting_approval: "user_decision",
+  completed: "none",
+};
+
+function message(s: SessionState): { text: string; pending: string[] } {
+  const spec = stageSpec(s.current_stage);
+  const stage = s.stages[s.current_stage];
+  switch (s.current_state) {
+    case "generating":
+      if (s.current_stage === "dev") return { text: "Sprint plan approved. Which sprints should be implemented? Unless you say otherwise, all of them.", pending: ["specify_sprint_scope_then_generate"] };
+      return { text: `Generate the ${spec.title} with the role prompt, show it to the user, then submit.`, pending: ["generate_then_submit"] };
+    case "refining":
+      return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps, show it, then submit.`, pending: ["regenerate_then_submit"] };
+    case "clarifying":
+      return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
+    case "awaiting_confirmation":
+      return {
+        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}. Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and the next stage starts.`,
+        pending: ["confirm"],
+      };
+    case "awaiting_approval":
+      return { text: `Sprint plan ready. Ask the user to approve it; on "approve" it is saved as ${spec.artifact} and development starts.`, pending: ["approve"] };
+    case "completed":
+      return { text: `Done: all stages completed. Artifacts: ${s.artifacts.join(", ")}.`, pending: [] };
+  }
+}
+
+export function sessionView(s: SessionState, artifactUri: (file: string) => string, rolePrompt?: string): SessionView {
+  const stage = s.stages[s.current_stage];
+  const { text, pending } = message(s);
+  return {
+    session_id: s.session_id,
+    task_name: s.task_name,
+    current_stage: s.current_stage,
+    current_state: s.current_state,
+    requires_user_confirmation: s.current_state !== "completed",
+    interaction_type: INTERACTION[s.current_state],
+    user_message: text,
+    pending_user_actions: pending,
+    engines: enginesFor(stageSpec(s.current_stage), s.objective),
+    iteration: stage.iteration,
+    ...(stage.score !== undefined ? { score: stage.score } : {}),
+    ...(stage.gaps?.length ? { gaps: stage.gaps } : {}),
+    ...(s.current_state === "clarifying" && stage.questions?.length ? { questions: stage.questions } : {}),
+    artifacts: s.artifacts.map(artifactUri),
+    subtasks: s.subtasks.length,
+    ...(rolePrompt ? { role_prompt: rolePrompt } : {}),
+  };
+}
+
+/** Actions the client may send now, for error messages. */
+export function allowedActions(s: SessionState): ActionName[] {
+  return ALLOWED[s.current_state];
+}

@@ -1,0 +1,65 @@
+// Toolset `delivery` (seed 003): one bmad-task tool drives the PO -> Architect -> SM -> Dev -> Review -> QA session.
+import { z } from "zod";
+import type { Action } from "../../delivery/machine.js";
+import { ACTIONS, type SessionState } from "../../delivery/session.js";
+import type { Stored } from "../../delivery/store.js";
+import { sessionView } from "../../delivery/view.js";
+import type { SurfaceDeps } from "../deps.js";
+import { done, fail, type ToolOutcome } from "../outcome.js";
+import { artifactUri } from "../resources.js";
+import { rolePrompt } from "../role-prompt.js";
+import { TOOL } from "../names.js";
+import { defineTool } from "../tool.js";
+
+export const sessionField = z.string().min(1).max(100).describe("Session id or task name");
+const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s generated result, JSON or markdown (submit)`);
+
+/** The state a client sees, with the role prompt whenever it has to generate. */
+export async function respond(deps: SurfaceDeps, state: SessionState): Promise<ToolOutcome> {
+  const generate = state.current_state === "generating" || state.current_state === "refining";
+  const view = sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state) : undefined);
+  return done(JSON.stringify(view), view as unknown as Record<string, unknown>);
+}
+
+export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>): Promise<ToolOutcome> {
+  return outcome.ok ? respond(deps, outcome.value) : fail(outcome.error);
+}
+
+export function noSessions(): ToolOutcome {
+  return fail("This endpoint keeps no sessions.");
+}
+
+export const bmadTaskTool = defineTool({
+  name: TOOL.bmadTask,
+  toolset: "delivery",
+  description:
+    "Run a BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, then submit results, answer questions, confirm or approve. Show each result to the user and wait for their decision before confirm/approve.",
+  input: z.object({
+    action: z.enum(ACTIONS).describe("start | submit | answer | confirm | confirm_save | approve | status"),
+    session_id: sessionField.optional().describe("Session id or task name (every action but start)"),
+    objective: z.string().min(1).max(4000).optional().describe("What to build (start)"),
+    claude_result: result("Claude"),
+    codex_result: result("Codex"),
+    answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
+  }),
+  maxArgumentBytes: 5 * 1024 * 1024,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async run(args, deps) {
+    const { sessions, owner } = deps;
+    if (!sessions) return noSessions();
+    if (args.action === "start") {
+      if (!args.objective) return fail('Action "start" needs "objective", e.g. "Build user authentication".');
+      return respond(deps, await sessions.start(owner, args.objective));
+    }
+    if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
+    if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id));
+    const action: Action =
+      args.action === "submit" ? { type: "submit", claude_result: args.claude_result, codex_result: args.codex_result }
+      : args.action === "answer" ? { type: "answer", answers: args.answers ?? {} }
+      : args.action === "approve" ? { type: "approve" }
+      : { type: "confirm" }; // confirm_save is the legacy name of confirm
+    return stored(deps, await sessions.act(owner, args.session_id, action));
+  },
+});
+
+export const deliveryTools = [bmadTaskTool];

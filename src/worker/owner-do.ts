@@ -1,0 +1,55 @@
+// One Durable Object per owner: the index of their sessions (task names unique per owner, list_sessions).
+import { DurableObject } from "cloudflare:workers";
+import { newSession } from "../core/delivery/machine.js";
+import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
+import type { Env } from "./env.js";
+
+function randomId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export class OwnerSessions extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (
+      session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL)`);
+  }
+
+  /** A new session's first state, its task name reserved in the same step. */
+  reserve(owner: string, objective: string, now: string): SessionState {
+    const taken = new Set(this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions").toArray().map((r) => r.task_name));
+    const state = newSession({ session_id: randomId(), task_name: uniqueTaskName(objective, taken), objective, owner, now });
+    this.write(summarize(state), 0);
+    return state;
+  }
+
+  record(summary: SessionSummary, revision: number): void {
+    const row = this.sql.exec<{ revision: number }>("SELECT revision FROM sessions WHERE session_id = ?", summary.session_id).toArray()[0];
+    if (!row || row.revision <= revision) this.write(summary, revision);
+  }
+
+  private write(summary: SessionSummary, revision: number): void {
+    this.sql.exec(
+      "INSERT OR REPLACE INTO sessions (session_id, task_name, revision, updated_at, summary) VALUES (?, ?, ?, ?, ?)",
+      summary.session_id, summary.task_name, revision, summary.updated_at, JSON.stringify(summary),
+    );
+  }
+
+  /** A session id or task name -> the session id, if this owner has it. */
+  resolve(session: string): string | undefined {
+    const column = SESSION_ID.test(session) ? "session_id" : "task_name";
+    return this.sql.exec<{ session_id: string }>(`SELECT session_id FROM sessions WHERE ${column} = ?`, session).toArray()[0]?.session_id;
+  }
+
+  taskNames(): string[] {
+    return this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions ORDER BY updated_at DESC").toArray().map((r) => r.task_name);
+  }
+
+  list(status: "all" | "active" | "completed" | "failed"): SessionSummary[] {
+    const all = this.sql.exec<{ summary: string }>("SELECT summary FROM sessions ORDER BY updated_at DESC, rowid DESC").toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
+    return status === "all" ? all : all.filter((s) => s.status === status);
+  }
+}

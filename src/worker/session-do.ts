@@ -1,0 +1,101 @@
+// One SQLite-backed Durable Object per bmad-task session: its state, its stored content (chunked), its artifacts.
+// Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
+// the loser sees the winner's state and gets the machine's conflict error.
+import { DurableObject } from "cloudflare:workers";
+import { step, type Action } from "../core/delivery/machine.js";
+import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
+import type { Stored } from "../core/delivery/store.js";
+import type { Env } from "./env.js";
+
+const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
+
+const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: "Session not found." });
+
+export class WorkflowSession extends DurableObject<Env> {
+  private readonly sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS content (ref TEXT NOT NULL, chunk INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (ref, chunk));
+      CREATE TABLE IF NOT EXISTS artifacts (file TEXT PRIMARY KEY, ref TEXT NOT NULL);
+    `);
+  }
+
+  private load(owner: string): SessionState | undefined {
+    const row = this.sql.exec<{ json: string }>("SELECT json FROM state WHERE id = 1").toArray()[0];
+    const state = row ? (JSON.parse(row.json) as SessionState) : undefined;
+    // Someone else's session is indistinguishable from a missing one.
+    return state?.owner === owner ? state : undefined;
+  }
+
+  private save(state: SessionState): void {
+    this.sql.exec("INSERT OR REPLACE INTO state (id, json) VALUES (1, ?)", JSON.stringify(state));
+  }
+
+  private text(ref: string): string | undefined {
+    const rows = this.sql.exec<{ text: string }>("SELECT text FROM content WHERE ref = ? ORDER BY chunk", ref).toArray();
+    return rows.length ? rows.map((r) => r.text).join("") : undefined;
+  }
+
+  async create(state: SessionState): Promise<SessionState> {
+    if (!this.sql.exec("SELECT 1 FROM state").toArray().length) this.save(state);
+    return this.publish(this.load(state.owner)!);
+  }
+
+  get(owner: string): Stored<SessionState> {
+    const state = this.load(owner);
+    return state ? { ok: true, value: state } : notFound();
+  }
+
+  async act(owner: string, action: Action, now: string): Promise<Stored<SessionState>> {
+    const state = this.load(owner);
+    if (!state) return notFound();
+    const result = step(state, action, now);
+    if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
+    this.ctx.storage.transactionSync(() => {
+      for (const { ref, text } of result.content) {
+        this.sql.exec("DELETE FROM content WHERE ref = ?", ref);
+        for (let i = 0, chunk = 0; i < Math.max(text.length, 1); i += CHUNK_CHARS, chunk++) {
+          this.sql.exec("INSERT INTO content (ref, chunk, text) VALUES (?, ?, ?)", ref, chunk, text.slice(i, i + CHUNK_CHARS));
+        }
+      }
+      if (result.artifact) this.sql.exec("INSERT OR REPLACE INTO artifacts (file, ref) VALUES (?, ?)", result.artifact.file, result.artifact.ref);
+      this.save(result.state);
+    });
+    return { ok: true, value: await this.publish(result.state) };
+  }
+
+  async enqueue(owner: string, subtask: Subtask): Promise<Stored<SessionState>> {
+    const state = this.load(owner);
+    if (!state) return notFound();
+    state.subtasks.push(subtask);
+    state.revision += 1;
+    state.updated_at = subtask.created_at;
+    this.save(state);
+    return { ok: true, value: await this.publish(state) };
+  }
+
+  readArtifact(owner: string, file: string): Stored<string> {
+    const state = this.load(owner);
+    if (!state) return notFound();
+    const row = this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts WHERE file = ?", file).toArray()[0];
+    const text = row && this.text(row.ref);
+    if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
+    return { ok: true, value: text };
+  }
+
+  readContent(owner: string, ref: string): Stored<string> {
+    if (!this.load(owner)) return notFound();
+    const text = this.text(ref);
+    return text === undefined ? { ok: false, kind: "not_found", error: `No stored content "${ref}".` } : { ok: true, value: text };
+  }
+
+  /** Keeps the owner's index in step (its newest revision wins). */
+  private async publish(state: SessionState): Promise<SessionState> {
+    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(state.owner)).record(summarize(state), state.revision);
+    return state;
+  }
+}

@@ -1,0 +1,161 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { SessionView } from "../../src/core/delivery/view.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { DurableSessionStore } from "../../src/worker/session-store.js";
+import { connect, text } from "./client.js";
+import { fileText, seed } from "./setup.js";
+
+let client: Client;
+
+beforeAll(async () => {
+  await seed();
+  client = await connect();
+});
+
+async function task(args: Record<string, unknown>): Promise<SessionView> {
+  const result = await client.callTool({ name: TOOL.bmadTask, arguments: args });
+  if (result.isError) throw new Error(text(result));
+  return result.structuredContent as unknown as SessionView;
+}
+
+async function taskError(args: Record<string, unknown>): Promise<string> {
+  const result = await client.callTool({ name: TOOL.bmadTask, arguments: args });
+  expect(result.isError, text(result)).toBe(true);
+  return text(result);
+}
+
+const json = (value: unknown) => JSON.stringify(value);
+
+describe("a delivery session, start to finish", () => {
+  it("walks all six stages with clarification, both engines at po, approval and artifacts", async () => {
+    let view = await task({ action: "start", objective: "Build user authentication, use codex too" });
+    expect(view).toMatchObject({ current_stage: "po", current_state: "generating", requires_user_confirmation: true, interaction_type: "awaiting_generation", engines: ["claude", "codex"] });
+    expect(view.task_name).toMatch(/^build-user-authentication-use-codex-too(-\d+)?$/);
+    expect(view.role_prompt).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
+    expect(view.role_prompt).toContain(fileText("bmm/bmad-prd/SKILL.md"));
+    const id = view.session_id;
+
+    // Both engines: the higher score wins, its questions are asked.
+    const claude = json({ prd_draft: "# PRD draft (claude)", quality_score: 72, gaps: ["no metrics"], questions: [{ id: "q1", question: "Which identity providers?" }, { id: "q2", question: "MFA?" }] });
+    const codex = json({ prd_draft: "# PRD draft (codex)", quality_score: 64, questions: [{ id: "c1", question: "Budget?" }] });
+    view = await task({ action: "submit", session_id: id, claude_result: claude, codex_result: codex });
+    expect(view).toMatchObject({ current_state: "clarifying", score: 72, gaps: ["no metrics"], pending_user_actions: ["answer"] });
+    expect(view.questions!.map((q) => q.id)).toEqual(["q1", "q2"]);
+
+    expect(await taskError({ action: "answer", session_id: id, answers: { q9: "?" } })).toMatch(/Unknown question id\(s\): q9\. Valid: q1, q2\./);
+    expect((await task({ action: "status", session_id: id })).current_state).toBe("clarifying");
+
+    view = await task({ action: "answer", session_id: id, answers: { q1: "Google and GitHub", q2: "yes, TOTP" } });
+    expect(view.current_state).toBe("refining");
+    expect(view.role_prompt).toContain("q1: Google and GitHub");
+
+    view = await task({ action: "submit", session_id: view.task_name, claude_result: json({ prd_updated: "# PRD\nFinal requirements.", quality_score: 93 }) });
+    expect(view).toMatchObject({ current_state: "awaiting_confirmation", score: 93, interaction_type: "user_decision" });
+    view = await task({ action: "confirm", session_id: id });
+    expect(view).toMatchObject({ current_stage: "architect", current_state: "generating" });
+    expect(view.artifacts).toEqual([`bmad://sessions/${id}/artifacts/01-product-requirements.md`]);
+    expect(view.role_prompt).toContain(fileText("bmm/bmad-agent-architect/SKILL.md"));
+    expect(view.role_prompt).toContain(view.artifacts[0]);
+
+    // Text score format, legacy confirm_save.
+    view = await task({ action: "submit", session_id: id, claude_result: "# Architecture\nQuality Score: 95/100" });
+    expect(view).toMatchObject({ current_state: "awaiting_confirmation", score: 95 });
+    view = await task({ action: "confirm_save", session_id: id });
+    expect(view.current_stage).toBe("sm");
+    expect(view.role_prompt).toContain("The bundle has no sm agent");
+
+    view = await task({ action: "submit", session_id: id, claude_result: "# Sprint plan\nSprint 1: login. Sprint 2: MFA." });
+    expect(view).toMatchObject({ current_state: "awaiting_approval", pending_user_actions: ["approve"] });
+    expect(await taskError({ action: "confirm", session_id: id })).toMatch(/awaiting_approval at stage sm; "confirm" is not allowed now\. Allowed: approve, status\./);
+    view = await task({ action: "approve", session_id: id });
+    expect(view).toMatchObject({ current_stage: "dev", current_state: "generating", pending_user_actions: ["specify_sprint_scope_then_generate"], engines: ["codex"] });
+
+    for (const [stage, next] of [["dev", "review"], ["review", "qa"], ["qa", "qa"]] as const) {
+      view = await task({ action: "submit", session_id: id, codex_result: `# ${stage} result` });
+      expect(view).toMatchObject({ current_stage: stage, current_state: "awaiting_confirmation" });
+      view = await task({ action: "confirm", session_id: id });
+      if (stage !== "qa") expect(view.current_stage).toBe(next);
+    }
+    expect(view).toMatchObject({ current_state: "completed", requires_user_confirmation: false, pending_user_actions: [] });
+    expect(view.artifacts.map((u) => u.split("/").pop())).toEqual(["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-reviewed.md", "05-qa-report.md"]);
+
+    const prd = await client.readResource({ uri: view.artifacts[0]! });
+    expect((prd.contents[0] as { text: string }).text).toBe("# PRD\nFinal requirements.");
+    const byName = await client.readResource({ uri: `bmad://sessions/${view.task_name}/artifacts/05-qa-report.md` });
+    expect((byName.contents[0] as { text: string }).text).toBe("# qa result");
+
+    const sessions = await client.callTool({ name: TOOL.listSessions, arguments: { status: "completed" } });
+    expect((sessions.structuredContent as { sessions: Array<{ session_id: string }> }).sessions.map((s) => s.session_id)).toContain(id);
+  });
+});
+
+describe("sessions", () => {
+  it("give each owner unique task names", async () => {
+    const a = await task({ action: "start", objective: "Build user auth!" });
+    const b = await task({ action: "start", objective: "build   USER auth" });
+    expect(b.task_name).toBe(`${a.task_name}-1`);
+  });
+
+  it("let exactly one of two racing submits win; the other names the current state", async () => {
+    const { session_id } = await task({ action: "start", objective: "Race" });
+    const submit = (n: number) => client.callTool({ name: TOOL.bmadTask, arguments: { action: "submit", session_id, claude_result: json({ prd_draft: `draft ${n}`, quality_score: 95 }) } });
+    const results = await Promise.all([submit(1), submit(2)]);
+    expect(results.filter((r) => !r.isError)).toHaveLength(1);
+    expect(text(results.find((r) => r.isError))).toMatch(/is awaiting_confirmation at stage po; "submit" is not allowed now\. Allowed: confirm, confirm_save, status\./);
+    expect((await task({ action: "status", session_id })).iteration).toBe(1);
+  });
+
+  it("belong to their owner: anyone else gets not found", async () => {
+    const { session_id } = await task({ action: "start", objective: "Private" });
+    const store = new DurableSessionStore(env);
+    expect((await store.get("local", session_id)).ok).toBe(true);
+    expect(await store.get("mallory", session_id)).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.act("mallory", session_id, { type: "confirm" })).toMatchObject({ ok: false, kind: "not_found" });
+  });
+
+  it("show status, the newest session and queued sub-tasks", async () => {
+    const started = await task({ action: "start", objective: "Queue things" });
+    const queued = await client.callTool({ name: TOOL.spawnSubagentTask, arguments: { agent: "architect", task: "Review the data model", context_files: ["bmad://bmm/module.yaml"], run_id: started.session_id } });
+    expect((queued.structuredContent as unknown as SessionView).subtasks).toBe(1);
+    const status = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: {} });
+    expect((status.structuredContent as unknown as SessionView).session_id).toBe(started.session_id);
+    const unknownAgent = await client.callTool({ name: TOOL.spawnSubagentTask, arguments: { agent: "archtect", task: "x", run_id: started.session_id } });
+    expect(text(unknownAgent)).toMatch(/Unknown agent "archtect"\. Closest: architect/);
+  });
+
+  it("offer artifacts as a resource template with completions", async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain("bmad://sessions/{session_id}/artifacts/{file}");
+    const names = await client.complete({ ref: { type: "ref/resource", uri: "bmad://sessions/{session_id}/artifacts/{file}" }, argument: { name: "session_id", value: "build-user-auth" } });
+    expect(names.completion.values).toContain("build-user-auth");
+  });
+});
+
+describe("bad input", () => {
+  it("unknown or malformed session ids are not found, with the closest names", async () => {
+    expect(await taskError({ action: "status", session_id: "build-user-aut" })).toMatch(/Session "build-user-aut" not found\. Closest: build-user-auth/);
+    expect(await taskError({ action: "status", session_id: "0".repeat(64) })).toMatch(/not found/);
+    expect(await taskError({ action: "submit", session_id: "../../etc" })).toMatch(/not found/);
+    await expect(client.readResource({ uri: "bmad://sessions/nope/artifacts/01-product-requirements.md" })).rejects.toThrow(/not found/);
+  });
+
+  it("names what is missing", async () => {
+    expect(await taskError({ action: "start" })).toMatch(/needs "objective"/);
+    expect(await taskError({ action: "submit" })).toMatch(/needs "session_id"/);
+    expect(await taskError({ action: "launch", session_id: "x" })).toMatch(/"action": Invalid option/);
+  });
+
+  it("refuses a submission over 2 MiB and leaves the state unchanged", async () => {
+    const { session_id } = await task({ action: "start", objective: "Big" });
+    expect(await taskError({ action: "submit", session_id, claude_result: "x".repeat(2 * 1024 * 1024 + 1) })).toMatch(/claude_result is over 2 MiB/);
+    expect(await task({ action: "status", session_id })).toMatchObject({ current_state: "generating", iteration: 0 });
+  });
+
+  it("refuses actions the state does not allow, naming the allowed ones", async () => {
+    const { session_id } = await task({ action: "start", objective: "Order" });
+    expect(await taskError({ action: "approve", session_id })).toMatch(/is generating at stage po; "approve" is not allowed now\. Allowed: submit, status\./);
+    expect(await taskError({ action: "answer", session_id, answers: { q1: "x" } })).toMatch(/Allowed: submit, status/);
+  });
+});
