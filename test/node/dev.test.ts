@@ -1,38 +1,74 @@
-// The README's `npm run dev`: bundle, upload to local KV/R2, wrangler dev; then a real SDK client over HTTP.
+// The README's `npm run dev` (bundle, upload to local KV/R2, wrangler dev), driven by a real SDK client;
+// then wrangler dev stopped mid-session and started again (`npm run dev:serve`) continues the session.
 import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, expect, it } from "vitest";
 
 const PORT = 18787;
+const BASE = `http://127.0.0.1:${PORT}`;
 let dev: ChildProcess | undefined;
 let log = "";
 
-afterAll(() => {
-  if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
-});
+function startDev(script: "dev" | "dev:serve"): void {
+  log = "";
+  dev = spawn("npm", ["run", script], { env: { ...process.env, BMAD_DEV_PORT: String(PORT) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  dev.stdout!.on("data", (d) => (log += d));
+  dev.stderr!.on("data", (d) => (log += d));
+}
 
-async function waitForReady(url: string, ms: number): Promise<void> {
+async function stopDev(): Promise<void> {
+  const child = dev;
+  if (!child?.pid || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  process.kill(-child.pid, "SIGTERM");
+  await exited;
+  // The port is free once nothing answers on it.
+  while (await fetch(`${BASE}/healthz`).then(() => true, () => false)) await new Promise((r) => setTimeout(r, 100));
+}
+
+afterAll(stopDev);
+
+async function waitForReady(ms: number): Promise<void> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (dev?.exitCode !== null && dev?.exitCode !== undefined) throw new Error(`npm run dev exited ${dev.exitCode}:\n${log.slice(-2000)}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
-    if (ok) return;
+    if (await fetch(`${BASE}/healthz`).then((r) => r.ok, () => false)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`npm run dev did not answer in ${ms} ms:\n${log.slice(-2000)}`);
 }
 
-it("npm run dev serves the bundled BMAD content at /mcp", async () => {
-  dev = spawn("npm", ["run", "dev"], { env: { ...process.env, BMAD_DEV_PORT: String(PORT) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  dev.stdout!.on("data", (d) => (log += d));
-  dev.stderr!.on("data", (d) => (log += d));
-  await waitForReady(`http://127.0.0.1:${PORT}/healthz`, 90_000);
+async function connect(): Promise<Client> {
   const client = new Client({ name: "dev-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${PORT}/mcp`)));
-  const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
-  expect(prompts).toContain("bmad-analyst");
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`)));
+  return client;
+}
+
+const view = (r: { structuredContent?: unknown }) => r.structuredContent as { session_id: string; current_state: string; current_stage: string; artifacts: string[] };
+
+it("npm run dev serves the bundled BMAD content, and a session survives a restart", async () => {
+  startDev("dev");
+  await waitForReady(90_000);
+  let client = await connect();
+  expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("bmad-analyst");
   const read = await client.readResource({ uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
   expect((read.contents[0] as { text: string }).text).toContain("name: bmad-agent-analyst");
+
+  const started = view(await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Survive a restart" } }));
+  const submit = { action: "submit", session_id: started.session_id, claude_result: JSON.stringify({ prd_draft: "# PRD kept across restarts", quality_score: 95 }) };
+  await client.callTool({ name: "bmad-task", arguments: submit });
+  const confirmed = view(await client.callTool({ name: "bmad-task", arguments: { action: "confirm", session_id: started.session_id } }));
+  expect(confirmed.current_stage).toBe("architect");
   await client.close();
-}, 120_000);
+
+  await stopDev();
+  startDev("dev:serve");
+  await waitForReady(60_000);
+  client = await connect();
+  const after = view(await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: started.session_id } }));
+  expect(after).toMatchObject({ current_stage: "architect", current_state: "generating" });
+  const prd = await client.readResource({ uri: after.artifacts[0]! });
+  expect((prd.contents[0] as { text: string }).text).toBe("# PRD kept across restarts");
+  await client.close();
+}, 180_000);
