@@ -9,7 +9,8 @@ import type { Env } from "./env.js";
 
 const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
 
-const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: "Session not found." });
+export const SESSION_NOT_FOUND = "Session not found.";
+const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: SESSION_NOT_FOUND });
 
 export class WorkflowSession extends DurableObject<Env> {
   private readonly sql: SqlStorage;

@@ -1,9 +1,10 @@
 // SessionStore over Durable Objects: the owner's index resolves names, each session's own object holds it.
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { Action } from "../core/delivery/machine.js";
-import type { SessionState } from "../core/delivery/session.js";
+import { SESSION_ID, type SessionState } from "../core/delivery/session.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
 import type { Env } from "./env.js";
+import { SESSION_NOT_FOUND, type WorkflowSession } from "./session-do.js";
 
 export class DurableSessionStore implements SessionStore {
   constructor(private readonly env: Env) {}
@@ -16,14 +17,26 @@ export class DurableSessionStore implements SessionStore {
     return this.env.WORKFLOW_SESSION.get(this.env.WORKFLOW_SESSION.idFromName(id));
   }
 
-  /** Resolves an id or task name among the owner's sessions; unknown -> not found with the closest names. */
+  /** A session id goes straight to its object (which checks the owner); a task name goes through the index. */
   private async locate(owner: string, session: string): Promise<Stored<string>> {
-    const index = this.index(owner);
-    const id = await index.resolve(session);
-    if (id) return { ok: true, value: id };
-    const names = await index.taskNames();
+    if (SESSION_ID.test(session)) return { ok: true, value: session };
+    const id = await this.index(owner).resolve(session);
+    return id ? { ok: true, value: id } : this.notFound(owner, session);
+  }
+
+  /** Not found, with the closest of the owner's task names. */
+  private async notFound(owner: string, session: string): Promise<Stored<never>> {
+    const names = await this.index(owner).taskNames();
     const hint = names.length ? suggestion(closest(session, names, 3)) : ' You have no sessions: start one with bmad-task action "start".';
     return { ok: false, kind: "not_found", error: `Session "${session.slice(0, 100)}" not found.${hint}` };
+  }
+
+  /** Runs `op` on the session's object; its not-found gets the same helpful message. */
+  private async on<T>(owner: string, session: string, op: (stub: DurableObjectStub<WorkflowSession>) => Promise<Stored<T>>): Promise<Stored<T>> {
+    const id = await this.locate(owner, session);
+    if (!id.ok) return id;
+    const out = await op(this.session(id.value));
+    return !out.ok && out.kind === "not_found" && out.error === SESSION_NOT_FOUND ? this.notFound(owner, session) : out;
   }
 
   async start(owner: string, objective: string): Promise<SessionState> {
@@ -31,34 +44,28 @@ export class DurableSessionStore implements SessionStore {
     return this.session(state.session_id).create(state);
   }
 
-  async get(owner: string, session: string): Promise<Stored<SessionState>> {
-    const id = await this.locate(owner, session);
-    return id.ok ? this.session(id.value).get(owner) : id;
+  get(owner: string, session: string): Promise<Stored<SessionState>> {
+    return this.on(owner, session, (s) => s.get(owner));
   }
 
-  async act(owner: string, session: string, action: Action): Promise<Stored<SessionState>> {
-    const id = await this.locate(owner, session);
-    return id.ok ? this.session(id.value).act(owner, action, new Date().toISOString()) : id;
+  act(owner: string, session: string, action: Action): Promise<Stored<SessionState>> {
+    return this.on(owner, session, (s) => s.act(owner, action, new Date().toISOString()));
   }
 
-  async enqueue(owner: string, session: string, task: { agent: string; task: string; context_files: string[]; output_key?: string }): Promise<Stored<SessionState>> {
-    const id = await this.locate(owner, session);
-    if (!id.ok) return id;
-    const created_at = new Date().toISOString();
-    return this.session(id.value).enqueue(owner, { id: crypto.randomUUID(), status: "queued", created_at, ...task });
+  enqueue(owner: string, session: string, task: { agent: string; task: string; context_files: string[]; output_key?: string }): Promise<Stored<SessionState>> {
+    const subtask = { id: crypto.randomUUID(), status: "queued" as const, created_at: new Date().toISOString(), ...task };
+    return this.on(owner, session, (s) => s.enqueue(owner, subtask));
   }
 
   list(owner: string, status: "all" | "active" | "completed" | "failed") {
     return this.index(owner).list(status);
   }
 
-  async readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {
-    const id = await this.locate(owner, session);
-    return id.ok ? this.session(id.value).readArtifact(owner, file) : id;
+  readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {
+    return this.on(owner, session, (s) => s.readArtifact(owner, file));
   }
 
-  async readContent(owner: string, session: string, ref: string): Promise<Stored<string>> {
-    const id = await this.locate(owner, session);
-    return id.ok ? this.session(id.value).readContent(owner, ref) : id;
+  readContent(owner: string, session: string, ref: string): Promise<Stored<string>> {
+    return this.on(owner, session, (s) => s.readContent(owner, ref));
   }
 }

@@ -45,7 +45,7 @@ async function connect(): Promise<Client> {
   return client;
 }
 
-const view = (r: { structuredContent?: unknown }) => r.structuredContent as { session_id: string; current_state: string; current_stage: string; artifacts: string[] };
+const view = (r: unknown) => (r as { structuredContent?: unknown }).structuredContent as { session_id: string; current_state: string; current_stage: string; artifacts: string[] };
 
 it("npm run dev serves the bundled BMAD content, and a session survives a restart", async () => {
   startDev("dev");

@@ -121,6 +121,9 @@ describe("sessions", () => {
     expect((queued.structuredContent as unknown as SessionView).subtasks).toBe(1);
     const status = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: {} });
     expect((status.structuredContent as unknown as SessionView).session_id).toBe(started.session_id);
+    // get_workflow_status carries the role prompt to resume from another client; bmad-task status stays light.
+    expect((status.structuredContent as unknown as SessionView).role_prompt).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
+    expect((await task({ action: "status", session_id: started.session_id })).role_prompt).toBeUndefined();
     const unknownAgent = await client.callTool({ name: TOOL.spawnSubagentTask, arguments: { agent: "archtect", task: "x", run_id: started.session_id } });
     expect(text(unknownAgent)).toMatch(/Unknown agent "archtect"\. Closest: architect/);
   });

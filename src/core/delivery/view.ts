@@ -1,7 +1,6 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
 import { enginesFor, stageSpec } from "./pipeline.js";
-import type { ActionName, SessionState } from "./session.js";
-import { ALLOWED } from "./machine.js";
+import type { SessionState } from "./session.js";
 
 export interface SessionView {
   session_id: string;
@@ -37,7 +36,7 @@ function message(s: SessionState): { text: string; pending: string[] } {
   switch (s.current_state) {
     case "generating":
       if (s.current_stage === "dev") return { text: "Sprint plan approved. Which sprints should be implemented? Unless you say otherwise, all of them.", pending: ["specify_sprint_scope_then_generate"] };
-      return { text: `Generate the ${spec.title} with the role prompt, show it to the user, then submit.`, pending: ["generate_then_submit"] };
+      return { text: `Generate the ${spec.title} with the role prompt (get_workflow_status has it), show it to the user, then submit.`, pending: ["generate_then_submit"] };
     case "refining":
       return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps, show it, then submit.`, pending: ["regenerate_then_submit"] };
     case "clarifying":
@@ -77,7 +76,3 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
   };
 }
 
-/** Actions the client may send now, for error messages. */
-export function allowedActions(s: SessionState): ActionName[] {
-  return ALLOWED[s.current_state];
-}

@@ -14,15 +14,15 @@ import { defineTool } from "../tool.js";
 export const sessionField = z.string().min(1).max(100).describe("Session id or task name");
 const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s generated result, JSON or markdown (submit)`);
 
-/** The state a client sees, with the role prompt whenever it has to generate. */
-export async function respond(deps: SurfaceDeps, state: SessionState): Promise<ToolOutcome> {
-  const generate = state.current_state === "generating" || state.current_state === "refining";
+/** The state a client sees; with the role prompt whenever it has to generate, unless `light` (seed 003 status). */
+export async function respond(deps: SurfaceDeps, state: SessionState, light = false): Promise<ToolOutcome> {
+  const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
   const view = sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state) : undefined);
   return done(JSON.stringify(view), view as unknown as Record<string, unknown>);
 }
 
-export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>): Promise<ToolOutcome> {
-  return outcome.ok ? respond(deps, outcome.value) : fail(outcome.error);
+export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>, light = false): Promise<ToolOutcome> {
+  return outcome.ok ? respond(deps, outcome.value, light) : fail(outcome.error);
 }
 
 export function noSessions(): ToolOutcome {
@@ -52,7 +52,8 @@ export const bmadTaskTool = defineTool({
       return respond(deps, await sessions.start(owner, args.objective));
     }
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
-    if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id));
+    // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
+    if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id), true);
     const action: Action =
       args.action === "submit" ? { type: "submit", claude_result: args.claude_result, codex_result: args.codex_result }
       : args.action === "answer" ? { type: "answer", answers: args.answers ?? {} }
