@@ -42,7 +42,7 @@ export async function startLocalWorker(options: { bundleDir?: string; bindings?:
       scriptPath,
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags ?? [],
-      kvNamespaces: ["BUNDLE_KV"],
+      kvNamespaces: ["BUNDLE_KV", "OAUTH_KV"],
       r2Buckets: ["BUNDLE_R2"],
       durableObjects: {
         WORKFLOW_SESSION: { className: "WorkflowSession", useSQLite: true },

@@ -1,3 +1,4 @@
+import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { OwnerSessions } from "./owner-do.js";
 import type { WorkflowSession } from "./session-do.js";
 
@@ -6,6 +7,24 @@ export interface Env {
   BUNDLE_R2: R2Bucket;
   WORKFLOW_SESSION: DurableObjectNamespace<WorkflowSession>;
   OWNER_SESSIONS: DurableObjectNamespace<OwnerSessions>;
+  /** Grants, tokens and consent state of the OAuth provider. */
+  OAUTH_KV: KVNamespace;
+  /** Injected by the OAuth provider into the default handler. */
+  OAUTH_PROVIDER?: OAuthHelpers;
   /** Default toolsets for /mcp without ?toolsets=. */
   BMAD_TOOLSETS?: string;
+  /** Sign-in settings: see auth/config.ts and the README. Secrets come from `wrangler secret put`. */
+  PUBLIC_URL?: string;
+  AUTH_UPSTREAM?: string;
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  OIDC_CLIENT_SECRET?: string;
+  GITHUB_CLIENT_ID?: string;
+  GITHUB_CLIENT_SECRET?: string;
+  GITHUB_URL?: string;
+  GITHUB_API_URL?: string;
+  ALLOWED_EMAILS?: string;
+  ALLOWED_EMAIL_DOMAINS?: string;
+  ALLOWED_GITHUB_ORG?: string;
+  ACCESS_TOKEN_TTL?: string;
 }

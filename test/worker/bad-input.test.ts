@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
-import { connect, ORIGIN, text, workerFetch } from "./client.js";
+import { authedFetch, connect, ORIGIN, text } from "./client.js";
 import { seed } from "./setup.js";
 
 let client: Client;
@@ -66,8 +66,8 @@ describe("arguments are validated at the edge", () => {
 });
 
 describe("the HTTP edge", () => {
-  const initialize = (headers: Record<string, string>, url = `${ORIGIN}/mcp`) =>
-    workerFetch(url, {
+  const initialize = async (headers: Record<string, string>, url = `${ORIGIN}/mcp`) =>
+    (await authedFetch())(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
@@ -79,13 +79,9 @@ describe("the HTTP edge", () => {
 
   it("refuses a foreign Origin or Host with 403", async () => {
     expect((await initialize({ origin: "https://evil.example" })).status).toBe(403);
-    expect((await initialize({ host: "evil.example" }, "http://evil.example/mcp")).status).toBe(403);
-  });
-
-  it("refuses non-loopback clients until sign-in exists", async () => {
-    const res = await initialize({ "cf-connecting-ip": "203.0.113.9" });
-    expect(res.status).toBe(403);
-    expect(await res.text()).toMatch(/loopback clients only/);
+    const foreignHost = await initialize({ host: "evil.example" }, "http://evil.example/mcp");
+    expect(foreignHost.status).toBe(403);
+    expect(await foreignHost.text()).toMatch(/does not answer for evil\.example/);
   });
 
   it("names an unknown toolset and the closest ones", async () => {

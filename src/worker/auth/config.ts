@@ -1,0 +1,81 @@
+// Sign-in configuration from env, validated once: which upstream identity provider, the public origin,
+// access rules. Anything missing for a deployment fails closed: no upstream, no tokens.
+import { z } from "zod";
+import type { Env } from "../env.js";
+import { isLoopbackHost } from "../loopback.js";
+
+const list = z
+  .string()
+  .optional()
+  .transform((v) => (v ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean));
+
+const EnvSchema = z.object({
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional().or(z.literal("").transform(() => undefined)),
+  AUTH_UPSTREAM: z.enum(["oidc", "github", "local", ""]).optional(),
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  GITHUB_URL: z.url().default("https://github.com"),
+  GITHUB_API_URL: z.url().default("https://api.github.com"),
+  ALLOWED_EMAILS: list,
+  ALLOWED_EMAIL_DOMAINS: list,
+  ALLOWED_GITHUB_ORG: z.string().trim().optional(),
+  ACCESS_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(3600),
+});
+
+export interface AccessRules {
+  emails: string[];
+  domains: string[];
+  githubOrg?: string;
+}
+
+export type Upstream =
+  | { kind: "local" }
+  | { kind: "oidc"; issuer: string; clientId: string; clientSecret: string }
+  | { kind: "github"; clientId: string; clientSecret: string; web: string; api: string };
+
+export interface AuthConfig {
+  upstream: Upstream;
+  access: AccessRules;
+  accessTokenTTL: number;
+}
+
+export type ConfigResult = { ok: true; config: AuthConfig } | { ok: false; error: string };
+
+/** The auth configuration for a request reaching this Worker at `host`. */
+export function authConfig(env: Env, host: string): ConfigResult {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) return { ok: false, error: `Sign-in is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}.` };
+  const e = parsed.data;
+  const access: AccessRules = { emails: e.ALLOWED_EMAILS, domains: e.ALLOWED_EMAIL_DOMAINS, ...(e.ALLOWED_GITHUB_ORG ? { githubOrg: e.ALLOWED_GITHUB_ORG } : {}) };
+  const base = { access, accessTokenTTL: e.ACCESS_TOKEN_TTL };
+  const kind = e.AUTH_UPSTREAM || (isLoopbackHost(host) ? "local" : undefined);
+  switch (kind) {
+    case "local":
+      // The local consent page signs in one fixed user: loopback only, whatever the configuration says.
+      if (!isLoopbackHost(host)) return { ok: false, error: "The local sign-in page only serves loopback hosts (127.0.0.1, localhost)." };
+      return { ok: true, config: { ...base, upstream: { kind: "local" } } };
+    case "oidc":
+      if (!e.OIDC_ISSUER || !e.OIDC_CLIENT_ID || !e.OIDC_CLIENT_SECRET) return { ok: false, error: "AUTH_UPSTREAM=oidc needs OIDC_ISSUER, OIDC_CLIENT_ID and the OIDC_CLIENT_SECRET secret." };
+      return { ok: true, config: { ...base, upstream: { kind: "oidc", issuer: e.OIDC_ISSUER.replace(/\/$/, ""), clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET } } };
+    case "github":
+      if (!e.GITHUB_CLIENT_ID || !e.GITHUB_CLIENT_SECRET) return { ok: false, error: "AUTH_UPSTREAM=github needs GITHUB_CLIENT_ID and the GITHUB_CLIENT_SECRET secret." };
+      // Any GitHub account could sign in otherwise: a rule is required.
+      if (!access.githubOrg && !access.emails.length && !access.domains.length) return { ok: false, error: "AUTH_UPSTREAM=github needs an access rule: ALLOWED_GITHUB_ORG, ALLOWED_EMAILS or ALLOWED_EMAIL_DOMAINS." };
+      return { ok: true, config: { ...base, upstream: { kind: "github", clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET, web: e.GITHUB_URL.replace(/\/$/, ""), api: e.GITHUB_API_URL.replace(/\/$/, "") } } };
+    default:
+      return { ok: false, error: "No identity provider is configured: set AUTH_UPSTREAM to oidc or github (see README, Deploy)." };
+  }
+}
+
+/** Allowed when no rule is set (the upstream itself is the boundary), or when any rule matches. */
+export function isAllowed(access: AccessRules, who: { email?: string; emailVerified?: boolean; orgMember?: boolean }): boolean {
+  const rules = access.emails.length + access.domains.length + (access.githubOrg ? 1 : 0);
+  if (!rules) return true;
+  if (who.orgMember) return true;
+  const email = who.emailVerified === false ? undefined : who.email?.toLowerCase();
+  if (!email) return false;
+  return access.emails.includes(email) || access.domains.includes(email.slice(email.lastIndexOf("@") + 1));
+}

@@ -1,0 +1,38 @@
+// GitHub upstream: OAuth app code flow with PKCE, the user, their verified email, and org membership.
+import { z } from "zod";
+import type { Upstream } from "./config.js";
+import type { Identity } from "./identity.js";
+
+type GitHub = Extract<Upstream, { kind: "github" }>;
+
+export function githubAuthorizeUrl(up: GitHub, p: { redirectUri: string; state: string; challenge: string }): string {
+  const url = new URL(`${up.web}/login/oauth/authorize`);
+  const params = { client_id: up.clientId, redirect_uri: p.redirectUri, scope: "read:user user:email read:org", state: p.state, code_challenge: p.challenge, code_challenge_method: "S256" };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return url.href;
+}
+
+const Token = z.object({ access_token: z.string().min(1) });
+const User = z.object({ id: z.number(), login: z.string(), name: z.string().nullish() });
+const Emails = z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() }));
+
+export async function githubIdentity(up: GitHub, org: string | undefined, p: { code: string; verifier: string; redirectUri: string }): Promise<Identity> {
+  const res = await fetch(`${up.web}/login/oauth/access_token`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
+    body: new URLSearchParams({ client_id: up.clientId, client_secret: up.clientSecret, code: p.code, redirect_uri: p.redirectUri, code_verifier: p.verifier }),
+  });
+  const token = Token.safeParse(await res.json().catch(() => ({})));
+  if (!res.ok || !token.success) throw new Error("GitHub refused the sign-in code.");
+  const api = (path: string) =>
+    fetch(`${up.api}${path}`, { headers: { authorization: `Bearer ${token.data.access_token}`, accept: "application/vnd.github+json", "user-agent": "bmad-mcp" } });
+  const user = User.parse(await (await api("/user")).json());
+  const emails = Emails.safeParse(await (await api("/user/emails")).json());
+  const primary = emails.success ? emails.data.find((e) => e.primary && e.verified) : undefined;
+  let orgMember = false;
+  if (org) {
+    const membership = await api(`/user/memberships/orgs/${encodeURIComponent(org)}`);
+    orgMember = membership.ok && (await membership.json() as { state?: string }).state === "active";
+  }
+  return { subject: `github:${user.id}`, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), orgMember };
+}

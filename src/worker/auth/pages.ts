@@ -1,0 +1,132 @@
+// The sign-in pages: /authorize shows consent (then signs in locally or hands off to the upstream),
+// /callback finishes the upstream sign-in, checks the access rules and completes the authorization.
+import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { Hono } from "hono";
+import type { Env } from "../env.js";
+import { authConfig, isAllowed, type AuthConfig } from "./config.js";
+import { githubAuthorizeUrl, githubIdentity } from "./github.js";
+import { LOCAL_IDENTITY, randomToken, s256, SCOPES, type Identity, type Props } from "./identity.js";
+import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
+
+const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store",
+};
+
+function page(status: number, title: string, body: string, headers?: Headers): Response {
+  const h = new Headers(headers);
+  for (const [k, v] of Object.entries(PAGE_HEADERS)) h.set(k, v);
+  const html = `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>
+<style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}button{font:inherit;padding:.4rem 1rem}</style>
+<h1>${escape(title)}</h1>${body}`;
+  return new Response(html, { status, headers: h });
+}
+
+function consentPage(d: ConsentDescription, handle: string, who: string): string {
+  const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
+  const scopes = [...new Set([...d.scope, SCOPES.read, SCOPES.write])]
+    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}</label>`)
+    .join("<br>");
+  return `<p><strong>${escape(d.clientName)}</strong> asks to use the BMAD MCP server as ${escape(who)}.</p>
+<p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>
+${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : ""}
+<form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
+<p>${scopes}</p><p>bmad:read reads BMAD content; bmad:write keeps your sessions and project state.</p>
+<p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
+}
+
+function props(identity: Identity, upstream: Props["upstream"]): Props {
+  return { userId: identity.subject, upstream, ...(identity.email ? { email: identity.email } : {}), ...(identity.name ? { name: identity.name } : {}) };
+}
+
+type Ctx = { Bindings: Env; Variables: { config: AuthConfig; oauth: OAuthHelpers } };
+
+export const authPages = new Hono<Ctx>();
+
+// Every sign-in route needs a configured upstream: fail closed otherwise.
+authPages.use("/authorize", gate);
+authPages.use("/callback", gate);
+
+async function gate(c: import("hono").Context<Ctx>, next: () => Promise<void>) {
+  const result = authConfig(c.env, new URL(c.req.url).hostname);
+  if (!result.ok) return page(503, "Sign-in is not available", `<p>${escape(result.error)}</p>`);
+  if (!c.env.OAUTH_PROVIDER) throw new Error("OAuth helpers missing: the Worker must be wrapped by OAuthProvider.");
+  c.set("config", result.config);
+  c.set("oauth", c.env.OAUTH_PROVIDER);
+  return next();
+}
+
+authPages.onError((error) => {
+  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
+    const message = error instanceof AuthorizationError ? error.description : "This app could not be verified.";
+    return page(400, "Sign-in failed", `<p>${escape(message ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
+  }
+  throw error;
+});
+
+authPages.get("/authorize", async (c) => {
+  const oauth = c.get("oauth");
+  const request = await oauth.parseAuthRequest(c.req.raw);
+  const details = await oauth.describeConsent(request);
+  const consent = await oauth.beginConsent(request);
+  const who = c.get("config").upstream.kind === "local" ? "the local user" : "you (you sign in next)";
+  return page(200, `Allow ${details.clientName}?`, consentPage(details, consent.handle, who), consent.headers);
+});
+
+authPages.post("/authorize", async (c) => {
+  const oauth = c.get("oauth");
+  const { upstream } = c.get("config");
+  const form = await c.req.formData();
+  const handle = String(form.get("handle") ?? "");
+  if (form.get("decision") !== "approve") {
+    const denied = await oauth.denyConsent(c.req.raw, handle);
+    return new Response(null, { status: 302, headers: denied.headers });
+  }
+  const approved = await oauth.approveConsent(c.req.raw, handle, { scope: form.getAll("scope").map(String) });
+  if (upstream.kind === "local") {
+    const { redirectTo } = await oauth.completeAuthorization({
+      request: approved.request, userId: LOCAL_IDENTITY.subject, metadata: {}, scope: approved.request.scope, props: props(LOCAL_IDENTITY, "local"),
+    });
+    approved.headers.set("Location", redirectTo);
+    return new Response(null, { status: 302, headers: approved.headers });
+  }
+  const verifier = randomToken();
+  const nonce = randomToken();
+  const { state, headers } = await oauth.beginUpstream(approved.request, { data: { verifier, nonce }, headers: approved.headers });
+  const redirectUri = new URL("/callback", c.req.url).href;
+  const challenge = await s256(verifier);
+  headers.set("Location", upstream.kind === "oidc" ? await oidcAuthorizeUrl(upstream, { redirectUri, state, challenge, nonce }) : githubAuthorizeUrl(upstream, { redirectUri, state, challenge }));
+  return new Response(null, { status: 302, headers });
+});
+
+authPages.get("/callback", async (c) => {
+  const oauth = c.get("oauth");
+  const { upstream, access } = c.get("config");
+  const { request: original, data, headers } = await oauth.finishUpstream<{ verifier: string; nonce: string }>(c.req.raw);
+  const code = c.req.query("code");
+  if (c.req.query("error") || !code) {
+    headers.set("Location", authorizationErrorRedirect(original, "access_denied"));
+    return new Response(null, { status: 302, headers });
+  }
+  const redirectUri = new URL("/callback", c.req.url).href;
+  let identity: Identity;
+  try {
+    identity =
+      upstream.kind === "oidc" ? await oidcIdentity(upstream, { code, verifier: data.verifier, nonce: data.nonce, redirectUri })
+      : upstream.kind === "github" ? await githubIdentity(upstream, access.githubOrg, { code, verifier: data.verifier, redirectUri })
+      : LOCAL_IDENTITY;
+  } catch (error) {
+    return page(502, "Sign-in failed", `<p>${escape(error instanceof Error ? error.message : "The identity provider did not confirm who you are.")}</p>`, headers);
+  }
+  if (!isAllowed(access, identity)) {
+    return page(403, "Not allowed", `<p>${escape(identity.email ?? identity.subject)} is not allowed on this server. Ask its administrator to add you.</p>`, headers);
+  }
+  const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind) });
+  headers.set("Location", redirectTo);
+  return new Response(null, { status: 302, headers });
+});

@@ -1,0 +1,71 @@
+// /mcp behind the OAuth provider: the signed-in user owns sessions; writing tools need bmad:write.
+import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { createMcpHandler } from "agents/mcp/server";
+import type { SurfaceDeps } from "../core/surface/deps.js";
+import type { BundleReader } from "../core/surface/reader.js";
+import { buildServer } from "../core/surface/server.js";
+import { STATIC_TOOLS } from "../core/surface/surface.js";
+import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
+import { PropsSchema, SCOPES } from "./auth/identity.js";
+import { BundleMissingError, currentBundle } from "./bundle-store.js";
+import type { Env } from "./env.js";
+import { DurableSessionStore } from "./session-store.js";
+
+/** Room for a 2 MiB submission from each engine plus JSON escaping. */
+const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+/** Read-only comes from the tools' own annotations: no second list. */
+const WRITING_TOOLS = new Set(STATIC_TOOLS.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name));
+
+export const mcpApi = {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    // OAuthProvider's apiHandler type says ExecutionContext; at run time it also carries props and auth.
+    const { auth } = ctx as unknown as OAuthResourceContext<unknown>;
+    const props = PropsSchema.safeParse(ctx.props);
+    if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
+    if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
+      return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
+    }
+    const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
+    if (!selection.ok) return jsonRpcError(400, selection.error);
+    let reader: BundleReader;
+    try {
+      reader = await currentBundle(env);
+    } catch (error) {
+      if (error instanceof BundleMissingError) return jsonRpcError(503, error.message);
+      throw error;
+    }
+    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env) };
+    return mcpHandler(deps, selection.toolsets)(request, env, ctx);
+  },
+};
+
+/** Whether a JSON-RPC POST (single or batch) calls a tool that changes state. */
+async function callsWritingTool(request: Request): Promise<boolean> {
+  if (request.method !== "POST") return false;
+  const body: unknown = await request.clone().json().catch(() => null);
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => {
+    const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
+    return msg?.method === "tools/call" && typeof msg.params?.name === "string" && WRITING_TOOLS.has(msg.params.name);
+  });
+}
+
+// One handler per bundle, owner and toolset selection, built on first use: the handler is per-isolate work,
+// the server it creates is per request.
+type McpHandler = ReturnType<typeof createMcpHandler>;
+const handlers = new Map<string, { reader: BundleReader; handler: McpHandler }>();
+const MAX_HANDLERS = 256;
+
+function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
+  const key = `${deps.owner}|${toolsets.join(",")}`;
+  const cached = handlers.get(key);
+  if (cached?.reader === deps.reader) return cached.handler;
+  if (handlers.size >= MAX_HANDLERS) handlers.clear();
+  const handler = createMcpHandler(() => buildServer(deps, toolsets), { route: "/mcp", maxRequestBodySize: MAX_REQUEST_BYTES });
+  handlers.set(key, { reader: deps.reader, handler });
+  return handler;
+}
+
+function jsonRpcError(status: number, message: string): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32602 : -32000, message } }, { status });
+}

@@ -1,0 +1,128 @@
+// Sign-in in local mode (loopback host, no identity provider): discovery, registration, consent, tokens,
+// refresh, revocation, scopes, and each way a request can be wrong.
+import { describe, expect, it } from "vitest";
+import { authorize, exchange, pkce, refresh, register, signIn, withBearer } from "../support/oauth-client.js";
+import { ORIGIN, workerFetch } from "./client.js";
+import { seed } from "./setup.js";
+
+const RPC = (method: string, params: Record<string, unknown> = {}) => ({
+  method: "POST",
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+});
+
+async function toolsList(token?: string, url = `${ORIGIN}/mcp`): Promise<Response> {
+  return (token ? withBearer(workerFetch, token) : workerFetch)(url, RPC("tools/list"));
+}
+
+describe("discovery", () => {
+  it("answers /mcp without a token with 401 naming the protected-resource metadata", async () => {
+    const res = await toolsList();
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+  });
+
+  it("publishes RFC 9728 and RFC 8414 metadata: S256 only, registration, scopes", async () => {
+    const resource = await (await workerFetch(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`)).json<Record<string, unknown>>();
+    expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["bmad:read"] });
+    const as = await (await workerFetch(`${ORIGIN}/.well-known/oauth-authorization-server`)).json<Record<string, unknown>>();
+    expect(as).toMatchObject({ issuer: ORIGIN, code_challenge_methods_supported: ["S256"], registration_endpoint: `${ORIGIN}/oauth/register` });
+    expect(as.scopes_supported).toEqual(expect.arrayContaining(["bmad:read", "bmad:write"]));
+  });
+
+  it("registers clients with both Claude callback URLs", async () => {
+    const claude = await register(workerFetch, ORIGIN, { redirect_uris: ["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"], client_name: "Claude" });
+    expect(claude.status).toBe(201);
+    for (const redirectUri of ["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"]) {
+      const outcome = await authorize(workerFetch, ORIGIN, { clientId: claude.client_id, redirectUri });
+      expect(outcome.ok && outcome.location.startsWith(redirectUri)).toBe(true);
+    }
+  });
+});
+
+describe("a signed-in client", () => {
+  it("gets tools with its token, refreshes it, and loses access when it is revoked", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    expect((await toolsList(tokens.access_token)).status).toBe(200);
+    const refreshed = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(refreshed.status).toBe(200);
+    expect((await toolsList(refreshed.json.access_token)).status).toBe(200);
+    const revoked = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ token: refreshed.json.access_token, token_type_hint: "access_token", client_id: tokens.client_id }),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await toolsList(refreshed.json.access_token)).status).toBe(401);
+  });
+
+  it("is refused writing tools with a read-only token: 403 insufficient_scope", async () => {
+    await seed();
+    const readOnly = await signIn(workerFetch, ORIGIN, { scope: "bmad:read", approveScopes: ["bmad:read"] });
+    expect(readOnly.scope).toBe("bmad:read");
+    const call = (name: string, args: Record<string, unknown>) => withBearer(workerFetch, readOnly.access_token)(`${ORIGIN}/mcp`, RPC("tools/call", { name, arguments: args }));
+    const write = await call("bmad-task", { action: "start", objective: "x" });
+    expect(write.status).toBe(403);
+    expect(write.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read bmad:write"/);
+    expect((await call("bmad", { command: "" })).status).toBe(200);
+  });
+});
+
+describe("bad tokens and bad requests", () => {
+  it("refuses a bogus token", async () => {
+    expect((await toolsList("not-a-token")).status).toBe(401);
+    expect((await toolsList("a".repeat(64))).status).toBe(401);
+  });
+
+  it("refuses a token at another resource", async () => {
+    const { access_token } = await signIn(workerFetch, ORIGIN);
+    expect((await toolsList(access_token, "http://localhost:8787/mcp")).status).toBe(401);
+    const client = await register(workerFetch, ORIGIN);
+    const other = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, resource: "https://other.example/mcp" });
+    expect(other).toMatchObject({ ok: false, error: "invalid_target" });
+  });
+
+  it("refuses a code without the PKCE verifier, or with the wrong one", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const { verifier } = await pkce();
+    for (const code_verifier of [undefined, "wrong-verifier-".padEnd(50, "x")]) {
+      const outcome = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, verifier });
+      if (!outcome.ok) throw new Error(outcome.body);
+      const body: Record<string, string> = { grant_type: "authorization_code", code: outcome.code, redirect_uri: "http://127.0.0.1:33418/callback", client_id: client.client_id, resource: `${ORIGIN}/mcp` };
+      if (code_verifier) body.code_verifier = code_verifier;
+      const token = await exchange(workerFetch, ORIGIN, body);
+      expect(token.status).toBe(400);
+      expect(token.json.error).toMatch(/invalid_(grant|request)/);
+    }
+  });
+
+  it("renders an unregistered redirect URI locally, never redirecting to it", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const outcome = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, redirectUri: "https://attacker.example/cb" });
+    expect(outcome).toMatchObject({ ok: false, status: 400 });
+    expect(!outcome.ok && outcome.location).toBeFalsy();
+  });
+
+  it("refuses a consent form without the browser's cookie (CSRF) or with a bad handle", async () => {
+    const forged = await workerFetch(`${ORIGIN}/authorize`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "handle=abc&decision=approve&scope=bmad%3Aread" });
+    expect(forged.status).toBe(400);
+  });
+
+  it("serves a consent page that cannot be framed, with __Host- cookies", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const { challenge } = await pkce();
+    const url = new URL(`${ORIGIN}/authorize`);
+    for (const [k, v] of Object.entries({ response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: `${ORIGIN}/mcp` })) url.searchParams.set(k, v);
+    const page = await workerFetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("x-frame-options")).toBe("DENY");
+    expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const cookie = page.headers.getSetCookie().join("; ");
+    expect(cookie).toMatch(/__Host-/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/Secure/i);
+    expect(cookie).toMatch(/SameSite=(Lax|Strict)/i);
+    expect(await page.text()).toContain("an app on your computer");
+  });
+});
