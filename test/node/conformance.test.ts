@@ -1,23 +1,36 @@
 // The official MCP conformance suite against the real Worker in workerd, for every scenario that
 // needs no fixture tools of its own (the suite's other scenarios call tools like test_simple_text).
+// The suite cannot sign in: a loopback proxy adds a token obtained through the real OAuth flow.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { startBearerProxy, type BearerProxy } from "../support/bearer-proxy.js";
+import { signIn } from "../support/oauth-client.js";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
 const CLI = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
 
 let worker: LocalWorker;
+let proxy: BearerProxy;
 beforeAll(async () => {
   worker = await startLocalWorker();
+  proxy = await startBearerProxy(worker.url);
+  proxy.setToken((await signIn(fetch, proxy.url)).access_token);
 }, 120_000);
-afterAll(() => worker?.dispose());
+afterAll(async () => {
+  await proxy?.close();
+  await worker?.dispose();
+});
+
+it("refuses the suite without the proxy's token", async () => {
+  const res = await fetch(new URL("/mcp", worker.url), { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+  expect(res.status).toBe(401);
+});
 
 it.each(SCENARIOS)("passes %s", async (scenario) => {
-  const url = new URL("/mcp", worker.url).href;
   // The suite needs Node 22; npm scripts put the `node` devDependency first on PATH.
-  const run = await promisify(execFile)(process.execPath, [CLI, "server", "--url", url, "--scenario", scenario], { encoding: "utf8" }).catch((e) => e);
-  expect(run.stdout, run.stderr).toMatch(/Passed: \d+\/\d+, 0 failed/);
+  const run = await promisify(execFile)(process.execPath, [CLI, "server", "--url", `${proxy.url}/mcp`, "--scenario", scenario], { encoding: "utf8" }).catch((e) => e);
+  expect(run.stdout, run.stderr).toMatch(/Passed: [1-9]\d*\/\d+, 0 failed/);
   expect(run.code ?? 0).toBe(0);
 }, 60_000);

@@ -1,9 +1,11 @@
 // The README's `npm run dev` (bundle, upload to local KV/R2, wrangler dev), driven by a real SDK client;
-// then wrangler dev stopped mid-session and started again (`npm run dev:serve`) continues the session.
+// then wrangler dev stopped mid-session and started again (`npm run dev:serve`) continues the session
+// (and the sign-in, both kept in wrangler's local state).
 import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, expect, it } from "vitest";
+import { signIn, withBearer } from "../support/oauth-client.js";
 
 const PORT = 18787;
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -39,9 +41,9 @@ async function waitForReady(ms: number): Promise<void> {
   throw new Error(`npm run dev did not answer in ${ms} ms:\n${log.slice(-2000)}`);
 }
 
-async function connect(): Promise<Client> {
+async function connect(token: string): Promise<Client> {
   const client = new Client({ name: "dev-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), { fetch: withBearer(fetch, token) }));
   return client;
 }
 
@@ -50,7 +52,8 @@ const view = (r: unknown) => (r as { structuredContent?: unknown }).structuredCo
 it("npm run dev serves the bundled BMAD content, and a session survives a restart", async () => {
   startDev("dev");
   await waitForReady(90_000);
-  let client = await connect();
+  const { access_token } = await signIn(fetch, BASE);
+  let client = await connect(access_token);
   expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("bmad-analyst");
   const read = await client.readResource({ uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
   expect((read.contents[0] as { text: string }).text).toContain("name: bmad-agent-analyst");
@@ -65,7 +68,7 @@ it("npm run dev serves the bundled BMAD content, and a session survives a restar
   await stopDev();
   startDev("dev:serve");
   await waitForReady(60_000);
-  client = await connect();
+  client = await connect(access_token); // grants live in local KV too: the token survives the restart
   const after = view(await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: started.session_id } }));
   expect(after).toMatchObject({ current_stage: "architect", current_state: "generating" });
   const prd = await client.readResource({ uri: after.artifacts[0]! });

@@ -1,17 +1,20 @@
 // BMAD_TOOLSETS chooses the deployment's default toolsets; ?toolsets= still wins per connection.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { signIn } from "../support/oauth-client.js";
 
 let worker: LocalWorker;
+let token: string;
 beforeAll(async () => {
   worker = await startLocalWorker({ bindings: { BMAD_TOOLSETS: "manifest,agents" } });
+  token = (await signIn(fetch, worker.url.origin)).access_token;
 }, 120_000);
 afterAll(() => worker?.dispose());
 
 async function toolNames(query = ""): Promise<string[]> {
   const res = await fetch(new URL(`/mcp${query}`, worker.url), {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${token}` },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
   });
   const body = (await res.text()).replace(/^event: message\ndata: /, "");
