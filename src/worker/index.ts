@@ -7,6 +7,7 @@ import { SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "./loopback.js";
+import { forgetRevoked, recall } from "./auth/token-cache.js";
 import { mcpApi } from "./mcp.js";
 
 export { OwnerSessions } from "./owner-do.js";
@@ -55,6 +56,11 @@ export default {
     if (url.pathname === "/healthz") return new Response("ok");
     const origin = canonicalOrigin(env, url);
     if (!origin) return Response.json({ error: "unknown_host", error_description: `This server does not answer for ${url.host}; set PUBLIC_URL to its public origin.` }, { status: 403 });
+    if (url.pathname === "/mcp") {
+      const known = await recall(request, `${origin}/mcp`);
+      if (known) return mcpApi.fetch(request, env, { waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p), passThroughOnException: () => ctx.passThroughOnException(), props: known.props, auth: known.auth } as unknown as ExecutionContext);
+    }
+    if (url.pathname === "/oauth/token") await forgetRevoked(request);
     const config = authConfig(env, url.hostname);
     return providerFor(origin, config.ok ? config.config.accessTokenTTL : 3600).fetch(request, env, ctx);
   },

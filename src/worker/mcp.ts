@@ -7,6 +7,7 @@ import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
 import { PropsSchema, SCOPES } from "./auth/identity.js";
+import { remember } from "./auth/token-cache.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
@@ -22,6 +23,7 @@ export const mcpApi = {
     const { auth } = ctx as unknown as OAuthResourceContext<unknown>;
     const props = PropsSchema.safeParse(ctx.props);
     if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
+    await remember(auth, ctx.props);
     if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
       return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
     }
