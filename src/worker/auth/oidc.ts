@@ -52,7 +52,7 @@ export async function oidcIdentity(up: Oidc, p: { code: string; verifier: string
   if (payload.nonce !== p.nonce) throw new Error("The ID token's nonce does not match this sign-in.");
   if (!payload.sub) throw new Error("The ID token has no subject.");
   return {
-    subject: `oidc:${payload.sub}`,
+    subject: `oidc/${encodeURIComponent(payload.sub)}`, // the provider forbids ":" in user ids
     ...(typeof payload.email === "string" ? { email: payload.email } : {}),
     ...(typeof payload.email_verified === "boolean" ? { emailVerified: payload.email_verified } : {}),
     ...(typeof payload.name === "string" ? { name: payload.name } : {}),

@@ -1,0 +1,128 @@
+// Sign-in end to end against a small real OpenID Connect provider run by the test (RS256 JWTs),
+// with the Worker in workerd: registration -> authorize -> consent -> upstream -> callback -> token ->
+// MCP -> refresh; denied email, upstream refusal, state mismatch; fail-closed configuration.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { authConfig } from "../../src/worker/auth/config.js";
+import type { Env } from "../../src/worker/env.js";
+import { authorize, pkce, refresh, register, signIn, withBearer } from "../support/oauth-client.js";
+import { startIdp, type Idp } from "../support/oidc-idp.js";
+
+let idp: Idp;
+let worker: LocalWorker;
+let base: string;
+
+beforeAll(async () => {
+  idp = await startIdp();
+  worker = await startLocalWorker({
+    bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ALLOWED_EMAIL_DOMAINS: "example.com" },
+  });
+  base = worker.url.origin;
+}, 120_000);
+afterAll(async () => {
+  await worker?.dispose();
+  await idp?.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: "oidc-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { fetch: withBearer(fetch, token) }));
+  return client;
+}
+
+const sessionsOf = async (client: Client) =>
+  ((await client.callTool({ name: "list_sessions", arguments: {} })).structuredContent as { sessions: Array<{ task_name: string }> }).sessions.map((s) => s.task_name);
+
+describe("with an OpenID Connect provider", () => {
+  it("signs a user in through the provider, serves MCP under their identity, and refreshes", async () => {
+    idp.user = { sub: "ada", email: "ada@example.com", email_verified: true, name: "Ada" };
+    const tokens = await signIn(fetch, base);
+    expect(idp.requests).toEqual(expect.arrayContaining(["/.well-known/openid-configuration", "/authorize", "/token", "/jwks"]));
+    const ada = await connect(tokens.access_token);
+    await ada.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Ada's private plan" } });
+    expect(await sessionsOf(ada)).toContain("adas-private-plan");
+
+    // Another user of the same provider sees none of it.
+    idp.user = { sub: "grace", email: "grace@example.com", email_verified: true };
+    const grace = await connect((await signIn(fetch, base)).access_token);
+    expect(await sessionsOf(grace)).not.toContain("adas-private-plan");
+
+    const refreshed = await refresh(fetch, base, tokens.client_id, tokens.refresh_token!);
+    expect(refreshed.status).toBe(200);
+    expect(await sessionsOf(await connect(refreshed.json.access_token))).toContain("adas-private-plan");
+  });
+
+  it("tells a user outside the access rules so, and issues no code", async () => {
+    idp.user = { sub: "eve", email: "eve@elsewhere.test", email_verified: true };
+    const client = await register(fetch, base);
+    const outcome = await authorize(fetch, base, { clientId: client.client_id });
+    expect(outcome).toMatchObject({ ok: false, status: 403 });
+    expect(!outcome.ok && outcome.body).toContain("eve@elsewhere.test is not allowed on this server");
+  });
+
+  it("ignores an unverified email", async () => {
+    idp.user = { sub: "mallory", email: "mallory@example.com", email_verified: false };
+    const client = await register(fetch, base);
+    expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it("passes a refusal at the provider back to the client as access_denied", async () => {
+    idp.user = { sub: "ada", email: "ada@example.com", email_verified: true };
+    idp.deny = true;
+    try {
+      const client = await register(fetch, base);
+      expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, error: "access_denied" });
+    } finally {
+      idp.deny = false;
+    }
+  });
+
+  it("refuses a callback whose state does not match the browser's", async () => {
+    const client = await register(fetch, base);
+    const { challenge } = await pkce();
+    const url = new URL(`${base}/authorize`);
+    const query = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: `${base}/mcp`, scope: "bmad:read" };
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    const consent = await fetch(url, { redirect: "manual" });
+    const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
+    const approved = await fetch(`${base}/authorize`, {
+      method: "POST", redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: base },
+      body: new URLSearchParams({ handle, decision: "approve", scope: "bmad:read" }),
+    });
+    expect(approved.status).toBe(302);
+    const upstreamCookies = [cookies, ...approved.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ");
+    const back = new URL((await fetch(approved.headers.get("location")!, { redirect: "manual" })).headers.get("location")!);
+    back.searchParams.set("state", `${back.searchParams.get("state")}x`);
+    const callback = await fetch(back, { redirect: "manual", headers: { cookie: upstreamCookies } });
+    expect(callback.status).toBe(400);
+    expect(callback.headers.get("location")).toBeNull();
+  });
+});
+
+describe("configuration fails closed", () => {
+  const env = (vars: Partial<Env>) => vars as Env;
+
+  it("serves no tokens on a public host without an identity provider", () => {
+    expect(authConfig(env({ PUBLIC_URL: "https://bmad.example.com" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/No identity provider is configured/) });
+    expect(authConfig(env({ AUTH_UPSTREAM: "oidc", OIDC_ISSUER: "https://idp.example.com" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/OIDC_CLIENT_ID/) });
+    expect(authConfig(env({ AUTH_UPSTREAM: "github", GITHUB_CLIENT_ID: "a", GITHUB_CLIENT_SECRET: "b" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/needs an access rule/) });
+    expect(authConfig(env({}), "127.0.0.1")).toMatchObject({ ok: true, config: { upstream: { kind: "local" } } });
+  });
+
+  it("refuses the local consent page on a non-loopback host, even when configured", async () => {
+    const publicWorker = await startLocalWorker({ bindings: { PUBLIC_URL: "https://bmad.example.com", AUTH_UPSTREAM: "local" } });
+    try {
+      const page = await publicWorker.miniflare.dispatchFetch("https://bmad.example.com/authorize?response_type=code&client_id=x");
+      expect(page.status).toBe(503);
+      expect(await page.text()).toContain("only serves loopback hosts");
+      const foreign = await publicWorker.miniflare.dispatchFetch("https://evil.example/authorize");
+      expect(foreign.status).toBe(403);
+    } finally {
+      await publicWorker.dispose();
+    }
+  }, 60_000);
+});
