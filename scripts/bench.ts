@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { buildBundle } from "./bundle/build.js";
 import { manifestBytes } from "./bundle/manifest.js";
-import { signIn, withBearer } from "../test/support/oauth-client.js";
+import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { authConfig } from "../../src/worker/auth/config.js";
 import type { Env } from "../../src/worker/env.js";
-import { authorize, pkce, refresh, register, signIn, withBearer } from "../support/oauth-client.js";
+import { authorize, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { startIdp, type Idp } from "../support/oidc-idp.js";
 
 let idp: Idp;

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { startBearerProxy, type BearerProxy } from "../support/bearer-proxy.js";
-import { signIn } from "../support/oauth-client.js";
+import { signIn } from "../../scripts/oauth-client.js";
 
 const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
 const CLI = "node_modules/@modelcontextprotocol/conformance/dist/index.js";

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, expect, it } from "vitest";
-import { signIn, withBearer } from "../support/oauth-client.js";
+import { signIn, withBearer } from "../../scripts/oauth-client.js";
 
 const PORT = 18787;
 const BASE = `http://127.0.0.1:${PORT}`;

@@ -3,7 +3,7 @@
 // browser from oauth-client.ts through a fake proxying authorization server in front of it.
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authorize, pkce, refresh, signIn, withBearer, type FetchLike } from "../support/oauth-client";
+import { authorize, pkce, refresh, signIn, withBearer, type FetchLike } from "../../scripts/oauth-client";
 import { startIdp, type Idp } from "../support/oidc-idp";
 
 const REDIRECT = "http://127.0.0.1:33418/upstream-callback";

@@ -1,7 +1,7 @@
 // BMAD_TOOLSETS chooses the deployment's default toolsets; ?toolsets= still wins per connection.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
-import { signIn } from "../support/oauth-client.js";
+import { signIn } from "../../scripts/oauth-client.js";
 
 let worker: LocalWorker;
 let token: string;

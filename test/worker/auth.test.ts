@@ -1,7 +1,7 @@
 // Sign-in in local mode (loopback host, no identity provider): discovery, registration, consent, tokens,
 // refresh, revocation, scopes, and each way a request can be wrong.
 import { describe, expect, it } from "vitest";
-import { authorize, exchange, pkce, refresh, register, signIn, withBearer } from "../support/oauth-client.js";
+import { authorize, exchange, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 

@@ -3,7 +3,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { exports } from "cloudflare:workers";
-import { signIn, withBearer } from "../support/oauth-client.js";
+import { signIn, withBearer } from "../../scripts/oauth-client.js";
 
 export const ORIGIN = "http://127.0.0.1:8787";
 
