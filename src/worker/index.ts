@@ -31,6 +31,7 @@ function providerFor(origin: string, accessTokenTTL: number): OAuthProvider<Env>
       authorizeEndpoint: "/authorize",
       tokenEndpoint: "/oauth/token",
       clientRegistrationEndpoint: "/oauth/register",
+      clientIdMetadataDocumentEnabled: true,
       scopesSupported: SCOPES_SUPPORTED,
       requiredScopes: [SCOPES.read],
       accessTokenTTL,

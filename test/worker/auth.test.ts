@@ -28,6 +28,7 @@ describe("discovery", () => {
     const as = await (await workerFetch(`${ORIGIN}/.well-known/oauth-authorization-server`)).json<Record<string, unknown>>();
     expect(as).toMatchObject({ issuer: ORIGIN, code_challenge_methods_supported: ["S256"], registration_endpoint: `${ORIGIN}/oauth/register` });
     expect(as.scopes_supported).toEqual(expect.arrayContaining(["bmad:read", "bmad:write"]));
+    expect(as.client_id_metadata_document_supported).toBe(true);
   });
 
   it("registers clients with both Claude callback URLs", async () => {

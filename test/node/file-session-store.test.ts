@@ -1,0 +1,256 @@
+// The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
+import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileSessionStore } from "../../src/bridge/file-session-store";
+import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
+import type { SessionState } from "../../src/core/delivery/session";
+import type { Stored } from "../../src/core/delivery/store";
+import { tempDir } from "./helpers";
+
+const ARTIFACTS = ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-reviewed.md", "05-qa-report.md"];
+const json = (value: unknown) => JSON.stringify(value);
+
+let dir: string;
+let cleanup: () => void;
+let store: FileSessionStore;
+
+beforeEach(() => {
+  ({ dir, cleanup } = tempDir("file-store"));
+  store = new FileSessionStore(dir);
+});
+afterEach(() => cleanup());
+
+function value<T>(out: Stored<T>): T {
+  if (!out.ok) throw new Error(`${out.kind}: ${out.error}`);
+  return out.value;
+}
+
+const act = async (session: string, action: Action, owner = "me") => value(await store.act(owner, session, action));
+const statePath = (id: string) => join(dir, ".bmad-task", `session-${id}.json`);
+
+/** Every file below `root`, relative. */
+function files(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(root.length + 1));
+}
+
+describe("a delivery session on files", () => {
+  it("walks all six stages and leaves the seed 003 layout on disk", async () => {
+    const started = await store.start("me", "Build user auth, use codex too");
+    expect(started).toMatchObject({ task_name: "build-user-auth-use-codex-too", current_stage: "po", current_state: "generating", owner: "me" });
+    const id = started.session_id;
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+
+    const claude = json({ prd_draft: "# PRD (claude)", quality_score: 72, questions: [{ id: "q1", question: "Which providers?" }] });
+    const codex = json({ prd_draft: "# PRD (codex)", quality_score: 64 });
+    let s = await act(id, { type: "submit", claude_result: claude, codex_result: codex });
+    expect(s).toMatchObject({ current_state: "clarifying", stages: { po: { score: 72 } } });
+    expect(await store.act("me", id, { type: "answer", answers: { q9: "?" } })).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/Unknown question id\(s\): q9/) });
+    s = await act(id, { type: "answer", answers: { q1: "GitHub" } });
+    expect(s.current_state).toBe("refining");
+    s = await act(s.task_name, { type: "submit", claude_result: json({ prd_updated: "# PRD\nFinal.", quality_score: 93 }) });
+    expect(s.current_state).toBe("awaiting_confirmation");
+    s = await act(id, { type: "confirm" });
+    expect(s).toMatchObject({ current_stage: "architect", artifacts: [ARTIFACTS[0]] });
+
+    // The legacy confirm_save arrives here as the same confirm action.
+    await act(id, { type: "submit", claude_result: "# Architecture\nQuality Score: 95/100" });
+    s = await act(id, { type: "confirm" });
+    expect(s.current_stage).toBe("sm");
+
+    await act(id, { type: "submit", claude_result: "# Sprint plan" });
+    expect(await store.act("me", id, { type: "confirm" })).toMatchObject({ ok: false, kind: "conflict", error: expect.stringMatching(/awaiting_approval at stage sm; "confirm" is not allowed now/) });
+    s = await act(id, { type: "approve" });
+    expect(s).toMatchObject({ current_stage: "dev", current_state: "generating" });
+
+    for (const stage of ["dev", "review", "qa"]) {
+      await act(id, { type: "submit", codex_result: `# ${stage} result` });
+      s = await act(id, { type: "confirm" });
+    }
+    expect(s).toMatchObject({ current_state: "completed", artifacts: ARTIFACTS });
+
+    const specs = join(dir, ".claude", "specs", s.task_name);
+    expect(files(specs).sort()).toEqual(ARTIFACTS);
+    expect(readFileSync(join(specs, ARTIFACTS[0]!), "utf8")).toBe("# PRD\nFinal.");
+    expect(value(await store.readArtifact("me", id, ARTIFACTS[0]!))).toBe("# PRD\nFinal.");
+    expect(value(await store.readArtifact("me", s.task_name, "05-qa-report.md"))).toBe("# qa result");
+    expect(value(await store.readContent("me", id, "po/1/codex"))).toBe(codex);
+    expect(value(await store.readContent("me", id, "po/2/final"))).toBe("# PRD\nFinal.");
+
+    const temp = files(join(dir, ".bmad-task", "temp", id));
+    expect(temp).toEqual(expect.arrayContaining(["po_1_claude.md", "po_1_codex.md", "po_1_final.md", "po_2_final.md", "qa_1_final.md"]));
+    expect(JSON.parse(readFileSync(statePath(id), "utf8"))).toEqual(s);
+    const mapping = JSON.parse(readFileSync(join(dir, ".bmad-task", "task-mapping.json"), "utf8"));
+    expect(mapping[id]).toMatchObject({ task_name: s.task_name, objective: "Build user auth, use codex too", owner: "me" });
+    expect((await store.list("me", "completed")).map((x) => x.session_id)).toEqual([id]);
+    expect(await store.list("me", "active")).toEqual([]);
+  });
+
+  it("queues sub-tasks on the session", async () => {
+    const { session_id } = await store.start("me", "Queue");
+    const s = value(await store.enqueue("me", session_id, { agent: "architect", task: "Review the model", context_files: [] }));
+    expect(s.subtasks).toEqual([expect.objectContaining({ agent: "architect", status: "queued", id: expect.any(String) })]);
+    expect(s.revision).toBe(2);
+    expect(value(await store.get("me", session_id)).subtasks).toHaveLength(1);
+  });
+});
+
+describe("names and owners", () => {
+  it("makes task names unique and resolves them", async () => {
+    const a = await store.start("me", "Build user auth!");
+    const b = await store.start("me", "build   USER auth");
+    expect([a.task_name, b.task_name]).toEqual(["build-user-auth", "build-user-auth-1"]);
+    expect(value(await store.get("me", "build-user-auth-1")).session_id).toBe(b.session_id);
+    expect(await store.get("me", "build-user-aut")).toMatchObject({ ok: false, kind: "not_found", error: expect.stringMatching(/Closest: build-user-auth/) });
+    expect(await store.get("me", "0".repeat(64))).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.get("me", "../../etc")).toMatchObject({ ok: false, kind: "not_found" });
+  });
+
+  it("keeps each owner's sessions to themselves", async () => {
+    const mine = await store.start("me", "Private");
+    const theirs = await store.start("them", "Other");
+    await act(mine.session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
+    await act(mine.session_id, { type: "confirm" });
+
+    expect(await store.get("them", mine.session_id)).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.get("them", mine.task_name)).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.act("them", mine.session_id, { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.readArtifact("them", mine.session_id, ARTIFACTS[0]!)).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.readContent("them", mine.session_id, "po/1/final")).toMatchObject({ ok: false, kind: "not_found" });
+    expect((await store.list("me", "all")).map((s) => s.session_id)).toEqual([mine.session_id]);
+    expect((await store.list("them", "all")).map((s) => s.session_id)).toEqual([theirs.session_id]);
+  });
+
+  it("lists newest first and filters by status", async () => {
+    let t = 0;
+    store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
+    const a = await store.start("me", "First");
+    const b = await store.start("me", "Second");
+    await act(a.session_id, { type: "submit", claude_result: "x" });
+    expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
+    expect((await store.list("me", "active")).length).toBe(2);
+    expect(await store.list("me", "failed")).toEqual([]);
+    expect(await store.list("nobody", "all")).toEqual([]);
+    expect(b.created_at < a.updated_at).toBe(true);
+  });
+});
+
+describe("races", () => {
+  const submit = (s: FileSessionStore, id: string, n: number) => s.act("me", id, { type: "submit", claude_result: json({ prd_draft: `draft ${n}`, quality_score: 95 }) });
+
+  function expectOneWinner(results: Array<Stored<SessionState>>) {
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    expect(results.find((r) => !r.ok)).toMatchObject({ kind: "conflict", error: expect.stringMatching(/is awaiting_confirmation at stage po; "submit" is not allowed now/) });
+  }
+
+  it("lets exactly one of two racing submits win in one store", async () => {
+    const { session_id } = await store.start("me", "Race");
+    expectOneWinner(await Promise.all([submit(store, session_id, 1), submit(store, session_id, 2)]));
+    expect(value(await store.get("me", session_id))).toMatchObject({ revision: 2, stages: { po: { iteration: 1 } } });
+  });
+
+  it("lets exactly one win across two stores on the same project (two processes)", async () => {
+    const other = new FileSessionStore(dir);
+    const { session_id } = await store.start("me", "Race");
+    expectOneWinner(await Promise.all([submit(store, session_id, 1), submit(other, session_id, 2)]));
+    expect(value(await other.get("me", session_id)).stages.po.iteration).toBe(1);
+    expect(files(join(dir, ".bmad-task")).filter((f) => f.endsWith(".lock"))).toEqual([]);
+  });
+
+  it("starts in parallel without losing a mapping entry or reusing a name", async () => {
+    const other = new FileSessionStore(dir);
+    const started = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 ? store : other).start("me", "Same name")));
+    expect(new Set(started.map((s) => s.task_name)).size).toBe(4);
+    expect((await store.list("me", "all")).length).toBe(4);
+  });
+
+  it("breaks a stale lock, and reports a live one as busy", async () => {
+    const { session_id } = await store.start("me", "Locked");
+    const lock = `${statePath(session_id)}.lock`;
+    writeFileSync(lock, "99999\n");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    expect((await store.act("me", session_id, { type: "submit", claude_result: "x" })).ok).toBe(true);
+    expect(existsSync(lock)).toBe(false);
+
+    writeFileSync(lock, "99999\n");
+    expect(await store.act("me", session_id, { type: "submit", claude_result: "y" })).toMatchObject({ ok: false, kind: "conflict", error: expect.stringMatching(/busy/) });
+    expect(value(await store.get("me", session_id)).stages.po.iteration).toBe(1);
+  });
+});
+
+describe("atomic writes", () => {
+  it("leaves no temp files and always valid JSON", async () => {
+    const { session_id } = await store.start("me", "Atomic");
+    await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
+    await act(session_id, { type: "confirm" });
+    expect(files(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+    for (const f of files(join(dir, ".bmad-task")).filter((f) => f.endsWith(".json"))) expect(() => JSON.parse(readFileSync(join(dir, ".bmad-task", f), "utf8"))).not.toThrow();
+  });
+
+  it("refuses an oversized submission and leaves the state file byte-identical", async () => {
+    const { session_id } = await store.start("me", "Big");
+    const before = readFileSync(statePath(session_id));
+    const out = await store.act("me", session_id, { type: "submit", claude_result: "x".repeat(MAX_SUBMISSION_BYTES + 1) });
+    expect(out).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/over 2 MiB/) });
+    expect(readFileSync(statePath(session_id)).equals(before)).toBe(true);
+    expect(existsSync(join(dir, ".bmad-task", "temp", session_id))).toBe(false);
+  });
+});
+
+describe("broken files", () => {
+  it("treats a malformed session file as missing, leaving the others alone", async () => {
+    const broken = await store.start("me", "Broken");
+    const fine = await store.start("me", "Fine");
+    writeFileSync(statePath(broken.session_id), '{"session_id": "trunc');
+    expect(await store.get("me", broken.session_id)).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.get("me", "broken")).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.act("me", "broken", { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "not_found" });
+    expect((await store.list("me", "all")).map((s) => s.session_id)).toEqual([fine.session_id]);
+    expect((await store.act("me", "fine", { type: "submit", claude_result: "x" })).ok).toBe(true);
+  });
+
+  it("rebuilds a malformed mapping from the session files", async () => {
+    const a = await store.start("me", "Alpha");
+    const b = await store.start("them", "Beta");
+    const mappingPath = join(dir, ".bmad-task", "task-mapping.json");
+    writeFileSync(mappingPath, "{ not json");
+    expect(value(await store.get("me", "alpha")).session_id).toBe(a.session_id);
+    const rebuilt = JSON.parse(readFileSync(mappingPath, "utf8"));
+    expect(Object.keys(rebuilt).sort()).toEqual([a.session_id, b.session_id].sort());
+    expect(rebuilt[b.session_id]).toMatchObject({ task_name: "beta", owner: "them" });
+
+    writeFileSync(mappingPath, "[]");
+    expect((await store.start("me", "Alpha")).task_name).toBe("alpha-1");
+    expect((await store.list("me", "all")).length).toBe(2);
+  });
+});
+
+describe("readArtifact", () => {
+  it("reads only the artifact files the session lists", async () => {
+    const { session_id, task_name } = await store.start("me", "Paths");
+    await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
+    await act(session_id, { type: "confirm" });
+    writeFileSync(join(dir, "secret.txt"), "secret");
+    writeFileSync(join(dir, ".claude", "specs", "secret.txt"), "secret");
+    writeFileSync(join(dir, ".claude", "specs", task_name, "02-system-architecture.md"), "not recorded");
+
+    for (const file of ["../secret.txt", "../../secret.txt", join(dir, "secret.txt"), "02-system-architecture.md", "", "."]) {
+      expect(await store.readArtifact("me", session_id, file)).toMatchObject({ ok: false, kind: "not_found" });
+    }
+    expect(value(await store.readArtifact("me", session_id, ARTIFACTS[0]!))).toBe("Quality Score: 95/100");
+
+    // Even a hand-edited state listing a path does not reach outside.
+    const state = JSON.parse(readFileSync(statePath(session_id), "utf8")) as SessionState;
+    state.artifacts.push("../secret.txt", join(dir, "secret.txt"));
+    writeFileSync(statePath(session_id), JSON.stringify(state));
+    expect(await store.readArtifact("me", session_id, "../secret.txt")).toMatchObject({ ok: false, kind: "not_found" });
+    expect(await store.readArtifact("me", session_id, join(dir, "secret.txt"))).toMatchObject({ ok: false, kind: "not_found" });
+    // And a content ref cannot climb out of the session's temp folder.
+    expect(await store.readContent("me", session_id, "../../../secret.txt")).toMatchObject({ ok: false, kind: "not_found" });
+  });
+});
+
