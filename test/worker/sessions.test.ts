@@ -162,3 +162,13 @@ describe("bad input", () => {
     expect(await taskError({ action: "answer", session_id, answers: { q1: "x" } })).toMatch(/Allowed: submit, status/);
   });
 });
+
+describe("project-file tools on the Worker", () => {
+  it("say they need the bridge, where the project's files are", async () => {
+    for (const [name, args] of [[TOOL.runCompletionContract, { stack: "auto" }], [TOOL.getProjectContext, {}]] as const) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
+    }
+  });
+});

@@ -20,7 +20,7 @@ describe("tools/list", () => {
     const listed = await client.listTools();
     const expected = STATIC_TOOLS.filter((t) => DEFAULT_TOOLSETS.includes(t.toolset)).map((t) => t.name);
     expect(listed.tools.map((t) => t.name)).toEqual(expected);
-    const writers: string[] = [TOOL.bmadTask, TOOL.spawnSubagentTask];
+    const writers: string[] = [TOOL.bmadTask, TOOL.spawnSubagentTask, TOOL.runCompletionContract];
     for (const t of listed.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(!writers.includes(t.name));
     expect(JSON.stringify(listed).length).toBeLessThanOrEqual(12 * 1024);
   });

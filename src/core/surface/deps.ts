@@ -1,10 +1,33 @@
-// What a tool handler may use: the bundle, the caller's identity and, where the front door has them, sessions.
+// What a tool handler may use: the bundle, the caller's identity and, where the front door has them,
+// sessions and the project's own files.
 import type { SessionStore } from "../delivery/store.js";
 import type { BundleReader } from "./reader.js";
 
+export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
+export type ContextSection = (typeof CONTEXT_SECTIONS)[number];
+
+export const STACKS = ["auto", "go", "typescript", "python", "terraform", "ansible", "docker", "k8s"] as const;
+export type Stack = (typeof STACKS)[number];
+
+export interface ContractRun {
+  status: "PASS" | "FAIL";
+  output: string;
+  duration_ms: number;
+}
+
+/** The project's files: only the bridge, which runs beside them, has this. */
+export interface ProjectFiles {
+  runCompletionContract(stack: Stack, workingDir?: string): Promise<{ ok: true; value: ContractRun } | { ok: false; error: string }>;
+  projectContext(section: ContextSection): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }>;
+}
+
 export interface SurfaceDeps {
+  /** Read on every request: a front door may swap it (the bridge, after a project file changes). */
   reader: BundleReader;
-  /** The signed-in user; a fixed local owner until sign-in exists. */
+  /** The signed-in user; a fixed local owner where there is no sign-in. */
   owner: string;
   sessions?: SessionStore;
+  project?: ProjectFiles;
+  /** Awaited before each request, e.g. to finish reloading edited project files. */
+  ready?: () => Promise<void>;
 }

@@ -13,6 +13,8 @@ export const TOOL = {
   getWorkflowStatus: "get_workflow_status",
   listSessions: "list_sessions",
   spawnSubagentTask: "spawn_subagent_task",
+  getProjectContext: "get_project_context",
+  runCompletionContract: "run_completion_contract",
 } as const;
 
 export const RESOURCE = {

@@ -17,17 +17,21 @@ export const RESOURCE_PAGE_SIZE = 200;
 const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
 
 export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
-  const { reader } = deps;
-  const { catalog } = reader;
-  const surface = surfaceFor(catalog, toolsets);
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
-    instructions: surface.instructions,
+    instructions: surfaceFor(deps.reader.catalog, toolsets).instructions,
   });
+  // The bundle is looked up per request: the bridge swaps it when project files change.
+  const current = async () => {
+    await deps.ready?.();
+    const { reader } = deps;
+    return { reader, catalog: reader.catalog, surface: surfaceFor(reader.catalog, toolsets) };
+  };
 
-  server.setRequestHandler("tools/list", () => ({ tools: surface.toolList }) as never);
+  server.setRequestHandler("tools/list", async () => ({ tools: (await current()).surface.toolList }) as never);
 
   server.setRequestHandler("tools/call", async (request) => {
+    const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
     if (!tool) throw invalid(`Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, surface.tools.keys(), 3))}`);
@@ -47,9 +51,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     }
   });
 
-  server.setRequestHandler("prompts/list", () => ({ prompts: surface.promptList }));
+  server.setRequestHandler("prompts/list", async () => ({ prompts: (await current()).surface.promptList }));
 
   server.setRequestHandler("prompts/get", async (request) => {
+    const { reader, surface } = await current();
     const { name, arguments: args } = request.params;
     const entry = surface.prompts.get(name);
     if (!entry) throw invalid(`Unknown prompt "${name.slice(0, 100)}".${suggestion(closest(name, surface.prompts.keys()))}`);
@@ -61,7 +66,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     return { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
   });
 
-  server.setRequestHandler("resources/list", (request) => {
+  server.setRequestHandler("resources/list", async (request) => {
+    const { catalog } = await current();
     const start = parseCursor(request.params?.cursor);
     const fixed = staticResources();
     const total = fixed.length + catalog.paths.length;
@@ -80,6 +86,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
 
   server.setRequestHandler("resources/read", async (request) => {
+    await current();
     const { uri } = request.params;
     const out = await readBmadUri(deps, uri);
     if (!out.ok) throw new ResourceNotFoundError(uri.slice(0, 1100), out.error);
@@ -87,6 +94,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   });
 
   server.setRequestHandler("completion/complete", async (request) => {
+    const { surface } = await current();
     const { ref, argument, context } = request.params;
     let values: string[] = [];
     if (ref.type === "ref/resource") {
