@@ -18,13 +18,7 @@ const TASK_NAME = /^[a-z0-9-]+$/; // what taskSlug makes: safe as a folder name
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
 
-interface MappingEntry {
-  task_name: string;
-  objective: string;
-  created_at: string;
-  owner: string;
-}
-type Mapping = Record<string, MappingEntry>;
+type Mapping = Record<string, { task_name: string; objective: string; created_at: string; owner: string }>;
 
 class BusyError extends Error {}
 
@@ -36,12 +30,7 @@ async function writeAtomic(path: string, text: string): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
   try {
     const handle = await open(tmp, "wx");
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await handle.writeFile(text).then(() => handle.sync()).finally(() => handle.close());
     await rename(tmp, path);
   } catch (e) {
     await rm(tmp, { force: true });
@@ -59,11 +48,7 @@ async function readText(path: string): Promise<string | undefined> {
 }
 
 function parseJson(text: string | undefined): unknown {
-  try {
-    return text === undefined ? undefined : JSON.parse(text);
-  } catch {
-    return undefined;
-  }
+  try { return text === undefined ? undefined : JSON.parse(text); } catch { return undefined; }
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
@@ -133,11 +118,7 @@ export class FileSessionStore implements SessionStore {
         else await sleep(10 + Math.random() * 40);
       }
     }
-    try {
-      return await fn();
-    } finally {
-      await rm(lock, { force: true });
-    }
+    return fn().finally(() => rm(lock, { force: true }));
   }
 
   private async load(id: string): Promise<SessionState | undefined> {
@@ -160,15 +141,18 @@ export class FileSessionStore implements SessionStore {
     return mapping;
   }
 
-  /** The mapping; a missing or malformed one is rebuilt (and written back if there is anything to keep). */
+  /** The mapping; a missing or malformed one is rebuilt from the state files and written back. */
   private async mapping(): Promise<Mapping> {
     const text = await readText(this.mappingPath);
-    return parseMapping(text) ?? this.locked(this.mappingPath, async () => {
-      const again = await readText(this.mappingPath);
-      const current = parseMapping(again);
-      if (current) return current;
+    const current = parseMapping(text);
+    if (current) return current;
+    // A project with no sessions stays untouched (no .bmad-task/ just for reading).
+    if (text === undefined && !(await readdir(this.base).catch(() => [] as string[])).some((n) => STATE_FILE.test(n))) return {};
+    return this.locked(this.mappingPath, async () => {
+      const again = parseMapping(await readText(this.mappingPath));
+      if (again) return again;
       const rebuilt = await this.scan();
-      if (again !== undefined || Object.keys(rebuilt).length) await writeAtomic(this.mappingPath, JSON.stringify(rebuilt, null, 2));
+      await writeAtomic(this.mappingPath, JSON.stringify(rebuilt, null, 2));
       return rebuilt;
     });
   }

@@ -1,5 +1,5 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/bridge/file-session-store";
@@ -128,13 +128,18 @@ describe("names and owners", () => {
     let t = 0;
     store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
     const a = await store.start("me", "First");
-    const b = await store.start("me", "Second");
+    await store.start("me", "Second");
+    expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
     await act(a.session_id, { type: "submit", claude_result: "x" });
     expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
     expect((await store.list("me", "active")).length).toBe(2);
     expect(await store.list("me", "failed")).toEqual([]);
     expect(await store.list("nobody", "all")).toEqual([]);
-    expect(b.created_at < a.updated_at).toBe(true);
+    const fresh = tempDir("file-store-empty");
+    expect(await new FileSessionStore(fresh.dir).list("me", "all")).toEqual([]);
+    expect(await new FileSessionStore(fresh.dir).get("me", "x")).toMatchObject({ ok: false, kind: "not_found", error: expect.stringMatching(/no sessions/) });
+    expect(readdirSync(fresh.dir)).toEqual([]);
+    fresh.cleanup();
   });
 });
 
@@ -223,6 +228,8 @@ describe("broken files", () => {
     expect(Object.keys(rebuilt).sort()).toEqual([a.session_id, b.session_id].sort());
     expect(rebuilt[b.session_id]).toMatchObject({ task_name: "beta", owner: "them" });
 
+    rmSync(mappingPath);
+    expect((await store.list("them", "all")).map((s) => s.session_id)).toEqual([b.session_id]);
     writeFileSync(mappingPath, "[]");
     expect((await store.start("me", "Alpha")).task_name).toBe("alpha-1");
     expect((await store.list("me", "all")).length).toBe(2);
