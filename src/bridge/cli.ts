@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// bmad-mcp: the BMAD MCP surface over stdio for Claude Desktop, Cursor and Claude Code, from the embedded
+// bundle with the project's own BMAD files winning, plus tools that need the project's files.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { shortName } from "../core/catalog/names.js";
+import type { SurfaceDeps } from "../core/surface/deps.js";
+import { buildServer, SERVER_INFO } from "../core/surface/server.js";
+import { parseToolsets } from "../core/surface/toolsets.js";
+import { FileSessionStore } from "./file-session-store.js";
+import { LocalBundle } from "./local-bundle.js";
+import { LocalProjectFiles } from "./project-files.js";
+import { discoverSources } from "./sources.js";
+
+const USAGE = `Usage: bmad-mcp [options]
+
+Serves the BMAD Method over MCP on stdio. Your project's BMAD files win over the embedded bundle:
+project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedded bmad-method.
+
+Options:
+  --path DIR         another BMAD tree (priority 2)
+  --project DIR      the project folder (default: the current directory)
+  --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,agents, all, default
+  --list             print what is served and from which origin, then exit
+  --version          print the version
+  --help             this text
+Environment: BMAD_ROOT (a BMAD tree, priority 3), BMAD_TOOLSETS (default toolsets).`;
+
+/** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. */
+function embeddedBundle(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return [join(here, "bundle"), resolve(here, "../../bmad-bundle")].find((d) => existsSync(join(d, "manifest.json")));
+}
+
+function fail(message: string): never {
+  process.stderr.write(`bmad-mcp: ${message}\n`);
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  let args;
+  try {
+    args = parseArgs({
+      options: { path: { type: "string" }, project: { type: "string" }, toolsets: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      strict: true,
+    }).values;
+  } catch (error) {
+    fail(`${(error as Error).message}\n\n${USAGE}`);
+  }
+  if (args.help) return void process.stdout.write(`${USAGE}\n`);
+  if (args.version) return void process.stdout.write(`${SERVER_INFO.version}\n`);
+
+  const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
+  if (!toolsets.ok) fail(toolsets.error);
+  const project = resolve(args.project ?? process.cwd());
+  const found = discoverSources({ project, ...(args.path !== undefined ? { path: args.path } : {}), env: process.env });
+  if (!found.ok) fail(found.error);
+  const embedded = embeddedBundle();
+  if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
+  const warn = (m: string) => process.stderr.write(`bmad-mcp: warning: ${m}\n`);
+  found.value.warnings.forEach(warn);
+
+  const bundle = new LocalBundle(found.value.sources, embedded, warn);
+  if (args.list) return list(bundle);
+
+  bundle.watch();
+  const deps: SurfaceDeps = {
+    get reader() {
+      return bundle.reader;
+    },
+    owner: "local",
+    sessions: new FileSessionStore(project),
+    project: new LocalProjectFiles(project),
+    ready: () => bundle.ready(),
+  };
+  serveStdio(() => buildServer(deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+}
+
+async function list(bundle: LocalBundle): Promise<void> {
+  await bundle.ready();
+  const { catalog } = bundle.reader;
+  const lines: string[] = [];
+  for (const kind of ["agent", "workflow", "task", "knowledge"] as const) {
+    for (const r of catalog.list(kind)) {
+      const found = catalog.resolve(kind, `${r.module}/${shortName(r)}`);
+      const others = found.ok ? found.candidates.slice(1).map((c) => catalog.manifest.sources[c.source]!.origin) : [];
+      const origin = catalog.manifest.sources[r.source]!;
+      lines.push(`${kind.padEnd(9)} ${`${r.module}/${shortName(r)}`.padEnd(40)} ${origin.origin} (${origin.name})${others.length ? `  also: ${others.join(", ")}` : ""}`);
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  bundle.close();
+}
+
+await main();
