@@ -1,6 +1,6 @@
 // The project's own files for the kit tools: the completion contract script and the shared memory.
 // Every path stays inside the project (real paths, so symlinks cannot lead out).
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -38,13 +38,28 @@ export class LocalProjectFiles implements ProjectFiles {
     if (!existsSync(script)) return Promise.resolve({ ok: false, error: `No completion contract: create ${CONTRACT} in the project (a script that exits 0 when the work is complete).` });
     const started = performance.now();
     return new Promise((done) => {
-      // An argument array, never a shell string; killed at the timeout with the output so far.
-      execFile("bash", [script, stack], { cwd: dir.path, timeout: this.timeoutMs, killSignal: "SIGKILL", maxBuffer: 16 << 20, env: { ...process.env, BMAD_STACK: stack } }, (error, stdout, stderr) => {
-        const output = `${stdout}${stderr}`.slice(-MAX_OUTPUT);
-        const timedOut = error && (error as { killed?: boolean }).killed;
+      // An argument array, never a shell string. Its own process group, so a hang is killed whole
+      // (the script and whatever it started) at the timeout, keeping the output so far.
+      const child = spawn("bash", [script, stack], { cwd: dir.path, env: { ...process.env, BMAD_STACK: stack }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      const collect = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-MAX_OUTPUT));
+      child.stdout.on("data", collect);
+      child.stderr.on("data", collect);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        process.kill(-child.pid!, "SIGKILL");
+      }, this.timeoutMs);
+      const finish = (code: number | null) => {
+        clearTimeout(timer);
         const note = timedOut ? `\n[killed after ${this.timeoutMs / 1000} s]` : "";
-        done({ ok: true, value: { status: error ? "FAIL" : "PASS", output: output + note, duration_ms: Math.round(performance.now() - started) } });
+        done({ ok: true, value: { status: code === 0 && !timedOut ? "PASS" : "FAIL", output: output + note, duration_ms: Math.round(performance.now() - started) } });
+      };
+      child.on("error", (error) => {
+        output += error.message;
+        finish(null);
       });
+      child.on("close", finish);
     });
   }
 

@@ -1,0 +1,172 @@
+// The bmad-mcp CLI, spawned for real and driven with the SDK client over stdio, in temporary projects
+// built from real trees (6.12 and classic 6.0.4 installed by their offline installers).
+import { chmodSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, appendFileSync, existsSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { csvRows, install, tempDir } from "./helpers.js";
+
+const tmp = tempDir("bridge");
+let bridge: string;
+let pristine: string; // a 6.12 install, copied for each project
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  pristine = join(tmp.dir, "pristine");
+  await install("v6.12", pristine);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  tmp.cleanup();
+});
+
+function project(name: string): string {
+  const dir = join(tmp.dir, name);
+  cpSync(pristine, dir, { recursive: true });
+  return dir;
+}
+
+async function spawnBridge(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge, ...args], cwd, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home-empty"), ...env }, stderr: "pipe" });
+  let err = "";
+  transport.stderr?.on("data", (d) => (err += d));
+  const client = new Client({ name: "bridge-test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, stderr: () => err };
+}
+
+const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+const call = async (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args });
+const run = promisify(execFile);
+
+describe("the local bridge", () => {
+  it("serves the project's own agent over the embedded one, and picks up an edit on the next call", async () => {
+    const dir = project("override");
+    const skill = join(dir, ".claude/skills/bmad-agent-pm/SKILL.md");
+    appendFileSync(skill, "\nPROJECT MARKER ONE\n");
+    const { client } = await spawnBridge(dir);
+    const first = (await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string };
+    expect(first.text).toContain("PROJECT MARKER ONE");
+    appendFileSync(skill, "\nPROJECT MARKER TWO\n");
+    await new Promise((r) => setTimeout(r, 200)); // the file watcher's event
+    const second = (await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string };
+    expect(second.text).toContain("PROJECT MARKER TWO");
+  });
+
+  it("ranks project > --path > BMAD_ROOT > ~/.bmad > embedded, showing every candidate", async () => {
+    const levels = { project: project("p-project"), cli: project("p-cli"), env: project("p-env"), user: join(tmp.dir, "home", ".bmad") };
+    cpSync(pristine, levels.user, { recursive: true });
+    for (const [level, dir] of Object.entries(levels)) appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), `\nLEVEL ${level}\n`);
+    const { client } = await spawnBridge(levels.project, ["--path", levels.cli], { BMAD_ROOT: levels.env, HOME: join(tmp.dir, "home") });
+    const out = text(await call(client, "bmad", { command: "pm" }));
+    expect(out).toMatch(/^Resolved bmm\/bmad-agent-pm from project \(priority 1/);
+    expect(out).toContain("LEVEL project");
+    expect(out).not.toContain("LEVEL cli");
+    expect(out).toMatch(/Also available: .*from cli \(priority 2.*from env \(priority 3.*from user \(priority 4.*from package \(priority 5, bmad-method@6\.12\.0\)/);
+  });
+
+  it("serves a classic 6.0.4 installed project: every agent of its manifest", async () => {
+    const dir = join(tmp.dir, "classic");
+    await install("v6.0", dir);
+    const { client } = await spawnBridge(dir);
+    const listed = text(await call(client, "bmad-resources", { operation: "agents" }));
+    for (const row of csvRows(join(dir, "_bmad/_config/agent-manifest.csv"))) expect(listed).toContain(`${row.module}/${row.name}`);
+  });
+
+  it("keeps offline sessions in the project, with artifacts where seed 003 puts them", async () => {
+    const dir = project("sessions");
+    const { client } = await spawnBridge(dir);
+    const start = (await call(client, "bmad-task", { action: "start", objective: "Build user auth" })).structuredContent as { session_id: string; task_name: string; role_prompt: string };
+    expect(start.role_prompt).toContain("John");
+    await call(client, "bmad-task", { action: "submit", session_id: start.session_id, claude_result: JSON.stringify({ prd_draft: "# Offline PRD", quality_score: 95 }) });
+    await call(client, "bmad-task", { action: "confirm", session_id: start.task_name });
+    expect(readFileSync(join(dir, ".claude/specs/build-user-auth/01-product-requirements.md"), "utf8")).toBe("# Offline PRD");
+    expect(existsSync(join(dir, `.bmad-task/session-${start.session_id}.json`))).toBe(true);
+  });
+});
+
+describe("file-system tools", () => {
+  let client: Client;
+  let dir: string;
+  beforeAll(async () => {
+    dir = project("fs");
+    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "verify $1 in $(basename "$PWD")"\nif [ -f FAIL ]; then echo broken >&2; exit 3; fi\nif [ -f HANG ]; then echo started; sleep 30; fi\n');
+    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nTypeScript on Workers\n## Decisions\n- KV for bundles\n");
+    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nagents: [pm, architect]\n");
+    symlinkSync("/tmp", join(dir, "outside"));
+    ({ client } = await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" }));
+  }, 60_000);
+
+  it("runs the completion contract: PASS, FAIL with output, killed at the timeout", async () => {
+    const pass = await call(client, "run_completion_contract", { stack: "typescript", working_dir: "sub" });
+    expect(pass.structuredContent).toMatchObject({ status: "PASS", output: "verify typescript in sub\n" });
+    writeFileSync(join(dir, "FAIL"), "");
+    const failed = await call(client, "run_completion_contract", {});
+    expect(failed.structuredContent).toMatchObject({ status: "FAIL", output: expect.stringContaining("broken") });
+    await run("rm", [join(dir, "FAIL")]);
+    writeFileSync(join(dir, "HANG"), "");
+    const hung = (await call(client, "run_completion_contract", {})).structuredContent as { status: string; output: string; duration_ms: number };
+    expect(hung).toMatchObject({ status: "FAIL", output: expect.stringContaining("started") });
+    expect(hung.output).toContain("[killed after 1.5 s]");
+    expect(hung.duration_ms).toBeLessThan(10_000);
+    await run("rm", [join(dir, "HANG")]);
+  }, 30_000);
+
+  it("keeps working_dir inside the project", async () => {
+    for (const working_dir of ["..", "../..", "/etc", "outside"]) {
+      const r = await call(client, "run_completion_contract", { working_dir });
+      expect(r.isError, working_dir).toBe(true);
+      expect(text(r)).toMatch(/must stay inside the project|does not exist/);
+    }
+  });
+
+  it("returns the project context by section", async () => {
+    const all = (await call(client, "get_project_context", {})).structuredContent as Record<string, unknown>;
+    expect(all).toMatchObject({ name: "demo", agents: ["pm", "architect"], stack: "TypeScript on Workers", decisions: "- KV for bundles" });
+    expect((await call(client, "get_project_context", { section: "stack" })).structuredContent).toEqual({ stack: "TypeScript on Workers" });
+  });
+});
+
+describe("bad input and the command line", () => {
+  it("skips a malformed customize.toml with a warning naming it, serving everything else", async () => {
+    const dir = project("malformed");
+    writeFileSync(join(dir, ".claude/skills/bmad-agent-pm/customize.toml"), "[agent\nname = ");
+    const { client, stderr } = await spawnBridge(dir);
+    const out = text(await call(client, "bmad", { command: "architect" }));
+    expect(out).toContain("from project");
+    expect(stderr()).toMatch(/bmad-agent-pm[^\n]*customize\.toml/);
+  });
+
+  it("refuses a project tree whose symlink leaves it, naming the link", async () => {
+    const dir = project("symlink");
+    symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
+    const { client, stderr } = await spawnBridge(dir);
+    await call(client, "bmad", { command: "" });
+    expect(stderr()).toMatch(/Refused symlink .*leak\.md/);
+    const read = await client.readResource({ uri: "bmad://bmm/leak.md" }).catch((e: Error) => e);
+    expect(read).toBeInstanceOf(Error);
+  });
+
+  it("prints help, version and what it sees; a bad --path is a clear error", async () => {
+    expect((await run(process.execPath, [bridge, "--help"])).stdout).toContain("Usage: bmad-mcp");
+    expect((await run(process.execPath, [bridge, "--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const dir = project("list");
+    const listed = (await run(process.execPath, [bridge, "--list"], { cwd: dir })).stdout;
+    expect(listed).toMatch(/agent\s+bmm\/pm\s+project \(list\)\s+also: package/);
+    const bad = await run(process.execPath, [bridge, "--path", join(tmp.dir, "nope")]).catch((e) => e);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--path .*nope: no such directory/);
+    const flag = await run(process.execPath, [bridge, "--bogus"]).catch((e) => e);
+    expect(flag.stderr).toMatch(/Unknown option '--bogus'/);
+  });
+});
