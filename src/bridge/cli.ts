@@ -10,9 +10,11 @@ import { shortName } from "../core/catalog/names.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
+import { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
 import { FileSessionStore } from "./file-session-store.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
+import { buildProxyServer, RemoteLink } from "./remote.js";
 import { discoverSources } from "./sources.js";
 
 const USAGE = `Usage: bmad-mcp [options]
@@ -24,6 +26,9 @@ Options:
   --path DIR         another BMAD tree (priority 2)
   --project DIR      the project folder (default: the current directory)
   --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,agents, all, default
+  --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
+                     content and sessions; file-system tools stay local; content falls back to the
+                     local bundle when the remote cannot be reached
   --list             print what is served and from which origin, then exit
   --version          print the version
   --help             this text
@@ -44,7 +49,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string" }, project: { type: "string" }, toolsets: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string" }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -76,7 +81,27 @@ async function main(): Promise<void> {
     project: new LocalProjectFiles(project),
     ready: () => bundle.ready(),
   };
-  serveStdio(() => buildServer(deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+  if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+
+  const remote = remoteUrl(args.remote);
+  const callback = new LoopbackCallback();
+  await callback.start();
+  const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+  void link.current().then((l) => !l.ok && warn(l.reason)); // connect (or sign in) right away
+  serveStdio(() => buildProxyServer(link, deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+}
+
+/** https, or http on a loopback host (a server run locally). */
+function remoteUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    fail(`--remote ${raw}: not a URL; give the server's MCP endpoint, e.g. https://bmad.example.com/mcp`);
+  }
+  const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) fail(`--remote ${raw}: use https (plain http only for a server on this machine).`);
+  return url;
 }
 
 async function list(bundle: LocalBundle): Promise<void> {

@@ -73,7 +73,9 @@ export class LocalBundle {
         const index = JSON.parse(new TextDecoder().decode(built.blobs.get(built.manifest.searchIndex)!)) as SearchIndex;
         layers.push({ manifest: built.manifest, searchIndex: index });
       } catch (error) {
-        this.warn(`skipped ${source.path}: ${(error as Error).message}`);
+        const message = (error as Error).message;
+        // A project whose _bmad/ holds only kit files (memory, cc-verify.sh) has no tree to layer: no warning.
+        if (!(source.spec.startsWith("project=") && message.startsWith("No BMAD tree recognised"))) this.warn(`skipped ${source.path}: ${message}`);
       }
     }
     layers.push({ manifest: this.embedded.manifest, searchIndex: this.embedded.index });

@@ -1,0 +1,108 @@
+// --remote: the bridge proxies the remote server's content and state tools, runs the file-system tools
+// locally, and falls back to the local bundle for content (saying so) when the remote cannot be reached.
+import { Client, ProtocolError as ClientProtocolError, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
+import type { SurfaceDeps } from "../core/surface/deps.js";
+import { TOOL } from "../core/surface/names.js";
+import { buildServer, SERVER_INFO } from "../core/surface/server.js";
+import type { ToolsetName } from "../core/surface/toolsets.js";
+import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
+
+/** Run here, where the project's files are. */
+const LOCAL_TOOLS = new Set<string>([TOOL.runCompletionContract, TOOL.getProjectContext]);
+/** Live on the remote only: no fallback, or state would split in two. */
+const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
+const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"] as const;
+const CONNECT_WAIT_MS = 3000;
+
+type Link = { ok: true; client: Client } | { ok: false; reason: string };
+
+export class RemoteLink {
+  private client?: Client;
+  private connecting?: Promise<void>;
+  private reason = "not connected yet";
+
+  constructor(
+    private readonly url: URL,
+    private readonly provider: FileOAuthProvider,
+    private readonly callback: LoopbackCallback,
+    private readonly log: (m: string) => void,
+  ) {}
+
+  /** A connected client, or why there is none; waits briefly, never for the user. */
+  async current(): Promise<Link> {
+    if (this.client) return { ok: true, client: this.client };
+    this.connecting ??= this.connect().catch((e: Error) => {
+      this.reason = `${this.url.href} is unreachable (${e.message})`;
+    }).finally(() => (this.connecting = undefined));
+    await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
+    return this.client ? { ok: true, client: this.client } : { ok: false, reason: this.reason };
+  }
+
+  /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
+  lost(error: unknown): string {
+    this.client = undefined;
+    this.reason =
+      error instanceof UnauthorizedError
+        ? `your sign-in to ${this.url.href} expired; sign in again in the browser (the link is on stderr)`
+        : `${this.url.href} is unreachable (${(error as Error).message})`;
+    return this.reason;
+  }
+
+  private async connect(): Promise<void> {
+    const attempt = async () => {
+      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+      const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
+      await client.connect(transport);
+      return client;
+    };
+    try {
+      this.client = await attempt();
+    } catch (error) {
+      if (!(error instanceof UnauthorizedError)) throw error;
+      this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
+      const params = this.provider.checkCallback(await this.callback.next());
+      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+      await transport.finishAuth(params);
+      this.client = await attempt();
+      this.log(`signed in to ${this.url.href}`);
+    }
+  }
+}
+
+/** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
+export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
+  // The local surface (embedded bundle, project files) behind an in-memory client.
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await buildServer(deps, toolsets).connect(serverSide);
+  const local = new Client({ name: "bmad-mcp-local", version: SERVER_INFO.version });
+  await local.connect(clientSide);
+
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } });
+  for (const method of METHODS) {
+    server.setRequestHandler(method, async (request) => {
+      const params = (request as { params?: Record<string, unknown> }).params;
+      const tool = method === "tools/call" ? String(params?.name) : undefined;
+      if (tool && LOCAL_TOOLS.has(tool)) return (await local.request({ method, params })) as never;
+      let reason: string;
+      const remote = await link.current();
+      if (remote.ok) {
+        try {
+          return (await remote.client.request({ method, params })) as never;
+        } catch (error) {
+          // The remote answered with an MCP error: that is its answer, not an outage.
+          if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+          reason = link.lost(error);
+        }
+      } else reason = remote.reason;
+      if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
+      const result = (await local.request({ method, params })) as Record<string, unknown>;
+      if (method === "tools/call") {
+        const content = (result.content as unknown[] | undefined) ?? [];
+        result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
+      }
+      return result as never;
+    });
+  }
+  return server;
+}

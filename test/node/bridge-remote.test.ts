@@ -1,0 +1,129 @@
+// bmad-mcp --remote against the Worker run locally: browser sign-in with a loopback redirect (the test
+// plays the browser), credentials kept 0600 and reused, state on the remote, file-system tools local,
+// and content from the local bundle, said so, when the remote is down.
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("remote");
+const config = join(tmp.dir, "config");
+const project = join(tmp.dir, "project");
+let bridge: string;
+let worker: LocalWorker;
+let remote: string;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  worker = await startLocalWorker();
+  remote = `${worker.url.origin}/mcp`;
+  mkdirSync(join(project, "_bmad/_config/custom"), { recursive: true });
+  writeFileSync(join(project, "_bmad/_config/custom/cc-verify.sh"), "echo local contract ran\n");
+  chmodSync(join(project, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  await worker?.dispose();
+  tmp.cleanup();
+});
+
+async function spawnRemote(): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bridge, "--remote", remote],
+    cwd: project,
+    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" },
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (d) => (err += d));
+  const client = new Client({ name: "remote-test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return { client, stderr: () => err };
+}
+
+async function until<T>(what: string, get: () => T | undefined, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = get();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Plays the user's browser: the consent page, Allow, and the redirect back to the bridge's loopback port. */
+async function approveInBrowser(authorizeUrl: string): Promise<void> {
+  const consent = await fetch(authorizeUrl, { redirect: "manual" });
+  const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())?.[1];
+  if (!handle) throw new Error(`no consent form at ${authorizeUrl}`);
+  const approved = await fetch(new URL("/authorize", authorizeUrl), {
+    method: "POST", redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: new URL(authorizeUrl).origin },
+    body: new URLSearchParams([["handle", handle], ["decision", "approve"], ["scope", "bmad:read"], ["scope", "bmad:write"]]),
+  });
+  const back = approved.headers.get("location")!;
+  expect(back).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+  expect(await (await fetch(back)).text()).toContain("Signed in");
+}
+
+const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+const signInUrl = (stderr: string) => /sign in to \S+ in your browser: (\S+)/.exec(stderr)?.[1];
+
+it("signs in through the browser, keeps sessions on the remote and runs file-system tools locally", async () => {
+  const { client, stderr } = await spawnRemote();
+  await approveInBrowser(await until("the sign-in link", () => signInUrl(stderr())));
+  await until("the sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
+
+  const started = await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Remote plan" } });
+  expect(started.isError).toBeFalsy();
+  expect(existsSync(join(project, ".bmad-task"))).toBe(false); // not a local session
+  const listed = await client.callTool({ name: "list_sessions", arguments: {} });
+  expect(text(listed)).toContain("remote-plan");
+
+  const contract = await client.callTool({ name: "run_completion_contract", arguments: {} });
+  expect(contract.structuredContent).toMatchObject({ status: "PASS", output: "local contract ran\n" });
+
+  const file = join(config, "bmad-mcp", "credentials.json");
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(JSON.parse(readFileSync(file, "utf8"))[remote].tokens.access_token).toBeTruthy();
+}, 60_000);
+
+it("reuses the saved sign-in next time", async () => {
+  const { client, stderr } = await spawnRemote();
+  expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("remote-plan");
+  expect(signInUrl(stderr())).toBeUndefined();
+}, 30_000);
+
+it("asks to sign in again when the saved sign-in no longer works, serving the local bundle meanwhile", async () => {
+  const file = join(config, "bmad-mcp", "credentials.json");
+  const saved = JSON.parse(readFileSync(file, "utf8"));
+  saved[remote].tokens = { ...saved[remote].tokens, access_token: "expired", refresh_token: "revoked" };
+  writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
+  const { client, stderr } = await spawnRemote();
+  const answer = await client.callTool({ name: "bmad", arguments: { command: "pm" } });
+  expect(text(answer)).toMatch(/^Note: waiting for you to sign in to .*; this answer comes from the local bundle\./);
+  expect(text(answer)).toContain("bmad-agent-pm");
+  await approveInBrowser(await until("a new sign-in link", () => signInUrl(stderr())));
+  await until("the new sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
+}, 30_000);
+
+it("falls back to the local bundle when the remote is down, and says so", async () => {
+  const { client } = await spawnRemote();
+  expect((await client.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
+  await worker.dispose();
+  const answer = await client.callTool({ name: "bmad", arguments: { command: "architect" } });
+  expect(text(answer)).toMatch(/^Note: .* is unreachable .*; this answer comes from the local bundle\./);
+  expect(text(answer)).toContain("bmad-agent-architect");
+  const state = await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "remote-plan" } });
+  expect(state.isError).toBe(true);
+  expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
+  worker = await startLocalWorker(); // for afterAll
+}, 60_000);
