@@ -5,6 +5,7 @@ import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
 import { bmadUri } from "../catalog/paths.js";
+import { done, fail, type ToolOutcome } from "./outcome.js";
 import type { BundleReader } from "./reader.js";
 
 const INLINE_BUDGET = 64 * 1024;
@@ -59,6 +60,13 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
   if (later.length) lines.push("", "## More files (load on demand)", ...later);
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return lines.join("\n");
+}
+
+/** Resolves a name and renders the record, or the unknown-name error with the closest names. */
+export async function loadRecord(reader: BundleReader, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }): Promise<ToolOutcome> {
+  const found = reader.catalog.resolve(kind, name);
+  if (!found.ok) return fail(found.error);
+  return done(await renderRecord(reader, found.record, extra));
 }
 
 /** Which origin won and which others were there (seed 000 transparency). */

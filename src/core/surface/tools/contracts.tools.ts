@@ -6,7 +6,7 @@ import { bmadUri, checkBundlePath, globToRegExp } from "../../catalog/paths.js";
 import { search } from "../../catalog/search.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { recordLabel, renderRecord } from "../render.js";
+import { loadRecord, recordLabel } from "../render.js";
 import { readBmadUri } from "../resources.js";
 import { bmadUriField } from "../schemas.js";
 import { defineTool, READ_ONLY } from "../tool.js";
@@ -22,11 +22,7 @@ export const bmadWorkflowTool = defineTool({
     context: z.string().max(16000).optional().describe("Optional context or parameters for the workflow"),
   }),
   annotations: READ_ONLY,
-  async run({ workflow, context }, { reader }) {
-    const found = reader.catalog.resolve("workflow", workflow.replace(/^\*/, ""));
-    if (!found.ok) return fail(found.error);
-    return done(await renderRecord(reader, found.record, context ? { heading: "Context", body: context } : undefined));
-  },
+  run: ({ workflow, context }, { reader }) => loadRecord(reader, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined),
 });
 
 const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;

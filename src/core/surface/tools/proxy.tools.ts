@@ -5,7 +5,7 @@ import { shortName } from "../../catalog/names.js";
 import { bmadUri } from "../../catalog/paths.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { originReport, renderRecord } from "../render.js";
+import { loadRecord, originReport, renderRecord } from "../render.js";
 import { params, taskName, workflowName } from "../schemas.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 
@@ -67,11 +67,7 @@ export const executeWorkflow = defineTool({
   description: "Load a BMAD workflow's raw files with execution instructions, then follow them.",
   input: z.object({ workflow_name: workflowName, params }),
   annotations: READ_ONLY,
-  async run({ workflow_name, params: p }, { reader }) {
-    const found = reader.catalog.resolve("workflow", workflow_name);
-    if (!found.ok) return fail(found.error);
-    return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
-  },
+  run: ({ workflow_name, params: p }, { reader }) => loadRecord(reader, "workflow", workflow_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
 });
 
 export const listTasks = defineTool({
@@ -93,11 +89,7 @@ export const executeTask = defineTool({
   description: "Load a BMAD task's raw file with instructions, then follow it.",
   input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
   annotations: READ_ONLY,
-  async run({ task_name, params: p }, { reader }) {
-    const found = reader.catalog.resolve("task", task_name);
-    if (!found.ok) return fail(found.error);
-    return done(await renderRecord(reader, found.record, p && { heading: "Parameters", body: JSON.stringify(p) }));
-  },
+  run: ({ task_name, params: p }, { reader }) => loadRecord(reader, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
 });
 
 export const getKnowledge = defineTool({
