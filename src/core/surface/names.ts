@@ -20,6 +20,4 @@ export const TOOL = {
 export const RESOURCE = {
   configCurrent: "bmad://config/current",
   manifestPrefix: "bmad://manifests/",
-  agentPrefix: "bmad://agents/",
-  workflowPrefix: "bmad://workflows/",
 } as const;
