@@ -1,9 +1,10 @@
 // npm run token [-- URL]: signs in to a local server (loopback, local consent page) the way an MCP client
 // would, and prints an access token, e.g. for `npx @modelcontextprotocol/inspector --cli ... --header`.
+import { isLoopbackHost } from "../src/core/loopback.js";
 import { signIn } from "./oauth-client.js";
 
 const base = (process.argv[2] ?? `http://127.0.0.1:${process.env.BMAD_DEV_PORT ?? 8787}`).replace(/\/mcp\/?$/, "").replace(/\/$/, "");
-if (!/^http:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/.test(base)) {
+if (!URL.canParse(base) || !base.startsWith("http://") || !isLoopbackHost(new URL(base).hostname)) {
   console.error(`npm run token only signs in to loopback servers (got ${base}); for a deployed server, let your MCP client sign in in the browser.`);
   process.exit(2);
 }

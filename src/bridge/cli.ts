@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { shortName } from "../core/catalog/names.js";
+import { isLoopbackHost } from "../core/loopback.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
@@ -99,8 +100,7 @@ function remoteUrl(raw: string): URL {
   } catch {
     fail(`--remote ${raw}: not a URL; give the server's MCP endpoint, e.g. https://bmad.example.com/mcp`);
   }
-  const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(url.hostname);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) fail(`--remote ${raw}: use https (plain http only for a server on this machine).`);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) fail(`--remote ${raw}: use https (plain http only for a server on this machine).`);
   return url;
 }
 

@@ -6,7 +6,7 @@ import { authConfig } from "./auth/config.js";
 import { SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
-import { isLoopbackHost } from "./loopback.js";
+import { isLoopbackHost } from "../core/loopback.js";
 import { forgetRevoked, recall } from "./auth/token-cache.js";
 import { mcpApi } from "./mcp.js";
 

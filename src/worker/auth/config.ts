@@ -2,7 +2,7 @@
 // access rules. Anything missing for a deployment fails closed: no upstream, no tokens.
 import { z } from "zod";
 import type { Env } from "../env.js";
-import { isLoopbackHost } from "../loopback.js";
+import { isLoopbackHost } from "../../core/loopback.js";
 
 const list = z
   .string()

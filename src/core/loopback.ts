@@ -1,3 +1,4 @@
+// Loopback hosts: where local sign-in, plain http and the local consent page are allowed.
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
 /** `host` as in a URL's hostname (no port). */
