@@ -118,7 +118,8 @@ describe("sessions", () => {
   it("show status, the newest session and queued sub-tasks", async () => {
     const started = await task({ action: "start", objective: "Queue things" });
     const queued = await client.callTool({ name: TOOL.spawnSubagentTask, arguments: { agent: "architect", task: "Review the data model", context_files: ["bmad://bmm/module.yaml"], run_id: started.session_id } });
-    expect((queued.structuredContent as unknown as SessionView).subtasks).toBe(1);
+    expect((queued.structuredContent as unknown as SessionView).subtasks).toEqual([{ id: expect.any(String), agent: "bmm/bmad-agent-architect", task: "Review the data model", status: "queued" }]);
+    expect((await task({ action: "status", session_id: started.session_id })).subtasks).toHaveLength(1);
     const status = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: {} });
     expect((status.structuredContent as unknown as SessionView).session_id).toBe(started.session_id);
     // get_workflow_status carries the role prompt to resume from another client; bmad-task status stays light.

@@ -17,7 +17,8 @@ export interface SessionView {
   gaps?: string[];
   questions?: Array<{ id: string; question: string; context?: string }>;
   artifacts: string[];
-  subtasks: number;
+  /** The queued sub-tasks (spawn_subagent_task), oldest first. */
+  subtasks: Array<{ id: string; agent: string; task: string; status: string; output_key?: string }>;
   role_prompt?: string;
 }
 
@@ -71,7 +72,7 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
     ...(stage.gaps?.length ? { gaps: stage.gaps } : {}),
     ...(s.current_state === "clarifying" && stage.questions?.length ? { questions: stage.questions } : {}),
     artifacts: s.artifacts.map(artifactUri),
-    subtasks: s.subtasks.length,
+    subtasks: s.subtasks.map(({ id, agent, task, status, output_key }) => ({ id, agent, task: task.slice(0, 200), status, ...(output_key ? { output_key } : {}) })),
     ...(rolePrompt ? { role_prompt: rolePrompt } : {}),
   };
 }
