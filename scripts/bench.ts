@@ -3,6 +3,7 @@
 // Prints medians and p99s, cold start, bundle build time and tools/list bytes, then checks the budgets.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { benchBridge, printBridge } from "./bench-bridge.js";
 import { buildBundle } from "./bundle/build.js";
 import { manifestBytes } from "./bundle/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
@@ -157,6 +158,9 @@ async function main(): Promise<void> {
   } finally {
     await worker.dispose();
   }
+
+  // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
+  printBridge(await benchBridge());
 }
 
 await main();
