@@ -205,9 +205,9 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
   const dir = mkdtempSync(join(tmpdir(), "bmad-bench-bridge-"));
   try {
     // A private copy (the CLI finds its bundle beside it): a concurrent build:bridge cannot swap dist/ mid-run.
+    // A private copy of dist/ (launcher, main module, chunks, bundle), safe from a rebuild mid-run.
+    cpSync(dirname(built), join(dir, "bin"), { recursive: true });
     const bridge = join(dir, "bin/bridge.js");
-    cpSync(built, bridge);
-    cpSync(join(dirname(built), "bundle"), join(dir, "bin/bundle"), { recursive: true });
     const home = join(dir, "home");
     mkdirSync(home);
     const peer = peerPackage();

@@ -1,6 +1,7 @@
-// npm run build:bridge: the bmad-mcp CLI as one ES module (fast to start: no TypeScript, no module
-// resolution at run time) in dist/bridge.js, with the embedded bundle beside it in dist/bundle/.
-import { cpSync, existsSync, rmSync } from "node:fs";
+// npm run build:bridge: the bmad-mcp CLI bundled by esbuild (fast to start: no TypeScript, no module
+// resolution at run time): dist/bridge.js, a launcher that turns on Node's compile cache and loads
+// dist/bridge-main.js (remote-mode code split off into dist/chunks/), with the embedded bundle in dist/bundle/.
+import { chmodSync, cpSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
@@ -10,9 +11,12 @@ const DIST = join(ROOT, "dist");
 export async function buildBridge(): Promise<string> {
   const bundleDir = join(ROOT, "bmad-bundle");
   if (!existsSync(join(bundleDir, "manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first.");
+  rmSync(DIST, { recursive: true, force: true });
   await build({
-    entryPoints: [join(ROOT, "src/bridge/cli.ts")],
-    outfile: join(DIST, "bridge.js"),
+    entryPoints: { "bridge-main": join(ROOT, "src/bridge/cli.ts") },
+    outdir: DIST,
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",
@@ -23,9 +27,14 @@ export async function buildBridge(): Promise<string> {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: "warning",
   });
-  rmSync(join(DIST, "bundle"), { recursive: true, force: true });
+  const launcher = join(DIST, "bridge.js");
+  writeFileSync(
+    launcher,
+    `#!/usr/bin/env node\n// bmad-mcp. Node 22+ keeps a compile cache, so later starts skip compiling the bundle.\nimport module from "node:module";\nmodule.enableCompileCache?.();\nawait import("./bridge-main.js");\n`,
+  );
+  chmodSync(launcher, 0o755);
   cpSync(bundleDir, join(DIST, "bundle"), { recursive: true });
-  return join(DIST, "bridge.js");
+  return launcher;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

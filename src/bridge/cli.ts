@@ -11,11 +11,9 @@ import { isLoopbackHost } from "../core/loopback.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
-import { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
 import { FileSessionStore } from "./file-session-store.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
-import { buildProxyServer, RemoteLink } from "./remote.js";
 import { discoverSources } from "./sources.js";
 
 const USAGE = `Usage: bmad-mcp [options]
@@ -73,6 +71,8 @@ async function main(): Promise<void> {
   if (args.list) return list(bundle);
 
   bundle.watch();
+  // A stdio server ends with its input: stop watching so the process can exit at once.
+  process.stdin.once("end", () => bundle.close());
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
@@ -85,6 +85,8 @@ async function main(): Promise<void> {
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
 
   const remote = remoteUrl(args.remote);
+  // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
+  const [{ FileOAuthProvider, LoopbackCallback }, { buildProxyServer, RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
   const callback = new LoopbackCallback();
   await callback.start();
   const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);

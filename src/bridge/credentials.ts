@@ -47,6 +47,7 @@ export class LoopbackCallback {
       this.waiting?.resolve(url.searchParams);
     });
     await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
+    this.server.unref(); // waiting for a browser must not keep the bridge alive once its client has gone
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 

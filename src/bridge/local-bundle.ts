@@ -1,11 +1,10 @@
 // The bridge's bundle: the project's own trees (and --path, BMAD_ROOT, ~/.bmad) layered over the
 // embedded bundle, rebuilt when one of those trees changes so an edit shows up on the next call.
-import { watch, type FSWatcher } from "node:fs";
-import { readFileSync } from "node:fs";
+// Start-up reads only the embedded manifest; search indexes are read when a search first needs them.
+import { readFileSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
-import { buildBundle } from "../../scripts/bundle/build.js";
 import type { BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
-import { mergeBundles, type IndexedBundle } from "../core/catalog/merge.js";
+import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
 
@@ -15,27 +14,34 @@ export interface LocalSource {
   path: string;
 }
 
+interface Layer {
+  manifest: BundleManifest;
+  /** The layer's search index, read on first use. */
+  index: () => SearchIndex;
+}
+
 const MERGED_INDEX = "merged-search-index";
 
 export class LocalBundle {
   reader: BundleReader;
-  private readonly embedded: { manifest: BundleManifest; dir: string; index: SearchIndex };
+  private readonly embedded: Layer;
   private readonly texts = new Map<string, string>();
   private localBlobs = new Map<string, Uint8Array>();
+  private layers: Layer[] = [];
   private dirty: boolean;
   private building?: Promise<void>;
   private watchers: FSWatcher[] = [];
 
   constructor(
     private readonly sources: LocalSource[],
-    embeddedDir: string,
+    private readonly embeddedDir: string,
     private readonly warn: (message: string) => void,
   ) {
     const manifest = JSON.parse(readFileSync(join(embeddedDir, "manifest.json"), "utf8")) as BundleManifest;
-    const index = JSON.parse(readFileSync(join(embeddedDir, "blobs", manifest.searchIndex), "utf8")) as SearchIndex;
-    this.embedded = { manifest, dir: embeddedDir, index };
-    // Serve the embedded bundle at once; the local trees are layered on before the first call that reads it.
-    this.reader = this.install(mergeBundles([{ manifest, searchIndex: index }], manifest.id), new Map());
+    let index: SearchIndex | undefined;
+    this.embedded = { manifest, index: () => (index ??= JSON.parse(readFileSync(join(embeddedDir, "blobs", manifest.searchIndex), "utf8")) as SearchIndex) };
+    // Serve the embedded bundle at once; the local trees are layered on before the first call that reads them.
+    this.reader = this.install([this.embedded], new Map());
     this.dirty = sources.length > 0;
   }
 
@@ -48,7 +54,7 @@ export class LocalBundle {
 
   /** Watches the local trees; any change marks the bundle for a rebuild on the next call. */
   watch(): void {
-    for (const { path } of this.sources) {
+    for (const path of this.sources.map((s) => s.path)) {
       try {
         this.watchers.push(watch(path, { recursive: true }, () => (this.dirty = true)));
       } catch (error) {
@@ -63,42 +69,46 @@ export class LocalBundle {
 
   private async rebuild(): Promise<void> {
     this.dirty = false;
-    const layers: IndexedBundle[] = [];
+    const layers: Layer[] = [];
     const blobs = new Map<string, Uint8Array>();
+    // The compiler (and its YAML/TOML parsers) loads only when there are local trees to build.
+    const { buildBundle } = await import("../../scripts/bundle/build.js");
     for (const source of this.sources) {
       try {
         // One build per tree: a broken tree is skipped with a warning, the others still served.
         const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn });
         for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
-        const index = JSON.parse(new TextDecoder().decode(built.blobs.get(built.manifest.searchIndex)!)) as SearchIndex;
-        layers.push({ manifest: built.manifest, searchIndex: index });
+        const bytes = built.blobs.get(built.manifest.searchIndex)!;
+        layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
       } catch (error) {
         const message = (error as Error).message;
         // A project whose _bmad/ holds only kit files (memory, cc-verify.sh) has no tree to layer: no warning.
         if (!(source.spec.startsWith("project=") && message.startsWith("No BMAD tree recognised"))) this.warn(`skipped ${source.path}: ${message}`);
       }
     }
-    layers.push({ manifest: this.embedded.manifest, searchIndex: this.embedded.index });
-    const id = layers.map((l) => l.manifest.id.slice(0, 16)).join("+");
-    this.reader = this.install(mergeBundles(layers, id), blobs);
+    this.reader = this.install([...layers, this.embedded], blobs);
   }
 
-  private install(merged: IndexedBundle, blobs: Map<string, Uint8Array>): BundleReader {
-    merged.manifest.searchIndex = MERGED_INDEX;
+  private install(layers: Layer[], blobs: Map<string, Uint8Array>): BundleReader {
+    const id = layers.map((l) => l.manifest.id.slice(0, 16)).join("+");
+    const { manifest } = mergeBundles(layers.map((l) => ({ manifest: l.manifest, searchIndex: { terms: [] } })), id);
+    manifest.searchIndex = MERGED_INDEX;
+    this.layers = layers;
     this.localBlobs = blobs;
     this.texts.clear();
-    this.texts.set(MERGED_INDEX, JSON.stringify(merged.searchIndex));
-    return new MemoryBundleReader(merged.manifest, (sha) => this.blobText(sha));
+    return new MemoryBundleReader(manifest, (sha) => this.blobText(sha));
   }
 
   private blobText(sha: string): string | undefined {
     let text = this.texts.get(sha);
     if (text !== undefined) return text;
-    const local = this.localBlobs.get(sha);
-    if (local) text = new TextDecoder().decode(local);
+    if (sha === MERGED_INDEX) {
+      const layers = this.layers.map((l) => ({ manifest: l.manifest, searchIndex: l.index() }));
+      text = JSON.stringify(mergeBundles(layers, "").searchIndex);
+    } else if (this.localBlobs.has(sha)) text = new TextDecoder().decode(this.localBlobs.get(sha));
     else if (/^[0-9a-f]{64}$/.test(sha)) {
       try {
-        text = readFileSync(join(this.embedded.dir, "blobs", sha), "utf8");
+        text = readFileSync(join(this.embeddedDir, "blobs", sha), "utf8");
       } catch {
         return undefined;
       }

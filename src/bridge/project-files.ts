@@ -3,7 +3,6 @@
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { parse as parseYaml } from "yaml";
 import type { ContextSection, ContractRun, ProjectFiles, Stack } from "../core/surface/deps.js";
 
 const CONTRACT = "_bmad/_config/custom/cc-verify.sh";
@@ -71,6 +70,7 @@ export class LocalProjectFiles implements ProjectFiles {
     let data: Record<string, unknown> = {};
     const warnings: string[] = [];
     if (yamlText !== undefined) {
+      const { parse: parseYaml } = await import("yaml");
       try {
         const parsed: unknown = parseYaml(yamlText);
         if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;

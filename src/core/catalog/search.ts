@@ -16,7 +16,7 @@ export function words(text: string): string[] {
 }
 
 const ACRONYM_FIRST = /\b([A-Z]{2,6})\s*\(([A-Za-z][A-Za-z -]{3,80})\)/g;
-const ACRONYM_LAST = /((?:[A-Za-z]+[ -]){1,5}[A-Za-z]+)\s*\(([A-Z]{2,6})\)/g;
+const ACRONYM_LAST = /\b((?:[A-Za-z]+[ -]){1,5}[A-Za-z]+)\s*\(([A-Z]{2,6})\)/g; // \b: no restart inside every word
 
 function initials(phrase: string[]): string {
   return phrase.map((w) => w[0]).join("");

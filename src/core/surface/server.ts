@@ -28,7 +28,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     return { reader, catalog: reader.catalog, surface: surfaceFor(reader.catalog, toolsets) };
   };
 
-  server.setRequestHandler("tools/list", async () => ({ tools: (await current()).surface.toolList }) as never);
+  // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
+  const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolList;
+  server.setRequestHandler("tools/list", async () => ({ tools: fixedTools ?? (await current()).surface.toolList }) as never);
 
   server.setRequestHandler("tools/call", async (request) => {
     const { surface } = await current();
@@ -62,7 +64,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (message !== undefined && (typeof message !== "string" || message.length > MAX_ARGUMENT_BYTES)) {
       throw invalid(`Prompt argument "message" must be a string under ${MAX_ARGUMENT_BYTES / 1024} KB.`);
     }
-    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
+    let text = message ? undefined : surface.promptTexts.get(name);
+    if (text === undefined) {
+      text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
+      if (!message) surface.promptTexts.set(name, text);
+    }
     return { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
   });
 

@@ -20,6 +20,8 @@ export interface Surface {
   toolList: Array<Record<string, unknown>>;
   prompts: Map<string, PromptEntry>;
   promptList: Array<PromptEntry["listing"]>;
+  /** Rendered prompts without a message: the bundle is immutable, so each renders once. */
+  promptTexts: Map<string, string>;
   instructions: string;
 }
 
@@ -45,6 +47,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
     toolList: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)),
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
+    promptTexts: new Map(),
     instructions: instructions(catalog, toolsets),
   };
 }

@@ -17,7 +17,6 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   toolset: ToolsetName;
   description: string;
   input: S;
-  output?: z.ZodObject;
   annotations: ToolAnnotations;
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
@@ -35,8 +34,9 @@ export function toolListing(def: ToolDef): Record<string, unknown> {
   return {
     name: def.name,
     description: def.description,
+    // No outputSchema: SDK clients compile a validator for each one on every tools/list, which costs
+    // more than it gives; structured results still carry structuredContent beside their text.
     inputSchema: jsonSchema(def.input),
-    ...(def.output ? { outputSchema: jsonSchema(def.output) } : {}),
     annotations: def.annotations,
   };
 }

@@ -23,24 +23,11 @@ export const getWorkflowStatus = defineTool({
   },
 });
 
-const summary = z.object({
-  session_id: z.string(),
-  task_name: z.string(),
-  objective: z.string(),
-  current_stage: z.string(),
-  current_state: z.string(),
-  status: z.string(),
-  artifacts: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
-
 export const listSessions = defineTool({
   name: TOOL.listSessions,
   toolset: "kit",
   description: "List your delivery sessions, newest first, optionally by status.",
   input: z.object({ status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)") }),
-  output: z.object({ sessions: z.array(summary) }),
   annotations: READ_ONLY,
   async run({ status }, { sessions, owner }) {
     if (!sessions) return noSessions();

@@ -18,7 +18,6 @@ export const runCompletionContract = defineTool({
     stack: z.enum(STACKS).optional().describe("Stack to verify (default auto)"),
     working_dir: z.string().max(1024).optional().describe("Directory inside the project (default: project root)"),
   }),
-  output: z.object({ status: z.enum(["PASS", "FAIL"]), output: z.string(), duration_ms: z.number() }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ stack, working_dir }, { project }: SurfaceDeps) {
     if (!project) return noProject(TOOL.runCompletionContract);

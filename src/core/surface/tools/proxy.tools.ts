@@ -21,8 +21,6 @@ export function categoryOf(r: CatalogRecord): string {
   return "other";
 }
 
-const workflowItem = z.object({ name: z.string(), module: z.string(), description: z.string(), category: z.string(), uri: z.string() });
-
 export const listWorkflows = defineTool({
   name: TOOL.listWorkflows,
   toolset: "proxy",
@@ -31,7 +29,6 @@ export const listWorkflows = defineTool({
     category: z.enum(CATEGORIES).optional().describe("Filter by category"),
     module: z.string().max(100).optional().describe("Filter by module, e.g. core, bmm"),
   }),
-  output: z.object({ workflows: z.array(workflowItem) }),
   annotations: READ_ONLY,
   async run({ category, module }, { reader: { catalog } }) {
     if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`);
@@ -75,7 +72,6 @@ export const listTasks = defineTool({
   toolset: "proxy",
   description: `List BMAD tasks. Run one with ${TOOL.executeTask}.`,
   input: z.object({}),
-  output: z.object({ tasks: z.array(z.object({ name: z.string(), module: z.string(), description: z.string(), uri: z.string() })) }),
   annotations: READ_ONLY,
   async run(_args, { reader: { catalog } }) {
     const tasks = catalog.list("task").map((r) => ({ name: r.name, module: r.module, description: r.description ?? r.title ?? "", uri: bmadUri(r.entry) }));
