@@ -70,13 +70,11 @@ export class LocalProjectFiles implements ProjectFiles {
     let data: Record<string, unknown> = {};
     const warnings: string[] = [];
     if (yamlText !== undefined) {
-      const { parse: parseYaml } = await import("yaml");
-      try {
-        const parsed: unknown = parseYaml(yamlText);
-        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) data = parsed as Record<string, unknown>;
-      } catch (error) {
-        warnings.push(`skipped _bmad/_memory/project-context.yaml: ${(error as Error).message.split("\n")[0]}`);
-      }
+      // The compiler's parser (loaded on demand): one place for YAML, errors as values.
+      const { yaml } = await import("../../scripts/bundle/parse.js");
+      const parsed = yaml(yamlText);
+      if (!parsed.ok) warnings.push(`skipped _bmad/_memory/project-context.yaml: ${parsed.error}`);
+      else if (parsed.value && typeof parsed.value === "object" && !Array.isArray(parsed.value)) data = parsed.value as Record<string, unknown>;
     }
     const sections = markdownSections(shared ?? "");
     const pick = (key: string) => data[key] ?? sections[key];

@@ -135,6 +135,13 @@ describe("file-system tools", () => {
     expect(all).toMatchObject({ name: "demo", agents: ["pm", "architect"], stack: "TypeScript on Workers", decisions: "- KV for bundles" });
     expect((await call(client, "get_project_context", { section: "stack" })).structuredContent).toEqual({ stack: "TypeScript on Workers" });
   });
+
+  it("skips a malformed project-context.yaml with a warning naming it, keeping the rest", async () => {
+    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: [unclosed\n");
+    const context = (await call(client, "get_project_context", {})).structuredContent as { stack: string; warnings: string[] };
+    expect(context.stack).toBe("TypeScript on Workers");
+    expect(context.warnings).toEqual([expect.stringContaining("skipped _bmad/_memory/project-context.yaml")]);
+  });
 });
 
 describe("bad input and the command line", () => {
