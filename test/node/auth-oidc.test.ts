@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
-import { authConfig } from "../../src/worker/auth/config.js";
+import { authConfig, isAllowed } from "../../src/worker/auth/config.js";
 import type { Env } from "../../src/worker/env.js";
 import { authorize, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { startIdp, type Idp } from "../support/oidc-idp.js";
@@ -111,6 +111,17 @@ describe("configuration fails closed", () => {
     expect(authConfig(env({ AUTH_UPSTREAM: "oidc", OIDC_ISSUER: "https://idp.example.com" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/OIDC_CLIENT_ID/) });
     expect(authConfig(env({ AUTH_UPSTREAM: "github", GITHUB_CLIENT_ID: "a", GITHUB_CLIENT_SECRET: "b" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/needs an access rule/) });
     expect(authConfig(env({}), "127.0.0.1")).toMatchObject({ ok: true, config: { upstream: { kind: "local" } } });
+  });
+
+  it("applies access rules: emails, domains, GitHub org; unverified emails never match", () => {
+    const rules = { emails: ["ada@partner.test"], domains: ["example.com"], githubOrg: "bmad-org" };
+    expect(isAllowed(rules, { email: "Ada@Partner.test", emailVerified: true })).toBe(true);
+    expect(isAllowed(rules, { email: "grace@example.com" })).toBe(true);
+    expect(isAllowed(rules, { email: "grace@example.com", emailVerified: false })).toBe(false);
+    expect(isAllowed(rules, { email: "eve@evil.test", orgMember: true })).toBe(true);
+    expect(isAllowed(rules, { email: "eve@evil.test" })).toBe(false);
+    expect(isAllowed(rules, {})).toBe(false);
+    expect(isAllowed({ emails: [], domains: [] }, {})).toBe(true); // no rule: the identity provider is the boundary
   });
 
   it("refuses the local consent page on a non-loopback host, even when configured", async () => {
