@@ -44,9 +44,13 @@ export interface AuthConfig {
 
 export type ConfigResult = { ok: true; config: AuthConfig } | { ok: false; error: string };
 
+// env is fixed for an isolate's life: parse it once, not on every request.
+const parsedEnvs = new WeakMap<Env, ReturnType<typeof EnvSchema.safeParse>>();
+
 /** The auth configuration for a request reaching this Worker at `host`. */
 export function authConfig(env: Env, host: string): ConfigResult {
-  const parsed = EnvSchema.safeParse(env);
+  let parsed = parsedEnvs.get(env);
+  if (!parsed) parsedEnvs.set(env, (parsed = EnvSchema.safeParse(env)));
   if (!parsed.success) return { ok: false, error: `Sign-in is misconfigured: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}.` };
   const e = parsed.data;
   const access: AccessRules = { emails: e.ALLOWED_EMAILS, domains: e.ALLOWED_EMAIL_DOMAINS, ...(e.ALLOWED_GITHUB_ORG ? { githubOrg: e.ALLOWED_GITHUB_ORG } : {}) };
