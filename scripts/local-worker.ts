@@ -1,14 +1,13 @@
 // Starts the real Worker (bundled by wrangler exactly as for deploy) in workerd through the Miniflare API,
 // seeded with a bundle the same way bundle:upload does. Used by the conformance test and the bench,
 // which must not measure wrangler dev's extra proxy hop (see ARCHITECTURE "Facts about speed").
-import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { parse as parseToml } from "smol-toml";
 import { loadBundleFromDir } from "./bundle/read.js";
 import { seedBindings } from "./bundle/seed.js";
+import { runWrangler } from "./wrangler.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT_DIR = join(ROOT, ".wrangler", "dist");
@@ -19,16 +18,9 @@ export interface LocalWorker {
   dispose(): Promise<void>;
 }
 
-/** wrangler needs Node >= 22.12: run it under the `node` devDependency. */
+/** The Worker bundled exactly as `wrangler deploy` would, without deploying. */
 export async function buildWorker(): Promise<string> {
-  const node22 = join(ROOT, "node_modules", "node", "bin", "node");
-  const node = existsSync(node22) ? node22 : process.execPath;
-  const entry = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  await promisify(execFile)(node, [entry, "deploy", "--dry-run", "--outdir", OUT_DIR], {
-    cwd: ROOT,
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
-    maxBuffer: 16 << 20,
-  });
+  await runWrangler(["deploy", "--dry-run", "--outdir", OUT_DIR]);
   return join(OUT_DIR, "index.js");
 }
 

@@ -1,6 +1,5 @@
 // CLI: npm run bundle:upload -- --local|--remote [--dir bmad-bundle] [--persist-to .wrangler/state] [--config wrangler.toml]
 // Blobs first (KV, or R2 above 1 MiB), then the manifest, then LAST the pointer `bundle:current`.
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -8,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parse as parseToml } from "smol-toml";
 import { loadBundleFromDir } from "./bundle/read";
 import { planUpload } from "./bundle/upload-plan";
+import { runWrangler as wrangler } from "./wrangler";
 
 const USAGE = `usage: npm run bundle:upload -- --local|--remote [--dir bmad-bundle] [--persist-to .wrangler/state] [--config wrangler.toml]`;
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -39,19 +39,6 @@ export function parseUploadArgs(argv: string[]): UploadArgs {
   }
   if (!target) throw new Error("Pass --local (feeds wrangler dev) or --remote");
   return { target, ...args };
-}
-
-/** wrangler needs Node >= 22.12: run its JS entry under the `node` devDependency when present. */
-function wrangler(args: string[]): Promise<void> {
-  const node22 = join(ROOT, "node_modules", "node", "bin", "node");
-  const node = existsSync(node22) ? node22 : process.execPath;
-  const entry = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  return new Promise((ok, fail) => {
-    execFile(node, [entry, ...args], { cwd: ROOT, maxBuffer: 16 << 20, env: { ...process.env, WRANGLER_SEND_METRICS: "false" } }, (err, _out, stderr) => {
-      if (err) fail(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed: ${(stderr || err.message).trim().split("\n").slice(-3).join(" ")}`));
-      else ok();
-    });
-  });
 }
 
 function bucketName(config: string): string {

@@ -78,7 +78,6 @@ export function staticResources(): Array<{ uri: string; name: string; mimeType: 
   ];
 }
 
-export { bmadUri };
 
 const ARTIFACT_PATH = /^sessions\/([^/]{1,100})\/artifacts\/([^/]{1,100})$/;
 

@@ -4,7 +4,8 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from 
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
-import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources, bmadUri } from "./resources.js";
+import { bmadUri } from "../catalog/paths.js";
+import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { renderRecord } from "./render.js";
 import { surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
