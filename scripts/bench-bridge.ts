@@ -167,10 +167,13 @@ async function measure(ops: Op[], calls: number): Promise<BridgeRow[]> {
   const bytes = await Promise.all(ops.map(async ([, , , fn]) => JSON.stringify(await fn()).length));
   for (const [, , , fn] of ops) for (let i = 0; i < WARMUP; i++) await fn();
   const samples = ops.map(() => [] as number[]);
+  // Each round starts one op later, so no op always follows the same one (a server still busy after its
+  // answer would otherwise always slow the same neighbour).
   for (let i = 0; i < calls; i++) {
-    for (const [j, [, , , fn]] of ops.entries()) {
+    for (let k = 0; k < ops.length; k++) {
+      const j = (i + k) % ops.length;
       const t = performance.now();
-      await fn();
+      await ops[j]![3]();
       samples[j]!.push(performance.now() - t);
     }
   }

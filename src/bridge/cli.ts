@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioTransport } from "./stdio-transport.js";
 import { shortName } from "../core/catalog/names.js";
 import { isLoopbackHost } from "../core/loopback.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
     project: new LocalProjectFiles(project),
     ready: () => bundle.ready(),
   };
-  if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+  if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 
   const remote = remoteUrl(args.remote);
   // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
@@ -91,7 +92,7 @@ async function main(): Promise<void> {
   await callback.start();
   const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
   void link.current().then((l) => !l.ok && warn(l.reason)); // connect (or sign in) right away
-  serveStdio(() => buildProxyServer(link, deps, toolsets.toolsets), { onerror: (e) => warn(e.message) });
+  serveStdio(() => buildProxyServer(link, deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 }
 
 /** https, or http on a loopback host (a server run locally). */

@@ -1,7 +1,8 @@
 // The bmad-mcp CLI, spawned for real and driven with the SDK client over stdio, in temporary projects
 // built from real trees (6.12 and classic 6.0.4 installed by their offline installers).
 import { chmodSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, appendFileSync, existsSync } from "node:fs";
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -165,6 +166,34 @@ describe("bad input and the command line", () => {
     expect(stderr()).toMatch(/Refused symlink .*leak\.md/);
     const read = await client.readResource({ uri: "bmad://bmm/leak.md" }).catch((e: Error) => e);
     expect(read).toBeInstanceOf(Error);
+  });
+
+  it("writes each response as one ASCII line that decodes to the files' own characters", async () => {
+    const dir = project("wire");
+    const file = readFileSync(join(dir, ".claude/skills/bmad-agent-analyst/SKILL.md"), "utf8");
+    expect(file).toMatch(/[^\x00-\x7f]/); // the agent file has emoji: the case worth testing
+    const child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home-empty") }, stdio: ["pipe", "pipe", "ignore"] });
+    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    const rpc = async (id: number, method: string, params: object) => {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+      const line = (await lines.next()).value as string;
+      expect(line).toMatch(/^[\x20-\x7e]+$/);
+      const message = JSON.parse(line) as { id: number; result?: Record<string, any>; error?: { message: string } };
+      expect(message.id).toBe(id);
+      return message;
+    };
+    try {
+      await rpc(1, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "wire", version: "1" } });
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
+      // Twice: the second answer comes from the bytes encoded the first time.
+      for (const id of [2, 3]) expect((await rpc(id, "prompts/get", { name: "bmad-analyst" })).result!.messages[0].content.text).toContain(file);
+      const read = await rpc(4, "resources/read", { uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
+      expect(read.result!.contents[0].text).toBe(file);
+      expect((await rpc(5, "tools/call", { name: "bmad", arguments: { command: "analyst" } })).result!.content[0].text).toContain(file);
+      expect((await rpc(6, "prompts/get", { name: "bmad-analyts" })).error!.message).toMatch(/Unknown prompt "bmad-analyts".*bmad-analyst/);
+    } finally {
+      child.kill();
+    }
   });
 
   it("prints help, version and what it sees; a bad --path is a clear error", async () => {

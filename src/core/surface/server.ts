@@ -1,13 +1,13 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
-import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { CallToolResult, GetPromptResult } from "@modelcontextprotocol/server";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { renderRecord } from "./render.js";
-import { surfaceFor } from "./surface.js";
+import { deepFreeze, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
 
@@ -30,8 +30,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   };
 
   // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
-  const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolList;
-  server.setRequestHandler("tools/list", async () => ({ tools: fixedTools ?? (await current()).surface.toolList }) as never);
+  const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
+  server.setRequestHandler("tools/list", async () => (fixedTools ?? (await current()).surface.toolsResult) as never);
 
   server.setRequestHandler("tools/call", async (request) => {
     const { surface } = await current();
@@ -65,12 +65,12 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (message !== undefined && (typeof message !== "string" || message.length > MAX_ARGUMENT_BYTES)) {
       throw invalid(`Prompt argument "message" must be a string under ${MAX_ARGUMENT_BYTES / 1024} KB.`);
     }
-    let text = message ? undefined : surface.promptTexts.get(name);
-    if (text === undefined) {
-      text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
-      if (!message) surface.promptTexts.set(name, text);
-    }
-    return { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
+    const cached = message ? undefined : surface.promptResults.get(name);
+    if (cached) return cached;
+    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
+    const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
+    if (!message) surface.promptResults.set(name, deepFreeze(result));
+    return result;
   });
 
   server.setRequestHandler("resources/list", async (request) => {

@@ -10,6 +10,7 @@ import { projectTools } from "./tools/project.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
+import type { GetPromptResult } from "@modelcontextprotocol/server";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
@@ -17,11 +18,12 @@ export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTool
 
 export interface Surface {
   tools: Map<string, ToolDef>;
-  toolList: Array<Record<string, unknown>>;
+  /** tools/list's result, frozen: the same object on every call (the stdio bridge encodes it once). */
+  toolsResult: { tools: Array<Record<string, unknown>> };
   prompts: Map<string, PromptEntry>;
   promptList: Array<PromptEntry["listing"]>;
-  /** Rendered prompts without a message: the bundle is immutable, so each renders once. */
-  promptTexts: Map<string, string>;
+  /** prompts/get results without a message, frozen: the bundle is immutable, so each renders once. */
+  promptResults: Map<string, GetPromptResult>;
   instructions: string;
 }
 
@@ -44,10 +46,10 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
   const prompts = promptEntries(catalog);
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
-    toolList: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)),
+    toolsResult: deepFreeze({ tools: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)) }),
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
-    promptTexts: new Map(),
+    promptResults: new Map(),
     instructions: instructions(catalog, toolsets),
   };
 }
@@ -57,4 +59,13 @@ function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
   const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
   return lines.join("\n");
+}
+
+/** Cached results are shared by every request: freezing them makes any later change an error, not a leak. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
