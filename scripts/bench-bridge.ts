@@ -26,7 +26,8 @@ const AGENT_FILE = "bmm/agents/analyst.md";
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
-type Who = "floor" | "peer" | "bridge";
+// floor-v1: the same no-op on SDK 1.x, the peer's SDK, to show what the SDK stack alone costs.
+type Who = "floor" | "floor-v1" | "peer" | "bridge";
 
 interface Stats {
   median: number;
@@ -89,8 +90,7 @@ async function makeTrees(dir: string): Promise<{ ours: string; peer: string }> {
 
 /** The floor: the same SDK and serveStdio entry as the bridge, one trivial tool, nothing else. */
 function writeFloor(dir: string): string {
-  const file = join(dir, "noop-server.mjs");
-  const source = `import { Server } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/server"))};
+  return writeScript(join(dir, "noop-server.mjs"), `import { Server } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/server"))};
 import { serveStdio } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/server/stdio"))};
 const tool = { name: "noop", description: "Does nothing.", inputSchema: { type: "object" } };
 serveStdio(() => {
@@ -99,7 +99,23 @@ serveStdio(() => {
   server.setRequestHandler("tools/call", () => ({ content: [{ type: "text", text: "ok" }] }));
   return server;
 });
-`;
+`);
+}
+
+/** The same no-op on SDK 1.x (the peer's SDK): the floor minus this is what the SDK v2 stack costs. */
+function writeFloorV1(dir: string): string {
+  const sdk = (path: string) => JSON.stringify(import.meta.resolve(`@modelcontextprotocol/sdk/${path}`));
+  return writeScript(join(dir, "noop-server-v1.mjs"), `import { Server } from ${sdk("server/index.js")};
+import { StdioServerTransport } from ${sdk("server/stdio.js")};
+import { ListToolsRequestSchema } from ${sdk("types.js")};
+const tool = { name: "noop", description: "Does nothing.", inputSchema: { type: "object" } };
+const server = new Server({ name: "noop", version: "1.0.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [tool] }));
+await server.connect(new StdioServerTransport());
+`);
+}
+
+function writeScript(file: string, source: string): string {
   writeFileSync(file, source);
   return file;
 }
@@ -222,7 +238,7 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
     ];
     const cold = await coldStarts(specs, home, SPAWNS);
 
-    const [floor, them, ours] = await Promise.all(specs.map((s) => connect(s, home)));
+    const [floor, them, ours, floorV1] = await Promise.all([...specs, { who: "floor-v1" as const, args: [writeFloorV1(dir)], cwd: dir }].map((s) => connect(s, home)));
     const notes = await check(them!, ours!, join(trees.ours, "_bmad", AGENT_FILE));
     notes.push(`close (stdin end to exit), median: ${specs.map((s, j) => `${s.who} ${ms(cold[j]!.close.median)}`).join(", ")}`);
     // The peer names agent prompts module.agent, the bridge bmad-agent; both are the analyst's activation.
@@ -233,6 +249,7 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
     const wire = (c: Client) => () => c.request({ method: "tools/list" }, ListToolsResultSchema);
     const ops: Op[] = [
       ["floor", "tools/list", "", () => floor!.listTools()],
+      ["floor-v1", "tools/list", "SDK 1.x", () => floorV1!.listTools()],
       ["peer", "tools/list", "", () => them!.listTools()],
       ["bridge", "tools/list", "", () => ours!.listTools()],
       ["peer", "tools/list wire", "no client validators", wire(them!)],
@@ -246,6 +263,8 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
       ...specs.map((s, j): BridgeRow => ({ op: "cold start", server: s.who, call: "", ...cold[j]!.start })),
       ...(await measure(ops, calls)),
     ];
+    const list = (who: Who) => ms(medianOf(rows, "tools/list", who));
+    notes.push(`SDK stack, tools/list: no-op SDK v2 server (one tool) ${list("floor")}, no-op SDK 1.x server (one tool) ${list("floor-v1")}, the peer (SDK 1.x, one 7 KB tool) ${list("peer")}`);
     return { calls, spawns: SPAWNS, node: process.version, peer: `${PEER}@${peer.version}`, notes, rows, budgets: budgets(rows) };
   } finally {
     await Promise.all([...open].map(close));
@@ -253,8 +272,12 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
   }
 }
 
+function medianOf(rows: BridgeRow[], op: string, who: Who): number {
+  return rows.find((r) => r.op === op && r.server === who)!.median;
+}
+
 function budgets(rows: BridgeRow[]): Array<[string, boolean]> {
-  const median = (op: string, server: Who) => rows.find((r) => r.op === op && r.server === server)!.median;
+  const median = (op: string, who: Who) => medianOf(rows, op, who);
   const out: Array<[string, boolean]> = [[`bridge cold start <= ${COLD_START_FACTOR}x floor`, median("cold start", "bridge") <= COLD_START_FACTOR * median("cold start", "floor")]];
   for (const op of ["tools/list", "prompts/get", "resources/read"]) out.push([`bridge ${op} median <= peer median`, median(op, "bridge") <= median(op, "peer")]);
   return out;
