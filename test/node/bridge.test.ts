@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { csvRows, install, tempDir } from "./helpers.js";
@@ -193,6 +195,21 @@ describe("bad input and the command line", () => {
       expect((await rpc(6, "prompts/get", { name: "bmad-analyts" })).error!.message).toMatch(/Unknown prompt "bmad-analyts".*bmad-analyst/);
     } finally {
       child.kill();
+    }
+  });
+
+  it("serves a 2026-07-28 client as well as a 2025 one", async () => {
+    const dir = project("modern");
+    const file = readFileSync(join(dir, ".claude/skills/bmad-agent-analyst/SKILL.md"), "utf8");
+    const client = new ModernClient({ name: "bridge-test", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await client.connect(new ModernStdioTransport({ command: process.execPath, args: [bridge], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home-empty") } }));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain("bmad-task");
+      for (let i = 0; i < 2; i++) expect(((await client.getPrompt({ name: "bmad-analyst" })).messages[0]!.content as { text: string }).text).toContain(file);
+      await expect(client.getPrompt({ name: "bmad-analyts" })).rejects.toThrow(/Closest: bmad-analyst/);
+    } finally {
+      await client.close();
     }
   });
 
