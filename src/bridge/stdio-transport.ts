@@ -8,12 +8,12 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 const LINE_END = Buffer.from("}\n");
 const encodedOnce = new WeakMap<object, Buffer>();
 
-export function asciiJson(value: unknown): string {
+function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-function encode(result: object): Buffer {
-  if (!Object.isFrozen(result)) return Buffer.from(asciiJson(result), "latin1");
+function encode(result: unknown): Buffer {
+  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return Buffer.from(asciiJson(result), "latin1");
   const known = encodedOnce.get(result);
   if (known) return known;
   const bytes = Buffer.from(asciiJson(result), "latin1");
@@ -22,13 +22,20 @@ function encode(result: object): Buffer {
 }
 
 export class StdioTransport extends StdioServerTransport {
+  private closed = false;
+
   constructor(private readonly out: NodeJS.WritableStream = process.stdout) {
     super(process.stdin, out as never);
   }
 
+  override close(): Promise<void> {
+    this.closed = true;
+    return super.close();
+  }
+
   override send(message: JSONRPCMessage): Promise<void> {
-    if (!("result" in message)) return super.send(message);
-    const head = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":`, "latin1");
+    if (this.closed || !("result" in message)) return super.send(message); // the SDK refuses sends after close
+    const head = Buffer.from(`{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`, "latin1");
     const line = Buffer.concat([head, encode(message.result), LINE_END]);
     return new Promise((done, fail) => void this.out.write(line, (error) => (error ? fail(error) : done())));
   }

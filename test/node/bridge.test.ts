@@ -176,11 +176,11 @@ describe("bad input and the command line", () => {
     expect(file).toMatch(/[^\x00-\x7f]/); // the agent file has emoji: the case worth testing
     const child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home-empty") }, stdio: ["pipe", "pipe", "ignore"] });
     const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const rpc = async (id: number, method: string, params: object) => {
+    const rpc = async (id: number | string, method: string, params: object) => {
       child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
       const line = (await lines.next()).value as string;
       expect(line).toMatch(/^[\x20-\x7e]+$/);
-      const message = JSON.parse(line) as { id: number; result?: Record<string, any>; error?: { message: string } };
+      const message = JSON.parse(line) as { id: number | string; result?: Record<string, any>; error?: { message: string } };
       expect(message.id).toBe(id);
       return message;
     };
@@ -193,6 +193,7 @@ describe("bad input and the command line", () => {
       expect(read.result!.contents[0].text).toBe(file);
       expect((await rpc(5, "tools/call", { name: "bmad", arguments: { command: "analyst" } })).result!.content[0].text).toContain(file);
       expect((await rpc(6, "prompts/get", { name: "bmad-analyts" })).error!.message).toMatch(/Unknown prompt "bmad-analyts".*bmad-analyst/);
+      expect((await rpc("réponse-7", "prompts/list", {})).result!.prompts.length).toBeGreaterThan(5); // a string id, not ASCII
     } finally {
       child.kill();
     }
