@@ -41,8 +41,16 @@ export function toolListing(def: ToolDef): Record<string, unknown> {
   };
 }
 
+// Size guards stay on the server, which names the limit when one is hit: in the listing they would only
+// cost every conversation tokens and every client parse time (propertyNames only ever says "a string").
+const SERVER_SIDE_ONLY = ["minLength", "maxLength", "maxItems", "propertyNames"] as const;
+
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+    io: "input",
+    unrepresentable: "any",
+    override: ({ jsonSchema }) => SERVER_SIDE_ONLY.forEach((key) => delete jsonSchema[key]),
+  }) as Record<string, unknown>;
   return rest;
 }
 
