@@ -55,7 +55,7 @@ async function main(): Promise<void> {
       outDir: args.out,
       includeDefault: args.includeDefault,
       log: (line) => console.log(line),
-      warn: (line) => console.warn(line),
+      warn: (message) => console.warn(`warning: ${message}`),
     });
     for (const line of summarize(result)) console.log(line);
     console.log(`wrote ${args.out}/`);

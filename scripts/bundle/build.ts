@@ -13,7 +13,10 @@ export interface BuildOptions {
   includeDefault?: boolean;
   cwd?: string;
   log?: (line: string) => void;
-  warn?: (line: string) => void;
+  /** Where warnings go (without a "warning:" prefix); default: log, prefixed. */
+  warn?: (message: string) => void;
+  /** Skip (and warn about) a symlink that leaves its tree instead of refusing the whole tree. */
+  skipEscapingLinks?: boolean;
 }
 
 export interface BuildResult {
@@ -33,7 +36,8 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   const warnings: string[] = [];
   const warn = (m: string) => {
     warnings.push(m);
-    (opts.warn ?? log)(`warning: ${m}`);
+    if (opts.warn) opts.warn(m);
+    else log(`warning: ${m}`);
   };
   const specs: SourceSpec[] = opts.sources.map(parseSpec);
   if (opts.includeDefault !== false) specs.push({ origin: "package", location: DEFAULT_PACKAGE, kind: "npm" });
@@ -45,7 +49,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   let fileCount = 0;
   for (const spec of ordered) {
     const resolved = await resolveSource(spec, cwd, log);
-    const tree = new Tree(resolved.root);
+    const tree = new Tree(resolved.root, opts.skipEscapingLinks ? warn : undefined);
     const content = readTree({ tree, warn });
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;

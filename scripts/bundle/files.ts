@@ -22,12 +22,23 @@ export function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");
 }
 
-/** One source tree on disk. Every read goes through it so that symlinks cannot leave `root`. */
+/** A symlink whose target is outside the tree. */
+class RefusedLink extends Error {}
+
+/**
+ * One source tree on disk. Every read goes through it so that symlinks cannot leave `root`.
+ * A link that leaves it fails the whole tree, unless `skipRefused` is given: then that link is reported
+ * once and reads as missing (the bridge serving a user's live project wants everything else).
+ */
 export class Tree {
   readonly root: string;
   private readonly cache = new Map<string, Buffer | null>();
+  private readonly reported = new Set<string>();
 
-  constructor(root: string) {
+  constructor(
+    root: string,
+    private readonly skipRefused?: (message: string) => void,
+  ) {
     try {
       this.root = realpathSync(root);
       if (!statSync(this.root).isDirectory()) throw new Error("not a directory");
@@ -40,14 +51,24 @@ export class Tree {
     return rel === "" ? this.root : join(this.root, rel);
   }
 
-  /** Resolves symlinks and refuses any target outside the root (error names the link). */
+  /** Resolves symlinks and refuses any target outside the root (the message names the link). */
   private real(rel: string): string {
     const abs = this.abs(rel);
     const real = realpathSync(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
-      throw new Error(`Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`);
+      const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
+      if (this.skipRefused && !this.reported.has(rel)) {
+        this.reported.add(rel);
+        this.skipRefused(message);
+      }
+      throw new RefusedLink(message);
     }
     return real;
+  }
+
+  /** Whether an error from real() must fail the tree rather than read as a missing path. */
+  private fatal(err: unknown): boolean {
+    return err instanceof RefusedLink && !this.skipRefused;
   }
 
   exists(rel: string): boolean {
@@ -55,7 +76,7 @@ export class Tree {
       statSync(this.real(rel));
       return true;
     } catch (err) {
-      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+      if (this.fatal(err)) throw err;
       return false;
     }
   }
@@ -64,7 +85,7 @@ export class Tree {
     try {
       return statSync(this.real(rel)).isDirectory();
     } catch (err) {
-      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+      if (this.fatal(err)) throw err;
       return false;
     }
   }
@@ -82,7 +103,7 @@ export class Tree {
     try {
       data = readFileSync(this.real(rel));
     } catch (err) {
-      if ((err as Error).message.startsWith("Refused symlink")) throw err;
+      if (this.fatal(err)) throw err;
     }
     if (data && data.subarray(0, 8192).includes(0)) data = null;
     this.cache.set(rel, data);
@@ -104,7 +125,13 @@ export class Tree {
       for (const name of readdirSync(real).sort()) {
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
-        const st = statSync(this.real(child));
+        let st;
+        try {
+          st = statSync(this.real(child));
+        } catch (err) {
+          if (this.fatal(err)) throw err;
+          continue; // a skipped link, or one that points nowhere
+        }
         if (st.isDirectory()) visit(child);
         else if (st.isFile() && this.read(child) !== null) out.push(child);
       }

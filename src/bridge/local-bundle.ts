@@ -75,8 +75,9 @@ export class LocalBundle {
     const { buildBundle } = await import("../../scripts/bundle/build.js");
     for (const source of this.sources) {
       try {
-        // One build per tree: a broken tree is skipped with a warning, the others still served.
-        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn });
+        // One build per tree: a broken tree is skipped with a warning, the others still served; in a tree,
+        // a symlink that leads out is skipped with a warning naming it, the rest of the tree still served.
+        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true });
         for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
         const bytes = built.blobs.get(built.manifest.searchIndex)!;
         layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });

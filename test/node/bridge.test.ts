@@ -160,14 +160,18 @@ describe("bad input and the command line", () => {
     expect(stderr()).toMatch(/bmad-agent-pm[^\n]*customize\.toml/);
   });
 
-  it("refuses a project tree whose symlink leaves it, naming the link", async () => {
+  it("refuses a symlink that leaves the project, naming it, and still serves the rest of the project", async () => {
     const dir = project("symlink");
     symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
+    symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
+    appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
     const { client, stderr } = await spawnBridge(dir);
-    await call(client, "bmad", { command: "" });
+    expect(text(await call(client, "bmad", { command: "pm" }))).toContain("PROJECT MARKER");
     expect(stderr()).toMatch(/Refused symlink .*leak\.md/);
-    const read = await client.readResource({ uri: "bmad://bmm/leak.md" }).catch((e: Error) => e);
-    expect(read).toBeInstanceOf(Error);
+    expect(stderr()).toMatch(/Refused symlink .*outside/);
+    for (const uri of ["bmad://bmm/leak.md", "bmad://bmm/outside/passwd"]) {
+      expect(await client.readResource({ uri }).catch((e: Error) => e)).toBeInstanceOf(Error);
+    }
   });
 
   it("writes each response as one ASCII line that decodes to the files' own characters", async () => {
