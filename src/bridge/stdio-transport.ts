@@ -24,10 +24,6 @@ function encode(result: unknown): Buffer {
 export class StdioTransport extends StdioServerTransport {
   private closed = false;
 
-  constructor(private readonly out: NodeJS.WritableStream = process.stdout) {
-    super(process.stdin, out as never);
-  }
-
   override close(): Promise<void> {
     this.closed = true;
     return super.close();
@@ -37,6 +33,6 @@ export class StdioTransport extends StdioServerTransport {
     if (this.closed || !("result" in message)) return super.send(message); // the SDK refuses sends after close
     const head = Buffer.from(`{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`, "latin1");
     const line = Buffer.concat([head, encode(message.result), LINE_END]);
-    return new Promise((done, fail) => void this.out.write(line, (error) => (error ? fail(error) : done())));
+    return new Promise((done, fail) => void process.stdout.write(line, (error) => (error ? fail(error) : done())));
   }
 }
