@@ -16,6 +16,8 @@ export interface Discovered {
 }
 
 export function discoverSources(opts: { project: string; path?: string; env: NodeJS.ProcessEnv }): { ok: true; value: Discovered } | { ok: false; error: string } {
+  // The project holds sessions and the completion contract: a mistyped one must not go unnoticed.
+  if (!isDir(opts.project)) return { ok: false, error: `--project ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
   const out: Discovered = { sources: [], watch: [], warnings: [] };
   const trees = PROJECT_TREES.map((t) => join(opts.project, t)).filter(isDir);
   if (trees.length) {

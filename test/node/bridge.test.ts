@@ -218,7 +218,7 @@ describe("bad input and the command line", () => {
     }
   });
 
-  it("prints help, version and what it sees; a bad --path is a clear error", async () => {
+  it("prints help, version and what it sees; a bad --path or --project is a clear error", async () => {
     expect((await run(process.execPath, [bridge, "--help"])).stdout).toContain("Usage: bmad-mcp");
     expect((await run(process.execPath, [bridge, "--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const dir = project("list");
@@ -227,6 +227,9 @@ describe("bad input and the command line", () => {
     const bad = await run(process.execPath, [bridge, "--path", join(tmp.dir, "nope")]).catch((e) => e);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--path .*nope: no such directory/);
+    const badProject = await run(process.execPath, [bridge, "--project", join(tmp.dir, "nope")]).catch((e) => e);
+    expect(badProject.code).toBe(2);
+    expect(badProject.stderr).toMatch(/--project .*nope: no such directory/);
     const flag = await run(process.execPath, [bridge, "--bogus"]).catch((e) => e);
     expect(flag.stderr).toMatch(/Unknown option '--bogus'/);
   });
