@@ -123,6 +123,12 @@ describe("prompts", () => {
     expect(body).toContain("Adopt this agent");
     expect(body).toContain("hello John");
   });
+
+  it("serves a prompt without a message the same way twice, from the isolate's cache", async () => {
+    const [first, second] = [await client.getPrompt({ name: "bmad-pm" }), await client.getPrompt({ name: "bmad-pm" })];
+    expect((first.messages[0]!.content as { text: string }).text).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
+    expect(second).toEqual(first);
+  });
 });
 
 describe("resources", () => {
