@@ -1,5 +1,6 @@
 // Per-bundle, per-toolset-selection data computed once (tool listings, JSON Schemas, prompt names)
 // so that a fresh server per request only wires handlers.
+import type { GetPromptResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
 import { contractTools } from "./tools/contracts.tools.js";
@@ -10,7 +11,6 @@ import { projectTools } from "./tools/project.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
-import type { GetPromptResult } from "@modelcontextprotocol/server";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
