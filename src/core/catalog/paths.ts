@@ -31,18 +31,3 @@ export function parseBmadUri(uri: string): PathCheck {
 export function bmadUri(path: string): string {
   return BMAD_SCHEME + path.split("/").map(encodeURIComponent).join("/");
 }
-
-/** Minimal glob: `**` any depth, `*` within a segment, `?` one char. */
-export function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i]!;
-    if (c === "*" && glob[i + 1] === "*") {
-      re += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
-      i += glob[i + 2] === "/" ? 2 : 1;
-    } else if (c === "*") re += "[^/]*";
-    else if (c === "?") re += "[^/]";
-    else re += c.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${re}$`);
-}

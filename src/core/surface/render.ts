@@ -6,7 +6,7 @@ import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
 import { bmadUri } from "../catalog/paths.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
-import type { BundleReader } from "./reader.js";
+import { servedText, type BundleReader } from "./reader.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
@@ -54,7 +54,7 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
     const companion = dirOf(path) === root || record.kind === "knowledge";
     if (path === record.entry || (companion && file.size <= budget)) {
       budget -= file.size;
-      lines.push("", `## ${path}`, fence(await reader.readText(file), path));
+      lines.push("", `## ${path}`, fence(await servedText(reader, file), path));
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
   if (later.length) lines.push("", "## More files (load on demand)", ...later);

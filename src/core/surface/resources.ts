@@ -6,6 +6,7 @@ import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manif
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
 import { RESOURCE } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
+import { servedText } from "./reader.js";
 import { renderRecord } from "./render.js";
 
 export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string };
@@ -39,7 +40,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
     const near = catalog.closestPaths(path).map(bmadUri);
     return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}` };
   }
-  return { ok: true, uri, mimeType: file.mime, text: await reader.readText(file) };
+  return { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) };
 }
 
 /** Completion values for a resource template variable; `context` holds the variables already chosen. */

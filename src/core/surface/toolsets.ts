@@ -14,6 +14,10 @@ export type ToolsetName = keyof typeof TOOLSETS;
 export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
 export const DEFAULT_TOOLSETS = TOOLSET_NAMES.filter((t) => TOOLSETS[t].byDefault);
 
+function isToolsetName(name: string): name is ToolsetName {
+  return (TOOLSET_NAMES as string[]).includes(name);
+}
+
 export type ToolsetSelection = { ok: true; toolsets: ToolsetName[] } | { ok: false; error: string };
 
 /** `undefined`/empty -> defaults; `all` -> every toolset; `default` adds the defaults; names are comma separated. */
@@ -24,7 +28,8 @@ export function parseToolsets(raw: string | null | undefined): ToolsetSelection 
   for (const part of parts) {
     if (part === "all") TOOLSET_NAMES.forEach((t) => chosen.add(t));
     else if (part === "default") DEFAULT_TOOLSETS.forEach((t) => chosen.add(t));
-    else if (part in TOOLSETS) chosen.add(part as ToolsetName);
+    // A list lookup, not `in`: "__proto__" and "constructor" are keys of every object.
+    else if (isToolsetName(part)) chosen.add(part);
     else {
       const near = closest(part, [...TOOLSET_NAMES, "all", "default"], 3);
       return { ok: false, error: `Unknown toolset "${part.slice(0, 50)}". Toolsets: ${TOOLSET_NAMES.join(", ")}, all, default.${suggestion(near)}` };

@@ -2,7 +2,8 @@
 import { z } from "zod";
 import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
-import { bmadUri, checkBundlePath, globToRegExp } from "../../catalog/paths.js";
+import { compileGlob, type Glob } from "../../catalog/glob.js";
+import { bmadUri, checkBundlePath } from "../../catalog/paths.js";
 import { search } from "../../catalog/search.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
@@ -50,11 +51,13 @@ export const bmadResourcesTool = defineTool({
         return out.ok ? done(out.text) : fail(out.error);
       }
       case "list": {
-        let matcher: RegExp | undefined;
+        let matcher: Glob | undefined;
         if (args.pattern) {
           const check = checkBundlePath(args.pattern.replace(/\*/g, "x").replace(/\?/g, "x"));
           if (!check.ok) return fail(`Pattern refused: ${check.error}`);
-          matcher = globToRegExp(args.pattern);
+          const compiled = compileGlob(args.pattern);
+          if (!compiled.ok) return fail(`Pattern refused: ${compiled.error}`);
+          matcher = compiled.glob;
         }
         const paths = matcher ? catalog.paths.filter((p) => matcher.test(p)) : catalog.paths;
         const shown = paths.slice(0, LIST_LIMIT).map(bmadUri);

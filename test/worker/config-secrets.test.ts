@@ -1,0 +1,47 @@
+// A project bundle may carry the user's installed config with keys in it: every path that serves a
+// config-shaped file removes them, as bmad://config/current always did.
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { env } from "cloudflare:workers";
+import { beforeAll, expect, it } from "vitest";
+import { TOOL } from "../../src/core/surface/names.js";
+import { connect, text } from "./client.js";
+import { seedBundle } from "./seed.js";
+import { bundle } from "./setup.js";
+
+const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
+const FILES: Record<string, string> = {
+  "bmm/config.yaml": `user_name: Ada\nopenai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`,
+  "config.toml": `[core]\nuser_name = "Ada"\ngithub_token = "${SECRETS[2]}"\n`,
+  "config.user.toml": `[core]\napi_key = "${SECRETS[3]}"\ncommunication_language = "French"\n`,
+  "custom/bmad-prd.toml": `[workflow]\nactivation_steps_append = ["x"]\nauth_header = "${SECRETS[0]}"\n`,
+};
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+let client: Client;
+
+beforeAll(async () => {
+  const blobs = { ...bundle.blobs };
+  const files = [...bundle.manifest.files];
+  for (const [path, body] of Object.entries(FILES)) {
+    const sha = await sha256(body);
+    blobs[sha] = body;
+    files.push({ path, source: 0, sha256: sha, size: body.length, mime: path.endsWith(".toml") ? "application/toml" : "application/x-yaml" });
+  }
+  await seedBundle(env, { manifest: { ...bundle.manifest, id: `${bundle.manifest.id}-with-config`, files }, blobs });
+  client = await connect();
+});
+
+it.each(Object.keys(FILES))("serves %s without its secrets, through resources/read and bmad-resources", async (path) => {
+  const read = await client.readResource({ uri: `bmad://${path}` });
+  const served = (read.contents[0] as { text: string }).text;
+  const viaTool = text(await client.callTool({ name: TOOL.bmadResources, arguments: { operation: "read", uri: `bmad://${path}` } }));
+  for (const body of [served, viaTool]) {
+    expect(body).toMatch(/^# secret-looking keys removed by bmad-mcp\n/);
+    for (const secret of SECRETS) expect(body).not.toContain(secret);
+  }
+  expect(served).toMatch(/Ada|French|activation_steps_append/);
+});
