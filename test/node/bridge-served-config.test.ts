@@ -1,0 +1,54 @@
+// The bridge serves the user's own _bmad/ tree: its config files hold whatever the user put there.
+// Every config-shaped file comes out without secret-looking keys, and hostile globs answer at once.
+import { appendFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { install, tempDir } from "./helpers.js";
+
+const tmp = tempDir("bridge-config");
+const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
+let client: Client;
+
+beforeAll(async () => {
+  const bridge = await buildBridge();
+  const dir = join(tmp.dir, "project");
+  await install("v6.12", dir);
+  appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `openai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`);
+  appendFileSync(join(dir, "_bmad/config.toml"), `\n[secrets]\ngithub_token = "${SECRETS[2]}"\n`);
+  appendFileSync(join(dir, "_bmad/config.user.toml"), `\n[core]\napi_key = "${SECRETS[3]}"\n`);
+  writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), `[workflow]\nauth_header = "${SECRETS[0]}"\n`);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
+  client = new Client({ name: "bridge-config-test", version: "1.0.0" });
+  await client.connect(transport);
+}, 120_000);
+afterAll(async () => {
+  await client?.close();
+  tmp.cleanup();
+});
+
+const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+
+it("serves every config-shaped project file without its secrets", async () => {
+  const listed = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: "**/config*" } }));
+  const custom = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: "**/custom/*.toml" } }));
+  const uris = [...`${listed}\n${custom}`.matchAll(/bmad:\/\/\S+/g)].map((m) => m[0]);
+  // The files the secrets went into are all served.
+  for (const name of ["bmm/config.yaml", "config.toml", "config.user.toml", "custom/bmad-prd.toml"]) expect(uris.some((u) => u.endsWith(name)), name).toBe(true);
+  for (const uri of uris) {
+    const read = ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+    const viaTool = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri } }));
+    for (const body of [read, viaTool]) for (const secret of SECRETS) expect(body, uri).not.toContain(secret);
+  }
+});
+
+it("answers hostile globs within 100 ms", async () => {
+  for (const pattern of ["**************Q", "*a*a*a*a*a*a*a*a*a*a*a*a*a*Q"]) {
+    const started = performance.now();
+    const listed = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern } }));
+    expect(performance.now() - started, pattern).toBeLessThan(100);
+    expect(listed).toBe(`No files match "${pattern}".`);
+  }
+});
