@@ -103,6 +103,8 @@ async function main(): Promise<void> {
       ["resources/list", rpc(mcp, "resources/list")],
       ["resources/read SKILL.md", rpc(mcp, "resources/read", { uri: "bmad://bmm/bmad-agent-pm/SKILL.md" })],
       ["tools/call bmad architect", rpc(mcp, "tools/call", { name: "bmad", arguments: { command: "architect" } })],
+      ["bmad-resources list **/*.md", rpc(mcp, "tools/call", { name: "bmad-resources", arguments: { operation: "list", pattern: "**/*.md" } })],
+      ["bmad-resources list hostile", rpc(mcp, "tools/call", { name: "bmad-resources", arguments: { operation: "list", pattern: "**************Q" } })],
       ["bmad-task status", rpc(mcp, "tools/call", { name: "bmad-task", arguments: { action: "status", session_id: (await task(mcp, { action: "start", objective: "Bench status" })).session_id } })],
     ];
     const rows = await measure([["floor GET /healthz", floor], ...ops]);
