@@ -1,0 +1,25 @@
+// The small file system the ported BMAD scripts run on: a project directory on the bridge,
+// a workspace (a key-value store of files) on the remote. Paths are absolute POSIX paths,
+// as the script sees them.
+
+/** What is at a path. A directory exists where some file is below it, or where mkdir made one. */
+export type FsEntryKind = "file" | "dir" | "missing";
+
+export interface RuntimeFs {
+  /** The bytes of a regular file; undefined when nothing is there or it is a directory.
+   *  Throws when the path is refused (outside the allowed roots, not a regular file, too large). */
+  readFile(path: string): Promise<Uint8Array | undefined>;
+  /** Creates or replaces a file atomically (readers see the old bytes or the new, never half);
+   *  parent directories are created as needed. */
+  writeFile(path: string, data: Uint8Array): Promise<void>;
+  /** Whether a file, a directory or nothing is at the path (symlinks followed). */
+  stat(path: string): Promise<FsEntryKind>;
+  /** Names (not paths) of a directory's direct children, files and directories; [] when it is missing. */
+  list(dir: string): Promise<string[]>;
+  /** Makes a directory and its parents (Python's mkdir(parents=True, exist_ok=True)).
+   *  A no-op where directories are implicit. */
+  mkdir(dir: string): Promise<void>;
+  /** The path with symlinks resolved, like Python's Path.resolve() (missing tail kept as written).
+   *  Omitted where there are no symlinks: paths are then normalized lexically. */
+  realpath?(path: string): Promise<string>;
+}
