@@ -1,0 +1,137 @@
+// Port of BMAD 6.12 _bmad/scripts/config_utils.py: strict TOML layers and their structural merge.
+import { parse, TomlError } from "smol-toml";
+import type { RuntimeFs } from "./fs.js";
+import { type PyDict, type PyValue, isDict, PyError, typeName } from "./py-json.js";
+import { decodeUtf8, readBytes, statPath } from "./py-io.js";
+import { baseName, joinPath } from "./py-path.js";
+
+/** A present configuration layer cannot be used safely (Python: ConfigError(ValueError)). */
+export class ConfigError extends Error {}
+
+const KEYED_MERGE_FIELDS = ["code", "id"] as const;
+
+/** TOML as Python's tomllib returns it: tables as Maps, integers as bigint, floats as number. */
+function toPy(value: unknown): PyValue {
+  if (Array.isArray(value)) return value.map(toPy);
+  if (value instanceof Date || value === null || typeof value !== "object") return value as PyValue;
+  return new Map(Object.entries(value).map(([k, v]) => [k, toPy(v)]));
+}
+
+function parseToml(text: string): PyDict {
+  // tomllib reads no byte-order mark; smol-toml would skip it.
+  if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
+  try {
+    return toPy(parse(text, { integersAsBigInt: true })) as PyDict;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
+    throw new PyError("TOMLDecodeError", `${reason.charAt(0).toUpperCase()}${reason.slice(1)} (at line ${error.line}, column ${error.column})`);
+  }
+}
+
+/** load_toml(path, required=...): absent optional layers are {}. */
+export async function loadToml(fs: RuntimeFs, path: string, required = false): Promise<PyDict> {
+  const kind = await statPath(fs, path);
+  if (kind === "missing") {
+    if (required) throw new ConfigError(`required TOML file not found: ${path}`);
+    return new Map();
+  }
+  if (kind !== "file") throw new ConfigError(`TOML layer is not a file: ${path}`);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readBytes(fs, path);
+  } catch (error) {
+    throw new ConfigError(`failed to read ${path}: ${(error as Error).message}`);
+  }
+  try {
+    // A decoding error is no TOMLDecodeError: it escapes load_toml, as in Python.
+    return parseToml(decodeUtf8(bytes));
+  } catch (error) {
+    if (error instanceof PyError && error.pyType === "TOMLDecodeError") throw new ConfigError(`failed to parse ${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+function detectKeyedMergeField(items: PyValue[]): string | undefined {
+  if (!items.length || !items.every(isDict)) return undefined;
+  const tables = items as PyDict[];
+  for (const candidate of KEYED_MERGE_FIELDS) {
+    if (!tables.every((item) => item.has(candidate))) continue;
+    for (const item of tables) {
+      const value = item.get(candidate)!;
+      if (typeof value !== "string") throw new ConfigError(`keyed array identifier \`${candidate}\` must be a string, got ${typeName(value)}`);
+      if (!value) throw new ConfigError(`keyed array identifier \`${candidate}\` must not be empty`);
+    }
+    return candidate;
+  }
+  return undefined;
+}
+
+function mergeArrays(base: PyValue[], override: PyValue[]): PyValue[] {
+  const field = detectKeyedMergeField([...base, ...override]);
+  if (field === undefined) return [...base, ...override];
+  const result: PyValue[] = [];
+  const indexByKey = new Map<string, number>();
+  for (const item of base as PyDict[]) {
+    indexByKey.set(item.get(field) as string, result.length);
+    result.push(new Map(item));
+  }
+  for (const item of override as PyDict[]) {
+    const key = item.get(field) as string;
+    const index = indexByKey.get(key);
+    if (index !== undefined) result[index] = new Map(item);
+    else {
+      indexByKey.set(key, result.length);
+      result.push(new Map(item));
+    }
+  }
+  return result;
+}
+
+/** Tables merge recursively, keyed table arrays by identity, other arrays append; else override wins. */
+export function structuralMerge(base: PyValue, override: PyValue): PyValue {
+  if (isDict(base) && isDict(override)) {
+    const result: PyDict = new Map(base);
+    for (const [key, value] of override) result.set(key, result.has(key) ? structuralMerge(result.get(key)!, value) : value);
+    return result;
+  }
+  if (Array.isArray(base) && Array.isArray(override)) return mergeArrays(base, override);
+  return override;
+}
+
+export function mergeLayers(layers: PyDict[]): PyDict {
+  let merged: PyDict = new Map();
+  for (const layer of layers) merged = structuralMerge(merged, layer) as PyDict;
+  return merged;
+}
+
+/** The four central layers: _bmad/config.toml (required), config.user.toml, custom/config.toml, custom/config.user.toml. */
+export async function loadCentralConfig(fs: RuntimeFs, projectRoot: string): Promise<PyDict> {
+  const bmad = joinPath(projectRoot, "_bmad");
+  const layers: PyDict[] = [];
+  for (const [rel, required] of [["config.toml", true], ["config.user.toml", false], ["custom/config.toml", false], ["custom/config.user.toml", false]] as const) {
+    layers.push(await loadToml(fs, joinPath(bmad, rel), required));
+  }
+  return mergeLayers(layers);
+}
+
+/** A skill's customize.toml (required), then _bmad/custom/{skill}.toml and {skill}.user.toml. */
+export async function loadCustomization(fs: RuntimeFs, projectRoot: string | undefined, skillDir: string): Promise<PyDict> {
+  const name = baseName(skillDir);
+  const custom = projectRoot === undefined ? undefined : joinPath(projectRoot, "_bmad", "custom");
+  return mergeLayers([
+    await loadToml(fs, joinPath(skillDir, "customize.toml"), true),
+    custom === undefined ? new Map() : await loadToml(fs, joinPath(custom, `${name}.toml`)),
+    custom === undefined ? new Map() : await loadToml(fs, joinPath(custom, `${name}.user.toml`)),
+  ]);
+}
+
+/** extract_key: a dotted path through tables, or undefined (Python's _MISSING). */
+export function extractKey(data: PyValue, dottedKey: string): PyValue | undefined {
+  let current: PyValue = data;
+  for (const part of dottedKey.split(".")) {
+    if (!isDict(current) || !current.has(part)) return undefined;
+    current = current.get(part)!;
+  }
+  return current;
+}

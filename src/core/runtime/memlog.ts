@@ -1,0 +1,137 @@
+// Port of BMAD 6.12 _bmad/scripts/memlog.py: an append-only memory log with plain key: value frontmatter.
+import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import { dumps, PyError } from "./py-json.js";
+import { mkdirs, readText, statPath, writeBytes } from "./py-io.js";
+import { absPath, joinPath, normPath, parentPath } from "./py-path.js";
+import { repr, splitlines, splitWhitespace, strip, stripChars } from "./py-str.js";
+import { type Output, runScript, terminalWidth } from "./process.js";
+import { MEMLOG_DOC } from "./memlog-doc.js";
+
+const MEMLOG = ".memlog.md";
+
+function parser(): Parser {
+  const p = createParser("memlog.py", MEMLOG_DOC, true);
+  const sub = addSubparsers(p, "cmd", true);
+  const target = (sp: Parser) => {
+    const group = addMutexGroup(sp, true);
+    addArgument(sp, ["--workspace"], { group, help: "run folder; the memlog is {workspace}/.memlog.md" });
+    addArgument(sp, ["--path"], { group, help: "explicit memlog file path (alternative to --workspace)" });
+  };
+  const init = addSubparser(p, sub, "init", "create the memlog");
+  target(init);
+  addArgument(init, ["--field"], { kind: "append", metavar: "KEY=VALUE", help: "frontmatter field (repeatable)" });
+  const append = addSubparser(p, sub, "append", "append one entry at the end");
+  target(append);
+  addArgument(append, ["--text"], { required: true });
+  addArgument(append, ["--type"], { help: "entry kind, rendered as an inline tag" });
+  addArgument(append, ["--by"], { help: "who the entry came from (e.g. user, coach); rendered into the tag" });
+  const set = addSubparser(p, sub, "set", "set a descriptive frontmatter field");
+  target(set);
+  addArgument(set, ["--key"], { required: true });
+  addArgument(set, ["--value"], { required: true });
+  return p;
+}
+
+/** datetime.now().strftime("%Y-%m-%dT%H:%M"), local time. */
+function stamp(now: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}:${pad(now.getMinutes())}`;
+}
+
+/** The memlog file, as Python's str(Path) shows it: {workspace}/.memlog.md or --path. */
+function target(args: Namespace): string {
+  if (args.path) return normPath(args.path as string);
+  if (typeof args.workspace !== "string") throw new PyError("TypeError", "expected str, bytes or os.PathLike object, not NoneType");
+  return joinPath(args.workspace, MEMLOG);
+}
+
+type Meta = Map<string, string>;
+
+/** Frontmatter in source order and the body; the closing fence is the first line that is exactly ---. */
+function split(text: string): [Meta, string] {
+  const lines = splitlines(text);
+  if (!lines.length || lines[0] !== "---") throw new PyError("ValueError", ".memlog.md has no frontmatter");
+  const end = lines.findIndex((line, i) => i > 0 && line === "---");
+  if (end < 0) throw new PyError("ValueError", ".memlog.md frontmatter is not terminated");
+  const meta: Meta = new Map();
+  for (const line of lines.slice(1, end)) {
+    const i = line.indexOf(":");
+    if (i >= 0) meta.set(strip(line.slice(0, i)), strip(line.slice(i + 1)));
+  }
+  return [meta, stripChars(lines.slice(end + 1).join("\n"), "\n", "left")];
+}
+
+function render(meta: Meta, body: string): string {
+  const fm = [...meta].map(([k, v]) => `${k}: ${splitlines(v).join(" ")}`).join("\n");
+  return `---\n${fm}\n---\n\n${stripChars(body, "\n", "right")}\n`;
+}
+
+function touch(meta: Meta, ctx: ScriptContext): void {
+  meta.delete("updated");
+  meta.set("updated", stamp(ctx.now?.() ?? new Date()));
+}
+
+function ack(out: Output, path: string, body: string): void {
+  const entries = splitlines(body).filter((line) => line.startsWith("- ")).length;
+  out.stdout += `${dumps(new Map<string, boolean | string | bigint>([["ok", true], ["memlog", path], ["entries", BigInt(entries)]]))}\n`;
+}
+
+async function write(ctx: ScriptContext, path: string, text: string): Promise<void> {
+  await writeBytes(ctx.fs, absPath(path, ctx.cwd), new TextEncoder().encode(text));
+}
+
+async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
+  const path = target(args);
+  if ((await statPath(ctx.fs, absPath(path, ctx.cwd))) !== "missing") {
+    out.stderr += `error: ${path} already exists; use append/set to update it\n`;
+    return 2;
+  }
+  await mkdirs(ctx.fs, absPath(parentPath(path), ctx.cwd));
+  const meta: Meta = new Map();
+  for (const pair of (args.field as string[] | undefined) ?? []) {
+    const i = pair.indexOf("=");
+    if (i < 0) {
+      out.stderr += `error: --field expects key=value, got ${repr(pair)}\n`;
+      return 2;
+    }
+    meta.set(strip(pair.slice(0, i)), strip(pair.slice(i + 1)));
+  }
+  touch(meta, ctx);
+  await write(ctx, path, render(meta, ""));
+  ack(out, path, "");
+  return 0;
+}
+
+async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
+  const path = target(args);
+  const [meta, old] = split(await readText(ctx.fs, absPath(path, ctx.cwd), path));
+  const text = splitWhitespace(args.text as string).join(" ");
+  let label = (args.type as string | undefined) || "";
+  if (args.by) label = strip(`${label} by ${args.by}`);
+  const entry = `- ${label ? `(${label}) ` : ""}${text}`;
+  const body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
+  touch(meta, ctx);
+  await write(ctx, path, render(meta, body));
+  ack(out, path, body);
+  return 0;
+}
+
+async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
+  const path = target(args);
+  const [meta, body] = split(await readText(ctx.fs, absPath(path, ctx.cwd), path));
+  meta.set(args.key as string, args.value as string);
+  touch(meta, ctx);
+  await write(ctx, path, render(meta, body));
+  ack(out, path, body);
+  return 0;
+}
+
+const COMMANDS = { init, append, set } as const;
+
+export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  return runScript(async (out) => {
+    const args = parseArgs(parser(), argv, terminalWidth(ctx));
+    return COMMANDS[args.cmd as keyof typeof COMMANDS](args, ctx, out);
+  });
+}

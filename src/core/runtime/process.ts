@@ -1,0 +1,31 @@
+// A ported script's run as a process: what it printed, its exit status, and Python's last words
+// when it would have died with a traceback.
+import { ArgparseExit } from "./argparse.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import { PyError } from "./py-json.js";
+
+export interface Output {
+  stdout: string;
+  stderr: string;
+}
+
+/** shutil.get_terminal_size().columns for a process whose output is captured: COLUMNS or 80. */
+export function terminalWidth(ctx: ScriptContext): { width: number } {
+  const raw = ctx.env?.COLUMNS?.trim();
+  const columns = raw && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
+  return { width: columns > 0 ? columns : 80 };
+}
+
+/** Runs a script body; argparse exits and uncaught Python exceptions become results, never throws. */
+export async function runScript(body: (out: Output) => Promise<number>): Promise<ScriptResult> {
+  const out: Output = { stdout: "", stderr: "" };
+  try {
+    const exitCode = await body(out);
+    return { ...out, exitCode };
+  } catch (error) {
+    if (error instanceof ArgparseExit) return { stdout: out.stdout + error.out, stderr: out.stderr + error.err, exitCode: error.status };
+    // Python prints a traceback and exits 1; its last line names the exception.
+    const last = error instanceof PyError ? (error.message ? `${error.pyType}: ${error.message}` : error.pyType) : `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
+    return { stdout: out.stdout, stderr: `${out.stderr}Traceback (most recent call last):\n${last}\n`, exitCode: 1 };
+  }
+}

@@ -1,0 +1,104 @@
+// Reading and writing through RuntimeFs with Python's errors: OSError texts ("[Errno 2] No such
+// file or directory: '/x'") and UnicodeDecodeError texts, so messages match the scripts'.
+import type { RuntimeFs } from "./fs.js";
+import { PyError } from "./py-json.js";
+import { repr, universalNewlines } from "./py-str.js";
+
+const ERRNO: Record<string, [number, string, string]> = {
+  ENOENT: [2, "No such file or directory", "FileNotFoundError"],
+  EACCES: [13, "Permission denied", "PermissionError"],
+  EPERM: [1, "Operation not permitted", "PermissionError"],
+  EEXIST: [17, "File exists", "FileExistsError"],
+  ENOTDIR: [20, "Not a directory", "NotADirectoryError"],
+  EISDIR: [21, "Is a directory", "IsADirectoryError"],
+};
+
+/** The OSError Python raises for errno `code` on `path`. */
+export function osError(code: keyof typeof ERRNO, path: string): PyError {
+  const [errno, text, type] = ERRNO[code]!;
+  return new PyError(type, `[Errno ${errno}] ${text}: ${repr(path)}`);
+}
+
+/** Any failure of the file system (a refusal, an I/O error) as the OSError Python would see. */
+export function asOsError(error: unknown, path: string): PyError {
+  if (error instanceof PyError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && code in ERRNO) return osError(code, path);
+  return new PyError("OSError", `${error instanceof Error ? error.message : String(error)}: ${repr(path)}`);
+}
+
+async function guard<T>(path: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (error) {
+    throw asOsError(error, path);
+  }
+}
+
+/** Path.read_bytes() (path as Python names it in errors; fsPath absolute). */
+export async function readBytes(fs: RuntimeFs, fsPath: string, path = fsPath): Promise<Uint8Array> {
+  const data = await guard(path, () => fs.readFile(fsPath));
+  if (data) return data;
+  throw osError((await guard(path, () => fs.stat(fsPath))) === "dir" ? "EISDIR" : "ENOENT", path);
+}
+
+/** Path.read_text(encoding="utf-8"): strict UTF-8, BOM kept, universal newlines. */
+export async function readText(fs: RuntimeFs, fsPath: string, path = fsPath): Promise<string> {
+  return universalNewlines(decodeUtf8(await readBytes(fs, fsPath, path)));
+}
+
+export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promise<void> {
+  return guard(path, () => fs.writeFile(path, data));
+}
+
+export function mkdirs(fs: RuntimeFs, path: string): Promise<void> {
+  return guard(path, () => fs.mkdir(path));
+}
+
+export function listDir(fs: RuntimeFs, dir: string): Promise<string[]> {
+  return guard(dir, () => fs.list(dir));
+}
+
+export function statPath(fs: RuntimeFs, path: string): Promise<"file" | "dir" | "missing"> {
+  return guard(path, () => fs.stat(path));
+}
+
+const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** bytes.decode("utf-8"), raising Python's UnicodeDecodeError text on bad input. */
+export function decodeUtf8(data: Uint8Array): string {
+  try {
+    return STRICT.decode(data);
+  } catch {
+    throw new PyError("UnicodeDecodeError", utf8ErrorText(data));
+  }
+}
+
+function utf8ErrorText(b: Uint8Array): string {
+  const at = (start: number, end: number, reason: string) =>
+    end - start === 1
+      ? `'utf-8' codec can't decode byte 0x${b[start]!.toString(16).padStart(2, "0")} in position ${start}: ${reason}`
+      : `'utf-8' codec can't decode bytes in position ${start}-${end - 1}: ${reason}`;
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const need = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+    if (need < 0) return at(i, i + 1, "invalid start byte");
+    // The second byte's range narrows for E0, ED, F0 and F4 (no overlongs, surrogates or > U+10FFFF).
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    let j = 1;
+    for (; j <= need; j++) {
+      if (i + j >= b.length) return at(i, b.length, "unexpected end of data");
+      const d = b[i + j]!;
+      const ok = j === 1 ? d >= lo && d <= hi : d >= 0x80 && d <= 0xbf;
+      if (!ok) return at(i, i + j, "invalid continuation byte");
+    }
+    i += j;
+  }
+  return "'utf-8' codec can't decode";
+}

@@ -1,0 +1,125 @@
+// Python values as the ported scripts hold them, and json.dumps byte for byte.
+// Tables are Maps (insertion order, like dict); TOML integers are bigint (int), floats number (float).
+import type { TomlDate } from "smol-toml";
+import { compareCodePoints } from "./py-str.js";
+
+export type PyDict = Map<string, PyValue>;
+export type PyValue = string | bigint | number | boolean | null | TomlDate | PyValue[] | PyDict;
+
+/** A Python exception the script would not catch: the port answers like a traceback's last line. */
+export class PyError extends Error {
+  constructor(
+    readonly pyType: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function isDict(value: unknown): value is PyDict {
+  return value instanceof Map;
+}
+
+/** type(value).__name__ */
+export function typeName(value: PyValue | undefined): string {
+  if (value === null || value === undefined) return "NoneType";
+  if (typeof value === "string") return "str";
+  if (typeof value === "bigint") return "int";
+  if (typeof value === "number") return "float";
+  if (typeof value === "boolean") return "bool";
+  if (Array.isArray(value)) return "list";
+  if (value instanceof Map) return "dict";
+  return value.isDate() ? "date" : value.isTime() ? "time" : "datetime";
+}
+
+/** repr(float): shortest round-trip digits, exponent form below 1e-4 and from 1e16. */
+export function floatRepr(x: number): string {
+  if (Number.isNaN(x)) return "nan";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  const sign = x < 0 || Object.is(x, -0) ? "-" : "";
+  const [mantissa, exp] = Math.abs(x).toExponential().split("e") as [string, string];
+  const digits = mantissa.replace(".", "");
+  const e = Number(exp);
+  if (e < -4 || e >= 16) {
+    const frac = digits.length > 1 ? `.${digits.slice(1)}` : "";
+    return `${sign}${digits[0]}${frac}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+  if (e < 0) return `${sign}0.${"0".repeat(-e - 1)}${digits}`;
+  const int = digits.slice(0, e + 1).padEnd(e + 1, "0");
+  const frac = digits.slice(e + 1);
+  return `${sign}${int}.${frac || "0"}`;
+}
+
+export interface DumpOptions {
+  indent?: number;
+  sortKeys?: boolean;
+  /** Python's default is true: everything past ASCII becomes \uXXXX. */
+  ensureAscii?: boolean;
+  separators?: [string, string];
+}
+
+function encodeString(s: string, ensureAscii: boolean): string {
+  const json = JSON.stringify(s);
+  if (!ensureAscii) return json;
+  return json.replace(/[^\x00-\x7f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** json.dumps(value, ...) */
+export function dumps(value: PyValue, options: DumpOptions = {}): string {
+  const { indent, sortKeys = false, ensureAscii = true } = options;
+  const [itemSep, keySep] = options.separators ?? (indent === undefined ? [", ", ": "] : [",", ": "]);
+  const encode = (v: PyValue, level: number): string => {
+    if (v === null) return "null";
+    if (v === true) return "true";
+    if (v === false) return "false";
+    if (typeof v === "string") return encodeString(v, ensureAscii);
+    if (typeof v === "bigint") return v.toString();
+    if (typeof v === "number") return Number.isNaN(v) ? "NaN" : !Number.isFinite(v) ? (v > 0 ? "Infinity" : "-Infinity") : floatRepr(v);
+    let items: string[];
+    let open: string;
+    let close: string;
+    if (Array.isArray(v)) {
+      if (!v.length) return "[]";
+      items = v.map((item) => encode(item, level + 1));
+      [open, close] = ["[", "]"];
+    } else if (v instanceof Map) {
+      if (!v.size) return "{}";
+      const entries = [...v.entries()];
+      if (sortKeys) entries.sort(([a], [b]) => compareCodePoints(a, b));
+      items = entries.map(([k, item]) => `${encodeString(k, ensureAscii)}${keySep}${encode(item, level + 1)}`);
+      [open, close] = ["{", "}"];
+    } else {
+      throw new PyError("TypeError", `Object of type ${typeName(v)} is not JSON serializable`);
+    }
+    if (indent === undefined) return open + items.join(itemSep) + close;
+    const inner = "\n" + " ".repeat(indent * (level + 1));
+    return open + inner + items.join(itemSep + inner) + "\n" + " ".repeat(indent * level) + close;
+  };
+  return encode(value, 0);
+}
+
+/** Python's == on JSON-like values (1 == 1.0 == True; dict order ignored). */
+export function pyEquals(a: PyValue | undefined, b: PyValue | undefined): boolean {
+  const num = (v: unknown) => (typeof v === "boolean" ? Number(v) : typeof v === "bigint" || typeof v === "number" ? v : undefined);
+  const x = num(a);
+  const y = num(b);
+  if (x !== undefined && y !== undefined) {
+    if (typeof x === "bigint" && typeof y === "bigint") return x === y;
+    if (typeof x === "number" && !Number.isInteger(x)) return typeof y === "number" && x === y;
+    if (typeof y === "number" && !Number.isInteger(y)) return false;
+    return BigInt(x as number | bigint) === BigInt(y as number | bigint);
+  }
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => pyEquals(item, b[i]));
+  if (a instanceof Map && b instanceof Map) return a.size === b.size && [...a].every(([k, v]) => b.has(k) && pyEquals(v, b.get(k)));
+  return a === b;
+}
+
+/** json.loads for objects and arrays: objects become Maps (own keys in document order). */
+export function loads(text: string): PyValue {
+  const convert = (v: unknown): PyValue => {
+    if (Array.isArray(v)) return v.map(convert);
+    if (v !== null && typeof v === "object") return new Map(Object.entries(v).map(([k, item]) => [k, convert(item)]));
+    return v as PyValue;
+  };
+  return convert(JSON.parse(text));
+}

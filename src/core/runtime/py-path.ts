@@ -1,0 +1,79 @@
+// pathlib.PurePosixPath and Path.resolve() as the scripts use them, over RuntimeFs.
+import type { RuntimeFs } from "./fs.js";
+import { PyError } from "./py-json.js";
+import { repr } from "./py-str.js";
+
+/** str(Path(p)): repeated and trailing slashes and "." parts dropped; ".." kept; "" is ".". */
+export function normPath(p: string): string {
+  const root = p.startsWith("//") && !p.startsWith("///") ? "//" : p.startsWith("/") ? "/" : "";
+  const parts = p.split("/").filter((part) => part && part !== ".");
+  return root + parts.join("/") || ".";
+}
+
+/** str(Path(a) / b) */
+export function joinPath(a: string, ...rest: string[]): string {
+  let out = a;
+  for (const b of rest) out = b.startsWith("/") ? b : `${out}/${b}`;
+  return normPath(out);
+}
+
+/** Path.name */
+export function baseName(p: string): string {
+  const parts = normPath(p).split("/");
+  const last = parts[parts.length - 1]!;
+  return last === "." ? "" : last;
+}
+
+/** str(Path.parent) */
+export function parentPath(p: string): string {
+  const n = normPath(p);
+  if (n === "/" || n === "//" || n === "." || n === "..") return n;
+  const i = n.lastIndexOf("/");
+  if (i < 0) return ".";
+  return i === 0 ? "/" : n.startsWith("//") && i === 1 ? "//" : n.slice(0, i);
+}
+
+/** Path(p) made absolute against cwd (what the file system sees for a relative path). */
+export function absPath(p: string, cwd: string): string {
+  return joinPath(cwd, p);
+}
+
+/** posixpath.normpath of an absolute path: ".." collapses lexically; one leading slash. */
+function collapse(abs: string): string {
+  const out: string[] = [];
+  for (const part of abs.split("/")) {
+    if (!part || part === ".") continue;
+    if (part === "..") out.pop();
+    else out.push(part);
+  }
+  return `/${out.join("/")}`;
+}
+
+/** Path(p).resolve(): symlinks resolved where the file system has them, else lexically. */
+export async function resolvePath(fs: RuntimeFs, p: string, cwd: string): Promise<string> {
+  const abs = p.startsWith("/") ? p : `${cwd}/${p}`;
+  return fs.realpath ? fs.realpath(abs) : collapse(abs);
+}
+
+/** Path(p).resolve(strict=True): FileNotFoundError naming the first missing component. */
+export async function resolveStrict(fs: RuntimeFs, p: string, cwd: string): Promise<string> {
+  const resolved = await resolvePath(fs, p, cwd);
+  if ((await fs.stat(resolved)) !== "missing") return resolved;
+  let prefix = "";
+  for (const part of resolved.split("/").filter(Boolean)) {
+    prefix += `/${part}`;
+    if ((await fs.stat(prefix)) === "missing") break;
+  }
+  throw new PyError("FileNotFoundError", `[Errno 2] No such file or directory: ${repr(prefix || "/")}`);
+}
+
+/** Orders paths like sorted() orders Path objects: part by part, each part by code point. */
+export function comparePathParts(a: string, b: string, compare: (x: string, y: string) => number): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = compare(x[i]!, y[i]!);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}

@@ -1,0 +1,154 @@
+// Port of BMAD 6.12 _bmad/scripts/render_skill.py: a skill's Markdown rendered into an immutable,
+// content-addressed snapshot under _bmad/render/, and "read and follow <workflow.md>" on stdout.
+import { addArgument, createParser, parseArgs } from "./argparse.js";
+import { ConfigError, loadCentralConfig, loadCustomization, loadToml } from "./config-utils.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import type { RuntimeFs } from "./fs.js";
+import { dumps, loads, type PyDict, PyError, pyEquals } from "./py-json.js";
+import { listDir, mkdirs, readBytes, readText, statPath, writeBytes } from "./py-io.js";
+import { baseName, comparePathParts, joinPath, parentPath, resolveStrict } from "./py-path.js";
+import { compareCodePoints } from "./py-str.js";
+import { runScript, terminalWidth } from "./process.js";
+import { CUSTOM_TOKEN, RenderError, renderSources, resolveReplacements } from "./render-tokens.js";
+
+/** sha256 of 6.12's render_skill.py: the renderer's identity in every generation hash (this port renders as it does). */
+export const RENDERER_SHA256 = "8496d0d8b449d64c21b42a9aab3b13fc8a813a430c0695ffd84ad75bb1da7942";
+
+const encoder = new TextEncoder();
+
+async function sha256(data: Uint8Array | string): Promise<string> {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Relative POSIX paths of everything below dir whose name matches, like Path.rglob (directories too). */
+async function walk(fs: RuntimeFs, dir: string, match: (name: string) => boolean, prefix = ""): Promise<Array<[string, "file" | "dir"]>> {
+  const found: Array<[string, "file" | "dir"]> = [];
+  for (const name of await listDir(fs, dir)) {
+    const path = joinPath(dir, name);
+    const kind = await statPath(fs, path);
+    if (kind === "missing") continue;
+    const rel = prefix ? `${prefix}/${name}` : name;
+    if (match(name)) found.push([rel, kind]);
+    if (kind === "dir") found.push(...(await walk(fs, path, match, rel)));
+  }
+  return found;
+}
+
+async function loadSources(fs: RuntimeFs, skillDir: string): Promise<Map<string, string>> {
+  const candidates = (await walk(fs, skillDir, (name) => name.endsWith(".md"))).sort(([a], [b]) => comparePathParts(a, b, compareCodePoints));
+  const sources = new Map<string, string>();
+  for (const [name] of candidates) {
+    if (baseName(name) === "SKILL.md") continue;
+    const path = await resolveStrict(fs, joinPath(skillDir, name), "/");
+    if (path !== skillDir && !path.startsWith(`${skillDir}/`)) throw new RenderError(`render source escapes skill directory: ${name}`);
+    if ((await statPath(fs, path)) !== "file") throw new RenderError(`render source is missing or not a file: ${path}`);
+    try {
+      sources.set(name, await readText(fs, path));
+    } catch (error) {
+      throw new RenderError(`failed to read render source ${path}: ${(error as Error).message}`);
+    }
+  }
+  if (!sources.has("workflow.md")) throw new RenderError(`render entry is missing: ${joinPath(skillDir, "workflow.md")}`);
+  return sources;
+}
+
+async function verifyExisting(fs: RuntimeFs, destination: string, manifest: PyDict): Promise<void> {
+  let existing;
+  try {
+    existing = loads(await readText(fs, joinPath(destination, "manifest.json")));
+  } catch (error) {
+    const message = error instanceof SyntaxError ? `invalid JSON (${error.message})` : (error as Error).message;
+    throw new RenderError(`corrupt existing generation ${destination}: ${message}`);
+  }
+  if (!pyEquals(existing, manifest)) throw new RenderError(`generation collision or corruption at ${destination}`);
+  const outputs = manifest.get("outputs") as Map<string, string>;
+  const expected = new Set([...outputs.keys(), "manifest.json"]);
+  const actual = (await walk(fs, destination, () => true)).filter(([, kind]) => kind === "file").map(([rel]) => rel);
+  if (actual.length !== expected.size || !actual.every((rel) => expected.has(rel))) {
+    throw new RenderError(`generation contains unexpected or missing files: ${destination}`);
+  }
+  for (const [name, hash] of outputs) {
+    const path = joinPath(destination, name);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBytes(fs, path);
+    } catch (error) {
+      throw new RenderError(`failed to verify ${path}: ${(error as Error).message}`);
+    }
+    if ((await sha256(bytes)) !== hash) throw new RenderError(`generation output hash mismatch: ${path}`);
+  }
+}
+
+/** Writes a new generation, or verifies the one already there. Outputs first, manifest last:
+ *  Python stages a directory and renames it; a workspace has no directory rename. */
+async function publish(fs: RuntimeFs, destination: string, outputs: Map<string, Uint8Array>, manifest: PyDict): Promise<void> {
+  await mkdirs(fs, parentPath(destination));
+  if ((await statPath(fs, destination)) !== "missing") return verifyExisting(fs, destination, manifest);
+  for (const [name, content] of outputs) await writeBytes(fs, joinPath(destination, name), content);
+  const text = dumps(manifest, { ensureAscii: false, indent: 2, sortKeys: true });
+  await writeBytes(fs, joinPath(destination, "manifest.json"), encoder.encode(`${text}\n`));
+}
+
+/** render(project_root, skill_dir): the rendered workflow.md's path. */
+async function render(ctx: ScriptContext, projectRootArg: string, skillArg: string): Promise<string> {
+  const { fs } = ctx;
+  const projectRoot = await resolveStrict(fs, projectRootArg, ctx.cwd);
+  const skillDir = await resolveStrict(fs, skillArg, ctx.cwd);
+  if ((await statPath(fs, joinPath(projectRoot, "_bmad"))) !== "dir") throw new RenderError(`project root does not contain _bmad/: ${projectRoot}`);
+
+  const sources = await loadSources(fs, skillDir);
+  const central = await loadCentralConfig(fs, projectRoot);
+  const hasCustomization = [...sources.values()].some((content) => content.search(CUSTOM_TOKEN) >= 0);
+  const defaults = hasCustomization ? await loadToml(fs, joinPath(skillDir, "customize.toml"), true) : undefined;
+  const customization = hasCustomization ? await loadCustomization(fs, projectRoot, skillDir) : new Map();
+  const [replacements, inputValues] = resolveReplacements(sources, central, customization, defaults, projectRoot);
+  const sourceHashes: PyDict = new Map();
+  for (const [name, content] of sources) sourceHashes.set(name, await sha256(content));
+  const rootHash = (await sha256(projectRoot)).slice(0, 12);
+  let slug = baseName(projectRoot).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "project";
+  slug = slug.slice(0, 80).replace(/-+$/, "") || "project";
+  const identity: PyDict = new Map<string, string | PyDict>([
+    ["project_root", projectRoot],
+    ["renderer_sha256", RENDERER_SHA256],
+    ["resolved_values", inputValues],
+    ["source_sha256", sourceHashes],
+  ]);
+  const generationHash = (await sha256(dumps(identity, { ensureAscii: false, sortKeys: true, separators: [",", ":"] }))).slice(0, 20);
+  const destination = joinPath(projectRoot, "_bmad", "render", baseName(skillDir), `${slug}-${rootHash}`, generationHash);
+  const outputs = new Map([...renderSources(sources, replacements, destination)].map(([name, text]) => [name, encoder.encode(text)] as const));
+  const outputHashes: PyDict = new Map();
+  for (const [name, bytes] of outputs) outputHashes.set(name, await sha256(bytes));
+  const manifest: PyDict = new Map<string, string | bigint | PyDict>([
+    ["schema_version", 1n],
+    ["skill", baseName(skillDir)],
+    ["project_root", projectRoot],
+    ["project_slug", slug],
+    ["root_hash", rootHash],
+    ["generation_hash", generationHash],
+    ["inputs", identity],
+    ["outputs", outputHashes],
+  ]);
+  await publish(fs, destination, outputs, manifest);
+  return joinPath(destination, "workflow.md");
+}
+
+export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  return runScript(async (out) => {
+    const p = createParser("render_skill.py", "Render a skill's Markdown sources into an immutable project snapshot.");
+    addArgument(p, ["--project-root"], { required: true });
+    addArgument(p, ["--skill"], { required: true });
+    const args = parseArgs(p, argv, terminalWidth(ctx));
+    try {
+      out.stdout += `read and follow ${await render(ctx, args.project_root as string, args.skill as string)}\n`;
+      return 0;
+    } catch (error) {
+      // Python catches ConfigError, RenderError, OSError, UnicodeError and ValueError here.
+      if (error instanceof ConfigError || error instanceof RenderError) out.stdout += `HALT: ${error.message}\n`;
+      else if (error instanceof PyError && error.pyType !== "TypeError") out.stdout += `HALT: ${error.message}\n`;
+      else throw error;
+      return 1;
+    }
+  });
+}

@@ -1,0 +1,41 @@
+// Port of BMAD 6.12 _bmad/scripts/resolve_config.py: the four central TOML layers as JSON.
+import { addArgument, createParser, parseArgs } from "./argparse.js";
+import { ConfigError, extractKey, loadCentralConfig } from "./config-utils.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import { dumps, type PyDict } from "./py-json.js";
+import { resolvePath } from "./py-path.js";
+import { runScript, terminalWidth } from "./process.js";
+
+function parser() {
+  const p = createParser("resolve_config.py", "Resolve BMad central config using four-layer TOML merge.");
+  addArgument(p, ["--project-root", "-p"], { required: true, help: "Absolute project root containing _bmad/" });
+  addArgument(p, ["--key", "-k"], { kind: "append", defaultValue: [], help: "Dotted field path to resolve (repeatable). Omit for full dump." });
+  return p;
+}
+
+/** The merged value, or only the requested dotted keys that exist, as Python's json.dumps(indent=2, ensure_ascii=False). */
+export function selectKeys(merged: PyDict, keys: string[]): PyDict {
+  if (!keys.length) return merged;
+  const output: PyDict = new Map();
+  for (const key of keys) {
+    const value = extractKey(merged, key);
+    if (value !== undefined) output.set(key, value);
+  }
+  return output;
+}
+
+export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  return runScript(async (out) => {
+    const args = parseArgs(parser(), argv, terminalWidth(ctx));
+    let merged: PyDict;
+    try {
+      merged = await loadCentralConfig(ctx.fs, await resolvePath(ctx.fs, args.project_root as string, ctx.cwd));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      out.stderr += `error: ${error.message}\n`;
+      return 1;
+    }
+    out.stdout += `${dumps(selectKeys(merged, args.key as string[]), { indent: 2, ensureAscii: false })}\n`;
+    return 0;
+  });
+}

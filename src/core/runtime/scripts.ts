@@ -1,0 +1,16 @@
+// BMAD 6.12's shared scripts (_bmad/scripts/*.py), ported, by file name. config_utils.py is a
+// library module with no command line: its port (config-utils.ts) serves the others.
+import type { ScriptMain } from "./context.js";
+import { main as memlog } from "./memlog.js";
+import { main as renderSkill } from "./render-skill.js";
+import { main as resolveConfig } from "./resolve-config.js";
+import { main as resolveCustomization } from "./resolve-customization.js";
+
+export type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
+
+export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
+  ["memlog.py", memlog],
+  ["render_skill.py", renderSkill],
+  ["resolve_config.py", resolveConfig],
+  ["resolve_customization.py", resolveCustomization],
+]);
