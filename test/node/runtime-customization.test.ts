@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ScriptResult } from "../../src/core/runtime/context.js";
-import { comparable, install612, resetTree, runPort, runPython, skillNames, snapshot, treeDiff } from "../fixtures/runtime/harness.js";
+import { comparable, install612, tomlReason, resetTree, runPort, runPython, skillNames, snapshot, treeDiff } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-cust");
@@ -61,9 +61,6 @@ async function both(tree: string, args: string[], cwd = tree, root = tmp.dir) {
   const [python, port] = await Promise.all([runPython(script, args, { cwd }), runPort(script, args, { cwd, root })]);
   return { label: `${tree.slice(tmp.dir.length)} ${args.join(" ")} (cwd ${cwd.slice(tmp.dir.length) || "/"})`, python: comparable(python), port: comparable(port) };
 }
-
-/** The one known difference: a TOML syntax error's wording is smol-toml's, not tomllib's (its position is kept). */
-const tomlReason = (text: string) => text.replace(/(failed to parse \S+): .* \(at line/g, "$1: <reason> (at line");
 
 function expectSame(runs: Array<Awaited<ReturnType<typeof both>>>) {
   const view = (r: ScriptResult, label: string) => ({ label, ...r, stderr: tomlReason(r.stderr) });

@@ -61,7 +61,7 @@ export function createParser(prog: string, description?: string, rawDescription 
 }
 
 export function addArgument(parser: Parser, flags: string[], options: Partial<Action> & { group?: MutexGroup } = {}): Action {
-  const long = flags.find((f) => f.startsWith("--")) ?? flags[0]!;
+  const long = flags.find((f) => f.startsWith("--")) ?? flags[0] ?? "";
   const { group, ...rest } = options;
   const action: Action = { flags, dest: long.replace(/^-+/, "").replace(/-/g, "_"), kind: "store", required: false, ...rest };
   parser.actions.push(action);

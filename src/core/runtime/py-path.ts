@@ -1,5 +1,6 @@
 // pathlib.PurePosixPath and Path.resolve() as the scripts use them, over RuntimeFs.
 import type { RuntimeFs } from "./fs.js";
+import { statPath } from "./py-io.js";
 import { PyError } from "./py-json.js";
 import { repr } from "./py-str.js";
 
@@ -58,13 +59,18 @@ export async function resolvePath(fs: RuntimeFs, p: string, cwd: string): Promis
 /** Path(p).resolve(strict=True): FileNotFoundError naming the first missing component. */
 export async function resolveStrict(fs: RuntimeFs, p: string, cwd: string): Promise<string> {
   const resolved = await resolvePath(fs, p, cwd);
-  if ((await fs.stat(resolved)) !== "missing") return resolved;
-  let prefix = "";
-  for (const part of resolved.split("/").filter(Boolean)) {
-    prefix += `/${part}`;
-    if ((await fs.stat(prefix)) === "missing") break;
+  if ((await statPath(fs, resolved)) !== "missing") return resolved;
+  // The first missing component: below the deepest ancestor that exists (searched from the bottom,
+  // since a confined file system shows nothing above its roots).
+  const parts = resolved.split("/").filter(Boolean);
+  let prefix = `/${parts.join("/")}`;
+  for (let n = parts.length - 1; n >= 0; n--) {
+    const parent = `/${parts.slice(0, n).join("/")}`;
+    if (n > 0 && (await statPath(fs, parent)) === "missing") continue;
+    prefix = `${parent === "/" ? "" : parent}/${parts[n]}`;
+    break;
   }
-  throw new PyError("FileNotFoundError", `[Errno 2] No such file or directory: ${repr(prefix || "/")}`);
+  throw new PyError("FileNotFoundError", `[Errno 2] No such file or directory: ${repr(prefix)}`);
 }
 
 /** Orders paths like sorted() orders Path objects: part by part, each part by code point. */
