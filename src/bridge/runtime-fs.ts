@@ -1,6 +1,6 @@
 // RuntimeFs over real directories, for the ported BMAD scripts on the bridge (and the differential
-// tests). Confined: after symlinks are resolved, reads and writes stay under the allowed roots;
-// outside them nothing is visible. Only regular files are read, at most MAX_READ bytes; writes go
+// tests). Confined: after symlinks are resolved, reads and writes outside the allowed roots are
+// refused, and stat and list see nothing there (so a walk up to / ends quietly). Only regular files are read, at most MAX_READ bytes; writes go
 // to a temp file in the same directory and are renamed over the target.
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
@@ -74,8 +74,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async readFile(path: string): Promise<Uint8Array | undefined> {
-    const real = await this.confined(path);
-    if (real === undefined) return undefined;
+    const real = await this.mustConfine(path);
     let handle;
     try {
       handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

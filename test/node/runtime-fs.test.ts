@@ -1,0 +1,73 @@
+// NodeRuntimeFs: the bridge's file system for the ported scripts, confined to its roots.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { MAX_READ, NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("runtime-fs");
+const root = join(tmp.dir, "project");
+const outside = join(tmp.dir, "outside");
+let fs: NodeRuntimeFs;
+
+beforeAll(async () => {
+  mkdirSync(join(root, "docs/deep"), { recursive: true });
+  mkdirSync(outside, { recursive: true });
+  writeFileSync(join(root, "docs/a.md"), "inside");
+  writeFileSync(join(outside, "secret.txt"), "outside");
+  symlinkSync(join(root, "docs"), join(root, "docs-link"));
+  symlinkSync(outside, join(root, "escape"));
+  symlinkSync(join(outside, "secret.txt"), join(root, "secret-link.txt"));
+  fs = await NodeRuntimeFs.create([root]);
+});
+afterAll(() => tmp.cleanup());
+
+it("reads regular files inside the roots, following symlinks that stay inside", async () => {
+  expect(Buffer.from((await fs.readFile(join(root, "docs/a.md")))!).toString()).toBe("inside");
+  expect(Buffer.from((await fs.readFile(join(root, "docs-link/a.md")))!).toString()).toBe("inside");
+  expect(await fs.readFile(join(root, "docs/missing.md"))).toBeUndefined();
+  expect(await fs.readFile(join(root, "docs"))).toBeUndefined();
+  expect(await fs.stat(join(root, "docs-link"))).toBe("dir");
+  expect((await fs.list(join(root, "docs"))).sort()).toEqual(["a.md", "deep"]);
+});
+
+it("refuses reads and writes that leave the roots, and sees nothing there", async () => {
+  await expect(fs.readFile(join(root, "secret-link.txt"))).rejects.toThrow(/outside the allowed roots/);
+  await expect(fs.readFile(join(root, "escape/secret.txt"))).rejects.toThrow(/outside the allowed roots/);
+  await expect(fs.readFile(join(root, "../outside/secret.txt"))).rejects.toThrow(/outside the allowed roots/);
+  await expect(fs.writeFile(join(root, "escape/new.txt"), new Uint8Array([1]))).rejects.toThrow(/outside the allowed roots/);
+  await expect(fs.mkdir(join(root, "escape/dir"))).rejects.toThrow(/outside the allowed roots/);
+  expect(await fs.stat(join(root, "escape/secret.txt"))).toBe("missing");
+  expect(await fs.stat(tmp.dir)).toBe("missing");
+  expect(await fs.list(outside)).toEqual([]);
+  expect(readdirSync(outside)).toEqual(["secret.txt"]);
+});
+
+it("refuses files that are not regular or are larger than the cap", async () => {
+  execFileSync("mkfifo", [join(root, "pipe.md")]);
+  await expect(fs.readFile(join(root, "pipe.md"))).rejects.toThrow(/not a regular file/);
+  writeFileSync(join(root, "big.md"), Buffer.alloc(MAX_READ + 1));
+  await expect(fs.readFile(join(root, "big.md"))).rejects.toThrow(/larger than/);
+  await expect(fs.writeFile(join(root, "docs"), new Uint8Array([1]))).rejects.toMatchObject({ code: "EISDIR" });
+});
+
+it("writes atomically through a temp file in the same directory, making parents", async () => {
+  const target = join(root, "new/dir/file.md");
+  await fs.writeFile(target, new TextEncoder().encode("one"));
+  await fs.writeFile(target, new TextEncoder().encode("two"));
+  expect(readFileSync(target, "utf8")).toBe("two");
+  expect(readdirSync(join(root, "new/dir"))).toEqual(["file.md"]);
+  await fs.mkdir(join(root, "empty/dir"));
+  expect(await fs.stat(join(root, "empty/dir"))).toBe("dir");
+});
+
+it("resolves paths like Python's Path.resolve: symlinks first, then '..', a missing tail as written", async () => {
+  const real = realpathSync(root);
+  // Plain strings: path.join would collapse the ".." before the symlink is seen.
+  expect(await fs.realpath(`${root}/docs-link/deep/../a.md`)).toBe(join(real, "docs/a.md"));
+  expect(await fs.realpath(`${root}/escape/../project/docs`)).toBe(join(real, "docs"));
+  expect(await fs.realpath(`${root}/escape/../outside/secret.txt`)).toBe(join(realpathSync(outside), "secret.txt"));
+  expect(await fs.realpath(`${root}/nope/x/../y`)).toBe(join(real, "nope/y"));
+  expect(await fs.realpath("/")).toBe("/");
+});
