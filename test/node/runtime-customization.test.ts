@@ -1,6 +1,6 @@
 // resolve_customization.py and its port, on real 6.12 installs: every skill × --key agent|workflow|none,
 // plain and with team and user overrides (scalars, lists, tables, arrays of tables merged by code/id).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -103,6 +103,34 @@ it("finds the project root the same way from another directory, short options, d
   ]);
   expectSame(runs);
   expect(runs[2]!.python.stderr).toContain("note: resolved project root");
+});
+
+it("chooses the project root like Python: the working directory first, _bmad/ over a nearer .git, a note for a masked override", async () => {
+  const home = join(tmp.dir, "home");
+  const project = join(tmp.dir, "project");
+  const sub = join(project, "vendor/sub");
+  const demo = join(home, ".claude/skills/demo-skill");
+  const facts = (...entries: string[]) => `[workflow]\npersistent_facts = [${entries.map((e) => `"${e}"`).join(", ")}]\n`;
+  mkdirSync(demo, { recursive: true });
+  mkdirSync(join(home, "_bmad/custom"), { recursive: true });
+  mkdirSync(join(project, "_bmad/custom"), { recursive: true });
+  mkdirSync(join(sub, ".git"), { recursive: true });
+  mkdirSync(join(tmp.dir, "bare/.git"), { recursive: true });
+  writeFileSync(join(demo, "customize.toml"), facts("shipped default"));
+  writeFileSync(join(project, "_bmad/custom/demo-skill.toml"), facts("team override"));
+  const runs = await Promise.all([
+    both(custom, ["--skill", demo, "--key", "workflow"], project),
+    both(custom, ["--skill", demo, "--key", "workflow"], sub),
+    both(custom, ["--skill", demo, "--key", "workflow"], join(tmp.dir, "bare")),
+    both(custom, ["--skill", demo, "--key", "workflow", "--project-root", home], project),
+  ]);
+  writeFileSync(join(home, "_bmad/custom/demo-skill.user.toml"), facts("home override"));
+  runs.push(await both(custom, ["--skill", demo, "--key", "workflow"], join(project, "_bmad")));
+  rmSync(join(project, "_bmad/custom/demo-skill.toml"));
+  runs.push(await both(custom, ["--skill", demo, "--key", "workflow"], project));
+  expectSame(runs);
+  expect(runs[1]!.python.stdout).toContain("team override");
+  expect(runs[5]!.python.stderr).toContain("note: resolved project root");
 });
 
 it("answers bad arguments and broken layers with Python's messages and exit codes", async () => {

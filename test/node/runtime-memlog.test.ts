@@ -25,7 +25,7 @@ function session(): Step[] {
   const ws = join(tree, "_bmad-output/brainstorming/run-1");
   const log = join(ws, ".memlog.md");
   const steps: Step[] = [
-    { args: ["init", "--workspace", ws, "--field", "topic=Onboarding flow for a budgeting app", "--field", " goal = lift week-1 retention ", "--field", "eq=a=b", "--field", "unicode=Déjà vu ✓ 😀"] },
+    { args: ["init", "--workspace", ws, "--field", "topic=Onboarding flow for a budgeting app", "--field", " goal = lift week-1 retention ", "--field", "eq=a=b", "--field", "unicode=Déjà vu ✓ 😀", "--field", "dash=Pricing --- tiers", "--field", "nl=line one\nline two\r\n---"] },
     { args: ["init", "--workspace", ws] },
     { args: ["init", "--path", log, "--field", "x=y"] },
     { args: ["append", "--workspace", ws, "--text", "skip the signup wall", "--type", "idea", "--by", "user"] },
