@@ -152,7 +152,7 @@ function expectSameFiles(ours: Map<string, string>, theirs: Map<string, string>,
     if (path === FILES_MANIFEST) {
       // Same rows but grouping folders, and no rows for the package's Python caches (*.pyc), which the bundle does not carry.
       const expected = rows(mask(path, content)).filter((r) => r.type !== "pyc");
-      const key = (r: Record<string, string>) => `${r.path}\t${r.hash}`;
+      const key = (r: Record<string, string>) => [r.type, r.name, r.module, r.path, r.hash].join("\t");
       const mineRows = rows(mask(path, mine)).map(key).sort();
       expect(mineRows, path).toEqual(expected.map((r) => key({ ...r, path: flatten(r.path!, skillIds) })).sort());
       continue;
@@ -285,4 +285,15 @@ it("refuses unknown modules and keys, naming the valid ones, and answers it cann
   });
   expect(await attempt(["core"])).toEqual({ ok: false, error: "answers must be an object keyed by module, then by question key." });
   expect(await installerFiles(bundle, { projectName: "", answers: {} })).toEqual({ ok: false, error: "projectName must be a non-empty string." });
+});
+
+it("has no questions and no files for a bundle without BMAD 6 modules", async () => {
+  const empty: BundleManifest = { format: 1, id: "empty", sources: [], modules: [], records: [], files: [], config: {}, searchIndex: "" };
+  const reader = new MemoryBundleReader(empty, () => undefined);
+  expect(await installerQuestions(reader)).toEqual([]);
+  expect(installerScripts(reader)).toEqual([]);
+  expect(await installerFiles(reader, { projectName: "p", answers: {} })).toEqual({
+    ok: false,
+    error: "This bundle has no core/module.yaml: the installer's files need a BMAD 6 skills bundle.",
+  });
 });

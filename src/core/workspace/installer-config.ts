@@ -196,8 +196,8 @@ export function setModuleYamlAnswers(text: string, answers: Record<string, strin
   return (header.length ? header.join("\n") + "\n" : "") + stringifyYaml(data, YAML_OPTIONS);
 }
 
-/** Files the installer seeds once and never rewrites. */
-export const SEEDED_FILES: ReadonlyArray<readonly [path: string, text: string]> = [
+/** Files the installer seeds once and never rewrites, by project path. */
+export const SEEDED_FILES: ReadonlyMap<string, string> = new Map([
   ["_bmad/custom/.gitignore", "*.user.toml\n"],
   ["_bmad/render/.gitignore", "*\n!.gitignore\n"],
   [
@@ -222,4 +222,7 @@ export const SEEDED_FILES: ReadonlyArray<readonly [path: string, text: string]> 
       "",
     ].join("\n"),
   ],
-];
+]);
+
+/** The seeded files the installer also lists in files-manifest.csv (it does not list the custom config stubs). */
+export const TRACKED_SEEDS = ["_bmad/custom/.gitignore", "_bmad/render/.gitignore"] as const;

@@ -22,7 +22,9 @@ export type ModuleConfig = Record<string, unknown>;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Modules with a `<module>/module.yaml` from a 6.x skills source: core first, then by name. */
-export async function loadModuleSchemas(reader: BundleReader): Promise<{ ok: true; modules: ModuleSchema[] } | { ok: false; error: string }> {
+export async function loadModuleSchemas(
+  reader: BundleReader,
+): Promise<{ ok: true; modules: ModuleSchema[] } | { ok: false; reason: "no-core" | "bad-yaml"; error: string }> {
   const { catalog } = reader;
   const files = catalog.paths
     .filter((p) => /^[^/]+\/module\.yaml$/.test(p))
@@ -34,15 +36,15 @@ export async function loadModuleSchemas(reader: BundleReader): Promise<{ ok: tru
     try {
       parsed = parseYaml(await reader.readText(file));
     } catch (error) {
-      return { ok: false, error: `${file.path} is not valid YAML: ${(error as Error).message}` };
+      return { ok: false, reason: "bad-yaml", error: `${file.path} is not valid YAML: ${(error as Error).message}` };
     }
-    if (!isObject(parsed)) return { ok: false, error: `${file.path} is not a YAML mapping.` };
+    if (!isObject(parsed)) return { ok: false, reason: "bad-yaml", error: `${file.path} is not a YAML mapping.` };
     const data = Object.fromEntries(Object.entries(parsed).filter(([k]) => k !== "__proto__"));
     const version = catalog.manifest.sources[file.source]?.version;
     modules.push({ name: file.path.slice(0, file.path.indexOf("/")), data, file, ...(version ? { version } : {}) });
   }
   if (!modules.some((m) => m.name === "core")) {
-    return { ok: false, error: "This bundle has no core/module.yaml: the installer's files need a BMAD 6 skills bundle." };
+    return { ok: false, reason: "no-core", error: "This bundle has no core/module.yaml: the installer's files need a BMAD 6 skills bundle." };
   }
   modules.sort((a, b) => (a.name === "core" ? -1 : b.name === "core" ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { ok: true, modules };

@@ -101,7 +101,12 @@ function moduleFiles(reader: BundleReader, module: string): Map<string, BundleFi
 export async function moduleTree(reader: BundleReader, module: string): Promise<ModuleTree> {
   const files = moduleFiles(reader, module);
   const source = new Tree(files.keys());
-  const text = (rel: string) => reader.readText(files.get(rel)!);
+  const reads = new Map<string, Promise<string>>();
+  const text = (rel: string) => {
+    let read = reads.get(rel);
+    if (!read) reads.set(rel, (read = reader.readText(files.get(rel)!)));
+    return read;
+  };
 
   const shimDirs: string[] = [];
   const findShims = async (dir: string): Promise<void> => {

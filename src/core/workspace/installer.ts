@@ -1,10 +1,12 @@
 // A project's `_bmad/` as BMAD's installer (6.x `bmad-cli install --yes`) writes it, from the bundle alone:
 // the questions it asks (from each module's module.yaml) and the files it writes for a set of answers.
-// An answer is taken as `--set <module>.<key>=<value>` takes it: written as given, no `result:` template
-// (core answers also feed the defaults of later modules, as `--user-name`, `--output-folder`… do).
-// Skills and the shared scripts are content copies the workspace takes from the bundle (installerScripts).
+// An answer is taken the way `--set <module>.<key>=<value>` takes it: written as given (no `result:` template),
+// and a module with answers gets its config.yaml re-serialised as that patch leaves it. Core answers also feed
+// the defaults of later modules, as `--user-name` and `--output-folder` do. Unanswered questions take the values
+// a fresh `--yes` install writes. Skill directories and `_bmad/scripts/*` are copies the workspace takes from
+// the bundle itself (installerScripts lists the scripts).
 import type { BundleReader } from "../surface/reader.js";
-import { centralConfig, moduleConfigYaml, SEEDED_FILES, setAnswer, setModuleYamlAnswers } from "./installer-config.js";
+import { centralConfig, moduleConfigYaml, SEEDED_FILES, setAnswer, setModuleYamlAnswers, TRACKED_SEEDS } from "./installer-config.js";
 import { bmadHelpCsv, filesManifestCsv, manifestYaml, sha256Hex, skillManifestCsv, type TrackedFile } from "./installer-manifests.js";
 import { choices, ConfigCollector, loadModuleSchemas, type ModuleSchema, promptText, questionKeys, scopes } from "./installer-modules.js";
 import { moduleTree, sharedScripts } from "./installer-tree.js";
@@ -20,6 +22,8 @@ export interface InstallerQuestion {
    * The value written when the question is not answered, as the installer computes it: `{directory_name}`
    * becomes the project name, references to other answers use their defaults, and non-core modules' `result:`
    * template applies (`{project-root}/_bmad-output/planning-artifacts`). Absent when the installer writes nothing.
+   * Defaults that refer to other answers are shown for their defaults; installerFiles resolves them against the
+   * actual answers. `core.user_name` shows module.yaml's "BMad" (the CLI's --yes takes the OS user's name).
    */
   default?: unknown;
   /** `user` answers go to `_bmad/config.user.toml`, `team` answers to `_bmad/config.toml`. */
@@ -43,10 +47,14 @@ export interface InstallerInput {
 
 export type InstallerFilesResult = { ok: true; files: Map<string, string> } | { ok: false; error: string };
 
-/** The questions BMAD's installer asks, core first, each with the default it writes when unanswered. */
+/**
+ * The questions BMAD's installer asks, core first, each with the default it writes when unanswered. Empty for a
+ * bundle without BMAD 6 modules; throws if a module.yaml in the bundle does not parse (a broken bundle).
+ */
 export async function installerQuestions(reader: BundleReader, options: { projectName?: string } = {}): Promise<InstallerQuestion[]> {
   const loaded = await loadModuleSchemas(reader);
-  if (!loaded.ok) return [];
+  if (!loaded.ok && loaded.reason === "no-core") return [];
+  if (!loaded.ok) throw new Error(loaded.error);
   const collector = new ConfigCollector(options.projectName);
   const questions: InstallerQuestion[] = [];
   for (const schema of loaded.modules) {
@@ -108,10 +116,12 @@ function validateAnswers(modules: ModuleSchema[], answers: unknown): Validated {
  * files-manifest.csv,bmad-help.csv}`, `custom/{config.toml,config.user.toml,.gitignore}`, `render/.gitignore`,
  * and the module files that stay in `_bmad/<module>/` (module-help.csv, v6-shims/README.md). Not included:
  * the skills (the installer moves them to the IDE's folder) and `_bmad/scripts/*` (see installerScripts).
+ * The manifests name skill files where the bundle keeps them (`_bmad/bmm/bmad-prd/SKILL.md`); the package
+ * nests them in grouping folders (`bmm/plan/bmad-prd`) that the bundle does not keep.
  */
 export async function installerFiles(reader: BundleReader, input: InstallerInput): Promise<InstallerFilesResult> {
   const loaded = await loadModuleSchemas(reader);
-  if (!loaded.ok) return loaded;
+  if (!loaded.ok) return { ok: false, error: loaded.error };
   const { modules } = loaded;
   if (typeof input.projectName !== "string" || !input.projectName) return { ok: false, error: "projectName must be a non-empty string." };
   const validated = validateAnswers(modules, input.answers);
@@ -145,7 +155,7 @@ export async function installerFiles(reader: BundleReader, input: InstallerInput
 
   // files-manifest.csv hashes what the installer had written when it ran: before the --set patch below.
   const tracked: TrackedFile[] = scripts.map((f) => ({ path: f.path, sha256: f.sha256 }));
-  for (const [path, text] of SEEDED_FILES.slice(0, 2)) tracked.push({ path: path.slice("_bmad/".length), sha256: await sha256Hex(text) });
+  for (const path of TRACKED_SEEDS) tracked.push({ path: path.slice("_bmad/".length), sha256: await sha256Hex(SEEDED_FILES.get(path)!) });
   modules.forEach((m, i) => trees[i]!.copied.forEach(([rel, file]) => tracked.push({ path: `${m.name}/${rel}`, sha256: file.sha256 })));
   for (const name of [...yamls.keys()].sort()) tracked.push({ path: `${name}/config.yaml`, sha256: await sha256Hex(yamls.get(name)!) });
   tracked.push({ path: "_config/manifest.yaml", sha256: await sha256Hex(manifest) });
