@@ -118,7 +118,7 @@ it("chooses the project root like Python: the working directory first, _bmad/ ov
   mkdirSync(join(tmp.dir, "bare/.git"), { recursive: true });
   writeFileSync(join(demo, "customize.toml"), facts("shipped default"));
   writeFileSync(join(project, "_bmad/custom/demo-skill.toml"), facts("team override"));
-  const runs = await Promise.all([
+  const runs: Array<Awaited<ReturnType<typeof both>>> = await Promise.all([
     both(custom, ["--skill", demo, "--key", "workflow"], project),
     both(custom, ["--skill", demo, "--key", "workflow"], sub),
     both(custom, ["--skill", demo, "--key", "workflow"], join(tmp.dir, "bare")),

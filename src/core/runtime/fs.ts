@@ -1,6 +1,6 @@
 // The small file system the ported BMAD scripts run on: a project directory on the bridge,
-// a workspace (a key-value store of files) on the remote. Paths are absolute POSIX paths,
-// as the script sees them.
+// a workspace (a key-value store of files) on the remote. Paths are absolute POSIX paths, as the
+// script sees them; without realpath they come normalized (no "." or ".." parts, no double slash).
 
 /** What is at a path. A directory exists where some file is below it, or where mkdir made one. */
 export type FsEntryKind = "file" | "dir" | "missing";

@@ -2,8 +2,8 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { mkdirs, readText, statPath, writeBytes } from "./py-io.js";
-import { absPath, joinPath, normPath, parentPath } from "./py-path.js";
+import { mkdirs, osError, readText, statPath, writeBytes } from "./py-io.js";
+import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, splitWhitespace, strip, stripChars } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
@@ -77,17 +77,27 @@ function ack(out: Output, path: string, body: string): void {
   out.stdout += `${dumps(new Map<string, boolean | string | bigint>([["ok", true], ["memlog", path], ["entries", BigInt(entries)]]))}\n`;
 }
 
+/** Where the file system finds Path(path); Python's FileNotFoundError when nothing can be there. */
+async function located(ctx: ScriptContext, path: string): Promise<string> {
+  const found = await fsPath(ctx.fs, path, ctx.cwd);
+  if (found === undefined) throw osError("ENOENT", path);
+  return found;
+}
+
 async function write(ctx: ScriptContext, path: string, text: string): Promise<void> {
-  await writeBytes(ctx.fs, absPath(path, ctx.cwd), new TextEncoder().encode(text));
+  await writeBytes(ctx.fs, await located(ctx, path), new TextEncoder().encode(text));
 }
 
 async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
-  if ((await statPath(ctx.fs, absPath(path, ctx.cwd))) !== "missing") {
+  const where = await fsPath(ctx.fs, path, ctx.cwd);
+  if (where !== undefined && (await statPath(ctx.fs, where)) !== "missing") {
     out.stderr += `error: ${path} already exists; use append/set to update it\n`;
     return 2;
   }
-  await mkdirs(ctx.fs, absPath(parentPath(path), ctx.cwd));
+  // (A parent behind a ".." that leads nowhere is left to the write to report, as the OS would.)
+  const parent = await fsPath(ctx.fs, parentPath(path), ctx.cwd);
+  if (parent !== undefined) await mkdirs(ctx.fs, parent);
   const meta: Meta = new Map();
   for (const pair of (args.field as string[] | undefined) ?? []) {
     const i = pair.indexOf("=");
@@ -105,7 +115,7 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
 
 async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
-  const [meta, old] = split(await readText(ctx.fs, absPath(path, ctx.cwd), path));
+  const [meta, old] = split(await readText(ctx.fs, await located(ctx, path), path));
   const text = splitWhitespace(args.text as string).join(" ");
   let label = (args.type as string | undefined) || "";
   if (args.by) label = strip(`${label} by ${args.by}`);
@@ -119,7 +129,7 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
 
 async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
-  const [meta, body] = split(await readText(ctx.fs, absPath(path, ctx.cwd), path));
+  const [meta, body] = split(await readText(ctx.fs, await located(ctx, path), path));
   meta.set(args.key as string, args.value as string);
   touch(meta, ctx);
   await write(ctx, path, render(meta, body));

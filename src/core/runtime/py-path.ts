@@ -34,9 +34,20 @@ export function parentPath(p: string): string {
   return i === 0 ? "/" : n.startsWith("//") && i === 1 ? "//" : n.slice(0, i);
 }
 
-/** Path(p) made absolute against cwd (what the file system sees for a relative path). */
-export function absPath(p: string, cwd: string): string {
-  return joinPath(cwd, p);
+/** The path the file system is asked for when Python opens Path(p) as it is (no resolve): absolute
+ *  against cwd. A file system with symlinks resolves ".." itself; otherwise ".." is collapsed as the
+ *  OS would, and a ".." after something that is no directory leaves nothing to open (undefined). */
+export async function fsPath(fs: RuntimeFs, p: string, cwd: string): Promise<string | undefined> {
+  const abs = joinPath(cwd, p);
+  if (fs.realpath) return abs;
+  if (!abs.split("/").includes("..")) return collapse(abs);
+  const out: string[] = [];
+  for (const part of abs.split("/").filter((x) => x && x !== ".")) {
+    if (part !== "..") out.push(part);
+    else if ((await statPath(fs, `/${out.join("/")}`)) !== "dir") return undefined;
+    else out.pop();
+  }
+  return `/${out.join("/")}`;
 }
 
 /** posixpath.normpath of an absolute path: ".." collapses lexically; one leading slash. */
