@@ -183,7 +183,7 @@ function consumeAll(parser: Parser, args: string[], ns: Namespace, unrecognized:
   const seenNonDefault = new Set<Action>();
   const extras: string[] = [];
 
-  const takeAction = (action: Action, strings: string[], flag?: string) => {
+  const takeAction = (action: Action, strings: string[]) => {
     seen.add(action);
     const values = action.kind === "parsers" ? strings : strings.filter((s, i) => s !== "--" || strings.indexOf("--") !== i);
     seenNonDefault.add(action);
@@ -202,12 +202,11 @@ function consumeAll(parser: Parser, args: string[], ns: Namespace, unrecognized:
       Object.assign(ns, subNs);
       unrecognized.push(...subExtras);
     }
-    void flag;
   };
 
   const consumeOptional = (start: number): number => {
     let [action, flag, explicit] = optionAt.get(start)!;
-    const tuples: Array<[Action, string[], string]> = [];
+    const tuples: Array<[Action, string[]]> = [];
     let stop = start + 1;
     for (;;) {
       if (!action) {
@@ -217,24 +216,24 @@ function consumeAll(parser: Parser, args: string[], ns: Namespace, unrecognized:
       if (explicit !== undefined) {
         const count = matchArgument(action, "A");
         if (count === 0 && flag[1] !== "-" && explicit !== "") {
-          tuples.push([action, [], flag]);
+          tuples.push([action, []]);
           flag = flag.charAt(0) + explicit.charAt(0);
           const next = explicit.slice(1) || undefined;
           if (!options.has(flag)) throw new ArgumentError(action, `ignored explicit argument ${repr(explicit)}`);
           action = options.get(flag);
           explicit = next;
         } else if (count === 1) {
-          tuples.push([action, [explicit], flag]);
+          tuples.push([action, [explicit]]);
           break;
         } else throw new ArgumentError(action, `ignored explicit argument ${repr(explicit)}`);
       } else {
         const count = matchArgument(action, pattern.slice(start + 1));
         stop = start + 1 + count;
-        tuples.push([action, args.slice(start + 1, stop), flag]);
+        tuples.push([action, args.slice(start + 1, stop)]);
         break;
       }
     }
-    for (const [a, strings, f] of tuples) takeAction(a, strings, f);
+    for (const [a, strings] of tuples) takeAction(a, strings);
     return stop;
   };
 
