@@ -15,6 +15,8 @@ import { parseToolsets } from "../core/surface/toolsets.js";
 import { FileSessionStore } from "./file-session-store.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
+import { localProjectRuntime } from "./project-runtime.js";
+import type { ProjectRuntime } from "../core/runtime/project.js";
 import { discoverSources } from "./sources.js";
 
 const USAGE = `Usage: bmad-mcp [options]
@@ -74,6 +76,7 @@ async function main(): Promise<void> {
   bundle.watch();
   // A stdio server ends with its input: stop watching so the process can exit at once.
   process.stdin.once("end", () => bundle.close());
+  let runtime: Promise<ProjectRuntime> | undefined;
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
@@ -81,6 +84,8 @@ async function main(): Promise<void> {
     owner: "local",
     sessions: new FileSessionStore(project),
     project: new LocalProjectFiles(project),
+    // The project directory is {project-root} for every skill; a workspace name means nothing here.
+    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader)) }),
     ready: () => bundle.ready(),
   };
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });

@@ -19,7 +19,7 @@ it("keeps every seed tool name exactly", () => {
   expect(Object.values(TOOL)).toEqual([
     "bmad", "list_workflows", "get_workflow_details", "execute_workflow", "list_tasks", "execute_task", "get_knowledge",
     "bmad-workflow", "bmad-resources", "bmad-task", "get_workflow_status", "list_sessions", "spawn_subagent_task",
-    "get_project_context", "run_completion_contract",
+    "get_project_context", "run_completion_contract", "bmad-run", "bmad-project", "bmad-files",
   ]);
 });
 
@@ -33,10 +33,12 @@ it("mentions only tools that exist in descriptions", () => {
 });
 
 it("parses toolsets: defaults, all, named, and unknown with the closest names", () => {
-  expect(parseToolsets(undefined)).toEqual({ ok: true, toolsets: DEFAULT_TOOLSETS });
+  expect(parseToolsets(undefined)).toEqual({ ok: true, toolsets: ["manifest", "contracts", "delivery", "kit", "workspace"] });
+  expect(DEFAULT_TOOLSETS).toEqual(["manifest", "contracts", "delivery", "kit", "workspace"]);
   expect(parseToolsets("all")).toEqual({ ok: true, toolsets: TOOLSET_NAMES });
   expect(parseToolsets("agents, manifest")).toEqual({ ok: true, toolsets: ["manifest", "agents"] });
-  expect(parseToolsets("default,agents")).toEqual({ ok: true, toolsets: TOOLSET_NAMES });
+  expect(parseToolsets("default,agents")).toEqual({ ok: true, toolsets: ["manifest", "contracts", "agents", "delivery", "kit", "workspace"] });
+  expect(parseToolsets("default,proxy").ok && parseToolsets("default,proxy")).toMatchObject({ toolsets: ["manifest", "proxy", "contracts", "delivery", "kit", "workspace"] });
   const bad = parseToolsets("proxy,agnets");
   expect(bad.ok).toBe(false);
   expect(!bad.ok && bad.error).toMatch(/Unknown toolset "agnets".*Closest: agents/);

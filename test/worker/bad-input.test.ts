@@ -8,7 +8,7 @@ let client: Client;
 
 beforeAll(async () => {
   await seed();
-  client = await connect();
+  client = await connect("?toolsets=default,proxy");
 });
 
 

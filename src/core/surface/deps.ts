@@ -1,6 +1,7 @@
 // What a tool handler may use: the bundle, the caller's identity and, where the front door has them,
 // sessions and the project's own files.
 import type { SessionStore } from "../delivery/store.js";
+import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 
 export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
@@ -28,6 +29,9 @@ export interface SurfaceDeps {
   owner: string;
   sessions?: SessionStore;
   project?: ProjectFiles;
+  /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
+   *  (its project directory; `project` is ignored); the remote has one per workspace, by name. */
+  runtime?: (project: string | undefined) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
   /** Awaited before each request, e.g. to finish reloading edited project files. */
   ready?: () => Promise<void>;
 }

@@ -15,6 +15,9 @@ export const TOOL = {
   spawnSubagentTask: "spawn_subagent_task",
   getProjectContext: "get_project_context",
   runCompletionContract: "run_completion_contract",
+  bmadRun: "bmad-run",
+  bmadProject: "bmad-project",
+  bmadFiles: "bmad-files",
 } as const;
 
 export const RESOURCE = {

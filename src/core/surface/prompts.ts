@@ -10,7 +10,10 @@ export interface PromptEntry {
   listing: { name: string; title: string; description: string; arguments: Array<{ name: string; description: string; required: boolean }> };
 }
 
-const MESSAGE_ARG = [{ name: "message", description: "Optional first message for the agent or workflow", required: false }];
+const MESSAGE_ARG = [
+  { name: "message", description: "Optional first message for the agent or workflow", required: false },
+  { name: "project", description: "Optional workspace to render it for (bmad-project)", required: false },
+];
 
 export function promptEntries(catalog: Catalog): Map<string, PromptEntry> {
   const records = [...catalog.list("agent"), ...catalog.list("workflow")];

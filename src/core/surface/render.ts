@@ -5,8 +5,12 @@ import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
 import { bmadUri } from "../catalog/paths.js";
+import type { ProjectRuntime } from "../runtime/project.js";
+import type { SurfaceDeps } from "./deps.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
+import { noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
+import { renderSkillText, skillRenderFor } from "./skill-render.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
@@ -35,38 +39,63 @@ const HOW_TO: Record<CatalogRecord["kind"], string> = {
   knowledge: "Reference knowledge: use it to ground your answers; it is not a set of instructions.",
 };
 
-/** Renders a record as its raw files plus loading instructions. */
-export async function renderRecord(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }): Promise<string> {
+/** Where a record is rendered: in a project (substituted, behind the runtime block), or where a
+ *  project could be given but was not (`"none"`: skills that write say how to get one). */
+export type RenderTarget = ProjectRuntime | "none" | undefined;
+
+/** The project a call renders against: the bridge's always, a workspace on the remote when named. */
+export async function renderTarget(deps: SurfaceDeps, project?: string): Promise<RenderTarget | { error: string }> {
+  if (!deps.runtime) return undefined;
+  const found = await deps.runtime(project);
+  if (found.ok) return found.runtime;
+  return project === undefined ? "none" : { error: found.error };
+}
+
+/** Renders a record as its files plus loading instructions; in a project, rendered like render_skill.py. */
+export async function renderRecord(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
   const { catalog } = reader;
   const root = dirOf(record.entry);
-  const lines = [
-    `# BMAD ${record.kind}: ${recordLabel(record)}`,
-    "",
-    HOW_TO[record.kind],
-    `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`,
-    `Origin: ${catalog.originLabel(record)}.`,
-  ];
+  const runtime = target && target !== "none" ? target : undefined;
+  const ctx = runtime ? await skillRenderFor(reader, runtime, record) : undefined;
+  const where = ctx
+    ? `Bare paths in these files are relative to ${ctx.skillRoot} ({skill-root}). Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
+    : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
+  const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}.`];
   let budget = INLINE_BUDGET;
   const later: string[] = [];
+  const body: string[] = [];
+  const rendered: string[] = [];
   for (const path of record.files) {
     const file = catalog.file(path);
     if (!file) continue;
     const companion = dirOf(path) === root || record.kind === "knowledge";
     if (path === record.entry || (companion && file.size <= budget)) {
       budget -= file.size;
-      lines.push("", `## ${path}`, fence(await servedText(reader, file), path));
+      let text = await servedText(reader, file);
+      if (ctx && path.endsWith(".md")) rendered.push((text = renderSkillText(text, ctx)));
+      body.push("", `## ${path}`, fence(text, path));
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
+  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered));
+  else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock());
+  lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later);
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return lines.join("\n");
 }
 
+function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: string } | { kind: "local" } {
+  const workspace = /^bmad:\/\/projects\/([^/]+)$/.exec(runtime.root);
+  return workspace ? { kind: "workspace", project: decodeURIComponent(workspace[1]!) } : { kind: "local" };
+}
+
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. */
-export async function loadRecord(reader: BundleReader, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }): Promise<ToolOutcome> {
-  const found = reader.catalog.resolve(kind, name);
+export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string): Promise<ToolOutcome> {
+  const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error);
-  return done(await renderRecord(reader, found.record, extra));
+  const target = await renderTarget(deps, project);
+  if (target && typeof target === "object" && "error" in target) return fail(target.error);
+  return done(await renderRecord(deps.reader, found.record, extra, target));
 }
 
 /** Which origin won and which others were there (seed 000 transparency). */

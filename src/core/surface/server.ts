@@ -6,7 +6,7 @@ import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
-import { renderRecord } from "./render.js";
+import { renderRecord, renderTarget } from "./render.js";
 import { deepFreeze, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
@@ -33,7 +33,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
   server.setRequestHandler("tools/list", async () => (fixedTools ?? (await current()).surface.toolsResult) as never);
 
-  server.setRequestHandler("tools/call", async (request) => {
+  server.setRequestHandler("tools/call", async (request, ctx) => {
     const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
@@ -43,7 +43,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
     try {
-      const outcome = await tool.run(parsed.data, deps);
+      const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal);
       if (!outcome.ok) return errorResult(outcome.error);
       const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
       if (outcome.structured) result.structuredContent = outcome.structured;
@@ -65,11 +65,18 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (message !== undefined && (typeof message !== "string" || message.length > MAX_ARGUMENT_BYTES)) {
       throw invalid(`Prompt argument "message" must be a string under ${MAX_ARGUMENT_BYTES / 1024} KB.`);
     }
-    const cached = message ? undefined : surface.promptResults.get(name);
+    const project = args?.project;
+    if (project !== undefined && (typeof project !== "string" || project.length > 100)) throw invalid('Prompt argument "project" must be a workspace name.');
+    // Without a message or a workspace, a prompt depends only on the bundle (and, on the bridge, the project's
+    // _bmad/, whose edits bring a new bundle): it renders once.
+    const cacheable = !message && project === undefined;
+    const cached = cacheable ? surface.promptResults.get(name) : undefined;
     if (cached) return cached;
-    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined);
+    const target = await renderTarget(deps, project);
+    if (target && typeof target === "object" && "error" in target) throw invalid(target.error);
+    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target);
     const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
-    if (!message) surface.promptResults.set(name, deepFreeze(result));
+    if (cacheable) surface.promptResults.set(name, deepFreeze(result));
     return result;
   });
 

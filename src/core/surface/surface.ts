@@ -10,11 +10,12 @@ import { kitTools } from "./tools/kit.tools.js";
 import { projectTools } from "./tools/project.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
+import { runTools } from "./tools/run.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
-export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools];
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools];
 
 export interface Surface {
   tools: Map<string, ToolDef>;

@@ -20,7 +20,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   annotations: ToolAnnotations;
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
-  run(args: z.infer<S>, deps: SurfaceDeps): Promise<ToolOutcome>;
+  /** `signal` aborts when the client cancels the call: work the tool started must stop with it. */
+  run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome>;
 }
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {

@@ -3,11 +3,13 @@ import { closest, suggestion } from "../catalog/closest.js";
 
 export const TOOLSETS = {
   manifest: { byDefault: true, about: "load any agent or workflow by name" },
-  proxy: { byDefault: true, about: "discover and run workflows, tasks and knowledge" },
+  // Opt-in: `bmad` reaches the same content, and every conversation pays for the listing.
+  proxy: { byDefault: false, about: "discover and run workflows, tasks and knowledge" },
   contracts: { byDefault: true, about: "run workflows; read, list and search all content" },
   agents: { byDefault: false, about: "one tool per agent, taking a message" },
   delivery: { byDefault: true, about: "bmad-task: a PO -> Architect -> SM -> Dev -> Review -> QA delivery session" },
   kit: { byDefault: true, about: "session status, your sessions, sub-task queue" },
+  workspace: { byDefault: true, about: "a project root for skills: its files, and BMAD's scripts run with bmad-run" },
 } as const;
 
 export type ToolsetName = keyof typeof TOOLSETS;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Catalog } from "../../catalog/catalog.js";
 import { shortName } from "../../catalog/names.js";
 import { done } from "../outcome.js";
-import { renderRecord } from "../render.js";
+import { renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool.js";
 
 const input = z.object({ message: z.string().min(1).max(32000).describe("Your message or question for the agent") });
@@ -16,8 +16,9 @@ export function agentTools(catalog: Catalog): ToolDef[] {
       description: `${[agent.displayName, agent.title].filter(Boolean).join(", ") || shortName(agent)}: ${(agent.description ?? "").slice(0, 160)}`,
       input,
       annotations: READ_ONLY,
-      async run({ message }, { reader }) {
-        return done(await renderRecord(reader, agent, { heading: "User message", body: message }));
+      async run({ message }, deps) {
+        const target = await renderTarget(deps);
+        return done(await renderRecord(deps.reader, agent, { heading: "User message", body: message }, typeof target === "object" && "error" in target ? undefined : target));
       },
     }),
   );

@@ -23,7 +23,7 @@ export const bmadWorkflowTool = defineTool({
     context: z.string().max(16000).optional().describe("Optional context or parameters for the workflow"),
   }),
   annotations: READ_ONLY,
-  run: ({ workflow, context }, { reader }) => loadRecord(reader, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined),
+  run: ({ workflow, context }, deps) => loadRecord(deps, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined),
 });
 
 const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;

@@ -4,7 +4,7 @@ import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { originReport, renderRecord } from "../render.js";
+import { originReport, renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 
 export const bmadTool = defineTool({
@@ -14,9 +14,11 @@ export const bmadTool = defineTool({
     "Load a BMAD agent (`architect`, `bmm/architect`) or workflow (`*prd`, `*core/brainstorming`) as raw files with loading instructions; empty command lists what exists.",
   input: z.object({
     command: z.string().max(300).default("").describe("Agent name, or * then workflow name; module/ prefix optional; empty lists all"),
+    project: z.string().max(100).optional().describe("Workspace to render it for (bmad-project); the bridge uses its project"),
   }),
   annotations: READ_ONLY,
-  async run({ command }, { reader }) {
+  async run({ command, project }, deps) {
+    const { reader } = deps;
     const { catalog } = reader;
     const trimmed = command.trim();
     if (!trimmed) {
@@ -34,7 +36,9 @@ export const bmadTool = defineTool({
       const other = catalog.resolve(isWorkflow ? "agent" : "workflow", isWorkflow ? trimmed.slice(1) : trimmed);
       return fail(other.ok ? `${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${trimmed}"`}.` : found.error);
     }
-    const body = await renderRecord(reader, found.record);
+    const target = await renderTarget(deps, project);
+    if (target && typeof target === "object" && "error" in target) return fail(target.error);
+    const body = await renderRecord(reader, found.record, undefined, target);
     return done(`${originReport(catalog, found.candidates)}\n\n${body}`);
   },
 });

@@ -64,7 +64,7 @@ export const executeWorkflow = defineTool({
   description: "Load a BMAD workflow's raw files with execution instructions, then follow them.",
   input: z.object({ workflow_name: workflowName, params }),
   annotations: READ_ONLY,
-  run: ({ workflow_name, params: p }, { reader }) => loadRecord(reader, "workflow", workflow_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
+  run: ({ workflow_name, params: p }, deps) => loadRecord(deps, "workflow", workflow_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
 });
 
 export const listTasks = defineTool({
@@ -85,7 +85,7 @@ export const executeTask = defineTool({
   description: "Load a BMAD task's raw file with instructions, then follow it.",
   input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
   annotations: READ_ONLY,
-  run: ({ task_name, params: p }, { reader }) => loadRecord(reader, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
+  run: ({ task_name, params: p }, deps) => loadRecord(deps, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
 });
 
 export const getKnowledge = defineTool({

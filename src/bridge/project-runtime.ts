@@ -1,0 +1,83 @@
+// The bridge's project as the runtime sees it: `{project-root}` is the project directory, the ported
+// scripts work on its files (confined to it), BMAD's own files are mounted read-only beside it, and a
+// skill's own Python scripts run for real, bounded in time and killed with everything they started.
+import { existsSync, statSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
+import type { BundleReader } from "../core/surface/reader.js";
+import { runBounded } from "./run-bounded.js";
+import { NodeRuntimeFs } from "./runtime-fs.js";
+
+/** Where installed 6.3+ skills live in a project (as in sources.ts). */
+const SKILL_HOMES = [".claude/skills", ".cursor/skills", ".agents/skills"];
+/** A skill script's time limit; BMAD_RUN_TIMEOUT_MS lowers or raises it. */
+const RUN_TIMEOUT_MS = Number(process.env.BMAD_RUN_TIMEOUT_MS) > 0 ? Number(process.env.BMAD_RUN_TIMEOUT_MS) : 120_000;
+
+export async function localProjectRuntime(root: string, reader: () => BundleReader): Promise<ProjectRuntime> {
+  const projectFs = await NodeRuntimeFs.create([root]);
+  return {
+    root,
+    fsRoot: root,
+    label: root,
+    fs: withBundle(projectFs, bundleFs(reader)),
+    async skillRoot(bundleDir) {
+      const name = bundleDir.slice(bundleDir.lastIndexOf("/") + 1);
+      const installed = SKILL_HOMES.map((home) => join(root, home, name)).find((dir) => existsSync(join(dir, "SKILL.md")));
+      return installed ?? `bmad://${bundleDir}`;
+    },
+    runSkillScript: (script, args, signal) => runSkillScript(root, reader(), script, args, signal),
+  };
+}
+
+async function runSkillScript(root: string, reader: BundleReader, fsScript: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
+  const script = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : fsScript;
+  if (!script.startsWith(`${root}/`) && !script.startsWith(`${skillCache()}/`)) return refused(`${fsScript} is outside the project; only the project's skills and BMAD's own run here.`);
+  if (!existsSync(script)) return refused(`No such script: ${fsScript}.`);
+  const uv = onPath("uv");
+  const python = onPath("python3");
+  if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
+  const argv = uv ? [uv, "run", "--no-cache", "--quiet", script, ...args] : [python!, script, ...args];
+  const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
+  let stderr = run.stderr;
+  if (!uv && /ModuleNotFoundError|No module named/.test(stderr)) {
+    stderr += "\nThis script declares its dependencies for uv (inline script metadata): install uv (https://docs.astral.sh/uv/) and run it again.";
+  }
+  if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
+  if (run.cancelled) stderr += "\nCancelled by the client.";
+  return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut };
+}
+
+function refused(message: string): SkillScriptRun {
+  return { stdout: "", stderr: message, exitCode: 2 };
+}
+
+function skillCache(): string {
+  return join(tmpdir(), "bmad-mcp-skills");
+}
+
+/** A skill that is only in the bundle gets its folder written to a cache, keyed by content, to run there. */
+async function materialise(reader: BundleReader, fsScript: string): Promise<string> {
+  const path = fsScript.slice(BUNDLE_MOUNT.length + 1);
+  const skillDir = path.replace(/\/scripts\/[^/]+$/, "");
+  const { catalog } = reader;
+  const files = catalog.paths.filter((p) => p.startsWith(`${skillDir}/`));
+  const key = (catalog.file(path)?.sha256 ?? "missing").slice(0, 16);
+  const base = join(skillCache(), key);
+  for (const p of files) {
+    const target = join(base, p);
+    if (existsSync(target) && statSync(target).size === catalog.file(p)!.size) continue;
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, await reader.readText(catalog.file(p)!));
+  }
+  return join(base, path);
+}
+
+function onPath(command: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+    const candidate = join(dir, command);
+    if (dir && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+  }
+  return undefined;
+}

@@ -1,0 +1,51 @@
+// A command line as a skill writes it (`uv run {project-root}/_bmad/scripts/memlog.py append ...`), split
+// into argv with POSIX quoting and no shell, and sorted into what can run here: a ported shared script,
+// or a skill's own script. Nothing is expanded: `$(...)`, `>` and `&&` stay literal text or are refused.
+import { split } from "shlex";
+
+export const MAX_COMMAND_LENGTH = 16 * 1024;
+
+/** Words that chain or redirect commands in a shell. Without a shell they would be passed on as
+ *  arguments, which is never what the skill meant. */
+const SHELL_OPERATORS = new Set(["&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>"]);
+
+/** uv options that take no value and change nothing here. */
+const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
+const PYTHONS = new Set(["python3", "python", "py"]);
+
+export type CommandLine = { ok: true; script: string; args: string[] } | { ok: false; error: string };
+
+/** Splits a command line and strips the interpreter (`uv run [flags]`, `python3`, or none). */
+export function parseCommandLine(line: string): CommandLine {
+  if (line.length > MAX_COMMAND_LENGTH) return { ok: false, error: `The command is ${line.length} characters; at most ${MAX_COMMAND_LENGTH} are allowed.` };
+  let words: string[];
+  try {
+    words = split(line);
+  } catch (error) {
+    return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
+  }
+  const operator = words.find((w) => SHELL_OPERATORS.has(w));
+  if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call.` };
+  let i = 0;
+  if (words[0] === "uv" && words[1] === "run") {
+    i = 2;
+    while (words[i]?.startsWith("-")) {
+      if (!UV_FLAGS.has(words[i]!)) return { ok: false, error: `uv option "${words[i]}" is not supported here; known: ${[...UV_FLAGS].join(", ")}.` };
+      i++;
+    }
+  } else if (PYTHONS.has(words[0] ?? "")) {
+    i = 1;
+    if (words[i]?.startsWith("-")) return { ok: false, error: `Python option "${words[i]}" is not supported: give the script path right after ${words[0]}.` };
+  }
+  const script = words[i];
+  if (!script) return { ok: false, error: 'No script in the command: give it as the skill writes it, e.g. "uv run {project-root}/_bmad/scripts/memlog.py init --workspace DIR".' };
+  if (!script.endsWith(".py")) return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}).` };
+  return { ok: true, script, args: words.slice(i + 1) };
+}
+
+/** `{name}` placeholders left in a word, e.g. `{doc_workspace}` that the workflow binds while it runs. */
+export function unfilledPlaceholders(words: string[]): string[] {
+  const found = new Set<string>();
+  for (const w of words) for (const m of w.matchAll(/\{([a-z][a-z0-9_.-]*)\}/gi)) found.add(`{${m[1]}}`);
+  return [...found];
+}

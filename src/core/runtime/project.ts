@@ -1,0 +1,92 @@
+// A project as the runtime sees it: where `{project-root}` is for the model (an absolute path on the
+// bridge, bmad://projects/{name} on the remote), the files the ported scripts work on, and the bundle's
+// skill folders mounted read-only beside them so `--skill bmad://bmm/bmad-prd` works anywhere.
+import { BMAD_SCHEME } from "../catalog/paths.js";
+import type { BundleReader } from "../surface/reader.js";
+import type { FsEntryKind, RuntimeFs } from "./fs.js";
+import type { ScriptResult } from "./context.js";
+
+/** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
+export const BUNDLE_MOUNT = "/.bmad-bundle";
+
+export interface SkillScriptRun extends ScriptResult {
+  timedOut?: boolean;
+}
+
+export interface ProjectRuntime {
+  /** `{project-root}` as the model sees it. */
+  readonly root: string;
+  /** The same place in `fs`. Equal to `root` on the bridge. */
+  readonly fsRoot: string;
+  /** The project's files with the bundle mounted at BUNDLE_MOUNT. */
+  readonly fs: RuntimeFs;
+  /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
+  readonly label: string;
+  /** `{skill-root}` for a bundle folder (e.g. `bmm/bmad-prd`): its directory in the project where it is
+   *  installed there, else its bmad:// URI. */
+  skillRoot(bundleDir: string): Promise<string>;
+  /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. */
+  runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun>;
+}
+
+/** A model-visible path (under `root` or bmad://) as the runtime's path; other words unchanged. */
+export function toFsWord(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, word: string): string {
+  if (runtime.root !== runtime.fsRoot && (word === runtime.root || word.startsWith(`${runtime.root}/`))) return runtime.fsRoot + word.slice(runtime.root.length);
+  if (word.startsWith(BMAD_SCHEME) && !word.startsWith(`${BMAD_SCHEME}projects/`)) return `${BUNDLE_MOUNT}/${word.slice(BMAD_SCHEME.length)}`;
+  const eq = word.indexOf("=");
+  // --option=value
+  if (word.startsWith("--") && eq > 0) return word.slice(0, eq + 1) + toFsWord(runtime, word.slice(eq + 1));
+  return word;
+}
+
+/** The runtime's paths in a script's output, as the model knows them. */
+export function fromFsText(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, text: string): string {
+  let out = text.split(`${BUNDLE_MOUNT}/`).join(BMAD_SCHEME);
+  if (runtime.root !== runtime.fsRoot) out = out.split(runtime.fsRoot).join(runtime.root);
+  return out;
+}
+
+/** The bundle's files, read-only, at `BUNDLE_MOUNT/{bundle path}`. Writes there are refused. */
+export function bundleFs(reader: () => BundleReader): RuntimeFs {
+  const inner = (path: string) => (path === BUNDLE_MOUNT ? "" : path.startsWith(`${BUNDLE_MOUNT}/`) ? path.slice(BUNDLE_MOUNT.length + 1).replace(/\/+$/, "") : undefined);
+  const refuse = (path: string): never => {
+    throw new Error(`${path.replace(`${BUNDLE_MOUNT}/`, BMAD_SCHEME)} is BMAD's own content and read-only; write inside the project instead.`);
+  };
+  return {
+    async readFile(path) {
+      const rel = inner(path);
+      const file = rel ? reader().catalog.file(rel) : undefined;
+      return file ? new TextEncoder().encode(await reader().readText(file)) : undefined;
+    },
+    writeFile: async (path) => refuse(path),
+    mkdir: async (path) => refuse(path),
+    async stat(path): Promise<FsEntryKind> {
+      const rel = inner(path);
+      if (rel === undefined) return "missing";
+      const { catalog } = reader();
+      if (rel && catalog.file(rel)) return "file";
+      return rel === "" || catalog.paths.some((p) => p.startsWith(`${rel}/`)) ? "dir" : "missing";
+    },
+    async list(dir) {
+      const rel = inner(dir);
+      if (rel === undefined) return [];
+      const prefix = rel ? `${rel}/` : "";
+      const names = new Set<string>();
+      for (const p of reader().catalog.paths) if (p.startsWith(prefix)) names.add(p.slice(prefix.length).split("/")[0]!);
+      return [...names].sort();
+    },
+  };
+}
+
+/** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. */
+export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
+  const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
+  return {
+    readFile: (path) => pick(path).readFile(path),
+    writeFile: (path, data) => pick(path).writeFile(path, data),
+    stat: (path) => pick(path).stat(path),
+    list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],
+    mkdir: (dir) => pick(dir).mkdir(dir),
+    ...(project.realpath ? { realpath: (path: string) => (pick(path) === bundle ? Promise.resolve(path) : project.realpath!(path)) } : {}),
+  };
+}

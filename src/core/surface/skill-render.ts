@@ -1,0 +1,100 @@
+// Rendering a served skill for a known project, the way BMAD's render_skill.py renders bmad-build:
+// `{project-root}`, `{skill-root}`, `{{config.x}}`, `{{.x}}`, the config values (`{user_name}`,
+// `{planning_artifacts}`, ...) and `{workflow.*}` / `{agent.*}` from the resolved customization are
+// substituted in one pass; inserted values are never scanned again. Placeholders the workflow binds
+// while it runs (`{doc_workspace}`, `{date}`) stay. The raw files stay available as resources.
+import type { CatalogRecord } from "../catalog/bundle.js";
+import { extractKey, loadCentralConfig, loadCustomization } from "../runtime/config-utils.js";
+import { BUNDLE_MOUNT, type ProjectRuntime } from "../runtime/project.js";
+import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
+import type { BundleReader } from "./reader.js";
+
+export interface SkillRender {
+  projectRoot: string;
+  skillRoot: string;
+  /** Flat config values for `{key}` placeholders. */
+  config: Map<string, string>;
+  central: PyDict;
+  customization: PyDict;
+  /** What could not be read, said in the runtime block rather than failing the whole answer. */
+  notes: string[];
+}
+
+const TOKEN = /\{\{config\.([A-Za-z0-9_.-]+)\}\}|\{\{\.([A-Za-z0-9_]+)\}\}|\{(workflow|agent)\.([A-Za-z0-9_.-]+)\}|\{(project-root|skill-root)\}|\{([a-z][a-z0-9_]*)\}/g;
+
+/** The values a record renders with in this project. */
+export async function skillRenderFor(reader: BundleReader, runtime: ProjectRuntime, record: CatalogRecord): Promise<SkillRender> {
+  const bundleDir = record.entry.slice(0, record.entry.lastIndexOf("/"));
+  const skillRoot = await runtime.skillRoot(bundleDir);
+  const notes: string[] = [];
+  let central: PyDict = new Map();
+  try {
+    central = await loadCentralConfig(runtime.fs, runtime.fsRoot);
+  } catch (error) {
+    notes.push(`No project config (${(error as Error).message}); the bundle's defaults are used.`);
+  }
+  let customization: PyDict = new Map();
+  try {
+    customization = await loadCustomization(runtime.fs, runtime.fsRoot, `${BUNDLE_MOUNT}/${bundleDir}`);
+  } catch (error) {
+    if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
+  }
+  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, record.module, runtime.root), central, customization, notes };
+}
+
+/** core values, then the record's module's, then the bundle's defaults for anything unset. */
+function flatConfig(reader: BundleReader, central: PyDict, module: string, root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const put = (table: unknown) => {
+    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && isScalar(v)) out.set(k, String(v));
+  };
+  const modules = central.get("modules");
+  put(isDict(modules) ? modules.get(module) : undefined);
+  put(central.get("core"));
+  put(reader.catalog.manifest.config[module]);
+  put(reader.catalog.manifest.config.core);
+  // Defaults refer to each other ({output_folder}/planning-artifacts) and to {project-root}.
+  for (const [k, v] of out) out.set(k, v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => (name === "project-root" ? root : name !== k && out.has(name) ? out.get(name)! : m)));
+  return out;
+}
+
+function isScalar(v: unknown): v is string | number | boolean | bigint {
+  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "bigint";
+}
+
+/** One pass over the text; anything unknown stays as written. */
+export function renderSkillText(text: string, ctx: SkillRender): string {
+  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string) => {
+    if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
+    if (configPath) return configValue(extractKey(ctx.central, configPath), ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
+    if (shortKey) return ctx.config.get(shortKey) ?? token;
+    if (table && customPath) return formatCustom(extractKey(ctx.customization, `${table}.${customPath}`), ctx) ?? token;
+    return (name && ctx.config.get(name)) ?? token;
+  });
+}
+
+function configValue(value: PyValue | undefined, ctx: SkillRender): string | undefined {
+  return isScalar(value) ? String(value).split("{project-root}").join(ctx.projectRoot) : undefined;
+}
+
+/** As render_skill.py inserts customization: strings as they are, lists as Markdown lists, `_None._` when empty. */
+function formatCustom(value: PyValue | undefined, ctx: SkillRender): string | undefined {
+  if (value === undefined) return undefined;
+  // Customization values name config values and roots ("{planning_artifacts}/prds"): resolve those too.
+  const roots = (s: string) => s.replace(/\{(project-root|skill-root|[a-z][a-z0-9_]*)\}/g, (m, k: string) => (k === "project-root" ? ctx.projectRoot : k === "skill-root" ? ctx.skillRoot : ctx.config.get(k) ?? m));
+  if (isScalar(value)) return roots(String(value));
+  if (Array.isArray(value)) {
+    if (!value.length) return "_None._";
+    return value
+      .map((item) => {
+        const lines = (isScalar(item) ? String(item) : toJson(item)).split("\n");
+        return [`- ${roots(lines[0]!)}`, ...lines.slice(1).map((l) => `  ${roots(l)}`)].join("\n");
+      })
+      .join("\n");
+  }
+  return roots(toJson(value));
+}
+
+function toJson(value: PyValue): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v instanceof Map ? Object.fromEntries(v) : v));
+}

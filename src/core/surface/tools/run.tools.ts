@@ -1,0 +1,117 @@
+// Toolset `workspace`: bmad-run, the `uv run ...` lines of BMAD's skills, as written. BMAD's shared
+// scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
+// for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
+import { z } from "zod";
+import { parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { BUNDLE_MOUNT, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
+import { SHARED_SCRIPTS } from "../../runtime/scripts.js";
+import type { SurfaceDeps } from "../deps.js";
+import { TOOL } from "../names.js";
+import { done, fail, type ToolOutcome } from "../outcome.js";
+import { servedText, type BundleReader } from "../reader.js";
+import { defineTool } from "../tool.js";
+
+/** Options whose values are paths: a placeholder left in one is a step the model skipped. */
+const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
+const PROJECT_URI = /bmad:\/\/projects\/([^/\s"']+)/;
+
+export const bmadRunTool = defineTool({
+  name: TOOL.bmadRun,
+  toolset: "workspace",
+  description:
+    "Run a BMAD script line as a skill writes it (uv run {project-root}/_bmad/scripts/memlog.py ...; {project-root} may stay). Returns stdout, stderr and the exit code.",
+  input: z.object({ command: z.string().min(1).max(16 * 1024).describe("The command line, as the skill shows it") }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: (args, deps, signal) => runCommand(args.command, deps, signal),
+});
+
+export const runTools = [bmadRunTool];
+
+async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome> {
+  const parsed = parseCommandLine(line);
+  if (!parsed.ok) return fail(parsed.error);
+  if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
+  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1]);
+  if (!found.ok) return fail(found.error);
+  const runtime = found.runtime;
+  const fill = (w: string) => w.split("{project-root}").join(runtime.root);
+  let script = fill(parsed.script);
+  const args = parsed.args.map(fill);
+
+  if (script.startsWith("{skill-root}/")) {
+    const skillDir = uniqueSkillFor(deps.reader, script.slice("{skill-root}/".length));
+    if (!skillDir.ok) return fail(skillDir.error);
+    script = (await runtime.skillRoot(skillDir.dir)) + script.slice("{skill-root}".length);
+  }
+  const pathWords = [script, ...args.filter((_, i) => PATH_OPTIONS.has(args[i - 1] ?? ""))];
+  const unfilled = unfilledPlaceholders(pathWords);
+  if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI).");
+  if (unfilled.length) return fail(`Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs (e.g. {doc_workspace} is the run folder).`);
+
+  const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
+  const fsArgs = args.map((w) => toFsWord(runtime, w));
+  const name = fsScript.slice(fsScript.lastIndexOf("/") + 1);
+  const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
+  const port = SHARED_SCRIPTS.get(name);
+  if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
+    const result = await port(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
+    return answer(runtime, name, result);
+  }
+  if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
+    if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
+    const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
+    return answer(runtime, name, result, result.timedOut ? " (killed at the time limit)" : "");
+  }
+  return fail(
+    `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
+  );
+}
+
+function answer(runtime: ProjectRuntime, name: string, result: { stdout: string; stderr: string; exitCode: number }, note = ""): ToolOutcome {
+  const stdout = fromFsText(runtime, result.stdout);
+  const stderr = fromFsText(runtime, result.stderr);
+  const text = [`${name} exited ${result.exitCode}${note}`, stdout && `stdout:\n${stdout}`, stderr && `stderr:\n${stderr}`].filter(Boolean).join("\n");
+  return done(text, { script: name, exit_code: result.exitCode, stdout, stderr });
+}
+
+/** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project. */
+function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: string): string {
+  if (script.startsWith("/")) return script;
+  if (script.startsWith("_bmad/")) return `${runtime.fsRoot}/${script}`;
+  const skill = uniqueSkillFor(reader, script);
+  return skill.ok ? `${BUNDLE_MOUNT}/${skill.dir}/${script}` : `${runtime.fsRoot}/${script}`;
+}
+
+/** The one bundle skill folder holding `rel` (e.g. scripts/brain.py), as a bundle directory. */
+function uniqueSkillFor(reader: BundleReader, rel: string): { ok: true; dir: string } | { ok: false; error: string } {
+  const dirs = reader.catalog.paths.filter((p) => p.endsWith(`/${rel}`)).map((p) => p.slice(0, -rel.length - 1));
+  const skills = dirs.filter((d) => reader.catalog.file(`${d}/SKILL.md`));
+  if (skills.length === 1) return { ok: true, dir: skills[0]! };
+  return { ok: false, error: skills.length ? `${rel} is in several skills (${skills.join(", ")}): give the skill's root instead of {skill-root}.` : `No skill has ${rel}: give the script's full path.` };
+}
+
+/** A skill's own script where nothing can run it: say where it runs, and quote the skill's own fallback. */
+async function needsBridge(reader: BundleReader, fsScript: string, name: string): Promise<ToolOutcome> {
+  const bundleDir = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? fsScript.slice(BUNDLE_MOUNT.length + 1).replace(/\/scripts\/[^/]+$/, "") : undefined;
+  const fallback = bundleDir ? await skillFallback(reader, bundleDir, name) : undefined;
+  return fail(
+    `${name} is the skill's own Python script: it runs on the bmad-mcp bridge in your project (npx bmad-mcp), not on this server. ` +
+      (fallback ? `The skill's fallback: "${fallback}"` : "The skill gives no fallback for it: do that step by hand as the skill's text describes."),
+  );
+}
+
+const FALLBACK = /\b(on failure|if (?:it|this|the script|uv|python)[^.]{0,40}(?:fails|unavailable|missing|not available)|fallback|fall back|otherwise)\b/i;
+
+async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
+  const { catalog } = reader;
+  for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) {
+    const text = await servedText(reader, catalog.file(path)!);
+    for (const line of text.split("\n")) {
+      if (!line.includes(script)) continue;
+      const sentence = line.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
+      if (sentence) return sentence.trim().slice(0, 400);
+    }
+  }
+  return undefined;
+}
+
