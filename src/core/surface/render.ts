@@ -58,7 +58,7 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
   const runtime = target && target !== "none" ? target : undefined;
   const ctx = runtime ? await skillRenderFor(reader, runtime, record) : undefined;
   const where = ctx
-    ? `Bare paths in these files are relative to ${ctx.skillRoot} ({skill-root}). Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
+    ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
   const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}.`];
   let budget = INLINE_BUDGET;
@@ -69,7 +69,9 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
     const file = catalog.file(path);
     if (!file) continue;
     const companion = dirOf(path) === root || record.kind === "knowledge";
-    if (path === record.entry || (companion && file.size <= budget)) {
+    // Rendered for a project, customize.toml is already applied: its raw text would only cost context.
+    const resolved = ctx !== undefined && path.endsWith("/customize.toml");
+    if (path === record.entry || (companion && !resolved && file.size <= budget)) {
       budget -= file.size;
       let text = await servedText(reader, file);
       if (ctx && path.endsWith(".md")) rendered.push((text = renderSkillText(text, ctx)));
