@@ -5,6 +5,7 @@ import { mimeFor, type Tree } from "./files";
 import { frontmatter } from "./parse";
 import { findAcronyms } from "../../src/core/catalog/search";
 import type { TreeContent } from "./types";
+import { bmadHelpCsv } from "../../src/core/workspace/installer-manifests";
 
 export interface BuiltSource {
   source: BundleSource;
@@ -63,6 +64,7 @@ export function assemble(built: BuiltSource[]): BuiltBundle {
   });
 
   files.sort((a, b) => cmp(a.path, b.path) || a.source - b.source);
+  addHelpCatalog(files, blobs);
   records.sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.module, b.module) || cmp(a.name, b.name) || a.source - b.source || cmp(a.entry, b.entry),
@@ -91,6 +93,31 @@ export function assemble(built: BuiltSource[]): BuiltBundle {
   };
   const id = sha256(canonicalJson(body));
   return { manifest: { ...body, id } as BundleManifest, blobs };
+}
+
+export const HELP_CATALOG = "_config/bmad-help.csv";
+
+/** bmad-help routes by `_config/bmad-help.csv`; a tree that has none (a source tree, an older install) gets
+ *  the one BMAD's installer would assemble from the modules' module-help.csv. `files` must be sorted. */
+function addHelpCatalog(files: BundleFile[], blobs: Map<string, Uint8Array>): void {
+  if (files.some((f) => f.path === HELP_CATALOG)) return;
+  const decoder = new TextDecoder();
+  const seen = new Set<string>();
+  const helps: Array<[string, string]> = [];
+  let source: number | undefined;
+  for (const f of files) {
+    const module = /^([^/]+)\/module-help\.csv$/.exec(f.path)?.[1];
+    if (!module || seen.has(module)) continue; // the first of a path is the highest priority
+    seen.add(module);
+    source ??= f.source;
+    helps.push([module, decoder.decode(blobs.get(f.sha256)!)]);
+  }
+  if (source === undefined) return;
+  const data = new TextEncoder().encode(bmadHelpCsv(helps));
+  const hash = sha256(data);
+  blobs.set(hash, data);
+  files.unshift({ path: HELP_CATALOG, source, sha256: hash, size: data.length, mime: mimeFor(HELP_CATALOG) });
+  files.sort((a, b) => cmp(a.path, b.path) || a.source - b.source);
 }
 
 const STOP = new Set(

@@ -31,6 +31,13 @@ describe("6.12 package source (default build)", () => {
     ]);
   });
 
+  it("serves the bmad-help catalog BMAD's installer assembles, byte for byte, though the source tree has none", async () => {
+    const result = await buildBundle({ sources: [] });
+    const file = result.manifest.files.find((f) => f.path === "_config/bmad-help.csv")!;
+    expect(file).toMatchObject({ mime: "text/csv" });
+    expect(new TextDecoder().decode(result.blobs.get(file.sha256))).toBe(readFileSync(join(installed, "_bmad/_config/bmad-help.csv"), "utf8"));
+  });
+
   it("classifies agent and workflow skills", async () => {
     const { manifest } = await buildBundle({ sources: [] });
     const agents = manifest.records.filter((r) => r.kind === "agent").map((r) => r.name);
