@@ -49,3 +49,10 @@ export function unfilledPlaceholders(words: string[]): string[] {
   for (const w of words) for (const m of w.matchAll(/\{([a-z][a-z0-9_.-]*)\}/gi)) found.add(`{${m[1]}}`);
   return [...found];
 }
+
+const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
+
+/** The script file names a text runs with `uv run` (one entry per line that does). */
+export function uvRunScripts(text: string): string[] {
+  return [...text.matchAll(UV_SCRIPT)].map((m) => m[1]!.slice(m[1]!.lastIndexOf("/") + 1));
+}

@@ -1,17 +1,16 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
+import { uvRunScripts } from "../runtime/command-line.js";
 import { SHARED_SCRIPTS } from "../runtime/scripts.js";
 import { TOOL } from "./names.js";
 import type { SkillRender } from "./skill-render.js";
-
-const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
 
 /** Where files under {project-root} are read and written: a workspace by name, or the local project. */
 export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local" };
 
 export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[]): string {
   const scripts = new Set<string>();
-  for (const text of renderedTexts) for (const m of text.matchAll(UV_SCRIPT)) scripts.add(m[1]!.slice(m[1]!.lastIndexOf("/") + 1));
+  for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s));
   const lines = [
