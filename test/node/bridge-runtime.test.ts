@@ -1,0 +1,133 @@
+// BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
+// for the project; bmad-run runs the lines they contain, the ports beside the real Python.
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { install, tempDir } from "./helpers.js";
+
+const tmp = tempDir("bridge-runtime");
+const run = promisify(execFile);
+let bridge: string;
+let pristine: string;
+const clients: Client[] = [];
+/** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
+export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  pristine = join(tmp.dir, "pristine");
+  await install("v6.12", pristine);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.close()));
+  tmp.cleanup();
+});
+
+function project(name: string): string {
+  const dir = join(tmp.dir, name);
+  cpSync(pristine, dir, { recursive: true });
+  return dir;
+}
+
+async function connect(cwd: string, env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home"), ...env }, stderr: "ignore" });
+  const client = new Client({ name: "bridge-runtime-test", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+const bmadRun = async (c: Client, command: string) => {
+  const r = await c.callTool({ name: "bmad-run", arguments: { command } });
+  return { text: text(r), isError: r.isError === true, out: r.structuredContent as { stdout: string; stderr: string; exit_code: number } | undefined };
+};
+/** Running (a killed process whose parent is gone may linger as a zombie until it is reaped: that is dead). */
+function alive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).then((r) => ({ stdout: r.stdout, code: 0 }), (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }));
+
+describe("rendering", () => {
+  it.each([
+    ["an installed 6.12 project", true],
+    ["a project with no BMAD install (the embedded bundle)", false],
+  ])("renders every prompt for %s with no placeholder left", async (_label, installed) => {
+    const dir = installed ? project("render") : join(tmp.dir, "empty");
+    mkdirSync(dir, { recursive: true });
+    const client = await connect(dir);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.length).toBeGreaterThan(40);
+    for (const p of prompts) {
+      const out = ((await client.getPrompt({ name: p.name })).messages[0]!.content as { text: string }).text;
+      expect([...out.matchAll(LEFTOVER)].map((m) => m[0]), p.name).toEqual([]);
+      expect(out, p.name).toContain(dir);
+    }
+  });
+
+  it("puts a runtime block of at most 1.5 KB in front of bmad *prd", async () => {
+    const dir = project("block");
+    const out = text(await (await connect(dir)).callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(out)![0];
+    expect(Buffer.byteLength(block)).toBeLessThanOrEqual(1536);
+    expect(block).toContain("bmad-run");
+    expect(block).toContain(join(dir, ".claude/skills/bmad-prd"));
+    expect(out).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
+  });
+});
+
+describe("bmad-run", () => {
+  it("runs the resolve_customization line the rendered skill gives, as the real Python does", async () => {
+    const dir = project("customize");
+    writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), '[workflow]\nprd_output_path = "{project-root}/docs/prds"\n');
+    const client = await connect(dir);
+    const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    const line = /uv run [^`]*resolve_customization\.py[^`]*/.exec(prd)![0];
+    const ours = await bmadRun(client, line);
+    const words = line.split(" ").slice(2);
+    const theirs = await python(dir, words);
+    expect(ours.out).toMatchObject({ exit_code: theirs.code, stdout: theirs.stdout });
+    expect(ours.out!.stdout).toContain("/docs/prds");
+  });
+
+  it("refuses what it cannot run, naming what it recognised", async () => {
+    const client = await connect(project("refusals"));
+    expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);
+    expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
+    expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which bmad-run cannot run/);
+    const outside = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace /tmp/outside-the-project");
+    expect(outside.out?.exit_code).not.toBe(0);
+    expect(existsSync("/tmp/outside-the-project/.memlog.md")).toBe(false);
+  });
+
+  it("runs a skill's own script for real, and kills it with what it started at the time limit", async () => {
+    const dir = project("own-scripts");
+    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "1500" });
+    const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
+    expect(listed.out?.exit_code).toBe(0);
+    expect(listed.out?.stdout).toMatch(/^creative\t/m);
+    const skill = join(dir, ".claude/skills/bmad-hang");
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-hang\ndescription: hangs\n---\nRun `uv run {skill-root}/scripts/hang.py`.\n");
+    writeFileSync(
+      join(skill, "scripts/hang.py"),
+      "import subprocess, sys, time\np = subprocess.Popen(['sleep', '60'], start_new_session=True)\nopen(sys.argv[1], 'w').write(str(p.pid))\ntime.sleep(60)\n",
+    );
+    const pidFile = join(dir, "escaped.pid");
+    const started = performance.now();
+    const hung = await bmadRun(client, `python3 ${skill}/scripts/hang.py ${pidFile}`);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(hung.text).toMatch(/killed at the time limit/);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    expect(alive(pid)).toBe(false); // the setsid child is gone too
+  });
+});
