@@ -59,7 +59,7 @@ describe("the state machine", () => {
     s = run(s, { type: "submit", claude_result: "Quality Score: 99/100" }, { type: "confirm" });
     s = run(s, { type: "submit", claude_result: "plan" }, { type: "approve" });
     for (let i = 0; i < 3; i++) s = run(s, { type: "submit", codex_result: "r" }, { type: "confirm" });
-    expect(s).toMatchObject({ current_state: "completed", artifacts: ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-reviewed.md", "05-qa-report.md"] });
+    expect(s).toMatchObject({ current_state: "completed", artifacts: ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-implementation.md", "04-dev-reviewed.md", "05-qa-report.md"] });
   });
 
   it("refuses what the state does not allow and leaves the input state untouched", () => {

@@ -8,7 +8,8 @@ import type { SessionState } from "../../src/core/delivery/session";
 import type { Stored } from "../../src/core/delivery/store";
 import { tempDir } from "./helpers";
 
-const ARTIFACTS = ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-reviewed.md", "05-qa-report.md"];
+// Dev's implementation is an artifact too, which Review reads; the rest are seed 003's names.
+const ARTIFACTS = ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-implementation.md", "04-dev-reviewed.md", "05-qa-report.md"];
 const json = (value: unknown) => JSON.stringify(value);
 
 let dir: string;

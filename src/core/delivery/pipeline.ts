@@ -49,7 +49,8 @@ export const PIPELINE: StageSpec[] = [
   {
     stage: "sm",
     title: "Scrum Master: sprint plan",
-    agents: ["sm"],
+    // 6.12 has no scrum master: its PM owns epics, stories and the readiness check (menu CE, IR).
+    agents: ["sm", "pm"],
     workflows: ["sprint-planning", "create-epics-and-stories"],
     artifact: "03-sprint-plan.md",
     gate: { kind: "approval" },
@@ -62,6 +63,8 @@ export const PIPELINE: StageSpec[] = [
     title: "Developer: implementation",
     agents: ["dev"],
     workflows: ["build", "dev-story"],
+    // Seed 003 names no Dev artifact; Review reads this one, and its 04-dev-reviewed.md is the reviewed version.
+    artifact: "04-dev-implementation.md",
     gate: { kind: "confirm" },
     engines: ["codex"],
     output: { draft: "implementation", updated: "implementation" },

@@ -1,11 +1,22 @@
-// Role prompts for delivery stages, built from the bundle's real agent and workflow files (file proxy),
-// with a generic role text where the bundle lacks them.
+// Role prompts for delivery stages (seed 003), built to be followed literally: the stage skill's headless
+// mode where it ships one, the parts of the skill that carry its substance, the agent's persona in brief,
+// the earlier artifacts' content and the submit contract. At most STAGE_PROMPT_BYTES; larger files are links.
 import type { CatalogRecord } from "../catalog/bundle.js";
-import { enginesFor, PIPELINE, stageSpec } from "../delivery/pipeline.js";
+import { enginesFor, nextStage, PIPELINE, stageSpec, type StageSpec } from "../delivery/pipeline.js";
 import type { SessionState } from "../delivery/session.js";
 import type { BundleReader } from "./reader.js";
-import { renderRecord } from "./render.js";
 import { artifactUri } from "./resources.js";
+import { stageMethodText } from "./stage-method.js";
+import { allot, byteLength, parseSprints, quoted, quoteOverhead, STAGE_PROMPT_BYTES, truncateBytes } from "./stage-inputs.js";
+import { stagePersona } from "./stage-persona.js";
+import { stageRender } from "./stage-context.js";
+import type { SkillRender } from "./skill-render.js";
+
+/** Where a stage's earlier documents are read from: the session store. */
+export interface StageSources {
+  artifact(file: string): Promise<string | undefined>;
+  content(ref: string): Promise<string | undefined>;
+}
 
 function firstFound(reader: BundleReader, kind: "agent" | "workflow", names: string[]): CatalogRecord | undefined {
   for (const name of names) {
@@ -15,36 +26,144 @@ function firstFound(reader: BundleReader, kind: "agent" | "workflow", names: str
   return undefined;
 }
 
-export async function rolePrompt(reader: BundleReader, state: SessionState): Promise<string> {
+interface Flexible {
+  kind: "artifact" | "refine";
+  title: string;
+  text: string;
+  rest: string;
+  weight: number;
+}
+
+export async function rolePrompt(reader: BundleReader, state: SessionState, sources?: StageSources): Promise<string> {
   const spec = stageSpec(state.current_stage);
   const record = state.stages[state.current_stage];
-  const index = PIPELINE.indexOf(spec) + 1;
+  const refining = record.iteration > 0;
   const agent = firstFound(reader, "agent", spec.agents);
   const workflow = firstFound(reader, "workflow", spec.workflows);
-  const parts = [
-    `# BMAD delivery, stage ${index}/${PIPELINE.length}: ${spec.title}`,
-    `Task: ${state.task_name}. Objective: ${state.objective}`,
+  const contexts = new Map<CatalogRecord, Promise<SkillRender>>();
+  const render = (r: CatalogRecord) => {
+    if (!contexts.has(r)) contexts.set(r, stageRender(reader, r, state));
+    return contexts.get(r)!;
+  };
+  const ctx = workflow ? await render(workflow) : undefined;
+
+  const header = [
+    `# BMAD delivery, stage ${PIPELINE.indexOf(spec) + 1}/${PIPELINE.length}: ${spec.title}`,
+    `Task: ${state.task_name}. Objective: ${truncateBytes(state.objective, 1500)}${byteLength(state.objective) > 1500 ? " (cut)" : ""}`,
     `Engines: ${enginesFor(spec, state.objective).join(" + ")}.`,
-    agent ? await renderRecord(reader, agent) : `## Role\nThe bundle has no ${spec.agents.join(" or ")} agent; use this role:\n${spec.role}`,
-    workflow ? await renderRecord(reader, workflow) : `## Method\nThe bundle has no ${spec.workflows.join(" or ")} workflow; ${spec.role}`,
   ];
-  if (state.artifacts.length) {
-    parts.push(`## Inputs\nRead these first:\n${state.artifacts.map((f) => `- ${artifactUri(state.session_id, f)}`).join("\n")}`);
+  const language = ctx?.config.get("communication_language");
+  const docLanguage = ctx?.config.get("document_output_language");
+  if (language && docLanguage) header.push(`Speak ${language} with the user; write documents in ${docLanguage}.`);
+
+  const persona = agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
+  const session = sessionRules(spec, state, ctx?.projectRoot ?? `bmad://sessions/${state.session_id}`);
+  const method = (lean: boolean) => stageMethodText(reader, spec, workflow, render, refining, lean);
+
+  // Flexible parts: the user's answers, the previous draft, the earlier artifacts.
+  const flexible: Flexible[] = [];
+  const refineLines: string[] = [];
+  if (refining) {
+    refineLines.push(`## Refine (iteration ${record.iteration + 1})`, `Previous score: ${record.score ?? "none"}${spec.gate.kind === "score" ? ` (gate ${spec.gate.min})` : ""}. Gaps: ${truncateBytes((record.gaps ?? []).join("; ") || "none", 1200)}.`);
+    const questions = new Map((record.questions ?? []).map((q) => [q.id, q.question]));
+    const answers = Object.entries(record.answers ?? {}).map(([id, a]) => `- ${id}: ${a}${questions.has(id) ? ` (asked: ${questions.get(id)})` : ""}`);
+    if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });
+    const draft = record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
+    if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
+    else if (record.final_result_ref) refineLines.push(`Previous draft begins: ${record.final_result_ref.summary}`);
   }
-  if (record.iteration > 0) {
-    const answers = Object.entries(record.answers ?? {}).map(([id, a]) => `- ${id}: ${a}`);
-    parts.push(
-      `## Refine (iteration ${record.iteration + 1})\nPrevious score: ${record.score ?? "none"}. Gaps: ${(record.gaps ?? []).join("; ") || "none"}.` +
-        (answers.length ? `\nUser answers:\n${answers.join("\n")}` : "") +
-        (record.final_result_ref ? `\nPrevious draft begins: ${record.final_result_ref.summary}` : ""),
+  const inputs: string[] = [];
+  for (const [i, file] of state.artifacts.entries()) {
+    const uri = artifactUri(state.session_id, file);
+    const text = await sources?.artifact(file);
+    if (text === undefined) inputs.push(`- ${uri}`);
+    else flexible.push({ kind: "artifact", title: file, text, rest: `The whole document: ${uri}`, weight: i === state.artifacts.length - 1 ? 2 : 1 });
+  }
+  const sprints = spec.stage === "dev" ? sprintScope(state, await sources?.artifact("03-sprint-plan.md")) : undefined;
+  const output = outputContract(spec, state, refining);
+
+  const inputsHead = state.artifacts.length ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
+  for (const lean of [false, true]) {
+    const methodText = await method(lean);
+    const fixed = [header.join("\n"), session, persona, methodText, inputsHead, ...inputs, refineLines.join("\n"), sprints ?? "", output].filter(Boolean);
+    const overhead = flexible.reduce((n, f) => n + quoteOverhead(f.title, f.rest), 0);
+    const available = STAGE_PROMPT_BYTES - byteLength(fixed.join("\n\n")) - overhead - 16;
+    const shares = allot(
+      flexible.map((f) => byteLength(f.text)),
+      flexible.map((f) => f.weight),
+      available,
+    );
+    const blocks = (kind: Flexible["kind"]) => flexible.flatMap((f, i) => (f.kind === kind ? [quoted(f.title, f.text, shares[i]!, f.rest)] : []));
+    const parts = [
+      header.join("\n"),
+      session,
+      persona,
+      methodText,
+      ...(inputsHead ? [[inputsHead, ...inputs, ...blocks("artifact")].join("\n\n")] : []),
+      ...(refineLines.length ? [[refineLines.join("\n"), ...blocks("refine")].join("\n\n")] : []),
+      ...(sprints ? [sprints] : []),
+      output,
+    ];
+    const prompt = parts.join("\n\n");
+    if (byteLength(prompt) <= STAGE_PROMPT_BYTES) return prompt;
+    // Last resort (no default-bundle stage comes near): cut before the output contract, never into it.
+    if (lean) return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(output) - 2)}\n\n${output}`;
+  }
+  throw new Error("unreachable");
+}
+
+function approvalWord(spec: StageSpec): string {
+  return spec.gate.kind === "approval" ? "approves" : "confirms";
+}
+
+function sessionRules(spec: StageSpec, state: SessionState, projectRoot: string): string {
+  const saved = spec.artifact ? ` and saved as ${spec.artifact} when the user ${approvalWord(spec)} it` : "";
+  const human =
+    spec.gate.kind === "score"
+      ? "put what needs a human decision in questions (this session's clarification point)"
+      : `name what needs a human decision in the document, for the user to settle when ${spec.gate.kind === "approval" ? "approving" : "confirming"}`;
+  return [
+    "## This session",
+    `This stage runs headless in bmad-task session ${state.task_name}. There is no BMAD project here: in the quoted text below, \`${projectRoot}\` stands for the project root, and nothing is written there. What you produce is submitted with bmad-task${saved}.`,
+    `Where the method below asks the user, writes files, runs scripts or ends with its own JSON, these rules win: decide from the inputs, record what you inferred in gaps, ${human}, and submit as under Output.`,
+  ].join("\n");
+}
+
+function sprintScope(state: SessionState, plan: string | undefined): string {
+  const uri = artifactUri(state.session_id, "03-sprint-plan.md");
+  const sprints = plan === undefined ? [] : parseSprints(plan);
+  const listed: string[] = [];
+  for (const s of sprints) {
+    const line = `- Sprint ${s.number}${s.title ? `: ${s.title}` : ""}`;
+    if (listed.length === 40 || byteLength([...listed, line].join("\n")) > 2500) break;
+    listed.push(line);
+  }
+  const more = sprints.length > listed.length ? [`- … and ${sprints.length - listed.length} more in ${uri}`] : [];
+  const lines = [`## Sprints`];
+  if (!sprints.length) lines.push(`The sprint plan (${uri}) names no "Sprint N" sections: implement the whole plan.`);
+  else {
+    lines.push(`The approved sprint plan has ${sprints.length} sprint${sprints.length === 1 ? "" : "s"}:`, ...listed, ...more);
+    lines.push(
+      'Ask the user which of these sprints to implement (the session\'s sprint-scope point, pending action "specify_sprint_scope_then_generate"); unless they name some, implement all of them. Name the sprints you implemented at the top of the submission.',
     );
   }
-  if (spec.stage === "dev") parts.push("## Scope\nAsk the user which sprints to implement before generating; if they do not say, implement all sprints.");
-  const draftKey = record.iteration > 0 ? spec.output.updated : spec.output.draft;
-  const scored = spec.gate.kind === "score" ? `, "quality_score": 0-100, "gaps": ["..."], "questions": [{"id": "q1", "question": "...", "context": "..."}]` : "";
-  parts.push(
-    `## Output\nShow the user the result, then submit it with bmad-task action "submit" as JSON: {"${draftKey}": "<markdown>"${scored}}.` +
-      (spec.gate.kind === "score" ? ` Score honestly; ${spec.gate.min}+ means ready to save. Ask 3-5 questions while below it.` : ""),
-  );
-  return parts.join("\n\n");
+  return lines.join("\n");
+}
+
+function outputContract(spec: StageSpec, state: SessionState, refining: boolean): string {
+  const key = refining ? spec.output.updated : spec.output.draft;
+  const engines = enginesFor(spec, state.objective);
+  const call = `bmad-task {"action": "submit", "session_id": "${state.session_id}", ${engines.map((e) => `"${e}_result": "<the JSON below, as a string>"`).join(", ")}}`;
+  const lines = ["## Output", `Show the user the result, then submit it: ${call}.`];
+  if (spec.gate.kind === "score") {
+    lines.push(
+      `The JSON: {"${key}": "<the whole document, markdown>", "quality_score": <0-100>, "gaps": ["<assumption or gap>"], "questions": [{"id": "q1", "question": "...", "context": "why it matters"}]}`,
+      `Score honestly against the quality bar above. ${spec.gate.min} or more means ready: the user then confirms, and it is saved as ${spec.artifact}. Below ${spec.gate.min}, ask 3-5 questions; the user answers them and you refine. The headless mode's assumptions go in gaps and its open questions in questions; where it would end blocked, submit what you have with a low score and the questions that unblock it.`,
+    );
+  } else {
+    lines.push(`The JSON: {"${key}": "<the whole document, markdown>"}`);
+    const then = spec.gate.kind === "approval" ? "development starts" : nextStage(spec.stage) ? "the next stage reads it" : "the session is complete";
+    lines.push(`The user ${approvalWord(spec)} it, it is saved as ${spec.artifact}, and ${then}.`);
+  }
+  return lines.join("\n");
 }

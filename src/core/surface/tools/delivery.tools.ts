@@ -7,17 +7,28 @@ import { sessionView } from "../../delivery/view.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { artifactUri } from "../resources.js";
-import { rolePrompt } from "../role-prompt.js";
+import { rolePrompt, type StageSources } from "../role-prompt.js";
 import { TOOL } from "../names.js";
 import { defineTool } from "../tool.js";
 
 export const sessionField = z.string().min(1).max(100).describe("Session id or task name");
 const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s generated result, JSON or markdown (submit)`);
 
+/** The session's saved documents, read for the next stage's prompt. */
+function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | undefined {
+  const { sessions, owner } = deps;
+  if (!sessions) return undefined;
+  const value = (read: Stored<string>) => (read.ok ? read.value : undefined);
+  return {
+    artifact: async (file) => value(await sessions.readArtifact(owner, state.session_id, file)),
+    content: async (ref) => value(await sessions.readContent(owner, state.session_id, ref)),
+  };
+}
+
 /** The state a client sees; with the role prompt whenever it has to generate, unless `light` (seed 003 status). */
 export async function respond(deps: SurfaceDeps, state: SessionState, light = false): Promise<ToolOutcome> {
   const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
-  const view = sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state) : undefined);
+  const view = sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined);
   return done(JSON.stringify(view), view as unknown as Record<string, unknown>);
 }
 

@@ -1,0 +1,82 @@
+// Choosing parts of a BMAD markdown file by its own structure: a section by heading, then a run of
+// paragraphs from one that starts with `from` to the one before `until`. Nothing inside is rewritten.
+
+export interface Pick {
+  /** A heading's text (any level); absent: the body under the document's title. */
+  section?: string;
+  /** The first paragraph kept starts with this text. */
+  from?: string;
+  /** Paragraphs from the one starting with this text on are left out. */
+  until?: string;
+}
+
+function withoutFrontmatter(text: string): string {
+  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
+  return m ? text.slice(m[0].length) : text;
+}
+
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+
+/** The lines under a heading up to the next heading of the same or a higher level (fences respected). */
+function sectionLines(lines: string[], title: string | undefined): string[] | undefined {
+  let fenced = false;
+  let start = -1;
+  let level = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (fenced) continue;
+    const h = HEADING.exec(line);
+    if (!h) continue;
+    if (start >= 0 && h[1]!.length <= level) return lines.slice(start, i);
+    if (start < 0 && (title === undefined ? h[1]!.length === 1 : h[2]!.replace(/[*`]/g, "") === title)) {
+      start = i + 1;
+      level = h[1]!.length;
+    }
+  }
+  if (start >= 0) return lines.slice(start);
+  return title === undefined ? lines : undefined;
+}
+
+/** Paragraphs split on blank lines, keeping fenced blocks whole. */
+function paragraphs(lines: string[]): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let fenced = false;
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    if (!fenced && !line.trim()) {
+      if (current.length) out.push(current.join("\n"));
+      current = [];
+    } else current.push(line);
+  }
+  if (current.length) out.push(current.join("\n"));
+  return out;
+}
+
+/** The picked text, or undefined when the file has no such section or paragraph. */
+export function pickMarkdown(text: string, pick: Pick): string | undefined {
+  const lines = sectionLines(withoutFrontmatter(text).split(/\r?\n/), pick.section);
+  if (!lines) return undefined;
+  let paras = paragraphs(lines);
+  if (pick.from !== undefined) {
+    const i = paras.findIndex((p) => p.startsWith(pick.from!));
+    if (i < 0) return undefined;
+    paras = paras.slice(i);
+  }
+  if (pick.until !== undefined) {
+    const i = paras.findIndex((p) => p.startsWith(pick.until!));
+    if (i >= 0) paras = paras.slice(0, i);
+  }
+  const out = paras.join("\n\n").trim();
+  return out || undefined;
+}
+
+/** The first heading of a file (its title), without the #. */
+export function markdownTitle(text: string): string | undefined {
+  for (const line of withoutFrontmatter(text).split(/\r?\n/)) {
+    const h = HEADING.exec(line);
+    if (h) return h[2];
+  }
+  return undefined;
+}
