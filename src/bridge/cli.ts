@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   const bundle = new LocalBundle(found.value.sources, embedded, warn);
   if (args.list) return list(bundle);
 
-  bundle.watch();
+  bundle.watch(found.value.watch);
   // A stdio server ends with its input: stop watching so the process can exit at once.
   process.stdin.once("end", () => bundle.close());
   let runtime: Promise<ProjectRuntime> | undefined;

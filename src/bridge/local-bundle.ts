@@ -21,6 +21,8 @@ interface Layer {
 }
 
 const MERGED_INDEX = "merged-search-index";
+/** Paths under a watched _bmad/ that BMAD's own scripts and the memory tools write. */
+const NOT_CONTENT = /^(render|_memory)([/\\]|$)/;
 
 export class LocalBundle {
   reader: BundleReader;
@@ -52,11 +54,13 @@ export class LocalBundle {
     await this.building;
   }
 
-  /** Watches the local trees; any change marks the bundle for a rebuild on the next call. */
-  watch(): void {
-    for (const path of this.sources.map((s) => s.path)) {
+  /** Watches the BMAD folders (not whole projects: node_modules, build output, memlogs and artifacts stay
+   *  out); a change there marks the bundle for a rebuild on the next call. What BMAD's scripts write under
+   *  _bmad/ (render snapshots) and project memory are not content, and do not count. */
+  watch(dirs: string[]): void {
+    for (const path of dirs) {
       try {
-        this.watchers.push(watch(path, { recursive: true }, () => (this.dirty = true)));
+        this.watchers.push(watch(path, { recursive: true }, (_event, name) => !(name && NOT_CONTENT.test(name)) && (this.dirty = true)));
       } catch (error) {
         this.warn(`cannot watch ${path} (${(error as Error).message}); edits there need a restart`);
       }

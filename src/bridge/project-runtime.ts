@@ -21,6 +21,7 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
     root,
     fsRoot: root,
     label: root,
+    rendersFollowBundle: true, // the bundle is rebuilt when _bmad/ or an installed skill changes
     fs: withBundle(projectFs, bundleFs(reader)),
     async skillRoot(bundleDir) {
       const name = bundleDir.slice(bundleDir.lastIndexOf("/") + 1);

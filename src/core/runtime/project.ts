@@ -22,6 +22,9 @@ export interface ProjectRuntime {
   readonly fs: RuntimeFs;
   /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
   readonly label: string;
+  /** True where every file a render reads (config, customization, skills) changes only with the bundle:
+   *  the bridge watches them and rebuilds. Renders may then be kept per bundle. */
+  readonly rendersFollowBundle?: boolean;
   /** `{skill-root}` for a bundle folder (e.g. `bmm/bmad-prd`): its directory in the project where it is
    *  installed there, else its bmad:// URI. */
   skillRoot(bundleDir: string): Promise<string>;

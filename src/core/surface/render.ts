@@ -51,8 +51,20 @@ export async function renderTarget(deps: SurfaceDeps, project?: string): Promise
   return project === undefined ? "none" : { error: found.error };
 }
 
+const renderedForBundle = new WeakMap<Catalog, Map<string, string>>();
+
 /** Renders a record as its files plus loading instructions; in a project, rendered like render_skill.py. */
 export async function renderRecord(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
+  if (extra || !target || target === "none" || !target.rendersFollowBundle) return render(reader, record, extra, target);
+  let cache = renderedForBundle.get(reader.catalog);
+  if (!cache) renderedForBundle.set(reader.catalog, (cache = new Map()));
+  const key = `${record.source}\0${record.entry}`;
+  let text = cache.get(key);
+  if (text === undefined) cache.set(key, (text = await render(reader, record, extra, target)));
+  return text;
+}
+
+async function render(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
   const { catalog } = reader;
   const root = dirOf(record.entry);
   const runtime = target && target !== "none" ? target : undefined;
