@@ -1,12 +1,16 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import type { OwnerSessions } from "./owner-do.js";
 import type { WorkflowSession } from "./session-do.js";
+import type { WorkspaceProject } from "./workspace-do.js";
+import type { WorkspaceIndex } from "./workspace-index-do.js";
 
 export interface Env {
   BUNDLE_KV: KVNamespace;
   BUNDLE_R2: R2Bucket;
   WORKFLOW_SESSION: DurableObjectNamespace<WorkflowSession>;
   OWNER_SESSIONS: DurableObjectNamespace<OwnerSessions>;
+  WORKSPACE_PROJECT: DurableObjectNamespace<WorkspaceProject>;
+  WORKSPACE_INDEX: DurableObjectNamespace<WorkspaceIndex>;
   /** Grants, tokens and consent state of the OAuth provider. */
   OAUTH_KV: KVNamespace;
   /** Injected by the OAuth provider into the default handler. */

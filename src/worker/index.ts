@@ -12,6 +12,8 @@ import { mcpApi } from "./mcp.js";
 
 export { OwnerSessions } from "./owner-do.js";
 export { WorkflowSession } from "./session-do.js";
+export { WorkspaceProject } from "./workspace-do.js";
+export { WorkspaceIndex } from "./workspace-index-do.js";
 
 const app = new Hono<{ Bindings: Env }>();
 app.get("/", (c) => c.text("BMAD MCP server. MCP endpoint: /mcp (Streamable HTTP, OAuth 2.1). Toolsets: /mcp?toolsets=...\n"));

@@ -11,11 +11,12 @@ import { remember } from "./auth/token-cache.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
+import { DurableWorkspaceStore, workspaceCaller } from "./workspace-store.js";
 
 /** Room for a 2 MiB submission from each engine plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
-/** Read-only comes from the tools' own annotations: no second list. */
-const WRITING_TOOLS = new Set(STATIC_TOOLS.filter((t) => !t.annotations.readOnlyHint).map((t) => t.name));
+/** Read-only comes from the tools' own annotations: no second list; tools that read or write by action say which (`writes`). */
+const WRITING_TOOLS = new Map(STATIC_TOOLS.filter((t) => !t.annotations.readOnlyHint).map((t) => [t.name, t]));
 
 export const mcpApi = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -36,7 +37,8 @@ export const mcpApi = {
       if (error instanceof BundleMissingError) return jsonRpcError(503, error.message);
       throw error;
     }
-    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env) };
+    const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
+    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces };
     return mcpHandler(deps, selection.toolsets)(request, env, ctx);
   },
 };
@@ -47,8 +49,9 @@ async function callsWritingTool(request: Request): Promise<boolean> {
   const body: unknown = await request.clone().json().catch(() => null);
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => {
-    const msg = m as { method?: unknown; params?: { name?: unknown } } | null;
-    return msg?.method === "tools/call" && typeof msg.params?.name === "string" && WRITING_TOOLS.has(msg.params.name);
+    const msg = m as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;
+    const tool = msg?.method === "tools/call" && typeof msg.params?.name === "string" ? WRITING_TOOLS.get(msg.params.name) : undefined;
+    return tool !== undefined && (tool.writes ? tool.writes(msg!.params!.arguments) : true);
   });
 }
 
@@ -59,7 +62,8 @@ const handlers = new Map<string, { reader: BundleReader; handler: McpHandler }>(
 const MAX_HANDLERS = 256;
 
 function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
-  const key = `${deps.owner}|${toolsets.join(",")}`;
+  // The workspace handles too: a share to an email stops applying once sign-in no longer vouches for it.
+  const key = `${deps.owner}|${deps.workspaces instanceof DurableWorkspaceStore ? deps.workspaces.caller.handles.join(" ") : ""}|${toolsets.join(",")}`;
   const cached = handlers.get(key);
   if (cached?.reader === deps.reader) return cached.handler;
   if (handlers.size >= MAX_HANDLERS) handlers.clear();

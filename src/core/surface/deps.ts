@@ -2,6 +2,7 @@
 // sessions and the project's own files.
 import type { SessionStore } from "../delivery/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
+import type { WorkspaceStore } from "../workspace/store.js";
 import type { BundleReader } from "./reader.js";
 
 export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
@@ -32,6 +33,8 @@ export interface SurfaceDeps {
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
    *  (its project directory; `project` is ignored); the remote has one per workspace, by name. */
   runtime?: (project: string | undefined) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
+  /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
+  workspaces?: WorkspaceStore;
   /** Awaited before each request, e.g. to finish reloading edited project files. */
   ready?: () => Promise<void>;
 }

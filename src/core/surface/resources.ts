@@ -1,9 +1,10 @@
 // bmad:// resources: every bundle file, the generated manifests, the sanitised config, and
 // rendered agents/workflows by name. One reader serves resources/read and bmad-resources "read".
-import { sanitizeConfig } from "../catalog/config.js";
+import { sanitizeConfig, sanitizeConfigText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
+import { mimeFor, parseProjectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
@@ -17,6 +18,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   if (uri === RESOURCE.configCurrent) {
     return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
   }
+  if (uri.startsWith(PROJECTS_PREFIX)) return readProjectFile(deps, uri);
   const checked = parseBmadUri(uri);
   if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
   const path = checked.path;
@@ -44,7 +46,8 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
 }
 
 /** Completion values for a resource template variable; `context` holds the variables already chosen. */
-export async function completeResource(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string> = {}): Promise<string[]> {
+export async function completeResource(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string> = {}, template?: string): Promise<string[]> {
+  if (template === PROJECT_FILE_TEMPLATE) return completeProjectFile(deps, variable, value, context);
   const { catalog } = deps.reader;
   const pool =
     variable === "agent" ? catalog.names("agent")
@@ -58,13 +61,39 @@ export async function completeResource(deps: SurfaceDeps, variable: string, valu
   return (prefixed.length ? prefixed : closest(value, pool, 10)).slice(0, 100);
 }
 
+const PROJECT_FILE_TEMPLATE = "bmad://projects/{project}/{+path}";
+
 export const RESOURCE_TEMPLATES = [
   { uriTemplate: "bmad://{+path}", name: "bmad-file", description: "Any file of the BMAD bundle by path", mimeType: "text/plain" },
   { uriTemplate: "bmad://agents/{agent}", name: "bmad-agent", description: "An agent's files with loading instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://workflows/{workflow}", name: "bmad-workflow", description: "A workflow's files with instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://manifests/{name}", name: "bmad-manifest", description: "agents, workflows, tasks or skills as CSV", mimeType: "text/csv" },
   { uriTemplate: "bmad://sessions/{session_id}/artifacts/{file}", name: "bmad-session-artifact", description: "A delivery session's saved artifact", mimeType: "text/markdown" },
+  { uriTemplate: PROJECT_FILE_TEMPLATE, name: "bmad-project-file", description: "A file in one of your project workspaces (bmad-project)", mimeType: "text/plain" },
 ];
+
+/** bmad://projects/{project}/{path}: a workspace file the caller may read, config sanitised. */
+async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
+  const parsed = parseProjectUri(uri);
+  if (!parsed.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${parsed.error}` };
+  if (!deps.workspaces) return { ok: false, error: "This endpoint has no project workspaces; your project is a directory here." };
+  const { project, path } = parsed.value;
+  const read = await deps.workspaces.files(project).read(path);
+  if (!read.ok) return { ok: false, error: read.error };
+  return { ok: true, uri, mimeType: mimeFor(path), text: sanitizeConfigText(path, new TextDecoder().decode(read.value.data)) };
+}
+
+/** The caller's projects, then the files of the chosen one. */
+async function completeProjectFile(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string>): Promise<string[]> {
+  if (!deps.workspaces) return [];
+  let pool: string[] = [];
+  if (variable === "project") pool = (await deps.workspaces.projects()).map((p) => p.project);
+  else if (variable === "path" && context.project) {
+    const listed = await deps.workspaces.files(context.project).list();
+    pool = listed.ok ? listed.value.map((f) => f.path) : [];
+  }
+  return pool.filter((p) => p.startsWith(value)).slice(0, 100);
+}
 
 async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<string[]> {
   const found = await deps.sessions!.get(deps.owner, session);

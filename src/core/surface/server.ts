@@ -113,7 +113,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     let values: string[] = [];
     if (ref.type === "ref/resource") {
       const template = RESOURCE_TEMPLATES.find((t) => t.uriTemplate === ref.uri);
-      if (template) values = await completeResource(deps, argument.name.replace(/^\+/, ""), argument.value, context?.arguments);
+      if (template) values = await completeResource(deps, argument.name.replace(/^\+/, ""), argument.value, context?.arguments, template.uriTemplate);
     } else if (ref.type === "ref/prompt" && !surface.prompts.has(ref.name)) {
       throw invalid(`Unknown prompt "${ref.name.slice(0, 100)}".`);
     }

@@ -11,11 +11,12 @@ import { projectTools } from "./tools/project.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
 import { runTools } from "./tools/run.tools.js";
+import { workspaceTools } from "./tools/workspace.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
-export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools];
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools];
 
 export interface Surface {
   tools: Map<string, ToolDef>;

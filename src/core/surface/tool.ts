@@ -20,6 +20,10 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   annotations: ToolAnnotations;
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
+  /** For a tool that reads or writes by action: whether a call with these raw, unvalidated arguments changes
+   *  state (and so needs the write scope). Absent: every call of a tool without readOnlyHint does. Anything it
+   *  does not recognise must count as writing. */
+  writes?(args: unknown): boolean;
   /** `signal` aborts when the client cancels the call: work the tool started must stop with it. */
   run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome>;
 }

@@ -14,6 +14,8 @@ export const PropsSchema = z.object({
   userId: z.string().min(1).max(300),
   upstream: z.enum(["local", "oidc", "github"]),
   email: z.string().max(320).optional(),
+  /** As the upstream said; workspace shares by email apply only to emails it vouched for. */
+  emailVerified: z.boolean().optional(),
   name: z.string().max(300).optional(),
 });
 export type Props = z.infer<typeof PropsSchema>;
@@ -22,6 +24,15 @@ export const SCOPES = { read: "bmad:read", write: "bmad:write" } as const;
 export const SCOPES_SUPPORTED = [SCOPES.read, SCOPES.write, "offline_access"];
 
 export const LOCAL_IDENTITY: Identity = { subject: "local", name: "Local user" };
+
+/** On the local (loopback-only) consent page, a developer may sign in as another local user by email, e.g. to
+ *  try sharing: `local/<email>`. Nothing given: the one local user. Undefined: not an email address. */
+export function localIdentity(user: unknown): Identity | undefined {
+  if (user === null || user === undefined || user === "") return LOCAL_IDENTITY;
+  const email = typeof user === "string" ? user.trim().toLowerCase() : "";
+  if (!/^[^\s@/:]{1,64}@[^\s@/:]{1,190}$/.test(email)) return undefined;
+  return { subject: `local/${email}`, email, emailVerified: true, name: email };
+}
 
 export async function s256(verifier: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));

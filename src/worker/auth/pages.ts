@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import type { Env } from "../env.js";
 import { authConfig, isAllowed, type AuthConfig } from "./config.js";
 import { githubAuthorizeUrl, githubIdentity } from "./github.js";
-import { LOCAL_IDENTITY, randomToken, s256, SCOPES, type Identity, type Props } from "./identity.js";
+import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, type Identity, type Props } from "./identity.js";
 import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -40,7 +40,7 @@ ${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your compute
 }
 
 function props(identity: Identity, upstream: Props["upstream"]): Props {
-  return { userId: identity.subject, upstream, ...(identity.email ? { email: identity.email } : {}), ...(identity.name ? { name: identity.name } : {}) };
+  return { userId: identity.subject, upstream, ...(identity.email ? { email: identity.email } : {}), ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}), ...(identity.name ? { name: identity.name } : {}) };
 }
 
 type Ctx = { Bindings: Env; Variables: { config: AuthConfig; oauth: OAuthHelpers } };
@@ -87,10 +87,13 @@ authPages.post("/authorize", async (c) => {
     const denied = await oauth.denyConsent(c.req.raw, handle);
     return new Response(null, { status: 302, headers: denied.headers });
   }
+  // The local upstream exists on loopback hosts only: there, a form field "user" (an email) picks a local user.
+  const local = upstream.kind === "local" ? localIdentity(form.get("user")) : undefined;
+  if (upstream.kind === "local" && !local) return page(400, "Sign-in failed", "<p>The local user must be an email address.</p>");
   const approved = await oauth.approveConsent(c.req.raw, handle, { scope: form.getAll("scope").map(String) });
   if (upstream.kind === "local") {
     const { redirectTo } = await oauth.completeAuthorization({
-      request: approved.request, userId: LOCAL_IDENTITY.subject, metadata: {}, scope: approved.request.scope, props: props(LOCAL_IDENTITY, "local"),
+      request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local"),
     });
     approved.headers.set("Location", redirectTo);
     return new Response(null, { status: 302, headers: approved.headers });

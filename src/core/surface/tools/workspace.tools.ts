@@ -1,0 +1,171 @@
+// Toolset `workspace`: project workspaces on the remote (a `{project-root}` without a machine). bmad-project
+// manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
+// each change a version. Both read or write by action: `writes` tells the scope check which.
+import { z } from "zod";
+import { sanitizeConfigText } from "../../catalog/config.js";
+import { MAX_FILE_BYTES } from "../../workspace/limits.js";
+import { projectRootUri } from "../../workspace/paths.js";
+import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
+import type { FileEntry, WorkspaceStore, WsResult } from "../../workspace/store.js";
+import { installerQuestions } from "../../workspace/installer.js";
+import type { SurfaceDeps } from "../deps.js";
+import { TOOL } from "../names.js";
+import { done, fail, type ToolOutcome } from "../outcome.js";
+import { defineTool } from "../tool.js";
+
+const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
+const PROJECT_READS = new Set(["list"]);
+const FILE_READS = new Set(["read", "list", "history"]);
+/** Shown at most, of a long list or history. */
+const MAX_LINES = 1000;
+
+const n = (x: number) => x.toLocaleString("en-US");
+const action = (raw: unknown) => (raw && typeof raw === "object" ? (raw as { action?: unknown }).action : undefined);
+const answersField = z.record(z.string(), z.record(z.string(), z.string())).optional().describe("Installer answers: module -> key -> value (create, config)");
+
+function withStore(deps: SurfaceDeps, run: (store: WorkspaceStore) => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  return deps.workspaces ? run(deps.workspaces) : Promise.resolve(fail(NO_WORKSPACES));
+}
+
+const result = <T>(out: WsResult<T>, render: (value: T) => ToolOutcome): ToolOutcome => (out.ok ? render(out.value) : fail(out.error));
+
+export const bmadProjectTool = defineTool({
+  name: TOOL.bmadProject,
+  toolset: "workspace",
+  description:
+    "Your project workspaces (root bmad://projects/{name}): list; create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email or user id; access read|write|none).",
+  input: z.object({
+    action: z.enum(["list", "create", "config", "delete", "share"]).describe("What to do"),
+    name: z.string().optional().describe("Project (all but list)"),
+    answers: answersField,
+    confirm: z.string().optional().describe("delete: the name again"),
+    with: z.string().optional().describe("share: email or user id"),
+    access: z.enum(["read", "write", "none"]).optional().describe("share: none revokes"),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+  writes: (args) => !(PROJECT_READS.has(action(args) as string) || (action(args) === "config" && (args as { answers?: unknown }).answers === undefined)),
+  run: (args, deps) =>
+    withStore(deps, async (store) => {
+      if (args.action === "list") return listProjects(store);
+      if (!args.name) return fail(`bmad-project "${args.action}" needs "name": the project.`);
+      const name = args.name;
+      switch (args.action) {
+        case "create": {
+          const files = await initialFiles(deps.reader, name, args.answers ?? {});
+          if (!files.ok) return fail(files.error);
+          return result(await store.create(name, args.answers ?? {}, files.files), (p) =>
+            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".`, { ...p, files: files.files.size }),
+          );
+        }
+        case "config":
+          return args.answers ? setConfig(deps, store, name, args.answers) : showConfig(deps, store, name);
+        case "delete":
+          return result(await store.remove(name, args.confirm ?? ""), (r) => done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history.`, r));
+        case "share": {
+          if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email or user id) and "access" (read, write, or none to revoke).');
+          return result(await store.share(name, args.with, args.access), (s) =>
+            done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.` : `${s.with} can now ${s.access} "${name}" (before: ${s.previous}).`, s),
+          );
+        }
+      }
+    }),
+});
+
+async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
+  const projects = await store.projects();
+  if (!projects.length) return done(`No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`, { projects });
+  const lines = projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`));
+  return done(lines.join("\n"), { projects });
+}
+
+async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string): Promise<ToolOutcome> {
+  const info = await store.info(name);
+  if (!info.ok) return fail(info.error);
+  const p = info.value;
+  const questions = await installerQuestions(deps.reader, { projectName: p.name }).catch(() => []);
+  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes, created ${p.created_at}.`];
+  if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access})`).join(", ") || "nobody"}.`);
+  lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
+  for (const q of questions) {
+    const given = p.answers[q.module]?.[q.key];
+    const shown = given !== undefined ? JSON.stringify(given) : `default ${JSON.stringify(q.default ?? "")}`;
+    lines.push(`${q.module}.${q.key} = ${shown}: ${q.prompt.split("\n")[0]!.slice(0, 100)}${q.choices ? ` (${q.choices.map((c) => c.value).join("|")})` : ""}`);
+  }
+  return done(lines.join("\n"), { ...p, questions });
+}
+
+async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>): Promise<ToolOutcome> {
+  const info = await store.info(name);
+  if (!info.ok) return fail(info.error);
+  if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
+  const answers = mergeAnswers(info.value.answers, given);
+  const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
+  if (!files.ok) return fail(files.error);
+  return result(await store.configure(name, answers, files.files), (r) =>
+    done(r.changed.length ? `Set the answers of "${name}"; rewrote ${r.changed.join(", ")}.` : `Set the answers of "${name}"; no file changed.`, r),
+  );
+}
+
+export const bmadFilesTool = defineTool({
+  name: TOOL.bmadFiles,
+  toolset: "workspace",
+  description:
+    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore (version), delete. Each change is a version; if_version refuses to overwrite a newer one.",
+  input: z.object({
+    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete"]).describe("What to do"),
+    project: z.string().describe("Project name, as bmad-project lists it"),
+    path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
+    content: z.string().optional().describe("write, append: the text"),
+    version: z.number().int().min(1).max(1e9).optional().describe("restore: version to bring back; read: an earlier one"),
+    if_version: z.number().int().min(0).max(1e9).optional().describe("Only if the file is at this version (0: absent)"),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+  // 1 MiB of content as JSON, escaped: the file size limit is the one a caller meets, named.
+  maxArgumentBytes: 3 * MAX_FILE_BYTES,
+  writes: (args) => !FILE_READS.has(action(args) as string),
+  run: (args, deps) =>
+    withStore(deps, async (store) => {
+      const files = store.files(args.project);
+      if (args.action === "list") return result(await files.list(args.path ?? "**"), (entries) => listFiles(args.path ?? "**", entries));
+      if (args.path === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
+      const path = args.path;
+      switch (args.action) {
+        case "read":
+          return result(await files.read(path, args.version), (f) => {
+            const { data, ...meta } = f;
+            const text = sanitizeConfigText(path, new TextDecoder().decode(data));
+            return done(`[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]\n${text}`, meta);
+          });
+        case "write":
+        case "append": {
+          if (args.content === undefined) return fail(`bmad-files "${args.action}" needs "content": the text.`);
+          const data = new TextEncoder().encode(args.content);
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f));
+        }
+        case "restore":
+          if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f));
+        case "delete":
+          return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
+        case "history":
+          return result(await files.history(path), (versions) => {
+            const lines = versions.slice(0, MAX_LINES).map((v) =>
+              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} ${n(v.size)} B by ${v.author} at ${v.at}${v.pruned ? " (content pruned)" : ""}`,
+            );
+            return done(`${path}, newest first:\n${lines.join("\n")}`, { path, versions: versions.slice(0, MAX_LINES) });
+          });
+      }
+    }),
+});
+
+function changed(what: string, f: FileEntry): ToolOutcome {
+  return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.`, { ...f });
+}
+
+function listFiles(glob: string, entries: FileEntry[]): ToolOutcome {
+  const shown = entries.slice(0, MAX_LINES);
+  const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > shown.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
+  return done([head, ...shown.map((e) => `${e.path} v${e.version} ${n(e.size)} B`)].join("\n"), { total: entries.length, files: shown });
+}
+
+export const workspaceTools = [bmadProjectTool, bmadFilesTool];

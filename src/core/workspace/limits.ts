@@ -1,0 +1,58 @@
+// What a workspace holds at most, checked before anything is stored, each with an error that names the limit
+// and the way out. Sizes are UTF-8 bytes of the file's content.
+
+export const MIB = 1024 * 1024;
+export const MAX_FILE_BYTES = 1 * MIB;
+export const MAX_FILES = 5_000;
+export const MAX_PROJECT_BYTES = 50 * MIB;
+export const MAX_PROJECTS = 100;
+/** Earlier versions' content kept per project; past it the oldest earlier versions lose their content (not their entry). */
+export const MAX_HISTORY_BYTES = 200 * MIB;
+
+export type LimitCheck = { ok: true } | { ok: false; error: string };
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+/** The project's state before a change, and what the change leaves. */
+export interface WriteBudget {
+  project: string;
+  path: string;
+  /** Files and bytes the project holds now. */
+  files: number;
+  bytes: number;
+  /** The file's current size; undefined when it does not exist yet. */
+  oldSize: number | undefined;
+  newSize: number;
+}
+
+export function checkWrite(b: WriteBudget): LimitCheck {
+  if (b.newSize > MAX_FILE_BYTES) {
+    return { ok: false, error: `${b.path} would be ${n(b.newSize)} bytes; a file holds at most 1 MiB (${n(MAX_FILE_BYTES)} bytes). Split it into several files.` };
+  }
+  if (b.oldSize === undefined && b.files + 1 > MAX_FILES) {
+    return { ok: false, error: `Project "${b.project}" has ${n(b.files)} files, the most a project holds; delete some before adding ${b.path}.` };
+  }
+  const total = b.bytes - (b.oldSize ?? 0) + b.newSize;
+  if (total > MAX_PROJECT_BYTES) {
+    return { ok: false, error: `Project "${b.project}" would hold ${n(total)} bytes; a project holds at most 50 MiB (${n(MAX_PROJECT_BYTES)} bytes). Delete or shrink files first.` };
+  }
+  return { ok: true };
+}
+
+/** Many files at once (a new project, rewritten config): each file, then the totals. */
+export function checkWriteAll(project: string, current: { files: number; bytes: number; sizes: Map<string, number> }, writes: Array<{ path: string; size: number }>): LimitCheck {
+  let { files, bytes } = current;
+  for (const w of writes) {
+    const oldSize = current.sizes.get(w.path);
+    const one = checkWrite({ project, path: w.path, files, bytes, oldSize, newSize: w.size });
+    if (!one.ok) return one;
+    if (oldSize === undefined) files++;
+    bytes += w.size - (oldSize ?? 0);
+  }
+  return { ok: true };
+}
+
+export function checkProjectCount(owned: number): LimitCheck {
+  if (owned < MAX_PROJECTS) return { ok: true };
+  return { ok: false, error: `You have ${owned} projects, the most one user may own (${MAX_PROJECTS}); delete one first (bmad-project action "delete").` };
+}

@@ -1,0 +1,95 @@
+// Workspace names, file paths and bmad://projects/{project}/{path} URIs. A path that could leave the
+// project is refused, never normalised: tool paths are taken as written (a "%2e%2e" is a file name),
+// URIs are percent-decoded once and the result is checked again.
+import { BMAD_SCHEME } from "../catalog/paths.js";
+
+export const MAX_PATH_CHARS = 512;
+export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** A project shared with the caller under a name they also use: `{name}@{tag}`, the tag naming its owner. */
+const TAGGED = /^([a-z0-9][a-z0-9._-]{0,63})@([0-9a-f]{8})$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const NAME_RULE = 'Project names are 1-64 characters: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. "my-app").';
+
+/** A name for a new project, or a project the caller owns. */
+export function checkProjectName(raw: string): Checked<string> {
+  if (NAME.test(raw) && !raw.includes("..")) return { ok: true, value: raw };
+  return { ok: false, error: `Project name "${printable(raw)}" refused. ${NAME_RULE}` };
+}
+
+/** A project reference: a name, or `{name}@{tag}` for one shared with the caller whose name they also use. */
+export function parseProjectRef(raw: string): Checked<{ name: string; tag?: string }> {
+  const tagged = TAGGED.exec(raw);
+  if (tagged && !tagged[1]!.includes("..")) return { ok: true, value: { name: tagged[1]!, tag: tagged[2]! } };
+  const plain = checkProjectName(raw);
+  if (plain.ok) return { ok: true, value: { name: plain.value } };
+  return { ok: false, error: `${plain.error} A shared project whose name you also use is "{name}@{tag}", as bmad-project list shows it.` };
+}
+
+/** A file path relative to the project root: POSIX, at most 512 characters, no way out of the project. */
+export function checkWorkspacePath(raw: string): Checked<string> {
+  if (raw.length === 0) return { ok: false, error: "Path is empty: give a path inside the project, e.g. docs/prd.md." };
+  if (raw.length > MAX_PATH_CHARS) return { ok: false, error: `Path is ${raw.length} characters; at most ${MAX_PATH_CHARS} are allowed.` };
+  if (CONTROL.test(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, ...): use plain names.` };
+  if (LONE_SURROGATE.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
+  if (raw.includes("\\")) return { ok: false, error: `Path "${printable(raw)}" contains a backslash: use forward slashes.` };
+  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };
+  for (const segment of raw.split("/")) {
+    if (segment === "..") return { ok: false, error: `Path "${printable(raw)}" contains "..": paths cannot leave the project.` };
+    if (segment === "." || segment === "") return { ok: false, error: `Path "${printable(raw)}" has a "." or empty segment (//, a trailing /): write it plainly, e.g. docs/prd.md.` };
+  }
+  return { ok: true, value: raw };
+}
+
+/** `bmad://projects/{project}/{path}`: each part decoded once, then checked. */
+export function parseProjectUri(uri: string): Checked<{ project: string; path: string }> {
+  if (!uri.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `Project URIs start with ${PROJECTS_PREFIX}.` };
+  const rest = uri.slice(PROJECTS_PREFIX.length);
+  const slash = rest.indexOf("/");
+  if (slash < 0) return { ok: false, error: `Project URIs look like ${PROJECTS_PREFIX}{project}/{path}; list files with bmad-files "list".` };
+  let project: string;
+  let path: string;
+  try {
+    project = decodeURIComponent(rest.slice(0, slash));
+    path = decodeURIComponent(rest.slice(slash + 1));
+  } catch {
+    return { ok: false, error: "URI has a malformed percent-escape." };
+  }
+  const ref = parseProjectRef(project);
+  if (!ref.ok) return ref;
+  const checked = checkWorkspacePath(path);
+  return checked.ok ? { ok: true, value: { project, path: checked.value } } : checked;
+}
+
+export function projectRootUri(project: string): string {
+  return PROJECTS_PREFIX + project;
+}
+
+export function projectUri(project: string, path: string): string {
+  return `${PROJECTS_PREFIX}${project}/${path.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** Enough of a refused input to recognise it, without echoing control characters or 10,000 characters. */
+export function printable(raw: string): string {
+  // eslint-disable-next-line no-control-regex
+  const shown = raw.slice(0, 80).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return raw.length > 80 ? `${shown}...` : shown;
+}
+
+const MIME: Record<string, string> = {
+  md: "text/markdown", yaml: "application/x-yaml", yml: "application/x-yaml", json: "application/json",
+  xml: "application/xml", csv: "text/csv", toml: "application/toml",
+};
+
+/** A workspace file's MIME type by extension, as bundle files get theirs. */
+export function mimeFor(path: string): string {
+  const dot = path.lastIndexOf(".");
+  return (dot > path.lastIndexOf("/") && MIME[path.slice(dot + 1).toLowerCase()]) || "text/plain";
+}

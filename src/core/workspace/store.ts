@@ -1,0 +1,93 @@
+// Project workspaces as the surface sees them: storage only (the installer and rendering live elsewhere).
+// A store is bound to one caller; it resolves what they call a project (their own, or one shared with them)
+// and every answer about a project they cannot see is "not found", the same as for one that does not exist.
+import type { InstallerAnswers } from "./installer.js";
+
+export type Access = "owner" | "write" | "read";
+export type ShareAccess = "read" | "write" | "none";
+
+export type WsError = { ok: false; kind: "not_found" | "conflict" | "limit" | "denied" | "invalid"; error: string };
+export type WsResult<T> = { ok: true; value: T } | WsError;
+
+export interface ProjectSummary {
+  /** What to pass as `project`: the name, or `name@tag` for a shared project whose name the caller also uses. */
+  project: string;
+  name: string;
+  /** The owner as sign-in knows them (email or user id); "you" for the caller's own. */
+  owner: string;
+  access: Access;
+  created_at?: string;
+}
+
+export interface ProjectInfo extends ProjectSummary {
+  created_at: string;
+  answers: InstallerAnswers;
+  files: number;
+  bytes: number;
+  /** The owner sees whom they share with. */
+  shares?: Array<{ with: string; access: "read" | "write" }>;
+}
+
+export interface FileEntry {
+  path: string;
+  version: number;
+  size: number;
+  sha256: string;
+  updated_at: string;
+  author: string;
+}
+
+export interface FileContent extends FileEntry {
+  data: Uint8Array;
+}
+
+export type VersionOp = "create" | "write" | "append" | "restore" | "delete" | "config";
+
+export interface VersionEntry {
+  version: number;
+  op: VersionOp;
+  size: number;
+  author: string;
+  at: string;
+  sha256?: string;
+  restored_from?: number;
+  /** Its content was dropped to keep history within MAX_HISTORY_BYTES. */
+  pruned?: boolean;
+}
+
+/** One project's files for one caller. Paths are relative to the project root and checked (paths.ts). */
+export interface WorkspaceFiles {
+  /** As the caller named it. */
+  readonly project: string;
+  /** The file now, or an earlier `version` of it. */
+  read(path: string, version?: number): Promise<WsResult<FileContent>>;
+  /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
+  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
+  /** A new version with `version`'s content. */
+  restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
+  /** Removes the file; its history stays, and restore brings it back. */
+  remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
+  /** Newest first. */
+  history(path: string): Promise<WsResult<VersionEntry[]>>;
+  /** Current files, by path; `glob` as compileGlob reads it. */
+  list(glob?: string): Promise<WsResult<FileEntry[]>>;
+  /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
+  stat(path: string): Promise<WsResult<"file" | "dir" | "missing">>;
+  /** Names of a directory's direct children ("" for the root). */
+  children(dir: string): Promise<WsResult<string[]>>;
+}
+
+export interface WorkspaceStore {
+  /** The caller's own projects, then those shared with them. */
+  projects(): Promise<ProjectSummary[]>;
+  /** A new project owned by the caller, with these files as their first versions. */
+  create(name: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<ProjectSummary>>;
+  info(project: string): Promise<WsResult<ProjectInfo>>;
+  /** Stores new answers and writes the files that differ, in one step. Owner or writer. */
+  configure(project: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<{ changed: string[] }>>;
+  /** Owner only; `confirm` must be the project's name. */
+  remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number }>>;
+  /** Owner only. `withWho`: an email or a user id as sign-in knows it. */
+  share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>>;
+  files(project: string): WorkspaceFiles;
+}

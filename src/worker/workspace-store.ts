@@ -1,0 +1,179 @@
+// WorkspaceStore over Durable Objects, bound to one caller. A project's object is found from its owner and
+// name (idFromName(`${owner}|${name}`)): the caller's own name goes to their own object; another owner comes
+// only from the caller's share index, written when that owner shared. Whatever the caller may not see is
+// "not found" in the same words as a project that does not exist.
+import { createHash } from "node:crypto";
+import { closest, suggestion } from "../core/catalog/closest.js";
+import type { InstallerAnswers } from "../core/workspace/installer.js";
+import { checkProjectCount, MAX_PROJECTS } from "../core/workspace/limits.js";
+import { checkProjectName, parseProjectRef } from "../core/workspace/paths.js";
+import type { FileContent, FileEntry, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import type { Env } from "./env.js";
+import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
+import type { ReceivedShare } from "./workspace-index-do.js";
+
+type Stub = DurableObjectStub<WorkspaceProject>;
+
+/** Who signed in, as far as workspaces care. */
+export interface SignedIn {
+  userId: string;
+  upstream: "local" | "oidc" | "github";
+  email?: string;
+  emailVerified?: boolean;
+}
+
+/** The caller's handles: always their user id; their email only where sign-in vouches for it (GitHub gives only
+ *  verified emails, the loopback-only local page is the developer's own, OIDC says so in email_verified). */
+export function workspaceCaller(who: SignedIn): Caller {
+  const email = who.email?.trim().toLowerCase();
+  const trusted = email && (who.upstream !== "oidc" || who.emailVerified === true) ? email : undefined;
+  return { id: who.userId, handles: [`user:${who.userId}`, ...(trusted ? [`email:${trusted}`] : [])], label: trusted ?? who.userId };
+}
+
+/** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
+export function ownerTag(owner: string): string {
+  return createHash("sha256").update(owner).digest("hex").slice(0, 8);
+}
+
+const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
+const encode = (text: string) => new TextEncoder().encode(text);
+const filesOf = (files: Map<string, string>) => [...files].map(([path, text]) => ({ path, data: encode(text) }));
+/** Plain objects for RPC (answers may come with null prototypes, which do not serialise). */
+const plain = (answers: InstallerAnswers): InstallerAnswers => JSON.parse(JSON.stringify(answers)) as InstallerAnswers;
+
+export class DurableWorkspaceStore implements WorkspaceStore {
+  constructor(
+    private readonly env: Env,
+    readonly caller: Caller,
+  ) {}
+
+  private index(handle: string) {
+    return this.env.WORKSPACE_INDEX.get(this.env.WORKSPACE_INDEX.idFromName(handle));
+  }
+
+  private project(owner: string, name: string): Stub {
+    return this.env.WORKSPACE_PROJECT.get(this.env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+  }
+
+  private now(): string {
+    return new Date().toISOString();
+  }
+
+  /** Shares to any of the caller's handles, one per project (the widest access wins). */
+  private async received(): Promise<ReceivedShare[]> {
+    const lists = await Promise.all(this.caller.handles.map((h) => this.index(h).received()));
+    const byProject = new Map<string, ReceivedShare>();
+    for (const share of lists.flat()) {
+      if (share.owner === this.caller.id) continue;
+      const key = `${share.owner}|${share.name}`;
+      if (byProject.get(key)?.access !== "write") byProject.set(key, share);
+    }
+    return [...byProject.values()];
+  }
+
+  async projects(): Promise<ProjectSummary[]> {
+    const [owned, shared] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received()]);
+    const taken = new Set(owned.map((p) => p.name));
+    const count = new Map<string, number>();
+    for (const s of shared) count.set(s.name, (count.get(s.name) ?? 0) + 1);
+    return [
+      ...owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at })),
+      ...shared.map((s): ProjectSummary => ({
+        project: taken.has(s.name) || count.get(s.name)! > 1 ? `${s.name}@${ownerTag(s.owner)}` : s.name,
+        name: s.name, owner: s.owner_label, access: s.access,
+      })),
+    ];
+  }
+
+  private async notFound(ref: string): Promise<WsError> {
+    const refs = (await this.projects()).map((p) => p.project);
+    const hint = refs.length ? suggestion(closest(ref, refs, 3)) : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
+    return { ok: false, kind: "not_found", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
+  }
+
+  /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
+   *  (RPC results come typed as the stub sees them: `T` says what the object's method returns.) */
+  private async on<T>(ref: string, rpc: (stub: Stub) => Promise<unknown>): Promise<WsResult<T>> {
+    const op = async (stub: Stub) => (await rpc(stub)) as DoResult<T>;
+    const parsed = parseProjectRef(ref);
+    if (!parsed.ok) return { ok: false, kind: "not_found", error: parsed.error };
+    const { name, tag } = parsed.value;
+    if (!tag || tag === ownerTag(this.caller.id)) {
+      const out = await op(this.project(this.caller.id, name));
+      if (out.ok || out.kind !== "no_project") return out;
+      if (tag) return this.notFound(ref);
+    }
+    const matches = (await this.received()).filter((s) => s.name === name && (!tag || ownerTag(s.owner) === tag));
+    if (matches.length > 1) {
+      return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
+    }
+    const out = matches.length ? await op(this.project(matches[0]!.owner, name)) : undefined;
+    return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
+  }
+
+  async create(name: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<ProjectSummary>> {
+    const checked = checkProjectName(name);
+    if (!checked.ok) return { ok: false, kind: "invalid", error: checked.error };
+    const now = this.now();
+    const stub = this.project(this.caller.id, name);
+    const reserved = await this.index(`user:${this.caller.id}`).reserve(name, now, MAX_PROJECTS);
+    // A name the index holds without a project (a create cut short) is free to take again.
+    if (!reserved.ok && (reserved.reason === "limit" || (await stub.info(this.caller)).ok)) {
+      return reserved.reason === "limit"
+        ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error }
+        : { ok: false, kind: "conflict", error: `You already have a project "${name}"; pick another name or delete it first.` };
+    }
+    const out = (await stub.init(this.caller, name, plain(answers), filesOf(files), now)) as DoResult<ProjectInfo>;
+    if (!out.ok) {
+      if (reserved.ok) await this.index(`user:${this.caller.id}`).release(name);
+      return out.kind === "no_project" ? this.notFound(name) : out;
+    }
+    return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
+  }
+
+  info(project: string) {
+    return this.on<ProjectInfo>(project, (s) => s.info(this.caller));
+  }
+
+  configure(project: string, answers: InstallerAnswers, files: Map<string, string>) {
+    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(answers), filesOf(files), this.now()));
+  }
+
+  async remove(project: string, confirm: string) {
+    const out = await this.on<{ name: string; files: number; handles: string[] }>(project, (s) => s.destroy(this.caller, confirm));
+    if (!out.ok) return out;
+    const { name, files, handles } = out.value;
+    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name)]);
+    return { ok: true as const, value: { name, files } };
+  }
+
+  async share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>> {
+    const who = withWho.trim();
+    if (!who || who.length > 320 || /\s/.test(who)) return { ok: false, kind: "invalid", error: 'Share "with" an email address or a user id as sign-in knows it (e.g. github/12345).' };
+    const handle = EMAIL.test(who) ? `email:${who.toLowerCase()}` : `user:${who}`;
+    if (this.caller.handles.includes(handle)) return { ok: false, kind: "invalid", error: "That is you: you own your projects already." };
+    const out = await this.on<{ previous: ShareAccess; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    if (!out.ok) return out;
+    const { owner, owner_label, name, previous } = out.value;
+    if (access === "none") await this.index(handle).revoke(owner, name);
+    else await this.index(handle).grant({ owner, owner_label, name, access, at: this.now() });
+    return { ok: true, value: { with: handle.slice(handle.indexOf(":") + 1), access, previous } };
+  }
+
+  files(project: string): WorkspaceFiles {
+    const on = <T>(op: (stub: Stub) => Promise<unknown>) => this.on<T>(project, op);
+    const c = this.caller;
+    const now = () => this.now();
+    return {
+      project,
+      read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
+      write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
+      restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
+      remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
+      history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
+      list: (glob) => on<FileEntry[]>((s) => s.list(c, glob)),
+      stat: (path) => on<"file" | "dir" | "missing">((s) => s.stat(c, path)),
+      children: (dir) => on<string[]>((s) => s.children(c, dir)),
+    };
+  }
+}

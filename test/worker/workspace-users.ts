@@ -1,0 +1,66 @@
+// Several signed-in people in one workerd test: each signs in through the real OAuth flow on the local
+// (loopback-only) consent page, whose form takes an optional "user" (an email) naming the local user.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { env } from "cloudflare:workers";
+import { signIn, withBearer, type FetchLike } from "../../scripts/oauth-client.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { DurableWorkspaceStore, workspaceCaller } from "../../src/worker/workspace-store.js";
+import { ORIGIN, text, workerFetch } from "./client.js";
+
+/** workerFetch as this person's browser: the consent form they submit names them. */
+function browserOf(email: string): FetchLike {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return workerFetch(request);
+    const form = new URLSearchParams(await request.text());
+    form.set("user", email);
+    return workerFetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString() }));
+  };
+}
+
+export interface Person {
+  email: string;
+  /** The user id sign-in gives them. */
+  id: string;
+  token: string;
+  client: Client;
+  /** A tool call's text and whether it failed. */
+  call(tool: string, args: Record<string, unknown>): Promise<{ text: string; isError: boolean; structured: Record<string, any> }>;
+  project(args: Record<string, unknown>): ReturnType<Person["call"]>;
+  files(args: Record<string, unknown>): ReturnType<Person["call"]>;
+  /** Their workspace store, as the Worker builds it for them (for seeding and restarts). */
+  store(): DurableWorkspaceStore;
+}
+
+export async function signInAs(email: string, scope = "bmad:read bmad:write"): Promise<Person> {
+  const { access_token } = await signIn(browserOf(email), ORIGIN, { scope, approveScopes: scope.split(" ") });
+  const client = new Client({ name: "bmad-workspace-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: withBearer(workerFetch, access_token) }));
+  const call: Person["call"] = async (tool, args) => {
+    const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
+  };
+  const id = `local/${email}`;
+  return {
+    email, id, token: access_token, client, call,
+    project: (args) => call(TOOL.bmadProject, args),
+    files: (args) => call(TOOL.bmadFiles, args),
+    store: () => new DurableWorkspaceStore(env, workspaceCaller({ userId: id, upstream: "local", email, emailVerified: true })),
+  };
+}
+
+/** A raw JSON-RPC POST to /mcp with this token: the HTTP status and body, as a client without an SDK sees them. */
+export async function rawCall(token: string, method: string, params: Record<string, unknown>): Promise<Response> {
+  return withBearer(workerFetch, token)(`${ORIGIN}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+}
+
+/** A fresh name per run, so test files never meet each other's projects. */
+export function unique(prefix: string): string {
+  return `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
+}

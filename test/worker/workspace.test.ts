@@ -1,0 +1,224 @@
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+// Project workspaces through a real SDK client in workerd, signed in through the real OAuth flow: the
+// installer's files on create, versions, conflicts, odd paths, limits, and survival of a restart.
+import { env } from "cloudflare:workers";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
+
+let ada: Person;
+let project: string;
+
+beforeAll(async () => {
+  await seed();
+  ada = await signInAs(`${unique("ada")}@example.com`);
+  project = unique("alpha");
+  const created = await ada.project({ action: "create", name: project, answers: { core: { user_name: "Ada" } } });
+  expect(created.isError, created.text).toBe(false);
+});
+
+const stub = (owner: string, name: string) => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+
+describe("a new project", () => {
+  it("holds the installer's _bmad/ files and BMAD's scripts, and is listed", async () => {
+    const listed = await ada.files({ action: "list", project, path: "_bmad/**" });
+    for (const path of ["_bmad/config.toml", "_bmad/config.user.toml", "_bmad/core/config.yaml", "_bmad/bmm/config.yaml", "_bmad/_config/manifest.yaml", "_bmad/_config/bmad-help.csv", "_bmad/scripts/memlog.py"]) {
+      expect(listed.text).toContain(`${path} v1 `);
+    }
+    expect((await ada.files({ action: "read", project, path: "_bmad/config.user.toml" })).text).toContain('user_name = "Ada"');
+    expect((await ada.project({ action: "list" })).text).toContain(`${project} (yours)`);
+  });
+
+  it("shows its answers and rewrites only the config files they change", async () => {
+    const shown = await ada.project({ action: "config", name: project });
+    expect(shown.text).toContain('core.user_name = "Ada"');
+    expect(shown.text).toMatch(/bmm\.planning_artifacts = default/);
+    const set = await ada.project({ action: "config", name: project, answers: { core: { communication_language: "French" } } });
+    expect(set.isError, set.text).toBe(false);
+    expect(set.structured.changed).toContain("_bmad/config.user.toml");
+    expect(set.structured.changed).not.toContain("_bmad/scripts/memlog.py");
+    expect((await ada.files({ action: "read", project, path: "_bmad/config.user.toml" })).text).toMatch(/communication_language = "French"[\s\S]*|user_name = "Ada"/);
+    const again = await ada.project({ action: "config", name: project, answers: { core: { communication_language: "French" } } });
+    expect(again.text).toContain("no file changed");
+    const bad = await ada.project({ action: "config", name: project, answers: { core: { nope: "x" } } });
+    expect(bad.isError).toBe(true);
+    expect(bad.text).toMatch(/Unknown question "core\.nope"/);
+  });
+});
+
+describe("files", () => {
+  it("keep every version with its author: history, read of an earlier version, restore", async () => {
+    const path = "docs/prd.md";
+    expect((await ada.files({ action: "write", project, path, content: "# PRD v1\n" })).structured.version).toBe(1);
+    expect((await ada.files({ action: "append", project, path, content: "more\n" })).structured).toMatchObject({ version: 2, size: 14 });
+    expect((await ada.files({ action: "write", project, path, content: "# PRD v3\n" })).structured.version).toBe(3);
+    const history = await ada.files({ action: "history", project, path });
+    expect(history.structured.versions.map((v: { version: number; op: string }) => `${v.version}:${v.op}`)).toEqual(["3:write", "2:append", "1:write"]);
+    expect(history.structured.versions[0].author).toBe(ada.email);
+    expect((await ada.files({ action: "read", project, path, version: 2 })).text).toContain("# PRD v1\nmore\n");
+    const restored = await ada.files({ action: "restore", project, path, version: 1 });
+    expect(restored.structured).toMatchObject({ version: 4 });
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/version 4[^\n]*\n# PRD v1\n$/);
+    expect((await ada.files({ action: "history", project, path })).text).toContain("v4 restore of v1");
+    const deleted = await ada.files({ action: "delete", project, path });
+    expect(deleted.text).toContain("version 5");
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/was deleted \(version 5\)/);
+    expect((await ada.files({ action: "restore", project, path, version: 5 })).text).toMatch(/is its deletion/);
+    expect((await ada.files({ action: "restore", project, path, version: 3 })).structured.version).toBe(6);
+    expect((await ada.files({ action: "read", project, path, version: 99 })).text).toMatch(/has versions 1 to 6; there is no version 99/);
+  });
+
+  it("refuse a change made against a version that is no longer current, naming the current one", async () => {
+    const path = "docs/arch.md";
+    expect((await ada.files({ action: "write", project, path, content: "a", if_version: 0 })).isError).toBe(false);
+    const again = await ada.files({ action: "write", project, path, content: "b", if_version: 0 });
+    expect(again.isError).toBe(true);
+    expect(again.text).toMatch(/Conflict: docs\/arch\.md is at version 1 \(by .*\), not version 0\. .*if_version 1/);
+    expect((await ada.files({ action: "append", project, path, content: "b", if_version: 1 })).structured.version).toBe(2);
+    for (const args of [{ action: "write", content: "c" }, { action: "append", content: "c" }, { action: "delete" }, { action: "restore", version: 1 }]) {
+      const stale = await ada.files({ project, path, if_version: 1, ...args });
+      expect(stale.text, args.action).toMatch(/Conflict: docs\/arch\.md is at version 2 .*retry with if_version 2/);
+    }
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/\nab$/);
+    expect((await ada.files({ action: "write", project, path: "docs/none.md", content: "x", if_version: 3 })).text).toMatch(/does not exist now \(version 0\), not version 3/);
+  });
+
+  it("list by glob in linear time over 1,000 files", async () => {
+    // Real writes, made inside the object: one round trip instead of 1,000.
+    const data = new TextEncoder().encode("x".repeat(100));
+    const caller = ada.store().caller;
+    const written = await runInDurableObject(stub(ada.id, project), (instance: WorkspaceProject) => {
+      let ok = 0;
+      for (let i = 0; i < 1000; i++) ok += instance.write(caller, `bulk/${i % 10}/f${i}.md`, data, false, undefined, new Date().toISOString()).ok ? 1 : 0;
+      return ok;
+    });
+    expect(written).toBe(1000);
+    const all = await ada.files({ action: "list", project, path: "bulk/**" });
+    expect(all.structured.total).toBe(1000);
+    expect((await ada.files({ action: "list", project, path: "bulk/3/*.md" })).structured.total).toBe(100);
+    const started = Date.now();
+    const hostile = await ada.files({ action: "list", project, path: `${"*".repeat(30)}Q` });
+    expect(hostile.structured.total).toBe(0);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect((await ada.files({ action: "list", project, path: "*".repeat(300) })).text).toMatch(/at most 256/);
+  });
+});
+
+describe("paths", () => {
+  const refused: Array<[string, RegExp]> = [
+    ["../escape.md", /'\.\.'|"\.\."/],
+    ["docs/../../x", /"\.\."|'\.\.'/],
+    ["a/./b", /"\." or empty segment/],
+    ["./a", /"\." or empty segment/],
+    ["a//b", /empty segment/],
+    ["a/", /empty segment/],
+    ["/etc/passwd", /absolute/],
+    ["C:/x", /absolute/],
+    ["a\\b", /backslash/],
+    ["a\u0000b", /control character/],
+    ["a\nb", /control character/],
+    ["x".repeat(10_000), /10000 characters; at most 512/],
+    ["", /empty/],
+  ];
+
+  it("are refused through bmad-files before anything is stored, each with its reason", async () => {
+    for (const [path, why] of refused) {
+      for (const action of ["write", "read", "history", "delete"]) {
+        const out = await ada.files({ action, project, path, content: "x" });
+        expect(out.isError, `${action} ${JSON.stringify(path.slice(0, 20))}`).toBe(true);
+        expect(out.text, `${action} ${JSON.stringify(path.slice(0, 20))}`).toMatch(why);
+      }
+    }
+    const listed = (await ada.files({ action: "list", project, path: "**" })).structured.files.map((f: { path: string }) => f.path);
+    expect(listed.filter((p: string) => !/^(_bmad|docs|bulk)\//.test(p))).toEqual([]);
+  });
+
+  it("take percent-escapes literally in tools and decode them once in bmad:// URIs", async () => {
+    expect((await ada.files({ action: "write", project, path: "%2e%2e/literal.md", content: "kept as named" })).isError).toBe(false);
+    expect((await ada.files({ action: "read", project, path: "%2e%2e/literal.md" })).text).toContain("kept as named");
+    const read = (uri: string) => ada.client.readResource({ uri });
+    expect((await read(`bmad://projects/${project}/docs/arch.md`)).contents[0]).toMatchObject({ mimeType: "text/markdown", text: "ab" });
+    expect((await read(`bmad://projects/${project}/%252e%252e/literal.md`)).contents[0]!.text).toBe("kept as named");
+    for (const [uri, why] of [
+      [`bmad://projects/${project}/%2e%2e/secret`, /"\.\."/],
+      [`bmad://projects/${project}/..%2fsecret`, /"\.\."/],
+      [`bmad://projects/${project}/a/./b`, /"\." or empty/],
+      [`bmad://projects/${project}/a%00b`, /control character/],
+      [`bmad://projects/${project}/${"x".repeat(10_000)}`, /at most 512/],
+      [`bmad://projects/${project}/%E0%A4%A`, /malformed percent-escape/],
+      [`bmad://projects/..%2f${project}/docs/arch.md`, /Project name/],
+    ] as const) {
+      await expect(read(uri), uri.slice(0, 80)).rejects.toThrow(why);
+    }
+  });
+});
+
+describe("limits", () => {
+  it("refuse a file over 1 MiB and take one of exactly 1 MiB", async () => {
+    const big = await ada.files({ action: "write", project, path: "big.md", content: "x".repeat(MAX_FILE_BYTES + 1) });
+    expect(big.isError).toBe(true);
+    expect(big.text).toBe("big.md would be 1,048,577 bytes; a file holds at most 1 MiB (1,048,576 bytes). Split it into several files.");
+    expect((await ada.files({ action: "write", project, path: "big.md", content: "é".repeat(MAX_FILE_BYTES / 2) })).structured.size).toBe(MAX_FILE_BYTES);
+    const grown = await ada.files({ action: "append", project, path: "big.md", content: "x" });
+    expect(grown.text).toMatch(/big\.md would be 1,048,577 bytes/);
+    expect((await ada.files({ action: "read", project, path: "big.md" })).structured.version).toBe(1);
+  });
+
+  it("refuse the 5,001st file and bytes past 50 MiB, naming the limit", async () => {
+    const other = unique("limits");
+    expect((await ada.project({ action: "create", name: other })).isError).toBe(false);
+    // Seeded straight into the object: the limit is what is under test, not 5,000 writes.
+    const seedRows = (count: number, size: number) =>
+      runInDurableObject(stub(ada.id, other), (_, state) => {
+        for (let i = 0; i < count; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, ?, '', '', 'seed')", `seed/${size}/${i}`, size);
+      });
+    const { files } = (await ada.store().info(other) as { value: { files: number } }).value;
+    await seedRows(5000 - files, 0);
+    const full = await ada.files({ action: "write", project: other, path: "one-more.md", content: "x" });
+    expect(full.text).toBe(`Project "${other}" has 5,000 files, the most a project holds; delete some before adding one-more.md.`);
+    expect((await ada.files({ action: "write", project: other, path: "_bmad/config.toml", content: "# replaced\n" })).isError).toBe(false);
+
+    const heavy = unique("heavy");
+    expect((await ada.project({ action: "create", name: heavy })).isError).toBe(false);
+    const { bytes } = (await ada.store().info(heavy) as { value: { bytes: number } }).value;
+    await runInDurableObject(stub(ada.id, heavy), (_, state) => {
+      state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES ('seed/heavy', 1, ?, '', '', 'seed')", 50 * 1024 * 1024 - bytes - 10);
+    });
+    const over = await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(11) });
+    expect(over.text).toBe(`Project "${heavy}" would hold 52,428,801 bytes; a project holds at most 50 MiB (52,428,800 bytes). Delete or shrink files first.`);
+    expect((await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(10) })).isError).toBe(false);
+  });
+
+  it("refuse a 101st project", async () => {
+    const max = await signInAs(`${unique("max")}@example.com`);
+    const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`user:${max.id}`));
+    for (let i = 0; i < 99; i++) expect(await index.reserve(`p${i}`, new Date().toISOString(), 100)).toEqual({ ok: true });
+    expect((await max.project({ action: "create", name: "the-100th" })).isError).toBe(false);
+    const refused = await max.project({ action: "create", name: "the-101st" });
+    expect(refused.text).toBe('You have 100 projects, the most one user may own (100); delete one first (bmad-project action "delete").');
+    expect((await max.project({ action: "delete", name: "the-100th", confirm: "the-100th" })).isError).toBe(false);
+    expect((await max.project({ action: "create", name: "the-101st" })).isError).toBe(false);
+  });
+
+  it("refuse bad project names and duplicates", async () => {
+    expect((await ada.project({ action: "create", name: "../x" })).text).toMatch(/Project name "\.\.\/x" refused/);
+    expect((await ada.project({ action: "create", name: "x".repeat(10_000) })).text).toMatch(/refused/);
+    expect((await ada.project({ action: "create", name: project })).text).toMatch(/already have a project/);
+  });
+});
+
+describe("a Durable Object restart", () => {
+  it("keeps files, versions and the project list", async () => {
+    await ada.files({ action: "write", project, path: "restart.md", content: "before" });
+    await ada.files({ action: "write", project, path: "restart.md", content: "after" });
+    await evictDurableObject(stub(ada.id, project));
+    await evictDurableObject(env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`user:${ada.id}`)));
+    expect((await ada.files({ action: "read", project, path: "restart.md" })).text).toMatch(/version 2[^\n]*\nafter$/);
+    expect((await ada.files({ action: "read", project, path: "restart.md", version: 1 })).text).toMatch(/\nbefore$/);
+    expect((await ada.project({ action: "list" })).text).toContain(`${project} (yours)`);
+    expect((await ada.files({ action: "write", project, path: "restart.md", content: "later", if_version: 2 })).structured.version).toBe(3);
+  });
+});
