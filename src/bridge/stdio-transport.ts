@@ -2,10 +2,15 @@
 // line on its fast path, about twice as fast as UTF-8 with emoji and arrows in it (BMAD agent files have both).
 // A frozen result (the surface's cached tool list and prompts) cannot change, so its bytes are encoded once.
 // Requests and notifications go through the SDK's own send.
+// Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
+// dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
+import { PassThrough } from "node:stream";
 import type { JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { FrameLimiter, MAX_FRAME_BYTES, type FrameId } from "./stdio-frames.js";
 
 const LINE_END = Buffer.from("}\n");
+const NEWLINE = Buffer.from("\n");
 const encodedOnce = new WeakMap<object, Buffer>();
 
 function asciiJson(value: unknown): string {
@@ -21,12 +26,45 @@ function encode(result: unknown): Buffer {
   return bytes;
 }
 
+const INVALID_REQUEST = -32600;
+
 export class StdioTransport extends StdioServerTransport {
   private closed = false;
+  private readonly input: PassThrough;
+  private readonly frames: FrameLimiter;
+  private readonly onData = (chunk: Buffer) => this.frames.push(chunk);
+  private readonly onEnd = () => this.input.end();
+  private readonly onError = (error: Error) => this.input.destroy(error);
+
+  constructor() {
+    const input = new PassThrough();
+    // Only whole lines within the limit reach the SDK's reader, one at a time: room for one and its newline.
+    super(input, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 1 });
+    this.input = input;
+    this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => input.write(Buffer.concat([line, NEWLINE])), (id) => this.refuse(id));
+  }
+
+  override async start(): Promise<void> {
+    await super.start();
+    process.stdin.on("data", this.onData);
+    process.stdin.on("end", this.onEnd);
+    process.stdin.on("error", this.onError);
+  }
 
   override close(): Promise<void> {
     this.closed = true;
+    process.stdin.off("data", this.onData);
+    process.stdin.off("end", this.onEnd);
+    process.stdin.off("error", this.onError);
+    if (process.stdin.listenerCount("data") === 0) process.stdin.pause();
     return super.close();
+  }
+
+  /** The answer to a frame over the limit; `id` is null when the frame named none (a notification, or not JSON). */
+  private refuse(id: FrameId): void {
+    if (this.closed) return;
+    const message = `Message over ${MAX_FRAME_BYTES / 1024 / 1024} MiB (one line of stdin): refused. Send large content in smaller pieces.`;
+    process.stdout.write(`${asciiJson({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } })}\n`);
   }
 
   override send(message: JSONRPCMessage): Promise<void> {

@@ -1,0 +1,78 @@
+// The bridge's stdin over raw JSON-RPC lines: a frame over the 10 MiB limit gets a JSON-RPC error (with its
+// id when the frame names one) and is dropped, and the bridge goes on answering everything after it.
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("bridge-frames");
+const LIMIT = 10 * 1024 * 1024;
+let bridge: string;
+let child: ChildProcessWithoutNullStreams;
+let lines: AsyncIterator<string>;
+
+type Reply = { id: number | string | null; result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  const dir = join(tmp.dir, "project");
+  mkdirSync(dir);
+  child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stdio: ["pipe", "pipe", "pipe"] });
+  lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "frames", version: "1" } } });
+  expect((await reply()).id).toBe(1);
+  send({ method: "notifications/initialized" });
+}, 60_000);
+afterAll(() => {
+  child?.kill("SIGKILL");
+  tmp.cleanup();
+});
+
+function send(message: object): void {
+  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+}
+
+async function reply(ms = 5000): Promise<Reply> {
+  const next = await Promise.race([lines.next(), new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`no answer within ${ms} ms`)), ms))]);
+  return JSON.parse(next.value as string) as Reply;
+}
+
+/** A tools/call line of about `bytes` bytes, its id before or after the big argument. */
+function bigCall(id: number | string, bytes: number, idLast = false): string {
+  const args = { name: "bmad", arguments: { command: "x".repeat(bytes) } };
+  const body = idLast ? { jsonrpc: "2.0", method: "tools/call", params: args, id } : { jsonrpc: "2.0", id, method: "tools/call", params: args };
+  return `${JSON.stringify(body)}\n`;
+}
+
+describe("frames over the size limit", () => {
+  it("refuses an oversized request with an error carrying its id, then answers the next one", async () => {
+    child.stdin.write(bigCall(7, LIMIT + 1024));
+    const refused = await reply();
+    expect(refused).toMatchObject({ id: 7, error: { code: -32600, message: expect.stringMatching(/over 10 MiB/) } });
+    send({ id: 8, method: "ping" });
+    expect(await reply()).toEqual({ jsonrpc: "2.0", id: 8, result: {} });
+  });
+
+  it("finds the id after the oversized part, and answers a string id", async () => {
+    child.stdin.write(bigCall("big-9", LIMIT * 2, true));
+    expect(await reply()).toMatchObject({ id: "big-9", error: { code: -32600 } });
+    send({ id: 10, method: "tools/list" });
+    expect((await reply()).result).toHaveProperty("tools");
+  });
+
+  it("answers an oversized line that names no id with a null id, and a request sent in the same write", async () => {
+    child.stdin.write(`${"[".repeat(16)}${" ".repeat(LIMIT)}\n${JSON.stringify({ jsonrpc: "2.0", id: 11, method: "ping" })}\n`);
+    expect(await reply()).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(await reply()).toEqual({ jsonrpc: "2.0", id: 11, result: {} });
+  });
+
+  it("still takes a request just under the limit", async () => {
+    child.stdin.write(bigCall(12, LIMIT - 4096));
+    const answer = await reply(15_000);
+    expect(answer.id).toBe(12);
+    expect(answer.error?.message ?? "").not.toMatch(/over 10 MiB/);
+  });
+});
