@@ -64,6 +64,9 @@ function expectFollowable(label: string, prompt: string): void {
   expect(prompt, label).not.toContain("{skill-root}");
   expect(prompt, label).not.toMatch(/\{workflow\.[A-Za-z0-9_.-]+\}/);
   expect(prompt, label).not.toContain("{{");
+  // The only halt left is the headless modes' blocked ending, which the submit contract maps onto questions.
+  for (const m of prompt.matchAll(/\bhalt/gi)) expect(prompt.slice(m.index, m.index + 30), label).toMatch(/^halt (with `status: "blocked"`|blocked)/);
+  if (/\bhalt/i.test(prompt)) expect(prompt, label).toContain("where it would end blocked, submit what you have with a low score and the questions that unblock it");
 }
 
 /** The paragraphs of a markdown section, read straight from the file. */
@@ -169,5 +172,23 @@ describe("stage prompts over the default bundle", () => {
       expectFollowable(label, prompt);
       expect(prompt, label).toContain("## Output");
     }
+  });
+});
+
+describe("a stage whose skill text alone would not fit", () => {
+  it("links the quoted parts instead, keeping the headless mode and the output contract", async () => {
+    const path = "bmm/bmad-prd/SKILL.md";
+    const manifest = structuredClone(bundle.manifest);
+    const file = manifest.files.find((f) => f.path === path)!;
+    const long = bundleText(path).replace("## PRD Discipline\n\n", `## PRD Discipline\n\n${"A long discipline paragraph. ".repeat(600)}\n\n`);
+    file.sha256 = "f".repeat(64);
+    const padded = new MemoryBundleReader(manifest, (sha) => (sha === file.sha256 ? long : bundle.blobs.has(sha) ? decoder.decode(bundle.blobs.get(sha)!) : undefined));
+    const state = newSession({ session_id: "b".repeat(64), task_name: "t", objective: "o", owner: "me", now: NOW });
+    const prompt = await rolePrompt(padded, state);
+    expectFollowable("po", prompt);
+    expect(prompt).not.toContain("A long discipline paragraph.");
+    expect(prompt).toContain('- bmad://bmm/bmad-prd/SKILL.md: "PRD Discipline", left out here to fit the inputs');
+    expect(prompt).toContain("bmad-prd's headless mode");
+    expect(prompt).toContain('"prd_draft"');
   });
 });

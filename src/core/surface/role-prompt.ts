@@ -58,7 +58,7 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
 
   const persona = agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
   const session = sessionRules(spec, state, ctx?.projectRoot ?? `bmad://sessions/${state.session_id}`);
-  const method = (lean: boolean) => stageMethodText(reader, spec, workflow, render, refining, lean);
+  const method = (lean: 0 | 1 | 2) => stageMethodText(reader, spec, workflow, render, refining, lean);
 
   // Flexible parts: the user's answers, the previous draft, the earlier artifacts.
   const flexible: Flexible[] = [];
@@ -83,7 +83,8 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   const output = outputContract(spec, state, refining);
 
   const inputsHead = state.artifacts.length ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
-  for (const lean of [false, true]) {
+  /** The prompt's sections, the flexible documents sized to what the others leave of the budget. */
+  const layout = async (lean: 0 | 1 | 2): Promise<string[]> => {
     const methodText = await method(lean);
     const fixed = [header.join("\n"), session, persona, methodText, inputsHead, ...inputs, refineLines.join("\n"), sprints ?? "", output].filter(Boolean);
     const overhead = flexible.reduce((n, f) => n + quoteOverhead(f.title, f.rest), 0);
@@ -94,7 +95,7 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
       available,
     );
     const blocks = (kind: Flexible["kind"]) => flexible.flatMap((f, i) => (f.kind === kind ? [quoted(f.title, f.text, shares[i]!, f.rest)] : []));
-    const parts = [
+    return [
       header.join("\n"),
       session,
       persona,
@@ -104,12 +105,16 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
       ...(sprints ? [sprints] : []),
       output,
     ];
+  };
+  // Quoted skill text gives way to links when it alone would not fit; as a last resort, cut before the
+  // output contract, never into it. No stage of the default bundle comes near either.
+  let parts: string[] = [];
+  for (const lean of [0, 1, 2] as const) {
+    parts = await layout(lean);
     const prompt = parts.join("\n\n");
     if (byteLength(prompt) <= STAGE_PROMPT_BYTES) return prompt;
-    // Last resort (no default-bundle stage comes near): cut before the output contract, never into it.
-    if (lean) return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(output) - 2)}\n\n${output}`;
   }
-  throw new Error("unreachable");
+  return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(output) - 2)}\n\n${output}`;
 }
 
 function approvalWord(spec: StageSpec): string {

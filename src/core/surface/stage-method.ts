@@ -35,7 +35,8 @@ function source(record: CatalogRecord, e: Excerpt): string {
   return `${record.name} ${e.file}${e.pick.section ? `, "${e.pick.section}"` : ""}`;
 }
 
-export async function stageMethodText(reader: BundleReader, spec: StageSpec, workflow: CatalogRecord | undefined, render: Render, refining: boolean, lean: boolean): Promise<string> {
+/** `lean`: 0 quotes everything; 1 links the excerpts instead of quoting them; 2 links the headless mode too. */
+export async function stageMethodText(reader: BundleReader, spec: StageSpec, workflow: CatalogRecord | undefined, render: Render, refining: boolean, lean: 0 | 1 | 2): Promise<string> {
   const method = STAGE_METHODS[spec.stage];
   const parts: string[] = [];
   const headless = [];
@@ -47,14 +48,16 @@ export async function stageMethodText(reader: BundleReader, spec: StageSpec, wor
   parts.push(`${title}\n${!workflow ? `${spec.role}\n` : ""}${refining && method.refine ? method.refine : method.instruction}`);
   const used: Array<{ record: CatalogRecord; e: Excerpt }> = [];
   if (headless.length) {
-    used.push(...headless);
-    if (!lean) parts.push(`${headless[0]!.record.name}'s headless mode (${headless[0]!.e.file}), which this stage follows:\n\n${headless.map((h) => h.text).join("\n\n")}`);
+    if (lean === 2) used.push(...headless);
+    else parts.push(`${headless[0]!.record.name}'s headless mode (${headless[0]!.e.file}), which this stage follows:\n\n${headless.map((h) => h.text).join("\n\n")}`);
   }
+  let excerpts = 0;
   for (const e of method.excerpts) {
     const found = await excerpt(reader, workflow, render, e);
     if (!found) continue;
-    used.push({ record: found.record, e });
-    if (!lean) parts.push(`From ${source(found.record, e)}:\n\n${found.text}`);
+    excerpts += 1;
+    if (lean) used.push({ record: found.record, e });
+    else parts.push(`From ${source(found.record, e)}:\n\n${found.text}`);
   }
   if (method.listed && workflow) {
     const items = extractKey((await render(workflow)).customization, method.listed.path);
@@ -73,8 +76,8 @@ export async function stageMethodText(reader: BundleReader, spec: StageSpec, wor
     const record = skill(reader, workflow, c.skill);
     if (record) link(record, c.file, c.label);
   }
-  if (lean) for (const { record, e } of used) link(record, e.file, `${e.pick.section ? `"${e.pick.section}", ` : ""}left out here to fit the inputs`);
-  if (!used.length && workflow) link(workflow, workflow.entry.slice(dir(workflow).length + 1), "the workflow; its interactive steps give way to this session's rules");
+  for (const { record, e } of used) link(record, e.file, `${e.pick.section ? `"${e.pick.section}", ` : ""}left out here to fit the inputs`);
+  if (!headless.length && !excerpts && workflow) link(workflow, workflow.entry.slice(dir(workflow).length + 1), "the workflow; its interactive steps give way to this session's rules");
   if (links.length) parts.push(`Load on demand (a bare path in the quoted text is relative to its skill's folder${workflow ? `, e.g. ${skillFolderUri(workflow)}` : ""}):\n${links.join("\n")}`);
   return parts.join("\n\n");
 }
