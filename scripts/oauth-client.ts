@@ -112,6 +112,14 @@ function unescapeHtml(value: string): string {
     .replace(/&amp;/g, "&");
 }
 
+/** The scope checkboxes a consent page ticks, as a browser would submit them untouched. */
+export function tickedScopes(html: string): string[] {
+  return [...html.matchAll(/<input\b[^>]*>/g)]
+    .map((m) => m[0])
+    .filter((tag) => /\bname="scope"/.test(tag) && /\schecked\b/.test(tag))
+    .map((tag) => unescapeHtml(/\bvalue="([^"]*)"/.exec(tag)?.[1] ?? ""));
+}
+
 export async function authorize(
   fetch: FetchLike,
   base: string,
@@ -121,9 +129,12 @@ export async function authorize(
     scope?: string;
     resource?: string;
     state?: string;
+    /** What the user leaves ticked; by default the boxes the consent page ticks. */
     approveScopes?: string[];
     decision?: "approve" | "deny";
     verifier?: string;
+    /** The Origin the consent form is posted with; by default the server's own. */
+    origin?: string;
   },
 ): Promise<AuthorizeOutcome> {
   const redirectUri = opts.redirectUri ?? DEFAULT_REDIRECT_URI;
@@ -162,11 +173,11 @@ export async function authorize(
     const handle = /name="handle"\s+value="([^"]*)"/.exec(html)?.[1];
     if (handle === undefined) return { ok: false, status: res.status, body: html };
     const form = new URLSearchParams({ handle: unescapeHtml(handle), decision: opts.decision ?? "approve" });
-    for (const granted of opts.approveScopes ?? scope.split(" ").filter(Boolean)) form.append("scope", granted);
+    for (const granted of opts.approveScopes ?? tickedScopes(html)) form.append("scope", granted);
     url = `${base}/authorize`;
     res = await browse(url, {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(base).origin },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: opts.origin ?? new URL(base).origin },
       body: form.toString(),
     });
   }
@@ -240,6 +251,11 @@ export async function signIn(
 
 export function refresh(fetch: FetchLike, base: string, clientId: string, refreshToken: string): Promise<{ status: number; json: any }> {
   return exchange(fetch, base, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+}
+
+/** RFC 7009 revocation of an access or refresh token, as the client that holds it. */
+export function revoke(fetch: FetchLike, base: string, clientId: string, token: string, hint: "access_token" | "refresh_token"): Promise<{ status: number; json: any }> {
+  return exchange(fetch, base, { token, token_type_hint: hint, client_id: clientId });
 }
 
 /** The same fetch, with `Authorization: Bearer <token>` on every request. */

@@ -1,4 +1,5 @@
 import type { OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import type { RegistrationLimit } from "./auth/registration-limit.js";
 import type { OwnerSessions } from "./owner-do.js";
 import type { WorkflowSession } from "./session-do.js";
 import type { WorkspaceProject } from "./workspace-do.js";
@@ -13,6 +14,8 @@ export interface Env {
   WORKSPACE_INDEX: DurableObjectNamespace<WorkspaceIndex>;
   /** Grants, tokens and consent state of the OAuth provider. */
   OAUTH_KV: KVNamespace;
+  /** Counts dynamic client registrations per client address (auth/registration.ts). */
+  REGISTRATION_LIMIT?: DurableObjectNamespace<RegistrationLimit>;
   /** Injected by the OAuth provider into the default handler. */
   OAUTH_PROVIDER?: OAuthHelpers;
   /** Default toolsets for /mcp without ?toolsets=. */

@@ -1,15 +1,20 @@
 // Worker entry. In front of everything: the Host must be this server's (DNS rebinding). Then the OAuth
 // provider: it serves discovery, registration and tokens, guards /mcp, and hands the rest to hono.
-import { OAuthProvider } from "@cloudflare/workers-oauth-provider";
+// Registration and the token endpoint pass through this Worker's own checks first (auth/registration.ts,
+// auth/token-endpoint.ts); /mcp validations are cached briefly per isolate (auth/token-cache.ts).
+import { getOAuthApi, OAuthProvider, type OAuthProviderOptions, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import { authConfig } from "./auth/config.js";
 import { SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
-import { forgetRevoked, recall } from "./auth/token-cache.js";
+import { registration } from "./auth/registration.js";
+import { recall, remember, validationStarts } from "./auth/token-cache.js";
+import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
 import { mcpApi } from "./mcp.js";
 
+export { RegistrationLimit } from "./auth/registration-limit.js";
 export { OwnerSessions } from "./owner-do.js";
 export { WorkflowSession } from "./session-do.js";
 export { WorkspaceProject } from "./workspace-do.js";
@@ -21,27 +26,29 @@ app.route("/", authPages);
 
 const providers = new Map<string, OAuthProvider<Env>>();
 
+function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderOptions<Env> {
+  return {
+    apiRoute: "/mcp",
+    apiHandler: mcpApi,
+    defaultHandler: app,
+    authorizeEndpoint: "/authorize",
+    tokenEndpoint: "/oauth/token",
+    clientRegistrationEndpoint: "/oauth/register",
+    clientIdMetadataDocumentEnabled: true,
+    scopesSupported: SCOPES_SUPPORTED,
+    requiredScopes: [SCOPES.read],
+    accessTokenTTL,
+    refreshTokenTTL: REFRESH_TOKEN_TTL_S,
+    resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
+    onError: () => undefined, // no token or secret in logs
+  };
+}
+
 /** One provider per canonical origin and token lifetime (loopback dev servers differ by port). */
 function providerFor(origin: string, accessTokenTTL: number): OAuthProvider<Env> {
   const key = `${origin}|${accessTokenTTL}`;
   let provider = providers.get(key);
-  if (!provider) {
-    provider = new OAuthProvider<Env>({
-      apiRoute: "/mcp",
-      apiHandler: mcpApi,
-      defaultHandler: app,
-      authorizeEndpoint: "/authorize",
-      tokenEndpoint: "/oauth/token",
-      clientRegistrationEndpoint: "/oauth/register",
-      clientIdMetadataDocumentEnabled: true,
-      scopesSupported: SCOPES_SUPPORTED,
-      requiredScopes: [SCOPES.read],
-      accessTokenTTL,
-      resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
-      onError: () => undefined, // no token or secret in logs
-    });
-    providers.set(key, provider);
-  }
+  if (!provider) providers.set(key, (provider = new OAuthProvider<Env>(providerOptions(origin, accessTokenTTL))));
   return provider;
 }
 
@@ -59,12 +66,27 @@ export default {
     if (url.pathname === "/healthz") return new Response("ok");
     const origin = canonicalOrigin(env, url);
     if (!origin) return Response.json({ error: "unknown_host", error_description: `This server does not answer for ${url.host}; set PUBLIC_URL to its public origin.` }, { status: 403 });
-    if (url.pathname === "/mcp") {
-      const known = await recall(request, `${origin}/mcp`);
-      if (known) return mcpApi.fetch(request, env, { waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p), passThroughOnException: () => ctx.passThroughOnException(), props: known.props, auth: known.auth } as unknown as ExecutionContext);
-    }
-    if (url.pathname === "/oauth/token") await forgetRevoked(request);
     const config = authConfig(env, url.hostname);
-    return providerFor(origin, config.ok ? config.config.accessTokenTTL : 3600).fetch(request, env, ctx);
+    const accessTokenTTL = config.ok ? config.config.accessTokenTTL : 3600;
+    const provider = providerFor(origin, accessTokenTTL);
+    const next = (r: Request) => provider.fetch(r, env, ctx);
+    switch (url.pathname) {
+      case "/mcp": {
+        const known = await recall(request, `${origin}/mcp`);
+        if (known) return mcpApi.fetch(request, env, { waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p), passThroughOnException: () => ctx.passThroughOnException(), props: known.props, auth: known.auth } as unknown as ExecutionContext);
+        const startedAt = validationStarts();
+        const response = await next(request);
+        // The provider puts what it validated on ctx before calling mcpApi.
+        const { auth, props } = ctx as unknown as Partial<OAuthResourceContext<unknown>>;
+        if (auth) await remember(auth, props, startedAt);
+        return response;
+      }
+      case "/oauth/token":
+        return tokenEndpoint(request, { env, next, revokeGrant: (userId, grantId) => getOAuthApi(providerOptions(origin, accessTokenTTL), env).revokeGrant(grantId, userId) });
+      case "/oauth/register":
+        return registration(request, env, url.hostname, next);
+      default:
+        return next(request);
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -1,4 +1,5 @@
-// /mcp behind the OAuth provider: the signed-in user owns sessions; writing tools need bmad:write.
+// /mcp behind the OAuth provider: the signed-in user owns sessions; everything needs bmad:read, writing tools
+// bmad:write too. A token without them gets 403 insufficient_scope, naming the scopes to ask for (step-up).
 import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { createMcpHandler } from "agents/mcp/server";
 import type { SurfaceDeps } from "../core/surface/deps.js";
@@ -7,7 +8,6 @@ import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
 import { PropsSchema, SCOPES } from "./auth/identity.js";
-import { remember } from "./auth/token-cache.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
@@ -24,7 +24,9 @@ export const mcpApi = {
     const { auth } = ctx as unknown as OAuthResourceContext<unknown>;
     const props = PropsSchema.safeParse(ctx.props);
     if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
-    await remember(auth, ctx.props);
+    if (!auth.scope.includes(SCOPES.read)) {
+      return insufficientScope(auth, auth.scope.includes(SCOPES.write) ? [SCOPES.read, SCOPES.write] : [SCOPES.read], "This token does not carry bmad:read; sign in again and allow bmad:read.");
+    }
     if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
       return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
     }

@@ -68,6 +68,14 @@ describe("with an OpenID Connect provider", () => {
     expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, status: 403 });
   });
 
+  it("counts an ID token without email_verified as unverified, says so, and issues no code", async () => {
+    idp.user = { sub: "trudy", email: "trudy@example.com" }; // the provider sends no email_verified claim
+    const client = await register(fetch, base);
+    const outcome = await authorize(fetch, base, { clientId: client.client_id });
+    expect(outcome).toMatchObject({ ok: false, status: 403 });
+    expect(!outcome.ok && outcome.body).toContain("did not confirm this email as verified");
+  });
+
   it("passes a refusal at the provider back to the client as access_denied", async () => {
     idp.user = { sub: "ada", email: "ada@example.com", email_verified: true };
     idp.deny = true;
@@ -116,7 +124,8 @@ describe("configuration fails closed", () => {
   it("applies access rules: emails, domains, GitHub org; unverified emails never match", () => {
     const rules = { emails: ["ada@partner.test"], domains: ["example.com"], githubOrg: "bmad-org" };
     expect(isAllowed(rules, { email: "Ada@Partner.test", emailVerified: true })).toBe(true);
-    expect(isAllowed(rules, { email: "grace@example.com" })).toBe(true);
+    expect(isAllowed(rules, { email: "grace@example.com" })).toBe(false); // not said to be verified
+    expect(isAllowed(rules, { email: "grace@example.com", emailVerified: true })).toBe(true);
     expect(isAllowed(rules, { email: "grace@example.com", emailVerified: false })).toBe(false);
     expect(isAllowed(rules, { email: "eve@evil.test", orgMember: true })).toBe(true);
     expect(isAllowed(rules, { email: "eve@evil.test" })).toBe(false);

@@ -1,7 +1,7 @@
 // Sign-in in local mode (loopback host, no identity provider): discovery, registration, consent, tokens,
 // refresh, revocation, scopes, and each way a request can be wrong.
 import { describe, expect, it } from "vitest";
-import { authorize, exchange, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
+import { authorize, exchange, pkce, refresh, register, signIn, tickedScopes, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 
@@ -15,7 +15,7 @@ async function toolsList(token?: string, url = `${ORIGIN}/mcp`): Promise<Respons
   return (token ? withBearer(workerFetch, token) : workerFetch)(url, RPC("tools/list"));
 }
 
-describe("discovery", () => {
+describe("discovery", { timeout: 60_000 }, () => {
   it("answers /mcp without a token with 401 naming the protected-resource metadata", async () => {
     const res = await toolsList();
     expect(res.status).toBe(401);
@@ -41,7 +41,7 @@ describe("discovery", () => {
   });
 });
 
-describe("a signed-in client", () => {
+describe("a signed-in client", { timeout: 60_000 }, () => {
   it("gets tools with its token, refreshes it, and loses access when it is revoked", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
@@ -68,9 +68,56 @@ describe("a signed-in client", () => {
     expect(write.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read bmad:write"/);
     expect((await call("bmad", { command: "" })).status).toBe(200);
   });
+
+  it("is refused everything without bmad:read: a token with only offline_access, or with no scope, gets 403 insufficient_scope", async () => {
+    await seed();
+    for (const approveScopes of [["offline_access"], []]) {
+      const tokens = await signIn(workerFetch, ORIGIN, { scope: "offline_access", approveScopes });
+      expect(tokens.scope).toBe(approveScopes.join(" "));
+      const res = await toolsList(tokens.access_token);
+      expect({ approveScopes, status: res.status }).toEqual({ approveScopes, status: 403 });
+      expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read"/);
+    }
+  });
 });
 
-describe("bad tokens and bad requests", () => {
+describe("the consent page", { timeout: 60_000 }, () => {
+  async function consentHtml(scope?: string): Promise<string> {
+    const client = await register(workerFetch, ORIGIN);
+    const { challenge } = await pkce();
+    const url = new URL(`${ORIGIN}/authorize`);
+    const query: Record<string, string> = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: `${ORIGIN}/mcp` };
+    if (scope !== undefined) query.scope = scope;
+    for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+    return (await workerFetch(url)).text();
+  }
+
+  it("ticks only the scopes the client asked for, and bmad:read when it asked for none", async () => {
+    expect(tickedScopes(await consentHtml("bmad:read"))).toEqual(["bmad:read"]);
+    expect(tickedScopes(await consentHtml("bmad:read bmad:write offline_access"))).toEqual(["bmad:read", "bmad:write", "offline_access"]);
+    expect(tickedScopes(await consentHtml())).toEqual(["bmad:read"]);
+    expect(await consentHtml("bmad:read")).not.toContain("bmad:write");
+  });
+
+  it("grants a read-only client read access when the user allows the page as shown", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:read" });
+    expect(tokens.scope).toBe("bmad:read");
+    expect((await toolsList(tokens.access_token)).status).toBe(200);
+  });
+
+  it("refuses an approval posted from another origin with 403 and issues no code", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    for (const origin of ["https://evil.example", "null", "http://127.0.0.1:9999"]) {
+      const outcome = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, origin });
+      expect({ origin, ok: outcome.ok, status: !outcome.ok && outcome.status }).toEqual({ origin, ok: false, status: 403 });
+      expect(!outcome.ok && outcome.body).toContain(`sent from ${origin}`);
+    }
+    expect((await authorize(workerFetch, ORIGIN, { clientId: client.client_id })).ok).toBe(true);
+  });
+});
+
+describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
   it("refuses a bogus token", async () => {
     expect((await toolsList("not-a-token")).status).toBe(401);
     expect((await toolsList("a".repeat(64))).status).toBe(401);

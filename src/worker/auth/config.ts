@@ -74,12 +74,13 @@ export function authConfig(env: Env, host: string): ConfigResult {
   }
 }
 
-/** Allowed when no rule is set (the upstream itself is the boundary), or when any rule matches. */
+/** Allowed when no rule is set (the upstream itself is the boundary), or when any rule matches. Email rules
+ * match verified emails only: an identity whose emailVerified is not true never matches one. */
 export function isAllowed(access: AccessRules, who: { email?: string; emailVerified?: boolean; orgMember?: boolean }): boolean {
   const rules = access.emails.length + access.domains.length + (access.githubOrg ? 1 : 0);
   if (!rules) return true;
   if (who.orgMember) return true;
-  const email = who.emailVerified === false ? undefined : who.email?.toLowerCase();
+  const email = who.emailVerified === true ? who.email?.toLowerCase() : undefined;
   if (!email) return false;
   return access.emails.includes(email) || access.domains.includes(email.slice(email.lastIndexOf("@") + 1));
 }

@@ -54,7 +54,8 @@ export async function oidcIdentity(up: Oidc, p: { code: string; verifier: string
   return {
     subject: `oidc/${encodeURIComponent(payload.sub)}`, // the provider forbids ":" in user ids
     ...(typeof payload.email === "string" ? { email: payload.email } : {}),
-    ...(typeof payload.email_verified === "boolean" ? { emailVerified: payload.email_verified } : {}),
+    // Only an explicit true verifies the email: a missing or other claim counts as unverified.
+    emailVerified: payload.email_verified === true,
     ...(typeof payload.name === "string" ? { name: payload.name } : {}),
   };
 }

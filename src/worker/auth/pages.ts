@@ -5,8 +5,9 @@ import { Hono } from "hono";
 import type { Env } from "../env.js";
 import { authConfig, isAllowed, type AuthConfig } from "./config.js";
 import { githubAuthorizeUrl, githubIdentity } from "./github.js";
-import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, type Identity, type Props } from "./identity.js";
+import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPORTED, type Identity, type Props } from "./identity.js";
 import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
+import { checkClientId } from "./public-host.js";
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -26,16 +27,35 @@ function page(status: number, title: string, body: string, headers?: Headers): R
   return new Response(html, { status, headers: h });
 }
 
+const SCOPE_MEANINGS: Record<string, string> = {
+  [SCOPES.read]: "read BMAD content and your sessions",
+  [SCOPES.write]: "keep your sessions and project state (writing tools)",
+  offline_access: "stay signed in (refresh tokens)",
+};
+
+/**
+ * The scopes offered, all ticked: those the client asked for that this server knows, or bmad:read when it
+ * asked for none of them (RFC 6749 §3.3 default). Nothing more: a client that later needs bmad:write gets
+ * insufficient_scope and asks again.
+ */
+function offeredScopes(requested: string[]): string[] {
+  const known = [...new Set(requested)].filter((s) => SCOPES_SUPPORTED.includes(s));
+  return known.length ? known : [SCOPES.read];
+}
+
 function consentPage(d: ConsentDescription, handle: string, who: string): string {
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
-  const scopes = [...new Set([...d.scope, SCOPES.read, SCOPES.write])]
-    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}</label>`)
+  const offered = offeredScopes(d.scope);
+  const ignored = d.scope.filter((s) => !SCOPES_SUPPORTED.includes(s));
+  const scopes = offered
+    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)}</label>`)
     .join("<br>");
   return `<p><strong>${escape(d.clientName)}</strong> asks to use the BMAD MCP server as ${escape(who)}.</p>
 <p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>
 ${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : ""}
 <form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
-<p>${scopes}</p><p>bmad:read reads BMAD content; bmad:write keeps your sessions and project state.</p>
+<p>${scopes}</p>
+${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.</p>` : ""}
 <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
 }
 
@@ -71,6 +91,9 @@ authPages.onError((error) => {
 
 authPages.get("/authorize", async (c) => {
   const oauth = c.get("oauth");
+  // A client_id that is a metadata document URL is fetched by the provider: never from a non-public host.
+  const clientId = checkClientId(c.req.query("client_id") ?? "");
+  if (!clientId.ok) return page(400, "Sign-in failed", `<p>${escape(clientId.error)}</p><p>Start again from your app.</p>`);
   const request = await oauth.parseAuthRequest(c.req.raw);
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
@@ -80,6 +103,12 @@ authPages.get("/authorize", async (c) => {
 
 authPages.post("/authorize", async (c) => {
   const oauth = c.get("oauth");
+  // Browsers send Origin with every form POST; only this server's own consent page may submit it (CSRF).
+  const from = c.req.header("origin");
+  const self = new URL(c.req.url).origin;
+  if (from !== undefined && from !== self) {
+    return page(403, "Sign-in refused", `<p>This consent form was sent from ${escape(from)}, not from ${escape(self)}. Start again from your app, and approve on this server's own page.</p>`);
+  }
   const { upstream } = c.get("config");
   const form = await c.req.formData();
   const handle = String(form.get("handle") ?? "");
@@ -127,7 +156,8 @@ authPages.get("/callback", async (c) => {
     return page(502, "Sign-in failed", `<p>${escape(error instanceof Error ? error.message : "The identity provider did not confirm who you are.")}</p>`, headers);
   }
   if (!isAllowed(access, identity)) {
-    return page(403, "Not allowed", `<p>${escape(identity.email ?? identity.subject)} is not allowed on this server. Ask its administrator to add you.</p>`, headers);
+    const unverified = identity.email && !identity.emailVerified ? " The identity provider did not confirm this email as verified (email_verified), so the email access rules cannot match it: verify the email there, or ask for another rule." : "";
+    return page(403, "Not allowed", `<p>${escape(identity.email ?? identity.subject)} is not allowed on this server. Ask its administrator to add you.${escape(unverified)}</p>`, headers);
   }
   const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind) });
   headers.set("Location", redirectTo);

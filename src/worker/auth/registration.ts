@@ -1,0 +1,124 @@
+// In front of the provider's dynamic client registration (RFC 7591, kept for 90 days): the body and every
+// stored field are capped, each with an error naming the field and the limit, and registrations are
+// counted per client address in a Durable Object. The provider then validates the meaning of the fields.
+import { z } from "zod";
+import { isLoopbackHost } from "../../core/loopback.js";
+import type { Env } from "../env.js";
+import { oauthError } from "./oauth-error.js";
+
+export const REGISTRATION_LIMITS = {
+  bodyBytes: 16 * 1024,
+  nameChars: 200,
+  uriChars: 2000,
+  redirectUris: 10,
+  listEntries: 10,
+  /** Registrations per client address per window. */
+  perAddress: 10,
+  windowMs: 10 * 60_000,
+} as const;
+
+const L = REGISTRATION_LIMITS;
+const chars = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
+const list = (item: z.ZodString, max: number) => z.array(item).max(max, { error: `must list at most ${max} entries` });
+const uri = chars(L.uriChars);
+const word = chars(100);
+
+/** RFC 7591 fields, capped; types and meaning are left to the provider. Unknown fields are not stored. */
+const Metadata = z.looseObject({
+  redirect_uris: list(uri, L.redirectUris).optional(),
+  client_name: chars(L.nameChars).optional(),
+  client_uri: uri.optional(),
+  logo_uri: uri.optional(),
+  policy_uri: uri.optional(),
+  tos_uri: uri.optional(),
+  jwks_uri: uri.optional(),
+  contacts: list(chars(320), L.listEntries).optional(),
+  grant_types: list(word, L.listEntries).optional(),
+  response_types: list(word, L.listEntries).optional(),
+  token_endpoint_auth_method: word.optional(),
+  token_endpoint_auth_methods_supported: list(word, L.listEntries).optional(),
+  scope: chars(L.nameChars).optional(),
+  software_id: chars(L.nameChars).optional(),
+  software_version: chars(L.nameChars).optional(),
+});
+
+/** Localized variants (`client_name#fr`, `logo_uri#ja`) are stored too. */
+const LOCALIZED = /^(client_name|client_uri|logo_uri|policy_uri|tos_uri)#.+$/;
+
+function metadataProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined; // the provider says so
+  const parsed = Metadata.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return `${issue.path.join(".") || "body"} ${issue.message}.`;
+  }
+  const localized = Object.entries(value).filter(([key]) => LOCALIZED.test(key));
+  if (localized.length > L.listEntries) return `at most ${L.listEntries} localized fields (such as client_name#fr) are accepted.`;
+  for (const [key, v] of localized) {
+    const max = key.startsWith("client_name#") ? L.nameChars : L.uriChars;
+    if (typeof v === "string" && v.length > max) return `${key} must be at most ${max} characters.`;
+  }
+  return undefined;
+}
+
+async function readCapped(request: Request, max: number): Promise<string | undefined> {
+  if (Number(request.headers.get("content-length") ?? 0) > max) return undefined;
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** The address registrations are counted by, or undefined for a local client of a loopback dev server. */
+function clientAddress(request: Request, host: string): string | undefined {
+  const ip = request.headers.get("cf-connecting-ip")?.trim().toLowerCase();
+  if (isLoopbackHost(host) && (!ip || ip === "::1" || /^127\./.test(ip))) return undefined;
+  if (!ip) return "unknown";
+  // One IPv6 host usually owns a whole /64: count the prefix, not the address.
+  return ip.includes(":") ? ip.split(":").slice(0, 4).join(":") : ip;
+}
+
+/**
+ * Checks a registration and hands it to `next` (the provider) when it passes. Before a loopback dev server
+ * only local clients are left uncounted; anywhere else a missing REGISTRATION_LIMIT binding fails closed.
+ */
+export async function registration(request: Request, env: Env, host: string, next: (request: Request) => Promise<Response>): Promise<Response> {
+  if (request.method !== "POST") return next(request);
+  const body = await readCapped(request, L.bodyBytes);
+  if (body === undefined) return oauthError(request, 413, "invalid_client_metadata", `The registration body is larger than ${L.bodyBytes / 1024} KB; send only the client's metadata.`);
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined; // the provider answers invalid JSON itself
+  }
+  const problem = metadataProblem(json);
+  if (problem) return oauthError(request, 400, "invalid_client_metadata", `Client metadata: ${problem} Shorten it and register again.`);
+
+  const address = clientAddress(request, host);
+  if (address !== undefined) {
+    if (!env.REGISTRATION_LIMIT) return oauthError(request, 503, "temporarily_unavailable", "Client registration is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).");
+    const taken = await env.REGISTRATION_LIMIT.get(env.REGISTRATION_LIMIT.idFromName(address)).take(L.perAddress, L.windowMs);
+    if (!taken.ok) {
+      return oauthError(request, 429, "too_many_requests", `Too many client registrations from this address: at most ${L.perAddress} per ${L.windowMs / 60_000} minutes. Try again in ${taken.retryAfterSeconds} s, or reuse a client you already registered.`, { "retry-after": String(taken.retryAfterSeconds) });
+    }
+  }
+  return next(new Request(request, { body }));
+}

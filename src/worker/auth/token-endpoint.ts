@@ -1,0 +1,89 @@
+// In front of the provider's token endpoint (/oauth/token: codes, refresh, RFC 7009 revocation):
+// - a client_id that is a metadata document URL on a non-public host is refused before anything fetches it;
+// - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token that was already exchanged revokes its
+//   whole grant. The provider alone accepts the previous refresh token again and forgets older ones, so a
+//   thief and the client could take turns; here each exchanged token is marked in KV for the grant's life.
+// - every grant the request names is forgotten by the token cache once the provider has answered.
+import type { Env } from "../env.js";
+import { oauthError } from "./oauth-error.js";
+import { checkClientId } from "./public-host.js";
+import { forgetGrant, grantOf } from "./token-cache.js";
+
+/** The grant lifetime the provider is given (refreshTokenTTL): a used-token mark never needs to outlive it. */
+export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
+
+const USED_PREFIX = "bmad:refresh-used:";
+
+export interface TokenEndpointDeps {
+  env: Env;
+  /** The provider's own revocation of a grant and all its tokens. */
+  revokeGrant(userId: string, grantId: string): Promise<void>;
+  /** The provider's token endpoint. */
+  next(request: Request): Promise<Response>;
+}
+
+export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): Promise<Response> {
+  if (request.method !== "POST") return deps.next(request);
+  const form = await request.clone().formData().catch(() => undefined);
+  if (!form) return deps.next(request); // the provider names what is wrong with the body
+  const field = (name: string) => {
+    const value = form.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+
+  for (const clientId of clientIds(request, field)) {
+    const check = checkClientId(clientId);
+    if (!check.ok) return oauthError(request, 401, "invalid_client", check.error);
+  }
+
+  const grants = ["code", "refresh_token", "token"].map((name) => grantOf(field(name) ?? "")).filter((g): g is string => !!g);
+  const presented = field("grant_type") === "refresh_token" ? field("refresh_token") : undefined;
+  const presentedGrant = presented ? grantOf(presented) : undefined;
+  let response: Response;
+  if (presented && presentedGrant && (await deps.env.OAUTH_KV.get(await usedKey(presented))) !== null) {
+    const [userId, grantId] = presentedGrant.split(":") as [string, string];
+    await deps.revokeGrant(userId, grantId);
+    response = oauthError(request, 400, "invalid_grant", "This refresh token was already used once, so a copy of it may be in other hands: the sign-in it belongs to is now revoked. Sign in again.");
+  } else {
+    response = await deps.next(request);
+    if (presented && presentedGrant && response.status === 200) {
+      await deps.env.OAUTH_KV.put(await usedKey(presented), "1", { expirationTtl: REFRESH_TOKEN_TTL_S });
+    }
+  }
+  for (const grant of grants) forgetGrant(grant);
+  return response;
+}
+
+/** Every place the provider may read a client_id from: the form, HTTP Basic, or a client assertion's iss. */
+function clientIds(request: Request, field: (name: string) => string | undefined): string[] {
+  const ids: string[] = [];
+  const fromForm = field("client_id");
+  if (fromForm) ids.push(fromForm);
+  const basic = /^Basic\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (basic) {
+    try {
+      const decoded = atob(basic);
+      const colon = decoded.indexOf(":");
+      const user = colon < 0 ? decoded : decoded.slice(0, colon);
+      ids.push(decodeURIComponent(user.replace(/\+/g, " ")));
+    } catch {
+      // malformed: the provider refuses it
+    }
+  }
+  const assertion = field("client_assertion")?.split(".")[1];
+  if (assertion) {
+    try {
+      const claims: unknown = JSON.parse(atob(assertion.replace(/-/g, "+").replace(/_/g, "/")));
+      const iss = (claims as { iss?: unknown } | null)?.iss;
+      if (typeof iss === "string") ids.push(iss);
+    } catch {
+      // unreadable: the provider refuses it
+    }
+  }
+  return ids;
+}
+
+async function usedKey(refreshToken: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(refreshToken)));
+  return `${USED_PREFIX}${grantOf(refreshToken)}:${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+}

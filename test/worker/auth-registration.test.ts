@@ -1,0 +1,72 @@
+// Dynamic client registration (RFC 7591): every stored field and the body are capped, each refusal names the
+// field and the limit; registrations are counted per client address (CF-Connecting-IP, as Cloudflare's edge
+// sets it) in a real Durable Object, and the next one past the limit is told when to try again.
+import { describe, expect, it } from "vitest";
+import { REGISTRATION_LIMITS } from "../../src/worker/auth/registration.js";
+import { ORIGIN, workerFetch } from "./client.js";
+
+const CLIENT = { redirect_uris: ["http://127.0.0.1:33418/callback"], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], client_name: "bmad test client" };
+
+let address = 0;
+/** A documentation address of its own per call site, so each test counts from zero. */
+const newAddress = () => `198.51.100.${++address}`;
+
+function registerAs(ip: string | undefined, body: unknown): Promise<Response> {
+  return workerFetch(`${ORIGIN}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(ip ? { "cf-connecting-ip": ip } : {}) },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+describe("registration limits", { timeout: 60_000 }, () => {
+  it("registers an ordinary client", async () => {
+    const res = await registerAs(newAddress(), CLIENT);
+    expect(res.status).toBe(201);
+    expect(await res.json()).toMatchObject({ client_name: "bmad test client" });
+  });
+
+  it("refuses an oversized field with 400 invalid_client_metadata naming the field and its limit", async () => {
+    const ip = newAddress();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ client_name: "n".repeat(9_000) }, "client_name must be at most 200 characters"],
+      [{ client_name: "n".repeat(201) }, "client_name must be at most 200 characters"],
+      [{ client_uri: `https://example.com/${"p".repeat(2000)}` }, "client_uri must be at most 2000 characters"],
+      [{ logo_uri: `https://example.com/${"p".repeat(2000)}` }, "logo_uri must be at most 2000 characters"],
+      [{ redirect_uris: [`http://127.0.0.1:33418/${"p".repeat(2000)}`] }, "redirect_uris.0 must be at most 2000 characters"],
+      [{ redirect_uris: Array.from({ length: 11 }, (_, i) => `http://127.0.0.1:${33000 + i}/callback`) }, "redirect_uris must list at most 10 entries"],
+      [{ contacts: Array.from({ length: 11 }, (_, i) => `c${i}@example.com`) }, "contacts must list at most 10 entries"],
+      [{ "client_name#fr": "n".repeat(201) }, "client_name#fr must be at most 200 characters"],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await registerAs(ip, { ...CLIENT, ...fields });
+      expect({ fields: Object.keys(fields), status: res.status }).toEqual({ fields: Object.keys(fields), status: 400 });
+      expect(await res.json()).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining(message) });
+    }
+    // Refused registrations are not counted: the same address still registers.
+    expect((await registerAs(ip, CLIENT)).status).toBe(201);
+  });
+
+  it("refuses a body over 16 KB with 413, naming the limit", async () => {
+    const res = await registerAs(newAddress(), { ...CLIENT, software_statement: "s".repeat(REGISTRATION_LIMITS.bodyBytes) });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining("larger than 16 KB") });
+  });
+
+  it(`answers the registration after ${REGISTRATION_LIMITS.perAddress} from one address with 429 and Retry-After; other addresses still register`, async () => {
+    const ip = newAddress();
+    for (let i = 0; i < REGISTRATION_LIMITS.perAddress; i++) expect((await registerAs(ip, CLIENT)).status).toBe(201);
+    const refused = await registerAs(ip, CLIENT);
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(REGISTRATION_LIMITS.windowMs / 1000);
+    expect(await refused.json()).toMatchObject({ error_description: expect.stringMatching(/Too many client registrations from this address.*Try again in \d+ s/) });
+    expect((await registerAs(newAddress(), CLIENT)).status).toBe(201);
+  });
+
+  it("counts an IPv6 client by its /64", async () => {
+    for (let i = 0; i < REGISTRATION_LIMITS.perAddress; i++) expect((await registerAs(`2001:db8:1:2::${i + 1}`, CLIENT)).status).toBe(201);
+    expect((await registerAs("2001:db8:1:2:ffff::1", CLIENT)).status).toBe(429);
+  });
+});

@@ -1,0 +1,88 @@
+// Revocation takes effect on the next request: a revoked grant, a replayed authorization code and a replayed
+// refresh token end every token of the sign-in at once, although this isolate caches validated tokens.
+// Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back.
+import { describe, expect, it } from "vitest";
+import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
+import { ORIGIN, workerFetch } from "./client.js";
+import { seed } from "./setup.js";
+
+const TOOLS_LIST = {
+  method: "POST",
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+};
+
+/** The status /mcp answers tools/list with for this token. */
+async function mcpStatus(token: string): Promise<number> {
+  const res = await withBearer(workerFetch, token)(`${ORIGIN}/mcp`, TOOLS_LIST);
+  await res.body?.cancel();
+  return res.status;
+}
+
+// Each test signs in several times; the first request of a file loads the whole Worker in workerd.
+describe("revocation reaches tokens in use", { timeout: 60_000 }, () => {
+  it("refuses an access token on the next request once its sign-in is revoked through the refresh token", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    expect(await mcpStatus(tokens.access_token)).toBe(200); // now served from this isolate's cache
+    expect((await revoke(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!, "refresh_token")).status).toBe(200);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+
+  it("refuses an access token on the next request once its authorization code is replayed", async () => {
+    await seed();
+    const client = await register(workerFetch, ORIGIN);
+    const { verifier } = await pkce();
+    const outcome = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, verifier });
+    if (!outcome.ok) throw new Error(outcome.body);
+    const body = { grant_type: "authorization_code", code: outcome.code, redirect_uri: "http://127.0.0.1:33418/callback", client_id: client.client_id, code_verifier: verifier, resource: `${ORIGIN}/mcp` };
+    const first = await exchange(workerFetch, ORIGIN, body);
+    expect(first.status).toBe(200);
+    expect(await mcpStatus(first.json.access_token)).toBe(200);
+    const replay = await exchange(workerFetch, ORIGIN, body);
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant" } });
+    expect(await mcpStatus(first.json.access_token)).toBe(401);
+  });
+});
+
+describe("refresh token rotation", { timeout: 60_000 }, () => {
+  it("keeps a client that always uses its newest refresh token signed in", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    let current = tokens.refresh_token!;
+    for (let i = 0; i < 3; i++) {
+      const next = await refresh(workerFetch, ORIGIN, tokens.client_id, current);
+      expect(next.status).toBe(200);
+      expect(next.json.refresh_token).not.toBe(current);
+      expect(await mcpStatus(next.json.access_token)).toBe(200);
+      current = next.json.refresh_token;
+    }
+  });
+
+  it("revokes the sign-in when the refresh token it just replaced comes back", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const rotated = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(rotated.status).toBe(200);
+    expect(await mcpStatus(rotated.json.access_token)).toBe(200);
+    const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("already used") } });
+    // Thief and client both lose the sign-in: the newest refresh token and its access token are dead too.
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, rotated.json.refresh_token)).status).toBe(400);
+    expect(await mcpStatus(rotated.json.access_token)).toBe(401);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+  });
+
+  it("revokes the sign-in when an older refresh token comes back after several rotations", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const second = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    const third = await refresh(workerFetch, ORIGIN, tokens.client_id, second.json.refresh_token);
+    expect(third.status).toBe(200);
+    expect(await mcpStatus(third.json.access_token)).toBe(200);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)).status).toBe(400);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, third.json.refresh_token)).status).toBe(400);
+    expect(await mcpStatus(third.json.access_token)).toBe(401);
+  });
+});
