@@ -25,7 +25,7 @@ Serves the BMAD Method over MCP on stdio. Your project's BMAD files win over the
 project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedded bmad-method.
 
 Options:
-  --path DIR         another BMAD tree (priority 2)
+  --path DIR         another BMAD tree (priority 2); repeat it for several, ranked in the order given
   --project DIR      the project folder (default: the current directory)
   --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,agents, all, default
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
@@ -51,7 +51,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string" }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
   const project = resolve(args.project ?? process.cwd());
-  const found = discoverSources({ project, ...(args.path !== undefined ? { path: args.path } : {}), env: process.env });
+  const found = discoverSources({ project, projectNamed: args.project !== undefined, paths: args.path ?? [], env: process.env });
   if (!found.ok) fail(found.error);
   const embedded = embeddedBundle();
   if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
@@ -71,6 +71,11 @@ async function main(): Promise<void> {
   found.value.warnings.forEach(warn);
 
   const bundle = new LocalBundle(found.value.sources, embedded, warn);
+  // A root the user named must yield something: built now, so a mistake stops here rather than being served around.
+  if (found.value.sources.some((s) => s.explicit)) {
+    const failures = await bundle.explicitFailures();
+    if (failures.length) fail(failures.join("\nbmad-mcp: "));
+  }
   if (args.list) return list(bundle);
 
   bundle.watch(found.value.watch);

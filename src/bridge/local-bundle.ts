@@ -1,6 +1,8 @@
 // The bridge's bundle: the project's own trees (and --path, BMAD_ROOT, ~/.bmad) layered over the
 // embedded bundle, rebuilt when one of those trees changes so an edit shows up on the next call.
 // Start-up reads only the embedded manifest; search indexes are read when a search first needs them.
+// A root that yields nothing is skipped with a warning naming what was looked for; for a root the user
+// named (--path, --project) explicitFailures() says so, and the CLI stops at start-up.
 import { readFileSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
@@ -12,6 +14,12 @@ export interface LocalSource {
   /** `origin=path`, as build-bundle takes it. */
   spec: string;
   path: string;
+  /** How the user knows this root, for messages: `--path DIR`, `BMAD_ROOT=DIR`, `~/.bmad (DIR)`. */
+  label: string;
+  /** Named by the user (--path, --project): yielding nothing is an error, not a warning. */
+  explicit: boolean;
+  /** Finding no BMAD tree here is expected (a project with only the kit's files): say nothing. */
+  quietIfNoTree?: boolean;
 }
 
 interface Layer {
@@ -33,6 +41,9 @@ export class LocalBundle {
   private dirty: boolean;
   private building?: Promise<void>;
   private watchers: FSWatcher[] = [];
+  private failures: string[] = [];
+  /** explicitFailures() was asked: from now on a named root that breaks is a warning. */
+  private checked = false;
 
   constructor(
     private readonly sources: LocalSource[],
@@ -45,6 +56,13 @@ export class LocalBundle {
     // Serve the embedded bundle at once; the local trees are layered on before the first call that reads them.
     this.reader = this.install([this.embedded], new Map());
     this.dirty = sources.length > 0;
+  }
+
+  /** Builds the local trees now; what each root the user named (explicit) failed to yield, one line each. */
+  async explicitFailures(): Promise<string[]> {
+    await this.ready();
+    this.checked = true;
+    return this.failures;
   }
 
   /** Rebuilds first if a local tree changed since the last build. */
@@ -77,20 +95,33 @@ export class LocalBundle {
     const blobs = new Map<string, Uint8Array>();
     // The compiler (and its YAML/TOML parsers) loads only when there are local trees to build.
     const { buildBundle } = await import("../../scripts/bundle/build.js");
+    const failures: string[] = [];
     for (const source of this.sources) {
+      let problem: { lookedFor?: string; text: string } | undefined;
       try {
-        // One build per tree: a broken tree is skipped with a warning, the others still served; in a tree,
-        // a symlink that leads out is skipped with a warning naming it, the rest of the tree still served.
+        // One build per tree: a broken tree is skipped, the others still served; in a tree, a symlink that
+        // leads out is skipped with a warning naming it, the rest of the tree still served.
         const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true });
-        for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
-        const bytes = built.blobs.get(built.manifest.searchIndex)!;
-        layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
+        if (!built.manifest.records.length) problem = { text: "the BMAD tree there yields no agents, workflows, tasks or skills" };
+        else {
+          for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
+          const bytes = built.blobs.get(built.manifest.searchIndex)!;
+          layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
+        }
       } catch (error) {
         const message = (error as Error).message;
-        // A project whose _bmad/ holds only kit files (memory, cc-verify.sh) has no tree to layer: no warning.
-        if (!(source.spec.startsWith("project=") && message.startsWith("No BMAD tree recognised"))) this.warn(`skipped ${source.path}: ${message}`);
+        const at = message.indexOf("Looked for:");
+        problem = message.startsWith("No BMAD tree recognised") && at >= 0 ? { lookedFor: message.slice(at), text: message } : { text: message };
       }
+      if (!problem || (problem.lookedFor && source.quietIfNoTree)) continue;
+      if (source.explicit) {
+        failures.push(problem.lookedFor ? `${source.label}: no BMAD tree found. ${problem.lookedFor}` : `${source.label}: ${problem.text}.`);
+        // At start-up the bridge stops on it; after an edit it goes on serving the rest, and says so.
+        if (!this.checked) continue;
+      }
+      this.warn(problem.lookedFor ? `${source.label} has no BMAD tree; skipped. ${problem.lookedFor}` : `skipped ${source.label}: ${problem.text}`);
     }
+    this.failures = failures;
     this.reader = this.install([...layers, this.embedded], blobs);
   }
 

@@ -1,5 +1,7 @@
-// Seed 000's priority chain for local trees: project > --path > BMAD_ROOT > ~/.bmad (> the embedded bundle).
-import { existsSync, statSync } from "node:fs";
+// Seed 000's priority chain for local trees: project > --path (each, in the order given) > BMAD_ROOT >
+// ~/.bmad (> the embedded bundle). Roots the user named (--path, --project) are marked explicit: one that
+// yields nothing stops the bridge at start-up; the implicit ones are skipped with a warning.
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { LocalSource } from "./local-bundle.js";
@@ -7,6 +9,8 @@ import type { LocalSource } from "./local-bundle.js";
 const PROJECT_TREES = ["_bmad", "bmad", ".bmad-core"];
 /** Where installed trees keep files that matter besides the BMAD folder (6.3+ skills live in the IDE folder). */
 const PROJECT_EXTRAS = [".claude/skills", ".cursor/skills", ".agents/skills"];
+/** What the kit and BMAD's scripts write under _bmad/ in a project that has no BMAD tree of its own. */
+const KIT_ENTRIES = new Set(["_memory", "_config", "render"]);
 
 export interface Discovered {
   sources: LocalSource[];
@@ -15,34 +19,56 @@ export interface Discovered {
   warnings: string[];
 }
 
-export function discoverSources(opts: { project: string; path?: string; env: NodeJS.ProcessEnv }): { ok: true; value: Discovered } | { ok: false; error: string } {
+export interface DiscoverOptions {
+  project: string;
+  /** --project was given (not the current directory by default). */
+  projectNamed?: boolean;
+  /** --path, each as given, highest rank first. */
+  paths?: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+export function discoverSources(opts: DiscoverOptions): { ok: true; value: Discovered } | { ok: false; error: string } {
   // The project holds sessions and the completion contract: a mistyped one must not go unnoticed.
   if (!isDir(opts.project)) return { ok: false, error: `--project ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
   const out: Discovered = { sources: [], watch: [], warnings: [] };
   const trees = PROJECT_TREES.map((t) => join(opts.project, t)).filter(isDir);
   if (trees.length) {
-    out.sources.push({ spec: `project=${opts.project}`, path: opts.project });
+    const label = opts.projectNamed ? `--project ${opts.project}` : `the project (${opts.project})`;
+    // A project whose _bmad/ holds only the kit's files (memory, the contract) has no tree to layer: not an error.
+    out.sources.push({ spec: `project=${opts.project}`, path: opts.project, label, explicit: opts.projectNamed === true, quietIfNoTree: kitOnly(opts.project) });
     out.watch.push(...trees, ...PROJECT_EXTRAS.map((t) => join(opts.project, t)).filter(isDir));
   }
-  if (opts.path !== undefined) {
-    const dir = resolve(opts.path);
-    if (!isDir(dir)) return { ok: false, error: `--path ${opts.path}: no such directory. Give a BMAD tree (a folder with _bmad/, bmad/, .bmad-core/ or src/*/module.yaml).` };
-    out.sources.push({ spec: `cli=${dir}`, path: dir });
+  const seen = new Set<string>();
+  for (const given of opts.paths ?? []) {
+    const dir = resolve(given);
+    if (!isDir(dir)) return { ok: false, error: `--path ${given}: no such directory. Give a BMAD tree (a folder with _bmad/, bmad/, .bmad-core/ or src/*/module.yaml).` };
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    out.sources.push({ spec: `cli=${dir}`, path: dir, label: `--path ${given}`, explicit: true });
     out.watch.push(dir);
   }
   const envRoot = opts.env.BMAD_ROOT;
   if (envRoot) {
     if (isDir(resolve(envRoot))) {
-      out.sources.push({ spec: `env=${resolve(envRoot)}`, path: resolve(envRoot) });
+      out.sources.push({ spec: `env=${resolve(envRoot)}`, path: resolve(envRoot), label: `BMAD_ROOT=${envRoot}`, explicit: false });
       out.watch.push(resolve(envRoot));
     } else out.warnings.push(`BMAD_ROOT=${envRoot} is not a directory; ignored`);
   }
   const user = join(opts.env.HOME ?? homedir(), ".bmad");
   if (isDir(user)) {
-    out.sources.push({ spec: `user=${user}`, path: user });
+    out.sources.push({ spec: `user=${user}`, path: user, label: `~/.bmad (${user})`, explicit: false });
     out.watch.push(user);
   }
   return { ok: true, value: out };
+}
+
+/** Whether the project's only BMAD folder is _bmad/ and it holds nothing but the kit's own files. */
+function kitOnly(project: string): boolean {
+  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core"))) return false;
+  const entries = readdirSync(join(project, "_bmad"));
+  const config = join(project, "_bmad", "_config");
+  return entries.every((e) => KIT_ENTRIES.has(e)) && (!isDir(config) || readdirSync(config).every((e) => e === "custom"));
 }
 
 function isDir(path: string): boolean {
