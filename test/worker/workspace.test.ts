@@ -141,7 +141,7 @@ describe("paths", () => {
     expect((await ada.files({ action: "read", project, path: "%2e%2e/literal.md" })).text).toContain("kept as named");
     const read = (uri: string) => ada.client.readResource({ uri });
     expect((await read(`bmad://projects/${project}/docs/arch.md`)).contents[0]).toMatchObject({ mimeType: "text/markdown", text: "ab" });
-    expect((await read(`bmad://projects/${project}/%252e%252e/literal.md`)).contents[0]!.text).toBe("kept as named");
+    expect((await read(`bmad://projects/${project}/%252e%252e/literal.md`)).contents[0]).toMatchObject({ text: "kept as named" });
     for (const [uri, why] of [
       [`bmad://projects/${project}/%2e%2e/secret`, /"\.\."/],
       [`bmad://projects/${project}/..%2fsecret`, /"\.\."/],

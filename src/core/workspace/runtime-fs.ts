@@ -1,0 +1,54 @@
+// A workspace as the RuntimeFs the ported BMAD scripts run on: the project's files appear under `fsRoot`
+// (an absolute POSIX path), directories are implicit (one exists while a file is below it; mkdir does nothing),
+// and every write is a new version by the caller, with the same path checks and limits as bmad-files.
+import type { FsEntryKind, RuntimeFs } from "../runtime/fs.js";
+import { checkWorkspacePath } from "./paths.js";
+import type { WorkspaceFiles, WsResult } from "./store.js";
+
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string): RuntimeFs {
+  const root = fsRoot.replace(/\/+$/, "");
+  /** The project path of an absolute path: "" for the root, undefined outside it. */
+  const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
+  /** Folders above the root exist (the root is in them). */
+  const above = (path: string): string | undefined => {
+    const dir = path === "/" ? "" : path;
+    return root.startsWith(`${dir}/`) ? root.slice(dir.length + 1).split("/")[0] : undefined;
+  };
+  const relOrThrow = (path: string): string => {
+    const rel = inside(path);
+    if (rel === undefined || rel === "") throw new Error(`${path} is outside the project (${root}).`);
+    const checked = checkWorkspacePath(rel);
+    if (!checked.ok) throw new Error(checked.error);
+    return rel;
+  };
+  const value = <T>(out: WsResult<T>): T => {
+    if (!out.ok) throw new Error(out.error);
+    return out.value;
+  };
+  return {
+    async readFile(path) {
+      if (path === root || above(path) !== undefined) return undefined;
+      const out = await files.read(relOrThrow(path));
+      if (!out.ok && out.kind === "not_found" && !out.error.startsWith("Project ")) return undefined;
+      return value(out).data;
+    },
+    async writeFile(path, data) {
+      value(await files.write(relOrThrow(path), data));
+    },
+    async stat(path): Promise<FsEntryKind> {
+      if (above(path) !== undefined) return "dir";
+      const rel = inside(path);
+      if (rel === undefined) return "missing";
+      if (rel !== "" && !checkWorkspacePath(rel).ok) return "missing";
+      return value(await files.stat(rel));
+    },
+    async list(dir) {
+      const next = above(dir);
+      if (next !== undefined) return [next];
+      const rel = inside(dir);
+      if (rel === undefined) return [];
+      return value(await files.children(rel));
+    },
+    async mkdir() {},
+  };
+}

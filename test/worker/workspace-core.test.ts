@@ -1,0 +1,135 @@
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+// The runtime-free parts of workspaces (path and name checks, limits), the tools where there is no
+// workspace store (the bridge), history pruning, and BMAD's ported scripts running on a workspace.
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { SHARED_SCRIPTS } from "../../src/core/runtime/scripts.js";
+import { bmadFilesTool, bmadProjectTool } from "../../src/core/surface/tools/workspace.tools.js";
+import { readBmadUri } from "../../src/core/surface/resources.js";
+import { checkProjectCount, checkWrite, checkWriteAll, MAX_FILE_BYTES, MAX_FILES, MAX_PROJECT_BYTES } from "../../src/core/workspace/limits.js";
+import { checkProjectName, checkWorkspacePath, parseProjectRef, parseProjectUri } from "../../src/core/workspace/paths.js";
+import { workspaceRuntimeFs } from "../../src/core/workspace/runtime-fs.js";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
+
+describe("paths", () => {
+  it("take plain relative paths as written, percent signs included", () => {
+    for (const ok of ["docs/prd.md", "_bmad/config.toml", ".claude/specs/x/01.md", "%2e%2e/x", "a b/ü.md", "x".repeat(512), "...", "a..b", "😀.md"]) {
+      expect(checkWorkspacePath(ok), ok.slice(0, 20)).toEqual({ ok: true, value: ok });
+    }
+  });
+
+  it("refuse every path that could leave the project or read differently elsewhere", () => {
+    const bad = ["", "/abs", "C:/x", "c:x", "../x", "a/../b", "a/..", "./a", "a/./b", "a/.", "a//b", "a/", "a\\b", "a\u0000b", "a\tb", "a\u007fb", "a\u0085b", "\ud800.md", "x".repeat(513)];
+    for (const path of bad) expect(checkWorkspacePath(path).ok, JSON.stringify(path.slice(0, 20))).toBe(false);
+    const long = checkWorkspacePath("x".repeat(10_000));
+    expect(!long.ok && long.error).toBe("Path is 10000 characters; at most 512 are allowed.");
+    const nul = checkWorkspacePath("a\u0000b");
+    expect(!nul.ok && nul.error).toContain("a\\u0000b");
+  });
+
+  it("decode bmad://projects/ URIs once and check the result again", () => {
+    expect(parseProjectUri("bmad://projects/app/docs/a%20b.md")).toEqual({ ok: true, value: { project: "app", path: "docs/a b.md" } });
+    expect(parseProjectUri("bmad://projects/app/%252e%252e/x")).toEqual({ ok: true, value: { project: "app", path: "%2e%2e/x" } });
+    for (const uri of ["bmad://projects/app/%2e%2e/x", "bmad://projects/app/..%2Fx", "bmad://projects/app/a%2F%2Fb", "bmad://projects/app/%00", "bmad://projects/app", "bmad://projects/%2e%2e/x", "bmad://projects/app/%E0%A4%A"]) {
+      expect(parseProjectUri(uri).ok, uri).toBe(false);
+    }
+  });
+
+  it("name projects plainly, and shared ones as name@tag", () => {
+    expect(checkProjectName("my-app.v2").ok).toBe(true);
+    for (const bad of ["", "-x", ".x", "a/b", "a b", "a..b", "x".repeat(65), "app@1234abcd"]) expect(checkProjectName(bad).ok, bad).toBe(false);
+    expect(parseProjectRef("app@0123abcd")).toEqual({ ok: true, value: { name: "app", tag: "0123abcd" } });
+    expect(parseProjectRef("app@xyz").ok).toBe(false);
+  });
+});
+
+describe("limits", () => {
+  const base = { project: "p", path: "a.md", files: 10, bytes: 1000 };
+  it("name each limit and the way out", () => {
+    expect(checkWrite({ ...base, oldSize: undefined, newSize: MAX_FILE_BYTES }).ok).toBe(true);
+    expect(checkWrite({ ...base, oldSize: undefined, newSize: MAX_FILE_BYTES + 1 })).toEqual({ ok: false, error: "a.md would be 1,048,577 bytes; a file holds at most 1 MiB (1,048,576 bytes). Split it into several files." });
+    expect(checkWrite({ ...base, files: MAX_FILES, oldSize: undefined, newSize: 1 })).toEqual({ ok: false, error: 'Project "p" has 5,000 files, the most a project holds; delete some before adding a.md.' });
+    expect(checkWrite({ ...base, files: MAX_FILES, oldSize: 5, newSize: 1 }).ok).toBe(true);
+    expect(checkWrite({ ...base, bytes: MAX_PROJECT_BYTES, oldSize: 10, newSize: 10 }).ok).toBe(true);
+    expect(checkWrite({ ...base, bytes: MAX_PROJECT_BYTES, oldSize: 10, newSize: 11 })).toMatchObject({ ok: false, error: expect.stringMatching(/would hold 52,428,801 bytes; a project holds at most 50 MiB/) });
+    expect(checkProjectCount(99).ok).toBe(true);
+    expect(checkProjectCount(100)).toMatchObject({ ok: false, error: expect.stringMatching(/You have 100 projects/) });
+  });
+
+  it("add up many files before any is stored", () => {
+    const writes = Array.from({ length: 3 }, (_, i) => ({ path: `f${i}`, size: 1 }));
+    expect(checkWriteAll("p", { files: MAX_FILES - 3, bytes: 0, sizes: new Map() }, writes).ok).toBe(true);
+    expect(checkWriteAll("p", { files: MAX_FILES - 2, bytes: 0, sizes: new Map() }, writes)).toMatchObject({ ok: false, error: expect.stringMatching(/before adding f2/) });
+    expect(checkWriteAll("p", { files: MAX_FILES, bytes: 0, sizes: new Map([["f0", 1], ["f1", 1], ["f2", 1]]) }, writes).ok).toBe(true);
+  });
+});
+
+describe("without a workspace store (the bridge)", () => {
+  it("the tools and resources say to use the project directory", async () => {
+    const deps = { reader: {} as never, owner: "local" };
+    for (const [tool, args] of [[bmadProjectTool, { action: "list" }], [bmadFilesTool, { action: "read", project: "p", path: "a.md" }]] as const) {
+      const out = await tool.run(tool.input.parse(args), deps);
+      expect(out).toMatchObject({ ok: false, error: expect.stringMatching(/your project is a directory/) });
+    }
+    expect(await readBmadUri(deps, "bmad://projects/p/a.md")).toMatchObject({ ok: false, error: expect.stringMatching(/project is a directory/) });
+  });
+});
+
+describe("on the Durable Object", () => {
+  let ada: Person;
+  let project: string;
+  const stub = () => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${ada.id}|${project}`));
+
+  beforeAll(async () => {
+    await seed();
+    ada = await signInAs(`${unique("core")}@example.com`);
+    project = unique("core");
+    expect((await ada.project({ action: "create", name: project })).isError).toBe(false);
+  });
+
+  it("prunes the oldest earlier versions past the history cap, never a current file", async () => {
+    const caller = ada.store().caller;
+    const kb = (c: string) => new TextEncoder().encode(c.repeat(1024));
+    const pruned = await runInDurableObject(stub(), (instance: WorkspaceProject, state) => {
+      const stored = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+      instance.historyCap = stored + 3 * 1024;
+      const now = new Date().toISOString();
+      for (const c of "abcde") instance.write(caller, "churn.md", kb(c), false, undefined, now);
+      return state.storage.sql.exec<{ version: number }>("SELECT version FROM versions WHERE path = 'churn.md' AND pruned = 1 ORDER BY version").toArray().map((r) => r.version);
+    });
+    expect(pruned.length).toBeGreaterThan(0);
+    expect(pruned).not.toContain(5);
+    expect((await ada.files({ action: "read", project, path: "churn.md" })).text).toContain("e".repeat(1024));
+    expect((await ada.files({ action: "read", project, path: "churn.md", version: pruned[0] })).text).toMatch(/too old: its content was dropped/);
+    expect((await ada.files({ action: "history", project, path: "churn.md" })).text).toContain("(content pruned)");
+    expect((await ada.files({ action: "read", project, path: "churn.md", version: 4 })).text).toContain("d".repeat(1024));
+  });
+
+  it("serves BMAD's ported scripts as a RuntimeFs: memlog and resolve_config write and read the workspace", async () => {
+    const fs = workspaceRuntimeFs(ada.store().files(project), `/projects/${project}`);
+    const root = `/projects/${project}`;
+    const run = (script: string, args: string[]) => SHARED_SCRIPTS.get(script)!(args, { fs, cwd: root, scriptPath: `${root}/_bmad/scripts/${script}` });
+    const ws = `${root}/_bmad-output/brainstorming/run-1`;
+    expect(await run("memlog.py", ["init", "--workspace", ws, "--field", "topic=Budgeting"])).toMatchObject({ exitCode: 0 });
+    expect(await run("memlog.py", ["append", "--workspace", ws, "--type", "idea", "--by", "user", "--text", "sample data first"])).toMatchObject({ exitCode: 0 });
+    const memlog = await ada.files({ action: "read", project, path: "_bmad-output/brainstorming/run-1/.memlog.md" });
+    expect(memlog.text).toContain("sample data first");
+    expect(memlog.structured).toMatchObject({ version: 2, author: ada.email });
+    const config = await run("resolve_config.py", ["--project-root", root, "-k", "core.project_name"]);
+    expect(config).toMatchObject({ exitCode: 0 });
+    expect(config.stdout).toContain(project);
+    expect(await fs.stat(root)).toBe("dir");
+    expect(await fs.stat("/projects")).toBe("dir");
+    expect(await fs.stat(`${root}/_bmad`)).toBe("dir");
+    expect(await fs.stat(`${root}/_bmad/config.toml`)).toBe("file");
+    expect(await fs.stat(`${root}/nope`)).toBe("missing");
+    expect(await fs.list("/")).toEqual(["projects"]);
+    expect(await fs.list(`${root}/_bmad-output/brainstorming`)).toEqual(["run-1"]);
+    expect(await fs.readFile(`${root}/nope.md`)).toBeUndefined();
+    await expect(fs.writeFile("/etc/passwd", new Uint8Array(1))).rejects.toThrow(/outside the project/);
+    await expect(fs.writeFile(`${root}/big.md`, new Uint8Array(MAX_FILE_BYTES + 1))).rejects.toThrow(/at most 1 MiB/);
+  });
+});

@@ -1,0 +1,180 @@
+// Sharing among four people signed in through the real OAuth flow: the owner, a writer, a reader and a
+// stranger. The stranger sees nothing, not even whether a project exists; revocation holds on the next call;
+// a read-only token reads but cannot change anything.
+import { beforeAll, describe, expect, it } from "vitest";
+import { TOOL } from "../../src/core/surface/names.js";
+import { ownerTag } from "../../src/worker/workspace-store.js";
+import { seed } from "./setup.js";
+import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+
+let owner: Person;
+let writer: Person;
+let reader: Person;
+let stranger: Person;
+let project: string;
+
+beforeAll(async () => {
+  await seed();
+  [owner, writer, reader, stranger] = (await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)))) as [Person, Person, Person, Person];
+  project = unique("shared");
+  expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
+  await owner.files({ action: "write", project, path: "docs/prd.md", content: "# PRD\n" });
+});
+
+/** The stranger's answer for `name`, with the name itself taken out: what is left must not depend on existence. */
+async function strangerSees(name: string, call: (p: string) => Promise<{ text: string; isError: boolean }>): Promise<string> {
+  const out = await call(name);
+  expect(out.isError).toBe(true);
+  return out.text.split(name).join("<name>");
+}
+
+describe("a stranger", () => {
+  it("gets the same answer for someone else's project as for one that does not exist", async () => {
+    const ghost = unique("shared");
+    const calls: Array<(p: string) => Promise<{ text: string; isError: boolean }>> = [
+      (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }),
+      (p) => stranger.files({ action: "write", project: p, path: "docs/prd.md", content: "mine" }),
+      (p) => stranger.files({ action: "list", project: p }),
+      (p) => stranger.files({ action: "history", project: p, path: "docs/prd.md" }),
+      (p) => stranger.files({ action: "restore", project: p, path: "docs/prd.md", version: 1 }),
+      (p) => stranger.files({ action: "delete", project: p, path: "docs/prd.md" }),
+      (p) => stranger.project({ action: "config", name: p }),
+      (p) => stranger.project({ action: "share", name: p, with: "someone@example.com", access: "write" }),
+      (p) => stranger.project({ action: "delete", name: p, confirm: p }),
+    ];
+    for (const call of calls) {
+      const real = await strangerSees(project, call);
+      expect(real).toMatch(/Project "<name>" not found\./);
+      expect(real).toBe(await strangerSees(ghost, call));
+    }
+    // Naming the owner's tag changes nothing.
+    const tag = ownerTag(owner.id);
+    const tagged = await strangerSees(`${project}@${tag}`, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
+    expect(tagged).toBe(await strangerSees(`${ghost}@${tag}`, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" })));
+    const uri = (p: string) => `bmad://projects/${p}/docs/prd.md`;
+    const viaResource = async (p: string) => (await stranger.client.readResource({ uri: uri(p) }).catch((e: Error) => e.message)) as string;
+    expect((await viaResource(project)).split(project).join("<name>")).toBe((await viaResource(ghost)).split(ghost).join("<name>"));
+    expect((await stranger.project({ action: "list" })).text).not.toContain(project);
+  });
+});
+
+describe("sharing", () => {
+  it("gives a writer write and a reader read, shown in their lists", async () => {
+    expect((await owner.project({ action: "share", name: project, with: writer.email.toUpperCase(), access: "write" })).text).toBe(`${writer.email} can now write "${project}" (before: none).`);
+    expect((await owner.project({ action: "share", name: project, with: reader.id, access: "read" })).isError).toBe(false);
+    expect((await writer.project({ action: "list" })).text).toContain(`${project} (write, shared by ${owner.email})`);
+    expect((await reader.project({ action: "list" })).text).toContain(`${project} (read, shared by ${owner.email})`);
+    const shown = await owner.project({ action: "config", name: project });
+    expect(shown.text).toContain(`Shared with: ${writer.email} (write), ${reader.id} (read).`);
+  });
+
+  it("lets the writer change files, as the author of their versions, but not share or delete the project", async () => {
+    const wrote = await writer.files({ action: "append", project, path: "docs/prd.md", content: "by the writer\n", if_version: 1 });
+    expect(wrote.structured).toMatchObject({ version: 2, author: writer.email });
+    expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("by the writer");
+    expect((await writer.files({ action: "restore", project, path: "docs/prd.md", version: 1 })).structured.version).toBe(3);
+    expect((await writer.project({ action: "share", name: project, with: stranger.email, access: "read" })).text).toBe(`Only the owner of "${project}" (${owner.email}) can share or delete it.`);
+    expect((await writer.project({ action: "delete", name: project, confirm: project })).text).toMatch(/Only the owner/);
+  });
+
+  it("lets the reader read, list and see history, and nothing else", async () => {
+    expect((await reader.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("# PRD");
+    expect((await reader.files({ action: "list", project })).structured.total).toBeGreaterThan(1);
+    expect((await reader.files({ action: "history", project, path: "docs/prd.md" })).structured.versions).toHaveLength(3);
+    expect((await reader.client.readResource({ uri: `bmad://projects/${project}/docs/prd.md` })).contents[0]).toMatchObject({ text: expect.stringContaining("# PRD") });
+    const denied = `You have read access to "${project}"; changing it needs write access from its owner (${owner.email}).`;
+    for (const args of [
+      { action: "write", path: "docs/prd.md", content: "x" },
+      { action: "append", path: "docs/prd.md", content: "x" },
+      { action: "restore", path: "docs/prd.md", version: 1 },
+      { action: "delete", path: "docs/prd.md" },
+    ]) expect((await reader.files({ project, ...args })).text, args.action).toBe(denied);
+    expect((await reader.project({ action: "config", name: project, answers: { core: { user_name: "R" } } })).text).toMatch(/read access/);
+    expect((await reader.project({ action: "share", name: project, with: stranger.email, access: "read" })).text).toMatch(/Only the owner/);
+    expect((await reader.project({ action: "delete", name: project, confirm: project })).text).toMatch(/Only the owner/);
+    expect((await owner.files({ action: "history", project, path: "docs/prd.md" })).structured.versions).toHaveLength(3);
+  });
+
+  it("takes a revocation on the next call: the former reader then sees what a stranger sees", async () => {
+    const before = await strangerSees(project, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
+    expect((await owner.project({ action: "share", name: project, with: reader.id, access: "none" })).text).toBe(`${reader.id} no longer has access to "${project}".`);
+    const after = await reader.files({ action: "read", project, path: "docs/prd.md" });
+    expect(after.text.split(project).join("<name>")).toBe(before);
+    expect((await reader.project({ action: "list" })).text).not.toContain(project);
+    // Narrowing a writer to read holds at once as well.
+    await owner.project({ action: "share", name: project, with: writer.email, access: "read" });
+    expect((await writer.files({ action: "write", project, path: "x.md", content: "x" })).text).toMatch(/read access/);
+  });
+
+  it("addresses a shared project whose name the grantee also uses as name@tag", async () => {
+    expect((await writer.project({ action: "create", name: project })).isError).toBe(false);
+    const listed = (await writer.project({ action: "list" })).structured.projects as Array<{ project: string; access: string }>;
+    const tagged = `${project}@${ownerTag(owner.id)}`;
+    expect(listed.map((p) => `${p.project}:${p.access}`)).toEqual(expect.arrayContaining([`${project}:owner`, `${tagged}:read`]));
+    expect((await writer.files({ action: "read", project: tagged, path: "docs/prd.md" })).text).toContain("# PRD");
+    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
+  });
+
+  it("refuses sharing with yourself or with nothing", async () => {
+    expect((await owner.project({ action: "share", name: project, with: owner.email, access: "read" })).text).toMatch(/That is you/);
+    expect((await owner.project({ action: "share", name: project, access: "read" })).text).toMatch(/needs "with"/);
+  });
+});
+
+describe("scopes", () => {
+  it("let a read-only token read, list and see history, and refuse it every change with 403 insufficient_scope", async () => {
+    const readOnly = await signInAs(owner.email, "bmad:read");
+    const call = (args: Record<string, unknown>) => rawCall(readOnly.token, "tools/call", { name: TOOL.bmadFiles, arguments: { project, ...args } });
+    for (const args of [{ action: "read", path: "docs/prd.md" }, { action: "list" }, { action: "history", path: "docs/prd.md" }]) {
+      expect((await call(args)).status, args.action).toBe(200);
+    }
+    for (const args of [{ action: "write", path: "a.md", content: "x" }, { action: "append", path: "a.md", content: "x" }, { action: "restore", path: "docs/prd.md", version: 1 }, { action: "delete", path: "docs/prd.md" }, { action: "nonsense" }, {}]) {
+      const res = await call(args);
+      expect(res.status, JSON.stringify(args)).toBe(403);
+      expect(res.headers.get("www-authenticate")).toMatch(/insufficient_scope/);
+    }
+    const project_ = (args: Record<string, unknown>) => rawCall(readOnly.token, "tools/call", { name: TOOL.bmadProject, arguments: args });
+    expect((await project_({ action: "list" })).status).toBe(200);
+    expect((await project_({ action: "config", name: project })).status).toBe(200);
+    for (const args of [{ action: "create", name: "x" }, { action: "config", name: project, answers: {} }, { action: "share", name: project, with: "a@b.c", access: "read" }, { action: "delete", name: project, confirm: project }]) {
+      expect((await project_(args)).status, JSON.stringify(args)).toBe(403);
+    }
+  });
+});
+
+describe("resources", () => {
+  it("offer a template whose completions are the caller's projects, then that project's paths", async () => {
+    const template = "bmad://projects/{project}/{+path}";
+    expect((await owner.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain(template);
+    const projects = await owner.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "project", value: project.slice(0, 6) } });
+    expect(projects.completion.values).toContain(project);
+    const paths = await owner.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "path", value: "docs/" }, context: { arguments: { project } } });
+    expect(paths.completion.values).toEqual(["docs/prd.md"]);
+    const strangers = await stranger.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "path", value: "" }, context: { arguments: { project } } });
+    expect(strangers.completion.values).toEqual([]);
+  });
+
+  it("serve config-shaped files without secret-looking keys", async () => {
+    await owner.files({ action: "write", project, path: "_bmad/custom/config.toml", content: '[agent]\nname = "x"\napi_key = "sk-live-123"\n' });
+    const viaTool = (await owner.files({ action: "read", project, path: "_bmad/custom/config.toml" })).text;
+    const viaResource = ((await owner.client.readResource({ uri: `bmad://projects/${project}/_bmad/custom/config.toml` })).contents[0] as { text: string }).text;
+    for (const served of [viaTool, viaResource]) {
+      expect(served).toContain('name = "x"');
+      expect(served).not.toContain("sk-live-123");
+    }
+  });
+});
+
+describe("deleting a project", () => {
+  it("needs its name as confirm, removes it for everyone, and frees the name", async () => {
+    await owner.project({ action: "share", name: project, with: writer.email, access: "write" });
+    expect((await owner.project({ action: "delete", name: project, confirm: "yes" })).text).toBe(`To delete "${project}" and all its files and history, pass confirm: "${project}".`);
+    expect((await owner.project({ action: "delete", name: project, confirm: project })).text).toMatch(new RegExp(`Deleted project "${project}" with its \\d+ files`));
+    expect((await owner.project({ action: "list" })).text).not.toContain(project);
+    expect((await writer.project({ action: "list" })).text).not.toContain(`${owner.email}`);
+    expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/Project ".*" not found/);
+    expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
+    expect((await writer.files({ action: "read", project: `${project}@${ownerTag(owner.id)}`, path: "_bmad/config.toml" })).text).toMatch(/not found/);
+  });
+});
