@@ -25,7 +25,11 @@ export async function buildWorker(): Promise<string> {
 }
 
 export async function startLocalWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
-  const config = parseToml(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as { compatibility_date: string; compatibility_flags?: string[] };
+  const config = parseToml(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as {
+    compatibility_date: string;
+    compatibility_flags?: string[];
+    durable_objects?: { bindings?: Array<{ name: string; class_name: string }> };
+  };
   const scriptPath = await buildWorker();
   // Miniflare 5 takes a new option shape; the converter keeps this readable in the classic one.
   const miniflare = new Miniflare(
@@ -36,10 +40,8 @@ export async function startLocalWorker(options: { bundleDir?: string; bindings?:
       compatibilityFlags: config.compatibility_flags ?? [],
       kvNamespaces: ["BUNDLE_KV", "OAUTH_KV"],
       r2Buckets: ["BUNDLE_R2"],
-      durableObjects: {
-        WORKFLOW_SESSION: { className: "WorkflowSession", useSQLite: true },
-        OWNER_SESSIONS: { className: "OwnerSessions", useSQLite: true },
-      },
+      // Every Durable Object wrangler.toml declares (all SQLite-backed): none can be forgotten here.
+      durableObjects: Object.fromEntries((config.durable_objects?.bindings ?? []).map((b) => [b.name, { className: b.class_name, useSQLite: true }])),
       bindings: { BMAD_TOOLSETS: "", ...options.bindings },
       host: "127.0.0.1",
       port: 0,
