@@ -163,7 +163,7 @@ function outputContract(spec: StageSpec, state: SessionState, refining: boolean)
   if (spec.gate.kind === "score") {
     lines.push(
       `The JSON: {"${key}": "<the whole document, markdown>", "quality_score": <0-100>, "gaps": ["<assumption or gap>"], "questions": [{"id": "q1", "question": "...", "context": "why it matters"}]}`,
-      `Score honestly against the quality bar above. ${spec.gate.min} or more means ready: the user then confirms, and it is saved as ${spec.artifact}. Below ${spec.gate.min}, ask 3-5 questions; the user answers them and you refine. The headless mode's assumptions go in gaps and its open questions in questions; where it would end blocked, submit what you have with a low score and the questions that unblock it.`,
+      `Score honestly against the quality bar above. ${spec.gate.min} or more means ready: the user then confirms, and it is saved as ${spec.artifact}. Below ${spec.gate.min}, ask 3-5 questions; the user answers them and you refine. The headless mode's assumptions go in gaps and its open questions in questions; where intent stays ambiguous after inference, submit what you have with a low score and the questions that would settle it.`,
     );
   } else {
     lines.push(`The JSON: {"${key}": "<the whole document, markdown>"}`);

@@ -29,13 +29,20 @@ export interface StageMethod {
   refine?: string;
 }
 
+// The headless modes end an ambiguous run "blocked"; a session asks its clarification questions instead
+// (the output contract says so), so those sentences are left out. So is bmad-architecture's "every write
+// through memlog.py": a session has no project to log in (its Overview keeps the web check).
+const HALT_PRD = "If intent remains ambiguous after inference";
+const HALT_ARCHITECTURE = "If intent stays ambiguous after inference";
+const MEMLOG_WRITES = "You still verify named tech on the web";
+
 const NO_PROJECT_STEPS = "memlog entries, `uv run` scripts and files under the project root are for projects; this session has none, so skip them";
 
 export const STAGE_METHODS: Record<Stage, StageMethod> = {
   po: {
     headless: [
       { file: "references/headless.md", pick: { section: "Inputs the caller is expected to provide", from: "Anything the caller" } },
-      { file: "references/headless.md", pick: { section: "General", until: "End with the JSON response" } },
+      { file: "references/headless.md", pick: { section: "General", until: "End with the JSON response", drop: [HALT_PRD] } },
     ],
     excerpts: [{ file: "SKILL.md", pick: { section: "PRD Discipline" } }],
     companions: [
@@ -46,7 +53,7 @@ export const STAGE_METHODS: Record<Stage, StageMethod> = {
     refine: `Intent: update. The change signal is the user's answers and the gaps below: apply them to the PRD and name any conflict with an earlier decision in gaps; ${NO_PROJECT_STEPS}.`,
   },
   architect: {
-    headless: [{ file: "references/headless.md", pick: { until: "End with JSON" } }],
+    headless: [{ file: "references/headless.md", pick: { until: "End with JSON", drop: [HALT_ARCHITECTURE, MEMLOG_WRITES] } }],
     excerpts: [{ file: "SKILL.md", pick: { section: "Overview" } }],
     companions: [
       { file: "assets/spine-template.md", label: "the spine's shape" },

@@ -1,5 +1,6 @@
 // Choosing parts of a BMAD markdown file by its own structure: a section by heading, then a run of
-// paragraphs from one that starts with `from` to the one before `until`. Nothing inside is rewritten.
+// paragraphs from one that starts with `from` to the one before `until`, less any whole sentence named in
+// `drop` (a gate the session replaces). Nothing inside is rewritten.
 
 export interface Pick {
   /** A heading's text (any level); absent: the body under the document's title. */
@@ -8,6 +9,8 @@ export interface Pick {
   from?: string;
   /** Paragraphs from the one starting with this text on are left out. */
   until?: string;
+  /** Sentences starting with one of these are left out whole, e.g. a headless mode's "halt blocked". */
+  drop?: string[];
 }
 
 function withoutFrontmatter(text: string): string {
@@ -54,6 +57,20 @@ function paragraphs(lines: string[]): string[] {
   return out;
 }
 
+/** The paragraph less each sentence that starts with `start` (at a sentence boundary). */
+function withoutSentence(paragraph: string, start: string): string {
+  for (let i = paragraph.indexOf(start); i >= 0; i = paragraph.indexOf(start, i + 1)) {
+    const before = paragraph.slice(0, i);
+    if (before.trim() && !/[.!?]\s+$/.test(before)) continue;
+    const end = /[.!?](?=\s|$)/g;
+    end.lastIndex = i;
+    const stop = end.exec(paragraph);
+    const after = stop ? paragraph.slice(stop.index + 1) : "";
+    return `${before.trimEnd()}${before.trim() && after.trim() ? " " : ""}${after.trimStart()}`;
+  }
+  return paragraph;
+}
+
 /** The picked text, or undefined when the file has no such section or paragraph. */
 export function pickMarkdown(text: string, pick: Pick): string | undefined {
   const lines = sectionLines(withoutFrontmatter(text).split(/\r?\n/), pick.section);
@@ -68,6 +85,7 @@ export function pickMarkdown(text: string, pick: Pick): string | undefined {
     const i = paras.findIndex((p) => p.startsWith(pick.until!));
     if (i >= 0) paras = paras.slice(0, i);
   }
+  for (const start of pick.drop ?? []) paras = paras.map((p) => withoutSentence(p, start)).filter((p) => p.trim());
   const out = paras.join("\n\n").trim();
   return out || undefined;
 }
