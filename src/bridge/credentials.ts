@@ -1,5 +1,8 @@
 // Sign-in for --remote: an OAuth client the SDK drives (discovery, registration, PKCE, refresh), with
 // credentials kept in the user's config folder (0600) and the browser brought back to a loopback port.
+// A saved sign-in is bound to the authorization server that issued it: when the server's metadata names
+// another one, or the saved sign-in does not say which issued it, it is dropped and the user signs in
+// again, so a refresh token or client id never reaches a server it did not come from.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -7,30 +10,49 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { OAuthClientProvider } from "@modelcontextprotocol/client";
+import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 
-type Stored = { client?: unknown; tokens?: unknown };
+/** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
+type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
+type ClientInformation = ReturnType<OAuthClientProvider["clientInformation"]>;
+type Tokens = ReturnType<OAuthClientProvider["tokens"]>;
 
 /** `$XDG_CONFIG_HOME/bmad-mcp/credentials.json` (or ~/.config/...), one entry per remote URL. */
 export function credentialsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), ".config"), "bmad-mcp", "credentials.json");
 }
 
-function readAll(file: string): Record<string, Stored> {
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** Every remote's entry, by URL (a Map: the keys come from a file). A missing or broken file holds none. */
+function readAll(file: string): Map<string, Stored> {
+  let parsed: unknown;
   try {
-    return JSON.parse(readFileSync(file, "utf8")) as Record<string, Stored>;
+    parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch {
-    return {};
+    return new Map();
   }
+  return new Map(isObject(parsed) ? Object.entries(parsed).filter((e): e is [string, Stored] => isObject(e[1])) : []);
 }
 
-function writeEntry(file: string, key: string, patch: Stored): void {
+function writeEntry(file: string, key: string, entry: Stored): void {
   const all = readAll(file);
-  all[key] = { ...all[key], ...patch };
+  all.set(key, entry);
   mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, JSON.stringify(all, null, 2), { mode: 0o600 });
+  writeFileSync(tmp, JSON.stringify(Object.fromEntries(all), null, 2), { mode: 0o600 });
   renameSync(tmp, file); // atomic: never a torn credentials file
+}
+
+/** The issuer a saved sign-in is bound to: recorded beside it, or the SDK's stamp on the tokens or client. */
+function boundIssuer(entry: Stored): string | undefined {
+  const stamp = (v: unknown) => (isObject(v) && typeof v.issuer === "string" ? v.issuer : undefined);
+  return entry.issuer ?? stamp(entry.tokens) ?? stamp(entry.client);
+}
+
+/** Issuer identifiers as the SDK compares them: equal but for one trailing slash. */
+function sameIssuer(a: string, b: string): boolean {
+  return a === b || a === `${b}/` || b === `${a}/`;
 }
 
 /** The loopback page the browser returns to; resolves with the callback's query. */
@@ -70,6 +92,8 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
 export class FileOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   private readonly expectedState = randomBytes(16).toString("hex");
+  /** Where this sign-in was sent (kept for the callback, so the code goes back to the same server). */
+  private discovery?: OAuthDiscoveryState;
 
   constructor(
     private readonly remote: string,
@@ -99,27 +123,73 @@ export class FileOAuthProvider implements OAuthClientProvider {
     return params;
   }
 
-  clientInformation() {
-    return readAll(this.file)[this.remote]?.client as ReturnType<OAuthClientProvider["clientInformation"]>;
+  private entry(): Stored {
+    return readAll(this.file).get(this.remote) ?? {};
   }
 
-  saveClientInformation(client: unknown): void {
-    writeEntry(this.file, this.remote, { client });
+  /**
+   * The saved sign-in, if it may be used with the authorization server the SDK resolved (`ctx.issuer`).
+   * One from another issuer, or one that does not say which issued it, is dropped from disk (with a line
+   * saying why) and reads as absent: the SDK then registers and signs in afresh at the server named now.
+   * Without `ctx` (the bearer token for the MCP server itself, which the tokens were issued for) it is as saved.
+   */
+  private usable(ctx: OAuthClientInformationContext | undefined): Stored {
+    const entry = this.entry();
+    if (!ctx?.issuer || (entry.client === undefined && entry.tokens === undefined)) return entry;
+    const bound = boundIssuer(entry);
+    if (bound !== undefined && sameIssuer(bound, ctx.issuer)) return entry;
+    writeEntry(this.file, this.remote, {});
+    this.log(
+      bound === undefined
+        ? `the saved sign-in for ${this.remote} does not record which authorization server issued it; signing in again`
+        : `the saved sign-in for ${this.remote} was issued by ${bound}, but the server now names ${ctx.issuer}; signing in again`,
+    );
+    return {};
   }
 
-  tokens() {
-    return readAll(this.file)[this.remote]?.tokens as ReturnType<OAuthClientProvider["tokens"]>;
+  /** Saves part of the sign-in, bound to the issuer the SDK resolved for it. */
+  private save(part: "client" | "tokens", value: unknown, ctx: OAuthClientInformationContext | undefined): void {
+    const entry = this.entry();
+    const issuer = ctx?.issuer ?? boundIssuer({ [part]: value });
+    const old = boundIssuer(entry);
+    // Parts bound to different issuers (or one bound, one not) never share an entry: the new one stays alone.
+    const same = old === undefined || issuer === undefined ? old === issuer : sameIssuer(old, issuer);
+    writeEntry(this.file, this.remote, { ...(same ? entry : {}), ...(issuer !== undefined ? { issuer } : {}), [part]: value });
   }
 
-  saveTokens(tokens: unknown): void {
-    writeEntry(this.file, this.remote, { tokens });
+  clientInformation(ctx?: OAuthClientInformationContext): ClientInformation {
+    return this.usable(ctx).client as ClientInformation;
+  }
+
+  saveClientInformation(client: unknown, ctx?: OAuthClientInformationContext): void {
+    this.save("client", client, ctx);
+  }
+
+  tokens(ctx?: OAuthClientInformationContext): Tokens {
+    return this.usable(ctx).tokens as Tokens;
+  }
+
+  saveTokens(tokens: unknown, ctx?: OAuthClientInformationContext): void {
+    this.save("tokens", tokens, ctx);
+  }
+
+  saveDiscoveryState(state: OAuthDiscoveryState): void {
+    this.discovery = state;
+  }
+
+  discoveryState(): OAuthDiscoveryState | undefined {
+    return this.discovery;
   }
 
   /** The server says a credential no longer works: forget it, so the next attempt signs in afresh. */
   invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all" || scope === "tokens") writeEntry(this.file, this.remote, { tokens: undefined });
-    if (scope === "all" || scope === "client") writeEntry(this.file, this.remote, { client: undefined });
+    if (scope === "all") writeEntry(this.file, this.remote, {});
+    else if (scope === "tokens" || scope === "client") {
+      const { [scope]: _forgotten, ...rest } = this.entry();
+      writeEntry(this.file, this.remote, rest);
+    }
     if (scope === "all" || scope === "verifier") this.verifier = "";
+    if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
 
   redirectToAuthorization(url: URL): void {

@@ -42,6 +42,9 @@ export class RemoteLink {
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
+    // Read the server's metadata afresh next time: it may name another authorization server now (the saved
+    // sign-in is bound to the one that issued it, and is not sent to another).
+    if (error instanceof UnauthorizedError) this.provider.invalidateCredentials("discovery");
     this.reason =
       error instanceof UnauthorizedError
         ? `your sign-in to ${this.url.href} expired; sign in again in the browser (the link is on stderr)`
@@ -80,10 +83,11 @@ export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, tool
 
   const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } });
   for (const method of METHODS) {
-    server.setRequestHandler(method, async (request) => {
+    server.setRequestHandler(method, async (request, ctx) => {
       const params = (request as { params?: Record<string, unknown> }).params;
       const tool = method === "tools/call" ? String(params?.name) : undefined;
-      if (tool && LOCAL_TOOLS.has(tool)) return (await local.request({ method, params })) as never;
+      // A client's cancel reaches a local tool (the completion contract is killed with it).
+      if (tool && LOCAL_TOOLS.has(tool)) return (await local.request({ method, params }, { signal: ctx.mcpReq.signal })) as never;
       let reason: string;
       const remote = await link.current();
       if (remote.ok) {
