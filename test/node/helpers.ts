@@ -1,9 +1,12 @@
-// Shared test helpers: temp dirs, the offline BMAD installers, counting things in real trees.
+// Shared test helpers: temp dirs, the offline BMAD installers, counting things in real trees, the built
+// bridge driven over stdio, and whether a process still runs.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { csv } from "../../scripts/bundle/parse";
 
 const run = promisify(execFile);
@@ -45,4 +48,48 @@ export function findFiles(dir: string, name: string): string[] {
     else if (entry === name) out.push(p);
   }
   return out;
+}
+
+/** The built bridge (dist/bridge.js), spawned over stdio with the SDK client; `stderr()` is what it printed. */
+export async function connectBridge(
+  bridge: string,
+  cwd: string,
+  opts: { args?: string[]; env?: Record<string, string>; home?: string } = {},
+): Promise<{ client: Client; stderr: () => string; pid: number; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bridge, ...(opts.args ?? [])],
+    cwd,
+    env: { PATH: process.env.PATH!, HOME: opts.home ?? join(cwd, ".no-home"), ...opts.env },
+    stderr: "pipe",
+  });
+  let err = "";
+  transport.stderr?.on("data", (d) => (err += d));
+  const client = new Client({ name: "bridge-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => err, pid: transport.pid!, close: () => client.close() };
+}
+
+/** A tool result's text blocks, joined. */
+export function toolText(result: unknown): string {
+  return ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+}
+
+/** Whether a process still runs (a zombie waiting for its parent to reap it counts as gone). */
+export function processRuns(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    return stat[stat.lastIndexOf(")") + 2] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once `check` returns a value, polling every 25 ms; rejects naming `what` after `ms`. */
+export async function waitFor<T>(what: string, check: () => T | undefined, ms: number): Promise<T> {
+  for (const end = Date.now() + ms; ; await new Promise((r) => setTimeout(r, 25))) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+  }
 }
