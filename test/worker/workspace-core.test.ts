@@ -3,7 +3,7 @@
 // workspace store (the bridge), history pruning, and BMAD's ported scripts running on a workspace.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { SHARED_SCRIPTS } from "../../src/core/runtime/scripts.js";
 import { bmadFilesTool, bmadProjectTool } from "../../src/core/surface/tools/workspace.tools.js";
 import { readBmadUri } from "../../src/core/surface/resources.js";
@@ -13,6 +13,9 @@ import { workspaceRuntimeFs } from "../../src/core/workspace/runtime-fs.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
 import { signInAs, unique, type Person } from "./workspace-users.js";
+
+// Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
 describe("paths", () => {
   it("take plain relative paths as written, percent signs included", () => {

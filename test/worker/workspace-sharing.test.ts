@@ -1,11 +1,14 @@
 // Sharing among four people signed in through the real OAuth flow: the owner, a writer, a reader and a
 // stranger. The stranger sees nothing, not even whether a project exists; revocation holds on the next call;
 // a read-only token reads but cannot change anything.
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
 import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+
+// Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
 let owner: Person;
 let writer: Person;

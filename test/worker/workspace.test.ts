@@ -3,11 +3,15 @@
 // installer's files on create, versions, conflicts, odd paths, limits, and survival of a restart.
 import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
 import { signInAs, unique, type Person } from "./workspace-users.js";
+
+// Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
 let ada: Person;
 let project: string;
@@ -21,6 +25,14 @@ beforeAll(async () => {
 });
 
 const stub = (owner: string, name: string) => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+
+describe("the default tools/list", () => {
+  it("carries bmad-project and bmad-files and stays within 8 KB", async () => {
+    const listed = await ada.client.listTools();
+    expect(listed.tools.map((t) => t.name)).toEqual(expect.arrayContaining([TOOL.bmadProject, TOOL.bmadFiles]));
+    expect(JSON.stringify(listed).length).toBeLessThanOrEqual(8 * 1024);
+  });
+});
 
 describe("a new project", () => {
   it("holds the installer's _bmad/ files and BMAD's scripts, and is listed", async () => {
