@@ -1,14 +1,22 @@
 // RuntimeFs over real directories, for the ported BMAD scripts on the bridge (and the differential
 // tests). Confined: after symlinks are resolved, reads and writes outside the allowed roots are
-// refused, and stat and list see nothing there (so a walk up to / ends quietly). Only regular files are read, at most MAX_READ bytes; writes go
-// to a temp file in the same directory and are renamed over the target.
-import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, realpath, rename, rm, stat } from "node:fs/promises";
-import { dirname, join, sep } from "node:path";
+// refused, and stat and list see nothing there (so a walk up to / ends quietly). Reads and writes go
+// through the confined reader and writer (confined-fs.ts): regular files only, capped, atomic writes.
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { dirname, join, relative } from "node:path";
 import type { FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
+import { isInside, MAX_READ_BYTES, readConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 
-export const MAX_READ = 8 * 1024 * 1024;
+export const MAX_READ = MAX_READ_BYTES;
+
+const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"]]);
+
+/** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own). */
+function asError(failure: ConfinedFailure, path: string): Error {
+  const code = ERRNO.get(failure.code);
+  const message = failure.code === "outside" ? `${path}: outside the allowed roots; ${failure.error}` : failure.code === "too-large" ? `${path}: larger than ${MAX_READ} bytes` : `${path}: ${failure.error}`;
+  return refusal(message, code);
+}
 
 function refusal(message: string, code?: string): Error {
   return Object.assign(new Error(message), code ? { code } : {});
@@ -58,7 +66,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   private inside(real: string): boolean {
-    return this.roots.some((root) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep));
+    return this.roots.some((root) => isInside(root, real));
   }
 
   /** The real path, or undefined when it lies outside every allowed root. */
@@ -73,55 +81,24 @@ export class NodeRuntimeFs implements RuntimeFs {
     return real;
   }
 
+  /** The allowed root holding a real path, and the path relative to it. */
+  private rooted(real: string): { root: string; rel: string } {
+    const root = this.roots.find((r) => isInside(r, real))!;
+    return { root, rel: relative(root, real) };
+  }
+
   async readFile(path: string): Promise<Uint8Array | undefined> {
-    const real = await this.mustConfine(path);
-    let handle;
-    try {
-      handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (isMissing(error) || code === "EISDIR") return undefined;
-      throw error;
-    }
-    try {
-      const info = await handle.stat();
-      if (info.isDirectory()) return undefined;
-      if (!info.isFile()) throw refusal("not a regular file");
-      if (info.size > MAX_READ) throw refusal(`larger than ${MAX_READ} bytes`, "EFBIG");
-      const data = await handle.readFile();
-      if (data.byteLength > MAX_READ) throw refusal(`larger than ${MAX_READ} bytes`, "EFBIG");
-      return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    } finally {
-      await handle.close();
-    }
+    const { root, rel } = this.rooted(await this.mustConfine(path));
+    const read = await readConfined(root, rel, { maxBytes: MAX_READ });
+    if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+    if (read.code === "missing" || read.code === "is-dir") return undefined;
+    throw asError(read, path);
   }
 
   async writeFile(path: string, data: Uint8Array): Promise<void> {
-    const real = await this.mustConfine(path);
-    const dir = dirname(real);
-    await mkdir(dir, { recursive: true });
-    // The directory may have been a symlink made after the check: check where it really is.
-    if (!this.inside(await realpath(dir))) throw refusal(`outside the allowed roots (${this.roots.join(", ")})`);
-    const existing = await stat(real).catch((error: unknown) => (isMissing(error) ? undefined : Promise.reject(error)));
-    if (existing?.isDirectory()) throw refusal("is a directory", "EISDIR");
-    if (existing && !existing.isFile()) throw refusal("not a regular file");
-    const temp = join(dir, `.${real.slice(dir.length + 1)}.${randomBytes(6).toString("hex")}.tmp`);
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } catch (error) {
-      await handle.close();
-      await rm(temp, { force: true });
-      throw error;
-    }
-    await handle.close();
-    try {
-      await rename(temp, real);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    const { root, rel } = this.rooted(await this.mustConfine(path));
+    const written = await writeConfined(root, rel, data);
+    if (!written.ok) throw asError(written, path);
   }
 
   async stat(path: string): Promise<FsEntryKind> {
@@ -147,6 +124,8 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async mkdir(dir: string): Promise<void> {
-    await mkdir(await this.mustConfine(dir), { recursive: true });
+    const { root, rel } = this.rooted(await this.mustConfine(dir));
+    const made = await ensureConfinedDir(root, rel);
+    if (!made.ok) throw asError(made, dir);
   }
 }

@@ -1,0 +1,267 @@
+// The bridge's one way to touch files in a project it does not trust (a cloned repository can plant
+// anything): a path is taken relative to a root and refused when it leaves the root, lexically or
+// through a symlink; only regular files are read (never a device, FIFO or socket), at most a capped
+// number of bytes; writes go to a temp file beside the target and are renamed over it. Failures are
+// values naming the path and the fix, with a code to branch on.
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+
+/** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
+export const MAX_READ_BYTES = 8 * 1024 * 1024;
+
+export type ConfinedCode = "missing" | "outside" | "is-dir" | "not-file" | "not-dir" | "too-large" | "exists" | "io";
+export type ConfinedFailure = { ok: false; code: ConfinedCode; error: string };
+export type Confined<T> = ({ ok: true } & T) | ConfinedFailure;
+
+/** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
+const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel}: ${reason}` });
+const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
+export function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
+}
+
+function describeKind(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (info.isDirectory()) return "a directory";
+  if (info.isFIFO()) return "a FIFO";
+  if (info.isSocket()) return "a socket";
+  if (info.isCharacterDevice() || info.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/** 8388608 -> "8 MiB", for limits people set. */
+function size(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / 1024 / 1024} MiB` : bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+function notFile(rel: string, info: Parameters<typeof describeKind>[0]): ConfinedFailure {
+  return failure(info.isDirectory() ? "is-dir" : "not-file", rel, `not a regular file (${describeKind(info)}); refused.`);
+}
+
+/** The real root and the lexical target, or why the path is refused before touching the disk. */
+async function locate(root: string, rel: string): Promise<Confined<{ realRoot: string; abs: string }>> {
+  if (rel.includes("\0")) return failure("outside", JSON.stringify(rel), "contains a NUL byte; give a plain relative path.");
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+  } catch (e) {
+    return failure("missing", root, `the project folder cannot be read (${errno(e) ?? (e as Error).message}).`);
+  }
+  const abs = resolve(realRoot, rel);
+  if (!isInside(realRoot, abs)) return failure("outside", rel, `leads outside the project (${realRoot}); give a path inside it.`);
+  return { ok: true, realRoot, abs };
+}
+
+/** Where an existing path really is, refused when a symlink on the way leads out of the root. */
+/** `via`: the part of `rel` being looked at, when it is not all of it (a folder on the way). */
+async function follow(realRoot: string, abs: string, rel: string, via?: string): Promise<Confined<{ real: string }>> {
+  let real: string;
+  try {
+    real = await realpath(abs);
+  } catch (e) {
+    if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return failure("missing", rel, "does not exist in the project.");
+    if (errno(e) === "ELOOP") return failure("outside", rel, "a symlink loop; remove the link.");
+    return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
+  }
+  if (!isInside(realRoot, real)) return failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`);
+  return { ok: true, real };
+}
+
+/** The real path of an existing file or folder inside the root. */
+export async function resolveConfined(root: string, rel: string): Promise<Confined<{ path: string; isDir: boolean }>> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  const found = await follow(at.realRoot, at.abs, rel);
+  if (!found.ok) return found;
+  const info = await stat(found.real).catch(() => undefined);
+  if (!info) return failure("missing", rel, "does not exist in the project.");
+  return { ok: true, path: found.real, isDir: info.isDirectory() };
+}
+
+/** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught. */
+async function openedInside(handle: FileHandle, realRoot: string): Promise<boolean> {
+  try {
+    return isInside(realRoot, await readlink(`/proc/self/fd/${handle.fd}`));
+  } catch {
+    return true; // no /proc here: the realpath check before open stands alone
+  }
+}
+
+/** A regular file's bytes, at most `maxBytes` (checked on the open descriptor; never more than max + 1 read). */
+export async function readConfined(root: string, rel: string, opts: { maxBytes?: number } = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
+  const max = opts.maxBytes ?? MAX_READ_BYTES;
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  const found = await follow(at.realRoot, at.abs, rel);
+  if (!found.ok) return found;
+  // Checked before open too: opening a device or FIFO can block or have side effects.
+  const before = await stat(found.real).catch(() => undefined);
+  if (!before) return failure("missing", rel, "does not exist in the project.");
+  if (!before.isFile()) return notFile(rel, before);
+  let handle: FileHandle;
+  try {
+    handle = await open(found.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch (e) {
+    if (errno(e) === "ENOENT") return failure("missing", rel, "does not exist in the project.");
+    if (errno(e) === "ELOOP") return failure("outside", rel, "was replaced by a symlink while being read; refused.");
+    return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
+  }
+  try {
+    if (!(await openedInside(handle, at.realRoot))) return failure("outside", rel, "moved outside the project while being read; refused.");
+    const info = await handle.stat();
+    if (!info.isFile()) return notFile(rel, info);
+    const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
+    if (info.size > max) return tooLarge;
+    const buffer = Buffer.alloc(Math.min(info.size, max) + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > max) return tooLarge; // it grew while being read
+      if (length === buffer.length) break;
+    }
+    return { ok: true, bytes: buffer.subarray(0, length), path: found.real };
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function readConfinedText(root: string, rel: string, opts: { maxBytes?: number } = {}): Promise<Confined<{ text: string; path: string }>> {
+  const read = await readConfined(root, rel, opts);
+  return read.ok ? { ok: true, text: read.bytes.toString("utf8"), path: read.path } : read;
+}
+
+/**
+ * A folder inside the root, made (one level at a time) where missing; a link on the way that leads out is
+ * refused. `label` is the path messages name (a file about to be written there), `rel` by default.
+ */
+export async function ensureConfinedDir(root: string, rel: string, opts: { label?: string } = {}): Promise<Confined<{ path: string }>> {
+  const label = opts.label ?? rel;
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  let current = at.realRoot;
+  let shown = "";
+  for (const part of relative(at.realRoot, at.abs).split("/").filter(Boolean)) {
+    shown = shown ? `${shown}/${part}` : part;
+    const next = join(current, part);
+    const found = await follow(at.realRoot, next, label, shown);
+    if (found.ok) {
+      const info = await stat(found.real);
+      if (!info.isDirectory()) return failure("not-dir", label, `${shown} is ${info.isFile() ? "a file" : describeKind(info)} where a folder is needed; move it away.`);
+      current = found.real;
+      continue;
+    }
+    if (found.code !== "missing") return found;
+    // A dangling link reads as missing: mkdir on it fails rather than following it.
+    try {
+      await mkdir(next);
+    } catch (e) {
+      if (errno(e) !== "EEXIST") return failure("io", label, `cannot create ${shown} (${errno(e) ?? (e as Error).message}).`);
+      const again = await follow(at.realRoot, next, label, shown);
+      if (!again.ok) return again.code === "missing" ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : again;
+      if (!(await stat(again.real)).isDirectory()) return failure("not-dir", label, `${shown} is not a folder; move it away.`);
+      current = again.real;
+      continue;
+    }
+    current = next;
+  }
+  return { ok: true, path: current };
+}
+
+export async function listConfined(root: string, rel: string): Promise<Confined<{ names: string[]; path: string }>> {
+  const dir = await resolveConfined(root, rel);
+  if (!dir.ok) return dir;
+  if (!dir.isDir) return failure("not-dir", rel, "not a folder.");
+  try {
+    return { ok: true, names: await readdir(dir.path), path: dir.path };
+  } catch (e) {
+    return failure("io", rel, `cannot be listed (${errno(e) ?? (e as Error).message}).`);
+  }
+}
+
+/**
+ * Creates or replaces a file inside the root: parents are made (never through a link that leads out),
+ * the bytes go to a temp file beside the target, synced, then renamed over it, so readers see the old
+ * file or the new one. A target that is a symlink inside the root is written where it points.
+ * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
+ */
+export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number } = {}): Promise<Confined<{ path: string }>> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
+  const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
+  if (!parent.ok) return parent;
+  let target = join(parent.path, basename(at.abs));
+  const mode = opts.mode ?? 0o644;
+  if (opts.exclusive) return createExclusive(at.realRoot, target, rel, data, mode);
+  const existing = await lstat(target).catch(() => undefined);
+  if (existing?.isSymbolicLink()) {
+    const found = await follow(at.realRoot, target, rel);
+    if (!found.ok && found.code !== "missing") return found;
+    if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
+    target = found.real;
+  }
+  const info = existing && (await stat(target).catch(() => undefined));
+  if (info && !info.isFile()) return notFile(rel, info);
+  const dir = dirname(target);
+  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // The folder may have been swapped for a link since it was checked: look again before the rename.
+    if (!isInside(at.realRoot, await realpath(dir))) {
+      await rm(temp, { force: true });
+      return failure("outside", rel, "moved outside the project while being written; refused.");
+    }
+    await rename(temp, target);
+    return { ok: true, path: target };
+  } catch (e) {
+    await rm(temp, { force: true });
+    return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
+  }
+}
+
+async function createExclusive(realRoot: string, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
+  let handle: FileHandle;
+  try {
+    // O_EXCL with O_CREAT also fails on a symlink, dangling or not: nothing is written through one.
+    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  } catch (e) {
+    if (errno(e) === "EEXIST") return failure("exists", rel, "already exists.");
+    return failure("io", rel, `cannot be created (${errno(e) ?? (e as Error).message}).`);
+  }
+  try {
+    if (!(await openedInside(handle, realRoot))) {
+      await unlink(target).catch(() => undefined);
+      return failure("outside", rel, "moved outside the project while being written; refused.");
+    }
+    await handle.writeFile(data);
+    return { ok: true, path: target };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes a file inside the root (a link itself, never what it points to); missing is fine. */
+export async function removeConfined(root: string, rel: string): Promise<Confined<object>> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
+  if (!parent.ok) return parent.code === "missing" ? { ok: true } : parent;
+  try {
+    await unlink(join(parent.path, basename(at.abs)));
+  } catch (e) {
+    if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
+  }
+  return { ok: true };
+}
