@@ -17,6 +17,7 @@ import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
 import { localProjectRuntime } from "./project-runtime.js";
 import type { ProjectRuntime } from "../core/runtime/project.js";
+import { killAllRuns } from "./run-bounded.js";
 import { discoverSources } from "./sources.js";
 
 const USAGE = `Usage: bmad-mcp [options]
@@ -79,15 +80,19 @@ async function main(): Promise<void> {
   if (args.list) return list(bundle);
 
   bundle.watch(found.value.watch);
-  // A stdio server ends with its input: stop watching so the process can exit at once.
-  process.stdin.once("end", () => bundle.close());
+  // A stdio server ends with its input: stop watching and kill what is still running (a contract, a
+  // skill's script, with everything they started) so the process exits at once, leaving nothing behind.
+  process.stdin.once("end", () => {
+    bundle.close();
+    killAllRuns();
+  });
   let runtime: Promise<ProjectRuntime> | undefined;
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
     },
     owner: "local",
-    sessions: new FileSessionStore(project),
+    sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
     runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader)) }),

@@ -1,58 +1,104 @@
-// One way to run a process from the bridge: an argument array (never a shell string), a time limit,
-// cancellation, capped output, and on any of those ends everything it started is killed. A child that
-// calls setsid leaves the process group, so each run also tags its environment with a cookie and the
-// kill sweeps every process that carries it (Linux /proc; the process group alone elsewhere).
+// One way to run a process from the bridge (the completion contract, a skill's own scripts): an
+// argument array, never a shell string; a time limit; cancellation; capped output. However it ends
+// (exit, time limit, cancel, the bridge itself exiting), everything it started is killed. A child that
+// calls setsid leaves the process group and session, so each run also tags its environment with a
+// cookie, and the kill sweeps every process that carries it, is in its group or session, or descends
+// from it (Linux /proc; the process group alone elsewhere), until none is left.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 
 export const RUN_COOKIE = "BMAD_MCP_RUN_ID";
 const DEFAULT_MAX_OUTPUT = 256 * 1024;
-/** After a kill, how long to wait for pipes held open by stragglers before answering anyway. */
+/** After the end, how long pipes held open by stragglers may delay the answer. */
 const GRACE_MS = 500;
-
-export interface BoundedRun {
-  stdout: string;
-  stderr: string;
-  exitCode: number | null;
-  timedOut: boolean;
-  cancelled: boolean;
-  durationMs: number;
-}
+/** Sweeps per kill: each one catches what forked while the previous one ran. */
+const MAX_SWEEPS = 8;
 
 export interface BoundedOptions {
   cwd: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Added to the bridge's environment (undefined removes a variable). */
   env?: Record<string, string | undefined>;
+  /** Per stream; the last bytes are kept. */
   maxOutputBytes?: number;
+  /** Written to the process's standard input, which is then closed (default: no input). */
+  stdin?: string;
 }
 
-/** Runs still going: killed when the bridge exits. */
+export interface BoundedRun {
+  stdout: string;
+  stderr: string;
+  /** Both streams in the order they arrived, as a terminal shows them. */
+  output: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Some output was dropped (only the last maxOutputBytes of each stream are kept). */
+  truncated: boolean;
+  durationMs: number;
+}
+
+/** The last `max` bytes written to it. */
+class Tail {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  dropped = false;
+  constructor(private readonly max: number) {}
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.size += chunk.length;
+    while (this.size > this.max && this.chunks.length) {
+      const over = this.size - this.max;
+      const first = this.chunks[0]!;
+      this.dropped = true;
+      if (first.length <= over) {
+        this.chunks.shift();
+        this.size -= first.length;
+      } else {
+        this.chunks[0] = first.subarray(over);
+        this.size -= over;
+      }
+    }
+  }
+  toString(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+/** Kills of runs still going: all are called when the bridge exits. */
 const live = new Set<() => void>();
 let exitHooked = false;
 
 export function runBounded(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
+  if (!argv.length || !argv[0]) return Promise.resolve(failedToStart("runBounded needs a command."));
   hookExit();
   const cookie = randomUUID();
   const started = performance.now();
   const max = opts.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const [stdout, stderr, output] = [new Tail(max), new Tail(max), new Tail(max)];
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
       env: { ...process.env, ...opts.env, [RUN_COOKIE]: cookie },
-      detached: true, // its own process group
-      stdio: ["ignore", "pipe", "pipe"],
+      detached: true, // its own session and process group
+      stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout = (stdout + c.toString()).slice(-max)));
-    child.stderr.on("data", (c: Buffer) => (stderr = (stderr + c.toString()).slice(-max)));
+    const pid = child.pid;
+    child.stdout!.on("data", (c: Buffer) => (stdout.push(c), output.push(c)));
+    child.stderr!.on("data", (c: Buffer) => (stderr.push(c), output.push(c)));
+    if (opts.stdin !== undefined) {
+      child.stdin!.on("error", () => undefined); // it may exit without reading: not our failure
+      child.stdin!.end(opts.stdin);
+    }
     let timedOut = false;
     let cancelled = false;
     let settled = false;
-    const kill = () => killAll(child.pid, cookie);
-    const finish = (exitCode: number | null) => {
+    let exitCode: number | null = null;
+    let grace: ReturnType<typeof setTimeout> | undefined;
+    const kill = () => killEverything(pid, cookie);
+    const finish = () => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -60,13 +106,16 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
       opts.signal?.removeEventListener("abort", onAbort);
       live.delete(kill);
       kill(); // whatever it left behind goes too
-      resolve({ stdout, stderr, exitCode, timedOut, cancelled, durationMs: Math.round(performance.now() - started) });
+      // Stragglers killed or not, their pipes must not keep the bridge alive.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      const truncated = stdout.dropped || stderr.dropped;
+      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started) });
     };
-    let grace: ReturnType<typeof setTimeout> | undefined;
     const stop = () => {
       kill();
-      // A descendant that escaped may still hold the pipes: answer after a short grace either way.
-      grace = setTimeout(() => finish(null), GRACE_MS);
+      // A descendant may still hold the pipes: answer after a short grace either way.
+      grace ??= setTimeout(finish, GRACE_MS);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -76,25 +125,44 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
       cancelled = true;
       stop();
     };
+    live.add(kill);
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
-    live.add(kill);
     child.on("error", (error) => {
-      stderr += error.message;
-      finish(null);
+      stderr.push(Buffer.from(`${argv[0]}: ${error.message}`));
+      finish();
     });
     // When it exits, what it left running goes at once: nothing outlives the call.
     child.on("exit", (code) => {
-      kill();
-      grace ??= setTimeout(() => finish(code), GRACE_MS);
+      exitCode = code;
+      stop();
     });
-    child.on("close", (code) => finish(code));
+    child.on("close", finish);
   });
 }
 
-function killAll(pid: number | undefined, cookie: string): void {
-  if (pid) signal(-pid);
-  for (const other of taggedProcesses(cookie)) signal(other);
+/** Kills every run still going (the bridge is exiting: its client has gone or it was told to stop). */
+export function killAllRuns(): void {
+  for (const kill of live) kill();
+}
+
+function failedToStart(message: string): BoundedRun {
+  return { stdout: "", stderr: message, output: message, exitCode: null, timedOut: false, cancelled: false, truncated: false, durationMs: 0 };
+}
+
+function killEverything(pid: number | undefined, cookie: string): void {
+  if (!pid) return;
+  signal(-pid);
+  // A killed process may show in /proc for a moment: sweep again only while new ones turn up (forks).
+  const killed = new Set<number>();
+  for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+    const fresh = startedBy(pid, cookie).filter((other) => !killed.has(other));
+    if (!fresh.length) return;
+    for (const other of fresh) {
+      signal(other);
+      killed.add(other);
+    }
+  }
 }
 
 function signal(pid: number): void {
@@ -105,36 +173,59 @@ function signal(pid: number): void {
   }
 }
 
-/** Every process whose environment carries this run's cookie (empty where /proc is not there). */
-function taggedProcesses(cookie: string): number[] {
+/** Living processes this run started: tagged with its cookie, in its group or session, or below it. */
+function startedBy(pid: number, cookie: string): number[] {
   const needle = `${RUN_COOKIE}=${cookie}`;
   let entries: string[];
   try {
-    entries = readdirSync("/proc");
+    entries = readdirSync("/proc").filter((e) => /^\d+$/.test(e) && Number(e) !== process.pid);
   } catch {
-    return [];
+    return []; // no /proc: the process group was all there is
   }
-  const found: number[] = [];
+  const parent = new Map<number, number>();
+  const found = new Set<number>();
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const other = Number(entry);
+    let stat: string;
     try {
-      if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(needle)) found.push(Number(entry));
+      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
     } catch {
-      // gone, or not ours to read
+      continue; // gone
+    }
+    // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp session.
+    const [state, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (state === "Z" || state === "X") continue; // dead already, waiting to be reaped
+    parent.set(other, Number(ppid));
+    if (Number(pgrp) === pid || Number(session) === pid) found.add(other);
+    else {
+      try {
+        if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(needle)) found.add(other);
+      } catch {
+        // not ours to read: not started by us
+      }
     }
   }
-  return found;
+  // Descendants that cleared their environment and left the session are still below a found one.
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [other, ppid] of parent) {
+      if (!found.has(other) && (ppid === pid || found.has(ppid))) {
+        found.add(other);
+        grew = true;
+      }
+    }
+  }
+  return [...found];
 }
 
 function hookExit(): void {
   if (exitHooked) return;
   exitHooked = true;
-  const killLive = () => live.forEach((kill) => kill());
-  process.once("exit", killLive);
-  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(sig, () => {
-      killLive();
-      process.exit(128 + (sig === "SIGINT" ? 2 : sig === "SIGTERM" ? 15 : 1));
+  process.once("exit", killAllRuns);
+  for (const [name, number] of [["SIGINT", 2], ["SIGTERM", 15], ["SIGHUP", 1]] as const) {
+    process.once(name, () => {
+      killAllRuns();
+      process.exit(128 + number);
     });
   }
 }

@@ -19,7 +19,8 @@ export interface ContractRun {
 
 /** The project's files: only the bridge, which runs beside them, has this. */
 export interface ProjectFiles {
-  runCompletionContract(stack: Stack, workingDir?: string): Promise<{ ok: true; value: ContractRun } | { ok: false; error: string }>;
+  /** `signal` aborts when the client cancels: the script and everything it started must be killed. */
+  runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<{ ok: true; value: ContractRun } | { ok: false; error: string }>;
   projectContext(section: ContextSection): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }>;
 }
 

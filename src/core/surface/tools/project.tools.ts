@@ -19,9 +19,9 @@ export const runCompletionContract = defineTool({
     working_dir: z.string().max(1024).optional().describe("Directory inside the project (default: project root)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ stack, working_dir }, { project }: SurfaceDeps) {
+  async run({ stack, working_dir }, { project }: SurfaceDeps, signal) {
     if (!project) return noProject(TOOL.runCompletionContract);
-    const run = await project.runCompletionContract(stack ?? "auto", working_dir);
+    const run = await project.runCompletionContract(stack ?? "auto", working_dir, signal);
     if (!run.ok) return fail(run.error);
     return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}`, { ...run.value });
   },
