@@ -5,91 +5,85 @@
 //   .claude/specs/<task>/<artifact>         artifacts, saved on confirm/approve
 // Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock.
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { stat } from "node:fs/promises";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
+import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
+import { ensureConfinedDir, listConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "./confined-fs.js";
 
 const LOCK_STALE_MS = 10_000; // a lock this old belongs to a crashed process
 const LOCK_WAIT_MS = 3_000;
-const TASK_NAME = /^[a-z0-9-]+$/; // what taskSlug makes: safe as a folder name
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
+const BASE = ".bmad-task";
+const MAPPING = `${BASE}/task-mapping.json`;
+/** Two submissions of 2 MiB and their bookkeeping fit; a larger state file was not written by us. */
+const MAX_STATE_BYTES = 8 * 1024 * 1024;
 
-type Mapping = Record<string, { task_name: string; objective: string; created_at: string; owner: string }>;
+type Mapping = Map<string, TaskMappingEntry>;
 
 class BusyError extends Error {}
+/** A path the project's files may not be read or written through (a symlink out, a device): named, with the fix. */
+class RefusedPath extends Error {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const errorCode = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
-
-async function writeAtomic(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-  try {
-    const handle = await open(tmp, "wx");
-    await handle.writeFile(text).then(() => handle.sync()).finally(() => handle.close());
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, "utf8");
-  } catch (e) {
-    if (errorCode(e) === "ENOENT" || errorCode(e) === "EISDIR") return undefined;
-    throw e;
-  }
-}
 
 function parseJson(text: string | undefined): unknown {
   try { return text === undefined ? undefined : JSON.parse(text); } catch { return undefined; }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/** A state file's content, if it is a plausible session with this id (a broken or edited file reads as missing). */
-function parseState(text: string | undefined, id: string): SessionState | undefined {
-  const s = parseJson(text);
-  const ok = isObject(s) && s.session_id === id && typeof s.owner === "string" && typeof s.task_name === "string" && TASK_NAME.test(s.task_name)
-    && typeof s.current_state === "string" && isObject(s.stages) && Array.isArray(s.artifacts) && Array.isArray(s.subtasks) && typeof s.revision === "number";
-  return ok ? (s as unknown as SessionState) : undefined;
-}
-
+/** The mapping, or undefined when malformed: then it is rebuilt from the state files. */
 function parseMapping(text: string | undefined): Mapping | undefined {
-  const m = parseJson(text);
-  if (!isObject(m)) return undefined;
-  const ok = Object.entries(m).every(([id, e]) => SESSION_ID.test(id) && isObject(e) && typeof e.task_name === "string" && typeof e.owner === "string");
-  return ok ? (m as unknown as Mapping) : undefined;
+  const raw = parseJson(text);
+  const parsed = TASK_MAPPING.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const mapping = new Map(Object.entries(parsed.data));
+  // zod drops a "__proto__" key silently: any key that did not survive makes the file malformed.
+  return Object.keys(raw as object).length === mapping.size ? mapping : undefined;
 }
+
+const serialize = (mapping: Mapping) => JSON.stringify(Object.fromEntries(mapping), null, 2);
+
+/** A state file read back: the session; or the file, why it is not one (for a list) and the error (for a call); or nothing. */
+type Loaded = { state: SessionState } | { file: string; reason: string; error: string } | undefined;
 
 export class FileSessionStore implements SessionStore {
   private readonly now: () => string;
+  private readonly warn: (message: string) => void;
   private readonly chains = new Map<string, Promise<unknown>>();
-  private readonly base: string;
-  private readonly mappingPath: string;
+  private readonly warned = new Set<string>();
 
-  constructor(private readonly projectDir: string, options: { now?: () => string } = {}) {
+  constructor(private readonly projectDir: string, options: { now?: () => string; warn?: (message: string) => void } = {}) {
     this.now = options.now ?? (() => new Date().toISOString());
-    this.base = join(projectDir, ".bmad-task");
-    this.mappingPath = join(this.base, "task-mapping.json");
+    this.warn = options.warn ?? (() => undefined);
   }
 
   private statePath(id: string): string {
-    return join(this.base, `session-${id}.json`);
+    return `${BASE}/session-${id}.json`;
   }
 
   private contentPath(id: string, ref: string): string {
-    return join(this.base, "temp", id, `${ref.replaceAll("/", "_")}.md`);
+    return `${BASE}/temp/${id}/${ref.replaceAll("/", "_")}.md`;
   }
 
   private artifactPath(state: SessionState, file: string): string {
-    return join(this.projectDir, ".claude", "specs", state.task_name, file);
+    return `.claude/specs/${state.task_name}/${file}`;
+  }
+
+  // Every file goes through the confined reader and writer: a .bmad-task/ or .claude/specs/ that is a
+  // symlink out of the project is refused, never followed.
+  private async readText(rel: string): Promise<string | undefined> {
+    const read = await readConfinedText(this.projectDir, rel, { maxBytes: MAX_STATE_BYTES });
+    if (read.ok) return read.text;
+    if (read.code === "missing" || read.code === "is-dir") return undefined;
+    throw new RefusedPath(read.error);
+  }
+
+  private async writeText(rel: string, text: string): Promise<void> {
+    const written = await writeConfined(this.projectDir, rel, text);
+    if (!written.ok) throw new RefusedPath(written.error);
   }
 
   /** One holder at a time per `path`: a promise chain in this process, a `wx` lock file across processes. */
@@ -103,81 +97,101 @@ export class FileSessionStore implements SessionStore {
 
   private async withLockFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
     const lock = `${path}.lock`;
-    await mkdir(dirname(lock), { recursive: true });
     for (const deadline = Date.now() + LOCK_WAIT_MS; ; ) {
-      try {
-        const handle = await open(lock, "wx");
-        await handle.writeFile(`${process.pid}\n`);
-        await handle.close();
-        break;
-      } catch (e) {
-        if (errorCode(e) !== "EEXIST") throw e;
-        const age = await stat(lock).then((s) => Date.now() - s.mtimeMs, () => 0);
-        if (age > LOCK_STALE_MS) await rm(lock, { force: true });
-        else if (Date.now() > deadline) throw new BusyError(`${lock} is held by another process; try again (delete it if no bmad-mcp is running).`);
-        else await sleep(10 + Math.random() * 40);
-      }
+      const taken = await writeConfined(this.projectDir, lock, `${process.pid}\n`, { exclusive: true });
+      if (taken.ok) break;
+      if (taken.code !== "exists") throw new RefusedPath(taken.error);
+      const found = await resolveConfined(this.projectDir, lock);
+      const age = found.ok ? await stat(found.path).then((s) => Date.now() - s.mtimeMs, () => 0) : 0;
+      if (age > LOCK_STALE_MS) await removeConfined(this.projectDir, lock);
+      else if (Date.now() > deadline) throw new BusyError(`${lock} is held by another process; try again (delete it if no bmad-mcp is running).`);
+      else await sleep(10 + Math.random() * 40);
     }
-    return fn().finally(() => rm(lock, { force: true }));
+    return fn().finally(() => removeConfined(this.projectDir, lock));
   }
 
-  private async load(id: string): Promise<SessionState | undefined> {
-    return parseState(await readText(this.statePath(id)), id);
+  private async load(id: string): Promise<Loaded> {
+    const file = this.statePath(id);
+    const read = await readConfinedText(this.projectDir, file, { maxBytes: MAX_STATE_BYTES });
+    if (!read.ok) {
+      if (read.code === "missing") return undefined;
+      // A link out, a device, a FIFO: refused by the confined reader, whose message names the file.
+      return { file, reason: read.error.slice(file.length + 2), error: read.error };
+    }
+    const invalid = (reason: string) => ({ file, reason, error: `${file} is ${reason}; fix it or delete it.` });
+    const json = parseJson(read.text);
+    if (json === undefined) return invalid("not valid JSON");
+    const parsed = parseSessionState(json);
+    if (!parsed.ok) return invalid(`not a valid session file (${parsed.error})`);
+    if (parsed.state.session_id !== id) return invalid(`not a valid session file (it holds another session id than its name)`);
+    return { state: parsed.state };
+  }
+
+  /** A broken state file is left out of lists and name lookups, with one warning naming it. */
+  private skip(loaded: Loaded): SessionState | undefined {
+    if (loaded && "error" in loaded && !this.warned.has(loaded.error)) {
+      this.warned.add(loaded.error);
+      this.warn(`skipped ${loaded.file}: ${loaded.reason}`);
+    }
+    return loaded && "state" in loaded ? loaded.state : undefined;
   }
 
   private save(state: SessionState): Promise<void> {
-    return writeAtomic(this.statePath(state.session_id), JSON.stringify(state, null, 2));
+    return this.writeText(this.statePath(state.session_id), JSON.stringify(state, null, 2));
   }
 
   /** The mapping rebuilt from the state files present. */
   private async scan(): Promise<Mapping> {
-    const names = await readdir(this.base).catch(() => [] as string[]);
-    const mapping: Mapping = {};
-    for (const name of names) {
+    const listed = await listConfined(this.projectDir, BASE);
+    if (!listed.ok && listed.code !== "missing") throw new RefusedPath(listed.error);
+    const mapping: Mapping = new Map();
+    for (const name of listed.ok ? listed.names : []) {
       const id = STATE_FILE.exec(name)?.[1];
-      const s = id ? await this.load(id) : undefined;
-      if (id && s) mapping[id] = { task_name: s.task_name, objective: s.objective, created_at: s.created_at, owner: s.owner };
+      const s = id ? this.skip(await this.load(id)) : undefined;
+      if (id && s) mapping.set(id, { task_name: s.task_name, objective: s.objective, created_at: s.created_at, owner: s.owner });
     }
     return mapping;
   }
 
   /** The mapping; a missing or malformed one is rebuilt from the state files and written back. */
   private async mapping(): Promise<Mapping> {
-    const text = await readText(this.mappingPath);
+    const text = await this.readText(MAPPING);
     const current = parseMapping(text);
     if (current) return current;
     // A project with no sessions stays untouched (no .bmad-task/ just for reading).
-    if (text === undefined && !(await readdir(this.base).catch(() => [] as string[])).some((n) => STATE_FILE.test(n))) return {};
-    return this.locked(this.mappingPath, async () => {
-      const again = parseMapping(await readText(this.mappingPath));
+    const listed = await listConfined(this.projectDir, BASE);
+    if (!listed.ok && listed.code !== "missing") throw new RefusedPath(listed.error);
+    if (text === undefined && !(listed.ok && listed.names.some((n) => STATE_FILE.test(n)))) return new Map();
+    return this.locked(MAPPING, async () => {
+      const again = parseMapping(await this.readText(MAPPING));
       if (again) return again;
       const rebuilt = await this.scan();
-      await writeAtomic(this.mappingPath, JSON.stringify(rebuilt, null, 2));
+      await this.writeText(MAPPING, serialize(rebuilt));
       return rebuilt;
     });
   }
 
   private async notFound(owner: string, session: string): Promise<Stored<never>> {
-    const names = Object.values(await this.mapping()).filter((e) => e.owner === owner).map((e) => e.task_name);
+    const names = [...(await this.mapping()).values()].filter((e) => e.owner === owner).map((e) => e.task_name);
     const hint = names.length ? suggestion(closest(session, names, 3)) : ' You have no sessions: start one with bmad-task action "start".';
     return { ok: false, kind: "not_found", error: `Session "${session.slice(0, 100)}" not found.${hint}` };
   }
 
   /** Resolves `session` (id or the owner's task name), loads it and runs `op`, under the session lock if `lock`. */
   private async on<T>(owner: string, session: string, lock: boolean, op: (state: SessionState) => Promise<Stored<T>>): Promise<Stored<T>> {
-    const id = SESSION_ID.test(session)
-      ? session
-      : Object.entries(await this.mapping()).find(([, e]) => e.owner === owner && e.task_name === session)?.[0];
-    if (!id) return this.notFound(owner, session);
-    const run = async () => {
-      const state = await this.load(id);
-      // Someone else's session is indistinguishable from a missing one.
-      return state?.owner === owner ? op(state) : this.notFound(owner, session);
-    };
     try {
+      const id = SESSION_ID.test(session) ? session : [...(await this.mapping())].find(([, e]) => e.owner === owner && e.task_name === session)?.[0];
+      if (!id) return await this.notFound(owner, session);
+      const run = async (): Promise<Stored<T>> => {
+        const loaded = await this.load(id);
+        if (loaded && "error" in loaded) return { ok: false, kind: "invalid", error: loaded.error };
+        // Someone else's session is indistinguishable from a missing one.
+        return loaded?.state.owner === owner ? op(loaded.state) : this.notFound(owner, session);
+      };
       return await (lock ? this.locked(this.statePath(id), run) : run());
     } catch (e) {
       if (e instanceof BusyError) return { ok: false, kind: "conflict", error: `Session "${session.slice(0, 100)}" is busy: ${e.message}` };
+      if (e instanceof RefusedPath) return { ok: false, kind: "invalid", error: e.message };
       throw e;
     }
   }
@@ -185,14 +199,14 @@ export class FileSessionStore implements SessionStore {
   async start(owner: string, objective: string): Promise<SessionState> {
     const session_id = randomBytes(32).toString("hex");
     const now = this.now();
-    return this.locked(this.mappingPath, async () => {
-      const mapping = parseMapping(await readText(this.mappingPath)) ?? (await this.scan());
+    return this.locked(MAPPING, async () => {
+      const mapping = parseMapping(await this.readText(MAPPING)) ?? (await this.scan());
       // Task names are artifact folders shared by everyone in the project, so they are unique project-wide.
-      const task_name = uniqueTaskName(objective, new Set(Object.values(mapping).map((e) => e.task_name)));
+      const task_name = uniqueTaskName(objective, new Set([...mapping.values()].map((e) => e.task_name)));
       const state = newSession({ session_id, task_name, objective, owner, now });
       // The name is reserved before the state exists, so a crash in between cannot hand it out twice.
-      mapping[session_id] = { task_name, objective, created_at: now, owner };
-      await writeAtomic(this.mappingPath, JSON.stringify(mapping, null, 2));
+      mapping.set(session_id, { task_name, objective, created_at: now, owner });
+      await this.writeText(MAPPING, serialize(mapping));
       await this.save(state);
       return state;
     });
@@ -206,11 +220,16 @@ export class FileSessionStore implements SessionStore {
     return this.on(owner, session, true, async (state) => {
       const result = step(state, action, this.now());
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-      // Content and artifact first: a crash before the state is replaced leaves the old state consistent.
-      for (const { ref, text } of result.content) await writeAtomic(this.contentPath(state.session_id, ref), text);
+      // The artifact's folder is checked before anything is written: a refused one leaves the session as it was.
       if (result.artifact) {
-        const text = await readText(this.contentPath(state.session_id, result.artifact.ref));
-        if (text !== undefined) await writeAtomic(this.artifactPath(state, result.artifact.file), text);
+        const dir = await ensureConfinedDir(this.projectDir, `.claude/specs/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
+        if (!dir.ok) return { ok: false, kind: "invalid", error: `The artifact cannot be saved: ${dir.error}` };
+      }
+      // Content and artifact first: a crash before the state is replaced leaves the old state consistent.
+      for (const { ref, text } of result.content) await this.writeText(this.contentPath(state.session_id, ref), text);
+      if (result.artifact) {
+        const text = await this.readText(this.contentPath(state.session_id, result.artifact.ref));
+        if (text !== undefined) await this.writeText(this.artifactPath(state, result.artifact.file), text);
       }
       await this.save(result.state);
       return { ok: true, value: result.state };
@@ -228,10 +247,10 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  /** Read from the state files themselves, so a broken one simply drops out. */
+  /** Read from the state files themselves, so a broken one simply drops out (with a warning naming it). */
   async list(owner: string, status: "all" | "active" | "completed" | "failed"): Promise<SessionSummary[]> {
-    const ids = Object.entries(await this.mapping()).filter(([, e]) => e.owner === owner).map(([id]) => id);
-    const states = await Promise.all(ids.map((id) => this.load(id)));
+    const ids = [...(await this.mapping())].filter(([, e]) => e.owner === owner).map(([id]) => id);
+    const states = await Promise.all(ids.map(async (id) => this.skip(await this.load(id))));
     return states
       .filter((s): s is SessionState => s?.owner === owner)
       .map(summarize)
@@ -243,7 +262,7 @@ export class FileSessionStore implements SessionStore {
     return this.on(owner, session, false, async (state) => {
       // Only names the session recorded, and never a path: nothing else under the project is readable.
       const text = state.artifacts.includes(file) && SAFE_NAME.test(file) && file !== "." && file !== ".."
-        ? await readText(this.artifactPath(state, file))
+        ? await this.readText(this.artifactPath(state, file))
         : undefined;
       if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
       return { ok: true, value: text };
@@ -253,7 +272,7 @@ export class FileSessionStore implements SessionStore {
   readContent(owner: string, session: string, ref: string): Promise<Stored<string>> {
     return this.on(owner, session, false, async (state) => {
       // "/" becomes "_" and nothing else is allowed, so a ref can only name a file in the session's temp folder.
-      const text = /^[\w.-]+(\/[\w.-]+)*$/.test(ref) ? await readText(this.contentPath(state.session_id, ref)) : undefined;
+      const text = /^[\w.-]+(\/[\w.-]+)*$/.test(ref) ? await this.readText(this.contentPath(state.session_id, ref)) : undefined;
       return text === undefined ? { ok: false, kind: "not_found", error: `No stored content "${ref.slice(0, 100)}".` } : { ok: true, value: text };
     });
   }

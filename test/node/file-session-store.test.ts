@@ -208,15 +208,35 @@ describe("atomic writes", () => {
 });
 
 describe("broken files", () => {
-  it("treats a malformed session file as missing, leaving the others alone", async () => {
+  it("reports a malformed session file by name, and lists the others with a warning naming it", async () => {
+    const warnings: string[] = [];
+    store = new FileSessionStore(dir, { warn: (m) => warnings.push(m) });
     const broken = await store.start("me", "Broken");
     const fine = await store.start("me", "Fine");
     writeFileSync(statePath(broken.session_id), '{"session_id": "trunc');
-    expect(await store.get("me", broken.session_id)).toMatchObject({ ok: false, kind: "not_found" });
-    expect(await store.get("me", "broken")).toMatchObject({ ok: false, kind: "not_found" });
-    expect(await store.act("me", "broken", { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "not_found" });
+    const named = new RegExp(`\\.bmad-task/session-${broken.session_id}\\.json is not valid JSON; fix it or delete it`);
+    for (const session of [broken.session_id, "broken"]) {
+      const got = await store.get("me", session);
+      expect(got).toMatchObject({ ok: false, kind: "invalid" });
+      expect(!got.ok && got.error).toMatch(named);
+    }
+    expect(await store.act("me", "broken", { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "invalid" });
     expect((await store.list("me", "all")).map((s) => s.session_id)).toEqual([fine.session_id]);
+    expect(warnings).toEqual([`skipped .bmad-task/session-${broken.session_id}.json: not valid JSON`]);
     expect((await store.act("me", "fine", { type: "submit", claude_result: "x" })).ok).toBe(true);
+  });
+
+  it("refuses a planted session whose stage is __proto__, naming the field, and leaves Object.prototype alone", async () => {
+    const planted = await store.start("me", "Planted");
+    const state = JSON.parse(readFileSync(statePath(planted.session_id), "utf8")) as Record<string, unknown>;
+    writeFileSync(statePath(planted.session_id), JSON.stringify({ ...state, current_stage: "__proto__", current_state: "awaiting_confirmation" }));
+    for (const action of [{ type: "confirm" }, { type: "submit", claude_result: "x" }] as Action[]) {
+      const out = await store.act("me", "planted", action);
+      expect(out).toMatchObject({ ok: false, kind: "invalid" });
+      expect(!out.ok && out.error).toMatch(/session-[0-9a-f]{64}\.json is not a valid session file \(current_stage: /);
+    }
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    expect(({} as Record<string, unknown>).status).toBeUndefined();
   });
 
   it("rebuilds a malformed mapping from the session files", async () => {

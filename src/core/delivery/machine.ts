@@ -1,7 +1,7 @@
 // The delivery state machine, pure: (state, action) -> new state + content to store, or an error value.
 import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { parseResult, type Question } from "./score.js";
-import type { ActionName, ContentRef, SessionState, StageRecord, State } from "./session.js";
+import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State } from "./session.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 
@@ -21,14 +21,14 @@ export type Step =
   | { ok: false; error: string; kind: "conflict" | "invalid" };
 
 /** Which actions each state accepts (status always works). */
-export const ALLOWED: Record<State, ActionName[]> = {
+export const ALLOWED: Readonly<Record<State, ActionName[]>> = lookupTable({
   generating: ["submit", "status"],
   clarifying: ["answer", "status"],
   refining: ["submit", "status"],
   awaiting_confirmation: ["confirm", "confirm_save", "status"],
   awaiting_approval: ["approve", "status"],
   completed: ["status"],
-};
+});
 
 export function newSession(init: { session_id: string; task_name: string; objective: string; owner: string; now: string }): SessionState {
   const stages = Object.fromEntries(STAGES.map((s) => [s, { status: "pending", iteration: 0 } satisfies StageRecord])) as Record<Stage, StageRecord>;

@@ -104,3 +104,8 @@ export function uniqueTaskName(objective: string, taken: Set<string>): string {
 }
 
 export const SESSION_ID = /^[0-9a-f]{64}$/;
+
+/** A frozen lookup table without a prototype: a key read back from storage cannot reach Object.prototype. */
+export function lookupTable<K extends string, V>(entries: Record<K, V>): Readonly<Record<K, V>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<K, V>, entries));
+}

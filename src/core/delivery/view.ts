@@ -1,6 +1,6 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
 import { enginesFor, stageSpec } from "./pipeline.js";
-import type { SessionState } from "./session.js";
+import { lookupTable, type SessionState } from "./session.js";
 
 export interface SessionView {
   session_id: string;
@@ -22,14 +22,14 @@ export interface SessionView {
   role_prompt?: string;
 }
 
-const INTERACTION: Record<SessionState["current_state"], string> = {
+const INTERACTION = lookupTable<SessionState["current_state"], string>({
   generating: "awaiting_generation",
   refining: "awaiting_regeneration",
   clarifying: "user_input",
   awaiting_confirmation: "user_decision",
   awaiting_approval: "user_decision",
   completed: "none",
-};
+});
 
 function message(s: SessionState): { text: string; pending: string[] } {
   const spec = stageSpec(s.current_stage);

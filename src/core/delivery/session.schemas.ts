@@ -1,0 +1,72 @@
+// Session state as read back from storage a user can edit (the bridge's .bmad-task/ files, which can
+// arrive with any cloned repository): parsed once at load, so nothing after it indexes with a planted key
+// such as "__proto__". Unknown keys are dropped; every key used for a lookup is an enum or a pattern.
+import { z } from "zod";
+import { STAGES } from "./pipeline.js";
+import { SESSION_ID, STATES, type SessionState } from "./session.js";
+
+/** What taskSlug makes: safe as a folder name. */
+export const TASK_NAME = /^[a-z0-9-]{1,64}$/;
+/** A record key from file content must never be "__proto__": zod would set the record's prototype. */
+const key = z.string().max(200).refine((k) => k !== "__proto__", "must not be __proto__");
+
+const contentRef = z.object({
+  ref: z.string().regex(/^[\w.-]+(\/[\w.-]+)*$/).max(200),
+  summary: z.string(),
+  size: z.number().int().nonnegative(),
+  last_updated: z.string(),
+});
+
+const stageRecord = z.object({
+  status: z.enum(["pending", "in_progress", "completed"]),
+  iteration: z.number().int().nonnegative(),
+  score: z.number().optional(),
+  gaps: z.array(z.string()).optional(),
+  questions: z.array(z.object({ id: z.string().max(200), question: z.string(), context: z.string().optional() })).optional(),
+  answers: z.record(key, z.string()).optional(),
+  claude_result_ref: contentRef.optional(),
+  codex_result_ref: contentRef.optional(),
+  final_result_ref: contentRef.optional(),
+  approved: z.boolean().optional(),
+});
+
+const subtask = z.object({
+  id: z.string().max(100),
+  agent: z.string(),
+  task: z.string(),
+  context_files: z.array(z.string()),
+  output_key: z.string().optional(),
+  status: z.literal("queued"),
+  created_at: z.string(),
+});
+
+export const SESSION_STATE = z.object({
+  session_id: z.string().regex(SESSION_ID),
+  task_name: z.string().regex(TASK_NAME),
+  objective: z.string(),
+  owner: z.string(),
+  current_stage: z.enum(STAGES),
+  current_state: z.enum(STATES),
+  // Exactly the pipeline's stages, each required: a lookup by current_stage always finds its own record.
+  stages: z.object(Object.fromEntries(STAGES.map((s) => [s, stageRecord])) as Record<(typeof STAGES)[number], typeof stageRecord>),
+  artifacts: z.array(z.string().max(200)),
+  subtasks: z.array(subtask),
+  revision: z.number().int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+/** The bridge's task-mapping.json: session id -> task name, objective, owner. */
+export const TASK_MAPPING = z.record(
+  z.string().regex(SESSION_ID),
+  z.object({ task_name: z.string().regex(TASK_NAME), objective: z.string(), created_at: z.string(), owner: z.string() }),
+);
+export type TaskMappingEntry = z.infer<typeof TASK_MAPPING>[string];
+
+/** A stored session, or the first problems found (field paths and what was expected), for a message. */
+export function parseSessionState(value: unknown): { ok: true; state: SessionState } | { ok: false; error: string } {
+  const parsed = SESSION_STATE.safeParse(value);
+  if (parsed.success) return { ok: true, state: parsed.data satisfies SessionState };
+  const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join(".") : "the file"}: ${i.message}`);
+  return { ok: false, error: issues.join("; ") };
+}
