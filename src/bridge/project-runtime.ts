@@ -8,15 +8,14 @@ import { delimiter, dirname, join } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { runBounded } from "./run-bounded.js";
-import { NodeRuntimeFs } from "./runtime-fs.js";
+import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** Where installed 6.3+ skills live in a project (as in sources.ts). */
 const SKILL_HOMES = [".claude/skills", ".cursor/skills", ".agents/skills"];
 /** A skill script's time limit; BMAD_RUN_TIMEOUT_MS lowers or raises it. */
 const RUN_TIMEOUT_MS = Number(process.env.BMAD_RUN_TIMEOUT_MS) > 0 ? Number(process.env.BMAD_RUN_TIMEOUT_MS) : 120_000;
 
-export async function localProjectRuntime(root: string, reader: () => BundleReader): Promise<ProjectRuntime> {
-  const projectFs = await NodeRuntimeFs.create([root]);
+export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs): Promise<ProjectRuntime> {
   return {
     root,
     fsRoot: root,

@@ -11,6 +11,7 @@ import { PropsSchema, SCOPES } from "./auth/identity.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
+import { workspaceRuntimes } from "../core/workspace/project-runtime.js";
 import { DurableWorkspaceStore, workspaceCaller } from "./workspace-store.js";
 
 /** Room for a 2 MiB submission from each engine plus JSON escaping. */
@@ -40,7 +41,8 @@ export const mcpApi = {
       throw error;
     }
     const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
-    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces };
+    // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
+    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader) };
     return mcpHandler(deps, selection.toolsets)(request, env, ctx);
   },
 };

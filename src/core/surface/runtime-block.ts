@@ -27,7 +27,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   lines.push(
     files.kind === "workspace"
       ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
-      : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with the path inside the project.`,
+      : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"} (an agent: "NAME").`,
   );
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);

@@ -32,7 +32,7 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   if (!parsed.ok) return fail(parsed.error);
   if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
   const found = await deps.runtime(PROJECT_URI.exec(line)?.[1]);
-  if (!found.ok) return fail(found.error);
+  if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
   const runtime = found.runtime;
   const fill = (w: string) => w.split("{project-root}").join(runtime.root);
   let script = fill(parsed.script);
@@ -74,6 +74,14 @@ function answer(runtime: ProjectRuntime, name: string, result: { stdout: string;
   return done(text, { script: name, exit_code: result.exitCode, stdout, stderr });
 }
 
+/** A skill's own script named without a project (`{skill-root}/scripts/x.py`): where it runs needs no project. */
+async function ownScriptAnswer(reader: BundleReader, script: string): Promise<ToolOutcome | undefined> {
+  const rel = script.startsWith("{skill-root}/") ? script.slice("{skill-root}/".length) : /^scripts\/[^/]+\.py$/.test(script) ? script : undefined;
+  if (!rel?.startsWith("scripts/")) return undefined;
+  const skill = uniqueSkillFor(reader, rel);
+  return skill.ok ? needsBridge(reader, `${BUNDLE_MOUNT}/${skill.dir}/${rel}`, rel.slice("scripts/".length)) : undefined;
+}
+
 /** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project. */
 function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: string): string {
   if (script.startsWith("/")) return script;
@@ -100,7 +108,8 @@ async function needsBridge(reader: BundleReader, fsScript: string, name: string)
   );
 }
 
-const FALLBACK = /\b(on failure|if (?:it|this|the script|uv|python)[^.]{0,40}(?:fails|unavailable|missing|not available)|fallback|fall back|otherwise)\b/i;
+/** How skills say what to do when a script cannot run ("On failure, read … directly and use defaults"). */
+const FALLBACK = /\b(on failure|if (?:it|this|the script|uv|python)[^.]{0,40}(?:fails|is unavailable|is not available|isn't available)|fallback|fall back)\b/i;
 
 async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
   const { catalog } = reader;

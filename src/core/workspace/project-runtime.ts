@@ -1,0 +1,26 @@
+// A workspace as a project root for skills on the remote: `{project-root}` is bmad://projects/{name}, the
+// ported scripts work on its files, BMAD's own files are mounted read-only, and a skill's own Python
+// scripts cannot run (there is no machine here): bmad-run says so.
+import { bundleFs, withBundle, type ProjectRuntime } from "../runtime/project.js";
+import type { SurfaceDeps } from "../surface/deps.js";
+import type { BundleReader } from "../surface/reader.js";
+import { TOOL } from "../surface/names.js";
+import { workspaceRuntimeFs } from "./runtime-fs.js";
+import type { WorkspaceStore } from "./store.js";
+
+export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
+  return async (project) => {
+    if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
+    const info = await store.info(project);
+    if (!info.ok) return { ok: false, error: info.error };
+    const fsRoot = `/projects/${project}`;
+    const runtime: ProjectRuntime = {
+      root: `bmad://projects/${project}`,
+      fsRoot,
+      label: `bmad://projects/${project}`,
+      fs: withBundle(workspaceRuntimeFs(store.files(project), fsRoot), bundleFs(reader)),
+      skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
+    };
+    return { ok: true, runtime };
+  };
+}
