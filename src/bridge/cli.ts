@@ -16,6 +16,8 @@ import { FileSessionStore } from "./file-session-store.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
 import { localProjectRuntime } from "./project-runtime.js";
+import { LocalWorkspaceStore } from "./local-workspace.js";
+import { NodeRuntimeFs } from "./runtime-fs.js";
 import type { ProjectRuntime } from "../core/runtime/project.js";
 import { killAllRuns } from "./run-bounded.js";
 import { discoverSources } from "./sources.js";
@@ -87,6 +89,8 @@ async function main(): Promise<void> {
     killAllRuns();
   });
   let runtime: Promise<ProjectRuntime> | undefined;
+  // One confined view of the project for BMAD's scripts and bmad-files alike.
+  const projectFs = await NodeRuntimeFs.create([project]);
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
@@ -95,7 +99,8 @@ async function main(): Promise<void> {
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
-    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader)) }),
+    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs)) }),
+    workspaces: new LocalWorkspaceStore(project, projectFs),
     ready: () => bundle.ready(),
   };
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
