@@ -8,6 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
+import { split } from "shlex";
 import { install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-runtime");
@@ -129,5 +130,47 @@ describe("bmad-run", () => {
     expect(hung.text).toMatch(/killed at the time limit/);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(alive(pid)).toBe(false); // the setsid child is gone too
+  });
+});
+
+describe("a PRD from idea to final, with MCP calls only", () => {
+  it("follows bmad-prd's Create path, bmad-architecture finds the PRD, and BMAD's Python carries on the same log", async () => {
+    const dir = project("prd-flow");
+    const name = "prd-flow";
+    const client = await connect(dir);
+    const files = async (args: Record<string, unknown>) => text(await client.callTool({ name: "bmad-files", arguments: { project: name, ...args } }));
+    const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    // 1. Resolve customization with the line the skill gives.
+    const resolved = await bmadRun(client, /uv run [^`]*resolve_customization\.py[^`]*/.exec(prd)![0]);
+    expect(resolved.out?.exit_code, resolved.text).toBe(0);
+    // 3. Load the config the skill names.
+    expect(prd).toContain(`${dir}/_bmad/bmm/config.yaml`);
+    expect(await files({ action: "read", path: "_bmad/bmm/config.yaml" })).toMatch(/user_name: /);
+    // Create: bind the run folder, seed the memlog with the skill's own line, log as the conversation goes.
+    const workspace = `${dir}/_bmad-output/planning-artifacts/prds/prd-todo`;
+    const initLine = /uv run \S*memlog\.py init --workspace \{doc_workspace\} --field topic="<PRD\/product name>"/.exec(prd)![0];
+    const steps = [
+      initLine.replace("{doc_workspace}", workspace).replace("<PRD/product name>", "Todo app"),
+      `uv run ${dir}/_bmad/scripts/memlog.py append --workspace ${workspace} --type decision --text "web first; mobile later"`,
+      `uv run ${dir}/_bmad/scripts/memlog.py append --workspace ${workspace} --type assumption --by user --text "single user, no sync"`,
+    ];
+    for (const step of steps) expect((await bmadRun(client, step)).out?.exit_code, step).toBe(0);
+    const prdPath = "_bmad-output/planning-artifacts/prds/prd-todo/prd.md";
+    await files({ action: "write", path: prdPath, content: "---\ntitle: Todo\nstatus: draft\n---\n# Todo\n" });
+    await files({ action: "write", path: prdPath, content: "---\ntitle: Todo\nstatus: final\n---\n# Todo\n\n## FR-1 Add a todo\n" });
+    expect(readFileSync(join(dir, prdPath), "utf8")).toContain("status: final");
+    // bmad-architecture's discovery: the planning artifacts, where the PRD is.
+    const architecture = text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } }));
+    expect(architecture).toContain(`${dir}/_bmad-output/planning-artifacts`);
+    expect(await files({ action: "list", path: "_bmad-output/planning-artifacts/**/prd.md" })).toContain(prdPath);
+    // BMAD's own Python appends to the log the bridge wrote; Python alone, from scratch, writes the same bytes.
+    const last = ["_bmad/scripts/memlog.py", "append", "--workspace", workspace, "--type", "event", "--text", "architecture started"];
+    expect((await python(dir, last)).code).toBe(0);
+    const alone = project("prd-flow-python");
+    const argv = (line: string) => split(line).slice(2).map((w) => w.replace(dir, alone));
+    for (const step of steps) expect((await python(alone, argv(step))).code, step).toBe(0);
+    expect((await python(alone, last.map((w) => w.replace(dir, alone)))).code).toBe(0);
+    const log = (d: string) => readFileSync(join(d, "_bmad-output/planning-artifacts/prds/prd-todo/.memlog.md"), "utf8").replace(/^updated: \S+$/m, "updated: <minute>");
+    expect(log(dir)).toBe(log(alone));
   });
 });
