@@ -1,0 +1,156 @@
+// The completion contract on the real CLI over stdio: bounded in time, and everything it started is killed
+// (a setsid child too) at the timeout, when the client cancels the call, when the bridge's input closes and
+// when the contract exits. working_dir stays inside the project, real folders named `..dots` included.
+import { spawn } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { connectBridge, install, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
+
+const tmp = tempDir("bridge-contract");
+let bridge: string;
+let dir: string;
+const closers: Array<() => Promise<void>> = [];
+const pidFile = (name: string) => join(tmp.dir, `${name}.pid`);
+
+// SCRIPT_PID and SLEEPER_PID name files for the pids; ESCAPE starts a sleeper in its own session that keeps
+// the output pipes; EXIT leaves it behind and exits at once.
+const CONTRACT = `echo "started $1 in $(basename "$PWD")"
+echo $$ > "$SCRIPT_PID"
+if [ -f "$PROJECT/ESCAPE" ]; then
+  setsid sleep 300 &
+  echo $! > "$SLEEPER_PID"
+  if [ -f "$PROJECT/EXIT" ]; then exit 0; fi
+  wait
+fi
+`;
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  dir = join(tmp.dir, "project");
+  await install("v6.12", join(tmp.dir, "pristine"));
+  cpSync(join(tmp.dir, "pristine"), dir, { recursive: true });
+  mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+  writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), CONTRACT);
+  chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+  mkdirSync(join(dir, "..dots"));
+  mkdirSync(join(dir, "sub"));
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  for (const name of ["script", "sleeper"]) if (existsSync(pidFile(name))) killIfRunning(Number(readFileSync(pidFile(name), "utf8")));
+  tmp.cleanup();
+});
+
+function killIfRunning(pid: number): void {
+  if (processRuns(pid)) process.kill(pid, "SIGKILL");
+}
+
+function env(timeoutMs: number): Record<string, string> {
+  return { BMAD_CONTRACT_TIMEOUT_MS: String(timeoutMs), PROJECT: dir, SCRIPT_PID: pidFile("script"), SLEEPER_PID: pidFile("sleeper") };
+}
+
+async function start(timeoutMs: number): Promise<Client> {
+  const { client, close } = await connectBridge(bridge, dir, { env: env(timeoutMs) });
+  closers.push(close);
+  return client;
+}
+
+/** Sets the contract up to leave a sleeper in its own session; returns a reader of the two pids once written. */
+function escaping(exit = false): () => Promise<{ script: number; sleeper: number }> {
+  for (const name of ["script", "sleeper"]) rmSync(pidFile(name), { force: true });
+  writeFileSync(join(dir, "ESCAPE"), "");
+  if (exit) writeFileSync(join(dir, "EXIT"), "");
+  else rmSync(join(dir, "EXIT"), { force: true });
+  const read = (name: string) => (existsSync(pidFile(name)) ? Number(readFileSync(pidFile(name), "utf8")) || undefined : undefined);
+  return async () => ({
+    script: await waitFor("the contract's pid", () => read("script"), 5000),
+    sleeper: await waitFor("the sleeper's pid", () => read("sleeper"), 5000),
+  });
+}
+
+const gone = (pid: number, ms: number) => waitFor(`process ${pid} to end`, () => (processRuns(pid) ? undefined : true), ms);
+
+describe("the completion contract's processes", () => {
+  it("answers at the timeout plus a short grace and kills a child that left its session", async () => {
+    const client = await start(1500);
+    const pids = escaping();
+    const started = performance.now();
+    const run = await client.callTool({ name: "run_completion_contract", arguments: { stack: "go" } }, undefined, { timeout: 10_000 });
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(1500);
+    expect(elapsed).toBeLessThan(1500 + 1500);
+    expect(run.structuredContent).toMatchObject({ status: "FAIL", output: expect.stringContaining("started go in project") });
+    expect(toolText(run)).toContain("[killed after 1.5 s]");
+    const { script, sleeper } = await pids();
+    await gone(script, 500);
+    await gone(sleeper, 500);
+  });
+
+  it("kills what a contract left running when it exits", async () => {
+    const client = await start(60_000);
+    const pids = escaping(true);
+    const started = performance.now();
+    const run = await client.callTool({ name: "run_completion_contract", arguments: {} }, undefined, { timeout: 10_000 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(run.structuredContent).toMatchObject({ status: "PASS" });
+    await gone((await pids()).sleeper, 500);
+  });
+
+  it("kills the contract and its escaped child when the client cancels the call, and keeps serving", async () => {
+    const client = await start(60_000);
+    const pids = escaping();
+    const cancel = new AbortController();
+    const call = client.callTool({ name: "run_completion_contract", arguments: {} }, undefined, { signal: cancel.signal, timeout: 60_000 });
+    const { script, sleeper } = await pids();
+    cancel.abort();
+    await expect(call).rejects.toThrow();
+    await gone(script, 2000);
+    await gone(sleeper, 2000);
+    await client.ping({ timeout: 2000 });
+  });
+
+  it("kills a running contract when the bridge's input closes, and the bridge exits", async () => {
+    const pids = escaping();
+    const child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home"), ...env(60_000) }, stdio: ["pipe", "pipe", "ignore"] });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const send = (message: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+      send({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "stdin-close", version: "1" } } });
+      expect(JSON.parse((await lines.next()).value as string)).toMatchObject({ id: 1, result: {} });
+      send({ method: "notifications/initialized" });
+      send({ id: 2, method: "tools/call", params: { name: "run_completion_contract", arguments: {} } });
+      const { script, sleeper } = await pids();
+      child.stdin.end();
+      await gone(script, 2000);
+      await gone(sleeper, 2000);
+      await Promise.race([exited, new Promise((_, fail) => setTimeout(() => fail(new Error("the bridge did not exit within 3 s of its input closing")), 3000))]);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
+
+describe("working_dir", () => {
+  it("runs in a real folder whose name starts with two dots", async () => {
+    rmSync(join(dir, "ESCAPE"), { force: true });
+    const client = await start(5000);
+    const run = await client.callTool({ name: "run_completion_contract", arguments: { stack: "go", working_dir: "..dots" } });
+    expect(run.structuredContent).toMatchObject({ status: "PASS", output: "started go in ..dots\n" });
+    expect((await client.callTool({ name: "run_completion_contract", arguments: { working_dir: "sub/../..dots" } })).structuredContent).toMatchObject({ status: "PASS" });
+  });
+
+  it("still refuses every way out of the project", async () => {
+    rmSync(join(dir, "ESCAPE"), { force: true });
+    const client = await start(5000);
+    for (const working_dir of ["..", "../..", "../pristine", "sub/../..", "/etc", "/"]) {
+      const run = await client.callTool({ name: "run_completion_contract", arguments: { working_dir } });
+      expect(run.isError, working_dir).toBe(true);
+      expect(toolText(run)).toMatch(/must stay inside the project|does not exist/);
+    }
+  });
+});

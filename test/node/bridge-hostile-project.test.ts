@@ -1,0 +1,219 @@
+// A project can arrive with hostile files (a cloned repository): planted session files, symlinks out of
+// the project, device files, FIFOs, huge files. The real CLI over stdio in 6.12 installs answers each with
+// a clear error naming the file, reads and writes nothing outside the project, and keeps answering.
+import { cpSync, mkdirSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { connectBridge, install, tempDir, toolText } from "./helpers.js";
+
+const tmp = tempDir("bridge-hostile");
+let bridge: string;
+let pristine: string;
+const closers: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  pristine = join(tmp.dir, "pristine");
+  await install("v6.12", pristine);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  tmp.cleanup();
+});
+
+function project(name: string): string {
+  const dir = join(tmp.dir, name);
+  cpSync(pristine, dir, { recursive: true });
+  return dir;
+}
+
+/** A folder outside every project, to point links at. */
+function outside(name: string): string {
+  const dir = join(tmp.dir, "outside", name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+async function start(dir: string, env: Record<string, string> = {}) {
+  const bridgeProcess = await connectBridge(bridge, dir, { env });
+  closers.push(bridgeProcess.close);
+  return bridgeProcess;
+}
+
+const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args });
+
+/** The bridge still answers, promptly. */
+async function answers(c: Client): Promise<void> {
+  const started = performance.now();
+  await c.ping({ timeout: 2000 });
+  expect(performance.now() - started).toBeLessThan(2000);
+}
+
+const ID = "a".repeat(64);
+const plantedState = (overrides: Record<string, unknown>) =>
+  JSON.stringify({
+    session_id: ID, task_name: "planted", objective: "planted", owner: "local", current_stage: "po", current_state: "generating",
+    stages: { po: { status: "in_progress", iteration: 0 } }, artifacts: [], subtasks: [], revision: 1, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z",
+    ...overrides,
+  });
+
+describe("planted session files", () => {
+  it("refuses a session file whose stage is __proto__, naming the file, and keeps serving sessions", async () => {
+    const dir = project("proto");
+    mkdirSync(join(dir, ".bmad-task"));
+    writeFileSync(join(dir, `.bmad-task/session-${ID}.json`), plantedState({ current_stage: "__proto__", stages: {} }));
+    const { client, stderr } = await start(dir);
+
+    const listed = await call(client, "list_sessions");
+    expect(listed.isError).toBeFalsy();
+    expect(toolText(listed)).not.toContain("planted");
+    expect(stderr()).toMatch(new RegExp(`skipped \\.bmad-task/session-${ID}\\.json: .*current_stage`));
+
+    for (const args of [{ action: "status" }, { action: "submit", claude_result: "# PRD" }, { action: "confirm" }]) {
+      const refused = await call(client, "bmad-task", { ...args, session_id: ID });
+      expect(refused.isError, args.action).toBe(true);
+      expect(toolText(refused)).toMatch(new RegExp(`\\.bmad-task/session-${ID}\\.json is not a valid session file \\(current_stage: `));
+      await answers(client);
+    }
+
+    // A real session still walks its stages beside the broken file.
+    const fresh = (await call(client, "bmad-task", { action: "start", objective: "Real work" })).structuredContent as { session_id: string };
+    const submitted = await call(client, "bmad-task", { action: "submit", session_id: fresh.session_id, claude_result: JSON.stringify({ prd_draft: "# PRD", quality_score: 95 }) });
+    expect(submitted.structuredContent).toMatchObject({ current_stage: "po", current_state: "awaiting_confirmation", iteration: 1 });
+    expect(toolText(await call(client, "list_sessions"))).toContain("real-work");
+  });
+
+  it("skips session files that are not sessions: prototype keys, wrong types, a device, a FIFO", async () => {
+    const dir = project("bad-sessions");
+    mkdirSync(join(dir, ".bmad-task"));
+    const id = (c: string) => c.repeat(64);
+    writeFileSync(join(dir, `.bmad-task/session-${id("b")}.json`), plantedState({ session_id: id("b"), stages: JSON.parse('{"__proto__": {"status": "in_progress", "iteration": 0}}') }));
+    writeFileSync(join(dir, `.bmad-task/session-${id("c")}.json`), plantedState({ session_id: id("c"), current_state: "constructor" }));
+    writeFileSync(join(dir, `.bmad-task/session-${id("d")}.json`), plantedState({ session_id: id("d"), revision: "1" }));
+    symlinkSync("/dev/zero", join(dir, `.bmad-task/session-${id("e")}.json`));
+    execFileSync("mkfifo", [join(dir, `.bmad-task/session-${id("f")}.json`)]);
+    writeFileSync(join(dir, ".bmad-task/task-mapping.json"), '{"__proto__": {"task_name": "x", "owner": "local"}}');
+    const { client, stderr } = await start(dir);
+
+    const listed = await call(client, "list_sessions");
+    expect(listed.isError).toBeFalsy();
+    expect(toolText(listed)).toBe("No sessions.");
+    for (const c of "bcdef") expect(stderr()).toContain(`skipped .bmad-task/session-${id(c)}.json`);
+    const fifo = await call(client, "bmad-task", { action: "status", session_id: id("f") });
+    expect(toolText(fifo)).toMatch(/\.bmad-task\/session-f+\.json: not a regular file/);
+    await answers(client);
+  });
+});
+
+describe("get_project_context", () => {
+  let client: Client;
+  let dir: string;
+  const memory = () => join(dir, "_bmad/_memory");
+  const reset = () => {
+    execFileSync("rm", ["-rf", memory()]);
+    mkdirSync(memory(), { recursive: true });
+    writeFileSync(join(memory(), "shared-context.md"), "# Shared\n## Stack\nTypeScript\n");
+  };
+  beforeAll(async () => {
+    dir = project("context");
+    ({ client } = await start(dir, { OUTSIDE_SECRET: "environ-marker-51" }));
+  });
+
+  it("refuses a file that links out of the project and serves the rest, naming it", async () => {
+    reset();
+    const secret = join(outside("context"), "secret.yaml");
+    writeFileSync(secret, "name: outside-marker-17\n");
+    symlinkSync(secret, join(memory(), "project-context.yaml"));
+    const context = await call(client, "get_project_context");
+    expect(JSON.stringify(context)).not.toContain("outside-marker-17");
+    expect(context.structuredContent).toMatchObject({ stack: "TypeScript", warnings: [expect.stringMatching(/skipped _bmad\/_memory\/project-context\.yaml: .*leads outside the project/)] });
+  });
+
+  it("refuses /proc/self/environ and /dev/zero behind links, answering at once", async () => {
+    reset();
+    symlinkSync("/proc/self/environ", join(memory(), "project-context.yaml"));
+    const environ = await call(client, "get_project_context");
+    expect(JSON.stringify(environ)).not.toContain("environ-marker-51");
+    expect(toolText(environ)).toMatch(/skipped _bmad\/_memory\/project-context\.yaml: .*leads outside the project/);
+
+    execFileSync("rm", [join(memory(), "shared-context.md")]);
+    symlinkSync("/dev/zero", join(memory(), "shared-context.md"));
+    const started = performance.now();
+    const zero = await call(client, "get_project_context");
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(zero.isError).toBe(true);
+    expect(toolText(zero)).toMatch(/_bmad\/_memory\/shared-context\.md: .*leads outside the project/);
+    await answers(client);
+  });
+
+  it("refuses a memory folder that links out of the project", async () => {
+    execFileSync("rm", ["-rf", memory()]);
+    const elsewhere = outside("memory");
+    writeFileSync(join(elsewhere, "shared-context.md"), "# Shared\n## Stack\noutside-marker-23\n");
+    symlinkSync(elsewhere, memory());
+    const context = await call(client, "get_project_context");
+    expect(JSON.stringify(context)).not.toContain("outside-marker-23");
+    expect(context.isError).toBe(true);
+    expect(toolText(context)).toMatch(/_bmad\/_memory\/shared-context\.md: .*leads outside the project/);
+  });
+
+  it("refuses a FIFO and a file over the size limit without reading them", async () => {
+    reset();
+    execFileSync("mkfifo", [join(memory(), "project-context.yaml")]);
+    const fifo = await call(client, "get_project_context");
+    expect(toolText(fifo)).toMatch(/skipped _bmad\/_memory\/project-context\.yaml: not a regular file/);
+
+    execFileSync("rm", [join(memory(), "project-context.yaml")]);
+    writeFileSync(join(memory(), "project-context.yaml"), "");
+    truncateSync(join(memory(), "project-context.yaml"), 8 * 1024 * 1024 + 1);
+    const big = await call(client, "get_project_context");
+    expect(toolText(big)).toMatch(/skipped _bmad\/_memory\/project-context\.yaml: larger than 8 MiB/);
+    await answers(client);
+  });
+
+  it("follows a link that stays inside the project", async () => {
+    reset();
+    writeFileSync(join(dir, "notes.yaml"), "name: inside-link\n");
+    symlinkSync("../../notes.yaml", join(memory(), "project-context.yaml"));
+    expect((await call(client, "get_project_context", { section: "stack" })).structuredContent).toEqual({ stack: "TypeScript" });
+    expect((await call(client, "get_project_context")).structuredContent).toMatchObject({ name: "inside-link" });
+  });
+});
+
+describe("session folders that link out of the project", () => {
+  const good = JSON.stringify({ prd_draft: "# PRD", quality_score: 95 });
+
+  it("refuses to start a session in a .bmad-task that links outside, writing nothing there", async () => {
+    const dir = project("task-link");
+    const elsewhere = outside("task-link");
+    symlinkSync(elsewhere, join(dir, ".bmad-task"));
+    const { client } = await start(dir);
+    const started = await call(client, "bmad-task", { action: "start", objective: "Build user auth" });
+    expect(started.isError).toBe(true);
+    expect(toolText(started)).toMatch(/\.bmad-task.* leads outside the project/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    await answers(client);
+  });
+
+  for (const link of [".claude", ".claude/specs", ".claude/specs/build-user-auth"]) {
+    it(`refuses to save an artifact through ${link} linking outside, and the stage waits`, async () => {
+      const dir = project(`specs-link-${link.replaceAll("/", "-")}`);
+      const elsewhere = outside(`specs-${link.replaceAll("/", "-")}`);
+      if (link !== ".claude") execFileSync("mkdir", ["-p", join(dir, link, "..")]);
+      execFileSync("rm", ["-rf", join(dir, link)]);
+      symlinkSync(elsewhere, join(dir, link));
+      const { client } = await start(dir);
+      const { session_id } = (await call(client, "bmad-task", { action: "start", objective: "Build user auth" })).structuredContent as { session_id: string };
+      await call(client, "bmad-task", { action: "submit", session_id, claude_result: good });
+      const confirmed = await call(client, "bmad-task", { action: "confirm", session_id });
+      expect(confirmed.isError).toBe(true);
+      expect(toolText(confirmed)).toMatch(/\.claude\/specs\/build-user-auth\/01-product-requirements\.md: .*leads outside the project/);
+      expect(readdirSync(elsewhere, { recursive: true })).toEqual([]);
+      // Nothing moved: the stage still waits for a confirm.
+      expect((await call(client, "bmad-task", { action: "status", session_id })).structuredContent).toMatchObject({ current_stage: "po", current_state: "awaiting_confirmation" });
+    });
+  }
+});
