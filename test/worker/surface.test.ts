@@ -2,8 +2,6 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { shortName } from "../../src/core/catalog/names.js";
 import { TOOL } from "../../src/core/surface/names.js";
-import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
-import { DEFAULT_TOOLSETS } from "../../src/core/surface/toolsets.js";
 import { connect, text } from "./client.js";
 import { catalog, fileText, seed } from "./setup.js";
 
