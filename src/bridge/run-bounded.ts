@@ -12,7 +12,7 @@ export const RUN_COOKIE = "BMAD_MCP_RUN_ID";
 const DEFAULT_MAX_OUTPUT = 256 * 1024;
 /** After the end, how long pipes held open by stragglers may delay the answer. */
 const GRACE_MS = 500;
-/** Sweeps per kill: each one catches what forked while the previous one ran. */
+/** Sweeps per kill: each one catches what forked before the previous one stopped it. */
 const MAX_SWEEPS = 8;
 
 export interface BoundedOptions {
@@ -152,22 +152,25 @@ function failedToStart(message: string): BoundedRun {
 
 function killEverything(pid: number | undefined, cookie: string): void {
   if (!pid) return;
-  signal(-pid);
-  // A killed process may show in /proc for a moment: sweep again only while new ones turn up (forks).
-  const killed = new Set<number>();
+  // Freeze first, kill after: a stopped parent cannot fork, and its children stay linked to it (a killed
+  // one's children would be handed to init at once, out of reach). Sweep until no new process turns up.
+  signal(-pid, "SIGSTOP");
+  const stopped = new Set<number>();
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-    const fresh = startedBy(pid, cookie).filter((other) => !killed.has(other));
-    if (!fresh.length) return;
+    const fresh = startedBy(pid, cookie).filter((other) => !stopped.has(other));
+    if (!fresh.length) break;
     for (const other of fresh) {
-      signal(other);
-      killed.add(other);
+      signal(other, "SIGSTOP");
+      stopped.add(other);
     }
   }
+  signal(-pid, "SIGKILL");
+  for (const other of stopped) signal(other, "SIGKILL");
 }
 
-function signal(pid: number): void {
+function signal(pid: number, name: "SIGSTOP" | "SIGKILL"): void {
   try {
-    process.kill(pid, "SIGKILL");
+    process.kill(pid, name);
   } catch {
     // already gone
   }

@@ -1,0 +1,130 @@
+// The bridge's confined reader and writer on a real directory: what it refuses (paths and links that leave
+// the root, devices, FIFOs, sockets, files over the cap), what it follows (links that stay inside), and
+// writes that are atomic and never land outside, whatever the parent folders are.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureConfinedDir, isInside, listConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("confined-fs");
+const root = join(tmp.dir, "project");
+const outside = join(tmp.dir, "outside");
+
+beforeAll(() => {
+  mkdirSync(join(root, "docs"), { recursive: true });
+  mkdirSync(join(root, "..dots"));
+  mkdirSync(outside);
+  writeFileSync(join(root, "docs/a.md"), "inside");
+  writeFileSync(join(root, "..dots/b.md"), "dots");
+  writeFileSync(join(outside, "secret.md"), "outside-marker");
+  symlinkSync("docs", join(root, "docs-link"));
+  symlinkSync("../docs/a.md", join(root, "..dots/a-link.md"));
+  symlinkSync(join(outside, "secret.md"), join(root, "secret-link.md"));
+  symlinkSync(outside, join(root, "out-dir"));
+  symlinkSync("/proc/self/environ", join(root, "environ.md"));
+  symlinkSync("loop-b", join(root, "loop-a"));
+  symlinkSync("loop-a", join(root, "loop-b"));
+  execFileSync("mkfifo", [join(root, "fifo.md")]);
+});
+afterAll(() => tmp.cleanup());
+
+describe("reading", () => {
+  it("reads regular files, following links that stay inside, folders named ..dots included", async () => {
+    expect(await readConfinedText(root, "docs/a.md")).toMatchObject({ ok: true, text: "inside", path: join(realpathSync(root), "docs/a.md") });
+    expect(await readConfinedText(root, "docs-link/a.md")).toMatchObject({ ok: true, text: "inside" });
+    expect(await readConfinedText(root, "..dots/b.md")).toMatchObject({ ok: true, text: "dots" });
+    expect(await readConfinedText(root, "..dots/a-link.md")).toMatchObject({ ok: true, text: "inside" });
+    expect(await readConfinedText(root, "docs/../docs/a.md")).toMatchObject({ ok: true, text: "inside" });
+    expect(await readConfinedText(root, "docs/none.md")).toMatchObject({ ok: false, code: "missing", error: "docs/none.md: does not exist in the project." });
+  });
+
+  it("refuses paths and links that leave the root, naming the path, never reading the target", async () => {
+    for (const rel of ["../outside/secret.md", "docs/../../outside/secret.md", join(outside, "secret.md"), "secret-link.md", "out-dir/secret.md", "environ.md"]) {
+      const read = await readConfinedText(root, rel);
+      expect(read, rel).toMatchObject({ ok: false, code: "outside" });
+      expect(JSON.stringify(read)).not.toContain("outside-marker");
+      expect(!read.ok && read.error.startsWith(`${rel}: `)).toBe(true);
+      expect(!read.ok && read.error).toMatch(/leads outside the project/);
+    }
+    expect(await readConfinedText(root, "loop-a")).toMatchObject({ ok: false, code: "outside", error: "loop-a: a symlink loop; remove the link." });
+  });
+
+  it("refuses devices, FIFOs, sockets and folders without blocking", async () => {
+    mkdirSync(join(tmp.dir, "devices"));
+    symlinkSync("/dev/zero", join(tmp.dir, "devices/zero"));
+    expect(await readConfinedText(join(tmp.dir, "devices"), "zero")).toMatchObject({ ok: false, code: "outside" }); // /dev is outside too
+    expect(await readConfinedText("/dev", "zero")).toMatchObject({ ok: false, code: "not-file", error: "zero: not a regular file (a device); refused." });
+    expect(await readConfinedText(root, "fifo.md")).toMatchObject({ ok: false, code: "not-file", error: "fifo.md: not a regular file (a FIFO); refused." });
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(join(root, "sock"), ok));
+    try {
+      expect(await readConfinedText(root, "sock")).toMatchObject({ ok: false, code: "not-file", error: "sock: not a regular file (a socket); refused." });
+    } finally {
+      server.close();
+    }
+    expect(await readConfinedText(root, "docs")).toMatchObject({ ok: false, code: "is-dir" });
+  });
+
+  it("refuses a file over the cap from its size, and reads one at the cap", async () => {
+    writeFileSync(join(root, "big.md"), "");
+    truncateSync(join(root, "big.md"), 1025);
+    expect(await readConfinedText(root, "big.md", { maxBytes: 1024 })).toMatchObject({ ok: false, code: "too-large", error: expect.stringMatching(/^big\.md: larger than 1 KiB; refused/) });
+    truncateSync(join(root, "big.md"), 1024);
+    expect((await readConfinedText(root, "big.md", { maxBytes: 1024 })).ok).toBe(true);
+    truncateSync(join(root, "big.md"), 8 * 1024 * 1024 + 1);
+    expect(await readConfinedText(root, "big.md")).toMatchObject({ ok: false, error: expect.stringMatching(/larger than 8 MiB/) });
+  });
+
+  it("resolves and lists folders inside the root only", async () => {
+    expect(await resolveConfined(root, "docs-link")).toMatchObject({ ok: true, isDir: true, path: join(realpathSync(root), "docs") });
+    expect(await resolveConfined(root, "..")).toMatchObject({ ok: false, code: "outside" });
+    expect(await listConfined(root, "out-dir")).toMatchObject({ ok: false, code: "outside" });
+    expect(await listConfined(root, "..dots")).toMatchObject({ ok: true, names: expect.arrayContaining(["b.md", "a-link.md"]) });
+    expect(isInside("/p", "/p/..dots")).toBe(true);
+    expect(isInside("/p", "/p/../q")).toBe(false);
+    expect(isInside("/p", "/pq")).toBe(false);
+  });
+});
+
+describe("writing", () => {
+  it("writes atomically, making parent folders, leaving no temp file", async () => {
+    expect(await writeConfined(root, "new/deep/file.md", "one")).toMatchObject({ ok: true });
+    expect(await writeConfined(root, "new/deep/file.md", "two")).toMatchObject({ ok: true });
+    expect(readFileSync(join(root, "new/deep/file.md"), "utf8")).toBe("two");
+    expect(readdirSync(join(root, "new/deep"))).toEqual(["file.md"]);
+  });
+
+  it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {
+    symlinkSync(outside, join(root, "docs/out"));
+    for (const rel of ["out-dir/new.md", "out-dir/deeper/new.md", "docs/out/new.md", "secret-link.md", "../outside/new.md"]) {
+      const written = await writeConfined(root, rel, "x");
+      expect(written, rel).toMatchObject({ ok: false, code: "outside" });
+      expect(!written.ok && written.error.startsWith(`${rel}: `)).toBe(true);
+    }
+    expect(readdirSync(outside)).toEqual(["secret.md"]);
+    expect(readFileSync(join(outside, "secret.md"), "utf8")).toBe("outside-marker");
+    expect(await ensureConfinedDir(root, "out-dir/sub", { label: "out-dir/sub/file.md" })).toMatchObject({ ok: false, error: expect.stringMatching(/^out-dir\/sub\/file\.md: out-dir leads outside the project/) });
+  });
+
+  it("writes through a link that stays inside, and refuses to replace a folder or a FIFO", async () => {
+    expect(await writeConfined(root, "docs-link/c.md", "via link")).toMatchObject({ ok: true, path: join(realpathSync(root), "docs/c.md") });
+    expect(readFileSync(join(root, "docs/c.md"), "utf8")).toBe("via link");
+    expect(await writeConfined(root, "docs", "x")).toMatchObject({ ok: false, code: "is-dir" });
+    expect(await writeConfined(root, "fifo.md", "x")).toMatchObject({ ok: false, code: "not-file" });
+    expect(await writeConfined(root, "docs/a.md/x.md", "x")).toMatchObject({ ok: false, code: "not-dir" });
+  });
+
+  it("creates a file exclusively (lock files), never through a link, and removes it", async () => {
+    expect(await writeConfined(root, "locks/a.lock", "1", { exclusive: true })).toMatchObject({ ok: true });
+    expect(await writeConfined(root, "locks/a.lock", "2", { exclusive: true })).toMatchObject({ ok: false, code: "exists" });
+    symlinkSync(join(outside, "planted.lock"), join(root, "locks/b.lock"));
+    expect(await writeConfined(root, "locks/b.lock", "1", { exclusive: true })).toMatchObject({ ok: false, code: "exists" });
+    expect(readdirSync(outside)).toEqual(["secret.md"]);
+    expect(await removeConfined(root, "locks/a.lock")).toEqual({ ok: true });
+    expect(await removeConfined(root, "locks/a.lock")).toEqual({ ok: true });
+    expect(readdirSync(join(root, "locks"))).toEqual(["b.lock"]);
+  });
+});
