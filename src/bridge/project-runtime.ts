@@ -4,9 +4,10 @@
 import { existsSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
+import { isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
@@ -33,8 +34,8 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
 
 async function runSkillScript(root: string, reader: BundleReader, fsScript: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
   const script = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : fsScript;
-  if (!script.startsWith(`${root}/`) && !script.startsWith(`${skillCache()}/`)) return refused(`${fsScript} is outside the project; only the project's skills and BMAD's own run here.`);
-  if (!existsSync(script)) return refused(`No such script: ${fsScript}.`);
+  const where = await confinedScript(script, [root, skillCache()]);
+  if (!where.ok) return refused(where.error);
   const uv = onPath("uv");
   const python = onPath("python3");
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
@@ -47,6 +48,18 @@ async function runSkillScript(root: string, reader: BundleReader, fsScript: stri
   if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
   if (run.cancelled) stderr += "\nCancelled by the client.";
   return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut };
+}
+
+/** A script that is a regular file inside one of `bases`, after `..` and symlinks: the project's skills, or
+ *  the cache of bundle skills. Anything else (`{project-root}/../x`, a link out) is refused, never run. */
+async function confinedScript(script: string, bases: string[]): Promise<{ ok: true } | { ok: false; error: string }> {
+  const path = resolve(script);
+  const base = bases.find((b) => isInside(b, path));
+  if (!base) return { ok: false, error: `${script} is outside the project; only the project's skills and BMAD's own run here.` };
+  const found = await resolveConfined(base, relative(base, path));
+  if (!found.ok) return { ok: false, error: found.code === "missing" ? `No such script: ${script}.` : `Refused to run ${found.error}` };
+  if (found.isDir) return { ok: false, error: `${script} is a folder, not a script.` };
+  return { ok: true };
 }
 
 function refused(message: string): SkillScriptRun {

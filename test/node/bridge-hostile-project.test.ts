@@ -217,3 +217,26 @@ describe("session folders that link out of the project", () => {
     });
   }
 });
+
+describe("skill scripts outside the project", () => {
+  it("refuses to run a script reached through .. or through a link out of the project, running nothing", async () => {
+    const dir = project("script-escape");
+    const elsewhere = outside("scripts/scripts");
+    const marker = join(elsewhere, "ran.txt");
+    writeFileSync(join(elsewhere, "evil.py"), `open(${JSON.stringify(marker)}, "w").write("ran")\nprint("outside-marker-41")\n`);
+    const skill = join(dir, ".claude/skills/bmad-planted/scripts");
+    mkdirSync(skill, { recursive: true });
+    symlinkSync(join(elsewhere, "evil.py"), join(skill, "linked.py"));
+    const { client } = await start(dir);
+    const runs = {
+      dots: `python3 {project-root}/../outside/scripts/scripts/evil.py`,
+      link: `python3 {project-root}/.claude/skills/bmad-planted/scripts/linked.py`,
+    };
+    const dots = await call(client, "bmad-run", { command: runs.dots });
+    expect(toolText(dots)).toMatch(/evil\.py is outside the project/);
+    const link = await call(client, "bmad-run", { command: runs.link });
+    expect(toolText(link)).toMatch(/Refused to run \.claude\/skills\/bmad-planted\/scripts\/linked\.py: leads outside the project/);
+    expect(JSON.stringify([dots, link])).not.toContain("outside-marker-41");
+    expect(readdirSync(elsewhere)).toEqual(["evil.py"]);
+  });
+});
