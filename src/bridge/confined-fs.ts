@@ -16,7 +16,7 @@ export type ConfinedFailure = { ok: false; code: ConfinedCode; error: string };
 export type Confined<T> = ({ ok: true } & T) | ConfinedFailure;
 
 /** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
-const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel}: ${reason}` });
+const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel || "."}: ${reason}` });
 const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
@@ -56,8 +56,8 @@ async function locate(root: string, rel: string): Promise<Confined<{ realRoot: s
   return { ok: true, realRoot, abs };
 }
 
-/** Where an existing path really is, refused when a symlink on the way leads out of the root. */
-/** `via`: the part of `rel` being looked at, when it is not all of it (a folder on the way). */
+/** Where an existing path really is, refused when a symlink on the way leads out of the root.
+ *  `via`: the part of `rel` being looked at, when it is not all of it (a folder on the way). */
 async function follow(realRoot: string, abs: string, rel: string, via?: string): Promise<Confined<{ real: string }>> {
   let real: string;
   try {

@@ -12,10 +12,10 @@ export const MAX_READ = MAX_READ_BYTES;
 const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"]]);
 
 /** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own). */
-function asError(failure: ConfinedFailure, path: string): Error {
+function asError(failure: ConfinedFailure): Error {
   const code = ERRNO.get(failure.code);
-  const message = failure.code === "outside" ? `${path}: outside the allowed roots; ${failure.error}` : failure.code === "too-large" ? `${path}: larger than ${MAX_READ} bytes` : `${path}: ${failure.error}`;
-  return refusal(message, code);
+  // The ported scripts' callers match "outside the allowed roots" (as for paths refused before any read).
+  return refusal(failure.code === "outside" ? `outside the allowed roots: ${failure.error}` : failure.error, code);
 }
 
 function refusal(message: string, code?: string): Error {
@@ -92,13 +92,13 @@ export class NodeRuntimeFs implements RuntimeFs {
     const read = await readConfined(root, rel, { maxBytes: MAX_READ });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
-    throw asError(read, path);
+    throw asError(read);
   }
 
   async writeFile(path: string, data: Uint8Array): Promise<void> {
     const { root, rel } = this.rooted(await this.mustConfine(path));
     const written = await writeConfined(root, rel, data);
-    if (!written.ok) throw asError(written, path);
+    if (!written.ok) throw asError(written);
   }
 
   async stat(path: string): Promise<FsEntryKind> {
@@ -126,6 +126,6 @@ export class NodeRuntimeFs implements RuntimeFs {
   async mkdir(dir: string): Promise<void> {
     const { root, rel } = this.rooted(await this.mustConfine(dir));
     const made = await ensureConfinedDir(root, rel);
-    if (!made.ok) throw asError(made, dir);
+    if (!made.ok) throw asError(made);
   }
 }
