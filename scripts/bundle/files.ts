@@ -1,5 +1,5 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
-import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
@@ -30,6 +30,9 @@ class RefusedLink extends Error {}
  * A link that leaves it fails the whole tree, unless `skipRefused` is given: then that link is reported
  * once and reads as missing (the bridge serving a user's live project wants everything else).
  */
+/** Larger files are not BMAD content (a build reads every file it serves into memory). */
+export const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
 export class Tree {
   readonly root: string;
   private readonly cache = new Map<string, Buffer | null>();
@@ -57,10 +60,7 @@ export class Tree {
     const real = realpathSync(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
-      if (this.skipRefused && !this.reported.has(rel)) {
-        this.reported.add(rel);
-        this.skipRefused(message);
-      }
+      this.report(rel, message);
       throw new RefusedLink(message);
     }
     return real;
@@ -96,18 +96,48 @@ export class Tree {
     return readdirSync(this.real(rel)).sort();
   }
 
-  /** Bytes of a text file, or null for binary files (a NUL byte in the first 8 KB) and missing ones. */
+  /** Bytes of a text file, or null for binary files (a NUL byte in the first 8 KB), missing ones, and what
+   *  is not a regular file or is over MAX_FILE_BYTES (a FIFO or a device must not hang or flood a build). */
   read(rel: string): Buffer | null {
     if (this.cache.has(rel)) return this.cache.get(rel) ?? null;
     let data: Buffer | null = null;
     try {
-      data = readFileSync(this.real(rel));
+      data = this.readRegular(this.real(rel), rel);
     } catch (err) {
       if (this.fatal(err)) throw err;
     }
     if (data && data.subarray(0, 8192).includes(0)) data = null;
     this.cache.set(rel, data);
     return data;
+  }
+
+  private readRegular(real: string, rel: string): Buffer | null {
+    // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
+    const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const st = fstatSync(fd);
+      const skip = !st.isFile() ? "not a regular file" : st.size > MAX_FILE_BYTES ? `${st.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB a BMAD file may have` : undefined;
+      if (skip) {
+        this.report(rel, `Skipped ${rel} in ${this.root}: ${skip}`);
+        return null;
+      }
+      const data = Buffer.alloc(st.size);
+      let at = 0;
+      while (at < data.length) {
+        const n = readSync(fd, data, at, data.length - at, at);
+        if (n === 0) break;
+        at += n;
+      }
+      return data.subarray(0, at);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private report(rel: string, message: string): void {
+    if (this.reported.has(rel)) return;
+    this.reported.add(rel);
+    this.skipRefused?.(message);
   }
 
   text(rel: string): string | null {

@@ -1,6 +1,7 @@
 // The bridge serves the user's own _bmad/ tree: its config files hold whatever the user put there.
 // Every config-shaped file comes out without secret-looking keys, and hostile globs answer at once.
-import { appendFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -11,10 +12,12 @@ import { install, tempDir } from "./helpers.js";
 const tmp = tempDir("bridge-config");
 const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
 let client: Client;
+let bridge: string;
+let dir: string;
 
 beforeAll(async () => {
-  const bridge = await buildBridge();
-  const dir = join(tmp.dir, "project");
+  bridge = await buildBridge();
+  dir = join(tmp.dir, "project");
   await install("v6.12", dir);
   appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `openai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`);
   appendFileSync(join(dir, "_bmad/config.toml"), `\n[secrets]\ngithub_token = "${SECRETS[2]}"\n`);
@@ -52,3 +55,41 @@ it("answers hostile globs within 100 ms", async () => {
     expect(listed).toBe(`No files match "${pattern}".`);
   }
 });
+
+async function spawnIn(cwd: string): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (d) => (stderr += d));
+  const other = new Client({ name: "bridge-hostile-tree", version: "1.0.0" });
+  await other.connect(transport);
+  return { client: other, stderr: () => stderr };
+}
+
+it("skips a FIFO or an oversized file in the project's BMAD tree, naming it, and keeps answering", async () => {
+  // A FIFO where the installed tree's manifest should be: reading it used to block the bridge for good.
+  const piped = join(tmp.dir, "piped");
+  cpSync(dir, piped, { recursive: true });
+  rmSync(join(piped, "_bmad/_config/skill-manifest.csv"));
+  execFileSync("mkfifo", [join(piped, "_bmad/_config/skill-manifest.csv")]);
+  const a = await spawnIn(piped);
+  try {
+    expect(text(await a.client.callTool({ name: "bmad", arguments: { command: "*prd" } }))).toContain("bmad-prd");
+    await a.client.ping();
+    expect(a.stderr()).toMatch(/Skipped _bmad\/_config\/skill-manifest\.csv in .*: not a regular file/);
+  } finally {
+    await a.client.close();
+  }
+  // A 9 MiB file in a skill folder: skipped, the skill still served from the project.
+  const huge = join(tmp.dir, "huge");
+  cpSync(dir, huge, { recursive: true });
+  writeFileSync(join(huge, ".claude/skills/bmad-prd/huge.md"), "x".repeat(9 * 1024 * 1024));
+  const b = await spawnIn(huge);
+  try {
+    const served = text(await b.client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    expect(served).toContain("Origin: project");
+    expect(served).not.toContain("x".repeat(1000));
+    expect(b.stderr()).toMatch(/Skipped \.claude\/skills\/bmad-prd\/huge\.md in .*: 9437184 bytes, over the 8 MiB/);
+  } finally {
+    await b.client.close();
+  }
+}, 60_000);
