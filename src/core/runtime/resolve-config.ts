@@ -4,7 +4,7 @@ import { ConfigError, extractKey, loadCentralConfig } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyDict } from "./py-json.js";
 import { resolvePath } from "./py-path.js";
-import { runScript, terminalWidth } from "./process.js";
+import { runScript, terminalWidth, type Output } from "./process.js";
 
 function parser() {
   const p = createParser("resolve_config.py", "Resolve BMad central config using four-layer TOML merge.");
@@ -24,18 +24,24 @@ export function selectKeys(merged: PyDict, keys: string[]): PyDict {
   return output;
 }
 
+/** Both resolvers' ending: merge the layers, then print the requested keys; a bad layer is exit 1, as in Python. */
+export async function printMerged(out: Output, load: () => Promise<PyDict>, keys: string[]): Promise<number> {
+  let merged: PyDict;
+  try {
+    merged = await load();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    out.stderr += `error: ${error.message}\n`;
+    return 1;
+  }
+  out.stdout += `${dumps(selectKeys(merged, keys), { indent: 2, ensureAscii: false })}\n`;
+  return 0;
+}
+
 export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
   return runScript(async (out) => {
     const args = parseArgs(parser(), argv, terminalWidth(ctx));
-    let merged: PyDict;
-    try {
-      merged = await loadCentralConfig(ctx.fs, await resolvePath(ctx.fs, args.project_root as string, ctx.cwd));
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      out.stderr += `error: ${error.message}\n`;
-      return 1;
-    }
-    out.stdout += `${dumps(selectKeys(merged, args.key as string[]), { indent: 2, ensureAscii: false })}\n`;
-    return 0;
+    const root = await resolvePath(ctx.fs, args.project_root as string, ctx.cwd);
+    return printMerged(out, () => loadCentralConfig(ctx.fs, root), args.key as string[]);
   });
 }

@@ -1,13 +1,12 @@
 // Port of BMAD 6.12 _bmad/scripts/resolve_customization.py: a skill's default, team and user TOML layers as JSON.
 import { addArgument, createParser, parseArgs } from "./argparse.js";
-import { ConfigError, loadCustomization } from "./config-utils.js";
+import { loadCustomization } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import type { RuntimeFs } from "./fs.js";
-import { dumps, type PyDict } from "./py-json.js";
 import { statPath } from "./py-io.js";
 import { baseName, joinPath, parentPath, resolvePath } from "./py-path.js";
 import { runScript, terminalWidth } from "./process.js";
-import { selectKeys } from "./resolve-config.js";
+import { printMerged } from "./resolve-config.js";
 
 function parser() {
   const p = createParser("resolve_customization.py", "Resolve skill customization using three-layer TOML merge.");
@@ -67,15 +66,6 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
         }
       }
     }
-    let merged: PyDict;
-    try {
-      merged = await loadCustomization(fs, projectRoot, skillDir);
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      out.stderr += `error: ${error.message}\n`;
-      return 1;
-    }
-    out.stdout += `${dumps(selectKeys(merged, args.key as string[]), { indent: 2, ensureAscii: false })}\n`;
-    return 0;
+    return printMerged(out, () => loadCustomization(fs, projectRoot, skillDir), args.key as string[]);
   });
 }

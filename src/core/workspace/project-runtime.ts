@@ -11,14 +11,16 @@ import type { WorkspaceStore } from "./store.js";
 export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
   return async (project) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
-    const info = await store.info(project);
-    if (!info.ok) return { ok: false, error: info.error };
+    // The cheapest call that checks the caller may see it (every file call checks again).
+    const files = store.files(project);
+    const visible = await files.stat("");
+    if (!visible.ok) return { ok: false, error: visible.error };
     const fsRoot = `/projects/${project}`;
     const runtime: ProjectRuntime = {
       root: `bmad://projects/${project}`,
       fsRoot,
       label: `bmad://projects/${project}`,
-      fs: withBundle(workspaceRuntimeFs(store.files(project), fsRoot), bundleFs(reader)),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot), bundleFs(reader)),
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
     };
     return { ok: true, runtime };

@@ -165,7 +165,9 @@ function changed(what: string, f: FileEntry): ToolOutcome {
 function listFiles(glob: string, entries: FileEntry[]): ToolOutcome {
   const shown = entries.slice(0, MAX_LINES);
   const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > shown.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
-  return done([head, ...shown.map((e) => `${e.path} v${e.version} ${n(e.size)} B`)].join("\n"), { total: entries.length, files: shown });
+  // A long list is mostly paths: keep each line and entry to what a caller acts on (plain numbers, no digests).
+  const files = shown.map(({ path, version, size }) => ({ path, version, size }));
+  return done([head, ...files.map((e) => `${e.path} v${e.version} ${e.size} B`)].join("\n"), { total: entries.length, files });
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
