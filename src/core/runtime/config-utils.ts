@@ -11,7 +11,7 @@ export class ConfigError extends Error {}
 const KEYED_MERGE_FIELDS = ["code", "id"] as const;
 
 /** TOML as Python's tomllib returns it: tables as Maps, integers as bigint, floats as number. */
-function toPy(value: unknown): PyValue {
+export function toPy(value: unknown): PyValue {
   if (Array.isArray(value)) return value.map(toPy);
   if (value instanceof Date || value === null || typeof value !== "object") return value as PyValue;
   return new Map(Object.entries(value).map(([k, v]) => [k, toPy(v)]));

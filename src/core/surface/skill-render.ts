@@ -53,12 +53,16 @@ function flatConfig(reader: BundleReader, central: PyDict, module: string, root:
   put(central.get("core"));
   put(reader.catalog.manifest.config[module]);
   put(reader.catalog.manifest.config.core);
-  // Defaults refer to each other ({output_folder}/planning-artifacts) and to {project-root}.
-  for (const [k, v] of out) out.set(k, v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => (name === "project-root" ? root : name !== k && out.has(name) ? out.get(name)! : m)));
-  return out;
+  return expandConfigRefs(out, root);
 }
 
-function isScalar(v: unknown): v is string | number | boolean | bigint {
+/** Config values refer to each other (`{output_folder}/planning-artifacts`) and to `{project-root}`. */
+export function expandConfigRefs(config: Map<string, string>, root: string): Map<string, string> {
+  for (const [k, v] of config) config.set(k, v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => (name === "project-root" ? root : name !== k && config.has(name) ? config.get(name)! : m)));
+  return config;
+}
+
+export function isScalar(v: unknown): v is string | number | boolean | bigint {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "bigint";
 }
 

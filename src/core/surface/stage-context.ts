@@ -2,12 +2,13 @@
 // stands for the session, config values come from the bundle's defaults, outputs are the session's
 // artifacts, and customization is the skill's own customize.toml. When a session is tied to a project
 // workspace, `stageRender` becomes `skillRenderFor(reader, runtime, record)` (skill-render.ts).
-import { parse } from "smol-toml";
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { sanitizeConfig } from "../catalog/config.js";
+import { loadCustomization, toPy } from "../runtime/config-utils.js";
+import { BUNDLE_MOUNT, bundleFs } from "../runtime/project.js";
 import type { PyDict, PyValue } from "../runtime/py-json.js";
-import { servedText, type BundleReader } from "./reader.js";
-import type { SkillRender } from "./skill-render.js";
+import type { BundleReader } from "./reader.js";
+import { expandConfigRefs, isScalar, type SkillRender } from "./skill-render.js";
 
 /** What of a session the context needs. */
 export interface StageSession {
@@ -69,29 +70,17 @@ function flatConfig(config: Record<string, Record<string, unknown>>, module: str
   for (const key of ["output_folder", "planning_artifacts", "implementation_artifacts", "doc_workspace"]) out.set(key, artifacts);
   out.set("project_name", session.task_name);
   out.set("date", session.created_at.slice(0, 10));
-  for (const [k, v] of out) out.set(k, v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => (name === "project-root" ? root : name !== k && out.has(name) ? out.get(name)! : m)));
-  return out;
+  return expandConfigRefs(out, root);
 }
 
+/** The skill's own customize.toml, read the way resolve_customization reads it (no project overrides). */
 async function customization(reader: BundleReader, record: CatalogRecord, notes: string[]): Promise<PyDict> {
-  const path = `${record.entry.slice(0, record.entry.lastIndexOf("/"))}/customize.toml`;
-  const file = reader.catalog.file(path);
-  if (!file) return new Map();
+  const dir = record.entry.slice(0, record.entry.lastIndexOf("/"));
+  if (!reader.catalog.file(`${dir}/customize.toml`)) return new Map();
   try {
-    return toPy(parse(await servedText(reader, file), { integersAsBigInt: true })) as PyDict;
+    return await loadCustomization(bundleFs(() => reader), undefined, `${BUNDLE_MOUNT}/${dir}`);
   } catch (error) {
-    notes.push(`${path} does not parse (${(error as Error).message.split("\n")[0]}); its defaults are not applied.`);
+    notes.push(`${dir}/customize.toml does not parse (${(error as Error).message.split("\n")[0]}); its defaults are not applied.`);
     return new Map();
   }
-}
-
-/** As tomllib returns TOML (config-utils.ts): tables as Maps. */
-function toPy(value: unknown): PyValue {
-  if (Array.isArray(value)) return value.map(toPy);
-  if (value instanceof Date || value === null || typeof value !== "object") return value as PyValue;
-  return new Map(Object.entries(value).map(([k, v]) => [k, toPy(v)]));
-}
-
-function isScalar(v: unknown): v is string | number | boolean | bigint {
-  return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "bigint";
 }

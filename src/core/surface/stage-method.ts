@@ -5,10 +5,9 @@ import type { StageSpec } from "../delivery/pipeline.js";
 import { extractKey } from "../runtime/config-utils.js";
 import { isDict } from "../runtime/py-json.js";
 import { servedText, type BundleReader } from "./reader.js";
-import type { SkillRender } from "./skill-render.js";
 import { skillFolderUri } from "./stage-context.js";
 import { STAGE_METHODS, type Excerpt } from "./stage-methods.js";
-import { resolveStageText } from "./stage-render.js";
+import { renderSkillText, type SkillRender } from "./skill-render.js";
 import { pickMarkdown } from "./stage-sections.js";
 
 type Render = (record: CatalogRecord) => Promise<SkillRender>;
@@ -29,7 +28,7 @@ async function excerpt(reader: BundleReader, workflow: CatalogRecord | undefined
   const file = record && reader.catalog.file(`${dir(record)}/${e.file}`);
   if (!record || !file) return undefined;
   const text = pickMarkdown(await servedText(reader, file), e.pick);
-  return text === undefined ? undefined : { record, text: resolveStageText(text, await render(record)) };
+  return text === undefined ? undefined : { record, text: renderSkillText(text, await render(record)) };
 }
 
 function source(record: CatalogRecord, e: Excerpt): string {

@@ -4,8 +4,7 @@ import type { CatalogRecord } from "../catalog/bundle.js";
 import { extractKey } from "../runtime/config-utils.js";
 import type { PyValue } from "../runtime/py-json.js";
 import { servedText, type BundleReader } from "./reader.js";
-import type { SkillRender } from "./skill-render.js";
-import { resolveStageText } from "./stage-render.js";
+import { renderSkillText, type SkillRender } from "./skill-render.js";
 import { pickMarkdown } from "./stage-sections.js";
 
 function scalar(value: PyValue | undefined): string | undefined {
@@ -21,10 +20,10 @@ export async function stagePersona(reader: BundleReader, agent: CatalogRecord, c
   const icon = scalar(custom("icon")) ?? agent.icon;
   const overview = pickMarkdown(text, { section: "Overview" }) ?? agent.description;
   const lines = [`## Persona: ${[name, title].filter(Boolean).join(", ")}${icon ? ` ${icon}` : ""}`];
-  if (overview) lines.push(resolveStageText(overview, ctx));
+  if (overview) lines.push(renderSkillText(overview, ctx));
   for (const [key, label] of [["role", "Role"], ["identity", "Identity"], ["communication_style", "Style"]] as const) {
     const value = scalar(custom(key));
-    if (value) lines.push(`- ${label}: ${resolveStageText(value, ctx)}`);
+    if (value) lines.push(`- ${label}: ${renderSkillText(value, ctx)}`);
   }
   const principles = custom("principles");
   if (Array.isArray(principles) && principles.length) lines.push(`- Principles: ${principles.flatMap((p) => (typeof p === "string" ? [/[.!?]$/.test(p.trim()) ? p.trim() : `${p.trim()}.`] : [])).join(" ")}`);
