@@ -3,12 +3,13 @@
 // scripts (NodeRuntimeFs). A file's version is its modification time, so if_version still guards overwrites;
 // history lives in the user's git, not here.
 import { createHash } from "node:crypto";
-import { stat as statFile, unlink } from "node:fs/promises";
+import { stat as statFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { compileGlob } from "../core/catalog/glob.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ProjectInfo, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import { removeConfined } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** Folders a listing does not walk into: other tools' state, not the project's documents. */
@@ -115,9 +116,8 @@ class LocalFiles implements WorkspaceFiles {
     const current = await this.entry(rel.value);
     if (!current) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` };
     if (ifVersion !== undefined && current.version !== ifVersion) return { ok: false, kind: "conflict", error: `${rel.value} is at version ${current.version}, not ${ifVersion}.` };
-    // entry() only sees files whose real path is inside the project: this unlinks nothing outside it.
-    await unlink(await this.fs.realpath(join(this.root, rel.value)));
-    return { ok: true, value: { path: rel.value, version: current.version } };
+    const removed = await removeConfined(this.root, rel.value);
+    return removed.ok ? { ok: true, value: { path: rel.value, version: current.version } } : invalid(removed.error);
   }
 
   async list(glob = "**"): Promise<WsResult<FileEntry[]>> {
