@@ -1,21 +1,20 @@
 // BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { split } from "shlex";
-import { install, tempDir } from "./helpers.js";
+import { connectBridge, install, processRuns, tempDir, toolText as text } from "./helpers.js";
 
 const tmp = tempDir("bridge-runtime");
 const run = promisify(execFile);
 let bridge: string;
 let pristine: string;
-const clients: Client[] = [];
+const closers: Array<() => Promise<void>> = [];
 /** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
@@ -25,7 +24,7 @@ beforeAll(async () => {
   await install("v6.12", pristine);
 }, 120_000);
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close()));
+  await Promise.all(closers.map((close) => close()));
   tmp.cleanup();
 });
 
@@ -36,26 +35,15 @@ function project(name: string): string {
 }
 
 async function connect(cwd: string, env: Record<string, string> = {}): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home"), ...env }, stderr: "ignore" });
-  const client = new Client({ name: "bridge-runtime-test", version: "1.0.0" });
-  await client.connect(transport);
-  clients.push(client);
-  return client;
+  const bridgeRun = await connectBridge(bridge, cwd, { env, home: join(tmp.dir, "home") });
+  closers.push(bridgeRun.close);
+  return bridgeRun.client;
 }
 
-const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 const bmadRun = async (c: Client, command: string) => {
   const r = await c.callTool({ name: "bmad-run", arguments: { command } });
   return { text: text(r), isError: r.isError === true, out: r.structuredContent as { stdout: string; stderr: string; exit_code: number } | undefined };
 };
-/** Running (a killed process whose parent is gone may linger as a zombie until it is reaped: that is dead). */
-function alive(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).then((r) => ({ stdout: r.stdout, code: 0 }), (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }));
 
 describe("rendering", () => {
@@ -129,7 +117,32 @@ describe("bmad-run", () => {
     expect(performance.now() - started).toBeLessThan(5000);
     expect(hung.text).toMatch(/killed at the time limit/);
     const pid = Number(readFileSync(pidFile, "utf8"));
-    expect(alive(pid)).toBe(false); // the setsid child is gone too
+    expect(processRuns(pid)).toBe(false); // the setsid child is gone too
+  });
+});
+
+describe("bmad-files on the bridge", () => {
+  it("works on the project folder only: no .. , no link out, no history", async () => {
+    const dir = project("files");
+    const outside = join(tmp.dir, "outside.md");
+    writeFileSync(outside, "not yours");
+    symlinkSync(outside, join(dir, "link.md"));
+    const client = await connect(dir);
+    const files = async (args: Record<string, unknown>) => {
+      const r = await client.callTool({ name: "bmad-files", arguments: { project: "files", ...args } });
+      return { text: text(r), isError: r.isError === true };
+    };
+    expect(await files({ action: "read", path: "../outside.md" })).toMatchObject({ isError: true, text: expect.stringMatching(/cannot leave the project/) });
+    expect(await files({ action: "read", path: "link.md" })).toMatchObject({ isError: true });
+    expect((await files({ action: "read", path: "link.md" })).text).not.toContain("not yours");
+    expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
+    expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
+    expect(readFileSync(outside, "utf8")).toBe("not yours");
+    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: true, text: expect.stringMatching(/use git/) });
+    expect(await files({ action: "write", path: "notes/a.md", content: "one", if_version: 0 })).toMatchObject({ isError: false });
+    expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
+    expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });
+    expect(existsSync(join(dir, "notes/a.md"))).toBe(false);
   });
 });
 

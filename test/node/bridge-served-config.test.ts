@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
-import { install, tempDir } from "./helpers.js";
+import { connectBridge, install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-config");
 const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
@@ -56,14 +56,7 @@ it("answers hostile globs within 100 ms", async () => {
   }
 });
 
-async function spawnIn(cwd: string): Promise<{ client: Client; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
-  let stderr = "";
-  transport.stderr?.on("data", (d) => (stderr += d));
-  const other = new Client({ name: "bridge-hostile-tree", version: "1.0.0" });
-  await other.connect(transport);
-  return { client: other, stderr: () => stderr };
-}
+const spawnIn = (cwd: string) => connectBridge(bridge, cwd, { home: join(tmp.dir, "home") });
 
 it("skips a FIFO or an oversized file in the project's BMAD tree, naming it, and keeps answering", async () => {
   // A FIFO where the installed tree's manifest should be: reading it used to block the bridge for good.
