@@ -40,7 +40,9 @@ export class LocalBundle {
   private layers: Layer[] = [];
   private dirty: boolean;
   private building?: Promise<void>;
-  private watchers: FSWatcher[] = [];
+  private readonly watchers = new Set<FSWatcher>();
+  /** Folders whose watcher failed, watched again on the next call. */
+  private readonly rewatch = new Set<string>();
   private failures: string[] = [];
   /** explicitFailures() was asked: from now on a named root that breaks is a warning. */
   private checked = false;
@@ -67,6 +69,10 @@ export class LocalBundle {
 
   /** Rebuilds first if a local tree changed since the last build. */
   async ready(): Promise<void> {
+    for (const path of this.rewatch) {
+      this.rewatch.delete(path);
+      this.watchOne(path);
+    }
     if (!this.dirty) return;
     this.building ??= this.rebuild().finally(() => (this.building = undefined));
     await this.building;
@@ -76,17 +82,31 @@ export class LocalBundle {
    *  out); a change there marks the bundle for a rebuild on the next call. What BMAD's scripts write under
    *  _bmad/ (render snapshots) and project memory are not content, and do not count. */
   watch(dirs: string[]): void {
-    for (const path of dirs) {
-      try {
-        this.watchers.push(watch(path, { recursive: true }, (_event, name) => !(name && NOT_CONTENT.test(name)) && (this.dirty = true)));
-      } catch (error) {
-        this.warn(`cannot watch ${path} (${(error as Error).message}); edits there need a restart`);
-      }
+    for (const path of dirs) this.watchOne(path);
+  }
+
+  /** Node's recursive watcher on Linux emits `error` when a folder under it vanishes mid-scan (rm -rf
+   *  _bmad/_memory); unhandled, that ends the process. The watcher is then spent: drop it, count the
+   *  change, and watch the folder again on the next call. */
+  private watchOne(path: string): void {
+    try {
+      const watcher = watch(path, { recursive: true }, (_event, name) => !(name && NOT_CONTENT.test(name)) && (this.dirty = true));
+      watcher.on("error", () => {
+        watcher.close();
+        this.watchers.delete(watcher);
+        this.dirty = true;
+        this.rewatch.add(path);
+      });
+      this.watchers.add(watcher);
+    } catch (error) {
+      this.warn(`cannot watch ${path} (${(error as Error).message}); edits there need a restart`);
     }
   }
 
   close(): void {
     for (const w of this.watchers) w.close();
+    this.watchers.clear();
+    this.rewatch.clear();
   }
 
   private async rebuild(): Promise<void> {

@@ -1,7 +1,7 @@
 // A project can arrive with hostile files (a cloned repository): planted session files, symlinks out of
 // the project, device files, FIFOs, huge files. The real CLI over stdio in 6.12 installs answers each with
 // a clear error naming the file, reads and writes nothing outside the project, and keeps answering.
-import { cpSync, mkdirSync, readdirSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -238,5 +238,31 @@ describe("skill scripts outside the project", () => {
     expect(toolText(link)).toMatch(/Refused to run \.claude\/skills\/bmad-planted\/scripts\/linked\.py: leads outside the project/);
     expect(JSON.stringify([dots, link])).not.toContain("outside-marker-41");
     expect(readdirSync(elsewhere)).toEqual(["evil.py"]);
+  });
+});
+
+describe("folders that appear and vanish under the watched _bmad", () => {
+  // Node's recursive watcher reports a folder removed mid-scan as an `error` event; unhandled, it ended the
+  // bridge (seen in CI when a test reset _bmad/_memory). The race is hit in most runs of this churn.
+  it("keeps serving, and still sees edits to BMAD's files afterwards", async () => {
+    const dir = project("churn");
+    const { client } = await start(dir);
+    const churn = async (name: string) => {
+      for (let i = 0; i < 150; i++) {
+        const folder = join(dir, "_bmad/_memory", name);
+        mkdirSync(join(folder, "a/b/c"), { recursive: true });
+        await new Promise((resolve) => setTimeout(resolve, i % 4));
+        rmSync(folder, { recursive: true });
+      }
+    };
+    await Promise.all(["w", "x", "y", "z"].map(churn));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await answers(client);
+
+    const config = join(dir, "_bmad/bmm/config.yaml");
+    writeFileSync(config, readFileSync(config, "utf8").replace(/^user_name: .*$/m, "user_name: churn-marker-62"));
+    const listed = toolText(await call(client, "bmad-resources", { operation: "list", pattern: "**/bmm/config.yaml" }));
+    const uri = listed.match(/bmad:\/\/\S+/)![0];
+    expect(toolText(await call(client, "bmad-resources", { operation: "read", uri }))).toContain("churn-marker-62");
   });
 });
