@@ -2,7 +2,7 @@
 // bmad-mcp: the BMAD MCP surface over stdio for Claude Desktop, Cursor and Claude Code, from the embedded
 // bundle with the project's own BMAD files winning, plus tools that need the project's files.
 import { existsSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
@@ -12,6 +12,7 @@ import { isLoopbackHost } from "../core/loopback.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
+import { FileMemory } from "./file-memory.js";
 import { FileSessionStore } from "./file-session-store.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
@@ -30,14 +31,15 @@ project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedde
 Options:
   --path DIR         another BMAD tree (priority 2); repeat it for several, ranked in the order given
   --project DIR      the project folder (default: the current directory)
-  --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,agents, all, default
+  --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,workspace,memory,agents, all, default
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
                      content and sessions; file-system tools stay local; content falls back to the
                      local bundle when the remote cannot be reached
   --list             print what is served and from which origin, then exit
   --version          print the version
   --help             this text
-Environment: BMAD_ROOT (a BMAD tree, priority 3), BMAD_TOOLSETS (default toolsets).`;
+Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
+BMAD_TOOLSETS (default toolsets).`;
 
 /** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. */
 function embeddedBundle(): string | undefined {
@@ -65,8 +67,11 @@ async function main(): Promise<void> {
 
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
-  const project = resolve(args.project ?? process.cwd());
-  const found = discoverSources({ project, projectNamed: args.project !== undefined, paths: args.path ?? [], env: process.env });
+  // BMAD_PROJECT_ROOT: seed 001's Claude Desktop config names the project this way (--project wins).
+  const fromEnv = args.project === undefined && process.env.BMAD_PROJECT_ROOT ? process.env.BMAD_PROJECT_ROOT : undefined;
+  const project = resolve(args.project ?? fromEnv ?? process.cwd());
+  if (fromEnv !== undefined) process.stderr.write(`bmad-mcp: project root ${project} (from BMAD_PROJECT_ROOT)\n`);
+  const found = discoverSources({ project, projectNamed: args.project !== undefined || fromEnv !== undefined, ...(fromEnv !== undefined ? { projectFrom: "BMAD_PROJECT_ROOT" } : {}), paths: args.path ?? [], env: process.env });
   if (!found.ok) fail(found.error);
   const embedded = embeddedBundle();
   if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
@@ -91,6 +96,8 @@ async function main(): Promise<void> {
   let runtime: Promise<ProjectRuntime> | undefined;
   // One confined view of the project for BMAD's scripts and bmad-files alike.
   const projectFs = await NodeRuntimeFs.create([project]);
+  const workspaces = new LocalWorkspaceStore(project, projectFs);
+  const memory = new FileMemory(project);
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
@@ -100,7 +107,9 @@ async function main(): Promise<void> {
     project: new LocalProjectFiles(project),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
     runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs)) }),
-    workspaces: new LocalWorkspaceStore(project, projectFs),
+    workspaces,
+    // The project folder's _bmad/_memory/; a workspace name means nothing here either.
+    memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
     ready: () => bundle.ready(),
   };
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });

@@ -3,11 +3,11 @@
 // contract runs bounded: killed whole, with everything it started, at the time limit or on cancel.
 import { realpathSync } from "node:fs";
 import type { ContextSection, ContractRun, ProjectFiles, Stack } from "../core/surface/deps.js";
+import { projectContext } from "../core/memory/project-context.js";
 import { readConfinedText, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 
 const CONTRACT = "_bmad/_config/custom/cc-verify.sh";
-const MEMORY = "_bmad/_memory";
 /** 120 s (seed 001); BMAD_CONTRACT_TIMEOUT_MS lowers it (tests, impatient users). */
 const CONTRACT_TIMEOUT_MS = Number(process.env.BMAD_CONTRACT_TIMEOUT_MS) > 0 ? Number(process.env.BMAD_CONTRACT_TIMEOUT_MS) : 120_000;
 
@@ -40,46 +40,10 @@ export class LocalProjectFiles implements ProjectFiles {
     return { ok: true, value: { status: passed ? "PASS" : "FAIL", output: run.output + note, duration_ms: run.durationMs } };
   }
 
-  async projectContext(section: ContextSection): Promise<Result<Record<string, unknown>>> {
-    const warnings: string[] = [];
-    const read = async (name: string) => {
-      const file = await readConfinedText(this.root, `${MEMORY}/${name}`);
-      if (file.ok) return file.text;
-      if (file.code !== "missing") warnings.push(`skipped ${file.error}`);
-      return undefined;
-    };
-    const shared = await read("shared-context.md");
-    const yamlText = await read("project-context.yaml");
-    if (shared === undefined && yamlText === undefined) {
-      const why = warnings.length ? ` (${warnings.join("; ")})` : "";
-      return { ok: false, error: `No project context yet: create ${MEMORY}/shared-context.md or project-context.yaml${why}.` };
-    }
-    let data = new Map<string, unknown>();
-    if (yamlText !== undefined) {
-      // The compiler's parser (loaded on demand): one place for YAML, errors as values.
-      const { yaml } = await import("../../scripts/bundle/parse.js");
-      const parsed = yaml(yamlText);
-      if (!parsed.ok) warnings.push(`skipped ${MEMORY}/project-context.yaml: ${parsed.error}`);
-      else if (parsed.value && typeof parsed.value === "object" && !Array.isArray(parsed.value)) data = new Map(Object.entries(parsed.value));
-    }
-    const sections = markdownSections(shared ?? "");
-    const pick = (key: string) => data.get(key) ?? sections.get(key);
-    const all = { name: data.get("name") ?? data.get("project") ?? sections.get("project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
-    const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared ?? null } : { [section]: all[section] ?? null };
-    if (warnings.length) value.warnings = warnings;
-    return { ok: true, value };
+  projectContext(section: ContextSection): Promise<Result<Record<string, unknown>>> {
+    return projectContext(async (rel) => {
+      const file = await readConfinedText(this.root, rel);
+      return file.ok ? { ok: true, text: file.text } : { ok: false, missing: file.code === "missing", error: file.error };
+    }, section);
   }
-}
-
-/** `## Stack` ... -> stack: "..." (lower-cased first word of each level-2 heading; a Map, as headings are file content). */
-function markdownSections(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  let key: string | undefined;
-  for (const line of text.split("\n")) {
-    const heading = /^##\s+(.+)$/.exec(line);
-    if (heading) key = heading[1]!.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
-    else if (key) out.set(key, `${out.get(key) ?? ""}${line}\n`);
-  }
-  for (const [k, v] of out) out.set(k, v.trim());
-  return out;
 }

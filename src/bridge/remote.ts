@@ -8,8 +8,10 @@ import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
 
-/** Run here, where the project's files are. */
-const LOCAL_TOOLS = new Set<string>([TOOL.runCompletionContract, TOOL.getProjectContext]);
+/** Run here, where the project's files are (memory lives in them), or where the client answers sampling. */
+const LOCAL_TOOLS = new Set<string>([
+  TOOL.runCompletionContract, TOOL.getProjectContext, TOOL.rememberStructured, TOOL.recallStructured, TOOL.getAgentMemory, TOOL.getFailureMuseum, TOOL.delegateToAgent,
+]);
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
 const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"] as const;

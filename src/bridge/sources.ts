@@ -23,6 +23,8 @@ export interface DiscoverOptions {
   project: string;
   /** --project was given (not the current directory by default). */
   projectNamed?: boolean;
+  /** How it was named, for messages: "--project" (default) or "BMAD_PROJECT_ROOT". */
+  projectFrom?: string;
   /** --path, each as given, highest rank first. */
   paths?: string[];
   env: NodeJS.ProcessEnv;
@@ -30,11 +32,12 @@ export interface DiscoverOptions {
 
 export function discoverSources(opts: DiscoverOptions): { ok: true; value: Discovered } | { ok: false; error: string } {
   // The project holds sessions and the completion contract: a mistyped one must not go unnoticed.
-  if (!isDir(opts.project)) return { ok: false, error: `--project ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
+  const from = opts.projectFrom ?? "--project";
+  if (!isDir(opts.project)) return { ok: false, error: `${from} ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
   const out: Discovered = { sources: [], watch: [], warnings: [] };
   const trees = PROJECT_TREES.map((t) => join(opts.project, t)).filter(isDir);
   if (trees.length) {
-    const label = opts.projectNamed ? `--project ${opts.project}` : `the project (${opts.project})`;
+    const label = opts.projectNamed ? `${from} ${opts.project}` : `the project (${opts.project})`;
     // A project whose _bmad/ holds only the kit's files (memory, the contract) has no tree to layer: not an error.
     out.sources.push({ spec: `project=${opts.project}`, path: opts.project, label, explicit: opts.projectNamed === true, quietIfNoTree: kitOnly(opts.project) });
     out.watch.push(...trees, ...PROJECT_EXTRAS.map((t) => join(opts.project, t)).filter(isDir));

@@ -12,6 +12,7 @@ import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
 import { workspaceRuntimes } from "../core/workspace/project-runtime.js";
+import { workspaceMemory } from "../core/memory/access.js";
 import { DurableWorkspaceStore, workspaceCaller } from "./workspace-store.js";
 
 /** Room for a 2 MiB submission from each engine plus JSON escaping. */
@@ -42,7 +43,9 @@ export const mcpApi = {
     }
     const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
     // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
-    const deps: SurfaceDeps = { reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader) };
+    const deps: SurfaceDeps = {
+      reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader), memory: workspaceMemory(workspaces),
+    };
     return mcpHandler(deps, selection.toolsets)(request, env, ctx);
   },
 };

@@ -11,6 +11,8 @@ import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
+import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { MEMORY_DIR } from "../core/memory/files.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -336,6 +338,20 @@ export class WorkspaceProject extends DurableObject<Env> {
     if (access === "none") this.sql.exec("DELETE FROM shares WHERE handle = ?", handle);
     else this.sql.exec("INSERT OR REPLACE INTO shares (handle, access, at) VALUES (?, ?, ?)", handle, access, now);
     return { ok: true, value: { previous, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
+  }
+
+  /** Project memory (memory-sql.ts), behind the same access check as the files: remembering needs write access. */
+  async memory(caller: Caller, op: MemoryOp): Promise<DoResult<unknown>> {
+    const g = this.gate(caller, op.op === "remember" ? "write" : "read");
+    if (!g.ok) return g;
+    const out = await runMemoryOp(this.ctx.storage, op, {
+      list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
+      read: (path) => {
+        const file = this.read(caller, path);
+        return file.ok ? new TextDecoder().decode(file.value.data) : undefined;
+      },
+    });
+    return out.ok ? out : fail("invalid", out.error);
   }
 
   /** Deletes the project and everything in it. Owner only; `confirm` must be its name. Returns whom it was shared with. */

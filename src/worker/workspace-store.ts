@@ -8,6 +8,8 @@ import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import type { Memory, MemResult } from "../core/memory/model.js";
+import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
 import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
 import type { ReceivedShare } from "./workspace-index-do.js";
@@ -174,6 +176,16 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       list: (glob) => on<FileEntry[]>((s) => s.list(c, glob)),
       stat: (path) => on<"file" | "dir" | "missing">((s) => s.stat(c, path)),
       children: (dir) => on<string[]>((s) => s.children(c, dir)),
+    };
+  }
+
+  memory(project: string): ProjectMemory {
+    const on = <T>(op: (stub: Stub) => Promise<unknown>): Promise<MemResult<T>> => this.on<T>(project, op);
+    const c = this.caller;
+    return {
+      remember: (memory: Memory) => on((s) => s.memory(c, { op: "remember", memory })),
+      search: (query: string, filter: MemoryFilter, limit: number) => on<Recalled>((s) => s.memory(c, { op: "search", query, filter, limit })),
+      list: (filter: MemoryFilter, order: MemoryOrder, limit: number) => on<Listed>((s) => s.memory(c, { op: "list", filter, order, limit })),
     };
   }
 }

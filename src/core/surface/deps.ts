@@ -1,8 +1,9 @@
 // What a tool handler may use: the bundle, the caller's identity and, where the front door has them,
 // sessions and the project's own files.
 import type { SessionStore } from "../delivery/store.js";
+import type { ProjectMemory } from "../memory/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
-import type { WorkspaceStore } from "../workspace/store.js";
+import type { WorkspaceFiles, WorkspaceStore } from "../workspace/store.js";
 import type { BundleReader } from "./reader.js";
 
 export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
@@ -24,6 +25,9 @@ export interface ProjectFiles {
   projectContext(section: ContextSection): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }>;
 }
 
+/** A project's memory and files (seed 001's `_bmad/_memory/`, `_bmad-output/.runs/`). */
+export type MemoryAccess = { ok: true; project: string; memory: ProjectMemory; files: WorkspaceFiles } | { ok: false; error: string };
+
 export interface SurfaceDeps {
   /** Read on every request: a front door may swap it (the bridge, after a project file changes). */
   reader: BundleReader;
@@ -36,6 +40,9 @@ export interface SurfaceDeps {
   runtime?: (project: string | undefined) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
   /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
   workspaces?: WorkspaceStore;
+  /** Project memory: the bridge's project folder (`project` is ignored); on the remote a workspace by name,
+   *  or the caller's only one. */
+  memory?: (project: string | undefined) => Promise<MemoryAccess>;
   /** Awaited before each request, e.g. to finish reloading edited project files. */
   ready?: () => Promise<void>;
 }

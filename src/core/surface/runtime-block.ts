@@ -29,6 +29,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
       ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"} (an agent: "NAME").`,
+    `- Project memory: to remember a decision or learning, ${TOOL.rememberStructured}; to check past failures or earlier decisions, ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} (the "memory" toolset: if they are not in your tools, the user adds it to the server's toolsets).`,
   );
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");

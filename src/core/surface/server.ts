@@ -1,13 +1,13 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
+import { inputRequired, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
 import type { CallToolResult, GetPromptResult } from "@modelcontextprotocol/server";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { renderRecord, renderTarget } from "./render.js";
-import { deepFreeze, surfaceFor } from "./surface.js";
+import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
 
@@ -37,14 +37,18 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
-    if (!tool) throw invalid(`Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, surface.tools.keys(), 3))}`);
+    if (!tool) throw invalid(unknownTool(name, surface.tools.keys()));
     const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
     if (JSON.stringify(args).length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
     try {
-      const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal);
+      // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
+      // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.
+      const call = { sampling: Boolean(server.getClientCapabilities()?.sampling), inputResponses: ctx.mcpReq.inputResponses };
+      const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error);
+      if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });
       const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
       if (outcome.structured) result.structuredContent = outcome.structured;
       return result;
@@ -121,6 +125,13 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   });
 
   return server;
+}
+
+/** A tool of a toolset this connection did not choose says how to choose it; any other name gets the closest. */
+function unknownTool(name: string, known: Iterable<string>): string {
+  const elsewhere = STATIC_TOOLS.find((t) => t.name === name);
+  if (elsewhere) return `${name} is in the "${elsewhere.toolset}" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,${elsewhere.toolset}, bmad-mcp --toolsets default,${elsewhere.toolset}, or BMAD_TOOLSETS.`;
+  return `Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, known, 3))}`;
 }
 
 function errorResult(text: string): CallToolResult {

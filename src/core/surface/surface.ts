@@ -7,6 +7,8 @@ import { contractTools } from "./tools/contracts.tools.js";
 import { agentTools } from "./tools/agents.tools.js";
 import { deliveryTools } from "./tools/delivery.tools.js";
 import { kitTools } from "./tools/kit.tools.js";
+import { delegateToAgent } from "./tools/delegate.tools.js";
+import { memoryTools } from "./tools/memory.tools.js";
 import { projectTools } from "./tools/project.tools.js";
 import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
@@ -16,7 +18,7 @@ import { toolListing, type ToolDef } from "./tool.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
-export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools];
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools, ...memoryTools, delegateToAgent];
 
 export interface Surface {
   tools: Map<string, ToolDef>;

@@ -25,7 +25,13 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
    *  does not recognise must count as writing. */
   writes?(args: unknown): boolean;
   /** `signal` aborts when the client cancels the call: work the tool started must stop with it. */
-  run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome>;
+  run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal, call?: CallContext): Promise<ToolOutcome>;
+}
+
+/** What a call knows of its client: whether it answers sampling requests, and its answers to this call's. */
+export interface CallContext {
+  sampling: boolean;
+  inputResponses?: Record<string, unknown>;
 }
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {

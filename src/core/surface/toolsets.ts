@@ -10,6 +10,8 @@ export const TOOLSETS = {
   delivery: { byDefault: true, about: "bmad-task: a PO -> Architect -> SM -> Dev -> Review -> QA delivery session" },
   kit: { byDefault: true, about: "session status, your sessions, sub-task queue" },
   workspace: { byDefault: true, about: "a project root for skills: its files, and BMAD's scripts run with bmad-run" },
+  // Opt-in: five more tools would take the default tools/list past its 8 KB budget; rendered skills name it.
+  memory: { byDefault: false, about: "project memory: remember, recall, agent learnings, failure museum; delegate_to_agent" },
 } as const;
 
 export type ToolsetName = keyof typeof TOOLSETS;

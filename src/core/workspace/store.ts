@@ -1,6 +1,7 @@
 // Project workspaces as the surface sees them: storage only (the installer and rendering live elsewhere).
 // A store is bound to one caller; it resolves what they call a project (their own, or one shared with them)
 // and every answer about a project they cannot see is "not found", the same as for one that does not exist.
+import type { ProjectMemory } from "../memory/store.js";
 import type { InstallerAnswers } from "./installer.js";
 
 export type Access = "owner" | "write" | "read";
@@ -90,4 +91,6 @@ export interface WorkspaceStore {
   /** Owner only. `withWho`: an email or a user id as sign-in knows it. */
   share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>>;
   files(project: string): WorkspaceFiles;
+  /** The project's memory (seed 001), where the store keeps it (the bridge keeps it in its files instead). */
+  memory?(project: string): ProjectMemory;
 }

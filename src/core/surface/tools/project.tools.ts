@@ -1,10 +1,13 @@
-// Toolset `kit` (seed 001), the project-file part: the completion contract and the project context.
-// They run where the project's files are (the bmad-mcp bridge); elsewhere they say so.
+// Toolset `kit` (seed 001), the project-file part: the completion contract (where the project's code is: the
+// bmad-mcp bridge) and the project context (the bridge's folder, or a workspace on the remote). A failed
+// contract is kept in the failure museum as CC-FAIL.
 import { z } from "zod";
 import { CONTEXT_SECTIONS, STACKS, type SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
+import { projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import { newMemory, projectField } from "./memory.tools.js";
 
 function noProject(tool: string) {
   return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (see README, Local bridge).`);
@@ -19,11 +22,13 @@ export const runCompletionContract = defineTool({
     working_dir: z.string().max(1024).optional().describe("Directory inside the project (default: project root)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  async run({ stack, working_dir }, { project }: SurfaceDeps, signal) {
-    if (!project) return noProject(TOOL.runCompletionContract);
-    const run = await project.runCompletionContract(stack ?? "auto", working_dir, signal);
+  async run({ stack, working_dir }, deps: SurfaceDeps, signal) {
+    if (!deps.project) return noProject(TOOL.runCompletionContract);
+    const run = await deps.project.runCompletionContract(stack ?? "auto", working_dir, signal);
     if (!run.ok) return fail(run.error);
-    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}`, { ...run.value });
+    const recorded = run.value.status === "FAIL" ? await recordFailure(deps, stack ?? "auto", working_dir, run.value.output) : undefined;
+    const note = recorded ? `\n[recorded in the failure museum as CC-FAIL: ${recorded}]` : "";
+    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}${note}`, { ...run.value, ...(recorded ? { failure_id: recorded } : {}) });
   },
 });
 
@@ -31,14 +36,41 @@ export const getProjectContext = defineTool({
   name: TOOL.getProjectContext,
   toolset: "kit",
   description: "Get the project's BMAD context (name, stack, agents, decisions, architecture) from _bmad/_memory.",
-  input: z.object({ section: z.enum(CONTEXT_SECTIONS).optional().describe("Section (default all)") }),
+  input: z.object({ section: z.enum(CONTEXT_SECTIONS).optional().describe("Section (default all)"), project: projectField }),
   annotations: READ_ONLY,
-  async run({ section }, { project }: SurfaceDeps) {
-    if (!project) return noProject(TOOL.getProjectContext);
-    const context = await project.projectContext(section ?? "all");
+  async run({ section = "all", project }, deps: SurfaceDeps) {
+    const access = deps.memory ? await deps.memory(project) : undefined;
+    if (access && !access.ok && (project !== undefined || !deps.project)) return fail(access.error);
+    const memory = access?.ok ? access : undefined;
+    if (!deps.project && !memory) return noProject(TOOL.getProjectContext);
+    if (!deps.project) {
+      const visible = await memory!.files.stat("");
+      if (!visible.ok) return fail(visible.error);
+    }
+    const context = deps.project ? await deps.project.projectContext(section) : await projectContext(workspaceReader(memory!.files), section);
     if (!context.ok) return fail(context.error);
-    return done(JSON.stringify(context.value), context.value);
+    // What was decided through remember_structured, beside what the files say.
+    const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
+    const remembered = decided?.ok ? decided.value.entries.map(({ id, agent, text, created_at }) => ({ id, agent, text, created_at })) : [];
+    const value = remembered.length ? { ...context.value, remembered_decisions: remembered } : context.value;
+    return done(JSON.stringify(value), value);
   },
 });
+
+/** A failed contract as a CC-FAIL memory (the same output again is the same memory); its id, if stored. */
+async function recordFailure(deps: SurfaceDeps, stack: string, workingDir: string | undefined, output: string): Promise<string | undefined> {
+  const access = deps.memory ? await deps.memory(undefined) : undefined;
+  if (!access?.ok) return undefined;
+  const tail = output.length > 4000 ? `…${output.slice(-4000)}` : output;
+  const made = await newMemory(deps, {
+    type: "failures",
+    agent: "cc-verify",
+    text: `Completion contract failed (stack ${stack}${workingDir ? `, in ${workingDir}` : ""}):\n${tail.trim() || "(no output)"}`,
+    tags: ["CC-FAIL", "high", stack],
+  });
+  if (!made.ok) return undefined;
+  const stored = await access.memory.remember(made.memory);
+  return stored.ok ? stored.value.id : undefined;
+}
 
 export const projectTools = [getProjectContext, runCompletionContract];

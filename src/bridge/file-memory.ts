@@ -1,0 +1,157 @@
+// Project memory on the bridge, in the project's own files (core/memory/files.ts says which and how), so it
+// travels with the project in git. Every read goes through the confined reader, every write through the
+// confined writer (temp file + rename). The files are indexed for full-text search with MiniSearch (BM25,
+// Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
+// whoever changed it. Lines a person broke are reported with their number and kept as they are.
+import { stat } from "node:fs/promises";
+import type MiniSearch from "minisearch";
+import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
+import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines, SHARED_CONTEXT_FILE, structuredFile, memoryLines } from "../core/memory/files.js";
+import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
+import { snippet, words } from "../core/memory/text.js";
+import { listConfined, MAX_READ_BYTES, readConfinedText, resolveConfined, writeConfined } from "./confined-fs.js";
+
+/** One file as last read: how to tell it changed, what it held. */
+interface FileState {
+  stamp: string;
+  entries: MemoryEntry[];
+  warnings: string[];
+  /** Structured files: the memories, and lines that could not be read (written back unchanged). */
+  memories?: Map<string, Memory>;
+  broken?: string[];
+}
+
+interface Loaded {
+  entries: Map<string, MemoryEntry>;
+  index: MiniSearch<{ id: string; text: string; tags: string }>;
+  warnings: string[];
+}
+
+type Engine = { MiniSearch: typeof MiniSearch; stem: (word: string) => string };
+let engine: Promise<Engine> | undefined;
+
+/** Loaded on first use: the bridge starts without them. */
+function loadEngine(): Promise<Engine> {
+  return (engine ??= Promise.all([import("minisearch"), import("stemmer")]).then(([m, s]) => ({ MiniSearch: m.default, stem: s.stemmer })));
+}
+
+export class FileMemory implements ProjectMemory {
+  private readonly files = new Map<string, FileState>();
+  private loaded?: Loaded;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly root: string) {}
+
+  /** One operation at a time: a remember reads, changes and writes its file without another in between. */
+  private serial<T>(op: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(op, op);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async paths(): Promise<string[]> {
+    const learnings = await listConfined(this.root, LEARNINGS_DIR);
+    const agents = learnings.ok ? learnings.names.filter((n) => n.endsWith(".md")).sort().map((n) => `${LEARNINGS_DIR}/${n}`) : [];
+    return [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.filter(isHandFile)];
+  }
+
+  /** Size, modification time and inode: a change by anyone shows in one of them. */
+  private async stamp(rel: string): Promise<string | undefined> {
+    const found = await resolveConfined(this.root, rel);
+    if (!found.ok) return found.code === "missing" ? undefined : `refused:${found.error}`;
+    const info = await stat(found.path).catch(() => undefined);
+    return info ? `${info.size}:${info.mtimeMs}:${info.ino}` : undefined;
+  }
+
+  private async readFile(rel: string, stamp: string): Promise<FileState> {
+    const type = MEMORY_TYPES.find((t) => structuredFile(t) === rel);
+    const read = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
+    if (!read.ok) return { stamp, entries: [], warnings: read.code === "missing" ? [] : [`${read.error}`], ...(type ? { memories: new Map(), broken: [] } : {}) };
+    if (!type) return { stamp, ...(await parseHandFile(rel, read.text)) };
+    const parsed = parseMemoryLines(read.text, rel);
+    const brokenLines = new Set(parsed.warnings.map((w) => Number(/ line (\d+):/.exec(w)?.[1])));
+    const broken = read.text.split("\n").filter((_, i) => brokenLines.has(i + 1));
+    const entries = parsed.memories.filter((m) => m.type === type).map((m) => entryOf(m));
+    const misplaced = parsed.memories.length - entries.length;
+    if (misplaced) parsed.warnings.push(`${rel}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
+    return { stamp, entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken };
+  }
+
+  /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */
+  private async load(): Promise<Loaded> {
+    const paths = await this.paths();
+    let changed = !this.loaded || [...this.files.keys()].some((p) => !paths.includes(p));
+    for (const rel of paths) {
+      const stamp = await this.stamp(rel);
+      if (stamp === undefined) {
+        if (this.files.delete(rel)) changed = true;
+        continue;
+      }
+      if (this.files.get(rel)?.stamp === stamp) continue;
+      this.files.set(rel, await this.readFile(rel, stamp));
+      changed = true;
+    }
+    for (const rel of [...this.files.keys()]) if (!paths.includes(rel)) this.files.delete(rel);
+    if (!changed && this.loaded) return this.loaded;
+    const { MiniSearch, stem } = await loadEngine();
+    const entries = new Map<string, MemoryEntry>();
+    // Structured memories first: a hand-written line saying the same thing is the same memory.
+    for (const state of [...this.files.values()].sort((a, b) => Number(!a.memories) - Number(!b.memories))) {
+      for (const e of state.entries) if (!entries.has(e.id)) entries.set(e.id, e);
+    }
+    const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stem, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
+    index.addAll([...entries.values()].map((e) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") })));
+    const warnings = [...this.files.values()].flatMap((f) => f.warnings);
+    return (this.loaded = { entries, index, warnings });
+  }
+
+  remember(memory: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
+    return this.serial(async () => {
+      const loaded = await this.load();
+      const rel = structuredFile(memory.type);
+      const file = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
+      if (file.stamp.startsWith("refused:")) return { ok: false, error: `Cannot write ${file.stamp.slice("refused:".length)}` };
+      const memories = new Map(file.memories);
+      const before = memories.get(memory.id);
+      const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
+      if (before && tags.length === before.tags.length) return { ok: true, value: { id: memory.id, created: false, tags } };
+      if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` };
+      const stored: Memory = before ? { ...before, tags } : memory;
+      memories.set(memory.id, stored);
+      const text = memoryLines(memories.values()) + (file.broken ?? []).map((l) => `${l}\n`).join("");
+      if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
+      const written = await writeConfined(this.root, rel, text);
+      if (!written.ok) return { ok: false, error: written.error };
+      // Our own write: update what is loaded rather than reading everything again.
+      const entry = entryOf(stored);
+      this.files.set(rel, { ...file, stamp: (await this.stamp(rel)) ?? "", memories, entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
+      if (loaded.entries.has(memory.id)) loaded.index.discard(memory.id);
+      loaded.entries.set(memory.id, entry);
+      loaded.index.add({ id: entry.id, text: entry.text, tags: entry.tags.join(" ") });
+      return { ok: true, value: { id: memory.id, created: !before, tags } };
+    });
+  }
+
+  search(query: string, filter: MemoryFilter, limit: number): Promise<MemResult<Recalled>> {
+    return this.serial(async () => {
+      const { entries, index, warnings } = await this.load();
+      const { stem } = await loadEngine();
+      const stems = new Set(words(query).map(stem));
+      const results = index.search(query, { filter: (r) => matchesFilter(entries.get(r.id)!, filter) }).slice(0, limit);
+      const hits = results.map((r) => {
+        const entry = entries.get(r.id)!;
+        return { ...entry, score: Math.round(r.score * 1000) / 1000, snippet: snippet(entry.text, (w) => stems.has(stem(w))) };
+      });
+      return { ok: true, value: { mode: "bm25", hits, warnings } };
+    });
+  }
+
+  list(filter: MemoryFilter, order: MemoryOrder, limit: number): Promise<MemResult<Listed>> {
+    return this.serial(async () => {
+      const { entries, warnings } = await this.load();
+      const all = [...entries.values()].filter((e) => matchesFilter(e, filter)).sort(order === "severity" ? bySeverity : byRecency);
+      return { ok: true, value: { entries: all.slice(0, limit), total: all.length, warnings } };
+    });
+  }
+}
+

@@ -1,0 +1,162 @@
+// Memory in a project's files (seed 001's `_bmad/_memory/`), read the same way on both front doors:
+//   structured/{type}.jsonl        remember_structured's memories, one JSON object per line, sorted by id
+//                                  (a line per memory merges well in git)
+//   agent-learnings/{agent}.md     an agent's learnings, one per list item; `## 2026-05-01` dates those below
+//   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
+//   shared-context.md              the project's shared context, one memory per `##` section
+// A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
+import { FAILURE_CATEGORIES, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+
+export const MEMORY_DIR = "_bmad/_memory";
+export const STRUCTURED_DIR = `${MEMORY_DIR}/structured`;
+export const LEARNINGS_DIR = `${MEMORY_DIR}/agent-learnings`;
+export const MUSEUM_FILE = `${MEMORY_DIR}/failure-museum.md`;
+export const SHARED_CONTEXT_FILE = `${MEMORY_DIR}/shared-context.md`;
+export const PROJECT_CONTEXT_FILE = `${MEMORY_DIR}/project-context.yaml`;
+
+export const structuredFile = (type: MemoryType) => `${STRUCTURED_DIR}/${type}.jsonl`;
+
+/** The file's memory type, if it is one of the structured files. */
+export function structuredType(path: string): MemoryType | undefined {
+  return MEMORY_TYPES.find((t) => structuredFile(t) === path);
+}
+
+/** The files a person edits by hand that hold memories (beside the structured ones). */
+export function isHandFile(path: string): boolean {
+  return path === MUSEUM_FILE || path === SHARED_CONTEXT_FILE || (path.startsWith(`${LEARNINGS_DIR}/`) && /^[^/]+\.md$/.test(path.slice(LEARNINGS_DIR.length + 1)));
+}
+
+export interface Parsed {
+  entries: MemoryEntry[];
+  warnings: string[];
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
+
+/** One memory per line; a line that is not one is reported and skipped. */
+export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[] } {
+  const memories: Memory[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch {
+      warnings.push(`${path} line ${i + 1}: not a JSON object (cut short or edited by hand?); skipped.`);
+      return;
+    }
+    const parsed = MEMORY_LINE.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      warnings.push(`${path} line ${i + 1}: ${issue.path.join(".") || "line"}: ${issue.message}; skipped.`);
+      return;
+    }
+    if (seen.has(parsed.data.id)) return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept.`);
+    seen.add(parsed.data.id);
+    memories.push(parsed.data);
+  });
+  return { memories, entries: memories.map((m) => ({ ...m })), warnings };
+}
+
+/** The file's text: sorted by id, keys in one order, one memory per line. */
+export function memoryLines(memories: Iterable<Memory>): string {
+  const sorted = [...memories].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return sorted.map((m) => JSON.stringify({ id: m.id, type: m.type, agent: m.agent, text: m.text, tags: m.tags, created_at: m.created_at })).join("\n") + (sorted.length ? "\n" : "");
+}
+
+/** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
+export async function parseLearnings(text: string, agent: string, path: string): Promise<Parsed> {
+  const items: Array<{ line: number; text: string; date: string }> = [];
+  let date = "";
+  let current: (typeof items)[number] | undefined;
+  text.split("\n").forEach((line, i) => {
+    const heading = /^#{1,6}\s+(.*)$/.exec(line);
+    const item = /^[-*+]\s+(.*)$|^\d+[.)]\s+(.*)$/.exec(line);
+    if (heading) {
+      date = DATE.exec(heading[1]!.trim())?.[0] ?? date;
+      current = undefined;
+    } else if (item) {
+      const body = (item[1] ?? item[2] ?? "").trim();
+      const own = DATE.exec(body)?.[0];
+      items.push((current = { line: i + 1, text: own ? body.slice(own.length).replace(/^\s*[:—–-]\s*/, "") : body, date: own ?? date }));
+    } else if (current && /^\s+\S/.test(line)) current.text += ` ${line.trim()}`;
+    else if (!line.trim()) current = undefined;
+  });
+  const entries: MemoryEntry[] = [];
+  for (const item of items.filter((it) => it.text)) {
+    entries.push({ id: await memoryId("agent-learnings", agent, item.text), type: "agent-learnings", agent, text: item.text, tags: [], created_at: item.date, source: `${path}:${item.line}` });
+  }
+  return { entries, warnings: [] };
+}
+
+const META = /^[-*]?\s*(severity|date|agent|tags)\s*:\s*(.*)$/i;
+
+/** The failure museum: `## CATEGORY: title`, metadata lines, the story. Unknown categories are reported. */
+export async function parseMuseum(text: string, path: string): Promise<Parsed> {
+  const warnings: string[] = [];
+  const blocks: Array<{ line: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
+  let block: (typeof blocks)[number] | undefined;
+  text.split("\n").forEach((line, i) => {
+    const heading = /^##\s+(.*)$/.exec(line);
+    if (heading) {
+      block = undefined;
+      const m = /^\[?([A-Za-z-]+)\]?\s*(?:[:—–]|\s-\s)?\s*(.*)$/.exec(heading[1]!.trim());
+      const category = FAILURE_CATEGORIES.find((c) => c === m?.[1]?.toUpperCase());
+      if (!category) return void warnings.push(`${path} line ${i + 1}: "${heading[1]!.slice(0, 40)}" does not start with a category (${FAILURE_CATEGORIES.join(", ")}); entry skipped.`);
+      blocks.push((block = { line: i + 1, category, title: m![2]!.trim(), severity: "medium", date: "", agent: "unknown", tags: [], body: [], meta: true }));
+      return;
+    }
+    if (!block) return;
+    const meta = block.meta ? META.exec(line.trim()) : null;
+    if (!meta) {
+      if (line.trim()) block.meta = false;
+      block.body.push(line);
+      return;
+    }
+    for (const part of line.trim().replace(/^[-*]\s*/, "").split(/\s+[·|]\s+/)) {
+      const kv = /^(severity|date|agent|tags)\s*:\s*(.*)$/i.exec(part.trim());
+      if (!kv) continue;
+      const [key, value] = [kv[1]!.toLowerCase(), kv[2]!.trim()];
+      if (key === "severity") {
+        const severity = SEVERITIES.find((s) => s === value.toLowerCase());
+        if (severity) block.severity = severity;
+        else warnings.push(`${path} line ${i + 1}: severity "${value.slice(0, 20)}" is not one of ${SEVERITIES.join(", ")}; medium used.`);
+      } else if (key === "date") block.date = DATE.exec(value)?.[0] ?? "";
+      else if (key === "agent") block.agent = value.toLowerCase() || "unknown";
+      else block.tags = value.split(",").map((t) => t.trim()).filter(Boolean).slice(0, 20);
+    }
+  });
+  const entries: MemoryEntry[] = [];
+  for (const b of blocks) {
+    const text = [b.title, b.body.join("\n").trim()].filter(Boolean).join("\n");
+    if (!text) continue;
+    const tags = [b.category, b.severity, ...b.tags.filter((t) => t.toUpperCase() !== b.category && t.toLowerCase() !== b.severity)];
+    entries.push({ id: await memoryId("failures", b.agent, text), type: "failures", agent: b.agent, text, tags, created_at: b.date, source: `${path}:${b.line}`, category: b.category, severity: b.severity });
+  }
+  return { entries, warnings };
+}
+
+/** Shared context: one memory per `##` section (its heading and text). */
+export async function parseSharedContext(text: string, path: string): Promise<Parsed> {
+  const sections: Array<{ line: number; lines: string[] }> = [];
+  text.split("\n").forEach((line, i) => {
+    if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, lines: [] });
+    sections.at(-1)!.lines.push(line.replace(/^#+\s*/, ""));
+  });
+  const entries: MemoryEntry[] = [];
+  for (const s of sections) {
+    const body = s.lines.join("\n").trim();
+    if (body) entries.push({ id: await memoryId("shared-context", "shared", body), type: "shared-context", agent: "shared", text: body, tags: [], created_at: "", source: `${path}:${s.line}` });
+  }
+  return { entries, warnings: [] };
+}
+
+/** The memories of one hand-edited file. */
+export function parseHandFile(path: string, text: string): Promise<Parsed> {
+  if (path === MUSEUM_FILE) return parseMuseum(text, path);
+  if (path === SHARED_CONTEXT_FILE) return parseSharedContext(text, path);
+  const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
+  return parseLearnings(text, agent, path);
+}

@@ -1,0 +1,132 @@
+// Project memory (seed 001): the collections, the failure museum's categories, the limits on what is
+// stored, and the one way a memory is checked, named and given its id on both front doors.
+import { z } from "zod";
+import type { Catalog } from "../catalog/catalog.js";
+import { shortName } from "../catalog/names.js";
+import { uuidV5 } from "./uuid.js";
+
+export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
+export type MemoryType = (typeof MEMORY_TYPES)[number];
+
+export const FAILURE_CATEGORIES = ["CC-FAIL", "WRONG-ASSUMPTION", "CONTEXT-LOSS", "HALLUCINATION", "ARCH-MISTAKE", "PROCESS-SKIP"] as const;
+export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
+
+/** Highest first; a failure without one of these tags is "medium". */
+export const SEVERITIES = ["critical", "high", "medium", "low"] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const MAX_TEXT_BYTES = 32 * 1024;
+export const MAX_TAGS = 20;
+export const MAX_TAG_CHARS = 64;
+export const MAX_AGENT_CHARS = 100;
+
+/** A stored memory, as the bridge writes it (one JSON object per line) and the Worker keeps it (a row). */
+export interface Memory {
+  id: string;
+  type: MemoryType;
+  agent: string;
+  text: string;
+  tags: string[];
+  created_at: string;
+}
+
+/** A memory as answers show it: where it came from (a file a person edits, with its line), and for a failure
+ *  its category and severity. */
+export interface MemoryEntry extends Memory {
+  source?: string;
+  category?: FailureCategory;
+  severity?: Severity;
+}
+
+export interface MemoryHit extends MemoryEntry {
+  score: number;
+  snippet: string;
+}
+
+export type MemResult<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** What a line of a memory file must be: parsed with zod, unknown keys dropped. */
+export const MEMORY_LINE = z.object({
+  id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "not a memory id (UUIDv5)"),
+  type: z.enum(MEMORY_TYPES),
+  agent: z.string().min(1).max(MAX_AGENT_CHARS),
+  text: z.string().min(1).max(MAX_TEXT_BYTES),
+  tags: z.array(z.string().min(1).max(MAX_TAG_CHARS)).max(MAX_TAGS),
+  created_at: z.string().max(40),
+});
+
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
+const n = (x: number) => x.toLocaleString("en-US");
+
+/** The text as its id sees it: the same words in another case or spacing are the same memory. */
+export function normaliseText(text: string): string {
+  return text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** The id of a memory: UUIDv5 of its type, agent and normalised text (tags are not part of it). */
+export function memoryId(type: MemoryType, agent: string, text: string): Promise<string> {
+  return uuidV5(`${type}\n${agent}\n${normaliseText(text)}`);
+}
+
+/** Tags as stored: trimmed, without repeats; or why they are refused. */
+export function checkTags(tags: readonly string[]): MemResult<string[]> {
+  if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };
+  const out: string[] = [];
+  for (const raw of tags) {
+    const tag = raw.trim();
+    if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
+    if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
+    if (CONTROL.test(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
+    if (!out.includes(tag)) out.push(tag);
+  }
+  return { ok: true, value: out };
+}
+
+/** The memory's text, or why it is refused. */
+export function checkText(text: string): MemResult<string> {
+  const trimmed = text.trim();
+  if (!trimmed) return { ok: false, error: '"text" is empty: give what to remember.' };
+  const size = bytes(trimmed);
+  if (size > MAX_TEXT_BYTES) return { ok: false, error: `"text" is ${n(size)} bytes; a memory holds at most ${n(MAX_TEXT_BYTES)} (32 KB): split it, or remember a summary and keep the document as a file.` };
+  return { ok: true, value: trimmed };
+}
+
+/** An agent as memories name it: the bundle's short name when it is an agent there (`bmm/dev`,
+ *  `bmad-agent-dev` -> `dev`); any other tag (the seed's `forge`, `atlas`) lower-cased, prefixes dropped. */
+export function canonicalAgent(catalog: Catalog, raw: string): MemResult<string> {
+  const given = raw.trim();
+  if (!given) return { ok: false, error: '"agent" is empty: name the agent, e.g. dev, architect or bmm/dev.' };
+  const found = catalog.resolve("agent", given);
+  if (found.ok) return { ok: true, value: shortName(found.record) };
+  const tag = given.toLowerCase().replace(/^[a-z0-9_-]+\//, "").replace(/^bmad-agent-|^bmad-/, "");
+  if (!/^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u.test(tag) || [...tag].length > MAX_AGENT_CHARS) {
+    return { ok: false, error: `Agent "${given.slice(0, 60)}" is not a name: use letters, digits, ".", "_" or "-" (e.g. dev, architect, forge).` };
+  }
+  return { ok: true, value: tag };
+}
+
+/** A failure's category and severity, read from its tags (`CC-FAIL`, `high`, `severity:high`). */
+export function failureFacets(tags: readonly string[]): { category?: FailureCategory; severity: Severity } {
+  let category: FailureCategory | undefined;
+  let severity: Severity | undefined;
+  for (const tag of tags) {
+    const upper = tag.toUpperCase();
+    const lower = tag.toLowerCase().replace(/^severity[:=]\s*/, "");
+    category ??= FAILURE_CATEGORIES.find((c) => c === upper);
+    severity ??= SEVERITIES.find((s) => s === lower);
+  }
+  return { ...(category ? { category } : {}), severity: severity ?? "medium" };
+}
+
+/** The entry an answer shows for a memory: failures carry their category and severity. */
+export function entryOf(memory: Memory, source?: string): MemoryEntry {
+  const entry: MemoryEntry = { ...memory, ...(source ? { source } : {}) };
+  return memory.type === "failures" ? { ...entry, ...failureFacets(memory.tags) } : entry;
+}
+
+/** Higher is worse: severity order for the failure museum. */
+export function severityRank(severity: Severity | undefined): number {
+  return SEVERITIES.length - SEVERITIES.indexOf(severity ?? "medium");
+}

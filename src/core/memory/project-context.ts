@@ -1,0 +1,74 @@
+// get_project_context (seed 001): `_bmad/_memory/shared-context.md` and `project-context.yaml`, read as
+// structured JSON. The same on both front doors: the bridge reads the project folder, the Worker a workspace.
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import type { ContextSection } from "../surface/deps.js";
+import type { WorkspaceFiles } from "../workspace/store.js";
+import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
+import type { MemResult } from "./model.js";
+
+/** A memory file's text; `missing` when it is not there (anything else is a warning naming the problem). */
+export type ContextRead = { ok: true; text: string } | { ok: false; missing: boolean; error: string };
+
+/** A workspace's files as the context reads them (the caller checked the workspace is there). */
+export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise<ContextRead> {
+  return async (rel) => {
+    const read = await files.read(rel);
+    if (read.ok) return { ok: true, text: new TextDecoder().decode(read.value.data) };
+    return { ok: false, missing: read.kind === "not_found", error: read.error };
+  };
+}
+
+export async function projectContext(read: (rel: string) => Promise<ContextRead>, section: ContextSection): Promise<MemResult<Record<string, unknown>>> {
+  const warnings: string[] = [];
+  const text = async (rel: string) => {
+    const file = await read(rel);
+    if (file.ok) return file.text;
+    if (!file.missing) warnings.push(`skipped ${file.error}`);
+    return undefined;
+  };
+  const shared = await text(SHARED_CONTEXT_FILE);
+  const yamlText = await text(PROJECT_CONTEXT_FILE);
+  if (shared === undefined && yamlText === undefined) {
+    const why = warnings.length ? ` (${warnings.join("; ")})` : "";
+    return { ok: false, error: `No project context yet: create ${MEMORY_DIR}/shared-context.md or project-context.yaml${why}.` };
+  }
+  let data = new Map<string, unknown>();
+  if (yamlText !== undefined) {
+    const parsed = yamlObject(yamlText);
+    if (!parsed.ok) warnings.push(`skipped ${PROJECT_CONTEXT_FILE}: ${parsed.error}`);
+    else data = parsed.value;
+  }
+  const sections = markdownSections(shared ?? "");
+  const pick = (key: string) => data.get(key) ?? sections.get(key);
+  const all = { name: data.get("name") ?? data.get("project") ?? sections.get("project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
+  const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared ?? null } : { [section]: all[section] ?? null };
+  if (warnings.length) value.warnings = warnings;
+  return { ok: true, value };
+}
+
+/** A YAML mapping (a Map: its keys are file content), or the error with its line. */
+function yamlObject(text: string): MemResult<Map<string, unknown>> {
+  try {
+    const value: unknown = parseYaml(text);
+    if (value === null || value === undefined) return { ok: true, value: new Map() };
+    if (typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "line 1: not a mapping of keys (name:, stack:, ...)" };
+    return { ok: true, value: new Map(Object.entries(value)) };
+  } catch (error) {
+    const line = error instanceof YAMLParseError ? error.linePos?.[0]?.line : undefined;
+    const message = String((error as Error).message).split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    return { ok: false, error: `${line ? `line ${line}: ` : ""}${message}` };
+  }
+}
+
+/** `## Stack` ... -> stack: "..." (lower-cased first word of each level-2 heading; a Map, as headings are file content). */
+function markdownSections(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let key: string | undefined;
+  for (const line of text.split("\n")) {
+    const heading = /^##\s+(.+)$/.exec(line);
+    if (heading) key = heading[1]!.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
+    else if (key) out.set(key, `${out.get(key) ?? ""}${line}\n`);
+  }
+  for (const [k, v] of out) out.set(k, v.trim());
+  return out;
+}

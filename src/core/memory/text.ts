@@ -1,0 +1,48 @@
+// Words as both indexes see them: SQLite's unicode61 tokenizer with remove_diacritics 2 on the Worker,
+// the same rule in JavaScript on the bridge. A query is only ever words: FTS5 syntax (quotes, *, NEAR,
+// -, :, parentheses) is separators, so no query can fail.
+
+/** At most this many words of a query are searched. */
+export const MAX_QUERY_WORDS = 32;
+
+/** Lower-cased letter and digit runs, diacritics removed ("Café-Déploiement" -> cafe, deploiement). */
+export function words(text: string): string[] {
+  return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+}
+
+/** The query's distinct words, in order, at most MAX_QUERY_WORDS. */
+export function queryWords(query: string): string[] {
+  return [...new Set(words(query))].slice(0, MAX_QUERY_WORDS);
+}
+
+/** The same query for FTS5: each word a quoted string, any of them may match. */
+export function ftsQuery(query: string): string | undefined {
+  const list = queryWords(query);
+  return list.length ? list.map((w) => `"${w}"`).join(" OR ") : undefined;
+}
+
+/**
+ * A short window of `text` around its first matching words, matches in **bold**: what FTS5's snippet()
+ * gives on the Worker. `matches` says whether a word of the text (as words() gives it) is a query word.
+ */
+export function snippet(text: string, matches: (word: string) => boolean, size = 16): string {
+  const tokens = [...text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)];
+  if (!tokens.length) return text.slice(0, 200);
+  const hits = tokens.map((t) => matches(words(t[0]).join("")));
+  // The window of `size` tokens with the most matches (the first such), by a running count.
+  let count = hits.slice(0, size).filter(Boolean).length;
+  let [best, bestCount] = [0, count];
+  for (let start = 1; start + size <= tokens.length; start++) {
+    count += (hits[start + size - 1] ? 1 : 0) - (hits[start - 1] ? 1 : 0);
+    if (count > bestCount) [best, bestCount] = [start, count];
+  }
+  const end = Math.min(tokens.length, best + size);
+  let out = best > 0 ? "…" : "";
+  let at = tokens[best]!.index!;
+  for (let i = best; i < end; i++) {
+    const token = tokens[i]!;
+    out += text.slice(at, token.index) + (hits[i] ? `**${token[0]}**` : token[0]);
+    at = token.index! + token[0].length;
+  }
+  return (out + (end < tokens.length ? "…" : text.slice(at))).replace(/\s+/g, " ").trim();
+}

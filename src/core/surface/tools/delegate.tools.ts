@@ -1,0 +1,73 @@
+// delegate_to_agent (seed 001, BM-31): a question for another BMAD agent, answered by the client's own model
+// in that agent's persona (MCP sampling) when the client offers sampling; otherwise the persona-framed task
+// comes back for the caller to run itself, and the answer says so.
+import { z } from "zod";
+import { shortName } from "../../catalog/names.js";
+import type { SurfaceDeps } from "../deps.js";
+import { TOOL } from "../names.js";
+import { done, fail, type SampleRequest } from "../outcome.js";
+import { recordLabel } from "../render.js";
+import { skillRenderFor } from "../skill-render.js";
+import { stageRender } from "../stage-context.js";
+import { stagePersona } from "../stage-persona.js";
+import { defineTool } from "../tool.js";
+import type { CatalogRecord } from "../../catalog/bundle.js";
+
+/** The seed's agents; any agent of the bundle resolves too. */
+export const SEED_AGENTS = ["analyst", "architect", "qa", "sm", "tech-writer"] as const;
+const ANSWER_KEY = "delegate";
+
+/** What a client's sampling answer must look like (it comes from outside: parsed). */
+const SAMPLED = z.object({
+  role: z.string().optional(),
+  model: z.string().max(200).optional(),
+  content: z.union([z.object({ type: z.string(), text: z.string().optional() }), z.array(z.object({ type: z.string(), text: z.string().optional() }))]),
+});
+
+/** The agent's persona from the bundle, rendered in the project where there is one. */
+async function persona(deps: SurfaceDeps, agent: CatalogRecord): Promise<string> {
+  const target = deps.runtime ? await deps.runtime(undefined) : undefined;
+  // Without a project (the remote), the bundle's defaults render it, as for a delivery session's stage.
+  const ctx = target?.ok ? await skillRenderFor(deps.reader, target.runtime, agent) : await stageRender(deps.reader, agent, { session_id: "delegate", task_name: "delegate", created_at: "" });
+  return stagePersona(deps.reader, agent, ctx);
+}
+
+export function systemPrompt(label: string, personaText: string): string {
+  return `You are ${label}, a BMAD Method agent. Another agent delegates a task to you: answer it in this persona, directly and completely.\n\n${personaText}`;
+}
+
+export const delegateToAgent = defineTool({
+  name: TOOL.delegateToAgent,
+  toolset: "memory",
+  description: "Delegate a task to another BMAD agent: the client's model answers in that agent's persona (sampling); without sampling, returns the framed task to run yourself.",
+  input: z.object({
+    agent_id: z.union([z.enum(SEED_AGENTS), z.string().min(1).max(200)]).describe("Agent (any in the bundle)"),
+    task: z.string().min(1).max(16000).describe("Task or question"),
+    context: z.string().max(32000).optional().describe("What the agent needs to know"),
+    max_tokens: z.number().int().min(1).max(32000).default(2048),
+  }),
+  annotations: { readOnlyHint: true, openWorldHint: true },
+  async run({ agent_id, task, context, max_tokens }, deps, _signal, call) {
+    const found = deps.reader.catalog.resolve("agent", agent_id);
+    if (!found.ok) return fail(`${found.error} Agents here: ${deps.reader.catalog.list("agent").map(shortName).join(", ")}.`);
+    const label = recordLabel(found.record);
+    const system = systemPrompt(label, await persona(deps, found.record));
+    const prompt = `${context?.trim() ? `Context:\n${context.trim()}\n\n` : ""}Task: ${task.trim()}`;
+    const answered = call?.inputResponses?.[ANSWER_KEY];
+    if (answered !== undefined) {
+      const parsed = SAMPLED.safeParse(answered);
+      const text = parsed.success ? [parsed.data.content].flat().flatMap((c) => (c.type === "text" && c.text ? [c.text] : [])).join("\n") : "";
+      if (!text) return fail(`The client's model gave no text answer for ${label}; run the task yourself, or call ${TOOL.delegateToAgent} again.`);
+      const model = parsed.success ? parsed.data.model : undefined;
+      return done(`${label} answers${model ? ` (${model})` : ""}:\n\n${text}`, { mode: "sampling", agent: label, ...(model ? { model } : {}), answer: text });
+    }
+    if (call?.sampling) {
+      const sample: SampleRequest = { key: ANSWER_KEY, params: { systemPrompt: system, messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: max_tokens } };
+      return { ok: true, text: "", sample };
+    }
+    return done(
+      `This client does not offer sampling, so no model was asked: run this yourself as ${label}. Take the system prompt as your persona, answer the task, then go back to your own role.\n\n## System prompt\n${system}\n\n## Task\n${prompt}`,
+      { mode: "fallback", agent: label, system_prompt: system, prompt, max_tokens },
+    );
+  },
+});

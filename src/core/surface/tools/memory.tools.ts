@@ -1,0 +1,147 @@
+// Toolset `memory` (seed 001): remember_structured, recall_structured, get_agent_memory, get_failure_museum.
+// The project's memory: a workspace's on the remote, the project folder's `_bmad/_memory/` on the bridge.
+import { z } from "zod";
+import { canonicalAgent, checkTags, checkText, FAILURE_CATEGORIES, memoryId, MEMORY_TYPES, type Memory, type MemoryEntry, type MemoryHit } from "../../memory/model.js";
+import { queryWords } from "../../memory/text.js";
+import type { MemoryAccess, SurfaceDeps } from "../deps.js";
+import { TOOL } from "../names.js";
+import { done, fail, type ToolOutcome } from "../outcome.js";
+import { defineTool, READ_ONLY } from "../tool.js";
+
+export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
+const type = z.enum(MEMORY_TYPES).describe("Collection");
+const n = (x: number) => x.toLocaleString("en-US");
+
+async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (access: Extract<MemoryAccess, { ok: true }>) => Promise<ToolOutcome>): Promise<ToolOutcome> {
+  if (!deps.memory) return fail("This endpoint keeps no project memory.");
+  const access = await deps.memory(project);
+  return access.ok ? run(access) : fail(access.error);
+}
+
+/** One line per entry: what a caller reads; the whole entries go out as structured content. */
+function line(e: MemoryEntry | MemoryHit, i: number): string {
+  const head = `${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`;
+  const body = "snippet" in e ? e.snippet : e.text.length > 300 ? `${e.text.slice(0, 300)}…` : e.text;
+  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id})`;
+}
+
+const warned = (warnings: string[]) => (warnings.length ? `\nUnreadable memory lines (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
+
+/** A memory from a tool's arguments, checked, with its id; or why it is refused. Nothing is stored here. */
+export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"]; agent: string; text: string; tags?: string[] }): Promise<{ ok: true; memory: Memory } | { ok: false; error: string }> {
+  const text = checkText(args.text);
+  if (!text.ok) return text;
+  const tags = checkTags(args.tags ?? []);
+  if (!tags.ok) return tags;
+  const agent = canonicalAgent(deps.reader.catalog, args.agent);
+  if (!agent.ok) return agent;
+  const id = await memoryId(args.type, agent.value, text.value);
+  return { ok: true, memory: { id, type: args.type, agent: agent.value, text: text.value, tags: tags.value, created_at: new Date().toISOString() } };
+}
+
+export const rememberStructured = defineTool({
+  name: TOOL.rememberStructured,
+  toolset: "memory",
+  description: "Remember a decision, learning, failure, story or shared context for this project. Same text again: same id, stored once.",
+  input: z.object({
+    type,
+    agent: z.string().max(200).describe("Agent, e.g. dev, architect, forge"),
+    text: z.string().describe("What to remember (max 32 KB)"),
+    tags: z.array(z.string()).optional().describe("Tags; failures: a category (CC-FAIL...) and severity (critical|high|medium|low)"),
+    project: projectField,
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // 32 KB of text as JSON, escaped: the text limit is the one a caller meets, named.
+  maxArgumentBytes: 256 * 1024,
+  run: (args, deps) =>
+    withMemory(deps, args.project, async ({ memory }) => {
+      const made = await newMemory(deps, args);
+      if (!made.ok) return fail(`${TOOL.rememberStructured}: ${made.error} Nothing was stored.`);
+      const stored = await memory.remember(made.memory);
+      if (!stored.ok) return fail(stored.error);
+      const { id, created, tags } = stored.value;
+      const text = created ? `Remembered as ${id} (${args.type}, ${made.memory.agent}).` : `Already remembered as ${id}${tags.length > made.memory.tags.length || args.tags?.length ? `; tags now ${tags.join(", ") || "none"}` : ""}.`;
+      return done(text, { id, created, type: args.type, agent: made.memory.agent, tags });
+    }),
+});
+
+export const recallStructured = defineTool({
+  name: TOOL.recallStructured,
+  toolset: "memory",
+  description: "Search this project's memory across collections (or one); returns text, type, agent, tags, score and a snippet, best first.",
+  input: z.object({
+    query: z.string().max(4000).describe("What you are looking for, in words"),
+    type: type.optional(),
+    agent: z.string().max(200).optional().describe("Only this agent's"),
+    limit: z.number().int().min(1).max(50).default(5),
+    project: projectField,
+  }),
+  annotations: READ_ONLY,
+  run: (args, deps) =>
+    withMemory(deps, args.project, async ({ memory, project }) => {
+      const agent = args.agent === undefined ? undefined : canonicalAgent(deps.reader.catalog, args.agent);
+      if (agent && !agent.ok) return fail(agent.error);
+      const found = await memory.search(args.query, { ...(args.type ? { type: args.type } : {}), ...(agent ? { agent: agent.value } : {}) }, args.limit);
+      if (!found.ok) return fail(found.error);
+      const { mode, hits, warnings } = found.value;
+      const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
+      const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
+      const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
+      return done([head, ...hits.map(line)].join("\n") + warned(warnings), { mode, hits, ...(warnings.length ? { warnings } : {}) });
+    }),
+});
+
+export const getAgentMemory = defineTool({
+  name: TOOL.getAgentMemory,
+  toolset: "memory",
+  description: "Get an agent's learnings: the newest last_n, or those matching query.",
+  input: z.object({
+    agent: z.string().max(200).describe("Agent, e.g. dev, architect, qa"),
+    query: z.string().max(4000).optional().describe("Words to match"),
+    last_n: z.number().min(1).max(200).optional().describe("How many (default 10)"),
+    project: projectField,
+  }),
+  annotations: READ_ONLY,
+  run: (args, deps) =>
+    withMemory(deps, args.project, async ({ memory }) => {
+      const agent = canonicalAgent(deps.reader.catalog, args.agent);
+      if (!agent.ok) return fail(agent.error);
+      const limit = Math.floor(args.last_n ?? 10);
+      const filter = { type: "agent-learnings" as const, agent: agent.value };
+      if (args.query?.trim()) {
+        const found = await memory.search(args.query, filter, limit);
+        if (!found.ok) return fail(found.error);
+        const { hits, warnings } = found.value;
+        const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
+        return done([head, ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits, ...(warnings.length ? { warnings } : {}) });
+      }
+      const listed = await memory.list(filter, "recent", limit);
+      if (!listed.ok) return fail(listed.error);
+      const { entries, total, warnings } = listed.value;
+      const head = entries.length ? `${agent.value}'s learnings, newest first (${entries.length} of ${n(total)}):` : `No learnings of ${agent.value} yet: ${TOOL.rememberStructured} with type "agent-learnings" keeps one, or _bmad/_memory/agent-learnings/${agent.value}.md.`;
+      return done([head, ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries, total, ...(warnings.length ? { warnings } : {}) });
+    }),
+});
+
+export const getFailureMuseum = defineTool({
+  name: TOOL.getFailureMuseum,
+  toolset: "memory",
+  description: "Get the project's past failures, worst first, then newest: check them before repeating a step that failed.",
+  input: z.object({
+    category: z.enum(["all", ...FAILURE_CATEGORIES]).optional().describe("Default all"),
+    top_n: z.number().min(1).max(200).optional().describe("How many (default 10)"),
+    project: projectField,
+  }),
+  annotations: READ_ONLY,
+  run: (args, deps) =>
+    withMemory(deps, args.project, async ({ memory }) => {
+      const category = args.category && args.category !== "all" ? args.category : undefined;
+      const listed = await memory.list({ type: "failures", ...(category ? { category } : {}) }, "severity", Math.floor(args.top_n ?? 10));
+      if (!listed.ok) return fail(listed.error);
+      const { entries, total, warnings } = listed.value;
+      const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
+      return done([head, ...entries.map(line)].join("\n") + warned(warnings), { failures: entries, total, ...(warnings.length ? { warnings } : {}) });
+    }),
+});
+
+export const memoryTools = [rememberStructured, recallStructured, getAgentMemory, getFailureMuseum];

@@ -1,0 +1,150 @@
+// Project memory in a workspace's SQLite (the workspace Durable Object calls this behind its access check):
+// memories in a table, an FTS5 index over their text and tags (BM25; Porter stems over unicode61 with
+// diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
+// bridge) indexed beside them, again whenever their content changes.
+import { isHandFile, parseHandFile, parseMemoryLines, structuredType, type Parsed } from "../core/memory/files.js";
+import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
+import { ftsQuery } from "../core/memory/text.js";
+
+export type MemoryOp =
+  | { op: "remember"; memory: Memory }
+  | { op: "search"; query: string; filter: MemoryFilter; limit: number }
+  | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
+
+/** The workspace's memory files as the caller may read them: path and content digest, and their text. */
+export interface MemoryFiles {
+  list(): Array<{ path: string; sha256: string }>;
+  read(path: string): string | undefined;
+}
+
+type Row = Record<string, SqlStorageValue>;
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS memories (id TEXT PRIMARY KEY, type TEXT NOT NULL, agent TEXT NOT NULL, text TEXT NOT NULL,
+    tags TEXT NOT NULL, created_at TEXT NOT NULL, category TEXT, severity INTEGER NOT NULL, source TEXT);
+  CREATE INDEX IF NOT EXISTS memories_by_type ON memories (type, agent, created_at);
+  CREATE INDEX IF NOT EXISTS memories_by_source ON memories (source);
+  CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(text, tags, content = 'memories', tokenize = "porter unicode61 remove_diacritics 2");
+  CREATE TRIGGER IF NOT EXISTS memories_added AFTER INSERT ON memories BEGIN
+    INSERT INTO memories_fts (rowid, text, tags) VALUES (new.rowid, new.text, new.tags); END;
+  CREATE TRIGGER IF NOT EXISTS memories_removed AFTER DELETE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags); END;
+  CREATE TRIGGER IF NOT EXISTS memories_changed AFTER UPDATE ON memories BEGIN
+    INSERT INTO memories_fts (memories_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
+    INSERT INTO memories_fts (rowid, text, tags) VALUES (new.rowid, new.text, new.tags); END;
+  CREATE TABLE IF NOT EXISTS memory_files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, warnings TEXT NOT NULL);
+`;
+
+const COLUMNS = "m.id AS id, m.type AS type, m.agent AS agent, m.text AS text, m.tags AS tags, m.created_at AS created_at, m.source AS source";
+/** Made on the first memory a project keeps (and again after the project was deleted and made anew). */
+function tables(sql: SqlStorage): void {
+  if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_files'").toArray().length) sql.exec(SCHEMA);
+}
+
+function entry(row: Row): MemoryEntry {
+  const memory: Memory = { id: row.id as string, type: row.type as Memory["type"], agent: row.agent as string, text: row.text as string, tags: JSON.parse(row.tags as string) as string[], created_at: row.created_at as string };
+  return entryOf(memory, (row.source as string | null) ?? undefined);
+}
+
+/** `AND m.type = ? ...` for a filter, with its values. */
+function where(filter: MemoryFilter): { clause: string; values: string[] } {
+  const parts: string[] = [];
+  const values: string[] = [];
+  for (const [column, value] of [["type", filter.type], ["agent", filter.agent], ["category", filter.category]] as const) {
+    if (value === undefined) continue;
+    parts.push(`m.${column} = ?`);
+    values.push(value);
+  }
+  return { clause: parts.map((p) => ` AND ${p}`).join(""), values };
+}
+
+function insert(sql: SqlStorage, memory: Memory, source: string | null): void {
+  const { category, severity } = failureFacets(memory.tags);
+  sql.exec(
+    "INSERT OR IGNORE INTO memories (id, type, agent, text, tags, created_at, category, severity, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    memory.id, memory.type, memory.agent, memory.text, JSON.stringify(memory.tags), memory.created_at,
+    memory.type === "failures" ? (category ?? null) : null, severityRank(severity), source,
+  );
+}
+
+/** Indexes the memory files whose content changed since they were last indexed; returns every file's warnings. */
+async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles): Promise<string[]> {
+  const sql = storage.sql;
+  const known = new Map(sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM memory_files").toArray().map((r) => [r.path, r.sha256]));
+  const current = files.list().filter((f) => isHandFile(f.path) || structuredType(f.path));
+  const changed: Array<{ path: string; sha256: string; parsed: Parsed }> = [];
+  for (const file of current) {
+    if (known.get(file.path) === file.sha256) continue;
+    const text = files.read(file.path) ?? "";
+    const type = structuredType(file.path);
+    let parsed: Parsed;
+    if (type) {
+      const lines = parseMemoryLines(text, file.path);
+      parsed = { entries: lines.memories.filter((m) => m.type === type), warnings: lines.warnings };
+    } else parsed = await parseHandFile(file.path, text);
+    changed.push({ path: file.path, sha256: file.sha256, parsed });
+  }
+  const gone = [...known.keys()].filter((p) => !current.some((f) => f.path === p));
+  if (changed.length || gone.length) {
+    storage.transactionSync(() => {
+      for (const path of [...gone, ...changed.map((c) => c.path)]) {
+        sql.exec("DELETE FROM memories WHERE source >= ? AND source < ?", `${path}:`, `${path};`);
+        sql.exec("DELETE FROM memory_files WHERE path = ?", path);
+      }
+      for (const c of changed) {
+        c.parsed.entries.forEach((e, i) => insert(sql, e, e.source ?? `${c.path}:${i + 1}`));
+        sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
+      }
+    });
+  }
+  return sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray().flatMap((r) => JSON.parse(r.warnings) as string[]);
+}
+
+function remember(storage: DurableObjectStorage, memory: Memory): MemResult<{ id: string; created: boolean; tags: string[] }> {
+  const sql = storage.sql;
+  return storage.transactionSync(() => {
+    const row = sql.exec<{ tags: string }>("SELECT tags FROM memories WHERE id = ?", memory.id).toArray()[0];
+    if (!row) {
+      insert(sql, memory, null);
+      return { ok: true, value: { id: memory.id, created: true, tags: memory.tags } };
+    }
+    const before = JSON.parse(row.tags) as string[];
+    const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
+    if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before.length} tags; with these it would pass ${MAX_TAGS}.` };
+    if (tags.length > before.length) sql.exec("UPDATE memories SET tags = ? WHERE id = ?", JSON.stringify(tags), memory.id);
+    return { ok: true, value: { id: memory.id, created: false, tags } };
+  });
+}
+
+function search(sql: SqlStorage, query: string, filter: MemoryFilter, limit: number, warnings: string[]): MemResult<Recalled> {
+  const match = ftsQuery(query);
+  if (!match) return { ok: true, value: { mode: "bm25", hits: [], warnings } };
+  const { clause, values } = where(filter);
+  const rows = sql
+    .exec<Row>(
+      `SELECT ${COLUMNS}, bm25(memories_fts, 2.0, 1.0) AS rank, snippet(memories_fts, 0, '**', '**', '…', 16) AS snippet
+       FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid
+       WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?`,
+      match, ...values, limit,
+    )
+    .toArray();
+  const hits: MemoryHit[] = rows.map((r) => ({ ...entry(r), score: Math.round(-(r.rank as number) * 1000) / 1000, snippet: r.snippet as string }));
+  return { ok: true, value: { mode: "bm25", hits, warnings } };
+}
+
+function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: number, warnings: string[]): MemResult<Listed> {
+  const { clause, values } = where(filter);
+  const sort = order === "severity" ? "m.severity DESC, m.created_at DESC, m.rowid DESC" : "m.created_at DESC, m.rowid DESC";
+  const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE 1${clause} ORDER BY ${sort} LIMIT ?`, ...values, limit).toArray();
+  const total = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM memories m WHERE 1${clause}`, ...values).one().n;
+  return { ok: true, value: { entries: rows.map(entry), total, warnings } };
+}
+
+export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles): Promise<MemResult<unknown>> {
+  tables(storage.sql);
+  if (op.op === "remember") return remember(storage, op.memory);
+  const warnings = await syncFiles(storage, files);
+  if (op.op === "search") return search(storage.sql, op.query, op.filter, op.limit, warnings);
+  return list(storage.sql, op.filter, op.order, op.limit, warnings);
+}
