@@ -101,7 +101,7 @@ export class FileMemory implements ProjectMemory {
     }
     const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stem, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
     index.addAll([...entries.values()].map((e) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") })));
-    const warnings = [...this.files.values()].flatMap((f) => f.warnings);
+    const warnings = paths.flatMap((p) => this.files.get(p)?.warnings ?? []);
     return (this.loaded = { entries, index, warnings });
   }
 

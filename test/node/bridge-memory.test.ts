@@ -1,0 +1,276 @@
+// Project memory on the real CLI over stdio, in real 6.12 installs: remember/recall in the project's files
+// (idempotent, sorted JSON lines, surviving a restart), the labelled recall set, hand-edited memory files
+// (learnings, the failure museum, broken lines and YAML), CC-FAIL on a failed contract, seed 001's runs,
+// BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
+import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { describeRecall, runRecallSet } from "../shared/recall-set.js";
+import { connectBridge, install, tempDir, toolText } from "./helpers.js";
+
+const tmp = tempDir("bridge-memory");
+let bridge: string;
+let pristine: string;
+const closers: Array<() => Promise<void>> = [];
+const MEMORY = ["--toolsets", "default,memory"];
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  pristine = join(tmp.dir, "pristine");
+  await install("v6.12", pristine);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(closers.map((c) => c()));
+  tmp.cleanup();
+});
+
+function project(name: string): string {
+  const dir = join(tmp.dir, name);
+  cpSync(pristine, dir, { recursive: true });
+  return dir;
+}
+
+async function open(dir: string, opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}) {
+  const b = await connectBridge(bridge, opts.cwd ?? dir, { args: opts.args ?? MEMORY, env: opts.env, home: join(tmp.dir, "home") });
+  closers.push(b.close);
+  const call = async (tool: string, args: Record<string, unknown> = {}) => {
+    const out = (await b.client.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, any> };
+    return { isError: out.isError === true, text: toolText(out), structured: (out.structuredContent ?? {}) as Record<string, any> };
+  };
+  return { ...b, call };
+}
+
+const structured = (dir: string, type: string) => join(dir, "_bmad/_memory/structured", `${type}.jsonl`);
+
+describe("remember_structured and recall_structured on the bridge", () => {
+  it("stores the same memory once, with the same id, as one sorted JSON line, and recalls it after a restart", async () => {
+    const dir = project("idempotent");
+    const first = await open(dir);
+    const memo = { type: "decisions", agent: "bmad-agent-architect", text: "Use  PostgreSQL for the ledger.", tags: ["db"] };
+    const a = await first.call("remember_structured", memo);
+    expect(a.isError, a.text).toBe(false);
+    expect(a.structured).toMatchObject({ created: true, agent: "architect", type: "decisions" });
+    const b = await first.call("remember_structured", { ...memo, agent: "bmm/architect", text: "use postgresql   for the ledger." });
+    expect(b.structured).toMatchObject({ id: a.structured.id, created: false });
+    await first.call("remember_structured", { type: "decisions", agent: "pm", text: "Ship on Fridays never.", tags: [] });
+    const lines = readFileSync(structured(dir, "decisions"), "utf8").trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(lines.map((l) => JSON.parse(l).id).sort());
+    expect(JSON.parse(lines.find((l) => l.includes("ledger"))!)).toEqual({ id: a.structured.id, type: "decisions", agent: "architect", text: "Use  PostgreSQL for the ledger.", tags: ["db"], created_at: expect.any(String) });
+    await first.close();
+
+    const again = await open(dir);
+    const recalled = await again.call("recall_structured", { query: "which ledger database" });
+    expect(recalled.structured.mode).toBe("bm25");
+    expect(recalled.text).toContain("BM25");
+    expect(recalled.structured.hits[0]).toMatchObject({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], text: "Use  PostgreSQL for the ledger." });
+    expect(recalled.structured.hits[0].snippet).toContain("**ledger**");
+    expect(recalled.structured.hits[0].score).toBeGreaterThan(0);
+  });
+
+  it("reaches precision@5 of at least 0.8 on the labelled recall set", async () => {
+    const { call } = await open(project("recall-set"));
+    const result = await runRecallSet(call);
+    console.log(describeRecall("the bridge (MiniSearch, BM25)", result));
+    expect(result.precision).toBeGreaterThanOrEqual(0.8);
+  }, 60_000);
+
+  it("searches any query as words: FTS syntax never fails", async () => {
+    const { call } = await open(project("syntax"));
+    await call("remember_structured", { type: "stories", agent: "pm", text: "NEAR the ledger: a story about quotes \"and\" stars*", tags: [] });
+    for (const query of ['"', '"unbalanced', "*", "ledger*", "NEAR(ledger story, 2)", "-ledger", "text:ledger", "((ledger", "ledger)", "AND OR NOT", "", "   ", "\u0000", "🙂"]) {
+      const out = await call("recall_structured", { query });
+      expect(out.isError, `${JSON.stringify(query)}: ${out.text}`).toBe(false);
+    }
+    expect((await call("recall_structured", { query: "((ledger" })).structured.hits).toHaveLength(1);
+    expect((await call("recall_structured", { query: "" })).text).toMatch(/no words/);
+  });
+
+  it("refuses oversized text, too many or too long tags, unknown types and categories, storing nothing", async () => {
+    const dir = project("bad-input");
+    const { call } = await open(dir);
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ type: "decisions", agent: "dev", text: "x".repeat(32 * 1024 + 1) }, /32,769 bytes; a memory holds at most 32,768/],
+      [{ type: "decisions", agent: "dev", text: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /21 tags given; at most 20/],
+      [{ type: "decisions", agent: "dev", text: "ok", tags: ["y".repeat(65)] }, /65 characters; tags are at most 64/],
+      [{ type: "notes", agent: "dev", text: "ok" }, /"type".*shared-context/],
+      [{ type: "decisions", agent: "../../etc", text: "ok" }, /not a name/],
+    ];
+    for (const [args, message] of cases) {
+      const out = await call("remember_structured", args);
+      expect(out.isError, JSON.stringify(args).slice(0, 80)).toBe(true);
+      expect(out.text).toMatch(message);
+    }
+    expect((await call("get_failure_museum", { category: "OOPS" })).text).toMatch(/"category".*CC-FAIL/);
+    expect(() => readFileSync(structured(dir, "decisions"))).toThrow();
+    const big = await call("remember_structured", { type: "decisions", agent: "dev", text: "é".repeat(16 * 1024) });
+    expect(big.isError, big.text).toBe(false);
+  });
+
+  it("keeps each project's memory to itself", async () => {
+    const one = await open(project("mine"));
+    const other = await open(project("theirs"));
+    await one.call("remember_structured", { type: "decisions", agent: "dev", text: "The secret launch is on Tuesday." });
+    const out = await other.call("recall_structured", { query: "secret launch Tuesday" });
+    expect(out.structured.hits).toEqual([]);
+  });
+
+  it("is a toolset a connection chooses: without it the tools say how to add it", async () => {
+    const { call } = await open(project("no-memory"), { args: [] });
+    const out = await call("remember_structured", { type: "decisions", agent: "dev", text: "x" }).catch((e: Error) => ({ isError: true, text: e.message, structured: {} }));
+    expect(out.text).toMatch(/"memory" toolset.*--toolsets default,memory/);
+  });
+});
+
+describe("memory files a person edits", () => {
+  it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {
+    const dir = project("learnings");
+    mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
+    const file = join(dir, "_bmad/_memory/agent-learnings/dev.md");
+    writeFileSync(file, "# Dev learnings\n\n## 2026-01-10\n- Run migrations before deploying.\n- Mock nothing the tests can run for real:\n  the real database is fast enough.\n\n## 2026-03-02\n- Tax is rounded per line item.\n");
+    const { call } = await open(dir);
+    await call("remember_structured", { type: "agent-learnings", agent: "dev", text: "Webhooks arrive twice; store event ids." });
+    const newest = await call("get_agent_memory", { agent: "bmad-agent-dev", last_n: 2 });
+    expect(newest.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Webhooks arrive twice; store event ids.", "Tax is rounded per line item."]);
+    expect(newest.structured.total).toBe(4);
+    const matched = await call("get_agent_memory", { agent: "dev", query: "database for tests" });
+    expect(matched.structured.learnings[0]).toMatchObject({ text: "Mock nothing the tests can run for real: the real database is fast enough.", source: "_bmad/_memory/agent-learnings/dev.md:5" });
+    appendFileSync(file, "- Pin exact dependency versions.\n");
+    expect((await call("get_agent_memory", { agent: "dev", last_n: 10 })).text).toContain("Pin exact dependency versions.");
+    expect((await call("get_agent_memory", { agent: "architect" })).text).toMatch(/No learnings of architect yet/);
+  });
+
+  it("orders the failure museum by severity, then recency, and reports a broken entry and a cut JSON line by line number", async () => {
+    const dir = project("museum");
+    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+    writeFileSync(
+      join(dir, "_bmad/_memory/failure-museum.md"),
+      "# Failure museum\n\n## PROCESS-SKIP: skipped the retro\nseverity: low · date: 2026-02-01\nThe same problem came back.\n\n## OOPS: not a category\nbody\n\n## HALLUCINATION: invented an API\n- severity: critical\n- agent: dev\nThe method did not exist.\n",
+    );
+    const { call } = await open(dir);
+    await call("remember_structured", { type: "failures", agent: "dev", text: "Merged with tests skipped.", tags: ["CC-FAIL", "high"] });
+    await call("remember_structured", { type: "failures", agent: "qa", text: "Flaky test ignored.", tags: ["cc-fail"] });
+    appendFileSync(structured(dir, "failures"), '{"id": "cut short\n');
+    const museum = await call("get_failure_museum", {});
+    expect(museum.isError, museum.text).toBe(false);
+    expect(museum.structured.failures.map((f: { category: string; severity: string }) => `${f.category}/${f.severity}`)).toEqual(["HALLUCINATION/critical", "CC-FAIL/high", "CC-FAIL/medium", "PROCESS-SKIP/low"]);
+    expect(museum.structured.warnings).toEqual([
+      "_bmad/_memory/structured/failures.jsonl line 3: not a JSON object (cut short or edited by hand?); skipped.",
+      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 7: "OOPS: not a category" does not start with a category/),
+    ]);
+    expect((await call("get_failure_museum", { category: "CC-FAIL", top_n: 1 })).structured.failures).toHaveLength(1);
+    // The broken line is kept as it was when the file is written again.
+    await call("remember_structured", { type: "failures", agent: "dev", text: "Another one.", tags: ["ARCH-MISTAKE"] });
+    expect(readFileSync(structured(dir, "failures"), "utf8")).toContain('{"id": "cut short\n');
+  });
+
+  it("reads project-context.yaml with its line number when it is broken, and adds remembered decisions", async () => {
+    const dir = project("context");
+    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n\n## Stack\nTypeScript\n");
+    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nstack: [unclosed\nagents: x\n");
+    const { call } = await open(dir);
+    await call("remember_structured", { type: "decisions", agent: "architect", text: "Hono on Workers." });
+    const context = await call("get_project_context", {});
+    expect(context.structured.stack).toBe("TypeScript");
+    expect(context.structured.warnings).toEqual([expect.stringMatching(/^skipped _bmad\/_memory\/project-context\.yaml: line [23]: /)]);
+    expect(context.structured.remembered_decisions).toEqual([{ id: expect.any(String), agent: "architect", text: "Hono on Workers.", created_at: expect.any(String) }]);
+  });
+});
+
+describe("the kit around memory", () => {
+  it("records a failed completion contract in the failure museum as CC-FAIL", async () => {
+    const dir = project("cc-fail");
+    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "lint: 3 errors in src/app.ts"\nexit 1\n');
+    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+    const { call } = await open(dir);
+    const run = await call("run_completion_contract", { stack: "typescript" });
+    expect(run.structured.status).toBe("FAIL");
+    expect(run.text).toMatch(/recorded in the failure museum as CC-FAIL/);
+    const museum = await call("get_failure_museum", { category: "CC-FAIL" });
+    expect(museum.structured.failures).toEqual([expect.objectContaining({ id: run.structured.failure_id, agent: "cc-verify", category: "CC-FAIL", severity: "high", text: expect.stringContaining("lint: 3 errors in src/app.ts") })]);
+  });
+
+  it("lists seed 001's runs on every branch and reads a run's state by branch and id, newest by default", async () => {
+    const dir = project("runs");
+    const state = (branch: string, id: string, body: unknown) => {
+      mkdirSync(join(dir, "_bmad-output/.runs", branch, id), { recursive: true });
+      writeFileSync(join(dir, "_bmad-output/.runs", branch, id, "state.json"), typeof body === "string" ? body : JSON.stringify(body));
+    };
+    state("main", "run-1", { status: "completed", workflow: "prd", updated_at: "2026-05-01T10:00:00Z" });
+    state("main", "run-2", { status: "running", workflow: "architecture", updated_at: "2026-05-02T10:00:00Z", step: 3 });
+    state("feature/login", "run-3", { status: "failed", workflow: "dev-story", updated_at: "2026-05-03T10:00:00Z" });
+    state("main", "broken", "{ not json");
+    const { call } = await open(dir);
+    const all = await call("list_sessions", {});
+    expect(all.structured.runs.map((r: { branch: string; run_id: string; status: string }) => `${r.branch}/${r.run_id}:${r.status}`)).toEqual(["feature/login/run-3:failed", "main/run-2:active", "main/run-1:completed"]);
+    expect(all.structured.warnings).toEqual([expect.stringMatching(/^_bmad-output\/\.runs\/main\/broken\/state\.json: not JSON/)]);
+    expect((await call("list_sessions", { status: "completed" })).structured.runs.map((r: { run_id: string }) => r.run_id)).toEqual(["run-1"]);
+    expect((await call("get_workflow_status", {})).structured).toMatchObject({ branch: "main", run_id: "run-2", status: "active", state: { step: 3 } });
+    expect((await call("get_workflow_status", { branch: "feature/login" })).structured).toMatchObject({ run_id: "run-3", status: "failed" });
+    expect((await call("get_workflow_status", { run_id: "run-1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
+    expect((await call("get_workflow_status", { branch: "../../etc" })).text).toMatch(/not a branch name/);
+    expect((await call("get_workflow_status", { run_id: "nope" })).text).toMatch(/No run "nope" on branch main/);
+  });
+
+  it("takes the project root from BMAD_PROJECT_ROOT and says so on stderr", async () => {
+    const dir = project("env-root");
+    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "## Stack\nRust\n");
+    const elsewhere = join(tmp.dir, "elsewhere");
+    mkdirSync(elsewhere, { recursive: true });
+    const b = await open(dir, { cwd: elsewhere, env: { BMAD_PROJECT_ROOT: dir } });
+    expect((await b.call("get_project_context", { section: "stack" })).structured).toEqual({ stack: "Rust" });
+    await b.call("remember_structured", { type: "stories", agent: "pm", text: "A story kept under the env root." });
+    expect(readFileSync(structured(dir, "stories"), "utf8")).toContain("env root");
+    expect(b.stderr()).toContain(`project root ${dir} (from BMAD_PROJECT_ROOT)`);
+  });
+});
+
+describe("delegate_to_agent", () => {
+  async function samplingClient(dir: string, answer: (request: CreateMessageRequest) => string) {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bridge, ...MEMORY], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
+    const client = new Client({ name: "sampling-test", version: "1.0.0" }, { capabilities: { sampling: {} } });
+    client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({ role: "assistant", model: "test-model", content: { type: "text", text: answer(request) } }));
+    await client.connect(transport);
+    closers.push(() => client.close());
+    return client;
+  }
+
+  it("asks a client that offers sampling, with the agent's persona from the bundle as the system prompt", async () => {
+    const dir = project("sampling");
+    const overview = readFileSync(join(dir, ".claude/skills/bmad-agent-architect/SKILL.md"), "utf8").match(/## Overview\n\n(.+)\n/)?.[1];
+    const seen: CreateMessageRequest[] = [];
+    const client = await samplingClient(dir, (request) => {
+      seen.push(request);
+      return "Use a queue for PDF rendering.";
+    });
+    const out = (await client.callTool({ name: "delegate_to_agent", arguments: { agent_id: "architect", task: "How should we render PDFs?", context: "Workers, 30 s limit" } })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
+    expect(out.isError, toolText(out)).toBeFalsy();
+    expect(out.structuredContent).toMatchObject({ mode: "sampling", model: "test-model", answer: "Use a queue for PDF rendering." });
+    expect(seen).toHaveLength(1);
+    const params = seen[0]!.params;
+    expect(params.maxTokens).toBe(2048);
+    expect(params.systemPrompt).toContain("Winston");
+    expect(overview).toBeTruthy();
+    expect(params.systemPrompt).toContain(overview!);
+    expect(params.messages).toEqual([{ role: "user", content: { type: "text", text: "Context:\nWorkers, 30 s limit\n\nTask: How should we render PDFs?" } }]);
+  });
+
+  it("returns the persona-framed task to a client without sampling, and says so; unknown agents name the ones there are", async () => {
+    const { call } = await open(project("fallback"));
+    const out = await call("delegate_to_agent", { agent_id: "analyst", task: "Size the market", max_tokens: 100 });
+    expect(out.isError, out.text).toBe(false);
+    expect(out.text).toMatch(/does not offer sampling/);
+    expect(out.structured).toMatchObject({ mode: "fallback", max_tokens: 100, prompt: "Task: Size the market" });
+    expect(out.structured.system_prompt).toContain("Mary");
+    const unknown = await call("delegate_to_agent", { agent_id: "qa", task: "x" });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.text).toMatch(/Unknown agent "qa".*Agents here: analyst, architect, dev, pm, ux-designer/);
+  });
+});
