@@ -46,6 +46,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.
       const call = { sampling: Boolean(server.getClientCapabilities()?.sampling), inputResponses: ctx.mcpReq.inputResponses };
+
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });

@@ -1,0 +1,218 @@
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+// Project memory on the remote, through real SDK clients in workerd signed in through the real OAuth flow:
+// memories in the workspace Durable Object's SQLite with an FTS5 index (idempotent, isolated per project,
+// surviving a restart), the labelled recall set, hand-edited memory files in the workspace, the project
+// context and runs read from the workspace, and delegate_to_agent with a 2026-07-28 client that answers
+// sampling and a 2025-era client that cannot be asked.
+import { env } from "cloudflare:workers";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { withBearer } from "../../scripts/oauth-client.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { ownerTag } from "../../src/worker/workspace-store.js";
+import { describeRecall, runRecallSet } from "../shared/recall-set.js";
+import { ORIGIN, text, workerFetch } from "./client.js";
+import { fileText, seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+type Call = (tool: string, args: Record<string, unknown>) => Promise<{ text: string; isError: boolean; structured: Record<string, any> }>;
+
+/** The person's client on /mcp with the memory toolset. */
+async function withMemory(person: Person): Promise<Call> {
+  const client = new Client({ name: "memory-test", version: "1.0.0" }, { capabilities: { sampling: {} } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,memory`), { fetch: withBearer(workerFetch, person.token) }));
+  return async (tool, args) => {
+    const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
+  };
+}
+
+const stub = (owner: string, name: string) => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+const rows = (owner: string, name: string) => runInDurableObject(stub(owner, name), (_: WorkspaceProject, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories").one().n);
+
+let ada: Person;
+let call: Call;
+let project: string;
+
+beforeAll(async () => {
+  await seed();
+  ada = await signInAs(`${unique("ada")}@example.com`);
+  call = await withMemory(ada);
+  project = unique("memo");
+  expect((await ada.project({ action: "create", name: project })).isError).toBe(false);
+});
+
+describe("the workspace's SQLite", () => {
+  it("has FTS5 with the Porter and unicode61 tokenizer", async () => {
+    const scratch = env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`fts-probe|${unique("p")}`));
+    const found = await runInDurableObject(scratch, (_: WorkspaceProject, state) => {
+      const sql = state.storage.sql;
+      sql.exec(`CREATE VIRTUAL TABLE probe USING fts5(body, tokenize = "porter unicode61 remove_diacritics 2")`);
+      sql.exec("INSERT INTO probe (body) VALUES ('Déploiements running nightly'), ('nothing here')");
+      return sql.exec<{ body: string }>("SELECT body FROM probe WHERE probe MATCH ? ORDER BY bm25(probe)", '"deploiement" OR "runs"').toArray().map((r) => r.body);
+    });
+    expect(found).toEqual(["Déploiements running nightly"]);
+  });
+});
+
+describe("remember_structured and recall_structured on the remote", () => {
+  it("stores the same memory once with the same id, and keeps it across a restart", async () => {
+    const memo = { project, type: "decisions", agent: "architect", text: "Keep invoices in PostgreSQL.", tags: ["db"] };
+    const a = await call(TOOL.rememberStructured, memo);
+    expect(a.isError, a.text).toBe(false);
+    expect(a.structured).toMatchObject({ created: true, agent: "architect" });
+    const b = await call(TOOL.rememberStructured, { ...memo, agent: "bmm/bmad-agent-architect", text: "keep invoices in   postgresql." });
+    expect(b.structured).toMatchObject({ id: a.structured.id, created: false });
+    expect(await rows(ada.id, project)).toBe(1);
+    await evictDurableObject(stub(ada.id, project));
+    const recalled = await call(TOOL.recallStructured, { project, query: "where are invoices kept?" });
+    expect(recalled.structured.mode).toBe("bm25");
+    expect(recalled.structured.hits).toEqual([expect.objectContaining({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], snippet: expect.stringContaining("**invoices**") })]);
+  });
+
+  it("uses the caller's only project when none is named", async () => {
+    const solo = await signInAs(`${unique("solo")}@example.com`);
+    const soloCall = await withMemory(solo);
+    expect((await soloCall(TOOL.rememberStructured, { type: "stories", agent: "pm", text: "x" })).text).toMatch(/you have none: create one with bmad-project/);
+    const name = unique("only");
+    await solo.project({ action: "create", name });
+    const out = await soloCall(TOOL.rememberStructured, { type: "stories", agent: "pm", text: "A story in the only project." });
+    expect(out.isError, out.text).toBe(false);
+    expect((await soloCall(TOOL.recallStructured, { query: "only project story" })).structured.hits).toHaveLength(1);
+  });
+
+  it("reaches precision@5 of at least 0.8 on the labelled recall set", async () => {
+    const own = unique("recall-set");
+    await ada.project({ action: "create", name: own });
+    const result = await runRecallSet(call, { project: own });
+    console.log(describeRecall("the remote (SQLite FTS5, BM25)", result));
+    expect(result.precision).toBeGreaterThanOrEqual(0.8);
+  }, 120_000);
+
+  it("searches any query as words: FTS5 syntax never gives an SQL error", async () => {
+    await call(TOOL.rememberStructured, { project, type: "stories", agent: "pm", text: 'NEAR the ledger: quotes "and" stars*' });
+    for (const query of ['"', '"unbalanced', "*", "ledger*", "NEAR(ledger story, 2)", "-ledger", "text:ledger", "((ledger", "ledger)", "AND OR NOT", "", "\u0000", "^ledger", "ledger + story"]) {
+      const out = await call(TOOL.recallStructured, { project, query });
+      expect(out.isError, `${JSON.stringify(query)}: ${out.text}`).toBe(false);
+    }
+    expect((await call(TOOL.recallStructured, { project, query: "((ledger", type: "stories" })).structured.hits).toHaveLength(1);
+  });
+
+  it("refuses bad input and stores nothing", async () => {
+    const before = await rows(ada.id, project);
+    for (const args of [
+      { type: "decisions", agent: "dev", text: "x".repeat(32 * 1024 + 1) },
+      { type: "decisions", agent: "dev", text: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+      { type: "decisions", agent: "dev", text: "ok", tags: ["y".repeat(65)] },
+      { type: "notes", agent: "dev", text: "ok" },
+    ]) {
+      const out = await call(TOOL.rememberStructured, { project, ...args });
+      expect(out.isError).toBe(true);
+      expect(out.text).toMatch(/32,768|at most 20|at most 64|"type"/);
+    }
+    expect((await call(TOOL.getFailureMuseum, { project, category: "BAD" })).isError).toBe(true);
+    expect(await rows(ada.id, project)).toBe(before);
+  });
+
+  it("never shows another user's project: not its memories, not its count", async () => {
+    const bob = await signInAs(`${unique("bob")}@example.com`);
+    const bobCall = await withMemory(bob);
+    await bob.project({ action: "create", name: project }); // the same name as Ada's
+    await bobCall(TOOL.rememberStructured, { project, type: "failures", agent: "dev", text: "Bob's secret outage in invoices.", tags: ["CC-FAIL"] });
+    const adas = await call(TOOL.recallStructured, { project, query: "secret outage invoices" });
+    expect(JSON.stringify(adas)).not.toContain("Bob");
+    expect((await call(TOOL.getFailureMuseum, { project })).structured.total).toBe(0);
+    // Named by its owner tag: the same "not found" as a project that does not exist.
+    const named = await call(TOOL.recallStructured, { project: `${project}@${ownerTag(bob.id)}`, query: "secret" });
+    const missing = await call(TOOL.recallStructured, { project: `${unique("none")}@${ownerTag(bob.id)}`, query: "secret" });
+    for (const out of [named, missing]) {
+      expect(out.isError).toBe(true);
+      expect(out.text).toMatch(/^Project "[^"]+" not found\./);
+      expect(out.text).not.toMatch(/secret|outage|Bob|1 memor/i);
+    }
+    // Shared for reading: recalled, but not written to.
+    await bob.project({ action: "share", name: project, with: ada.email, access: "read" });
+    const shared = `${project}@${(await ada.project({ action: "list" })).structured.projects.find((p: { owner: string }) => p.owner === bob.email).project.split("@")[1]}`;
+    expect((await call(TOOL.recallStructured, { project: shared, query: "secret outage" })).structured.hits).toHaveLength(1);
+    expect((await call(TOOL.rememberStructured, { project: shared, type: "decisions", agent: "dev", text: "no" })).text).toMatch(/read access/);
+  });
+});
+
+describe("memory files and project files in the workspace", () => {
+  it("indexes hand-edited learnings and the failure museum, again when they change, reporting broken lines", async () => {
+    const name = unique("hand");
+    await ada.project({ action: "create", name });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: "## 2026-01-10\n- Run migrations before deploying.\n" });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/failure-museum.md", content: "## ARCH-MISTAKE: synchronous PDFs\nseverity: critical\nTimed out.\n\n## NOPE: x\ny\n" });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/structured/stories.jsonl", content: '{"id": "cut\n' });
+    await call(TOOL.rememberStructured, { project: name, type: "agent-learnings", agent: "dev", text: "Store webhook event ids." });
+    const learnings = await call(TOOL.getAgentMemory, { project: name, agent: "bmad-agent-dev" });
+    expect(learnings.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Store webhook event ids.", "Run migrations before deploying."]);
+    const museum = await call(TOOL.getFailureMuseum, { project: name });
+    expect(museum.structured.failures).toEqual([expect.objectContaining({ category: "ARCH-MISTAKE", severity: "critical", source: "_bmad/_memory/failure-museum.md:1" })]);
+    expect(museum.structured.warnings).toEqual([
+      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 5: "NOPE: x"/),
+      "_bmad/_memory/structured/stories.jsonl line 1: not a JSON object (cut short or edited by hand?); skipped.",
+    ]);
+    await ada.files({ action: "append", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: "- Pin dependency versions.\n" });
+    expect((await call(TOOL.getAgentMemory, { project: name, agent: "dev", query: "dependency versions" })).structured.learnings[0].text).toBe("Pin dependency versions.");
+    await ada.files({ action: "delete", project: name, path: "_bmad/_memory/failure-museum.md" });
+    expect((await call(TOOL.getFailureMuseum, { project: name })).structured.failures).toEqual([]);
+  });
+
+  it("serves get_project_context from the workspace's memory files and remembered decisions", async () => {
+    const name = unique("ctx");
+    await ada.project({ action: "create", name });
+    expect((await call(TOOL.getProjectContext, { project: name })).text).toMatch(/No project context yet/);
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/shared-context.md", content: "# Shared\n\n## Stack\nHono on Workers\n" });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/project-context.yaml", content: "name: tally\nagents: [pm, architect]\n" });
+    await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: "UTC everywhere." });
+    const all = await call(TOOL.getProjectContext, { project: name });
+    expect(all.structured).toMatchObject({ name: "tally", stack: "Hono on Workers", agents: ["pm", "architect"], remembered_decisions: [expect.objectContaining({ text: "UTC everywhere." })] });
+    expect((await call(TOOL.getProjectContext, { project: name, section: "stack" })).structured).toEqual({ stack: "Hono on Workers" });
+    expect((await call(TOOL.getProjectContext, { project: unique("nope") })).text).toMatch(/not found/);
+  });
+
+  it("reads seed 001's runs from the workspace", async () => {
+    const name = unique("runs");
+    await ada.project({ action: "create", name });
+    await ada.files({ action: "write", project: name, path: "_bmad-output/.runs/main/r1/state.json", content: JSON.stringify({ status: "done", workflow: "prd", updated_at: "2026-04-01T00:00:00Z" }) });
+    await ada.files({ action: "write", project: name, path: "_bmad-output/.runs/release/2.0/r2/state.json", content: JSON.stringify({ status: "running", updated_at: "2026-04-02T00:00:00Z" }) });
+    const listed = await call(TOOL.listSessions, { project: name });
+    expect(listed.structured.runs.map((r: { branch: string; run_id: string; status: string }) => `${r.branch}/${r.run_id}:${r.status}`)).toEqual(["release/2.0/r2:active", "main/r1:completed"]);
+    expect((await call(TOOL.getWorkflowStatus, { project: name, branch: "release/2.0" })).structured).toMatchObject({ run_id: "r2", status: "active" });
+    expect((await call(TOOL.getWorkflowStatus, { project: name, run_id: "r1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
+  });
+});
+
+describe("delegate_to_agent on the remote", () => {
+  it("asks a 2026-07-28 client that answers sampling, with the persona from the bundle", async () => {
+    const client = new ModernClient({ name: "modern", version: "1.0.0" }, { capabilities: { sampling: {} }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const seen: Array<{ systemPrompt?: string; maxTokens: number }> = [];
+    client.setRequestHandler("sampling/createMessage", async (request) => {
+      seen.push(request.params as { systemPrompt?: string; maxTokens: number });
+      return { role: "assistant", model: "edge-model", content: { type: "text", text: "Split the epic in two." } };
+    });
+    await client.connect(new ModernTransport(new URL(`${ORIGIN}/mcp?toolsets=default,memory`), { fetch: withBearer(workerFetch, ada.token) }));
+    const out = (await client.callTool({ name: TOOL.delegateToAgent, arguments: { agent_id: "pm", task: "How do we slice this epic?", max_tokens: 300 } })) as CallToolResult;
+    expect(out.isError, text(out)).toBeFalsy();
+    expect(out.structuredContent).toMatchObject({ mode: "sampling", model: "edge-model", answer: "Split the epic in two." });
+    const overview = fileText("bmm/bmad-agent-pm/SKILL.md").match(/## Overview\n\n(.+)\n/)![1]!;
+    expect(seen).toEqual([expect.objectContaining({ maxTokens: 300, systemPrompt: expect.stringContaining(overview) })]);
+    await client.close();
+  });
+
+  it("gives a 2025-era client, which a stateless server cannot ask, the persona-framed task", async () => {
+    const out = await call(TOOL.delegateToAgent, { agent_id: "architect", task: "Pick a queue" });
+    expect(out.isError, out.text).toBe(false);
+    expect(out.structured).toMatchObject({ mode: "fallback", max_tokens: 2048 });
+    expect(out.structured.system_prompt).toContain("Winston");
+  });
+});
