@@ -172,11 +172,12 @@ describe("bad input", () => {
 });
 
 describe("project-file tools on the Worker", () => {
-  it("say they need the bridge, where the project's files are", async () => {
-    for (const [name, args] of [[TOOL.runCompletionContract, { stack: "auto" }], [TOOL.getProjectContext, {}]] as const) {
-      const result = await client.callTool({ name, arguments: args });
-      expect(result.isError).toBe(true);
-      expect(text(result)).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
-    }
+  it("say where they run: the contract on the bridge, the context in a workspace", async () => {
+    const contract = await client.callTool({ name: TOOL.runCompletionContract, arguments: { stack: "auto" } });
+    expect(contract.isError).toBe(true);
+    expect(text(contract)).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
+    const context = await client.callTool({ name: TOOL.getProjectContext, arguments: {} });
+    expect(context.isError).toBe(true);
+    expect(text(context)).toMatch(/project workspace, and you have none: create one with bmad-project/);
   });
 });
