@@ -2,7 +2,8 @@
 // (idempotent, sorted JSON lines, surviving a restart), the labelled recall set, hand-edited memory files
 // (learnings, the failure museum, broken lines and YAML), CC-FAIL on a failed contract, seed 001's runs,
 // BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
-import { chmodSync, cpSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { appendFileSync, chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -166,6 +167,26 @@ describe("memory files a person edits", () => {
     // The broken line is kept as it was when the file is written again.
     await call("remember_structured", { type: "failures", agent: "dev", text: "Another one.", tags: ["ARCH-MISTAKE"] });
     expect(readFileSync(structured(dir, "failures"), "utf8")).toContain('{"id": "cut short\n');
+  });
+
+  it("refuses memory files that link out of the project or are not regular files, serving the rest", async () => {
+    const dir = project("hostile");
+    const outside = join(tmp.dir, "outside-memory");
+    mkdirSync(outside, { recursive: true });
+    mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
+    symlinkSync(outside, join(dir, "_bmad/_memory/structured"));
+    symlinkSync("/etc/passwd", join(dir, "_bmad/_memory/agent-learnings/dev.md"));
+    execFileSync("mkfifo", [join(dir, "_bmad/_memory/failure-museum.md")]);
+    writeFileSync(join(dir, "_bmad/_memory/agent-learnings/qa.md"), "- Wait for the network, not the clock.\n");
+    const { call } = await open(dir);
+    const remembered = await call("remember_structured", { type: "decisions", agent: "dev", text: "Never written outside." });
+    expect(remembered.isError).toBe(true);
+    expect(remembered.text).toMatch(/_bmad\/_memory\/structured\/decisions\.jsonl: .*leads outside the project/);
+    expect(readdirSync(outside)).toEqual([]);
+    const qa = await call("get_agent_memory", { agent: "qa" });
+    expect(qa.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Wait for the network, not the clock."]);
+    expect(qa.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/failure-museum\.md: not a regular file \(a FIFO\)/), expect.stringMatching(/agent-learnings\/dev\.md: .*leads outside the project/)]));
+    expect((await call("recall_structured", { query: "root bin bash nologin" })).structured.hits).toEqual([]);
   });
 
   it("reads project-context.yaml with its line number when it is broken, and adds remembered decisions", async () => {

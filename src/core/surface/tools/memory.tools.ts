@@ -25,7 +25,7 @@ function line(e: MemoryEntry | MemoryHit, i: number): string {
   return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id})`;
 }
 
-const warned = (warnings: string[]) => (warnings.length ? `\nUnreadable memory lines (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
+const warned = (warnings: string[]) => (warnings.length ? `\nMemory files with problems (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
 
 /** A memory from a tool's arguments, checked, with its id; or why it is refused. Nothing is stored here. */
 export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"]; agent: string; text: string; tags?: string[] }): Promise<{ ok: true; memory: Memory } | { ok: false; error: string }> {
