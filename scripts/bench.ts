@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
+import { benchMemory } from "./bench-memory.js";
 import { buildBundle } from "./bundle/build.js";
 import { manifestBytes } from "./bundle/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
@@ -149,6 +150,10 @@ async function main(): Promise<void> {
     }
     const journeyStats = stats(journeys);
 
+    // Project memory (issue 14): the memory toolset on, workspaces of 1,000 and 10,000 memories.
+    const memoryUrl = new URL("/mcp?toolsets=default,memory", worker.url);
+    const memoryRows = await benchMemory((method, params) => call(memoryUrl, method, params), floor, Math.min(CALLS, 500), (line) => console.log(line));
+
     const client = new Client({ name: "bench", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(mcp, { fetch: withBearer(fetch, bearer) }));
     const [[, sdkList]] = (await measure([["sdk", () => client.listTools()]], Math.min(CALLS, 300))) as [[string, Stats]];
@@ -158,6 +163,7 @@ async function main(): Promise<void> {
     console.log("op".padEnd(30) + "median".padStart(10) + "p99".padStart(10) + "x floor".padStart(10));
     for (const [name, s] of rows) console.log(name.padEnd(30) + ms(s.median).padStart(10) + ms(s.p99).padStart(10) + (s.median / floorMedian).toFixed(2).padStart(10));
     console.log(`${"bmad-task submit".padEnd(30)}${ms(submit.median).padStart(10)}${ms(submit.p99).padStart(10)}${(submit.median / submitFloorStats.median).toFixed(2).padStart(10)}  (its own floor: ${ms(submitFloorStats.median)})`);
+    for (const r of memoryRows) console.log(`${r.name.padEnd(30)}${ms(r.median).padStart(10)}${`p95 ${ms(r.p95)}`.padStart(14)}${(r.median / r.floor).toFixed(2).padStart(6)}  (its own floor: ${ms(r.floor)})`);
     console.log(`${"SDK client tools/list".padEnd(30)}${ms(sdkList.median).padStart(10)}${ms(sdkList.p99).padStart(10)}`);
     console.log(`${"six-stage session (19 calls)".padEnd(30)}${ms(journeyStats.median).padStart(10)}${ms(journeyStats.p99).padStart(10)}  (30 sessions, start to completed)`);
     console.log(`\ncold start to first tools/list: ${ms(coldStart)} = workerd up and bundle seeded ${ms(ready)} + sign-in on the cold isolate (register, authorize, consent, token) ${ms(signInMs)} + first tools/list ${ms(coldStart - ready - signInMs)}`);
@@ -168,6 +174,7 @@ async function main(): Promise<void> {
       ["default tools/list <= 8 KB", toolsBytes <= 8 * 1024],
       ["bundle build < 3 s", build.ms < 3000],
       ["manifest.json < 256 KB", manifestSize < 256 * 1024],
+      ...memoryRows.map((r): [string, boolean] => [`${r.name} median <= 3x floor`, r.median <= 3 * r.floor]),
       // Content ops carry the 2x budget; session ops (Durable Object round trips) are reported beside the floor.
       ...ops.flatMap(([name], i): Array<[string, boolean]> => {
         const median = rows[i + 1]![1].median;

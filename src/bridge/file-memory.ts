@@ -5,10 +5,11 @@
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
 import { stat } from "node:fs/promises";
 import type MiniSearch from "minisearch";
+import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
 import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines, SHARED_CONTEXT_FILE, structuredFile, memoryLines } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
-import { snippet, words } from "../core/memory/text.js";
+import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { listConfined, MAX_READ_BYTES, readConfinedText, resolveConfined, writeConfined } from "./confined-fs.js";
 
 /** One file as last read: how to tell it changed, what it held. */
@@ -27,12 +28,11 @@ interface Loaded {
   warnings: string[];
 }
 
-type Engine = { MiniSearch: typeof MiniSearch; stem: (word: string) => string };
-let engine: Promise<Engine> | undefined;
+let engine: Promise<typeof MiniSearch> | undefined;
 
-/** Loaded on first use: the bridge starts without them. */
-function loadEngine(): Promise<Engine> {
-  return (engine ??= Promise.all([import("minisearch"), import("stemmer")]).then(([m, s]) => ({ MiniSearch: m.default, stem: s.stemmer })));
+/** Loaded on first use: the bridge starts without it. */
+function loadEngine(): Promise<typeof MiniSearch> {
+  return (engine ??= import("minisearch").then((m) => m.default));
 }
 
 export class FileMemory implements ProjectMemory {
@@ -93,13 +93,13 @@ export class FileMemory implements ProjectMemory {
     }
     for (const rel of [...this.files.keys()]) if (!paths.includes(rel)) this.files.delete(rel);
     if (!changed && this.loaded) return this.loaded;
-    const { MiniSearch, stem } = await loadEngine();
+    const MiniSearch = await loadEngine();
     const entries = new Map<string, MemoryEntry>();
     // Structured memories first: a hand-written line saying the same thing is the same memory.
     for (const state of [...this.files.values()].sort((a, b) => Number(!a.memories) - Number(!b.memories))) {
       for (const e of state.entries) if (!entries.has(e.id)) entries.set(e.id, e);
     }
-    const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stem, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
+    const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stemmer, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
     index.addAll([...entries.values()].map((e) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") })));
     const warnings = paths.flatMap((p) => this.files.get(p)?.warnings ?? []);
     return (this.loaded = { entries, index, warnings });
@@ -135,12 +135,11 @@ export class FileMemory implements ProjectMemory {
   search(query: string, filter: MemoryFilter, limit: number): Promise<MemResult<Recalled>> {
     return this.serial(async () => {
       const { entries, index, warnings } = await this.load();
-      const { stem } = await loadEngine();
-      const stems = new Set(words(query).map(stem));
-      const results = index.search(query, { filter: (r) => matchesFilter(entries.get(r.id)!, filter) }).slice(0, limit);
+      const matches = queryMatcher(query);
+      const results = index.search(queryWords(query).join(" "), { filter: (r) => matchesFilter(entries.get(r.id)!, filter) }).slice(0, limit);
       const hits = results.map((r) => {
         const entry = entries.get(r.id)!;
-        return { ...entry, score: Math.round(r.score * 1000) / 1000, snippet: snippet(entry.text, (w) => stems.has(stem(w))) };
+        return { ...entry, score: Math.round(r.score * 1000) / 1000, snippet: snippet(entry.text, matches) };
       });
       return { ok: true, value: { mode: "bm25", hits, warnings } };
     });

@@ -5,7 +5,7 @@
 import { isHandFile, parseHandFile, parseMemoryLines, structuredType, type Parsed } from "../core/memory/files.js";
 import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
-import { ftsQuery } from "../core/memory/text.js";
+import { ftsQuery, queryMatcher, snippet } from "../core/memory/text.js";
 
 export type MemoryOp =
   | { op: "remember"; memory: Memory }
@@ -37,10 +37,8 @@ const SCHEMA = `
 `;
 
 const COLUMNS = "m.id AS id, m.type AS type, m.agent AS agent, m.text AS text, m.tags AS tags, m.created_at AS created_at, m.source AS source";
-/** Made on the first memory a project keeps (and again after the project was deleted and made anew). */
-function tables(sql: SqlStorage): void {
-  if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_files'").toArray().length) sql.exec(SCHEMA);
-}
+/** Objects whose memory tables exist (made on first use; CREATE ... IF NOT EXISTS, so making them twice is harmless). */
+const prepared = new WeakSet<DurableObjectStorage>();
 
 function entry(row: Row): MemoryEntry {
   const memory: Memory = { id: row.id as string, type: row.type as Memory["type"], agent: row.agent as string, text: row.text as string, tags: JSON.parse(row.tags as string) as string[], created_at: row.created_at as string };
@@ -81,7 +79,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles): Pro
     let parsed: Parsed;
     if (type) {
       const lines = parseMemoryLines(text, file.path);
-      parsed = { entries: lines.memories.filter((m) => m.type === type), warnings: lines.warnings };
+      parsed = { entries: lines.entries.filter((m) => m.type === type), warnings: lines.warnings };
     } else parsed = await parseHandFile(file.path, text);
     changed.push({ path: file.path, sha256: file.sha256, parsed });
   }
@@ -93,7 +91,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles): Pro
         sql.exec("DELETE FROM memory_files WHERE path = ?", path);
       }
       for (const c of changed) {
-        c.parsed.entries.forEach((e, i) => insert(sql, e, e.source ?? `${c.path}:${i + 1}`));
+        for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path);
         sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
       }
     });
@@ -121,15 +119,20 @@ function search(sql: SqlStorage, query: string, filter: MemoryFilter, limit: num
   const match = ftsQuery(query);
   if (!match) return { ok: true, value: { mode: "bm25", hits: [], warnings } };
   const { clause, values } = where(filter);
+  // Ranked first, on row ids alone: the texts of the best few are read afterwards, not sorted with every match.
+  const join = clause ? " JOIN memories m ON m.rowid = memories_fts.rowid" : "";
   const rows = sql
     .exec<Row>(
-      `SELECT ${COLUMNS}, bm25(memories_fts, 2.0, 1.0) AS rank, snippet(memories_fts, 0, '**', '**', '…', 16) AS snippet
-       FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid
-       WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?`,
+      `SELECT ${COLUMNS}, t.rank AS rank FROM (SELECT memories_fts.rowid AS id, bm25(memories_fts, 2.0, 1.0) AS rank FROM memories_fts${join}
+         WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?) t JOIN memories m ON m.rowid = t.id ORDER BY t.rank`,
       match, ...values, limit,
     )
     .toArray();
-  const hits: MemoryHit[] = rows.map((r) => ({ ...entry(r), score: Math.round(-(r.rank as number) * 1000) / 1000, snippet: r.snippet as string }));
+  const matches = queryMatcher(query);
+  const hits: MemoryHit[] = rows.map((r) => {
+    const e = entry(r);
+    return { ...e, score: Math.round(-(r.rank as number) * 1000) / 1000, snippet: snippet(e.text, matches) };
+  });
   return { ok: true, value: { mode: "bm25", hits, warnings } };
 }
 
@@ -142,7 +145,21 @@ function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: 
 }
 
 export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles): Promise<MemResult<unknown>> {
-  tables(storage.sql);
+  if (!prepared.has(storage)) {
+    storage.sql.exec(SCHEMA);
+    prepared.add(storage);
+  }
+  try {
+    return await run(storage, op, files);
+  } catch (error) {
+    // The project was deleted and made anew in this same object: its memory tables went with it.
+    if (!/no such table/.test(String(error))) throw error;
+    storage.sql.exec(SCHEMA);
+    return run(storage, op, files);
+  }
+}
+
+async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles): Promise<MemResult<unknown>> {
   if (op.op === "remember") return remember(storage, op.memory);
   const warnings = await syncFiles(storage, files);
   if (op.op === "search") return search(storage.sql, op.query, op.filter, op.limit, warnings);

@@ -20,9 +20,11 @@ it("names a memory by its type, agent and text, whatever the case or spacing", a
   expect(await memoryId("decisions", "architect", "Use PostgreSQL")).not.toBe(await memoryId("decisions", "dev", "Use PostgreSQL"));
 });
 
-it("reduces any query to quoted words", () => {
+it("reduces any query to quoted words, leaving out stop words unless there is nothing else", () => {
   expect(words("Café-Déploiement: NEAR(a* \"b\") -c")).toEqual(["cafe", "deploiement", "near", "a", "b", "c"]);
-  expect(ftsQuery('"unbalanced ((x OR y:z')).toBe('"unbalanced" OR "x" OR "or" OR "y" OR "z"');
+  expect(ftsQuery('"unbalanced ((x OR y:z')).toBe('"unbalanced" OR "x" OR "y" OR "z"');
+  expect(ftsQuery("what is the stack?")).toBe('"stack"');
+  expect(ftsQuery("what is it")).toBe('"what" OR "is" OR "it"');
   expect(ftsQuery("*** \" ( ) -")).toBeUndefined();
 });
 

@@ -77,6 +77,17 @@ describe("remember_structured and recall_structured on the remote", () => {
     expect(recalled.structured.hits).toEqual([expect.objectContaining({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], snippet: expect.stringContaining("**invoices**") })]);
   });
 
+  it("goes with its project: a project deleted and made again starts with no memories", async () => {
+    const name = unique("again");
+    await ada.project({ action: "create", name });
+    await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text: "The first life of this project." });
+    expect((await ada.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+    await ada.project({ action: "create", name });
+    expect((await call(TOOL.recallStructured, { project: name, query: "first life project" })).structured.hits).toEqual([]);
+    expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text: "The second life." })).structured.created).toBe(true);
+    expect((await call(TOOL.recallStructured, { project: name, query: "second life" })).structured.hits).toHaveLength(1);
+  });
+
   it("uses the caller's only project when none is named", async () => {
     const solo = await signInAs(`${unique("solo")}@example.com`);
     const soloCall = await withMemory(solo);

@@ -33,9 +33,10 @@ export interface Parsed {
 
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
 
-/** One memory per line; a line that is not one is reported and skipped. */
+/** One memory per line (as stored, and as entries naming their line); a line that is not one is reported and skipped. */
 export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[] } {
   const memories: Memory[] = [];
+  const entries: MemoryEntry[] = [];
   const warnings: string[] = [];
   const seen = new Set<string>();
   text.split("\n").forEach((line, i) => {
@@ -56,8 +57,9 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
     if (seen.has(parsed.data.id)) return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept.`);
     seen.add(parsed.data.id);
     memories.push(parsed.data);
+    entries.push({ ...parsed.data, source: `${path}:${i + 1}` });
   });
-  return { memories, entries: memories.map((m) => ({ ...m })), warnings };
+  return { memories, entries, warnings };
 }
 
 /** The file's text: sorted by id, keys in one order, one memory per line. */

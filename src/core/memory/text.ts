@@ -1,3 +1,5 @@
+import { stemmer } from "stemmer";
+
 // Words as both indexes see them: SQLite's unicode61 tokenizer with remove_diacritics 2 on the Worker,
 // the same rule in JavaScript on the bridge. A query is only ever words: FTS5 syntax (quotes, *, NEAR,
 // -, :, parentheses) is separators, so no query can fail.
@@ -10,15 +12,32 @@ export function words(text: string): string[] {
   return text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** The query's distinct words, in order, at most MAX_QUERY_WORDS. */
+/** English words too common to tell memories apart: left out of a query (unless it has nothing else), which
+ *  keeps BM25 from scoring most of a large memory for "how", "the" and "and". */
+const STOP_WORDS = new Set(
+  ("a an and any are as at be been but by can could did do does for from had has have how i if in into is it its me my no not " +
+    "of on or our so than that the their them then there these they this those to too us was we were what when where which who " +
+    "why will with would you your").split(" "),
+);
+
+/** The query's distinct words, in order, without stop words, at most MAX_QUERY_WORDS. */
 export function queryWords(query: string): string[] {
-  return [...new Set(words(query))].slice(0, MAX_QUERY_WORDS);
+  const all = [...new Set(words(query))];
+  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  return (kept.length ? kept : all).slice(0, MAX_QUERY_WORDS);
 }
 
 /** The same query for FTS5: each word a quoted string, any of them may match. */
 export function ftsQuery(query: string): string | undefined {
   const list = queryWords(query);
   return list.length ? list.map((w) => `"${w}"`).join(" OR ") : undefined;
+}
+
+/** Whether a word of a memory (as words() gives it) matches one of the query's, stem for stem (Porter, as
+ *  FTS5's porter tokenizer and the bridge's index stem them). */
+export function queryMatcher(query: string): (word: string) => boolean {
+  const stems = new Set(queryWords(query).map(stemmer));
+  return (word) => stems.has(stemmer(word));
 }
 
 /**
