@@ -18,6 +18,9 @@ export interface Env {
   REGISTRATION_LIMIT?: DurableObjectNamespace<RegistrationLimit>;
   /** Injected by the OAuth provider into the default handler. */
   OAUTH_PROVIDER?: OAuthHelpers;
+  /** Optional, both or neither: recall fuses BM25 with vector similarity (memory-vectors.ts, README). */
+  MEMORY_VECTORS?: Vectorize;
+  AI?: Ai;
   /** Default toolsets for /mcp without ?toolsets=. */
   BMAD_TOOLSETS?: string;
   /** Sign-in settings: see auth/config.ts and the README. Secrets come from `wrangler secret put`. */

@@ -5,7 +5,9 @@
 import { isHandFile, parseHandFile, parseMemoryLines, structuredType, type Parsed } from "../core/memory/files.js";
 import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
+import { fuseRanks } from "../core/memory/fusion.js";
 import { ftsQuery, queryMatcher, snippet } from "../core/memory/text.js";
+import type { MemoryVectors } from "./memory-vectors.js";
 
 export type MemoryOp =
   | { op: "remember"; memory: Memory }
@@ -67,7 +69,7 @@ function insert(sql: SqlStorage, memory: Memory, source: string | null): void {
 }
 
 /** Indexes the memory files whose content changed since they were last indexed; returns every file's warnings. */
-async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles): Promise<string[]> {
+async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<string[]> {
   const sql = storage.sql;
   const known = new Map(sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM memory_files").toArray().map((r) => [r.path, r.sha256]));
   const current = files.list().filter((f) => isHandFile(f.path) || structuredType(f.path));
@@ -95,6 +97,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles): Pro
         sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
       }
     });
+    if (vectors) await vectors.upsert(changed.flatMap((c) => c.parsed.entries)).catch(() => undefined);
   }
   return sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray().flatMap((r) => JSON.parse(r.warnings) as string[]);
 }
@@ -115,25 +118,47 @@ function remember(storage: DurableObjectStorage, memory: Memory): MemResult<{ id
   });
 }
 
-function search(sql: SqlStorage, query: string, filter: MemoryFilter, limit: number, warnings: string[]): MemResult<Recalled> {
-  const match = ftsQuery(query);
-  if (!match) return { ok: true, value: { mode: "bm25", hits: [], warnings } };
+/** Row ids and BM25 ranks of the best `limit` matches (ranked on ids alone: texts are read for the few kept). */
+function ranked(sql: SqlStorage, match: string, filter: MemoryFilter, limit: number): Array<{ id: string; rank: number }> {
   const { clause, values } = where(filter);
-  // Ranked first, on row ids alone: the texts of the best few are read afterwards, not sorted with every match.
   const join = clause ? " JOIN memories m ON m.rowid = memories_fts.rowid" : "";
-  const rows = sql
-    .exec<Row>(
-      `SELECT ${COLUMNS}, t.rank AS rank FROM (SELECT memories_fts.rowid AS id, bm25(memories_fts, 2.0, 1.0) AS rank FROM memories_fts${join}
-         WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?) t JOIN memories m ON m.rowid = t.id ORDER BY t.rank`,
+  return sql
+    .exec<{ id: string; rank: number }>(
+      `SELECT m.id AS id, t.rank AS rank FROM (SELECT memories_fts.rowid AS r, bm25(memories_fts, 2.0, 1.0) AS rank FROM memories_fts${join}
+         WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?) t JOIN memories m ON m.rowid = t.r ORDER BY t.rank`,
       match, ...values, limit,
     )
     .toArray();
+}
+
+/** The entries of these ids that pass the filter, in the order given. */
+function byIds(sql: SqlStorage, ids: string[], filter: MemoryFilter): MemoryEntry[] {
+  const { clause, values } = where(filter);
+  const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.id IN (SELECT value FROM json_each(?))${clause}`, JSON.stringify(ids), ...values).toArray();
+  const found = new Map(rows.map((r) => [r.id as string, entry(r)]));
+  return ids.flatMap((id) => found.get(id) ?? []);
+}
+
+/** Candidates each ranking contributes to the fusion. */
+const FUSED_DEPTH = 50;
+
+async function search(sql: SqlStorage, vectors: MemoryVectors | undefined, query: string, filter: MemoryFilter, limit: number, warnings: string[]): Promise<MemResult<Recalled>> {
+  const match = ftsQuery(query);
+  if (!match) return { ok: true, value: { mode: "bm25", hits: [], warnings } };
   const matches = queryMatcher(query);
-  const hits: MemoryHit[] = rows.map((r) => {
-    const e = entry(r);
-    return { ...e, score: Math.round(-(r.rank as number) * 1000) / 1000, snippet: snippet(e.text, matches) };
-  });
-  return { ok: true, value: { mode: "bm25", hits, warnings } };
+  const hit = (e: MemoryEntry, score: number): MemoryHit => ({ ...e, score, snippet: snippet(e.text, matches) });
+  if (vectors) {
+    const near = await vectors.nearest(query, FUSED_DEPTH).then((ids) => byIds(sql, ids, filter).map((e) => e.id), (error: Error) => error);
+    if (!(near instanceof Error)) {
+      const fused = fuseRanks([ranked(sql, match, filter, FUSED_DEPTH).map((r) => r.id), near]).slice(0, limit);
+      const score = new Map(fused.map((f) => [f.id, Math.round(f.score * 10000) / 10000]));
+      return { ok: true, value: { mode: "hybrid", hits: byIds(sql, fused.map((f) => f.id), {}).map((e) => hit(e, score.get(e.id)!)), warnings } };
+    }
+    warnings = [...warnings, `Vector search failed (${near.message.slice(0, 200)}); ranked by BM25 alone.`];
+  }
+  const top = ranked(sql, match, filter, limit);
+  const entries = byIds(sql, top.map((r) => r.id), {});
+  return { ok: true, value: { mode: "bm25", hits: entries.map((e, i) => hit(e, Math.round(-top[i]!.rank * 1000) / 1000)), warnings } };
 }
 
 function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: number, warnings: string[]): MemResult<Listed> {
@@ -144,24 +169,30 @@ function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: 
   return { ok: true, value: { entries: rows.map(entry), total, warnings } };
 }
 
-export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles): Promise<MemResult<unknown>> {
+/** `vectors`: the project's vector index where the deployment binds one (recall then fuses both rankings). */
+export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors?: MemoryVectors): Promise<MemResult<unknown>> {
   if (!prepared.has(storage)) {
     storage.sql.exec(SCHEMA);
     prepared.add(storage);
   }
   try {
-    return await run(storage, op, files);
+    return await run(storage, op, files, vectors);
   } catch (error) {
     // The project was deleted and made anew in this same object: its memory tables went with it.
     if (!/no such table/.test(String(error))) throw error;
     storage.sql.exec(SCHEMA);
-    return run(storage, op, files);
+    return run(storage, op, files, vectors);
   }
 }
 
-async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles): Promise<MemResult<unknown>> {
-  if (op.op === "remember") return remember(storage, op.memory);
-  const warnings = await syncFiles(storage, files);
-  if (op.op === "search") return search(storage.sql, op.query, op.filter, op.limit, warnings);
+async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<MemResult<unknown>> {
+  if (op.op === "remember") {
+    const stored = remember(storage, op.memory);
+    // A memory whose embedding fails is still stored, and found by BM25.
+    if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);
+    return stored;
+  }
+  const warnings = await syncFiles(storage, files, vectors);
+  if (op.op === "search") return search(storage.sql, vectors, op.query, op.filter, op.limit, warnings);
   return list(storage.sql, op.filter, op.order, op.limit, warnings);
 }

@@ -12,6 +12,7 @@ import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR } from "../core/memory/files.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `email:<address>`), and how authors show. */
@@ -350,7 +351,7 @@ export class WorkspaceProject extends DurableObject<Env> {
         const file = this.read(caller, path);
         return file.ok ? new TextDecoder().decode(file.value.data) : undefined;
       },
-    });
+    }, memoryVectors(this.env, this.ctx.id.toString()));
     return out.ok ? out : fail("invalid", out.error);
   }
 

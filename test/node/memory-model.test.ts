@@ -1,7 +1,8 @@
 // Project memory's own rules, checked against what they stand for: UUIDv5 against Python's uuid module,
-// queries reduced to words (never FTS5 syntax), snippets around the matching words.
+// queries reduced to words (never FTS5 syntax), snippets around the matching words, rank fusion.
 import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
+import { fuseRanks } from "../../src/core/memory/fusion.js";
 import { memoryId, normaliseText } from "../../src/core/memory/model.js";
 import { ftsQuery, snippet, words } from "../../src/core/memory/text.js";
 import { MEMORY_NAMESPACE, uuidV5 } from "../../src/core/memory/uuid.js";
@@ -33,4 +34,11 @@ it("cuts a snippet around the matching words and marks them", () => {
   const out = snippet(text, (w) => w === "ledger" || w === "postgresql");
   expect(out).toMatch(/^….*\*\*ledger\*\* lives in \*\*PostgreSQL\*\*.*…$/);
   expect(snippet("Short one about ledgers.", (w) => w === "ledgers")).toBe("Short one about **ledgers**.");
+});
+
+it("fuses rankings by reciprocal rank: near the top of both beats the top of one", () => {
+  const fused = fuseRanks([["a", "b", "c"], ["b", "d", "a"]]);
+  expect(fused.map((f) => f.id)).toEqual(["b", "a", "d", "c"]);
+  expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);
+  expect(fuseRanks([])).toEqual([]);
 });

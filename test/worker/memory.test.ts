@@ -15,7 +15,11 @@ import { withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
-import { describeRecall, runRecallSet } from "../shared/recall-set.js";
+import { memoryId, type MemoryType } from "../../src/core/memory/model.js";
+import type { Recalled } from "../../src/core/memory/store.js";
+import { runMemoryOp } from "../../src/worker/memory-sql.js";
+import type { MemoryVectors } from "../../src/worker/memory-vectors.js";
+import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
 import { signInAs, unique, type Person } from "./workspace-users.js";
@@ -225,5 +229,43 @@ describe("delegate_to_agent on the remote", () => {
     expect(out.isError, out.text).toBe(false);
     expect(out.structured).toMatchObject({ mode: "fallback", max_tokens: 2048 });
     expect(out.structured.system_prompt).toContain("Winston");
+  });
+});
+
+describe("recall where the deployment binds vectors", () => {
+  // Vectorize and Workers AI do not run offline: a stand-in answers "nearest" the way an embedding would for
+  // the one question BM25 misses in the recall set (no word of "missing characters" is in the fonts memory).
+  it("fuses BM25 with vector similarity, and says when it fell back to BM25 alone", async () => {
+    const name = unique("hybrid");
+    await ada.project({ action: "create", name });
+    const memories = await Promise.all(
+      RECALL_SET.memories.map(async (m) => ({ id: await memoryId(m.type as MemoryType, m.agent, m.text), type: m.type as MemoryType, agent: m.agent, text: m.text, tags: m.tags, created_at: "2026-05-01" })),
+    );
+    const fonts = memories[RECALL_SET.memories.findIndex((m) => m.key === "l-pdf-fonts")]!;
+    const embedded: string[] = [];
+    let failing = false;
+    const vectors: MemoryVectors = {
+      upsert: async (batch) => void embedded.push(...batch.map((m) => m.id)),
+      nearest: async () => {
+        if (failing) throw new Error("AI is down");
+        return [fonts.id, "not-a-memory-id"];
+      },
+    };
+    const files = { list: () => [], read: () => undefined };
+    const recalled = await runInDurableObject(stub(ada.id, name), async (_: WorkspaceProject, state) => {
+      for (const memory of memories) await runMemoryOp(state.storage, { op: "remember", memory }, files, vectors);
+      const query = { op: "search" as const, query: "missing characters in generated PDF invoices", filter: {}, limit: 5 };
+      const hybrid = await runMemoryOp(state.storage, query, files, vectors);
+      const bm25 = await runMemoryOp(state.storage, query, files);
+      failing = true;
+      const fallback = await runMemoryOp(state.storage, query, files, vectors);
+      return { hybrid, bm25, fallback } as Record<string, { ok: true; value: Recalled }>;
+    });
+    expect(embedded).toHaveLength(memories.length);
+    expect(recalled.hybrid!.value.mode).toBe("hybrid");
+    expect(recalled.hybrid!.value.hits.map((h) => h.id)).toContain(fonts.id);
+    expect(recalled.bm25!.value.mode).toBe("bm25");
+    expect(recalled.bm25!.value.hits.map((h) => h.id)).not.toContain(fonts.id);
+    expect(recalled.fallback!.value).toMatchObject({ mode: "bm25", warnings: ["Vector search failed (AI is down); ranked by BM25 alone."] });
   });
 });
