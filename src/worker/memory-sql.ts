@@ -71,7 +71,8 @@ function insert(sql: SqlStorage, memory: Memory, source: string | null): void {
 /** Indexes the memory files whose content changed since they were last indexed; returns every file's warnings. */
 async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<string[]> {
   const sql = storage.sql;
-  const known = new Map(sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM memory_files").toArray().map((r) => [r.path, r.sha256]));
+  const indexed = sql.exec<{ path: string; sha256: string; warnings: string }>("SELECT path, sha256, warnings FROM memory_files ORDER BY path").toArray();
+  const known = new Map(indexed.map((r) => [r.path, r.sha256]));
   const current = files.list().filter((f) => isHandFile(f.path) || structuredType(f.path));
   const changed: Array<{ path: string; sha256: string; parsed: Parsed }> = [];
   for (const file of current) {
@@ -99,7 +100,8 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     });
     if (vectors) await vectors.upsert(changed.flatMap((c) => c.parsed.entries)).catch(() => undefined);
   }
-  return sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray().flatMap((r) => JSON.parse(r.warnings) as string[]);
+  const rows = changed.length || gone.length ? sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray() : indexed;
+  return rows.flatMap((r) => (r.warnings === "[]" ? [] : (JSON.parse(r.warnings) as string[])));
 }
 
 function remember(storage: DurableObjectStorage, memory: Memory): MemResult<{ id: string; created: boolean; tags: string[] }> {
