@@ -3,18 +3,22 @@
 // confined writer (temp file + rename). The files are indexed for full-text search with MiniSearch (BM25,
 // Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
+import { realpathSync } from "node:fs";
 import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
 import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines, SHARED_CONTEXT_FILE, structuredFile, memoryLines } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
-import { listConfined, MAX_READ_BYTES, readConfinedText, resolveConfined, writeConfined } from "./confined-fs.js";
+import { listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
 
 /** One file as last read: how to tell it changed, what it held. */
 interface FileState {
   stamp: string;
+  /** Why the confined reader refused it (a link out, a FIFO): not written either. */
+  refused?: string;
   entries: MemoryEntry[];
   warnings: string[];
   /** Structured files: the memories, and lines that could not be read (written back unchanged). */
@@ -40,7 +44,11 @@ export class FileMemory implements ProjectMemory {
   private loaded?: Loaded;
   private chain: Promise<unknown> = Promise.resolve();
 
-  constructor(private readonly root: string) {}
+  private readonly realRoot: string;
+
+  constructor(private readonly root: string) {
+    this.realRoot = realpathSync(root);
+  }
 
   /** One operation at a time: a remember reads, changes and writes its file without another in between. */
   private serial<T>(op: () => Promise<T>): Promise<T> {
@@ -55,18 +63,25 @@ export class FileMemory implements ProjectMemory {
     return [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.filter(isHandFile)];
   }
 
-  /** Size, modification time and inode: a change by anyone shows in one of them. */
+  /** Size, modification time and inode: a change by anyone shows in one of them. Only a change detector
+   *  (one stat, as it is checked on every call): contents are read through the confined reader alone. */
   private async stamp(rel: string): Promise<string | undefined> {
-    const found = await resolveConfined(this.root, rel);
-    if (!found.ok) return found.code === "missing" ? undefined : `refused:${found.error}`;
-    const info = await stat(found.path).catch(() => undefined);
-    return info ? `${info.size}:${info.mtimeMs}:${info.ino}` : undefined;
+    try {
+      const info = await stat(join(this.realRoot, rel));
+      return `${info.size}:${info.mtimeMs}:${info.ino}:${info.mode}`;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return code === "ENOENT" || code === "ENOTDIR" ? undefined : `error:${code}`;
+    }
   }
 
   private async readFile(rel: string, stamp: string): Promise<FileState> {
     const type = MEMORY_TYPES.find((t) => structuredFile(t) === rel);
     const read = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
-    if (!read.ok) return { stamp, entries: [], warnings: read.code === "missing" ? [] : [`${read.error}`], ...(type ? { memories: new Map(), broken: [] } : {}) };
+    if (!read.ok) {
+      const refused = read.code === "missing" ? undefined : read.error;
+      return { stamp, entries: [], warnings: refused ? [refused] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
+    }
     if (!type) return { stamp, ...(await parseHandFile(rel, read.text)) };
     const parsed = parseMemoryLines(read.text, rel);
     const brokenLines = new Set(parsed.warnings.map((w) => Number(/ line (\d+):/.exec(w)?.[1])));
@@ -109,8 +124,8 @@ export class FileMemory implements ProjectMemory {
     return this.serial(async () => {
       const loaded = await this.load();
       const rel = structuredFile(memory.type);
-      const file = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
-      if (file.stamp.startsWith("refused:")) return { ok: false, error: `Cannot write ${file.stamp.slice("refused:".length)}` };
+      const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
+      if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
       const before = memories.get(memory.id);
       const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
