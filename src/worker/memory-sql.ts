@@ -121,16 +121,17 @@ function remember(storage: DurableObjectStorage, memory: Memory): MemResult<{ id
 }
 
 /** Row ids and BM25 ranks of the best `limit` matches (ranked on ids alone: texts are read for the few kept). */
-function ranked(sql: SqlStorage, match: string, filter: MemoryFilter, limit: number): Array<{ id: string; rank: number }> {
+function ranked(sql: SqlStorage, match: string, filter: MemoryFilter, limit: number): Array<{ entry: MemoryEntry; rank: number }> {
   const { clause, values } = where(filter);
   const join = clause ? " JOIN memories m ON m.rowid = memories_fts.rowid" : "";
   return sql
-    .exec<{ id: string; rank: number }>(
-      `SELECT m.id AS id, t.rank AS rank FROM (SELECT memories_fts.rowid AS r, bm25(memories_fts, 2.0, 1.0) AS rank FROM memories_fts${join}
+    .exec<Row>(
+      `SELECT ${COLUMNS}, t.rank AS rank FROM (SELECT memories_fts.rowid AS r, bm25(memories_fts, 2.0, 1.0) AS rank FROM memories_fts${join}
          WHERE memories_fts MATCH ?${clause} ORDER BY rank LIMIT ?) t JOIN memories m ON m.rowid = t.r ORDER BY t.rank`,
       match, ...values, limit,
     )
-    .toArray();
+    .toArray()
+    .map((r) => ({ entry: entry(r), rank: r.rank as number }));
 }
 
 /** The entries of these ids that pass the filter, in the order given. */
@@ -152,15 +153,14 @@ async function search(sql: SqlStorage, vectors: MemoryVectors | undefined, query
   if (vectors) {
     const near = await vectors.nearest(query, FUSED_DEPTH).then((ids) => byIds(sql, ids, filter).map((e) => e.id), (error: Error) => error);
     if (!(near instanceof Error)) {
-      const fused = fuseRanks([ranked(sql, match, filter, FUSED_DEPTH).map((r) => r.id), near]).slice(0, limit);
+      const fused = fuseRanks([ranked(sql, match, filter, FUSED_DEPTH).map((r) => r.entry.id), near]).slice(0, limit);
       const score = new Map(fused.map((f) => [f.id, Math.round(f.score * 10000) / 10000]));
       return { ok: true, value: { mode: "hybrid", hits: byIds(sql, fused.map((f) => f.id), {}).map((e) => hit(e, score.get(e.id)!)), warnings } };
     }
     warnings = [...warnings, `Vector search failed (${near.message.slice(0, 200)}); ranked by BM25 alone.`];
   }
-  const top = ranked(sql, match, filter, limit);
-  const entries = byIds(sql, top.map((r) => r.id), {});
-  return { ok: true, value: { mode: "bm25", hits: entries.map((e, i) => hit(e, Math.round(-top[i]!.rank * 1000) / 1000)), warnings } };
+  const hits = ranked(sql, match, filter, limit).map((r) => hit(r.entry, Math.round(-r.rank * 1000) / 1000));
+  return { ok: true, value: { mode: "bm25", hits, warnings } };
 }
 
 function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: number, warnings: string[]): MemResult<Listed> {
