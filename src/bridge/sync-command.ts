@@ -70,7 +70,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[]): 
     try {
       client = await link.connected();
     } catch (error) {
-      say(`${command}: cannot reach ${remote.url.href} (${(error as Error).message}).`);
+      say(`${command}: no connection to ${remote.url.href}: ${sentence((error as Error).message)}`);
       return 1;
     }
     const again = (c: "pull" | "push", force: boolean) =>

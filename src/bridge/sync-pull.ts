@@ -54,7 +54,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const r = remote.get(path);
     if (local.kind === "blocked") return void refusals.push({ path, reason: local.error, fix: "" });
     const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
-    if (!r) return planRemoteDeletion(o, path, local, synced, localChanged, { report, refusals, steps });
+    if (!r) return planRemoteDeletion(o, path, local, synced, localChanged, { refusals, steps });
     const remoteChanged = synced?.version !== r.version;
     if (!remoteChanged && !localChanged) {
       report.unchanged++;
@@ -80,7 +80,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       refusals.push({
         path: f.path,
         reason: !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`,
-        fix: `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`,
+        fix: f.synced
+          ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
+          : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
     } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated" });
   }
@@ -88,7 +90,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);
 }
 
-function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { report: Report; refusals: Refusal[]; steps: Step[] }): void {
+function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {
   if (local.kind === "missing") return void into.steps.push({ op: "record", path, file: undefined });
   if (!synced) return; // a local file the workspace never had: not pull's business
   if (localChanged && !o.force) {

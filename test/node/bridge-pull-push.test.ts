@@ -3,6 +3,7 @@
 // a folder where BMAD's own Python runs; changes go back with push; conflicts stop either side until --force;
 // deletions travel both ways; and a hostile server's paths never lead a write out of the folder.
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
+import { compileGlob } from "../../src/core/catalog/glob.js";
 import { tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("pull-push");
@@ -256,7 +258,7 @@ describe("against the real Worker", () => {
     writeFileSync(join(fresh, "_bmad/config.toml"), "# mine\n");
     const refused = await sync("pull", fresh);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/\n  _bmad\/config\.toml: exists here but was not pulled, and differs from the remote's version 1\.\n    fix: keep the remote's: bmad-mcp pull .* --force;/);
+    expect(refused.stderr).toMatch(/\n  _bmad\/config\.toml: exists here but was not pulled, and differs from the remote's version 1\.\n    fix: move yours aside and pull, or let the remote's overwrite it: bmad-mcp pull .* --force\.\n/);
     expect(readdirSync(fresh)).toEqual(["_bmad"]);
     const forced = await sync("pull", fresh, "--force");
     expect(forced.code, forced.stderr).toBe(0);
@@ -283,15 +285,24 @@ describe("against the real Worker", () => {
   }, 60_000);
 });
 
-/** A server that answers bmad-files as a hostile one might: these paths, each with some content. */
-async function startHostile(paths: string[]): Promise<string> {
+/** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
+ *  1,000 a listing), and with whatever paths it is given: a hostile one. */
+async function startFake(paths: string[]): Promise<string> {
+  const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
-    if (args.action === "list") return { content: [{ type: "text", text: paths.join("\n") }], structuredContent: { total: paths.length, files: paths.map((path) => ({ path, version: 1, size: 4 })) } };
-    const path = String(args.path);
-    return { content: [{ type: "text", text: `[${path}]\nhey\n` }], structuredContent: { path, version: 1, size: 4, sha256: "0".repeat(64) } };
+    const path = String(args.path ?? "**");
+    if (args.action === "list") {
+      const glob = compileGlob(path);
+      const matching = glob.ok ? sorted.filter((p) => glob.glob.test(p)) : [];
+      const shown = matching.slice(0, 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
+      return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
+    }
+    const content = `${path}\n`;
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
   };
+  hostile?.close();
   hostile = createServer(async (req, res) => {
-    const server = new Server({ name: "hostile", version: "1.0.0" }, { capabilities: { tools: {} } });
+    const server = new Server({ name: "fake", version: "1.0.0" }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "bmad-files", inputSchema: { type: "object" } }] }));
     server.setRequestHandler(CallToolRequestSchema, async (request) => answer(request.params.arguments ?? {}));
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
@@ -302,6 +313,26 @@ async function startHostile(paths: string[]): Promise<string> {
   return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/mcp`;
 }
 
+const fakeDir = () => join(tmp.dir, `fake-${readdirSync(tmp.dir).length}`);
+const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, "0")}.md`);
+
+it("pulls more files than one listing shows, folder by folder", async () => {
+  const paths = [...numbered("a/", 600), ...numbered("b/c/", 401), "root.md"];
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(paths), "--project", "big", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain(": 1002 added, 0 updated, 0 deleted, 0 unchanged.");
+  expect(readFileSync(join(target, "b/c/0400.md"), "utf8")).toBe("b/c/0400.md\n");
+}, 60_000);
+
+it("stops, writing nothing, when the listings cannot show every file", async () => {
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake([...numbered("a/x/", 1000), "b/late.md"]), "--project", "big", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain('The remote lists 1001 files under "/" but shows only 1000 (at most 1,000 at a time)');
+  expect(readdirSync(target)).toEqual([]);
+}, 60_000);
+
 it.each([
   ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
   ["docs/../../escape.md", /contains "\.\."/],
@@ -310,9 +341,8 @@ it.each([
   ["docs/.GIT/config", /inside a \.git folder/],
   [".bmad-mcp/sync.json", /where bmad-mcp keeps what it pulled/],
 ])("refuses a hostile remote's path %s and writes nothing", async (path, message) => {
-  hostile?.close();
-  const url = await startHostile(["ok.md", path]);
-  const target = join(tmp.dir, `hostile-${readdirSync(tmp.dir).length}`);
+  const url = await startFake(["ok.md", path]);
+  const target = fakeDir();
   const out = await cli(["pull", "--remote", url, "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stderr).toMatch(message);
