@@ -61,7 +61,8 @@ export class LoopbackCallback {
   private waiting?: { resolve: (p: URLSearchParams) => void };
   url = "";
 
-  async start(): Promise<void> {
+  /** `keepAlive`: hold the process open while waiting for the browser (a command with nothing else to wait on). */
+  async start(options: { keepAlive?: boolean } = {}): Promise<void> {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (url.pathname !== "/callback") return void res.writeHead(404).end();
@@ -69,7 +70,8 @@ export class LoopbackCallback {
       this.waiting?.resolve(url.searchParams);
     });
     await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
-    this.server.unref(); // waiting for a browser must not keep the bridge alive once its client has gone
+    // Waiting for a browser must not keep the stdio bridge alive once its client has gone.
+    if (!options.keepAlive) this.server.unref();
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 

@@ -39,6 +39,12 @@ export class RemoteLink {
     return this.client ? { ok: true, client: this.client } : { ok: false, reason: this.reason };
   }
 
+  /** A connected client for a command the user runs and watches (pull, push): waits as long as sign-in takes. */
+  async connected(): Promise<Client> {
+    if (!this.client) await this.connect();
+    return this.client!;
+  }
+
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
@@ -63,13 +69,21 @@ export class RemoteLink {
       this.client = await attempt();
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
-      this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-      const params = this.provider.checkCallback(await this.callback.next());
-      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
-      await transport.finishAuth(params);
+      await this.finishSignIn();
       this.client = await attempt();
-      this.log(`signed in to ${this.url.href}`);
     }
+  }
+
+  /**
+   * After the SDK sent the user to sign in (no usable sign-in, or a call that needs more scope, e.g. bmad:write
+   * when the sign-in allowed bmad:read): waits for the browser to come back and trades its code for tokens.
+   */
+  async finishSignIn(): Promise<void> {
+    this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
+    const params = this.provider.checkCallback(await this.callback.next());
+    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+    await transport.finishAuth(params);
+    this.log(`signed in to ${this.url.href}`);
   }
 }
 
