@@ -96,6 +96,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
   private readonly expectedState = randomBytes(16).toString("hex");
   /** Where this sign-in was sent (kept for the callback, so the code goes back to the same server). */
   private discovery?: OAuthDiscoveryState;
+  /** The user was sent to sign in and the browser has not come back yet. */
+  awaitingCallback = false;
 
   constructor(
     private readonly remote: string,
@@ -119,6 +121,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
 
   /** The callback's query, refused unless its state is ours (CSRF). */
   checkCallback(params: URLSearchParams): URLSearchParams {
+    this.awaitingCallback = false;
     if (params.get("state") !== this.expectedState) throw new Error("The sign-in callback's state does not match this sign-in; start again.");
     const error = params.get("error");
     if (error) throw new Error(`Sign-in refused: ${error}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}.`);
@@ -195,6 +198,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    this.awaitingCallback = true;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
     openBrowser(url.href, this.env);
   }

@@ -20,6 +20,8 @@ type Link = { ok: true; client: Client } | { ok: false; reason: string };
 export class RemoteLink {
   private client?: Client;
   private connecting?: Promise<void>;
+  /** The one browser sign-in being waited for (the callback answers one waiter). */
+  private signingIn?: Promise<void>;
   private reason = "not connected yet";
 
   constructor(
@@ -48,12 +50,17 @@ export class RemoteLink {
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
-    // Read the server's metadata afresh next time: it may name another authorization server now (the saved
-    // sign-in is bound to the one that issued it, and is not sent to another).
-    if (error instanceof UnauthorizedError) this.provider.invalidateCredentials("discovery");
+    if (error instanceof UnauthorizedError) {
+      // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
+      // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
+      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${e.message}`));
+      // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
+      // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
+      else this.provider.invalidateCredentials("discovery");
+    }
     this.reason =
       error instanceof UnauthorizedError
-        ? `your sign-in to ${this.url.href} expired; sign in again in the browser (the link is on stderr)`
+        ? `${this.url.href} needs you to sign in again (an expired sign-in, or a call that needs write access): open the link on stderr, then retry`
         : `${this.url.href} is unreachable (${(error as Error).message})`;
     return this.reason;
   }
@@ -69,7 +76,7 @@ export class RemoteLink {
       this.client = await attempt();
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
-      await this.finishSignIn();
+      await this.signIn();
       this.client = await attempt();
     }
   }
@@ -78,7 +85,11 @@ export class RemoteLink {
    * After the SDK sent the user to sign in (no usable sign-in, or a call that needs more scope, e.g. bmad:write
    * when the sign-in allowed bmad:read): waits for the browser to come back and trades its code for tokens.
    */
-  async finishSignIn(): Promise<void> {
+  signIn(): Promise<void> {
+    return (this.signingIn ??= this.finishSignIn().finally(() => (this.signingIn = undefined)));
+  }
+
+  private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
     const params = this.provider.checkCallback(await this.callback.next());
     const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });

@@ -75,7 +75,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[]): 
     }
     const again = (c: "pull" | "push", force: boolean) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.finishSignIn()), force: args.force === true, again };
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.signIn()), force: args.force === true, again };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);
