@@ -17,7 +17,7 @@ import type { ReadOutcome } from "./resources.js";
 import { SKILL_RUNTIME_FILE, SKILL_RUNTIME_TEXT } from "./runtime-block.js";
 
 export const SKILL_SCHEME = "skill://";
-export const SKILL_PAGE_SIZE = 10;
+export const SKILL_PAGE_SIZE = 5;
 /** The entry's `_meta` key naming the origin that won (seed 000: project, cli, env, user, package). */
 export const ORIGIN_META = "bmad-mcp/origin";
 
