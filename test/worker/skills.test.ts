@@ -68,7 +68,10 @@ it("lets a client with only skills/get and resources/read follow bmad-prd's firs
 describe("unknown names and URIs", () => {
   it("answers skills/get, resources/read and directory reads with data.suggestions", async () => {
     const skills = new SkillsClient(client);
+    const project = `near-${crypto.randomUUID().slice(0, 8)}`;
+    await client.callTool({ name: TOOL.bmadProject, arguments: { action: "create", name: project } });
     const cases: Array<[() => Promise<unknown>, string]> = [
+      [() => client.readResource({ uri: `bmad://projects/${project}/_bmad/bmm/config.yml` }), `bmad://projects/${project}/_bmad/bmm/config.yaml`],
       [() => skills.get("skill://bmad-prdd/SKILL.md"), "skill://bmad-prd/SKILL.md"],
       [() => client.readResource({ uri: "skill://bmad-prd/refrences/validate.md" }), "skill://bmad-prd/references/validate.md"],
       [() => client.readResource({ uri: "bmad://bmm/bmad-prd/SKIL.md" }), "bmad://bmm/bmad-prd/SKILL.md"],

@@ -4,7 +4,7 @@ import { sanitizeConfig, sanitizeConfigText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
-import { mimeFor, parseProjectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
+import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
@@ -85,8 +85,13 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
   if (!parsed.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${parsed.error}` };
   if (!deps.workspaces) return { ok: false, error: "This endpoint has no project workspaces; your project is a directory here." };
   const { project, path } = parsed.value;
-  const read = await deps.workspaces.files(project).read(path);
-  if (!read.ok) return { ok: false, error: read.error };
+  const files = deps.workspaces.files(project);
+  const read = await files.read(path);
+  if (!read.ok) {
+    if (read.kind !== "not_found") return { ok: false, error: read.error };
+    const listed = await files.list();
+    return { ok: false, error: read.error, suggestions: listed.ok ? closest(path, listed.value.map((f) => f.path)).map((p) => projectUri(project, p)) : [] };
+  }
   return { ok: true, uri, mimeType: mimeFor(path), text: sanitizeConfigText(path, new TextDecoder().decode(read.value.data)) };
 }
 
