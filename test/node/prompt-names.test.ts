@@ -12,7 +12,7 @@ import { shortName } from "../../src/core/catalog/names";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
 import { promptEntries } from "../../src/core/surface/prompts";
 import { buildServer } from "../../src/core/surface/server";
-import { ORIGIN_META } from "../../src/core/surface/skills";
+import { ORIGIN_META, skillIndex } from "../../src/core/surface/skills";
 import { agentTools } from "../../src/core/surface/tools/agents.tools";
 import { install, tempDir } from "./helpers";
 
@@ -66,6 +66,12 @@ describe("a v4 project over the embedded 6.12 bundle", () => {
     }
     expect([...prompts.keys()].filter((n) => n.startsWith("bmad-bmad-core-"))).toEqual([]);
     expectOneRule(catalog);
+  });
+
+  it("serves only the 6.12 skills as skills: v4 agents have no SKILL.md", () => {
+    const skills = skillIndex(catalog).skills;
+    expect(skills.length).toBeGreaterThan(0);
+    expect(skills.filter((s) => s.record.module === "bmad-core" || origin(catalog, s.record) === "project")).toEqual([]);
   });
 
   it("names the agent tools the same way", () => {
