@@ -16,7 +16,7 @@ export const COVERAGE_END = "<!-- runtime:end -->";
 export function toolTable(): string {
   const rows = TOOLSET_NAMES.map((set) => {
     const tools = STATIC_TOOLS.filter((t) => t.toolset === set).map((t) => `\`${t.name}\``);
-    const names = tools.length ? tools.join(", ") : "`{module}-{agent}`, one per agent";
+    const names = tools.length ? tools.join(", ") : "`bmad-{agent}`, one per agent (named like its prompt)";
     return `| \`${set}\` | ${TOOLSETS[set].byDefault ? "yes" : "no"} | ${names} | ${TOOLSETS[set].about} |`;
   });
   return ["| toolset | default | tools | what for |", "|---|---|---|---|", ...rows].join("\n");

@@ -2,6 +2,8 @@
 // locally, and falls back to the local bundle for content (saying so) when the remote cannot be reached.
 import { Client, ProtocolError as ClientProtocolError, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
+import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
+import { z } from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
@@ -13,6 +15,9 @@ const LOCAL_TOOLS = new Set<string>([TOOL.runCompletionContract, TOOL.getProject
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
 const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"] as const;
+/** The skills extension's methods: checked by the server that answers them; passed through here as they are. */
+const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD];
+const anyObject = z.looseObject({});
 const CONNECT_WAIT_MS = 3000;
 
 type Link = { ok: true; client: Client } | { ok: false; reason: string };
@@ -106,32 +111,40 @@ export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, tool
   const local = new Client({ name: "bmad-mcp-local", version: SERVER_INFO.version });
   await local.connect(clientSide);
 
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } });
-  for (const method of METHODS) {
-    server.setRequestHandler(method, async (request, ctx) => {
-      const params = (request as { params?: Record<string, unknown> }).params;
-      const tool = method === "tools/call" ? String(params?.name) : undefined;
-      // A client's cancel reaches a local tool (the completion contract is killed with it).
-      if (tool && LOCAL_TOOLS.has(tool)) return (await local.request({ method, params }, { signal: ctx.mcpReq.signal })) as never;
-      let reason: string;
-      const remote = await link.current();
-      if (remote.ok) {
-        try {
-          return (await remote.client.request({ method, params })) as never;
-        } catch (error) {
-          // The remote answered with an MCP error: that is its answer, not an outage.
-          if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-          reason = link.lost(error);
-        }
-      } else reason = remote.reason;
-      if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
-      const result = (await local.request({ method, params })) as Record<string, unknown>;
-      if (method === "tools/call") {
-        const content = (result.content as unknown[] | undefined) ?? [];
-        result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {}, extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } } },
+  });
+  const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<never> => {
+    const tool = method === "tools/call" ? String(params?.name) : undefined;
+    // A client's cancel reaches a local tool (the completion contract is killed with it).
+    if (tool && LOCAL_TOOLS.has(tool)) return (await send(local, method, params, signal)) as never;
+    let reason: string;
+    const remote = await link.current();
+    if (remote.ok) {
+      try {
+        return (await send(remote.client, method, params)) as never;
+      } catch (error) {
+        // The remote answered with an MCP error: that is its answer, not an outage.
+        if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+        reason = link.lost(error);
       }
-      return result as never;
-    });
-  }
+    } else reason = remote.reason;
+    if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
+    const result = (await send(local, method, params)) as Record<string, unknown>;
+    if (method === "tools/call") {
+      const content = (result.content as unknown[] | undefined) ?? [];
+      result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
+    }
+    return result as never;
+  };
+  for (const method of METHODS) server.setRequestHandler(method, (request, ctx) => forward(method, (request as { params?: Record<string, unknown> }).params, ctx.mcpReq.signal));
+  for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));
   return server;
+}
+
+/** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */
+function send(client: Client, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
+  const options = signal ? { signal } : undefined;
+  if ((SKILL_METHODS as string[]).includes(method)) return client.request({ method, params }, anyObject, options);
+  return client.request({ method: method as (typeof METHODS)[number], params }, options);
 }

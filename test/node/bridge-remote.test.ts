@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { z } from "zod";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { tempDir } from "./helpers.js";
@@ -120,6 +121,15 @@ it("reuses the saved sign-in next time", async () => {
   const { client, stderr } = await spawnRemote();
   expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("remote-plan");
   expect(signInUrl(stderr())).toBeUndefined();
+}, 30_000);
+
+it("passes the skills extension's methods through to the remote", async () => {
+  const { client } = await spawnRemote();
+  expect(client.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } });
+  const got = await client.request({ method: "skills/get", params: { uri: "skill://bmad-prd/SKILL.md" } }, z.looseObject({ skill: z.looseObject({ uri: z.string() }) }));
+  expect(got.skill.uri).toBe("skill://bmad-prd/SKILL.md");
+  const unknown = await client.request({ method: "skills/get", params: { uri: "skill://bmad-prdd/SKILL.md" } }, z.looseObject({})).catch((e: unknown) => e);
+  expect((unknown as { code: number; data: { suggestions: string[] } }).data.suggestions[0]).toBe("skill://bmad-prd/SKILL.md");
 }, 30_000);
 
 it("asks to sign in again when the saved sign-in no longer works, serving the local bundle meanwhile", async () => {

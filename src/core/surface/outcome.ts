@@ -1,7 +1,8 @@
 // Expected failures are values. One helper turns them into MCP tool results.
 export type ToolOutcome =
   | { ok: true; text: string; structured?: Record<string, unknown> }
-  | { ok: false; error: string };
+  /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions). */
+  | { ok: false; error: string; suggestions?: string[] };
 
 export const done = (text: string, structured?: Record<string, unknown>): ToolOutcome => ({ ok: true, text, structured });
-export const fail = (error: string): ToolOutcome => ({ ok: false, error });
+export const fail = (error: string, suggestions?: string[]): ToolOutcome => (suggestions ? { ok: false, error, suggestions } : { ok: false, error });

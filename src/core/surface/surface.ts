@@ -3,6 +3,8 @@
 import type { GetPromptResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
+import { SKILL_RUNTIME_FILE } from "./runtime-block.js";
+import { skillIndex } from "./skills.js";
 import { contractTools } from "./tools/contracts.tools.js";
 import { agentTools } from "./tools/agents.tools.js";
 import { deliveryTools } from "./tools/delivery.tools.js";
@@ -59,6 +61,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
 function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
   const counts = `${catalog.list("agent").length} agents, ${catalog.list("workflow").length} workflows`;
   const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
+  if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
   return lines.join("\n");
 }
