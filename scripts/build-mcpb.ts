@@ -5,11 +5,10 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import { MemoryBundleReader } from "../src/core/surface/memory-reader.js";
 import { surfaceFor } from "../src/core/surface/surface.js";
 import { DEFAULT_TOOLSETS, TOOLSET_NAMES } from "../src/core/surface/toolsets.js";
 import { buildBridge } from "./build-bridge.js";
-import { loadBundleFromDir } from "./bundle/read.js";
+import { bundleReaderFromDir } from "./bundle/read.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const MCPB_STAGE = join(ROOT, "build/mcpb");
@@ -26,12 +25,9 @@ interface PackageJson {
 }
 
 /** The manifest for the bundle in `bundleDir`: what a default install serves (toolsets can add tools). */
-export function mcpbManifest(bundleDir = join(ROOT, "bmad-bundle")): Record<string, unknown> {
+export function mcpbManifest(bundleDir = join(ROOT, "bmad-bundle")): { name: string; version: string } & Record<string, unknown> {
   const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as PackageJson;
-  const { manifest, blobs } = loadBundleFromDir(bundleDir);
-  const decoder = new TextDecoder();
-  const reader = new MemoryBundleReader(manifest, (sha) => (blobs.has(sha) ? decoder.decode(blobs.get(sha)) : undefined));
-  const surface = surfaceFor(reader.catalog, DEFAULT_TOOLSETS);
+  const surface = surfaceFor(bundleReaderFromDir(bundleDir).catalog, DEFAULT_TOOLSETS);
   return {
     manifest_version: "0.2",
     name: pkg.name,
@@ -90,7 +86,7 @@ export async function buildMcpb(): Promise<{ archive: string; log: string }> {
   mkdirSync(MCPB_STAGE, { recursive: true });
   cpSync(join(ROOT, "dist"), join(MCPB_STAGE, "server"), { recursive: true });
   writeFileSync(join(MCPB_STAGE, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-  const out = join(ROOT, "build", `${String(manifest.name)}-${String(manifest.version)}.mcpb`);
+  const out = join(ROOT, "build", `${manifest.name}-${manifest.version}.mcpb`);
   const { stdout } = await promisify(execFile)(process.execPath, [MCPB_CLI, "pack", MCPB_STAGE, out], { maxBuffer: 16 << 20 });
   return { archive: out, log: stdout };
 }

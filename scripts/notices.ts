@@ -1,6 +1,6 @@
 // The licence texts of the npm packages a build bundled: MIT and its kin ask for the notice to travel with
 // every copy, and esbuild drops the comments that carried it (legalComments: "none").
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** `inputs` are paths relative to `root` (esbuild's metafile keys); each package under node_modules counts once. */
@@ -13,7 +13,7 @@ export function thirdPartyNotices(root: string, inputs: string[]): string {
   const sections = [...dirs].sort().map((dir) => {
     const pkg = JSON.parse(readFileSync(join(root, dir, "package.json"), "utf8")) as { name: string; version: string; license?: string };
     const file = readdirSync(join(root, dir)).find((f) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(f));
-    const text = file && existsSync(join(root, dir, file)) ? readFileSync(join(root, dir, file), "utf8").trim() : `License: ${pkg.license ?? "see the package"}`;
+    const text = file ? readFileSync(join(root, dir, file), "utf8").trim() : `License: ${pkg.license ?? "see the package"}`;
     return `## ${pkg.name}@${pkg.version} (${pkg.license ?? "unknown"})\n\n${text}\n`;
   });
   return `# Third-party notices\n\nbmad-mcp bundles the following packages (and serves bmad-method's content).\n\n${sections.join("\n")}`;
