@@ -1,7 +1,7 @@
 // What `npm run deploy` would upload, measured offline: `wrangler deploy --dry-run` writes the Worker script, and
 // `wrangler check startup` profiles its startup in a local workerd (no account, no network). Budgets: 400 KiB gzip
 // (Cloudflare counts the compressed size) and 100 ms of startup CPU. `tsx scripts/deploy-check.ts` prints both.
-// The profiler samples wall time, so a busy machine only ever adds to it: the startup time is the least of 3 runs.
+// The profiler samples wall time, so a busy machine only ever adds to it: the startup time is the least of 5 runs.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -12,7 +12,7 @@ import { runWrangler } from "./wrangler.js";
 export const DEPLOY_FLAGS = ["--minify"];
 export const SCRIPT_GZIP_BUDGET = 400 * 1024;
 export const STARTUP_BUDGET_MS = 100;
-const STARTUP_RUNS = 3;
+const STARTUP_RUNS = 5;
 
 export interface DeployCheck {
   /** The modules wrangler would upload (source maps aside), raw and gzipped. */
