@@ -5,8 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
-import { buildBundle } from "./bundle/build.js";
-import { manifestBytes } from "./bundle/manifest.js";
+import { buildBundle } from "../src/compiler/build.js";
+import { manifestBytes } from "../src/compiler/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { surfaceFor } from "../src/core/surface/surface.js";
 import { DEFAULT_TOOLSETS, TOOLSET_NAMES } from "../src/core/surface/toolsets.js";
 import { buildBridge } from "./build-bridge.js";
-import { bundleReaderFromDir } from "./bundle/read.js";
+import { bundleReaderFromDir } from "../src/compiler/read.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 export const MCPB_STAGE = join(ROOT, "build/mcpb");

@@ -1,6 +1,6 @@
 // Prompt names: bmad-{name}, and bmad-{module}-{name} where two modules share a name (v4 expansion packs).
 import { expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import { Catalog } from "../../src/core/catalog/catalog";
 import { shortName } from "../../src/core/catalog/names";
 import { promptEntries } from "../../src/core/surface/prompts";

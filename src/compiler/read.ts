@@ -1,8 +1,8 @@
 // Loads a built bundle directory back into memory (Node side: bridge, tests, upload).
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { BundleManifest } from "../../src/core/catalog/bundle";
-import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
+import type { BundleManifest } from "../core/catalog/bundle";
+import { MemoryBundleReader } from "../core/surface/memory-reader";
 
 export interface LoadedBundle {
   manifest: BundleManifest;
