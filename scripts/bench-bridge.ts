@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildBridge } from "./build-bridge.js";
-import { buildBundle } from "./bundle/build.js";
+import { buildBundle } from "../src/compiler/build.js";
 import { STATIC_TOOLS } from "../src/core/surface/surface.js";
 import { toolListing } from "../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS } from "../src/core/surface/toolsets.js";

@@ -4,8 +4,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
-import { buildBundle } from "./bundle/build.js";
-import { manifestBytes } from "./bundle/manifest.js";
+import { checkDeploy, printDeploy } from "./deploy-check.js";
+import { buildBundle } from "../src/compiler/build.js";
+import { manifestBytes } from "../src/compiler/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 
@@ -195,6 +196,8 @@ async function main(): Promise<void> {
 
   // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
   printBridge(await benchBridge());
+  // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
+  if (!printDeploy(await checkDeploy())) process.exitCode = 1;
 }
 
 await main();

@@ -57,7 +57,7 @@ export class LocalProjectFiles implements ProjectFiles {
     let data = new Map<string, unknown>();
     if (yamlText !== undefined) {
       // The compiler's parser (loaded on demand): one place for YAML, errors as values.
-      const { yaml } = await import("../../scripts/bundle/parse.js");
+      const { yaml } = await import("../compiler/parse.js");
       const parsed = yaml(yamlText);
       if (!parsed.ok) warnings.push(`skipped ${MEMORY}/project-context.yaml: ${parsed.error}`);
       else if (parsed.value && typeof parsed.value === "object" && !Array.isArray(parsed.value)) data = new Map(Object.entries(parsed.value));

@@ -7,7 +7,7 @@ import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { buildBridge } from "../../scripts/build-bridge.js";
-import { loadBundleFromDir } from "../../scripts/bundle/read.js";
+import { loadBundleFromDir } from "../../src/compiler/read.js";
 import { Catalog } from "../../src/core/catalog/catalog.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { SKILL_RUNTIME_FILE } from "../../src/core/surface/runtime-block.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Client, InMemoryTransport } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import type { CatalogRecord } from "../../src/core/catalog/bundle";
 import { Catalog } from "../../src/core/catalog/catalog";
 import { shortName } from "../../src/core/catalog/names";
