@@ -31,7 +31,14 @@ export interface Surface {
   instructions: string;
 }
 
-const staticListings = new Map(STATIC_TOOLS.map((t) => [t.name, toolListing(t)]));
+/** Each tool's JSON Schema listing, built the first time a surface lists it: building all of them at module
+ *  scope put every toolset's schemas into the Worker's startup and the bridge's cold start. */
+const listings = new WeakMap<ToolDef, Record<string, unknown>>();
+function listingOf(def: ToolDef): Record<string, unknown> {
+  let listing = listings.get(def);
+  if (!listing) listings.set(def, (listing = toolListing(def)));
+  return listing;
+}
 const cache = new WeakMap<Catalog, Map<string, Surface>>();
 
 export function surfaceFor(catalog: Catalog, toolsets: ToolsetName[]): Surface {
@@ -50,7 +57,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
   const prompts = promptEntries(catalog);
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
-    toolsResult: deepFreeze({ tools: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)) }),
+    toolsResult: deepFreeze({ tools: defs.map(listingOf) }),
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),
