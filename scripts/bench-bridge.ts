@@ -11,7 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildBridge } from "./build-bridge.js";
-import { buildBundle } from "./bundle/build.js";
+import { buildBundle } from "../src/compiler/build.js";
 import { STATIC_TOOLS } from "../src/core/surface/surface.js";
 import { toolListing } from "../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS } from "../src/core/surface/toolsets.js";
@@ -263,6 +263,13 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
     const ops: Op[] = [
       ["floor", "tools/call bmad", "the agent file", () => floor!.callTool({ name: "bmad", arguments: {} })],
       ["peer", "tools/call bmad", "execute analyst", () => them!.callTool({ name: "bmad", arguments: { operation: "execute", agent: "analyst" } })],
+      // The peer's answer is a stub that asks for a second call to get the agent's definition; the bridge's
+      // answer is the definition. The like-for-like figure is the peer's time to the same content (its stub names
+      // the read without the `type` it requires; this is the call that works).
+      ["peer", "tools/call bmad to content", "execute analyst, then the read it asks for", async () => {
+        await them!.callTool({ name: "bmad", arguments: { operation: "execute", agent: "analyst" } });
+        return them!.callTool({ name: "bmad", arguments: { operation: "read", type: "agent", agent: "analyst" } });
+      }],
       ["bridge", "tools/call bmad", "analyst", () => ours!.callTool({ name: "bmad", arguments: { command: "analyst" } })],
       ["floor", "prompts/get", "the agent file", () => floor!.getPrompt({ name: "x" })],
       ["floor", "resources/read", "the agent file", () => floor!.readResource({ uri })],
@@ -321,6 +328,7 @@ function budgets(rows: BridgeRow[]): Array<[string, boolean]> {
     out.push([`bridge ${op} median <= ${OP_FACTOR}x peer`, median(op, "bridge") <= OP_FACTOR * median(op, "peer")]);
     out.push([`bridge ${op} median <= ${OP_FACTOR}x floor`, median(op, "bridge") <= OP_FACTOR * median(op, "floor")]);
   }
+  out.push([`bridge tools/call bmad median <= ${OP_FACTOR}x peer's time to the same content`, median("tools/call bmad", "bridge") <= OP_FACTOR * median("tools/call bmad to content", "peer")]);
   return out;
 }
 

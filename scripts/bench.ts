@@ -5,12 +5,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
 import { benchMemory } from "./bench-memory.js";
-import { buildBundle } from "./bundle/build.js";
-import { manifestBytes } from "./bundle/manifest.js";
+import { checkDeploy, printDeploy } from "./deploy-check.js";
+import { buildBundle } from "../src/compiler/build.js";
+import { manifestBytes } from "../src/compiler/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
+/** The read the skills rows are held to. */
+const SKILL_BASE = "resources/read bmad-prd SKILL.md";
 const WARMUP = 50;
 
 interface Stats {
@@ -108,6 +111,14 @@ async function main(): Promise<void> {
       ["bmad-resources list hostile", rpc(mcp, "tools/call", { name: "bmad-resources", arguments: { operation: "list", pattern: "**************Q" } })],
       ["bmad-task status", rpc(mcp, "tools/call", { name: "bmad-task", arguments: { action: "status", session_id: (await task(mcp, { action: "start", objective: "Bench status" })).session_id } })],
     ];
+    // Skills over MCP, each beside resources/read of the same file (budget: 1.5x that read).
+    const skillOps: Op[] = [
+      [SKILL_BASE, rpc(mcp, "resources/read", { uri: "bmad://bmm/bmad-prd/SKILL.md" })],
+      ["skills/list (first page)", rpc(mcp, "skills/list")],
+      ["skills/get bmad-prd", rpc(mcp, "skills/get", { uri: "skill://bmad-prd/SKILL.md" })],
+      ["resources/read skill://bmad-prd", rpc(mcp, "resources/read", { uri: "skill://bmad-prd/SKILL.md" })],
+    ];
+    ops.push(...skillOps);
     // A workspace as {project-root}: bmad-files and bmad-run on the remote (issue 13's rows, each <= 3x the floor).
     const tool = (name: string, args: Record<string, unknown>) => rpc(mcp, "tools/call", { name, arguments: args });
     await tool("bmad-project", { action: "create", name: "bench" })();
@@ -178,6 +189,7 @@ async function main(): Promise<void> {
       // Content ops carry the 2x budget; session ops (Durable Object round trips) are reported beside the floor.
       ...ops.flatMap(([name], i): Array<[string, boolean]> => {
         const median = rows[i + 1]![1].median;
+        if (skillOps.some(([k]) => k === name) && name !== SKILL_BASE) return [[`${name} median <= 1.5x ${SKILL_BASE}`, median <= 1.5 * rows.find(([r]) => r === SKILL_BASE)![1].median]];
         if (workspaceOps.some(([w]) => w === name)) return name.startsWith("bmad-files") || name === "bmad-run memlog append" ? [[`${name} median <= 3x floor`, median <= 3 * floorMedian]] : [];
         return name.startsWith("bmad-task") ? [] : [[`${name} median <= 2x floor`, median <= 2 * floorMedian]];
       }),
@@ -191,6 +203,8 @@ async function main(): Promise<void> {
 
   // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
   printBridge(await benchBridge());
+  // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
+  if (!printDeploy(await checkDeploy())) process.exitCode = 1;
 }
 
 await main();

@@ -1,9 +1,11 @@
 // npm run build:bridge: the bmad-mcp CLI bundled by esbuild (fast to start: no TypeScript, no module
 // resolution at run time): dist/bridge.js, a launcher that turns on Node's compile cache and loads
-// dist/bridge-main.js (remote-mode code split off into dist/chunks/), with the embedded bundle in dist/bundle/.
+// dist/bridge-main.js (remote-mode code split off into dist/chunks/), with the embedded bundle in dist/bundle/
+// and the licences of everything bundled in dist/THIRD-PARTY-NOTICES.md (the npm package ships dist/ alone).
 import { chmodSync, cpSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
+import { thirdPartyNotices } from "./notices.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
@@ -12,7 +14,8 @@ export async function buildBridge(): Promise<string> {
   const bundleDir = join(ROOT, "bmad-bundle");
   if (!existsSync(join(bundleDir, "manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first.");
   rmSync(DIST, { recursive: true, force: true });
-  await build({
+  const result = await build({
+    metafile: true,
     entryPoints: { "bridge-main": join(ROOT, "src/bridge/cli.ts") },
     outdir: DIST,
     splitting: true,
@@ -34,6 +37,8 @@ export async function buildBridge(): Promise<string> {
   );
   chmodSync(launcher, 0o755);
   cpSync(bundleDir, join(DIST, "bundle"), { recursive: true });
+  // The embedded bundle is bmad-method's content; the code is the npm packages esbuild pulled in.
+  writeFileSync(join(DIST, "THIRD-PARTY-NOTICES.md"), thirdPartyNotices(ROOT, ["node_modules/bmad-method/package.json", ...Object.keys(result.metafile.inputs)]));
   return launcher;
 }
 

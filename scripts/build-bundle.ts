@@ -1,7 +1,7 @@
 // CLI: npm run bundle -- [--source SPEC]... [--out DIR] [--no-default]
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildBundle, summarize } from "./bundle/build";
+import { buildBundle, summarize } from "../src/compiler/build";
 
 const USAGE = `usage: npm run bundle -- [--source [origin=]LOCATION]... [--out DIR] [--no-default]
   LOCATION: a directory, an npm package name in node_modules, or a git URL

@@ -5,8 +5,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { parse as parseToml } from "smol-toml";
-import { loadBundleFromDir } from "./bundle/read.js";
-import { seedBindings } from "./bundle/seed.js";
+import { loadBundleFromDir } from "../src/compiler/read.js";
+import { seedBindings } from "../src/compiler/seed.js";
 import { runWrangler } from "./wrangler.js";
 
 const ROOT = resolve(import.meta.dirname, "..");

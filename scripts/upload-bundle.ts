@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml } from "smol-toml";
-import { loadBundleFromDir } from "./bundle/read";
-import { planUpload } from "./bundle/upload-plan";
+import { loadBundleFromDir } from "../src/compiler/read";
+import { planUpload } from "../src/compiler/upload-plan";
 import { runWrangler as wrangler } from "./wrangler";
 
 const USAGE = `usage: npm run bundle:upload -- --local|--remote [--dir bmad-bundle] [--persist-to .wrangler/state] [--config wrangler.toml]`;

@@ -8,7 +8,6 @@ import { parseArgs } from "node:util";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { StdioTransport } from "./stdio-transport.js";
 import { shortName } from "../core/catalog/names.js";
-import { isLoopbackHost } from "../core/loopback.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
@@ -20,10 +19,12 @@ import { localProjectRuntime } from "./project-runtime.js";
 import { LocalWorkspaceStore } from "./local-workspace.js";
 import { NodeRuntimeFs } from "./runtime-fs.js";
 import type { ProjectRuntime } from "../core/runtime/project.js";
+import { parseRemoteUrl } from "./remote-url.js";
 import { killAllRuns } from "./run-bounded.js";
 import { discoverSources } from "./sources.js";
 
 const USAGE = `Usage: bmad-mcp [options]
+       bmad-mcp pull|push --remote URL --project NAME [--dir DIR] [--force]   (bmad-mcp pull --help)
 
 Serves the BMAD Method over MCP on stdio. Your project's BMAD files win over the embedded bundle:
 project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedded bmad-method.
@@ -53,6 +54,12 @@ function fail(message: string): never {
 }
 
 async function main(): Promise<void> {
+  const command = process.argv[2];
+  if (command === "pull" || command === "push") {
+    const { runSyncCommand } = await import("./sync-command.js");
+    process.exitCode = await runSyncCommand(command, process.argv.slice(3));
+    return;
+  }
   let args;
   try {
     args = parseArgs({
@@ -114,7 +121,9 @@ async function main(): Promise<void> {
   };
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 
-  const remote = remoteUrl(args.remote);
+  const parsed = parseRemoteUrl(args.remote);
+  if (!parsed.ok) fail(parsed.error);
+  const remote = parsed.url;
   // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
   const [{ FileOAuthProvider, LoopbackCallback }, { buildProxyServer, RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
   const callback = new LoopbackCallback();
@@ -122,18 +131,6 @@ async function main(): Promise<void> {
   const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
   void link.current().then((l) => !l.ok && warn(l.reason)); // connect (or sign in) right away
   serveStdio(() => buildProxyServer(link, deps, toolsets.toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
-}
-
-/** https, or http on a loopback host (a server run locally). */
-function remoteUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    fail(`--remote ${raw}: not a URL; give the server's MCP endpoint, e.g. https://bmad.example.com/mcp`);
-  }
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) fail(`--remote ${raw}: use https (plain http only for a server on this machine).`);
-  return url;
 }
 
 async function list(bundle: LocalBundle): Promise<void> {

@@ -61,7 +61,8 @@ export class LoopbackCallback {
   private waiting?: { resolve: (p: URLSearchParams) => void };
   url = "";
 
-  async start(): Promise<void> {
+  /** `keepAlive`: hold the process open while waiting for the browser (a command with nothing else to wait on). */
+  async start(options: { keepAlive?: boolean } = {}): Promise<void> {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (url.pathname !== "/callback") return void res.writeHead(404).end();
@@ -69,7 +70,8 @@ export class LoopbackCallback {
       this.waiting?.resolve(url.searchParams);
     });
     await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
-    this.server.unref(); // waiting for a browser must not keep the bridge alive once its client has gone
+    // Waiting for a browser must not keep the stdio bridge alive once its client has gone.
+    if (!options.keepAlive) this.server.unref();
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 
@@ -94,6 +96,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
   private readonly expectedState = randomBytes(16).toString("hex");
   /** Where this sign-in was sent (kept for the callback, so the code goes back to the same server). */
   private discovery?: OAuthDiscoveryState;
+  /** The user was sent to sign in and the browser has not come back yet. */
+  awaitingCallback = false;
 
   constructor(
     private readonly remote: string,
@@ -117,6 +121,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
 
   /** The callback's query, refused unless its state is ours (CSRF). */
   checkCallback(params: URLSearchParams): URLSearchParams {
+    this.awaitingCallback = false;
     if (params.get("state") !== this.expectedState) throw new Error("The sign-in callback's state does not match this sign-in; start again.");
     const error = params.get("error");
     if (error) throw new Error(`Sign-in refused: ${error}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}.`);
@@ -193,6 +198,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    this.awaitingCallback = true;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
     openBrowser(url.href, this.env);
   }

@@ -114,7 +114,7 @@ export class LocalBundle {
     const layers: Layer[] = [];
     const blobs = new Map<string, Uint8Array>();
     // The compiler (and its YAML/TOML parsers) loads only when there are local trees to build.
-    const { buildBundle } = await import("../../scripts/bundle/build.js");
+    const { buildBundle } = await import("../compiler/build.js");
     const failures: string[] = [];
     for (const source of this.sources) {
       let problem: { lookedFor?: string; text: string } | undefined;

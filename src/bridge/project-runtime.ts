@@ -1,7 +1,7 @@
 // The bridge's project as the runtime sees it: `{project-root}` is the project directory, the ported
 // scripts work on its files (confined to it), BMAD's own files are mounted read-only beside it, and a
 // skill's own Python scripts run for real, bounded in time and killed with everything they started.
-import { existsSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
@@ -66,11 +66,18 @@ function refused(message: string): SkillScriptRun {
   return { stdout: "", stderr: message, exitCode: 2 };
 }
 
+let cacheDir: string | undefined;
+
+/** A folder of this process's own (mode 0700, a fresh name), removed at exit: a shared, predictable path in
+ *  the temp folder would let another local user plant the scripts that run here. */
 function skillCache(): string {
-  return join(tmpdir(), "bmad-mcp-skills");
+  if (cacheDir) return cacheDir;
+  const dir = mkdtempSync(join(tmpdir(), "bmad-mcp-skills-"));
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return (cacheDir = dir);
 }
 
-/** A skill that is only in the bundle gets its folder written to a cache, keyed by content, to run there. */
+/** A skill that is only in the bundle gets its folder written to this process's cache, keyed by content, to run there. */
 async function materialise(reader: BundleReader, fsScript: string): Promise<string> {
   const path = fsScript.slice(BUNDLE_MOUNT.length + 1);
   const skillDir = path.replace(/\/scripts\/[^/]+$/, "");

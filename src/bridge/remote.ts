@@ -2,6 +2,8 @@
 // locally, and falls back to the local bundle for content (saying so) when the remote cannot be reached.
 import { Client, ProtocolError as ClientProtocolError, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
+import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
+import { z } from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
@@ -15,6 +17,9 @@ const LOCAL_TOOLS = new Set<string>([
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
 const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"] as const;
+/** The skills extension's methods: checked by the server that answers them; passed through here as they are. */
+const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD];
+const anyObject = z.looseObject({});
 const CONNECT_WAIT_MS = 3000;
 
 type Link = { ok: true; client: Client } | { ok: false; reason: string };
@@ -22,6 +27,8 @@ type Link = { ok: true; client: Client } | { ok: false; reason: string };
 export class RemoteLink {
   private client?: Client;
   private connecting?: Promise<void>;
+  /** The one browser sign-in being waited for (the callback answers one waiter). */
+  private signingIn?: Promise<void>;
   private reason = "not connected yet";
 
   constructor(
@@ -41,15 +48,26 @@ export class RemoteLink {
     return this.client ? { ok: true, client: this.client } : { ok: false, reason: this.reason };
   }
 
+  /** A connected client for a command the user runs and watches (pull, push): waits as long as sign-in takes. */
+  async connected(): Promise<Client> {
+    if (!this.client) await this.connect();
+    return this.client!;
+  }
+
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
-    // Read the server's metadata afresh next time: it may name another authorization server now (the saved
-    // sign-in is bound to the one that issued it, and is not sent to another).
-    if (error instanceof UnauthorizedError) this.provider.invalidateCredentials("discovery");
+    if (error instanceof UnauthorizedError) {
+      // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
+      // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
+      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${e.message}`));
+      // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
+      // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
+      else this.provider.invalidateCredentials("discovery");
+    }
     this.reason =
       error instanceof UnauthorizedError
-        ? `your sign-in to ${this.url.href} expired; sign in again in the browser (the link is on stderr)`
+        ? `${this.url.href} needs you to sign in again (an expired sign-in, or a call that needs write access): open the link on stderr, then retry`
         : `${this.url.href} is unreachable (${(error as Error).message})`;
     return this.reason;
   }
@@ -65,13 +83,25 @@ export class RemoteLink {
       this.client = await attempt();
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
-      this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-      const params = this.provider.checkCallback(await this.callback.next());
-      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
-      await transport.finishAuth(params);
+      await this.signIn();
       this.client = await attempt();
-      this.log(`signed in to ${this.url.href}`);
     }
+  }
+
+  /**
+   * After the SDK sent the user to sign in (no usable sign-in, or a call that needs more scope, e.g. bmad:write
+   * when the sign-in allowed bmad:read): waits for the browser to come back and trades its code for tokens.
+   */
+  signIn(): Promise<void> {
+    return (this.signingIn ??= this.finishSignIn().finally(() => (this.signingIn = undefined)));
+  }
+
+  private async finishSignIn(): Promise<void> {
+    this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
+    const params = this.provider.checkCallback(await this.callback.next());
+    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+    await transport.finishAuth(params);
+    this.log(`signed in to ${this.url.href}`);
   }
 }
 
@@ -83,32 +113,40 @@ export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, tool
   const local = new Client({ name: "bmad-mcp-local", version: SERVER_INFO.version });
   await local.connect(clientSide);
 
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} } });
-  for (const method of METHODS) {
-    server.setRequestHandler(method, async (request, ctx) => {
-      const params = (request as { params?: Record<string, unknown> }).params;
-      const tool = method === "tools/call" ? String(params?.name) : undefined;
-      // A client's cancel reaches a local tool (the completion contract is killed with it).
-      if (tool && LOCAL_TOOLS.has(tool)) return (await local.request({ method, params }, { signal: ctx.mcpReq.signal })) as never;
-      let reason: string;
-      const remote = await link.current();
-      if (remote.ok) {
-        try {
-          return (await remote.client.request({ method, params })) as never;
-        } catch (error) {
-          // The remote answered with an MCP error: that is its answer, not an outage.
-          if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
-          reason = link.lost(error);
-        }
-      } else reason = remote.reason;
-      if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
-      const result = (await local.request({ method, params })) as Record<string, unknown>;
-      if (method === "tools/call") {
-        const content = (result.content as unknown[] | undefined) ?? [];
-        result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {}, extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } } },
+  });
+  const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<never> => {
+    const tool = method === "tools/call" ? String(params?.name) : undefined;
+    // A client's cancel reaches a local tool (the completion contract is killed with it).
+    if (tool && LOCAL_TOOLS.has(tool)) return (await send(local, method, params, signal)) as never;
+    let reason: string;
+    const remote = await link.current();
+    if (remote.ok) {
+      try {
+        return (await send(remote.client, method, params)) as never;
+      } catch (error) {
+        // The remote answered with an MCP error: that is its answer, not an outage.
+        if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+        reason = link.lost(error);
       }
-      return result as never;
-    });
-  }
+    } else reason = remote.reason;
+    if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
+    const result = (await send(local, method, params)) as Record<string, unknown>;
+    if (method === "tools/call") {
+      const content = (result.content as unknown[] | undefined) ?? [];
+      result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
+    }
+    return result as never;
+  };
+  for (const method of METHODS) server.setRequestHandler(method, (request, ctx) => forward(method, (request as { params?: Record<string, unknown> }).params, ctx.mcpReq.signal));
+  for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));
   return server;
+}
+
+/** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */
+function send(client: Client, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
+  const options = signal ? { signal } : undefined;
+  if ((SKILL_METHODS as string[]).includes(method)) return client.request({ method, params }, anyObject, options);
+  return client.request({ method: method as (typeof METHODS)[number], params }, options);
 }

@@ -12,7 +12,11 @@ import { isLoopbackHost } from "../core/loopback.js";
 import { registration } from "./auth/registration.js";
 import { recall, remember, validationStarts } from "./auth/token-cache.js";
 import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
-import { mcpApi } from "./mcp.js";
+
+/** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup. */
+const mcpApi = {
+  fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await import("./mcp.js")).mcpApi.fetch(request, env, ctx),
+};
 
 export { RegistrationLimit } from "./auth/registration-limit.js";
 export { OwnerSessions } from "./owner-do.js";

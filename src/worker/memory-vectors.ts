@@ -2,7 +2,6 @@
 // Workers AI (AI): each memory's text is embedded with bge-small-en-v1.5 (384 dimensions; create the index with
 // `wrangler vectorize create bmad-memory --dimensions=384 --metric=cosine`) and kept in the project's own
 // namespace (its Durable Object id), so no query ever reaches another project's vectors.
-import type { Env } from "./env.js";
 
 export const EMBEDDING_MODEL = "@cf/baai/bge-small-en-v1.5";
 /** Embeddings are made from at most this much of a memory (the model reads 512 tokens). */
@@ -16,7 +15,7 @@ export interface MemoryVectors {
 }
 
 /** The project's vectors, or undefined when the deployment binds no Vectorize index or no Workers AI. */
-export function memoryVectors(env: Env, namespace: string): MemoryVectors | undefined {
+export function memoryVectors(env: { MEMORY_VECTORS?: Vectorize; AI?: Ai }, namespace: string): MemoryVectors | undefined {
   const { MEMORY_VECTORS: index, AI: ai } = env;
   if (!index || !ai) return undefined;
   const embed = async (texts: string[]): Promise<number[][]> => {

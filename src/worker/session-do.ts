@@ -5,17 +5,16 @@ import { DurableObject } from "cloudflare:workers";
 import { step, type Action } from "../core/delivery/machine.js";
 import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
 import type { Stored } from "../core/delivery/store.js";
-import type { Env } from "./env.js";
 
 const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
 
 export const SESSION_NOT_FOUND = "Session not found.";
 const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: SESSION_NOT_FOUND });
 
-export class WorkflowSession extends DurableObject<Env> {
+export class WorkflowSession extends DurableObject {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`

@@ -10,7 +10,6 @@ import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
-import type { Env } from "./env.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR } from "../core/memory/files.js";
@@ -44,13 +43,13 @@ const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("h
 const buffer = (data: Uint8Array): ArrayBuffer => data.slice().buffer as ArrayBuffer;
 const bytes = (value: SqlStorageValue): Uint8Array => (value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(0));
 
-export class WorkspaceProject extends DurableObject<Env> {
+export class WorkspaceProject extends DurableObject {
   private readonly sql: SqlStorage;
   private ready: boolean;
   /** Content bytes kept across all versions before the oldest earlier versions are pruned (a field so tests can lower it). */
   historyCap = MAX_HISTORY_BYTES;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     // No tables until a project is created here: probing a name costs nothing.

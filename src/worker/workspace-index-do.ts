@@ -2,7 +2,6 @@
 // (for `list` and the per-user limit) and the projects shared with it (so the grantee's `list` shows them).
 // An index is a directory, not the authority: every project checks access itself, on every call.
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "./env.js";
 
 export interface ReceivedShare {
   owner: string;
@@ -12,10 +11,10 @@ export interface ReceivedShare {
   at: string;
 }
 
-export class WorkspaceIndex extends DurableObject<Env> {
+export class WorkspaceIndex extends DurableObject {
   private readonly sql: SqlStorage;
 
-  constructor(ctx: DurableObjectState, env: Env) {
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { z } from "zod";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { tempDir } from "./helpers.js";
@@ -32,12 +33,12 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function spawnRemote(): Promise<{ client: Client; stderr: () => string }> {
+async function spawnRemote(configHome = config): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bridge, "--remote", remote],
     cwd: project,
-    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" },
+    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none" },
     stderr: "pipe",
   });
   let err = "";
@@ -59,7 +60,7 @@ async function until<T>(what: string, get: () => T | undefined, ms = 15_000): Pr
 }
 
 /** Plays the user's browser: the consent page, Allow, and the redirect back to the bridge's loopback port. */
-async function approveInBrowser(authorizeUrl: string): Promise<void> {
+async function approveInBrowser(authorizeUrl: string, scopes = ["bmad:read", "bmad:write"]): Promise<void> {
   const consent = await fetch(authorizeUrl, { redirect: "manual" });
   const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())?.[1];
@@ -67,7 +68,7 @@ async function approveInBrowser(authorizeUrl: string): Promise<void> {
   const approved = await fetch(new URL("/authorize", authorizeUrl), {
     method: "POST", redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: new URL(authorizeUrl).origin },
-    body: new URLSearchParams([["handle", handle], ["decision", "approve"], ["scope", "bmad:read"], ["scope", "bmad:write"]]),
+    body: new URLSearchParams([["handle", handle], ["decision", "approve"], ...scopes.map((scope) => ["scope", scope])]),
   });
   const back = approved.headers.get("location")!;
   expect(back).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
@@ -96,10 +97,39 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   expect(JSON.parse(readFileSync(file, "utf8"))[remote].tokens.access_token).toBeTruthy();
 }, 60_000);
 
+it("asks for write access when a writing tool needs it, and has it on the next call once the user signs in", async () => {
+  const { client, stderr } = await spawnRemote(join(tmp.dir, "read-only-config"));
+  await approveInBrowser(await until("the sign-in link", () => signInUrl(stderr())), ["bmad:read"]);
+  await until("the sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
+  const links = () => [...stderr().matchAll(/sign in to \S+ in your browser: (\S+)/g)].map((m) => m[1]!);
+  expect(links()).toHaveLength(1);
+
+  const refused = await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Needs write" } });
+  expect(refused.isError).toBe(true);
+  expect(text(refused)).toMatch(/needs you to sign in again .*open the link on stderr, then retry/);
+  const stepUp = await until("the write sign-in link", () => links()[1]);
+  expect(new URL(stepUp).searchParams.get("scope")).toContain("bmad:write");
+  await approveInBrowser(stepUp);
+  await until("the second sign-in", () => (stderr().split(`signed in to ${remote}`).length > 2 ? true : undefined)).catch((e) => { console.log(stderr()); throw e; });
+
+  const started = await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Needs write" } });
+  expect(started.isError).toBeFalsy();
+  expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("needs-write");
+}, 60_000);
+
 it("reuses the saved sign-in next time", async () => {
   const { client, stderr } = await spawnRemote();
   expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("remote-plan");
   expect(signInUrl(stderr())).toBeUndefined();
+}, 30_000);
+
+it("passes the skills extension's methods through to the remote", async () => {
+  const { client } = await spawnRemote();
+  expect(client.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } });
+  const got = await client.request({ method: "skills/get", params: { uri: "skill://bmad-prd/SKILL.md" } }, z.looseObject({ skill: z.looseObject({ uri: z.string() }) }));
+  expect(got.skill.uri).toBe("skill://bmad-prd/SKILL.md");
+  const unknown = await client.request({ method: "skills/get", params: { uri: "skill://bmad-prdd/SKILL.md" } }, z.looseObject({})).catch((e: unknown) => e);
+  expect((unknown as { code: number; data: { suggestions: string[] } }).data.suggestions[0]).toBe("skill://bmad-prd/SKILL.md");
 }, 30_000);
 
 it("asks to sign in again when the saved sign-in no longer works, serving the local bundle meanwhile", async () => {

@@ -1,7 +1,7 @@
 // BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -118,6 +118,24 @@ describe("bmad-run", () => {
     expect(hung.text).toMatch(/killed at the time limit/);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(processRuns(pid)).toBe(false); // the setsid child is gone too
+  });
+  it("runs a skill that is only in the bundle from a private folder of its own, gone when the bridge exits", async () => {
+    const dir = join(tmp.dir, "no-install");
+    const temp = join(tmp.dir, "tmp");
+    mkdirSync(dir);
+    mkdirSync(temp);
+    // Another local user's planted copy at the old shared path is never run.
+    mkdirSync(join(temp, "bmad-mcp-skills"), { recursive: true });
+    const bridgeRun = await connectBridge(bridge, dir, { env: { TMPDIR: temp }, home: join(tmp.dir, "home") });
+    const listed = await bmadRun(bridgeRun.client, "uv run {skill-root}/scripts/brain.py list --category creative");
+    expect(listed.out?.exit_code).toBe(0);
+    expect(listed.out?.stdout).toMatch(/^creative\t/m);
+    const own = readdirSync(temp).filter((name) => name.startsWith("bmad-mcp-skills-"));
+    expect(own).toHaveLength(1);
+    expect(statSync(join(temp, own[0]!)).mode & 0o777).toBe(0o700);
+    expect(readdirSync(join(temp, "bmad-mcp-skills"))).toEqual([]);
+    await bridgeRun.close();
+    expect(readdirSync(temp).filter((name) => name.startsWith("bmad-mcp-skills"))).toEqual(["bmad-mcp-skills"]);
   });
 });
 

@@ -2,7 +2,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import { csvRows, install, PKG, ROOT, tempDir } from "./helpers";
 
 const tmp = tempDir("classic");

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import { parseCli } from "../../scripts/build-bundle";
 import { PKG, ROOT, tempDir } from "./helpers";
 

@@ -3,8 +3,8 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
-import { parseGitSpec } from "../../scripts/bundle/git";
+import { buildBundle } from "../../src/compiler/build";
+import { parseGitSpec } from "../../src/compiler/git";
 import { findFiles, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("git");

@@ -2,7 +2,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import { csvRows, findFiles, install, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("skills");

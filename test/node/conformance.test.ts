@@ -1,5 +1,6 @@
 // The official MCP conformance suite against the real Worker in workerd, for every scenario that
-// needs no fixture tools of its own (the suite's other scenarios call tools like test_simple_text).
+// needs no fixture tools of its own (the suite's other scenarios call tools like test_simple_text), and its
+// Skills-extension scenarios (SEP-2640: skills/list and skills/get, SKILL.md resources, directory reads).
 // The suite cannot sign in: a loopback proxy adds a token obtained through the real OAuth flow.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -8,7 +9,10 @@ import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.j
 import { startBearerProxy, type BearerProxy } from "../support/bearer-proxy.js";
 import { signIn } from "../../scripts/oauth-client.js";
 
-const SCENARIOS = ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"];
+const SCENARIOS = [
+  "server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection",
+  "sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory",
+];
 const CLI = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
 
 let worker: LocalWorker;
@@ -32,5 +36,7 @@ it.each(SCENARIOS)("passes %s", async (scenario) => {
   // The suite needs Node 22; npm scripts put the `node` devDependency first on PATH.
   const run = await promisify(execFile)(process.execPath, [CLI, "server", "--url", `${proxy.url}/mcp`, "--scenario", scenario], { encoding: "utf8" }).catch((e) => e);
   expect(run.stdout, run.stderr).toMatch(/Passed: [1-9]\d*\/\d+, 0 failed/);
+  // A scenario whose feature is not declared skips its checks and still "passes": none may be skipped.
+  expect(run.stdout).not.toContain("SKIPPED");
   expect(run.code ?? 0).toBe(0);
 }, 60_000);

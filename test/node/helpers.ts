@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { csv } from "../../scripts/bundle/parse";
+import { csv } from "../../src/compiler/parse";
 
 const run = promisify(execFile);
 export const ROOT = resolve(import.meta.dirname, "../..");

@@ -3,7 +3,7 @@
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildBundle } from "../../scripts/bundle/build";
+import { buildBundle } from "../../src/compiler/build";
 import type { SurfaceDeps } from "../../src/core/surface/deps";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
 import { readBmadUri } from "../../src/core/surface/resources";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { runtimeCoverage } from "../../src/core/runtime/coverage.js";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader.js";
-import { loadBundleFromDir } from "../../scripts/bundle/read.js";
+import { loadBundleFromDir } from "../../src/compiler/read.js";
 import { withCoverageTable } from "../../scripts/readme-tools.js";
 import { PKG } from "./helpers.js";
 

@@ -2,7 +2,7 @@
 // machine: followable literally (no halt or wait, nothing unresolved), within 12 KB, carrying what the
 // stage needs (headless mode, earlier artifacts, the sprint list).
 import { describe, expect, it } from "vitest";
-import { loadBundleFromDir } from "../../scripts/bundle/read";
+import { loadBundleFromDir } from "../../src/compiler/read";
 import { newSession, step, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";

@@ -24,7 +24,7 @@ async function toolNames(query = ""): Promise<string[]> {
 it("serves the toolsets BMAD_TOOLSETS names", async () => {
   const names = await toolNames();
   expect(names[0]).toBe("bmad");
-  expect(names).toContain("bmm-architect");
+  expect(names).toContain("bmad-architect");
   expect(names).not.toContain("list_workflows");
 });
 

@@ -4,10 +4,10 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BundleManifest } from "../../src/core/catalog/bundle";
-import { buildBundle } from "../../scripts/bundle/build";
-import { loadBundleFromDir } from "../../scripts/bundle/read";
+import { buildBundle } from "../../src/compiler/build";
+import { loadBundleFromDir } from "../../src/compiler/read";
 import { KV_MAX_VALUE } from "../../src/core/catalog/bundle";
-import { blobPlacement, planUpload } from "../../scripts/bundle/upload-plan";
+import { blobPlacement, planUpload } from "../../src/compiler/upload-plan";
 import { parseUploadArgs, uploadBundle } from "../../scripts/upload-bundle";
 import { ROOT, tempDir } from "./helpers";
 

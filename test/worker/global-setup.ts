@@ -1,7 +1,7 @@
 // Runs in Node: hands the real bundle (built by `npm run bundle` from bmad-method) to the workerd tests.
 import { existsSync } from "node:fs";
 import type { TestProject } from "vitest/node";
-import { loadBundleFromDir } from "../../scripts/bundle/read.js";
+import { loadBundleFromDir } from "../../src/compiler/read.js";
 import type { SeedBundle } from "./seed.js";
 
 export default function setup(project: TestProject): void {

@@ -1,5 +1,5 @@
 import type { BundleManifest } from "../../src/core/catalog/bundle.js";
-import { seedBindings } from "../../scripts/bundle/seed.js";
+import { seedBindings } from "../../src/compiler/seed.js";
 import type { Env } from "../../src/worker/env.js";
 
 export interface SeedBundle {

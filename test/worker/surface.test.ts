@@ -24,12 +24,12 @@ describe("tools/list", () => {
     expect(JSON.stringify(listed).length).toBeLessThanOrEqual(8 * 1024);
   });
 
-  it("adds one {module}-{agent} tool per agent with ?toolsets=agents", async () => {
+  it("adds one tool per agent, named like its prompt, with ?toolsets=agents", async () => {
     const agents = await connect("?toolsets=agents");
     const names = (await agents.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(catalog.list("agent").map((a) => `${a.module}-${shortName(a)}`));
-    expect(names).toContain("bmm-pm");
-    const reply = await agents.callTool({ name: "bmm-pm", arguments: { message: "Draft a PRD for a todo app" } });
+    expect(names).toEqual(catalog.list("agent").map((a) => `bmad-${shortName(a)}`));
+    expect(names).toContain("bmad-pm");
+    const reply = await agents.callTool({ name: "bmad-pm", arguments: { message: "Draft a PRD for a todo app" } });
     expect(text(reply)).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));
     expect(text(reply)).toContain("Draft a PRD for a todo app");
   });

@@ -10,6 +10,17 @@ export function shortName(record: Pick<CatalogRecord, "name" | "skill">): string
   return record.name;
 }
 
+/** Seed 000's rule for the names clients see (prompts, agent tools, skill paths): among records sharing a
+ *  key, the highest-priority one keeps the short name, as `resolve` picks it (a tie goes to the first given). */
+export function shortNameHolders(records: CatalogRecord[], key: (r: CatalogRecord) => string, priority: (r: CatalogRecord) => number): Set<CatalogRecord> {
+  const best = new Map<string, CatalogRecord>();
+  for (const r of records) {
+    const held = best.get(key(r));
+    if (!held || priority(r) < priority(held)) best.set(key(r), r);
+  }
+  return new Set(best.values());
+}
+
 /** Every spelling that resolves to this record. */
 export function aliases(record: CatalogRecord): string[] {
   const short = shortName(record);

@@ -1,7 +1,8 @@
 // Expected failures are values. One helper turns them into MCP tool results.
 export type ToolOutcome =
   | { ok: true; text: string; structured?: Record<string, unknown>; sample?: SampleRequest }
-  | { ok: false; error: string };
+  /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions). */
+  | { ok: false; error: string; suggestions?: string[] };
 
 /** Ask the client's model first (sampling): the call comes back with its answer under `key`. */
 export interface SampleRequest {
@@ -14,4 +15,4 @@ export interface SampleRequest {
 }
 
 export const done = (text: string, structured?: Record<string, unknown>): ToolOutcome => ({ ok: true, text, structured });
-export const fail = (error: string): ToolOutcome => ({ ok: false, error });
+export const fail = (error: string, suggestions?: string[]): ToolOutcome => (suggestions ? { ok: false, error, suggestions } : { ok: false, error });

@@ -1,7 +1,8 @@
-// Prompts: `bmad-{agent}` and `bmad-{workflow}`, `bmad-{module}-{name}` where names collide.
+// Prompts: `bmad-{agent}` and `bmad-{workflow}`; where names collide the highest-priority record keeps the
+// short name and the others are `bmad-{module}-{name}` (seed 000's rule, the one the bmad tool follows).
 import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
-import { shortName } from "../catalog/names.js";
+import { shortName, shortNameHolders } from "../catalog/names.js";
 import { recordLabel } from "./render.js";
 
 export interface PromptEntry {
@@ -15,14 +16,33 @@ const MESSAGE_ARG = [
   { name: "project", description: "Optional workspace to render it for (bmad-project)", required: false },
 ];
 
-export function promptEntries(catalog: Catalog): Map<string, PromptEntry> {
+const namesByCatalog = new WeakMap<Catalog, Map<CatalogRecord, string>>();
+
+/** The name clients see for each agent and workflow: prompts and agent tools share it. */
+export function recordNames(catalog: Catalog): Map<CatalogRecord, string> {
+  let names = namesByCatalog.get(catalog);
+  if (names) return names;
   const records = [...catalog.list("agent"), ...catalog.list("workflow")];
-  const counts = new Map<string, number>();
-  for (const r of records) counts.set(shortName(r), (counts.get(shortName(r)) ?? 0) + 1);
+  const holders = shortNameHolders(records, shortName, (r) => catalog.priority(r.source));
+  names = new Map();
+  const taken = new Set<string>();
+  // Holders first, so a qualified name never takes a short one.
+  for (const record of [...records].sort((a, b) => Number(holders.has(b)) - Number(holders.has(a)))) {
+    const name = holders.has(record) ? `bmad-${shortName(record)}` : `bmad-${record.module}-${shortName(record)}`;
+    if (taken.has(name)) continue;
+    taken.add(name);
+    names.set(record, name);
+  }
+  namesByCatalog.set(catalog, names);
+  return names;
+}
+
+export function promptEntries(catalog: Catalog): Map<string, PromptEntry> {
+  const names = recordNames(catalog);
   const entries = new Map<string, PromptEntry>();
-  for (const record of records) {
-    const short = shortName(record);
-    const name = counts.get(short) === 1 ? `bmad-${short}` : `bmad-${record.module}-${short}`;
+  for (const record of [...catalog.list("agent"), ...catalog.list("workflow")]) {
+    const name = names.get(record);
+    if (!name) continue;
     const description = `${record.kind === "agent" ? "Agent" : "Workflow"}: ${(record.description ?? record.title ?? "").slice(0, 200)}`;
     entries.set(name, { name, record, listing: { name, title: recordLabel(record), description, arguments: MESSAGE_ARG } });
   }

@@ -106,7 +106,7 @@ function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: str
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. */
 export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
-  if (!found.ok) return fail(found.error);
+  if (!found.ok) return fail(found.error, found.closest);
   const target = await renderTarget(deps, project);
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
   return done(await renderRecord(deps.reader, found.record, extra, target));

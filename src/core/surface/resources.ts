@@ -4,13 +4,15 @@ import { sanitizeConfig, sanitizeConfigText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
-import { mimeFor, parseProjectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
+import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
 import { renderRecord } from "./render.js";
+import { readSkillUri, SKILL_SCHEME, skillIndex } from "./skills.js";
 
-export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string };
+/** `suggestions`: for an unknown name or URI, the closest that exist (sent as the error's data.suggestions). */
+export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string; suggestions?: string[] };
 
 export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
   const { reader } = deps;
@@ -19,6 +21,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
     return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
   }
   if (uri.startsWith(PROJECTS_PREFIX)) return readProjectFile(deps, uri);
+  if (uri.startsWith(SKILL_SCHEME)) return readSkillUri(reader, uri);
   const checked = parseBmadUri(uri);
   if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
   const path = checked.path;
@@ -26,21 +29,22 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   if (path.startsWith("manifests/")) {
     const name = path.slice("manifests/".length);
     if (!MANIFEST_NAMES.includes(name as ManifestName)) {
-      return { ok: false, error: `Unknown manifest "${name}". Manifests: ${MANIFEST_NAMES.map((n) => RESOURCE.manifestPrefix + n).join(", ")}.` };
+      const names = MANIFEST_NAMES.map((n) => RESOURCE.manifestPrefix + n);
+      return { ok: false, error: `Unknown manifest "${name}". Manifests: ${names.join(", ")}.`, suggestions: closest(uri, names) };
     }
     return { ok: true, uri, mimeType: "text/csv", text: manifestCsv(catalog, name as ManifestName) };
   }
   for (const [prefix, kind] of [["agents/", "agent"], ["workflows/", "workflow"]] as const) {
     if (path.startsWith(prefix) && !catalog.file(path)) {
       const found = catalog.resolve(kind, path.slice(prefix.length));
-      if (!found.ok) return { ok: false, error: found.error };
+      if (!found.ok) return { ok: false, error: found.error, suggestions: found.closest.map((n) => `bmad://${prefix}${n}`) };
       return { ok: true, uri, mimeType: "text/markdown", text: await renderRecord(reader, found.record) };
     }
   }
   const file = catalog.file(path);
   if (!file) {
     const near = catalog.closestPaths(path).map(bmadUri);
-    return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}` };
+    return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}`, suggestions: near };
   }
   return { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) };
 }
@@ -49,6 +53,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
 export async function completeResource(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string> = {}, template?: string): Promise<string[]> {
   if (template === PROJECT_FILE_TEMPLATE) return completeProjectFile(deps, variable, value, context);
   const { catalog } = deps.reader;
+  if (template === SKILL_FILE_TEMPLATE) return skillIndex(catalog).skills.map((s) => `${s.path}/SKILL.md`).filter((p) => p.startsWith(value)).slice(0, 100);
   const pool =
     variable === "agent" ? catalog.names("agent")
     : variable === "workflow" ? catalog.names("workflow")
@@ -62,6 +67,7 @@ export async function completeResource(deps: SurfaceDeps, variable: string, valu
 }
 
 const PROJECT_FILE_TEMPLATE = "bmad://projects/{project}/{+path}";
+const SKILL_FILE_TEMPLATE = `${SKILL_SCHEME}{+path}`;
 
 export const RESOURCE_TEMPLATES = [
   { uriTemplate: "bmad://{+path}", name: "bmad-file", description: "Any file of the BMAD bundle by path", mimeType: "text/plain" },
@@ -70,6 +76,7 @@ export const RESOURCE_TEMPLATES = [
   { uriTemplate: "bmad://manifests/{name}", name: "bmad-manifest", description: "agents, workflows, tasks or skills as CSV", mimeType: "text/csv" },
   { uriTemplate: "bmad://sessions/{session_id}/artifacts/{file}", name: "bmad-session-artifact", description: "A delivery session's saved artifact", mimeType: "text/markdown" },
   { uriTemplate: PROJECT_FILE_TEMPLATE, name: "bmad-project-file", description: "A file in one of your project workspaces (bmad-project)", mimeType: "text/plain" },
+  { uriTemplate: SKILL_FILE_TEMPLATE, name: "bmad-skill-file", description: "A file of a skill, byte for byte (skills/list names them)", mimeType: "text/markdown" },
 ];
 
 /** bmad://projects/{project}/{path}: a workspace file the caller may read, config sanitised. */
@@ -78,8 +85,13 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
   if (!parsed.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${parsed.error}` };
   if (!deps.workspaces) return { ok: false, error: "This endpoint has no project workspaces; your project is a directory here." };
   const { project, path } = parsed.value;
-  const read = await deps.workspaces.files(project).read(path);
-  if (!read.ok) return { ok: false, error: read.error };
+  const files = deps.workspaces.files(project);
+  const read = await files.read(path);
+  if (!read.ok) {
+    if (read.kind !== "not_found") return { ok: false, error: read.error };
+    const listed = await files.list();
+    return { ok: false, error: read.error, suggestions: listed.ok ? closest(path, listed.value.map((f) => f.path)).map((p) => projectUri(project, p)) : [] };
+  }
   return { ok: true, uri, mimeType: mimeFor(path), text: sanitizeConfigText(path, new TextDecoder().decode(read.value.data)) };
 }
 

@@ -1,12 +1,14 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
-import { inputRequired, ProtocolError, ProtocolErrorCode, ResourceNotFoundError, Server } from "@modelcontextprotocol/server";
+import { inputRequired, McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import type { CallToolResult, GetPromptResult } from "@modelcontextprotocol/server";
+import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { renderRecord, renderTarget } from "./render.js";
+import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
@@ -15,13 +17,31 @@ export const SERVER_INFO = { name: "bmad-mcp", version: "0.1.0" } as const;
 export const MAX_ARGUMENT_BYTES = 64 * 1024;
 export const RESOURCE_PAGE_SIZE = 200;
 
-const invalid = (message: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, message);
+const invalid = (message: string, data?: Record<string, unknown>) => new ProtocolError(ProtocolErrorCode.InvalidParams, message, data);
+
+/** An unknown name or URI: the message names the closest, and data.suggestions carries them. */
+function unknown(what: string, name: string, pool: Iterable<string>, limit?: number): ProtocolError {
+  const suggestions = closest(name, pool, limit);
+  return invalid(`Unknown ${what} "${name.slice(0, 100)}".${suggestion(suggestions)}`, { suggestions });
+}
+
+/** A tool of a toolset this connection did not choose says how to choose it; any other name gets the closest. */
+function unknownTool(name: string, known: Iterable<string>): ProtocolError {
+  const elsewhere = STATIC_TOOLS.find((t) => t.name === name);
+  if (!elsewhere) return unknown("tool", name, known, 3);
+  return invalid(`${name} is in the "${elsewhere.toolset}" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,${elsewhere.toolset}, bmad-mcp --toolsets default,${elsewhere.toolset}, or BMAD_TOOLSETS.`);
+}
 
 export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {}, completions: {} },
+  // The skills extension attaches to an McpServer; everything else is answered by the handlers below, which
+  // replace the McpServer's own resource handlers (resources/read serves skill:// files too).
+  const mcp = new McpServer(SERVER_INFO, {
+    capabilities: { resources: { listChanged: false } },
     instructions: surfaceFor(deps.reader.catalog, toolsets).instructions,
   });
+  new SkillsExtension({ source: skillSource(deps) }).attach(mcp);
+  const server = mcp.server;
+  server.registerCapabilities({ tools: {}, prompts: {}, completions: {} });
   // The bundle is looked up per request: the bridge swaps it when project files change.
   const current = async () => {
     await deps.ready?.();
@@ -37,7 +57,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
-    if (!tool) throw invalid(unknownTool(name, surface.tools.keys()));
+    if (!tool) throw unknownTool(name, surface.tools.keys());
     const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
     if (JSON.stringify(args).length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
     const parsed = tool.input.safeParse(args);
@@ -46,9 +66,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.
       const call = { sampling: Boolean(server.getClientCapabilities()?.sampling), inputResponses: ctx.mcpReq.inputResponses };
-
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
-      if (!outcome.ok) return errorResult(outcome.error);
+      if (!outcome.ok) return errorResult(outcome.error, outcome.suggestions);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });
       const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
       if (outcome.structured) result.structuredContent = outcome.structured;
@@ -65,7 +84,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const { reader, surface } = await current();
     const { name, arguments: args } = request.params;
     const entry = surface.prompts.get(name);
-    if (!entry) throw invalid(`Unknown prompt "${name.slice(0, 100)}".${suggestion(closest(name, surface.prompts.keys()))}`);
+    if (!entry) throw unknown("prompt", name, surface.prompts.keys());
     const message = args?.message;
     if (message !== undefined && (typeof message !== "string" || message.length > MAX_ARGUMENT_BYTES)) {
       throw invalid(`Prompt argument "message" must be a string under ${MAX_ARGUMENT_BYTES / 1024} KB.`);
@@ -108,7 +127,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     await current();
     const { uri } = request.params;
     const out = await readBmadUri(deps, uri);
-    if (!out.ok) throw new ResourceNotFoundError(uri.slice(0, 1100), out.error);
+    if (!out.ok) throw invalid(out.error, { uri: uri.slice(0, 1100), ...(out.suggestions ? { suggestions: out.suggestions } : {}) });
     return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }] };
   });
 
@@ -120,7 +139,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       const template = RESOURCE_TEMPLATES.find((t) => t.uriTemplate === ref.uri);
       if (template) values = await completeResource(deps, argument.name.replace(/^\+/, ""), argument.value, context?.arguments, template.uriTemplate);
     } else if (ref.type === "ref/prompt" && !surface.prompts.has(ref.name)) {
-      throw invalid(`Unknown prompt "${ref.name.slice(0, 100)}".`);
+      throw unknown("prompt", ref.name, surface.prompts.keys());
     }
     return { completion: { values, hasMore: false } };
   });
@@ -128,15 +147,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   return server;
 }
 
-/** A tool of a toolset this connection did not choose says how to choose it; any other name gets the closest. */
-function unknownTool(name: string, known: Iterable<string>): string {
-  const elsewhere = STATIC_TOOLS.find((t) => t.name === name);
-  if (elsewhere) return `${name} is in the "${elsewhere.toolset}" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,${elsewhere.toolset}, bmad-mcp --toolsets default,${elsewhere.toolset}, or BMAD_TOOLSETS.`;
-  return `Unknown tool "${name.slice(0, 100)}".${suggestion(closest(name, known, 3))}`;
-}
-
-function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
+/** A tool's failure; for an unknown name or URI, structuredContent.suggestions holds the closest that exist. */
+function errorResult(text: string, suggestions?: string[]): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true, ...(suggestions ? { structuredContent: { error: text, suggestions } } : {}) };
 }
 
 function parseCursor(cursor: string | undefined): number {

@@ -3,6 +3,8 @@
 import type { GetPromptResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
+import { SKILL_RUNTIME_FILE } from "./runtime-block.js";
+import { skillIndex } from "./skills.js";
 import { contractTools } from "./tools/contracts.tools.js";
 import { agentTools } from "./tools/agents.tools.js";
 import { deliveryTools } from "./tools/delivery.tools.js";
@@ -31,7 +33,14 @@ export interface Surface {
   instructions: string;
 }
 
-const staticListings = new Map(STATIC_TOOLS.map((t) => [t.name, toolListing(t)]));
+/** Each tool's JSON Schema listing, built the first time a surface lists it: building all of them at module
+ *  scope put every toolset's schemas into the Worker's startup and the bridge's cold start. */
+const listings = new WeakMap<ToolDef, Record<string, unknown>>();
+function listingOf(def: ToolDef): Record<string, unknown> {
+  let listing = listings.get(def);
+  if (!listing) listings.set(def, (listing = toolListing(def)));
+  return listing;
+}
 const cache = new WeakMap<Catalog, Map<string, Surface>>();
 
 export function surfaceFor(catalog: Catalog, toolsets: ToolsetName[]): Surface {
@@ -50,7 +59,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
   const prompts = promptEntries(catalog);
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
-    toolsResult: deepFreeze({ tools: defs.map((d) => staticListings.get(d.name) ?? toolListing(d)) }),
+    toolsResult: deepFreeze({ tools: defs.map(listingOf) }),
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),
@@ -61,6 +70,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
 function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
   const counts = `${catalog.list("agent").length} agents, ${catalog.list("workflow").length} workflows`;
   const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
+  if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
   return lines.join("\n");
 }

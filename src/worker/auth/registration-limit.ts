@@ -2,7 +2,6 @@
 // reads and writes synchronously, so concurrent registrations from one address cannot slip past the count.
 // An alarm at the window's end deletes the record: nothing is kept about an address after that.
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../env.js";
 
 export type Taken = { ok: true } | { ok: false; retryAfterSeconds: number };
 
@@ -11,7 +10,7 @@ interface Window {
   count: number;
 }
 
-export class RegistrationLimit extends DurableObject<Env> {
+export class RegistrationLimit extends DurableObject {
   /** Count one registration unless `limit` were already counted in the current `windowMs`. */
   async take(limit: number, windowMs: number): Promise<Taken> {
     const now = Date.now();

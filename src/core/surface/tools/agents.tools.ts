@@ -1,17 +1,26 @@
-// Toolset `agents` (opt-in, seed 004): one tool per agent, `{module}-{agent}`, taking a message.
+// Toolset `agents` (opt-in, seed 004): one tool per agent, named like its prompt (`bmad-{agent}`, or
+// `bmad-{module}-{agent}` where a higher-priority agent holds the name), taking a message.
 import { z } from "zod";
 import type { Catalog } from "../../catalog/catalog.js";
 import { shortName } from "../../catalog/names.js";
+import { TOOL } from "../names.js";
 import { done } from "../outcome.js";
+import { recordNames } from "../prompts.js";
 import { renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY, type ToolDef } from "../tool.js";
+
+const STATIC_NAMES = new Set<string>(Object.values(TOOL));
 
 const input = z.object({ message: z.string().min(1).max(32000).describe("Your message or question for the agent") });
 
 export function agentTools(catalog: Catalog): ToolDef[] {
-  return catalog.list("agent").map((agent) =>
-    defineTool({
-      name: `${agent.module}-${shortName(agent)}`.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 64),
+  const names = recordNames(catalog);
+  return catalog.list("agent").map((agent) => {
+    const served = names.get(agent);
+    // An agent called "task" must not take the bmad-task tool's name.
+    const name = served && !STATIC_NAMES.has(served) ? served : `bmad-${agent.module}-${shortName(agent)}`;
+    return defineTool({
+      name: name.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 64),
       toolset: "agents",
       description: `${[agent.displayName, agent.title].filter(Boolean).join(", ") || shortName(agent)}: ${(agent.description ?? "").slice(0, 160)}`,
       input,
@@ -20,6 +29,6 @@ export function agentTools(catalog: Catalog): ToolDef[] {
         const target = await renderTarget(deps);
         return done(await renderRecord(deps.reader, agent, { heading: "User message", body: message }, typeof target === "object" && "error" in target ? undefined : target));
       },
-    }),
-  );
+    });
+  });
 }

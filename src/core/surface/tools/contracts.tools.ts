@@ -48,7 +48,7 @@ export const bmadResourcesTool = defineTool({
       case "read": {
         if (!args.uri) return fail('Operation "read" needs "uri", e.g. bmad://bmm/module.yaml.');
         const out = await readBmadUri(deps, args.uri);
-        return out.ok ? done(out.text) : fail(out.error);
+        return out.ok ? done(out.text) : fail(out.error, out.suggestions);
       }
       case "list": {
         let matcher: Glob | undefined;

@@ -104,7 +104,7 @@ export const spawnSubagentTask = defineTool({
     const { sessions, owner, reader } = deps;
     if (!sessions) return noSessions();
     const found = reader.catalog.resolve("agent", agent);
-    if (!found.ok) return fail(found.error);
+    if (!found.ok) return fail(found.error, found.closest);
     const id = run_id ?? (await sessions.list(owner, "active"))[0]?.session_id;
     if (!id) return fail('No active session: start one with bmad-task action "start", or pass run_id.');
     const name = `${found.record.module}/${found.record.name}`;

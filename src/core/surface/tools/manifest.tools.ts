@@ -34,7 +34,8 @@ export const bmadTool = defineTool({
     if (!found.ok) {
       // A workflow typed without "*" (or the reverse) is a common slip: say so.
       const other = catalog.resolve(isWorkflow ? "agent" : "workflow", isWorkflow ? trimmed.slice(1) : trimmed);
-      return fail(other.ok ? `${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${trimmed}"`}.` : found.error);
+      if (other.ok) return fail(`${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${trimmed}"`}.`, [isWorkflow ? trimmed.slice(1) : `*${trimmed}`]);
+      return fail(found.error, isWorkflow ? found.closest.map((n) => `*${n}`) : found.closest);
     }
     const target = await renderTarget(deps, project);
     if (target && typeof target === "object" && "error" in target) return fail(target.error);

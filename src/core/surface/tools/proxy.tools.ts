@@ -1,6 +1,7 @@
 // Toolset `proxy` (seed 002): discover and load workflows, tasks and knowledge as raw files.
 import { z } from "zod";
 import type { CatalogRecord } from "../../catalog/bundle.js";
+import { closest } from "../../catalog/closest.js";
 import { shortName } from "../../catalog/names.js";
 import { bmadUri } from "../../catalog/paths.js";
 import { TOOL } from "../names.js";
@@ -31,7 +32,7 @@ export const listWorkflows = defineTool({
   }),
   annotations: READ_ONLY,
   async run({ category, module }, { reader: { catalog } }) {
-    if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`);
+    if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`, closest(module, catalog.moduleNames()));
     const workflows = catalog
       .list("workflow")
       .filter((r) => (!module || r.module === module) && (!category || categoryOf(r) === category))
@@ -49,7 +50,7 @@ export const getWorkflowDetails = defineTool({
   annotations: READ_ONLY,
   async run({ workflow_name }, { reader: { catalog } }) {
     const found = catalog.resolve("workflow", workflow_name);
-    if (!found.ok) return fail(found.error);
+    if (!found.ok) return fail(found.error, found.closest);
     const r = found.record;
     const files = r.files.map((p) => `- ${bmadUri(p)}`).join("\n");
     return done(
@@ -98,7 +99,7 @@ export const getKnowledge = defineTool({
     const found = reader.catalog.resolve("knowledge", domain);
     if (!found.ok) {
       const all = reader.catalog.names("knowledge");
-      return fail(`${found.error}${all.length ? ` Domains: ${all.join(", ")}.` : " This bundle has no knowledge domains."}`);
+      return fail(`${found.error}${all.length ? ` Domains: ${all.join(", ")}.` : " This bundle has no knowledge domains."}`, found.closest);
     }
     return done(await renderRecord(reader, found.record));
   },

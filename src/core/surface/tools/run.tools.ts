@@ -9,6 +9,7 @@ import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
+import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
 
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
@@ -34,7 +35,8 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const found = await deps.runtime(PROJECT_URI.exec(line)?.[1]);
   if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
   const runtime = found.runtime;
-  const fill = (w: string) => w.split("{project-root}").join(runtime.root);
+  // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
+  const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
   let script = fill(parsed.script);
   const args = parsed.args.map(fill);
 
@@ -45,7 +47,7 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   }
   const pathWords = [script, ...args.filter((_, i) => PATH_OPTIONS.has(args[i - 1] ?? ""))];
   const unfilled = unfilledPlaceholders(pathWords);
-  if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI).");
+  if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
   if (unfilled.length) return fail(`Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs (e.g. {doc_workspace} is the run folder).`);
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));

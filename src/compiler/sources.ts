@@ -1,7 +1,7 @@
 // Source specs `[origin=]LOCATION`: a directory, an npm package in node_modules, or a git URL.
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ORIGIN_PRIORITY, type BundleSource, type OriginKind } from "../../src/core/catalog/bundle";
+import { ORIGIN_PRIORITY, type BundleSource, type OriginKind } from "../core/catalog/bundle";
 import { checkoutGit, isGitLocation, parseGitSpec } from "./git";
 
 export interface SourceSpec {

@@ -1,7 +1,8 @@
 // Loads a built bundle directory back into memory (Node side: bridge, tests, upload).
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { BundleManifest } from "../../src/core/catalog/bundle";
+import type { BundleManifest } from "../core/catalog/bundle";
+import { MemoryBundleReader } from "../core/surface/memory-reader";
 
 export interface LoadedBundle {
   manifest: BundleManifest;
@@ -16,4 +17,11 @@ export function loadBundleFromDir(dir: string): LoadedBundle {
     if (/^[0-9a-f]{64}$/.test(name)) blobs.set(name, new Uint8Array(readFileSync(join(dir, "blobs", name))));
   }
   return { manifest, blobs };
+}
+
+/** A reader over the bundle in `dir` (the README's tables, the .mcpb manifest). */
+export function bundleReaderFromDir(dir: string): MemoryBundleReader {
+  const { manifest, blobs } = loadBundleFromDir(dir);
+  const decoder = new TextDecoder();
+  return new MemoryBundleReader(manifest, (sha) => (blobs.has(sha) ? decoder.decode(blobs.get(sha)) : undefined));
 }

@@ -1,6 +1,6 @@
 // Pure: where each piece of a bundle goes (KV or R2) and in which order. Readers never see half a bundle
 // because the pointer `bundle:current` is written last, after every blob and the manifest.
-import { blobKvKey, blobR2Key, KV_MAX_VALUE, manifestKey, POINTER_KEY, type BundleManifest } from "../../src/core/catalog/bundle";
+import { blobKvKey, blobR2Key, KV_MAX_VALUE, manifestKey, POINTER_KEY, type BundleManifest } from "../core/catalog/bundle";
 
 export interface UploadPlan {
   /** Bulk-put batches of KV blob keys (each batch under wrangler's 10,000 keys / 100 MB). */

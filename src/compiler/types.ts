@@ -1,5 +1,5 @@
 // What a layout reader returns for one source tree, before sources are merged into a manifest.
-import type { BundleModule, CatalogRecord, Layout } from "../../src/core/catalog/bundle";
+import type { BundleModule, CatalogRecord, Layout } from "../core/catalog/bundle";
 import type { Tree } from "./files";
 
 export type TreeRecord = Omit<CatalogRecord, "source">;

@@ -1,11 +1,11 @@
 // Merges the trees of all sources into one deterministic BundleManifest plus its blobs.
 import { createHash } from "node:crypto";
-import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../../src/core/catalog/bundle";
+import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../core/catalog/bundle";
 import { mimeFor, type Tree } from "./files";
 import { frontmatter } from "./parse";
-import { findAcronyms } from "../../src/core/catalog/search";
+import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
-import { bmadHelpCsv } from "../../src/core/workspace/installer-manifests";
+import { bmadHelpCsv } from "../core/workspace/installer-manifests";
 
 export interface BuiltSource {
   source: BundleSource;

@@ -1,5 +1,5 @@
 // buildBundle: specs -> resolved trees -> manifest + blobs -> output dir. The CLI is a thin wrapper.
-import { ORIGIN_PRIORITY, type BundleManifest } from "../../src/core/catalog/bundle";
+import { ORIGIN_PRIORITY, type BundleManifest } from "../core/catalog/bundle";
 import { Tree } from "./files";
 import { readTree } from "./detect";
 import { assemble, type BuiltSource } from "./manifest";

@@ -1,6 +1,6 @@
 // Writes a bundle into KV/R2 binding objects in upload order (blobs, manifest, pointer last).
 // Used where the bindings are in reach directly: Miniflare (bench, conformance) and workerd tests.
-import type { BundleManifest } from "../../src/core/catalog/bundle";
+import type { BundleManifest } from "../core/catalog/bundle";
 import { planUpload } from "./upload-plan";
 
 interface KvLike {

@@ -1,0 +1,105 @@
+// `bmad-mcp pull` and `bmad-mcp push`: the command line around sync-pull.ts and sync-push.ts. They sign in like
+// `--remote` (the same credentials file; the browser only when there is no usable sign-in) and talk to the
+// server through its bmad-files tool.
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { parseProjectRef } from "../core/workspace/paths.js";
+import { parseRemoteUrl } from "./remote-url.js";
+import { type Refusal, Report, sentence } from "./sync.js";
+import { pull, type SyncResult } from "./sync-pull.js";
+import { push } from "./sync-push.js";
+import { RemoteWorkspace } from "./sync-remote.js";
+import { STATE_FILE } from "./sync-state.js";
+
+export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
+       bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
+
+pull writes a workspace's files from a bmad-mcp server into DIR; push sends back what changed there
+since. Both sign in like --remote: in the browser the first time, with the saved sign-in after that.
+The version each file was pulled at is kept in DIR/${STATE_FILE}.
+
+pull  writes the remote's new and changed files, and deletes those deleted on the remote when they are
+      unchanged here. A file changed here is never overwritten: if the remote changed it too, pull
+      refuses and writes nothing; if not, your change is kept for push.
+push  sends files changed here, new files inside the workspace's own folders (those pulled, e.g.
+      _bmad/, _bmad-output/; the rest of DIR stays local), and deletions (the remote keeps history:
+      bmad-files restore brings a file back). A file changed on the remote since the pull stops the
+      push, and nothing is sent.
+
+Options:
+  --remote URL     the server's MCP endpoint, e.g. https://bmad.example.com/mcp
+  --project NAME   the workspace, as bmad-project lists it
+  --dir DIR        the folder (default: the current directory)
+  --force          pull: the remote's files win over changes here; push: yours win over the remote's
+  --help           this text
+Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
+
+const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** Runs the command; resolves with the exit status. */
+export async function runSyncCommand(command: "pull" | "push", argv: string[]): Promise<number> {
+  const usageError = (message: string) => {
+    process.stderr.write(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE}\n`);
+    return 2;
+  };
+  let args;
+  try {
+    args = parseArgs({ args: argv, options: { remote: { type: "string" }, project: { type: "string" }, dir: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean" } }, strict: true }).values;
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  if (args.help) return void process.stdout.write(`${SYNC_USAGE}\n`), 0;
+  if (args.remote === undefined || args.project === undefined) return usageError("--remote and --project are required.");
+  const remote = parseRemoteUrl(args.remote);
+  if (!remote.ok) return usageError(remote.error);
+  const ref = parseProjectRef(args.project);
+  if (!ref.ok) return usageError(`--project: ${ref.error}`);
+  const dir = resolve(args.dir ?? process.cwd());
+  const project = args.project;
+  const say = (m: string) => process.stderr.write(`bmad-mcp: ${m}\n`);
+  if (command === "pull") await mkdir(dir, { recursive: true });
+
+  // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
+  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
+  const callback = new LoopbackCallback();
+  await callback.start({ keepAlive: true });
+  const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say), callback, say);
+  try {
+    let client;
+    try {
+      client = await link.connected();
+    } catch (error) {
+      say(`${command}: no connection to ${remote.url.href}: ${sentence((error as Error).message)}`);
+      return 1;
+    }
+    const again = (c: "pull" | "push", force: boolean) =>
+      ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.signIn()), force: args.force === true, again };
+    const result = await (command === "pull" ? pull(options) : push(options));
+    await client.close().catch(() => undefined);
+    return print(command, project, remote.url.href, dir, result);
+  } finally {
+    callback.close();
+  }
+}
+
+function print(command: "pull" | "push", project: string, remote: string, dir: string, result: SyncResult): number {
+  const report = result.report ?? new Report();
+  const lines = report.lines();
+  if (result.ok) {
+    const what = command === "pull" ? `Pulled "${project}" from ${remote} into ${dir}` : `Pushed ${dir} to "${project}" on ${remote}`;
+    lines.push(`${what}: ${report.summary()}`);
+    if (report.behind) lines.push(`${report.behind} file${report.behind === 1 ? "" : "s"} changed on the remote since the pull; pull brings them.`);
+  }
+  if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  if (result.ok) return 0;
+  process.stderr.write(`bmad-mcp ${command}: ${result.error}\n${(result.refusals ?? []).map(refusalLine).join("")}`);
+  return 1;
+}
+
+function refusalLine(r: Refusal): string {
+  // A refusal from the confined reader already names the path and ends its sentence.
+  const reason = r.reason.startsWith(`${r.path}: `) ? r.reason : `${r.path}: ${r.reason}`;
+  return `  ${sentence(reason)}${r.fix ? `\n    fix: ${sentence(r.fix)}` : ""}\n`;
+}

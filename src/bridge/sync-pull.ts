@@ -1,0 +1,136 @@
+// bmad-mcp pull: the workspace's files into a folder, through the confined writer. A file changed here since
+// the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
+// is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
+// unchanged here. The state file records each file's version as it is written, so a failure midway leaves a
+// folder whose state says exactly what it holds.
+import { removeConfined, writeConfined } from "./confined-fs.js";
+import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
+import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
+import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
+
+export interface SyncOptions {
+  dir: string;
+  remote: string;
+  workspace: RemoteWorkspace;
+  force: boolean;
+  /** The command line that runs pull or push again here, for the fixes a refusal names. */
+  again: (command: "pull" | "push", force: boolean) => string;
+}
+
+export type SyncResult = { ok: true; report: Report } | { ok: false; error: string; refusals?: Refusal[]; report?: Report };
+
+type Step =
+  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated" }
+  | { op: "delete"; path: string }
+  | { op: "record"; path: string; file: SyncedFile | undefined };
+
+const READS_AT_ONCE = 8;
+
+export async function pull(o: SyncOptions): Promise<SyncResult> {
+  const loaded = await loadState(o.dir);
+  if (!loaded.ok) return loaded;
+  let before = loaded.state;
+  const project = o.workspace.project;
+  if (before && (before.remote !== o.remote || before.project !== project)) {
+    if (!o.force) {
+      return { ok: false, error: `${o.dir} holds a pull of "${before.project}" from ${before.remote}, not of "${project}" from ${o.remote}. Pull into another folder, or add --force to make this folder a copy of "${project}" (files that differ are overwritten).` };
+    }
+    before = undefined; // a copy of another project: nothing here was pulled from this one
+  }
+  const listed = await o.workspace.list();
+  if (!listed.ok) return listed;
+  const remote = listed.value;
+  const known = before?.files ?? new Map<string, SyncedFile>();
+  const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();
+  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
+
+  const report = new Report();
+  const refusals: Refusal[] = [];
+  const steps: Step[] = [];
+  const fetches: Array<{ path: string; local: Local; synced: SyncedFile | undefined; localChanged: boolean }> = [];
+  paths.forEach((path, i) => {
+    const local = locals[i]!;
+    const synced = known.get(path);
+    const r = remote.get(path);
+    if (local.kind === "blocked") return void refusals.push({ path, reason: local.error, fix: "" });
+    const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
+    if (!r) return planRemoteDeletion(o, path, local, synced, localChanged, { refusals, steps });
+    const remoteChanged = synced?.version !== r.version;
+    if (!remoteChanged && !localChanged) {
+      report.unchanged++;
+      steps.push({ op: "record", path, file: synced });
+    } else if (!remoteChanged && !o.force) {
+      report.add("kept", path, local.kind === "missing" ? "deleted here; push deletes it on the remote" : "changed here; push sends it");
+      steps.push({ op: "record", path, file: synced });
+    } else fetches.push({ path, local, synced, localChanged });
+  });
+  if (refusals.length) return { ok: false, error: "Nothing was changed: these files are in the way.", refusals };
+
+  // The remote's new versions, read before deciding: a local copy already equal to one is no conflict.
+  const contents = await mapLimited(fetches, READS_AT_ONCE, (f) => o.workspace.read(f.path));
+  for (const [i, f] of fetches.entries()) {
+    const read = contents[i]!;
+    if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
+    const content = read.value;
+    if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
+      report.unchanged++;
+      steps.push({ op: "record", path: f.path, file: recordOf(content) });
+    } else if (f.localChanged && !o.force) {
+      const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
+      refusals.push({
+        path: f.path,
+        reason: !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`,
+        fix: f.synced
+          ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
+          : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+      });
+    } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated" });
+  }
+  if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote.", refusals };
+  return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);
+}
+
+function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {
+  if (local.kind === "missing") return void into.steps.push({ op: "record", path, file: undefined });
+  if (!synced) return; // a local file the workspace never had: not pull's business
+  if (localChanged && !o.force) {
+    return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true)}` });
+  }
+  into.steps.push({ op: "delete", path });
+}
+
+const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}) });
+
+/** Writes and deletes one file at a time (each atomic), recording each in `state` as it lands; files not reached
+ *  (after a failure) keep their old record. */
+async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
+  let failure: string | undefined;
+  for (const step of steps) {
+    if (step.op === "record") {
+      if (step.file) state.files.set(step.path, step.file);
+      else state.files.delete(step.path);
+    } else if (step.op === "write") {
+      const written = await writeConfined(o.dir, step.path, step.content.bytes);
+      if (!written.ok) {
+        failure = written.error;
+        break;
+      }
+      state.files.set(step.path, recordOf(step.content));
+      report.add(step.kind, step.path, step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined);
+    } else {
+      const removed = await removeConfined(o.dir, step.path);
+      if (!removed.ok) {
+        failure = removed.error;
+        break;
+      }
+      state.files.delete(step.path);
+      report.add("deleted", step.path);
+    }
+  }
+  const saved = await saveState(o.dir, state);
+  if (failure || !saved.ok) {
+    const done = report.changes.length ? ` The files above were changed before it stopped; pull again to finish.` : " Nothing was changed.";
+    return { ok: false, error: `${sentence(failure ?? `cannot record the pull: ${saved.ok ? "" : saved.error}`)}${done}`, report };
+  }
+  return { ok: true, report };
+}

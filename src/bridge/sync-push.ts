@@ -1,0 +1,136 @@
+// bmad-mcp push: local changes since the last pull back to the workspace, each write and delete guarded by
+// if_version, so a file changed on the remote since the pull is never overwritten without --force (then the
+// push refuses, and nothing is sent). What it sends: files that were pulled and changed here; files deleted
+// here (deleted on the remote too; its history keeps them, and `bmad-files restore` brings one back); and new
+// files inside the workspace's own top-level folders (those the pull brought, e.g. _bmad/, _bmad-output/).
+// Everything else in the folder (your code) stays local.
+import { asText, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
+import type { SyncOptions, SyncResult } from "./sync-pull.js";
+import { loadState, saveState, type SyncState } from "./sync-state.js";
+
+type Step =
+  | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
+  | { op: "delete"; path: string; ifVersion: number }
+  /** Gone on both sides: only the record goes. */
+  | { op: "forget"; path: string }
+  /** The remote already holds these bytes (a push whose record was lost): only the record changes. */
+  | { op: "record"; path: string; version: number; sha256: string };
+
+const READS_AT_ONCE = 8;
+
+/** The folders a push looks in for new files: the top-level folders of files that were pulled. */
+function workspaceFolders(state: SyncState): string[] {
+  return [...new Set([...state.files.keys()].filter((p) => p.includes("/")).map((p) => p.split("/")[0]!))].sort();
+}
+
+export async function push(o: SyncOptions): Promise<SyncResult> {
+  const loaded = await loadState(o.dir);
+  if (!loaded.ok) return loaded;
+  const state = loaded.state;
+  const project = o.workspace.project;
+  if (!state) return { ok: false, error: `Nothing was pulled into ${o.dir}, so there are no changes to push: ${o.again("pull", false)} first, then change files and push.` };
+  if (state.remote !== o.remote || state.project !== project) {
+    return { ok: false, error: `${o.dir} holds a pull of "${state.project}" from ${state.remote}; push it there, or pull "${project}" into another folder.` };
+  }
+  const listed = await o.workspace.list();
+  if (!listed.ok) return listed;
+  const remote = listed.value;
+  const found = (await Promise.all(workspaceFolders(state).map((f) => walkFiles(o.dir, f)))).flat();
+  const paths = [...new Set([...state.files.keys(), ...found])].sort();
+  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
+
+  const report = new Report();
+  const refusals: Refusal[] = [];
+  const steps: Step[] = [];
+  const suspects: Array<{ sha256: string; refusal: Refusal }> = [];
+  const pullFirst = () => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
+  for (const [i, path] of paths.entries()) {
+    const local = locals[i]!;
+    const synced = state.files.get(path);
+    const expected = synced?.version ?? 0;
+    const now = remote.get(path)?.version ?? 0;
+    const remoteChanged = now !== expected;
+    if (local.kind === "file" && local.sha256 === synced?.sha256) {
+      report.unchanged++;
+      if (remoteChanged) report.behind++;
+      continue;
+    }
+    if (local.kind === "blocked") {
+      refusals.push({ path, reason: local.error, fix: "" });
+      continue;
+    }
+    if (synced?.redacted) {
+      refusals.push({ path, reason: "changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them", fix: `restore the pulled copy (${o.again("pull", true)}) and change it on the remote with bmad-files or bmad-project config` });
+      continue;
+    }
+    if (local.kind === "missing") {
+      if (!synced) continue;
+      if (now === 0) steps.push({ op: "forget", path });
+      else if (remoteChanged && !o.force) refusals.push({ path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst() });
+      else steps.push({ op: "delete", path, ifVersion: now });
+      continue;
+    }
+    if (local.kind === "large") {
+      refusals.push({ path, reason: "larger than 1 MiB, the most a workspace file holds", fix: "split it, or keep it out of the workspace's folders" });
+      continue;
+    }
+    const text = asText(local.bytes);
+    if (text === undefined) {
+      refusals.push({ path, reason: "not UTF-8 text, and a workspace holds text", fix: "keep binary files out of the workspace's folders" });
+      continue;
+    }
+    if (remoteChanged && !o.force) {
+      const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
+      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix: pullFirst() } });
+      else refusals.push({ path, reason: was, fix: pullFirst() });
+      continue;
+    }
+    steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added" });
+  }
+  // A remote change that is this very content is no conflict.
+  const reads = await mapLimited(suspects, READS_AT_ONCE, (s) => o.workspace.read(s.refusal.path));
+  for (const [i, suspect] of suspects.entries()) {
+    const read = reads[i]!;
+    if (read.ok && !read.value.redacted && sha256(read.value.bytes) === suspect.sha256) {
+      report.unchanged++;
+      steps.push({ op: "record", path: suspect.refusal.path, version: read.value.version, sha256: suspect.sha256 });
+    } else refusals.push(suspect.refusal);
+  }
+  if (refusals.length) return { ok: false, error: "Nothing was sent: these files changed on the remote since the pull, or cannot be pushed.", refusals };
+  return apply(o, state, steps, report);
+}
+
+/** One write or delete at a time, each recorded in the state as the remote confirms it. */
+async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
+  let failure: string | undefined;
+  for (const step of steps) {
+    if (step.op === "forget" || step.op === "record") {
+      if (step.op === "record") state.files.set(step.path, { version: step.version, sha256: step.sha256 });
+      else state.files.delete(step.path);
+      continue;
+    }
+    if (step.op === "delete") {
+      const removed = await o.workspace.remove(step.path, step.ifVersion);
+      if (!removed.ok) {
+        failure = removed.error;
+        break;
+      }
+      state.files.delete(step.path);
+      report.add("deleted", step.path, "bmad-files restore brings it back");
+      continue;
+    }
+    const written = await o.workspace.write(step.path, step.text, step.ifVersion);
+    if (!written.ok) {
+      failure = `${step.path}: ${written.error}`;
+      break;
+    }
+    state.files.set(step.path, { version: written.value, sha256: step.sha256 });
+    report.add(step.kind, step.path, `now version ${written.value}`);
+  }
+  const saved = await saveState(o.dir, state);
+  if (failure || !saved.ok) {
+    const done = report.changes.length ? " The files above were sent before it stopped; push again to send the rest." : " Nothing was sent.";
+    return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, report };
+  }
+  return { ok: true, report };
+}

@@ -1,0 +1,140 @@
+// A workspace on a remote bmad-mcp server, through its own MCP tool (bmad-files list, read, write, delete with
+// if_version): what pull and push need, nothing more. Every answer is outside data: parsed with zod, each path
+// checked like the workspace checks paths, and the paths that would reach into a repository's machinery
+// (.git, this folder's .bmad-mcp) refused, so a hostile server cannot place a file where it must not go.
+import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
+import { z } from "zod";
+import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
+import { checkWorkspacePath, printable } from "../core/workspace/paths.js";
+import { TOOL } from "../core/surface/names.js";
+import { sha256 } from "./sync.js";
+import { STATE_DIR } from "./sync-state.js";
+
+export interface RemoteFile {
+  path: string;
+  version: number;
+}
+export interface RemoteContent extends RemoteFile {
+  bytes: Buffer;
+  /** The bytes served differ from the bytes stored (a config file without its secret-looking keys). */
+  redacted: boolean;
+}
+export type Remote<T> = { ok: true; value: T } | { ok: false; error: string };
+
+const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES) });
+const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string() });
+const WRITTEN = z.object({ version: z.number().int().min(1) });
+
+const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
+
+/** A path from the remote that may be written here, or why not. */
+export function checkRemotePath(path: string): Remote<string> {
+  const checked = checkWorkspacePath(path);
+  if (!checked.ok) return { ok: false, error: checked.error };
+  const segments = path.toLowerCase().split("/");
+  // Case-folded: on macOS and Windows ".GIT" is ".git". A planted hook would run on the user's next commit.
+  if (segments.includes(".git")) return { ok: false, error: `Path "${printable(path)}" is inside a .git folder, which a pull never writes.` };
+  if (segments[0] === STATE_DIR) return { ok: false, error: `Path "${printable(path)}" is inside ${STATE_DIR}/, where bmad-mcp keeps what it pulled.` };
+  return { ok: true, value: path };
+}
+
+export class RemoteWorkspace {
+  /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
+  constructor(
+    private readonly client: Client,
+    readonly project: string,
+    private readonly signIn: () => Promise<void>,
+  ) {}
+
+  private async call(args: Record<string, unknown>): Promise<Remote<{ text: string; structured: unknown }>> {
+    let result;
+    const request = () => this.client.callTool({ name: TOOL.bmadFiles, arguments: { project: this.project, ...args } });
+    try {
+      try {
+        result = await request();
+      } catch (error) {
+        if (!(error instanceof UnauthorizedError)) throw error;
+        await this.signIn();
+        result = await request();
+      }
+    } catch (error) {
+      return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${(error as Error).message}` };
+    }
+    const text = textOf(result);
+    return result.isError ? { ok: false, error: text || "the remote refused without saying why" } : { ok: true, value: { text, structured: result.structuredContent } };
+  }
+
+  private async listGlob(glob: string): Promise<Remote<z.infer<typeof LISTING>>> {
+    const out = await this.call({ action: "list", path: glob });
+    if (!out.ok) return out;
+    const parsed = LISTING.safeParse(out.value.structured);
+    return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: `The remote's file list is malformed (${parsed.error.issues[0]!.message}); is ${TOOL.bmadFiles} on it current?` };
+  }
+
+  /**
+   * Every file, by path. One listing shows at most 1,000 files; past that, the files directly in a folder and
+   * each of its folders are listed on their own, and a listing that still cannot show everything is an error.
+   */
+  async list(): Promise<Remote<Map<string, RemoteFile>>> {
+    const found = new Map<string, RemoteFile>();
+    const walk = async (prefix: string): Promise<string | undefined> => {
+      const all = await this.listGlob(`${prefix}**`);
+      if (!all.ok) return all.error;
+      if (all.value.total > MAX_FILES) return `The remote lists ${all.value.total} files; a workspace holds at most ${MAX_FILES}.`;
+      const add = (files: RemoteFile[]) => files.filter((f) => f.path.startsWith(prefix)).forEach((f) => found.set(f.path, { path: f.path, version: f.version }));
+      add(all.value.files);
+      if (all.value.files.length >= all.value.total) return undefined;
+      const direct = await this.listGlob(`${prefix}*`);
+      if (!direct.ok) return direct.error;
+      add(direct.value.files);
+      const folders = new Set(all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
+      for (const folder of folders) {
+        const failed = await walk(`${prefix}${folder}/`);
+        if (failed) return failed;
+      }
+      const got = [...found.keys()].filter((p) => p.startsWith(prefix)).length;
+      if (direct.value.files.length < direct.value.total || got < all.value.total) {
+        return `The remote lists ${all.value.total} files under "${prefix || "/"}" but shows only ${got} (at most 1,000 at a time); move some into fewer folders, or pull with a server whose ${TOOL.bmadFiles} lists them all.`;
+      }
+      return undefined;
+    };
+    const failed = await walk("");
+    if (failed) return { ok: false, error: failed };
+    for (const path of found.keys()) {
+      const checked = checkRemotePath(path);
+      if (!checked.ok) return { ok: false, error: `The remote answered with a path that cannot be pulled: ${checked.error}` };
+      // "a" and "a/b" both files: no folder can hold that.
+      const parts = path.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        const parent = parts.slice(0, i).join("/");
+        if (found.has(parent)) return { ok: false, error: `The remote lists both "${printable(parent)}" and "${printable(path)}" as files; one of them cannot be a folder.` };
+      }
+    }
+    return { ok: true, value: found };
+  }
+
+  /** The file's bytes as served: the tool's text after its one-line header. */
+  async read(path: string): Promise<Remote<RemoteContent>> {
+    const out = await this.call({ action: "read", path });
+    if (!out.ok) return out;
+    const meta = READ.safeParse(out.value.structured);
+    if (!meta.success || meta.data.path !== path) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
+    const newline = out.value.text.indexOf("\n");
+    const bytes = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
+    if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: sha256(bytes) !== meta.data.sha256 } };
+  }
+
+  /** A new version of the file, only if it is still at `ifVersion` (0: absent). */
+  async write(path: string, text: string, ifVersion: number): Promise<Remote<number>> {
+    const out = await this.call({ action: "write", path, content: text, if_version: ifVersion });
+    if (!out.ok) return out;
+    const parsed = WRITTEN.safeParse(out.value.structured);
+    return parsed.success ? { ok: true, value: parsed.data.version } : { ok: false, error: `${path}: written, but the remote did not say which version it is now; pull again.` };
+  }
+
+  async remove(path: string, ifVersion: number): Promise<Remote<void>> {
+    const out = await this.call({ action: "delete", path, if_version: ifVersion });
+    return out.ok ? { ok: true, value: undefined } : out;
+  }
+}

@@ -1,0 +1,64 @@
+// What `bmad-mcp pull` last brought into a folder, kept in `.bmad-mcp/sync.json` there: which remote and
+// project, and for each file the workspace version it was pulled (or pushed) at and the SHA-256 of the bytes
+// left on disk. Push and pull compare against it to tell a local change from a remote one. The file is
+// parsed with zod when loaded; a broken one is an error naming the file, never trusted.
+import { z } from "zod";
+import { MAX_FILES } from "../core/workspace/limits.js";
+import { readConfinedText, writeConfined } from "./confined-fs.js";
+
+export const STATE_DIR = ".bmad-mcp";
+export const STATE_FILE = `${STATE_DIR}/sync.json`;
+
+export interface SyncedFile {
+  /** The workspace version the local copy matches. */
+  version: number;
+  /** SHA-256 (hex) of the bytes written here. */
+  sha256: string;
+  /** The remote served this file altered (a config file without its secret-looking keys): never pushed. */
+  redacted?: boolean;
+}
+
+export interface SyncState {
+  remote: string;
+  project: string;
+  /** By path from the folder (a Map: the keys come from a file). */
+  files: Map<string, SyncedFile>;
+}
+
+const STATE = z.object({
+  format: z.literal(1),
+  remote: z.string().min(1),
+  project: z.string().min(1),
+  files: z
+    .array(z.object({ path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), redacted: z.literal(true).optional() }).strict())
+    .max(MAX_FILES),
+}).strict();
+
+export type Loaded = { ok: true; state: SyncState | undefined } | { ok: false; error: string };
+
+/** The folder's state: undefined when there is none (never pulled here). */
+export async function loadState(dir: string): Promise<Loaded> {
+  const read = await readConfinedText(dir, STATE_FILE);
+  if (!read.ok) return read.code === "missing" ? { ok: true, state: undefined } : { ok: false, error: read.error };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(read.text);
+  } catch {
+    raw = undefined;
+  }
+  const parsed = STATE.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message}). Delete it and pull again (with --force to let the remote's files win).` };
+  }
+  const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
+  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files } };
+}
+
+/** Written atomically (temp file and rename), paths sorted so the file diffs well. */
+export async function saveState(dir: string, state: SyncState): Promise<{ ok: true } | { ok: false; error: string }> {
+  const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
+  const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files }, null, 1)}\n`;
+  const written = await writeConfined(dir, STATE_FILE, text);
+  return written.ok ? { ok: true } : { ok: false, error: written.error };
+}

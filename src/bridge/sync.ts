@@ -1,0 +1,128 @@
+// What pull and push share: the local side of a file (read through the confined reader), the walk that finds
+// new local files, and the report both print. A plan is made whole before anything is written, so a refusal
+// leaves the folder and the workspace as they were.
+import { createHash } from "node:crypto";
+import { lstat } from "node:fs/promises";
+import { join } from "node:path";
+import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
+import { listConfined, readConfined, resolveConfined } from "./confined-fs.js";
+import { STATE_DIR } from "./sync-state.js";
+
+/** Folders never pushed: other tools' state, and bmad-mcp's own. */
+const SKIPPED = new Set([".git", "node_modules", "__pycache__", STATE_DIR]);
+
+export type Local =
+  | { kind: "missing" }
+  | { kind: "file"; bytes: Buffer; sha256: string }
+  /** Over the 1 MiB a workspace file holds: differs from any remote file, and cannot be pushed. */
+  | { kind: "large" }
+  /** A folder, or something that cannot be read here (a link out, a device): named in `error`. */
+  | { kind: "blocked"; error: string };
+
+export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+export async function readLocal(dir: string, path: string): Promise<Local> {
+  const read = await readConfined(dir, path, { maxBytes: MAX_FILE_BYTES });
+  if (read.ok) return { kind: "file", bytes: read.bytes, sha256: sha256(read.bytes) };
+  if (read.code === "missing") return missingAt(dir, path);
+  if (read.code === "too-large") return { kind: "large" };
+  if (read.code === "is-dir") return { kind: "blocked", error: `${path}: a folder here, where the workspace has a file; move it away.` };
+  return { kind: "blocked", error: read.error };
+}
+
+/** A missing file, unless a folder it would be written in cannot hold it (a link out, a file): found now, not midway. */
+async function missingAt(dir: string, path: string): Promise<Local> {
+  const parts = path.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    const found = await resolveConfined(dir, folder);
+    if (found.ok && found.isDir) continue;
+    if (found.ok) return { kind: "blocked", error: `${path}: ${folder} is a file here, where the workspace has a folder; move it away.` };
+    if (found.code === "missing") break;
+    const why = found.error.startsWith(`${folder}: `) ? found.error.slice(folder.length + 2) : found.error;
+    return { kind: "blocked", error: `${path}: ${folder} ${why}` };
+  }
+  return { kind: "missing" };
+}
+
+/** One sentence: `text` ending in a single full stop. */
+export const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** Up to `limit` at once, results in order. */
+export async function mapLimited<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < items.length; i = next++) out[i] = await run(items[i]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Regular files below `folder` (a path from `dir`), as paths from `dir`. Folders that are links are not
+ * entered (a link can lead in circles); a file that is a link inside the folder counts as that file.
+ */
+export async function walkFiles(dir: string, folder: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const listed = await listConfined(dir, rel);
+    if (!listed.ok) return;
+    for (const name of listed.names.sort()) {
+      if (SKIPPED.has(name) || out.length > MAX_FILES) continue;
+      const path = rel ? `${rel}/${name}` : name;
+      const info = await lstat(join(listed.path, name)).catch(() => undefined);
+      if (info?.isDirectory()) await walk(path);
+      else if (info?.isFile()) out.push(path);
+      else if (info?.isSymbolicLink()) {
+        const target = await resolveConfined(dir, path);
+        if (target.ok && !target.isDir) out.push(path);
+      }
+    }
+  };
+  await walk(folder);
+  return out;
+}
+
+export type ChangeKind = "added" | "updated" | "deleted" | "kept";
+export interface Change {
+  kind: ChangeKind;
+  path: string;
+  note?: string;
+}
+/** A file the plan will not touch without --force (or at all): what is wrong and how to go on. */
+export interface Refusal {
+  path: string;
+  reason: string;
+  fix: string;
+}
+
+export class Report {
+  readonly changes: Change[] = [];
+  unchanged = 0;
+  /** Files the other side changed that this command leaves alone (push: the remote's; pull never has any). */
+  behind = 0;
+
+  add(kind: ChangeKind, path: string, note?: string): void {
+    this.changes.push({ kind, path, ...(note ? { note } : {}) });
+  }
+
+  lines(): string[] {
+    return this.changes.map((c) => `${c.kind.padEnd(8)} ${c.path}${c.note ? ` (${c.note})` : ""}`);
+  }
+
+  summary(): string {
+    const count = (kind: ChangeKind) => this.changes.filter((c) => c.kind === kind).length;
+    const kept = count("kept");
+    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}.`;
+  }
+}
+
+/** The text of a local file, if the workspace can hold it as text (bmad-files takes text): UTF-8, BOM kept. */
+export function asText(bytes: Buffer): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,365 @@
+// bmad-mcp pull and push: the built CLI as a child process against the real Worker run locally, signing in
+// through the browser (the test plays it) the first time. A workspace made with MCP calls only is pulled into
+// a folder where BMAD's own Python runs; changes go back with push; conflicts stop either side until --force;
+// deletions travel both ways; and a hostile server's paths never lead a write out of the folder.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildBridge } from "../../scripts/build-bridge.js";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
+import { compileGlob } from "../../src/core/catalog/glob.js";
+import { tempDir, toolText } from "./helpers.js";
+
+const tmp = tempDir("pull-push");
+const config = join(tmp.dir, "config");
+const PROJECT = "todo";
+const RUN = "_bmad-output/planning-artifacts/prds/prd-todo";
+const PRD = `${RUN}/prd.md`;
+const MEMLOG = `${RUN}/.memlog.md`;
+let bridge: string;
+let worker: LocalWorker;
+let remote: string;
+let api: Client;
+let hostile: HttpServer | undefined;
+
+beforeAll(async () => {
+  bridge = await buildBridge();
+  worker = await startLocalWorker();
+  remote = `${worker.url.origin}/mcp`;
+  // The user's own MCP client (another app, the same local user) makes and changes the workspace.
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
+  api = new Client({ name: "pull-push-test", version: "1.0.0" });
+  await api.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  hostile?.close();
+  await worker?.dispose();
+  tmp.cleanup();
+});
+
+/** Plays the user's browser: the consent page, Allow with the scopes it offers, and the redirect back to the CLI. */
+async function approveInBrowser(authorizeUrl: string): Promise<void> {
+  const consent = await fetch(authorizeUrl, { redirect: "manual" });
+  const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const page = await consent.text();
+  const handle = /name="handle" value="([^"]+)"/.exec(page)?.[1];
+  if (!handle) throw new Error(`no consent form at ${authorizeUrl}`);
+  const scopes = tickedScopes(page).map((scope) => ["scope", scope]);
+  const approved = await fetch(new URL("/authorize", authorizeUrl), {
+    method: "POST", redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: new URL(authorizeUrl).origin },
+    body: new URLSearchParams([["handle", handle], ["decision", "approve"], ...scopes]),
+  });
+  expect(await (await fetch(approved.headers.get("location")!)).text()).toContain("Signed in");
+}
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** `bmad-mcp <argv>` to its end; a sign-in link on stderr is approved as a browser would. */
+function cli(argv: string[]): Promise<Run> {
+  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  const approving = new Map<string, Promise<void>>();
+  child.stdout.on("data", (d) => (stdout += d));
+  child.stderr.on("data", (d) => {
+    stderr += d;
+    for (const [, link] of stderr.matchAll(/sign in to \S+ in your browser: (\S+)/g)) if (!approving.has(link!)) approving.set(link!, approveInBrowser(link!));
+  });
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => void Promise.all(approving.values()).then(() => resolve({ code, stdout, stderr }), reject));
+  });
+}
+
+const sync = (command: "pull" | "push", dir: string, ...extra: string[]) => cli([command, "--remote", remote, "--project", PROJECT, "--dir", dir, ...extra]);
+const call = async (name: string, args: Record<string, unknown>) => {
+  const result = await api.callTool({ name, arguments: args });
+  return { text: toolText(result), isError: result.isError === true, structured: result.structuredContent as Record<string, any> };
+};
+const files = (args: Record<string, unknown>) => call("bmad-files", { project: PROJECT, ...args });
+/** A workspace file's content as stored (the read's text after its header line). */
+const remoteText = async (path: string) => (await files({ action: "read", path })).text.replace(/^[^\n]*\n/, "");
+const python = (cwd: string, argv: string[]): Promise<Run> =>
+  new Promise((resolve) => {
+    const child = spawn("python3", argv, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+
+const dir = join(tmp.dir, "repo");
+const local = (path: string) => join(dir, path);
+
+describe("against the real Worker", () => {
+  it("signs in through the browser, and names a project that does not exist", async () => {
+    const out = await sync("pull", dir);
+    expect(out.stderr).toMatch(/sign in to \S+ in your browser/);
+    expect(out.stderr).toContain(`signed in to ${remote}`);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain(`Project "${PROJECT}" not found`);
+    expect(readdirSync(dir)).toEqual([]);
+    const saved = JSON.parse(readFileSync(join(config, "bmad-mcp", "credentials.json"), "utf8"));
+    expect(saved[remote].tokens.scope.split(" ")).not.toContain("bmad:write"); // a pull asks to read only
+
+    const created = await call("bmad-project", { action: "create", name: PROJECT, answers: { core: { user_name: "Ada", communication_language: "French" } } });
+    expect(created.isError, created.text).toBe(false);
+    const root = `bmad://projects/${PROJECT}`;
+    for (const line of [
+      `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/${RUN} --field topic="Todo app"`,
+      `uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/${RUN} --type decision --text "web first; mobile later"`,
+    ]) {
+      const ran = await call("bmad-run", { command: line });
+      expect(ran.structured.exit_code, ran.text).toBe(0);
+    }
+    expect((await files({ action: "write", path: PRD, content: "---\ntitle: Todo\nstatus: draft\n---\n# Todo PRD\n" })).isError).toBe(false);
+  }, 60_000);
+
+  it("pulls every file byte for byte, and BMAD's own Python works on the pulled tree", async () => {
+    const listed = (await files({ action: "list" })).structured as { total: number; files: Array<{ path: string }> };
+    const out = await sync("pull", dir);
+    expect(out.stderr, out.stderr).not.toMatch(/sign in to/); // the saved sign-in
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain(`added    ${PRD}\n`);
+    expect(out.stdout).toContain(`added    _bmad/config.toml\n`);
+    expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${listed.total} added, 0 updated, 0 deleted, 0 unchanged.`);
+    for (const { path } of listed.files) expect(readFileSync(local(path), "utf8"), path).toBe(await remoteText(path));
+    const state = JSON.parse(readFileSync(local(".bmad-mcp/sync.json"), "utf8"));
+    expect(state).toMatchObject({ format: 1, remote, project: PROJECT });
+    expect(state.files).toHaveLength(listed.total);
+
+    const appended = await python(dir, ["_bmad/scripts/memlog.py", "append", "--workspace", local(RUN), "--type", "event", "--text", "pulled to a laptop"]);
+    expect(appended.code, appended.stderr).toBe(0);
+    expect(readFileSync(local(MEMLOG), "utf8")).toMatch(/topic: Todo app[\s\S]*- \(decision\) web first; mobile later\n- \(event\) pulled to a laptop\n/);
+    const resolved = await python(dir, ["_bmad/scripts/resolve_config.py", "--project-root", dir, "--key", "core.user_name", "--key", "core.communication_language"]);
+    expect(resolved.code, resolved.stderr).toBe(0);
+    expect(JSON.parse(resolved.stdout)).toEqual({ "core.user_name": "Ada", "core.communication_language": "French" });
+
+    // Nothing new on the remote: the change Python made here is kept for push.
+    const again = await sync("pull", dir);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`kept     ${MEMLOG} (changed here; push sends it)`);
+    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${listed.total - 1} unchanged, 1 local change kept.`);
+  }, 60_000);
+
+  it("asks once, on the first push, for the right to write", async () => {
+    const first = await sync("push", dir);
+    expect(first.stderr).toMatch(/sign in to \S+ in your browser: \S+[?&]scope=[^&]*bmad%3Awrite/);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain(`updated  ${MEMLOG} (now version 3)\n`); // what Python appended here
+    expect(await remoteText(MEMLOG)).toContain("- (event) pulled to a laptop\n");
+    const again = await sync("push", dir);
+    expect(again.stderr).not.toMatch(/sign in to/);
+    expect(again.stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
+  }, 60_000);
+
+  it("pushes local changes as new versions, and new files only from the workspace's folders", async () => {
+    writeFileSync(local(PRD), "---\ntitle: Todo\nstatus: final\n---\n# Todo PRD\n\n## FR-1 Add a todo\n");
+    writeFileSync(local(`${RUN}/notes.md`), "Ask about sync.\n");
+    mkdirSync(local("src"));
+    writeFileSync(local("src/app.ts"), "export {};\n"); // the repository's code: stays local
+    const out = await sync("push", dir);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain(`added    ${RUN}/notes.md (now version 1)\n`);
+    expect(out.stdout).toContain(`updated  ${PRD} (now version 2)\n`);
+    expect(out.stdout).toMatch(/: 1 added, 1 updated, 0 deleted, \d+ unchanged\.\n$/);
+
+    expect(await remoteText(PRD)).toContain("## FR-1 Add a todo");
+    const history = await files({ action: "history", path: PRD });
+    expect(history.structured.versions.map((v: { version: number; op: string }) => `${v.version} ${v.op}`)).toEqual(["2 write", "1 write"]);
+    expect((await files({ action: "read", path: "src/app.ts" })).isError).toBe(true);
+  }, 60_000);
+
+  it("refuses to overwrite a change made on the other side, both ways, until --force", async () => {
+    expect((await files({ action: "write", path: PRD, content: "remote edit\n" })).isError).toBe(false); // version 3
+    writeFileSync(local(PRD), "local edit\n");
+    writeFileSync(local(`${RUN}/notes.md`), "Ask about sync. And offline.\n");
+
+    const pushed = await sync("push", dir);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stderr).toContain("Nothing was sent");
+    expect(pushed.stderr).toContain(`  ${PRD}: changed here, and changed on the remote since the pull (version 2 -> 3).\n    fix: get the remote's with bmad-mcp pull`);
+    expect(pushed.stderr).toContain("--force");
+    expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync.\n"); // all or nothing: the other change was not sent
+
+    const pulled = await sync("pull", dir);
+    expect(pulled.code).toBe(1);
+    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: bmad-mcp pull`);
+    expect(readFileSync(local(PRD), "utf8")).toBe("local edit\n");
+
+    const forced = await sync("push", dir, "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`updated  ${PRD} (now version 4)`);
+    expect(await remoteText(PRD)).toBe("local edit\n");
+    expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync. And offline.\n");
+
+    expect((await files({ action: "write", path: PRD, content: "remote wins\n" })).isError).toBe(false);
+    writeFileSync(local(PRD), "local loses\n");
+    expect((await sync("pull", dir)).code).toBe(1);
+    const forcedPull = await sync("pull", dir, "--force");
+    expect(forcedPull.code, forcedPull.stderr).toBe(0);
+    expect(forcedPull.stdout).toContain(`updated  ${PRD}\n`);
+    expect(readFileSync(local(PRD), "utf8")).toBe("remote wins\n");
+  }, 60_000);
+
+  it("deletes on the remote what was deleted here, and here what was deleted on the remote", async () => {
+    rmSync(local(`${RUN}/notes.md`));
+    const pushed = await sync("push", dir);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain(`deleted  ${RUN}/notes.md (bmad-files restore brings it back)`);
+    const history = await files({ action: "history", path: `${RUN}/notes.md` });
+    expect(history.structured.versions[0].op).toBe("delete");
+
+    expect((await files({ action: "delete", path: PRD })).isError).toBe(false);
+    const pulled = await sync("pull", dir);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`deleted  ${PRD}\n`);
+    expect(existsSync(local(PRD))).toBe(false);
+  }, 60_000);
+
+  it("pulls a config file as served, without its secret-looking keys, and never pushes it back", async () => {
+    const custom = "_bmad/custom/config.toml";
+    expect((await files({ action: "write", path: custom, content: '[core]\napi_key = "s3cret"\nuser_name = "Ada L."\n' })).isError).toBe(false);
+    const pulled = await sync("pull", dir);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`updated  ${custom} (served altered: secret-looking keys removed; push leaves it alone)`);
+    const served = readFileSync(local(custom), "utf8");
+    expect(served).toContain('user_name = "Ada L."');
+    expect(served).not.toContain("s3cret");
+    expect((await sync("push", dir)).stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
+
+    writeFileSync(local(custom), `${served}communication_language = "German"\n`);
+    const pushed = await sync("push", dir);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stderr).toContain(`  ${custom}: changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them.\n    fix: restore the pulled copy`);
+    expect((await files({ action: "history", path: custom })).structured.versions[0].version).toBe(2); // untouched
+  }, 60_000);
+
+  it("refuses a broken state file, another project's folder, and files it did not pull, until --force", async () => {
+    const other = await cli(["pull", "--remote", remote, "--project", "another", "--dir", dir]);
+    expect(other.code).toBe(1);
+    expect(other.stderr).toContain(`${dir} holds a pull of "${PROJECT}" from ${remote}, not of "another"`);
+
+    const fresh = join(tmp.dir, "fresh");
+    mkdirSync(join(fresh, "_bmad"), { recursive: true });
+    writeFileSync(join(fresh, "_bmad/config.toml"), "# mine\n");
+    const refused = await sync("pull", fresh);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\n  _bmad\/config\.toml: exists here but was not pulled, and differs from the remote's version 1\.\n    fix: move yours aside and pull, or let the remote's overwrite it: bmad-mcp pull .* --force\.\n/);
+    expect(readdirSync(fresh)).toEqual(["_bmad"]);
+    const forced = await sync("pull", fresh, "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(fresh, "_bmad/config.toml"), "utf8")).toBe(await remoteText("_bmad/config.toml"));
+
+    writeFileSync(join(fresh, ".bmad-mcp/sync.json"), '{"format": 1, "remote": "x", "project": "todo", "files": [{"path": "a", "version": 0}]}');
+    const broken = await sync("pull", fresh);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/\.bmad-mcp\/sync\.json is not a state file bmad-mcp wrote \(files\.0\.version: .*\)\. Delete it and pull again/);
+  }, 60_000);
+
+  it("refuses to write through a folder that links out of the directory", async () => {
+    const outside = join(tmp.dir, "outside");
+    const linked = join(tmp.dir, "linked");
+    mkdirSync(outside);
+    mkdirSync(linked);
+    symlinkSync(outside, join(linked, "_bmad"));
+    const out = await sync("pull", linked);
+    expect(out.code).toBe(1);
+    expect(out.stderr).toContain("Nothing was changed: these files are in the way.");
+    expect(out.stderr).toMatch(/\n  _bmad\/config\.toml: _bmad leads outside the project \(\S+\) through a symlink, to \S+outside; refused\. Replace the link/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readdirSync(linked)).toEqual(["_bmad"]);
+  }, 60_000);
+});
+
+/** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
+ *  1,000 a listing), and with whatever paths it is given: a hostile one. */
+async function startFake(paths: string[]): Promise<string> {
+  const sorted = [...paths].sort();
+  const answer = (args: Record<string, unknown>) => {
+    const path = String(args.path ?? "**");
+    if (args.action === "list") {
+      const glob = compileGlob(path);
+      const matching = glob.ok ? sorted.filter((p) => glob.glob.test(p)) : [];
+      const shown = matching.slice(0, 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
+      return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
+    }
+    const content = `${path}\n`;
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
+  };
+  hostile?.close();
+  hostile = createServer(async (req, res) => {
+    const server = new Server({ name: "fake", version: "1.0.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "bmad-files", inputSchema: { type: "object" } }] }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => answer(request.params.arguments ?? {}));
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((ok) => hostile!.listen(0, "127.0.0.1", ok));
+  return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/mcp`;
+}
+
+const fakeDir = () => join(tmp.dir, `fake-${readdirSync(tmp.dir).length}`);
+const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, "0")}.md`);
+
+it("pulls more files than one listing shows, folder by folder", async () => {
+  const paths = [...numbered("a/", 600), ...numbered("b/c/", 401), "root.md"];
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(paths), "--project", "big", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain(": 1002 added, 0 updated, 0 deleted, 0 unchanged.");
+  expect(readFileSync(join(target, "b/c/0400.md"), "utf8")).toBe("b/c/0400.md\n");
+}, 60_000);
+
+it("stops, writing nothing, when the listings cannot show every file", async () => {
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake([...numbered("a/x/", 1000), "b/late.md"]), "--project", "big", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain('The remote lists 1001 files under "/" but shows only 1000 (at most 1,000 at a time)');
+  expect(readdirSync(target)).toEqual([]);
+}, 60_000);
+
+it.each([
+  ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
+  ["docs/../../escape.md", /contains "\.\."/],
+  ["/tmp/escape.md", /is absolute/],
+  [".git/hooks/pre-commit", /inside a \.git folder/],
+  ["docs/.GIT/config", /inside a \.git folder/],
+  [".bmad-mcp/sync.json", /where bmad-mcp keeps what it pulled/],
+])("refuses a hostile remote's path %s and writes nothing", async (path, message) => {
+  const url = await startFake(["ok.md", path]);
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", url, "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toMatch(message);
+  expect(out.stderr).toContain("cannot be pulled");
+  expect(readdirSync(target)).toEqual([]);
+  expect(existsSync(join(tmp.dir, "escape.md"))).toBe(false);
+}, 30_000);
+
+it("prints its usage with --help, and refuses unknown options with it", async () => {
+  const help = await cli(["pull", "--help"]);
+  expect(help.code).toBe(0);
+  expect(help.stdout).toMatch(/^Usage: bmad-mcp pull --remote URL --project NAME \[--dir DIR\] \[--force\]/);
+  expect(help.stdout).toContain(".bmad-mcp/sync.json");
+  const bad = await cli(["push", "--remote", "https://example.com/mcp"]);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toContain("bmad-mcp push: --remote and --project are required.");
+  const plain = await cli(["pull", "--remote", "http://example.com/mcp", "--project", "x"]);
+  expect(plain.code).toBe(2);
+  expect(plain.stderr).toContain("use https");
+});
