@@ -120,6 +120,13 @@ describe("remember_structured and recall_structured on the bridge", () => {
     expect(out.structured.hits).toEqual([]);
   });
 
+  it("is named in every rendered skill, so a workflow's \"remember this\" has somewhere to go", async () => {
+    const { call } = await open(project("rendered"));
+    const prd = await call("bmad", { command: "*prd" });
+    expect(prd.text).toContain("## Running this skill here");
+    expect(prd.text).toMatch(/Project memory: to remember a decision or learning, remember_structured; to check past failures or earlier decisions, get_failure_museum and recall_structured/);
+  });
+
   it("is a toolset a connection chooses: without it the tools say how to add it", async () => {
     const { call } = await open(project("no-memory"), { args: [] });
     const out = await call("remember_structured", { type: "decisions", agent: "dev", text: "x" }).catch((e: Error) => ({ isError: true, text: e.message, structured: {} }));
