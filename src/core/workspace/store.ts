@@ -37,6 +37,9 @@ export interface FileEntry {
   author: string;
 }
 
+/** A file as a listing shows it. */
+export type ListedFile = Pick<FileEntry, "path" | "version" | "size">;
+
 export interface FileContent extends FileEntry {
   data: Uint8Array;
 }
@@ -70,7 +73,7 @@ export interface WorkspaceFiles {
   /** Newest first. */
   history(path: string): Promise<WsResult<VersionEntry[]>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
-  list(glob?: string): Promise<WsResult<FileEntry[]>>;
+  list(glob?: string): Promise<WsResult<ListedFile[]>>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
   stat(path: string): Promise<WsResult<"file" | "dir" | "missing">>;
   /** Names of a directory's direct children ("" for the root). */
