@@ -54,7 +54,7 @@ export const bmadTaskTool = defineTool({
     claude_result: result("Claude"),
     codex_result: result("Codex"),
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
-    project: z.string().max(100).optional().describe("Workspace to save artifacts in too, at .claude/specs/{task}/ (start)"),
+    project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
