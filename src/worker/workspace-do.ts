@@ -26,7 +26,7 @@ export function shownHandle(handle: string): string {
 }
 
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
-export type DoError = WsError | { ok: false; kind: "no_project"; error: string };
+export type DoError = WsError;
 export type DoResult<T> = { ok: true; value: T } | DoError;
 
 interface Meta {

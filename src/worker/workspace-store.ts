@@ -108,7 +108,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   private async notFound(ref: string): Promise<WsError> {
     const refs = (await this.projects()).map((p) => p.project);
     const hint = refs.length ? suggestion(closest(ref, refs, 3)) : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
-    return { ok: false, kind: "not_found", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
+    return { ok: false, kind: "no_project", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
   }
 
   /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
@@ -116,7 +116,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   private async on<T>(ref: string, rpc: (stub: Stub) => Promise<unknown>): Promise<WsResult<T>> {
     const op = async (stub: Stub) => (await rpc(stub)) as DoResult<T>;
     const parsed = parseProjectRef(ref);
-    if (!parsed.ok) return { ok: false, kind: "not_found", error: parsed.error };
+    if (!parsed.ok) return { ok: false, kind: "no_project", error: parsed.error };
     const { name, tag } = parsed.value;
     if (!tag || tag === ownerTag(this.caller.id)) {
       const out = await op(this.project(this.caller.id, name));

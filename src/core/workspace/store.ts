@@ -6,7 +6,8 @@ import type { InstallerAnswers } from "./installer.js";
 export type Access = "owner" | "write" | "read";
 export type ShareAccess = "read" | "write" | "none";
 
-export type WsError = { ok: false; kind: "not_found" | "conflict" | "limit" | "denied" | "invalid"; error: string };
+/** `no_project`: the caller can see no project by that name, in the same words whether or not one exists. */
+export type WsError = { ok: false; kind: "no_project" | "not_found" | "conflict" | "limit" | "denied" | "invalid"; error: string };
 export type WsResult<T> = { ok: true; value: T } | WsError;
 
 export interface ProjectSummary {
