@@ -50,7 +50,7 @@ const bytes = (value: SqlStorageValue): Uint8Array => (value instanceof ArrayBuf
 export class WorkspaceProject extends DurableObject<Env> {
   private readonly sql: SqlStorage;
   private ready: boolean;
-  /** Read on the first listing, then kept in step with every change (dropped if a change fails part way). */
+  /** Read on first use, then kept in step with every change (dropped if a change fails part way): see current(). */
   private listing?: FileListing;
   /** Content bytes kept across all versions before the oldest earlier versions are pruned (a field so tests can lower it). */
   historyCap = MAX_HISTORY_BYTES;
@@ -91,9 +91,14 @@ export class WorkspaceProject extends DurableObject<Env> {
     return this.sql.exec<FileEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
   }
 
+  /** The current files, read once, then kept in step with every change. */
+  private current(): FileListing {
+    return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
+  }
+
   private totals(): { files: number; bytes: number } {
-    const row = this.sql.exec<{ files: number; bytes: number }>("SELECT COUNT(*) AS files, COALESCE(SUM(size), 0) AS bytes FROM files").one();
-    return { files: row.files, bytes: row.bytes };
+    const files = this.current();
+    return { files: files.count, bytes: files.bytes };
   }
 
   private content(path: string, version: number): Uint8Array {
@@ -148,6 +153,7 @@ export class WorkspaceProject extends DurableObject<Env> {
   /** Past the history cap, the oldest earlier versions lose their content; heads never do. */
   private prune(): void {
     let stored = this.meta()!.history_bytes;
+    if (stored <= this.historyCap) return;
     while (stored > this.historyCap) {
       const rows = this.sql
         .exec<{ rowid: number; size: number }>(
@@ -302,8 +308,7 @@ export class WorkspaceProject extends DurableObject<Env> {
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray());
-    return { ok: true, value: this.listing.match(compiled.glob) };
+    return { ok: true, value: this.current().match(compiled.glob) };
   }
 
   stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {

@@ -1,5 +1,6 @@
 // A project's current files (path, version, size), kept in its Durable Object's memory between calls and
-// updated with each change, so listing a thousand files reads no rows. Sorted by path (JavaScript order).
+// updated with each change, so listing a thousand files, or checking a write against the project's limits,
+// reads no rows. Sorted by path (JavaScript order).
 import type { Glob } from "../core/catalog/glob.js";
 import type { ListedFile } from "../core/workspace/store.js";
 
@@ -12,9 +13,16 @@ export interface ListingColumns {
 
 export class FileListing {
   private readonly files: ListedFile[];
+  /** Their sizes added up. */
+  bytes = 0;
 
   constructor(rows: ListedFile[]) {
     this.files = rows.map(({ path, version, size }) => ({ path, version, size })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const f of this.files) this.bytes += f.size;
+  }
+
+  get count(): number {
+    return this.files.length;
   }
 
   /** Where `path` is, or where it would go. */
@@ -33,8 +41,11 @@ export class FileListing {
   set(path: string, entry: ListedFile | undefined): void {
     const i = this.find(path);
     const present = this.files[i]?.path === path;
-    if (entry) this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });
-    else if (present) this.files.splice(i, 1);
+    if (present) this.bytes -= this.files[i]!.size;
+    if (entry) {
+      this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });
+      this.bytes += entry.size;
+    } else if (present) this.files.splice(i, 1);
   }
 
   match(glob: Glob): ListingColumns {

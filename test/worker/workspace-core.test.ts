@@ -111,10 +111,17 @@ describe("on the Durable Object", () => {
     expect((await ada.files({ action: "read", project, path: "churn.md", version: 4 })).text).toContain("d".repeat(1024));
   });
 
-  it("lists exactly the files its table holds after writes, deletes, restores, refusals and a restart", async () => {
+  it("lists and counts exactly the files its table holds after writes, deletes, restores, refusals and a restart", async () => {
     const table = () =>
-      runInDurableObject(stub(), (_: WorkspaceProject, state) => state.storage.sql.exec<{ path: string; version: number; size: number }>("SELECT path, version, size FROM files").toArray().map((r) => `${r.path} v${r.version} ${r.size} B`).sort());
-    const listed = async () => ((await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size: number }>).map((f) => `${f.path} v${f.version} ${f.size} B`).sort();
+      runInDurableObject(stub(), (_: WorkspaceProject, state) => {
+        const rows = state.storage.sql.exec<{ path: string; version: number; size: number }>("SELECT path, version, size FROM files").toArray();
+        return [...rows.map((r) => `${r.path} v${r.version} ${r.size} B`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
+      });
+    const listed = async () => {
+      const files = (await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size: number }>;
+      const info = (await ada.project({ action: "config", name: project })).structured;
+      return [...files.map((f) => `${f.path} v${f.version} ${f.size} B`).sort(), `${info.files} files, ${info.bytes} bytes`];
+    };
     expect(await listed()).toEqual(await table()); // the first listing reads the table
     const steps: Array<Record<string, unknown>> = [
       { action: "write", path: "keep/b.md", content: "bb" },
