@@ -45,6 +45,7 @@ export const SESSION_STATE = z.object({
   task_name: z.string().regex(TASK_NAME),
   objective: z.string(),
   owner: z.string(),
+  project: z.string().max(200).optional(),
   current_stage: z.enum(STAGES),
   current_state: z.enum(STATES),
   // Exactly the pipeline's stages, each required: a lookup by current_stage always finds its own record.

@@ -5,6 +5,8 @@ import { lookupTable, type SessionState } from "./session.js";
 export interface SessionView {
   session_id: string;
   task_name: string;
+  /** The workspace its artifacts are also saved in. */
+  project?: string;
   current_stage: string;
   current_state: string;
   requires_user_confirmation: boolean;
@@ -60,6 +62,7 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
   return {
     session_id: s.session_id,
     task_name: s.task_name,
+    ...(s.project ? { project: s.project } : {}),
     current_stage: s.current_stage,
     current_state: s.current_state,
     requires_user_confirmation: s.current_state !== "completed",

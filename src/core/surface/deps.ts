@@ -32,8 +32,9 @@ export interface SurfaceDeps {
   sessions?: SessionStore;
   project?: ProjectFiles;
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
-   *  (its project directory; `project` is ignored); the remote has one per workspace, by name. */
-  runtime?: (project: string | undefined) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
+   *  (its project directory; `project` is ignored); the remote has one per workspace, by name, checked first
+   *  unless `lazy` (then the runtime's `refused` tells whether a file call found no such project). */
+  runtime?: (project: string | undefined, options?: { lazy?: boolean }) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
   /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
   workspaces?: WorkspaceStore;
   /** Awaited before each request, e.g. to finish reloading edited project files. */

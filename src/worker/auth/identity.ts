@@ -3,6 +3,8 @@ import { z } from "zod";
 
 export interface Identity {
   subject: string;
+  /** The GitHub login, from GitHub sign-in only. */
+  login?: string;
   email?: string;
   emailVerified?: boolean;
   name?: string;
@@ -13,6 +15,8 @@ export interface Identity {
 export const PropsSchema = z.object({
   userId: z.string().min(1).max(300),
   upstream: z.enum(["local", "oidc", "github"]),
+  /** GitHub sign-in's login (as GitHub spells it): workspace shares to `github:<login>` apply to it. */
+  login: z.string().max(100).optional(),
   email: z.string().max(320).optional(),
   /** As the upstream said; workspace shares by email apply only to emails it vouched for. */
   emailVerified: z.boolean().optional(),

@@ -32,7 +32,8 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const parsed = parseCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
   if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
-  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1]);
+  // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
+  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1], { lazy: true });
   if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
   const runtime = found.runtime;
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
@@ -57,7 +58,8 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const port = SHARED_SCRIPTS.get(name);
   if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
     const result = await port(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
-    return answer(runtime, name, result);
+    const refused = runtime.refused?.();
+    return refused ? fail(refused) : answer(runtime, name, result);
   }
   if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
