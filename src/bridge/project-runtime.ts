@@ -2,7 +2,7 @@
 // scripts work on its files (confined to it), BMAD's own files are mounted read-only beside it, and a
 // skill's own Python scripts run for real, bounded in time and killed with everything they started.
 import { existsSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, relative, resolve } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
@@ -82,7 +82,10 @@ async function materialise(reader: BundleReader, fsScript: string): Promise<stri
     const target = join(base, p);
     if (existsSync(target) && statSync(target).size === catalog.file(p)!.size) continue;
     await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, await reader.readText(catalog.file(p)!));
+    // Another bridge may be running the same skill: a file appears whole or not at all.
+    const part = `${target}.${process.pid}.part`;
+    await writeFile(part, await reader.readText(catalog.file(p)!));
+    await rename(part, target);
   }
   return join(base, path);
 }

@@ -4,7 +4,8 @@ import { createHash } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker } from "./helpers";
 import { authorize, register, signIn } from "../../scripts/oauth-client.js";
 
 const ORG = "bmad-org";
@@ -47,7 +48,7 @@ function startGitHub(): Promise<void> {
 beforeAll(async () => {
   await startGitHub();
   githubUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
-  worker = await startLocalWorker({
+  worker = await localWorker({
     bindings: { AUTH_UPSTREAM: "github", GITHUB_CLIENT_ID: "gh-client", GITHUB_CLIENT_SECRET: "gh-secret", GITHUB_URL: githubUrl, GITHUB_API_URL: githubUrl, ALLOWED_GITHUB_ORG: ORG },
   });
 }, 120_000);
