@@ -9,8 +9,9 @@ import { compileGlob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
-import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
+import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
+import type { Failure } from "../core/result.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -20,8 +21,8 @@ export interface Caller {
 }
 
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
-export type DoError = WsError | { ok: false; kind: "no_project"; error: string };
-export type DoResult<T> = { ok: true; value: T } | DoError;
+export type DoError = WsError | Failure<{ kind: "no_project" }>;
+export type DoResult<T> = WsResult<T> | Failure<{ kind: "no_project" }>;
 
 interface Meta {
   owner: string;

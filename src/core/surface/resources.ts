@@ -9,8 +9,9 @@ import { RESOURCE } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
 import { renderRecord } from "./render.js";
+import type { Result } from "../result.js";
 
-export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string };
+export type ReadOutcome = Result<{ uri: string; mimeType: string; text: string }>;
 
 export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
   const { reader } = deps;

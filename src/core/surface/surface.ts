@@ -1,6 +1,6 @@
 // Per-bundle, per-toolset-selection data computed once (tool listings, JSON Schemas, prompt names)
 // so that a fresh server per request only wires handlers.
-import type { GetPromptResult } from "@modelcontextprotocol/server";
+import type { GetPromptResult, ListToolsResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
 import { contractTools } from "./tools/contracts.tools.js";
@@ -21,7 +21,7 @@ export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTool
 export interface Surface {
   tools: Map<string, ToolDef>;
   /** tools/list's result, frozen: the same object on every call (the stdio bridge encodes it once). */
-  toolsResult: { tools: Array<Record<string, unknown>> };
+  toolsResult: ListToolsResult;
   prompts: Map<string, PromptEntry>;
   promptList: Array<PromptEntry["listing"]>;
   /** prompts/get results without a message, frozen: the bundle is immutable, so each renders once. */
