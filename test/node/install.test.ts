@@ -1,5 +1,5 @@
-// The README's set-up on a fresh clone: `npm ci` accepts the lock file on every platform, and on the
-// system's Node (20 in CI) it prints no warnings the user cannot act on.
+// The README's set-up on a fresh clone: two commands, which .ci/run runs; `npm ci` accepts the lock file on
+// every platform, and on the system's Node (20 in CI) it prints no warnings the user cannot act on.
 import { execFile } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -24,6 +24,15 @@ async function npmCiDry(): Promise<{ code: number; output: string }> {
   );
   return done;
 }
+
+it("says how to start in two commands, one that sets up and serves and one that tests, as .ci/run runs them", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  const section = readme.split("\n## Two commands\n")[1]!.split("\n## ")[0]!;
+  const commands = section.split("```sh\n")[1]!.split("```")[0]!.trim().split("\n").map((line) => line.split("#")[0]!.trim());
+  expect(commands).toEqual(["npm ci && npm run dev", "npm test"]);
+  const ci = readFileSync(join(ROOT, ".ci/run"), "utf8").split("\n").filter((line) => line && !line.startsWith("#"));
+  expect(ci.slice(-2)).toEqual(["npm ci", "npm test"]);
+});
 
 it("locks every platform's optional packages, so npm ci works on macOS and Windows too", () => {
   const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8"));
