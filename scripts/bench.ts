@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
+import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { buildBundle } from "./bundle/build.js";
 import { manifestBytes } from "./bundle/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
@@ -184,6 +185,7 @@ async function main(): Promise<void> {
 
   // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
   printBridge(await benchBridge());
+  if (!printDevStarts(await benchDevStarts())) process.exitCode = 1;
 }
 
 await main();

@@ -3,6 +3,7 @@
 // --ip (127.0.0.1) and --persist-to (.wrangler/state) are read here too. Once /healthz answers, it prints the
 // MCP URL and how to get a token. However it ends, wrangler and everything wrangler started are stopped.
 import { spawn } from "node:child_process";
+import module from "node:module";
 import { resolve } from "node:path";
 import { wranglerCommand } from "./wrangler";
 
@@ -70,13 +71,16 @@ async function main(): Promise<number> {
     console.error(`Something already answers on ${origin}: stop it, or pick another port (npm run dev -- --port 8788).`);
     return 1;
   }
-  // Loaded here, not at the top: --help and the argument parsing stay light.
+  // Loaded here, not at the top: --help and the argument parsing stay light. Miniflare is 14 MB of JavaScript:
+  // Node's compile cache makes loading it on the next start about twice as fast.
+  if ("enableCompileCache" in module && typeof module.enableCompileCache === "function") module.enableCompileCache();
   const [{ buildBundle }, { uploadBundle }] = await Promise.all([import("./bundle/build"), import("./upload-bundle")]);
   if (!args.keepBundle) {
     const built = await buildBundle({ sources: [], outDir: resolve(ROOT, "bmad-bundle") });
     console.log(`bundle ${built.manifest.id.slice(0, 12)}: ${built.manifest.files.length} files (${built.ms} ms)`);
   }
   await uploadBundle({ target: "local", dir: resolve(ROOT, "bmad-bundle"), persistTo: args.persistTo });
+  const prepared = performance.now();
 
   const { node, entry, env } = wranglerCommand();
   // Its own process group, so that stopping it reaches workerd too; no stdin, so it never waits on the terminal.
@@ -103,7 +107,9 @@ async function main(): Promise<number> {
   while (exited === undefined && !(await answers(`${origin}/healthz`, 30_000))) await new Promise((r) => setTimeout(r, 200));
   if (exited === undefined) {
     const token = args.port === 8787 ? "npm run token" : `npm run token -- --port ${args.port}`;
-    console.log(`\nbmad-mcp is ready in ${((performance.now() - started) / 1000).toFixed(1)} s: ${origin}/mcp`);
+    const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
+    const now = performance.now();
+    console.log(`\nbmad-mcp is ready in ${s(started, now)} (bundle and upload ${s(started, prepared)}, wrangler dev ${s(prepared, now)}): ${origin}/mcp`);
     console.log(`  Add that URL to your MCP client and sign in on the local consent page, or get a token: ${token}\n`);
   }
   return gone;
