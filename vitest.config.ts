@@ -1,6 +1,6 @@
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
-import node from "./vitest.node.config";
-import workerd from "./vitest.worker.config";
+import node from "./vitest.node.config.ts";
+import workerd from "./vitest.worker.config.ts";
 
 // `npm test`: both suites in one run, their files side by side. Files that hold a tight time budget (a hostile
 // glob within 100 ms, a bundle build within 3 s, a timed-out contract answered within 1.5 s of its limit) run
