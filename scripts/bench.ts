@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
+import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
 import { buildBundle } from "../src/compiler/build.js";
 import { manifestBytes } from "../src/compiler/manifest.js";
@@ -207,6 +208,7 @@ async function main(): Promise<void> {
   // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
   if (!ONLY.length) {
     printBridge(await benchBridge());
+    if (!printDevStarts(await benchDevStarts())) process.exitCode = 1;
     // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
     if (!printDeploy(await checkDeploy())) process.exitCode = 1;
   }

@@ -9,7 +9,7 @@ import { compileGlob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
-import type { Access, FileContent, FileEntry, ListedFile, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
+import type { Access, FileContent, FileEntry, ListedFile, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing, type ListingColumns } from "./workspace-listing.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
@@ -26,7 +26,7 @@ export function shownHandle(handle: string): string {
 
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
 export type DoError = WsError;
-export type DoResult<T> = { ok: true; value: T } | DoError;
+export type DoResult<T> = WsResult<T>;
 
 interface Meta {
   owner: string;

@@ -12,6 +12,7 @@ import type { Env } from "./env.js";
 import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import type { ReceivedShare } from "./workspace-index-do.js";
+import type { Result } from "../core/result.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
 
@@ -40,7 +41,7 @@ export function workspaceCaller(who: SignedIn): Caller {
 }
 
 /** What `with` names: `github:<login>` (a GitHub login, any case), an email address, or a user id as sign-in knows it. */
-export function shareHandle(withWho: string): { ok: true; handle: string } | { ok: false; error: string } {
+export function shareHandle(withWho: string): Result<{ handle: string }> {
   const who = withWho.trim();
   if (/^github:/i.test(who)) {
     const login = who.slice("github:".length);

@@ -1,7 +1,8 @@
 // Sign-in through GitHub, against a stand-in GitHub run by the test (same endpoints and shapes as
 // github.com and api.github.com): PKCE is checked, org membership decides access.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker } from "./helpers";
 import { authorize, register, signIn } from "../../scripts/oauth-client.js";
 import { githubBindings, OCTOCAT, startGitHub, type GitHubStandIn } from "../support/github.js";
 
@@ -10,7 +11,7 @@ let worker: LocalWorker;
 
 beforeAll(async () => {
   github = await startGitHub();
-  worker = await startLocalWorker({ bindings: githubBindings(github) });
+  worker = await localWorker({ bindings: githubBindings(github) });
 }, 120_000);
 afterAll(async () => {
   await worker?.dispose();

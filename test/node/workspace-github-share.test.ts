@@ -4,10 +4,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { githubBindings, startGitHub, type GitHubStandIn, type GitHubUser } from "../support/github.js";
+import { localWorker } from "./helpers.js";
 
 const member = (id: number, login: string, email?: string): GitHubUser => ({ id, login, emails: email ? [{ email, primary: true, verified: true }] : [], member: true });
 // The grantee has no verified email: their login is all a share can name them by.
@@ -40,7 +41,7 @@ async function call(user: GitHubUser, tool: string, args: Record<string, unknown
 
 beforeAll(async () => {
   github = await startGitHub();
-  worker = await startLocalWorker({ bindings: githubBindings(github) });
+  worker = await localWorker({ bindings: githubBindings(github) });
   expect((await call(OWNER, TOOL.bmadProject, { action: "create", name: "team-app" })).isError).toBe(false);
   await call(OWNER, TOOL.bmadFiles, { action: "write", project: "team-app", path: "docs/prd.md", content: "# PRD\n" });
 }, 120_000);

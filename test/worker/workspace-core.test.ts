@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // The runtime-free parts of workspaces (path and name checks, limits), the tools where there is no
 // workspace store (the bridge), history pruning, and BMAD's ported scripts running on a workspace.
 import { env } from "cloudflare:workers";

@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // Project workspaces through a real SDK client in workerd, signed in through the real OAuth flow: the
 // installer's files on create, versions, conflicts, odd paths, limits, and survival of a restart.
 import { env } from "cloudflare:workers";

@@ -1,6 +1,7 @@
 // Glob matching in linear time: the pattern is compiled to a list of steps and a path is matched by
 // walking every live step at once (a Thompson NFA), never by backtracking. `**************Q` costs what
 // `*Q` costs. Used wherever a caller's pattern meets many paths (bmad-resources list, workspace files).
+import type { Result } from "../result.js";
 
 export const MAX_GLOB_LENGTH = 256;
 export const MAX_GLOB_WILDCARDS = 32;
@@ -18,7 +19,7 @@ export interface Glob {
   test(path: string): boolean;
 }
 
-export type GlobCompile = { ok: true; glob: Glob } | { ok: false; error: string };
+export type GlobCompile = Result<{ glob: Glob }>;
 
 /** `**` any depth, `*` within a segment, `?` one character; everything else is literal. */
 export function compileGlob(pattern: string): GlobCompile {

@@ -2,6 +2,7 @@
 import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State } from "./session.js";
+import type { Result } from "../result.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 
@@ -16,9 +17,7 @@ export interface StoreContent {
   text: string;
 }
 
-export type Step =
-  | { ok: true; state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }
-  | { ok: false; error: string; kind: "conflict" | "invalid" };
+export type Step = Result<{ state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }, { kind: "conflict" | "invalid" }>;
 
 /** Which actions each state accepts (status always works). */
 export const ALLOWED: Readonly<Record<State, ActionName[]>> = lookupTable({

@@ -1,8 +1,9 @@
 // What sessions need from storage. The Worker implements it with Durable Objects, the bridge with files.
 import type { Action } from "./machine.js";
 import type { SessionState, SessionSummary, Subtask } from "./session.js";
+import type { Result } from "../result.js";
 
-export type Stored<T> = { ok: true; value: T } | { ok: false; kind: "not_found" | "conflict" | "invalid"; error: string };
+export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | "invalid" }>;
 
 export interface SessionStore {
   /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.

@@ -2,7 +2,8 @@
 import { enginesFor, stageSpec } from "./pipeline.js";
 import { lookupTable, type SessionState } from "./session.js";
 
-export interface SessionView {
+// A type, not an interface: it is structured content, a plain record of JSON values.
+export type SessionView = {
   session_id: string;
   task_name: string;
   /** The workspace its artifacts are also saved in. */
@@ -22,7 +23,7 @@ export interface SessionView {
   /** The queued sub-tasks (spawn_subagent_task), oldest first. */
   subtasks: Array<{ id: string; agent: string; task: string; status: string; output_key?: string }>;
   role_prompt?: string;
-}
+};
 
 const INTERACTION = lookupTable<SessionState["current_state"], string>({
   generating: "awaiting_generation",

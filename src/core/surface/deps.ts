@@ -4,6 +4,7 @@ import type { SessionStore } from "../delivery/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { WorkspaceStore } from "../workspace/store.js";
 import type { BundleReader } from "./reader.js";
+import type { Result } from "../result.js";
 
 export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
 export type ContextSection = (typeof CONTEXT_SECTIONS)[number];
@@ -20,8 +21,8 @@ export interface ContractRun {
 /** The project's files: only the bridge, which runs beside them, has this. */
 export interface ProjectFiles {
   /** `signal` aborts when the client cancels: the script and everything it started must be killed. */
-  runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<{ ok: true; value: ContractRun } | { ok: false; error: string }>;
-  projectContext(section: ContextSection): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }>;
+  runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<Result<{ value: ContractRun }>>;
+  projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>>;
 }
 
 export interface SurfaceDeps {
@@ -34,7 +35,7 @@ export interface SurfaceDeps {
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
    *  (its project directory; `project` is ignored); the remote has one per workspace, by name, checked first
    *  unless `lazy` (then the runtime's `refused` tells whether a file call found no such project). */
-  runtime?: (project: string | undefined, options?: { lazy?: boolean }) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
+  runtime?: (project: string | undefined, options?: { lazy?: boolean }) => Promise<Result<{ runtime: ProjectRuntime }>>;
   /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
   workspaces?: WorkspaceStore;
   /** Awaited before each request, e.g. to finish reloading edited project files. */

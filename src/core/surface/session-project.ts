@@ -5,11 +5,12 @@ import { specPath, type SessionState } from "../delivery/session.js";
 import { projectRootUri } from "../workspace/paths.js";
 import type { SurfaceDeps } from "./deps.js";
 import { TOOL } from "./names.js";
+import type { Result } from "../result.js";
 
 const SPECS = ".claude/specs";
 
 /** A project a session may save into: the caller can write it. Its task folders are names the session must not take. */
-export async function sessionProject(deps: SurfaceDeps, project: string): Promise<{ ok: true; taken: string[] } | { ok: false; error: string }> {
+export async function sessionProject(deps: SurfaceDeps, project: string): Promise<Result<{ taken: string[] }>> {
   if (!deps.workspaces) return { ok: false, error: `This endpoint has no project workspaces: start the session without "project".` };
   const info = await deps.workspaces.info(project);
   if (!info.ok) return info;

@@ -2,13 +2,14 @@
 // A store is bound to one caller; it resolves what they call a project (their own, or one shared with them)
 // and every answer about a project they cannot see is "not found", the same as for one that does not exist.
 import type { InstallerAnswers } from "./installer.js";
+import type { Failure, Result } from "../result.js";
 
 export type Access = "owner" | "write" | "read";
 export type ShareAccess = "read" | "write" | "none";
 
 /** `no_project`: the caller can see no project by that name, in the same words whether or not one exists. */
-export type WsError = { ok: false; kind: "no_project" | "not_found" | "conflict" | "limit" | "denied" | "invalid"; error: string };
-export type WsResult<T> = { ok: true; value: T } | WsError;
+export type WsError = Failure<{ kind: "no_project" | "not_found" | "conflict" | "limit" | "denied" | "invalid" }>;
+export type WsResult<T> = Result<{ value: T }, { kind: WsError["kind"] }>;
 
 export interface ProjectSummary {
   /** What to pass as `project`: the name, or `name@tag` for a shared project whose name the caller also uses. */

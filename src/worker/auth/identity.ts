@@ -1,4 +1,5 @@
 // Who signed in, as the upstream says; `subject` becomes the owner of sessions and project state.
+import type { OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { z } from "zod";
 
 export interface Identity {
@@ -45,4 +46,9 @@ export async function s256(verifier: string): Promise<string> {
 
 export function randomToken(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether the OAuth provider put what it validated on `ctx` (it does before calling the /mcp handler). */
+export function hasAuth(ctx: ExecutionContext): ctx is OAuthResourceContext<unknown> {
+  return "auth" in ctx && ctx.auth !== undefined;
 }

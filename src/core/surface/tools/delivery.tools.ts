@@ -31,7 +31,7 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
 export async function respond(deps: SurfaceDeps, state: SessionState, light = false, extra?: Record<string, string>): Promise<ToolOutcome> {
   const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
   const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined), ...extra };
-  return done(JSON.stringify(view), view as unknown as Record<string, unknown>);
+  return done(JSON.stringify(view), view);
 }
 
 export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>, light = false): Promise<ToolOutcome> {

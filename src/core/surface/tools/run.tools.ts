@@ -11,6 +11,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
+import type { Result } from "../../result.js";
 
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
 const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
@@ -95,7 +96,7 @@ function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: st
 }
 
 /** The one bundle skill folder holding `rel` (e.g. scripts/brain.py), as a bundle directory. */
-function uniqueSkillFor(reader: BundleReader, rel: string): { ok: true; dir: string } | { ok: false; error: string } {
+function uniqueSkillFor(reader: BundleReader, rel: string): Result<{ dir: string }> {
   const dirs = reader.catalog.paths.filter((p) => p.endsWith(`/${rel}`)).map((p) => p.slice(0, -rel.length - 1));
   const skills = dirs.filter((d) => reader.catalog.file(`${d}/SKILL.md`));
   if (skills.length === 1) return { ok: true, dir: skills[0]! };
