@@ -1,4 +1,4 @@
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -9,6 +9,8 @@ export default defineConfig({
     }),
   ],
   test: {
+    name: "workerd",
+    maxWorkers: 4, // as vitest.node.config.ts: the two suites then share one pool in npm test
     include: ["test/worker/**/*.test.ts"],
     globalSetup: ["test/worker/global-setup.ts"],
   },

@@ -25,10 +25,13 @@ function memory(i: number): { type: string; agent: string; text: string; tags: s
 
 /** Seeds a workspace of 1,000 and one of 10,000 memories; returns the ops to measure on each. A remember is of a
  *  new memory every call (the same one again would be the idempotent no-op), so each workspace grows a little. */
-export async function benchMemoryOps(rpc: Rpc, log: (line: string) => void): Promise<Op[]> {
+export async function benchMemoryOps(rpc: Rpc, wanted: (name: string) => boolean, log: (line: string) => void): Promise<Op[]> {
   const tool = (name: string, args: Record<string, unknown>) => rpc("tools/call", { name, arguments: args });
   const ops: Op[] = [];
   for (const size of [1_000, 10_000]) {
+    const label = size.toLocaleString("en-US");
+    // Seeded only when one of its rows is measured (BENCH_ROWS).
+    if (!wanted(`recall_structured @${label}`) && !wanted(`remember_structured @${label}`)) continue;
     const project = `bench-memory-${size}`;
     await tool("bmad-project", { action: "create", name: project });
     const started = performance.now();
@@ -36,7 +39,6 @@ export async function benchMemoryOps(rpc: Rpc, log: (line: string) => void): Pro
     log(`seeded ${size.toLocaleString("en-US")} memories in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     let asked = 0;
     let added = size;
-    const label = size.toLocaleString("en-US");
     ops.push(
       [`recall_structured @${label}`, () => tool("recall_structured", { project, query: set.queries[asked++ % set.queries.length]!.query, limit: 5 })],
       [`remember_structured @${label}`, () => tool("remember_structured", { project, ...memory(added++) })],

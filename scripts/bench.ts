@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, printBridge } from "./bench-bridge.js";
+import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { benchMemoryOps } from "./bench-memory.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
 import { buildBundle } from "../src/compiler/build.js";
@@ -15,6 +16,9 @@ const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 /** The read the skills rows are held to. */
 const SKILL_BASE = "resources/read bmad-prd SKILL.md";
 const WARMUP = 50;
+/** BENCH_ROWS=list,memlog: only the rows whose names contain one of these (beside the floor); skips the rest of the run. */
+const ONLY = (process.env.BENCH_ROWS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+const picked = ([name]: Op) => !ONLY.length || ONLY.some((part) => name.includes(part));
 
 interface Stats {
   median: number;
@@ -81,6 +85,33 @@ async function journey(url: URL): Promise<void> {
 
 const ms = (n: number) => `${n.toFixed(2)} ms`;
 
+/** bmad-task submit beside its own floor (each sample on a fresh session), whole sessions, and the SDK client's tools/list. */
+async function sessionRows(mcp: URL, floor: () => Promise<unknown>): Promise<{ submit: Stats; submitFloor: Stats; journey: Stats; sdkList: Stats }> {
+  // submit changes state: each sample gets a fresh session (started outside the timing), beside a floor call.
+  const submitSamples: number[] = [];
+  const floorSamples: number[] = [];
+  for (let i = 0; i < Math.min(CALLS, 500); i++) {
+    const { session_id } = await task(mcp, { action: "start", objective: `Bench submit ${i}` });
+    let t = performance.now();
+    await floor();
+    floorSamples.push(performance.now() - t);
+    t = performance.now();
+    await task(mcp, { action: "submit", session_id, claude_result: RESULT });
+    submitSamples.push(performance.now() - t);
+  }
+  const journeys: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const t = performance.now();
+    await journey(mcp);
+    journeys.push(performance.now() - t);
+  }
+  const client = new Client({ name: "bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(mcp, { fetch: withBearer(fetch, bearer) }));
+  const [[, sdkList]] = (await measure([["sdk", () => client.listTools()]], Math.min(CALLS, 300))) as [[string, Stats]];
+  await client.close();
+  return { submit: stats(submitSamples), submitFloor: stats(floorSamples), journey: stats(journeys), sdkList };
+}
+
 async function main(): Promise<void> {
   const build = await buildBundle({ sources: [], outDir: "bmad-bundle" });
   const manifestSize = manifestBytes(build.manifest).length;
@@ -139,44 +170,23 @@ async function main(): Promise<void> {
     ops.push(...workspaceOps);
     // Project memory (issue 14): recall and remember on workspaces of 1,000 and 10,000 memories (each <= 3x the floor).
     const memoryUrl = new URL("/mcp?toolsets=default,memory", worker.url);
-    const memoryOps = await benchMemoryOps((method, params) => call(memoryUrl, method, params), (line) => console.log(line));
+    const memoryOps = await benchMemoryOps((method, params) => call(memoryUrl, method, params), (name) => picked([name, floor]), (line) => console.log(line));
     ops.push(...memoryOps);
-    const rows = await measure([["floor GET /healthz", floor], ...ops]);
+    const chosen = ops.filter(picked);
+    const rows = await measure([["floor GET /healthz", floor], ...chosen]);
     const floorMedian = rows[0]![1].median;
 
-    // submit changes state: each sample gets a fresh session (started outside the timing), beside a floor call.
-    const submitSamples: number[] = [];
-    const submitFloor: number[] = [];
-    for (let i = 0; i < Math.min(CALLS, 500); i++) {
-      const { session_id } = await task(mcp, { action: "start", objective: `Bench submit ${i}` });
-      let t = performance.now();
-      await floor();
-      submitFloor.push(performance.now() - t);
-      t = performance.now();
-      await task(mcp, { action: "submit", session_id, claude_result: RESULT });
-      submitSamples.push(performance.now() - t);
-    }
-    const submit = stats(submitSamples);
-    const submitFloorStats = stats(submitFloor);
-    const journeys: number[] = [];
-    for (let i = 0; i < 30; i++) {
-      const t = performance.now();
-      await journey(mcp);
-      journeys.push(performance.now() - t);
-    }
-    const journeyStats = stats(journeys);
-
-    const client = new Client({ name: "bench", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(mcp, { fetch: withBearer(fetch, bearer) }));
-    const [[, sdkList]] = (await measure([["sdk", () => client.listTools()]], Math.min(CALLS, 300))) as [[string, Stats]];
-    await client.close();
+    const sessions = ONLY.length ? undefined : await sessionRows(mcp, floor);
 
     console.log(`\nBMAD MCP bench: ${CALLS} calls per op (round-robin, after ${WARMUP} warm-up calls each), raw JSON-RPC over HTTP to workerd (Miniflare API)\n`);
     console.log("op".padEnd(30) + "median".padStart(10) + "p95".padStart(10) + "p99".padStart(10) + "x floor".padStart(10));
     for (const [name, s] of rows) console.log(name.padEnd(30) + ms(s.median).padStart(10) + ms(s.p95).padStart(10) + ms(s.p99).padStart(10) + (s.median / floorMedian).toFixed(2).padStart(10));
-    console.log(`${"bmad-task submit".padEnd(30)}${ms(submit.median).padStart(10)}${ms(submit.p99).padStart(10)}${(submit.median / submitFloorStats.median).toFixed(2).padStart(10)}  (its own floor: ${ms(submitFloorStats.median)})`);
-    console.log(`${"SDK client tools/list".padEnd(30)}${ms(sdkList.median).padStart(10)}${ms(sdkList.p99).padStart(10)}`);
-    console.log(`${"six-stage session (19 calls)".padEnd(30)}${ms(journeyStats.median).padStart(10)}${ms(journeyStats.p99).padStart(10)}  (30 sessions, start to completed)`);
+    if (sessions) {
+      const { submit, submitFloor, journey, sdkList } = sessions;
+      console.log(`${"bmad-task submit".padEnd(30)}${ms(submit.median).padStart(10)}${ms(submit.p99).padStart(10)}${(submit.median / submitFloor.median).toFixed(2).padStart(10)}  (its own floor: ${ms(submitFloor.median)})`);
+      console.log(`${"SDK client tools/list".padEnd(30)}${ms(sdkList.median).padStart(10)}${ms(sdkList.p99).padStart(10)}`);
+      console.log(`${"six-stage session (19 calls)".padEnd(30)}${ms(journey.median).padStart(10)}${ms(journey.p99).padStart(10)}  (30 sessions, start to completed)`);
+    }
     console.log(`\ncold start to first tools/list: ${ms(coldStart)} = workerd up and bundle seeded ${ms(ready)} + sign-in on the cold isolate (register, authorize, consent, token) ${ms(signInMs)} + first tools/list ${ms(coldStart - ready - signInMs)}`);
     console.log(`bundle build (bmad-method 6.12.0): ${ms(build.ms)}; manifest.json ${manifestSize} bytes; ${build.manifest.files.length} files`);
     console.log(`tools/list bytes (default toolsets): ${toolsBytes}`);
@@ -186,9 +196,10 @@ async function main(): Promise<void> {
       ["bundle build < 3 s", build.ms < 3000],
       ["manifest.json < 256 KB", manifestSize < 256 * 1024],
       // Content ops carry the 2x budget; session ops (Durable Object round trips) are reported beside the floor.
-      ...ops.flatMap(([name], i): Array<[string, boolean]> => {
+      ...chosen.flatMap(([name], i): Array<[string, boolean]> => {
         const median = rows[i + 1]![1].median;
-        if (skillOps.some(([k]) => k === name) && name !== SKILL_BASE) return [[`${name} median <= 1.5x ${SKILL_BASE}`, median <= 1.5 * rows.find(([r]) => r === SKILL_BASE)![1].median]];
+        const skillBase = rows.find(([r]) => r === SKILL_BASE);
+        if (skillOps.some(([k]) => k === name) && name !== SKILL_BASE && skillBase) return [[`${name} median <= 1.5x ${SKILL_BASE}`, median <= 1.5 * skillBase[1].median]];
         if (memoryOps.some(([m]) => m === name)) return [[`${name} median <= 3x floor`, median <= 3 * floorMedian]];
         if (workspaceOps.some(([w]) => w === name)) return name.startsWith("bmad-files") || name === "bmad-run memlog append" ? [[`${name} median <= 3x floor`, median <= 3 * floorMedian]] : [];
         return name.startsWith("bmad-task") ? [] : [[`${name} median <= 2x floor`, median <= 2 * floorMedian]];
@@ -202,9 +213,12 @@ async function main(): Promise<void> {
   }
 
   // The stdio bridge beside its peer and a no-op floor, on the bundle built above (the Worker is gone by now).
-  printBridge(await benchBridge());
-  // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
-  if (!printDeploy(await checkDeploy())) process.exitCode = 1;
+  if (!ONLY.length) {
+    printBridge(await benchBridge());
+    if (!printDevStarts(await benchDevStarts())) process.exitCode = 1;
+    // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
+    if (!printDeploy(await checkDeploy())) process.exitCode = 1;
+  }
 }
 
 await main();

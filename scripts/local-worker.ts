@@ -19,18 +19,19 @@ export interface LocalWorker {
 }
 
 /** The Worker bundled exactly as `wrangler deploy` would, without deploying. */
-export async function buildWorker(): Promise<string> {
-  await runWrangler(["deploy", "--dry-run", "--outdir", OUT_DIR]);
-  return join(OUT_DIR, "index.js");
+export async function buildWorker(outDir = OUT_DIR): Promise<string> {
+  await runWrangler(["deploy", "--dry-run", "--outdir", outDir]);
+  return join(outDir, "index.js");
 }
 
-export async function startLocalWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
+/** `scriptPath`: a Worker buildWorker() already made (tests build it once per run); else it is built now. */
+export async function startLocalWorker(options: { bundleDir?: string; bindings?: Record<string, string>; scriptPath?: string } = {}): Promise<LocalWorker> {
   const config = parseToml(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as {
     compatibility_date: string;
     compatibility_flags?: string[];
     durable_objects?: { bindings?: Array<{ name: string; class_name: string }> };
   };
-  const scriptPath = await buildWorker();
+  const scriptPath = options.scriptPath ?? (await buildWorker());
   // Miniflare 5 takes a new option shape; the converter keeps this readable in the classic one.
   const miniflare = new Miniflare(
     convertV4MiniflareOptions({

@@ -6,12 +6,19 @@ import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dirname, "..");
 
+/** The Node and wrangler entry to run, and its environment. */
+export function wranglerCommand(): { node: string; entry: string; env: NodeJS.ProcessEnv } {
+  const node22 = join(ROOT, "node_modules", "node", "bin", "node");
+  return {
+    node: existsSync(node22) ? node22 : process.execPath,
+    entry: join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js"),
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  };
+}
+
 /** Resolves with what wrangler printed on stdout. */
 export function runWrangler(args: string[]): Promise<string> {
-  const node22 = join(ROOT, "node_modules", "node", "bin", "node");
-  const node = existsSync(node22) ? node22 : process.execPath;
-  const entry = join(ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
-  const env = { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" };
+  const { node, entry, env } = wranglerCommand();
   return new Promise((ok, fail) => {
     execFile(node, [entry, ...args], { cwd: ROOT, maxBuffer: 16 << 20, env }, (err, stdout, stderr) => {
       if (err) fail(new Error(`wrangler ${args.slice(0, 3).join(" ")} failed: ${(stderr || err.message).trim().split("\n").slice(-3).join(" ")}`));

@@ -7,13 +7,14 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import type { Failure, Result } from "../core/result.js";
 
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
 export type ConfinedCode = "missing" | "outside" | "is-dir" | "not-file" | "not-dir" | "too-large" | "exists" | "io";
-export type ConfinedFailure = { ok: false; code: ConfinedCode; error: string };
-export type Confined<T> = ({ ok: true } & T) | ConfinedFailure;
+export type ConfinedFailure = Failure<{ code: ConfinedCode }>;
+export type Confined<T extends object> = Result<T, { code: ConfinedCode }>;
 
 /** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
 const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel || "."}: ${reason}` });

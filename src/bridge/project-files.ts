@@ -6,12 +6,12 @@ import type { ContextSection, ContractRun, ProjectFiles, Stack } from "../core/s
 import { projectContext } from "../core/memory/project-context.js";
 import { readConfinedText, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
+import type { Result } from "../core/result.js";
 
 const CONTRACT = "_bmad/_config/custom/cc-verify.sh";
 /** 120 s (seed 001); BMAD_CONTRACT_TIMEOUT_MS lowers it (tests, impatient users). */
 const CONTRACT_TIMEOUT_MS = Number(process.env.BMAD_CONTRACT_TIMEOUT_MS) > 0 ? Number(process.env.BMAD_CONTRACT_TIMEOUT_MS) : 120_000;
 
-type Result<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export class LocalProjectFiles implements ProjectFiles {
   private readonly root: string;
@@ -23,7 +23,7 @@ export class LocalProjectFiles implements ProjectFiles {
     this.root = realpathSync(projectDir);
   }
 
-  async runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<Result<ContractRun>> {
+  async runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<Result<{ value: ContractRun }>> {
     const dir = await resolveConfined(this.root, workingDir ?? ".");
     if (!dir.ok) {
       if (dir.code === "missing") return { ok: false, error: `working_dir ${workingDir} does not exist in the project.` };
@@ -40,7 +40,7 @@ export class LocalProjectFiles implements ProjectFiles {
     return { ok: true, value: { status: passed ? "PASS" : "FAIL", output: run.output + note, duration_ms: run.durationMs } };
   }
 
-  projectContext(section: ContextSection): Promise<Result<Record<string, unknown>>> {
+  projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>> {
     return projectContext(async (rel) => {
       const file = await readConfinedText(this.root, rel);
       return file.ok ? { ok: true, text: file.text } : { ok: false, missing: file.code === "missing", error: file.error };

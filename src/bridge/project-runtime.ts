@@ -10,6 +10,7 @@ import type { BundleReader } from "../core/surface/reader.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
+import type { Result } from "../core/result.js";
 
 /** Where installed 6.3+ skills live in a project (as in sources.ts). */
 const SKILL_HOMES = [".claude/skills", ".cursor/skills", ".agents/skills"];
@@ -52,7 +53,7 @@ async function runSkillScript(root: string, reader: BundleReader, fsScript: stri
 
 /** A script that is a regular file inside one of `bases`, after `..` and symlinks: the project's skills, or
  *  the cache of bundle skills. Anything else (`{project-root}/../x`, a link out) is refused, never run. */
-async function confinedScript(script: string, bases: string[]): Promise<{ ok: true } | { ok: false; error: string }> {
+async function confinedScript(script: string, bases: string[]): Promise<Result> {
   const path = resolve(script);
   const base = bases.find((b) => isInside(b, path));
   if (!base) return { ok: false, error: `${script} is outside the project; only the project's skills and BMAD's own run here.` };

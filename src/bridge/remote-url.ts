@@ -1,8 +1,9 @@
 // The remote's MCP endpoint as the user gave it (--remote URL), checked once for every command that takes it.
 import { isLoopbackHost } from "../core/loopback.js";
+import type { Result } from "../core/result.js";
 
 /** https, or http on a loopback host (a server run locally). */
-export function parseRemoteUrl(raw: string): { ok: true; url: URL } | { ok: false; error: string } {
+export function parseRemoteUrl(raw: string): Result<{ url: URL }> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { LocalSource } from "./local-bundle.js";
+import type { Result } from "../core/result.js";
 
 const PROJECT_TREES = ["_bmad", "bmad", ".bmad-core"];
 /** Where installed trees keep files that matter besides the BMAD folder (6.3+ skills live in the IDE folder). */
@@ -30,7 +31,7 @@ export interface DiscoverOptions {
   env: NodeJS.ProcessEnv;
 }
 
-export function discoverSources(opts: DiscoverOptions): { ok: true; value: Discovered } | { ok: false; error: string } {
+export function discoverSources(opts: DiscoverOptions): Result<{ value: Discovered }> {
   // The project holds sessions and the completion contract: a mistyped one must not go unnoticed.
   const from = opts.projectFrom ?? "--project";
   if (!isDir(opts.project)) return { ok: false, error: `${from} ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };

@@ -7,6 +7,7 @@ import { removeConfined, writeConfined } from "./confined-fs.js";
 import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
+import type { Result } from "../core/result.js";
 
 export interface SyncOptions {
   dir: string;
@@ -17,7 +18,7 @@ export interface SyncOptions {
   again: (command: "pull" | "push", force: boolean) => string;
 }
 
-export type SyncResult = { ok: true; report: Report } | { ok: false; error: string; refusals?: Refusal[]; report?: Report };
+export type SyncResult = Result<{ report: Report }, { refusals?: Refusal[]; report?: Report }>;
 
 type Step =
   | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated" }

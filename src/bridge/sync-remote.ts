@@ -9,6 +9,7 @@ import { checkWorkspacePath, printable } from "../core/workspace/paths.js";
 import { TOOL } from "../core/surface/names.js";
 import { sha256 } from "./sync.js";
 import { STATE_DIR } from "./sync-state.js";
+import type { Result } from "../core/result.js";
 
 export interface RemoteFile {
   path: string;
@@ -19,7 +20,7 @@ export interface RemoteContent extends RemoteFile {
   /** The bytes served differ from the bytes stored (a config file without its secret-looking keys). */
   redacted: boolean;
 }
-export type Remote<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Remote<T> = Result<{ value: T }>;
 
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES) });
 const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string() });

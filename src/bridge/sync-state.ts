@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
+import type { Result } from "../core/result.js";
 
 export const STATE_DIR = ".bmad-mcp";
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
@@ -34,7 +35,7 @@ const STATE = z.object({
     .max(MAX_FILES),
 }).strict();
 
-export type Loaded = { ok: true; state: SyncState | undefined } | { ok: false; error: string };
+export type Loaded = Result<{ state: SyncState | undefined }>;
 
 /** The folder's state: undefined when there is none (never pulled here). */
 export async function loadState(dir: string): Promise<Loaded> {
@@ -56,7 +57,7 @@ export async function loadState(dir: string): Promise<Loaded> {
 }
 
 /** Written atomically (temp file and rename), paths sorted so the file diffs well. */
-export async function saveState(dir: string, state: SyncState): Promise<{ ok: true } | { ok: false; error: string }> {
+export async function saveState(dir: string, state: SyncState): Promise<Result> {
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files }, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text);

@@ -1,8 +1,9 @@
 // Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
+import type { Result } from "../core/result.js";
 
-export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Parsed<T> = Result<{ value: T }>;
 
 export function yaml(text: string): Parsed<unknown> {
   try {

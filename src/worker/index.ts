@@ -2,10 +2,10 @@
 // provider: it serves discovery, registration and tokens, guards /mcp, and hands the rest to hono.
 // Registration and the token endpoint pass through this Worker's own checks first (auth/registration.ts,
 // auth/token-endpoint.ts); /mcp validations are cached briefly per isolate (auth/token-cache.ts).
-import { getOAuthApi, OAuthProvider, type OAuthProviderOptions, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { getOAuthApi, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import { authConfig } from "./auth/config.js";
-import { SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
+import { hasAuth, SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
@@ -14,8 +14,9 @@ import { recall, remember, validationStarts } from "./auth/token-cache.js";
 import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
 
 /** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup. */
+const mcp = () => import("./mcp.js");
 const mcpApi = {
-  fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await import("./mcp.js")).mcpApi.fetch(request, env, ctx),
+  fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await mcp()).mcpApi.fetch(request, env, ctx),
 };
 
 export { RegistrationLimit } from "./auth/registration-limit.js";
@@ -77,12 +78,11 @@ export default {
     switch (url.pathname) {
       case "/mcp": {
         const known = await recall(request, `${origin}/mcp`);
-        if (known) return mcpApi.fetch(request, env, { waitUntil: (p: Promise<unknown>) => ctx.waitUntil(p), passThroughOnException: () => ctx.passThroughOnException(), props: known.props, auth: known.auth } as unknown as ExecutionContext);
+        if (known) return (await mcp()).serveMcp(request, env, ctx, known.auth, known.props);
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.
-        const { auth, props } = ctx as unknown as Partial<OAuthResourceContext<unknown>>;
-        if (auth) await remember(auth, props, startedAt);
+        if (hasAuth(ctx)) await remember(ctx.auth, ctx.props, startedAt);
         return response;
       }
       case "/oauth/token":

@@ -1,13 +1,13 @@
 // /mcp behind the OAuth provider: the signed-in user owns sessions; everything needs bmad:read, writing tools
 // bmad:write too. A token without them gets 403 insufficient_scope, naming the scopes to ask for (step-up).
-import { insufficientScope, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { createMcpHandler } from "agents/mcp/server";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
-import { PropsSchema, SCOPES } from "./auth/identity.js";
+import { hasAuth, PropsSchema, SCOPES } from "./auth/identity.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
@@ -22,33 +22,37 @@ const WRITING_TOOLS = new Map(STATIC_TOOLS.filter((t) => !t.annotations.readOnly
 
 export const mcpApi = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    // OAuthProvider's apiHandler type says ExecutionContext; at run time it also carries props and auth.
-    const { auth } = ctx as unknown as OAuthResourceContext<unknown>;
-    const props = PropsSchema.safeParse(ctx.props);
-    if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
-    if (!auth.scope.includes(SCOPES.read)) {
-      return insufficientScope(auth, auth.scope.includes(SCOPES.write) ? [SCOPES.read, SCOPES.write] : [SCOPES.read], "This token does not carry bmad:read; sign in again and allow bmad:read.");
-    }
-    if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
-      return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
-    }
-    const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
-    if (!selection.ok) return jsonRpcError(400, selection.error);
-    let reader: BundleReader;
-    try {
-      reader = await currentBundle(env);
-    } catch (error) {
-      if (error instanceof BundleMissingError) return jsonRpcError(503, error.message);
-      throw error;
-    }
-    const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
-    // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
-    const deps: SurfaceDeps = {
-      reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader), memory: workspaceMemory(workspaces),
-    };
-    return mcpHandler(deps, selection.toolsets)(request, env, ctx);
+    if (!hasAuth(ctx)) return jsonRpcError(401, "This request carries no validated token; sign in again.");
+    return serveMcp(request, env, ctx, ctx.auth, ctx.props);
   },
 };
+
+/** /mcp for a validated token: `auth` and `props` as the provider (or the token cache) has them. */
+export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, auth: OAuthResourceAuth, tokenProps: unknown): Promise<Response> {
+  const props = PropsSchema.safeParse(tokenProps);
+  if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
+  if (!auth.scope.includes(SCOPES.read)) {
+    return insufficientScope(auth, auth.scope.includes(SCOPES.write) ? [SCOPES.read, SCOPES.write] : [SCOPES.read], "This token does not carry bmad:read; sign in again and allow bmad:read.");
+  }
+  if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
+    return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
+  }
+  const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
+  if (!selection.ok) return jsonRpcError(400, selection.error);
+  let reader: BundleReader;
+  try {
+    reader = await currentBundle(env);
+  } catch (error) {
+    if (error instanceof BundleMissingError) return jsonRpcError(503, error.message);
+    throw error;
+  }
+  const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
+  // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
+  const deps: SurfaceDeps = {
+    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader), memory: workspaceMemory(workspaces),
+  };
+  return mcpHandler(deps, selection.toolsets)(request, env, ctx);
+}
 
 /** Whether a JSON-RPC POST (single or batch) calls a tool that changes state. */
 async function callsWritingTool(request: Request): Promise<boolean> {

@@ -17,10 +17,11 @@ export class OwnerSessions extends DurableObject {
       session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL)`);
   }
 
-  /** A new session's first state, its task name reserved in the same step. */
-  reserve(owner: string, objective: string, now: string): SessionState {
+  /** A new session's first state, its task name reserved in the same step (and not one of `taken`). */
+  reserve(owner: string, objective: string, now: string, options: { project?: string; taken?: string[] } = {}): SessionState {
     const taken = new Set(this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions").toArray().map((r) => r.task_name));
-    const state = newSession({ session_id: randomId(), task_name: uniqueTaskName(objective, taken), objective, owner, now });
+    for (const name of options.taken ?? []) taken.add(name);
+    const state = newSession({ session_id: randomId(), task_name: uniqueTaskName(objective, taken), objective, owner, now, ...(options.project ? { project: options.project } : {}) });
     this.write(summarize(state), 0);
     return state;
   }

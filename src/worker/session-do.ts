@@ -4,6 +4,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { step, type Action } from "../core/delivery/machine.js";
 import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
+import { parseSessionState } from "../core/delivery/session.schemas.js";
 import type { Stored } from "../core/delivery/store.js";
 
 const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
@@ -24,11 +25,14 @@ export class WorkflowSession extends DurableObject {
     `);
   }
 
-  private load(owner: string): SessionState | undefined {
+  private load(owner: string): Stored<SessionState> {
     const row = this.sql.exec<{ json: string }>("SELECT json FROM state WHERE id = 1").toArray()[0];
-    const state = row ? (JSON.parse(row.json) as SessionState) : undefined;
+    if (!row) return notFound();
+    // Parsed like the bridge's session files: a damaged row is reported, never trusted.
+    const parsed = parseSessionState(JSON.parse(row.json));
+    if (!parsed.ok) return { ok: false, kind: "invalid", error: `This session's stored state is damaged (${parsed.error}); start a new session.` };
     // Someone else's session is indistinguishable from a missing one.
-    return state?.owner === owner ? state : undefined;
+    return parsed.state.owner === owner ? { ok: true, value: parsed.state } : notFound();
   }
 
   private save(state: SessionState): void {
@@ -42,18 +46,19 @@ export class WorkflowSession extends DurableObject {
 
   async create(state: SessionState): Promise<SessionState> {
     if (!this.sql.exec("SELECT 1 FROM state").toArray().length) this.save(state);
-    return this.publish(this.load(state.owner)!);
+    const stored = this.load(state.owner);
+    if (!stored.ok) throw new Error(stored.error);
+    return this.publish(stored.value);
   }
 
   get(owner: string): Stored<SessionState> {
-    const state = this.load(owner);
-    return state ? { ok: true, value: state } : notFound();
+    return this.load(owner);
   }
 
   async act(owner: string, action: Action, now: string): Promise<Stored<SessionState>> {
-    const state = this.load(owner);
-    if (!state) return notFound();
-    const result = step(state, action, now);
+    const stored = this.load(owner);
+    if (!stored.ok) return stored;
+    const result = step(stored.value, action, now);
     if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
     this.ctx.storage.transactionSync(() => {
       for (const { ref, text } of result.content) {
@@ -69,8 +74,9 @@ export class WorkflowSession extends DurableObject {
   }
 
   async enqueue(owner: string, subtask: Subtask): Promise<Stored<SessionState>> {
-    const state = this.load(owner);
-    if (!state) return notFound();
+    const stored = this.load(owner);
+    if (!stored.ok) return stored;
+    const state = stored.value;
     state.subtasks.push(subtask);
     state.revision += 1;
     state.updated_at = subtask.created_at;
@@ -79,8 +85,9 @@ export class WorkflowSession extends DurableObject {
   }
 
   readArtifact(owner: string, file: string): Stored<string> {
-    const state = this.load(owner);
-    if (!state) return notFound();
+    const stored = this.load(owner);
+    if (!stored.ok) return stored;
+    const state = stored.value;
     const row = this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts WHERE file = ?", file).toArray()[0];
     const text = row && this.text(row.ref);
     if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
@@ -88,7 +95,8 @@ export class WorkflowSession extends DurableObject {
   }
 
   readContent(owner: string, ref: string): Stored<string> {
-    if (!this.load(owner)) return notFound();
+    const stored = this.load(owner);
+    if (!stored.ok) return stored;
     const text = this.text(ref);
     return text === undefined ? { ok: false, kind: "not_found", error: `No stored content "${ref}".` } : { ok: true, value: text };
   }

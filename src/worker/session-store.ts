@@ -39,8 +39,8 @@ export class DurableSessionStore implements SessionStore {
     return !out.ok && out.kind === "not_found" && out.error === SESSION_NOT_FOUND ? this.notFound(owner, session) : out;
   }
 
-  async start(owner: string, objective: string): Promise<SessionState> {
-    const state = await this.index(owner).reserve(owner, objective, new Date().toISOString());
+  async start(owner: string, objective: string, options: { project?: string; taken?: string[] } = {}): Promise<SessionState> {
+    const state = await this.index(owner).reserve(owner, objective, new Date().toISOString(), options);
     return this.session(state.session_id).create(state);
   }
 

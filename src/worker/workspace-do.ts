@@ -9,21 +9,27 @@ import { compileGlob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
-import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError } from "../core/workspace/store.js";
+import type { Access, FileContent, FileEntry, ListedFile, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
+import { FileListing, type ListingColumns } from "./workspace-listing.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR } from "../core/memory/files.js";
 
-/** Who calls: their user id, every handle a share may name them by (`user:<id>`, `email:<address>`), and how authors show. */
+/** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
   id: string;
   handles: string[];
   label: string;
 }
 
+/** A share's handle as people write it: an email or a user id bare, a GitHub login as `github:<login>`. */
+export function shownHandle(handle: string): string {
+  return handle.startsWith("github:") ? handle : handle.slice(handle.indexOf(":") + 1);
+}
+
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
-export type DoError = WsError | { ok: false; kind: "no_project"; error: string };
-export type DoResult<T> = { ok: true; value: T } | DoError;
+export type DoError = WsError;
+export type DoResult<T> = WsResult<T>;
 
 interface Meta {
   owner: string;
@@ -46,6 +52,8 @@ const bytes = (value: SqlStorageValue): Uint8Array => (value instanceof ArrayBuf
 export class WorkspaceProject extends DurableObject {
   private readonly sql: SqlStorage;
   private ready: boolean;
+  /** Read on first use, then kept in step with every change (dropped if a change fails part way): see current(). */
+  private listing?: FileListing;
   /** Content bytes kept across all versions before the oldest earlier versions are pruned (a field so tests can lower it). */
   historyCap = MAX_HISTORY_BYTES;
 
@@ -85,9 +93,14 @@ export class WorkspaceProject extends DurableObject {
     return this.sql.exec<FileEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
   }
 
+  /** The current files, read once, then kept in step with every change. */
+  private current(): FileListing {
+    return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
+  }
+
   private totals(): { files: number; bytes: number } {
-    const row = this.sql.exec<{ files: number; bytes: number }>("SELECT COUNT(*) AS files, COALESCE(SUM(size), 0) AS bytes FROM files").one();
-    return { files: row.files, bytes: row.bytes };
+    const files = this.current();
+    return { files: files.count, bytes: files.bytes };
   }
 
   private content(path: string, version: number): Uint8Array {
@@ -100,6 +113,16 @@ export class WorkspaceProject extends DurableObject {
     if (ifVersion === undefined || ifVersion === current) return undefined;
     const now = head ? `is at version ${current} (by ${head.author}, ${head.updated_at})` : "does not exist now (version 0)";
     return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
+  }
+
+  /** One change, all or nothing. A change that fails part way may have reached the listing: it is read again. */
+  private transaction<T>(change: () => T): T {
+    try {
+      return this.ctx.storage.transactionSync(change);
+    } catch (error) {
+      this.listing = undefined;
+      throw error;
+    }
   }
 
   /** Not found, with the closest paths in the same folder, or how to bring back a deleted file. */
@@ -123,6 +146,7 @@ export class WorkspaceProject extends DurableObject {
     );
     if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
+    this.listing?.set(path, data ? { path, version, size } : undefined);
     this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
     this.prune();
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
@@ -131,6 +155,7 @@ export class WorkspaceProject extends DurableObject {
   /** Past the history cap, the oldest earlier versions lose their content; heads never do. */
   private prune(): void {
     let stored = this.meta()!.history_bytes;
+    if (stored <= this.historyCap) return;
     while (stored > this.historyCap) {
       const rows = this.sql
         .exec<{ rowid: number; size: number }>(
@@ -170,7 +195,7 @@ export class WorkspaceProject extends DurableObject {
     }
     const fits = checkWriteAll(name, { files: 0, bytes: 0, sizes: new Map() }, files.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.createTables();
       this.sql.exec(
         "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes) VALUES (1, ?, ?, ?, ?, ?, 0)",
@@ -191,7 +216,7 @@ export class WorkspaceProject extends DurableObject {
     };
     if (access === "owner") {
       info.shares = this.sql.exec<{ handle: string; access: "read" | "write" }>("SELECT handle, access FROM shares ORDER BY handle").toArray()
-        .map((s) => ({ with: s.handle.slice(s.handle.indexOf(":") + 1), access: s.access }));
+        .map((s) => ({ with: shownHandle(s.handle), access: s.access }));
     }
     return { ok: true, value: info };
   }
@@ -234,7 +259,7 @@ export class WorkspaceProject extends DurableObject {
     const fits = checkWrite({ project: g.meta.name, path, ...this.totals(), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
     const next = append && head ? concat(this.content(path, head.version), data) : data;
-    const entry = this.ctx.storage.transactionSync(() => this.commit(path, next, append && head ? "append" : "write", caller.label, now));
+    const entry = this.transaction(() => this.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
   }
 
@@ -248,7 +273,7 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totals(), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
-    return { ok: true, value: this.ctx.storage.transactionSync(() => this.commit(path, from.value.data, "restore", caller.label, now, version)) };
+    return { ok: true, value: this.transaction(() => this.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
@@ -260,7 +285,7 @@ export class WorkspaceProject extends DurableObject {
     if (!head) return this.noFile(g.meta, path);
     const conflict = this.conflict(path, head, ifVersion);
     if (conflict) return conflict;
-    const entry = this.ctx.storage.transactionSync(() => this.commit(path, null, "delete", caller.label, now));
+    const entry = this.transaction(() => this.commit(path, null, "delete", caller.label, now));
     return { ok: true, value: { path, version: entry.version } };
   }
 
@@ -280,13 +305,12 @@ export class WorkspaceProject extends DurableObject {
     };
   }
 
-  list(caller: Caller, glob = "**"): DoResult<FileEntry[]> {
+  list(caller: Caller, glob = "**"): DoResult<ListingColumns> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    const rows = this.sql.exec<FileEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files ORDER BY path`).toArray();
-    return { ok: true, value: rows.filter((r) => compiled.glob.test(r.path)).map((r) => ({ ...r })) };
+    return { ok: true, value: this.current().match(compiled.glob) };
   }
 
   stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {
@@ -323,7 +347,7 @@ export class WorkspaceProject extends DurableObject {
     const sizes = new Map(changed.map((f) => [f.path, this.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.totals(), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
-    this.ctx.storage.transactionSync(() => {
+    this.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ? WHERE id = 1", JSON.stringify(answers));
       for (const f of changed) this.commit(f.path, f.data, "config", caller.label, now);
     });
@@ -362,6 +386,7 @@ export class WorkspaceProject extends DurableObject {
     const handles = this.sql.exec<{ handle: string }>("SELECT handle FROM shares").toArray().map((r) => r.handle);
     const { files } = this.totals();
     this.ready = false;
+    this.listing = undefined;
     await this.ctx.storage.deleteAll();
     return { ok: true, value: { name: g.meta.name, files, handles } };
   }

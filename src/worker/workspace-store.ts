@@ -11,25 +11,47 @@ import type { FileContent, FileEntry, ProjectInfo, ProjectSummary, ShareAccess, 
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
-import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
+import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "./workspace-do.js";
+import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import type { ReceivedShare } from "./workspace-index-do.js";
+import type { Result } from "../core/result.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
+
+const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
+/** GitHub's rule: letters, digits and single hyphens, neither first nor last; at most 39 (checked apart). */
+const GITHUB_LOGIN = /^[a-z0-9](?:-?[a-z0-9])*$/i;
 
 /** Who signed in, as far as workspaces care. */
 export interface SignedIn {
   userId: string;
   upstream: "local" | "oidc" | "github";
+  login?: string;
   email?: string;
   emailVerified?: boolean;
 }
 
-/** The caller's handles: always their user id; their email only where sign-in vouches for it (GitHub gives only
- *  verified emails, the loopback-only local page is the developer's own, OIDC says so in email_verified). */
+/** The caller's handles: always their user id; their GitHub login when GitHub signed them in; their email only
+ *  where sign-in vouches for it (GitHub gives only verified emails, the loopback-only local page is the
+ *  developer's own, OIDC says so in email_verified). All come from the token, never from a tool's arguments. */
 export function workspaceCaller(who: SignedIn): Caller {
   const email = who.email?.trim().toLowerCase();
   const trusted = email && (who.upstream !== "oidc" || who.emailVerified === true) ? email : undefined;
-  return { id: who.userId, handles: [`user:${who.userId}`, ...(trusted ? [`email:${trusted}`] : [])], label: trusted ?? who.userId };
+  const login = who.upstream === "github" && who.login ? `github:${who.login.toLowerCase()}` : undefined;
+  const handles = [`user:${who.userId}`, ...(login ? [login] : []), ...(trusted ? [`email:${trusted}`] : [])];
+  return { id: who.userId, handles, label: trusted ?? login ?? who.userId };
+}
+
+/** What `with` names: `github:<login>` (a GitHub login, any case), an email address, or a user id as sign-in knows it. */
+export function shareHandle(withWho: string): Result<{ handle: string }> {
+  const who = withWho.trim();
+  if (/^github:/i.test(who)) {
+    const login = who.slice("github:".length);
+    if (login.length <= 39 && GITHUB_LOGIN.test(login)) return { ok: true, handle: `github:${login.toLowerCase()}` };
+    return { ok: false, error: `"${who.slice(0, 60)}" is not a GitHub login: after "github:" come 1-39 letters, digits or single hyphens, e.g. github:octocat.` };
+  }
+  if (!who || who.length > 320 || /\s/.test(who)) return { ok: false, error: 'Share "with" an email address, a GitHub login (github:octocat) or a user id as sign-in knows it (e.g. github/12345).' };
+  return { ok: true, handle: EMAIL.test(who) ? `email:${who.toLowerCase()}` : `user:${who}` };
 }
 
 /** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
@@ -37,7 +59,6 @@ export function ownerTag(owner: string): string {
   return createHash("sha256").update(owner).digest("hex").slice(0, 8);
 }
 
-const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
 const encode = (text: string) => new TextEncoder().encode(text);
 const filesOf = (files: Map<string, string>) => [...files].map(([path, text]) => ({ path, data: encode(text) }));
 /** Plain objects for RPC (answers may come with null prototypes, which do not serialise). */
@@ -90,7 +111,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   private async notFound(ref: string): Promise<WsError> {
     const refs = (await this.projects()).map((p) => p.project);
     const hint = refs.length ? suggestion(closest(ref, refs, 3)) : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
-    return { ok: false, kind: "not_found", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
+    return { ok: false, kind: "no_project", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
   }
 
   /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
@@ -98,7 +119,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   private async on<T>(ref: string, rpc: (stub: Stub) => Promise<unknown>): Promise<WsResult<T>> {
     const op = async (stub: Stub) => (await rpc(stub)) as DoResult<T>;
     const parsed = parseProjectRef(ref);
-    if (!parsed.ok) return { ok: false, kind: "not_found", error: parsed.error };
+    if (!parsed.ok) return { ok: false, kind: "no_project", error: parsed.error };
     const { name, tag } = parsed.value;
     if (!tag || tag === ownerTag(this.caller.id)) {
       const out = await op(this.project(this.caller.id, name));
@@ -150,16 +171,16 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   async share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>> {
-    const who = withWho.trim();
-    if (!who || who.length > 320 || /\s/.test(who)) return { ok: false, kind: "invalid", error: 'Share "with" an email address or a user id as sign-in knows it (e.g. github/12345).' };
-    const handle = EMAIL.test(who) ? `email:${who.toLowerCase()}` : `user:${who}`;
+    const parsed = shareHandle(withWho);
+    if (!parsed.ok) return { ok: false, kind: "invalid", error: parsed.error };
+    const { handle } = parsed;
     if (this.caller.handles.includes(handle)) return { ok: false, kind: "invalid", error: "That is you: you own your projects already." };
     const out = await this.on<{ previous: ShareAccess; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     if (!out.ok) return out;
     const { owner, owner_label, name, previous } = out.value;
     if (access === "none") await this.index(handle).revoke(owner, name);
     else await this.index(handle).grant({ owner, owner_label, name, access, at: this.now() });
-    return { ok: true, value: { with: handle.slice(handle.indexOf(":") + 1), access, previous } };
+    return { ok: true, value: { with: shownHandle(handle), access, previous } };
   }
 
   files(project: string): WorkspaceFiles {
@@ -173,7 +194,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
-      list: (glob) => on<FileEntry[]>((s) => s.list(c, glob)),
+      list: async (glob) => {
+        const out = await on<ListingColumns>((s) => s.list(c, glob));
+        return out.ok ? { ok: true, value: fromColumns(out.value) } : out;
+      },
       stat: (path) => on<"file" | "dir" | "missing">((s) => s.stat(c, path)),
       children: (dir) => on<string[]>((s) => s.children(c, dir)),
     };

@@ -4,7 +4,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker } from "./helpers";
 import { authConfig, isAllowed } from "../../src/worker/auth/config.js";
 import type { Env } from "../../src/worker/env.js";
 import { authorize, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
@@ -16,7 +17,7 @@ let base: string;
 
 beforeAll(async () => {
   idp = await startIdp();
-  worker = await startLocalWorker({
+  worker = await localWorker({
     bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ALLOWED_EMAIL_DOMAINS: "example.com" },
   });
   base = worker.url.origin;
@@ -134,7 +135,7 @@ describe("configuration fails closed", () => {
   });
 
   it("refuses the local consent page on a non-loopback host, even when configured", async () => {
-    const publicWorker = await startLocalWorker({ bindings: { PUBLIC_URL: "https://bmad.example.com", AUTH_UPSTREAM: "local" } });
+    const publicWorker = await localWorker({ bindings: { PUBLIC_URL: "https://bmad.example.com", AUTH_UPSTREAM: "local" } });
     try {
       const page = await publicWorker.miniflare.dispatchFetch("https://bmad.example.com/authorize?response_type=code&client_id=x");
       expect(page.status).toBe(503);

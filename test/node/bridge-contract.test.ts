@@ -6,8 +6,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFi
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, install, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
 
 const tmp = tempDir("bridge-contract");
@@ -29,7 +28,7 @@ fi
 `;
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   dir = join(tmp.dir, "project");
   await install("v6.12", join(tmp.dir, "pristine"));
   cpSync(join(tmp.dir, "pristine"), dir, { recursive: true });

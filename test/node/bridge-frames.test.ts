@@ -4,8 +4,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-frames");
@@ -17,7 +16,7 @@ let lines: AsyncIterator<string>;
 type Reply = { id: number | string | null; result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   const dir = join(tmp.dir, "project");
   mkdirSync(dir);
   child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stdio: ["pipe", "pipe", "pipe"] });

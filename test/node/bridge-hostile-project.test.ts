@@ -5,8 +5,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writ
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, install, tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("bridge-hostile");
@@ -15,7 +14,7 @@ let pristine: string;
 const closers: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   pristine = join(tmp.dir, "pristine");
   await install("v6.12", pristine);
 }, 120_000);

@@ -13,12 +13,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
-import { tempDir, toolText } from "./helpers.js";
+import { localWorker, tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("pull-push");
 const config = join(tmp.dir, "config");
@@ -33,8 +32,8 @@ let api: Client;
 let hostile: HttpServer | undefined;
 
 beforeAll(async () => {
-  bridge = await buildBridge();
-  worker = await startLocalWorker();
+  bridge = inject("bridge");
+  worker = await localWorker();
   remote = `${worker.url.origin}/mcp`;
   // The user's own MCP client (another app, the same local user) makes and changes the workspace.
   const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });

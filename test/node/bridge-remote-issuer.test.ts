@@ -6,8 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
 import { connectBridge, tempDir, waitFor } from "./helpers.js";
 
 const tmp = tempDir("remote-issuer");
@@ -31,7 +30,7 @@ async function body(req: IncomingMessage): Promise<string> {
 }
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   server = createServer(async (req, res) => {
     const url = new URL(req.url!, origin);
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>

@@ -5,11 +5,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { buildBridge } from "../../scripts/build-bridge.js";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
-import { tempDir } from "./helpers.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker, tempDir } from "./helpers.js";
 
 const tmp = tempDir("remote");
 const config = join(tmp.dir, "config");
@@ -20,8 +19,8 @@ let remote: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  bridge = await buildBridge();
-  worker = await startLocalWorker();
+  bridge = inject("bridge");
+  worker = await localWorker();
   remote = `${worker.url.origin}/mcp`;
   mkdirSync(join(project, "_bmad/_config/custom"), { recursive: true });
   writeFileSync(join(project, "_bmad/_config/custom/cc-verify.sh"), "echo local contract ran\n");
@@ -155,5 +154,5 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   const state = await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "remote-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
-  worker = await startLocalWorker(); // for afterAll
+  worker = await localWorker(); // for afterAll
 }, 60_000);

@@ -5,8 +5,7 @@ import { execFile } from "node:child_process";
 import { appendFileSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, install, tempDir, toolText } from "./helpers.js";
 
 const run = promisify(execFile);
@@ -17,7 +16,7 @@ const closers: Array<() => Promise<void>> = [];
 const LOOKED_FOR = /Looked for: _bmad\/_config\/skill-manifest\.csv/;
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   pristine = join(tmp.dir, "pristine");
   await install("v6.12", pristine);
 }, 120_000);

@@ -5,8 +5,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, sym
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
 import { connectBridge, install, processRuns, tempDir, toolText as text } from "./helpers.js";
 
@@ -19,7 +18,7 @@ const closers: Array<() => Promise<void>> = [];
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   pristine = join(tmp.dir, "pristine");
   await install("v6.12", pristine);
 }, 120_000);

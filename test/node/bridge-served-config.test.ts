@@ -5,8 +5,7 @@ import { appendFileSync, cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { connectBridge, install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-config");
@@ -16,7 +15,7 @@ let bridge: string;
 let dir: string;
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   dir = join(tmp.dir, "project");
   await install("v6.12", dir);
   appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `openai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`);

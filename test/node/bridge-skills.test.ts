@@ -5,8 +5,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { loadBundleFromDir } from "../../src/compiler/read.js";
 import { Catalog } from "../../src/core/catalog/catalog.js";
 import { TOOL } from "../../src/core/surface/names.js";
@@ -19,7 +18,7 @@ let bridge: string;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   await install("v6.12", join(tmp.dir, "v612"));
 }, 180_000);
 afterAll(async () => {

@@ -9,8 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { csvRows, install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge");
@@ -19,7 +18,7 @@ let pristine: string; // a 6.12 install, copied for each project
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  bridge = await buildBridge();
+  bridge = inject("bridge");
   pristine = join(tmp.dir, "pristine");
   await install("v6.12", pristine);
 }, 120_000);

@@ -5,7 +5,8 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker } from "./helpers";
 import { startBearerProxy, type BearerProxy } from "../support/bearer-proxy.js";
 import { signIn } from "../../scripts/oauth-client.js";
 
@@ -18,7 +19,7 @@ const CLI = "node_modules/@modelcontextprotocol/conformance/dist/index.js";
 let worker: LocalWorker;
 let proxy: BearerProxy;
 beforeAll(async () => {
-  worker = await startLocalWorker();
+  worker = await localWorker();
   proxy = await startBearerProxy(worker.url);
   proxy.setToken((await signIn(fetch, proxy.url)).access_token);
 }, 120_000);

@@ -1,4 +1,6 @@
-// src/core is runtime-free: the Worker and the bridge both build on it.
+// Dependencies point inward: src/core is runtime-free (the Worker and the bridge both build on it); the
+// Worker and the bridge never import each other; product code never reaches into scripts/, and scripts/
+// (thin CLIs) never import the Worker or the bridge. Static, side-effect, dynamic and type imports all count.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -7,19 +9,32 @@ function files(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
 }
 
-const FORBIDDEN = [/^node:/, /^cloudflare:/, /^agents(\/|$)/, /\/worker\//, /\/bridge\//, /^hono/];
+/** Every module specifier in `source`: `from "x"`, `import "x"`, `import("x")`, `require("x")`. */
+function specifiers(source: string): string[] {
+  const found = source.matchAll(/\bfrom\s+["']([^"']+)["']|\bimport\s+["']([^"']+)["']|\b(?:import|require)\s*\(\s*["']([^"']+)["']/g);
+  return [...found].map((m) => (m[1] ?? m[2] ?? m[3])!);
+}
 
-it("src/core imports no runtime, Worker or bridge module", () => {
-  const offenders: string[] = [];
-  for (const file of files("src/core")) {
-    for (const [, spec] of readFileSync(file, "utf8").matchAll(/from\s+"([^"]+)"/g)) {
-      if (FORBIDDEN.some((re) => re.test(spec!))) offenders.push(`${file}: ${spec}`);
-    }
-  }
-  expect(offenders).toEqual([]);
+/** `file: specifier` for each import under `dir` that matches one of `forbidden`. */
+function offenders(dir: string, forbidden: RegExp[]): string[] {
+  return files(dir).flatMap((file) => specifiers(readFileSync(file, "utf8")).filter((spec) => forbidden.some((re) => re.test(spec))).map((spec) => `${file}: ${spec}`));
+}
+
+it("reads every kind of import", () => {
+  const source = `import a from "a";\nimport type { B } from "b";\nexport * from "c";\nimport "d";\nconst e = await import(\n  "e"\n);\ntype F = import("f").F;\nconst g = require('g');`;
+  expect(specifiers(source)).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
 });
 
-it("src/worker never imports the bridge, and scripts never import the worker entry", () => {
-  const bad = files("src/worker").filter((f) => /from\s+"[^"]*\/bridge\//.test(readFileSync(f, "utf8")));
-  expect(bad).toEqual([]);
+it("src/core imports no runtime, Worker, bridge or scripts module", () => {
+  expect(offenders("src/core", [/^node:/, /^cloudflare:/, /^agents(\/|$)/, /\/worker\//, /\/bridge\//, /^hono/, /\/scripts\//])).toEqual([]);
+});
+
+it("the Worker and the bridge never import each other", () => {
+  expect(offenders("src/worker", [/\/bridge\//])).toEqual([]);
+  expect(offenders("src/bridge", [/\/worker\//])).toEqual([]);
+});
+
+it("product code never reaches into scripts/, and scripts/ never imports the Worker or the bridge", () => {
+  expect(offenders("src", [/\/scripts\//])).toEqual([]);
+  expect(offenders("scripts", [/src\/worker\//, /src\/bridge\//])).toEqual([]);
 });

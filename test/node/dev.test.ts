@@ -1,44 +1,84 @@
-// The README's `npm run dev` (bundle, upload to local KV/R2, wrangler dev), driven by a real SDK client;
-// then wrangler dev stopped mid-session and started again (`npm run dev:serve`) continues the session
-// (and the sign-in, both kept in wrangler's local state).
-import { spawn, type ChildProcess } from "node:child_process";
+// The README's `npm run dev` as a user runs it, with wrangler's own flags (--port, --persist-to) and a
+// temporary state folder (the developer's .wrangler/state is never touched): it prints the MCP URL and the
+// token command, `npm run token` signs in, the Inspector CLI lists the tools, a real SDK client works a
+// session; stopped, nothing it started is left; started again, it uploads nothing and the session goes on.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, expect, it } from "vitest";
-import { signIn, withBearer } from "../../scripts/oauth-client.js";
+import { withBearer } from "../../scripts/oauth-client.js";
+import { ROOT, tempDir } from "./helpers";
 
+const run = promisify(execFile);
 const PORT = 18787;
 const BASE = `http://127.0.0.1:${PORT}`;
+const tmp = tempDir("dev");
+const STATE = join(tmp.dir, "state");
+/** PATH without the project's node_modules/.bin, as in a fresh shell: npm runs on the system's Node. */
+const PATH = (process.env.PATH ?? "").split(delimiter).filter((dir) => !dir.startsWith(join(ROOT, "node_modules"))).join(delimiter);
+const env = { ...process.env, PATH };
 let dev: ChildProcess | undefined;
 let log = "";
 
-function startDev(script: "dev" | "dev:serve"): void {
+/** The developer's own wrangler state: names, sizes and times of everything in it. */
+function snapshot(dir = join(ROOT, ".wrangler/state")): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).sort().map((p) => {
+    const s = statSync(join(dir, p));
+    return `${p} ${s.size} ${s.mtimeMs}`;
+  });
+}
+const before = snapshot();
+
+function startDev(): void {
   log = "";
-  dev = spawn("npm", ["run", script], { env: { ...process.env, BMAD_DEV_PORT: String(PORT) }, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  dev = spawn("npm", ["run", "dev", "--", "--port", String(PORT), "--persist-to", STATE], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   dev.stdout!.on("data", (d) => (log += d));
   dev.stderr!.on("data", (d) => (log += d));
 }
 
-async function stopDev(): Promise<void> {
-  const child = dev;
-  if (!child?.pid || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once("exit", r));
-  process.kill(-child.pid, "SIGTERM");
-  await exited;
-  // The port is free once nothing answers on it.
-  while (await fetch(`${BASE}/healthz`).then(() => true, () => false)) await new Promise((r) => setTimeout(r, 100));
+/** Processes whose command line names the test's state folder (wrangler and workerd). */
+function startedByDev(): number[] {
+  return readdirSync("/proc").filter((e) => /^\d+$/.test(e)).flatMap((pid) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "latin1");
+      const state = readFileSync(`/proc/${pid}/stat`, "latin1");
+      return cmd.includes(STATE) && state[state.lastIndexOf(")") + 2] !== "Z" ? [Number(pid)] : [];
+    } catch {
+      return [];
+    }
+  });
 }
 
-afterAll(stopDev);
+async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
+  for (const end = Date.now() + ms; !(await check()); await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}:\n${log.slice(-2000)}`);
+  }
+}
+
+async function stopDev(): Promise<void> {
+  const child = dev;
+  if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once("exit", r));
+  process.kill(-child.pid, "SIGTERM"); // Ctrl+C's SIGINT reaches the same handler
+  await exited;
+  await until("everything npm run dev started to stop", () => startedByDev().length === 0, 10_000);
+  await until(`port ${PORT} to close`, () => fetch(`${BASE}/healthz`).then(() => false, () => true), 10_000);
+}
+
+afterAll(async () => {
+  await stopDev();
+  tmp.cleanup();
+});
 
 async function waitForReady(ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (dev?.exitCode !== null && dev?.exitCode !== undefined) throw new Error(`npm run dev exited ${dev.exitCode}:\n${log.slice(-2000)}`);
-    if (await fetch(`${BASE}/healthz`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`npm run dev did not answer in ${ms} ms:\n${log.slice(-2000)}`);
+  await until("npm run dev to print its URL", () => {
+    if (dev?.exitCode !== null) throw new Error(`npm run dev exited ${dev?.exitCode}:\n${log.slice(-2000)}`);
+    return log.includes(`${BASE}/mcp`);
+  }, ms);
 }
 
 async function connect(token: string): Promise<Client> {
@@ -48,30 +88,54 @@ async function connect(token: string): Promise<Client> {
 }
 
 const view = (r: unknown) => (r as { structuredContent?: unknown }).structuredContent as { session_id: string; current_state: string; current_stage: string; artifacts: string[] };
+let token = "";
+let sessionId = "";
 
-it("npm run dev serves the bundled BMAD content, and a session survives a restart", async () => {
-  startDev("dev");
+it("serves on the port given as wrangler's own flag, and says where and how to sign in", async () => {
+  startDev();
   await waitForReady(90_000);
-  const { access_token } = await signIn(fetch, BASE);
-  let client = await connect(access_token);
+  expect(log).toMatch(/new blobs, pointer flipped/);
+  expect(log).toContain(`bmad-mcp is ready in`);
+  expect(log).toContain(`npm run token -- --port ${PORT}`);
+  token = (await run("npm", ["run", "-s", "token", "--", "--port", String(PORT)], { cwd: ROOT, env })).stdout.trim();
+  expect(token).toMatch(/^\S{20,}$/);
+}, 120_000);
+
+it("answers the Inspector CLI run the README's way, on the system's Node", async () => {
+  const args = ["run", "-s", "inspector", "--", "--cli", `${BASE}/mcp`, "--transport", "http", "--method", "tools/list", "--header", `Authorization: Bearer ${token}`];
+  const { stdout } = await run("npm", args, { cwd: ROOT, env, maxBuffer: 16 << 20 });
+  expect((JSON.parse(stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain("bmad-task");
+}, 60_000);
+
+it("serves the bundled BMAD content and keeps a session's work", async () => {
+  const client = await connect(token);
   expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("bmad-analyst");
   const read = await client.readResource({ uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
   expect((read.contents[0] as { text: string }).text).toContain("name: bmad-agent-analyst");
-
   const started = view(await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Survive a restart" } }));
-  const submit = { action: "submit", session_id: started.session_id, claude_result: JSON.stringify({ prd_draft: "# PRD kept across restarts", quality_score: 95 }) };
+  sessionId = started.session_id;
+  const submit = { action: "submit", session_id: sessionId, claude_result: JSON.stringify({ prd_draft: "# PRD kept across restarts", quality_score: 95 }) };
   await client.callTool({ name: "bmad-task", arguments: submit });
-  const confirmed = view(await client.callTool({ name: "bmad-task", arguments: { action: "confirm", session_id: started.session_id } }));
+  const confirmed = view(await client.callTool({ name: "bmad-task", arguments: { action: "confirm", session_id: sessionId } }));
   expect(confirmed.current_stage).toBe("architect");
   await client.close();
+}, 60_000);
 
+it("stops everything it started, and starts again without uploading the bundle twice", async () => {
   await stopDev();
-  startDev("dev:serve");
+  startDev();
   await waitForReady(60_000);
-  client = await connect(access_token); // grants live in local KV too: the token survives the restart
-  const after = view(await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: started.session_id } }));
+  expect(log).toMatch(/already there, nothing to upload/);
+  const client = await connect(token); // grants live in local KV too: the token survives the restart
+  const after = view(await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: sessionId } }));
   expect(after).toMatchObject({ current_stage: "architect", current_state: "generating" });
   const prd = await client.readResource({ uri: after.artifacts[0]! });
   expect((prd.contents[0] as { text: string }).text).toBe("# PRD kept across restarts");
   await client.close();
-}, 180_000);
+  await stopDev();
+}, 90_000);
+
+it("leaves the developer's own .wrangler/state alone", () => {
+  expect(existsSync(join(STATE, "v3"))).toBe(true);
+  expect(snapshot()).toEqual(before);
+});

@@ -30,6 +30,10 @@ it("matches globs per segment: ** any depth, * within a segment, ? one character
     ["a.b", "aXb", false],
     ["(x)+[y]", "(x)+[y]", true],
     ["***/x", "a/b/x", true],
+    ["ab*ba", "aba", false],
+    ["ab*ba", "abba", true],
+    ["a/**", "a/", true],
+    ["docs/**", "docs2/x", false],
   ];
   for (const [pattern, path, expected] of cases) expect(glob(pattern).test(path), `${pattern} ~ ${path}`).toBe(expected);
 });

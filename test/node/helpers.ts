@@ -1,13 +1,16 @@
-// Shared test helpers: temp dirs, the offline BMAD installers, counting things in real trees, the built
-// bridge driven over stdio, and whether a process still runs.
+// Shared test helpers: temp dirs, the Worker in workerd, the offline BMAD installers, counting things in real
+// trees, the built bridge driven over stdio, and whether a process still runs.
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { inject } from "vitest";
 import { csv } from "../../src/compiler/parse";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 
 const run = promisify(execFile);
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,18 +21,57 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** The real Worker in workerd (Miniflare), from the bundle global-setup.ts made for this run. */
+export function localWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
+  return startLocalWorker({ ...options, scriptPath: inject("workerScript") });
+}
+
 /** Runs a BMAD installer into `dir` (argument array, stdin ignored). */
 export async function install(kind: "v6.12" | "v6.0" | "v4", dir: string): Promise<void> {
-  const argv =
+  const [cli, ...args] =
     kind === "v6.12"
-      ? [join(PKG, "bmad-method/tools/installer/bmad-cli.js"), "install", "--directory", dir, "--modules", "bmm", "--tools", "claude-code", "--yes"]
+      ? [join(PKG, "bmad-method/tools/installer/bmad-cli.js"), "install", "--modules", "bmm", "--tools", "claude-code", "--yes"]
       : kind === "v6.0"
-        ? [join(PKG, "bmad-v6-classic/tools/cli/bmad-cli.js"), "install", "--directory", dir, "--modules", "bmm", "--tools", "claude-code", "--yes"]
-        : [join(PKG, "bmad-v4/tools/installer/bin/bmad.js"), "install", "--full", "--directory", dir, "--ide", "claude-code"];
+        ? [join(PKG, "bmad-v6-classic/tools/cli/bmad-cli.js"), "install", "--modules", "bmm", "--tools", "claude-code", "--yes"]
+        : [join(PKG, "bmad-v4/tools/installer/bin/bmad.js"), "install", "--full", "--ide", "claude-code"];
+  await cachedInstall(cli!, args, dir);
+}
+
+/**
+ * Runs installer `cli` with `args` plus `--directory`, once per installer version and arguments, into a cache
+ * under the system temp dir, and copies the result into `dir`. An install costs about 2 s of CPU and writes the
+ * same files wherever it runs (only its timestamps differ), so test files running side by side share one: the
+ * first to take the lock installs, the others wait for it.
+ */
+export async function cachedInstall(cli: string, args: string[], dir: string): Promise<void> {
+  const pkg = readFileSync(join(cli.slice(0, cli.indexOf("/tools/")), "package.json"), "utf8");
+  const key = createHash("sha256").update(JSON.stringify([cli, args, pkg])).digest("hex").slice(0, 24);
+  const cached = join(tmpdir(), "bmad-install-cache", key);
+  const lock = `${cached}.lock`;
+  mkdirSync(dirname(cached), { recursive: true });
+  for (const end = Date.now() + 120_000; !existsSync(cached); await new Promise((r) => setTimeout(r, 100))) {
+    if (Date.now() > end) throw new Error(`timed out waiting for another test file's install into ${cached}`);
+    try {
+      mkdirSync(lock);
+    } catch {
+      // Another file installs this one. A lock left by a killed run is taken over after a minute.
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 60_000) rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    const work = join(lock, "tree");
+    try {
+      mkdirSync(work);
+      const child = run(process.execPath, [cli, ...args, "--directory", work], { cwd: lock, maxBuffer: 16 << 20 });
+      child.child.stdin?.end();
+      await child;
+      renameSync(work, cached);
+    } finally {
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
   mkdirSync(dir, { recursive: true });
-  const child = run(process.execPath, argv, { cwd: dir, maxBuffer: 16 << 20 });
-  child.child.stdin?.end();
-  await child;
+  cpSync(cached, dir, { recursive: true, verbatimSymlinks: true });
 }
 
 export function csvRows(file: string): Array<Record<string, string>> {

@@ -6,8 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { Ajv } from "ajv";
 import addFormats from "ajv-formats";
-import { beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { beforeAll, describe, expect, inject, it } from "vitest";
 import { TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 import { ROOT } from "./helpers";
 
@@ -55,7 +54,7 @@ describe("server.json", () => {
   describe("against the bridge", () => {
     let help = "";
     beforeAll(async () => {
-      help = (await promisify(execFile)(process.execPath, [await buildBridge(), "--help"])).stdout;
+      help = (await promisify(execFile)(process.execPath, [inject("bridge"), "--help"])).stdout;
     }, 60_000);
 
     it("names only options and variables the bridge reads, and every toolset", () => {

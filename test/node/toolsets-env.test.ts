@@ -1,12 +1,13 @@
 // BMAD_TOOLSETS chooses the deployment's default toolsets; ?toolsets= still wins per connection.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker } from "./helpers";
 import { signIn } from "../../scripts/oauth-client.js";
 
 let worker: LocalWorker;
 let token: string;
 beforeAll(async () => {
-  worker = await startLocalWorker({ bindings: { BMAD_TOOLSETS: "manifest,agents" } });
+  worker = await localWorker({ bindings: { BMAD_TOOLSETS: "manifest,agents" } });
   token = (await signIn(fetch, worker.url.origin)).access_token;
 }, 120_000);
 afterAll(() => worker?.dispose());

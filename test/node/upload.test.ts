@@ -1,4 +1,5 @@
-// Upload: the pure KV/R2 key layout, and a real `--local` upload into a temp persist dir.
+// Upload: the pure KV/R2 key layout, and a real `--local` upload into a temp persist dir, once in full and
+// then not at all when the store already holds the bundle.
 import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -62,5 +63,10 @@ describe("upload --local", () => {
     const { manifest: m, blobs } = loadBundleFromDir(dir);
     const f = m.files.find((x) => x.path === "bmm/agents/pm.md")!;
     expect(get(`blob:${f.sha256}`)).toBe(new TextDecoder().decode(blobs.get(f.sha256)));
+
+    // The same bundle again (the next `npm run dev`): nothing is written.
+    const logged: string[] = [];
+    await uploadBundle({ target: "local", dir, persistTo: persist, config }, (line) => logged.push(line));
+    expect(logged.join("\n")).toMatch(/already there, nothing to upload/);
   });
 });

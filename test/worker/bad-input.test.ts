@@ -1,4 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { authedFetch, connect, ORIGIN, text, workerFetch } from "./client.js";

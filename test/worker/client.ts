@@ -1,7 +1,6 @@
 // A real SDK Client over Streamable HTTP, whose fetch goes to the Worker under test in workerd,
 // signed in through the real OAuth flow (local consent page: the test host is loopback).
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { exports } from "cloudflare:workers";
 import { signIn, withBearer } from "../../scripts/oauth-client.js";
 

@@ -1,6 +1,6 @@
 // A project bundle may carry the user's installed config with keys in it: every path that serves a
 // config-shaped file removes them, as bmad://config/current always did.
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { beforeAll, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";

@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // Project memory on the remote, through real SDK clients in workerd signed in through the real OAuth flow:
 // memories in the workspace Durable Object's SQLite with an FTS5 index (idempotent, isolated per project,
 // surviving a restart), the labelled recall set, hand-edited memory files in the workspace, the project

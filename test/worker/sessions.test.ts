@@ -1,4 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SessionView } from "../../src/core/delivery/view.js";
@@ -162,6 +163,18 @@ describe("bad input", () => {
     const { session_id } = await task({ action: "start", objective: "Big" });
     expect(await taskError({ action: "submit", session_id, claude_result: "x".repeat(2 * 1024 * 1024 + 1) })).toMatch(/claude_result is over 2 MiB/);
     expect(await task({ action: "status", session_id })).toMatchObject({ current_state: "generating", iteration: 0 });
+  });
+
+  it("reports a session whose stored state is damaged, naming the bad field, and never uses it", async () => {
+    const { session_id } = await task({ action: "start", objective: "Damaged" });
+    const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
+    await runInDurableObject(stub, (_, state) => {
+      const [row] = state.storage.sql.exec<{ json: string }>("SELECT json FROM state WHERE id = 1").toArray();
+      state.storage.sql.exec("UPDATE state SET json = ? WHERE id = 1", JSON.stringify({ ...JSON.parse(row!.json), current_stage: "ceo" }));
+    });
+    const error = await taskError({ action: "status", session_id });
+    expect(error).toMatch(/stored state is damaged \(current_stage: .*\); start a new session/);
+    expect(error).not.toMatch(/\n\s+at /); // no stack trace
   });
 
   it("refuses actions the state does not allow, naming the allowed ones", async () => {

@@ -1,4 +1,3 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
 // Skills over MCP on the Worker, with the real SDK v2 client and its SkillsClient: every skill of the bundle,
 // byte for byte; a client that uses only skills/get and resources/read can follow bmad-prd's first steps; and
 // unknown skills, files and names answer with suggestions.

@@ -1,8 +1,8 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // The runtime-free parts of workspaces (path and name checks, limits), the tools where there is no
 // workspace store (the bridge), history pruning, and BMAD's ported scripts running on a workspace.
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { SHARED_SCRIPTS } from "../../src/core/runtime/scripts.js";
 import { bmadFilesTool, bmadProjectTool } from "../../src/core/surface/tools/workspace.tools.js";
@@ -109,6 +109,36 @@ describe("on the Durable Object", () => {
     expect((await ada.files({ action: "read", project, path: "churn.md", version: pruned[0] })).text).toMatch(/too old: its content was dropped/);
     expect((await ada.files({ action: "history", project, path: "churn.md" })).text).toContain("(content pruned)");
     expect((await ada.files({ action: "read", project, path: "churn.md", version: 4 })).text).toContain("d".repeat(1024));
+  });
+
+  it("lists and counts exactly the files its table holds after writes, deletes, restores, refusals and a restart", async () => {
+    const table = () =>
+      runInDurableObject(stub(), (_: WorkspaceProject, state) => {
+        const rows = state.storage.sql.exec<{ path: string; version: number; size: number }>("SELECT path, version, size FROM files").toArray();
+        return [...rows.map((r) => `${r.path} v${r.version} ${r.size} B`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
+      });
+    const listed = async () => {
+      const files = (await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size: number }>;
+      const info = (await ada.project({ action: "config", name: project })).structured;
+      return [...files.map((f) => `${f.path} v${f.version} ${f.size} B`).sort(), `${info.files} files, ${info.bytes} bytes`];
+    };
+    expect(await listed()).toEqual(await table()); // the first listing reads the table
+    const steps: Array<Record<string, unknown>> = [
+      { action: "write", path: "keep/b.md", content: "bb" },
+      { action: "write", path: "keep/a.md", content: "a" },
+      { action: "append", path: "keep/a.md", content: "aa" },
+      { action: "delete", path: "keep/b.md" },
+      { action: "restore", path: "keep/b.md", version: 1 },
+      { action: "write", path: "keep/a.md", content: "x", if_version: 1 }, // refused: a conflict
+      { action: "write", path: "keep/c.md", content: "x".repeat(MAX_FILE_BYTES + 1) }, // refused: too large
+    ];
+    for (const step of steps) {
+      await ada.files({ project, ...step });
+      expect(await listed(), JSON.stringify(step).slice(0, 80)).toEqual(await table());
+    }
+    expect((await ada.files({ action: "list", project, path: "keep/*" })).text).toMatch(/keep\/a\.md v2 3 B\nkeep\/b\.md v3 2 B$/);
+    await evictDurableObject(stub());
+    expect(await listed()).toEqual(await table());
   });
 
   it("serves BMAD's ported scripts as a RuntimeFs: memlog and resolve_config write and read the workspace", async () => {

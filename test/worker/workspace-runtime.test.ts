@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // BMAD's method from a Claude.ai-like client with only MCP calls: a workspace is {project-root}, skills render
 // against it, bmad-run runs BMAD's scripts on its files, and the PRD lands where bmad-architecture finds it.
 import { beforeAll, describe, expect, it, vi } from "vitest";

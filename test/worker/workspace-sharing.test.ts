@@ -44,6 +44,8 @@ describe("a stranger", () => {
       (p) => stranger.project({ action: "config", name: p }),
       (p) => stranger.project({ action: "share", name: p, with: "someone@example.com", access: "write" }),
       (p) => stranger.project({ action: "delete", name: p, confirm: p }),
+      (p) => stranger.call(TOOL.bmadRun, { command: `uv run bmad://projects/${p}/_bmad/scripts/memlog.py append --workspace bmad://projects/${p}/runs/x --text hi` }),
+      (p) => stranger.call(TOOL.bmadRun, { command: `uv run bmad://projects/${p}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow` }),
     ];
     for (const call of calls) {
       const real = await strangerSees(project, call);

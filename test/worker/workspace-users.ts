@@ -1,8 +1,6 @@
 // Several signed-in people in one workerd test: each signs in through the real OAuth flow on the local
 // (loopback-only) consent page, whose form takes an optional "user" (an email) naming the local user.
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
 import { signIn, withBearer, type FetchLike } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
@@ -14,7 +12,7 @@ function browserOf(email: string): FetchLike {
   return async (input, init) => {
     const request = new Request(input, init);
     if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return workerFetch(request);
-    const form = new URLSearchParams(await request.text());
+    const form = new URLSearchParams([...(await request.formData())].map(([key, value]) => [key, String(value)]));
     form.set("user", email);
     return workerFetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString() }));
   };

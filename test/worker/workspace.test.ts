@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // Project workspaces through a real SDK client in workerd, signed in through the real OAuth flow: the
 // installer's files on create, versions, conflicts, odd paths, limits, and survival of a restart.
 import { env } from "cloudflare:workers";
@@ -182,11 +182,14 @@ describe("limits", () => {
   it("refuse the 5,001st file and bytes past 50 MiB, naming the limit", async () => {
     const other = unique("limits");
     expect((await ada.project({ action: "create", name: other })).isError).toBe(false);
-    // Seeded straight into the object: the limit is what is under test, not 5,000 writes.
-    const seedRows = (count: number, size: number) =>
-      runInDurableObject(stub(ada.id, other), (_, state) => {
+    // Seeded straight into the object's table: the limit is what is under test, not 5,000 writes. The object
+    // keeps its files in memory, so it restarts to read them again.
+    const seedRows = async (count: number, size: number) => {
+      await runInDurableObject(stub(ada.id, other), (_, state) => {
         for (let i = 0; i < count; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, ?, '', '', 'seed')", `seed/${size}/${i}`, size);
       });
+      await evictDurableObject(stub(ada.id, other));
+    };
     const { files } = (await ada.store().info(other) as { value: { files: number } }).value;
     await seedRows(5000 - files, 0);
     const full = await ada.files({ action: "write", project: other, path: "one-more.md", content: "x" });
@@ -199,6 +202,7 @@ describe("limits", () => {
     await runInDurableObject(stub(ada.id, heavy), (_, state) => {
       state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES ('seed/heavy', 1, ?, '', '', 'seed')", 50 * 1024 * 1024 - bytes - 10);
     });
+    await evictDurableObject(stub(ada.id, heavy));
     const over = await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(11) });
     expect(over.text).toBe(`Project "${heavy}" would hold 52,428,801 bytes; a project holds at most 50 MiB (52,428,800 bytes). Delete or shrink files first.`);
     expect((await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(10) })).isError).toBe(false);

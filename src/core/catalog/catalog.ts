@@ -4,10 +4,9 @@
 import type { BundleFile, BundleManifest, CatalogRecord, RecordKind } from "./bundle.js";
 import { closest, suggestion } from "./closest.js";
 import { aliases, parseQualifiedName, shortName } from "./names.js";
+import type { Result } from "../result.js";
 
-export type Resolution =
-  | { ok: true; record: CatalogRecord; candidates: CatalogRecord[] }
-  | { ok: false; error: string; closest: string[] };
+export type Resolution = Result<{ record: CatalogRecord; candidates: CatalogRecord[] }, { closest: string[] }>;
 
 const KIND_LABEL: Record<RecordKind, string> = { agent: "agent", workflow: "workflow", task: "task", knowledge: "knowledge domain" };
 

@@ -1,6 +1,7 @@
 // Glob matching in linear time: the pattern is compiled to a list of steps and a path is matched by
 // walking every live step at once (a Thompson NFA), never by backtracking. `**************Q` costs what
 // `*Q` costs. Used wherever a caller's pattern meets many paths (bmad-resources list, workspace files).
+import type { Result } from "../result.js";
 
 export const MAX_GLOB_LENGTH = 256;
 export const MAX_GLOB_WILDCARDS = 32;
@@ -18,7 +19,7 @@ export interface Glob {
   test(path: string): boolean;
 }
 
-export type GlobCompile = { ok: true; glob: Glob } | { ok: false; error: string };
+export type GlobCompile = Result<{ glob: Glob }>;
 
 /** `**` any depth, `*` within a segment, `?` one character; everything else is literal. */
 export function compileGlob(pattern: string): GlobCompile {
@@ -46,7 +47,19 @@ export function compileGlob(pattern: string): GlobCompile {
   if (wildcards > MAX_GLOB_WILDCARDS) {
     return { ok: false, error: `Pattern has ${wildcards} wildcards; at most ${MAX_GLOB_WILDCARDS} are allowed (one "**" already matches any depth).` };
   }
-  return { ok: true, glob: { pattern, test: (path) => matches(steps, path) } };
+  // The literal start and end decide most paths with a string compare; the matcher walks only what lies between.
+  const first = steps.findIndex((s) => s.kind !== "char");
+  if (first < 0) return { ok: true, glob: { pattern, test: (path) => path === pattern } };
+  const prefix = pattern.slice(0, first);
+  let last = steps.length;
+  while (steps[last - 1]!.kind === "char") last--;
+  const suffix = steps.slice(last).map((s) => (s as { char: string }).char).join("");
+  const middle = steps.slice(first, last);
+  // `docs/**` (a lone "**" between them) takes anything, so the compares decide it.
+  const between = middle.length === 1 && middle[0]!.kind === "any" ? () => true : matcher(middle);
+  const test = (path: string) =>
+    path.length >= prefix.length + suffix.length && path.startsWith(prefix) && path.endsWith(suffix) && between(path.slice(prefix.length, path.length - suffix.length));
+  return { ok: true, glob: { pattern, test } };
 }
 
 /** Steps that may match nothing are passed through at once, so `live` holds every reachable step. */
@@ -59,40 +72,50 @@ function close(steps: Step[], live: Uint8Array): void {
   }
 }
 
-function matches(steps: Step[], path: string): boolean {
+/** Matches a whole path against the steps, every live step at once. The two step sets are reused: a test runs to its end. */
+function matcher(steps: Step[]): (path: string) => boolean {
   let live = new Uint8Array(steps.length + 1);
   let next = new Uint8Array(steps.length + 1);
-  live[0] = 1;
-  close(steps, live);
-  for (const c of path) {
-    next.fill(0);
-    for (let i = 0; i < steps.length; i++) {
-      if (!live[i]) continue;
-      const step = steps[i]!;
-      switch (step.kind) {
-        case "char":
-          if (step.char === c) next[i + 1] = 1;
-          break;
-        case "one":
-          if (c !== "/") next[i + 1] = 1;
-          break;
-        case "star":
-          if (c !== "/") next[i] = 1;
-          break;
-        case "any":
-          next[i] = 1;
-          break;
-        case "dirs":
-          break; // its loop, always live beside it, consumes
-        case "dirsLoop":
-          next[i] = 1;
-          if (c === "/") next[i + 1] = 1;
-          break;
+  return (path) => {
+    live.fill(0);
+    live[0] = 1;
+    close(steps, live);
+    for (const c of path) {
+      next.fill(0);
+      let alive = false;
+      for (let i = 0; i < steps.length; i++) {
+        if (!live[i]) continue;
+        const step = steps[i]!;
+        let stay = false;
+        let advance = false;
+        switch (step.kind) {
+          case "char":
+            advance = step.char === c;
+            break;
+          case "one":
+            advance = c !== "/";
+            break;
+          case "star":
+            stay = c !== "/";
+            break;
+          case "any":
+            stay = true;
+            break;
+          case "dirs":
+            break; // its loop, always live beside it, consumes
+          case "dirsLoop":
+            stay = true;
+            advance = c === "/";
+            break;
+        }
+        if (stay) next[i] = 1;
+        if (advance) next[i + 1] = 1;
+        alive ||= stay || advance;
       }
+      if (!alive) return false;
+      close(steps, next);
+      [live, next] = [next, live];
     }
-    if (!next.includes(1)) return false;
-    close(steps, next);
-    [live, next] = [next, live];
-  }
-  return live[steps.length] === 1;
+    return live[steps.length] === 1;
+  };
 }

@@ -1,8 +1,9 @@
 // Bundle paths and bmad:// URIs. Anything that could leave the bundle is refused, never normalised.
+import type { Result } from "../result.js";
 
 export const BMAD_SCHEME = "bmad://";
 
-export type PathCheck = { ok: true; path: string } | { ok: false; error: string };
+export type PathCheck = Result<{ path: string }>;
 
 const SEGMENT_DENY = new Set(["", ".", ".."]);
 

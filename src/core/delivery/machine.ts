@@ -2,6 +2,7 @@
 import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State } from "./session.js";
+import type { Result } from "../result.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 
@@ -16,9 +17,7 @@ export interface StoreContent {
   text: string;
 }
 
-export type Step =
-  | { ok: true; state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }
-  | { ok: false; error: string; kind: "conflict" | "invalid" };
+export type Step = Result<{ state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }, { kind: "conflict" | "invalid" }>;
 
 /** Which actions each state accepts (status always works). */
 export const ALLOWED: Readonly<Record<State, ActionName[]>> = lookupTable({
@@ -30,10 +29,18 @@ export const ALLOWED: Readonly<Record<State, ActionName[]>> = lookupTable({
   completed: ["status"],
 });
 
-export function newSession(init: { session_id: string; task_name: string; objective: string; owner: string; now: string }): SessionState {
+export function newSession(init: { session_id: string; task_name: string; objective: string; owner: string; now: string; project?: string }): SessionState {
   const stages = Object.fromEntries(STAGES.map((s) => [s, { status: "pending", iteration: 0 } satisfies StageRecord])) as Record<Stage, StageRecord>;
   stages.po = { status: "in_progress", iteration: 0 };
-  return { ...init, current_stage: "po", current_state: "generating", stages, artifacts: [], subtasks: [], revision: 1, created_at: init.now, updated_at: init.now };
+  const { project, ...rest } = init;
+  return { ...rest, ...(project ? { project } : {}), current_stage: "po", current_state: "generating", stages, artifacts: [], subtasks: [], revision: 1, created_at: init.now, updated_at: init.now };
+}
+
+/** The artifact a confirm or approve that led to `state` saved: the one of the stage it completed, if any. */
+export function savedArtifact(state: SessionState): string | undefined {
+  const done = state.current_state === "completed" ? STAGES[STAGES.length - 1]! : STAGES[STAGES.indexOf(state.current_stage) - 1];
+  const file = done && stageSpec(done).artifact;
+  return file && state.artifacts.includes(file) ? file : undefined;
 }
 
 function contentRef(ref: string, text: string, now: string): ContentRef {

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { STAGES } from "./pipeline.js";
 import { SESSION_ID, STATES, type SessionState } from "./session.js";
+import type { Result } from "../result.js";
 
 /** What taskSlug makes: safe as a folder name. */
 export const TASK_NAME = /^[a-z0-9-]{1,64}$/;
@@ -45,6 +46,7 @@ export const SESSION_STATE = z.object({
   task_name: z.string().regex(TASK_NAME),
   objective: z.string(),
   owner: z.string(),
+  project: z.string().max(200).optional(),
   current_stage: z.enum(STAGES),
   current_state: z.enum(STATES),
   // Exactly the pipeline's stages, each required: a lookup by current_stage always finds its own record.
@@ -64,7 +66,7 @@ export const TASK_MAPPING = z.record(
 export type TaskMappingEntry = z.infer<typeof TASK_MAPPING>[string];
 
 /** A stored session, or the first problems found (field paths and what was expected), for a message. */
-export function parseSessionState(value: unknown): { ok: true; state: SessionState } | { ok: false; error: string } {
+export function parseSessionState(value: unknown): Result<{ state: SessionState }> {
   const parsed = SESSION_STATE.safeParse(value);
   if (parsed.success) return { ok: true, state: parsed.data satisfies SessionState };
   const issues = parsed.error.issues.slice(0, 3).map((i) => `${i.path.length ? i.path.join(".") : "the file"}: ${i.message}`);

@@ -44,6 +44,8 @@ export interface SessionState {
   task_name: string;
   objective: string;
   owner: string;
+  /** The workspace (bmad-project) each artifact is also saved in, as the owner named it at start. */
+  project?: string;
   current_stage: Stage;
   current_state: State;
   stages: Record<Stage, StageRecord>;
@@ -81,6 +83,11 @@ export function summarize(s: SessionState): SessionSummary {
     created_at: s.created_at,
     updated_at: s.updated_at,
   };
+}
+
+/** Where an artifact lives in a project (seed 003): `.claude/specs/{task}/{file}`. */
+export function specPath(taskName: string, file: string): string {
+  return `.claude/specs/${taskName}/${file}`;
 }
 
 /** Seed 003 task names: lower-case slug of the objective, at most 50 characters. */

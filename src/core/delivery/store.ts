@@ -1,12 +1,15 @@
 // What sessions need from storage. The Worker implements it with Durable Objects, the bridge with files.
 import type { Action } from "./machine.js";
 import type { SessionState, SessionSummary, Subtask } from "./session.js";
+import type { Result } from "../result.js";
 
-export type Stored<T> = { ok: true; value: T } | { ok: false; kind: "not_found" | "conflict" | "invalid"; error: string };
+export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | "invalid" }>;
 
 export interface SessionStore {
-  /** Creates a session owned by `owner`, with a task name unique among the owner's sessions. */
-  start(owner: string, objective: string): Promise<SessionState>;
+  /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.
+   *  `project`: the workspace its artifacts are also saved in (a store that saves them in its project already,
+   *  the bridge's, ignores it). */
+  start(owner: string, objective: string, options?: { project?: string; taken?: string[] }): Promise<SessionState>;
   /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
   get(owner: string, session: string): Promise<Stored<SessionState>>;
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;

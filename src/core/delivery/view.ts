@@ -2,9 +2,12 @@
 import { enginesFor, stageSpec } from "./pipeline.js";
 import { lookupTable, type SessionState } from "./session.js";
 
-export interface SessionView {
+// A type, not an interface: it is structured content, a plain record of JSON values.
+export type SessionView = {
   session_id: string;
   task_name: string;
+  /** The workspace its artifacts are also saved in. */
+  project?: string;
   current_stage: string;
   current_state: string;
   requires_user_confirmation: boolean;
@@ -20,7 +23,7 @@ export interface SessionView {
   /** The queued sub-tasks (spawn_subagent_task), oldest first. */
   subtasks: Array<{ id: string; agent: string; task: string; status: string; output_key?: string }>;
   role_prompt?: string;
-}
+};
 
 const INTERACTION = lookupTable<SessionState["current_state"], string>({
   generating: "awaiting_generation",
@@ -60,6 +63,7 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
   return {
     session_id: s.session_id,
     task_name: s.task_name,
+    ...(s.project ? { project: s.project } : {}),
     current_stage: s.current_stage,
     current_state: s.current_state,
     requires_user_confirmation: s.current_state !== "completed",

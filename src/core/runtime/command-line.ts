@@ -2,6 +2,7 @@
 // into argv with POSIX quoting and no shell, and sorted into what can run here: a ported shared script,
 // or a skill's own script. Nothing is expanded: `$(...)`, `>` and `&&` stay literal text or are refused.
 import { split } from "shlex";
+import type { Result } from "../result.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
 
@@ -13,7 +14,7 @@ const SHELL_OPERATORS = new Set(["&&", "||", "|", ";", "&", ">", ">>", "<", "2>"
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
 const PYTHONS = new Set(["python3", "python", "py"]);
 
-export type CommandLine = { ok: true; script: string; args: string[] } | { ok: false; error: string };
+export type CommandLine = Result<{ script: string; args: string[] }>;
 
 /** Splits a command line and strips the interpreter (`uv run [flags]`, `python3`, or none). */
 export function parseCommandLine(line: string): CommandLine {

@@ -28,6 +28,9 @@ export interface ProjectRuntime {
   /** `{skill-root}` for a bundle folder (e.g. `bmm/bmad-prd`): its directory in the project where it is
    *  installed there, else its bmad:// URI. */
   skillRoot(bundleDir: string): Promise<string>;
+  /** After a run: the answer of a file call that found no project the caller may see (a workspace runtime made
+   *  without checking first). */
+  refused?(): string | undefined;
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. */
   runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun>;
 }

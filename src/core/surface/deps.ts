@@ -5,6 +5,7 @@ import type { ProjectMemory } from "../memory/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { WorkspaceFiles, WorkspaceStore } from "../workspace/store.js";
 import type { BundleReader } from "./reader.js";
+import type { Result } from "../result.js";
 
 export const CONTEXT_SECTIONS = ["all", "stack", "agents", "decisions", "architecture"] as const;
 export type ContextSection = (typeof CONTEXT_SECTIONS)[number];
@@ -21,8 +22,8 @@ export interface ContractRun {
 /** The project's files: only the bridge, which runs beside them, has this. */
 export interface ProjectFiles {
   /** `signal` aborts when the client cancels: the script and everything it started must be killed. */
-  runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<{ ok: true; value: ContractRun } | { ok: false; error: string }>;
-  projectContext(section: ContextSection): Promise<{ ok: true; value: Record<string, unknown> } | { ok: false; error: string }>;
+  runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<Result<{ value: ContractRun }>>;
+  projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>>;
 }
 
 /** A project's memory and files (seed 001's `_bmad/_memory/`, `_bmad-output/.runs/`). */
@@ -36,8 +37,9 @@ export interface SurfaceDeps {
   sessions?: SessionStore;
   project?: ProjectFiles;
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
-   *  (its project directory; `project` is ignored); the remote has one per workspace, by name. */
-  runtime?: (project: string | undefined) => Promise<{ ok: true; runtime: ProjectRuntime } | { ok: false; error: string }>;
+   *  (its project directory; `project` is ignored); the remote has one per workspace, by name, checked first
+   *  unless `lazy` (then the runtime's `refused` tells whether a file call found no such project). */
+  runtime?: (project: string | undefined, options?: { lazy?: boolean }) => Promise<Result<{ runtime: ProjectRuntime }>>;
   /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
   workspaces?: WorkspaceStore;
   /** Project memory: the bridge's project folder (`project` is ignored); on the remote a workspace by name,

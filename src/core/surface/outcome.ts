@@ -1,8 +1,8 @@
 // Expected failures are values. One helper turns them into MCP tool results.
-export type ToolOutcome =
-  | { ok: true; text: string; structured?: Record<string, unknown>; sample?: SampleRequest }
-  /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions). */
-  | { ok: false; error: string; suggestions?: string[] };
+import type { Result } from "../result.js";
+/** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions);
+ *  `sample`: ask the client's model first (delegate_to_agent). */
+export type ToolOutcome = Result<{ text: string; structured?: Record<string, unknown>; sample?: SampleRequest }, { suggestions?: string[] }>;
 
 /** Ask the client's model first (sampling): the call comes back with its answer under `key`. */
 export interface SampleRequest {

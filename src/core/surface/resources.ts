@@ -10,9 +10,10 @@ import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
 import { renderRecord } from "./render.js";
 import { readSkillUri, SKILL_SCHEME, skillIndex } from "./skills.js";
+import type { Result } from "../result.js";
 
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as the error's data.suggestions). */
-export type ReadOutcome = { ok: true; uri: string; mimeType: string; text: string } | { ok: false; error: string; suggestions?: string[] };
+export type ReadOutcome = Result<{ uri: string; mimeType: string; text: string }, { suggestions?: string[] }>;
 
 export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
   const { reader } = deps;

@@ -12,8 +12,10 @@ import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
+import pkg from "../../../package.json" with { type: "json" };
 
-export const SERVER_INFO = { name: "bmad-mcp", version: "0.1.0" } as const;
+/** The version is package.json's: the one place it is written. */
+export const SERVER_INFO = { name: "bmad-mcp", version: pkg.version };
 export const MAX_ARGUMENT_BYTES = 64 * 1024;
 export const RESOURCE_PAGE_SIZE = 200;
 
@@ -51,7 +53,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
 
   // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
   const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
-  server.setRequestHandler("tools/list", async () => (fixedTools ?? (await current()).surface.toolsResult) as never);
+  server.setRequestHandler("tools/list", async () => fixedTools ?? (await current()).surface.toolsResult);
 
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { surface } = await current();

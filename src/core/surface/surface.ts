@@ -1,6 +1,6 @@
 // Per-bundle, per-toolset-selection data computed once (tool listings, JSON Schemas, prompt names)
 // so that a fresh server per request only wires handlers.
-import type { GetPromptResult } from "@modelcontextprotocol/server";
+import type { GetPromptResult, ListToolsResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
 import { SKILL_RUNTIME_FILE } from "./runtime-block.js";
@@ -25,7 +25,7 @@ export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTool
 export interface Surface {
   tools: Map<string, ToolDef>;
   /** tools/list's result, frozen: the same object on every call (the stdio bridge encodes it once). */
-  toolsResult: { tools: Array<Record<string, unknown>> };
+  toolsResult: ListToolsResult;
   prompts: Map<string, PromptEntry>;
   promptList: Array<PromptEntry["listing"]>;
   /** prompts/get results without a message, frozen: the bundle is immutable, so each renders once. */
@@ -35,8 +35,8 @@ export interface Surface {
 
 /** Each tool's JSON Schema listing, built the first time a surface lists it: building all of them at module
  *  scope put every toolset's schemas into the Worker's startup and the bridge's cold start. */
-const listings = new WeakMap<ToolDef, Record<string, unknown>>();
-function listingOf(def: ToolDef): Record<string, unknown> {
+const listings = new WeakMap<ToolDef, ReturnType<typeof toolListing>>();
+function listingOf(def: ToolDef): ReturnType<typeof toolListing> {
   let listing = listings.get(def);
   if (!listing) listings.set(def, (listing = toolListing(def)));
   return listing;

@@ -1,5 +1,6 @@
 // A tool is module-level data plus a handler, tagged with its toolset. Schemas are built once;
 // their JSON Schema is converted once per isolate, never per request.
+import { isSpecType, type Tool } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import type { ToolsetName } from "./toolsets.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -35,14 +36,14 @@ export interface CallContext {
 }
 
 export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
-  return def as unknown as ToolDef;
+  return def;
 }
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
 /** The tools/list entry for a definition. */
-export function toolListing(def: ToolDef): Record<string, unknown> {
-  return {
+export function toolListing(def: ToolDef): Tool {
+  const listing = {
     name: def.name,
     description: def.description,
     // No outputSchema: SDK clients compile a validator for each one on every tools/list, which costs
@@ -50,6 +51,9 @@ export function toolListing(def: ToolDef): Record<string, unknown> {
     inputSchema: jsonSchema(def.input),
     annotations: def.annotations,
   };
+  // The SDK's own check, once per tool: a listing it would refuse fails at startup, naming the tool.
+  if (!isSpecType.Tool(listing)) throw new Error(`Tool ${def.name}: its listing is not a valid MCP tool.`);
+  return listing;
 }
 
 // Size guards stay on the server, which names the limit when one is hit: in the listing they would only
@@ -57,11 +61,11 @@ export function toolListing(def: ToolDef): Record<string, unknown> {
 const SERVER_SIDE_ONLY = ["minLength", "maxLength", "maxItems", "propertyNames"] as const;
 
 function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, {
+  const { $schema: _drop, ...rest }: Record<string, unknown> = z.toJSONSchema(schema, {
     io: "input",
     unrepresentable: "any",
     override: ({ jsonSchema }) => SERVER_SIDE_ONLY.forEach((key) => delete jsonSchema[key]),
-  }) as Record<string, unknown>;
+  });
   return rest;
 }
 

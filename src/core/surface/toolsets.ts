@@ -1,5 +1,6 @@
 // Toolsets are declared here and chosen the same way everywhere: `/mcp?toolsets=a,b`, BMAD_TOOLSETS, bridge --toolsets.
 import { closest, suggestion } from "../catalog/closest.js";
+import type { Result } from "../result.js";
 
 export const TOOLSETS = {
   manifest: { byDefault: true, about: "load any agent or workflow by name" },
@@ -22,7 +23,7 @@ function isToolsetName(name: string): name is ToolsetName {
   return (TOOLSET_NAMES as string[]).includes(name);
 }
 
-export type ToolsetSelection = { ok: true; toolsets: ToolsetName[] } | { ok: false; error: string };
+export type ToolsetSelection = Result<{ toolsets: ToolsetName[] }>;
 
 /** `undefined`/empty -> defaults; `all` -> every toolset; `default` adds the defaults; names are comma separated. */
 export function parseToolsets(raw: string | null | undefined): ToolsetSelection {

@@ -5,6 +5,7 @@
 import { parse as parseYaml } from "yaml";
 import type { BundleFile } from "../catalog/bundle.js";
 import type { BundleReader } from "../surface/reader.js";
+import type { Result } from "../result.js";
 
 /** One module of the bundle that has a module.yaml (6.x skills layout). */
 export interface ModuleSchema {
@@ -24,7 +25,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 /** Modules with a `<module>/module.yaml` from a 6.x skills source: core first, then by name. */
 export async function loadModuleSchemas(
   reader: BundleReader,
-): Promise<{ ok: true; modules: ModuleSchema[] } | { ok: false; reason: "no-core" | "bad-yaml"; error: string }> {
+): Promise<Result<{ modules: ModuleSchema[] }, { reason: "no-core" | "bad-yaml" }>> {
   const { catalog } = reader;
   const files = catalog.paths
     .filter((p) => /^[^/]+\/module\.yaml$/.test(p))

@@ -10,6 +10,7 @@ import { centralConfig, moduleConfigYaml, SEEDED_FILES, setAnswer, setModuleYaml
 import { bmadHelpCsv, filesManifestCsv, manifestYaml, sha256Hex, skillManifestCsv, type TrackedFile } from "./installer-manifests.js";
 import { choices, ConfigCollector, loadModuleSchemas, type ModuleSchema, promptText, questionKeys, scopes } from "./installer-modules.js";
 import { moduleTree, sharedScripts } from "./installer-tree.js";
+import type { Result } from "../result.js";
 
 export interface InstallerQuestion {
   /** Module code, e.g. `core`, `bmm`. */
@@ -45,7 +46,7 @@ export interface InstallerInput {
   ides?: string[];
 }
 
-export type InstallerFilesResult = { ok: true; files: Map<string, string> } | { ok: false; error: string };
+export type InstallerFilesResult = Result<{ files: Map<string, string> }>;
 
 /**
  * The questions BMAD's installer asks, core first, each with the default it writes when unanswered. Empty for a
@@ -82,7 +83,7 @@ export function installerScripts(reader: BundleReader): Array<{ bundlePath: stri
   return sharedScripts(reader).map((f) => ({ bundlePath: f.path, path: `_bmad/${f.path}` }));
 }
 
-type Validated = { ok: true; answers: Map<string, Record<string, string>> } | { ok: false; error: string };
+type Validated = Result<{ answers: Map<string, Record<string, string>> }>;
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 

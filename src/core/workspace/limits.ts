@@ -1,5 +1,6 @@
 // What a workspace holds at most, checked before anything is stored, each with an error that names the limit
 // and the way out. Sizes are UTF-8 bytes of the file's content.
+import type { Result } from "../result.js";
 
 export const MIB = 1024 * 1024;
 export const MAX_FILE_BYTES = 1 * MIB;
@@ -9,7 +10,7 @@ export const MAX_PROJECTS = 100;
 /** Earlier versions' content kept per project; past it the oldest earlier versions lose their content (not their entry). */
 export const MAX_HISTORY_BYTES = 200 * MIB;
 
-export type LimitCheck = { ok: true } | { ok: false; error: string };
+export type LimitCheck = Result;
 
 const n = (x: number) => x.toLocaleString("en-US");
 

@@ -2,11 +2,12 @@
 // project is refused, never normalised: tool paths are taken as written (a "%2e%2e" is a file name),
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
+import type { Result } from "../result.js";
 
 export const MAX_PATH_CHARS = 512;
 export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; error: string };
+export type Checked<T> = Result<{ value: T }>;
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** A project shared with the caller under a name they also use: `{name}@{tag}`, the tag naming its owner. */

@@ -9,19 +9,23 @@ import { workspaceRuntimeFs } from "./runtime-fs.js";
 import type { WorkspaceStore } from "./store.js";
 
 export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
-  return async (project) => {
+  return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
-    // The cheapest call that checks the caller may see it (every file call checks again).
     const files = store.files(project);
-    const visible = await files.stat("");
-    if (!visible.ok) return { ok: false, error: visible.error };
+    if (!options.lazy) {
+      // The cheapest call that checks the caller may see it (every file call checks again).
+      const visible = await files.stat("");
+      if (!visible.ok) return { ok: false, error: visible.error };
+    }
+    let refused: string | undefined;
     const fsRoot = `/projects/${project}`;
     const runtime: ProjectRuntime = {
       root: `bmad://projects/${project}`,
       fsRoot,
       label: `bmad://projects/${project}`,
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot), bundleFs(reader)),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error)), bundleFs(reader)),
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
+      refused: () => refused,
     };
     return { ok: true, runtime };
   };

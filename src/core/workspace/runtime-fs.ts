@@ -1,11 +1,12 @@
 // A workspace as the RuntimeFs the ported BMAD scripts run on: the project's files appear under `fsRoot`
 // (an absolute POSIX path), directories are implicit (one exists while a file is below it; mkdir does nothing),
 // and every write is a new version by the caller, with the same path checks and limits as bmad-files.
+// Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
 import type { FsEntryKind, RuntimeFs } from "../runtime/fs.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
 
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string): RuntimeFs {
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -22,14 +23,15 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string): Runti
     return rel;
   };
   const value = <T>(out: WsResult<T>): T => {
-    if (!out.ok) throw new Error(out.error);
-    return out.value;
+    if (out.ok) return out.value;
+    if (out.kind === "no_project") noProject?.(out.error);
+    throw new Error(out.error);
   };
   return {
     async readFile(path) {
       if (path === root || above(path) !== undefined) return undefined;
       const out = await files.read(relOrThrow(path));
-      if (!out.ok && out.kind === "not_found" && !out.error.startsWith("Project ")) return undefined;
+      if (!out.ok && out.kind === "not_found") return undefined;
       return value(out).data;
     },
     async writeFile(path, data) {

@@ -1,8 +1,9 @@
 // A new project's files and its config rewrites, from BMAD's installer (installer.ts) and the bundle.
 import type { BundleReader } from "../surface/reader.js";
 import { type InstallerAnswers, installerFiles, installerQuestions, installerScripts } from "./installer.js";
+import type { Result } from "../result.js";
 
-export type FilesResult = { ok: true; files: Map<string, string> } | { ok: false; error: string };
+export type FilesResult = Result<{ files: Map<string, string> }>;
 
 /** What `bmad-cli install --yes` with these answers writes under `_bmad/`, plus `_bmad/scripts/*` from the bundle. */
 export async function initialFiles(reader: BundleReader, projectName: string, answers: InstallerAnswers, now?: Date): Promise<FilesResult> {

@@ -3,12 +3,14 @@
 // and every answer about a project they cannot see is "not found", the same as for one that does not exist.
 import type { ProjectMemory } from "../memory/store.js";
 import type { InstallerAnswers } from "./installer.js";
+import type { Failure, Result } from "../result.js";
 
 export type Access = "owner" | "write" | "read";
 export type ShareAccess = "read" | "write" | "none";
 
-export type WsError = { ok: false; kind: "not_found" | "conflict" | "limit" | "denied" | "invalid"; error: string };
-export type WsResult<T> = { ok: true; value: T } | WsError;
+/** `no_project`: the caller can see no project by that name, in the same words whether or not one exists. */
+export type WsError = Failure<{ kind: "no_project" | "not_found" | "conflict" | "limit" | "denied" | "invalid" }>;
+export type WsResult<T> = Result<{ value: T }, { kind: WsError["kind"] }>;
 
 export interface ProjectSummary {
   /** What to pass as `project`: the name, or `name@tag` for a shared project whose name the caller also uses. */
@@ -37,6 +39,9 @@ export interface FileEntry {
   updated_at: string;
   author: string;
 }
+
+/** A file as a listing shows it. */
+export type ListedFile = Pick<FileEntry, "path" | "version" | "size">;
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;
@@ -71,7 +76,7 @@ export interface WorkspaceFiles {
   /** Newest first. */
   history(path: string): Promise<WsResult<VersionEntry[]>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
-  list(glob?: string): Promise<WsResult<FileEntry[]>>;
+  list(glob?: string): Promise<WsResult<ListedFile[]>>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
   stat(path: string): Promise<WsResult<"file" | "dir" | "missing">>;
   /** Names of a directory's direct children ("" for the root). */

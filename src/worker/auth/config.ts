@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Env } from "../env.js";
 import { isLoopbackHost } from "../../core/loopback.js";
+import type { Result } from "../../core/result.js";
 
 const list = z
   .string()
@@ -42,7 +43,7 @@ export interface AuthConfig {
   accessTokenTTL: number;
 }
 
-export type ConfigResult = { ok: true; config: AuthConfig } | { ok: false; error: string };
+export type ConfigResult = Result<{ config: AuthConfig }>;
 
 // env is fixed for an isolate's life: parse it once, not on every request.
 const parsedEnvs = new WeakMap<Env, ReturnType<typeof EnvSchema.safeParse>>();

@@ -34,5 +34,5 @@ export async function githubIdentity(up: GitHub, org: string | undefined, p: { c
     const membership = await api(`/user/memberships/orgs/${encodeURIComponent(org)}`);
     orgMember = membership.ok && (await membership.json() as { state?: string }).state === "active";
   }
-  return { subject: `github/${user.id}`, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), orgMember };
+  return { subject: `github/${user.id}`, login: user.login, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), orgMember };
 }

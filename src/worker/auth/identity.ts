@@ -1,8 +1,11 @@
 // Who signed in, as the upstream says; `subject` becomes the owner of sessions and project state.
+import type { OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
 import { z } from "zod";
 
 export interface Identity {
   subject: string;
+  /** The GitHub login, from GitHub sign-in only. */
+  login?: string;
   email?: string;
   emailVerified?: boolean;
   name?: string;
@@ -13,6 +16,8 @@ export interface Identity {
 export const PropsSchema = z.object({
   userId: z.string().min(1).max(300),
   upstream: z.enum(["local", "oidc", "github"]),
+  /** GitHub sign-in's login (as GitHub spells it): workspace shares to `github:<login>` apply to it. */
+  login: z.string().max(100).optional(),
   email: z.string().max(320).optional(),
   /** As the upstream said; workspace shares by email apply only to emails it vouched for. */
   emailVerified: z.boolean().optional(),
@@ -41,4 +46,9 @@ export async function s256(verifier: string): Promise<string> {
 
 export function randomToken(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether the OAuth provider put what it validated on `ctx` (it does before calling the /mcp handler). */
+export function hasAuth(ctx: ExecutionContext): ctx is OAuthResourceContext<unknown> {
+  return "auth" in ctx && ctx.auth !== undefined;
 }

@@ -60,7 +60,14 @@ ${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.<
 }
 
 function props(identity: Identity, upstream: Props["upstream"]): Props {
-  return { userId: identity.subject, upstream, ...(identity.email ? { email: identity.email } : {}), ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}), ...(identity.name ? { name: identity.name } : {}) };
+  return {
+    userId: identity.subject,
+    upstream,
+    ...(identity.login ? { login: identity.login } : {}),
+    ...(identity.email ? { email: identity.email } : {}),
+    ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}),
+    ...(identity.name ? { name: identity.name } : {}),
+  };
 }
 
 type Ctx = { Bindings: Env; Variables: { config: AuthConfig; oauth: OAuthHelpers } };

@@ -2,6 +2,7 @@
 // (`127.1`, `0x7f000001` and `2130706433` all become `127.0.0.1`; `[::ffff:127.0.0.1]` becomes
 // `[::ffff:7f00:1]`). Names are not resolved: a public name that resolves to a private address is
 // left to Cloudflare's `global_fetch_strictly_public` in production.
+import type { Result } from "../../core/result.js";
 
 /** IPv4 ranges that are not public unicast (RFC 6890 and friends): [first octets, prefix length, what]. */
 const IPV4_RANGES: Array<[number, number, string]> = [
@@ -97,7 +98,7 @@ export function nonPublicHostReason(url: URL): string | undefined {
 }
 
 /** A client_id that is a URL must name a public host: the provider would fetch it as a Client ID Metadata Document. */
-export function checkClientId(clientId: string): { ok: true } | { ok: false; error: string } {
+export function checkClientId(clientId: string): Result {
   if (!URL.canParse(clientId)) return { ok: true };
   const url = new URL(clientId);
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: true };

@@ -8,6 +8,7 @@ import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { artifactUri } from "../resources.js";
 import { rolePrompt, type StageSources } from "../role-prompt.js";
+import { saveInProject, sessionProject } from "../session-project.js";
 import { TOOL } from "../names.js";
 import { defineTool } from "../tool.js";
 
@@ -25,11 +26,12 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
   };
 }
 
-/** The state a client sees; with the role prompt whenever it has to generate, unless `light` (seed 003 status). */
-export async function respond(deps: SurfaceDeps, state: SessionState, light = false): Promise<ToolOutcome> {
+/** The state a client sees; with the role prompt whenever it has to generate, unless `light` (seed 003 status).
+ *  `extra`: what else this action did (where it saved an artifact in the session's project). */
+export async function respond(deps: SurfaceDeps, state: SessionState, light = false, extra?: Record<string, string>): Promise<ToolOutcome> {
   const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
-  const view = sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined);
-  return done(JSON.stringify(view), view as unknown as Record<string, unknown>);
+  const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined), ...extra };
+  return done(JSON.stringify(view), view);
 }
 
 export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>, light = false): Promise<ToolOutcome> {
@@ -52,6 +54,7 @@ export const bmadTaskTool = defineTool({
     claude_result: result("Claude"),
     codex_result: result("Codex"),
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
+    project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -60,7 +63,10 @@ export const bmadTaskTool = defineTool({
     if (!sessions) return noSessions();
     if (args.action === "start") {
       if (!args.objective) return fail('Action "start" needs "objective", e.g. "Build user authentication".');
-      return respond(deps, await sessions.start(owner, args.objective));
+      if (args.project === undefined) return respond(deps, await sessions.start(owner, args.objective));
+      const target = await sessionProject(deps, args.project);
+      if (!target.ok) return fail(target.error);
+      return respond(deps, await sessions.start(owner, args.objective, { project: args.project, taken: target.taken }));
     }
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
     // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
@@ -70,7 +76,9 @@ export const bmadTaskTool = defineTool({
       : args.action === "answer" ? { type: "answer", answers: args.answers ?? {} }
       : args.action === "approve" ? { type: "approve" }
       : { type: "confirm" }; // confirm_save is the legacy name of confirm
-    return stored(deps, await sessions.act(owner, args.session_id, action));
+    const acted = await sessions.act(owner, args.session_id, action);
+    if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted);
+    return respond(deps, acted.value, false, await saveInProject(deps, acted.value));
   },
 });
 

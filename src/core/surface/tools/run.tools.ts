@@ -11,6 +11,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
+import type { Result } from "../../result.js";
 
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
 const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
@@ -32,7 +33,8 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const parsed = parseCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
   if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
-  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1]);
+  // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
+  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1], { lazy: true });
   if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
   const runtime = found.runtime;
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
@@ -57,7 +59,8 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const port = SHARED_SCRIPTS.get(name);
   if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
     const result = await port(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
-    return answer(runtime, name, result);
+    const refused = runtime.refused?.();
+    return refused ? fail(refused) : answer(runtime, name, result);
   }
   if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
@@ -93,7 +96,7 @@ function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: st
 }
 
 /** The one bundle skill folder holding `rel` (e.g. scripts/brain.py), as a bundle directory. */
-function uniqueSkillFor(reader: BundleReader, rel: string): { ok: true; dir: string } | { ok: false; error: string } {
+function uniqueSkillFor(reader: BundleReader, rel: string): Result<{ dir: string }> {
   const dirs = reader.catalog.paths.filter((p) => p.endsWith(`/${rel}`)).map((p) => p.slice(0, -rel.length - 1));
   const skills = dirs.filter((d) => reader.catalog.file(`${d}/SKILL.md`));
   if (skills.length === 1) return { ok: true, dir: skills[0]! };

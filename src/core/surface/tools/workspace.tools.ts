@@ -6,7 +6,7 @@ import { sanitizeConfigText } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { projectRootUri } from "../../workspace/paths.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import type { FileEntry, WorkspaceStore, WsResult } from "../../workspace/store.js";
+import type { FileEntry, ListedFile, WorkspaceStore, WsResult } from "../../workspace/store.js";
 import { installerQuestions } from "../../workspace/installer.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
@@ -33,13 +33,13 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list; create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email or user id; access read|write|none).",
+    "Your project workspaces (root bmad://projects/{name}): list; create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email, github:login or user id; access read|write|none).",
   input: z.object({
     action: z.enum(["list", "create", "config", "delete", "share"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
     answers: answersField,
     confirm: z.string().optional().describe("delete: the name again"),
-    with: z.string().optional().describe("share: email or user id"),
+    with: z.string().optional().describe("share: email, github:login or user id"),
     access: z.enum(["read", "write", "none"]).optional().describe("share: none revokes"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
@@ -62,7 +62,7 @@ export const bmadProjectTool = defineTool({
         case "delete":
           return result(await store.remove(name, args.confirm ?? ""), (r) => done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history.`, r));
         case "share": {
-          if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email or user id) and "access" (read, write, or none to revoke).');
+          if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
           return result(await store.share(name, args.with, args.access), (s) =>
             done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.` : `${s.with} can now ${s.access} "${name}" (before: ${s.previous}).`, s),
           );
@@ -162,11 +162,10 @@ function changed(what: string, f: FileEntry): ToolOutcome {
   return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.`, { ...f });
 }
 
-function listFiles(glob: string, entries: FileEntry[]): ToolOutcome {
-  const shown = entries.slice(0, MAX_LINES);
-  const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > shown.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
-  // A long list is mostly paths: keep each line and entry to what a caller acts on (plain numbers, no digests).
-  const files = shown.map(({ path, version, size }) => ({ path, version, size }));
+function listFiles(glob: string, entries: ListedFile[]): ToolOutcome {
+  const files = entries.slice(0, MAX_LINES);
+  const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
+  // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
   return done([head, ...files.map((e) => `${e.path} v${e.version} ${e.size} B`)].join("\n"), { total: entries.length, files });
 }
 

@@ -1,0 +1,34 @@
+// bmad-task sessions tied to a workspace: each artifact a confirm or approve saves is also written into the
+// project at .claude/specs/{task}/{file} (seed 003's place), by the caller, as a new version of that file.
+import { savedArtifact } from "../delivery/machine.js";
+import { specPath, type SessionState } from "../delivery/session.js";
+import { projectRootUri } from "../workspace/paths.js";
+import type { SurfaceDeps } from "./deps.js";
+import { TOOL } from "./names.js";
+import type { Result } from "../result.js";
+
+const SPECS = ".claude/specs";
+
+/** A project a session may save into: the caller can write it. Its task folders are names the session must not take. */
+export async function sessionProject(deps: SurfaceDeps, project: string): Promise<Result<{ taken: string[] }>> {
+  if (!deps.workspaces) return { ok: false, error: `This endpoint has no project workspaces: start the session without "project".` };
+  const info = await deps.workspaces.info(project);
+  if (!info.ok) return info;
+  if (info.value.access === "read") {
+    return { ok: false, error: `You have read access to "${project}"; a session saves its artifacts there, which needs write access from its owner (${info.value.owner}). Start it without "project", or ask for write access.` };
+  }
+  const folders = await deps.workspaces.files(project).children(SPECS);
+  return { ok: true, taken: folders.ok ? folders.value : [] };
+}
+
+/** After a confirm or approve: the artifact it saved, written into the session's project too. What to add to the answer. */
+export async function saveInProject(deps: SurfaceDeps, state: SessionState): Promise<{ saved_to: string } | { project_error: string } | undefined> {
+  const file = savedArtifact(state);
+  if (!state.project || !file || !deps.workspaces || !deps.sessions) return undefined;
+  const path = specPath(state.task_name, file);
+  const text = await deps.sessions.readArtifact(deps.owner, state.session_id, file);
+  const wrote = text.ok ? await deps.workspaces.files(state.project).write(path, new TextEncoder().encode(text.value)) : text;
+  if (wrote.ok) return { saved_to: `${projectRootUri(state.project)}/${path}` };
+  // The session has moved on and keeps the artifact: say what did not happen and how to finish it by hand.
+  return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${wrote.error} Copy it there with ${TOOL.bmadFiles} "write" (path ${path}) once that is fixed.` };
+}

@@ -1,0 +1,65 @@
+// A project's current files (path, version, size), kept in its Durable Object's memory between calls and
+// updated with each change, so listing a thousand files, or checking a write against the project's limits,
+// reads no rows. Sorted by path (JavaScript order).
+import type { Glob } from "../core/catalog/glob.js";
+import type { ListedFile } from "../core/workspace/store.js";
+
+/** A listing as columns: one array per field crosses a Durable Object call far faster than an object per file. */
+export interface ListingColumns {
+  paths: string[];
+  versions: number[];
+  sizes: number[];
+}
+
+export class FileListing {
+  private readonly files: ListedFile[];
+  /** Their sizes added up. */
+  bytes = 0;
+
+  constructor(rows: ListedFile[]) {
+    this.files = rows.map(({ path, version, size }) => ({ path, version, size })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    for (const f of this.files) this.bytes += f.size;
+  }
+
+  get count(): number {
+    return this.files.length;
+  }
+
+  /** Where `path` is, or where it would go. */
+  private find(path: string): number {
+    let lo = 0;
+    let hi = this.files.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.files[mid]!.path < path) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** A file written (`entry`) or deleted (undefined). */
+  set(path: string, entry: ListedFile | undefined): void {
+    const i = this.find(path);
+    const present = this.files[i]?.path === path;
+    if (present) this.bytes -= this.files[i]!.size;
+    if (entry) {
+      this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });
+      this.bytes += entry.size;
+    } else if (present) this.files.splice(i, 1);
+  }
+
+  match(glob: Glob): ListingColumns {
+    const out: ListingColumns = { paths: [], versions: [], sizes: [] };
+    for (const f of this.files) {
+      if (!glob.test(f.path)) continue;
+      out.paths.push(f.path);
+      out.versions.push(f.version);
+      out.sizes.push(f.size);
+    }
+    return out;
+  }
+}
+
+export function fromColumns(c: ListingColumns): ListedFile[] {
+  return c.paths.map((path, i) => ({ path, version: c.versions[i]!, size: c.sizes[i]! }));
+}

@@ -1,0 +1,90 @@
+// bmad-task sessions tied to a workspace, through real MCP clients signed in as different people: each
+// artifact a confirm or approve saves is also a version of .claude/specs/{task}/{file} in the project, by
+// whoever confirmed it; starting one needs write access to the project.
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { specPath } from "../../src/core/delivery/session.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
+
+vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
+
+let owner: Person;
+let writer: Person;
+let reader: Person;
+let stranger: Person;
+let project: string;
+
+const task = (who: Person, args: Record<string, unknown>) => who.call(TOOL.bmadTask, args);
+const prd = (text: string) => JSON.stringify({ prd_draft: text, quality_score: 95 });
+
+beforeAll(async () => {
+  await seed();
+  [owner, writer, reader, stranger] = (await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)))) as [Person, Person, Person, Person];
+  project = unique("specs");
+  expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
+  await owner.project({ action: "share", name: project, with: writer.email, access: "write" });
+  await owner.project({ action: "share", name: project, with: reader.email, access: "read" });
+});
+
+describe("a session started with a project", () => {
+  it("writes each confirmed artifact into the project as well, by the one who confirmed it", async () => {
+    const started = await task(writer, { action: "start", objective: "Build the login page", project });
+    expect(started.isError, started.text).toBe(false);
+    const { session_id, task_name } = started.structured;
+    expect(started.structured.project).toBe(project);
+    expect((await task(writer, { action: "submit", session_id, claude_result: prd("# PRD\nSign in with email.") })).structured.current_state).toBe("awaiting_confirmation");
+    // Nothing reaches the project before the user confirms.
+    const path = specPath(task_name, "01-product-requirements.md");
+    expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
+
+    const confirmed = await task(writer, { action: "confirm", session_id });
+    expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}/${path}` });
+    const read = await owner.files({ action: "read", project, path });
+    expect(read.text).toBe(`[${path}, version 1, 25 bytes, by ${writer.email} at ${read.structured.updated_at}]\n# PRD\nSign in with email.`);
+    expect((await owner.files({ action: "history", project, path })).structured.versions).toMatchObject([{ version: 1, op: "write", author: writer.email }]);
+    // The session keeps its own copy.
+    const kept = await writer.client.readResource({ uri: confirmed.structured.artifacts[0] });
+    expect(kept.contents[0]).toMatchObject({ text: "# PRD\nSign in with email." });
+
+    // The architecture on confirm, the sprint plan on approve.
+    await task(writer, { action: "submit", session_id, claude_result: JSON.stringify({ architecture_draft: "# Architecture", quality_score: 95 }) });
+    await task(writer, { action: "confirm", session_id });
+    await task(writer, { action: "submit", session_id, claude_result: JSON.stringify({ sprint_plan: "# Sprint 1" }) });
+    expect((await task(writer, { action: "approve", session_id })).structured.saved_to).toBe(`bmad://projects/${project}/${specPath(task_name, "03-sprint-plan.md")}`);
+    const listed = await owner.files({ action: "list", project, path: `.claude/specs/${task_name}/*` });
+    expect(listed.structured.files.map((f: { path: string }) => f.path.split("/").pop())).toEqual(["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md"]);
+    expect((await owner.files({ action: "read", project, path: specPath(task_name, "03-sprint-plan.md") })).text).toMatch(/\n# Sprint 1$/);
+  });
+
+  it("takes a task name no other session has used in the project", async () => {
+    // The writer's session above saved into .claude/specs/build-the-login-page/: the owner's gets another folder.
+    expect((await task(owner, { action: "start", objective: "Build the login page", project })).structured.task_name).toBe("build-the-login-page-1");
+    expect((await task(owner, { action: "start", objective: "Build the login page" })).structured.task_name).toBe("build-the-login-page");
+  });
+
+  it("is refused to a reader and to a stranger, naming why", async () => {
+    const byReader = await task(reader, { action: "start", objective: "Read only", project });
+    expect(byReader.isError).toBe(true);
+    expect(byReader.text).toBe(`You have read access to "${project}"; a session saves its artifacts there, which needs write access from its owner (${owner.email}). Start it without "project", or ask for write access.`);
+    const byStranger = await task(stranger, { action: "start", objective: "Not mine", project });
+    expect(byStranger.isError).toBe(true);
+    expect(byStranger.text).toMatch(new RegExp(`^Project "${project}" not found\\.`));
+    expect((await task(stranger, { action: "start", objective: "Not mine" })).isError).toBe(false); // without a project it starts
+  });
+
+  it("moves on when the project can no longer be written, keeping the artifact and saying how to finish", async () => {
+    const { session_id, task_name } = (await task(writer, { action: "start", objective: "Build the admin page", project })).structured;
+    await task(writer, { action: "submit", session_id, claude_result: prd("# Admin PRD") });
+    await owner.project({ action: "share", name: project, with: writer.email, access: "read" });
+    const confirmed = await task(writer, { action: "confirm", session_id });
+    expect(confirmed.isError).toBe(false);
+    const path = specPath(task_name, "01-product-requirements.md");
+    expect(confirmed.structured.current_stage).toBe("architect");
+    expect(confirmed.structured.project_error).toBe(
+      `01-product-requirements.md is saved in the session, but not in project "${project}": You have read access to "${project}"; changing it needs write access from its owner (${owner.email}). Copy it there with bmad-files "write" (path ${path}) once that is fixed.`,
+    );
+    expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
+    expect((await writer.client.readResource({ uri: confirmed.structured.artifacts[0] })).contents[0]).toMatchObject({ text: "# Admin PRD" });
+  });
+});
