@@ -195,15 +195,15 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getProjectContext, { project: unique("nope") })).text).toMatch(/not found/);
   });
 
-  it("reads seed 001's runs from the workspace", async () => {
+  it("reads seed 001's runs from every workspace the caller can see", async () => {
     const name = unique("runs");
     await ada.project({ action: "create", name });
     await ada.files({ action: "write", project: name, path: "_bmad-output/.runs/main/r1/state.json", content: JSON.stringify({ status: "done", workflow: "prd", updated_at: "2026-04-01T00:00:00Z" }) });
     await ada.files({ action: "write", project: name, path: "_bmad-output/.runs/release/2.0/r2/state.json", content: JSON.stringify({ status: "running", updated_at: "2026-04-02T00:00:00Z" }) });
-    const listed = await call(TOOL.listSessions, { project: name });
-    expect(listed.structured.runs.map((r: { branch: string; run_id: string; status: string }) => `${r.branch}/${r.run_id}:${r.status}`)).toEqual(["release/2.0/r2:active", "main/r1:completed"]);
-    expect((await call(TOOL.getWorkflowStatus, { project: name, branch: "release/2.0" })).structured).toMatchObject({ run_id: "r2", status: "active" });
-    expect((await call(TOOL.getWorkflowStatus, { project: name, run_id: "r1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
+    const listed = await call(TOOL.listSessions, {});
+    expect(listed.structured.runs.map((r: { project: string; branch: string; run_id: string; status: string }) => `${r.project}:${r.branch}/${r.run_id}:${r.status}`)).toEqual([`${name}:release/2.0/r2:active`, `${name}:main/r1:completed`]);
+    expect((await call(TOOL.getWorkflowStatus, { branch: "release/2.0" })).structured).toMatchObject({ project: name, run_id: "r2", status: "active" });
+    expect((await call(TOOL.getWorkflowStatus, { run_id: "r1" })).structured).toMatchObject({ project: name, workflow: "prd", status: "completed" });
   });
 });
 

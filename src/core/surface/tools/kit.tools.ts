@@ -1,5 +1,6 @@
 // Toolset `kit` (seed 001), the session part: status, runs and the caller's sessions, and sub-task queueing.
-// Runs are seed 001's `_bmad-output/.runs/{branch}/{run_id}/state.json` in the project; sessions are bmad-task's.
+// Runs are seed 001's `_bmad-output/.runs/{branch}/{run_id}/state.json` in the project (the bridge's folder, or every
+// workspace the caller can see on the remote); sessions are bmad-task's.
 import { z } from "zod";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
@@ -8,7 +9,6 @@ import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
-import { projectField } from "./memory.tools.js";
 
 export const getWorkflowStatus = defineTool({
   name: TOOL.getWorkflowStatus,
@@ -17,31 +17,33 @@ export const getWorkflowStatus = defineTool({
   input: z.object({
     run_id: sessionField.optional().describe("Run or session id"),
     branch: z.string().min(1).max(200).optional().describe("Session branch (default main)"),
-    project: projectField,
   }),
   annotations: READ_ONLY,
-  async run({ run_id, branch, project }, deps) {
+  async run({ run_id, branch }, deps) {
     const { sessions, owner } = deps;
     const checked = checkBranch(branch ?? DEFAULT_BRANCH);
     if (!checked.ok) return fail(checked.error);
     const onMain = checked.value === DEFAULT_BRANCH;
-    const files = await runFiles(deps, project);
-    if (!files.ok) return fail(files.error);
+    const places = await runPlaces(deps);
+    if (!sessions && !places.length) return noSessions();
     if (run_id !== undefined) {
-      const run = files.files && (await readRun(files.files, checked.value, run_id));
-      if (run) return run.ok ? showRun(run.value) : fail(run.error);
+      const found = await Promise.all(places.map(async (p) => ({ ...p, run: await readRun(p.files, checked.value, run_id) })));
+      const newest = found.flatMap((f) => (f.run?.ok ? [{ project: f.project, value: f.run.value }] : [])).sort((a, b) => (a.value.summary.updated_at < b.value.summary.updated_at ? 1 : -1))[0];
+      if (newest) return showRun(newest.project, newest.value);
+      const broken = found.find((f) => f.run && !f.run.ok)?.run;
+      if (broken && !broken.ok) return fail(broken.error);
       const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
-      if (session?.ok || (session && !files.files)) return stored(deps, session);
+      if (session?.ok || (session && !places.length)) return stored(deps, session);
       return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
-    const newestRun = files.files ? (await listRuns(files.files, checked.value)).runs[0] : undefined;
+    const runs = (await allRuns(places, checked.value)).runs;
     const newestSession = onMain && sessions ? (await sessions.list(owner, "all"))[0] : undefined;
+    const newestRun = runs[0];
     if (newestRun && (!newestSession || newestRun.updated_at >= newestSession.updated_at)) {
-      const run = await readRun(files.files!, newestRun.branch, newestRun.run_id);
-      if (run) return run.ok ? showRun(run.value) : fail(run.error);
+      const run = await readRun(places.find((p) => p.project === newestRun.project)!.files, newestRun.branch, newestRun.run_id);
+      if (run) return run.ok ? showRun(newestRun.project, run.value) : fail(run.error);
     }
     if (newestSession) return stored(deps, await sessions!.get(owner, newestSession.session_id));
-    if (!sessions && !files.files) return noSessions();
     return fail(`No runs on branch ${checked.value} (${RUNS_DIR}/${checked.value}/) and no delivery sessions yet: start one with bmad-task action "start".`);
   },
 });
@@ -50,22 +52,18 @@ export const listSessions = defineTool({
   name: TOOL.listSessions,
   toolset: "kit",
   description: "List runs (_bmad-output/.runs/) and your delivery sessions, newest first.",
-  input: z.object({
-    status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)"),
-    project: projectField,
-  }),
+  input: z.object({ status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)") }),
   annotations: READ_ONLY,
-  async run({ status, project }, deps) {
+  async run({ status }, deps) {
     const { sessions, owner } = deps;
-    const files = await runFiles(deps, project);
-    if (!files.ok) return fail(files.error);
-    if (!sessions && !files.files) return noSessions();
+    const places = await runPlaces(deps);
+    if (!sessions && !places.length) return noSessions();
     const wanted = status ?? "all";
-    const found = files.files ? await listRuns(files.files) : { runs: [], warnings: [] };
+    const found = await allRuns(places);
     const runs = found.runs.filter((r) => wanted === "all" || r.status === wanted);
     const list = sessions ? await sessions.list(owner, wanted) : [];
     const lines = [
-      ...runs.map((r) => `${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}`),
+      ...runs.map((r) => `${r.project}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
       ...found.warnings.map((w) => `warning: ${w}`),
     ];
@@ -73,19 +71,28 @@ export const listSessions = defineTool({
   },
 });
 
-/** Where runs are read: the project's files (the bridge's folder, a named workspace, or the caller's only
- *  one). Unnamed and not found is no runs, not an error: delivery sessions may still answer. */
-async function runFiles(deps: SurfaceDeps, project: string | undefined): Promise<{ ok: true; files?: WorkspaceFiles } | { ok: false; error: string }> {
-  if (!deps.memory) return { ok: true };
-  const access = await deps.memory(project);
-  if (access.ok) return { ok: true, files: access.files };
-  return project === undefined ? { ok: true } : access;
+/** Projects whose runs are read, at most: a user with more names the rest through bmad-files. */
+const MAX_RUN_PROJECTS = 20;
+
+/** Where runs are: the bridge's project folder, or each workspace the caller can see on the remote. */
+async function runPlaces(deps: SurfaceDeps): Promise<Array<{ project: string; files: WorkspaceFiles }>> {
+  if (!deps.workspaces) return [];
+  const projects = (await deps.workspaces.projects()).slice(0, MAX_RUN_PROJECTS);
+  return projects.map((p) => ({ project: p.project, files: deps.workspaces!.files(p.project) }));
 }
 
-function showRun(run: { summary: RunSummary; state: Record<string, unknown> }): ToolOutcome {
+/** Every place's runs (on one branch, or all), newest first, each naming its project. */
+async function allRuns(places: Array<{ project: string; files: WorkspaceFiles }>, branch?: string): Promise<{ runs: Array<RunSummary & { project: string }>; warnings: string[] }> {
+  const found = await Promise.all(places.map(async (p) => ({ project: p.project, ...(await listRuns(p.files, branch)) })));
+  const runs = found.flatMap((f) => f.runs.map((r) => ({ ...r, project: f.project })));
+  runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  return { runs, warnings: found.flatMap((f) => (places.length > 1 ? f.warnings.map((w) => `${f.project}: ${w}`) : f.warnings)) };
+}
+
+function showRun(project: string, run: { summary: RunSummary; state: Record<string, unknown> }): ToolOutcome {
   const s = run.summary;
-  const head = `Run ${s.branch}/${s.run_id}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
-  return done(`${head}\n${JSON.stringify(run.state)}`, { ...s, state: run.state });
+  const head = `Run ${s.branch}/${s.run_id} in ${project}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
+  return done(`${head}\n${JSON.stringify(run.state)}`, { ...s, project, state: run.state });
 }
 
 export const spawnSubagentTask = defineTool({
