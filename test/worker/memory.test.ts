@@ -22,7 +22,7 @@ import type { MemoryVectors } from "../../src/worker/memory-vectors.js";
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -134,6 +134,15 @@ describe("remember_structured and recall_structured on the remote", () => {
     }
     expect((await call(TOOL.getFailureMuseum, { project, category: "BAD" })).isError).toBe(true);
     expect(await rows(ada.id, project)).toBe(before);
+  });
+
+  it("needs bmad:write to remember; a read-only token recalls", async () => {
+    const reader = await signInAs(ada.email, "bmad:read");
+    const refused = await rawCall(reader.token, "tools/call", { name: TOOL.rememberStructured, arguments: { project, type: "decisions", agent: "dev", text: "read-only write" } });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get("www-authenticate")).toMatch(/insufficient_scope/);
+    const readerCall = await withMemory(reader);
+    expect((await readerCall(TOOL.recallStructured, { project, query: "invoices postgresql" })).structured.hits.length).toBeGreaterThan(0);
   });
 
   it("never shows another user's project: not its memories, not its count", async () => {
