@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
+import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
@@ -43,7 +44,7 @@ export interface MemoryHit extends MemoryEntry {
   snippet: string;
 }
 
-export type MemResult<T> = { ok: true; value: T } | { ok: false; error: string };
+export type MemResult<T> = Result<{ value: T }>;
 
 /** What a line of a memory file must be: parsed with zod, unknown keys dropped. */
 export const MEMORY_LINE = z.object({
