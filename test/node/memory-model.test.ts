@@ -1,8 +1,11 @@
 // Project memory's own rules, checked against what they stand for: UUIDv5 against Python's uuid module,
-// queries reduced to words (never FTS5 syntax), snippets around the matching words, rank fusion.
+// queries reduced to words (never FTS5 syntax), snippets around the matching words, rank fusion,
+// and the memory tools' schemas as seed 001 gives them.
 import { execFileSync } from "node:child_process";
 import { expect, it } from "vitest";
 import { fuseRanks } from "../../src/core/memory/fusion.js";
+import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
+import { toolListing } from "../../src/core/surface/tool.js";
 import { memoryId, normaliseText } from "../../src/core/memory/model.js";
 import { ftsQuery, snippet, words } from "../../src/core/memory/text.js";
 import { MEMORY_NAMESPACE, uuidV5 } from "../../src/core/memory/uuid.js";
@@ -41,4 +44,31 @@ it("fuses rankings by reciprocal rank: near the top of both beats the top of one
   expect(fused.map((f) => f.id)).toEqual(["b", "a", "d", "c"]);
   expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61, 12);
   expect(fuseRanks([])).toEqual([]);
+});
+
+it("keeps seed 001's names, arguments, enums, defaults and required lists for the memory tools", () => {
+  const listing = (name: string) => toolListing(STATIC_TOOLS.find((t) => t.name === name)!) as { inputSchema: { properties: Record<string, any>; required?: string[] } };
+  const types = ["shared-context", "decisions", "agent-learnings", "failures", "stories"];
+  const remember = listing("remember_structured").inputSchema;
+  expect(remember.required).toEqual(["type", "agent", "text"]);
+  expect(remember.properties.type.enum).toEqual(types);
+  expect(remember.properties.tags).toMatchObject({ type: "array", items: { type: "string" } });
+  const recall = listing("recall_structured").inputSchema;
+  expect(recall.required).toEqual(["query"]);
+  expect(recall.properties.type.enum).toEqual(types);
+  expect(recall.properties.limit).toMatchObject({ type: "integer", default: 5 });
+  const agentMemory = listing("get_agent_memory").inputSchema;
+  expect(agentMemory.required).toEqual(["agent"]);
+  expect(agentMemory.properties.last_n.type).toBe("number");
+  const museum = listing("get_failure_museum").inputSchema;
+  expect(museum.properties.category.enum).toEqual(["all", "CC-FAIL", "WRONG-ASSUMPTION", "CONTEXT-LOSS", "HALLUCINATION", "ARCH-MISTAKE", "PROCESS-SKIP"]);
+  expect(museum.properties.top_n.type).toBe("number");
+  const delegate = listing("delegate_to_agent").inputSchema;
+  expect(delegate.required).toEqual(["agent_id", "task"]);
+  expect(delegate.properties.agent_id.anyOf[0].enum).toEqual(["analyst", "architect", "qa", "sm", "tech-writer"]);
+  expect(delegate.properties.max_tokens).toMatchObject({ type: "integer", default: 2048 });
+  expect(Object.keys(delegate.properties)).toEqual(["agent_id", "task", "context", "max_tokens"]);
+  const status = listing("get_workflow_status").inputSchema;
+  expect(Object.keys(status.properties)).toEqual(["run_id", "branch"]);
+  expect(status.properties.branch.type).toBe("string");
 });
