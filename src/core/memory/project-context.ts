@@ -5,9 +5,10 @@ import type { ContextSection } from "../surface/deps.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
+import type { Result } from "../result.js";
 
 /** A memory file's text; `missing` when it is not there (anything else is a warning naming the problem). */
-export type ContextRead = { ok: true; text: string } | { ok: false; missing: boolean; error: string };
+export type ContextRead = Result<{ text: string }, { missing: boolean }>;
 
 /** A workspace's files as the context reads them (the caller checked the workspace is there). */
 export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise<ContextRead> {

@@ -7,6 +7,7 @@ import type { MemoryAccess, SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import type { Result } from "../../result.js";
 
 export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
 const type = z.enum(MEMORY_TYPES).describe("Collection");
@@ -28,7 +29,7 @@ function line(e: MemoryEntry | MemoryHit, i: number): string {
 const warned = (warnings: string[]) => (warnings.length ? `\nMemory files with problems (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
 
 /** A memory from a tool's arguments, checked, with its id; or why it is refused. Nothing is stored here. */
-export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"]; agent: string; text: string; tags?: string[] }): Promise<{ ok: true; memory: Memory } | { ok: false; error: string }> {
+export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"]; agent: string; text: string; tags?: string[] }): Promise<Result<{ memory: Memory }>> {
   const text = checkText(args.text);
   if (!text.ok) return text;
   const tags = checkTags(args.tags ?? []);
