@@ -1,33 +1,17 @@
 // A project can arrive with hostile files (a cloned repository): planted session files, symlinks out of
 // the project, device files, FIFOs, huge files. The real CLI over stdio in 6.12 installs answers each with
 // a clear error naming the file, reads and writes nothing outside the project, and keeps answering.
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, install, tempDir, toolText } from "./helpers.js";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { connectBridge, installedProjects, toolText } from "./helpers.js";
 
-const tmp = tempDir("bridge-hostile");
-let bridge: string;
-let pristine: string;
-const closers: Array<() => Promise<void>> = [];
+const tmp = installedProjects("bridge-hostile");
+const { project } = tmp;
+const bridge = inject("bridge");
 
-beforeAll(async () => {
-  bridge = inject("bridge");
-  pristine = join(tmp.dir, "pristine");
-  await install("v6.12", pristine);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(closers.map((close) => close()));
-  tmp.cleanup();
-});
-
-function project(name: string): string {
-  const dir = join(tmp.dir, name);
-  cpSync(pristine, dir, { recursive: true });
-  return dir;
-}
 
 /** A folder outside every project, to point links at. */
 function outside(name: string): string {
@@ -38,7 +22,7 @@ function outside(name: string): string {
 
 async function start(dir: string, env: Record<string, string> = {}) {
   const bridgeProcess = await connectBridge(bridge, dir, { env });
-  closers.push(bridgeProcess.close);
+  tmp.closeAfter(bridgeProcess.close);
   return bridgeProcess;
 }
 

@@ -3,41 +3,23 @@
 // (learnings, the failure museum, broken lines and YAML), CC-FAIL on a failed contract, seed 001's runs,
 // BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBridge } from "../../scripts/build-bridge.js";
+import { describe, expect, inject, it } from "vitest";
 import { describeRecall, runRecallSet } from "../shared/recall-set.js";
-import { connectBridge, install, tempDir, toolText } from "./helpers.js";
+import { connectBridge, installedProjects, toolText } from "./helpers.js";
 
-const tmp = tempDir("bridge-memory");
-let bridge: string;
-let pristine: string;
-const closers: Array<() => Promise<void>> = [];
+const tmp = installedProjects("bridge-memory");
+const { project } = tmp;
+const bridge = inject("bridge");
 const MEMORY = ["--toolsets", "default,memory"];
-
-beforeAll(async () => {
-  bridge = await buildBridge();
-  pristine = join(tmp.dir, "pristine");
-  await install("v6.12", pristine);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(closers.map((c) => c()));
-  tmp.cleanup();
-});
-
-function project(name: string): string {
-  const dir = join(tmp.dir, name);
-  cpSync(pristine, dir, { recursive: true });
-  return dir;
-}
 
 async function open(dir: string, opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}) {
   const b = await connectBridge(bridge, opts.cwd ?? dir, { args: opts.args ?? MEMORY, env: opts.env, home: join(tmp.dir, "home") });
-  closers.push(b.close);
+  tmp.closeAfter(b.close);
   const call = async (tool: string, args: Record<string, unknown> = {}) => {
     const out = (await b.client.callTool({ name: tool, arguments: args })) as { isError?: boolean; structuredContent?: Record<string, any> };
     return { isError: out.isError === true, text: toolText(out), structured: (out.structuredContent ?? {}) as Record<string, any> };
@@ -266,7 +248,7 @@ describe("delegate_to_agent", () => {
     const client = new Client({ name: "sampling-test", version: "1.0.0" }, { capabilities: { sampling: {} } });
     client.setRequestHandler(CreateMessageRequestSchema, async (request) => ({ role: "assistant", model: "test-model", content: { type: "text", text: answer(request) } }));
     await client.connect(transport);
-    closers.push(() => client.close());
+    tmp.closeAfter(() => client.close());
     return client;
   }
 

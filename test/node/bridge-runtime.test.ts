@@ -1,41 +1,24 @@
 // BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
-import { connectBridge, install, processRuns, tempDir, toolText as text } from "./helpers.js";
+import { connectBridge, installedProjects, processRuns, toolText as text } from "./helpers.js";
 
-const tmp = tempDir("bridge-runtime");
+const tmp = installedProjects("bridge-runtime");
+const { project } = tmp;
+const bridge = inject("bridge");
 const run = promisify(execFile);
-let bridge: string;
-let pristine: string;
-const closers: Array<() => Promise<void>> = [];
 /** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
-beforeAll(async () => {
-  bridge = inject("bridge");
-  pristine = join(tmp.dir, "pristine");
-  await install("v6.12", pristine);
-}, 120_000);
-afterAll(async () => {
-  await Promise.all(closers.map((close) => close()));
-  tmp.cleanup();
-});
-
-function project(name: string): string {
-  const dir = join(tmp.dir, name);
-  cpSync(pristine, dir, { recursive: true });
-  return dir;
-}
-
 async function connect(cwd: string, env: Record<string, string> = {}): Promise<Client> {
   const bridgeRun = await connectBridge(bridge, cwd, { env, home: join(tmp.dir, "home") });
-  closers.push(bridgeRun.close);
+  tmp.closeAfter(bridgeRun.close);
   return bridgeRun.client;
 }
 

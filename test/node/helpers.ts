@@ -8,7 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { csv } from "../../src/compiler/parse";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 
@@ -24,6 +24,28 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
 /** The real Worker in workerd (Miniflare), from the bundle global-setup.ts made for this run. */
 export function localWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
   return startLocalWorker({ ...options, scriptPath: inject("workerScript") });
+}
+
+/** For a test file: a temp folder with one 6.12 install made before its tests, copied whole for each project;
+ *  what `closeAfter` is given (bridges the file started) is closed, and the folder removed, after them. */
+export function installedProjects(prefix: string): { dir: string; project: (name: string) => string; closeAfter: (close: () => Promise<void>) => void } {
+  const tmp = tempDir(prefix);
+  const pristine = join(tmp.dir, "pristine");
+  const closers: Array<() => Promise<void>> = [];
+  beforeAll(() => install("v6.12", pristine), 120_000);
+  afterAll(async () => {
+    await Promise.all(closers.map((close) => close()));
+    tmp.cleanup();
+  });
+  return {
+    dir: tmp.dir,
+    project: (name) => {
+      const dir = join(tmp.dir, name);
+      cpSync(pristine, dir, { recursive: true });
+      return dir;
+    },
+    closeAfter: (close) => void closers.push(close),
+  };
 }
 
 /** Runs a BMAD installer into `dir` (argument array, stdin ignored). */
