@@ -1,13 +1,15 @@
 // bmad-mcp pull: the workspace's files into a folder, through the confined writer. A file changed here since
 // the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
 // is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
-// unchanged here. The state file records each file's version as it is written, so a failure midway leaves a
+// unchanged here. Memory files changed on both sides are merged (every memory of both kept) rather than refused.
+// The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
 import { removeConfined, writeConfined } from "./confined-fs.js";
 import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
+import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
 
 export interface SyncOptions {
   dir: string;
@@ -21,7 +23,8 @@ export interface SyncOptions {
 export type SyncResult = Result<{ report: Report }, { refusals?: Refusal[]; report?: Report }>;
 
 type Step =
-  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated" }
+  /** `merged`: written instead of the remote's content, which is still what the state records (push sends it). */
+  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array }
   | { op: "delete"; path: string }
   | { op: "record"; path: string; file: SyncedFile | undefined };
 
@@ -76,6 +79,10 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
       report.unchanged++;
       steps.push({ op: "record", path: f.path, file: recordOf(content) });
+    } else if (f.localChanged && !o.force && f.local.kind === "file" && structuredType(f.path)) {
+      // Memories are a set: both sides' are kept (memory files merge; the project's copy then differs, push sends it).
+      const merged = mergeMemoryFiles(f.path, [f.local.bytes.toString("utf8"), new TextDecoder().decode(content.bytes)]);
+      steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged) });
     } else if (f.localChanged && !o.force) {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
       refusals.push({
@@ -111,13 +118,14 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       if (step.file) state.files.set(step.path, step.file);
       else state.files.delete(step.path);
     } else if (step.op === "write") {
-      const written = await writeConfined(o.dir, step.path, step.content.bytes);
+      const written = await writeConfined(o.dir, step.path, step.merged ?? step.content.bytes);
       if (!written.ok) {
         failure = written.error;
         break;
       }
       state.files.set(step.path, recordOf(step.content));
-      report.add(step.kind, step.path, step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined);
+      const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
+      report.add(step.kind, step.path, note);
     } else {
       const removed = await removeConfined(o.dir, step.path);
       if (!removed.ok) {

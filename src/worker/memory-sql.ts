@@ -2,8 +2,9 @@
 // memories in a table, an FTS5 index over their text and tags (BM25; Porter stems over unicode61 with
 // diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
 // bridge) indexed beside them, again whenever their content changes.
-import { isHandFile, parseHandFile, parseMemoryLines, structuredType, type Parsed } from "../core/memory/files.js";
-import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import { isHandFile, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, type Parsed } from "../core/memory/files.js";
+import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
 import { fuseRanks } from "../core/memory/fusion.js";
 import { ftsQuery, queryMatcher, snippet } from "../core/memory/text.js";
@@ -14,9 +15,9 @@ export type MemoryOp =
   | { op: "search"; query: string; filter: MemoryFilter; limit: number }
   | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
 
-/** The workspace's memory files as the caller may read them: path and content digest, and their text. */
+/** The workspace's memory files as the caller may read them: path, size and content digest, and their text. */
 export interface MemoryFiles {
-  list(): Array<{ path: string; sha256: string }>;
+  list(): Array<{ path: string; size: number; sha256: string }>;
   read(path: string): string | undefined;
 }
 
@@ -36,6 +37,7 @@ const SCHEMA = `
     INSERT INTO memories_fts (memories_fts, rowid, text, tags) VALUES ('delete', old.rowid, old.text, old.tags);
     INSERT INTO memories_fts (rowid, text, tags) VALUES (new.rowid, new.text, new.tags); END;
   CREATE TABLE IF NOT EXISTS memory_files (path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, warnings TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS memory_pending (type TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
 `;
 
 const COLUMNS = "m.id AS id, m.type AS type, m.agent AS agent, m.text AS text, m.tags AS tags, m.created_at AS created_at, m.source AS source";
@@ -104,20 +106,56 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
   return rows.flatMap((r) => (r.warnings === "[]" ? [] : (JSON.parse(r.warnings) as string[])));
 }
 
-function remember(storage: DurableObjectStorage, memory: Memory): MemResult<{ id: string; created: boolean; tags: string[] }> {
+const utf8 = (text: string) => new TextEncoder().encode(text).byteLength;
+
+/** Remembered here and not yet in the workspace's structured file (source NULL): the bytes their lines add to
+ *  that file, counted so that a remember the file could not take is refused now, not when the file is written. */
+function addPending(sql: SqlStorage, memory: Memory): void {
+  sql.exec("INSERT INTO memory_pending (type, bytes) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes", memory.type, utf8(memoryLines([memory])));
+}
+
+function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
-    const row = sql.exec<{ tags: string }>("SELECT tags FROM memories WHERE id = ?", memory.id).toArray()[0];
-    if (!row) {
-      insert(sql, memory, null);
-      return { ok: true, value: { id: memory.id, created: true, tags: memory.tags } };
-    }
-    const before = JSON.parse(row.tags) as string[];
+    const row = sql.exec<{ tags: string; created_at: string }>("SELECT tags, created_at FROM memories WHERE id = ?", memory.id).toArray()[0];
+    const before = row ? (JSON.parse(row.tags) as string[]) : [];
     const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
+    if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
     if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before.length} tags; with these it would pass ${MAX_TAGS}.` };
-    if (tags.length > before.length) sql.exec("UPDATE memories SET tags = ? WHERE id = ?", JSON.stringify(tags), memory.id);
-    return { ok: true, value: { id: memory.id, created: false, tags } };
+    const stored: Memory = row ? { ...memory, tags, created_at: row.created_at } : memory;
+    const path = structuredFile(memory.type);
+    const fileBytes = files.list().find((f) => f.path === path)?.size ?? 0;
+    const pending = sql.exec<{ bytes: number }>("SELECT bytes FROM memory_pending WHERE type = ?", memory.type).toArray()[0]?.bytes ?? 0;
+    if (fileBytes + pending + utf8(memoryLines([stored])) > MAX_FILE_BYTES) {
+      return { ok: false, error: `The workspace's ${path} is full (a workspace file holds at most 1 MiB): delete the ${memory.type} memories that no longer hold from it (bmad-files read, then write it back without them), then remember again.` };
+    }
+    if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
+    else insert(sql, memory, null);
+    addPending(sql, stored);
+    return { ok: true, value: { id: memory.id, created: !row, tags } };
   });
+}
+
+/** The structured files as they must read now: each file with the memories remembered since it was last
+ *  written (see mergeMemoryFiles). The workspace writes them before anyone reads, lists or changes them, and
+ *  then calls settlePending, so that the files, which pull and push carry, hold every memory. */
+export function pendingFiles(storage: DurableObjectStorage, read: (path: string) => string | undefined): Array<{ type: MemoryType; path: string; text: string }> {
+  const sql = storage.sql;
+  if (!prepared.has(storage)) {
+    if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_pending'").toArray().length) return [];
+    prepared.add(storage);
+  }
+  return sql.exec<{ type: MemoryType }>("SELECT type FROM memory_pending ORDER BY type").toArray().map(({ type }) => {
+    const path = structuredFile(type);
+    const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
+    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", memoryLines(rows.map(entry))]) };
+  });
+}
+
+/** The memories of `type` remembered here are now in their file: the file's next indexing serves them. */
+export function settlePending(storage: DurableObjectStorage, type: MemoryType): void {
+  storage.sql.exec("DELETE FROM memories WHERE source IS NULL AND type = ?", type);
+  storage.sql.exec("DELETE FROM memory_pending WHERE type = ?", type);
 }
 
 /** Row ids and BM25 ranks of the best `limit` matches (ranked on ids alone: texts are read for the few kept). */
@@ -189,7 +227,7 @@ export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, f
 
 async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<MemResult<unknown>> {
   if (op.op === "remember") {
-    const stored = remember(storage, op.memory);
+    const stored = remember(storage, op.memory, files);
     // A memory whose embedding fails is still stored, and found by BM25.
     if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);
     return stored;

@@ -11,9 +11,9 @@ import { checkWrite, checkWriteAll, MAX_HISTORY_BYTES } from "../core/workspace/
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ListedFile, ProjectInfo, ShareAccess, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing, type ListingColumns } from "./workspace-listing.js";
-import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { pendingFiles, runMemoryOp, settlePending, type MemoryOp } from "./memory-sql.js";
 import { memoryVectors } from "./memory-vectors.js";
-import { MEMORY_DIR } from "../core/memory/files.js";
+import { MEMORY_DIR, STRUCTURED_DIR } from "../core/memory/files.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -226,6 +226,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    this.writeMemories(path);
     if (version === undefined) {
       const head = this.head(path);
       return head ? { ok: true, value: { ...head, data: this.content(path, head.version) } } : this.noFile(g.meta, path);
@@ -252,6 +253,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    this.writeMemories(path);
     const head = this.head(path);
     const conflict = this.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -268,6 +270,7 @@ export class WorkspaceProject extends DurableObject {
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    this.writeMemories(path);
     const head = this.head(path);
     const conflict = this.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -281,6 +284,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    this.writeMemories(path);
     const head = this.head(path);
     if (!head) return this.noFile(g.meta, path);
     const conflict = this.conflict(path, head, ifVersion);
@@ -294,6 +298,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    this.writeMemories(path);
     const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
     if (!rows.length) return this.noFile(g.meta, path);
     return {
@@ -310,12 +315,14 @@ export class WorkspaceProject extends DurableObject {
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    this.writeMemories();
     return { ok: true, value: this.current().match(compiled.glob) };
   }
 
   stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    this.writeMemories(path);
     if (path === "") return { ok: true, value: "dir" };
     const checked = checkWorkspacePath(path);
     if (!checked.ok) return { ok: true, value: "missing" };
@@ -327,6 +334,7 @@ export class WorkspaceProject extends DurableObject {
   children(caller: Caller, dir: string): DoResult<string[]> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    this.writeMemories(dir);
     if (dir !== "" && !checkWorkspacePath(dir).ok) return { ok: true, value: [] };
     const prefix = dir ? `${dir}/` : "";
     const rows = dir
@@ -369,13 +377,32 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
     const out = await runMemoryOp(this.ctx.storage, op, {
-      list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
-      read: (path) => {
-        const file = this.read(caller, path);
-        return file.ok ? new TextDecoder().decode(file.value.data) : undefined;
-      },
+      list: () => this.sql.exec<{ path: string; size: number; sha256: string }>("SELECT path, size, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
+      read: (path) => this.text(path),
     }, memoryVectors(this.env, this.ctx.id.toString()));
     return out.ok ? out : fail("invalid", out.error);
+  }
+
+  private text(path: string): string | undefined {
+    const head = this.head(path);
+    return head ? new TextDecoder().decode(this.content(path, head.version)) : undefined;
+  }
+
+  /** Memories remembered since their structured file was last written go into it before anyone reads, lists or
+   *  changes the files: what bmad-files and pull see is every memory, and an if_version is against that file. */
+  private writeMemories(path?: string): void {
+    // `path`: a file or folder asked about; only the structured files, their folder and its parents can show them.
+    if (path !== undefined && !`${path}/`.startsWith(`${STRUCTURED_DIR}/`) && !`${STRUCTURED_DIR}/`.startsWith(path ? `${path}/` : "")) return;
+    for (const file of pendingFiles(this.ctx.storage, (p) => this.text(p))) {
+      const data = new TextEncoder().encode(file.text);
+      const head = this.head(file.path);
+      // Refused when remembered; a file a person grew since then keeps them in memory only, still recalled.
+      if (!checkWrite({ project: this.meta()!.name, path: file.path, ...this.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
+      this.transaction(() => {
+        if (head?.sha256 !== sha256(data)) this.commit(file.path, data, "write", "remember_structured", new Date().toISOString());
+        settlePending(this.ctx.storage, file.type);
+      });
+    }
   }
 
   /** Deletes the project and everything in it. Owner only; `confirm` must be its name. Returns whom it was shared with. */

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
-import { localWorker, tempDir, toolText } from "./helpers.js";
+import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("pull-push");
 const config = join(tmp.dir, "config");
@@ -29,6 +29,7 @@ let bridge: string;
 let worker: LocalWorker;
 let remote: string;
 let api: Client;
+let token: string;
 let hostile: HttpServer | undefined;
 
 beforeAll(async () => {
@@ -37,6 +38,7 @@ beforeAll(async () => {
   remote = `${worker.url.origin}/mcp`;
   // The user's own MCP client (another app, the same local user) makes and changes the workspace.
   const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
+  token = access_token;
   api = new Client({ name: "pull-push-test", version: "1.0.0" });
   await api.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
 }, 120_000);
@@ -227,6 +229,42 @@ describe("against the real Worker", () => {
     expect(pulled.code, pulled.stderr).toBe(0);
     expect(pulled.stdout).toContain(`deleted  ${PRD}\n`);
     expect(existsSync(local(PRD))).toBe(false);
+  }, 60_000);
+
+  it("carries memories both ways: remembered on the remote, pulled, remembered here, merged, pushed", async () => {
+    const memories = new Client({ name: "pull-push-memory", version: "1.0.0" });
+    await memories.connect(new StreamableHTTPClientTransport(new URL(`${remote}?toolsets=default,memory`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const remember = async (text: string) => (await memories.callTool({ name: "remember_structured", arguments: { project: PROJECT, type: "decisions", agent: "architect", text } })).structuredContent as { id: string };
+    const recallRemote = async (query: string) => ((await memories.callTool({ name: "recall_structured", arguments: { project: PROJECT, query } })).structuredContent as { hits: Array<{ id: string }> }).hits.map((h) => h.id);
+    const file = "_bmad/_memory/structured/decisions.jsonl";
+    const idsIn = (text: string) => text.trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id);
+    try {
+      const https = await remember("Sync runs over HTTPS only.");
+      const first = await sync("pull", dir);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain(`added    ${file}\n`);
+      const here = await connectBridge(bridge, dir, { args: ["--toolsets", "default,memory"], home: tmp.dir });
+      try {
+        const recall = async (query: string) => ((await here.client.callTool({ name: "recall_structured", arguments: { query } })).structuredContent as { hits: Array<{ id: string }> }).hits.map((h) => h.id);
+        expect((await recall("does sync use https"))[0]).toBe(https.id);
+        // Both sides remember something new: the pull merges the file instead of refusing it, and push sends the merge.
+        const offline = (await here.client.callTool({ name: "remember_structured", arguments: { type: "decisions", agent: "architect", text: "Offline edits queue in IndexedDB." } })).structuredContent as { id: string };
+        const retries = await remember("Failed syncs retry with backoff.");
+        const merged = await sync("pull", dir);
+        expect(merged.code, merged.stderr).toBe(0);
+        expect(merged.stdout).toContain(`updated  ${file} (memories merged with the ones here; push sends the merge)\n`);
+        expect(idsIn(readFileSync(local(file), "utf8"))).toEqual([https.id, offline.id, retries.id].sort());
+        expect((await recall("how do failed syncs retry"))[0]).toBe(retries.id);
+        const pushed = await sync("push", dir);
+        expect(pushed.code, pushed.stderr).toBe(0);
+        expect(idsIn(await remoteText(file))).toEqual([https.id, offline.id, retries.id].sort());
+        expect((await recallRemote("where do offline edits queue"))[0]).toBe(offline.id);
+      } finally {
+        await here.close();
+      }
+    } finally {
+      await memories.close();
+    }
   }, 60_000);
 
   it("pulls a config file as served, without its secret-looking keys, and never pushes it back", async () => {

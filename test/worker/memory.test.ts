@@ -191,6 +191,42 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getFailureMuseum, { project: name })).structured.failures).toEqual([]);
   });
 
+  it("writes remembered memories into the workspace's structured files, which bmad-files and pull serve", async () => {
+    const name = unique("files");
+    await ada.project({ action: "create", name });
+    const path = "_bmad/_memory/structured/decisions.jsonl";
+    const a = await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: "Invoices live in PostgreSQL.", tags: ["db"] });
+    await call(TOOL.rememberStructured, { project: name, type: "failures", agent: "dev", text: "Shipped without running the migrations.", tags: ["CC-FAIL"] });
+    const listed = (await ada.files({ action: "list", project: name, path: "_bmad/_memory/structured/*" })).structured.files as Array<{ path: string }>;
+    expect(listed.map((f) => f.path)).toEqual(["_bmad/_memory/structured/decisions.jsonl", "_bmad/_memory/structured/failures.jsonl"]);
+    const line = (text: string) => JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!) as Record<string, unknown>;
+    expect(line((await ada.files({ action: "read", project: name, path })).text)).toEqual({ id: a.structured.id, type: "decisions", agent: "architect", text: "Invoices live in PostgreSQL.", tags: ["db"], created_at: expect.any(String) });
+    // Served from the file now, once, with the file's line as its source.
+    expect(await rows(ada.id, name)).toBe(0);
+    const hits = (await call(TOOL.recallStructured, { project: name, query: "where do invoices live" })).structured.hits;
+    expect(hits).toEqual([expect.objectContaining({ id: a.structured.id, source: `${path}:1` })]);
+    expect(await rows(ada.id, name)).toBe(2);
+    // New tags for a memory of the file, and a line a person broke: both kept when the file is written again.
+    await ada.files({ action: "append", project: name, path, content: "not json\n" });
+    expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: "invoices live in postgresql.", tags: ["billing"] })).structured).toMatchObject({ created: false, tags: ["db", "billing"] });
+    const text = (await ada.files({ action: "read", project: name, path })).text;
+    expect(line(text).tags).toEqual(["db", "billing"]);
+    expect(text).toContain("not json");
+    expect((await ada.files({ action: "history", project: name, path })).text).toContain("remember_structured");
+    expect(await rows(ada.id, name)).toBe(1);
+  });
+
+  it("refuses a memory its structured file in the workspace could not hold, naming the file and the fix", async () => {
+    const name = unique("full");
+    await ada.project({ action: "create", name });
+    const path = "_bmad/_memory/structured/stories.jsonl";
+    expect((await ada.files({ action: "write", project: name, path, content: `${"x".repeat(999)}\n`.repeat(1048) + "y".repeat(500) })).isError).toBe(false);
+    const out = await call(TOOL.rememberStructured, { project: name, type: "stories", agent: "pm", text: "One story more than the file holds." });
+    expect(out.isError).toBe(true);
+    expect(out.text).toMatch(/_bmad\/_memory\/structured\/stories\.jsonl is full \(a workspace file holds at most 1 MiB\): delete the stories memories/);
+    expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "pm", text: "Another type has its own file." })).isError).toBe(false);
+  });
+
   it("serves get_project_context from the workspace's memory files and remembered decisions", async () => {
     const name = unique("ctx");
     await ada.project({ action: "create", name });

@@ -5,7 +5,7 @@
 //   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
-import { FAILURE_CATEGORIES, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { FAILURE_CATEGORIES, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
 export const STRUCTURED_DIR = `${MEMORY_DIR}/structured`;
@@ -33,33 +33,46 @@ export interface Parsed {
 
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
 
-/** One memory per line (as stored, and as entries naming their line); a line that is not one is reported and skipped. */
-export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[] } {
-  const memories: Memory[] = [];
+/** One memory per line (as stored, and as entries naming their line); a line that is not one is reported and
+ *  skipped, and kept in `broken` so that writing the file again does not lose it. */
+export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[]; broken: string[] } {
+  const byId = new Map<string, Memory>();
   const entries: MemoryEntry[] = [];
   const warnings: string[] = [];
-  const seen = new Set<string>();
+  const broken: string[] = [];
   text.split("\n").forEach((line, i) => {
     if (!line.trim()) return;
     let raw: unknown;
     try {
       raw = JSON.parse(line);
     } catch {
+      broken.push(line);
       warnings.push(`${path} line ${i + 1}: not a JSON object (cut short or edited by hand?); skipped.`);
       return;
     }
     const parsed = MEMORY_LINE.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
+      broken.push(line);
       warnings.push(`${path} line ${i + 1}: ${issue.path.join(".") || "line"}: ${issue.message}; skipped.`);
       return;
     }
-    if (seen.has(parsed.data.id)) return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept.`);
-    seen.add(parsed.data.id);
-    memories.push(parsed.data);
+    const first = byId.get(parsed.data.id);
+    if (first) {
+      byId.set(first.id, withTags(first, parsed.data.tags));
+      return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept, with the tags of both.`);
+    }
+    byId.set(parsed.data.id, parsed.data);
     entries.push({ ...parsed.data, source: `${path}:${i + 1}` });
   });
-  return { memories, entries, warnings };
+  const memories = [...byId.values()];
+  return { memories, entries: entries.map((e) => ({ ...byId.get(e.id)!, source: e.source })), warnings, broken };
+}
+
+/** The memory with these tags added (the first MAX_TAGS kept). */
+function withTags(memory: Memory, tags: readonly string[]): Memory {
+  const added = tags.filter((t) => !memory.tags.includes(t));
+  return added.length ? { ...memory, tags: [...memory.tags, ...added].slice(0, MAX_TAGS) } : memory;
 }
 
 /** The file's text: sorted by id, keys in one order, one memory per line. */
@@ -68,6 +81,22 @@ export function memoryLines(memories: Iterable<Memory>): string {
   return sorted.map((m) => JSON.stringify({ id: m.id, type: m.type, agent: m.agent, text: m.text, tags: m.tags, created_at: m.created_at })).join("\n") + (sorted.length ? "\n" : "");
 }
 
+/** One structured file from several copies of it (the project's and the workspace's, or the file and memories
+ *  remembered since): every memory once, with the tags of all its copies, sorted by id; lines that no copy
+ *  could read kept at the end, once each. A memory is never lost by merging, so copies need no conflict. */
+export function mergeMemoryFiles(path: string, texts: readonly string[]): string {
+  const byId = new Map<string, Memory>();
+  const broken = new Set<string>();
+  for (const text of texts) {
+    const parsed = parseMemoryLines(text, path);
+    for (const m of parsed.memories) {
+      const first = byId.get(m.id);
+      byId.set(m.id, first ? withTags(first, m.tags) : m);
+    }
+    for (const line of parsed.broken) broken.add(line);
+  }
+  return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
+}
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
 export async function parseLearnings(text: string, agent: string, path: string): Promise<Parsed> {
   const items: Array<{ line: number; text: string; date: string }> = [];
