@@ -98,7 +98,7 @@ describe("on the Durable Object", () => {
     const kb = (c: string) => new TextEncoder().encode(c.repeat(1024));
     const pruned = await runInDurableObject(stub(), (instance: WorkspaceProject, state) => {
       const stored = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
-      instance.historyCap = stored + 3 * 1024;
+      instance.files.historyCap = stored + 3 * 1024;
       const now = new Date().toISOString();
       for (const c of "abcde") instance.write(caller, "churn.md", kb(c), false, undefined, now);
       return state.storage.sql.exec<{ version: number }>("SELECT version FROM versions WHERE path = 'churn.md' AND pruned = 1 ORDER BY version").toArray().map((r) => r.version);

@@ -1,0 +1,158 @@
+// A project's files and every version of them, in its workspace object's SQLite: the head of each file, each
+// version's content (kept until the history cap prunes the oldest earlier ones), and the listing, read once and
+// then kept in step with every change. The workspace object checks access and limits; this stores.
+import { createHash } from "node:crypto";
+import { closest, suggestion } from "../core/catalog/closest.js";
+import { MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
+import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
+import { FileListing } from "./workspace-listing.js";
+
+type Row = Record<string, SqlStorageValue>;
+
+const HEAD_COLUMNS = "path, version, size, sha256, updated_at, author";
+export const fail = (kind: WsError["kind"], error: string): WsError => ({ ok: false, kind, error });
+export const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
+const buffer = (data: Uint8Array): ArrayBuffer => data.slice().buffer as ArrayBuffer;
+const bytes = (value: SqlStorageValue): Uint8Array => (value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(0));
+
+export class VersionedFiles {
+  private readonly sql: SqlStorage;
+  /** Read on first use, then kept in step with every change (dropped if a change fails part way): see current(). */
+  private listing?: FileListing;
+  /** Content bytes kept across all versions before the oldest earlier versions are pruned (a field so tests can lower it). */
+  historyCap = MAX_HISTORY_BYTES;
+
+  constructor(private readonly storage: DurableObjectStorage) {
+    this.sql = storage.sql;
+  }
+
+  /** The tables; the bytes of history kept are counted in the project's `meta` row (`history_bytes`). */
+  createTables(): void {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, version INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
+        updated_at TEXT NOT NULL, author TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS versions (path TEXT NOT NULL, version INTEGER NOT NULL, op TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT,
+        author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (path, version));
+    `);
+  }
+
+  /** Forgets what it read (the project was deleted). */
+  reset(): void {
+    this.listing = undefined;
+  }
+
+  head(path: string): FileEntry | undefined {
+    return this.sql.exec<FileEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
+  }
+
+  /** The current files, read once, then kept in step with every change. */
+  current(): FileListing {
+    return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
+  }
+
+  totals(): { files: number; bytes: number } {
+    const files = this.current();
+    return { files: files.count, bytes: files.bytes };
+  }
+
+  content(path: string, version: number): Uint8Array {
+    return bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT data FROM versions WHERE path = ? AND version = ?", path, version).one().data);
+  }
+
+  /** The file as it is now, as text (undefined: there is none). */
+  text(path: string): string | undefined {
+    const head = this.head(path);
+    return head ? new TextDecoder().decode(this.content(path, head.version)) : undefined;
+  }
+
+  /** The newest version of `path`, deletions included (0: it never existed). */
+  lastVersion(path: string): number {
+    return this.sql.exec<{ version: number | null }>("SELECT MAX(version) AS version FROM versions WHERE path = ?", path).one().version ?? 0;
+  }
+
+  /** `if_version` against the file as it is now (0: it does not exist). */
+  conflict(path: string, head: FileEntry | undefined, ifVersion: number | undefined): WsError | undefined {
+    const current = head?.version ?? 0;
+    if (ifVersion === undefined || ifVersion === current) return undefined;
+    const now = head ? `is at version ${current} (by ${head.author}, ${head.updated_at})` : "does not exist now (version 0)";
+    return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
+  }
+
+  /** One change, all or nothing. A change that fails part way may have reached the listing: it is read again. */
+  transaction<T>(change: () => T): T {
+    try {
+      return this.storage.transactionSync(change);
+    } catch (error) {
+      this.listing = undefined;
+      throw error;
+    }
+  }
+
+  /** Not found, with the closest paths in the same folder, or how to bring back a deleted file. */
+  noFile(project: string, path: string): WsError {
+    const last = this.lastVersion(path);
+    if (last) return fail("not_found", `${path} was deleted (version ${last}); bmad-files "history" shows its versions and "restore" brings one back.`);
+    const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
+    const near = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
+    return fail("not_found", `No file ${path} in project "${project}".${suggestion(closest(path, near, 3))}`);
+  }
+
+  /** Its versions, newest first (none: it never existed). */
+  history(path: string, limit: number): VersionEntry[] {
+    const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
+    return rows.map((r) => ({
+      version: r.version as number, op: r.op as VersionOp, size: r.size as number, author: r.author as string, at: r.at as string,
+      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned ? { pruned: true } : {}),
+    }));
+  }
+
+  /** An earlier version's content, or why it cannot be read (or restored). */
+  version(project: string, path: string, version: number): WsResult<FileContent> {
+    const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+    if (!row) {
+      const last = this.lastVersion(path);
+      return last ? fail("not_found", `${path} has versions 1 to ${last}; there is no version ${version}.`) : this.noFile(project, path);
+    }
+    if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
+    if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${this.historyCap / 1024 / 1024} MiB.`);
+    return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
+  }
+
+  /** Stores one new version and makes it the file's head (inside the caller's transaction). */
+  commit(path: string, data: Uint8Array | null, op: VersionOp, author: string, at: string, restoredFrom?: number): FileEntry {
+    const version = this.lastVersion(path) + 1;
+    const size = data?.byteLength ?? 0;
+    const sha = data ? sha256(data) : null;
+    this.sql.exec(
+      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      path, version, op, size, sha, author, at, restoredFrom ?? null, data ? buffer(data) : null,
+    );
+    if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author);
+    else this.sql.exec("DELETE FROM files WHERE path = ?", path);
+    this.listing?.set(path, data ? { path, version, size } : undefined);
+    this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
+    this.prune();
+    return { path, version, size, sha256: sha ?? "", updated_at: at, author };
+  }
+
+  /** Past the history cap, the oldest earlier versions lose their content; heads never do. */
+  private prune(): void {
+    let stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+    if (stored <= this.historyCap) return;
+    while (stored > this.historyCap) {
+      const rows = this.sql
+        .exec<{ rowid: number; size: number }>(
+          `SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version
+           WHERE v.data IS NOT NULL AND v.pruned = 0 AND f.path IS NULL ORDER BY v.rowid LIMIT 100`,
+        )
+        .toArray();
+      if (!rows.length) break;
+      for (const row of rows) {
+        if (stored <= this.historyCap) break;
+        this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
+        stored -= row.size;
+      }
+    }
+    this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
+  }
+}
