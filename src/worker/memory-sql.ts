@@ -15,9 +15,10 @@ export type MemoryOp =
   | { op: "search"; query: string; filter: MemoryFilter; limit: number }
   | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
 
-/** The workspace's memory files as the caller may read them: path, size and content digest, and their text. */
+/** The workspace's memory files as the caller may read them: path and content digest, their text and size. */
 export interface MemoryFiles {
-  list(): Array<{ path: string; size: number; sha256: string }>;
+  list(): Array<{ path: string; sha256: string }>;
+  size(path: string): number | undefined;
   read(path: string): string | undefined;
 }
 
@@ -124,7 +125,7 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before.length} tags; with these it would pass ${MAX_TAGS}.` };
     const stored: Memory = row ? { ...memory, tags, created_at: row.created_at } : memory;
     const path = structuredFile(memory.type);
-    const fileBytes = files.list().find((f) => f.path === path)?.size ?? 0;
+    const fileBytes = files.size(path) ?? 0;
     const pending = sql.exec<{ bytes: number }>("SELECT bytes FROM memory_pending WHERE type = ?", memory.type).toArray()[0]?.bytes ?? 0;
     if (fileBytes + pending + utf8(memoryLines([stored])) > MAX_FILE_BYTES) {
       return { ok: false, error: `The workspace's ${path} is full (a workspace file holds at most 1 MiB): delete the ${memory.type} memories that no longer hold from it (bmad-files read, then write it back without them), then remember again.` };

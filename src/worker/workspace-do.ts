@@ -262,8 +262,9 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
     const out = await runMemoryOp(this.ctx.storage, op, {
-      list: () => this.sql.exec<{ path: string; size: number; sha256: string }>("SELECT path, size, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
+      list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
       read: (path) => this.files.text(path),
+      size: (path) => this.files.head(path)?.size,
     }, memoryVectors(this.env, this.ctx.id.toString()));
     return out.ok ? out : fail("invalid", out.error);
   }

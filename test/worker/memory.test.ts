@@ -296,7 +296,7 @@ describe("recall where the deployment binds vectors", () => {
         return [fonts.id, "not-a-memory-id"];
       },
     };
-    const files = { list: () => [], read: () => undefined };
+    const files = { list: () => [], read: () => undefined, size: () => undefined };
     const recalled = await runInDurableObject(stub(ada.id, name), async (_: WorkspaceProject, state) => {
       for (const memory of memories) await runMemoryOp(state.storage, { op: "remember", memory }, files, vectors);
       const query = { op: "search" as const, query: "missing characters in generated PDF invoices", filter: {}, limit: 5 };
