@@ -1,5 +1,19 @@
+import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { defineConfig } from "vitest/config";
+import { defineConfig, type Plugin } from "vitest/config";
+
+/** workerd cannot load node_modules, so vite transforms every dependency a test imports. Some packages ship source
+ *  maps that name sources they do not ship (the 1.x SDK's point at its src/*.ts), and vite warns once per file
+ *  when it loads such a map. Dependencies are loaded here as plain code, their maps left unread: a stack trace
+ *  through one names its dist/ file, and vite's warnings about our own files stay. */
+const dependenciesWithoutSourceMaps: Plugin = {
+  name: "dependencies-without-source-maps",
+  load(id) {
+    const file = id.split("?")[0]!;
+    if (!file.includes("/node_modules/") || !/\.[cm]?js$/.test(file)) return null;
+    return readFileSync(file, "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n");
+  },
+};
 
 export default defineConfig({
   plugins: [
@@ -7,6 +21,7 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: { bindings: { BMAD_TOOLSETS: "" } },
     }),
+    dependenciesWithoutSourceMaps,
   ],
   test: {
     name: "workerd",

@@ -1,7 +1,8 @@
 // What `npm run deploy` would upload, measured offline: `wrangler deploy --dry-run` writes the Worker script, and
 // `wrangler check startup` profiles its startup in a local workerd (no account, no network). Budgets: 400 KiB gzip
 // (Cloudflare counts the compressed size) and 100 ms of startup CPU. `tsx scripts/deploy-check.ts` prints both.
-// The profiler samples wall time, so a busy machine only ever adds to it: the startup time is the least of 5 runs.
+// The profiler samples wall time, so a busy machine only ever adds to it: the startup time is the least of 5 runs
+// (a check against a budget stops at the first run within it: the least can only be lower).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -24,7 +25,8 @@ export interface DeployCheck {
   modules: string[];
 }
 
-export async function checkDeploy(): Promise<DeployCheck> {
+/** `enough`: stop profiling at the first run within this many ms (a pass/fail check needs no more runs). */
+export async function checkDeploy(options: { enough?: number } = {}): Promise<DeployCheck> {
   const dir = mkdtempSync(join(tmpdir(), "bmad-deploy-"));
   try {
     const out = join(dir, "out");
@@ -37,7 +39,9 @@ export async function checkDeploy(): Promise<DeployCheck> {
       const profile = await runWrangler(["check", "startup", "--worker", bundle, "--outfile", join(dir, "startup.cpuprofile")]);
       const active = /Active: ([\d.]+) ms/.exec(profile);
       if (!active) throw new Error(`wrangler check startup printed no startup time:\n${profile}`);
-      startupRuns.push(Number(active[1]));
+      const ms = Number(active[1]);
+      startupRuns.push(ms);
+      if (options.enough !== undefined && ms <= options.enough) break;
     }
     return { scriptBytes: script.length, gzipBytes: gzipSync(script).length, startupMs: Math.min(...startupRuns), startupRuns, modules };
   } finally {
