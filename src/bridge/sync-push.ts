@@ -7,6 +7,7 @@
 import { asText, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
+import { structuredType } from "../core/memory/files.js";
 
 type Step =
   | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
@@ -81,8 +82,10 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     }
     if (remoteChanged && !o.force) {
       const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
-      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix: pullFirst() } });
-      else refusals.push({ path, reason: was, fix: pullFirst() });
+      // Memory files merge on pull (sync-pull.ts): no copy aside, no --force.
+      const fix = synced && now && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst();
+      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix } });
+      else refusals.push({ path, reason: was, fix });
       continue;
     }
     steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added" });

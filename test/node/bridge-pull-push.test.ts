@@ -250,6 +250,9 @@ describe("against the real Worker", () => {
         // Both sides remember something new: the pull merges the file instead of refusing it, and push sends the merge.
         const offline = (await here.client.callTool({ name: "remember_structured", arguments: { type: "decisions", agent: "architect", text: "Offline edits queue in IndexedDB." } })).structuredContent as { id: string };
         const retries = await remember("Failed syncs retry with backoff.");
+        const early = await sync("push", dir);
+        expect(early.code).toBe(1);
+        expect(early.stderr).toMatch(new RegExp(`  ${file}: changed here, and changed on the remote since the pull \\(version 1 -> 2\\)\\.\n    fix: bmad-mcp pull .* merges the memories of both; then push again`));
         const merged = await sync("pull", dir);
         expect(merged.code, merged.stderr).toBe(0);
         expect(merged.stdout).toContain(`updated  ${file} (memories merged with the ones here; push sends the merge)\n`);
