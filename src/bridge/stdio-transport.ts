@@ -1,6 +1,8 @@
 // The bridge's stdio wire. Results are written as ASCII-only JSON (\u escapes): a client decodes an ASCII
 // line on its fast path, about twice as fast as UTF-8 with emoji and arrows in it (BMAD agent files have both).
 // A frozen result (the surface's cached tool list and prompts) cannot change, so its bytes are encoded once.
+// A tool's answer arrives as the SDK's validated copy, a new object each time, so a text-only one is known by
+// its text: the last few long ones stay encoded (an agent loaded again costs a lookup, not a JSON encoding).
 // Requests and notifications go through the SDK's own send.
 // Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
 // dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
@@ -17,8 +19,45 @@ function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** Texts under this are cheap to encode; over it, kept up to TEXT_KEEP_BYTES, the oldest dropped first. */
+const TEXT_MIN = 1024;
+const TEXT_KEEP_BYTES = 2 * 1024 * 1024;
+const encodedTexts = new Map<string, Buffer>();
+let keptBytes = 0;
+
+/** `{ content: [{ type: "text", text }] }` and nothing else: the text, when it is long enough to keep. */
+function onlyText(result: object): string | undefined {
+  const content = (result as { content?: unknown }).content;
+  if (!Array.isArray(content) || content.length !== 1 || Object.keys(result).length !== 1) return undefined;
+  const item = content[0] as { type?: unknown; text?: unknown };
+  if (item?.type !== "text" || typeof item.text !== "string" || item.text.length < TEXT_MIN || Object.keys(item).length !== 2) return undefined;
+  return item.text;
+}
+
+function encodeText(result: object, text: string): Buffer {
+  const known = encodedTexts.get(text);
+  if (known) {
+    encodedTexts.delete(text); // most recently used goes last
+    encodedTexts.set(text, known);
+    return known;
+  }
+  const bytes = Buffer.from(asciiJson(result), "latin1");
+  encodedTexts.set(text, bytes);
+  keptBytes += bytes.length;
+  for (const [old, kept] of encodedTexts) {
+    if (keptBytes <= TEXT_KEEP_BYTES) break;
+    encodedTexts.delete(old);
+    keptBytes -= kept.length;
+  }
+  return bytes;
+}
+
 function encode(result: unknown): Buffer {
-  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return Buffer.from(asciiJson(result), "latin1");
+  if (typeof result !== "object" || result === null) return Buffer.from(asciiJson(result), "latin1");
+  if (!Object.isFrozen(result)) {
+    const text = onlyText(result);
+    return text === undefined ? Buffer.from(asciiJson(result), "latin1") : encodeText(result, text);
+  }
   const known = encodedOnce.get(result);
   if (known) return known;
   const bytes = Buffer.from(asciiJson(result), "latin1");
