@@ -7,12 +7,11 @@
 // Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
 // dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
 import { PassThrough } from "node:stream";
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { FrameLimiter, MAX_FRAME_BYTES, type FrameId } from "./stdio-frames.js";
 
 const LINE_END = Buffer.from("}\n");
-const NEWLINE = Buffer.from("\n");
 const encodedOnce = new WeakMap<object, Buffer>();
 
 function asciiJson(value: unknown): string {
@@ -76,11 +75,29 @@ export class StdioTransport extends StdioServerTransport {
   private readonly onError = (error: Error) => this.input.destroy(error);
 
   constructor() {
+    // The SDK's reader gets no data, only stdin's end and errors: the frame limiter hands each line straight
+    // to deliver(), the reader's own steps without its stream and buffer copies on the way.
     const input = new PassThrough();
-    // Only whole lines within the limit reach the SDK's reader, one at a time: room for one and its newline.
-    super(input, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 1 });
+    super(input, process.stdout);
     this.input = input;
-    this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => input.write(Buffer.concat([line, NEWLINE])), (id) => this.refuse(id));
+    this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => this.deliver(line), (id) => this.refuse(id));
+  }
+
+  /** As the SDK's reader: a line that is not JSON is skipped, one that is not JSON-RPC is reported. */
+  private deliver(line: Buffer): void {
+    if (this.closed) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line.toString("utf8").replace(/\r$/, ""));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
   }
 
   override async start(): Promise<void> {
