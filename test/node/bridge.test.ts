@@ -62,6 +62,9 @@ describe("the local bridge", () => {
     const { client } = await spawnBridge(dir);
     const first = (await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string };
     expect(first.text).toContain("PROJECT MARKER ONE");
+    // The bmad tool's answer is kept after the first call, until the bundle changes.
+    const tool = async () => text(await call(client, "bmad", { command: "pm" }));
+    for (let i = 0; i < 2; i++) expect(await tool()).toContain("PROJECT MARKER ONE");
     appendFileSync(skill, "\nPROJECT MARKER TWO\n");
     // The edit reaches the bridge through a file-system event: ask until it shows, for at most 5 s.
     let second = "";
@@ -69,6 +72,7 @@ describe("the local bridge", () => {
       second = ((await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string }).text;
     }
     expect(second).toContain("PROJECT MARKER TWO");
+    expect(await tool()).toContain("PROJECT MARKER TWO");
   });
 
   it("ranks project > --path > BMAD_ROOT > ~/.bmad > embedded, showing every candidate", async () => {

@@ -53,10 +53,15 @@ export async function renderTarget(deps: SurfaceDeps, project?: string): Promise
 
 const renderedForBundle = new WeakMap<Catalog, Map<string, string>>();
 
+/** Rendered for a project whose files change only with the bundle: a render depends on the bundle alone. */
+export function followsBundle(target: RenderTarget): boolean {
+  return Boolean(target && target !== "none" && target.rendersFollowBundle);
+}
+
 /** A text rendered for a project whose files change only with the bundle is made once per bundle and `key`:
  *  the same string every time (the bridge's wire knows it by identity and sends it without encoding it again). */
 export async function keptPerBundle(reader: BundleReader, target: RenderTarget, key: string, make: () => Promise<string>): Promise<string> {
-  if (!target || target === "none" || !target.rendersFollowBundle) return make();
+  if (!followsBundle(target)) return make();
   let cache = renderedForBundle.get(reader.catalog);
   if (!cache) renderedForBundle.set(reader.catalog, (cache = new Map()));
   let text = cache.get(key);
