@@ -1,8 +1,9 @@
 // The bridge's stdio wire. Results are written as ASCII-only JSON (\u escapes): a client decodes an ASCII
 // line on its fast path, about twice as fast as UTF-8 with emoji and arrows in it (BMAD agent files have both).
 // A frozen result (the surface's cached tool list and prompts) cannot change, so its bytes are encoded once.
-// A tool's answer arrives as the SDK's validated copy, a new object each time, so a text-only one is known by
-// its text: the last few long ones stay encoded (an agent loaded again costs a lookup, not a JSON encoding).
+// A tool's answer arrives as the SDK's validated copy, a new object each time, and a resource is read into a new
+// one, so a result that carries one long text is known by it: the last few stay encoded (an agent or a file
+// loaded again costs a lookup, not a JSON encoding).
 // Requests and notifications go through the SDK's own send.
 // Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
 // dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
@@ -21,32 +22,43 @@ function asciiJson(value: unknown): string {
 /** Texts under this are cheap to encode; over it, kept up to TEXT_KEEP_BYTES, the oldest dropped first. */
 const TEXT_MIN = 1024;
 const TEXT_KEEP_BYTES = 2 * 1024 * 1024;
-const encodedTexts = new Map<string, Buffer>();
+/** By text: the result's other fields (`rest`) and its bytes. */
+const encodedTexts = new Map<string, { rest: string; bytes: Buffer }>();
 let keptBytes = 0;
 
-/** `{ content: [{ type: "text", text }] }` and nothing else: the text, when it is long enough to keep. */
-function onlyText(result: object): string | undefined {
-  const content = (result as { content?: unknown }).content;
-  if (!Array.isArray(content) || content.length !== 1 || Object.keys(result).length !== 1) return undefined;
-  const item = content[0] as { type?: unknown; text?: unknown };
-  if (item?.type !== "text" || typeof item.text !== "string" || item.text.length < TEXT_MIN || Object.keys(item).length !== 2) return undefined;
-  return item.text;
+const keys = (value: object, n: number) => Object.keys(value).length === n;
+
+/** A long text a result carries alone, and the rest of what it says: `{ content: [{ type: "text", text }] }`
+ *  (a tool's answer) or `{ contents: [{ uri, mimeType, text }] }` (a resource). */
+function soleText(result: object): { text: string; rest: string } | undefined {
+  const { content, contents } = result as { content?: unknown; contents?: unknown };
+  const list = content ?? contents;
+  if (!Array.isArray(list) || list.length !== 1 || !keys(result, 1)) return undefined;
+  const item = list[0] as { type?: unknown; uri?: unknown; mimeType?: unknown; text?: unknown };
+  if (typeof item?.text !== "string" || item.text.length < TEXT_MIN) return undefined;
+  if (content && item.type === "text" && keys(item, 2)) return { text: item.text, rest: "" };
+  if (contents && typeof item.uri === "string" && typeof item.mimeType === "string" && keys(item, 3)) return { text: item.text, rest: `${item.uri}\0${item.mimeType}` };
+  return undefined;
 }
 
-function encodeText(result: object, text: string): Buffer {
+function encodeText(result: object, { text, rest }: { text: string; rest: string }): Buffer {
   const known = encodedTexts.get(text);
-  if (known) {
+  if (known?.rest === rest) {
     encodedTexts.delete(text); // most recently used goes last
     encodedTexts.set(text, known);
-    return known;
+    return known.bytes;
+  }
+  if (known) {
+    encodedTexts.delete(text);
+    keptBytes -= known.bytes.length;
   }
   const bytes = Buffer.from(asciiJson(result), "latin1");
-  encodedTexts.set(text, bytes);
+  encodedTexts.set(text, { rest, bytes });
   keptBytes += bytes.length;
   for (const [old, kept] of encodedTexts) {
     if (keptBytes <= TEXT_KEEP_BYTES) break;
     encodedTexts.delete(old);
-    keptBytes -= kept.length;
+    keptBytes -= kept.bytes.length;
   }
   return bytes;
 }
@@ -54,8 +66,8 @@ function encodeText(result: object, text: string): Buffer {
 function encode(result: unknown): Buffer {
   if (typeof result !== "object" || result === null) return Buffer.from(asciiJson(result), "latin1");
   if (!Object.isFrozen(result)) {
-    const text = onlyText(result);
-    return text === undefined ? Buffer.from(asciiJson(result), "latin1") : encodeText(result, text);
+    const sole = soleText(result);
+    return sole ? encodeText(result, sole) : Buffer.from(asciiJson(result), "latin1");
   }
   const known = encodedOnce.get(result);
   if (known) return known;

@@ -203,8 +203,10 @@ describe("bad input and the command line", () => {
       child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
       // Twice: the second answer comes from the bytes encoded the first time.
       for (const id of [2, 3]) expectRenderedFrom((await rpc(id, "prompts/get", { name: "bmad-analyst" })).result!.messages[0].content.text, file);
-      const read = await rpc(4, "resources/read", { uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
-      expect(read.result!.contents[0].text).toBe(file);
+      // The same text under two URIs: each answer names its own.
+      for (const [id, uri] of [[4, "bmad://bmm/bmad-agent-analyst/SKILL.md"], [40, "skill://bmad-agent-analyst/SKILL.md"], [41, "bmad://bmm/bmad-agent-analyst/SKILL.md"]] as const) {
+        expect((await rpc(id, "resources/read", { uri })).result!.contents[0]).toEqual({ uri, mimeType: "text/markdown", text: file });
+      }
       // Twice as well: a tool's answer is known by its text the second time.
       for (const id of [5, 50]) expectRenderedFrom((await rpc(id, "tools/call", { name: "bmad", arguments: { command: "analyst" } })).result!.content[0].text, file);
       expect((await rpc(6, "prompts/get", { name: "bmad-analyts" })).error!.message).toMatch(/Unknown prompt "bmad-analyts".*bmad-analyst/);
