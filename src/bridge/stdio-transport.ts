@@ -1,24 +1,74 @@
 // The bridge's stdio wire. Results are written as ASCII-only JSON (\u escapes): a client decodes an ASCII
 // line on its fast path, about twice as fast as UTF-8 with emoji and arrows in it (BMAD agent files have both).
 // A frozen result (the surface's cached tool list and prompts) cannot change, so its bytes are encoded once.
+// A tool's answer arrives as the SDK's validated copy, a new object each time, and a resource is read into a new
+// one, so a result that carries one long text is known by it: the last few stay encoded (an agent or a file
+// loaded again costs a lookup, not a JSON encoding).
 // Requests and notifications go through the SDK's own send.
 // Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
 // dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
 import { PassThrough } from "node:stream";
-import type { JSONRPCMessage } from "@modelcontextprotocol/server";
+import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { FrameLimiter, MAX_FRAME_BYTES, type FrameId } from "./stdio-frames.js";
 
 const LINE_END = Buffer.from("}\n");
-const NEWLINE = Buffer.from("\n");
 const encodedOnce = new WeakMap<object, Buffer>();
 
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/** Texts under this are cheap to encode; over it, kept up to TEXT_KEEP_BYTES, the oldest dropped first. */
+const TEXT_MIN = 1024;
+const TEXT_KEEP_BYTES = 2 * 1024 * 1024;
+/** By text: the result's other fields (`rest`) and its bytes. */
+const encodedTexts = new Map<string, { rest: string; bytes: Buffer }>();
+let keptBytes = 0;
+
+const keys = (value: object, n: number) => Object.keys(value).length === n;
+
+/** A long text a result carries alone, and the rest of what it says: `{ content: [{ type: "text", text }] }`
+ *  (a tool's answer) or `{ contents: [{ uri, mimeType, text }] }` (a resource). */
+function soleText(result: object): { text: string; rest: string } | undefined {
+  const { content, contents } = result as { content?: unknown; contents?: unknown };
+  const list = content ?? contents;
+  if (!Array.isArray(list) || list.length !== 1 || !keys(result, 1)) return undefined;
+  const item = list[0] as { type?: unknown; uri?: unknown; mimeType?: unknown; text?: unknown };
+  if (typeof item?.text !== "string" || item.text.length < TEXT_MIN) return undefined;
+  if (content && item.type === "text" && keys(item, 2)) return { text: item.text, rest: "" };
+  if (contents && typeof item.uri === "string" && typeof item.mimeType === "string" && keys(item, 3)) return { text: item.text, rest: `${item.uri}\0${item.mimeType}` };
+  return undefined;
+}
+
+function encodeText(result: object, { text, rest }: { text: string; rest: string }): Buffer {
+  const known = encodedTexts.get(text);
+  if (known?.rest === rest) {
+    encodedTexts.delete(text); // most recently used goes last
+    encodedTexts.set(text, known);
+    return known.bytes;
+  }
+  if (known) {
+    encodedTexts.delete(text);
+    keptBytes -= known.bytes.length;
+  }
+  const bytes = Buffer.from(asciiJson(result), "latin1");
+  encodedTexts.set(text, { rest, bytes });
+  keptBytes += bytes.length;
+  for (const [old, kept] of encodedTexts) {
+    if (keptBytes <= TEXT_KEEP_BYTES) break;
+    encodedTexts.delete(old);
+    keptBytes -= kept.bytes.length;
+  }
+  return bytes;
+}
+
 function encode(result: unknown): Buffer {
-  if (typeof result !== "object" || result === null || !Object.isFrozen(result)) return Buffer.from(asciiJson(result), "latin1");
+  if (typeof result !== "object" || result === null) return Buffer.from(asciiJson(result), "latin1");
+  if (!Object.isFrozen(result)) {
+    const sole = soleText(result);
+    return sole ? encodeText(result, sole) : Buffer.from(asciiJson(result), "latin1");
+  }
   const known = encodedOnce.get(result);
   if (known) return known;
   const bytes = Buffer.from(asciiJson(result), "latin1");
@@ -37,11 +87,29 @@ export class StdioTransport extends StdioServerTransport {
   private readonly onError = (error: Error) => this.input.destroy(error);
 
   constructor() {
+    // The SDK's reader gets no data, only stdin's end and errors: the frame limiter hands each line straight
+    // to deliver(), the reader's own steps without its stream and buffer copies on the way.
     const input = new PassThrough();
-    // Only whole lines within the limit reach the SDK's reader, one at a time: room for one and its newline.
-    super(input, process.stdout, { maxBufferSize: MAX_FRAME_BYTES + 1 });
+    super(input, process.stdout);
     this.input = input;
-    this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => input.write(Buffer.concat([line, NEWLINE])), (id) => this.refuse(id));
+    this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => this.deliver(line), (id) => this.refuse(id));
+  }
+
+  /** As the SDK's reader: a line that is not JSON is skipped, one that is not JSON-RPC is reported. */
+  private deliver(line: Buffer): void {
+    if (this.closed) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line.toString("utf8").replace(/\r$/, ""));
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
   }
 
   override async start(): Promise<void> {

@@ -68,6 +68,11 @@ describe("frames over the size limit", () => {
     expect(await reply()).toEqual({ jsonrpc: "2.0", id: 11, result: {} });
   });
 
+  it("skips a line that is not JSON or not JSON-RPC, as the SDK's reader does, and takes a CRLF line", async () => {
+    child.stdin.write(`not json\n{"jsonrpc":"2.0","nonsense":true}\n${JSON.stringify({ jsonrpc: "2.0", id: 13, method: "ping" })}\r\n`);
+    expect(await reply()).toEqual({ jsonrpc: "2.0", id: 13, result: {} });
+  });
+
   it("still takes a request just under the limit", async () => {
     child.stdin.write(bigCall(12, LIMIT - 4096));
     const answer = await reply(15_000);

@@ -62,6 +62,9 @@ describe("the local bridge", () => {
     const { client } = await spawnBridge(dir);
     const first = (await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string };
     expect(first.text).toContain("PROJECT MARKER ONE");
+    // The bmad tool's answer is kept after the first call, until the bundle changes.
+    const tool = async () => text(await call(client, "bmad", { command: "pm" }));
+    for (let i = 0; i < 2; i++) expect(await tool()).toContain("PROJECT MARKER ONE");
     appendFileSync(skill, "\nPROJECT MARKER TWO\n");
     // The edit reaches the bridge through a file-system event: ask until it shows, for at most 5 s.
     let second = "";
@@ -69,6 +72,7 @@ describe("the local bridge", () => {
       second = ((await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string }).text;
     }
     expect(second).toContain("PROJECT MARKER TWO");
+    expect(await tool()).toContain("PROJECT MARKER TWO");
   });
 
   it("ranks project > --path > BMAD_ROOT > ~/.bmad > embedded, showing every candidate", async () => {
@@ -199,9 +203,12 @@ describe("bad input and the command line", () => {
       child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
       // Twice: the second answer comes from the bytes encoded the first time.
       for (const id of [2, 3]) expectRenderedFrom((await rpc(id, "prompts/get", { name: "bmad-analyst" })).result!.messages[0].content.text, file);
-      const read = await rpc(4, "resources/read", { uri: "bmad://bmm/bmad-agent-analyst/SKILL.md" });
-      expect(read.result!.contents[0].text).toBe(file);
-      expectRenderedFrom((await rpc(5, "tools/call", { name: "bmad", arguments: { command: "analyst" } })).result!.content[0].text, file);
+      // The same text under two URIs: each answer names its own.
+      for (const [id, uri] of [[4, "bmad://bmm/bmad-agent-analyst/SKILL.md"], [40, "skill://bmad-agent-analyst/SKILL.md"], [41, "bmad://bmm/bmad-agent-analyst/SKILL.md"]] as const) {
+        expect((await rpc(id, "resources/read", { uri })).result!.contents[0]).toEqual({ uri, mimeType: "text/markdown", text: file });
+      }
+      // Twice as well: a tool's answer is known by its text the second time.
+      for (const id of [5, 50]) expectRenderedFrom((await rpc(id, "tools/call", { name: "bmad", arguments: { command: "analyst" } })).result!.content[0].text, file);
       expect((await rpc(6, "prompts/get", { name: "bmad-analyts" })).error!.message).toMatch(/Unknown prompt "bmad-analyts".*bmad-analyst/);
       expect((await rpc("réponse-7", "prompts/list", {})).result!.prompts.length).toBeGreaterThan(5); // a string id, not ASCII
     } finally {

@@ -53,15 +53,26 @@ export async function renderTarget(deps: SurfaceDeps, project?: string): Promise
 
 const renderedForBundle = new WeakMap<Catalog, Map<string, string>>();
 
-/** Renders a record as its files plus loading instructions; in a project, rendered like render_skill.py. */
-export async function renderRecord(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
-  if (extra || !target || target === "none" || !target.rendersFollowBundle) return render(reader, record, extra, target);
+/** Rendered for a project whose files change only with the bundle: a render depends on the bundle alone. */
+export function followsBundle(target: RenderTarget): boolean {
+  return Boolean(target && target !== "none" && target.rendersFollowBundle);
+}
+
+/** A text rendered for a project whose files change only with the bundle is made once per bundle and `key`:
+ *  the same string every time (the bridge's wire knows it by identity and sends it without encoding it again). */
+export async function keptPerBundle(reader: BundleReader, target: RenderTarget, key: string, make: () => Promise<string>): Promise<string> {
+  if (!followsBundle(target)) return make();
   let cache = renderedForBundle.get(reader.catalog);
   if (!cache) renderedForBundle.set(reader.catalog, (cache = new Map()));
-  const key = `${record.source}\0${record.entry}`;
   let text = cache.get(key);
-  if (text === undefined) cache.set(key, (text = await render(reader, record, extra, target)));
+  if (text === undefined) cache.set(key, (text = await make()));
   return text;
+}
+
+/** Renders a record as its files plus loading instructions; in a project, rendered like render_skill.py. */
+export async function renderRecord(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
+  if (extra) return render(reader, record, extra, target);
+  return keptPerBundle(reader, target, `${record.source}\0${record.entry}`, () => render(reader, record, undefined, target));
 }
 
 async function render(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {

@@ -18,6 +18,8 @@ import pkg from "../../../package.json" with { type: "json" };
 export const SERVER_INFO = { name: "bmad-mcp", version: pkg.version };
 export const MAX_ARGUMENT_BYTES = 64 * 1024;
 export const RESOURCE_PAGE_SIZE = 200;
+/** Kept tool results per bundle: a client repeats a few commands; other spellings of them are run each time. */
+const MAX_KEPT_RESULTS = 256;
 
 const invalid = (message: string, data?: Record<string, unknown>) => new ProtocolError(ProtocolErrorCode.InvalidParams, message, data);
 
@@ -61,7 +63,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const tool = surface.tools.get(name);
     if (!tool) throw unknownTool(name, surface.tools.keys());
     const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
-    if (JSON.stringify(args).length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
+    const json = JSON.stringify(args);
+    if (json.length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
+    const key = `${name}\0${json}`;
+    const kept = surface.toolResults.get(key);
+    if (kept) return kept;
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
     try {
@@ -73,6 +79,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });
       const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
       if (outcome.structured) result.structuredContent = outcome.structured;
+      if (outcome.kept && surface.toolResults.size < MAX_KEPT_RESULTS) surface.toolResults.set(key, deepFreeze(result));
       return result;
     } catch (error) {
       // Unexpected: name it, never leak a stack trace.

@@ -1,6 +1,6 @@
 // Per-bundle, per-toolset-selection data computed once (tool listings, JSON Schemas, prompt names)
 // so that a fresh server per request only wires handlers.
-import type { GetPromptResult, ListToolsResult } from "@modelcontextprotocol/server";
+import type { CallToolResult, GetPromptResult, ListToolsResult } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { promptEntries, type PromptEntry } from "./prompts.js";
 import { SKILL_RUNTIME_FILE } from "./runtime-block.js";
@@ -30,6 +30,8 @@ export interface Surface {
   promptList: Array<PromptEntry["listing"]>;
   /** prompts/get results without a message, frozen: the bundle is immutable, so each renders once. */
   promptResults: Map<string, GetPromptResult>;
+  /** tools/call results a tool said to keep (ToolOutcome `kept`), frozen, by tool name and arguments. */
+  toolResults: Map<string, CallToolResult>;
   instructions: string;
 }
 
@@ -63,6 +65,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),
+    toolResults: new Map(),
     instructions: instructions(catalog, toolsets),
   };
 }
