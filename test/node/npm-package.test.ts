@@ -35,7 +35,7 @@ describe("the npm package", () => {
 
   it("is at most 5 MB and holds the built bridge, its chunks, the embedded bundle and the notices", () => {
     expect(statSync(tarball).size).toBeLessThanOrEqual(MAX_TARBALL);
-    for (const f of ["package/package.json", "package/README.md", "package/dist/bridge.js", "package/dist/bridge-main.js", "package/dist/bundle/manifest.json", "package/dist/THIRD-PARTY-NOTICES.md"]) {
+    for (const f of ["package/package.json", "package/README.md", "package/LICENSE", "package/dist/bridge.js", "package/dist/bridge-main.js", "package/dist/bundle/manifest.json", "package/dist/THIRD-PARTY-NOTICES.md"]) {
       expect(files).toContain(f);
     }
     expect(files.some((f) => f.startsWith("package/dist/chunks/"))).toBe(true);
@@ -43,7 +43,7 @@ describe("the npm package", () => {
   });
 
   it("holds no development files: no sources, tests, scripts, maps or TypeScript", () => {
-    const stray = files.filter((f) => !f.startsWith("package/dist/") && !["package/package.json", "package/README.md"].includes(f));
+    const stray = files.filter((f) => !f.startsWith("package/dist/") && !["package/package.json", "package/README.md", "package/LICENSE"].includes(f));
     expect(stray).toEqual([]);
     expect(files.filter((f) => /\.(ts|map)$/.test(f))).toEqual([]);
   });
