@@ -142,10 +142,8 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
  *  then calls settlePending, so that the files, which pull and push carry, hold every memory. */
 export function pendingFiles(storage: DurableObjectStorage, read: (path: string) => string | undefined): Array<{ type: MemoryType; path: string; text: string }> {
   const sql = storage.sql;
-  if (!prepared.has(storage)) {
-    if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_pending'").toArray().length) return [];
-    prepared.add(storage);
-  }
+  // Asked each time: a project that never remembered has no table, nor one deleted and made again in this object.
+  if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_pending'").toArray().length) return [];
   return sql.exec<{ type: MemoryType }>("SELECT type FROM memory_pending ORDER BY type").toArray().map(({ type }) => {
     const path = structuredFile(type);
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();

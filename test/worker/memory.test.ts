@@ -87,6 +87,7 @@ describe("remember_structured and recall_structured on the remote", () => {
     await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text: "The first life of this project." });
     expect((await ada.project({ action: "delete", name, confirm: name })).isError).toBe(false);
     await ada.project({ action: "create", name });
+    expect((await ada.files({ action: "list", project: name, path: "_bmad/_memory/**" })).isError).toBe(false);
     expect((await call(TOOL.recallStructured, { project: name, query: "first life project" })).structured.hits).toEqual([]);
     expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text: "The second life." })).structured.created).toBe(true);
     expect((await call(TOOL.recallStructured, { project: name, query: "second life" })).structured.hits).toHaveLength(1);
