@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, step, type Action } from "../core/delivery/machine.js";
-import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
+import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
 import { ensureConfinedDir, listConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "./confined-fs.js";
@@ -69,7 +69,7 @@ export class FileSessionStore implements SessionStore {
   }
 
   private artifactPath(state: SessionState, file: string): string {
-    return `.claude/specs/${state.task_name}/${file}`;
+    return specPath(state.task_name, file);
   }
 
   // Every file goes through the confined reader and writer: a .bmad-task/ or .claude/specs/ that is a
@@ -222,7 +222,7 @@ export class FileSessionStore implements SessionStore {
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
       // The artifact's folder is checked before anything is written: a refused one leaves the session as it was.
       if (result.artifact) {
-        const dir = await ensureConfinedDir(this.projectDir, `.claude/specs/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
+        const dir = await ensureConfinedDir(this.projectDir, `${SPECS_DIR}/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
         if (!dir.ok) return { ok: false, kind: "invalid", error: `The artifact cannot be saved: ${dir.error}` };
       }
       // Content and artifact first: a crash before the state is replaced leaves the old state consistent.

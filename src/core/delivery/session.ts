@@ -85,9 +85,12 @@ export function summarize(s: SessionState): SessionSummary {
   };
 }
 
-/** Where an artifact lives in a project (seed 003): `.claude/specs/{task}/{file}`. */
+/** Where a project keeps task artifacts (seed 003). */
+export const SPECS_DIR = ".claude/specs";
+
+/** Where an artifact lives in a project: `.claude/specs/{task}/{file}`. */
 export function specPath(taskName: string, file: string): string {
-  return `.claude/specs/${taskName}/${file}`;
+  return `${SPECS_DIR}/${taskName}/${file}`;
 }
 
 /** Seed 003 task names: lower-case slug of the objective, at most 50 characters. */

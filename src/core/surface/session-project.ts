@@ -1,13 +1,11 @@
 // bmad-task sessions tied to a workspace: each artifact a confirm or approve saves is also written into the
 // project at .claude/specs/{task}/{file} (seed 003's place), by the caller, as a new version of that file.
 import { savedArtifact } from "../delivery/machine.js";
-import { specPath, type SessionState } from "../delivery/session.js";
+import { SPECS_DIR, specPath, type SessionState } from "../delivery/session.js";
 import { projectRootUri } from "../workspace/paths.js";
 import type { SurfaceDeps } from "./deps.js";
 import { TOOL } from "./names.js";
 import type { Result } from "../result.js";
-
-const SPECS = ".claude/specs";
 
 /** A project a session may save into: the caller can write it. Its task folders are names the session must not take. */
 export async function sessionProject(deps: SurfaceDeps, project: string): Promise<Result<{ taken: string[] }>> {
@@ -17,7 +15,7 @@ export async function sessionProject(deps: SurfaceDeps, project: string): Promis
   if (info.value.access === "read") {
     return { ok: false, error: `You have read access to "${project}"; a session saves its artifacts there, which needs write access from its owner (${info.value.owner}). Start it without "project", or ask for write access.` };
   }
-  const folders = await deps.workspaces.files(project).children(SPECS);
+  const folders = await deps.workspaces.files(project).children(SPECS_DIR);
   return { ok: true, taken: folders.ok ? folders.value : [] };
 }
 
