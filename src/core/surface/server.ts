@@ -12,10 +12,10 @@ import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
 import type { ToolsetName } from "./toolsets.js";
-import pkg from "../../../package.json" with { type: "json" };
 
-/** The version is package.json's: the one place it is written. */
-export const SERVER_INFO = { name: "bmad-mcp", version: pkg.version };
+import { SERVER_INFO } from "./server-info.js";
+
+export { SERVER_INFO };
 export const MAX_ARGUMENT_BYTES = 64 * 1024;
 export const RESOURCE_PAGE_SIZE = 200;
 /** Kept tool results per bundle: a client repeats a few commands; other spellings of them are run each time. */

@@ -1,0 +1,107 @@
+// Serving the BMAD surface over stdio (cli.ts parses the command line, then loads this): the bundle with the
+// project's own BMAD files winning, the project's files, sessions and memory, and --remote's link.
+import { basename, resolve } from "node:path";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioTransport } from "./stdio-transport.js";
+import { shortName } from "../core/catalog/names.js";
+import type { SurfaceDeps } from "../core/surface/deps.js";
+import { buildServer } from "../core/surface/server.js";
+import type { ToolsetName } from "../core/surface/toolsets.js";
+import { FileMemory } from "./file-memory.js";
+import { FileSessionStore } from "./file-session-store.js";
+import { LocalBundle } from "./local-bundle.js";
+import { LocalProjectFiles } from "./project-files.js";
+import { localProjectRuntime } from "./project-runtime.js";
+import { LocalWorkspaceStore } from "./local-workspace.js";
+import { NodeRuntimeFs } from "./runtime-fs.js";
+import type { ProjectRuntime } from "../core/runtime/project.js";
+import { parseRemoteUrl } from "./remote-url.js";
+import { killAllRuns } from "./run-bounded.js";
+import { discoverSources } from "./sources.js";
+
+export interface ServeOptions {
+  project: string | undefined;
+  path: string[];
+  remote: string | undefined;
+  list: boolean;
+  /** The embedded bundle's folder, if it is there. */
+  embedded: string | undefined;
+}
+
+/** `fail`: prints the message and exits. */
+export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (message: string) => never): Promise<void> {
+  // BMAD_PROJECT_ROOT: seed 001's Claude Desktop config names the project this way (--project wins).
+  const fromEnv = args.project === undefined && process.env.BMAD_PROJECT_ROOT ? process.env.BMAD_PROJECT_ROOT : undefined;
+  const project = resolve(args.project ?? fromEnv ?? process.cwd());
+  if (fromEnv !== undefined) process.stderr.write(`bmad-mcp: project root ${project} (from BMAD_PROJECT_ROOT)\n`);
+  const found = discoverSources({ project, projectNamed: args.project !== undefined || fromEnv !== undefined, ...(fromEnv !== undefined ? { projectFrom: "BMAD_PROJECT_ROOT" } : {}), paths: args.path, env: process.env });
+  if (!found.ok) fail(found.error);
+  const embedded = args.embedded;
+  if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
+  const warn = (m: string) => process.stderr.write(`bmad-mcp: warning: ${m}\n`);
+  found.value.warnings.forEach(warn);
+
+  const bundle = new LocalBundle(found.value.sources, embedded, warn);
+  // A root the user named must yield something: built now, so a mistake stops here rather than being served around.
+  if (found.value.sources.some((s) => s.explicit)) {
+    const failures = await bundle.explicitFailures();
+    if (failures.length) fail(failures.join("\nbmad-mcp: "));
+  }
+  if (args.list) return list(bundle);
+
+  bundle.watch(found.value.watch);
+  // A stdio server ends with its input: stop watching and kill what is still running (a contract, a
+  // skill's script, with everything they started) so the process exits at once, leaving nothing behind.
+  process.stdin.once("end", () => {
+    bundle.close();
+    killAllRuns();
+  });
+  let runtime: Promise<ProjectRuntime> | undefined;
+  // One confined view of the project for BMAD's scripts and bmad-files alike.
+  const projectFs = await NodeRuntimeFs.create([project]);
+  const workspaces = new LocalWorkspaceStore(project, projectFs);
+  const memory = new FileMemory(project);
+  const deps: SurfaceDeps = {
+    get reader() {
+      return bundle.reader;
+    },
+    owner: "local",
+    sessions: new FileSessionStore(project, { warn }),
+    project: new LocalProjectFiles(project),
+    // The project directory is {project-root} for every skill; a workspace name means nothing here.
+    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs)) }),
+    workspaces,
+    // The project folder's _bmad/_memory/; a workspace name means nothing here either.
+    memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
+    ready: () => bundle.ready(),
+  };
+  if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
+
+  const parsed = parseRemoteUrl(args.remote);
+  if (!parsed.ok) fail(parsed.error);
+  const remote = parsed.url;
+  // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
+  const [{ FileOAuthProvider, LoopbackCallback }, { buildProxyServer, RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
+  const callback = new LoopbackCallback();
+  await callback.start();
+  const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+  void link.current().then((l) => !l.ok && warn(l.reason)); // connect (or sign in) right away
+  serveStdio(() => buildProxyServer(link, deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
+}
+
+async function list(bundle: LocalBundle): Promise<void> {
+  await bundle.ready();
+  const { catalog } = bundle.reader;
+  const lines: string[] = [];
+  for (const kind of ["agent", "workflow", "task", "knowledge"] as const) {
+    for (const r of catalog.list(kind)) {
+      const found = catalog.resolve(kind, `${r.module}/${shortName(r)}`);
+      const others = found.ok ? found.candidates.slice(1).map((c) => catalog.manifest.sources[c.source]!.origin) : [];
+      const origin = catalog.manifest.sources[r.source]!;
+      lines.push(`${kind.padEnd(9)} ${`${r.module}/${shortName(r)}`.padEnd(40)} ${origin.origin} (${origin.name})${others.length ? `  also: ${others.join(", ")}` : ""}`);
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+  bundle.close();
+}
+
