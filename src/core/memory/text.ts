@@ -37,7 +37,16 @@ export function ftsQuery(query: string): string | undefined {
  *  FTS5's porter tokenizer and the bridge's index stem them). */
 export function queryMatcher(query: string): (word: string) => boolean {
   const stems = new Set(queryWords(query).map(stemmer));
-  return (word) => stems.has(stemmer(word));
+  // Porter stemming rewrites endings only, so a word can match only if it starts as a query stem does; the
+  // others are not stemmed at all, and the rest once each (a recall's snippets see the same words again).
+  const initials = new Set([...stems].map((s) => s[0]));
+  const seen = new Map<string, boolean>();
+  return (word) => {
+    if (!initials.has(word[0])) return false;
+    let match = seen.get(word);
+    if (match === undefined) seen.set(word, (match = stems.has(stemmer(word))));
+    return match;
+  };
 }
 
 /**
@@ -47,7 +56,8 @@ export function queryMatcher(query: string): (word: string) => boolean {
 export function snippet(text: string, matches: (word: string) => boolean, size = 16): string {
   const tokens = [...text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)];
   if (!tokens.length) return text.slice(0, 200);
-  const hits = tokens.map((t) => matches(words(t[0]).join("")));
+  // Plain ASCII letters and digits are their own word, lower-cased; anything else goes through words().
+  const hits = tokens.map((t) => matches(/^[a-z0-9]+$/i.test(t[0]) ? t[0].toLowerCase() : words(t[0]).join("")));
   // The window of `size` tokens with the most matches (the first such), by a running count.
   let count = hits.slice(0, size).filter(Boolean).length;
   let [best, bestCount] = [0, count];
