@@ -1,7 +1,7 @@
 // bmad-mcp pull: the workspace's files into a folder, through the confined writer. A file changed here since
 // the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
 // is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
-// unchanged here. Memory files changed on both sides are merged (every memory of both kept) rather than refused.
+// unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
 import { removeConfined, writeConfined } from "./confined-fs.js";
@@ -80,8 +80,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       report.unchanged++;
       steps.push({ op: "record", path: f.path, file: recordOf(content) });
     } else if (f.localChanged && !o.force && f.local.kind === "file" && structuredType(f.path)) {
-      // Memories are a set: both sides' are kept (memory files merge; the project's copy then differs, push sends it).
-      const merged = mergeMemoryFiles(f.path, [f.local.bytes.toString("utf8"), new TextDecoder().decode(content.bytes)]);
+      // Memory files merge (the project's copy then differs, push sends it): against the version last pulled,
+      // read from the workspace's history, so that a memory one side removed stays removed.
+      const base = f.synced ? await o.workspace.read(f.path, f.synced.version) : undefined;
+      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+      const merged = mergeMemoryFiles(f.path, [text(f.local.bytes), text(content.bytes)], base?.ok ? text(base.value.bytes) : undefined);
       steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged) });
     } else if (f.localChanged && !o.force) {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;

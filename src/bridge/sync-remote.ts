@@ -115,11 +115,12 @@ export class RemoteWorkspace {
   }
 
   /** The file's bytes as served: the tool's text after its one-line header. */
-  async read(path: string): Promise<Remote<RemoteContent>> {
-    const out = await this.call({ action: "read", path });
+  /** The file as it is now, or as it was at `version`. */
+  async read(path: string, version?: number): Promise<Remote<RemoteContent>> {
+    const out = await this.call({ action: "read", path, ...(version === undefined ? {} : { version }) });
     if (!out.ok) return out;
     const meta = READ.safeParse(out.value.structured);
-    if (!meta.success || meta.data.path !== path) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
+    if (!meta.success || meta.data.path !== path || (version !== undefined && meta.data.version !== version)) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
     const newline = out.value.text.indexOf("\n");
     const bytes = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
     if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };

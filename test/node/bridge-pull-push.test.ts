@@ -262,6 +262,15 @@ describe("against the real Worker", () => {
         expect(pushed.code, pushed.stderr).toBe(0);
         expect(idsIn(await remoteText(file))).toEqual([https.id, offline.id, retries.id].sort());
         expect((await recallRemote("where do offline edits queue"))[0]).toBe(offline.id);
+        // A memory removed here stays removed when the remote meanwhile remembered something else.
+        writeFileSync(local(file), readFileSync(local(file), "utf8").split("\n").filter((l) => !l.includes(https.id)).join("\n"));
+        const conflicts = await remember("Sync conflicts are settled by the server.");
+        const again = await sync("pull", dir);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stdout).toContain(`updated  ${file} (memories merged with the ones here; push sends the merge)\n`);
+        expect(idsIn(readFileSync(local(file), "utf8"))).toEqual([offline.id, retries.id, conflicts.id].sort());
+        expect((await sync("push", dir)).code).toBe(0);
+        expect(idsIn(await remoteText(file))).toEqual([offline.id, retries.id, conflicts.id].sort());
       } finally {
         await here.close();
       }

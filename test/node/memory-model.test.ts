@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { fuseRanks } from "../../src/core/memory/fusion.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { toolListing } from "../../src/core/surface/tool.js";
+import { memoryLines, mergeMemoryFiles } from "../../src/core/memory/files.js";
 import { memoryId, normaliseText } from "../../src/core/memory/model.js";
 import { ftsQuery, snippet, words } from "../../src/core/memory/text.js";
 import { MEMORY_NAMESPACE, uuidV5 } from "../../src/core/memory/uuid.js";
@@ -71,4 +72,20 @@ it("keeps seed 001's names, arguments, enums, defaults and required lists for th
   const status = listing("get_workflow_status").inputSchema;
   expect(Object.keys(status.properties)).toEqual(["run_id", "branch"]);
   expect(status.properties.branch.type).toBe("string");
+});
+
+it("merges two copies of a memory file: additions of both kept, removals from the base kept removed, tags joined", async () => {
+  const path = "_bmad/_memory/structured/decisions.jsonl";
+  const memory = async (text: string, tags: string[] = []) => ({ id: await memoryId("decisions", "pm", text), type: "decisions" as const, agent: "pm", text, tags, created_at: "2026-01-01" });
+  const [kept, removed, ours, theirs] = await Promise.all(["Kept by both.", "Removed here.", "Added here.", "Added there."].map((t) => memory(t)));
+  const base = memoryLines([kept!, removed!]) + "broken base line\n";
+  const here = memoryLines([{ ...kept!, tags: ["mine"] }, ours!]); // removed one memory and the broken line
+  const there = memoryLines([{ ...kept!, tags: ["theirs"] }, removed!, theirs!]) + "broken base line\nbroken there\n";
+  const merged = mergeMemoryFiles(path, [here, there], base);
+  const parsed = merged.trim().split("\n");
+  expect(parsed.filter((l) => l.startsWith("{")).map((l) => JSON.parse(l).text).sort()).toEqual(["Added here.", "Added there.", "Kept by both."]);
+  expect(JSON.parse(parsed.find((l) => l.includes("Kept by both"))!).tags).toEqual(["mine", "theirs"]);
+  expect(parsed.filter((l) => !l.startsWith("{"))).toEqual(["broken there"]);
+  // Without the base nothing counts as removed: every memory of both copies.
+  expect(mergeMemoryFiles(path, [here, there]).match(/"text"/g)).toHaveLength(4);
 });

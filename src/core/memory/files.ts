@@ -81,22 +81,29 @@ export function memoryLines(memories: Iterable<Memory>): string {
   return sorted.map((m) => JSON.stringify({ id: m.id, type: m.type, agent: m.agent, text: m.text, tags: m.tags, created_at: m.created_at })).join("\n") + (sorted.length ? "\n" : "");
 }
 
-/** One structured file from several copies of it (the project's and the workspace's, or the file and memories
- *  remembered since): every memory once, with the tags of all its copies, sorted by id; lines that no copy
- *  could read kept at the end, once each. A memory is never lost by merging, so copies need no conflict. */
-export function mergeMemoryFiles(path: string, texts: readonly string[]): string {
+/** One structured file from two copies of it (the project's and the workspace's, or the file and memories
+ *  remembered since), sorted by id. A memory either side added is kept, with the tags of every copy; given
+ *  `base`, the copy both started from, one that either side removed from it stays removed. Lines no copy could
+ *  read are kept at the end, once each, by the same rule. So memory files need no conflicts. */
+export function mergeMemoryFiles(path: string, texts: readonly string[], base?: string): string {
+  const copies = texts.map((t) => parseMemoryLines(t, path));
+  const before = base === undefined ? undefined : parseMemoryLines(base, path);
+  const wasThere = new Set([...(before?.memories.map((m) => m.id) ?? []), ...(before?.broken ?? [])]);
+  // In the base and missing from a copy: that side removed it.
+  const kept = (key: string, inCopy: (i: number) => boolean) => !wasThere.has(key) || copies.every((_, i) => inCopy(i));
+  const ids = copies.map((c) => new Set(c.memories.map((m) => m.id)));
   const byId = new Map<string, Memory>();
-  const broken = new Set<string>();
-  for (const text of texts) {
-    const parsed = parseMemoryLines(text, path);
-    for (const m of parsed.memories) {
+  for (const copy of copies) {
+    for (const m of copy.memories) {
+      if (!kept(m.id, (i) => ids[i]!.has(m.id))) continue;
       const first = byId.get(m.id);
       byId.set(m.id, first ? withTags(first, m.tags) : m);
     }
-    for (const line of parsed.broken) broken.add(line);
   }
+  const broken = new Set(copies.flatMap((c) => c.broken).filter((line) => kept(line, (i) => copies[i]!.broken.includes(line))));
   return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
 }
+
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
 export async function parseLearnings(text: string, agent: string, path: string): Promise<Parsed> {
   const items: Array<{ line: number; text: string; date: string }> = [];
