@@ -27,7 +27,8 @@ Options:
 Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
 BMAD_TOOLSETS (default toolsets).`;
 
-/** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. */
+/** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. Found here, in the entry
+ *  file: serve.ts is built into dist/chunks/, one folder further down. */
 function embeddedBundle(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
   return [join(here, "bundle"), resolve(here, "../../bmad-bundle")].find((d) => existsSync(join(d, "manifest.json")));
