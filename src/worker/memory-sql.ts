@@ -111,8 +111,8 @@ const utf8 = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /** Remembered here and not yet in the workspace's structured file (source NULL): the bytes their lines add to
  *  that file, counted so that a remember the file could not take is refused now, not when the file is written. */
-function addPending(sql: SqlStorage, memory: Memory): void {
-  sql.exec("INSERT INTO memory_pending (type, bytes) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes", memory.type, utf8(memoryLines([memory])));
+function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
+  sql.exec("INSERT INTO memory_pending (type, bytes) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes", type, bytes);
 }
 
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles): MemResult<{ id: string; created: boolean; tags: string[] }> {
@@ -127,12 +127,13 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     const path = structuredFile(memory.type);
     const fileBytes = files.size(path) ?? 0;
     const pending = sql.exec<{ bytes: number }>("SELECT bytes FROM memory_pending WHERE type = ?", memory.type).toArray()[0]?.bytes ?? 0;
-    if (fileBytes + pending + utf8(memoryLines([stored])) > MAX_FILE_BYTES) {
+    const lineBytes = utf8(memoryLines([stored]));
+    if (fileBytes + pending + lineBytes > MAX_FILE_BYTES) {
       return { ok: false, error: `The workspace's ${path} is full (a workspace file holds at most 1 MiB): delete the ${memory.type} memories that no longer hold from it (bmad-files read, then write it back without them), then remember again.` };
     }
     if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
     else insert(sql, memory, null);
-    addPending(sql, stored);
+    addPending(sql, memory.type, lineBytes);
     return { ok: true, value: { id: memory.id, created: !row, tags } };
   });
 }
@@ -147,7 +148,7 @@ export function pendingFiles(storage: DurableObjectStorage, read: (path: string)
   return sql.exec<{ type: MemoryType }>("SELECT type FROM memory_pending ORDER BY type").toArray().map(({ type }) => {
     const path = structuredFile(type);
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
-    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", memoryLines(rows.map(entry))]) };
+    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map(entry)]) };
   });
 }
 

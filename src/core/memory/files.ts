@@ -81,12 +81,13 @@ export function memoryLines(memories: Iterable<Memory>): string {
   return sorted.map((m) => JSON.stringify({ id: m.id, type: m.type, agent: m.agent, text: m.text, tags: m.tags, created_at: m.created_at })).join("\n") + (sorted.length ? "\n" : "");
 }
 
-/** One structured file from two copies of it (the project's and the workspace's, or the file and memories
- *  remembered since), sorted by id. A memory either side added is kept, with the tags of every copy; given
+/** One structured file from two copies of it (the project's and the workspace's, or the file and the memories
+ *  remembered since, given as memories), sorted by id. A memory either side added is kept, with the tags of every copy; given
  *  `base`, the copy both started from, one that either side removed from it stays removed. Lines no copy could
  *  read are kept at the end, once each, by the same rule. So memory files need no conflicts. */
-export function mergeMemoryFiles(path: string, texts: readonly string[], base?: string): string {
-  const copies = texts.map((t) => parseMemoryLines(t, path));
+export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | readonly Memory[]>, base?: string): string {
+  // A copy given as memories (rows the Worker holds) is used as it is, not written out and read back.
+  const copies = texts.map((t) => (typeof t === "string" ? parseMemoryLines(t, path) : { memories: t, broken: [] as string[] }));
   const before = base === undefined ? undefined : parseMemoryLines(base, path);
   const wasThere = new Set([...(before?.memories.map((m) => m.id) ?? []), ...(before?.broken ?? [])]);
   // In the base and missing from a copy: that side removed it.
