@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { specPath } from "../../src/core/delivery/session.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { signInTeam, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
@@ -20,7 +20,7 @@ const prd = (text: string) => JSON.stringify({ prd_draft: text, quality_score: 9
 
 beforeAll(async () => {
   await seed();
-  [owner, writer, reader, stranger] = (await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)))) as [Person, Person, Person, Person];
+  ({ owner, writer, reader, stranger } = await signInTeam());
   project = unique("specs");
   expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
   await owner.project({ action: "share", name: project, with: writer.email, access: "write" });

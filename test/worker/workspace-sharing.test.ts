@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
-import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+import { rawCall, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -18,7 +18,7 @@ let project: string;
 
 beforeAll(async () => {
   await seed();
-  [owner, writer, reader, stranger] = (await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)))) as [Person, Person, Person, Person];
+  ({ owner, writer, reader, stranger } = await signInTeam());
   project = unique("shared");
   expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
   await owner.files({ action: "write", project, path: "docs/prd.md", content: "# PRD\n" });

@@ -62,3 +62,10 @@ export async function rawCall(token: string, method: string, params: Record<stri
 export function unique(prefix: string): string {
   return `${prefix}-${crypto.randomUUID().slice(0, 8)}`;
 }
+
+/** The four people of a sharing test, each newly signed in: the owner, and whom they share with for writing,
+ *  for reading, and not at all. */
+export async function signInTeam(): Promise<{ owner: Person; writer: Person; reader: Person; stranger: Person }> {
+  const [owner, writer, reader, stranger] = await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)));
+  return { owner: owner!, writer: writer!, reader: reader!, stranger: stranger! };
+}
