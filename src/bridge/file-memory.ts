@@ -84,10 +84,7 @@ export class FileMemory implements ProjectMemory {
     }
     if (!type) return { stamp, ...(await parseHandFile(rel, read.text)) };
     const parsed = parseMemoryLines(read.text, rel);
-    const entries = parsed.memories.filter((m) => m.type === type).map((m) => entryOf(m));
-    const misplaced = parsed.memories.length - entries.length;
-    if (misplaced) parsed.warnings.push(`${rel}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
-    return { stamp, entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken: parsed.broken };
+    return { stamp, entries: parsed.entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken: parsed.broken };
   }
 
   /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */

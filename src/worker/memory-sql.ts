@@ -47,7 +47,10 @@ const prepared = new WeakSet<DurableObjectStorage>();
 
 function entry(row: Row): MemoryEntry {
   const memory: Memory = { id: row.id as string, type: row.type as Memory["type"], agent: row.agent as string, text: row.text as string, tags: JSON.parse(row.tags as string) as string[], created_at: row.created_at as string };
-  return entryOf(memory, (row.source as string | null) ?? undefined);
+  // Answers name a hand file's line; a structured file's memories are named by id, as on the bridge (the
+  // column also says which file indexed them, so that they go when it changes).
+  const source = (row.source as string | null) ?? undefined;
+  return entryOf(memory, source && isHandFile(source.replace(/:\d+$/, "")) ? source : undefined);
 }
 
 /** `AND m.type = ? ...` for a filter, with its values. */
@@ -83,17 +86,15 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     const text = files.read(file.path) ?? "";
     const type = structuredType(file.path);
     let parsed: Parsed;
-    if (type) {
-      const lines = parseMemoryLines(text, file.path);
-      parsed = { entries: lines.entries.filter((m) => m.type === type), warnings: lines.warnings };
-    } else parsed = await parseHandFile(file.path, text);
+    parsed = type ? parseMemoryLines(text, file.path) : await parseHandFile(file.path, text);
     changed.push({ path: file.path, sha256: file.sha256, parsed });
   }
   const gone = [...known.keys()].filter((p) => !current.some((f) => f.path === p));
   if (changed.length || gone.length) {
     storage.transactionSync(() => {
       for (const path of [...gone, ...changed.map((c) => c.path)]) {
-        sql.exec("DELETE FROM memories WHERE source >= ? AND source < ?", `${path}:`, `${path};`);
+        // A hand file's memories are sourced by line ("path:12"), a structured file's by the file alone.
+        sql.exec("DELETE FROM memories WHERE source = ? OR (source >= ? AND source < ?)", path, `${path}:`, `${path};`);
         sql.exec("DELETE FROM memory_files WHERE path = ?", path);
       }
       for (const c of changed) {

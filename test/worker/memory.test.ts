@@ -202,10 +202,11 @@ describe("memory files and project files in the workspace", () => {
     expect(listed.map((f) => f.path)).toEqual(["_bmad/_memory/structured/decisions.jsonl", "_bmad/_memory/structured/failures.jsonl"]);
     const line = (text: string) => JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!) as Record<string, unknown>;
     expect(line((await ada.files({ action: "read", project: name, path })).text)).toEqual({ id: a.structured.id, type: "decisions", agent: "architect", text: "Invoices live in PostgreSQL.", tags: ["db"], created_at: expect.any(String) });
-    // Served from the file now, once, with the file's line as its source.
+    // Served from the file now, once, named by its id as on the bridge (not by a line that moves when the file is sorted).
     expect(await rows(ada.id, name)).toBe(0);
     const hits = (await call(TOOL.recallStructured, { project: name, query: "where do invoices live" })).structured.hits;
-    expect(hits).toEqual([expect.objectContaining({ id: a.structured.id, source: `${path}:1` })]);
+    expect(hits).toEqual([expect.objectContaining({ id: a.structured.id })]);
+    expect(hits[0].source).toBeUndefined();
     expect(await rows(ada.id, name)).toBe(2);
     // New tags for a memory of the file, and a line a person broke: both kept when the file is written again.
     await ada.files({ action: "append", project: name, path, content: "not json\n" });
@@ -215,6 +216,12 @@ describe("memory files and project files in the workspace", () => {
     expect(text).toContain("not json");
     expect((await ada.files({ action: "history", project: name, path })).text).toContain("remember_structured");
     expect(await rows(ada.id, name)).toBe(1);
+    // A failure copied into the decisions file is reported, and served from its own file only.
+    const failure = (await ada.files({ action: "read", project: name, path: "_bmad/_memory/structured/failures.jsonl" })).text;
+    await ada.files({ action: "append", project: name, path, content: failure });
+    const recalled = (await call(TOOL.recallStructured, { project: name, query: "migrations" })).structured;
+    expect(recalled.hits).toHaveLength(1);
+    expect(recalled.warnings).toContain(`${path}: 1 memories of another type; they are served from the file named after their type only.`);
   });
 
   it("refuses a memory its structured file in the workspace could not hold, naming the file and the fix", async () => {

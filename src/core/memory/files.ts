@@ -5,7 +5,7 @@
 //   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
-import { FAILURE_CATEGORIES, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { FAILURE_CATEGORIES, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
 export const STRUCTURED_DIR = `${MEMORY_DIR}/structured`;
@@ -33,11 +33,11 @@ export interface Parsed {
 
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
 
-/** One memory per line (as stored, and as entries naming their line); a line that is not one is reported and
- *  skipped, and kept in `broken` so that writing the file again does not lose it. */
+/** One memory per line; a line that is not one is reported and skipped, and kept in `broken` so that writing the
+ *  file again does not lose it. `entries` are the memories of the file's own type, named by their id (a line
+ *  number changes whenever the file is sorted again); others are reported, as they are served from their own file. */
 export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[]; broken: string[] } {
   const byId = new Map<string, Memory>();
-  const entries: MemoryEntry[] = [];
   const warnings: string[] = [];
   const broken: string[] = [];
   text.split("\n").forEach((line, i) => {
@@ -63,10 +63,13 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
       return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept, with the tags of both.`);
     }
     byId.set(parsed.data.id, parsed.data);
-    entries.push({ ...parsed.data, source: `${path}:${i + 1}` });
   });
   const memories = [...byId.values()];
-  return { memories, entries: entries.map((e) => ({ ...byId.get(e.id)!, source: e.source })), warnings, broken };
+  const type = structuredType(path);
+  const entries = memories.filter((m) => m.type === type).map((m) => entryOf(m));
+  const misplaced = memories.length - entries.length;
+  if (misplaced) warnings.push(`${path}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
+  return { memories, entries, warnings, broken };
 }
 
 /** The memory with these tags added (the first MAX_TAGS kept). */
