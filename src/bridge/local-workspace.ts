@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { stat as statFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { compileGlob } from "../core/catalog/glob.js";
+import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ProjectInfo, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
@@ -126,7 +126,7 @@ class LocalFiles implements WorkspaceFiles {
     const out: FileEntry[] = [];
     const walk = async (dir: string): Promise<void> => {
       for (const name of (await this.fs.list(join(this.root, dir))).sort()) {
-        if (out.length >= MAX_FILES || SKIPPED.has(name)) continue;
+        if (out.length >= MAX_FILES || SKIPPED.has(name) || compiled.glob.exhausted) continue;
         const rel = dir ? `${dir}/${name}` : name;
         const kind = await this.fs.stat(join(this.root, rel));
         if (kind === "dir") await walk(rel);
@@ -134,7 +134,7 @@ class LocalFiles implements WorkspaceFiles {
       }
     };
     await walk("");
-    return { ok: true, value: out };
+    return compiled.glob.exhausted ? invalid(tooCostly(compiled.glob, "this project's files")) : { ok: true, value: out };
   }
 
   async stat(path: string): Promise<WsResult<"file" | "dir" | "missing">> {

@@ -3,7 +3,7 @@
 // method checks the caller against the owner and the shares, on every call, so a revocation holds at once.
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import { DurableObject } from "cloudflare:workers";
-import { compileGlob } from "../core/catalog/glob.js";
+import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
@@ -201,7 +201,8 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     this.writeMemories();
-    return { ok: true, value: this.files.current().match(compiled.glob) };
+    const listed = this.files.current().match(compiled.glob);
+    return compiled.glob.exhausted ? fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`)) : { ok: true, value: listed };
   }
 
   stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {

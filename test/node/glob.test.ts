@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { compileGlob, MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS } from "../../src/core/catalog/glob.js";
+import { compileGlob, MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS, tooCostly } from "../../src/core/catalog/glob.js";
 
 function glob(pattern: string) {
   const compiled = compileGlob(pattern);
@@ -53,4 +53,22 @@ it("refuses patterns over the length or wildcard caps, naming the cap", () => {
   const wild = compileGlob("*a".repeat(MAX_GLOB_WILDCARDS + 1));
   expect(!wild.ok && wild.error).toMatch(`at most ${MAX_GLOB_WILDCARDS} are allowed`);
   expect(compileGlob("*a".repeat(MAX_GLOB_WILDCARDS)).ok).toBe(true);
+});
+
+it("stops a long pattern over thousands of long paths within its work budget, so the listing is refused whole", () => {
+  // 5,000 paths of 500 characters (a full workspace) against a 256-character, 32-wildcard pattern: linear, but
+  // about 650 million steps to walk them all.
+  const tail = `${"b".repeat(MAX_GLOB_LENGTH - 2 * MAX_GLOB_WILDCARDS - 3)}.md`;
+  const paths = Array.from({ length: 5000 }, (_, i) => `${"ab/".repeat(100)}${String(i).padStart(4, "0")}/a${tail}`);
+  const pattern = `${"*a".repeat(MAX_GLOB_WILDCARDS)}${tail}`;
+  const hostile = glob(pattern);
+  const started = performance.now();
+  paths.forEach((p) => hostile.test(p));
+  expect(performance.now() - started).toBeLessThan(1000);
+  expect(hostile.exhausted).toBe(true);
+  expect(tooCostly(hostile, "my-app's files")).toMatch(/costs too much to match against my-app's files: give it a longer literal start/);
+  // What people list stays well inside it.
+  const ordinary = glob("**/*.md");
+  expect(paths.filter((p) => ordinary.test(p))).toHaveLength(5000);
+  expect(ordinary.exhausted).toBe(false);
 });

@@ -116,6 +116,16 @@ describe("files", () => {
     expect(hostile.structured.total).toBe(0);
     expect(Date.now() - started).toBeLessThan(1000);
     expect((await ada.files({ action: "list", project, path: "*".repeat(300) })).text).toMatch(/at most 256/);
+    // Linear is not small: a 246-character, 32-wildcard pattern over 300 paths of 500 characters would walk about
+    // 36 million steps. It is refused whole, within its work budget, not answered in part.
+    const tail = `a${"b".repeat(188)}.md`;
+    await runInDurableObject(stub(ada.id, project), (instance: WorkspaceProject) => {
+      for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ab/".repeat(100)}${i}/${tail}`, data, false, undefined, new Date().toISOString());
+    });
+    const costly = await ada.files({ action: "list", project, path: `${"*a".repeat(31)}${"b".repeat(180)}*.md` });
+    expect(costly.isError).toBe(true);
+    expect(costly.text).toMatch(/costs too much to match against .*'s files: give it a longer literal start/);
+    expect((await ada.files({ action: "list", project, path: `deep/**/${tail}` })).structured.total).toBe(300);
   });
 });
 

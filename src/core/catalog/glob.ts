@@ -5,6 +5,9 @@ import type { Result } from "../result.js";
 
 export const MAX_GLOB_LENGTH = 256;
 export const MAX_GLOB_WILDCARDS = 32;
+/** Steps × characters one compiled pattern may walk over all the paths it is tested on (about 0.1 s): linear
+ *  is not small when a long pattern meets thousands of long paths, so past this a listing is refused. */
+export const MAX_GLOB_WORK = 20_000_000;
 
 type Step =
   | { kind: "char"; char: string }
@@ -16,7 +19,15 @@ type Step =
 
 export interface Glob {
   readonly pattern: string;
+  /** Whether the path matches; false for every path once `exhausted`. */
   test(path: string): boolean;
+  /** Matching has walked MAX_GLOB_WORK: the listing must be refused (with tooCostly), not served in part. */
+  readonly exhausted: boolean;
+}
+
+/** Why a listing whose pattern was `exhausted` is refused, and what to do. */
+export function tooCostly(glob: Glob, files: string): string {
+  return `Pattern "${glob.pattern.slice(0, 80)}" costs too much to match against ${files}: give it a longer literal start (e.g. "docs/") or fewer wildcards.`;
 }
 
 export type GlobCompile = Result<{ glob: Glob }>;
@@ -49,7 +60,7 @@ export function compileGlob(pattern: string): GlobCompile {
   }
   // The literal start and end decide most paths with a string compare; the matcher walks only what lies between.
   const first = steps.findIndex((s) => s.kind !== "char");
-  if (first < 0) return { ok: true, glob: { pattern, test: (path) => path === pattern } };
+  if (first < 0) return { ok: true, glob: { pattern, test: (path) => path === pattern, exhausted: false } };
   const prefix = pattern.slice(0, first);
   let last = steps.length;
   while (steps[last - 1]!.kind === "char") last--;
@@ -57,9 +68,18 @@ export function compileGlob(pattern: string): GlobCompile {
   const middle = steps.slice(first, last);
   // `docs/**` (a lone "**" between them) takes anything, so the compares decide it.
   const between = middle.length === 1 && middle[0]!.kind === "any" ? () => true : matcher(middle);
-  const test = (path: string) =>
-    path.length >= prefix.length + suffix.length && path.startsWith(prefix) && path.endsWith(suffix) && between(path.slice(prefix.length, path.length - suffix.length));
-  return { ok: true, glob: { pattern, test } };
+  let work = 0;
+  const glob = {
+    pattern,
+    exhausted: false,
+    test(path: string): boolean {
+      if (glob.exhausted || path.length < prefix.length + suffix.length || !path.startsWith(prefix) || !path.endsWith(suffix)) return false;
+      work += middle.length * (path.length - prefix.length - suffix.length);
+      if (work > MAX_GLOB_WORK) glob.exhausted = true;
+      return !glob.exhausted && between(path.slice(prefix.length, path.length - suffix.length));
+    },
+  };
+  return { ok: true, glob };
 }
 
 /** Steps that may match nothing are passed through at once, so `live` holds every reachable step. */

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
-import { compileGlob, type Glob } from "../../catalog/glob.js";
+import { compileGlob, tooCostly, type Glob } from "../../catalog/glob.js";
 import { bmadUri, checkBundlePath } from "../../catalog/paths.js";
 import { search } from "../../catalog/search.js";
 import { TOOL } from "../names.js";
@@ -60,6 +60,7 @@ export const bmadResourcesTool = defineTool({
           matcher = compiled.glob;
         }
         const paths = matcher ? catalog.paths.filter((p) => matcher.test(p)) : catalog.paths;
+        if (matcher?.exhausted) return fail(tooCostly(matcher, "the bundle's files"));
         const shown = paths.slice(0, LIST_LIMIT).map(bmadUri);
         const more = paths.length > LIST_LIMIT ? `\n(${paths.length - LIST_LIMIT} more; narrow the pattern)` : "";
         return done((shown.join("\n") || `No files match "${args.pattern}".`) + more);
