@@ -69,4 +69,12 @@ describe("registration limits", { timeout: 60_000 }, () => {
     for (let i = 0; i < REGISTRATION_LIMITS.perAddress; i++) expect((await registerAs(`2001:db8:1:2::${i + 1}`, CLIENT)).status).toBe(201);
     expect((await registerAs("2001:db8:1:2:ffff::1", CLIENT)).status).toBe(429);
   });
+
+  it("counts a /64 however its addresses are written: compressed, zero groups, capitals", async () => {
+    // 2001:db8:: and 2001:db8:0:0:... are one /64 (the first four groups 2001:db8:0:0).
+    const spellings = (i: number) => [`2001:db8::${i + 1}`, `2001:DB8:0:0::${i + 1}:1`, `2001:0db8:0000:0000:${i + 1}::`][i % 3]!;
+    for (let i = 0; i < REGISTRATION_LIMITS.perAddress; i++) expect((await registerAs(spellings(i), CLIENT)).status).toBe(201);
+    expect((await registerAs("2001:db8::ffff", CLIENT)).status).toBe(429);
+    expect((await registerAs("2001:db8:0:1::1", CLIENT)).status).toBe(201);
+  });
 });

@@ -2,6 +2,7 @@
 // stored field are capped, each with an error naming the field and the limit, and registrations are
 // counted per client address in a Durable Object. The provider then validates the meaning of the fields.
 import { z } from "zod";
+import ipaddr from "ipaddr.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
@@ -90,9 +91,10 @@ async function readCapped(request: Request, max: number): Promise<string | undef
 function clientAddress(request: Request, host: string): string | undefined {
   const ip = request.headers.get("cf-connecting-ip")?.trim().toLowerCase();
   if (isLoopbackHost(host) && (!ip || ip === "::1" || /^127\./.test(ip))) return undefined;
-  if (!ip) return "unknown";
-  // One IPv6 host usually owns a whole /64: count the prefix, not the address.
-  return ip.includes(":") ? ip.split(":").slice(0, 4).join(":") : ip;
+  if (!ip || !ipaddr.isValid(ip)) return "unknown";
+  const parsed = ipaddr.process(ip); // an IPv4-mapped IPv6 address is its IPv4 address
+  // One IPv6 host usually owns a whole /64: count the prefix, however the address is written ("::" or not).
+  return parsed instanceof ipaddr.IPv6 ? parsed.toNormalizedString().split(":").slice(0, 4).join(":") : parsed.toString();
 }
 
 /**
