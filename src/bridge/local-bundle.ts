@@ -122,12 +122,9 @@ export class LocalBundle {
         // One build per tree: a broken tree is skipped, the others still served; in a tree, a symlink that
         // leads out is skipped with a warning naming it, the rest of the tree still served.
         const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true });
-        if (!built.manifest.records.length) problem = { text: "the BMAD tree there yields no agents, workflows, tasks or skills" };
-        else {
-          for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
-          const bytes = built.blobs.get(built.manifest.searchIndex)!;
-          layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
-        }
+        for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
+        const bytes = built.blobs.get(built.manifest.searchIndex)!;
+        layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
       } catch (error) {
         const message = (error as Error).message;
         const at = message.indexOf("Looked for:");

@@ -1,6 +1,6 @@
 // Failures: unrecognised trees, escaping symlinks, malformed files, bad CLI arguments.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build";
@@ -26,6 +26,23 @@ describe("build errors", () => {
     const empty = join(tmp.dir, "empty");
     mkdirSync(empty);
     await expect(only(empty)).rejects.toThrow(/No BMAD tree recognised in .*empty\. Looked for: _bmad\/_config\/skill-manifest\.csv.*bmad-core\/core-config\.yaml/);
+  });
+
+  it("refuses a named source whose tree yields nothing, from the CLI too (exit 1, nothing written)", async () => {
+    const hollow = join(tmp.dir, "hollow");
+    mkdirSync(join(hollow, "_bmad/_config"), { recursive: true });
+    writeFileSync(join(hollow, "_bmad/_config/skill-manifest.csv"), "canonicalId,name,description,module,path\n");
+    await expect(only(hollow)).rejects.toThrow(/The BMAD tree in .*hollow \(v6-skills-installed\) yields no agents, workflows, tasks or skills/);
+    const out = join(tmp.dir, "hollow-out");
+    let err: { status?: number; stderr?: Buffer } = {};
+    try {
+      execFileSync(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), join(ROOT, "scripts/build-bundle.ts"), "--source", hollow, "--out", out], { stdio: "pipe" });
+    } catch (e) {
+      err = e as typeof err;
+    }
+    expect(err.status).toBe(1);
+    expect(String(err.stderr)).toMatch(/bundle failed: The BMAD tree in .*hollow .*yields no agents, workflows, tasks or skills/);
+    expect(existsSync(out)).toBe(false);
   });
 
   it("fails clearly on a missing path", async () => {
