@@ -20,7 +20,7 @@ beforeAll(async () => {
   await install("v6.12", dir);
   appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `openai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`);
   appendFileSync(join(dir, "_bmad/config.toml"), `\n[secrets]\ngithub_token = "${SECRETS[2]}"\n`);
-  appendFileSync(join(dir, "_bmad/config.user.toml"), `\n[core]\napi_key = "${SECRETS[3]}"\n`);
+  appendFileSync(join(dir, "_bmad/config.user.toml"), `\n[integrations]\napi_key = "${SECRETS[3]}"\n`);
   writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), `[workflow]\nauth_header = "${SECRETS[0]}"\n`);
   const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
   client = new Client({ name: "bridge-config-test", version: "1.0.0" });
@@ -43,6 +43,15 @@ it("serves every config-shaped project file without its secrets", async () => {
     const read = ((await client.readResource({ uri })).contents[0] as { text: string }).text;
     const viaTool = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri } }));
     for (const body of [read, viaTool]) for (const secret of SECRETS) expect(body, uri).not.toContain(secret);
+  }
+});
+
+it("runs BMAD's config scripts on the same files without their secrets reaching the output", async () => {
+  for (const command of [`uv run ${dir}/_bmad/scripts/resolve_config.py --project-root ${dir}`, `uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-prd --key workflow`]) {
+    const out = await client.callTool({ name: "bmad-run", arguments: { command } });
+    const printed = `${text(out)}\n${JSON.stringify(out.structuredContent)}`;
+    expect((out.structuredContent as { exit_code: number }).exit_code, printed).toBe(0);
+    for (const secret of SECRETS) expect(printed, command).not.toContain(secret);
   }
 });
 

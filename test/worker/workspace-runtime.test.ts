@@ -101,3 +101,20 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(brain.text).toMatch(/The skill gives no fallback for it/);
   });
 });
+
+describe("secrets in a workspace's config", () => {
+  it("never reach a script's output: resolve_config and resolve_customization read config without secret-looking keys", async () => {
+    const secrets = ["sk-live-4242", "ghp_secret99"];
+    await ada.files({ action: "write", project, path: "_bmad/config.user.toml", content: `[core]\nopenai_api_key = "${secrets[0]}"\nuser_name = "Ada L."\n` });
+    await ada.files({ action: "write", project, path: "_bmad/custom/bmad-prd.toml", content: `[workflow]\ngithub_token = "${secrets[1]}"\nactivation_steps_append = ["Greet Ada."]\n` });
+    const config = await run(`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}`);
+    expect(config.structured.exit_code, config.text).toBe(0);
+    expect(JSON.parse(config.structured.stdout).core.user_name).toBe("Ada L.");
+    const custom = await run(`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow`);
+    expect(custom.structured.exit_code, custom.text).toBe(0);
+    expect(JSON.parse(custom.structured.stdout).workflow.activation_steps_append).toEqual(["Greet Ada."]);
+    for (const out of [config, custom]) for (const secret of secrets) expect(out.text + JSON.stringify(out.structured)).not.toContain(secret);
+    // The file itself is the user's, unchanged.
+    expect((await ada.files({ action: "history", project, path: "_bmad/config.user.toml" })).text).not.toMatch(/version 2/);
+  });
+});

@@ -1,5 +1,6 @@
 // One sanitiser for configuration, on every path that serves it: bmad://config/current, config-shaped
-// files read as resources or inlined in prompts, and (later) workspace files. Secret-looking keys are removed.
+// files read as resources, inlined in prompts or read from workspaces, and what bmad-run's ported scripts read.
+// Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
@@ -39,15 +40,29 @@ export const REDACTED_NOTE = "secret-looking keys removed by bmad-mcp";
  */
 export function sanitizeConfigText(path: string, text: string): string {
   if (!isConfigShaped(path)) return text;
-  const isToml = /\.toml$/i.test(path);
-  let data: unknown;
+  const parsed = parseConfig(path, text);
+  if ("error" in parsed) return `# ${path} is not served: it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
+  return withoutSecrets(path, text, parsed.data);
+}
+
+/** A config-shaped file as a ported BMAD script reads it (bmad-run), so that what the script prints holds no
+ *  secret either; one that does not parse is left as it is, for the script to report as Python would. */
+export function configForScript(path: string, text: string): string {
+  if (!isConfigShaped(path)) return text;
+  const parsed = parseConfig(path, text);
+  return "error" in parsed ? text : withoutSecrets(path, text, parsed.data);
+}
+
+function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
   try {
-    data = isToml ? parseToml(text) : parseYaml(text);
+    return { data: /\.toml$/i.test(path) ? parseToml(text) : parseYaml(text) };
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0];
-    return `# ${path} is not served: it does not parse (${reason}), so secrets cannot be removed from it. Fix the file.\n`;
+    return { error: (error instanceof Error ? error.message : String(error)).split("\n")[0]! };
   }
+}
+
+function withoutSecrets(path: string, text: string, data: unknown): string {
   if (!hasSecretKey(data)) return text;
   const clean = sanitizeConfig(data);
-  return `# ${REDACTED_NOTE}\n${isToml ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
+  return `# ${REDACTED_NOTE}\n${/\.toml$/i.test(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
 }

@@ -1,6 +1,7 @@
 // A project as the runtime sees it: where `{project-root}` is for the model (an absolute path on the
 // bridge, bmad://projects/{name} on the remote), the files the ported scripts work on, and the bundle's
 // skill folders mounted read-only beside them so `--skill bmad://bmm/bmad-prd` works anywhere.
+import { configForScript, isConfigShaped } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { BundleReader } from "../surface/reader.js";
 import type { FsEntryKind, RuntimeFs } from "./fs.js";
@@ -84,11 +85,19 @@ export function bundleFs(reader: () => BundleReader): RuntimeFs {
   };
 }
 
-/** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. */
+/** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
+ *  files read without their secret-looking keys, as everywhere they are served. */
 export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   return {
-    readFile: (path) => pick(path).readFile(path),
+    async readFile(path) {
+      const data = await pick(path).readFile(path);
+      if (!data || !isConfigShaped(path)) return data;
+      const text = new TextDecoder().decode(data);
+      const clean = configForScript(path, text);
+      // Unchanged: the bytes as they are (a file that is not UTF-8 fails in the script as it would in Python).
+      return clean === text ? data : new TextEncoder().encode(clean);
+    },
     writeFile: (path, data) => pick(path).writeFile(path, data),
     stat: (path) => pick(path).stat(path),
     list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],
