@@ -18,7 +18,7 @@ let base: string;
 beforeAll(async () => {
   idp = await startIdp();
   worker = await localWorker({
-    bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ALLOWED_EMAIL_DOMAINS: "example.com" },
+    bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ALLOWED_EMAIL_DOMAINS: "example.com", ALLOWED_EMAILS: "victor@elsewhere.test" },
   });
   base = worker.url.origin;
 }, 120_000);
@@ -75,6 +75,16 @@ describe("with an OpenID Connect provider", () => {
     const outcome = await authorize(fetch, base, { clientId: client.client_id });
     expect(outcome).toMatchObject({ ok: false, status: 403 });
     expect(!outcome.ok && outcome.body).toContain("did not confirm this email as verified");
+  });
+
+  it("lets a listed email in only when the provider confirms it (ALLOWED_EMAILS, as ALLOWED_EMAIL_DOMAINS)", async () => {
+    for (const claim of [{}, { email_verified: false }]) {
+      idp.user = { sub: "victor", email: "victor@elsewhere.test", ...claim };
+      const outcome = await authorize(fetch, base, { clientId: (await register(fetch, base)).client_id });
+      expect(outcome, JSON.stringify(claim)).toMatchObject({ ok: false, status: 403 });
+    }
+    idp.user = { sub: "victor", email: "victor@elsewhere.test", email_verified: true };
+    expect(await authorize(fetch, base, { clientId: (await register(fetch, base)).client_id })).toMatchObject({ ok: true });
   });
 
   it("passes a refusal at the provider back to the client as access_denied", async () => {
