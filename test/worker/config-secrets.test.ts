@@ -2,7 +2,7 @@
 // config-shaped file removes them, as bmad://config/current always did.
 import type { Client } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
-import { beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { connect, text } from "./client.js";
 import { seedBundle } from "./seed.js";
@@ -33,7 +33,23 @@ beforeAll(async () => {
   }
   await seedBundle(env, { manifest: { ...bundle.manifest, id: `${bundle.manifest.id}-with-config`, files }, blobs });
   client = await connect();
+  await servePointer();
 });
+// The next test file may run in this same isolate: it gets the bundle every other file has.
+afterAll(async () => {
+  await seedBundle(env, bundle);
+  await servePointer();
+});
+
+let moves = 0;
+
+/** Test files share one isolate, which keeps the bundle pointer it read for a few seconds: moves the clock past
+ *  that and makes one request, so the isolate serves the bundle seeded last from now on. */
+async function servePointer(): Promise<void> {
+  vi.setSystemTime(Date.now() + (moves += 1) * 60_000);
+  await client.listTools();
+  vi.useRealTimers();
+}
 
 it.each(Object.keys(FILES))("serves %s without its secrets, through resources/read and bmad-resources", async (path) => {
   const read = await client.readResource({ uri: `bmad://${path}` });

@@ -7,6 +7,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { DurableSessionStore } from "../../src/worker/session-store.js";
 import { connect, text } from "./client.js";
 import { fileText, seed } from "./setup.js";
+import { signInAs, unique } from "./workspace-users.js";
 
 let client: Client;
 
@@ -186,11 +187,13 @@ describe("bad input", () => {
 
 describe("project-file tools on the Worker", () => {
   it("say where they run: the contract on the bridge, the context in a workspace", async () => {
-    const contract = await client.callTool({ name: TOOL.runCompletionContract, arguments: { stack: "auto" } });
+    // A user of their own: "you have none" must not depend on projects other files made.
+    const newcomer = await signInAs(`${unique("newcomer")}@example.com`);
+    const contract = await newcomer.call(TOOL.runCompletionContract, { stack: "auto" });
     expect(contract.isError).toBe(true);
-    expect(text(contract)).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
-    const context = await client.callTool({ name: TOOL.getProjectContext, arguments: {} });
+    expect(contract.text).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
+    const context = await newcomer.call(TOOL.getProjectContext, {});
     expect(context.isError).toBe(true);
-    expect(text(context)).toMatch(/project workspace, and you have none: create one with bmad-project/);
+    expect(context.text).toMatch(/project workspace, and you have none: create one with bmad-project/);
   });
 });
