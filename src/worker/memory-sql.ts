@@ -85,8 +85,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     if (known.get(file.path) === file.sha256) continue;
     const text = files.read(file.path) ?? "";
     const type = structuredType(file.path);
-    let parsed: Parsed;
-    parsed = type ? parseMemoryLines(text, file.path) : await parseHandFile(file.path, text);
+    const parsed: Parsed = type ? parseMemoryLines(text, file.path) : await parseHandFile(file.path, text);
     changed.push({ path: file.path, sha256: file.sha256, parsed });
   }
   const gone = [...known.keys()].filter((p) => !current.some((f) => f.path === p));
