@@ -78,5 +78,9 @@ describe("public hosts", () => {
     for (const host of ["example.com", "mcp.claude.ai", "93.184.216.34", "[2606:4700:4700::1111]"]) expect(reason(host)).toBeUndefined();
     for (const url of HOSTILE) expect(nonPublicHostReason(new URL(url))).toBeDefined();
     for (const host of ["intranet", "printer.local", "db.internal", "100.64.0.1", "[64:ff9b::a00:1]", "[2002:a00:1::]"]) expect(reason(host)).toBeDefined();
+    // Addresses that carry an IPv4 one inside are judged by it: IPv4-compatible loopback, local-use NAT64.
+    expect(reason("[::127.0.0.1]")).toBe("a loopback address");
+    expect(reason("[64:ff9b:1::a00:1]")).toBe("a private address");
+    expect(reason("[64:ff9b::808:808]")).toBeUndefined();
   });
 });
