@@ -49,7 +49,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   let fileCount = 0;
   for (const spec of ordered) {
     const resolved = await resolveSource(spec, cwd, log);
-    const tree = new Tree(resolved.root, opts.skipEscapingLinks ? warn : undefined);
+    const tree = new Tree(resolved.root, { warn, skipEscapingLinks: opts.skipEscapingLinks });
     const content = readTree({ tree, warn });
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;

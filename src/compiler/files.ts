@@ -1,5 +1,5 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
-import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { extname, join, relative, sep } from "node:path";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
@@ -22,13 +22,22 @@ export function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");
 }
 
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false; // gone meanwhile
+  }
+}
+
 /** A symlink whose target is outside the tree. */
 class RefusedLink extends Error {}
 
 /**
  * One source tree on disk. Every read goes through it so that symlinks cannot leave `root`.
- * A link that leaves it fails the whole tree, unless `skipRefused` is given: then that link is reported
- * once and reads as missing (the bridge serving a user's live project wants everything else).
+ * A link that leaves it fails the whole tree, unless `skipEscapingLinks`: then that link is reported once
+ * and reads as missing (the bridge serving a user's live project wants everything else). What is skipped
+ * (such a link, one that points nowhere, a FIFO, an oversized file) is reported once through `warn`.
  */
 /** Larger files are not BMAD content (a build reads every file it serves into memory). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -40,7 +49,7 @@ export class Tree {
 
   constructor(
     root: string,
-    private readonly skipRefused?: (message: string) => void,
+    private readonly options: { warn?: (message: string) => void; skipEscapingLinks?: boolean } = {},
   ) {
     try {
       this.root = realpathSync(root);
@@ -60,7 +69,7 @@ export class Tree {
     const real = realpathSync(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
-      this.report(rel, message);
+      if (this.options.skipEscapingLinks) this.report(rel, message); // else the whole tree fails with it
       throw new RefusedLink(message);
     }
     return real;
@@ -68,7 +77,7 @@ export class Tree {
 
   /** Whether an error from real() must fail the tree rather than read as a missing path. */
   private fatal(err: unknown): boolean {
-    return err instanceof RefusedLink && !this.skipRefused;
+    return err instanceof RefusedLink && !this.options.skipEscapingLinks;
   }
 
   exists(rel: string): boolean {
@@ -137,7 +146,7 @@ export class Tree {
   private report(rel: string, message: string): void {
     if (this.reported.has(rel)) return;
     this.reported.add(rel);
-    this.skipRefused?.(message);
+    this.options.warn?.(message);
   }
 
   text(rel: string): string | null {
@@ -160,10 +169,13 @@ export class Tree {
           st = statSync(this.real(child));
         } catch (err) {
           if (this.fatal(err)) throw err;
-          continue; // a skipped link, or one that points nowhere
+          // A skipped link (reported), or one that points nowhere.
+          if ((err as NodeJS.ErrnoException).code === "ENOENT" && isSymlink(this.abs(child))) this.report(child, `Skipped ${child} in ${this.root}: a symlink that points nowhere`);
+          continue;
         }
         if (st.isDirectory()) visit(child);
-        else if (st.isFile() && this.read(child) !== null) out.push(child);
+        else if (!st.isFile()) this.report(child, `Skipped ${child} in ${this.root}: not a regular file`);
+        else if (this.read(child) !== null) out.push(child);
       }
     };
     if (this.isDir(rel)) visit(rel);

@@ -64,6 +64,20 @@ describe("build errors", () => {
     expect(manifest.files.map((f) => f.path)).toContain("bmm/agents/linked/prd/workflow.yaml");
   });
 
+  it("warns about a symlink that points nowhere and a FIFO, naming each, and builds the rest", async () => {
+    const tree = join(tmp.dir, "dangling");
+    cpSync(join(ROOT, "test/fixtures/v6-alpha"), tree, { recursive: true });
+    symlinkSync("../nowhere.md", join(tree, "bmad/bmm/agents/gone.md"));
+    execFileSync("mkfifo", [join(tree, "bmad/bmm/agents/pipe.md")]);
+    const result = await only(tree);
+    expect(result.warnings).toEqual(expect.arrayContaining([
+      expect.stringMatching(/Skipped bmad\/bmm\/agents\/gone\.md in .*: a symlink that points nowhere/),
+      expect.stringMatching(/Skipped bmad\/bmm\/agents\/pipe\.md in .*: not a regular file/),
+    ]));
+    const clean = await only(join(ROOT, "test/fixtures/v6-alpha"));
+    expect(result.manifest.records.map((r) => r.name)).toEqual(clean.manifest.records.map((r) => r.name));
+  });
+
   it("warns about malformed TOML and YAML, naming the file, and builds the rest", async () => {
     const result = await only(skills);
     expect(result.warnings.some((w) => w.includes("bmad-prd/customize.toml") && w.includes("bad TOML"))).toBe(true);
