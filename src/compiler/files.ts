@@ -33,15 +33,15 @@ function isSymlink(path: string): boolean {
 /** A symlink whose target is outside the tree. */
 class RefusedLink extends Error {}
 
+/** Larger files are not BMAD content (a build reads every file it serves into memory). */
+export const MAX_FILE_BYTES = 8 * 1024 * 1024;
+
 /**
  * One source tree on disk. Every read goes through it so that symlinks cannot leave `root`.
  * A link that leaves it fails the whole tree, unless `skipEscapingLinks`: then that link is reported once
  * and reads as missing (the bridge serving a user's live project wants everything else). What is skipped
  * (such a link, one that points nowhere, a FIFO, an oversized file) is reported once through `warn`.
  */
-/** Larger files are not BMAD content (a build reads every file it serves into memory). */
-export const MAX_FILE_BYTES = 8 * 1024 * 1024;
-
 export class Tree {
   readonly root: string;
   private readonly cache = new Map<string, Buffer | null>();
