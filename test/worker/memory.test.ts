@@ -4,7 +4,6 @@
 // surviving a restart), the labelled recall set, hand-edited memory files in the workspace, the project
 // context and runs read from the workspace, and delegate_to_agent with a 2026-07-28 client that answers
 // sampling and a 2025-era client that cannot be asked.
-import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -22,7 +21,7 @@ import type { MemoryVectors } from "../../src/worker/memory-vectors.js";
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
-import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -38,8 +37,7 @@ async function withMemory(person: Person): Promise<Call> {
   };
 }
 
-const stub = (owner: string, name: string) => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
-const rows = (owner: string, name: string) => runInDurableObject(stub(owner, name), (_: WorkspaceProject, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories").one().n);
+const rows = (owner: string, name: string) => runInDurableObject(projectStub(owner, name), (_: WorkspaceProject, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories").one().n);
 
 let ada: Person;
 let call: Call;
@@ -55,7 +53,7 @@ beforeAll(async () => {
 
 describe("the workspace's SQLite", () => {
   it("has FTS5 with the Porter and unicode61 tokenizer", async () => {
-    const scratch = env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`fts-probe|${unique("p")}`));
+    const scratch = projectStub("fts-probe", unique("p"));
     const found = await runInDurableObject(scratch, (_: WorkspaceProject, state) => {
       const sql = state.storage.sql;
       sql.exec(`CREATE VIRTUAL TABLE probe USING fts5(body, tokenize = "porter unicode61 remove_diacritics 2")`);
@@ -75,7 +73,7 @@ describe("remember_structured and recall_structured on the remote", () => {
     const b = await call(TOOL.rememberStructured, { ...memo, agent: "bmm/bmad-agent-architect", text: "keep invoices in   postgresql." });
     expect(b.structured).toMatchObject({ id: a.structured.id, created: false });
     expect(await rows(ada.id, project)).toBe(1);
-    await evictDurableObject(stub(ada.id, project));
+    await evictDurableObject(projectStub(ada.id, project));
     const recalled = await call(TOOL.recallStructured, { project, query: "where are invoices kept?" });
     expect(recalled.structured.mode).toBe("bm25");
     expect(recalled.structured.hits).toEqual([expect.objectContaining({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], snippet: expect.stringContaining("**invoices**") })]);
@@ -305,7 +303,7 @@ describe("recall where the deployment binds vectors", () => {
       },
     };
     const files = { list: () => [], read: () => undefined, size: () => undefined };
-    const recalled = await runInDurableObject(stub(ada.id, name), async (_: WorkspaceProject, state) => {
+    const recalled = await runInDurableObject(projectStub(ada.id, name), async (_: WorkspaceProject, state) => {
       for (const memory of memories) await runMemoryOp(state.storage, { op: "remember", memory }, files, vectors);
       const query = { op: "search" as const, query: "missing characters in generated PDF invoices", filter: {}, limit: 5 };
       const hybrid = await runMemoryOp(state.storage, query, files, vectors);

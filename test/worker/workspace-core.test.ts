@@ -1,7 +1,6 @@
 /// <reference types="@cloudflare/vitest-plugin/types" />
 // The runtime-free parts of workspaces (path and name checks, limits), the tools where there is no
 // workspace store (the bridge), history pruning, and BMAD's ported scripts running on a workspace.
-import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { SHARED_SCRIPTS } from "../../src/core/runtime/scripts.js";
@@ -12,7 +11,7 @@ import { checkProjectName, checkWorkspacePath, parseProjectRef, parseProjectUri 
 import { workspaceRuntimeFs } from "../../src/core/workspace/runtime-fs.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -84,7 +83,7 @@ describe("without a workspace store (the bridge)", () => {
 describe("on the Durable Object", () => {
   let ada: Person;
   let project: string;
-  const stub = () => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${ada.id}|${project}`));
+  const stub = () => projectStub(ada.id, project);
 
   beforeAll(async () => {
     await seed();

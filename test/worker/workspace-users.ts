@@ -69,3 +69,8 @@ export async function signInTeam(): Promise<{ owner: Person; writer: Person; rea
   const [owner, writer, reader, stranger] = await Promise.all(["owner", "writer", "reader", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`)));
   return { owner: owner!, writer: writer!, reader: reader!, stranger: stranger! };
 }
+
+/** The Durable Object of `owner`'s project `name`, addressed as the Worker addresses it (for inspecting and restarts). */
+export function projectStub(owner: string, name: string) {
+  return env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+}

@@ -8,7 +8,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -24,7 +24,6 @@ beforeAll(async () => {
   expect(created.isError, created.text).toBe(false);
 });
 
-const stub = (owner: string, name: string) => env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
 
 describe("the default tools/list", () => {
   it("carries bmad-project and bmad-files and stays within 8 KB", async () => {
@@ -102,7 +101,7 @@ describe("files", () => {
     // Real writes, made inside the object: one round trip instead of 1,000.
     const data = new TextEncoder().encode("x".repeat(100));
     const caller = ada.store().caller;
-    const written = await runInDurableObject(stub(ada.id, project), (instance: WorkspaceProject) => {
+    const written = await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
       let ok = 0;
       for (let i = 0; i < 1000; i++) ok += instance.write(caller, `bulk/${i % 10}/f${i}.md`, data, false, undefined, new Date().toISOString()).ok ? 1 : 0;
       return ok;
@@ -119,7 +118,7 @@ describe("files", () => {
     // Linear is not small: a 246-character, 32-wildcard pattern over 300 paths of 500 characters would walk about
     // 36 million steps. It is refused whole, within its work budget, not answered in part.
     const tail = `a${"b".repeat(188)}.md`;
-    await runInDurableObject(stub(ada.id, project), (instance: WorkspaceProject) => {
+    await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
       for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ab/".repeat(100)}${i}/${tail}`, data, false, undefined, new Date().toISOString());
     });
     const costly = await ada.files({ action: "list", project, path: `${"*a".repeat(31)}${"b".repeat(180)}*.md` });
@@ -195,10 +194,10 @@ describe("limits", () => {
     // Seeded straight into the object's table: the limit is what is under test, not 5,000 writes. The object
     // keeps its files in memory, so it restarts to read them again.
     const seedRows = async (count: number, size: number) => {
-      await runInDurableObject(stub(ada.id, other), (_, state) => {
+      await runInDurableObject(projectStub(ada.id, other), (_, state) => {
         for (let i = 0; i < count; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, ?, '', '', 'seed')", `seed/${size}/${i}`, size);
       });
-      await evictDurableObject(stub(ada.id, other));
+      await evictDurableObject(projectStub(ada.id, other));
     };
     const { files } = (await ada.store().info(other) as { value: { files: number } }).value;
     await seedRows(5000 - files, 0);
@@ -209,10 +208,10 @@ describe("limits", () => {
     const heavy = unique("heavy");
     expect((await ada.project({ action: "create", name: heavy })).isError).toBe(false);
     const { bytes } = (await ada.store().info(heavy) as { value: { bytes: number } }).value;
-    await runInDurableObject(stub(ada.id, heavy), (_, state) => {
+    await runInDurableObject(projectStub(ada.id, heavy), (_, state) => {
       state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES ('seed/heavy', 1, ?, '', '', 'seed')", 50 * 1024 * 1024 - bytes - 10);
     });
-    await evictDurableObject(stub(ada.id, heavy));
+    await evictDurableObject(projectStub(ada.id, heavy));
     const over = await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(11) });
     expect(over.text).toBe(`Project "${heavy}" would hold 52,428,801 bytes; a project holds at most 50 MiB (52,428,800 bytes). Delete or shrink files first.`);
     expect((await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(10) })).isError).toBe(false);
@@ -240,7 +239,7 @@ describe("a Durable Object restart", () => {
   it("keeps files, versions and the project list", async () => {
     await ada.files({ action: "write", project, path: "restart.md", content: "before" });
     await ada.files({ action: "write", project, path: "restart.md", content: "after" });
-    await evictDurableObject(stub(ada.id, project));
+    await evictDurableObject(projectStub(ada.id, project));
     await evictDurableObject(env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`user:${ada.id}`)));
     expect((await ada.files({ action: "read", project, path: "restart.md" })).text).toMatch(/version 2[^\n]*\nafter$/);
     expect((await ada.files({ action: "read", project, path: "restart.md", version: 1 })).text).toMatch(/\nbefore$/);
