@@ -134,7 +134,7 @@ async function uploadLocal(
     for (let i = 0; i < missing.length; i += 64) {
       await Promise.all(missing.slice(i, i + 64).map(({ key, sha }) => (isR2.has(key) ? r2.put(key, blobs.get(sha)!) : kv.put(key, blobs.get(sha)!))));
     }
-    const pointer = (await kv.get(plan.pointer.key)) !== plan.pointer.value;
+    const pointer = (await kv.get(plan.pointer.key, "text")) !== plan.pointer.value;
     if (pointer || missing.length) {
       await kv.put(plan.manifestKey, manifestText);
       await kv.put(plan.pointer.key, plan.pointer.value);

@@ -1,5 +1,5 @@
-// The whole project type-checks (src, scripts, tests): run inside `npm test`, beside the other files. Incremental:
-// a later run re-checks what changed (about 4 s of CPU instead of 15).
+// The whole project type-checks (src, scripts, tests): run inside `npm test`, beside the other files. TypeScript 7
+// (the native compiler) checks it in about 3 s; 5.9 took 25 s of CPU, a sixth of the suite's.
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -8,9 +8,9 @@ import { ROOT } from "./helpers";
 
 it("type-checks with tsc", async () => {
   const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-  const out = await promisify(execFile)(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.json"), "--incremental", "--tsBuildInfoFile", join(ROOT, "node_modules/.cache/bmad-mcp/tsconfig.tsbuildinfo")], { cwd: ROOT, maxBuffer: 16 << 20 }).then(
+  const out = await promisify(execFile)(process.execPath, [tsc, "-p", join(ROOT, "tsconfig.json")], { cwd: ROOT, maxBuffer: 16 << 20 }).then(
     () => "",
     (e: { stdout: string }) => e.stdout || String(e),
   );
   expect(out).toBe("");
-}, 120_000);
+}, 60_000);
