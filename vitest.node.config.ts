@@ -1,4 +1,7 @@
 import { defineConfig } from "vitest/config";
+import { useMemoryTmpdir } from "./test/memory-tmpdir.ts";
+
+useMemoryTmpdir();
 
 // Node-side tests (bundle scripts, bridge, npm run dev, the Worker through Miniflare). Files run side by side:
 // each has its own temp dirs and ports; the bridge and the Worker are built once, in global-setup.ts.

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig, type Plugin } from "vitest/config";
+import { useMemoryTmpdir } from "./test/memory-tmpdir.ts";
+
+useMemoryTmpdir();
 
 /** workerd cannot load node_modules, so vite transforms every dependency a test imports. Some packages ship source
  *  maps that name sources they do not ship (the 1.x SDK's point at its src/*.ts), and vite warns once per file

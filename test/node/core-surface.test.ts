@@ -83,6 +83,10 @@ it("learns acronyms the content defines, either way round", () => {
   const found: Record<string, string> = {};
   findAcronyms("- PRD (Product Requirements Document) — required. Uses Test Driven Development (TDD). Not: API (something else)", found);
   expect(found).toEqual({ prd: "product requirements document", tdd: "test driven development" });
+  // The phrase is read back from the acronym: its last words, joined by spaces or hyphens, a line break allowed before "(".
+  const back: Record<string, string> = {};
+  findAcronyms("We ship a Minimum Viable Product (MVP), then Bring-Your-Own-Device\n(BYOD); see Test Plan (TP) (TP2) and plain (UX).", back);
+  expect(back).toEqual({ mvp: "minimum viable product", byod: "bring your own device", tp: "test plan" });
 });
 
 it("keeps the README's tool table in step with the registry (npm run docs)", () => {

@@ -16,7 +16,13 @@ export function words(text: string): string[] {
 }
 
 const ACRONYM_FIRST = /\b([A-Z]{2,6})\s*\(([A-Za-z][A-Za-z -]{3,80})\)/g;
-const ACRONYM_LAST = /\b((?:[A-Za-z]+[ -]){1,5}[A-Za-z]+)\s*\(([A-Z]{2,6})\)/g; // \b: no restart inside every word
+// "Product Requirements Document (PRD)": scanning for the phrase first tries up to six words at every word of the
+// text (a third of a 6.12 build's time); the parenthesised acronym is rare, so it is found first and the phrase
+// read back from it, within the text since the previous match.
+const ACRONYM_PAREN = /\(([A-Z]{2,6})\)/g;
+const PHRASE_BEFORE = /\b((?:[A-Za-z]+[ -]){1,5}[A-Za-z]+)\s*$/;
+/** Longer than any phrase of six words that a text would use. */
+const LOOKBACK = 400;
 
 function initials(phrase: string[]): string {
   return phrase.map((w) => w[0]).join("");
@@ -28,9 +34,14 @@ export function findAcronyms(text: string, into: Record<string, string>): void {
     const w = words(expansion!);
     if (initials(w) === acronym!.toLowerCase()) into[acronym!.toLowerCase()] ??= w.join(" ");
   }
-  for (const [, before, acronym] of text.matchAll(ACRONYM_LAST)) {
-    const w = words(before!).slice(-acronym!.length);
-    if (initials(w) === acronym!.toLowerCase()) into[acronym!.toLowerCase()] ??= w.join(" ");
+  let from = 0;
+  for (const paren of text.matchAll(ACRONYM_PAREN)) {
+    const phrase = PHRASE_BEFORE.exec(text.slice(Math.max(from, paren.index - LOOKBACK), paren.index));
+    if (!phrase) continue;
+    from = paren.index + paren[0].length;
+    const acronym = paren[1]!;
+    const w = words(phrase[1]!).slice(-acronym.length);
+    if (initials(w) === acronym.toLowerCase()) into[acronym.toLowerCase()] ??= w.join(" ");
   }
 }
 
