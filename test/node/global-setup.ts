@@ -1,21 +1,31 @@
 // Runs once per `vitest run`, before any node test file: the bridge (dist/) and the Worker (as wrangler deploy
 // bundles it) are built here, together, so that test files running side by side share one build and never
 // rebuild what another is running.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildBridge } from "../../scripts/build-bridge.js";
-import { buildWorker } from "../../scripts/local-worker.js";
+import { buildWorker, seedState } from "../../scripts/local-worker.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(join(ROOT, "bmad-bundle/manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first (npm test does).");
   // npm test runs this for each node project (see vitest.config.ts): build once per run.
-  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(), buildWorker(join(ROOT, ".wrangler/test-worker"))]));
-  const [bridge, workerScript] = await builds;
+  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
+  const [bridge, workerScript, workerState] = await builds;
   project.provide("bridge", bridge);
   project.provide("workerScript", workerScript);
+  project.provide("workerState", workerState);
+}
+
+/** The Worker, and its storage with the bundle seeded once: each file's Worker starts from a copy of it. */
+async function seededWorker(): Promise<[string, string]> {
+  const script = await buildWorker(join(ROOT, ".wrangler/test-worker"));
+  const state = mkdtempSync(join(tmpdir(), "bmad-test-worker-state-"));
+  await seedState(state, { scriptPath: script });
+  return [script, state];
 }
 
 declare module "vitest" {
@@ -24,5 +34,7 @@ declare module "vitest" {
     bridge: string;
     /** The Worker, bundled by wrangler for this run. */
     workerScript: string;
+    /** Worker storage with bmad-bundle/ seeded (KV and R2), for startLocalWorker({ seeded }). */
+    workerState: string;
   }
 }

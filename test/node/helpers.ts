@@ -23,7 +23,7 @@ export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
 
 /** The real Worker in workerd (Miniflare), from the bundle global-setup.ts made for this run. */
 export function localWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
-  return startLocalWorker({ ...options, scriptPath: inject("workerScript") });
+  return startLocalWorker({ ...options, scriptPath: inject("workerScript"), seeded: options.bundleDir ? undefined : inject("workerState") });
 }
 
 /** For a test file: a temp folder with one 6.12 install made before its tests, copied whole for each project;
