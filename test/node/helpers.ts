@@ -84,7 +84,10 @@ export async function cachedInstall(cli: string, args: string[], dir: string): P
     const work = join(lock, "tree");
     try {
       mkdirSync(work);
-      const child = run(process.execPath, [cli, ...args, "--directory", work], { cwd: lock, maxBuffer: 16 << 20 });
+      // The installers ask the npm registry for a newer version (6.12 blocks on it for up to 5 s): with no registry
+      // to reach and --offline, npm answers at once that it cannot. The install itself needs nothing from it.
+      const offline = { ...process.env, npm_config_registry: "http://127.0.0.1:9/", npm_config_offline: "true", npm_config_update_notifier: "false" };
+      const child = run(process.execPath, [cli, ...args, "--directory", work], { cwd: lock, env: offline, maxBuffer: 16 << 20 });
       child.child.stdin?.end();
       await child;
       renameSync(work, cached);
