@@ -1,7 +1,7 @@
 // Runs once per `vitest run`, before any node test file: the bridge (dist/) and the Worker (as wrangler deploy
 // bundles it) are built here, together, so that test files running side by side share one build and never
 // rebuild what another is running.
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
@@ -24,6 +24,7 @@ export default async function setup(project: TestProject): Promise<void> {
 async function seededWorker(): Promise<[string, string]> {
   const script = await buildWorker(join(ROOT, ".wrangler/test-worker"));
   const state = mkdtempSync(join(tmpdir(), "bmad-test-worker-state-"));
+  process.on("exit", () => rmSync(state, { recursive: true, force: true }));
   await seedState(state, { scriptPath: script });
   return [script, state];
 }
