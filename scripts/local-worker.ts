@@ -33,7 +33,7 @@ export interface LocalWorkerOptions {
   scriptPath?: string;
   /** Storage seedState() made: a copy of it is used, and nothing is seeded (about 1 s of CPU less per start). */
   seeded?: string;
-  /** Where workerd keeps storage (default: in memory, gone at dispose). */
+  /** Where workerd keeps storage, kept after dispose (default: Miniflare's temporary storage, gone at dispose). */
   persistTo?: string;
 }
 

@@ -114,8 +114,7 @@ export class RemoteWorkspace {
     return { ok: true, value: found };
   }
 
-  /** The file's bytes as served: the tool's text after its one-line header. */
-  /** The file as it is now, or as it was at `version`. */
+  /** The file's bytes as served (the tool's text after its one-line header), as it is now or as it was at `version`. */
   async read(path: string, version?: number): Promise<Remote<RemoteContent>> {
     const out = await this.call({ action: "read", path, ...(version === undefined ? {} : { version }) });
     if (!out.ok) return out;

@@ -53,9 +53,11 @@ export function configForScript(path: string, text: string): string {
   return "error" in parsed ? text : withoutSecrets(path, text, parsed.data);
 }
 
+const isToml = (path: string) => /\.toml$/i.test(path);
+
 function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
   try {
-    return { data: /\.toml$/i.test(path) ? parseToml(text) : parseYaml(text) };
+    return { data: isToml(path) ? parseToml(text) : parseYaml(text) };
   } catch (error) {
     return { error: (error instanceof Error ? error.message : String(error)).split("\n")[0]! };
   }
@@ -64,5 +66,5 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
 function withoutSecrets(path: string, text: string, data: unknown): string {
   if (!hasSecretKey(data)) return text;
   const clean = sanitizeConfig(data);
-  return `# ${REDACTED_NOTE}\n${/\.toml$/i.test(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
+  return `# ${REDACTED_NOTE}\n${isToml(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
 }
