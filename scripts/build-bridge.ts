@@ -10,14 +10,15 @@ import { thirdPartyNotices } from "./notices.js";
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
 
-export async function buildBridge(): Promise<string> {
+/** Builds into `outDir` (dist/ by default; the tests and the .mcpb build use folders of their own). */
+export async function buildBridge(outDir = DIST): Promise<string> {
   const bundleDir = join(ROOT, "bmad-bundle");
   if (!existsSync(join(bundleDir, "manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first.");
-  rmSync(DIST, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
   const result = await build({
     metafile: true,
     entryPoints: { "bridge-main": join(ROOT, "src/bridge/cli.ts") },
-    outdir: DIST,
+    outdir: outDir,
     splitting: true,
     chunkNames: "chunks/[name]-[hash]",
     bundle: true,
@@ -30,15 +31,15 @@ export async function buildBridge(): Promise<string> {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: "warning",
   });
-  const launcher = join(DIST, "bridge.js");
+  const launcher = join(outDir, "bridge.js");
   writeFileSync(
     launcher,
     `#!/usr/bin/env node\n// bmad-mcp. Node 22+ keeps a compile cache, so later starts skip compiling the bundle.\nimport module from "node:module";\nmodule.enableCompileCache?.();\nawait import("./bridge-main.js");\n`,
   );
   chmodSync(launcher, 0o755);
-  cpSync(bundleDir, join(DIST, "bundle"), { recursive: true });
+  cpSync(bundleDir, join(outDir, "bundle"), { recursive: true });
   // The embedded bundle is bmad-method's content; the code is the npm packages esbuild pulled in.
-  writeFileSync(join(DIST, "THIRD-PARTY-NOTICES.md"), thirdPartyNotices(ROOT, ["node_modules/bmad-method/package.json", ...Object.keys(result.metafile.inputs)]));
+  writeFileSync(join(outDir, "THIRD-PARTY-NOTICES.md"), thirdPartyNotices(ROOT, ["node_modules/bmad-method/package.json", ...Object.keys(result.metafile.inputs)]));
   return launcher;
 }
 

@@ -1,8 +1,8 @@
-// npm run mcpb: the Claude Desktop bundle, build/bmad-mcp-<version>.mcpb. It holds the built bridge (dist/ as
-// server/) and a manifest.json whose tools and prompts come from the registry and the embedded bundle, never
+// npm run mcpb: the Claude Desktop bundle, build/bmad-mcp-<version>.mcpb. It holds the built bridge (as dist/ has
+// it, in server/) and a manifest.json whose tools and prompts come from the registry and the embedded bundle, never
 // typed by hand; user_config asks for the project folder and the toolsets.
 import { execFile } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { surfaceFor } from "../src/core/surface/surface.js";
@@ -77,14 +77,13 @@ export function mcpbManifest(bundleDir = join(ROOT, "bmad-bundle")): { name: str
   };
 }
 
-/** Builds the bridge, stages it with the manifest in build/mcpb/, and packs build/<name>-<version>.mcpb
- *  with `mcpb pack` (which validates the manifest first); returns the archive and what mcpb printed. */
+/** Builds the bridge into build/mcpb/server/, stages it there with the manifest, and packs
+ *  build/<name>-<version>.mcpb with `mcpb pack` (which validates the manifest first); returns the archive and
+ *  what mcpb printed. */
 export async function buildMcpb(): Promise<{ archive: string; log: string }> {
-  await buildBridge();
   const manifest = mcpbManifest();
   rmSync(MCPB_STAGE, { recursive: true, force: true });
-  mkdirSync(MCPB_STAGE, { recursive: true });
-  cpSync(join(ROOT, "dist"), join(MCPB_STAGE, "server"), { recursive: true });
+  await buildBridge(join(MCPB_STAGE, "server"));
   writeFileSync(join(MCPB_STAGE, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const out = join(ROOT, "build", `${manifest.name}-${manifest.version}.mcpb`);
   const { stdout } = await promisify(execFile)(process.execPath, [MCPB_CLI, "pack", MCPB_STAGE, out], { maxBuffer: 16 << 20 });

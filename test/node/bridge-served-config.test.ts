@@ -1,5 +1,5 @@
 // The bridge serves the user's own _bmad/ tree: its config files hold whatever the user put there.
-// Every config-shaped file comes out without secret-looking keys, and hostile globs answer at once.
+// Every config-shaped file comes out without secret-looking keys (budgets.test.ts times its hostile globs).
 import { execFileSync } from "node:child_process";
 import { appendFileSync, cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -52,15 +52,6 @@ it("runs BMAD's config scripts on the same files without their secrets reaching 
     const printed = `${text(out)}\n${JSON.stringify(out.structuredContent)}`;
     expect((out.structuredContent as { exit_code: number }).exit_code, printed).toBe(0);
     for (const secret of SECRETS) expect(printed, command).not.toContain(secret);
-  }
-});
-
-it("answers hostile globs within 100 ms", async () => {
-  for (const pattern of ["**************Q", "*a*a*a*a*a*a*a*a*a*a*a*a*a*Q"]) {
-    const started = performance.now();
-    const listed = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern } }));
-    expect(performance.now() - started, pattern).toBeLessThan(100);
-    expect(listed).toBe(`No files match "${pattern}".`);
   }
 });
 

@@ -2,7 +2,7 @@
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle } from "../../src/compiler/build";
+import { buildBundle, type BuildResult } from "../../src/compiler/build";
 import { csvRows, findFiles, install, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("skills");
@@ -18,28 +18,30 @@ beforeAll(async () => {
 afterAll(() => tmp.cleanup());
 
 describe("6.12 package source (default build)", () => {
-  it("builds one skill record per SKILL.md within the time and size budget", async () => {
-    const out = join(tmp.dir, "default");
-    const result = await buildBundle({ sources: [], outDir: out });
-    expect(result.ms).toBeLessThan(3000);
-    expect(result.manifestSize).toBeLessThan(256 * 1024);
+  // One build serves every test here; budgets.test.ts times one on an idle machine.
+  let built: BuildResult;
+  const out = join(tmp.dir, "default");
+  beforeAll(async () => {
+    built = await buildBundle({ sources: [], outDir: out });
+  }, 60_000);
+
+  it("builds one skill record per SKILL.md", () => {
     const skills = findFiles(join(PKG, "bmad-method/src"), "SKILL.md");
-    const records = result.manifest.records.filter((r) => r.skill);
+    const records = built.manifest.records.filter((r) => r.skill);
     expect(records).toHaveLength(skills.length);
-    expect(result.manifest.sources).toEqual([
+    expect(built.manifest.sources).toEqual([
       { kind: "npm", name: "bmad-method", version: "6.12.0", origin: "package", priority: 5, layout: "v6-skills-source" },
     ]);
   });
 
-  it("serves the bmad-help catalog BMAD's installer assembles, byte for byte, though the source tree has none", async () => {
-    const result = await buildBundle({ sources: [] });
-    const file = result.manifest.files.find((f) => f.path === "_config/bmad-help.csv")!;
+  it("serves the bmad-help catalog BMAD's installer assembles, byte for byte, though the source tree has none", () => {
+    const file = built.manifest.files.find((f) => f.path === "_config/bmad-help.csv")!;
     expect(file).toMatchObject({ mime: "text/csv" });
-    expect(new TextDecoder().decode(result.blobs.get(file.sha256))).toBe(readFileSync(join(installed, "_bmad/_config/bmad-help.csv"), "utf8"));
+    expect(new TextDecoder().decode(built.blobs.get(file.sha256))).toBe(readFileSync(join(installed, "_bmad/_config/bmad-help.csv"), "utf8"));
   });
 
-  it("classifies agent and workflow skills", async () => {
-    const { manifest } = await buildBundle({ sources: [] });
+  it("classifies agent and workflow skills", () => {
+    const { manifest } = built;
     const agents = manifest.records.filter((r) => r.kind === "agent").map((r) => r.name);
     for (const a of ["analyst", "architect", "pm", "dev", "ux-designer"]) expect(agents).toContain(`bmad-agent-${a}`);
     const pm = manifest.records.find((r) => r.name === "bmad-agent-pm")!;
@@ -55,23 +57,20 @@ describe("6.12 package source (default build)", () => {
     expect(manifest.config.core?.output_folder).toBe("_bmad-output");
   });
 
-  it("indexes the entry body of each record", async () => {
-    const result = await buildBundle({ sources: [] });
-    const index = JSON.parse(new TextDecoder().decode(result.blobs.get(result.manifest.searchIndex))) as { terms: Array<Record<string, number>> };
-    expect(index.terms).toHaveLength(result.manifest.records.length);
-    const i = result.manifest.records.findIndex((r) => r.name === "bmad-prd");
+  it("indexes the entry body of each record", () => {
+    const index = JSON.parse(new TextDecoder().decode(built.blobs.get(built.manifest.searchIndex))) as { terms: Array<Record<string, number>> };
+    expect(index.terms).toHaveLength(built.manifest.records.length);
+    const i = built.manifest.records.findIndex((r) => r.name === "bmad-prd");
     expect(index.terms[i]!.requirements).toBeGreaterThan(0);
     expect(index.terms[i]!.the).toBeUndefined();
   });
 
   it("is deterministic: same id and identical manifest.json bytes", async () => {
-    const a = join(tmp.dir, "a");
-    const b = join(tmp.dir, "b");
-    const ra = await buildBundle({ sources: [], outDir: a });
-    const rb = await buildBundle({ sources: [], outDir: b });
-    expect(ra.manifest.id).toBe(rb.manifest.id);
-    expect(readFileSync(join(a, "manifest.json")).equals(readFileSync(join(b, "manifest.json")))).toBe(true);
-    expect(readFileSync(join(a, "manifest.json"), "utf8")).not.toContain(tmp.dir);
+    const again = join(tmp.dir, "again");
+    const rebuilt = await buildBundle({ sources: [], outDir: again });
+    expect(rebuilt.manifest.id).toBe(built.manifest.id);
+    expect(readFileSync(join(again, "manifest.json")).equals(readFileSync(join(out, "manifest.json")))).toBe(true);
+    expect(readFileSync(join(out, "manifest.json"), "utf8")).not.toContain(tmp.dir);
   });
 });
 

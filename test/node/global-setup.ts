@@ -1,6 +1,6 @@
-// Runs once per `vitest run`, before any node test file: the bridge (dist/) and the Worker (as wrangler deploy
-// bundles it) are built here, together, so that test files running side by side share one build and never
-// rebuild what another is running.
+// Runs once per `vitest run`, before any node test file: the bridge and the Worker (as wrangler deploy bundles it)
+// are built here, together, so that test files running side by side share one build. The bridge goes into a folder
+// of its own, not dist/: the npm package and .mcpb tests rebuild dist/ while the others run theirs.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -13,7 +13,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(join(ROOT, "bmad-bundle/manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first (npm test does).");
   // npm test runs this for each node project (see vitest.config.ts): build once per run.
-  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
+  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(join(ROOT, ".wrangler/test-bridge")), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
   const [bridge, workerScript, workerState] = await builds;
   project.provide("bridge", bridge);
   project.provide("workerScript", workerScript);
@@ -31,7 +31,7 @@ async function seededWorker(): Promise<[string, string]> {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** dist/bridge.js, built for this run. */
+    /** .wrangler/test-bridge/bridge.js, built for this run (as dist/ has it). */
     bridge: string;
     /** The Worker, bundled by wrangler for this run. */
     workerScript: string;

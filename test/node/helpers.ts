@@ -117,7 +117,7 @@ export function findFiles(dir: string, name: string): string[] {
   return out;
 }
 
-/** The built bridge (dist/bridge.js), spawned over stdio with the SDK client; `stderr()` is what it printed. */
+/** The built bridge (inject("bridge")), spawned over stdio with the SDK client; `stderr()` is what it printed. */
 export async function connectBridge(
   bridge: string,
   cwd: string,

@@ -1,7 +1,7 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
-import { authedFetch, connect, ORIGIN, text, workerFetch } from "./client.js";
+import { authedFetch, connect, ORIGIN, text } from "./client.js";
 import { seed } from "./setup.js";
 
 let client: Client;
@@ -10,7 +10,6 @@ beforeAll(async () => {
   await seed();
   client = await connect("?toolsets=default,proxy");
 });
-
 
 async function toolError(name: string, args: Record<string, unknown>): Promise<string> {
   const result = await client.callTool({ name, arguments: args });
@@ -47,22 +46,6 @@ describe("paths that leave the bundle are refused", () => {
   it("glob patterns that climb out are refused too", async () => {
     expect(await toolError(TOOL.bmadResources, { operation: "list", pattern: "**/".repeat(40) + "x" })).toMatch(/Pattern refused: Pattern has 40 wildcards; at most 32/);
     expect(await toolError(TOOL.bmadResources, { operation: "list", pattern: "../**" })).toMatch(/Pattern refused/);
-  });
-});
-
-describe("hostile globs cost what plain ones do", () => {
-  const hostile = ["**************Q", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*Q", "**/**/**/**/**/**/**/**/**/**/**/Q", "bmm/**?**?**?**?**?**?**?**?**?Q"];
-
-  it.each(hostile)("answers %s within 100 ms while /healthz answers beside it", async (pattern) => {
-    const started = performance.now();
-    const [listed, health] = await Promise.all([
-      client.callTool({ name: TOOL.bmadResources, arguments: { operation: "list", pattern } }),
-      workerFetch(`${ORIGIN}/healthz`).then(async (r) => ({ status: r.status, at: performance.now() - started })),
-    ]);
-    expect(performance.now() - started).toBeLessThan(100);
-    expect(text(listed)).toBe(`No files match "${pattern}".`);
-    expect(health.status).toBe(200);
-    expect(health.at).toBeLessThan(100);
   });
 });
 

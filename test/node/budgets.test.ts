@@ -1,0 +1,72 @@
+// The wall-clock budgets a user would feel, each measured on the real thing: the default bundle build, and hostile
+// globs on the bridge and on the Worker (which must cost what plain ones do, and not hold up other requests).
+// npm test runs this file alone, after the files that run side by side, so that their load does not spend it.
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { signIn } from "../../scripts/oauth-client.js";
+import { buildBundle } from "../../src/compiler/build";
+import { connectBridge, install, localWorker, tempDir, toolText } from "./helpers";
+
+const tmp = tempDir("budgets");
+afterAll(() => tmp.cleanup());
+
+const HOSTILE = ["**************Q", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*Q", "**/**/**/**/**/**/**/**/**/**/**/Q", "bmm/**?**?**?**?**?**?**?**?**?Q"];
+const list = (pattern: string) => ({ name: "bmad-resources", arguments: { operation: "list", pattern } });
+// Each server answers a plain glob first: the first call also builds what later ones reuse, which is not the
+// glob's cost.
+const PLAIN = "**/SKILL.md";
+
+it("builds the default bundle within 3 s, its manifest under 256 KB", async () => {
+  const result = await buildBundle({ sources: [], outDir: join(tmp.dir, "bundle") });
+  expect(result.ms).toBeLessThan(3000);
+  expect(result.manifestSize).toBeLessThan(256 * 1024);
+});
+
+describe("the bridge, serving an installed 6.12 project", () => {
+  let bridge: Awaited<ReturnType<typeof connectBridge>>;
+  beforeAll(async () => {
+    const project = join(tmp.dir, "project");
+    await install("v6.12", project);
+    bridge = await connectBridge(inject("bridge"), project);
+    expect(toolText(await bridge.client.callTool(list(PLAIN)))).toContain("bmad-prd/SKILL.md");
+  }, 120_000);
+  afterAll(() => bridge?.close());
+
+  it.each(HOSTILE)("answers %s within 100 ms", async (pattern) => {
+    const started = performance.now();
+    const listed = toolText(await bridge.client.callTool(list(pattern)));
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(listed).toBe(`No files match "${pattern}".`);
+  });
+});
+
+describe("the Worker", () => {
+  let worker: LocalWorker;
+  let client: Client;
+  beforeAll(async () => {
+    worker = await localWorker();
+    const { access_token } = await signIn(fetch, worker.url.origin);
+    client = new Client({ name: "budgets-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+    expect(toolText(await client.callTool(list(PLAIN)))).toContain("bmad-prd/SKILL.md");
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    await worker?.dispose();
+  });
+
+  it.each(HOSTILE)("answers %s within 100 ms while /healthz answers beside it", async (pattern) => {
+    const started = performance.now();
+    const [listed, health] = await Promise.all([
+      client.callTool(list(pattern)),
+      fetch(new URL("/healthz", worker.url)).then((r) => ({ status: r.status, at: performance.now() - started })),
+    ]);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(toolText(listed)).toBe(`No files match "${pattern}".`);
+    expect(health.status).toBe(200);
+    expect(health.at).toBeLessThan(100);
+  });
+});
