@@ -59,6 +59,10 @@ export async function install(kind: "v6.12" | "v6.0" | "v4", dir: string): Promi
   await cachedInstall(cli!, args, dir);
 }
 
+/** For BMAD's installers, which ask the npm registry for a newer version (6.12 blocks on it for up to 5 s): with no
+ *  registry to reach and --offline, npm answers at once that it cannot. The install itself needs nothing from it. */
+export const INSTALLER_NPM = { npm_config_registry: "http://127.0.0.1:9/", npm_config_offline: "true", npm_config_update_notifier: "false" };
+
 /**
  * Runs installer `cli` with `args` plus `--directory`, once per installer version and arguments, into a cache
  * under the system temp dir, and copies the result into `dir`. An install costs about 2 s of CPU and writes the
@@ -84,10 +88,7 @@ export async function cachedInstall(cli: string, args: string[], dir: string): P
     const work = join(lock, "tree");
     try {
       mkdirSync(work);
-      // The installers ask the npm registry for a newer version (6.12 blocks on it for up to 5 s): with no registry
-      // to reach and --offline, npm answers at once that it cannot. The install itself needs nothing from it.
-      const offline = { ...process.env, npm_config_registry: "http://127.0.0.1:9/", npm_config_offline: "true", npm_config_update_notifier: "false" };
-      const child = run(process.execPath, [cli, ...args, "--directory", work], { cwd: lock, env: offline, maxBuffer: 16 << 20 });
+      const child = run(process.execPath, [cli, ...args, "--directory", work], { cwd: lock, env: { ...process.env, ...INSTALLER_NPM }, maxBuffer: 16 << 20 });
       child.child.stdin?.end();
       await child;
       renameSync(work, cached);

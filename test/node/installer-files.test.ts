@@ -16,7 +16,7 @@ import type { BundleFile, BundleManifest } from "../../src/core/catalog/bundle";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
 import type { BundleReader } from "../../src/core/surface/reader";
 import { type InstallerAnswers, installerFiles, installerQuestions, installerScripts } from "../../src/core/workspace/installer";
-import { PKG, ROOT, tempDir } from "./helpers";
+import { INSTALLER_NPM, PKG, ROOT, tempDir } from "./helpers";
 
 const run = promisify(execFile);
 const CLI = join(PKG, "bmad-method/tools/installer/bmad-cli.js");
@@ -63,7 +63,7 @@ async function install(name: string, flags: string[], pinned: boolean): Promise<
   mkdirSync(dir, { recursive: true });
   const node = pinned ? ["--require", PINNED_CLOCK] : [];
   const argv = [...node, CLI, "install", "--directory", dir, "--modules", "bmm", "--tools", "claude-code", "--yes", ...flags];
-  const child = run(process.execPath, argv, { cwd: dir, env: { ...process.env, BMAD_PINNED_NOW: NOW.toISOString() }, maxBuffer: 16 << 20 });
+  const child = run(process.execPath, argv, { cwd: dir, env: { ...process.env, ...INSTALLER_NPM, BMAD_PINNED_NOW: NOW.toISOString() }, maxBuffer: 16 << 20 });
   child.child.stdin?.end();
   await child;
   const files = new Map<string, string>();
@@ -236,7 +236,7 @@ it("writes files-manifest.csv and skill-manifest.csv byte for byte from a bundle
 
 /** `bmad-cli install --list-options`: the installer's own list of questions. */
 async function listedOptions(): Promise<Array<{ module: string; key: string; scope: string; prompt: string; values?: string[] }>> {
-  const { stdout } = await run(process.execPath, [CLI, "install", "--list-options"], { cwd: tmp.dir });
+  const { stdout } = await run(process.execPath, [CLI, "install", "--list-options"], { cwd: tmp.dir, env: { ...process.env, ...INSTALLER_NPM } });
   const out: Array<{ module: string; key: string; scope: string; prompt: string; values?: string[] }> = [];
   const lines = stdout.split("\n");
   for (const [i, line] of lines.entries()) {
