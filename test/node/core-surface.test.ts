@@ -4,6 +4,7 @@ import { expect, it } from "vitest";
 import { withToolTable } from "../../scripts/readme-tools.js";
 import { REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
 import { findAcronyms } from "../../src/core/catalog/search.js";
+import { canonicalJson, searchIndexJson, termCounts } from "../../src/compiler/manifest.js";
 import { checkBundlePath, parseBmadUri } from "../../src/core/catalog/paths.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
@@ -87,6 +88,16 @@ it("learns acronyms the content defines, either way round", () => {
   const back: Record<string, string> = {};
   findAcronyms("We ship a Minimum Viable Product (MVP), then Bring-Your-Own-Device\n(BYOD); see Test Plan (TP) (TP2) and plain (UX).", back);
   expect(back).toEqual({ mvp: "minimum viable product", byod: "bring your own device", tp: "test plan" });
+});
+
+it("writes the search index as canonical JSON of its objects would, numeric words first", () => {
+  const text = "Ship 2026 10 007 4294967294 4294967295 constructor proto toString ship zebra 10 the a";
+  const counts = termCounts(text);
+  expect([...counts.keys()]).not.toContain("the");
+  const asObjects = { terms: [Object.fromEntries([...counts].sort(([a], [b]) => (a < b ? -1 : 1)))], acronyms: { tp: "test plan", mvp: "minimum viable product" } };
+  const written = searchIndexJson([counts], asObjects.acronyms);
+  expect(written).toBe(canonicalJson(asObjects));
+  expect(written).toContain('"terms":[{"10":2,"2026":1,"4294967294":1,"007":1,"4294967295":1,"constructor":1');
 });
 
 it("keeps the README's tool table in step with the registry (npm run docs)", () => {
