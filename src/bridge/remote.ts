@@ -1,6 +1,6 @@
 // --remote: the bridge proxies the remote server's content and state tools, runs the file-system tools
 // locally, and falls back to the local bundle for content (saying so) when the remote cannot be reached.
-import { Client, ProtocolError as ClientProtocolError, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import { Client, ProtocolError as ClientProtocolError } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
 import { z } from "zod";
@@ -8,7 +8,7 @@ import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
-import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
+import type { RemoteLink } from "./remote-link.js";
 
 /** Run here, where the project's files are (memory lives in them), or where the client answers sampling. */
 const LOCAL_TOOLS = new Set<string>([
@@ -20,90 +20,6 @@ const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "res
 /** The skills extension's methods: checked by the server that answers them; passed through here as they are. */
 const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD];
 const anyObject = z.looseObject({});
-const CONNECT_WAIT_MS = 3000;
-
-type Link = { ok: true; client: Client } | { ok: false; reason: string };
-
-export class RemoteLink {
-  private client?: Client;
-  private connecting?: Promise<void>;
-  /** The one browser sign-in being waited for (the callback answers one waiter). */
-  private signingIn?: Promise<void>;
-  private reason = "not connected yet";
-
-  constructor(
-    private readonly url: URL,
-    private readonly provider: FileOAuthProvider,
-    private readonly callback: LoopbackCallback,
-    private readonly log: (m: string) => void,
-  ) {}
-
-  /** A connected client, or why there is none; waits briefly, never for the user. */
-  async current(): Promise<Link> {
-    if (this.client) return { ok: true, client: this.client };
-    this.connecting ??= this.connect().catch((e: Error) => {
-      this.reason = `${this.url.href} is unreachable (${e.message})`;
-    }).finally(() => (this.connecting = undefined));
-    await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
-    return this.client ? { ok: true, client: this.client } : { ok: false, reason: this.reason };
-  }
-
-  /** A connected client for a command the user runs and watches (pull, push): waits as long as sign-in takes. */
-  async connected(): Promise<Client> {
-    if (!this.client) await this.connect();
-    return this.client!;
-  }
-
-  /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
-  lost(error: unknown): string {
-    this.client = undefined;
-    if (error instanceof UnauthorizedError) {
-      // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
-      // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
-      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${e.message}`));
-      // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
-      // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
-      else this.provider.invalidateCredentials("discovery");
-    }
-    this.reason =
-      error instanceof UnauthorizedError
-        ? `${this.url.href} needs you to sign in again (an expired sign-in, or a call that needs write access): open the link on stderr, then retry`
-        : `${this.url.href} is unreachable (${(error as Error).message})`;
-    return this.reason;
-  }
-
-  private async connect(): Promise<void> {
-    const attempt = async () => {
-      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
-      const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
-      await client.connect(transport);
-      return client;
-    };
-    try {
-      this.client = await attempt();
-    } catch (error) {
-      if (!(error instanceof UnauthorizedError)) throw error;
-      await this.signIn();
-      this.client = await attempt();
-    }
-  }
-
-  /**
-   * After the SDK sent the user to sign in (no usable sign-in, or a call that needs more scope, e.g. bmad:write
-   * when the sign-in allowed bmad:read): waits for the browser to come back and trades its code for tokens.
-   */
-  signIn(): Promise<void> {
-    return (this.signingIn ??= this.finishSignIn().finally(() => (this.signingIn = undefined)));
-  }
-
-  private async finishSignIn(): Promise<void> {
-    this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-    const params = this.provider.checkCallback(await this.callback.next());
-    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
-    await transport.finishAuth(params);
-    this.log(`signed in to ${this.url.href}`);
-  }
-}
 
 /** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
 export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {

@@ -81,7 +81,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (!parsed.ok) fail(parsed.error);
   const remote = parsed.url;
   // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
-  const [{ FileOAuthProvider, LoopbackCallback }, { buildProxyServer, RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
+  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js")]);
   const callback = new LoopbackCallback();
   await callback.start();
   const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);

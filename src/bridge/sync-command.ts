@@ -61,7 +61,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[]): 
   if (command === "pull") await mkdir(dir, { recursive: true });
 
   // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
-  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote.js")]);
+  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js")]);
   const callback = new LoopbackCallback();
   await callback.start({ keepAlive: true });
   const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say), callback, say);
