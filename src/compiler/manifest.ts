@@ -136,8 +136,8 @@ export function termCounts(text: string): Map<string, number> {
 }
 
 /** The SearchIndex blob: canonicalJson({ terms, acronyms }) byte for byte, with the terms written straight from
- *  their maps. Making an object of each record's words (thousands of keys) and sorting them again took more time
- *  than the rest of a local build, which the bridge runs at every start. */
+ *  their maps. Making an object of each record's words (thousands of keys) and sorting them again took about a
+ *  quarter of a cold local build, which the bridge runs at every start. */
 export function searchIndexJson(terms: Array<Map<string, number>>, acronyms: SearchIndex["acronyms"]): string {
   return `{"acronyms":${canonicalJson(acronyms)},"terms":[${terms.map(countsJson).join(",")}]}`;
 }

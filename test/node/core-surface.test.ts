@@ -90,7 +90,7 @@ it("learns acronyms the content defines, either way round", () => {
   expect(back).toEqual({ mvp: "minimum viable product", byod: "bring your own device", tp: "test plan" });
 });
 
-it("writes the search index as canonical JSON of its objects would, numeric words first", () => {
+it("writes the search index byte for byte as canonical JSON of its objects, numeric words first", () => {
   const text = "Ship 2026 10 007 4294967294 4294967295 constructor proto toString ship zebra 10 the a";
   const counts = termCounts(text);
   expect([...counts.keys()]).not.toContain("the");
