@@ -2,7 +2,9 @@
 // files: a 6.12 install copied for each project, bundles, workerd's storage, Python's caches. On this machine kind
 // creating a file on disk costs about 1.3 ms of kernel time and in memory a thirtieth of that; a copy of an
 // install, 0.3 s against 0.01 s. Every process the run starts inherits TMPDIR. A TMPDIR the user set is kept.
+// Node's compile cache goes there too, for every Node process the run starts.
 import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const SHM = "/dev/shm";
@@ -18,6 +20,13 @@ function running(pid: number): boolean {
 }
 
 export function useMemoryTmpdir(): void {
+  useTmpdir();
+  // The run starts wrangler, npm, BMAD's installers and the conformance CLI dozens of times: with the compile cache,
+  // each start after the first skips compiling their code (wrangler's and npm's CPU in a run: about a seventh less).
+  process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), "node-compile-cache");
+}
+
+function useTmpdir(): void {
   if (process.env.TMPDIR || process.platform !== "linux") return;
   const dir = join(RUNS, String(process.pid));
   try {
