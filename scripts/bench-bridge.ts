@@ -313,7 +313,8 @@ export async function benchBridge(options: { calls?: number } = {}): Promise<Bri
   }
 }
 
-function middle(values: number[]): number {
+/** The middle value: how both benches take one figure from several passes. */
+export function middle(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
 

@@ -3,7 +3,7 @@
 // Prints medians and p99s, cold start, bundle build time and tools/list bytes, then checks the budgets.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { benchBridge, printBridge } from "./bench-bridge.js";
+import { benchBridge, middle, printBridge } from "./bench-bridge.js";
 import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { benchMemoryOps } from "./bench-memory.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
@@ -37,8 +37,6 @@ type Op = [name: string, fn: () => Promise<unknown>];
 /** Passes a measurement is split into: each statistic is the median of the passes' own, so one noisy stretch
  *  of the machine does not decide a budget (the bridge bench's rule too). */
 const PASSES = 3;
-
-const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Round-robin over the ops, so the floor and every op see the same machine conditions. */
 async function measure(ops: Op[], calls = CALLS): Promise<Array<[string, Stats]>> {
