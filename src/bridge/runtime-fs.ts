@@ -38,8 +38,14 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** Like Python's Path.resolve(): symlinks resolved component by component, a missing tail kept. */
   async realpath(path: string): Promise<string> {
     if (!path.startsWith("/")) throw refusal(`not an absolute path: ${path}`);
-    let resolved = "/";
-    const parts = path.split("/").filter((p) => p && p !== ".");
+    // An allowed root is a real path, so no part of it is a link: resolving starts below it. A script touches
+    // files deep in the project, and each part looked at is an lstat.
+    const root = this.roots.find((r) => path === r || path.startsWith(r === "/" ? r : `${r}/`));
+    let resolved = root ?? "/";
+    const parts = path
+      .slice(root?.length ?? 0)
+      .split("/")
+      .filter((p) => p && p !== ".");
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
       if (part === "..") {
