@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../core/catalog/bundle";
 import { mimeFor, type Tree } from "./files";
-import { frontmatter } from "./parse";
+import { bodyAfterFrontmatter } from "./parse";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
 import { bmadHelpCsv } from "../core/workspace/installer-manifests";
@@ -123,10 +123,10 @@ const STOP = new Set(
     .split(" "),
 );
 
-/** Lower-cased word -> count over the body (frontmatter removed). */
+/** Lower-cased word -> count over the body. The frontmatter is cut off unparsed: the record was read from it
+ *  already, and parsing its YAML again here cost about 7 ms of a 105 ms cold build of a 6.12 install. */
 export function termCounts(text: string): Map<string, number> {
-  const fm = frontmatter(text);
-  const body = fm.ok ? fm.value.body : text;
+  const body = bodyAfterFrontmatter(text);
   const counts = new Map<string, number>();
   for (const w of body.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
     if (w.length < 2 || STOP.has(w)) continue;

@@ -62,13 +62,21 @@ export function csv(text: string): Parsed<Array<Record<string, string>>> {
   return { ok: true, value: out };
 }
 
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+
 /** Splits `---\nyaml\n---\nbody`. No frontmatter -> data {} and the whole text as body. */
 export function frontmatter(text: string): Parsed<{ data: Record<string, unknown>; body: string }> {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
+  const m = FRONTMATTER.exec(text);
   if (!m) return { ok: true, value: { data: {}, body: text } };
   const y = yaml(m[1]!);
   if (!y.ok) return y;
   return { ok: true, value: { data: asObject(y.value), body: text.slice(m[0].length) } };
+}
+
+/** The text after a `---` frontmatter block, whose YAML is left unparsed; all of it when there is none. */
+export function bodyAfterFrontmatter(text: string): string {
+  const m = FRONTMATTER.exec(text);
+  return m ? text.slice(m[0].length) : text;
 }
 
 /** The first fenced ```yaml block of a markdown file (v4 agents keep their definition there). */
