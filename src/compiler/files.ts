@@ -66,7 +66,8 @@ export class Tree {
   /** Resolves symlinks and refuses any target outside the root (the message names the link). */
   private real(rel: string): string {
     const abs = this.abs(rel);
-    const real = realpathSync(abs);
+    // The libc realpath: Node's own lstats every part of the path in JS, for each file a build reads.
+    const real = realpathSync.native(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
       if (this.options.skipEscapingLinks) this.report(rel, message); // else the whole tree fails with it
