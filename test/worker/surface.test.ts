@@ -109,6 +109,11 @@ describe("bmad-resources", () => {
     const hits = text(await call({ operation: "search", query: "product requirements" })).split("\n");
     expect(hits[0]).toMatch(/^workflow bmm\/prd /);
   });
+
+  it("takes \"constructor\", a property of every object, as a word like any other", async () => {
+    const hits = text(await call({ operation: "search", query: "constructor prd" })).split("\n");
+    expect(hits[0]).toMatch(/^workflow bmm\/prd /);
+  });
 });
 
 describe("prompts", () => {

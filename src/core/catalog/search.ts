@@ -62,8 +62,10 @@ export function search(catalog: Catalog, index: SearchIndex, query: string, kind
   if (!q.length) return [];
   const records = kinds.flatMap((k) => catalog.list(k));
   const bodies = records.map((r) => index.terms[catalog.recordIndex(r)] ?? {});
+  // Own keys only: the counts are plain objects, and a query word such as "constructor" names a property of every one.
+  const count = (body: Record<string, number>, w: string): number => (Object.hasOwn(body, w) ? body[w]! : 0);
   // Inverse document frequency over the candidate set, so common words weigh little.
-  const idf = new Map(q.map((w) => [w, Math.log(1 + records.length / (1 + bodies.filter((b) => (b[w] ?? 0) > 0).length))]));
+  const idf = new Map(q.map((w) => [w, Math.log(1 + records.length / (1 + bodies.filter((b) => count(b, w) > 0).length))]));
   const phrase = words(query).join(" ");
   const hits: SearchHit[] = [];
   records.forEach((record, i) => {
@@ -78,7 +80,7 @@ export function search(catalog: Catalog, index: SearchIndex, query: string, kind
       if (nameWords.has(w)) score += 30 * weight;
       if (title.has(w)) score += 15 * weight;
       if (descWords.has(w)) score += 8 * weight;
-      const tf = bodies[i]![w] ?? 0;
+      const tf = count(bodies[i]!, w);
       if (tf) score += 2 * Math.log(1 + tf) * weight;
     }
     if (q.length > 1 && description.includes(phrase)) score += 20;
