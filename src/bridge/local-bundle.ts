@@ -121,10 +121,9 @@ export class LocalBundle {
       try {
         // One build per tree: a broken tree is skipped, the others still served; in a tree, a symlink that
         // leads out is skipped with a warning naming it, the rest of the tree still served.
-        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true });
+        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true, indexLater: true });
         for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
-        const bytes = built.blobs.get(built.manifest.searchIndex)!;
-        layers.push({ manifest: built.manifest, index: () => JSON.parse(new TextDecoder().decode(bytes)) as SearchIndex });
+        layers.push({ manifest: built.manifest, index: built.index! });
       } catch (error) {
         const message = (error as Error).message;
         const at = message.indexOf("Looked for:");

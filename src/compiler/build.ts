@@ -1,5 +1,5 @@
 // buildBundle: specs -> resolved trees -> manifest + blobs -> output dir. The CLI is a thin wrapper.
-import { ORIGIN_PRIORITY, type BundleManifest } from "../core/catalog/bundle";
+import { ORIGIN_PRIORITY, type BundleManifest, type SearchIndex } from "../core/catalog/bundle";
 import { Tree } from "./files";
 import { readTree } from "./detect";
 import { assemble, type BuiltSource } from "./manifest";
@@ -17,11 +17,14 @@ export interface BuildOptions {
   warn?: (message: string) => void;
   /** Skip (and warn about) a symlink that leaves its tree instead of refusing the whole tree. */
   skipEscapingLinks?: boolean;
+  /** Make the search index on first use (BuildResult.index), for a bundle kept in memory; not with outDir. */
+  indexLater?: boolean;
 }
 
 export interface BuildResult {
   manifest: BundleManifest;
   blobs: Map<string, Uint8Array>;
+  index?: () => SearchIndex;
   manifestSize?: number;
   warnings: string[];
   ms: number;
@@ -58,9 +61,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     fileCount += content.files.size;
     if (Math.floor(fileCount / 500) > Math.floor(before / 500)) log(`... ${fileCount} files read`);
   }
-  const { manifest, blobs } = assemble(built);
+  if (opts.indexLater && opts.outDir) throw new Error("indexLater: a bundle written out needs its search index");
+  const { manifest, blobs, index } = assemble(built, { indexLater: opts.indexLater });
   const manifestSize = opts.outDir ? writeBundle(opts.outDir, { manifest, blobs }) : undefined;
-  return { manifest, blobs, manifestSize, warnings, ms: Math.round(performance.now() - started) };
+  return { manifest, blobs, index, manifestSize, warnings, ms: Math.round(performance.now() - started) };
 }
 
 function prio(s: SourceSpec): number {

@@ -16,6 +16,8 @@ export interface BuiltSource {
 export interface BuiltBundle {
   manifest: BundleManifest;
   blobs: Map<string, Uint8Array>;
+  /** With `indexLater`: the search index, made on the first call; the manifest's `searchIndex` is then "". */
+  index?: () => SearchIndex;
 }
 
 export function sha256(data: Uint8Array | string): string {
@@ -35,8 +37,9 @@ export function canonicalJson(value: unknown): string {
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const KIND_ORDER = ["agent", "workflow", "task", "knowledge"];
 
-/** `built` must already be in final source order (the index is the record's `source`). */
-export function assemble(built: BuiltSource[]): BuiltBundle {
+/** `built` must already be in final source order (the index is the record's `source`). `indexLater`: for a bundle
+ *  kept in memory (the bridge's local trees), whose search index is made when a search first needs it. */
+export function assemble(built: BuiltSource[], options: { indexLater?: boolean } = {}): BuiltBundle {
   const blobs = new Map<string, Uint8Array>();
   const files: BundleFile[] = [];
   const records: CatalogRecord[] = [];
@@ -71,13 +74,24 @@ export function assemble(built: BuiltSource[]): BuiltBundle {
   );
   modules.sort((a, b) => cmp(a.name, b.name) || a.source - b.source);
 
-  const acronyms: Record<string, string> = {};
-  const decoder = new TextDecoder();
-  for (const f of files) findAcronyms(decoder.decode(blobs.get(f.sha256)!), acronyms);
-  const terms = records.map((r) => termCounts(bodies.get(`${r.source}\0${r.entry}`) ?? ""));
-  const indexBytes = new TextEncoder().encode(searchIndexJson(terms, acronyms));
-  const searchIndex = sha256(indexBytes);
-  blobs.set(searchIndex, indexBytes);
+  const indexJson = (): string => {
+    const acronyms: Record<string, string> = {};
+    const decoder = new TextDecoder();
+    for (const f of files) findAcronyms(decoder.decode(blobs.get(f.sha256)!), acronyms);
+    const terms = records.map((r) => termCounts(bodies.get(`${r.source}\0${r.entry}`) ?? ""));
+    return searchIndexJson(terms, acronyms);
+  };
+  let searchIndex = "";
+  let index: (() => SearchIndex) | undefined;
+  if (options.indexLater) {
+    let made: SearchIndex | undefined;
+    // A fifth of a cold build, which the bridge runs at every start in a project and after every edit.
+    index = () => (made ??= JSON.parse(indexJson()) as SearchIndex);
+  } else {
+    const indexBytes = new TextEncoder().encode(indexJson());
+    searchIndex = sha256(indexBytes);
+    blobs.set(searchIndex, indexBytes);
+  }
 
   const body: Omit<BundleManifest, "id"> = {
     format: 1,
@@ -89,7 +103,7 @@ export function assemble(built: BuiltSource[]): BuiltBundle {
     searchIndex,
   };
   const id = sha256(canonicalJson(body));
-  return { manifest: { ...body, id } as BundleManifest, blobs };
+  return { manifest: { ...body, id } as BundleManifest, blobs, index };
 }
 
 export const HELP_CATALOG = "_config/bmad-help.csv";

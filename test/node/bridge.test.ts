@@ -58,14 +58,17 @@ describe("the local bridge", () => {
   it("serves the project's own agent over the embedded one, and picks up an edit on the next call", async () => {
     const dir = project("override");
     const skill = join(dir, ".claude/skills/bmad-agent-pm/SKILL.md");
-    appendFileSync(skill, "\nPROJECT MARKER ONE\n");
+    appendFileSync(skill, "\nPROJECT MARKER ONE: quokkas\n");
     const { client } = await spawnBridge(dir);
     const first = (await client.getPrompt({ name: "bmad-pm" })).messages[0]!.content as { text: string };
     expect(first.text).toContain("PROJECT MARKER ONE");
     // The bmad tool's answer is kept after the first call, until the bundle changes.
     const tool = async () => text(await call(client, "bmad", { command: "pm" }));
     for (let i = 0; i < 2; i++) expect(await tool()).toContain("PROJECT MARKER ONE");
-    appendFileSync(skill, "\nPROJECT MARKER TWO\n");
+    // Search reads the project's words too (its index is made when a search first needs it).
+    const search = async (query: string) => text(await call(client, "bmad-resources", { operation: "search", query })).split("\n")[0];
+    expect(await search("quokkas")).toMatch(/^agent bmm\/pm /);
+    appendFileSync(skill, "\nPROJECT MARKER TWO: wombats\n");
     // The edit reaches the bridge through a file-system event: ask until it shows, for at most 5 s.
     let second = "";
     for (const end = Date.now() + 5000; !second.includes("PROJECT MARKER TWO") && Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
@@ -73,6 +76,7 @@ describe("the local bridge", () => {
     }
     expect(second).toContain("PROJECT MARKER TWO");
     expect(await tool()).toContain("PROJECT MARKER TWO");
+    expect(await search("wombats")).toMatch(/^agent bmm\/pm /);
   });
 
   it("ranks project > --path > BMAD_ROOT > ~/.bmad > embedded, showing every candidate", async () => {
