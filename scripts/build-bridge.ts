@@ -4,11 +4,17 @@
 // and the licences of everything bundled in dist/THIRD-PARTY-NOTICES.md (the npm package ships dist/ alone).
 import { chmodSync, cpSync, existsSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { thirdPartyNotices } from "./notices.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const DIST = join(ROOT, "dist");
+
+/** The MCP SDK's environment shims: the bridge's own (src/bridge/sdk-shims.ts says why). */
+const sdkShims: Plugin = {
+  name: "sdk-shims",
+  setup: (b) => void b.onResolve({ filter: /^@modelcontextprotocol\/(server|client)\/_shims$/ }, () => ({ path: join(ROOT, "src/bridge/sdk-shims.ts") })),
+};
 
 /** Builds into `outDir` (dist/ by default; the tests and the .mcpb build use folders of their own). */
 export async function buildBridge(outDir = DIST): Promise<string> {
@@ -30,6 +36,7 @@ export async function buildBridge(outDir = DIST): Promise<string> {
     // Some dependencies still call require(); give the ES module one.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     logLevel: "warning",
+    plugins: [sdkShims],
   });
   const launcher = join(outDir, "bridge.js");
   writeFileSync(
