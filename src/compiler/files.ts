@@ -1,22 +1,8 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { extname, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
-
-const MIME: Record<string, string> = {
-  ".md": "text/markdown",
-  ".yaml": "application/x-yaml",
-  ".yml": "application/x-yaml",
-  ".json": "application/json",
-  ".xml": "application/xml",
-  ".csv": "text/csv",
-  ".toml": "application/toml",
-};
-
-export function mimeFor(path: string): string {
-  return MIME[extname(path).toLowerCase()] ?? "text/plain";
-}
 
 export function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");

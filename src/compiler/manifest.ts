@@ -1,7 +1,8 @@
 // Merges the trees of all sources into one deterministic BundleManifest plus its blobs.
 import { createHash } from "node:crypto";
 import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../core/catalog/bundle";
-import { mimeFor, type Tree } from "./files";
+import type { Tree } from "./files";
+import { mimeFor } from "../core/workspace/paths";
 import { bodyAfterFrontmatter } from "./parse";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";

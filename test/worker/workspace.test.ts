@@ -175,6 +175,12 @@ describe("paths", () => {
       await expect(read(uri), uri.slice(0, 80)).rejects.toThrow(why);
     }
   });
+  it("serve a file whose extension names an object property as text/plain", async () => {
+    for (const path of ["docs/x.__proto__", "docs/x.constructor"]) {
+      expect((await ada.files({ action: "write", project, path, content: "odd" })).isError).toBe(false);
+      expect((await ada.client.readResource({ uri: `bmad://projects/${project}/${path}` })).contents[0]).toMatchObject({ mimeType: "text/plain", text: "odd" });
+    }
+  });
 });
 
 describe("limits", () => {

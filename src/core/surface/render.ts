@@ -14,13 +14,14 @@ import { renderSkillText, skillRenderFor } from "./skill-render.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
-const LANGUAGE: Record<string, string> = { md: "markdown", yaml: "yaml", yml: "yaml", xml: "xml", csv: "csv", toml: "toml", json: "json" };
+/** By a file's extension (a Map: a project's `notes.toString` must not name a function). */
+const LANGUAGE = new Map([["md", "markdown"], ["yaml", "yaml"], ["yml", "yaml"], ["xml", "xml"], ["csv", "csv"], ["toml", "toml"], ["json", "json"]]);
 
 function fence(text: string, path: string): string {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((m) => m.length));
   const ticks = "`".repeat(longest + 1);
   const ext = path.slice(path.lastIndexOf(".") + 1);
-  return `${ticks}${LANGUAGE[ext] ?? ""}\n${text}${text.endsWith("\n") ? "" : "\n"}${ticks}`;
+  return `${ticks}${LANGUAGE.get(ext) ?? ""}\n${text}${text.endsWith("\n") ? "" : "\n"}${ticks}`;
 }
 
 function dirOf(path: string): string {

@@ -84,13 +84,14 @@ export function printable(raw: string): string {
   return raw.length > 80 ? `${shown}...` : shown;
 }
 
-const MIME: Record<string, string> = {
-  md: "text/markdown", yaml: "application/x-yaml", yml: "application/x-yaml", json: "application/json",
-  xml: "application/xml", csv: "text/csv", toml: "application/toml",
-};
+/** A Map: the extension comes from a file name, and `x.__proto__` must not find Object.prototype. */
+const MIME = new Map([
+  ["md", "text/markdown"], ["yaml", "application/x-yaml"], ["yml", "application/x-yaml"], ["json", "application/json"],
+  ["xml", "application/xml"], ["csv", "text/csv"], ["toml", "application/toml"],
+]);
 
-/** A workspace file's MIME type by extension, as bundle files get theirs. */
+/** A file's MIME type by its extension: bundle files (the compiler) and workspace files alike. */
 export function mimeFor(path: string): string {
   const dot = path.lastIndexOf(".");
-  return (dot > path.lastIndexOf("/") && MIME[path.slice(dot + 1).toLowerCase()]) || "text/plain";
+  return (dot > path.lastIndexOf("/") && MIME.get(path.slice(dot + 1).toLowerCase())) || "text/plain";
 }
