@@ -8,7 +8,7 @@ type Row = Record<string, string>;
 /** `bmad` is the tree-relative dir (`_bmad` or `bmad`); `cfg` its config dir (`_config` or `_cfg`). */
 export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_config" | "_cfg"): TreeContent {
   const layout = cfg === "_cfg" ? "v6-alpha" : "v6-classic-installed";
-  const out: TreeContent = { layout, files: new Map(), records: [], modules: [], config: {} };
+  const out: TreeContent = { layout, files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
   const at = (p: string) => (bmad ? `${bmad}/${p}` : p);
   addDir(ctx, out.files, bmad, "");
@@ -63,7 +63,7 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
 
 /** 6.0 source: `base` is the tree-relative `src` dir; bundle paths are relative to it. */
 export function readClassicSource(ctx: ReadContext, base: string): TreeContent {
-  const out: TreeContent = { layout: "v6-classic-source", files: new Map(), records: [], modules: [], config: {} };
+  const out: TreeContent = { layout: "v6-classic-source", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
   addDir(ctx, out.files, base, "");
   const paths = [...out.files.keys()];
@@ -78,7 +78,7 @@ export function readClassicSource(ctx: ReadContext, base: string): TreeContent {
     const data = asObject(y.value);
     const m = { name: str(data.code) ?? mod, title: str(data.name), description: str(data.description) };
     out.modules.push(Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) as typeof m);
-    const defaults: Record<string, unknown> = {};
+    const defaults: Record<string, unknown> = Object.create(null); // keyed by module.yaml keys
     for (const [k, v] of Object.entries(data)) {
       const o = asObject(v);
       if ("prompt" in o && "default" in o) defaults[k] = o.default;

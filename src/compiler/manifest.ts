@@ -45,7 +45,7 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean }
   const files: BundleFile[] = [];
   const records: CatalogRecord[] = [];
   const modules: BundleModule[] = [];
-  const config: Record<string, Record<string, unknown>> = {};
+  const config: Record<string, Record<string, unknown>> = Object.create(null); // keyed by module names from the trees
   const bodies = new Map<string, string>(); // `${source}\0${path}` -> text, for the search index
 
   built.forEach(({ tree, content }, source) => {

@@ -59,7 +59,7 @@ function readModuleYaml(ctx: ReadContext, rel: string): { module: TreeModule; de
   const description = str(data.description);
   if (title) module.title = title;
   if (description) module.description = description;
-  const defaults: Record<string, unknown> = {};
+  const defaults: Record<string, unknown> = Object.create(null); // keyed by module.yaml keys
   for (const [key, value] of Object.entries(data)) {
     const entry = asObject(value);
     if ("prompt" in entry && "default" in entry) defaults[key] = entry.default;
@@ -69,7 +69,7 @@ function readModuleYaml(ctx: ReadContext, rel: string): { module: TreeModule; de
 
 /** `base` is the tree-relative dir holding `<group>/module.yaml` (usually `src`). */
 export function readSkillsSource(ctx: ReadContext, base: string): TreeContent {
-  const out: TreeContent = { layout: "v6-skills-source", files: new Map(), records: [], modules: [], config: {} };
+  const out: TreeContent = { layout: "v6-skills-source", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
   const join = (a: string, b: string) => (a ? `${a}/${b}` : b);
   const all = tree.walk(base);
@@ -143,7 +143,7 @@ function addPhases(ctx: ReadContext, out: TreeContent): void {
 
 /** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
 export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent {
-  const out: TreeContent = { layout: "v6-skills-installed", files: new Map(), records: [], modules: [], config: {} };
+  const out: TreeContent = { layout: "v6-skills-installed", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
   addDir(ctx, out.files, bmad, "");
   readInstallInfo(ctx, bmad, out);

@@ -11,6 +11,7 @@ export interface TreeContent {
   files: Map<string, string>;
   records: TreeRecord[];
   modules: TreeModule[];
+  /** By module name, as the tree names them: a null-prototype object (a module may be called "constructor"). */
   config: Record<string, Record<string, unknown>>;
   /** BMAD version when the tree states one (installed manifests). */
   version?: string;

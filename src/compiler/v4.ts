@@ -4,7 +4,7 @@ import { asObject, firstHeading, str, yaml, yamlBlock } from "./parse";
 
 /** `core` is the tree-relative core dir (`bmad-core`, `.bmad-core`, or "" when the root is the core). */
 export function readV4(ctx: ReadContext, core: string): TreeContent {
-  const out: TreeContent = { layout: "v4", files: new Map(), records: [], modules: [], config: {} };
+  const out: TreeContent = { layout: "v4", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
   const at = (dir: string, p: string) => (dir ? `${dir}/${p}` : p);
   const packs: Array<{ dir: string; module: string }> = [{ dir: core, module: "bmad-core" }];

@@ -1,5 +1,5 @@
 // 6.12 trees: the bmad-method package source and a real installed project.
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle, type BuildResult } from "../../src/compiler/build";
@@ -94,5 +94,14 @@ describe("6.12 installed project", () => {
     const entries = manifest.files.filter((f) => f.path === "bmm/bmad-agent-pm/SKILL.md");
     expect(entries.map((f) => f.source)).toEqual([0, 1]);
     expect(entries[0]!.sha256).not.toBe(entries[1]!.sha256);
+  });
+
+  it("keeps the config of a module whose name is also an object property's", async () => {
+    const odd = join(tmp.dir, "odd-module");
+    cpSync(installed, odd, { recursive: true });
+    mkdirSync(join(odd, "_bmad/constructor"));
+    writeFileSync(join(odd, "_bmad/constructor/config.yaml"), "greeting: hello\n");
+    const { manifest } = await buildBundle({ sources: [odd], includeDefault: false });
+    expect(Object.hasOwn(manifest.config, "constructor") && manifest.config.constructor).toEqual({ greeting: "hello" });
   });
 });

@@ -8,7 +8,7 @@ export interface IndexedBundle {
 }
 
 export function mergeBundles(bundles: IndexedBundle[], id: string): IndexedBundle {
-  const manifest: BundleManifest = { format: 1, id, sources: [], modules: [], records: [], files: [], config: {}, searchIndex: "" };
+  const manifest: BundleManifest = { format: 1, id, sources: [], modules: [], records: [], files: [], config: Object.create(null), searchIndex: "" };
   const searchIndex: SearchIndex = { terms: [], acronyms: {} };
   for (const { manifest: m, searchIndex: index } of bundles) {
     const offset = manifest.sources.length;
