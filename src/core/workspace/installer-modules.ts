@@ -197,7 +197,8 @@ export class ConfigCollector {
   }
 
   private collectedValue(key: string): unknown {
-    for (const config of this.collected.values()) if (config[key]) return config[key];
+    // Own keys only: a {placeholder} in module.yaml may name an object property ({constructor}).
+    for (const config of this.collected.values()) if (Object.hasOwn(config, key) && config[key]) return config[key];
     return undefined;
   }
 
