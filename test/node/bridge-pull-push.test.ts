@@ -10,9 +10,6 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
@@ -349,14 +346,24 @@ async function startFake(paths: string[]): Promise<string> {
     const content = `${path}\n`;
     return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
   };
+  // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
+  // thousand requests cost seconds of CPU.
+  const results = new Map<string, (params: Record<string, any>) => unknown>([
+    ["initialize", (params) => ({ protocolVersion: params.protocolVersion === "2025-03-26" ? "2025-03-26" : "2025-06-18", capabilities: { tools: {} }, serverInfo: { name: "fake", version: "1.0.0" } })],
+    ["tools/list", () => ({ tools: [{ name: "bmad-files", inputSchema: { type: "object" } }] })],
+    ["tools/call", (params) => answer(params.arguments ?? {})],
+    ["ping", () => ({})],
+  ]);
   hostile?.close();
   hostile = createServer(async (req, res) => {
-    const server = new Server({ name: "fake", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: "bmad-files", inputSchema: { type: "object" } }] }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => answer(request.params.arguments ?? {}));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await server.connect(transport);
-    await transport.handleRequest(req, res);
+    if (req.method !== "POST") return void res.writeHead(405, { allow: "POST" }).end();
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const message = JSON.parse(body) as { id?: number | string; method: string; params?: Record<string, any> };
+    if (message.id === undefined) return void res.writeHead(202).end(); // a notification
+    const result = results.get(message.method)?.(message.params ?? {});
+    const reply = result === undefined ? { error: { code: -32601, message: `no method ${message.method}` } } : { result };
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
   });
   await new Promise<void>((ok) => hostile!.listen(0, "127.0.0.1", ok));
   return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/mcp`;
