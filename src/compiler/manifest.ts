@@ -86,7 +86,8 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean }
   let index: (() => SearchIndex) | undefined;
   if (options.indexLater) {
     let made: SearchIndex | undefined;
-    // A fifth of a cold build, which the bridge runs at every start in a project and after every edit.
+    // About 30 of the 110 ms of a cold build of a 6.12 install, which the bridge runs at every start in a project
+    // and after every edit, and most sessions never search.
     index = () => (made ??= JSON.parse(indexJson()) as SearchIndex);
   } else {
     const indexBytes = new TextEncoder().encode(indexJson());
