@@ -38,7 +38,7 @@ export class Tree {
     private readonly options: { warn?: (message: string) => void; skipEscapingLinks?: boolean } = {},
   ) {
     try {
-      this.root = realpathSync(root);
+      this.root = realpathSync.native(root); // as real() resolves what is under it
       if (!statSync(this.root).isDirectory()) throw new Error("not a directory");
     } catch (err) {
       throw new Error(`Cannot read source ${root}: ${(err as Error).message}`);
