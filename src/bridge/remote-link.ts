@@ -1,12 +1,13 @@
 // The connection to a remote bmad-mcp server, signing in through the browser when it asks: the --remote proxy and
 // pull/push share it. Kept apart from the proxy so that pull and push load the MCP client alone, not the server.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { Result } from "../core/result.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
 
 const CONNECT_WAIT_MS = 3000;
 
-type Link = { ok: true; client: Client } | { ok: false; reason: string };
+type Link = Result<{ client: Client }>;
 
 export class RemoteLink {
   private client?: Client;
@@ -29,7 +30,7 @@ export class RemoteLink {
       this.reason = `${this.url.href} is unreachable (${e.message})`;
     }).finally(() => (this.connecting = undefined));
     await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
-    return this.client ? { ok: true, client: this.client } : { ok: false, reason: this.reason };
+    return this.client ? { ok: true, client: this.client } : { ok: false, error: this.reason };
   }
 
   /** A connected client for a command the user runs and watches (pull, push): waits as long as sign-in takes. */

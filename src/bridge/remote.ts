@@ -46,7 +46,7 @@ export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, tool
         if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
         reason = link.lost(error);
       }
-    } else reason = remote.reason;
+    } else reason = remote.error;
     if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
     const result = (await send(local, method, params)) as Record<string, unknown>;
     if (method === "tools/call") {

@@ -85,7 +85,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const callback = new LoopbackCallback();
   await callback.start();
   const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
-  void link.current().then((l) => !l.ok && warn(l.reason)); // connect (or sign in) right away
+  void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
   serveStdio(() => buildProxyServer(link, deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 }
 
