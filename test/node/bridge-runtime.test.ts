@@ -82,10 +82,10 @@ describe("bmad-run", () => {
 
   it("runs a skill's own script for real, and kills it with what it started at the time limit", async () => {
     const dir = project("own-scripts");
-    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "1500" });
+    // Long enough for python3 to start on a loaded machine (the first call runs under it too), short for a hang.
+    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" });
     const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
-    expect(listed.out?.exit_code).toBe(0);
-    expect(listed.out?.stdout).toMatch(/^creative\t/m);
+    expect(listed.out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^creative\t/m) }); // on failure, shows stderr too
     const skill = join(dir, ".claude/skills/bmad-hang");
     mkdirSync(join(skill, "scripts"), { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-hang\ndescription: hangs\n---\nRun `uv run {skill-root}/scripts/hang.py`.\n");
@@ -96,7 +96,7 @@ describe("bmad-run", () => {
     const pidFile = join(dir, "escaped.pid");
     const started = performance.now();
     const hung = await bmadRun(client, `python3 ${skill}/scripts/hang.py ${pidFile}`);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(8000);
     expect(hung.text).toMatch(/killed at the time limit/);
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(processRuns(pid)).toBe(false); // the setsid child is gone too
