@@ -6,7 +6,8 @@ import { expect, it } from "vitest";
 import { fuseRanks } from "../../src/core/memory/fusion.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { toolListing } from "../../src/core/surface/tool.js";
-import { memoryLines, mergeMemoryFiles } from "../../src/core/memory/files.js";
+import { LEARNINGS_DIR, memoryLines, mergeMemoryFiles, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
+import { projectContext } from "../../src/core/memory/project-context.js";
 import { memoryId, normaliseText } from "../../src/core/memory/model.js";
 import { ftsQuery, snippet, words } from "../../src/core/memory/text.js";
 import { MEMORY_NAMESPACE, uuidV5 } from "../../src/core/memory/uuid.js";
@@ -88,4 +89,24 @@ it("merges two copies of a memory file: additions of both kept, removals from th
   expect(parsed.filter((l) => !l.startsWith("{"))).toEqual(["broken there"]);
   // Without the base nothing counts as removed: every memory of both copies.
   expect(mergeMemoryFiles(path, [here, there]).match(/"text"/g)).toHaveLength(4);
+});
+
+it("reads hand-edited memory files saved with Windows line endings as it reads them with Unix ones", async () => {
+  const files = new Map([
+    [MUSEUM_FILE, "# Failure museum\n\n## HALLUCINATION: invented an API\n- severity: critical\n- agent: dev\nThe method did not exist.\n"],
+    [SHARED_CONTEXT_FILE, "# Shared\n\n## Stack\nTypeScript on Workers\n\n## Decisions\n- KV for bundles\n"],
+    [`${LEARNINGS_DIR}/dev.md`, "## 2026-01-10\n- Run migrations before deploying.\n  Always.\n"],
+  ]);
+  const crlf = (text: string) => text.replaceAll("\n", "\r\n");
+  for (const [path, text] of files) {
+    const unix = await parseHandFile(path, text);
+    expect(unix.entries.length, path).toBeGreaterThan(0);
+    expect(await parseHandFile(path, crlf(text)), path).toEqual(unix);
+  }
+  const context = (convert: (text: string) => string) =>
+    projectContext(async (rel) => (files.has(rel) ? { ok: true, text: convert(files.get(rel)!) } : { ok: false, missing: true, error: `${rel} missing` }), "all");
+  const unix = await context((text) => text);
+  expect(unix).toMatchObject({ ok: true, value: { stack: "TypeScript on Workers", decisions: "- KV for bundles" } });
+  // The sections are read the same; the whole file is served as it is.
+  expect(await context(crlf)).toEqual({ ...unix, value: { ...(unix.ok && unix.value), shared_context: crlf(files.get(SHARED_CONTEXT_FILE)!) } });
 });

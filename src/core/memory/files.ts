@@ -113,7 +113,7 @@ export async function parseLearnings(text: string, agent: string, path: string):
   const items: Array<{ line: number; text: string; date: string }> = [];
   let date = "";
   let current: (typeof items)[number] | undefined;
-  text.split("\n").forEach((line, i) => {
+  text.split(/\r?\n/).forEach((line, i) => {
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
     const item = /^[-*+]\s+(.*)$|^\d+[.)]\s+(.*)$/.exec(line);
     if (heading) {
@@ -140,7 +140,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
   const warnings: string[] = [];
   const blocks: Array<{ line: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
   let block: (typeof blocks)[number] | undefined;
-  text.split("\n").forEach((line, i) => {
+  text.split(/\r?\n/).forEach((line, i) => {
     const heading = /^##\s+(.*)$/.exec(line);
     if (heading) {
       block = undefined;
@@ -183,7 +183,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
 /** Shared context: one memory per `##` section (its heading and text). */
 export async function parseSharedContext(text: string, path: string): Promise<Parsed> {
   const sections: Array<{ line: number; lines: string[] }> = [];
-  text.split("\n").forEach((line, i) => {
+  text.split(/\r?\n/).forEach((line, i) => {
     if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, lines: [] });
     sections.at(-1)!.lines.push(line.replace(/^#+\s*/, ""));
   });

@@ -65,7 +65,7 @@ function yamlObject(text: string): MemResult<Map<string, unknown>> {
 function markdownSections(text: string): Map<string, string> {
   const out = new Map<string, string>();
   let key: string | undefined;
-  for (const line of text.split("\n")) {
+  for (const line of text.split(/\r?\n/)) {
     const heading = /^##\s+(.+)$/.exec(line);
     if (heading) key = heading[1]!.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
     else if (key) out.set(key, `${out.get(key) ?? ""}${line}\n`);
