@@ -62,7 +62,8 @@ export function csv(text: string): Parsed<Array<Record<string, string>>> {
   return { ok: true, value: out };
 }
 
-const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
+/** Frontmatter, after the byte-order mark some Windows editors save. */
+const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
 
 /** Splits `---\nyaml\n---\nbody`. No frontmatter -> data {} and the whole text as body. */
 export function frontmatter(text: string): Parsed<{ data: Record<string, unknown>; body: string }> {
@@ -88,8 +89,8 @@ export function yamlBlock(text: string): Parsed<Record<string, unknown>> | null 
 }
 
 export function firstHeading(text: string): string | undefined {
-  const m = /^#\s+(.+?)\s*$/m.exec(text);
-  return m?.[1];
+  // Trimmed after the match: a lazy title before `\s*$` backtracks quadratically on a long run of spaces.
+  return /^#\s+(.+)$/m.exec(text)?.[1]!.trim() || undefined;
 }
 
 export function asObject(v: unknown): Record<string, unknown> {

@@ -38,7 +38,8 @@ function clamp(n: number): number {
 export function estimateScore(document: string): number {
   let score = 60;
   for (const section of SECTIONS) if (section.test(document)) score += 5;
-  if (/\d+\s*(%|ms|users|requests|seconds)/i.test(document)) score += 5;
+  // Only from the start of a number: tried inside a long run of digits, the match backtracked quadratically.
+  if (/(?<!\d)\d+\s*(?:%|ms|users|requests|seconds)/i.test(document)) score += 5;
   return Math.min(score, ESTIMATE_CAP);
 }
 

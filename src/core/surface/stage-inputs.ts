@@ -66,13 +66,15 @@ export interface Sprint {
   title: string;
 }
 
-const SPRINT_HEADING = /^#{1,6}\s+(?:\*\*)?Sprint\s+(\d{1,3})\b\s*[:.)\-–—]?\s*(.*?)(?:\*\*)?\s*$/i;
-const SPRINT_LINE = /^\s*(?:[-*]\s+)?(?:\*\*)?Sprint\s+(\d{1,3})\s*(?:\*\*)?\s*[:.)\-–—]\s*(?:\*\*)?\s*(.*?)(?:\*\*)?\s*$/i;
+// Matched against a line without its bold markers and outer spaces: with a lazy title before optional markers and
+// spaces, a long run of spaces in a line made these quadratic.
+const SPRINT_HEADING = /^#{1,6}\s+Sprint\s+(\d{1,3})\b\s*[:.)\-–—]?\s*(.*)$/i;
+const SPRINT_LINE = /^(?:[-*]\s+)?Sprint\s+(\d{1,3})\s*[:.)\-–—]\s*(.*)$/i;
 const SPRINT_INLINE = /\bSprint\s+(\d{1,3})\s*:\s*([^.\n]*)/gi;
 
 /** The sprints of a sprint plan: its "Sprint N" headings, else "Sprint N:" lines, else inline "Sprint N: ..." runs. */
 export function parseSprints(plan: string): Sprint[] {
-  const lines = plan.split(/\r?\n/);
+  const lines = plan.split(/\r?\n/).map((line) => line.replaceAll("**", "").trim());
   const found = (matches: Array<RegExpExecArray | RegExpMatchArray | null>) => {
     const byNumber = new Map<number, Sprint>();
     for (const m of matches) {

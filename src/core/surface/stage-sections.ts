@@ -14,11 +14,21 @@ export interface Pick {
 }
 
 function withoutFrontmatter(text: string): string {
-  const m = /^---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
+  const m = /^\uFEFF?---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
   return m ? text.slice(m[0].length) : text;
 }
 
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+/** An ATX heading's level and text, its closing #s left out. The end is trimmed by hand: a regex with a lazy text
+ *  before optional spaces and #s backtracks cubically on a long run of spaces. */
+function heading(line: string): { level: number; text: string } | undefined {
+  const open = /^(#{1,6})\s/.exec(line);
+  if (!open) return undefined;
+  const text = line.slice(open[1]!.length).trim();
+  let end = text.length;
+  while (end > 0 && text[end - 1] === "#") end--;
+  const closed = end === 0 || text[end - 1] === " " || text[end - 1] === "\t";
+  return { level: open[1]!.length, text: closed ? text.slice(0, end).trimEnd() : text };
+}
 
 /** The lines under a heading up to the next heading of the same or a higher level (fences respected). */
 function sectionLines(lines: string[], title: string | undefined): string[] | undefined {
@@ -29,12 +39,12 @@ function sectionLines(lines: string[], title: string | undefined): string[] | un
     const line = lines[i]!;
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     if (fenced) continue;
-    const h = HEADING.exec(line);
+    const h = heading(line);
     if (!h) continue;
-    if (start >= 0 && h[1]!.length <= level) return lines.slice(start, i);
-    if (start < 0 && (title === undefined ? h[1]!.length === 1 : h[2]!.replace(/[*`]/g, "") === title)) {
+    if (start >= 0 && h.level <= level) return lines.slice(start, i);
+    if (start < 0 && (title === undefined ? h.level === 1 : h.text.replace(/[*`]/g, "") === title)) {
       start = i + 1;
-      level = h[1]!.length;
+      level = h.level;
     }
   }
   if (start >= 0) return lines.slice(start);
@@ -93,8 +103,8 @@ export function pickMarkdown(text: string, pick: Pick): string | undefined {
 /** The first heading of a file (its title), without the #. */
 export function markdownTitle(text: string): string | undefined {
   for (const line of withoutFrontmatter(text).split(/\r?\n/)) {
-    const h = HEADING.exec(line);
-    if (h) return h[2];
+    const h = heading(line);
+    if (h) return h.text;
   }
   return undefined;
 }

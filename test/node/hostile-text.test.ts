@@ -1,0 +1,71 @@
+// Text from outside (a project's files, a submitted document, a memlog) is parsed in linear time, and a file
+// saved with a byte-order mark reads as one without. A regex that backtracks on a long run of spaces or digits
+// freezes the bridge, or spends a Worker request's CPU, on one hostile line.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import { buildBundle } from "../../src/compiler/build.js";
+import { firstHeading, frontmatter } from "../../src/compiler/parse.js";
+import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
+import { strip, splitWhitespace } from "../../src/core/runtime/py-str.js";
+import { parseSprints } from "../../src/core/surface/stage-inputs.js";
+import { markdownTitle, pickMarkdown } from "../../src/core/surface/stage-sections.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("hostile-text");
+afterAll(() => tmp.cleanup());
+
+/** Each parse of a 200,000-character hostile input: linear is about a millisecond, quadratic minutes. */
+function expectFast(name: string, parse: () => unknown): void {
+  const started = performance.now();
+  parse();
+  expect(performance.now() - started, name).toBeLessThan(500);
+}
+
+const spaces = " ".repeat(200_000);
+
+it("parses headings, sprint plans, scores and Python's whitespace in linear time", () => {
+  expectFast("markdownTitle", () => markdownTitle(`# a${spaces}b`));
+  expectFast("pickMarkdown", () => pickMarkdown(`# Agent\n\n## Notes${spaces}x\n\n## Overview\n\nYou are the PM.\n`, { section: "Overview" }));
+  expectFast("firstHeading", () => firstHeading(`# a${spaces}b`));
+  expectFast("sprint heading", () => parseSprints(`## Sprint 1: a${spaces}b`));
+  expectFast("sprint line", () => parseSprints(`Sprint 1${spaces}x`));
+  expectFast("sprint line title", () => parseSprints(`- Sprint 1: a${spaces}b`));
+  expectFast("estimateScore", () => estimateScore("1".repeat(200_000)));
+  expectFast("parseResult", () => parseResult(`# PRD\n\nid ${"7".repeat(200_000)}\n`, []));
+  expectFast("strip", () => strip(`a${spaces}b`));
+  expectFast("splitWhitespace", () => splitWhitespace(`a${spaces}b`));
+});
+
+it("still reads what those patterns are for", () => {
+  expect(markdownTitle("---\nname: x\n---\n\n## **Product Manager** ##  \n")).toBe("**Product Manager**");
+  expect(markdownTitle("# C# in Practice\n")).toBe("C# in Practice");
+  expect(pickMarkdown("# Agent\n\n## Overview #\n\nYou are the PM.\n\n## Notes\n\nx\n", { section: "Overview" })).toBe("You are the PM.");
+  expect(firstHeading("intro\n#   Release Notes Helper   \n")).toBe("Release Notes Helper");
+  expect(parseSprints("## **Sprint 1: Sign-in**\n\n## Sprint 2 — Payments  \n")).toEqual([
+    { number: 1, title: "Sign-in" },
+    { number: 2, title: "Payments" },
+  ]);
+  expect(parseSprints("- **Sprint 3:** Reports\n* Sprint 4) Export **\n")).toEqual([
+    { number: 3, title: "Reports" },
+    { number: 4, title: "Export" },
+  ]);
+  expect(estimateScore("p95 under 200 ms")).toBe(estimateScore("p95 under 200ms"));
+  expect(estimateScore("p95 under 200 ms")).toBeGreaterThan(estimateScore("p95 is low"));
+  expect(strip("\u3000\t a b \u2029\n")).toBe("a b");
+  expect(splitWhitespace("  a \u00a0b\u3000 c ")).toEqual(["a", "b", "c"]);
+});
+
+it("reads the frontmatter of a SKILL.md saved with a byte-order mark", async () => {
+  const text = "---\nname: my-helper\ndescription: Drafts release notes from the changelog\n---\n\n# Release Notes Helper\n";
+  expect(frontmatter(`\uFEFF${text}`)).toEqual(frontmatter(text));
+  const module = join(tmp.dir, "tree/src/mymod");
+  for (const [name, bom] of [["my-helper", "\uFEFF"], ["my-other", ""]] as const) {
+    mkdirSync(join(module, name), { recursive: true });
+    writeFileSync(join(module, name, "SKILL.md"), bom + text.replace("my-helper", name));
+  }
+  writeFileSync(join(module, "module.yaml"), "code: mymod\nname: My Module\n");
+  const { manifest } = await buildBundle({ sources: [join(tmp.dir, "tree")], includeDefault: false });
+  const described = manifest.records.filter((r) => r.description === "Drafts release notes from the changelog").map((r) => r.name);
+  expect(described.sort()).toEqual(["my-helper", "my-other"]);
+});
