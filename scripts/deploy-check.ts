@@ -25,13 +25,22 @@ export interface DeployCheck {
   modules: string[];
 }
 
-/** `enough`: stop profiling at the first run within this many ms (a pass/fail check needs no more runs). */
-export async function checkDeploy(options: { enough?: number } = {}): Promise<DeployCheck> {
+/** `wrangler deploy` as `npm run deploy` runs it, dry: the modules it would upload in `outDir`, and beside them
+ *  (workerBundle) the form `wrangler check startup` profiles. */
+export async function buildDeployed(outDir: string): Promise<void> {
+  await runWrangler(["deploy", ...DEPLOY_FLAGS, "--dry-run", "--outdir", outDir, "--outfile", workerBundle(outDir)]);
+}
+
+const workerBundle = (outDir: string) => `${outDir}.bundle`;
+
+/** `enough`: stop profiling at the first run within this many ms (a pass/fail check needs no more runs).
+ *  `built`: an `outDir` buildDeployed() already wrote (the tests' Worker); else it is built now. */
+export async function checkDeploy(options: { enough?: number; built?: string } = {}): Promise<DeployCheck> {
   const dir = mkdtempSync(join(tmpdir(), "bmad-deploy-"));
   try {
-    const out = join(dir, "out");
-    const bundle = join(dir, "worker.bundle");
-    await runWrangler(["deploy", ...DEPLOY_FLAGS, "--dry-run", "--outdir", out, "--outfile", bundle]);
+    const out = options.built ?? join(dir, "out");
+    const bundle = workerBundle(out);
+    if (!options.built) await buildDeployed(out);
     const modules = readdirSync(out).filter((f) => !f.endsWith(".map") && f !== "README.md");
     const script = Buffer.concat(modules.map((f) => readFileSync(join(out, f))));
     const startupRuns: number[] = [];

@@ -8,7 +8,7 @@ import { convertV4MiniflareOptions, Miniflare } from "miniflare";
 import { parse as parseToml } from "smol-toml";
 import { loadBundleFromDir } from "../src/compiler/read.js";
 import { seedBindings } from "../src/compiler/seed.js";
-import { runWrangler } from "./wrangler.js";
+import { buildDeployed } from "./deploy-check.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const OUT_DIR = join(ROOT, ".wrangler", "dist");
@@ -19,9 +19,9 @@ export interface LocalWorker {
   dispose(): Promise<void>;
 }
 
-/** The Worker bundled exactly as `wrangler deploy` would, without deploying. */
+/** The Worker bundled exactly as `npm run deploy` would upload it, without deploying. */
 export async function buildWorker(outDir = OUT_DIR): Promise<string> {
-  await runWrangler(["deploy", "--dry-run", "--outdir", outDir]);
+  await buildDeployed(outDir);
   return join(outDir, "index.js");
 }
 
