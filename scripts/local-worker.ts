@@ -37,6 +37,9 @@ export interface LocalWorkerOptions {
   persistTo?: string;
 }
 
+const KV_NAMESPACES = ["BUNDLE_KV", "OAUTH_KV"];
+const R2_BUCKETS = ["BUNDLE_R2"];
+
 export async function startLocalWorker(options: LocalWorkerOptions = {}): Promise<LocalWorker> {
   const config = parseToml(readFileSync(join(ROOT, "wrangler.toml"), "utf8")) as {
     compatibility_date: string;
@@ -56,8 +59,8 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
       scriptPath,
       compatibilityDate: config.compatibility_date,
       compatibilityFlags: config.compatibility_flags ?? [],
-      kvNamespaces: ["BUNDLE_KV", "OAUTH_KV"],
-      r2Buckets: ["BUNDLE_R2"],
+      kvNamespaces: KV_NAMESPACES,
+      r2Buckets: R2_BUCKETS,
       // Every Durable Object wrangler.toml declares (all SQLite-backed): none can be forgotten here.
       durableObjects: Object.fromEntries((config.durable_objects?.bindings ?? []).map((b) => [b.name, { className: b.class_name, useSQLite: true }])),
       bindings: { BMAD_TOOLSETS: "", ...options.bindings },
@@ -80,10 +83,18 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   }
 }
 
-/** Seeds the bundle once into `dir`, for startLocalWorker({ seeded: dir }) to start from copies of it. */
-export async function seedState(dir: string, options: Omit<LocalWorkerOptions, "seeded" | "persistTo"> = {}): Promise<void> {
-  const worker = await startLocalWorker({ ...options, persistTo: dir });
-  await worker.dispose();
+/** Seeds the bundle once into `dir`, for startLocalWorker({ seeded: dir }) to start from copies of it. KV and R2 keep
+ *  their data apart from the Worker's code, so a stub script holds them: seeding need not wait for the Worker's build. */
+export async function seedState(dir: string, bundleDir = join(ROOT, "bmad-bundle")): Promise<void> {
+  const miniflare = new Miniflare(
+    convertV4MiniflareOptions({ modules: true, script: "export default { fetch: () => new Response(null) };", kvNamespaces: KV_NAMESPACES, r2Buckets: R2_BUCKETS, resourcePersistencePath: dir }),
+  );
+  try {
+    await miniflare.ready;
+    await seed(miniflare, bundleDir);
+  } finally {
+    await miniflare.dispose();
+  }
 }
 
 async function seed(miniflare: Miniflare, dir: string): Promise<void> {

@@ -20,12 +20,11 @@ export default async function setup(project: TestProject): Promise<void> {
   project.provide("workerState", workerState);
 }
 
-/** The Worker, and its storage with the bundle seeded once: each file's Worker starts from a copy of it. */
+/** The Worker, and its storage with the bundle seeded once (side by side): each file's Worker starts from a copy. */
 async function seededWorker(): Promise<[string, string]> {
-  const script = await buildWorker(join(ROOT, ".wrangler/test-worker"));
   const state = mkdtempSync(join(tmpdir(), "bmad-test-worker-state-"));
   process.on("exit", () => rmSync(state, { recursive: true, force: true }));
-  await seedState(state, { scriptPath: script });
+  const [script] = await Promise.all([buildWorker(join(ROOT, ".wrangler/test-worker")), seedState(state)]);
   return [script, state];
 }
 
