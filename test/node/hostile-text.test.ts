@@ -7,6 +7,8 @@ import { afterAll, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build.js";
 import { firstHeading, frontmatter } from "../../src/compiler/parse.js";
 import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
+import { LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
+import { projectContext } from "../../src/core/memory/project-context.js";
 import { strip, splitWhitespace } from "../../src/core/runtime/py-str.js";
 import { parseSprints } from "../../src/core/surface/stage-inputs.js";
 import { markdownTitle, pickMarkdown } from "../../src/core/surface/stage-sections.js";
@@ -35,6 +37,20 @@ it("parses headings, sprint plans, scores and Python's whitespace in linear time
   expectFast("parseResult", () => parseResult(`# PRD\n\nid ${"7".repeat(200_000)}\n`, []));
   expectFast("strip", () => strip(`a${spaces}b`));
   expectFast("splitWhitespace", () => splitWhitespace(`a${spaces}b`));
+});
+
+it("parses memory files a person (or a workspace member) wrote in linear time", async () => {
+  const started = performance.now();
+  await parseHandFile(MUSEUM_FILE, `## CC-FAIL: x\nseverity: high${spaces}x\n`);
+  await parseHandFile(`${LEARNINGS_DIR}/dev.md`, `-${spaces}x\ry\n## 2026-01-01${spaces}\ry\n`);
+  await parseHandFile(SHARED_CONTEXT_FILE, `## Stack${spaces}\rx\n`);
+  await projectContext(async (rel) => (rel === SHARED_CONTEXT_FILE ? { ok: true, text: `## Stack${spaces}\rx\n` } : { ok: false, missing: true, error: "" }), "all");
+  expect(performance.now() - started).toBeLessThan(1000);
+  // A line break is any of JavaScript's own: what follows a lone CR is a line of its own.
+  const learnings = await parseHandFile(`${LEARNINGS_DIR}/dev.md`, "## 2026-01-10\r- Run migrations first.\u2028- Pin versions.\n");
+  expect(learnings.entries.map((e) => [e.text, e.created_at])).toEqual([["Run migrations first.", "2026-01-10"], ["Pin versions.", "2026-01-10"]]);
+  const museum = await parseHandFile(MUSEUM_FILE, "## HALLUCINATION: invented an API\nseverity: critical · agent: dev | tags: api, docs\nThe method did not exist.\n");
+  expect(museum.entries[0]).toMatchObject({ agent: "dev", tags: expect.arrayContaining(["api", "docs", "critical"]) });
 });
 
 it("still reads what those patterns are for", () => {

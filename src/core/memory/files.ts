@@ -108,12 +108,18 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
   return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
 }
 
+/** A hand-edited file's lines, split at each of JavaScript's line terminators (CRLF, a lone CR, LF, U+2028/9): one
+ *  left inside a line stops `.*$` short, and the patterns below then backtrack quadratically over the line. */
+export function lines(text: string): string[] {
+  return text.split(/\r\n|[\n\r\u2028\u2029]/);
+}
+
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
 export async function parseLearnings(text: string, agent: string, path: string): Promise<Parsed> {
   const items: Array<{ line: number; text: string; date: string }> = [];
   let date = "";
   let current: (typeof items)[number] | undefined;
-  text.split(/\r?\n/).forEach((line, i) => {
+  lines(text).forEach((line, i) => {
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
     const item = /^[-*+]\s+(.*)$|^\d+[.)]\s+(.*)$/.exec(line);
     if (heading) {
@@ -140,7 +146,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
   const warnings: string[] = [];
   const blocks: Array<{ line: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
   let block: (typeof blocks)[number] | undefined;
-  text.split(/\r?\n/).forEach((line, i) => {
+  lines(text).forEach((line, i) => {
     const heading = /^##\s+(.*)$/.exec(line);
     if (heading) {
       block = undefined;
@@ -157,7 +163,8 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
       block.body.push(line);
       return;
     }
-    for (const part of line.trim().replace(/^[-*]\s*/, "").split(/\s+[·|]\s+/)) {
+    // Split at a lone separator between spaces; matched one character at a time (\s+ around it rescanned a long run).
+    for (const part of line.trim().replace(/^[-*]\s*/, "").split(/(?<=\s)[·|](?=\s)/)) {
       const kv = /^(severity|date|agent|tags)\s*:\s*(.*)$/i.exec(part.trim());
       if (!kv) continue;
       const [key, value] = [kv[1]!.toLowerCase(), kv[2]!.trim()];
@@ -183,7 +190,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
 /** Shared context: one memory per `##` section (its heading and text). */
 export async function parseSharedContext(text: string, path: string): Promise<Parsed> {
   const sections: Array<{ line: number; lines: string[] }> = [];
-  text.split(/\r?\n/).forEach((line, i) => {
+  lines(text).forEach((line, i) => {
     if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, lines: [] });
     sections.at(-1)!.lines.push(line.replace(/^#+\s*/, ""));
   });

@@ -3,7 +3,7 @@
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { ContextSection } from "../surface/deps.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
-import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
+import { lines, MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
 import type { Result } from "../result.js";
 
@@ -65,7 +65,7 @@ function yamlObject(text: string): MemResult<Map<string, unknown>> {
 function markdownSections(text: string): Map<string, string> {
   const out = new Map<string, string>();
   let key: string | undefined;
-  for (const line of text.split(/\r?\n/)) {
+  for (const line of lines(text)) {
     const heading = /^##\s+(.+)$/.exec(line);
     if (heading) key = heading[1]!.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
     else if (key) out.set(key, `${out.get(key) ?? ""}${line}\n`);
