@@ -31,7 +31,8 @@ beforeAll(async () => {
   );
   writeFileSync(
     join(tree, "_bmad/custom/config.user.toml"),
-    ["[core]", 'user_name = "Ada L."', "[agents.bmad-agent-custom]", 'menu = [{ code = "B", d = 20 }, { code = "C", d = 3 }]', "[limits]", 'tags = ["user"]', "enabled = false"].join("\n"),
+    // Saved with Windows line endings, a multi-line string among them (tomllib reads CRLF as LF).
+    ["[core]", 'user_name = "Ada L."', "[agents.bmad-agent-custom]", 'menu = [{ code = "B", d = 20 }, { code = "C", d = 3 }]', "[limits]", 'tags = ["user"]', "enabled = false", 'notes = """first', 'second"""'].join("\r\n"),
   );
 }, 60_000);
 

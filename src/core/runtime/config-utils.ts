@@ -21,7 +21,8 @@ function parseToml(text: string): PyDict {
   // tomllib reads no byte-order mark; smol-toml would skip it.
   if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
   try {
-    return toPy(parse(text, { integersAsBigInt: true })) as PyDict;
+    // tomllib reads CRLF as LF (inside multi-line strings too); smol-toml keeps the CR.
+    return toPy(parse(text.replaceAll("\r\n", "\n"), { integersAsBigInt: true })) as PyDict;
   } catch (error) {
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
