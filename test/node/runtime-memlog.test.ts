@@ -41,6 +41,8 @@ function session(): Step[] {
     { args: ["append", "--work", ws, "--te", "abbreviated options", "--b", "user"] },
     { args: ["append", "--workspace", ws, "--text", "- a dash and a space"] },
     { args: ["append", "--workspace", ws, "--text", "-5.5"] },
+    { args: ["append", "--workspace", ws, "--text", "-5\n"] },
+    { args: ["init", "--path", join(tree, "del\x7fete.md"), "--field", "k=\x7f"] },
     { args: ["append", "--workspace", ws, "--text", "-dash"] },
     { args: ["append", "--workspace", ws, "--text", "x", "--", "--by", "y"] },
     // Relative paths resolve against the working directory and print as given.
@@ -112,7 +114,7 @@ it("runs a memlog session byte for byte like Python: init, append of every kind,
   expect(memlog).toMatch(/^---\ntopic: Onboarding flow for a budgeting app\n/);
   expect(memlog).toContain("- (idea by user) skip the signup wall\n");
   expect(memlog).toContain("- (by coach) cheer up\n");
-  expect(memlog.match(/^- /gm)).toHaveLength(5 + TYPES.length + 4);
+  expect(memlog.match(/^- /gm)).toHaveLength(5 + TYPES.length + 5);
   expect(python.map((r) => r.result.exitCode)).toContain(2);
   expect(python.filter((r) => r.result.stderr.startsWith("Traceback")).length).toBeGreaterThanOrEqual(6);
 }, 60_000);

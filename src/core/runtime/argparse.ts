@@ -98,7 +98,8 @@ interface Width {
   width: number;
 }
 
-const NEGATIVE_NUMBER = /^-\p{Nd}+$|^-\p{Nd}*\.\p{Nd}+$/u;
+/** argparse's _negative_number_matcher; Python's `$` also matches before a final newline. */
+const NEGATIVE_NUMBER = /^-\p{Nd}+\n?$|^-\p{Nd}*\.\p{Nd}+\n?$/u;
 
 function optionIndex(parser: Parser): Map<string, Action> {
   const map = new Map<string, Action>();

@@ -61,7 +61,8 @@ export interface DumpOptions {
 function encodeString(s: string, ensureAscii: boolean): string {
   const json = JSON.stringify(s);
   if (!ensureAscii) return json;
-  return json.replace(/[^\x00-\x7f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  // ensure_ascii escapes everything outside space to tilde: JSON.stringify has done the controls, DEL is left.
+  return json.replace(/[^\x00-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** json.dumps(value, ...) */
