@@ -33,6 +33,8 @@ it("parses headings, sprint plans, scores and Python's whitespace in linear time
   expectFast("sprint heading", () => parseSprints(`## Sprint 1: a${spaces}b`));
   expectFast("sprint line", () => parseSprints(`Sprint 1${spaces}x`));
   expectFast("sprint line title", () => parseSprints(`- Sprint 1: a${spaces}b`));
+  expectFast("sprint heading with a lone CR", () => parseSprints(`## Sprint 1:${spaces}x\ry`));
+  expectFast("sprint line with a lone CR", () => parseSprints(`Sprint 1:${spaces}x\u2028y`));
   expectFast("estimateScore", () => estimateScore("1".repeat(200_000)));
   expectFast("parseResult", () => parseResult(`# PRD\n\nid ${"7".repeat(200_000)}\n`, []));
   expectFast("strip", () => strip(`a${spaces}b`));

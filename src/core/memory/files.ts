@@ -6,6 +6,7 @@
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
 import { FAILURE_CATEGORIES, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { lines } from "../lines.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
 export const STRUCTURED_DIR = `${MEMORY_DIR}/structured`;
@@ -106,12 +107,6 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
   }
   const broken = new Set(copies.flatMap((c) => c.broken).filter((line) => kept(line, (i) => copies[i]!.broken.includes(line))));
   return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
-}
-
-/** A hand-edited file's lines, split at each of JavaScript's line terminators (CRLF, a lone CR, LF, U+2028/9): one
- *  left inside a line stops `.*$` short, and the patterns below then backtrack quadratically over the line. */
-export function lines(text: string): string[] {
-  return text.split(/\r\n|[\n\r\u2028\u2029]/);
 }
 
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */

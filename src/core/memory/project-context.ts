@@ -3,7 +3,8 @@
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { ContextSection } from "../surface/deps.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
-import { lines, MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
+import { lines } from "../lines.js";
+import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
 import type { Result } from "../result.js";
 

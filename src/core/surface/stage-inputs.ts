@@ -1,5 +1,6 @@
 // The documents a stage prompt carries (earlier artifacts, the previous draft, the user's answers):
 // sized to a byte budget, cut on a line where possible, with where to read the rest.
+import { lines } from "../lines.js";
 
 export const STAGE_PROMPT_BYTES = 12 * 1024;
 
@@ -74,7 +75,7 @@ const SPRINT_INLINE = /\bSprint\s+(\d{1,3})\s*:\s*([^.\n]*)/gi;
 
 /** The sprints of a sprint plan: its "Sprint N" headings, else "Sprint N:" lines, else inline "Sprint N: ..." runs. */
 export function parseSprints(plan: string): Sprint[] {
-  const lines = plan.split(/\r?\n/).map((line) => line.replaceAll("**", "").trim());
+  const planLines = lines(plan).map((line) => line.replaceAll("**", "").trim());
   const found = (matches: Array<RegExpExecArray | RegExpMatchArray | null>) => {
     const byNumber = new Map<number, Sprint>();
     for (const m of matches) {
@@ -84,9 +85,9 @@ export function parseSprints(plan: string): Sprint[] {
     }
     return [...byNumber.values()];
   };
-  const headings = found(lines.map((l) => SPRINT_HEADING.exec(l)));
+  const headings = found(planLines.map((l) => SPRINT_HEADING.exec(l)));
   if (headings.length) return headings;
-  const listed = found(lines.map((l) => SPRINT_LINE.exec(l)));
+  const listed = found(planLines.map((l) => SPRINT_LINE.exec(l)));
   if (listed.length) return listed;
   return found([...plan.matchAll(SPRINT_INLINE)]);
 }
