@@ -5,7 +5,7 @@
 // values naming the path and the fix, with a code to branch on.
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, mkdir, open, readdir, readlink, realpath, rename, rm, stat, unlink, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
 
@@ -265,4 +265,42 @@ export async function removeConfined(root: string, rel: string): Promise<Confine
     if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
   }
   return { ok: true };
+}
+
+/**
+ * Creates folder `rel` inside the root holding `files` (paths relative to it), all or nothing: they are written
+ * into a fresh staging folder beside it, which is then renamed into place, so a failure part-way leaves nothing.
+ * "exists" when a file or a non-empty folder is at `rel` already (rename's own rule, as in Python).
+ */
+export async function createConfinedTree(root: string, rel: string, files: Map<string, Uint8Array>): Promise<Confined<{ path: string }>> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  if (at.abs === at.realRoot) return failure("exists", rel, "the project folder itself exists already.");
+  const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
+  if (!parent.ok) return parent;
+  const target = join(parent.path, basename(at.abs));
+  let staging: string | undefined;
+  let shown = rel;
+  try {
+    staging = await mkdtemp(join(parent.path, ".staging-"));
+    for (const [name, data] of files) {
+      shown = `${rel}/${name}`;
+      const path = resolve(staging, name);
+      if (path === staging || !isInside(staging, path)) return failure("outside", shown, "leads outside its folder; give a relative path below it.");
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, data, { flag: "wx" });
+    }
+    shown = rel;
+    // The folder may have been swapped for a link since it was checked: look again before the rename.
+    if (!isInside(at.realRoot, await realpath(parent.path))) return failure("outside", rel, "moved outside the project while being written; refused.");
+    await rename(staging, target);
+    staging = undefined;
+    return { ok: true, path: target };
+  } catch (e) {
+    const code = errno(e);
+    if (shown === rel && (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR")) return failure("exists", rel, "already exists.");
+    return failure("io", shown, `cannot be written (${code ?? (e as Error).message}).`);
+  } finally {
+    if (staging) await rm(staging, { recursive: true, force: true });
+  }
 }

@@ -9,7 +9,7 @@ import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ProjectInfo, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
-import { removeConfined } from "./confined-fs.js";
+import { createConfinedTree, removeConfined } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** Folders a listing does not walk into: other tools' state, not the project's documents. */
@@ -100,6 +100,14 @@ class LocalFiles implements WorkspaceFiles {
       return invalid(`${rel.value}: ${(error as Error).message}`);
     }
     return { ok: true, value: (await this.entry(rel.value, bytes))! };
+  }
+
+  async createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>): Promise<WsResult<{ files: number }>> {
+    const rel = this.checked(dir);
+    if (!rel.ok) return rel;
+    const created = await createConfinedTree(this.root, rel.value, new Map(files.map((f) => [f.path, f.data])));
+    if (created.ok) return { ok: true, value: { files: files.length } };
+    return created.code === "exists" ? { ok: false, kind: "conflict", error: created.error } : invalid(created.error);
   }
 
   async restore(): Promise<WsResult<FileEntry>> {

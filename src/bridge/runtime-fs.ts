@@ -6,11 +6,11 @@ import { lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
-import { isInside, MAX_READ_BYTES, readConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
-const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"]]);
+const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"], ["exists", "EEXIST"]]);
 
 /** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own). */
 function asError(failure: ConfinedFailure): Error {
@@ -110,6 +110,12 @@ export class NodeRuntimeFs implements RuntimeFs {
     const { root, rel } = this.rooted(await this.mustConfine(path));
     const written = await writeConfined(root, rel, data);
     if (!written.ok) throw asError(written);
+  }
+
+  async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
+    const { root, rel } = this.rooted(await this.mustConfine(dir));
+    const created = await createConfinedTree(root, rel, files);
+    if (!created.ok) throw asError(created);
   }
 
   async stat(path: string): Promise<FsEntryKind> {

@@ -157,6 +157,23 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: entry };
   }
 
+  /** A folder and its files in one transaction, refused whole when anything is at `dir` or a limit would be passed. */
+  createFolder(caller: Caller, dir: string, files: Array<{ path: string; data: Uint8Array }>, now: string): DoResult<{ files: number }> {
+    const paths = files.map((f) => `${dir}/${f.path}`);
+    for (const path of [dir, ...paths]) {
+      const checked = checkWorkspacePath(path);
+      if (!checked.ok) return fail("invalid", checked.error);
+    }
+    const g = this.gate(caller, "write");
+    if (!g.ok) return g;
+    this.writeMemories(dir);
+    if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
+    const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
+    if (!fits.ok) return fail("limit", fits.error);
+    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", caller.label, now)));
+    return { ok: true, value: { files: files.length } };
+  }
+
   restore(caller: Caller, path: string, version: number, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
     const from = this.read(caller, path, version);
     if (!from.ok) return from;
@@ -213,8 +230,12 @@ export class WorkspaceProject extends DurableObject {
     const checked = checkWorkspacePath(path);
     if (!checked.ok) return { ok: true, value: "missing" };
     if (this.files.head(path)) return { ok: true, value: "file" };
-    const below = this.sql.exec("SELECT 1 FROM files WHERE path > ? AND path < ? LIMIT 1", `${path}/`, `${path}0`).toArray().length;
-    return { ok: true, value: below ? "dir" : "missing" };
+    return { ok: true, value: this.holdsFiles(path) ? "dir" : "missing" };
+  }
+
+  /** Whether some file is below `dir` (so the folder exists: folders are implicit). */
+  private holdsFiles(dir: string): boolean {
+    return this.sql.exec("SELECT 1 FROM files WHERE path > ? AND path < ? LIMIT 1", `${dir}/`, `${dir}0`).toArray().length > 0;
   }
 
   children(caller: Caller, dir: string): DoResult<string[]> {

@@ -191,6 +191,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       project,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
+      createFolder: (dir, files) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now())),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),

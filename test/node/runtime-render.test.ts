@@ -2,7 +2,7 @@
 // at the same path, then customized and broken renders; output, exit code and every file compared.
 import { createHash } from "node:crypto";
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ScriptResult } from "../../src/core/runtime/context.js";
 import { RENDERER_SHA256 } from "../../src/core/runtime/render-skill.js";
@@ -153,3 +153,38 @@ it("renders every installed skill that renders, and refuses the rest, byte for b
   expect(python.filter((r) => r.result.stdout.startsWith("read and follow ")).length).toBe(10);
   expect(python.filter((r) => r.result.stdout.startsWith("HALT: ")).length).toBe(list.length - 10 - 4);
 }, 60_000);
+
+it("leaves nothing of a generation that fails part-way, as Python's staging folder does", async () => {
+  // A source whose path fits below the skill but not below the longer render folder: the publish fails on it
+  // (ENAMETOOLONG) after the files that sort before it.
+  const deep = (): string => {
+    const base = `${skill("bmad-build")}/zz`;
+    const parts = [base];
+    let length = Buffer.byteLength(base);
+    while (4090 - length > 205) {
+      parts.push("d".repeat(200));
+      length += 201;
+    }
+    return `${parts.join("/")}/${"x".repeat(4090 - length - 4)}.md`;
+  };
+  const args = ["--project-root", tree, "--skill", skill("bmad-build")];
+  const runs = [];
+  for (const impl of ["python", "port"] as const) {
+    resetTree(template, tree);
+    const source = deep();
+    expect(Buffer.byteLength(source)).toBe(4090);
+    mkdirSync(dirname(source), { recursive: true });
+    writeFileSync(source, "# Deep\n");
+    const script = join(tree, SCRIPT);
+    const result = impl === "python" ? await runPython(script, args, { cwd: tree }) : await runPort(script, args, { cwd: tree, root: tmp.dir });
+    runs.push({ result, files: snapshot(tree) });
+  }
+  const [python, port] = runs as [(typeof runs)[0], (typeof runs)[0]];
+  for (const { result } of runs) {
+    expect(result.exitCode, result.stdout).toBe(1);
+    expect(result.stdout).toMatch(/^HALT: .*(File name too long|ENAMETOOLONG)/);
+  }
+  expect([...port.files.keys()].filter((path) => path.startsWith("_bmad/render/bmad-build/"))).toEqual([...python.files.keys()].filter((path) => path.startsWith("_bmad/render/bmad-build/")));
+  expect([...port.files.keys()].filter((path) => path.startsWith("_bmad/render/bmad-build/") && !path.endsWith("/"))).toEqual([]);
+  expect(port.files).toEqual(python.files);
+});

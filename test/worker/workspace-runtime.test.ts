@@ -1,10 +1,12 @@
 /// <reference types="@cloudflare/vitest-plugin/types" />
 // BMAD's method from a Claude.ai-like client with only MCP calls: a workspace is {project-root}, skills render
 // against it, bmad-run runs BMAD's scripts on its files, and the PRD lands where bmad-architecture finds it.
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
+import { MAX_FILES } from "../../src/core/workspace/limits.js";
 import { seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -99,6 +101,40 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(brain.text).toMatch(/brain\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
     // bmad-brainstorming states no fallback for brain.py: the answer says so rather than quoting something else.
     expect(brain.text).toMatch(/The skill gives no fallback for it/);
+  });
+});
+
+describe("a skill rendered into a workspace with too little room", () => {
+  it("leaves no part of the generation behind, and renders whole once there is room", async () => {
+    const full = unique("full");
+    expect((await ada.project({ action: "create", name: full })).isError).toBe(false);
+    const build = (await ada.call(TOOL.bmad, { command: "*build", project: full })).text;
+    const render = /uv run [^\n`]*render_skill\.py[^\n`]*/.exec(build)![0];
+    // Rows straight into the object's table (as the limits test seeds them): room for 5 more files, and bmad-build's
+    // generation is 15 (its sources and a manifest), so the file limit stops it part-way.
+    const { files } = ((await ada.store().info(full)) as { value: { files: number } }).value;
+    const stub = projectStub(ada.id, full);
+    await runInDurableObject(stub, (_, state) => {
+      for (let i = 0; i < MAX_FILES - files - 5; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", `seed/${i}`);
+    });
+    await evictDurableObject(stub);
+    const refused = await run(render);
+    expect(refused.structured.exit_code, refused.text).toBe(1);
+    expect(refused.structured.stdout).toMatch(new RegExp(`^HALT: Project "${full}" has 5,000 files, the most a project holds; delete some before adding _bmad/render/bmad-build/`));
+    expect((await ada.files({ action: "list", project: full, path: "_bmad/render/bmad-build/**" })).structured.files).toEqual([]);
+
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("DELETE FROM files WHERE path LIKE 'seed/%'"));
+    await evictDurableObject(stub);
+    // Two at once: the second to publish finds the first's generation there and verifies it, as Python does.
+    const [rendered, twin] = await Promise.all([run(render), run(render)]);
+    expect(rendered.structured.exit_code, rendered.text).toBe(0);
+    expect(twin.structured.stdout).toBe(rendered.structured.stdout);
+    const workflow = /^read and follow bmad:\/\/projects\/[^/]+\/(\S+\/workflow\.md)$/m.exec(rendered.structured.stdout)![1]!;
+    const listed = await ada.files({ action: "list", project: full, path: `${workflow.slice(0, -"/workflow.md".length)}/**` });
+    expect(listed.structured.files).toHaveLength(15);
+    expect((await ada.files({ action: "read", project: full, path: workflow })).text).toMatch(/^# /m);
+    // Rendering again verifies the generation that is there.
+    expect((await run(render)).structured.stdout).toBe(rendered.structured.stdout);
   });
 });
 

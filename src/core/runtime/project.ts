@@ -66,6 +66,7 @@ export function bundleFs(reader: () => BundleReader): RuntimeFs {
       return file ? new TextEncoder().encode(await reader().readText(file)) : undefined;
     },
     writeFile: async (path) => refuse(path),
+    createTree: async (path) => refuse(path),
     mkdir: async (path) => refuse(path),
     async stat(path): Promise<FsEntryKind> {
       const rel = inner(path);
@@ -99,6 +100,7 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
       return clean === text ? data : new TextEncoder().encode(clean);
     },
     writeFile: (path, data) => pick(path).writeFile(path, data),
+    createTree: (dir, files) => pick(dir).createTree(dir, files),
     stat: (path) => pick(path).stat(path),
     list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],
     mkdir: (dir) => pick(dir).mkdir(dir),

@@ -51,6 +51,11 @@ export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promi
   return guard(path, () => fs.writeFile(path, data));
 }
 
+/** A folder created whole from `files` (Python stages one and renames it): nothing is left when it fails. */
+export function createTree(fs: RuntimeFs, path: string, files: Map<string, Uint8Array>): Promise<void> {
+  return guard(path, () => fs.createTree(path, files));
+}
+
 export function mkdirs(fs: RuntimeFs, path: string): Promise<void> {
   return guard(path, () => fs.mkdir(path));
 }

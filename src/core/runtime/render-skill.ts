@@ -5,7 +5,7 @@ import { ConfigError, loadCentralConfig, loadCustomization, loadToml } from "./c
 import type { ScriptContext, ScriptResult } from "./context.js";
 import type { RuntimeFs } from "./fs.js";
 import { dumps, loads, type PyDict, PyError, pyEquals } from "./py-json.js";
-import { listDir, mkdirs, readBytes, readText, statPath, writeBytes } from "./py-io.js";
+import { createTree, listDir, mkdirs, readBytes, readText, statPath } from "./py-io.js";
 import { baseName, comparePathParts, joinPath, parentPath, resolveStrict } from "./py-path.js";
 import { compareCodePoints } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -81,14 +81,18 @@ async function verifyExisting(fs: RuntimeFs, destination: string, manifest: PyDi
   }
 }
 
-/** Writes a new generation, or verifies the one already there. Outputs first, manifest last:
- *  Python stages a directory and renames it; a workspace has no directory rename. */
+/** Writes a new generation whole (Python stages a folder and renames it), or verifies the one already there. */
 async function publish(fs: RuntimeFs, destination: string, outputs: Map<string, Uint8Array>, manifest: PyDict): Promise<void> {
   await mkdirs(fs, parentPath(destination));
   if ((await statPath(fs, destination)) !== "missing") return verifyExisting(fs, destination, manifest);
-  for (const [name, content] of outputs) await writeBytes(fs, joinPath(destination, name), content);
   const text = dumps(manifest, { ensureAscii: false, indent: 2, sortKeys: true });
-  await writeBytes(fs, joinPath(destination, "manifest.json"), encoder.encode(`${text}\n`));
+  try {
+    await createTree(fs, destination, new Map([...outputs, ["manifest.json", encoder.encode(`${text}\n`)]]));
+  } catch (error) {
+    // Another render published it meanwhile: verified, as Python does when its rename finds the folder there.
+    if ((await statPath(fs, destination)) === "missing") throw error;
+    await verifyExisting(fs, destination, manifest);
+  }
 }
 
 /** render(project_root, skill_dir): the rendered workflow.md's path. */

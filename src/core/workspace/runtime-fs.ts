@@ -37,6 +37,12 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     async writeFile(path, data) {
       value(await files.write(relOrThrow(path), data));
     },
+    async createTree(dir, tree) {
+      const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
+      // The code lets the script tell "it is there already" from a failed write, as Python's errors do.
+      if (!out.ok && out.kind === "conflict") throw Object.assign(new Error(out.error), { code: "EEXIST" });
+      value(out);
+    },
     async stat(path): Promise<FsEntryKind> {
       if (above(path) !== undefined) return "dir";
       const rel = inside(path);

@@ -69,6 +69,9 @@ export interface WorkspaceFiles {
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
   write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
+  /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
+   *  anything is at `dir` already. How a script publishes a folder that must appear whole. */
+  createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>): Promise<WsResult<{ files: number }>>;
   /** A new version with `version`'s content. */
   restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
