@@ -1,6 +1,7 @@
 // Classic v6 trees: installed `_bmad/_config/*-manifest.csv` (and v6 alpha `bmad/_cfg/`), and the 6.0 source `src/`.
 import { addDir, basename, dirname, filesUnder, type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
-import { asObject, csv, firstHeading, frontmatter, str, yaml } from "./parse";
+import { firstHeading } from "../core/markdown";
+import { asObject, csv, frontmatter, str, yaml } from "./parse";
 import { readInstallInfo, stripRoot } from "./skills";
 
 type Row = Record<string, string>;

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRecord, SearchIndex } from "../core/catalog/bundle";
 import type { Tree } from "./files";
 import { mimeFor } from "../core/workspace/paths";
-import { bodyAfterFrontmatter } from "./parse";
+import { bodyAfterFrontmatter } from "../core/markdown";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
 import { bmadHelpCsv } from "../core/workspace/installer-manifests";

@@ -1,6 +1,7 @@
 // Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
+import { splitFrontmatter } from "../core/markdown.js";
 import type { Result } from "../core/result.js";
 
 export type Parsed<T> = Result<{ value: T }>;
@@ -62,22 +63,13 @@ export function csv(text: string): Parsed<Array<Record<string, string>>> {
   return { ok: true, value: out };
 }
 
-/** Frontmatter, after the byte-order mark some Windows editors save. */
-const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---\r?\n?/;
-
 /** Splits `---\nyaml\n---\nbody`. No frontmatter -> data {} and the whole text as body. */
 export function frontmatter(text: string): Parsed<{ data: Record<string, unknown>; body: string }> {
-  const m = FRONTMATTER.exec(text);
-  if (!m) return { ok: true, value: { data: {}, body: text } };
-  const y = yaml(m[1]!);
+  const split = splitFrontmatter(text);
+  if (!split) return { ok: true, value: { data: {}, body: text } };
+  const y = yaml(split.yaml);
   if (!y.ok) return y;
-  return { ok: true, value: { data: asObject(y.value), body: text.slice(m[0].length) } };
-}
-
-/** The text after a `---` frontmatter block, whose YAML is left unparsed; all of it when there is none. */
-export function bodyAfterFrontmatter(text: string): string {
-  const m = FRONTMATTER.exec(text);
-  return m ? text.slice(m[0].length) : text;
+  return { ok: true, value: { data: asObject(y.value), body: split.body } };
 }
 
 /** The first fenced ```yaml block of a markdown file (v4 agents keep their definition there). */
@@ -86,11 +78,6 @@ export function yamlBlock(text: string): Parsed<Record<string, unknown>> | null 
   if (!m) return null;
   const y = yaml(m[1]!);
   return y.ok ? { ok: true, value: asObject(y.value) } : y;
-}
-
-export function firstHeading(text: string): string | undefined {
-  // Trimmed after the match: a lazy title before `\s*$` backtracks quadratically on a long run of spaces.
-  return /^#\s+(.+)$/m.exec(text)?.[1]!.trim() || undefined;
 }
 
 export function asObject(v: unknown): Record<string, unknown> {

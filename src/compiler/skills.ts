@@ -1,6 +1,7 @@
 // v6.3+ skill trees: the package source (src/*/module.yaml + SKILL.md dirs) and installed _bmad/ + .<ide>/skills/.
 import { addDir, basename, dirname, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
-import { asObject, csv, firstHeading, frontmatter, str, toml, yaml } from "./parse";
+import { firstHeading } from "../core/markdown";
+import { asObject, csv, frontmatter, str, toml, yaml } from "./parse";
 
 /** Builds the record for one skill whose files are already in `files` under bundle dir `dir`. */
 export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: string, module: string): TreeRecord | null {

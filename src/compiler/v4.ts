@@ -1,6 +1,7 @@
 // BMAD v4: bmad-core/ (package) or .bmad-core/ (installed), expansion packs as extra modules.
 import { addDir, type ReadContext, type TreeContent, type TreeModule, type TreeRecord } from "./types";
-import { asObject, firstHeading, str, yaml, yamlBlock } from "./parse";
+import { firstHeading } from "../core/markdown";
+import { asObject, str, yaml, yamlBlock } from "./parse";
 
 /** `core` is the tree-relative core dir (`bmad-core`, `.bmad-core`, or "" when the root is the core). */
 export function readV4(ctx: ReadContext, core: string): TreeContent {

@@ -5,13 +5,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build.js";
-import { firstHeading, frontmatter } from "../../src/compiler/parse.js";
+import { frontmatter } from "../../src/compiler/parse.js";
+import { firstHeading } from "../../src/core/markdown.js";
 import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
 import { LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
 import { projectContext } from "../../src/core/memory/project-context.js";
 import { strip, splitWhitespace } from "../../src/core/runtime/py-str.js";
 import { parseSprints } from "../../src/core/surface/stage-inputs.js";
-import { markdownTitle, pickMarkdown } from "../../src/core/surface/stage-sections.js";
+import { pickMarkdown } from "../../src/core/surface/stage-sections.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("hostile-text");
@@ -27,7 +28,6 @@ function expectFast(name: string, parse: () => unknown): void {
 const spaces = " ".repeat(200_000);
 
 it("parses headings, sprint plans, scores and Python's whitespace in linear time", () => {
-  expectFast("markdownTitle", () => markdownTitle(`# a${spaces}b`));
   expectFast("pickMarkdown", () => pickMarkdown(`# Agent\n\n## Notes${spaces}x\n\n## Overview\n\nYou are the PM.\n`, { section: "Overview" }));
   expectFast("firstHeading", () => firstHeading(`# a${spaces}b`));
   expectFast("sprint heading", () => parseSprints(`## Sprint 1: a${spaces}b`));
@@ -56,8 +56,8 @@ it("parses memory files a person (or a workspace member) wrote in linear time", 
 });
 
 it("still reads what those patterns are for", () => {
-  expect(markdownTitle("---\nname: x\n---\n\n## **Product Manager** ##  \n")).toBe("**Product Manager**");
-  expect(markdownTitle("# C# in Practice\n")).toBe("C# in Practice");
+  expect(firstHeading("---\n# a YAML comment\n---\n\n## Overview\n# **Product Manager** ##  \n")).toBe("**Product Manager**");
+  expect(firstHeading("# C# in Practice\n")).toBe("C# in Practice");
   expect(pickMarkdown("# Agent\n\n## Overview #\n\nYou are the PM.\n\n## Notes\n\nx\n", { section: "Overview" })).toBe("You are the PM.");
   expect(firstHeading("intro\n#   Release Notes Helper   \n")).toBe("Release Notes Helper");
   expect(parseSprints("## **Sprint 1: Sign-in**\n\n## Sprint 2 — Payments  \n")).toEqual([

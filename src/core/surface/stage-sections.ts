@@ -1,6 +1,7 @@
 // Choosing parts of a BMAD markdown file by its own structure: a section by heading, then a run of
 // paragraphs from one that starts with `from` to the one before `until`, less any whole sentence named in
 // `drop` (a gate the session replaces). Nothing inside is rewritten.
+import { atxHeading, bodyAfterFrontmatter } from "../markdown.js";
 
 export interface Pick {
   /** A heading's text (any level); absent: the body under the document's title. */
@@ -13,23 +14,6 @@ export interface Pick {
   drop?: string[];
 }
 
-function withoutFrontmatter(text: string): string {
-  const m = /^\uFEFF?---\r?\n[\s\S]*?\r?\n---\r?\n/.exec(text);
-  return m ? text.slice(m[0].length) : text;
-}
-
-/** An ATX heading's level and text, its closing #s left out. The end is trimmed by hand: a regex with a lazy text
- *  before optional spaces and #s backtracks cubically on a long run of spaces. */
-function heading(line: string): { level: number; text: string } | undefined {
-  const open = /^(#{1,6})\s/.exec(line);
-  if (!open) return undefined;
-  const text = line.slice(open[1]!.length).trim();
-  let end = text.length;
-  while (end > 0 && text[end - 1] === "#") end--;
-  const closed = end === 0 || text[end - 1] === " " || text[end - 1] === "\t";
-  return { level: open[1]!.length, text: closed ? text.slice(0, end).trimEnd() : text };
-}
-
 /** The lines under a heading up to the next heading of the same or a higher level (fences respected). */
 function sectionLines(lines: string[], title: string | undefined): string[] | undefined {
   let fenced = false;
@@ -39,7 +23,7 @@ function sectionLines(lines: string[], title: string | undefined): string[] | un
     const line = lines[i]!;
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     if (fenced) continue;
-    const h = heading(line);
+    const h = atxHeading(line);
     if (!h) continue;
     if (start >= 0 && h.level <= level) return lines.slice(start, i);
     if (start < 0 && (title === undefined ? h.level === 1 : h.text.replace(/[*`]/g, "") === title)) {
@@ -83,7 +67,7 @@ function withoutSentence(paragraph: string, start: string): string {
 
 /** The picked text, or undefined when the file has no such section or paragraph. */
 export function pickMarkdown(text: string, pick: Pick): string | undefined {
-  const lines = sectionLines(withoutFrontmatter(text).split(/\r?\n/), pick.section);
+  const lines = sectionLines(bodyAfterFrontmatter(text).split(/\r?\n/), pick.section);
   if (!lines) return undefined;
   let paras = paragraphs(lines);
   if (pick.from !== undefined) {
@@ -98,13 +82,4 @@ export function pickMarkdown(text: string, pick: Pick): string | undefined {
   for (const start of pick.drop ?? []) paras = paras.map((p) => withoutSentence(p, start)).filter((p) => p.trim());
   const out = paras.join("\n\n").trim();
   return out || undefined;
-}
-
-/** The first heading of a file (its title), without the #. */
-export function markdownTitle(text: string): string | undefined {
-  for (const line of withoutFrontmatter(text).split(/\r?\n/)) {
-    const h = heading(line);
-    if (h) return h.text;
-  }
-  return undefined;
 }
