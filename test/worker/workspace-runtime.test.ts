@@ -120,7 +120,7 @@ describe("a skill rendered into a workspace with too little room", () => {
     await evictDurableObject(stub);
     const refused = await run(render);
     expect(refused.structured.exit_code, refused.text).toBe(1);
-    expect(refused.structured.stdout).toMatch(new RegExp(`^HALT: Project "${full}" has 5,000 files, the most a project holds; delete some before adding _bmad/render/bmad-build/`));
+    expect(refused.structured.stdout).toMatch(new RegExp(`^HALT: Project "${full}" has 4,995 files and this change adds 15; a project holds at most 5,000\\. Delete some first\\.: 'bmad://projects/${full}/_bmad/render/bmad-build/`));
     expect((await ada.files({ action: "list", project: full, path: "_bmad/render/bmad-build/**" })).structured.files).toEqual([]);
 
     await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("DELETE FROM files WHERE path LIKE 'seed/%'"));

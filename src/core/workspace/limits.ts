@@ -40,8 +40,12 @@ export function checkWrite(b: WriteBudget): LimitCheck {
   return { ok: true };
 }
 
-/** Many files at once (a new project, rewritten config): each file, then the totals. */
+/** Many files at once (a new project, rewritten config, a rendered skill): the file count, then each file and the bytes. */
 export function checkWriteAll(project: string, current: { files: number; bytes: number; sizes: Map<string, number> }, writes: Array<{ path: string; size: number }>): LimitCheck {
+  const added = writes.filter((w) => !current.sizes.has(w.path)).length;
+  if (added > 1 && current.files + added > MAX_FILES) {
+    return { ok: false, error: `Project "${project}" has ${n(current.files)} files and this change adds ${n(added)}; a project holds at most ${n(MAX_FILES)}. Delete some first.` };
+  }
   let { files, bytes } = current;
   for (const w of writes) {
     const oldSize = current.sizes.get(w.path);
