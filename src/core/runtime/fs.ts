@@ -17,7 +17,7 @@ export interface RuntimeFs {
   /** Names (not paths) of a directory's direct children, files and directories; [] when it is missing. */
   list(dir: string): Promise<string[]>;
   /** Creates the directory `dir` holding `files` (paths relative to it), all or nothing, as Python's stage-and-rename
-   *  does: when it fails nothing new is left. Fails when something is at `dir` already. Parents must exist. */
+   *  does: when it fails nothing new is left. Fails when something is at `dir` already. */
   createTree(dir: string, files: Map<string, Uint8Array>): Promise<void>;
   /** Makes a directory and its parents (Python's mkdir(parents=True, exist_ok=True)).
    *  A no-op where directories are implicit. */
