@@ -95,12 +95,37 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(read.text).toContain("status: final");
   });
 
+  it("takes paths and lines in the forms the skill text gives them, and refuses a placeholder left in a path", async () => {
+    const run = `_bmad-output/planning-artifacts/prds/prd-forms`;
+    for (const path of [`${root}/${run}/a.md`, `{project-root}/${run}/b.md`]) {
+      const wrote = await ada.files({ action: "write", project, path, content: "# A\n" });
+      expect(wrote.isError, wrote.text).toBe(false);
+    }
+    expect((await ada.files({ action: "list", project, path: `${root}/${run}/*.md` })).structured.files.map((f: { path: string }) => f.path)).toEqual([`${run}/a.md`, `${run}/b.md`]);
+    expect((await ada.files({ action: "read", project, path: `${root}/${run}/a.md` })).text).toMatch(/# A/);
+    const elsewhere = await ada.files({ action: "write", project, path: `bmad://projects/not-${project}/x.md`, content: "x" });
+    expect(elsewhere.text).toMatch(/"path" is in another project than/);
+    const unbound = await ada.files({ action: "write", project, path: "{doc_workspace}/prd.md", content: "x" });
+    expect(unbound.isError).toBe(true);
+    expect(unbound.text).toMatch(/^Fill in \{doc_workspace\} first/);
+    expect((await ada.files({ action: "list", project, path: "**" })).text).not.toContain("{doc_workspace}");
+
+    // {project-root} left as the skill writes it, with the workspace named beside the line.
+    const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });
+    expect(config.structured.exit_code, config.text).toBe(0);
+    const both = await ada.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}`, project: `not-${project}` });
+    expect(both.text).toMatch(/names bmad:\/\/projects\/.+, and "project" is not-/);
+  });
+
   it("answers a skill's own script with where it runs and the skill's fallback", async () => {
     const brain = await run("uv run {skill-root}/scripts/brain.py list --all");
     expect(brain.isError).toBe(true);
     expect(brain.text).toMatch(/brain\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
     // bmad-brainstorming states no fallback for brain.py: the answer says so rather than quoting something else.
     expect(brain.text).toMatch(/The skill gives no fallback for it/);
+    // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
+    const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
+    expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
   });
 });
 

@@ -51,6 +51,11 @@ export function unfilledPlaceholders(words: string[]): string[] {
   return [...found];
 }
 
+/** What to say of placeholders a path still holds: the workflow binds them while it runs. */
+export function fillInFirst(unfilled: string[]): string {
+  return `Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs (e.g. {doc_workspace} is the run folder).`;
+}
+
 const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
 
 /** The script file names a text runs with `uv run` (one entry per line that does). */

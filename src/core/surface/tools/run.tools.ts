@@ -2,7 +2,7 @@
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { z } from "zod";
-import { parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SHARED_SCRIPTS } from "../../runtime/scripts.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -12,6 +12,8 @@ import { servedText, type BundleReader } from "../reader.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
 import type { Result } from "../../result.js";
+import { BMAD_SCHEME } from "../../catalog/paths.js";
+import { PROJECTS_PREFIX } from "../../workspace/paths.js";
 
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
 const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
@@ -21,20 +23,25 @@ export const bmadRunTool = defineTool({
   name: TOOL.bmadRun,
   toolset: "workspace",
   description:
-    "Run a BMAD script line as a skill writes it (uv run {project-root}/_bmad/scripts/memlog.py ...; {project-root} may stay). Returns stdout, stderr and the exit code.",
-  input: z.object({ command: z.string().min(1).max(16 * 1024).describe("The command line, as the skill shows it") }),
+    "Run a BMAD script line as a skill writes it (uv run {project-root}/_bmad/scripts/memlog.py ...). Returns stdout, stderr and the exit code.",
+  input: z.object({
+    command: z.string().min(1).max(16 * 1024).describe("The command line, as the skill shows it"),
+    project: z.string().optional().describe("Workspace that is {project-root}, if the line names no bmad://projects/NAME"),
+  }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  run: (args, deps, signal) => runCommand(args.command, deps, signal),
+  run: (args, deps, signal) => runCommand(args.command, args.project, deps, signal),
 });
 
 export const runTools = [bmadRunTool];
 
-async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome> {
+async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome> {
   const parsed = parseCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
   if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
+  const named = PROJECT_URI.exec(line)?.[1];
+  if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
-  const found = await deps.runtime(PROJECT_URI.exec(line)?.[1], { lazy: true });
+  const found = await deps.runtime(project ?? named, { lazy: true });
   if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
   const runtime = found.runtime;
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
@@ -50,7 +57,7 @@ async function runCommand(line: string, deps: SurfaceDeps, signal?: AbortSignal)
   const pathWords = [script, ...args.filter((_, i) => PATH_OPTIONS.has(args[i - 1] ?? ""))];
   const unfilled = unfilledPlaceholders(pathWords);
   if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
-  if (unfilled.length) return fail(`Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs (e.g. {doc_workspace} is the run folder).`);
+  if (unfilled.length) return fail(fillInFirst(unfilled));
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));
@@ -79,8 +86,14 @@ function answer(runtime: ProjectRuntime, name: string, result: { stdout: string;
   return done(text, { script: name, exit_code: result.exitCode, stdout, stderr });
 }
 
-/** A skill's own script named without a project (`{skill-root}/scripts/x.py`): where it runs needs no project. */
+/** A skill's own script named without a project (`{skill-root}/scripts/x.py`, or by its bmad:// or skill:// URI):
+ *  where it runs needs no project. */
 async function ownScriptAnswer(reader: BundleReader, script: string): Promise<ToolOutcome | undefined> {
+  const uri = script.startsWith("skill://") ? skillUriAsBmad(reader.catalog, script) : script;
+  if (uri?.startsWith(BMAD_SCHEME) && !uri.startsWith(PROJECTS_PREFIX) && /\/scripts\/[^/]+\.py$/.test(uri)) {
+    const rel = uri.slice(BMAD_SCHEME.length);
+    if (reader.catalog.file(rel)) return needsBridge(reader, `${BUNDLE_MOUNT}/${rel}`, rel.slice(rel.lastIndexOf("/") + 1));
+  }
   const rel = script.startsWith("{skill-root}/") ? script.slice("{skill-root}/".length) : /^scripts\/[^/]+\.py$/.test(script) ? script : undefined;
   if (!rel?.startsWith("scripts/")) return undefined;
   const skill = uniqueSkillFor(reader, rel);

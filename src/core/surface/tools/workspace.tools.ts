@@ -4,7 +4,9 @@
 import { z } from "zod";
 import { sanitizeConfigText } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
-import { projectRootUri } from "../../workspace/paths.js";
+import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
+import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
+import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
 import type { FileEntry, ListedFile, WorkspaceStore, WsResult } from "../../workspace/store.js";
 import { installerQuestions } from "../../workspace/installer.js";
@@ -126,9 +128,11 @@ export const bmadFilesTool = defineTool({
   run: (args, deps) =>
     withStore(deps, async (store) => {
       const files = store.files(args.project);
-      if (args.action === "list") return result(await files.list(args.path ?? "**"), (entries) => listFiles(args.path ?? "**", entries));
-      if (args.path === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
-      const path = args.path;
+      const given = args.path === undefined ? undefined : inProject(args.project, args.path);
+      if (given && !given.ok) return fail(given.error);
+      if (args.action === "list") return result(await files.list(given?.path ?? "**"), (entries) => listFiles(given?.path ?? "**", entries));
+      if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
+      const path = given.path;
       switch (args.action) {
         case "read":
           return result(await files.read(path, args.version), (f) => {
@@ -139,6 +143,9 @@ export const bmadFilesTool = defineTool({
         case "write":
         case "append": {
           if (args.content === undefined) return fail(`bmad-files "${args.action}" needs "content": the text.`);
+          // Not for reads or deletes: a file named so by mistake can still be found and removed.
+          const unfilled = unfilledPlaceholders([path]);
+          if (unfilled.length) return fail(fillInFirst(unfilled));
           const data = new TextEncoder().encode(args.content);
           return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f));
         }
@@ -157,6 +164,15 @@ export const bmadFilesTool = defineTool({
       }
     }),
 });
+
+/** A path as a skill's text gives it: from the project root, or below `{project-root}/` or the project's own URI. */
+function inProject(project: string, raw: string): Result<{ path: string }> {
+  const uri = `${projectRootUri(project)}/`;
+  if (raw.startsWith("{project-root}/")) return { ok: true, path: raw.slice("{project-root}/".length) };
+  if (raw.startsWith(uri)) return { ok: true, path: raw.slice(uri.length) };
+  if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
+  return { ok: true, path: raw };
+}
 
 function changed(what: string, f: FileEntry): ToolOutcome {
   return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.`, { ...f });
