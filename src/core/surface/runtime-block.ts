@@ -15,7 +15,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s));
   const lines = [
     "## Running this skill here",
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below: customization is resolved, so the "resolve customization" step is done.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below: customization is resolved, so the "resolve customization" step is done. Files you load later keep their \`{workflow.*}\`: resolve_customization.py prints the values.`,
   ];
   if (scripts.size) {
     lines.push(
@@ -37,7 +37,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 
 /** For a skill served without a project: it writes files, and this is how to get somewhere to write them. */
 export function noWorkspaceBlock(): string {
-  return `## Where this skill writes\nThis skill reads its project's config (_bmad/) and writes files in the project ({project-root}), and no project is given. Create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}, then call ${TOOL.bmad} again with "project": "my-app". (On your machine, the bmad-mcp bridge uses your project folder.)`;
+  return `## Where this skill writes\nThis skill reads its project's config (_bmad/) and writes files in the project ({project-root}), and no project is given. Create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}, then call ${TOOL.bmad} with this skill's command (e.g. {"command": "*prd"}) and "project": "my-app". (On your machine, the bmad-mcp bridge uses your project folder.)`;
 }
 
 /** The file generated into every skill served over MCP (SKILL.md stays as BMAD wrote it): what the runtime
