@@ -44,6 +44,17 @@ describe("rendering against a workspace", () => {
     expect(prd).toContain("French");
   });
 
+  it("shows each installer question, a long one cut visibly (whole in the structured result)", async () => {
+    const config = await ada.project({ action: "config", name: project });
+    const questions = config.structured.questions as Array<{ module: string; key: string; prompt: string }>;
+    const long = questions.filter((q) => q.prompt.split("\n")[0]!.length > 100);
+    expect(long.length).toBeGreaterThan(0);
+    for (const q of questions) {
+      const first = q.prompt.split("\n")[0]!;
+      expect(config.text).toContain(first.length > 100 ? `: ${first.slice(0, 99)}…` : `: ${first}`);
+    }
+  });
+
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd" })).text;
     expect(prd).toMatch(/no project is given\. Create one with bmad-project/);
@@ -102,7 +113,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       expect(wrote.isError, wrote.text).toBe(false);
     }
     expect((await ada.files({ action: "list", project, path: `${root}/${run}/*.md` })).structured.files.map((f: { path: string }) => f.path)).toEqual([`${run}/a.md`, `${run}/b.md`]);
-    expect((await ada.files({ action: "read", project, path: `${root}/${run}/a.md` })).text).toMatch(/# A/);
+    // The file's text comes whole in a block of its own, after the line about it: read, edit, write back.
+    const read = (await ada.client.callTool({ name: TOOL.bmadFiles, arguments: { action: "read", project, path: `${root}/${run}/a.md` } })).content as Array<{ text: string }>;
+    expect(read.map((block) => block.text)).toEqual([expect.stringMatching(new RegExp(`^\\[${run}/a\\.md, version 1, 4 bytes, by `)), "# A\n"]);
     const elsewhere = await ada.files({ action: "write", project, path: `bmad://projects/not-${project}/x.md`, content: "x" });
     expect(elsewhere.text).toMatch(/"path" is in another project than/);
     const unbound = await ada.files({ action: "write", project, path: "{doc_workspace}/prd.md", content: "x" });
@@ -126,6 +139,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
     const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
     expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    expect(byUri.text).toContain(`The skill's fallback: "If the content was pasted or the script cannot run, estimate and mark the numbers as estimates."`);
   });
 });
 

@@ -1,9 +1,13 @@
 // Expected failures are values. One helper turns them into MCP tool results.
 import type { Result } from "../result.js";
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions);
- *  `sample`: ask the client's model first (delegate_to_agent); `kept`: the same arguments get this same answer
- *  until the bundle changes, so the server keeps it and answers a repeat without running the tool. */
-export type ToolOutcome = Result<{ text: string; structured?: Record<string, unknown>; sample?: SampleRequest; kept?: boolean }, { suggestions?: string[] }>;
+ *  `header`: a line about `text`, sent as a content block of its own before it, so that `text` (a file's content)
+ *  can be taken whole; `sample`: ask the client's model first (delegate_to_agent); `kept`: the same arguments get
+ *  this same answer until the bundle changes, so the server keeps it and answers a repeat without running the tool. */
+export type ToolOutcome = Result<
+  { text: string; header?: string; structured?: Record<string, unknown>; sample?: SampleRequest; kept?: boolean },
+  { suggestions?: string[] }
+>;
 
 /** Ask the client's model first (sampling): the call comes back with its answer under `key`. */
 export interface SampleRequest {

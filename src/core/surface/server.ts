@@ -77,7 +77,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error, outcome.suggestions);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });
-      const result: CallToolResult = { content: [{ type: "text", text: outcome.text }] };
+      const text = { type: "text" as const, text: outcome.text };
+      const result: CallToolResult = { content: outcome.header === undefined ? [text] : [{ type: "text", text: outcome.header }, text] };
       if (outcome.structured) result.structuredContent = outcome.structured;
       if (outcome.kept && surface.toolResults.size < MAX_KEPT_RESULTS) surface.toolResults.set(key, deepFreeze(result));
       return result;

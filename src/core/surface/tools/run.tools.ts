@@ -126,8 +126,9 @@ async function needsBridge(reader: BundleReader, fsScript: string, name: string)
   );
 }
 
-/** How skills say what to do when a script cannot run ("On failure, read … directly and use defaults"). */
-const FALLBACK = /\b(on failure|if (?:it|this|the script|uv|python)[^.]{0,40}(?:fails|is unavailable|is not available|isn't available)|fallback|fall back)\b/i;
+/** How skills say what to do when a script cannot run ("On failure, read … directly and use defaults", "If the
+ *  content was pasted or the script cannot run, estimate"). */
+const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is unavailable|is not available|isn't available)|fallback|fall back)\b/i;
 
 async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
   const { catalog } = reader;

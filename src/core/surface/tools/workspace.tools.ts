@@ -91,7 +91,9 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   for (const q of questions) {
     const given = p.answers[q.module]?.[q.key];
     const shown = given !== undefined ? JSON.stringify(given) : `default ${JSON.stringify(q.default ?? "")}`;
-    lines.push(`${q.module}.${q.key} = ${shown}: ${q.prompt.split("\n")[0]!.slice(0, 100)}${q.choices ? ` (${q.choices.map((c) => c.value).join("|")})` : ""}`);
+    const prompt = q.prompt.split("\n")[0]!;
+    // Cut visibly: the whole prompt is in the structured result.
+    lines.push(`${q.module}.${q.key} = ${shown}: ${prompt.length > 100 ? `${prompt.slice(0, 99)}…` : prompt}${q.choices ? ` (${q.choices.map((c) => c.value).join("|")})` : ""}`);
   }
   return done(lines.join("\n"), { ...p, questions });
 }
@@ -138,7 +140,8 @@ export const bmadFilesTool = defineTool({
           return result(await files.read(path, args.version), (f) => {
             const { data, ...meta } = f;
             const text = sanitizeConfigText(path, new TextDecoder().decode(data));
-            return done(`[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]\n${text}`, meta);
+            // The file's text is a block of its own: a read, edited and written back, carries no header line.
+            return { ok: true, header: `[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]`, text, structured: meta };
           });
         case "write":
         case "append": {
