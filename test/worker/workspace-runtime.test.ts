@@ -55,6 +55,13 @@ describe("rendering against a workspace", () => {
     }
   });
 
+  it("keeps a list value in a code span on one line, as JSON", async () => {
+    const review = (await ada.call(TOOL.bmad, { command: "*bmad-review", project })).text;
+    expect(review).not.toMatch(/`- /);
+    // The lenses' instructions hold backticks: the span is widened to two around them.
+    expect(review).toMatch(/The lens set is whatever `` \[\{"code":"adversarial",[^\n]*"\}\] `` resolves to/);
+  });
+
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd" })).text;
     expect(prd).toMatch(/no project is given\. Create one with bmad-project/);

@@ -68,11 +68,17 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 
 /** One pass over the text; anything unknown stays as written. */
 export function renderSkillText(text: string, ctx: SkillRender): string {
-  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string) => {
+  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string, at?: number) => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
     if (configPath) return configValue(extractKey(ctx.central, configPath), ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
-    if (table && customPath) return formatCustom(extractKey(ctx.customization, `${table}.${customPath}`), ctx) ?? token;
+    // `{workflow.x}` in a code span: a list there stays on one line, as JSON (a Markdown list would break the span),
+    // and a value holding a backtick widens the span to two (`` a `b` ``) rather than end it.
+    const inCode = text[at! - 1] === "`" && text[at! + token.length] === "`";
+    if (table && customPath) {
+      const value = formatCustom(extractKey(ctx.customization, `${table}.${customPath}`), ctx, inCode);
+      return value === undefined ? token : inCode && value.includes("`") ? `\` ${value} \`` : value;
+    }
     return (name && ctx.config.get(name)) ?? token;
   });
 }
@@ -82,11 +88,12 @@ function configValue(value: PyValue | undefined, ctx: SkillRender): string | und
 }
 
 /** As render_skill.py inserts customization: strings as they are, lists as Markdown lists, `_None._` when empty. */
-function formatCustom(value: PyValue | undefined, ctx: SkillRender): string | undefined {
+function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = false): string | undefined {
   if (value === undefined) return undefined;
   // Customization values name config values and roots ("{planning_artifacts}/prds"): resolve those too.
   const roots = (s: string) => s.replace(/\{(project-root|skill-root|[a-z][a-z0-9_]*)\}/g, (m, k: string) => (k === "project-root" ? ctx.projectRoot : k === "skill-root" ? ctx.skillRoot : ctx.config.get(k) ?? m));
   if (isScalar(value)) return roots(String(value));
+  if (Array.isArray(value) && inCode) return roots(toJson(value));
   if (Array.isArray(value)) {
     if (!value.length) return "_None._";
     return value
