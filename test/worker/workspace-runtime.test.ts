@@ -42,6 +42,10 @@ describe("rendering against a workspace", () => {
     expect(prd).toContain(`"project": "${project}"`);
     expect(prd).toContain("Ada");
     expect(prd).toContain("French");
+    // bmad-workflow, which a model may pick first, renders for the project too.
+    const viaWorkflow = (await ada.call(TOOL.bmadWorkflow, { workflow: "prd", project })).text;
+    expect(viaWorkflow).toContain(`uv run ${root}/_bmad/scripts/memlog.py init`);
+    expect([...viaWorkflow.matchAll(LEFTOVER)].map((m) => m[0])).toEqual([]);
   });
 
   it("shows each installer question, a long one cut visibly (whole in the structured result)", async () => {

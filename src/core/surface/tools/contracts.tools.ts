@@ -17,13 +17,14 @@ const LIST_LIMIT = 500;
 export const bmadWorkflowTool = defineTool({
   name: TOOL.bmadWorkflow,
   toolset: "contracts",
-  description: "Run a BMAD workflow by name (prd, architecture, ...): returns its raw files and instructions.",
+  description: "Run a BMAD workflow by name (prd, architecture, ...): its files and instructions.",
   input: z.object({
     workflow: z.string().min(1).max(200).describe("Workflow name (without the * prefix)"),
-    context: z.string().max(16000).optional().describe("Optional context or parameters for the workflow"),
+    context: z.string().max(16000).optional().describe("Context or parameters for it"),
+    project: z.string().max(200).optional().describe("Workspace to render it for"),
   }),
   annotations: READ_ONLY,
-  run: ({ workflow, context }, deps) => loadRecord(deps, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined),
+  run: ({ workflow, context, project }, deps) => loadRecord(deps, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined, project),
 });
 
 const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;

@@ -114,7 +114,7 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore (version), delete. Each change is a version; if_version refuses to overwrite a newer one.",
+    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete. Each change is a version.",
   input: z.object({
     action: z.enum(["read", "write", "append", "list", "history", "restore", "delete"]).describe("What to do"),
     project: z.string().describe("Project name, as bmad-project lists it"),
