@@ -83,6 +83,20 @@ export async function resolveConfined(root: string, rel: string): Promise<Confin
   return { ok: true, path: found.real, isDir: info.isDirectory() };
 }
 
+/** Where a path that may not exist yet (a file a script is about to write) lands: its deepest existing part,
+ *  after symlinks, must be inside the root; a dangling link on the way is refused, since writing follows it. */
+export async function confinedTarget(root: string, rel: string): Promise<Confined<{ path: string }>> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  for (let abs = at.abs; ; abs = dirname(abs)) {
+    const found = await follow(at.realRoot, abs, rel);
+    if (found.ok) return { ok: true, path: at.abs };
+    if (found.code !== "missing") return found;
+    if (await lstat(abs).then((info) => info.isSymbolicLink(), () => false)) return failure("outside", rel, `${relative(at.realRoot, abs)} is a dangling symlink; remove it.`);
+    if (abs === at.realRoot) return found;
+  }
+}
+
 /** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught. */
 async function openedInside(handle: FileHandle, realRoot: string): Promise<boolean> {
   try {

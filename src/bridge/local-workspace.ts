@@ -20,12 +20,12 @@ const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error
 export class LocalWorkspaceStore implements WorkspaceStore {
   private readonly local: LocalFiles;
 
-  constructor(private readonly root: string, fs: NodeRuntimeFs) {
-    this.local = new LocalFiles(root, basename(root), fs);
+  constructor(readonly folder: string, fs: NodeRuntimeFs) {
+    this.local = new LocalFiles(folder, basename(folder), fs);
   }
 
   private folderOnly(): WsError {
-    return invalid(`On the bridge the project is this folder (${this.root}); there are no other workspaces to create, configure, share or delete. bmad-files works on it.`);
+    return invalid(`On the bridge the project is this folder (${this.folder}); there are no other workspaces to create, configure, share or delete. bmad-files works on it.`);
   }
 
   async projects() {

@@ -4,10 +4,10 @@
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join, relative, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
-import { isInside, resolveConfined } from "./confined-fs.js";
+import { confinedTarget, isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import type { Result } from "../core/result.js";
@@ -33,10 +33,17 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
   };
 }
 
-async function runSkillScript(root: string, reader: BundleReader, fsScript: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
-  const script = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : fsScript;
-  const where = await confinedScript(script, [root, skillCache()]);
+async function runSkillScript(root: string, reader: BundleReader, fsScript: string, fsArgs: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
+  const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : undefined;
+  const script = bundled?.script ?? fsScript;
+  const bases = [root, skillCache()];
+  const where = await confinedScript(script, bases);
   if (!where.ok) return refused(where.error);
+  const args = bundled ? fsArgs.map(bundled.local) : fsArgs;
+  for (const arg of args) {
+    const inside = await confinedArgument(arg, root, bases);
+    if (!inside.ok) return refused(inside.error);
+  }
   const uv = onPath("uv");
   const python = onPath("python3");
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
@@ -63,6 +70,19 @@ async function confinedScript(script: string, bases: string[]): Promise<Result> 
   return { ok: true };
 }
 
+/** A path a script is given (an argument, or an option's value) stays in the project or the skill's folder,
+ *  after `..` and symlinks, so the model cannot point a script at files elsewhere. Words that are no path
+ *  resolve inside the project and pass. The script itself is the project's code and runs as the user. */
+async function confinedArgument(arg: string, root: string, bases: string[]): Promise<Result> {
+  const value = arg.startsWith("-") ? arg.slice(arg.indexOf("=") + 1 || arg.length) : arg;
+  if (!value) return { ok: true };
+  if (value.startsWith(`${BUNDLE_MOUNT}/`)) return { ok: false, error: `${value.slice(BUNDLE_MOUNT.length + 1)} is a BMAD file outside this skill's folder; give the script paths in the project or its own folder.` };
+  const base = isAbsolute(value) ? bases.find((b) => isInside(b, value)) : root;
+  if (!base) return { ok: false, error: `${value} is outside the project (${root}): a skill's script works on the project's files; give a path inside it.` };
+  const target = await confinedTarget(base, relative(base, resolve(base, value)));
+  return target.ok ? { ok: true } : { ok: false, error: `Refused to run the script with ${target.error}` };
+}
+
 function refused(message: string): SkillScriptRun {
   return { stdout: "", stderr: message, exitCode: 2 };
 }
@@ -78,8 +98,9 @@ function skillCache(): string {
   return (cacheDir = dir);
 }
 
-/** A skill that is only in the bundle gets its folder written to this process's cache, keyed by content, to run there. */
-async function materialise(reader: BundleReader, fsScript: string): Promise<string> {
+/** A skill that is only in the bundle gets its folder written to this process's cache, keyed by content, to run
+ *  there; `local` maps the skill's bundle paths in its arguments (`--skill {skill-root}`) to that copy. */
+async function materialise(reader: BundleReader, fsScript: string): Promise<{ script: string; local: (arg: string) => string }> {
   const path = fsScript.slice(BUNDLE_MOUNT.length + 1);
   const skillDir = path.replace(/\/scripts\/[^/]+$/, "");
   const { catalog } = reader;
@@ -92,7 +113,13 @@ async function materialise(reader: BundleReader, fsScript: string): Promise<stri
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, await reader.readText(catalog.file(p)!));
   }
-  return join(base, path);
+  const mounted = `${BUNDLE_MOUNT}/${skillDir}`;
+  const local = (arg: string): string => {
+    const at = arg.startsWith("-") ? arg.indexOf("=") + 1 : 0; // a value, or --option=value
+    const value = arg.slice(at);
+    return value === mounted || value.startsWith(`${mounted}/`) ? arg.slice(0, at) + join(base, skillDir) + value.slice(mounted.length) : arg;
+  };
+  return { script: join(base, path), local };
 }
 
 function onPath(command: string): string | undefined {

@@ -86,6 +86,24 @@ describe("bmad-run", () => {
     const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" });
     const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
     expect(listed.out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^creative\t/m) }); // on failure, shows stderr too
+    // The paths it is given stay in the project: not outside, not through a link out, not through a dangling link.
+    const away = join(tmp.dir, "away");
+    mkdirSync(away);
+    symlinkSync(away, join(dir, "link-out"));
+    symlinkSync(join(away, "x.html"), join(dir, "dangling.html"));
+    for (const [target, why] of <Array<[string, string]>>[
+      [join(away, "x.html"), "is outside the project"],
+      ["link-out/x.html", "leads outside the project"],
+      ["--out=../away/x.html", "leads outside the project"],
+      ["dangling.html", "is a dangling symlink"],
+    ]) {
+      const html = await bmadRun(client, `uv run {skill-root}/scripts/brain.py html --out ${target}`);
+      expect(html.out, target).toMatchObject({ exit_code: 2, stderr: expect.stringContaining(why) });
+    }
+    expect(readdirSync(away)).toEqual([]);
+    const inside = await bmadRun(client, "uv run {skill-root}/scripts/brain.py html --out docs/brain.html");
+    expect(inside.out?.exit_code).toBe(0);
+    expect(existsSync(join(dir, "docs/brain.html"))).toBe(true);
     const skill = join(dir, ".claude/skills/bmad-hang");
     mkdirSync(join(skill, "scripts"), { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-hang\ndescription: hangs\n---\nRun `uv run {skill-root}/scripts/hang.py`.\n");
@@ -143,6 +161,17 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
     expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "notes/a.md"))).toBe(false);
+    // The folder's absolute path is what {project-root} is rendered as here.
+    expect(await files({ action: "write", path: join(dir, "notes/b.md"), content: "abs" })).toMatchObject({ isError: false, text: expect.stringMatching(/^Wrote notes\/b\.md/) });
+    expect(readFileSync(join(dir, "notes/b.md"), "utf8")).toBe("abs");
+    expect(await files({ action: "read", path: join(tmp.dir, "outside.md") })).toMatchObject({ isError: true, text: expect.stringMatching(/is absolute/) });
+    // Its config is the folder's own files, not a workspace's installer answers.
+    const config = async (args: Record<string, unknown>) => {
+      const r = await client.callTool({ name: "bmad-project", arguments: { action: "config", name: "files", ...args } });
+      return { text: text(r), isError: r.isError === true };
+    };
+    expect(await config({})).toMatchObject({ isError: false, text: expect.stringContaining("_bmad/config.toml") });
+    expect(await config({ answers: { core: { user_name: "Alice" } } })).toMatchObject({ isError: true, text: expect.stringMatching(/"answers" are for workspaces/) });
   });
 });
 

@@ -15,6 +15,12 @@ it("keeps shell syntax literal, and refuses what needs a shell", () => {
     const parsed = parseCommandLine(`uv run a.py ${op} rm -rf /`);
     expect(!parsed.ok && parsed.error, op).toMatch(`"${op}" needs a shell`);
   }
+  // As a shell reads them: inside a word too, and literal once quoted.
+  for (const [line, op] of [["x.py --text a>out.txt", ">"], ["x.py --text a;b", ";"], ["x.py --text a\\ b|c", "|"], ["x.py 2>&1", ">&"]]) {
+    const parsed = parseCommandLine(line!);
+    expect(!parsed.ok && parsed.error, line).toMatch(`"${op}" needs a shell`);
+  }
+  expect(parseCommandLine(`x.py --text 'a|b' "c;d" e\\>f`)).toMatchObject({ ok: true, args: ["--text", "a|b", "c;d", "e>f"] });
   const open = parseCommandLine(`uv run a.py --text "unclosed`);
   expect(!open.ok && open.error).toMatch(/Close every quote/);
   const notPy = parseCommandLine("uv run pytest");
@@ -25,6 +31,15 @@ it("keeps shell syntax literal, and refuses what needs a shell", () => {
   expect(!empty.ok && empty.error).toMatch(/No script/);
   const long = parseCommandLine("a".repeat(20_000));
   expect(!long.ok && long.error).toMatch(/at most 16384/);
+});
+
+it("refuses the skill's <…> templates, quoted or not, naming what to fill in", () => {
+  const line = `uv run /p/_bmad/scripts/memlog.py append --workspace /p/w --type <decision|change|event> --text "<one-line gist, reason included>"`;
+  const parsed = parseCommandLine(line);
+  expect(!parsed.ok && parsed.error).toBe("Fill in <decision|change|event> first: the skill's text marks where your own value goes (one of the values between the bars).");
+  const quoted = parseCommandLine(`x.py --text "<one-line gist>"`);
+  expect(!quoted.ok && quoted.error).toMatch(/^Fill in <one-line gist> first/);
+  expect(parseCommandLine(`x.py --text "use <b> here"`)).toMatchObject({ ok: true });
 });
 
 it("finds placeholders the workflow binds at run time", () => {

@@ -33,6 +33,16 @@ describe("unknown names answer with the closest ones", () => {
     await expect(client.getPrompt({ name: "bmad-archtect" })).rejects.toThrow(/Closest: bmad-architect/);
     await expect(client.callTool({ name: "bmad-resource", arguments: {} })).rejects.toThrow(/Unknown tool "bmad-resource"\. Closest: bmad-resources/);
   });
+
+  it("a file path where a URI goes: named as the URI it is, never served by a guess", async () => {
+    const read = (uri: string) => toolError(TOOL.bmadResources, { operation: "read", uri });
+    expect(await read("assets/prd-template.md")).toBe(
+      `"assets/prd-template.md" is a file path, and this reads URIs: it is bmad://bmm/bmad-prd/assets/prd-template.md. Files of the user's project: bmad-files.`,
+    );
+    expect(await read("/home/me/app/.claude/skills/bmad-prd/assets/prd-template.md")).toContain("it is bmad://bmm/bmad-prd/assets/prd-template.md.");
+    expect(await read("checklist.md")).toMatch(/; it may be bmad:\/\/bmm\/bmad-correct-course\/checklist\.md, bmad:\/\/bmm\/bmad-create-story\/checklist\.md, /);
+    expect(await read("/etc/passwd")).toMatch(/is a file path, and this reads URIs, e\.g\. bmad:/);
+  });
 });
 
 describe("paths that leave the bundle are refused", () => {

@@ -6,9 +6,11 @@ import type { Result } from "../result.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
 
-/** Words that chain or redirect commands in a shell. Without a shell they would be passed on as
- *  arguments, which is never what the skill meant. */
-const SHELL_OPERATORS = new Set(["&&", "||", "|", ";", "&", ">", ">>", "<", "2>", "2>&1", "&>"]);
+/** Characters that chain, pipe or redirect commands when a shell sees them unquoted. Without a shell
+ *  they would be passed on inside arguments, which is never what the skill meant. */
+const SHELL_OPERATORS = new Set(["&", "|", ";", "<", ">"]);
+/** A word that is all `<…>`: the skill's template for a value the model chooses (`--type <decision|change>`). */
+const TEMPLATE_WORD = /^(?:--[\w-]+=)?<[^<>]+>$/;
 
 /** uv options that take no value and change nothing here. */
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
@@ -25,8 +27,10 @@ export function parseCommandLine(line: string): CommandLine {
   } catch (error) {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
-  const operator = words.find((w) => SHELL_OPERATORS.has(w));
-  if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call.` };
+  const template = words.find((w) => TEMPLATE_WORD.test(w));
+  if (template) return { ok: false, error: `Fill in ${template.slice(template.indexOf("<"))} first: the skill's text marks where your own value goes${template.includes("|") ? " (one of the values between the bars)" : ""}.` };
+  const operator = unquotedOperator(line);
+  if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call, and quote text that holds "${operator}".` };
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") {
     i = 2;
@@ -44,6 +48,26 @@ export function parseCommandLine(line: string): CommandLine {
   return { ok: true, script, args: words.slice(i + 1) };
 }
 
+/** The first shell operator outside quotes (`&&`, `|`, `>`, also inside a word), as a shell would read the line. */
+function unquotedOperator(line: string): string | undefined {
+  let quote = "";
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote === "'") {
+      if (c === "'") quote = "";
+    } else if (c === "\\") {
+      i++; // escapes the next character (in double quotes too, for what matters here: the quote)
+    } else if (quote === '"') {
+      if (c === '"') quote = "";
+    } else if (c === "'" || c === '"') {
+      quote = c;
+    } else if (SHELL_OPERATORS.has(c)) {
+      return SHELL_OPERATORS.has(line[i + 1] ?? "") ? c + line[i + 1] : c;
+    }
+  }
+  return undefined;
+}
+
 /** `{name}` placeholders left in a word, e.g. `{doc_workspace}` that the workflow binds while it runs. */
 export function unfilledPlaceholders(words: string[]): string[] {
   const found = new Set<string>();
@@ -53,8 +77,15 @@ export function unfilledPlaceholders(words: string[]): string[] {
 
 /** What to say of placeholders a path still holds: the workflow binds them while it runs. */
 export function fillInFirst(unfilled: string[]): string {
-  return `Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs (e.g. {doc_workspace} is the run folder).`;
+  const hints = unfilled.map((p) => BOUND_AT_RUN_TIME.get(p)).filter(Boolean);
+  return `Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}.`;
 }
+
+/** What the common run-time placeholders stand for, as BMAD's skills bind them. */
+const BOUND_AT_RUN_TIME = new Map([
+  ["{doc_workspace}", "{doc_workspace} is the run folder the skill's activation binds"],
+  ["{date}", "{date} is today's date, in the form the skill's text gives"],
+]);
 
 const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
 

@@ -5,7 +5,7 @@ import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, parseBmadUri } from "../catalog/paths.js";
 import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
-import { RESOURCE } from "./names.js";
+import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
 import { renderRecord } from "./render.js";
@@ -23,6 +23,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   }
   if (uri.startsWith(PROJECTS_PREFIX)) return readProjectFile(deps, uri);
   if (uri.startsWith(SKILL_SCHEME)) return readSkillUri(reader, uri);
+  if (!uri.includes("://")) return pathForUri(catalog, uri);
   const checked = parseBmadUri(uri);
   if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
   const path = checked.path;
@@ -48,6 +49,20 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
     return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}`, suggestions: near };
   }
   return { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) };
+}
+
+/** A file path where a URI goes (a skill's bare `assets/x.md`, or its folder on disk): the bundle files it can be,
+ *  by the longest tail of at least two segments they share, named as URIs. Only named: a guess is not served. */
+function pathForUri(catalog: SurfaceDeps["reader"]["catalog"], path: string): ReadOutcome {
+  const parts = path.split("/").filter((p) => p && p !== ".");
+  let found: string[] = [];
+  for (let i = 0; i <= Math.max(0, parts.length - 2) && !found.length; i++) {
+    const tail = parts.slice(i).join("/");
+    found = catalog.paths.filter((p) => p === tail || p.endsWith(`/${tail}`));
+  }
+  const uris = found.slice(0, 5).map(bmadUri);
+  const which = uris.length === 1 ? `: it is ${uris[0]}` : uris.length ? `; it may be ${uris.join(", ")}` : ", e.g. bmad://bmm/bmad-prd/SKILL.md";
+  return { ok: false, error: `"${path.slice(0, 200)}" is a file path, and this reads URIs${which}. Files of the user's project: ${TOOL.bmadFiles}.`, suggestions: uris };
 }
 
 /** Completion values for a resource template variable; `context` holds the variables already chosen. */

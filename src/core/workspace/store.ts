@@ -101,4 +101,6 @@ export interface WorkspaceStore {
   files(project: string): WorkspaceFiles;
   /** The project's memory (seed 001), where the store keeps it (the bridge keeps it in its files instead). */
   memory?(project: string): ProjectMemory;
+  /** The bridge's project folder, the one project there: its config is its own files, not installer answers. */
+  readonly folder?: string;
 }

@@ -60,6 +60,7 @@ export const bmadProjectTool = defineTool({
           );
         }
         case "config":
+          if (store.folder) return folderConfig(store.folder, args.answers !== undefined);
           return args.answers ? setConfig(deps, store, name, args.answers) : showConfig(deps, store, name);
         case "delete":
           return result(await store.remove(name, args.confirm ?? ""), (r) => done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history.`, r));
@@ -98,6 +99,12 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   return done(lines.join("\n"), { ...p, questions });
 }
 
+/** On the bridge the config is the project's own files, as BMAD's installer wrote them. */
+function folderConfig(folder: string, answers: boolean): ToolOutcome {
+  const where = `On the bridge the project is this folder (${folder}), and its BMAD config is its own files: _bmad/config.toml, _bmad/config.user.toml and the overrides in _bmad/custom/. ${TOOL.bmadRun} "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root}" prints the merged values.`;
+  return answers ? fail(`${where} Change them with ${TOOL.bmadFiles} or BMAD's installer; "answers" are for workspaces.`) : done(where, { folder });
+}
+
 async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>): Promise<ToolOutcome> {
   const info = await store.info(name);
   if (!info.ok) return fail(info.error);
@@ -130,7 +137,7 @@ export const bmadFilesTool = defineTool({
   run: (args, deps) =>
     withStore(deps, async (store) => {
       const files = store.files(args.project);
-      const given = args.path === undefined ? undefined : inProject(args.project, args.path);
+      const given = args.path === undefined ? undefined : inProject(args.project, args.path, store.folder);
       if (given && !given.ok) return fail(given.error);
       if (args.action === "list") return result(await files.list(given?.path ?? "**"), (entries) => listFiles(given?.path ?? "**", entries));
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
@@ -168,11 +175,11 @@ export const bmadFilesTool = defineTool({
     }),
 });
 
-/** A path as a skill's text gives it: from the project root, or below `{project-root}/` or the project's own URI. */
-function inProject(project: string, raw: string): Result<{ path: string }> {
+/** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
+ *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
+function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
   const uri = `${projectRootUri(project)}/`;
-  if (raw.startsWith("{project-root}/")) return { ok: true, path: raw.slice("{project-root}/".length) };
-  if (raw.startsWith(uri)) return { ok: true, path: raw.slice(uri.length) };
+  for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : [])]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   return { ok: true, path: raw };
 }
