@@ -68,7 +68,8 @@ describe("rendering against a workspace", () => {
 
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd" })).text;
-    expect(prd).toMatch(/no project is given\. Create one with bmad-project/);
+    expect(prd).toContain(`no project is given. Use the user's project: bmad-project {"action": "list"} shows them, and {"action": "create", "name": "my-app"} makes one. Then call bmad with {"command": "*prd", "project": "<name>"}.`);
+    expect((await ada.call(TOOL.bmad, { command: "*architecture" })).text).toContain(`{"command": "*architecture", "project": "<name>"}`);
     const unknown = await ada.call(TOOL.bmad, { command: "*prd", project: "no-such-project" });
     expect(unknown.isError).toBe(true);
     expect(unknown.text).toMatch(/not found/i);
@@ -133,6 +134,27 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(unbound.isError).toBe(true);
     expect(unbound.text).toMatch(/^Fill in \{doc_workspace\} first/);
     expect((await ada.files({ action: "list", project, path: "**" })).text).not.toContain("{doc_workspace}");
+    // Config values left in a path, as resolve_customization prints them ("{planning_artifacts}/prds"), are filled in.
+    const planned = await ada.files({ action: "write", project, path: "{planning_artifacts}/prds/prd-config/c.md", content: "c" });
+    expect(planned.text).toMatch(/^Wrote _bmad-output\/planning-artifacts\/prds\/prd-config\/c\.md:/);
+    const seeded = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {planning_artifacts}/prds/prd-config", project });
+    expect(seeded.structured.exit_code, seeded.text).toBe(0);
+    // A folder lists what is below it; a pattern that matches only folders names them (a skill's scan for earlier runs).
+    for (const folder of ["_bmad-output/planning-artifacts/prds", "_bmad-output/planning-artifacts/prds/", "{planning_artifacts}/prds"]) {
+      const listed = await ada.files({ action: "list", project, path: folder });
+      const paths = listed.structured.files.map((f: { path: string }) => f.path);
+      expect(paths, folder).toEqual(expect.arrayContaining([`${run}/a.md`, "_bmad-output/planning-artifacts/prds/prd-config/.memlog.md", "_bmad-output/planning-artifacts/prds/prd-todo/prd.md"]));
+      expect(paths.every((p: string) => p.startsWith("_bmad-output/planning-artifacts/prds/")), folder).toBe(true);
+    }
+    const runs = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/prds/prd-*" });
+    expect(runs.text).toBe(`No file matches "_bmad-output/planning-artifacts/prds/prd-*"; 3 folders do (list one for its files):\n_bmad-output/planning-artifacts/prds/prd-config\n${run}\n_bmad-output/planning-artifacts/prds/prd-todo`);
+    expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
+    // A skill's own file, by its bare path or its URI, is BMAD's: named, with the tool that reads it.
+    const template = "bmad://bmm/bmad-prd/assets/prd-template.md";
+    expect((await ada.files({ action: "read", project, path: "assets/prd-template.md" })).text).toMatch(
+      new RegExp(`^No file assets/prd-template\\.md .* BMAD's file of that path is ${template}: read it with bmad-resources \\{"operation": "read", "uri": "${template}"\\}\\.$`),
+    );
+    expect((await ada.files({ action: "read", project, path: template })).text).toBe(`${template} is BMAD's file, not the project's: read it with bmad-resources {"operation": "read", "uri": "${template}"}.`);
 
     // {project-root} left as the skill writes it, with the workspace named beside the line.
     const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });

@@ -34,6 +34,14 @@ describe("the default tools/list", () => {
 });
 
 describe("a new project", () => {
+  it("says when user_name is the installer's default, which BMAD's skills greet the user by", async () => {
+    const bare = unique("bare");
+    const created = await ada.project({ action: "create", name: bare });
+    expect(created.text).toContain(`user_name is the installer's default ("BMad"), which BMAD's skills greet the user by: ask the user's name and set it with bmad-project {"action": "config", "name": "${bare}", "answers": {"core": {"user_name": "…"}}}.`);
+    const named = await ada.project({ action: "create", name: unique("named"), answers: { core: { user_name: "Ada" } } });
+    expect(named.text).not.toContain("user_name");
+  });
+
   it("holds the installer's _bmad/ files and BMAD's scripts, and is listed", async () => {
     const listed = await ada.files({ action: "list", project, path: "_bmad/**" });
     for (const path of ["_bmad/config.toml", "_bmad/config.user.toml", "_bmad/core/config.yaml", "_bmad/bmm/config.yaml", "_bmad/_config/manifest.yaml", "_bmad/_config/bmad-help.csv", "_bmad/scripts/memlog.py"]) {

@@ -32,7 +32,8 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
   const yamlText = await text(PROJECT_CONTEXT_FILE);
   if (shared === undefined && yamlText === undefined) {
     const why = warnings.length ? ` (${warnings.join("; ")})` : "";
-    return { ok: false, error: `No project context yet: create ${MEMORY_DIR}/shared-context.md or project-context.yaml${why}.` };
+    // BMAD 6.12 keeps its own project context elsewhere: say where, so a model does not write a file BMAD never reads.
+    return { ok: false, error: `No project context here yet (${MEMORY_DIR}/shared-context.md or project-context.yaml)${why}. BMAD's own is the block the bmad-project-context skill writes into AGENTS.md at the project root.` };
   }
   let data = new Map<string, unknown>();
   if (yamlText !== undefined) {

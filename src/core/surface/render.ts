@@ -103,7 +103,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
   if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered));
-  else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock());
+  else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later);
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);

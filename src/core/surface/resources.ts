@@ -51,16 +51,21 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   return { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) };
 }
 
-/** A file path where a URI goes (a skill's bare `assets/x.md`, or its folder on disk): the bundle files it can be,
- *  by the longest tail of at least two segments they share, named as URIs. Only named: a guess is not served. */
-function pathForUri(catalog: SurfaceDeps["reader"]["catalog"], path: string): ReadOutcome {
+/** The bundle files a path can name (a skill's bare `assets/x.md`, or its folder on disk), by the longest tail
+ *  of at least two segments they share, as URIs (at most 5). */
+export function bundleUrisFor(catalog: SurfaceDeps["reader"]["catalog"], path: string): string[] {
   const parts = path.split("/").filter((p) => p && p !== ".");
   let found: string[] = [];
   for (let i = 0; i <= Math.max(0, parts.length - 2) && !found.length; i++) {
     const tail = parts.slice(i).join("/");
     found = catalog.paths.filter((p) => p === tail || p.endsWith(`/${tail}`));
   }
-  const uris = found.slice(0, 5).map(bmadUri);
+  return found.slice(0, 5).map(bmadUri);
+}
+
+/** A file path where a URI goes: the bundle files it can be, named. Only named: a guess is not served. */
+function pathForUri(catalog: SurfaceDeps["reader"]["catalog"], path: string): ReadOutcome {
+  const uris = bundleUrisFor(catalog, path);
   const which = uris.length === 1 ? `: it is ${uris[0]}` : uris.length ? `; it may be ${uris.join(", ")}` : ", e.g. bmad://bmm/bmad-prd/SKILL.md";
   return { ok: false, error: `"${path.slice(0, 200)}" is a file path, and this reads URIs${which}. Files of the user's project: ${TOOL.bmadFiles}.`, suggestions: uris };
 }

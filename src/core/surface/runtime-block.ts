@@ -29,15 +29,16 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
       ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"} (an agent: "NAME").`,
-    `- Project memory: to remember a decision or learning, ${TOOL.rememberStructured}; to check past failures or earlier decisions, ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} (the "memory" toolset: if they are not in your tools, the user adds it to the server's toolsets).`,
+    // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
+    `- Project memory, if your tools include ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} find past failures and earlier decisions. Without them, go on.`,
   );
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
 }
 
 /** For a skill served without a project: it writes files, and this is how to get somewhere to write them. */
-export function noWorkspaceBlock(): string {
-  return `## Where this skill writes\nThis skill reads its project's config (_bmad/) and writes files in the project ({project-root}), and no project is given. Create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}, then call ${TOOL.bmad} with this skill's command (e.g. {"command": "*prd"}) and "project": "my-app". (On your machine, the bmad-mcp bridge uses your project folder.)`;
+export function noWorkspaceBlock(command: string): string {
+  return `## Where this skill writes\nThis skill reads its project's config (_bmad/) and writes files in the project ({project-root}), and no project is given. Use the user's project: ${TOOL.bmadProject} {"action": "list"} shows them, and {"action": "create", "name": "my-app"} makes one. Then call ${TOOL.bmad} with {"command": "${command}", "project": "<name>"}. (On your machine, the bmad-mcp bridge uses your project folder.)`;
 }
 
 /** The file generated into every skill served over MCP (SKILL.md stays as BMAD wrote it): what the runtime

@@ -39,21 +39,33 @@ export async function skillRenderFor(reader: BundleReader, runtime: ProjectRunti
   } catch (error) {
     if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
   }
-  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, record.module, runtime.root), central, customization, notes };
+  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module], runtime.root), central, customization, notes };
 }
 
-/** core values, then the record's module's, then the bundle's defaults for anything unset. */
-function flatConfig(reader: BundleReader, central: PyDict, module: string, root: string): Map<string, string> {
+/** The project's config values, for `{key}` placeholders a model left in a path (`{planning_artifacts}/prds`). */
+export async function projectConfigValues(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {
+  const central = await loadCentralConfig(runtime.fs, runtime.fsRoot).catch((): PyDict => new Map());
+  const modules = central.get("modules");
+  return flatConfig(reader, central, [...(isDict(modules) ? modules.keys() : []), ...Object.keys(reader.catalog.manifest.config)], runtime.root);
+}
+
+/** The modules' values (the first given wins), then core's, then the bundle's defaults for anything unset. */
+function flatConfig(reader: BundleReader, central: PyDict, modules: string[], root: string): Map<string, string> {
   const out = new Map<string, string>();
   const put = (table: unknown) => {
     if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && isScalar(v)) out.set(k, String(v));
   };
-  const modules = central.get("modules");
-  put(isDict(modules) ? modules.get(module) : undefined);
+  const tables = central.get("modules");
+  for (const module of modules) put(isDict(tables) ? tables.get(module) : undefined);
   put(central.get("core"));
-  put(reader.catalog.manifest.config[module]);
+  for (const module of modules) put(reader.catalog.manifest.config[module]);
   put(reader.catalog.manifest.config.core);
   return expandConfigRefs(out, root);
+}
+
+/** `{key}` config placeholders filled in; others (`{doc_workspace}`) stay. */
+export function fillConfigValues(text: string, config: Map<string, string>): string {
+  return text.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, key: string) => config.get(key) ?? m);
 }
 
 /** Config values refer to each other (`{output_folder}/planning-artifacts`) and to `{project-root}`. */

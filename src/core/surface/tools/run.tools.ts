@@ -9,6 +9,7 @@ import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
+import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
 import type { Result } from "../../result.js";
@@ -54,8 +55,14 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (!skillDir.ok) return fail(skillDir.error);
     script = (await runtime.skillRoot(skillDir.dir)) + script.slice("{skill-root}".length);
   }
-  const pathWords = [script, ...args.filter((_, i) => PATH_OPTIONS.has(args[i - 1] ?? ""))];
-  const unfilled = unfilledPlaceholders(pathWords);
+  const isPath = (i: number) => PATH_OPTIONS.has(args[i - 1] ?? "");
+  if (unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]).some((p) => p !== "{skill-root}")) {
+    // Config values the model left in a path (`{planning_artifacts}/prds`, as resolve_customization prints it) are known here.
+    const config = await projectConfigValues(deps.reader, runtime);
+    script = fillConfigValues(script, config);
+    args.forEach((w, i) => isPath(i) && (args[i] = fillConfigValues(w, config)));
+  }
+  const unfilled = unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]);
   if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
   if (unfilled.length) return fail(fillInFirst(unfilled));
 

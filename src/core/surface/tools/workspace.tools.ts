@@ -5,13 +5,16 @@ import { z } from "zod";
 import { sanitizeConfigText } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
+import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import type { FileEntry, ListedFile, WorkspaceStore, WsResult } from "../../workspace/store.js";
+import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
 import { installerQuestions } from "../../workspace/installer.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
+import { bundleUrisFor } from "../resources.js";
+import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool } from "../tool.js";
 
@@ -55,8 +58,11 @@ export const bmadProjectTool = defineTool({
         case "create": {
           const files = await initialFiles(deps.reader, name, args.answers ?? {});
           if (!files.ok) return fail(files.error);
-          return result(await store.create(name, args.answers ?? {}, files.files), (p) =>
-            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".`, { ...p, files: files.files.size }),
+          const created = await store.create(name, args.answers ?? {}, files.files);
+          // BMAD's skills greet the user by user_name; the installer's default is nobody's name.
+          const named = args.answers?.core?.user_name !== undefined || !created.ok ? "" : await unsetUserName(deps, created.value.project);
+          return result(created, (p) =>
+            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".${named}`, { ...p, files: files.files.size }),
           );
         }
         case "config":
@@ -73,6 +79,12 @@ export const bmadProjectTool = defineTool({
       }
     }),
 });
+
+async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string> {
+  const question = (await installerQuestions(deps.reader).catch(() => [])).find((q) => q.module === "core" && q.key === "user_name");
+  if (!question) return "";
+  return ` user_name is the installer's default (${JSON.stringify(question.default ?? "")}), which BMAD's skills greet the user by: ask the user's name and set it with ${TOOL.bmadProject} {"action": "config", "name": "${project}", "answers": {"core": {"user_name": "…"}}}.`;
+}
 
 async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
   const projects = await store.projects();
@@ -137,19 +149,25 @@ export const bmadFilesTool = defineTool({
   run: (args, deps) =>
     withStore(deps, async (store) => {
       const files = store.files(args.project);
-      const given = args.path === undefined ? undefined : inProject(args.project, args.path, store.folder);
+      const raw = args.path === undefined ? undefined : await withConfigValues(deps, args.project, args.path);
+      const given = raw === undefined ? undefined : inProject(args.project, raw, store.folder);
       if (given && !given.ok) return fail(given.error);
-      if (args.action === "list") return result(await files.list(given?.path ?? "**"), (entries) => listFiles(given?.path ?? "**", entries));
+      if (args.action === "list") return listAction(files, given?.path ?? "**");
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
       const path = given.path;
       switch (args.action) {
-        case "read":
-          return result(await files.read(path, args.version), (f) => {
+        case "read": {
+          const read = await files.read(path, args.version);
+          // A skill's own file (`assets/prd-template.md`, bare paths resolve from the skill) is BMAD's, not the project's.
+          const bmads = !read.ok && read.kind === "not_found" ? bundleUrisFor(deps.reader.catalog, path) : [];
+          if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
+          return result(read, (f) => {
             const { data, ...meta } = f;
             const text = sanitizeConfigText(path, new TextDecoder().decode(data));
             // The file's text is a block of its own: a read, edited and written back, carries no header line.
             return { ok: true, header: `[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]`, text, structured: meta };
           });
+        }
         case "write":
         case "append": {
           if (args.content === undefined) return fail(`bmad-files "${args.action}" needs "content": the text.`);
@@ -181,7 +199,49 @@ function inProject(project: string, raw: string, folder?: string): Result<{ path
   const uri = `${projectRootUri(project)}/`;
   for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : [])]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
+  if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
   return { ok: true, path: raw };
+}
+
+/** Config values a model left in a path (`{planning_artifacts}/prds/…`, as resolve_customization prints them), filled in. */
+async function withConfigValues(deps: SurfaceDeps, project: string, path: string): Promise<string> {
+  if (!unfilledPlaceholders([path]).length || !deps.runtime) return path;
+  const found = await deps.runtime(project, { lazy: true });
+  return found.ok ? fillConfigValues(path, await projectConfigValues(deps.reader, found.runtime)) : path;
+}
+
+/** list takes a glob, or a folder (all below it). Where no file matches, the folders that do are named:
+ *  BMAD's skills scan for earlier run folders (`prds/prd-app-*`) before starting a new one. */
+async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutcome> {
+  const unfilled = unfilledPlaceholders([path]);
+  if (unfilled.length) return fail(fillInFirst(unfilled));
+  const trimmed = path.replace(/\/+$/, "");
+  const literal = !/[*?]/.test(trimmed);
+  const kind = trimmed && literal ? await files.stat(trimmed) : undefined;
+  const isFolder = trimmed === "" || (kind?.ok === true && kind.value === "dir");
+  const glob = isFolder ? (trimmed ? `${trimmed}/**` : "**") : path;
+  const listed = await files.list(glob);
+  if (!listed.ok) return fail(listed.error);
+  if (listed.value.length || literal) return listFiles(glob, listed.value);
+  const folders = await foldersMatching(files, glob);
+  if (!folders.length) return listFiles(glob, []);
+  const shown = folders.slice(0, MAX_LINES);
+  return done([`No file matches ${JSON.stringify(glob)}; ${folders.length} folder${folders.length === 1 ? " does" : "s do"} (list one for its files):`, ...shown].join("\n"), { total: 0, files: [], folders: shown });
+}
+
+/** The folders below the glob's literal start whose paths it matches. */
+async function foldersMatching(files: WorkspaceFiles, glob: string): Promise<string[]> {
+  const compiled = compileGlob(glob);
+  if (!compiled.ok) return [];
+  const start = glob.slice(0, /[*?]/.exec(glob)?.index ?? glob.length);
+  const base = start.slice(0, start.lastIndexOf("/") + 1);
+  const below = await files.list(`${base}**`);
+  if (!below.ok) return [];
+  const folders = new Set<string>();
+  for (const { path } of below.value) {
+    for (let end = path.lastIndexOf("/"); end > base.length; end = path.lastIndexOf("/", end - 1)) folders.add(path.slice(0, end));
+  }
+  return [...folders].filter((f) => compiled.glob.test(f)).sort();
 }
 
 function changed(what: string, f: FileEntry): ToolOutcome {
