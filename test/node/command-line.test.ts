@@ -25,6 +25,8 @@ it("keeps shell syntax literal, and refuses what needs a shell", () => {
   expect(!open.ok && open.error).toMatch(/Close every quote/);
   const notPy = parseCommandLine("uv run pytest");
   expect(!notPy.ok && notPy.error).toMatch(/"pytest" is not one/);
+  const opener = parseCommandLine(`open "/p/_bmad-output/validation-report.html"`);
+  expect(!opener.ok && opener.error).toMatch(/"open" is not one \(a \.py path was expected after the start of the line\)\. For the project's files \(ls, cat, open\) use bmad-files/);
   const flag = parseCommandLine("uv run --with requests a.py");
   expect(!flag.ok && flag.error).toMatch(/uv option "--with" is not supported/);
   const empty = parseCommandLine("uv run");

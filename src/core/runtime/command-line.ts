@@ -44,7 +44,10 @@ export function parseCommandLine(line: string): CommandLine {
   }
   const script = words[i];
   if (!script) return { ok: false, error: 'No script in the command: give it as the skill writes it, e.g. "uv run {project-root}/_bmad/scripts/memlog.py init --workspace DIR".' };
-  if (!script.endsWith(".py")) return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}).` };
+  if (!script.endsWith(".py")) {
+    const expected = `a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}`;
+    return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}). For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
+  }
   return { ok: true, script, args: words.slice(i + 1) };
 }
 
