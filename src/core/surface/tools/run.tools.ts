@@ -60,7 +60,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     // Config values the model left in a path (`{planning_artifacts}/prds`, as resolve_customization prints it) are known here.
     const config = await projectConfigValues(deps.reader, runtime);
     script = fillConfigValues(script, config);
-    args.forEach((w, i) => isPath(i) && (args[i] = fillConfigValues(w, config)));
+    for (const [i, word] of args.entries()) if (isPath(i)) args[i] = fillConfigValues(word, config);
   }
   const unfilled = unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]);
   if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
