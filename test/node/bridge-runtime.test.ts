@@ -53,6 +53,9 @@ describe("rendering", () => {
     expect(block).toContain("bmad-run");
     expect(block).toContain(join(dir, ".claude/skills/bmad-prd"));
     expect(out).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
+    expect(out).toContain(`relative to the skill's root, ${dir}/.claude/skills/bmad-prd, whose files are also bmad://bmm/bmad-prd/…. Load`);
+    // Files loaded later name config values that rendering filled in here: the words among them are named.
+    expect(block).toMatch(/\{user_name\} is [^,]+, [^\n]*\{communication_language\} is English/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { parseCommandLine, unfilledPlaceholders } from "../../src/core/runtime/command-line.js";
+import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../src/core/runtime/command-line.js";
 
 it("splits a skill's line with POSIX quoting and strips the interpreter", () => {
   const line = `uv run {project-root}/_bmad/scripts/memlog.py init --workspace "/p/a b" --field topic="My PRD; it's \\"big\\""`;
@@ -42,6 +42,17 @@ it("refuses the skill's <…> templates, quoted or not, naming what to fill in",
   const quoted = parseCommandLine(`x.py --text "<one-line gist>"`);
   expect(!quoted.ok && quoted.error).toMatch(/^Fill in <one-line gist> first/);
   expect(parseCommandLine(`x.py --text "use <b> here"`)).toMatchObject({ ok: true });
+  for (const [line, word] of [[`x.py init --field scope="…" --field purpose="…"`, "scope=…"], [`x.py append --text "…"`, "…"], [`x.py --text=...`, "--text=..."]]) {
+    const parsed = parseCommandLine(line!);
+    expect(!parsed.ok && parsed.error, line).toBe(`Fill in ${word} first: the skill's text marks where your own value goes.`);
+  }
+  expect(parseCommandLine(`x.py --text "wait… then go" --field k=v...`)).toMatchObject({ ok: true });
+});
+
+it("says what the run-time placeholders stand for, with today's date", () => {
+  const today = new Date().toISOString().slice(0, 10);
+  expect(fillInFirst(["{date}"])).toBe(`Fill in {date} first: the workflow binds it while it runs ({date} is today's date (${today} in UTC), in the form the skill's text gives, if it gives one).`);
+  expect(fillInFirst(["{topic_slug}"])).toBe("Fill in {topic_slug} first: the workflow binds it while it runs, as its steps say.");
 });
 
 it("finds placeholders the workflow binds at run time", () => {

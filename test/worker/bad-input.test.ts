@@ -42,6 +42,10 @@ describe("unknown names answer with the closest ones", () => {
     expect(await read("/home/me/app/.claude/skills/bmad-prd/assets/prd-template.md")).toContain("it is bmad://bmm/bmad-prd/assets/prd-template.md.");
     expect(await read("checklist.md")).toMatch(/; it may be bmad:\/\/bmm\/bmad-correct-course\/checklist\.md, bmad:\/\/bmm\/bmad-create-story\/checklist\.md, /);
     expect(await read("/etc/passwd")).toMatch(/is a file path, and this reads URIs, e\.g\. bmad:/);
+    // A step file's relative link: refused, never normalised, and named.
+    const link = "bmad://bmm/bmad-create-epics-and-stories/steps/../templates/epics-template.md";
+    expect(await read(link)).toBe(`Refused ${link}: Paths with '.', '..' or empty segments are refused. Read bmad://bmm/bmad-create-epics-and-stories/templates/epics-template.md, where it leads.`);
+    await expect(client.readResource({ uri: "bmad://bmm/bmad-prd/./SKILL.md" })).rejects.toThrow(/Read bmad:\/\/bmm\/bmad-prd\/SKILL\.md, where it leads/);
   });
 });
 

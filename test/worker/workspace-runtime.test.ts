@@ -38,6 +38,7 @@ describe("rendering against a workspace", () => {
 
   it("fills in the project's config and tells the model where to write", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd", project })).text;
+    expect(prd).toContain("Bare paths in these files are relative to the skill's root, bmad://bmm/bmad-prd. Load");
     expect(prd).toContain(`uv run ${root}/_bmad/scripts/memlog.py init`);
     expect(prd).toContain(`"project": "${project}"`);
     expect(prd).toContain("Ada");
@@ -147,7 +148,14 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       expect(paths.every((p: string) => p.startsWith("_bmad-output/planning-artifacts/prds/")), folder).toBe(true);
     }
     const runs = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/prds/prd-*" });
-    expect(runs.text).toBe(`No file matches "_bmad-output/planning-artifacts/prds/prd-*"; 3 folders do (list one for its files):\n_bmad-output/planning-artifacts/prds/prd-config\n${run}\n_bmad-output/planning-artifacts/prds/prd-todo`);
+    expect(runs.text).toBe(
+      `No file matches "_bmad-output/planning-artifacts/prds/prd-*".\nFolders that do (list one for its files):\n_bmad-output/planning-artifacts/prds/prd-config\n${run}\n_bmad-output/planning-artifacts/prds/prd-todo`,
+    );
+    // bmad-create-epics-and-stories looks for `{planning_artifacts}/*prd*.md`, where bmad-prd wrote prds/…/prd.md.
+    const epics = await ada.files({ action: "list", project, path: "{planning_artifacts}/*PRD*.md" });
+    expect(epics.text).toBe(
+      `No file matches "_bmad-output/planning-artifacts/*PRD*.md".\nFiles its last part matches deeper down, or in another case:\n_bmad-output/planning-artifacts/prds/prd-todo/prd.md`,
+    );
     expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     // A skill's own file, by its bare path or its URI, is BMAD's: named, with the tool that reads it.
     const template = "bmad://bmm/bmad-prd/assets/prd-template.md";

@@ -17,6 +17,19 @@ export function checkBundlePath(raw: string): PathCheck {
   return { ok: true, path: raw };
 }
 
+/** What a refused `a/steps/../b.md` (a step file's relative link) names, when it stays inside the bundle: for the
+ *  refusal to name, not to serve. */
+export function lexicallyResolved(uri: string): string | undefined {
+  if (!uri.startsWith(BMAD_SCHEME)) return undefined;
+  const parts: string[] = [];
+  for (const segment of uri.slice(BMAD_SCHEME.length).split("/")) {
+    if (segment === ".." && !parts.pop()) return undefined;
+    if (segment !== ".." && segment !== "." && segment !== "") parts.push(segment);
+  }
+  const checked = checkBundlePath(parts.join("/"));
+  return checked.ok ? checked.path : undefined;
+}
+
 /** Parses `bmad://{path}`; percent-escapes are decoded once and the result is checked again. */
 export function parseBmadUri(uri: string): PathCheck {
   if (!uri.startsWith(BMAD_SCHEME)) return { ok: false, error: `URI must start with ${BMAD_SCHEME}.` };

@@ -9,8 +9,9 @@ export const MAX_COMMAND_LENGTH = 16 * 1024;
 /** Characters that chain, pipe or redirect commands when a shell sees them unquoted. Without a shell
  *  they would be passed on inside arguments, which is never what the skill meant. */
 const SHELL_OPERATORS = new Set(["&", "|", ";", "<", ">"]);
-/** A word that is all `<…>`: the skill's template for a value the model chooses (`--type <decision|change>`). */
-const TEMPLATE_WORD = /^(?:--[\w-]+=)?<[^<>]+>$/;
+/** A word that is all template: `<…>` or an ellipsis, where the skill's text leaves a value for the model to choose
+ *  (`--type <decision|change>`, `--text "<one-line gist>"`, `--field scope="…"`). */
+const TEMPLATE_WORD = /^(?:-{0,2}[\w.-]+=)?(?:<[^<>]+>|…|\.\.\.)$/;
 
 /** uv options that take no value and change nothing here. */
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
@@ -28,7 +29,7 @@ export function parseCommandLine(line: string): CommandLine {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
   const template = words.find((w) => TEMPLATE_WORD.test(w));
-  if (template) return { ok: false, error: `Fill in ${template.slice(template.indexOf("<"))} first: the skill's text marks where your own value goes${template.includes("|") ? " (one of the values between the bars)" : ""}.` };
+  if (template) return { ok: false, error: `Fill in ${template} first: the skill's text marks where your own value goes${/^[^<]*<[^>]*\|/.test(template) ? " (one of the values between the bars)" : ""}.` };
   const operator = unquotedOperator(line);
   if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call, and quote text that holds "${operator}".` };
   let i = 0;
@@ -80,14 +81,14 @@ export function unfilledPlaceholders(words: string[]): string[] {
 
 /** What to say of placeholders a path still holds: the workflow binds them while it runs. */
 export function fillInFirst(unfilled: string[]): string {
-  const hints = unfilled.map((p) => BOUND_AT_RUN_TIME.get(p)).filter(Boolean);
+  const hints = unfilled.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", new Date().toISOString().slice(0, 10))).filter(Boolean);
   return `Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}.`;
 }
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([
   ["{doc_workspace}", "{doc_workspace} is the run folder the skill's activation binds"],
-  ["{date}", "{date} is today's date, in the form the skill's text gives"],
+  ["{date}", "{date} is today's date (TODAY in UTC), in the form the skill's text gives, if it gives one"],
 ]);
 
 const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;

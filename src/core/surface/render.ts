@@ -81,8 +81,9 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const root = dirOf(record.entry);
   const runtime = target && target !== "none" ? target : undefined;
   const ctx = runtime ? await skillRenderFor(reader, runtime, record) : undefined;
+  const rootUri = `bmad://${root.replace(/\/$/, "")}`;
   const where = ctx
-    ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}${ctx.skillRoot === `bmad://${root}` ? "" : `, whose files are also bmad://${root}/…`}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
+    ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}${ctx.skillRoot === rootUri ? "" : `, whose files are also ${rootUri}/…`}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
   const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}.`];
   let budget = INLINE_BUDGET;

@@ -3,7 +3,7 @@
 import { sanitizeConfig, sanitizeConfigText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
-import { bmadUri, parseBmadUri } from "../catalog/paths.js";
+import { bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
 import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -25,7 +25,11 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   if (uri.startsWith(SKILL_SCHEME)) return readSkillUri(reader, uri);
   if (!uri.includes("://")) return pathForUri(catalog, uri);
   const checked = parseBmadUri(uri);
-  if (!checked.ok) return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}` };
+  if (!checked.ok) {
+    const meant = lexicallyResolved(uri);
+    const named = meant !== undefined && catalog.file(meant) ? bmadUri(meant) : undefined;
+    return { ok: false, error: `Refused ${uri.slice(0, 200)}: ${checked.error}${named ? ` Read ${named}, where it leads.` : ""}`, ...(named ? { suggestions: [named] } : {}) };
+  }
   const path = checked.path;
   if (path.startsWith("sessions/")) return readSessionArtifact(deps, uri, path);
   if (path.startsWith("manifests/")) {

@@ -15,7 +15,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s));
   const lines = [
     "## Running this skill here",
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below: customization is resolved, so the "resolve customization" step is done. Files you load later keep their \`{workflow.*}\`: resolve_customization.py prints the values.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below: customization is resolved, so the "resolve customization" step is done. Files you load later keep their placeholders: \`{workflow.*}\` as resolve_customization.py prints them; ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths.`,
   ];
   if (scripts.size) {
     lines.push(
@@ -34,6 +34,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   );
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
+}
+
+/** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */
+function configNames(config: Map<string, string>): string {
+  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40).slice(0, 8);
+  return words.length ? `${words.map(([k, v]) => `{${k}} is ${v}`).join(", ")}; ` : "";
 }
 
 /** For a skill served without a project: it writes files, and this is how to get somewhere to write them. */

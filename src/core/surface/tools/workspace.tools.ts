@@ -210,8 +210,9 @@ async function withConfigValues(deps: SurfaceDeps, project: string, path: string
   return found.ok ? fillConfigValues(path, await projectConfigValues(deps.reader, found.runtime)) : path;
 }
 
-/** list takes a glob, or a folder (all below it). Where no file matches, the folders that do are named:
- *  BMAD's skills scan for earlier run folders (`prds/prd-app-*`) before starting a new one. */
+/** list takes a glob, or a folder (all below it). Where no file matches, what the glob may have meant is named:
+ *  the folders it matches (a skill's scan for earlier runs, `prds/prd-app-*`), and files of its last segment's
+ *  pattern deeper down, in any case (BMAD's `{planning_artifacts}/*prd*.md` for what bmad-prd writes in `prds/…/prd.md`). */
 async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutcome> {
   const unfilled = unfilledPlaceholders([path]);
   if (unfilled.length) return fail(fillInFirst(unfilled));
@@ -223,25 +224,29 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const listed = await files.list(glob);
   if (!listed.ok) return fail(listed.error);
   if (listed.value.length || literal) return listFiles(glob, listed.value);
-  const folders = await foldersMatching(files, glob);
-  if (!folders.length) return listFiles(glob, []);
-  const shown = folders.slice(0, MAX_LINES);
-  return done([`No file matches ${JSON.stringify(glob)}; ${folders.length} folder${folders.length === 1 ? " does" : "s do"} (list one for its files):`, ...shown].join("\n"), { total: 0, files: [], folders: shown });
+  const near = await nearMatches(files, glob);
+  if (!near.folders.length && !near.deeper.length) return listFiles(glob, []);
+  const lines = [`No file matches ${JSON.stringify(glob)}.`];
+  if (near.folders.length) lines.push(`Folders that do (list one for its files):`, ...near.folders);
+  if (near.deeper.length) lines.push(`Files its last part matches deeper down, or in another case:`, ...near.deeper);
+  return done(lines.join("\n"), { total: 0, files: [], ...near });
 }
 
-/** The folders below the glob's literal start whose paths it matches. */
-async function foldersMatching(files: WorkspaceFiles, glob: string): Promise<string[]> {
-  const compiled = compileGlob(glob);
-  if (!compiled.ok) return [];
+/** Below the glob's literal start: the folders it matches, and the files its last segment matches at any depth. */
+async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folders: string[]; deeper: string[] }> {
   const start = glob.slice(0, /[*?]/.exec(glob)?.index ?? glob.length);
   const base = start.slice(0, start.lastIndexOf("/") + 1);
+  const whole = compileGlob(glob);
+  const last = compileGlob(`**/${glob.slice(glob.lastIndexOf("/") + 1).toLowerCase()}`);
   const below = await files.list(`${base}**`);
-  if (!below.ok) return [];
+  if (!whole.ok || !last.ok || !below.ok) return { folders: [], deeper: [] };
   const folders = new Set<string>();
+  const deeper: string[] = [];
   for (const { path } of below.value) {
     for (let end = path.lastIndexOf("/"); end > base.length; end = path.lastIndexOf("/", end - 1)) folders.add(path.slice(0, end));
+    if (deeper.length < MAX_LINES && last.glob.test(path.slice(base.length).toLowerCase())) deeper.push(path);
   }
-  return [...folders].filter((f) => compiled.glob.test(f)).sort();
+  return { folders: [...folders].filter((f) => whole.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
 
 function changed(what: string, f: FileEntry): ToolOutcome {
