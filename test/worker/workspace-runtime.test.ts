@@ -169,6 +169,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(config.structured.exit_code, config.text).toBe(0);
     const both = await ada.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}`, project: `not-${project}` });
     expect(both.text).toMatch(/names bmad:\/\/projects\/.+, and "project" is not-/);
+    // A line with {project-root} and no workspace: the caller's workspaces are named.
+    const unnamed = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root}" });
+    expect(unnamed.text).toMatch(new RegExp(`^Name a workspace \\("project"\\), or create one .* Yours: (.+, )?${project}(, .+)?\\.$`));
   });
 
   it("answers a skill's own script with where it runs and the skill's fallback", async () => {

@@ -43,7 +43,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
   const found = await deps.runtime(project ?? named, { lazy: true });
-  if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(found.error);
+  if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}`);
   const runtime = found.runtime;
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
   const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
@@ -105,6 +105,12 @@ async function ownScriptAnswer(reader: BundleReader, script: string): Promise<To
   if (!rel?.startsWith("scripts/")) return undefined;
   const skill = uniqueSkillFor(reader, rel);
   return skill.ok ? needsBridge(reader, `${BUNDLE_MOUNT}/${skill.dir}/${rel}`, rel.slice("scripts/".length)) : undefined;
+}
+
+/** The caller's workspaces, for a line that names none: the one they mean is likely among them. */
+async function yourProjects(deps: SurfaceDeps): Promise<string> {
+  const projects = (await deps.workspaces?.projects())?.map((p) => p.project) ?? [];
+  return projects.length ? ` Yours: ${projects.slice(0, 20).join(", ")}.` : "";
 }
 
 /** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project. */
