@@ -8,6 +8,7 @@ import { parseToolsets } from "../../src/core/surface/toolsets.js";
 import { currentBundle } from "../../src/worker/bundle-store.js";
 import { connect, text } from "./client.js";
 import { catalog, fileText, seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
 
 let client: Client;
 
@@ -40,6 +41,12 @@ describe("tools/list", () => {
 });
 
 describe("the bmad tool", () => {
+  // A user with no workspace gets a workflow's raw files (one with workspaces is asked which, see workspace-runtime).
+  let newcomer: Person;
+  beforeAll(async () => {
+    newcomer = await signInAs(`${unique("surface")}@example.com`);
+  });
+
   it("loads an agent by short, full and module-qualified name and says which origin won", async () => {
     for (const command of ["architect", "bmad-agent-architect", "bmm/architect"]) {
       const out = text(await client.callTool({ name: TOOL.bmad, arguments: { command } }));
@@ -50,14 +57,14 @@ describe("the bmad tool", () => {
   });
 
   it("runs workflows with * and lists everything on an empty command", async () => {
-    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*prd" } }))).toContain(fileText("bmm/bmad-prd/SKILL.md"));
-    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*core/brainstorming" } }))).toContain("bmad-brainstorming");
+    expect((await newcomer.call(TOOL.bmad, { command: "*prd" })).text).toContain(fileText("bmm/bmad-prd/SKILL.md"));
+    expect((await newcomer.call(TOOL.bmad, { command: "*core/brainstorming" })).text).toContain("bmad-brainstorming");
     const all = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "" } }));
     for (const a of catalog.list("agent")) expect(all).toContain(`${a.module}/${shortName(a)}`);
   });
 
   it("lists deeper files as bmad:// links instead of inlining them", async () => {
-    const out = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "*prd" } }));
+    const out = (await newcomer.call(TOOL.bmad, { command: "*prd" })).text;
     expect(out).toContain("bmad://bmm/bmad-prd/assets/prd-template.md");
     expect(out).not.toContain(fileText("bmm/bmad-prd/assets/prd-template.md"));
   });

@@ -68,9 +68,18 @@ describe("rendering against a workspace", () => {
   });
 
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {
-    const prd = (await ada.call(TOOL.bmad, { command: "*prd" })).text;
+    // A user with no project yet: the skill's raw files, behind how to make one.
+    const newcomer = await signInAs(`${unique("new")}@example.com`);
+    const prd = (await newcomer.call(TOOL.bmad, { command: "*prd" })).text;
     expect(prd).toContain(`no project is given. Use the user's project: bmad-project {"action": "list"} shows them, and {"action": "create", "name": "my-app"} makes one. Then call bmad with {"command": "*prd", "project": "<name>"}.`);
-    expect((await ada.call(TOOL.bmad, { command: "*architecture" })).text).toContain(`{"command": "*architecture", "project": "<name>"}`);
+    expect(prd).toContain("## bmm/bmad-prd/SKILL.md");
+    // A user with projects: which to run it in, not 20 KB of raw files the call with the project brings again.
+    const pick = (await ada.call(TOOL.bmad, { command: "*architecture" })).text;
+    expect(pick).toMatch(new RegExp(`^bmm/architecture \\(.*\\) runs in a project: .* Your projects: (.+, )?${project}(, .+)?\\. Call bmad again with \\{"command": "\\*architecture", "project": "<one of them>"\\}`));
+    expect(pick.length).toBeLessThan(1000);
+    expect((await ada.call(TOOL.bmadWorkflow, { workflow: "prd" })).text).toContain(`Call bmad-workflow again with {"workflow": "prd", "project": "<one of them>"}`);
+    // An agent is still served whole: talking to one needs no project.
+    expect((await ada.call(TOOL.bmad, { command: "architect" })).text).toContain("## bmm/bmad-agent-architect/SKILL.md");
     const unknown = await ada.call(TOOL.bmad, { command: "*prd", project: "no-such-project" });
     expect(unknown.isError).toBe(true);
     expect(unknown.text).toMatch(/not found/i);

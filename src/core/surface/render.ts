@@ -9,6 +9,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import type { SurfaceDeps } from "./deps.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
+import { TOOL } from "./names.js";
 import { noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor } from "./skill-render.js";
 
@@ -117,12 +118,24 @@ function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: str
 }
 
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. */
-export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string): Promise<ToolOutcome> {
+/** `again`: the call that names a project, for a tool that takes one (see pickAProject). */
+export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: string): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error, found.closest);
   const target = await renderTarget(deps, project);
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
-  return done(await renderRecord(deps.reader, found.record, extra, target));
+  const pick = target === "none" && again ? await pickAProject(deps, found.record, again) : undefined;
+  return done(pick ?? (await renderRecord(deps.reader, found.record, extra, target)));
+}
+
+/** A workflow that writes, asked for with no project by a user who has some: which one to run it in, rather than
+ *  its raw files, which the call with the project brings again, rendered (about 20 KB paid twice). */
+export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, again: string): Promise<string | undefined> {
+  if (record.kind !== "workflow") return undefined;
+  const entry = deps.reader.catalog.file(record.entry);
+  const projects = (await deps.workspaces?.projects())?.map((p) => p.project) ?? [];
+  if (!entry || !projects.length || !(await servedText(deps.reader, entry)).includes("{project-root}")) return undefined;
+  return `${recordLabel(record)} runs in a project: it reads the project's _bmad/ config and writes its files there. Your projects: ${projects.slice(0, 20).join(", ")}. Call ${again}, or make a new one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
 }
 
 /** Which origin won and which others were there (seed 000 transparency). */

@@ -24,7 +24,10 @@ export const bmadWorkflowTool = defineTool({
     project: z.string().max(200).optional().describe("Workspace to render it for"),
   }),
   annotations: READ_ONLY,
-  run: ({ workflow, context, project }, deps) => loadRecord(deps, "workflow", workflow.replace(/^\*/, ""), context ? { heading: "Context", body: context } : undefined, project),
+  run: ({ workflow, context, project }, deps) => {
+    const name = workflow.replace(/^\*/, "");
+    return loadRecord(deps, "workflow", name, context ? { heading: "Context", body: context } : undefined, project, `${TOOL.bmadWorkflow} again with {"workflow": "${name}", "project": "<one of them>"}`);
+  },
 });
 
 const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;
