@@ -171,6 +171,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.files({ action: "read", project, path: "assets/prd-template.md" })).text).toMatch(
       new RegExp(`^No file assets/prd-template\\.md .* BMAD's file of that path is ${template}: read it with bmad-resources \\{"operation": "read", "uri": "${template}"\\}\\.$`),
     );
+    expect((await ada.files({ action: "read", project, path: "../templates/epics-template.md" })).text).toBe(
+      `"../templates/epics-template.md" leaves the project root: a skill's relative link. BMAD's file of that path is bmad://bmm/bmad-create-epics-and-stories/templates/epics-template.md: read it with bmad-resources {"operation": "read", "uri": "bmad://bmm/bmad-create-epics-and-stories/templates/epics-template.md"}.`,
+    );
     expect((await ada.files({ action: "read", project, path: template })).text).toBe(`${template} is BMAD's file, not the project's: read it with bmad-resources {"operation": "read", "uri": "${template}"}.`);
 
     // {project-root} left as the skill writes it, with the workspace named beside the line.

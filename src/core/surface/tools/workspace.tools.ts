@@ -152,6 +152,9 @@ export const bmadFilesTool = defineTool({
       const raw = args.path === undefined ? undefined : await withConfigValues(deps, args.project, args.path);
       const given = raw === undefined ? undefined : inProject(args.project, raw, store.folder);
       if (given && !given.ok) return fail(given.error);
+      // A step file's relative link (`../templates/x.md`) names BMAD's file, not one in the project.
+      const linked = given?.path.split("/").includes("..") ? bundleUrisFor(deps.reader.catalog, given.path) : [];
+      if (linked.length === 1) return fail(`"${given!.path}" leaves the project root: a skill's relative link. BMAD's file of that path is ${linked[0]}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${linked[0]}"}.`);
       if (args.action === "list") return listAction(files, given?.path ?? "**");
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
       const path = given.path;
