@@ -66,7 +66,7 @@ class LocalFiles implements WorkspaceFiles {
   async read(path: string, version?: number): Promise<WsResult<FileContent>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
-    if (version !== undefined) return invalid("The project folder keeps no versions here: use git (git log, git show) for earlier ones.");
+    if (version !== undefined) return invalid("The project folder keeps no versions here: earlier ones are in the user's git, if they use it (git log, git show).");
     let data: Uint8Array | undefined;
     try {
       data = await this.fs.readFile(join(this.root, rel.value));
@@ -111,11 +111,11 @@ class LocalFiles implements WorkspaceFiles {
   }
 
   async restore(): Promise<WsResult<FileEntry>> {
-    return invalid("The project folder keeps no versions here: use git (git checkout <commit> -- <path>) to bring one back.");
+    return invalid("The project folder keeps no versions here: an earlier one comes back from the user's git, if they use it (git checkout <commit> -- <path>).");
   }
 
   async history(): Promise<WsResult<never[]>> {
-    return invalid("The project folder keeps no history here: use git log.");
+    return invalid("The project folder keeps no history here: it is in the user's git, if they use it (git log).");
   }
 
   async remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>> {

@@ -78,6 +78,8 @@ describe("bmad-run", () => {
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which bmad-run cannot run/);
+    // A shared script named alone, as a step file may: BMAD's, which says what it needs.
+    expect((await bmadRun(client, `memlog.py append --type event --text "spine finalized"`)).out?.stderr).toMatch(/memlog.py append: error: one of the arguments --workspace --path is required/);
     const outside = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace /tmp/outside-the-project");
     expect(outside.out?.exit_code).not.toBe(0);
     expect(existsSync("/tmp/outside-the-project/.memlog.md")).toBe(false);
@@ -89,6 +91,9 @@ describe("bmad-run", () => {
     const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" });
     const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
     expect(listed.out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^creative\t/m) }); // on failure, shows stderr too
+    // A loaded file's line keeps {workflow.*} (in-chat-techniques.md): the script's skill fills it, as its SKILL.md renders it.
+    const methods = await bmadRun(client, "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} list --category creative");
+    expect(methods.out).toMatchObject({ exit_code: 0, stdout: listed.out!.stdout });
     // The paths it is given stay in the project: not outside, not through a link out, not through a dangling link.
     const away = join(tmp.dir, "away");
     mkdirSync(away);
@@ -159,11 +164,19 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
     expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
     expect(readFileSync(outside, "utf8")).toBe("not yours");
-    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: true, text: expect.stringMatching(/use git/) });
+    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: true, text: expect.stringMatching(/in the user.s git, if they use it \(git log\)/) });
     expect(await files({ action: "write", path: "notes/a.md", content: "one", if_version: 0 })).toMatchObject({ isError: false });
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
     expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "notes/a.md"))).toBe(false);
+    // A version is the file's modification time in milliseconds, and if_version takes it.
+    const wrote = await client.callTool({ name: "bmad-files", arguments: { project: "files", action: "write", path: "notes/v.md", content: "1" } });
+    const version = (wrote.structuredContent as { version: number }).version;
+    expect(version).toBeGreaterThan(1e12);
+    expect(await files({ action: "write", path: "notes/v.md", content: "2", if_version: version })).toMatchObject({ isError: false });
+    // A skill's file by the forms its text gives: ./steps/x.md, {skill-root}/x.
+    expect((await files({ action: "read", path: "./steps/step-01-validate-prerequisites.md" })).text).toContain("bmad://bmm/bmad-create-epics-and-stories/steps/step-01-validate-prerequisites.md");
+    expect((await files({ action: "read", path: "{skill-root}/customize.toml" })).text).toMatch(/^\{skill-root\} is the skill's folder, BMAD's and not the project's/);
     // The folder's absolute path is what {project-root} is rendered as here.
     expect(await files({ action: "write", path: join(dir, "notes/b.md"), content: "abs" })).toMatchObject({ isError: false, text: expect.stringMatching(/^Wrote notes\/b\.md/) });
     expect(readFileSync(join(dir, "notes/b.md"), "utf8")).toBe("abs");

@@ -9,7 +9,8 @@ import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
-import { fillConfigValues, projectConfigValues } from "../skill-render.js";
+import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
+import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
 import type { Result } from "../../result.js";
@@ -50,10 +51,19 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   let script = fill(parsed.script);
   const args = parsed.args.map(fill);
 
+  let skillDir: string | undefined;
   if (script.startsWith("{skill-root}/")) {
-    const skillDir = uniqueSkillFor(deps.reader, script.slice("{skill-root}/".length));
-    if (!skillDir.ok) return fail(skillDir.error);
-    script = (await runtime.skillRoot(skillDir.dir)) + script.slice("{skill-root}".length);
+    const unique = uniqueSkillFor(deps.reader, script.slice("{skill-root}/".length));
+    if (!unique.ok) return fail(unique.error);
+    skillDir = unique.dir;
+    script = (await runtime.skillRoot(skillDir)) + script.slice("{skill-root}".length);
+  }
+  // A file loaded after the rendered skill keeps its `{skill-root}` and `{workflow.*}` (`--file {workflow.brain_methods}`):
+  // the script's own skill gives them, as they are rendered in its SKILL.md.
+  const skill = args.some((w) => w.includes("{skill-root}") || w.includes("{workflow.")) ? skillOfScript(deps.reader, script, skillDir) : undefined;
+  if (skill) {
+    const ctx = await skillRenderFor(deps.reader, runtime, skill);
+    for (const [i, word] of args.entries()) args[i] = renderSkillText(word, ctx);
   }
   const isPath = (i: number) => PATH_OPTIONS.has(args[i - 1] ?? "");
   if (unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]).some((p) => p !== "{skill-root}")) {
@@ -113,10 +123,20 @@ async function yourProjects(deps: SurfaceDeps): Promise<string> {
   return projects.length ? ` Yours: ${projects.slice(0, 20).join(", ")}.` : "";
 }
 
-/** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project. */
+/** The skill a script belongs to: by its bundle folder, else by its folder's name (an installed copy). */
+function skillOfScript(reader: BundleReader, script: string, bundleDir?: string): CatalogRecord | undefined {
+  const dir = bundleDir ?? script.replace(/\/scripts\/[^/]+$/, "");
+  const name = dir.slice(dir.lastIndexOf("/") + 1);
+  const skills = [...reader.catalog.list("workflow"), ...reader.catalog.list("agent")].filter((r) => r.skill);
+  return skills.find((r) => r.entry === `${dir}/SKILL.md`) ?? skills.find((r) => r.entry.endsWith(`/${name}/SKILL.md`));
+}
+
+/** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project,
+ *  and a shared script named alone (`memlog.py append …`, as a step file may) from the project's `_bmad/scripts/`. */
 function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: string): string {
   if (script.startsWith("/")) return script;
   if (script.startsWith("_bmad/")) return `${runtime.fsRoot}/${script}`;
+  if (SHARED_SCRIPTS.has(script)) return `${runtime.fsRoot}/_bmad/scripts/${script}`;
   const skill = uniqueSkillFor(reader, script);
   return skill.ok ? `${BUNDLE_MOUNT}/${skill.dir}/${script}` : `${runtime.fsRoot}/${script}`;
 }

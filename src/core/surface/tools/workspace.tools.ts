@@ -139,8 +139,9 @@ export const bmadFilesTool = defineTool({
     project: z.string().describe("Project name, as bmad-project lists it"),
     path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
     content: z.string().optional().describe("write, append: the text"),
-    version: z.number().int().min(1).max(1e9).optional().describe("restore: version to bring back; read: an earlier one"),
-    if_version: z.number().int().min(0).max(1e9).optional().describe("Only if the file is at this version (0: absent)"),
+    // Safe integers: the bridge's versions are modification times in milliseconds.
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore: version to bring back; read: an earlier one"),
+    if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   // 1 MiB of content as JSON, escaped: the file size limit is the one a caller meets, named.
@@ -200,7 +201,8 @@ export const bmadFilesTool = defineTool({
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
 function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
   const uri = `${projectRootUri(project)}/`;
-  for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : [])]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
+  for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : []), "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
+  if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
   return { ok: true, path: raw };
