@@ -20,7 +20,7 @@ export interface SkillRender {
   notes: string[];
 }
 
-const TOKEN = /\{\{config\.([A-Za-z0-9_.-]+)\}\}|\{\{\.([A-Za-z0-9_]+)\}\}|\{(workflow|agent)\.([A-Za-z0-9_.-]+)\}|\{(project-root|skill-root|skill-name)\}|\{([a-z][a-z0-9_]*)\}/g;
+const TOKEN = /\{\{config\.([A-Za-z0-9_.-]+)\}\}|\{\{\.([A-Za-z0-9_]+)\}\}|\{(workflow|agent)\.([A-Za-z0-9_.-]+)\}|\{(project-root|skill-root)\}|\{([a-z][a-z0-9_]*)\}/g;
 
 /** The values a record renders with in this project. */
 export async function skillRenderFor(reader: BundleReader, runtime: ProjectRuntime, record: CatalogRecord): Promise<SkillRender> {
@@ -81,7 +81,7 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 /** One pass over the text; anything unknown stays as written. */
 export function renderSkillText(text: string, ctx: SkillRender): string {
   return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string, at?: number) => {
-    if (root) return root === "project-root" ? ctx.projectRoot : root === "skill-name" ? ctx.skillRoot.slice(ctx.skillRoot.lastIndexOf("/") + 1) : ctx.skillRoot;
+    if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
     if (configPath) return configValue(extractKey(ctx.central, configPath), ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
     // `{workflow.x}` in a code span: a list there stays on one line, as JSON (a Markdown list would break the span),
