@@ -117,8 +117,8 @@ function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: str
   return workspace ? { kind: "workspace", project: decodeURIComponent(workspace[1]!) } : { kind: "local" };
 }
 
-/** Resolves a name and renders the record, or the unknown-name error with the closest names. */
-/** `again`: the call that names a project, for a tool that takes one (see pickAProject). */
+/** Resolves a name and renders the record, or the unknown-name error with the closest names. `again`: for a tool
+ *  that takes a project, the call that names one (see pickAProject). */
 export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: string): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error, found.closest);

@@ -46,4 +46,3 @@ export const bmadTool = defineTool({
     return { ok: true, text, kept: followsBundle(target) };
   },
 });
-
