@@ -38,11 +38,11 @@ it("keeps shell syntax literal, and refuses what needs a shell", () => {
 it("refuses the skill's <…> templates, quoted or not, naming what to fill in", () => {
   const line = `uv run /p/_bmad/scripts/memlog.py append --workspace /p/w --type <decision|change|event> --text "<one-line gist, reason included>"`;
   const parsed = parseCommandLine(line);
-  expect(!parsed.ok && parsed.error).toBe("Fill in <decision|change|event> first: the skill's text marks where your own value goes (one of the values between the bars).");
+  expect(!parsed.ok && parsed.error).toBe("Fill in <decision|change|event>, <one-line gist, reason included> first: the skill's text marks where your own value goes (for a|b, one of the values between the bars).");
   const quoted = parseCommandLine(`x.py --text "<one-line gist>"`);
   expect(!quoted.ok && quoted.error).toMatch(/^Fill in <one-line gist> first/);
   expect(parseCommandLine(`x.py --text "use <b> here"`)).toMatchObject({ ok: true });
-  for (const [line, word] of [[`x.py init --field scope="…" --field purpose="…"`, "scope=…"], [`x.py append --text "…"`, "…"], [`x.py --text=...`, "--text=..."]]) {
+  for (const [line, word] of [[`x.py init --field scope="…" --field purpose="…"`, "scope=…, purpose=…"], [`x.py append --text "…"`, "…"], [`x.py --text=...`, "--text=..."]]) {
     const parsed = parseCommandLine(line!);
     expect(!parsed.ok && parsed.error, line).toBe(`Fill in ${word} first: the skill's text marks where your own value goes.`);
   }
@@ -53,6 +53,9 @@ it("says what the run-time placeholders stand for, with today's date", () => {
   const today = new Date().toISOString().slice(0, 10);
   expect(fillInFirst(["{date}"])).toBe(`Fill in {date} first: the workflow binds it while it runs ({date} is today's date (${today} in UTC), in the form the skill's text gives, if it gives one).`);
   expect(fillInFirst(["{topic_slug}"])).toBe("Fill in {topic_slug} first: the workflow binds it while it runs, as its steps say.");
+  expect(fillInFirst(["{doc_workspace}", "{workflow.memory_dir}"])).toBe(
+    'Fill in {doc_workspace}, {workflow.memory_dir} first: the workflow binds it while it runs ({doc_workspace} is the run folder the skill\'s activation binds); {workflow.memory_dir} is a customization value, which "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} --key workflow.memory_dir" prints.',
+  );
 });
 
 it("finds placeholders the workflow binds at run time", () => {

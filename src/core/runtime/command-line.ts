@@ -28,8 +28,11 @@ export function parseCommandLine(line: string): CommandLine {
   } catch (error) {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
-  const template = words.find((w) => TEMPLATE_WORD.test(w));
-  if (template) return { ok: false, error: `Fill in ${template} first: the skill's text marks where your own value goes${/^[^<]*<[^>]*\|/.test(template) ? " (one of the values between the bars)" : ""}.` };
+  const templates = words.filter((w) => TEMPLATE_WORD.test(w));
+  if (templates.length) {
+    const choice = templates.some((w) => /^[^<]*<[^>]*\|/.test(w)) ? " (for a|b, one of the values between the bars)" : "";
+    return { ok: false, error: `Fill in ${templates.join(", ")} first: the skill's text marks where your own value goes${choice}.` };
+  }
   const operator = unquotedOperator(line);
   if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call, and quote text that holds "${operator}".` };
   let i = 0;
@@ -79,10 +82,21 @@ export function unfilledPlaceholders(words: string[]): string[] {
   return [...found];
 }
 
-/** What to say of placeholders a path still holds: the workflow binds them while it runs. */
+/** What to say of placeholders a path still holds: the workflow binds them while it runs, or, for `{workflow.*}`
+ *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them. */
 export function fillInFirst(unfilled: string[]): string {
-  const hints = unfilled.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", new Date().toISOString().slice(0, 10))).filter(Boolean);
-  return `Fill in ${unfilled.join(", ")} first: the workflow binds ${unfilled.length > 1 ? "them" : "it"} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}.`;
+  const custom = unfilled.filter((p) => /^\{(workflow|agent)\./.test(p));
+  const bound = unfilled.filter((p) => !custom.includes(p));
+  const parts: string[] = [];
+  if (bound.length) {
+    const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", new Date().toISOString().slice(0, 10))).filter(Boolean);
+    parts.push(`the workflow binds ${bound.length > 1 ? "them" : "it"} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
+  }
+  if (custom.length) {
+    const keys = custom.map((p) => `--key ${p.slice(1, -1)}`).join(" ");
+    parts.push(`${custom.join(", ")} ${custom.length > 1 ? "are customization values" : "is a customization value"}, which "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} ${keys}" prints`);
+  }
+  return `Fill in ${unfilled.join(", ")} first: ${parts.join("; ")}.`;
 }
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */

@@ -162,6 +162,9 @@ export const bmadFilesTool = defineTool({
       switch (args.action) {
         case "read": {
           const read = await files.read(path, args.version);
+          // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
+          const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
+          if (unfilled.length) return fail(fillInFirst(unfilled));
           // A skill's own file (`assets/prd-template.md`, bare paths resolve from the skill) is BMAD's, not the project's.
           const bmads = !read.ok && read.kind === "not_found" ? bundleUrisFor(deps.reader.catalog, path) : [];
           if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
@@ -179,7 +182,9 @@ export const bmadFilesTool = defineTool({
           const unfilled = unfilledPlaceholders([path]);
           if (unfilled.length) return fail(fillInFirst(unfilled));
           const data = new TextEncoder().encode(args.content);
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f));
+          // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
+          const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, page));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -254,8 +259,8 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   return { folders: [...folders].filter((f) => whole.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
 
-function changed(what: string, f: FileEntry): ToolOutcome {
-  return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.`, { ...f });
+function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
+  return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.${note}`, { ...f });
 }
 
 function listFiles(glob: string, entries: ListedFile[]): ToolOutcome {
