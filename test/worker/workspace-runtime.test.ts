@@ -199,6 +199,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
     expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
     expect(byUri.text).toContain(`The skill's fallback: "If the content was pasted or the script cannot run, estimate and mark the numbers as estimates."`);
+    // A fallback a few lines below the script's line, in the list of cases it returns.
+    const personas = await run("uv run {skill-root}/scripts/resolve_personas.py --project-root bmad://projects/x --skill {skill-root}");
+    expect(personas.text).toMatch(/^resolve_personas\.py is the skill's own Python script: .* The skill's fallback: "If no pool is available, generate this voice yourself\."$/);
   });
 });
 

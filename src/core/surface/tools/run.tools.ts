@@ -161,16 +161,21 @@ async function needsBridge(reader: BundleReader, fsScript: string, name: string)
 
 /** How skills say what to do when a script cannot run ("On failure, read … directly and use defaults", "If the
  *  content was pasted or the script cannot run, estimate"). */
-const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is unavailable|is not available|isn't available)|fallback|fall back)\b/i;
+const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is unavailable|is not available|isn't available)|if no [^.]{0,40} (?:is|are) available|improvise|fallback|fall back)\b/i;
+/** How far below the script's line a fallback may stand (a list of cases under "Resolve the pool: `uv run …`"). */
+const FALLBACK_LINES = 6;
 
 async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
   const { catalog } = reader;
   for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) {
-    const text = await servedText(reader, catalog.file(path)!);
-    for (const line of text.split("\n")) {
+    const lines = (await servedText(reader, catalog.file(path)!)).split("\n");
+    for (const [at, line] of lines.entries()) {
       if (!line.includes(script)) continue;
-      const sentence = line.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
-      if (sentence) return sentence.trim().slice(0, 400);
+      for (const [i, near] of lines.slice(at, at + FALLBACK_LINES).entries()) {
+        if (i > 0 && near.startsWith("#")) break; // the next section is about something else
+        const sentence = near.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
+        if (sentence) return sentence.trim().slice(0, 400);
+      }
     }
   }
   return undefined;
