@@ -50,8 +50,9 @@ async function runSkillScript(root: string, reader: BundleReader, fsScript: stri
   const argv = uv ? [uv, "run", "--no-cache", "--quiet", script, ...args] : [python!, script, ...args];
   const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
   let stderr = run.stderr;
-  if (!uv && /ModuleNotFoundError|No module named/.test(stderr)) {
-    stderr += "\nThis script declares its dependencies for uv (inline script metadata): install uv (https://docs.astral.sh/uv/) and run it again.";
+  const missing = uv ? undefined : /No module named '([^']+)'/.exec(stderr)?.[1];
+  if (missing) {
+    stderr += `\nThis script needs the Python module ${missing}, one of the dependencies it declares for uv (the "# dependencies" lines at its top): install uv (https://docs.astral.sh/uv/) and run it again, or install them for python3.`;
   }
   if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
   if (run.cancelled) stderr += "\nCancelled by the client.";

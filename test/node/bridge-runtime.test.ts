@@ -2,7 +2,7 @@
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
@@ -94,6 +94,9 @@ describe("bmad-run", () => {
     // A loaded file's line keeps {workflow.*} (in-chat-techniques.md): the script's skill fills it, as its SKILL.md renders it.
     const methods = await bmadRun(client, "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} list --category creative");
     expect(methods.out).toMatchObject({ exit_code: 0, stdout: listed.out!.stdout });
+    // deep-recon's bare `scripts/recon_kit.py` form: its skill is found, and so is its run_folder_pattern.
+    const slug = await bmadRun(client, `uv run scripts/recon_kit.py slug "reading-habit apps" --type market --pattern "{workflow.run_folder_pattern}"`);
+    expect(slug.text).toMatch(/"folder": "market-reading-habit-apps-\d{4}-\d{2}-\d{2}"/);
     // The paths it is given stay in the project: not outside, not through a link out, not through a dangling link.
     const away = join(tmp.dir, "away");
     mkdirSync(away);
@@ -127,6 +130,26 @@ describe("bmad-run", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     expect(processRuns(pid)).toBe(false); // the setsid child is gone too
   });
+  it("names the module a script misses when there is no uv, and fills what a loaded file left in its words", async () => {
+    const dir = project("no-uv");
+    const skill = join(dir, ".claude/skills/bmad-needs");
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-needs\ndescription: needs a module\n---\nRun `uv run {skill-root}/scripts/needs.py`.\n");
+    writeFileSync(join(skill, "scripts/needs.py"), "# /// script\n# dependencies = [\"bmad-mcp-no-such-module\"]\n# ///\nimport bmad_mcp_no_such_module\n");
+    const python3 = (await run("python3", ["-c", "import sys; print(sys.executable)"])).stdout.trim();
+    const client = await connect(dir, { PATH: dirname(python3) }); // no uv on it, whatever this machine has
+    const needs = await bmadRun(client, `uv run ${skill}/scripts/needs.py`);
+    expect(needs.text).toMatch(/This script needs the Python module bmad_mcp_no_such_module, one of the dependencies it declares for uv/);
+    // brainstorming's composer line, as its SKILL.md gives it: the config value is filled, the run folder is the
+    // model's to fill in, or brain.py would make a folder named {doc_workspace}.
+    const left = await bmadRun(client, "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} html --out {doc_workspace}/brain-selector.html");
+    expect(left.text).toMatch(/^Fill in \{doc_workspace\} first/);
+    expect(existsSync(join(dir, "{doc_workspace}"))).toBe(false);
+    const filled = await bmadRun(client, "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} html --out {output_folder}/brain-selector.html");
+    expect(filled.out?.exit_code, filled.text).toBe(0);
+    expect(existsSync(join(dir, "_bmad-output/brain-selector.html"))).toBe(true);
+  });
+
   it("runs a skill that is only in the bundle from a private folder of its own, gone when the bridge exits", async () => {
     const dir = join(tmp.dir, "no-install");
     const temp = join(tmp.dir, "tmp");
@@ -169,6 +192,9 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
     expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "notes/a.md"))).toBe(false);
+    // "project" may be left out: the folder is the one project.
+    const bare = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/bmm/config.yaml" } });
+    expect(text(bare)).toMatch(/user_name: /);
     // A version is the file's modification time in milliseconds, and if_version takes it.
     const wrote = await client.callTool({ name: "bmad-files", arguments: { project: "files", action: "write", path: "notes/v.md", content: "1" } });
     const version = (wrote.structuredContent as { version: number }).version;

@@ -167,6 +167,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     );
     expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     expect((await ada.files({ action: "read", project, path: "{doc_workspace}/.memlog.md" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
+    const noProject = await ada.call(TOOL.bmadFiles, { action: "list" });
+    expect(noProject.text).toMatch(new RegExp(`^bmad-files needs "project": yours are (.+, )?${project}(, .+)?\\.$`));
     const keepsake = await ada.files({ action: "write", project, path: "_bmad-output/party-mode/keepsake.html", content: "<p>hi</p>" });
     expect(keepsake.text).toMatch(/now version 1, 9 bytes\. The user cannot open a workspace file from here: show it to them/);
     // A skill's own file, by its bare path or its URI, is BMAD's: named, with the tool that reads it.

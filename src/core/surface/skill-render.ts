@@ -39,14 +39,20 @@ export async function skillRenderFor(reader: BundleReader, runtime: ProjectRunti
   } catch (error) {
     if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
   }
-  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module], runtime.root), central, customization, notes };
+  // The record's module first; then every other module's, as render_skill.py looks a key up in the whole config
+  // (a core skill such as bmad-deep-recon names bmm's `{planning_artifacts}`).
+  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root), central, customization, notes };
 }
 
 /** The project's config values, for `{key}` placeholders a model left in a path (`{planning_artifacts}/prds`). */
 export async function projectConfigValues(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {
   const central = await loadCentralConfig(runtime.fs, runtime.fsRoot).catch((): PyDict => new Map());
+  return flatConfig(reader, central, configModules(reader, central), runtime.root);
+}
+
+function configModules(reader: BundleReader, central: PyDict): string[] {
   const modules = central.get("modules");
-  return flatConfig(reader, central, [...(isDict(modules) ? modules.keys() : []), ...Object.keys(reader.catalog.manifest.config)], runtime.root);
+  return [...(isDict(modules) ? modules.keys() : []), ...Object.keys(reader.catalog.manifest.config)];
 }
 
 /** The modules' values (the first given wins), then core's, then the bundle's defaults for anything unset. */

@@ -57,22 +57,24 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (!unique.ok) return fail(unique.error);
     skillDir = unique.dir;
     script = (await runtime.skillRoot(skillDir)) + script.slice("{skill-root}".length);
+  } else if (/^scripts\/[^/]+\.py$/.test(script)) {
+    const unique = uniqueSkillFor(deps.reader, script);
+    if (unique.ok) skillDir = unique.dir;
   }
-  // A file loaded after the rendered skill keeps its `{skill-root}` and `{workflow.*}` (`--file {workflow.brain_methods}`):
-  // the script's own skill gives them, as they are rendered in its SKILL.md.
-  const skill = args.some((w) => w.includes("{skill-root}") || w.includes("{workflow.")) ? skillOfScript(deps.reader, script, skillDir) : undefined;
-  if (skill) {
-    const ctx = await skillRenderFor(deps.reader, runtime, skill);
-    for (const [i, word] of args.entries()) args[i] = renderSkillText(word, ctx);
-  }
-  const isPath = (i: number) => PATH_OPTIONS.has(args[i - 1] ?? "");
-  if (unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]).some((p) => p !== "{skill-root}")) {
-    // Config values the model left in a path (`{planning_artifacts}/prds`, as resolve_customization prints it) are known here.
-    const config = await projectConfigValues(deps.reader, runtime);
+  // A file loaded after the rendered skill keeps its placeholders (`--file {workflow.brain_methods}`, `--status-file
+  // {implementation_artifacts}/…`): the script's own skill fills them as its SKILL.md is rendered, else the project's config.
+  if (unfilledPlaceholders([script, ...args]).length) {
+    const skill = skillOfScript(deps.reader, script, skillDir);
+    const ctx = skill ? await skillRenderFor(deps.reader, runtime, skill) : undefined;
+    const config = ctx?.config ?? (await projectConfigValues(deps.reader, runtime));
     script = fillConfigValues(script, config);
-    for (const [i, word] of args.entries()) if (isPath(i)) args[i] = fillConfigValues(word, config);
+    for (const [i, word] of args.entries()) args[i] = ctx ? renderSkillText(word, ctx) : fillConfigValues(word, config);
   }
-  const unfilled = unfilledPlaceholders([script, ...args.filter((_, i) => isPath(i))]);
+  // What is left in a path is the model's to fill in: a skill's own script would make a folder named
+  // `{doc_workspace}`. Other words go as written (recon_kit.py fills its own `--pattern "{topic_slug}-{date}"`).
+  const shared = SHARED_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1));
+  const isPath = (word: string, i: number) => PATH_OPTIONS.has(args[i - 1] ?? "") || (!shared && word.includes("/"));
+  const unfilled = unfilledPlaceholders([script, ...args.filter(isPath)]);
   if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
   if (unfilled.length) return fail(fillInFirst(unfilled));
 

@@ -136,7 +136,7 @@ export const bmadFilesTool = defineTool({
     "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete. Each change is a version.",
   input: z.object({
     action: z.enum(["read", "write", "append", "list", "history", "restore", "delete"]).describe("What to do"),
-    project: z.string().describe("Project name, as bmad-project lists it"),
+    project: z.string().optional().describe("Project name, as bmad-project lists it (the bridge: its folder)"),
     path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
     content: z.string().optional().describe("write, append: the text"),
     // Safe integers: the bridge's versions are modification times in milliseconds.
@@ -149,9 +149,15 @@ export const bmadFilesTool = defineTool({
   writes: (args) => !FILE_READS.has(action(args) as string),
   run: (args, deps) =>
     withStore(deps, async (store) => {
-      const files = store.files(args.project);
-      const raw = args.path === undefined ? undefined : await withConfigValues(deps, args.project, args.path);
-      const given = raw === undefined ? undefined : inProject(args.project, raw, store.folder);
+      // On the bridge the folder is the one project; a workspace is named.
+      const project = args.project ?? store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+      if (project === undefined) {
+        const yours = (await store.projects()).map((p) => p.project);
+        return fail(`bmad-files needs "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.`);
+      }
+      const files = store.files(project);
+      const raw = args.path === undefined ? undefined : await withConfigValues(deps, project, args.path);
+      const given = raw === undefined ? undefined : inProject(project, raw, store.folder);
       if (given && !given.ok) return fail(given.error);
       // A step file's relative link (`../templates/x.md`) names BMAD's file, not one in the project.
       const linked = given?.path.split("/").includes("..") ? bundleUrisFor(deps.reader.catalog, given.path) : [];
