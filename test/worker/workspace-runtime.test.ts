@@ -156,6 +156,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       expect(paths, folder).toEqual(expect.arrayContaining([`${run}/a.md`, "_bmad-output/planning-artifacts/prds/prd-config/.memlog.md", "_bmad-output/planning-artifacts/prds/prd-todo/prd.md"]));
       expect(paths.every((p: string) => p.startsWith("_bmad-output/planning-artifacts/prds/")), folder).toBe(true);
     }
+    expect((await ada.files({ action: "list", project, path: "." })).structured.total).toBe((await ada.files({ action: "list", project })).structured.total);
     const runs = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/prds/prd-*" });
     expect(runs.text).toBe(
       `No file matches "_bmad-output/planning-artifacts/prds/prd-*".\nFolders that do (list one for its files):\n_bmad-output/planning-artifacts/prds/prd-config\n${run}\n_bmad-output/planning-artifacts/prds/prd-todo`,

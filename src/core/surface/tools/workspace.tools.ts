@@ -232,7 +232,7 @@ async function withConfigValues(deps: SurfaceDeps, project: string, path: string
 async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutcome> {
   const unfilled = unfilledPlaceholders([path]);
   if (unfilled.length) return fail(fillInFirst(unfilled));
-  const trimmed = path.replace(/\/+$/, "");
+  const trimmed = path === "." ? "" : path.replace(/\/+$/, "");
   const literal = !/[*?]/.test(trimmed);
   const kind = trimmed && literal ? await files.stat(trimmed) : undefined;
   const isFolder = trimmed === "" || (kind?.ok === true && kind.value === "dir");
