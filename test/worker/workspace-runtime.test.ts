@@ -192,12 +192,22 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(unnamed.text).toMatch(new RegExp(`^Name a workspace \\("project"\\), or create one .* Yours: (.+, )?${project}(, .+)?\\.$`));
   });
 
-  it("answers a skill's own script with where it runs and the skill's fallback", async () => {
-    const brain = await run("uv run {skill-root}/scripts/brain.py list --all");
-    expect(brain.isError).toBe(true);
-    expect(brain.text).toMatch(/brain\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
-    // bmad-brainstorming states no fallback for brain.py: the answer says so rather than quoting something else.
-    expect(brain.text).toMatch(/The skill gives no fallback for it/);
+  it("runs brain.py's library commands here, and answers other own scripts with where they run and the skill's fallback", async () => {
+    // brain.py is ported: the technique library a slice at a time, as the skill says, with or without a workspace.
+    const categories = await run("uv run {skill-root}/scripts/brain.py categories");
+    expect(categories.structured.exit_code, categories.text).toBe(0);
+    expect(categories.structured.stdout).toMatch(/^creative\t\d+$/m);
+    const listed = await ada.call(TOOL.bmadRun, { command: "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} list --category creative", project });
+    expect(listed.structured.exit_code, listed.text).toBe(0);
+    expect(listed.structured.stdout.split("\n").filter(Boolean).every((line: string) => line.startsWith("creative\t"))).toBe(true);
+    expect((await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text).toContain("brain.py: this skill's own, ported to run here.");
+    const html = await run("uv run {skill-root}/scripts/brain.py html --out page.html");
+    expect(html.structured.stderr).toMatch(/run this line on the bmad-mcp bridge/);
+    const spine = await run("uv run {skill-root}/scripts/lint_spine.py --workspace x");
+    expect(spine.isError).toBe(true);
+    expect(spine.text).toMatch(/^lint_spine\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    // bmad-architecture states no fallback for lint_spine.py: the answer says so rather than quoting something else.
+    expect(spine.text).toMatch(/The skill gives no fallback for it/);
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
     const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
     expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);

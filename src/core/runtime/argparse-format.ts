@@ -10,6 +10,7 @@ interface Width {
 
 function formatArgs(a: Action): string {
   if (a.kind === "parsers") return `${metavar(a)} ...`;
+  if (a.oneOrMore) return `${metavar(a)} [${metavar(a)} ...]`;
   return metavar(a);
 }
 
@@ -37,7 +38,7 @@ function actionsUsage(actions: Action[], parser: Parser): string {
   }
   const parts: string[] = actions.map((a) => {
     if (!a.flags.length) return formatArgs(a);
-    const part = a.kind === "help" ? a.flags[0]! : `${a.flags[0]} ${formatArgs(a)}`;
+    const part = a.kind === "help" || a.kind === "store_true" ? a.flags[0]! : `${a.flags[0]} ${formatArgs(a)}`;
     return !a.required && !grouped.has(a) ? `[${part}]` : part;
   });
   for (const i of [...inserts.keys()].sort((x, y) => y - x)) parts.splice(i, 0, inserts.get(i)!);
@@ -103,7 +104,7 @@ function usageText(parser: Parser, width: number, indentLevel: number): string {
 function invocation(a: Action | { name: string }): string {
   if ("name" in a) return a.name;
   if (!a.flags.length) return metavar(a);
-  if (a.kind === "help") return a.flags.join(", ");
+  if (a.kind === "help" || a.kind === "store_true") return a.flags.join(", ");
   return a.flags.map((f) => `${f} ${formatArgs(a)}`).join(", ");
 }
 

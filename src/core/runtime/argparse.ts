@@ -7,7 +7,9 @@ import { repr } from "./py-str.js";
 export interface Action {
   flags: string[];
   dest: string;
-  kind: "store" | "append" | "help" | "parsers";
+  kind: "store" | "append" | "store_true" | "help" | "parsers";
+  /** A positional's nargs="+" (one or more values, a list in the namespace). */
+  oneOrMore?: boolean;
   required: boolean;
   help?: string;
   metavar?: string;
@@ -90,7 +92,9 @@ export function addSubparser(parser: Parser, subparsers: Action, name: string, h
 
 type OptionTuple = [Action | undefined, string, string | undefined];
 
-function error(parser: Parser, message: string, env: Width): never {
+/** parser.error(message): the usage and the message on stderr, exit 2 (for a check a script makes after parsing,
+ *  as argparse's own `type=int` would). */
+export function error(parser: Parser, message: string, env: Width): never {
   throw new ArgparseExit(2, "", `${formatUsage(parser, env)}${parser.prog}: error: ${message}\n`);
 }
 
@@ -135,8 +139,9 @@ function parseOptional(parser: Parser, options: Map<string, Action>, arg: string
 
 /** The nargs pattern over the 'O'/'A'/'-' string of argument kinds. */
 function nargsPattern(a: Action): string {
-  if (a.kind === "help") return "()";
+  if (a.kind === "help" || a.kind === "store_true") return "()";
   if (a.kind === "parsers") return "(-*A[-AO]*)";
+  if (a.oneOrMore) return "(-*A[A-]*)";
   return a.flags.length ? "(A)" : "(-*A-*)";
 }
 
@@ -192,7 +197,8 @@ function consumeAll(parser: Parser, args: string[], ns: Namespace, unrecognized:
       if (seenNonDefault.has(other)) throw new ArgumentError(action, `not allowed with argument ${actionName(other)}`);
     }
     if (action.kind === "help") throw new ArgparseExit(0, formatHelp(parser, env), "");
-    if (action.kind === "store") ns[action.dest] = values[0];
+    if (action.kind === "store") ns[action.dest] = action.oneOrMore ? values : values[0];
+    else if (action.kind === "store_true") ns[action.dest] = "True";
     else if (action.kind === "append") ns[action.dest] = [...((ns[action.dest] as string[] | undefined) ?? []), values[0]!];
     else {
       const [name, ...rest] = values;
@@ -240,7 +246,7 @@ function consumeAll(parser: Parser, args: string[], ns: Namespace, unrecognized:
 
   let positionals = parser.actions.filter((a) => !a.flags.length);
   const consumePositionals = (start: number): number => {
-    // Only the subcommand positional exists in these scripts: it takes all it can match.
+    // A subcommand, or one positional of one-or-more values: each takes all it can match.
     const counts: number[] = [];
     if (positionals.length) {
       const m = new RegExp(`^${positionals.map(nargsPattern).join("")}`).exec(pattern.slice(start));

@@ -86,6 +86,12 @@ export function bundleFs(reader: () => BundleReader): RuntimeFs {
   };
 }
 
+/** BMAD's own files alone, as the project of a ported skill script named with none (brain.py reads only its
+ *  library): nothing there can be written. */
+export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
+  return { root: BUNDLE_MOUNT, fsRoot: BUNDLE_MOUNT, label: "BMAD's own files", fs: bundleFs(reader), skillRoot: async (dir) => `${BMAD_SCHEME}${dir}` };
+}
+
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
  *  files read without their secret-looking keys, as everywhere they are served. */
 export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {

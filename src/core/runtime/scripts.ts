@@ -1,6 +1,7 @@
 // BMAD 6.12's shared scripts (_bmad/scripts/*.py), ported, by file name. config_utils.py is a
 // library module with no command line: its port (config-utils.ts) serves the others.
 import type { ScriptMain } from "./context.js";
+import { main as brain } from "./brain.js";
 import { main as memlog } from "./memlog.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveConfig } from "./resolve-config.js";
@@ -14,3 +15,7 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["resolve_config.py", resolveConfig],
   ["resolve_customization.py", resolveCustomization],
 ]);
+
+/** A skill's own scripts, ported for where Python cannot run (the remote), by skill folder and file name. The bridge
+ *  runs the skill's real Python. */
+export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([["bmad-brainstorming/brain.py", brain]]);

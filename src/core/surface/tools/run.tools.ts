@@ -3,8 +3,8 @@
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { z } from "zod";
 import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
-import { BUNDLE_MOUNT, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
-import { SHARED_SCRIPTS } from "../../runtime/scripts.js";
+import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
+import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -17,6 +17,8 @@ import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { PROJECTS_PREFIX } from "../../workspace/paths.js";
 
+/** The file names of the skill scripts ported for where Python cannot run. */
+const PORTED_NAMES = new Set([...SKILL_SCRIPTS.keys()].map((key) => key.slice(key.lastIndexOf("/") + 1)));
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
 const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
 const PROJECT_URI = /bmad:\/\/projects\/([^/\s"']+)/;
@@ -44,8 +46,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
   const found = await deps.runtime(project ?? named, { lazy: true });
-  if (!found.ok) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}`);
-  const runtime = found.runtime;
+  // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
+  const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
+  if (!found.ok && !portedAlone) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}`);
+  const runtime = found.ok ? found.runtime : bundleRuntime(() => deps.reader);
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
   const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
   let script = fill(parsed.script);
@@ -89,6 +93,12 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     return refused ? fail(refused) : answer(runtime, name, result);
   }
   if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
+    const ported = runtime.runSkillScript ? undefined : SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`);
+    if (ported) {
+      const result = await ported(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
+      const refused = runtime.refused?.();
+      return refused ? fail(refused) : answer(runtime, name, result);
+    }
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
     return answer(runtime, name, result, result.timedOut ? " (killed at the time limit)" : "");
