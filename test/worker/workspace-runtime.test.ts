@@ -203,6 +203,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text).toContain("brain.py: this skill's own, ported to run here.");
     const html = await run("uv run {skill-root}/scripts/brain.py html --out page.html");
     expect(html.structured.stderr).toMatch(/run this line on the bmad-mcp bridge/);
+    // resolve_party.py is ported too: party mode's roster from the workspace's installed agents and the skill's groups.
+    const party = await run(`uv run {skill-root}/scripts/resolve_party.py --project-root ${root} --skill {skill-root}`);
+    expect(party.structured.exit_code, party.text).toBe(0);
+    const roster = JSON.parse(party.structured.stdout);
+    expect(roster).toMatchObject({ party_mode: "session", installed_agents_resolved: true, active: "installed" });
+    expect(roster.members.map((m: { code: string }) => m.code)).toContain("bmad-agent-architect");
+    expect(roster.groups.map((g: { id: string }) => g.id)).toContain("code-review-crew");
     const spine = await run("uv run {skill-root}/scripts/lint_spine.py --workspace x");
     expect(spine.isError).toBe(true);
     expect(spine.text).toMatch(/^lint_spine\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);

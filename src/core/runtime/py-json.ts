@@ -115,12 +115,26 @@ export function pyEquals(a: PyValue | undefined, b: PyValue | undefined): boolea
   return a === b;
 }
 
-/** json.loads for objects and arrays: objects become Maps (own keys in document order). */
+/** json.loads: objects become Maps (keys in document order), integers bigints and other numbers floats, as
+ *  Python reads them (the number's own text decides, so a big integer keeps every digit). */
 export function loads(text: string): PyValue {
-  const convert = (v: unknown): PyValue => {
-    if (Array.isArray(v)) return v.map(convert);
-    if (v !== null && typeof v === "object") return new Map(Object.entries(v).map(([k, item]) => [k, convert(item)]));
+  const ints = new WeakMap<object, Map<string, string>>();
+  let root: object | undefined;
+  const parsed: unknown = JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {
+    if (typeof value === "number" && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
+      let sources = ints.get(this);
+      if (!sources) ints.set(this, (sources = new Map()));
+      sources.set(key, context.source);
+    }
+    if (key === "") root = this;
+    return value;
+  });
+  const convert = (v: unknown, holder: object | undefined, key: string): PyValue => {
+    const source = holder && ints.get(holder)?.get(key);
+    if (source !== undefined) return BigInt(source);
+    if (Array.isArray(v)) return v.map((item, i) => convert(item, v, String(i)));
+    if (v !== null && typeof v === "object") return new Map(Object.entries(v).map(([k, item]) => [k, convert(item, v, k)]));
     return v as PyValue;
   };
-  return convert(JSON.parse(text));
+  return convert(parsed, root, "");
 }

@@ -4,6 +4,7 @@ import type { ScriptMain } from "./context.js";
 import { main as brain } from "./brain.js";
 import { main as memlog } from "./memlog.js";
 import { main as renderSkill } from "./render-skill.js";
+import { main as resolveParty } from "./resolve-party.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
@@ -18,4 +19,7 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
 
 /** A skill's own scripts, ported for where Python cannot run (the remote), by skill folder and file name. The bridge
  *  runs the skill's real Python. */
-export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([["bmad-brainstorming/brain.py", brain]]);
+export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
+  ["bmad-brainstorming/brain.py", brain],
+  ["bmad-party-mode/resolve_party.py", resolveParty],
+]);

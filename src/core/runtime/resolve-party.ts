@@ -1,0 +1,238 @@
+// Port of BMAD 6.12 bmad-party-mode's scripts/resolve_party.py, for where its Python cannot run (the remote): the
+// roster from the installed agents and the skill's party members and groups. Where the Python shells out to the
+// project's resolve_config.py and resolve_customization.py, this runs their ports, and reads their output back the
+// way it does (a failure of either is what the Python makes of it).
+import { addArgument, createParser, parseArgs } from "./argparse.js";
+import { loadToml } from "./config-utils.js";
+import type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
+import { dumps, isDict, loads, PyError, type PyDict, type PyValue, typeName } from "./py-json.js";
+import { statPath } from "./py-io.js";
+import { joinPath, resolvePath } from "./py-path.js";
+import { strip } from "./py-str.js";
+import { main as resolveConfig } from "./resolve-config.js";
+import { main as resolveCustomization } from "./resolve-customization.js";
+import { runScript, terminalWidth } from "./process.js";
+
+function parser() {
+  const p = createParser("resolve_party.py", "Resolve the party-mode roster, lazily.");
+  addArgument(p, ["--project-root"], { required: true });
+  addArgument(p, ["--skill"], { required: true, help: "Path to the bmad-party-mode skill dir" });
+  addArgument(p, ["--party"], { help: "Resolve full detail for this group id" });
+  addArgument(p, ["--list-groups"], { kind: "store_true", help: "Group names only" });
+  return p;
+}
+
+/** Python's truth value of a JSON value. */
+function truthy(v: PyValue | undefined): boolean {
+  if (v === undefined || v === null || v === false || v === "" || v === 0 || v === 0n) return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (v instanceof Map) return v.size > 0;
+  return true;
+}
+
+/** d.get(key, default), where d must be a dict. */
+function get(d: PyValue, key: string, fallback?: PyValue): PyValue | undefined {
+  if (!isDict(d)) throw new PyError("AttributeError", `'${typeName(d)}' object has no attribute 'get'`);
+  return d.has(key) ? d.get(key) : fallback;
+}
+
+/** `for item in v`: a list's items, a dict's keys, a string's characters. */
+function iterate(v: PyValue): PyValue[] {
+  if (Array.isArray(v)) return v;
+  if (v instanceof Map) return [...v.keys()];
+  if (typeof v === "string") return [...v];
+  throw new PyError("TypeError", `'${typeName(v)}' object is not iterable`);
+}
+
+function lower(v: PyValue): string {
+  if (typeof v !== "string") throw new PyError("AttributeError", `'${typeName(v)}' object has no attribute 'lower'`);
+  return v.toLowerCase();
+}
+
+function len(v: PyValue): bigint {
+  if (Array.isArray(v) || typeof v === "string") return BigInt(Array.isArray(v) ? v.length : [...v].length);
+  if (v instanceof Map) return BigInt(v.size);
+  throw new PyError("TypeError", `object of type '${typeName(v)}' has no len()`);
+}
+
+/** A resolver run as `python script …`, its JSON stdout read back; undefined on any failure, as in _run_json. */
+async function runJson(ctx: ScriptContext, main: ScriptMain, script: string, args: string[]): Promise<PyValue | undefined> {
+  if ((await statPath(ctx.fs, script)) !== "file") return undefined; // python cannot open the file: exit 2
+  const out: ScriptResult = await main(args, { ...ctx, scriptPath: script });
+  if (out.exitCode !== 0 || !strip(out.stdout)) return undefined;
+  try {
+    return loads(out.stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+async function loadAgents(ctx: ScriptContext, root: string): Promise<[PyValue, boolean]> {
+  const data = await runJson(ctx, resolveConfig, joinPath(root, "_bmad", "scripts", "resolve_config.py"), ["--project-root", root, "--key", "agents"]);
+  if (data === undefined) return [new Map(), false];
+  const agents = get(data, "agents", new Map());
+  return [truthy(agents) ? agents! : new Map(), true];
+}
+
+async function loadWorkflow(ctx: ScriptContext, root: string, skill: string): Promise<PyValue> {
+  const script = joinPath(root, "_bmad", "scripts", "resolve_customization.py");
+  const data = await runJson(ctx, resolveCustomization, script, ["--skill", skill, "--project-root", root, "--key", "workflow"]);
+  if (data !== undefined && isDict(data) && data.has("workflow")) return data.get("workflow")!;
+  // The fallback: the skill's base customize.toml, no override merge.
+  const toml = joinPath(skill, "customize.toml");
+  if ((await statPath(ctx.fs, toml)) !== "missing") {
+    try {
+      return (await loadToml(ctx.fs, toml)).get("workflow") ?? new Map();
+    } catch {
+      // OSError or TOMLDecodeError: pass
+    }
+  }
+  return new Map();
+}
+
+/** bmad-agent-analyst -> analyst */
+function alias(code: string): string {
+  for (const prefix of ["bmad-agent-", "bmad-"]) if (code.startsWith(prefix)) return code.slice(prefix.length);
+  return code;
+}
+
+interface Collective {
+  members: Map<string, PyDict>;
+  index: Map<string, string>;
+  installed: string[];
+}
+
+function buildCollective(agents: PyValue, partyMembers: PyValue | undefined): Collective {
+  const members = new Map<string, PyDict>();
+  const index = new Map<string, string>();
+  const installed: string[] = [];
+  const register = (code: string, entry: PyDict) => {
+    members.set(code, entry);
+    index.set(code, code);
+    index.set(code.toLowerCase(), code);
+    index.set(alias(code).toLowerCase(), code);
+    const name = entry.get("name");
+    if (truthy(name)) index.set(lower(name!), code);
+  };
+  if (!isDict(agents)) throw new PyError("AttributeError", `'${typeName(agents)}' object has no attribute 'items'`);
+  for (const [code, info] of agents) {
+    register(
+      code,
+      new Map<string, PyValue>([
+        ["code", code],
+        ["name", get(info, "name", code)!],
+        ["icon", get(info, "icon", "")!],
+        ["title", get(info, "title", "")!],
+        ["description", get(info, "description", "")!],
+        ["module", get(info, "module", "")!],
+        ["team", get(info, "team", "")!],
+        ["source", "installed"],
+      ]),
+    );
+    installed.push(code);
+  }
+  for (const m of Array.isArray(partyMembers) ? partyMembers : []) {
+    if (!isDict(m)) continue;
+    const code = m.get("code");
+    if (!truthy(code)) continue;
+    const canonical = index.get(code as string) ?? index.get(lower(code!)) ?? (code as string);
+    // Starts from the installed entry, so what the override leaves out survives.
+    const entry: PyDict = new Map(members.get(canonical) ?? []);
+    entry.set("code", canonical).set("source", "custom");
+    for (const field of ["name", "icon", "title", "persona", "capabilities", "model"]) {
+      const value = m.get(field);
+      if (value !== undefined && value !== null) entry.set(field, value);
+    }
+    if (!entry.has("name")) entry.set("name", canonical);
+    register(canonical, entry);
+  }
+  return { members, index, installed };
+}
+
+function resolveMembers(tokens: PyValue, c: Collective): [PyValue[], PyValue[]] {
+  const resolved: PyValue[] = [];
+  const unresolved: PyValue[] = [];
+  for (const token of truthy(tokens) ? iterate(tokens) : []) {
+    if (typeof token !== "string") {
+      unresolved.push(token);
+      continue;
+    }
+    const code = c.index.get(token) ?? c.index.get(token.toLowerCase());
+    if (code && c.members.has(code)) resolved.push(c.members.get(code)!);
+    else unresolved.push(token);
+  }
+  return [resolved, unresolved];
+}
+
+function groupMenu(groups: PyValue): PyValue[] {
+  const out: PyValue[] = [];
+  for (const g of truthy(groups) ? iterate(groups) : []) {
+    if (!isDict(g) || !truthy(g.get("id"))) continue;
+    const members = g.get("members");
+    const list = truthy(members) ? members! : [];
+    const entry: PyDict = new Map([["id", g.get("id")!], ["name", g.has("name") ? g.get("name")! : g.get("id")!], ["member_count", len(list)]]);
+    if (!truthy(list)) entry.set("open_cast", true);
+    out.push(entry);
+  }
+  return out;
+}
+
+function findGroup(groups: PyValue, id: PyValue): PyDict | undefined {
+  for (const g of truthy(groups) ? iterate(groups) : []) if (isDict(g) && g.get("id") === id && typeof id === "string") return g;
+  return undefined;
+}
+
+function groupDetail(g: PyDict, c: Collective): PyDict {
+  const raw = truthy(g.get("members")) ? g.get("members")! : [];
+  const [members, unresolved] = resolveMembers(raw, c);
+  const detail: PyDict = new Map<string, PyValue>([
+    ["active", g.get("id")!],
+    ["name", g.has("name") ? g.get("name")! : g.get("id")!],
+    ["members", members],
+    ["unresolved", unresolved],
+    ["memory_enabled", truthy(g.has("memory") ? g.get("memory") : false)],
+  ]);
+  if (truthy(g.get("scene"))) detail.set("scene", g.get("scene")!);
+  if (!truthy(raw)) detail.set("open_cast", true);
+  return detail;
+}
+
+export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  return runScript(async (out) => {
+    const args = parseArgs(parser(), argv, terminalWidth(ctx));
+    const root = await resolvePath(ctx.fs, args.project_root as string, ctx.cwd);
+    const skill = await resolvePath(ctx.fs, args.skill as string, ctx.cwd);
+    const emit = (value: PyDict) => (out.stdout += `${dumps(value, { indent: 2, ensureAscii: false })}\n`);
+
+    const workflow = await loadWorkflow(ctx, root, skill);
+    const or = (key: string, fallback: PyValue) => {
+      const v = get(workflow, key, fallback);
+      return truthy(v) ? v! : fallback;
+    };
+    const groups = or("party_groups", []);
+    const defaultParty = or("default_party", "");
+    const partyMode = or("party_mode", "session");
+    const partyMemory = truthy(get(workflow, "party_memory", true));
+
+    if (args.list_groups !== undefined) {
+      emit(new Map<string, PyValue>([["party_mode", partyMode], ["default_party", defaultParty], ["groups", groupMenu(groups)]]));
+      return 0;
+    }
+    const [agents, agentsOk] = await loadAgents(ctx, root);
+    const collective = buildCollective(agents, get(workflow, "party_members", []));
+    if (args.party !== undefined) {
+      const g = findGroup(groups, args.party as string);
+      if (!g) emit(new Map<string, PyValue>([["error", "unknown_group"], ["requested", args.party as string], ["available", groupMenu(groups)]]));
+      else emit(new Map([...groupDetail(g, collective), ["party_mode", partyMode]]));
+      return 0;
+    }
+    const result: PyDict = new Map<string, PyValue>([["party_mode", partyMode], ["groups", groupMenu(groups)], ["installed_agents_resolved", agentsOk]]);
+    const g = truthy(defaultParty) ? findGroup(groups, defaultParty) : undefined;
+    const active: PyDict = g
+      ? groupDetail(g, collective)
+      : new Map<string, PyValue>([["active", "installed"], ["members", collective.installed.map((code) => collective.members.get(code)!)], ["memory_enabled", partyMemory]]);
+    for (const [k, v] of active) result.set(k, v);
+    emit(result);
+    return 0;
+  });
+}
