@@ -220,8 +220,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
     expect(byUri.text).toContain(`The skill's fallback: "If the content was pasted or the script cannot run, estimate and mark the numbers as estimates."`);
     // A fallback a few lines below the script's line, in the list of cases it returns.
-    const personas = await run("uv run {skill-root}/scripts/resolve_personas.py --project-root bmad://projects/x --skill {skill-root}");
-    expect(personas.text).toMatch(/^resolve_personas\.py is the skill's own Python script: .* The skill's fallback: "If no pool is available, generate this voice yourself\."$/);
+    // A fallback in a section of its own: bmad-sprint-planning's "If the Script Fails".
+    const plan = await run("uv run {skill-root}/scripts/sprint_plan.py status");
+    expect(plan.text).toMatch(/^sprint_plan\.py is the skill's own Python script: .* The skill's fallback: "This rule covers every intent: when `sprint_plan\.py` errors .*Read the files yourself/);
+    // The forge's persona pool is ported: bmad-party-mode's members and groups beside the workspace's agents.
+    const personas = await run(`uv run {skill-root}/scripts/resolve_personas.py --project-root ${root} --skill {skill-root}`);
+    expect(personas.structured.exit_code, personas.text).toBe(0);
+    expect(JSON.parse(personas.structured.stdout)).toMatchObject({ party_mode_found: true, agents_resolved: true, parties: expect.arrayContaining([expect.objectContaining({ id: "code-review-crew" })]) });
   });
 });
 

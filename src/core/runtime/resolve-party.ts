@@ -1,16 +1,14 @@
 // Port of BMAD 6.12 bmad-party-mode's scripts/resolve_party.py, for where its Python cannot run (the remote): the
-// roster from the installed agents and the skill's party members and groups. Where the Python shells out to the
-// project's resolve_config.py and resolve_customization.py, this runs their ports, and reads their output back the
-// way it does (a failure of either is what the Python makes of it).
+// roster from the installed agents and the skill's party members and groups (roster.ts runs the resolvers it
+// shells out to).
 import { addArgument, createParser, parseArgs } from "./argparse.js";
 import { loadToml } from "./config-utils.js";
-import type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
-import { dumps, isDict, loads, PyError, type PyDict, type PyValue, typeName } from "./py-json.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import { dumps, isDict, PyError, type PyDict, type PyValue, typeName } from "./py-json.js";
+import { get, iterate, len, lower, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath, resolvePath } from "./py-path.js";
-import { strip } from "./py-str.js";
-import { main as resolveConfig } from "./resolve-config.js";
-import { main as resolveCustomization } from "./resolve-customization.js";
+import { alias, installedAgents, resolvedWorkflow } from "./roster.js";
 import { runScript, terminalWidth } from "./process.js";
 
 function parser() {
@@ -22,61 +20,15 @@ function parser() {
   return p;
 }
 
-/** Python's truth value of a JSON value. */
-function truthy(v: PyValue | undefined): boolean {
-  if (v === undefined || v === null || v === false || v === "" || v === 0 || v === 0n) return false;
-  if (Array.isArray(v)) return v.length > 0;
-  if (v instanceof Map) return v.size > 0;
-  return true;
-}
-
-/** d.get(key, default), where d must be a dict. */
-function get(d: PyValue, key: string, fallback?: PyValue): PyValue | undefined {
-  if (!isDict(d)) throw new PyError("AttributeError", `'${typeName(d)}' object has no attribute 'get'`);
-  return d.has(key) ? d.get(key) : fallback;
-}
-
-/** `for item in v`: a list's items, a dict's keys, a string's characters. */
-function iterate(v: PyValue): PyValue[] {
-  if (Array.isArray(v)) return v;
-  if (v instanceof Map) return [...v.keys()];
-  if (typeof v === "string") return [...v];
-  throw new PyError("TypeError", `'${typeName(v)}' object is not iterable`);
-}
-
-function lower(v: PyValue): string {
-  if (typeof v !== "string") throw new PyError("AttributeError", `'${typeName(v)}' object has no attribute 'lower'`);
-  return v.toLowerCase();
-}
-
-function len(v: PyValue): bigint {
-  if (Array.isArray(v) || typeof v === "string") return BigInt(Array.isArray(v) ? v.length : [...v].length);
-  if (v instanceof Map) return BigInt(v.size);
-  throw new PyError("TypeError", `object of type '${typeName(v)}' has no len()`);
-}
-
-/** A resolver run as `python script …`, its JSON stdout read back; undefined on any failure, as in _run_json. */
-async function runJson(ctx: ScriptContext, main: ScriptMain, script: string, args: string[]): Promise<PyValue | undefined> {
-  if ((await statPath(ctx.fs, script)) !== "file") return undefined; // python cannot open the file: exit 2
-  const out: ScriptResult = await main(args, { ...ctx, scriptPath: script });
-  if (out.exitCode !== 0 || !strip(out.stdout)) return undefined;
-  try {
-    return loads(out.stdout);
-  } catch {
-    return undefined;
-  }
-}
-
 async function loadAgents(ctx: ScriptContext, root: string): Promise<[PyValue, boolean]> {
-  const data = await runJson(ctx, resolveConfig, joinPath(root, "_bmad", "scripts", "resolve_config.py"), ["--project-root", root, "--key", "agents"]);
+  const data = await installedAgents(ctx, root);
   if (data === undefined) return [new Map(), false];
   const agents = get(data, "agents", new Map());
   return [truthy(agents) ? agents! : new Map(), true];
 }
 
 async function loadWorkflow(ctx: ScriptContext, root: string, skill: string): Promise<PyValue> {
-  const script = joinPath(root, "_bmad", "scripts", "resolve_customization.py");
-  const data = await runJson(ctx, resolveCustomization, script, ["--skill", skill, "--project-root", root, "--key", "workflow"]);
+  const data = await resolvedWorkflow(ctx, root, skill);
   if (data !== undefined && isDict(data) && data.has("workflow")) return data.get("workflow")!;
   // The fallback: the skill's base customize.toml, no override merge.
   const toml = joinPath(skill, "customize.toml");
@@ -88,12 +40,6 @@ async function loadWorkflow(ctx: ScriptContext, root: string, skill: string): Pr
     }
   }
   return new Map();
-}
-
-/** bmad-agent-analyst -> analyst */
-function alias(code: string): string {
-  for (const prefix of ["bmad-agent-", "bmad-"]) if (code.startsWith(prefix)) return code.slice(prefix.length);
-  return code;
 }
 
 interface Collective {

@@ -5,6 +5,7 @@ import { main as brain } from "./brain.js";
 import { main as memlog } from "./memlog.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
+import { main as resolvePersonas } from "./resolve-personas.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
@@ -22,4 +23,5 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
 export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-brainstorming/brain.py", brain],
   ["bmad-party-mode/resolve_party.py", resolveParty],
+  ["bmad-forge-idea/resolve_personas.py", resolvePersonas],
 ]);

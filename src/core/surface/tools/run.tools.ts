@@ -173,22 +173,25 @@ async function needsBridge(reader: BundleReader, fsScript: string, name: string)
 
 /** How skills say what to do when a script cannot run ("On failure, read … directly and use defaults", "If the
  *  content was pasted or the script cannot run, estimate"). */
-const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is unavailable|is not available|isn't available)|if no [^.]{0,40} (?:is|are) available|improvise|fallback|fall back)\b/i;
-/** How far below the script's line a fallback may stand (a list of cases under "Resolve the pool: `uv run …`"). */
-const FALLBACK_LINES = 6;
+const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is unavailable|is not available|isn't available)|fallback|fall back)\b/i;
 
 async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
   const { catalog } = reader;
-  for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) {
-    const lines = (await servedText(reader, catalog.file(path)!)).split("\n");
-    for (const [at, line] of lines.entries()) {
+  const files: string[][] = [];
+  for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) files.push((await servedText(reader, catalog.file(path)!)).split("\n"));
+  // On the script's own line: the sentence that says what to do instead.
+  for (const lines of files) {
+    for (const line of lines) {
       if (!line.includes(script)) continue;
-      for (const [i, near] of lines.slice(at, at + FALLBACK_LINES).entries()) {
-        if (i > 0 && near.startsWith("#")) break; // the next section is about something else
-        const sentence = near.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
-        if (sentence) return sentence.trim().slice(0, 400);
-      }
+      const sentence = line.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
+      if (sentence) return sentence.trim().slice(0, 400);
     }
+  }
+  // A section of its own ("## If the Script Fails"): its first paragraph.
+  for (const lines of files) {
+    const heading = lines.findIndex((line) => /^#+ /.test(line) && FALLBACK.test(line));
+    const paragraph = heading < 0 ? undefined : lines.slice(heading + 1).find((line) => line.trim() && !line.startsWith("#"));
+    if (paragraph) return paragraph.trim().slice(0, 400);
   }
   return undefined;
 }

@@ -1,0 +1,37 @@
+// What bmad-party-mode's resolve_party.py and bmad-forge-idea's resolve_personas.py share: running the project's
+// resolvers as they shell out to them (the ports here), and an installed agent's short alias.
+import type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
+import { loads, type PyValue } from "./py-json.js";
+import { statPath } from "./py-io.js";
+import { joinPath } from "./py-path.js";
+import { strip } from "./py-str.js";
+import { main as resolveConfig } from "./resolve-config.js";
+import { main as resolveCustomization } from "./resolve-customization.js";
+
+/** A resolver run as `python script …`, its JSON stdout read back; undefined on any failure, as in _run_json. */
+async function runJson(ctx: ScriptContext, main: ScriptMain, script: string, args: string[]): Promise<PyValue | undefined> {
+  if ((await statPath(ctx.fs, script)) !== "file") return undefined; // python cannot open the file: exit 2
+  const out: ScriptResult = await main(args, { ...ctx, scriptPath: script });
+  if (out.exitCode !== 0 || !strip(out.stdout)) return undefined;
+  try {
+    return loads(out.stdout);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `resolve_config.py --project-root ROOT --key agents`, read back; undefined on any failure. */
+export function installedAgents(ctx: ScriptContext, root: string): Promise<PyValue | undefined> {
+  return runJson(ctx, resolveConfig, joinPath(root, "_bmad", "scripts", "resolve_config.py"), ["--project-root", root, "--key", "agents"]);
+}
+
+/** `resolve_customization.py --skill SKILL --project-root ROOT --key workflow`, read back; undefined on any failure. */
+export function resolvedWorkflow(ctx: ScriptContext, root: string, skill: string): Promise<PyValue | undefined> {
+  return runJson(ctx, resolveCustomization, joinPath(root, "_bmad", "scripts", "resolve_customization.py"), ["--skill", skill, "--project-root", root, "--key", "workflow"]);
+}
+
+/** bmad-agent-analyst -> analyst */
+export function alias(code: string): string {
+  for (const prefix of ["bmad-agent-", "bmad-"]) if (code.startsWith(prefix)) return code.slice(prefix.length);
+  return code;
+}
