@@ -8,7 +8,7 @@ import { dumps, isDict, PyError, type PyDict, type PyValue, typeName } from "./p
 import { get, iterate, len, lower, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath, resolvePath } from "./py-path.js";
-import { alias, installedAgents, resolvedWorkflow } from "./roster.js";
+import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow } from "./roster.js";
 import { runScript, terminalWidth } from "./process.js";
 
 function parser() {
@@ -62,35 +62,12 @@ function buildCollective(agents: PyValue, partyMembers: PyValue | undefined): Co
   };
   if (!isDict(agents)) throw new PyError("AttributeError", `'${typeName(agents)}' object has no attribute 'items'`);
   for (const [code, info] of agents) {
-    register(
-      code,
-      new Map<string, PyValue>([
-        ["code", code],
-        ["name", get(info, "name", code)!],
-        ["icon", get(info, "icon", "")!],
-        ["title", get(info, "title", "")!],
-        ["description", get(info, "description", "")!],
-        ["module", get(info, "module", "")!],
-        ["team", get(info, "team", "")!],
-        ["source", "installed"],
-      ]),
-    );
+    register(code, installedEntry(code, info, ["icon", "title", "description", "module", "team"]));
     installed.push(code);
   }
   for (const m of Array.isArray(partyMembers) ? partyMembers : []) {
-    if (!isDict(m)) continue;
-    const code = m.get("code");
-    if (!truthy(code)) continue;
-    const canonical = index.get(code as string) ?? index.get(lower(code!)) ?? (code as string);
-    // Starts from the installed entry, so what the override leaves out survives.
-    const entry: PyDict = new Map(members.get(canonical) ?? []);
-    entry.set("code", canonical).set("source", "custom");
-    for (const field of ["name", "icon", "title", "persona", "capabilities", "model"]) {
-      const value = m.get(field);
-      if (value !== undefined && value !== null) entry.set(field, value);
-    }
-    if (!entry.has("name")) entry.set("name", canonical);
-    register(canonical, entry);
+    const custom = customMember(m, members, index);
+    if (custom) register(...custom); // an override keeps the installed slot; a new member does not join it
   }
   return { members, index, installed };
 }

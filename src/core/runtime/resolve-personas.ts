@@ -8,7 +8,7 @@ import { dumps, isDict, type PyDict, type PyValue } from "./py-json.js";
 import { get, iterate, lower, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath, parentPath, resolvePath } from "./py-path.js";
-import { alias, installedAgents, resolvedWorkflow } from "./roster.js";
+import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow } from "./roster.js";
 import { runScript, terminalWidth } from "./process.js";
 
 const PARTY_SKILL = "bmad-party-mode";
@@ -97,34 +97,15 @@ function buildPool(agents: PyDict, partyMembers: PyValue | undefined): Pool {
     }
   };
   for (const [code, info] of agents) {
-    register(
-      code,
-      new Map<string, PyValue>([
-        ["code", code],
-        ["name", get(info, "name", code)!],
-        ["icon", get(info, "icon", "")!],
-        ["title", get(info, "title", "")!],
-        ["description", get(info, "description", "")!],
-        ["source", "installed"],
-      ]),
-    );
+    register(code, installedEntry(code, info, ["icon", "title", "description"]));
     pool.installed.push(code);
   }
   for (const m of Array.isArray(partyMembers) ? partyMembers : []) {
-    if (!isDict(m)) continue;
-    const code = m.get("code");
-    if (!truthy(code)) continue;
-    const canonical = pool.index.get(code as string) || pool.index.get(lower(code!)) || (code as string);
-    const wasInstalled = pool.entries.has(canonical);
-    const entry: PyDict = new Map(pool.entries.get(canonical) ?? []);
-    entry.set("code", canonical).set("source", "custom");
-    for (const field of ["name", "icon", "title", "persona", "capabilities", "model"]) {
-      const value = m.get(field);
-      if (value !== undefined && value !== null) entry.set(field, value);
-    }
-    if (!entry.has("name")) entry.set("name", canonical);
-    register(canonical, entry);
-    if (!wasInstalled) pool.custom.push(canonical);
+    const custom = customMember(m, pool.entries, pool.index);
+    if (!custom) continue;
+    const isNew = !pool.entries.has(custom[0]);
+    register(...custom);
+    if (isNew) pool.custom.push(custom[0]);
   }
   return pool;
 }

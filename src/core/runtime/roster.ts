@@ -1,7 +1,8 @@
 // What bmad-party-mode's resolve_party.py and bmad-forge-idea's resolve_personas.py share: running the project's
 // resolvers as they shell out to them (the ports here), and an installed agent's short alias.
 import type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
-import { loads, type PyValue } from "./py-json.js";
+import { isDict, loads, type PyDict, type PyValue } from "./py-json.js";
+import { get, lower, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath } from "./py-path.js";
 import { strip } from "./py-str.js";
@@ -34,4 +35,26 @@ export function resolvedWorkflow(ctx: ScriptContext, root: string, skill: string
 export function alias(code: string): string {
   for (const prefix of ["bmad-agent-", "bmad-"]) if (code.startsWith(prefix)) return code.slice(prefix.length);
   return code;
+}
+
+/** A custom party member as both scripts apply it: over the installed entry it names (by code, alias or name),
+ *  keeping what it leaves out; undefined for one with no code. */
+export function customMember(m: PyValue, entries: Map<string, PyDict>, index: Map<string, string>): [string, PyDict] | undefined {
+  if (!isDict(m)) return undefined;
+  const code = m.get("code");
+  if (!truthy(code)) return undefined;
+  const canonical = index.get(code as string) || index.get(lower(code!)) || (code as string);
+  const entry: PyDict = new Map(entries.get(canonical) ?? []);
+  entry.set("code", canonical).set("source", "custom");
+  for (const field of ["name", "icon", "title", "persona", "capabilities", "model"]) {
+    const value = m.get(field);
+    if (value !== undefined && value !== null) entry.set(field, value);
+  }
+  if (!entry.has("name")) entry.set("name", canonical);
+  return [canonical, entry];
+}
+
+/** An installed agent's entry: the name (its code when it has none), these fields of its config, and its source. */
+export function installedEntry(code: string, info: PyValue, fields: string[]): PyDict {
+  return new Map<string, PyValue>([["code", code], ["name", get(info, "name", code)!], ...fields.map((f): [string, PyValue] => [f, get(info, f, "")!]), ["source", "installed"]]);
 }
