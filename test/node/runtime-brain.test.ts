@@ -24,7 +24,8 @@ writeFileSync(
     "\r\n" +
     'beta,Short\r\n' +
     'beta,plain,"a ""b"" c"d,,\r\n' +
-    'gamma,Ünïcode ✓,ça va 😀,,\n',
+    'gamma,Ünïcode ✓,ça va 😀,,\n' +
+    'gamma,Crlf,"one\r\ntwo\rthree",,\r\n',
 );
 writeFileSync(join(tmp.dir, "odd/details/q.md"), "\n# Detail\n\nMore words.\n\n");
 writeFileSync(join(tmp.dir, "extra.json"), JSON.stringify([{ category: "mine", technique_name: "plain", description: "replaced", detail: null }, { category: "mine", technique_name: "New One", description: 5 }]));
@@ -55,7 +56,7 @@ const cases: string[][] = [
   ["--file", "odd/odd.csv", "--json", "list", "--all"],
   ["--file", "odd/odd.csv", "list", "--category", "ALPHA"],
   ["--file", "odd/odd.csv", "show", "quoted, name", "plain", "short"],
-  ["--file", "odd/odd.csv", "--json", "show", "Quoted, Name", "Ünïcode ✓"],
+  ["--file", "odd/odd.csv", "--json", "show", "Quoted, Name", "Ünïcode ✓", "crlf"],
   ["--file", "odd/odd.csv", "--extra", "extra.json", "list", "--all"],
   ["--file", "odd/odd.csv", "--extra", "missing.json", "categories"],
   ["--file", "odd/odd.csv", "--extra", "not-a-list.json", "categories"],

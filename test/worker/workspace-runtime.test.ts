@@ -210,11 +210,17 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(roster).toMatchObject({ party_mode: "session", installed_agents_resolved: true, active: "installed" });
     expect(roster.members.map((m: { code: string }) => m.code)).toContain("bmad-agent-architect");
     expect(roster.groups.map((g: { id: string }) => g.id)).toContain("code-review-crew");
-    const spine = await run("uv run {skill-root}/scripts/lint_spine.py --workspace x");
-    expect(spine.isError).toBe(true);
-    expect(spine.text).toMatch(/^lint_spine\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
-    // bmad-architecture states no fallback for lint_spine.py: the answer says so rather than quoting something else.
-    expect(spine.text).toMatch(/The skill gives no fallback for it/);
+    const pick = await run("uv run {skill-root}/scripts/pick_methods.py --help");
+    expect(pick.isError).toBe(true);
+    expect(pick.text).toMatch(/^pick_methods\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    // bmad-advanced-elicitation states no fallback for pick_methods.py: the answer says so rather than quoting something else.
+    expect(pick.text).toMatch(/The skill gives no fallback for it/);
+    // lint_spine.py is ported: bmad-architecture's reviewer gate on a spine in the workspace.
+    const spineDir = "_bmad-output/planning-artifacts/architecture/arch-lint";
+    await ada.files({ action: "write", project, path: `${spineDir}/ARCHITECTURE-SPINE.md`, content: "---\nparadigm: TBD\n---\n## AD-1 Store\nBinds a. Prevents b. Rule c.\n## AD-1 Again\n" });
+    const lint = await run(`uv run {skill-root}/scripts/lint_spine.py --workspace ${root}/${spineDir}`);
+    expect(lint.structured.exit_code, lint.text).toBe(0);
+    expect(JSON.parse(lint.structured.stdout)).toMatchObject({ ok: false, total_findings: 4, by_severity: { high: 4 } });
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
     const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
     expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);

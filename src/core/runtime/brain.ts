@@ -4,7 +4,7 @@
 import { addArgument, addSubparser, addSubparsers, createParser, error, type Namespace, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
-import { readText, statPath } from "./py-io.js";
+import { decodeUtf8, readBytes, readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { compareCodePoints, repr, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -184,7 +184,8 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
       out.stderr += `error: technique file not found: ${file}\n`;
       return 2;
     }
-    let rows = load(await readText(ctx.fs, fileAt, file));
+    // open(newline=""): line ends inside a quoted field stay as they are.
+    let rows = load(decodeUtf8(await readBytes(ctx.fs, fileAt, file)));
     if (args.extra !== undefined) {
       const extra = normPath(args.extra as string);
       const extraAt = await resolvePath(ctx.fs, extra, ctx.cwd);

@@ -2,6 +2,7 @@
 // library module with no command line: its port (config-utils.ts) serves the others.
 import type { ScriptMain } from "./context.js";
 import { main as brain } from "./brain.js";
+import { main as lintSpine } from "./lint-spine.js";
 import { main as memlog } from "./memlog.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
@@ -24,4 +25,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-brainstorming/brain.py", brain],
   ["bmad-party-mode/resolve_party.py", resolveParty],
   ["bmad-forge-idea/resolve_personas.py", resolvePersonas],
+  ["bmad-architecture/lint_spine.py", lintSpine],
 ]);

@@ -1,0 +1,166 @@
+// Port of BMAD 6.12 bmad-architecture's scripts/lint_spine.py, for where its Python cannot run (the remote): the
+// mechanical checks of ARCHITECTURE-SPINE.md (placeholders, AD ids and fields, unpinned Stack versions) as JSON.
+// Python's `\b`, `\w` and case folding are Unicode-aware: the patterns here say so with the `u` flag and letter classes.
+import { addArgument, createParser, parseArgs } from "./argparse.js";
+import type { ScriptContext, ScriptResult } from "./context.js";
+import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
+import { osError, readText, statPath, writeBytes } from "./py-io.js";
+import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
+import { repr, splitlines, strip } from "./py-str.js";
+import { runScript, terminalWidth } from "./process.js";
+
+const SPINE = "ARCHITECTURE-SPINE.md";
+const W = "[\\p{L}\\p{N}_]"; // Python's \w
+const AD_HEADING = /^#{2,4}\s*AD-(\d+)(?![\p{L}\p{N}_])(.*)$/gmu;
+const HEADING = /^#{1,6}\s/gmu;
+const FENCE = /```[\s\S]*?```/g;
+const PLACEHOLDER_WORD = new RegExp(`(?<!${W})(TBD|TODO|FIXME|XXX)(?!${W})`, "gu");
+const SIMILAR_TO = /similar to AD-\d+/giu;
+const TEMPLATE_TOKEN = /\{[a-z_][a-z0-9_ /.-]*\}/g;
+const HAS_TOKEN = new RegExp(TEMPLATE_TOKEN.source);
+const LINE_HEADING = /^#{1,6}\s/u;
+const STACK_HEADING = new RegExp(`^##\\s+Stack(?!${W})`, "u");
+
+function parser() {
+  const p = createParser("lint_spine.py", "Lint an architecture spine for mechanical integrity.");
+  addArgument(p, ["--workspace"], { required: true, help: "run folder containing ARCHITECTURE-SPINE.md" });
+  addArgument(p, ["-o", "--output"], { help: "write JSON here instead of stdout" });
+  return p;
+}
+
+/** (frontmatter, body, offset): between the first two lines that are exactly `---`. */
+function splitFrontmatter(text: string): [string, string, number] {
+  const lines = text.split("\n");
+  if (lines[0] === "---") {
+    const end = lines.indexOf("---", 1);
+    if (end > 0) return [lines.slice(1, end).join("\n"), lines.slice(end + 1).join("\n"), end + 1];
+  }
+  return ["", text, 0];
+}
+
+/** Each fenced block as as many newlines, so line numbers outside stay put. */
+function blankFences(text: string): string {
+  return text.replace(FENCE, (block) => "\n".repeat(block.split("\n").length - 1));
+}
+
+function lineOf(text: string, index: number): number {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0 && i < index; i = text.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+type Finding = PyDict;
+const finding = (category: string, severity: string, detail: string, location: string): Finding =>
+  new Map<string, PyValue>([["category", category], ["severity", severity], ["detail", detail], ["location", location]]);
+
+function placeholders(text: string, where: (index: number) => string, prefix: string, patterns: Array<[RegExp, string, string]>): Finding[] {
+  const out: Finding[] = [];
+  for (const [rx, label, severity] of patterns) for (const m of text.matchAll(rx)) out.push(finding("placeholder", severity, `${prefix}${label}: ${repr(m[0])}`, where(m.index)));
+  return out;
+}
+
+const MARKER: [RegExp, string, string] = [PLACEHOLDER_WORD, "placeholder marker", "high"];
+const TOKEN: [RegExp, string, string] = [TEMPLATE_TOKEN, "possible unfilled template token (verify)", "low"];
+
+function adIssues(scan: string, offset: number): Finding[] {
+  const out: Finding[] = [];
+  const seen = new Map<bigint, number>();
+  let prev: bigint | undefined;
+  for (const m of scan.matchAll(AD_HEADING)) {
+    const num = BigInt(m[1]!);
+    const line = offset + lineOf(scan, m.index);
+    const loc = `${SPINE} AD-${num} (line ${line})`;
+    if (seen.has(num)) out.push(finding("ad_id", "high", `AD-${num} id reused (also at line ${seen.get(num)})`, loc));
+    else seen.set(num, line);
+    if (prev !== undefined && num <= prev) out.push(finding("ad_id", "high", `AD-${num} is non-monotonic (follows AD-${prev}); ids must ascend and never renumber`, loc));
+    prev = prev === undefined || num > prev ? num : prev;
+    // The block: from this heading to the next heading of any level.
+    const start = m.index + m[0].length;
+    HEADING.lastIndex = start;
+    const next = HEADING.exec(scan);
+    const block = scan.slice(start, next ? next.index : undefined).toLowerCase();
+    const missing = ["binds", "prevents", "rule"].filter((f) => !block.includes(f));
+    if (missing.length) out.push(finding("ad_fields", "high", `AD-${num} missing required field(s): ${missing.join(", ")}`, loc));
+  }
+  return out;
+}
+
+function tableCells(row: string): string[] {
+  let s = strip(row);
+  if (s.startsWith("|")) s = s.slice(1);
+  if (s.endsWith("|")) s = s.slice(0, -1);
+  return s.split("|").map(strip);
+}
+
+function unpinnedStack(scan: string, offset: number): Finding[] {
+  const out: Finding[] = [];
+  let inStack = false;
+  let headerSeen = false;
+  let [nameAt, versionAt] = [0, 1];
+  for (const [i, raw] of splitlines(scan).entries()) {
+    if (LINE_HEADING.test(raw)) {
+      inStack = STACK_HEADING.test(raw);
+      headerSeen = false;
+      [nameAt, versionAt] = [0, 1];
+      continue;
+    }
+    if (!inStack || !strip(raw).startsWith("|")) continue;
+    if ([...strip(raw)].every((c) => "|-: ".includes(c))) continue; // the separator row
+    const cells = tableCells(raw);
+    if (!headerSeen) {
+      headerSeen = true;
+      cells.forEach((c, j) => {
+        if (c.toLowerCase() === "name") nameAt = j;
+        else if (c.toLowerCase() === "version") versionAt = j;
+      });
+      continue;
+    }
+    const name = cells[nameAt] ?? "";
+    const version = cells[versionAt] ?? "";
+    if (!name || HAS_TOKEN.test(name)) continue;
+    if (!version || HAS_TOKEN.test(version)) out.push(finding("version_pin", "medium", `Stack entry ${repr(name)} has no version`, `${SPINE} (line ${offset + i + 1})`));
+  }
+  return out;
+}
+
+function lint(text: string): PyDict {
+  const [frontmatter, body, offset] = splitFrontmatter(text);
+  const scan = blankFences(body);
+  const findings = [
+    ...placeholders(frontmatter, (at) => `${SPINE} frontmatter (line ${1 + lineOf(frontmatter, at)})`, "frontmatter ", [MARKER, TOKEN]),
+    ...placeholders(scan, (at) => `${SPINE} (line ${offset + lineOf(scan, at)})`, "", [MARKER, [SIMILAR_TO, "unresolved cross-reference", "high"], TOKEN]),
+    ...adIssues(scan, offset),
+    ...unpinnedStack(scan, offset),
+  ];
+  const counts: PyDict = new Map();
+  for (const f of findings) counts.set(f.get("severity") as string, ((counts.get(f.get("severity") as string) as bigint | undefined) ?? 0n) + 1n);
+  return new Map<string, PyValue>([["ok", !findings.length], ["spine", SPINE], ["total_findings", BigInt(findings.length)], ["by_severity", counts], ["findings", findings]]);
+}
+
+export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  return runScript(async (out) => {
+    const args = parseArgs(parser(), argv, terminalWidth(ctx));
+    const spine = joinPath(normPath(args.workspace as string), SPINE);
+    const at = await fsPath(ctx.fs, spine, ctx.cwd);
+    const failed = (error: string) => new Map<string, PyValue>([["ok", false], ["error", error], ["findings", []], ["total_findings", 0n]]);
+    let result: PyDict;
+    if (at === undefined || (await statPath(ctx.fs, at)) === "missing") result = failed(`${spine} not found`);
+    else {
+      try {
+        result = lint(await readText(ctx.fs, at, spine));
+      } catch (e) {
+        // The "exit code is always 0" contract: a read or decode failure travels in the JSON.
+        if (!(e instanceof PyError) || !/Error$/.test(e.pyType)) throw e;
+        result = failed(`could not read ${spine}: ${e.message}`);
+      }
+    }
+    const json = dumps(result, { indent: 2 });
+    if (args.output !== undefined) {
+      const target = await fsPath(ctx.fs, args.output as string, ctx.cwd);
+      // write_text makes no folders: a missing one is Python's FileNotFoundError.
+      if (target === undefined || (await statPath(ctx.fs, parentPath(target))) !== "dir") throw osError("ENOENT", args.output as string);
+      await writeBytes(ctx.fs, target, new TextEncoder().encode(`${json}\n`));
+    } else out.stdout += `${json}\n`;
+    return 0;
+  });
+}

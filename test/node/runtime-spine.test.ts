@@ -1,0 +1,98 @@
+// bmad-architecture's lint_spine.py beside its port (what the remote runs, where Python cannot): the skill's own
+// template, a spine with every kind of finding, Unicode edges of \b, and the failures that travel in the JSON.
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { main } from "../../src/core/runtime/lint-spine.js";
+import { comparable, runPython } from "../fixtures/runtime/harness.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("runtime-spine");
+const skill = join(tmp.dir, "bmad-architecture");
+cpSync(join(process.cwd(), "node_modules/bmad-method/src/bmm-skills/plan/bmad-architecture"), skill, { recursive: true });
+const script = join(skill, "scripts/lint_spine.py");
+
+const SPINE = `---
+paradigm: TBD
+scope: {scope}
+date: 2026-11-27
+---
+# Architecture spine
+
+Intro with a TODO and a FIXME, but éTBD and TBDé are words, XXX stands alone. See similar to ad-7.
+An {unfilled_token} and a {Not-a-token} and {a b/c.d-e}.
+
+\`\`\`mermaid
+graph TD; TODO --> AD-9
+## AD-9 inside a fence
+\`\`\`
+
+## AD-1 Storage
+Binds: the ledger. Prevents: drift. Rule: one writer.
+
+### AD-1 again
+Binds x. Prevents y. Rule z.
+
+## AD-3 Missing
+Binds only.
+
+#### AD-2 Out of order
+nothing here
+
+## AD-10x not an id
+
+## Stack & Versions
+
+| Version | Name | Notes |
+|---|:-:|---|
+| 5.4 | TypeScript | fine |
+|  | Hono | no version |
+| {version} | Zod | token version |
+| 1.0 | {name} | a skeleton row |
+| only-one-cell |
+
+## Stacked
+| Name | Version |
+| Lost | |
+
+##Stack
+| Name | Version |
+| Ignored | |
+`;
+
+function workspace(name: string, text: string | Buffer): string {
+  const dir = join(tmp.dir, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "ARCHITECTURE-SPINE.md"), text);
+  return dir;
+}
+
+it("lints as lint_spine.py does: the template, every finding, and the failures", async () => {
+  const template = join(tmp.dir, "template");
+  mkdirSync(template);
+  copyFileSync(join(skill, "assets/spine-template.md"), join(template, "ARCHITECTURE-SPINE.md"));
+  mkdirSync(join(tmp.dir, "a-folder/ARCHITECTURE-SPINE.md"), { recursive: true });
+  const cases = [
+    ["--workspace", template],
+    ["--workspace", workspace("full", SPINE)],
+    ["--workspace", workspace("crlf", SPINE.replace(/\n/g, "\r\n"))],
+    ["--workspace", workspace("clean", "---\nparadigm: layered\n---\n## AD-1 A\nBinds a. Prevents b. Rule c.\n")],
+    ["--workspace", workspace("no-frontmatter", "---\nnever closed\n## AD-1\n")],
+    ["--workspace", workspace("latin1", Buffer.from([0x23, 0x20, 0xe9, 0x0a]))],
+    ["--workspace", "a-folder"],
+    ["--workspace", "nowhere//."],
+    ["--workspace", "full", "-o", "report.json"],
+    ["--workspace", "full", "--output", "missing/report.json"],
+    [],
+    ["--help"],
+  ];
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  for (const args of cases) {
+    const theirs = comparable(await runPython(script, args, { cwd: tmp.dir }));
+    const theirReport = args.includes("-o") ? readFileSync(join(tmp.dir, "report.json"), "utf8") : "";
+    const ours = comparable(await main(args, { fs, cwd: tmp.dir, env: {}, scriptPath: script }));
+    expect(ours, args.join(" ")).toEqual(theirs);
+    if (theirReport) expect(readFileSync(join(tmp.dir, "report.json"), "utf8")).toBe(theirReport);
+  }
+});
