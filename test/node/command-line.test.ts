@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../src/core/runtime/command-line.js";
+import { findFallback } from "../../src/core/surface/tools/run.tools.js";
 
 it("splits a skill's line with POSIX quoting and strips the interpreter", () => {
   const line = `uv run {project-root}/_bmad/scripts/memlog.py init --workspace "/p/a b" --field topic="My PRD; it's \\"big\\""`;
@@ -60,4 +61,12 @@ it("says what the run-time placeholders stand for, with today's date", () => {
 
 it("finds placeholders the workflow binds at run time", () => {
   expect(unfilledPlaceholders(["{doc_workspace}/x", "/p", "{skill-root}"])).toEqual(["{doc_workspace}", "{skill-root}"]);
+});
+
+it("finds what a skill says to do when its script cannot run: on the script's line, else in a section of its own", () => {
+  const line = "1. Count: `uv run {skill-root}/scripts/count.py doc.md`. If the script cannot run, estimate and say so. Then go on.";
+  expect(findFallback(["# Skill", line], "count.py")).toBe("If the script cannot run, estimate and say so.");
+  const section = "# Skill\nRun `uv run scripts/plan.py`.\n\n## If the Script Fails\n\nRead the files yourself.\nMore.\n";
+  expect(findFallback(["# Other\nNo fallback here.", section], "plan.py")).toBe("Read the files yourself.");
+  expect(findFallback(["Run `uv run scripts/x.py`. Then stop."], "x.py")).toBeUndefined();
 });

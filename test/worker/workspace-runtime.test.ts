@@ -222,9 +222,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(lint.structured.exit_code, lint.text).toBe(0);
     expect(JSON.parse(lint.structured.stdout)).toMatchObject({ ok: false, total_findings: 4, by_severity: { high: 4 } });
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
-    const byUri = await run("uv run bmad://core/bmad-review/scripts/word_metrics.py --help");
-    expect(byUri.text).toMatch(/^word_metrics\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
-    expect(byUri.text).toContain(`The skill's fallback: "If the content was pasted or the script cannot run, estimate and mark the numbers as estimates."`);
+    const byUri = await run("uv run bmad://core/bmad-deep-recon/scripts/recon_kit.py slug x");
+    expect(byUri.text).toMatch(/^recon_kit\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    // word_metrics.py is ported: bmad-review's counts of a workspace file.
+    await ada.files({ action: "write", project, path: "docs/review-me.md", content: "# A\none two three\n## B\nfour\n" });
+    const metrics = await run(`uv run bmad://core/bmad-review/scripts/word_metrics.py ${root}/docs/review-me.md`);
+    expect(JSON.parse(metrics.structured.stdout)).toMatchObject({ file: `${root}/docs/review-me.md`, total_words: 8, sections: [{ heading: "A", level: 1, words: 3 }, { heading: "B", level: 2, words: 1 }] });
     // A fallback a few lines below the script's line, in the list of cases it returns.
     // A fallback in a section of its own: bmad-sprint-planning's "If the Script Fails".
     const plan = await run("uv run {skill-root}/scripts/sprint_plan.py status");

@@ -7,6 +7,7 @@ import { main as memlog } from "./memlog.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
+import { main as wordMetrics } from "./word-metrics.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
@@ -26,4 +27,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-party-mode/resolve_party.py", resolveParty],
   ["bmad-forge-idea/resolve_personas.py", resolvePersonas],
   ["bmad-architecture/lint_spine.py", lintSpine],
+  ["bmad-review/word_metrics.py", wordMetrics],
 ]);

@@ -177,17 +177,20 @@ const FALLBACK = /\b(on failure|if [^.]{0,60}(?:fails|cannot run|can't run|is un
 
 async function skillFallback(reader: BundleReader, bundleDir: string, script: string): Promise<string | undefined> {
   const { catalog } = reader;
-  const files: string[][] = [];
-  for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) files.push((await servedText(reader, catalog.file(path)!)).split("\n"));
-  // On the script's own line: the sentence that says what to do instead.
-  for (const lines of files) {
-    for (const line of lines) {
-      if (!line.includes(script)) continue;
-      const sentence = line.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
-      if (sentence) return sentence.trim().slice(0, 400);
-    }
+  const texts: string[] = [];
+  for (const path of catalog.paths.filter((p) => p.startsWith(`${bundleDir}/`) && p.endsWith(".md"))) texts.push(await servedText(reader, catalog.file(path)!));
+  return findFallback(texts, script);
+}
+
+/** What a skill's files say to do when `script` cannot run: the sentence on a line of its that names it, else the
+ *  first paragraph of a section of its own ("## If the Script Fails"). */
+export function findFallback(texts: string[], script: string): string | undefined {
+  const files = texts.map((text) => text.split("\n"));
+  for (const line of files.flat()) {
+    if (!line.includes(script)) continue;
+    const sentence = line.split(/(?<=\.)\s+/).find((s) => FALLBACK.test(s));
+    if (sentence) return sentence.trim().slice(0, 400);
   }
-  // A section of its own ("## If the Script Fails"): its first paragraph.
   for (const lines of files) {
     const heading = lines.findIndex((line) => /^#+ /.test(line) && FALLBACK.test(line));
     const paragraph = heading < 0 ? undefined : lines.slice(heading + 1).find((line) => line.trim() && !line.startsWith("#"));
