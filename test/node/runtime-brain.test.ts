@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { main } from "../../src/core/runtime/brain.js";
-import { comparable, runPython } from "../fixtures/runtime/harness.js";
+import { expectSameAsPython, runPython } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-brain");
@@ -64,12 +64,7 @@ const cases: string[][] = [
 ];
 
 it("answers every read-only command, error and help as brain.py does", async () => {
-  const fs = await NodeRuntimeFs.create([tmp.dir]);
-  for (const args of cases) {
-    const theirs = comparable(await runPython(script, args, { cwd: tmp.dir }));
-    const ours = comparable(await main(args, { fs, cwd: tmp.dir, env: {}, scriptPath: script }));
-    expect(ours, args.join(" ")).toEqual(theirs);
-  }
+  await expectSameAsPython(script, main, cases, { cwd: tmp.dir });
 });
 
 it("draws distinct techniques at random from the categories asked for", async () => {

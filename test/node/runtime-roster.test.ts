@@ -3,12 +3,11 @@
 // the project's resolvers gone, and (the forge) with party mode not installed.
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, expect, it } from "vitest";
-import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { beforeAll, it } from "vitest";
 import type { ScriptMain } from "../../src/core/runtime/context.js";
 import { main as party } from "../../src/core/runtime/resolve-party.js";
 import { main as personas } from "../../src/core/runtime/resolve-personas.js";
-import { comparable, install612, runPython } from "../fixtures/runtime/harness.js";
+import { expectSameAsPython, install612 } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-party");
@@ -66,12 +65,7 @@ code = "user-only"
 name = "Mary"
 `;
 
-async function compare([script, main]: [string, ScriptMain], args: string[], cwd = tmp.dir): Promise<void> {
-  const fs = await NodeRuntimeFs.create([tmp.dir]);
-  const theirs = comparable(await runPython(script, args, { cwd }));
-  const ours = comparable(await main(args, { fs, cwd, env: {}, scriptPath: script }));
-  expect(ours, `${script.slice(script.lastIndexOf("/") + 1)} ${args.join(" ")}`).toEqual(theirs);
-}
+const compare = ([script, main]: [string, ScriptMain], args: string[]) => expectSameAsPython(script, main, [args], { cwd: tmp.dir });
 
 const base = ["--project-root", project, "--skill", skill];
 const forgeArgs = ["--project-root", project, "--skill", forge];

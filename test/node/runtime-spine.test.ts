@@ -1,11 +1,10 @@
 // bmad-architecture's lint_spine.py beside its port (what the remote runs, where Python cannot): the skill's own
 // template, a spine with every kind of finding, Unicode edges of \b, and the failures that travel in the JSON.
-import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, it } from "vitest";
-import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { it } from "vitest";
 import { main } from "../../src/core/runtime/lint-spine.js";
-import { comparable, runPython } from "../fixtures/runtime/harness.js";
+import { expectSameAsPython } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-spine");
@@ -87,12 +86,5 @@ it("lints as lint_spine.py does: the template, every finding, and the failures",
     [],
     ["--help"],
   ];
-  const fs = await NodeRuntimeFs.create([tmp.dir]);
-  for (const args of cases) {
-    const theirs = comparable(await runPython(script, args, { cwd: tmp.dir }));
-    const theirReport = args.includes("-o") ? readFileSync(join(tmp.dir, "report.json"), "utf8") : "";
-    const ours = comparable(await main(args, { fs, cwd: tmp.dir, env: {}, scriptPath: script }));
-    expect(ours, args.join(" ")).toEqual(theirs);
-    if (theirReport) expect(readFileSync(join(tmp.dir, "report.json"), "utf8")).toBe(theirReport);
-  }
+  await expectSameAsPython(script, main, cases, { cwd: tmp.dir, writes: (args) => (args.includes("-o") ? "report.json" : undefined) });
 });

@@ -1,11 +1,10 @@
 // bmad-review's word_metrics.py beside its port (what the remote runs, where Python cannot): word counts of real
 // BMAD documents and of one with every edge the script names (fences, CJK, headings, bad UTF-8, no markdown).
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, it } from "vitest";
-import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { it } from "vitest";
 import { main } from "../../src/core/runtime/word-metrics.js";
-import { comparable, runPython } from "../fixtures/runtime/harness.js";
+import { expectSameAsPython } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-word-metrics");
@@ -52,12 +51,5 @@ it("counts words as word_metrics.py does", async () => {
     [],
     ["--help"],
   ];
-  const fs = await NodeRuntimeFs.create([tmp.dir]);
-  for (const args of cases) {
-    const theirs = comparable(await runPython(script, args, { cwd: tmp.dir }));
-    const theirReport = args.includes("-o") ? readFileSync(join(tmp.dir, "out/report.json"), "utf8") : "";
-    const ours = comparable(await main(args, { fs, cwd: tmp.dir, env: {}, scriptPath: script }));
-    expect(ours, args.join(" ")).toEqual(theirs);
-    if (theirReport) expect(readFileSync(join(tmp.dir, "out/report.json"), "utf8")).toBe(theirReport);
-  }
+  await expectSameAsPython(script, main, cases, { cwd: tmp.dir, writes: (args) => (args.includes("-o") ? "out/report.json" : undefined) });
 });
