@@ -28,7 +28,11 @@ writeFileSync(
     'gamma,Crlf,"one\r\ntwo\rthree",,\r\n',
 );
 writeFileSync(join(tmp.dir, "odd/details/q.md"), "\n# Detail\n\nMore words.\n\n");
-writeFileSync(join(tmp.dir, "extra.json"), JSON.stringify([{ category: "mine", technique_name: "plain", description: "replaced", detail: null }, { category: "mine", technique_name: "New One", description: 5 }]));
+writeFileSync(
+  join(tmp.dir, "extra.json"),
+  '[{"category": "mine", "technique_name": "plain", "description": "replaced", "detail": null}, {"category": "mine", "technique_name": "New One", "description": 5},' +
+    ' {"category": ["a", 1.0, null, {"k": true}], "technique_name": "Floaty", "description": 1.5, "detail": [], "provenance": 0, "good_for": {}}]',
+);
 writeFileSync(join(tmp.dir, "not-a-list.json"), JSON.stringify({ category: "x" }));
 writeFileSync(join(tmp.dir, "bad-entry.json"), JSON.stringify([{ category: "x" }, "just a string"]));
 

@@ -210,11 +210,15 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(roster).toMatchObject({ party_mode: "session", installed_agents_resolved: true, active: "installed" });
     expect(roster.members.map((m: { code: string }) => m.code)).toContain("bmad-agent-architect");
     expect(roster.groups.map((g: { id: string }) => g.id)).toContain("code-review-crew");
-    const pick = await run("uv run {skill-root}/scripts/pick_methods.py --help");
-    expect(pick.isError).toBe(true);
-    expect(pick.text).toMatch(/^pick_methods\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
-    // bmad-advanced-elicitation states no fallback for pick_methods.py: the answer says so rather than quoting something else.
-    expect(pick.text).toMatch(/The skill gives no fallback for it/);
+    const recon = await run("uv run {skill-root}/scripts/recon_kit.py tally x");
+    expect(recon.isError).toBe(true);
+    expect(recon.text).toMatch(/^recon_kit\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    // bmad-deep-recon states no fallback for recon_kit.py: the answer says so rather than quoting something else.
+    expect(recon.text).toMatch(/The skill gives no fallback for it/);
+    // pick_methods.py is ported: advanced elicitation's method catalog, a slice at a time.
+    const methods = await run("uv run {skill-root}/scripts/pick_methods.py --file {workflow.methods_file} list --category core");
+    expect(methods.structured.exit_code, methods.text).toBe(0);
+    expect(methods.structured.stdout).toMatch(/^\d+\tcore\t/m);
     // lint_spine.py is ported: bmad-architecture's reviewer gate on a spine in the workspace.
     const spineDir = "_bmad-output/planning-artifacts/architecture/arch-lint";
     await ada.files({ action: "write", project, path: `${spineDir}/ARCHITECTURE-SPINE.md`, content: "---\nparadigm: TBD\n---\n## AD-1 Store\nBinds a. Prevents b. Rule c.\n## AD-1 Again\n" });

@@ -1,23 +1,18 @@
 // Port of BMAD 6.12 bmad-brainstorming's scripts/brain.py, for where its Python cannot run (the remote): the
 // technique library's read-only commands (categories, list, show, random), so a model reaches the library the way
 // the skill says, a slice at a time. `html` writes the composer page for the user's own machine: the bridge runs it.
-import { addArgument, addSubparser, addSubparsers, createParser, error, type Namespace, parseArgs } from "./argparse.js";
+import { addArgument, addSubparser, addSubparsers, createParser, type Namespace, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
 import { decodeUtf8, readBytes, readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
-import { compareCodePoints, repr, strip } from "./py-str.js";
+import { strip } from "./py-str.js";
+import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readCsv, sample } from "./py-catalog.js";
+import { pyRepr, pyStr, truthy } from "./py-ops.js";
 import { runScript, terminalWidth } from "./process.js";
 
 const FIELDS = ["category", "technique_name", "description", "detail", "provenance", "good_for", "audience"] as const;
 type Row = Record<(typeof FIELDS)[number], string>;
-
-/** The module docstring, which --help prints as it is (RawDescriptionHelpFormatter): read from the script itself. */
-async function docstring(ctx: ScriptContext): Promise<string | undefined> {
-  if (ctx.scriptPath === undefined) return undefined;
-  const text = await readText(ctx.fs, ctx.scriptPath).catch(() => "");
-  return /^(?:#[^\n]*\n|\s*\n)*"""([\s\S]*?)"""/.exec(text)?.[1];
-}
 
 function parsers(description: string | undefined) {
   const p = createParser("brain.py", description, true);
@@ -39,59 +34,6 @@ function parsers(description: string | undefined) {
   return { p, random };
 }
 
-/** csv.DictReader over a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
-function readCsv(text: string): Array<Map<string, string>> {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let state: "start" | "field" | "quoted" | "quote" = "start";
-  const endField = () => {
-    record.push(field);
-    field = "";
-  };
-  const endRecord = () => {
-    if (state !== "start" || record.length) endField();
-    if (record.length) records.push(record);
-    record = [];
-    state = "start";
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (state === "quoted") {
-      if (c === '"') state = "quote";
-      else field += c;
-    } else if (state === "quote") {
-      if (c === '"') {
-        field += c;
-        state = "quoted";
-      } else if (c === ",") {
-        endField();
-        state = "start";
-      } else if (c === "\n" || c === "\r") {
-        endRecord();
-        if (c === "\r" && text[i + 1] === "\n") i++;
-      } else {
-        field += c;
-        state = "field";
-      }
-    } else if (c === ",") {
-      endField();
-      state = "start";
-    } else if (c === "\n" || c === "\r") {
-      endRecord();
-      if (c === "\r" && text[i + 1] === "\n") i++;
-    } else if (c === '"' && state === "start") state = "quoted";
-    else {
-      field += c;
-      state = "field";
-    }
-  }
-  if (state !== "start" || record.length) endRecord();
-  const [header, ...rows] = records;
-  if (!header) return [];
-  return rows.map((row) => new Map(header.map((key, i) => [key, row[i] ?? ""])));
-}
-
 function load(text: string): Row[] {
   return readCsv(text.replace(/^\uFEFF/, "")).map((r) => Object.fromEntries(FIELDS.map((k) => [k, strip(r.get(k) ?? "")])) as Row);
 }
@@ -103,7 +45,7 @@ function loadExtra(text: string): Row[] {
     if (!(item instanceof Map)) throw new PyError("ValueError", `each --extra entry must be a JSON object, got: ${pyRepr(item)}`);
     const text = (key: string, orEmpty: boolean) => {
       const v = item.get(key);
-      return strip(v === undefined || (orEmpty && !v) ? "" : pyStr(v));
+      return strip(v === undefined || (orEmpty && !truthy(v)) ? "" : pyStr(v));
     };
     return {
       category: text("category", false),
@@ -115,19 +57,6 @@ function loadExtra(text: string): Row[] {
       audience: text("audience", true),
     };
   });
-}
-
-/** str(v) of a JSON value, as far as a technique's fields need it. */
-function pyStr(v: PyValue): string {
-  if (typeof v === "string") return v;
-  if (v === null) return "None";
-  if (v === true) return "True";
-  if (v === false) return "False";
-  return typeof v === "bigint" || typeof v === "number" ? String(v) : dumps(v);
-}
-
-function pyRepr(v: PyValue): string {
-  return typeof v === "string" ? repr(v) : pyStr(v);
 }
 
 /** Extras replace a row of the same technique_name (any case), else they are appended. */
@@ -146,18 +75,6 @@ function mergeExtra(rows: Row[], extras: Row[]): Row[] {
   return merged;
 }
 
-function categories(rows: Row[]): Array<[string, number]> {
-  const counts = new Map<string, number>();
-  for (const r of rows) counts.set(r.category, (counts.get(r.category) ?? 0) + 1);
-  return [...counts].sort(([a], [b]) => compareCodePoints(a, b));
-}
-
-function filterCats(rows: Row[], cats: string[] | undefined): Row[] {
-  if (!cats?.length) return rows;
-  const wanted = new Set(cats.map((c) => c.toLowerCase()));
-  return rows.filter((r) => wanted.has(r.category.toLowerCase()));
-}
-
 const entry = (r: Row, keys: ReadonlyArray<keyof Row> = ["category", "technique_name", "description"]) => new Map<string, PyValue>(keys.map((k) => [k, r[k]]));
 
 function fmtList(rows: Row[], json: boolean): string {
@@ -170,17 +87,9 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
   return runScript(async (out) => {
     const env = terminalWidth(ctx);
     const args: Namespace = parseArgs(p, argv, env);
-    let count = 1;
-    if (args.cmd === "random" && args.n !== undefined) {
-      const n = args.n as string;
-      // int(): surrounding whitespace, a sign and digit-group underscores are allowed.
-      if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(n)) error(random, `argument -n: invalid int value: ${repr(n)}`, env);
-      count = Number(n.replace(/_/g, ""));
-    }
-    const scriptDir = ctx.scriptPath === undefined ? ctx.cwd : parentPath(await resolvePath(ctx.fs, ctx.scriptPath, ctx.cwd));
-    const file = args.file === undefined ? joinPath(parentPath(scriptDir), "assets", "brain-methods.csv") : normPath(args.file as string);
-    const fileAt = await resolvePath(ctx.fs, file, ctx.cwd);
-    if ((await statPath(ctx.fs, fileAt)) !== "file") {
+    const count = drawCount(args, random, env);
+    const { file, at: fileAt, found } = await catalogFile(ctx, args.file, "brain-methods.csv");
+    if (!found) {
       out.stderr += `error: technique file not found: ${file}\n`;
       return 2;
     }
@@ -205,18 +114,11 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
     const json = args.json !== undefined;
     const csvDir = parentPath(fileAt);
     switch (args.cmd) {
-      case "categories": {
-        const cats = categories(rows);
-        out.stdout += `${json ? dumps(cats.map(([c, n]) => new Map<string, PyValue>([["category", c], ["count", BigInt(n)]]))) : cats.map(([c, n]) => `${c}\t${n}`).join("\n")}\n`;
+      case "categories":
+        out.stdout += `${categoriesText(rows, json)}\n`;
         return 0;
-      }
       case "list":
-        if (!args.category && args.all === undefined) {
-          out.stderr += "error: `list` needs --category (one or more) — or --all to dump the whole catalog on purpose. Use `categories` for the cheap map, or `random` to draw blind.\n";
-          return 2;
-        }
-        out.stdout += `${fmtList(filterCats(rows, args.category as string[] | undefined), json)}\n`;
-        return 0;
+        return listRows(args, rows, out, (r) => fmtList(r, json));
       case "show": {
         const byName = new Map(rows.map((r) => [r.technique_name.toLowerCase(), r]));
         const found: Row[] = [];
@@ -260,12 +162,4 @@ async function detail(ctx: ScriptContext, row: Row, csvDir: string, out: { stder
     return undefined;
   }
   return strip(await readText(ctx.fs, path));
-}
-
-/** random.sample: n distinct rows in random order. */
-function sample(pool: Row[], n: number): Row[] {
-  const rest = [...pool];
-  const picked: Row[] = [];
-  while (picked.length < n) picked.push(rest.splice(Math.floor(Math.random() * rest.length), 1)[0]!);
-  return picked;
 }

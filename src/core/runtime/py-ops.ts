@@ -1,6 +1,7 @@
-// Python's built-ins on JSON-shaped values, as the ported scripts meet them: truth, dict.get, iteration, str.lower
-// and len, each failing with the exception Python would raise.
-import { isDict, PyError, type PyValue, typeName } from "./py-json.js";
+// Python's built-ins on JSON-shaped values, as the ported scripts meet them: truth, dict.get, iteration, str.lower,
+// len, str and repr, each failing with the exception Python would raise.
+import { floatRepr, isDict, PyError, type PyValue, typeName } from "./py-json.js";
+import { repr } from "./py-str.js";
 
 /** Python's truth value of a JSON value. */
 export function truthy(v: PyValue | undefined): boolean {
@@ -33,4 +34,21 @@ export function len(v: PyValue): bigint {
   if (Array.isArray(v) || typeof v === "string") return BigInt(Array.isArray(v) ? v.length : [...v].length);
   if (v instanceof Map) return BigInt(v.size);
   throw new PyError("TypeError", `object of type '${typeName(v)}' has no len()`);
+}
+
+/** repr(v) of a JSON value: ['a', 1, 2.0, None, {'k': True}]. */
+export function pyRepr(v: PyValue): string {
+  if (typeof v === "string") return repr(v);
+  if (v === null) return "None";
+  if (v === true || v === false) return v ? "True" : "False";
+  if (typeof v === "bigint") return v.toString();
+  if (typeof v === "number") return floatRepr(v);
+  if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
+  if (v instanceof Map) return `{${[...v].map(([k, item]) => `${repr(k)}: ${pyRepr(item)}`).join(", ")}}`;
+  return String(v);
+}
+
+/** str(v) of a JSON value: a string as it is, anything else as its repr. */
+export function pyStr(v: PyValue): string {
+  return typeof v === "string" ? v : pyRepr(v);
 }

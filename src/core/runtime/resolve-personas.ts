@@ -5,7 +5,7 @@ import { addArgument, createParser, parseArgs } from "./argparse.js";
 import { loadToml } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, isDict, type PyDict, type PyValue } from "./py-json.js";
-import { get, iterate, lower, truthy } from "./py-ops.js";
+import { get, iterate, lower, pyStr, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath, parentPath, resolvePath } from "./py-path.js";
 import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow } from "./roster.js";
@@ -115,13 +115,6 @@ function brief(entry: PyDict): PyDict {
   const out: PyDict = new Map();
   for (const k of ["code", "name", "icon", "title", "source", "description", "persona", "capabilities", "model"]) if (truthy(entry.get(k))) out.set(k, entry.get(k)!);
   return out;
-}
-
-/** str(t) for a member token that is no string. */
-function pyStr(v: PyValue): string {
-  if (v === null) return "None";
-  if (v === true || v === false) return v ? "True" : "False";
-  return typeof v === "bigint" || typeof v === "number" ? String(v) : dumps(v);
 }
 
 function resolveParties(groups: PyValue, pool: Pool): PyValue[] {

@@ -4,6 +4,7 @@ import type { ScriptMain } from "./context.js";
 import { main as brain } from "./brain.js";
 import { main as lintSpine } from "./lint-spine.js";
 import { main as memlog } from "./memlog.js";
+import { main as pickMethods } from "./pick-methods.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
@@ -28,4 +29,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-forge-idea/resolve_personas.py", resolvePersonas],
   ["bmad-architecture/lint_spine.py", lintSpine],
   ["bmad-review/word_metrics.py", wordMetrics],
+  ["bmad-advanced-elicitation/pick_methods.py", pickMethods],
 ]);

@@ -1,0 +1,116 @@
+// What the skill scripts that serve a catalog (brain.py's techniques, pick_methods.py's methods) share: Python's
+// csv.DictReader, the category map, the filter and the random draw, and the docstring --help prints.
+import { error, type Namespace, type Parser } from "./argparse.js";
+import type { ScriptContext } from "./context.js";
+import { readText, statPath } from "./py-io.js";
+import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
+import { dumps, type PyValue } from "./py-json.js";
+import { compareCodePoints, repr } from "./py-str.js";
+
+/** csv.DictReader over a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
+export function readCsv(text: string): Array<Map<string, string>> {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = "";
+  let state: "start" | "field" | "quoted" | "quote" = "start";
+  const endField = () => {
+    record.push(field);
+    field = "";
+  };
+  const endRecord = () => {
+    if (state !== "start" || record.length) endField();
+    if (record.length) records.push(record);
+    record = [];
+    state = "start";
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (state === "quoted") {
+      if (c === '"') state = "quote";
+      else field += c;
+      continue;
+    }
+    if (state === "quote") {
+      if (c === '"') {
+        field += c; // a doubled quote
+        state = "quoted";
+        continue;
+      }
+      state = "field"; // the quote has closed: what follows is the field's, or ends it
+    }
+    if (c === ",") {
+      endField();
+      state = "start";
+    } else if (c === "\n" || c === "\r") {
+      endRecord();
+      if (c === "\r" && text[i + 1] === "\n") i++;
+    } else if (c === '"' && state === "start") state = "quoted";
+    else {
+      field += c;
+      state = "field";
+    }
+  }
+  if (state !== "start" || record.length) endRecord();
+  const [header, ...rows] = records;
+  if (!header) return [];
+  return rows.map((row) => new Map(header.map((key, i) => [key, row[i] ?? ""])));
+}
+
+export function categories<R extends { category: string }>(rows: R[]): Array<[string, number]> {
+  const counts = new Map<string, number>();
+  for (const r of rows) counts.set(r.category, (counts.get(r.category) ?? 0) + 1);
+  return [...counts].sort(([a], [b]) => compareCodePoints(a, b));
+}
+
+export function filterCats<R extends { category: string }>(rows: R[], cats: string[] | undefined): R[] {
+  if (!cats?.length) return rows;
+  const wanted = new Set(cats.map((c) => c.toLowerCase()));
+  return rows.filter((r) => wanted.has(r.category.toLowerCase()));
+}
+
+/** The module docstring, which --help prints as it is (RawDescriptionHelpFormatter): read from the script itself. */
+export async function docstring(ctx: ScriptContext): Promise<string | undefined> {
+  if (ctx.scriptPath === undefined) return undefined;
+  const text = await readText(ctx.fs, ctx.scriptPath).catch(() => "");
+  return /^(?:#[^\n]*\n|\s*\n)*"""([\s\S]*?)"""/.exec(text)?.[1];
+}
+
+/** random.sample: n distinct rows in random order. */
+export function sample<R>(pool: R[], n: number): R[] {
+  const rest = [...pool];
+  const picked: R[] = [];
+  while (picked.length < n) picked.push(rest.splice(Math.floor(Math.random() * rest.length), 1)[0]!);
+  return picked;
+}
+
+/** random's `-n` as argparse's type=int reads it (whitespace, a sign, digit-group underscores), else its error. */
+export function drawCount(args: Namespace, random: Parser, env: { width: number }): number {
+  if (args.cmd !== "random" || args.n === undefined) return 1;
+  const n = args.n as string;
+  if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(n)) error(random, `argument -n: invalid int value: ${repr(n)}`, env);
+  return Number(n.replace(/_/g, ""));
+}
+
+/** The catalog file: --file as given, else the script's sibling assets/NAME; where it is, or nothing. */
+export async function catalogFile(ctx: ScriptContext, given: unknown, name: string): Promise<{ file: string; at: string; found: boolean }> {
+  const scriptDir = ctx.scriptPath === undefined ? ctx.cwd : parentPath(await resolvePath(ctx.fs, ctx.scriptPath, ctx.cwd));
+  const file = given === undefined ? joinPath(parentPath(scriptDir), "assets", name) : normPath(given as string);
+  const at = await resolvePath(ctx.fs, file, ctx.cwd);
+  return { file, at, found: (await statPath(ctx.fs, at)) === "file" };
+}
+
+/** `categories`: each category and its count, sorted, as tab-separated text or JSON. */
+export function categoriesText(rows: Array<{ category: string }>, json: boolean): string {
+  const cats = categories(rows);
+  return json ? dumps(cats.map(([c, n]) => new Map<string, PyValue>([["category", c], ["count", BigInt(n)]]))) : cats.map(([c, n]) => `${c}\t${n}`).join("\n");
+}
+
+/** `list`: the rows of the categories asked for; the whole catalog only with --all, on purpose. */
+export function listRows<R extends { category: string }>(args: Namespace, rows: R[], out: { stdout: string; stderr: string }, format: (rows: R[]) => string): number {
+  if (!args.category && args.all === undefined) {
+    out.stderr += "error: `list` needs --category (one or more) — or --all to dump the whole catalog on purpose. Use `categories` for the cheap map, or `random` to draw blind.\n";
+    return 2;
+  }
+  out.stdout += `${format(filterCats(rows, args.category as string[] | undefined))}\n`;
+  return 0;
+}
