@@ -210,11 +210,14 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(roster).toMatchObject({ party_mode: "session", installed_agents_resolved: true, active: "installed" });
     expect(roster.members.map((m: { code: string }) => m.code)).toContain("bmad-agent-architect");
     expect(roster.groups.map((g: { id: string }) => g.id)).toContain("code-review-crew");
-    const recon = await run("uv run {skill-root}/scripts/recon_kit.py tally x");
-    expect(recon.isError).toBe(true);
-    expect(recon.text).toMatch(/^recon_kit\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
-    // bmad-deep-recon states no fallback for recon_kit.py: the answer says so rather than quoting something else.
-    expect(recon.text).toMatch(/The skill gives no fallback for it/);
+    const retro = await run("uv run {skill-root}/scripts/sprint_status.py detect-epic --file x");
+    expect(retro.isError).toBe(true);
+    expect(retro.text).toMatch(/^sprint_status\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    // bmad-retrospective states no fallback for sprint_status.py: the answer says so rather than quoting something else.
+    expect(retro.text).toMatch(/The skill gives no fallback for it/);
+    // recon_kit.py is ported: deep-recon's run folder from its own pattern, as its run.md line gives it, no workspace named.
+    const slug = await run(`uv run scripts/recon_kit.py slug "reading-habit apps" --type market --pattern "{workflow.run_folder_pattern}" --date 2026-11-27`);
+    expect(JSON.parse(slug.structured.stdout)).toEqual({ topic_slug: "reading-habit-apps", folder: "market-reading-habit-apps-2026-11-27" });
     // pick_methods.py is ported: advanced elicitation's method catalog, a slice at a time.
     const methods = await run("uv run {skill-root}/scripts/pick_methods.py --file {workflow.methods_file} list --category core");
     expect(methods.structured.exit_code, methods.text).toBe(0);
@@ -226,8 +229,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(lint.structured.exit_code, lint.text).toBe(0);
     expect(JSON.parse(lint.structured.stdout)).toMatchObject({ ok: false, total_findings: 4, by_severity: { high: 4 } });
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
-    const byUri = await run("uv run bmad://core/bmad-deep-recon/scripts/recon_kit.py slug x");
-    expect(byUri.text).toMatch(/^recon_kit\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    const byUri = await run("uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status");
+    expect(byUri.text).toMatch(/^sprint_plan\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
     // word_metrics.py is ported: bmad-review's counts of a workspace file.
     await ada.files({ action: "write", project, path: "docs/review-me.md", content: "# A\none two three\n## B\nfour\n" });
     const metrics = await run(`uv run bmad://core/bmad-review/scripts/word_metrics.py ${root}/docs/review-me.md`);

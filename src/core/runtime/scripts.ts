@@ -5,6 +5,7 @@ import { main as brain } from "./brain.js";
 import { main as lintSpine } from "./lint-spine.js";
 import { main as memlog } from "./memlog.js";
 import { main as pickMethods } from "./pick-methods.js";
+import { main as reconKit } from "./recon-kit.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
@@ -30,4 +31,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-architecture/lint_spine.py", lintSpine],
   ["bmad-review/word_metrics.py", wordMetrics],
   ["bmad-advanced-elicitation/pick_methods.py", pickMethods],
+  ["bmad-deep-recon/recon_kit.py", reconKit],
 ]);
