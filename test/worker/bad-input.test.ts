@@ -42,6 +42,10 @@ describe("unknown names answer with the closest ones", () => {
     expect(await read("/home/me/app/.claude/skills/bmad-prd/assets/prd-template.md")).toContain("it is bmad://bmm/bmad-prd/assets/prd-template.md.");
     expect(await read("checklist.md")).toMatch(/; it may be bmad:\/\/bmm\/bmad-correct-course\/checklist\.md, bmad:\/\/bmm\/bmad-create-story\/checklist\.md, /);
     expect(await read("/etc/passwd")).toMatch(/is a file path, and this reads URIs, e\.g\. bmad:/);
+    // A page for a browser is not read into the conversation by the tool (resources/read still serves it whole).
+    const page = "bmad://core/bmad-brainstorming/assets/brain-selector.html";
+    expect(await read(page)).toMatch(/^bmad:\/\/core\/bmad-brainstorming\/assets\/brain-selector\.html is \d{3} KB, a file for a browser or the user rather than for reading here\./);
+    expect(((await client.readResource({ uri: page })).contents[0] as { text: string }).text.length).toBeGreaterThan(128 * 1024);
     // A step file's relative link: refused, never normalised, and named.
     const link = "bmad://bmm/bmad-create-epics-and-stories/steps/../templates/epics-template.md";
     expect(await read(link)).toBe(`Refused ${link}: Paths with '.', '..' or empty segments are refused. Read bmad://bmm/bmad-create-epics-and-stories/templates/epics-template.md, where it leads.`);

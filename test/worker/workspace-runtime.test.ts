@@ -200,7 +200,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const listed = await ada.call(TOOL.bmadRun, { command: "uv run {skill-root}/scripts/brain.py --file {workflow.brain_methods} list --category creative", project });
     expect(listed.structured.exit_code, listed.text).toBe(0);
     expect(listed.structured.stdout.split("\n").filter(Boolean).every((line: string) => line.startsWith("creative\t"))).toBe(true);
-    expect((await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text).toContain("brain.py: this skill's own, ported to run here.");
+    const brainstorming = (await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text;
+    expect(brainstorming).toContain("brain.py: this skill's own, ported to run here.");
+    // Its composer page cannot open for the user here: the block says to take the way in chat.
+    expect(brainstorming).toContain("- Nothing here opens a page or file for the user (`open`, `xdg-open`): where the skill offers a way in chat, take it.");
+    // An empty customization value keeps its name, rather than "Run `[]`".
+    expect(brainstorming).not.toContain("`[]`");
+    expect(brainstorming).toContain("workflow.additional_techniques (empty)");
     const html = await run("uv run {skill-root}/scripts/brain.py html --out page.html");
     expect(html.structured.stderr).toMatch(/run this line on the bmad-mcp bridge/);
     // resolve_party.py is ported too: party mode's roster from the workspace's installed agents and the skill's groups.

@@ -18,7 +18,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
     "## Running this skill here",
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below: customization is resolved, so the "resolve customization" step is done. Files you load later keep their placeholders: \`{workflow.*}\` as resolve_customization.py prints them; ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below, so the skill's "resolve customization" step is done. Files you load later keep their placeholders: for \`{workflow.*}\` run that resolve_customization.py line once; ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths.`,
   ];
   if (scripts.size) {
     lines.push(
@@ -36,6 +36,10 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
     `- Project memory, if your tools include ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} find past failures and earlier decisions. Without them, go on.`,
   );
+  // On a workspace nothing opens a page for the user (bmad-brainstorming's composer page): its way in chat is the one here.
+  if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
+    lines.push(`- Nothing here opens a page or file for the user (\`open\`, \`xdg-open\`): where the skill offers a way in chat, take it.`);
+  }
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
 }

@@ -94,7 +94,10 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
     // and a value holding a backtick widens the span to two (`` a `b` ``) rather than end it.
     const inCode = text[at! - 1] === "`" && text[at! + token.length] === "`";
     if (table && customPath) {
-      const value = formatCustom(extractKey(ctx.customization, `${table}.${customPath}`), ctx, inCode);
+      const raw = extractKey(ctx.customization, `${table}.${customPath}`);
+      // An empty value keeps its name: "Run `[]`" or "When `` is set" would no longer say what is empty.
+      if (raw === "" || (Array.isArray(raw) && !raw.length)) return `${table}.${customPath} (empty)`;
+      const value = formatCustom(raw, ctx, inCode);
       return value === undefined ? token : inCode && value.includes("`") ? `\` ${value} \`` : value;
     }
     return (name && ctx.config.get(name)) ?? token;
@@ -113,7 +116,6 @@ function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = fal
   if (isScalar(value)) return roots(String(value));
   if (Array.isArray(value) && inCode) return roots(toJson(value));
   if (Array.isArray(value)) {
-    if (!value.length) return "_None._";
     return value
       .map((item) => {
         const lines = (isScalar(item) ? String(item) : toJson(item)).split("\n");

@@ -31,6 +31,8 @@ export const bmadWorkflowTool = defineTool({
 });
 
 const OPERATIONS = ["read", "list", "modules", "agents", "workflows", "search"] as const;
+/** The most bmad-resources "read" returns: every text a skill is meant to read is far smaller. */
+const MAX_TOOL_READ = 128 * 1024;
 
 export const bmadResourcesTool = defineTool({
   name: TOOL.bmadResources,
@@ -52,7 +54,10 @@ export const bmadResourcesTool = defineTool({
       case "read": {
         if (!args.uri) return fail('Operation "read" needs "uri", e.g. bmad://bmm/module.yaml.');
         const out = await readBmadUri(deps, args.uri);
-        return out.ok ? done(out.text) : fail(out.error, out.suggestions);
+        if (!out.ok) return fail(out.error, out.suggestions);
+        // A page for a browser (bmad-brainstorming's 265 KB composer) would cost a conversation its context.
+        if (out.text.length > MAX_TOOL_READ) return fail(`${out.uri} is ${Math.round(out.text.length / 1024)} KB, a file for a browser or the user rather than for reading here. resources/read serves it whole to a client that wants it; the skill's way in chat needs none of it.`);
+        return done(out.text);
       }
       case "list": {
         let matcher: Glob | undefined;
