@@ -7,7 +7,7 @@ import { dumps, loads, PyError, type PyValue } from "./py-json.js";
 import { decodeUtf8, readBytes, readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { strip } from "./py-str.js";
-import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readCsv, sample } from "./py-catalog.js";
+import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readRows, sample } from "./py-catalog.js";
 import { pyRepr, pyStr, truthy } from "./py-ops.js";
 import { runScript, terminalWidth } from "./process.js";
 
@@ -32,10 +32,6 @@ function parsers(description: string | undefined) {
   const html = addSubparser(p, sub, "html", "write the offline 'browse all' selection page");
   addArgument(html, ["--out"], { help: "file to write the page to (required; never prints the catalog)" });
   return { p, random };
-}
-
-function load(text: string): Row[] {
-  return readCsv(text.replace(/^\uFEFF/, "")).map((r) => Object.fromEntries(FIELDS.map((k) => [k, strip(r.get(k) ?? "")])) as Row);
 }
 
 function loadExtra(text: string): Row[] {
@@ -94,7 +90,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
       return 2;
     }
     // open(newline=""): line ends inside a quoted field stay as they are.
-    let rows = load(decodeUtf8(await readBytes(ctx.fs, fileAt, file)));
+    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS);
     if (args.extra !== undefined) {
       const extra = normPath(args.extra as string);
       const extraAt = await resolvePath(ctx.fs, extra, ctx.cwd);

@@ -4,7 +4,7 @@
 import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
-import { osError, readText, statPath, writeBytes } from "./py-io.js";
+import { isOsError, osError, readText, statPath, writeBytes } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -18,7 +18,7 @@ const PLACEHOLDER_WORD = new RegExp(`(?<!${W})(TBD|TODO|FIXME|XXX)(?!${W})`, "gu
 const SIMILAR_TO = /similar to AD-\d+/giu;
 const TEMPLATE_TOKEN = /\{[a-z_][a-z0-9_ /.-]*\}/g;
 const HAS_TOKEN = new RegExp(TEMPLATE_TOKEN.source);
-const LINE_HEADING = /^#{1,6}\s/u;
+const LINE_HEADING = new RegExp(HEADING.source, "u");
 const STACK_HEADING = new RegExp(`^##\\s+Stack(?!${W})`, "u");
 
 function parser() {
@@ -150,7 +150,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
         result = lint(await readText(ctx.fs, at, spine));
       } catch (e) {
         // The "exit code is always 0" contract: a read or decode failure travels in the JSON.
-        if (!(e instanceof PyError) || !/Error$/.test(e.pyType)) throw e;
+        if (!isOsError(e) && !(e instanceof PyError && e.pyType === "UnicodeDecodeError")) throw e;
         result = failed(`could not read ${spine}: ${e.message}`);
       }
     }

@@ -3,8 +3,8 @@
 import { addArgument, addSubparser, addSubparsers, createParser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
-import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readCsv, sample } from "./py-catalog.js";
-import { decodeUtf8, readBytes, readText } from "./py-io.js";
+import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readRows, sample } from "./py-catalog.js";
+import { decodeUtf8, isOsError, readBytes, readText } from "./py-io.js";
 import { pyRepr, pyStr, truthy } from "./py-ops.js";
 import { normPath, resolvePath } from "./py-path.js";
 import { strip } from "./py-str.js";
@@ -12,7 +12,6 @@ import { runScript, terminalWidth } from "./process.js";
 
 const FIELDS = ["num", "category", "method_name", "description", "output_pattern"] as const;
 type Row = Record<(typeof FIELDS)[number], string>;
-const CAUGHT = new Set(["ValueError", "UnicodeDecodeError", "OSError", "FileNotFoundError", "IsADirectoryError", "NotADirectoryError", "PermissionError"]);
 
 function parsers(description: string | undefined) {
   const p = createParser("pick_methods.py", description, true);
@@ -32,10 +31,6 @@ function parsers(description: string | undefined) {
   addArgument(random, ["--exclude"], { kind: "append", help: "method name to skip (repeatable) — e.g. already shown" });
   addArgument(random, ["--spread"], { kind: "store_true", help: "force category diversity across the draw" });
   return { p, random };
-}
-
-function load(text: string): Row[] {
-  return readCsv(text.replace(/^\uFEFF/, "")).map((r) => Object.fromEntries(FIELDS.map((k) => [k, strip(r.get(k) ?? "")])) as Row);
 }
 
 /** The --extra overlay: a JSON array literal, or a path to a JSON file. */
@@ -122,13 +117,13 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
       out.stderr += `error: method file not found: ${file}\n`;
       return 2;
     }
-    let rows = load(decodeUtf8(await readBytes(ctx.fs, fileAt, file)));
+    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS);
     if (args.extra !== undefined) {
       try {
         rows = mergeExtra(rows, await loadExtra(ctx, args.extra as string));
       } catch (e) {
         // except (OSError, ValueError): JSON's and UTF-8's errors are ValueErrors, the file's OSErrors.
-        if (!(e instanceof SyntaxError) && !(e instanceof PyError && CAUGHT.has(e.pyType))) throw e;
+        if (!(e instanceof SyntaxError) && !isOsError(e) && !(e instanceof PyError && (e.pyType === "ValueError" || e.pyType === "UnicodeDecodeError"))) throw e;
         out.stderr += `error: could not read --extra: ${(e as Error).message}\n`;
         return 2;
       }

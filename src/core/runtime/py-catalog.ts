@@ -5,10 +5,11 @@ import type { ScriptContext } from "./context.js";
 import { readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { dumps, type PyValue } from "./py-json.js";
-import { compareCodePoints, repr } from "./py-str.js";
+import { compareCodePoints, repr, strip } from "./py-str.js";
 
 /** csv.DictReader over a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
-export function readCsv(text: string): Array<Map<string, string>> {
+export function readCsv(sigText: string): Array<Map<string, string>> {
+  const text = sigText.replace(/^\uFEFF/, "");
   const records: string[][] = [];
   let record: string[] = [];
   let field = "";
@@ -54,6 +55,11 @@ export function readCsv(text: string): Array<Map<string, string>> {
   const [header, ...rows] = records;
   if (!header) return [];
   return rows.map((row) => new Map(header.map((key, i) => [key, row[i] ?? ""])));
+}
+
+/** Each row's `fields`, stripped, "" where the file has none: both catalogs' load(). */
+export function readRows<K extends string>(text: string, fields: readonly K[]): Array<Record<K, string>> {
+  return readCsv(text).map((r) => Object.fromEntries(fields.map((k) => [k, strip(r.get(k) ?? "")])) as Record<K, string>);
 }
 
 export function categories<R extends { category: string }>(rows: R[]): Array<[string, number]> {

@@ -19,6 +19,11 @@ export function osError(code: keyof typeof ERRNO, path: string): PyError {
   return new PyError(type, `[Errno ${errno}] ${text}: ${repr(path)}`);
 }
 
+/** Whether `except OSError` catches it: the OSError or one of its subclasses these ports raise. */
+export function isOsError(error: unknown): error is PyError {
+  return error instanceof PyError && (error.pyType === "OSError" || Object.values(ERRNO).some(([, , type]) => type === error.pyType));
+}
+
 /** Any failure of the file system (a refusal, an I/O error) as the OSError Python would see. */
 export function asOsError(error: unknown, path: string): PyError {
   if (error instanceof PyError) return error;

@@ -2,13 +2,11 @@
 // roster from the installed agents and the skill's party members and groups (roster.ts runs the resolvers it
 // shells out to).
 import { addArgument, createParser, parseArgs } from "./argparse.js";
-import { loadToml } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, isDict, PyError, type PyDict, type PyValue, typeName } from "./py-json.js";
 import { get, iterate, len, lower, truthy } from "./py-ops.js";
-import { statPath } from "./py-io.js";
 import { joinPath, resolvePath } from "./py-path.js";
-import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow } from "./roster.js";
+import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow, tomlTable } from "./roster.js";
 import { runScript, terminalWidth } from "./process.js";
 
 function parser() {
@@ -31,15 +29,7 @@ async function loadWorkflow(ctx: ScriptContext, root: string, skill: string): Pr
   const data = await resolvedWorkflow(ctx, root, skill);
   if (data !== undefined && isDict(data) && data.has("workflow")) return data.get("workflow")!;
   // The fallback: the skill's base customize.toml, no override merge.
-  const toml = joinPath(skill, "customize.toml");
-  if ((await statPath(ctx.fs, toml)) !== "missing") {
-    try {
-      return (await loadToml(ctx.fs, toml)).get("workflow") ?? new Map();
-    } catch {
-      // OSError or TOMLDecodeError: pass
-    }
-  }
-  return new Map();
+  return (await tomlTable(ctx, joinPath(skill, "customize.toml"))).get("workflow") ?? new Map();
 }
 
 interface Collective {

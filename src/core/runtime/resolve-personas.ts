@@ -2,13 +2,12 @@
 // personas and parties the forge can bring in, from the installed agents and bmad-party-mode's members and groups
 // (roster.ts runs the resolvers it shells out to).
 import { addArgument, createParser, parseArgs } from "./argparse.js";
-import { loadToml } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, isDict, type PyDict, type PyValue } from "./py-json.js";
 import { get, iterate, lower, pyStr, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath, parentPath, resolvePath } from "./py-path.js";
-import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow } from "./roster.js";
+import { alias, customMember, installedAgents, installedEntry, resolvedWorkflow, tomlTable } from "./roster.js";
 import { runScript, terminalWidth } from "./process.js";
 
 const PARTY_SKILL = "bmad-party-mode";
@@ -18,16 +17,6 @@ function parser() {
   addArgument(p, ["--project-root"], { required: true });
   addArgument(p, ["--skill"], { required: true, help: "Path to the bmad-forge-idea skill dir" });
   return p;
-}
-
-/** _load_toml: a TOML file's table, {} when it is missing or unreadable. */
-async function tomlTable(ctx: ScriptContext, path: string): Promise<PyDict> {
-  if ((await statPath(ctx.fs, path)) === "missing") return new Map();
-  try {
-    return await loadToml(ctx.fs, path);
-  } catch {
-    return new Map();
-  }
 }
 
 const dictOrEmpty = (v: PyValue | undefined): PyDict => (isDict(v) ? v : new Map());

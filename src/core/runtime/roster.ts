@@ -6,6 +6,7 @@ import { get, lower, truthy } from "./py-ops.js";
 import { statPath } from "./py-io.js";
 import { joinPath } from "./py-path.js";
 import { strip } from "./py-str.js";
+import { loadToml } from "./config-utils.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
@@ -29,6 +30,16 @@ export function installedAgents(ctx: ScriptContext, root: string): Promise<PyVal
 /** `resolve_customization.py --skill SKILL --project-root ROOT --key workflow`, read back; undefined on any failure. */
 export function resolvedWorkflow(ctx: ScriptContext, root: string, skill: string): Promise<PyValue | undefined> {
   return runJson(ctx, resolveCustomization, joinPath(root, "_bmad", "scripts", "resolve_customization.py"), ["--skill", skill, "--project-root", root, "--key", "workflow"]);
+}
+
+/** _load_toml: a TOML file's table, {} when it is missing or unreadable (OSError, TOMLDecodeError). */
+export async function tomlTable(ctx: ScriptContext, path: string): Promise<PyDict> {
+  if ((await statPath(ctx.fs, path)) === "missing") return new Map();
+  try {
+    return await loadToml(ctx.fs, path);
+  } catch {
+    return new Map();
+  }
 }
 
 /** bmad-agent-analyst -> analyst */
