@@ -1,7 +1,8 @@
 // bmad-files on the bridge: the project directory is the one workspace, so a client with no file tools of its
-// own (Claude Desktop) can still read config and write artifacts, confined to the project like the ported
-// scripts (NodeRuntimeFs). A file's version is its modification time, so if_version still guards overwrites;
-// history lives in the user's git, not here.
+// own (Claude Desktop) can still read config and write artifacts, through the same confined file system as the
+// ported scripts (NodeRuntimeFs). A file's version names its content (48 bits of its sha256), checked under the
+// file's lock where it is written, so if_version holds against any number of writers; history lives in the
+// user's git, not here.
 import { createHash } from "node:crypto";
 import { stat as statFile } from "node:fs/promises";
 import { basename, join } from "node:path";
@@ -9,13 +10,25 @@ import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ProjectInfo, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
-import { createConfinedTree, removeConfined } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** Folders a listing does not walk into: other tools' state, not the project's documents. */
 const SKIPPED = new Set([".git", "node_modules"]);
 
 const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error });
+
+/** A version that names content: 48 bits of its sha256, never 0 (0 is "absent"). */
+export function contentVersion(data: Uint8Array): { version: number; sha256: string } {
+  const sha256 = createHash("sha256").update(data).digest("hex");
+  return { version: Number.parseInt(sha256.slice(0, 12), 16) || 1, sha256 };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
 
 export class LocalWorkspaceStore implements WorkspaceStore {
   private readonly local: LocalFiles;
@@ -38,6 +51,10 @@ export class LocalWorkspaceStore implements WorkspaceStore {
   configure = async () => this.folderOnly();
   remove = async () => this.folderOnly();
   share = async () => this.folderOnly();
+  /** No shares on the bridge: nothing is offered, accepted or declined here. */
+  offers = async () => [];
+  accept = async () => invalid("No shares on the bridge: its one project is this folder.");
+  decline = async () => invalid("No shares on the bridge: its one project is this folder.");
   /** Any name: the folder is the only project here. */
   files(): WorkspaceFiles {
     return this.local;
@@ -56,11 +73,23 @@ class LocalFiles implements WorkspaceFiles {
     return checked.ok ? { ok: true, value: checked.value } : invalid(checked.error);
   }
 
+  /** What a listing shows of a file, its version read from its bytes once per change (keyed by inode, size and
+   *  times: every write here renames a new inode into place). */
+  private readonly versions = new Map<string, { key: string; version: number; sha256: string }>();
+
   private async entry(rel: string, data?: Uint8Array): Promise<FileEntry | undefined> {
-    if ((await this.fs.stat(join(this.root, rel))) !== "file") return undefined;
-    const info = await statFile(await this.fs.realpath(join(this.root, rel)));
-    const sha256 = data ? createHash("sha256").update(data).digest("hex") : "";
-    return { path: rel, version: Math.floor(info.mtimeMs), size: info.size, sha256, updated_at: info.mtime.toISOString(), author: "you" };
+    const abs = join(this.root, rel);
+    if ((await this.fs.stat(abs)) !== "file") return undefined;
+    const info = await statFile(await this.fs.realpath(abs), { bigint: true });
+    const key = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
+    let known = this.versions.get(rel);
+    if (data || known?.key !== key) {
+      const bytes = data ?? (await this.fs.readFile(abs).catch(() => undefined));
+      if (!bytes) return undefined;
+      known = { key, ...contentVersion(bytes) };
+      if (!data) this.versions.set(rel, known);
+    }
+    return { path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" };
   }
 
   async read(path: string, version?: number): Promise<WsResult<FileContent>> {
@@ -78,36 +107,58 @@ class LocalFiles implements WorkspaceFiles {
     return { ok: true, value: { ...entry, data } };
   }
 
+  /** A change made under the file's lock: `decide` sees the current bytes and returns the next (null: remove), or
+   *  an error that leaves the file as it is. */
+  private async change<T>(rel: string, decide: (current: Uint8Array | undefined) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined) => Promise<WsResult<T>>): Promise<WsResult<T>> {
+    let refused: WsError | undefined;
+    let before: Uint8Array | undefined;
+    let after: Uint8Array | null = null;
+    try {
+      await this.fs.update(join(this.root, rel), (current) => {
+        const next = decide(current);
+        if (!next.ok) return void (refused = next);
+        [before, after] = [current, next.value];
+        return next.value;
+      });
+    } catch (error) {
+      return invalid(`${rel}: ${(error as Error).message}`);
+    }
+    return refused ?? done(after, before);
+  }
+
   async write(path: string, data: Uint8Array, options: { append?: boolean; ifVersion?: number } = {}): Promise<WsResult<FileEntry>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
-    const abs = join(this.root, rel.value);
-    const current = await this.entry(rel.value);
-    if (options.ifVersion !== undefined && (current?.version ?? 0) !== options.ifVersion) {
-      return { ok: false, kind: "conflict", error: `${rel.value} is at version ${current?.version ?? 0} (its modification time), not ${options.ifVersion}: read it again before changing it.` };
-    }
-    let bytes = data;
-    if (options.append && current) {
-      const before = (await this.fs.readFile(abs)) ?? new Uint8Array();
-      bytes = new Uint8Array(before.length + data.length);
-      bytes.set(before);
-      bytes.set(data, before.length);
-    }
-    if (bytes.length > MAX_FILE_BYTES) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
-    try {
-      await this.fs.writeFile(abs, bytes);
-    } catch (error) {
-      return invalid(`${rel.value}: ${(error as Error).message}`);
-    }
-    return { ok: true, value: (await this.entry(rel.value, bytes))! };
+    return this.change(
+      rel.value,
+      (current) => {
+        const stale = this.stale(rel.value, current, options.ifVersion);
+        if (stale) return stale;
+        const bytes = options.append && current ? concat(current, data) : data;
+        if (bytes.length > MAX_FILE_BYTES) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
+        return { ok: true, value: bytes };
+      },
+      async (bytes) => ({ ok: true, value: (await this.entry(rel.value, bytes!))! }),
+    );
+  }
+
+  /** The conflict when `ifVersion` is given and the file is not at it (0: absent). */
+  private stale(rel: string, current: Uint8Array | undefined, ifVersion: number | undefined): WsError | undefined {
+    const version = current ? contentVersion(current).version : 0;
+    if (ifVersion === undefined || version === ifVersion) return undefined;
+    return { ok: false, kind: "conflict", error: `${rel} is at version ${version}${version ? "" : " (absent)"}, not ${ifVersion}: read it again before changing it.` };
   }
 
   async createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>): Promise<WsResult<{ files: number }>> {
     const rel = this.checked(dir);
     if (!rel.ok) return rel;
-    const created = await createConfinedTree(this.root, rel.value, new Map(files.map((f) => [f.path, f.data])));
-    if (created.ok) return { ok: true, value: { files: files.length } };
-    return created.code === "exists" ? { ok: false, kind: "conflict", error: created.error } : invalid(created.error);
+    try {
+      await this.fs.createTree(join(this.root, rel.value), new Map(files.map((f) => [f.path, f.data])));
+    } catch (error) {
+      const message = `${rel.value}: ${(error as Error).message}`;
+      return (error as { code?: string }).code === "EEXIST" ? { ok: false, kind: "conflict", error: message } : invalid(message);
+    }
+    return { ok: true, value: { files: files.length } };
   }
 
   async restore(): Promise<WsResult<FileEntry>> {
@@ -121,11 +172,11 @@ class LocalFiles implements WorkspaceFiles {
   async remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
-    const current = await this.entry(rel.value);
-    if (!current) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` };
-    if (ifVersion !== undefined && current.version !== ifVersion) return { ok: false, kind: "conflict", error: `${rel.value} is at version ${current.version}, not ${ifVersion}.` };
-    const removed = await removeConfined(this.root, rel.value);
-    return removed.ok ? { ok: true, value: { path: rel.value, version: current.version } } : invalid(removed.error);
+    return this.change(
+      rel.value,
+      (current) => (current ? (this.stale(rel.value, current, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` }),
+      async (_, before) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!).version } }),
+    );
   }
 
   async list(glob = "**"): Promise<WsResult<FileEntry[]>> {

@@ -6,13 +6,14 @@ import { DurableObject } from "cloudflare:workers";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
-import { checkWorkspacePath } from "../core/workspace/paths.js";
+import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, WsError, WsResult } from "../core/workspace/store.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { fail, sha256, VersionedFiles } from "./workspace-versions.js";
 import { pendingFiles, runMemoryOp, settlePending, type MemoryOp } from "./memory-sql.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, STRUCTURED_DIR } from "../core/memory/files.js";
+import { ProjectShares } from "./workspace-shares.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -48,28 +49,25 @@ export class WorkspaceProject extends DurableObject {
   private ready: boolean;
   /** The files and their versions (public so tests can lower its history cap). */
   readonly files: VersionedFiles;
+  private readonly shares: ProjectShares;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.files = new VersionedFiles(ctx.storage);
+    this.shares = new ProjectShares(this.sql);
     // No tables until a project is created here: probing a name costs nothing.
     this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray().length > 0;
+    if (this.ready) this.shares.migrate();
   }
 
   private meta(): Meta | undefined {
     return this.ready ? (this.sql.exec<Meta & Row>("SELECT * FROM meta WHERE id = 1").toArray()[0] as Meta | undefined) : undefined;
   }
 
+  /** The owner, or what the shares the caller accepted allow; a share not accepted grants nothing. */
   private accessOf(meta: Meta, caller: Caller): Access | undefined {
-    if (meta.owner === caller.id) return "owner";
-    let best: Access | undefined;
-    for (const handle of caller.handles) {
-      const row = this.sql.exec<{ access: string }>("SELECT access FROM shares WHERE handle = ?", handle).toArray()[0];
-      if (row?.access === "write") return "write";
-      if (row?.access === "read") best = "read";
-    }
-    return best;
+    return meta.owner === caller.id ? "owner" : this.shares.accessOf(caller.handles);
   }
 
   /** The project and the caller's access, if they may do what `need` names. */
@@ -86,8 +84,8 @@ export class WorkspaceProject extends DurableObject {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
         created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS shares (handle TEXT PRIMARY KEY, access TEXT NOT NULL, at TEXT NOT NULL);
     `);
+    this.shares.createTable();
     this.files.createTables();
     this.ready = true;
   }
@@ -121,8 +119,7 @@ export class WorkspaceProject extends DurableObject {
       created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...this.files.totals(),
     };
     if (access === "owner") {
-      info.shares = this.sql.exec<{ handle: string; access: "read" | "write" }>("SELECT handle, access FROM shares ORDER BY handle").toArray()
-        .map((s) => ({ with: shownHandle(s.handle), access: s.access }));
+      info.shares = this.shares.all().map((s) => ({ with: shownHandle(s.handle), access: s.access, ...(s.accepted ? {} : { pending: true as const }) }));
     }
     return { ok: true, value: info };
   }
@@ -141,7 +138,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
-    const checked = checkWorkspacePath(path);
+    const checked = checkWritablePath(path);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
@@ -149,9 +146,13 @@ export class WorkspaceProject extends DurableObject {
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
+    const clash = head ? undefined : this.files.clash(path);
+    if (clash) return fail("conflict", clash);
     const newSize = (append && head ? head.size : 0) + data.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
+    const room = this.files.room(g.meta.name, newSize, now);
+    if (room) return room;
     const next = append && head ? concat(this.files.content(path, head.version), data) : data;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
@@ -161,20 +162,26 @@ export class WorkspaceProject extends DurableObject {
   createFolder(caller: Caller, dir: string, files: Array<{ path: string; data: Uint8Array }>, now: string): DoResult<{ files: number }> {
     const paths = files.map((f) => `${dir}/${f.path}`);
     for (const path of [dir, ...paths]) {
-      const checked = checkWorkspacePath(path);
+      const checked = checkWritablePath(path);
       if (!checked.ok) return fail("invalid", checked.error);
     }
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
     this.writeMemories(dir);
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
+    const clash = this.files.clash(dir) ?? batchClash(paths);
+    if (clash) return fail("conflict", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
+    const room = this.files.room(g.meta.name, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    if (room) return room;
     this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", caller.label, now)));
     return { ok: true, value: { files: files.length } };
   }
 
   restore(caller: Caller, path: string, version: number, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
+    const writable = checkWritablePath(path);
+    if (!writable.ok) return fail("invalid", writable.error);
     const from = this.read(caller, path, version);
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
@@ -183,13 +190,17 @@ export class WorkspaceProject extends DurableObject {
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
+    const clash = head ? undefined : this.files.clash(path);
+    if (clash) return fail("conflict", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
+    const room = this.files.room(g.meta.name, from.value.size, now);
+    if (room) return room;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
-    const checked = checkWorkspacePath(path);
+    const checked = checkWritablePath(path);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
@@ -210,6 +221,18 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(path);
     const versions = this.files.history(path, limit);
     return versions.length ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
+  }
+
+  /** Drops the content of earlier versions of the files `glob` matches. Owner only: nobody else can make a
+   *  replaced or deleted file's content go before its time. */
+  purge(caller: Caller, glob: string): DoResult<{ versions: number; bytes: number }> {
+    const compiled = compileGlob(glob);
+    if (!compiled.ok) return fail("invalid", compiled.error);
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can purge its history.`);
+    this.writeMemories();
+    return { ok: true, value: this.files.purge(compiled.glob) };
   }
 
   list(caller: Caller, glob = "**"): DoResult<ListingColumns> {
@@ -258,7 +281,11 @@ export class WorkspaceProject extends DurableObject {
     for (const f of changed) {
       const checked = checkWorkspacePath(f.path);
       if (!checked.ok) return fail("invalid", checked.error);
+      const clash = this.files.head(f.path) ? undefined : this.files.clash(f.path);
+      if (clash) return fail("conflict", clash);
     }
+    const room = this.files.room(g.meta.name, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    if (room) return room;
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
@@ -273,10 +300,19 @@ export class WorkspaceProject extends DurableObject {
   share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; owner: string; owner_label: string; name: string }> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
-    const previous = (this.sql.exec<{ access: ShareAccess }>("SELECT access FROM shares WHERE handle = ?", handle).toArray()[0]?.access ?? "none") as ShareAccess;
-    if (access === "none") this.sql.exec("DELETE FROM shares WHERE handle = ?", handle);
-    else this.sql.exec("INSERT OR REPLACE INTO shares (handle, access, at) VALUES (?, ?, ?)", handle, access, now);
+    const previous = this.shares.set(handle, access, now);
     return { ok: true, value: { previous, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
+  }
+
+  /** The recipient accepts or declines the shares offered to their handles (declining an accepted one leaves
+   *  the project). Only someone a share names sees the project here: anyone else gets "no project". */
+  answerShare(caller: Caller, accept: boolean): DoResult<{ name: string; owner: string; owner_label: string; access: "read" | "write"; handles: string[] }> {
+    const meta = this.meta();
+    const offered = meta && meta.owner !== caller.id ? this.shares.of(caller.handles) : [];
+    if (!meta || !offered.length) return NO_PROJECT;
+    this.shares.answer(caller.handles, accept);
+    const access = offered.some((s) => s.access === "write") ? "write" : "read";
+    return { ok: true, value: { name: meta.name, owner: meta.owner, owner_label: meta.owner_label, access, handles: offered.map((s) => s.handle) } };
   }
 
   /** Project memory (memory-sql.ts), behind the same access check as the files: remembering needs write access. */
@@ -300,7 +336,9 @@ export class WorkspaceProject extends DurableObject {
       const data = new TextEncoder().encode(file.text);
       const head = this.files.head(file.path);
       // Refused when remembered; a file a person grew since then keeps them in memory only, still recalled.
-      if (!checkWrite({ project: this.meta()!.name, path: file.path, ...this.files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
+      const name = this.meta()!.name;
+      if (!checkWrite({ project: name, path: file.path, ...this.files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
+      if ((!head && this.files.clash(file.path)) || this.files.room(name, data.byteLength, new Date().toISOString())) continue;
       this.files.transaction(() => {
         if (head?.sha256 !== sha256(data)) this.files.commit(file.path, data, "write", "remember_structured", new Date().toISOString());
         settlePending(this.ctx.storage, file.type);
@@ -313,7 +351,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     if (confirm !== g.meta.name) return fail("invalid", `To delete "${g.meta.name}" and all its files and history, pass confirm: "${g.meta.name}".`);
-    const handles = this.sql.exec<{ handle: string }>("SELECT handle FROM shares").toArray().map((r) => r.handle);
+    const handles = this.shares.all().map((r) => r.handle);
     const { files } = this.files.totals();
     this.ready = false;
     this.files.reset();
@@ -327,4 +365,15 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.byteLength);
   return out;
+}
+
+/** A file and a folder of the same name among paths written together. */
+function batchClash(paths: string[]): string | undefined {
+  const all = new Set(paths);
+  for (const path of paths) {
+    for (let end = path.indexOf("/"); end > 0; end = path.indexOf("/", end + 1)) {
+      if (all.has(path.slice(0, end))) return `Cannot put both ${path.slice(0, end)} and ${path}: a file cannot hold others. Choose another name for one of them.`;
+    }
+  }
+  return undefined;
 }

@@ -1,15 +1,21 @@
 // One Durable Object per identity handle (`user:<id>`, `email:<address>`): the projects that identity owns
-// (for `list` and the per-user limit) and the projects shared with it (so the grantee's `list` shows them).
-// An index is a directory, not the authority: every project checks access itself, on every call.
+// (for `list` and the per-user limit) and the projects shared with it (so the grantee's `list` shows them),
+// each pending until the grantee accepts it. An index is a directory, not the authority: every project
+// checks access itself, on every call, and a pending share grants nothing there either.
 import { DurableObject } from "cloudflare:workers";
+import { z } from "zod";
 
-export interface ReceivedShare {
-  owner: string;
-  owner_label: string;
-  name: string;
-  access: "read" | "write";
-  at: string;
-}
+const RECEIVED_ROW = z.object({
+  owner: z.string(),
+  owner_label: z.string(),
+  name: z.string(),
+  access: z.enum(["read", "write"]),
+  at: z.string(),
+  accepted: z.union([z.literal(0), z.literal(1)]).transform((a) => a === 1),
+});
+const OWNED_ROW = z.object({ name: z.string(), created_at: z.string() });
+
+export type ReceivedShare = z.infer<typeof RECEIVED_ROW>;
 
 export class WorkspaceIndex extends DurableObject {
   private readonly sql: SqlStorage;
@@ -20,8 +26,11 @@ export class WorkspaceIndex extends DurableObject {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS owned (name TEXT PRIMARY KEY, created_at TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
-        PRIMARY KEY (owner, name));
+        accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
     `);
+    // Indexes made before consent: their shares become offers, to accept or decline.
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('received')").toArray().map((c) => c.name);
+    if (!columns.includes("accepted")) this.sql.exec("ALTER TABLE received ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
   }
 
   /** Takes a project name for its owner, unless it is taken or they own `max` already. */
@@ -38,14 +47,20 @@ export class WorkspaceIndex extends DurableObject {
   }
 
   owned(): Array<{ name: string; created_at: string }> {
-    return this.sql.exec<{ name: string; created_at: string }>("SELECT name, created_at FROM owned ORDER BY name").toArray().map((r) => ({ ...r }));
+    return this.sql.exec("SELECT name, created_at FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
   }
 
-  grant(share: ReceivedShare): void {
+  /** A share offered, or its access changed (an accepted share stays accepted). */
+  grant(share: Omit<ReceivedShare, "accepted">): void {
     this.sql.exec(
-      "INSERT OR REPLACE INTO received (owner, name, owner_label, access, at) VALUES (?, ?, ?, ?, ?)",
+      `INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, ?, ?, 0)
+       ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, at = excluded.at`,
       share.owner, share.name, share.owner_label, share.access, share.at,
     );
+  }
+
+  accept(owner: string, name: string): void {
+    this.sql.exec("UPDATE received SET accepted = 1 WHERE owner = ? AND name = ?", owner, name);
   }
 
   revoke(owner: string, name: string): void {
@@ -53,6 +68,6 @@ export class WorkspaceIndex extends DurableObject {
   }
 
   received(): ReceivedShare[] {
-    return this.sql.exec<ReceivedShare & Record<string, string>>("SELECT owner, owner_label, name, access, at FROM received ORDER BY name, owner").toArray().map((r) => ({ ...r }));
+    return this.sql.exec("SELECT owner, owner_label, name, access, at, accepted FROM received ORDER BY name, owner").toArray().map((r) => RECEIVED_ROW.parse(r));
   }
 }

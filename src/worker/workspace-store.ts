@@ -1,7 +1,8 @@
 // WorkspaceStore over Durable Objects, bound to one caller. A project's object is found from its owner and
 // name (idFromName(`${owner}|${name}`)): the caller's own name goes to their own object; another owner comes
-// only from the caller's share index, written when that owner shared. Whatever the caller may not see is
-// "not found" in the same words as a project that does not exist.
+// only from the caller's share index, written when that owner shared, and only once the caller accepted the
+// share (until then it is an offer, listed apart). Whatever the caller may not see is "not found" in the same
+// words as a project that does not exist.
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
@@ -82,30 +83,80 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return new Date().toISOString();
   }
 
-  /** Shares to any of the caller's handles, one per project (the widest access wins). */
+  /** Shares to any of the caller's handles, one per project: accepted if any is (the widest accepted access
+   *  wins), else the widest offer. */
   private async received(): Promise<ReceivedShare[]> {
     const lists = await Promise.all(this.caller.handles.map((h) => this.index(h).received()));
     const byProject = new Map<string, ReceivedShare>();
+    const rank = (s: ReceivedShare) => (s.accepted ? 2 : 0) + (s.access === "write" ? 1 : 0);
     for (const share of lists.flat()) {
       if (share.owner === this.caller.id) continue;
       const key = `${share.owner}|${share.name}`;
-      if (byProject.get(key)?.access !== "write") byProject.set(key, share);
+      const held = byProject.get(key);
+      if (!held || rank(share) > rank(held)) byProject.set(key, share);
     }
     return [...byProject.values()];
   }
 
-  async projects(): Promise<ProjectSummary[]> {
-    const [owned, shared] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received()]);
-    const taken = new Set(owned.map((p) => p.name));
-    const count = new Map<string, number>();
-    for (const s of shared) count.set(s.name, (count.get(s.name) ?? 0) + 1);
-    return [
-      ...owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at })),
-      ...shared.map((s): ProjectSummary => ({
+  /** Own projects, accepted shares and offers, each with the name to pass: `name@tag` where the bare name is
+   *  another of these (an offer never changes how the caller's own or accepted projects are named). */
+  private async everything(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
+    const [owned, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received()]);
+    const summary = (group: ReceivedShare[], taken: Set<string>) => {
+      const count = new Map<string, number>();
+      for (const s of group) count.set(s.name, (count.get(s.name) ?? 0) + 1);
+      return group.map((s): ProjectSummary => ({
         project: taken.has(s.name) || count.get(s.name)! > 1 ? `${s.name}@${ownerTag(s.owner)}` : s.name,
-        name: s.name, owner: s.owner_label, access: s.access,
-      })),
-    ];
+        name: s.name, owner: s.owner_label, access: s.access, ...(s.accepted ? {} : { pending: true as const }),
+      }));
+    };
+    const own = owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at }));
+    const shared = summary(received.filter((s) => s.accepted), new Set(owned.map((p) => p.name)));
+    const mine = [...own, ...shared];
+    return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))) };
+  }
+
+  async projects(): Promise<ProjectSummary[]> {
+    return (await this.everything()).mine;
+  }
+
+  async offers(): Promise<ProjectSummary[]> {
+    return (await this.everything()).offers;
+  }
+
+  /** The offer or share `ref` names (the caller's own projects are not answered here). */
+  private async shareNamed(ref: string, pendingOnly: boolean): Promise<WsResult<ReceivedShare>> {
+    const parsed = parseProjectRef(ref);
+    const matches = parsed.ok ? (await this.received()).filter((s) => s.name === parsed.value.name && (!parsed.value.tag || ownerTag(s.owner) === parsed.value.tag) && (!pendingOnly || !s.accepted)) : [];
+    if (matches.length === 1) return { ok: true, value: matches[0]! };
+    if (matches.length > 1) return { ok: false, kind: "invalid", error: `Several projects named "${matches[0]!.name}" are offered to you: ${matches.map((s) => `${s.name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
+    const offers = (await this.offers()).map((p) => p.project);
+    const hint = offers.length ? ` Offered to you: ${offers.slice(0, 20).join(", ")}.` : " Nothing is offered to you now; bmad-project list shows what is.";
+    return { ok: false, kind: "no_project", error: `No share of "${ref.slice(0, 100)}" is ${pendingOnly ? "waiting for your answer" : "yours to decline"}.${hint}` };
+  }
+
+  async accept(project: string): Promise<WsResult<ProjectSummary>> {
+    const found = await this.shareNamed(project, true);
+    if (!found.ok) return found;
+    const { owner, name } = found.value;
+    const out = (await this.project(owner, name).answerShare(this.caller, true)) as DoResult<{ access: "read" | "write"; handles: string[]; owner_label: string }>;
+    if (!out.ok) {
+      // Withdrawn meanwhile: the index forgets it.
+      await Promise.all(this.caller.handles.map((h) => this.index(h).revoke(owner, name)));
+      return { ok: false, kind: "no_project", error: `The share of "${project.slice(0, 100)}" was withdrawn by its owner.` };
+    }
+    await Promise.all(out.value.handles.map((h) => this.index(h).accept(owner, name)));
+    const listed = (await this.projects()).find((p) => p.name === name && p.owner === out.value.owner_label && p.access !== "owner");
+    return { ok: true, value: listed ?? { project: `${name}@${ownerTag(owner)}`, name, owner: out.value.owner_label, access: out.value.access } };
+  }
+
+  async decline(project: string): Promise<WsResult<{ name: string; owner: string }>> {
+    const found = await this.shareNamed(project, false);
+    if (!found.ok) return found;
+    const { owner, name, owner_label } = found.value;
+    await this.project(owner, name).answerShare(this.caller, false);
+    await Promise.all(this.caller.handles.map((h) => this.index(h).revoke(owner, name)));
+    return { ok: true, value: { name, owner: owner_label } };
   }
 
   private async notFound(ref: string): Promise<WsError> {
@@ -126,7 +177,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       if (out.ok || out.kind !== "no_project") return out;
       if (tag) return this.notFound(ref);
     }
-    const matches = (await this.received()).filter((s) => s.name === name && (!tag || ownerTag(s.owner) === tag));
+    const matches = (await this.received()).filter((s) => s.accepted && s.name === name && (!tag || ownerTag(s.owner) === tag));
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
@@ -195,6 +246,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
+      purge: (glob) => on<{ versions: number; bytes: number }>((s) => s.purge(c, glob)),
       list: async (glob) => {
         const out = await on<ListingColumns>((s) => s.list(c, glob));
         return out.ok ? { ok: true, value: fromColumns(out.value) } : out;

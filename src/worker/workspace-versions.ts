@@ -1,11 +1,18 @@
 // A project's files and every version of them, in its workspace object's SQLite: the head of each file, each
-// version's content (kept until the history cap prunes the oldest earlier ones), and the listing, read once and
-// then kept in step with every change. The workspace object checks access and limits; this stores.
+// version's content, and the listing, read once and then kept in step with every change. Content a change
+// replaced or deleted is kept at least HISTORY_RETENTION_DAYS, whoever made the change: the history cap drops
+// only content replaced longer ago, and a change that would pass the cap with nothing that old is refused
+// (the owner may purge). The workspace object checks access and limits; this stores.
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
+import type { Glob } from "../core/catalog/glob.js";
+
+/** How long content a change replaced or deleted is kept before the history cap may drop it. */
+export const HISTORY_RETENTION_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -21,6 +28,8 @@ export class VersionedFiles {
   private listing?: FileListing;
   /** Content bytes kept across all versions before the oldest earlier versions are pruned (a field so tests can lower it). */
   historyCap = MAX_HISTORY_BYTES;
+  /** How long replaced content is kept from the cap (a field so tests can lower it). */
+  retentionMs = HISTORY_RETENTION_DAYS * DAY_MS;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -78,6 +87,60 @@ export class VersionedFiles {
     return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
   }
 
+  /** Why `path` cannot be a file: a file above it (a file holds no files), or files below it (it is a folder). */
+  clash(path: string): string | undefined {
+    const parts = path.split("/");
+    const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
+    const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;
+    if (file) return `Cannot put a file at ${path}: ${file} is a file, and a file cannot hold others. Delete or rename ${file} first, or choose another path.`;
+    const below = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1", `${path}/`, `${path}0`).toArray()[0]?.path;
+    if (below) return `Cannot put a file at ${path}: it is a folder (it holds ${below}). Choose another name, or delete the files below it first.`;
+    return undefined;
+  }
+
+  /** Room in the history for `bytes` more content at `now`, counting what the cap may drop (content replaced
+   *  longer ago than the retention); or why not. */
+  room(project: string, bytes: number, now: string): WsError | undefined {
+    const stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+    if (stored + bytes <= this.historyCap) return undefined;
+    const droppable = this.sql.exec<{ n: number | null }>(`SELECT SUM(v.size) AS n FROM ${this.droppable()}`, this.cutoff(now)).one().n ?? 0;
+    if (stored + bytes - droppable <= this.historyCap) return undefined;
+    const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
+    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it: this change does not fit. The project's owner can drop earlier versions with bmad-files "purge" (path: a glob), or delete files that are no longer needed.`);
+  }
+
+  private cutoff(now: string): string {
+    return new Date(Date.parse(now) - this.retentionMs).toISOString();
+  }
+
+  /** `versions v` rows whose content the cap may drop: not a head, replaced (by the next version) before `?`. */
+  private droppable(): string {
+    return `versions v JOIN versions n ON n.path = v.path AND n.version = v.version + 1 LEFT JOIN files f ON f.path = v.path AND f.version = v.version
+      WHERE v.data IS NOT NULL AND v.pruned = 0 AND f.path IS NULL AND n.at < ?`;
+  }
+
+  /** Drops the content of every earlier version of the paths `glob` matches, deleted files' included. */
+  purge(glob: Glob): { versions: number; bytes: number } {
+    const paths = this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions WHERE data IS NOT NULL").toArray().map((r) => r.path).filter((p) => glob.test(p));
+    let versions = 0;
+    let bytes = 0;
+    this.transaction(() => {
+      for (const path of paths) {
+        const rows = this.sql.exec<{ rowid: number; size: number }>(
+          "SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE v.path = ? AND v.data IS NOT NULL AND f.path IS NULL",
+          path,
+        ).toArray();
+        for (const row of rows) {
+          this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
+          versions += 1;
+          bytes += row.size;
+        }
+      }
+      this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
+    });
+    return { versions, bytes };
+  }
+
   /** One change, all or nothing. A change that fails part way may have reached the listing: it is read again. */
   transaction<T>(change: () => T): T {
     try {
@@ -114,7 +177,7 @@ export class VersionedFiles {
       return last ? fail("not_found", `${path} has versions 1 to ${last}; there is no version ${version}.`) : this.noFile(project, path);
     }
     if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
-    if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${this.historyCap / 1024 / 1024} MiB.`);
+    if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${this.historyCap / 1024 / 1024} MiB, or purged by its owner.`);
     return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
   }
 
@@ -131,20 +194,18 @@ export class VersionedFiles {
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
     this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
-    this.prune();
+    this.prune(at);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
   }
 
-  /** Past the history cap, the oldest earlier versions lose their content; heads never do. */
-  private prune(): void {
+  /** Past the history cap, the oldest earlier versions replaced longer ago than the retention lose their content;
+   *  heads and content replaced since never do (room() refuses a change that would need them). */
+  private prune(now: string): void {
     let stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
     if (stored <= this.historyCap) return;
     while (stored > this.historyCap) {
       const rows = this.sql
-        .exec<{ rowid: number; size: number }>(
-          `SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version
-           WHERE v.data IS NOT NULL AND v.pruned = 0 AND f.path IS NULL ORDER BY v.rowid LIMIT 100`,
-        )
+        .exec<{ rowid: number; size: number }>(`SELECT v.rowid AS rowid, v.size AS size FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now))
         .toArray();
       if (!rows.length) break;
       for (const row of rows) {

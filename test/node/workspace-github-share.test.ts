@@ -54,7 +54,8 @@ afterAll(async () => {
 describe("a share to a GitHub login", () => {
   it("reaches the user GitHub signs in with that login, in any case, who writes as github:<login>", async () => {
     const shared = await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "github:MONALISA", access: "write" });
-    expect(shared.text).toBe('github:monalisa can now write "team-app" (before: none).');
+    expect(shared.text).toBe('Offered github:monalisa write access to "team-app": it applies once they accept it.');
+    expect((await call(GRANTEE, TOOL.bmadProject, { action: "accept", name: "team-app" })).isError).toBe(false);
     expect((await call(GRANTEE, TOOL.bmadProject, { action: "list" })).text).toContain("team-app (write, shared by owner@github.test)");
     const wrote = await call(GRANTEE, TOOL.bmadFiles, { action: "append", project: "team-app", path: "docs/prd.md", content: "by Mona\n", if_version: 1 });
     expect(wrote.structured).toMatchObject({ version: 2, author: "github:monalisa" });
@@ -72,6 +73,8 @@ describe("a share to a GitHub login", () => {
     // Nor does a share to the email reach the login.
     await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "github:monalisa", access: "none" });
     await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "monalisa@github.test", access: "read" });
+    expect((await call(GRANTEE, TOOL.bmadProject, { action: "accept", name: "team-app" })).isError).toBe(true);
+    expect((await call(STRANGER, TOOL.bmadProject, { action: "accept", name: "team-app" })).isError).toBe(false);
     expect((await call(GRANTEE, TOOL.bmadFiles, { action: "read", project: "team-app", path: "docs/prd.md" })).text).toMatch(/Project "team-app" not found/);
     expect((await call(STRANGER, TOOL.bmadFiles, { action: "read", project: "team-app", path: "docs/prd.md" })).text).toContain("by Mona");
     await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "monalisa@github.test", access: "none" });
@@ -79,6 +82,7 @@ describe("a share to a GitHub login", () => {
 
   it("takes a revocation on the next call", async () => {
     await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "github:monalisa", access: "read" });
+    expect((await call(GRANTEE, TOOL.bmadProject, { action: "accept", name: "team-app" })).isError).toBe(false);
     expect((await call(GRANTEE, TOOL.bmadFiles, { action: "read", project: "team-app", path: "docs/prd.md" })).text).toContain("# PRD");
     expect((await call(GRANTEE, TOOL.bmadFiles, { action: "write", project: "team-app", path: "x.md", content: "x" })).text).toMatch(/You have read access/);
     const revoked = await call(OWNER, TOOL.bmadProject, { action: "share", name: "team-app", with: "github:MonaLisa", access: "none" });

@@ -21,7 +21,7 @@ import type { MemoryVectors } from "../../src/worker/memory-vectors.js";
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
-import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -161,7 +161,7 @@ describe("remember_structured and recall_structured on the remote", () => {
       expect(out.text).not.toMatch(/secret|outage|Bob|1 memor/i);
     }
     // Shared for reading: recalled, but not written to.
-    await bob.project({ action: "share", name: project, with: ada.email, access: "read" });
+    await shareAccepted(bob, project, ada, "read");
     const shared = `${project}@${(await ada.project({ action: "list" })).structured.projects.find((p: { owner: string }) => p.owner === bob.email).project.split("@")[1]}`;
     expect((await call(TOOL.recallStructured, { project: shared, query: "secret outage" })).structured.hits).toHaveLength(1);
     expect((await call(TOOL.rememberStructured, { project: shared, type: "decisions", agent: "dev", text: "no" })).text).toMatch(/read access/);

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { specPath } from "../../src/core/delivery/session.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { seed } from "./setup.js";
-import { signInTeam, unique, type Person } from "./workspace-users.js";
+import { shareAccepted, signInTeam, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
@@ -23,8 +23,8 @@ beforeAll(async () => {
   ({ owner, writer, reader, stranger } = await signInTeam());
   project = unique("specs");
   expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
-  await owner.project({ action: "share", name: project, with: writer.email, access: "write" });
-  await owner.project({ action: "share", name: project, with: reader.email, access: "read" });
+  await shareAccepted(owner, project, writer, "write");
+  await shareAccepted(owner, project, reader, "read");
 });
 
 describe("a session started with a project", () => {

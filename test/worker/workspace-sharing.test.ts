@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
-import { rawCall, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
+import { rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -64,9 +64,17 @@ describe("a stranger", () => {
 });
 
 describe("sharing", () => {
-  it("gives a writer write and a reader read, shown in their lists", async () => {
-    expect((await owner.project({ action: "share", name: project, with: writer.email.toUpperCase(), access: "write" })).text).toBe(`${writer.email} can now write "${project}" (before: none).`);
-    expect((await owner.project({ action: "share", name: project, with: reader.id, access: "read" })).isError).toBe(false);
+  it("offers a share, which grants nothing until its recipient accepts it", async () => {
+    expect((await owner.project({ action: "share", name: project, with: writer.email.toUpperCase(), access: "write" })).text).toBe(`Offered ${writer.email} write access to "${project}": it applies once they accept it.`);
+    expect((await writer.project({ action: "list" })).text).toContain(`${project} (PENDING: ${owner.email} offers write)`);
+    expect((await owner.project({ action: "config", name: project })).text).toContain(`Shared with: ${writer.email} (write, not accepted yet).`);
+    const before = await strangerSees(project, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
+    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text.split(project).join("<name>")).toBe(before);
+    expect((await writer.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${owner.email}.`);
+  });
+
+  it("gives a writer write and a reader read, once accepted, shown in their lists", async () => {
+    await shareAccepted(owner, project, reader, "read", reader.id);
     expect((await writer.project({ action: "list" })).text).toContain(`${project} (write, shared by ${owner.email})`);
     expect((await reader.project({ action: "list" })).text).toContain(`${project} (read, shared by ${owner.email})`);
     const shown = await owner.project({ action: "config", name: project });

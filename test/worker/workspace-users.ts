@@ -74,3 +74,15 @@ export async function signInTeam(): Promise<{ owner: Person; writer: Person; rea
 export function projectStub(owner: string, name: string) {
   return env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
 }
+
+/** `owner` shares `name` with `person`, who accepts it (a share grants nothing until its recipient accepts). */
+export async function shareAccepted(owner: Person, name: string, person: Person, access: "read" | "write", withWho = person.email): Promise<void> {
+  const offered = await owner.project({ action: "share", name, with: withWho, access });
+  if (offered.isError) throw new Error(offered.text);
+  const offers = (await person.project({ action: "list" })).structured.offers as Array<{ project: string; name: string; owner: string }> | undefined;
+  const offer = offers?.find((o) => o.name === name && o.owner === owner.email);
+  // Already accepted before (a change of access): nothing to answer.
+  if (!offer) return;
+  const accepted = await person.project({ action: "accept", name: offer.project });
+  if (accepted.isError) throw new Error(accepted.text);
+}

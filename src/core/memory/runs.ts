@@ -25,6 +25,8 @@ export interface RunSummary {
   workflow?: string;
   updated_at: string;
   path: string;
+  /** Who last wrote its state file. */
+  author?: string;
 }
 
 const text = z.string().max(200).optional().catch(undefined);
@@ -55,7 +57,7 @@ export function checkBranch(branch: string): MemResult<string> {
   return { ok: true, value: branch };
 }
 
-async function readState(files: WorkspaceFiles, path: string): Promise<MemResult<{ raw: Record<string, unknown>; updatedAt: string }>> {
+async function readState(files: WorkspaceFiles, path: string): Promise<MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>> {
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.error };
   if (read.value.size > MAX_STATE_BYTES) return { ok: false, error: `${path}: larger than 1 MiB; skipped.` };
@@ -66,14 +68,14 @@ async function readState(files: WorkspaceFiles, path: string): Promise<MemResult
     return { ok: false, error: `${path}: not JSON (${(error as Error).message.split("\n")[0]}); skipped.` };
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, error: `${path}: not a JSON object; skipped.` };
-  return { ok: true, value: { raw: raw as Record<string, unknown>, updatedAt: read.value.updated_at } };
+  return { ok: true, value: { raw: raw as Record<string, unknown>, updatedAt: read.value.updated_at, author: read.value.author } };
 }
 
-function summary(branch: string, runId: string, path: string, raw: Record<string, unknown>, fileTime: string): RunSummary {
+function summary(branch: string, runId: string, path: string, raw: Record<string, unknown>, fileTime: string, author?: string): RunSummary {
   const f = FIELDS.parse(raw);
   const said = f.status ?? f.state;
   const workflow = f.workflow ?? f.workflow_name ?? f.name;
-  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, path };
+  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, path, ...(author ? { author } : {}) };
 }
 
 /** Every run (on one branch, or all), newest first, and the state files that could not be read. */
@@ -90,7 +92,7 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
       if (isRun.ok && isRun.value === "file") {
         const state = await readState(files, `${sub}/${STATE_FILE}`);
         const runBranch = dir.slice(RUNS_DIR.length + 1);
-        if (state.ok) runs.push(summary(runBranch, name, `${sub}/${STATE_FILE}`, state.value.raw, state.value.updatedAt));
+        if (state.ok) runs.push(summary(runBranch, name, `${sub}/${STATE_FILE}`, state.value.raw, state.value.updatedAt, state.value.author));
         else warnings.push(state.error);
       } else if (!branch && depth < MAX_DEPTH) await visit(sub, depth + 1);
     }
@@ -112,5 +114,5 @@ export async function readRun(files: WorkspaceFiles, branch: string, runId: stri
   if (!kind.ok || kind.value !== "file") return undefined;
   const state = await readState(files, path);
   if (!state.ok) return state;
-  return { ok: true, value: { summary: summary(branch, runId, path, state.value.raw, state.value.updatedAt), state: state.value.raw } };
+  return { ok: true, value: { summary: summary(branch, runId, path, state.value.raw, state.value.updatedAt, state.value.author), state: state.value.raw } };
 }

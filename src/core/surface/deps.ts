@@ -27,7 +27,7 @@ export interface ProjectFiles {
 }
 
 /** A project's memory and files (seed 001's `_bmad/_memory/`, `_bmad-output/.runs/`). */
-export type MemoryAccess = Result<{ project: string; memory: ProjectMemory; files: WorkspaceFiles }>;
+export type MemoryAccess = Result<{ project: string; memory: ProjectMemory; files: WorkspaceFiles; /** Whose it is, when shared with the caller. */ owner?: string }>;
 
 export interface SurfaceDeps {
   /** Read on every request: a front door may swap it (the bridge, after a project file changes). */

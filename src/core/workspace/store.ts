@@ -1,6 +1,7 @@
 // Project workspaces as the surface sees them: storage only (the installer and rendering live elsewhere).
-// A store is bound to one caller; it resolves what they call a project (their own, or one shared with them)
-// and every answer about a project they cannot see is "not found", the same as for one that does not exist.
+// A store is bound to one caller; it resolves what they call a project (their own, or one shared with them that
+// they accepted) and every answer about a project they cannot see is "not found", the same as for one that does
+// not exist. A share is an offer until its recipient accepts it: an offer grants nothing.
 import type { ProjectMemory } from "../memory/store.js";
 import type { InstallerAnswers } from "./installer.js";
 import type { Failure, Result } from "../result.js";
@@ -20,6 +21,8 @@ export interface ProjectSummary {
   owner: string;
   access: Access;
   created_at?: string;
+  /** An offer the caller has not accepted: it grants nothing until they do. */
+  pending?: true;
 }
 
 export interface ProjectInfo extends ProjectSummary {
@@ -28,7 +31,7 @@ export interface ProjectInfo extends ProjectSummary {
   files: number;
   bytes: number;
   /** The owner sees whom they share with. */
-  shares?: Array<{ with: string; access: "read" | "write" }>;
+  shares?: Array<{ with: string; access: "read" | "write"; pending?: true }>;
 }
 
 export interface FileEntry {
@@ -78,6 +81,9 @@ export interface WorkspaceFiles {
   remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
   /** Newest first. */
   history(path: string): Promise<WsResult<VersionEntry[]>>;
+  /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores
+   *  without history (the bridge: it is the user's git) have none. */
+  purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number }>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
   list(glob?: string): Promise<WsResult<ListedFile[]>>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
@@ -87,8 +93,14 @@ export interface WorkspaceFiles {
 }
 
 export interface WorkspaceStore {
-  /** The caller's own projects, then those shared with them. */
+  /** The caller's own projects, then those shared with them that they accepted. */
   projects(): Promise<ProjectSummary[]>;
+  /** Shares offered to the caller and not yet accepted (each `pending`), with who offers them. */
+  offers(): Promise<ProjectSummary[]>;
+  /** The caller accepts the share of `project` (as offers names it): from then on it grants its access. */
+  accept(project: string): Promise<WsResult<ProjectSummary>>;
+  /** The caller declines the share of `project`, or leaves a shared project they accepted. */
+  decline(project: string): Promise<WsResult<{ name: string; owner: string }>>;
   /** A new project owned by the caller, with these files as their first versions. */
   create(name: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<ProjectSummary>>;
   info(project: string): Promise<WsResult<ProjectInfo>>;

@@ -1,6 +1,7 @@
 // Toolset `kit` (seed 001), the session part: status, runs and the caller's sessions, and sub-task queueing.
 // Runs are seed 001's `_bmad-output/.runs/{branch}/{run_id}/state.json` in the project (the bridge's folder, or every
-// workspace the caller can see on the remote); sessions are bmad-task's.
+// workspace the caller can see on the remote); sessions are bmad-task's. A run in a project shared with the caller
+// is always named with its project and owner, never shadows a run of the caller's own, and is never a default.
 import { z } from "zod";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
@@ -26,22 +27,28 @@ export const getWorkflowStatus = defineTool({
     const onMain = checked.value === DEFAULT_BRANCH;
     const places = await runPlaces(deps);
     if (!sessions && !places.length) return noSessions();
+    const own = places.filter((p) => !p.owner);
     if (run_id !== undefined) {
       const found = await Promise.all(places.map(async (p) => ({ ...p, run: await readRun(p.files, checked.value, run_id) })));
-      const newest = found.flatMap((f) => (f.run?.ok ? [{ project: f.project, value: f.run.value }] : [])).sort((a, b) => (a.value.summary.updated_at < b.value.summary.updated_at ? 1 : -1))[0];
-      if (newest) return showRun(newest.project, newest.value);
-      const broken = found.find((f) => f.run && !f.run.ok)?.run;
+      const newest = found.flatMap((f) => (f.run?.ok ? [{ place: f, value: f.run.value }] : [])).sort((a, b) => (a.value.summary.updated_at < b.value.summary.updated_at ? 1 : -1));
+      // The caller's own run of that id first; a shared one only where they have none.
+      const mine = newest.find((f) => !f.place.owner);
+      if (mine) return showRun(mine.place, mine.value, newest.length - 1);
+      const broken = found.find((f) => f.run && !f.run.ok && !f.owner)?.run;
       if (broken && !broken.ok) return fail(broken.error);
       const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
-      if (session?.ok || (session && !places.length)) return stored(deps, session);
+      if (session?.ok) return stored(deps, session);
+      if (newest[0]) return showRun(newest[0].place, newest[0].value, newest.length - 1);
+      if (session && !places.length) return stored(deps, session);
       return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
-    const runs = (await allRuns(places, checked.value)).runs;
+    const runs = (await allRuns(own, checked.value)).runs;
     const newestSession = onMain && sessions ? (await sessions.list(owner, "all"))[0] : undefined;
     const newestRun = runs[0];
     if (newestRun && (!newestSession || newestRun.updated_at >= newestSession.updated_at)) {
-      const run = await readRun(places.find((p) => p.project === newestRun.project)!.files, newestRun.branch, newestRun.run_id);
-      if (run) return run.ok ? showRun(newestRun.project, run.value) : fail(run.error);
+      const place = own.find((p) => p.project === newestRun.project)!;
+      const run = await readRun(place.files, newestRun.branch, newestRun.run_id);
+      if (run) return run.ok ? showRun(place, run.value) : fail(run.error);
     }
     if (newestSession) return stored(deps, await sessions!.get(owner, newestSession.session_id));
     return fail(`No runs on branch ${checked.value} (${RUNS_DIR}/${checked.value}/) and no delivery sessions yet: start one with bmad-task action "start".`);
@@ -63,7 +70,7 @@ export const listSessions = defineTool({
     const runs = found.runs.filter((r) => wanted === "all" || r.status === wanted);
     const list = sessions ? await sessions.list(owner, wanted) : [];
     const lines = [
-      ...runs.map((r) => `${r.project}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}`),
+      ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.shared_by && r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
       ...found.warnings.map((w) => `warning: ${w}`),
     ];
@@ -74,25 +81,36 @@ export const listSessions = defineTool({
 /** Projects whose runs are read, at most: a user with more names the rest through bmad-files. */
 const MAX_RUN_PROJECTS = 20;
 
-/** Where runs are: the bridge's project folder, or each workspace the caller can see on the remote. */
-async function runPlaces(deps: SurfaceDeps): Promise<Array<{ project: string; files: WorkspaceFiles }>> {
-  if (!deps.workspaces) return [];
-  const projects = (await deps.workspaces.projects()).slice(0, MAX_RUN_PROJECTS);
-  return projects.map((p) => ({ project: p.project, files: deps.workspaces!.files(p.project) }));
+/** A project runs are read from; `owner`: whose it is, when shared with the caller. */
+interface Place {
+  project: string;
+  files: WorkspaceFiles;
+  owner?: string;
 }
 
-/** Every place's runs (on one branch, or all), newest first, each naming its project. */
-async function allRuns(places: Array<{ project: string; files: WorkspaceFiles }>, branch?: string): Promise<{ runs: Array<RunSummary & { project: string }>; warnings: string[] }> {
-  const found = await Promise.all(places.map(async (p) => ({ project: p.project, ...(await listRuns(p.files, branch)) })));
-  const runs = found.flatMap((f) => f.runs.map((r) => ({ ...r, project: f.project })));
+/** Where runs are: the bridge's project folder, or each workspace the caller can see on the remote (their own first). */
+async function runPlaces(deps: SurfaceDeps): Promise<Place[]> {
+  if (!deps.workspaces) return [];
+  const projects = (await deps.workspaces.projects()).slice(0, MAX_RUN_PROJECTS);
+  return projects.map((p) => ({ project: p.project, files: deps.workspaces!.files(p.project), ...(p.access === "owner" ? {} : { owner: p.owner }) }));
+}
+
+/** Every place's runs (on one branch, or all), newest first, each naming its project (and owner, when shared). */
+async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<RunSummary & { project: string; shared_by?: string }>; warnings: string[] }> {
+  const found = await Promise.all(places.map(async (p) => ({ project: p.project, owner: p.owner, ...(await listRuns(p.files, branch)) })));
+  const runs = found.flatMap((f) => f.runs.map((r) => ({ ...r, project: f.project, ...(f.owner ? { shared_by: f.owner } : {}) })));
   runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
   return { runs, warnings: found.flatMap((f) => (places.length > 1 ? f.warnings.map((w) => `${f.project}: ${w}`) : f.warnings)) };
 }
 
-function showRun(project: string, run: { summary: RunSummary; state: Record<string, unknown> }): ToolOutcome {
+/** A run, named with its project; one from a shared project says whose it is and who wrote it. `others`: runs of
+ *  the same id elsewhere. */
+function showRun(place: Place, run: { summary: RunSummary; state: Record<string, unknown> }, others = 0): ToolOutcome {
   const s = run.summary;
-  const head = `Run ${s.branch}/${s.run_id} in ${project}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
-  return done(`${head}\n${JSON.stringify(run.state)}`, { ...s, project, state: run.state });
+  const where = place.owner ? `${place.project} (${place.owner}'s project, shared with you; state written by ${s.author ?? place.owner}, not by you)` : place.project;
+  const head = `Run ${s.branch}/${s.run_id} in ${where}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
+  const more = others ? `\n(${others} other project${others === 1 ? " has" : "s have"} a run of this id: ${TOOL.listSessions} lists them.)` : "";
+  return done(`${head}${more}\n${JSON.stringify(run.state)}`, { ...s, project: place.project, ...(place.owner ? { shared_by: place.owner } : {}), state: run.state });
 }
 
 export const spawnSubagentTask = defineTool({

@@ -26,6 +26,10 @@ function line(e: MemoryEntry | MemoryHit, i: number): string {
   return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id})`;
 }
 
+/** Where the memories come from, when not the caller's own project: named, and labelled as its owner's. */
+const whose = (a: { project: string; owner?: string }) => (a.owner ? ` [from "${a.project}", ${a.owner}'s project shared with you: written by its members, not by you]` : "");
+const origin = (a: { project: string; owner?: string }) => ({ project: a.project, ...(a.owner ? { shared_by: a.owner } : {}) });
+
 const warned = (warnings: string[]) => (warnings.length ? `\nMemory files with problems (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
 
 /** A memory from a tool's arguments, checked, with its id; or why it is refused. Nothing is stored here. */
@@ -55,14 +59,14 @@ export const rememberStructured = defineTool({
   // 32 KB of text as JSON, escaped: the text limit is the one a caller meets, named.
   maxArgumentBytes: 256 * 1024,
   run: (args, deps) =>
-    withMemory(deps, args.project, async ({ memory }) => {
+    withMemory(deps, args.project, async ({ memory, ...where }) => {
       const made = await newMemory(deps, args);
       if (!made.ok) return fail(`${TOOL.rememberStructured}: ${made.error} Nothing was stored.`);
       const stored = await memory.remember(made.memory);
       if (!stored.ok) return fail(stored.error);
       const { id, created, tags } = stored.value;
-      const text = created ? `Remembered as ${id} (${args.type}, ${made.memory.agent}).` : `Already remembered as ${id}${tags.length > made.memory.tags.length || args.tags?.length ? `; tags now ${tags.join(", ") || "none"}` : ""}.`;
-      return done(text, { id, created, type: args.type, agent: made.memory.agent, tags });
+      const text = created ? `Remembered as ${id} (${args.type}, ${made.memory.agent}) in ${where.project}.` : `Already remembered as ${id}${tags.length > made.memory.tags.length || args.tags?.length ? `; tags now ${tags.join(", ") || "none"}` : ""}.`;
+      return done(text + whose(where), { id, created, type: args.type, agent: made.memory.agent, tags, ...origin(where) });
     }),
 });
 
@@ -79,7 +83,7 @@ export const recallStructured = defineTool({
   }),
   annotations: READ_ONLY,
   run: (args, deps) =>
-    withMemory(deps, args.project, async ({ memory, project }) => {
+    withMemory(deps, args.project, async ({ memory, project, owner }) => {
       const agent = args.agent === undefined ? undefined : canonicalAgent(deps.reader.catalog, args.agent);
       if (agent && !agent.ok) return fail(agent.error);
       const found = await memory.search(args.query, { ...(args.type ? { type: args.type } : {}), ...(agent ? { agent: agent.value } : {}) }, args.limit);
@@ -88,7 +92,7 @@ export const recallStructured = defineTool({
       const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
       const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
       const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
-      return done([head, ...hits.map(line)].join("\n") + warned(warnings), { mode, hits, ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits, ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -104,7 +108,7 @@ export const getAgentMemory = defineTool({
   }),
   annotations: READ_ONLY,
   run: (args, deps) =>
-    withMemory(deps, args.project, async ({ memory }) => {
+    withMemory(deps, args.project, async ({ memory, ...where }) => {
       const agent = canonicalAgent(deps.reader.catalog, args.agent);
       if (!agent.ok) return fail(agent.error);
       const limit = Math.floor(args.last_n ?? 10);
@@ -114,13 +118,13 @@ export const getAgentMemory = defineTool({
         if (!found.ok) return fail(found.error);
         const { hits, warnings } = found.value;
         const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
-        return done([head, ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits, ...(warnings.length ? { warnings } : {}) });
+        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits, ...origin(where), ...(warnings.length ? { warnings } : {}) });
       }
       const listed = await memory.list(filter, "recent", limit);
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `${agent.value}'s learnings, newest first (${entries.length} of ${n(total)}):` : `No learnings of ${agent.value} yet: ${TOOL.rememberStructured} with type "agent-learnings" keeps one, or _bmad/_memory/agent-learnings/${agent.value}.md.`;
-      return done([head, ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries, total, ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries, total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -135,13 +139,13 @@ export const getFailureMuseum = defineTool({
   }),
   annotations: READ_ONLY,
   run: (args, deps) =>
-    withMemory(deps, args.project, async ({ memory }) => {
+    withMemory(deps, args.project, async ({ memory, ...where }) => {
       const category = args.category && args.category !== "all" ? args.category : undefined;
       const listed = await memory.list({ type: "failures", ...(category ? { category } : {}) }, "severity", Math.floor(args.top_n ?? 10));
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
-      return done([head, ...entries.map(line)].join("\n") + warned(warnings), { failures: entries, total, ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { failures: entries, total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 

@@ -38,9 +38,9 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list; create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email, github:login or user id; access read|write|none).",
+    "Your project workspaces (root bmad://projects/{name}): list (also shares offered to you); create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email, github:login or user id; access read|write|none); accept or decline a share offered to you.",
   input: z.object({
-    action: z.enum(["list", "create", "config", "delete", "share"]).describe("What to do"),
+    action: z.enum(["list", "create", "config", "delete", "share", "accept", "decline"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
     answers: answersField,
     confirm: z.string().optional().describe("delete: the name again"),
@@ -73,9 +73,13 @@ export const bmadProjectTool = defineTool({
         case "share": {
           if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
           return result(await store.share(name, args.with, args.access), (s) =>
-            done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.` : `${s.with} can now ${s.access} "${name}" (before: ${s.previous}).`, s),
+            done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
           );
         }
+        case "accept":
+          return result(await store.accept(name), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
+        case "decline":
+          return result(await store.decline(name), (d) => done(`Declined "${name}": ${d.owner}'s project is not shared with you now.`, d));
       }
     }),
 });
@@ -87,10 +91,12 @@ async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string
 }
 
 async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
-  const projects = await store.projects();
-  if (!projects.length) return done(`No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`, { projects });
+  const [projects, offers] = await Promise.all([store.projects(), store.offers()]);
   const lines = projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`));
-  return done(lines.join("\n"), { projects });
+  if (!projects.length) lines.push(`No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
+  // Offers grant nothing until accepted: only the user decides, so the model asks them.
+  if (offers.length) lines.push(`Offered to you, not accepted (ask the user before accepting; "accept" or "decline" with "name"):`, ...offers.map((p) => `${p.project} (PENDING: ${p.owner} offers ${p.access})`));
+  return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}) });
 }
 
 async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string): Promise<ToolOutcome> {
@@ -99,7 +105,7 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   const p = info.value;
   const questions = await installerQuestions(deps.reader, { projectName: p.name }).catch(() => []);
   const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes, created ${p.created_at}.`];
-  if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access})`).join(", ") || "nobody"}.`);
+  if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access}${s.pending ? ", not accepted yet" : ""})`).join(", ") || "nobody"}.`);
   lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
   for (const q of questions) {
     const given = p.answers[q.module]?.[q.key];
@@ -133,13 +139,13 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete. Each change is a version.",
+    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge (owner: drop earlier versions, path: glob). Each change is a version.",
   input: z.object({
-    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete"]).describe("What to do"),
+    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete", "purge"]).describe("What to do"),
     project: z.string().optional().describe("Project name, as bmad-project lists it (the bridge: its folder)"),
     path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
     content: z.string().optional().describe("write, append: the text"),
-    // Safe integers: the bridge's versions are modification times in milliseconds.
+    // Safe integers: the bridge's versions are 48 bits of the content's sha256.
     version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore: version to bring back; read: an earlier one"),
     if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
   }),
@@ -163,6 +169,11 @@ export const bmadFilesTool = defineTool({
       const linked = given?.path.split("/").includes("..") ? bundleUrisFor(deps.reader.catalog, given.path) : [];
       if (linked.length === 1) return fail(`"${given!.path}" leaves the project root: a skill's relative link. BMAD's file of that path is ${linked[0]}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${linked[0]}"}.`);
       if (args.action === "list") return listAction(files, given?.path ?? "**");
+      if (args.action === "purge") {
+        if (!files.purge) return fail("This project keeps no history to purge: on the bridge it is the user's git.");
+        if (!given) return fail('bmad-files "purge" needs "path": a glob of the files whose earlier versions to drop ("**" for all).');
+        return result(await files.purge(given.path), (r) => done(`Dropped the content of ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}; current files are kept.`, r));
+      }
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
       const path = given.path;
       switch (args.action) {

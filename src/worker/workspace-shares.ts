@@ -1,0 +1,61 @@
+// A project's shares, in its workspace object's SQLite: who it is offered to (by handle), with what access, and
+// whether they accepted. A share is an offer until its recipient accepts it: only accepted shares grant access.
+import { z } from "zod";
+import type { Access, ShareAccess } from "../core/workspace/store.js";
+
+const SHARE_ROW = z.object({
+  handle: z.string(),
+  access: z.enum(["read", "write"]),
+  accepted: z.union([z.literal(0), z.literal(1)]).transform((a) => a === 1),
+});
+export type ShareRow = z.infer<typeof SHARE_ROW>;
+
+export class ProjectShares {
+  constructor(private readonly sql: SqlStorage) {}
+
+  createTable(): void {
+    this.sql.exec("CREATE TABLE IF NOT EXISTS shares (handle TEXT PRIMARY KEY, access TEXT NOT NULL, at TEXT NOT NULL, accepted INTEGER NOT NULL DEFAULT 0)");
+  }
+
+  /** Projects shared before consent: their shares become offers, to accept or decline. */
+  migrate(): void {
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('shares')").toArray().map((c) => c.name);
+    if (columns.length && !columns.includes("accepted")) this.sql.exec("ALTER TABLE shares ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
+  }
+
+  /** Every share, by handle. */
+  all(): ShareRow[] {
+    return this.sql.exec("SELECT handle, access, accepted FROM shares ORDER BY handle").toArray().map((r) => SHARE_ROW.parse(r));
+  }
+
+  /** The shares to any of these handles. */
+  of(handles: string[]): ShareRow[] {
+    return this.sql.exec("SELECT handle, access, accepted FROM shares WHERE handle IN (SELECT value FROM json_each(?))", JSON.stringify(handles)).toArray().map((r) => SHARE_ROW.parse(r));
+  }
+
+  /** What the shares the holder of `handles` accepted let them do (none: nothing). */
+  accessOf(handles: string[]): Access | undefined {
+    const accepted = this.of(handles).filter((s) => s.accepted);
+    return accepted.some((s) => s.access === "write") ? "write" : accepted.length ? "read" : undefined;
+  }
+
+  /** Offers, changes or (with "none") withdraws a share; a change of access keeps it accepted. */
+  set(handle: string, access: ShareAccess, now: string): ShareAccess {
+    const previous = this.of([handle])[0]?.access ?? "none";
+    if (access === "none") this.sql.exec("DELETE FROM shares WHERE handle = ?", handle);
+    else {
+      this.sql.exec(
+        "INSERT INTO shares (handle, access, at, accepted) VALUES (?, ?, ?, 0) ON CONFLICT (handle) DO UPDATE SET access = excluded.access, at = excluded.at",
+        handle, access, now,
+      );
+    }
+    return previous;
+  }
+
+  /** The recipient's answer to every share to their handles: accepted, or removed. */
+  answer(handles: string[], accept: boolean): void {
+    const list = JSON.stringify(handles);
+    if (accept) this.sql.exec("UPDATE shares SET accepted = 1 WHERE handle IN (SELECT value FROM json_each(?))", list);
+    else this.sql.exec("DELETE FROM shares WHERE handle IN (SELECT value FROM json_each(?))", list);
+  }
+}
