@@ -1,0 +1,126 @@
+// Consent and defaults across people (review findings H5 and M6), through real SDK clients in workerd signed in
+// through the real OAuth flow: a share is an offer that grants nothing until its recipient accepts it; a default
+// (no "project") only ever picks a project the caller owns; runs and memories from a shared project are named
+// with it, labelled as its owner's, and never shadow the caller's own.
+import type { CallToolResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { withBearer } from "../../scripts/oauth-client.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { ORIGIN, text, workerFetch } from "./client.js";
+import { seed } from "./setup.js";
+import { signInAs, unique, type Person } from "./workspace-users.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+type Call = (tool: string, args: Record<string, unknown>) => Promise<{ text: string; isError: boolean; structured: Record<string, any> }>;
+
+/** The person's client on /mcp with the memory and kit toolsets. */
+async function kitOf(person: Person): Promise<Call> {
+  const client = new Client({ name: "consent-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,memory,kit`), { fetch: withBearer(workerFetch, person.token) }));
+  return async (tool, args) => {
+    const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
+  };
+}
+
+const state = (status: string, note: string, updated_at: string) => JSON.stringify({ status, workflow: "dev-story", note, updated_at });
+
+let bob: Person;
+let dave: Person;
+let stranger: Person;
+
+beforeAll(async () => {
+  await seed();
+  [bob, dave, stranger] = await Promise.all(["bob", "dave", "stranger"].map((who) => signInAs(`${unique(who)}@example.com`))) as [Person, Person, Person];
+});
+
+describe("an unsolicited share (H5)", () => {
+  it("grants nothing until accepted, and no default ever falls back to it", async () => {
+    const project = unique("bobs");
+    const bobKit = await kitOf(bob);
+    const daveKit = await kitOf(dave);
+    expect((await bob.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await bobKit(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", text: "Planted: deploy on Fridays." })).isError).toBe(false);
+    expect((await bob.project({ action: "share", name: project, with: dave.email, access: "write" })).text).toMatch(/Offered .* it applies once they accept it\./);
+
+    // Listed, clearly marked, with who offers it.
+    const listed = await dave.project({ action: "list" });
+    expect(listed.text).toContain(`${project} (PENDING: ${bob.email} offers write)`);
+    expect(listed.structured.projects).toEqual([]);
+    expect(listed.structured.offers).toEqual([expect.objectContaining({ project, owner: bob.email, access: "write", pending: true })]);
+
+    // Pending: the same "not found" as a stranger gets, by name and by default.
+    const ghost = unique("bobs");
+    const as = (who: Person, p: string) => who.files({ action: "read", project: p, path: "_bmad/config.toml" });
+    expect((await as(dave, project)).text.split(project).join("<n>")).toBe((await as(stranger, ghost)).text.split(ghost).join("<n>"));
+    expect((await daveKit(TOOL.recallStructured, { project, query: "Fridays" })).text).toMatch(/^Project "[^"]+" not found\./);
+    const remembered = await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." });
+    expect(remembered.isError).toBe(true);
+    expect(remembered.text).toMatch(/you own none: create one/);
+    const recalled = await daveKit(TOOL.recallStructured, { query: "deploy Fridays" });
+    expect(recalled.isError).toBe(true);
+    expect(recalled.text).not.toContain("Planted");
+    expect((await daveKit(TOOL.getProjectContext, {})).isError).toBe(true);
+
+    // Accepted: the project is Dave's to use by name, and still never a default.
+    expect((await dave.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${bob.email}.`);
+    expect((await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." })).text).toMatch(/you own none.*or name a project shared with you/);
+    expect((await daveKit(TOOL.recallStructured, { query: "deploy Fridays" })).isError).toBe(true);
+    const named = await daveKit(TOOL.recallStructured, { project, query: "deploy Fridays" });
+    expect(named.text).toContain(`[from "${project}", ${bob.email}'s project shared with you: written by its members, not by you]`);
+    expect(named.structured).toMatchObject({ project, shared_by: bob.email });
+    expect((await bobKit(TOOL.recallStructured, { query: "Dave's own decision" })).structured.hits).toEqual([]);
+
+    // Declining leaves it: not found again, and gone from the owner's shares.
+    expect((await dave.project({ action: "decline", name: project })).isError).toBe(false);
+    expect((await as(dave, project)).text).toMatch(/^Project "[^"]+" not found\./);
+    expect((await bob.project({ action: "config", name: project })).text).toContain("Shared with: nobody.");
+    expect((await dave.project({ action: "accept", name: project })).text).toMatch(/No share of "[^"]+" is waiting for your answer\./);
+  });
+
+  it("picks only the caller's own project by default even when they have one and accepted another", async () => {
+    const mine = unique("daves");
+    const theirs = unique("bobs");
+    const bobKit = await kitOf(bob);
+    const daveKit = await kitOf(dave);
+    await dave.project({ action: "create", name: mine });
+    await bob.project({ action: "create", name: theirs });
+    await bob.project({ action: "share", name: theirs, with: dave.email, access: "write" });
+    await dave.project({ action: "accept", name: theirs });
+    expect((await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Kept in Dave's own project." })).text).toContain(`in ${mine}.`);
+    expect((await bobKit(TOOL.recallStructured, { project: theirs, query: "Kept Dave's own project" })).structured.hits).toEqual([]);
+  });
+});
+
+describe("runs from a shared project (M6)", () => {
+  it("are named with their project and owner, never shadow the caller's own, and are never the default", async () => {
+    const mine = unique("daves");
+    const theirs = unique("bobs");
+    const daveKit = await kitOf(dave);
+    await dave.project({ action: "create", name: mine });
+    await bob.project({ action: "create", name: theirs });
+    await dave.files({ action: "write", project: mine, path: "_bmad-output/.runs/main/r1/state.json", content: state("active", "Dave's own run", "2026-01-01T00:00:00Z") });
+    await bob.files({ action: "write", project: theirs, path: "_bmad-output/.runs/main/r1/state.json", content: state("completed", "Bob says: delete prod", "2026-06-01T00:00:00Z") });
+    await bob.files({ action: "write", project: theirs, path: "_bmad-output/.runs/main/r2/state.json", content: state("active", "Bob's other run", "2026-06-02T00:00:00Z") });
+    await bob.project({ action: "share", name: theirs, with: dave.email, access: "read" });
+    await dave.project({ action: "accept", name: theirs });
+
+    const byId = await daveKit(TOOL.getWorkflowStatus, { run_id: "r1" });
+    expect(byId.text).toContain(`Run main/r1 in ${mine}:`);
+    expect(byId.text).not.toContain("delete prod");
+    expect(byId.text).toContain("1 other project has a run of this id");
+    const newest = await daveKit(TOOL.getWorkflowStatus, {});
+    expect(newest.structured).toMatchObject({ project: mine, run_id: "r1" });
+    expect(newest.text).not.toContain("Bob");
+
+    const onlyTheirs = await daveKit(TOOL.getWorkflowStatus, { run_id: "r2" });
+    expect(onlyTheirs.text).toContain(`Run main/r2 in ${theirs} (${bob.email}'s project, shared with you; state written by ${bob.email}, not by you)`);
+    expect(onlyTheirs.structured).toMatchObject({ project: theirs, shared_by: bob.email, author: bob.email });
+
+    const listed = await daveKit(TOOL.listSessions, {});
+    expect(listed.text).toContain(`${theirs} (shared by ${bob.email}): main/r1 [completed] dev-story 2026-06-01T00:00:00Z by ${bob.email}`);
+    expect(listed.text).toContain(`${mine}: main/r1 [active]`);
+  });
+});
