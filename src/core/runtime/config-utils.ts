@@ -17,7 +17,8 @@ export function toPy(value: unknown): PyValue {
   return new Map(Object.entries(value).map(([k, v]) => [k, toPy(v)]));
 }
 
-function parseToml(text: string): PyDict {
+/** tomllib.loads(text); a syntax error is a PyError("TOMLDecodeError"). */
+export function parseToml(text: string): PyDict {
   // tomllib reads no byte-order mark; smol-toml would skip it.
   if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
   try {

@@ -8,6 +8,11 @@ const WS_RUNS = new RegExp(`[${WS}]+`);
 /** Line boundaries of str.splitlines(). */
 const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 
+/** str.isspace() of one character (and what `\s` matches in a str pattern). */
+export function isSpace(ch: string): boolean {
+  return IS_WS.test(ch);
+}
+
 /** str.strip(). From each end by hand: a regex for trailing whitespace is tried at every run of it, which is
  *  quadratic on a long run inside the text (a memlog's body is stripped on every append). */
 export function strip(s: string): string {

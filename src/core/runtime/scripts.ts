@@ -2,6 +2,7 @@
 // library module with no command line: its port (config-utils.ts) serves the others.
 import type { ScriptMain } from "./context.js";
 import { main as brain } from "./brain.js";
+import { main as listCustomizableSkills } from "./list-customizable-skills.js";
 import { main as lintSpine } from "./lint-spine.js";
 import { main as memlog } from "./memlog.js";
 import { main as pickMethods } from "./pick-methods.js";
@@ -32,4 +33,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-review/word_metrics.py", wordMetrics],
   ["bmad-advanced-elicitation/pick_methods.py", pickMethods],
   ["bmad-deep-recon/recon_kit.py", reconKit],
+  ["bmad-customize/list_customizable_skills.py", listCustomizableSkills],
 ]);
