@@ -97,9 +97,14 @@ describe("on the Durable Object", () => {
     const kb = (c: string) => new TextEncoder().encode(c.repeat(1024));
     const pruned = await runInDurableObject(stub(), (instance: WorkspaceProject, state) => {
       const stored = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+      const cap = instance.files.historyCap;
+      const retention = instance.files.retentionMs;
       instance.files.historyCap = stored + 3 * 1024;
-      const now = new Date().toISOString();
-      for (const c of "abcde") instance.write(caller, "churn.md", kb(c), false, undefined, now);
+      // Replaced content is kept for the retention period: with none, what was replaced a second ago may go.
+      instance.files.retentionMs = 0;
+      const at = (i: number) => new Date(Date.now() + i * 1000).toISOString();
+      [..."abcde"].forEach((c, i) => instance.write(caller, "churn.md", kb(c), false, undefined, at(i)));
+      [instance.files.historyCap, instance.files.retentionMs] = [cap, retention];
       return state.storage.sql.exec<{ version: number }>("SELECT version FROM versions WHERE path = 'churn.md' AND pruned = 1 ORDER BY version").toArray().map((r) => r.version);
     });
     expect(pruned.length).toBeGreaterThan(0);

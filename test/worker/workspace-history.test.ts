@@ -1,0 +1,87 @@
+/// <reference types="@cloudflare/vitest-plugin/types" />
+// What a writer cannot take from a project's owner (review finding M5), and the file/folder clash that broke
+// every pull (L1), through real SDK clients in workerd with the real workspace Durable Object: content a
+// change replaced or deleted survives the history cap for the retention period, whoever churns; only the
+// owner purges; a file is never written where a folder is, or below a file.
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { seed } from "./setup.js";
+import { projectStub, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+let olive: Person;
+let mallory: Person;
+let project: string;
+
+beforeAll(async () => {
+  await seed();
+  [olive, mallory] = (await Promise.all(["olive", "mallory"].map((who) => signInAs(`${unique(who)}@example.com`)))) as [Person, Person];
+  project = unique("history");
+  expect((await olive.project({ action: "create", name: project })).isError).toBe(false);
+  await shareAccepted(olive, project, mallory, "write");
+});
+
+const kib = (c: string, n = 1) => c.repeat(1024 * n);
+
+describe("the history cap (M5)", () => {
+  it("keeps the content of a file a writer deleted or overwrote, however much they write after; only the owner purges", async () => {
+    await olive.files({ action: "write", project, path: "docs/prd.md", content: `Olive's PRD\n${kib("p")}` });
+    await olive.files({ action: "write", project, path: "docs/arch.md", content: `Olive's architecture\n${kib("a")}` });
+    // The cap, lowered to what the project holds plus 4 KiB: 205 MiB of scratch writes in miniature.
+    await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 4 * 1024;
+    });
+    expect((await mallory.files({ action: "delete", project, path: "docs/prd.md" })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" })).isError).toBe(false);
+    const refused: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const out = await mallory.files({ action: "write", project, path: "scratch.md", content: kib(String(i % 10)) });
+      if (out.isError) refused.push(out.text);
+    }
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it: this change does not fit\. The project's owner can drop earlier versions with bmad-files "purge"/);
+
+    // What the writer deleted and overwrote is all still there.
+    expect((await olive.files({ action: "read", project, path: "docs/prd.md", version: 1 })).text).toContain("Olive's PRD");
+    expect((await olive.files({ action: "read", project, path: "docs/arch.md", version: 1 })).text).toContain("Olive's architecture");
+
+    // Only the owner drops history: the writer's scratch versions, and then the PRD comes back.
+    expect((await mallory.files({ action: "purge", project, path: "**" })).text).toBe(`Only the owner of "${project}" (${olive.email}) can purge its history.`);
+    expect((await olive.files({ action: "read", project, path: "docs/arch.md", version: 1 })).isError).toBe(false);
+    const purged = await olive.files({ action: "purge", project, path: "scratch.md" });
+    expect(purged.text).toMatch(/^Dropped the content of \d+ earlier versions/);
+    const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
+    expect(restored.isError, restored.text).toBe(false);
+    expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
+  });
+});
+
+describe("a file and a folder of one name (L1)", () => {
+  it("refuses a file where a folder is, or below a file, on write, restore and createFolder", async () => {
+    await olive.files({ action: "write", project, path: "notes", content: "a file" });
+    const below = await mallory.files({ action: "write", project, path: "notes/today.md", content: "x" });
+    expect(below).toMatchObject({ isError: true, text: "Cannot put a file at notes/today.md: notes is a file, and a file cannot hold others. Delete or rename notes first, or choose another path." });
+    expect((await olive.files({ action: "append", project, path: "notes/a/b.md", content: "x" })).text).toMatch(/^Cannot put a file at notes\/a\/b\.md: notes is a file/);
+
+    await olive.files({ action: "write", project, path: "docs/x/y.md", content: "y" });
+    expect((await olive.files({ action: "write", project, path: "docs/x", content: "x" })).text).toBe("Cannot put a file at docs/x: it is a folder (it holds docs/x/y.md). Choose another name, or delete the files below it first.");
+
+    await olive.files({ action: "write", project, path: "plan", content: "v1" });
+    await olive.files({ action: "delete", project, path: "plan" });
+    await olive.files({ action: "write", project, path: "plan/step.md", content: "s" });
+    expect((await olive.files({ action: "restore", project, path: "plan", version: 1 })).text).toMatch(/^Cannot put a file at plan: it is a folder/);
+
+    const caller = olive.store().caller;
+    const made = await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject) => [
+      instance.createFolder(caller, "notes/run-1", [{ path: "a.md", data: new Uint8Array(1) }], new Date().toISOString()),
+      instance.createFolder(caller, "run-2", [{ path: "a", data: new Uint8Array(1) }, { path: "a/b", data: new Uint8Array(1) }], new Date().toISOString()),
+    ]);
+    expect(made[0]).toMatchObject({ ok: false, kind: "conflict", error: expect.stringMatching(/^Cannot put a file at notes\/run-1: notes is a file/) });
+    expect(made[1]).toMatchObject({ ok: false, kind: "conflict", error: "Cannot put both run-2/a and run-2/a/b: a file cannot hold others. Choose another name for one of them." });
+    const listed = (await olive.files({ action: "list", project })).structured.files as Array<{ path: string }>;
+    const paths = new Set(listed.map((f) => f.path));
+    for (const path of paths) for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) expect(paths.has(path.slice(0, i)), path).toBe(false);
+  });
+});
