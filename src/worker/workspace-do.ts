@@ -147,7 +147,7 @@ export class WorkspaceProject extends DurableObject {
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
     const clash = head ? undefined : this.files.clash(path);
-    if (clash) return fail("conflict", clash);
+    if (clash) return fail("invalid", clash);
     const newSize = (append && head ? head.size : 0) + data.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
@@ -170,7 +170,7 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(dir);
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
     const clash = this.files.clash(dir) ?? batchClash(paths);
-    if (clash) return fail("conflict", clash);
+    if (clash) return fail("invalid", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.files.room(g.meta.name, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
@@ -191,7 +191,7 @@ export class WorkspaceProject extends DurableObject {
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
     const clash = head ? undefined : this.files.clash(path);
-    if (clash) return fail("conflict", clash);
+    if (clash) return fail("invalid", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.files.room(g.meta.name, from.value.size, now);
@@ -282,7 +282,7 @@ export class WorkspaceProject extends DurableObject {
       const checked = checkWorkspacePath(f.path);
       if (!checked.ok) return fail("invalid", checked.error);
       const clash = this.files.head(f.path) ? undefined : this.files.clash(f.path);
-      if (clash) return fail("conflict", clash);
+      if (clash) return fail("invalid", clash);
     }
     const room = this.files.room(g.meta.name, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;

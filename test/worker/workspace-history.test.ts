@@ -78,8 +78,8 @@ describe("a file and a folder of one name (L1)", () => {
       instance.createFolder(caller, "notes/run-1", [{ path: "a.md", data: new Uint8Array(1) }], new Date().toISOString()),
       instance.createFolder(caller, "run-2", [{ path: "a", data: new Uint8Array(1) }, { path: "a/b", data: new Uint8Array(1) }], new Date().toISOString()),
     ]);
-    expect(made[0]).toMatchObject({ ok: false, kind: "conflict", error: expect.stringMatching(/^Cannot put a file at notes\/run-1: notes is a file/) });
-    expect(made[1]).toMatchObject({ ok: false, kind: "conflict", error: "Cannot put both run-2/a and run-2/a/b: a file cannot hold others. Choose another name for one of them." });
+    expect(made[0]).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/^Cannot put a file at notes\/run-1: notes is a file/) });
+    expect(made[1]).toMatchObject({ ok: false, kind: "invalid", error: "Cannot put both run-2/a and run-2/a/b: a file cannot hold others. Choose another name for one of them." });
     const listed = (await olive.files({ action: "list", project })).structured.files as Array<{ path: string }>;
     const paths = new Set(listed.map((f) => f.path));
     for (const path of paths) for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) expect(paths.has(path.slice(0, i)), path).toBe(false);

@@ -38,7 +38,7 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list (also shares offered to you); create (installer answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with: email, github:login or user id; access read|write|none); accept or decline a share offered to you.",
+    "Your project workspaces (root bmad://projects/{name}): list (+ offers to you); create (answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with; access read|write|none); accept|decline an offer.",
   input: z.object({
     action: z.enum(["list", "create", "config", "delete", "share", "accept", "decline"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
@@ -139,7 +139,7 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge (owner: drop earlier versions, path: glob). Each change is a version.",
+    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge (owner: drop old versions). Each change is a version.",
   input: z.object({
     action: z.enum(["read", "write", "append", "list", "history", "restore", "delete", "purge"]).describe("What to do"),
     project: z.string().optional().describe("Project name, as bmad-project lists it (the bridge: its folder)"),
