@@ -21,6 +21,9 @@ Options:
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
                      content and sessions; file-system tools stay local; content falls back to the
                      local bundle when the remote cannot be reached
+  --allow-project-scripts
+                     also run skill scripts BMAD did not install (yours: their bytes match neither this
+                     bridge's BMAD nor _bmad/_config/files-manifest.csv). Never needed for BMAD's own
   --list             print what is served and from which origin, then exit
   --version          print the version
   --help             this text
@@ -50,7 +53,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -62,7 +65,7 @@ async function main(): Promise<void> {
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
   const { serve } = await import("./serve.js");
-  await serve({ project: args.project, path: args.path ?? [], remote: args.remote, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
+  await serve({ project: args.project, path: args.path ?? [], remote: args.remote, allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
 await main();

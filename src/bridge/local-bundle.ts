@@ -60,6 +60,13 @@ export class LocalBundle {
     this.dirty = sources.length > 0;
   }
 
+  private digests?: ReadonlySet<string>;
+
+  /** The sha256 of every file of the embedded bundle: the bmad-method package this bridge ships, never the project. */
+  embeddedDigests(): ReadonlySet<string> {
+    return (this.digests ??= new Set(this.embedded.manifest.files.map((f) => f.sha256)));
+  }
+
   /** Builds the local trees now; what each root the user named (explicit) failed to yield, one line each. */
   async explicitFailures(): Promise<string[]> {
     await this.ready();

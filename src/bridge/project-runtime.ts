@@ -1,13 +1,17 @@
 // The bridge's project as the runtime sees it: `{project-root}` is the project directory, the ported
 // scripts work on its files (confined to it), BMAD's own files are mounted read-only beside it, and a
-// skill's own Python scripts run for real, bounded in time and killed with everything they started.
+// skill's own Python script with no port runs for real, bounded in time and killed with everything it
+// started, only when BMAD vouches for its bytes (or the user allowed their own scripts when starting the bridge).
+import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
-import { confinedTarget, isInside, resolveConfined } from "./confined-fs.js";
+import { OUTPUT_FILE } from "../core/runtime/context.js";
+import { confinedTarget, isInside, readConfined, readConfinedText, resolveConfined } from "./confined-fs.js";
+import { readonlyGit } from "./git-readonly.js";
 import { runBounded } from "./run-bounded.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import type { Result } from "../core/result.js";
@@ -17,7 +21,17 @@ const SKILL_HOMES = [".claude/skills", ".cursor/skills", ".agents/skills"];
 /** A skill script's time limit; BMAD_RUN_TIMEOUT_MS lowers or raises it. */
 const RUN_TIMEOUT_MS = Number(process.env.BMAD_RUN_TIMEOUT_MS) > 0 ? Number(process.env.BMAD_RUN_TIMEOUT_MS) : 120_000;
 
-export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs): Promise<ProjectRuntime> {
+/** Which scripts with no port may run: BMAD's own bytes (the embedded bundle's digests, or the project's install
+ *  record), or any, when the user started the bridge with --allow-project-scripts. */
+export interface ScriptVouching {
+  bmadDigests: () => ReadonlySet<string>;
+  allowProjectScripts: boolean;
+}
+
+/** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
+const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
+
+export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
   return {
     root,
     fsRoot: root,
@@ -29,34 +43,68 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
       const installed = SKILL_HOMES.map((home) => join(root, home, name)).find((dir) => existsSync(join(dir, "SKILL.md")));
       return installed ?? `bmad://${bundleDir}`;
     },
-    runSkillScript: (script, args, signal) => runSkillScript(root, reader(), script, args, signal),
+    runSkillScript: (script, args, signal) => runSkillScript(root, reader(), vouching, script, args, signal),
+    git: readonlyGit(root, { timeoutMs: RUN_TIMEOUT_MS, find: () => onPath("git") }),
   };
 }
 
-async function runSkillScript(root: string, reader: BundleReader, fsScript: string, fsArgs: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
+async function runSkillScript(root: string, reader: BundleReader, vouching: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
   const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : undefined;
   const script = bundled?.script ?? fsScript;
   const bases = [root, skillCache()];
   const where = await confinedScript(script, bases);
   if (!where.ok) return refused(where.error);
+  const trusted = await vouchedFor(root, script, bases, vouching);
+  if (!trusted.ok) return refused(trusted.error);
   const args = bundled ? fsArgs.map(bundled.local) : fsArgs;
   for (const arg of args) {
+    if (arg === OUTPUT_FILE) continue;
     const inside = await confinedArgument(arg, root, bases);
     if (!inside.ok) return refused(inside.error);
   }
   const uv = onPath("uv");
   const python = onPath("python3");
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
-  const argv = uv ? [uv, "run", "--no-cache", "--quiet", script, ...args] : [python!, script, ...args];
-  const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
-  let stderr = run.stderr;
-  const missing = uv ? undefined : /No module named '([^']+)'/.exec(stderr)?.[1];
-  if (missing) {
-    stderr += `\nThis script needs the Python module ${missing}, one of the dependencies it declares for uv (the "# dependencies" lines at its top): install uv (https://docs.astral.sh/uv/) and run it again, or install them for python3.`;
+  // A file the script writes for its port, in a private folder: the port writes it into the project itself.
+  const outputDir = args.includes(OUTPUT_FILE) ? await mkdtemp(join(skillCache(), "output-")) : undefined;
+  const outputPath = outputDir && join(outputDir, "output");
+  const argv = (uv ? [uv, "run", "--no-cache", "--quiet", script] : [python!, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  try {
+    const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
+    let stderr = run.stderr;
+    const missing = uv ? undefined : /No module named '([^']+)'/.exec(stderr)?.[1];
+    if (missing) {
+      stderr += `\nThis script needs the Python module ${missing}, one of the dependencies it declares for uv (the "# dependencies" lines at its top): install uv (https://docs.astral.sh/uv/) and run it again, or install them for python3.`;
+    }
+    if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
+    if (run.cancelled) stderr += "\nCancelled by the client.";
+    const data = outputPath ? await readFile(outputPath).catch(() => undefined) : undefined;
+    return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut, ...(data ? { output: { data, path: outputPath! } } : {}) };
+  } finally {
+    if (outputDir) await rm(outputDir, { recursive: true, force: true });
   }
-  if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
-  if (run.cancelled) stderr += "\nCancelled by the client.";
-  return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut };
+}
+
+/** A script with no port runs only as BMAD shipped it: its bytes are a file of the bundle this bridge ships, or one
+ *  the project's install record lists. One the model wrote or changed is neither (tools cannot write scripts or the
+ *  record, paths.ts), so it never runs; the user's own scripts run when they start the bridge allowing them. */
+async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching): Promise<Result> {
+  if (vouching.allowProjectScripts) return { ok: true };
+  const base = bases.find((b) => isInside(b, resolve(script)))!;
+  const bytes = await readConfined(base, relative(base, resolve(script)));
+  if (!bytes.ok) return { ok: false, error: `Refused to run ${bytes.error}` };
+  const digest = createHash("sha256").update(bytes.bytes).digest("hex");
+  if (vouching.bmadDigests().has(digest)) return { ok: true };
+  const record = await readConfinedText(root, INSTALL_RECORD);
+  // Every sha256 in the record: the bytes are some file BMAD's installer wrote. (A fixed-width token: linear.)
+  if (record.ok && new Set(record.text.match(/\b[0-9a-f]{64}\b/g)).has(digest)) return { ok: true };
+  const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
+  return {
+    ok: false,
+    error:
+      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}, so a model may have written or changed it, and it does not run. ` +
+      "If it is yours and you trust it, start the bridge with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
+  };
 }
 
 /** A script that is a regular file inside one of `bases`, after `..` and symlinks: the project's skills, or

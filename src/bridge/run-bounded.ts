@@ -37,6 +37,9 @@ export interface BoundedRun {
   cancelled: boolean;
   /** Some output was dropped (only the last maxOutputBytes of each stream are kept). */
   truncated: boolean;
+  /** stdout and stderr as bytes, undecoded (absent when the process did not start). */
+  stdoutBytes?: Buffer;
+  stderrBytes?: Buffer;
   durationMs: number;
 }
 
@@ -62,8 +65,11 @@ class Tail {
       }
     }
   }
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
+  }
   toString(): string {
-    return Buffer.concat(this.chunks).toString("utf8");
+    return this.bytes().toString("utf8");
   }
 }
 
@@ -110,7 +116,7 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
       child.stdout!.destroy();
       child.stderr!.destroy();
       const truncated = stdout.dropped || stderr.dropped;
-      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started) });
+      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started), stdoutBytes: stdout.bytes(), stderrBytes: stderr.bytes() });
     };
     const stop = () => {
       kill();

@@ -1,12 +1,17 @@
-// RuntimeFs over real directories, for the ported BMAD scripts on the bridge (and the differential
-// tests). Confined: after symlinks are resolved, reads and writes outside the allowed roots are
-// refused, and stat and list see nothing there (so a walk up to / ends quietly). Reads and writes go
-// through the confined reader and writer (confined-fs.ts): regular files only, capped, atomic writes.
+// RuntimeFs over real directories: the bridge's one file system for everything the model reaches (the ported
+// BMAD scripts and bmad-files alike), and the differential tests'. Confined: after symlinks are resolved, reads
+// and writes outside the allowed roots are refused, and stat and list see nothing there (so a walk up to / ends
+// quietly); machinery (.git, .bmad-mcp, .bmad-task, as any OS reads the name) is neither read nor written, and
+// nothing that runs (a script, the completion contract, an install record) is written. Reads and writes go
+// through the confined reader and writer (confined-fs.ts): regular files only, capped, atomic writes; every
+// change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
 import { lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
-import type { FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
-import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
+import { changeRefusal, machineryName } from "../core/workspace/paths.js";
+import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { withFileLock } from "./file-lock.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -98,8 +103,22 @@ export class NodeRuntimeFs implements RuntimeFs {
     return { root, rel: relative(root, real) };
   }
 
+  /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs. */
+  private async place(path: string, purpose: "read" | "change"): Promise<{ root: string; rel: string }> {
+    const at = this.rooted(await this.mustConfine(path));
+    const refused = purpose === "change" && at.rel ? changeRefusal(at.rel) : undefined;
+    if (refused) throw refusal(refused, "EACCES");
+    const machinery = at.rel.split("/").map(machineryName).find(Boolean);
+    if (machinery) throw refusal(`${at.rel} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
+    return at;
+  }
+
   async readFile(path: string): Promise<Uint8Array | undefined> {
-    const { root, rel } = this.rooted(await this.mustConfine(path));
+    const { root, rel } = await this.place(path, "read");
+    return this.read(root, rel);
+  }
+
+  private async read(root: string, rel: string): Promise<Uint8Array | undefined> {
     const read = await readConfined(root, rel, { maxBytes: MAX_READ });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
@@ -107,15 +126,34 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async writeFile(path: string, data: Uint8Array): Promise<void> {
-    const { root, rel } = this.rooted(await this.mustConfine(path));
-    const written = await writeConfined(root, rel, data);
-    if (!written.ok) throw asError(written);
+    const { root, rel } = await this.place(path, "change");
+    await withFileLock(root, rel, async () => {
+      const written = await writeConfined(root, rel, data);
+      if (!written.ok) throw asError(written);
+    });
+  }
+
+  /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
+  async update(path: string, change: FileChange): Promise<void> {
+    const { root, rel } = await this.place(path, "change");
+    await withFileLock(root, rel, async () => {
+      const next = await change(await this.read(root, rel));
+      if (next === undefined) return;
+      const done = next === null ? await removeConfined(root, rel) : await writeConfined(root, rel, next);
+      if (!done.ok) throw asError(done);
+    });
   }
 
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
-    const { root, rel } = this.rooted(await this.mustConfine(dir));
-    const created = await createConfinedTree(root, rel, files);
-    if (!created.ok) throw asError(created);
+    const { root, rel } = await this.place(dir, "change");
+    for (const name of files.keys()) {
+      const refused = changeRefusal(rel ? `${rel}/${name}` : name);
+      if (refused) throw refusal(refused, "EACCES");
+    }
+    await withFileLock(root, rel, async () => {
+      const created = await createConfinedTree(root, rel, files);
+      if (!created.ok) throw asError(created);
+    });
   }
 
   async stat(path: string): Promise<FsEntryKind> {
@@ -131,7 +169,7 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async list(dir: string): Promise<string[]> {
     const real = await this.confined(dir);
-    if (real === undefined) return [];
+    if (real === undefined || this.rooted(real).rel.split("/").some((part) => machineryName(part))) return [];
     try {
       return await readdir(real);
     } catch (error) {
@@ -141,7 +179,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async mkdir(dir: string): Promise<void> {
-    const { root, rel } = this.rooted(await this.mustConfine(dir));
+    const { root, rel } = await this.place(dir, "read");
     const made = await ensureConfinedDir(root, rel);
     if (!made.ok) throw asError(made);
   }

@@ -23,6 +23,8 @@ export interface ServeOptions {
   project: string | undefined;
   path: string[];
   remote: string | undefined;
+  /** Run skill scripts BMAD did not install too (the user's own): the client config's choice, never a tool's. */
+  allowProjectScripts?: boolean;
   list: boolean;
   /** The embedded bundle's folder, if it is there. */
   embedded: string | undefined;
@@ -69,7 +71,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
-    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs)) }),
+    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs, { bmadDigests: () => bundle.embeddedDigests(), allowProjectScripts: args.allowProjectScripts === true })) }),
     workspaces,
     // The project folder's _bmad/_memory/; a workspace name means nothing here either.
     memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),

@@ -16,8 +16,8 @@ const run = promisify(execFile);
 /** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
-async function connect(cwd: string, env: Record<string, string> = {}): Promise<Client> {
-  const bridgeRun = await connectBridge(bridge, cwd, { env, home: join(tmp.dir, "home") });
+async function connect(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<Client> {
+  const bridgeRun = await connectBridge(bridge, cwd, { env, args, home: join(tmp.dir, "home") });
   tmp.closeAfter(bridgeRun.close);
   return bridgeRun.client;
 }
@@ -88,7 +88,8 @@ describe("bmad-run", () => {
   it("runs a skill's own script for real, and kills it with what it started at the time limit", async () => {
     const dir = project("own-scripts");
     // Long enough for python3 to start on a loaded machine (the first call runs under it too), short for a hang.
-    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" });
+    // The user's own scripts run when they allow them: hang.py below is theirs.
+    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" }, ["--allow-project-scripts"]);
     const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
     expect(listed.out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^creative\t/m) }); // on failure, shows stderr too
     // A loaded file's line keeps {workflow.*} (in-chat-techniques.md): the script's skill fills it, as its SKILL.md renders it.
@@ -102,14 +103,17 @@ describe("bmad-run", () => {
     mkdirSync(away);
     symlinkSync(away, join(dir, "link-out"));
     symlinkSync(join(away, "x.html"), join(dir, "dangling.html"));
+    // The page is written by the port, through the bridge's confined file system, whatever form --out takes.
     for (const [target, why] of <Array<[string, string]>>[
-      [join(away, "x.html"), "is outside the project"],
-      ["link-out/x.html", "leads outside the project"],
-      ["--out=../away/x.html", "leads outside the project"],
-      ["dangling.html", "is a dangling symlink"],
+      [join(away, "x.html"), "outside the allowed roots"],
+      ["link-out/x.html", "outside the allowed roots"],
+      ["--out=../away/x.html", "outside the allowed roots"],
+      ["--ou=../away/x.html", "outside the allowed roots"],
+      ["dangling.html", "a dangling symlink"],
     ]) {
-      const html = await bmadRun(client, `uv run {skill-root}/scripts/brain.py html --out ${target}`);
-      expect(html.out, target).toMatchObject({ exit_code: 2, stderr: expect.stringContaining(why) });
+      const html = await bmadRun(client, `uv run {skill-root}/scripts/brain.py html ${target.startsWith("-") ? target : `--out ${target}`}`);
+      expect(html.out?.exit_code, target).not.toBe(0);
+      expect(html.text, target).toContain(why);
     }
     expect(readdirSync(away)).toEqual([]);
     const inside = await bmadRun(client, "uv run {skill-root}/scripts/brain.py html --out docs/brain.html");
@@ -137,7 +141,7 @@ describe("bmad-run", () => {
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-needs\ndescription: needs a module\n---\nRun `uv run {skill-root}/scripts/needs.py`.\n");
     writeFileSync(join(skill, "scripts/needs.py"), "# /// script\n# dependencies = [\"bmad-mcp-no-such-module\"]\n# ///\nimport bmad_mcp_no_such_module\n");
     const python3 = (await run("python3", ["-c", "import sys; print(sys.executable)"])).stdout.trim();
-    const client = await connect(dir, { PATH: dirname(python3) }); // no uv on it, whatever this machine has
+    const client = await connect(dir, { PATH: dirname(python3) }, ["--allow-project-scripts"]); // no uv on it, whatever this machine has; needs.py is the user's
     const needs = await bmadRun(client, `uv run ${skill}/scripts/needs.py`);
     expect(needs.text).toMatch(/This script needs the Python module bmad_mcp_no_such_module, one of the dependencies it declares for uv/);
     // brainstorming's composer line, as its SKILL.md gives it: the config value is filled, the run folder is the
@@ -158,9 +162,11 @@ describe("bmad-run", () => {
     // Another local user's planted copy at the old shared path is never run.
     mkdirSync(join(temp, "bmad-mcp-skills"), { recursive: true });
     const bridgeRun = await connectBridge(bridge, dir, { env: { TMPDIR: temp }, home: join(tmp.dir, "home") });
-    const listed = await bmadRun(bridgeRun.client, "uv run {skill-root}/scripts/brain.py list --category creative");
-    expect(listed.out?.exit_code).toBe(0);
-    expect(listed.out?.stdout).toMatch(/^creative\t/m);
+    // The composer page is the one part of a 6.12 skill script its port leaves to BMAD's Python.
+    const page = await bmadRun(bridgeRun.client, "uv run {skill-root}/scripts/brain.py html --out docs/brain.html");
+    expect(page.out?.exit_code, page.text).toBe(0);
+    expect(page.text).toMatch(/wrote docs\/brain\.html \(\d+ techniques/);
+    expect(readFileSync(join(dir, "docs/brain.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i);
     const own = readdirSync(temp).filter((name) => name.startsWith("bmad-mcp-skills-"));
     expect(own).toHaveLength(1);
     expect(statSync(join(temp, own[0]!)).mode & 0o777).toBe(0o700);

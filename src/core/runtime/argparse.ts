@@ -40,6 +40,8 @@ export class ArgparseExit extends Error {
     readonly status: number,
     readonly out: string,
     readonly err: string,
+    /** What parser.error() was given (a script that overrides error() prints it its own way). */
+    readonly reason?: string,
   ) {
     super(err || out);
   }
@@ -56,9 +58,9 @@ export function actionName(a: Action): string {
   return a.metavar ?? a.dest;
 }
 
-export function createParser(prog: string, description?: string, rawDescription = false): Parser {
+export function createParser(prog: string, description?: string, rawDescription = false, addHelp = true): Parser {
   const parser: Parser = { prog, description, rawDescription, actions: [], groups: [] };
-  addArgument(parser, ["-h", "--help"], { kind: "help", dest: "help", help: "show this help message and exit" });
+  if (addHelp) addArgument(parser, ["-h", "--help"], { kind: "help", dest: "help", help: "show this help message and exit" });
   return parser;
 }
 
@@ -95,7 +97,7 @@ type OptionTuple = [Action | undefined, string, string | undefined];
 /** parser.error(message): the usage and the message on stderr, exit 2 (for a check a script makes after parsing,
  *  as argparse's own `type=int` would). */
 export function error(parser: Parser, message: string, env: Width): never {
-  throw new ArgparseExit(2, "", `${formatUsage(parser, env)}${parser.prog}: error: ${message}\n`);
+  throw new ArgparseExit(2, "", `${formatUsage(parser, env)}${parser.prog}: error: ${message}\n`, message);
 }
 
 interface Width {

@@ -1,10 +1,11 @@
 // Port of BMAD 6.12 bmad-brainstorming's scripts/brain.py, for where its Python cannot run (the remote): the
 // technique library's read-only commands (categories, list, show, random), so a model reaches the library the way
-// the skill says, a slice at a time. `html` writes the composer page for the user's own machine: the bridge runs it.
+// the skill says, a slice at a time. `html` writes the composer page for the user's own machine: the bridge runs the
+// real script for that page (BMAD's own HTML) and writes it where --out says, through the confined fs.
 import { addArgument, addSubparser, addSubparsers, createParser, type Namespace, parseArgs } from "./argparse.js";
-import type { ScriptContext, ScriptResult } from "./context.js";
+import { OUTPUT_FILE, type ScriptContext, type ScriptResult } from "./context.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
-import { decodeUtf8, readBytes, readText, statPath } from "./py-io.js";
+import { decodeUtf8, mkdirs, readBytes, readText, statPath, writeBytes } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { strip } from "./py-str.js";
 import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readRows, sample } from "./py-catalog.js";
@@ -91,9 +92,10 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
     }
     // open(newline=""): line ends inside a quoted field stay as they are.
     let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS);
+    let extraAt: string | undefined;
     if (args.extra !== undefined) {
       const extra = normPath(args.extra as string);
-      const extraAt = await resolvePath(ctx.fs, extra, ctx.cwd);
+      extraAt = await resolvePath(ctx.fs, extra, ctx.cwd);
       if ((await statPath(ctx.fs, extraAt)) !== "file") {
         out.stderr += `error: --extra file not found: ${extra}\n`;
         return 2;
@@ -142,9 +144,27 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
         out.stdout += `${fmtList(sample(pool, Math.max(0, Math.min(count, pool.length))), json)}\n`;
         return 0;
       }
-      default:
-        out.stderr += "error: `html` writes the composer page, a file the user opens on their own machine: run this line on the bmad-mcp bridge. Here, pick techniques in chat with categories, list --category, show or random.\n";
-        return 2;
+      default: {
+        if (!ctx.runOriginal) {
+          out.stderr += "error: `html` writes the composer page, a file the user opens on their own machine: run this line on the bmad-mcp bridge. Here, pick techniques in chat with categories, list --category, show or random.\n";
+          return 2;
+        }
+        // BMAD's own page, drawn by the real script from the files read above into a private file, then written here
+        // through fs: where it lands is confined like every other write, whatever --out says.
+        const outArg = args.out as string | undefined;
+        const run = await ctx.runOriginal(["--file", fileAt, ...(extraAt ? ["--extra", extraAt] : []), "html", ...(outArg ? ["--out", OUTPUT_FILE] : [])]);
+        if (run.exitCode !== 0 || !run.output || !outArg) {
+          out.stdout += run.stdout;
+          out.stderr += run.stderr;
+          return run.exitCode;
+        }
+        const target = await resolvePath(ctx.fs, outArg, ctx.cwd);
+        await mkdirs(ctx.fs, parentPath(target));
+        await writeBytes(ctx.fs, target, run.output.data);
+        out.stdout += run.stdout.split(run.output.path).join(normPath(outArg));
+        out.stderr += run.stderr;
+        return 0;
+      }
     }
   });
 }

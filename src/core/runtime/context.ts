@@ -12,12 +12,48 @@ export interface ScriptContext {
   /** Absolute path of the .py file as invoked (Python's __file__). resolve_customization uses it
    *  to find the project root when the script sits at {project-root}/_bmad/scripts/. */
   scriptPath?: string;
+  /** The script itself, where the door may run it (the bridge, for bytes BMAD vouches for), for a part its port
+   *  leaves to it: brain.py's composer page is BMAD's own HTML, which this project does not copy. The port builds
+   *  `args` from what it parsed and read through `fs`, and writes what comes back through `fs` too. */
+  runOriginal?: (args: string[]) => Promise<OriginalRun>;
+  /** Read-only git where the door has it (the bridge); absent on the remote. */
+  git?: GitRunner;
 }
+
+/** One git run a port asks for: it fixes every argument; a model's value goes only after `--end-of-options`
+ *  or `--`. */
+export interface GitRequest {
+  /** The folder git runs in, a path in `fs` (the door refuses one outside its project). */
+  dir: string;
+  /** `name=value` settings the command needs, each passed as `-c`; the door's own safety settings come after them. */
+  config?: readonly string[];
+  /** The subcommand and its arguments. */
+  args: readonly string[];
+}
+
+/** What git answered: its bytes as they came (paths need not be UTF-8) and its exit status. */
+export interface GitRun {
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  exitCode: number;
+}
+
+/** Runs git, or answers undefined where it cannot start (not installed). */
+export type GitRunner = (request: GitRequest) => Promise<GitRun | undefined>;
 
 export interface ScriptResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+}
+
+/** In the arguments of `runOriginal`: a private file the script writes, whose bytes come back as `output`. */
+export const OUTPUT_FILE = "{bmad-mcp-output-file}";
+
+/** The script itself, run for the part its port leaves to it. */
+export interface OriginalRun extends ScriptResult {
+  /** What the script wrote to OUTPUT_FILE, and the path it had there (to say it as the user named it). */
+  output?: { data: Uint8Array; path: string };
 }
 
 export type ScriptMain = (argv: string[], ctx: ScriptContext) => Promise<ScriptResult>;

@@ -5,6 +5,9 @@
 /** What is at a path. A directory exists where some file is below it, or where mkdir made one. */
 export type FsEntryKind = "file" | "dir" | "missing";
 
+/** A file's next bytes from its current ones (undefined: missing): new bytes, null to remove it, undefined to leave it. */
+export type FileChange = (current: Uint8Array | undefined) => Uint8Array | null | undefined | Promise<Uint8Array | null | undefined>;
+
 export interface RuntimeFs {
   /** The bytes of a regular file; undefined when nothing is there or it is a directory.
    *  Throws when the path is refused (outside the allowed roots, not a regular file, too large). */
@@ -22,6 +25,10 @@ export interface RuntimeFs {
   /** Makes a directory and its parents (Python's mkdir(parents=True, exist_ok=True)).
    *  A no-op where directories are implicit. */
   mkdir(dir: string): Promise<void>;
+  /** Reads, changes and writes a file as one step: no other write lands between the read and the write (a lock
+   *  on the bridge, compare-and-set on a workspace). What append-only files (memlogs) need. Omitted where nothing
+   *  else writes (the bundle): a read and a write then do. */
+  update?(path: string, change: FileChange): Promise<void>;
   /** The path with symlinks resolved, like Python's Path.resolve() (missing tail kept as written).
    *  Omitted where there are no symlinks: paths are then normalized lexically. */
   realpath?(path: string): Promise<string>;

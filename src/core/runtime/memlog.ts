@@ -2,7 +2,7 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { mkdirs, osError, readText, statPath, writeBytes } from "./py-io.js";
+import { mkdirs, osError, rewriteText, statPath, writeBytes } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, splitWhitespace, strip, stripChars } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
@@ -113,26 +113,35 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
   return 0;
 }
 
+// append and set read, change and write the memlog as one step (rewriteText): two sessions appending at once
+// both land, where Python's read-then-write_atomic keeps only the last. The output is Python's.
 async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
-  const [meta, old] = split(await readText(ctx.fs, await located(ctx, path), path));
   const text = splitWhitespace(args.text as string).join(" ");
   let label = (args.type as string | undefined) || "";
   if (args.by) label = strip(`${label} by ${args.by}`);
   const entry = `- ${label ? `(${label}) ` : ""}${text}`;
-  const body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
-  touch(meta, ctx);
-  await write(ctx, path, render(meta, body));
+  let body = "";
+  await rewriteText(ctx.fs, await located(ctx, path), (current) => {
+    const [meta, old] = split(current);
+    body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
+    touch(meta, ctx);
+    return render(meta, body);
+  }, path);
   ack(out, path, body);
   return 0;
 }
 
 async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
-  const [meta, body] = split(await readText(ctx.fs, await located(ctx, path), path));
-  meta.set(args.key as string, args.value as string);
-  touch(meta, ctx);
-  await write(ctx, path, render(meta, body));
+  let body = "";
+  await rewriteText(ctx.fs, await located(ctx, path), (current) => {
+    const [meta, old] = split(current);
+    body = old;
+    meta.set(args.key as string, args.value as string);
+    touch(meta, ctx);
+    return render(meta, body);
+  }, path);
   ack(out, path, body);
   return 0;
 }

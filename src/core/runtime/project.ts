@@ -4,13 +4,13 @@
 import { configForScript, isConfigShaped } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { BundleReader } from "../surface/reader.js";
-import type { FsEntryKind, RuntimeFs } from "./fs.js";
-import type { ScriptResult } from "./context.js";
+import type { FileChange, FsEntryKind, RuntimeFs } from "./fs.js";
+import type { GitRunner, OriginalRun } from "./context.js";
 
 /** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
 export const BUNDLE_MOUNT = "/.bmad-bundle";
 
-export interface SkillScriptRun extends ScriptResult {
+export interface SkillScriptRun extends OriginalRun {
   timedOut?: boolean;
 }
 
@@ -32,6 +32,8 @@ export interface ProjectRuntime {
   /** After a run: the answer of a file call that found no project the caller may see (a workspace runtime made
    *  without checking first). */
   refused?(): string | undefined;
+  /** Read-only git in the project, for the ported scripts that measure history (the bridge); absent where there is none. */
+  readonly git?: GitRunner;
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. */
   runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun>;
 }
@@ -66,6 +68,7 @@ export function bundleFs(reader: () => BundleReader): RuntimeFs {
       return file ? new TextEncoder().encode(await reader().readText(file)) : undefined;
     },
     writeFile: async (path) => refuse(path),
+    update: async (path) => refuse(path),
     createTree: async (path) => refuse(path),
     mkdir: async (path) => refuse(path),
     async stat(path): Promise<FsEntryKind> {
@@ -92,6 +95,14 @@ export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
   return { root: BUNDLE_MOUNT, fsRoot: BUNDLE_MOUNT, label: "BMAD's own files", fs: bundleFs(reader), skillRoot: async (dir) => `${BMAD_SCHEME}${dir}` };
 }
 
+/** A config-shaped file without its secret-looking keys; unchanged, the bytes as they are (a file that is not UTF-8
+ *  fails in the script as it would in Python). */
+function sanitised(path: string, data: Uint8Array): Uint8Array {
+  const text = new TextDecoder().decode(data);
+  const clean = configForScript(path, text);
+  return clean === text ? data : new TextEncoder().encode(clean);
+}
+
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
  *  files read without their secret-looking keys, as everywhere they are served. */
 export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
@@ -99,13 +110,11 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
-      if (!data || !isConfigShaped(path)) return data;
-      const text = new TextDecoder().decode(data);
-      const clean = configForScript(path, text);
-      // Unchanged: the bytes as they are (a file that is not UTF-8 fails in the script as it would in Python).
-      return clean === text ? data : new TextEncoder().encode(clean);
+      return data && isConfigShaped(path) ? sanitised(path, data) : data;
     },
     writeFile: (path, data) => pick(path).writeFile(path, data),
+    // A config-shaped file is seen here as readFile shows it, without its secret-looking keys.
+    ...(project.update ? { update: (path: string, change: FileChange) => pick(path).update!(path, async (data) => change(data && isConfigShaped(path) ? sanitised(path, data) : data)) } : {}),
     createTree: (dir, files) => pick(dir).createTree(dir, files),
     stat: (path) => pick(path).stat(path),
     list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],

@@ -2,6 +2,7 @@
 // library module with no command line: its port (config-utils.ts) serves the others.
 import type { ScriptMain } from "./context.js";
 import { main as brain } from "./brain.js";
+import { main as gitEvidence } from "./git-evidence.js";
 import { main as listCustomizableSkills } from "./list-customizable-skills.js";
 import { main as lintSpine } from "./lint-spine.js";
 import { main as memlog } from "./memlog.js";
@@ -34,4 +35,5 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-advanced-elicitation/pick_methods.py", pickMethods],
   ["bmad-deep-recon/recon_kit.py", reconKit],
   ["bmad-customize/list_customizable_skills.py", listCustomizableSkills],
+  ["bmad-retrospective/git_evidence.py", gitEvidence],
 ]);

@@ -45,8 +45,78 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   for (const segment of raw.split("/")) {
     if (segment === "..") return { ok: false, error: `Path "${printable(raw)}" contains "..": paths cannot leave the project.` };
     if (segment === "." || segment === "") return { ok: false, error: `Path "${printable(raw)}" has a "." or empty segment (//, a trailing /): write it plainly, e.g. docs/prd.md.` };
+    const machinery = machineryName(segment);
+    if (machinery) return { ok: false, error: `Path "${printable(raw)}" is inside ${machinery}/ (as some file system reads "${printable(segment)}"): that is ${MACHINERY.get(machinery)}, not the project's content; no tool reads or writes it.` };
   }
   return { ok: true, value: raw };
+}
+
+/** Folders that belong to the tools working on a project, never to its content. */
+const MACHINERY = new Map([
+  [".git", "git's own store (a planted config or hook would run on the user's next git command)"],
+  [".bmad-mcp", "bmad-mcp's own state (locks, what was pulled)"],
+  [".bmad-task", "the delivery sessions' own state"],
+]);
+/** Code points HFS+ ignores in names (git's is_hfs_dotgit): ".g\u200cit" is ".git" on a Mac. */
+const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+
+/**
+ * The machinery folder a path segment is on some file system, or undefined. As git's verify_path
+ * (CVE-2014-9390, CVE-2019-1352): case-folded, HFS+-ignored code points dropped, an NTFS stream
+ * (`.git::$INDEX_ALLOCATION`) and trailing dots and spaces cut (Windows drops them), and 8.3 short names
+ * (`GIT~1`, `BMAD-M~1`, hashed `GI7EBA~1`).
+ */
+export function machineryName(segment: string): string | undefined {
+  let name = segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase();
+  const colon = name.indexOf(":");
+  if (colon >= 0) name = name.slice(0, colon);
+  name = name.replace(/[. ]+$/, "");
+  if (MACHINERY.has(name)) return name;
+  const short = /^([^~]{1,6})~[0-9]+$/.exec(name);
+  if (!short) return undefined;
+  const stem = short[1]!.replace(/^\./, "");
+  for (const full of MACHINERY.keys()) {
+    const bare = full.slice(1);
+    if (bare.startsWith(stem) || (stem.length === 6 && stem.startsWith(bare.slice(0, 2)) && /^[0-9a-f]{4}$/.test(stem.slice(2)))) return full;
+  }
+  return undefined;
+}
+
+/** Scripts: what bmad-run runs lives in a `scripts/` folder; run_completion_contract runs `cc-verify.sh`. */
+const SCRIPT_EXTENSIONS = new Set(["py", "sh", "bash", "zsh", "ps1", "cmd", "bat", "js", "mjs", "cjs", "ts"]);
+
+function isRunnable(segments: string[]): boolean {
+  const name = segments[segments.length - 1]!;
+  if (name === "cc-verify.sh") return true;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && SCRIPT_EXTENSIONS.has(name.slice(dot + 1)) && segments.slice(0, -1).includes("scripts");
+}
+/** Files that decide what runs: BMAD's install record (it vouches for scripts), and agents' settings that start commands. */
+const DECIDES_WHAT_RUNS = new Set(["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]);
+
+/**
+ * A path the model or a collaborator may create, change or delete: a workspace path that is no runnable script
+ * and decides nothing about what runs. `pulled`: a file brought from a remote, which may carry the remote's own
+ * install record (its scripts cannot come with it).
+ */
+export function checkWritablePath(raw: string, opts: { pulled?: boolean } = {}): Checked<string> {
+  const checked = checkWorkspacePath(raw);
+  if (!checked.ok) return checked;
+  const refused = changeRefusal(raw, opts);
+  return refused ? { ok: false, error: refused } : checked;
+}
+
+/** Why no tool may change the file at `path` (relative, any name the file system allows), or undefined. */
+export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): string | undefined {
+  // As a folding file system reads it (case, HFS+-ignored code points, Windows' trailing dots and spaces).
+  const segments = path.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().split("/").map((segment) => segment.replace(/[. ]+$/, ""));
+  if (isRunnable(segments)) {
+    return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
+  }
+  if (!opts.pulled && DECIDES_WHAT_RUNS.has(segments.join("/"))) {
+    return `Path "${printable(path)}" decides what code runs here (an install record or an agent's settings): tools never change it. The user edits it themselves.`;
+  }
+  return undefined;
 }
 
 /** `bmad://projects/{project}/{path}`: each part decoded once, then checked. */

@@ -2,9 +2,12 @@
 // (an absolute POSIX path), directories are implicit (one exists while a file is below it; mkdir does nothing),
 // and every write is a new version by the caller, with the same path checks and limits as bmad-files.
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
-import type { FsEntryKind, RuntimeFs } from "../runtime/fs.js";
+import type { FileChange, FsEntryKind, RuntimeFs } from "../runtime/fs.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
+
+/** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
+const UPDATE_ROUNDS = 64;
 
 export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
@@ -36,6 +39,22 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     },
     async writeFile(path, data) {
       value(await files.write(relOrThrow(path), data));
+    },
+    // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
+    async update(path: string, change: FileChange) {
+      const rel = relOrThrow(path);
+      for (let round = 0; round < UPDATE_ROUNDS; round++) {
+        const read = await files.read(rel);
+        if (!read.ok && read.kind !== "not_found") value(read);
+        const current = read.ok ? read.value : undefined;
+        const next = await change(current?.data);
+        if (next === undefined) return;
+        const ifVersion = current?.version ?? 0;
+        const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion });
+        if (!out || out.ok) return;
+        if (out.kind !== "conflict") value(out);
+      }
+      throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
     },
     async createTree(dir, tree) {
       const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));

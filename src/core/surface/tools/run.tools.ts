@@ -93,9 +93,12 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     return refused ? fail(refused) : answer(runtime, name, result);
   }
   if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
-    const ported = runtime.runSkillScript ? undefined : SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`);
+    // A ported script runs as the port on every door, over the door's confined file system: a path it is given,
+    // in whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
+    const ported = SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`);
     if (ported) {
-      const result = await ported(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
+      const runOriginal = runtime.runSkillScript && ((a: string[]) => runtime.runSkillScript!(fsScript, a, signal));
+      const result = await ported(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git, ...(runOriginal ? { runOriginal } : {}) });
       const refused = runtime.refused?.();
       return refused ? fail(refused) : answer(runtime, name, result);
     }

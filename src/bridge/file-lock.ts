@@ -1,0 +1,42 @@
+// The bridge's cross-process write lock: one per file, so two bridges on one project (Claude Desktop and Claude
+// Code), or forty calls of one, change a file one at a time, and a version checked under the lock is the version
+// written over. proper-lockfile makes a lock folder atomically (mkdir), keeps its mtime fresh while held, and takes
+// over one whose holder died (not refreshed for STALE_MS). Locks live in the project's `.bmad-mcp/locks/`,
+// machinery no tool of the model's can reach.
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import lockfile from "proper-lockfile";
+import { ensureConfinedDir, writeConfined } from "./confined-fs.js";
+
+const LOCKS = ".bmad-mcp/locks";
+/** A holder that stopped refreshing for this long has died; its lock is taken over. proper-lockfile's minimum. */
+const STALE_MS = 5_000;
+/** Waiting for a busy lock: short steps, about 10 s in all (longer than STALE_MS, so a dead holder's lock is reached). */
+const RETRIES = { retries: 500, factor: 1, minTimeout: 5, maxTimeout: 40, randomize: true };
+
+/** Runs `work` holding the lock of `rel` (a path relative to the real project root `root`). */
+export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
+  const dir = await ensureConfinedDir(root, LOCKS);
+  if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
+  // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
+  await writeConfined(root, ".bmad-mcp/.gitignore", "*\n", { exclusive: true });
+  const name = createHash("sha256").update(rel).digest("hex").slice(0, 32);
+  let lost: Error | undefined;
+  const release = await lockfile.lock(join(dir.path, name), {
+    realpath: false,
+    lockfilePath: join(dir.path, `${name}.lock`),
+    stale: STALE_MS,
+    retries: RETRIES,
+    // The default throws from a timer and ends the process; a write that lost its lock fails instead.
+    onCompromised: (error) => {
+      lost = error;
+    },
+  });
+  try {
+    const out = await work();
+    if (lost) throw new Error(`Lost the lock of ${rel} while writing (${lost.message}); read it again and retry.`);
+    return out;
+  } finally {
+    await release().catch(() => undefined);
+  }
+}

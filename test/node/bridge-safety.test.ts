@@ -1,0 +1,147 @@
+// The bridge when the model is the attacker (steered by a page it read): the real CLI over stdio in a fresh 6.12
+// install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
+// acknowledged write is lost to a concurrent one, in one bridge or two.
+import { execFile } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { describe, expect, inject, it } from "vitest";
+import { PYTHON } from "../fixtures/runtime/harness.js";
+import { connectBridge, installedProjects, toolText as text } from "./helpers.js";
+
+const tmp = installedProjects("bridge-safety");
+const bridge = inject("bridge");
+const run = promisify(execFile);
+
+async function connect(cwd: string, args: string[] = []): Promise<Client> {
+  const bridgeRun = await connectBridge(bridge, cwd, { args, home: join(tmp.dir, "home") });
+  tmp.closeAfter(bridgeRun.close);
+  return bridgeRun.client;
+}
+
+const call = async (c: Client, name: string, args: Record<string, unknown>) => {
+  const r = await c.callTool({ name, arguments: args });
+  return { text: text(r), isError: r.isError === true, out: r.structuredContent as Record<string, unknown> | undefined };
+};
+const files = (c: Client, args: Record<string, unknown>) => call(c, "bmad-files", args);
+const bmadRun = (c: Client, command: string) => call(c, "bmad-run", { command });
+
+describe("the model cannot write outside the project, into machinery, or a script", () => {
+  it("confines a ported script's paths whatever form its option takes (-o/abs, -o../x, -olink)", async () => {
+    const dir = tmp.project("glued");
+    const away = join(tmp.dir, "glued-away");
+    mkdirSync(away);
+    symlinkSync(away, join(dir, "linked-dir"));
+    symlinkSync(join(away, "dangling.json"), join(dir, "dangling-link"));
+    writeFileSync(join(dir, "doc.md"), "# $(touch pwned)\n\nSome words here.\n");
+    mkdirSync(join(dir, "run"));
+    writeFileSync(join(dir, "run/ARCHITECTURE-SPINE.md"), "# Spine\n");
+    const client = await connect(dir);
+    const review = "uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py doc.md";
+    for (const option of [`-o${away}/abs.json`, "-o../glued-away/up.json", "-odangling-link", "-olinked-dir/x.json", `--output=${away}/long.json`]) {
+      const out = await bmadRun(client, `${review} ${option}`);
+      expect(out.out?.exit_code, option).not.toBe(0);
+    }
+    const spine = await bmadRun(client, `uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace run -o${away}/spine.json`);
+    expect(spine.out?.exit_code).not.toBe(0);
+    expect(readdirSync(away)).toEqual([]);
+    // Inside the project the same line works.
+    expect((await bmadRun(client, `${review} -ometrics.json`)).out?.exit_code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");
+  });
+
+  it("refuses every name of .git, .bmad-mcp and .bmad-task, on any file system, and git runs nothing planted", async () => {
+    const dir = tmp.project("machinery");
+    await run("git", ["init", "-q", dir]);
+    const client = await connect(dir);
+    const marker = join(tmp.dir, "fsmonitor-ran");
+    const planted = `[core]\n\tfsmonitor = touch ${marker}\n`;
+    for (const path of [".git/config", ".git/hooks/pre-commit", ".GIT/config", ".git./config", ".git /config", "GIT~1/config", ".git::$INDEX_ALLOCATION/config", ".g\u200cit/config", "sub/.git/config", ".bmad-mcp/sync.json", ".BMAD-TASK/session-x.json", "BMAD-M~1/x"]) {
+      const out = await files(client, { action: "write", path, content: planted });
+      expect(out.isError, path).toBe(true);
+      expect(out.text, path).toMatch(/machinery|not the project's content/);
+    }
+    expect((await files(client, { action: "read", path: ".git/config" })).isError).toBe(true);
+    // The ported scripts go through the same file system.
+    const memlog = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --path .git/x.md");
+    expect(memlog.out?.exit_code).not.toBe(0);
+    expect(existsSync(join(dir, ".git/x.md"))).toBe(false);
+    await run("git", ["status", "--short"], { cwd: dir });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("never writes a script or what vouches for one, and runs the port, never the file, for a ported script", async () => {
+    const dir = tmp.project("scripts");
+    const client = await connect(dir);
+    const marker = join(tmp.dir, "script-ran");
+    const evil = `open(${JSON.stringify(marker)}, "w").write("ran")\n`;
+    for (const path of [".claude/skills/bmad-review/scripts/word_metrics.py", ".claude/skills/mine/scripts/evil.py", "_bmad/scripts/memlog.py", "_bmad/_config/custom/cc-verify.sh", "_bmad/_config/files-manifest.csv", ".claude/settings.json", "x/Scripts/run.SH"]) {
+      for (const action of ["write", "append", "delete"]) {
+        const out = await files(client, { action, path, ...(action === "delete" ? {} : { content: evil }) });
+        expect(out.isError, `${action} ${path}`).toBe(true);
+        expect(out.text, `${action} ${path}`).toMatch(/never create or change|never change it/);
+      }
+    }
+    // A ported script's file changed on disk anyway: the port runs; the file does not.
+    writeFileSync(join(dir, ".claude/skills/bmad-review/scripts/word_metrics.py"), evil);
+    writeFileSync(join(dir, "doc.md"), "Some words.\n");
+    expect((await bmadRun(client, "uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py doc.md")).out?.exit_code).toBe(0);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("runs a script with no port only when BMAD vouches for its bytes, or the user allowed their own", async () => {
+    const dir = tmp.project("vouched");
+    const skill = join(dir, ".claude/skills/bmad-mine");
+    mkdirSync(join(skill, "scripts"), { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-mine\ndescription: mine\n---\nRun `uv run {skill-root}/scripts/hello.py`.\n");
+    writeFileSync(join(skill, "scripts/hello.py"), "print('hello from mine')\n");
+    // BMAD's own bytes under another name: a file BMAD's install record lists.
+    copyFileSync(join(dir, "_bmad/scripts/memlog.py"), join(skill, "scripts/copy.py"));
+    const client = await connect(dir);
+    const refused = await bmadRun(client, `uv run ${skill}/scripts/hello.py`);
+    expect(refused.out?.exit_code).toBe(2);
+    expect(refused.text).toContain(".claude/skills/bmad-mine/scripts/hello.py is not a script BMAD installed");
+    expect(refused.text).toContain("--allow-project-scripts");
+    const copy = await bmadRun(client, `uv run ${skill}/scripts/copy.py --help`);
+    expect(copy.out?.exit_code, copy.text).toBe(0);
+    const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
+    expect(allowed.text).toContain("hello from mine");
+  });
+});
+
+describe("compare-and-set holds under the lock that writes", () => {
+  it("gives one winner among 40 writers at one version, keeps 40 appends, and one of 20 creates", async () => {
+    const dir = tmp.project("races");
+    const client = await connect(dir);
+    const first = await files(client, { action: "write", path: "docs/prd.md", content: "v0\n" });
+    const version = first.out!.version as number;
+    const writes = await Promise.all(Array.from({ length: 40 }, (_, i) => files(client, { action: "write", path: "docs/prd.md", content: `writer ${i}\n`, if_version: version })));
+    expect(writes.filter((w) => !w.isError)).toHaveLength(1);
+    expect(writes.filter((w) => w.isError && /not \d+: read it again/.test(w.text))).toHaveLength(39);
+    expect(readFileSync(join(dir, "docs/prd.md"), "utf8")).toBe(`writer ${writes.findIndex((w) => !w.isError)}\n`);
+    await Promise.all(Array.from({ length: 40 }, (_, i) => files(client, { action: "append", path: "docs/log.md", content: `line ${i}\n` })));
+    expect(readFileSync(join(dir, "docs/log.md"), "utf8").trim().split("\n").sort()).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i}`).sort());
+    const creates = await Promise.all(Array.from({ length: 20 }, (_, i) => files(client, { action: "write", path: "docs/new.md", content: `creator ${i}\n`, if_version: 0 })));
+    expect(creates.filter((c) => !c.isError)).toHaveLength(1);
+    // A version names content: the same bytes twice are one version, other bytes another.
+    const again = await files(client, { action: "write", path: "docs/same.md", content: "same\n" });
+    const other = await files(client, { action: "write", path: "docs/same.md", content: "other\n" });
+    const back = await files(client, { action: "write", path: "docs/same.md", content: "same\n" });
+    expect(back.out!.version).toBe(again.out!.version);
+    expect(other.out!.version).not.toBe(again.out!.version);
+  });
+
+  it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
+    const dir = tmp.project("memlog-race");
+    const [a, b] = [await connect(dir), await connect(dir)];
+    const memlog = "uv run {project-root}/_bmad/scripts/memlog.py";
+    expect((await bmadRun(a, `${memlog} init --workspace run --field topic=race`)).out?.exit_code).toBe(0);
+    const appends = await Promise.all(Array.from({ length: 20 }, (_, i) => bmadRun(i % 2 ? a : b, `${memlog} append --workspace run --text "entry ${i}" --by user${i % 2}`)));
+    expect(appends.every((r) => r.out?.exit_code === 0)).toBe(true);
+    const log = readFileSync(join(dir, "run/.memlog.md"), "utf8");
+    expect(log.match(/^- \(by user[01]\) entry \d+$/gm)).toHaveLength(20);
+    const python = await run(PYTHON, [join(dir, "_bmad/scripts/memlog.py"), "append", "--workspace", join(dir, "run"), "--text", "from python"]);
+    expect(JSON.parse(python.stdout)).toMatchObject({ ok: true, entries: 21 });
+  });
+});

@@ -1,0 +1,312 @@
+// bmad-retrospective's git_evidence.py beside its port, on real git repositories: the trees BMAD's own tests build
+// (attribution, word boundaries, merges measured and not, renames, non-ASCII and non-UTF-8 paths, binary revisions,
+// a hostile log.diffMerges), every shape of range it refuses, argument errors as JSON, a folder that is no
+// repository, and no git at all (the remote). The port runs git through the bridge's read-only runner, which runs
+// nothing a repository's config names; and it measures a 1 MiB hostile subject and story list in linear time.
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, expect, inject, it } from "vitest";
+import { readonlyGit } from "../../src/bridge/git-readonly.js";
+import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { main, namesStory, pyInt } from "../../src/core/runtime/git-evidence.js";
+import { SKILL_SCRIPTS } from "../../src/core/runtime/scripts.js";
+import { comparable, expectSameAsPython, PYTHON, runPython } from "../fixtures/runtime/harness.js";
+import { MemoryFs } from "../fixtures/runtime/memory-fs.js";
+import { connectBridge, ROOT, tempDir, toolText } from "./helpers.js";
+
+const tmp = tempDir("runtime-git-evidence");
+afterAll(() => tmp.cleanup());
+const skill = join(tmp.dir, "bmad-retrospective");
+cpSync(join(ROOT, "node_modules/bmad-method/src/bmm-skills/ship/bmad-retrospective"), skill, { recursive: true });
+const script = join(skill, "scripts/git_evidence.py");
+const git = readonlyGit(tmp.dir, { timeoutMs: 60_000, find: () => "git" });
+const compare = (cases: string[][]) => expectSameAsPython(script, main, cases, { cwd: tmp.dir, git });
+
+/** The fixtures' git: a fixed identity and clock, and no config from this machine (as BMAD's _git_env). */
+const ENV: Record<string, string> = {
+  ...Object.fromEntries(Object.entries(process.env).filter(([k, v]) => !k.startsWith("GIT_") && v !== undefined) as Array<[string, string]>),
+  ...{ GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@t" },
+  ...{ GIT_AUTHOR_DATE: "2026-01-02T03:04:05Z", GIT_COMMITTER_DATE: "2026-01-02T03:04:05Z" },
+  ...{ GIT_CONFIG_NOSYSTEM: "1", GIT_ATTR_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", LC_ALL: "C", LANG: "C" },
+};
+const run = (repo: string, ...args: string[]) => execFileSync("git", ["-C", repo, ...args], { env: ENV, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const runUnchecked = (repo: string, ...args: string[]) => {
+  try {
+    return run(repo, ...args);
+  } catch {
+    return undefined;
+  }
+};
+const write = (repo: string, rel: string | Buffer, data: string | Buffer) => writeFileSync(typeof rel === "string" ? join(repo, rel) : Buffer.concat([Buffer.from(`${repo}/`), rel]), data);
+
+function repo(name: string): string {
+  const dir = join(tmp.dir, name);
+  mkdirSync(join(dir, "src"), { recursive: true });
+  run(dir, "init", "-q", "-b", "main");
+  return dir;
+}
+
+/** _make_repo: two commits, a.py grown and b.py added by the second. */
+function linearRepo(name: string): string {
+  const dir = repo(name);
+  write(dir, "a.py", "one\ntwo\n");
+  run(dir, "add", "-A");
+  run(dir, "commit", "-qm", "epic-1-1 initial a");
+  write(dir, "a.py", "one\ntwo\nthree\nfour\n");
+  write(dir, "b.py", "x\n");
+  run(dir, "add", "-A");
+  run(dir, "commit", "-qm", "epic-1-2 grow a, add b");
+  return dir;
+}
+
+/** _merge_repo: two story branches merged into main, the second by hand after a conflict. Returns the base. */
+function mergeRepo(dir: string): string {
+  write(dir, "s.py", "l1\nl2\nl3\n");
+  run(dir, "add", "-A");
+  run(dir, "commit", "-qm", "base");
+  const base = run(dir, "rev-parse", "HEAD");
+  run(dir, "checkout", "-q", "-b", "s1");
+  write(dir, "s.py", "l1\nA\nl3\n");
+  run(dir, "commit", "-qam", "epic-1-2 story one");
+  run(dir, "checkout", "-q", "main");
+  run(dir, "merge", "-q", "--no-ff", "s1", "-m", "merge story 1-2");
+  run(dir, "checkout", "-q", "-b", "s2", base);
+  write(dir, "s.py", "l1\nB\nl3\n");
+  run(dir, "commit", "-qam", "epic-1-3 story two");
+  run(dir, "checkout", "-q", "main");
+  expect(runUnchecked(dir, "merge", "--no-ff", "s2", "-m", "merge story 1-3")).toBeUndefined();
+  write(dir, "s.py", "l1\nAB\nl3\nl4\n");
+  run(dir, "add", "-A");
+  run(dir, "commit", "-qm", "merge story 1-3");
+  return base;
+}
+
+/** A commit of whatever `change` writes, with this message. */
+function commit(dir: string, message: string, change: () => void): string {
+  change();
+  run(dir, "add", "-A");
+  run(dir, "commit", "-q", "--allow-empty", "-m", message);
+  return run(dir, "rev-parse", "HEAD");
+}
+
+it("is the port bmad-run runs for the skill's script", () => {
+  expect(SKILL_SCRIPTS.get("bmad-retrospective/git_evidence.py")).toBe(main);
+});
+
+it("measures BMAD's test repositories as git_evidence.py does", async () => {
+  const linear = linearRepo("linear");
+  mkdirSync(join(linear, "sub"));
+  const boundary = repo("boundary");
+  commit(boundary, "base", () => write(boundary, "f.py", "a\n"));
+  commit(boundary, "epic-11-2 unrelated story", () => write(boundary, "f.py", "a\nb\n"));
+  const decoy = linearRepo("decoy");
+  commit(decoy, "add decoy file named like a range", () => write(decoy, "a..b", "decoy\n"));
+
+  const merged = repo("merged");
+  const mergeBase = mergeRepo(merged);
+  const hostile = repo("diffmerges-off");
+  const hostileBase = mergeRepo(hostile);
+  run(hostile, "config", "log.diffMerges", "off");
+
+  const offSpine = repo("off-spine");
+  const offBase = commit(offSpine, "base", () => write(offSpine, "f.txt", "base\n"));
+  commit(offSpine, "mainline work", () => write(offSpine, "f.txt", "base\nmain1\n"));
+  run(offSpine, "checkout", "-q", "-b", "s1", offBase);
+  commit(offSpine, "epic-1-2 story one", () => write(offSpine, "s1.txt", "s1\n"));
+  run(offSpine, "merge", "-q", "--no-ff", "main", "-m", "back-merge main into s1");
+  run(offSpine, "checkout", "-q", "main");
+  run(offSpine, "merge", "-q", "--no-ff", "s1", "-m", "merge story 1-2");
+
+  const renamed = repo("renamed");
+  const renameBase = commit(renamed, "base", () => write(renamed, "src/mod.py", "l1\nl2\nl3\nl4\nl5\nl6\n"));
+  run(renamed, "mv", "src/mod.py", "src/renamed.py");
+  run(renamed, "commit", "-qm", "rename mod");
+  commit(renamed, "add a line after the rename", () => write(renamed, "src/renamed.py", "l1\nl2\nl3\nl4\nl5\nl6\nl7\n"));
+
+  const binary = repo("binary");
+  const binaryBase = commit(binary, "base", () => write(binary, "keep.txt", "keep\n"));
+  commit(binary, "add binary content", () => (write(binary, "src/x.py", Buffer.from([0, 1, 0x62, 0x69, 0x6e, 10])), write(binary, "blob.bin", Buffer.from([0, 1, 0x62, 10]))));
+  commit(binary, "x.py becomes text", () => write(binary, "src/x.py", "one\ntwo\n"));
+  commit(binary, "grow x.py", () => write(binary, "src/x.py", "one\ntwo\nthree\n"));
+  commit(binary, "churn the blob", () => write(binary, "blob.bin", Buffer.from([0, 2, 0x62, 10])));
+
+  const names = repo("names");
+  const namesBase = commit(names, "base", () => write(names, "src/café.py", "ca\n"));
+  commit(names, "touch the accented file, naïve ✓ 1-2", () => write(names, "src/café.py", "ca\ncb\n"));
+  // Two paths that are not UTF-8: surrogateescape keeps them two keys.
+  commit(names, "epic-1-3 latin-1 names", () => (write(names, Buffer.from("src/caf\xe9.py", "latin1"), "1\n"), write(names, Buffer.from("src/caf\xff.py", "latin1"), "1\n2\n")));
+  commit(names, "fix seam between 1-2 and 1-3 (x) 1.2 é1-2", () => write(names, "tab\there.txt", "t\n"));
+  commit(names, "a unit\x1fseparator in the subject", () => write(names, "sep.txt", "s\n"));
+  const split = repo("split-subject");
+  commit(split, "base", () => write(split, "f", "1\n"));
+  // str.splitlines() also breaks at U+2028: the subject's tail is read as a numstat line, and int() refuses it.
+  commit(split, "head\u2028a\tb\tc", () => write(split, "f", "1\n2\n"));
+  const empty = repo("empty");
+  mkdirSync(join(tmp.dir, "not-a-repo"));
+
+  const range = (dir: string, r: string, ...rest: string[]) => ["--repo", dir, "--range", r, ...rest];
+  await compare([
+    ["--repo", linear],
+    range(linear, ""),
+    range(linear, "HEAD~1..HEAD", "--stories", "1-2,1-1"),
+    range(linear, "HEAD~1..HEAD", "--stories", " 1-2 , ,1-2,1-1, é,1-2"),
+    range(linear, "HEAD..HEAD"),
+    range(linear, "nope..alsonope"),
+    range("linear", "HEAD~1..HEAD"),
+    range(join(linear, "sub"), "HEAD~1..HEAD"),
+    range(join(linear, "a.py"), "HEAD~1..HEAD"),
+    range(join(tmp.dir, "missing"), "HEAD~1..HEAD"),
+    range(empty, "HEAD~1..HEAD"),
+    range(boundary, "HEAD~1..HEAD", "--stories", "1-2"),
+    range(decoy, "a..b"),
+    range(merged, `${mergeBase}..HEAD`, "--stories", "1-2,1-3"),
+    range(hostile, `${hostileBase}..HEAD`),
+    range(offSpine, `${offBase}..HEAD`),
+    range(renamed, `${renameBase}..HEAD`),
+    range(binary, `${binaryBase}..HEAD`),
+    range(names, `${namesBase}..HEAD`, "--stories", "1-3,1-2,(x),1.2,1-3"),
+    range(split, "HEAD~1..HEAD"),
+  ]);
+  // Not equal failures: what BMAD's own tests assert of these repositories holds for the port.
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  const measure = async (dir: string, r: string) => JSON.parse((await main(["--repo", dir, "--range", r], { fs, cwd: tmp.dir, git })).stdout);
+  const merges = await measure(merged, `${mergeBase}..HEAD`);
+  expect([merges.commit_count, merges.merge_count, merges.merges_measured, merges.merge_files[0]]).toEqual([4, 2, 2, { path: "s.py", added: 3, deleted: 2, net: 1, commit_count: 2, binary_revisions: 0 }]);
+  expect((await measure(hostile, `${hostileBase}..HEAD`)).merge_files).toEqual(merges.merge_files);
+  expect((await measure(offSpine, `${offBase}..HEAD`)).merge_files.map((f: { path: string }) => f.path)).toEqual(["s1.txt"]);
+  expect((await measure(binary, `${binaryBase}..HEAD`)).files.find((f: { path: string }) => f.path === "src/x.py")).toMatchObject({ added: 1, binary_revisions: 2, commit_count: 3 });
+  // Newest first; a tab makes git quote the path; two paths that are not UTF-8 stay two.
+  expect((await measure(names, `${namesBase}..HEAD`)).files.map((f: { path: string }) => f.path)).toEqual(["sep.txt", '"tab\\there.txt"', "src/caf\udce9.py", "src/caf\udcff.py", "src/café.py"]);
+});
+
+it("answers for a folder that is no repository as git does, finding none above the project", async () => {
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  for (const args of [["--repo", join(tmp.dir, "not-a-repo"), "--range", "HEAD~1..HEAD"], ["--range", "HEAD~1..HEAD"]]) {
+    const theirs = await runPython(script, args, { cwd: tmp.dir });
+    const ours = await main(args, { fs, cwd: tmp.dir, git });
+    // The one difference: git looks no higher than the project, so it never reaches a mount point to name.
+    expect(JSON.parse(theirs.stdout).error).toMatch(/^fatal: not a git repository \(or any (of the parent directories|parent up to mount point)/);
+    expect(ours).toEqual({ ...theirs, stdout: `{"ok": false, "error": "fatal: not a git repository (or any of the parent directories): .git"}` });
+  }
+});
+
+it("refuses what is no REV..REV range, and argument errors, as JSON with exit 2", async () => {
+  const linear = join(tmp.dir, "linear");
+  const bad = ["HEAD", "a.py", "..", "a..", "..HEAD", "-3..HEAD", " HEAD~1..HEAD", "HEAD~1..HEAD\n", "HEAD~1...HEAD", "a...b", "--output=evil.txt"];
+  await compare(bad.map((r) => ["--repo", linear, `--range=${r}`]));
+  expect(existsSync(join(linear, "evil.txt"))).toBe(false);
+  await compare([["--bogus-flag"], ["-h"], ["--help"], ["--r", "x"], ["--range"], ["--repo", linear, "--range", "HEAD~1..HEAD", "extra"], ["--stories"]]);
+});
+
+it("answers as the Python does where there is no git (the remote), whatever the folder", async () => {
+  const cases = [
+    ["--repo", join(tmp.dir, "linear"), "--range", "HEAD~1..HEAD"],
+    ["--repo", join(tmp.dir, "missing"), "--range", "HEAD~1..HEAD", "--stories", "1-2"],
+    ["--range", "a..b"],
+  ];
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  for (const args of cases) {
+    const theirs = comparable(await runPython(script, args, { cwd: tmp.dir, env: { PATH: join(tmp.dir, "no-bin") } }));
+    expect(theirs.stdout).toBe(`{"ok": false, "error": "[Errno 2] No such file or directory: 'git'"}`);
+    expect(await main(args, { fs, cwd: tmp.dir })).toEqual(theirs);
+    expect(await main(args, { fs: new MemoryFs(), cwd: "/" })).toEqual(theirs);
+  }
+  // Without a range nothing needs git.
+  expect((await main([], { fs: new MemoryFs(), cwd: "/" })).stdout).toBe('{"range": null, "note": "no range supplied", "commits": [], "files": []}');
+});
+
+it("runs nothing a repository's config names when git_evidence runs through the bridge", async () => {
+  const dir = repo("hostile-config");
+  const markers = ["fsmonitor", "gpg", "textconv", "external"].map((name) => join(tmp.dir, `marker-${name}`));
+  const program = (name: string, marker: string) => {
+    const path = join(tmp.dir, `${name}.sh`);
+    writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\ncat "$1" 2>/dev/null\n`);
+    chmodSync(path, 0o755);
+    return path;
+  };
+  commit(dir, "base", () => write(dir, "f.txt", "a\n"));
+  commit(dir, "epic-1-1 grow", () => (write(dir, "f.txt", "a\nb\n"), write(dir, ".gitattributes", "* diff=evil\n")));
+  // A signed-looking commit on top: with log.showSignature, git log hands it to gpg.program.
+  const tree = run(dir, "rev-parse", "HEAD^{tree}");
+  const signed = `tree ${tree}\nparent ${run(dir, "rev-parse", "HEAD")}\nauthor T <t@t> 1767323045 +0000\ncommitter T <t@t> 1767323045 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nepic-1-2 signed\n`;
+  const sha = execFileSync("git", ["-C", dir, "hash-object", "-t", "commit", "-w", "--stdin"], { input: signed, env: ENV, encoding: "utf8" }).trim();
+  run(dir, "update-ref", "HEAD", sha);
+  run(dir, "config", "core.fsmonitor", program("fsmonitor", markers[0]!));
+  run(dir, "config", "log.showSignature", "true");
+  run(dir, "config", "gpg.program", program("gpg", markers[1]!));
+  run(dir, "config", "diff.evil.textconv", program("textconv", markers[2]!));
+  run(dir, "config", "diff.external", program("external", markers[3]!));
+  // The fixture is live: git status runs the fsmonitor, and the Python's own git log runs gpg.program.
+  run(dir, "status");
+  const python = await runPython(script, ["--repo", dir, "--range", "HEAD~2..HEAD", "--stories", "1-1,1-2"], { cwd: dir });
+  expect([existsSync(markers[0]!), existsSync(markers[1]!), python.exitCode]).toEqual([true, true, 0]);
+  for (const marker of markers) execFileSync("rm", ["-f", marker]);
+
+  const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home") });
+  try {
+    const command = "uv run {skill-root}/scripts/git_evidence.py --repo {project-root} --range HEAD~2..HEAD --stories 1-1,1-2";
+    const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } }).catch((e: Error) => {
+      throw new Error(`${e.message}\n${bridge.stderr()}`);
+    });
+    const out = result.structuredContent as { stdout: string; exit_code: number };
+    expect(out.exit_code, toolText(result)).toBe(0);
+    expect(out.stdout).toBe(python.stdout);
+    expect(JSON.parse(out.stdout)).toMatchObject({ commit_count: 2, files: [{ path: ".gitattributes", added: 1 }, { path: "f.txt", added: 1 }] });
+  } finally {
+    await bridge.close();
+  }
+  expect(markers.filter((m) => existsSync(m))).toEqual([]);
+  // The runner itself: a patch log would run textconv and the external diff; a subcommand that writes is refused.
+  const patch = await git({ dir, args: ["log", "-p", "-2"] });
+  expect([patch?.exitCode, markers.filter((m) => existsSync(m))]).toEqual([0, []]);
+  const refused = await git({ dir, args: ["log", "--output=evil", "-1"] });
+  expect([refused?.exitCode, existsSync(join(dir, "evil"))]).toEqual([128, false]);
+  expect((await git({ dir, args: ["gc"] }))?.exitCode).toBe(128);
+  expect((await git({ dir: "/", args: ["log", "-1"] }))?.exitCode).toBe(128);
+});
+
+it("measures a 1 MiB hostile subject and a 1 MiB story list in linear time", async () => {
+  const dir = repo("hostile-subject");
+  commit(dir, "base", () => write(dir, "f", "1\n"));
+  // Story ids everywhere, none at a word boundary; and a story list of 200,000 ids.
+  const subjectFile = join(tmp.dir, "subject.txt");
+  writeFileSync(subjectFile, `${"x1-2".repeat(1 << 18)}\n`);
+  execFileSync("git", ["-C", dir, "commit", "-q", "--allow-empty", "-F", subjectFile], { env: ENV });
+  commit(dir, "short s-7", () => write(dir, "f", "1\n2\n"));
+  const stories = Array.from({ length: 200_000 }, (_, i) => `s-${i}`).join(",");
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  const started = performance.now();
+  const long = await main(["--repo", dir, "--range", "HEAD~2..HEAD~1", "--stories", "1-2,1-2x,é"], { fs, cwd: tmp.dir, git });
+  const many = await main(["--repo", dir, "--range", "HEAD~1..HEAD", "--stories", stories], { fs, cwd: tmp.dir, git });
+  expect(performance.now() - started).toBeLessThan(5000);
+  expect(JSON.parse(long.stdout).commits[0].stories).toEqual([]);
+  expect(JSON.parse(long.stdout).commits[0].subject).toHaveLength(1 << 20);
+  expect(JSON.parse(many.stdout).stories_supplied).toHaveLength(200_000);
+  expect(JSON.parse(many.stdout).commits[0].stories).toEqual(["s-7"]);
+  expect(namesStory(`${"é1-2".repeat(1 << 18)} 1-2.`, "1-2")).toBe(true);
+});
+
+/** Python's answers for each input of `expr` (a lambda over one JSON value): the value, or the exception's text. */
+function python(expr: string, inputs: unknown[]): unknown[] {
+  const code = `import json, re, sys\nf = ${expr}\ndef one(x):\n    try:\n        return f(x)\n    except Exception as e:\n        return "error: " + str(e)\nprint(json.dumps([one(x) for x in json.load(sys.stdin)]))`;
+  return JSON.parse(execFileSync(PYTHON, ["-c", code], { input: JSON.stringify(inputs), encoding: "utf8", maxBuffer: 64 << 20 })) as unknown[];
+}
+
+it("reads numbers as int() does and story ids as re.search(rf'\\b…\\b') does", () => {
+  const numbers = ["12", " 7\t", "+3", "-0", "1_000", "1__0", "_1", "1_", "٣٤", "𝟗𝟘", "x", "", "1 2", "1".repeat(4300), "1".repeat(4301), `${"1".repeat(5000)}x`, `${"1".repeat(4301)}_`, "é".repeat(300), "0x10"];
+  const ours = numbers.map((n) => {
+    try {
+      return Number(pyInt(n) % 1000n);
+    } catch (e) {
+      return `error: ${(e as Error).message}`;
+    }
+  });
+  expect(ours).toEqual(python("lambda x: int(x) % 1000", numbers));
+  let seed = 11;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const pick = (parts: string[], n: number) => Array.from({ length: n }, () => parts[Math.floor(next() * parts.length)]).join("");
+  const parts = ["1", "-", "2", "a", " ", "é", "_", ".", "(", ")", "😀", "٣"];
+  const pairs = Array.from({ length: 3000 }, () => [pick(parts, Math.floor(next() * 12)), pick(parts, 1 + Math.floor(next() * 3))] as [string, string]);
+  expect(pairs.map(([subject, sid]) => namesStory(subject, sid))).toEqual(python('lambda p: re.search(rf"\\b{re.escape(p[1])}\\b", p[0]) is not None', pairs));
+});
