@@ -9,10 +9,11 @@ import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
 import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, WsError, WsResult } from "../core/workspace/store.js";
 import type { ListingColumns } from "./workspace-listing.js";
-import { fail, sha256, VersionedFiles } from "./workspace-versions.js";
-import { pendingFiles, runMemoryOp, settlePending, type MemoryOp } from "./memory-sql.js";
+import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
+import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
-import { MEMORY_DIR, STRUCTURED_DIR } from "../core/memory/files.js";
+import { MEMORY_DIR } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
@@ -327,23 +328,10 @@ export class WorkspaceProject extends DurableObject {
     return out.ok ? out : fail("invalid", out.error);
   }
 
-  /** Memories remembered since their structured file was last written go into it before anyone reads, lists or
-   *  changes the files: what bmad-files and pull see is every memory, and an if_version is against that file. */
+  /** Memories remembered since their structured file was last written go into it first (workspace-memory-files.ts). */
   private writeMemories(path?: string): void {
-    // `path`: a file or folder asked about; only the structured files, their folder and its parents can show them.
-    if (path !== undefined && !`${path}/`.startsWith(`${STRUCTURED_DIR}/`) && !`${STRUCTURED_DIR}/`.startsWith(path ? `${path}/` : "")) return;
-    for (const file of pendingFiles(this.ctx.storage, (p) => this.files.text(p))) {
-      const data = new TextEncoder().encode(file.text);
-      const head = this.files.head(file.path);
-      // Refused when remembered; a file a person grew since then keeps them in memory only, still recalled.
-      const name = this.meta()!.name;
-      if (!checkWrite({ project: name, path: file.path, ...this.files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
-      if ((!head && this.files.clash(file.path)) || this.files.room(name, data.byteLength, new Date().toISOString())) continue;
-      this.files.transaction(() => {
-        if (head?.sha256 !== sha256(data)) this.files.commit(file.path, data, "write", "remember_structured", new Date().toISOString());
-        settlePending(this.ctx.storage, file.type);
-      });
-    }
+    const meta = this.meta();
+    if (meta) writePendingMemories(this.ctx.storage, this.files, meta.name, path);
   }
 
   /** Deletes the project and everything in it. Owner only; `confirm` must be its name. Returns whom it was shared with. */
@@ -365,15 +353,4 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.byteLength);
   return out;
-}
-
-/** A file and a folder of the same name among paths written together. */
-function batchClash(paths: string[]): string | undefined {
-  const all = new Set(paths);
-  for (const path of paths) {
-    for (let end = path.indexOf("/"); end > 0; end = path.indexOf("/", end + 1)) {
-      if (all.has(path.slice(0, end))) return `Cannot put both ${path.slice(0, end)} and ${path}: a file cannot hold others. Choose another name for one of them.`;
-    }
-  }
-  return undefined;
 }

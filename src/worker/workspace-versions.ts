@@ -217,3 +217,14 @@ export class VersionedFiles {
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
   }
 }
+
+/** A file and a folder of the same name among paths written together. */
+export function batchClash(paths: string[]): string | undefined {
+  const all = new Set(paths);
+  for (const path of paths) {
+    for (let end = path.indexOf("/"); end > 0; end = path.indexOf("/", end + 1)) {
+      if (all.has(path.slice(0, end))) return `Cannot put both ${path.slice(0, end)} and ${path}: a file cannot hold others. Choose another name for one of them.`;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,24 @@
+// Memories remembered in a workspace and not yet in their structured files (`_bmad/_memory/structured/*.jsonl`),
+// written into them before anyone reads, lists or changes the files: what bmad-files and pull see is every
+// memory, and an if_version is against that file. The workspace object calls this behind its access check.
+import { STRUCTURED_DIR } from "../core/memory/files.js";
+import { checkWrite } from "../core/workspace/limits.js";
+import { pendingFiles, settlePending } from "./memory-sql.js";
+import { sha256, type VersionedFiles } from "./workspace-versions.js";
+
+/** `path`: a file or folder asked about; only the structured files, their folder and its parents can show them. */
+export function writePendingMemories(storage: DurableObjectStorage, files: VersionedFiles, project: string, path?: string): void {
+  if (path !== undefined && !`${path}/`.startsWith(`${STRUCTURED_DIR}/`) && !`${STRUCTURED_DIR}/`.startsWith(path ? `${path}/` : "")) return;
+  for (const file of pendingFiles(storage, (p) => files.text(p))) {
+    const data = new TextEncoder().encode(file.text);
+    const head = files.head(file.path);
+    const now = new Date().toISOString();
+    // Refused when remembered; a file a person grew since then (or a clash, or a full history) keeps them in memory only, still recalled.
+    if (!checkWrite({ project, path: file.path, ...files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
+    if ((!head && files.clash(file.path)) || files.room(project, data.byteLength, now)) continue;
+    files.transaction(() => {
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", "remember_structured", now);
+      settlePending(storage, file.type);
+    });
+  }
+}
