@@ -211,6 +211,8 @@ it("answers as the Python does where there is no git (the remote), whatever the 
     expect(theirs.stdout).toBe(`{"ok": false, "error": "[Errno 2] No such file or directory: 'git'"}`);
     expect(await main(args, { fs, cwd: tmp.dir })).toEqual(theirs);
     expect(await main(args, { fs: new MemoryFs(), cwd: "/" })).toEqual(theirs);
+    // A bridge on a machine with no git on PATH.
+    expect(await main(args, { fs, cwd: tmp.dir, git: readonlyGit(tmp.dir, { timeoutMs: 60_000, find: () => undefined }) })).toEqual(theirs);
   }
   // Without a range nothing needs git.
   expect((await main([], { fs: new MemoryFs(), cwd: "/" })).stdout).toBe('{"range": null, "note": "no range supplied", "commits": [], "files": []}');

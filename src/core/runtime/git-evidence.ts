@@ -196,10 +196,9 @@ function fileList(files: Map<string, FileEntry>): PyValue[] {
 /** One `git log --numstat` pass over the range, its stdout; a failure is emitted as the Python emits it. */
 async function gitLog(ctx: ScriptContext, repo: string, extra: string[], range: string): Promise<string> {
   if (!ctx.git) return failure(NO_GIT, 1);
-  const dir = await fsPath(ctx.fs, repo, ctx.cwd);
-  // `git -C repo` where repo is no folder (or none this door may show).
-  const kind = dir === undefined ? "missing" : await statPath(ctx.fs, dir);
-  if (kind !== "dir") return failure(`fatal: cannot change to ${gitQuote(repo)}: ${kind === "file" ? "Not a directory" : "No such file or directory"}`, 1);
+  const at = await fsPath(ctx.fs, repo, ctx.cwd);
+  const kind = at === undefined ? "missing" : await statPath(ctx.fs, at);
+  // Asked even for no folder (the door refuses it unrun): where git is missing, that is what Python says first.
   const run: GitRun | undefined = await ctx.git({
     dir: await resolvePath(ctx.fs, repo, ctx.cwd),
     // Non-ASCII paths as UTF-8, not octal escapes; `-m` as separate diffs whatever the repository's config says.
@@ -208,6 +207,8 @@ async function gitLog(ctx: ScriptContext, repo: string, extra: string[], range: 
     args: ["log", "--numstat", "--no-renames", ...extra, LOG_FORMAT, "--end-of-options", range, "--"],
   });
   if (!run) return failure(NO_GIT, 1);
+  // `git -C repo` where repo is no folder (or none this door may show), in git's words.
+  if (kind !== "dir") return failure(`fatal: cannot change to ${gitQuote(repo)}: ${kind === "file" ? "Not a directory" : "No such file or directory"}`, 1);
   if (run.exitCode !== 0) return failure(strip(decodeSurrogateEscape(run.stderr)) || `git exited ${run.exitCode}`, 1);
   return decodeSurrogateEscape(run.stdout);
 }
