@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   if (command === "pull" || command === "push") {
     // Loaded on demand, as serving is: pull, push, --help and --version start without the MCP server.
     const { runSyncCommand } = await import("./sync-command.js");
-    process.exitCode = await runSyncCommand(command, process.argv.slice(3));
+    process.exitCode = await runSyncCommand(command, process.argv.slice(3), embeddedBundle());
     return;
   }
   let args;

@@ -1,8 +1,9 @@
 // `bmad-mcp pull` and `bmad-mcp push`: the command line around sync-pull.ts and sync-push.ts. They sign in like
 // `--remote` (the same credentials file; the browser only when there is no usable sign-in) and talk to the
 // server through its bmad-files tool.
-import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
+import { mkdir, readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { z } from "zod";
 import { parseArgs } from "node:util";
 import { parseProjectRef } from "../core/workspace/paths.js";
 import { parseRemoteUrl } from "./remote-url.js";
@@ -37,8 +38,17 @@ Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
 
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
+const MANIFEST = z.object({ files: z.array(z.object({ sha256: z.string() })) });
+
+/** The sha256 of every file of the bundle this CLI ships (BMAD's own bytes): the only scripts a pull writes. */
+async function bmadDigests(embedded: string | undefined): Promise<ReadonlySet<string>> {
+  const text = embedded ? await readFile(join(embedded, "manifest.json"), "utf8").catch(() => undefined) : undefined;
+  const parsed = text === undefined ? undefined : MANIFEST.safeParse(JSON.parse(text));
+  return new Set(parsed?.success ? parsed.data.files.map((f) => f.sha256) : []);
+}
+
 /** Runs the command; resolves with the exit status. */
-export async function runSyncCommand(command: "pull" | "push", argv: string[]): Promise<number> {
+export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {
   const usageError = (message: string) => {
     process.stderr.write(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE}\n`);
     return 2;
@@ -75,7 +85,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[]): 
     }
     const again = (c: "pull" | "push", force: boolean) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.signIn()), force: args.force === true, again };
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.signIn()), force: args.force === true, again, bmadDigests: await bmadDigests(embedded) };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);

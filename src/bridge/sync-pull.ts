@@ -10,12 +10,15 @@ import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
+import { isScriptPath } from "../core/workspace/paths.js";
 
 export interface SyncOptions {
   dir: string;
   remote: string;
   workspace: RemoteWorkspace;
   force: boolean;
+  /** The sha256 of BMAD's own files (the bundle this CLI ships): a script is pulled only with one of these. */
+  bmadDigests: ReadonlySet<string>;
   /** The command line that runs pull or push again here, for the fixes a refusal names. */
   again: (command: "pull" | "push", force: boolean) => string;
 }
@@ -76,6 +79,10 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
     const content = read.value;
+    if (isScriptPath(f.path) && !o.bmadDigests.has(sha256(content.bytes))) {
+      refusals.push({ path: f.path, reason: "is a script whose bytes are not BMAD's own: a pull writes no code anyone could have changed", fix: "reinstall BMAD here for its scripts; copy your own by hand after reading them" });
+      continue;
+    }
     if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
       report.unchanged++;
       steps.push({ op: "record", path: f.path, file: recordOf(content) });
@@ -97,7 +104,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       });
     } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated" });
   }
-  if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote.", refusals };
+  if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
   return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);
 }
 

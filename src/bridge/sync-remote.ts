@@ -5,10 +5,9 @@
 import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
 import { z } from "zod";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
-import { checkWorkspacePath, printable } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/workspace/paths.js";
 import { TOOL } from "../core/surface/names.js";
 import { sha256 } from "./sync.js";
-import { STATE_DIR } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 
 export interface RemoteFile {
@@ -28,16 +27,19 @@ const WRITTEN = z.object({ version: z.number().int().min(1) });
 
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
 
-/** A path from the remote that may be written here, or why not. */
+/** A path from the remote that may be written here, or why not: no machinery (.git, .bmad-mcp, as any OS reads the
+ *  name: a planted hook would run on the user's next commit) and nothing that decides what runs. A script comes
+ *  only with BMAD's own bytes: pull checks its content. */
 export function checkRemotePath(path: string): Remote<string> {
   const checked = checkWorkspacePath(path);
   if (!checked.ok) return { ok: false, error: checked.error };
-  const segments = path.toLowerCase().split("/");
-  // Case-folded: on macOS and Windows ".GIT" is ".git". A planted hook would run on the user's next commit.
-  if (segments.includes(".git")) return { ok: false, error: `Path "${printable(path)}" is inside a .git folder, which a pull never writes.` };
-  if (segments[0] === STATE_DIR) return { ok: false, error: `Path "${printable(path)}" is inside ${STATE_DIR}/, where bmad-mcp keeps what it pulled.` };
-  return { ok: true, value: path };
+  const refused = changeRefusal(path, { pulled: true });
+  return refused ? { ok: false, error: refused } : { ok: true, value: path };
 }
+
+/** Listing calls one pull may make: enough for a full workspace listed folder by folder; a server that keeps
+ *  answering "there is more" is stopped here. */
+const MAX_LIST_CALLS = 200;
 
 export class RemoteWorkspace {
   /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
@@ -78,14 +80,19 @@ export class RemoteWorkspace {
    */
   async list(): Promise<Remote<Map<string, RemoteFile>>> {
     const found = new Map<string, RemoteFile>();
+    let calls = 0;
+    const listGlob = (glob: string) => (++calls > MAX_LIST_CALLS ? undefined : this.listGlob(glob));
+    const endless = `The remote's listing did not settle after ${MAX_LIST_CALLS} calls (it keeps saying there is more); nothing was changed. Is ${TOOL.bmadFiles} on it current?`;
     const walk = async (prefix: string): Promise<string | undefined> => {
-      const all = await this.listGlob(`${prefix}**`);
+      const all = await listGlob(`${prefix}**`);
+      if (!all) return endless;
       if (!all.ok) return all.error;
       if (all.value.total > MAX_FILES) return `The remote lists ${all.value.total} files; a workspace holds at most ${MAX_FILES}.`;
       const add = (files: RemoteFile[]) => files.filter((f) => f.path.startsWith(prefix)).forEach((f) => found.set(f.path, { path: f.path, version: f.version }));
       add(all.value.files);
       if (all.value.files.length >= all.value.total) return undefined;
-      const direct = await this.listGlob(`${prefix}*`);
+      const direct = await listGlob(`${prefix}*`);
+      if (!direct) return endless;
       if (!direct.ok) return direct.error;
       add(direct.value.files);
       const folders = new Set(all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
@@ -101,9 +108,14 @@ export class RemoteWorkspace {
     };
     const failed = await walk("");
     if (failed) return { ok: false, error: failed };
+    const folded = new Map<string, string>();
     for (const path of found.keys()) {
       const checked = checkRemotePath(path);
       if (!checked.ok) return { ok: false, error: `The remote answered with a path that cannot be pulled: ${checked.error}` };
+      // README.md and readme.md, or a name in NFC and NFD: one file on macOS and Windows, so one would overwrite the other.
+      const twin = folded.get(foldPath(path));
+      if (twin !== undefined) return { ok: false, error: `The remote lists both "${printable(twin)}" and "${printable(path)}", one file on macOS and Windows (they differ only in case or Unicode form); rename one on the remote, then pull.` };
+      folded.set(foldPath(path), path);
       // "a" and "a/b" both files: no folder can hold that.
       const parts = path.split("/");
       for (let i = 1; i < parts.length; i++) {

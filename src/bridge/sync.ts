@@ -1,6 +1,7 @@
 // What pull and push share: the local side of a file (read through the confined reader), the walk that finds
 // new local files, and the report both print. A plan is made whole before anything is written, so a refusal
 // leaves the folder and the workspace as they were.
+import { machineryName } from "../core/workspace/paths.js";
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
@@ -69,7 +70,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
     const listed = await listConfined(dir, rel);
     if (!listed.ok) return;
     for (const name of listed.names.sort()) {
-      if (SKIPPED.has(name) || out.length > MAX_FILES) continue;
+      if (SKIPPED.has(name) || machineryName(name) || out.length > MAX_FILES) continue;
       const path = rel ? `${rel}/${name}` : name;
       const info = await lstat(join(listed.path, name)).catch(() => undefined);
       if (info?.isDirectory()) await walk(path);

@@ -333,10 +333,15 @@ describe("against the real Worker", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[]): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
+    if (args.action === "list" && opts.endless) {
+      // Always one file in a folder one level deeper, and always "there is more".
+      const files = path.endsWith("**") ? [{ path: `${path.slice(0, -2)}d/f.md`, version: 1, size: 1 }] : [];
+      return { content: [{ type: "text", text: "" }], structuredContent: { total: files.length + 1, files } };
+    }
     if (args.action === "list") {
       const glob = compileGlob(path);
       const matching = glob.ok ? sorted.filter((p) => glob.glob.test(p)) : [];
@@ -393,9 +398,15 @@ it.each([
   ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
   ["docs/../../escape.md", /contains "\.\."/],
   ["/tmp/escape.md", /is absolute/],
-  [".git/hooks/pre-commit", /inside a \.git folder/],
-  ["docs/.GIT/config", /inside a \.git folder/],
-  [".bmad-mcp/sync.json", /where bmad-mcp keeps what it pulled/],
+  [".git/hooks/pre-commit", /inside \.git\//],
+  ["docs/.GIT/config", /inside \.git\//],
+  [".git./config", /inside \.git\//],
+  [".git /config", /inside \.git\//],
+  ["GIT~1/config", /inside \.git\//],
+  [".git::$INDEX_ALLOCATION/config", /inside \.git\//],
+  [".g\u200cit/config", /inside \.git\//],
+  [".bmad-mcp/sync.json", /inside \.bmad-mcp\//],
+  [".claude/settings.json", /decides what code runs here/],
 ])("refuses a hostile remote's path %s and writes nothing", async (path, message) => {
   const url = await startFake(["ok.md", path]);
   const target = fakeDir();
@@ -405,6 +416,36 @@ it.each([
   expect(out.stderr).toContain("cannot be pulled");
   expect(readdirSync(target)).toEqual([]);
   expect(existsSync(join(tmp.dir, "escape.md"))).toBe(false);
+}, 30_000);
+
+it("pulls a script only with BMAD's own bytes, and writes nothing else then", async () => {
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(["ok.md", ".claude/skills/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh"]), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain(".claude/skills/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
+  expect(readdirSync(target)).toEqual([]);
+}, 30_000);
+
+it.each([
+  ["README.md", "readme.md"],
+  ["docs/caf\u00e9.md", "docs/cafe\u0301.md"],
+])("refuses a remote's %s beside %s, one file on macOS and Windows, and writes nothing", async (a, b) => {
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake([a, b]), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("differ only in case or Unicode form");
+  expect(readdirSync(target)).toEqual([]);
+}, 30_000);
+
+it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {
+  const target = fakeDir();
+  const started = performance.now();
+  const out = await cli(["pull", "--remote", await startFake([], { endless: true }), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("did not settle after 200 calls");
+  expect(performance.now() - started).toBeLessThan(20_000);
+  expect(readdirSync(target)).toEqual([]);
 }, 30_000);
 
 it("prints its usage with --help, and refuses unknown options with it", async () => {

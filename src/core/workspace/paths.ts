@@ -92,28 +92,40 @@ function isRunnable(segments: string[]): boolean {
   return dot > 0 && SCRIPT_EXTENSIONS.has(name.slice(dot + 1)) && segments.slice(0, -1).includes("scripts");
 }
 /** Files that decide what runs: BMAD's install record (it vouches for scripts), and agents' settings that start commands. */
-const DECIDES_WHAT_RUNS = new Set(["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]);
+const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
+const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]);
 
 /**
  * A path the model or a collaborator may create, change or delete: a workspace path that is no runnable script
- * and decides nothing about what runs. `pulled`: a file brought from a remote, which may carry the remote's own
- * install record (its scripts cannot come with it).
+ * and decides nothing about what runs.
  */
-export function checkWritablePath(raw: string, opts: { pulled?: boolean } = {}): Checked<string> {
+export function checkWritablePath(raw: string): Checked<string> {
   const checked = checkWorkspacePath(raw);
   if (!checked.ok) return checked;
-  const refused = changeRefusal(raw, opts);
+  const refused = changeRefusal(raw);
   return refused ? { ok: false, error: refused } : checked;
 }
 
-/** Why no tool may change the file at `path` (relative, any name the file system allows), or undefined. */
+/** Whether the file at `path` is one bmad-run or run_completion_contract would run. */
+export function isScriptPath(path: string): boolean {
+  return isRunnable(foldPath(path).split("/"));
+}
+
+/** A path as a folding file system reads it (macOS, Windows): one case, NFC, HFS+-ignored code points dropped,
+ *  Windows' trailing dots and spaces cut. Two paths that fold alike are one file there. */
+export function foldPath(path: string): string {
+  return path.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().split("/").map((segment) => segment.replace(/[. ]+$/, "")).join("/");
+}
+
+/** Why no tool may change the file at `path` (relative, any name the file system allows), or undefined. `pulled`: a
+ *  file a pull brings from a workspace, where no tool could change a script or the install record (paths.ts on the
+ *  remote); the pull itself lets in only scripts with BMAD's own bytes. */
 export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): string | undefined {
-  // As a folding file system reads it (case, HFS+-ignored code points, Windows' trailing dots and spaces).
-  const segments = path.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().split("/").map((segment) => segment.replace(/[. ]+$/, ""));
-  if (isRunnable(segments)) {
+  const folded = foldPath(path);
+  if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if (!opts.pulled && DECIDES_WHAT_RUNS.has(segments.join("/"))) {
+  if (DECIDES_WHAT_RUNS.has(folded) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record or an agent's settings): tools never change it. The user edits it themselves.`;
   }
   return undefined;
