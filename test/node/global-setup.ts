@@ -7,11 +7,14 @@ import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildBridge } from "../../scripts/build-bridge.js";
 import { buildWorker, seedState } from "../../scripts/local-worker.js";
+import { ensurePythonDeps } from "../fixtures/runtime/python-deps.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(join(ROOT, "bmad-bundle/manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first (npm test does).");
+  // ruamel.yaml for the sprint scripts' Python, before any interpreter starts (it reads PYTHONPATH once).
+  ensurePythonDeps();
   // npm test runs this for each node project (see vitest.config.ts): build once per run.
   const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(join(ROOT, ".wrangler/test-bridge")), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
   const [bridge, workerScript, workerState] = await builds;

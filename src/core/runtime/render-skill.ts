@@ -16,7 +16,7 @@ export const RENDERER_SHA256 = "8496d0d8b449d64c21b42a9aab3b13fc8a813a430c0695ff
 
 const encoder = new TextEncoder();
 
-async function sha256(data: Uint8Array | string): Promise<string> {
+export async function sha256(data: Uint8Array | string): Promise<string> {
   const bytes = typeof data === "string" ? encoder.encode(data) : data;
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");

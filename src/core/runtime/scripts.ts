@@ -11,6 +11,8 @@ import { main as reconKit } from "./recon-kit.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
+import { main as sprintPlan } from "./sprint-plan.js";
+import { main as sprintStatus } from "./sprint-status.js";
 import { main as wordMetrics } from "./word-metrics.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
@@ -34,6 +36,8 @@ export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-review/word_metrics.py", wordMetrics],
   ["bmad-advanced-elicitation/pick_methods.py", pickMethods],
   ["bmad-deep-recon/recon_kit.py", reconKit],
+  ["bmad-sprint-planning/sprint_plan.py", sprintPlan],
+  ["bmad-retrospective/sprint_status.py", sprintStatus],
   ["bmad-customize/list_customizable_skills.py", listCustomizableSkills],
   ["bmad-retrospective/git_evidence.py", gitEvidence],
 ]);

@@ -1,0 +1,218 @@
+// sprint-status.yaml as ruamel.yaml's round-trip loader holds it (YAML(typ="rt"), preserve_quotes), for the ports of
+// sprint_plan.py and sprint_status.py. The `yaml` package parses; this file keeps what ruamel keeps: each scalar's
+// style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
+// it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
+import { type Node as YNode, parseDocument, Scalar, YAMLMap, YAMLSeq, Alias, type Pair } from "yaml";
+import { PyError, type PyValue } from "./py-json.js";
+
+export type Style = "" | "'" | '"' | "|" | ">";
+export type ScalarTag = "str" | "int" | "float" | "bool" | "null" | "timestamp";
+
+/** A scalar: its Python type, its text (the string, or the source of a number or timestamp) and style. */
+export interface YScalar {
+  kind: "scalar";
+  tag: ScalarTag;
+  text: string;
+  /** "" is a plain `str`; a quote or block indicator is ruamel's ScalarString subclass of that style. */
+  style: Style;
+  anchor?: string;
+  explicitTag?: string;
+}
+
+export interface YAliasNode {
+  kind: "alias";
+  name: string;
+  target: YValue;
+}
+
+/** The comment text after an item's last token: the rest of that line (`eol`, with the column of its "#") and the
+ *  whole comment and blank lines after it. */
+export interface Chunk {
+  eol?: { text: string; column: number };
+  lines: string[];
+}
+
+export interface YItem {
+  key: YScalar;
+  value: YValue;
+  chunk?: Chunk;
+  /** yaml_set_comment_before_after_key(key, before=...): lines written above the key ("" a blank line). */
+  before?: string[];
+}
+
+export interface YMapNode {
+  kind: "map";
+  items: YItem[];
+  flow: boolean;
+  anchor?: string;
+  explicitTag?: string;
+}
+
+export interface YSeqItem {
+  value: YValue;
+  chunk?: Chunk;
+}
+
+export interface YSeqNode {
+  kind: "seq";
+  items: YSeqItem[];
+  flow: boolean;
+  anchor?: string;
+  explicitTag?: string;
+}
+
+export type YValue = YScalar | YMapNode | YSeqNode | YAliasNode;
+
+export interface YDoc {
+  /** The comment lines before the first token (yaml_set_start_comment writes them too). */
+  start: string[];
+  root: YValue | null;
+}
+
+// ruamel's VersionedResolver for YAML 1.2: which plain scalars are not strings. Anchored alternations of single
+// character classes, so they run in linear time.
+const RESOLVERS: Array<[ScalarTag, RegExp]> = [
+  ["bool", /^(?:true|True|TRUE|false|False|FALSE)$/],
+  ["float", /^(?:[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+|[-+]?\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/],
+  ["int", /^(?:[-+]?0b[0-1_]+|[-+]?0o?[0-7_]+|[-+]?[0-9_]+|[-+]?0x[0-9a-fA-F_]+)$/],
+  ["null", /^(?:~|null|Null|NULL|)$/],
+  ["timestamp", /^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$/],
+];
+/** ruamel also resolves these (merge keys, the `=` value) away from str. */
+const SPECIAL = new Set(["<<", "="]);
+
+/** The tag a plain scalar with this text resolves to. */
+export function resolvePlain(text: string): ScalarTag | "other" {
+  if (SPECIAL.has(text)) return "other";
+  for (const [tag, rx] of RESOLVERS) if (rx.test(text)) return tag;
+  return "str";
+}
+
+export const str = (text: string, style: Style = ""): YScalar => ({ kind: "scalar", tag: "str", text, style });
+export const int = (n: bigint): YScalar => ({ kind: "scalar", tag: "int", text: n.toString(), style: "" });
+export const emptyMap = (): YMapNode => ({ kind: "map", items: [], flow: false });
+
+const STYLES: Record<string, Style> = { PLAIN: "", QUOTE_SINGLE: "'", QUOTE_DOUBLE: '"', BLOCK_LITERAL: "|", BLOCK_FOLDED: ">" };
+const CORE = "tag:yaml.org,2002:";
+
+/** What YAML(typ="rt").load raises on, as a value: the error's text, or the document. */
+export function loadYaml(text: string): { doc: YDoc } | { error: string } {
+  const parsed = parseDocument(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2", prettyErrors: false });
+  if (parsed.errors.length) return { error: parsed.errors[0]!.message };
+  const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
+  // Every item's chunk runs from the end of its last token to the line of the next token.
+  const tokenStarts: number[] = [];
+  const slots: Array<{ end: number; owner: { chunk?: Chunk } }> = [];
+  const anchors = new Map<string, YValue>();
+
+  const scalar = (node: Scalar): YScalar => {
+    const style = STYLES[node.type ?? "PLAIN"] ?? "";
+    const raw = String(node.value ?? "");
+    let tag: ScalarTag = "str";
+    const explicit = node.tag;
+    if (explicit) tag = explicit === `${CORE}int` ? "int" : explicit === `${CORE}float` ? "float" : explicit === `${CORE}bool` ? "bool" : explicit === `${CORE}null` ? "null" : "str";
+    else if (style === "") {
+      const resolved = resolvePlain(raw);
+      tag = resolved === "other" ? "str" : resolved;
+    }
+    const out: YScalar = { kind: "scalar", tag, text: raw, style: tag === "str" ? style : "" };
+    if (explicit) out.explicitTag = explicit;
+    if (node.anchor) out.anchor = node.anchor;
+    return out;
+  };
+
+  const convert = (node: YNode | null | undefined, fallbackEnd: number): YValue => {
+    if (node == null) return { kind: "scalar", tag: "null", text: "", style: "" };
+    tokenStarts.push(node.range![0]);
+    if (node instanceof Alias) {
+      const target = anchors.get(node.source);
+      if (!target) throw new PyError("ComposerError", `found undefined alias ${node.source}`);
+      return { kind: "alias", name: node.source, target };
+    }
+    let out: YValue;
+    if (node instanceof Scalar) out = scalar(node);
+    else if (node instanceof YAMLMap) {
+      const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow), ...props(node) };
+      for (const pair of node.items as Array<Pair<YNode, YNode>>) map.items.push(item(pair, Boolean(node.flow), fallbackEnd));
+      out = map;
+    } else if (node instanceof YAMLSeq) {
+      const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow), ...props(node) };
+      const cst = (node.srcToken as { items?: Array<{ start: Array<{ type: string; offset: number }> }> } | undefined)?.items ?? [];
+      (node.items as YNode[]).forEach((value, i) => {
+        const dash = cst[i]?.start.find((t) => t.type === "seq-item-ind");
+        if (dash) tokenStarts.push(dash.offset);
+        const entry: YSeqItem = { value: convert(value, dash ? dash.offset + 1 : fallbackEnd) };
+        if (!node.flow) slots.push({ end: endOf(value, dash ? dash.offset + 1 : fallbackEnd, entry.value), owner: entry });
+        seq.items.push(entry);
+      });
+      out = seq;
+    } else throw new PyError("ConstructorError", "unsupported node");
+    if (node.anchor) anchors.set(node.anchor, out);
+    return out;
+  };
+
+  const props = (node: YAMLMap | YAMLSeq) => ({ ...(node.anchor ? { anchor: node.anchor } : {}), ...(node.tag ? { explicitTag: node.tag } : {}) });
+
+  /** Where an item's chunk begins: after a scalar or flow collection, or after the indicator before a block one. */
+  const endOf = (node: YNode | null | undefined, indicatorEnd: number, value: YValue): number => {
+    if (node == null) return indicatorEnd;
+    if ((value.kind === "map" || value.kind === "seq") && !value.flow) return indicatorEnd;
+    return node.range![1];
+  };
+
+  const item = (pair: Pair<YNode, YNode>, flow: boolean, fallbackEnd: number): YItem => {
+    const keyNode = pair.key;
+    if (!(keyNode instanceof Scalar)) throw new PyError("ConstructorError", "unsupported complex key");
+    tokenStarts.push(keyNode.range![0]);
+    const key = scalar(keyNode);
+    let colon = keyNode.range![1];
+    while (colon < text.length && (text[colon] === " " || text[colon] === "\t")) colon++;
+    const indicatorEnd = text[colon] === ":" ? colon + 1 : fallbackEnd;
+    const entry: YItem = { key, value: convert(pair.value, indicatorEnd) };
+    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd, entry.value), owner: entry });
+    return entry;
+  };
+
+  const root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
+  const sorted = [...new Set(tokenStarts)].sort((a, b) => a - b);
+  let next = 0;
+  for (const slot of slots.sort((a, b) => a.end - b.end)) {
+    while (next < sorted.length && sorted[next]! < slot.end) next++;
+    const stop = next < sorted.length ? sorted[next]! : text.length;
+    const chunk = slot.end <= stop ? chunkOf(text.slice(slot.end, stop < text.length ? lineStart(stop) : stop), slot.end - lineStart(slot.end)) : undefined;
+    if (chunk) slot.owner.chunk = chunk;
+  }
+  const first = sorted.length ? lineStart(sorted[0]!) : text.length;
+  const start = root === null ? [] : commentLines(text.slice(0, first));
+  return { doc: { start, root } };
+}
+
+/** Full lines of comments and blank lines (document markers dropped, as ruamel drops them). */
+function commentLines(text: string): string[] {
+  if (!text) return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines.filter((l) => !/^(?:---|\.\.\.)(?:[ \t]|$)/.test(l) && !l.startsWith("%")).map(trimEnd);
+}
+
+/** Trailing blanks cut by hand: a regex for them is retried at every run of blanks, quadratic on a long one. */
+function trimEnd(line: string): string {
+  let end = line.length;
+  while (end > 0 && (line[end - 1] === " " || line[end - 1] === "\t" || line[end - 1] === "\r")) end--;
+  return line.slice(0, end);
+}
+
+function chunkOf(text: string, column: number): Chunk | undefined {
+  const nl = text.indexOf("\n");
+  const first = nl < 0 ? text : text.slice(0, nl);
+  if (nl < 0) return undefined; // the next token is on this line
+  if (column === 0) {
+    // After a block scalar, which ends at a line start: only whole lines follow.
+    const lines = commentLines(text);
+    return lines.length ? { lines } : undefined;
+  }
+  const hash = first.indexOf("#");
+  const chunk: Chunk = { lines: commentLines(text.slice(nl + 1)) };
+  if (hash >= 0) chunk.eol = { text: trimEnd(first.slice(hash)), column: column + hash };
+  return chunk.eol || chunk.lines.length ? chunk : undefined;
+}

@@ -1,0 +1,258 @@
+// bmad-sprint-planning's sprint_plan.py and bmad-retrospective's sprint_status.py beside their ports: each case runs
+// the real Python (with ruamel.yaml, see python-deps.ts) and then the port on the same fresh files, and the output,
+// exit code and every file after the run must be equal. Inputs: BMAD's own test fixtures and template, and edges
+// (comments and blank lines everywhere, odd quoting, legacy and illegal statuses, missing keys, bad YAML, no file).
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import type { ScriptMain } from "../../src/core/runtime/context.js";
+import { SKILL_SCRIPTS } from "../../src/core/runtime/scripts.js";
+import { main as sprintPlan } from "../../src/core/runtime/sprint-plan.js";
+import { main as sprintStatus } from "../../src/core/runtime/sprint-status.js";
+import { comparable, INSTANT, runPython } from "../fixtures/runtime/harness.js";
+import * as F from "../fixtures/runtime/sprint-cases.js";
+import { tempDir } from "./helpers.js";
+
+const tmp = tempDir("runtime-sprint");
+let n = 0;
+
+type Files = Record<string, string | Buffer>;
+interface Case {
+  files: Files;
+  args: string[];
+}
+
+function lay(dir: string, files: Files): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const [name, body] of Object.entries(files)) {
+    mkdirSync(join(dir, name, ".."), { recursive: true });
+    if (name.endsWith("/")) mkdirSync(join(dir, name), { recursive: true });
+    else writeFileSync(join(dir, name), body);
+  }
+}
+
+function read(dir: string, rel = ""): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(join(dir, rel)).sort()) {
+    if (name === ".bmad-mcp") continue; // the bridge's own locks
+    const path = rel ? `${rel}/${name}` : name;
+    if (statSync(join(dir, path)).isDirectory()) Object.assign(out, read(dir, path), { [`${path}/`]: "dir" });
+    else out[path] = readFileSync(join(dir, path), "utf8");
+  }
+  return out;
+}
+
+/** The one known difference: a YAML or JSON syntax error is worded by the `yaml` package or JSON.parse, not ruamel or
+ *  Python's json (which error it is, and what the script does with it, stay compared). */
+function reason(stdout: string): string {
+  return stdout
+    .replace(/(not valid YAML: )(?:[^"\\]|\\.)*"/g, '$1<reason>"')
+    .replace(/(invalid --(?:add-action|set-action-status) JSON: )(?:[^"\\]|\\.)*"/g, '$1<reason>"')
+    .replace(/^(\{"ok": false, "error": ")(?!root|development|invalid|\[Errno|empty|each|no action|ambiguous|duplicate|action_items|epic-|argument|--|\S+ is not valid UTF-8)(?:[^"\\]|\\.)*"/, '$1<reason>"');
+}
+
+/** Each case by the Python, then by the port, each from the same fresh files. */
+async function expectSame(script: string, main: ScriptMain, cases: Case[], syntaxErrors = false): Promise<void> {
+  const dir = join(tmp.dir, `case-${n++}`);
+  for (const { files, args } of cases) {
+    lay(dir, files);
+    const theirs = comparable(await runPython(script, args, { cwd: dir }));
+    const theirFiles = read(dir);
+    lay(dir, files);
+    const fs = await NodeRuntimeFs.create([dir]);
+    const ours = comparable(await main(args, { fs, cwd: dir, env: {}, now: () => INSTANT, scriptPath: script }));
+    const label = `${script.slice(script.lastIndexOf("/") + 1)} ${args.join(" ")}`;
+    if (syntaxErrors) [theirs.stdout, ours.stdout] = [reason(theirs.stdout), reason(ours.stdout)];
+    expect(ours, label).toEqual(theirs);
+    expect(read(dir), label).toEqual(theirFiles);
+  }
+}
+
+const gen = (status: string | undefined, ...extra: string[]): Case => ({
+  files: { "epics.md": F.EPICS, "edges.md": F.EPIC_EDGES, "impl/1-2-account-management.md": "story", ...(status === undefined ? {} : { "impl/sprint-status.yaml": status }) },
+  args: ["generate", "--epic-file", "epics.md", "--status-file", "impl/sprint-status.yaml", "--stories-dir", "impl", "--project", "My Project", "--date", "08-01-2026 14:30", ...extra],
+});
+
+describe("sprint_plan.py", () => {
+  it("generates, merges and repairs as the Python does", { timeout: 90_000 }, async () => {
+    const legacy = F.EXISTING.replace("1-2-account-management: backlog", "1-2-account-management: drafted").replace("epic-1: in-progress", "epic-1: contexted");
+    await expectSame(F.SPRINT_PLAN, sprintPlan, [
+      gen(undefined),
+      gen(undefined, "--epic-file", "edges.md"),
+      gen(F.EXISTING),
+      gen(legacy),
+      gen(F.EXISTING.replace("project_key: NOKEY", "project_key: JIRA-PROJ").replace("story_location: impl", "story_location: /custom/stories")),
+      gen(`${F.EXISTING}\n# my own note\nsprint_goal: Ship the beta\n`),
+      gen(F.EXISTING, "--fresh"),
+      gen(F.EXISTING, "--fresh", "--set", "1-1-user-authentication=in-progress", "--set", "epic-1=in-progress"),
+      gen(F.EXISTING, "--set", "9-9-nope=done"),
+      gen(F.EXISTING, "--set", "epic-1=review"),
+      gen(F.EXISTING, "--set", "epic-1"),
+      gen(F.EXISTING.replace("1-2-account-management: backlog", "1-2-account-management: shipped")),
+      gen(F.EXISTING, "--dry-run"),
+      gen(F.TEMPLATE),
+      gen(F.TEMPLATE, "--project-key", "PK", "--tracking-system", "jira", "--story-location", "docs/it's here", "--project", "Colon: yes #1"),
+      gen(F.COMMENTED),
+      gen(F.COMMENTED, "--fresh"),
+      gen(F.COMMENTED, "--set", "epic-1=done", "--set", "1-1-user-authentication=review"),
+      gen(F.STATUS, "--dry-run"),
+      gen(""),
+      gen("# only a comment\n"),
+      gen("- just\n- a\n- list\n"),
+      gen("plain words\n"),
+      gen("generated: 2026-01-01\nlast_updated: 2026-01-02 10:00:00\nproject: 12\ndevelopment_status:\n  epic-1: 3\n  1-1-user-authentication: null\n  2: done\n"),
+      gen(F.EXISTING, "--project", "2026-01-01", "--date", "true"),
+      { files: { "notes.md": "just prose, no epics" }, args: ["generate", "--epic-file", "notes.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
+      { files: {}, args: ["generate", "--epic-file", "missing.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
+      { files: { "bad.md": Buffer.from([0x23, 0xff]) }, args: ["generate", "--epic-file", "bad.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
+    ]);
+  });
+
+  it("summarizes and validates as the Python does", async () => {
+    const status = (body: string | undefined, ...extra: string[]): Case => ({ files: body === undefined ? {} : { "s.yaml": body }, args: [extra[0] ?? "status", "--status-file", "s.yaml", ...extra.slice(1)] });
+    const done = F.STATUS.replace("1-2-account-management: drafted", "1-2-account-management: done").replace("2-1-personality-system: backlog", "2-1-personality-system: done");
+    const broken = F.STATUS.replace("2-1-personality-system: backlog", "2-1-personality-system: shipped").replace("epic-2-retrospective: optional", "epic-2-retrospective: optional\n  weird-key: done").replace("last_updated: 07-30-2026 09:00", "last_updated: whenever");
+    await expectSame(F.SPRINT_PLAN, sprintPlan, [
+      status(F.STATUS, "status", "--date", "08-01-2026 14:30"),
+      status(`${F.STATUS}  - "just a string"\n  - epic: 2\n    action: "No status"\n`, "status", "--date", "08-01-2026 14:30"),
+      status(F.STATUS.replace("2-1-personality-system: backlog", "2-1-personality-system: review"), "status", "--date", "08-01-2026 14:30"),
+      status(F.STATUS.replace("last_updated: 07-30-2026 09:00", "last_updated: 01-02-2026 09:00").replace("  epic-2-retrospective: optional", "  epic-2-retrospective: optional\n  5-1-ghost: backlog"), "status", "--date", "08-01-2026 14:30", "--stale-days", "3"),
+      status(F.STATUS.replace("last_updated: 07-30-2026 09:00", "last_updated: whenever"), "status", "--date", "08-01-2026 14:30"),
+      status(F.STATUS.replace("generated: 01-01-2026 09:00", "generated: 2026-01-01").replace("last_updated: 07-30-2026 09:00", "last_updated: 2026-01-02"), "status", "--date", "08-01-2026 14:30"),
+      status(done, "status"),
+      status(done.replace(/retrospective: optional/g, "retrospective: done"), "status"),
+      status(F.COMMENTED, "status", "--date", "2026-08-01 14:30"),
+      status(F.TEMPLATE, "status", "--date", "08-01-2026 14:30"),
+      status("generated: x\ndevelopment_status: {}\n", "status"),
+      status("- a\n", "status"),
+      status(undefined, "status"),
+      status(F.STATUS, "validate"),
+      status(broken, "validate"),
+      status(F.COMMENTED, "validate"),
+      status(F.TEMPLATE, "validate"),
+      status(undefined, "validate"),
+      status("- a\n- b\n", "validate"),
+      status("", "validate"),
+      status("development_status: []\naction_items: {}\n", "validate"),
+      status("development_status: {}\naction_items: [1, {status: shut}]\n", "validate"),
+      { files: {}, args: ["status"] },
+      { files: {}, args: ["-h"] },
+      { files: {}, args: [] },
+      { files: {}, args: ["generate"] },
+      { files: {}, args: ["plan"] },
+      { files: {}, args: ["validate", "--status-file", "s.yaml", "--extra"] },
+    ]);
+  });
+
+  it("reports bad YAML as the Python does", async () => {
+    const bad = ["development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n"];
+    await expectSame(F.SPRINT_PLAN, sprintPlan, [...bad.map((body) => ({ files: { "s.yaml": body }, args: ["validate", "--status-file", "s.yaml"] })), ...bad.map((body) => gen(body))], true);
+  });
+});
+
+const upd = (body: string | Buffer | undefined, ...extra: string[]): Case => ({ files: body === undefined ? {} : { "s.yaml": body }, args: [...(extra[0] === "detect-epic" ? ["detect-epic", "--file", "s.yaml"] : ["update", "--file", "s.yaml", "--epic", "1"]), ...extra.filter((a) => a !== "detect-epic")] });
+
+describe("sprint_status.py", () => {
+  it("detects the epic as the Python does", async () => {
+    await expectSame(F.SPRINT_STATUS, sprintStatus, [
+      upd(F.RETRO_FIXTURE, "detect-epic"),
+      upd(F.RETRO_FIXTURE, "detect-epic", "--epic", "2"),
+      upd(F.RETRO_FIXTURE, "detect-epic", "--epic", "7"),
+      upd(F.RETRO_FIXTURE, "detect-epic", "--epic", "0"),
+      upd(F.RETRO_FIXTURE, "detect-epic", "--epic", "x"),
+      upd(F.RETRO_FIXTURE.replace("epic-1-retrospective: optional", "epic-1-retrospective: 3"), "detect-epic"),
+      upd(F.RETRO_FIXTURE.replace(/: done/g, ": review"), "detect-epic"),
+      upd(F.COMMENTED, "detect-epic"),
+      upd(F.TEMPLATE, "detect-epic"),
+      upd("- a\n- b\n", "detect-epic"),
+      upd("development_status: [a]\n", "detect-epic"),
+      upd("", "detect-epic"),
+      upd(undefined, "detect-epic"),
+      upd(Buffer.from([0x61, 0x3a, 0x20, 0xff, 0x0a]), "detect-epic"),
+      { files: {}, args: ["detect-epic", "-h"] },
+      { files: {}, args: ["-h"] },
+    ]);
+  });
+
+  it("updates the file as the Python does", { timeout: 90_000 }, async () => {
+    const shapes = ['[{"status":"done"}]', '[{"epic":true,"action":"x","status":"done"}]', '[{"id":"","status":"done"}]', '[{"id":5,"status":"done"}]', '[{"epic":1,"action":"  ","status":"done"}]', '["x"]', '{"id":"x"}', '[{"id":"x","status":"shut"}]', '[{"id":"x"}]'];
+    await expectSame(F.SPRINT_STATUS, sprintStatus, [
+      upd(F.RETRO_FIXTURE, "--set-retro-done", "--date", "01-02-2026 09:00"),
+      upd(F.RETRO_FIXTURE, "--set-retro-done"),
+      upd(F.RETRO_FIXTURE, "--add-action", '[{"action":"weird: value # with: hashes","owner":"Bob # Smith"}]', "--date", "1-2-2026 9:05"),
+      upd(F.RETRO_FIXTURE, "--add-action", '[{"action":"Do a thing that is rather long and will need wrapping because it goes past eighty columns, with \\"quotes\\" and it\'s apostrophe","owner":null},{"action":"基础 用户认证","id":"given","ref":"docs/r.md"},{"action":"!!!"}]', "--ref", "docs/retro.md", "--verdict", "accepted"),
+      upd(F.RETRO_TEMPLATE, "--date", "01-01-2026 09:00"),
+      upd(F.TEMPLATE, "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]', "--date", "01-01-2026 09:00"),
+      upd(F.ACTION_FIXTURE, "--set-action-status", '[{"id":"epic-1-retro-item-1-x","status":"done"},{"epic":1,"action":"Pre-existing item","status":"in-progress"},{"epic":2,"action":"Scripted item","status":"done"}]', "--date", "01-01-2026 09:00"),
+      upd(F.ACTION_FIXTURE, "--set-action-status", '[{"epic":1,"action":"Scripted item","status":"done"}]'),
+      upd(F.ACTION_FIXTURE, "--set-action-status", '[{"id":"nope","status":"done"}]'),
+      upd(F.ACTION_FIXTURE, "--set-action-status", '[{"id":"epic-1-retro-item-1-x","status":"done"},{"id":"epic-1-retro-item-1-x","epic":9,"status":"open"}]'),
+      upd(F.ACTION_FIXTURE.replace("epic: 2", "epic: 1"), "--set-action-status", '[{"epic":1,"action":"Scripted item","status":"done"}]'),
+      upd(F.ACTION_FIXTURE, "--set-action-status", "[]", "--add-action", '[{"action":"Another"}]'),
+      ...shapes.map((payload) => upd(F.ACTION_FIXTURE, "--set-action-status", payload)),
+      upd(F.ACTION_FIXTURE, "--add-action", '[{"owner":"x"}]'),
+      upd(F.ACTION_FIXTURE, "--add-action", '{"action":"x"}'),
+      upd(F.ACTION_FIXTURE, "--add-action", "[1]"),
+      upd(F.STYLE_FIXTURE, "--set-action-status", '[{"id":"double","status":"done"},{"id":"single","status":"done"},{"id":"plain","status":"done"}]', "--date", "01-01-2026 09:00"),
+      upd(F.COMMENTED, "--set-retro-done", "--set-action-status", '[{"id":"legacy","status":"done"},{"epic":2,"action":"A legacy selector item with a rather long action text that goes past the eighty column mark","status":"done"}]', "--add-action", '[{"action":"From the comments case"}]'),
+      upd(F.LOST_COMMENT, "--set-retro-done"),
+      upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\n\n# Action items\naction_items:\n  - epic: 1\n    action: \"Pre-existing item\"\n    owner: \"Charlie\"\n    status: open\n", "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]'),
+      upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\naction_items:\n- id: \"legacy\"\n  epic: 1\n  action: \"written by the old code\"\n  status: open\n", "--set-retro-done"),
+      upd("development_status:\n  epic-1-retrospective: optional\naction_items: 5\n", "--set-retro-done"),
+      upd("development_status:\n  epic-1-retrospective: [x]\n", "--set-retro-done"),
+      upd("development_status:\n  epic-1-retrospective: 'optional'\naction_items:\n", "--set-retro-done", "--add-action", '[{"action":"x"}]'),
+      upd("- a\n- b\n"),
+      upd(""),
+      upd(undefined),
+      upd(F.RETRO_FIXTURE, "--verdict", "accepted with open items"),
+      upd(F.RETRO_FIXTURE, "--date", "2026-01-02"),
+      upd(F.RETRO_FIXTURE, "--date", "02-30-2026 10:00"),
+      { files: { "s.yaml": F.RETRO_FIXTURE }, args: ["update", "--file", "s.yaml", "--epic", "0"] },
+      { files: { "s.yaml": F.RETRO_FIXTURE }, args: ["update", "--file", "s.yaml"] },
+      { files: { "s.yaml": F.RETRO_FIXTURE }, args: ["update", "--file", "s.yaml", "--epic", "1", "-h"] },
+      { files: { "d/": "" }, args: ["update", "--file", "d", "--epic", "1"] },
+    ]);
+  });
+
+  it("reports bad YAML and JSON as the Python does", async () => {
+    await expectSame(
+      F.SPRINT_STATUS,
+      sprintStatus,
+      [upd("development_status: [unclosed\n", "detect-epic"), upd("a: 1\na: 2\n"), upd(F.RETRO_FIXTURE, "--add-action", "[{"), upd(F.RETRO_FIXTURE, "--set-action-status", "nope")],
+      true,
+    );
+  });
+});
+
+it("registers both ports by skill and file name", () => {
+  expect(SKILL_SCRIPTS.get("bmad-sprint-planning/sprint_plan.py")).toBe(sprintPlan);
+  expect(SKILL_SCRIPTS.get("bmad-retrospective/sprint_status.py")).toBe(sprintStatus);
+});
+
+it("runs each port on 1 MiB of hostile input in linear time", async () => {
+  const MiB = 1 << 20;
+  const dir = join(tmp.dir, "hostile");
+  const long = (unit: string) => unit.repeat(Math.ceil(MiB / unit.length));
+  const epics = [`## Epic 1: ${long(" ")}x`, `### Story 1.1: ${long(" #")}x`, `## ${long("a ")}epix`, `   ${long("`")}`, `### Story 1.2: ${long("-!")}`].join("\n");
+  const status = [
+    `generated: "${long("\\x01 ")}"`,
+    `last_updated: ${long("a ")}`,
+    `project: '${long(" ")}x'`,
+    "development_status:",
+    `  epic-1: ${long("a")}   ${long(" ")}# c`,
+    `  1-1-x: ${long("1-")}x`,
+    `# ${long(" ")}`,
+  ].join("\n");
+  lay(dir, { "epics.md": epics, "s.yaml": status });
+  const fs = await NodeRuntimeFs.create([dir]);
+  const ctx = { fs, cwd: dir, env: {}, now: () => INSTANT };
+  const started = performance.now();
+  const plan = await sprintPlan(["generate", "--epic-file", "epics.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", long("x "), "--date", "d"], ctx);
+  const update = await sprintStatus(["update", "--file", "s.yaml", "--epic", "1", "--set-retro-done", "--add-action", JSON.stringify([{ action: long("\u0001 a"), owner: long(" ") }])], ctx);
+  const detect = await sprintStatus(["detect-epic", "--file", "s.yaml"], ctx);
+  const elapsed = performance.now() - started;
+  expect([plan, update, detect].map((r) => [r.exitCode, r.stdout.slice(0, 300), r.stderr.slice(0, 300)])).toEqual([[0, expect.any(String), ""], [0, expect.any(String), ""], [0, expect.any(String), ""]]);
+  expect(elapsed).toBeLessThan(8000);
+});
