@@ -64,9 +64,8 @@ function usageText(parser: Parser, width: number, indentLevel: number): string {
   let usage = [prog, actionUsage].filter(Boolean).join(" ");
   const textWidth = width - indentLevel;
   if (prefix.length + usage.length > textWidth) {
-    const partRe = /\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+/g;
-    const optParts = actionsUsage(optionals, parser).match(partRe) ?? [];
-    const posParts = actionsUsage(positionals, parser).match(partRe) ?? [];
+    const optParts = usageParts(actionsUsage(optionals, parser));
+    const posParts = usageParts(actionsUsage(positionals, parser));
     const getLines = (parts: string[], indent: string, withPrefix?: string): string[] => {
       const lines: string[] = [];
       let line: string[] = [];
@@ -99,6 +98,44 @@ function usageText(parser: Parser, width: number, indentLevel: number): string {
     usage = lines.join("\n");
   }
   return `${prefix}${usage}`;
+}
+
+/** JavaScript's `\s`, and what `.` does not cross. */
+const isJsSpace = (ch: string | undefined) => ch !== undefined && /\s/.test(ch);
+const isLineEnd = (ch: string) => ch === "\n" || ch === "\r" || ch === "\u2028" || ch === "\u2029";
+
+/** What argparse's part_regexp `\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+` finds (all matches), by hand in one pass
+ *  each way: tried at every bracket, the regex scans to the end of the line from each, quadratic in open brackets. */
+export function usageParts(text: string): string[] {
+  // closeEnd[open][i]: scanning from i, the end of the first run of closing brackets followed by whitespace or the
+  // end, before a line break; -1 if there is none.
+  const closeEnd = (close: string): Int32Array => {
+    const ends = new Int32Array(text.length + 1).fill(-1);
+    let runEnd = text.length; // where the run of closing brackets at i ends
+    for (let i = text.length - 1; i >= 0; i--) {
+      const ch = text[i]!;
+      if (ch !== close) runEnd = i;
+      if (isLineEnd(ch)) continue;
+      if (ch !== close) ends[i] = ends[i + 1]!;
+      else ends[i] = runEnd === text.length || isJsSpace(text[runEnd]) ? runEnd : ends[runEnd]!;
+    }
+    return ends;
+  };
+  const ends = { "(": closeEnd(")"), "[": closeEnd("]") };
+  const parts: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    const ch = text[i]!;
+    if (isJsSpace(ch)) {
+      i++;
+      continue;
+    }
+    const bracketEnd = ch === "(" || ch === "[" ? ends[ch][i + 1]! : -1;
+    let end = bracketEnd;
+    if (end < 0) for (end = i + 1; end < text.length && !isJsSpace(text[end]); ) end++;
+    parts.push(text.slice(i, end));
+    i = end;
+  }
+  return parts;
 }
 
 function invocation(a: Action | { name: string }): string {

@@ -1,4 +1,5 @@
 // How a ported script is called and what it answers, like a process: argv in; stdout, stderr, exit code out.
+import type { RunBudget } from "./budget.js";
 import type { RuntimeFs } from "./fs.js";
 
 export interface ScriptContext {
@@ -18,6 +19,8 @@ export interface ScriptContext {
   runOriginal?: (args: string[]) => Promise<OriginalRun>;
   /** Read-only git where the door has it (the bridge); absent on the remote. */
   git?: GitRunner;
+  /** What the run may spend (budget.ts): its loops spend as they go. Default: unbounded. */
+  budget?: RunBudget;
 }
 
 /** One git run a port asks for: it fixes every argument; a model's value goes only after `--end-of-options`
@@ -45,6 +48,8 @@ export interface ScriptResult {
   stdout: string;
   stderr: string;
   exitCode: number;
+  /** It was stopped at its time limit (budget.ts). */
+  timedOut?: boolean;
 }
 
 /** In the arguments of `runOriginal`: a private file the script writes, whose bytes come back as `output`. */

@@ -2,6 +2,7 @@
 // mechanical checks of ARCHITECTURE-SPINE.md (placeholders, AD ids and fields, unpinned Stack versions) as JSON.
 // Python's `\b`, `\w` and case folding are Unicode-aware: the patterns here say so with the `u` flag and letter classes.
 import { addArgument, createParser, parseArgs } from "./argparse.js";
+import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
 import { isOsError, osError, readText, statPath, writeBytes } from "./py-io.js";
@@ -43,32 +44,69 @@ function blankFences(text: string): string {
   return text.replace(FENCE, (block) => "\n".repeat(block.split("\n").length - 1));
 }
 
-function lineOf(text: string, index: number): number {
-  let n = 1;
-  for (let i = text.indexOf("\n"); i >= 0 && i < index; i = text.indexOf("\n", i + 1)) n++;
-  return n;
+/** Positions of every `\n` in text, once: a line number is then a binary search, not a scan from the start per
+ *  finding (quadratic on a spine full of findings). */
+function newlines(text: string): number[] {
+  const at: number[] = [];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) at.push(i);
+  return at;
+}
+
+/** 1 + the number of newlines before `index`. */
+function lineOf(breaks: number[], index: number): number {
+  return 1 + firstAtOrAfter(breaks, index);
+}
+
+/** How many of the sorted `values` are below `x`: the index of the first at or after it. */
+function firstAtOrAfter(values: number[], x: number): number {
+  let [lo, hi] = [0, values.length];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 type Finding = PyDict;
 const finding = (category: string, severity: string, detail: string, location: string): Finding =>
   new Map<string, PyValue>([["category", category], ["severity", severity], ["detail", detail], ["location", location]]);
 
-function placeholders(text: string, where: (index: number) => string, prefix: string, patterns: Array<[RegExp, string, string]>): Finding[] {
+function placeholders(text: string, where: (index: number) => string, prefix: string, patterns: Array<[RegExp, string, string]>, budget?: RunBudget): Finding[] {
   const out: Finding[] = [];
-  for (const [rx, label, severity] of patterns) for (const m of text.matchAll(rx)) out.push(finding("placeholder", severity, `${prefix}${label}: ${repr(m[0])}`, where(m.index)));
+  for (const [rx, label, severity] of patterns) {
+    for (const m of text.matchAll(rx)) {
+      budget?.spend(64);
+      out.push(finding("placeholder", severity, `${prefix}${label}: ${repr(m[0])}`, where(m.index)));
+    }
+  }
   return out;
 }
 
 const MARKER: [RegExp, string, string] = [PLACEHOLDER_WORD, "placeholder marker", "high"];
 const TOKEN: [RegExp, string, string] = [TEMPLATE_TOKEN, "possible unfilled template token (verify)", "low"];
 
-function adIssues(scan: string, offset: number): Finding[] {
+/** Where each word starts in text, compared in lower case as `block.lower()` would (the words are ASCII letters, which
+ *  only ASCII letters lower to, bar the Kelvin sign's k, in none of them). */
+function wordStarts(text: string, word: string): number[] {
+  const at: number[] = [];
+  const lower = text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+  for (let i = lower.indexOf(word); i >= 0; i = lower.indexOf(word, i + 1)) at.push(i);
+  return at;
+}
+
+function adIssues(scan: string, offset: number, breaks: number[], budget?: RunBudget): Finding[] {
   const out: Finding[] = [];
   const seen = new Map<bigint, number>();
   let prev: bigint | undefined;
+  // Each block runs from its heading to the next heading of any level; blocks of headings that are no HEADING
+  // ("##AD-1") overlap, so headings and the fields' places are found once and looked up.
+  const headings = [...scan.matchAll(HEADING)].map((m) => m.index);
+  const fields = ["binds", "prevents", "rule"].map((f) => [f, wordStarts(scan, f)] as const);
   for (const m of scan.matchAll(AD_HEADING)) {
+    budget?.spend(64);
     const num = BigInt(m[1]!);
-    const line = offset + lineOf(scan, m.index);
+    const line = offset + lineOf(breaks, m.index);
     const loc = `${SPINE} AD-${num} (line ${line})`;
     if (seen.has(num)) out.push(finding("ad_id", "high", `AD-${num} id reused (also at line ${seen.get(num)})`, loc));
     else seen.set(num, line);
@@ -76,10 +114,8 @@ function adIssues(scan: string, offset: number): Finding[] {
     prev = prev === undefined || num > prev ? num : prev;
     // The block: from this heading to the next heading of any level.
     const start = m.index + m[0].length;
-    HEADING.lastIndex = start;
-    const next = HEADING.exec(scan);
-    const block = scan.slice(start, next ? next.index : undefined).toLowerCase();
-    const missing = ["binds", "prevents", "rule"].filter((f) => !block.includes(f));
+    const end = headings[firstAtOrAfter(headings, start)] ?? scan.length;
+    const missing = fields.filter(([f, at]) => (at[firstAtOrAfter(at, start)] ?? Infinity) + f.length > end).map(([f]) => f);
     if (missing.length) out.push(finding("ad_fields", "high", `AD-${num} missing required field(s): ${missing.join(", ")}`, loc));
   }
   return out;
@@ -92,12 +128,13 @@ function tableCells(row: string): string[] {
   return s.split("|").map(strip);
 }
 
-function unpinnedStack(scan: string, offset: number): Finding[] {
+function unpinnedStack(scan: string, offset: number, budget?: RunBudget): Finding[] {
   const out: Finding[] = [];
   let inStack = false;
   let headerSeen = false;
   let [nameAt, versionAt] = [0, 1];
   for (const [i, raw] of splitlines(scan).entries()) {
+    budget?.spend(raw.length + 1);
     if (LINE_HEADING.test(raw)) {
       inStack = STACK_HEADING.test(raw);
       headerSeen = false;
@@ -123,14 +160,15 @@ function unpinnedStack(scan: string, offset: number): Finding[] {
   return out;
 }
 
-function lint(text: string): PyDict {
+function lint(text: string, budget?: RunBudget): PyDict {
   const [frontmatter, body, offset] = splitFrontmatter(text);
   const scan = blankFences(body);
+  const [frontBreaks, breaks] = [newlines(frontmatter), newlines(scan)];
   const findings = [
-    ...placeholders(frontmatter, (at) => `${SPINE} frontmatter (line ${1 + lineOf(frontmatter, at)})`, "frontmatter ", [MARKER, TOKEN]),
-    ...placeholders(scan, (at) => `${SPINE} (line ${offset + lineOf(scan, at)})`, "", [MARKER, [SIMILAR_TO, "unresolved cross-reference", "high"], TOKEN]),
-    ...adIssues(scan, offset),
-    ...unpinnedStack(scan, offset),
+    ...placeholders(frontmatter, (at) => `${SPINE} frontmatter (line ${1 + lineOf(frontBreaks, at)})`, "frontmatter ", [MARKER, TOKEN], budget),
+    ...placeholders(scan, (at) => `${SPINE} (line ${offset + lineOf(breaks, at)})`, "", [MARKER, [SIMILAR_TO, "unresolved cross-reference", "high"], TOKEN], budget),
+    ...adIssues(scan, offset, breaks, budget),
+    ...unpinnedStack(scan, offset, budget),
   ];
   const counts: PyDict = new Map();
   for (const f of findings) counts.set(f.get("severity") as string, ((counts.get(f.get("severity") as string) as bigint | undefined) ?? 0n) + 1n);
@@ -147,7 +185,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     if (at === undefined || (await statPath(ctx.fs, at)) === "missing") result = failed(`${spine} not found`);
     else {
       try {
-        result = lint(await readText(ctx.fs, at, spine));
+        result = lint(await readText(ctx.fs, at, spine), ctx.budget);
       } catch (e) {
         // The "exit code is always 0" contract: a read or decode failure travels in the JSON.
         if (!isOsError(e) && !(e instanceof PyError && e.pyType === "UnicodeDecodeError")) throw e;

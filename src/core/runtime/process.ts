@@ -1,6 +1,7 @@
 // A ported script's run as a process: what it printed, its exit status, and Python's last words
 // when it would have died with a traceback.
 import { ArgparseExit } from "./argparse.js";
+import { ScriptTimeout } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { PyError } from "./py-json.js";
 
@@ -24,6 +25,8 @@ export async function runScript(body: (out: Output) => Promise<number>): Promise
     return { ...out, exitCode };
   } catch (error) {
     if (error instanceof ArgparseExit) return { stdout: out.stdout + error.out, stderr: out.stderr + error.err, exitCode: error.status };
+    // Not Python's: the run was stopped, as the bridge stops a real script at its limit.
+    if (error instanceof ScriptTimeout) return { stdout: out.stdout, stderr: `${out.stderr}Stopped: ${error.message}.\n`, exitCode: 1, timedOut: true };
     // Python prints a traceback and exits 1; its last line names the exception.
     const last = error instanceof PyError ? (error.message ? `${error.pyType}: ${error.message}` : error.pyType) : `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
     return { stdout: out.stdout, stderr: `${out.stderr}Traceback (most recent call last):\n${last}\n`, exitCode: 1 };

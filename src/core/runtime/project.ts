@@ -6,6 +6,7 @@ import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
+import { stripChars } from "./py-str.js";
 
 /** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
 export const BUNDLE_MOUNT = "/.bmad-bundle";
@@ -57,7 +58,7 @@ export function fromFsText(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, tex
 
 /** The bundle's files, read-only, at `BUNDLE_MOUNT/{bundle path}`. Writes there are refused. */
 export function bundleFs(reader: () => BundleReader): RuntimeFs {
-  const inner = (path: string) => (path === BUNDLE_MOUNT ? "" : path.startsWith(`${BUNDLE_MOUNT}/`) ? path.slice(BUNDLE_MOUNT.length + 1).replace(/\/+$/, "") : undefined);
+  const inner = (path: string) => (path === BUNDLE_MOUNT ? "" : path.startsWith(`${BUNDLE_MOUNT}/`) ? stripChars(path.slice(BUNDLE_MOUNT.length + 1), "/", "right") : undefined);
   const refuse = (path: string): never => {
     throw new Error(`${path.replace(`${BUNDLE_MOUNT}/`, BMAD_SCHEME)} is BMAD's own content and read-only; write inside the project instead.`);
   };

@@ -78,7 +78,29 @@ export function filterCats<R extends { category: string }>(rows: R[], cats: stri
 export async function docstring(ctx: ScriptContext): Promise<string | undefined> {
   if (ctx.scriptPath === undefined) return undefined;
   const text = await readText(ctx.fs, ctx.scriptPath).catch(() => "");
-  return /^(?:#[^\n]*\n|\s*\n)*"""([\s\S]*?)"""/.exec(text)?.[1];
+  return moduleDocstring(text);
+}
+
+/** What `^(?:#[^\n]*\n|\s*\n)*"""([\s\S]*?)"""` captures, by hand: the regex backtracks exponentially on blank
+ *  lines (`\s*\n` repeated can split a run of them in every way). Comment lines and runs of whitespace that end a
+ *  line are skipped; the text must then open with three quotes. */
+export function moduleDocstring(text: string): string | undefined {
+  let at = 0;
+  for (;;) {
+    if (text[at] === "#") {
+      const eol = text.indexOf("\n", at);
+      if (eol < 0) return undefined;
+      at = eol + 1;
+      continue;
+    }
+    let end = at;
+    while (end < text.length && /\s/.test(text[end]!)) end++;
+    if (end === at || text[end - 1] !== "\n") break;
+    at = end;
+  }
+  if (!text.startsWith('"""', at)) return undefined;
+  const close = text.indexOf('"""', at + 3);
+  return close < 0 ? undefined : text.slice(at + 3, close);
 }
 
 /** random.sample: n distinct rows in random order. */

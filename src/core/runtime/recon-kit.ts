@@ -12,7 +12,6 @@ import { compareCodePoints, repr, splitlines, strip, stripChars } from "./py-str
 import { runScript, terminalWidth } from "./process.js";
 
 const MARKER = /\[(\d+)\](?!\()/g; // [3] but not a [3](url) link
-const MD_LINK = /\[([^\]]*)\]\((\S+?)\)/u;
 const BARE_URL = /https?:\/\/[^\s|)\]]+/u;
 const ROW_ID = /^\[?(\d+)\]?$/;
 const ENTRY = /^- (?:\(([\p{L}\p{N}_-]+)(?: by [^)]*)?\)\s*)?(.*)$/u;
@@ -242,14 +241,35 @@ function safeUrl(raw: string): string | undefined {
   return m && ["http", "https"].includes(m[1]!.toLowerCase()) && m[2] ? raw : undefined;
 }
 
+/** The first match of `\[([^\]]*)\]\((\S+?)\)` (a Markdown link), by hand: tried at every `[`, the regex scans to
+ *  the next `]` and on, quadratic in brackets. A `[` before the same `]` ends the same way, and a failed target
+ *  scan fails for every start inside it, so each part of the cell is scanned once. */
+export function markdownLink(cell: string): { index: number; whole: string; label: string; target: string } | undefined {
+  let failedUntil = -1; // a target scan from before here runs into the same whitespace or end
+  for (let open = cell.indexOf("["); open >= 0; ) {
+    const close = cell.indexOf("]", open + 1);
+    if (close < 0) return undefined;
+    const from = close + 2;
+    if (cell[close + 1] === "(" && from >= failedUntil && from < cell.length && !/\s/.test(cell[from]!)) {
+      let end = from + 1;
+      while (end < cell.length && cell[end] !== ")" && !/\s/.test(cell[end]!)) end++;
+      if (cell[end] === ")") return { index: open, whole: cell.slice(open, end + 1), label: cell.slice(open + 1, close), target: cell.slice(from, end) };
+      failedUntil = end;
+    }
+    // Every `[` before `close` finds this same `]`.
+    open = cell.indexOf("[", close + 1);
+  }
+  return undefined;
+}
+
 function cellHtml(cell: string, invalid: string[]): string {
-  const link = MD_LINK.exec(cell);
+  const link = markdownLink(cell);
   if (link) {
-    const url = safeUrl(link[2]!);
-    const label = escapeHtml(link[1] || link[2]!);
-    if (url) return `${escapeHtml(cell.slice(0, link.index))}<a href="${escapeHtml(url)}" target="_blank" rel="noopener">${label}</a>${escapeHtml(cell.slice(link.index + link[0].length))}`;
-    invalid.push(link[2]!);
-    return escapeHtml(cell.split(link[0]).join(link[1] || link[2]!));
+    const url = safeUrl(link.target);
+    const label = escapeHtml(link.label || link.target);
+    if (url) return `${escapeHtml(cell.slice(0, link.index))}<a href="${escapeHtml(url)}" target="_blank" rel="noopener">${label}</a>${escapeHtml(cell.slice(link.index + link.whole.length))}`;
+    invalid.push(link.target);
+    return escapeHtml(cell.split(link.whole).join(link.label || link.target));
   }
   const bare = BARE_URL.exec(cell);
   if (bare) {

@@ -7,7 +7,7 @@ import type { RuntimeFs } from "./fs.js";
 import { dumps, loads, type PyDict, PyError, pyEquals } from "./py-json.js";
 import { createTree, listDir, mkdirs, readBytes, readText, statPath } from "./py-io.js";
 import { baseName, comparePathParts, joinPath, parentPath, resolveStrict } from "./py-path.js";
-import { compareCodePoints } from "./py-str.js";
+import { compareCodePoints, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 import { CUSTOM_TOKEN, RenderError, renderSources, resolveReplacements } from "./render-tokens.js";
 
@@ -111,8 +111,9 @@ async function render(ctx: ScriptContext, projectRootArg: string, skillArg: stri
   const sourceHashes: PyDict = new Map();
   for (const [name, content] of sources) sourceHashes.set(name, await sha256(content));
   const rootHash = (await sha256(projectRoot)).slice(0, 12);
-  let slug = baseName(projectRoot).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") || "project";
-  slug = slug.slice(0, 80).replace(/-+$/, "") || "project";
+  // Trimmed by hand: `-+$` is tried at every dash of a run.
+  let slug = stripChars(baseName(projectRoot).toLowerCase().replace(/[^a-z0-9]+/g, "-"), "-") || "project";
+  slug = stripChars(slug.slice(0, 80), "-", "right") || "project";
   const identity: PyDict = new Map<string, string | PyDict>([
     ["project_root", projectRoot],
     ["renderer_sha256", RENDERER_SHA256],

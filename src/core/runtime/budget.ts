@@ -1,0 +1,121 @@
+// What a ported script may spend: a few seconds and a bounded amount of work, on both doors. A Worker's clock
+// stands still while code runs (it moves only across I/O), so work is counted too: a loop spends units as it goes
+// (about one per character or item it handles), every file call spends some and reads the clock, and the first
+// spend past either limit throws ScriptTimeout, which the run answers as a clear error. Output is capped in one
+// place too (capOutput), as the bridge caps a real script's.
+import type { RuntimeFs } from "./fs.js";
+
+/** A ported script's time limit on every door. */
+export const PORT_TIME_LIMIT_MS = 5_000;
+/** Work units a run may spend: far above what any 1 MiB input costs the linear ports, far below what a
+ *  runaway loop spends in a few seconds. */
+export const PORT_WORK_LIMIT = 400_000_000;
+/** Each stream of a script's output, as the bridge keeps of a real script's (run-bounded.ts). */
+export const MAX_OUTPUT_BYTES = 256 * 1024;
+/** What a file call costs in units, besides reading the clock. */
+const FS_UNITS = 10_000;
+
+export class ScriptTimeout extends Error {
+  constructor(readonly limitMs: number) {
+    super(`stopped after ${limitMs / 1000} s, bmad-run's time limit for a script: give it less input`);
+    this.name = "ScriptTimeout";
+  }
+}
+
+export interface RunBudget {
+  /** Counts `units` of work (default 1); throws ScriptTimeout once the run is over its time or work. */
+  spend(units?: number): void;
+  /** Runs `work` off the clock: a real script the port hands a part to is bounded by its own door. */
+  offClock<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** A budget that starts now: `ms` of the clock and `units` of work, whichever runs out first. */
+export function runBudget(ms = PORT_TIME_LIMIT_MS, units = PORT_WORK_LIMIT, now: () => number = Date.now): RunBudget {
+  let deadline = now() + ms;
+  let used = 0;
+  let nextClock = 0;
+  return {
+    spend(n = 1) {
+      used += n;
+      if (used > units) throw new ScriptTimeout(ms);
+      // The clock is read every 64k units and at every large spend (file calls): cheap, and enough.
+      if (used >= nextClock) {
+        nextClock = used + 65_536;
+        if (now() > deadline) throw new ScriptTimeout(ms);
+      }
+    },
+    async offClock(work) {
+      const start = now();
+      try {
+        return await work();
+      } finally {
+        deadline += now() - start;
+      }
+    },
+  };
+}
+
+/** The file system's calls, each counted against the budget before and after (time passes in I/O). */
+const FS_CALLS = ["readFile", "writeFile", "stat", "list", "createTree", "mkdir", "realpath", "update"] as const;
+
+/** The file system with every call counted against the budget, before it and after it. */
+export function budgetedFs(fs: RuntimeFs, budget: RunBudget): RuntimeFs {
+  const out: Record<string, unknown> = {};
+  for (const name of FS_CALLS) {
+    const call = (fs as unknown as Record<string, unknown>)[name];
+    if (typeof call !== "function") continue;
+    out[name] = async (...args: unknown[]) => {
+      budget.spend(FS_UNITS);
+      const result: unknown = await call.apply(fs, args);
+      budget.spend(FS_UNITS);
+      return result;
+    };
+  }
+  return out as unknown as RuntimeFs;
+}
+
+/** A fresh budget and the file system counted against it: what a port's ScriptContext takes. */
+export function withBudget(fs: RuntimeFs, budget = runBudget()): { fs: RuntimeFs; budget: RunBudget } {
+  return { fs: budgetedFs(fs, budget), budget };
+}
+
+export interface CappedStream {
+  text: string;
+  /** Bytes of the whole stream (UTF-8). */
+  bytes: number;
+  /** Bytes left out. */
+  dropped: number;
+}
+
+/** A stream cut to its last MAX_OUTPUT_BYTES, at a character boundary, as the bridge keeps a real script's: the
+ *  end holds the error and how the run ended. */
+export function capOutput(text: string, max = MAX_OUTPUT_BYTES): CappedStream {
+  const bytes = utf8Length(text);
+  if (bytes <= max) return { text, bytes, dropped: 0 };
+  let kept = 0;
+  let start = text.length;
+  while (start > 0) {
+    const low = text.charCodeAt(start - 1);
+    const pair = start > 1 && (low & 0xfc00) === 0xdc00 && (text.charCodeAt(start - 2) & 0xfc00) === 0xd800;
+    const ch = text.slice(pair ? start - 2 : start - 1, start);
+    const size = utf8Length(ch);
+    if (kept + size > max) break;
+    kept += size;
+    start -= ch.length;
+  }
+  return { text: text.slice(start), bytes, dropped: bytes - kept };
+}
+
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
