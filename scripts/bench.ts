@@ -167,12 +167,14 @@ async function main(): Promise<void> {
     await tool("bmad-files", { action: "write", project: "bench", path: "read/10k.md", content: tenKb })();
     for (let i = 0; i < 1000; i++) await tool("bmad-files", { action: "write", project: "bench", path: `many/f${String(i).padStart(4, "0")}.md`, content: `file ${i}` })();
     await tool("bmad-run", { command: `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/runs/bench` })();
+    await tool("bmad-files", { action: "write", project: "bench", path: "docs/review-me.md", content: "# Review me\n\nA small document to count.\n\n## Part two\n\nA few more words here.\n" })();
     const workspaceOps: Op[] = [
       ["bmad-files write 10 KB", tool("bmad-files", { action: "write", project: "bench", path: "write/10k.md", content: tenKb })],
       ["bmad-files read 10 KB", tool("bmad-files", { action: "read", project: "bench", path: "read/10k.md" })],
       ["bmad-files list 1,000 files", tool("bmad-files", { action: "list", project: "bench", path: "many/**" })],
       ["bmad-run memlog append", tool("bmad-run", { command: `uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/runs/bench --type decision --text "a decision"` })],
       ["bmad-run resolve_customization", tool("bmad-run", { command: `uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow` })],
+      ["bmad-run word_metrics", tool("bmad-run", { command: `uv run bmad://core/bmad-review/scripts/word_metrics.py ${root}/docs/review-me.md` })],
       ["bmad *prd rendered for a workspace", tool("bmad", { command: "*prd", project: "bench" })],
     ];
     ops.push(...workspaceOps);
@@ -209,7 +211,7 @@ async function main(): Promise<void> {
         const skillBase = rows.find(([r]) => r === SKILL_BASE);
         if (skillOps.some(([k]) => k === name) && name !== SKILL_BASE && skillBase) return [[`${name} median <= 1.5x ${SKILL_BASE}`, median <= 1.5 * skillBase[1].median]];
         if (memoryOps.some(([m]) => m === name)) return [[`${name} median <= 3x floor`, median <= 3 * floorMedian]];
-        if (workspaceOps.some(([w]) => w === name)) return name.startsWith("bmad-files") || name === "bmad-run memlog append" ? [[`${name} median <= 3x floor`, median <= 3 * floorMedian]] : [];
+        if (workspaceOps.some(([w]) => w === name)) return name.startsWith("bmad-files") || name === "bmad-run memlog append" || name === "bmad-run word_metrics" ? [[`${name} median <= 3x floor`, median <= 3 * floorMedian]] : [];
         return name.startsWith("bmad-task") ? [] : [[`${name} median <= 2x floor`, median <= 2 * floorMedian]];
       }),
     ];

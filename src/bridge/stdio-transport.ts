@@ -13,6 +13,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { FrameLimiter, MAX_FRAME_BYTES, type FrameId } from "./stdio-frames.js";
 
 const LINE_END = Buffer.from("}\n");
+const CR = 0x0d;
 const encodedOnce = new WeakMap<object, Buffer>();
 
 function asciiJson(value: unknown): string {
@@ -100,7 +101,7 @@ export class StdioTransport extends StdioServerTransport {
     if (this.closed) return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line.toString("utf8").replace(/\r$/, ""));
+      message = deserializeMessage(line.toString("utf8", 0, line[line.length - 1] === CR ? line.length - 1 : line.length));
     } catch (error) {
       if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
       return;
@@ -137,8 +138,13 @@ export class StdioTransport extends StdioServerTransport {
 
   override send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !("result" in message)) return super.send(message); // the SDK refuses sends after close
-    const head = Buffer.from(`{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`, "latin1");
-    const line = Buffer.concat([head, encode(message.result), LINE_END]);
+    // One buffer for the line: the head written into it, the (often kept) result copied after it.
+    const head = `{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`;
+    const result = encode(message.result);
+    const line = Buffer.allocUnsafe(head.length + result.length + LINE_END.length);
+    line.write(head, 0, "latin1");
+    result.copy(line, head.length);
+    LINE_END.copy(line, head.length + result.length);
     return new Promise((done, fail) => void process.stdout.write(line, (error) => (error ? fail(error) : done())));
   }
 }

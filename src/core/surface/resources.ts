@@ -15,9 +15,36 @@ import type { Result } from "../result.js";
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as the error's data.suggestions). */
 export type ReadOutcome = Result<{ uri: string; mimeType: string; text: string }, { suggestions?: string[] }>;
 
+type Catalog = SurfaceDeps["reader"]["catalog"];
+type Served = Extract<ReadOutcome, { ok: true }>;
+
+/** Bundle files as served, per catalog (a catalog's files never change: the bridge makes a new one when a tree
+ *  changes): a file read again costs a lookup, not a URI check and a sanitising pass. Oldest dropped first. */
+const served = new WeakMap<Catalog, { byUri: Map<string, Served>; chars: number }>();
+const SERVED_KEEP_CHARS = 4 * 1024 * 1024;
+const SERVED_MAX_CHARS = 256 * 1024;
+
+function keepServed(catalog: Catalog, out: Served): Served {
+  if (out.text.length > SERVED_MAX_CHARS) return out;
+  let kept = served.get(catalog);
+  if (!kept) served.set(catalog, (kept = { byUri: new Map(), chars: 0 }));
+  const first = kept.byUri.get(out.uri); // two reads of one file at once: the first kept
+  if (first) return first;
+  kept.byUri.set(out.uri, Object.freeze(out));
+  kept.chars += out.text.length;
+  for (const [uri, old] of kept.byUri) {
+    if (kept.chars <= SERVED_KEEP_CHARS) break;
+    kept.byUri.delete(uri);
+    kept.chars -= old.text.length;
+  }
+  return out;
+}
+
 export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadOutcome> {
   const { reader } = deps;
   const { catalog } = reader;
+  const known = served.get(catalog)?.byUri.get(uri);
+  if (known) return known;
   if (uri === RESOURCE.configCurrent) {
     return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
   }
@@ -52,7 +79,7 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
     const near = catalog.closestPaths(path).map(bmadUri);
     return { ok: false, error: `Resource not found: ${bmadUri(path)}.${suggestion(near)}`, suggestions: near };
   }
-  return { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) };
+  return keepServed(catalog, { ok: true, uri, mimeType: file.mime, text: await servedText(reader, file) });
 }
 
 /** The bundle files a path can name (a skill's bare `assets/x.md`, or its folder on disk), by the longest tail
