@@ -8,6 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
 import { connectBridge, installedProjects, processRuns, toolText as text } from "./helpers.js";
+import { withStreams } from "../shared/run-output.js";
 
 const tmp = installedProjects("bridge-runtime");
 const { project } = tmp;
@@ -24,7 +25,7 @@ async function connect(cwd: string, env: Record<string, string> = {}, args: stri
 
 const bmadRun = async (c: Client, command: string) => {
   const r = await c.callTool({ name: "bmad-run", arguments: { command } });
-  return { text: text(r), isError: r.isError === true, out: r.structuredContent as { stdout: string; stderr: string; exit_code: number } | undefined };
+  return { text: text(r), isError: r.isError === true, out: withStreams(text(r), r.structuredContent as { exit_code: number } | undefined) };
 };
 const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).then((r) => ({ stdout: r.stdout, code: 0 }), (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }));
 

@@ -9,6 +9,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, toolText as text } from "./helpers.js";
+import { withStreams } from "../shared/run-output.js";
 
 const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
@@ -22,7 +23,7 @@ async function connect(cwd: string, args: string[] = []): Promise<Client> {
 
 const call = async (c: Client, name: string, args: Record<string, unknown>) => {
   const r = await c.callTool({ name, arguments: args });
-  return { text: text(r), isError: r.isError === true, out: r.structuredContent as Record<string, unknown> | undefined };
+  return { text: text(r), isError: r.isError === true, out: withStreams(text(r), r.structuredContent as Record<string, unknown> | undefined) };
 };
 const files = (c: Client, args: Record<string, unknown>) => call(c, "bmad-files", args);
 const bmadRun = (c: Client, command: string) => call(c, "bmad-run", { command });

@@ -14,6 +14,7 @@ import { SKILL_SCRIPTS } from "../../src/core/runtime/scripts.js";
 import { comparable, expectSameAsPython, PYTHON, runPython } from "../fixtures/runtime/harness.js";
 import { MemoryFs } from "../fixtures/runtime/memory-fs.js";
 import { connectBridge, ROOT, tempDir, toolText } from "./helpers.js";
+import { withStreams } from "../shared/run-output.js";
 
 const tmp = tempDir("runtime-git-evidence");
 afterAll(() => tmp.cleanup());
@@ -251,7 +252,7 @@ it("runs nothing a repository's config names when git_evidence runs through the 
     const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } }).catch((e: Error) => {
       throw new Error(`${e.message}\n${bridge.stderr()}`);
     });
-    const out = result.structuredContent as { stdout: string; exit_code: number };
+    const out = withStreams(toolText(result), result.structuredContent as { exit_code: number })!;
     expect(out.exit_code, toolText(result)).toBe(0);
     expect(out.stdout).toBe(python.stdout);
     expect(JSON.parse(out.stdout)).toMatchObject({ commit_count: 2, files: [{ path: ".gitattributes", added: 1 }, { path: "f.txt", added: 1 }] });

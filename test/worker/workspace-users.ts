@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { signIn, withBearer, type FetchLike } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableWorkspaceStore, workspaceCaller } from "../../src/worker/workspace-store.js";
+import { withStreams } from "../shared/run-output.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 
 /** workerFetch as this person's browser: the consent form they submit names them. */
@@ -38,7 +39,9 @@ export async function signInAs(email: string, scope = "bmad:read bmad:write"): P
   await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: withBearer(workerFetch, access_token) }));
   const call: Person["call"] = async (tool, args) => {
     const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
-    return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
+    const structured = (out.structuredContent ?? {}) as Record<string, any>;
+    // bmad-run's output is in its text only: read back into `structured` for the tests.
+    return { text: text(out), isError: out.isError === true, structured: tool === TOOL.bmadRun ? withStreams(text(out), structured)! : structured };
   };
   const id = `local/${email}`;
   return {

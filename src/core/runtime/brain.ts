@@ -91,7 +91,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
       return 2;
     }
     // open(newline=""): line ends inside a quoted field stay as they are.
-    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS);
+    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS, ctx.budget);
     let extraAt: string | undefined;
     if (args.extra !== undefined) {
       const extra = normPath(args.extra as string);

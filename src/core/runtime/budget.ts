@@ -7,17 +7,22 @@ import type { RuntimeFs } from "./fs.js";
 
 /** A ported script's time limit on every door. */
 export const PORT_TIME_LIMIT_MS = 5_000;
-/** Work units a run may spend: far above what any 1 MiB input costs the linear ports, far below what a
- *  runaway loop spends in a few seconds. */
-export const PORT_WORK_LIMIT = 400_000_000;
+/** Work units a run may spend, a unit about one character read or written: a 1 MiB input read a few times over
+ *  and a few MB of output are far below it; a run that would answer 20 MB or more (lint_spine's findings on a spine of
+ *  placeholders) is stopped, where the Worker's memory would not hold it. */
+export const PORT_WORK_LIMIT = 32_000_000;
 /** Each stream of a script's output, as the bridge keeps of a real script's (run-bounded.ts). */
 export const MAX_OUTPUT_BYTES = 256 * 1024;
 /** What a file call costs in units, besides reading the clock. */
-const FS_UNITS = 10_000;
+const FS_UNITS = 1_000;
 
 export class ScriptTimeout extends Error {
-  constructor(readonly limitMs: number) {
-    super(`stopped after ${limitMs / 1000} s, bmad-run's time limit for a script: give it less input`);
+  constructor(readonly limit: "time" | "work", ms: number, units: number) {
+    super(
+      limit === "time"
+        ? `it ran past ${ms / 1000} s, bmad-run's time limit for a ported script: give it less input`
+        : `it reached bmad-run's work limit for a ported script (about ${Math.round(units / 1e6)} MB read or written): give it less input`,
+    );
     this.name = "ScriptTimeout";
   }
 }
@@ -37,11 +42,11 @@ export function runBudget(ms = PORT_TIME_LIMIT_MS, units = PORT_WORK_LIMIT, now:
   return {
     spend(n = 1) {
       used += n;
-      if (used > units) throw new ScriptTimeout(ms);
+      if (used > units) throw new ScriptTimeout("work", ms, units);
       // The clock is read every 64k units and at every large spend (file calls): cheap, and enough.
       if (used >= nextClock) {
         nextClock = used + 65_536;
-        if (now() > deadline) throw new ScriptTimeout(ms);
+        if (now() > deadline) throw new ScriptTimeout("time", ms, units);
       }
     },
     async offClock(work) {

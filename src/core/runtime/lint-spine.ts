@@ -11,6 +11,8 @@ import { repr, splitlines, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
 const SPINE = "ARCHITECTURE-SPINE.md";
+/** A finding's work in budget units: about the bytes of its JSON. */
+const FINDING_UNITS = 256;
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
 const AD_HEADING = /^#{2,4}\s*AD-(\d+)(?![\p{L}\p{N}_])(.*)$/gmu;
 const HEADING = /^#{1,6}\s/gmu;
@@ -76,7 +78,7 @@ function placeholders(text: string, where: (index: number) => string, prefix: st
   const out: Finding[] = [];
   for (const [rx, label, severity] of patterns) {
     for (const m of text.matchAll(rx)) {
-      budget?.spend(64);
+      budget?.spend(FINDING_UNITS);
       out.push(finding("placeholder", severity, `${prefix}${label}: ${repr(m[0])}`, where(m.index)));
     }
   }
@@ -88,11 +90,17 @@ const TOKEN: [RegExp, string, string] = [TEMPLATE_TOKEN, "possible unfilled temp
 
 /** Where each word starts in text, compared in lower case as `block.lower()` would (the words are ASCII letters, which
  *  only ASCII letters lower to, bar the Kelvin sign's k, in none of them). */
-function wordStarts(text: string, word: string): number[] {
+function wordStarts(lower: string, word: string): number[] {
   const at: number[] = [];
-  const lower = text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
   for (let i = lower.indexOf(word); i >= 0; i = lower.indexOf(word, i + 1)) at.push(i);
   return at;
+}
+
+/** The text in lower case, each character where it was: toLowerCase() only ever lengthens (İ), so an equal length
+ *  means one for one; else ASCII letters only, which is all the words can match. */
+function lowerInPlace(text: string): string {
+  const lower = text.toLowerCase();
+  return lower.length === text.length ? lower : text.replace(/[A-Z]+/g, (s) => s.toLowerCase());
 }
 
 function adIssues(scan: string, offset: number, breaks: number[], budget?: RunBudget): Finding[] {
@@ -102,9 +110,10 @@ function adIssues(scan: string, offset: number, breaks: number[], budget?: RunBu
   // Each block runs from its heading to the next heading of any level; blocks of headings that are no HEADING
   // ("##AD-1") overlap, so headings and the fields' places are found once and looked up.
   const headings = [...scan.matchAll(HEADING)].map((m) => m.index);
-  const fields = ["binds", "prevents", "rule"].map((f) => [f, wordStarts(scan, f)] as const);
+  const lower = lowerInPlace(scan);
+  const fields = ["binds", "prevents", "rule"].map((f) => [f, wordStarts(lower, f)] as const);
   for (const m of scan.matchAll(AD_HEADING)) {
-    budget?.spend(64);
+    budget?.spend(FINDING_UNITS);
     const num = BigInt(m[1]!);
     const line = offset + lineOf(breaks, m.index);
     const loc = `${SPINE} AD-${num} (line ${line})`;

@@ -88,7 +88,11 @@ function find(rows: Row[], names: string[]): [Row[], string[]] {
 /** n methods, one per category round-robin (categories and their methods shuffled) until they run out. */
 function spreadSample(rows: Row[], n: number): Row[] {
   const byCat = new Map<string, Row[]>();
-  for (const r of rows) byCat.set(r.category, [...(byCat.get(r.category) ?? []), r]);
+  for (const r of rows) {
+    const bucket = byCat.get(r.category);
+    if (bucket) bucket.push(r);
+    else byCat.set(r.category, [r]);
+  }
   let buckets = sample([...byCat.values()], byCat.size).map((b) => sample(b, b.length));
   const out: Row[] = [];
   while (buckets.length && out.length < n) {
@@ -117,7 +121,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
       out.stderr += `error: method file not found: ${file}\n`;
       return 2;
     }
-    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS);
+    let rows: Row[] = readRows(decodeUtf8(await readBytes(ctx.fs, fileAt, file)), FIELDS, ctx.budget);
     if (args.extra !== undefined) {
       try {
         rows = mergeExtra(rows, await loadExtra(ctx, args.extra as string));

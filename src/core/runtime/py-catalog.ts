@@ -1,15 +1,15 @@
 // What the skill scripts that serve a catalog (brain.py's techniques, pick_methods.py's methods) share: Python's
 // csv.DictReader, the category map, the filter and the random draw, and the docstring --help prints.
 import { error, type Namespace, type Parser } from "./argparse.js";
+import type { RunBudget } from "./budget.js";
 import type { ScriptContext } from "./context.js";
 import { readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { dumps, type PyValue } from "./py-json.js";
 import { compareCodePoints, repr, strip } from "./py-str.js";
 
-/** csv.DictReader over a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
-export function readCsv(sigText: string): Array<Map<string, string>> {
-  const text = sigText.replace(/^\uFEFF/, "");
+/** csv.reader's records of a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
+function csvRecords(text: string, budget?: RunBudget): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
   let field = "";
@@ -20,6 +20,7 @@ export function readCsv(sigText: string): Array<Map<string, string>> {
   };
   const endRecord = () => {
     if (state !== "start" || record.length) endField();
+    budget?.spend(record.length + 1);
     if (record.length) records.push(record);
     record = [];
     state = "start";
@@ -52,14 +53,22 @@ export function readCsv(sigText: string): Array<Map<string, string>> {
     }
   }
   if (state !== "start" || record.length) endRecord();
+  return records;
+}
+
+/** csv.DictReader's rows, only `fields` of each: a Map of the whole header per row costs header × rows, the square
+ *  of the file for one long header line over many short rows. A key the header repeats takes its last column. */
+function csvFields<K extends string>(sigText: string, fields: readonly K[], budget?: RunBudget): Array<Record<K, string>> {
+  const records = csvRecords(sigText.replace(/^\uFEFF/, ""), budget);
   const [header, ...rows] = records;
   if (!header) return [];
-  return rows.map((row) => new Map(header.map((key, i) => [key, row[i] ?? ""])));
+  const column = fields.map((k) => header.lastIndexOf(k));
+  return rows.map((row) => Object.fromEntries(fields.map((k, i) => [k, column[i]! < 0 ? "" : (row[column[i]!] ?? "")])) as Record<K, string>);
 }
 
 /** Each row's `fields`, stripped, "" where the file has none: both catalogs' load(). */
-export function readRows<K extends string>(text: string, fields: readonly K[]): Array<Record<K, string>> {
-  return readCsv(text).map((r) => Object.fromEntries(fields.map((k) => [k, strip(r.get(k) ?? "")])) as Record<K, string>);
+export function readRows<K extends string>(text: string, fields: readonly K[], budget?: RunBudget): Array<Record<K, string>> {
+  return csvFields(text, fields, budget).map((r) => Object.fromEntries(fields.map((k) => [k, strip(r[k])])) as Record<K, string>);
 }
 
 export function categories<R extends { category: string }>(rows: R[]): Array<[string, number]> {
@@ -105,10 +114,13 @@ export function moduleDocstring(text: string): string | undefined {
 
 /** random.sample: n distinct rows in random order. */
 export function sample<R>(pool: R[], n: number): R[] {
+  // Each pick swaps into place (Fisher-Yates): removing it from the middle of the rest was the square of the pool.
   const rest = [...pool];
-  const picked: R[] = [];
-  while (picked.length < n) picked.push(rest.splice(Math.floor(Math.random() * rest.length), 1)[0]!);
-  return picked;
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(Math.random() * (rest.length - i));
+    [rest[i], rest[j]] = [rest[j]!, rest[i]!];
+  }
+  return rest.slice(0, n);
 }
 
 /** random's `-n` as argparse's type=int reads it (whitespace, a sign, digit-group underscores), else its error. */

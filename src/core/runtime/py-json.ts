@@ -58,45 +58,60 @@ export interface DumpOptions {
   separators?: [string, string];
 }
 
+/** Strings JSON writes as they are, between quotes. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function encodeString(s: string, ensureAscii: boolean): string {
+  if (PLAIN.test(s)) return `"${s}"`;
   const json = JSON.stringify(s);
   if (!ensureAscii) return json;
   // ensure_ascii escapes everything outside space to tilde: JSON.stringify has done the controls, DEL is left.
   return json.replace(/[^\x00-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** json.dumps(value, ...) */
+/** json.dumps(value, ...). Pieces go into one list joined at the end: nested joins of a large result (lint_spine's
+ *  findings) made garbage that cost more than the writing. */
 export function dumps(value: PyValue, options: DumpOptions = {}): string {
   const { indent, sortKeys = false, ensureAscii = true } = options;
   const [itemSep, keySep] = options.separators ?? (indent === undefined ? [", ", ": "] : [",", ": "]);
-  const encode = (v: PyValue, level: number): string => {
-    if (v === null) return "null";
-    if (v === true) return "true";
-    if (v === false) return "false";
-    if (typeof v === "string") return encodeString(v, ensureAscii);
-    if (typeof v === "bigint") return v.toString();
-    if (typeof v === "number") return Number.isNaN(v) ? "NaN" : !Number.isFinite(v) ? (v > 0 ? "Infinity" : "-Infinity") : floatRepr(v);
-    let items: string[];
-    let open: string;
-    let close: string;
-    if (Array.isArray(v)) {
-      if (!v.length) return "[]";
-      items = v.map((item) => encode(item, level + 1));
-      [open, close] = ["[", "]"];
+  const out: string[] = [];
+  const pads: string[] = [];
+  const pad = (level: number) => (pads[level] ??= "\n" + " ".repeat((indent ?? 0) * level));
+  const encode = (v: PyValue, level: number): void => {
+    if (v === null) out.push("null");
+    else if (v === true) out.push("true");
+    else if (v === false) out.push("false");
+    else if (typeof v === "string") out.push(encodeString(v, ensureAscii));
+    else if (typeof v === "bigint") out.push(v.toString());
+    else if (typeof v === "number") out.push(Number.isNaN(v) ? "NaN" : !Number.isFinite(v) ? (v > 0 ? "Infinity" : "-Infinity") : floatRepr(v));
+    else if (Array.isArray(v)) {
+      if (!v.length) return void out.push("[]");
+      out.push("[");
+      for (let i = 0; i < v.length; i++) {
+        if (i) out.push(itemSep);
+        if (indent !== undefined) out.push(pad(level + 1));
+        encode(v[i]!, level + 1);
+      }
+      out.push(indent === undefined ? "]" : `${pad(level)}]`);
     } else if (v instanceof Map) {
-      if (!v.size) return "{}";
-      const entries = [...v.entries()];
-      if (sortKeys) entries.sort(([a], [b]) => compareCodePoints(a, b));
-      items = entries.map(([k, item]) => `${encodeString(k, ensureAscii)}${keySep}${encode(item, level + 1)}`);
-      [open, close] = ["{", "}"];
+      if (!v.size) return void out.push("{}");
+      const entries = sortKeys ? [...v.entries()].sort(([a], [b]) => compareCodePoints(a, b)) : v.entries();
+      out.push("{");
+      let first = true;
+      for (const [k, item] of entries) {
+        if (!first) out.push(itemSep);
+        first = false;
+        if (indent !== undefined) out.push(pad(level + 1));
+        out.push(encodeString(k, ensureAscii), keySep);
+        encode(item, level + 1);
+      }
+      out.push(indent === undefined ? "}" : `${pad(level)}}`);
     } else {
       throw new PyError("TypeError", `Object of type ${typeName(v)} is not JSON serializable`);
     }
-    if (indent === undefined) return open + items.join(itemSep) + close;
-    const inner = "\n" + " ".repeat(indent * (level + 1));
-    return open + inner + items.join(itemSep + inner) + "\n" + " ".repeat(indent * level) + close;
   };
-  return encode(value, 0);
+  encode(value, 0);
+  return out.join("");
 }
 
 /** Python's == on JSON-like values (1 == 1.0 == True; dict order ignored). */

@@ -2,6 +2,7 @@
 // research workflow's deterministic helpers (citations, tally, staleness, slug, escape-sources), one JSON object each.
 // Python's `\w` and `\d` are Unicode-aware; the patterns here use the `u` flag and letter classes where it matters.
 import { addArgument, addSubparser, addSubparsers, createParser, parseArgs } from "./argparse.js";
+import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { docstring } from "./py-catalog.js";
 import { dumps, isDict, loads, PyError, type PyDict, type PyValue, typeName } from "./py-json.js";
@@ -48,10 +49,11 @@ const emit = (out: { stdout: string }, payload: PyDict, code: number): number =>
 };
 
 /** Fenced blocks blanked, so their markers and rows never count. */
-function stripFences(text: string): string {
+function stripFences(text: string, budget?: RunBudget): string {
   let fenced = false;
   return splitlines(text)
     .map((line) => {
+      budget?.spend(line.length + 1);
       if (strip(line).startsWith("```")) {
         fenced = !fenced;
         return "";
@@ -64,9 +66,10 @@ function stripFences(text: string): string {
 const tableCells = (line: string) => stripChars(strip(line), "|").split("|").map(strip);
 
 /** Source-appendix rows: table rows whose first cell is a bare [n] or n (a later one wins). */
-function appendixRows(text: string): Map<bigint, string[]> {
+function appendixRows(text: string, budget?: RunBudget): Map<bigint, string[]> {
   const rows = new Map<bigint, string[]>();
   for (const line of splitlines(text)) {
+    budget?.spend(line.length + 1);
     const stripped = strip(line);
     if (!stripped.startsWith("|")) continue;
     const cells = tableCells(stripped);
@@ -78,11 +81,12 @@ function appendixRows(text: string): Map<bigint, string[]> {
 
 const sortedInts = (values: Iterable<bigint>) => [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 
-function citations(text: string): [PyDict, number] {
-  const scanned = stripFences(text);
-  const rows = appendixRows(scanned);
+function citations(text: string, budget?: RunBudget): [PyDict, number] {
+  const scanned = stripFences(text, budget);
+  const rows = appendixRows(scanned, budget);
   const markers = new Set<bigint>();
   for (const line of splitlines(scanned)) {
+    budget?.spend(line.length + 1);
     const stripped = strip(line);
     if (stripped.startsWith("|") && ROW_ID.test(tableCells(stripped)[0] ?? "")) continue; // a row does not cite itself
     for (const m of line.matchAll(MARKER)) markers.add(BigInt(m[1]!));
@@ -103,12 +107,13 @@ function afterFrontmatter(text: string): string {
 
 const sortedDict = (counts: Map<string, bigint>): PyDict => new Map([...counts].sort(([a], [b]) => compareCodePoints(a, b)));
 
-function tally(text: string): PyDict {
+function tally(text: string, budget?: RunBudget): PyDict {
   const byType = new Map<string, bigint>();
   const byRef = new Map<bigint, string>();
   const unref = new Map<string, bigint>();
   let entries = 0n;
   for (const line of splitlines(afterFrontmatter(text))) {
+    budget?.spend(line.length + 1);
     const m = ENTRY.exec(line);
     if (!m) continue;
     entries++;
@@ -290,11 +295,11 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
     try {
       switch (args.cmd) {
         case "citations": {
-          const [result, code] = citations(await readArg(ctx, args.file as string));
+          const [result, code] = citations(await readArg(ctx, args.file as string), ctx.budget);
           return emit(out, result, code);
         }
         case "tally":
-          return emit(out, tally(await readArg(ctx, args.file as string)), 0);
+          return emit(out, tally(await readArg(ctx, args.file as string), ctx.budget), 0);
         case "staleness":
           return await staleness(ctx, args, out);
         case "slug": {
@@ -314,7 +319,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
           return emit(out, new Map([["topic_slug", slug], ["folder", folder]]), 0);
         }
         default: {
-          const rows = appendixRows(stripFences(await readArg(ctx, args.file as string)));
+          const rows = appendixRows(stripFences(await readArg(ctx, args.file as string), ctx.budget), ctx.budget);
           if (!rows.size) {
             out.stderr += "error: no source-appendix table rows found\n";
             return 2;

@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 bmad-review's scripts/word_metrics.py, for where its Python cannot run (the remote): a
 // document's word count, in all and per heading section, as JSON.
 import { addArgument, createParser, parseArgs } from "./argparse.js";
+import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyValue } from "./py-json.js";
 import { osError, readBytes, statPath, writeBytes } from "./py-io.js";
@@ -27,12 +28,13 @@ function wordCount(text: string): bigint {
   return BigInt(cjk + splitWhitespace(text.replace(CJK, " ")).length);
 }
 
-function sectionMetrics(text: string): PyValue[] {
+function sectionMetrics(text: string, budget?: RunBudget): PyValue[] {
   type Section = { heading: string; level: number; body: string[] };
   const sections: Section[] = [];
   let current: Section = { heading: "(preamble)", level: 0, body: [] };
   let open: [string, number] | undefined; // the fence being inside: its character and length
   for (const line of splitlines(text)) {
+    budget?.spend(line.length + 1);
     const fence = FENCE.exec(line);
     if (fence) {
       const marker = fence[1]!;
@@ -67,7 +69,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
       return 2;
     }
     const text = universalNewlines(LENIENT.decode(await readBytes(ctx.fs, at, path)));
-    const json = dumps(new Map<string, PyValue>([["file", path], ["total_words", wordCount(text)], ["sections", sectionMetrics(text)]]), { indent: 2, ensureAscii: false });
+    const json = dumps(new Map<string, PyValue>([["file", path], ["total_words", wordCount(text)], ["sections", sectionMetrics(text, ctx.budget)]]), { indent: 2, ensureAscii: false });
     if (args.output === undefined) {
       out.stdout += `${json}\n`;
       return 0;

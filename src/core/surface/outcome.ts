@@ -3,9 +3,10 @@ import type { Result } from "../result.js";
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions);
  *  `header`: a line about `text`, sent as a content block of its own before it, so that `text` (a file's content)
  *  can be taken whole; `sample`: ask the client's model first (delegate_to_agent); `kept`: the same arguments get
- *  this same answer until the bundle changes, so the server keeps it and answers a repeat without running the tool. */
+ *  this same answer until the bundle changes, so the server keeps it and answers a repeat without running the tool;
+ *  `isError`: a failure that still carries its result (a script that exited non-zero, with its output and code). */
 export type ToolOutcome = Result<
-  { text: string; header?: string; structured?: Record<string, unknown>; sample?: SampleRequest; kept?: boolean },
+  { text: string; header?: string; structured?: Record<string, unknown>; sample?: SampleRequest; kept?: boolean; isError?: boolean },
   { suggestions?: string[] }
 >;
 

@@ -80,6 +80,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       const text = { type: "text" as const, text: outcome.text };
       const result: CallToolResult = { content: outcome.header === undefined ? [text] : [{ type: "text", text: outcome.header }, text] };
       if (outcome.structured) result.structuredContent = outcome.structured;
+      if (outcome.isError) result.isError = true;
       if (outcome.kept && surface.toolResults.size < MAX_KEPT_RESULTS) surface.toolResults.set(key, deepFreeze(result));
       return result;
     } catch (error) {

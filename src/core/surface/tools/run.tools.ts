@@ -5,9 +5,11 @@ import { z } from "zod";
 import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
+import { withBudget } from "../../runtime/budget.js";
+import { runAnswer } from "./run-answer.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
-import { done, fail, type ToolOutcome } from "../outcome.js";
+import { fail, type ToolOutcome } from "../outcome.js";
 import { servedText, type BundleReader } from "../reader.js";
 import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
@@ -88,7 +90,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
   const port = SHARED_SCRIPTS.get(name);
   if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
-    const result = await port(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript });
+    const result = await port(fsArgs, { ...withBudget(runtime.fs), cwd: runtime.fsRoot, scriptPath: fsScript });
     const refused = runtime.refused?.();
     return refused ? fail(refused) : answer(runtime, name, result);
   }
@@ -97,26 +99,22 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     // in whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
     const ported = SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`);
     if (ported) {
-      const runOriginal = runtime.runSkillScript && ((a: string[]) => runtime.runSkillScript!(fsScript, a, signal));
-      const result = await ported(fsArgs, { fs: runtime.fs, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git, ...(runOriginal ? { runOriginal } : {}) });
+      const bounded = withBudget(runtime.fs);
+      const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
+      const result = await ported(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}) });
       const refused = runtime.refused?.();
       return refused ? fail(refused) : answer(runtime, name, result);
     }
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
-    return answer(runtime, name, result, result.timedOut ? " (killed at the time limit)" : "");
+    return answer(runtime, name, result, true);
   }
   return fail(
     `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
   );
 }
 
-function answer(runtime: ProjectRuntime, name: string, result: { stdout: string; stderr: string; exitCode: number }, note = ""): ToolOutcome {
-  const stdout = fromFsText(runtime, result.stdout);
-  const stderr = fromFsText(runtime, result.stderr);
-  const text = [`${name} exited ${result.exitCode}${note}`, stdout && `stdout:\n${stdout}`, stderr && `stderr:\n${stderr}`].filter(Boolean).join("\n");
-  return done(text, { script: name, exit_code: result.exitCode, stdout, stderr });
-}
+const answer = runAnswer;
 
 /** A skill's own script named without a project (`{skill-root}/scripts/x.py`, or by its bmad:// or skill:// URI):
  *  where it runs needs no project. */

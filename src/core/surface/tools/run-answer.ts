@@ -1,0 +1,45 @@
+// bmad-run's answer, the same for a port and a real script on either door: the output goes out once, in the text,
+// each stream cut to its last 256 KB (as the bridge keeps a real script's); structuredContent says what a program
+// needs about it (exit code, sizes, what was cut). A non-zero exit is an error that still carries all of that.
+import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
+import type { ScriptResult } from "../../runtime/context.js";
+import { fromFsText, type ProjectRuntime } from "../../runtime/project.js";
+import { TOOL } from "../names.js";
+import type { ToolOutcome } from "../outcome.js";
+
+/** Ports that can write their whole output to a file instead of stdout. */
+const OUTPUT_OPTION = new Set(["lint_spine.py", "word_metrics.py"]);
+
+/** What structuredContent holds about a run; the streams themselves are in the text, after `stdout:` and `stderr:`. */
+export interface RunSummary {
+  script: string;
+  exit_code: number;
+  /** UTF-8 bytes of each stream as sent in the text (after any cut). */
+  stdout_bytes: number;
+  stderr_bytes: number;
+  /** Bytes left out of each stream's start; absent when nothing was. */
+  truncated?: { stdout?: number; stderr?: number };
+  timed_out?: boolean;
+}
+
+/** `real`: the script itself ran (the bridge), and was killed at its limit; a port is stopped at its own. */
+export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult, real = false): ToolOutcome {
+  const stdout = capOutput(fromFsText(runtime, result.stdout));
+  const stderr = capOutput(fromFsText(runtime, result.stderr));
+  const cut = [cutNote("stdout", stdout, name), cutNote("stderr", stderr, name)].filter(Boolean);
+  const head = `${name} exited ${result.exitCode}${!result.timedOut ? "" : real ? " (killed at the time limit)" : " (stopped at its limit)"}`;
+  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`].filter(Boolean).join("\n");
+  const summary: RunSummary = { script: name, exit_code: result.exitCode, stdout_bytes: stdout.bytes - stdout.dropped, stderr_bytes: stderr.bytes - stderr.dropped };
+  if (stdout.dropped || stderr.dropped) summary.truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
+  if (result.timedOut) summary.timed_out = true;
+  return { ok: true, text, structured: { ...summary }, ...(result.exitCode !== 0 ? { isError: true } : {}) };
+}
+
+function cutNote(stream: "stdout" | "stderr", capped: CappedStream, name: string): string {
+  if (!capped.dropped) return "";
+  const how =
+    stream === "stdout" && OUTPUT_OPTION.has(name)
+      ? `run it again with -o FILE (a path in the project) and read FILE with ${TOOL.bmadFiles}`
+      : "give the script less input (a smaller file or fewer items)";
+  return `(${stream} was cut: its first ${capped.dropped} of ${capped.bytes} bytes are left out, ${MAX_OUTPUT_BYTES / 1024} KB kept per stream. To get all of it, ${how}.)`;
+}

@@ -1,0 +1,102 @@
+// Every port's pattern-heavy paths on 1 MiB of hostile input (long runs of what a pattern would backtrack on): each
+// answers within a second. A regex tried at every position of such a run costs the square of its length (recon_kit's
+// Markdown link took 9 s on a 192,000-character cell) or worse (the docstring's blank lines, exponentially). The
+// hand-written scanners that replace them are checked against the regexes on many small strings.
+import { expect, it } from "vitest";
+import { usageParts } from "../../src/core/runtime/argparse-format.js";
+import type { ScriptMain } from "../../src/core/runtime/context.js";
+import { moduleDocstring } from "../../src/core/runtime/py-catalog.js";
+import { markdownLink } from "../../src/core/runtime/recon-kit.js";
+import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../src/core/runtime/scripts.js";
+import { MemoryFs } from "../fixtures/runtime/memory-fs.js";
+
+const MIB = 1 << 20;
+const fill = (unit: string, head = "", tail = "") => head + unit.repeat(Math.ceil((MIB - head.length - tail.length) / unit.length)) + tail;
+/** Runs of what the patterns (links, markers, table rows, headings, fences, tokens, whitespace) backtrack on. */
+const UNITS = ["[", "[](", "[a](x", "(", "]", ")", "`", "```x", "#", "##AD-1 ", "\n", " ", "\t", "-", "{a", "|", "| [1] | [", "http://", "- (a by ", "status=", '"', "\n\n#", "TBDa", "similar to AD-", "\r"];
+const WORDS = "the quick brown fox ".repeat(4);
+
+const port = (name: string): ScriptMain => SHARED_SCRIPTS.get(name) ?? [...SKILL_SCRIPTS].find(([key]) => key.endsWith(`/${name}`))![1];
+
+async function timed(main: ScriptMain, argv: string[], files: Record<string, string>): Promise<{ ms: number; exitCode: number }> {
+  const fs = new MemoryFs();
+  for (const [path, text] of Object.entries(files)) fs.files.set(path, new TextEncoder().encode(text));
+  const started = performance.now();
+  const result = await main(argv, { fs, cwd: "/p", scriptPath: files["/p/s/scripts/x.py"] === undefined ? undefined : "/p/s/scripts/x.py" });
+  return { ms: performance.now() - started, exitCode: result.exitCode };
+}
+
+/** [port, argv, the file the input goes in, how the input is framed]. */
+const CASES: Array<[string, string[], string, (body: string) => string]> = [
+  ["recon_kit.py", ["citations", "r.md"], "/p/r.md", (b) => b],
+  ["recon_kit.py", ["escape-sources", "r.md"], "/p/r.md", (b) => `| [1] | ${b.replace(/\n/g, " ")} |\n`],
+  ["recon_kit.py", ["tally", "r.md"], "/p/r.md", (b) => `---\n---\n${b}`],
+  ["lint_spine.py", ["--workspace", "w", "-o", "out.json"], "/p/w/ARCHITECTURE-SPINE.md", (b) => b],
+  ["lint_spine.py", ["--workspace", "w", "-o", "out.json"], "/p/w/ARCHITECTURE-SPINE.md", (b) => `---\n${b}\n---\n## Stack\n| name | version |\n${b}`],
+  ["word_metrics.py", ["d.md", "-o", "out.json"], "/p/d.md", (b) => b],
+  ["pick_methods.py", ["--file", "m.csv", "categories"], "/p/m.csv", (b) => `num,category,method_name\n${b}`],
+  ["brain.py", ["--file", "m.csv", "categories"], "/p/m.csv", (b) => `category,technique_name\n${b}`],
+];
+
+it.each(CASES.map((c, i) => [i, ...c] as const))("case %i: %s %j answers 1 MiB hostile inputs within a second each", async (_i, name, argv, path, frame) => {
+  const slow: string[] = [];
+  for (const unit of UNITS) {
+    const { ms } = await timed(port(name), argv, { [path]: frame(fill(unit)) });
+    if (ms > 1000) slow.push(`${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
+  }
+  expect(slow).toEqual([]);
+}, 120_000);
+
+it("answers --help on a 1 MiB hostile docstring within a second, for every port", async () => {
+  const slow: string[] = [];
+  for (const [key, main] of [...SHARED_SCRIPTS, ...SKILL_SCRIPTS]) {
+    for (const unit of ["\n", " \n", "#\n", "\t\n\n", "(", "["]) {
+      const { ms } = await timed(main, ["--help"], { "/p/s/scripts/x.py": `${fill(unit)}"""${WORDS}\n${fill(unit === "\n" ? " -" : unit)}"""\n` });
+      if (ms > 1000) slow.push(`${key} ${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
+    }
+  }
+  expect(slow).toEqual([]);
+}, 120_000);
+
+it("parses 8,000 hostile arguments (a 16 KB command line's worth) within a second, for every port", async () => {
+  const slow: string[] = [];
+  for (const [key, main] of [...SHARED_SCRIPTS, ...SKILL_SCRIPTS]) {
+    for (const args of [Array(8000).fill("x"), Array(8000).fill("-"), Array(8000).fill("--"), ["show", ...Array(8000).fill("x")]]) {
+      const { ms } = await timed(main, args, {});
+      if (ms > 1000) slow.push(`${key} ${args[0]}…: ${Math.round(ms)} ms`);
+    }
+  }
+  expect(slow).toEqual([]);
+}, 120_000);
+
+it("finds a 1 MiB run's slug, link and usage parts within a second", async () => {
+  const recon = port("recon_kit.py");
+  for (const unit of ["-", " ", "!", "a-"]) expect((await timed(recon, ["slug", fill(unit), "--type", "t"], {})).ms).toBeLessThan(1000);
+  for (const unit of ["[", "[](", "[a](x", "]("]) {
+    const started = performance.now();
+    markdownLink(fill(unit));
+    usageParts(fill(unit));
+    expect(performance.now() - started, unit).toBeLessThan(1000);
+  }
+});
+
+// The scanners against the patterns they replace, on every short string of the characters that matter.
+let seed = 7;
+const random = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+const sample = (alphabet: string[], max: number) => Array.from({ length: Math.floor(random() * max) }, () => alphabet[Math.floor(random() * alphabet.length)]).join("");
+
+it("finds what argparse's part regexp, the docstring pattern and the link pattern find", () => {
+  const PARTS = /\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+/g;
+  const DOC = /^(?:#[^\n]*\n|\s*\n)*"""([\s\S]*?)"""/;
+  const LINK = /\[([^\]]*)\]\((\S+?)\)/u;
+  for (let n = 0; n < 30_000; n++) {
+    const parts = sample(["(", ")", "[", "]", " ", "\n", "a", "\u00a0", "))", "]]"], 14);
+    expect(usageParts(parts), JSON.stringify(parts)).toEqual(parts.match(PARTS) ?? []);
+    const doc = sample(["#", "\n", " ", "\t", '"""', '"', "a", "\r", "\u00a0", "# x\n", "\n\n"], 12);
+    expect(moduleDocstring(doc), JSON.stringify(doc)).toBe(DOC.exec(doc)?.[1]);
+    const cell = sample(["[", "]", "(", ")", " ", "a", "\n", "](", "\ud83d\ude00", "\ud83d"], 14);
+    const m = LINK.exec(cell);
+    const found = markdownLink(cell);
+    expect(found && [found.index, found.whole, found.label, found.target], JSON.stringify(cell)).toEqual(m ? [m.index, m[0], m[1], m[2]] : undefined);
+  }
+});
