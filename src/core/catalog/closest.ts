@@ -1,27 +1,65 @@
 // "Did you mean" suggestions: unknown names always answer with the closest known ones.
 
+/** How much of a name or path is compared, and how many candidates get the exact (quadratic) comparison: a missing
+ *  path in a 5,000-file project costs a bounded amount, not seconds. */
+const MAX_LENGTH = 200;
+const MAX_COMPARED = 128;
+
 function editDistance(a: string, b: string): number {
   if (a === b) return 0;
-  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  let prev = new Uint16Array(b.length + 1).map((_, i) => i);
+  let row = new Uint16Array(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
+    row[0] = i;
     for (let j = 1; j <= b.length; j++) {
       row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     }
-    prev = row;
+    [prev, row] = [row, prev];
   }
   return prev[b.length]!;
 }
 
-/** Up to `limit` candidates ranked by containment first, then edit distance. */
-export function closest(input: string, candidates: Iterable<string>, limit = 5): string[] {
-  const needle = input.toLowerCase().slice(0, 200);
-  const scored: Array<[string, number]> = [];
-  for (const c of new Set(candidates)) {
-    const hay = c.toLowerCase();
-    const contains = needle.length > 1 && (hay.includes(needle) || needle.includes(hay));
-    scored.push([c, (contains ? 0 : 100) + editDistance(needle, hay)]);
+/** Pairs of adjacent characters, as numbers, with how often each occurs. */
+function bigrams(s: string): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (let i = 1; i < s.length; i++) {
+    const key = s.charCodeAt(i - 1) * 65_536 + s.charCodeAt(i);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
   }
+  return counts;
+}
+
+/** How many of the needle's character pairs the candidate has: linear, a first cut before the exact comparison. */
+function sharedBigrams(needle: Map<number, number>, hay: string): number {
+  const left = new Map(needle);
+  let shared = 0;
+  for (let i = 1; i < hay.length; i++) {
+    const key = hay.charCodeAt(i - 1) * 65_536 + hay.charCodeAt(i);
+    const n = left.get(key);
+    if (n) {
+      shared++;
+      left.set(key, n - 1);
+    }
+  }
+  return shared;
+}
+
+/** Up to `limit` candidates ranked by containment first, then edit distance. Past MAX_COMPARED candidates, those
+ *  sharing the most character pairs with the input are the ones compared. */
+export function closest(input: string, candidates: Iterable<string>, limit = 5): string[] {
+  const needle = input.toLowerCase().slice(0, MAX_LENGTH);
+  let pool = [...new Set(candidates)].map((c) => {
+    const hay = c.toLowerCase().slice(0, MAX_LENGTH);
+    return { c, hay, contains: needle.length > 1 && (hay.includes(needle) || needle.includes(hay)) };
+  });
+  if (pool.length > MAX_COMPARED) {
+    const pairs = bigrams(needle);
+    pool = pool
+      .map((p) => ({ ...p, shared: sharedBigrams(pairs, p.hay) }))
+      .sort((x, y) => Number(y.contains) - Number(x.contains) || y.shared - x.shared || Math.abs(x.hay.length - needle.length) - Math.abs(y.hay.length - needle.length))
+      .slice(0, MAX_COMPARED);
+  }
+  const scored = pool.map(({ c, hay, contains }): [string, number] => [c, (contains ? 0 : 100) + editDistance(needle, hay)]);
   scored.sort((x, y) => x[1] - y[1] || x[0].localeCompare(y[0]));
   return scored.slice(0, limit).map(([c]) => c);
 }

@@ -8,6 +8,7 @@ import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../worksp
 import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
+import { nearPaths } from "./near-paths.js";
 import { renderRecord } from "./render.js";
 import { readSkillUri, SKILL_SCHEME, skillIndex } from "./skills.js";
 import type { Result } from "../result.js";
@@ -141,8 +142,7 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
   const read = await files.read(path);
   if (!read.ok) {
     if (read.kind !== "not_found") return { ok: false, error: read.error };
-    const listed = await files.list();
-    return { ok: false, error: read.error, suggestions: listed.ok ? closest(path, listed.value.map((f) => f.path)).map((p) => projectUri(project, p)) : [] };
+    return { ok: false, error: read.error, suggestions: (await nearPaths(files, path)).map((p) => projectUri(project, p)) };
   }
   return { ok: true, uri, mimeType: mimeFor(path), text: sanitizeConfigText(path, new TextDecoder().decode(read.value.data)) };
 }

@@ -1,0 +1,32 @@
+// "Did you mean" for a missing project file, at the cost of the folders on its way, never the whole project: from the
+// deepest folder of the path that exists, the closest names there, and the first of them followed down the rest of
+// the path. Comparing the path with every file of a 4,900-file project took 9.7 s.
+import { closest } from "../catalog/closest.js";
+import type { WorkspaceFiles } from "../workspace/store.js";
+
+/** At most this many folders are walked up or down. */
+const MAX_DEPTH = 32;
+
+export async function nearPaths(files: Pick<WorkspaceFiles, "stat" | "children">, path: string, limit = 5): Promise<string[]> {
+  const parts = path.split("/").filter(Boolean).slice(0, MAX_DEPTH);
+  let depth = parts.length - 1;
+  while (depth > 0) {
+    const kind = await files.stat(parts.slice(0, depth).join("/"));
+    if (kind.ok && kind.value === "dir") break;
+    depth--;
+  }
+  const base = parts.slice(0, depth);
+  const listed = await files.children(base.join("/"));
+  if (!listed.ok || !listed.value.length) return [];
+  const first = closest(parts[depth] ?? "", listed.value, limit).map((name) => [...base, name].join("/"));
+  // The best one, followed down the rest of the path while it is a folder.
+  let best = first[0]!;
+  for (const part of parts.slice(depth + 1)) {
+    const kind = await files.stat(best);
+    if (!kind.ok || kind.value !== "dir") break;
+    const below = await files.children(best);
+    if (!below.ok || !below.value.length) break;
+    best = `${best}/${closest(part, below.value, 1)[0]!}`;
+  }
+  return [best, ...first.slice(1)];
+}
