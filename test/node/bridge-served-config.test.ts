@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { connectBridge, install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-config");
-const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
+const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t", "sk-proj-top", "tok-top", "shh-top", "pw-top"];
 let client: Client;
 let bridge: string;
 let dir: string;
@@ -19,6 +19,7 @@ beforeAll(async () => {
   dir = join(tmp.dir, "project");
   await install("v6.12", dir);
   appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `openai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`);
+  appendFileSync(join(dir, "_bmad/bmm/config.yaml"), `api_key: ${SECRETS[4]}\ntoken: ${SECRETS[5]}\nsecret: ${SECRETS[6]}\npassword: ${SECRETS[7]}\n`);
   appendFileSync(join(dir, "_bmad/config.toml"), `\n[secrets]\ngithub_token = "${SECRETS[2]}"\n`);
   appendFileSync(join(dir, "_bmad/config.user.toml"), `\n[integrations]\napi_key = "${SECRETS[3]}"\n`);
   writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), `[workflow]\nauth_header = "${SECRETS[0]}"\n`);
@@ -53,6 +54,15 @@ it("runs BMAD's config scripts on the same files without their secrets reaching 
     expect((out.structuredContent as { exit_code: number }).exit_code, printed).toBe(0);
     for (const secret of SECRETS) expect(printed, command).not.toContain(secret);
   }
+});
+
+it("renders skills, prompts and the runtime block without a secret config value", async () => {
+  // The module's config.yaml is the bundle's config on the bridge: its top-level values fill `{key}` placeholders.
+  const texts = [text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } })), text(await client.callTool({ name: "bmad-workflow", arguments: { workflow: "prd" } }))];
+  const { prompts } = await client.listPrompts();
+  for (const p of prompts) texts.push(JSON.stringify(await client.getPrompt({ name: p.name })));
+  expect(texts[0]).toContain("## Running this skill here");
+  for (const body of texts) for (const secret of SECRETS) expect(body).not.toContain(secret);
 });
 
 const spawnIn = (cwd: string) => connectBridge(bridge, cwd, { home: join(tmp.dir, "home") });

@@ -6,6 +6,11 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
 const SECRET_KEY = /(secret|token|password|passwd|api[-_]?key|private[-_]?key|credential|auth)/i;
 
+/** Whether a config key looks like it holds a secret: its value is never served, rendered or given to a script. */
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
 /** A copy without secret-looking keys; null-prototype objects, so a "__proto__" key is only data. */
 export function sanitizeConfig(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sanitizeConfig);

@@ -4,6 +4,7 @@
 // substituted in one pass; inserted values are never scanned again. Placeholders the workflow binds
 // while it runs (`{doc_workspace}`, `{date}`) stay. The raw files stay available as resources.
 import type { CatalogRecord } from "../catalog/bundle.js";
+import { isSecretKey } from "../catalog/config.js";
 import { extractKey, loadCentralConfig, loadCustomization } from "../runtime/config-utils.js";
 import { BUNDLE_MOUNT, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
@@ -59,7 +60,9 @@ function configModules(reader: BundleReader, central: PyDict): string[] {
 function flatConfig(reader: BundleReader, central: PyDict, modules: string[], root: string): Map<string, string> {
   const out = new Map<string, string>();
   const put = (table: unknown) => {
-    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && isScalar(v)) out.set(k, String(v));
+    // Secret-looking keys are left out, as every other path that serves config leaves them out (catalog/config.ts):
+    // the bundle's config is the project's own module config.yaml on the bridge.
+    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && !isSecretKey(k) && isScalar(v)) out.set(k, String(v));
   };
   const tables = central.get("modules");
   for (const module of modules) put(isDict(tables) ? tables.get(module) : undefined);
@@ -88,7 +91,7 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 export function renderSkillText(text: string, ctx: SkillRender): string {
   return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string, at?: number) => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
-    if (configPath) return configValue(extractKey(ctx.central, configPath), ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
+    if (configPath) return configValue(configPath, ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
     // `{workflow.x}` in a code span: a list there stays on one line, as JSON (a Markdown list would break the span),
     // and a value holding a backtick widens the span to two (`` a `b` ``) rather than end it.
@@ -104,7 +107,9 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
   });
 }
 
-function configValue(value: PyValue | undefined, ctx: SkillRender): string | undefined {
+function configValue(path: string, ctx: SkillRender): string | undefined {
+  if (path.split(".").some(isSecretKey)) return undefined;
+  const value = extractKey(ctx.central, path);
   return isScalar(value) ? String(value).split("{project-root}").join(ctx.projectRoot) : undefined;
 }
 
