@@ -56,19 +56,18 @@ function csvRecords(text: string, budget?: RunBudget): string[][] {
   return records;
 }
 
-/** csv.DictReader's rows, only `fields` of each: a Map of the whole header per row costs header × rows, the square
- *  of the file for one long header line over many short rows. A key the header repeats takes its last column. */
-function csvFields<K extends string>(sigText: string, fields: readonly K[], budget?: RunBudget): Array<Record<K, string>> {
-  const records = csvRecords(sigText.replace(/^\uFEFF/, ""), budget);
-  const [header, ...rows] = records;
-  if (!header) return [];
-  const column = fields.map((k) => header.lastIndexOf(k));
-  return rows.map((row) => Object.fromEntries(fields.map((k, i) => [k, column[i]! < 0 ? "" : (row[column[i]!] ?? "")])) as Record<K, string>);
-}
-
-/** Each row's `fields`, stripped, "" where the file has none: both catalogs' load(). */
+/** Each row's `fields`, stripped, "" where the file has none: both catalogs' load() over csv.DictReader. Only those
+ *  fields are taken: a Map of the whole header per row costs header × rows, the square of the file for one long
+ *  header line over many short rows. A key the header repeats takes its last column, as dict(zip(...)) does. */
 export function readRows<K extends string>(text: string, fields: readonly K[], budget?: RunBudget): Array<Record<K, string>> {
-  return csvFields(text, fields, budget).map((r) => Object.fromEntries(fields.map((k) => [k, strip(r[k])])) as Record<K, string>);
+  const [header, ...rows] = csvRecords(text.replace(/^\uFEFF/, ""), budget);
+  if (!header) return [];
+  const columns = fields.map((k) => [k, header.lastIndexOf(k)] as const);
+  return rows.map((row) => {
+    const record = {} as Record<K, string>;
+    for (const [k, at] of columns) record[k] = at < 0 ? "" : strip(row[at] ?? "");
+    return record;
+  });
 }
 
 export function categories<R extends { category: string }>(rows: R[]): Array<[string, number]> {
