@@ -98,6 +98,10 @@ it("cuts at a character boundary and keeps the end", () => {
   expect(capOutput("😀".repeat(3), 5).text).toBe("😀");
   const answer = runAnswer({ root: "/p", fsRoot: "/p" }, "x.py", { stdout: text, stderr: "", exitCode: 0 });
   expect(answer.ok && answer.structured).toMatchObject({ stdout_bytes: Buffer.byteLength(cut.text), truncated: { stdout: cut.dropped } });
+  // A real script's output the bridge cut where it ran is said to be cut too.
+  const real = runAnswer({ root: "/p", fsRoot: "/p" }, "x.py", { stdout: "tail", stderr: "", exitCode: 0, truncated: true }, true);
+  expect(real.ok && real.text).toMatch(/^x\.py exited 0\n\(Its output was cut to the last 256 KB of each stream where it ran\./);
+  expect(real.ok && real.structured).toMatchObject({ stdout_bytes: 4, truncated: {} });
 });
 
 it("stops at the clock, at the work count, and counts every file call", async () => {

@@ -13,6 +13,8 @@ export const BUNDLE_MOUNT = "/.bmad-bundle";
 
 export interface SkillScriptRun extends OriginalRun {
   timedOut?: boolean;
+  /** The door kept only the last part of a stream (the bridge's run-bounded.ts, at the same 256 KB). */
+  truncated?: boolean;
 }
 
 export interface ProjectRuntime {

@@ -17,20 +17,23 @@ export interface RunSummary {
   /** UTF-8 bytes of each stream as sent in the text (after any cut). */
   stdout_bytes: number;
   stderr_bytes: number;
-  /** Bytes left out of each stream's start; absent when nothing was. */
+  /** Bytes left out of each stream's start; absent when nothing was; {} when the door cut it without counting. */
   truncated?: { stdout?: number; stderr?: number };
   timed_out?: boolean;
 }
 
 /** `real`: the script itself ran (the bridge), and was killed at its limit; a port is stopped at its own. */
-export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult, real = false): ToolOutcome {
+export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult & { truncated?: boolean }, real = false): ToolOutcome {
   const stdout = capOutput(fromFsText(runtime, result.stdout));
   const stderr = capOutput(fromFsText(runtime, result.stderr));
   const cut = [cutNote("stdout", stdout, name), cutNote("stderr", stderr, name)].filter(Boolean);
+  // A real script's output cut where it ran: the bridge kept the last 256 KB of each stream.
+  if (result.truncated && !cut.length) cut.push(`(Its output was cut to the last ${MAX_OUTPUT_BYTES / 1024} KB of each stream where it ran. To get all of it, run the line in your own terminal.)`);
   const head = `${name} exited ${result.exitCode}${!result.timedOut ? "" : real ? " (killed at the time limit)" : " (stopped at its limit)"}`;
   const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`].filter(Boolean).join("\n");
   const summary: RunSummary = { script: name, exit_code: result.exitCode, stdout_bytes: stdout.bytes - stdout.dropped, stderr_bytes: stderr.bytes - stderr.dropped };
   if (stdout.dropped || stderr.dropped) summary.truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
+  else if (result.truncated) summary.truncated = {};
   if (result.timedOut) summary.timed_out = true;
   return { ok: true, text, structured: { ...summary }, ...(result.exitCode !== 0 ? { isError: true } : {}) };
 }
