@@ -79,7 +79,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
     if (run.timedOut) stderr += `\nKilled after ${RUN_TIMEOUT_MS / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`;
     if (run.cancelled) stderr += "\nCancelled by the client.";
     const data = outputPath ? await readFile(outputPath).catch(() => undefined) : undefined;
-    return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut, ...(data ? { output: { data, path: outputPath! } } : {}) };
+    return { stdout: run.stdout, stderr, exitCode: run.exitCode ?? 1, timedOut: run.timedOut, truncated: run.truncated, ...(data ? { output: { data, path: outputPath! } } : {}) };
   } finally {
     if (outputDir) await rm(outputDir, { recursive: true, force: true });
   }

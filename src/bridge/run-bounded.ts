@@ -4,12 +4,13 @@
 // calls setsid leaves the process group and session, so each run also tags its environment with a
 // cookie, and the kill sweeps every process that carries it, is in its group or session, or descends
 // from it (Linux /proc; the process group alone elsewhere), until none is left.
+import { MAX_OUTPUT_BYTES } from "../core/runtime/budget.js";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 
 export const RUN_COOKIE = "BMAD_MCP_RUN_ID";
-const DEFAULT_MAX_OUTPUT = 256 * 1024;
+const DEFAULT_MAX_OUTPUT = MAX_OUTPUT_BYTES;
 /** After the end, how long pipes held open by stragglers may delay the answer. */
 const GRACE_MS = 500;
 /** Sweeps per kill: each one catches what forked before the previous one stopped it. */

@@ -26,8 +26,8 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["resolve_customization.py", resolveCustomization],
 ]);
 
-/** A skill's own scripts, ported for where Python cannot run (the remote), by skill folder and file name. The bridge
- *  runs the skill's real Python. */
+/** A skill's own scripts, ported, by skill folder and file name. Both doors run the port, never the file: the model
+ *  can change the file, not the port. */
 export const SKILL_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["bmad-brainstorming/brain.py", brain],
   ["bmad-party-mode/resolve_party.py", resolveParty],

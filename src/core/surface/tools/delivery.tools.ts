@@ -48,7 +48,7 @@ export const bmadTaskTool = defineTool({
   description:
     "Run a BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, then submit results, answer questions, confirm or approve. Show each result to the user and wait for their decision before confirm/approve.",
   input: z.object({
-    action: z.enum(ACTIONS).describe("start | submit | answer | confirm | confirm_save | approve | status"),
+    action: z.enum(ACTIONS).describe("What to do"),
     session_id: sessionField.optional().describe("Session id or task name (every action but start)"),
     objective: z.string().min(1).max(4000).optional().describe("What to build (start)"),
     claude_result: result("Claude"),
