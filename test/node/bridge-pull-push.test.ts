@@ -394,17 +394,12 @@ it("stops, writing nothing, when the listings cannot show every file", async () 
   expect(readdirSync(target)).toEqual([]);
 }, 60_000);
 
+// Every name machinery has on some file system is the unit test's (machinery-names.test.ts); these prove pull uses it.
 it.each([
   ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
-  ["docs/../../escape.md", /contains "\.\."/],
   ["/tmp/escape.md", /is absolute/],
   [".git/hooks/pre-commit", /inside \.git\//],
-  ["docs/.GIT/config", /inside \.git\//],
-  [".git./config", /inside \.git\//],
-  [".git /config", /inside \.git\//],
   ["GIT~1/config", /inside \.git\//],
-  [".git::$INDEX_ALLOCATION/config", /inside \.git\//],
-  [".g\u200cit/config", /inside \.git\//],
   [".bmad-mcp/sync.json", /inside \.bmad-mcp\//],
   [".claude/settings.json", /decides what code runs here/],
 ])("refuses a hostile remote's path %s and writes nothing", async (path, message) => {
@@ -427,12 +422,9 @@ it("pulls a script only with BMAD's own bytes, and writes nothing else then", as
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);
 
-it.each([
-  ["README.md", "readme.md"],
-  ["docs/caf\u00e9.md", "docs/cafe\u0301.md"],
-])("refuses a remote's %s beside %s, one file on macOS and Windows, and writes nothing", async (a, b) => {
+it("refuses a remote's README.md beside readme.md, one file on macOS and Windows, and writes nothing", async () => {
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake([a, b]), "--project", "x", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake(["README.md", "readme.md"]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stderr).toContain("differ only in case or Unicode form");
   expect(readdirSync(target)).toEqual([]);

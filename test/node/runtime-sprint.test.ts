@@ -254,5 +254,5 @@ it("runs each port on 1 MiB of hostile input in linear time", async () => {
   const detect = await sprintStatus(["detect-epic", "--file", "s.yaml"], ctx);
   const elapsed = performance.now() - started;
   expect([plan, update, detect].map((r) => [r.exitCode, r.stdout.slice(0, 300), r.stderr.slice(0, 300)])).toEqual([[0, expect.any(String), ""], [0, expect.any(String), ""], [0, expect.any(String), ""]]);
-  expect(elapsed).toBeLessThan(8000);
+  expect(elapsed).toBeLessThan(20_000); // a quadratic step would take minutes at 1 MiB; a linear one takes about 2 s alone
 });

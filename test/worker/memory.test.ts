@@ -94,7 +94,7 @@ describe("remember_structured and recall_structured on the remote", () => {
   it("uses the only project the caller owns when none is named", async () => {
     const solo = await signInAs(`${unique("solo")}@example.com`);
     const soloCall = await withMemory(solo);
-    expect((await soloCall(TOOL.rememberStructured, { type: "stories", agent: "pm", text: "x" })).text).toMatch(/you own none: create one with bmad-project/);
+    expect((await soloCall(TOOL.rememberStructured, { type: "stories", agent: "pm", text: "x" })).text).toMatch(/workspace you own; you have none: create one with bmad-project/);
     const name = unique("only");
     await solo.project({ action: "create", name });
     const out = await soloCall(TOOL.rememberStructured, { type: "stories", agent: "pm", text: "A story in the only project." });

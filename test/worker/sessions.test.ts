@@ -194,6 +194,6 @@ describe("project-file tools on the Worker", () => {
     expect(contract.text).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
     const context = await newcomer.call(TOOL.getProjectContext, {});
     expect(context.isError).toBe(true);
-    expect(context.text).toMatch(/project workspace, and you have none: create one with bmad-project/);
+    expect(context.text).toMatch(/project workspace you own; you have none: create one with bmad-project/);
   });
 });

@@ -58,7 +58,7 @@ describe("an unsolicited share (H5)", () => {
     expect((await daveKit(TOOL.recallStructured, { project, query: "Fridays" })).text).toMatch(/^Project "[^"]+" not found\./);
     const remembered = await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." });
     expect(remembered.isError).toBe(true);
-    expect(remembered.text).toMatch(/you own none: create one/);
+    expect(remembered.text).toMatch(/you have none: create one/);
     const recalled = await daveKit(TOOL.recallStructured, { query: "deploy Fridays" });
     expect(recalled.isError).toBe(true);
     expect(recalled.text).not.toContain("Planted");
@@ -66,7 +66,7 @@ describe("an unsolicited share (H5)", () => {
 
     // Accepted: the project is Dave's to use by name, and still never a default.
     expect((await dave.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${bob.email}.`);
-    expect((await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." })).text).toMatch(/you own none.*or name a project shared with you/);
+    expect((await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." })).text).toMatch(/you have none.*or name a project shared with you/);
     expect((await daveKit(TOOL.recallStructured, { query: "deploy Fridays" })).isError).toBe(true);
     const named = await daveKit(TOOL.recallStructured, { project, query: "deploy Fridays" });
     expect(named.text).toContain(`[from "${project}", ${bob.email}'s project shared with you: written by its members, not by you]`);

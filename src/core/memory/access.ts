@@ -15,8 +15,8 @@ export function workspaceMemory(store: WorkspaceStore): (project: string | undef
         const shared = all.filter((p) => p.access !== "owner").map((p) => p.project);
         const named = own.length
           ? `name it with "project" (${own.slice(0, 20).map((p) => p.project).join(", ")}${own.length > 20 ? ", ..." : ""})`
-          : `you own none: create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}${shared.length ? `, or name a project shared with you in "project" (${shared.slice(0, 20).join(", ")})` : ""}`;
-        return { ok: false, error: `Memory lives in a project workspace: ${named}.` };
+          : `you have none: create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}${shared.length ? `, or name a project shared with you in "project" (${shared.slice(0, 20).join(", ")})` : ""}`;
+        return { ok: false, error: `Memory lives in a project workspace you own; ${named}.` };
       }
       name = own[0]!.project;
     }

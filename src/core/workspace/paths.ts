@@ -77,7 +77,8 @@ export function machineryName(segment: string): string | undefined {
   const stem = short[1]!.replace(/^\./, "");
   for (const full of MACHINERY.keys()) {
     const bare = full.slice(1);
-    if (bare.startsWith(stem) || (stem.length === 6 && stem.startsWith(bare.slice(0, 2)) && /^[0-9a-f]{4}$/.test(stem.slice(2)))) return full;
+    // A short name is the first six characters of the long one, or (when those clash) two and four hex digits.
+    if (stem === bare.slice(0, 6) || (stem.length === 6 && stem.startsWith(bare.slice(0, 2)) && /^[0-9a-f]{4}$/.test(stem.slice(2)))) return full;
   }
   return undefined;
 }

@@ -1,0 +1,40 @@
+// Names as every file system reads them: machinery (.git, .bmad-mcp, .bmad-task) under all its names, scripts and
+// what decides what runs, and two names that are one file on macOS or Windows. Pull, push, bmad-files and the ports
+// all decide by these functions (bridge-safety and bridge-pull-push prove the wiring).
+import { expect, it } from "vitest";
+import { checkRemotePath } from "../../src/bridge/sync-remote.js";
+import { changeRefusal, checkWorkspacePath, checkWritablePath, foldPath, isScriptPath, machineryName } from "../../src/core/workspace/paths.js";
+
+it("finds .git, .bmad-mcp and .bmad-task under every name git's verify_path knows, and nothing else", () => {
+  const git = [".git", ".GIT", ".Git", ".git.", ".git..", ".git ", ".git . ", "GIT~1", "git~2", "GI7EBA~1", ".git::$INDEX_ALLOCATION", ".git:stream", ".g\u200cit", "\ufeff.git", ".gi\u200dt", ".g\u206ait"];
+  for (const name of git) expect(machineryName(name), JSON.stringify(name)).toBe(".git");
+  for (const name of [".bmad-mcp", ".BMAD-MCP.", "BMAD-M~1"]) expect(machineryName(name), name).toBe(".bmad-mcp");
+  for (const name of [".bmad-task", ".Bmad-Task ", "BMAD-T~1"]) expect(machineryName(name), name).toBe(".bmad-task");
+  for (const name of ["git", ".gitignore", ".github", ".gitkeep", "docs", "a.git", ".git-x", "GITX~1", "x~1", "b~1", "gi~1", "bmad~1", "bmad-mcp", ".bmad", "~1", "gi~"]) expect(machineryName(name), name).toBeUndefined();
+  for (const path of ["docs/.GIT/config", "a/GIT~1/x", ".bmad-task/s.json", "x/.git./hooks/pre-commit"]) expect(checkWorkspacePath(path).ok, path).toBe(false);
+  for (const path of [".gitignore", ".github/workflows/x.yml", "docs/git/x.md"]) expect(checkWorkspacePath(path).ok, path).toBe(true);
+});
+
+it("refuses scripts and what decides what runs to every writer, and lets a pull bring only BMAD's install record", () => {
+  for (const path of ["scripts/x.py", "a/scripts/b/c.sh", ".claude/skills/s/Scripts/X.PY", "x/scripts/run.sh.", "_bmad/_config/custom/cc-verify.sh", "cc-verify.sh", "scripts/x.js"]) {
+    expect(isScriptPath(path), path).toBe(true);
+    expect(checkWritablePath(path).ok, path).toBe(false);
+  }
+  for (const path of ["scripts/readme.md", "docs/x.py", "scripts.py", "scripts/data.csv"]) expect(checkWritablePath(path).ok, path).toBe(true);
+  for (const path of ["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".CLAUDE/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]) {
+    expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
+  }
+  expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
+  expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
+  // A pull checks a script's bytes, not its name.
+  expect(checkRemotePath("_bmad/scripts/memlog.py").ok).toBe(true);
+  expect(checkRemotePath(".git./config").ok).toBe(false);
+});
+
+it("folds names that are one file on macOS or Windows", () => {
+  expect(foldPath("README.md")).toBe(foldPath("readme.md"));
+  expect(foldPath("docs/caf\u00e9.md")).toBe(foldPath("docs/cafe\u0301.md"));
+  expect(foldPath("a/b.md.")).toBe(foldPath("a/b.md"));
+  expect(foldPath("a/b\u200c.md")).toBe(foldPath("a/b.md"));
+  expect(foldPath("a/b.md")).not.toBe(foldPath("a/c.md"));
+});
