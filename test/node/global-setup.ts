@@ -1,6 +1,7 @@
 // Runs once per `vitest run`, before any node test file: the bridge and the Worker (as wrangler deploy bundles it)
 // are built here, together, so that test files running side by side share one build. The bridge goes into a folder
-// of its own, not dist/: the npm package and .mcpb tests rebuild dist/ while the others run theirs.
+// of its own, not dist/: the npm package and .mcpb tests rebuild dist/ while the others run theirs. Both go in a
+// folder of this run's own, so two runs at once on one checkout (two terminals, an editor's) never rebuild the other's.
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -10,13 +11,15 @@ import { buildWorker, seedState } from "../../scripts/local-worker.js";
 import { ensurePythonDeps } from "../fixtures/runtime/python-deps.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+const RUN = join(ROOT, ".wrangler", `test-run-${process.pid}`);
 
 export default async function setup(project: TestProject): Promise<void> {
   if (!existsSync(join(ROOT, "bmad-bundle/manifest.json"))) throw new Error("No bundle in bmad-bundle/: run `npm run bundle` first (npm test does).");
   // ruamel.yaml for the sprint scripts' Python, before any interpreter starts (it reads PYTHONPATH once).
   ensurePythonDeps();
   // npm test runs this for each node project (see vitest.config.ts): build once per run.
-  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(join(ROOT, ".wrangler/test-bridge")), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
+  process.once("exit", () => rmSync(RUN, { recursive: true, force: true }));
+  const builds = ((globalThis as { bmadTestBuilds?: Promise<[string, string, string]> }).bmadTestBuilds ??= Promise.all([buildBridge(join(RUN, "bridge")), seededWorker()]).then(([bridge, worker]) => [bridge, ...worker]));
   const [bridge, workerScript, workerState] = await builds;
   project.provide("bridge", bridge);
   project.provide("workerScript", workerScript);
@@ -27,13 +30,13 @@ export default async function setup(project: TestProject): Promise<void> {
 async function seededWorker(): Promise<[string, string]> {
   const state = mkdtempSync(join(tmpdir(), "bmad-test-worker-state-"));
   process.on("exit", () => rmSync(state, { recursive: true, force: true }));
-  const [script] = await Promise.all([buildWorker(join(ROOT, ".wrangler/test-worker")), seedState(state)]);
+  const [script] = await Promise.all([buildWorker(join(RUN, "worker")), seedState(state)]);
   return [script, state];
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** .wrangler/test-bridge/bridge.js, built for this run (as dist/ has it). */
+    /** .wrangler/test-run-{pid}/bridge/bridge.js, built for this run (as dist/ has it). */
     bridge: string;
     /** The Worker, bundled by wrangler for this run. */
     workerScript: string;
