@@ -2,7 +2,8 @@
 // install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -131,6 +132,24 @@ describe("compare-and-set holds under the lock that writes", () => {
     const back = await files(client, { action: "write", path: "docs/same.md", content: "same\n" });
     expect(back.out!.version).toBe(again.out!.version);
     expect(other.out!.version).not.toBe(again.out!.version);
+  });
+
+  it("takes over a lock its holder left behind when it died", async () => {
+    const dir = tmp.project("stale-lock");
+    const client = await connect(dir);
+    expect((await files(client, { action: "write", path: "docs/a.md", content: "first\n" })).isError).toBe(false);
+    // What a bridge killed mid-write leaves: the file's lock folder, no longer refreshed.
+    const lock = join(dir, ".bmad-mcp/locks", `${createHash("sha256").update("docs/a.md").digest("hex").slice(0, 32)}.lock`);
+    mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const started = performance.now();
+    expect((await files(client, { action: "write", path: "docs/a.md", content: "second\n" })).isError).toBe(false);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(readFileSync(join(dir, "docs/a.md"), "utf8")).toBe("second\n");
+    expect(existsSync(lock)).toBe(false);
+    // Locks and sync state are never content: git ignores the folder whatever the project's .gitignore says.
+    expect(readFileSync(join(dir, ".bmad-mcp/.gitignore"), "utf8")).toBe("*\n");
   });
 
   it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
