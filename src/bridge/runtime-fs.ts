@@ -33,6 +33,14 @@ function isMissing(error: unknown): boolean {
   return code === "ENOENT" || code === "ENOTDIR";
 }
 
+/** Throws when `rel` (from a root) is machinery, or, to change, a file that runs or decides what runs. */
+function refuseAt(rel: string, purpose: "read" | "change"): void {
+  const machinery = rel.split("/").map(machineryName).find(Boolean);
+  if (machinery) throw refusal(`${rel} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
+  const refused = purpose === "change" && rel ? changeRefusal(rel) : undefined;
+  if (refused) throw refusal(refused, "EACCES");
+}
+
 export class NodeRuntimeFs implements RuntimeFs {
   private constructor(private readonly roots: string[]) {}
 
@@ -106,10 +114,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs. */
   private async place(path: string, purpose: "read" | "change"): Promise<{ root: string; rel: string }> {
     const at = this.rooted(await this.mustConfine(path));
-    const refused = purpose === "change" && at.rel ? changeRefusal(at.rel) : undefined;
-    if (refused) throw refusal(refused, "EACCES");
-    const machinery = at.rel.split("/").map(machineryName).find(Boolean);
-    if (machinery) throw refusal(`${at.rel} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
+    refuseAt(at.rel, purpose);
     return at;
   }
 
@@ -146,10 +151,7 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
     const { root, rel } = await this.place(dir, "change");
-    for (const name of files.keys()) {
-      const refused = changeRefusal(rel ? `${rel}/${name}` : name);
-      if (refused) throw refusal(refused, "EACCES");
-    }
+    for (const name of files.keys()) refuseAt(rel ? `${rel}/${name}` : name, "change");
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);

@@ -71,3 +71,18 @@ it("resolves paths like Python's Path.resolve: symlinks first, then '..', a miss
   expect(await fs.realpath(`${root}/nope/x/../y`)).toBe(join(real, "nope/y"));
   expect(await fs.realpath("/")).toBe("/");
 });
+
+it("neither reads nor writes machinery, under any name, nor writes a script, also inside a folder it creates whole", async () => {
+  mkdirSync(join(root, ".git"), { recursive: true });
+  writeFileSync(join(root, ".git/config"), "[core]\n");
+  await expect(fs.readFile(join(root, ".git/config"))).rejects.toThrow(/inside \.git\//);
+  expect(await fs.list(join(root, ".git"))).toEqual([]);
+  expect(await fs.stat(join(root, ".git"))).toBe("dir"); // a project root is still found by its .git
+  for (const path of [".GIT/config", "GIT~1/x", ".bmad-mcp/x", "docs/scripts/x.py", "_bmad/_config/files-manifest.csv"]) {
+    await expect(fs.writeFile(join(root, path), new Uint8Array([1])), path).rejects.toThrow(/machinery|never create or change|never change it/);
+  }
+  for (const inside of [".git/config", "scripts/x.sh"]) {
+    await expect(fs.createTree(join(root, "tree"), new Map([["ok.md", new Uint8Array([1])], [inside, new Uint8Array([1])]])), inside).rejects.toThrow(/machinery|never create or change/);
+  }
+  expect(readdirSync(root)).not.toContain("tree");
+});
