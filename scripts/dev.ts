@@ -1,7 +1,8 @@
 // npm run dev [-- wrangler dev flags]: builds the bundle, puts what the local store lacks into it, and runs
 // `wrangler dev` on the project's Node 22 with the flags given. --port (default BMAD_DEV_PORT, else 8787),
 // --ip (127.0.0.1) and --persist-to (.wrangler/state) are read here too. Once /healthz answers, it prints the
-// MCP URL and how to get a token. However it ends, wrangler and everything wrangler started are stopped.
+// MCP URL, the token command and the client lines (Claude Code, Inspector CLI) for the port it serves. However
+// it ends, wrangler and everything wrangler started are stopped.
 import { spawn } from "node:child_process";
 import module from "node:module";
 import { resolve } from "node:path";
@@ -49,6 +50,16 @@ export function parseDevArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
 export function localOrigin(ip: string, port: number): string {
   const host = ip === "0.0.0.0" || ip === "*" ? "127.0.0.1" : ip === "::" ? "[::1]" : ip.includes(":") ? `[${ip}]` : ip;
   return `http://${host}:${port}`;
+}
+
+/** What to run against the server at `origin`: the token command and the README's client lines, for this port. */
+export function clientLines(origin: string, port: number): string[] {
+  const tokenArgs = !origin.startsWith("http://127.0.0.1:") ? ` -- ${origin}` : port === 8787 ? "" : ` -- --port ${port}`;
+  return [
+    `  Add that URL to your MCP client and sign in on the local consent page, or get a token: npm run token${tokenArgs}`,
+    `  Claude Code:    claude mcp add --transport http bmad ${origin}/mcp`,
+    `  Inspector CLI:  npm run -s inspector -- --cli ${origin}/mcp --transport http --method tools/list --header "Authorization: Bearer $(npm run -s token${tokenArgs})"`,
+  ];
 }
 
 const answers = (url: string, ms: number) => fetch(url, { signal: AbortSignal.timeout(ms) }).then((r) => r.ok, () => false);
@@ -106,11 +117,10 @@ async function main(): Promise<number> {
   // The first answer takes the Worker's cold start: wait for it rather than ask again.
   while (exited === undefined && !(await answers(`${origin}/healthz`, 30_000))) await new Promise((r) => setTimeout(r, 200));
   if (exited === undefined) {
-    const token = args.port === 8787 ? "npm run token" : `npm run token -- --port ${args.port}`;
     const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
     const now = performance.now();
     console.log(`\nbmad-mcp is ready in ${s(started, now)} (bundle and upload ${s(started, prepared)}, wrangler dev ${s(prepared, now)}): ${origin}/mcp`);
-    console.log(`  Add that URL to your MCP client and sign in on the local consent page, or get a token: ${token}\n`);
+    console.log(`${clientLines(origin, args.port).join("\n")}\n`);
   }
   return gone;
 }

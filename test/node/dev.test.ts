@@ -1,9 +1,11 @@
-// The README's `npm run dev` as a user runs it, with wrangler's own flags (--port, --persist-to) and a
-// temporary state folder (the developer's .wrangler/state is never touched): it prints the MCP URL and the
-// token command, `npm run token` signs in, the Inspector CLI lists the tools, a real SDK client works a
+// The README's `npm run dev` as a user runs it, with wrangler's own flags (--port, --persist-to: a port the OS
+// says is free, so two checkouts test at once) and a temporary state folder (the developer's .wrangler/state is
+// never touched): it prints the MCP URL, the token command and the client lines for that port, `npm run token`
+// signs in, the Inspector CLI line it printed lists the tools as printed, a real SDK client works a
 // session; stopped, nothing it started is left; started again, it uploads nothing and the session goes on.
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,7 +15,15 @@ import { withBearer } from "../../scripts/oauth-client.js";
 import { ROOT, tempDir } from "./helpers";
 
 const run = promisify(execFile);
-const PORT = 18787;
+/** A port nothing listens on now, as the OS picks one. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
+const PORT = await freePort();
 const BASE = `http://127.0.0.1:${PORT}`;
 const tmp = tempDir("dev");
 const STATE = join(tmp.dir, "state");
@@ -97,13 +107,15 @@ it("serves on the port given as wrangler's own flag, and says where and how to s
   expect(log).toMatch(/new blobs, pointer flipped/);
   expect(log).toContain(`bmad-mcp is ready in`);
   expect(log).toContain(`npm run token -- --port ${PORT}`);
+  expect(log).toContain(`  Claude Code:    claude mcp add --transport http bmad ${BASE}/mcp\n`);
   token = (await run("npm", ["run", "-s", "token", "--", "--port", String(PORT)], { cwd: ROOT, env })).stdout.trim();
   expect(token).toMatch(/^\S{20,}$/);
 }, 120_000);
 
-it("answers the Inspector CLI run the README's way, on the system's Node", async () => {
-  const args = ["run", "-s", "inspector", "--", "--cli", `${BASE}/mcp`, "--transport", "http", "--method", "tools/list", "--header", `Authorization: Bearer ${token}`];
-  const { stdout } = await run("npm", args, { cwd: ROOT, env, maxBuffer: 16 << 20 });
+it("answers the Inspector CLI line it printed, run as printed in a shell on the system's Node", async () => {
+  const line = /^ {2}Inspector CLI: {2}(.+)$/m.exec(log)?.[1];
+  expect(line).toBe(`npm run -s inspector -- --cli ${BASE}/mcp --transport http --method tools/list --header "Authorization: Bearer $(npm run -s token -- --port ${PORT})"`);
+  const { stdout } = await run("sh", ["-c", line!], { cwd: ROOT, env, maxBuffer: 16 << 20 });
   expect((JSON.parse(stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toContain("bmad-task");
 }, 60_000);
 
