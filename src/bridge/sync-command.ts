@@ -1,7 +1,8 @@
 // `bmad-mcp pull` and `bmad-mcp push`: the command line around sync-pull.ts and sync-push.ts. They sign in like
-// `--remote` (the same credentials file; the browser only when there is no usable sign-in) and talk to the
-// server through its bmad-files tool.
+// `--remote` (the same credentials file; the browser only when there is no usable sign-in), or with a token
+// from BMAD_MCP_TOKEN (CI, scripts; never an argument), and talk to the server through its bmad-files tool.
 import { mkdir, readFile } from "node:fs/promises";
+import type { Client } from "@modelcontextprotocol/client";
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import { parseArgs } from "node:util";
@@ -13,12 +14,15 @@ import { push } from "./sync-push.js";
 import { RemoteWorkspace } from "./sync-remote.js";
 import { STATE_FILE } from "./sync-state.js";
 
+/** The environment variable a headless pull or push takes its access token from (an argument would show in `ps`). */
+export const TOKEN_ENV = "BMAD_MCP_TOKEN";
+
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
 
 pull writes a workspace's files from a bmad-mcp server into DIR; push sends back what changed there
-since. Both sign in like --remote: in the browser the first time, with the saved sign-in after that.
-The version each file was pulled at is kept in DIR/${STATE_FILE}.
+since. Both sign in like --remote: in the browser the first time, with the saved sign-in after that;
+with ${TOKEN_ENV} set, with that token alone. The version each file was pulled at is kept in DIR/${STATE_FILE}.
 
 pull  writes the remote's new and changed files, and deletes those deleted on the remote when they are
       unchanged here. A file changed here is never overwritten: if the remote changed it too, pull
@@ -34,6 +38,9 @@ Options:
   --dir DIR        the folder (default: the current directory)
   --force          pull: the remote's files win over changes here; push: yours win over the remote's
   --help           this text
+Environment:
+  ${TOKEN_ENV}   an access token for the server, for CI and scripts: no browser, nothing saved; a push
+                   needs the bmad:write scope. Not an option: other users of the machine see those in ps
 Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
 
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
@@ -68,8 +75,25 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const dir = resolve(args.dir ?? process.cwd());
   const project = args.project;
   const say = (m: string) => process.stderr.write(`bmad-mcp: ${m}\n`);
+  const token = process.env[TOKEN_ENV];
+  if (token !== undefined && !token.trim()) return usageError(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
   if (command === "pull") await mkdir(dir, { recursive: true });
+  const sync = async (client: Client, signIn: () => Promise<void>) => {
+    const again = (c: "pull" | "push", force: boolean) =>
+      ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, again, bmadDigests: await bmadDigests(embedded) };
+    const result = await (command === "pull" ? pull(options) : push(options));
+    await client.close().catch(() => undefined);
+    return print(command, project, remote.url.href, dir, result);
+  };
+  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence((error as Error).message)}`), 1);
 
+  if (token !== undefined) {
+    // No browser and nothing saved: the token is sent as it is, and a refusal says so (token-client.ts).
+    const { tokenClient } = await import("./token-client.js");
+    const client = await tokenClient(remote.url, token.trim(), TOKEN_ENV).catch((error: unknown) => error as Error);
+    return client instanceof Error ? unconnected(client) : sync(client, () => Promise.reject(new Error(`the token in ${TOKEN_ENV} does not allow this`)));
+  }
   // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
   const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js")]);
   const callback = new LoopbackCallback();
@@ -80,15 +104,9 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     try {
       client = await link.connected();
     } catch (error) {
-      say(`${command}: no connection to ${remote.url.href}: ${sentence((error as Error).message)}`);
-      return 1;
+      return unconnected(error);
     }
-    const again = (c: "pull" | "push", force: boolean) =>
-      ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, () => link.signIn()), force: args.force === true, again, bmadDigests: await bmadDigests(embedded) };
-    const result = await (command === "pull" ? pull(options) : push(options));
-    await client.close().catch(() => undefined);
-    return print(command, project, remote.url.href, dir, result);
+    return await sync(client, () => link.signIn());
   } finally {
     callback.close();
   }

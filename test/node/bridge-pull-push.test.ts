@@ -1,7 +1,8 @@
 // bmad-mcp pull and push: the built CLI as a child process against the real Worker run locally, signing in
 // through the browser (the test plays it) the first time. A workspace made with MCP calls only is pulled into
 // a folder where BMAD's own Python runs; changes go back with push; conflicts stop either side until --force;
-// deletions travel both ways; and a hostile server's paths never lead a write out of the folder.
+// deletions travel both ways; a token in BMAD_MCP_TOKEN does it all headless; and a hostile server's paths never
+// lead a write out of the folder.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
@@ -329,6 +330,60 @@ describe("against the real Worker", () => {
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(linked)).toEqual(["_bmad"]);
   }, 60_000);
+});
+
+describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
+  const ciConfig = join(tmp.dir, "ci-config");
+  /** `bmad-mcp <argv>` with these variables and nobody at a browser: a sign-in link ends the run (a failure here). */
+  function headless(argv: string[], env: Record<string, string>): Promise<Run> {
+    const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: ciConfig, BMAD_MCP_BROWSER: "none", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => {
+      stderr += d;
+      if (/in your browser/.test(stderr)) child.kill();
+    });
+    return new Promise((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  }
+  const ci = join(tmp.dir, "ci");
+  const ciSync = (command: "pull" | "push", token: string) => headless([command, "--remote", remote, "--project", PROJECT, "--dir", ci], { BMAD_MCP_TOKEN: token });
+
+  it("pulls with a read token and pushes with a write token, never asking for a browser and saving nothing", async () => {
+    const read = (await signIn(fetch, worker.url.origin, { scope: "bmad:read" })).access_token;
+    const pulled = await ciSync("pull", read);
+    expect(pulled.stderr).not.toMatch(/in your browser/);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${ci}: `);
+    expect(readFileSync(join(ci, "_bmad/config.toml"), "utf8")).toBe(await remoteText("_bmad/config.toml"));
+
+    writeFileSync(join(ci, "_bmad-output/ci-note.md"), "from CI\n");
+    const readOnly = await ciSync("push", read);
+    expect(readOnly.stderr).not.toMatch(/in your browser/);
+    expect(readOnly.code).toBe(1);
+    expect(readOnly.stderr).toContain("the token in BMAD_MCP_TOKEN does not allow this: it needs the scopes bmad:read bmad:write");
+    expect((await files({ action: "read", path: "_bmad-output/ci-note.md" })).isError).toBe(true);
+
+    const write = (await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" })).access_token;
+    const pushed = await ciSync("push", write);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain("added    _bmad-output/ci-note.md (now version 1)\n");
+    expect(await remoteText("_bmad-output/ci-note.md")).toBe("from CI\n");
+    expect(existsSync(ciConfig)).toBe(false);
+  }, 60_000);
+
+  it("says a refused token is refused, and an empty variable is a usage error, without a browser", async () => {
+    const refused = await ciSync("pull", "not-a-token");
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`bmad-mcp: pull: no connection to ${remote}: the server refused the token in BMAD_MCP_TOKEN`);
+    expect(refused.stderr).not.toMatch(/in your browser/);
+    const empty = await ciSync("push", " ");
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain("BMAD_MCP_TOKEN is set but empty");
+  }, 30_000);
 });
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
