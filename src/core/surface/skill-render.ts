@@ -21,7 +21,12 @@ export interface SkillRender {
   notes: string[];
 }
 
-const TOKEN = /\{\{config\.([A-Za-z0-9_.-]+)\}\}|\{\{\.([A-Za-z0-9_]+)\}\}|\{(workflow|agent)\.([A-Za-z0-9_.-]+)\}|\{(project-root|skill-root)\}|\{([a-z][a-z0-9_]*)\}/g;
+/** A config value's placeholder: `{user_name}`, or `{{user_name}}` as classic and v4 templates write it, matched whole
+ *  (never `{` + `{user_name}` + `}`, which would leave `{Tester}`). Groups: the doubled key, the single one. */
+const CONFIG_KEY = String.raw`\{\{([a-z][a-z0-9_]*)\}\}|\{([a-z][a-z0-9_]*)\}`;
+const TOKEN = new RegExp(String.raw`\{\{config\.([A-Za-z0-9_.-]+)\}\}|\{\{\.([A-Za-z0-9_]+)\}\}|\{(workflow|agent)\.([A-Za-z0-9_.-]+)\}|\{(project-root|skill-root)\}|${CONFIG_KEY}`, "g");
+const CONFIG_KEYS = new RegExp(CONFIG_KEY, "g");
+const ROOTS_AND_KEYS = new RegExp(String.raw`\{(project-root|skill-root)\}|${CONFIG_KEY}`, "g");
 
 /** The values a record renders with in this project. */
 export async function skillRenderFor(reader: BundleReader, runtime: ProjectRuntime, record: CatalogRecord): Promise<SkillRender> {
@@ -72,9 +77,9 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
   return expandConfigRefs(out, root);
 }
 
-/** `{key}` config placeholders filled in; others (`{doc_workspace}`) stay. */
+/** `{key}` and `{{key}}` config placeholders filled in; others (`{doc_workspace}`, `{{date}}`) stay whole. */
 export function fillConfigValues(text: string, config: Map<string, string>): string {
-  return text.replace(/\{([a-z][a-z0-9_]*)\}/g, (m, key: string) => config.get(key) ?? m);
+  return text.replace(CONFIG_KEYS, (m, doubled?: string, single?: string) => config.get((doubled ?? single)!) ?? m);
 }
 
 /** Config values refer to each other (`{output_folder}/planning-artifacts`) and to `{project-root}`. */
@@ -89,7 +94,7 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 
 /** One pass over the text; anything unknown stays as written. */
 export function renderSkillText(text: string, ctx: SkillRender): string {
-  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, name?: string, at?: number) => {
+  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number) => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
     if (configPath) return configValue(configPath, ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
@@ -103,6 +108,7 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
       const value = formatCustom(raw, ctx, inCode);
       return value === undefined ? token : inCode && value.includes("`") ? `\` ${value} \`` : value;
     }
+    const name = doubled ?? single;
     return (name && ctx.config.get(name)) ?? token;
   });
 }
@@ -117,7 +123,7 @@ function configValue(path: string, ctx: SkillRender): string | undefined {
 function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = false): string | undefined {
   if (value === undefined) return undefined;
   // Customization values name config values and roots ("{planning_artifacts}/prds"): resolve those too.
-  const roots = (s: string) => s.replace(/\{(project-root|skill-root|[a-z][a-z0-9_]*)\}/g, (m, k: string) => (k === "project-root" ? ctx.projectRoot : k === "skill-root" ? ctx.skillRoot : ctx.config.get(k) ?? m));
+  const roots = (s: string) => s.replace(ROOTS_AND_KEYS, (m, root?: string, doubled?: string, single?: string) => (root === "project-root" ? ctx.projectRoot : root ? ctx.skillRoot : ctx.config.get((doubled ?? single)!) ?? m));
   if (isScalar(value)) return roots(String(value));
   if (Array.isArray(value) && inCode) return roots(toJson(value));
   if (Array.isArray(value)) {
