@@ -4,6 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { benchBridge, middle, printBridge } from "./bench-bridge.js";
+import { benchContext, printContext } from "./bench-context.js";
 import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { benchMemoryOps } from "./bench-memory.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
@@ -228,6 +229,8 @@ async function main(): Promise<void> {
     if (!printDevStarts(await benchDevStarts())) process.exitCode = 1;
     // The Worker as `npm run deploy` would upload it: script size and startup CPU (wrangler, offline).
     if (!printDeploy(await checkDeploy())) process.exitCode = 1;
+    // Context: what the model reads on bmad-prd's Create path and bmad-architecture, beside BMAD in Claude Code.
+    if (!printContext(await benchContext())) process.exitCode = 1;
   }
 }
 
