@@ -39,6 +39,8 @@ interface Meta {
   created_at: string;
   answers: string;
   history_bytes: number;
+  /** IANA; null: UTC (projects made before time zones, and those never set). */
+  time_zone: string | null;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -59,7 +61,14 @@ export class WorkspaceProject extends DurableObject {
     this.shares = new ProjectShares(this.sql);
     // No tables until a project is created here: probing a name costs nothing.
     this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray().length > 0;
-    if (this.ready) this.shares.migrate();
+    if (this.ready) this.migrate();
+  }
+
+  /** Tables from before a change get its columns. */
+  private migrate(): void {
+    this.shares.migrate();
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('meta')").toArray().map((c) => c.name);
+    if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
   }
 
   private meta(): Meta | undefined {
@@ -84,7 +93,7 @@ export class WorkspaceProject extends DurableObject {
   private createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
-        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL);
+        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT);
     `);
     this.shares.createTable();
     this.files.createTables();
@@ -92,7 +101,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Creates the project with its first files, all or nothing. */
-  init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string): DoResult<ProjectInfo> {
+  init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<ProjectInfo> {
     if (this.meta()) return fail("conflict", `You already have a project "${name}".`);
     for (const f of files) {
       const checked = checkWorkspacePath(f.path);
@@ -103,8 +112,8 @@ export class WorkspaceProject extends DurableObject {
     this.files.transaction(() => {
       this.createTables();
       this.sql.exec(
-        "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes) VALUES (1, ?, ?, ?, ?, ?, 0)",
-        caller.id, caller.label, name, now, JSON.stringify(answers),
+        "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes, time_zone) VALUES (1, ?, ?, ?, ?, ?, 0, ?)",
+        caller.id, caller.label, name, now, JSON.stringify(answers), timeZone ?? null,
       );
       for (const f of files) this.files.commit(f.path, f.data, "create", caller.label, now);
     });
@@ -117,7 +126,7 @@ export class WorkspaceProject extends DurableObject {
     const { meta, access } = g;
     const info: ProjectInfo = {
       project: meta.name, name: meta.name, owner: access === "owner" ? "you" : meta.owner_label, access,
-      created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...this.files.totals(),
+      created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...(meta.time_zone ? { time_zone: meta.time_zone } : {}), ...this.files.totals(),
     };
     if (access === "owner") {
       info.shares = this.shares.all().map((s) => ({ with: shownHandle(s.handle), access: s.access, ...(s.accepted ? {} : { pending: true as const }) }));
@@ -275,7 +284,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** New installer answers and the files they change, as one step. */
-  configure(caller: Caller, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string): DoResult<{ changed: string[] }> {
+  configure(caller: Caller, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<{ changed: string[] }> {
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
     const changed = files.filter((f) => this.files.head(f.path)?.sha256 !== sha256(f.data));
@@ -292,6 +301,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ? WHERE id = 1", JSON.stringify(answers));
+      if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
       for (const f of changed) this.files.commit(f.path, f.data, "config", caller.label, now);
     });
     return { ok: true, value: { changed: changed.map((f) => f.path) } };

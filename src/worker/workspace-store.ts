@@ -185,7 +185,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
   }
 
-  async create(name: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<ProjectSummary>> {
+  async create(name: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<ProjectSummary>> {
     const checked = checkProjectName(name);
     if (!checked.ok) return { ok: false, kind: "invalid", error: checked.error };
     const now = this.now();
@@ -197,7 +197,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
         ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error }
         : { ok: false, kind: "conflict", error: `You already have a project "${name}"; pick another name or delete it first.` };
     }
-    const out = (await stub.init(this.caller, name, plain(answers), filesOf(files), now)) as DoResult<ProjectInfo>;
+    const out = (await stub.init(this.caller, name, plain(answers), filesOf(files), now, timeZone)) as DoResult<ProjectInfo>;
     if (!out.ok) {
       if (reserved.ok) await this.index(`user:${this.caller.id}`).release(name);
       return out.kind === "no_project" ? this.notFound(name) : out;
@@ -209,8 +209,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return this.on<ProjectInfo>(project, (s) => s.info(this.caller));
   }
 
-  configure(project: string, answers: InstallerAnswers, files: Map<string, string>) {
-    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(answers), filesOf(files), this.now()));
+  configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string) {
+    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(answers), filesOf(files), this.now(), timeZone));
   }
 
   async remove(project: string, confirm: string) {

@@ -8,6 +8,9 @@ export interface ScriptContext {
   cwd: string;
   /** The clock (memlog's `updated` stamps, in local time). Default: the real one. */
   now?: () => Date;
+  /** The project's IANA time zone for the times a port writes, asked only when it writes one (time-zone.ts).
+   *  Absent (the bridge): the process's local time, as BMAD's Python has it. */
+  timeZone?: () => Promise<string | undefined>;
   /** Environment; only COLUMNS is read (argparse's help width). */
   env?: Record<string, string | undefined>;
   /** Absolute path of the .py file as invoked (Python's __file__). resolve_customization uses it

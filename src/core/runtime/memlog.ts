@@ -7,6 +7,7 @@ import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, splitWhitespace, strip, stripChars } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
+import { wallTime } from "./time-zone.js";
 
 const MEMLOG = ".memlog.md";
 
@@ -33,10 +34,11 @@ function parser(): Parser {
   return p;
 }
 
-/** datetime.now().strftime("%Y-%m-%dT%H:%M"), local time. */
-function stamp(now: Date): string {
+/** datetime.now().strftime("%Y-%m-%dT%H:%M"), local time (the project's time zone where it has one: time-zone.ts). */
+async function stamp(ctx: ScriptContext): Promise<string> {
+  const now = await wallTime(ctx);
   const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}:${pad(now.getMinutes())}`;
+  return `${now.year}-${pad(now.month)}-${pad(now.day)}T${pad(now.hour)}:${pad(now.minute)}`;
 }
 
 /** The memlog file, as Python's str(Path) shows it: {workspace}/.memlog.md or --path. */
@@ -67,9 +69,9 @@ function render(meta: Meta, body: string): string {
   return `---\n${fm}\n---\n\n${stripChars(body, "\n", "right")}\n`;
 }
 
-function touch(meta: Meta, ctx: ScriptContext): void {
+function touch(meta: Meta, stamped: string): void {
   meta.delete("updated");
-  meta.set("updated", stamp(ctx.now?.() ?? new Date()));
+  meta.set("updated", stamped);
 }
 
 function ack(out: Output, path: string, body: string): void {
@@ -107,7 +109,7 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
     }
     meta.set(strip(pair.slice(0, i)), strip(pair.slice(i + 1)));
   }
-  touch(meta, ctx);
+  touch(meta, await stamp(ctx));
   await write(ctx, path, render(meta, ""));
   ack(out, path, "");
   return 0;
@@ -122,10 +124,11 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
   if (args.by) label = strip(`${label} by ${args.by}`);
   const entry = `- ${label ? `(${label}) ` : ""}${text}`;
   let body = "";
+  const stamped = await stamp(ctx);
   await rewriteText(ctx.fs, await located(ctx, path), (current) => {
     const [meta, old] = split(current);
     body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
-    touch(meta, ctx);
+    touch(meta, stamped);
     return render(meta, body);
   }, path);
   ack(out, path, body);
@@ -135,11 +138,12 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
 async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
   let body = "";
+  const stamped = await stamp(ctx);
   await rewriteText(ctx.fs, await located(ctx, path), (current) => {
     const [meta, old] = split(current);
     body = old;
     meta.set(args.key as string, args.value as string);
-    touch(meta, ctx);
+    touch(meta, stamped);
     return render(meta, body);
   }, path);
   ack(out, path, body);

@@ -39,6 +39,8 @@ export interface ProjectRuntime {
   readonly git?: GitRunner;
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. */
   runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun>;
+  /** The project's IANA time zone for the times the ports write (a workspace's); absent: local time, as Python. */
+  readonly timeZone?: () => Promise<string | undefined>;
 }
 
 /** A model-visible path (under `root` or bmad://) as the runtime's path; other words unchanged. */

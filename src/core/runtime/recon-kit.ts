@@ -11,6 +11,7 @@ import { get, iterate, lower, pyRepr, pyStr } from "./py-ops.js";
 import { normPath, resolvePath } from "./py-path.js";
 import { compareCodePoints, repr, splitlines, strip, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
+import { wallTime } from "./time-zone.js";
 
 const MARKER = /\[(\d+)\](?!\()/g; // [3] but not a [3](url) link
 const BARE_URL = /https?:\/\/[^\s|)\]]+/u;
@@ -168,9 +169,10 @@ function toInt(v: PyValue): number {
   throw new PyError("TypeError", `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`);
 }
 
-function today(): Day {
-  const now = new Date();
-  return { y: now.getFullYear(), m: now.getMonth() + 1, d: now.getDate() };
+/** date.today(): the real clock (Python's tests fix datetime.now, not this), in the project's zone where it has one. */
+async function today(ctx: ScriptContext): Promise<Day> {
+  const now = await wallTime({ timeZone: ctx.timeZone });
+  return { y: now.year, m: now.month, d: now.day };
 }
 
 async function staleness(ctx: ScriptContext, args: Record<string, unknown>, out: { stdout: string; stderr: string }): Promise<number> {
@@ -182,7 +184,7 @@ async function staleness(ctx: ScriptContext, args: Record<string, unknown>, out:
     const given = loads(args.windows as string);
     if (!isDict(given)) throw new PyError("AttributeError", `'${typeName(given)}' object has no attribute 'items'`);
     for (const [k, v] of given) windows.set(k.toLowerCase(), toInt(v));
-    now = args.today !== undefined ? parseDate(args.today as string) : today();
+    now = args.today !== undefined ? parseDate(args.today as string) : await today(ctx);
   } catch (e) {
     // except (ValueError, json.JSONDecodeError): a bad UTF-8 file is a ValueError too.
     if (!(e instanceof SyntaxError) && !(e instanceof PyError && (e.pyType === "ValueError" || e.pyType === "UnicodeDecodeError"))) throw e;
@@ -315,7 +317,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
             .split("{topic_slug}")
             .join(slug)
             .split("{date}")
-            .join((args.date as string | undefined) || iso(today()));
+            .join((args.date as string | undefined) || iso(await today(ctx)));
           return emit(out, new Map([["topic_slug", slug], ["folder", folder]]), 0);
         }
         default: {

@@ -11,6 +11,7 @@ import { splitlines, strip } from "./py-str.js";
 import { deref, dict, digitsValue, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFile } from "./sprint-py.js";
 import { int, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
+import { wallTime } from "./time-zone.js";
 
 const STORY = /^(\p{Nd}+)-\p{Nd}+[a-z]?-/u;
 const ACTION_STATUSES = ["open", "in-progress", "done"];
@@ -172,8 +173,8 @@ async function update(ctx: ScriptContext, args: Namespace): Promise<void> {
     if (!parsed) return failure(`invalid --date ${pyRepr(date)} (expected "MM-DD-YYYY HH:MM")`, 1, true);
     lastUpdated = formatStamp(parsed);
   } else {
-    const now = ctx.now?.() ?? new Date();
-    lastUpdated = formatStamp([now.getFullYear(), now.getMonth() + 1, now.getDate(), now.getHours(), now.getMinutes()]);
+    const now = await wallTime(ctx);
+    lastUpdated = formatStamp([now.year, now.month, now.day, now.hour, now.minute]);
   }
   const verdict = args.verdict as string | undefined;
   if (verdict !== undefined && !VERDICTS.includes(verdict)) failure(`invalid --verdict ${pyRepr(verdict)} (allowed: ${VERDICTS.join(", ")})`, 1, true);

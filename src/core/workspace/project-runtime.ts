@@ -5,6 +5,7 @@ import { bundleFs, withBundle, type ProjectRuntime } from "../runtime/project.js
 import type { SurfaceDeps } from "../surface/deps.js";
 import type { BundleReader } from "../surface/reader.js";
 import { TOOL } from "../surface/names.js";
+import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs } from "./runtime-fs.js";
 import type { WorkspaceStore } from "./store.js";
 
@@ -18,6 +19,7 @@ export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleRea
       if (!visible.ok) return { ok: false, error: visible.error };
     }
     let refused: string | undefined;
+    let zone: Promise<string> | undefined;
     const fsRoot = `/projects/${project}`;
     const runtime: ProjectRuntime = {
       root: `bmad://projects/${project}`,
@@ -26,6 +28,8 @@ export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleRea
       fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error)), bundleFs(reader)),
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
+      // Asked once, and only by a script that writes a time: one call more for those, none for the rest.
+      timeZone: () => (zone ??= store.info(project).then((info) => (info.ok ? info.value.time_zone : undefined) ?? DEFAULT_TIME_ZONE)),
     };
     return { ok: true, runtime };
   };

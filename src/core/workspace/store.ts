@@ -28,6 +28,8 @@ export interface ProjectSummary {
 export interface ProjectInfo extends ProjectSummary {
   created_at: string;
   answers: InstallerAnswers;
+  /** The IANA zone of the times scripts write here; absent: UTC (DEFAULT_TIME_ZONE). */
+  time_zone?: string;
   files: number;
   bytes: number;
   /** The owner sees whom they share with. */
@@ -101,11 +103,11 @@ export interface WorkspaceStore {
   accept(project: string): Promise<WsResult<ProjectSummary>>;
   /** The caller declines the share of `project`, or leaves a shared project they accepted. */
   decline(project: string): Promise<WsResult<{ name: string; owner: string }>>;
-  /** A new project owned by the caller, with these files as their first versions. */
-  create(name: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<ProjectSummary>>;
+  /** A new project owned by the caller, with these files as their first versions (`timeZone`: checked, IANA). */
+  create(name: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<ProjectSummary>>;
   info(project: string): Promise<WsResult<ProjectInfo>>;
-  /** Stores new answers and writes the files that differ, in one step. Owner or writer. */
-  configure(project: string, answers: InstallerAnswers, files: Map<string, string>): Promise<WsResult<{ changed: string[] }>>;
+  /** Stores new answers (and a time zone, if given) and writes the files that differ, in one step. Owner or writer. */
+  configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
   /** Owner only; `confirm` must be the project's name. */
   remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number }>>;
   /** Owner only. `withWho`: an email or a user id as sign-in knows it. */

@@ -11,6 +11,7 @@ import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
 import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
 import { installerQuestions } from "../../workspace/installer.js";
+import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { bundleUrisFor } from "../resources.js";
@@ -38,17 +39,18 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list (+ offers to you); create (answers optional); config (show; answers rewrite _bmad config); delete (confirm: name); share (with; access read|write|none); accept|decline an offer.",
+    "Your project workspaces (root bmad://projects/{name}): list (+ offers); create; config (show; answers rewrite _bmad config); delete (confirm: name); share (with; access read|write|none); accept|decline an offer.",
   input: z.object({
     action: z.enum(["list", "create", "config", "delete", "share", "accept", "decline"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
     answers: answersField,
+    time_zone: z.string().max(64).optional().describe("IANA zone (create, config)"),
     confirm: z.string().optional().describe("delete: the name again"),
     with: z.string().optional().describe("share: email, github:login or user id"),
     access: z.enum(["read", "write", "none"]).optional().describe("share: none revokes"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
-  writes: (args) => !(PROJECT_READS.has(action(args) as string) || (action(args) === "config" && (args as { answers?: unknown }).answers === undefined)),
+  writes: (args) => !(PROJECT_READS.has(action(args) as string) || (action(args) === "config" && (args as { answers?: unknown }).answers === undefined && (args as { time_zone?: unknown }).time_zone === undefined)),
   run: (args, deps) =>
     withStore(deps, async (store) => {
       if (args.action === "list") return listProjects(store);
@@ -56,18 +58,20 @@ export const bmadProjectTool = defineTool({
       const name = args.name;
       switch (args.action) {
         case "create": {
+          const zone = args.time_zone === undefined ? undefined : checkTimeZone(args.time_zone);
+          if (zone && !zone.ok) return fail(zone.error);
           const files = await initialFiles(deps.reader, name, args.answers ?? {});
           if (!files.ok) return fail(files.error);
-          const created = await store.create(name, args.answers ?? {}, files.files);
+          const created = await store.create(name, args.answers ?? {}, files.files, zone?.zone);
           // BMAD's skills greet the user by user_name; the installer's default is nobody's name.
           const named = args.answers?.core?.user_name !== undefined || !created.ok ? "" : await unsetUserName(deps, created.value.project);
           return result(created, (p) =>
-            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".${named}`, { ...p, files: files.files.size }),
+            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".${named} ${zoneSentence(p.project, zone?.zone)}`, { ...p, files: files.files.size, time_zone: zone?.zone ?? DEFAULT_TIME_ZONE }),
           );
         }
         case "config":
-          if (store.folder) return folderConfig(store.folder, args.answers !== undefined);
-          return args.answers ? setConfig(deps, store, name, args.answers) : showConfig(deps, store, name);
+          if (store.folder) return args.time_zone !== undefined ? fail(BRIDGE_TIME) : folderConfig(store.folder, args.answers !== undefined);
+          return args.answers || args.time_zone !== undefined ? setConfig(deps, store, name, args.answers ?? {}, args.time_zone) : showConfig(deps, store, name);
         case "delete":
           return result(await store.remove(name, args.confirm ?? ""), (r) => done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history.`, r));
         case "share": {
@@ -83,6 +87,14 @@ export const bmadProjectTool = defineTool({
       }
     }),
 });
+
+const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
+
+/** What a new project's times are in, and how to change it: the model asks the user where they are. */
+function zoneSentence(project: string, zone: string | undefined): string {
+  if (zone) return `Times scripts write are in ${zone}.`;
+  return `Times scripts write are in ${DEFAULT_TIME_ZONE} (the default): if the user is elsewhere, ask their zone and set it with ${TOOL.bmadProject} {"action": "config", "name": "${project}", "time_zone": "Europe/Paris"}.`;
+}
 
 async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string> {
   const question = (await installerQuestions(deps.reader).catch(() => [])).find((q) => q.module === "core" && q.key === "user_name");
@@ -104,7 +116,7 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   if (!info.ok) return fail(info.error);
   const p = info.value;
   const questions = await installerQuestions(deps.reader, { projectName: p.name }).catch(() => []);
-  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes, created ${p.created_at}.`];
+  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes, created ${p.created_at}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}.`];
   if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access}${s.pending ? ", not accepted yet" : ""})`).join(", ") || "nobody"}.`);
   lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
   for (const q of questions) {
@@ -123,15 +135,18 @@ function folderConfig(folder: string, answers: boolean): ToolOutcome {
   return answers ? fail(`${where} Change them with ${TOOL.bmadFiles} or BMAD's installer; "answers" are for workspaces.`) : done(where, { folder });
 }
 
-async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>): Promise<ToolOutcome> {
+async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>, timeZone?: string): Promise<ToolOutcome> {
+  const zone = timeZone === undefined ? undefined : checkTimeZone(timeZone);
+  if (zone && !zone.ok) return fail(zone.error);
   const info = await store.info(name);
   if (!info.ok) return fail(info.error);
   if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
   const answers = mergeAnswers(info.value.answers, given);
   const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
   if (!files.ok) return fail(files.error);
-  return result(await store.configure(name, answers, files.files), (r) =>
-    done(r.changed.length ? `Set the answers of "${name}"; rewrote ${r.changed.join(", ")}.` : `Set the answers of "${name}"; no file changed.`, r),
+  const zoneSet = zone ? ` Times scripts write in "${name}" are in ${zone.zone} now.` : "";
+  return result(await store.configure(name, answers, files.files, zone?.zone), (r) =>
+    done(!Object.keys(given).length ? zoneSet.trim() : `${r.changed.length ? `Set the answers of "${name}"; rewrote ${r.changed.join(", ")}.` : `Set the answers of "${name}"; no file changed.`}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
 }
 

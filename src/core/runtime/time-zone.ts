@@ -1,0 +1,46 @@
+// The wall-clock time the ports write (memlog's `updated`, sprint-status's `last_updated`, recon_kit's today):
+// in the project's time zone where the door gives one (a workspace: UTC unless its owner set another), else in
+// the process's local time, as Python's datetime.now() has it (the bridge: byte for byte BMAD's own scripts).
+import { closest, suggestion } from "../catalog/closest.js";
+import type { Result } from "../result.js";
+import type { ScriptContext } from "./context.js";
+
+/** A workspace's time zone until its owner sets one. */
+export const DEFAULT_TIME_ZONE = "UTC";
+
+export interface WallTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+}
+
+/** An IANA zone name (`Europe/Berlin`, `UTC`) that Intl knows, in its usual case (`america/los_angeles` ->
+ *  `America/Los_Angeles`) but not swapped for an alias (`Asia/Kolkata` stays; ICU's canonical name is Asia/Calcutta).
+ *  Offsets (`+02:00`) are refused: a zone name follows summer time, an offset does not. */
+export function checkTimeZone(name: string): Result<{ zone: string }> {
+  const shape = /^[A-Za-z][A-Za-z0-9_+-]{0,40}(?:\/[A-Za-z0-9_+-]{1,40}){0,2}$/.test(name);
+  const known = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  try {
+    if (shape) {
+      const resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
+      const same = (z: string) => z.toLowerCase() === name.toLowerCase();
+      return { ok: true, zone: known.find(same) ?? (same(resolved) ? resolved : name) };
+    }
+  } catch {
+    // not a zone Intl knows: said below
+  }
+  return { ok: false, error: `Unknown time zone "${name.slice(0, 60)}": give an IANA name such as America/Los_Angeles, Europe/Berlin or UTC.${suggestion(closest(name, known, 3))}` };
+}
+
+/** Now, as a clock on the wall reads it where the script runs (see the file's head). */
+export async function wallTime(ctx: Pick<ScriptContext, "now" | "timeZone">): Promise<WallTime> {
+  const now = ctx.now?.() ?? new Date();
+  const zone = await ctx.timeZone?.();
+  if (zone === undefined) return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate(), hour: now.getHours(), minute: now.getMinutes() };
+  const numeric = "numeric" as const;
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric }).formatToParts(now);
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);
+  return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute") };
+}
