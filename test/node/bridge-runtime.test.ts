@@ -74,6 +74,23 @@ describe("bmad-run", () => {
     expect(ours.out!.stdout).toContain("/docs/prds");
   });
 
+  it("stamps the memlog in the machine's local time, as BMAD's Python does (TZ=America/Los_Angeles)", async () => {
+    const dir = project("local-time");
+    const zone = "America/Los_Angeles";
+    const wall = () => {
+      const p = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }).formatToParts(new Date()).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}`;
+    };
+    const client = await connect(dir, { TZ: zone });
+    const before = wall();
+    expect((await bmadRun(client, `uv run ${dir}/_bmad/scripts/memlog.py init --workspace ${dir}/ours`)).out?.exit_code).toBe(0);
+    await run("python3", [`${dir}/_bmad/scripts/memlog.py`, "init", "--workspace", `${dir}/theirs`], { cwd: dir, env: { ...process.env, TZ: zone } });
+    const clocks = [before, wall()];
+    const updated = (folder: string) => /^updated: (.*)$/m.exec(readFileSync(join(dir, folder, ".memlog.md"), "utf8"))?.[1];
+    expect(clocks).toContain(updated("ours"));
+    expect(clocks).toContain(updated("theirs"));
+  });
+
   it("refuses what it cannot run, naming what it recognised", async () => {
     const client = await connect(project("refusals"));
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);

@@ -90,7 +90,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
   const port = SHARED_SCRIPTS.get(name);
   if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
-    const result = await port(fsArgs, { ...withBudget(runtime.fs), cwd: runtime.fsRoot, scriptPath: fsScript });
+    const result = await port(fsArgs, { ...withBudget(runtime.fs), cwd: runtime.fsRoot, scriptPath: fsScript, ...zoneOf(runtime) });
     const refused = runtime.refused?.();
     return refused ? fail(refused) : answer(runtime, name, result);
   }
@@ -101,7 +101,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (ported) {
       const bounded = withBudget(runtime.fs);
       const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
-      const result = await ported(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}) });
+      const result = await ported(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...zoneOf(runtime) });
       const refused = runtime.refused?.();
       return refused ? fail(refused) : answer(runtime, name, result);
     }
@@ -115,6 +115,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
 }
 
 const answer = runAnswer;
+
+/** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
+const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});
 
 /** A skill's own script named without a project (`{skill-root}/scripts/x.py`, or by its bmad:// or skill:// URI):
  *  where it runs needs no project. */
