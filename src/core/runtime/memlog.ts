@@ -92,6 +92,9 @@ async function write(ctx: ScriptContext, path: string, text: string): Promise<vo
 
 async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
+  // Asked beside the file calls below, not after them (a workspace asks its project for the zone).
+  const stamped = stamp(ctx);
+  stamped.catch(() => undefined); // an init refused first never reads it
   const where = await fsPath(ctx.fs, path, ctx.cwd);
   if (where !== undefined && (await statPath(ctx.fs, where)) !== "missing") {
     out.stderr += `error: ${path} already exists; use append/set to update it\n`;
@@ -109,7 +112,7 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
     }
     meta.set(strip(pair.slice(0, i)), strip(pair.slice(i + 1)));
   }
-  touch(meta, await stamp(ctx));
+  touch(meta, await stamped);
   await write(ctx, path, render(meta, ""));
   ack(out, path, "");
   return 0;
@@ -124,8 +127,9 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
   if (args.by) label = strip(`${label} by ${args.by}`);
   const entry = `- ${label ? `(${label}) ` : ""}${text}`;
   let body = "";
-  const stamped = await stamp(ctx);
-  await rewriteText(ctx.fs, await located(ctx, path), (current) => {
+  // The zone (a workspace asks its project for it) and the file are looked up at once: one round trip, not two.
+  const [stamped, at] = await Promise.all([stamp(ctx), located(ctx, path)]);
+  await rewriteText(ctx.fs, at, (current) => {
     const [meta, old] = split(current);
     body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
     touch(meta, stamped);
@@ -138,8 +142,9 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
 async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
   let body = "";
-  const stamped = await stamp(ctx);
-  await rewriteText(ctx.fs, await located(ctx, path), (current) => {
+  // The zone (a workspace asks its project for it) and the file are looked up at once: one round trip, not two.
+  const [stamped, at] = await Promise.all([stamp(ctx), located(ctx, path)]);
+  await rewriteText(ctx.fs, at, (current) => {
     const [meta, old] = split(current);
     body = old;
     meta.set(args.key as string, args.value as string);
