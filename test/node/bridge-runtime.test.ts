@@ -238,6 +238,7 @@ describe("bmad-files on the bridge", () => {
     };
     expect(await config({})).toMatchObject({ isError: false, text: expect.stringContaining("_bmad/config.toml") });
     expect(await config({ answers: { core: { user_name: "Alice" } } })).toMatchObject({ isError: true, text: expect.stringMatching(/"answers" are for workspaces/) });
+    expect(await config({ time_zone: "Europe/Paris" })).toMatchObject({ isError: true, text: expect.stringMatching(/^On the bridge, scripts write your machine's local time, as BMAD's Python does/) });
   });
 });
 
