@@ -178,6 +178,13 @@ describe("memory files a person edits", () => {
     expect((await call("recall_structured", { query: "root bin bash nologin" })).structured.hits).toEqual([]);
   });
 
+  it("answers a new project's context with what is there and what fills it, not an error", async () => {
+    const { call } = await open(project("fresh-context"));
+    const context = await call("get_project_context", {});
+    expect(context.isError, context.text).toBe(false);
+    expect(context.structured).toEqual({ shared_context: null, empty: expect.stringMatching(/^No context files yet: _bmad\/_memory\/project-context\.yaml .* remember_structured\. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS\.md/) });
+  });
+
   it("reads project-context.yaml with its line number when it is broken, and adds remembered decisions", async () => {
     const dir = project("context");
     mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });

@@ -59,6 +59,13 @@ it("says what the run-time placeholders stand for, with today's date", () => {
   );
 });
 
+it("names templates and placeholders in one refusal", () => {
+  expect(fillInFirst(["{doc_workspace}"], [`topic=<PRD/product name>`])).toBe(
+    "Fill in topic=<PRD/product name>, {doc_workspace} first: topic=<PRD/product name>: the skill's text marks where your own value goes; the workflow binds {doc_workspace} while it runs ({doc_workspace} is the run folder the skill's activation binds).",
+  );
+  expect(fillInFirst([], ["<a|b>"])).toBe("Fill in <a|b> first: the skill's text marks where your own value goes (for a|b, one of the values between the bars).");
+});
+
 it("finds placeholders the workflow binds at run time", () => {
   expect(unfilledPlaceholders(["{doc_workspace}/x", "/p", "{skill-root}"])).toEqual(["{doc_workspace}", "{skill-root}"]);
 });

@@ -2,6 +2,7 @@
 // structured JSON. The same on both front doors: the bridge reads the project folder, the Worker a workspace.
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import type { ContextSection } from "../surface/deps.js";
+import { TOOL } from "../surface/names.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import { lines } from "../lines.js";
 import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
@@ -30,11 +31,8 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
   };
   const shared = await text(SHARED_CONTEXT_FILE);
   const yamlText = await text(PROJECT_CONTEXT_FILE);
-  if (shared === undefined && yamlText === undefined) {
-    const why = warnings.length ? ` (${warnings.join("; ")})` : "";
-    // BMAD 6.12 keeps its own project context elsewhere: say where, so a model does not write a file BMAD never reads.
-    return { ok: false, error: `No project context here yet (${MEMORY_DIR}/shared-context.md or project-context.yaml)${why}. BMAD's own is the block the bmad-project-context skill writes into AGENTS.md at the project root.` };
-  }
+  // Neither file could be read: an error naming why. Neither is there: a new project, which is no error.
+  if (shared === undefined && yamlText === undefined && warnings.length) return { ok: false, error: `No project context could be read (${warnings.join("; ")}).` };
   let data = new Map<string, unknown>();
   if (yamlText !== undefined) {
     const parsed = yamlObject(yamlText);
@@ -46,8 +44,12 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
   const all = { name: data.get("name") ?? data.get("project") ?? sections.get("project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
   const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared ?? null } : { [section]: all[section] ?? null };
   if (warnings.length) value.warnings = warnings;
+  if (shared === undefined && yamlText === undefined) value.empty = EMPTY;
   return { ok: true, value };
 }
+
+/** What fills an empty context. BMAD 6.12 keeps its own elsewhere: said, so a model does not write a file BMAD never reads. */
+export const EMPTY = `No context files yet: ${MEMORY_DIR}/project-context.yaml (name:, stack:, agents:) or shared-context.md (## Stack, ## Decisions, ## Architecture) fill it, and decisions kept with ${TOOL.rememberStructured}. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS.md at the project root.`;
 
 /** A YAML mapping (a Map: its keys are file content), or the error with its line. */
 function yamlObject(text: string): MemResult<Map<string, unknown>> {

@@ -21,6 +21,13 @@ export type CommandLine = Result<{ script: string; args: string[] }>;
 
 /** Splits a command line and strips the interpreter (`uv run [flags]`, `python3`, or none). */
 export function parseCommandLine(line: string): CommandLine {
+  const parsed = splitCommandLine(line);
+  if (parsed.ok && parsed.templates.length) return { ok: false, error: fillInFirst([], parsed.templates) };
+  return parsed.ok ? { ok: true, script: parsed.script, args: parsed.args } : parsed;
+}
+
+/** As parseCommandLine, with the `<…>` template words left for the caller to name beside the other placeholders. */
+export function splitCommandLine(line: string): Result<{ script: string; args: string[]; templates: string[] }> {
   if (line.length > MAX_COMMAND_LENGTH) return { ok: false, error: `The command is ${line.length} characters; at most ${MAX_COMMAND_LENGTH} are allowed.` };
   let words: string[];
   try {
@@ -29,11 +36,8 @@ export function parseCommandLine(line: string): CommandLine {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
   const templates = words.filter((w) => TEMPLATE_WORD.test(w));
-  if (templates.length) {
-    const choice = templates.some((w) => /^[^<]*<[^>]*\|/.test(w)) ? " (for a|b, one of the values between the bars)" : "";
-    return { ok: false, error: `Fill in ${templates.join(", ")} first: the skill's text marks where your own value goes${choice}.` };
-  }
-  const operator = unquotedOperator(line);
+  // `<a|b>` is a template, not a pipe: it is refused as one (by the caller, with the line's other placeholders).
+  const operator = templates.length ? undefined : unquotedOperator(line);
   if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call, and quote text that holds "${operator}".` };
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") {
@@ -52,7 +56,7 @@ export function parseCommandLine(line: string): CommandLine {
     const expected = `a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}`;
     return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}). For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
   }
-  return { ok: true, script, args: words.slice(i + 1) };
+  return { ok: true, script, args: words.slice(i + 1), templates };
 }
 
 /** The first shell operator outside quotes (`&&`, `|`, `>`, also inside a word), as a shell would read the line. */
@@ -83,20 +87,26 @@ export function unfilledPlaceholders(words: string[]): string[] {
 }
 
 /** What to say of placeholders a path still holds: the workflow binds them while it runs, or, for `{workflow.*}`
- *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them. */
-export function fillInFirst(unfilled: string[]): string {
+ *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them; and of `templates`, the
+ *  `<…>` words where the skill's text leaves the value to the model. All in one answer, so one call fixes all. */
+export function fillInFirst(unfilled: string[], templates: string[] = []): string {
   const custom = unfilled.filter((p) => /^\{(workflow|agent)\./.test(p));
   const bound = unfilled.filter((p) => !custom.includes(p));
   const parts: string[] = [];
+  if (templates.length) {
+    const choice = templates.some((w) => /^[^<]*<[^>]*\|/.test(w)) ? " (for a|b, one of the values between the bars)" : "";
+    parts.push(`${unfilled.length ? `${templates.join(", ")}: ` : ""}the skill's text marks where your own value goes${choice}`);
+  }
   if (bound.length) {
     const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", new Date().toISOString().slice(0, 10))).filter(Boolean);
-    parts.push(`the workflow binds ${bound.length > 1 ? "them" : "it"} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
+    const them = templates.length ? bound.join(", ") : bound.length > 1 ? "them" : "it";
+    parts.push(`the workflow binds ${them} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
   }
   if (custom.length) {
     const keys = custom.map((p) => `--key ${p.slice(1, -1)}`).join(" ");
     parts.push(`${custom.join(", ")} ${custom.length > 1 ? "are customization values" : "is a customization value"}, which "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} ${keys}" prints`);
   }
-  return `Fill in ${unfilled.join(", ")} first: ${parts.join("; ")}.`;
+  return `Fill in ${[...templates, ...unfilled].join(", ")} first: ${parts.join("; ")}.`;
 }
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */

@@ -2,7 +2,7 @@
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { z } from "zod";
-import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -41,15 +41,18 @@ export const bmadRunTool = defineTool({
 export const runTools = [bmadRunTool];
 
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome> {
-  const parsed = parseCommandLine(line);
+  // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
+  const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
-  if (!deps.runtime) return fail("This endpoint has no project to run scripts in.");
+  const { templates } = parsed;
+  if (!deps.runtime) return fail(templates.length ? fillInFirst([], templates) : "This endpoint has no project to run scripts in.");
   const named = PROJECT_URI.exec(line)?.[1];
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
   const found = await deps.runtime(project ?? named, { lazy: true });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
+  if (!found.ok && templates.length) return fail(fillInFirst([], templates));
   if (!found.ok && !portedAlone) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}`);
   const runtime = found.ok ? found.runtime : bundleRuntime(() => deps.reader);
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
@@ -81,8 +84,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const shared = SHARED_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1));
   const isPath = (word: string, i: number) => PATH_OPTIONS.has(args[i - 1] ?? "") || (!shared && word.includes("/"));
   const unfilled = unfilledPlaceholders([script, ...args.filter(isPath)]);
-  if (unfilled.includes("{skill-root}")) return fail("Fill in {skill-root}: the rendered skill names it at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.");
-  if (unfilled.length) return fail(fillInFirst(unfilled));
+  if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: the rendered skill names {skill-root} at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.`);
+  if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates));
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));
