@@ -57,6 +57,30 @@ describe("rendering", () => {
     expect(out).toContain(`relative to the skill's root, ${dir}/.claude/skills/bmad-prd, whose files are also bmad://bmm/bmad-prd/…. Load`);
     // Files loaded later name config values that rendering filled in here: the words among them are named.
     expect(block).toMatch(/\{user_name\} is [^,]+, [^\n]*\{communication_language\} is English/);
+    // One thing said of step 1: its line is marked run, and the block runs the lines not marked.
+    expect(out).toContain(`\`uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-prd --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout).`);
+    expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
+    expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
+    // A new project has nothing from earlier phases to name.
+    expect(block).not.toContain("From earlier phases");
+  });
+
+  it("names the project's files from earlier phases in the block, as they come, with their status", async () => {
+    const dir = project("earlier");
+    const client = await connect(dir);
+    const block = async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } })))![0];
+    expect(await block()).not.toContain("From earlier phases");
+    // The PRD lands after the first call: the next one names it (the answer follows the project, not the bundle).
+    const prd = "_bmad-output/planning-artifacts/prds/prd-todo-app-2026-11-27/prd.md";
+    mkdirSync(join(dir, dirname(prd)), { recursive: true });
+    writeFileSync(join(dir, prd), "---\ntitle: Todo\nstatus: final\n---\n# Todo PRD\n");
+    writeFileSync(join(dir, dirname(prd), ".memlog.md"), "---\ntopic: Todo\n---\n");
+    expect(await block()).toContain(`\n- From earlier phases, this project has \`${prd}\` (status: final).\n`);
+    const prompt = ((await client.getPrompt({ name: "bmad-architecture" })).messages[0]!.content as { text: string }).text;
+    expect(prompt).toContain(`- From earlier phases, this project has \`${prd}\` (status: final).`);
+    // Many files: a few named, the rest counted.
+    for (let i = 0; i < 7; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
+    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: final\\), (\`[^\`]+\`, ){3}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
   });
 });
 
@@ -95,6 +119,8 @@ describe("bmad-run", () => {
     const client = await connect(project("refusals"));
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
+    // Everything a line leaves to fill, named in one refusal.
+    expect((await bmadRun(client, `uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace} --field topic="<PRD/product name>"`)).text).toMatch(/^Fill in topic=<PRD\/product name>, \{doc_workspace\} first: /);
     expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which bmad-run cannot run/);
     // A shared script named alone, as a step file may: BMAD's, which says what it needs.
     expect((await bmadRun(client, `memlog.py append --type event --text "spine finalized"`)).out?.stderr).toMatch(/memlog.py append: error: one of the arguments --workspace --path is required/);

@@ -41,10 +41,12 @@ describe("tools/list", () => {
 });
 
 describe("the bmad tool", () => {
-  // A user with no workspace gets a workflow's raw files (one with workspaces is asked which, see workspace-runtime).
+  // A user with no workspace is told how to make one, and gets a workflow that writes rendered for it (see workspace-runtime).
   let newcomer: Person;
+  let project: string;
   beforeAll(async () => {
     newcomer = await signInAs(`${unique("surface")}@example.com`);
+    project = unique("surface");
   });
 
   it("loads an agent by short, full and module-qualified name and says which origin won", async () => {
@@ -57,14 +59,16 @@ describe("the bmad tool", () => {
   });
 
   it("runs workflows with * and lists everything on an empty command", async () => {
-    expect((await newcomer.call(TOOL.bmad, { command: "*prd" })).text).toContain(fileText("bmm/bmad-prd/SKILL.md"));
+    expect((await newcomer.call(TOOL.bmad, { command: "*prd" })).text).toContain("Its files as BMAD ships them: bmad://bmm/bmad-prd/SKILL.md.");
+    expect((await newcomer.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await newcomer.call(TOOL.bmad, { command: "*prd", project })).text).toContain("## bmm/bmad-prd/SKILL.md\n```markdown\n---\nname: bmad-prd\n");
     expect((await newcomer.call(TOOL.bmad, { command: "*core/brainstorming" })).text).toContain("bmad-brainstorming");
     const all = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "" } }));
     for (const a of catalog.list("agent")) expect(all).toContain(`${a.module}/${shortName(a)}`);
   });
 
   it("lists deeper files as bmad:// links instead of inlining them", async () => {
-    const out = (await newcomer.call(TOOL.bmad, { command: "*prd" })).text;
+    const out = (await newcomer.call(TOOL.bmad, { command: "*prd", project })).text;
     expect(out).toContain("bmad://bmm/bmad-prd/assets/prd-template.md");
     expect(out).not.toContain(fileText("bmm/bmad-prd/assets/prd-template.md"));
   });

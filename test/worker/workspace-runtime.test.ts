@@ -49,6 +49,26 @@ describe("rendering against a workspace", () => {
     expect([...viaWorkflow.matchAll(LEFTOVER)].map((m) => m[0])).toEqual([]);
   });
 
+  it("marks the resolve_customization line it ran, so a literal model runs only the others", async () => {
+    const prd = (await ada.call(TOOL.bmad, { command: "*prd", project })).text;
+    const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(prd)![0];
+    expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
+    expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
+    expect(prd).toContain(`1. Resolve customization: \`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --project-root ${root} --key workflow\` (already run here: its values are filled in throughout).`);
+    // What a literal model runs: every uv run line not marked. None of them resolves this skill's customization again.
+    const toRun = [...prd.matchAll(/`(uv run [^`]*)`(?! \(already run here)/g)].map((m) => m[1]!);
+    expect(toRun.some((line) => line.includes("memlog.py init"))).toBe(true);
+    expect(toRun.filter((line) => line.includes("resolve_customization.py --skill bmad://bmm/bmad-prd ") && line.endsWith(" --key workflow"))).toEqual([]);
+  });
+
+  it("names every placeholder a line leaves to fill in one refusal", async () => {
+    const prd = (await ada.call(TOOL.bmad, { command: "*prd", project })).text;
+    const init = /`(uv run [^`]*memlog\.py init [^`]*<PRD\/product name>[^`]*)`/.exec(prd)![1]!;
+    const refused = await run(init);
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe(`Fill in topic=<PRD/product name>, {doc_workspace} first: topic=<PRD/product name>: the skill's text marks where your own value goes; the workflow binds {doc_workspace} while it runs ({doc_workspace} is the run folder the skill's activation binds).`);
+  });
+
   it("shows each installer question, a long one cut visibly (whole in the structured result)", async () => {
     const config = await ada.project({ action: "config", name: project });
     const questions = config.structured.questions as Array<{ module: string; key: string; prompt: string }>;
@@ -68,11 +88,21 @@ describe("rendering against a workspace", () => {
   });
 
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {
-    // A user with no project yet: the skill's raw files, behind how to make one.
+    // A user with no project yet: what the skill writes, the create call and the call after it; the skill's content
+    // comes once, rendered, with that next call (not 24 KB of raw files now and 16 KB rendered again).
     const newcomer = await signInAs(`${unique("new")}@example.com`);
-    const prd = (await newcomer.call(TOOL.bmad, { command: "*prd" })).text;
-    expect(prd).toContain(`no project is given. Use the user's project: bmad-project {"action": "list"} shows them, and {"action": "create", "name": "my-app"} makes one. Then call bmad with {"command": "*prd", "project": "<name>"}.`);
-    expect(prd).toContain("## bmm/bmad-prd/SKILL.md");
+    const first = (await newcomer.call(TOOL.bmad, { command: "*prd" })).text;
+    expect(Buffer.byteLength(first)).toBeLessThanOrEqual(2048);
+    expect(first).toMatch(/^bmm\/prd \(.*\) runs in a project: it reads the project's _bmad\/ config and writes its files there \(prd in planning_artifacts\)\. You have no project yet: make one with bmad-project \{"action": "create", "name": "my-app"\}, then call bmad again with \{"command": "\*prd", "project": "my-app"\}\./);
+    expect(first).not.toContain("## bmm/bmad-prd/SKILL.md");
+    // A literal model makes the calls it is given, as written.
+    const create = JSON.parse(/bmad-project (\{[^}]*\})/.exec(first)![1]!);
+    expect((await newcomer.project(create)).isError).toBe(false);
+    const next = JSON.parse(/then call bmad again with (\{[^}]*\})/.exec(first)![1]!);
+    const rendered = (await newcomer.call(TOOL.bmad, next)).text;
+    expect(rendered).toContain("## bmm/bmad-prd/SKILL.md");
+    expect(rendered).toContain("uv run bmad://projects/my-app/_bmad/scripts/memlog.py init");
+    expect(Buffer.byteLength(first) + Buffer.byteLength(rendered)).toBeLessThan(20_000);
     // A user with projects: which to run it in, not 20 KB of raw files the call with the project brings again.
     const pick = (await ada.call(TOOL.bmad, { command: "*architecture" })).text;
     expect(pick).toMatch(new RegExp(`^bmm/architecture \\(.*\\) runs in a project: .* Your projects: (.+, )?${project}(, .+)?\\. Call bmad again with \\{"command": "\\*architecture", "project": "<one of them>"\\}`));
@@ -122,6 +152,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // bmad-architecture's discovery looks for the PRD under the planning artifacts.
     const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
     expect(architecture).toContain(`${root}/_bmad-output/planning-artifacts`);
+    // Its runtime block names the earlier phase's output with its status: no search needed.
+    expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: final).\n`);
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     const read = await ada.files({ action: "read", project, path });

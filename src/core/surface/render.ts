@@ -10,7 +10,8 @@ import type { SurfaceDeps } from "./deps.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
-import { noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
+import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
+import { markResolved, noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor } from "./skill-render.js";
 
 const INLINE_BUDGET = 64 * 1024;
@@ -82,6 +83,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const root = dirOf(record.entry);
   const runtime = target && target !== "none" ? target : undefined;
   const ctx = runtime ? await skillRenderFor(reader, runtime, record) : undefined;
+  // A render kept per bundle gets the project's earlier work added by its caller (earlierForKept), each time.
+  const earlier = ctx && runtime && !followsBundle(target) ? earlierWork(reader, record, runtime, ctx.config) : undefined;
   const rootUri = `bmad://${root.replace(/\/$/, "")}`;
   const where = ctx
     ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}${ctx.skillRoot === rootUri ? "" : `, whose files are also ${rootUri}/…`}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
@@ -100,7 +103,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     if (path === record.entry || (companion && !resolved && file.size <= budget)) {
       budget -= file.size;
       let text = await servedText(reader, file);
-      if (ctx && path.endsWith(".md")) rendered.push((text = renderSkillText(text, ctx)));
+      if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx), ctx)));
       body.push("", `## ${path}`, fence(text, path));
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
@@ -109,7 +112,14 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later);
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
-  return lines.join("\n");
+  return withEarlierWork(lines.join("\n"), (await earlier)?.line);
+}
+
+/** For a render kept per bundle (the bridge): the project's files from earlier phases, which follow the project and
+ *  are added to the kept text each time; `watched`: the answer must not be kept. Other renders have them already. */
+export function earlierForKept(reader: BundleReader, record: CatalogRecord, target: RenderTarget | { error: string }): Promise<{ line?: string; watched: boolean }> {
+  const runtime = projectOf(target);
+  return runtime && followsBundle(runtime) ? earlierWork(reader, record, runtime) : Promise.resolve({ watched: false });
 }
 
 function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: string } | { kind: "local" } {
@@ -119,23 +129,35 @@ function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: str
 
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. `again`: for a tool
  *  that takes a project, the call that names one (see pickAProject). */
-export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: string): Promise<ToolOutcome> {
+export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: (project: string) => string): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error, found.closest);
   const target = await renderTarget(deps, project);
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
   const pick = target === "none" && again ? await pickAProject(deps, found.record, again) : undefined;
-  return done(pick ?? (await renderRecord(deps.reader, found.record, extra, target)));
+  if (pick) return done(pick);
+  const [text, earlier] = await Promise.all([renderRecord(deps.reader, found.record, extra, target), earlierForKept(deps.reader, found.record, target)]);
+  return done(withEarlierWork(text, earlier.line));
 }
 
-/** A workflow that writes, asked for with no project by a user who has some: which one to run it in, rather than
- *  its raw files, which the call with the project brings again, rendered (about 20 KB paid twice). */
-export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, again: string): Promise<string | undefined> {
-  if (record.kind !== "workflow") return undefined;
+/** The project a render is for, if any. */
+export function projectOf(target: RenderTarget | { error: string }): ProjectRuntime | undefined {
+  return target && target !== "none" && !("error" in target) ? target : undefined;
+}
+
+/** A workflow that writes, asked for with no project: which one to run it in, or how to make the first, rather than
+ *  its raw files, which the call with the project brings again, rendered (about 20 KB paid twice). `again`: the call
+ *  that names a project. */
+export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, again: (project: string) => string): Promise<string | undefined> {
+  if (record.kind !== "workflow" || !deps.workspaces) return undefined;
   const entry = deps.reader.catalog.file(record.entry);
-  const projects = (await deps.workspaces?.projects())?.map((p) => p.project) ?? [];
-  if (!entry || !projects.length || !(await servedText(deps.reader, entry)).includes("{project-root}")) return undefined;
-  return `${recordLabel(record)} runs in a project: it reads the project's _bmad/ config and writes its files there. Your projects: ${projects.slice(0, 20).join(", ")}. Call ${again}, or make a new one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
+  if (!entry || !(await servedText(deps.reader, entry)).includes("{project-root}")) return undefined;
+  const projects = (await deps.workspaces.projects()).map((p) => p.project);
+  const create = `${TOOL.bmadProject} {"action": "create", "name": "my-app"}`;
+  const writes = await skillOutputs(deps.reader, record.name);
+  const head = `${recordLabel(record)} runs in a project: it reads the project's _bmad/ config and writes its files there${writes ? ` (${writes.slice(0, 300)})` : ""}.`;
+  if (!projects.length) return `${head} You have no project yet: make one with ${create}, then call ${again("my-app")}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
+  return `${head} Your projects: ${projects.slice(0, 20).join(", ")}. Call ${again("<one of them>")}, or make a new one with ${create}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
 }
 
 /** Which origin won and which others were there (seed 000 transparency). */

@@ -18,11 +18,11 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
     "## Running this skill here",
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below, so the skill's "resolve customization" step is done. Files you load later keep their placeholders: for \`{workflow.*}\` run that resolve_customization.py line once; ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths; resolve_customization.py prints \`{workflow.*}\`.`,
   ];
   if (scripts.size) {
     lines.push(
-      `- Run each \`uv run …\` line with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"}.` +
+      `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(ALREADY_RUN)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"}.` +
         (shared.length ? ` ${shared.join(", ")}: BMAD's shared scripts, run here on the project's files.` : "") +
         (ownHere.length ? ` ${ownHere.join(", ")}: this skill's own, ported to run here.` : "") +
         (own.length ? ` ${own.join(", ")}: this skill's own, run by the bmad-mcp bridge (Python).` : ""),
@@ -43,6 +43,18 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
 }
+
+/** The skill's own resolve_customization.py line for a table this render filled in (`--key workflow`), marked as run:
+ *  the runtime block says to run the other `uv run` lines, and a literal model would run this one too. */
+export function markResolved(text: string, ctx: SkillRender): string {
+  return text.replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
+    const key = / --key (\S+)`$/.exec(span)?.[1];
+    const resolved = key !== undefined && ctx.customization.has(key) && span.includes(` --skill ${ctx.skillRoot} `);
+    return resolved ? `${span}${ALREADY_RUN}` : span;
+  });
+}
+
+const ALREADY_RUN = " (already run here: its values are filled in throughout)";
 
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */
 function configNames(config: Map<string, string>): string {

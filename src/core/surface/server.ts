@@ -7,7 +7,8 @@ import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
-import { renderRecord, renderTarget } from "./render.js";
+import { withEarlierWork } from "./earlier-work.js";
+import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
@@ -109,9 +110,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (cached) return cached;
     const target = await renderTarget(deps, project);
     if (target && typeof target === "object" && "error" in target) throw invalid(target.error);
-    const text = await renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target);
+    const [rendered, earlier] = await Promise.all([renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target), earlierForKept(reader, entry.record, target)]);
+    const text = withEarlierWork(rendered, earlier.line);
     const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
-    if (cacheable) surface.promptResults.set(name, deepFreeze(result));
+    if (cacheable && !earlier.watched) surface.promptResults.set(name, deepFreeze(result));
     return result;
   });
 

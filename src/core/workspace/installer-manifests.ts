@@ -72,7 +72,7 @@ const HELP_COLUMNS = 13;
 const PHASE = 7;
 
 /** One CSV line split as the installer splits it (quotes toggle, "" inside quotes is a quote). */
-function splitCsvLine(line: string): string[] {
+export function splitCsvLine(line: string): string[] {
   const out: string[] = [];
   let current = "";
   let quotedField = false;

@@ -26,7 +26,7 @@ export const bmadWorkflowTool = defineTool({
   annotations: READ_ONLY,
   run: ({ workflow, context, project }, deps) => {
     const name = workflow.replace(/^\*/, "");
-    return loadRecord(deps, "workflow", name, context ? { heading: "Context", body: context } : undefined, project, `${TOOL.bmadWorkflow} again with {"workflow": "${name}", "project": "<one of them>"}`);
+    return loadRecord(deps, "workflow", name, context ? { heading: "Context", body: context } : undefined, project, (p) => `${TOOL.bmadWorkflow} again with {"workflow": "${name}", "project": "${p}"}`);
   },
 });
 

@@ -4,7 +4,8 @@ import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
+import { withEarlierWork } from "../earlier-work.js";
+import { earlierForKept, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 
 export const bmadTool = defineTool({
@@ -40,9 +41,13 @@ export const bmadTool = defineTool({
     const target = await renderTarget(deps, project);
     if (target && typeof target === "object" && "error" in target) return fail(target.error);
     const { record } = found;
-    const pick = target === "none" ? await pickAProject(deps, record, `${TOOL.bmad} again with {"command": "${trimmed}", "project": "<one of them>"}`) : undefined;
+    const pick = target === "none" ? await pickAProject(deps, record, (name) => `${TOOL.bmad} again with {"command": "${trimmed}", "project": "${name}"}`) : undefined;
     if (pick) return done(pick);
-    const text = await keptPerBundle(reader, target, `${TOOL.bmad}\0${record.source}\0${record.entry}`, async () => `${originReport(catalog, found.candidates)}\n\n${await renderRecord(reader, record, undefined, target)}`);
-    return { ok: true, text, kept: followsBundle(target) };
+    // The project's files from earlier phases follow the project, not the bundle: added to the kept render, never kept.
+    const [text, earlier] = await Promise.all([
+      keptPerBundle(reader, target, `${TOOL.bmad}\0${record.source}\0${record.entry}`, async () => `${originReport(catalog, found.candidates)}\n\n${await renderRecord(reader, record, undefined, target)}`),
+      earlierForKept(reader, record, target),
+    ]);
+    return { ok: true, text: withEarlierWork(text, earlier.line), kept: followsBundle(target) && !earlier.watched };
   },
 });

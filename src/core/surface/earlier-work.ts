@@ -1,0 +1,171 @@
+// The project's files from the phases before a skill's own, named in its runtime block: 6.12's bmad-architecture
+// "inherits what the input settled" and has no step that finds the PRD. Which phases come before, and the folders
+// they write to, are read from the bundle's bmad-help.csv (phase, preceded-by, output-location) and the project's
+// config (planning_artifacts, ...): no list of phases or folders here.
+import type { CatalogRecord } from "../catalog/bundle.js";
+import type { Catalog } from "../catalog/catalog.js";
+import type { ProjectRuntime } from "../runtime/project.js";
+import { splitCsvLine } from "../workspace/installer-manifests.js";
+import { servedText, type BundleReader } from "./reader.js";
+import { fillConfigValues, projectConfigValues } from "./skill-render.js";
+
+/** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
+const HELP_CATALOG = "_config/bmad-help.csv";
+/** Files named in the line; the rest are counted. */
+const SHOWN = 5;
+/** The walk stays cheap on a large project: folders deep, folders listed, files whose status is read. */
+const MAX_DEPTH = 4;
+const MAX_DIRS = 48;
+const MAX_READS = 24;
+const BLOCK_HEADING = "## Running this skill here\n";
+
+export interface HelpRow {
+  module: string;
+  skill: string;
+  phase: string;
+  precededBy: string[];
+  location: string;
+  outputs: string;
+}
+
+/** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). */
+export function helpRows(csv: string): HelpRow[] {
+  const [header = "", ...lines] = csv.split(/\r?\n/);
+  const names = splitCsvLine(header);
+  const at = ["module", "skill", "phase", "preceded-by", "output-location", "outputs"].map((name) => names.indexOf(name));
+  if (at.some((i) => i < 0)) return [];
+  const [module, skill, phase, precededBy, location, outputs] = at as [number, number, number, number, number, number];
+  return lines
+    .filter((line) => line.trim())
+    .map(splitCsvLine)
+    .map((c) => ({
+      module: c[module] ?? "",
+      skill: (c[skill] ?? "").trim(),
+      phase: (c[phase] ?? "").trim(),
+      precededBy: (c[precededBy] ?? "").split(/[\s,;|]+/).map((s) => s.replace(/:.*$/, "")).filter(Boolean),
+      location: (c[location] ?? "").trim(),
+      outputs: (c[outputs] ?? "").trim(),
+    }))
+    .filter((r) => r.skill && r.skill !== "_meta");
+}
+
+/** For each skill, the output locations of what comes before it: its module's rows in an earlier phase (phases in
+ *  the order the installer sorts the catalog; `anytime` is in none) and the skills it names in preceded-by, followed back. */
+export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
+  const ordered = (phase: string) => phase !== "" && phase !== "anytime";
+  const phasesOf = new Map<string, string[]>();
+  for (const r of rows) if (ordered(r.phase) && !phasesOf.get(r.module)?.includes(r.phase)) phasesOf.set(r.module, [...(phasesOf.get(r.module) ?? []), r.phase]);
+  for (const phases of phasesOf.values()) phases.sort((a, b) => a.localeCompare(b));
+  const rank = (r: { module: string; phase: string }) => (ordered(r.phase) ? phasesOf.get(r.module)!.indexOf(r.phase) : -1);
+  const bySkill = new Map<string, HelpRow[]>();
+  for (const r of rows) bySkill.set(r.skill, [...(bySkill.get(r.skill) ?? []), r]);
+  const out = new Map<string, string[]>();
+  for (const [skill, own] of bySkill) {
+    const ranks = own.map(rank).filter((n) => n >= 0);
+    const mine = ranks.length ? Math.min(...ranks) : -1;
+    const before = rows.filter((r) => r.module === own[0]!.module && rank(r) >= 0 && rank(r) < mine);
+    const seen = new Set([skill]);
+    const queue = own.flatMap((r) => r.precededBy);
+    for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      for (const r of bySkill.get(name) ?? []) before.push(r), queue.push(...r.precededBy);
+    }
+    const locations = [...new Set(before.map((r) => r.location).filter(Boolean))];
+    if (locations.length) out.set(skill, locations);
+  }
+  return out;
+}
+
+const byCatalog = new WeakMap<Catalog, Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }>>();
+
+function helpFor(reader: BundleReader): Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }> {
+  let help = byCatalog.get(reader.catalog);
+  if (!help) {
+    const file = reader.catalog.file(HELP_CATALOG);
+    const rows = file ? servedText(reader, file).then(helpRows) : Promise.resolve([]);
+    byCatalog.set(reader.catalog, (help = rows.then((all) => ({ rows: all, earlier: earlierLocations(all) }))));
+  }
+  return help;
+}
+
+async function locationsFor(reader: BundleReader, skill: string): Promise<string[]> {
+  return (await helpFor(reader)).earlier.get(skill) ?? [];
+}
+
+/** What a skill writes and where, as bmad-help.csv says it ("prd in planning_artifacts"); undefined where it says nothing. */
+export async function skillOutputs(reader: BundleReader, skill: string): Promise<string | undefined> {
+  const rows = (await helpFor(reader)).rows.filter((r) => r.skill === skill && r.outputs && r.location);
+  return rows.length ? [...new Set(rows.map((r) => `${r.outputs} in ${r.location}`))].join("; ") : undefined;
+}
+
+/** The runtime block's line naming the project's files from earlier phases (none: undefined). `watched`: the skill
+ *  has earlier phases, so its answer follows the project's files and must not be kept as the bundle's. */
+export async function earlierWork(reader: BundleReader, record: CatalogRecord, runtime: ProjectRuntime | undefined, projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean }> {
+  if (!runtime || !record.skill) return { watched: false };
+  const locations = await locationsFor(reader, record.name);
+  if (!locations.length) return { watched: false };
+  const config = projectConfig ?? (await projectConfigValues(reader, runtime));
+  const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
+  const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`)));
+  if (!roots.length) return { watched: false };
+  const files = await documents(runtime, roots.sort());
+  if (!files.length) return { watched: true };
+  const statuses = await Promise.all(files.slice(0, MAX_READS).map((path) => status(runtime, path)));
+  const withStatus = files.map((path, i) => ({ path, status: statuses[i] }));
+  const shown = [...withStatus.filter((f) => f.status), ...withStatus.filter((f) => !f.status)].slice(0, SHOWN);
+  const named = shown.map((f) => `\`${f.path}\`${f.status ? ` (status: ${f.status})` : ""}`).join(", ");
+  const more = files.length - shown.length;
+  return { watched: true, line: `- From earlier phases, this project has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+}
+
+/** `text` with the line at the end of its runtime block (unchanged, the same string, when there is none). */
+export function withEarlierWork(text: string, line: string | undefined): string {
+  const start = line ? text.indexOf(BLOCK_HEADING) : -1;
+  if (start < 0) return text;
+  const end = text.indexOf("\n\n", start);
+  const at = end < 0 ? text.length : end;
+  return `${text.slice(0, at)}\n${line}${text.slice(at)}`;
+}
+
+/** A catalog location (`planning_artifacts`, `{output_folder}/brainstorming`) as a folder of the project; not the
+ *  project root itself ("repo root"), nothing outside it, nothing left unfilled. */
+function projectFolder(location: string, config: Map<string, string>, root: string): string | undefined {
+  const value = /^[a-z][a-z0-9_]*$/.test(location) ? config.get(location) : location.includes("{") ? fillConfigValues(location, config).split("{project-root}").join(root) : undefined;
+  if (!value || value.includes("{") || !value.startsWith(`${root}/`)) return undefined;
+  return value.slice(root.length + 1).replace(/\/+$/, "") || undefined;
+}
+
+/** The Markdown and YAML files below the folders, by path, breadth first within the bounds above. Names with another
+ *  extension are not documents (reports, pages); names with none are folders. */
+async function documents(runtime: ProjectRuntime, roots: string[]): Promise<string[]> {
+  const files: string[] = [];
+  let level = roots;
+  let listed = 0;
+  for (let depth = 0; level.length && depth < MAX_DEPTH && listed < MAX_DIRS; depth++) {
+    const batch = level.slice(0, MAX_DIRS - listed);
+    listed += batch.length;
+    const children = await Promise.all(batch.map((dir) => runtime.fs.list(`${runtime.fsRoot}/${dir}`).catch((): string[] => [])));
+    level = [];
+    for (const [i, names] of children.entries()) {
+      for (const name of [...names].sort()) {
+        if (name.startsWith(".")) continue;
+        const path = `${batch[i]}/${name}`;
+        if (/\.(md|ya?ml)$/i.test(name)) files.push(path);
+        else if (!/\.[A-Za-z0-9]{1,8}$/.test(name)) level.push(path);
+      }
+    }
+  }
+  return files.sort();
+}
+
+/** A document's frontmatter `status` (`final`, `draft`), short and on one line; undefined when it says none. */
+async function status(runtime: ProjectRuntime, path: string): Promise<string | undefined> {
+  const data = await runtime.fs.readFile(`${runtime.fsRoot}/${path}`).catch(() => undefined);
+  if (!data) return undefined;
+  const head = new TextDecoder().decode(data.subarray(0, 4096));
+  if (!head.startsWith("---")) return undefined;
+  const end = head.indexOf("\n---", 3);
+  const value = /^status:[ \t]*(.+?)[ \t]*$/m.exec(end < 0 ? head : head.slice(0, end))?.[1];
+  return value?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40) || undefined;
+}

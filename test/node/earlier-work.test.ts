@@ -1,0 +1,37 @@
+// Which folders hold a skill's earlier phases' output, read from BMAD 6.12's own bmad-help.csv: phases in the order
+// the installer sorts them, `anytime` in none, preceded-by followed back.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { earlierLocations, helpRows, withEarlierWork } from "../../src/core/surface/earlier-work.js";
+import { bmadHelpCsv } from "../../src/core/workspace/installer-manifests.js";
+
+const SRC = join(import.meta.dirname, "../../node_modules/bmad-method/src");
+const csv = bmadHelpCsv([
+  ["core", readFileSync(join(SRC, "core-skills/module-help.csv"), "utf8")],
+  ["bmm", readFileSync(join(SRC, "bmm-skills/module-help.csv"), "utf8")],
+]);
+
+it("derives each skill's earlier output folders from bmad-help.csv", () => {
+  const earlier = earlierLocations(helpRows(csv));
+  // 2-planning sorts before plan: bmad-prd has no earlier phase, but names bmad-product-brief in preceded-by.
+  expect(earlier.get("bmad-prd")).toEqual(["planning_artifacts"]);
+  expect(earlier.get("bmad-architecture")).toEqual(["planning_artifacts"]);
+  expect(earlier.get("bmad-sprint-planning")).toEqual(["planning_artifacts"]);
+  expect(earlier.get("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
+  // Anytime, with nothing named before it: nothing.
+  expect(earlier.has("bmad-party-mode")).toBe(false);
+});
+
+it("takes its columns by name, and a catalog without them gives nothing", () => {
+  expect(helpRows("module,phase,name\nbmm,1-analysis,x\n")).toEqual([]);
+  const rows = helpRows("skill,module,phase,preceded-by,output-location,outputs\nb,M,2-b,a:create,out_b,doc\na,M,1-a,,out_a,doc\n");
+  expect(earlierLocations(rows)).toEqual(new Map([["b", ["out_a"]]]));
+});
+
+it("adds the line at the end of the runtime block, and leaves a text without one as it is", () => {
+  const text = "# X\n\n## Running this skill here\n- one\n- two\n\n## a.md\nbody";
+  expect(withEarlierWork(text, "- three")).toBe("# X\n\n## Running this skill here\n- one\n- two\n- three\n\n## a.md\nbody");
+  expect(withEarlierWork("# X\nbody", "- three")).toBe("# X\nbody");
+  expect(withEarlierWork(text, undefined)).toBe(text);
+});
