@@ -105,7 +105,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   if (!runtime || !record.skill) return { watched: false };
   const locations = await locationsFor(reader, record.name);
   if (!locations.length) return { watched: false };
-  const config = projectConfig ?? (await projectConfigValues(reader, runtime));
+  const config = projectConfig ?? (await configOf(reader, runtime));
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
   const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`)));
   if (!roots.length) return { watched: false };
@@ -117,6 +117,16 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const named = shown.map((f) => `\`${f.path}\`${f.status ? ` (status: ${f.status})` : ""}`).join(", ");
   const more = files.length - shown.length;
   return { watched: true, line: `- From earlier phases, this project has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+}
+
+const configByCatalog = new WeakMap<Catalog, Promise<Map<string, string>>>();
+
+/** The project's config values; read once per bundle where the bundle is rebuilt when they change (the bridge). */
+function configOf(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {
+  if (!runtime.rendersFollowBundle) return projectConfigValues(reader, runtime);
+  let config = configByCatalog.get(reader.catalog);
+  if (!config) configByCatalog.set(reader.catalog, (config = projectConfigValues(reader, runtime)));
+  return config;
 }
 
 /** `text` with the line at the end of its runtime block (unchanged, the same string, when there is none). */
