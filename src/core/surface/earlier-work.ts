@@ -11,8 +11,9 @@ import { fillConfigValues, projectConfigValues } from "./skill-render.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
 const HELP_CATALOG = "_config/bmad-help.csv";
-/** Files named in the line; the rest are counted. */
-const SHOWN = 5;
+/** Files named in the line; the rest are counted. A whole planning phase (brief, PRD, two UX documents, the
+ *  architecture spine, epics) fits: sprint planning must see epics.md, which has no status to rank it by. */
+const SHOWN = 8;
 /** The walk stays cheap on a large project: folders deep, folders listed, files whose status is read. */
 const MAX_DEPTH = 4;
 const MAX_DIRS = 48;
