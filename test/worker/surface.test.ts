@@ -26,7 +26,8 @@ describe("tools/list", () => {
     expect(listed.tools.map((t) => t.name)).toEqual(expected);
     const writers: string[] = [TOOL.bmadTask, TOOL.spawnSubagentTask, TOOL.runCompletionContract, TOOL.bmadRun, TOOL.bmadProject, TOOL.bmadFiles];
     for (const t of listed.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(!writers.includes(t.name));
-    expect(JSON.stringify(listed).length).toBeLessThanOrEqual(8 * 1024);
+    // As a client receives it: the JSON-RPC answer, envelope included (what the bench counts).
+    expect(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: listed })).length).toBeLessThanOrEqual(8 * 1024);
   });
 
   it("adds one tool per agent, named like its prompt, with ?toolsets=agents", async () => {

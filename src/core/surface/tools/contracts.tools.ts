@@ -40,7 +40,7 @@ export const bmadResourcesTool = defineTool({
   description:
     "Explore BMAD content: read a bmad:// URI, list files (glob), show modules, agents or workflows, or search agents/workflows by name, title and description.",
   input: z.object({
-    operation: z.enum(OPERATIONS).describe("read | list | modules | agents | workflows | search"),
+    operation: z.enum(OPERATIONS).describe("What to do"),
     uri: bmadUriField.optional().describe("For read: bmad:// URI"),
     pattern: z.string().max(300).optional().describe('For list: glob, e.g. "bmm/**/*.md"'),
     query: z.string().max(300).optional().describe("For search: words to look for"),
