@@ -3,7 +3,7 @@
 import { Client, ProtocolError as ClientProtocolError } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
-import { z } from "zod";
+import * as z from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";

@@ -4,7 +4,7 @@
 import { mkdir, readFile } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/client";
 import { join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { parseArgs } from "node:util";
 import { parseProjectRef } from "../core/workspace/paths.js";
 import { parseRemoteUrl } from "./remote-url.js";

@@ -3,7 +3,7 @@
 // checked like the workspace checks paths, and the paths that would reach into a repository's machinery
 // (.git, this folder's .bmad-mcp) refused, so a hostile server cannot place a file where it must not go.
 import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/workspace/paths.js";
 import { TOOL } from "../core/surface/names.js";

@@ -2,7 +2,7 @@
 // project, and for each file the workspace version it was pulled (or pushed) at and the SHA-256 of the bytes
 // left on disk. Push and pull compare against it to tell a local change from a remote one. The file is
 // parsed with zod when loaded; a broken one is an error naming the file, never trusted.
-import { z } from "zod";
+import * as z from "zod";
 import { MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";

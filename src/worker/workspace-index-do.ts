@@ -3,7 +3,7 @@
 // each pending until the grantee accepts it. An index is a directory, not the authority: every project
 // checks access itself, on every call, and a pending share grants nothing there either.
 import { DurableObject } from "cloudflare:workers";
-import { z } from "zod";
+import * as z from "zod";
 
 const RECEIVED_ROW = z.object({
   owner: z.string(),

@@ -1,6 +1,6 @@
 // A project's shares, in its workspace object's SQLite: who it is offered to (by handle), with what access, and
 // whether they accepted. A share is an offer until its recipient accepts it: only accepted shares grant access.
-import { z } from "zod";
+import * as z from "zod";
 import type { Access, ShareAccess } from "../core/workspace/store.js";
 
 const SHARE_ROW = z.object({

@@ -1,7 +1,7 @@
 // Session state as read back from storage a user can edit (the bridge's .bmad-task/ files, which can
 // arrive with any cloned repository): parsed once at load, so nothing after it indexes with a planted key
 // such as "__proto__". Unknown keys are dropped; every key used for a lookup is an enum or a pattern.
-import { z } from "zod";
+import * as z from "zod";
 import { STAGES } from "./pipeline.js";
 import { SESSION_ID, STATES, type SessionState } from "./session.js";
 import type { Result } from "../result.js";

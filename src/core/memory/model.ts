@@ -1,6 +1,6 @@
 // Project memory (seed 001): the collections, the failure museum's categories, the limits on what is
 // stored, and the one way a memory is checked, named and given its id on both front doors.
-import { z } from "zod";
+import * as z from "zod";
 import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
 import type { Result } from "../result.js";

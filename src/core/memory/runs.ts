@@ -1,7 +1,7 @@
 // Seed 001's workflow runs: `_bmad-output/.runs/{branch}/{run_id}/state.json`, written by the project's own
 // orchestration (bmad-custom-kit), read here for get_workflow_status and list_sessions. The seed gives no
 // schema: any JSON object is a state; status, workflow and times are read where they are, by their usual names.
-import { z } from "zod";
+import * as z from "zod";
 import { checkWorkspacePath, printable } from "../workspace/paths.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import type { MemResult } from "./model.js";

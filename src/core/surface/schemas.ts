@@ -1,5 +1,5 @@
 // One zod schema per field, reused across tools; descriptions are part of tools/list, keep them short.
-import { z } from "zod";
+import * as z from "zod";
 
 const name = (what: string, example: string) =>
   z.string().min(1).max(200).describe(`${what} name, e.g. ${example}; module-qualified works too`);

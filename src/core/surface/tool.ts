@@ -1,7 +1,7 @@
 // A tool is module-level data plus a handler, tagged with its toolset. Schemas are built once;
 // their JSON Schema is converted once per isolate, never per request.
 import { isSpecType, type Tool } from "@modelcontextprotocol/server";
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolsetName } from "./toolsets.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ToolOutcome } from "./outcome.js";

@@ -1,6 +1,6 @@
 // Sign-in configuration from env, validated once: which upstream identity provider, the public origin,
 // access rules. Anything missing for a deployment fails closed: no upstream, no tokens.
-import { z } from "zod";
+import * as z from "zod";
 import type { Env } from "../env.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Result } from "../../core/result.js";

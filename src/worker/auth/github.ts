@@ -1,5 +1,5 @@
 // GitHub upstream: OAuth app code flow with PKCE, the user, their verified email, and org membership.
-import { z } from "zod";
+import * as z from "zod";
 import type { Upstream } from "./config.js";
 import type { Identity } from "./identity.js";
 

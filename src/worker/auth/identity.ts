@@ -1,6 +1,6 @@
 // Who signed in, as the upstream says; `subject` becomes the owner of sessions and project state.
 import type { OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
-import { z } from "zod";
+import * as z from "zod";
 
 export interface Identity {
   subject: string;

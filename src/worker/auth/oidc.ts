@@ -1,6 +1,6 @@
 // Generic OpenID Connect upstream: discovery, code flow with PKCE, ID token checked against the issuer's keys (jose).
 import { createRemoteJWKSet, jwtVerify } from "jose";
-import { z } from "zod";
+import * as z from "zod";
 import type { Upstream } from "./config.js";
 import type { Identity } from "./identity.js";
 

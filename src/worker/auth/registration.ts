@@ -1,7 +1,7 @@
 // In front of the provider's dynamic client registration (RFC 7591, kept for 90 days): the body and every
 // stored field are capped, each with an error naming the field and the limit, and registrations are
 // counted per client address in a Durable Object. The provider then validates the meaning of the fields.
-import { z } from "zod";
+import * as z from "zod";
 import ipaddr from "ipaddr.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Env } from "../env.js";

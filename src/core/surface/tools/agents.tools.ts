@@ -1,6 +1,6 @@
 // Toolset `agents` (opt-in, seed 004): one tool per agent, named like its prompt (`bmad-{agent}`, or
 // `bmad-{module}-{agent}` where a higher-priority agent holds the name), taking a message.
-import { z } from "zod";
+import * as z from "zod";
 import type { Catalog } from "../../catalog/catalog.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";

@@ -1,5 +1,5 @@
 // Toolset `contracts` (seed 004): bmad-workflow and bmad-resources.
-import { z } from "zod";
+import * as z from "zod";
 import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { compileGlob, tooCostly, type Glob } from "../../catalog/glob.js";

@@ -1,7 +1,7 @@
 // delegate_to_agent (seed 001, BM-31): a question for another BMAD agent, answered by the client's own model
 // in that agent's persona (MCP sampling) when the client offers sampling; otherwise the persona-framed task
 // comes back for the caller to run itself, and the answer says so.
-import { z } from "zod";
+import * as z from "zod";
 import { shortName } from "../../catalog/names.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";

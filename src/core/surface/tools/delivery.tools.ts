@@ -1,5 +1,5 @@
 // Toolset `delivery` (seed 003): one bmad-task tool drives the PO -> Architect -> SM -> Dev -> Review -> QA session.
-import { z } from "zod";
+import * as z from "zod";
 import type { Action } from "../../delivery/machine.js";
 import { ACTIONS, type SessionState } from "../../delivery/session.js";
 import type { Stored } from "../../delivery/store.js";

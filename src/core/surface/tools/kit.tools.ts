@@ -2,7 +2,7 @@
 // Runs are seed 001's `_bmad-output/.runs/{branch}/{run_id}/state.json` in the project (the bridge's folder, or every
 // workspace the caller can see on the remote); sessions are bmad-task's. A run in a project shared with the caller
 // is always named with its project and owner, never shadows a run of the caller's own, and is never a default.
-import { z } from "zod";
+import * as z from "zod";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";

@@ -1,5 +1,5 @@
 // Toolset `manifest` (seed 000): one `bmad` command that loads agents and workflows by name.
-import { z } from "zod";
+import * as z from "zod";
 import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";

@@ -1,6 +1,6 @@
 // Toolset `memory` (seed 001): remember_structured, recall_structured, get_agent_memory, get_failure_museum.
 // The project's memory: a workspace's on the remote, the project folder's `_bmad/_memory/` on the bridge.
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalAgent, checkTags, checkText, FAILURE_CATEGORIES, memoryId, MEMORY_TYPES, type Memory, type MemoryEntry, type MemoryHit } from "../../memory/model.js";
 import { queryWords } from "../../memory/text.js";
 import type { MemoryAccess, SurfaceDeps } from "../deps.js";

@@ -1,7 +1,7 @@
 // Toolset `kit` (seed 001), the project-file part: the completion contract (where the project's code is: the
 // bmad-mcp bridge) and the project context (the bridge's folder, or a workspace on the remote). A failed
 // contract is kept in the failure museum as CC-FAIL.
-import { z } from "zod";
+import * as z from "zod";
 import { CONTEXT_SECTIONS, STACKS, type SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { projectContext, workspaceReader } from "../../memory/project-context.js";

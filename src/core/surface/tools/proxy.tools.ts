@@ -1,5 +1,5 @@
 // Toolset `proxy` (seed 002): discover and load workflows, tasks and knowledge as raw files.
-import { z } from "zod";
+import * as z from "zod";
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { closest } from "../../catalog/closest.js";
 import { shortName } from "../../catalog/names.js";

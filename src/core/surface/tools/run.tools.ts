@@ -1,7 +1,7 @@
 // Toolset `workspace`: bmad-run, the `uv run ...` lines of BMAD's skills, as written. BMAD's shared
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
-import { z } from "zod";
+import * as z from "zod";
 import { fillInFirst, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";

@@ -1,7 +1,7 @@
 // Toolset `workspace`: project workspaces on the remote (a `{project-root}` without a machine). bmad-project
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
-import { z } from "zod";
+import * as z from "zod";
 import { sanitizeConfigText } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
