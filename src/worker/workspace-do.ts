@@ -53,6 +53,8 @@ export class WorkspaceProject extends DurableObject {
   /** The files and their versions (public so tests can lower its history cap). */
   readonly files: VersionedFiles;
   private readonly shares: ProjectShares;
+  /** With files.changes, the stamp readMany answers: no other instance, here or in another project, has it. */
+  private readonly instance = crypto.randomUUID();
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -145,6 +147,20 @@ export class WorkspaceProject extends DurableObject {
       return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version) } } : this.files.noFile(g.meta.name, path);
     }
     return this.files.version(g.meta.name, path, version);
+  }
+
+  /** Files a render reads, in one call: each one's bytes, "dir" or null (none), and a stamp of the current files
+   *  that changes with every change to them. */
+  readMany(caller: Caller, paths: string[]): DoResult<{ stamp: string; files: Array<Uint8Array | "dir" | null> }> {
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    this.writeMemories();
+    const files = paths.map((path) => {
+      if (!checkWorkspacePath(path).ok) return null;
+      const head = this.files.head(path);
+      return head ? this.files.content(path, head.version) : this.holdsFiles(path) ? "dir" : null;
+    });
+    return { ok: true, value: { stamp: `${this.instance}:${this.files.changes}`, files } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {

@@ -158,6 +158,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(found.text).toContain(path);
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");
+    // A render is kept while the project's files stay as they are, and follows them when one changes.
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toBe(architecture);
+    await ada.files({ action: "write", project, path, content: "---\ntitle: Todo\nstatus: approved\n---\n# Todo PRD\n" });
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain(`\`${path}\` (status: approved)`);
+    await ada.files({ action: "write", project, path: "_bmad/custom/config.user.toml", content: '[core]\nuser_name = "Captain Ada"\n' });
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("Captain Ada");
+    await ada.files({ action: "delete", project, path: "_bmad/custom/config.user.toml" });
   });
 
   it("takes paths and lines in the forms the skill text gives them, and refuses a placeholder left in a path", async () => {

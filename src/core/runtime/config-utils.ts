@@ -107,13 +107,12 @@ export function mergeLayers(layers: PyDict[]): PyDict {
   return merged;
 }
 
-/** The four central layers: _bmad/config.toml (required), config.user.toml, custom/config.toml, custom/config.user.toml. */
+/** The four central layers, the first required. */
+export const CENTRAL_LAYERS = ["_bmad/config.toml", "_bmad/config.user.toml", "_bmad/custom/config.toml", "_bmad/custom/config.user.toml"];
+
 export async function loadCentralConfig(fs: RuntimeFs, projectRoot: string): Promise<PyDict> {
-  const bmad = joinPath(projectRoot, "_bmad");
   const layers: PyDict[] = [];
-  for (const [rel, required] of [["config.toml", true], ["config.user.toml", false], ["custom/config.toml", false], ["custom/config.user.toml", false]] as const) {
-    layers.push(await loadToml(fs, joinPath(bmad, rel), required));
-  }
+  for (const rel of CENTRAL_LAYERS) layers.push(await loadToml(fs, joinPath(projectRoot, rel), rel === CENTRAL_LAYERS[0]));
   return mergeLayers(layers);
 }
 

@@ -38,8 +38,9 @@ export interface SurfaceDeps {
   project?: ProjectFiles;
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one
    *  (its project directory; `project` is ignored); the remote has one per workspace, by name, checked first
-   *  unless `lazy` (then the runtime's `refused` tells whether a file call found no such project). */
-  runtime?: (project: string | undefined, options?: { lazy?: boolean }) => Promise<Result<{ runtime: ProjectRuntime }>>;
+   *  unless `lazy` (then the runtime's `refused` tells whether a file call found no such project); `preload`: project
+   *  paths a render reads, fetched with that check in one call where the store can. */
+  runtime?: (project: string | undefined, options?: { lazy?: boolean; preload?: string[] }) => Promise<Result<{ runtime: ProjectRuntime }>>;
   /** The caller's project workspaces (the remote); the bridge has none: its project is a directory. */
   workspaces?: WorkspaceStore;
   /** Project memory: the bridge's project folder (`project` is ignored); on the remote a workspace by name,

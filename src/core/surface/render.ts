@@ -13,6 +13,7 @@ import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
 import { markResolved, noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor } from "./skill-render.js";
+import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
@@ -46,15 +47,19 @@ const HOW_TO: Record<CatalogRecord["kind"], string> = {
  *  project could be given but was not (`"none"`: skills that write say how to get one). */
 export type RenderTarget = ProjectRuntime | "none" | undefined;
 
-/** The project a call renders against: the bridge's always, a workspace on the remote when named. */
-export async function renderTarget(deps: SurfaceDeps, project?: string): Promise<RenderTarget | { error: string }> {
+/** The project a call renders against: the bridge's always, a workspace on the remote when named (with the config
+ *  and customization layers rendering `record` reads). */
+export async function renderTarget(deps: SurfaceDeps, project?: string, record?: CatalogRecord): Promise<RenderTarget | { error: string }> {
   if (!deps.runtime) return undefined;
-  const found = await deps.runtime(project);
+  const skill = record?.entry.split("/").at(-2);
+  const found = await deps.runtime(project, skill ? { preload: [...CENTRAL_LAYERS, `_bmad/custom/${skill}.toml`, `_bmad/custom/${skill}.user.toml`] } : {});
   if (found.ok) return found.runtime;
   return project === undefined ? "none" : { error: found.error };
 }
 
 const renderedForBundle = new WeakMap<Catalog, Map<string, string>>();
+/** Renders for a project by its files' stamp (a few: a project's files change between workflows). */
+const renderedForStamp = new WeakMap<Catalog, Map<string, string>>();
 
 /** Rendered for a project whose files change only with the bundle: a render depends on the bundle alone. */
 export function followsBundle(target: RenderTarget): boolean {
@@ -62,11 +67,16 @@ export function followsBundle(target: RenderTarget): boolean {
 }
 
 /** A text rendered for a project whose files change only with the bundle is made once per bundle and `key`:
- *  the same string every time (the bridge's wire knows it by identity and sends it without encoding it again). */
+ *  the same string every time (the bridge's wire knows it by identity and sends it without encoding it again).
+ *  For a project whose files have a stamp (a workspace), once per bundle, project, stamp and `key`. */
 export async function keptPerBundle(reader: BundleReader, target: RenderTarget, key: string, make: () => Promise<string>): Promise<string> {
-  if (!followsBundle(target)) return make();
-  let cache = renderedForBundle.get(reader.catalog);
-  if (!cache) renderedForBundle.set(reader.catalog, (cache = new Map()));
+  const runtime = target && target !== "none" ? target : undefined;
+  const stamp = runtime?.rendersFollowBundle ? "" : runtime?.stamp;
+  if (stamp === undefined) return make();
+  const kept = stamp ? renderedForStamp : renderedForBundle;
+  let cache = kept.get(reader.catalog);
+  if (!cache || (stamp && cache.size >= 64)) kept.set(reader.catalog, (cache = new Map()));
+  if (stamp) key = `${runtime!.root}\0${stamp}\0${key}`;
   let text = cache.get(key);
   if (text === undefined) cache.set(key, (text = await make()));
   return text;
@@ -132,7 +142,7 @@ function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: str
 export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: (project: string) => string): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error, found.closest);
-  const target = await renderTarget(deps, project);
+  const target = await renderTarget(deps, project, found.record);
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
   const pick = target === "none" && again ? await pickAProject(deps, found.record, again) : undefined;
   if (pick) return done(pick);

@@ -108,7 +108,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const cacheable = !message && project === undefined;
     const cached = cacheable ? surface.promptResults.get(name) : undefined;
     if (cached) return cached;
-    const target = await renderTarget(deps, project);
+    const target = await renderTarget(deps, project, entry.record);
     if (target && typeof target === "object" && "error" in target) throw invalid(target.error);
     const [rendered, earlier] = await Promise.all([renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target), earlierForKept(reader, entry.record, target)]);
     const text = withEarlierWork(rendered, earlier.line);

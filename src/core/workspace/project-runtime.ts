@@ -7,25 +7,31 @@ import type { BundleReader } from "../surface/reader.js";
 import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs } from "./runtime-fs.js";
-import type { WorkspaceStore } from "./store.js";
+import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
 
-export function workspaceRuntimes(store: WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
+export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
   return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
     const files = store.files(project);
+    const fsRoot = `/projects/${project}`;
+    let known: Map<string, Uint8Array | "dir" | null> | undefined;
+    let stamp: string | undefined;
     if (!options.lazy) {
-      // The cheapest call that checks the caller may see it (every file call checks again).
-      const visible = await files.stat("");
-      if (!visible.ok) return { ok: false, error: visible.error };
+      // One call checks the caller may see it (every file call checks again) and reads the files a render will.
+      const paths = options.preload ?? [];
+      const out = await files.readMany(paths);
+      if (!out.ok) return { ok: false, error: out.error };
+      known = new Map(paths.map((path, i) => [`${fsRoot}/${path}`, out.value.files[i]!]));
+      stamp = out.value.stamp;
     }
     let refused: string | undefined;
     let zone: Promise<string> | undefined;
-    const fsRoot = `/projects/${project}`;
     const runtime: ProjectRuntime = {
       root: `bmad://projects/${project}`,
       fsRoot,
       label: `bmad://projects/${project}`,
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error)), bundleFs(reader)),
+      stamp,
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known), bundleFs(reader)),
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
       // Asked once, and only by a script that writes a time: one call more for those, none for the rest.

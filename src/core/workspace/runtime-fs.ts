@@ -9,7 +9,8 @@ import type { WorkspaceFiles, WsResult } from "./store.js";
 /** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
 const UPDATE_ROUNDS = 64;
 
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void): RuntimeFs {
+/** `known`: files read already (bytes, "dir" or null: none), by path, answered from there until the first write. */
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known?: Map<string, Uint8Array | "dir" | null>): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -32,16 +33,20 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   };
   return {
     async readFile(path) {
+      const at = known?.get(path);
+      if (at !== undefined) return at instanceof Uint8Array ? at : undefined;
       if (path === root || above(path) !== undefined) return undefined;
       const out = await files.read(relOrThrow(path));
       if (!out.ok && out.kind === "not_found") return undefined;
       return value(out).data;
     },
     async writeFile(path, data) {
+      known?.clear();
       value(await files.write(relOrThrow(path), data));
     },
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
     async update(path: string, change: FileChange) {
+      known?.clear();
       const rel = relOrThrow(path);
       for (let round = 0; round < UPDATE_ROUNDS; round++) {
         const read = await files.read(rel);
@@ -57,12 +62,15 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
     },
     async createTree(dir, tree) {
+      known?.clear();
       const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.
       if (!out.ok && out.kind === "conflict") throw Object.assign(new Error(out.error), { code: "EEXIST" });
       value(out);
     },
     async stat(path): Promise<FsEntryKind> {
+      const at = known?.get(path);
+      if (at !== undefined) return at instanceof Uint8Array ? "file" : (at ?? "missing");
       if (above(path) !== undefined) return "dir";
       const rel = inside(path);
       if (rel === undefined) return "missing";

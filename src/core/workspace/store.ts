@@ -72,6 +72,8 @@ export interface WorkspaceFiles {
   readonly project: string;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
+  /** Several files in one call: each one's bytes, "dir" or null (none); `stamp` changes with any change to the files. */
+  readMany?(paths: string[]): Promise<WsResult<{ stamp: string; files: Array<Uint8Array | "dir" | null> }>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
   write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
@@ -93,6 +95,9 @@ export interface WorkspaceFiles {
   /** Names of a directory's direct children ("" for the root). */
   children(dir: string): Promise<WsResult<string[]>>;
 }
+
+/** A store's files that read several in one call (the Worker's). */
+export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany">>;
 
 export interface WorkspaceStore {
   /** The caller's own projects, then those shared with them that they accepted. */

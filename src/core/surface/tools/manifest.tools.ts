@@ -38,9 +38,9 @@ export const bmadTool = defineTool({
       if (other.ok) return fail(`${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${trimmed}"`}.`, [isWorkflow ? trimmed.slice(1) : `*${trimmed}`]);
       return fail(found.error, isWorkflow ? found.closest.map((n) => `*${n}`) : found.closest);
     }
-    const target = await renderTarget(deps, project);
-    if (target && typeof target === "object" && "error" in target) return fail(target.error);
     const { record } = found;
+    const target = await renderTarget(deps, project, record);
+    if (target && typeof target === "object" && "error" in target) return fail(target.error);
     const pick = target === "none" ? await pickAProject(deps, record, (name) => `${TOOL.bmad} again with {"command": "${trimmed}", "project": "${name}"}`) : undefined;
     if (pick) return done(pick);
     // The project's files from earlier phases follow the project, not the bundle: added to the kept render, never kept.
