@@ -127,12 +127,14 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
   if (args.by) label = strip(`${label} by ${args.by}`);
   const entry = `- ${label ? `(${label}) ` : ""}${text}`;
   let body = "";
-  // The zone (a workspace asks its project for it) and the file are looked up at once: one round trip, not two.
-  const [stamped, at] = await Promise.all([stamp(ctx), located(ctx, path)]);
-  await rewriteText(ctx.fs, at, (current) => {
+  // The zone (a workspace asks its project for it) is asked beside reading the file: one round trip, not two.
+  const stamped = stamp(ctx);
+  stamped.catch(() => undefined); // a file not found is said first
+  const at = await located(ctx, path);
+  await rewriteText(ctx.fs, at, async (current) => {
     const [meta, old] = split(current);
     body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
-    touch(meta, stamped);
+    touch(meta, await stamped);
     return render(meta, body);
   }, path);
   ack(out, path, body);
@@ -142,13 +144,14 @@ async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise
 async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
   let body = "";
-  // The zone (a workspace asks its project for it) and the file are looked up at once: one round trip, not two.
-  const [stamped, at] = await Promise.all([stamp(ctx), located(ctx, path)]);
-  await rewriteText(ctx.fs, at, (current) => {
+  const stamped = stamp(ctx);
+  stamped.catch(() => undefined);
+  const at = await located(ctx, path);
+  await rewriteText(ctx.fs, at, async (current) => {
     const [meta, old] = split(current);
     body = old;
     meta.set(args.key as string, args.value as string);
-    touch(meta, stamped);
+    touch(meta, await stamped);
     return render(meta, body);
   }, path);
   ack(out, path, body);

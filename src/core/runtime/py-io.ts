@@ -58,10 +58,10 @@ export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promi
 
 /** A file's text rewritten as one step (read, change, write), where the file system can: a concurrent writer's
  *  change is then never lost. The text is read as readText reads it; a missing file fails as Python's read does. */
-export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string) => string, path = fsPath): Promise<void> {
+export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string) => string | Promise<string>, path = fsPath): Promise<void> {
   const next = async (data: Uint8Array | undefined): Promise<Uint8Array> => {
     if (data === undefined) throw osError((await fs.stat(fsPath)) === "dir" ? "EISDIR" : "ENOENT", path);
-    return new TextEncoder().encode(change(universalNewlines(decodeUtf8(data))));
+    return new TextEncoder().encode(await change(universalNewlines(decodeUtf8(data))));
   };
   if (!fs.update) return readBytes(fs, fsPath, path).then(next).then((data) => writeBytes(fs, fsPath, data));
   return guard(path, () => fs.update!(fsPath, next));

@@ -38,8 +38,11 @@ async function scriptProjectRoot(ctx: ScriptContext): Promise<string | undefined
 }
 
 async function hasOverride(fs: RuntimeFs, root: string, skill: string): Promise<boolean> {
-  for (const name of [`${skill}.toml`, `${skill}.user.toml`]) {
-    if ((await statPath(fs, joinPath(root, "_bmad", "custom", name))) === "file") return true;
+  // Both asked at once (one round trip where files are remote), answered in order as one after the other would be.
+  const kinds = await Promise.allSettled([`${skill}.toml`, `${skill}.user.toml`].map((name) => statPath(fs, joinPath(root, "_bmad", "custom", name))));
+  for (const kind of kinds) {
+    if (kind.status === "rejected") throw kind.reason;
+    if (kind.value === "file") return true;
   }
   return false;
 }

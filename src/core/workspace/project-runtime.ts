@@ -6,23 +6,25 @@ import type { SurfaceDeps } from "../surface/deps.js";
 import type { BundleReader } from "../surface/reader.js";
 import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
-import { workspaceRuntimeFs } from "./runtime-fs.js";
+import { workspaceRuntimeFs, type Known } from "./runtime-fs.js";
 import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
+import { checkWorkspacePath } from "./paths.js";
 
 export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
   return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
     const files = store.files(project);
     const fsRoot = `/projects/${project}`;
-    let known: Map<string, Uint8Array | "dir" | null> | undefined;
+    const known = new Map<string, Known>();
     let stamp: string | undefined;
-    if (!options.lazy) {
+    if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will.
-      const paths = options.preload ?? [];
+      // Lazy, it only reads them: a project the caller cannot see is found by the file calls, as without.
+      const paths = (options.preload ?? []).filter((path) => checkWorkspacePath(path).ok);
       const out = await files.readMany(paths);
-      if (!out.ok) return { ok: false, error: out.error };
-      known = new Map(paths.map((path, i) => [`${fsRoot}/${path}`, out.value.files[i]!]));
-      stamp = out.value.stamp;
+      if (!out.ok && !options.lazy) return { ok: false, error: out.error };
+      if (out.ok) for (const [i, path] of paths.entries()) known.set(`${fsRoot}/${path}`, out.value.files[i]!);
+      stamp = out.ok ? out.value.stamp : undefined;
     }
     let refused: string | undefined;
     let zone: Promise<string> | undefined;

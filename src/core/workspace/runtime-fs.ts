@@ -9,8 +9,12 @@ import type { WorkspaceFiles, WsResult } from "./store.js";
 /** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
 const UPDATE_ROUNDS = 64;
 
-/** `known`: files read already (bytes, "dir" or null: none), by path, answered from there until the first write. */
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known?: Map<string, Uint8Array | "dir" | null>): RuntimeFs {
+/** What a path was found to be: its bytes, a file, a folder, or nothing. */
+export type Known = Uint8Array | "file" | "dir" | null;
+
+/** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
+ *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>()): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -31,22 +35,32 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     if (out.kind === "no_project") noProject?.(out.error);
     throw new Error(out.error);
   };
+  // Counts writes begun and ended: what was looked up while one ran is not kept.
+  let writes = 0;
+  const keep = <T extends Known>(path: string, since: number, at: T): T => (since === writes && known.set(path, at), at);
+  const writing = async <T>(op: () => Promise<T>): Promise<T> => {
+    writes++;
+    known.clear();
+    try {
+      return await op();
+    } finally {
+      writes++;
+      known.clear();
+    }
+  };
   return {
     async readFile(path) {
-      const at = known?.get(path);
-      if (at !== undefined) return at instanceof Uint8Array ? at : undefined;
+      const at = known.get(path);
+      if (at !== undefined && at !== "file") return at instanceof Uint8Array ? at : undefined;
       if (path === root || above(path) !== undefined) return undefined;
+      const since = writes;
       const out = await files.read(relOrThrow(path));
       if (!out.ok && out.kind === "not_found") return undefined;
-      return value(out).data;
+      return keep(path, since, value(out).data);
     },
-    async writeFile(path, data) {
-      known?.clear();
-      value(await files.write(relOrThrow(path), data));
-    },
+    writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data))),
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
-    async update(path: string, change: FileChange) {
-      known?.clear();
+    update: (path: string, change: FileChange) => writing(async () => {
       const rel = relOrThrow(path);
       for (let round = 0; round < UPDATE_ROUNDS; round++) {
         const read = await files.read(rel);
@@ -60,22 +74,24 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
         if (out.kind !== "conflict") value(out);
       }
       throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
-    },
-    async createTree(dir, tree) {
-      known?.clear();
+    }),
+    createTree: (dir, tree) => writing(async () => {
       const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.
       if (!out.ok && out.kind === "conflict") throw Object.assign(new Error(out.error), { code: "EEXIST" });
       value(out);
-    },
+    }),
     async stat(path): Promise<FsEntryKind> {
-      const at = known?.get(path);
-      if (at !== undefined) return at instanceof Uint8Array ? "file" : (at ?? "missing");
+      const at = known.get(path);
+      if (at !== undefined) return at === null ? "missing" : at === "dir" ? "dir" : "file";
       if (above(path) !== undefined) return "dir";
       const rel = inside(path);
       if (rel === undefined) return "missing";
       if (rel !== "" && !checkWorkspacePath(rel).ok) return "missing";
-      return value(await files.stat(rel));
+      const since = writes;
+      const kind = value(await files.stat(rel));
+      keep(path, since, kind === "missing" ? null : kind);
+      return kind;
     },
     async list(dir) {
       const next = above(dir);
