@@ -72,7 +72,8 @@ export const bmadResourcesTool = defineTool({
         if (matcher?.exhausted) return fail(tooCostly(matcher, "the bundle's files"));
         const shown = paths.slice(0, LIST_LIMIT).map(bmadUri);
         const more = paths.length > LIST_LIMIT ? `\n(${paths.length - LIST_LIMIT} more; narrow the pattern)` : "";
-        return done((shown.join("\n") || `No files match "${args.pattern}".`) + more);
+        // Kept: the same pattern lists the same files until the bundle changes.
+        return { ok: true, text: (shown.join("\n") || `No files match "${args.pattern}".`) + more, kept: true };
       }
       case "modules": {
         const lines = catalog.moduleNames().map((m) => {
