@@ -7,7 +7,7 @@ import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
-import type { Access, FileContent, FileEntry, ProjectInfo, ShareAccess, VersionEntry, WsError, WsResult } from "../core/workspace/store.js";
+import type { Access, FileContent, FileEntry, ManyRead, ProjectInfo, ShareAccess, VersionEntry, WsError, WsResult } from "../core/workspace/store.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
@@ -46,6 +46,8 @@ interface Meta {
 type Row = Record<string, SqlStorageValue>;
 
 const NO_PROJECT = { ok: false, kind: "no_project", error: "no project" } as const;
+/** The most files readMany lists below one folder. */
+const TREE_FILES = 2000;
 
 export class WorkspaceProject extends DurableObject {
   private readonly sql: SqlStorage;
@@ -53,8 +55,6 @@ export class WorkspaceProject extends DurableObject {
   /** The files and their versions (public so tests can lower its history cap). */
   readonly files: VersionedFiles;
   private readonly shares: ProjectShares;
-  /** With files.changes, the stamp readMany answers: no other instance, here or in another project, has it. */
-  private readonly instance = crypto.randomUUID();
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -149,18 +149,23 @@ export class WorkspaceProject extends DurableObject {
     return this.files.version(g.meta.name, path, version);
   }
 
-  /** Files a render reads, in one call: each one's bytes, "dir" or null (none), and a stamp of the current files
-   *  that changes with every change to them. */
-  readMany(caller: Caller, paths: string[]): DoResult<{ stamp: string; files: Array<Uint8Array | "dir" | null> }> {
+  /** Files a render reads, in one call: each one's bytes, "dir" or null (none); the files below each of `trees`
+   *  (null past TREE_FILES); and a stamp naming all of that: it changes exactly when one of them does. */
+  readMany(caller: Caller, paths: string[], trees: string[] = []): DoResult<ManyRead> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     this.writeMemories();
+    const named: unknown[] = [this.ctx.id.toString(), g.meta.created_at, trees];
     const files = paths.map((path) => {
-      if (!checkWorkspacePath(path).ok) return null;
-      const head = this.files.head(path);
-      return head ? this.files.content(path, head.version) : this.holdsFiles(path) ? "dir" : null;
+      const valid = checkWorkspacePath(path).ok;
+      const head = valid ? this.files.head(path) : undefined;
+      const kind = head ? head.version : valid && this.holdsFiles(path) ? "dir" : null;
+      named.push(kind);
+      return head ? this.files.content(path, head.version) : (kind as "dir" | null);
     });
-    return { ok: true, value: { stamp: `${this.instance}:${this.files.changes}`, files } };
+    const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? this.files.current().below(dir, TREE_FILES) : null));
+    named.push(listed);
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, trees: listed } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {

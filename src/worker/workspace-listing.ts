@@ -48,6 +48,16 @@ export class FileListing {
     } else if (present) this.files.splice(i, 1);
   }
 
+  /** The files below `dir`, by path (null: more than `most`). */
+  below(dir: string, most: number): { paths: string[]; versions: number[] } | null {
+    const out = { paths: [] as string[], versions: [] as number[] };
+    for (let i = this.find(`${dir}/`); i < this.files.length && this.files[i]!.path < `${dir}0`; i++) {
+      if (out.paths.push(this.files[i]!.path) > most) return null;
+      out.versions.push(this.files[i]!.version);
+    }
+    return out;
+  }
+
   match(glob: Glob): ListingColumns {
     const out: ListingColumns = { paths: [], versions: [], sizes: [] };
     for (const f of this.files) {

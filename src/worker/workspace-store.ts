@@ -8,7 +8,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef } from "../core/workspace/paths.js";
-import type { FileContent, FileEntry, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -241,7 +241,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return {
       project,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
-      readMany: (paths) => on<{ stamp: string; files: Array<Uint8Array | "dir" | null> }>((s) => s.readMany(c, paths)),
+      readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
       createFolder: (dir, files) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now())),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),

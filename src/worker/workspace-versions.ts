@@ -30,8 +30,6 @@ export class VersionedFiles {
   historyCap = MAX_HISTORY_BYTES;
   /** How long replaced content is kept from the cap (a field so tests can lower it). */
   retentionMs = HISTORY_RETENTION_DAYS * DAY_MS;
-  /** Counts changes to the current files in this instance (see WorkspaceProject.readMany's stamp). */
-  changes = 0;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -50,7 +48,6 @@ export class VersionedFiles {
   /** Forgets what it read (the project was deleted). */
   reset(): void {
     this.listing = undefined;
-    this.changes++;
   }
 
   head(path: string): FileEntry | undefined {
@@ -196,7 +193,6 @@ export class VersionedFiles {
     if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
-    this.changes++;
     this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
     this.prune(at);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };

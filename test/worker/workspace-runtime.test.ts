@@ -161,7 +161,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // A render is kept while the project's files stay as they are, and follows them when one changes.
     expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toBe(architecture);
     await ada.files({ action: "write", project, path, content: "---\ntitle: Todo\nstatus: approved\n---\n# Todo PRD\n" });
-    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain(`\`${path}\` (status: approved)`);
+    const approved = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
+    expect(approved).toContain(`\`${path}\` (status: approved)`);
+    await ada.files({ action: "write", project, path: "notes/elsewhere.md", content: "# Not a planning file\n" });
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toBe(approved);
+    await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/ux-design.md", content: "---\nstatus: draft\n---\n# UX\n" });
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("`_bmad-output/planning-artifacts/ux-design.md` (status: draft)");
+    await ada.files({ action: "delete", project, path: "_bmad-output/planning-artifacts/ux-design.md" });
     await ada.files({ action: "write", project, path: "_bmad/custom/config.user.toml", content: '[core]\nuser_name = "Captain Ada"\n' });
     expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("Captain Ada");
     await ada.files({ action: "delete", project, path: "_bmad/custom/config.user.toml" });

@@ -29,8 +29,10 @@ export interface ProjectRuntime {
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:
    *  the bridge watches them and rebuilds. Renders may then be kept per bundle. */
   readonly rendersFollowBundle?: boolean;
-  /** Names the state of all the project's files (a workspace's, read with its preload): renders may be kept per stamp. */
+  /** Names what a workspace's preload read (its files' versions, the folders it listed): a render may be kept per
+   *  stamp if `covered` says it read nothing else. */
   readonly stamp?: string;
+  covered?(): boolean;
   /** `{skill-root}` for a bundle folder (e.g. `bmm/bmad-prd`): its directory in the project where it is
    *  installed there, else its bmad:// URI. */
   skillRoot(bundleDir: string): Promise<string>;

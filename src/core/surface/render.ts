@@ -83,7 +83,10 @@ export async function keptPerBundle(reader: BundleReader, target: RenderTarget, 
   if (!cache || (stamp && cache.size >= 64)) kept.set(reader.catalog, (cache = new Map()));
   if (stamp) key = `${runtime!.root}\0${stamp}\0${key}`;
   let text = cache.get(key);
-  if (text === undefined) cache.set(key, (text = await make()));
+  if (text !== undefined) return text;
+  text = await make();
+  // Kept by a stamp only if the stamp names all it read.
+  if (!stamp || runtime!.covered?.()) cache.set(key, text);
   return text;
 }
 

@@ -6,9 +6,13 @@ import type { SurfaceDeps } from "../surface/deps.js";
 import type { BundleReader } from "../surface/reader.js";
 import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
-import { workspaceRuntimeFs, type Known } from "./runtime-fs.js";
+import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
 import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
 import { checkWorkspacePath } from "./paths.js";
+
+/** By workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a wrong one
+ *  only costs the call it saves). */
+const listedBefore = new Map<string, string[]>();
 
 export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
   return async (project, options = {}) => {
@@ -16,15 +20,22 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     const files = store.files(project);
     const fsRoot = `/projects/${project}`;
     const known = new Map<string, Known>();
+    const stamped: Stamped = { trees: new Map(), covered: false, asked: [] };
     let stamp: string | undefined;
     if (!options.lazy || options.preload) {
-      // One call checks the caller may see it (every file call checks again) and reads the files a render will.
-      // Lazy, it only reads them: a project the caller cannot see is found by the file calls, as without.
+      // One call checks the caller may see it (every file call checks again) and reads the files a render will,
+      // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
+      // project the caller cannot see is found by the file calls, as without.
       const paths = (options.preload ?? []).filter((path) => checkWorkspacePath(path).ok);
-      const out = await files.readMany(paths);
+      const trees = options.lazy ? [] : (listedBefore.get(project) ?? []);
+      const out = await files.readMany(paths, trees);
       if (!out.ok && !options.lazy) return { ok: false, error: out.error };
-      if (out.ok) for (const [i, path] of paths.entries()) known.set(`${fsRoot}/${path}`, out.value.files[i]!);
-      stamp = out.ok ? out.value.stamp : undefined;
+      if (out.ok) {
+        for (const [i, path] of paths.entries()) known.set(`${fsRoot}/${path}`, out.value.files[i]!);
+        for (const [i, dir] of trees.entries()) if (out.value.trees[i]) stamped.trees.set(dir, out.value.trees[i]!.paths);
+        stamp = out.value.stamp;
+        stamped.covered = true;
+      }
     }
     let refused: string | undefined;
     let zone: Promise<string> | undefined;
@@ -33,7 +44,16 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       fsRoot,
       label: `bmad://projects/${project}`,
       stamp,
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known), bundleFs(reader)),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped), bundleFs(reader)),
+      covered: () => {
+        // The folders listed apart are asked for with the next stamp (a few, the newest).
+        const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));
+        if (asked.length) {
+          if (listedBefore.size >= 256) listedBefore.clear();
+          listedBefore.set(project, [...new Set([...asked, ...(listedBefore.get(project) ?? [])])].slice(0, 8));
+        }
+        return stamped.covered;
+      },
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
       // Asked once, and only by a script that writes a time: one call more for those, none for the rest.

@@ -12,9 +12,17 @@ const UPDATE_ROUNDS = 64;
 /** What a path was found to be: its bytes, a file, a folder, or nothing. */
 export type Known = Uint8Array | "file" | "dir" | null;
 
+/** What one readMany call named (its stamp): the folders whose files it listed (project path -> the paths below),
+ *  whether all read since came from that call (`covered`), and the folders listed apart since (`asked`). */
+export interface Stamped {
+  trees: Map<string, string[]>;
+  covered: boolean;
+  asked: string[];
+}
+
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>()): RuntimeFs {
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -38,9 +46,17 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   // Counts writes begun and ended: what was looked up while one ran is not kept.
   let writes = 0;
   const keep = <T extends Known>(path: string, since: number, at: T): T => (since === writes && known.set(path, at), at);
+  /** The listed folder `rel` is in; else the stamp does not name it. */
+  const tree = (rel: string): string | undefined => {
+    for (const t of stamped.trees.keys()) if (rel === t || rel.startsWith(`${t}/`)) return t;
+    stamped.covered = false;
+    return undefined;
+  };
   const writing = async <T>(op: () => Promise<T>): Promise<T> => {
     writes++;
     known.clear();
+    stamped.trees.clear();
+    stamped.covered = false;
     try {
       return await op();
     } finally {
@@ -54,6 +70,8 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       if (at !== undefined && at !== "file") return at instanceof Uint8Array ? at : undefined;
       if (path === root || above(path) !== undefined) return undefined;
       const since = writes;
+      // A file below a listed folder is named by its version there.
+      tree(relOrThrow(path));
       const out = await files.read(relOrThrow(path));
       if (!out.ok && out.kind === "not_found") return undefined;
       return keep(path, since, value(out).data);
@@ -89,6 +107,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       if (rel === undefined) return "missing";
       if (rel !== "" && !checkWorkspacePath(rel).ok) return "missing";
       const since = writes;
+      stamped.covered = false;
       const kind = value(await files.stat(rel));
       keep(path, since, kind === "missing" ? null : kind);
       return kind;
@@ -98,6 +117,10 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       if (next !== undefined) return [next];
       const rel = inside(dir);
       if (rel === undefined) return [];
+      const t = tree(rel);
+      // As the project's object answers it: the names of what is below, once each, sorted.
+      if (t !== undefined) return [...new Set(stamped.trees.get(t)!.filter((p) => p.startsWith(`${rel}/`)).map((p) => p.slice(rel.length + 1).split("/")[0]!))].sort();
+      stamped.asked.push(rel);
       return value(await files.children(rel));
     },
     async mkdir() {},

@@ -66,14 +66,22 @@ export interface VersionEntry {
   pruned?: boolean;
 }
 
+/** What readMany answers: `trees` null where a folder holds too many files to list; `stamp` names all of it, and
+ *  changes exactly when any of it does. */
+export interface ManyRead {
+  stamp: string;
+  files: Array<Uint8Array | "dir" | null>;
+  trees: Array<{ paths: string[]; versions: number[] } | null>;
+}
+
 /** One project's files for one caller. Paths are relative to the project root and checked (paths.ts). */
 export interface WorkspaceFiles {
   /** As the caller named it. */
   readonly project: string;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
-  /** Several files in one call: each one's bytes, "dir" or null (none); `stamp` changes with any change to the files. */
-  readMany?(paths: string[]): Promise<WsResult<{ stamp: string; files: Array<Uint8Array | "dir" | null> }>>;
+  /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */
+  readMany?(paths: string[], trees?: string[]): Promise<WsResult<ManyRead>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
   write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
