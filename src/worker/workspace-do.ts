@@ -141,7 +141,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     if (version === undefined) {
       const head = this.files.head(path);
       return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version) } } : this.files.noFile(g.meta.name, path);
@@ -154,7 +154,7 @@ export class WorkspaceProject extends DurableObject {
   readMany(caller: Caller, paths: string[], trees: string[] = []): DoResult<ManyRead> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories();
+    this.writeMemories(g.meta);
     const named: unknown[] = [this.ctx.id.toString(), g.meta.created_at, trees];
     const files = paths.map((path) => {
       const valid = checkWorkspacePath(path).ok;
@@ -173,7 +173,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -198,7 +198,7 @@ export class WorkspaceProject extends DurableObject {
     }
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    this.writeMemories(dir);
+    this.writeMemories(g.meta, dir);
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
     const clash = this.files.clash(dir) ?? batchClash(paths);
     if (clash) return fail("invalid", clash);
@@ -217,7 +217,7 @@ export class WorkspaceProject extends DurableObject {
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -235,7 +235,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     const head = this.files.head(path);
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
@@ -249,7 +249,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     const versions = this.files.history(path, limit);
     return versions.length ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
   }
@@ -262,7 +262,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can purge its history.`);
-    this.writeMemories();
+    this.writeMemories(g.meta);
     return { ok: true, value: this.files.purge(compiled.glob) };
   }
 
@@ -271,7 +271,7 @@ export class WorkspaceProject extends DurableObject {
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories();
+    this.writeMemories(g.meta);
     const listed = this.files.current().match(compiled.glob);
     return compiled.glob.exhausted ? fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`)) : { ok: true, value: listed };
   }
@@ -279,7 +279,7 @@ export class WorkspaceProject extends DurableObject {
   stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories(path);
+    this.writeMemories(g.meta, path);
     if (path === "") return { ok: true, value: "dir" };
     const checked = checkWorkspacePath(path);
     if (!checked.ok) return { ok: true, value: "missing" };
@@ -295,7 +295,7 @@ export class WorkspaceProject extends DurableObject {
   children(caller: Caller, dir: string): DoResult<string[]> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories(dir);
+    this.writeMemories(g.meta, dir);
     if (dir !== "" && !checkWorkspacePath(dir).ok) return { ok: true, value: [] };
     const prefix = dir ? `${dir}/` : "";
     const rows = dir
@@ -360,9 +360,8 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Memories remembered since their structured file was last written go into it first (workspace-memory-files.ts). */
-  private writeMemories(path?: string): void {
-    const meta = this.meta();
-    if (meta) writePendingMemories(this.ctx.storage, this.files, meta.name, path);
+  private writeMemories(meta: Meta, path?: string): void {
+    writePendingMemories(this.ctx.storage, this.files, meta.name, path);
   }
 
   /** Deletes the project and everything in it. Owner only; `confirm` must be its name. Returns whom it was shared with. */

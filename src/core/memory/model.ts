@@ -59,7 +59,9 @@ export const MEMORY_LINE = z.object({
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
-const n = (x: number) => x.toLocaleString("en-US");
+/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
+let counts: Intl.NumberFormat | undefined;
+const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 /** The text as its id sees it: the same words in another case or spacing are the same memory. */
 export function normaliseText(text: string): string {

@@ -34,13 +34,24 @@ export function checkTimeZone(name: string): Result<{ zone: string }> {
   return { ok: false, error: `Unknown time zone "${name.slice(0, 60)}": give an IANA name such as America/Los_Angeles, Europe/Berlin or UTC.${suggestion(closest(name, known, 3))}` };
 }
 
+/** A zone's clock, made once: a DateTimeFormat costs about a millisecond to make, and little to use. */
+const clocks = new Map<string, Intl.DateTimeFormat>();
+
+function clockIn(zone: string): Intl.DateTimeFormat {
+  let clock = clocks.get(zone);
+  if (!clock) {
+    const numeric = "numeric" as const;
+    clocks.set(zone, (clock = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric })));
+  }
+  return clock;
+}
+
 /** Now, as a clock on the wall reads it where the script runs (see the file's head). */
 export async function wallTime(ctx: Pick<ScriptContext, "now" | "timeZone">): Promise<WallTime> {
   const now = ctx.now?.() ?? new Date();
   const zone = await ctx.timeZone?.();
   if (zone === undefined) return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate(), hour: now.getHours(), minute: now.getMinutes() };
-  const numeric = "numeric" as const;
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: numeric, month: numeric, day: numeric, hour: numeric, minute: numeric }).formatToParts(now);
+  const parts = clockIn(zone).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);
   return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute") };
 }

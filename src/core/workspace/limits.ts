@@ -12,7 +12,9 @@ export const MAX_HISTORY_BYTES = 200 * MIB;
 
 export type LimitCheck = Result;
 
-const n = (x: number) => x.toLocaleString("en-US");
+/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
+let counts: Intl.NumberFormat | undefined;
+const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 /** The project's state before a change, and what the change leaves. */
 export interface WriteBudget {

@@ -11,7 +11,9 @@ import type { Result } from "../../result.js";
 
 export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
 const type = z.enum(MEMORY_TYPES).describe("Collection");
-const n = (x: number) => x.toLocaleString("en-US");
+/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
+let counts: Intl.NumberFormat | undefined;
+const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (access: Extract<MemoryAccess, { ok: true }>) => Promise<ToolOutcome>): Promise<ToolOutcome> {
   if (!deps.memory) return fail("This endpoint keeps no project memory.");

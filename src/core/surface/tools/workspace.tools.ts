@@ -25,7 +25,9 @@ const FILE_READS = new Set(["read", "list", "history"]);
 /** Shown at most, of a long list or history. */
 const MAX_LINES = 1000;
 
-const n = (x: number) => x.toLocaleString("en-US");
+/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
+let counts: Intl.NumberFormat | undefined;
+const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 const action = (raw: unknown) => (raw && typeof raw === "object" ? (raw as { action?: unknown }).action : undefined);
 const answersField = z.record(z.string(), z.record(z.string(), z.string())).optional().describe("Installer answers: module -> key -> value (create, config)");
 
