@@ -156,14 +156,16 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     this.writeMemories(g.meta);
     const named: unknown[] = [this.ctx.id.toString(), g.meta.created_at, trees];
+    // From the listing kept in memory: only the content of a file is read from storage.
+    const current = this.files.current();
     const files = paths.map((path) => {
       const valid = checkWorkspacePath(path).ok;
-      const head = valid ? this.files.head(path) : undefined;
-      const kind = head ? head.version : valid && this.holdsFiles(path) ? "dir" : null;
+      const version = valid ? current.version(path) : undefined;
+      const kind = version ?? (valid && current.holds(path) ? "dir" : null);
       named.push(kind);
-      return head ? this.files.content(path, head.version) : (kind as "dir" | null);
+      return version ? this.files.content(path, version) : (kind as "dir" | null);
     });
-    const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? this.files.current().below(dir, TREE_FILES) : null));
+    const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? current.below(dir, TREE_FILES) : null));
     named.push(listed);
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, trees: listed } };
   }

@@ -48,6 +48,17 @@ export class FileListing {
     } else if (present) this.files.splice(i, 1);
   }
 
+  /** The current version of the file at `path`; undefined: none. */
+  version(path: string): number | undefined {
+    const f = this.files[this.find(path)];
+    return f?.path === path ? f.version : undefined;
+  }
+
+  /** Whether some file is below `dir` (so the folder exists). */
+  holds(dir: string): boolean {
+    return this.files[this.find(`${dir}/`)]?.path.startsWith(`${dir}/`) ?? false;
+  }
+
   /** The files below `dir`, by path (null: more than `most`). */
   below(dir: string, most: number): { paths: string[]; versions: number[] } | null {
     const out = { paths: [] as string[], versions: [] as number[] };

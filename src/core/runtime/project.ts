@@ -3,6 +3,7 @@
 // skill folders mounted read-only beside them so `--skill bmad://bmm/bmad-prd` works anywhere.
 import { configForScript, isConfigShaped } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
+import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
@@ -64,6 +65,18 @@ export function fromFsText(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, tex
   return out;
 }
 
+const folders = new WeakMap<Catalog, Set<string>>();
+
+/** Every folder holding a bundle file, made once per bundle. */
+function foldersOf(catalog: Catalog): Set<string> {
+  let set = folders.get(catalog);
+  if (!set) {
+    folders.set(catalog, (set = new Set()));
+    for (const p of catalog.paths) for (let i = p.indexOf("/"); i !== -1; i = p.indexOf("/", i + 1)) set.add(p.slice(0, i));
+  }
+  return set;
+}
+
 /** The bundle's files, read-only, at `BUNDLE_MOUNT/{bundle path}`. Writes there are refused. */
 export function bundleFs(reader: () => BundleReader): RuntimeFs {
   const inner = (path: string) => (path === BUNDLE_MOUNT ? "" : path.startsWith(`${BUNDLE_MOUNT}/`) ? stripChars(path.slice(BUNDLE_MOUNT.length + 1), "/", "right") : undefined);
@@ -85,7 +98,7 @@ export function bundleFs(reader: () => BundleReader): RuntimeFs {
       if (rel === undefined) return "missing";
       const { catalog } = reader();
       if (rel && catalog.file(rel)) return "file";
-      return rel === "" || catalog.paths.some((p) => p.startsWith(`${rel}/`)) ? "dir" : "missing";
+      return rel === "" || foldersOf(catalog).has(rel) ? "dir" : "missing";
     },
     async list(dir) {
       const rel = inner(dir);
