@@ -52,14 +52,14 @@ export type RenderTarget = ProjectRuntime | "none" | undefined;
 export async function renderTarget(deps: SurfaceDeps, project?: string, record?: CatalogRecord): Promise<RenderTarget | { error: string }> {
   if (!deps.runtime) return undefined;
   const skill = record?.entry.split("/").at(-2);
-  const found = await deps.runtime(project, skill ? { preload: skillLayers(skill) } : {});
+  const found = await deps.runtime(project, skill ? { preload: [...CENTRAL_LAYERS, ...customLayers(skill)] } : {});
   if (found.ok) return found.runtime;
   return project === undefined ? "none" : { error: found.error };
 }
 
-/** The project's files a skill's config and customization come from (config_utils.py's layers). */
-export function skillLayers(skill: string): string[] {
-  return [...CENTRAL_LAYERS, `_bmad/custom/${skill}.toml`, `_bmad/custom/${skill}.user.toml`];
+/** The project's files a skill's customization comes from beside its customize.toml (config_utils.py's layers). */
+export function customLayers(skill: string): string[] {
+  return [`_bmad/custom/${skill}.toml`, `_bmad/custom/${skill}.user.toml`];
 }
 
 const renderedForBundle = new WeakMap<Catalog, Map<string, string>>();

@@ -10,7 +10,7 @@ import { runAnswer } from "./run-answer.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
-import { skillLayers } from "../render.js";
+import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
 import { servedText, type BundleReader } from "../reader.js";
 import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
@@ -51,9 +51,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const named = PROJECT_URI.exec(line)?.[1];
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
-  // A line that names a skill (`--skill`) gets its config and customization layers read in that one call.
+  // A line that names a skill (`--skill`) gets `_bmad/` and its customization layers looked up in that one call.
   const skill = parsed.args.includes("--skill") ? parsed.args[parsed.args.indexOf("--skill") + 1] : undefined;
-  const found = await deps.runtime(project ?? named, { lazy: true, ...(skill ? { preload: ["_bmad", ...skillLayers(baseName(skill))] } : {}) });
+  const found = await deps.runtime(project ?? named, { lazy: true, ...(skill ? { preload: ["_bmad", ...customLayers(baseName(skill))] } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
   if (!found.ok && templates.length) return fail(fillInFirst([], templates));
