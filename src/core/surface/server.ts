@@ -1,7 +1,8 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
 import { inputRequired, McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import type { CallToolResult, GetPromptResult } from "@modelcontextprotocol/server";
+import type { CallToolResult, GetPromptResult, ListResourcesResult } from "@modelcontextprotocol/server";
+import type { Catalog } from "../catalog/catalog.js";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -21,6 +22,9 @@ export const MAX_ARGUMENT_BYTES = 64 * 1024;
 export const RESOURCE_PAGE_SIZE = 200;
 /** Kept tool results per bundle: a client repeats a few commands; other spellings of them are run each time. */
 const MAX_KEPT_RESULTS = 256;
+/** resources/list pages kept per bundle, by where they start (any cursor may be asked). */
+const MAX_KEPT_PAGES = 64;
+const resourcePages = new WeakMap<Catalog, Map<number, ListResourcesResult>>();
 
 const invalid = (message: string, data?: Record<string, unknown>) => new ProtocolError(ProtocolErrorCode.InvalidParams, message, data);
 
@@ -120,6 +124,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   server.setRequestHandler("resources/list", async (request) => {
     const { catalog } = await current();
     const start = parseCursor(request.params?.cursor);
+    // A page depends on the bundle alone: made once per bundle.
+    let pages = resourcePages.get(catalog);
+    if (!pages) resourcePages.set(catalog, (pages = new Map()));
+    const kept = pages.get(start);
+    if (kept) return kept;
     const fixed = staticResources();
     const total = fixed.length + catalog.paths.length;
     const page = [];
@@ -131,7 +140,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       }
     }
     const next = start + RESOURCE_PAGE_SIZE;
-    return { resources: page, ...(next < total ? { nextCursor: String(next) } : {}) };
+    const result = deepFreeze({ resources: page, ...(next < total ? { nextCursor: String(next) } : {}) });
+    if (pages.size < MAX_KEPT_PAGES) pages.set(start, result);
+    return result;
   });
 
   server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
