@@ -14,6 +14,8 @@ const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: SE
 
 export class WorkflowSession extends DurableObject {
   private readonly sql: SqlStorage;
+  /** The last stored state `get` checked, by its text. */
+  private checked?: { json: string; parsed: ReturnType<typeof parseSessionState> };
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -25,11 +27,13 @@ export class WorkflowSession extends DurableObject {
     `);
   }
 
-  private load(owner: string): Stored<SessionState> {
+  private load(owner: string, reuse = false): Stored<SessionState> {
     const row = this.sql.exec<{ json: string }>("SELECT json FROM state WHERE id = 1").toArray()[0];
     if (!row) return notFound();
-    // Parsed like the bridge's session files: a damaged row is reported, never trusted.
-    const parsed = parseSessionState(JSON.parse(row.json));
+    // Parsed like the bridge's session files: a damaged row is reported, never trusted. `reuse`: the state is only
+    // read (sent out as a copy), so the last one checked serves while the stored text is the same.
+    const parsed = reuse && this.checked?.json === row.json ? this.checked.parsed : parseSessionState(JSON.parse(row.json));
+    if (reuse) this.checked = { json: row.json, parsed };
     if (!parsed.ok) return { ok: false, kind: "invalid", error: `This session's stored state is damaged (${parsed.error}); start a new session.` };
     // Someone else's session is indistinguishable from a missing one.
     return parsed.state.owner === owner ? { ok: true, value: parsed.state } : notFound();
@@ -52,7 +56,7 @@ export class WorkflowSession extends DurableObject {
   }
 
   get(owner: string): Stored<SessionState> {
-    return this.load(owner);
+    return this.load(owner, true);
   }
 
   async act(owner: string, action: Action, now: string): Promise<Stored<SessionState>> {
