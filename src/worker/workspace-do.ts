@@ -122,6 +122,12 @@ export class WorkspaceProject extends DurableObject {
     return this.info(caller);
   }
 
+  /** The project's time zone (null: none set), for the times scripts write: info's one field, without the rest. */
+  timeZone(caller: Caller): DoResult<string | null> {
+    const g = this.gate(caller, "read");
+    return g.ok ? { ok: true, value: g.meta.time_zone } : g;
+  }
+
   info(caller: Caller): DoResult<ProjectInfo> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;

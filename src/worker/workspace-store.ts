@@ -242,6 +242,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       project,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
+      timeZone: () => on<string | null>((s) => s.timeZone(c)),
       write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
       createFolder: (dir, files) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now())),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),

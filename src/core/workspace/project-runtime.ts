@@ -57,7 +57,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
       // Asked once, and only by a script that writes a time: one call more for those, none for the rest.
-      timeZone: () => (zone ??= store.info(project).then((info) => (info.ok ? info.value.time_zone : undefined) ?? DEFAULT_TIME_ZONE)),
+      timeZone: () => (zone ??= files.timeZone().then((out) => (out.ok && out.value) || DEFAULT_TIME_ZONE)),
     };
     return { ok: true, runtime };
   };

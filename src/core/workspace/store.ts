@@ -82,6 +82,8 @@ export interface WorkspaceFiles {
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */
   readMany?(paths: string[], trees?: string[]): Promise<WsResult<ManyRead>>;
+  /** The project's time zone as info gives it (null: none set), alone. */
+  timeZone?(): Promise<WsResult<string | null>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
   write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
@@ -105,7 +107,7 @@ export interface WorkspaceFiles {
 }
 
 /** A store's files that read several in one call (the Worker's). */
-export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany">>;
+export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany" | "timeZone">>;
 
 export interface WorkspaceStore {
   /** The caller's own projects, then those shared with them that they accepted. */
