@@ -79,8 +79,8 @@ describe("rendering", () => {
     const prompt = ((await client.getPrompt({ name: "bmad-architecture" })).messages[0]!.content as { text: string }).text;
     expect(prompt).toContain(`- From earlier phases, this project has \`${prd}\` (status: final).`);
     // Many files: a few named, the rest counted.
-    for (let i = 0; i < 7; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
-    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: final\\), (\`[^\`]+\`, ){3}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
+    for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
+    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: final\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
   });
 });
 
