@@ -31,6 +31,8 @@ interface Layer {
 const MERGED_INDEX = "merged-search-index";
 /** Paths under a watched _bmad/ that BMAD's own scripts and the memory tools write. */
 const NOT_CONTENT = /^(render|_memory)([/\\]|$)/;
+/** With a client listening, how long after the last change the bundle is rebuilt (an editor's save is a few events). */
+const RELOAD_DELAY_MS = 100;
 
 export class LocalBundle {
   reader: BundleReader;
@@ -46,6 +48,10 @@ export class LocalBundle {
   private failures: string[] = [];
   /** explicitFailures() was asked: from now on a named root that breaks is a warning. */
   private checked = false;
+  private readonly listeners = new Set<(before: BundleReader, after: BundleReader) => void>();
+  /** The local trees were built once: a rebuild after that is a reload, which listeners hear of. */
+  private built = false;
+  private soon?: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly sources: LocalSource[],
@@ -85,8 +91,28 @@ export class LocalBundle {
     await this.building;
   }
 
+  /** Calls `listener` with the bundle before and after each reload; from then on a change rebuilds
+   *  shortly after it, not on the next call, so a client can be told. Returns what stops it. */
+  onReload(listener: (before: BundleReader, after: BundleReader) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private reloadSoon(): void {
+    if (!this.listeners.size) return;
+    clearTimeout(this.soon);
+    this.soon = setTimeout(() => {
+      this.ready().then(
+        () => this.dirty && this.reloadSoon(),
+        (error: unknown) => this.warn(`reload failed: ${(error as Error).message}`),
+      );
+    }, RELOAD_DELAY_MS);
+    this.soon.unref();
+  }
+
   /** Watches the BMAD folders (not whole projects: node_modules, build output, memlogs and artifacts stay
-   *  out); a change there marks the bundle for a rebuild on the next call. What BMAD's scripts write under
+   *  out); a change there marks the bundle for a rebuild on the next call (or soon after,
+   *  with a listener). What BMAD's scripts write under
    *  _bmad/ (render snapshots) and project memory are not content, and do not count. */
   watch(dirs: string[]): void {
     for (const path of dirs) this.watchOne(path);
@@ -97,12 +123,17 @@ export class LocalBundle {
    *  change, and watch the folder again on the next call. */
   private watchOne(path: string): void {
     try {
-      const watcher = watch(path, { recursive: true }, (_event, name) => !(name && NOT_CONTENT.test(name)) && (this.dirty = true));
+      const watcher = watch(path, { recursive: true }, (_event, name) => {
+        if (name && NOT_CONTENT.test(name)) return;
+        this.dirty = true;
+        this.reloadSoon();
+      });
       watcher.on("error", () => {
         watcher.close();
         this.watchers.delete(watcher);
         this.dirty = true;
         this.rewatch.add(path);
+        this.reloadSoon();
       });
       this.watchers.add(watcher);
     } catch (error) {
@@ -111,6 +142,7 @@ export class LocalBundle {
   }
 
   close(): void {
+    clearTimeout(this.soon);
     for (const w of this.watchers) w.close();
     this.watchers.clear();
     this.rewatch.clear();
@@ -145,7 +177,10 @@ export class LocalBundle {
       this.warn(problem.lookedFor ? `${source.label} has no BMAD tree; skipped. ${problem.lookedFor}` : `skipped ${source.label}: ${problem.text}`);
     }
     this.failures = failures;
+    const before = this.built ? this.reader : undefined;
     this.reader = this.install([...layers, this.embedded], blobs);
+    this.built = true;
+    if (before) for (const listener of this.listeners) listener(before, this.reader);
   }
 
   private install(layers: Layer[], blobs: Map<string, Uint8Array>): BundleReader {

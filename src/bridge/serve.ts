@@ -76,6 +76,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     // The project folder's _bmad/_memory/; a workspace name means nothing here either.
     memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
     ready: () => bundle.ready(),
+    onReload: (listener) => bundle.onReload(listener),
   };
   if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 

@@ -48,4 +48,7 @@ export interface SurfaceDeps {
   memory?: (project: string | undefined) => Promise<MemoryAccess>;
   /** Awaited before each request, e.g. to finish reloading edited project files. */
   ready?: () => Promise<void>;
+  /** Calls `listener` with the bundle before and after each reload (the bridge, after project files change);
+   *  returns what stops it. A server given this tells its client when a reload changes its lists. */
+  onReload?: (listener: (before: BundleReader, after: BundleReader) => void) => () => void;
 }

@@ -7,6 +7,7 @@ import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
+import { changedLists } from "./list-changes.js";
 import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { withEarlierWork } from "./earlier-work.js";
 import { earlierForKept, renderRecord, renderTarget } from "./render.js";
@@ -44,13 +45,28 @@ function unknownTool(name: string, known: Iterable<string>): ProtocolError {
 export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
   // The skills extension attaches to an McpServer; everything else is answered by the handlers below, which
   // replace the McpServer's own resource handlers (resources/read serves skill:// files too).
+  // Lists change only where the bundle reloads (the bridge): there the client is told which ones did.
+  const reloads = deps.onReload;
+  const changes = reloads ? { listChanged: true } : {};
   const mcp = new McpServer(SERVER_INFO, {
-    capabilities: { resources: { listChanged: false } },
+    capabilities: { resources: { listChanged: reloads !== undefined } },
     instructions: surfaceFor(deps.reader.catalog, toolsets).instructions,
   });
   new SkillsExtension({ source: skillSource(deps) }).attach(mcp);
   const server = mcp.server;
-  server.registerCapabilities({ tools: {}, prompts: {}, completions: {} });
+  server.registerCapabilities({ tools: changes, prompts: changes, completions: {} });
+  if (reloads) {
+    const stop = reloads((before, after) => {
+      const send = { tools: () => server.sendToolListChanged(), prompts: () => server.sendPromptListChanged(), resources: () => server.sendResourceListChanged() };
+      // A server not (or no longer) connected has no one to tell.
+      for (const list of changedLists(before.catalog, after.catalog, toolsets)) send[list]().catch(() => {});
+    });
+    const closed = server.onclose;
+    server.onclose = () => {
+      stop();
+      closed?.();
+    };
+  }
   // The bundle is looked up per request: the bridge swaps it when project files change.
   const current = async () => {
     await deps.ready?.();
