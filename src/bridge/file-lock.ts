@@ -7,8 +7,9 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { ensureConfinedDir, writeConfined } from "./confined-fs.js";
+import { STATE_DIR } from "./sync-state.js";
 
-const LOCKS = ".bmad-mcp/locks";
+const LOCKS = `${STATE_DIR}/locks`;
 /** A holder that stopped refreshing for this long has died; its lock is taken over. proper-lockfile's minimum. */
 const STALE_MS = 5_000;
 /** Waiting for a busy lock: short steps, about 10 s in all (longer than STALE_MS, so a dead holder's lock is reached). */
@@ -19,7 +20,7 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
   const dir = await ensureConfinedDir(root, LOCKS);
   if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
   // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
-  await writeConfined(root, ".bmad-mcp/.gitignore", "*\n", { exclusive: true });
+  await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true });
   const name = createHash("sha256").update(rel).digest("hex").slice(0, 32);
   let lost: Error | undefined;
   const release = await lockfile.lock(join(dir.path, name), {

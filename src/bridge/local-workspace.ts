@@ -9,7 +9,7 @@ import { basename, join } from "node:path";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
-import type { FileContent, FileEntry, ProjectInfo, WorkspaceFiles, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import { appendBytes, type FileContent, type FileEntry, type ProjectInfo, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** Folders a listing does not walk into: other tools' state, not the project's documents. */
@@ -21,13 +21,6 @@ const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error
 export function contentVersion(data: Uint8Array): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
   return { version: Number.parseInt(sha256.slice(0, 12), 16) || 1, sha256 };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 export class LocalWorkspaceStore implements WorkspaceStore {
@@ -134,7 +127,7 @@ class LocalFiles implements WorkspaceFiles {
       (current) => {
         const stale = this.stale(rel.value, current, options.ifVersion);
         if (stale) return stale;
-        const bytes = options.append && current ? concat(current, data) : data;
+        const bytes = options.append && current ? appendBytes(current, data) : data;
         if (bytes.length > MAX_FILE_BYTES) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },

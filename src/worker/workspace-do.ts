@@ -7,7 +7,7 @@ import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
-import type { Access, FileContent, FileEntry, ManyRead, ProjectInfo, ShareAccess, VersionEntry, WsError, WsResult } from "../core/workspace/store.js";
+import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
@@ -192,7 +192,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.files.room(g.meta.name, newSize, now);
     if (room) return room;
-    const next = append && head ? concat(this.files.content(path, head.version), data) : data;
+    const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
   }
@@ -386,9 +386,3 @@ export class WorkspaceProject extends DurableObject {
   }
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
-  return out;
-}

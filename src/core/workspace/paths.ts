@@ -67,10 +67,9 @@ const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * (`GIT~1`, `BMAD-M~1`, hashed `GI7EBA~1`).
  */
 export function machineryName(segment: string): string | undefined {
-  let name = segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase();
-  const colon = name.indexOf(":");
-  if (colon >= 0) name = name.slice(0, colon);
-  name = name.replace(/[. ]+$/, "");
+  const folded = foldSegment(segment);
+  const colon = folded.indexOf(":");
+  const name = colon < 0 ? folded : foldSegment(folded.slice(0, colon));
   if (MACHINERY.has(name)) return name;
   const short = /^([^~]{1,6})~[0-9]+$/.exec(name);
   if (!short) return undefined;
@@ -115,7 +114,11 @@ export function isScriptPath(path: string): boolean {
 /** A path as a folding file system reads it (macOS, Windows): one case, NFC, HFS+-ignored code points dropped,
  *  Windows' trailing dots and spaces cut. Two paths that fold alike are one file there. */
 export function foldPath(path: string): string {
-  return path.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().split("/").map((segment) => segment.replace(/[. ]+$/, "")).join("/");
+  return path.split("/").map(foldSegment).join("/");
+}
+
+function foldSegment(segment: string): string {
+  return segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().replace(/[. ]+$/, "");
 }
 
 /** Why no tool may change the file at `path` (relative, any name the file system allows), or undefined. `pulled`: a

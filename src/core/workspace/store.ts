@@ -133,3 +133,11 @@ export interface WorkspaceStore {
   /** The bridge's project folder, the one project there: its config is its own files, not installer answers. */
   readonly folder?: string;
 }
+
+/** What an append makes of a file on either door: its bytes, then the new ones. */
+export function appendBytes(current: Uint8Array, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(current.byteLength + data.byteLength);
+  out.set(current);
+  out.set(data, current.byteLength);
+  return out;
+}

@@ -95,33 +95,30 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const fsArgs = args.map((w) => toFsWord(runtime, w));
   const name = fsScript.slice(fsScript.lastIndexOf("/") + 1);
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
-  const port = SHARED_SCRIPTS.get(name);
-  if (port && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`)) {
-    const result = await port(fsArgs, { ...withBudget(runtime.fs), cwd: runtime.fsRoot, scriptPath: fsScript, ...zoneOf(runtime) });
+  // A ported script runs as the port on every door, over the door's confined file system: a path it is given, in
+  // whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
+  const isSkillScript = /\/scripts\/[^/]+\.py$/.test(fsScript);
+  const sharedPort = SHARED_SCRIPTS.get(name);
+  const port =
+    sharedPort && (dir === `${runtime.fsRoot}/_bmad/scripts` || dir === `${BUNDLE_MOUNT}/scripts`) ? sharedPort
+    : isSkillScript ? SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`)
+    : undefined;
+  if (port) {
+    const bounded = withBudget(runtime.fs);
+    const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
+    const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...zoneOf(runtime) });
     const refused = runtime.refused?.();
-    return refused ? fail(refused) : answer(runtime, name, result);
+    return refused ? fail(refused) : runAnswer(runtime, name, result);
   }
-  if (/\/scripts\/[^/]+\.py$/.test(fsScript)) {
-    // A ported script runs as the port on every door, over the door's confined file system: a path it is given,
-    // in whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
-    const ported = SKILL_SCRIPTS.get(`${dir.slice(0, -"/scripts".length).split("/").pop()}/${name}`);
-    if (ported) {
-      const bounded = withBudget(runtime.fs);
-      const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
-      const result = await ported(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...zoneOf(runtime) });
-      const refused = runtime.refused?.();
-      return refused ? fail(refused) : answer(runtime, name, result);
-    }
+  if (isSkillScript) {
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
-    return answer(runtime, name, result, true);
+    return runAnswer(runtime, name, result, true);
   }
   return fail(
     `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
   );
 }
-
-const answer = runAnswer;
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});
