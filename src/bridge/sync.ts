@@ -7,10 +7,9 @@ import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { listConfined, readConfined, resolveConfined } from "./confined-fs.js";
-import { STATE_DIR } from "./sync-state.js";
 
-/** Folders never pushed: other tools' state, and bmad-mcp's own. */
-const SKIPPED = new Set([".git", "node_modules", "__pycache__", STATE_DIR]);
+/** Folders never pushed: other tools' state (machinery, .git and bmad-mcp's own under every name, is skipped too). */
+const SKIPPED = new Set(["node_modules", "__pycache__"]);
 
 export type Local =
   | { kind: "missing" }
