@@ -43,7 +43,7 @@ it("matches hostile patterns in linear time", () => {
   for (const pattern of ["**************Q", "*a*a*a*a*a*a*a*a*a*a*a*a*a*a*Q", "**/**/**/**/**/**/**/**/**/**/**/Q", "?*?*?*?*?*?*?*?*?*?*?*?*?*Q"]) {
     const started = performance.now();
     for (let i = 0; i < 100; i++) expect(glob(pattern).test(path)).toBe(false);
-    expect(performance.now() - started, pattern).toBeLessThan(200);
+    expect(performance.now() - started, pattern).toBeLessThan(1000); // backtracking takes minutes; the margin is for a loaded machine
   }
 });
 

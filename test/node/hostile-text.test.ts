@@ -18,11 +18,12 @@ import { tempDir } from "./helpers.js";
 const tmp = tempDir("hostile-text");
 afterAll(() => tmp.cleanup());
 
-/** Each parse of a 200,000-character hostile input: linear is about a millisecond, quadratic minutes. */
+/** Each parse of a 200,000-character hostile input: linear is about a millisecond, quadratic minutes (the bound leaves
+ *  room for a machine loaded by the files that run beside this one). */
 function expectFast(name: string, parse: () => unknown): void {
   const started = performance.now();
   parse();
-  expect(performance.now() - started, name).toBeLessThan(500);
+  expect(performance.now() - started, name).toBeLessThan(2000);
 }
 
 const spaces = " ".repeat(200_000);

@@ -38,6 +38,6 @@ it("answers a missing file fast, with its neighbour first", async () => {
   for (const typo of ["docs/section-7/meeting-ntes-2507.md", "docs/sectin-7/meeting-notes-2507.md"]) {
     const { ms, suggestions } = await readError(typo);
     expect(suggestions[0], typo).toBe(`bmad://projects/${project}/docs/section-7/meeting-notes-2507.md`);
-    expect(ms, typo).toBeLessThan(300);
+    expect(ms, typo).toBeLessThan(2000); // the finding took 9.7 s; the margin is for the files running beside this one
   }
 });
