@@ -11,8 +11,8 @@ import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
 import { LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
 import { projectContext } from "../../src/core/memory/project-context.js";
 import { strip, splitWhitespace } from "../../src/core/runtime/py-str.js";
-import { parseSprints } from "../../src/core/surface/stage-inputs.js";
-import { pickMarkdown } from "../../src/core/surface/stage-sections.js";
+import { parseSprints } from "../../src/core/delivery/stage-inputs.js";
+import { pickMarkdown } from "../../src/core/delivery/stage-sections.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("hostile-text");

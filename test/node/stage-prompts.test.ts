@@ -6,7 +6,7 @@ import { loadBundleFromDir } from "../../src/compiler/read";
 import { newSession, step, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
-import { rolePrompt, type StageSources } from "../../src/core/surface/role-prompt";
+import { rolePrompt, type StageSources } from "../../src/core/delivery/role-prompt";
 
 const bundle = loadBundleFromDir("bmad-bundle");
 const decoder = new TextDecoder();

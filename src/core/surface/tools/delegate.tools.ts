@@ -8,8 +8,8 @@ import { TOOL } from "../names.js";
 import { done, fail, type SampleRequest } from "../outcome.js";
 import { recordLabel } from "../render.js";
 import { skillRenderFor } from "../skill-render.js";
-import { stageRender } from "../stage-context.js";
-import { stagePersona } from "../stage-persona.js";
+import { stageRender } from "../../delivery/stage-context.js";
+import { stagePersona } from "../../delivery/stage-persona.js";
 import { defineTool } from "../tool.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
 

@@ -7,7 +7,7 @@ import { sessionView } from "../../delivery/view.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { artifactUri } from "../resources.js";
-import { rolePrompt, type StageSources } from "../role-prompt.js";
+import { rolePrompt, type StageSources } from "../../delivery/role-prompt.js";
 import { saveInProject, sessionProject } from "../session-project.js";
 import { TOOL } from "../names.js";
 import { defineTool } from "../tool.js";

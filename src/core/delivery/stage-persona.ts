@@ -3,8 +3,8 @@
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { extractKey } from "../runtime/config-utils.js";
 import type { PyValue } from "../runtime/py-json.js";
-import { servedText, type BundleReader } from "./reader.js";
-import { renderSkillText, type SkillRender } from "./skill-render.js";
+import { servedText, type BundleReader } from "../surface/reader.js";
+import { renderSkillText, type SkillRender } from "../surface/skill-render.js";
 import { pickMarkdown } from "./stage-sections.js";
 
 function scalar(value: PyValue | undefined): string | undefined {

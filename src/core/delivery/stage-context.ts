@@ -7,8 +7,8 @@ import { sanitizeConfig } from "../catalog/config.js";
 import { loadCustomization, toPy } from "../runtime/config-utils.js";
 import { BUNDLE_MOUNT, bundleFs } from "../runtime/project.js";
 import type { PyDict, PyValue } from "../runtime/py-json.js";
-import type { BundleReader } from "./reader.js";
-import { expandConfigRefs, isScalar, type SkillRender } from "./skill-render.js";
+import type { BundleReader } from "../surface/reader.js";
+import { expandConfigRefs, isScalar, type SkillRender } from "../surface/skill-render.js";
 
 /** What of a session the context needs. */
 export interface StageSession {

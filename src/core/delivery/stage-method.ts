@@ -1,13 +1,13 @@
 // A stage's method section: our instruction for the session, then the BMAD text the stage takes from its
 // skills (STAGE_METHODS), rendered for the session, then companion files as bmad:// links.
 import type { CatalogRecord } from "../catalog/bundle.js";
-import type { StageSpec } from "../delivery/pipeline.js";
+import type { StageSpec } from "./pipeline.js";
 import { extractKey } from "../runtime/config-utils.js";
 import { isDict } from "../runtime/py-json.js";
-import { servedText, type BundleReader } from "./reader.js";
+import { servedText, type BundleReader } from "../surface/reader.js";
 import { skillFolderUri } from "./stage-context.js";
 import { STAGE_METHODS, type Excerpt } from "./stage-methods.js";
-import { renderSkillText, type SkillRender } from "./skill-render.js";
+import { renderSkillText, type SkillRender } from "../surface/skill-render.js";
 import { pickMarkdown } from "./stage-sections.js";
 
 type Render = (record: CatalogRecord) => Promise<SkillRender>;

@@ -2,15 +2,15 @@
 // mode where it ships one, the parts of the skill that carry its substance, the agent's persona in brief,
 // the earlier artifacts' content and the submit contract. At most STAGE_PROMPT_BYTES; larger files are links.
 import type { CatalogRecord } from "../catalog/bundle.js";
-import { enginesFor, nextStage, PIPELINE, stageSpec, type StageSpec } from "../delivery/pipeline.js";
-import type { SessionState } from "../delivery/session.js";
-import type { BundleReader } from "./reader.js";
-import { artifactUri } from "./resources.js";
+import { enginesFor, nextStage, PIPELINE, stageSpec, type StageSpec } from "./pipeline.js";
+import type { SessionState } from "./session.js";
+import type { BundleReader } from "../surface/reader.js";
+import { artifactUri } from "../surface/resources.js";
 import { stageMethodText } from "./stage-method.js";
 import { allot, byteLength, parseSprints, quoted, quoteOverhead, STAGE_PROMPT_BYTES, truncateBytes } from "./stage-inputs.js";
 import { stagePersona } from "./stage-persona.js";
 import { stageRender } from "./stage-context.js";
-import type { SkillRender } from "./skill-render.js";
+import type { SkillRender } from "../surface/skill-render.js";
 
 /** Where a stage's earlier documents are read from: the session store. */
 export interface StageSources {

@@ -1,7 +1,7 @@
 // What each delivery stage takes from BMAD: the skill's headless mode where it ships one, the parts of
 // the skill that carry its substance (chosen by heading or paragraph, never rewritten), companion files
 // to load on demand, and our instruction mapping the skill's interactive flow onto a session.
-import type { Stage } from "../delivery/pipeline.js";
+import type { Stage } from "./pipeline.js";
 import type { Pick } from "./stage-sections.js";
 
 /** A part of a skill file. `skill` absent: the stage's own workflow. */
