@@ -1,7 +1,7 @@
 // Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
-import { withToolTable } from "../../scripts/readme-tools.js";
+import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
 import { REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
 import { findAcronyms } from "../../src/core/catalog/search.js";
 import { canonicalJson, searchIndexJson, termCounts } from "../../src/compiler/manifest.js";
@@ -100,7 +100,7 @@ it("writes the search index byte for byte as canonical JSON of its objects, nume
   expect(written).toContain('"terms":[{"10":2,"2026":1,"4294967294":1,"007":1,"4294967295":1,"constructor":1');
 });
 
-it("keeps the README's tool table in step with the registry (npm run docs)", () => {
-  const readme = readFileSync("README.md", "utf8");
+it("keeps the docs' tool table in step with the registry (npm run docs)", () => {
+  const readme = readFileSync(SURFACE_DOC, "utf8");
   expect(withToolTable(readme)).toBe(readme);
 });

@@ -36,9 +36,8 @@ describe("npm run deploy, dry", () => {
   });
 });
 
-describe("the README's deploy walk-through", () => {
-  const readme = text("README.md");
-  const deploy = readme.slice(readme.indexOf("## Deploy"), readme.indexOf("\n## ", readme.indexOf("## Deploy") + 1));
+describe("the docs' deploy walk-through", () => {
+  const deploy = text("docs/deploy.md");
   const toml = parseToml(text("wrangler.toml")) as { kv_namespaces: Array<{ binding: string }>; r2_buckets: Array<{ bucket_name: string }> };
 
   it("creates every KV namespace and R2 bucket wrangler.toml binds", () => {

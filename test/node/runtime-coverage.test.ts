@@ -5,7 +5,7 @@ import { expect, it } from "vitest";
 import { runtimeCoverage } from "../../src/core/runtime/coverage.js";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader.js";
 import { loadBundleFromDir } from "../../src/compiler/read.js";
-import { withCoverageTable } from "../../scripts/readme-tools.js";
+import { RUNTIME_DOC, withCoverageTable } from "../../scripts/readme-tools.js";
 import { PKG } from "./helpers.js";
 
 function findMarkdown(dir: string): string[] {
@@ -15,8 +15,8 @@ function findMarkdown(dir: string): string[] {
   });
 }
 
-it("keeps the README's runtime coverage table current (npm run docs)", async () => {
-  const readme = readFileSync("README.md", "utf8");
+it("keeps the docs' runtime coverage table current (npm run docs)", async () => {
+  const readme = readFileSync(RUNTIME_DOC, "utf8");
   expect(await withCoverageTable(readme)).toBe(readme);
 });
 

@@ -71,7 +71,7 @@ export function authConfig(env: Env, host: string): ConfigResult {
       if (!access.githubOrg && !access.emails.length && !access.domains.length) return { ok: false, error: "AUTH_UPSTREAM=github needs an access rule: ALLOWED_GITHUB_ORG, ALLOWED_EMAILS or ALLOWED_EMAIL_DOMAINS." };
       return { ok: true, config: { ...base, upstream: { kind: "github", clientId: e.GITHUB_CLIENT_ID, clientSecret: e.GITHUB_CLIENT_SECRET, web: e.GITHUB_URL.replace(/\/$/, ""), api: e.GITHUB_API_URL.replace(/\/$/, "") } } };
     default:
-      return { ok: false, error: "No identity provider is configured: set AUTH_UPSTREAM to oidc or github (see README, Deploy)." };
+      return { ok: false, error: "No identity provider is configured: set AUTH_UPSTREAM to oidc or github (see docs/deploy.md)." };
   }
 }
 

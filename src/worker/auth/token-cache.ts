@@ -7,7 +7,7 @@
 // Code that revokes a grant any other way (OAuthHelpers.revokeGrant) must call forgetGrant too.
 import type { OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 
-/** How long another isolate may keep accepting a revoked token: stated in the README (Security). */
+/** How long another isolate may keep accepting a revoked token: stated in docs/security.md. */
 export const CACHE_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 

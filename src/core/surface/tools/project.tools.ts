@@ -10,7 +10,7 @@ import { defineTool, READ_ONLY } from "../tool.js";
 import { newMemory, projectField } from "./memory.tools.js";
 
 function noProject(tool: string) {
-  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (see README, Local bridge).`);
+  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (see docs/bridge.md).`);
 }
 
 export const runCompletionContract = defineTool({
