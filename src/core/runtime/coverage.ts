@@ -1,6 +1,6 @@
 // Which `uv run` lines each skill of a bundle has, and where each runs: BMAD's shared scripts are ported
 // (both front doors); a skill's own scripts run for real on the bridge, and on the remote where one is ported
-// (brain.py). The README's table is this.
+// (brain.py). docs/runtime.md's table is this.
 import type { BundleReader } from "../surface/reader.js";
 import { uvRunScripts } from "./command-line.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "./scripts.js";
