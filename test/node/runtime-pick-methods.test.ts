@@ -55,6 +55,9 @@ it("draws distinct methods at random, and with --spread one per category until t
     const drawn = await main(["random", ...args], { fs, cwd: tmp.dir, env: {}, scriptPath: script });
     const lines = drawn.stdout.split("\n").slice(0, -1).filter(Boolean);
     expect(drawn.exitCode, args.join(" ")).toBe(0);
+    // As many as asked, clamped to the methods left to draw from (a negative -n draws none).
+    const pool = all.filter((line) => !args.includes("--exclude") || line.split("\t")[2] !== args.at(-1));
+    expect(lines.length, args.join(" ")).toBe(Math.max(0, Math.min(Number(args[1]), pool.length)));
     expect(new Set(lines).size).toBe(lines.length);
     for (const line of lines) expect(all).toContain(line);
     if (args.includes("--spread")) {
