@@ -155,6 +155,8 @@ export class LocalBundle {
     // The compiler (and its YAML/TOML parsers) loads only when there are local trees to build.
     const { buildBundle } = await import("../compiler/build.js");
     const failures: string[] = [];
+    // Said on stderr and to clients too (instructions, the first bmad answer): a client sees no stderr.
+    const skipped: string[] = [];
     for (const source of this.sources) {
       let problem: { lookedFor?: string; text: string } | undefined;
       try {
@@ -174,19 +176,21 @@ export class LocalBundle {
         // At start-up the bridge stops on it; after an edit it goes on serving the rest, and says so.
         if (!this.checked) continue;
       }
-      this.warn(problem.lookedFor ? `${source.label} has no BMAD tree; skipped. ${problem.lookedFor}` : `skipped ${source.label}: ${problem.text}`);
+      skipped.push(problem.lookedFor ? `${source.label} has no BMAD tree; skipped. ${problem.lookedFor}` : `skipped ${source.label}: ${problem.text}`);
+      this.warn(skipped.at(-1)!);
     }
     this.failures = failures;
     const before = this.built ? this.reader : undefined;
-    this.reader = this.install([...layers, this.embedded], blobs);
+    this.reader = this.install([...layers, this.embedded], blobs, skipped);
     this.built = true;
     if (before) for (const listener of this.listeners) listener(before, this.reader);
   }
 
-  private install(layers: Layer[], blobs: Map<string, Uint8Array>): BundleReader {
+  private install(layers: Layer[], blobs: Map<string, Uint8Array>, skipped: string[] = []): BundleReader {
     const id = layers.map((l) => l.manifest.id.slice(0, 16)).join("+");
     const { manifest } = mergeBundles(layers.map((l) => ({ manifest: l.manifest, searchIndex: { terms: [] } })), id);
     manifest.searchIndex = MERGED_INDEX;
+    if (skipped.length) manifest.warnings = [...skipped, ...(manifest.warnings ?? [])];
     this.layers = layers;
     this.localBlobs = blobs;
     this.texts.clear();

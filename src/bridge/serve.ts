@@ -48,6 +48,10 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (found.value.sources.some((s) => s.explicit)) {
     const failures = await bundle.explicitFailures();
     if (failures.length) fail(failures.join("\nbmad-mcp: "));
+  } else if (found.value.sources.some((s) => !s.spec.startsWith("project="))) {
+    // BMAD_ROOT and ~/.bmad are built before serving, so that one yielding nothing is in the server's instructions;
+    // the project alone is built on the first call that needs it (a faster start).
+    await bundle.ready();
   }
   if (args.list) return list(bundle);
 

@@ -23,11 +23,21 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
     ctx.warn(`Skipped ${file} records: bad CSV in ${tree.label(rel)}: ${parsed.error}`);
     return [];
   };
-  const base = (row: Row, kind: TreeRecord["kind"]): TreeRecord | null => {
+  // Rows name paths from the project (`bmad/bmm/agents/pm.md`): a root that is the BMAD folder itself
+  // (BMAD_ROOT=/x/bmad, a ~/.bmad laid out like one) holds them without that first folder, whatever it is called.
+  const entryOf = (path: string): string => {
+    const p = stripRoot(path, bmadName);
+    const inner = p.slice(p.indexOf("/") + 1);
+    return !bmad && !out.files.has(p) && p.includes("/") && out.files.has(inner) ? inner : p;
+  };
+  const base = (row: Row, kind: TreeRecord["kind"], file: string): TreeRecord | null => {
     const name = row.name;
-    const entry = row.path ? stripRoot(row.path, bmadName) : "";
+    const entry = row.path ? entryOf(row.path) : "";
     if (!name || !entry || !out.files.has(entry)) {
-      if (name) ctx.warn(`Skipped ${kind} ${name}: ${row.path || "no path"} is not in ${tree.label(bmad)}`);
+      if (name) {
+        ctx.warn(`Skipped ${kind} ${name}: ${row.path || "no path"} is not in ${tree.label(bmad)}`);
+        (out.warnings ??= []).push(`${cfg}/${file} lists ${kind} ${name} at ${row.path || "no path"}, which is not in the tree; skipped.`);
+      }
       return null;
     }
     const r: TreeRecord = { kind, module: row.module || entry.split("/")[0]!, name, entry, files: [] };
@@ -35,7 +45,7 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
     return r;
   };
   for (const row of rows("agent-manifest.csv")) {
-    const r = base(row, "agent");
+    const r = base(row, "agent", "agent-manifest.csv");
     if (!r) continue;
     if (row.displayName) r.displayName = row.displayName;
     if (row.title) r.title = row.title;
@@ -45,14 +55,14 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
     out.records.push(r);
   }
   for (const row of rows("workflow-manifest.csv")) {
-    const r = base(row, "workflow");
+    const r = base(row, "workflow", "workflow-manifest.csv");
     if (!r) continue;
     r.files = recordFiles(r.entry, filesUnder(out.files, dirname(r.entry)), out.files);
     out.records.push(r);
   }
   for (const file of ["task-manifest.csv", "tool-manifest.csv"]) {
     for (const row of rows(file)) {
-      const r = base(row, "task");
+      const r = base(row, "task", file);
       if (!r) continue;
       if (row.displayName && row.displayName !== r.name) r.title = row.displayName;
       r.files = [r.entry];

@@ -104,6 +104,8 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean }
     config,
     searchIndex,
   };
+  const warnings = built.flatMap((b) => (b.content.warnings ?? []).map((w) => `${b.source.name}: ${w}`));
+  if (warnings.length) body.warnings = warnings;
   const id = sha256(canonicalJson(body));
   return { manifest: { ...body, id } as BundleManifest, blobs, index };
 }

@@ -15,6 +15,9 @@ export interface TreeContent {
   config: Record<string, Record<string, unknown>>;
   /** BMAD version when the tree states one (installed manifests). */
   version?: string;
+  /** Disagreements between the tree's manifests and its folders, for clients (BundleManifest.warnings): paths
+   *  relative to the tree, no machine paths. */
+  warnings?: string[];
 }
 
 export interface ReadContext {

@@ -76,6 +76,9 @@ export interface BundleManifest {
   config: Record<string, Record<string, unknown>>;
   /** sha256 of the search index blob (see SearchIndex). */
   searchIndex: string;
+  /** What is wrong with the trees, each line naming its source: a manifest row without its file, a file without a
+   *  row, a root that yields nothing. Shown to clients (instructions, the bmad tool). Absent when there is nothing. */
+  warnings?: string[];
 }
 
 /** Stored as a blob; `terms[i]` belongs to `records[i]`: lower-cased word -> count in the record's entry file body. */

@@ -20,6 +20,7 @@ export function mergeBundles(bundles: IndexedBundle[], id: string): IndexedBundl
     for (const [module, values] of Object.entries(m.config)) manifest.config[module] ??= values;
     searchIndex.terms.push(...m.records.map((_, i) => index.terms[i] ?? {}));
     for (const [acronym, expansion] of Object.entries(index.acronyms ?? {})) searchIndex.acronyms![acronym] ??= expansion;
+    if (m.warnings?.length) (manifest.warnings ??= []).push(...m.warnings);
   }
   return { manifest, searchIndex };
 }

@@ -1,7 +1,7 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
 import { inputRequired, McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import type { CallToolResult, GetPromptResult, ListResourcesResult } from "@modelcontextprotocol/server";
+import type { CallToolRequest, CallToolResult, GetPromptResult, InputRequiredResult, ListResourcesResult, ServerContext } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
@@ -14,6 +14,8 @@ import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
+import { TOOL } from "./names.js";
+import { treeWarnings } from "./tree-warnings.js";
 import type { ToolsetName } from "./toolsets.js";
 
 import { SERVER_INFO } from "./server-info.js";
@@ -78,7 +80,17 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
   server.setRequestHandler("tools/list", async () => fixedTools ?? (await current()).surface.toolsResult);
 
+  // The first bmad answer on a connection says what is wrong with the trees served (the list always does).
+  let warned = false;
   server.setRequestHandler("tools/call", async (request, ctx) => {
+    const result = await callTool(request, ctx);
+    if (warned || request.params.name !== TOOL.bmad) return result;
+    warned = true;
+    const warnings = String(request.params.arguments?.command ?? "").trim() ? treeWarnings(deps.reader.catalog, 10) : "";
+    return warnings && Array.isArray(result.content) ? { ...result, content: [{ type: "text", text: warnings }, ...(result.content as CallToolResult["content"])] } : result;
+  });
+
+  async function callTool(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
@@ -108,7 +120,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       // Unexpected: name it, never leak a stack trace.
       return errorResult(`${name} failed: ${error instanceof Error ? error.message : String(error)}`);
     }
-  });
+  }
 
   server.setRequestHandler("prompts/list", async () => ({ prompts: (await current()).surface.promptList }));
 

@@ -17,6 +17,7 @@ import { proxyTools } from "./tools/proxy.tools.js";
 import { runTools } from "./tools/run.tools.js";
 import { workspaceTools } from "./tools/workspace.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
+import { treeWarnings } from "./tree-warnings.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
@@ -75,6 +76,8 @@ function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
   const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
   if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
+  const warnings = treeWarnings(catalog, 5);
+  if (warnings) lines.push(warnings);
   return lines.join("\n");
 }
 

@@ -7,6 +7,7 @@ import { done, fail } from "../outcome.js";
 import { withEarlierWork } from "../earlier-work.js";
 import { earlierForKept, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import { treeWarnings } from "../tree-warnings.js";
 
 export const bmadTool = defineTool({
   name: TOOL.bmad,
@@ -24,9 +25,11 @@ export const bmadTool = defineTool({
     const trimmed = command.trim();
     if (!trimmed) {
       const list = (kind: RecordKind, star: string) => catalog.list(kind).map((r) => `${star}${r.module}/${shortName(r)}`).join(", ");
+      const warnings = treeWarnings(catalog, 200);
       return done(
         `Agents: ${list("agent", "")}\nWorkflows: ${list("workflow", "*")}\nTasks: ${list("task", "")}\n` +
-          'Usage: bmad "architect" loads an agent; bmad "*prd" runs a workflow.',
+          'Usage: bmad "architect" loads an agent; bmad "*prd" runs a workflow.' +
+          (warnings ? `\n\n${warnings}` : ""),
       );
     }
     const isWorkflow = trimmed.startsWith("*");

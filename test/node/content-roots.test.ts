@@ -1,0 +1,128 @@
+// Issue 29's content roots, on both doors: seed-shaped trees (BMAD_ROOT=/x/bmad, a ~/.bmad laid out as the BMAD
+// folder itself, seeds 000 and 002) are served, not skipped; a root that yields nothing, a manifest row without its
+// file and a file without a row are said where a client sees them (the instructions, the bmad tool).
+// The trees are written here, small and our own: agent `navigator`, workflow `mapquest` (no BMAD release has them).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { signIn } from "../../scripts/oauth-client.js";
+import { buildBundle } from "../../src/compiler/build";
+import { TOOL } from "../../src/core/surface/names";
+import { connectBridge, localWorker, tempDir, toolText } from "./helpers";
+
+const tmp = tempDir("content-roots");
+const closers: Array<() => Promise<void>> = [];
+let bridge: string;
+let worker: LocalWorker | undefined;
+let remote: Client | undefined;
+
+/** Writes `files` (path -> text) under `dir`. */
+function tree(dir: string, files: Record<string, string>): string {
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** A v6-alpha BMAD folder as seeds 000 and 002 show it: `_cfg/*.csv` naming `bmad/...` paths. */
+function alphaFolder(dir: string, extra: Record<string, string> = {}): string {
+  return tree(dir, {
+    "_cfg/manifest.yaml": "installation:\n  version: 6.0.0-alpha.0\nmodules:\n  - core\n  - bmm\n",
+    "_cfg/agent-manifest.csv": 'name,displayName,title,icon,role,identity,communicationStyle,principles,module,path\n"navigator","Nova","Route Planner","🧭","Planner","Finds ways","Brief","Shortest path first","bmm","bmad/bmm/agents/navigator.md"\n',
+    "_cfg/workflow-manifest.csv": 'name,description,module,path\n"mapquest","Plan a route from here to there","bmm","bmad/bmm/workflows/mapquest/workflow.yaml"\n',
+    "_cfg/task-manifest.csv": 'name,displayName,description,module,path\n"workflow","Execute Workflow","Runs a workflow config","core","bmad/core/tasks/workflow.xml"\n',
+    "bmm/config.yaml": "project_name: trails\nuser_name: Tester\noutput_folder: docs\n",
+    "bmm/agents/navigator.md": '# Route Planner\n\n<agent id="bmad/bmm/agents/navigator.md" name="Nova" title="Route Planner" icon="🧭">\n  <persona><role>Plans routes.</role></persona>\n  <menu><item cmd="*mapquest">Plan a route</item></menu>\n</agent>\n',
+    "bmm/workflows/mapquest/workflow.yaml": 'name: mapquest\ndescription: "Plan a route from here to there"\nauthor: Rowan\ninstalled_path: "{project-root}/bmad/bmm/workflows/mapquest"\ninstructions: "{installed_path}/instructions.md"\n',
+    "bmm/workflows/mapquest/instructions.md": "# Mapquest\n\n<critical>The workflow execution engine is governed by: {project-root}/bmad/core/tasks/workflow.xml</critical>\n\nAsk where the trip starts.\n",
+    "core/tasks/workflow.xml": '<task id="bmad/core/tasks/workflow.xml" name="Execute Workflow">\n  <llm>ENGINE-MARKER: run each step in order.</llm>\n</task>\n',
+    ...extra,
+  });
+}
+
+async function bmad(client: Client, command: string, project?: string): Promise<string> {
+  return toolText(await client.callTool({ name: TOOL.bmad, arguments: { command, ...(project ? { project } : {}) } }));
+}
+
+async function bridgeWith(opts: { env?: Record<string, string>; home?: string; args?: string[] }): Promise<Awaited<ReturnType<typeof connectBridge>>> {
+  const cwd = join(tmp.dir, `cwd-${closers.length}`);
+  mkdirSync(cwd, { recursive: true });
+  const connected = await connectBridge(bridge, cwd, { home: join(tmp.dir, "home-none"), ...opts });
+  closers.push(connected.close);
+  return connected;
+}
+
+// The remote serves a bundle built from the same seed-shaped folders, as `npm run bundle -- --source user=DIR` builds it.
+const userHome = join(tmp.dir, "home-user");
+const userBmad = join(userHome, ".bmad");
+
+beforeAll(async () => {
+  bridge = inject("bridge");
+  alphaFolder(userBmad);
+  const bundleDir = join(tmp.dir, "bundle");
+  await buildBundle({ sources: [`user=${userBmad}`], outDir: bundleDir });
+  worker = await localWorker({ bundleDir });
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
+  remote = new Client({ name: "content-roots-test", version: "1.0.0" });
+  await remote.connect(new StreamableHTTPClientTransport(new URL("/mcp", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+  const created = await remote.callTool({ name: TOOL.bmadProject, arguments: { action: "create", name: "trails" } });
+  expect(created.isError, toolText(created)).not.toBe(true);
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(closers.map((close) => close()));
+  await remote?.close();
+  await worker?.dispose();
+  tmp.cleanup();
+});
+
+describe("seed-shaped roots", () => {
+  it("serves BMAD_ROOT pointing at the bmad folder itself, with nothing on stderr", async () => {
+    const envRoot = alphaFolder(join(tmp.dir, "env-root/bmad"));
+    const { client, stderr } = await bridgeWith({ env: { BMAD_ROOT: envRoot } });
+    const out = await bmad(client, "navigator");
+    expect(out).toMatch(/^Resolved bmm\/navigator from env \(priority 3, bmad[@)]/);
+    expect(out).toContain("Plans routes.");
+    expect(await bmad(client, "*mapquest")).toContain("Ask where the trip starts.");
+    expect(stderr()).toBe("");
+  });
+
+  it("serves a ~/.bmad that is the BMAD folder itself (seed 000), and one holding bmad/ (seed 002)", async () => {
+    const nested = join(tmp.dir, "home-nested");
+    alphaFolder(join(nested, ".bmad/bmad"));
+    for (const home of [userHome, nested]) {
+      const { client, stderr } = await bridgeWith({ home });
+      expect(await bmad(client, "bmm/navigator")).toMatch(/^Resolved bmm\/navigator from user \(priority 4, \.bmad[@)]/);
+      expect(stderr()).toBe("");
+    }
+  });
+
+  it("serves the same folder from the remote bundle", async () => {
+    expect(await bmad(remote!, "navigator")).toMatch(/^Resolved bmm\/navigator from user \(priority 4, \.bmad[@)]/);
+    expect(await bmad(remote!, "*mapquest", "trails")).toContain("Ask where the trip starts.");
+  });
+});
+
+describe("a root that yields nothing", () => {
+  it("is in the instructions and the first bmad answer, not only on stderr", async () => {
+    // Every row names a file the folder does not have.
+    const hollow = tree(join(tmp.dir, "hollow/bmad"), {
+      "_cfg/agent-manifest.csv": 'name,displayName,title,icon,role,identity,communicationStyle,principles,module,path\n"ghost","G","Gone","👻","","","","","bmm","bmad/bmm/agents/ghost.md"\n',
+    });
+    const { client, stderr } = await bridgeWith({ env: { BMAD_ROOT: hollow } });
+    const said = /skipped BMAD_ROOT=.*hollow\/bmad: The BMAD tree in .* yields no agents, workflows, tasks or skills/;
+    expect(client.getInstructions()).toMatch(/Warnings about the BMAD content served:/);
+    expect(client.getInstructions()).toMatch(said);
+    const first = await client.callTool({ name: TOOL.bmad, arguments: { command: "pm" } });
+    const blocks = (first.content as Array<{ text: string }>).map((c) => c.text);
+    expect(blocks[0]).toMatch(said);
+    expect(blocks[1]).toMatch(/^Resolved bmm\/bmad-agent-pm from package/);
+    // Said once a connection; the list says it every time.
+    expect(await bmad(client, "pm")).not.toMatch(said);
+    expect(await bmad(client, "")).toMatch(said);
+    expect(stderr()).toMatch(said);
+  });
+});
