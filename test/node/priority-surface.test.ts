@@ -46,7 +46,9 @@ it("fences a companion file whose extension names an object property as plain te
 
 it("serves the winning file for a path both trees have", async () => {
   const read = await readBmadUri(deps, "bmad://bmm/bmad-agent-pm/SKILL.md");
-  expect(read.ok && read.text).toContain(MARKER);
+  expect(read).toMatchObject({ ok: true, text: expect.stringContaining(MARKER) });
+  // A file the project did not change is read, without the other file's override.
   const untouched = await readBmadUri(deps, "bmad://bmm/bmad-agent-architect/SKILL.md");
-  expect(untouched.ok && untouched.text).not.toContain(MARKER);
+  expect(untouched).toMatchObject({ ok: true, text: expect.stringMatching(/^---\nname: bmad-agent-architect\n/) });
+  expect(untouched).toMatchObject({ text: expect.not.stringContaining(MARKER) });
 });
