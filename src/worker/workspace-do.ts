@@ -164,16 +164,18 @@ export class WorkspaceProject extends DurableObject {
     const named: unknown[] = [this.ctx.id.toString(), g.meta.created_at, trees];
     // From the listing kept in memory: only the content of a file is read from storage.
     const current = this.files.current();
+    const versions: number[] = [];
     const files = paths.map((path) => {
       const valid = checkWorkspacePath(path).ok;
       const version = valid ? current.version(path) : undefined;
       const kind = version ?? (valid && current.holds(path) ? "dir" : null);
       named.push(kind);
+      versions.push(version ?? 0);
       return version ? this.files.content(path, version) : (kind as "dir" | null);
     });
     const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? current.below(dir, TREE_FILES) : null));
     named.push(listed);
-    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, trees: listed } };
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {

@@ -41,6 +41,17 @@ async function stamp(ctx: ScriptContext): Promise<string> {
   return `${now.year}-${pad(now.month)}-${pad(now.day)}T${pad(now.hour)}:${pad(now.minute)}`;
 }
 
+/** The memlog a command line names (--workspace or --path), as written: a hint for what to read before the run. */
+export function memlogNamed(argv: string[]): string[] {
+  const named = argv.flatMap((word, i) => {
+    const [option, glued] = word.startsWith("--") ? word.split(/=(.*)/s) : [word];
+    const value = glued ?? argv[i + 1];
+    if (value === undefined) return [];
+    return option === "--workspace" ? [joinPath(value, MEMLOG)] : option === "--path" ? [value] : [];
+  });
+  return named.slice(0, 1);
+}
+
 /** The memlog file, as Python's str(Path) shows it: {workspace}/.memlog.md or --path. */
 function target(args: Namespace): string {
   if (args.path) return normPath(args.path as string);

@@ -5,7 +5,7 @@ import { main as brain } from "./brain.js";
 import { main as gitEvidence } from "./git-evidence.js";
 import { main as listCustomizableSkills } from "./list-customizable-skills.js";
 import { main as lintSpine } from "./lint-spine.js";
-import { main as memlog } from "./memlog.js";
+import { main as memlog, memlogNamed } from "./memlog.js";
 import { main as pickMethods } from "./pick-methods.js";
 import { main as reconKit } from "./recon-kit.js";
 import { main as renderSkill } from "./render-skill.js";
@@ -25,6 +25,9 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["resolve_config.py", resolveConfig],
   ["resolve_customization.py", resolveCustomization],
 ]);
+
+/** What a shared script's command line says it will read and change, by file name: read in the run's first call. */
+export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([["memlog.py", memlogNamed]]);
 
 /** A skill's own scripts, ported, by skill folder and file name. Both doors run the port, never the file: the model
  *  can change the file, not the port. */

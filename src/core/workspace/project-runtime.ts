@@ -20,8 +20,9 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     const files = store.files(project);
     const fsRoot = `/projects/${project}`;
     const known = new Map<string, Known>();
-    const stamped: Stamped = { trees: new Map(), covered: false, asked: [] };
+    const stamped: Stamped = { trees: new Map(), covered: false, asked: [], versions: new Map() };
     let stamp: string | undefined;
+    let zone: Promise<string> | undefined;
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,
       // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
@@ -31,14 +32,17 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       const out = await files.readMany(paths, trees);
       if (!out.ok && !options.lazy) return { ok: false, error: out.error };
       if (out.ok) {
-        for (const [i, path] of paths.entries()) known.set(`${fsRoot}/${path}`, out.value.files[i]!);
+        for (const [i, path] of paths.entries()) {
+          known.set(`${fsRoot}/${path}`, out.value.files[i]!);
+          if (out.value.versions[i]) stamped.versions!.set(path, out.value.versions[i]!);
+        }
+        zone = Promise.resolve(out.value.timeZone ?? DEFAULT_TIME_ZONE);
         for (const [i, dir] of trees.entries()) if (out.value.trees[i]) stamped.trees.set(dir, out.value.trees[i]!.paths);
         stamp = out.value.stamp;
         stamped.covered = true;
       }
     }
     let refused: string | undefined;
-    let zone: Promise<string> | undefined;
     const runtime: ProjectRuntime = {
       root: `bmad://projects/${project}`,
       fsRoot,
@@ -56,7 +60,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       },
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
-      // Asked once, and only by a script that writes a time: one call more for those, none for the rest.
+      // Asked once, and only by a script that writes a time: one call more for those (none where the first call read it).
       timeZone: () => (zone ??= files.timeZone().then((out) => (out.ok && out.value) || DEFAULT_TIME_ZONE)),
     };
     return { ok: true, runtime };

@@ -18,6 +18,8 @@ export interface Stamped {
   trees: Map<string, string[]>;
   covered: boolean;
   asked: string[];
+  /** The versions of the files it read (project path -> version): an update's first round needs no read. */
+  versions?: Map<string, number>;
 }
 
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
@@ -55,6 +57,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   const writing = async <T>(op: () => Promise<T>): Promise<T> => {
     writes++;
     known.clear();
+    stamped.versions?.clear();
     stamped.trees.clear();
     stamped.covered = false;
     try {
@@ -78,21 +81,31 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     },
     writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data))),
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
-    update: (path: string, change: FileChange) => writing(async () => {
+    // The first round starts from the file as the run's first call found it, where that call read it.
+    update: (path: string, change: FileChange) => {
       const rel = relOrThrow(path);
-      for (let round = 0; round < UPDATE_ROUNDS; round++) {
-        const read = await files.read(rel);
-        if (!read.ok && read.kind !== "not_found") value(read);
-        const current = read.ok ? read.value : undefined;
-        const next = await change(current?.data);
-        if (next === undefined) return;
-        const ifVersion = current?.version ?? 0;
-        const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion });
-        if (!out || out.ok) return;
-        if (out.kind !== "conflict") value(out);
-      }
-      throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
-    }),
+      const seen = known.get(path);
+      const version = stamped.versions?.get(rel);
+      let found: { data: Uint8Array; version: number } | null | undefined = seen === null ? null : seen instanceof Uint8Array && version ? { data: seen, version } : undefined;
+      return writing(async () => {
+        for (let round = 0; round < UPDATE_ROUNDS; round++) {
+          if (found === undefined) {
+            const read = await files.read(rel);
+            if (!read.ok && read.kind !== "not_found") value(read);
+            found = read.ok ? read.value : null;
+          }
+          const current = found ?? undefined;
+          found = undefined;
+          const next = await change(current?.data);
+          if (next === undefined) return;
+          const ifVersion = current?.version ?? 0;
+          const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion });
+          if (!out || out.ok) return;
+          if (out.kind !== "conflict") value(out);
+        }
+        throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
+      });
+    },
     createTree: (dir, tree) => writing(async () => {
       const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.

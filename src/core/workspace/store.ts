@@ -71,6 +71,10 @@ export interface VersionEntry {
 export interface ManyRead {
   stamp: string;
   files: Array<Uint8Array | "dir" | null>;
+  /** Each file's version (0: not a file), so a change to one can be a compare-and-set without reading it again. */
+  versions: number[];
+  /** The project's time zone (null: none set), which the scripts that write a time need. */
+  timeZone: string | null;
   trees: Array<{ paths: string[]; versions: number[] } | null>;
 }
 

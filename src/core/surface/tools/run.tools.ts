@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { fillInFirst, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
-import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
+import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
 import { runAnswer } from "./run-answer.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -51,9 +51,12 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const named = PROJECT_URI.exec(line)?.[1];
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
-  // A line that names a skill (`--skill`) gets `_bmad/` and its customization layers looked up in that one call.
+  // A line that names a skill (`--skill`) gets `_bmad/` and its customization layers looked up in that one call, and
+  // one that names a memlog gets it read there, so that its change needs one call more, not two.
   const skill = parsed.args.includes("--skill") ? parsed.args[parsed.args.indexOf("--skill") + 1] : undefined;
-  const found = await deps.runtime(project ?? named, { lazy: true, ...(skill ? { preload: ["_bmad", ...customLayers(baseName(skill))] } : {}) });
+  const reads = (SCRIPT_READS.get(baseName(parsed.script))?.(parsed.args) ?? []).flatMap((word) => inRoot(word, project ?? named));
+  const preload = [...(skill ? ["_bmad", ...customLayers(baseName(skill))] : []), ...reads];
+  const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
   if (!found.ok && templates.length) return fail(fillInFirst([], templates));
@@ -118,6 +121,12 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   return fail(
     `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
   );
+}
+
+/** A path as the line gives it ({project-root}/…, the workspace's URI, or relative), from the project root. */
+function inRoot(word: string, project: string | undefined): string[] {
+  for (const root of ["{project-root}/", ...(project ? [`${PROJECTS_PREFIX}${project}/`] : [])]) if (word.startsWith(root)) return [word.slice(root.length)];
+  return /^[^/{:]/.test(word) ? [word] : [];
 }
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
