@@ -10,12 +10,15 @@ import { parseToolsets } from "../core/surface/toolsets.js";
 
 const USAGE = `Usage: bmad-mcp [options]
        bmad-mcp pull|push --remote URL --project NAME [--dir DIR] [--force]   (bmad-mcp pull --help)
+       bmad-mcp cache list|clear   the git sources fetched for --path git+URL
 
 Serves the BMAD Method over MCP on stdio. Your project's BMAD files win over the embedded bundle:
 project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedded bmad-method.
 
 Options:
-  --path DIR         another BMAD tree (priority 2); repeat it for several, ranked in the order given
+  --path DIR|URL     another BMAD tree (priority 2); repeat it for several, ranked in the order given. A git
+                     URL (git+https://host/repo.git#ref:/subdir) is fetched into the cache once per start
+  --git-timeout S    seconds a git fetch may take before it is killed (default 120)
   --project DIR      the project folder (default: the current directory)
   --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,workspace,memory,agents, all, default
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
@@ -28,7 +31,7 @@ Options:
   --version          print the version
   --help             this text
 Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
-BMAD_TOOLSETS (default toolsets), BMAD_MCP_TOKEN (pull and push: an access token instead of the browser).`;
+BMAD_TOOLSETS (default toolsets), BMAD_GIT_TIMEOUT_MS (as --git-timeout, in ms), BMAD_MCP_TOKEN (pull and push: an access token instead of the browser).`;
 
 /** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. Found here, in the entry
  *  file: serve.ts is built into dist/chunks/, one folder further down. */
@@ -50,10 +53,15 @@ async function main(): Promise<void> {
     process.exitCode = await runSyncCommand(command, process.argv.slice(3), embeddedBundle());
     return;
   }
+  if (command === "cache") {
+    const { runCacheCommand } = await import("./git-sources.js");
+    process.exitCode = runCacheCommand(process.argv.slice(3), process.env, (t) => process.stdout.write(`${t}\n`), (t) => process.stderr.write(`${t}\n`));
+    return;
+  }
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -64,8 +72,11 @@ async function main(): Promise<void> {
 
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
+  const { gitTimeoutMs } = await import("./git-sources.js");
+  const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);
+  if (!gitTimeout.ok) fail(gitTimeout.error);
   const { serve } = await import("./serve.js");
-  await serve({ project: args.project, path: args.path ?? [], remote: args.remote, allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
+  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
 await main();

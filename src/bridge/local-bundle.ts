@@ -6,6 +6,7 @@
 import { readFileSync, watch, type FSWatcher } from "node:fs";
 import { join } from "node:path";
 import type { BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
+import type { GitOptions } from "../compiler/git.js";
 import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
@@ -57,6 +58,8 @@ export class LocalBundle {
     private readonly sources: LocalSource[],
     private readonly embeddedDir: string,
     private readonly warn: (message: string) => void,
+    /** For git sources (--path git+URL): fetched once per process, later rebuilds reuse the checkout. */
+    private readonly git?: GitOptions,
   ) {
     const manifest = JSON.parse(readFileSync(join(embeddedDir, "manifest.json"), "utf8")) as BundleManifest;
     let index: SearchIndex | undefined;
@@ -162,7 +165,7 @@ export class LocalBundle {
       try {
         // One build per tree: a broken tree is skipped, the others still served; in a tree, a symlink that
         // leads out is skipped with a warning naming it, the rest of the tree still served.
-        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true, indexLater: true });
+        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true, indexLater: true, git: this.git });
         for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
         layers.push({ manifest: built.manifest, index: built.index! });
       } catch (error) {

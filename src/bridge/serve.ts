@@ -9,6 +9,7 @@ import { buildServer } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import { FileMemory } from "./file-memory.js";
 import { FileSessionStore } from "./file-session-store.js";
+import { bridgeGitOptions } from "./git-sources.js";
 import { LocalBundle } from "./local-bundle.js";
 import { LocalProjectFiles } from "./project-files.js";
 import { localProjectRuntime } from "./project-runtime.js";
@@ -22,6 +23,8 @@ import { discoverSources } from "./sources.js";
 export interface ServeOptions {
   project: string | undefined;
   path: string[];
+  /** The time limit of each git run for a --path git URL. */
+  gitTimeoutMs: number;
   remote: string | undefined;
   /** Run skill scripts BMAD did not install too (the user's own): the client config's choice, never a tool's. */
   allowProjectScripts?: boolean;
@@ -43,7 +46,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const warn = (m: string) => process.stderr.write(`bmad-mcp: warning: ${m}\n`);
   found.value.warnings.forEach(warn);
 
-  const bundle = new LocalBundle(found.value.sources, embedded, warn);
+  const bundle = new LocalBundle(found.value.sources, embedded, warn, bridgeGitOptions(process.env, args.gitTimeoutMs));
   // A root the user named must yield something: built now, so a mistake stops here rather than being served around.
   if (found.value.sources.some((s) => s.explicit)) {
     const failures = await bundle.explicitFailures();

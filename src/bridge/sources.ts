@@ -4,6 +4,7 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { isGitLocation, parseGitSpec } from "../compiler/git.js";
 import type { LocalSource } from "./local-bundle.js";
 import type { Result } from "../core/result.js";
 
@@ -45,8 +46,20 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
   }
   const seen = new Set<string>();
   for (const given of opts.paths ?? []) {
+    // A git URL is fetched into the cache when the bundle is built (git-sources.ts); it is not watched.
+    if (isGitLocation(given)) {
+      let label: string;
+      try {
+        label = parseGitSpec(given).label; // never the URL as given: it may carry credentials
+      } catch (error) {
+        return { ok: false, error: `--path ${given}: ${(error as Error).message}. Give git+https://host/repo.git#ref:/subdir.` };
+      }
+      if (!seen.has(given)) out.sources.push({ spec: `cli=${given}`, path: given, label: `--path ${label}`, explicit: true });
+      seen.add(given);
+      continue;
+    }
     const dir = resolve(given);
-    if (!isDir(dir)) return { ok: false, error: `--path ${given}: no such directory. Give a BMAD tree (a folder with _bmad/, bmad/, .bmad-core/ or src/*/module.yaml).` };
+    if (!isDir(dir)) return { ok: false, error: `--path ${given}: no such directory. Give a BMAD tree (a folder with _bmad/, bmad/, .bmad-core/ or src/*/module.yaml) or a git URL (git+https://host/repo.git#ref).` };
     if (seen.has(dir)) continue;
     seen.add(dir);
     out.sources.push({ spec: `cli=${dir}`, path: dir, label: `--path ${given}`, explicit: true });

@@ -2,6 +2,7 @@
 import { ORIGIN_PRIORITY, type BundleManifest, type SearchIndex } from "../core/catalog/bundle";
 import { Tree } from "./files";
 import { readTree } from "./detect";
+import type { GitOptions } from "./git";
 import { assemble, type BuiltSource } from "./manifest";
 import { parseSpec, resolveSource, type SourceSpec } from "./sources";
 import { writeBundle } from "./write";
@@ -19,6 +20,8 @@ export interface BuildOptions {
   skipEscapingLinks?: boolean;
   /** Make the search index on first use (BuildResult.index), for a bundle kept in memory; not with outDir. */
   indexLater?: boolean;
+  /** Git sources' cache, time limit and runner (the bridge's own; default: node_modules/.cache/bmad-git, 120 s). */
+  git?: GitOptions;
 }
 
 export interface BuildResult {
@@ -51,7 +54,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   const built: BuiltSource[] = [];
   let fileCount = 0;
   for (const spec of ordered) {
-    const resolved = await resolveSource(spec, cwd, log);
+    const resolved = await resolveSource(spec, cwd, log, opts.git);
     const tree = new Tree(resolved.root, { warn, skipEscapingLinks: opts.skipEscapingLinks });
     const content = readTree({ tree, warn });
     const source = { ...resolved.source, layout: content.layout };

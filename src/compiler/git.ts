@@ -1,13 +1,45 @@
 // Git sources: `git+https://host/repo.git#ref:/sub/dir`, `file://.../repo.git`, or a path ending `.git`.
-// Cloned with the system git (argument arrays, never a shell), shallow, cached by URL + ref hash.
+// Cloned with the system git (argument arrays, never a shell), shallow, cached by URL + ref hash, each
+// checkout beside a small record of what it is (for `bmad-mcp cache list`). Every git run has a time limit.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { promisify } from "node:util";
+import * as z from "zod";
 
-const run = promisify(execFile);
+/** A git fetch of a large repository over a slow link takes a while; a hung one must not hold the build forever. */
+export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
+
+export interface GitRun {
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+/** Runs one git command line (an argv array) within `timeoutMs`, killing it (and what it started) when it is over. */
+export type GitRunner = (argv: string[], opts: { cwd?: string; timeoutMs: number; env: Record<string, string | undefined> }) => Promise<GitRun>;
+
+export interface GitOptions {
+  /** The checkout cache (default: node_modules/.cache/bmad-git under the build's cwd). */
+  cache?: string;
+  timeoutMs?: number;
+  /** How git is run (the bridge kills a timed-out git with everything it started); default: execFile with a timeout. */
+  run?: GitRunner;
+  /** What to tell the user to raise the limit, after "timed out after N s". */
+  timeoutHint?: string;
+  /** Checkouts fetched already by this process (cache keys): used as they are, not fetched again on a rebuild. */
+  fetched?: Set<string>;
+}
+
+const execRun: GitRunner = (argv, opts) =>
+  new Promise((done) => {
+    execFile(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, timeout: opts.timeoutMs, killSignal: "SIGKILL", maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+      const e = error as (Error & { code?: unknown; killed?: boolean }) | null;
+      done({ stdout, stderr: stderr || (e && typeof e.code !== "number" ? e.message : ""), exitCode: e ? (typeof e.code === "number" ? e.code : null) : 0, timedOut: e?.killed === true });
+    });
+  });
 
 export interface GitSpec {
   /** What git clones (the `git+` prefix removed; local paths made absolute). */
@@ -34,7 +66,8 @@ export function parseGitSpec(location: string): GitSpec {
     ref = (colon < 0 ? fragment : fragment.slice(0, colon)) || undefined;
     subpath = colon < 0 ? undefined : fragment.slice(colon + 1).replace(/^\/+|\/+$/g, "") || undefined;
   }
-  if (ref !== undefined && !/^[A-Za-z0-9._\/-]+$/.test(ref)) throw new Error(`Bad git ref "${ref}" in ${location}`);
+  // No leading "-": a ref is passed to git fetch as an argument and must never read as an option.
+  if (ref !== undefined && !/^[A-Za-z0-9._\/][A-Za-z0-9._\/-]*$/.test(ref)) throw new Error(`Bad git ref "${ref}" in ${location}`);
   if (subpath?.split("/").includes("..")) throw new Error(`Bad git subpath "${subpath}": ".." is not allowed`);
   if (url.startsWith("git+")) url = url.slice(4);
   const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(url);
@@ -53,27 +86,33 @@ export function parseGitSpec(location: string): GitSpec {
   return { url, ref, subpath, label };
 }
 
-async function git(args: string[], cwd?: string): Promise<string> {
-  try {
-    const { stdout } = await run("git", args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }, maxBuffer: 1 << 20 });
-    return stdout.trim();
-  } catch (err) {
-    const e = err as { stderr?: string; message: string };
-    throw new Error(`git ${args[0]} failed: ${(e.stderr || e.message).trim().split("\n").slice(-2).join(" ")}`);
-  }
+async function git(args: string[], opts: GitOptions, cwd?: string): Promise<string> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+  if (out.timedOut) throw new Error(`git ${args[0]} timed out after ${timeoutMs / 1000} s${opts.timeoutHint ? ` (${opts.timeoutHint})` : ""}`);
+  if (out.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${(out.stderr || `exit ${out.exitCode}`).trim().split("\n").slice(-2).join(" ")}`);
+  return out.stdout.trim();
 }
 
+/** What `cache list` shows of a checkout: never the URL as given (it may carry credentials). */
+const CacheRecord = z.object({ label: z.string(), ref: z.string().optional(), commit: z.string(), fetchedAt: z.string() });
+export type GitCacheEntry = z.infer<typeof CacheRecord> & { key: string };
+
 /** Fetches `spec` into the cache (shallow) and returns the checkout dir and the commit it is at. */
-export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: string) => void): Promise<{ dir: string; commit: string }> {
+export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: string) => void, opts: GitOptions = {}): Promise<{ dir: string; commit: string }> {
   const key = createHash("sha256").update(`${spec.url}#${spec.ref ?? ""}`).digest("hex").slice(0, 24);
   const dir = join(cacheRoot, key);
   const what = spec.ref ?? "HEAD";
+  const cached = existsSync(join(dir, ".git"));
+  if (cached && opts.fetched?.has(key)) return { dir, commit: await git(["rev-parse", "HEAD"], opts, dir) };
   log(`git: fetching ${spec.label} (${what})`);
-  if (existsSync(join(dir, ".git"))) {
+  let fetched = true;
+  if (cached) {
     try {
-      await git(["fetch", "--depth", "1", "origin", what], dir);
-      await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], dir);
+      await git(["fetch", "--depth", "1", "origin", what], opts, dir);
+      await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, dir);
     } catch (err) {
+      fetched = false;
       log(`git: fetch failed, using cached checkout (${(err as Error).message})`);
     }
   } else {
@@ -81,17 +120,48 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
     const tmp = `${dir}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
     try {
-      await git(["init", "--quiet", tmp]);
-      await git(["remote", "add", "origin", spec.url], tmp);
-      await git(["fetch", "--quiet", "--depth", "1", "origin", what], tmp).catch((err: Error) => {
+      await git(["init", "--quiet", tmp], opts);
+      await git(["remote", "add", "origin", spec.url], opts, tmp);
+      await git(["fetch", "--quiet", "--depth", "1", "origin", what], opts, tmp).catch((err: Error) => {
         throw new Error(`Cannot fetch ref "${what}" from ${spec.label}: ${err.message}`);
       });
-      await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], tmp);
-      renameSync(tmp, dir);
+      await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, tmp);
+      try {
+        renameSync(tmp, dir);
+      } catch (err) {
+        if (!existsSync(join(dir, ".git"))) throw err; // else another process (a second bridge) made it first
+      }
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
   }
-  const commit = await git(["rev-parse", "HEAD"], dir);
+  const commit = await git(["rev-parse", "HEAD"], opts, dir);
+  opts.fetched?.add(key);
+  if (fetched) writeFileSync(`${dir}.json`, JSON.stringify({ label: spec.label, ...(spec.ref ? { ref: spec.ref } : {}), commit, fetchedAt: new Date().toISOString() }));
   return { dir, commit };
+}
+
+/** The checkouts in `cacheRoot`, newest fetch first (one with no readable record shows as "unknown"). */
+export function listGitCache(cacheRoot: string): GitCacheEntry[] {
+  if (!existsSync(cacheRoot)) return [];
+  const entries: GitCacheEntry[] = [];
+  for (const name of readdirSync(cacheRoot)) {
+    if (!/^[0-9a-f]{24}$/.test(name)) continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(readFileSync(join(cacheRoot, `${name}.json`), "utf8"));
+    } catch {
+      record = undefined;
+    }
+    const parsed = CacheRecord.safeParse(record);
+    entries.push({ key: name, ...(parsed.success ? parsed.data : { label: "unknown", commit: "", fetchedAt: "" }) });
+  }
+  return entries.sort((a, b) => b.fetchedAt.localeCompare(a.fetchedAt));
+}
+
+/** Removes every checkout (and any half-made one) from `cacheRoot`; how many checkouts there were. */
+export function clearGitCache(cacheRoot: string): number {
+  const count = listGitCache(cacheRoot).length;
+  if (existsSync(cacheRoot)) for (const name of readdirSync(cacheRoot)) if (/^[0-9a-f]{24}(\.json|\.tmp-\d+)?$/.test(name)) rmSync(join(cacheRoot, name), { recursive: true, force: true });
+  return count;
 }

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ORIGIN_PRIORITY, type BundleSource, type OriginKind } from "../core/catalog/bundle";
-import { checkoutGit, isGitLocation, parseGitSpec } from "./git";
+import { checkoutGit, isGitLocation, parseGitSpec, type GitOptions } from "./git";
 
 export interface SourceSpec {
   origin: OriginKind;
@@ -43,7 +43,7 @@ export function findPackage(name: string, from: string): { dir: string; version?
   throw new Error(`npm package "${name}" is not installed (looked in node_modules from ${from} upwards)`);
 }
 
-export async function resolveSource(spec: SourceSpec, cwd: string, log: (m: string) => void): Promise<ResolvedSource> {
+export async function resolveSource(spec: SourceSpec, cwd: string, log: (m: string) => void, gitOptions: GitOptions = {}): Promise<ResolvedSource> {
   const base = { kind: spec.kind, origin: spec.origin, priority: ORIGIN_PRIORITY[spec.origin] };
   if (spec.kind === "npm") {
     const pkg = findPackage(spec.location, cwd);
@@ -55,8 +55,8 @@ export async function resolveSource(spec: SourceSpec, cwd: string, log: (m: stri
     return { root, source: { ...base, name: basename(root) } };
   }
   const git = parseGitSpec(spec.location);
-  const cache = join(cwd, "node_modules", ".cache", "bmad-git");
-  const { dir, commit } = await checkoutGit(git, cache, log);
+  const cache = gitOptions.cache ?? join(cwd, "node_modules", ".cache", "bmad-git");
+  const { dir, commit } = await checkoutGit(git, cache, log, gitOptions);
   const root = git.subpath ? join(dir, git.subpath) : dir;
   if (!existsSync(root)) throw new Error(`Subpath "${git.subpath}" does not exist in ${git.label}`);
   return { root, source: { ...base, name: git.label, version: git.ref ?? commit.slice(0, 12) } };

@@ -1,0 +1,65 @@
+// Git sources on the bridge (`--path git+https://host/repo.git#ref:/sub`): the compiler's git code and cache
+// layout, a checkout cache of the user's own (not a project's node_modules), every git run bounded in time and
+// killed with what it started (run-bounded.ts), and `bmad-mcp cache list|clear`.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { clearGitCache, DEFAULT_GIT_TIMEOUT_MS, listGitCache, type GitOptions } from "../compiler/git.js";
+import type { Result } from "../core/result.js";
+import { runBounded } from "./run-bounded.js";
+
+export const CACHE_USAGE = `Usage: bmad-mcp cache list     the git sources fetched for --path git+URL, newest first
+       bmad-mcp cache clear    remove them all (the next start fetches again)
+The cache is $XDG_CACHE_HOME/bmad-mcp/git (default ~/.cache/bmad-mcp/git).`;
+
+/** Where the bridge keeps git checkouts: the user's cache folder, shared by every project. */
+export function gitCacheDir(env: NodeJS.ProcessEnv): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME ?? homedir(), ".cache"), "bmad-mcp", "git");
+}
+
+/** The git time limit: --git-timeout (seconds) wins over BMAD_GIT_TIMEOUT_MS (milliseconds, as the other limits). */
+export function gitTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEnv): Result<{ ms: number }> {
+  if (flag !== undefined) {
+    const seconds = Number(flag);
+    if (!(seconds > 0)) return { ok: false, error: `--git-timeout ${flag}: give a number of seconds greater than 0, e.g. --git-timeout 60.` };
+    return { ok: true, ms: Math.round(seconds * 1000) };
+  }
+  const ms = Number(env.BMAD_GIT_TIMEOUT_MS);
+  return { ok: true, ms: ms > 0 ? ms : DEFAULT_GIT_TIMEOUT_MS };
+}
+
+/** The compiler's git options for this bridge process: one per process, so each source is fetched once per start. */
+export function bridgeGitOptions(env: NodeJS.ProcessEnv, timeoutMs: number): GitOptions {
+  return {
+    cache: gitCacheDir(env),
+    timeoutMs,
+    timeoutHint: "--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit",
+    fetched: new Set(),
+    run: async (argv, opts) => {
+      const run = await runBounded(argv, { cwd: opts.cwd ?? process.cwd(), timeoutMs: opts.timeoutMs, env: opts.env });
+      return { stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode, timedOut: run.timedOut };
+    },
+  };
+}
+
+/** `bmad-mcp cache list|clear`: the exit code. */
+export function runCacheCommand(args: string[], env: NodeJS.ProcessEnv, out: (text: string) => void, err: (text: string) => void): number {
+  const dir = gitCacheDir(env);
+  const [action, ...rest] = args;
+  if (action === "--help" || action === "-h") {
+    out(CACHE_USAGE);
+    return 0;
+  }
+  if (rest.length || (action !== "list" && action !== "clear")) {
+    err(`bmad-mcp: cache ${args.join(" ")}: expected \`cache list\` or \`cache clear\`.\n\n${CACHE_USAGE}`);
+    return 2;
+  }
+  if (action === "clear") {
+    const count = clearGitCache(dir);
+    out(`Removed ${count} cached git source${count === 1 ? "" : "s"} from ${dir}.`);
+    return 0;
+  }
+  const entries = listGitCache(dir);
+  if (!entries.length) out(`No cached git sources in ${dir}.`);
+  else out(entries.map((e) => `${e.label}  ${e.commit.slice(0, 12) || "?"}  ${e.fetchedAt || "?"}  ${join(dir, e.key)}`).join("\n"));
+  return 0;
+}

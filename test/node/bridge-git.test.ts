@@ -1,0 +1,127 @@
+// Git sources on the bridge: `--path git+file://…/repo.git#tag:/subdir` is fetched into the user's cache once
+// per start and served like a folder; a later start without the remote serves the cached checkout; `bmad-mcp cache
+// list|clear` show and empty the cache; a fetch that hangs is killed at --git-timeout, with what git started.
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectBridge, tempDir, toolText } from "./helpers.js";
+
+const run = promisify(execFile);
+const tmp = tempDir("bridge-git");
+const work = join(tmp.dir, "work");
+const bare = join(tmp.dir, "repo.git");
+const home = join(tmp.dir, "home");
+const project = join(tmp.dir, "project");
+const cache = join(home, ".cache/bmad-mcp/git");
+const git = (args: string[], cwd?: string) => execFileSync("git", args, { cwd, stdio: "pipe" }).toString().trim();
+let bridge: string;
+
+/** A module's source with one skill, its body saying `marker`, committed and tagged `tag`. */
+function commitSkill(marker: string, tag: string): void {
+  const skill = join(work, "content/src/acme/acme-lint-story");
+  mkdirSync(skill, { recursive: true });
+  writeFileSync(join(work, "content/src/acme/module.yaml"), 'code: acme\nname: "Acme Module"\ndescription: "Team conventions"\n');
+  writeFileSync(join(skill, "SKILL.md"), `---\nname: acme-lint-story\ndescription: Checks a story file for missing acceptance criteria.\n---\n\n# Lint a story\n\n${marker}\n`);
+  git(["add", "."], work);
+  git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", tag], work);
+  git(["tag", tag], work);
+}
+
+/** The CLI's exit code and output, for a run that ends by itself. */
+async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string; ms: number }> {
+  const started = Date.now();
+  const out = await run(process.execPath, [bridge, ...args], { cwd: project, env: { PATH: process.env.PATH!, HOME: home, ...env }, timeout: 60_000 }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+  return { ...out, ms: Date.now() - started };
+}
+
+const SKILL_URI = "bmad://acme/acme-lint-story/SKILL.md";
+
+beforeAll(() => {
+  bridge = inject("bridge");
+  mkdirSync(work, { recursive: true });
+  mkdirSync(project, { recursive: true });
+  git(["init", "--quiet", "-b", "main"], work);
+  commitSkill("marker-one", "v1");
+  commitSkill("marker-two", "v2");
+  git(["clone", "--quiet", "--bare", work, bare]);
+});
+afterAll(() => tmp.cleanup());
+
+describe("--path with a git URL", () => {
+  it("serves the tree at the ref and subdir, caches it, and lists and clears the cache", async () => {
+    const source = `git+file://${bare}#v1:/content`;
+    const b = await connectBridge(bridge, project, { args: ["--path", source], home });
+    try {
+      const read = await b.client.readResource({ uri: SKILL_URI });
+      expect((read.contents[0] as { text: string }).text).toContain("marker-one");
+      expect(toolText(await b.client.callTool({ name: "bmad", arguments: { command: "*acme-lint-story" } }))).toMatch(/cli \(priority 2, repo\.git#v1:\/content@v1\)/);
+    } finally {
+      await b.close();
+    }
+    const listed = await cli(["cache", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`repo.git#v1:/content  ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}`);
+    expect(listed.stdout).not.toContain(bare); // the label hides local paths
+
+    // The remote gone, the next start serves the checkout it has.
+    renameSync(bare, `${bare}.away`);
+    try {
+      const offline = await connectBridge(bridge, project, { args: ["--path", source], home });
+      try {
+        expect((await offline.client.readResource({ uri: SKILL_URI })).contents[0]).toMatchObject({ text: expect.stringContaining("marker-one") });
+      } finally {
+        await offline.close();
+      }
+    } finally {
+      renameSync(`${bare}.away`, bare);
+    }
+
+    const cleared = await cli(["cache", "clear"]);
+    expect(cleared.stdout).toMatch(/Removed 1 cached git source from .*\.cache\/bmad-mcp\/git/);
+    expect(readdirSync(cache)).toEqual([]);
+    expect((await cli(["cache", "list"])).stdout).toMatch(/No cached git sources/);
+  });
+
+  it("serves another tag from its own checkout", async () => {
+    const b = await connectBridge(bridge, project, { args: ["--path", `git+file://${bare}#v2:/content`], home });
+    try {
+      expect((await b.client.readResource({ uri: SKILL_URI })).contents[0]).toMatchObject({ text: expect.stringContaining("marker-two") });
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("stops with exit 2 naming a ref the repository lacks", async () => {
+    const out = await cli(["--path", `git+file://${bare}#no-such-tag`, "--list"]);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/--path repo\.git#no-such-tag: Cannot fetch ref "no-such-tag" from repo\.git#no-such-tag/);
+  });
+
+  it("kills a fetch that hangs at --git-timeout, with everything git started", async () => {
+    // git runs the ssh command through sh: "#" comments out the host and command git appends.
+    const out = await cli(["--path", "git+ssh://example.invalid/team/bmad.git", "--git-timeout", "1", "--list"], { GIT_SSH_COMMAND: "sleep 41.25 #" });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/git fetch timed out after 1 s \(--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit\)/);
+    expect(out.ms).toBeLessThan(20_000);
+    const sleepers = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && cmdline(p) === "sleep\u000041.25");
+    expect(sleepers).toEqual([]);
+  });
+
+  it("refuses a bad --git-timeout and a bad cache command", async () => {
+    expect(await cli(["--git-timeout", "soon", "--list"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--git-timeout soon: give a number of seconds/) });
+    expect(await cli(["cache", "purge"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected `cache list` or `cache clear`/) });
+  });
+});
+
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").replace(/\0$/, "");
+  } catch {
+    return "";
+  }
+}
