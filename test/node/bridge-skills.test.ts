@@ -37,6 +37,7 @@ it("serves every skill of the embedded bundle: frontmatter, digests, sizes and d
   const catalog = new Catalog(loadBundleFromDir(join(ROOT, "bmad-bundle")).manifest);
   const proved = await proveSkills(await connect(tmp.dir), catalog);
   expect(proved.skills).toBe(50);
+  expect(proved.files).toBeGreaterThan(proved.skills * 2);
 }, 120_000);
 
 it("lets a client with only skills/get and resources/read follow bmad-prd's first steps in a 6.12 project", async () => {
