@@ -7,7 +7,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { newSession, step, type Action } from "../core/delivery/machine.js";
+import { newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
@@ -261,8 +261,11 @@ export class FileSessionStore implements SessionStore {
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {
     return this.on(owner, session, false, async (state) => {
       // Only names the session recorded, and never a path: nothing else under the project is readable.
+      // A rejected draft stays where it was submitted (.bmad-task/temp/): .claude/specs/ holds confirmed artifacts only.
+      const rejected = rejectedRef(state, file);
       const text = state.artifacts.includes(file) && SAFE_NAME.test(file) && file !== "." && file !== ".."
         ? await this.readText(this.artifactPath(state, file))
+        : rejected !== undefined ? await this.readText(this.contentPath(state.session_id, rejected))
         : undefined;
       if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
       return { ok: true, value: text };

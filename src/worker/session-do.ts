@@ -2,7 +2,7 @@
 // Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { step, type Action } from "../core/delivery/machine.js";
+import { rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
 import type { Stored } from "../core/delivery/store.js";
@@ -93,7 +93,9 @@ export class WorkflowSession extends DurableObject {
     if (!stored.ok) return stored;
     const state = stored.value;
     const row = this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts WHERE file = ?", file).toArray()[0];
-    const text = row && this.text(row.ref);
+    // A rejected draft is a version of its artifact, read from the content it was submitted as.
+    const ref = row?.ref ?? rejectedRef(state, file);
+    const text = ref === undefined ? undefined : this.text(ref);
     if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
     return { ok: true, value: text };
   }

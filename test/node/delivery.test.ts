@@ -1,6 +1,7 @@
 // The delivery state machine and score extraction, pure (seed 003).
 import { describe, expect, it } from "vitest";
 import { newSession, step, type Action } from "../../src/core/delivery/machine";
+import { formatFinding, gapAnalysis, rubricFor } from "../../src/core/delivery/rubric";
 import { parseResult } from "../../src/core/delivery/score";
 import { taskSlug, uniqueTaskName, type SessionState } from "../../src/core/delivery/session";
 
@@ -70,6 +71,54 @@ describe("the state machine", () => {
     expect(!out.ok && out.error).toMatch(/Allowed: submit, status\./);
     expect(JSON.stringify(s)).toBe(before);
     expect(step(s, { type: "submit" }, NOW)).toMatchObject({ ok: false, kind: "invalid" });
+  });
+});
+
+describe("the rubric (seed 003's gap analysis)", () => {
+  const body = (n: number) => "word ".repeat(n);
+  it("names missing items, thin sections and mere mentions with the points each is worth", () => {
+    const prd = `# PRD\n## Executive Summary\n${body(40)}\n## Goals\nShip it.\n## Functional Requirements\n### Sync\n${body(20)}\n### Search\n${body(20)}\nThe risks are few.\n`;
+    const findings = gapAnalysis(prd, rubricFor("po"));
+    const by = new Map(findings.map((f) => [f.name, f]));
+    expect(by.has("Executive summary")).toBe(false); // 40 words
+    expect(by.has("Functional requirements")).toBe(false); // its subsections' words count: 40
+    expect(by.get("Business goals")).toEqual({ name: "Business goals", status: "weak", points: 4, detail: "its section has 2 words" });
+    expect(by.get("Dependencies and risks")).toMatchObject({ status: "weak", detail: "mentioned, no section of its own" });
+    expect(by.get("Acceptance criteria")).toEqual({ name: "Acceptance criteria", status: "missing", points: 5 });
+    expect(formatFinding(by.get("Acceptance criteria")!)).toBe("Acceptance criteria: missing, 5 points");
+    // Headings inside a code fence are code, not sections.
+    expect(gapAnalysis("```\n# Acceptance criteria\n```\n", rubricFor("po")).find((f) => f.name === "Acceptance criteria")).toMatchObject({ status: "weak" });
+  });
+
+  it("gives each scored stage 40 points above the base of 60, and the architect its own items", () => {
+    for (const stage of ["po", "architect"] as const) expect(rubricFor(stage).reduce((n, i) => n + i.points, 0)).toBe(40);
+    expect(rubricFor("architect").map((i) => i.name)).toContain("Data model");
+  });
+});
+
+describe("reject and revise", () => {
+  const good = '{"prd_draft":"# v1","quality_score":95}';
+  it("sends a draft back to refining with the user's reason, keeping it as a version of the artifact", () => {
+    const s = run(fresh(), { type: "submit", claude_result: good }, { type: "reject", reason: " Needs offline mode " });
+    expect(s).toMatchObject({ current_state: "refining", artifacts: [], history: [{ stage: "po", file: "01-product-requirements.rejected-1.md", ref: "po/1/final", score: 95, reason: "Needs offline mode", at: NOW }] });
+    const again = run(s, { type: "submit", claude_result: '{"prd_updated":"# v2","quality_score":96}' }, { type: "reject", reason: "Still no offline mode" });
+    expect(again.history.map((h) => [h.file, h.ref])).toEqual([["01-product-requirements.rejected-1.md", "po/1/final"], ["01-product-requirements.rejected-2.md", "po/2/final"]]);
+  });
+
+  it("needs a reason, and is offered wherever the user decides", () => {
+    const waiting = run(fresh(), { type: "submit", claude_result: good });
+    expect(step(waiting, { type: "reject", reason: "  " }, NOW)).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/"reject" needs "reason"/) });
+    expect(step(fresh(), { type: "reject", reason: "x" }, NOW)).toMatchObject({ ok: false, kind: "conflict" });
+    const plan = run(waiting, { type: "confirm" }, { type: "submit", claude_result: "Quality Score: 95/100" }, { type: "confirm" }, { type: "submit", claude_result: "plan" });
+    expect(plan.current_state).toBe("awaiting_approval");
+    expect(run(plan, { type: "reject", reason: "Fewer sprints" })).toMatchObject({ current_stage: "sm", current_state: "refining", history: [{ file: "03-sprint-plan.rejected-1.md" }] });
+  });
+
+  it("analyses a draft below the gate, and drops the analysis once one clears it", () => {
+    const low = run(fresh(), { type: "submit", claude_result: '{"prd_draft":"# PRD\\n## Goals\\nGrow.","quality_score":70}' });
+    expect(low.stages.po.gaps).toEqual([]);
+    expect(low.stages.po.findings).toContainEqual({ name: "Acceptance criteria", status: "missing", points: 5 });
+    expect(run(low, { type: "submit", claude_result: good }).stages.po.findings).toBeUndefined();
   });
 });
 

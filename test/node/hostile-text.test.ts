@@ -7,6 +7,7 @@ import { afterAll, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build.js";
 import { frontmatter } from "../../src/compiler/parse.js";
 import { firstHeading } from "../../src/core/markdown.js";
+import { gapAnalysis, rubricFor } from "../../src/core/delivery/rubric.js";
 import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
 import { LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
 import { projectContext } from "../../src/core/memory/project-context.js";
@@ -38,6 +39,8 @@ it("parses headings, sprint plans, scores and Python's whitespace in linear time
   expectFast("sprint line with a lone CR", () => parseSprints(`Sprint 1:${spaces}x\u2028y`));
   expectFast("estimateScore", () => estimateScore("1".repeat(200_000)));
   expectFast("parseResult", () => parseResult(`# PRD\n\nid ${"7".repeat(200_000)}\n`, []));
+  expectFast("gapAnalysis of many headings", () => gapAnalysis("# a\n".repeat(50_000) + "## b\n".repeat(50_000), rubricFor("po")));
+  expectFast("gapAnalysis of spaces and digits", () => gapAnalysis(`## Goals${spaces}x\n${"1".repeat(200_000)}\nnon${spaces}functional`, rubricFor("architect")));
   expectFast("strip", () => strip(`a${spaces}b`));
   expectFast("splitWhitespace", () => splitWhitespace(`a${spaces}b`));
 });

@@ -74,8 +74,8 @@ describe("a delivery session, start to finish", () => {
     expect(view.role_prompt).toContain(paragraph("bmm/bmad-agent-pm/SKILL.md", "## Overview"));
 
     view = await task({ action: "submit", session_id: id, claude_result: "# Sprint plan\nSprint 1: login. Sprint 2: MFA." });
-    expect(view).toMatchObject({ current_state: "awaiting_approval", pending_user_actions: ["approve"] });
-    expect(await taskError({ action: "confirm", session_id: id })).toMatch(/awaiting_approval at stage sm; "confirm" is not allowed now\. Allowed: approve, status\./);
+    expect(view).toMatchObject({ current_state: "awaiting_approval", pending_user_actions: ["approve", "reject"] });
+    expect(await taskError({ action: "confirm", session_id: id })).toMatch(/awaiting_approval at stage sm; "confirm" is not allowed now\. Allowed: approve, reject, status\./);
     view = await task({ action: "approve", session_id: id });
     expect(view).toMatchObject({ current_stage: "dev", current_state: "generating", pending_user_actions: ["specify_sprint_scope_then_generate"], engines: ["codex"] });
     expect(view.role_prompt).toContain("- Sprint 1: login");
@@ -100,6 +100,57 @@ describe("a delivery session, start to finish", () => {
   });
 });
 
+describe("reject and revise (seed 003: confirm or reject)", () => {
+  it("sends a draft back with the user's reason, shows it in the next prompt and keeps the draft as a version", async () => {
+    const { session_id } = await task({ action: "start", objective: "Build a todo app" });
+    let view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD v1\nEmail sign-in only.", quality_score: 94 }) });
+    expect(view).toMatchObject({ current_state: "awaiting_confirmation", pending_user_actions: ["confirm", "reject"] });
+    expect(await taskError({ action: "reject", session_id })).toMatch(/Action "reject" needs "reason": what the user wants changed/);
+    expect(await taskError({ action: "reject", session_id, reason: "  " })).toMatch(/Action "reject" needs "reason"/);
+
+    view = await task({ action: "reject", session_id, reason: "Add an offline mode; drop email sign-in." });
+    expect(view).toMatchObject({ current_stage: "po", current_state: "refining", interaction_type: "awaiting_regeneration", iteration: 1, artifacts: [] });
+    expect(view.user_message).toContain('rejected the draft: "Add an offline mode; drop email sign-in."');
+    const version = `bmad://sessions/${session_id}/artifacts/01-product-requirements.rejected-1.md`;
+    expect(view.history).toEqual([{ stage: "po", uri: version, score: 94, reason: "Add an offline mode; drop email sign-in.", at: expect.any(String) }]);
+    // The next step's prompt carries the reason and the rejected draft to revise.
+    expect(view.role_prompt).toContain("The user rejected your last draft");
+    expect(view.role_prompt).toContain("- 01-product-requirements.rejected-1.md (score 94): Add an offline mode; drop email sign-in.");
+    expect(view.role_prompt).toContain("# PRD v1\nEmail sign-in only.");
+    expect(((await client.readResource({ uri: version })).contents[0] as { text: string }).text).toBe("# PRD v1\nEmail sign-in only.");
+    expect(await taskError({ action: "confirm", session_id })).toMatch(/is refining at stage po; "confirm" is not allowed now/);
+
+    // The revision passes the gate again; confirming saves it, and the rejected version stays readable.
+    view = await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD v2\nOffline first.", quality_score: 95 }) });
+    expect(view).toMatchObject({ current_state: "awaiting_confirmation", iteration: 2 });
+    expect(view.user_message).not.toContain("rejected");
+    view = await task({ action: "confirm", session_id });
+    expect(view.artifacts).toEqual([`bmad://sessions/${session_id}/artifacts/01-product-requirements.md`]);
+    expect(view.history!.map((h) => h.uri)).toEqual([version]);
+    expect(((await client.readResource({ uri: view.artifacts[0]! })).contents[0] as { text: string }).text).toBe("# PRD v2\nOffline first.");
+    expect(((await client.readResource({ uri: version })).contents[0] as { text: string }).text).toBe("# PRD v1\nEmail sign-in only.");
+    const completion = await client.complete({ ref: { type: "ref/resource", uri: "bmad://sessions/{session_id}/artifacts/{file}" }, argument: { name: "file", value: "01" }, context: { arguments: { session_id } } });
+    expect(completion.completion.values).toEqual(["01-product-requirements.md", "01-product-requirements.rejected-1.md"]);
+  });
+
+  it("answers a draft stuck below the gate with no gaps of its own with the rubric's missing and weak sections", async () => {
+    const { session_id } = await task({ action: "start", objective: "Build a notes app" });
+    const requirements = "Teams create, edit and share notes in real time, search them by title and body, and tag them for later. ".repeat(3);
+    const draft = `# PRD\n## Executive Summary\nNotes for teams.\n## Functional Requirements\n${requirements}`;
+    const view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: draft, quality_score: 70 }) });
+    expect(view).toMatchObject({ current_state: "refining", score: 70 });
+    expect(view.gaps).toBeUndefined();
+    expect(view.rubric_gaps).toEqual(expect.arrayContaining(["Acceptance criteria: missing, 5 points", "Executive summary: weak (its section has 3 words), 3 points"]));
+    expect(view.rubric_gaps!.some((g) => g.startsWith("Functional requirements"))).toBe(false);
+    expect(view.user_message).toContain("rubric_gaps");
+    expect(view.role_prompt).toContain("By the stage's rubric the draft lacks (with the points each is worth): ");
+    expect(view.role_prompt).toContain("Acceptance criteria: missing, 5 points");
+    // Cleared: no analysis left to aim at.
+    const passed = await task({ action: "submit", session_id, claude_result: json({ prd_updated: `${draft}\n## Acceptance Criteria\n- ok`, quality_score: 91 }) });
+    expect(passed.rubric_gaps).toBeUndefined();
+  });
+});
+
 describe("sessions", () => {
   it("give each owner unique task names", async () => {
     const a = await task({ action: "start", objective: "Build user auth!" });
@@ -112,7 +163,7 @@ describe("sessions", () => {
     const submit = (n: number) => client.callTool({ name: TOOL.bmadTask, arguments: { action: "submit", session_id, claude_result: json({ prd_draft: `draft ${n}`, quality_score: 95 }) } });
     const results = await Promise.all([submit(1), submit(2)]);
     expect(results.filter((r) => !r.isError)).toHaveLength(1);
-    expect(text(results.find((r) => r.isError))).toMatch(/is awaiting_confirmation at stage po; "submit" is not allowed now\. Allowed: confirm, confirm_save, status\./);
+    expect(text(results.find((r) => r.isError))).toMatch(/is awaiting_confirmation at stage po; "submit" is not allowed now\. Allowed: confirm, confirm_save, reject, status\./);
     expect((await task({ action: "status", session_id })).iteration).toBe(1);
   });
 

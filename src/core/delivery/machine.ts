@@ -1,5 +1,6 @@
 // The delivery state machine, pure: (state, action) -> new state + content to store, or an error value.
 import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
+import { gapAnalysis, rubricFor } from "./rubric.js";
 import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State } from "./session.js";
 import type { Result } from "../result.js";
@@ -10,7 +11,8 @@ export type Action =
   | { type: "submit"; claude_result?: string; codex_result?: string }
   | { type: "answer"; answers: Record<string, string> }
   | { type: "confirm" }
-  | { type: "approve" };
+  | { type: "approve" }
+  | { type: "reject"; reason: string };
 
 export interface StoreContent {
   ref: string;
@@ -24,8 +26,8 @@ export const ALLOWED: Readonly<Record<State, ActionName[]>> = lookupTable({
   generating: ["submit", "status"],
   clarifying: ["answer", "status"],
   refining: ["submit", "status"],
-  awaiting_confirmation: ["confirm", "confirm_save", "status"],
-  awaiting_approval: ["approve", "status"],
+  awaiting_confirmation: ["confirm", "confirm_save", "reject", "status"],
+  awaiting_approval: ["approve", "reject", "status"],
   completed: ["status"],
 });
 
@@ -33,7 +35,7 @@ export function newSession(init: { session_id: string; task_name: string; object
   const stages = Object.fromEntries(STAGES.map((s) => [s, { status: "pending", iteration: 0 } satisfies StageRecord])) as Record<Stage, StageRecord>;
   stages.po = { status: "in_progress", iteration: 0 };
   const { project, ...rest } = init;
-  return { ...rest, ...(project ? { project } : {}), current_stage: "po", current_state: "generating", stages, artifacts: [], subtasks: [], revision: 1, created_at: init.now, updated_at: init.now };
+  return { ...rest, ...(project ? { project } : {}), current_stage: "po", current_state: "generating", stages, artifacts: [], history: [], subtasks: [], revision: 1, created_at: init.now, updated_at: init.now };
 }
 
 /** The artifact a confirm or approve that led to `state` saved: the one of the stage it completed, if any. */
@@ -88,7 +90,24 @@ export function step(state: SessionState, action: Action, now: string): Step {
       }
       return { ok: true, state: next, content: [], artifact };
     }
+    case "reject": {
+      const reason = action.reason.trim();
+      if (!reason) return { ok: false, kind: "invalid", error: 'Action "reject" needs "reason": what the user wants changed, e.g. "Add an offline mode and drop SSO".' };
+      const draft = stage.final_result_ref;
+      if (!draft) return { ok: false, kind: "invalid", error: `Stage ${next.current_stage} has no draft to reject; submit one first.` };
+      // The rejected draft stays readable as a version of the stage's artifact; its text is already stored under its ref.
+      const n = next.history.filter((h) => h.stage === next.current_stage).length + 1;
+      const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${n}.md`);
+      next.history.push({ stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason, at: now });
+      next.current_state = "refining";
+      return { ok: true, state: next, content: [] };
+    }
   }
+}
+
+/** The stored content a rejected draft's version `file` names, if the session has one. */
+export function rejectedRef(state: SessionState, file: string): string | undefined {
+  return state.history.find((h) => h.file === file)?.ref;
 }
 
 function submit(next: SessionState, stage: StageRecord, action: Extract<Action, { type: "submit" }>, now: string): Step {
@@ -106,7 +125,7 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
     const ref = `${next.current_stage}/${stage.iteration}/${r.engine}`;
     content.push({ ref, text: r.text });
     stage[`${r.engine}_result_ref`] = contentRef(ref, r.text, now);
-    return { ...r, ...parseResult(r.text, [spec.output.draft, spec.output.updated]) };
+    return { ...r, ...parseResult(r.text, [spec.output.draft, spec.output.updated], rubricFor(next.current_stage)) };
   });
   // With both engines, the higher score wins (seed 003).
   const best = parsed.reduce((a, b) => (b.score > a.score ? b : a));
@@ -116,6 +135,9 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
   stage.score = best.score;
   stage.gaps = best.gaps;
   const questions: Question[] = best.questions;
+  // Below the gate, the server's own reading of the draft: what the stage's rubric finds missing or weak.
+  if (spec.gate.kind === "score" && best.score < spec.gate.min) stage.findings = gapAnalysis(best.document, rubricFor(next.current_stage));
+  else delete stage.findings;
 
   if (spec.gate.kind === "approval") next.current_state = "awaiting_approval";
   else if (spec.gate.kind === "confirm") next.current_state = "awaiting_confirmation";

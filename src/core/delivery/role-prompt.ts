@@ -3,7 +3,8 @@
 // the earlier artifacts' content and the submit contract. At most STAGE_PROMPT_BYTES; larger files are links.
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { enginesFor, nextStage, PIPELINE, stageSpec, type StageSpec } from "./pipeline.js";
-import type { SessionState } from "./session.js";
+import { formatFinding } from "./rubric.js";
+import { openRejection, type SessionState } from "./session.js";
 import type { BundleReader } from "../surface/reader.js";
 import { artifactUri } from "../surface/resources.js";
 import { stageMethodText } from "./stage-method.js";
@@ -65,6 +66,15 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   const refineLines: string[] = [];
   if (refining) {
     refineLines.push(`## Refine (iteration ${record.iteration + 1})`, `Previous score: ${record.score ?? "none"}${spec.gate.kind === "score" ? ` (gate ${spec.gate.min})` : ""}. Gaps: ${truncateBytes((record.gaps ?? []).join("; ") || "none", 1200)}.`);
+    if (record.findings?.length) {
+      refineLines.push(`By the stage's rubric the draft lacks (with the points each is worth): ${truncateBytes(record.findings.map(formatFinding).join("; "), 1500)}.`);
+    }
+    const rejections = state.history.filter((h) => h.stage === state.current_stage).reverse();
+    if (openRejection(state)) refineLines.push("The user rejected your last draft: revise it to answer their reason below, keeping what they did not object to.");
+    if (rejections.length) {
+      const reasons = rejections.map((h) => `- ${h.file}${h.score !== undefined ? ` (score ${h.score})` : ""}: ${h.reason}`).join("\n");
+      flexible.push({ kind: "refine", title: "Why the user rejected drafts (newest first)", text: reasons, rest: "The user gave the rest in this conversation.", weight: 4 });
+    }
     const questions = new Map((record.questions ?? []).map((q) => [q.id, q.question]));
     const answers = Object.entries(record.answers ?? {}).map(([id, a]) => `- ${id}: ${a}${questions.has(id) ? ` (asked: ${questions.get(id)})` : ""}`);
     if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });

@@ -1,5 +1,6 @@
 // Seed 003 score extraction: JSON `quality_score`, then "Quality Score: N/100", then a content estimate
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
+import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
 
 export interface Question {
   id: string;
@@ -16,7 +17,6 @@ export interface ParsedResult {
 }
 
 const ESTIMATE_CAP = 85;
-const SECTIONS = [/executive summary|overview/i, /goals?|objectives?/i, /users?|personas?/i, /requirements?/i, /acceptance criteria/i, /risks?/i, /architecture|components?/i, /metrics?|kpi/i];
 
 function asJson(text: string): Record<string, unknown> | undefined {
   const trimmed = text.trim();
@@ -35,16 +35,13 @@ function clamp(n: number): number {
   return Math.max(0, Math.min(100, Math.round(n)));
 }
 
-export function estimateScore(document: string): number {
-  let score = 60;
-  for (const section of SECTIONS) if (section.test(document)) score += 5;
-  // Only from the start of a number: tried inside a long run of digits, the match backtracked quadratically.
-  if (/(?<!\d)\d+\s*(?:%|ms|users|requests|seconds)/i.test(document)) score += 5;
-  return Math.min(score, ESTIMATE_CAP);
+/** The base plus the points of the rubric's items the document mentions, at most 85. */
+export function estimateScore(document: string, rubric: RubricItem[] = rubricFor(undefined)): number {
+  return Math.min(BASE_SCORE + mentionedPoints(document, rubric), ESTIMATE_CAP);
 }
 
-/** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated. */
-export function parseResult(text: string, documentKeys: string[]): ParsedResult {
+/** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated; `rubric`: the stage's, for an estimate. */
+export function parseResult(text: string, documentKeys: string[], rubric?: RubricItem[]): ParsedResult {
   const json = asJson(text);
   const document =
     (json && documentKeys.map((k) => json[k]).find((v): v is string => typeof v === "string")) ??
@@ -65,5 +62,5 @@ export function parseResult(text: string, documentKeys: string[]): ParsedResult 
   if (typeof json?.quality_score === "number") return { ...base, score: clamp(json.quality_score), scoreSource: "json" };
   const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);
   if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: json ? "json" : "text" };
-  return { ...base, score: estimateScore(base.document), scoreSource: "estimate" };
+  return { ...base, score: estimateScore(base.document, rubric), scoreSource: "estimate" };
 }

@@ -23,6 +23,7 @@ const stageRecord = z.object({
   iteration: z.number().int().nonnegative(),
   score: z.number().optional(),
   gaps: z.array(z.string()).optional(),
+  findings: z.array(z.object({ name: z.string(), status: z.enum(["missing", "weak"]), points: z.number(), detail: z.string().optional() })).optional(),
   questions: z.array(z.object({ id: z.string().max(200), question: z.string(), context: z.string().optional() })).optional(),
   answers: z.record(key, z.string()).optional(),
   claude_result_ref: contentRef.optional(),
@@ -52,6 +53,8 @@ export const SESSION_STATE = z.object({
   // Exactly the pipeline's stages, each required: a lookup by current_stage always finds its own record.
   stages: z.object(Object.fromEntries(STAGES.map((s) => [s, stageRecord])) as Record<(typeof STAGES)[number], typeof stageRecord>),
   artifacts: z.array(z.string().max(200)),
+  // Sessions saved before rejections existed have none.
+  history: z.array(z.object({ stage: z.enum(STAGES), file: z.string().regex(/^[\w.-]+$/).max(200), ref: contentRef.shape.ref, score: z.number().optional(), reason: z.string(), at: z.string() })).default([]),
   subtasks: z.array(subtask),
   revision: z.number().int(),
   created_at: z.string(),

@@ -1,11 +1,12 @@
 // Session state (seed 003), stored by a SessionStore; large content lives beside it, referenced here.
 import type { Stage } from "./pipeline.js";
+import type { Finding } from "./rubric.js";
 import type { Question } from "./score.js";
 
 export const STATES = ["generating", "clarifying", "refining", "awaiting_confirmation", "awaiting_approval", "completed"] as const;
 export type State = (typeof STATES)[number];
 
-export const ACTIONS = ["start", "submit", "answer", "confirm", "confirm_save", "approve", "status"] as const;
+export const ACTIONS = ["start", "submit", "answer", "confirm", "confirm_save", "approve", "reject", "status"] as const;
 export type ActionName = (typeof ACTIONS)[number];
 
 /** Where large content lives: first 300 characters, size, last update; the text is in the store. */
@@ -21,6 +22,8 @@ export interface StageRecord {
   iteration: number;
   score?: number;
   gaps?: string[];
+  /** The server's gap analysis of a draft below the gate, by the stage's rubric. */
+  findings?: Finding[];
   questions?: Question[];
   answers?: Record<string, string>;
   claude_result_ref?: ContentRef;
@@ -39,6 +42,16 @@ export interface Subtask {
   created_at: string;
 }
 
+/** A draft the user rejected, kept as a version of its stage's artifact: `file` names it, `ref` holds its text. */
+export interface Rejection {
+  stage: Stage;
+  file: string;
+  ref: string;
+  score?: number;
+  reason: string;
+  at: string;
+}
+
 export interface SessionState {
   session_id: string;
   task_name: string;
@@ -51,11 +64,19 @@ export interface SessionState {
   stages: Record<Stage, StageRecord>;
   /** Saved artifact file names, in order. */
   artifacts: string[];
+  /** Rejected drafts, oldest first. */
+  history: Rejection[];
   subtasks: Subtask[];
   /** Bumped by every change: lets a store detect a lost race. */
   revision: number;
   created_at: string;
   updated_at: string;
+}
+
+/** The user's rejection of the stage's latest draft, while no new draft has been submitted. */
+export function openRejection(s: SessionState): Rejection | undefined {
+  const last = s.history[s.history.length - 1];
+  return last && last.stage === s.current_stage && last.ref === s.stages[s.current_stage].final_result_ref?.ref ? last : undefined;
 }
 
 /** A `list_sessions` row, kept in the owner's index. */

@@ -1,6 +1,7 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
 import { enginesFor, stageSpec } from "./pipeline.js";
-import { lookupTable, type SessionState } from "./session.js";
+import { formatFinding } from "./rubric.js";
+import { lookupTable, openRejection, type SessionState } from "./session.js";
 
 // A type, not an interface: it is structured content, a plain record of JSON values.
 export type SessionView = {
@@ -18,8 +19,12 @@ export type SessionView = {
   iteration: number;
   score?: number;
   gaps?: string[];
+  /** The server's gap analysis of a draft below the gate: missing or weak sections and their points. */
+  rubric_gaps?: string[];
   questions?: Array<{ id: string; question: string; context?: string }>;
   artifacts: string[];
+  /** Rejected drafts, oldest first: each readable at its uri. */
+  history?: Array<{ stage: string; uri: string; score?: number; reason: string; at: string }>;
   /** The queued sub-tasks (spawn_subagent_task), oldest first. */
   subtasks: Array<{ id: string; agent: string; task: string; status: string; output_key?: string }>;
   role_prompt?: string;
@@ -37,21 +42,23 @@ const INTERACTION = lookupTable<SessionState["current_state"], string>({
 function message(s: SessionState): { text: string; pending: string[] } {
   const spec = stageSpec(s.current_stage);
   const stage = s.stages[s.current_stage];
+  const rejected = openRejection(s);
   switch (s.current_state) {
     case "generating":
       if (s.current_stage === "dev") return { text: "Sprint plan approved. Which sprints should be implemented? Unless you say otherwise, all of them.", pending: ["specify_sprint_scope_then_generate"] };
       return { text: `Generate the ${spec.title} with the role prompt (get_workflow_status has it), show it to the user, then submit.`, pending: ["generate_then_submit"] };
     case "refining":
-      return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps, show it, then submit.`, pending: ["regenerate_then_submit"] };
+      if (rejected) return { text: `The user rejected the draft: "${rejected.reason.slice(0, 500)}". Revise it to address that, show it, then submit.`, pending: ["regenerate_then_submit"] };
+      return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps${stage.findings?.length ? " (rubric_gaps: what the draft lacks by the stage's rubric)" : ""}, show it, then submit.`, pending: ["regenerate_then_submit"] };
     case "clarifying":
       return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
     case "awaiting_confirmation":
       return {
-        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}. Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and the next stage starts.`,
-        pending: ["confirm"],
+        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}. Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and the next stage starts; on "reject", send their reason and revise.`,
+        pending: ["confirm", "reject"],
       };
     case "awaiting_approval":
-      return { text: `Sprint plan ready. Ask the user to approve it; on "approve" it is saved as ${spec.artifact} and development starts.`, pending: ["approve"] };
+      return { text: `Sprint plan ready. Ask the user to approve it; on "approve" it is saved as ${spec.artifact} and development starts; on "reject", send their reason and revise.`, pending: ["approve", "reject"] };
     case "completed":
       return { text: `Done: all stages completed. Artifacts: ${s.artifacts.join(", ")}.`, pending: [] };
   }
@@ -74,8 +81,10 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
     iteration: stage.iteration,
     ...(stage.score !== undefined ? { score: stage.score } : {}),
     ...(stage.gaps?.length ? { gaps: stage.gaps } : {}),
+    ...(stage.findings?.length ? { rubric_gaps: stage.findings.map(formatFinding) } : {}),
     ...(s.current_state === "clarifying" && stage.questions?.length ? { questions: stage.questions } : {}),
     artifacts: s.artifacts.map(artifactUri),
+    ...(s.history.length ? { history: s.history.map(({ stage, file, score, reason, at }) => ({ stage, uri: artifactUri(file), ...(score !== undefined ? { score } : {}), reason: reason.slice(0, 500), at })) } : {}),
     subtasks: s.subtasks.map(({ id, agent, task, status, output_key }) => ({ id, agent, task: task.slice(0, 200), status, ...(output_key ? { output_key } : {}) })),
     ...(rolePrompt ? { role_prompt: rolePrompt } : {}),
   };

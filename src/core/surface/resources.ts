@@ -161,7 +161,7 @@ async function completeProjectFile(deps: SurfaceDeps, variable: string, value: s
 
 async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<string[]> {
   const found = await deps.sessions!.get(deps.owner, session);
-  return found.ok ? found.value.artifacts : [];
+  return found.ok ? [...found.value.artifacts, ...found.value.history.map((h) => h.file)] : [];
 }
 
 /** Static entries listed before the bundle files. */

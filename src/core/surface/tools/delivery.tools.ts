@@ -13,7 +13,7 @@ import { TOOL } from "../names.js";
 import { defineTool } from "../tool.js";
 
 export const sessionField = z.string().min(1).max(100).describe("Session id or task name");
-const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s generated result, JSON or markdown (submit)`);
+const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s result, JSON or markdown (submit)`);
 
 /** The session's saved documents, read for the next stage's prompt. */
 function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | undefined {
@@ -46,15 +46,16 @@ export const bmadTaskTool = defineTool({
   name: TOOL.bmadTask,
   toolset: "delivery",
   description:
-    "Run a BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, then submit results, answer questions, confirm or approve. Show each result to the user and wait for their decision before confirm/approve.",
+    "BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, submit, answer questions; confirm, approve or reject only on the user's word, once shown the result.",
   input: z.object({
     action: z.enum(ACTIONS).describe("What to do"),
-    session_id: sessionField.optional().describe("Session id or task name (every action but start)"),
+    session_id: sessionField.optional().describe("Id or task name (all but start)"),
     objective: z.string().min(1).max(4000).optional().describe("What to build (start)"),
     claude_result: result("Claude"),
     codex_result: result("Codex"),
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
     project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
+    reason: z.string().max(4000).optional().describe("User's reason (reject)"),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -75,6 +76,7 @@ export const bmadTaskTool = defineTool({
       args.action === "submit" ? { type: "submit", claude_result: args.claude_result, codex_result: args.codex_result }
       : args.action === "answer" ? { type: "answer", answers: args.answers ?? {} }
       : args.action === "approve" ? { type: "approve" }
+      : args.action === "reject" ? { type: "reject", reason: args.reason ?? "" }
       : { type: "confirm" }; // confirm_save is the legacy name of confirm
     const acted = await sessions.act(owner, args.session_id, action);
     if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted);

@@ -1,0 +1,126 @@
+// Each scored stage's rubric (seed 003): the sections a good document has, with the points each is worth above the
+// base of 60. The score estimate counts what a draft mentions; the gap analysis, for a draft below the gate, names
+// what is missing or weak, so the refine loop has something to aim at even when the model listed no gaps.
+import { lines } from "../lines.js";
+import { atxHeading } from "../markdown.js";
+import type { Stage } from "./pipeline.js";
+
+export interface RubricItem {
+  name: string;
+  points: number;
+  pattern: RegExp;
+  /** Wants a section of its own (a heading that matches, with a body); otherwise a mention anywhere is enough. */
+  section: boolean;
+}
+
+export interface Finding {
+  name: string;
+  status: "missing" | "weak";
+  points: number;
+  /** Why weak: how short its section is, or that it is only mentioned. */
+  detail?: string;
+}
+
+export const BASE_SCORE = 60;
+/** A section shorter than this is weak. */
+export const MIN_SECTION_WORDS = 30;
+// Only from the start of a number: tried inside a long run of digits, the match backtracked quadratically.
+const QUANTIFIED = /(?<!\d)\d+\s*(?:%|ms|users|requests|seconds)/i;
+
+const item = (name: string, points: number, pattern: RegExp, section = true): RubricItem => ({ name, points, pattern, section });
+
+// Points per stage add up to 40: all of it scores 100 (the estimate itself stops at 85).
+const PO: RubricItem[] = [
+  item("Executive summary", 3, /executive summary|overview|summary/i),
+  item("Business goals", 4, /goals?|objectives?/i),
+  item("Users and user stories", 5, /user stor(?:y|ies)|personas?|users?/i),
+  item("Functional requirements", 6, /(?<!non[- ]?)functional requirements?|features?/i),
+  item("Non-functional requirements", 4, /non[- ]?functional|technical requirements?|quality attributes?/i),
+  item("Acceptance criteria", 5, /acceptance criteria/i),
+  item("Scope and priorities", 3, /scope|priorit(?:y|ies)|mvp/i),
+  item("Error handling and edge cases", 3, /errors?|edge cases?|failures?/i),
+  item("Dependencies and risks", 2, /dependenc(?:y|ies)|risks?/i),
+  item("Milestones and timeline", 2, /milestones?|timeline|roadmap|release plan/i),
+  item("Quantified targets (e.g. 200 ms, 99.9%)", 3, QUANTIFIED, false),
+];
+
+const ARCHITECT: RubricItem[] = [
+  item("Overview and context", 3, /overview|context|summary/i),
+  item("Components and responsibilities", 6, /components?|modules?|services?|containers?/i),
+  item("Data model", 5, /data model|schema|entit(?:y|ies)|database|storage/i),
+  item("Interfaces and APIs", 5, /interfaces?|\bapis?\b|endpoints?|contracts?/i),
+  item("Technology choices and trade-offs", 4, /technolog(?:y|ies)|tech stack|trade-?offs?|decisions?/i),
+  item("Security", 4, /security|authenti|authori|threat/i),
+  item("Deployment and operations", 3, /deploy|infrastructure|hosting|operations/i),
+  item("Error handling and resilience", 3, /error handling|resilien|failures?|fault/i),
+  item("Performance and scalability", 3, /performance|scalab|capacity|latency/i),
+  item("Risks", 2, /risks?/i),
+  item("Quantified targets (e.g. 200 ms, 99.9%)", 2, QUANTIFIED, false),
+];
+
+// Stages without a score gate: only the estimate reads this (sections mentioned, 5 points each).
+const GENERIC: RubricItem[] = [
+  /executive summary|overview/i, /goals?|objectives?/i, /users?|personas?/i, /requirements?/i, /acceptance criteria/i, /risks?/i,
+  /architecture|components?/i, /metrics?|kpi/i, QUANTIFIED,
+].map((pattern) => item(pattern.source, 5, pattern, false));
+
+const RUBRICS = new Map<Stage, RubricItem[]>([["po", PO], ["architect", ARCHITECT]]);
+
+export function rubricFor(stage: Stage | undefined): RubricItem[] {
+  return (stage && RUBRICS.get(stage)) || GENERIC;
+}
+
+/** The points of every item the document mentions anywhere (seed 003's estimate counts presence). */
+export function mentionedPoints(document: string, rubric: RubricItem[]): number {
+  return rubric.reduce((n, i) => n + (i.pattern.test(document) ? i.points : 0), 0);
+}
+
+interface Section {
+  heading: string;
+  words: number;
+}
+
+/** Every ATX heading outside code fences, with the words of its body (its subsections included). */
+function sections(document: string): Section[] {
+  const all = lines(document);
+  const heads: Array<{ line: number; level: number; text: string }> = [];
+  // prefix[k]: the words in lines 0..k-1, so a section's count is one subtraction.
+  const prefix = [0];
+  let fenced = false;
+  for (const [k, line] of all.entries()) {
+    if (/^\s{0,3}(?:```|~~~)/.test(line)) fenced = !fenced;
+    const h = fenced ? undefined : atxHeading(line);
+    if (h) heads.push({ line: k, ...h });
+    prefix.push(prefix[k]! + (h ? 0 : line.split(/\s+/).filter(Boolean).length));
+  }
+  // A section ends at the next heading of its level or above: a stack finds every end in one pass.
+  const ends = heads.map(() => all.length);
+  const open: number[] = [];
+  for (const [i, h] of heads.entries()) {
+    while (open.length && heads[open[open.length - 1]!]!.level >= h.level) ends[open.pop()!] = h.line;
+    open.push(i);
+  }
+  return heads.map((h, i) => ({ heading: h.text, words: prefix[ends[i]!]! - prefix[h.line + 1]! }));
+}
+
+/** What a draft lacks by the rubric: missing items, and sections that are thin or only mentioned. */
+export function gapAnalysis(document: string, rubric: RubricItem[]): Finding[] {
+  const found = sections(document);
+  const findings: Finding[] = [];
+  for (const i of rubric) {
+    const mentioned = i.pattern.test(document);
+    if (!mentioned) {
+      findings.push({ name: i.name, status: "missing", points: i.points });
+      continue;
+    }
+    if (!i.section) continue;
+    const words = found.reduce((most, s) => (s.words > most && i.pattern.test(s.heading) ? s.words : most), -1);
+    if (words < 0) findings.push({ name: i.name, status: "weak", points: i.points, detail: "mentioned, no section of its own" });
+    else if (words < MIN_SECTION_WORDS) findings.push({ name: i.name, status: "weak", points: i.points, detail: `its section has ${words} word${words === 1 ? "" : "s"}` });
+  }
+  return findings;
+}
+
+export function formatFinding(f: Finding): string {
+  return `${f.name}: ${f.status}${f.detail ? ` (${f.detail})` : ""}, ${f.points} points`;
+}

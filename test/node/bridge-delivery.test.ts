@@ -1,0 +1,76 @@
+// bmad-task on the bridge, spawned for real over stdio: the user rejects a draft with a reason (seed 003's
+// ["confirm", "reject"]) and a draft stuck below the gate gets the stage rubric's gaps; sessions live in files.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { SessionView } from "../../src/core/delivery/view.js";
+import { connectBridge, tempDir, toolText } from "./helpers.js";
+
+const tmp = tempDir("bridge-delivery");
+let client: Client;
+let close: () => Promise<void>;
+
+beforeAll(async () => {
+  // An empty project: the embedded bundle serves the stages.
+  ({ client, close } = await connectBridge(inject("bridge"), tmp.dir));
+});
+afterAll(async () => {
+  await close();
+  tmp.cleanup();
+});
+
+const json = (value: unknown) => JSON.stringify(value);
+
+async function task(args: Record<string, unknown>): Promise<SessionView> {
+  const result = await client.callTool({ name: "bmad-task", arguments: args });
+  if (result.isError) throw new Error(toolText(result));
+  return result.structuredContent as unknown as SessionView;
+}
+
+async function taskError(args: Record<string, unknown>): Promise<string> {
+  const result = await client.callTool({ name: "bmad-task", arguments: args });
+  expect(result.isError, toolText(result)).toBe(true);
+  return toolText(result);
+}
+
+const read = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text;
+
+describe("bmad-task on the bridge", () => {
+  it("rejects a draft with the user's reason, revises it, and keeps the rejected draft out of .claude/specs", async () => {
+    const start = await task({ action: "start", objective: "Build a recipe app" });
+    const { session_id, task_name } = start;
+    let view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD v1\nWeb only.", quality_score: 92 }) });
+    expect(view.pending_user_actions).toEqual(["confirm", "reject"]);
+    expect(await taskError({ action: "reject", session_id })).toMatch(/Action "reject" needs "reason"/);
+
+    view = await task({ action: "reject", session_id: task_name, reason: "It must work on phones." });
+    expect(view).toMatchObject({ current_state: "refining", artifacts: [], history: [{ stage: "po", score: 92, reason: "It must work on phones." }] });
+    expect(view.role_prompt).toContain("- 01-product-requirements.rejected-1.md (score 92): It must work on phones.");
+    const version = view.history![0]!.uri;
+    expect(version).toBe(`bmad://sessions/${session_id}/artifacts/01-product-requirements.rejected-1.md`);
+    expect(await read(version)).toBe("# PRD v1\nWeb only.");
+
+    await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD v2\nPhones first.", quality_score: 95 }) });
+    view = await task({ action: "confirm", session_id });
+    expect(view.current_stage).toBe("architect");
+    // The confirmed artifact is the project's file; the rejected version stays in the session's own folder.
+    expect(readdirSync(join(tmp.dir, ".claude/specs", task_name))).toEqual(["01-product-requirements.md"]);
+    expect(readFileSync(join(tmp.dir, ".claude/specs", task_name, "01-product-requirements.md"), "utf8")).toBe("# PRD v2\nPhones first.");
+    expect(await read(version)).toBe("# PRD v1\nWeb only.");
+    const saved = JSON.parse(readFileSync(join(tmp.dir, `.bmad-task/session-${session_id}.json`), "utf8")) as { history: Array<{ file: string; reason: string }> };
+    expect(saved.history).toMatchObject([{ file: "01-product-requirements.rejected-1.md", reason: "It must work on phones." }]);
+  });
+
+  it("answers an architecture draft below the gate with the architect rubric's missing and weak sections", async () => {
+    const { session_id } = await task({ action: "start", objective: "Build a chat service" });
+    await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD", quality_score: 90 }) });
+    await task({ action: "confirm", session_id });
+    const components = "A gateway takes websocket connections and forwards messages to the room service, which fans them out. ".repeat(3);
+    const view = await task({ action: "submit", session_id, claude_result: json({ architecture_draft: `# Architecture\n## Components\n${components}\n## Security\nTLS.`, quality_score: 60 }) });
+    expect(view).toMatchObject({ current_stage: "architect", current_state: "refining" });
+    expect(view.rubric_gaps).toEqual(expect.arrayContaining(["Data model: missing, 5 points", "Security: weak (its section has 1 word), 4 points"]));
+    expect(view.rubric_gaps!.some((g) => g.startsWith("Components"))).toBe(false);
+    expect(view.role_prompt).toContain("Data model: missing, 5 points");
+  });
+});
