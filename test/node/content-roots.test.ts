@@ -48,23 +48,31 @@ async function bmad(client: Client, command: string, project?: string): Promise<
   return toolText(await client.callTool({ name: TOOL.bmad, arguments: { command, ...(project ? { project } : {}) } }));
 }
 
-async function bridgeWith(opts: { env?: Record<string, string>; home?: string; args?: string[] }): Promise<Awaited<ReturnType<typeof connectBridge>>> {
-  const cwd = join(tmp.dir, `cwd-${closers.length}`);
+async function bridgeWith(opts: { env?: Record<string, string>; home?: string; args?: string[]; cwd?: string }): Promise<Awaited<ReturnType<typeof connectBridge>>> {
+  const cwd = opts.cwd ?? join(tmp.dir, `cwd-${closers.length}`);
   mkdirSync(cwd, { recursive: true });
   const connected = await connectBridge(bridge, cwd, { home: join(tmp.dir, "home-none"), ...opts });
   closers.push(connected.close);
   return connected;
 }
 
-// The remote serves a bundle built from the same seed-shaped folders, as `npm run bundle -- --source user=DIR` builds it.
+/** The user's customization of navigator (seed 000: ~/.bmad/_cfg/agents/bmm-navigator.customize.yaml). */
+const USER_CUSTOMIZE = `agent:\n  metadata:\n    name: "Nova Prime"\npersona:\n  role: "Plans scenic routes."\n  identity: ""\ncritical_actions:\n  - "Ask for the traveller's pace first"\nmemories:\n  - "The user walks, never drives"\nmenu:\n  - trigger: detour\n    workflow: "{project-root}/bmad/bmm/workflows/mapquest/workflow.yaml"\n    description: "Find a detour"\nprompts: []\n`;
+/** What BMAD's installer writes for every agent: nothing filled in. */
+const TEMPLATE = 'agent:\n  metadata:\n    name: ""\npersona:\n  role: ""\ncritical_actions: []\nmemories: []\nmenu: []\n';
+
+// The remote serves a bundle built from the same seed-shaped folders, as `npm run bundle -- --source project=DIR
+// --source user=DIR` builds it: a project whose navigator has only the installer's empty template, and the user's.
 const userHome = join(tmp.dir, "home-user");
 const userBmad = join(userHome, ".bmad");
+const project = join(tmp.dir, "project");
 
 beforeAll(async () => {
   bridge = inject("bridge");
-  alphaFolder(userBmad);
+  alphaFolder(userBmad, { "_cfg/agents/bmm-navigator.customize.yaml": USER_CUSTOMIZE });
+  alphaFolder(join(project, "bmad"), { "_cfg/agents/bmm-navigator.customize.yaml": TEMPLATE });
   const bundleDir = join(tmp.dir, "bundle");
-  await buildBundle({ sources: [`user=${userBmad}`], outDir: bundleDir });
+  await buildBundle({ sources: [`project=${project}`, `user=${userBmad}`], outDir: bundleDir });
   worker = await localWorker({ bundleDir });
   const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
   remote = new Client({ name: "content-roots-test", version: "1.0.0" });
@@ -101,7 +109,7 @@ describe("seed-shaped roots", () => {
   });
 
   it("serves the same folder from the remote bundle", async () => {
-    expect(await bmad(remote!, "navigator")).toMatch(/^Resolved bmm\/navigator from user \(priority 4, \.bmad[@)]/);
+    expect(await bmad(remote!, "navigator")).toMatch(/^Resolved bmm\/navigator from project .*Also available: bmm\/navigator from user \(priority 4, \.bmad[@)]/);
     expect(await bmad(remote!, "*mapquest", "trails")).toContain("Ask where the trip starts.");
   });
 });
@@ -124,5 +132,34 @@ describe("a root that yields nothing", () => {
     expect(await bmad(client, "pm")).not.toMatch(said);
     expect(await bmad(client, "")).toMatch(said);
     expect(stderr()).toMatch(said);
+  });
+});
+
+describe("user-level customization (seed 000)", () => {
+  const merged = (out: string) => {
+    expect(out).toMatch(/^Resolved bmm\/navigator from project/);
+    expect(out).toContain("## Customization: bmad://_cfg/agents/bmm-navigator.customize.yaml from user (.bmad)");
+    for (const line of ["- Name: Nova Prime", "- Persona role: Plans scenic routes.", "- Critical action: Ask for the traveller's pace first", "- Memory: The user walks, never drives", "- Menu item: "]) expect(out).toContain(line);
+    expect(out).toContain("Find a detour");
+    expect(out).not.toContain("Persona identity"); // empty: not set, as the installer skips it
+    // After the agent's own file, before anything else.
+    expect(out.indexOf("## Customization")).toBeGreaterThan(out.indexOf("## bmm/agents/navigator.md"));
+  };
+
+  it("applies the user's customize.yaml to a project agent whose own is the empty template, on both doors", async () => {
+    const { client } = await bridgeWith({ home: userHome, cwd: project });
+    merged(await bmad(client, "navigator"));
+    merged(await bmad(remote!, "navigator"));
+  });
+
+  it("lets the project's own customization win, and says nothing the compiled agent holds already", async () => {
+    const own = join(tmp.dir, "project-own");
+    alphaFolder(join(own, "bmad"), { "_cfg/agents/bmm-navigator.customize.yaml": 'memories:\n  - "Project memory: the trail is closed"\n  - "Plans routes."\n' });
+    const { client } = await bridgeWith({ home: userHome, cwd: own });
+    const out = await bmad(client, "navigator");
+    expect(out).toContain("## Customization: bmad://_cfg/agents/bmm-navigator.customize.yaml from project (project-own)");
+    expect(out).toContain("- Memory: Project memory: the trail is closed");
+    expect(out).not.toContain("- Memory: Plans routes."); // the agent says it already
+    expect(out).not.toContain("Nova Prime");
   });
 });

@@ -14,6 +14,7 @@ import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
 import { markResolved, noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
+import { customizationSection } from "./agent-customize.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
@@ -112,6 +113,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const later: string[] = [];
   const body: string[] = [];
   const rendered: string[] = [];
+  let entryText = "";
+  let afterEntry = 0;
   for (const path of record.files) {
     const file = catalog.file(path);
     if (!file) continue;
@@ -123,8 +126,11 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
       let text = await servedText(reader, file);
       if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx), ctx)));
       body.push("", `## ${path}`, fence(text, path));
+      if (path === record.entry) (entryText = text), (afterEntry = body.length);
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
+  const customization = await customizationSection(reader, record, entryText);
+  if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
   if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered));
   else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
