@@ -27,6 +27,9 @@ Options:
   --allow-project-scripts
                      also run skill scripts BMAD did not install (yours: their bytes match neither this
                      bridge's BMAD nor _bmad/_config/files-manifest.csv). Never needed for BMAD's own
+  --http             serve over Streamable HTTP on 127.0.0.1 (loopback only) rather than stdio, for several
+                     local clients at once; the endpoint is http://127.0.0.1:PORT/mcp
+  --port N           the --http port (default 8765; 0 picks a free one, printed on stderr)
   --list             print what is served and from which origin, then exit
   --version          print the version
   --help             this text
@@ -61,7 +64,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -72,11 +75,13 @@ async function main(): Promise<void> {
 
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
+  const port = args.port === undefined ? undefined : Number(args.port);
+  if (port !== undefined && (!args.http || !Number.isInteger(port) || port < 0 || port > 65535)) fail(args.http ? `--port ${args.port}: give a port number from 0 to 65535 (0 picks a free one).` : "--port goes with --http (serve over HTTP on 127.0.0.1).");
   const { gitTimeoutMs } = await import("./git-sources.js");
   const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);
   if (!gitTimeout.ok) fail(gitTimeout.error);
   const { serve } = await import("./serve.js");
-  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
+  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? 8765 } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
 await main();

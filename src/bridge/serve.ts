@@ -1,6 +1,7 @@
 // Serving the BMAD surface over stdio (cli.ts parses the command line, then loads this): the bundle with the
 // project's own BMAD files winning, the project's files, sessions and memory, and --remote's link.
 import { basename, resolve } from "node:path";
+import type { McpServerFactory } from "@modelcontextprotocol/server";
 import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { StdioTransport } from "./stdio-transport.js";
 import { shortName } from "../core/catalog/names.js";
@@ -29,6 +30,8 @@ export interface ServeOptions {
   /** Run skill scripts BMAD did not install too (the user's own): the client config's choice, never a tool's. */
   allowProjectScripts?: boolean;
   list: boolean;
+  /** Serve over Streamable HTTP on 127.0.0.1 at this port rather than stdio. */
+  http?: { port: number };
   /** The embedded bundle's folder, if it is there. */
   embedded: string | undefined;
 }
@@ -59,17 +62,12 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (args.list) return list(bundle);
 
   bundle.watch(found.value.watch);
-  // A stdio server ends with its input: stop watching and kill what is still running (a contract, a
-  // skill's script, with everything they started) so the process exits at once, leaving nothing behind.
-  process.stdin.once("end", () => {
-    bundle.close();
-    killAllRuns();
-  });
   let runtime: Promise<ProjectRuntime> | undefined;
   // One confined view of the project for BMAD's scripts and bmad-files alike.
   const projectFs = await NodeRuntimeFs.create([project]);
   const workspaces = new LocalWorkspaceStore(project, projectFs);
   const memory = new FileMemory(project);
+  const onReload: SurfaceDeps["onReload"] = (listener) => bundle.onReload(listener);
   const deps: SurfaceDeps = {
     get reader() {
       return bundle.reader;
@@ -83,20 +81,44 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     // The project folder's _bmad/_memory/; a workspace name means nothing here either.
     memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
     ready: () => bundle.ready(),
-    onReload: (listener) => bundle.onReload(listener),
+    // Over HTTP each request has a server of its own, gone before a reload: nobody to tell, so lists are not "changing".
+    ...(args.http === undefined ? { onReload } : {}),
   };
-  if (args.remote === undefined) return void serveStdio(() => buildServer(deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
-
-  const parsed = parseRemoteUrl(args.remote);
-  if (!parsed.ok) fail(parsed.error);
-  const remote = parsed.url;
-  // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
-  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js")]);
-  const callback = new LoopbackCallback();
-  await callback.start();
-  const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
-  void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
-  serveStdio(() => buildProxyServer(link, deps, toolsets), { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
+  let factory: McpServerFactory = () => buildServer(deps, toolsets);
+  if (args.remote !== undefined) {
+    const parsed = parseRemoteUrl(args.remote);
+    if (!parsed.ok) fail(parsed.error);
+    const remote = parsed.url;
+    // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
+    const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js")]);
+    const callback = new LoopbackCallback();
+    await callback.start();
+    const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+    void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
+    factory = () => buildProxyServer(link, deps, toolsets);
+  }
+  if (args.http !== undefined) {
+    const { serveHttp } = await import("./http.js");
+    const listening = await serveHttp(factory, args.http.port).catch((error: Error) => fail(`--http: cannot listen on 127.0.0.1:${args.http!.port} (${error.message}); choose another --port.`));
+    process.stderr.write(`bmad-mcp: serving MCP over HTTP at ${listening.url} (loopback only)\n`);
+    // Stopped by a signal: stop watching and kill what is still running, leaving nothing behind.
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      process.once(signal, () => {
+        listening.close();
+        bundle.close();
+        killAllRuns();
+        process.exit(0);
+      });
+    }
+    return;
+  }
+  // A stdio server ends with its input: stop watching and kill what is still running (a contract, a
+  // skill's script, with everything they started) so the process exits at once, leaving nothing behind.
+  process.stdin.once("end", () => {
+    bundle.close();
+    killAllRuns();
+  });
+  serveStdio(factory, { transport: new StdioTransport(), onerror: (e) => warn(e.message) });
 }
 
 async function list(bundle: LocalBundle): Promise<void> {

@@ -1,0 +1,93 @@
+// `bmad-mcp --http`: the bridge's MCP surface over Streamable HTTP on 127.0.0.1, for several clients at once (an
+// SDK v1 client on the 2025 protocol and an SDK v2 client pinned to 2026-07-28, side by side); a request with a
+// foreign Origin (another site's page) or Host (DNS rebinding) is refused with 403 before MCP sees it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { request } from "node:http";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectBridge, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
+
+const tmp = tempDir("bridge-http");
+const project = join(tmp.dir, "project");
+const home = join(tmp.dir, "home");
+let bridge: string;
+let server: ChildProcess;
+let stderr = "";
+let endpoint: string;
+
+beforeAll(async () => {
+  bridge = inject("bridge");
+  mkdirSync(join(project, "_bmad/_memory"), { recursive: true });
+  writeFileSync(join(project, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nRust on the edge\n");
+  server = spawn(process.execPath, [bridge, "--http", "--port", "0"], { cwd: project, env: { PATH: process.env.PATH!, HOME: home }, stdio: ["ignore", "ignore", "pipe"] });
+  server.stderr!.on("data", (d) => (stderr += d));
+  endpoint = await waitFor("the bridge to listen", () => /serving MCP over HTTP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)?.[1], 20_000);
+}, 30_000);
+afterAll(() => {
+  server.kill("SIGTERM");
+  tmp.cleanup();
+});
+
+/** An initialize POST with these headers, as a browser page or a rebinding attacker would send it; the status and body. */
+function initialize(headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  return new Promise((resolve, reject) => {
+    const req = request(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("bmad-mcp --http", () => {
+  it("serves two clients at once, 2025 and 2026-07-28, with the stdio bridge's tools", async () => {
+    const legacy = new Client({ name: "ide-one", version: "1.0.0" });
+    const modern = new ModernClient({ name: "ide-two", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await Promise.all([legacy.connect(new StreamableHTTPClientTransport(new URL(endpoint))), modern.connect(new ModernHttpTransport(new URL(endpoint)))]);
+    const stdio = await connectBridge(bridge, project, { home });
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+      const [oneTools, twoTools, stdioTools] = await Promise.all([legacy.listTools(), modern.listTools(), stdio.client.listTools()]);
+      const names = stdioTools.tools.map((t) => t.name);
+      expect(names).toContain("bmad");
+      expect(oneTools.tools.map((t) => t.name)).toEqual(names);
+      expect(twoTools.tools.map((t) => t.name)).toEqual(names);
+      // Calls from both at once, on the same project.
+      const [architect, context] = await Promise.all([
+        legacy.callTool({ name: "bmad", arguments: { command: "architect" } }),
+        modern.callTool({ name: "get_project_context", arguments: { section: "stack" } }),
+      ]);
+      expect(toolText(architect)).toMatch(/architect/i);
+      expect(architect.isError).toBeFalsy();
+      expect(toolText(context)).toContain("Rust on the edge");
+    } finally {
+      await Promise.all([legacy.close(), modern.close(), stdio.close()]);
+    }
+  });
+
+  it("answers a loopback Origin and refuses a foreign Origin or Host with 403", async () => {
+    expect((await initialize({})).status).toBe(200);
+    expect((await initialize({ origin: "http://localhost:6274" })).status).toBe(200);
+    for (const origin of ["https://evil.example", "null", "http://127.0.0.1.evil.example"]) {
+      const refused = await initialize({ origin });
+      expect({ origin, status: refused.status }).toEqual({ origin, status: 403 });
+      expect(refused.body).toContain("only local clients may use this server");
+    }
+    const rebound = await initialize({ host: `evil.example:${new URL(endpoint).port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toMatch(/loopback hosts only .*not evil\.example/);
+  });
+
+  it("stops on SIGTERM", async () => {
+    const pid = server.pid!;
+    server.kill("SIGTERM");
+    await waitFor("the bridge to exit", () => (processRuns(pid) ? undefined : true), 10_000);
+  });
+});
