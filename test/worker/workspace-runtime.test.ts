@@ -29,6 +29,7 @@ const run = (command: string) => ada.call(TOOL.bmadRun, { command });
 describe("rendering against a workspace", () => {
   it("renders every prompt with the project, with no placeholder left", async () => {
     const { prompts } = await ada.client.listPrompts();
+    expect(prompts.length).toBeGreaterThan(40);
     for (const p of prompts) {
       const out = ((await ada.client.getPrompt({ name: p.name, arguments: { project } })).messages[0]!.content as { text: string }).text;
       expect([...out.matchAll(LEFTOVER)].map((m) => m[0]), p.name).toEqual([]);
@@ -147,7 +148,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const memlog = await ada.files({ action: "read", project, path: "_bmad-output/planning-artifacts/prds/prd-todo/.memlog.md" });
     expect(memlog.text).toMatch(/topic: Todo app[\s\S]*- \(decision\) web first; mobile later\n- \(assumption\) single user, no sync/);
     const history = await ada.files({ action: "history", project, path });
-    expect(history.text).toMatch(/2/);
+    // Two writes, two versions, newest first: the final one on top.
+    expect(history.structured.versions.map((v: { version: number; op: string }) => `v${v.version} ${v.op}`)).toEqual(["v2 write", "v1 write"]);
+    expect(history.text).toMatch(/^v2 write \d+ B by .* at .*\nv1 write /m);
 
     // bmad-architecture's discovery looks for the PRD under the planning artifacts.
     const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
@@ -332,7 +335,9 @@ describe("a skill rendered into a workspace with too little room", () => {
 describe("secrets in a workspace's config", () => {
   it("never reach a script's output: resolve_config and resolve_customization read config without secret-looking keys", async () => {
     const secrets = ["sk-live-4242", "ghp_secret99"];
-    await ada.files({ action: "write", project, path: "_bmad/config.user.toml", content: `[core]\nopenai_api_key = "${secrets[0]}"\nuser_name = "Ada L."\n` });
+    const content = `[core]\nopenai_api_key = "${secrets[0]}"\nuser_name = "Ada L."\n`;
+    const written = await ada.files({ action: "write", project, path: "_bmad/config.user.toml", content });
+    expect(written.isError, written.text).toBe(false);
     await ada.files({ action: "write", project, path: "_bmad/custom/bmad-prd.toml", content: `[workflow]\ngithub_token = "${secrets[1]}"\nactivation_steps_append = ["Greet Ada."]\n` });
     const config = await run(`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}`);
     expect(config.structured.exit_code, config.text).toBe(0);
@@ -341,7 +346,10 @@ describe("secrets in a workspace's config", () => {
     expect(custom.structured.exit_code, custom.text).toBe(0);
     expect(JSON.parse(custom.structured.stdout).workflow.activation_steps_append).toEqual(["Greet Ada."]);
     for (const out of [config, custom]) for (const secret of secrets) expect(out.text + JSON.stringify(out.structured)).not.toContain(secret);
-    // The file itself is the user's, unchanged.
-    expect((await ada.files({ action: "history", project, path: "_bmad/config.user.toml" })).text).not.toMatch(/version 2/);
+    // The file itself is the user's, unchanged: the write above is still its newest version.
+    const history = await ada.files({ action: "history", project, path: "_bmad/config.user.toml" });
+    expect(history.structured.versions[0].version, history.text).toBe(written.structured.version);
+    expect(history.text).toMatch(new RegExp(`^v${written.structured.version} write `, "m"));
+    expect((await ada.files({ action: "read", project, path: "_bmad/config.user.toml" })).text).toContain(`version ${written.structured.version}, ${written.structured.size} bytes`);
   });
 });
