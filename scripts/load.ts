@@ -1,0 +1,278 @@
+// npm run load: many signed-in users at once against the Worker in workerd (Miniflare API, state on disk), each
+// with their own token, for a fixed time; then every project's invariants are checked from what was acknowledged.
+// LOAD_CLIENTS=16,64 (default) and LOAD_SECONDS=180 (default) per round. Not part of npm test.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MAX_FILE_BYTES } from "../src/core/workspace/limits.js";
+import { signIn, type FetchLike } from "./oauth-client.js";
+import { buildWorker, startLocalWorker, type LocalWorker } from "./local-worker.js";
+
+const ROUNDS = (process.env.LOAD_CLIENTS ?? "16,64").split(",").map(Number);
+const SECONDS = Number(process.env.LOAD_SECONDS ?? 180);
+/** Users per shared project: its owner and the members it is shared with (write access). */
+const GROUP = 4;
+const MEMLOG_PY = join(import.meta.dirname, "../node_modules/bmad-method/src/scripts/memlog.py");
+
+type Op = "render" | "read" | "write" | "append" | "memlog" | "recall" | "task";
+const MIX: Op[] = ["render", "read", "read", "write", "write", "append", "memlog", "recall", "task"];
+
+/** The consent form as this person submits it: on loopback the local sign-in takes the user's email. */
+function browserAs(email: string): FetchLike {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return fetch(request);
+    const form = new URLSearchParams([...(await request.formData())].map(([k, v]) => [k, String(v)]));
+    form.set("user", email);
+    return fetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString(), redirect: "manual" }));
+  };
+}
+
+interface Answer {
+  ok: boolean;
+  text: string;
+  /** The last content block: a read's file text (its header is a block of its own). */
+  last: string;
+  structured: Record<string, any>;
+}
+
+class User {
+  constructor(readonly index: number, readonly email: string, private token: string, private mcp: URL) {}
+
+  async call(name: string, args: Record<string, unknown>): Promise<Answer> {
+    const res = await fetch(this.mcp, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${this.token}` },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    });
+    const raw = await res.text();
+    if (!res.ok) return { ok: false, text: `HTTP ${res.status} ${raw.slice(0, 300)}`, last: "", structured: {} };
+    const body = JSON.parse(raw.replace(/^event: message\ndata: /, "")) as { result?: { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: Record<string, any> }; error?: { message: string } };
+    if (body.error) return { ok: false, text: body.error.message, last: "", structured: {} };
+    const blocks = (body.result?.content ?? []).map((c) => c.text ?? "");
+    return { ok: body.result?.isError !== true, text: blocks.join("\n"), last: blocks.at(-1) ?? "", structured: body.result?.structuredContent ?? {} };
+  }
+
+  async must(name: string, args: Record<string, unknown>): Promise<Answer> {
+    const out = await this.call(name, args);
+    if (!out.ok) throw new Error(`${this.email} ${name} ${JSON.stringify(args).slice(0, 200)}: ${out.text.slice(0, 400)}`);
+    return out;
+  }
+}
+
+/** What the server acknowledged, to be found afterwards. */
+interface Acked {
+  writes: Map<string, Array<{ version: number; content: string }>>; // "user|path" -> in the order acknowledged
+  appends: Map<string, string[]>; // "owner|path" -> lines
+  memlogs: Map<string, string[]>; // "owner|workspace" -> entry texts
+}
+
+const stats = (samples: number[]) => {
+  const s = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: s[s.length - 1] ?? 0 };
+};
+
+/** Resident memory of the workerd processes this one started, in MiB (Linux /proc). */
+function workerdMiB(): number {
+  let kib = 0;
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      if (!/^Name:\s+workerd$/m.test(status) || !status.includes(`PPid:\t${process.pid}\n`)) continue;
+      kib += Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return kib / 1024;
+}
+
+async function round(clients: number): Promise<boolean> {
+  const state = mkdtempSync(join(tmpdir(), "bmad-load-"));
+  const worker: LocalWorker = await startLocalWorker({ persistTo: state });
+  try {
+    const mcp = new URL("/mcp?toolsets=default,memory", worker.url);
+    const users = await Promise.all(
+      Array.from({ length: clients }, async (_, i) => {
+        const email = `load-${i}@example.com`;
+        const { access_token } = await signIn(browserAs(email), worker.url.origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"] });
+        return new User(i, email, access_token, mcp);
+      }),
+    );
+    const ownerOf = (u: User) => users[u.index - (u.index % GROUP)]!;
+    for (const u of users) {
+      await u.must("bmad-project", { action: "create", name: "own" });
+      await u.must("bmad-files", { action: "write", project: "own", path: "notes/readme.md", content: `# ${u.email}\n` });
+      if (u === ownerOf(u)) {
+        await u.must("bmad-project", { action: "create", name: "team" });
+        await u.must("bmad-files", { action: "write", project: "team", path: "shared/readme.md", content: "# Team\n" });
+      }
+    }
+    for (const u of users) {
+      const owner = ownerOf(u);
+      if (owner === u) continue;
+      await owner.must("bmad-project", { action: "share", name: "team", with: u.email, access: "write" });
+      await u.must("bmad-project", { action: "accept", name: "team" });
+    }
+
+    const acked: Acked = { writes: new Map(), appends: new Map(), memlogs: new Map() };
+    const latencies = new Map<Op, number[]>(MIX.map((op) => [op, []]));
+    const errors: string[] = [];
+    const started = performance.now();
+    const end = started + SECONDS * 1000;
+    const warm = started + Math.min(20, SECONDS / 5) * 1000;
+    let memoryAtWarm = 0;
+    const initialized = new Set<string>();
+    const minute = () => Math.floor((performance.now() - started) / 60_000);
+
+    const one = async (u: User, seq: number): Promise<void> => {
+      const op = MIX[(u.index * 7 + seq * 13) % MIX.length]!;
+      const owner = ownerOf(u);
+      const t = performance.now();
+      let out: Answer;
+      switch (op) {
+        case "render":
+          out = await u.call("bmad", { command: "*prd", project: "own" });
+          break;
+        case "read":
+          out = await u.call("bmad-files", seq % 2 ? { action: "read", project: "own", path: "notes/readme.md" } : { action: "read", project: "team", path: "shared/readme.md" });
+          break;
+        case "write": {
+          const path = `w/${seq % 5}.md`;
+          const content = `${u.email} ${seq}\n`;
+          out = await u.call("bmad-files", { action: "write", project: "own", path, content });
+          if (out.ok) {
+            const key = `${u.email}|${path}`;
+            acked.writes.set(key, [...(acked.writes.get(key) ?? []), { version: out.structured.version as number, content }]);
+          }
+          break;
+        }
+        case "append": {
+          // A file per minute, so that history (every version of a growing file) stays far below its cap.
+          const path = `log/${minute()}.md`;
+          const line = `${u.email} ${seq}`;
+          out = await u.call("bmad-files", { action: "append", project: "team", path, content: `${line}\n` });
+          if (out.ok) acked.appends.set(`${owner.email}|${path}`, [...(acked.appends.get(`${owner.email}|${path}`) ?? []), line]);
+          break;
+        }
+        case "memlog": {
+          const ws = `runs/load-${minute()}`;
+          const key = `${owner.email}|${ws}`;
+          if (!initialized.has(key)) {
+            initialized.add(key);
+            const init = await u.call("bmad-run", { command: `uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/${ws}`, project: "team" });
+            // Another member may have made it first: "already exists" is that, not an error.
+            if (!init.ok && !/already exists/.test(init.text)) errors.push(`memlog init: ${init.text.slice(0, 200)}`);
+          }
+          const text = `${u.email} ${seq}`;
+          out = await u.call("bmad-run", { command: `uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/${ws} --type note --text "${text}"`, project: "team" });
+          if (!out.ok && /No such file|not found|ENOENT/i.test(out.text)) out = { ...out, ok: true, text: "(memlog not made yet)" };
+          else if (out.ok) acked.memlogs.set(key, [...(acked.memlogs.get(key) ?? []), text]);
+          break;
+        }
+        case "recall":
+          out = await u.call("recall_structured", { query: "decision about the stack", project: "own" });
+          break;
+        case "task": {
+          out = await u.call("bmad-task", { action: "start", objective: `Load ${u.email} ${seq}` });
+          if (out.ok) out = await u.call("bmad-task", { action: "status", session_id: out.structured.session_id });
+          break;
+        }
+      }
+      latencies.get(op)!.push(performance.now() - t);
+      if (!out.ok) errors.push(`${op} by ${u.email}: ${out.text.slice(0, 200)}`);
+    };
+
+    await Promise.all(
+      users.map(async (u) => {
+        for (let seq = 0; performance.now() < end; seq++) {
+          if (!memoryAtWarm && performance.now() > warm) memoryAtWarm = workerdMiB();
+          await one(u, seq);
+        }
+      }),
+    );
+    const memoryAtEnd = workerdMiB();
+    const calls = [...latencies.values()].reduce((n, l) => n + l.length, 0);
+
+    console.log(`\n${clients} clients for ${SECONDS} s: ${calls} operations (${(calls / SECONDS).toFixed(0)}/s), ${errors.length} errors`);
+    console.log("op".padEnd(10) + "calls".padStart(8) + "p50".padStart(10) + "p99".padStart(10) + "max".padStart(10));
+    for (const [op, samples] of latencies) {
+      const s = stats(samples);
+      console.log(op.padEnd(10) + String(s.n).padStart(8) + `${s.p50.toFixed(1)} ms`.padStart(10) + `${s.p99.toFixed(1)} ms`.padStart(10) + `${s.max.toFixed(0)} ms`.padStart(10));
+    }
+    const growth = memoryAtWarm ? (memoryAtEnd - memoryAtWarm) / memoryAtWarm : 0;
+    console.log(`workerd memory: ${memoryAtWarm.toFixed(0)} MiB after warm-up, ${memoryAtEnd.toFixed(0)} MiB at the end (${(growth * 100).toFixed(1)}%)`);
+    for (const e of errors.slice(0, 10)) console.log(`  error: ${e}`);
+
+    const broken = await invariants(users, ownerOf, acked);
+    console.log(`invariants: ${broken.length ? `${broken.length} broken` : "all hold"} (${[...acked.writes.values()].reduce((n, w) => n + w.length, 0)} writes, ${[...acked.appends.values()].reduce((n, a) => n + a.length, 0)} appends, ${[...acked.memlogs.values()].reduce((n, a) => n + a.length, 0)} memlog entries acknowledged)`);
+    for (const b of broken.slice(0, 20)) console.log(`  broken: ${b}`);
+    return errors.length === 0 && broken.length === 0 && growth <= 0.1;
+  } finally {
+    await worker.dispose();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+/** Every acknowledged write in history once, in order; every append's line and memlog entry present once; memlogs
+ *  read by BMAD's Python; no file over its limit; each user's project list agrees with the projects. */
+async function invariants(users: User[], ownerOf: (u: User) => User, acked: Acked): Promise<string[]> {
+  const broken: string[] = [];
+  const byEmail = new Map(users.map((u) => [u.email, u]));
+  for (const [key, writes] of acked.writes) {
+    const [email, path] = key.split("|") as [string, string];
+    const u = byEmail.get(email)!;
+    const history = (await u.must("bmad-files", { action: "history", project: "own", path })).structured.versions as Array<{ version: number }>;
+    const versions = history.map((v) => v.version).reverse();
+    if (versions.some((v, i) => v !== i + 1)) broken.push(`${key}: history is not 1..${versions.length}: ${JSON.stringify(versions).slice(0, 100)} acked ${JSON.stringify(writes.map((w) => w.version)).slice(0, 100)}`);
+    const acks = writes.map((w) => w.version);
+    if (acks.some((v, i) => i > 0 && v <= acks[i - 1]!)) broken.push(`${key}: acknowledged versions out of order`);
+    // The setup's first write is not counted here: every acknowledged one is a version of its own.
+    if (new Set(acks).size !== acks.length || acks.some((v) => !versions.includes(v))) broken.push(`${key}: an acknowledged version is missing or repeated`);
+    const now = (await u.must("bmad-files", { action: "read", project: "own", path })).last;
+    if (now !== writes.at(-1)!.content) broken.push(`${key}: the file is not the last acknowledged write`);
+  }
+  const once = (text: string, lines: string[], what: string) => {
+    const counts = new Map<string, number>();
+    for (const line of text.split("\n")) counts.set(line, (counts.get(line) ?? 0) + 1);
+    for (const line of lines) if (counts.get(line) !== 1 && counts.get(`- (note) ${line}`) !== 1) broken.push(`${what}: "${line}" is there ${counts.get(line) ?? counts.get(`- (note) ${line}`) ?? 0} times`);
+  };
+  for (const [key, lines] of acked.appends) {
+    const [email, path] = key.split("|") as [string, string];
+    once((await byEmail.get(email)!.must("bmad-files", { action: "read", project: "team", path })).last, lines, key);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "bmad-load-memlog-"));
+  try {
+    for (const [key, entries] of acked.memlogs) {
+      const [email, ws] = key.split("|") as [string, string];
+      const text = (await byEmail.get(email)!.must("bmad-files", { action: "read", project: "team", path: `${ws}/.memlog.md` })).last;
+      once(text, entries, key);
+      const file = join(dir, "memlog.md");
+      writeFileSync(file, text);
+      try {
+        execFileSync("python3", [MEMLOG_PY, "set", "--path", file, "--key", "checked", "--value", "yes"], { stdio: "pipe", timeout: 30_000 });
+      } catch (e) {
+        broken.push(`${key}: BMAD's memlog.py does not read it: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(-300)}`);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const u of users) {
+    const listed = (await u.must("bmad-project", { action: "list" })).text;
+    const expected = ownerOf(u) === u ? ["own", "team"] : ["own", "team"];
+    for (const name of expected) if (!listed.includes(name)) broken.push(`${u.email}: the project list lacks ${name}`);
+    for (const project of ownerOf(u) === u ? ["own", "team"] : ["own"]) {
+      const files = (await u.must("bmad-files", { action: "list", project, path: "**" })).structured.files as Array<{ path: string; size: number }> | undefined;
+      for (const f of files ?? []) if (f.size > MAX_FILE_BYTES) broken.push(`${u.email}/${project}/${f.path}: ${f.size} bytes, over the limit`);
+    }
+  }
+  return broken;
+}
+
+await buildWorker();
+let ok = true;
+for (const clients of ROUNDS) ok = (await round(clients)) && ok;
+if (!ok) process.exitCode = 1;
