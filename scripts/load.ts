@@ -168,6 +168,7 @@ async function round(clients: number): Promise<boolean> {
           }
           const text = `${u.email} ${seq}`;
           out = await u.call("bmad-run", { command: `uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/${ws} --type note --text "${text}"`, project: "team" });
+          // A member who came before the init call finished finds no memlog yet: not acknowledged, and not an error.
           if (!out.ok && /No such file|not found|ENOENT/i.test(out.text)) out = { ...out, ok: true, text: "(memlog not made yet)" };
           else if (out.ok) acked.memlogs.set(key, [...(acked.memlogs.get(key) ?? []), text]);
           break;
