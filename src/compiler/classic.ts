@@ -57,6 +57,9 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
   for (const row of rows("workflow-manifest.csv")) {
     const r = base(row, "workflow", "workflow-manifest.csv");
     if (!r) continue;
+    r.path = row.path;
+    const author = row.author || str(workflowMeta(ctx, out, r.entry)?.author);
+    if (author) r.author = author;
     r.files = recordFiles(r.entry, filesUnder(out.files, dirname(r.entry)), out.files);
     out.records.push(r);
   }
@@ -69,7 +72,47 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
       out.records.push(r);
     }
   }
+  addUnlisted(ctx, out, cfg);
   return out;
+}
+
+/** Agents and workflows dropped into the folders without a manifest row: served by their own frontmatter (a name
+ *  and description), and said, as is a row without its file. */
+function addUnlisted(ctx: ReadContext, out: TreeContent, cfg: string): void {
+  const listed = new Set(out.records.map((r) => r.entry));
+  for (const path of [...out.files.keys()].sort()) {
+    const parts = path.split("/");
+    const file = parts.at(-1)!;
+    if (listed.has(path) || parts[0]!.startsWith("_")) continue;
+    // agents/x.md, or agents/x/x.md for an agent with a folder of its own; workflows as the source layout names them.
+    const agent = parts[1] === "agents" && file.endsWith(".md") && (parts.length === 3 || (parts.length === 4 && file === `${parts[2]}.md`));
+    const workflow = !agent && parts.includes("workflows") && WORKFLOW_FILE.test(file);
+    if (!agent && !workflow) continue;
+    const r = agent ? unlistedAgent(ctx, out, path, cfg) : classicWorkflow(ctx, out, path, parts[0]!);
+    if (!r) continue;
+    const named = str(workflowMeta(ctx, out, path)?.name);
+    if (named && SLUG.test(named)) r.name = named;
+    out.records.push(r);
+    (out.warnings ??= []).push(`${path} has no row in ${cfg}/${r.kind}-manifest.csv; served as ${r.kind} ${r.module}/${r.name} from its own ${path.endsWith(".yaml") ? "fields" : "frontmatter"}.`);
+  }
+}
+
+const WORKFLOW_FILE = /^workflow(\.yaml|\.md|-.+\.md)$/;
+const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+function unlistedAgent(ctx: ReadContext, out: TreeContent, path: string, cfg: string): TreeRecord | null {
+  const meta = workflowMeta(ctx, out, path);
+  if (!meta) return null;
+  const text = ctx.tree.text(out.files.get(path)!) ?? "";
+  const tag = /<agent\b[^>]*>/.exec(text)?.[0] ?? "";
+  const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] || undefined;
+  const module = path.split("/")[0]!;
+  const r: TreeRecord = { kind: "agent", module, name: basename(path).replace(/\.md$/, ""), entry: path, files: [] };
+  const fields = { displayName: attr("name"), title: attr("title"), icon: attr("icon"), description: str(meta.description) };
+  for (const [k, v] of Object.entries(fields)) if (v) (r as unknown as Record<string, string>)[k] = v;
+  const dir = dirname(path);
+  r.files = recordFiles(path, [...(basename(dir) === r.name ? filesUnder(out.files, dir) : []), `${cfg}/agents/${module}-${r.name}.customize.yaml`], out.files);
+  return r;
 }
 
 /** 6.0 source: `base` is the tree-relative `src` dir; bundle paths are relative to it. */
@@ -103,7 +146,7 @@ export function readClassicSource(ctx: ReadContext, base: string): TreeContent {
     if (parts[1] === "agents" && file.endsWith(".agent.yaml")) {
       const r = classicAgent(ctx, out, path, module);
       if (r) out.records.push(r);
-    } else if (parts.includes("workflows") && /^workflow(\.yaml|\.md|-.+\.md)$/.test(file)) {
+    } else if (parts.includes("workflows") && WORKFLOW_FILE.test(file)) {
       const r = classicWorkflow(ctx, out, path, module);
       if (r) out.records.push(r);
     } else if (parts[1] === "tasks" && parts.length === 3 && /\.(xml|md)$/.test(file)) {
@@ -136,31 +179,34 @@ function classicAgent(ctx: ReadContext, out: TreeContent, path: string, module: 
   return r;
 }
 
-function classicWorkflow(ctx: ReadContext, out: TreeContent, path: string, module: string): TreeRecord | null {
+/** A workflow.yaml's fields, or a markdown file's frontmatter; null (warned) when they do not parse. */
+function workflowMeta(ctx: ReadContext, out: TreeContent, path: string): Record<string, unknown> | null {
   const rel = out.files.get(path)!;
   const text = ctx.tree.text(rel) ?? "";
+  if (path.endsWith(".yaml")) {
+    const y = yaml(text);
+    if (y.ok) return asObject(y.value);
+    ctx.warn(`Skipped ${path}: bad YAML in ${ctx.tree.label(rel)}: ${y.error}`);
+    return null;
+  }
+  const fm = frontmatter(text);
+  if (fm.ok) return fm.value.data;
+  ctx.warn(`Skipped ${path}: bad frontmatter in ${ctx.tree.label(rel)}: ${fm.error}`);
+  return null;
+}
+
+function classicWorkflow(ctx: ReadContext, out: TreeContent, path: string, module: string): TreeRecord | null {
+  const text = ctx.tree.text(out.files.get(path)!) ?? "";
   const file = basename(path);
   const dir = dirname(path);
-  let meta: Record<string, unknown> = {};
-  if (file.endsWith(".yaml")) {
-    const y = yaml(text);
-    if (!y.ok) {
-      ctx.warn(`Skipped workflow ${path}: bad YAML in ${ctx.tree.label(rel)}: ${y.error}`);
-      return null;
-    }
-    meta = asObject(y.value);
-  } else {
-    const fm = frontmatter(text);
-    if (!fm.ok) {
-      ctx.warn(`Skipped workflow ${path}: bad frontmatter in ${ctx.tree.label(rel)}: ${fm.error}`);
-      return null;
-    }
-    meta = fm.value.data;
-  }
+  const meta = workflowMeta(ctx, out, path);
+  if (!meta) return null;
   const name = file.startsWith("workflow-") ? file.slice(9, -3) : basename(dir);
   const r: TreeRecord = { kind: "workflow", module, name, entry: path, files: [] };
   const description = str(meta.description);
   if (description) r.description = description;
+  const author = str(meta.author);
+  if (author) r.author = author;
   const title = file.endsWith(".md") ? mdTitle(text) : undefined;
   if (title) r.title = title;
   r.files = recordFiles(path, filesUnder(out.files, dir), out.files);

@@ -48,6 +48,15 @@ async function bmad(client: Client, command: string, project?: string): Promise<
   return toolText(await client.callTool({ name: TOOL.bmad, arguments: { command, ...(project ? { project } : {}) } }));
 }
 
+/** Another signed-in client of the same Worker, with other toolsets. */
+async function remoteClient(toolsets: string): Promise<Client> {
+  const { access_token } = await signIn(fetch, worker!.url.origin, { scope: "bmad:read bmad:write" });
+  const client = new Client({ name: "content-roots-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`/mcp?toolsets=${toolsets}`, worker!.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+  closers.push(() => client.close());
+  return client;
+}
+
 async function bridgeWith(opts: { env?: Record<string, string>; home?: string; args?: string[]; cwd?: string }): Promise<Awaited<ReturnType<typeof connectBridge>>> {
   const cwd = opts.cwd ?? join(tmp.dir, `cwd-${closers.length}`);
   mkdirSync(cwd, { recursive: true });
@@ -66,13 +75,21 @@ const TEMPLATE = 'agent:\n  metadata:\n    name: ""\npersona:\n  role: ""\ncriti
 const userHome = join(tmp.dir, "home-user");
 const userBmad = join(userHome, ".bmad");
 const project = join(tmp.dir, "project");
+/** A tree whose manifest and folders disagree: a row without its file, an agent and a workflow without rows. */
+const drift = join(tmp.dir, "drift/bmad");
 
 beforeAll(async () => {
   bridge = inject("bridge");
   alphaFolder(userBmad, { "_cfg/agents/bmm-navigator.customize.yaml": USER_CUSTOMIZE });
   alphaFolder(join(project, "bmad"), { "_cfg/agents/bmm-navigator.customize.yaml": TEMPLATE });
+  tree(drift, {
+    "_cfg/agent-manifest.csv": 'name,displayName,title,icon,role,identity,communicationStyle,principles,module,path\n"lost","L","Lost","❓","","","","","bmm","bmad/bmm/agents/lost.md"\n',
+    "bmm/agents/orphan.md": '---\nname: orphan\ndescription: "Finds what nobody listed"\n---\n\n<agent name="Olive" title="Lost and Found">ORPHAN-AGENT</agent>\n',
+    "bmm/workflows/orphanflow/workflow.yaml": 'name: orphanflow\ndescription: "Gather the unlisted"\nauthor: Wren\n',
+    "bmm/workflows/orphanflow/instructions.md": "ORPHAN-FLOW steps\n",
+  });
   const bundleDir = join(tmp.dir, "bundle");
-  await buildBundle({ sources: [`project=${project}`, `user=${userBmad}`], outDir: bundleDir });
+  await buildBundle({ sources: [`project=${project}`, `user=${userBmad}`, `env=${drift}`], outDir: bundleDir });
   worker = await localWorker({ bundleDir });
   const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
   remote = new Client({ name: "content-roots-test", version: "1.0.0" });
@@ -161,5 +178,52 @@ describe("user-level customization (seed 000)", () => {
     expect(out).toContain("- Memory: Project memory: the trail is closed");
     expect(out).not.toContain("- Memory: Plans routes."); // the agent says it already
     expect(out).not.toContain("Nova Prime");
+  });
+});
+
+describe("files outside the manifests", () => {
+  const unlisted = async (client: Client) => {
+    expect(await bmad(client, "orphan")).toMatch(/Resolved bmm\/orphan from env[\s\S]*ORPHAN-AGENT/);
+    expect(await bmad(client, "*orphanflow", "trails")).toContain("ORPHAN-FLOW steps");
+    const list = await bmad(client, "");
+    expect(list).toContain("bmm/orphan");
+    expect(list).toContain("*bmm/orphanflow");
+    expect(list).toMatch(/Warnings about the BMAD content served:\n/);
+    expect(list).toContain("bmad: _cfg/agent-manifest.csv lists agent lost at bmad/bmm/agents/lost.md, which is not in the tree; skipped.");
+    expect(list).toContain("bmad: bmm/agents/orphan.md has no row in _cfg/agent-manifest.csv; served as agent bmm/orphan from its own frontmatter.");
+    expect(list).toContain("bmad: bmm/workflows/orphanflow/workflow.yaml has no row in _cfg/workflow-manifest.csv; served as workflow bmm/orphanflow");
+  };
+
+  it("are found by name and said in the list, on both doors", async () => {
+    const { client } = await bridgeWith({ env: { BMAD_ROOT: drift } });
+    await unlisted(client);
+    expect(client.getInstructions()).toContain("orphan.md has no row");
+    await unlisted(remote!);
+    expect(remote!.getInstructions()).toContain("orphan.md has no row");
+  });
+});
+
+describe("workflow metadata (seed 002: name, description, author, module, path)", () => {
+  const described = async (client: Client) => {
+    const listed = await client.callTool({ name: TOOL.listWorkflows, arguments: { module: "bmm" } });
+    const rows = (listed.structuredContent as { workflows: Array<Record<string, string>> }).workflows;
+    expect(rows.find((w) => w.name === "mapquest")).toMatchObject({ author: "Rowan", path: "bmad/bmm/workflows/mapquest/workflow.yaml" });
+    expect(rows.find((w) => w.name === "orphanflow")).toMatchObject({ author: "Wren" });
+    expect(rows.find((w) => w.name === "orphanflow")).not.toHaveProperty("path"); // no row names one
+    expect(toolText(listed)).toContain("bmm/mapquest [other]: Plan a route from here to there (author Rowan, path bmad/bmm/workflows/mapquest/workflow.yaml)");
+    const details = toolText(await client.callTool({ name: TOOL.getWorkflowDetails, arguments: { workflow_name: "mapquest" } }));
+    expect(details).toMatch(/^mapquest \(bmm, other, author Rowan, path bmad\/bmm\/workflows\/mapquest\/workflow\.yaml\)/);
+    const resources = toolText(await client.callTool({ name: TOOL.bmadResources, arguments: { operation: "workflows" } }));
+    expect(resources).toContain("bmm/mapquest: Plan a route from here to there (author Rowan, path bmad/bmm/workflows/mapquest/workflow.yaml)");
+    expect(await bmad(client, "*mapquest", "trails")).toMatch(/Origin: project \(priority 1, [^)]*\); author Rowan, path bmad\/bmm\/workflows\/mapquest\/workflow\.yaml\./);
+  };
+
+  it("goes into the bundle manifest and every workflow answer, on both doors", async () => {
+    const { manifest } = await buildBundle({ sources: [`user=${userBmad}`], includeDefault: false });
+    expect(manifest.records.find((r) => r.name === "mapquest")).toMatchObject({ author: "Rowan", path: "bmad/bmm/workflows/mapquest/workflow.yaml" });
+    const { client } = await bridgeWith({ home: userHome, cwd: project, env: { BMAD_ROOT: drift }, args: ["--toolsets", "default,proxy"] });
+    await described(client);
+    const proxied = await remoteClient("default,proxy");
+    await described(proxied);
   });
 });

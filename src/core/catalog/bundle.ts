@@ -34,6 +34,10 @@ export interface CatalogRecord {
   title?: string; // e.g. "Product Manager"
   description?: string;
   icon?: string;
+  /** Who wrote it, where the tree says (a workflow.yaml's `author`, a manifest row's). */
+  author?: string;
+  /** The manifest row's path as the tree wrote it (`bmad/bmm/workflows/prd/workflow.yaml`); absent without a row. */
+  path?: string;
   /** Delivery phase when the tree says one (classic workflow folder like `2-plan-workflows`, 6.12 module-help.csv `phase`). */
   phase?: string;
   /** True when the record is a v6.3+ skill (a SKILL.md directory). */

@@ -37,6 +37,11 @@ export function recordLabel(r: CatalogRecord): string {
   return `${r.module}/${shortName(r)}${who ? ` (${who})` : ""}`;
 }
 
+/** A workflow's author and manifest path where its tree has them (seed 002), e.g. "author Rowan, path bmad/…"; "" without. */
+export function workflowFacts(r: CatalogRecord): string {
+  return [r.author && `author ${r.author}`, r.path && `path ${r.path}`].filter(Boolean).join(", ");
+}
+
 const HOW_TO: Record<CatalogRecord["kind"], string> = {
   agent: "Adopt this agent: read the files below and follow the entry file's activation steps; stay in persona until the user dismisses it.",
   workflow: "Run this workflow: follow the entry file's steps in order, asking the user where it says to.",
@@ -108,7 +113,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const where = ctx
     ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}${ctx.skillRoot === rootUri ? "" : `, whose files are also ${rootUri}/…`}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
-  const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}.`];
+  const facts = workflowFacts(record);
+  const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
   let budget = INLINE_BUDGET;
   const later: string[] = [];
   const body: string[] = [];

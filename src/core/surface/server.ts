@@ -80,8 +80,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
   server.setRequestHandler("tools/list", async () => fixedTools ?? (await current()).surface.toolsResult);
 
-  // The first bmad answer on a connection says what is wrong with the trees served (the list always does).
-  let warned = false;
+  // Where a server lives as long as its connection (the bridge's, which hears reloads), its first bmad answer says what
+  // is wrong with the trees served; a server per request (the Worker) would say it in every answer: there the
+  // instructions and the bmad list say it.
+  let warned = !reloads;
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const result = await callTool(request, ctx);
     if (warned || request.params.name !== TOOL.bmad) return result;

@@ -7,7 +7,7 @@ import { bmadUri, checkBundlePath } from "../../catalog/paths.js";
 import { search } from "../../catalog/search.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { loadRecord, recordLabel } from "../render.js";
+import { loadRecord, recordLabel, workflowFacts } from "../render.js";
 import { readBmadUri } from "../resources.js";
 import { bmadUriField } from "../schemas.js";
 import { defineTool, READ_ONLY } from "../tool.js";
@@ -85,7 +85,7 @@ export const bmadResourcesTool = defineTool({
       case "agents":
       case "workflows": {
         const kind = args.operation === "agents" ? "agent" : "workflow";
-        return done(catalog.list(kind).map((r) => `${recordLabel(r)}: ${r.description ?? ""}`).join("\n"));
+        return done(catalog.list(kind).map((r) => `${recordLabel(r)}: ${r.description ?? ""}${workflowFacts(r) ? ` (${workflowFacts(r)})` : ""}`).join("\n"));
       }
       case "search": {
         if (!args.query?.trim()) return fail('Operation "search" needs "query", e.g. "product requirements".');

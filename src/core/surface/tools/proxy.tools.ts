@@ -6,7 +6,7 @@ import { shortName } from "../../catalog/names.js";
 import { bmadUri } from "../../catalog/paths.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { loadRecord, originReport, renderRecord } from "../render.js";
+import { loadRecord, originReport, renderRecord, workflowFacts } from "../render.js";
 import { params, taskName, workflowName } from "../schemas.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 
@@ -33,11 +33,10 @@ export const listWorkflows = defineTool({
   annotations: READ_ONLY,
   async run({ category, module }, { reader: { catalog } }) {
     if (module && !catalog.moduleNames().includes(module)) return fail(`Unknown module "${module}". Modules: ${catalog.moduleNames().join(", ")}.`, closest(module, catalog.moduleNames()));
-    const workflows = catalog
-      .list("workflow")
-      .filter((r) => (!module || r.module === module) && (!category || categoryOf(r) === category))
-      .map((r) => ({ name: shortName(r), module: r.module, description: r.description ?? r.title ?? "", category: categoryOf(r), uri: bmadUri(r.entry) }));
-    const text = workflows.map((w) => `${w.module}/${w.name} [${w.category}]: ${w.description}`).join("\n");
+    const records = catalog.list("workflow").filter((r) => (!module || r.module === module) && (!category || categoryOf(r) === category));
+    const workflows = records.map((r) => ({ name: shortName(r), module: r.module, description: r.description ?? r.title ?? "", category: categoryOf(r), uri: bmadUri(r.entry), ...(r.author ? { author: r.author } : {}), ...(r.path ? { path: r.path } : {}) }));
+    const facts = records.map(workflowFacts);
+    const text = workflows.map((w, i) => `${w.module}/${w.name} [${w.category}]: ${w.description}${facts[i] ? ` (${facts[i]})` : ""}`).join("\n");
     return done(text || "No workflows match.", { workflows });
   },
 });
@@ -54,7 +53,7 @@ export const getWorkflowDetails = defineTool({
     const r = found.record;
     const files = r.files.map((p) => `- ${bmadUri(p)}`).join("\n");
     return done(
-      `${shortName(r)} (${r.module}, ${categoryOf(r)})\n${r.description ?? r.title ?? ""}\n${originReport(catalog, found.candidates)}\nFiles:\n${files}`,
+      `${shortName(r)} (${[r.module, categoryOf(r), workflowFacts(r)].filter(Boolean).join(", ")})\n${r.description ?? r.title ?? ""}\n${originReport(catalog, found.candidates)}\nFiles:\n${files}`,
     );
   },
 });
