@@ -30,6 +30,8 @@ Options:
   --http             serve over Streamable HTTP on 127.0.0.1 (loopback only) rather than stdio, for several
                      local clients at once; the endpoint is http://127.0.0.1:PORT/mcp
   --port N           the --http port (default 8765; 0 picks a free one, printed on stderr)
+  --test             check the project: roots found, bundle built, overrides, scripts BMAD vouches for, one
+                     call into each toolset; prints a report, exits 1 naming what is wrong
   --list             print what is served and from which origin, then exit
   --version          print the version
   --help             this text
@@ -42,6 +44,8 @@ function embeddedBundle(): string | undefined {
   const here = dirname(fileURLToPath(import.meta.url));
   return [join(here, "bundle"), resolve(here, "../../bmad-bundle")].find((d) => existsSync(join(d, "manifest.json")));
 }
+
+const DEFAULT_HTTP_PORT = 8765;
 
 function fail(message: string): never {
   process.stderr.write(`bmad-mcp: ${message}\n`);
@@ -64,7 +68,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, list: { type: "boolean" }, test: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -81,7 +85,7 @@ async function main(): Promise<void> {
   const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);
   if (!gitTimeout.ok) fail(gitTimeout.error);
   const { serve } = await import("./serve.js");
-  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? 8765 } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
+  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? DEFAULT_HTTP_PORT } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, list: args.list === true, test: args.test === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
 await main();

@@ -11,7 +11,6 @@ import { loopbackRefusal } from "../core/loopback.js";
 
 /** As the Worker: room for a 2 MiB submission plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
-export const DEFAULT_HTTP_PORT = 8765;
 
 /** Listens on 127.0.0.1:`port` (0: a free port); resolves to the endpoint's URL once it listens. */
 export async function serveHttp(factory: McpServerFactory, port: number): Promise<{ url: string; close: () => void }> {

@@ -88,7 +88,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
 /** A script with no port runs only as BMAD shipped it: its bytes are a file of the bundle this bridge ships, or one
  *  the project's install record lists. One the model wrote or changed is neither (tools cannot write scripts or the
  *  record, paths.ts), so it never runs; the user's own scripts run when they start the bridge allowing them. */
-async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching): Promise<Result> {
+export async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching): Promise<Result> {
   if (vouching.allowProjectScripts) return { ok: true };
   const base = bases.find((b) => isInside(b, resolve(script)))!;
   const bytes = await readConfined(base, relative(base, resolve(script)));

@@ -30,6 +30,8 @@ export interface ServeOptions {
   /** Run skill scripts BMAD did not install too (the user's own): the client config's choice, never a tool's. */
   allowProjectScripts?: boolean;
   list: boolean;
+  /** Check the project (roots, bundle, overrides, scripts, each toolset), print a report and exit. */
+  test?: boolean;
   /** Serve over Streamable HTTP on 127.0.0.1 at this port rather than stdio. */
   http?: { port: number };
   /** The embedded bundle's folder, if it is there. */
@@ -46,14 +48,17 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (!found.ok) fail(found.error);
   const embedded = args.embedded;
   if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
-  const warn = (m: string) => process.stderr.write(`bmad-mcp: warning: ${m}\n`);
+  // --test reports every warning as a problem.
+  const problems: string[] = [];
+  const warn = (m: string) => (args.test ? problems.push(m) : process.stderr.write(`bmad-mcp: warning: ${m}\n`));
   found.value.warnings.forEach(warn);
 
   const bundle = new LocalBundle(found.value.sources, embedded, warn, bridgeGitOptions(process.env, args.gitTimeoutMs));
   // A root the user named must yield something: built now, so a mistake stops here rather than being served around.
   if (found.value.sources.some((s) => s.explicit)) {
     const failures = await bundle.explicitFailures();
-    if (failures.length) fail(failures.join("\nbmad-mcp: "));
+    if (failures.length && !args.test) fail(failures.join("\nbmad-mcp: "));
+    problems.push(...failures);
   } else if (found.value.sources.some((s) => !s.spec.startsWith("project="))) {
     // BMAD_ROOT and ~/.bmad are built before serving, so that one yielding nothing is in the server's instructions;
     // the project alone is built on the first call that needs it (a faster start).
@@ -67,6 +72,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const projectFs = await NodeRuntimeFs.create([project]);
   const workspaces = new LocalWorkspaceStore(project, projectFs);
   const memory = new FileMemory(project);
+  const vouching = { bmadDigests: () => bundle.embeddedDigests(), allowProjectScripts: args.allowProjectScripts === true };
   const onReload: SurfaceDeps["onReload"] = (listener) => bundle.onReload(listener);
   const deps: SurfaceDeps = {
     get reader() {
@@ -76,7 +82,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
-    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs, { bmadDigests: () => bundle.embeddedDigests(), allowProjectScripts: args.allowProjectScripts === true })) }),
+    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs, vouching)) }),
     workspaces,
     // The project folder's _bmad/_memory/; a workspace name means nothing here either.
     memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
@@ -84,6 +90,15 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     // Over HTTP each request has a server of its own, gone before a reload: nobody to tell, so lists are not "changing".
     ...(args.http === undefined ? { onReload } : {}),
   };
+  if (args.test) {
+    const { selfTest } = await import("./self-test.js");
+    const report = await selfTest({ project, bundle, deps, projectFs, vouching, problems });
+    process.stdout.write(`${report.lines.join("\n")}\n`);
+    bundle.close();
+    killAllRuns();
+    process.exitCode = report.ok ? 0 : 1;
+    return;
+  }
   let factory: McpServerFactory = () => buildServer(deps, toolsets);
   if (args.remote !== undefined) {
     const parsed = parseRemoteUrl(args.remote);
