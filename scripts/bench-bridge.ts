@@ -12,6 +12,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildBridge } from "./build-bridge.js";
 import { buildBundle } from "../src/compiler/build.js";
+import { buildViews } from "./build-views.js";
 import { STATIC_TOOLS } from "../src/core/surface/surface.js";
 import { toolListing } from "../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS } from "../src/core/surface/toolsets.js";
@@ -358,6 +359,6 @@ export function printBridge(result: BridgeResult): void {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {
-  await buildBundle({ sources: [], outDir: join(ROOT, "bmad-bundle"), cwd: ROOT });
+  await buildBundle({ sources: [], outDir: join(ROOT, "bmad-bundle"), cwd: ROOT, views: await buildViews() });
   printBridge(await benchBridge());
 }

@@ -9,6 +9,7 @@ import { benchDevStarts, printDevStarts } from "./bench-dev.js";
 import { benchMemoryOps } from "./bench-memory.js";
 import { checkDeploy, printDeploy } from "./deploy-check.js";
 import { buildBundle } from "../src/compiler/build.js";
+import { buildViews } from "./build-views.js";
 import { manifestBytes } from "../src/compiler/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
@@ -124,7 +125,7 @@ async function sessionRows(mcp: URL, floor: () => Promise<unknown>): Promise<{ s
 }
 
 async function main(): Promise<void> {
-  const build = await buildBundle({ sources: [], outDir: "bmad-bundle" });
+  const build = await buildBundle({ sources: [], outDir: "bmad-bundle", views: await buildViews() });
   const manifestSize = manifestBytes(build.manifest).length;
   await buildWorker(); // bundling is not part of cold start
 

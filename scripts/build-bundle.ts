@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildBundle, summarize } from "../src/compiler/build";
+import { buildViews } from "./build-views.js";
 
 const USAGE = `usage: npm run bundle -- [--source [origin=]LOCATION]... [--out DIR] [--no-default]
   LOCATION: a directory, an npm package name in node_modules, or a git URL
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
       sources: args.sources,
       outDir: args.out,
       includeDefault: args.includeDefault,
+      views: await buildViews(),
       log: (line) => console.log(line),
       warn: (message) => console.warn(`warning: ${message}`),
     });

@@ -85,9 +85,9 @@ async function main(): Promise<number> {
   // Loaded here, not at the top: --help and the argument parsing stay light. Miniflare is 14 MB of JavaScript:
   // Node's compile cache makes loading it on the next start about twice as fast.
   if ("enableCompileCache" in module && typeof module.enableCompileCache === "function") module.enableCompileCache();
-  const [{ buildBundle }, { uploadBundle }] = await Promise.all([import("../src/compiler/build"), import("./upload-bundle")]);
+  const [{ buildBundle }, { uploadBundle }, { buildViews }] = await Promise.all([import("../src/compiler/build"), import("./upload-bundle"), import("./build-views")]);
   if (!args.keepBundle) {
-    const built = await buildBundle({ sources: [], outDir: resolve(ROOT, "bmad-bundle") });
+    const built = await buildBundle({ sources: [], outDir: resolve(ROOT, "bmad-bundle"), views: await buildViews() });
     console.log(`bundle ${built.manifest.id.slice(0, 12)}: ${built.manifest.files.length} files (${built.ms} ms)`);
   }
   await uploadBundle({ target: "local", dir: resolve(ROOT, "bmad-bundle"), persistTo: args.persistTo });

@@ -194,6 +194,8 @@ export class LocalBundle {
     const { manifest } = mergeBundles(layers.map((l) => ({ manifest: l.manifest, searchIndex: { terms: [] } })), id);
     manifest.searchIndex = MERGED_INDEX;
     if (skipped.length) manifest.warnings = [...skipped, ...(manifest.warnings ?? [])];
+    // The views are built with the embedded bundle only: local trees bring none.
+    if (this.embedded.manifest.views) manifest.views = this.embedded.manifest.views;
     this.layers = layers;
     this.localBlobs = blobs;
     this.texts.clear();

@@ -22,6 +22,8 @@ export interface BuildOptions {
   indexLater?: boolean;
   /** Git sources' cache, time limit and runner (the bridge's own; default: node_modules/.cache/bmad-git, 120 s). */
   git?: GitOptions;
+  /** MCP Apps views' HTML by name (scripts/build-views.ts), stored as blobs the manifest names. */
+  views?: Map<string, Uint8Array>;
 }
 
 export interface BuildResult {
@@ -65,7 +67,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     if (Math.floor(fileCount / 500) > Math.floor(before / 500)) log(`... ${fileCount} files read`);
   }
   if (opts.indexLater && opts.outDir) throw new Error("indexLater: a bundle written out needs its search index");
-  const { manifest, blobs, index } = assemble(built, { indexLater: opts.indexLater });
+  const { manifest, blobs, index } = assemble(built, { indexLater: opts.indexLater, views: opts.views });
   const manifestSize = opts.outDir ? writeBundle(opts.outDir, { manifest, blobs }) : undefined;
   return { manifest, blobs, index, manifestSize, warnings, ms: Math.round(performance.now() - started) };
 }

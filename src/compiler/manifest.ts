@@ -40,7 +40,7 @@ const KIND_ORDER = ["agent", "workflow", "task", "knowledge"];
 
 /** `built` must already be in final source order (the index is the record's `source`). `indexLater`: for a bundle
  *  kept in memory (the bridge's local trees), whose search index is made when a search first needs it. */
-export function assemble(built: BuiltSource[], options: { indexLater?: boolean } = {}): BuiltBundle {
+export function assemble(built: BuiltSource[], options: { indexLater?: boolean; views?: Map<string, Uint8Array> } = {}): BuiltBundle {
   const blobs = new Map<string, Uint8Array>();
   const files: BundleFile[] = [];
   const records: CatalogRecord[] = [];
@@ -104,6 +104,14 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean }
     config,
     searchIndex,
   };
+  if (options.views?.size) {
+    body.views = {};
+    for (const [name, html] of [...options.views].sort(([a], [b]) => cmp(a, b))) {
+      const hash = sha256(html);
+      blobs.set(hash, html);
+      body.views[name] = { sha256: hash, size: html.length };
+    }
+  }
   const warnings = built.flatMap((b) => (b.content.warnings ?? []).map((w) => `${b.source.name}: ${w}`));
   if (warnings.length) body.warnings = warnings;
   const id = sha256(canonicalJson(body));

@@ -1,6 +1,6 @@
 // Pure: where each piece of a bundle goes (KV or R2) and in which order. Readers never see half a bundle
 // because the pointer `bundle:current` is written last, after every blob and the manifest.
-import { blobKvKey, blobR2Key, KV_MAX_VALUE, manifestKey, POINTER_KEY, type BundleManifest } from "../core/catalog/bundle";
+import { blobKvKey, blobR2Key, KV_MAX_VALUE, manifestBlobs, manifestKey, POINTER_KEY, type BundleManifest } from "../core/catalog/bundle";
 
 export interface UploadPlan {
   /** Bulk-put batches of KV blob keys (each batch under wrangler's 10,000 keys / 100 MB). */
@@ -16,7 +16,7 @@ export function blobPlacement(size: number): "kv" | "r2" {
 
 /** `sizes`: byte size of every blob to upload, keyed by sha256. */
 export function planUpload(manifest: BundleManifest, sizes: Map<string, number>, batchBytes = 64 * 1024 * 1024, batchKeys = 5000): UploadPlan {
-  const shas = new Set([...manifest.files.map((f) => f.sha256), manifest.searchIndex]);
+  const shas = manifestBlobs(manifest);
   const kvBatches: UploadPlan["kvBatches"] = [];
   const r2: UploadPlan["r2"] = [];
   let batch: Array<{ key: string; sha: string }> = [];

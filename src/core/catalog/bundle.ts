@@ -80,9 +80,16 @@ export interface BundleManifest {
   config: Record<string, Record<string, unknown>>;
   /** sha256 of the search index blob (see SearchIndex). */
   searchIndex: string;
+  /** MCP Apps views (src/views), built at bundle time: name -> its self-contained HTML blob. */
+  views?: Record<string, { sha256: string; size: number }>;
   /** What is wrong with the trees, each line naming its source: a manifest row without its file, a file without a
    *  row, a root that yields nothing. Shown to clients (instructions, the bmad tool). Absent when there is nothing. */
   warnings?: string[];
+}
+
+/** Every blob a manifest names: the files, the search index, the views. */
+export function manifestBlobs(manifest: BundleManifest): Set<string> {
+  return new Set([...manifest.files.map((f) => f.sha256), manifest.searchIndex, ...Object.values(manifest.views ?? {}).map((v) => v.sha256)]);
 }
 
 /** Stored as a blob; `terms[i]` belongs to `records[i]`: lower-cased word -> count in the record's entry file body. */

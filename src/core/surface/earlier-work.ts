@@ -27,6 +27,9 @@ export interface HelpRow {
   precededBy: string[];
   location: string;
   outputs: string;
+  /** display-name and required, where the catalog has them. */
+  title: string;
+  required: boolean;
 }
 
 /** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). */
@@ -36,6 +39,7 @@ export function helpRows(csv: string): HelpRow[] {
   const at = ["module", "skill", "phase", "preceded-by", "output-location", "outputs"].map((name) => names.indexOf(name));
   if (at.some((i) => i < 0)) return [];
   const [module, skill, phase, precededBy, location, outputs] = at as [number, number, number, number, number, number];
+  const [title, required] = [names.indexOf("display-name"), names.indexOf("required")];
   return lines
     .filter((line) => line.trim())
     .map(splitCsvLine)
@@ -46,6 +50,8 @@ export function helpRows(csv: string): HelpRow[] {
       precededBy: (c[precededBy] ?? "").split(/[\s,;|]+/).map((s) => s.replace(/:.*$/, "")).filter(Boolean),
       location: (c[location] ?? "").trim(),
       outputs: (c[outputs] ?? "").trim(),
+      title: (c[title] ?? "").trim(),
+      required: (c[required] ?? "").trim().toLowerCase() === "true",
     }))
     .filter((r) => r.skill && r.skill !== "_meta");
 }
@@ -80,7 +86,7 @@ export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
 
 const byCatalog = new WeakMap<Catalog, Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }>>();
 
-function helpFor(reader: BundleReader): Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }> {
+export function helpFor(reader: BundleReader): Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }> {
   let help = byCatalog.get(reader.catalog);
   if (!help) {
     const file = reader.catalog.file(HELP_CATALOG);
@@ -123,7 +129,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
 const configByCatalog = new WeakMap<Catalog, Promise<Map<string, string>>>();
 
 /** The project's config values; read once per bundle where the bundle is rebuilt when they change (the bridge). */
-function configOf(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {
+export function configOf(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {
   if (!runtime.rendersFollowBundle) return projectConfigValues(reader, runtime);
   let config = configByCatalog.get(reader.catalog);
   if (!config) configByCatalog.set(reader.catalog, (config = projectConfigValues(reader, runtime)));
@@ -141,7 +147,7 @@ export function withEarlierWork(text: string, line: string | undefined): string 
 
 /** A catalog location (`planning_artifacts`, `{output_folder}/brainstorming`) as a folder of the project; not the
  *  project root itself ("repo root"), nothing outside it, nothing left unfilled. */
-function projectFolder(location: string, config: Map<string, string>, root: string): string | undefined {
+export function projectFolder(location: string, config: Map<string, string>, root: string): string | undefined {
   const value = /^[a-z][a-z0-9_]*$/.test(location) ? config.get(location) : location.includes("{") ? fillConfigValues(location, config).split("{project-root}").join(root) : undefined;
   if (!value || value.includes("{") || !value.startsWith(`${root}/`)) return undefined;
   return value.slice(root.length + 1).replace(/\/+$/, "") || undefined;
@@ -173,7 +179,11 @@ async function documents(runtime: ProjectRuntime, roots: string[]): Promise<stri
 /** A document's frontmatter `status` (`final`, `draft`), short and on one line; undefined when it says none. */
 async function status(runtime: ProjectRuntime, path: string): Promise<string | undefined> {
   const data = await runtime.fs.readFile(`${runtime.fsRoot}/${path}`).catch(() => undefined);
-  if (!data) return undefined;
+  return data ? frontmatterStatus(data) : undefined;
+}
+
+/** The `status` of a document's frontmatter, from its bytes. */
+export function frontmatterStatus(data: Uint8Array): string | undefined {
   const head = new TextDecoder().decode(data.subarray(0, 4096));
   if (!head.startsWith("---")) return undefined;
   const end = head.indexOf("\n---", 3);

@@ -23,6 +23,9 @@ export const TOOL = {
   bmadRun: "bmad-run",
   bmadProject: "bmad-project",
   bmadFiles: "bmad-files",
+  bmadMap: "bmad-map",
+  bmadDoc: "bmad-doc",
+  bmadBoard: "bmad-board",
 } as const;
 
 export const RESOURCE = {

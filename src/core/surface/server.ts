@@ -14,6 +14,7 @@ import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
+import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
 import { treeWarnings } from "./tree-warnings.js";
 import type { ToolsetName } from "./toolsets.js";
@@ -77,8 +78,15 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   };
 
   // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
-  const fixedTools = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets).toolsResult;
-  server.setRequestHandler("tools/list", async () => fixedTools ?? (await current()).surface.toolsResult);
+  const fixed = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets);
+  server.setRequestHandler("tools/list", async () => {
+    const surface = fixed ?? (await current()).surface;
+    // MCP Apps negotiation: a client that declared its capabilities without the ui extension gets no views in its
+    // listing; one whose capabilities this request does not know (a stateless 2025-era request) gets them, and a
+    // host that does not render views ignores them. Every view tool answers in text as well.
+    const capabilities = server.getClientCapabilities();
+    return capabilities && !rendersViews(capabilities) ? surface.plainToolsResult : surface.toolsResult;
+  });
 
   // Where a server lives as long as its connection (the bridge's, which hears reloads), its first bmad answer says what
   // is wrong with the trees served; a server per request (the Worker) would say it in every answer: there the
@@ -180,6 +188,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   server.setRequestHandler("resources/read", async (request) => {
     await current();
     const { uri } = request.params;
+    if (uri.startsWith(VIEW_PREFIX)) {
+      const view = await readView(deps.reader, uri);
+      if (!view.ok) throw invalid(view.error, { uri: uri.slice(0, 1100) });
+      return { contents: view.contents };
+    }
     const out = await readBmadUri(deps, uri);
     if (!out.ok) throw invalid(out.error, { uri: uri.slice(0, 1100), ...(out.suggestions ? { suggestions: out.suggestions } : {}) });
     return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }] };

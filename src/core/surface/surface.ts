@@ -16,17 +16,20 @@ import { bmadTool } from "./tools/manifest.tools.js";
 import { proxyTools } from "./tools/proxy.tools.js";
 import { runTools } from "./tools/run.tools.js";
 import { workspaceTools } from "./tools/workspace.tools.js";
+import { viewTools } from "./tools/views.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
 import { treeWarnings } from "./tree-warnings.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
 
 /** Every static tool, in tools/list order. */
-export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools, ...memoryTools, delegateToAgent];
+export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools, ...memoryTools, delegateToAgent, ...viewTools];
 
 export interface Surface {
   tools: Map<string, ToolDef>;
   /** tools/list's result, frozen: the same object on every call (the stdio bridge encodes it once). */
   toolsResult: ListToolsResult;
+  /** The same without views' `_meta.ui`, for a client that says it renders none (the same object where no tool has a view). */
+  plainToolsResult: ListToolsResult;
   prompts: Map<string, PromptEntry>;
   promptList: Array<PromptEntry["listing"]>;
   /** prompts/get results without a message, frozen: the bundle is immutable, so each renders once. */
@@ -60,15 +63,22 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
   const dynamic = chosen.has("agents") ? agentTools(catalog) : [];
   const defs = [...STATIC_TOOLS.filter((t) => chosen.has(t.toolset)), ...dynamic];
   const prompts = promptEntries(catalog);
+  const toolsResult = deepFreeze({ tools: defs.map(listingOf) });
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
-    toolsResult: deepFreeze({ tools: defs.map(listingOf) }),
+    toolsResult,
+    plainToolsResult: defs.some((d) => d.view) ? deepFreeze({ tools: defs.map((d) => withoutView(listingOf(d))) }) : toolsResult,
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),
     toolResults: new Map(),
     instructions: instructions(catalog, toolsets),
   };
+}
+
+function withoutView(listing: ReturnType<typeof toolListing>): ReturnType<typeof toolListing> {
+  const { _meta: _drop, ...rest } = listing;
+  return rest;
 }
 
 function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {

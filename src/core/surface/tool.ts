@@ -19,6 +19,8 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   description: string;
   input: S;
   annotations: ToolAnnotations;
+  /** The MCP Apps view a host that renders them shows for this tool's results (`_meta.ui.resourceUri`). */
+  view?: string;
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
   /** For a tool that reads or writes by action: whether a call with these raw, unvalidated arguments changes
@@ -50,6 +52,7 @@ export function toolListing(def: ToolDef): Tool {
     // more than it gives; structured results still carry structuredContent beside their text.
     inputSchema: jsonSchema(def.input),
     annotations: def.annotations,
+    ...(def.view ? { _meta: { ui: { resourceUri: def.view } } } : {}),
   };
   // The SDK's own check, once per tool: a listing it would refuse fails at startup, naming the tool.
   if (!isSpecType.Tool(listing)) throw new Error(`Tool ${def.name}: its listing is not a valid MCP tool.`);

@@ -1,0 +1,110 @@
+// The project map view's data: BMAD's phases as the bundle's bmad-help.csv has them (never a list here), each
+// phase's workflows and the project's documents in their output folders (frontmatter status, last change, author),
+// the latest memlog entries, and the next required workflow with nothing written yet. Read through the caller's own
+// store, so it shows only what they may read.
+import type { ListedFile, WorkspaceFiles } from "../workspace/store.js";
+import type { ProjectRuntime } from "../runtime/project.js";
+import type { BundleReader } from "./reader.js";
+import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
+
+/** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
+const MAX_DOCS = 40;
+const MAX_MEMLOGS = 6;
+const MEMLOG_ENTRIES = 5;
+const ANYTIME = "anytime";
+
+export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author: string }
+export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
+export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
+export interface ProjectMap {
+  project: string;
+  phases: MapPhase[];
+  /** Documents in those folders that no workflow's outputs name. */
+  other: MapArtifact[];
+  memlogs: Array<{ path: string; updated_at: string; entries: string[] }>;
+  next?: { skill: string; title: string; phase: string };
+  /** Documents beyond MAX_DOCS, not shown. */
+  more: number;
+}
+
+export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<ProjectMap> {
+  const rows = (await helpFor(reader)).rows;
+  const config = await configOf(reader, runtime);
+  const folderOf = new Map<HelpRow, string>();
+  for (const row of rows) {
+    const folder = projectFolder(row.location, config, runtime.root);
+    if (folder) folderOf.set(row, folder);
+  }
+  const folders = [...new Set(folderOf.values())];
+  const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`))).sort();
+  const listed = (await Promise.all(roots.map((r) => files.list(`${r}/**`)))).flatMap((l) => (l.ok ? l.value : []));
+  const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
+  const memlogPaths = listed.filter((f) => f.path.endsWith("/.memlog.md") || f.path === ".memlog.md");
+  const [artifacts, memlogs] = await Promise.all([described(files, docs.slice(0, MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+
+  const ordered = [...new Set(rows.map((r) => r.phase).filter((p) => p && p !== ANYTIME))].sort((a, b) => a.localeCompare(b));
+  if (rows.some((r) => r.phase === ANYTIME)) ordered.push(ANYTIME);
+  const byRow = new Map<HelpRow, MapArtifact[]>();
+  const other: MapArtifact[] = [];
+  for (const artifact of artifacts) {
+    const row = ownerRow(artifact.path, rows, folderOf);
+    if (row) byRow.set(row, [...(byRow.get(row) ?? []), artifact]);
+    else other.push(artifact);
+  }
+  const phases = ordered.map((phase) => {
+    const own = rows.filter((r) => r.phase === phase);
+    const seen = new Set<string>();
+    const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && byRow.has(o)) }));
+    return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
+  });
+  const next = phases.filter((p) => p.phase !== ANYTIME).flatMap((p) => p.workflows.filter((w) => w.required && !w.done).map((w) => ({ skill: w.skill, title: w.title, phase: p.phase })))[0];
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS) };
+}
+
+/** The row a document belongs to: of those whose folder holds it, the one whose outputs' words its name shares most. */
+function ownerRow(path: string, rows: HelpRow[], folderOf: Map<HelpRow, string>): HelpRow | undefined {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  let best: HelpRow | undefined;
+  let bestScore = 0;
+  for (const row of rows) {
+    const folder = folderOf.get(row);
+    if (!folder || !path.startsWith(`${folder}/`)) continue;
+    const words = row.outputs.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length >= 3 && w !== "and");
+    const score = words.filter((w) => name.includes(w)).length;
+    if (score > bestScore) (best = row), (bestScore = score);
+  }
+  return best;
+}
+
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {
+  const read = await Promise.all(docs.map((d) => files.read(d.path)));
+  return read.flatMap((r) => {
+    if (!r.ok) return [];
+    const status = frontmatterStatus(r.value.data);
+    return [{ path: r.value.path, ...(status ? { status } : {}), version: r.value.version, updated_at: r.value.updated_at, author: r.value.author }];
+  });
+}
+
+/** Each memlog's last entries (its `- ` lines), newest memlog first. */
+async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise<ProjectMap["memlogs"]> {
+  const read = await Promise.all(logs.map((l) => files.read(l.path)));
+  return read
+    .flatMap((r) => (r.ok ? [r.value] : []))
+    .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
+    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)) }));
+}
+
+/** The map as text, for hosts that show no views. */
+export function mapText(map: ProjectMap): string {
+  const lines = [`Project "${map.project}" by BMAD phase (from bmad-help.csv):`];
+  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}`;
+  for (const p of map.phases) {
+    lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
+    for (const a of p.artifacts) lines.push(`  ${art(a)}`);
+  }
+  if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
+  if (map.more) lines.push(`(${map.more} more documents not shown)`);
+  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}):`, ...m.entries.map((e) => `  - ${e}`));
+  lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : "Every required workflow has written something. * required.");
+  return lines.join("\n");
+}

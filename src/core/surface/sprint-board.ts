@@ -1,0 +1,75 @@
+// The sprint board view's data: sprint-status.yaml (in the project's implementation_artifacts, as BMAD's sprint
+// planning writes it) as stories by epic and status; a move rewrites the file through the port's YAML round trip
+// (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
+import { parse } from "yaml";
+import type { WorkspaceFiles } from "../workspace/store.js";
+import type { ProjectRuntime } from "../runtime/project.js";
+import { moveStoryText } from "../runtime/sprint-move.js";
+import type { Result } from "../result.js";
+import type { BundleReader } from "./reader.js";
+import { configOf, projectFolder } from "./earlier-work.js";
+
+/** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
+export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
+const STORY = /^(\d+)-\d+[a-z]?-/;
+const FILE = "sprint-status.yaml";
+
+export interface Board {
+  path: string;
+  version: number;
+  columns: readonly string[];
+  epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>;
+}
+
+async function boardPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
+  const folder = projectFolder("implementation_artifacts", await configOf(reader, runtime), runtime.root);
+  return folder === undefined ? undefined : `${folder}/${FILE}`;
+}
+
+export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<Result<{ value: Board }>> {
+  const path = await boardPath(reader, runtime);
+  if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives." };
+  const read = await files.read(path);
+  if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
+  let data: unknown;
+  try {
+    data = parse(new TextDecoder().decode(read.value.data));
+  } catch (error) {
+    return { ok: false, error: `${path} does not parse: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
+  }
+  const dev = (data as { development_status?: unknown } | null)?.development_status;
+  if (!dev || typeof dev !== "object" || Array.isArray(dev)) return { ok: false, error: `${path} has no development_status mapping.` };
+  const epics = new Map<string, Board["epics"][number]>();
+  const epicOf = (n: string) => {
+    let e = epics.get(n);
+    if (!e) epics.set(n, (e = { epic: `epic-${n}`, status: "", stories: [] }));
+    return e;
+  };
+  for (const [key, value] of Object.entries(dev as Record<string, unknown>)) {
+    const status = typeof value === "string" ? value : String(value ?? "");
+    const epic = /^epic-(\d+)$/.exec(key);
+    if (epic) epicOf(epic[1]!).status = status;
+    const story = STORY.exec(key);
+    if (story) epicOf(story[1]!).stories.push({ key, status });
+  }
+  return { ok: true, value: { path, version: read.value.version, columns: STORY_STATUSES, epics: [...epics.values()] } };
+}
+
+export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ version: number }>> {
+  const path = await boardPath(reader, runtime);
+  if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder." };
+  if (!STORY.test(story)) return { ok: false, error: `"${story.slice(0, 100)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
+  const read = await files.read(path);
+  if (!read.ok) return { ok: false, error: read.error };
+  if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
+  const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status);
+  if (!moved.ok) return moved;
+  const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
+  return written.ok ? { ok: true, version: written.value.version } : { ok: false, error: written.error };
+}
+
+export function boardText(board: Board): string {
+  const lines = [`${board.path} (version ${board.version}), columns ${board.columns.join(" | ")}:`];
+  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}`).join(", ") || "no stories"}`);
+  return lines.join("\n");
+}

@@ -1,0 +1,103 @@
+// Toolset `views` (opt-in): tools whose answers a host that renders MCP Apps shows as pages (views.ts), and others
+// read as text. They read through the caller's own store and runtime, as bmad-files does: a view shows what the
+// caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
+import * as z from "zod";
+import type { Result } from "../../result.js";
+import type { WorkspaceFiles, WorkspaceStore } from "../../workspace/store.js";
+import type { SurfaceDeps } from "../deps.js";
+import { TOOL } from "../names.js";
+import { done, fail, type ToolOutcome } from "../outcome.js";
+import { mapText, projectMap } from "../project-map.js";
+import { defineTool, READ_ONLY } from "../tool.js";
+import { viewUri } from "../views.js";
+import { boardText, moveStory, readBoard, STORY_STATUSES } from "../sprint-board.js";
+
+const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
+const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
+
+/** The caller's files of `project` (on the bridge its one folder), or what to pass instead. */
+async function projectFiles(deps: SurfaceDeps, project: string | undefined): Promise<Result<{ store: WorkspaceStore; files: WorkspaceFiles; name: string }>> {
+  const store = deps.workspaces;
+  if (!store) return { ok: false, error: NO_PROJECTS };
+  const name = project ?? store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+  if (name === undefined) {
+    const yours = (await store.projects()).map((p) => p.project);
+    return { ok: false, error: `Name "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.` };
+  }
+  const files = store.files(name);
+  // The access check: a project the caller cannot see answers as one that does not exist.
+  const seen = await files.stat("");
+  return seen.ok ? { ok: true, store, files, name } : { ok: false, error: seen.error };
+}
+
+export const bmadMapTool = defineTool({
+  name: TOOL.bmadMap,
+  toolset: "views",
+  description: "Project map: BMAD's phases with the project's documents (status, last change, author), latest memlog entries and the next workflow. A view where the host shows them.",
+  input: z.object({ project: projectField }),
+  annotations: READ_ONLY,
+  view: viewUri("map"),
+  async run({ project }, deps) {
+    const found = await projectFiles(deps, project);
+    if (!found.ok) return fail(found.error);
+    const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
+    if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
+    const map = await projectMap(deps.reader, runtime.runtime, found.files);
+    return done(mapText(map), { ...map });
+  },
+});
+
+export const bmadDocTool = defineTool({
+  name: TOOL.bmadDoc,
+  toolset: "views",
+  description: "A project document with its versions (remote: each change; bridge: the current one). A view renders it, diffs two versions and restores one through bmad-files.",
+  input: z.object({
+    project: projectField,
+    path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
+  }),
+  annotations: READ_ONLY,
+  view: viewUri("document"),
+  async run({ project, path, version }, deps) {
+    const found = await projectFiles(deps, project);
+    if (!found.ok) return fail(found.error);
+    const [read, history] = await Promise.all([found.files.read(path, version), found.files.history(path)]);
+    if (!read.ok) return fail(read.error);
+    const { data, ...meta } = read.value;
+    // The bridge keeps no versions: the project folder's history is the user's git.
+    const versions = history.ok ? history.value.slice(0, 200) : [];
+    const structured = { ...meta, project: found.name, history: history.ok ? "versions" : "current only", versions, ...(history.ok ? {} : { history_note: history.error }) };
+    return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: new TextDecoder().decode(data), structured };
+  },
+});
+
+export const bmadBoardTool = defineTool({
+  name: TOOL.bmadBoard,
+  toolset: "views",
+  description: "Sprint board from sprint-status.yaml: stories by epic and status. move (story, status) writes the file as BMAD's sprint_status.py does.",
+  input: z.object({
+    project: projectField,
+    story: z.string().max(200).optional().describe("move: the story key, e.g. 1-2-login"),
+    status: z.enum(STORY_STATUSES).optional().describe("move: its new status"),
+    if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("move: only if the file is at this version"),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  writes: (args) => Boolean(args && typeof args === "object" && ((args as { story?: unknown }).story !== undefined || (args as { status?: unknown }).status !== undefined)),
+  view: viewUri("board"),
+  async run({ project, story, status, if_version }, deps) {
+    const found = await projectFiles(deps, project);
+    if (!found.ok) return fail(found.error);
+    const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
+    if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
+    if ((story === undefined) !== (status === undefined)) return fail('A move needs both "story" (its key) and "status".');
+    if (story !== undefined && status !== undefined) {
+      const moved = await moveStory(deps.reader, runtime.runtime, found.files, story, status, if_version);
+      if (!moved.ok) return fail(moved.error);
+    }
+    const board = await readBoard(deps.reader, runtime.runtime, found.files);
+    if (!board.ok) return fail(board.error);
+    return done(boardText(board.value), { project: found.name, ...board.value });
+  },
+});
+
+export const viewTools = [bmadMapTool, bmadDocTool, bmadBoardTool];

@@ -1,0 +1,34 @@
+// Entry of ui://bmad/board.html (bmad-board): sprint-status.yaml as columns per epic; moving a card is bmad-board's
+// move, made by the host, with the version the board was read at.
+import { resultText, ViewApp, type ToolResult } from "./app.js";
+import { errorBox, h, show } from "./dom.js";
+
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }> }
+
+const app = new ViewApp("bmad-board");
+const root = document.getElementById("app")!;
+
+function showBoard(result: ToolResult): void {
+  if (result.isError) return show(root, errorBox(resultText(result)));
+  const board = result.structuredContent as unknown as Board;
+  const move = async (story: string, status: string) => {
+    const out = await app.callTool("bmad-board", { project: board.project, story, status, if_version: board.version });
+    if (out.isError) root.prepend(errorBox(resultText(out)));
+    else showBoard(out);
+  };
+  const card = (s: { key: string; status: string }) => {
+    const select = h("select", { "aria-label": `Move ${s.key}`, change: (e) => void move(s.key, (e.target as HTMLSelectElement).value) }, ...board.columns.map((c) => h("option", { value: c }, c)));
+    select.value = s.status;
+    return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), select);
+  };
+  show(
+    root,
+    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}`)),
+    ...board.epics.map((e) =>
+      h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
+        h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),
+  );
+}
+
+app.onResult = showBoard;
+void app.connect();

@@ -1,0 +1,23 @@
+// Building the page: every string goes in as text (textContent), never as HTML. Markdown is the one exception,
+// and it goes through DOMPurify (markdown.ts).
+type Child = Node | string | null | undefined | false;
+
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | ((e: Event) => void)> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === "function") el.addEventListener(name, value);
+    else el.setAttribute(name, value);
+  }
+  for (const child of children) if (child !== null && child !== undefined && child !== false) el.append(typeof child === "string" ? document.createTextNode(child) : child);
+  return el;
+}
+
+/** Replaces what `root` shows. */
+export function show(root: HTMLElement, ...children: Child[]): void {
+  root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
+}
+
+export const errorBox = (text: string) => h("p", { class: "error", role: "alert" }, text);
+
+/** "2026-11-28T01:02:03.000Z" -> "2026-11-28 01:02". */
+export const when = (iso: string) => iso.replace("T", " ").slice(0, 16);

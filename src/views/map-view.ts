@@ -1,0 +1,46 @@
+// Entry of ui://bmad/map.html (bmad-map): the project's phases, as the bundle's bmad-help.csv has them, with their
+// documents; a workflow starts through a message to the host, a document opens here as the document view.
+import { resultText, ViewApp, type ToolResult } from "./app.js";
+import { showDocument } from "./document.js";
+import { errorBox, h, show, when } from "./dom.js";
+
+interface Artifact { path: string; status?: string; version: number; updated_at: string; author: string }
+interface ProjectMap {
+  project: string;
+  phases: Array<{ phase: string; workflows: Array<{ skill: string; title: string; required: boolean; done: boolean }>; artifacts: Artifact[] }>;
+  other: Artifact[];
+  memlogs: Array<{ path: string; updated_at: string; entries: string[] }>;
+  next?: { skill: string; title: string; phase: string };
+  more: number;
+}
+
+const app = new ViewApp("bmad-map");
+const root = document.getElementById("app")!;
+
+function showMap(result: ToolResult): void {
+  if (result.isError) return show(root, errorBox(resultText(result)));
+  const map = result.structuredContent as unknown as ProjectMap;
+  const start = (skill: string, title: string) => h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`Start BMAD's ${title} workflow (${skill}) on project "${map.project}".`) }, `Start ${title}`);
+  const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
+  const artifact = (a: Artifact) =>
+    h("li", { class: "artifact", "data-path": a.path },
+      h("button", { class: "open", click: () => void open(a.path) }, a.path),
+      a.status ? h("span", { class: `status status-${a.status.replace(/[^a-z-]/gi, "")}` }, a.status) : null,
+      h("span", { class: "meta" }, ` v${a.version} · ${a.author} · ${when(a.updated_at)}`));
+  show(
+    root,
+    h("header", {}, h("h1", {}, `Project ${map.project}`),
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.title} (${map.next.phase}) `, start(map.next.skill, map.next.title)) : h("p", { class: "next" }, "Every required workflow has written something.")),
+    h("div", { class: "phases" }, ...map.phases.map((p) =>
+      h("section", { class: "phase", "data-phase": p.phase },
+        h("h2", {}, p.phase),
+        h("ul", { class: "workflows" }, ...p.workflows.map((w) => h("li", { class: w.done ? "done" : "" }, `${w.done ? "✓ " : ""}${w.title}${w.required ? " *" : ""}`))),
+        p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
+    map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
+    map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
+    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at)}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
+  );
+}
+
+app.onResult = showMap;
+void app.connect();

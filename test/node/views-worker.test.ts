@@ -1,0 +1,183 @@
+// The MCP Apps views on the remote, in a real browser: the real Worker (workerd), a user signed in through OAuth whose
+// project went through the planning lifecycle (scripts/lifecycle.ts: brief to first story, MCP calls only), and a test
+// host (ext-apps AppBridge) in headless Chromium that loads each view in a sandboxed iframe and routes its tool calls
+// to a real MCP client with that user's token. Screenshots go to test-results/views/.
+import { execFile } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Browser } from "playwright-core";
+import { parse as parseYaml } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { McpDoor } from "../../scripts/lifecycle-doors.js";
+import { IMPL, PLAN, walk } from "../../scripts/lifecycle.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { signIn, type FetchLike } from "../../scripts/oauth-client.js";
+import { helpRows } from "../../src/core/surface/earlier-work.js";
+import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
+import { localWorker, PKG, ROOT, tempDir, toolText } from "./helpers.js";
+import { hostState, launch, shot, showView, viewOf } from "./views-helpers.js";
+
+const PROJECT = "todo";
+const tmp = tempDir("views-worker");
+let worker: LocalWorker;
+let ada: Client;
+let eve: Client;
+let browser: Browser;
+let hostHtml: string;
+let prdPath: string;
+
+/** A signed-in user's MCP client with the views toolset; `user` picks another local user (the consent page's field). */
+async function connect(user?: string): Promise<Client> {
+  const asUser: FetchLike = user
+    ? (input, init) => {
+        const body = init?.body;
+        const posting = init?.method === "POST" && typeof body === "string" && String(input).endsWith("/authorize");
+        return fetch(input, posting ? { ...init, body: `${body}&user=${encodeURIComponent(user)}` } : init);
+      }
+    : fetch;
+  const { access_token } = await signIn(asUser, worker.url.origin, { scope: "bmad:read bmad:write" });
+  const client = new Client({ name: "views-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp?toolsets=default,views", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+  return client;
+}
+
+const call = (client: Client) => (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+beforeAll(async () => {
+  worker = await localWorker();
+  [ada, eve, { browser, hostHtml }] = await Promise.all([connect(), connect("eve@example.com"), launch()]);
+  const door = new McpDoor((name, args) => ada.callTool({ name, arguments: args }) as never, PROJECT);
+  const created = await door.call("create", "bmad-project", { action: "create", name: PROJECT, answers: { core: { user_name: "Ada" } } });
+  expect(created.isError, created.text).toBeFalsy();
+  const lifecycle = await walk(door);
+  prdPath = lifecycle.outputs.prd.find((p) => p.endsWith(".md"))!;
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all([ada?.close(), eve?.close()]);
+  await worker?.dispose();
+  tmp.cleanup();
+});
+
+describe("the views on the Worker", () => {
+  it("serves each view as self-contained HTML with no outside connection", async () => {
+    for (const tool of ["bmad-map", "bmad-doc", "bmad-board"]) {
+      const view = await viewOf(ada, tool);
+      expect(view.mimeType).toBe("text/html;profile=mcp-app");
+      expect(view.meta).toMatchObject({ ui: { csp: { connectDomains: [], resourceDomains: [] } } });
+      expect(view.html).toContain("connect-src 'none'");
+      // Markup outside the one inline script and style: nothing loaded from anywhere.
+      const markup = view.html.replace(/<script>[\s\S]*?<\/script>/g, "<script></script>").replace(/<style>[\s\S]*?<\/style>/g, "");
+      expect(markup.match(/<script/g)).toHaveLength(1);
+      expect(markup).not.toMatch(/\b(src|href)=/i);
+    }
+  });
+
+  it("maps the project by the bundle's phases, with the PRD final, and a button asks the host to start the next workflow", async () => {
+    const result = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
+    expect(result.isError, toolText(result)).toBeFalsy();
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, result, call(ada));
+    const csv = await ada.readResource({ uri: "bmad://_config/bmad-help.csv" });
+    const phases = [...new Set(helpRows((csv.contents[0] as { text: string }).text).map((r) => r.phase).filter(Boolean))];
+    await expect.poll(() => frame.locator(".phase").count()).toBe(phases.length);
+    expect((await frame.locator(".phase h2").allTextContents()).sort()).toEqual(phases.sort());
+    const prd = frame.locator(`.artifact[data-path="${prdPath}"]`);
+    expect(await prd.locator(".status").textContent()).toBe("final");
+    expect(await prd.locator(".meta").textContent()).toMatch(/ v\d+ · \S+ · \d{4}-\d\d-\d\d \d\d:\d\d/);
+    await shot(page, "map-worker");
+    const next = (result.structuredContent as { next?: { skill: string } }).next;
+    if (next) {
+      await frame.locator(".next .start").click();
+      await expect.poll(async () => (await hostState(page)).messages.length).toBe(1);
+      expect((await hostState(page)).messages[0]!.content[0]!.text).toContain(next.skill);
+    } else {
+      expect(await frame.locator(".next").textContent()).toContain("Every required workflow");
+    }
+    await page.close();
+  });
+
+  it("opens the PRD from the map as a document, diffs two versions and restores one as a new version", async () => {
+    const current = await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: prdPath } });
+    const text = toolText({ content: (current.content as Array<{ text: string }>).slice(1) });
+    const changed = await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: prdPath, content: `${text}\nA line the diff must show.\n` } });
+    expect(changed.isError, toolText(changed)).toBeFalsy();
+    const newest = (changed.structuredContent as { version: number }).version;
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } }), call(ada));
+    await frame.locator(`.artifact[data-path="${prdPath}"] .open`).click();
+    await expect.poll(() => frame.locator("header h1").textContent()).toBe(prdPath);
+    expect(await frame.locator(".markdown h1, .markdown h2").count()).toBeGreaterThan(0);
+    await frame.locator(`.versions li[data-version="${newest}"] input[name="b"]`).check();
+    await frame.locator(`.versions li[data-version="${newest - 1}"] input[name="a"]`).check();
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".diff ins").allTextContents()).toContain("+ A line the diff must show.");
+    await shot(page, "document-diff-worker");
+
+    await frame.locator(`.versions li[data-version="${newest - 1}"] button.restore`).click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => frame.locator(".meta").first().textContent()).toContain(`version ${newest + 1}`);
+    const history = await ada.callTool({ name: "bmad-files", arguments: { action: "history", project: PROJECT, path: prdPath } });
+    expect((history.structuredContent as { versions: Array<{ version: number; op: string; restored_from?: number }> }).versions[0]).toMatchObject({ version: newest + 1, op: "restore", restored_from: newest - 1 });
+    await shot(page, "document-restored-worker");
+    await page.close();
+  });
+
+  it("renders a hostile document inert: no script, no handler, no javascript: link", async () => {
+    const hostile = [
+      "# Hostile PRD",
+      `<img src=x onerror="parent.postMessage('pwned-img','*')">`,
+      `<script>parent.postMessage('pwned-script','*')</script>`,
+      "[click me](javascript:parent.postMessage('pwned-link','*'))",
+      `<a href="javascript:parent.postMessage('pwned-a','*')">raw link</a>`,
+      `<svg onload="parent.postMessage('pwned-svg','*')"></svg>`,
+    ].join("\n\n");
+    const path = `${PLAN}/hostile-prd.md`;
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: hostile } });
+    const result = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, result, call(ada));
+    await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Hostile PRD");
+    for (const link of await frame.locator(".markdown a").all()) await link.click();
+    await page.waitForTimeout(300);
+    expect(await frame.locator(".markdown script, .markdown [onerror], .markdown [onload], .markdown a[href^='javascript']").count()).toBe(0);
+    expect((await hostState(page)).stray).toEqual([]);
+    await shot(page, "document-hostile-worker");
+    await page.close();
+  });
+
+  it("moves a card on the sprint board, and BMAD's sprint_status.py reads the file back", async () => {
+    const result = await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } });
+    expect(result.isError, toolText(result)).toBeFalsy();
+    const board = result.structuredContent as { path: string; epics: Array<{ stories: Array<{ key: string; status: string }> }> };
+    const story = board.epics[0]!.stories.find((s) => s.status !== "review")!;
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-board")).html, result, call(ada));
+    await frame.locator(`.card[data-story="${story.key}"] select`).selectOption("review");
+    await expect.poll(() => frame.locator(`.column[data-status="review"] .card[data-story="${story.key}"]`).count()).toBe(1);
+    await shot(page, "board-worker");
+    await page.close();
+
+    const read = await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: `${IMPL}/sprint-status.yaml` } });
+    const yaml = toolText({ content: (read.content as Array<{ text: string }>).slice(1) });
+    expect((parseYaml(yaml) as { development_status: Record<string, string> }).development_status[story.key]).toBe("review");
+    const file = join(tmp.dir, "sprint-status.yaml");
+    writeFileSync(file, yaml);
+    const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
+    const epic = /^(\d+)-/.exec(story.key)![1]!;
+    const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", file, "--epic", epic], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+    expect(JSON.parse(out.stdout)).toMatchObject({ epic: Number(epic), pending_stories: expect.arrayContaining([story.key]) });
+  });
+
+  it("shows a user without access nothing of the project", async () => {
+    const result = await eve.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
+    expect(result.isError).toBe(true);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(eve, "bmad-map")).html, result, call(eve));
+    await expect.poll(() => frame.locator(".error").count()).toBe(1);
+    expect(await frame.locator(".phase, .artifact").count()).toBe(0);
+    expect(await frame.locator("body").textContent()).not.toContain(prdPath);
+    const doc = await eve.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: prdPath } });
+    expect(doc.isError).toBe(true);
+    expect(toolText(doc)).not.toContain("final");
+    await page.close();
+  });
+});
