@@ -227,3 +227,20 @@ describe("workflow metadata (seed 002: name, description, author, module, path)"
     await described(proxied);
   });
 });
+
+describe("the workflow engine (core/tasks/workflow.xml)", () => {
+  const inlined = /## core\/tasks\/workflow\.xml\nThe workflow engine these files name as \{project-root\}\/bmad\/core\/tasks\/workflow\.xml, which this project does not hold: bmad:\/\/core\/tasks\/workflow\.xml\.\n`+xml\n<task [^]*ENGINE-MARKER/;
+
+  it("comes with a v6-alpha workflow rendered for a workspace, and on the bridge where the project lacks it", async () => {
+    expect(await bmad(remote!, "*mapquest", "trails")).toMatch(inlined);
+    const { client } = await bridgeWith({ home: userHome }); // the workflow is the user's; the project has no BMAD tree
+    expect(await bmad(client, "*mapquest")).toMatch(inlined);
+  });
+
+  it("is left to the project on the bridge when the project holds it", async () => {
+    const { client } = await bridgeWith({ home: userHome, cwd: project });
+    const out = await bmad(client, "*mapquest");
+    expect(out).toContain(`${project}/bmad/core/tasks/workflow.xml`);
+    expect(out).not.toContain("ENGINE-MARKER");
+  });
+});

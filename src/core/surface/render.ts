@@ -135,6 +135,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
       if (path === record.entry) (entryText = text), (afterEntry = body.length);
     } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
   }
+  const engine = await engineSection(reader, record, body.join("\n"), runtime);
+  if (engine) body.push("", engine);
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
   if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered));
@@ -143,6 +145,20 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (later.length) lines.push("", "## More files (load on demand)", ...later);
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);
+}
+
+const ENGINE = "core/tasks/workflow.xml";
+
+/** A classic or v6-alpha workflow runs through BMAD's engine, `{project-root}/_bmad/core/tasks/workflow.xml`: where the
+ *  project does not hold it (a workspace, a project without an installed tree) the bundle's is inlined. */
+async function engineSection(reader: BundleReader, record: CatalogRecord, text: string, runtime?: ProjectRuntime): Promise<string> {
+  if (record.kind !== "workflow" || record.skill || record.files.includes(ENGINE)) return "";
+  const named = /(_?bmad)\/core\/tasks\/workflow\.xml/.exec(text);
+  const file = named && reader.catalog.file(ENGINE);
+  if (!file) return "";
+  const inProject = runtime ? await runtime.fs.stat(`${runtime.fsRoot}/${named[0]}`).catch(() => "missing") : "missing";
+  if (inProject === "file") return "";
+  return `## ${ENGINE}\nThe workflow engine these files name as {project-root}/${named[0]}, which this project does not hold: ${bmadUri(ENGINE)}.\n${fence(await servedText(reader, file), ENGINE)}`;
 }
 
 /** For a render kept per bundle (the bridge): the project's files from earlier phases, which follow the project and
