@@ -5,6 +5,8 @@ import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
 import { renderMarkdown, splitFrontmatter } from "./markdown.js";
 
+const CONTEXT = 3;
+
 interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
 interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions: Version[]; history_note?: string }
 
@@ -26,7 +28,8 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
       h("h1", {}, doc.path),
       h("p", { class: "meta" }, `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
     ),
-    h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, "Versions"), versions, panel)),
+    h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, "Versions"), versions)),
+    panel,
   );
 }
 
@@ -52,9 +55,13 @@ async function showDiff(app: ViewApp, doc: DocData, a: number, b: number, panel:
   const read = (version: number) => app.callTool("bmad-doc", { project: doc.project, path: doc.path, version });
   const [from, to] = await Promise.all([read(a), read(b)]);
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
-  const lines = diffLines(lastText(from), lastText(to)).flatMap((part) =>
-    part.value.replace(/\n$/, "").split("\n").map((line) => h(part.added ? "ins" : part.removed ? "del" : "span", {}, `${part.added ? "+" : part.removed ? "-" : " "} ${line}`)),
-  );
+  const lines = diffLines(lastText(from), lastText(to)).flatMap((part) => {
+    const text = part.value.replace(/\n$/, "").split("\n");
+    if (part.added || part.removed) return text.map((line) => h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${line}`));
+    // Unchanged runs keep CONTEXT lines on each side of a change.
+    const kept = text.length > 2 * CONTEXT + 1 ? [...text.slice(0, CONTEXT), `… ${text.length - 2 * CONTEXT} unchanged lines`, ...text.slice(-CONTEXT)] : text;
+    return kept.map((line) => h("span", {}, `  ${line}`));
+  });
   show(panel, h("h2", {}, `v${a} → v${b}`), h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
 }
 

@@ -1,0 +1,90 @@
+// The MCP Apps views on the bridge, in a real browser: the built bmad-mcp over stdio in a folder BMAD 6.12's installer
+// made, a test host (ext-apps AppBridge) in headless Chromium, the view's tool calls made by the host through the same
+// stdio client. The bridge keeps no versions (the folder's history is the user's git): the document view says so.
+// Also: the views' tools name their page only for clients that render views, when the client says what it renders.
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
+import { install, PKG, ROOT, tempDir, toolText } from "./helpers.js";
+import { hostState, launch, shot, showView, viewOf } from "./views-helpers.js";
+
+const tmp = tempDir("views-bridge");
+const PLAN = "_bmad-output/planning-artifacts";
+const SPRINT = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+const UI = { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } };
+let browser: Browser;
+let hostHtml: string;
+let client: Client;
+const clients: Client[] = [];
+
+/** The bridge over stdio with the views toolset, as a client declaring `capabilities`. */
+async function bridge(capabilities: Record<string, unknown>): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [inject("bridge"), "--toolsets", "default,views"], cwd: tmp.dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, ".no-home") }, stderr: "pipe" });
+  const c = new Client({ name: "views-bridge-test", version: "1.0.0" }, { capabilities });
+  await c.connect(transport);
+  clients.push(c);
+  return c;
+}
+
+const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+
+beforeAll(async () => {
+  await install("v6.12", tmp.dir);
+  [client, { browser, hostHtml }] = await Promise.all([bridge({ extensions: UI }), launch()]);
+  const write = (path: string, content: string) => call("bmad-files", { action: "write", path, content });
+  await write(`${PLAN}/prd.md`, "---\nstatus: final\n---\n# PRD\n\nA todo list for one person.\n");
+  await write(SPRINT, "# sprint status\nproject: todo\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  1-2-clear-todos: backlog\n  epic-1-retrospective: optional\n");
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(clients.map((c) => c.close()));
+  tmp.cleanup();
+});
+
+describe("the views on the bridge", () => {
+  it("lists a view only for a client that says it renders them", async () => {
+    const meta = async (c: Client) => (await c.listTools()).tools.find((t) => t.name === "bmad-map")?._meta;
+    expect(await meta(client)).toEqual({ ui: { resourceUri: "ui://bmad/map.html" } });
+    expect(await meta(await bridge({}))).toBeUndefined();
+    // The text answer is the same for both.
+    expect(toolText(await clients[1]!.callTool({ name: "bmad-map", arguments: {} }))).toBe(toolText(await call("bmad-map", {})));
+  });
+
+  it("maps the project folder with the PRD final, and opens it as the current version only", async () => {
+    const result = await call("bmad-map", {});
+    expect(result.isError, toolText(result)).toBeFalsy();
+    expect(toolText(result)).toContain(`${PLAN}/prd.md [final]`);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-map")).html, result, call);
+    const prd = frame.locator(`.artifact[data-path="${PLAN}/prd.md"]`);
+    await expect.poll(() => prd.locator(".status").textContent()).toBe("final");
+    await shot(page, "map-bridge");
+    await prd.locator(".open").click();
+    await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("PRD");
+    expect(await frame.locator("aside .note").textContent()).toContain("Current version only");
+    expect(await frame.locator("button.restore").count()).toBe(0);
+    await shot(page, "document-bridge");
+    expect((await hostState(page)).stray).toEqual([]);
+    await page.close();
+  });
+
+  it("moves a card, and BMAD's sprint_status.py reads the folder's file back", async () => {
+    const result = await call("bmad-board", {});
+    expect(result.isError, toolText(result)).toBeFalsy();
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+    await frame.locator('.card[data-story="1-1-add-a-todo"] select').selectOption("done");
+    await expect.poll(() => frame.locator('.column[data-status="done"] .card[data-story="1-1-add-a-todo"]').count()).toBe(1);
+    await shot(page, "board-bridge");
+    await page.close();
+    // Only the value changed: the comment and the order stay, as ruamel.yaml keeps them.
+    expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe("# sprint status\nproject: todo\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-clear-todos: backlog\n  epic-1-retrospective: optional\n");
+    const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
+    const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+    expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
+  });
+});
