@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpDoor } from "../../scripts/lifecycle-doors.js";
 import { IMPL, PLAN, walk } from "../../scripts/lifecycle.js";
 import type { LocalWorker } from "../../scripts/local-worker.js";
-import { signIn, type FetchLike } from "../../scripts/oauth-client.js";
+import { signIn } from "../../scripts/oauth-client.js";
 import { helpRows } from "../../src/core/surface/earlier-work.js";
 import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
 import { localWorker, PKG, ROOT, tempDir, toolText } from "./helpers.js";
@@ -29,16 +29,9 @@ let browser: Browser;
 let hostHtml: string;
 let prdPath: string;
 
-/** A signed-in user's MCP client with the views toolset; `user` picks another local user (the consent page's field). */
+/** A signed-in user's MCP client with the views toolset; `user` picks another local user (the consent page's "Sign in as" field). */
 async function connect(user?: string): Promise<Client> {
-  const asUser: FetchLike = user
-    ? (input, init) => {
-        const body = init?.body;
-        const posting = init?.method === "POST" && typeof body === "string" && String(input).endsWith("/authorize");
-        return fetch(input, posting ? { ...init, body: `${body}&user=${encodeURIComponent(user)}` } : init);
-      }
-    : fetch;
-  const { access_token } = await signIn(asUser, worker.url.origin, { scope: "bmad:read bmad:write" });
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", ...(user ? { user } : {}) });
   const client = new Client({ name: "views-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL("/mcp?toolsets=default,views", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
   return client;
@@ -64,7 +57,7 @@ afterAll(async () => {
 
 describe("the views on the Worker", () => {
   it("serves each view as self-contained HTML with no outside connection", async () => {
-    for (const tool of ["bmad-map", "bmad-doc", "bmad-board"]) {
+    for (const tool of ["bmad-map", "bmad-doc", "bmad-board", "bmad-session"]) {
       const view = await viewOf(ada, tool);
       expect(view.mimeType).toBe("text/html;profile=mcp-app");
       expect(view.meta).toMatchObject({ ui: { csp: { connectDomains: [], resourceDomains: [] } } });
@@ -166,6 +159,26 @@ describe("the views on the Worker", () => {
     const epic = /^(\d+)-/.exec(story.key)![1]!;
     const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", file, "--epic", epic], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
     expect(JSON.parse(out.stdout)).toMatchObject({ epic: Number(epic), pending_stories: expect.arrayContaining([story.key]) });
+  });
+
+  it("shows a delivery session's stages and score, and confirms the stage through bmad-task", async () => {
+    const started = await ada.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Build a todo list" } });
+    const id = (started.structuredContent as { session_id: string }).session_id;
+    await ada.callTool({ name: "bmad-task", arguments: { action: "submit", session_id: id, claude_result: "# PRD\n\nQuality Score: 90/100" } });
+    const result = await ada.callTool({ name: "bmad-session", arguments: { session_id: id } });
+    expect(result.isError, toolText(result)).toBeFalsy();
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-session")).html, result, call(ada));
+    await expect.poll(() => frame.locator('.stage[data-stage="po"]').textContent()).toContain("score 90");
+    await shot(page, "session-worker");
+    await frame.locator("button.act-confirm").click();
+    await expect.poll(() => frame.locator('.stage[data-stage="po"]').getAttribute("class")).toContain("stage-completed");
+    const status = await ada.callTool({ name: "bmad-task", arguments: { action: "status", session_id: id } });
+    expect(status.structuredContent).toMatchObject({ current_stage: "architect", artifacts: [expect.stringMatching(/\/01-product-requirements\.md$/)] });
+    await page.close();
+    // Another user's view of the session: not found, nothing of it shown.
+    const other = await eve.callTool({ name: "bmad-session", arguments: { session_id: id } });
+    expect(other.isError).toBe(true);
+    expect(toolText(other)).not.toContain("todo list");
   });
 
   it("shows a user without access nothing of the project", async () => {

@@ -26,6 +26,7 @@ export const TOOL = {
   bmadMap: "bmad-map",
   bmadDoc: "bmad-doc",
   bmadBoard: "bmad-board",
+  bmadSession: "bmad-session",
 } as const;
 
 export const RESOURCE = {

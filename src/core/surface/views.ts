@@ -9,7 +9,7 @@ export const VIEW_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const VIEW_PREFIX = "ui://bmad/";
 /** The views' names, as src/views has their entry files and the bundle stores them. */
-export const VIEW_NAMES = ["map", "document", "board"] as const;
+export const VIEW_NAMES = ["map", "document", "board", "session"] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 export const viewUri = (name: ViewName): string => `${VIEW_PREFIX}${name}.html`;
 

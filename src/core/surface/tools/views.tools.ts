@@ -11,6 +11,10 @@ import { mapText, projectMap } from "../project-map.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
 import { boardText, moveStory, readBoard, STORY_STATUSES } from "../sprint-board.js";
+import { PIPELINE } from "../../delivery/pipeline.js";
+import { sessionView } from "../../delivery/view.js";
+import { artifactUri } from "../resources.js";
+import { noSessions, sessionField } from "./delivery.tools.js";
 
 const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
@@ -100,4 +104,26 @@ export const bmadBoardTool = defineTool({
   },
 });
 
-export const viewTools = [bmadMapTool, bmadDocTool, bmadBoardTool];
+export const bmadSessionTool = defineTool({
+  name: TOOL.bmadSession,
+  toolset: "views",
+  description: "A bmad-task delivery session: its stages with scores and gates, questions and artifacts. A view where the host shows them; its buttons act through bmad-task.",
+  input: z.object({ session_id: sessionField }),
+  annotations: READ_ONLY,
+  view: viewUri("session"),
+  async run({ session_id }, deps) {
+    if (!deps.sessions) return noSessions();
+    const got = await deps.sessions.get(deps.owner, session_id);
+    if (!got.ok) return fail(got.error);
+    const state = got.value;
+    const view = sessionView(state, (f) => artifactUri(state.session_id, f));
+    const stages = PIPELINE.map((spec) => {
+      const record = state.stages[spec.stage];
+      return { stage: spec.stage, title: spec.title, gate: spec.gate.kind === "score" ? `score >= ${spec.gate.min}` : spec.gate.kind, status: record.status, iteration: record.iteration, ...(record.score !== undefined ? { score: record.score } : {}) };
+    });
+    const lines = stages.map((s) => `${s.stage}: ${s.status}${s.score !== undefined ? `, score ${s.score}` : ""} (gate ${s.gate})`);
+    return done([`${view.task_name} (${view.session_id}): ${view.current_stage} ${view.current_state}. ${view.user_message}`, ...lines].join("\n"), { ...view, stages });
+  },
+});
+
+export const viewTools = [bmadMapTool, bmadDocTool, bmadBoardTool, bmadSessionTool];

@@ -1,0 +1,48 @@
+// Entry of ui://bmad/session.html (bmad-session): a delivery session's stages, scores and gates, its questions and
+// artifacts; confirm, approve, reject (with the user's reason) and answers go through bmad-task, made by the host.
+import { resultText, ViewApp, type ToolResult } from "./app.js";
+import { errorBox, h, show } from "./dom.js";
+
+interface Session {
+  session_id: string;
+  task_name: string;
+  current_stage: string;
+  current_state: string;
+  user_message: string;
+  pending_user_actions: string[];
+  questions?: Array<{ id: string; question: string; context?: string }>;
+  artifacts: string[];
+  stages: Array<{ stage: string; title: string; gate: string; status: string; iteration: number; score?: number }>;
+}
+
+const app = new ViewApp("bmad-session");
+const root = document.getElementById("app")!;
+
+function showSession(result: ToolResult): void {
+  if (result.isError) return show(root, errorBox(resultText(result)));
+  const s = result.structuredContent as unknown as Session;
+  const act = async (args: Record<string, unknown>) => {
+    const out = await app.callTool("bmad-task", { session_id: s.session_id, ...args });
+    if (out.isError) return root.prepend(errorBox(resultText(out)));
+    showSession(await app.callTool("bmad-session", { session_id: s.session_id }));
+  };
+  const reason = h("input", { type: "text", class: "reason", placeholder: "Why (for reject)", "aria-label": "Reason" });
+  const answers = (s.questions ?? []).map((q) => ({ q, input: h("textarea", { "data-question": q.id, "aria-label": q.question, rows: "2" }) }));
+  const buttons = s.pending_user_actions.flatMap((a) =>
+    a === "confirm" || a === "approve" ? [h("button", { class: `act-${a}`, click: () => void act({ action: a }) }, a === "confirm" ? "Confirm" : "Approve")]
+    : a === "reject" ? [reason, h("button", { class: "act-reject", click: () => void act({ action: "reject", reason: reason.value }) }, "Reject")]
+    : a === "answer" ? [h("button", { class: "act-answer", click: () => void act({ action: "answer", answers: Object.fromEntries(answers.map(({ q, input }) => [q.id, input.value])) }) }, "Send answers")]
+    : []);
+  show(
+    root,
+    h("header", {}, h("h1", {}, s.task_name), h("p", { class: "meta" }, `${s.session_id} · ${s.current_stage} · ${s.current_state}`), h("p", { class: "next" }, s.user_message)),
+    h("ol", { class: "stages" }, ...s.stages.map((st) =>
+      h("li", { class: `stage stage-${st.status}`, "data-stage": st.stage }, h("strong", {}, st.title), ` · ${st.status}`, st.score !== undefined ? ` · score ${st.score}` : "", ` · gate ${st.gate}`, st.iteration ? ` · iteration ${st.iteration}` : ""))),
+    answers.length ? h("section", { class: "questions" }, h("h2", {}, "Questions"), ...answers.map(({ q, input }) => h("label", {}, h("p", {}, q.question), input))) : null,
+    buttons.length ? h("p", { class: "actions" }, ...buttons) : null,
+    s.artifacts.length ? h("section", {}, h("h2", {}, "Artifacts"), h("ul", {}, ...s.artifacts.map((a) => h("li", {}, a)))) : null,
+  );
+}
+
+app.onResult = showSession;
+void app.connect();
