@@ -135,6 +135,9 @@ export async function authorize(
     verifier?: string;
     /** The Origin the consent form is posted with; by default the server's own. */
     origin?: string;
+    /** What the user types in the consent page's "Sign in as" field (the local development sign-in, loopback
+     *  only): an email signs in another local user. A page without the field cannot take it. */
+    user?: string;
   },
 ): Promise<AuthorizeOutcome> {
   const redirectUri = opts.redirectUri ?? DEFAULT_REDIRECT_URI;
@@ -174,6 +177,10 @@ export async function authorize(
     if (handle === undefined) return { ok: false, status: res.status, body: html };
     const form = new URLSearchParams({ handle: unescapeHtml(handle), decision: opts.decision ?? "approve" });
     for (const granted of opts.approveScopes ?? tickedScopes(html)) form.append("scope", granted);
+    if (opts.user !== undefined) {
+      if (!/<input [^>]*name="user"/.test(html)) return { ok: false, status: res.status, body: `The consent page has no "Sign in as" field to take ${opts.user}: only the local development sign-in (loopback) offers it.` };
+      form.set("user", opts.user);
+    }
     url = `${base}/authorize`;
     res = await browse(url, {
       method: "POST",
@@ -216,7 +223,7 @@ export async function exchange(fetch: FetchLike, base: string, body: Record<stri
 export async function signIn(
   fetch: FetchLike,
   base: string,
-  opts: { scope?: string; approveScopes?: string[]; redirectUri?: string } = {},
+  opts: { scope?: string; approveScopes?: string[]; redirectUri?: string; user?: string } = {},
 ): Promise<{ access_token: string; refresh_token?: string; scope: string; client_id: string }> {
   const redirectUri = opts.redirectUri ?? DEFAULT_REDIRECT_URI;
   const client = await register(fetch, base, { redirect_uris: [redirectUri] });
@@ -228,6 +235,7 @@ export async function signIn(
     verifier,
     ...(opts.scope ? { scope: opts.scope } : {}),
     ...(opts.approveScopes ? { approveScopes: opts.approveScopes } : {}),
+    ...(opts.user !== undefined ? { user: opts.user } : {}),
   });
   if (!outcome.ok) throw new Error(`authorize: ${JSON.stringify(outcome)}`);
   const token = await exchange(fetch, base, {

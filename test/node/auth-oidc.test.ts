@@ -63,6 +63,20 @@ describe("with an OpenID Connect provider", () => {
     expect(!outcome.ok && outcome.body).toContain("eve@elsewhere.test is not allowed on this server");
   });
 
+  it("offers no \"Sign in as\" field, and refuses a consent form that brings one: the provider says who signs in", async () => {
+    idp.user = { sub: "ada", email: "ada@example.com", email_verified: true, name: "Ada" };
+    const client = await register(fetch, base);
+    expect(await authorize(fetch, base, { clientId: client.client_id, user: "grace@example.com" })).toMatchObject({ ok: false, body: expect.stringContaining('no "Sign in as" field') });
+    // A form posted with the field anyway (as the local page's would be).
+    const withUser: typeof fetch = (input, init) =>
+      fetch(input, init?.method === "POST" && String(input).endsWith("/authorize") ? { ...init, body: `${String(init.body)}&user=grace%40example.com` } : init);
+    const asked = idp.requests.length;
+    const outcome = await authorize(withUser, base, { clientId: client.client_id });
+    expect(outcome).toMatchObject({ ok: false, status: 400, body: expect.stringContaining('The "user" field picks a local user on the local development sign-in (loopback only)') });
+    expect(idp.requests.slice(asked)).toEqual([]); // no hand-off to the provider
+    expect((await authorize(fetch, base, { clientId: client.client_id })).ok).toBe(true);
+  });
+
   it("ignores an unverified email", async () => {
     idp.user = { sub: "mallory", email: "mallory@example.com", email_verified: false };
     const client = await register(fetch, base);

@@ -1,9 +1,12 @@
 // Sign-in in local mode (loopback host, no identity provider): discovery, registration, consent, tokens,
 // refresh, revocation, scopes, and each way a request can be wrong.
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, signIn, tickedScopes, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
+import { TOOL } from "../../src/core/surface/names.js";
 import { seed } from "./setup.js";
+import { signInAs, unique } from "./workspace-users.js";
 
 const RPC = (method: string, params: Record<string, unknown> = {}) => ({
   method: "POST",
@@ -104,6 +107,25 @@ describe("the consent page", { timeout: 60_000 }, () => {
     const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:read" });
     expect(tokens.scope).toBe("bmad:read");
     expect((await toolsList(tokens.access_token)).status).toBe(200);
+  });
+
+  it("offers local development a \"Sign in as\" field: an email signs in a separate local user, anything else is refused", async () => {
+    const html = await consentHtml("bmad:read");
+    expect(html).toMatch(/<label>Sign in as \(optional\): <input type="email" name="user"[^>]*><\/label><br>\n<small>Local development only: /);
+    await seed();
+    // Grace (signed in through the field) and the local user are two people: her project is hers alone.
+    const grace = await signInAs("grace@example.com");
+    const name = unique("graces");
+    expect((await grace.project({ action: "create", name })).isError).toBe(false);
+    expect((await grace.project({ action: "list" })).text).toContain(`${name} (yours)`);
+    const local = new Client({ name: "local-user", version: "1.0.0" });
+    await local.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: withBearer(workerFetch, (await signIn(workerFetch, ORIGIN, { scope: "bmad:read" })).access_token) }));
+    const listed = await local.callTool({ name: TOOL.bmadProject, arguments: { action: "list" } });
+    expect(listed.isError).not.toBe(true);
+    expect(JSON.stringify(listed.content)).not.toContain(name);
+    const client = await register(workerFetch, ORIGIN);
+    const refused = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, user: "grace" });
+    expect(refused).toMatchObject({ ok: false, status: 400, body: expect.stringContaining("must be an email address, or empty for the local user") });
   });
 
   it("refuses an approval posted from another origin with 403 and issues no code", async () => {

@@ -1,23 +1,12 @@
 // Several signed-in people in one workerd test: each signs in through the real OAuth flow on the local
-// (loopback-only) consent page, whose form takes an optional "user" (an email) naming the local user.
+// (loopback-only) consent page, typing their email in its "Sign in as" field.
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
-import { signIn, withBearer, type FetchLike } from "../../scripts/oauth-client.js";
+import { signIn, withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableWorkspaceStore, workspaceCaller } from "../../src/worker/workspace-store.js";
 import { withStreams } from "../shared/run-output.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
-
-/** workerFetch as this person's browser: the consent form they submit names them. */
-function browserOf(email: string): FetchLike {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return workerFetch(request);
-    const form = new URLSearchParams([...(await request.formData())].map(([key, value]) => [key, String(value)]));
-    form.set("user", email);
-    return workerFetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString() }));
-  };
-}
 
 export interface Person {
   email: string;
@@ -34,7 +23,7 @@ export interface Person {
 }
 
 export async function signInAs(email: string, scope = "bmad:read bmad:write"): Promise<Person> {
-  const { access_token } = await signIn(browserOf(email), ORIGIN, { scope, approveScopes: scope.split(" ") });
+  const { access_token } = await signIn(workerFetch, ORIGIN, { scope, approveScopes: scope.split(" "), user: email });
   const client = new Client({ name: "bmad-workspace-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: withBearer(workerFetch, access_token) }));
   const call: Person["call"] = async (tool, args) => {

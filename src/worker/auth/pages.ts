@@ -43,7 +43,11 @@ function offeredScopes(requested: string[]): string[] {
   return known.length ? known : [SCOPES.read];
 }
 
-function consentPage(d: ConsentDescription, handle: string, who: string): string {
+/** On the local (loopback-only) consent page: an optional email signs in another local user, to try sharing. */
+const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
+<small>Local development only: an email signs in a separate local user, e.g. to try sharing a project.</small></p>`;
+
+function consentPage(d: ConsentDescription, handle: string, who: string, local: boolean): string {
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const offered = offeredScopes(d.scope);
   const ignored = d.scope.filter((s) => !SCOPES_SUPPORTED.includes(s));
@@ -55,6 +59,7 @@ function consentPage(d: ConsentDescription, handle: string, who: string): string
 ${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : ""}
 <form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
 <p>${scopes}</p>
+${local ? LOCAL_USER_FIELD : ""}
 ${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.</p>` : ""}
 <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
 }
@@ -104,8 +109,9 @@ authPages.get("/authorize", async (c) => {
   const request = await oauth.parseAuthRequest(c.req.raw);
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
-  const who = c.get("config").upstream.kind === "local" ? "the local user" : "you (you sign in next)";
-  return page(200, `Allow ${details.clientName}?`, consentPage(details, consent.handle, who), consent.headers);
+  const local = c.get("config").upstream.kind === "local";
+  const who = local ? "the local user" : "you (you sign in next)";
+  return page(200, `Allow ${details.clientName}?`, consentPage(details, consent.handle, who, local), consent.headers);
 });
 
 authPages.post("/authorize", async (c) => {
@@ -123,9 +129,13 @@ authPages.post("/authorize", async (c) => {
     const denied = await oauth.denyConsent(c.req.raw, handle);
     return new Response(null, { status: 302, headers: denied.headers });
   }
-  // The local upstream exists on loopback hosts only: there, a form field "user" (an email) picks a local user.
+  // The local upstream exists on loopback hosts only: there, the page's "Sign in as" field picks a local user.
+  // Where an identity provider says who signs in, the field is no choice of the form's.
+  if (upstream.kind !== "local" && form.has("user")) {
+    return page(400, "Sign-in failed", "<p>The \"user\" field picks a local user on the local development sign-in (loopback only); this server signs you in with its identity provider. Start again from your app.</p>");
+  }
   const local = upstream.kind === "local" ? localIdentity(form.get("user")) : undefined;
-  if (upstream.kind === "local" && !local) return page(400, "Sign-in failed", "<p>The local user must be an email address.</p>");
+  if (upstream.kind === "local" && !local) return page(400, "Sign-in failed", "<p>\"Sign in as\" must be an email address, or empty for the local user.</p>");
   const approved = await oauth.approveConsent(c.req.raw, handle, { scope: form.getAll("scope").map(String) });
   if (upstream.kind === "local") {
     const { redirectTo } = await oauth.completeAuthorization({
