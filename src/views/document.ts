@@ -1,5 +1,5 @@
-// View 2, a document: rendered markdown (sanitised), its versions, a diff of any two, and restore (confirmed in the
-// page, then bmad-files restore with if_version: the host's call, the user's scopes).
+// View 2, a document: rendered markdown (sanitised), its versions (a workspace's own, or on the bridge the file's git commits),
+// a diff of any two, and restore, confirmed in the page, then made by the host through bmad-files with if_version.
 import { diffLines } from "diff";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
@@ -8,7 +8,10 @@ import { renderMarkdown, splitFrontmatter } from "./markdown.js";
 const CONTEXT = 3;
 
 interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
-interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions: Version[]; history_note?: string }
+interface Commit { commit: string; author: string; at: string; subject: string }
+interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string }
+/** One version the list offers: `key` names it in the page, `args` reads it with bmad-doc, `restore` brings it back. */
+interface Entry { key: string; label: string; args: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
 export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
   if (result.isError) return show(root, back ? h("button", { class: "back", click: back }, "← Map") : null, errorBox(resultText(result)));
@@ -16,43 +19,66 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   const text = lastText(result);
   const { front, body } = splitFrontmatter(text);
   const status = /^status:\s*["']?([^"'\n]+)/m.exec(front)?.[1]?.trim();
-  const reload = async (version?: number) => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path, ...(version ? { version } : {}) }), back);
+  const reload = async () => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path }), back);
   const panel = h("section", { class: "panel" });
-  const versions = doc.history === "versions" && doc.versions.length
-    ? versionList(app, doc, panel, reload)
-    : h("p", { class: "note" }, doc.history === "versions" ? "No versions recorded." : `Current version only: ${doc.history_note ?? "this project keeps no versions here."}`);
+  const list = entries(app, doc);
+  const versions = list.length > 1
+    ? versionList(app, doc, list, panel, reload)
+    : h("p", { class: "note" }, doc.history === "versions" ? "No earlier versions." : `Current version only: ${doc.history_note ?? "this project keeps no versions here."}`);
   show(
     root,
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
-      h("p", { class: "meta" }, `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
     ),
-    h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, "Versions"), versions)),
+    h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,
   );
 }
 
-function versionList(app: ViewApp, doc: DocData, panel: HTMLElement, reload: (v?: number) => Promise<void>): HTMLElement {
-  const [newest, older] = [doc.versions[0]?.version ?? doc.version, doc.versions[1]?.version ?? doc.version];
-  const picked = { a: older, b: newest };
-  const rows = doc.versions.map((v) => {
+/** The versions to pick from: a workspace's own (restore: bmad-files restore), or the file now and its git commits
+ *  (restore: the commit's text written as the file, bmad-files write). Both with if_version: the version shown. */
+function entries(app: ViewApp, doc: DocData): Entry[] {
+  const files = (args: Record<string, unknown>) => app.callTool("bmad-files", { project: doc.project, path: doc.path, if_version: doc.version, ...args });
+  if (doc.history === "versions") {
+    return (doc.versions ?? []).map((v) => ({
+      key: String(v.version),
+      label: `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} · ${v.author} · ${when(v.at)}`,
+      args: { version: v.version },
+      ...(v.version !== doc.version && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
+    }));
+  }
+  if (doc.history !== "git") return [];
+  const current: Entry = { key: "current", label: "the file now", args: {} };
+  return [current, ...(doc.commits ?? []).map((c) => ({
+    key: c.commit.slice(0, 12),
+    label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
+    args: { commit: c.commit },
+    restore: async () => {
+      const at = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, commit: c.commit });
+      return at.isError ? at : files({ action: "write", content: lastText(at) });
+    },
+  }))];
+}
+
+function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: () => Promise<void>): HTMLElement {
+  const picked = { a: list[1]!, b: list[0]! };
+  const rows = list.map((e) => {
     const radio = (side: "a" | "b") => {
-      const input = h("input", { type: "radio", name: side, value: String(v.version), "aria-label": `${side === "a" ? "From" : "To"} v${v.version}`, change: () => (picked[side] = v.version) });
-      input.checked = picked[side] === v.version;
+      const input = h("input", { type: "radio", name: side, value: e.key, "aria-label": `${side === "a" ? "From" : "To"} ${e.key}`, change: () => (picked[side] = e) });
+      input.checked = picked[side] === e;
       return input;
     };
-    const restore = v.version !== doc.version && !v.pruned && v.op !== "delete"
-      ? h("button", { class: "restore", "data-version": String(v.version), click: () => confirmRestore(app, doc, v.version, panel, reload) }, "Restore")
-      : null;
-    return h("li", { "data-version": String(v.version) }, radio("a"), radio("b"), ` v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} · ${v.author} · ${when(v.at)} `, restore);
+    const restore = e.restore ? h("button", { class: "restore", "data-version": e.key, click: () => confirmRestore(doc, e, panel, reload) }, "Restore") : null;
+    return h("li", { "data-version": e.key }, radio("a"), radio("b"), ` ${e.label} `, restore);
   });
   const compare = h("button", { class: "compare", click: () => void showDiff(app, doc, picked.a, picked.b, panel) }, "Compare");
   return h("div", {}, h("ul", { class: "versions" }, ...rows), compare);
 }
 
-async function showDiff(app: ViewApp, doc: DocData, a: number, b: number, panel: HTMLElement): Promise<void> {
-  const read = (version: number) => app.callTool("bmad-doc", { project: doc.project, path: doc.path, version });
+async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: HTMLElement): Promise<void> {
+  const read = (e: Entry) => app.callTool("bmad-doc", { project: doc.project, path: doc.path, ...e.args });
   const [from, to] = await Promise.all([read(a), read(b)]);
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
   const lines = diffLines(lastText(from), lastText(to)).flatMap((part) => {
@@ -62,14 +88,14 @@ async function showDiff(app: ViewApp, doc: DocData, a: number, b: number, panel:
     const kept = text.length > 2 * CONTEXT + 1 ? [...text.slice(0, CONTEXT), `… ${text.length - 2 * CONTEXT} unchanged lines`, ...text.slice(-CONTEXT)] : text;
     return kept.map((line) => h("span", {}, `  ${line}`));
   });
-  show(panel, h("h2", {}, `v${a} → v${b}`), h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
+  show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
 }
 
-function confirmRestore(app: ViewApp, doc: DocData, version: number, panel: HTMLElement, reload: (v?: number) => Promise<void>): void {
+function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: () => Promise<void>): void {
   const yes = async () => {
-    const out = await app.callTool("bmad-files", { action: "restore", project: doc.project, path: doc.path, version, if_version: doc.version });
+    const out = await entry.restore!();
     if (out.isError) return show(panel, errorBox(resultText(out)));
     await reload();
   };
-  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to v${version}'s content? It becomes a new version; nothing is lost.`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore v${version}`), h("button", { click: () => show(panel) }, "Cancel")));
+  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? It becomes the current version; nothing is lost.`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
 }

@@ -73,6 +73,31 @@ describe("the views on the bridge", () => {
     await page.close();
   });
 
+  it("lists the file's git commits once the folder is a repository, diffs one with the file now and restores it", async () => {
+    const prd = `${PLAN}/prd.md`;
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    await git("add", prd);
+    await git("commit", "-q", "-m", "First PRD");
+    const first = readFileSync(join(tmp.dir, prd), "utf8");
+    await call("bmad-files", { action: "write", path: prd, content: `${first}\nWorks offline.\n` });
+    await git("commit", "-q", "-am", "Offline");
+    const result = await call("bmad-doc", { path: prd });
+    const commits = (result.structuredContent as { commits: Array<{ commit: string; subject: string }> }).commits;
+    expect(commits.map((c) => c.subject)).toEqual(["Offline", "First PRD"]);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+    const oldest = commits[1]!.commit.slice(0, 12);
+    await frame.locator(`.versions li[data-version="${oldest}"] input[name="a"]`).check();
+    await frame.locator('.versions li[data-version="current"] input[name="b"]').check();
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".diff ins").allTextContents()).toContain("+ Works offline.");
+    await shot(page, "document-git-bridge");
+    await frame.locator(`.versions li[data-version="${oldest}"] button.restore`).click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => readFileSync(join(tmp.dir, prd), "utf8")).toBe(first);
+    await page.close();
+  });
+
   it("moves a card, and BMAD's sprint_status.py reads the folder's file back", async () => {
     const result = await call("bmad-board", {});
     expect(result.isError, toolText(result)).toBeFalsy();

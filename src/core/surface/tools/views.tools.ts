@@ -10,6 +10,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { mapText, projectMap } from "../project-map.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
+import { COMMIT, gitLog, gitShow } from "../git-history.js";
 import { boardText, moveStory, readBoard, STORY_STATUSES } from "../sprint-board.js";
 import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
@@ -54,24 +55,39 @@ export const bmadMapTool = defineTool({
 export const bmadDocTool = defineTool({
   name: TOOL.bmadDoc,
   toolset: "views",
-  description: "A project document with its versions (remote: each change; bridge: the current one). A view renders it, diffs two versions and restores one through bmad-files.",
+  description: "A project document with its versions (remote: each change; bridge: its git commits). A view renders it, diffs two versions and restores one through bmad-files.",
   input: z.object({
     project: projectField,
     path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
     version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
+    commit: z.string().regex(COMMIT).optional().describe("Bridge: the git commit to read it at"),
   }),
   annotations: READ_ONLY,
   view: viewUri("document"),
-  async run({ project, path, version }, deps) {
+  async run({ project, path, version, commit }, deps) {
     const found = await projectFiles(deps, project);
     if (!found.ok) return fail(found.error);
     const [read, history] = await Promise.all([found.files.read(path, version), found.files.history(path)]);
     if (!read.ok) return fail(read.error);
     const { data, ...meta } = read.value;
-    // The bridge keeps no versions: the project folder's history is the user's git.
-    const versions = history.ok ? history.value.slice(0, 200) : [];
-    const structured = { ...meta, project: found.name, history: history.ok ? "versions" : "current only", versions, ...(history.ok ? {} : { history_note: history.error }) };
-    return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: new TextDecoder().decode(data), structured };
+    const base = { ...meta, project: found.name };
+    if (history.ok) {
+      const versions = history.value.slice(0, 200);
+      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: new TextDecoder().decode(data), structured: { ...base, history: "versions", versions } };
+    }
+    // The bridge keeps no versions: the folder's history is the user's git, read-only, where there is one.
+    const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
+    const git = runtime?.ok ? runtime.runtime.git : undefined;
+    const commits = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path) : undefined;
+    if (commit !== undefined) {
+      if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
+      const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
+      if (!shown.ok) return fail(shown.error);
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: shown.text, structured: { ...base, commit, history: "git", commits: commits ?? [] } };
+    }
+    const note = commits ? undefined : history.error;
+    const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
+    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text: new TextDecoder().decode(data), structured };
   },
 });
 

@@ -1,0 +1,28 @@
+// A project file's history where the project keeps none of its own (the bridge: the folder is the user's, and so is
+// its git): the commits that changed it and its text at one, through the door's read-only git (git log, git show).
+import type { GitRunner } from "../runtime/context.js";
+import type { Result } from "../result.js";
+
+export interface Commit { commit: string; author: string; at: string; subject: string }
+/** Commits listed at most. */
+const MAX_COMMITS = 50;
+export const COMMIT = /^[0-9a-f]{7,64}$/;
+
+/** Newest first; undefined where there is no git, no repository, or the file was never committed. */
+export async function gitLog(git: GitRunner, root: string, path: string): Promise<Commit[] | undefined> {
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS}`, "--format=%H%x09%an%x09%aI%x09%s", "--end-of-options", "HEAD", "--", path] });
+  if (!run || run.exitCode !== 0) return undefined;
+  const commits = new TextDecoder().decode(run.stdout).split("\n").filter(Boolean).map((line) => {
+    const [commit = "", author = "", at = "", ...subject] = line.split("\t");
+    return { commit, author, at, subject: subject.join("\t").slice(0, 200) };
+  });
+  return commits.length ? commits : undefined;
+}
+
+/** The file's text at `commit` (a hex id, checked by the caller's schema). */
+export async function gitShow(git: GitRunner, root: string, commit: string, path: string): Promise<Result<{ text: string }>> {
+  const run = await git({ dir: root, args: ["show", "--end-of-options", `${commit}:${path}`] });
+  if (!run) return { ok: false, error: "git is not installed here: only the current version can be read." };
+  if (run.exitCode !== 0) return { ok: false, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` };
+  return { ok: true, text: new TextDecoder().decode(run.stdout) };
+}
