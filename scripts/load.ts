@@ -6,7 +6,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_FILE_BYTES } from "../src/core/workspace/limits.js";
-import { signIn, type FetchLike } from "./oauth-client.js";
+import { signIn } from "./oauth-client.js";
 import { buildWorker, startLocalWorker, type LocalWorker } from "./local-worker.js";
 
 const ROUNDS = (process.env.LOAD_CLIENTS ?? "16,64").split(",").map(Number);
@@ -17,17 +17,6 @@ const MEMLOG_PY = join(import.meta.dirname, "../node_modules/bmad-method/src/scr
 
 type Op = "render" | "read" | "write" | "append" | "memlog" | "recall" | "task";
 const MIX: Op[] = ["render", "read", "read", "write", "write", "append", "memlog", "recall", "task"];
-
-/** The consent form as this person submits it: on loopback the local sign-in takes the user's email. */
-function browserAs(email: string): FetchLike {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return fetch(request);
-    const form = new URLSearchParams([...(await request.formData())].map(([k, v]) => [k, String(v)]));
-    form.set("user", email);
-    return fetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString(), redirect: "manual" }));
-  };
-}
 
 interface Answer {
   ok: boolean;
@@ -97,7 +86,7 @@ async function round(clients: number): Promise<boolean> {
     const users = await Promise.all(
       Array.from({ length: clients }, async (_, i) => {
         const email = `load-${i}@example.com`;
-        const { access_token } = await signIn(browserAs(email), worker.url.origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"] });
+        const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"], user: email });
         return new User(i, email, access_token, mcp);
       }),
     );
