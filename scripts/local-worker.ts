@@ -35,6 +35,10 @@ export interface LocalWorkerOptions {
   seeded?: string;
   /** Where workerd keeps storage, kept after dispose (default: Miniflare's temporary storage, gone at dispose). */
   persistTo?: string;
+  /** Whether to seed the bundle (default: unless `seeded`); a restart from `persistTo` has it already. */
+  seed?: boolean;
+  /** The port to listen on (default: any free one); a restart keeps its tokens' resource URL with the same port. */
+  port?: number;
 }
 
 const KV_NAMESPACES = ["BUNDLE_KV", "OAUTH_KV"];
@@ -65,7 +69,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
       durableObjects: Object.fromEntries((config.durable_objects?.bindings ?? []).map((b) => [b.name, { className: b.class_name, useSQLite: true }])),
       bindings: { BMAD_TOOLSETS: "", ...options.bindings },
       host: "127.0.0.1",
-      port: 0,
+      port: options.port ?? 0,
       resourcePersistencePath: storage,
     }),
   );
@@ -75,7 +79,7 @@ export async function startLocalWorker(options: LocalWorkerOptions = {}): Promis
   };
   try {
     const url = await miniflare.ready;
-    if (!options.seeded) await seed(miniflare, options.bundleDir ?? join(ROOT, "bmad-bundle"));
+    if (options.seed ?? !options.seeded) await seed(miniflare, options.bundleDir ?? join(ROOT, "bmad-bundle"));
     return { url, miniflare, dispose };
   } catch (e) {
     await dispose();

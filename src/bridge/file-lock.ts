@@ -12,8 +12,9 @@ import { STATE_DIR } from "./sync-state.js";
 const LOCKS = `${STATE_DIR}/locks`;
 /** A holder that stopped refreshing for this long has died; its lock is taken over. proper-lockfile's minimum. */
 const STALE_MS = 5_000;
-/** Waiting for a busy lock: short steps, about 10 s in all (longer than STALE_MS, so a dead holder's lock is reached). */
-const RETRIES = { retries: 500, factor: 1, minTimeout: 5, maxTimeout: 40, randomize: true };
+/** Waiting for a busy lock: short steps growing to 40 ms, about 11 s in all (longer than STALE_MS, so a dead holder's
+ *  lock is reached; 500 steps of 5-10 ms gave up after about 4 s, before a lock a killed bridge held went stale). */
+const RETRIES = { retries: 300, factor: 1.05, minTimeout: 5, maxTimeout: 40, randomize: true };
 
 /** Runs `work` holding the lock of `rel` (a path relative to the real project root `root`). */
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {

@@ -357,6 +357,14 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { name: meta.name, owner: meta.owner, owner_label: meta.owner_label, access, handles: offered.map((s) => s.handle) } };
   }
 
+  /** The share this project holds for any of `handles` (null: none, or no project): what a share index's row is
+   *  checked against when listed, since a change cut short between the two may leave the index behind. */
+  shareFor(handles: string[]): { access: "read" | "write"; accepted: boolean } | null {
+    const offered = this.meta() ? this.shares.of(handles) : [];
+    if (!offered.length) return null;
+    return { access: offered.some((s) => s.access === "write") ? "write" : "read", accepted: offered.some((s) => s.accepted) };
+  }
+
   /** Project memory (memory-sql.ts), behind the same access check as the files: remembering needs write access. */
   async memory(caller: Caller, op: MemoryOp): Promise<DoResult<unknown>> {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");

@@ -84,9 +84,16 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   /** Shares to any of the caller's handles, one per project: accepted if any is (the widest accepted access
-   *  wins), else the widest offer. */
-  private async received(): Promise<ReceivedShare[]> {
-    const lists = await Promise.all(this.caller.handles.map((h) => this.index(h).received()));
+   *  wins), else the widest offer. `checked`: each row as its project holds it now, rows it no longer holds
+   *  dropped from the index (a share or delete cut short between the project and the index leaves one). */
+  private async received(checked = false): Promise<ReceivedShare[]> {
+    const lists = await Promise.all(this.caller.handles.map(async (h) => {
+      const rows = await this.index(h).received();
+      if (!checked) return rows;
+      const held = await Promise.all(rows.map((s) => this.project(s.owner, s.name).shareFor([h])));
+      await Promise.all(rows.map((s, i) => (held[i] ? undefined : this.index(h).revoke(s.owner, s.name))));
+      return rows.flatMap((s, i) => (held[i] ? [{ ...s, ...held[i] }] : []));
+    }));
     const byProject = new Map<string, ReceivedShare>();
     const rank = (s: ReceivedShare) => (s.accepted ? 2 : 0) + (s.access === "write" ? 1 : 0);
     for (const share of lists.flat()) {
@@ -101,7 +108,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   /** Own projects, accepted shares and offers, each with the name to pass: `name@tag` where the bare name is
    *  another of these (an offer never changes how the caller's own or accepted projects are named). */
   private async everything(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
-    const [owned, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received()]);
+    const [owned, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received(true)]);
     const summary = (group: ReceivedShare[], taken: Set<string>) => {
       const count = new Map<string, number>();
       for (const s of group) count.set(s.name, (count.get(s.name) ?? 0) + 1);
@@ -226,6 +233,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (!parsed.ok) return { ok: false, kind: "invalid", error: parsed.error };
     const { handle } = parsed;
     if (this.caller.handles.includes(handle)) return { ok: false, kind: "invalid", error: "That is you: you own your projects already." };
+    // The grantee's index before the project: a share cut short between them leaves a row the project does not
+    // hold (listing checks rows against their projects), never a share its grantee cannot see.
+    const ref = parseProjectRef(project);
+    if (access !== "none" && ref.ok) await this.index(handle).grant({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() });
     const out = await this.on<{ previous: ShareAccess; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     if (!out.ok) return out;
     const { owner, owner_label, name, previous } = out.value;

@@ -1,6 +1,7 @@
 // Sharing among four people signed in through the real OAuth flow: the owner, a writer, a reader and a
 // stranger. The stranger sees nothing, not even whether a project exists; revocation holds on the next call;
 // a read-only token reads but cannot change anything.
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
@@ -126,6 +127,19 @@ describe("sharing", () => {
     expect(listed.map((p) => `${p.project}:${p.access}`)).toEqual(expect.arrayContaining([`${project}:owner`, `${tagged}:read`]));
     expect((await writer.files({ action: "read", project: tagged, path: "docs/prd.md" })).text).toContain("# PRD");
     expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
+  });
+
+  it("lists a share as its project holds it when a change was cut short between the project and the index", async () => {
+    // What workerd killed between the two writes left (npm run faults found it): the grantee's index holds a
+    // share the project does not, or an access the project no longer gives.
+    const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`email:${stranger.email}`));
+    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() });
+    expect((await stranger.project({ action: "list" })).text).not.toContain(project);
+    expect((await index.received()).map((s) => s.name)).not.toContain(project);
+    await owner.project({ action: "share", name: project, with: stranger.email, access: "read" });
+    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() });
+    expect((await stranger.project({ action: "list" })).structured.offers).toEqual([expect.objectContaining({ name: project, access: "read", pending: true })]);
+    await owner.project({ action: "share", name: project, with: stranger.email, access: "none" });
   });
 
   it("refuses sharing with yourself or with nothing", async () => {

@@ -1,0 +1,221 @@
+// Bridge faults: the bmad-mcp process killed (SIGKILL) while it writes a file, publishes a rendered skill, writes
+// a memory, or pulls a workspace; then every file is the old one or the new one (never torn), and a new bridge's
+// next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over. Used by npm run faults
+// and test/node/bridge-faults.test.ts (a fixed sample).
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import { join, relative } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { prng, sleep, Tally } from "./faults-worker.js";
+import type { User } from "./mcp-user.js";
+
+/** A lock's holder stops refreshing at its death; proper-lockfile's stale time (5 s) and a second to spare. */
+export const STALE_BOUND_MS = 6_000;
+const LOCKS = ".bmad-mcp/locks";
+const USER_CONFIG = "_bmad/config.user.toml";
+
+export type BridgeKind = "write" | "render" | "memory" | "pull";
+
+export interface PullSource {
+  /** The Worker's /mcp URL, a token for it, and the project to pull. */
+  remote: string;
+  token: string;
+  project: string;
+  /** Changes some of the project's files, so that the next pull has something to write. */
+  change: () => Promise<void>;
+  /** The project's files now: path -> content. */
+  files: () => Promise<Map<string, string>>;
+}
+
+export interface BridgeFaultOptions {
+  bridge: string;
+  /** A folder with BMAD 6.12 installed: the project the bridge serves (changed in place). */
+  dir: string;
+  seed: number;
+  /** The kill points, in order (e.g. ["write", "render", ...]). */
+  kinds: BridgeKind[];
+  pull?: PullSource;
+  home: string;
+  log?: (line: string) => void;
+}
+
+/** `user`'s workspace `project` (created here) as a pull source; each change rewrites a few files. */
+export async function pullSource(user: User, remote: string, project: string): Promise<PullSource> {
+  await user.must("bmad-project", { action: "create", name: project });
+  let n = 0;
+  const change = async () => {
+    n++;
+    for (let k = 0; k < 4; k++) await user.must("bmad-files", { action: "write", project, path: `docs/p${(n + k) % 6}.md`, content: `change ${n}.${k}\n${"x".repeat(20_000 * k)}\n` });
+  };
+  const files = async () => {
+    const listed = (await user.must("bmad-files", { action: "list", project, path: "**" })).structured.files as Array<{ path: string }>;
+    return new Map(await Promise.all(listed.map(async (f) => [f.path, (await user.must("bmad-files", { action: "read", project, path: f.path })).last] as const)));
+  };
+  await change();
+  return { remote, token: user.token, project, change, files };
+}
+
+async function open(o: BridgeFaultOptions) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [o.bridge, "--toolsets", "default,memory"],
+    cwd: o.dir,
+    env: { PATH: process.env.PATH!, HOME: o.home },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "faults", version: "1.0.0" });
+  await client.connect(transport);
+  const call = async (name: string, args: Record<string, unknown>) => {
+    try {
+      const out = (await client.callTool({ name, arguments: args })) as { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: Record<string, any> };
+      return { ok: out.isError !== true, text: (out.content ?? []).map((c) => c.text ?? "").join("\n"), structured: out.structuredContent ?? {} };
+    } catch (e) {
+      return { ok: false, text: String(e), structured: {} as Record<string, any> };
+    }
+  };
+  return { pid: transport.pid!, call, close: () => client.close() };
+}
+
+/** Every file below `dir` (relative path -> content), machinery and temp files included. */
+function snapshot(dir: string, out = new Map<string, string>(), base = dir): Map<string, string> {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) snapshot(path, out, base);
+    else out.set(relative(base, path), readFileSync(path, "utf8"));
+  }
+  return out;
+}
+
+/** Resolves once a lock folder appears in `dir`'s locks (or after `ms`): the moment to kill a holder. */
+function lockTaken(dir: string, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    const watcher = existsSync(join(dir, LOCKS)) ? watch(join(dir, LOCKS), (_, name) => name?.endsWith(".lock") && done()) : undefined;
+    function done() {
+      clearTimeout(timer);
+      watcher?.close();
+      resolve();
+    }
+  });
+}
+
+export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: number; tally: Tally; staleLocks: number; takeoverMs: number[] }> {
+  const random = prng(o.seed);
+  const tally = new Tally();
+  const takeoverMs: number[] = [];
+  let staleLocks = 0;
+  let bridge = await open(o);
+  try {
+    const build = (await bridge.call("bmad", { command: "*build" })).text;
+    const renderLine = /uv run [^\n`]*render_skill\.py[^\n`]*/.exec(build)?.[0];
+    if (!renderLine) throw new Error(`bmad *build gave no render_skill.py line: ${build.slice(0, 300)}`);
+    const renderDir = join(o.dir, "_bmad/render/bmad-build");
+    const generations = () => {
+      const found = new Map<string, string>();
+      for (const slug of existsSync(renderDir) ? readdirSync(renderDir) : []) {
+        // A staging folder (".staging-…") a killed publish left is not a generation: it is counted apart.
+        for (const gen of readdirSync(join(renderDir, slug)).filter((n) => !n.startsWith("."))) found.set(`${slug}/${gen}`, [...snapshot(join(renderDir, slug, gen)).keys()].sort().join(","));
+      }
+      return found;
+    };
+    const first = await bridge.call("bmad-run", { command: renderLine });
+    if (first.structured.exit_code !== 0) throw new Error(`render: ${first.text.slice(0, 300)}`);
+    const whole = [...generations().values()][0]!;
+    const userConfig = readFileSync(join(o.dir, USER_CONFIG), "utf8");
+    if (!/^user_name = /m.test(userConfig)) throw new Error(`${USER_CONFIG} names no user_name`);
+    const pullDir = join(o.home, "pulled");
+    const pull = (extra: string[] = []) =>
+      spawn(process.execPath, [o.bridge, "pull", "--remote", o.pull!.remote, "--project", o.pull!.project, "--dir", pullDir, ...extra], {
+        env: { PATH: process.env.PATH!, HOME: o.home, BMAD_MCP_TOKEN: o.pull!.token },
+        stdio: "ignore",
+      });
+    const exited = (child: ReturnType<typeof spawn>) => new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+
+    for (const [i, kind] of o.kinds.entries()) {
+      const before = snapshot(o.dir);
+      const pulledBefore = existsSync(pullDir) ? snapshot(pullDir) : new Map<string, string>();
+      const path = `docs/f${i % 3}.md`;
+      // Large enough to be cut part way: a torn file would show.
+      const content = `kill ${i}\n${"abcdefghij".repeat(Math.floor(random() * 40_000))}\n`;
+      const text = `memory of kill ${i}`;
+      // A new generation to publish: the user's name, which the skill renders with, changes.
+      if (kind === "render") await bridge.call("bmad-files", { action: "write", path: USER_CONFIG, content: userConfig.replace(/^user_name = .*$/m, `user_name = "User ${i}"`) });
+      if (kind === "pull") await o.pull!.change();
+      // Half the kills wait for a lock to be taken (then the holder dies holding it), half come at a random moment.
+      const atLock = random() < 0.5 && kind !== "pull";
+      const delay = Math.floor(random() * 31);
+      let child: ReturnType<typeof spawn> | undefined;
+      const started =
+        kind === "write" ? bridge.call("bmad-files", { action: "write", path, content })
+        : kind === "render" ? bridge.call("bmad-run", { command: renderLine })
+        : kind === "memory" ? bridge.call("remember_structured", { type: "decisions", agent: "architect", text, tags: [] })
+        : ((child = pull()), exited(child).then((code) => ({ ok: code === 0, text: String(code), structured: {} })));
+      if (atLock) await lockTaken(o.dir, 2_000);
+      else await sleep(kind === "pull" ? Math.floor(random() * 400) : delay);
+      process.kill(child?.pid ?? bridge.pid, "SIGKILL");
+      const answer = await started;
+      if (kind !== "pull") await bridge.close().catch(() => undefined);
+      const locks = existsSync(join(o.dir, LOCKS)) ? readdirSync(join(o.dir, LOCKS)).filter((n) => n.endsWith(".lock")).length : 0;
+      if (locks) staleLocks++;
+
+      // Every file is as before or as the operation makes it: compared whole.
+      const after = snapshot(o.dir);
+      const torn: string[] = [];
+      if (kind === "write") {
+        const now = after.get(path);
+        if (now !== before.get(path) && now !== content) torn.push(`${path} (${now?.length ?? "missing"} chars)`);
+      } else if (kind === "render") {
+        for (const [gen, names] of generations()) if (names !== whole) torn.push(`generation ${gen} not whole`);
+      } else if (kind === "memory") {
+        const rel = "_bmad/_memory/structured/decisions.jsonl";
+        const was = before.get(rel) ?? "";
+        const now = after.get(rel) ?? "";
+        if (now !== was && !(now.includes(text) && was.split("\n").filter(Boolean).every((l) => now.includes(l)))) torn.push(`${rel} is neither as before nor with the memory added`);
+        for (const line of now.split("\n").filter(Boolean)) {
+          try {
+            JSON.parse(line);
+          } catch {
+            torn.push(`${rel} holds a torn line`);
+          }
+        }
+      } else {
+        const remote = await o.pull!.files();
+        for (const [rel, now] of existsSync(pullDir) ? snapshot(pullDir) : []) {
+          if (rel.startsWith(".bmad-mcp/") || rel.endsWith(".tmp")) continue;
+          if (now !== pulledBefore.get(rel) && now !== remote.get(rel)) torn.push(`pulled ${rel}`);
+        }
+      }
+      // What other files the operation did not touch stay as they were (temp files and staging aside).
+      for (const [rel, was] of before) {
+        if (rel === path || rel.startsWith(".bmad-mcp/") || rel.startsWith("_bmad/render/") || rel.startsWith("_bmad/_memory/") || rel === USER_CONFIG) continue;
+        if (after.get(rel) !== was) torn.push(`${rel} changed`);
+      }
+      tally.check("every file old or new", torn.length ? `kill ${i + 1} (${kind}): ${torn.join(", ")}` : undefined);
+
+      // The next change after a restart: within the bound, whatever lock the dead process held.
+      if (kind !== "pull") bridge = await open(o);
+      const t = performance.now();
+      const next =
+        kind === "write" ? await bridge.call("bmad-files", { action: "write", path, content: `after kill ${i}\n` })
+        : kind === "render" ? await bridge.call("bmad-run", { command: renderLine })
+        : kind === "memory" ? await bridge.call("remember_structured", { type: "decisions", agent: "architect", text: `after ${text}`, tags: [] })
+        : await exited(pull());
+      const ms = performance.now() - t;
+      takeoverMs.push(ms);
+      const failed = kind === "pull" ? next !== 0 && `pull exited ${next}` : !(next as { ok: boolean }).ok && (next as { text: string }).text.slice(0, 200);
+      tally.check("next change after restart succeeds", failed ? `kill ${i + 1} (${kind}): ${failed}` : undefined);
+      tally.check(`next change within ${STALE_BOUND_MS / 1000} s (stale lock taken over)`, ms <= STALE_BOUND_MS ? undefined : `kill ${i + 1} (${kind}): ${Math.round(ms)} ms`);
+      if (kind === "pull") {
+        const remote = await o.pull!.files();
+        const local = snapshot(pullDir);
+        const differ = [...remote].filter(([rel, data]) => local.get(rel) !== data).map(([rel]) => rel);
+        tally.check("a pull after the kill makes the folder the remote's", differ.length ? `kill ${i + 1}: ${differ.slice(0, 5).join(", ")}` : undefined);
+      }
+      o.log?.(`bridge kill ${i + 1}/${o.kinds.length} (${kind}, ${atLock ? "holding a lock" : "at random"}): ${answer.ok ? "acknowledged" : "cut"}, ${locks} lock(s) left, next change in ${Math.round(ms)} ms`);
+    }
+    return { kills: o.kinds.length, tally, staleLocks, takeoverMs };
+  } finally {
+    await bridge.close().catch(() => undefined);
+  }
+}

@@ -1,0 +1,29 @@
+// Bridge faults, a fixed sample of what npm run faults does at length: bmad-mcp killed (SIGKILL) while it writes a
+// file, publishes a rendered skill, writes a memory and pulls a workspace, some of them while it holds a file's
+// lock. Every file is then the old one or the new one, and a new bridge's next change succeeds within 6 s (a lock
+// the dead process held is taken over once stale). Timed: that bound is wall clock.
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { bridgeFaults, pullSource, type PullSource } from "../../scripts/faults-bridge.js";
+import type { LocalWorker } from "../../scripts/local-worker.js";
+import { User } from "../../scripts/mcp-user.js";
+import { installedProjects, localWorker } from "./helpers.js";
+
+const projects = installedProjects("bridge-faults");
+let worker: LocalWorker;
+let pull: PullSource;
+
+beforeAll(async () => {
+  worker = await localWorker();
+  const mcp = new URL("/mcp", worker.url);
+  pull = await pullSource(await User.signIn(0, "pull@example.com", worker.url.origin, mcp), mcp.href, "pulled");
+}, 120_000);
+afterAll(() => worker?.dispose());
+
+it("leaves every file old or new, and no lock stale, across kills during writes, publishes, memories and pulls (seed 3)", async () => {
+  const r = await bridgeFaults({ bridge: inject("bridge"), dir: projects.project("p"), seed: 3, kinds: ["memory", "write", "render", "write", "pull", "render"], pull, home: join(projects.dir, "home") });
+  expect(r.tally.broken).toEqual([]);
+  // The sample kills a holder of a lock at least once, so that taking a stale one over is what it proves.
+  expect(r.staleLocks).toBeGreaterThan(0);
+  expect(r.takeoverMs).toHaveLength(6);
+}, 120_000);
