@@ -1,54 +1,20 @@
 // npm run load: many signed-in users at once against the Worker in workerd (Miniflare API, state on disk), each
 // with their own token, for a fixed time; then every project's invariants are checked from what was acknowledged.
 // LOAD_CLIENTS=16,64 (default) and LOAD_SECONDS=180 (default) per round. Not part of npm test.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_FILE_BYTES } from "../src/core/workspace/limits.js";
-import { signIn } from "./oauth-client.js";
 import { buildWorker, startLocalWorker, type LocalWorker } from "./local-worker.js";
+import { historyGap, memlogUnreadable, User, type Answer } from "./mcp-user.js";
 
 const ROUNDS = (process.env.LOAD_CLIENTS ?? "16,64").split(",").map(Number);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 180);
 /** Users per shared project: its owner and the members it is shared with (write access). */
 const GROUP = 4;
-const MEMLOG_PY = join(import.meta.dirname, "../node_modules/bmad-method/src/scripts/memlog.py");
 
 type Op = "render" | "read" | "write" | "append" | "memlog" | "recall" | "task";
 const MIX: Op[] = ["render", "read", "read", "write", "write", "append", "memlog", "recall", "task"];
-
-interface Answer {
-  ok: boolean;
-  text: string;
-  /** The last content block: a read's file text (its header is a block of its own). */
-  last: string;
-  structured: Record<string, any>;
-}
-
-class User {
-  constructor(readonly index: number, readonly email: string, private token: string, private mcp: URL) {}
-
-  async call(name: string, args: Record<string, unknown>): Promise<Answer> {
-    const res = await fetch(this.mcp, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25", authorization: `Bearer ${this.token}` },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
-    });
-    const raw = await res.text();
-    if (!res.ok) return { ok: false, text: `HTTP ${res.status} ${raw.slice(0, 300)}`, last: "", structured: {} };
-    const body = JSON.parse(raw.replace(/^event: message\ndata: /, "")) as { result?: { isError?: boolean; content?: Array<{ text?: string }>; structuredContent?: Record<string, any> }; error?: { message: string } };
-    if (body.error) return { ok: false, text: body.error.message, last: "", structured: {} };
-    const blocks = (body.result?.content ?? []).map((c) => c.text ?? "");
-    return { ok: body.result?.isError !== true, text: blocks.join("\n"), last: blocks.at(-1) ?? "", structured: body.result?.structuredContent ?? {} };
-  }
-
-  async must(name: string, args: Record<string, unknown>): Promise<Answer> {
-    const out = await this.call(name, args);
-    if (!out.ok) throw new Error(`${this.email} ${name} ${JSON.stringify(args).slice(0, 200)}: ${out.text.slice(0, 400)}`);
-    return out;
-  }
-}
 
 /** What the server acknowledged, to be found afterwards. */
 interface Acked {
@@ -84,11 +50,7 @@ async function round(clients: number): Promise<boolean> {
   try {
     const mcp = new URL("/mcp?toolsets=default,memory", worker.url);
     const users = await Promise.all(
-      Array.from({ length: clients }, async (_, i) => {
-        const email = `load-${i}@example.com`;
-        const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"], user: email });
-        return new User(i, email, access_token, mcp);
-      }),
+      Array.from({ length: clients }, (_, i) => User.signIn(i, `load-${i}@example.com`, worker.url.origin, mcp)),
     );
     const ownerOf = (u: User) => users[u.index - (u.index % GROUP)]!;
     for (const u of users) {
@@ -216,7 +178,8 @@ async function invariants(users: User[], ownerOf: (u: User) => User, acked: Acke
     const u = byEmail.get(email)!;
     const history = (await u.must("bmad-files", { action: "history", project: "own", path })).structured.versions as Array<{ version: number }>;
     const versions = history.map((v) => v.version).reverse();
-    if (versions.some((v, i) => v !== i + 1)) broken.push(`${key}: history is not 1..${versions.length}: ${JSON.stringify(versions).slice(0, 100)} acked ${JSON.stringify(writes.map((w) => w.version)).slice(0, 100)}`);
+    const gap = historyGap(history);
+    if (gap) broken.push(`${key}: ${gap}, acked ${JSON.stringify(writes.map((w) => w.version)).slice(0, 100)}`);
     const acks = writes.map((w) => w.version);
     if (acks.some((v, i) => i > 0 && v <= acks[i - 1]!)) broken.push(`${key}: acknowledged versions out of order`);
     // The setup's first write is not counted here: every acknowledged one is a version of its own.
@@ -233,22 +196,12 @@ async function invariants(users: User[], ownerOf: (u: User) => User, acked: Acke
     const [email, path] = key.split("|") as [string, string];
     once((await byEmail.get(email)!.must("bmad-files", { action: "read", project: "team", path })).last, lines, key);
   }
-  const dir = mkdtempSync(join(tmpdir(), "bmad-load-memlog-"));
-  try {
-    for (const [key, entries] of acked.memlogs) {
-      const [email, ws] = key.split("|") as [string, string];
-      const text = (await byEmail.get(email)!.must("bmad-files", { action: "read", project: "team", path: `${ws}/.memlog.md` })).last;
-      once(text, entries, key);
-      const file = join(dir, "memlog.md");
-      writeFileSync(file, text);
-      try {
-        execFileSync("python3", [MEMLOG_PY, "set", "--path", file, "--key", "checked", "--value", "yes"], { stdio: "pipe", timeout: 30_000 });
-      } catch (e) {
-        broken.push(`${key}: BMAD's memlog.py does not read it: ${String((e as { stderr?: Buffer }).stderr ?? e).slice(-300)}`);
-      }
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  for (const [key, entries] of acked.memlogs) {
+    const [email, ws] = key.split("|") as [string, string];
+    const text = (await byEmail.get(email)!.must("bmad-files", { action: "read", project: "team", path: `${ws}/.memlog.md` })).last;
+    once(text, entries, key);
+    const unreadable = memlogUnreadable(text);
+    if (unreadable) broken.push(`${key}: ${unreadable}`);
   }
   for (const u of users) {
     const listed = (await u.must("bmad-project", { action: "list" })).text;

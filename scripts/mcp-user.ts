@@ -4,20 +4,9 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { signIn, type FetchLike } from "./oauth-client.js";
+import { signIn } from "./oauth-client.js";
 
 const MEMLOG_PY = join(import.meta.dirname, "../node_modules/bmad-method/src/scripts/memlog.py");
-
-/** The consent form as this person submits it: on loopback the local sign-in takes the user's email. */
-export function browserAs(email: string): FetchLike {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    if (request.method !== "POST" || new URL(request.url).pathname !== "/authorize") return fetch(request);
-    const form = new URLSearchParams([...(await request.formData())].map(([k, v]) => [k, String(v)]));
-    form.set("user", email);
-    return fetch(new Request(request.url, { method: "POST", headers: request.headers, body: form.toString(), redirect: "manual" }));
-  };
-}
 
 export interface Answer {
   ok: boolean;
@@ -34,7 +23,7 @@ export class User {
 
   /** Signs `email` in to the Worker at `origin` (read and write) and talks to `mcp`. */
   static async signIn(index: number, email: string, origin: string, mcp: URL): Promise<User> {
-    const { access_token } = await signIn(browserAs(email), origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"] });
+    const { access_token } = await signIn(fetch, origin, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"], user: email });
     return new User(index, email, access_token, mcp);
   }
 
