@@ -85,9 +85,10 @@ it("stops a long pattern over thousands of long paths within its work budget, so
   const pattern = `${"**a".repeat(MAX_GLOB_WILDCARDS)}${tail}`;
   const hostile = glob(pattern);
   const ordinary = glob("**/*.md");
-  // Timed against what people list over the same paths, not a clock: other test files' load falls on both.
-  const [refused, listed] = fastest(1, () => paths.forEach((p) => hostile.test(p)), () => expect(paths.filter((p) => ordinary.test(p))).toHaveLength(5000));
-  expect(refused, `${refused!.toFixed(1)} ms vs ${listed!.toFixed(1)} ms`).toBeLessThan(3 * listed!);
+  // Timed against what people list over the same paths, not a clock: other test files' load falls on both. The
+  // budget stops it at about 1.6x the ordinary listing (measured); walking all of it takes about 8x.
+  const [refused, listed] = fastest(3, () => paths.forEach((p) => hostile.test(p)), () => expect(paths.filter((p) => ordinary.test(p))).toHaveLength(5000));
+  expect(refused, `${refused!.toFixed(1)} ms vs ${listed!.toFixed(1)} ms`).toBeLessThan(5 * listed!);
   expect(hostile.exhausted).toBe(true);
   expect(tooCostly(hostile, "my-app's files")).toMatch(/costs too much to match against my-app's files: give it a longer literal start/);
   // What people list stays well inside it.
