@@ -221,7 +221,11 @@ export async function workerFaults(o: WorkerFaultOptions): Promise<WorkerFaultRe
           const found = await generations();
           const broken = [...found].filter(([, names]) => names !== whole).map(([dir]) => dir);
           tally.check(acked ? "acknowledged present" : "unacknowledged absent or whole", broken.length ? `render: ${broken.join(", ")} not whole` : undefined);
-          outcome(found.size, generationCount, generationCount + 1, "render_skill publish");
+          // Acknowledged: the generation its answer names is there; cut: one more generation, or none.
+          const named = /render\/bmad-build\/([^/\s]+\/[^/\s]+)\/workflow\.md/.exec(answer.text)?.[1];
+          if (acked) tally.check("acknowledged present", named && found.has(`_bmad/render/bmad-build/${named}`) ? undefined : `render_skill publish: acknowledged ${named ?? "(no path)"}, but not there`);
+          else outcome(found.size, generationCount, generationCount + 1, "render_skill publish");
+          landed.set(op, found.size > generationCount);
           generationCount = found.size;
           return;
         }
