@@ -11,7 +11,7 @@ const VIEWS = resolve(import.meta.dirname, "../src/views");
 export const VIEW_MAX_BYTES = 150 * 1024;
 export const VIEW_MAX_GZIP = 50 * 1024;
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; font-src data:; connect-src 'none'; frame-src 'none'; form-action 'none'; base-uri 'none'";
-const TITLES: Record<ViewName, string> = { map: "Project map", document: "Document", board: "Sprint board", session: "Delivery session" };
+const TITLES: Record<ViewName, string> = { map: "Project map", document: "Document", board: "Sprint board", session: "Delivery session", brainstorm: "Brainstorming composer" };
 
 export async function buildViews(): Promise<Map<string, Uint8Array>> {
   const css = readFileSync(join(VIEWS, "style.css"), "utf8");

@@ -21,7 +21,7 @@ it("keeps every seed tool name exactly", () => {
     "bmad", "list_workflows", "get_workflow_details", "execute_workflow", "list_tasks", "execute_task", "get_knowledge",
     "bmad-workflow", "bmad-resources", "bmad-task", "get_workflow_status", "list_sessions", "spawn_subagent_task",
     "get_project_context", "run_completion_contract", "get_agent_memory", "get_failure_museum", "remember_structured",
-    "recall_structured", "delegate_to_agent", "bmad-run", "bmad-project", "bmad-files", "bmad-map", "bmad-doc", "bmad-board", "bmad-session",
+    "recall_structured", "delegate_to_agent", "bmad-run", "bmad-project", "bmad-files", "bmad-map", "bmad-doc", "bmad-board", "bmad-session", "bmad-brainstorm",
   ]);
 });
 

@@ -33,9 +33,11 @@ export async function viewOf(client: McpLike, tool: string): Promise<{ uri: stri
   return { uri, html: content.text ?? "", mimeType: content.mimeType, meta: content._meta };
 }
 
-/** A new page of the host showing `html` with `result`; the view's tool calls go to `call`. */
-export async function showView(browser: Browser, hostHtml: string, html: string, result: unknown, call: Call): Promise<{ page: Page; frame: FrameLocator }> {
+/** A new page of the host showing `html` with `result`; the view's tool calls go to `call`. `watch` sees the page
+ *  before anything loads (to listen for its requests). */
+export async function showView(browser: Browser, hostHtml: string, html: string, result: unknown, call: Call, watch?: (page: Page) => Promise<void>): Promise<{ page: Page; frame: FrameLocator }> {
   const page = await browser.newPage({ viewport: { width: 1150, height: 900 } });
+  await watch?.(page);
   await page.exposeFunction("hostCallTool", (name: string, args: Record<string, unknown>) => call(name, args));
   await page.setContent(hostHtml);
   await page.evaluate(([h, r]) => (globalThis as unknown as HostPage).showView(h, r), [html, result] as [string, unknown]);

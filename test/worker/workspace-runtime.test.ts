@@ -250,8 +250,10 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(listed.structured.stdout.split("\n").filter(Boolean).every((line: string) => line.startsWith("creative\t"))).toBe(true);
     const brainstorming = (await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text;
     expect(brainstorming).toContain("brain.py: this skill's own, ported to run here.");
-    // Its composer page cannot open for the user here: the block says to take the way in chat.
-    expect(brainstorming).toContain("- Nothing here opens a page or file for the user (`open`, `xdg-open`): where the skill offers a way in chat, take it.");
+    // Its composer page cannot open for the user here: the block names the view that shows it, else the way in chat.
+    expect(brainstorming).toContain(
+      "- Nothing here opens a page or file for the user (`open`, `xdg-open`). The brainstorming composer page: if your tools include bmad-brainstorm, call it instead (the host shows the page, and its Copy prompt sends the user's choice to you as their message). Otherwise, where the skill offers a way in chat, take it.",
+    );
     // An empty customization value keeps its name, rather than "Run `[]`".
     expect(brainstorming).not.toContain("`[]`");
     expect(brainstorming).toContain("workflow.additional_techniques (empty)");

@@ -145,6 +145,11 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
         return 0;
       }
       default: {
+        if (!ctx.runOriginal && ctx.composerShown) {
+          const shipped = extraAt === undefined && fileAt === (await catalogFile(ctx, undefined, "brain-methods.csv")).at;
+          out.stdout += `${ctx.composerShown(shipped)}\n`;
+          return 0;
+        }
         if (!ctx.runOriginal) {
           out.stderr += "error: `html` writes the composer page, a file the user opens on their own machine: run this line on the bmad-mcp bridge. Here, pick techniques in chat with categories, list --category, show or random.\n";
           return 2;

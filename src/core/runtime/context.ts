@@ -20,6 +20,9 @@ export interface ScriptContext {
    *  leaves to it: brain.py's composer page is BMAD's own HTML, which this project does not copy. The port builds
    *  `args` from what it parsed and read through `fs`, and writes what comes back through `fs` too. */
   runOriginal?: (args: string[]) => Promise<OriginalRun>;
+  /** Where the client shows brain.py's composer page as a view (the remote, to a host that renders MCP Apps): what
+   *  to say instead of writing it, given whether the catalog is BMAD's shipped one. */
+  composerShown?: (shippedCatalog: boolean) => string;
   /** Read-only git where the door has it (the bridge); absent on the remote. */
   git?: GitRunner;
   /** What the run may spend (budget.ts): its loops spend as they go. Default: unbounded. */

@@ -27,6 +27,7 @@ export const TOOL = {
   bmadDoc: "bmad-doc",
   bmadBoard: "bmad-board",
   bmadSession: "bmad-session",
+  bmadBrainstorm: "bmad-brainstorm",
 } as const;
 
 export const RESOURCE = {

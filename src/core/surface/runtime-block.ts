@@ -36,9 +36,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
     `- Project memory, if your tools include ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} find past failures and earlier decisions. Without them, go on.`,
   );
-  // On a workspace nothing opens a page for the user (bmad-brainstorming's composer page): its way in chat is the one here.
+  // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
-    lines.push(`- Nothing here opens a page or file for the user (\`open\`, \`xdg-open\`): where the skill offers a way in chat, take it.`);
+    const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))
+      ? ` The brainstorming composer page: if your tools include ${TOOL.bmadBrainstorm}, call it instead (the host shows the page, and its Copy prompt sends the user's choice to you as their message).`
+      : "";
+    lines.push(`- Nothing here opens a page or file for the user (\`open\`, \`xdg-open\`).${composer} Otherwise, where the skill offers a way in chat, take it.`);
   }
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");

@@ -116,7 +116,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     try {
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.
-      const call = { sampling: Boolean(server.getClientCapabilities()?.sampling), inputResponses: ctx.mcpReq.inputResponses };
+      const capabilities = server.getClientCapabilities();
+      // Views: as tools/list gives them to this client (all, unless it said it renders none).
+      const showsView = (name: string) => Boolean(surface.tools.get(name)?.view) && !(capabilities && !rendersViews(capabilities));
+      const call = { sampling: Boolean(capabilities?.sampling), showsView, inputResponses: ctx.mcpReq.inputResponses };
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error, outcome.suggestions);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });

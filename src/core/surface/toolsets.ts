@@ -14,7 +14,7 @@ export const TOOLSETS = {
   // Opt-in: five more tools would take the default tools/list past its 8 KB budget; rendered skills name it.
   memory: { byDefault: false, about: "project memory: remember, recall, agent learnings, failure museum; delegate_to_agent" },
   // Opt-in: a host that renders MCP Apps shows these as pages (ui:// views); others get their text.
-  views: { byDefault: false, about: "pictures for hosts that render MCP Apps: project map, document with versions, sprint board, delivery session" },
+  views: { byDefault: false, about: "pictures for hosts that render MCP Apps: project map, document with versions, sprint board, delivery session, brainstorming composer" },
 } as const;
 
 export type ToolsetName = keyof typeof TOOLSETS;

@@ -3,13 +3,14 @@
 // `_meta.ui.resourceUri`; a host that renders them shows it, others read the tool's text. Pages reach nothing
 // outside: their CSP allows no connection, no frame, no remote image, and they act only through tool calls the host makes.
 import type { Result } from "../result.js";
+import { composerView } from "./composer.js";
 import type { BundleReader } from "./reader.js";
 
 export const VIEW_MIME = "text/html;profile=mcp-app";
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 export const VIEW_PREFIX = "ui://bmad/";
 /** The views' names, as src/views has their entry files and the bundle stores them. */
-export const VIEW_NAMES = ["map", "document", "board", "session"] as const;
+export const VIEW_NAMES = ["map", "document", "board", "session", "brainstorm"] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];
 export const viewUri = (name: ViewName): string => `${VIEW_PREFIX}${name}.html`;
 
@@ -31,5 +32,10 @@ export async function readView(reader: BundleReader, uri: string): Promise<ViewR
   const stored = reader.catalog.manifest.views?.[name];
   if (!stored) return { ok: false, error: `This bundle was built without views: run npm run bundle (it builds ${uri}).` };
   const text = await reader.readText({ path: `views/${name}.html`, source: 0, sha256: stored.sha256, size: stored.size, mime: VIEW_MIME });
+  if (name === "brainstorm") {
+    // A loader: BMAD's own page goes in from the bundle's bmad-brainstorming (composer.ts).
+    const page = await composerView(reader, text);
+    return page.ok ? { ok: true, contents: [{ uri, mimeType: VIEW_MIME, text: page.text, _meta: UI_META }] } : page;
+  }
   return { ok: true, contents: [{ uri, mimeType: VIEW_MIME, text, _meta: UI_META }] };
 }

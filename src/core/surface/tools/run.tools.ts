@@ -7,6 +7,7 @@ import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime 
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
 import { runAnswer } from "./run-answer.js";
+import { composerNote } from "../composer.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
@@ -37,12 +38,13 @@ export const bmadRunTool = defineTool({
     project: z.string().max(200).optional().describe("Workspace that is {project-root}, if the line names no bmad://projects/NAME"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  run: (args, deps, signal) => runCommand(args.command, args.project, deps, signal),
+  run: (args, deps, signal, call) => runCommand(args.command, args.project, deps, signal, call?.showsView?.(TOOL.bmadBrainstorm) ? composerNote : undefined),
 });
 
 export const runTools = [bmadRunTool];
 
-async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal): Promise<ToolOutcome> {
+/** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
+async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
@@ -109,7 +111,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (port) {
     const bounded = withBudget(runtime.fs);
     const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
-    const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...zoneOf(runtime) });
+    const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime) });
     const refused = runtime.refused?.();
     return refused ? fail(refused) : runAnswer(runtime, name, result);
   }

@@ -16,6 +16,8 @@ import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
+import { composerPath } from "../composer.js";
+import { BMAD_SCHEME } from "../../catalog/paths.js";
 
 const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
@@ -142,4 +144,22 @@ export const bmadSessionTool = defineTool({
   },
 });
 
-export const viewTools = [bmadMapTool, bmadDocTool, bmadBoardTool, bmadSessionTool];
+export const bmadBrainstormTool = defineTool({
+  name: TOOL.bmadBrainstorm,
+  toolset: "views",
+  description: "BMAD's brainstorming composer page as a view: the user picks a mode and techniques, and its Copy prompt sends them to the chat.",
+  input: z.object({}),
+  annotations: READ_ONLY,
+  view: viewUri("brainstorm"),
+  async run(_args, deps) {
+    const found = composerPath(deps.reader.catalog);
+    if (!found.ok) return fail(found.error);
+    const page = `${BMAD_SCHEME}${found.path}`;
+    return done(
+      `A host that shows views shows BMAD's composer page (${page}) here; the user's choice comes back as their message. Where it does not show, pick the mode and techniques in chat, as the skill's "Or in chat" says.`,
+      { page },
+    );
+  },
+});
+
+export const viewTools = [bmadMapTool, bmadDocTool, bmadBoardTool, bmadSessionTool, bmadBrainstormTool];
