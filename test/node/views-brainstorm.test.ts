@@ -15,7 +15,11 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn } from "../../scripts/oauth-client.js";
-import { localWorker, PKG, tempDir, toolText } from "./helpers.js";
+import { loadBundleFromDir } from "../../src/compiler/read.js";
+import { MemoryBundleReader } from "../../src/core/surface/memory-reader.js";
+import { bmadBrainstormTool } from "../../src/core/surface/tools/views.tools.js";
+import { readView } from "../../src/core/surface/views.js";
+import { localWorker, PKG, ROOT, tempDir, toolText } from "./helpers.js";
 import { hostState, launch, SHOTS, showView, viewOf } from "./views-helpers.js";
 
 const SKILL = join(PKG, "bmad-method/src/core-skills/bmad-brainstorming");
@@ -135,6 +139,15 @@ describe("the brainstorming composer", () => {
     // Nothing was written: the page is the view's.
     const listed = await ada.callTool({ name: "bmad-files", arguments: { action: "list", project, path: "" } });
     expect(toolText(listed)).not.toContain("brain-selector.html");
+  });
+
+  it("says so when the bundle has no bmad-brainstorming, in the view and the tool", async () => {
+    const { manifest, blobs } = loadBundleFromDir(join(ROOT, "bmad-bundle"));
+    const without = (path: string) => !path.includes("/bmad-brainstorming/");
+    const reader = new MemoryBundleReader({ ...manifest, files: manifest.files.filter((f) => without(f.path)), records: manifest.records.filter((r) => without(r.entry)) }, (sha) => blobs.get(sha) && new TextDecoder().decode(blobs.get(sha)));
+    const error = "This bundle has no brainstorming composer page (bmad-brainstorming/assets/brain-selector.html): it comes with BMAD 6.12's core module. Pick techniques in chat instead.";
+    expect(await readView(reader, "ui://bmad/brainstorm.html")).toEqual({ ok: false, error });
+    expect(await bmadBrainstormTool.run({}, { reader, owner: "ada" })).toEqual({ ok: false, error });
   });
 
   it("serves the same page on the bridge, to a client that renders views", async () => {
