@@ -53,7 +53,8 @@ let current: { id: string; reader: KvBundleReader; checkedAt: number } | undefin
 
 export async function currentBundle(env: Env): Promise<BundleReader> {
   const now = Date.now();
-  if (current && now - current.checkedAt < POINTER_TTL_MS) return current.reader;
+  // A clock that went back (or a check stamped ahead of it) reads the pointer again rather than trust it longer.
+  if (current && now >= current.checkedAt && now - current.checkedAt < POINTER_TTL_MS) return current.reader;
   const id = await env.BUNDLE_KV.get(POINTER_KEY);
   if (!id) throw new BundleMissingError("No BMAD bundle is uploaded. Run `npm run bundle && npm run bundle:upload -- --local` (npm run dev does both).");
   if (current?.id === id) {
