@@ -2,6 +2,7 @@
 // bmad-brainstorming ships as assets/brain-selector.html. It is read from the bundle (never copied into this project)
 // and carried gzip-compressed in base64 inside the small loader page src/views/brainstorm-view.ts builds: the page is
 // 244 KB, over a view's 150 KB, and 28 KB gzipped. Made once per bundle.
+import type { BundleFile } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { Result } from "../result.js";
 import { TOOL } from "./names.js";
@@ -12,11 +13,17 @@ export const COMPOSER_SLOT = "__BMAD_COMPOSER_PAGE__";
 const SKILL = "bmad-brainstorming";
 const ASSET = "assets/brain-selector.html";
 
-/** Where this bundle has the composer page: the winning bmad-brainstorming skill's folder. */
-export function composerPath(catalog: Catalog): Result<{ path: string }> {
+/** The composer page this bundle serves: bmad-brainstorming's, from the first source by priority that is not the
+ *  project's. The page's scripts run in the view, where they could ask the host for tool calls: a project's copy (a
+ *  cloned repository's) is never run; BMAD's install writes the same bytes as the package anyway. */
+export function composerFile(catalog: Catalog): Result<{ file: BundleFile }> {
   const skill = catalog.resolve("workflow", SKILL);
-  const path = skill.ok && skill.record.entry.endsWith("/SKILL.md") ? `${skill.record.entry.slice(0, -"SKILL.md".length)}${ASSET}` : undefined;
-  if (path && catalog.file(path)) return { ok: true, path };
+  for (const record of skill.ok ? skill.candidates : []) {
+    if (catalog.manifest.sources[record.source]?.origin === "project" || !record.entry.endsWith("/SKILL.md")) continue;
+    const path = `${record.entry.slice(0, -"SKILL.md".length)}${ASSET}`;
+    const file = catalog.manifest.files.find((f) => f.source === record.source && f.path === path);
+    if (file) return { ok: true, file };
+  }
   return { ok: false, error: `This bundle has no brainstorming composer page (${SKILL}/${ASSET}): it comes with BMAD 6.12's core module. Pick techniques in chat instead.` };
 }
 
@@ -28,11 +35,11 @@ export function composerView(reader: BundleReader, loader: string): Promise<Resu
   let page = pages.get(catalog);
   if (!page) {
     page = (async () => {
-      const found = composerPath(catalog);
+      const found = composerFile(catalog);
       if (!found.ok) return found;
       const parts = loader.split(COMPOSER_SLOT);
       if (parts.length !== 2) return { ok: false, error: "The composer's loader page has no slot for the page: rebuild the bundle (npm run bundle)." };
-      const html = await reader.readText(catalog.file(found.path)!);
+      const html = await reader.readText(found.file);
       return { ok: true, text: parts.join(await gzipBase64(html)) };
     })();
     // A failed read is not kept: the next request tries again.

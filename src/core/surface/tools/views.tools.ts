@@ -16,7 +16,7 @@ import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
-import { composerPath } from "../composer.js";
+import { composerFile } from "../composer.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 
 const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
@@ -152,9 +152,9 @@ export const bmadBrainstormTool = defineTool({
   annotations: READ_ONLY,
   view: viewUri("brainstorm"),
   async run(_args, deps) {
-    const found = composerPath(deps.reader.catalog);
+    const found = composerFile(deps.reader.catalog);
     if (!found.ok) return fail(found.error);
-    const page = `${BMAD_SCHEME}${found.path}`;
+    const page = `${BMAD_SCHEME}${found.file.path}`;
     return done(
       `A host that shows views shows BMAD's composer page (${page}) here; the user's choice comes back as their message. Where it does not show, pick the mode and techniques in chat, as the skill's "Or in chat" says.`,
       { page },
