@@ -42,19 +42,20 @@ const CASES: Array<[string, string[], string, (body: string) => string]> = [
   ["brain.py", ["--file", "m.csv", "categories"], "/p/m.csv", (b) => `category,technique_name\n${b}`],
 ];
 
-// Bounds far above a linear run (tens of milliseconds) and far below a quadratic one (tens of seconds), so that the
-// load of the other test files cannot decide them.
+// Bounds far above a linear run (a second or two for 1 MiB, four on a loaded 2-core machine) and far below a
+// quadratic one (minutes at 1 MiB: the finding took 9 s at 192,000 characters), so that the load of the other test
+// files cannot decide them.
 it.each(CASES.map((c, i) => [i, ...c] as const))("case %i: %s %j answers hostile inputs in linear time, up to 1 MiB", async (_i, name, argv, path, frame) => {
   const slow: string[] = [];
   let slowest = { unit: UNITS[0]!, ms: -1 };
   for (const unit of UNITS) {
     const { ms } = await timed(port(name), argv, { [path]: frame(fill(unit, "", "", SWEEP)) });
-    if (ms > 2000) slow.push(`${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
+    if (ms > 5000) slow.push(`${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
     if (ms > slowest.ms) slowest = { unit, ms };
   }
   expect(slow).toEqual([]);
   const { ms } = await timed(port(name), argv, { [path]: frame(fill(slowest.unit)) });
-  expect(ms, `1 MiB of ${JSON.stringify(slowest.unit)}`).toBeLessThan(4000);
+  expect(ms, `1 MiB of ${JSON.stringify(slowest.unit)}`).toBeLessThan(15_000);
 }, 120_000);
 
 it("answers --help on a hostile docstring in linear time, for every port", async () => {
@@ -62,7 +63,7 @@ it("answers --help on a hostile docstring in linear time, for every port", async
   for (const [key, main] of [...SHARED_SCRIPTS, ...SKILL_SCRIPTS]) {
     for (const unit of ["\n", " \n", "#\n", "\t\n\n", "(", "["]) {
       const { ms } = await timed(main, ["--help"], { "/p/s/scripts/x.py": `${fill(unit, "", "", SWEEP)}"""${WORDS}\n${fill(unit === "\n" ? " -" : unit, "", "", SWEEP)}"""\n` });
-      if (ms > 2000) slow.push(`${key} ${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
+      if (ms > 5000) slow.push(`${key} ${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
     }
   }
   expect(slow).toEqual([]);
@@ -73,7 +74,7 @@ it("parses 8,000 hostile arguments (a 16 KB command line's worth) in linear time
   for (const [key, main] of [...SHARED_SCRIPTS, ...SKILL_SCRIPTS]) {
     for (const args of [Array(8000).fill("x"), Array(8000).fill("-"), Array(8000).fill("--"), ["show", ...Array(8000).fill("x")]]) {
       const { ms } = await timed(main, args, {});
-      if (ms > 3000) slow.push(`${key} ${args[0]}…: ${Math.round(ms)} ms`);
+      if (ms > 6000) slow.push(`${key} ${args[0]}…: ${Math.round(ms)} ms`);
     }
   }
   expect(slow).toEqual([]);
@@ -81,12 +82,12 @@ it("parses 8,000 hostile arguments (a 16 KB command line's worth) in linear time
 
 it("finds a 1 MiB run's slug, link and usage parts in linear time", async () => {
   const recon = port("recon_kit.py");
-  for (const unit of ["-", " ", "!", "a-"]) expect((await timed(recon, ["slug", fill(unit), "--type", "t"], {})).ms).toBeLessThan(3000);
+  for (const unit of ["-", " ", "!", "a-"]) expect((await timed(recon, ["slug", fill(unit), "--type", "t"], {})).ms).toBeLessThan(8000);
   for (const unit of ["[", "[](", "[a](x", "]("]) {
     const started = performance.now();
     markdownLink(fill(unit));
     usageParts(fill(unit));
-    expect(performance.now() - started, unit).toBeLessThan(3000);
+    expect(performance.now() - started, unit).toBeLessThan(8000);
   }
 });
 
