@@ -13,6 +13,7 @@ import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
+import { withFileLock } from "./file-lock.js";
 
 /** One file as last read: how to tell it changed, what it held. */
 interface FileState {
@@ -116,9 +117,11 @@ export class FileMemory implements ProjectMemory {
   }
 
   remember(memory: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
-    return this.serial(async () => {
+    const rel = structuredFile(memory.type);
+    // Under the file's cross-process lock, read again: another bridge on this project (or bmad-files) may have
+    // written it since, and its memories must be in what this write keeps.
+    return this.serial(() => withFileLock(this.realRoot, rel, async () => {
       const loaded = await this.load();
-      const rel = structuredFile(memory.type);
       const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
@@ -139,7 +142,7 @@ export class FileMemory implements ProjectMemory {
       loaded.entries.set(memory.id, entry);
       loaded.index.add({ id: entry.id, text: entry.text, tags: entry.tags.join(" ") });
       return { ok: true, value: { id: memory.id, created: !before, tags } };
-    });
+    }));
   }
 
   search(query: string, filter: MemoryFilter, limit: number): Promise<MemResult<Recalled>> {

@@ -55,6 +55,16 @@ describe("remember_structured and recall_structured on the bridge", () => {
     expect(recalled.structured.hits[0].score).toBeGreaterThan(0);
   });
 
+  it("keeps every memory two bridges on one project remember at once", async () => {
+    const dir = project("two-bridges");
+    const [a, b] = await Promise.all([open(dir), open(dir)]);
+    const remember = (bridge: typeof a, who: string, i: number) => bridge.call("remember_structured", { type: "decisions", agent: "pm", text: `Decision ${i} by ${who}.`, tags: [] });
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => [remember(a, "a", i), remember(b, "b", i)]).flat());
+    expect(answers.filter((r) => r.isError).map((r) => r.text)).toEqual([]);
+    const texts = readFileSync(structured(dir, "decisions"), "utf8").trim().split("\n").map((l) => JSON.parse(l).text as string);
+    expect(texts.sort()).toEqual(Array.from({ length: 10 }, (_, i) => [`Decision ${i} by a.`, `Decision ${i} by b.`]).flat().sort());
+  });
+
   it("reaches precision@5 of at least 0.8 on the labelled recall set", async () => {
     const { call } = await open(project("recall-set"));
     const result = await runRecallSet(call);
