@@ -57,7 +57,7 @@ function sample(): void {
       const line = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
       const where = `${line} ${readlinkSync(`/proc/${pid}/cwd`)}`;
       // Test temp folders are named after their test (tempDir("missing-path") -> .../bmad-missing-path-XXXXXX).
-      const test = /bmad-mcp-tests\/\d+\/bmad-([a-z0-9-]+?)-[A-Za-z0-9]{6}/.exec(where)?.[1] ?? "";
+      const test = /bmad-mcp-tests\/\d+\/bmad-([a-z0-9-]+)-[A-Za-z0-9]{6}(?=\/|\s|$)/.exec(where)?.[1] ?? "";
       seen.set(pid, { kind: KINDS.find(([, re]) => re.test(line))?.[0] ?? `other: ${line.slice(0, 50)}`, test, cpu });
     } catch {
       // gone meanwhile
