@@ -14,7 +14,9 @@ const SECONDS = Number(process.env.LOAD_SECONDS ?? 180);
 const GROUP = 4;
 
 type Op = "render" | "read" | "write" | "append" | "memlog" | "recall" | "task";
-const MIX: Op[] = ["render", "read", "read", "write", "write", "append", "memlog", "recall", "task"];
+const ALL_OPS: Op[] = ["render", "read", "read", "write", "write", "append", "memlog", "recall", "task"];
+/** LOAD_OPS=read,write: only these operations (to find which one a figure comes from). */
+const MIX: Op[] = process.env.LOAD_OPS ? ALL_OPS.filter((op) => process.env.LOAD_OPS!.split(",").includes(op)) : ALL_OPS;
 
 /** What the server acknowledged, to be found afterwards. */
 interface Acked {
@@ -73,10 +75,15 @@ async function round(clients: number): Promise<boolean> {
     const errors: string[] = [];
     const started = performance.now();
     const end = started + SECONDS * 1000;
-    const warm = started + Math.min(20, SECONDS / 5) * 1000;
+    // The heap grows to its working size in the first minute (a read-only run settles at about 40 s), then stays.
+    const warm = started + (SECONDS / 3) * 1000;
     let memoryAtWarm = 0;
+    // workerd's memory every 10 s: a heap that settles, or one that keeps growing.
+    const memorySeries: number[] = [];
+    const sampler = setInterval(() => memorySeries.push(Math.round(workerdMiB())), 10_000);
     const initialized = new Set<string>();
     const minute = () => Math.floor((performance.now() - started) / 60_000);
+    const sessions = new Map<User, string>();
 
     const one = async (u: User, seq: number): Promise<void> => {
       const op = MIX[(u.index * 7 + seq * 13) % MIX.length]!;
@@ -128,8 +135,12 @@ async function round(clients: number): Promise<boolean> {
           out = await u.call("recall_structured", { query: "decision about the stack", project: "own" });
           break;
         case "task": {
-          out = await u.call("bmad-task", { action: "start", objective: `Load ${u.email} ${seq}` });
-          if (out.ok) out = await u.call("bmad-task", { action: "status", session_id: out.structured.session_id });
+          // As a person works: a session started now and then, its status asked between (a start is a new object).
+          const session = sessions.get(u);
+          if (!session || seq % 20 === 0) {
+            out = await u.call("bmad-task", { action: "start", objective: `Load ${u.email} ${seq}` });
+            if (out.ok) sessions.set(u, out.structured.session_id as string);
+          } else out = await u.call("bmad-task", { action: "status", session_id: session });
           break;
         }
       }
@@ -154,8 +165,9 @@ async function round(clients: number): Promise<boolean> {
       const s = stats(samples);
       console.log(op.padEnd(10) + String(s.n).padStart(8) + `${s.p50.toFixed(1)} ms`.padStart(10) + `${s.p99.toFixed(1)} ms`.padStart(10) + `${s.max.toFixed(0)} ms`.padStart(10));
     }
+    clearInterval(sampler);
     const growth = memoryAtWarm ? (memoryAtEnd - memoryAtWarm) / memoryAtWarm : 0;
-    console.log(`workerd memory: ${memoryAtWarm.toFixed(0)} MiB after warm-up, ${memoryAtEnd.toFixed(0)} MiB at the end (${(growth * 100).toFixed(1)}%)`);
+    console.log(`workerd memory: ${memoryAtWarm.toFixed(0)} MiB after warm-up, ${memoryAtEnd.toFixed(0)} MiB at the end (${(growth * 100).toFixed(1)}%); every 10 s: ${memorySeries.join(", ")} MiB`);
     for (const e of errors.slice(0, 10)) console.log(`  error: ${e}`);
 
     const broken = await invariants(users, ownerOf, acked);
