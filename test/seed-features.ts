@@ -28,6 +28,7 @@ const W = {
   configSecrets: "test/worker/config-secrets.test.ts",
   runtime: "test/worker/workspace-runtime.test.ts",
   workspace: "test/worker/workspace.test.ts",
+  seedRows: "test/worker/seed-rows.test.ts",
 };
 const N = {
   bridge: "test/node/bridge.test.ts",
@@ -57,15 +58,17 @@ const N = {
   npmPackage: "test/node/npm-package.test.ts",
   authOidc: "test/node/auth-oidc.test.ts",
   deploy: "test/node/deploy.test.ts",
+  seedRows: "test/node/bridge-seed-rows.test.ts",
+  faults: "test/node/faults.test.ts",
 };
+/** The bridge's delivery walk, the proof of several bmad-task rows. */
+const DELIVERY_WALK_BRIDGE = "walks a delivery session: both engines, confirm_save, approval, sprint scope, earlier artifacts, status and the answer fields";
 
 // Reasons said more than once.
-const PROXY_BRIDGE = "the opt-in proxy toolset (--toolsets default,proxy) runs the same core tool as the Worker; no test calls it over stdio";
 const NO_PROJECT_DISK = "the Worker has no user's file system";
 const CONTRACT_REMOTE = "the Worker cannot run bash or the project's code: run_completion_contract runs on the bridge (bmad-mcp), in the project, and the Worker's answer says so";
 const BUILD_TIME = (flag: string) => `${NO_PROJECT_DISK} or command line: a deployment adds such a tree when it builds its bundle (npm run bundle -- --source ${flag}), served by origin and priority`;
 const NO_GIT = "the Worker clones nothing (no git, no disk): a deployment builds git sources into its bundle (npm run bundle -- --source git+https://…), where git runs";
-const DELIVERY_VIEW_BRIDGE = "the same core session view as the Worker; the bridge's tests drive its file store and start/submit/confirm over stdio, not this field";
 
 export const SEED_FEATURES: SeedFeature[] = [
   // Seed 000: the master manifest, priority resolution, module-qualified names.
@@ -182,7 +185,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "000-23", seed: "000", feature: "Supporting files (templates, configs) read from the highest-priority root that has them (FileReader)",
     remote: works(N.priority, "serves the winning file for a path both trees have"),
-    bridge: partial("the bridge builds the same prioritised bundle from its roots (src/bridge/local-bundle.ts); no stdio test reads a supporting file that differs between roots", proof(N.priority, "serves the winning file for a path both trees have")),
+    bridge: works(N.seedRows, "serves the project's copy of a supporting file over the embedded one"),
   },
   {
     id: "000-24", seed: "000", feature: "User-level `customize.yaml` fallback for a project agent that has none (`_cfg/agents/bmm-architect.customize.yaml`)",
@@ -197,7 +200,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "000-26", seed: "000", feature: "One name in two origins or modules: the winner keeps the short name, the others are module-qualified",
     remote: works(N.promptNames, "gives a multi-source bundle's short names to its highest-priority source"),
-    bridge: partial("proven in-process on the bundle the bridge builds (a v4 project over the embedded 6.12); no stdio test lists the names", proof(N.promptNames, "keeps /bmad-analyst, /bmad-architect, /bmad-pm and /bmad-dev for the project's agents")),
+    bridge: works(N.seedRows, "keeps the short names for the project's agents and qualifies bmad-core's by module"),
   },
   {
     id: "000-27", seed: "000", feature: "Resource browser: every record with its origins (`bmad-mcp --list`)",
@@ -223,7 +226,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "001-04", seed: "001", feature: "`get_agent_memory` `last_n`: the N newest learnings",
-    remote: partial("the same core tool as the bridge; the Worker's test asks by agent and query, not last_n", proof(W.memory, "indexes hand-edited learnings and the failure museum")),
+    remote: works(W.seedRows, "gives get_agent_memory's last_n newest learnings"),
     bridge: works(N.memory, "serves an agent's learnings file, newest first or by query, and reads it again when it changes"),
   },
   {
@@ -264,7 +267,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "001-12", seed: "001", feature: "`get_workflow_status` of the newest `bmad-task` session, with its role prompt to resume from",
     remote: works(W.sessions, "show status, the newest session and queued sub-tasks"),
-    bridge: partial("the same core tool over the bridge's file store; no stdio test asks for a session's status"),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "001-13", seed: "001", feature: "`list_sessions` with `status` (all, active, completed, failed)",
@@ -278,7 +281,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "001-15", seed: "001", feature: "`get_failure_museum` `top_n`: the most critical first",
-    remote: partial("the same core ordering as the bridge; no Worker test passes top_n", proof(W.memory, "indexes hand-edited learnings and the failure museum")),
+    remote: works(W.seedRows, "gives get_failure_museum's top_n most critical failures first"),
     bridge: works(N.memory, "orders the failure museum by severity, then recency"),
   },
   {
@@ -328,8 +331,8 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "001-25", seed: "001", feature: "`delegate_to_agent` `agent_id` analyst, architect, qa, sm, tech-writer",
-    remote: partial("any agent of the bundle resolves; the default bundle (bmad-method 6.12) has no qa, sm or tech-writer, and the error names the agents it has; the Worker's tests use pm and architect", proof(W.memory, "gives a 2025-era client, which a stateless server cannot ask, the persona-framed task")),
-    bridge: partial("any agent of the bundle resolves; 6.12 has no qa, sm or tech-writer, and the error names the agents it has", proof(N.memory, "unknown agents name the ones there are")),
+    remote: works(W.seedRows, "delegates to the seed's analyst, architect, qa, sm and tech-writer"),
+    bridge: works(N.seedRows, "delegates to the seed's analyst, architect, qa, sm and tech-writer"),
   },
   {
     id: "001-26", seed: "001", feature: "stdio transport (the default)",
@@ -396,7 +399,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "002-04", seed: "002", feature: "`list_workflows` `category` (analysis, planning, solutioning, implementation)",
     remote: works(W.surface, "lists workflows with structured content, filtered by module and category"),
-    bridge: partial(PROXY_BRIDGE),
+    bridge: works(N.seedRows, "lists workflows by category, details one, and executes it from its raw files with its params"),
   },
   {
     id: "002-05", seed: "002", feature: "`list_workflows` `module` (core, bmm); an unknown module names the ones there are",
@@ -416,12 +419,12 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "002-08", seed: "002", feature: "`execute_workflow`: the raw workflow files with execution instructions",
     remote: works(W.surface, "details and executes a workflow from its raw files"),
-    bridge: partial(PROXY_BRIDGE),
+    bridge: works(N.seedRows, "lists workflows by category, details one, and executes it from its raw files with its params"),
   },
   {
     id: "002-09", seed: "002", feature: "`execute_workflow` `params` passed on",
     remote: works(W.surface, "details and executes a workflow from its raw files"),
-    bridge: partial(PROXY_BRIDGE),
+    bridge: works(N.seedRows, "lists workflows by category, details one, and executes it from its raw files with its params"),
   },
   {
     id: "002-10", seed: "002", feature: "Classic and v6-alpha workflows come with the engine file (`core/tasks/workflow.xml`)",
@@ -436,42 +439,42 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "002-12", seed: "002", feature: "Lazy loading: deeper files are `bmad://` links, loaded when needed",
     remote: works(W.surface, "lists deeper files as bmad:// links instead of inlining them"),
-    bridge: partial("the same core loader as the Worker; the stdio test checks the runtime block's bmad:// skill folder, not that deeper files stay out", proof(N.runtime, "puts a runtime block of at most 1.5 KB in front of bmad *prd")),
+    bridge: works(N.seedRows, "lists deeper files as bmad:// links instead of inlining them"),
   },
   {
     id: "002-13", seed: "002", feature: "`list_tasks` (task-manifest.csv)",
-    remote: partial("only the default bundle's empty answer is tested (bmad-method 6.12 has no tasks: \"This bundle has no tasks.\"); no test lists a classic bundle's tasks", proof(W.surface, "says plainly when a bundle has no tasks or knowledge")),
-    bridge: partial(PROXY_BRIDGE),
+    remote: works(W.seedRows, "lists the bundle's tasks and runs one with its params, and reads bmad://manifests/tasks"),
+    bridge: works(N.seedRows, "lists the tasks of the project's task manifest and runs one with its params"),
   },
   {
     id: "002-14", seed: "002", feature: "`execute_task(task_name, params)`",
-    remote: partial("only an unknown task's answer is tested (the default bundle has no tasks)", proof(W.badInput, "agents, workflows and tasks")),
-    bridge: partial(PROXY_BRIDGE),
+    remote: works(W.seedRows, "lists the bundle's tasks and runs one with its params, and reads bmad://manifests/tasks"),
+    bridge: works(N.seedRows, "lists the tasks of the project's task manifest and runs one with its params"),
   },
   {
     id: "002-15", seed: "002", feature: "`get_knowledge(domain)`: testarch, architecture, patterns",
-    remote: partial("only a bundle without knowledge is tested (6.12 ships none); no test reads a classic bundle's knowledge", proof(W.surface, "says plainly when a bundle has no tasks or knowledge")),
-    bridge: partial(PROXY_BRIDGE),
+    remote: works(W.seedRows, "loads a knowledge domain, and names the domains there are for one it lacks"),
+    bridge: works(N.seedRows, "loads a knowledge domain, and names the domains there are for one it lacks"),
   },
   {
     id: "002-16", seed: "002", feature: "`bmad://manifests/agents` (CSV, classic columns, every layout)",
     remote: works(W.surface, "generates classic CSV manifests for the skills layout"),
-    bridge: partial("the same core resource as the Worker; no stdio test reads it"),
+    bridge: works(N.seedRows, "lists every file once across pages after the generated resources, and reads the manifests and the config"),
   },
   {
     id: "002-17", seed: "002", feature: "`bmad://manifests/workflows`",
-    remote: partial("listed first among the resources; no test reads its rows", proof(W.surface, "lists every bundle file once, across pages, after the generated resources")),
-    bridge: partial("the same core resource as the Worker; no stdio test reads it"),
+    remote: works(W.seedRows, "reads bmad://manifests/workflows: a classic row per workflow"),
+    bridge: works(N.seedRows, "lists every file once across pages after the generated resources, and reads the manifests and the config"),
   },
   {
     id: "002-18", seed: "002", feature: "`bmad://manifests/tasks`",
-    remote: partial("listed first among the resources; no test reads its rows", proof(W.surface, "lists every bundle file once, across pages, after the generated resources")),
-    bridge: partial("the same core resource as the Worker; no stdio test reads it"),
+    remote: works(W.seedRows, "lists the bundle's tasks and runs one with its params, and reads bmad://manifests/tasks"),
+    bridge: works(N.seedRows, "lists the tasks of the project's task manifest and runs one with its params"),
   },
   {
     id: "002-19", seed: "002", feature: "`bmad://config/current`: the active configuration",
     remote: works(W.surface, "serves the configuration as JSON"),
-    bridge: partial("the same core resource as the Worker; no stdio test reads it"),
+    bridge: works(N.seedRows, "lists every file once across pages after the generated resources, and reads the manifests and the config"),
   },
   {
     id: "002-20", seed: "002", feature: "Configuration sanitised: secret-looking keys (api_key, token, password) removed",
@@ -510,7 +513,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "002-27", seed: "002", feature: "Hot reload: an edited BMAD file is served without a restart",
-    remote: partial("a new bundle (npm run bundle:upload flips one pointer) is served within 10 s (the pointer's re-read); no test flips it under a running Worker", proof("test/node/upload.test.ts", "puts blobs up to 1 MiB in KV and larger ones in R2, pointer last")),
+    remote: works(N.faults, "serves the old bundle or the new one whole while its pointer flips"),
     bridge: works(N.bridge, "serves the project's own agent over the embedded one, and picks up an edit on the next call"),
   },
   {
@@ -548,7 +551,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "003-05", seed: "003", feature: "Engines per stage: both at PO and Architect when the objective says codex, codex for Dev, Review, QA",
     remote: works(W.sessions, "walks all six stages with clarification, both engines at po, approval and artifacts"),
-    bridge: partial(DELIVERY_VIEW_BRIDGE),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-06", seed: "003", feature: "Score extraction: JSON `quality_score`, then `Quality Score: N/100`, then an estimate of at most 85",
@@ -573,7 +576,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "003-10", seed: "003", feature: "`confirm_save`, the legacy alias of `confirm`",
     remote: works(W.sessions, "walks all six stages with clarification, both engines at po, approval and artifacts"),
-    bridge: partial("the core tool maps confirm_save to confirm for both doors; no stdio test sends confirm_save"),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-11", seed: "003", feature: "`reject` with the user's reason: back to drafting, the rejected draft kept as a version",
@@ -588,22 +591,22 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "003-13", seed: "003", feature: "Dev waits for the sprint scope (`specify_sprint_scope_then_generate`), with the plan's sprints listed",
     remote: works(W.sessions, "walks all six stages with clarification, both engines at po, approval and artifacts"),
-    bridge: partial(DELIVERY_VIEW_BRIDGE),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-14", seed: "003", feature: "Each stage reads the earlier stages' artifacts",
     remote: works(W.sessions, "walks all six stages with clarification, both engines at po, approval and artifacts"),
-    bridge: partial(DELIVERY_VIEW_BRIDGE),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-15", seed: "003", feature: "`status`: the session's light state",
     remote: works(W.sessions, "show status, the newest session and queued sub-tasks"),
-    bridge: partial(DELIVERY_VIEW_BRIDGE),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-16", seed: "003", feature: "Answer fields: requires_user_confirmation, interaction_type, user_message, pending_user_actions, current_state",
     remote: works(W.sessions, "walks all six stages with clarification, both engines at po, approval and artifacts"),
-    bridge: partial("over stdio pending_user_actions and current_state are checked; requires_user_confirmation, interaction_type and user_message only on the Worker (the same core view)", proof(N.delivery, "rejects a draft with the user's reason")),
+    bridge: works(N.seedRows, DELIVERY_WALK_BRIDGE),
   },
   {
     id: "003-17", seed: "003", feature: "An action the state does not allow is refused, naming the allowed ones",
@@ -640,17 +643,17 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "004-01", seed: "004", feature: "A tool per agent (`{module}-{agent}` / `bmad-{agent}`) taking `message` (opt-in `agents` toolset)",
     remote: works(W.surface, "adds one tool per agent, named like its prompt, with ?toolsets=agents"),
-    bridge: partial("the same core tools as the Worker, named in-process (prompt-names.test.ts); no stdio test calls one", proof(N.promptNames, "names the agent tools the same way")),
+    bridge: works(N.seedRows, "adds one tool per agent, named like its prompt, each taking a message"),
   },
   {
     id: "004-02", seed: "004", feature: "`bmad-workflow` runs a workflow by name (without `*`)",
     remote: works(W.runtime, "fills in the project's config and tells the model where to write"),
-    bridge: partial("called over stdio only to check that no secret leaks; its content is the bmad tool's, tested over stdio", proof(N.servedConfig, "renders skills, prompts and the runtime block without a secret config value")),
+    bridge: works(N.seedRows, "runs a workflow by name with bmad-workflow, its context under a Context heading"),
   },
   {
     id: "004-03", seed: "004", feature: "`bmad-workflow` `context`",
-    remote: partial("passed to the model under a Context heading by the core tool; no test sends it"),
-    bridge: partial("passed to the model under a Context heading by the core tool; no test sends it"),
+    remote: works(W.seedRows, "runs a workflow for a workspace with bmad-workflow, its context under a Context heading"),
+    bridge: works(N.seedRows, "runs a workflow by name with bmad-workflow, its context under a Context heading"),
   },
   {
     id: "004-04", seed: "004", feature: "`bmad-resources` `read` a `bmad://` URI",
@@ -665,7 +668,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "004-06", seed: "004", feature: "`bmad-resources` `modules`",
     remote: works(W.surface, "reads files, lists by glob and shows modules, agents and workflows"),
-    bridge: partial("the same core operation as the Worker; no stdio test asks for modules"),
+    bridge: works(N.seedRows, "shows modules with bmad-resources"),
   },
   {
     id: "004-07", seed: "004", feature: "`bmad-resources` `agents`",
@@ -685,7 +688,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "004-10", seed: "004", feature: "`resources/list`: every file as `bmad://{path}`, paginated",
     remote: works(W.surface, "lists every bundle file once, across pages, after the generated resources"),
-    bridge: partial("the same core listing as the Worker; no stdio test lists resources"),
+    bridge: works(N.seedRows, "lists every file once across pages after the generated resources"),
   },
   {
     id: "004-11", seed: "004", feature: "`resources/read` with the MIME type by extension (md, yaml, json, xml, csv, else text/plain)",
@@ -700,7 +703,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "004-13", seed: "004", feature: "URI sanitising: `..`, encoded escapes and foreign schemes refused",
     remote: works(W.badInput, "via resources/read and bmad-resources"),
-    bridge: partial("the same core check as the Worker (core-surface.test.ts); no stdio test sends such a URI", proof(N.coreSurface, "refuses every path that could leave the bundle")),
+    bridge: works(N.seedRows, "via resources/read and bmad-resources"),
   },
   {
     id: "004-14", seed: "004", feature: "Git sources `git+https://…#ref:/subpath`",
@@ -725,7 +728,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "004-18", seed: "004", feature: "Content tools are read-only (`readOnlyHint`)",
     remote: works(W.surface, "serves exactly the default toolsets' tools, read-only unless they change state, within 8 KB"),
-    bridge: partial("the same core registration as the Worker; no stdio test reads the annotations"),
+    bridge: works(N.seedRows, "marks content tools read-only and the tools that change state not"),
   },
   {
     id: "004-19", seed: "004", feature: "JSON-RPC 2.0 and the MCP protocol (initialize, lists, errors, notifications)",
