@@ -218,7 +218,7 @@ describe("a classic 6.0.4 project, --toolsets default,proxy,memory", () => {
   it("loads a knowledge domain, and names the domains there are for one it lacks", async () => {
     const missing = await call(TOOL.getKnowledge, { domain: "testarch" });
     expect(missing.isError).toBe(true);
-    expect(missing.text).toMatch(/^Unknown knowledge domain "testarch"\..* Domains: bmm\b/);
+    expect(missing.text).toMatch(/^Unknown knowledge domain "testarch"\..* Domains: bmm\.$/);
     const bmm = await call(TOOL.getKnowledge, { domain: "bmm" });
     expect(bmm.isError, bmm.text).toBe(false);
     expect(bmm.text).toContain(`## bmm/data/project-context-template.md\n\`\`\`markdown\n${readFileSync(join(dir, "_bmad/bmm/data/project-context-template.md"), "utf8")}`);

@@ -131,7 +131,7 @@ describe("a classic bundle (bmad-method 6.0.4)", () => {
 
   it("loads a knowledge domain, and names the domains there are for one it lacks", async () => {
     const missing = await call(TOOL.getKnowledge, { domain: "testarch" });
-    expect(missing).toMatchObject({ isError: true, text: expect.stringMatching(/^Unknown knowledge domain "testarch"\..* Domains: bmm\b/) });
+    expect(missing).toMatchObject({ isError: true, text: expect.stringMatching(/^Unknown knowledge domain "testarch"\..* Domains: bmm\.$/) });
     const knowledge = classicCatalog.list("knowledge").find((k) => k.name === "bmm")!;
     const bmm = await call(TOOL.getKnowledge, { domain: "bmm" });
     expect(bmm.isError, bmm.text).toBe(false);

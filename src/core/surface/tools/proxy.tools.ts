@@ -97,7 +97,8 @@ export const getKnowledge = defineTool({
   async run({ domain }, { reader }) {
     const found = reader.catalog.resolve("knowledge", domain);
     if (!found.ok) {
-      const all = reader.catalog.names("knowledge");
+      // Each domain once: its short name, module-qualified where the name is not the module's own.
+      const all = [...new Set(reader.catalog.list("knowledge").map((r) => (shortName(r) === r.module ? r.module : `${r.module}/${shortName(r)}`)))];
       return fail(`${found.error}${all.length ? ` Domains: ${all.join(", ")}.` : " This bundle has no knowledge domains."}`, found.closest);
     }
     return done(await renderRecord(reader, found.record));
