@@ -19,6 +19,21 @@ const list = (pattern: string) => ({ name: "bmad-resources", arguments: { operat
 // glob's cost.
 const PLAIN = "**/SKILL.md";
 
+/** Seed 002's performance targets (list_prompts < 100 ms, get_prompt < 1 s, list_workflows < 500 ms, execute_workflow
+ *  < 2 s), each call timed on its own, for a client with the proxy toolset. */
+async function seedTargets(client: { listPrompts(): Promise<unknown>; getPrompt(p: { name: string }): Promise<unknown>; callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown> }): Promise<void> {
+  const timed = async (what: string, bound: number, call: () => Promise<unknown>) => {
+    const started = performance.now();
+    const out = (await call()) as { isError?: boolean };
+    expect(out.isError, what).not.toBe(true);
+    expect(performance.now() - started, what).toBeLessThan(bound);
+  };
+  await timed("list_prompts", 100, () => client.listPrompts());
+  await timed("get_prompt", 1000, () => client.getPrompt({ name: "bmad-pm" }));
+  await timed("list_workflows", 500, () => client.callTool({ name: "list_workflows", arguments: {} }));
+  await timed("execute_workflow", 2000, () => client.callTool({ name: "execute_workflow", arguments: { workflow_name: "bmm/prd", params: {} } }));
+}
+
 it("builds the default bundle within 3 s, its manifest under 256 KB", async () => {
   const result = await buildBundle({ sources: [], outDir: join(tmp.dir, "bundle") });
   expect(result.ms).toBeLessThan(3000);
@@ -30,10 +45,12 @@ describe("the bridge, serving an installed 6.12 project", () => {
   beforeAll(async () => {
     const project = join(tmp.dir, "project");
     await install("v6.12", project);
-    bridge = await connectBridge(inject("bridge"), project);
+    bridge = await connectBridge(inject("bridge"), project, { args: ["--toolsets", "default,proxy"] });
     expect(toolText(await bridge.client.callTool(list(PLAIN)))).toContain("bmad-prd/SKILL.md");
   }, 120_000);
   afterAll(() => bridge?.close());
+
+  it("meets seed 002's performance targets for prompts and workflows", () => seedTargets(bridge.client));
 
   it.each(HOSTILE)("answers %s within 100 ms", async (pattern) => {
     const started = performance.now();
@@ -50,13 +67,15 @@ describe("the Worker", () => {
     worker = await localWorker();
     const { access_token } = await signIn(fetch, worker.url.origin);
     client = new Client({ name: "budgets-test", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp?toolsets=default,proxy", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
     expect(toolText(await client.callTool(list(PLAIN)))).toContain("bmad-prd/SKILL.md");
   }, 120_000);
   afterAll(async () => {
     await client?.close();
     await worker?.dispose();
   });
+
+  it("meets seed 002's performance targets for prompts and workflows", () => seedTargets(client));
 
   it.each(HOSTILE)("answers %s within 100 ms while /healthz answers beside it", async (pattern) => {
     const started = performance.now();
