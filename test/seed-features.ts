@@ -493,7 +493,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "002-23", seed: "002", feature: "Read-only BMAD access: the server never writes BMAD's own files",
-    remote: partial("no tool writes bundle content (content-addressed blobs, written only by npm run bundle:upload); no test asserts it"),
+    remote: works(W.seedRows, "are never written: not by bmad-files, not by a script bmad-run runs, not by a skill-root path"),
     bridge: partial("BMAD 6.12's skills write into _bmad/ themselves (memlogs, custom/), so bmad-files and bmad-run may; scripts and the install record that vouches for them are never written", proof(N.safety, "never writes a script or what vouches for one")),
   },
   {

@@ -87,6 +87,23 @@ describe("the default bundle", () => {
   });
 });
 
+describe("BMAD's own files", () => {
+  it("are never written: not by bmad-files, not by a script bmad-run runs, not by a skill-root path", async () => {
+    const project = unique("readonly");
+    await person.project({ action: "create", name: project });
+    const skill = "bmad://bmm/bmad-prd/SKILL.md";
+    const before = await read(skill);
+    const write = await call(TOOL.bmadFiles, { action: "write", project, path: skill, content: "planted" });
+    expect(write).toMatchObject({ isError: true, text: expect.stringContaining("is BMAD's file, not the project's") });
+    const init = await call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/memlog.py init --workspace bmad://bmm/bmad-prd", project });
+    expect(init).toMatchObject({ isError: true, text: expect.stringContaining("is BMAD's own content and read-only") });
+    const skillRoot = await call(TOOL.bmadFiles, { action: "write", project, path: "{skill-root}/SKILL.md", content: "planted" });
+    expect(skillRoot.isError).toBe(true);
+    expect(await read(skill)).toBe(before);
+    expect(await read("bmad://bmm/bmad-prd/.memlog.md").then(() => "served", () => "absent")).toBe("absent");
+  });
+});
+
 describe("a classic bundle (bmad-method 6.0.4)", () => {
   const classic = inject("classicBundle");
   const classicCatalog = new Catalog(classic.manifest);
