@@ -13,7 +13,12 @@ const RECEIVED_ROW = z.object({
   at: z.string(),
   accepted: z.union([z.literal(0), z.literal(1)]).transform((a) => a === 1),
 });
-const OWNED_ROW = z.object({ name: z.string(), created_at: z.string() });
+/** An owned name's state: `pending` while its create runs, `live` once the project answered it, `deleting` while its
+ *  delete runs. A create or delete cut short leaves its row pending or deleting; a listing settles it by asking the
+ *  project (workspace-store.ts), so the index never lists a project that is not there, nor hides one that is. */
+export const OWNED_STATES = ["pending", "live", "deleting"] as const;
+const OWNED_ROW = z.object({ name: z.string(), created_at: z.string(), state: z.enum(OWNED_STATES) });
+export type OwnedRow = z.infer<typeof OWNED_ROW>;
 
 export type ReceivedShare = z.infer<typeof RECEIVED_ROW>;
 
@@ -31,6 +36,9 @@ export class WorkspaceIndex extends DurableObject {
     // Indexes made before consent: their shares become offers, to accept or decline.
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('received')").toArray().map((c) => c.name);
     if (!columns.includes("accepted")) this.sql.exec("ALTER TABLE received ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
+    // Indexes made before names had states: every name they hold is a project made whole.
+    const ownedColumns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('owned')").toArray().map((c) => c.name);
+    if (!ownedColumns.includes("state")) this.sql.exec("ALTER TABLE owned ADD COLUMN state TEXT NOT NULL DEFAULT 'live'");
   }
 
   /** Takes a project name for its owner, unless it is taken or they own `max` already. */
@@ -38,7 +46,7 @@ export class WorkspaceIndex extends DurableObject {
     const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM owned").one().n;
     if (this.sql.exec("SELECT 1 FROM owned WHERE name = ?", name).toArray().length) return { ok: false, reason: "exists", count };
     if (count >= max) return { ok: false, reason: "limit", count };
-    this.sql.exec("INSERT INTO owned (name, created_at) VALUES (?, ?)", name, now);
+    this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending')", name, now);
     return { ok: true };
   }
 
@@ -46,8 +54,13 @@ export class WorkspaceIndex extends DurableObject {
     this.sql.exec("DELETE FROM owned WHERE name = ?", name);
   }
 
-  owned(): Array<{ name: string; created_at: string }> {
-    return this.sql.exec("SELECT name, created_at FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
+  /** A name's create or delete finished or settled (nothing happens to a name the index no longer holds). */
+  mark(name: string, state: OwnedRow["state"]): void {
+    this.sql.exec("UPDATE owned SET state = ? WHERE name = ?", state, name);
+  }
+
+  owned(): OwnedRow[] {
+    return this.sql.exec("SELECT name, created_at, state FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
   }
 
   /** A share offered, or its access changed (an accepted share stays accepted). */

@@ -14,12 +14,14 @@ import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from 
 import type { Env } from "./env.js";
 import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
-import type { ReceivedShare } from "./workspace-index-do.js";
+import type { OwnedRow, ReceivedShare } from "./workspace-index-do.js";
 import type { Result } from "../core/result.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
 
 const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
+/** How long a name may be pending without its project before a listing takes it for a create cut short. */
+const CREATE_GRACE_MS = 60_000;
 /** GitHub's rule: letters, digits and single hyphens, neither first nor last; at most 39 (checked apart). */
 const GITHUB_LOGIN = /^[a-z0-9](?:-?[a-z0-9])*$/i;
 
@@ -108,7 +110,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   /** Own projects, accepted shares and offers, each with the name to pass: `name@tag` where the bare name is
    *  another of these (an offer never changes how the caller's own or accepted projects are named). */
   private async everything(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
-    const [owned, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received(true)]);
+    const [rows, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received(true)]);
+    const owned = (await Promise.all(rows.map((row) => this.settled(row)))).filter((row) => row !== undefined);
     const summary = (group: ReceivedShare[], taken: Set<string>) => {
       const count = new Map<string, number>();
       for (const s of group) count.set(s.name, (count.get(s.name) ?? 0) + 1);
@@ -166,6 +169,20 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return { ok: true, value: { name, owner: owner_label } };
   }
 
+  /** An owned name as listed: a live one as it is; one whose create or delete was cut short, settled by asking its
+   *  project (there: live; not there: released, unless a create may still be running). */
+  private async settled(row: OwnedRow): Promise<OwnedRow | undefined> {
+    if (row.state === "live") return row;
+    const index = this.index(`user:${this.caller.id}`);
+    if ((await this.project(this.caller.id, row.name).info(this.caller)).ok) {
+      await index.mark(row.name, "live");
+      return { ...row, state: "live" };
+    }
+    if (row.state === "pending" && Date.parse(this.now()) - Date.parse(row.created_at) < CREATE_GRACE_MS) return undefined;
+    await index.release(row.name);
+    return undefined;
+  }
+
   private async notFound(ref: string): Promise<WsError> {
     const refs = (await this.projects()).map((p) => p.project);
     const hint = refs.length ? suggestion(closest(ref, refs, 3)) : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
@@ -209,6 +226,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       if (reserved.ok) await this.index(`user:${this.caller.id}`).release(name);
       return out.kind === "no_project" ? this.notFound(name) : out;
     }
+    await this.index(`user:${this.caller.id}`).mark(name, "live");
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
@@ -221,8 +239,17 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   async remove(project: string, confirm: string) {
+    // The caller's own project of that name, if any, is the one `on` deletes: its name is marked first, so a delete
+    // cut short is settled by the next listing, and put back where the delete is refused.
+    const own = parseProjectRef(project);
+    const index = this.index(`user:${this.caller.id}`);
+    const mine = own.ok && (!own.value.tag || own.value.tag === ownerTag(this.caller.id)) ? own.value.name : undefined;
+    if (mine !== undefined && confirm === mine) await index.mark(mine, "deleting");
     const out = await this.on<{ name: string; files: number; handles: string[] }>(project, (s) => s.destroy(this.caller, confirm));
-    if (!out.ok) return out;
+    if (!out.ok) {
+      if (mine !== undefined && confirm === mine) await index.mark(mine, "live");
+      return out;
+    }
     const { name, files, handles } = out.value;
     await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name)]);
     return { ok: true as const, value: { name, files } };

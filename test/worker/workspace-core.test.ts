@@ -10,6 +10,7 @@ import { checkProjectCount, checkWrite, checkWriteAll, MAX_FILE_BYTES, MAX_FILES
 import { checkProjectName, checkWorkspacePath, parseProjectRef, parseProjectUri } from "../../src/core/workspace/paths.js";
 import { workspaceRuntimeFs } from "../../src/core/workspace/runtime-fs.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { env } from "cloudflare:workers";
 import { seed } from "./setup.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
@@ -168,5 +169,38 @@ describe("on the Durable Object", () => {
     expect(await fs.readFile(`${root}/nope.md`)).toBeUndefined();
     await expect(fs.writeFile("/etc/passwd", new Uint8Array(1))).rejects.toThrow(/outside the project/);
     await expect(fs.writeFile(`${root}/big.md`, new Uint8Array(MAX_FILE_BYTES + 1))).rejects.toThrow(/at most 1 MiB/);
+  });
+});
+
+describe("the per-user index, when a create or delete is cut short between it and the project", () => {
+  const indexOf = (person: Person) => env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`user:${person.id}`));
+  const listed = async (person: Person) => ((await person.project({ action: "list" })).structured.projects as Array<{ project: string }>).map((p) => p.project);
+
+  it("never lists a project that is not there, nor hides one that is", async () => {
+    await seed();
+    const bea = await signInAs(`${unique("index")}@example.com`);
+    const [made, lost, kept, gone] = ["made", "lost", "kept", "gone"].map((n) => unique(n)) as [string, string, string, string];
+    // A create cut after the project was made, before the index heard: listed, and the name stays taken.
+    expect((await bea.project({ action: "create", name: made })).isError).toBe(false);
+    await indexOf(bea).mark(made, "pending");
+    // A create cut before the project was made, a minute ago: not listed, and the name is free again.
+    await indexOf(bea).reserve(lost, new Date(Date.now() - 120_000).toISOString(), 100);
+    // A delete cut before the project went: listed. One cut after it went: not listed.
+    for (const name of [kept, gone]) expect((await bea.project({ action: "create", name })).isError).toBe(false);
+    await indexOf(bea).mark(kept, "deleting");
+    await indexOf(bea).mark(gone, "deleting");
+    await runInDurableObject(projectStub(bea.id, gone), (_, state) => state.storage.deleteAll());
+    await evictDurableObject(projectStub(bea.id, gone));
+    const names = await listed(bea);
+    expect(names).toEqual(expect.arrayContaining([made, kept]));
+    expect(names).not.toContain(lost);
+    expect(names).not.toContain(gone);
+    expect((await indexOf(bea).owned()).map((r) => [r.name, r.state]).sort()).toEqual([[kept, "live"], [made, "live"]].sort());
+    expect((await bea.project({ action: "create", name: lost })).isError).toBe(false);
+    // A create still running (pending for less than a minute, no project yet) is neither listed nor given up.
+    const running = unique("running");
+    await indexOf(bea).reserve(running, new Date().toISOString(), 100);
+    expect(await listed(bea)).not.toContain(running);
+    expect((await indexOf(bea).owned()).some((r) => r.name === running)).toBe(true);
   });
 });
