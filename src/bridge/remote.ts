@@ -22,7 +22,7 @@ const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTOR
 const anyObject = z.looseObject({});
 
 /** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
-export async function buildProxyServer(link: RemoteLink, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
+export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost">, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
   // The local surface (embedded bundle, project files) behind an in-memory client.
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await buildServer(deps, toolsets).connect(serverSide);

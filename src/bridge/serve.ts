@@ -105,10 +105,17 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     if (!parsed.ok) fail(parsed.error);
     const remote = parsed.url;
     // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
-    const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js")]);
-    const callback = new LoopbackCallback();
-    await callback.start();
-    const link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+    const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }, { TOKEN_ENV, TokenLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js"), import("./token-client.js")]);
+    // With a token in the environment (headless use, CI): that token alone, no browser and nothing saved.
+    const token = process.env[TOKEN_ENV];
+    if (token !== undefined && !token.trim()) fail(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
+    let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost">;
+    if (token !== undefined) link = new TokenLink(remote, token.trim());
+    else {
+      const callback = new LoopbackCallback();
+      await callback.start();
+      link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+    }
     void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
     factory = () => buildProxyServer(link, deps, toolsets);
   }

@@ -14,8 +14,7 @@ import { push } from "./sync-push.js";
 import { RemoteWorkspace } from "./sync-remote.js";
 import { STATE_FILE } from "./sync-state.js";
 
-/** The environment variable a headless pull or push takes its access token from (an argument would show in `ps`). */
-export const TOKEN_ENV = "BMAD_MCP_TOKEN";
+import { TOKEN_ENV } from "./token-client.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]

@@ -1,7 +1,11 @@
 // Pull and push signed in with a bearer token from the environment (CI, scripts): no browser, no credentials
 // file. Only from the environment: a token on the command line is in `ps` for every user of the machine.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Result } from "../core/result.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
+
+/** The environment variable headless use takes its access token from (an argument would show in `ps`). */
+export const TOKEN_ENV = "BMAD_MCP_TOKEN";
 
 /** A client connected to `url` that sends `token` with every request. A refusal of the token (401), or of a call
  *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`. */
@@ -21,4 +25,29 @@ export async function tokenClient(url: URL, token: string, variable: string): Pr
   const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: withToken }));
   return client;
+}
+
+/** The --remote proxy's link when a token is given: connects with it alone (no browser, nothing saved), and after
+ *  a failed request connects again on the next call. */
+export class TokenLink {
+  private client?: Promise<Client>;
+
+  constructor(private readonly url: URL, private readonly token: string) {}
+
+  async current(): Promise<Result<{ client: Client }>> {
+    this.client ??= tokenClient(this.url, this.token, TOKEN_ENV);
+    try {
+      return { ok: true, client: await this.client };
+    } catch (error) {
+      return { ok: false, error: this.lost(error) };
+    }
+  }
+
+  /** Why a request failed, as the proxy says it; the next call connects again. */
+  lost(error: unknown): string {
+    this.client = undefined;
+    const message = (error as Error).message;
+    // tokenClient's own refusals name the variable: the server answered, and said no.
+    return message.includes(TOKEN_ENV) ? `${this.url.href} cannot be used: ${message}` : `${this.url.href} is unreachable (${message})`;
+  }
 }

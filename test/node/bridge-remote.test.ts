@@ -8,6 +8,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { z } from "zod";
 import type { LocalWorker } from "../../scripts/local-worker.js";
+import { signIn } from "../../scripts/oauth-client.js";
 import { localWorker, tempDir } from "./helpers.js";
 
 const tmp = tempDir("remote");
@@ -32,12 +33,12 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function spawnRemote(configHome = config): Promise<{ client: Client; stderr: () => string }> {
+async function spawnRemote(configHome = config, extraEnv: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [bridge, "--remote", remote],
     cwd: project,
-    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none" },
+    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none", ...extraEnv },
     stderr: "pipe",
   });
   let err = "";
@@ -142,6 +143,21 @@ it("asks to sign in again when the saved sign-in no longer works, serving the lo
   expect(text(answer)).toContain("bmad-agent-pm");
   await approveInBrowser(await until("a new sign-in link", () => signInUrl(stderr())));
   await until("the new sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
+}, 30_000);
+
+it("takes an access token from BMAD_MCP_TOKEN instead of the browser, saves nothing, and says plainly when it is refused", async () => {
+  const headless = join(tmp.dir, "headless-config");
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
+  const { client, stderr } = await spawnRemote(headless, { BMAD_MCP_TOKEN: access_token });
+  const started = await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Headless plan" } });
+  expect(started.isError, text(started)).toBeFalsy();
+  expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("headless-plan");
+  expect(signInUrl(stderr())).toBeUndefined();
+  expect(existsSync(join(headless, "bmad-mcp", "credentials.json"))).toBe(false);
+  const refused = await spawnRemote(headless, { BMAD_MCP_TOKEN: "not-a-token" });
+  const state = await refused.client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "headless-plan" } });
+  expect(state.isError).toBe(true);
+  expect(text(state)).toMatch(/keeps its state on the remote server, and \S+ cannot be used: the server refused the token in BMAD_MCP_TOKEN/);
 }, 30_000);
 
 it("falls back to the local bundle when the remote is down, and says so", async () => {
