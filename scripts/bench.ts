@@ -15,8 +15,6 @@ import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
-/** Workspace rows held to issue 28's 2x the floor (the others to 3x, for now). */
-const WORKSPACE_2X = ["bmad-files read 10 KB", "bmad *prd rendered for a workspace"];
 /** The read the skills rows are held to. */
 const SKILL_BASE = "resources/read bmad-prd SKILL.md";
 const WARMUP = 50;
@@ -209,17 +207,16 @@ async function main(): Promise<void> {
       ["default tools/list <= 8 KB", toolsBytes <= 8 * 1024],
       ["bundle build < 3 s", build.ms < 3000],
       ["manifest.json < 256 KB", manifestSize < 256 * 1024],
-      // Issue 28's budgets: content ops within 1.5x the floor; bmad-files read and `bmad *prd` within 2x. The other
-      // workspace rows (a durable write, or a read and a compare-and-set write) and the memory rows within 3x;
-      // bmad-task status (a Durable Object round trip) is reported beside the floor.
+      // Issue 28's budgets: content ops within 1.5x the floor, every workspace row within 2x (a durable write, and a
+      // memlog change's read and compare-and-set write, miss it today: see docs/benchmarks.md); the memory rows
+      // within 3x (issue 14); bmad-task status (a Durable Object round trip) is reported beside the floor.
       ...chosen.flatMap(([name], i): Array<[string, boolean]> => {
         const median = rows[i + 1]![1].median;
         const within = (x: number, of = "floor", base = floorMedian): Array<[string, boolean]> => [[`${name} median <= ${x}x ${of}`, median <= x * base]];
         const skillBase = rows.find(([r]) => r === SKILL_BASE);
         if (skillOps.some(([k]) => k === name) && name !== SKILL_BASE && skillBase) return within(1.5, SKILL_BASE, skillBase[1].median);
         if (memoryOps.some(([m]) => m === name)) return within(3);
-        if (WORKSPACE_2X.includes(name)) return within(2);
-        if (workspaceOps.some(([w]) => w === name)) return within(3);
+        if (workspaceOps.some(([w]) => w === name)) return within(2);
         return name.startsWith("bmad-task") ? [] : within(1.5);
       }),
     ];
