@@ -126,12 +126,19 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))) };
   }
 
+  /** One listing for the calls made at once (bmad-project list asks for projects and offers together): each settles
+   *  index rows and checks shares with their projects, work not to do twice. A later call lists afresh. */
+  private listing?: Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }>;
+  private listed(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
+    return (this.listing ??= this.everything().finally(() => (this.listing = undefined)));
+  }
+
   async projects(): Promise<ProjectSummary[]> {
-    return (await this.everything()).mine;
+    return (await this.listed()).mine;
   }
 
   async offers(): Promise<ProjectSummary[]> {
-    return (await this.everything()).offers;
+    return (await this.listed()).offers;
   }
 
   /** The offer or share `ref` names (the caller's own projects are not answered here). */
