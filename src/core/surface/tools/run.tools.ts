@@ -18,6 +18,7 @@ import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor 
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
+import { inProject } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { PROJECTS_PREFIX } from "../../workspace/paths.js";
@@ -56,7 +57,11 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // A line that names a skill (`--skill`) gets `_bmad/` and its customization layers looked up in that one call, and
   // one that names a memlog gets it read there, so that its change needs one call more, not two.
   const skill = parsed.args.includes("--skill") ? parsed.args[parsed.args.indexOf("--skill") + 1] : undefined;
-  const reads = (SCRIPT_READS.get(baseName(parsed.script))?.(parsed.args) ?? []).flatMap((word) => inRoot(word, project ?? named));
+  const at = project ?? named;
+  const reads = at === undefined ? [] : (SCRIPT_READS.get(baseName(parsed.script))?.(parsed.args) ?? []).flatMap((word) => {
+    const path = inProject(at, word);
+    return path.ok ? [path.path] : [];
+  });
   const preload = [...(skill ? ["_bmad", ...customLayers(baseName(skill))] : []), ...reads];
   const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
@@ -123,12 +128,6 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   return fail(
     `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
   );
-}
-
-/** A path as the line gives it ({project-root}/…, the workspace's URI, or relative), from the project root. */
-function inRoot(word: string, project: string | undefined): string[] {
-  for (const root of ["{project-root}/", ...(project ? [`${PROJECTS_PREFIX}${project}/`] : [])]) if (word.startsWith(root)) return [word.slice(root.length)];
-  return /^[^/{:]/.test(word) ? [word] : [];
 }
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */

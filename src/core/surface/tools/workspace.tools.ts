@@ -238,7 +238,7 @@ export const bmadFilesTool = defineTool({
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
-function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
+export function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
   const uri = `${projectRootUri(project)}/`;
   for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : []), "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
