@@ -17,16 +17,19 @@ type Bridge = Awaited<ReturnType<typeof connectBridge>>;
 const read = async (client: Client, uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string; mimeType?: string }).text;
 const structured = <T>(result: unknown) => (result as { structuredContent: T }).structuredContent;
 
+/** A tool call on the client `get` gives once it is connected: its text, whether it failed, and the result. */
+const caller = (get: () => Client) => async (name: string, args: Record<string, unknown>) => {
+  const result = await get().callTool({ name, arguments: args });
+  return { text: toolText(result), isError: result.isError === true, result };
+};
+
 describe("a 6.12 project, --toolsets default,proxy,agents --path bmad-core", () => {
   const dir = join(tmp.dir, "v612");
   const TEMPLATE = ".claude/skills/bmad-prd/assets/prd-template.md";
   const MARKER = "Our team's own PRD template.";
   let bridge: Bridge;
   let client: Client;
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
-    return { text: toolText(result), isError: result.isError === true, result };
-  };
+  const call = caller(() => client);
 
   beforeAll(async () => {
     await install("v6.12", dir);
@@ -188,10 +191,7 @@ describe("a classic 6.0.4 project, --toolsets default,proxy,memory", () => {
   const dir = join(tmp.dir, "v604");
   let bridge: Bridge;
   let client: Client;
-  const call = async (name: string, args: Record<string, unknown>) => {
-    const result = await client.callTool({ name, arguments: args });
-    return { text: toolText(result), isError: result.isError === true, result };
-  };
+  const call = caller(() => client);
 
   beforeAll(async () => {
     await install("v6.0", dir);
