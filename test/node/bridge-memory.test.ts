@@ -29,9 +29,21 @@ async function open(dir: string, opts: { args?: string[]; env?: Record<string, s
 
 const structured = (dir: string, type: string) => join(dir, "_bmad/_memory/structured", `${type}.jsonl`);
 
+/** A project and one bridge on it, both made at first use and shared by the tests that name them: a bridge start
+ *  costs more CPU than most tests. What one of those tests writes (its memory type, its files) is not what another asserts on. */
+function sharedProject(name: string) {
+  let dir: string | undefined;
+  let bridge: ReturnType<typeof open> | undefined;
+  return { dir: () => (dir ??= project(name)), open: () => (bridge ??= open(dir ??= project(name))) };
+}
+/** Restarted onto by the first test; then memories no later test recalls, and failures only cc-fail reads. */
+const written = sharedProject("idempotent");
+/** No decisions until the context test (get_project_context names them), no CC-FAIL but the museum's, stories only syntax's and bad input's. */
+const kit = sharedProject("kit");
+
 describe("remember_structured and recall_structured on the bridge", () => {
   it("stores the same memory once, with the same id, as one sorted JSON line, and recalls it after a restart", async () => {
-    const dir = project("idempotent");
+    const dir = written.dir();
     const first = await open(dir);
     const memo = { type: "decisions", agent: "bmad-agent-architect", text: "Use  PostgreSQL for the ledger.", tags: ["db"] };
     const a = await first.call("remember_structured", memo);
@@ -46,7 +58,7 @@ describe("remember_structured and recall_structured on the bridge", () => {
     expect(JSON.parse(lines.find((l) => l.includes("ledger"))!)).toEqual({ id: a.structured.id, type: "decisions", agent: "architect", text: "Use  PostgreSQL for the ledger.", tags: ["db"], created_at: expect.any(String) });
     await first.close();
 
-    const again = await open(dir);
+    const again = await written.open();
     const recalled = await again.call("recall_structured", { query: "which ledger database" });
     expect(recalled.structured.mode).toBe("bm25");
     expect(recalled.text).toContain("BM25");
@@ -56,12 +68,12 @@ describe("remember_structured and recall_structured on the bridge", () => {
   });
 
   it("keeps every memory two bridges on one project remember at once", async () => {
-    const dir = project("two-bridges");
-    const [a, b] = await Promise.all([open(dir), open(dir)]);
-    const remember = (bridge: typeof a, who: string, i: number) => bridge.call("remember_structured", { type: "decisions", agent: "pm", text: `Decision ${i} by ${who}.`, tags: [] });
+    const dir = written.dir();
+    const [a, b] = await Promise.all([written.open(), open(dir)]);
+    const remember = (bridge: typeof a, who: string, i: number) => bridge.call("remember_structured", { type: "stories", agent: "pm", text: `Decision ${i} by ${who}.`, tags: [] });
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => [remember(a, "a", i), remember(b, "b", i)]).flat());
     expect(answers.filter((r) => r.isError).map((r) => r.text)).toEqual([]);
-    const texts = readFileSync(structured(dir, "decisions"), "utf8").trim().split("\n").map((l) => JSON.parse(l).text as string);
+    const texts = readFileSync(structured(dir, "stories"), "utf8").trim().split("\n").map((l) => JSON.parse(l).text as string);
     expect(texts.sort()).toEqual(Array.from({ length: 10 }, (_, i) => [`Decision ${i} by a.`, `Decision ${i} by b.`]).flat().sort());
   });
 
@@ -73,7 +85,7 @@ describe("remember_structured and recall_structured on the bridge", () => {
   }, 60_000);
 
   it("searches any query as words: FTS syntax never fails", async () => {
-    const { call } = await open(project("syntax"));
+    const { call } = await kit.open();
     await call("remember_structured", { type: "stories", agent: "pm", text: "NEAR the ledger: a story about quotes \"and\" stars*", tags: [] });
     for (const query of ['"', '"unbalanced', "*", "ledger*", "NEAR(ledger story, 2)", "-ledger", "text:ledger", "((ledger", "ledger)", "AND OR NOT", "", "   ", "\u0000", "🙂"]) {
       const out = await call("recall_structured", { query });
@@ -84,8 +96,8 @@ describe("remember_structured and recall_structured on the bridge", () => {
   });
 
   it("refuses oversized text, too many or too long tags, unknown types and categories, storing nothing", async () => {
-    const dir = project("bad-input");
-    const { call } = await open(dir);
+    const dir = kit.dir();
+    const { call } = await kit.open();
     const cases: Array<[Record<string, unknown>, RegExp]> = [
       [{ type: "decisions", agent: "dev", text: "x".repeat(32 * 1024 + 1) }, /32,769 bytes; a memory holds at most 32,768/],
       [{ type: "decisions", agent: "dev", text: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, /21 tags given; at most 20/],
@@ -100,20 +112,20 @@ describe("remember_structured and recall_structured on the bridge", () => {
     }
     expect((await call("get_failure_museum", { category: "OOPS" })).text).toMatch(/"category".*CC-FAIL/);
     expect(() => readFileSync(structured(dir, "decisions"))).toThrow();
-    const big = await call("remember_structured", { type: "decisions", agent: "dev", text: "é".repeat(16 * 1024) });
+    const big = await call("remember_structured", { type: "stories", agent: "dev", text: "é".repeat(16 * 1024) });
     expect(big.isError, big.text).toBe(false);
   });
 
   it("keeps each project's memory to itself", async () => {
-    const one = await open(project("mine"));
-    const other = await open(project("theirs"));
+    const one = await written.open();
+    const other = await kit.open();
     await one.call("remember_structured", { type: "decisions", agent: "dev", text: "The secret launch is on Tuesday." });
     const out = await other.call("recall_structured", { query: "secret launch Tuesday" });
     expect(out.structured.hits).toEqual([]);
   });
 
   it("is named in every rendered skill, so a workflow's \"remember this\" has somewhere to go", async () => {
-    const { call } = await open(project("rendered"));
+    const { call } = await written.open();
     const prd = await call("bmad", { command: "*prd" });
     expect(prd.text).toContain("## Running this skill here");
     expect(prd.text).toContain("Project memory, if your tools include remember_structured: remember decisions and learnings with it; get_failure_museum and recall_structured find past failures and earlier decisions. Without them, go on.");
@@ -128,11 +140,11 @@ describe("remember_structured and recall_structured on the bridge", () => {
 
 describe("memory files a person edits", () => {
   it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {
-    const dir = project("learnings");
+    const dir = kit.dir();
     mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
     const file = join(dir, "_bmad/_memory/agent-learnings/dev.md");
     writeFileSync(file, "# Dev learnings\n\n## 2026-01-10\n- Run migrations before deploying.\n- Mock nothing the tests can run for real:\n  the real database is fast enough.\n\n## 2026-03-02\n- Tax is rounded per line item.\n");
-    const { call } = await open(dir);
+    const { call } = await kit.open();
     await call("remember_structured", { type: "agent-learnings", agent: "dev", text: "Webhooks arrive twice; store event ids." });
     const newest = await call("get_agent_memory", { agent: "bmad-agent-dev", last_n: 2 });
     expect(newest.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Webhooks arrive twice; store event ids.", "Tax is rounded per line item."]);
@@ -145,13 +157,13 @@ describe("memory files a person edits", () => {
   });
 
   it("orders the failure museum by severity, then recency, and reports a broken entry and a cut JSON line by line number", async () => {
-    const dir = project("museum");
+    const dir = kit.dir();
     mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
     writeFileSync(
       join(dir, "_bmad/_memory/failure-museum.md"),
       "# Failure museum\n\n## PROCESS-SKIP: skipped the retro\nseverity: low · date: 2026-02-01\nThe same problem came back.\n\n## OOPS: not a category\nbody\n\n## HALLUCINATION: invented an API\n- severity: critical\n- agent: dev\nThe method did not exist.\n",
     );
-    const { call } = await open(dir);
+    const { call } = await kit.open();
     await call("remember_structured", { type: "failures", agent: "dev", text: "Merged with tests skipped.", tags: ["CC-FAIL", "high"] });
     await call("remember_structured", { type: "failures", agent: "qa", text: "Flaky test ignored.", tags: ["cc-fail"] });
     appendFileSync(structured(dir, "failures"), '{"id": "cut short\n');
@@ -189,18 +201,18 @@ describe("memory files a person edits", () => {
   });
 
   it("answers a new project's context with what is there and what fills it, not an error", async () => {
-    const { call } = await open(project("fresh-context"));
+    const { call } = await kit.open();
     const context = await call("get_project_context", {});
     expect(context.isError, context.text).toBe(false);
     expect(context.structured).toEqual({ shared_context: null, empty: expect.stringMatching(/^No context files yet: _bmad\/_memory\/project-context\.yaml .* remember_structured\. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS\.md/) });
   });
 
   it("reads project-context.yaml with its line number when it is broken, and adds remembered decisions", async () => {
-    const dir = project("context");
+    const dir = kit.dir();
     mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
     writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n\n## Stack\nTypeScript\n");
     writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nstack: [unclosed\nagents: x\n");
-    const { call } = await open(dir);
+    const { call } = await kit.open();
     await call("remember_structured", { type: "decisions", agent: "architect", text: "Hono on Workers." });
     const context = await call("get_project_context", {});
     expect(context.structured.stack).toBe("TypeScript");
@@ -211,11 +223,11 @@ describe("memory files a person edits", () => {
 
 describe("the kit around memory", () => {
   it("records a failed completion contract in the failure museum as CC-FAIL", async () => {
-    const dir = project("cc-fail");
+    const dir = written.dir();
     mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
     writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "lint: 3 errors in src/app.ts"\nexit 1\n');
     chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
-    const { call } = await open(dir);
+    const { call } = await written.open();
     const run = await call("run_completion_contract", { stack: "typescript" });
     expect(run.structured.status).toBe("FAIL");
     expect(run.text).toMatch(/recorded in the failure museum as CC-FAIL/);
@@ -224,7 +236,7 @@ describe("the kit around memory", () => {
   });
 
   it("lists seed 001's runs on every branch and reads a run's state by branch and id, newest by default", async () => {
-    const dir = project("runs");
+    const dir = kit.dir();
     const state = (branch: string, id: string, body: unknown) => {
       mkdirSync(join(dir, "_bmad-output/.runs", branch, id), { recursive: true });
       writeFileSync(join(dir, "_bmad-output/.runs", branch, id, "state.json"), typeof body === "string" ? body : JSON.stringify(body));
@@ -233,7 +245,7 @@ describe("the kit around memory", () => {
     state("main", "run-2", { status: "running", workflow: "architecture", updated_at: "2026-05-02T10:00:00Z", step: 3 });
     state("feature/login", "run-3", { status: "failed", workflow: "dev-story", updated_at: "2026-05-03T10:00:00Z" });
     state("main", "broken", "{ not json");
-    const { call } = await open(dir);
+    const { call } = await kit.open();
     const all = await call("list_sessions", {});
     expect(all.structured.runs.map((r: { branch: string; run_id: string; status: string }) => `${r.branch}/${r.run_id}:${r.status}`)).toEqual(["feature/login/run-3:failed", "main/run-2:active", "main/run-1:completed"]);
     expect(all.structured.warnings).toEqual([expect.stringMatching(/^_bmad-output\/\.runs\/main\/broken\/state\.json: not JSON/)]);
@@ -290,7 +302,7 @@ describe("delegate_to_agent", () => {
   });
 
   it("returns the persona-framed task to a client without sampling, and says so; unknown agents name the ones there are", async () => {
-    const { call } = await open(project("fallback"));
+    const { call } = await kit.open();
     const out = await call("delegate_to_agent", { agent_id: "analyst", task: "Size the market", max_tokens: 100 });
     expect(out.isError, out.text).toBe(false);
     expect(out.text).toMatch(/does not offer sampling/);
