@@ -23,6 +23,18 @@ async function connect(cwd: string, env: Record<string, string> = {}, args: stri
   return bridgeRun.client;
 }
 
+/** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it:
+ *  a bridge start costs more CPU than most tests. In file order, none writes what a later one asserts on
+ *  (block and earlier come before anything lands in _bmad-output). */
+let shared: { dir: string; client: Promise<Client> } | undefined;
+function sharedProject(): { dir: string; client: Promise<Client> } {
+  if (!shared) {
+    const dir = project("shared");
+    shared = { dir, client: connect(dir) };
+  }
+  return shared;
+}
+
 const bmadRun = async (c: Client, command: string) => {
   const r = await c.callTool({ name: "bmad-run", arguments: { command } });
   return { text: text(r), isError: r.isError === true, out: withStreams(text(r), r.structuredContent as { exit_code: number } | undefined) };
@@ -34,9 +46,9 @@ describe("rendering", () => {
     ["an installed 6.12 project", true],
     ["a project with no BMAD install (the embedded bundle)", false],
   ])("renders every prompt for %s with no placeholder left", async (_label, installed) => {
-    const dir = installed ? project("render") : join(tmp.dir, "empty");
+    const dir = installed ? sharedProject().dir : join(tmp.dir, "empty");
     mkdirSync(dir, { recursive: true });
-    const client = await connect(dir);
+    const client = await (installed ? sharedProject().client : connect(dir));
     const { prompts } = await client.listPrompts();
     expect(prompts.length).toBeGreaterThan(40);
     for (const p of prompts) {
@@ -47,8 +59,8 @@ describe("rendering", () => {
   });
 
   it("puts a runtime block of at most 1.5 KB in front of bmad *prd", async () => {
-    const dir = project("block");
-    const out = text(await (await connect(dir)).callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    const { dir, client } = sharedProject();
+    const out = text(await (await client).callTool({ name: "bmad", arguments: { command: "*prd" } }));
     const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(out)![0];
     expect(Buffer.byteLength(block)).toBeLessThanOrEqual(1536);
     expect(block).toContain("bmad-run");
@@ -66,8 +78,8 @@ describe("rendering", () => {
   });
 
   it("names the project's files from earlier phases in the block, as they come, with their status", async () => {
-    const dir = project("earlier");
-    const client = await connect(dir);
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
     const block = async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } })))![0];
     expect(await block()).not.toContain("From earlier phases");
     // The PRD lands after the first call: the next one names it (the answer follows the project, not the bundle).
@@ -86,9 +98,9 @@ describe("rendering", () => {
 
 describe("bmad-run", () => {
   it("runs the resolve_customization line the rendered skill gives, as the real Python does", async () => {
-    const dir = project("customize");
+    const { dir } = sharedProject();
     writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), '[workflow]\nprd_output_path = "{project-root}/docs/prds"\n');
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
     const line = /uv run [^`]*resolve_customization\.py[^`]*/.exec(prd)![0];
     const ours = await bmadRun(client, line);
@@ -116,7 +128,7 @@ describe("bmad-run", () => {
   });
 
   it("refuses what it cannot run, naming what it recognised", async () => {
-    const client = await connect(project("refusals"));
+    const client = await sharedProject().client;
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     // Everything a line leaves to fill, named in one refusal.
@@ -222,11 +234,11 @@ describe("bmad-run", () => {
 
 describe("bmad-files on the bridge", () => {
   it("works on the project folder only: no .. , no link out, no history", async () => {
-    const dir = project("files");
+    const { dir } = sharedProject();
     const outside = join(tmp.dir, "outside.md");
     writeFileSync(outside, "not yours");
     symlinkSync(outside, join(dir, "link.md"));
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const files = async (args: Record<string, unknown>) => {
       const r = await client.callTool({ name: "bmad-files", arguments: { project: "files", ...args } });
       return { text: text(r), isError: r.isError === true };
@@ -270,9 +282,9 @@ describe("bmad-files on the bridge", () => {
 
 describe("a PRD from idea to final, with MCP calls only", () => {
   it("follows bmad-prd's Create path, bmad-architecture finds the PRD, and BMAD's Python carries on the same log", async () => {
-    const dir = project("prd-flow");
+    const { dir } = sharedProject();
     const name = "prd-flow";
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const files = async (args: Record<string, unknown>) => text(await client.callTool({ name: "bmad-files", arguments: { project: name, ...args } }));
     const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
     // 1. Resolve customization with the line the skill gives.
