@@ -22,6 +22,18 @@ async function connect(cwd: string, args: string[] = []): Promise<Client> {
   return bridgeRun.client;
 }
 
+/** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it: a
+ *  bridge start costs more CPU than most tests. Each writes its own paths there (markers, away folders and
+ *  files named for it), and the bridge answers each call afresh from the disk. */
+let shared: { dir: string; client: Promise<Client> } | undefined;
+function sharedProject(): { dir: string; client: Promise<Client> } {
+  if (!shared) {
+    const dir = tmp.project("shared");
+    shared = { dir, client: connect(dir) };
+  }
+  return shared;
+}
+
 const call = async (c: Client, name: string, args: Record<string, unknown>) => {
   const r = await c.callTool({ name, arguments: args });
   return { text: text(r), isError: r.isError === true, out: withStreams(text(r), r.structuredContent as Record<string, unknown> | undefined) };
@@ -31,7 +43,7 @@ const bmadRun = (c: Client, command: string) => call(c, "bmad-run", { command })
 
 describe("the model cannot write outside the project, into machinery, or a script", () => {
   it("confines a ported script's paths whatever form its option takes (-o/abs, -o../x, -olink)", async () => {
-    const dir = tmp.project("glued");
+    const { dir } = sharedProject();
     const away = join(tmp.dir, "glued-away");
     mkdirSync(away);
     symlinkSync(away, join(dir, "linked-dir"));
@@ -39,7 +51,7 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(dir, "doc.md"), "# $(touch pwned)\n\nSome words here.\n");
     mkdirSync(join(dir, "run"));
     writeFileSync(join(dir, "run/ARCHITECTURE-SPINE.md"), "# Spine\n");
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const review = "uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py doc.md";
     for (const option of [`-o${away}/abs.json`, "-o../glued-away/up.json", "-odangling-link", "-olinked-dir/x.json", `--output=${away}/long.json`]) {
       const out = await bmadRun(client, `${review} ${option}`);
@@ -54,9 +66,9 @@ describe("the model cannot write outside the project, into machinery, or a scrip
   });
 
   it("refuses every name of .git, .bmad-mcp and .bmad-task, on any file system, and git runs nothing planted", async () => {
-    const dir = tmp.project("machinery");
+    const { dir } = sharedProject();
     await run("git", ["init", "-q", dir]);
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const marker = join(tmp.dir, "fsmonitor-ran");
     const planted = `[core]\n\tfsmonitor = touch ${marker}\n`;
     for (const path of [".git/config", ".git/hooks/pre-commit", ".GIT/config", ".git./config", ".git /config", "GIT~1/config", ".git::$INDEX_ALLOCATION/config", ".g\u200cit/config", "sub/.git/config", ".bmad-mcp/sync.json", ".BMAD-TASK/session-x.json", "BMAD-M~1/x"]) {
@@ -74,8 +86,8 @@ describe("the model cannot write outside the project, into machinery, or a scrip
   });
 
   it("never writes a script or what vouches for one, and runs the port, never the file, for a ported script", async () => {
-    const dir = tmp.project("scripts");
-    const client = await connect(dir);
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
     const marker = join(tmp.dir, "script-ran");
     const evil = `open(${JSON.stringify(marker)}, "w").write("ran")\n`;
     for (const path of [".claude/skills/bmad-review/scripts/word_metrics.py", ".claude/skills/mine/scripts/evil.py", "_bmad/scripts/memlog.py", "_bmad/_config/custom/cc-verify.sh", "_bmad/_config/files-manifest.csv", ".claude/settings.json", "x/Scripts/run.SH"]) {
@@ -93,14 +105,14 @@ describe("the model cannot write outside the project, into machinery, or a scrip
   });
 
   it("runs a script with no port only when BMAD vouches for its bytes, or the user allowed their own", async () => {
-    const dir = tmp.project("vouched");
+    const { dir } = sharedProject();
     const skill = join(dir, ".claude/skills/bmad-mine");
     mkdirSync(join(skill, "scripts"), { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-mine\ndescription: mine\n---\nRun `uv run {skill-root}/scripts/hello.py`.\n");
     writeFileSync(join(skill, "scripts/hello.py"), "print('hello from mine')\n");
     // BMAD's own bytes under another name: a file BMAD's install record lists.
     copyFileSync(join(dir, "_bmad/scripts/memlog.py"), join(skill, "scripts/copy.py"));
-    const client = await connect(dir);
+    const client = await sharedProject().client;
     const refused = await bmadRun(client, `uv run ${skill}/scripts/hello.py`);
     expect(refused.out?.exit_code).toBe(2);
     expect(refused.text).toContain(".claude/skills/bmad-mine/scripts/hello.py is not a script BMAD installed");
@@ -114,8 +126,8 @@ describe("the model cannot write outside the project, into machinery, or a scrip
 
 describe("compare-and-set holds under the lock that writes", () => {
   it("gives one winner among 40 writers at one version, keeps 40 appends, and one of 20 creates", async () => {
-    const dir = tmp.project("races");
-    const client = await connect(dir);
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
     const first = await files(client, { action: "write", path: "docs/prd.md", content: "v0\n" });
     const version = first.out!.version as number;
     const writes = await Promise.all(Array.from({ length: 40 }, (_, i) => files(client, { action: "write", path: "docs/prd.md", content: `writer ${i}\n`, if_version: version })));
@@ -135,8 +147,8 @@ describe("compare-and-set holds under the lock that writes", () => {
   });
 
   it("takes over a lock its holder left behind when it died", async () => {
-    const dir = tmp.project("stale-lock");
-    const client = await connect(dir);
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
     expect((await files(client, { action: "write", path: "docs/a.md", content: "first\n" })).isError).toBe(false);
     // What a bridge killed mid-write leaves: the file's lock folder, no longer refreshed.
     const lock = join(dir, ".bmad-mcp/locks", `${createHash("sha256").update("docs/a.md").digest("hex").slice(0, 32)}.lock`);
@@ -153,15 +165,15 @@ describe("compare-and-set holds under the lock that writes", () => {
   });
 
   it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
-    const dir = tmp.project("memlog-race");
-    const [a, b] = [await connect(dir), await connect(dir)];
+    const { dir } = sharedProject();
+    const [a, b] = [await sharedProject().client, await connect(dir)];
     const memlog = "uv run {project-root}/_bmad/scripts/memlog.py";
-    expect((await bmadRun(a, `${memlog} init --workspace run --field topic=race`)).out?.exit_code).toBe(0);
-    const appends = await Promise.all(Array.from({ length: 20 }, (_, i) => bmadRun(i % 2 ? a : b, `${memlog} append --workspace run --text "entry ${i}" --by user${i % 2}`)));
+    expect((await bmadRun(a, `${memlog} init --workspace race --field topic=race`)).out?.exit_code).toBe(0);
+    const appends = await Promise.all(Array.from({ length: 20 }, (_, i) => bmadRun(i % 2 ? a : b, `${memlog} append --workspace race --text "entry ${i}" --by user${i % 2}`)));
     expect(appends.every((r) => r.out?.exit_code === 0)).toBe(true);
-    const log = readFileSync(join(dir, "run/.memlog.md"), "utf8");
+    const log = readFileSync(join(dir, "race/.memlog.md"), "utf8");
     expect(log.match(/^- \(by user[01]\) entry \d+$/gm)).toHaveLength(20);
-    const python = await run(PYTHON, [join(dir, "_bmad/scripts/memlog.py"), "append", "--workspace", join(dir, "run"), "--text", "from python"]);
+    const python = await run(PYTHON, [join(dir, "_bmad/scripts/memlog.py"), "append", "--workspace", join(dir, "race"), "--text", "from python"]);
     expect(JSON.parse(python.stdout)).toMatchObject({ ok: true, entries: 21 });
   });
 });
