@@ -43,6 +43,30 @@ async function spawnBridge(cwd: string, args: string[] = [], env: Record<string,
   return { client, stderr: () => err };
 }
 
+/** One project and a bridge on it, made at first use, for the tests whose files do not touch what another
+ *  asserts on: a bridge start costs more CPU than most tests. Everything the bridge reads at start is laid out
+ *  first: the completion contract and memory the file-system tools use, a malformed customize.toml and
+ *  symlinks out of _bmad for the bad-input tests. */
+let shared: Promise<{ dir: string; client: Client; stderr: () => string }> | undefined;
+function sharedProject(): Promise<{ dir: string; client: Client; stderr: () => string }> {
+  return (shared ??= (async () => {
+    const dir = project("shared");
+    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+    mkdirSync(join(dir, "sub"));
+    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "verify $1 in $(basename "$PWD")"\nif [ -f FAIL ]; then echo broken >&2; exit 3; fi\nif [ -f HANG ]; then echo started; sleep 30; fi\n');
+    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nTypeScript on Workers\n## Decisions\n- KV for bundles\n");
+    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nagents: [pm, architect]\n");
+    symlinkSync("/tmp", join(dir, "outside"));
+    writeFileSync(join(dir, ".claude/skills/bmad-agent-pm/customize.toml"), "[agent\nname = ");
+    symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
+    symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
+    appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
+    return { dir, ...(await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" })) };
+  })());
+}
+
 const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 const call = async (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args });
 const run = promisify(execFile);
@@ -100,8 +124,7 @@ describe("the local bridge", () => {
   });
 
   it("keeps offline sessions in the project, with artifacts where seed 003 puts them", async () => {
-    const dir = project("sessions");
-    const { client } = await spawnBridge(dir);
+    const { dir, client } = await sharedProject();
     const start = (await call(client, "bmad-task", { action: "start", objective: "Build user auth" })).structuredContent as { session_id: string; task_name: string; role_prompt: string };
     expect(start.role_prompt).toContain("John");
     await call(client, "bmad-task", { action: "submit", session_id: start.session_id, claude_result: JSON.stringify({ prd_draft: "# Offline PRD", quality_score: 95 }) });
@@ -115,16 +138,7 @@ describe("file-system tools", () => {
   let client: Client;
   let dir: string;
   beforeAll(async () => {
-    dir = project("fs");
-    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
-    mkdirSync(join(dir, "sub"));
-    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "verify $1 in $(basename "$PWD")"\nif [ -f FAIL ]; then echo broken >&2; exit 3; fi\nif [ -f HANG ]; then echo started; sleep 30; fi\n');
-    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
-    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
-    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nTypeScript on Workers\n## Decisions\n- KV for bundles\n");
-    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nagents: [pm, architect]\n");
-    symlinkSync("/tmp", join(dir, "outside"));
-    ({ client } = await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" }));
+    ({ dir, client } = await sharedProject());
   }, 60_000);
 
   it("runs the completion contract: PASS, FAIL with output, killed at the timeout", async () => {
@@ -166,23 +180,18 @@ describe("file-system tools", () => {
 
 describe("bad input and the command line", () => {
   it("skips a malformed customize.toml with a warning naming it, serving everything else", async () => {
-    const dir = project("malformed");
-    writeFileSync(join(dir, ".claude/skills/bmad-agent-pm/customize.toml"), "[agent\nname = ");
-    const { client, stderr } = await spawnBridge(dir);
+    const { client, stderr } = await sharedProject(); // its pm's customize.toml is "[agent\nname = "
     const out = text(await call(client, "bmad", { command: "architect" }));
     expect(out).toContain("from project");
     expect(stderr()).toMatch(/bmad-agent-pm[^\n]*customize\.toml/);
   });
 
   it("refuses a symlink that leaves the project, naming it, and still serves the rest of the project", async () => {
-    const dir = project("symlink");
-    symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
-    symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
-    appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
-    const { client, stderr } = await spawnBridge(dir);
+    // Its _bmad/bmm/leak.md links to /etc/passwd, _bmad/bmm/outside to /etc; its pm's SKILL.md ends "PROJECT MARKER".
+    const { client, stderr } = await sharedProject();
     expect(text(await call(client, "bmad", { command: "pm" }))).toContain("PROJECT MARKER");
-    expect(stderr()).toMatch(/Refused symlink .*leak\.md/);
-    expect(stderr()).toMatch(/Refused symlink .*outside/);
+    expect(stderr()).toMatch(/Refused symlink .*bmm\/leak\.md/);
+    expect(stderr()).toMatch(/Refused symlink .*bmm\/outside/);
     for (const uri of ["bmad://bmm/leak.md", "bmad://bmm/outside/passwd"]) {
       expect(await client.readResource({ uri }).catch((e: Error) => e)).toBeInstanceOf(Error);
     }
