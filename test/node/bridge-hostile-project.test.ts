@@ -26,6 +26,17 @@ async function start(dir: string, env: Record<string, string> = {}) {
   return bridgeProcess;
 }
 
+/** One project and a bridge on it (with a secret in its environment), made at first use: the context tests,
+ *  then the tests whose hostile files sit where nothing before them looks (.bmad-task, a planted skill,
+ *  churn under _bmad/_memory). A bridge start costs more CPU than most tests. */
+let shared: Promise<{ dir: string; client: Client }> | undefined;
+function sharedProject(): Promise<{ dir: string; client: Client }> {
+  return (shared ??= (async () => {
+    const dir = project("shared");
+    return { dir, client: (await start(dir, { OUTSIDE_SECRET: "environ-marker-51" })).client };
+  })());
+}
+
 const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args });
 
 /** The bridge still answers, promptly. */
@@ -101,8 +112,7 @@ describe("get_project_context", () => {
     writeFileSync(join(memory(), "shared-context.md"), "# Shared\n## Stack\nTypeScript\n");
   };
   beforeAll(async () => {
-    dir = project("context");
-    ({ client } = await start(dir, { OUTSIDE_SECRET: "environ-marker-51" }));
+    ({ dir, client } = await sharedProject());
   });
 
   it("refuses a file that links out of the project and serves the rest, naming it", async () => {
@@ -170,10 +180,9 @@ describe("session folders that link out of the project", () => {
   const good = JSON.stringify({ prd_draft: "# PRD", quality_score: 95 });
 
   it("refuses to start a session in a .bmad-task that links outside, writing nothing there", async () => {
-    const dir = project("task-link");
+    const { dir, client } = await sharedProject();
     const elsewhere = outside("task-link");
     symlinkSync(elsewhere, join(dir, ".bmad-task"));
-    const { client } = await start(dir);
     const started = await call(client, "bmad-task", { action: "start", objective: "Build user auth" });
     expect(started.isError).toBe(true);
     expect(toolText(started)).toMatch(/\.bmad-task.* leads outside the project/);
@@ -203,14 +212,13 @@ describe("session folders that link out of the project", () => {
 
 describe("skill scripts outside the project", () => {
   it("refuses to run a script reached through .. or through a link out of the project, running nothing", async () => {
-    const dir = project("script-escape");
+    const { dir, client } = await sharedProject();
     const elsewhere = outside("scripts/scripts");
     const marker = join(elsewhere, "ran.txt");
     writeFileSync(join(elsewhere, "evil.py"), `open(${JSON.stringify(marker)}, "w").write("ran")\nprint("outside-marker-41")\n`);
     const skill = join(dir, ".claude/skills/bmad-planted/scripts");
     mkdirSync(skill, { recursive: true });
     symlinkSync(join(elsewhere, "evil.py"), join(skill, "linked.py"));
-    const { client } = await start(dir);
     const runs = {
       dots: `python3 {project-root}/../outside/scripts/scripts/evil.py`,
       link: `python3 {project-root}/.claude/skills/bmad-planted/scripts/linked.py`,
@@ -228,8 +236,7 @@ describe("folders that appear and vanish under the watched _bmad", () => {
   // Node's recursive watcher reports a folder removed mid-scan as an `error` event; unhandled, it ended the
   // bridge (seen in CI when a test reset _bmad/_memory). The race is hit in most runs of this churn.
   it("keeps serving, and still sees edits to BMAD's files afterwards", async () => {
-    const dir = project("churn");
-    const { client } = await start(dir);
+    const { dir, client } = await sharedProject();
     const churn = async (name: string) => {
       for (let i = 0; i < 150; i++) {
         const folder = join(dir, "_bmad/_memory", name);
