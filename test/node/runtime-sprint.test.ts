@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { MAX_COMMAND_LENGTH } from "../../src/core/runtime/command-line.js";
 import type { ScriptMain } from "../../src/core/runtime/context.js";
 import { SKILL_SCRIPTS } from "../../src/core/runtime/scripts.js";
 import { main as sprintPlan } from "../../src/core/runtime/sprint-plan.js";
@@ -231,10 +232,12 @@ it("registers both ports by skill and file name", () => {
   expect(SKILL_SCRIPTS.get("bmad-retrospective/sprint_status.py")).toBe(sprintStatus);
 });
 
-it("runs each port on 1 MiB of hostile input in linear time", async () => {
+it("runs each port on 1 MiB of hostile input in linear time, and arguments four times the longest command line", async () => {
   const MiB = 1 << 20;
   const dir = join(tmp.dir, "hostile");
-  const long = (unit: string) => unit.repeat(Math.ceil(MiB / unit.length));
+  const long = (unit: string, size = MiB) => unit.repeat(Math.ceil(size / unit.length));
+  // An argument comes in a bmad-run command line, at most MAX_COMMAND_LENGTH characters.
+  const arg = (unit: string) => long(unit, 4 * MAX_COMMAND_LENGTH);
   const epics = [`## Epic 1: ${long(" ")}x`, `### Story 1.1: ${long(" #")}x`, `## ${long("a ")}epix`, `   ${long("`")}`, `### Story 1.2: ${long("-!")}`].join("\n");
   const status = [
     `generated: "${long("\\x01 ")}"`,
@@ -249,8 +252,8 @@ it("runs each port on 1 MiB of hostile input in linear time", async () => {
   const fs = await NodeRuntimeFs.create([dir]);
   const ctx = { fs, cwd: dir, env: {}, now: () => INSTANT };
   const started = performance.now();
-  const plan = await sprintPlan(["generate", "--epic-file", "epics.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", long("x "), "--date", "d"], ctx);
-  const update = await sprintStatus(["update", "--file", "s.yaml", "--epic", "1", "--set-retro-done", "--add-action", JSON.stringify([{ action: long("\u0001 a"), owner: long(" ") }])], ctx);
+  const plan = await sprintPlan(["generate", "--epic-file", "epics.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", arg("x "), "--date", "d"], ctx);
+  const update = await sprintStatus(["update", "--file", "s.yaml", "--epic", "1", "--set-retro-done", "--add-action", JSON.stringify([{ action: arg("\u0001 a"), owner: arg(" ") }])], ctx);
   const detect = await sprintStatus(["detect-epic", "--file", "s.yaml"], ctx);
   const elapsed = performance.now() - started;
   expect([plan, update, detect].map((r) => [r.exitCode, r.stdout.slice(0, 300), r.stderr.slice(0, 300)])).toEqual([[0, expect.any(String), ""], [0, expect.any(String), ""], [0, expect.any(String), ""]]);
