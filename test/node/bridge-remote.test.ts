@@ -49,6 +49,12 @@ async function spawnRemote(configHome = config, extraEnv: Record<string, string>
   return { client, stderr: () => err };
 }
 
+/** A bridge on the saved sign-in, started at first use and asked again by later tests that need no fresh one:
+ *  a bridge start costs more CPU than most tests. `restarted` is the start after the first sign-in, `renewed`
+ *  the one that signs in again after the saved tokens stopped working. */
+let restarted: ReturnType<typeof spawnRemote> | undefined;
+let renewed: ReturnType<typeof spawnRemote> | undefined;
+
 async function until<T>(what: string, get: () => T | undefined, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
@@ -118,13 +124,13 @@ it("asks for write access when a writing tool needs it, and has it on the next c
 }, 60_000);
 
 it("reuses the saved sign-in next time", async () => {
-  const { client, stderr } = await spawnRemote();
+  const { client, stderr } = await (restarted ??= spawnRemote());
   expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("remote-plan");
   expect(signInUrl(stderr())).toBeUndefined();
 }, 30_000);
 
 it("passes the skills extension's methods through to the remote", async () => {
-  const { client } = await spawnRemote();
+  const { client } = await (restarted ??= spawnRemote());
   expect(client.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } });
   const got = await client.request({ method: "skills/get", params: { uri: "skill://bmad-prd/SKILL.md" } }, z.looseObject({ skill: z.looseObject({ uri: z.string() }) }));
   expect(got.skill.uri).toBe("skill://bmad-prd/SKILL.md");
@@ -137,7 +143,7 @@ it("asks to sign in again when the saved sign-in no longer works, serving the lo
   const saved = JSON.parse(readFileSync(file, "utf8"));
   saved[remote].tokens = { ...saved[remote].tokens, access_token: "expired", refresh_token: "revoked" };
   writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
-  const { client, stderr } = await spawnRemote();
+  const { client, stderr } = await (renewed ??= spawnRemote());
   const answer = await client.callTool({ name: "bmad", arguments: { command: "pm" } });
   expect(text(answer)).toMatch(/^Note: waiting for you to sign in to .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-pm");
@@ -161,7 +167,7 @@ it("takes an access token from BMAD_MCP_TOKEN instead of the browser, saves noth
 }, 30_000);
 
 it("falls back to the local bundle when the remote is down, and says so", async () => {
-  const { client } = await spawnRemote();
+  const { client } = await (renewed ??= spawnRemote());
   expect((await client.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
   await worker.dispose();
   const answer = await client.callTool({ name: "bmad", arguments: { command: "architect" } });
