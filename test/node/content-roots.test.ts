@@ -65,6 +65,15 @@ async function bridgeWith(opts: { env?: Record<string, string>; home?: string; a
   return connected;
 }
 
+const shared = new Map<string, ReturnType<typeof bridgeWith>>();
+/** A bridge with only these options, started once for every test that gives them (they only read): a bridge
+ *  start costs more CPU than most tests. */
+function sharedBridge(opts: { home: string; cwd?: string }): ReturnType<typeof bridgeWith> {
+  const key = JSON.stringify(opts);
+  if (!shared.has(key)) shared.set(key, bridgeWith(opts));
+  return shared.get(key)!;
+}
+
 /** The user's customization of navigator (seed 000: ~/.bmad/_cfg/agents/bmm-navigator.customize.yaml). */
 const USER_CUSTOMIZE = `agent:\n  metadata:\n    name: "Nova Prime"\npersona:\n  role: "Plans scenic routes."\n  identity: ""\ncritical_actions:\n  - "Ask for the traveller's pace first"\nmemories:\n  - "The user walks, never drives"\nmenu:\n  - trigger: detour\n    workflow: "{project-root}/bmad/bmm/workflows/mapquest/workflow.yaml"\n    description: "Find a detour"\nprompts: []\n`;
 /** What BMAD's installer writes for every agent: nothing filled in. */
@@ -119,7 +128,7 @@ describe("seed-shaped roots", () => {
     const nested = join(tmp.dir, "home-nested");
     alphaFolder(join(nested, ".bmad/bmad"));
     for (const home of [userHome, nested]) {
-      const { client, stderr } = await bridgeWith({ home });
+      const { client, stderr } = await sharedBridge({ home });
       expect(await bmad(client, "bmm/navigator")).toMatch(/^Resolved bmm\/navigator from user \(priority 4, \.bmad[@)]/);
       expect(stderr()).toBe("");
     }
@@ -164,7 +173,7 @@ describe("user-level customization (seed 000)", () => {
   };
 
   it("applies the user's customize.yaml to a project agent whose own is the empty template, on both doors", async () => {
-    const { client } = await bridgeWith({ home: userHome, cwd: project });
+    const { client } = await sharedBridge({ home: userHome, cwd: project });
     merged(await bmad(client, "navigator"));
     merged(await bmad(remote!, "navigator"));
   });
@@ -233,12 +242,12 @@ describe("the workflow engine (core/tasks/workflow.xml)", () => {
 
   it("comes with a v6-alpha workflow rendered for a workspace, and on the bridge where the project lacks it", async () => {
     expect(await bmad(remote!, "*mapquest", "trails")).toMatch(inlined);
-    const { client } = await bridgeWith({ home: userHome }); // the workflow is the user's; the project has no BMAD tree
+    const { client } = await sharedBridge({ home: userHome }); // the workflow is the user's; the project has no BMAD tree
     expect(await bmad(client, "*mapquest")).toMatch(inlined);
   });
 
   it("is left to the project on the bridge when the project holds it", async () => {
-    const { client } = await bridgeWith({ home: userHome, cwd: project });
+    const { client } = await sharedBridge({ home: userHome, cwd: project });
     const out = await bmad(client, "*mapquest");
     expect(out).toContain(`${project}/bmad/core/tasks/workflow.xml`);
     expect(out).not.toContain("ENGINE-MARKER");
