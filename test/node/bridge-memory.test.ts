@@ -36,7 +36,7 @@ function sharedProject(name: string) {
   let bridge: ReturnType<typeof open> | undefined;
   return { dir: () => (dir ??= project(name)), open: () => (bridge ??= open(dir ??= project(name))) };
 }
-/** Restarted onto by the first test; then memories no later test recalls, and failures only cc-fail reads. */
+/** The first test's project: its restarted bridge then takes memories no later test recalls, and cc-fail's failures. */
 const written = sharedProject("idempotent");
 /** No decisions until the context test (get_project_context names them), no CC-FAIL but the museum's, stories only syntax's and bad input's. */
 const kit = sharedProject("kit");
@@ -69,7 +69,7 @@ describe("remember_structured and recall_structured on the bridge", () => {
 
   it("keeps every memory two bridges on one project remember at once", async () => {
     const dir = written.dir();
-    const [a, b] = await Promise.all([written.open(), open(dir)]);
+    const [a, b] = await Promise.all([written.open(), open(dir)]); // stories: the first test's decisions are there
     const remember = (bridge: typeof a, who: string, i: number) => bridge.call("remember_structured", { type: "stories", agent: "pm", text: `Decision ${i} by ${who}.`, tags: [] });
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => [remember(a, "a", i), remember(b, "b", i)]).flat());
     expect(answers.filter((r) => r.isError).map((r) => r.text)).toEqual([]);
