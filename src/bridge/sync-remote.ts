@@ -40,6 +40,8 @@ export function checkRemotePath(path: string): Remote<string> {
 /** Listing calls one pull may make: enough for a full workspace listed folder by folder; a server that keeps
  *  answering "there is more" is stopped here. */
 const MAX_LIST_CALLS = 200;
+/** Problems a refused listing names; the rest are counted. */
+const MAX_PROBLEMS_SHOWN = 20;
 
 export class RemoteWorkspace {
   /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
@@ -108,22 +110,30 @@ export class RemoteWorkspace {
     };
     const failed = await walk("");
     if (failed) return { ok: false, error: failed };
+    // Every path's problem, not just the first: the user (or the server's admin) fixes them all at once.
+    const problems: string[] = [];
     const folded = new Map<string, string>();
     for (const path of found.keys()) {
       const checked = checkRemotePath(path);
-      if (!checked.ok) return { ok: false, error: `The remote answered with a path that cannot be pulled: ${checked.error}` };
+      if (!checked.ok) {
+        problems.push(`The remote answered with a path that cannot be pulled: ${checked.error}`);
+        continue;
+      }
       // README.md and readme.md, or a name in NFC and NFD: one file on macOS and Windows, so one would overwrite the other.
       const twin = folded.get(foldPath(path));
-      if (twin !== undefined) return { ok: false, error: `The remote lists both "${printable(twin)}" and "${printable(path)}", one file on macOS and Windows (they differ only in case or Unicode form); rename one on the remote, then pull.` };
+      if (twin !== undefined) problems.push(`The remote lists both "${printable(twin)}" and "${printable(path)}", one file on macOS and Windows (they differ only in case or Unicode form); rename one on the remote, then pull.`);
       folded.set(foldPath(path), path);
       // "a" and "a/b" both files: no folder can hold that.
       const parts = path.split("/");
       for (let i = 1; i < parts.length; i++) {
         const parent = parts.slice(0, i).join("/");
-        if (found.has(parent)) return { ok: false, error: `The remote lists both "${printable(parent)}" and "${printable(path)}" as files; one of them cannot be a folder.` };
+        if (found.has(parent)) problems.push(`The remote lists both "${printable(parent)}" and "${printable(path)}" as files; one of them cannot be a folder.`);
       }
     }
-    return { ok: true, value: found };
+    if (!problems.length) return { ok: true, value: found };
+    // One a line; a hostile listing may hold thousands, and the first few say enough.
+    const more = problems.length > MAX_PROBLEMS_SHOWN ? `\n  and ${problems.length - MAX_PROBLEMS_SHOWN} more` : "";
+    return { ok: false, error: `${problems.slice(0, MAX_PROBLEMS_SHOWN).join("\n  ")}${more}` };
   }
 
   /** The file's bytes as served (the tool's text after its one-line header), as it is now or as it was at `version`. */

@@ -2,7 +2,8 @@
 // through the browser (the test plays it) the first time. A workspace made with MCP calls only is pulled into
 // a folder where BMAD's own Python runs; changes go back with push; conflicts stop either side until --force;
 // deletions travel both ways; a token in BMAD_MCP_TOKEN does it all headless; and a hostile server's paths never
-// lead a write out of the folder.
+// lead a write out of the folder. Each CLI run is a process of its own (~0.25 s CPU): one run checks all that one
+// pull or push shows, and setup goes through the MCP client.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
@@ -23,6 +24,9 @@ const PROJECT = "todo";
 const RUN = "_bmad-output/planning-artifacts/prds/prd-todo";
 const PRD = `${RUN}/prd.md`;
 const MEMLOG = `${RUN}/.memlog.md`;
+const OUTLINE = `${RUN}/outline.md`;
+/** A config file with a secret-looking key: served (and pulled) without it. */
+const CUSTOM = "_bmad/custom/config.toml";
 let bridge: string;
 let worker: LocalWorker;
 let remote: string;
@@ -125,6 +129,8 @@ describe("against the real Worker", () => {
       expect(ran.structured.exit_code, ran.text).toBe(0);
     }
     expect((await files({ action: "write", path: PRD, content: "---\ntitle: Todo\nstatus: draft\n---\n# Todo PRD\n" })).isError).toBe(false);
+    expect((await files({ action: "write", path: OUTLINE, content: "1. Add\n2. Clear\n" })).isError).toBe(false);
+    expect((await files({ action: "write", path: CUSTOM, content: '[core]\napi_key = "s3cret"\ndocument_output_language = "English"\n' })).isError).toBe(false);
   }, 60_000);
 
   it("pulls every file byte for byte, and BMAD's own Python works on the pulled tree", async () => {
@@ -134,6 +140,10 @@ describe("against the real Worker", () => {
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toContain(`added    ${PRD}\n`);
     expect(out.stdout).toContain(`added    _bmad/config.toml\n`);
+    expect(out.stdout).toContain(`added    ${CUSTOM} (served altered: secret-looking keys removed; push leaves it alone)\n`);
+    const served = readFileSync(local(CUSTOM), "utf8");
+    expect(served).toContain('document_output_language = "English"');
+    expect(served).not.toContain("s3cret");
     expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${listed.total} added, 0 updated, 0 deleted, 0 unchanged.`);
     for (const { path } of listed.files) expect(readFileSync(local(path), "utf8"), path).toBe(await remoteText(path));
     const state = JSON.parse(readFileSync(local(".bmad-mcp/sync.json"), "utf8"));
@@ -154,32 +164,28 @@ describe("against the real Worker", () => {
     expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${listed.total - 1} unchanged, 1 local change kept.`);
   }, 60_000);
 
-  it("asks once, on the first push, for the right to write", async () => {
-    const first = await sync("push", dir);
-    expect(first.stderr).toMatch(/sign in to \S+ in your browser: \S+[?&]scope=[^&]*bmad%3Awrite/);
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain(`updated  ${MEMLOG} (now version 3)\n`); // what Python appended here
-    expect(await remoteText(MEMLOG)).toContain("- (event) pulled to a laptop\n");
-    const again = await sync("push", dir);
-    expect(again.stderr).not.toMatch(/sign in to/);
-    expect(again.stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
-  }, 60_000);
-
-  it("pushes local changes as new versions, and new files only from the workspace's folders", async () => {
+  it("asks for the right to write on the first push, which sends changes, new files only from the workspace's folders, and deletions", async () => {
     writeFileSync(local(PRD), "---\ntitle: Todo\nstatus: final\n---\n# Todo PRD\n\n## FR-1 Add a todo\n");
     writeFileSync(local(`${RUN}/notes.md`), "Ask about sync.\n");
     mkdirSync(local("src"));
     writeFileSync(local("src/app.ts"), "export {};\n"); // the repository's code: stays local
+    rmSync(local(OUTLINE));
     const out = await sync("push", dir);
+    expect(out.stderr).toMatch(/sign in to \S+ in your browser: \S+[?&]scope=[^&]*bmad%3Awrite/);
     expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain(`updated  ${MEMLOG} (now version 3)\n`); // what Python appended here
     expect(out.stdout).toContain(`added    ${RUN}/notes.md (now version 1)\n`);
     expect(out.stdout).toContain(`updated  ${PRD} (now version 2)\n`);
-    expect(out.stdout).toMatch(/: 1 added, 1 updated, 0 deleted, \d+ unchanged\.\n$/);
+    expect(out.stdout).toContain(`deleted  ${OUTLINE} (bmad-files restore brings it back)`);
+    expect(out.stdout).toMatch(/: 1 added, 2 updated, 1 deleted, \d+ unchanged\.\n$/); // the config served altered stays as it is
 
+    expect(await remoteText(MEMLOG)).toContain("- (event) pulled to a laptop\n");
     expect(await remoteText(PRD)).toContain("## FR-1 Add a todo");
     const history = await files({ action: "history", path: PRD });
     expect(history.structured.versions.map((v: { version: number; op: string }) => `${v.version} ${v.op}`)).toEqual(["2 write", "1 write"]);
+    expect((await files({ action: "history", path: OUTLINE })).structured.versions[0].op).toBe("delete");
     expect((await files({ action: "read", path: "src/app.ts" })).isError).toBe(true);
+    expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
   }, 60_000);
 
   it("refuses to overwrite a change made on the other side, both ways, until --force", async () => {
@@ -200,6 +206,7 @@ describe("against the real Worker", () => {
     expect(readFileSync(local(PRD), "utf8")).toBe("local edit\n");
 
     const forced = await sync("push", dir, "--force");
+    expect(forced.stderr).not.toMatch(/sign in to/); // the right to write, asked for once
     expect(forced.code, forced.stderr).toBe(0);
     expect(forced.stdout).toContain(`updated  ${PRD} (now version 4)`);
     expect(await remoteText(PRD)).toBe("local edit\n");
@@ -207,29 +214,13 @@ describe("against the real Worker", () => {
 
     expect((await files({ action: "write", path: PRD, content: "remote wins\n" })).isError).toBe(false);
     writeFileSync(local(PRD), "local loses\n");
-    expect((await sync("pull", dir)).code).toBe(1);
     const forcedPull = await sync("pull", dir, "--force");
     expect(forcedPull.code, forcedPull.stderr).toBe(0);
     expect(forcedPull.stdout).toContain(`updated  ${PRD}\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("remote wins\n");
   }, 60_000);
 
-  it("deletes on the remote what was deleted here, and here what was deleted on the remote", async () => {
-    rmSync(local(`${RUN}/notes.md`));
-    const pushed = await sync("push", dir);
-    expect(pushed.code, pushed.stderr).toBe(0);
-    expect(pushed.stdout).toContain(`deleted  ${RUN}/notes.md (bmad-files restore brings it back)`);
-    const history = await files({ action: "history", path: `${RUN}/notes.md` });
-    expect(history.structured.versions[0].op).toBe("delete");
-
-    expect((await files({ action: "delete", path: PRD })).isError).toBe(false);
-    const pulled = await sync("pull", dir);
-    expect(pulled.code, pulled.stderr).toBe(0);
-    expect(pulled.stdout).toContain(`deleted  ${PRD}\n`);
-    expect(existsSync(local(PRD))).toBe(false);
-  }, 60_000);
-
-  it("carries memories both ways: remembered on the remote, pulled, remembered here, merged, pushed", async () => {
+  it("deletes here what the remote deleted, and carries memories both ways: remembered on the remote, pulled, remembered and forgotten here, merged, pushed", async () => {
     const memories = new Client({ name: "pull-push-memory", version: "1.0.0" });
     await memories.connect(new StreamableHTTPClientTransport(new URL(`${remote}?toolsets=default,memory`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     const remember = async (text: string) => (await memories.callTool({ name: "remember_structured", arguments: { project: PROJECT, type: "decisions", agent: "architect", text } })).structuredContent as { id: string };
@@ -237,16 +228,23 @@ describe("against the real Worker", () => {
     const file = "_bmad/_memory/structured/decisions.jsonl";
     const idsIn = (text: string) => text.trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id);
     try {
+      expect((await files({ action: "delete", path: PRD })).isError).toBe(false);
       const https = await remember("Sync runs over HTTPS only.");
+      const json = await remember("Sync sends JSON.");
       const first = await sync("pull", dir);
       expect(first.code, first.stderr).toBe(0);
+      expect(first.stdout).toContain(`deleted  ${PRD}\n`);
+      expect(existsSync(local(PRD))).toBe(false);
       expect(first.stdout).toContain(`added    ${file}\n`);
+      expect(idsIn(readFileSync(local(file), "utf8"))).toEqual([https.id, json.id].sort());
       const here = await connectBridge(bridge, dir, { args: ["--toolsets", "default,memory"], home: tmp.dir });
       try {
         const recall = async (query: string) => ((await here.client.callTool({ name: "recall_structured", arguments: { query } })).structuredContent as { hits: Array<{ id: string }> }).hits.map((h) => h.id);
         expect((await recall("does sync use https"))[0]).toBe(https.id);
-        // Both sides remember something new: the pull merges the file instead of refusing it, and push sends the merge.
+        // Both sides change the file: here a memory is remembered and one removed, the remote remembers another.
+        // The pull merges the file instead of refusing it (the removed one stays removed), and push sends the merge.
         const offline = (await here.client.callTool({ name: "remember_structured", arguments: { type: "decisions", agent: "architect", text: "Offline edits queue in IndexedDB." } })).structuredContent as { id: string };
+        writeFileSync(local(file), readFileSync(local(file), "utf8").split("\n").filter((l) => !l.includes(json.id)).join("\n"));
         const retries = await remember("Failed syncs retry with backoff.");
         const early = await sync("push", dir);
         expect(early.code).toBe(1);
@@ -260,15 +258,6 @@ describe("against the real Worker", () => {
         expect(pushed.code, pushed.stderr).toBe(0);
         expect(idsIn(await remoteText(file))).toEqual([https.id, offline.id, retries.id].sort());
         expect((await recallRemote("where do offline edits queue"))[0]).toBe(offline.id);
-        // A memory removed here stays removed when the remote meanwhile remembered something else.
-        writeFileSync(local(file), readFileSync(local(file), "utf8").split("\n").filter((l) => !l.includes(https.id)).join("\n"));
-        const conflicts = await remember("Sync conflicts are settled by the server.");
-        const again = await sync("pull", dir);
-        expect(again.code, again.stderr).toBe(0);
-        expect(again.stdout).toContain(`updated  ${file} (memories merged with the ones here; push sends the merge)\n`);
-        expect(idsIn(readFileSync(local(file), "utf8"))).toEqual([offline.id, retries.id, conflicts.id].sort());
-        expect((await sync("push", dir)).code).toBe(0);
-        expect(idsIn(await remoteText(file))).toEqual([offline.id, retries.id, conflicts.id].sort());
       } finally {
         await here.close();
       }
@@ -277,22 +266,14 @@ describe("against the real Worker", () => {
     }
   }, 60_000);
 
-  it("pulls a config file as served, without its secret-looking keys, and never pushes it back", async () => {
-    const custom = "_bmad/custom/config.toml";
-    expect((await files({ action: "write", path: custom, content: '[core]\napi_key = "s3cret"\nuser_name = "Ada L."\n' })).isError).toBe(false);
-    const pulled = await sync("pull", dir);
-    expect(pulled.code, pulled.stderr).toBe(0);
-    expect(pulled.stdout).toContain(`updated  ${custom} (served altered: secret-looking keys removed; push leaves it alone)`);
-    const served = readFileSync(local(custom), "utf8");
-    expect(served).toContain('user_name = "Ada L."');
-    expect(served).not.toContain("s3cret");
+  it("never pushes back a config file it pulled without its secret-looking keys", async () => {
+    // What the pushes and pulls before left: nothing to send, the config served altered left alone.
     expect((await sync("push", dir)).stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
-
-    writeFileSync(local(custom), `${served}communication_language = "German"\n`);
+    writeFileSync(local(CUSTOM), `${readFileSync(local(CUSTOM), "utf8")}communication_language = "German"\n`);
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
-    expect(pushed.stderr).toContain(`  ${custom}: changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them.\n    fix: restore the pulled copy`);
-    expect((await files({ action: "history", path: custom })).structured.versions[0].version).toBe(2); // untouched
+    expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them.\n    fix: restore the pulled copy`);
+    expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
   }, 60_000);
 
   it("refuses a broken state file, another project's folder, and files it did not pull, until --force", async () => {
@@ -387,8 +368,8 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 });
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
- *  1,000 a listing), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean } = {}): Promise<string> {
+ *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -400,7 +381,7 @@ async function startFake(paths: string[], opts: { endless?: boolean } = {}): Pro
     if (args.action === "list") {
       const glob = compileGlob(path);
       const matching = glob.ok ? sorted.filter((p) => glob.glob.test(p)) : [];
-      const shown = matching.slice(0, 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
+      const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
       return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
     }
     const content = `${path}\n`;
@@ -433,12 +414,13 @@ const fakeDir = () => join(tmp.dir, `fake-${readdirSync(tmp.dir).length}`);
 const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${String(i).padStart(4, "0")}.md`);
 
 it("pulls more files than one listing shows, folder by folder", async () => {
-  const paths = [...numbered("a/", 600), ...numbered("b/c/", 401), "root.md"];
+  // A listing of at most 10 here, not the Worker's 1,000: the same walk, with 12 files to read rather than 1,002.
+  const paths = [...numbered("a/", 6), ...numbered("b/c/", 5), "root.md"];
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake(paths), "--project", "big", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake(paths, { page: 10 }), "--project", "big", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
-  expect(out.stdout).toContain(": 1002 added, 0 updated, 0 deleted, 0 unchanged.");
-  expect(readFileSync(join(target, "b/c/0400.md"), "utf8")).toBe("b/c/0400.md\n");
+  expect(out.stdout).toContain(": 12 added, 0 updated, 0 deleted, 0 unchanged.");
+  expect(readFileSync(join(target, "b/c/0004.md"), "utf8")).toBe("b/c/0004.md\n");
 }, 60_000);
 
 it("stops, writing nothing, when the listings cannot show every file", async () => {
@@ -449,21 +431,22 @@ it("stops, writing nothing, when the listings cannot show every file", async () 
   expect(readdirSync(target)).toEqual([]);
 }, 60_000);
 
-// Every name machinery has on some file system is the unit test's (machinery-names.test.ts); these prove pull uses it.
-it.each([
-  ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
-  ["/tmp/escape.md", /is absolute/],
-  [".git/hooks/pre-commit", /inside \.git\//],
-  ["GIT~1/config", /inside \.git\//],
-  [".bmad-mcp/sync.json", /inside \.bmad-mcp\//],
-  [".claude/settings.json", /decides what code runs here/],
-])("refuses a hostile remote's path %s and writes nothing", async (path, message) => {
-  const url = await startFake(["ok.md", path]);
+// Every name machinery has on some file system is the unit test's (machinery-names.test.ts); this proves pull uses it.
+it("refuses a hostile remote's paths, naming each, and README.md beside readme.md (one file on macOS and Windows), and writes nothing", async () => {
+  const refused: Array<[string, RegExp]> = [
+    ["../escape.md", /"\.\.\/escape\.md" contains "\.\."/],
+    ["/tmp/escape.md", /is absolute/],
+    [".git/hooks/pre-commit", /\.git\/hooks\/pre-commit.*inside \.git\//],
+    ["GIT~1/config", /GIT~1\/config.*inside \.git\//],
+    [".bmad-mcp/sync.json", /inside \.bmad-mcp\//],
+    [".claude/settings.json", /decides what code runs here/],
+  ];
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", url, "--project", "x", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake(["ok.md", "README.md", "readme.md", ...refused.map(([path]) => path)]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
-  expect(out.stderr).toMatch(message);
-  expect(out.stderr).toContain("cannot be pulled");
+  for (const [path, message] of refused) expect(out.stderr, path).toMatch(message);
+  expect(out.stderr.match(/cannot be pulled/g)).toHaveLength(refused.length);
+  expect(out.stderr).toContain("differ only in case or Unicode form");
   expect(readdirSync(target)).toEqual([]);
   expect(existsSync(join(tmp.dir, "escape.md"))).toBe(false);
 }, 30_000);
@@ -474,14 +457,6 @@ it("pulls a script only with BMAD's own bytes, and writes nothing else then", as
   expect(out.code).toBe(1);
   expect(out.stderr).toContain(".claude/skills/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
   expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
-  expect(readdirSync(target)).toEqual([]);
-}, 30_000);
-
-it("refuses a remote's README.md beside readme.md, one file on macOS and Windows, and writes nothing", async () => {
-  const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake(["README.md", "readme.md"]), "--project", "x", "--dir", target]);
-  expect(out.code).toBe(1);
-  expect(out.stderr).toContain("differ only in case or Unicode form");
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);
 
