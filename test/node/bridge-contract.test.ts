@@ -58,6 +58,11 @@ async function start(timeoutMs: number): Promise<Client> {
   return client;
 }
 
+let shared: Promise<Client> | undefined;
+/** One bridge for every test whose contract ends well before its timeout: what one does there (a contract run,
+ *  a cancelled call) leaves nothing another asserts on, and each bridge start costs ~0.3 s of CPU. */
+const served = () => (shared ??= start(60_000));
+
 /** Sets the contract up to leave a sleeper in its own session; returns a reader of the two pids once written. */
 function escaping(exit = false): () => Promise<{ script: number; sleeper: number }> {
   for (const name of ["script", "sleeper"]) rmSync(pidFile(name), { force: true });
@@ -90,7 +95,7 @@ describe("the completion contract's processes", () => {
   });
 
   it("kills what a contract left running when it exits", async () => {
-    const client = await start(60_000);
+    const client = await served();
     const pids = escaping(true);
     const started = performance.now();
     const run = await client.callTool({ name: "run_completion_contract", arguments: {} }, undefined, { timeout: 10_000 });
@@ -100,7 +105,7 @@ describe("the completion contract's processes", () => {
   });
 
   it("kills the contract and its escaped child when the client cancels the call, and keeps serving", async () => {
-    const client = await start(60_000);
+    const client = await served();
     const pids = escaping();
     const cancel = new AbortController();
     const call = client.callTool({ name: "run_completion_contract", arguments: {} }, undefined, { signal: cancel.signal, timeout: 60_000 });
@@ -137,7 +142,7 @@ describe("the completion contract's processes", () => {
 describe("working_dir", () => {
   it("runs in a real folder whose name starts with two dots", async () => {
     rmSync(join(dir, "ESCAPE"), { force: true });
-    const client = await start(5000);
+    const client = await served();
     const run = await client.callTool({ name: "run_completion_contract", arguments: { stack: "go", working_dir: "..dots" } });
     expect(run.structuredContent).toMatchObject({ status: "PASS", output: "started go in ..dots\n" });
     expect((await client.callTool({ name: "run_completion_contract", arguments: { working_dir: "sub/../..dots" } })).structuredContent).toMatchObject({ status: "PASS" });
@@ -145,7 +150,7 @@ describe("working_dir", () => {
 
   it("still refuses every way out of the project", async () => {
     rmSync(join(dir, "ESCAPE"), { force: true });
-    const client = await start(5000);
+    const client = await served();
     for (const working_dir of ["..", "../..", "../pristine", "sub/../..", "/etc", "/"]) {
       const run = await client.callTool({ name: "run_completion_contract", arguments: { working_dir } });
       expect(run.isError, working_dir).toBe(true);
