@@ -65,35 +65,35 @@ code = "user-only"
 name = "Mary"
 `;
 
-const compare = ([script, main]: [string, ScriptMain], args: string[]) => expectSameAsPython(script, main, [args], { cwd: tmp.dir });
+/** Each case by the Python, then by the port: one copy of the project set aside per call, not per case. */
+const compare = ([script, main]: [string, ScriptMain], cases: string[][]) => expectSameAsPython(script, main, cases, { cwd: tmp.dir });
 
 const base = ["--project-root", project, "--skill", skill];
 const forgeArgs = ["--project-root", project, "--skill", forge];
 
 it("resolves the installed roster, groups and parties as resolve_party.py and resolve_personas.py do", async () => {
-  for (const extra of [[], ["--list-groups"], ["--party", "crit"], ["--party", "nope"]]) await compare(PARTY, [...base, ...extra]);
-  await compare(PARTY, ["--project-root", "project", "--skill", "project/.claude/skills/bmad-party-mode/"]);
-  await compare(PARTY, ["--skill", skill]);
-  await compare(PARTY, ["--help"]);
-  await compare(FORGE, forgeArgs);
-  await compare(FORGE, ["--project-root", "project", "--skill", "project/.claude/skills/bmad-forge-idea"]);
-  await compare(FORGE, ["--help"]);
+  await compare(PARTY, [
+    ...[[], ["--list-groups"], ["--party", "crit"], ["--party", "nope"]].map((extra) => [...base, ...extra]),
+    ["--project-root", "project", "--skill", "project/.claude/skills/bmad-party-mode/"],
+    ["--skill", skill],
+    ["--help"],
+  ]);
+  await compare(FORGE, [forgeArgs, ["--project-root", "project", "--skill", "project/.claude/skills/bmad-forge-idea"], ["--help"]]);
 });
 
 it("merges team and user overrides of groups and members as they do", async () => {
   mkdirSync(join(project, "_bmad/custom"), { recursive: true });
   writeFileSync(join(project, "_bmad/custom/bmad-party-mode.toml"), OVERRIDE);
   writeFileSync(join(project, "_bmad/custom/bmad-party-mode.user.toml"), USER_OVERRIDE);
-  for (const extra of [[], ["--list-groups"], ["--party", "crit"], ["--party", "open"], ["--party", "no id"]]) await compare(PARTY, [...base, ...extra]);
-  await compare(FORGE, forgeArgs);
+  await compare(PARTY, [[], ["--list-groups"], ["--party", "crit"], ["--party", "open"], ["--party", "no id"]].map((extra) => [...base, ...extra]));
+  await compare(FORGE, [forgeArgs]);
 });
 
 it("falls back as they do when the project's resolvers are gone, and the forge when party mode is not installed", async () => {
   rmSync(join(project, "_bmad/scripts/resolve_customization.py"));
   rmSync(join(project, "_bmad/scripts/resolve_config.py"));
-  await compare(PARTY, base);
-  await compare(PARTY, [...base, "--list-groups"]);
-  await compare(FORGE, forgeArgs);
+  await compare(PARTY, [base, [...base, "--list-groups"]]);
+  await compare(FORGE, [forgeArgs]);
   rmSync(skill, { recursive: true });
-  await compare(FORGE, forgeArgs);
+  await compare(FORGE, [forgeArgs]);
 });
