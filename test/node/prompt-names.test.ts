@@ -20,7 +20,8 @@ const tmp = tempDir("names");
 afterAll(() => tmp.cleanup());
 
 async function catalogOf(sources: string[], includeDefault = true): Promise<{ catalog: Catalog; reader: MemoryBundleReader }> {
-  const { manifest, blobs } = await buildBundle({ sources, includeDefault });
+  // In memory as the bridge keeps one: no search index until asked for (naming never asks).
+  const { manifest, blobs } = await buildBundle({ sources, includeDefault, indexLater: true });
   const decoder = new TextDecoder();
   const reader = new MemoryBundleReader(manifest, (sha) => {
     const bytes = blobs.get(sha);
