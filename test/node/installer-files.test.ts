@@ -1,6 +1,7 @@
 // installerFiles() against BMAD's real installer (6.12 `bmad-cli install --yes`): the same answers give the
 // same `_bmad/` files. The installer runs with its clock pinned to NOW (a preload that fixes `new Date()`),
-// so dates compare exactly; one more run on the real clock differs only in its date lines.
+// so dates compare exactly; one more run on the real clock (the install test files share, helpers' install) differs
+// only in its date lines.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -16,7 +17,7 @@ import type { BundleFile, BundleManifest } from "../../src/core/catalog/bundle";
 import { MemoryBundleReader } from "../../src/core/surface/memory-reader";
 import type { BundleReader } from "../../src/core/surface/reader";
 import { type InstallerAnswers, installerFiles, installerQuestions, installerScripts } from "../../src/core/workspace/installer";
-import { INSTALLER_NPM, PKG, ROOT, tempDir } from "./helpers";
+import { install as cachedInstall, INSTALLER_NPM, PKG, ROOT, tempDir } from "./helpers";
 
 const run = promisify(execFile);
 const CLI = join(PKG, "bmad-method/tools/installer/bmad-cli.js");
@@ -57,15 +58,19 @@ const CUSTOM_ANSWERS: InstallerAnswers = {
   bmm: { planning_artifacts: "{project-root}/plans", user_skill_level: "expert", project_knowledge: 'C:\\kb "main"' },
 };
 
-/** Runs the real installer into `<tmp>/<name>` and returns every file under its `_bmad/`, by project path. */
-async function install(name: string, flags: string[], pinned: boolean): Promise<Map<string, string>> {
+/** Runs the real installer, its clock pinned, into `<tmp>/<name>` and returns every file under its `_bmad/`, by project path. */
+async function install(name: string, flags: string[]): Promise<Map<string, string>> {
   const dir = join(tmp.dir, name);
   mkdirSync(dir, { recursive: true });
-  const node = pinned ? ["--require", PINNED_CLOCK] : [];
-  const argv = [...node, CLI, "install", "--directory", dir, "--modules", "bmm", "--tools", "claude-code", "--yes", ...flags];
+  const argv = ["--require", PINNED_CLOCK, CLI, "install", "--directory", dir, "--modules", "bmm", "--tools", "claude-code", "--yes", ...flags];
   const child = run(process.execPath, argv, { cwd: dir, env: { ...process.env, ...INSTALLER_NPM, BMAD_PINNED_NOW: NOW.toISOString() }, maxBuffer: 16 << 20 });
   child.child.stdin?.end();
   await child;
+  return bmadFiles(dir);
+}
+
+/** Every file under `dir`'s `_bmad/`, by project path. */
+function bmadFiles(dir: string): Map<string, string> {
   const files = new Map<string, string>();
   const walk = (d: string): void => {
     for (const entry of readdirSync(d).sort()) {
@@ -88,11 +93,8 @@ beforeAll(async () => {
     const bytes = loaded.blobs.get(sha);
     return bytes && text.decode(bytes);
   });
-  const [defaults, custom, realClock] = await Promise.all([
-    install("my-project", [], true),
-    install("moon-base", CUSTOM_FLAGS, true),
-    install("clock-project", [], false),
-  ]);
+  const clock = join(tmp.dir, "clock-project");
+  const [defaults, custom, realClock] = await Promise.all([install("my-project", []), install("moon-base", CUSTOM_FLAGS), cachedInstall("v6.12", clock).then(() => bmadFiles(clock))]);
   real = { defaults, custom, realClock };
 }, 120_000);
 
@@ -181,7 +183,9 @@ it("writes the installer's files for custom answers given as flags and --set", a
 it("differs from an installer run on the real clock only in its date lines and the hashes of the dated files", async () => {
   const theirs = real.realClock;
   const stamped = parseYaml(theirs.get("_bmad/_config/manifest.yaml")!) as { installation: { installDate: string } };
-  const ours = await generate(bundle, "clock-project", { core: { user_name: OS_USER_NAME } }, new Date(stamped.installation.installDate));
+  // The shared install was made in a folder of its own name: the project is named after that folder.
+  const { project_name } = (parseToml(theirs.get("_bmad/config.toml")!) as { core: { project_name: string } }).core;
+  const ours = await generate(bundle, project_name, { core: { user_name: OS_USER_NAME } }, new Date(stamped.installation.installDate));
   const dated = new Set(["_config/manifest.yaml", "core/config.yaml", "bmm/config.yaml"]);
   const mask = (path: string, content: string) =>
     path === FILES_MANIFEST
