@@ -104,6 +104,7 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
     let settled = false;
     let exitCode: number | null = null;
     let grace: ReturnType<typeof setTimeout> | undefined;
+    let swept = false;
     const kill = () => killEverything(pid, cookie);
     const finish = () => {
       if (settled) return;
@@ -112,7 +113,7 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
       clearTimeout(grace);
       opts.signal?.removeEventListener("abort", onAbort);
       live.delete(kill);
-      kill(); // whatever it left behind goes too
+      if (!swept) kill(); // whatever it left behind goes too (stop() has swept already: a sweep reads all of /proc)
       // Stragglers killed or not, their pipes must not keep the bridge alive.
       child.stdout!.destroy();
       child.stderr!.destroy();
@@ -120,7 +121,8 @@ export function runBounded(argv: string[], opts: BoundedOptions): Promise<Bounde
       resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started), stdoutBytes: stdout.bytes(), stderrBytes: stderr.bytes() });
     };
     const stop = () => {
-      kill();
+      if (!swept) kill();
+      swept = true;
       // A descendant may still hold the pipes: answer after a short grace either way.
       grace ??= setTimeout(finish, GRACE_MS);
     };
