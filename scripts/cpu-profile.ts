@@ -23,7 +23,7 @@ const KINDS: Array<[string, RegExp]> = [
 
 const [cmd, ...args] = process.argv.length > 2 ? process.argv.slice(2) : ["npx", "vitest", "run"];
 const child = spawn(cmd!, args, { stdio: "inherit" });
-const seen = new Map<number, { kind: string; test: string; cpu: number }>();
+const seen = new Map<number, { kind: string; test: string; cpu: number; line: string }>();
 
 function parents(): Map<number, number[]> {
   const kids = new Map<number, number[]>();
@@ -58,7 +58,7 @@ function sample(): void {
       const where = `${line} ${readlinkSync(`/proc/${pid}/cwd`)}`;
       // Test temp folders are named after their test (tempDir("missing-path") -> .../bmad-missing-path-XXXXXX).
       const test = /bmad-mcp-tests\/\d+\/bmad-([a-z0-9-]+)-[A-Za-z0-9]{6}(?=\/|\s|$)/.exec(where)?.[1] ?? "";
-      seen.set(pid, { kind: KINDS.find(([, re]) => re.test(line))?.[0] ?? `other: ${line.slice(0, 50)}`, test, cpu });
+      seen.set(pid, { kind: KINDS.find(([, re]) => re.test(line))?.[0] ?? `other: ${line.slice(0, 50)}`, test, cpu, line });
     } catch {
       // gone meanwhile
     }
@@ -81,5 +81,8 @@ child.on("exit", (code) => {
   for (const [kind, t] of sum((p) => p.kind).slice(0, 15)) console.error(`  ${t.cpu.toFixed(1).padStart(7)} s  ${String(t.n).padStart(4)} processes  ${kind}`);
   console.error("CPU of processes started in a test's folder, by test and kind:");
   for (const [key, t] of sum((p) => (p.test ? `${p.test}: ${p.kind}` : "")).filter(([k]) => k).slice(0, 20)) console.error(`  ${t.cpu.toFixed(1).padStart(7)} s  ${String(t.n).padStart(4)} processes  ${key}`);
+  // The largest single processes: a long-lived one (vitest's workers, a pool's workerd) hides in its kind's total.
+  console.error("The largest single processes:");
+  for (const p of [...seen.values()].sort((a, b) => b.cpu - a.cpu).slice(0, 12)) console.error(`  ${p.cpu.toFixed(1).padStart(7)} s  ${p.line.replace(/\s+/g, " ").slice(0, 110)}`);
   process.exitCode = code ?? 1;
 });
