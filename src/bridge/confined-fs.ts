@@ -188,12 +188,13 @@ export async function ensureConfinedDir(root: string, rel: string, opts: { label
   return { ok: true, path: current };
 }
 
+/** A folder's names inside the root, without what writes cut short left there (writerLeftover). */
 export async function listConfined(root: string, rel: string): Promise<Confined<{ names: string[]; path: string }>> {
   const dir = await resolveConfined(root, rel);
   if (!dir.ok) return dir;
   if (!dir.isDir) return failure("not-dir", rel, "not a folder.");
   try {
-    return { ok: true, names: await readdir(dir.path), path: dir.path };
+    return { ok: true, names: (await readdir(dir.path)).filter((name) => !writerLeftover(name)), path: dir.path };
   } catch (e) {
     return failure("io", rel, `cannot be listed (${errno(e) ?? (e as Error).message}).`);
   }
@@ -279,6 +280,13 @@ export async function removeConfined(root: string, rel: string): Promise<Confine
     if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
   }
   return { ok: true };
+}
+
+/** What a write cut short (the bridge killed mid-write) leaves beside its target: the temp file a write renames into
+ *  place (`.name.<12 hex>.tmp`) or a folder's staging copy (`.staging-XXXXXX`). Never the project's content: the
+ *  bridge's listings leave them out, and so do push and the tools. */
+export function writerLeftover(name: string): boolean {
+  return (name.startsWith(".") && /\.[0-9a-f]{12}\.tmp$/.test(name)) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
 }
 
 /**

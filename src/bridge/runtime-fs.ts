@@ -10,7 +10,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
 export const MAX_READ = MAX_READ_BYTES;
@@ -173,7 +173,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     const real = await this.confined(dir);
     if (real === undefined || this.rooted(real).rel.split("/").some((part) => machineryName(part))) return [];
     try {
-      return await readdir(real);
+      return (await readdir(real)).filter((name) => !writerLeftover(name));
     } catch (error) {
       if (isMissing(error)) return [];
       throw error;

@@ -170,6 +170,10 @@ describe("against the real Worker", () => {
     mkdirSync(local("src"));
     writeFileSync(local("src/app.ts"), "export {};\n"); // the repository's code: stays local
     rmSync(local(OUTLINE));
+    // What a bridge killed mid-write left here is not pushed.
+    writeFileSync(local(`${RUN}/.prd.md.0123456789ab.tmp`), "half a PRD");
+    mkdirSync(local(`${RUN}/.staging-Ab12Cd`));
+    writeFileSync(local(`${RUN}/.staging-Ab12Cd/epics.md`), "half a folder");
     const out = await sync("push", dir);
     expect(out.stderr).toMatch(/sign in to \S+ in your browser: \S+[?&]scope=[^&]*bmad%3Awrite/);
     expect(out.code, out.stderr).toBe(0);
@@ -178,6 +182,7 @@ describe("against the real Worker", () => {
     expect(out.stdout).toContain(`updated  ${PRD} (now version 2)\n`);
     expect(out.stdout).toContain(`deleted  ${OUTLINE} (bmad-files restore brings it back)`);
     expect(out.stdout).toMatch(/: 1 added, 2 updated, 1 deleted, \d+ unchanged\.\n$/); // the config served altered stays as it is
+    expect(out.stdout).not.toMatch(/\.tmp|staging/);
 
     expect(await remoteText(MEMLOG)).toContain("- (event) pulled to a laptop\n");
     expect(await remoteText(PRD)).toContain("## FR-1 Add a todo");

@@ -310,6 +310,13 @@ describe("a PRD from idea to final, with MCP calls only", () => {
     const architecture = text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } }));
     expect(architecture).toContain(`${dir}/_bmad-output/planning-artifacts`);
     expect(await files({ action: "list", path: "_bmad-output/planning-artifacts/**/prd.md" })).toContain(prdPath);
+    // What a write cut short leaves (a bridge killed mid-write) is no file of the project's: listings leave it out.
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.prd.md.0123456789ab.tmp"), "half a PRD");
+    mkdirSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd"));
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd/epics.md"), "half a folder");
+    const run = await files({ action: "list", path: "_bmad-output/planning-artifacts/prds/prd-todo" });
+    expect(run).toContain(".memlog.md");
+    expect(run).not.toMatch(/\.tmp|staging/);
     // BMAD's own Python appends to the log the bridge wrote; Python alone, from scratch, writes the same bytes.
     const last = ["_bmad/scripts/memlog.py", "append", "--workspace", workspace, "--type", "event", "--text", "architecture started"];
     expect((await python(dir, last)).code).toBe(0);
