@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, install, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
+import { connectBridge, install, madeOnce, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
 
 const tmp = tempDir("bridge-contract");
 let bridge: string;
@@ -58,10 +58,9 @@ async function start(timeoutMs: number): Promise<Client> {
   return client;
 }
 
-let shared: Promise<Client> | undefined;
 /** One bridge for every test whose contract ends well before its timeout: what one does there (a contract run,
  *  a cancelled call) leaves nothing another asserts on, and each bridge start costs ~0.3 s of CPU. */
-const served = () => (shared ??= start(60_000));
+const served = madeOnce(() => start(60_000));
 
 /** Sets the contract up to leave a sleeper in its own session; returns a reader of the two pids once written. */
 function escaping(exit = false): () => Promise<{ script: number; sleeper: number }> {

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, installedProjects, toolText } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, toolText } from "./helpers.js";
 
 const tmp = installedProjects("bridge-hostile");
 const { project } = tmp;
@@ -29,13 +29,10 @@ async function start(dir: string, env: Record<string, string> = {}) {
 /** One project and a bridge on it (with a secret in its environment), made at first use: the context tests,
  *  then the tests whose hostile files sit where nothing before them looks (.bmad-task, a planted skill,
  *  churn under _bmad/_memory). A bridge start costs more CPU than most tests. */
-let shared: Promise<{ dir: string; client: Client }> | undefined;
-function sharedProject(): Promise<{ dir: string; client: Client }> {
-  return (shared ??= (async () => {
-    const dir = project("shared");
-    return { dir, client: (await start(dir, { OUTSIDE_SECRET: "environ-marker-51" })).client };
-  })());
-}
+const sharedProject = madeOnce(async () => {
+  const dir = project("shared");
+  return { dir, client: (await start(dir, { OUTSIDE_SECRET: "environ-marker-51" })).client };
+});
 
 const call = (c: Client, name: string, args: Record<string, unknown> = {}) => c.callTool({ name, arguments: args });
 

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, inject, it } from "vitest";
 import { describeRecall, runRecallSet } from "../shared/recall-set.js";
-import { connectBridge, installedProjects, toolText } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, toolText } from "./helpers.js";
 
 const tmp = installedProjects("bridge-memory");
 const { project } = tmp;
@@ -32,9 +32,8 @@ const structured = (dir: string, type: string) => join(dir, "_bmad/_memory/struc
 /** A project and one bridge on it, both made at first use and shared by the tests that name them: a bridge start
  *  costs more CPU than most tests. What one of those tests writes (its memory type, its files) is not what another asserts on. */
 function sharedProject(name: string) {
-  let dir: string | undefined;
-  let bridge: ReturnType<typeof open> | undefined;
-  return { dir: () => (dir ??= project(name)), open: () => (bridge ??= open(dir ??= project(name))) };
+  const dir = madeOnce(() => project(name));
+  return { dir, open: madeOnce(() => open(dir())) };
 }
 /** The first test's project: its restarted bridge then takes memories no later test recalls, and cc-fail's failures. */
 const written = sharedProject("idempotent");

@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
-import { connectBridge, installedProjects, processRuns, toolText as text } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, processRuns, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 
 const tmp = installedProjects("bridge-runtime");
@@ -26,14 +26,10 @@ async function connect(cwd: string, env: Record<string, string> = {}, args: stri
 /** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it:
  *  a bridge start costs more CPU than most tests. In file order, none writes what a later one asserts on
  *  (block and earlier come before anything lands in _bmad-output). */
-let shared: { dir: string; client: Promise<Client> } | undefined;
-function sharedProject(): { dir: string; client: Promise<Client> } {
-  if (!shared) {
-    const dir = project("shared");
-    shared = { dir, client: connect(dir) };
-  }
-  return shared;
-}
+const sharedProject = madeOnce(() => {
+  const dir = project("shared");
+  return { dir, client: connect(dir) };
+});
 
 const bmadRun = async (c: Client, command: string) => {
   const r = await c.callTool({ name: "bmad-run", arguments: { command } });

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { PYTHON } from "../fixtures/runtime/harness.js";
-import { connectBridge, installedProjects, toolText as text } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 
 const tmp = installedProjects("bridge-safety");
@@ -25,14 +25,10 @@ async function connect(cwd: string, args: string[] = []): Promise<Client> {
 /** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it: a
  *  bridge start costs more CPU than most tests. Each writes its own paths there (markers, away folders and
  *  files named for it), and the bridge answers each call afresh from the disk. */
-let shared: { dir: string; client: Promise<Client> } | undefined;
-function sharedProject(): { dir: string; client: Promise<Client> } {
-  if (!shared) {
-    const dir = tmp.project("shared");
-    shared = { dir, client: connect(dir) };
-  }
-  return shared;
-}
+const sharedProject = madeOnce(() => {
+  const dir = tmp.project("shared");
+  return { dir, client: connect(dir) };
+});
 
 const call = async (c: Client, name: string, args: Record<string, unknown>) => {
   const r = await c.callTool({ name, arguments: args });

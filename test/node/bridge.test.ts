@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { csvRows, install, tempDir } from "./helpers.js";
+import { csvRows, install, madeOnce, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge");
 let bridge: string;
@@ -47,25 +47,22 @@ async function spawnBridge(cwd: string, args: string[] = [], env: Record<string,
  *  asserts on: a bridge start costs more CPU than most tests. Everything the bridge reads at start is laid out
  *  first: the completion contract and memory the file-system tools use, a malformed customize.toml and
  *  symlinks out of _bmad for the bad-input tests. */
-let shared: Promise<{ dir: string; client: Client; stderr: () => string }> | undefined;
-function sharedProject(): Promise<{ dir: string; client: Client; stderr: () => string }> {
-  return (shared ??= (async () => {
-    const dir = project("shared");
-    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
-    mkdirSync(join(dir, "sub"));
-    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "verify $1 in $(basename "$PWD")"\nif [ -f FAIL ]; then echo broken >&2; exit 3; fi\nif [ -f HANG ]; then echo started; sleep 30; fi\n');
-    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
-    mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
-    writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nTypeScript on Workers\n## Decisions\n- KV for bundles\n");
-    writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nagents: [pm, architect]\n");
-    symlinkSync("/tmp", join(dir, "outside"));
-    writeFileSync(join(dir, ".claude/skills/bmad-agent-pm/customize.toml"), "[agent\nname = ");
-    symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
-    symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
-    appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
-    return { dir, ...(await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" })) };
-  })());
-}
+const sharedProject = madeOnce(async () => {
+  const dir = project("shared");
+  mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+  mkdirSync(join(dir, "sub"));
+  writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "verify $1 in $(basename "$PWD")"\nif [ -f FAIL ]; then echo broken >&2; exit 3; fi\nif [ -f HANG ]; then echo started; sleep 30; fi\n');
+  chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+  mkdirSync(join(dir, "_bmad/_memory"), { recursive: true });
+  writeFileSync(join(dir, "_bmad/_memory/shared-context.md"), "# Shared\n## Stack\nTypeScript on Workers\n## Decisions\n- KV for bundles\n");
+  writeFileSync(join(dir, "_bmad/_memory/project-context.yaml"), "name: demo\nagents: [pm, architect]\n");
+  symlinkSync("/tmp", join(dir, "outside"));
+  writeFileSync(join(dir, ".claude/skills/bmad-agent-pm/customize.toml"), "[agent\nname = ");
+  symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
+  symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
+  appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
+  return { dir, ...(await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" })) };
+});
 
 const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
 const call = async (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args });

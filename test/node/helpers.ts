@@ -48,6 +48,13 @@ export function installedProjects(prefix: string): { dir: string; project: (name
   };
 }
 
+/** `make`'s result, made at the first call and the same after: a project or a bridge that several tests of a file
+ *  share, since a bridge start costs more CPU than most tests (made at first use, a test still runs alone with -t). */
+export function madeOnce<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
 /** Runs a BMAD installer into `dir` (argument array, stdin ignored). */
 export async function install(kind: "v6.12" | "v6.0" | "v4", dir: string): Promise<void> {
   const [cli, ...args] =
