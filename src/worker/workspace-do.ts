@@ -15,6 +15,11 @@ import { writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
+import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
+import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
+import { decodeUtf8 } from "../core/runtime/py-io.js";
+import { universalNewlines } from "../core/runtime/py-str.js";
+import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -102,6 +107,17 @@ export class WorkspaceProject extends DurableObject {
     this.ready = true;
   }
 
+  /** How every change to one file starts: a path that may be written, write access, the memories remembered since
+   *  in their files, and the file's head now. */
+  private changing(caller: Caller, path: string): { ok: true; meta: Meta; access: Access; head: FileEntry | undefined } | DoError {
+    const checked = checkWritablePath(path);
+    if (!checked.ok) return fail("invalid", checked.error);
+    const g = this.gate(caller, "write");
+    if (!g.ok) return g;
+    this.writeMemories(g.meta, path);
+    return { ...g, head: this.files.head(path) };
+  }
+
   /** Creates the project with its first files, all or nothing. */
   init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<ProjectInfo> {
     if (this.meta()) return fail("conflict", `You already have a project "${name}".`);
@@ -179,12 +195,9 @@ export class WorkspaceProject extends DurableObject {
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
-    const checked = checkWritablePath(path);
-    if (!checked.ok) return fail("invalid", checked.error);
-    const g = this.gate(caller, "write");
+    const g = this.changing(caller, path);
     if (!g.ok) return g;
-    this.writeMemories(g.meta, path);
-    const head = this.files.head(path);
+    const { head } = g;
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
     const clash = head ? undefined : this.files.clash(path);
@@ -197,6 +210,28 @@ export class WorkspaceProject extends DurableObject {
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
+  }
+
+  /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other
+   *  write lands between (the object runs one call at a time, and this one does not wait on anything). Null, with
+   *  nothing changed, where the edit does not apply: the caller's general path says why, as Python would. */
+  editText(caller: Caller, path: string, edit: TextEdit, now: string): DoResult<TextEdited | null> {
+    const g = this.changing(caller, path);
+    if (!g.ok) return g;
+    const { head } = g;
+    if (!head) return { ok: true, value: null };
+    let edited: { text: string; entries: number };
+    try {
+      const stamp = memlogStamp(wallTimeIn(g.meta.time_zone ?? DEFAULT_TIME_ZONE, new Date(now)));
+      edited = editMemlog(universalNewlines(decodeUtf8(this.files.content(path, head.version))), edit, stamp);
+    } catch {
+      return { ok: true, value: null };
+    }
+    const data = new TextEncoder().encode(edited.text);
+    if (!checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
+    if (this.files.room(g.meta.name, data.byteLength, now)) return { ok: true, value: null };
+    this.files.transaction(() => this.files.commit(path, data, "write", caller.label, now));
+    return { ok: true, value: { entries: edited.entries } };
   }
 
   /** A folder and its files in one transaction, refused whole when anything is at `dir` or a limit would be passed. */
@@ -241,12 +276,9 @@ export class WorkspaceProject extends DurableObject {
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
-    const checked = checkWritablePath(path);
-    if (!checked.ok) return fail("invalid", checked.error);
-    const g = this.gate(caller, "write");
+    const g = this.changing(caller, path);
     if (!g.ok) return g;
-    this.writeMemories(g.meta, path);
-    const head = this.files.head(path);
+    const { head } = g;
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;

@@ -16,6 +16,7 @@ import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import type { OwnedRow, ReceivedShare } from "./workspace-index-do.js";
 import type { Result } from "../core/result.js";
+import type { TextEdited } from "../core/runtime/fs.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
 
@@ -289,6 +290,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
       write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
+      edit: (path, edit) => on<TextEdited | null>((s) => s.editText(c, path, edit, now())),
       createFolder: (dir, files) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now())),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),

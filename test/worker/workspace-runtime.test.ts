@@ -300,6 +300,34 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   });
 });
 
+describe("memlog append and set on a workspace", () => {
+  it("are applied by the project's object as the port applies them, and fail as Python does where they cannot", async () => {
+    const ws = `${root}/runs/edits`;
+    const memlog = `${ws}/.memlog.md`;
+    const path = "runs/edits/.memlog.md";
+    const read = async () => (await ada.files({ action: "read", project, path })).text;
+    expect((await run(`uv run ${root}/_bmad/scripts/memlog.py init --workspace ${ws} --field topic=Edits`)).structured.exit_code).toBe(0);
+    expect((await run(`uv run ${root}/_bmad/scripts/memlog.py set --workspace ${ws} --key status --value "in review"`)).structured.exit_code).toBe(0);
+    const appended = await run(`uv run ${root}/_bmad/scripts/memlog.py append --path ${memlog} --type decision --by ada --text "  web   first,  mobile later "`);
+    expect(JSON.parse(appended.structured.stdout)).toEqual({ ok: true, memlog: expect.stringMatching(/runs\/edits\/\.memlog\.md$/), entries: 1 });
+    const text = await read();
+    expect(text.slice(text.indexOf("---\n")).replace(/^updated: \d{4}-\d\d-\d\dT\d\d:\d\d$/m, "updated: T")).toBe(
+      "---\ntopic: Edits\nstatus: in review\nupdated: T\n---\n\n- (decision by ada) web first, mobile later\n",
+    );
+
+    // Where the edit cannot apply, nothing changes and the answer is Python's.
+    const missing = await run(`uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/runs/none --text x`);
+    expect(missing.isError).toBe(true);
+    expect(missing.structured.stderr).toMatch(/FileNotFoundError: \[Errno 2\] No such file or directory: '.*runs\/none\/\.memlog\.md'/);
+    expect((await ada.files({ action: "read", project, path: "runs/none/.memlog.md" })).isError).toBe(true);
+    expect((await ada.files({ action: "write", project, path: "runs/plain/.memlog.md", content: "no frontmatter\n" })).isError).toBe(false);
+    const plain = await run(`uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/runs/plain --text x`);
+    expect(plain.structured.stderr).toMatch(/ValueError: \.memlog\.md has no frontmatter/);
+    const history = await ada.files({ action: "history", project, path: "runs/plain/.memlog.md" });
+    expect(history.structured.versions).toHaveLength(1);
+  });
+});
+
 describe("a skill rendered into a workspace with too little room", () => {
   it("leaves no part of the generation behind, and renders whole once there is room", async () => {
     const full = unique("full");

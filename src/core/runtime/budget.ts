@@ -61,7 +61,7 @@ export function runBudget(ms = PORT_TIME_LIMIT_MS, units = PORT_WORK_LIMIT, now:
 }
 
 /** The file system's calls, each counted against the budget before and after (time passes in I/O). */
-const FS_CALLS = ["readFile", "writeFile", "stat", "list", "createTree", "mkdir", "realpath", "update"] as const;
+const FS_CALLS = ["readFile", "writeFile", "stat", "list", "createTree", "mkdir", "realpath", "update", "editText"] as const;
 
 /** The file system with every call counted against the budget, before it and after it. */
 export function budgetedFs(fs: RuntimeFs, budget: RunBudget): RuntimeFs {

@@ -2,6 +2,15 @@
 // a workspace (a key-value store of files) on the remote. Paths are absolute POSIX paths, as the
 // script sees them; without realpath they come normalized (no "." or ".." parts, no double slash).
 
+import type { MemlogEdit } from "./memlog-text.js";
+
+/** A change to a text file that the place keeping it can apply itself (memlog-text.ts), and what it tells. */
+export type TextEdit = MemlogEdit;
+export interface TextEdited {
+  /** The memlog's entries after the edit. */
+  entries: number;
+}
+
 /** What is at a path. A directory exists where some file is below it, or where mkdir made one. */
 export type FsEntryKind = "file" | "dir" | "missing";
 
@@ -29,6 +38,10 @@ export interface RuntimeFs {
    *  on the bridge, compare-and-set on a workspace). What append-only files (memlogs) need. Omitted where nothing
    *  else writes (the bundle): a read and a write then do. */
   update?(path: string, change: FileChange): Promise<void>;
+  /** Applies `edit` where the file is kept, in the same step as its write: no read comes back first (a workspace's
+   *  object does it in one call). What it tells, or undefined where the edit did not apply there (see editTextThere).
+   *  Omitted where update does as well. */
+  editText?(path: string, edit: TextEdit): Promise<TextEdited | undefined>;
   /** The path with symlinks resolved, like Python's Path.resolve() (missing tail kept as written).
    *  Omitted where there are no symlinks: paths are then normalized lexically. */
   realpath?(path: string): Promise<string>;

@@ -2,12 +2,13 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { mkdirs, osError, rewriteText, statPath, writeBytes } from "./py-io.js";
+import { editTextThere, mkdirs, osError, rewriteText, statPath, writeBytes } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
-import { repr, splitlines, splitWhitespace, strip, stripChars } from "./py-str.js";
+import { repr, splitlines, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
 import { wallTime } from "./time-zone.js";
+import { editMemlog, memlogStamp, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
 
 const MEMLOG = ".memlog.md";
 
@@ -36,13 +37,13 @@ function parser(): Parser {
 
 /** datetime.now().strftime("%Y-%m-%dT%H:%M"), local time (the project's time zone where it has one: time-zone.ts). */
 async function stamp(ctx: ScriptContext): Promise<string> {
-  const now = await wallTime(ctx);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.year}-${pad(now.month)}-${pad(now.day)}T${pad(now.hour)}:${pad(now.minute)}`;
+  return memlogStamp(await wallTime(ctx));
 }
 
-/** The memlog a command line names (--workspace or --path), as written: a hint for what to read before the run. */
+/** The memlog an init names (--workspace or --path), as written: a hint for what to read before the run (append and
+ *  set need none: where the file system can, the file's keeper applies them in the one call they make). */
 export function memlogNamed(argv: string[]): string[] {
+  if (argv[0] !== "init") return [];
   const named = argv.flatMap((word, i) => {
     const [option, glued] = word.startsWith("--") ? word.split(/=(.*)/s) : [word];
     const value = glued ?? argv[i + 1];
@@ -59,34 +60,7 @@ function target(args: Namespace): string {
   return joinPath(args.workspace, MEMLOG);
 }
 
-type Meta = Map<string, string>;
-
-/** Frontmatter in source order and the body; the closing fence is the first line that is exactly ---. */
-function split(text: string): [Meta, string] {
-  const lines = splitlines(text);
-  if (!lines.length || lines[0] !== "---") throw new PyError("ValueError", ".memlog.md has no frontmatter");
-  const end = lines.findIndex((line, i) => i > 0 && line === "---");
-  if (end < 0) throw new PyError("ValueError", ".memlog.md frontmatter is not terminated");
-  const meta: Meta = new Map();
-  for (const line of lines.slice(1, end)) {
-    const i = line.indexOf(":");
-    if (i >= 0) meta.set(strip(line.slice(0, i)), strip(line.slice(i + 1)));
-  }
-  return [meta, stripChars(lines.slice(end + 1).join("\n"), "\n", "left")];
-}
-
-function render(meta: Meta, body: string): string {
-  const fm = [...meta].map(([k, v]) => `${k}: ${splitlines(v).join(" ")}`).join("\n");
-  return `---\n${fm}\n---\n\n${stripChars(body, "\n", "right")}\n`;
-}
-
-function touch(meta: Meta, stamped: string): void {
-  meta.delete("updated");
-  meta.set("updated", stamped);
-}
-
-function ack(out: Output, path: string, body: string): void {
-  const entries = splitlines(body).filter((line) => line.startsWith("- ")).length;
+function ack(out: Output, path: string, entries: number): void {
   out.stdout += `${dumps(new Map<string, boolean | string | bigint>([["ok", true], ["memlog", path], ["entries", BigInt(entries)]]))}\n`;
 }
 
@@ -114,7 +88,7 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
   // (A parent behind a ".." that leads nowhere is left to the write to report, as the OS would.)
   const parent = await fsPath(ctx.fs, parentPath(path), ctx.cwd);
   if (parent !== undefined) await mkdirs(ctx.fs, parent);
-  const meta: Meta = new Map();
+  const meta = new Map<string, string>();
   for (const pair of (args.field as string[] | undefined) ?? []) {
     const i = pair.indexOf("=");
     if (i < 0) {
@@ -123,50 +97,44 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
     }
     meta.set(strip(pair.slice(0, i)), strip(pair.slice(i + 1)));
   }
-  touch(meta, await stamped);
-  await write(ctx, path, render(meta, ""));
-  ack(out, path, "");
+  touchMemlog(meta, await stamped);
+  await write(ctx, path, renderMemlog(meta, ""));
+  ack(out, path, 0);
   return 0;
 }
 
-// append and set read, change and write the memlog as one step (rewriteText): two sessions appending at once
-// both land, where Python's read-then-write_atomic keeps only the last. The output is Python's.
-async function append(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
-  const path = target(args);
-  const text = splitWhitespace(args.text as string).join(" ");
-  let label = (args.type as string | undefined) || "";
-  if (args.by) label = strip(`${label} by ${args.by}`);
-  const entry = `- ${label ? `(${label}) ` : ""}${text}`;
-  let body = "";
+// append and set change the memlog as one step: where the file is kept when the file system can (a workspace's
+// object, one call), else read, changed and written under its lock or compare-and-set (rewriteText). Two sessions
+// appending at once both land, where Python's read-then-write_atomic keeps only the last. The output is Python's.
+async function change(ctx: ScriptContext, out: Output, path: string, edit: MemlogEdit): Promise<number> {
+  const at = await located(ctx, path);
+  const applied = await editTextThere(ctx.fs, at, edit, path);
+  if (applied !== undefined) {
+    ack(out, path, applied.entries);
+    return 0;
+  }
   // The zone (a workspace asks its project for it) is asked beside reading the file: one round trip, not two.
   const stamped = stamp(ctx);
   stamped.catch(() => undefined); // a file not found is said first
-  const at = await located(ctx, path);
+  let entries = 0;
   await rewriteText(ctx.fs, at, async (current) => {
-    const [meta, old] = split(current);
-    body = strip(old) ? `${stripChars(old, "\n", "right")}\n${entry}` : entry;
-    touch(meta, await stamped);
-    return render(meta, body);
+    const next = editMemlog(current, edit, await stamped);
+    entries = next.entries;
+    return next.text;
   }, path);
-  ack(out, path, body);
+  ack(out, path, entries);
   return 0;
 }
 
-async function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
-  const path = target(args);
-  let body = "";
-  const stamped = stamp(ctx);
-  stamped.catch(() => undefined);
-  const at = await located(ctx, path);
-  await rewriteText(ctx.fs, at, async (current) => {
-    const [meta, old] = split(current);
-    body = old;
-    meta.set(args.key as string, args.value as string);
-    touch(meta, await stamped);
-    return render(meta, body);
-  }, path);
-  ack(out, path, body);
-  return 0;
+function append(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
+  const text = splitWhitespace(args.text as string).join(" ");
+  let label = (args.type as string | undefined) || "";
+  if (args.by) label = strip(`${label} by ${args.by}`);
+  return change(ctx, out, target(args), { op: "append", entry: `- ${label ? `(${label}) ` : ""}${text}` });
+}
+
+function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
+  return change(ctx, out, target(args), { op: "set", key: args.key as string, value: args.value as string });
 }
 
 const COMMANDS = { init, append, set } as const;

@@ -5,7 +5,7 @@ import { configForScript, isConfigShaped } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "../surface/reader.js";
-import type { FileChange, FsEntryKind, RuntimeFs } from "./fs.js";
+import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import { stripChars } from "./py-str.js";
 
@@ -137,6 +137,8 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
     writeFile: (path, data) => pick(path).writeFile(path, data),
     // A config-shaped file is seen here as readFile shows it, without its secret-looking keys.
     ...(project.update ? { update: (path: string, change: FileChange) => pick(path).update!(path, async (data) => change(data && isConfigShaped(path) ? sanitised(path, data) : data)) } : {}),
+    // Only the project's files, and none that reads sanitised: those take update, which sees them as read.
+    ...(project.editText ? { editText: async (path: string, edit: TextEdit) => (pick(path) === project && !isConfigShaped(path) ? project.editText!(path, edit) : undefined) } : {}),
     createTree: (dir, files) => pick(dir).createTree(dir, files),
     stat: (path) => pick(path).stat(path),
     list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],

@@ -1,6 +1,6 @@
 // Reading and writing through RuntimeFs with Python's errors: OSError texts ("[Errno 2] No such
 // file or directory: '/x'") and UnicodeDecodeError texts, so messages match the scripts'.
-import type { RuntimeFs } from "./fs.js";
+import type { RuntimeFs, TextEdit, TextEdited } from "./fs.js";
 import { PyError } from "./py-json.js";
 import { repr, universalNewlines } from "./py-str.js";
 
@@ -65,6 +65,13 @@ export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string
   };
   if (!fs.update) return readBytes(fs, fsPath, path).then(next).then((data) => writeBytes(fs, fsPath, data));
   return guard(path, () => fs.update!(fsPath, next));
+}
+
+/** A named edit applied where the file is kept, in one step with its write, where the file system can (a
+ *  workspace): what it tells. Undefined where it cannot, or where the edit did not apply there (the file is missing,
+ *  not UTF-8, not what the edit expects, or the change passes a limit): rewriteText then does it and says why. */
+export function editTextThere(fs: RuntimeFs, fsPath: string, edit: TextEdit, path = fsPath): Promise<TextEdited | undefined> {
+  return fs.editText ? guard(path, () => fs.editText!(fsPath, edit)) : Promise.resolve(undefined);
 }
 
 /** A folder created whole from `files` (Python stages one and renames it): nothing is left when it fails. */

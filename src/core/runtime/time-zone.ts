@@ -48,8 +48,11 @@ function clockIn(zone: string): Intl.DateTimeFormat {
 
 /** Now, as a clock on the wall reads it where the script runs (see the file's head). */
 export async function wallTime(ctx: Pick<ScriptContext, "now" | "timeZone">): Promise<WallTime> {
-  const now = ctx.now?.() ?? new Date();
-  const zone = await ctx.timeZone?.();
+  return wallTimeIn(await ctx.timeZone?.(), ctx.now?.() ?? new Date());
+}
+
+/** `now` on a clock in `zone` (undefined: the process's local time). */
+export function wallTimeIn(zone: string | undefined, now: Date): WallTime {
   if (zone === undefined) return { year: now.getFullYear(), month: now.getMonth() + 1, day: now.getDate(), hour: now.getHours(), minute: now.getMinutes() };
   const parts = clockIn(zone).formatToParts(now);
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);

@@ -2,7 +2,7 @@
 // (an absolute POSIX path), directories are implicit (one exists while a file is below it; mkdir does nothing),
 // and every write is a new version by the caller, with the same path checks and limits as bmad-files.
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
-import type { FileChange, FsEntryKind, RuntimeFs } from "../runtime/fs.js";
+import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
 
@@ -106,6 +106,11 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
         throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
       });
     },
+    // The project's object applies it in the same step as the write: one call, and no other write between.
+    ...(files.edit ? { editText: (path: string, edit: TextEdit) => {
+      const rel = relOrThrow(path);
+      return writing(async () => value(await files.edit!(rel, edit)) ?? undefined);
+    } } : {}),
     createTree: (dir, tree) => writing(async () => {
       const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.

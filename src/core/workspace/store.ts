@@ -5,6 +5,7 @@
 import type { ProjectMemory } from "../memory/store.js";
 import type { InstallerAnswers } from "./installer.js";
 import type { Failure, Result } from "../result.js";
+import type { TextEdit, TextEdited } from "../runtime/fs.js";
 
 export type Access = "owner" | "write" | "read";
 export type ShareAccess = "read" | "write" | "none";
@@ -90,6 +91,10 @@ export interface WorkspaceFiles {
   timeZone?(): Promise<WsResult<string | null>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
   write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
+  /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
+   *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
+   *  expects, or the change passes a limit), nothing changed. */
+  edit?(path: string, edit: TextEdit): Promise<WsResult<TextEdited | null>>;
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
    *  anything is at `dir` already. How a script publishes a folder that must appear whole. */
   createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>): Promise<WsResult<{ files: number }>>;
