@@ -13,7 +13,7 @@ import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
 import { main as sprintPlan } from "./sprint-plan.js";
 import { main as sprintStatus } from "./sprint-status.js";
-import { main as wordMetrics } from "./word-metrics.js";
+import { main as wordMetrics, wordMetricsReads } from "./word-metrics.js";
 import { main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
@@ -26,8 +26,11 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["resolve_customization.py", resolveCustomization],
 ]);
 
-/** What a shared script's command line says it will read and change, by file name: read in the run's first call. */
-export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([["memlog.py", memlogNamed]]);
+/** What a script's command line says it will read, by file name: read in the run's first call. */
+export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([
+  ["memlog.py", memlogNamed],
+  ["word_metrics.py", wordMetricsReads],
+]);
 
 /** A skill's own scripts, ported, by skill folder and file name. Both doors run the port, never the file: the model
  *  can change the file, not the port. */

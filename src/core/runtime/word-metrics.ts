@@ -59,6 +59,17 @@ function sectionMetrics(text: string, budget?: RunBudget): PyValue[] {
   return out;
 }
 
+/** The document a command line names (its one positional word), as written: a hint for what to read before the run. */
+export function wordMetricsReads(argv: string[]): string[] {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "-o" || word === "--output") i++;
+    else if (word === "--") return argv.slice(i + 1, i + 2);
+    else if (!word.startsWith("-")) return [word];
+  }
+  return [];
+}
+
 export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
   return runScript(async (out) => {
     const args = parseArgs(parser(), argv, terminalWidth(ctx));
