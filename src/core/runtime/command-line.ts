@@ -121,3 +121,18 @@ const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
 export function uvRunScripts(text: string): string[] {
   return [...text.matchAll(UV_SCRIPT)].map((m) => m[1]!.slice(m[1]!.lastIndexOf("/") + 1));
 }
+
+/** The values `options` take in argv (`--opt v`, `--opt=v`), as written: for hints of what a script will read, where
+ *  a wrong guess costs only the call it would have saved. */
+export function optionValues(argv: string[], options: string[]): string[] {
+  return argv.flatMap((word, i) => {
+    const [option, glued] = word.startsWith("--") ? word.split(/=(.*)/s) : [word];
+    const value = options.includes(option!) ? (glued ?? argv[i + 1]) : undefined;
+    return value === undefined ? [] : [value];
+  });
+}
+
+/** `file` below the folder `dir` as written (a URI's "//" kept, which joinPath would fold into one slash). */
+export function below(dir: string, file: string): string {
+  return `${dir.replace(/\/+$/, "")}/${file}`;
+}

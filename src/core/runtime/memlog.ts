@@ -7,6 +7,7 @@ import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
+import { below, optionValues } from "./command-line.js";
 import { wallTime } from "./time-zone.js";
 import { editMemlog, memlogStamp, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
 
@@ -44,13 +45,8 @@ async function stamp(ctx: ScriptContext): Promise<string> {
  *  set need none: where the file system can, the file's keeper applies them in the one call they make). */
 export function memlogNamed(argv: string[]): string[] {
   if (argv[0] !== "init") return [];
-  const named = argv.flatMap((word, i) => {
-    const [option, glued] = word.startsWith("--") ? word.split(/=(.*)/s) : [word];
-    const value = glued ?? argv[i + 1];
-    if (value === undefined) return [];
-    return option === "--workspace" ? [joinPath(value, MEMLOG)] : option === "--path" ? [value] : [];
-  });
-  return named.slice(0, 1);
+  const path = [...optionValues(argv, ["--workspace"]).map((dir) => below(dir, MEMLOG)), ...optionValues(argv, ["--path"])][0];
+  return path === undefined ? [] : [path];
 }
 
 /** The memlog file, as Python's str(Path) shows it: {workspace}/.memlog.md or --path. */

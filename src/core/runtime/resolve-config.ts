@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 _bmad/scripts/resolve_config.py: the four central TOML layers as JSON.
 import { addArgument, createParser, parseArgs } from "./argparse.js";
-import { ConfigError, extractKey, loadCentralConfig } from "./config-utils.js";
+import { below, optionValues } from "./command-line.js";
+import { CENTRAL_LAYERS, ConfigError, extractKey, loadCentralConfig } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyDict } from "./py-json.js";
 import { resolvePath } from "./py-path.js";
@@ -36,6 +37,12 @@ export async function printMerged(out: Output, load: () => Promise<PyDict>, keys
   }
   out.stdout += `${dumps(selectKeys(merged, keys), { indent: 2, ensureAscii: false })}\n`;
   return 0;
+}
+
+/** The layers the command line's project root holds, as written: read in the run's first call (one, not eight). */
+export function centralLayersNamed(argv: string[]): string[] {
+  const root = optionValues(argv, ["--project-root", "-p"])[0];
+  return root === undefined ? [] : CENTRAL_LAYERS.map((layer) => below(root, layer));
 }
 
 export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {

@@ -11,10 +11,10 @@ import { main as reconKit } from "./recon-kit.js";
 import { main as renderSkill } from "./render-skill.js";
 import { main as resolveParty } from "./resolve-party.js";
 import { main as resolvePersonas } from "./resolve-personas.js";
-import { main as sprintPlan } from "./sprint-plan.js";
+import { main as sprintPlan, sprintPlanReads } from "./sprint-plan.js";
 import { main as sprintStatus } from "./sprint-status.js";
 import { main as wordMetrics, wordMetricsReads } from "./word-metrics.js";
-import { main as resolveConfig } from "./resolve-config.js";
+import { centralLayersNamed, main as resolveConfig } from "./resolve-config.js";
 import { main as resolveCustomization } from "./resolve-customization.js";
 
 export type { ScriptContext, ScriptMain, ScriptResult } from "./context.js";
@@ -29,6 +29,8 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
 /** What a script's command line says it will read, by file name: read in the run's first call. */
 export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([
   ["memlog.py", memlogNamed],
+  ["resolve_config.py", centralLayersNamed],
+  ["sprint_plan.py", sprintPlanReads],
   ["word_metrics.py", wordMetricsReads],
 ]);
 

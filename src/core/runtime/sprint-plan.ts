@@ -2,6 +2,7 @@
 // (generate, merged with the file as ruamel.yaml round-trips it), and the file summarized (status) or checked
 // (validate), JSON only on stdout. The commands' reading of the document is in sprint-plan-read.ts.
 import { addArgument, addSubparser, addSubparsers, createParser, type Namespace } from "./argparse.js";
+import { optionValues } from "./command-line.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { isOsError, listDir, osError, readText, statPath } from "./py-io.js";
 import { PyError, type PyValue } from "./py-json.js";
@@ -294,6 +295,11 @@ async function writeChecked(ctx: ScriptContext, path: string, doc: { start: stri
     if (original !== undefined) await writeFile(ctx, path, original);
     fail(`write or validation failed, original restored: ${error.message}`, ["restored", true]);
   }
+}
+
+/** The epic files and the status file a command line names, as written: read in the run's first call. */
+export function sprintPlanReads(argv: string[]): string[] {
+  return optionValues(argv, ["--epic-file", "--status-file"]);
 }
 
 export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {

@@ -67,6 +67,30 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       known.clear();
     }
   };
+  // Reads asked for together (a render's statuses, under Promise.all) go to the project in one call where the store
+  // reads several at once; a read alone stays a read.
+  type Waiting = Array<{ rel: string; done: (out: Promise<WsResult<Uint8Array | null>>) => void }>;
+  let batch: Waiting | undefined;
+  const readOne = (rel: string): Promise<WsResult<Uint8Array | null>> => {
+    const one = async () => {
+      const out = await files.read(rel);
+      return out.ok ? { ok: true as const, value: out.value.data } : out.kind === "not_found" ? { ok: true as const, value: null } : out;
+    };
+    if (!files.readMany) return one();
+    return new Promise((done) => {
+      if (!batch) {
+        const pending: Waiting = (batch = []);
+        queueMicrotask(() => {
+          batch = undefined;
+          if (pending.length === 1) return pending[0]!.done(one());
+          // Each waiting read settles with the call's answer or its failure: none is left hanging.
+          const out = files.readMany!(pending.map((p) => p.rel));
+          pending.forEach((p, i) => p.done(out.then((o) => (o.ok ? { ok: true, value: o.value.files[i] instanceof Uint8Array ? o.value.files[i] : null } : o))));
+        });
+      }
+      batch.push({ rel, done });
+    });
+  };
   return {
     async readFile(path) {
       const at = known.get(path);
@@ -75,9 +99,8 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       const since = writes;
       // A file below a listed folder is named by its version there.
       tree(relOrThrow(path));
-      const out = await files.read(relOrThrow(path));
-      if (!out.ok && out.kind === "not_found") return undefined;
-      return keep(path, since, value(out).data);
+      const data = value(await readOne(relOrThrow(path)));
+      return data ? keep(path, since, data) : undefined;
     },
     writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data))),
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.

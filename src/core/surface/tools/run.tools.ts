@@ -13,6 +13,7 @@ import { TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
 import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
+import { CENTRAL_LAYERS } from "../../runtime/config-utils.js";
 import { servedText, type BundleReader } from "../reader.js";
 import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
@@ -59,10 +60,20 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const skill = parsed.args.includes("--skill") ? parsed.args[parsed.args.indexOf("--skill") + 1] : undefined;
   const at = project ?? named;
   const reads = at === undefined ? [] : (SCRIPT_READS.get(baseName(parsed.script))?.(parsed.args) ?? []).flatMap((word) => {
+    // A path still holding a config value (`{implementation_artifacts}/…`) is found only once the line is filled.
+    if (unfilledPlaceholders([word]).some((p) => p !== "{project-root}")) return [];
     const path = inProject(at, word);
     return path.ok ? [path.path] : [];
   });
-  const preload = [...(skill ? ["_bmad", ...customLayers(baseName(skill))] : []), ...reads];
+  // A line that leaves config values to fill (`--status-file {implementation_artifacts}/…`) reads the project's config
+  // layers and its skill's customization below: asked for in the same first call.
+  const configured = unfilledPlaceholders([parsed.script, ...parsed.args]).some((p) => p !== "{project-root}" && p !== "{skill-root}");
+  const ownSkill = configured ? skillNameOf(deps.reader, parsed.script) : undefined;
+  const preload = [
+    ...(skill ? ["_bmad", ...customLayers(baseName(skill))] : []),
+    ...(configured ? [...CENTRAL_LAYERS, ...(ownSkill ? customLayers(ownSkill) : [])] : []),
+    ...reads,
+  ];
   const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
@@ -151,6 +162,14 @@ async function ownScriptAnswer(reader: BundleReader, script: string): Promise<To
 async function yourProjects(deps: SurfaceDeps): Promise<string> {
   const projects = (await deps.workspaces?.projects())?.map((p) => p.project) ?? [];
   return projects.length ? ` Yours: ${projects.slice(0, 20).join(", ")}.` : "";
+}
+
+/** The name of the skill a script line's script belongs to (`{skill-root}/scripts/x.py`, `…/bmad-x/scripts/x.py`). */
+function skillNameOf(reader: BundleReader, script: string): string | undefined {
+  const rel = script.startsWith("{skill-root}/") ? script.slice("{skill-root}/".length) : undefined;
+  if (rel === undefined) return /([^/]+)\/scripts\/[^/]+$/.exec(script)?.[1];
+  const unique = uniqueSkillFor(reader, rel);
+  return unique.ok ? baseName(unique.dir) : undefined;
 }
 
 /** The skill a script belongs to: by its bundle folder, else by its folder's name (an installed copy). */
