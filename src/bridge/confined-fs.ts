@@ -1,13 +1,16 @@
 // The bridge's one way to touch files in a project it does not trust (a cloned repository can plant
 // anything): a path is taken relative to a root and refused when it leaves the root, lexically or
 // through a symlink; only regular files are read (never a device, FIFO or socket), at most a capped
-// number of bytes; writes go to a temp file beside the target and are renamed over it. Failures are
-// values naming the path and the fix, with a code to branch on.
+// number of bytes; writes go to a temp file beside the target and are renamed over it. A change is judged by where
+// it really lands (after every symlink, again just before the rename): never into machinery (.git, and the bridge's
+// own folders but for the state that owns them), never a file that runs or decides what runs (paths.ts) unless the
+// caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
+import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -19,6 +22,25 @@ export type Confined<T extends object> = Result<T, { code: ConfinedCode }>;
 /** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
 const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel || "."}: ${reason}` });
 const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/** Who changes a file, and so what it may land on. `own`: the machinery folder a bridge state writer keeps (locks,
+ *  sync state, sessions). `refuse`: the rule for content instead of changeRefusal's (a pull's, which lets in BMAD's
+ *  own scripts). */
+export interface Changer {
+  own?: ".bmad-mcp" | ".bmad-task";
+  refuse?: (realRel: string) => string | undefined;
+}
+
+/** Why a change may not land at `real` (absolute, symlinks resolved), or undefined. */
+function landing(realRoot: string, real: string, rel: string, changer: Changer): ConfinedFailure | undefined {
+  const realRel = relative(realRoot, real);
+  const parts = realRel.split("/");
+  const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
+  const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
+  if (machinery) return failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`);
+  const refused = changer.own && parts[0] === changer.own ? undefined : (changer.refuse ?? changeRefusal)(realRel);
+  return refused ? failure("outside", rel, `${refused}${through}`) : undefined;
+}
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
 export function isInside(root: string, path: string): boolean {
@@ -94,6 +116,20 @@ export async function confinedTarget(root: string, rel: string): Promise<Confine
     if (found.code !== "missing") return found;
     if (await lstat(abs).then((info) => info.isSymbolicLink(), () => false)) return failure("outside", rel, `${relative(at.realRoot, abs)} is a dangling symlink; remove it.`);
     if (abs === at.realRoot) return found;
+  }
+}
+
+/** Why a change at `rel` may not land where it would (landing()), judged before anything is written: the deepest
+ *  existing part after symlinks, with the rest of the path below it. Undefined when it may. */
+export async function landingRefusal(root: string, rel: string, changer: Changer = {}): Promise<ConfinedFailure | undefined> {
+  const at = await locate(root, rel);
+  if (!at.ok) return at;
+  const tail: string[] = [];
+  for (let abs = at.abs; ; abs = dirname(abs)) {
+    const real = await realpath(abs).catch(() => undefined);
+    if (real !== undefined) return isInside(at.realRoot, real) ? landing(at.realRoot, join(real, ...tail), rel, changer) : failure("outside", rel, `leads outside the project (${at.realRoot}) through a symlink, to ${real}; refused.`);
+    if (abs === at.realRoot) return undefined;
+    tail.unshift(basename(abs));
   }
 }
 
@@ -206,7 +242,7 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
  * file or the new one. A target that is a symlink inside the root is written where it points.
  * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
  */
-export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number } = {}): Promise<Confined<{ path: string }>> {
+export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number } & Changer = {}): Promise<Confined<{ path: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
@@ -214,7 +250,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (!parent.ok) return parent;
   let target = join(parent.path, basename(at.abs));
   const mode = opts.mode ?? 0o644;
-  if (opts.exclusive) return createExclusive(at.realRoot, target, rel, data, mode);
+  if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? createExclusive(at.realRoot, target, rel, data, mode);
   const existing = await lstat(target).catch(() => undefined);
   if (existing?.isSymbolicLink()) {
     const found = await follow(at.realRoot, target, rel);
@@ -224,6 +260,8 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   }
   const info = existing && (await stat(target).catch(() => undefined));
   if (info && !info.isFile()) return notFile(rel, info);
+  const refused = landing(at.realRoot, target, rel, opts);
+  if (refused) return refused;
   const dir = dirname(target);
   const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -235,9 +273,11 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
       await handle.close();
     }
     // The folder may have been swapped for a link since it was checked: look again before the rename.
-    if (!isInside(at.realRoot, await realpath(dir))) {
+    const realDir = await realpath(dir);
+    const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
+    if (moved) {
       await rm(temp, { force: true });
-      return failure("outside", rel, "moved outside the project while being written; refused.");
+      return moved;
     }
     await rename(temp, target);
     return { ok: true, path: target };
@@ -269,11 +309,13 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
 }
 
 /** Removes a file inside the root (a link itself, never what it points to); missing is fine. */
-export async function removeConfined(root: string, rel: string): Promise<Confined<object>> {
+export async function removeConfined(root: string, rel: string, changer: Changer = {}): Promise<Confined<object>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
   if (!parent.ok) return parent.code === "missing" ? { ok: true } : parent;
+  const refused = landing(at.realRoot, join(parent.path, basename(at.abs)), rel, changer);
+  if (refused) return refused;
   try {
     await unlink(join(parent.path, basename(at.abs)));
   } catch (e) {
@@ -294,13 +336,16 @@ export function writerLeftover(name: string): boolean {
  * into a fresh staging folder beside it, which is then renamed into place, so a failure part-way leaves nothing.
  * "exists" when a file or a non-empty folder is at `rel` already (rename's own rule, as in Python).
  */
-export async function createConfinedTree(root: string, rel: string, files: Map<string, Uint8Array>): Promise<Confined<{ path: string }>> {
+export async function createConfinedTree(root: string, rel: string, files: Map<string, Uint8Array>, changer: Changer = {}): Promise<Confined<{ path: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("exists", rel, "the project folder itself exists already.");
   const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
   if (!parent.ok) return parent;
   const target = join(parent.path, basename(at.abs));
+  const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, join(dir), rel, changer));
+  const refused = lands(target);
+  if (refused) return refused;
   let staging: string | undefined;
   let shown = rel;
   try {
@@ -314,7 +359,10 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
     }
     shown = rel;
     // The folder may have been swapped for a link since it was checked: look again before the rename.
-    if (!isInside(at.realRoot, await realpath(parent.path))) return failure("outside", rel, "moved outside the project while being written; refused.");
+    const realParent = await realpath(parent.path);
+    if (!isInside(at.realRoot, realParent)) return failure("outside", rel, "moved outside the project while being written; refused.");
+    const moved = lands(join(realParent, basename(target)));
+    if (moved) return moved;
     await rename(staging, target);
     staging = undefined;
     return { ok: true, path: target };

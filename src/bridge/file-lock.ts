@@ -21,7 +21,7 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
   const dir = await ensureConfinedDir(root, LOCKS);
   if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
   // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
-  await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true });
+  await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
   const name = createHash("sha256").update(rel).digest("hex").slice(0, 32);
   let lost: Error | undefined;
   const release = await lockfile.lock(join(dir.path, name), {

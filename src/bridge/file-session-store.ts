@@ -17,7 +17,7 @@ const LOCK_STALE_MS = 10_000; // a lock this old belongs to a crashed process
 const LOCK_WAIT_MS = 3_000;
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
-const BASE = ".bmad-task";
+const BASE = ".bmad-task" as const;
 const MAPPING = `${BASE}/task-mapping.json`;
 /** Two submissions of 2 MiB and their bookkeeping fit; a larger state file was not written by us. */
 const MAX_STATE_BYTES = 8 * 1024 * 1024;
@@ -82,7 +82,7 @@ export class FileSessionStore implements SessionStore {
   }
 
   private async writeText(rel: string, text: string): Promise<void> {
-    const written = await writeConfined(this.projectDir, rel, text);
+    const written = await writeConfined(this.projectDir, rel, text, { own: BASE });
     if (!written.ok) throw new RefusedPath(written.error);
   }
 
@@ -98,16 +98,16 @@ export class FileSessionStore implements SessionStore {
   private async withLockFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
     const lock = `${path}.lock`;
     for (const deadline = Date.now() + LOCK_WAIT_MS; ; ) {
-      const taken = await writeConfined(this.projectDir, lock, `${process.pid}\n`, { exclusive: true });
+      const taken = await writeConfined(this.projectDir, lock, `${process.pid}\n`, { exclusive: true, own: BASE });
       if (taken.ok) break;
       if (taken.code !== "exists") throw new RefusedPath(taken.error);
       const found = await resolveConfined(this.projectDir, lock);
       const age = found.ok ? await stat(found.path).then((s) => Date.now() - s.mtimeMs, () => 0) : 0;
-      if (age > LOCK_STALE_MS) await removeConfined(this.projectDir, lock);
+      if (age > LOCK_STALE_MS) await removeConfined(this.projectDir, lock, { own: BASE });
       else if (Date.now() > deadline) throw new BusyError(`${lock} is held by another process; try again (delete it if no bmad-mcp is running).`);
       else await sleep(10 + Math.random() * 40);
     }
-    return fn().finally(() => removeConfined(this.projectDir, lock));
+    return fn().finally(() => removeConfined(this.projectDir, lock, { own: BASE }));
   }
 
   private async load(id: string): Promise<Loaded> {

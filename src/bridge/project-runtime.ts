@@ -10,9 +10,10 @@ import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:pa
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
-import { confinedTarget, isInside, readConfined, readConfinedText, resolveConfined } from "./confined-fs.js";
+import { confinedTarget, isInside, readConfined, resolveConfined } from "./confined-fs.js";
 import { readonlyGit } from "./git-readonly.js";
 import { runBounded } from "./run-bounded.js";
+import { loadState } from "./sync-state.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import type { Result } from "../core/result.js";
 
@@ -95,16 +96,26 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   if (!bytes.ok) return { ok: false, error: `Refused to run ${bytes.error}` };
   const digest = createHash("sha256").update(bytes.bytes).digest("hex");
   if (vouching.bmadDigests().has(digest)) return { ok: true };
-  const record = await readConfinedText(root, INSTALL_RECORD);
+  const record = await readConfined(root, INSTALL_RECORD);
+  // A record a pull brought is the remote's word, not this machine's installer's: it vouches for nothing here.
+  const pulled = record.ok && (await broughtByPull(root, INSTALL_RECORD, record.bytes));
   // Every sha256 in the record: the bytes are some file BMAD's installer wrote. (A fixed-width token: linear.)
-  if (record.ok && new Set(record.text.match(/\b[0-9a-f]{64}\b/g)).has(digest)) return { ok: true };
+  if (record.ok && !pulled && new Set(record.bytes.toString("utf8").match(/\b[0-9a-f]{64}\b/g)).has(digest)) return { ok: true };
   const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
   return {
     ok: false,
     error:
-      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}, so a model may have written or changed it, and it does not run. ` +
+      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}, so a model may have written or changed it, and it does not run. ` +
       "If it is yours and you trust it, start the bridge with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
   };
+}
+
+/** Whether the file at `rel` is, byte for byte, what the folder's last pull wrote there (its sync state says so). A
+ *  state that cannot be read counts as a pull: trust is not given on a broken record of where files came from. */
+async function broughtByPull(root: string, rel: string, bytes: Uint8Array): Promise<boolean> {
+  const loaded = await loadState(root);
+  if (!loaded.ok) return true;
+  return loaded.state?.files.get(rel)?.sha256 === createHash("sha256").update(bytes).digest("hex");
 }
 
 /** A script that is a regular file inside one of `bases`, after `..` and symlinks: the project's skills, or

@@ -4,13 +4,13 @@
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
-import { removeConfined, writeConfined } from "./confined-fs.js";
+import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
-import { isScriptPath } from "../core/workspace/paths.js";
+import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 
 export interface SyncOptions {
   dir: string;
@@ -79,8 +79,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
     const content = read.value;
-    if (isScriptPath(f.path) && !o.bmadDigests.has(sha256(content.bytes))) {
-      refusals.push({ path: f.path, reason: "is a script whose bytes are not BMAD's own: a pull writes no code anyone could have changed", fix: "reinstall BMAD here for its scripts; copy your own by hand after reading them" });
+    const script = notBmadScript(o, f.path, content.bytes);
+    if (script) {
+      refusals.push({ path: f.path, reason: script, fix: "reinstall BMAD here for its scripts; copy your own by hand after reading them" });
       continue;
     }
     if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
@@ -104,6 +105,12 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       });
     } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated" });
   }
+  // Where each change really lands, through the folder's own symlinks: refused before anything is written.
+  for (const step of steps) {
+    if (step.op === "record") continue;
+    const refused = await landingRefusal(o.dir, step.path, { refuse: pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined) });
+    if (refused) refusals.push({ path: step.path, reason: refused.error.slice(step.path.length + 2), fix: "remove the symlink that leads there, or pull into a folder without it" });
+  }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
   return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);
 }
@@ -117,6 +124,17 @@ function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: 
   into.steps.push({ op: "delete", path });
 }
 
+/** Why `bytes` may not be written at `path` as a script: a pull writes none but BMAD's own. */
+function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string | undefined {
+  return isScriptPath(path) && !o.bmadDigests.has(sha256(bytes)) ? "is a script whose bytes are not BMAD's own: a pull writes no code anyone could have changed" : undefined;
+}
+
+/** A pull's rule for where a file really lands (after the folder's symlinks): nothing that decides what runs but
+ *  the install record, and scripts only with BMAD's own bytes. The remote's names were checked too, but a symlink
+ *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
+const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
+  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined);
+
 const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}) });
 
 /** Writes and deletes one file at a time (each atomic), recording each in `state` as it lands; files not reached
@@ -128,7 +146,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       if (step.file) state.files.set(step.path, step.file);
       else state.files.delete(step.path);
     } else if (step.op === "write") {
-      const written = await writeConfined(o.dir, step.path, step.merged ?? step.content.bytes);
+      const bytes = step.merged ?? step.content.bytes;
+      const written = await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes) });
       if (!written.ok) {
         failure = written.error;
         break;
@@ -137,7 +156,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
       report.add(step.kind, step.path, note);
     } else {
-      const removed = await removeConfined(o.dir, step.path);
+      const removed = await removeConfined(o.dir, step.path, { refuse: pullLanding(o) });
       if (!removed.ok) {
         failure = removed.error;
         break;

@@ -7,7 +7,7 @@ import { MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";
 
-export const STATE_DIR = ".bmad-mcp";
+export const STATE_DIR = ".bmad-mcp" as const;
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
 
 export interface SyncedFile {
@@ -60,6 +60,6 @@ export async function loadState(dir: string): Promise<Loaded> {
 export async function saveState(dir: string, state: SyncState): Promise<Result> {
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files }, null, 1)}\n`;
-  const written = await writeConfined(dir, STATE_FILE, text);
+  const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
   return written.ok ? { ok: true } : { ok: false, error: written.error };
 }

@@ -374,7 +374,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string> } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -389,7 +389,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
       const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
       return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
     }
-    const content = `${path}\n`;
+    const content = opts.contents?.get(path) ?? `${path}\n`;
     return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
@@ -468,6 +468,49 @@ it("pulls a script only with BMAD's own bytes, and writes nothing else then", as
   expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);
+
+// Review finding: a symlink already in the folder (`lnk -> .git`) turned a harmless name into a git hook.
+it("judges each file by where it really lands: refuses what the folder's symlinks turn into machinery, settings or scripts, and writes nothing", async () => {
+  const target = fakeDir();
+  for (const dir of [".git/hooks", ".claude", "tools/scripts"]) mkdirSync(join(target, dir), { recursive: true });
+  symlinkSync(".git", join(target, "lnk"));
+  symlinkSync(".claude", join(target, "cl"));
+  symlinkSync("tools/scripts", join(target, "out"));
+  const out = await cli(["pull", "--remote", await startFake(["ok.md", "lnk/hooks/pre-commit", "cl/settings.json", "out/evil.py"]), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("lnk/hooks/pre-commit: lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)");
+  expect(out.stderr).toMatch(/cl\/settings\.json: Path "\.claude\/settings\.json" decides what code runs here/);
+  expect(out.stderr).toContain("out/evil.py: is a script whose bytes are not BMAD's own");
+  expect(readdirSync(join(target, ".git/hooks"))).toEqual([]);
+  expect(readdirSync(join(target, ".claude"))).toEqual([]);
+  expect(readdirSync(join(target, "tools/scripts"))).toEqual([]);
+  expect(existsSync(join(target, "ok.md"))).toBe(false);
+}, 30_000);
+
+// Review finding: a remote's install record listed the user's own deploy script, and bmad-run then ran it.
+it("takes the install record a pull brought as the remote's word: it vouches for no script until BMAD's installer writes one here", async () => {
+  const target = fakeDir();
+  mkdirSync(join(target, "tools/scripts"), { recursive: true });
+  const deploy = 'print("deployed")\n';
+  writeFileSync(join(target, "tools/scripts/deploy.py"), deploy);
+  const record = `type,name,module,path,hash\n"py","deploy","tools","tools/scripts/deploy.py","${createHash("sha256").update(deploy).digest("hex")}"\n`;
+  const pulled = await cli(["pull", "--remote", await startFake(["_bmad/_config/files-manifest.csv"], { contents: new Map([["_bmad/_config/files-manifest.csv", record]]) }), "--project", "x", "--dir", target]);
+  expect(pulled.code, pulled.stderr).toBe(0);
+  const bridge = await connectBridge(inject("bridge"), target);
+  try {
+    const run = () => bridge.client.callTool({ name: "bmad-run", arguments: { command: "python3 {project-root}/tools/scripts/deploy.py --prod" } });
+    const refused = await run();
+    expect(refused.isError).toBe(true);
+    expect(toolText(refused)).toContain("the one here came with bmad-mcp pull, and a pulled record vouches for nothing");
+    // The same record written here (as BMAD's installer writes one) vouches for it: the difference is where it came from.
+    writeFileSync(join(target, "_bmad/_config/files-manifest.csv"), `${record}\n`);
+    const ran = await run();
+    expect(ran.isError, toolText(ran)).toBeFalsy();
+    expect(toolText(ran)).toContain("deployed");
+  } finally {
+    await bridge.close();
+  }
+}, 60_000);
 
 it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {
   const target = fakeDir();

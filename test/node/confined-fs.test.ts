@@ -127,4 +127,21 @@ describe("writing", () => {
     expect(await removeConfined(root, "locks/a.lock")).toEqual({ ok: true });
     expect(readdirSync(join(root, "locks"))).toEqual(["b.lock"]);
   });
+
+  it("judges a change by where it really lands: never machinery but the state folder its writer owns, nor a file that runs", async () => {
+    mkdirSync(join(root, ".git/hooks"), { recursive: true });
+    mkdirSync(join(root, "tools/scripts"), { recursive: true });
+    symlinkSync(".git", join(root, "git-link"));
+    symlinkSync("tools/scripts", join(root, "scripts-link"));
+    expect(await writeConfined(root, "git-link/hooks/pre-commit", "x")).toMatchObject({ ok: false, error: expect.stringContaining("lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)") });
+    expect(await writeConfined(root, "git-link/config", "x", { exclusive: true })).toMatchObject({ ok: false, code: "outside" });
+    expect(await removeConfined(root, "git-link/HEAD")).toMatchObject({ ok: false, code: "outside" });
+    expect(await writeConfined(root, "scripts-link/evil.py", "x")).toMatchObject({ ok: false, error: expect.stringContaining("is a script that bmad-run") });
+    expect(readdirSync(join(root, ".git/hooks"))).toEqual([]);
+    expect(readdirSync(join(root, "tools/scripts"))).toEqual([]);
+    // The bridge's own state: in the folder its writer names, and only there.
+    expect(await writeConfined(root, ".bmad-mcp/sync.json", "{}")).toMatchObject({ ok: false, code: "outside" });
+    expect(await writeConfined(root, ".bmad-mcp/sync.json", "{}", { own: ".bmad-mcp" })).toMatchObject({ ok: true });
+    expect(await writeConfined(root, ".bmad-task/x.json", "{}", { own: ".bmad-mcp" })).toMatchObject({ ok: false, code: "outside" });
+  });
 });
