@@ -23,7 +23,12 @@ beforeAll(async () => {
   appendFileSync(join(dir, "_bmad/config.toml"), `\n[secrets]\ngithub_token = "${SECRETS[2]}"\n`);
   appendFileSync(join(dir, "_bmad/config.user.toml"), `\n[integrations]\napi_key = "${SECRETS[3]}"\n`);
   writeFileSync(join(dir, "_bmad/custom/bmad-prd.toml"), `[workflow]\nauth_header = "${SECRETS[0]}"\n`);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
+  // Committed, so that the document view's git history holds them too.
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: dir, stdio: "ignore" });
+  git("init", "-q");
+  git("add", "_bmad/bmm/config.yaml", "_bmad/config.toml");
+  git("commit", "-qm", "config");
+  const transport = new StdioClientTransport({ command: process.execPath, args: [bridge, "--toolsets", "default,views"], cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stderr: "pipe" });
   client = new Client({ name: "bridge-config-test", version: "1.0.0" });
   await client.connect(transport);
 }, 120_000);
@@ -44,6 +49,15 @@ it("serves every config-shaped project file without its secrets", async () => {
     const read = ((await client.readResource({ uri })).contents[0] as { text: string }).text;
     const viaTool = text(await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri } }));
     for (const body of [read, viaTool]) for (const secret of SECRETS) expect(body, uri).not.toContain(secret);
+  }
+  // The project's files as bmad-files and the document view serve them, now and at a commit.
+  for (const path of ["_bmad/bmm/config.yaml", "_bmad/config.toml", "_bmad/config.user.toml", "_bmad/custom/bmad-prd.toml"]) {
+    const doc = await client.callTool({ name: "bmad-doc", arguments: { path } });
+    const bodies = [text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path } })), text(doc)];
+    const commit = (doc.structuredContent as { commits?: Array<{ commit: string }> }).commits?.[0]?.commit;
+    if (commit) bodies.push(text(await client.callTool({ name: "bmad-doc", arguments: { path, commit } })));
+    expect(bodies.length, path).toBe(path.includes("user") || path.includes("custom") ? 2 : 3);
+    for (const body of bodies) for (const secret of SECRETS) expect(body, path).not.toContain(secret);
   }
 });
 

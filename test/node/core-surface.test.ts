@@ -49,6 +49,10 @@ it("parses toolsets: defaults, all, named, and unknown with the closest names", 
 it("removes secret-looking keys from configuration at any depth", () => {
   const clean = sanitizeConfig({ core: { user_name: "Ada", api_key: "x", nested: { GITHUB_TOKEN: "y", list: [{ password: "z", ok: 1 }] } } });
   expect(clean).toEqual({ core: { user_name: "Ada", nested: { list: [{ ok: 1 }] } } });
+  // Names a review found served (any key ending in "key" but BMAD's project_key), and URLs that carry a password.
+  const names = ["openai_key", "anthropic_key", "passphrase", "aws_access_key_id", "signing_key", "encryption_key", "session_key", "license_key", "bearer", "pwd", "cookie", "dsn", "connection_string"];
+  const more = sanitizeConfig({ ...Object.fromEntries(names.map((k) => [k, "s3cret"])), database_url: "postgres://app:hunter2@db/x", project_key: "TODO", docs_url: "https://example.com/a" });
+  expect(more).toEqual({ project_key: "TODO", docs_url: "https://example.com/a" });
 });
 
 it("sanitises every config-shaped file, and serves clean ones byte for byte", () => {

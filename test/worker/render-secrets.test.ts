@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { seedBundle } from "./seed.js";
 import { bundle } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -39,6 +39,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await seedBundle(env, bundle);
   await servePointer();
+});
+
+it("shows a workspace's config file in the document view without its secrets, now and at every version", async () => {
+  const doc = async (args: Record<string, unknown>) => (await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "_bmad/config.toml", ...args } }, "?toolsets=default,views")).text());
+  const now = await doc({});
+  expect(now).toContain("versions");
+  for (const body of [now, await doc({ version: 2 })]) for (const secret of SECRETS) expect(body).not.toContain(secret);
 });
 
 it("renders skills, prompts and the runtime block for a workspace without a secret config value", async () => {

@@ -41,9 +41,10 @@ export async function signInAs(email: string, scope = "bmad:read bmad:write"): P
   };
 }
 
-/** A raw JSON-RPC POST to /mcp with this token: the HTTP status and body, as a client without an SDK sees them. */
-export async function rawCall(token: string, method: string, params: Record<string, unknown>): Promise<Response> {
-  return withBearer(workerFetch, token)(`${ORIGIN}/mcp`, {
+/** A raw JSON-RPC POST to /mcp (with `query`, e.g. ?toolsets=views) with this token: the HTTP status and body, as a
+ *  client without an SDK sees them. */
+export async function rawCall(token: string, method: string, params: Record<string, unknown>, query = ""): Promise<Response> {
+  return withBearer(workerFetch, token)(`${ORIGIN}/mcp${query}`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),

@@ -4,11 +4,15 @@
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
-const SECRET_KEY = /(secret|token|password|passwd|api[-_]?key|private[-_]?key|credential|auth)/i;
+// Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|key([-_]?id)?$)/i;
+const NOT_SECRET = new Set(["project_key"]);
+/** A URL that carries a user and password (postgres://app:hunter2@db/...): a secret whatever its key is called. */
+const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
 
-/** Whether a config key looks like it holds a secret: its value is never served, rendered or given to a script. */
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
+/** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
+export function isSecretKey(key: string, value?: unknown): boolean {
+  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || (typeof value === "string" && CREDENTIAL_URL.test(value));
 }
 
 /** A copy without secret-looking keys; null-prototype objects, so a "__proto__" key is only data. */
@@ -17,7 +21,7 @@ export function sanitizeConfig(value: unknown): unknown {
   if (value && typeof value === "object" && !(value instanceof Date)) {
     const out: Record<string, unknown> = Object.create(null);
     for (const [k, v] of Object.entries(value)) {
-      if (!SECRET_KEY.test(k)) out[k] = sanitizeConfig(v);
+      if (!isSecretKey(k, v)) out[k] = sanitizeConfig(v);
     }
     return out;
   }
@@ -26,7 +30,7 @@ export function sanitizeConfig(value: unknown): unknown {
 
 function hasSecretKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasSecretKey);
-  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => SECRET_KEY.test(k) || hasSecretKey(v));
+  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => isSecretKey(k, v) || hasSecretKey(v));
   return false;
 }
 
@@ -48,6 +52,12 @@ export function sanitizeConfigText(path: string, text: string): string {
   const parsed = parseConfig(path, text);
   if ("error" in parsed) return `# ${path} is not served: it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
+}
+
+/** A project file's bytes as every tool, resource and view serves them: UTF-8 text, a config-shaped file without its
+ *  secret-looking keys. */
+export function servedProjectText(path: string, data: Uint8Array): string {
+  return sanitizeConfigText(path, new TextDecoder().decode(data));
 }
 
 /** A config-shaped file as a ported BMAD script reads it (bmad-run), so that what the script prints holds no

@@ -1,6 +1,6 @@
 // bmad:// resources: every bundle file, the generated manifests, the sanitised config, and
 // rendered agents/workflows by name. One reader serves resources/read and bmad-resources "read".
-import { sanitizeConfig, sanitizeConfigText } from "../catalog/config.js";
+import { sanitizeConfig, servedProjectText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
@@ -144,7 +144,7 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
     if (read.kind !== "not_found") return { ok: false, error: read.error };
     return { ok: false, error: read.error, suggestions: (await nearPaths(files, path)).map((p) => projectUri(project, p)) };
   }
-  return { ok: true, uri, mimeType: mimeFor(path), text: sanitizeConfigText(path, new TextDecoder().decode(read.value.data)) };
+  return { ok: true, uri, mimeType: mimeFor(path), text: servedProjectText(path, read.value.data) };
 }
 
 /** The caller's projects, then the files of the chosen one. */

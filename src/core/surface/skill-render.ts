@@ -67,7 +67,7 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
   const put = (table: unknown) => {
     // Secret-looking keys are left out, as every other path that serves config leaves them out (catalog/config.ts):
     // the bundle's config is the project's own module config.yaml on the bridge.
-    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && !isSecretKey(k) && isScalar(v)) out.set(k, String(v));
+    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && !isSecretKey(k, v) && isScalar(v)) out.set(k, String(v));
   };
   const tables = central.get("modules");
   for (const module of modules) put(isDict(tables) ? tables.get(module) : undefined);
@@ -114,9 +114,9 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
 }
 
 function configValue(path: string, ctx: SkillRender): string | undefined {
-  if (path.split(".").some(isSecretKey)) return undefined;
+  if (path.split(".").some((part) => isSecretKey(part))) return undefined;
   const value = extractKey(ctx.central, path);
-  return isScalar(value) ? String(value).split("{project-root}").join(ctx.projectRoot) : undefined;
+  return isScalar(value) && !isSecretKey("", value) ? String(value).split("{project-root}").join(ctx.projectRoot) : undefined;
 }
 
 /** As render_skill.py inserts customization: strings as they are, lists as Markdown lists, `_None._` when empty. */

@@ -18,6 +18,7 @@ import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
 import { composerFile } from "../composer.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
+import { sanitizeConfigText, servedProjectText } from "../../catalog/config.js";
 
 const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
@@ -75,7 +76,7 @@ export const bmadDocTool = defineTool({
     const base = { ...meta, project: found.name };
     if (history.ok) {
       const versions = history.value.slice(0, 200);
-      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: new TextDecoder().decode(data), structured: { ...base, history: "versions", versions } };
+      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: servedProjectText(path, data), structured: { ...base, history: "versions", versions } };
     }
     // The bridge keeps no versions: the folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
@@ -85,11 +86,11 @@ export const bmadDocTool = defineTool({
       if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
       const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
       if (!shown.ok) return fail(shown.error);
-      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: shown.text, structured: { ...base, commit, history: "git", commits: commits ?? [] } };
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: sanitizeConfigText(path, shown.text), structured: { ...base, commit, history: "git", commits: commits ?? [] } };
     }
     const note = commits ? undefined : history.error;
     const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
-    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text: new TextDecoder().decode(data), structured };
+    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text: servedProjectText(path, data), structured };
   },
 });
 

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { sanitizeConfigText } from "../../catalog/config.js";
+import { servedProjectText } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -204,7 +204,7 @@ export const bmadFilesTool = defineTool({
           if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
           return result(read, (f) => {
             const { data, ...meta } = f;
-            const text = sanitizeConfigText(path, new TextDecoder().decode(data));
+            const text = servedProjectText(path, data);
             // The file's text is a block of its own: a read, edited and written back, carries no header line.
             return { ok: true, header: `[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]`, text, structured: meta };
           });
