@@ -21,9 +21,13 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(checkWritablePath(path).ok, path).toBe(false);
   }
   for (const path of ["scripts/readme.md", "docs/x.py", "scripts.py", "scripts/data.csv"]) expect(checkWritablePath(path).ok, path).toBe(true);
-  for (const path of ["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".CLAUDE/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]) {
-    expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
-  }
+  const decides = ["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".CLAUDE/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"];
+  // Found by a review: what runs by itself in the user's tools, and NTFS stream names (`x::$DATA` is x's content).
+  decides.push(".vscode/settings.json", ".envrc", ".pre-commit-config.yaml", ".husky/pre-commit", ".githooks/pre-push", ".claude/commands/x.md", ".claude/hooks/h.sh", ".github/workflows/ci.yml");
+  decides.push(".claude/settings.json::$DATA", ".mcp.json:x", "_bmad/_config/files-manifest.csv::$DATA");
+  for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
+  for (const path of ["_bmad/scripts/memlog.py::$DATA", "cc-verify.sh::$DATA", "a/SCRIPTS/x.py:s"]) expect(isScriptPath(path), path).toBe(true);
+  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/skills/x/SKILL.md", ".vscode/extensions.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.
@@ -36,5 +40,6 @@ it("folds names that are one file on macOS or Windows", () => {
   expect(foldPath("docs/caf\u00e9.md")).toBe(foldPath("docs/cafe\u0301.md"));
   expect(foldPath("a/b.md.")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b\u200c.md")).toBe(foldPath("a/b.md"));
+  expect(foldPath("a/b.md::$DATA")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b.md")).not.toBe(foldPath("a/c.md"));
 });

@@ -67,9 +67,7 @@ const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
  * (`GIT~1`, `BMAD-M~1`, hashed `GI7EBA~1`).
  */
 export function machineryName(segment: string): string | undefined {
-  const folded = foldSegment(segment);
-  const colon = folded.indexOf(":");
-  const name = colon < 0 ? folded : foldSegment(folded.slice(0, colon));
+  const name = foldSegment(segment);
   if (MACHINERY.has(name)) return name;
   const short = /^([^~]{1,6})~[0-9]+$/.exec(name);
   if (!short) return undefined;
@@ -91,9 +89,16 @@ function isRunnable(segments: string[]): boolean {
   const dot = name.lastIndexOf(".");
   return dot > 0 && SCRIPT_EXTENSIONS.has(name.slice(dot + 1)) && segments.slice(0, -1).includes("scripts");
 }
-/** Files that decide what runs: BMAD's install record (it vouches for scripts), and agents' settings that start commands. */
+/** Files that decide what runs: BMAD's install record (it vouches for scripts), agents' and editors' settings that
+ *  start commands, and what runs by itself in the user's tools (direnv on cd, pre-commit on commit). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
-const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"]);
+const DECIDES_WHAT_RUNS = new Set([
+  INSTALL_RECORD, ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json", ".vscode/settings.json",
+  ".envrc", ".pre-commit-config.yaml",
+]);
+/** Folders whose every file runs when something else happens: git hooks kept in the tree (husky), Claude Code's
+ *  commands (their `!` lines run when the user invokes one) and hook scripts, CI workflows (on the user's push). */
+const RUNS_BELOW = [".husky/", ".githooks/", ".claude/commands/", ".claude/hooks/", ".github/workflows/"];
 
 /**
  * A path the model or a collaborator may create, change or delete: a workspace path that is no runnable script
@@ -111,14 +116,17 @@ export function isScriptPath(path: string): boolean {
   return isRunnable(foldPath(path).split("/"));
 }
 
-/** A path as a folding file system reads it (macOS, Windows): one case, NFC, HFS+-ignored code points dropped,
- *  Windows' trailing dots and spaces cut. Two paths that fold alike are one file there. */
+/** A path as a folding file system reads it (macOS, Windows): one case, NFC, HFS+-ignored code points dropped, an
+ *  NTFS stream (`settings.json::$DATA` is settings.json's content) and Windows' trailing dots and spaces cut. Two
+ *  paths that fold alike are one file there. */
 export function foldPath(path: string): string {
   return path.split("/").map(foldSegment).join("/");
 }
 
 function foldSegment(segment: string): string {
-  return segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase().replace(/[. ]+$/, "");
+  const folded = segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase();
+  const colon = folded.indexOf(":");
+  return (colon < 0 ? folded : folded.slice(0, colon)).replace(/[. ]+$/, "");
 }
 
 /** Why no tool may change the file at `path` (relative, any name the file system allows), or undefined. `pulled`: a
@@ -129,8 +137,8 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if (DECIDES_WHAT_RUNS.has(folded) && !(opts.pulled && folded === INSTALL_RECORD)) {
-    return `Path "${printable(path)}" decides what code runs here (an install record or an agent's settings): tools never change it. The user edits it themselves.`;
+  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_BELOW.some((dir) => folded.startsWith(dir))) && !(opts.pulled && folded === INSTALL_RECORD)) {
+    return `Path "${printable(path)}" decides what code runs here (an install record, an agent's or editor's settings, or a hook or workflow that runs by itself): tools never change it. The user edits it themselves.`;
   }
   return undefined;
 }
