@@ -121,3 +121,13 @@ it("finds what argparse's part regexp, the docstring pattern and the link patter
   }
   expect(differ.slice(0, 20)).toEqual([]);
 });
+
+// A review finding: JSON nested deeper than the stack answered with JavaScript's RangeError in a Python traceback.
+it("answers JSON nested deeper than the stack as Python does: a RecursionError", async () => {
+  const fs = new MemoryFs();
+  fs.files.set("/p/claims.json", new TextEncoder().encode("[".repeat(200_000)));
+  const result = await port("recon_kit.py")(["staleness", "claims.json", "--windows", "{}"], { fs, cwd: "/p" });
+  expect(result.exitCode).toBe(1);
+  expect(result.stderr).toMatch(/\nRecursionError: maximum recursion depth exceeded while decoding a JSON array from a unicode string\n$/);
+  expect(result.stderr).not.toContain("RangeError");
+});

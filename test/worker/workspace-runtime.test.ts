@@ -325,6 +325,11 @@ describe("memlog append and set on a workspace", () => {
     expect(plain.structured.stderr).toMatch(/ValueError: \.memlog\.md has no frontmatter/);
     const history = await ada.files({ action: "history", project, path: "runs/plain/.memlog.md" });
     expect(history.structured.versions).toHaveLength(1);
+    // A path into another project is refused, not taken as a folder "bmad:" of this one (a review finding).
+    const elsewhere = await run(`uv run ${root}/_bmad/scripts/memlog.py init --workspace bmad://projects/${project}@1a2b3c4d/runs/x`);
+    expect(elsewhere.isError).toBe(true);
+    expect(elsewhere.text).toContain("a run works in one project");
+    expect((await ada.files({ action: "list", project, path: "bmad:*/**" })).structured.files).toEqual([]);
   });
 });
 

@@ -133,6 +133,30 @@ export function pyEquals(a: PyValue | undefined, b: PyValue | undefined): boolea
 /** json.loads: objects become Maps (keys in document order), integers bigints and other numbers floats, as
  *  Python reads them (the number's own text decides, so a big integer keeps every digit). */
 export function loads(text: string): PyValue {
+  tooDeep(text);
+  return loadsNested(text);
+}
+
+/** Python's decoder recurses once per level and stops near its recursion limit (1,000 frames, a few taken), valid
+ *  document or not: deeper nesting is its RecursionError, found here in one pass (brackets in strings not counted). */
+const MAX_JSON_DEPTH = 990;
+
+function tooDeep(text: string): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      if (++depth > MAX_JSON_DEPTH) throw new PyError("RecursionError", `maximum recursion depth exceeded while decoding a JSON ${c === "[" ? "array" : "object"} from a unicode string`);
+    } else if (c === "]" || c === "}") depth--;
+  }
+}
+
+function loadsNested(text: string): PyValue {
   const ints = new WeakMap<object, Map<string, string>>();
   let root: object | undefined;
   const parsed: unknown = JSON.parse(text, function (this: object, key: string, value: unknown, context?: { source?: string }) {

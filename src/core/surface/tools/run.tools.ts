@@ -28,7 +28,7 @@ import { PROJECTS_PREFIX } from "../../workspace/paths.js";
 const PORTED_NAMES = new Set([...SKILL_SCRIPTS.keys()].map((key) => key.slice(key.lastIndexOf("/") + 1)));
 /** Options whose values are paths: a placeholder left in one is a step the model skipped. */
 const PATH_OPTIONS = new Set(["--workspace", "--path", "--skill", "--project-root"]);
-const PROJECT_URI = /bmad:\/\/projects\/([^/\s"']+)/;
+const PROJECT_URI = /bmad:\/\/projects\/([^/\s"']+)/g;
 
 export const bmadRunTool = defineTool({
   name: TOOL.bmadRun,
@@ -52,7 +52,11 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (!parsed.ok) return fail(parsed.error);
   const { templates } = parsed;
   if (!deps.runtime) return fail(templates.length ? fillInFirst([], templates) : "This endpoint has no project to run scripts in.");
-  const named = PROJECT_URI.exec(line)?.[1];
+  // A run works in one project: a path into another (`--workspace bmad://projects/app@1a2b3c4d/…`) is refused, not
+  // taken as a folder of this one.
+  const projects = [...new Set([...line.matchAll(PROJECT_URI)].map((m) => m[1]!))];
+  if (projects.length > 1) return fail(`The line names ${projects.slice(0, 4).map((p) => `bmad://projects/${p}`).join(" and ")}: a run works in one project; give every path from the same one.`);
+  const named = projects[0];
   if (project !== undefined && named !== undefined && named !== project) return fail(`The line names bmad://projects/${named}, and "project" is ${project}: give one of them.`);
   // Not checked first: every file call checks access, and one that finds no project answers below (one round trip less).
   // A line that names a skill (`--skill`) gets `_bmad/` and its customization layers looked up in that one call, and
