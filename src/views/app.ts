@@ -18,6 +18,14 @@ export class ViewApp {
     window.addEventListener("message", (event) => {
       if (event.source === window.parent) this.receive(event.data as Message);
     });
+    // Nothing in a view navigates its frame: a page it went to would speak to the host as this view, with the
+    // user's token behind it. A view acts only through its own buttons' tool calls.
+    for (const type of ["click", "auxclick"]) {
+      document.addEventListener(type, (event) => {
+        if ((event.target as Element | null)?.closest?.("a, area, [href]")) event.preventDefault();
+      }, true);
+    }
+    document.addEventListener("submit", (event) => event.preventDefault(), true);
   }
 
   async connect(): Promise<void> {

@@ -1,5 +1,5 @@
 // Markdown as a document: marked renders it, DOMPurify keeps only inert HTML (no script, no event handler, no
-// javascript: URL), and links do not navigate the frame.
+// javascript: URL, no image map or form), and links do not navigate the frame (app.ts stops every one).
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 
@@ -13,7 +13,7 @@ export function renderMarkdown(text: string): HTMLElement {
   const el = document.createElement("article");
   el.className = "markdown";
   const html = marked.parse(text, { async: false, gfm: true });
-  el.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button"], FORBID_ATTR: ["style"] });
+  el.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base"], FORBID_ATTR: ["style", "usemap", "formaction", "target"] });
   // A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead.
   for (const a of el.querySelectorAll("a")) {
     a.title = a.getAttribute("href") ?? "";

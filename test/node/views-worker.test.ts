@@ -125,6 +125,8 @@ describe("the views on the Worker", () => {
       "[click me](javascript:parent.postMessage('pwned-link','*'))",
       `<a href="javascript:parent.postMessage('pwned-a','*')">raw link</a>`,
       `<svg onload="parent.postMessage('pwned-svg','*')"></svg>`,
+      // A review finding: an image map's area navigated the frame to a page that then spoke to the host as the view.
+      `<map name="m"><area shape="default" href="data:text/html,<script>parent.postMessage('pwned-area','*')</script>"></map><img id="mapped" usemap="#m" width="400" height="120" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
     await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: hostile } });
@@ -132,7 +134,10 @@ describe("the views on the Worker", () => {
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, result, call(ada));
     await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Hostile PRD");
     for (const link of await frame.locator(".markdown a").all()) await link.click();
+    await frame.locator("#mapped").click();
     await page.waitForTimeout(300);
+    expect(await frame.locator(".markdown h1").textContent()).toBe("Hostile PRD"); // still the view: nothing navigated
+    expect(await frame.locator(".markdown map, .markdown area, .markdown [usemap]").count()).toBe(0);
     expect(await frame.locator(".markdown script, .markdown [onerror], .markdown [onload], .markdown a[href^='javascript']").count()).toBe(0);
     expect((await hostState(page)).stray).toEqual([]);
     await shot(page, "document-hostile-worker");
