@@ -462,9 +462,9 @@ it("refuses a hostile remote's paths, naming each, and README.md beside readme.m
 
 it("pulls a script only with BMAD's own bytes, and writes nothing else then", async () => {
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake(["ok.md", ".claude/skills/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh"]), "--project", "x", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake(["ok.md", "_bmad/bmm/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh"]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
-  expect(out.stderr).toContain(".claude/skills/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain("_bmad/bmm/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
   expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);

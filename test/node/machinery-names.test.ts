@@ -25,9 +25,17 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // Found by a review: what runs by itself in the user's tools, and NTFS stream names (`x::$DATA` is x's content).
   decides.push(".vscode/settings.json", ".envrc", ".pre-commit-config.yaml", ".husky/pre-commit", ".githooks/pre-push", ".claude/commands/x.md", ".claude/hooks/h.sh", ".github/workflows/ci.yml");
   decides.push(".claude/settings.json::$DATA", ".mcp.json:x", "_bmad/_config/files-manifest.csv::$DATA");
+  // A second review: skills and agents run shell lines too, and other agents' and tools' settings.
+  decides.push(".claude/skills/evil/SKILL.md", ".claude/agents/x.md", ".vscode/mcp.json", ".gemini/settings.json", ".cursor/hooks.json", ".zed/settings.json");
+  decides.push(".kiro/hooks/h.json", ".codex/config.toml", ".devcontainer/devcontainer.json", ".mise.toml", "lefthook.yml", ".npmrc", ".yarnrc.yml", ".gitmodules", ".github/actions/a/action.yml");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
+  // Windows' 8.3 short names of any of them (or of a script) are refused by shape, to every writer and to a pull.
+  for (const path of ["CLAUDE~1/settings.json", ".claude/SETTIN~1.JSO", "GITHUB~1/workflows/x.yml", "_bmad/_config/FILES-~1.CSV", "CC-VER~1.SH"]) {
+    expect(changeRefusal(path), path).toMatch(/short name/);
+    expect(changeRefusal(path, { pulled: true }), path).toMatch(/short name/);
+  }
   for (const path of ["_bmad/scripts/memlog.py::$DATA", "cc-verify.sh::$DATA", "a/SCRIPTS/x.py:s"]) expect(isScriptPath(path), path).toBe(true);
-  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/skills/x/SKILL.md", ".vscode/extensions.json"]) expect(changeRefusal(path), path).toBeUndefined();
+  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".vscode/extensions.json", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.

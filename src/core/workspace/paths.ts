@@ -93,12 +93,20 @@ function isRunnable(segments: string[]): boolean {
  *  start commands, and what runs by itself in the user's tools (direnv on cd, pre-commit on commit). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([
-  INSTALL_RECORD, ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json", ".vscode/settings.json",
-  ".envrc", ".pre-commit-config.yaml",
+  INSTALL_RECORD,
+  // Agents' and editors' settings, MCP servers and hooks.
+  ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".cursor/hooks.json", ".vscode/tasks.json",
+  ".vscode/settings.json", ".vscode/mcp.json", ".gemini/settings.json", ".zed/settings.json", ".codex/config.toml",
+  // What runs by itself in the user's shell and tools: direnv on cd, mise, git hooks managers, package managers' configs.
+  ".envrc", ".mise.toml", "mise.toml", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".npmrc", ".yarnrc", ".yarnrc.yml",
+  ".gitmodules", ".lfsconfig", ".gitlab-ci.yml",
 ]);
 /** Folders whose every file runs when something else happens: git hooks kept in the tree (husky), Claude Code's
- *  commands (their `!` lines run when the user invokes one) and hook scripts, CI workflows (on the user's push). */
-const RUNS_BELOW = [".husky/", ".githooks/", ".claude/commands/", ".claude/hooks/", ".github/workflows/"];
+ *  skills, agents and commands (their `!` lines run when one is used) and hook scripts, other agents' hooks, a dev
+ *  container's commands, CI (on the user's push). */
+const RUNS_BELOW = [".husky/", ".githooks/", ".claude/skills/", ".claude/agents/", ".claude/commands/", ".claude/hooks/", ".kiro/hooks/", ".devcontainer/", ".github/workflows/", ".github/actions/", ".circleci/"];
+/** A Windows 8.3 short name (`CLAUDE~1`, `SETTIN~1.JSO`): on a volume that keeps them it is another file's other name. */
+const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
 
 /**
  * A path the model or a collaborator may create, change or delete: a workspace path that is no runnable script
@@ -134,6 +142,8 @@ function foldSegment(segment: string): string {
  *  remote); the pull itself lets in only scripts with BMAD's own bytes. */
 export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): string | undefined {
   const folded = foldPath(path);
+  const short = folded.split("/").find((part) => SHORT_NAME.test(part));
+  if (short) return `Path "${printable(path)}" has "${printable(short)}", which Windows may read as another file's short name (CLAUDE~1 for .claude): give the full name.`;
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
