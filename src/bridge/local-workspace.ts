@@ -182,7 +182,11 @@ class LocalFiles implements WorkspaceFiles {
         const rel = dir ? `${dir}/${name}` : name;
         const kind = await this.fs.stat(join(this.root, rel));
         if (kind === "dir") await walk(rel);
-        else if (kind === "file" && compiled.glob.test(rel)) out.push((await this.entry(rel))!);
+        else if (kind === "file" && compiled.glob.test(rel)) {
+          // A file that cannot be read here (a link into machinery) is not listed.
+          const entry = await this.entry(rel);
+          if (entry) out.push(entry);
+        }
       }
     };
     await walk("");

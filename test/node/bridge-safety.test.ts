@@ -120,6 +120,30 @@ describe("the model cannot write outside the project, into machinery, or a scrip
   });
 });
 
+describe("links inside the project", () => {
+  // A second review: a link into .git broke every listing, and a link with another name showed a config's secrets.
+  it("leave a file linked into .git out of listings, and serve config only by its own name, without its secrets", async () => {
+    const { dir } = sharedProject();
+    mkdirSync(join(dir, "linked"));
+    mkdirSync(join(dir, ".git"), { recursive: true });
+    writeFileSync(join(dir, ".git/linked-target"), "machinery\n");
+    symlinkSync("../.git/linked-target", join(dir, "linked/gitcfg.md"));
+    writeFileSync(join(dir, "_bmad/custom/config.user.toml"), '[core]\nopenai_api_key = "sk-LINKED-SECRET"\n');
+    symlinkSync("../_bmad/custom/config.user.toml", join(dir, "linked/notes.md"));
+    writeFileSync(join(dir, "linked/plain.md"), "plain\n");
+    const client = await sharedProject().client;
+    const listed = await files(client, { action: "list", path: "linked/**" });
+    expect(listed.isError, listed.text).toBe(false);
+    expect(listed.text).toContain("linked/plain.md");
+    expect(listed.text).not.toContain("gitcfg.md");
+    const read = await files(client, { action: "read", path: "linked/notes.md" });
+    expect(read.isError).toBe(true);
+    expect(read.text).toContain("a config file, through a symlink; read it by its own name");
+    expect(read.text).not.toContain("sk-LINKED-SECRET");
+    expect((await files(client, { action: "read", path: "_bmad/custom/config.user.toml" })).text).not.toContain("sk-LINKED-SECRET");
+  });
+});
+
 describe("compare-and-set holds under the lock that writes", () => {
   it("gives one winner among 40 writers at one version, keeps 40 appends, and one of 20 creates", async () => {
     const { dir } = sharedProject();
