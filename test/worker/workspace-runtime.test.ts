@@ -329,7 +329,12 @@ describe("memlog append and set on a workspace", () => {
     const elsewhere = await run(`uv run ${root}/_bmad/scripts/memlog.py init --workspace bmad://projects/${project}@1a2b3c4d/runs/x`);
     expect(elsewhere.isError).toBe(true);
     expect(elsewhere.text).toContain("a run works in one project");
-    expect((await ada.files({ action: "list", project, path: "bmad:*/**" })).structured.files).toEqual([]);
+    for (const other of [`BMAD://projects/other/ws1`, `bmad:/projects/other/ws2`, `bmad\\://projects/other/ws3`, `bmad:%2F%2Fprojects/ws4`]) {
+      const refused = await run(`uv run ${root}/_bmad/scripts/memlog.py init --workspace ${other}`);
+      expect(refused.isError, other).toBe(true);
+      expect(refused.text, other).toContain("is no path this run can reach");
+    }
+    for (const glob of ["bmad:*/**", "BMAD:*/**"]) expect((await ada.files({ action: "list", project, path: glob })).structured.files, glob).toEqual([]);
   });
 });
 

@@ -118,6 +118,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));
+  // What is still a bmad: or skill: URI (another project's, BMAD:/…, bmad:/…) is no place here: taken as a relative
+  // path, it would become a folder named "bmad:".
+  const unreachable = [fsScript, ...fsArgs].map((w) => w.replace(/^--[^=]*=/, "")).find((w) => /^(bmad|skill):/i.test(w));
+  if (unreachable) return fail(`${unreachable.slice(0, 200)} is no path this run can reach: give paths from ${runtime.root}/, or BMAD's files as bmad://<module>/….`);
   const name = fsScript.slice(fsScript.lastIndexOf("/") + 1);
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
   // A ported script runs as the port on every door, over the door's confined file system: a path it is given, in
