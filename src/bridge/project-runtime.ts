@@ -98,7 +98,7 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   if (vouching.bmadDigests().has(digest)) return { ok: true };
   const record = await readConfined(root, INSTALL_RECORD);
   // A record a pull brought is the remote's word, not this machine's installer's: it vouches for nothing here.
-  const pulled = record.ok && (await broughtByPull(root, INSTALL_RECORD, record.bytes));
+  const pulled = record.ok && (await broughtByPull(root, record.bytes));
   // Every sha256 in the record: the bytes are some file BMAD's installer wrote. (A fixed-width token: linear.)
   if (record.ok && !pulled && new Set(record.bytes.toString("utf8").match(/\b[0-9a-f]{64}\b/g)).has(digest)) return { ok: true };
   const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
@@ -110,12 +110,13 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   };
 }
 
-/** Whether the file at `rel` is, byte for byte, what the folder's last pull wrote there (its sync state says so). A
- *  state that cannot be read counts as a pull: trust is not given on a broken record of where files came from. */
-async function broughtByPull(root: string, rel: string, bytes: Uint8Array): Promise<boolean> {
+/** Whether `bytes` are, byte for byte, a file the folder's last pull wrote, under any name (`_BMAD/…` is `_bmad/…` on
+ *  macOS). A state that cannot be read counts as a pull: trust is not given on a broken record of where files came from. */
+async function broughtByPull(root: string, bytes: Uint8Array): Promise<boolean> {
   const loaded = await loadState(root);
   if (!loaded.ok) return true;
-  return loaded.state?.files.get(rel)?.sha256 === createHash("sha256").update(bytes).digest("hex");
+  const digest = createHash("sha256").update(bytes).digest("hex");
+  return [...(loaded.state?.files.values() ?? [])].some((file) => file.sha256 === digest);
 }
 
 /** A script that is a regular file inside one of `bases`, after `..` and symlinks: the project's skills, or
