@@ -119,8 +119,8 @@ async function main(): Promise<number> {
   if (exited === undefined) {
     const s = (from: number, to: number) => `${((to - from) / 1000).toFixed(1)} s`;
     const now = performance.now();
-    console.log(`\nbmad-mcp is ready in ${s(started, now)} (bundle and upload ${s(started, prepared)}, wrangler dev ${s(prepared, now)}): ${origin}/mcp`);
-    console.log(`${clientLines(origin, args.port).join("\n")}\n`);
+    // One write: whoever reads the URL line reads the sign-in and client lines with it.
+    console.log(`\nbmad-mcp is ready in ${s(started, now)} (bundle and upload ${s(started, prepared)}, wrangler dev ${s(prepared, now)}): ${origin}/mcp\n${clientLines(origin, args.port).join("\n")}\n`);
   }
   return gone;
 }
