@@ -10,7 +10,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { isConfigShaped } from "../core/catalog/config.js";
+import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
@@ -123,6 +123,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     const { root, rel } = await this.place(path, "read");
     // Config is served without its secrets by the name it is asked by: a link with another name is not followed there.
     if (isConfigShaped(rel) && !isConfigShaped(path)) throw refusal(`${path} leads to ${rel}, a config file, through a symlink; read it by its own name, which serves it without its secret-looking keys.`, "EACCES");
+    if (isSecretFile(rel) || isSecretFile(path)) throw refusal(`${rel} holds secrets (an environment file, credentials or a key): no tool reads it. Tell the model what it needs from it yourself.`, "EACCES");
     return this.read(root, rel);
   }
 

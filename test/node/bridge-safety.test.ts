@@ -122,7 +122,7 @@ describe("the model cannot write outside the project, into machinery, or a scrip
 
 describe("links inside the project", () => {
   // A second review: a link into .git broke every listing, and a link with another name showed a config's secrets.
-  it("leave a file linked into .git out of listings, and serve config only by its own name, without its secrets", async () => {
+  it("leave a file linked into .git out of listings, serve config only by its own name, without its secrets, and read no secrets file", async () => {
     const { dir } = sharedProject();
     mkdirSync(join(dir, "linked"));
     mkdirSync(join(dir, ".git"), { recursive: true });
@@ -141,6 +141,17 @@ describe("links inside the project", () => {
     expect(read.text).toContain("a config file, through a symlink; read it by its own name");
     expect(read.text).not.toContain("sk-LINKED-SECRET");
     expect((await files(client, { action: "read", path: "_bmad/custom/config.user.toml" })).text).not.toContain("sk-LINKED-SECRET");
+    // Files that exist to hold secrets are read by no tool, by their name or through a link; an example file is.
+    writeFileSync(join(dir, ".env"), "OPENAI_API_KEY=sk-ENV-SECRET\n");
+    writeFileSync(join(dir, ".env.example"), "OPENAI_API_KEY=\n");
+    symlinkSync("../.env", join(dir, "linked/env.md"));
+    for (const path of [".env", "linked/env.md"]) {
+      const secret = await files(client, { action: "read", path });
+      expect(secret.isError, path).toBe(true);
+      expect(secret.text, path).toContain("holds secrets");
+      expect(secret.text, path).not.toContain("sk-ENV-SECRET");
+    }
+    expect((await files(client, { action: "read", path: ".env.example" })).text).toContain("OPENAI_API_KEY=");
   });
 });
 

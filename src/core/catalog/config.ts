@@ -40,6 +40,14 @@ export function isConfigShaped(path: string): boolean {
   return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(path);
 }
 
+/** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
+ *  others to copy (`.env.example`) are not secret. */
+const SECRET_FILE = /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|id_(rsa|dsa|ecdsa|ed25519)|.+\.(pem|key|p12|pfx))$/i;
+
+export function isSecretFile(path: string): boolean {
+  return SECRET_FILE.test(path.slice(path.lastIndexOf("/") + 1));
+}
+
 export const REDACTED_NOTE = "secret-looking keys removed by bmad-mcp";
 
 /**
