@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
+import { isLoopbackHost } from "../core/loopback.js";
 
 /** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
 type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
@@ -198,6 +199,11 @@ export class FileOAuthProvider implements OAuthClientProvider {
   }
 
   redirectToAuthorization(url: URL): void {
+    // The server names this page: only a web page is opened (a file:, search-ms: or app: URL handed to the system's
+    // opener could start a program), over https, or plain http on this machine.
+    if (!(url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname)))) {
+      throw new Error(`${this.remote} named a sign-in page that is not a web address over https (${url.protocol}//…); refused to open it. Check the --remote URL.`);
+    }
     this.awaitingCallback = true;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
     openBrowser(url.href, this.env);
