@@ -186,6 +186,8 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async mkdir(dir: string): Promise<void> {
     const { root, rel } = await this.place(dir, "read");
+    // A folder is made only where a file may be written: an empty .claude/commands/ is the start of one that runs.
+    if (rel && changeRefusal(`${rel}/file`)) throw refusal(`${rel}/ is a folder no tool writes in: it holds a tool's own settings, or code that runs; refused.`, "EACCES");
     const made = await ensureConfinedDir(root, rel);
     if (!made.ok) throw asError(made);
   }

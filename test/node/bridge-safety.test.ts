@@ -98,6 +98,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(dir, "doc.md"), "Some words.\n");
     expect((await bmadRun(client, "uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py doc.md")).out?.exit_code).toBe(0);
     expect(existsSync(marker)).toBe(false);
+    // A script told to write where tools may not leaves nothing there, not even the folder (a third review).
+    const out = await bmadRun(client, "uv run {project-root}/.claude/skills/bmad-brainstorming/scripts/brain.py html --out .claude/commands/evil.md");
+    expect(out.isError, out.text).toBe(true);
+    expect(existsSync(join(dir, ".claude/commands"))).toBe(false);
   });
 
   it("runs a script with no port only when BMAD vouches for its bytes, or the user allowed their own", async () => {

@@ -27,6 +27,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   decides.push(".claude/settings.json::$DATA", ".mcp.json:x", "_bmad/_config/files-manifest.csv::$DATA");
   // A second review: skills and agents run shell lines too, and other agents' and tools' settings.
   decides.push(".claude/skills/evil/SKILL.md", ".claude/agents/x.md", ".vscode/mcp.json", ".gemini/settings.json", ".cursor/hooks.json", ".zed/settings.json");
+  decides.push(".agents/skills/bmad-prd/SKILL.md", ".cursor/skills/x/SKILL.md", ".github/skills/x/SKILL.md", ".opencode/skill/x.md");
+  // A third review: more agents' and tools' settings than any list holds; the root's dot-files and dot-folders are theirs.
+  decides.push("opencode.json", ".opencode/plugin/x.ts", ".roo/mcp.json", ".continue/config.yaml", ".windsurf/hooks.json", ".aider.conf.yml", ".devcontainer.json", "Jenkinsfile", ".travis.yml", ".env");
   decides.push(".kiro/hooks/h.json", ".codex/config.toml", ".devcontainer/devcontainer.json", ".mise.toml", "lefthook.yml", ".npmrc", ".yarnrc.yml", ".gitmodules", ".github/actions/a/action.yml");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   // Windows' 8.3 short names of any of them (or of a script) are refused by shape, to every writer and to a pull.
@@ -35,7 +38,7 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(changeRefusal(path, { pulled: true }), path).toMatch(/short name/);
   }
   for (const path of ["_bmad/scripts/memlog.py::$DATA", "cc-verify.sh::$DATA", "a/SCRIPTS/x.py:s"]) expect(isScriptPath(path), path).toBe(true);
-  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".vscode/extensions.json", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
+  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "docs/.notes.md", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.

@@ -89,22 +89,18 @@ function isRunnable(segments: string[]): boolean {
   const dot = name.lastIndexOf(".");
   return dot > 0 && SCRIPT_EXTENSIONS.has(name.slice(dot + 1)) && segments.slice(0, -1).includes("scripts");
 }
-/** Files that decide what runs: BMAD's install record (it vouches for scripts), agents' and editors' settings that
- *  start commands, and what runs by itself in the user's tools (direnv on cd, pre-commit on commit). */
+/** Files that decide what runs: BMAD's install record (it vouches for scripts), and tools' settings at the root
+ *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([
-  INSTALL_RECORD,
-  // Agents' and editors' settings, MCP servers and hooks.
-  ".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".cursor/hooks.json", ".vscode/tasks.json",
-  ".vscode/settings.json", ".vscode/mcp.json", ".gemini/settings.json", ".zed/settings.json", ".codex/config.toml",
-  // What runs by itself in the user's shell and tools: direnv on cd, mise, git hooks managers, package managers' configs.
-  ".envrc", ".mise.toml", "mise.toml", ".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".npmrc", ".yarnrc", ".yarnrc.yml",
-  ".gitmodules", ".lfsconfig", ".gitlab-ci.yml",
+  INSTALL_RECORD, "mise.toml", "lefthook.yml", "lefthook.yaml", "opencode.json", "opencode.jsonc", "crush.json",
+  "jenkinsfile", "azure-pipelines.yml", "bitbucket-pipelines.yml",
 ]);
-/** Folders whose every file runs when something else happens: git hooks kept in the tree (husky), Claude Code's
- *  skills, agents and commands (their `!` lines run when one is used) and hook scripts, other agents' hooks, a dev
- *  container's commands, CI (on the user's push). */
-const RUNS_BELOW = [".husky/", ".githooks/", ".claude/skills/", ".claude/agents/", ".claude/commands/", ".claude/hooks/", ".kiro/hooks/", ".devcontainer/", ".github/workflows/", ".github/actions/", ".circleci/"];
+/** The root's dot-files and dot-folders are tools' own settings: agents' and editors' (settings, MCP server lists,
+ *  hooks, skills and commands whose `!` lines run), git hook managers, direnv, package managers, dev containers, CI.
+ *  Many start programs by themselves, and new tools add more, so none is written but these. */
+const DOT_WRITABLE = [".gitignore", ".gitattributes", ".editorconfig", ".env.example", ".env.sample", ".github/issue_template/", ".github/pull_request_template.md", ".claude/specs/"];
+const dotRefused = (folded: string) => folded.startsWith(".") && !DOT_WRITABLE.some((ok) => (ok.endsWith("/") ? folded.startsWith(ok) : folded === ok));
 /** A Windows 8.3 short name (`CLAUDE~1`, `SETTIN~1.JSO`): on a volume that keeps them it is another file's other name. */
 const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
 
@@ -147,8 +143,8 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_BELOW.some((dir) => folded.startsWith(dir))) && !(opts.pulled && folded === INSTALL_RECORD)) {
-    return `Path "${printable(path)}" decides what code runs here (an install record, an agent's or editor's settings, or a hook or workflow that runs by itself): tools never change it. The user edits it themselves.`;
+  if ((DECIDES_WHAT_RUNS.has(folded) || dotRefused(folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+    return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: the root's dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
 }
