@@ -61,7 +61,8 @@ const ALREADY_RUN = " (already run here: its values are filled in throughout)";
 
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */
 function configNames(config: Map<string, string>): string {
-  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40).slice(0, 8);
+  // One-line words only: a value with a line break (a config file written by hand) would be a line of this block.
+  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40 && !/[\u0000-\u001f\u007f\u2028\u2029`]/.test(v)).slice(0, 8);
   return words.length ? `${words.map(([k, v]) => `{${k}} is ${v}`).join(", ")}; ` : "";
 }
 

@@ -58,6 +58,8 @@ export const bmadProjectTool = defineTool({
       if (args.action === "list") return listProjects(store);
       if (!args.name) return fail(`bmad-project "${args.action}" needs "name": the project.`);
       const name = args.name;
+      const badAnswer = args.answers ? answerRefusal(args.answers) : undefined;
+      if (badAnswer) return fail(badAnswer);
       switch (args.action) {
         case "create": {
           const zone = args.time_zone === undefined ? undefined : checkTimeZone(args.time_zone);
@@ -235,6 +237,18 @@ export const bmadFilesTool = defineTool({
       }
     }),
 });
+
+/** Installer answers are one line each, as the installer's prompts take them: a line break in one would be a line of
+ *  its own wherever the value is shown (the runtime block), in the server's voice. */
+function answerRefusal(answers: Record<string, Record<string, string>>): string | undefined {
+  for (const [module, values] of Object.entries(answers)) {
+    for (const [key, value] of Object.entries(values)) {
+      if (/[\u0000-\u001f\u007f\u2028\u2029]/.test(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
+      if (value.length > 1000) return `Answer ${module}.${key} is ${value.length} characters; an installer answer is at most 1,000.`;
+    }
+  }
+  return undefined;
+}
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
