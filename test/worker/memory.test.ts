@@ -190,6 +190,19 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getFailureMuseum, { project: name })).structured.failures).toEqual([]);
   });
 
+  // A third review: a collaborator's 1 MiB learnings files of 92,000 items each made the owner's next recall take 47 s.
+  it("recalls at most 2,000 memories of one hand-edited file, saying so, so that filling one costs a recall little", async () => {
+    const name = unique("full");
+    await ada.project({ action: "create", name });
+    const items = Array.from({ length: 2600 }, (_, i) => `- Learning number ${i} about caching.`).join("\n");
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: `## 2026-01-10\n${items}\n` });
+    const recalled = await call(TOOL.recallStructured, { project: name, query: "learning caching" });
+    expect(recalled.isError, recalled.text).toBe(false);
+    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings/dev.md holds 2600 memories; the first 2000 are recalled. Split it, or move the rest to another file.");
+    const last = await call(TOOL.getAgentMemory, { project: name, agent: "dev", query: "number 2599" });
+    expect(last.structured.learnings.map((l: { text: string }) => l.text)).not.toContain("Learning number 2599 about caching.");
+  });
+
   it("writes remembered memories into the workspace's structured files, which bmad-files and pull serve", async () => {
     const name = unique("files");
     await ada.project({ action: "create", name });

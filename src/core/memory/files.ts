@@ -128,10 +128,11 @@ export async function parseLearnings(text: string, agent: string, path: string):
     else if (!line.trim()) current = undefined;
   });
   const entries: MemoryEntry[] = [];
-  for (const item of items.filter((it) => it.text)) {
+  const warnings: string[] = [];
+  for (const item of firstOf(items.filter((it) => it.text), path, warnings)) {
     entries.push({ id: await memoryId("agent-learnings", agent, item.text), type: "agent-learnings", agent, text: item.text, tags: [], created_at: item.date, source: `${path}:${item.line}` });
   }
-  return { entries, warnings: [] };
+  return { entries, warnings };
 }
 
 const META = /^[-*]?\s*(severity|date|agent|tags)\s*:\s*(.*)$/i;
@@ -173,7 +174,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
     }
   });
   const entries: MemoryEntry[] = [];
-  for (const b of blocks) {
+  for (const b of firstOf(blocks, path, warnings)) {
     const text = [b.title, b.body.join("\n").trim()].filter(Boolean).join("\n");
     if (!text) continue;
     const tags = [b.category, b.severity, ...b.tags.filter((t) => t.toUpperCase() !== b.category && t.toLowerCase() !== b.severity)];
@@ -190,17 +191,29 @@ export async function parseSharedContext(text: string, path: string): Promise<Pa
     sections.at(-1)!.lines.push(line.replace(/^#+\s*/, ""));
   });
   const entries: MemoryEntry[] = [];
-  for (const s of sections) {
+  const warnings: string[] = [];
+  for (const s of firstOf(sections, path, warnings)) {
     const body = s.lines.join("\n").trim();
     if (body) entries.push({ id: await memoryId("shared-context", "shared", body), type: "shared-context", agent: "shared", text: body, tags: [], created_at: "", source: `${path}:${s.line}` });
   }
-  return { entries, warnings: [] };
+  return { entries, warnings };
 }
 
-/** The memories of one hand-edited file. */
-export function parseHandFile(path: string, text: string): Promise<Parsed> {
-  if (path === MUSEUM_FILE) return parseMuseum(text, path);
-  if (path === SHARED_CONTEXT_FILE) return parseSharedContext(text, path);
+/** The memories of one hand-edited file (at most MAX_FILE_MEMORIES, and MAX_WARNINGS warnings: a file anyone with
+ *  write access can fill costs each recall that indexes it no more than that). */
+export async function parseHandFile(path: string, text: string): Promise<Parsed> {
   const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
-  return parseLearnings(text, agent, path);
+  const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path) : parseLearnings(text, agent, path));
+  const warnings = parsed.warnings.length > MAX_WARNINGS ? [...parsed.warnings.slice(0, MAX_WARNINGS), `${path}: and ${parsed.warnings.length - MAX_WARNINGS} more warnings.`] : parsed.warnings;
+  return { entries: parsed.entries, warnings };
+}
+
+export const MAX_FILE_MEMORIES = 2000;
+const MAX_WARNINGS = 20;
+
+/** The first MAX_FILE_MEMORIES of a file's parts, before any is hashed into a memory; a warning says what was left. */
+function firstOf<T>(items: T[], path: string, warnings: string[]): T[] {
+  if (items.length <= MAX_FILE_MEMORIES) return items;
+  warnings.push(`${path} holds ${items.length} memories; the first ${MAX_FILE_MEMORIES} are recalled. Split it, or move the rest to another file.`);
+  return items.slice(0, MAX_FILE_MEMORIES);
 }
