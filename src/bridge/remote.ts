@@ -10,9 +10,10 @@ import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import type { RemoteLink } from "./remote-link.js";
 
-/** Run here, where the project's files are (memory lives in them), or where the client answers sampling. */
+/** Run here, where the project's files are (memory lives in them, and bmad-files and bmad-run work on them), or
+ *  where the client answers sampling. A remote workspace's files come here with bmad-mcp pull. */
 const LOCAL_TOOLS = new Set<string>([
-  TOOL.runCompletionContract, TOOL.getProjectContext, TOOL.rememberStructured, TOOL.recallStructured, TOOL.getAgentMemory, TOOL.getFailureMuseum, TOOL.delegateToAgent,
+  TOOL.bmadFiles, TOOL.bmadRun, TOOL.runCompletionContract, TOOL.getProjectContext, TOOL.rememberStructured, TOOL.recallStructured, TOOL.getAgentMemory, TOOL.getFailureMuseum, TOOL.delegateToAgent,
 ]);
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);

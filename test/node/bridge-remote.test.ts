@@ -97,6 +97,12 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
 
   const contract = await client.callTool({ name: "run_completion_contract", arguments: {} });
   expect(contract.structuredContent).toMatchObject({ status: "PASS", output: "local contract ran\n" });
+  // bmad-files and bmad-run work on this folder, as the docs say (a review found them sent to the remote).
+  const written = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "docs/local.md", content: "# Local\n\nA few words.\n" } });
+  expect(written.isError, text(written)).toBeFalsy();
+  expect(readFileSync(join(project, "docs/local.md"), "utf8")).toBe("# Local\n\nA few words.\n");
+  const counted = await client.callTool({ name: "bmad-run", arguments: { command: `uv run bmad://core/bmad-review/scripts/word_metrics.py ${join(project, "docs/local.md")}` } });
+  expect(text(counted)).toMatch(/"total_words": 5\b/);
 
   const file = join(config, "bmad-mcp", "credentials.json");
   expect(statSync(file).mode & 0o777).toBe(0o600);
