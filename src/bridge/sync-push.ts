@@ -2,12 +2,15 @@
 // if_version, so a file changed on the remote since the pull is never overwritten without --force (then the
 // push refuses, and nothing is sent). What it sends: files that were pulled and changed here; files deleted
 // here (deleted on the remote too; its history keeps them, and `bmad-files restore` brings one back); and new
-// files inside the workspace's own top-level folders (those the pull brought, e.g. _bmad/, _bmad-output/).
-// Everything else in the folder (your code) stays local.
+// files inside BMAD's own folders (_bmad/, _bmad-output/), whatever folders the remote listed: a remote names what
+// it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
+// files that hold secrets and tools' own settings, pulled or not.
 import { asText, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
+import { isSecretFile } from "../core/catalog/config.js";
+import { changeRefusal } from "../core/workspace/paths.js";
 
 type Step =
   | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
@@ -19,10 +22,11 @@ type Step =
 
 const READS_AT_ONCE = 8;
 
-/** The folders a push looks in for new files: the top-level folders of files that were pulled. */
-function workspaceFolders(state: SyncState): string[] {
-  return [...new Set([...state.files.keys()].filter((p) => p.includes("/")).map((p) => p.split("/")[0]!))].sort();
-}
+/** The folders a push looks in for new files: BMAD's own, where its skills write. */
+const NEW_FILE_FOLDERS = ["_bmad", "_bmad-output"];
+
+/** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
+const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
 export async function push(o: SyncOptions): Promise<SyncResult> {
   const loaded = await loadState(o.dir);
@@ -36,8 +40,8 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const listed = await o.workspace.list();
   if (!listed.ok) return listed;
   const remote = listed.value;
-  const found = (await Promise.all(workspaceFolders(state).map((f) => walkFiles(o.dir, f)))).flat();
-  const paths = [...new Set([...state.files.keys(), ...found])].sort();
+  const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
+  const paths = [...new Set([...state.files.keys(), ...found])].filter(sendable).sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
 
   const report = new Report();

@@ -374,10 +374,14 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string> } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[] } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
+    if (args.action === "write") {
+      opts.written?.push(path);
+      return { content: [{ type: "text", text: `Wrote ${path}` }], structuredContent: { path, version: 1, size: 1, sha256: "" } };
+    }
     if (args.action === "list" && opts.endless) {
       // Always one file in a folder one level deeper, and always "there is more".
       const files = path.endsWith("**") ? [{ path: `${path.slice(0, -2)}d/f.md`, version: 1, size: 1 }] : [];
@@ -511,6 +515,22 @@ it("takes the install record a pull brought as the remote's word: it vouches for
     await bridge.close();
   }
 }, 60_000);
+
+// A fourth review: a remote that listed src/ and config/ at pull then received the user's code and .env files at push.
+it("pushes new files only from BMAD's own folders, whatever the remote listed, and never a file that holds secrets", async () => {
+  const target = fakeDir();
+  const written: string[] = [];
+  const remote = await startFake(["src/NOTES.md", "config/README.md", "_bmad-output/plan.md"], { written });
+  expect((await cli(["pull", "--remote", remote, "--project", "x", "--dir", target])).code).toBe(0);
+  writeFileSync(join(target, "src/app.ts"), "export const secret = 1;\n");
+  writeFileSync(join(target, "config/.env.local"), "DB_PASSWORD=hunter2\n");
+  writeFileSync(join(target, "_bmad-output/new.md"), "# New\n");
+  writeFileSync(join(target, "_bmad-output/.env"), "TOKEN=t\n");
+  writeFileSync(join(target, "_bmad-output/deploy.key"), "KEY\n");
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(written).toEqual(["_bmad-output/new.md"]);
+}, 30_000);
 
 it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {
   const target = fakeDir();
