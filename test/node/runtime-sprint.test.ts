@@ -259,3 +259,26 @@ it("runs each port on 1 MiB of hostile input in linear time, and arguments four 
   expect([plan, update, detect].map((r) => [r.exitCode, r.stdout.slice(0, 300), r.stderr.slice(0, 300)])).toEqual([[0, expect.any(String), ""], [0, expect.any(String), ""], [0, expect.any(String), ""]]);
   expect(elapsed).toBeLessThan(20_000); // a quadratic step would take minutes at 1 MiB; a linear one takes about 2 s alone
 });
+
+// A fourth review: a board move rewrote an anchored status and left its alias dangling (or turned `<<` into a plain
+// key), and 45,000 stories took 40 s to parse.
+it("moves a card only where no value is shared through an anchor, an alias or a merge key, and refuses a file far past a sprint's size at once", async () => {
+  const { moveStoryText } = await import("../../src/core/runtime/sprint-move.js");
+  const { sanitizeConfigText } = await import("../../src/core/catalog/config.js");
+  for (const text of ["development_status:\n  1-1-login: &s backlog\n  1-2-logout: *s\n", "defaults: &d\n  1-1-login: backlog\ndevelopment_status:\n  <<: *d\n  1-2-logout: backlog\n", "development_status:\n  &k 1-1-login: backlog\n  x: *k\n"]) {
+    const moved = moveStoryText(text, "1-2-logout", "done");
+    expect(moved.ok, text).toBe(false);
+    expect(moved.ok ? "" : moved.error, text).toMatch(/shares values through YAML anchors|does not parse/);
+  }
+  expect(moveStoryText("development_status:\n  1-1-login: backlog\n", "1-1-login", "done")).toMatchObject({ ok: true, text: "development_status:\n  1-1-login: done\n" });
+  const many = (n: number) => `development_status:\n${Array.from({ length: n }, (_, i) => `  1-${i}-s: backlog`).join("\n")}\n`;
+  let started = performance.now();
+  expect(moveStoryText(many(45_000), "1-1-s", "done")).toMatchObject({ ok: false, error: expect.stringContaining("more than 10000 keys") });
+  expect(performance.now() - started).toBeLessThan(2000);
+  // A config file of 40,000 keys is sanitised in linear time (the duplicate-key check was quadratic: 36 s).
+  started = performance.now();
+  const served = sanitizeConfigText("_bmad/bmm/config.yaml", `${Array.from({ length: 40_000 }, (_, i) => `key_${i}: v`).join("\n")}\napi_key: x\n`);
+  expect(served).toContain("key_39999: v");
+  expect(served).not.toContain("api_key");
+  expect(performance.now() - started).toBeLessThan(5000);
+});

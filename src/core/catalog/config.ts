@@ -80,7 +80,8 @@ const isToml = (path: string) => /\.toml$/i.test(path);
 
 function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
   try {
-    return { data: isToml(path) ? parseToml(text) : parseYaml(text) };
+    // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
+    return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false }) };
   } catch (error) {
     return { error: (error instanceof Error ? error.message : String(error)).split("\n")[0]! };
   }

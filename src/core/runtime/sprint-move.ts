@@ -2,16 +2,31 @@
 // round trip (sprint-yaml.ts, the port's loader and emitter), one value replaced in development_status, comments,
 // order and styles kept, so BMAD's Python reads it back as it wrote it.
 import { deref, getItem, isMap, isNone, setItem } from "./sprint-py.js";
-import { str, loadYaml, type YMapNode, type YScalar } from "./sprint-yaml.js";
+import { str, loadYaml, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import type { Result } from "../result.js";
 
 export type MoveResult = Result<{ text: string; before: string }>;
 
+function shared(value: YValue | null): boolean {
+  if (!value) return false;
+  if (value.kind === "alias" || value.anchor) return true;
+  if (value.kind === "map") return value.items.some((item) => item.key.text === "<<" || item.key.anchor !== undefined || shared(item.value));
+  return value.kind === "seq" && value.items.some((item) => shared(item.value));
+}
+
 /** `text` with development_status[`story`] set to `status`; the story must already be there. */
 export function moveStoryText(text: string, story: string, status: string): MoveResult {
-  const loaded = loadYaml(text);
+  let loaded: ReturnType<typeof loadYaml>;
+  try {
+    loaded = loadYaml(text);
+  } catch (error) {
+    loaded = { error: (error as Error).message };
+  }
   if ("error" in loaded) return { ok: false, error: `sprint-status.yaml does not parse: ${loaded.error}` };
+  // A value shared through an anchor, an alias or a merge key would be written back changed for every story that
+  // shares it (or left dangling): the board moves only plain values.
+  if (shared(loaded.doc.root)) return { ok: false, error: "sprint-status.yaml shares values through YAML anchors, aliases or merge keys (&, *, <<): move this story by editing the file, or with BMAD's sprint_status.py." };
   const root = loaded.doc.root;
   const dev = root && !isNone(root) && isMap(root) ? getItem(deref(root) as YMapNode, "development_status") : undefined;
   if (!dev || isNone(dev) || !isMap(dev)) return { ok: false, error: "sprint-status.yaml has no development_status mapping." };

@@ -33,7 +33,8 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
   let data: unknown;
   try {
-    data = parse(new TextDecoder().decode(read.value.data));
+    // uniqueKeys: the yaml package's duplicate check is quadratic in the keys; the board shows the last one.
+    data = parse(new TextDecoder().decode(read.value.data), { uniqueKeys: false });
   } catch (error) {
     return { ok: false, error: `${path} does not parse: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
   }
