@@ -5,7 +5,9 @@
 // files inside BMAD's own folders (_bmad/, _bmad-output/), whatever folders the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { asText, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
+import { lstat, realpath } from "node:fs/promises";
+import { join } from "node:path";
+import { asText, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
@@ -21,6 +23,18 @@ type Step =
   | { op: "record"; path: string; version: number; sha256: string };
 
 const READS_AT_ONCE = 8;
+
+/** A file as push may send it: a plain file at its own path. A link (symbolic anywhere on the way, or hard) would send
+ *  what it reaches, the user's code or a secret, under a harmless name. */
+async function readToSend(dir: string, path: string): Promise<Local> {
+  const info = await lstat(join(dir, path)).catch(() => undefined);
+  if (info) {
+    const real = await realpath(join(dir, path)).catch(() => undefined);
+    const linked = info.isSymbolicLink() || info.nlink > 1 || real !== join(await realpath(dir), path);
+    if (linked) return { kind: "blocked", error: `${path}: a link (to ${real ?? "something else"}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` };
+  }
+  return readLocal(dir, path);
+}
 
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */
 const NEW_FILE_FOLDERS = ["_bmad", "_bmad-output"];
@@ -42,7 +56,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const remote = listed.value;
   const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
   const paths = [...new Set([...state.files.keys(), ...found])].filter(sendable).sort();
-  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
+  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path));
 
   const report = new Report();
   const refusals: Refusal[] = [];

@@ -6,7 +6,7 @@
 // pull or push shows, and setup goes through the MCP client.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -529,6 +529,16 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/deploy.key"), "KEY\n");
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
+  expect(written).toEqual(["_bmad-output/new.md"]);
+  // A fifth review: a link inside _bmad-output (symbolic, or hard) sent what it reached under a harmless name.
+  writeFileSync(join(target, ".env"), "DB_PASSWORD=hunter2\n");
+  symlinkSync("../.env", join(target, "_bmad-output/notes.md"));
+  linkSync(join(target, ".env"), join(target, "_bmad-output/hard.md"));
+  symlinkSync("../src", join(target, "_bmad-output/code"));
+  const linked = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(linked.code).toBe(1);
+  for (const path of ["_bmad-output/notes.md", "_bmad-output/hard.md"]) expect(linked.stderr, path).toContain(`${path}: a link (to `);
+  expect(linked.stderr).not.toContain("code/app.ts"); // a linked folder is not walked at all
   expect(written).toEqual(["_bmad-output/new.md"]);
 }, 30_000);
 
