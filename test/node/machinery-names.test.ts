@@ -38,7 +38,11 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(changeRefusal(path, { pulled: true }), path).toMatch(/short name/);
   }
   for (const path of ["_bmad/scripts/memlog.py::$DATA", "cc-verify.sh::$DATA", "a/SCRIPTS/x.py:s"]) expect(isScriptPath(path), path).toBe(true);
-  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "docs/.notes.md", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
+  // A fifth review: in any folder too (a monorepo's packages; direnv runs a nested .envrc), and more root configs.
+  decides.push("packages/app/.claude/skills/evil/SKILL.md", "_bmad-output/.claude/commands/evil.md", "sub/.mcp.json", "sub/.envrc", "docs/.npmrc", "_bmad-output/.env");
+  decides.push("lefthook-local.yml", "lefthook.toml", "lefthook.json", "mise.local.toml", "mise/config.toml", "crush.jsonc", "buildspec.yml", "cloudbuild.yaml", "appveyor.yml", "netlify.toml");
+  for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
+  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.
@@ -53,4 +57,13 @@ it("folds names that are one file on macOS or Windows", () => {
   expect(foldPath("a/b\u200c.md")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b.md::$DATA")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b.md")).not.toBe(foldPath("a/c.md"));
+});
+
+// A fifth review: secret files it missed, and names that fold to .env on macOS or Windows.
+it("knows the files that exist to hold secrets, by any name a file system reads them by", async () => {
+  const { isSecretFile } = await import("../../src/core/catalog/config.js");
+  const secret = [".env", ".env.local", ".ENV.", ".env ", ".\u200cenv", ".envrc", ".dev.vars", "credentials.json", "serviceAccountKey.json", ".git-credentials", ".aws/credentials", ".docker/config.json", ".kube/config"];
+  secret.push("terraform.tfvars", "terraform.tfstate", "secrets.yaml", ".htpasswd", ".vault-token", "app.keystore", "release.jks", "putty.ppk", "id_ed25519_sk", "tls.pem", "npm/.npmrc");
+  for (const path of secret) expect(isSecretFile(path), JSON.stringify(path)).toBe(true);
+  for (const path of [".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml"]) expect(isSecretFile(path), path).toBe(false);
 });

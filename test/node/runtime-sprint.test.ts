@@ -265,7 +265,7 @@ it("runs each port on 1 MiB of hostile input in linear time, and arguments four 
 it("moves a card only where no value is shared through an anchor, an alias or a merge key, and refuses a file far past a sprint's size at once", async () => {
   const { moveStoryText } = await import("../../src/core/runtime/sprint-move.js");
   const { sanitizeConfigText } = await import("../../src/core/catalog/config.js");
-  for (const text of ["development_status:\n  1-1-login: &s backlog\n  1-2-logout: *s\n", "defaults: &d\n  1-1-login: backlog\ndevelopment_status:\n  <<: *d\n  1-2-logout: backlog\n", "development_status:\n  &k 1-1-login: backlog\n  x: *k\n"]) {
+  for (const text of ["development_status:\n  !!merge <<: {1-1-login: backlog}\n  1-2-logout: backlog\n", "development_status:\n  1-1-login: &s backlog\n  1-2-logout: *s\n", "defaults: &d\n  1-1-login: backlog\ndevelopment_status:\n  <<: *d\n  1-2-logout: backlog\n", "development_status:\n  &k 1-1-login: backlog\n  x: *k\n"]) {
     const moved = moveStoryText(text, "1-2-logout", "done");
     expect(moved.ok, text).toBe(false);
     expect(moved.ok ? "" : moved.error, text).toMatch(/shares values through YAML anchors|does not parse/);
@@ -274,6 +274,8 @@ it("moves a card only where no value is shared through an anchor, an alias or a 
   const many = (n: number) => `development_status:\n${Array.from({ length: n }, (_, i) => `  1-${i}-s: backlog`).join("\n")}\n`;
   let started = performance.now();
   expect(moveStoryText(many(45_000), "1-1-s", "done")).toMatchObject({ ok: false, error: expect.stringContaining("more than 10000 keys") });
+  const flow = `development_status: {${Array.from({ length: 30_000 }, (_, i) => `1-${i}-s: backlog`).join(", ")}}\n`;
+  expect(moveStoryText(flow, "1-1-s", "done")).toMatchObject({ ok: false, error: expect.stringContaining("more than 10000 keys") });
   expect(performance.now() - started).toBeLessThan(2000);
   // A config file of 40,000 keys is sanitised in linear time (the duplicate-key check was quadratic: 36 s).
   started = performance.now();

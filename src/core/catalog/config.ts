@@ -3,6 +3,7 @@
 // Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { foldPath } from "../workspace/paths.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
 const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|key([-_]?id)?$)/i;
@@ -42,10 +43,15 @@ export function isConfigShaped(path: string): boolean {
 
 /** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
  *  others to copy (`.env.example`) are not secret. */
-const SECRET_FILE = /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|id_(rsa|dsa|ecdsa|ed25519)|.+\.(pem|key|p12|pfx))$/i;
+const SECRET_FILE =
+  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|credentials(\.json)?|serviceaccountkey\.json|secrets?\.(ya?ml|json|toml)|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
+/** Folders that hold credentials whatever their files are called (`.aws/credentials`, `.docker/config.json`). */
+const SECRET_DIRS = new Set([".aws", ".docker", ".kube", ".ssh", ".gnupg"]);
 
+/** A path's file holds secrets, by its name as any file system reads it (case, trailing dots, zero-width marks). */
 export function isSecretFile(path: string): boolean {
-  return SECRET_FILE.test(path.slice(path.lastIndexOf("/") + 1));
+  const parts = foldPath(path).split("/");
+  return SECRET_FILE.test(parts[parts.length - 1]!) || parts.slice(0, -1).some((part) => SECRET_DIRS.has(part));
 }
 
 export const REDACTED_NOTE = "secret-looking keys removed by bmad-mcp";

@@ -92,15 +92,19 @@ function isRunnable(segments: string[]): boolean {
 /** Files that decide what runs: BMAD's install record (it vouches for scripts), and tools' settings at the root
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
-const DECIDES_WHAT_RUNS = new Set([
-  INSTALL_RECORD, "mise.toml", "lefthook.yml", "lefthook.yaml", "opencode.json", "opencode.jsonc", "crush.json",
-  "jenkinsfile", "azure-pipelines.yml", "bitbucket-pipelines.yml",
-]);
-/** The root's dot-files and dot-folders are tools' own settings: agents' and editors' (settings, MCP server lists,
- *  hooks, skills and commands whose `!` lines run), git hook managers, direnv, package managers, dev containers, CI.
- *  Many start programs by themselves, and new tools add more, so none is written but these. */
-const DOT_WRITABLE = [".gitignore", ".gitattributes", ".editorconfig", ".env.example", ".env.sample", ".github/issue_template/", ".github/pull_request_template.md", ".claude/specs/"];
-const dotRefused = (folded: string) => folded.startsWith(".") && !DOT_WRITABLE.some((ok) => (ok.endsWith("/") ? folded.startsWith(ok) : folded === ok));
+const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile", "mise/config.toml"]);
+const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|mise(\.local)?\.toml|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml)$/;
+/** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
+ *  `.envrc` wherever one cds): agents' and editors' settings, MCP server lists, hooks, skills and commands whose `!`
+ *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
+ *  tools add more, so none is written but these: the plain ones anywhere, and the folders BMAD and the delivery sessions keep their content in. */
+const DOT_NAMES_OK = new Set([".gitignore", ".gitkeep", ".gitattributes", ".editorconfig", ".memlog.md", ".env.example", ".env.sample"]);
+const DOT_FOLDERS_OK = [".claude/specs/", "_bmad-output/.runs/", ".github/issue_template/", ".github/pull_request_template.md"];
+const dotRefused = (folded: string) => {
+  if (DOT_FOLDERS_OK.some((ok) => (ok.endsWith("/") ? folded.startsWith(ok) : folded === ok))) return false;
+  const parts = folded.split("/");
+  return parts.some((part, i) => part.startsWith(".") && !(i === parts.length - 1 && DOT_NAMES_OK.has(part)));
+};
 /** A Windows 8.3 short name (`CLAUDE~1`, `SETTIN~1.JSO`): on a volume that keeps them it is another file's other name. */
 const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
 
@@ -143,8 +147,8 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if ((DECIDES_WHAT_RUNS.has(folded) || dotRefused(folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
-    return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: the root's dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
+  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || dotRefused(folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+    return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
 }
