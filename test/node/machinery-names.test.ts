@@ -42,7 +42,7 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   decides.push("packages/app/.claude/skills/evil/SKILL.md", "_bmad-output/.claude/commands/evil.md", "sub/.mcp.json", "sub/.envrc", "docs/.npmrc", "_bmad-output/.env");
   decides.push("lefthook-local.yml", "lefthook.toml", "lefthook.json", "mise.local.toml", "mise/config.toml", "crush.jsonc", "buildspec.yml", "cloudbuild.yaml", "appveyor.yml", "netlify.toml");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
-  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
+  for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad-output/planning-artifacts/ux/.working/color-themes-1.html", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.

@@ -99,11 +99,14 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|mise(\.local)?\.t
  *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
  *  tools add more, so none is written but these: the plain ones anywhere, and the folders BMAD and the delivery sessions keep their content in. */
 const DOT_NAMES_OK = new Set([".gitignore", ".gitkeep", ".gitattributes", ".editorconfig", ".memlog.md", ".env.example", ".env.sample"]);
-const DOT_FOLDERS_OK = [".claude/specs/", "_bmad-output/.runs/", ".github/issue_template/", ".github/pull_request_template.md"];
+/** BMAD's own dot-folders: bmad-ux's `{doc_workspace}/.working/` (mockups), seed 001's `_bmad-output/.runs/`. */
+const DOT_DIRS_OK = new Set([".working", ".runs"]);
+const DOT_FOLDERS_OK = [".claude/specs/", ".github/issue_template/", ".github/pull_request_template.md"];
 const dotRefused = (folded: string) => {
   if (DOT_FOLDERS_OK.some((ok) => (ok.endsWith("/") ? folded.startsWith(ok) : folded === ok))) return false;
   const parts = folded.split("/");
-  return parts.some((part, i) => part.startsWith(".") && !(i === parts.length - 1 && DOT_NAMES_OK.has(part)));
+  const last = parts.length - 1;
+  return parts.some((part, i) => part.startsWith(".") && !(i === last ? DOT_NAMES_OK.has(part) : i > 0 && DOT_DIRS_OK.has(part)));
 };
 /** A Windows 8.3 short name (`CLAUDE~1`, `SETTIN~1.JSO`): on a volume that keeps them it is another file's other name. */
 const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
