@@ -133,6 +133,14 @@ export async function landingRefusal(root: string, rel: string, changer: Changer
   }
 }
 
+/** What a read may not return, judged on the opened file: its path from the real root and its count of names (a hard
+ *  link is another name of a file, a secret one included). A reason refuses the read. */
+export type ReadJudge = (realRel: string, links: number) => string | undefined;
+
+async function openedPath(handle: FileHandle): Promise<string | undefined> {
+  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+}
+
 /** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught. */
 async function openedInside(handle: FileHandle, realRoot: string): Promise<boolean> {
   try {
@@ -143,7 +151,7 @@ async function openedInside(handle: FileHandle, realRoot: string): Promise<boole
 }
 
 /** A regular file's bytes, at most `maxBytes` (checked on the open descriptor; never more than max + 1 read). */
-export async function readConfined(root: string, rel: string, opts: { maxBytes?: number } = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
+export async function readConfined(root: string, rel: string, opts: { maxBytes?: number; judge?: ReadJudge } = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
   const max = opts.maxBytes ?? MAX_READ_BYTES;
   const at = await locate(root, rel);
   if (!at.ok) return at;
@@ -165,6 +173,10 @@ export async function readConfined(root: string, rel: string, opts: { maxBytes?:
     if (!(await openedInside(handle, at.realRoot))) return failure("outside", rel, "moved outside the project while being read; refused.");
     const info = await handle.stat();
     if (!info.isFile()) return notFile(rel, info);
+    // Judged on what was opened, not on the name looked up before: a link swapped in between is seen here.
+    const opened = opts.judge && (await openedPath(handle));
+    const judged = opts.judge?.(opened ? relative(at.realRoot, opened) : relative(at.realRoot, found.real), info.nlink);
+    if (judged) return failure("outside", rel, judged);
     const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
     if (info.size > max) return tooLarge;
     const buffer = Buffer.alloc(Math.min(info.size, max) + 1);

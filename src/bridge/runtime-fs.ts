@@ -121,14 +121,20 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async readFile(path: string): Promise<Uint8Array | undefined> {
     const { root, rel } = await this.place(path, "read");
-    // Config is served without its secrets by the name it is asked by: a link with another name is not followed there.
-    if (isConfigShaped(rel) && !isConfigShaped(path)) throw refusal(`${path} leads to ${rel}, a config file, through a symlink; read it by its own name, which serves it without its secret-looking keys.`, "EACCES");
-    if (isSecretFile(rel) || isSecretFile(path)) throw refusal(`${rel} holds secrets (an environment file, credentials or a key): no tool reads it. Tell the model what it needs from it yourself.`, "EACCES");
-    return this.read(root, rel);
+    return this.read(root, rel, path);
   }
 
-  private async read(root: string, rel: string): Promise<Uint8Array | undefined> {
-    const read = await readConfined(root, rel, { maxBytes: MAX_READ });
+  /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
+   *  link): no secrets file, no other name of a file, config only by its own name. */
+  private async read(root: string, rel: string, asked = rel): Promise<Uint8Array | undefined> {
+    const judge = (real: string, links: number): string | undefined => {
+      if (isSecretFile(real) || isSecretFile(asked)) return `${real} holds secrets (an environment file, credentials or a key): no tool reads it. Tell the model what it needs from it yourself.`;
+      if (links > 1) return `${rel} is a hard link, another name of a file that may hold anything: no tool reads one. Copy the file instead.`;
+      // Config is served without its secrets by the name it is asked by: a link with another name is not followed there.
+      if (isConfigShaped(real) && !isConfigShaped(asked)) return `${asked} leads to ${real}, a config file, through a symlink; read it by its own name, which serves it without its secret-looking keys.`;
+      return real.split("/").map(machineryName).find(Boolean) ? `${rel} leads into machinery; refused.` : undefined;
+    };
+    const read = await readConfined(root, rel, { maxBytes: MAX_READ, judge });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
     throw asError(read);

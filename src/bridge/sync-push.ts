@@ -33,7 +33,8 @@ async function readToSend(dir: string, path: string): Promise<Local> {
     const linked = info.isSymbolicLink() || info.nlink > 1 || real !== join(await realpath(dir), path);
     if (linked) return { kind: "blocked", error: `${path}: a link (to ${real ?? "something else"}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` };
   }
-  return readLocal(dir, path);
+  // Again on the opened file: a link swapped in after the look above is not read through.
+  return readLocal(dir, path, (opened, links) => (opened !== path || links > 1 ? "became a link while being read; push sends only plain files. Push again." : undefined));
 }
 
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { join } from "node:path";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
-import { listConfined, readConfined, resolveConfined } from "./confined-fs.js";
+import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./confined-fs.js";
 
 /** Folders never pushed: other tools' state (machinery, .git and bmad-mcp's own under every name, is skipped too). */
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
@@ -21,8 +21,8 @@ export type Local =
 
 export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
-export async function readLocal(dir: string, path: string): Promise<Local> {
-  const read = await readConfined(dir, path, { maxBytes: MAX_FILE_BYTES });
+export async function readLocal(dir: string, path: string, judge?: ReadJudge): Promise<Local> {
+  const read = await readConfined(dir, path, { maxBytes: MAX_FILE_BYTES, ...(judge ? { judge } : {}) });
   if (read.ok) return { kind: "file", bytes: read.bytes, sha256: sha256(read.bytes) };
   if (read.code === "missing") return missingAt(dir, path);
   if (read.code === "too-large") return { kind: "large" };

@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -156,6 +156,12 @@ describe("links inside the project", () => {
       expect(secret.text, path).not.toContain("sk-ENV-SECRET");
     }
     expect((await files(client, { action: "read", path: ".env.example" })).text).toContain("OPENAI_API_KEY=");
+    // Nor through a hard link, another name of the same file (a sixth review).
+    linkSync(join(dir, ".env"), join(dir, "linked/hard.md"));
+    const hard = await files(client, { action: "read", path: "linked/hard.md" });
+    expect(hard.isError).toBe(true);
+    expect(hard.text).toContain("is a hard link");
+    expect(hard.text).not.toContain("sk-ENV-SECRET");
   });
 });
 

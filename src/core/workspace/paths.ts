@@ -101,12 +101,17 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|mise(\.local)?\.t
 const DOT_NAMES_OK = new Set([".gitignore", ".gitkeep", ".gitattributes", ".editorconfig", ".memlog.md", ".env.example", ".env.sample"]);
 /** BMAD's own dot-folders: bmad-ux's `{doc_workspace}/.working/` (mockups), seed 001's `_bmad-output/.runs/`. */
 const DOT_DIRS_OK = new Set([".working", ".runs"]);
-const DOT_FOLDERS_OK = [".claude/specs/", ".github/issue_template/", ".github/pull_request_template.md"];
-const dotRefused = (folded: string) => {
-  if (DOT_FOLDERS_OK.some((ok) => (ok.endsWith("/") ? folded.startsWith(ok) : folded === ok))) return false;
+/** Content folders at the root, taken only as spelled here (not `.CLAUDE/specs`, `.claude./specs`): below them the
+ *  rule holds as anywhere. */
+const DOT_FOLDERS_OK = [".claude/specs/", ".github/ISSUE_TEMPLATE/", ".github/pull_request_template.md"];
+const dotRefused = (path: string, folded: string) => {
+  const prefix = DOT_FOLDERS_OK.find((ok) => (ok.endsWith("/") ? path.startsWith(ok) : path === ok));
+  if (prefix && !prefix.endsWith("/")) return false; // the one file
   const parts = folded.split("/");
   const last = parts.length - 1;
-  return parts.some((part, i) => part.startsWith(".") && !(i === last ? DOT_NAMES_OK.has(part) : i > 0 && DOT_DIRS_OK.has(part)));
+  // The allowed folder's own parts are content; everything below it is judged as anywhere.
+  const from = prefix ? prefix.split("/").length - 1 : 0;
+  return parts.some((part, i) => i >= from && part.startsWith(".") && !(i === last ? DOT_NAMES_OK.has(part) : i > 0 && DOT_DIRS_OK.has(part)));
 };
 /** A Windows 8.3 short name (`CLAUDE~1`, `SETTIN~1.JSO`): on a volume that keeps them it is another file's other name. */
 const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
@@ -150,7 +155,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || dotRefused(folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
