@@ -137,18 +137,12 @@ export async function landingRefusal(root: string, rel: string, changer: Changer
  *  link is another name of a file, a secret one included). A reason refuses the read. */
 export type ReadJudge = (realRel: string, links: number) => string | undefined;
 
+/** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught;
+ *  undefined with no /proc, where the realpath check before open stands alone. */
 async function openedPath(handle: FileHandle): Promise<string | undefined> {
   return readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
 }
 
-/** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught. */
-async function openedInside(handle: FileHandle, realRoot: string): Promise<boolean> {
-  try {
-    return isInside(realRoot, await readlink(`/proc/self/fd/${handle.fd}`));
-  } catch {
-    return true; // no /proc here: the realpath check before open stands alone
-  }
-}
 
 /** A regular file's bytes, at most `maxBytes` (checked on the open descriptor; never more than max + 1 read). */
 export async function readConfined(root: string, rel: string, opts: { maxBytes?: number; judge?: ReadJudge } = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
@@ -170,12 +164,12 @@ export async function readConfined(root: string, rel: string, opts: { maxBytes?:
     return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
   }
   try {
-    if (!(await openedInside(handle, at.realRoot))) return failure("outside", rel, "moved outside the project while being read; refused.");
+    const opened = await openedPath(handle);
+    if (opened !== undefined && !isInside(at.realRoot, opened)) return failure("outside", rel, "moved outside the project while being read; refused.");
     const info = await handle.stat();
     if (!info.isFile()) return notFile(rel, info);
     // Judged on what was opened, not on the name looked up before: a link swapped in between is seen here.
-    const opened = opts.judge && (await openedPath(handle));
-    const judged = opts.judge?.(opened ? relative(at.realRoot, opened) : relative(at.realRoot, found.real), info.nlink);
+    const judged = opts.judge?.(relative(at.realRoot, opened ?? found.real), info.nlink);
     if (judged) return failure("outside", rel, judged);
     const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
     if (info.size > max) return tooLarge;
@@ -309,7 +303,8 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
     return failure("io", rel, `cannot be created (${errno(e) ?? (e as Error).message}).`);
   }
   try {
-    if (!(await openedInside(handle, realRoot))) {
+    const opened = await openedPath(handle);
+    if (opened !== undefined && !isInside(realRoot, opened)) {
       await unlink(target).catch(() => undefined);
       return failure("outside", rel, "moved outside the project while being written; refused.");
     }
@@ -355,7 +350,7 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
   const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
   if (!parent.ok) return parent;
   const target = join(parent.path, basename(at.abs));
-  const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, join(dir), rel, changer));
+  const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, dir, rel, changer));
   const refused = lands(target);
   if (refused) return refused;
   let staging: string | undefined;

@@ -5,8 +5,6 @@
 // files inside BMAD's own folders (_bmad/, _bmad-output/), whatever folders the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { lstat, realpath } from "node:fs/promises";
-import { join } from "node:path";
 import { asText, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
@@ -24,17 +22,13 @@ type Step =
 
 const READS_AT_ONCE = 8;
 
-/** A file as push may send it: a plain file at its own path. A link (symbolic anywhere on the way, or hard) would send
- *  what it reaches, the user's code or a secret, under a harmless name. */
-async function readToSend(dir: string, path: string): Promise<Local> {
-  const info = await lstat(join(dir, path)).catch(() => undefined);
-  if (info) {
-    const real = await realpath(join(dir, path)).catch(() => undefined);
-    const linked = info.isSymbolicLink() || info.nlink > 1 || real !== join(await realpath(dir), path);
-    if (linked) return { kind: "blocked", error: `${path}: a link (to ${real ?? "something else"}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` };
-  }
-  // Again on the opened file: a link swapped in after the look above is not read through.
-  return readLocal(dir, path, (opened, links) => (opened !== path || links > 1 ? "became a link while being read; push sends only plain files. Push again." : undefined));
+/** A file as push may send it: a plain file at its own path, judged on the file as opened. A link (symbolic anywhere
+ *  on the way, or hard; swapped in mid-read too) would send what it reaches, the user's code or a secret, under a
+ *  harmless name. */
+function readToSend(dir: string, path: string): Promise<Local> {
+  return readLocal(dir, path, (opened, links) =>
+    opened !== path || links > 1 ? `a link (to ${opened === path ? "another name of this file" : opened}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` : undefined,
+  );
 }
 
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */
