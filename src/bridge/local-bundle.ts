@@ -10,6 +10,7 @@ import type { GitOptions } from "../compiler/git.js";
 import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
+import { isPortedScriptPath } from "../core/runtime/scripts.js";
 
 export interface LocalSource {
   /** `origin=path`, as build-bundle takes it. */
@@ -74,6 +75,13 @@ export class LocalBundle {
   /** The sha256 of every file of the embedded bundle: the bmad-method package this bridge ships, never the project. */
   embeddedDigests(): ReadonlySet<string> {
     return (this.digests ??= new Set(this.embedded.manifest.files.map((f) => f.sha256)));
+  }
+
+  private ported?: ReadonlySet<string>;
+
+  /** The sha256 of the embedded bundle's scripts that have a port: those bytes run only as the port. */
+  embeddedPortedDigests(): ReadonlySet<string> {
+    return (this.ported ??= new Set(this.embedded.manifest.files.filter((f) => isPortedScriptPath(f.path)).map((f) => f.sha256)));
   }
 
   /** Builds the local trees now; what each root the user named (explicit) failed to yield, one line each. */

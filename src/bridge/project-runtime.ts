@@ -10,7 +10,10 @@ import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:pa
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
-import { confinedTarget, isInside, readConfined, resolveConfined } from "./confined-fs.js";
+import { isPortedScriptPath } from "../core/runtime/scripts.js";
+import { isSecretFile } from "../core/catalog/config.js";
+import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
+import { confinedTarget, isInside, landingRefusal, readConfined, resolveConfined } from "./confined-fs.js";
 import { readonlyGit } from "./git-readonly.js";
 import { runBounded } from "./run-bounded.js";
 import { loadState } from "./sync-state.js";
@@ -26,13 +29,15 @@ const RUN_TIMEOUT_MS = Number(process.env.BMAD_RUN_TIMEOUT_MS) > 0 ? Number(proc
  *  record), or any, when the user started the bridge with --allow-project-scripts. */
 export interface ScriptVouching {
   bmadDigests: () => ReadonlySet<string>;
+  /** The sha256 of the embedded bundle's ported scripts: bytes that run only as their port. */
+  portedDigests: () => ReadonlySet<string>;
   allowProjectScripts: boolean;
 }
 
 /** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 
-export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
+export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadDigests: () => new Set(), portedDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
   return {
     root,
     fsRoot: root,
@@ -44,23 +49,28 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
       const installed = SKILL_HOMES.map((home) => join(root, home, name)).find((dir) => existsSync(join(dir, "SKILL.md")));
       return installed ?? `bmad://${bundleDir}`;
     },
-    runSkillScript: (script, args, signal) => runSkillScript(root, reader(), vouching, script, args, signal),
+    runSkillScript: (script, args, signal, byPort) => runSkillScript(root, reader(), vouching, script, args, signal, byPort),
     git: readonlyGit(root, { timeoutMs: RUN_TIMEOUT_MS, find: () => onPath("git") }),
   };
 }
 
-async function runSkillScript(root: string, reader: BundleReader, vouching: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
+async function runSkillScript(root: string, reader: BundleReader, vouching: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal, byPort = false): Promise<SkillScriptRun> {
   const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : undefined;
   const script = bundled?.script ?? fsScript;
   const bases = [root, skillCache()];
   const where = await confinedScript(script, bases);
   if (!where.ok) return refused(where.error);
+  if (!byPort) {
+    const ported = await portedRefusal(root, reader, vouching, script, bases);
+    if (ported) return refused(ported);
+  }
   const trusted = await vouchedFor(root, script, bases, vouching);
   if (!trusted.ok) return refused(trusted.error);
   const args = bundled ? fsArgs.map(bundled.local) : fsArgs;
+  const ownFolder = relative(root, resolve(script, "../.."));
   for (const arg of args) {
     if (arg === OUTPUT_FILE) continue;
-    const inside = await confinedArgument(arg, root, bases);
+    const inside = await confinedArgument(arg, root, bases, ownFolder);
     if (!inside.ok) return refused(inside.error);
   }
   const uv = onPath("uv");
@@ -110,6 +120,35 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   };
 }
 
+const portedInCatalog = new WeakMap<BundleReader["catalog"], ReadonlySet<string>>();
+
+/** Why `script` may not run for real: its bytes are a ported script's (BMAD's brain.py reached through a link, a
+ *  copy under another folder or name), and those run only as the port, whose reads and writes are confined. */
+async function portedRefusal(root: string, reader: BundleReader, vouching: ScriptVouching, script: string, bases: string[]): Promise<string | undefined> {
+  const base = bases.find((b) => isInside(b, resolve(script)))!;
+  const bytes = await readConfined(base, relative(base, resolve(script)));
+  if (!bytes.ok) return `Refused to run ${bytes.error}`;
+  const digest = createHash("sha256").update(bytes.bytes).digest("hex");
+  const { catalog } = reader;
+  let inCatalog = portedInCatalog.get(catalog);
+  if (!inCatalog) portedInCatalog.set(catalog, (inCatalog = new Set(catalog.paths.filter(isPortedScriptPath).map((p) => catalog.file(p)!.sha256))));
+  if (!vouching.portedDigests().has(digest) && !inCatalog.has(digest) && !(await recordedPortDigests(root)).has(digest)) return undefined;
+  const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
+  return `${shown} holds the bytes of one of BMAD's ported scripts, which bmad-run runs only as its port: name it as its skill does ({skill-root}/scripts/${shown.slice(shown.lastIndexOf("/") + 1)}, in the skill's own folder).`;
+}
+
+/** The sha256 of each ported script the project's install record lists (`"py",…,"<path>","<sha256>"` rows). */
+async function recordedPortDigests(root: string): Promise<Set<string>> {
+  const record = await readConfined(root, INSTALL_RECORD);
+  const digests = new Set<string>();
+  if (!record.ok) return digests;
+  for (const line of record.bytes.toString("utf8").split("\n")) {
+    const row = /"([^"]*)","([0-9a-f]{64})"\s*$/.exec(line);
+    if (row && isPortedScriptPath(row[1]!)) digests.add(row[2]!);
+  }
+  return digests;
+}
+
 /** Whether `bytes` are, byte for byte, a file the folder's last pull wrote, under any name (`_BMAD/…` is `_bmad/…` on
  *  macOS). A state that cannot be read counts as a pull: trust is not given on a broken record of where files came from. */
 async function broughtByPull(root: string, bytes: Uint8Array): Promise<boolean> {
@@ -132,16 +171,27 @@ async function confinedScript(script: string, bases: string[]): Promise<Result> 
 }
 
 /** A path a script is given (an argument, or an option's value) stays in the project or the skill's folder,
- *  after `..` and symlinks, so the model cannot point a script at files elsewhere. Words that are no path
- *  resolve inside the project and pass. The script itself is the project's code and runs as the user. */
-async function confinedArgument(arg: string, root: string, bases: string[]): Promise<Result> {
+ *  after `..` and symlinks, so the model cannot point a script at files elsewhere; in the project it is no file
+ *  a tool could not read or change (a secrets file, git's store, a script, a tool's settings) but in the script's
+ *  own skill folder (`ownFolder`, from the project root), which it may read. Words that are no path resolve inside
+ *  the project and pass. */
+async function confinedArgument(arg: string, root: string, bases: string[], ownFolder: string): Promise<Result> {
+  // A short option takes its value glued on (`-o/abs`, as argparse reads it): judged as that value.
+  if (/^-[^-\d]./.test(arg) && /[/\\.~]/.test(arg.slice(2))) return { ok: false, error: `${arg.slice(0, 200)}: give a short option and its value as two words (${arg.slice(0, 2)} <path>).` };
   const value = arg.startsWith("-") ? arg.slice(arg.indexOf("=") + 1 || arg.length) : arg;
   if (!value) return { ok: true };
   if (value.startsWith(`${BUNDLE_MOUNT}/`)) return { ok: false, error: `${value.slice(BUNDLE_MOUNT.length + 1)} is a BMAD file outside this skill's folder; give the script paths in the project or its own folder.` };
   const base = isAbsolute(value) ? bases.find((b) => isInside(b, value)) : root;
   if (!base) return { ok: false, error: `${value} is outside the project (${root}): a skill's script works on the project's files; give a path inside it.` };
-  const target = await confinedTarget(base, relative(base, resolve(base, value)));
-  return target.ok ? { ok: true } : { ok: false, error: `Refused to run the script with ${target.error}` };
+  const rel = relative(base, resolve(base, value));
+  const target = await confinedTarget(base, rel);
+  if (!target.ok) return { ok: false, error: `Refused to run the script with ${target.error}` };
+  if (base !== root) return { ok: true };
+  // Where it really lands, after symlinks: judged as a change would be (the script may write there), except that
+  // the script's own skill folder is its to read.
+  const own = (real: string) => real === ownFolder || (real.startsWith(`${ownFolder}/`) && !isScriptPath(real));
+  const landed = await landingRefusal(root, rel, { refuse: (real) => (isSecretFile(real) ? "holds secrets, which no tool reads" : own(real) ? undefined : changeRefusal(real)) });
+  return landed ? { ok: false, error: `Refused to run the script with ${landed.error}` } : { ok: true };
 }
 
 function refused(message: string): SkillScriptRun {

@@ -77,12 +77,12 @@ export default {
     const next = (r: Request) => provider.fetch(r, env, ctx);
     switch (url.pathname) {
       case "/mcp": {
-        const known = await recall(request, `${origin}/mcp`);
+        const known = recall(request, `${origin}/mcp`);
         if (known) return (await mcp()).serveMcp(request, env, ctx, known.auth, known.props);
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.
-        if (hasAuth(ctx)) await remember(ctx.auth, ctx.props, startedAt);
+        if (hasAuth(ctx)) remember(ctx.auth, ctx.props, startedAt);
         return response;
       }
       case "/oauth/token":

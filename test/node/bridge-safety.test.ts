@@ -104,21 +104,45 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(existsSync(join(dir, ".claude/commands"))).toBe(false);
   });
 
+  it("takes a script's path only as written plainly: a port is never missed for the file itself (a seventh review)", async () => {
+    const client = await sharedProject().client;
+    const spellings = [".claude/skills/bmad-brainstorming/./scripts/brain.py", ".claude/skills/bmad-brainstorming//scripts/brain.py", ".claude/skills/bmad-brainstorming/scripts/../scripts/brain.py", "_bmad/./scripts/memlog.py"];
+    for (const spelled of spellings) {
+      const out = await bmadRun(client, `python3 {project-root}/${spelled} show x`);
+      expect(out.isError, spelled).toBe(true);
+      expect(out.text).toContain('has a ".", ".." or empty part: give the script\'s path plainly');
+    }
+  });
+
   it("runs a script with no port only when BMAD vouches for its bytes, or the user allowed their own", async () => {
     const { dir } = sharedProject();
     const skill = join(dir, ".claude/skills/bmad-mine");
     mkdirSync(join(skill, "scripts"), { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-mine\ndescription: mine\n---\nRun `uv run {skill-root}/scripts/hello.py`.\n");
     writeFileSync(join(skill, "scripts/hello.py"), "print('hello from mine')\n");
-    // BMAD's own bytes under another name: a file BMAD's install record lists.
-    copyFileSync(join(dir, "_bmad/scripts/memlog.py"), join(skill, "scripts/copy.py"));
+    // BMAD's own bytes under another name: a file BMAD's install record lists (a helper module, with no port).
+    copyFileSync(join(dir, "_bmad/scripts/config_utils.py"), join(skill, "scripts/copy.py"));
+    // A ported script's bytes under another name run nowhere but as the port: memlog.py's, here, would write a
+    // memlog wherever the model says, past the bridge's lock (a seventh review).
+    copyFileSync(join(dir, "_bmad/scripts/memlog.py"), join(skill, "scripts/memlog-copy.py"));
     const client = await sharedProject().client;
     const refused = await bmadRun(client, `uv run ${skill}/scripts/hello.py`);
     expect(refused.out?.exit_code).toBe(2);
     expect(refused.text).toContain(".claude/skills/bmad-mine/scripts/hello.py is not a script BMAD installed");
     expect(refused.text).toContain("--allow-project-scripts");
-    const copy = await bmadRun(client, `uv run ${skill}/scripts/copy.py --help`);
+    const copy = await bmadRun(client, `uv run ${skill}/scripts/copy.py`);
     expect(copy.out?.exit_code, copy.text).toBe(0);
+    const ported = await bmadRun(client, `uv run ${skill}/scripts/memlog-copy.py init --workspace {project-root}/x`);
+    expect(ported.text).toContain("holds the bytes of one of BMAD's ported scripts");
+    expect(existsSync(join(dir, "x"))).toBe(false);
+    // What a real script is given is judged where it lands, as a change is: no glued `-o/abs`, no secrets file, no
+    // script, no tool's settings (a seventh review: `-o/abs` wrote outside the project).
+    writeFileSync(join(dir, ".env"), "KEY=sk-secret\n");
+    for (const arg of ["-o/tmp/bmad-out.json", "-o../x", ".env", "sub/../.env", ".claude/settings.local.json", "_bmad/scripts/memlog.py", ".git/hooks/pre-commit"]) {
+      const judged = await bmadRun(client, `uv run ${skill}/scripts/copy.py ${arg}`);
+      expect(judged.out?.exit_code, `${arg}: ${judged.text}`).toBe(2);
+      expect(judged.text).toMatch(/Refused to run the script with|as two words/);
+    }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
   });

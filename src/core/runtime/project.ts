@@ -42,8 +42,9 @@ export interface ProjectRuntime {
   refused?(): string | undefined;
   /** Read-only git in the project, for the ported scripts that measure history (the bridge); absent where there is none. */
   readonly git?: GitRunner;
-  /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. */
-  runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun>;
+  /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. `byPort`: the port itself runs
+   *  BMAD's original with arguments it built (brain.py html); a ported script's bytes run no other way. */
+  runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal, byPort?: boolean): Promise<SkillScriptRun>;
   /** The project's IANA time zone for the times the ports write (a workspace's); absent: local time, as Python. */
   readonly timeZone?: () => Promise<string | undefined>;
 }

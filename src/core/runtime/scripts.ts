@@ -26,6 +26,15 @@ export const SHARED_SCRIPTS: ReadonlyMap<string, ScriptMain> = new Map([
   ["resolve_customization.py", resolveCustomization],
 ]);
 
+/** Whether the file at `path` (a bundle or project path: `…/bmad-brainstorming/scripts/brain.py`,
+ *  `_bmad/scripts/memlog.py`) is a script with a port: its bytes never run for real, under any name. */
+export function isPortedScriptPath(path: string): boolean {
+  const parts = path.split("/");
+  const name = parts[parts.length - 1]!;
+  if (parts[parts.length - 2] !== "scripts") return false;
+  return SHARED_SCRIPTS.has(name) || SKILL_SCRIPTS.has(`${parts[parts.length - 3]}/${name}`);
+}
+
 /** What a script's command line says it will read, by file name: read in the run's first call. */
 export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([
   ["memlog.py", memlogNamed],

@@ -11,6 +11,9 @@ import type { OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 export const CACHE_MS = 30_000;
 const MAX_ENTRIES = 10_000;
 
+// Keyed by the token itself: an entry holds the token anyway (auth.token), so a digest hid nothing and cost
+// an async round through the runtime on every call. Synchronous, so no forget can land between remember's
+// check and its set.
 interface Entry {
   auth: OAuthResourceAuth;
   props: unknown;
@@ -26,11 +29,6 @@ const forgottenAt = new Map<string, number>();
 /** Validations that started before this generation are never remembered (set when forgottenAt is trimmed). */
 let floor = 0;
 
-async function key(token: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
-  return btoa(String.fromCharCode(...digest));
-}
-
 /** The grant an issued token or code belongs to: its `userId:grantId` prefix. */
 export function grantOf(token: string): string | undefined {
   const parts = token.split(":");
@@ -43,14 +41,13 @@ function bearer(request: Request): string | undefined {
 }
 
 /** A still-fresh validation of this request's token for `audience`, if this isolate has one. */
-export async function recall(request: Request, audience: string): Promise<Entry | undefined> {
+export function recall(request: Request, audience: string): Entry | undefined {
   const token = bearer(request);
   if (!token) return undefined;
-  const k = await key(token);
-  const entry = entries.get(k);
+  const entry = entries.get(token);
   if (!entry) return undefined;
   if (entry.until <= Date.now() || entry.auth.audience !== audience) {
-    drop(k, entry);
+    drop(token, entry);
     return undefined;
   }
   return entry;
@@ -62,7 +59,7 @@ export function validationStarts(): number {
 }
 
 /** Remember a validation, unless its grant was forgotten while it ran. */
-export async function remember(auth: OAuthResourceAuth, props: unknown, startedAt: number): Promise<void> {
+export function remember(auth: OAuthResourceAuth, props: unknown, startedAt: number): void {
   const grant = grantOf(auth.token);
   if (!grant || startedAt < floor || (forgottenAt.get(grant) ?? -1) >= startedAt) return;
   if (entries.size >= MAX_ENTRIES) {
@@ -70,11 +67,10 @@ export async function remember(auth: OAuthResourceAuth, props: unknown, startedA
     byGrant.clear();
   }
   const until = Math.min(Date.now() + CACHE_MS, auth.expiresAt ? auth.expiresAt * 1000 : Infinity);
-  const k = await key(auth.token);
-  entries.set(k, { auth, props, until, grant });
-  let keys = byGrant.get(grant);
-  if (!keys) byGrant.set(grant, (keys = new Set()));
-  keys.add(k);
+  entries.set(auth.token, { auth, props, until, grant });
+  let tokens = byGrant.get(grant);
+  if (!tokens) byGrant.set(grant, (tokens = new Set()));
+  tokens.add(auth.token);
 }
 
 /** Forget every cached token of a grant (`userId:grantId`): call once the grant or a token of it is revoked. */
@@ -85,13 +81,13 @@ export function forgetGrant(grant: string): void {
     forgottenAt.clear();
     floor = generation;
   }
-  for (const k of byGrant.get(grant) ?? []) entries.delete(k);
+  for (const token of byGrant.get(grant) ?? []) entries.delete(token);
   byGrant.delete(grant);
 }
 
-function drop(k: string, entry: Entry): void {
-  entries.delete(k);
-  const keys = byGrant.get(entry.grant);
-  keys?.delete(k);
-  if (keys?.size === 0) byGrant.delete(entry.grant);
+function drop(token: string, entry: Entry): void {
+  entries.delete(token);
+  const tokens = byGrant.get(entry.grant);
+  tokens?.delete(token);
+  if (tokens?.size === 0) byGrant.delete(entry.grant);
 }

@@ -124,6 +124,11 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (unreachable) return fail(`${unreachable.slice(0, 200)} is no path this run can reach: give paths from ${runtime.root}/, or BMAD's files as bmad://<module>/….`);
   const name = fsScript.slice(fsScript.lastIndexOf("/") + 1);
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
+  // The port is chosen by the path as written, so a path is taken only as written plainly: `scripts/./brain.py` or
+  // `_bmad//scripts/memlog.py` would miss the port and reach the file itself.
+  if (fsScript.split("/").some((s, i) => s === "." || s === ".." || (s === "" && i > 0))) {
+    return fail(`${fromFsText(runtime, fsScript).slice(0, 300)} has a ".", ".." or empty part: give the script's path plainly, as the skill names it ({skill-root}/scripts/${name}).`);
+  }
   // A ported script runs as the port on every door, over the door's confined file system: a path it is given, in
   // whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
   const isSkillScript = /\/scripts\/[^/]+\.py$/.test(fsScript);
@@ -134,7 +139,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     : undefined;
   if (port) {
     const bounded = withBudget(runtime.fs);
-    const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal)));
+    const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal, true)));
     const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime) });
     const refused = runtime.refused?.();
     return refused ? fail(refused) : runAnswer(runtime, name, result);
