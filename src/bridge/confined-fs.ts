@@ -122,13 +122,20 @@ export async function confinedTarget(root: string, rel: string): Promise<Confine
 /** Why a change at `rel` may not land where it would (landing()), judged before anything is written: the deepest
  *  existing part after symlinks, with the rest of the path below it. Undefined when it may. */
 export async function landingRefusal(root: string, rel: string, changer: Changer = {}): Promise<ConfinedFailure | undefined> {
+  const landed = await landingOf(root, rel);
+  return landed.ok ? landing(landed.realRoot, landed.real, rel, changer) : landed;
+}
+
+/** Where a change at `rel` lands: the deepest existing part after symlinks, with the rest of the path below it
+ *  (absolute, under the real root). Its path from the real root is the key of the file's lock. */
+export async function landingOf(root: string, rel: string): Promise<Confined<{ realRoot: string; real: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const tail: string[] = [];
   for (let abs = at.abs; ; abs = dirname(abs)) {
     const real = await realpath(abs).catch(() => undefined);
-    if (real !== undefined) return isInside(at.realRoot, real) ? landing(at.realRoot, join(real, ...tail), rel, changer) : failure("outside", rel, `leads outside the project (${at.realRoot}) through a symlink, to ${real}; refused.`);
-    if (abs === at.realRoot) return undefined;
+    if (real !== undefined) return isInside(at.realRoot, real) ? { ok: true, realRoot: at.realRoot, real: join(real, ...tail) } : failure("outside", rel, `leads outside the project (${at.realRoot}) through a symlink, to ${real}; refused.`);
+    if (abs === at.realRoot) return { ok: true, realRoot: at.realRoot, real: at.abs };
     tail.unshift(basename(abs));
   }
 }

@@ -4,7 +4,9 @@
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
-import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
+import { relative } from "node:path";
+import { landingOf, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
+import { withFileLock } from "./file-lock.js";
 import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -25,10 +27,14 @@ export interface SyncOptions {
 
 export type SyncResult = Result<{ report: Report }, { refusals?: Refusal[]; report?: Report }>;
 
+/** What the local file was when the pull decided (its sha256, "missing" or "large"): a change lands only on that. */
+type Seen = string;
+const seen = (local: Local): Seen => (local.kind === "file" ? local.sha256 : local.kind);
+
 type Step =
   /** `merged`: written instead of the remote's content, which is still what the state records (push sends it). */
-  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array }
-  | { op: "delete"; path: string }
+  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array; seen: Seen }
+  | { op: "delete"; path: string; seen: Seen }
   | { op: "record"; path: string; file: SyncedFile | undefined };
 
 const READS_AT_ONCE = 8;
@@ -93,7 +99,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       const base = f.synced ? await o.workspace.read(f.path, f.synced.version) : undefined;
       const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
       const merged = mergeMemoryFiles(f.path, [text(f.local.bytes), text(content.bytes)], base?.ok ? text(base.value.bytes) : undefined);
-      steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged) });
+      steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged), seen: seen(f.local) });
     } else if (f.localChanged && !o.force) {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
       refusals.push({
@@ -103,7 +109,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
           ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
           : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
-    } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated" });
+    } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local) });
   }
   // Where each change really lands, through the folder's own symlinks: refused before anything is written.
   for (const step of steps) {
@@ -121,7 +127,7 @@ function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: 
   if (localChanged && !o.force) {
     return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true)}` });
   }
-  into.steps.push({ op: "delete", path });
+  into.steps.push({ op: "delete", path, seen: seen(local) });
 }
 
 /** Why `bytes` may not be written at `path` as a script: a pull writes none but BMAD's own. */
@@ -135,32 +141,44 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
   changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined);
 
+/** One change, under the file's lock: nothing when the file is no longer what the pull saw. */
+async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {
+  if (seen(await readLocal(o.dir, step.path)) !== step.seen) return { ok: true, changedHere: true };
+  if (step.op === "delete") {
+    const removed = await removeConfined(o.dir, step.path, { refuse: pullLanding(o) });
+    return removed.ok ? { ok: true, changedHere: false } : removed;
+  }
+  const bytes = step.merged ?? step.content.bytes;
+  const written = await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes) });
+  return written.ok ? { ok: true, changedHere: false } : written;
+}
+
 const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}) });
 
 /** Writes and deletes one file at a time (each atomic), recording each in `state` as it lands; files not reached
- *  (after a failure) keep their old record. */
+ *  (after a failure) keep their old record. Each change holds the file's lock (the one every bridge write holds)
+ *  and lands only on the file the pull decided on: one written here meanwhile (an acknowledged bmad-files write, a
+ *  memlog append) is kept, for push, never overwritten. */
 async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
   let failure: string | undefined;
   for (const step of steps) {
     if (step.op === "record") {
       if (step.file) state.files.set(step.path, step.file);
       else state.files.delete(step.path);
-    } else if (step.op === "write") {
-      const bytes = step.merged ?? step.content.bytes;
-      const written = await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes) });
-      if (!written.ok) {
-        failure = written.error;
-        break;
-      }
+      continue;
+    }
+    const landed = await landingOf(o.dir, step.path);
+    const done = landed.ok ? await withFileLock(landed.realRoot, relative(landed.realRoot, landed.real), () => applyStep(o, step)) : landed;
+    if (!done.ok) {
+      failure = done.error;
+      break;
+    }
+    if (done.changedHere) report.add("kept", step.path, "changed here during the pull; push sends it");
+    else if (step.op === "write") {
       state.files.set(step.path, recordOf(step.content));
       const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
       report.add(step.kind, step.path, note);
     } else {
-      const removed = await removeConfined(o.dir, step.path, { refuse: pullLanding(o) });
-      if (!removed.ok) {
-        failure = removed.error;
-        break;
-      }
       state.files.delete(step.path);
       report.add("deleted", step.path);
     }

@@ -6,16 +6,20 @@
 // pull or push shows, and setup goes through the MCP client.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
+import { pull } from "../../src/bridge/sync-pull.js";
+import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
+import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("pull-push");
@@ -301,6 +305,44 @@ describe("against the real Worker", () => {
     const broken = await sync("pull", fresh);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/\.bmad-mcp\/sync\.json is not a state file bmad-mcp wrote \(files\.0\.version: .*\)\. Delete it and pull again/);
+  }, 60_000);
+
+  it("keeps a write made here while a pull runs: the pull changes a file only if it is still what the pull saw (a seventh review)", async () => {
+    const into = join(tmp.dir, "race");
+    const path = "_bmad-output/race.md";
+    await call("bmad-project", { action: "create", name: PROJECT }); // made by the tests before, when they run
+    await files({ action: "write", path, content: "remote v1\n" });
+    const client = new ModernClient({ name: "race", version: "1.0.0" });
+    await client.connect(new ModernTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    // BMAD's own bytes, as the CLI knows them from the bundle it ships: the workspace's scripts are pulled too.
+    const manifest = JSON.parse(readFileSync(join(dirname(bridge), "bundle/manifest.json"), "utf8")) as { files: Array<{ sha256: string }> };
+    const bmadDigests = new Set(manifest.files.map((f) => f.sha256));
+    const options = (workspace: RemoteWorkspace) => ({ dir: into, remote, workspace, force: false, bmadDigests, again: (c: string) => c });
+    mkdirSync(into);
+    const first = await pull(options(new RemoteWorkspace(client, PROJECT, async () => {})));
+    expect(first.ok, JSON.stringify(first)).toBe(true);
+    await files({ action: "write", path, content: "remote v2\n" });
+    // The pull has looked at the folder and waits for the network; an acknowledged bridge write lands meanwhile.
+    let fetching!: () => void;
+    let answer!: () => void;
+    const started = new Promise<void>((r) => (fetching = r));
+    const held = new Promise<void>((r) => (answer = r));
+    class SlowRemote extends RemoteWorkspace {
+      override async read(p: string, version?: number) {
+        fetching();
+        await held;
+        return super.read(p, version);
+      }
+    }
+    const pulling = pull(options(new SlowRemote(client, PROJECT, async () => {})));
+    await started;
+    const fs = await NodeRuntimeFs.create([into]);
+    await fs.writeFile(join(realpathSync(into), path), new TextEncoder().encode("my edit\n"));
+    answer();
+    const pulled = await pulling;
+    expect(pulled.ok && pulled.report.lines().join("\n")).toContain(`kept     ${path} (changed here during the pull; push sends it)`);
+    expect(readFileSync(join(into, path), "utf8")).toBe("my edit\n");
+    await client.close();
   }, 60_000);
 
   it("refuses to write through a folder that links out of the directory", async () => {
