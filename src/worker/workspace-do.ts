@@ -118,6 +118,11 @@ export class WorkspaceProject extends DurableObject {
     return { ...g, head: this.files.head(path) };
   }
 
+  /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
+  private room(g: { meta: Meta; access: Access }, bytes: number, now: string): DoError | undefined {
+    return this.files.room(g.meta.name, bytes, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
+  }
+
   /** Creates the project with its first files, all or nothing. */
   init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<ProjectInfo> {
     if (this.meta()) return fail("conflict", `You already have a project "${name}".`);
@@ -205,7 +210,7 @@ export class WorkspaceProject extends DurableObject {
     const newSize = (append && head ? head.size : 0) + data.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
-    const room = this.files.room(g.meta.name, newSize, now);
+    const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
@@ -229,7 +234,7 @@ export class WorkspaceProject extends DurableObject {
     }
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
-    if (this.files.room(g.meta.name, data.byteLength, now)) return { ok: true, value: null };
+    if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", caller.label, now));
     return { ok: true, value: { entries: edited.entries } };
   }
@@ -249,7 +254,7 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
-    const room = this.files.room(g.meta.name, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
     this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", caller.label, now)));
     return { ok: true, value: { files: files.length } };
@@ -266,11 +271,13 @@ export class WorkspaceProject extends DurableObject {
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
+    // The file holds that content already: no copy of it is stored again.
+    if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
-    const room = this.files.room(g.meta.name, from.value.size, now);
+    const room = this.room(g, from.value.size, now);
     if (room) return room;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
@@ -357,7 +364,7 @@ export class WorkspaceProject extends DurableObject {
       const clash = this.files.head(f.path) ? undefined : this.files.clash(f.path);
       if (clash) return fail("invalid", clash);
     }
-    const room = this.files.room(g.meta.name, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    const room = this.room(g, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));

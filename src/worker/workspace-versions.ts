@@ -99,14 +99,25 @@ export class VersionedFiles {
   }
 
   /** Room in the history for `bytes` more content at `now`, counting what the cap may drop (content replaced
-   *  longer ago than the retention); or why not. */
-  room(project: string, bytes: number, now: string): WsError | undefined {
+   *  longer ago than the retention); or why not. `collaborator`: a change by someone other than the owner (whose
+   *  label is given), which may fill the history only to half the cap: the other half is the owner's, so a share
+   *  cannot fill it and stop the owner's own changes. */
+  room(project: string, bytes: number, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
     const stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
-    if (stored + bytes <= this.historyCap) return undefined;
-    const droppable = this.sql.exec<{ n: number | null }>(`SELECT SUM(v.size) AS n FROM ${this.droppable()}`, this.cutoff(now)).one().n ?? 0;
-    if (stored + bytes - droppable <= this.historyCap) return undefined;
+    const cap = collaborator ? this.historyCap / 2 : this.historyCap;
+    if (stored + bytes <= cap) return undefined;
+    if (stored + bytes - this.sizes(this.droppable(), this.cutoff(now)) <= cap) return undefined;
     const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
-    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it: this change does not fit. The project's owner can drop earlier versions with bmad-files "purge" (path: a glob), or delete files that are no longer needed.`);
+    const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
+    if (collaborator) {
+      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can drop earlier versions with bmad-files "purge" (path: a glob).`);
+    }
+    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}: this change does not fit. The project's owner can drop earlier versions with bmad-files "purge" (path: a glob).`);
+  }
+
+  /** The content bytes of the `versions v` rows a FROM clause selects. */
+  private sizes(from: string, ...params: string[]): number {
+    return this.sql.exec<{ n: number | null }>(`SELECT SUM(v.size) AS n FROM ${from}`, ...params).one().n ?? 0;
   }
 
   private cutoff(now: string): string {

@@ -29,9 +29,9 @@ describe("the history cap (M5)", () => {
   it("keeps the content of a file a writer deleted or overwrote, however much they write after; only the owner purges", async () => {
     await olive.files({ action: "write", project, path: "docs/prd.md", content: `Olive's PRD\n${kib("p")}` });
     await olive.files({ action: "write", project, path: "docs/arch.md", content: `Olive's architecture\n${kib("a")}` });
-    // The cap, lowered to what the project holds plus 4 KiB: 205 MiB of scratch writes in miniature.
+    // The cap, lowered so that half of it is what the project holds plus 4 KiB: 205 MiB of scratch writes in miniature.
     await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject, state) => {
-      instance.files.historyCap = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 4 * 1024;
+      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 4 * 1024);
     });
     expect((await mallory.files({ action: "delete", project, path: "docs/prd.md" })).isError).toBe(false);
     expect((await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" })).isError).toBe(false);
@@ -41,7 +41,13 @@ describe("the history cap (M5)", () => {
       if (out.isError) refused.push(out.text);
     }
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it: this change does not fit\. The project's owner can drop earlier versions with bmad-files "purge"/);
+    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it \(deleting a file frees nothing before then\); past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can drop earlier versions with bmad-files "purge"/);
+    // Restoring what a file already holds stores nothing (a seventh review: 198 restores of one version filled it).
+    const head = await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" });
+    const again = await mallory.files({ action: "restore", project, path: "docs/arch.md", version: 2 });
+    expect(again.text).toBe(head.text.replace(/^Wrote docs\/arch\.md/, "Restored docs/arch.md to version 2's content"));
+    // The owner's changes still fit: the half the writer filled is all a share can take (a seventh review).
+    expect((await olive.files({ action: "write", project, path: "docs/notes.md", content: kib("n") })).isError).toBe(false);
 
     // What the writer deleted and overwrote is all still there.
     expect((await olive.files({ action: "read", project, path: "docs/prd.md", version: 1 })).text).toContain("Olive's PRD");

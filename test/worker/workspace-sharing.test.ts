@@ -189,6 +189,19 @@ describe("resources", () => {
       expect(served).toContain('name = "x"');
       expect(served).not.toContain("sk-live-123");
     }
+    // Nor its size or digest as stored, from which a reader tests guesses at the secret offline (a seventh review):
+    // the read gives those of what it serves, marked redacted; history and the document view give neither.
+    const raw = new TextEncoder().encode('[agent]\nname = "x"\napi_key = "sk-live-123"\n');
+    const rawDigest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", raw))].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const read = await owner.files({ action: "read", project, path: "_bmad/custom/config.toml" });
+    expect(read.structured).toMatchObject({ redacted: true, size: new TextEncoder().encode(read.text.slice(read.text.indexOf("\n") + 1)).byteLength });
+    const history = await owner.files({ action: "history", project, path: "_bmad/custom/config.toml" });
+    const doc = await (await rawCall(owner.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "_bmad/custom/config.toml" } }, "?toolsets=default,views")).text();
+    expect(doc).toContain('"redacted":true');
+    for (const out of [read, history]) expect(JSON.stringify(out.structured) + out.text).not.toContain(rawDigest);
+    expect(doc).not.toContain(rawDigest);
+    expect(history.text).not.toMatch(/ \d+ B by /);
+    expect(JSON.stringify(history.structured.versions)).not.toContain('"size"');
   });
 });
 

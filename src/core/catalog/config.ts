@@ -4,6 +4,7 @@
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { foldPath } from "../workspace/paths.js";
+import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
 const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|key([-_]?id)?$)/i;
@@ -72,6 +73,25 @@ export function sanitizeConfigText(path: string, text: string): string {
  *  secret-looking keys. */
 export function servedProjectText(path: string, data: Uint8Array): string {
   return sanitizeConfigText(path, new TextDecoder().decode(data));
+}
+
+/** A project file as served: its text (servedProjectText) and its size and sha256, of what is served. A config-shaped
+ *  file with secret-looking keys removed is marked `redacted`, and its raw size and digest are not given: the digest
+ *  would let a reader test guesses at a removed secret offline, the size tell its length. */
+export async function servedFile<T extends { size: number; sha256: string }>(path: string, meta: T, data: Uint8Array): Promise<{ text: string; meta: T & { redacted?: true } }> {
+  const text = servedProjectText(path, data);
+  if (!isConfigShaped(path)) return { text, meta };
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength === data.byteLength && bytes.every((b, i) => b === data[i])) return { text, meta };
+  return { text, meta: { ...meta, size: bytes.byteLength, sha256: await sha256Hex(text), redacted: true } };
+}
+
+/** An entry of a file's history as listed: a config-shaped file's gives no size or digest of content that may have
+ *  held a secret (servedFile). */
+export function servedVersion<T extends { size: number; sha256?: string }>(path: string, version: T): Omit<T, "size" | "sha256"> & { size?: number; sha256?: string } {
+  if (!isConfigShaped(path)) return version;
+  const { sha256: _digest, size: _size, ...rest } = version;
+  return rest;
 }
 
 /** A config-shaped file as a ported BMAD script reads it (bmad-run), so that what the script prints holds no

@@ -18,7 +18,7 @@ import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
 import { composerFile } from "../composer.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
-import { sanitizeConfigText, servedProjectText } from "../../catalog/config.js";
+import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 
 const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
@@ -72,11 +72,12 @@ export const bmadDocTool = defineTool({
     if (!found.ok) return fail(found.error);
     const [read, history] = await Promise.all([found.files.read(path, version), found.files.history(path)]);
     if (!read.ok) return fail(read.error);
-    const { data, ...meta } = read.value;
+    const { data, ...stored } = read.value;
+    const { text, meta } = await servedFile(path, stored, data);
     const base = { ...meta, project: found.name };
     if (history.ok) {
-      const versions = history.value.slice(0, 200);
-      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text: servedProjectText(path, data), structured: { ...base, history: "versions", versions } };
+      const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
+      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text, structured: { ...base, history: "versions", versions } };
     }
     // The bridge keeps no versions: the folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
@@ -90,7 +91,7 @@ export const bmadDocTool = defineTool({
     }
     const note = commits ? undefined : history.error;
     const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
-    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text: servedProjectText(path, data), structured };
+    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text, structured };
   },
 });
 

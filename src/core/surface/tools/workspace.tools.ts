@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { servedProjectText } from "../../catalog/config.js";
+import { servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -204,12 +204,11 @@ export const bmadFilesTool = defineTool({
           // A skill's own file (`assets/prd-template.md`, bare paths resolve from the skill) is BMAD's, not the project's.
           const bmads = !read.ok && read.kind === "not_found" ? bundleUrisFor(deps.reader.catalog, path) : [];
           if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
-          return result(read, (f) => {
-            const { data, ...meta } = f;
-            const text = servedProjectText(path, data);
-            // The file's text is a block of its own: a read, edited and written back, carries no header line.
-            return { ok: true, header: `[${path}, version ${f.version}, ${n(f.size)} bytes, by ${f.author} at ${f.updated_at}]`, text, structured: meta };
-          });
+          if (!read.ok) return fail(read.error);
+          const { data, ...stored } = read.value;
+          const { text, meta } = await servedFile(path, stored, data);
+          // The file's text is a block of its own: a read, edited and written back, carries no header line.
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, by ${meta.author} at ${meta.updated_at}]`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -228,11 +227,12 @@ export const bmadFilesTool = defineTool({
         case "delete":
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
         case "history":
-          return result(await files.history(path), (versions) => {
-            const lines = versions.slice(0, MAX_LINES).map((v) =>
-              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} ${n(v.size)} B by ${v.author} at ${v.at}${v.pruned ? " (content pruned)" : ""}`,
+          return result(await files.history(path), (all) => {
+            const versions = all.slice(0, MAX_LINES).map((v) => servedVersion(path, v));
+            const lines = versions.map((v) =>
+              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.pruned ? " (content pruned)" : ""}`,
             );
-            return done(`${path}, newest first:\n${lines.join("\n")}`, { path, versions: versions.slice(0, MAX_LINES) });
+            return done(`${path}, newest first:\n${lines.join("\n")}`, { path, versions });
           });
       }
     }),
