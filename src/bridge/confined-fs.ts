@@ -5,6 +5,7 @@
 // it really lands (after every symlink, again just before the rename): never into machinery (.git, and the bridge's
 // own folders but for the state that owns them), never a file that runs or decides what runs (paths.ts) unless the
 // caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
@@ -29,6 +30,15 @@ const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
 export interface Changer {
   own?: ".bmad-mcp" | ".bmad-task";
   refuse?: (realRel: string) => string | undefined;
+}
+
+/** Set by withFileLock (file-lock.ts) for the work it runs: why its lock is no longer this call's (taken over while
+ *  this process stalled), or undefined. A change under a lock lands only if it is still held, looked at just before. */
+export const heldLock = new AsyncLocalStorage<() => Promise<string | undefined>>();
+
+async function lockLost(rel: string): Promise<ConfinedFailure | undefined> {
+  const lost = await heldLock.getStore()?.();
+  return lost ? failure("io", rel, `was not changed: ${lost}`) : undefined;
 }
 
 /** Why a change may not land at `real` (absolute, symlinks resolved), or undefined. */
@@ -263,7 +273,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (!parent.ok) return parent;
   let target = join(parent.path, basename(at.abs));
   const mode = opts.mode ?? 0o644;
-  if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? createExclusive(at.realRoot, target, rel, data, mode);
+  if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(at.realRoot, target, rel, data, mode);
   const existing = await lstat(target).catch(() => undefined);
   if (existing?.isSymbolicLink()) {
     const found = await follow(at.realRoot, target, rel);
@@ -288,9 +298,10 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
     // The folder may have been swapped for a link since it was checked: look again before the rename.
     const realDir = await realpath(dir);
     const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
-    if (moved) {
+    const refused = moved ?? (await lockLost(rel));
+    if (refused) {
       await rm(temp, { force: true });
-      return moved;
+      return refused;
     }
     await rename(temp, target);
     return { ok: true, path: target };
@@ -328,7 +339,7 @@ export async function removeConfined(root: string, rel: string, changer: Changer
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
   if (!parent.ok) return parent.code === "missing" ? { ok: true } : parent;
-  const refused = landing(at.realRoot, join(parent.path, basename(at.abs)), rel, changer);
+  const refused = landing(at.realRoot, join(parent.path, basename(at.abs)), rel, changer) ?? (await lockLost(rel));
   if (refused) return refused;
   try {
     await unlink(join(parent.path, basename(at.abs)));
@@ -375,7 +386,7 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
     // The folder may have been swapped for a link since it was checked: look again before the rename.
     const realParent = await realpath(parent.path);
     if (!isInside(at.realRoot, realParent)) return failure("outside", rel, "moved outside the project while being written; refused.");
-    const moved = lands(join(realParent, basename(target)));
+    const moved = lands(join(realParent, basename(target))) ?? (await lockLost(rel));
     if (moved) return moved;
     await rename(staging, target);
     staging = undefined;

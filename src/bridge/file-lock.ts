@@ -6,7 +6,8 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import { ensureConfinedDir, writeConfined } from "./confined-fs.js";
+import { stat } from "node:fs/promises";
+import { ensureConfinedDir, heldLock, writeConfined } from "./confined-fs.js";
 import { STATE_DIR } from "./sync-state.js";
 
 const LOCKS = `${STATE_DIR}/locks`;
@@ -16,29 +17,34 @@ const STALE_MS = 5_000;
  *  lock is reached; 500 steps of 5-10 ms gave up after about 4 s, before a lock a killed bridge held went stale). */
 const RETRIES = { retries: 300, factor: 1.05, minTimeout: 5, maxTimeout: 40, randomize: true };
 
-/** Runs `work` holding the lock of `rel` (a path relative to the real project root `root`). */
+/** Runs `work` holding the lock of `rel` (a path relative to the real project root `root`). Each change `work` makes
+ *  through the confined file system lands only if the lock is still this call's: a holder whose process stalled past
+ *  STALE_MS (a long GC, a stopped process) may have lost it to another bridge, whose change then stands. */
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
   const dir = await ensureConfinedDir(root, LOCKS);
   if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
   // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
   await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
   const name = createHash("sha256").update(rel).digest("hex").slice(0, 32);
-  let lost: Error | undefined;
+  const lockPath = join(dir.path, `${name}.lock`);
   const release = await lockfile.lock(join(dir.path, name), {
     realpath: false,
-    lockfilePath: join(dir.path, `${name}.lock`),
+    lockfilePath: lockPath,
     stale: STALE_MS,
     retries: RETRIES,
-    // The default throws from a timer and ends the process; a write that lost its lock fails instead.
-    onCompromised: (error) => {
-      lost = error;
-    },
+    // The default throws from a timer and ends the process. A takeover is seen where it matters, before a change lands.
+    onCompromised: () => undefined,
   });
+  // The lock folder as made for this call: one taken over is removed and made again, another folder.
+  const mine = await stat(lockPath);
+  const stillMine = async () => {
+    const now = await stat(lockPath).catch(() => undefined);
+    return now && now.ino === mine.ino && now.birthtimeMs === mine.birthtimeMs ? undefined : `another process took the lock of ${rel} over while this one was stalled for over ${STALE_MS / 1000} s; read it again and retry.`;
+  };
   try {
-    const out = await work();
-    if (lost) throw new Error(`Lost the lock of ${rel} while writing (${lost.message}); read it again and retry.`);
-    return out;
+    return await heldLock.run(stillMine, work);
   } finally {
-    await release().catch(() => undefined);
+    // A lock taken over is the other holder's now: releasing it would remove theirs.
+    if (!(await stillMine())) await release().catch(() => undefined);
   }
 }

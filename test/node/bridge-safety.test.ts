@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -11,6 +11,8 @@ import { describe, expect, inject, it } from "vitest";
 import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
+import { writeConfined } from "../../src/bridge/confined-fs.js";
+import { withFileLock } from "../../src/bridge/file-lock.js";
 
 const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
@@ -228,6 +230,28 @@ describe("compare-and-set holds under the lock that writes", () => {
     // Locks and sync state are never content: git ignores the folder whatever the project's .gitignore says.
     expect(readFileSync(join(dir, ".bmad-mcp/.gitignore"), "utf8")).toBe("*\n");
   });
+
+  it("lands no change of a holder that lost its lock while stalled: the bridge that took it over keeps its write (a seventh review)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    expect((await files(client, { action: "write", path: "docs/stall.md", content: "v1\n" })).isError).toBe(false);
+    const root = realpathSync(dir);
+    let landed: Awaited<ReturnType<typeof writeConfined>> | undefined;
+    let theirs: Awaited<ReturnType<typeof files>> | undefined;
+    await withFileLock(root, "docs/stall.md", async () => {
+      // A bridge asks to write meanwhile: it waits for the lock, then takes it over once it is stale.
+      const waiting = files(client, { action: "write", path: "docs/stall.md", content: "the bridge's write\n" });
+      await new Promise((r) => setTimeout(r, 200));
+      // This process stalls past the lock's 5 s (asleep: no timer refreshes the lock, and no CPU is spent).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_500);
+      theirs = await waiting;
+      landed = await writeConfined(root, "docs/stall.md", "the stalled holder's write\n");
+    });
+    expect(theirs?.isError, theirs?.text).toBe(false);
+    expect(landed).toMatchObject({ ok: false, error: expect.stringContaining("another process took the lock of docs/stall.md over") });
+    expect(readFileSync(join(dir, "docs/stall.md"), "utf8")).toBe("the bridge's write\n");
+    expect((await files(client, { action: "write", path: "docs/stall.md", content: "after\n" })).isError).toBe(false);
+  }, 30_000);
 
   it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
     const { dir } = sharedProject();
