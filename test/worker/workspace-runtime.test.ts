@@ -330,6 +330,13 @@ describe("memlog append and set on a workspace", () => {
       "---\ntopic: Edits\nstatus: in review\nupdated: T\n---\n\n- (decision by ada) web first, mobile later\n",
     );
 
+    // Inits at once on one new folder: one creates the log, the others are told it exists, so none replaces a log an
+    // append has already written to (a seventh review: two inits both answered ok, the later one over the earlier).
+    const raced = `${root}/runs/raced`;
+    const inits = await Promise.all(Array.from({ length: 4 }, (_, i) => run(`uv run ${root}/_bmad/scripts/memlog.py init --workspace ${raced} --field topic=T${i}`)));
+    expect(inits.filter((r) => r.structured.exit_code === 0)).toHaveLength(1);
+    for (const lost of inits.filter((r) => r.structured.exit_code !== 0)) expect(lost.structured.stderr).toMatch(/already exists; use append\/set to update it/);
+
     // Where the edit cannot apply, nothing changes and the answer is Python's.
     const missing = await run(`uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/runs/none --text x`);
     expect(missing.isError).toBe(true);

@@ -2,7 +2,7 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { editTextThere, mkdirs, osError, rewriteText, statPath, writeBytes } from "./py-io.js";
+import { createBytes, editTextThere, mkdirs, osError, rewriteText, statPath } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitlines, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
@@ -67,10 +67,6 @@ async function located(ctx: ScriptContext, path: string): Promise<string> {
   return found;
 }
 
-async function write(ctx: ScriptContext, path: string, text: string): Promise<void> {
-  await writeBytes(ctx.fs, await located(ctx, path), new TextEncoder().encode(text));
-}
-
 async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> {
   const path = target(args);
   // Asked beside the file calls below, not after them (a workspace asks its project for the zone).
@@ -94,7 +90,12 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
     meta.set(strip(pair.slice(0, i)), strip(pair.slice(i + 1)));
   }
   touchMemlog(meta, await stamped);
-  await write(ctx, path, renderMemlog(meta, ""));
+  // Created only where none is, in the step that writes it: a second init at once must not replace a log an
+  // append has already written to.
+  if (!(await createBytes(ctx.fs, await located(ctx, path), new TextEncoder().encode(renderMemlog(meta, ""))))) {
+    out.stderr += `error: ${path} already exists; use append/set to update it\n`;
+    return 2;
+  }
   ack(out, path, 0);
   return 0;
 }

@@ -56,6 +56,25 @@ export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promi
   return guard(path, () => fs.writeFile(path, data));
 }
 
+/** Creates a file only where none is (Python's open(path, "x")), as one step where the file system can: of two
+ *  creators at once, one wins and the other is told it exists. False when a file was there. */
+export async function createBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promise<boolean> {
+  if (!fs.update) {
+    if ((await statPath(fs, path)) !== "missing") return false;
+    await writeBytes(fs, path, data);
+    return true;
+  }
+  // The last round decides: one that lost to another creator runs again and finds its file.
+  let created = false;
+  await guard(path, () =>
+    fs.update!(path, (current) => {
+      created = current === undefined;
+      return created ? data : undefined;
+    }),
+  );
+  return created;
+}
+
 /** A file's text rewritten as one step (read, change, write), where the file system can: a concurrent writer's
  *  change is then never lost. The text is read as readText reads it; a missing file fails as Python's read does. */
 export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string) => string | Promise<string>, path = fsPath): Promise<void> {
