@@ -7,7 +7,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { projectStub, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+import { TOOL } from "../../src/core/surface/names.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -61,6 +62,19 @@ describe("the history cap (M5)", () => {
     const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
+  });
+});
+
+describe("a long history", () => {
+  it("says how many earlier versions a listing leaves out, so that nobody's vanish from sight (a seventh review)", async () => {
+    const busy = unique("busy");
+    expect((await olive.project({ action: "create", name: busy })).isError).toBe(false);
+    await shareAccepted(olive, busy, mallory, "write");
+    await olive.files({ action: "write", project: busy, path: "docs/busy.md", content: "Olive's\n" });
+    for (let i = 0; i < 205; i++) await mallory.files({ action: "write", project: busy, path: "docs/busy.md", content: `churn ${i}\n` });
+    const body = await (await rawCall(olive.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project: busy, path: "docs/busy.md" } }, "?toolsets=default,views")).text();
+    expect(body).toContain("the newest 200 of 206 versions");
+    expect(body).toContain('"older":6');
   });
 });
 

@@ -77,7 +77,9 @@ export const bmadDocTool = defineTool({
     const base = { ...meta, project: found.name };
     if (history.ok) {
       const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
-      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${versions.length} versions]`, text, structured: { ...base, history: "versions", versions } };
+      const older = (versions[versions.length - 1]?.version ?? 1) - 1;
+      const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
+      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${shown}]`, text, structured: { ...base, history: "versions", versions, ...(older ? { older } : {}) } };
     }
     // The bridge keeps no versions: the folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;

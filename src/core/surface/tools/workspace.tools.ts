@@ -232,7 +232,10 @@ export const bmadFilesTool = defineTool({
             const lines = versions.map((v) =>
               `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.pruned ? " (content pruned)" : ""}`,
             );
-            return done(`${path}, newest first:\n${lines.join("\n")}`, { path, versions });
+            // Versions run 1..n: those past the list are named, so that nobody's earlier ones vanish from sight.
+            const oldest = versions[versions.length - 1]?.version ?? 1;
+            const older = oldest > 1 ? `\nVersions 1 to ${oldest - 1} are older than this list: read one with "version".` : "";
+            return done(`${path}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(oldest > 1 ? { older: oldest - 1 } : {}) });
           });
       }
     }),
