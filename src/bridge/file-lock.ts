@@ -4,10 +4,11 @@
 // over one whose holder died (not refreshed for STALE_MS). Locks live in the project's `.bmad-mcp/locks/`,
 // machinery no tool of the model's can reach.
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import { stat } from "node:fs/promises";
-import { ensureConfinedDir, heldLock, writeConfined } from "./confined-fs.js";
+import { join, relative } from "node:path";
+import { ensureConfinedDir, heldLock, landingOf, writeConfined } from "./confined-fs.js";
+import { foldPath } from "../core/workspace/paths.js";
 import { STATE_DIR } from "./sync-state.js";
 
 const LOCKS = `${STATE_DIR}/locks`;
@@ -17,7 +18,7 @@ const STALE_MS = 5_000;
  *  lock is reached; 500 steps of 5-10 ms gave up after about 4 s, before a lock a killed bridge held went stale). */
 const RETRIES = { retries: 300, factor: 1.05, minTimeout: 5, maxTimeout: 40, randomize: true };
 
-/** Runs `work` holding the lock of `rel` (a path relative to the real project root `root`). Each change `work` makes
+/** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change `work` makes
  *  through the confined file system lands only if the lock is still this call's: a holder whose process stalled past
  *  STALE_MS (a long GC, a stopped process) may have lost it to another bridge, whose change then stands. */
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
@@ -25,7 +26,11 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
   if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
   // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
   await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
-  const name = createHash("sha256").update(rel).digest("hex").slice(0, 32);
+  // One lock per file, however it is named: where it really lands (after symlinks on the way), as a folding file
+  // system reads it (macOS and Windows take PRD.md and prd.md for one file).
+  const landed = await landingOf(root, rel);
+  const key = landed.ok ? foldPath(relative(landed.realRoot, landed.real)) : rel;
+  const name = createHash("sha256").update(key).digest("hex").slice(0, 32);
   const lockPath = join(dir.path, `${name}.lock`);
   const release = await lockfile.lock(join(dir.path, name), {
     realpath: false,

@@ -4,8 +4,7 @@
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
-import { relative } from "node:path";
-import { landingOf, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
+import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -167,8 +166,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       else state.files.delete(step.path);
       continue;
     }
-    const landed = await landingOf(o.dir, step.path);
-    const done = landed.ok ? await withFileLock(landed.realRoot, relative(landed.realRoot, landed.real), () => applyStep(o, step)) : landed;
+    const done = await withFileLock(o.dir, step.path, () => applyStep(o, step));
     if (!done.ok) {
       failure = done.error;
       break;

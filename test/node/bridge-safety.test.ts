@@ -253,6 +253,23 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect((await files(client, { action: "write", path: "docs/stall.md", content: "after\n" })).isError).toBe(false);
   }, 30_000);
 
+  it("holds one lock per file by whatever name: through a folder's symlink, and in another case (one file on macOS and Windows)", async () => {
+    const { dir } = sharedProject();
+    const root = realpathSync(dir);
+    mkdirSync(join(dir, "docs"), { recursive: true });
+    symlinkSync(join(dir, "docs"), join(dir, "linked-docs"));
+    const events: string[] = [];
+    const first = withFileLock(root, "linked-docs/PRD.md", async () => {
+      events.push("first in");
+      await new Promise((r) => setTimeout(r, 300));
+      events.push("first out");
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await withFileLock(root, "docs/prd.md", async () => void events.push("second in"));
+    await first;
+    expect(events).toEqual(["first in", "first out", "second in"]);
+  });
+
   it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
     const { dir } = sharedProject();
     const [a, b] = [await sharedProject().client, await connect(dir)];
