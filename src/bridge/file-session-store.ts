@@ -5,16 +5,14 @@
 //   .claude/specs/<task>/<artifact>         artifacts, saved on confirm/approve
 // Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock.
 import { randomBytes, randomUUID } from "node:crypto";
-import { stat } from "node:fs/promises";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
-import { ensureConfinedDir, listConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "./confined-fs.js";
+import { ensureConfinedDir, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
+import { withFileLock } from "./file-lock.js";
 
-const LOCK_STALE_MS = 10_000; // a lock this old belongs to a crashed process
-const LOCK_WAIT_MS = 3_000;
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
 const BASE = ".bmad-task" as const;
@@ -86,7 +84,7 @@ export class FileSessionStore implements SessionStore {
     if (!written.ok) throw new RefusedPath(written.error);
   }
 
-  /** One holder at a time per `path`: a promise chain in this process, a `wx` lock file across processes. */
+  /** One holder at a time per `path`: a promise chain in this process, the file's lock across processes. */
   private locked<T>(path: string, fn: () => Promise<T>): Promise<T> {
     const run = (this.chains.get(path) ?? Promise.resolve()).then(() => this.withLockFile(path, fn));
     const tail = run.catch(() => undefined);
@@ -95,19 +93,15 @@ export class FileSessionStore implements SessionStore {
     return run;
   }
 
+  /** The bridge's file lock (file-lock.ts), refreshed while held and taken over only from a dead holder; a session
+   *  busy past its wait is said so. */
   private async withLockFile<T>(path: string, fn: () => Promise<T>): Promise<T> {
-    const lock = `${path}.lock`;
-    for (const deadline = Date.now() + LOCK_WAIT_MS; ; ) {
-      const taken = await writeConfined(this.projectDir, lock, `${process.pid}\n`, { exclusive: true, own: BASE });
-      if (taken.ok) break;
-      if (taken.code !== "exists") throw new RefusedPath(taken.error);
-      const found = await resolveConfined(this.projectDir, lock);
-      const age = found.ok ? await stat(found.path).then((s) => Date.now() - s.mtimeMs, () => 0) : 0;
-      if (age > LOCK_STALE_MS) await removeConfined(this.projectDir, lock, { own: BASE });
-      else if (Date.now() > deadline) throw new BusyError(`${lock} is held by another process; try again (delete it if no bmad-mcp is running).`);
-      else await sleep(10 + Math.random() * 40);
+    try {
+      return await withFileLock(this.projectDir, path, fn);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ELOCKED") throw new BusyError(`${path} is held by another bmad-mcp; try again.`);
+      throw e;
     }
-    return fn().finally(() => removeConfined(this.projectDir, lock, { own: BASE }));
   }
 
   private async load(id: string): Promise<Loaded> {

@@ -1,8 +1,10 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
-import { existsSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/bridge/file-session-store";
+import { withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
 import type { Stored } from "../../src/core/delivery/store";
@@ -173,18 +175,27 @@ describe("races", () => {
     expect((await store.list("me", "all")).length).toBe(4);
   });
 
-  it("breaks a stale lock, and reports a live one as busy", async () => {
+  it("takes over a lock its holder left behind when it died, and waits for a live one", async () => {
     const { session_id } = await store.start("me", "Locked");
-    const lock = `${statePath(session_id)}.lock`;
-    writeFileSync(lock, "99999\n");
+    // The bridge's file lock (file-lock.ts): a folder under .bmad-mcp/locks/, kept fresh while its holder lives.
+    const rel = `.bmad-task/session-${session_id}.json`;
+    const lock = join(dir, ".bmad-mcp/locks", `${createHash("sha256").update(rel).digest("hex").slice(0, 32)}.lock`);
+    mkdirSync(lock, { recursive: true });
     const old = new Date(Date.now() - 60_000);
     utimesSync(lock, old, old);
     expect((await store.act("me", session_id, { type: "submit", claude_result: "x" })).ok).toBe(true);
     expect(existsSync(lock)).toBe(false);
 
-    writeFileSync(lock, "99999\n");
-    expect(await store.act("me", session_id, { type: "submit", claude_result: "y" })).toMatchObject({ ok: false, kind: "conflict", error: expect.stringMatching(/busy/) });
-    expect(value(await store.get("me", session_id)).stages.po.iteration).toBe(1);
+    const order: string[] = [];
+    let release!: () => void;
+    const holding = withFileLock(realpathSync(dir), rel, () => new Promise<void>((r) => (release = () => (order.push("released"), r()))));
+    await new Promise((r) => setTimeout(r, 50));
+    const acting = store.act("me", session_id, { type: "submit", claude_result: "y" }).then((out) => (order.push("acted"), out));
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await holding;
+    expect((await acting).ok).toBe(true);
+    expect(order).toEqual(["released", "acted"]);
   });
 });
 
