@@ -112,6 +112,8 @@ export class RemoteWorkspace {
     };
     const failed = await walk("");
     if (failed) return { ok: false, error: failed };
+    // Counted over the whole walk too: each listing's total may be small while its folders add up past it.
+    if (found.size > MAX_FILES) return { ok: false, error: `The remote lists ${found.size} files in all; a workspace holds at most ${MAX_FILES}. Nothing was changed.` };
     // Every path's problem, not just the first: the user (or the server's admin) fixes them all at once.
     const problems: string[] = [];
     const folded = new Map<string, string>();
