@@ -11,7 +11,8 @@ import { ftsQuery, queryMatcher, snippet } from "../core/memory/text.js";
 import type { MemoryVectors } from "./memory-vectors.js";
 
 export type MemoryOp =
-  | { op: "remember"; memory: Memory }
+  /** `retag`: whether an existing memory's tags may grow (the owner's call; a collaborator's re-send is refused). */
+  | { op: "remember"; memory: Memory; retag?: boolean }
   | { op: "search"; query: string; filter: MemoryFilter; limit: number }
   | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
 
@@ -115,13 +116,16 @@ function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
   sql.exec("INSERT INTO memory_pending (type, bytes) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes", type, bytes);
 }
 
-function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles): MemResult<{ id: string; created: boolean; tags: string[] }> {
+function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, retag = true): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
     const row = sql.exec<{ tags: string; created_at: string }>("SELECT tags, created_at FROM memories WHERE id = ?", memory.id).toArray()[0];
     const before = row ? (JSON.parse(row.tags) as string[]) : [];
     const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
+    // A memory's text names it, so anyone could re-send another's with tags of their own ("deprecated"): only the
+    // project's owner changes an existing memory's tags.
+    if (row && !retag) return { ok: false, error: `Memory ${memory.id} is stored already; only the project's owner changes its tags. Remember a note of your own instead.` };
     if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before.length} tags; with these it would pass ${MAX_TAGS}.` };
     const stored: Memory = row ? { ...memory, tags, created_at: row.created_at } : memory;
     const path = structuredFile(memory.type);
@@ -227,7 +231,7 @@ export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, f
 
 async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<MemResult<unknown>> {
   if (op.op === "remember") {
-    const stored = remember(storage, op.memory, files);
+    const stored = remember(storage, op.memory, files, op.retag);
     // A memory whose embedding fails is still stored, and found by BM25.
     if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);
     return stored;

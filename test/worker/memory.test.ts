@@ -165,6 +165,17 @@ describe("remember_structured and recall_structured on the remote", () => {
     const shared = `${project}@${(await ada.project({ action: "list" })).structured.projects.find((p: { owner: string }) => p.owner === bob.email).project.split("@")[1]}`;
     expect((await call(TOOL.recallStructured, { project: shared, query: "secret outage" })).structured.hits).toHaveLength(1);
     expect((await call(TOOL.rememberStructured, { project: shared, type: "decisions", agent: "dev", text: "no" })).text).toMatch(/read access/);
+    // Shared for writing: a collaborator's own memories, but not new tags on the owner's (a seventh review: a re-send
+    // of Bob's text with "deprecated, ignore" re-tagged his memory).
+    const carol = await signInAs(`${unique("carol")}@example.com`);
+    const carolCall = await withMemory(carol);
+    await shareAccepted(bob, project, carol, "write");
+    const carols = `${project}@${ownerTag(bob.id)}`;
+    const retag = await carolCall(TOOL.rememberStructured, { project: carols, type: "failures", agent: "dev", text: "Bob's secret outage in invoices.", tags: ["deprecated"] });
+    expect(retag.text).toMatch(/is stored already; only the project's owner changes its tags/);
+    expect((await carolCall(TOOL.rememberStructured, { project: carols, type: "decisions", agent: "dev", text: "Carol's own note." })).isError).toBe(false);
+    const bobs = (await bobCall(TOOL.recallStructured, { project, query: "secret outage invoices" })).structured.hits as Array<{ tags: string[] }>;
+    expect(bobs[0]!.tags).toEqual(["CC-FAIL"]);
   });
 });
 
