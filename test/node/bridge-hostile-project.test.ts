@@ -221,7 +221,8 @@ describe("skill scripts outside the project", () => {
       link: `python3 {project-root}/.claude/skills/bmad-planted/scripts/linked.py`,
     };
     const dots = await call(client, "bmad-run", { command: runs.dots });
-    expect(toolText(dots)).toMatch(/evil\.py is outside the project/);
+    // Refused as written, before any look at where it leads: a port is chosen by the plain path alone.
+    expect(toolText(dots)).toMatch(/evil\.py has a "\.", "\.\." or empty part: give the script's path plainly/);
     const link = await call(client, "bmad-run", { command: runs.link });
     expect(toolText(link)).toMatch(/Refused to run \.claude\/skills\/bmad-planted\/scripts\/linked\.py: leads outside the project/);
     expect(JSON.stringify([dots, link])).not.toContain("outside-marker-41");
