@@ -11,8 +11,7 @@ import { ftsQuery, queryMatcher, snippet } from "../core/memory/text.js";
 import type { MemoryVectors } from "./memory-vectors.js";
 
 export type MemoryOp =
-  /** `retag`: whether an existing memory's tags may grow (the owner's call; a collaborator's re-send is refused). */
-  | { op: "remember"; memory: Memory; retag?: boolean }
+  | { op: "remember"; memory: Memory }
   | { op: "search"; query: string; filter: MemoryFilter; limit: number }
   | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
 
@@ -116,7 +115,15 @@ function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
   sql.exec("INSERT INTO memory_pending (type, bytes) VALUES (?, ?) ON CONFLICT (type) DO UPDATE SET bytes = bytes + excluded.bytes", type, bytes);
 }
 
-function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, retag = true): MemResult<{ id: string; created: boolean; tags: string[] }> {
+/** What the caller of a remember may do: `retag`, grow an existing memory's tags (the owner; a collaborator's re-send
+ *  of the owner's text is refused); `room`, why the history cannot take a structured file of that many bytes (the
+ *  file is stored whole again when its memories are written into it). */
+export interface Rememberer {
+  retag: boolean;
+  room(bytes: number): string | undefined;
+}
+
+function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
     const row = sql.exec<{ tags: string; created_at: string }>("SELECT tags, created_at FROM memories WHERE id = ?", memory.id).toArray()[0];
@@ -125,7 +132,7 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
     // A memory's text names it, so anyone could re-send another's with tags of their own ("deprecated"): only the
     // project's owner changes an existing memory's tags.
-    if (row && !retag) return { ok: false, error: `Memory ${memory.id} is stored already; only the project's owner changes its tags. Remember a note of your own instead.` };
+    if (row && by && !by.retag) return { ok: false, error: `Memory ${memory.id} is stored already; only the project's owner changes its tags. Remember a note of your own instead.` };
     if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before.length} tags; with these it would pass ${MAX_TAGS}.` };
     const stored: Memory = row ? { ...memory, tags, created_at: row.created_at } : memory;
     const path = structuredFile(memory.type);
@@ -135,6 +142,8 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     if (fileBytes + pending + lineBytes > MAX_FILE_BYTES) {
       return { ok: false, error: `The workspace's ${path} is full (a workspace file holds at most 1 MiB): delete the ${memory.type} memories that no longer hold from it (bmad-files read, then write it back without them), then remember again.` };
     }
+    const full = by?.room(fileBytes + pending + lineBytes);
+    if (full) return { ok: false, error: full };
     if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
     else insert(sql, memory, null);
     addPending(sql, memory.type, lineBytes);
@@ -214,24 +223,24 @@ function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: 
 }
 
 /** `vectors`: the project's vector index where the deployment binds one (recall then fuses both rankings). */
-export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors?: MemoryVectors): Promise<MemResult<unknown>> {
+export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors?: MemoryVectors, by?: Rememberer): Promise<MemResult<unknown>> {
   if (!prepared.has(storage)) {
     storage.sql.exec(SCHEMA);
     prepared.add(storage);
   }
   try {
-    return await run(storage, op, files, vectors);
+    return await run(storage, op, files, vectors, by);
   } catch (error) {
     // The project was deleted and made anew in this same object: its memory tables went with it.
     if (!/no such table/.test(String(error))) throw error;
     storage.sql.exec(SCHEMA);
-    return run(storage, op, files, vectors);
+    return run(storage, op, files, vectors, by);
   }
 }
 
-async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<MemResult<unknown>> {
+async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined, by: Rememberer | undefined): Promise<MemResult<unknown>> {
   if (op.op === "remember") {
-    const stored = remember(storage, op.memory, files, op.retag);
+    const stored = remember(storage, op.memory, files, by);
     // A memory whose embedding fails is still stored, and found by BM25.
     if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);
     return stored;

@@ -408,11 +408,13 @@ export class WorkspaceProject extends DurableObject {
   async memory(caller: Caller, op: MemoryOp): Promise<DoResult<unknown>> {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
-    const out = await runMemoryOp(this.ctx.storage, op.op === "remember" ? { ...op, retag: g.access === "owner" } : op, {
+    const now = new Date().toISOString();
+    const by = { retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
+    const out = await runMemoryOp(this.ctx.storage, op, {
       list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
       read: (path) => this.files.text(path),
       size: (path) => this.files.head(path)?.size,
-    }, memoryVectors(this.env, this.ctx.id.toString()));
+    }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
   }
 

@@ -67,6 +67,14 @@ describe("a client_id naming a metadata document on a non-public host", { timeou
         body: new URLSearchParams({ grant_type: "authorization_code", code: "u:g:c" }),
       });
       expect({ clientId, status: viaBasic.status }).toEqual({ clientId, status: 401 });
+      // Given twice, an empty one first: the check and the provider would read different ones (an eighth review).
+      const twice = await workerFetch(`${ORIGIN}/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams([["grant_type", "authorization_code"], ["code", "u:g:c"], ["client_id", ""], ["client_id", clientId]]),
+      });
+      expect({ clientId, status: twice.status }).toEqual({ clientId, status: 400 });
+      expect(await twice.json()).toMatchObject({ error: "invalid_request", error_description: "The parameter client_id is given more than once; give each once." });
     }
     expect(fetched().filter((url) => !url.startsWith(ORIGIN))).toEqual([]);
   });

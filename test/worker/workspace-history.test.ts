@@ -9,6 +9,7 @@ import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
 import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 import { TOOL } from "../../src/core/surface/names.js";
+import { ownerTag } from "../../src/worker/workspace-store.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -62,6 +63,29 @@ describe("the history cap (M5)", () => {
     const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
+  });
+});
+
+describe("memories in the history", () => {
+  it("takes a collaborator's memories only while the history is under half its cap, the owner's after (an eighth review)", async () => {
+    const mem = unique("mem");
+    expect((await olive.project({ action: "create", name: mem })).isError).toBe(false);
+    await shareAccepted(olive, mem, mallory, "write");
+    // Each memory is written into its structured file, stored whole again: half the cap is what the project holds plus 2 KiB.
+    await runInDurableObject(projectStub(olive.id, mem), (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 2 * 1024);
+    });
+    const remember = async (who: Person, project: string, text: string) => {
+      const body = await (await rawCall(who.token, "tools/call", { name: TOOL.rememberStructured, arguments: { project, type: "decisions", agent: "dev", text } }, "?toolsets=default,memory")).text();
+      return JSON.parse(body.slice(body.indexOf("{"))) as { result: { isError?: boolean; content: Array<{ text: string }> } };
+    };
+    const refused: string[] = [];
+    for (let i = 0; i < 20 && !refused.length; i++) {
+      const out = await remember(mallory, `${mem}@${ownerTag(olive.id)}`, `Mallory's note ${i}: ${"x".repeat(300)}`);
+      if (out.result.isError) refused.push(out.result.content[0]!.text);
+    }
+    expect(refused[0]).toMatch(/past half of it only its owner's changes are taken/);
+    expect((await remember(olive, mem, "Olive's own decision.")).result.isError).toBeFalsy();
   });
 });
 

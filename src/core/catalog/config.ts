@@ -86,8 +86,8 @@ export async function servedFile<T extends { size: number; sha256: string }>(pat
   return { text, meta: { ...meta, size: bytes.byteLength, sha256: await sha256Hex(text), redacted: true } };
 }
 
-/** An entry of a file's history as listed: a config-shaped file's gives no size or digest of content that may have
- *  held a secret (servedFile). */
+/** A file's entry as listed or answered (history, list, a change): a config-shaped file's gives no size or digest of
+ *  content that may have held a secret (servedFile). */
 export function servedVersion<T extends { size: number; sha256?: string }>(path: string, version: T): Omit<T, "size" | "sha256"> & { size?: number; sha256?: string } {
   if (!isConfigShaped(path)) return version;
   const { sha256: _digest, size: _size, ...rest } = version;

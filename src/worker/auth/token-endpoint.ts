@@ -26,6 +26,10 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
   if (request.method !== "POST") return deps.next(request);
   const form = await request.clone().formData().catch(() => undefined);
   if (!form) return deps.next(request); // the provider names what is wrong with the body
+  // Each parameter once (RFC 6749 §3.2): the provider and this check must read the same value, and with two
+  // (an empty first one) this would judge one and the provider use the other.
+  const repeated = [...new Set(form.keys())].find((name) => form.getAll(name).length > 1);
+  if (repeated) return oauthError(request, 400, "invalid_request", `The parameter ${repeated.slice(0, 100)} is given more than once; give each once.`);
   const field = (name: string) => {
     const value = form.get(name);
     return typeof value === "string" ? value : undefined;

@@ -310,15 +310,19 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   return { folders: [...folders].filter((f) => whole.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
 
+/** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
+ *  restore's), they would let a reader test guesses at it offline. */
 function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
-  return done(`${what}: now version ${f.version}, ${n(f.size)} bytes.${note}`, { ...f });
+  const shown = servedVersion(f.path, f);
+  return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
 }
 
 function listFiles(glob: string, entries: ListedFile[]): ToolOutcome {
   const files = entries.slice(0, MAX_LINES);
   const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
-  return done([head, ...files.map((e) => `${e.path} v${e.version} ${e.size} B`)].join("\n"), { total: entries.length, files });
+  const shown = files.map((e) => servedVersion(e.path, e));
+  return done([head, ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown });
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
