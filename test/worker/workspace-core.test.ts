@@ -13,6 +13,7 @@ import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { env } from "cloudflare:workers";
 import { seed } from "./setup.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
+import { isConfigShaped } from "../../src/core/catalog/config.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -120,12 +121,13 @@ describe("on the Durable Object", () => {
     const table = () =>
       runInDurableObject(stub(), (_: WorkspaceProject, state) => {
         const rows = state.storage.sql.exec<{ path: string; version: number; size: number }>("SELECT path, version, size FROM files").toArray();
-        return [...rows.map((r) => `${r.path} v${r.version} ${r.size} B`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
+        // A config file is listed without its size, which would tell a removed secret's length (an eighth review).
+        return [...rows.map((r) => `${r.path} v${r.version}${isConfigShaped(r.path) ? "" : ` ${r.size} B`}`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
       });
     const listed = async () => {
-      const files = (await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size: number }>;
+      const files = (await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size?: number }>;
       const info = (await ada.project({ action: "config", name: project })).structured;
-      return [...files.map((f) => `${f.path} v${f.version} ${f.size} B`).sort(), `${info.files} files, ${info.bytes} bytes`];
+      return [...files.map((f) => `${f.path} v${f.version}${f.size === undefined ? "" : ` ${f.size} B`}`).sort(), `${info.files} files, ${info.bytes} bytes`];
     };
     expect(await listed()).toEqual(await table()); // the first listing reads the table
     const steps: Array<Record<string, unknown>> = [

@@ -198,7 +198,11 @@ describe("resources", () => {
     const history = await owner.files({ action: "history", project, path: "_bmad/custom/config.toml" });
     const doc = await (await rawCall(owner.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "_bmad/custom/config.toml" } }, "?toolsets=default,views")).text();
     expect(doc).toContain('"redacted":true');
-    for (const out of [read, history]) expect(JSON.stringify(out.structured) + out.text).not.toContain(rawDigest);
+    // Nor a change's answer, nor a listing: a restore of the version it holds answered with the stored digest (an eighth review).
+    const restored = await owner.files({ action: "restore", project, path: "_bmad/custom/config.toml", version: read.structured.version });
+    const listed = await owner.files({ action: "list", project, path: "_bmad/custom/*" });
+    expect(listed.text).toMatch(/^_bmad\/custom\/config\.toml v\d+$/m);
+    for (const out of [read, history, restored, listed]) expect(JSON.stringify(out.structured) + out.text).not.toContain(rawDigest);
     expect(doc).not.toContain(rawDigest);
     expect(history.text).not.toMatch(/ \d+ B by /);
     expect(JSON.stringify(history.structured.versions)).not.toContain('"size"');
