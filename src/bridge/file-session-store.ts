@@ -223,7 +223,9 @@ export class FileSessionStore implements SessionStore {
       for (const { ref, text } of result.content) await this.writeText(this.contentPath(state.session_id, ref), text);
       if (result.artifact) {
         const text = await this.readText(this.contentPath(state.session_id, result.artifact.ref));
-        if (text !== undefined) await this.writeText(this.artifactPath(state, result.artifact.file), text);
+        // A project file like any other: under its own lock, as bmad-files and pull change it.
+        const artifact = this.artifactPath(state, result.artifact.file);
+        if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.writeText(artifact, text));
       }
       await this.save(result.state);
       return { ok: true, value: result.state };

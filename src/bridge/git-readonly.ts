@@ -16,7 +16,9 @@ const DIFFING = new Set(["log", "show"]);
 const REFUSED = /^--(?:output|ext-diff|textconv|show-signature|exec)(?:=|$)/;
 const CONFIG_NAME = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/;
 /** After the port's settings, so these win. */
-const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "protocol.allow=never"];
+// safe.bareRepository: a folder the model filled with HEAD, objects and a commondir naming another repository is
+// not taken for a repository (git reads the setting only from the command line and the system and user configs).
+const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "protocol.allow=never", "safe.bareRepository=explicit"];
 const MAX_OUTPUT = 32 * 1024 * 1024;
 
 export interface ReadonlyGitOptions {

@@ -10,7 +10,7 @@ import type { GitOptions } from "../compiler/git.js";
 import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
-import { isPortedScriptPath } from "../core/runtime/scripts.js";
+import { bmadScriptsOf, isPortedScriptPath, type BmadScripts } from "../core/runtime/scripts.js";
 
 export interface LocalSource {
   /** `origin=path`, as build-bundle takes it. */
@@ -70,11 +70,11 @@ export class LocalBundle {
     this.dirty = sources.length > 0;
   }
 
-  private digests?: ReadonlySet<string>;
+  private scripts?: BmadScripts;
 
-  /** The sha256 of every file of the embedded bundle: the bmad-method package this bridge ships, never the project. */
-  embeddedDigests(): ReadonlySet<string> {
-    return (this.digests ??= new Set(this.embedded.manifest.files.map((f) => f.sha256)));
+  /** The embedded bundle's scripts by place: the bmad-method package this bridge ships, never the project. */
+  embeddedScripts(): BmadScripts {
+    return (this.scripts ??= bmadScriptsOf(this.embedded.manifest.files));
   }
 
   private ported?: ReadonlySet<string>;

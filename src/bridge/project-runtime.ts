@@ -6,11 +6,11 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
-import { isPortedScriptPath } from "../core/runtime/scripts.js";
+import { bmadScriptsOf, isPortedScriptPath, scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isSecretFile } from "../core/catalog/config.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { confinedTarget, isInside, landingRefusal, readConfined, resolveConfined } from "./confined-fs.js";
@@ -28,7 +28,8 @@ const RUN_TIMEOUT_MS = Number(process.env.BMAD_RUN_TIMEOUT_MS) > 0 ? Number(proc
 /** Which scripts with no port may run: BMAD's own bytes (the embedded bundle's digests, or the project's install
  *  record), or any, when the user started the bridge with --allow-project-scripts. */
 export interface ScriptVouching {
-  bmadDigests: () => ReadonlySet<string>;
+  /** The scripts of the bundle this bridge ships, by place. */
+  bmadScripts: () => BmadScripts;
   /** The sha256 of the embedded bundle's ported scripts: bytes that run only as their port. */
   portedDigests: () => ReadonlySet<string>;
   allowProjectScripts: boolean;
@@ -37,7 +38,7 @@ export interface ScriptVouching {
 /** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 
-export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadDigests: () => new Set(), portedDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
+export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadScripts: () => new Map(), portedDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
   return {
     root,
     fsRoot: root,
@@ -79,7 +80,9 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   // A file the script writes for its port, in a private folder: the port writes it into the project itself.
   const outputDir = args.includes(OUTPUT_FILE) ? await mkdtemp(join(skillCache(), "output-")) : undefined;
   const outputPath = outputDir && join(outputDir, "output");
-  const argv = (uv ? [uv, "run", "--no-cache", "--quiet", script] : [python!, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  // uv finds no project or settings here: a pyproject.toml or uv.toml the model wrote would name a build backend
+  // (code uv runs) or an index to install from. Only the script's own inline dependencies count.
+  const argv = (uv ? [uv, "run", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
     const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
     let stderr = run.stderr;
@@ -105,12 +108,14 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   const bytes = await readConfined(base, relative(base, resolve(script)));
   if (!bytes.ok) return { ok: false, error: `Refused to run ${bytes.error}` };
   const digest = createHash("sha256").update(bytes.bytes).digest("hex");
-  if (vouching.bmadDigests().has(digest)) return { ok: true };
+  // BMAD's bytes at BMAD's place for them: the same bytes elsewhere (a test of BMAD's beside files the model wrote)
+  // are not what BMAD shipped.
+  const place = scriptPlace(resolve(script).split(sep).join("/"));
+  if (place && vouching.bmadScripts().get(place)?.has(digest)) return { ok: true };
   const record = await readConfined(root, INSTALL_RECORD);
   // A record a pull brought is the remote's word, not this machine's installer's: it vouches for nothing here.
   const pulled = record.ok && (await broughtByPull(root, record.bytes));
-  // Every sha256 in the record: the bytes are some file BMAD's installer wrote. (A fixed-width token: linear.)
-  if (record.ok && !pulled && new Set(record.bytes.toString("utf8").match(/\b[0-9a-f]{64}\b/g)).has(digest)) return { ok: true };
+  if (place && record.ok && !pulled && recordedScripts(record.bytes).get(place)?.has(digest)) return { ok: true };
   const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
   return {
     ok: false,
@@ -137,16 +142,22 @@ async function portedRefusal(root: string, reader: BundleReader, vouching: Scrip
   return `${shown} holds the bytes of one of BMAD's ported scripts, which bmad-run runs only as its port: name it as its skill does ({skill-root}/scripts/${shown.slice(shown.lastIndexOf("/") + 1)}, in the skill's own folder).`;
 }
 
-/** The sha256 of each ported script the project's install record lists (`"py",…,"<path>","<sha256>"` rows). */
+/** The files BMAD's install record lists (`"py",…,"<path>","<sha256>"` rows; paths from `_bmad/`). */
+function recordedFiles(record: Buffer): Array<{ path: string; sha256: string }> {
+  const files: Array<{ path: string; sha256: string }> = [];
+  for (const line of record.toString("utf8").split("\n")) {
+    const row = /"([^"]*)","([0-9a-f]{64})"\s*$/.exec(line);
+    if (row) files.push({ path: row[1]!, sha256: row[2]! });
+  }
+  return files;
+}
+
+const recordedScripts = (record: Buffer): BmadScripts => bmadScriptsOf(recordedFiles(record));
+
+/** The sha256 of each ported script the project's install record lists. */
 async function recordedPortDigests(root: string): Promise<Set<string>> {
   const record = await readConfined(root, INSTALL_RECORD);
-  const digests = new Set<string>();
-  if (!record.ok) return digests;
-  for (const line of record.bytes.toString("utf8").split("\n")) {
-    const row = /"([^"]*)","([0-9a-f]{64})"\s*$/.exec(line);
-    if (row && isPortedScriptPath(row[1]!)) digests.add(row[2]!);
-  }
-  return digests;
+  return new Set(record.ok ? recordedFiles(record.bytes).filter((f) => isPortedScriptPath(f.path)).map((f) => f.sha256) : []);
 }
 
 /** Whether `bytes` are, byte for byte, a file the folder's last pull wrote, under any name (`_BMAD/…` is `_bmad/…` on

@@ -72,7 +72,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const projectFs = await NodeRuntimeFs.create([project]);
   const workspaces = new LocalWorkspaceStore(project, projectFs);
   const memory = new FileMemory(project);
-  const vouching = { bmadDigests: () => bundle.embeddedDigests(), portedDigests: () => bundle.embeddedPortedDigests(), allowProjectScripts: args.allowProjectScripts === true };
+  const vouching = { bmadScripts: () => bundle.embeddedScripts(), portedDigests: () => bundle.embeddedPortedDigests(), allowProjectScripts: args.allowProjectScripts === true };
   const onReload: SurfaceDeps["onReload"] = (listener) => bundle.onReload(listener);
   const deps: SurfaceDeps = {
     get reader() {

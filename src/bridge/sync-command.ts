@@ -15,6 +15,7 @@ import { RemoteWorkspace } from "./sync-remote.js";
 import { STATE_FILE } from "./sync-state.js";
 
 import { TOKEN_ENV } from "./token-client.js";
+import { bmadScriptsOf, type BmadScripts } from "../core/runtime/scripts.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
@@ -44,13 +45,21 @@ Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
 
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
-const MANIFEST = z.object({ files: z.array(z.object({ sha256: z.string() })) });
+const MANIFEST = z.object({ files: z.array(z.object({ path: z.string(), sha256: z.string() })) });
 
-/** The sha256 of every file of the bundle this CLI ships (BMAD's own bytes): the only scripts a pull writes. */
-async function bmadDigests(embedded: string | undefined): Promise<ReadonlySet<string>> {
+/** The scripts of the bundle this CLI ships (BMAD's own bytes, by place): the only scripts a pull writes. */
+async function bmadScripts(embedded: string | undefined): Promise<BmadScripts> {
   const text = embedded ? await readFile(join(embedded, "manifest.json"), "utf8").catch(() => undefined) : undefined;
-  const parsed = text === undefined ? undefined : MANIFEST.safeParse(JSON.parse(text));
-  return new Set(parsed?.success ? parsed.data.files.map((f) => f.sha256) : []);
+  const parsed = text === undefined ? undefined : MANIFEST.safeParse(parseJson(text));
+  return bmadScriptsOf(parsed?.success ? parsed.data.files : []);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Runs the command; resolves with the exit status. */
@@ -80,7 +89,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const sync = async (client: Client, signIn: () => Promise<void>) => {
     const again = (c: "pull" | "push", force: boolean) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, again, bmadDigests: await bmadDigests(embedded) };
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, again, bmadScripts: await bmadScripts(embedded) };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);

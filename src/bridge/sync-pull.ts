@@ -12,14 +12,15 @@ import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-st
 import type { Result } from "../core/result.js";
 import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
+import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 
 export interface SyncOptions {
   dir: string;
   remote: string;
   workspace: RemoteWorkspace;
   force: boolean;
-  /** The sha256 of BMAD's own files (the bundle this CLI ships): a script is pulled only with one of these. */
-  bmadDigests: ReadonlySet<string>;
+  /** BMAD's own scripts (the bundle this CLI ships) by place: a script is pulled only with BMAD's bytes for its place. */
+  bmadScripts: BmadScripts;
   /** The command line that runs pull or push again here, for the fixes a refusal names. */
   again: (command: "pull" | "push", force: boolean) => string;
 }
@@ -131,7 +132,9 @@ function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: 
 
 /** Why `bytes` may not be written at `path` as a script: a pull writes none but BMAD's own. */
 function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string | undefined {
-  return isScriptPath(path) && !o.bmadDigests.has(sha256(bytes)) ? "is a script whose bytes are not BMAD's own: a pull writes no code anyone could have changed" : undefined;
+  if (!isScriptPath(path)) return undefined;
+  const place = scriptPlace(path);
+  return place && o.bmadScripts.get(place)?.has(sha256(bytes)) ? undefined : "is a script whose bytes are not BMAD's own for that place: a pull writes no code anyone could have changed";
 }
 
 /** A pull's rule for where a file really lands (after the folder's symlinks): nothing that decides what runs but

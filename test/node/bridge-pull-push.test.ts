@@ -18,6 +18,7 @@ import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { pull } from "../../src/bridge/sync-pull.js";
+import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
@@ -315,9 +316,9 @@ describe("against the real Worker", () => {
     const client = new ModernClient({ name: "race", version: "1.0.0" });
     await client.connect(new ModernTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     // BMAD's own bytes, as the CLI knows them from the bundle it ships: the workspace's scripts are pulled too.
-    const manifest = JSON.parse(readFileSync(join(dirname(bridge), "bundle/manifest.json"), "utf8")) as { files: Array<{ sha256: string }> };
-    const bmadDigests = new Set(manifest.files.map((f) => f.sha256));
-    const options = (workspace: RemoteWorkspace) => ({ dir: into, remote, workspace, force: false, bmadDigests, again: (c: string) => c });
+    const manifest = JSON.parse(readFileSync(join(dirname(bridge), "bundle/manifest.json"), "utf8")) as { files: Array<{ path: string; sha256: string }> };
+    const bmadScripts = bmadScriptsOf(manifest.files);
+    const options = (workspace: RemoteWorkspace) => ({ dir: into, remote, workspace, force: false, bmadScripts, again: (c: string) => c });
     mkdirSync(into);
     const first = await pull(options(new RemoteWorkspace(client, PROJECT, async () => {})));
     expect(first.ok, JSON.stringify(first)).toBe(true);
@@ -506,12 +507,20 @@ it("refuses a hostile remote's paths, naming each, and README.md beside readme.m
   expect(existsSync(join(tmp.dir, "escape.md"))).toBe(false);
 }, 30_000);
 
-it("pulls a script only with BMAD's own bytes, and writes nothing else then", async () => {
+it("pulls a script only with BMAD's own bytes for its place, and writes nothing else then", async () => {
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake(["ok.md", "_bmad/bmm/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh"]), "--project", "x", "--dir", target]);
+  // BMAD's test of word_metrics.py, which imports its module from the folder above: at its place it is BMAD's; beside
+  // a module the model wrote it would run the model's code (an eighth review).
+  const test = readFileSync("node_modules/bmad-method/src/core-skills/bmad-review/scripts/tests/test_word_metrics.py", "utf8");
+  const own = "_bmad/core/bmad-review/scripts/tests/test_word_metrics.py";
+  const moved = "_bmad-output/kit/scripts/check.py";
+  const paths = ["ok.md", "_bmad/bmm/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh", own, moved];
+  const out = await cli(["pull", "--remote", await startFake(paths, { contents: new Map([[own, test], [moved, test]]) }), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stderr).toContain("_bmad/bmm/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
   expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain(`${moved}: is a script whose bytes are not BMAD's own for that place`);
+  expect(out.stderr).not.toContain(own);
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);
 

@@ -18,8 +18,8 @@ const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
 const run = promisify(execFile);
 
-async function connect(cwd: string, args: string[] = []): Promise<Client> {
-  const bridgeRun = await connectBridge(bridge, cwd, { args, home: join(tmp.dir, "home") });
+async function connect(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Client> {
+  const bridgeRun = await connectBridge(bridge, cwd, { args, home: join(tmp.dir, "home"), env });
   tmp.closeAfter(bridgeRun.close);
   return bridgeRun.client;
 }
@@ -122,7 +122,9 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     mkdirSync(join(skill, "scripts"), { recursive: true });
     writeFileSync(join(skill, "SKILL.md"), "---\nname: bmad-mine\ndescription: mine\n---\nRun `uv run {skill-root}/scripts/hello.py`.\n");
     writeFileSync(join(skill, "scripts/hello.py"), "print('hello from mine')\n");
-    // BMAD's own bytes under another name: a file BMAD's install record lists (a helper module, with no port).
+    // BMAD's own bytes at their place run (a helper module, with no port: the install record lists it); the same bytes
+    // anywhere else do not (an eighth review: a test of BMAD's copied elsewhere imported the model's module).
+    const bmads = "{project-root}/_bmad/scripts/config_utils.py";
     copyFileSync(join(dir, "_bmad/scripts/config_utils.py"), join(skill, "scripts/copy.py"));
     // A ported script's bytes under another name run nowhere but as the port: memlog.py's, here, would write a
     // memlog wherever the model says, past the bridge's lock (a seventh review).
@@ -132,8 +134,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(refused.out?.exit_code).toBe(2);
     expect(refused.text).toContain(".claude/skills/bmad-mine/scripts/hello.py is not a script BMAD installed");
     expect(refused.text).toContain("--allow-project-scripts");
+    const atItsPlace = await bmadRun(client, `uv run ${bmads}`);
+    expect(atItsPlace.out?.exit_code, atItsPlace.text).toBe(0);
     const copy = await bmadRun(client, `uv run ${skill}/scripts/copy.py`);
-    expect(copy.out?.exit_code, copy.text).toBe(0);
+    expect(copy.text).toContain(".claude/skills/bmad-mine/scripts/copy.py is not a script BMAD installed");
     const ported = await bmadRun(client, `uv run ${skill}/scripts/memlog-copy.py init --workspace {project-root}/x`);
     expect(ported.text).toContain("holds the bytes of one of BMAD's ported scripts");
     expect(existsSync(join(dir, "x"))).toBe(false);
@@ -141,12 +145,20 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     // script, no tool's settings (a seventh review: `-o/abs` wrote outside the project).
     writeFileSync(join(dir, ".env"), "KEY=sk-secret\n");
     for (const arg of ["-o/tmp/bmad-out.json", "-o../x", ".env", "sub/../.env", ".claude/settings.local.json", "_bmad/scripts/memlog.py", ".git/hooks/pre-commit"]) {
-      const judged = await bmadRun(client, `uv run ${skill}/scripts/copy.py ${arg}`);
+      const judged = await bmadRun(client, `uv run ${bmads} ${arg}`);
       expect(judged.out?.exit_code, `${arg}: ${judged.text}`).toBe(2);
       expect(judged.text).toMatch(/Refused to run the script with|as two words/);
     }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
+    // uv, where it is installed, looks for no project or settings: a pyproject.toml the model wrote names a build
+    // backend uv would run, a uv.toml an index to install from (an eighth review). uv is not installed here: a
+    // stand-in on PATH records how the bridge calls it.
+    const bin = join(dir, "_bmad-output/uv-bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "uv"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${join(bin, "argv")}"\n`, { mode: 0o755 });
+    await bmadRun(await connect(dir, [], { PATH: `${bin}:${process.env.PATH}` }), `uv run ${bmads}`);
+    expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 5)).toEqual(["run", "--no-project", "--no-config", "--no-cache", "--quiet"]);
   });
 });
 

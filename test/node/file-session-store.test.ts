@@ -199,6 +199,26 @@ describe("races", () => {
   });
 });
 
+describe("artifacts", () => {
+  it("are written under their file's lock, as bmad-files and pull change a file (an eighth review)", async () => {
+    const first = await store.start("me", "Learn the artifact's name");
+    await act(first.session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
+    await act(first.session_id, { type: "confirm" });
+    const [file] = readdirSync(join(dir, ".claude/specs", first.task_name));
+    const { session_id, task_name } = await store.start("me", "Locked artifact");
+    await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
+    const order: string[] = [];
+    let release!: () => void;
+    const holding = withFileLock(realpathSync(dir), `.claude/specs/${task_name}/${file}`, () => new Promise<void>((r) => (release = () => (order.push("released"), r()))));
+    await new Promise((r) => setTimeout(r, 50));
+    const confirming = act(session_id, { type: "confirm" }).then(() => void order.push("confirmed"));
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await Promise.all([holding, confirming]);
+    expect(order).toEqual(["released", "confirmed"]);
+  });
+});
+
 describe("atomic writes", () => {
   it("leaves no temp files and always valid JSON", async () => {
     const { session_id } = await store.start("me", "Atomic");

@@ -193,6 +193,21 @@ it("answers for a folder that is no repository as git does, finding none above t
   }
 });
 
+it("takes no folder the model filled with HEAD and a commondir for a repository: another one's history stays unread (an eighth review)", async () => {
+  const elsewhere = linearRepo("elsewhere-secret");
+  run(elsewhere, "commit", "-q", "--allow-empty", "-m", "SECRET: rotate the prod password");
+  // What a model can write with bmad-files: plain files in a content folder, naming the other repository's store.
+  const fake = join(tmp.dir, "_bmad-output/r");
+  mkdirSync(join(fake, "objects"), { recursive: true });
+  mkdirSync(join(fake, "refs"), { recursive: true });
+  writeFileSync(join(fake, "HEAD"), "ref: refs/heads/main\n");
+  writeFileSync(join(fake, "commondir"), `${join(elsewhere, ".git")}\n`);
+  const fs = await NodeRuntimeFs.create([tmp.dir]);
+  const ours = await main(["--repo", fake, "--range", "HEAD~1..HEAD"], { fs, cwd: tmp.dir, git });
+  expect(ours.stdout).not.toContain("SECRET");
+  expect(JSON.parse(ours.stdout)).toMatchObject({ ok: false });
+});
+
 it("refuses what is no REV..REV range, and argument errors, as JSON with exit 2", async () => {
   const linear = join(tmp.dir, "linear");
   const bad = ["HEAD", "a.py", "..", "a..", "..HEAD", "-3..HEAD", " HEAD~1..HEAD", "HEAD~1..HEAD\n", "HEAD~1...HEAD", "a...b", "--output=evil.txt"];

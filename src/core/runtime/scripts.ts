@@ -35,6 +35,28 @@ export function isPortedScriptPath(path: string): boolean {
   return SHARED_SCRIPTS.has(name) || SKILL_SCRIPTS.has(`${parts[parts.length - 3]}/${name}`);
 }
 
+/** Where a script belongs, as BMAD places it: the folder holding its `scripts/` folder and the path below that
+ *  (`bmad-review/scripts/word_metrics.py`; `_bmad` for BMAD's shared `scripts/`), whatever tree it is in. BMAD's bytes
+ *  vouch for a script only at their own place: a test of BMAD's copied elsewhere would import the model's files. */
+export function scriptPlace(path: string): string | undefined {
+  const parts = path.split("/");
+  const at = parts.lastIndexOf("scripts");
+  if (at < 0 || at === parts.length - 1) return undefined;
+  return [at > 0 ? parts[at - 1] : "_bmad", ...parts.slice(at)].join("/");
+}
+
+/** BMAD's scripts by place (scriptPlace), each place with the sha256 of the bytes BMAD put there. */
+export type BmadScripts = ReadonlyMap<string, ReadonlySet<string>>;
+
+export function bmadScriptsOf(files: Iterable<{ path: string; sha256: string }>): BmadScripts {
+  const out = new Map<string, Set<string>>();
+  for (const { path, sha256 } of files) {
+    const place = scriptPlace(path);
+    if (place) out.set(place, (out.get(place) ?? new Set()).add(sha256));
+  }
+  return out;
+}
+
 /** What a script's command line says it will read, by file name: read in the run's first call. */
 export const SCRIPT_READS: ReadonlyMap<string, (argv: string[]) => string[]> = new Map([
   ["memlog.py", memlogNamed],
