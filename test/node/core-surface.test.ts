@@ -10,6 +10,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { toolListing } from "../../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
+import { loadYaml } from "../../src/core/runtime/sprint-yaml.js";
 
 it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
   await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
@@ -51,8 +52,22 @@ it("removes secret-looking keys from configuration at any depth", () => {
   expect(clean).toEqual({ core: { user_name: "Ada", nested: { list: [{ ok: 1 }] } } });
   // Names a review found served (any key ending in "key" but BMAD's project_key), and URLs that carry a password.
   const names = ["openai_key", "anthropic_key", "passphrase", "aws_access_key_id", "signing_key", "encryption_key", "session_key", "license_key", "bearer", "pwd", "cookie", "dsn", "connection_string"];
-  const more = sanitizeConfig({ ...Object.fromEntries(names.map((k) => [k, "s3cret"])), database_url: "postgres://app:hunter2@db/x", project_key: "TODO", docs_url: "https://example.com/a" });
-  expect(more).toEqual({ project_key: "TODO", docs_url: "https://example.com/a" });
+  // An eighth review: plural keys, personal access tokens, PEM keys, webhooks (and a chat webhook's URL under any name).
+  names.push("api_keys", "stripe_key_ids", "github_pat", "private_key_pem", "private_key", "slack_webhook", "cert_pem");
+  const urls = { notify: "https://hooks.slack.com/services/T0/B0/x", ping: "https://discord.com/api/webhooks/1/x" };
+  const more = sanitizeConfig({ ...Object.fromEntries(names.map((k) => [k, "s3cret"])), ...urls, database_url: "postgres://app:hunter2@db/x", project_key: "TODO", docs_url: "https://example.com/a", prd_output_path: "docs", patterns: "x" });
+  expect(more).toEqual({ project_key: "TODO", docs_url: "https://example.com/a", prd_output_path: "docs", patterns: "x" });
+});
+
+it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {
+  const deep = `core:\n  x: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`;
+  const dashes = `${"- ".repeat(50_000)}x\n`;
+  for (const text of [deep, dashes]) {
+    expect(sanitizeConfigText("bmm/config.yaml", text)).toMatch(/is not served: it does not parse \(it nests deeper than 64 levels/);
+    expect(loadYaml(text)).toEqual({ error: "the file nests deeper than any sprint's; flatten it" });
+  }
+  expect(sanitizeConfigText("custom/config.toml", `a = ${"[".repeat(1000)}1${"]".repeat(1000)}\n`)).toMatch(/nests deeper/);
+  expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
 });
 
 it("sanitises every config-shaped file, and serves clean ones byte for byte", () => {

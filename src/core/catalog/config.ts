@@ -7,10 +7,11 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|key([-_]?id)?$)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|webhook|keys?([-_]?ids?)?$|(^|[-_])(pat|pem)$)/i;
 const NOT_SECRET = new Set(["project_key"]);
-/** A URL that carries a user and password (postgres://app:hunter2@db/...): a secret whatever its key is called. */
-const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i;
+/** A URL that carries a user and password (postgres://app:hunter2@db/...), or is itself the secret (a chat webhook):
+ *  a secret whatever its key is called. */
+const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/([^/\s:@]*:[^/\s@]+@|hooks\.slack\.com\/services\/|(canary\.|ptb\.)?discord(app)?\.com\/api\/webhooks\/)/i;
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
@@ -104,7 +105,36 @@ export function configForScript(path: string, text: string): string {
 
 const isToml = (path: string) => /\.toml$/i.test(path);
 
+/** How deep a config or status file may nest: far past any BMAD's, and the parsers' cost grows with the depth. */
+const MAX_NESTING = 64;
+
+/** Whether YAML or TOML text nests deeper than MAX_NESTING, by a linear look: flow brackets (`[[[…`), and a line's
+ *  run of indentation and sequence dashes (`- - - …`). A planted file 100,000 levels deep cost a second a parse. */
+export function nestsTooDeep(text: string): boolean {
+  let depth = 0;
+  let lead = 0;
+  let atLineStart = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      atLineStart = true;
+      lead = 0;
+      continue;
+    }
+    if (atLineStart && (c === 32 || c === 45 || c === 9)) {
+      if (++lead > 4 * MAX_NESTING) return true;
+      continue;
+    }
+    atLineStart = false;
+    if (c === 91 || c === 123) {
+      if (++depth > MAX_NESTING) return true;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return false;
+}
+
 function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
+  if (nestsTooDeep(text)) return { error: `it nests deeper than ${MAX_NESTING} levels, far past any config` };
   try {
     // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
     return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false }) };
