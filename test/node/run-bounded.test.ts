@@ -1,7 +1,7 @@
 // runBounded, the bridge's one way to run a process (the completion contract, bmad-run's skill scripts):
 // argument arrays only, answered within the time limit plus a short grace, and everything the process
 // started killed however the run ends, including children that left its session and cleared their environment.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { killAllRuns, runBounded } from "../../src/bridge/run-bounded.js";
@@ -90,4 +90,14 @@ describe("runBounded", () => {
     expect(run).toMatchObject({ exitCode: null, timedOut: false });
     expect(run.stderr).toMatch(/bmad-no-such-command: spawn bmad-no-such-command ENOENT/);
   });
+});
+
+it("runs at most four at once, queueing the rest: a model asking for many runs forks no more (an eighth review)", async () => {
+  const marks = join(tmp.dir, "at-once");
+  mkdirSync(marks);
+  // Each run marks its start, waits, then counts the runs started and not yet ended.
+  const script = `touch "${marks}/$1.on"; sleep 0.2; ls "${marks}" | grep -c '\\.on$'; rm "${marks}/$1.on"`;
+  const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => runBounded(["sh", "-c", script, "sh", String(i)], { cwd: marks, timeoutMs: 10_000 })));
+  expect(runs.every((r) => r.exitCode === 0)).toBe(true);
+  expect(Math.max(...runs.map((r) => Number(r.stdout.trim())))).toBeLessThanOrEqual(4);
 });
