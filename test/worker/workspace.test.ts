@@ -46,7 +46,7 @@ describe("a new project", () => {
   it("holds the installer's _bmad/ files and BMAD's scripts, and is listed", async () => {
     const listed = await ada.files({ action: "list", project, path: "_bmad/**" });
     for (const path of ["_bmad/config.toml", "_bmad/config.user.toml", "_bmad/core/config.yaml", "_bmad/bmm/config.yaml", "_bmad/_config/manifest.yaml", "_bmad/_config/bmad-help.csv", "_bmad/scripts/memlog.py"]) {
-      expect(listed.text).toContain(`${path} v1 `);
+      expect(listed.text).toMatch(new RegExp(`^${path.replaceAll(".", "\\.")} v1( |$)`, "m")); // a config file without its size
     }
     expect((await ada.files({ action: "read", project, path: "_bmad/config.user.toml" })).text).toContain('user_name = "Ada"');
     expect((await ada.project({ action: "list" })).text).toContain(`${project} (yours)`);
