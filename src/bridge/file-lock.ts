@@ -3,10 +3,11 @@
 // written over. proper-lockfile makes a lock folder atomically (mkdir), keeps its mtime fresh while held, and takes
 // over one whose holder died (not refreshed for STALE_MS). Locks live in the project's `.bmad-mcp/locks/`,
 // machinery no tool of the model's can reach.
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import lockfile from "proper-lockfile";
-import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { constants } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { ensureConfinedDir, heldLock, landingOf, writeConfined } from "./confined-fs.js";
 import { foldPath } from "../core/workspace/paths.js";
 import { STATE_DIR } from "./sync-state.js";
@@ -40,16 +41,31 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     // The default throws from a timer and ends the process. A takeover is seen where it matters, before a change lands.
     onCompromised: () => undefined,
   });
-  // The lock folder as made for this call: one taken over is removed and made again, another folder.
-  const mine = await stat(lockPath);
+  // Who holds it: a token of this call's, beside the lock, written before any work starts. A holder that took the lock
+  // over writes its own first, so a change that finds another token lands nowhere. (The lock folder's own times
+  // cannot tell: its refresh changes them, and where a file system keeps no creation time Node reports the change time.)
+  // In the locks folder (machinery, which no tool or pull writes), not through a link, and not synced: a crash loses
+  // only the lock, which the next holder takes over.
+  const ownerFile = join(dir.path, `${name}.owner`);
+  const token = randomUUID();
+  try {
+    await writeFile(ownerFile, token, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW });
+  } catch (error) {
+    await release().catch(() => undefined);
+    throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
+  }
   const stillMine = async () => {
-    const now = await stat(lockPath).catch(() => undefined);
-    return now && now.ino === mine.ino && now.birthtimeMs === mine.birthtimeMs ? undefined : `another process took the lock of ${rel} over while this one was stalled for over ${STALE_MS / 1000} s; read it again and retry.`;
+    const holder = await readFile(ownerFile, { encoding: "utf8", flag: constants.O_RDONLY | constants.O_NOFOLLOW }).catch(() => undefined);
+    return holder === token ? undefined : `another process took the lock of ${rel} over while this one was stalled for over ${STALE_MS / 1000} s; read it again and retry.`;
   };
   try {
     return await heldLock.run(stillMine, work);
   } finally {
-    // A lock taken over is the other holder's now: releasing it would remove theirs.
-    if (!(await stillMine())) await release().catch(() => undefined);
+    // A lock taken over is the other holder's now: releasing it would remove theirs. The token goes first, while the
+    // lock is still held, so that no later holder's is removed.
+    if (!(await stillMine())) {
+      await rm(ownerFile, { force: true });
+      await release().catch(() => undefined);
+    }
   }
 }
