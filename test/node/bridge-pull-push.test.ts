@@ -514,12 +514,15 @@ it("pulls a script only with BMAD's own bytes for its place, and writes nothing 
   const test = readFileSync("node_modules/bmad-method/src/core-skills/bmad-review/scripts/tests/test_word_metrics.py", "utf8");
   const own = "_bmad/core/bmad-review/scripts/tests/test_word_metrics.py";
   const moved = "_bmad-output/kit/scripts/check.py";
-  const paths = ["ok.md", "_bmad/bmm/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh", own, moved];
+  // Any file in a scripts/ folder is code's neighbour (a ninth review: `_bmad/scripts/argparse.so` ran with memlog.py).
+  const neighbour = "_bmad/scripts/argparse.so";
+  const paths = ["ok.md", "_bmad/bmm/x/scripts/evil.py", "_bmad/_config/custom/cc-verify.sh", own, moved, neighbour];
   const out = await cli(["pull", "--remote", await startFake(paths, { contents: new Map([[own, test], [moved, test]]) }), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stderr).toContain("_bmad/bmm/x/scripts/evil.py: is a script whose bytes are not BMAD's own");
   expect(out.stderr).toContain("_bmad/_config/custom/cc-verify.sh: is a script whose bytes are not BMAD's own");
   expect(out.stderr).toContain(`${moved}: is a script whose bytes are not BMAD's own for that place`);
+  expect(out.stderr).toContain(`${neighbour}: is a script whose bytes are not BMAD's own for that place`);
   expect(out.stderr).not.toContain(own);
   expect(readdirSync(target)).toEqual([]);
 }, 30_000);

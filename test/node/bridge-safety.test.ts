@@ -88,7 +88,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const client = await sharedProject().client;
     const marker = join(tmp.dir, "script-ran");
     const evil = `open(${JSON.stringify(marker)}, "w").write("ran")\n`;
-    for (const path of [".claude/skills/bmad-review/scripts/word_metrics.py", ".claude/skills/mine/scripts/evil.py", "_bmad/scripts/memlog.py", "_bmad/_config/custom/cc-verify.sh", "_bmad/_config/files-manifest.csv", ".claude/settings.json", "x/Scripts/run.SH"]) {
+    // Every file in a scripts/ folder too: Python imports a script's neighbours first (a ninth review: a text-only ELF
+    // `_bmad/scripts/tomllib.so` ran with BMAD's config_utils.py).
+    const neighbours = ["_bmad/scripts/tomllib.so", "_bmad/scripts/__pycache__/x.pyc", "_bmad/scripts/notes.md"];
+    for (const path of [".claude/skills/bmad-review/scripts/word_metrics.py", ".claude/skills/mine/scripts/evil.py", "_bmad/scripts/memlog.py", "_bmad/_config/custom/cc-verify.sh", "_bmad/_config/files-manifest.csv", ".claude/settings.json", "x/Scripts/run.SH", ...neighbours]) {
       for (const action of ["write", "append", "delete"]) {
         const out = await files(client, { action, path, ...(action === "delete" ? {} : { content: evil }) });
         expect(out.isError, `${action} ${path}`).toBe(true);

@@ -136,7 +136,7 @@ describe("writing", () => {
     expect(await writeConfined(root, "git-link/hooks/pre-commit", "x")).toMatchObject({ ok: false, error: expect.stringContaining("lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)") });
     expect(await writeConfined(root, "git-link/config", "x", { exclusive: true })).toMatchObject({ ok: false, code: "outside" });
     expect(await removeConfined(root, "git-link/HEAD")).toMatchObject({ ok: false, code: "outside" });
-    expect(await writeConfined(root, "scripts-link/evil.py", "x")).toMatchObject({ ok: false, error: expect.stringContaining("is a script that bmad-run") });
+    expect(await writeConfined(root, "scripts-link/evil.py", "x")).toMatchObject({ ok: false, error: expect.stringContaining("is in a scripts/ folder") });
     expect(readdirSync(join(root, ".git/hooks"))).toEqual([]);
     expect(readdirSync(join(root, "tools/scripts"))).toEqual([]);
     // The bridge's own state: in the folder its writer names, and only there.

@@ -2,7 +2,8 @@
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
-import { REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
+import { configForScript, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
+import { parse as parseToml } from "smol-toml";
 import { findAcronyms } from "../../src/core/catalog/search.js";
 import { canonicalJson, searchIndexJson, termCounts } from "../../src/compiler/manifest.js";
 import { checkBundlePath, parseBmadUri } from "../../src/core/catalog/paths.js";
@@ -68,6 +69,15 @@ it("parses no config or sprint file nested past any BMAD's: a planted one 100,00
   }
   expect(sanitizeConfigText("custom/config.toml", `a = ${"[".repeat(1000)}1${"]".repeat(1000)}\n`)).toMatch(/nests deeper/);
   expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
+  // Brackets in strings and comments are text: such a file is served (a ninth review: 70 of them in a string made the
+  // file unparseable here, and the script was then given it whole, secrets and all).
+  const bracketed = `note = "${"[".repeat(70)}" # ${"{".repeat(70)}\napi_key = "sk-1"\n`;
+  expect(sanitizeConfigText("custom/config.toml", bracketed)).toContain(`note = "${"[".repeat(70)}"`);
+  expect(sanitizeConfigText("custom/config.toml", bracketed)).not.toContain("sk-1");
+  // One that does not parse here is withheld from a script too, never given as it is.
+  const broken = `${"[".repeat(100)}\napi_key = "sk-2"\n`;
+  expect(configForScript("custom/config.toml", broken)).not.toContain("sk-2");
+  expect(() => parseToml(configForScript("custom/config.toml", broken))).toThrow();
 });
 
 it("sanitises every config-shaped file, and serves clean ones byte for byte", () => {

@@ -20,7 +20,13 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(isScriptPath(path), path).toBe(true);
     expect(checkWritablePath(path).ok, path).toBe(false);
   }
-  for (const path of ["scripts/readme.md", "docs/x.py", "scripts.py", "scripts/data.csv"]) expect(checkWritablePath(path).ok, path).toBe(true);
+  // Every file in a scripts/ folder, whatever its name: Python imports a script's neighbours first (a ninth review: a
+  // model-written `_bmad/scripts/tomllib.so` ran with BMAD's config_utils.py).
+  for (const path of ["scripts/readme.md", "scripts/data.csv", "_bmad/scripts/tomllib.so", "_bmad/scripts/argparse.cpython-311-x86_64-linux-gnu.so", "a/scripts/__pycache__/x.pyc", "a/SCRIPTS/pkg/__init__.txt"]) {
+    expect(isScriptPath(path), path).toBe(true);
+    expect(checkWritablePath(path).ok, path).toBe(false);
+  }
+  for (const path of ["docs/x.py", "scripts.py", "docs/scripts.md", "my-scripts/x.md"]) expect(checkWritablePath(path).ok, path).toBe(true);
   const decides = ["_bmad/_config/files-manifest.csv", ".claude/settings.json", ".CLAUDE/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".vscode/tasks.json"];
   // Found by a review: what runs by itself in the user's tools, and NTFS stream names (`x::$DATA` is x's content).
   decides.push(".vscode/settings.json", ".envrc", ".pre-commit-config.yaml", ".husky/pre-commit", ".githooks/pre-push", ".claude/commands/x.md", ".claude/hooks/h.sh", ".github/workflows/ci.yml");

@@ -414,5 +414,10 @@ describe("secrets in a workspace's config", () => {
     expect(history.text).toMatch(new RegExp(`^v${written.structured.version} write `, "m"));
     // Its size as served: the stored one would tell the removed secret's length.
     expect((await ada.files({ action: "read", project, path: "_bmad/config.user.toml" })).text).toMatch(new RegExp(`version ${written.structured.version}, \\d+ bytes as served, `));
+    // A config that does not parse here is withheld from scripts, not given whole (a ninth review: a writer made one
+    // unparseable here, and resolve_config printed the owner's key).
+    await ada.files({ action: "append", project, path: "_bmad/config.user.toml", content: `[extra]\nx = ${"[".repeat(100)}1${"]".repeat(100)}\n` });
+    const broken = await run(`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root} --key core`);
+    expect(broken.text + JSON.stringify(broken.structured)).not.toContain(secrets[0]);
   });
 });

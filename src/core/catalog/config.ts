@@ -96,11 +96,13 @@ export function servedVersion<T extends { size: number; sha256?: string }>(path:
 }
 
 /** A config-shaped file as a ported BMAD script reads it (bmad-run), so that what the script prints holds no
- *  secret either; one that does not parse is left as it is, for the script to report as Python would. */
+ *  secret either. One that does not parse here is withheld, never given as it is: a parser laxer than this one (the
+ *  script's) would read its secrets. The script gets text that does not parse either, and fails as on a broken file. */
 export function configForScript(path: string, text: string): string {
   if (!isConfigShaped(path)) return text;
   const parsed = parseConfig(path, text);
-  return "error" in parsed ? text : withoutSecrets(path, text, parsed.data);
+  if (!("error" in parsed)) return withoutSecrets(path, text, parsed.data);
+  return `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
 }
 
 const isToml = (path: string) => /\.toml$/i.test(path);
@@ -114,19 +116,34 @@ export function nestsTooDeep(text: string): boolean {
   let depth = 0;
   let lead = 0;
   let atLineStart = true;
+  let quote = 0; // the open string's quote, '"' or "'", or 0
+  let comment = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 10) {
+      // A string is taken to end with its line (an apostrophe in a plain value opens none that hides what follows).
       atLineStart = true;
       lead = 0;
+      comment = false;
+      quote = 0;
       continue;
     }
-    if (atLineStart && (c === 32 || c === 45 || c === 9)) {
+    // Brackets in a string or a comment are text, not nesting.
+    if (comment) continue;
+    if (quote) {
+      if (c === 92 && quote === 34) i++; // a backslash escape in a double-quoted string
+      else if (c === quote) quote = 0;
+      continue;
+    }
+    if (atLineStart && (c === 32 || c === 45 || c === 9 || c === 63)) {
+      // Indentation, sequence dashes and complex-key marks (`- - - x`, `? ? ? x`): each a level at most.
       if (++lead > 4 * MAX_NESTING) return true;
       continue;
     }
     atLineStart = false;
-    if (c === 91 || c === 123) {
+    if (c === 35) comment = true;
+    else if (c === 34 || c === 39) quote = c;
+    else if (c === 91 || c === 123) {
       if (++depth > MAX_NESTING) return true;
     } else if ((c === 93 || c === 125) && depth > 0) depth--;
   }

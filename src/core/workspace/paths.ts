@@ -80,14 +80,11 @@ export function machineryName(segment: string): string | undefined {
   return undefined;
 }
 
-/** Scripts: what bmad-run runs lives in a `scripts/` folder; run_completion_contract runs `cc-verify.sh`. */
-const SCRIPT_EXTENSIONS = new Set(["py", "sh", "bash", "zsh", "ps1", "cmd", "bat", "js", "mjs", "cjs", "ts"]);
-
+/** Scripts: what bmad-run runs lives in a `scripts/` folder, and every file there (any name, any depth) is code or
+ *  what code loads: Python imports a script's neighbours first (a `tomllib.so` there runs with it). And
+ *  run_completion_contract runs `cc-verify.sh`. */
 function isRunnable(segments: string[]): boolean {
-  const name = segments[segments.length - 1]!;
-  if (name === "cc-verify.sh") return true;
-  const dot = name.lastIndexOf(".");
-  return dot > 0 && SCRIPT_EXTENSIONS.has(name.slice(dot + 1)) && segments.slice(0, -1).includes("scripts");
+  return segments[segments.length - 1] === "cc-verify.sh" || segments.slice(0, -1).includes("scripts");
 }
 /** Files that decide what runs: BMAD's install record (it vouches for scripts), and tools' settings at the root
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
@@ -153,7 +150,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   const short = folded.split("/").find((part) => SHORT_NAME.test(part));
   if (short) return `Path "${printable(path)}" has "${printable(short)}", which Windows may read as another file's short name (CLAUDE~1 for .claude): give the full name.`;
   if (!opts.pulled && isRunnable(folded.split("/"))) {
-    return `Path "${printable(path)}" is a script that bmad-run or run_completion_contract would run: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
+    return `Path "${printable(path)}" is in a scripts/ folder (where bmad-run's scripts live, and what they load) or is the completion contract: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
   if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
