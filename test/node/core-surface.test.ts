@@ -55,9 +55,20 @@ it("removes secret-looking keys from configuration at any depth", () => {
   const names = ["openai_key", "anthropic_key", "passphrase", "aws_access_key_id", "signing_key", "encryption_key", "session_key", "license_key", "bearer", "pwd", "cookie", "dsn", "connection_string"];
   // An eighth review: plural keys, personal access tokens, PEM keys, webhooks (and a chat webhook's URL under any name).
   names.push("api_keys", "stripe_key_ids", "github_pat", "private_key_pem", "private_key", "slack_webhook", "cert_pem");
-  const urls = { notify: "https://hooks.slack.com/services/T0/B0/x", ping: "https://discord.com/api/webhooks/1/x" };
+  // A ninth review: more names, tokens as a URL's user or in its query, Teams webhooks.
+  names.push("smtp_pass", "db_pass", "api_key_2", "jwt", "mnemonic");
+  const urls = {
+    notify: "https://hooks.slack.com/services/T0/B0/x", ping: "https://discord.com/api/webhooks/1/x", repo: "https://ghp_abcdefghijklmnopqrstuvwxyz012345@github.com/o/r.git",
+    sentry: "https://0123456789abcdef0123456789abcdef@o1.ingest.sentry.io/1", blob: "https://a.blob.core.windows.net/c?sv=2020&sig=abc", teams: "https://x.webhook.office.com/webhookb2/y",
+  };
   const more = sanitizeConfig({ ...Object.fromEntries(names.map((k) => [k, "s3cret"])), ...urls, database_url: "postgres://app:hunter2@db/x", project_key: "TODO", docs_url: "https://example.com/a", prd_output_path: "docs", patterns: "x" });
   expect(more).toEqual({ project_key: "TODO", docs_url: "https://example.com/a", prd_output_path: "docs", patterns: "x" });
+  // Secrets by their shape in a list, under no key; plain items stay.
+  expect(sanitizeConfig({ env: ["OPENAI_API_KEY=sk-abcdefghijklmnopqrstuv", "DEBUG=1"], headers: ["Authorization: Bearer abcdefghijkl", "Accept: json"], git: "ssh://git@github.com/o/r" })).toEqual({ env: ["DEBUG=1"], headers: ["Accept: json"], git: "ssh://git@github.com/o/r" });
+  // A commented-out secret in a file with no live one: the file is served re-written, without its comments.
+  const commented = "# api_key: sk-abcdefghijklmnopqrstuv\nuser_name: Ada\n";
+  expect(sanitizeConfigText("bmm/config.yaml", commented)).not.toContain("sk-abc");
+  expect(sanitizeConfigText("bmm/config.yaml", commented)).toContain("user_name: Ada");
 });
 
 it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {
@@ -65,8 +76,13 @@ it("parses no config or sprint file nested past any BMAD's: a planted one 100,00
   const dashes = `${"- ".repeat(50_000)}x\n`;
   for (const text of [deep, dashes]) {
     expect(sanitizeConfigText("bmm/config.yaml", text)).toMatch(/is not served: it does not parse \(it nests deeper than 64 levels/);
-    expect(loadYaml(text)).toEqual({ error: "the file nests deeper than any sprint's; flatten it" });
+    expect(loadYaml(text)).toEqual({ error: "the file is heavier than any sprint's (it nests deeper than 64 levels); split it" });
   }
+  // Nor one of more entries than any BMAD's (a ninth review: 250,000 list items cost a second each read).
+  const wide = `items:\n${"  - x\n".repeat(40_000)}`;
+  expect(sanitizeConfigText("bmm/config.yaml", wide)).toMatch(/it has more than 10000 entries/);
+  expect(loadYaml(wide)).toEqual({ error: "the file is heavier than any sprint's (it has more than 30000 entries); split it" });
+  expect(sanitizeConfigText("bmm/config.yaml", `k: [${"1,".repeat(20_000)}1]\n`)).toMatch(/it has more than 10000 entries/);
   expect(sanitizeConfigText("custom/config.toml", `a = ${"[".repeat(1000)}1${"]".repeat(1000)}\n`)).toMatch(/nests deeper/);
   expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
   // Brackets in strings and comments are text: such a file is served (a ninth review: 70 of them in a string made the

@@ -7,20 +7,35 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|webhook|keys?([-_]?ids?)?$|(^|[-_])(pat|pem)$)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass)$)/i;
 const NOT_SECRET = new Set(["project_key"]);
-/** A URL that carries a user and password (postgres://app:hunter2@db/...), or is itself the secret (a chat webhook):
- *  a secret whatever its key is called. */
-const CREDENTIAL_URL = /^[a-z][a-z0-9+.-]*:\/\/([^/\s:@]*:[^/\s@]+@|hooks\.slack\.com\/services\/|(canary\.|ptb\.)?discord(app)?\.com\/api\/webhooks\/)/i;
+/** A URL that carries a user and password (postgres://app:hunter2@db/...), a token as its user (a Sentry DSN,
+ *  https://ghp_…@github.com) or in its query (?access_token=, an Azure SAS sig=), or is itself the secret (a chat
+ *  webhook): a secret whatever its key is called. */
+const CREDENTIAL_URL =
+  /^[a-z][a-z0-9+.-]*:\/\/([^/\s:@]*:[^/\s@]+@|[A-Za-z0-9_-]{20,}@|(ghp_|gho_|github_pat_|glpat-)[^/\s@]*@|hooks\.slack\.com\/services\/|(canary\.|ptb\.)?discord(app)?\.com\/api\/webhooks\/|[^/\s]*webhook\.office\.com\/|outlook\.office(365)?\.com\/webhook|[^\s?#]*\?([^\s#]*&)?(access_token|token|sig|signature|api_?key|apikey|secret|password|client_secret)=)/i;
+/** A value that is a secret by its shape wherever it sits (a list item, a comment): a known token's prefix, an
+ *  environment assignment of one (OPENAI_API_KEY=…), an Authorization header. */
+const SECRET_VALUE =
+  /(\b(sk-[A-Za-z0-9_-]{16,}|sk_live_[A-Za-z0-9]{10,}|ghp_[A-Za-z0-9]{20,}|gho_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,})|\b[A-Za-z_][A-Za-z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS)[A-Za-z0-9_]*\s*=\s*\S|\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|^\s*(proxy-)?authorization\s*:)/i;
+
+/** Whether a string value holds a secret by its shape, under any key or none. */
+export function isSecretValue(value: unknown): boolean {
+  return typeof value === "string" && (CREDENTIAL_URL.test(value) || SECRET_VALUE.test(value));
+}
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
-  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || (typeof value === "string" && CREDENTIAL_URL.test(value));
+  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || isSecretValue(value);
 }
+
+/** A comment line that names or holds a secret (`# api_key = sk-…`, left from before): a file with one is served
+ *  re-written, which drops its comments. */
+const SECRET_COMMENT = /^[ \t]*#[^\n]*?(secret|token|passw(or)?d|api[-_]?key|private[-_]?key|sk-[A-Za-z0-9]{8}|ghp_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{8})/im;
 
 /** A copy without secret-looking keys; null-prototype objects, so a "__proto__" key is only data. */
 export function sanitizeConfig(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sanitizeConfig);
+  if (Array.isArray(value)) return value.filter((item) => !isSecretValue(item)).map(sanitizeConfig);
   if (value && typeof value === "object" && !(value instanceof Date)) {
     const out: Record<string, unknown> = Object.create(null);
     for (const [k, v] of Object.entries(value)) {
@@ -32,7 +47,7 @@ export function sanitizeConfig(value: unknown): unknown {
 }
 
 function hasSecretKey(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasSecretKey);
+  if (Array.isArray(value)) return value.some((item) => isSecretValue(item) || hasSecretKey(item));
   if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => isSecretKey(k, v) || hasSecretKey(v));
   return false;
 }
@@ -109,12 +124,17 @@ const isToml = (path: string) => /\.toml$/i.test(path);
 
 /** How deep a config or status file may nest: far past any BMAD's, and the parsers' cost grows with the depth. */
 const MAX_NESTING = 64;
+/** How many entries (lines and flow items) a config may hold: BMAD's hold dozens; a parse costs per entry. */
+const MAX_CONFIG_ENTRIES = 10_000;
 
-/** Whether YAML or TOML text nests deeper than MAX_NESTING, by a linear look: flow brackets (`[[[…`), and a line's
- *  run of indentation and sequence dashes (`- - - …`). A planted file 100,000 levels deep cost a second a parse. */
-export function nestsTooDeep(text: string): boolean {
+/** Why YAML or TOML text is not worth parsing, by one linear look, or undefined: nesting past MAX_NESTING (flow
+ *  brackets `[[[…`, a line's run of indentation, dashes and `?` marks), or more than `maxEntries` entries (lines
+ *  and flow items). Brackets and commas in strings and comments are text. A planted file 100,000 levels deep, or
+ *  of 250,000 items, cost a second each parse. */
+export function tooHeavyToParse(text: string, maxEntries: number): string | undefined {
   let depth = 0;
   let lead = 0;
+  let entries = 0;
   let atLineStart = true;
   let quote = 0; // the open string's quote, '"' or "'", or 0
   let comment = false;
@@ -128,7 +148,6 @@ export function nestsTooDeep(text: string): boolean {
       quote = 0;
       continue;
     }
-    // Brackets in a string or a comment are text, not nesting.
     if (comment) continue;
     if (quote) {
       if (c === 92 && quote === 34) i++; // a backslash escape in a double-quoted string
@@ -137,21 +156,24 @@ export function nestsTooDeep(text: string): boolean {
     }
     if (atLineStart && (c === 32 || c === 45 || c === 9 || c === 63)) {
       // Indentation, sequence dashes and complex-key marks (`- - - x`, `? ? ? x`): each a level at most.
-      if (++lead > 4 * MAX_NESTING) return true;
+      if (++lead > 4 * MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
       continue;
     }
+    if (atLineStart && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
     atLineStart = false;
     if (c === 35) comment = true;
     else if (c === 34 || c === 39) quote = c;
+    else if (c === 44 && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
     else if (c === 91 || c === 123) {
-      if (++depth > MAX_NESTING) return true;
+      if (++depth > MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
     } else if ((c === 93 || c === 125) && depth > 0) depth--;
   }
-  return false;
+  return undefined;
 }
 
 function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
-  if (nestsTooDeep(text)) return { error: `it nests deeper than ${MAX_NESTING} levels, far past any config` };
+  const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
+  if (heavy) return { error: `${heavy}, far past any config` };
   try {
     // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
     return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false }) };
@@ -161,7 +183,7 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
 }
 
 function withoutSecrets(path: string, text: string, data: unknown): string {
-  if (!hasSecretKey(data)) return text;
+  if (!hasSecretKey(data) && !SECRET_COMMENT.test(text)) return text;
   const clean = sanitizeConfig(data);
   return `# ${REDACTED_NOTE}\n${isToml(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
 }

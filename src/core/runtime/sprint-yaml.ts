@@ -4,7 +4,7 @@
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
 import { type Node as YNode, parseDocument, Scalar, YAMLMap, YAMLSeq, Alias, type Pair } from "yaml";
 import { PyError, type PyValue } from "./py-json.js";
-import { nestsTooDeep } from "../catalog/config.js";
+import { tooHeavyToParse } from "../catalog/config.js";
 
 export type Style = "" | "'" | '"' | "|" | ">";
 export type ScalarTag = "str" | "int" | "float" | "bool" | "null" | "timestamp";
@@ -104,7 +104,8 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   // file with far more keys than any sprint's is refused rather than parsed. (Every `: ` counted, block or flow style.)
   let keys = 0;
   for (const _ of text.matchAll(KEY_LINE)) if (++keys > MAX_YAML_KEYS) return { error: `the file has more than ${MAX_YAML_KEYS} keys, far past any sprint's; split it` };
-  if (nestsTooDeep(text)) return { error: "the file nests deeper than any sprint's; flatten it" };
+  const heavy = tooHeavyToParse(text, 3 * MAX_YAML_KEYS);
+  if (heavy) return { error: `the file is heavier than any sprint's (${heavy}); split it` };
   const parsed = parseDocument(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2", prettyErrors: false });
   if (parsed.errors.length) return { error: parsed.errors[0]!.message };
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
