@@ -199,13 +199,13 @@ export class DurableWorkspaceStore implements WorkspaceStore {
 
   /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
    *  (RPC results come typed as the stub sees them: `T` says what the object's method returns.) */
-  private async on<T>(ref: string, rpc: (stub: Stub) => Promise<unknown>): Promise<WsResult<T>> {
-    const op = async (stub: Stub) => (await rpc(stub)) as DoResult<T>;
+  private async on<T>(ref: string, rpc: (stub: Stub, owner: string) => Promise<unknown>): Promise<WsResult<T>> {
+    const op = async (owner: string, name: string) => (await rpc(this.project(owner, name), owner)) as DoResult<T>;
     const parsed = parseProjectRef(ref);
     if (!parsed.ok) return { ok: false, kind: "no_project", error: parsed.error };
     const { name, tag } = parsed.value;
     if (!tag || tag === ownerTag(this.caller.id)) {
-      const out = await op(this.project(this.caller.id, name));
+      const out = await op(this.caller.id, name);
       if (out.ok || out.kind !== "no_project") return out;
       if (tag) return this.notFound(ref);
     }
@@ -213,7 +213,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
-    const out = matches.length ? await op(this.project(matches[0]!.owner, name)) : undefined;
+    const out = matches.length ? await op(matches[0]!.owner, name) : undefined;
     return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
   }
 
@@ -238,8 +238,12 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
+  /** With `ref`, the name that means this project alone (`name@tag`), whatever the caller owns or is offered later. */
   info(project: string) {
-    return this.on<ProjectInfo>(project, (s) => s.info(this.caller));
+    return this.on<ProjectInfo>(project, async (s, owner) => {
+      const out = (await s.info(this.caller)) as DoResult<ProjectInfo>;
+      return out.ok ? { ok: true, value: { ...out.value, ref: `${out.value.name}@${ownerTag(owner)}` } } : out;
+    });
   }
 
   configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string) {

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { specPath } from "../../src/core/delivery/session.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { seed } from "./setup.js";
+import { ownerTag } from "../../src/worker/workspace-store.js";
 import { shareAccepted, signInTeam, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -32,14 +33,16 @@ describe("a session started with a project", () => {
     const started = await task(writer, { action: "start", objective: "Build the login page", project });
     expect(started.isError, started.text).toBe(false);
     const { session_id, task_name } = started.structured;
-    expect(started.structured.project).toBe(project);
+    // Pinned to the project it started in (name@tag): a project of the same name later, the starter's own or one shared
+    // with them, gets nothing of it (a ninth review).
+    expect(started.structured.project).toBe(`${project}@${ownerTag(owner.id)}`);
     expect((await task(writer, { action: "submit", session_id, claude_result: prd("# PRD\nSign in with email.") })).structured.current_state).toBe("awaiting_confirmation");
     // Nothing reaches the project before the user confirms.
     const path = specPath(task_name, "01-product-requirements.md");
     expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
 
     const confirmed = await task(writer, { action: "confirm", session_id });
-    expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}/${path}` });
+    expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}@${ownerTag(owner.id)}/${path}` });
     const read = await owner.files({ action: "read", project, path });
     expect(read.text).toBe(`[${path}, version 1, 25 bytes, by ${writer.email} at ${read.structured.updated_at}]\n# PRD\nSign in with email.`);
     expect((await owner.files({ action: "history", project, path })).structured.versions).toMatchObject([{ version: 1, op: "write", author: writer.email }]);
@@ -51,7 +54,7 @@ describe("a session started with a project", () => {
     await task(writer, { action: "submit", session_id, claude_result: JSON.stringify({ architecture_draft: "# Architecture", quality_score: 95 }) });
     await task(writer, { action: "confirm", session_id });
     await task(writer, { action: "submit", session_id, claude_result: JSON.stringify({ sprint_plan: "# Sprint 1" }) });
-    expect((await task(writer, { action: "approve", session_id })).structured.saved_to).toBe(`bmad://projects/${project}/${specPath(task_name, "03-sprint-plan.md")}`);
+    expect((await task(writer, { action: "approve", session_id })).structured.saved_to).toBe(`bmad://projects/${project}@${ownerTag(owner.id)}/${specPath(task_name, "03-sprint-plan.md")}`);
     const listed = await owner.files({ action: "list", project, path: `.claude/specs/${task_name}/*` });
     expect(listed.structured.files.map((f: { path: string }) => f.path.split("/").pop())).toEqual(["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md"]);
     expect((await owner.files({ action: "read", project, path: specPath(task_name, "03-sprint-plan.md") })).text).toMatch(/\n# Sprint 1$/);
@@ -82,7 +85,7 @@ describe("a session started with a project", () => {
     const path = specPath(task_name, "01-product-requirements.md");
     expect(confirmed.structured.current_stage).toBe("architect");
     expect(confirmed.structured.project_error).toBe(
-      `01-product-requirements.md is saved in the session, but not in project "${project}": You have read access to "${project}"; changing it needs write access from its owner (${owner.email}). Copy it there with bmad-files "write" (path ${path}) once that is fixed.`,
+      `01-product-requirements.md is saved in the session, but not in project "${project}@${ownerTag(owner.id)}": You have read access to "${project}"; changing it needs write access from its owner (${owner.email}). Copy it there with bmad-files "write" (path ${path}) once that is fixed.`,
     );
     expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
     expect((await writer.client.readResource({ uri: confirmed.structured.artifacts[0] })).contents[0]).toMatchObject({ text: "# Admin PRD" });

@@ -7,8 +7,9 @@ import type { SurfaceDeps } from "./deps.js";
 import { TOOL } from "./names.js";
 import type { Result } from "../result.js";
 
-/** A project a session may save into: the caller can write it. Its task folders are names the session must not take. */
-export async function sessionProject(deps: SurfaceDeps, project: string): Promise<Result<{ taken: string[] }>> {
+/** A project a session may save into: the caller can write it. Its task folders are names the session must not take;
+ *  `ref` names it alone, so that a later project of the same name (theirs deleted, another's shared) gets nothing. */
+export async function sessionProject(deps: SurfaceDeps, project: string): Promise<Result<{ taken: string[]; ref: string }>> {
   if (!deps.workspaces) return { ok: false, error: `This endpoint has no project workspaces: start the session without "project".` };
   const info = await deps.workspaces.info(project);
   if (!info.ok) return info;
@@ -16,7 +17,7 @@ export async function sessionProject(deps: SurfaceDeps, project: string): Promis
     return { ok: false, error: `You have read access to "${project}"; a session saves its artifacts there, which needs write access from its owner (${info.value.owner}). Start it without "project", or ask for write access.` };
   }
   const folders = await deps.workspaces.files(project).children(SPECS_DIR);
-  return { ok: true, taken: folders.ok ? folders.value : [] };
+  return { ok: true, taken: folders.ok ? folders.value : [], ref: info.value.ref ?? project };
 }
 
 /** After a confirm or approve: the artifact it saved, written into the session's project too. What to add to the answer. */

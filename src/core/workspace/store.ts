@@ -35,6 +35,8 @@ export interface ProjectInfo extends ProjectSummary {
   bytes: number;
   /** The owner sees whom they share with. */
   shares?: Array<{ with: string; access: "read" | "write"; pending?: true }>;
+  /** The name that means this project alone (`name@tag`), kept by what must not move to another project of the name. */
+  ref?: string;
 }
 
 export interface FileEntry {

@@ -67,7 +67,7 @@ export const bmadTaskTool = defineTool({
       if (args.project === undefined) return respond(deps, await sessions.start(owner, args.objective));
       const target = await sessionProject(deps, args.project);
       if (!target.ok) return fail(target.error);
-      return respond(deps, await sessions.start(owner, args.objective, { project: args.project, taken: target.taken }));
+      return respond(deps, await sessions.start(owner, args.objective, { project: target.ref, taken: target.taken }));
     }
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
     // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
