@@ -14,6 +14,11 @@ import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, t
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
+import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
+
+/** Agents' learnings files memory reads: BMAD keeps one per agent, a dozen or so. More (a planted thousand of 1 MiB)
+ *  would make every recall read and index them all. */
+const MAX_LEARNINGS_FILES = 50;
 
 /** One file as last read: how to tell it changed, what it held. */
 interface FileState {
@@ -58,10 +63,12 @@ export class FileMemory implements ProjectMemory {
     return next;
   }
 
-  private async paths(): Promise<string[]> {
+  /** The files memory is read from: the structured ones, the museum, shared context, and the first
+   *  MAX_LEARNINGS_FILES agents' learnings (one per agent; each read is bounded, and so is their number). */
+  private async paths(): Promise<{ paths: string[]; skipped: number }> {
     const learnings = await listConfined(this.root, LEARNINGS_DIR);
-    const agents = learnings.ok ? learnings.names.filter((n) => n.endsWith(".md")).sort().map((n) => `${LEARNINGS_DIR}/${n}`) : [];
-    return [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.filter(isHandFile)];
+    const agents = (learnings.ok ? learnings.names.filter((n) => n.endsWith(".md")).sort().map((n) => `${LEARNINGS_DIR}/${n}`) : []).filter(isHandFile);
+    return { paths: [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.slice(0, MAX_LEARNINGS_FILES)], skipped: Math.max(0, agents.length - MAX_LEARNINGS_FILES) };
   }
 
   /** Size, modification time and inode: a change by anyone shows in one of them. Only a change detector
@@ -78,7 +85,8 @@ export class FileMemory implements ProjectMemory {
 
   private async readFile(rel: string, stamp: string): Promise<FileState> {
     const type = MEMORY_TYPES.find((t) => structuredFile(t) === rel);
-    const read = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
+    // A hand-written file is read up to a workspace file's size: 50 of them are at most 50 MiB to index.
+    const read = await readConfinedText(this.root, rel, { maxBytes: type ? MAX_READ_BYTES : MAX_FILE_BYTES });
     if (!read.ok) {
       const refused = read.code === "missing" ? undefined : read.error;
       return { stamp, entries: [], warnings: refused ? [refused] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
@@ -90,7 +98,7 @@ export class FileMemory implements ProjectMemory {
 
   /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */
   private async load(): Promise<Loaded> {
-    const paths = await this.paths();
+    const { paths, skipped } = await this.paths();
     let changed = !this.loaded || [...this.files.keys()].some((p) => !paths.includes(p));
     for (const rel of paths) {
       const stamp = await this.stamp(rel);
@@ -113,6 +121,7 @@ export class FileMemory implements ProjectMemory {
     const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stemmer, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
     index.addAll([...entries.values()].map((e) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") })));
     const warnings = paths.flatMap((p) => this.files.get(p)?.warnings ?? []);
+    if (skipped) warnings.push(`${LEARNINGS_DIR} holds ${skipped} more learnings files than the ${MAX_LEARNINGS_FILES} memory reads (one per agent); merge them.`);
     return (this.loaded = { entries, index, warnings });
   }
 

@@ -153,6 +153,13 @@ describe("memory files a person edits", () => {
     appendFileSync(file, "- Pin exact dependency versions.\n");
     expect((await call("get_agent_memory", { agent: "dev", last_n: 10 })).text).toContain("Pin exact dependency versions.");
     expect((await call("get_agent_memory", { agent: "architect" })).text).toMatch(/No learnings of architect yet/);
+    // Read up to 50 learnings files, each up to 1 MiB, saying what is left out (a ninth review: 40 files of 1 MiB made
+    // each recall take seconds).
+    for (let i = 0; i < 52; i++) writeFileSync(join(dir, `_bmad/_memory/agent-learnings/zz-${String(i).padStart(2, "0")}.md`), `- Note ${i}.\n`);
+    writeFileSync(join(dir, "_bmad/_memory/agent-learnings/big.md"), `- ${"x".repeat(1024 * 1024)}\n`);
+    const recalled = await call("recall_structured", { query: "note" });
+    expect(recalled.text).toContain("_bmad/_memory/agent-learnings holds 4 more learnings files than the 50 memory reads (one per agent); merge them.");
+    expect(recalled.text).toMatch(/big\.md[^\n]*(larger|too large|MiB)/);
   });
 
   it("orders the failure museum by severity, then recency, and reports a broken entry and a cut JSON line by line number", async () => {
