@@ -3,7 +3,7 @@
 // (learnings, the failure museum, broken lines and YAML), CC-FAIL on a failed contract, seed 001's runs,
 // BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -160,6 +160,8 @@ describe("memory files a person edits", () => {
     const recalled = await call("recall_structured", { query: "note" });
     expect(recalled.text).toContain("_bmad/_memory/agent-learnings holds 4 more learnings files than the 50 memory reads (one per agent); merge them.");
     expect(recalled.text).toMatch(/big\.md[^\n]*(larger|too large|MiB)/);
+    // The project is shared with the next tests: they see none of it.
+    for (const name of readdirSync(join(dir, "_bmad/_memory/agent-learnings"))) if (name.startsWith("zz-") || name === "big.md") rmSync(join(dir, "_bmad/_memory/agent-learnings", name));
   });
 
   it("orders the failure museum by severity, then recency, and reports a broken entry and a cut JSON line by line number", async () => {
