@@ -77,14 +77,20 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   const uv = onPath("uv");
   const python = onPath("python3");
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
+  // An interpreter in the project (a virtual environment there) loads what its site-packages hold, which a tool may
+  // have written (`venv/lib/…/x.pth`): none runs a script.
+  const inProject = [uv ?? python!].find((exe) => isInside(root, resolve(exe)));
+  if (inProject) return refused(`${relative(root, resolve(inProject))} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`);
   // A file the script writes for its port, in a private folder: the port writes it into the project itself.
   const outputDir = args.includes(OUTPUT_FILE) ? await mkdtemp(join(skillCache(), "output-")) : undefined;
   const outputPath = outputDir && join(outputDir, "output");
-  // uv finds no project or settings here: a pyproject.toml or uv.toml the model wrote would name a build backend
-  // (code uv runs) or an index to install from. Only the script's own inline dependencies count.
-  const argv = (uv ? [uv, "run", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  // uv finds no project, settings or environment here: a pyproject.toml or uv.toml the model wrote would name a build
+  // backend (code uv runs) or an index to install from, and the project's .venv loads what it holds (an editable
+  // install's src/sitecustomize.py). The script runs in an environment of its own inline dependencies alone. Python
+  // takes no PYTHON* variables (-E: a relative PYTHONPATH would import the project's files) and no user site (-s).
+  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-E", "-s", script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
-    const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal });
+    const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal, env: scriptEnv() });
     let stderr = run.stderr;
     const missing = uv ? undefined : /No module named '([^']+)'/.exec(stderr)?.[1];
     if (missing) {
@@ -242,6 +248,14 @@ async function materialise(reader: BundleReader, fsScript: string): Promise<{ sc
     return value === mounted || value.startsWith(`${mounted}/`) ? arg.slice(0, at) + join(base, skillDir) + value.slice(mounted.length) : arg;
   };
   return { script: join(base, path), local };
+}
+
+/** The bridge's environment for a script, less what would choose its Python or what Python loads: an active virtual
+ *  or conda environment (the project's, perhaps), PYTHON* variables, uv's project environment. */
+function scriptEnv(): Record<string, undefined> {
+  const out: Record<string, undefined> = {};
+  for (const name of Object.keys(process.env)) if (/^(PYTHON|CONDA_|UV_PROJECT)/.test(name) || name === "VIRTUAL_ENV") out[name] = undefined;
+  return out;
 }
 
 function onPath(command: string): string | undefined {

@@ -6,7 +6,7 @@
 // folder whose state says exactly what it holds.
 import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
+import { inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
@@ -65,6 +65,12 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const local = locals[i]!;
     const synced = known.get(path);
     const r = remote.get(path);
+    // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
+    if (r && !inSyncFolders(path)) {
+      report.add("left", path, "outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it");
+      if (synced) steps.push({ op: "record", path, file: synced });
+      return;
+    }
     if (local.kind === "blocked") return void refusals.push({ path, reason: local.error, fix: "" });
     const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
     if (!r) return planRemoteDeletion(o, path, local, synced, localChanged, { refusals, steps });

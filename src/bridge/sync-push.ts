@@ -2,10 +2,10 @@
 // if_version, so a file changed on the remote since the pull is never overwritten without --force (then the
 // push refuses, and nothing is sent). What it sends: files that were pulled and changed here; files deleted
 // here (deleted on the remote too; its history keeps them, and `bmad-files restore` brings one back); and new
-// files inside BMAD's own folders (_bmad/, _bmad-output/), whatever folders the remote listed: a remote names what
+// files inside the folders sync carries (_bmad/, _bmad-output/, .claude/specs/; sync.ts), whatever the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { asText, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, walkFiles } from "./sync.js";
+import { asText, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
@@ -32,7 +32,7 @@ function readToSend(dir: string, path: string): Promise<Local> {
 }
 
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */
-const NEW_FILE_FOLDERS = ["_bmad", "_bmad-output"];
+const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });

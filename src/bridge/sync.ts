@@ -84,7 +84,13 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
   return out;
 }
 
-export type ChangeKind = "added" | "updated" | "deleted" | "kept";
+/** The folders sync carries: BMAD's own (its config and what its workflows write) and the delivery sessions'
+ *  artifacts. Push sends new files only from them, and pull writes only into them: a collaborator's `src/x.py` or
+ *  `src/sitecustomize.py` never lands among the user's code, where their tools would load it. */
+export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
+export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder));
+
+export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left";
 export interface Change {
   kind: ChangeKind;
   path: string;
@@ -114,7 +120,8 @@ export class Report {
   summary(): string {
     const count = (kind: ChangeKind) => this.changes.filter((c) => c.kind === kind).length;
     const kept = count("kept");
-    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}.`;
+    const left = count("left");
+    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}.`;
   }
 }
 

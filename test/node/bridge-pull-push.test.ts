@@ -467,13 +467,23 @@ const numbered = (prefix: string, n: number) => Array.from({ length: n }, (_, i)
 
 it("pulls more files than one listing shows, folder by folder", async () => {
   // A listing of at most 10 here, not the Worker's 1,000: the same walk, with 12 files to read rather than 1,002.
-  const paths = [...numbered("a/", 6), ...numbered("b/c/", 5), "root.md"];
+  const paths = [...numbered("_bmad-output/a/", 6), ...numbered("_bmad-output/b/c/", 5), "_bmad-output/root.md"];
   const target = fakeDir();
   const out = await cli(["pull", "--remote", await startFake(paths, { page: 10 }), "--project", "big", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
   expect(out.stdout).toContain(": 12 added, 0 updated, 0 deleted, 0 unchanged.");
-  expect(readFileSync(join(target, "b/c/0004.md"), "utf8")).toBe("b/c/0004.md\n");
+  expect(readFileSync(join(target, "_bmad-output/b/c/0004.md"), "utf8")).toBe("_bmad-output/b/c/0004.md\n");
 }, 60_000);
+
+it("leaves on the remote what lies outside the folders sync carries (a tenth review)", async () => {
+  // A collaborator's src/sitecustomize.py, pulled among the user's code, ran with the next Python started there.
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/plan.md", "src/sitecustomize.py", "notes.md"]), "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain(": 1 added, 0 updated, 0 deleted, 0 unchanged, 2 left on the remote.");
+  expect(out.stdout).toContain("left     src/sitecustomize.py (outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it)");
+  expect(readdirSync(target).sort()).toEqual([".bmad-mcp", "_bmad-output"]);
+}, 30_000);
 
 it("stops, writing nothing, when the listings cannot show every file", async () => {
   const target = fakeDir();
@@ -530,19 +540,19 @@ it("pulls a script only with BMAD's own bytes for its place, and writes nothing 
 // Review finding: a symlink already in the folder (`lnk -> .git`) turned a harmless name into a git hook.
 it("judges each file by where it really lands: refuses what the folder's symlinks turn into machinery, settings or scripts, and writes nothing", async () => {
   const target = fakeDir();
-  for (const dir of [".git/hooks", ".claude", "tools/scripts"]) mkdirSync(join(target, dir), { recursive: true });
-  symlinkSync(".git", join(target, "lnk"));
-  symlinkSync(".claude", join(target, "cl"));
-  symlinkSync("tools/scripts", join(target, "out"));
-  const out = await cli(["pull", "--remote", await startFake(["ok.md", "lnk/hooks/pre-commit", "cl/settings.json", "out/evil.py"]), "--project", "x", "--dir", target]);
+  for (const dir of [".git/hooks", ".claude", "tools/scripts", "_bmad-output"]) mkdirSync(join(target, dir), { recursive: true });
+  symlinkSync("../.git", join(target, "_bmad-output/lnk"));
+  symlinkSync("../.claude", join(target, "_bmad-output/cl"));
+  symlinkSync("../tools/scripts", join(target, "_bmad-output/out"));
+  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/ok.md", "_bmad-output/lnk/hooks/pre-commit", "_bmad-output/cl/settings.json", "_bmad-output/out/evil.py"]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
-  expect(out.stderr).toContain("lnk/hooks/pre-commit: lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)");
-  expect(out.stderr).toMatch(/cl\/settings\.json: Path "\.claude\/settings\.json" decides what code runs here/);
-  expect(out.stderr).toContain("out/evil.py: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain("_bmad-output/lnk/hooks/pre-commit: lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)");
+  expect(out.stderr).toMatch(/_bmad-output\/cl\/settings\.json: Path "\.claude\/settings\.json" decides what code runs here/);
+  expect(out.stderr).toContain("_bmad-output/out/evil.py: is a script whose bytes are not BMAD's own");
   expect(readdirSync(join(target, ".git/hooks"))).toEqual([]);
   expect(readdirSync(join(target, ".claude"))).toEqual([]);
   expect(readdirSync(join(target, "tools/scripts"))).toEqual([]);
-  expect(existsSync(join(target, "ok.md"))).toBe(false);
+  expect(existsSync(join(target, "_bmad-output/ok.md"))).toBe(false);
 }, 30_000);
 
 // Review finding: a remote's install record listed the user's own deploy script, and bmad-run then ran it.
@@ -576,6 +586,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   const written: string[] = [];
   const remote = await startFake(["src/NOTES.md", "config/README.md", "_bmad-output/plan.md"], { written });
   expect((await cli(["pull", "--remote", remote, "--project", "x", "--dir", target])).code).toBe(0);
+  for (const dir of ["src", "config"]) mkdirSync(join(target, dir), { recursive: true }); // the user's own folders
   writeFileSync(join(target, "src/app.ts"), "export const secret = 1;\n");
   writeFileSync(join(target, "config/.env.local"), "DB_PASSWORD=hunter2\n");
   writeFileSync(join(target, "_bmad-output/new.md"), "# New\n");

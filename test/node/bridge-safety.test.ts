@@ -157,11 +157,23 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     // uv, where it is installed, looks for no project or settings: a pyproject.toml the model wrote names a build
     // backend uv would run, a uv.toml an index to install from (an eighth review). uv is not installed here: a
     // stand-in on PATH records how the bridge calls it.
-    const bin = join(dir, "_bmad-output/uv-bin");
+    const bin = join(tmp.dir, "uv-bin");
     mkdirSync(bin, { recursive: true });
-    writeFileSync(join(bin, "uv"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${join(bin, "argv")}"\n`, { mode: 0o755 });
-    await bmadRun(await connect(dir, [], { PATH: `${bin}:${process.env.PATH}` }), `uv run ${bmads}`);
-    expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 5)).toEqual(["run", "--no-project", "--no-config", "--no-cache", "--quiet"]);
+    writeFileSync(join(bin, "uv"), `#!/bin/sh\nprintf '%s\\n' "$@" > "${join(bin, "argv")}"\nprintf '%s|%s|%s' "$VIRTUAL_ENV" "$PYTHONPATH" "$CONDA_PREFIX" > "${join(bin, "env")}"\n`, { mode: 0o755 });
+    // Nor the environment the user's shell had active (a tenth review: a project's venv loaded an editable install's
+    // src/sitecustomize.py; a relative PYTHONPATH imported the model's src/tomllib.py).
+    const active = { VIRTUAL_ENV: join(dir, ".venv"), PYTHONPATH: "src", CONDA_PREFIX: join(dir, "env") };
+    const viaFake = await connectBridge(bridge, dir, { home: join(tmp.dir, "home"), env: { PATH: `${bin}:${process.env.PATH}`, ...active } });
+    tmp.closeAfter(viaFake.close);
+    await bmadRun(viaFake.client, `uv run ${bmads}`);
+    expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 6)).toEqual(["run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet"]);
+    expect(readFileSync(join(bin, "env"), "utf8")).toBe("||");
+    // And no interpreter from the project's own folders (a venv there loads the .pth files its site-packages hold).
+    const inside = join(dir, "venv/bin");
+    mkdirSync(inside, { recursive: true });
+    writeFileSync(join(inside, "uv"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    const fromProject = await bmadRun(await connect(dir, [], { PATH: `${inside}:${process.env.PATH}` }), `uv run ${bmads}`);
+    expect(fromProject.text).toContain("venv/bin/uv is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders");
   });
 });
 

@@ -49,6 +49,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // A sixth review: below an allowed folder the rule holds as anywhere, and the folder counts only as spelled.
   decides.push(".claude/specs/x/.envrc", ".claude/specs/pkg/.claude/skills/evil/SKILL.md", ".github/ISSUE_TEMPLATE/.envrc", ".CLAUDE/specs/a.md", ".claude./specs/a.md", ".c\u200claude/specs/a.md", ".github/issue_template/x.md");
   decides.push("lefthook-local.yml", "lefthook.toml", "lefthook.json", "mise.local.toml", "mise/config.toml", "crush.jsonc", "buildspec.yml", "cloudbuild.yaml", "appveyor.yml", "netlify.toml");
+  // A tenth review: what direnv re-evaluates on cd through a `use flake`/`use nix`/devenv/devbox .envrc, and mise's
+  // files in any folder.
+  decides.push("flake.nix", "shell.nix", "default.nix", "devenv.nix", "devenv.yaml", "devbox.json", "mise.dev.toml", "packages/app/mise.toml");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad-output/planning-artifacts/ux/.working/color-themes-1.html", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();

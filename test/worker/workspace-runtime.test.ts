@@ -394,6 +394,22 @@ describe("a skill rendered into a workspace with too little room", () => {
   });
 });
 
+describe("sprint_status.py update at once", () => {
+  it("keeps every acknowledged change: a run whose file changed meanwhile writes nothing and says to run again (a tenth review)", async () => {
+    const file = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const base = "generated: 01-01-2026 10:00\nlast_updated: 01-01-2026 10:00\nproject: p\nproject_key: NOKEY\ntracking_system: file-system\nstory_location: _bmad-output/implementation-artifacts\n\ndevelopment_status:\n  epic-1: in-progress\n  1-1-a: backlog\n  epic-1-retrospective: optional\n";
+    expect((await ada.files({ action: "write", project, path: file, content: base })).isError).toBe(false);
+    const script = `uv run ${root}/.claude/skills/bmad-retrospective/scripts/sprint_status.py`;
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => run(`${script} update --file ${root}/${file} --epic 1 --add-action '[{"action":"act-${i}","owner":"x"}]' --date "01-02-2026 10:00"`)));
+    const acknowledged = runs.flatMap((r, i) => (JSON.parse(r.structured.stdout).ok === true ? [i] : []));
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const r of runs.filter((_, i) => !acknowledged.includes(i))) expect(JSON.parse(r.structured.stdout)).toMatchObject({ ok: false, error: expect.stringContaining("the file changed while this ran") });
+    const final = (await ada.files({ action: "read", project, path: file })).text;
+    for (const i of acknowledged) expect(final).toContain(`act-${i}"`);
+    expect(final.match(/action: "act-\d"/g)).toHaveLength(acknowledged.length);
+  });
+});
+
 describe("secrets in a workspace's config", () => {
   it("never reach a script's output: resolve_config and resolve_customization read config without secret-looking keys", async () => {
     const secrets = ["sk-live-4242", "ghp_secret99"];

@@ -75,6 +75,26 @@ export async function createBytes(fs: RuntimeFs, path: string, data: Uint8Array)
   return created;
 }
 
+/** Replaces a file's bytes only if it still holds `expected` (undefined: no file there), as one step where the file
+ *  system can. False when it changed meanwhile: another writer's change stands, and this one is not made. */
+export async function replaceIfUnchanged(fs: RuntimeFs, path: string, expected: Uint8Array | undefined, data: Uint8Array): Promise<boolean> {
+  const same = (current: Uint8Array | undefined) =>
+    current === undefined || expected === undefined ? current === expected : current.byteLength === expected.byteLength && current.every((b, i) => b === expected[i]);
+  if (!fs.update) {
+    if (!same(await fs.readFile(path))) return false;
+    await writeBytes(fs, path, data);
+    return true;
+  }
+  let replaced = false;
+  await guard(path, () =>
+    fs.update!(path, (current) => {
+      replaced = same(current);
+      return replaced ? data : undefined;
+    }),
+  );
+  return replaced;
+}
+
 /** A file's text rewritten as one step (read, change, write), where the file system can: a concurrent writer's
  *  change is then never lost. The text is read as readText reads it; a missing file fails as Python's read does. */
 export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string) => string | Promise<string>, path = fsPath): Promise<void> {

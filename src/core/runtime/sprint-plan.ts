@@ -9,7 +9,7 @@ import { PyError, type PyValue } from "./py-json.js";
 import { fsPath, normPath } from "./py-path.js";
 import { compareCodePoints, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
-import { dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFile, loadFile, exists } from "./sprint-py.js";
+import { CHANGED_MEANWHILE, dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, loadFile, exists } from "./sprint-py.js";
 import { emptyMap, str, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 
@@ -216,9 +216,10 @@ async function cmdGenerate(ctx: ScriptContext, args: Namespace): Promise<void> {
   const statusFile = args.status_file as string;
   const [entries, warnings] = await parseEpics(ctx, epicFiles);
   if (!entries.length) fail("no epics or stories parsed from the given epic files", ["epic_files", epicFiles]);
+  // The bytes the write may replace, read first: a change after them is seen at the write, never overwritten.
+  const original = (await exists(ctx, statusFile)) ? await readOriginal(ctx, statusFile) : undefined;
   const loaded = await loadExisting(ctx, statusFile);
   const existing = loaded?.root as YMapNode | undefined;
-  const original = (await exists(ctx, statusFile)) ? await readOriginal(ctx, statusFile) : undefined;
   const fresh = args.fresh !== undefined;
   const [dev, report] = await buildStatus(ctx, entries, fresh ? undefined : existing, args.stories_dir as string, warnings);
   const valid = new Set(dev.items.map((i) => i.key.text));
@@ -279,8 +280,9 @@ async function readOriginal(ctx: ScriptContext, path: string): Promise<Uint8Arra
 /** The write, then the file read back and checked; the original bytes put back (or the new file removed) on failure. */
 async function writeChecked(ctx: ScriptContext, path: string, doc: { start: string[]; root: YValue | null }, dev: YMapNode, original: Uint8Array | undefined): Promise<void> {
   const root = doc.root as YMapNode;
+  const payload = dumpYaml(doc);
+  if (!(await writeFileIf(ctx, path, original, payload))) fail(CHANGED_MEANWHILE, ["restored", false]);
   try {
-    await writeFile(ctx, path, dumpYaml(doc));
     const reread = await loadFile(ctx, path);
     if ("error" in reread) throw new PyError("Error", reread.error);
     const back = reread.doc.root as YMapNode;
@@ -292,8 +294,10 @@ async function writeChecked(ctx: ScriptContext, path: string, doc: { start: stri
     }
   } catch (error) {
     if (!(error instanceof PyError)) throw error;
-    if (original !== undefined) await writeFile(ctx, path, original);
-    fail(`write or validation failed, original restored: ${error.message}`, ["restored", true]);
+    // Put back only over this run's own write: a change another writer made since is theirs, and stands.
+    const written = new TextEncoder().encode(payload);
+    const restored = original === undefined || (await writeFileIf(ctx, path, written, original)); // none to put back: as Python says
+    fail(`write or validation failed, ${restored ? "original restored" : "left as it is now"}: ${error.message}`, ["restored", restored]);
   }
 }
 

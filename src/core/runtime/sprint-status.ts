@@ -8,7 +8,7 @@ import { isDict, loads, PyError, pyEquals, type PyDict, type PyValue } from "./p
 import { get, pyRepr, pyStr } from "./py-ops.js";
 import { fsPath } from "./py-path.js";
 import { splitlines, strip } from "./py-str.js";
-import { deref, dict, digitsValue, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFile } from "./sprint-py.js";
+import { deref, dict, digitsValue, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
 import { int, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import { wallTime } from "./time-zone.js";
@@ -254,11 +254,13 @@ async function update(ctx: ScriptContext, args: Namespace): Promise<void> {
   }
   setItem(data, "last_updated", str(lastUpdated));
   const payload = dumpYaml(doc);
-  await writeFile(ctx, file, payload);
+  // Only over the file this run read: another writer's change meanwhile stands, and this run says to run again.
+  if (!(await writeFileIf(ctx, file, originalBytes, payload))) return emit(dict(["ok", false], ["error", CHANGED_MEANWHILE], ["restored", false]), 1);
 
   const fail = async (message: string): Promise<never> => {
-    await writeFile(ctx, file, originalBytes);
-    return emit(dict(["ok", false], ["error", message], ["restored", true]), 1);
+    // Put back only over this run's own write: a change another writer made since is theirs, and stands.
+    const restored = await writeFileIf(ctx, file, new TextEncoder().encode(payload), originalBytes);
+    return emit(dict(["ok", false], ["error", message], ["restored", restored]), 1);
   };
   const reloaded = await loadFile(ctx, file);
   if ("error" in reloaded) return fail(`re-parse failed after write: ${reloaded.error}`);

@@ -90,7 +90,9 @@ function isRunnable(segments: string[]): boolean {
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile", "mise/config.toml"]);
-const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|mise(\.local)?\.toml|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml)$/;
+const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json)$/;
+/** Read by a tool in any folder the user cds into: mise's `mise.toml`, `mise.local.toml`, `mise.<env>.toml`. */
+const RUNS_IN_ANY_FOLDER = /(^|\/)mise(\.[^/.]+)?\.toml$/;
 /** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
  *  `.envrc` wherever one cds): agents' and editors' settings, MCP server lists, hooks, skills and commands whose `!`
  *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
@@ -152,7 +154,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is in a scripts/ folder (where bmad-run's scripts live, and what they load) or is the completion contract: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
