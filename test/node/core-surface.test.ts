@@ -65,6 +65,15 @@ it("removes secret-looking keys from configuration at any depth", () => {
   expect(more).toEqual({ project_key: "TODO", docs_url: "https://example.com/a", prd_output_path: "docs", patterns: "x" });
   // Secrets by their shape in a list, under no key; plain items stay.
   expect(sanitizeConfig({ env: ["OPENAI_API_KEY=sk-abcdefghijklmnopqrstuv", "DEBUG=1"], headers: ["Authorization: Bearer abcdefghijkl", "Accept: json"], git: "ssh://git@github.com/o/r" })).toEqual({ env: ["DEBUG=1"], headers: ["Accept: json"], git: "ssh://git@github.com/o/r" });
+  // A tenth review: in a sentence, PEM keys, JWTs, more tokens' shapes, camelCase names, an entry naming its secret.
+  const shapes = ["see postgres://app:hunter2@db/x for the database", "-----BEGIN RSA PRIVATE KEY-----\nMIIB", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "hf_abcdefghijklmnopqrstuvwxyzABCDEF12", "npm_abcdefghijklmnopqrstuvwxyzABCDEF12", "rk_live_abcdefghijkl"];
+  expect(sanitizeConfig({ ...Object.fromEntries(shapes.map((v, i) => [`note_${i}`, v])), apiKeyPrimary: "x", smtp_passcode: "y", kept: "z" })).toEqual({ kept: "z" });
+  expect(sanitizeConfig({ env: [{ name: "GITHUB_TOKEN", value: "ghx" }, { name: "DEBUG", value: "1" }] })).toEqual({ env: [{ name: "GITHUB_TOKEN" }, { name: "DEBUG", value: "1" }] });
+  expect(sanitizeConfigText("custom/config.toml", 'token_note = "x" # was ghp_abcdefghijklmnopqrstuvwxyz0123\nuser = "Ada"\n')).not.toContain("ghp_");
+  // A file that does not parse is named with what is wrong and where, never with its text (an unresolved alias names itself).
+  const alias = sanitizeConfigText("bmm/config.yaml", "user_name: Ada\ndb_password: *Xy9secret\n");
+  expect(alias).toMatch(/is not served: it does not parse \(Unresolved alias/);
+  expect(alias).not.toContain("Xy9secret");
   // A commented-out secret in a file with no live one: the file is served re-written, without its comments.
   const commented = "# api_key: sk-abcdefghijklmnopqrstuv\nuser_name: Ada\n";
   expect(sanitizeConfigText("bmm/config.yaml", commented)).not.toContain("sk-abc");

@@ -75,6 +75,8 @@ it("knows the files that exist to hold secrets, by any name a file system reads 
   const { isSecretFile } = await import("../../src/core/catalog/config.js");
   const secret = [".env", ".env.local", ".ENV.", ".env ", ".\u200cenv", ".envrc", ".dev.vars", "credentials.json", "serviceAccountKey.json", ".git-credentials", ".aws/credentials", ".docker/config.json", ".kube/config"];
   secret.push("terraform.tfvars", "terraform.tfstate", "secrets.yaml", ".htpasswd", ".vault-token", "app.keystore", "release.jks", "putty.ppk", "id_ed25519_sk", "tls.pem", "npm/.npmrc");
+  // A tenth review: agents' MCP settings, registries' and clouds' credentials, other environment files.
+  secret.push(".mcp.json", ".cursor/mcp.json", ".claude/settings.local.json", ".yarnrc.yml", ".cargo/credentials.toml", "auth.json", "token.json", "client_secret_123.json", "service-account.json", "local.settings.json", "kubeconfig", ".s3cfg", "production.env", ".flaskenv");
   for (const path of secret) expect(isSecretFile(path), JSON.stringify(path)).toBe(true);
-  for (const path of [".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml"]) expect(isSecretFile(path), path).toBe(false);
+  for (const path of [".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml", "docs/environment.md", "package.json"]) expect(isSecretFile(path), path).toBe(false);
 });

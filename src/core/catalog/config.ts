@@ -7,21 +7,45 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass)$)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|api[-_]?key|access[-_]?key|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass)$)/i;
 const NOT_SECRET = new Set(["project_key"]);
-/** A URL that carries a user and password (postgres://app:hunter2@db/...), a token as its user (a Sentry DSN,
- *  https://ghp_…@github.com) or in its query (?access_token=, an Azure SAS sig=), or is itself the secret (a chat
- *  webhook): a secret whatever its key is called. */
-const CREDENTIAL_URL =
-  /^[a-z][a-z0-9+.-]*:\/\/([^/\s:@]*:[^/\s@]+@|[A-Za-z0-9_-]{20,}@|(ghp_|gho_|github_pat_|glpat-)[^/\s@]*@|hooks\.slack\.com\/services\/|(canary\.|ptb\.)?discord(app)?\.com\/api\/webhooks\/|[^/\s]*webhook\.office\.com\/|outlook\.office(365)?\.com\/webhook|[^\s?#]*\?([^\s#]*&)?(access_token|token|sig|signature|api_?key|apikey|secret|password|client_secret)=)/i;
-/** A value that is a secret by its shape wherever it sits (a list item, a comment): a known token's prefix, an
- *  environment assignment of one (OPENAI_API_KEY=…), an Authorization header. */
-const SECRET_VALUE =
-  /(\b(sk-[A-Za-z0-9_-]{16,}|sk_live_[A-Za-z0-9]{10,}|ghp_[A-Za-z0-9]{20,}|gho_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,})|\b[A-Za-z_][A-Za-z0-9_]*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS)[A-Za-z0-9_]*\s*=\s*\S|\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}|^\s*(proxy-)?authorization\s*:)/i;
+/** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT),
+ *  each a whole word. */
+const KNOWN_TOKEN =
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+/** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
+const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
+/** Chat webhooks: the URL is the secret. */
+const WEBHOOK = /^((canary\.|ptb\.)?discord(app)?\.com\/api\/webhooks\/|hooks\.slack\.com\/services\/|outlook\.office(365)?\.com\/webhook|[a-z0-9.-]*webhook\.office\.com\/)/i;
 
-/** Whether a string value holds a secret by its shape, under any key or none. */
+/** A URL that carries a password (postgres://app:hunter2@db/…), a token as its user (a Sentry DSN,
+ *  https://ghp_…@github.com) or in its query, or is itself the secret (a chat webhook). Judged by parts, in linear time. */
+function isCredentialUrl(word: string): boolean {
+  const scheme = /^[a-z][a-z0-9+.-]{0,30}:\/\//i.exec(word);
+  if (!scheme) return false;
+  const rest = word.slice(scheme[0].length);
+  const cut = rest.search(/[/?#]/);
+  const authority = cut < 0 ? rest : rest.slice(0, cut);
+  const at = authority.lastIndexOf("@");
+  const user = at < 0 ? "" : authority.slice(0, at);
+  if (user.includes(":") || user.length >= 20 || KNOWN_TOKEN.test(user)) return true;
+  if (WEBHOOK.test(rest)) return true;
+  const query = rest.indexOf("?");
+  return query >= 0 && rest.slice(query + 1).split(/[&#;]/).some((pair) => pair.includes("=") && SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()));
+}
+
+/** Whether a string value holds a secret by its shape, under any key or none (a list item, a comment, a sentence):
+ *  a credential URL, a known token, `NAME_KEY=…`, a PEM private key, an Authorization header. Word by word: linear. */
 export function isSecretValue(value: unknown): boolean {
-  return typeof value === "string" && (CREDENTIAL_URL.test(value) || SECRET_VALUE.test(value));
+  if (typeof value !== "string") return false;
+  if (/^\s*(proxy-)?authorization\s*:/i.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || value.includes("PRIVATE KEY-----")) return true;
+  for (const word of value.split(/[\s"'`<>()[\]{},;]+/)) {
+    if (!word) continue;
+    if (KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
+    const eq = word.indexOf("=");
+    if (eq > 0 && eq < word.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word.slice(0, eq)) && SECRET_KEY.test(word.slice(0, eq))) return true;
+  }
+  return false;
 }
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
@@ -29,39 +53,56 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || isSecretValue(value);
 }
 
-/** A comment line that names or holds a secret (`# api_key = sk-…`, left from before): a file with one is served
- *  re-written, which drops its comments. */
-const SECRET_COMMENT = /^[ \t]*#[^\n]*?(secret|token|passw(or)?d|api[-_]?key|private[-_]?key|sk-[A-Za-z0-9]{8}|ghp_|glpat-|xox[abpr]-|AKIA[0-9A-Z]{8})/im;
+/** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
+ *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
+function hasSecretComment(text: string): boolean {
+  for (const line of text.split("\n")) {
+    const hash = line.indexOf("#");
+    if (hash < 0 || (hash > 0 && !/[ \t]/.test(line[hash - 1]!))) continue;
+    const comment = line.slice(hash + 1);
+    if (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(comment) || isSecretValue(comment)) return true;
+  }
+  return false;
+}
 
 /** A copy without secret-looking keys; null-prototype objects, so a "__proto__" key is only data. */
 export function sanitizeConfig(value: unknown): unknown {
   if (Array.isArray(value)) return value.filter((item) => !isSecretValue(item)).map(sanitizeConfig);
   if (value && typeof value === "object" && !(value instanceof Date)) {
     const out: Record<string, unknown> = Object.create(null);
+    const named = secretNamed(value);
     for (const [k, v] of Object.entries(value)) {
-      if (!isSecretKey(k, v)) out[k] = sanitizeConfig(v);
+      if (!isSecretKey(k, v) && !(named && NAMED_VALUE.has(k))) out[k] = sanitizeConfig(v);
     }
     return out;
   }
   return value;
 }
 
+/** An entry that names its secret rather than being keyed by it: `{name = "GITHUB_TOKEN", value = "…"}`. */
+const NAMED_VALUE = new Set(["value", "default", "val"]);
+function secretNamed(entry: object): boolean {
+  const name = (entry as { name?: unknown; key?: unknown }).name ?? (entry as { key?: unknown }).key;
+  return typeof name === "string" && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+}
+
 function hasSecretKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some((item) => isSecretValue(item) || hasSecretKey(item));
-  if (value && typeof value === "object") return Object.entries(value).some(([k, v]) => isSecretKey(k, v) || hasSecretKey(v));
+  if (value && typeof value === "object") return secretNamed(value) || Object.entries(value).some(([k, v]) => isSecretKey(k, v) || hasSecretKey(v));
   return false;
 }
 
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);
-  return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(path);
+  // Compose files hold services' settings, passwords among them (POSTGRES_PASSWORD): served without those too.
+  return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /^(docker-)?compose([.-][^/]*)?\.ya?ml$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(path);
 }
 
 /** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
  *  others to copy (`.env.example`) are not secret. */
 const SECRET_FILE =
-  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|credentials(\.json)?|serviceaccountkey\.json|secrets?\.(ya?ml|json|toml)|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
+  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|[^/]+\.env|\.flaskenv|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.yarnrc(\.ya?ml)?|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|\.s3cfg|\.boto|\.?mcp\.json|settings\.local\.json|local\.settings\.json|auth\.json|tokens?\.json|kubeconfig|credentials(\.json|\.toml)?|client_secret[^/]*\.json|service[-_]?account[^/]*\.json|serviceaccountkey\.json|secrets?\.(ya?ml|json|toml)|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
 /** Folders that hold credentials whatever their files are called (`.aws/credentials`, `.docker/config.json`). */
 const SECRET_DIRS = new Set([".aws", ".docker", ".kube", ".ssh", ".gnupg"]);
 
@@ -178,12 +219,22 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
     // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
     return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false }) };
   } catch (error) {
-    return { error: (error instanceof Error ? error.message : String(error)).split("\n")[0]! };
+    return { error: parseErrorSummary(error) };
   }
 }
 
+/** What a parser says is wrong, and where, without the file's own text it may quote (an unresolved alias names itself:
+ *  `db_password: *Xy9secret` is one). */
+function parseErrorSummary(error: unknown): string {
+  const e = error as { message?: unknown; linePos?: Array<{ line: number; col: number }>; line?: unknown; column?: unknown } | null;
+  const first = String(e?.message ?? error).split("\n")[0]!;
+  const what = first.replace(/ at line \d+, column \d+:?$/, "").replace(/:\s.*$/, "").replace(/:$/, "");
+  const at = e?.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : typeof e?.line === "number" ? ` at line ${e.line}, column ${String(e.column)}` : "";
+  return `${what.slice(0, 200)}${at}`;
+}
+
 function withoutSecrets(path: string, text: string, data: unknown): string {
-  if (!hasSecretKey(data) && !SECRET_COMMENT.test(text)) return text;
+  if (!hasSecretKey(data) && !hasSecretComment(text)) return text;
   const clean = sanitizeConfig(data);
   return `# ${REDACTED_NOTE}\n${isToml(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
 }
