@@ -46,7 +46,7 @@ export async function pullSource(user: User, remote: string, project: string): P
   let n = 0;
   const change = async () => {
     n++;
-    for (let k = 0; k < 4; k++) await user.must("bmad-files", { action: "write", project, path: `docs/p${(n + k) % 6}.md`, content: `change ${n}.${k}\n${"x".repeat(20_000 * k)}\n` });
+    for (let k = 0; k < 4; k++) await user.must("bmad-files", { action: "write", project, path: `_bmad-output/docs/p${(n + k) % 6}.md`, content: `change ${n}.${k}\n${"x".repeat(20_000 * k)}\n` });
   };
   const files = async () => {
     const listed = (await user.must("bmad-files", { action: "list", project, path: "**" })).structured.files as Array<{ path: string }>;
