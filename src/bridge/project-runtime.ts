@@ -4,9 +4,9 @@
 // started, only when BMAD vouches for its bytes (or the user allowed their own scripts when starting the bridge).
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
@@ -79,8 +79,11 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
   // An interpreter in the project (a virtual environment there) loads what its site-packages hold, which a tool may
   // have written (`venv/lib/…/x.pth`): none runs a script.
-  const inProject = [uv ?? python!].find((exe) => isInside(root, resolve(exe)));
-  if (inProject) return refused(`${relative(root, resolve(inProject))} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`);
+  // Both by their folders' real paths (the project may be named through a link), the program's own name kept: a venv's
+  // python is a link out of it, and it is the venv that loads.
+  const exe = uv ?? python!;
+  const [realRoot, exeDir] = await Promise.all([realpath(root), realpath(dirname(resolve(exe))).catch(() => dirname(resolve(exe)))]);
+  if (isInside(realRoot, exeDir)) return refused(`${relative(realRoot, join(exeDir, basename(exe)))} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`);
   // A file the script writes for its port, in a private folder: the port writes it into the project itself.
   const outputDir = args.includes(OUTPUT_FILE) ? await mkdtemp(join(skillCache(), "output-")) : undefined;
   const outputPath = outputDir && join(outputDir, "output");
@@ -88,7 +91,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   // backend (code uv runs) or an index to install from, and the project's .venv loads what it holds (an editable
   // install's src/sitecustomize.py). The script runs in an environment of its own inline dependencies alone. Python
   // takes no PYTHON* variables (-E: a relative PYTHONPATH would import the project's files) and no user site (-s).
-  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-E", "-s", script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-E", "-s", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
     const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal, env: scriptEnv() });
     let stderr = run.stderr;
@@ -249,6 +252,18 @@ async function materialise(reader: BundleReader, fsScript: string): Promise<{ sc
   };
   return { script: join(base, path), local };
 }
+
+/** python3 without uv: no site module (-S), since an environment's .pth files may put the project's own folders on
+ *  the path (an editable install's src/, where a sitecustomize.py would run); its site-packages are added plainly, with
+ *  no .pth read, and the script's folder first, as `python3 script` has it. */
+const PYTHON_BOOT = [
+  "import os, runpy, sys, sysconfig",
+  "script = sys.argv[1]",
+  "sys.argv = sys.argv[1:]",
+  "sys.path[0] = os.path.dirname(os.path.abspath(script))",
+  "sys.path.extend(p for p in dict.fromkeys(sysconfig.get_paths()[k] for k in ('purelib', 'platlib')) if p not in sys.path)",
+  "runpy.run_path(script, run_name='__main__')",
+].join("\n");
 
 /** The bridge's environment for a script, less what would choose its Python or what Python loads: an active virtual
  *  or conda environment (the project's, perhaps), PYTHON* variables, uv's project environment. */

@@ -78,6 +78,19 @@ class Tail {
 const live = new Set<() => void>();
 let exitHooked = false;
 
+/** The environment's search paths with only absolute entries: an empty or relative one (`:/usr/local/lib`, a common
+ *  slip) is the child's working folder, in the project, where a model-written library or program would be found first. */
+function searchPaths(): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const name of ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_FALLBACK_LIBRARY_PATH"]) {
+    const value = process.env[name];
+    if (value === undefined) continue;
+    const kept = value.split(name === "LD_PRELOAD" ? /[: ]/ : ":").filter((entry) => entry.startsWith("/"));
+    out[name] = kept.length ? kept.join(":") : undefined;
+  }
+  return out;
+}
+
 /** Runs at once, per process: a model asking for many at once has them queued, not hundreds of processes forked. */
 const MAX_AT_ONCE = 4;
 let running = 0;
@@ -105,7 +118,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...process.env, ...opts.env, [RUN_COOKIE]: cookie },
+      env: { ...process.env, ...searchPaths(), ...opts.env, [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

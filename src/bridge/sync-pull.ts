@@ -129,6 +129,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
 
 function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {
   if (local.kind === "missing") return void into.steps.push({ op: "record", path, file: undefined });
+  // Outside the folders sync carries (a record from a pull before they were the rule): the file is the user's now.
+  if (!inSyncFolders(path)) return void into.steps.push({ op: "record", path, file: undefined });
   if (!synced) return; // a local file the workspace never had: not pull's business
   if (localChanged && !o.force) {
     return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true)}` });

@@ -5,7 +5,7 @@
 // files inside the folders sync carries (_bmad/, _bmad-output/, .claude/specs/; sync.ts), whatever the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { asText, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
+import { asText, inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
@@ -50,7 +50,8 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   if (!listed.ok) return listed;
   const remote = listed.value;
   const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
-  const paths = [...new Set([...state.files.keys(), ...found])].filter(sendable).sort();
+  // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
+  const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path));
 
   const report = new Report();

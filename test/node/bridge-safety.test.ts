@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
@@ -168,6 +168,22 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     await bmadRun(viaFake.client, `uv run ${bmads}`);
     expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 6)).toEqual(["run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet"]);
     expect(readFileSync(join(bin, "env"), "utf8")).toBe("||");
+    // An environment outside the project whose .pth puts the project's src/ on the path (an editable install) loads no
+    // src/sitecustomize.py the model wrote: python3 runs with no site module, its site-packages added plainly (an eleventh review).
+    const venv = join(tmp.dir, "outside-venv");
+    const version = (await run(PYTHON, ["-c", "import sys; print(f'{sys.version_info[0]}.{sys.version_info[1]}')"])).stdout.trim();
+    const site = join(venv, `lib/python${version}/site-packages`);
+    mkdirSync(join(venv, "bin"), { recursive: true });
+    mkdirSync(site, { recursive: true });
+    const real = (await run(PYTHON, ["-c", "import os, sys; print(os.path.realpath(sys.executable))"])).stdout.trim();
+    symlinkSync(real, join(venv, "bin/python3"));
+    writeFileSync(join(venv, "pyvenv.cfg"), `home = ${dirname(real)}\ninclude-system-site-packages = false\n`);
+    writeFileSync(join(site, "_editable_app.pth"), `${join(dir, "src")}\n`);
+    const marker = join(tmp.dir, "sitecustomize-ran");
+    expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).isError).toBe(false);
+    const viaVenv = await bmadRun(await connect(dir, [], { PATH: `${join(venv, "bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
+    expect(viaVenv.out?.exit_code, viaVenv.text).toBe(0);
+    expect(existsSync(marker)).toBe(false);
     // And no interpreter from the project's own folders (a venv there loads the .pth files its site-packages hold).
     const inside = join(dir, "venv/bin");
     mkdirSync(inside, { recursive: true });

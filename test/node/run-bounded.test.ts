@@ -101,3 +101,17 @@ it("runs at most four at once, queueing the rest: a model asking for many runs f
   expect(runs.every((r) => r.exitCode === 0)).toBe(true);
   expect(Math.max(...runs.map((r) => Number(r.stdout.trim())))).toBeLessThanOrEqual(4);
 });
+
+it("gives a child only absolute search paths: an empty or relative entry is its working folder, in the project (an eleventh review)", async () => {
+  const saved = { LD_LIBRARY_PATH: process.env.LD_LIBRARY_PATH, PATH: process.env.PATH };
+  process.env.LD_LIBRARY_PATH = ":/opt/lib:lib";
+  process.env.PATH = `.:${saved.PATH}:bin`;
+  try {
+    const run = await runBounded(["/bin/sh", "-c", 'printf "%s|%s" "$LD_LIBRARY_PATH" "$PATH"'], { cwd: tmp.dir, timeoutMs: 10_000 });
+    expect(run.stdout).toBe(`/opt/lib|${saved.PATH}`);
+  } finally {
+    process.env.LD_LIBRARY_PATH = saved.LD_LIBRARY_PATH;
+    if (saved.LD_LIBRARY_PATH === undefined) delete process.env.LD_LIBRARY_PATH;
+    process.env.PATH = saved.PATH;
+  }
+});

@@ -72,6 +72,11 @@ describe("a signed-in client", { timeout: 60_000 }, () => {
     expect((await call("bmad", { command: "" })).status).toBe(200);
   });
 
+  it("is granted no scope the consent page did not offer, whatever the form posts (an eleventh review)", async () => {
+    const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:read", approveScopes: ["bmad:read", "bmad:write", "offline_access"] });
+    expect(tokens.scope).toBe("bmad:read");
+  });
+
   it("is refused everything without bmad:read: a token with only offline_access, or with no scope, gets 403 insufficient_scope", async () => {
     await seed();
     for (const approveScopes of [["offline_access"], []]) {

@@ -7,12 +7,12 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|private[-_]?key|api[-_]?key|access[-_]?key|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass)$)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT),
  *  each a whole word. */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
 /** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
 const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
 /** Chat webhooks: the URL is the secret. */
@@ -38,12 +38,26 @@ function isCredentialUrl(word: string): boolean {
  *  a credential URL, a known token, `NAME_KEY=…`, a PEM private key, an Authorization header. Word by word: linear. */
 export function isSecretValue(value: unknown): boolean {
   if (typeof value !== "string") return false;
-  if (/^\s*(proxy-)?authorization\s*:/i.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || value.includes("PRIVATE KEY-----")) return true;
+  if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || value.includes("PRIVATE KEY-----")) return true;
+  let named = false; // the words before named a secret and assigned it (`--token X`, `X-Api-Key: X`, `"password": "X"`)
+  let lastName = false; // the word before was a secret's name, bare (`"password"` before a `:`)
   for (const word of value.split(/[\s"'`<>()[\]{},;]+/)) {
     if (!word) continue;
+    if (word === ":" || word === "=") {
+      named = lastName;
+      continue;
+    }
+    if (named) return true;
     if (KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
-    const eq = word.indexOf("=");
-    if (eq > 0 && eq < word.length - 1 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(word.slice(0, eq)) && SECRET_KEY.test(word.slice(0, eq))) return true;
+    // A query string without its URL (an Azure SAS token: sv=…&sig=…).
+    if (word.includes("=") && word.split("&").some((pair) => SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()) && pair.indexOf("=") > 0 && word.includes("&"))) return true;
+    const eq = word.search(/[=:]/);
+    const name = (eq < 0 ? word : word.slice(0, eq)).replace(/^-{1,2}/, "");
+    const isName = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+    if (isName && eq > 0 && eq < word.length - 1) return true; // NAME=value, --name=value, name:value
+    // A flag or a name with its `:` or `=` names what follows; a bare word in prose ("to pin a value") does not.
+    named = isName && (eq === word.length - 1 || word.startsWith("-"));
+    lastName = isName && eq < 0;
   }
   return false;
 }
@@ -57,10 +71,9 @@ export function isSecretKey(key: string, value?: unknown): boolean {
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
 function hasSecretComment(text: string): boolean {
   for (const line of text.split("\n")) {
-    const hash = line.indexOf("#");
-    if (hash < 0 || (hash > 0 && !/[ \t]/.test(line[hash - 1]!))) continue;
-    const comment = line.slice(hash + 1);
-    if (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(comment) || isSecretValue(comment)) return true;
+    // The whole line, wherever its `#` is (after a URL's fragment, `C#`, no space before it): a false alarm only
+    // serves the file re-written.
+    if (line.includes("#") && (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(line) || isSecretValue(line))) return true;
   }
   return false;
 }
@@ -80,10 +93,13 @@ export function sanitizeConfig(value: unknown): unknown {
 }
 
 /** An entry that names its secret rather than being keyed by it: `{name = "GITHUB_TOKEN", value = "…"}`. */
-const NAMED_VALUE = new Set(["value", "default", "val"]);
+const NAMED_VALUE = new Set(["value", "default", "val", "content", "data", "values"]);
+const NAMES = ["name", "key", "var", "variable", "header", "env", "id"];
 function secretNamed(entry: object): boolean {
-  const name = (entry as { name?: unknown; key?: unknown }).name ?? (entry as { key?: unknown }).key;
-  return typeof name === "string" && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+  return NAMES.some((field) => {
+    const name = (entry as Record<string, unknown>)[field];
+    return typeof name === "string" && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+  });
 }
 
 function hasSecretKey(value: unknown): boolean {
@@ -217,7 +233,9 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
   if (heavy) return { error: `${heavy}, far past any config` };
   try {
     // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
-    return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false }) };
+    // No aliases: BMAD's configs have none, and each is a copy the secret walk and the re-written text would repeat (99
+    // aliases of a 900 KB string served 95 MB a read), or a secret under an innocent key.
+    return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false, maxAliasCount: 0 }) };
   } catch (error) {
     return { error: parseErrorSummary(error) };
   }

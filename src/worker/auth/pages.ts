@@ -136,7 +136,11 @@ authPages.post("/authorize", async (c) => {
   }
   const local = upstream.kind === "local" ? localIdentity(form.get("user")) : undefined;
   if (upstream.kind === "local" && !local) return page(400, "Sign-in failed", "<p>\"Sign in as\" must be an email address, or empty for the local user.</p>");
-  const approved = await oauth.approveConsent(c.req.raw, handle, { scope: form.getAll("scope").map(String) });
+  // Only scopes the page offered (those the client asked for): a form posting more grants none of them (an
+  // eleventh review: bmad:write and a refresh token for a client that asked for bmad:read).
+  const consented = await oauth.approveConsent(c.req.raw, handle);
+  const offered = offeredScopes(consented.request.scope);
+  const approved = { ...consented, request: { ...consented.request, scope: [...new Set(form.getAll("scope").map(String))].filter((s) => offered.includes(s)) } };
   if (upstream.kind === "local") {
     const { redirectTo } = await oauth.completeAuthorization({
       request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local"),
