@@ -34,7 +34,7 @@ export class LocalProjectFiles implements ProjectFiles {
     if (!script.ok && script.code === "missing") return { ok: false, error: `No completion contract: create ${CONTRACT} in the project (a script that exits 0 when the work is complete).` };
     if (!script.ok) return { ok: false, error: `Refused to run the completion contract: ${script.error}` };
     // An argument array, never a shell string; killed whole at the time limit, on cancel or when the bridge exits.
-    const run = await runBounded(["bash", script.path, stack], { cwd: dir.path, timeoutMs: this.timeoutMs, signal, env: { BMAD_STACK: stack } });
+    const run = await runBounded(["bash", script.path, stack], { cwd: dir.path, timeoutMs: this.timeoutMs, signal, env: { BMAD_STACK: stack }, userPaths: true });
     const note = run.timedOut ? `\n[killed after ${this.timeoutMs / 1000} s]` : run.cancelled ? "\n[cancelled by the client]" : "";
     const passed = run.exitCode === 0 && !run.timedOut && !run.cancelled;
     return { ok: true, value: { status: passed ? "PASS" : "FAIL", output: run.output + note, duration_ms: run.durationMs } };

@@ -91,7 +91,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   // backend (code uv runs) or an index to install from, and the project's .venv loads what it holds (an editable
   // install's src/sitecustomize.py). The script runs in an environment of its own inline dependencies alone. Python
   // takes no PYTHON* variables (-E: a relative PYTHONPATH would import the project's files) and no user site (-s).
-  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-E", "-s", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-I", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
     const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal, env: scriptEnv() });
     let stderr = run.stderr;
@@ -253,14 +253,15 @@ async function materialise(reader: BundleReader, fsScript: string): Promise<{ sc
   return { script: join(base, path), local };
 }
 
-/** python3 without uv: no site module (-S), since an environment's .pth files may put the project's own folders on
- *  the path (an editable install's src/, where a sitecustomize.py would run); its site-packages are added plainly, with
- *  no .pth read, and the script's folder first, as `python3 script` has it. */
+/** python3 without uv: isolated (-I: no PYTHON* variables, no user site, and no working folder on the path, which `-c`
+ *  would put first, before even the boot's own imports, where a model-written sysconfig.py would run) and no site
+ *  module (-S: an environment's .pth files may put the project's src/ on the path); its site-packages are added
+ *  plainly, with no .pth read, and the script's folder first, as `python3 script` has it. */
 const PYTHON_BOOT = [
   "import os, runpy, sys, sysconfig",
   "script = sys.argv[1]",
   "sys.argv = sys.argv[1:]",
-  "sys.path[0] = os.path.dirname(os.path.abspath(script))",
+  "sys.path.insert(0, os.path.dirname(os.path.abspath(script)))",
   "sys.path.extend(p for p in dict.fromkeys(sysconfig.get_paths()[k] for k in ('purelib', 'platlib')) if p not in sys.path)",
   "runpy.run_path(script, run_name='__main__')",
 ].join("\n");
@@ -276,7 +277,8 @@ function scriptEnv(): Record<string, undefined> {
 function onPath(command: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     const candidate = join(dir, command);
-    if (dir && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    // Absolute entries only: a relative one is judged here against the bridge's folder, but run from the project.
+    if (isAbsolute(dir) && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
   }
   return undefined;
 }

@@ -22,6 +22,9 @@ export interface BoundedOptions {
   signal?: AbortSignal;
   /** Added to the bridge's environment (undefined removes a variable). */
   env?: Record<string, string | undefined>;
+  /** The user's own search paths as they are, relative entries included: for the user's own commands (the completion
+   *  contract), not for BMAD's scripts or git, which run where a model may have written a library or a program. */
+  userPaths?: boolean;
   /** Per stream; the last bytes are kept. */
   maxOutputBytes?: number;
   /** Written to the process's standard input, which is then closed (default: no input). */
@@ -118,7 +121,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...process.env, ...searchPaths(), ...opts.env, [RUN_COOKIE]: cookie },
+      env: { ...process.env, ...(opts.userPaths ? {} : searchPaths()), ...opts.env, [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

@@ -149,7 +149,7 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
  *  the install record, and scripts only with BMAD's own bytes. The remote's names were checked too, but a symlink
  *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
-  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined);
+  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined) ?? (inSyncFolders(real) ? undefined : "lands outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes");
 
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw. */
 async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {

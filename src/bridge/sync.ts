@@ -88,7 +88,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
  *  artifacts. Push sends new files only from them, and pull writes only into them: a collaborator's `src/x.py` or
  *  `src/sitecustomize.py` never lands among the user's code, where their tools would load it. */
 export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
-export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder));
+export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 
 export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left";
 export interface Change {

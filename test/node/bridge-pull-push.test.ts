@@ -483,6 +483,15 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   expect(out.stdout).toContain(": 1 added, 0 updated, 0 deleted, 0 unchanged, 2 left on the remote.");
   expect(out.stdout).toContain("left     src/sitecustomize.py (outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it)");
   expect(readdirSync(target).sort()).toEqual([".bmad-mcp", "_bmad-output"]);
+  // Nor through a link in a sync folder that leads out of them (a twelfth review: _bmad-output/code -> ../src).
+  const linked = fakeDir();
+  mkdirSync(join(linked, "_bmad-output"), { recursive: true });
+  mkdirSync(join(linked, "src"));
+  symlinkSync("../src", join(linked, "_bmad-output/code"));
+  const through = await cli(["pull", "--remote", await startFake(["_bmad-output/code/sitecustomize.py"]), "--project", "x", "--dir", linked]);
+  expect(through.code).toBe(1);
+  expect(through.stderr).toContain("_bmad-output/code/sitecustomize.py: lands outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes");
+  expect(readdirSync(join(linked, "src"))).toEqual([]);
 }, 30_000);
 
 it("stops, writing nothing, when the listings cannot show every file", async () => {

@@ -181,6 +181,8 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(site, "_editable_app.pth"), `${join(dir, "src")}\n`);
     const marker = join(tmp.dir, "sitecustomize-ran");
     expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).isError).toBe(false);
+    // Nor a module at the project root, the working folder, which `python3 -c` puts first (a twelfth review: sysconfig.py).
+    expect((await files(client, { action: "write", path: "sysconfig.py", content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).isError).toBe(false);
     const viaVenv = await bmadRun(await connect(dir, [], { PATH: `${join(venv, "bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
     expect(viaVenv.out?.exit_code, viaVenv.text).toBe(0);
     expect(existsSync(marker)).toBe(false);
