@@ -3,7 +3,7 @@
 // skill's own Python script with no port runs for real, bounded in time and killed with everything it
 // started, only when BMAD vouches for its bytes (or the user allowed their own scripts when starting the bridge).
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -274,11 +274,21 @@ function scriptEnv(): Record<string, undefined> {
   return out;
 }
 
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function onPath(command: string): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
     const candidate = join(dir, command);
     // Absolute entries only: a relative one is judged here against the bridge's folder, but run from the project.
-    if (isAbsolute(dir) && existsSync(candidate) && statSync(candidate).isFile()) return candidate;
+    // And executable: a plain file a tool wrote there (every one is 0644) is no program, and shadows none.
+    if (isAbsolute(dir) && existsSync(candidate) && statSync(candidate).isFile() && executable(candidate)) return candidate;
   }
   return undefined;
 }

@@ -22,8 +22,9 @@ export interface BoundedOptions {
   signal?: AbortSignal;
   /** Added to the bridge's environment (undefined removes a variable). */
   env?: Record<string, string | undefined>;
-  /** The user's own search paths as they are, relative entries included: for the user's own commands (the completion
-   *  contract), not for BMAD's scripts or git, which run where a model may have written a library or a program. */
+  /** The user's own PATH as it is, relative entries included: for the user's own commands (the completion contract),
+   *  not for BMAD's scripts or git, which run where a model may have written a program. Library paths are kept to
+   *  absolute entries for all (an empty one loads a model-written library from the working folder). */
   userPaths?: boolean;
   /** Per stream; the last bytes are kept. */
   maxOutputBytes?: number;
@@ -83,12 +84,14 @@ let exitHooked = false;
 
 /** The environment's search paths with only absolute entries: an empty or relative one (`:/usr/local/lib`, a common
  *  slip) is the child's working folder, in the project, where a model-written library or program would be found first. */
-function searchPaths(): Record<string, string | undefined> {
+function searchPaths(userPath = false): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const name of ["PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_FALLBACK_LIBRARY_PATH"]) {
+  // The user's own command (the completion contract) keeps PATH as they have it; libraries are judged the same for all.
+  for (const name of [...(userPath ? [] : ["PATH"]), "LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_FALLBACK_LIBRARY_PATH"]) {
     const value = process.env[name];
     if (value === undefined) continue;
-    const kept = value.split(name === "LD_PRELOAD" ? /[: ]/ : ":").filter((entry) => entry.startsWith("/"));
+    // A preloaded library named bare (libc.so.6) is looked up in the system's folders, never the working one.
+    const kept = value.split(name === "LD_PRELOAD" ? /[: ]/ : ":").filter((entry) => entry.startsWith("/") || (name === "LD_PRELOAD" && entry !== "" && !entry.includes("/")));
     out[name] = kept.length ? kept.join(":") : undefined;
   }
   return out;
@@ -121,7 +124,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...process.env, ...(opts.userPaths ? {} : searchPaths()), ...opts.env, [RUN_COOKIE]: cookie },
+      env: { ...process.env, ...searchPaths(opts.userPaths), ...opts.env, [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

@@ -192,6 +192,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(inside, "uv"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
     const fromProject = await bmadRun(await connect(dir, [], { PATH: `${inside}:${process.env.PATH}` }), `uv run ${bmads}`);
     expect(fromProject.text).toContain("venv/bin/uv is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders");
+    // A plain file a tool wrote on such a folder (every one is 0644) is no program and shadows none (a thirteenth review).
+    expect((await files(client, { action: "write", path: "tools-bin/python3", content: "not a program\n" })).isError).toBe(false);
+    const shadowed = await bmadRun(await connect(dir, [], { PATH: `${join(dir, "tools-bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
+    expect(shadowed.out?.exit_code, shadowed.text).toBe(0);
   });
 });
 
