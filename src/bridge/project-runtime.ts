@@ -61,11 +61,13 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   const bases = [root, skillCache()];
   const where = await confinedScript(script, bases);
   if (!where.ok) return refused(where.error);
+  const digest = await scriptDigest(script, bases);
+  if (!digest.ok) return refused(digest.error);
   if (!byPort) {
-    const ported = await portedRefusal(root, reader, vouching, script, bases);
+    const ported = await portedRefusal(root, reader, vouching, script, digest.digest);
     if (ported) return refused(ported);
   }
-  const trusted = await vouchedFor(root, script, bases, vouching);
+  const trusted = await vouchedFor(root, script, bases, vouching, digest.digest);
   if (!trusted.ok) return refused(trusted.error);
   const args = bundled ? fsArgs.map(bundled.local) : fsArgs;
   const ownFolder = relative(root, resolve(script, "../.."));
@@ -111,12 +113,11 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
 /** A script with no port runs only as BMAD shipped it: its bytes are a file of the bundle this bridge ships, or one
  *  the project's install record lists. One the model wrote or changed is neither (tools cannot write scripts or the
  *  record, paths.ts), so it never runs; the user's own scripts run when they start the bridge allowing them. */
-export async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching): Promise<Result> {
+export async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching, known?: string): Promise<Result> {
   if (vouching.allowProjectScripts) return { ok: true };
-  const base = bases.find((b) => isInside(b, resolve(script)))!;
-  const bytes = await readConfined(base, relative(base, resolve(script)));
-  if (!bytes.ok) return { ok: false, error: `Refused to run ${bytes.error}` };
-  const digest = createHash("sha256").update(bytes.bytes).digest("hex");
+  const read = known === undefined ? await scriptDigest(script, bases) : { ok: true as const, digest: known };
+  if (!read.ok) return read;
+  const { digest } = read;
   // BMAD's bytes at BMAD's place for them: the same bytes elsewhere (a test of BMAD's beside files the model wrote)
   // are not what BMAD shipped.
   const place = scriptPlace(resolve(script).split(sep).join("/"));
@@ -134,15 +135,19 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   };
 }
 
+/** The sha256 of a script's bytes, read through the confined reader from the base it is in. */
+async function scriptDigest(script: string, bases: string[]): Promise<Result<{ digest: string }>> {
+  const base = bases.find((b) => isInside(b, resolve(script)))!;
+  const bytes = await readConfined(base, relative(base, resolve(script)));
+  if (!bytes.ok) return { ok: false, error: `Refused to run ${bytes.error}` };
+  return { ok: true, digest: createHash("sha256").update(bytes.bytes).digest("hex") };
+}
+
 const portedInCatalog = new WeakMap<BundleReader["catalog"], ReadonlySet<string>>();
 
 /** Why `script` may not run for real: its bytes are a ported script's (BMAD's brain.py reached through a link, a
  *  copy under another folder or name), and those run only as the port, whose reads and writes are confined. */
-async function portedRefusal(root: string, reader: BundleReader, vouching: ScriptVouching, script: string, bases: string[]): Promise<string | undefined> {
-  const base = bases.find((b) => isInside(b, resolve(script)))!;
-  const bytes = await readConfined(base, relative(base, resolve(script)));
-  if (!bytes.ok) return `Refused to run ${bytes.error}`;
-  const digest = createHash("sha256").update(bytes.bytes).digest("hex");
+async function portedRefusal(root: string, reader: BundleReader, vouching: ScriptVouching, script: string, digest: string): Promise<string | undefined> {
   const { catalog } = reader;
   let inCatalog = portedInCatalog.get(catalog);
   if (!inCatalog) portedInCatalog.set(catalog, (inCatalog = new Set(catalog.paths.filter(isPortedScriptPath).map((p) => catalog.file(p)!.sha256))));

@@ -56,27 +56,9 @@ export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promi
   return guard(path, () => fs.writeFile(path, data));
 }
 
-/** Creates a file only where none is (Python's open(path, "x")), as one step where the file system can: of two
- *  creators at once, one wins and the other is told it exists. False when a file was there. */
-export async function createBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promise<boolean> {
-  if (!fs.update) {
-    if ((await statPath(fs, path)) !== "missing") return false;
-    await writeBytes(fs, path, data);
-    return true;
-  }
-  // The last round decides: one that lost to another creator runs again and finds its file.
-  let created = false;
-  await guard(path, () =>
-    fs.update!(path, (current) => {
-      created = current === undefined;
-      return created ? data : undefined;
-    }),
-  );
-  return created;
-}
-
-/** Replaces a file's bytes only if it still holds `expected` (undefined: no file there), as one step where the file
- *  system can. False when it changed meanwhile: another writer's change stands, and this one is not made. */
+/** Replaces a file's bytes only if it still holds `expected` (undefined: no file there: a create, as Python's
+ *  open(path, "x")), as one step where the file system can. False when it changed meanwhile: another writer's change
+ *  stands, and this one is not made. */
 export async function replaceIfUnchanged(fs: RuntimeFs, path: string, expected: Uint8Array | undefined, data: Uint8Array): Promise<boolean> {
   const same = (current: Uint8Array | undefined) =>
     current === undefined || expected === undefined ? current === expected : current.byteLength === expected.byteLength && current.every((b, i) => b === expected[i]);

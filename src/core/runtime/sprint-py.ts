@@ -8,7 +8,7 @@ import { pyRepr } from "./py-ops.js";
 import { repr, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 import { sha256 } from "./render-skill.js";
-import { decodeUtf8, osError, readBytes, replaceIfUnchanged, statPath, writeBytes } from "./py-io.js";
+import { decodeUtf8, osError, readBytes, replaceIfUnchanged, statPath } from "./py-io.js";
 import { fsPath, joinPath } from "./py-path.js";
 import { universalNewlines } from "./py-str.js";
 import { loadYaml, type YDoc, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
@@ -258,16 +258,12 @@ export async function loadFile(ctx: ScriptContext, path: string): Promise<{ doc:
   return loadYaml(text);
 }
 
-/** Writes a dump where the path resolves (through symlinks, as os.path.realpath), parents made. */
-export async function writeFile(ctx: ScriptContext, path: string, data: string | Uint8Array): Promise<void> {
-  await writeBytes(ctx.fs, await target(ctx, path), typeof data === "string" ? new TextEncoder().encode(data) : data);
-}
-
 /** What a run answers when its file changed between its read and its write (not Python's: its write would lose it). */
 export const CHANGED_MEANWHILE = "the file changed while this ran (another writer's change, which stands): nothing was written; run it again";
 
-/** writeFile, only if the file still holds `expected` (undefined: none), in one step: false when another writer changed
- *  it since this run read it, whose change then stands (Python's read-change-write would lose it). */
+/** Writes a dump where the path resolves (through symlinks, as os.path.realpath), only if the file still holds
+ *  `expected` (undefined: none), in one step: false when another writer changed it since this run read it, whose
+ *  change then stands (Python's read-change-write would lose it). */
 export async function writeFileIf(ctx: ScriptContext, path: string, expected: Uint8Array | undefined, data: string | Uint8Array): Promise<boolean> {
   return replaceIfUnchanged(ctx.fs, await target(ctx, path), expected, typeof data === "string" ? new TextEncoder().encode(data) : data);
 }
