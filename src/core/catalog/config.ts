@@ -31,7 +31,12 @@ function isCredentialUrl(word: string): boolean {
   if (user.includes(":") || user.length >= 20 || KNOWN_TOKEN.test(user)) return true;
   if (WEBHOOK.test(rest)) return true;
   const query = rest.indexOf("?");
-  return query >= 0 && rest.slice(query + 1).split(/[&#;]/).some((pair) => pair.includes("=") && SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()));
+  return query >= 0 && hasSecretQuery(rest.slice(query + 1));
+}
+
+/** Whether a query string (`sv=…&sig=…`) has a parameter that carries a credential. */
+function hasSecretQuery(query: string): boolean {
+  return query.split(/[&#;]/).some((pair) => pair.indexOf("=") > 0 && SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()));
 }
 
 /** Whether a string value holds a secret by its shape, under any key or none (a list item, a comment, a sentence):
@@ -50,7 +55,7 @@ export function isSecretValue(value: unknown): boolean {
     if (named) return true;
     if (KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
     // A query string without its URL (an Azure SAS token: sv=…&sig=…).
-    if (word.includes("=") && word.split("&").some((pair) => SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()) && pair.indexOf("=") > 0 && word.includes("&"))) return true;
+    if (word.includes("&") && hasSecretQuery(word)) return true;
     const eq = word.search(/[=:]/);
     const name = (eq < 0 ? word : word.slice(0, eq)).replace(/^-{1,2}/, "");
     const isName = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
