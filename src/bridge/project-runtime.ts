@@ -91,9 +91,9 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   const outputPath = outputDir && join(outputDir, "output");
   // uv finds no project, settings or environment here: a pyproject.toml or uv.toml the model wrote would name a build
   // backend (code uv runs) or an index to install from, and the project's .venv loads what it holds (an editable
-  // install's src/sitecustomize.py). The script runs in an environment of its own inline dependencies alone. Python
+  // install's src/sitecustomize.py); no .env file (UV_ENV_FILE) sets the script's environment. The script runs in an environment of its own inline dependencies alone. Python
   // takes no PYTHON* variables (-E: a relative PYTHONPATH would import the project's files) and no user site (-s).
-  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet", script] : [python!, "-I", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-env-file", "--no-cache", "--quiet", script] : [python!, "-I", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
     const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal, env: scriptEnv() });
     let stderr = run.stderr;

@@ -166,7 +166,7 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const viaFake = await connectBridge(bridge, dir, { home: join(tmp.dir, "home"), env: { PATH: `${bin}:${process.env.PATH}`, ...active } });
     tmp.closeAfter(viaFake.close);
     await bmadRun(viaFake.client, `uv run ${bmads}`);
-    expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 6)).toEqual(["run", "--isolated", "--no-project", "--no-config", "--no-cache", "--quiet"]);
+    expect(readFileSync(join(bin, "argv"), "utf8").split("\n").slice(0, 7)).toEqual(["run", "--isolated", "--no-project", "--no-config", "--no-env-file", "--no-cache", "--quiet"]);
     expect(readFileSync(join(bin, "env"), "utf8")).toBe("||");
     // An environment outside the project whose .pth puts the project's src/ on the path (an editable install) loads no
     // src/sitecustomize.py the model wrote: python3 runs with no site module, its site-packages added plainly (an eleventh review).
