@@ -5,7 +5,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { ListingColumns } from "./workspace-listing.js";
@@ -381,6 +381,10 @@ export class WorkspaceProject extends DurableObject {
   share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; owner: string; owner_label: string; name: string }> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
+    const shares = this.shares.all();
+    if (access !== "none" && !shares.some((s) => s.handle === handle) && shares.length >= MAX_SHARES) {
+      return { ok: false, kind: "limit", error: `Project "${g.meta.name}" is shared with ${MAX_SHARES} people, the most one project may be: withdraw a share first (access "none").` };
+    }
     const previous = this.shares.set(handle, access, now);
     return { ok: true, value: { previous, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
   }

@@ -63,13 +63,17 @@ export class WorkspaceIndex extends DurableObject {
     return this.sql.exec("SELECT name, created_at, state FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
   }
 
-  /** A share offered, or its access changed (an accepted share stays accepted). */
-  grant(share: Omit<ReceivedShare, "accepted">): void {
+  /** A share offered, or its access changed (an accepted share stays accepted); false, and nothing stored, when
+   *  it would be one more offer from that owner than `maxPending` waiting for an answer here. */
+  grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): boolean {
+    const known = this.sql.exec("SELECT 1 FROM received WHERE owner = ? AND name = ?", share.owner, share.name).toArray().length > 0;
+    if (!known && this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM received WHERE owner = ? AND accepted = 0", share.owner).one().n >= maxPending) return false;
     this.sql.exec(
       `INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, ?, ?, 0)
        ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, at = excluded.at`,
       share.owner, share.name, share.owner_label, share.access, share.at,
     );
+    return true;
   }
 
   accept(owner: string, name: string): void {

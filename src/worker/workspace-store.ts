@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkProjectCount, MAX_PROJECTS } from "../core/workspace/limits.js";
+import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
@@ -275,12 +275,17 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     // The grantee's index before the project: a share cut short between them leaves a row the project does not
     // hold (listing checks rows against their projects), never a share its grantee cannot see.
     const ref = parseProjectRef(project);
-    if (access !== "none" && ref.ok) await this.index(handle).grant({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() });
+    const offerTo = (row: Omit<ReceivedShare, "accepted">) => this.index(handle).grant(row, MAX_OFFERS_FROM_ONE_OWNER);
+    const tooMany: WsResult<never> = {
+      ok: false, kind: "limit",
+      error: `${shownHandle(handle)} has ${MAX_OFFERS_FROM_ONE_OWNER} of your offers waiting for an answer, the most one person may have from one owner: ask them to accept or decline those first, or withdraw one (access "none").`,
+    };
+    if (access !== "none" && ref.ok && !(await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }))) return tooMany;
     const out = await this.on<{ previous: ShareAccess; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     if (!out.ok) return out;
     const { owner, owner_label, name, previous } = out.value;
     if (access === "none") await this.index(handle).revoke(owner, name);
-    else await this.index(handle).grant({ owner, owner_label, name, access, at: this.now() });
+    else if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
     return { ok: true, value: { with: shownHandle(handle), access, previous } };
   }
 

@@ -94,6 +94,31 @@ describe("an unsolicited share (H5)", () => {
   });
 });
 
+describe("offers a stranger may make (review 11, L2)", () => {
+  it("stop at 10 from one owner waiting for one person, and at 100 people for one project", async () => {
+    const projects = Array.from({ length: 11 }, () => unique("spam"));
+    for (const name of projects) expect((await stranger.project({ action: "create", name })).isError).toBe(false);
+    for (const name of projects.slice(0, 10)) expect((await stranger.project({ action: "share", name, with: dave.email, access: "read" })).isError).toBe(false);
+    const eleventh = await stranger.project({ action: "share", name: projects[10], with: dave.email, access: "read" });
+    expect(eleventh.isError).toBe(true);
+    expect(eleventh.text).toMatch(/has 10 of your offers waiting for an answer.*accept or decline those first, or withdraw one/);
+    // Nothing of the refused offer is stored: not in Dave's list, not among the project's shares.
+    const offers = (await dave.project({ action: "list" })).structured.offers as Array<{ owner: string; project: string }>;
+    expect(offers.filter((o) => o.owner === stranger.email).map((o) => o.project).sort()).toEqual(projects.slice(0, 10).sort());
+    expect((await stranger.project({ action: "config", name: projects[10] })).text).toContain("Shared with: nobody.");
+    // A declined offer makes room; a change of an offer already made is no new one.
+    expect((await dave.project({ action: "decline", name: projects[0] })).isError).toBe(false);
+    expect((await stranger.project({ action: "share", name: projects[1], with: dave.email, access: "write" })).isError).toBe(false);
+    expect((await stranger.project({ action: "share", name: projects[10], with: dave.email, access: "read" })).isError).toBe(false);
+
+    const crowded = projects[0]!;
+    for (let i = 0; i < 100; i++) expect((await stranger.project({ action: "share", name: crowded, with: `p${i}-${crowded}@example.com`, access: "read" })).isError).toBe(false);
+    const more = await stranger.project({ action: "share", name: crowded, with: `p100-${crowded}@example.com`, access: "read" });
+    expect(more.text).toMatch(/is shared with 100 people, the most one project may be: withdraw a share first/);
+    expect((await stranger.project({ action: "share", name: crowded, with: `p0-${crowded}@example.com`, access: "write" })).isError).toBe(false);
+  });
+});
+
 describe("runs from a shared project (M6)", () => {
   it("are named with their project and owner, never shadow the caller's own, and are never the default", async () => {
     const mine = unique("daves");

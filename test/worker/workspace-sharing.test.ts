@@ -133,11 +133,11 @@ describe("sharing", () => {
     // What workerd killed between the two writes left (npm run faults found it): the grantee's index holds a
     // share the project does not, or an access the project no longer gives.
     const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`email:${stranger.email}`));
-    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() });
+    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() }, 10);
     expect((await stranger.project({ action: "list" })).text).not.toContain(project);
     expect((await index.received()).map((s) => s.name)).not.toContain(project);
     await owner.project({ action: "share", name: project, with: stranger.email, access: "read" });
-    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() });
+    await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() }, 10);
     expect((await stranger.project({ action: "list" })).structured.offers).toEqual([expect.objectContaining({ name: project, access: "read", pending: true })]);
     await owner.project({ action: "share", name: project, with: stranger.email, access: "none" });
   });

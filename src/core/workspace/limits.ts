@@ -7,6 +7,10 @@ export const MAX_FILE_BYTES = 1 * MIB;
 export const MAX_FILES = 5_000;
 export const MAX_PROJECT_BYTES = 50 * MIB;
 export const MAX_PROJECTS = 100;
+/** People one project is shared with or offered to. */
+export const MAX_SHARES = 100;
+/** Offers from one owner waiting for one person's answer: a stranger may offer, never fill someone's list. */
+export const MAX_OFFERS_FROM_ONE_OWNER = 10;
 /** Earlier versions' content kept per project; past it the oldest earlier versions lose their content (not their entry). */
 export const MAX_HISTORY_BYTES = 200 * MIB;
 
