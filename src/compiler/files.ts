@@ -1,6 +1,8 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
+import { isSecretFile } from "../core/catalog/config.js";
+import { machineryName } from "../core/workspace/paths.js";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
 
@@ -19,8 +21,25 @@ function isSymlink(path: string): boolean {
 /** A symlink whose target is outside the tree. */
 class RefusedLink extends Error {}
 
+/** Why no tree serves `rel`, whatever a manifest row names: a path that is not plain (`.`, `..` or empty segments:
+ *  a row in a project's skill manifest would climb from `_bmad/` to the project root), git's or bmad-mcp's own
+ *  state, or a secrets file (a tree may be the user's project: its `.env` is no BMAD content). */
+function unservable(rel: string): "path" | "machinery" | "secret" | undefined {
+  if (rel === "") return undefined;
+  const parts = rel.split("/");
+  if (parts.some((p) => p === "" || p === "." || p === "..")) return "path";
+  if (parts.some((p) => machineryName(p))) return "machinery";
+  return isSecretFile(rel) ? "secret" : undefined;
+}
+
+/** A path no tree serves: it reads as missing. */
+class NotServed extends Error {}
+
 /** Larger files are not BMAD content (a build reads every file it serves into memory). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** Files a build takes from one tree: BMAD's own package has under 1,000; past this a manifest names folders by
+ *  mistake or to stall the build. */
+export const MAX_TREE_FILES = 20_000;
 
 /**
  * One source tree on disk. Every read goes through it so that symlinks cannot leave `root`.
@@ -32,6 +51,7 @@ export class Tree {
   readonly root: string;
   private readonly cache = new Map<string, Buffer | null>();
   private readonly reported = new Set<string>();
+  private walked = 0;
 
   constructor(
     root: string,
@@ -49,8 +69,14 @@ export class Tree {
     return rel === "" ? this.root : join(this.root, rel);
   }
 
-  /** Resolves symlinks and refuses any target outside the root (the message names the link). */
+  /** Resolves symlinks and refuses any target outside the root (the message names the link), and any path no
+   *  tree serves (see unservable). */
   private real(rel: string): string {
+    const not = unservable(rel);
+    if (not) {
+      if (not === "secret") this.report(rel, `Skipped ${rel} in ${this.root}: a secrets file, never served`);
+      throw new NotServed(rel);
+    }
     const abs = this.abs(rel);
     // The libc realpath: Node's own lstats every part of the path in JS, for each file a build reads.
     const real = realpathSync.native(abs);
@@ -166,6 +192,8 @@ export class Tree {
       }
     };
     if (this.isDir(rel)) visit(rel);
+    this.walked += out.length;
+    if (this.walked > MAX_TREE_FILES) throw new Error(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
     return out.sort();
   }
 

@@ -155,11 +155,18 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     return out;
   }
   const bmadName = basename(bmad) || "_bmad";
+  const read = new Set<string>();
   for (const row of rows.value) {
     const name = row.name || row.canonicalId;
     if (!name || !row.path) continue;
     const path = stripRoot(row.path, bmadName);
     const installedDir = dirname(path);
+    // A row names a folder below the BMAD folder, plainly, and a skill by a plain name: the tree reads no other path
+    // either (files.ts), and each folder once (200 rows naming one big folder made a bundle of 648,035 files).
+    if (!/^[^/]+\/./.test(installedDir) || installedDir.split("/").some((p) => p === "." || p === "..") || name.includes("/") || name === "." || name === "..") {
+      ctx.warn(`Skipped skill ${name.slice(0, 100)} in ${tree.label(manifestRel)}: its path ${row.path.slice(0, 200)} does not name a folder inside ${bmadName}/ plainly`);
+      continue;
+    }
     // Grouping folders (agents/, plan/) are dropped, as in the source layout: bmm/agents/x -> bmm/x.
     const dir = `${installedDir.split("/")[0]}/${basename(installedDir)}`;
     let rel = `${bmad ? `${bmad}/` : ""}${installedDir}`;
@@ -172,6 +179,8 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
       }
       rel = `${ide}/skills/${name}`;
     }
+    if (read.has(rel)) continue;
+    read.add(rel);
     addDir(ctx, out.files, rel, dir);
     const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!);
     if (record) out.records.push(record);

@@ -96,6 +96,35 @@ describe("6.12 installed project", () => {
     expect(entries[0]!.sha256).not.toBe(entries[1]!.sha256);
   });
 
+  it("serves no secrets file, no machinery and nothing above _bmad/, whatever the skill manifest names (review 14)", async () => {
+    // A model (or a pulled manifest) added rows climbing from _bmad/ to the project root, where a SKILL.md waits, and
+    // 200 rows naming one folder (648,035 files before); the project holds secrets and bmad-mcp's state.
+    const hostile = join(tmp.dir, "hostile-manifest");
+    cpSync(installed, hostile, { recursive: true });
+    writeFileSync(join(hostile, "SKILL.md"), "---\nname: evil\ndescription: climbs out\n---\n# Evil\n");
+    writeFileSync(join(hostile, ".env"), "OPENAI_API_KEY=sk-secret\n");
+    mkdirSync(join(hostile, ".bmad-mcp/sessions"), { recursive: true });
+    writeFileSync(join(hostile, ".bmad-mcp/sessions/s.json"), "{}\n");
+    writeFileSync(join(hostile, ".claude/skills/bmad-brainstorming/.env"), "TOKEN=sk-inside\n");
+    const manifestPath = join(hostile, "_bmad/_config/skill-manifest.csv");
+    const rows = [
+      '"evil","evil","climbs","core","_bmad/core/evil/../../../SKILL.md"',
+      '"evil2","../..","climbs","core","_bmad/core/nothing-here/SKILL.md"',
+      ...Array.from({ length: 200 }, (_, i) => `"dup${i}","bmad-brainstorming","again","core","_bmad/core/bmad-brainstorming/SKILL.md"`),
+    ];
+    writeFileSync(manifestPath, `${readFileSync(manifestPath, "utf8").trimEnd()}\n${rows.join("\n")}\n`);
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [hostile], includeDefault: false, warn: (w) => warnings.push(w) });
+    const paths = manifest.files.map((f) => f.path);
+    expect(paths.filter((p) => /^(SKILL\.md|core\/evil)/.test(p))).toEqual([]);
+    expect(paths.some((p) => p.endsWith(".env") || p.includes(".bmad-mcp"))).toBe(false);
+    expect(manifest.records.some((r) => r.name === "evil")).toBe(false);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/Skipped skill evil .*does not name a folder inside _bmad\/ plainly/), expect.stringMatching(/Skipped skill \.\.\/\.\. /), expect.stringMatching(/bmad-brainstorming\/\.env .*a secrets file, never served/)]));
+    // Each folder is read once: the bundle is the size of the project's own, not 200 copies.
+    const plain = await buildBundle({ sources: [installed], includeDefault: false });
+    expect(manifest.files.length).toBeLessThan(plain.manifest.files.length + 250);
+  });
+
   it("keeps the config of a module whose name is also an object property's", async () => {
     const odd = join(tmp.dir, "odd-module");
     cpSync(installed, odd, { recursive: true });

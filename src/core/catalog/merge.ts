@@ -12,15 +12,16 @@ export function mergeBundles(bundles: IndexedBundle[], id: string): IndexedBundl
   const searchIndex: SearchIndex = { terms: [], acronyms: {} };
   for (const { manifest: m, searchIndex: index } of bundles) {
     const offset = manifest.sources.length;
-    manifest.sources.push(...m.sources);
-    manifest.modules.push(...m.modules.map((x) => ({ ...x, source: x.source + offset })));
-    manifest.records.push(...m.records.map((r) => ({ ...r, source: r.source + offset })));
-    manifest.files.push(...m.files.map((f) => ({ ...f, source: f.source + offset })));
+    // Loops, not push(...list): a spread of a few hundred thousand entries overflows the stack.
+    for (const s of m.sources) manifest.sources.push(s);
+    for (const x of m.modules) manifest.modules.push({ ...x, source: x.source + offset });
+    for (const r of m.records) manifest.records.push({ ...r, source: r.source + offset });
+    for (const f of m.files) manifest.files.push({ ...f, source: f.source + offset });
     // Earlier bundles have higher priority: their module config wins.
     for (const [module, values] of Object.entries(m.config)) manifest.config[module] ??= values;
-    searchIndex.terms.push(...m.records.map((_, i) => index.terms[i] ?? {}));
+    m.records.forEach((_, i) => searchIndex.terms.push(index.terms[i] ?? {}));
     for (const [acronym, expansion] of Object.entries(index.acronyms ?? {})) searchIndex.acronyms![acronym] ??= expansion;
-    if (m.warnings?.length) (manifest.warnings ??= []).push(...m.warnings);
+    for (const w of m.warnings ?? []) (manifest.warnings ??= []).push(w);
   }
   return { manifest, searchIndex };
 }
