@@ -13,13 +13,13 @@ export const COMPOSER_SLOT = "__BMAD_COMPOSER_PAGE__";
 const SKILL = "bmad-brainstorming";
 const ASSET = "assets/brain-selector.html";
 
-/** The composer page this bundle serves: bmad-brainstorming's, from the first source by priority that is not the
- *  project's. The page's scripts run in the view, where they could ask the host for tool calls: a project's copy (a
- *  cloned repository's) is never run; BMAD's install writes the same bytes as the package anyway. */
+/** The composer page this bundle serves: bmad-brainstorming's, from the bmad-method package it was built with. The
+ *  page's scripts run in the view, where they could ask the host for tool calls: no copy in a tree that a project, a
+ *  cloned repository, a git source or the model can change is ever run; BMAD's install writes the package's bytes anyway. */
 export function composerFile(catalog: Catalog): Result<{ file: BundleFile }> {
   const skill = catalog.resolve("workflow", SKILL);
   for (const record of skill.ok ? skill.candidates : []) {
-    if (catalog.manifest.sources[record.source]?.origin === "project" || !record.entry.endsWith("/SKILL.md")) continue;
+    if (catalog.manifest.sources[record.source]?.origin !== "package" || !record.entry.endsWith("/SKILL.md")) continue;
     const path = `${record.entry.slice(0, -"SKILL.md".length)}${ASSET}`;
     const file = catalog.manifest.files.find((f) => f.source === record.source && f.path === path);
     if (file) return { ok: true, file };
