@@ -1,14 +1,14 @@
 // Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
 import { parse as parseToml } from "smol-toml";
-import { parse as parseYaml } from "yaml";
 import { splitFrontmatter } from "../core/markdown.js";
+import { parseBoundedYaml } from "../core/yaml.js";
 import type { Result } from "../core/result.js";
 
 export type Parsed<T> = Result<{ value: T }>;
 
 export function yaml(text: string): Parsed<unknown> {
   try {
-    return { ok: true, value: parseYaml(text) };
+    return { ok: true, value: parseBoundedYaml(text) };
   } catch (err) {
     return { ok: false, error: firstLine(err) };
   }

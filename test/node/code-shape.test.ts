@@ -1,5 +1,5 @@
-// One way to write each of these, so that nobody writes a second: the result of a step that can fail, the
-// server's version, and the SDK's own types where a cast used to stand in for them.
+// One way to write each of these, so that nobody writes a second: the result of a step that can fail, a YAML parse,
+// the server's version, and the SDK's own types where a cast used to stand in for them.
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +17,13 @@ it("declares the { ok } | { ok: false, error } shape once, in src/core/result.ts
   const own = files(join(ROOT, "src"))
     .filter((f) => !f.endsWith("src/core/result.ts"))
     .filter((f) => /\{\s*ok:\s*false;\s*(\w+[?]?:[^;]+;\s*)*error:\s*string/.test(readFileSync(f, "utf8")));
+  expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
+});
+
+it("parses YAML in one bounded way, src/core/yaml.ts (review 14: two parsers of their own expanded aliases and checked keys in quadratic time)", () => {
+  const own = files(join(ROOT, "src"))
+    .filter((f) => !f.endsWith("src/core/yaml.ts"))
+    .filter((f) => /import \{[^}]*\b(parse|parseAllDocuments|load)\b[^}]*\} from "yaml"/.test(readFileSync(f, "utf8")));
   expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
 });
 

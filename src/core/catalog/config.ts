@@ -2,7 +2,8 @@
 // files read as resources, inlined in prompts or read from workspaces, and what bmad-run's ported scripts read.
 // Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
+import { parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
@@ -184,63 +185,16 @@ export function configForScript(path: string, text: string): string {
 
 const isToml = (path: string) => /\.toml$/i.test(path);
 
-/** How deep a config or status file may nest: far past any BMAD's, and the parsers' cost grows with the depth. */
-const MAX_NESTING = 64;
 /** How many entries (lines and flow items) a config may hold: BMAD's hold dozens; a parse costs per entry. */
 const MAX_CONFIG_ENTRIES = 10_000;
 
-/** Why YAML or TOML text is not worth parsing, by one linear look, or undefined: nesting past MAX_NESTING (flow
- *  brackets `[[[…`, a line's run of indentation, dashes and `?` marks), or more than `maxEntries` entries (lines
- *  and flow items). Brackets and commas in strings and comments are text. A planted file 100,000 levels deep, or
- *  of 250,000 items, cost a second each parse. */
-export function tooHeavyToParse(text: string, maxEntries: number): string | undefined {
-  let depth = 0;
-  let lead = 0;
-  let entries = 0;
-  let atLineStart = true;
-  let quote = 0; // the open string's quote, '"' or "'", or 0
-  let comment = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) {
-      // A string is taken to end with its line (an apostrophe in a plain value opens none that hides what follows).
-      atLineStart = true;
-      lead = 0;
-      comment = false;
-      quote = 0;
-      continue;
-    }
-    if (comment) continue;
-    if (quote) {
-      if (c === 92 && quote === 34) i++; // a backslash escape in a double-quoted string
-      else if (c === quote) quote = 0;
-      continue;
-    }
-    if (atLineStart && (c === 32 || c === 45 || c === 9 || c === 63)) {
-      // Indentation, sequence dashes and complex-key marks (`- - - x`, `? ? ? x`): each a level at most.
-      if (++lead > 4 * MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
-      continue;
-    }
-    if (atLineStart && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
-    atLineStart = false;
-    if (c === 35) comment = true;
-    else if (c === 34 || c === 39) quote = c;
-    else if (c === 44 && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
-    else if (c === 91 || c === 123) {
-      if (++depth > MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
-    } else if ((c === 93 || c === 125) && depth > 0) depth--;
-  }
-  return undefined;
-}
-
 function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
-  const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
-  if (heavy) return { error: `${heavy}, far past any config` };
   try {
-    // uniqueKeys: the yaml package's duplicate check is quadratic in the keys (40,000 took 36 s); the last one wins.
-    // No aliases: BMAD's configs have none, and each is a copy the secret walk and the re-written text would repeat (99
-    // aliases of a 900 KB string served 95 MB a read), or a secret under an innocent key.
-    return { data: isToml(path) ? parseToml(text) : parseYaml(text, { uniqueKeys: false, maxAliasCount: 0 }) };
+    // No aliases (parseBoundedYaml): an alias is also a secret under an innocent key.
+    if (!isToml(path)) return { data: parseBoundedYaml(text, MAX_CONFIG_ENTRIES) };
+    const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
+    if (heavy) return { error: `${heavy}, far past any config` };
+    return { data: parseToml(text) };
   } catch (error) {
     return { error: parseErrorSummary(error) };
   }

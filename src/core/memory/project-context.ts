@@ -1,6 +1,7 @@
 // get_project_context (seed 001): `_bmad/_memory/shared-context.md` and `project-context.yaml`, read as
 // structured JSON. The same on both front doors: the bridge reads the project folder, the Worker a workspace.
-import { parse as parseYaml, YAMLParseError } from "yaml";
+import { YAMLParseError } from "yaml";
+import { parseBoundedYaml } from "../yaml.js";
 import type { ContextSection } from "../surface/deps.js";
 import { TOOL } from "../surface/names.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
@@ -54,7 +55,8 @@ export const EMPTY = `No context files yet: ${MEMORY_DIR}/project-context.yaml (
 /** A YAML mapping (a Map: its keys are file content), or the error with its line. */
 function yamlObject(text: string): MemResult<Map<string, unknown>> {
   try {
-    const value: unknown = parseYaml(text);
+    // Bounded: a collaborator's file of 50,000 keys took 52 s to parse, and stalled the Worker meanwhile (review 14).
+    const value: unknown = parseBoundedYaml(text);
     if (value === null || value === undefined) return { ok: true, value: new Map() };
     if (typeof value !== "object" || Array.isArray(value)) return { ok: false, error: "line 1: not a mapping of keys (name:, stack:, ...)" };
     return { ok: true, value: new Map(Object.entries(value)) };

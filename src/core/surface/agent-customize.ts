@@ -4,7 +4,7 @@
 // classic installer merged it when compiling the agent: persona and metadata fields that are set replace the agent's,
 // critical actions, memories, menu items and prompts come after its own. What the compiled agent already holds (it
 // was installed with it) is not said again.
-import { parse } from "yaml";
+import { parseBoundedYaml } from "../yaml.js";
 import * as z from "zod";
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { bmadUri } from "../catalog/paths.js";
@@ -36,7 +36,7 @@ export async function customizationSection(reader: BundleReader, record: Catalog
     const where = `${bmadUri(file.path)}${origin ? ` from ${origin.origin} (${origin.name})` : ""}`;
     let data: unknown;
     try {
-      data = parse(await servedText(reader, file));
+      data = parseBoundedYaml(await servedText(reader, file));
     } catch (error) {
       return `## Customization not applied: ${where}\nIts YAML does not parse (${(error as Error).message.split("\n")[0]}); fix it to apply it.`;
     }

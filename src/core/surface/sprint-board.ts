@@ -1,10 +1,11 @@
 // The sprint board view's data: sprint-status.yaml (in the project's implementation_artifacts, as BMAD's sprint
 // planning writes it) as stories by epic and status; a move rewrites the file through the port's YAML round trip
 // (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
-import { parse } from "yaml";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { moveStoryText } from "../runtime/sprint-move.js";
+import { SPRINT_MAX_ENTRIES } from "../runtime/sprint-yaml.js";
+import { parseBoundedYaml } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
@@ -33,8 +34,8 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
   let data: unknown;
   try {
-    // uniqueKeys: the yaml package's duplicate check is quadratic in the keys; the board shows the last one.
-    data = parse(new TextDecoder().decode(read.value.data), { uniqueKeys: false });
+    // Bounded (a writer's 99 aliases of a 950 KB status made a 94 MB board); of a key written twice, the last one.
+    data = parseBoundedYaml(new TextDecoder().decode(read.value.data), SPRINT_MAX_ENTRIES);
   } catch (error) {
     return { ok: false, error: `${path} does not parse: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
   }

@@ -1,7 +1,8 @@
 // The config files BMAD's installer writes, rendered as it renders them: `_bmad/<module>/config.yaml`,
 // `_bmad/config.toml` + `_bmad/config.user.toml` (its own TOML template, not a TOML library's layout), the
 // `--set` patch it applies afterwards, and the fixed stub files it seeds.
-import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+import { stringify as stringifyYaml } from "yaml";
+import { parseBoundedYaml } from "../yaml.js";
 import { type ModuleConfig, type ModuleSchema, scopes } from "./installer-modules.js";
 
 const YAML_OPTIONS = { indent: 2, lineWidth: 0, minContentWidth: 0 } as const;
@@ -181,7 +182,7 @@ export function setAnswer(config: CentralConfig, module: string, key: string, va
 export function setModuleYamlAnswers(text: string, answers: Record<string, string>): string {
   let parsed: unknown;
   try {
-    parsed = parseYaml(text);
+    parsed = parseBoundedYaml(text);
   } catch {
     return text;
   }

@@ -2,7 +2,7 @@
 // and answers into module configs. The rules are the installer's, re-expressed: core answers are taken as
 // given (the --yes path seeds them, no `result:` template); every other module's unanswered questions take
 // their default, resolved against the answers so far and passed through the `result:` template.
-import { parse as parseYaml } from "yaml";
+import { parseBoundedYaml } from "../yaml.js";
 import type { BundleFile } from "../catalog/bundle.js";
 import type { BundleReader } from "../surface/reader.js";
 import type { Result } from "../result.js";
@@ -35,7 +35,7 @@ export async function loadModuleSchemas(
   for (const file of files) {
     let parsed: unknown;
     try {
-      parsed = parseYaml(await reader.readText(file));
+      parsed = parseBoundedYaml(await reader.readText(file));
     } catch (error) {
       return { ok: false, reason: "bad-yaml", error: `${file.path} is not valid YAML: ${(error as Error).message}` };
     }

@@ -1,7 +1,7 @@
 // What BMAD's installer copies into `_bmad/<module>/` from a module's tree, which of those directories it
 // registers as skills (and removes again once the IDE has them), and what stays behind. The bundle keeps
 // a module's files under `<module>/`; directories are walked in sorted order, as the installer's readdir does.
-import { parse as parseYaml } from "yaml";
+import { parseBoundedYaml } from "../yaml.js";
 import type { BundleFile } from "../catalog/bundle.js";
 import type { BundleReader } from "../surface/reader.js";
 
@@ -66,7 +66,7 @@ function frontmatter(text: string): Record<string, unknown> | null {
   const match = /^---\n([\s\S]*?)\n---/.exec(text.replaceAll("\r\n", "\n").replaceAll("\r", "\n"));
   if (!match) return null;
   try {
-    const data: unknown = parseYaml(match[1]!);
+    const data: unknown = parseBoundedYaml(match[1]!);
     return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : null;
   } catch {
     return null;

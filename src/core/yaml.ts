@@ -1,0 +1,62 @@
+// YAML that a user, a collaborator or the model wrote (a project's configs, sprint status, project context, a tree's
+// manifests and frontmatter), parsed at a cost and a size bounded by the text's own.
+import { parse } from "yaml";
+
+/** How deep a config or status file may nest: far past any BMAD's, and the parsers' cost grows with the depth. */
+const MAX_NESTING = 64;
+/** Entries (lines and flow items) any BMAD YAML file holds at most, many times over (its largest has about 1,100). */
+export const MAX_YAML_ENTRIES = 10_000;
+
+/** Why YAML or TOML text is not worth parsing, by one linear look, or undefined: nesting past MAX_NESTING (flow
+ *  brackets `[[[…`, a line's run of indentation, dashes and `?` marks), or more than `maxEntries` entries (lines
+ *  and flow items). Brackets and commas in strings and comments are text. A planted file 100,000 levels deep, or
+ *  of 250,000 items, cost a second each parse. */
+export function tooHeavyToParse(text: string, maxEntries: number): string | undefined {
+  let depth = 0;
+  let lead = 0;
+  let entries = 0;
+  let atLineStart = true;
+  let quote = 0; // the open string's quote, '"' or "'", or 0
+  let comment = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      // A string is taken to end with its line (an apostrophe in a plain value opens none that hides what follows).
+      atLineStart = true;
+      lead = 0;
+      comment = false;
+      quote = 0;
+      continue;
+    }
+    if (comment) continue;
+    if (quote) {
+      if (c === 92 && quote === 34) i++; // a backslash escape in a double-quoted string
+      else if (c === quote) quote = 0;
+      continue;
+    }
+    if (atLineStart && (c === 32 || c === 45 || c === 9 || c === 63)) {
+      // Indentation, sequence dashes and complex-key marks (`- - - x`, `? ? ? x`): each a level at most.
+      if (++lead > 4 * MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
+      continue;
+    }
+    if (atLineStart && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
+    atLineStart = false;
+    if (c === 35) comment = true;
+    else if (c === 34 || c === 39) quote = c;
+    else if (c === 44 && ++entries > maxEntries) return `it has more than ${maxEntries} entries`;
+    else if (c === 91 || c === 123) {
+      if (++depth > MAX_NESTING) return `it nests deeper than ${MAX_NESTING} levels`;
+    } else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return undefined;
+}
+
+/** The text parsed, or an Error naming what is wrong: refused unheavy (tooHeavyToParse) first; duplicate keys not
+ *  checked (the yaml package's check is quadratic in the keys: 40,000 took 36 s; the last one wins, as in BMAD's
+ *  Python); and no aliases (BMAD's files have none, and each is a copy: 99 aliases of a 900 KB string made an
+ *  answer of 95 MB). */
+export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): unknown {
+  const heavy = tooHeavyToParse(text, maxEntries);
+  if (heavy) throw new Error(`${heavy}, far past any BMAD file's`);
+  return parse(text, { uniqueKeys: false, maxAliasCount: 0 });
+}

@@ -1,0 +1,59 @@
+// YAML a collaborator planted in a shared project, read by the owner through tools on by default or a view
+// (review 14): a status file of 99 aliases of a 950 KB string made a 94 MB board answer, twice; a project context of
+// 50,000 keys took 52 s to parse and stalled the Worker for everyone meanwhile. Both are refused, at once, naming why.
+import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
+import { beforeAll, expect, it, vi } from "vitest";
+import { withBearer } from "../../scripts/oauth-client.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { ORIGIN, text, workerFetch } from "./client.js";
+import { seed } from "./setup.js";
+import { shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+
+vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
+
+let owner: Person;
+let writer: Person;
+const project = unique("planted");
+
+beforeAll(async () => {
+  await seed();
+  [owner, writer] = (await Promise.all([signInAs(`${unique("owner")}@example.com`), signInAs(`${unique("writer")}@example.com`)])) as [Person, Person];
+  expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
+  await shareAccepted(owner, project, writer, "write");
+});
+
+async function ownerCall(tool: string, args: Record<string, unknown>): Promise<{ text: string; bytes: number; isError: boolean }> {
+  const client = new Client({ name: "planted-yaml-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,views`), { fetch: withBearer(workerFetch, owner.token) }));
+  try {
+    const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+    return { text: text(out), bytes: JSON.stringify(out).length, isError: out.isError === true };
+  } finally {
+    await client.close();
+  }
+}
+
+it("shows no board of a sprint status that aliases one big string 99 times", async () => {
+  const pad = "word ".repeat(190_000);
+  const planted = `development_status:\n  epic-1: &a "${pad}"\n${Array.from({ length: 99 }, (_, i) => `  1-${i + 1}-s: *a`).join("\n")}\n`;
+  const wrote = await writer.files({ action: "write", project, path: "_bmad-output/implementation-artifacts/sprint-status.yaml", content: planted });
+  expect(wrote.isError, wrote.text).toBe(false);
+  const started = Date.now();
+  const board = await ownerCall(TOOL.bmadBoard, { project });
+  expect(board.isError).toBe(true);
+  expect(board.text).toMatch(/sprint-status\.yaml does not parse: .*[Aa]lias/);
+  expect(board.bytes).toBeLessThan(2_000);
+  expect(Date.now() - started).toBeLessThan(5_000);
+});
+
+it("reads no project context of more keys than any BMAD file has, or of aliases, and answers with the rest", async () => {
+  const many = `${Array.from({ length: 50_000 }, (_, i) => `k${i}: v`).join("\n")}\n`;
+  for (const [content, why] of [[many, /more than 10000 entries/], [`name: &n "${"x".repeat(500_000)}"\nstack: *n\nagents: *n\n`, /[Aa]lias/]] as const) {
+    expect((await writer.files({ action: "write", project, path: "_bmad/_memory/project-context.yaml", content })).isError).toBe(false);
+    const started = Date.now();
+    const context = await ownerCall(TOOL.getProjectContext, { project });
+    expect(context.text).toMatch(why);
+    expect(context.bytes).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }
+});
