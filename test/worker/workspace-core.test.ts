@@ -94,6 +94,20 @@ describe("on the Durable Object", () => {
     expect((await ada.project({ action: "create", name: project })).isError).toBe(false);
   });
 
+  it("refuses a config written back as served, which would delete its secret-looking keys (review 14, R1)", async () => {
+    const path = "_bmad/bmm/config.yaml";
+    expect((await ada.files({ action: "write", project, path, content: "user_name: Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
+    const read = await ada.files({ action: "read", project, path });
+    expect(read.text).toContain("# secret-looking keys removed by bmad-mcp");
+    const versions = async () => ((await ada.files({ action: "history", project, path })).structured.versions as unknown[]).length;
+    const before = await versions();
+    const served = read.text.slice(read.text.indexOf("# secret-looking"));
+    const back = await ada.files({ action: "write", project, path, content: `\n${served.replace("Ada", "Ada L.")}` });
+    expect(back.isError).toBe(true);
+    expect(back.text).toMatch(/as served, without its secret-looking keys: written back, it would delete them from the file\. Nothing was written\./);
+    expect(await versions()).toBe(before);
+  });
+
   it("prunes the oldest earlier versions past the history cap, never a current file", async () => {
     const caller = ada.store().caller;
     const kb = (c: string) => new TextEncoder().encode(c.repeat(1024));
