@@ -1,6 +1,6 @@
 // Source specs `[origin=]LOCATION`: a directory, an npm package in node_modules, or a git URL.
-import { existsSync, readFileSync } from "node:fs";
-import { basename, dirname, join, resolve } from "node:path";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { ORIGIN_PRIORITY, type BundleSource, type OriginKind } from "../core/catalog/bundle";
 import { checkoutGit, isGitLocation, parseGitSpec, type GitOptions } from "./git";
 
@@ -59,5 +59,8 @@ export async function resolveSource(spec: SourceSpec, cwd: string, log: (m: stri
   const { dir, commit } = await checkoutGit(git, cache, log, gitOptions);
   const root = git.subpath ? join(dir, git.subpath) : dir;
   if (!existsSync(root)) throw new Error(`Subpath "${git.subpath}" does not exist in ${git.label}`);
+  // By its real path: a subpath that is a link in the repository would serve a folder of this machine's.
+  const [realRoot, realDir] = [realpathSync(root), realpathSync(dir)];
+  if (realRoot !== realDir && !realRoot.startsWith(realDir + sep)) throw new Error(`Subpath "${git.subpath}" of ${git.label} is a link out of the repository; name a folder inside it`);
   return { root, source: { ...base, name: git.label, version: git.ref ?? commit.slice(0, 12) } };
 }

@@ -1,6 +1,6 @@
 // Git sources: a local bare repo with a tagged skills tree under a subdir.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync } from "node:fs";
+import { cpSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build";
@@ -19,6 +19,13 @@ beforeAll(() => {
   git(["add", "."], work);
   git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "skills"], work);
   git(["tag", "v1"], work);
+  // A commit whose `linked` is a link to a BMAD tree of this machine's, outside the repository (review 14, G1).
+  mkdirSync(join(tmp.dir, "outside/src"), { recursive: true });
+  cpSync(join(PKG, "bmad-method/src/core-skills"), join(tmp.dir, "outside/src/core-skills"), { recursive: true });
+  symlinkSync(join(tmp.dir, "outside"), join(work, "linked"));
+  git(["add", "linked"], work);
+  git(["-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "link"], work);
+  git(["tag", "v2"], work);
   git(["clone", "--quiet", "--bare", work, bare]);
 });
 afterAll(() => tmp.cleanup());
@@ -39,6 +46,12 @@ describe("git sources", () => {
     expect(manifest.sources[0]).toMatchObject({ kind: "git", name: "repo.git#v1:/content", version: "v1", origin: "cli", layout: "v6-skills-source" });
     expect(manifest.records.filter((r) => r.skill)).toHaveLength(findFiles(join(work, "content/src"), "SKILL.md").length);
     expect(JSON.stringify(manifest)).not.toContain(tmp.dir);
+  });
+
+  it("refuses a subpath that links out of the repository", async () => {
+    await expect(buildBundle({ sources: [`file://${bare}#v2:/linked`], includeDefault: false, cwd: tmp.dir })).rejects.toThrow(
+      /Subpath "linked" of repo\.git#v2:\/linked is a link out of the repository; name a folder inside it/,
+    );
   });
 
   it("fails clearly on a bad ref", async () => {
