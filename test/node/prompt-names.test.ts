@@ -130,3 +130,18 @@ describe("6.12 with a project override", () => {
     await client.close();
   });
 });
+
+it("lists each agent tool name once, whatever characters the agents' names hold (review 14)", () => {
+  const agent = (name: string, module = "custom"): CatalogRecord => ({ kind: "agent", module, name, source: 0, entry: `${module}/${name}.md`, files: [`${module}/${name}.md`] });
+  const long = "x".repeat(70);
+  const catalog = new Catalog({
+    format: 1, id: "names", searchIndex: "", config: Object.create(null), modules: [],
+    sources: [{ kind: "directory", name: "t", origin: "cli", priority: 2, layout: "v4" }],
+    records: [agent("a b"), agent("a/b"), agent("a-b"), agent(`${long}1`), agent(`${long}2`), agent("task")],
+    files: [],
+  });
+  const names = agentTools(catalog).map((t) => t.name);
+  expect(new Set(names).size).toBe(names.length);
+  expect(names).not.toContain("bmad-task");
+  expect(names.every((n) => /^[A-Za-z0-9_.-]{1,64}$/.test(n))).toBe(true);
+});

@@ -15,12 +15,17 @@ const input = z.object({ message: z.string().min(1).max(32000).describe("Your me
 
 export function agentTools(catalog: Catalog): ToolDef[] {
   const names = recordNames(catalog);
-  return catalog.list("agent").map((agent) => {
+  const taken = new Set(STATIC_NAMES);
+  return catalog.list("agent").flatMap((agent) => {
+    const toolName = (raw: string) => raw.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 64);
+    // Names as listed, once each: an agent called "task" must not take the bmad-task tool's name, nor two agents whose
+    // names read alike once made a tool's (characters past 64, or other than these) one name; the first keeps it.
     const served = names.get(agent);
-    // An agent called "task" must not take the bmad-task tool's name.
-    const name = served && !STATIC_NAMES.has(served) ? served : `bmad-${agent.module}-${shortName(agent)}`;
+    const name = [served && toolName(served), toolName(`bmad-${agent.module}-${shortName(agent)}`)].find((n) => n && !taken.has(n));
+    if (!name) return [];
+    taken.add(name);
     return defineTool({
-      name: name.replace(/[^A-Za-z0-9_.-]/g, "-").slice(0, 64),
+      name,
       toolset: "agents",
       description: `${[agent.displayName, agent.title].filter(Boolean).join(", ") || shortName(agent)}: ${(agent.description ?? "").slice(0, 160)}`,
       input,
