@@ -6,7 +6,7 @@
 // folder whose state says exactly what it holds.
 import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256 } from "./sync.js";
+import { inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
@@ -67,7 +67,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const r = remote.get(path);
     // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
     if (r && !inSyncFolders(path)) {
-      report.add("left", path, "outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it");
+      report.add("left", path, `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`);
       if (synced) steps.push({ op: "record", path, file: synced });
       return;
     }
@@ -149,7 +149,7 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
  *  the install record, and scripts only with BMAD's own bytes. The remote's names were checked too, but a symlink
  *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
-  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined) ?? (inSyncFolders(real) ? undefined : "lands outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes");
+  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`);
 
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw. */
 async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {
