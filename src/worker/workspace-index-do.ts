@@ -50,8 +50,17 @@ export class WorkspaceIndex extends DurableObject {
     return { ok: true };
   }
 
-  release(name: string): void {
-    this.sql.exec("DELETE FROM owned WHERE name = ?", name);
+  /** Forgets an owned name; with `state`, only while it is in that state (a delete releases only the name it marked,
+   *  never one a create took back meanwhile). */
+  release(name: string, state?: OwnedRow["state"]): void {
+    if (state) this.sql.exec("DELETE FROM owned WHERE name = ? AND state = ?", name, state);
+    else this.sql.exec("DELETE FROM owned WHERE name = ?", name);
+  }
+
+  /** A create takes back a name whose project is gone (a create or delete cut short, or a delete finishing now): it is
+   *  pending again, whether or not that delete released it meanwhile. */
+  claim(name: string, now: string): void {
+    this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending') ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, state = 'pending'", name, now);
   }
 
   /** A name's create or delete finished or settled (nothing happens to a name the index no longer holds). */

@@ -187,7 +187,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       return { ...row, state: "live" };
     }
     if (row.state === "pending" && Date.parse(this.now()) - Date.parse(row.created_at) < CREATE_GRACE_MS) return undefined;
-    await index.release(row.name);
+    await index.release(row.name, row.state);
     return undefined;
   }
 
@@ -222,19 +222,22 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (!checked.ok) return { ok: false, kind: "invalid", error: checked.error };
     const now = this.now();
     const stub = this.project(this.caller.id, name);
-    const reserved = await this.index(`user:${this.caller.id}`).reserve(name, now, MAX_PROJECTS);
-    // A name the index holds without a project (a create cut short) is free to take again.
+    const index = this.index(`user:${this.caller.id}`);
+    const reserved = await index.reserve(name, now, MAX_PROJECTS);
+    // A name the index holds without a project (a create or a delete cut short, or a delete finishing now) is free to
+    // take again: claimed, so that the delete's release leaves it (review 15: a project made then was never listed).
     if (!reserved.ok && (reserved.reason === "limit" || (await stub.info(this.caller)).ok)) {
       return reserved.reason === "limit"
         ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error }
         : { ok: false, kind: "conflict", error: `You already have a project "${name}"; pick another name or delete it first.` };
     }
+    if (!reserved.ok) await index.claim(name, now);
     const out = (await stub.init(this.caller, name, plain(answers), filesOf(files), now, timeZone)) as DoResult<ProjectInfo>;
     if (!out.ok) {
-      if (reserved.ok) await this.index(`user:${this.caller.id}`).release(name);
+      if (reserved.ok) await index.release(name, "pending");
       return out.kind === "no_project" ? this.notFound(name) : out;
     }
-    await this.index(`user:${this.caller.id}`).mark(name, "live");
+    await index.mark(name, "live");
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
@@ -263,7 +266,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       return out;
     }
     const { name, files, handles } = out.value;
-    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name)]);
+    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name, "deleting")]);
     return { ok: true as const, value: { name, files } };
   }
 

@@ -219,4 +219,25 @@ describe("the per-user index, when a create or delete is cut short between it an
     expect(await listed(bea)).not.toContain(running);
     expect((await indexOf(bea).owned()).some((r) => r.name === running)).toBe(true);
   });
+
+  it("lists the project a create made while a delete of its name finished (review 15: it was live and never listed)", async () => {
+    await seed();
+    const cy = await signInAs(`${unique("race")}@example.com`);
+    // The order that lost it: the delete marks the name and destroys the project; a create, seeing no project, makes
+    // it anew; then the delete's release came, and forgot the name the create had just made.
+    const name = unique("race");
+    expect((await cy.project({ action: "create", name })).isError).toBe(false);
+    await indexOf(cy).mark(name, "deleting");
+    await runInDurableObject(projectStub(cy.id, name), (_, state) => state.storage.deleteAll());
+    await evictDurableObject(projectStub(cy.id, name));
+    expect((await cy.project({ action: "create", name })).isError).toBe(false);
+    await indexOf(cy).release(name, "deleting");
+    expect(await listed(cy)).toContain(name);
+    // And at once, many times over: every project there is listed, and none that is not.
+    const names = Array.from({ length: 6 }, () => unique("race"));
+    for (const n of names) expect((await cy.project({ action: "create", name: n })).isError).toBe(false);
+    await Promise.all(names.flatMap((n) => [cy.project({ action: "delete", name: n, confirm: n }), cy.project({ action: "create", name: n })]));
+    const there = await Promise.all(names.map(async (n) => ((await cy.files({ action: "list", project: n })).isError ? undefined : n)));
+    expect((await listed(cy)).filter((n) => names.includes(n)).sort()).toEqual(there.filter(Boolean).sort());
+  });
 });
