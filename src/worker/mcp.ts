@@ -34,7 +34,11 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   if (!auth.scope.includes(SCOPES.read)) {
     return insufficientScope(auth, auth.scope.includes(SCOPES.write) ? [SCOPES.read, SCOPES.write] : [SCOPES.read], "This token does not carry bmad:read; sign in again and allow bmad:read.");
   }
-  if (!auth.scope.includes(SCOPES.write) && (await callsWritingTool(request))) {
+  // The body is read here, once, capped (a read-only token's scope check read any size whole: review 15), and handed
+  // to the SDK parsed, so that both protocol eras take the same limit (agents' legacy lane kept the SDK's 4 MiB).
+  const body = await readBody(request);
+  if (!body.ok) return jsonRpcError(413, body.error);
+  if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
     return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
   }
   const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
@@ -51,13 +55,46 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   const deps: SurfaceDeps = {
     reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader), memory: workspaceMemory(workspaces),
   };
-  return mcpHandler(deps, selection.toolsets)(request, env, ctx);
+  const handler = mcpHandler(deps, selection.toolsets);
+  if (body.bytes === undefined) return handler(request, env, ctx);
+  const forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: body.bytes, signal: request.signal });
+  return handler.fetch(forwarded, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
 }
 
-/** Whether a JSON-RPC POST (single or batch) calls a tool that changes state. */
-async function callsWritingTool(request: Request): Promise<boolean> {
-  if (request.method !== "POST") return false;
-  const body: unknown = await request.clone().json().catch(() => null);
+type Body = { ok: true; bytes?: Uint8Array; parsed?: unknown } | { ok: false; error: string };
+
+/** A POST's bytes, read up to MAX_REQUEST_BYTES (past it: refused, the rest unread), and their JSON where they are
+ *  JSON (else the SDK answers the parse error). Other methods carry none. */
+async function readBody(request: Request): Promise<Body> {
+  if (request.method !== "POST" || !request.body) return { ok: true };
+  const tooBig = { ok: false as const, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_REQUEST_BYTES) return tooBig;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = request.body.getReader();
+  for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    size += next.value.byteLength;
+    if (size > MAX_REQUEST_BYTES) {
+      await reader.cancel();
+      return tooBig;
+    }
+    chunks.push(next.value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return { ok: true, bytes, parsed: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+  } catch {
+    return { ok: true, bytes };
+  }
+}
+
+/** Whether a JSON-RPC POST's body (single or batch) calls a tool that changes state. */
+function callsWritingTool(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => {
     const msg = m as { method?: unknown; params?: { name?: unknown; arguments?: unknown } } | null;

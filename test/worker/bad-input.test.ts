@@ -1,8 +1,10 @@
 import type { Client } from "@modelcontextprotocol/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
-import { authedFetch, connect, ORIGIN, text } from "./client.js";
+import { withBearer } from "../../scripts/oauth-client.js";
+import { authedFetch, connect, ORIGIN, text, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
+import { rawCall, signInAs, unique } from "./workspace-users.js";
 
 let client: Client;
 
@@ -112,5 +114,28 @@ describe("the HTTP edge", () => {
     const res = await initialize({}, `${ORIGIN}/mcp?toolsets=${name}`);
     expect(res.status).toBe(400);
     expect(await res.text()).toContain(`Unknown toolset \\"${name}\\"`);
+  });
+});
+
+describe("request bodies (review 15)", () => {
+  it("are read at most 6 MiB, whatever the token may do, and a body under it is served in both protocol eras", async () => {
+    const reader = await signInAs(`${unique("reader")}@example.com`, "bmad:read");
+    const writer = await signInAs(`${unique("writer")}@example.com`);
+    const huge = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: TOOL.bmadFiles, arguments: { action: "read", path: "x", pad: "x".repeat(7 * 1024 * 1024) } } });
+    const post = (token: string, body: BodyInit) =>
+      withBearer(workerFetch, token)(`${ORIGIN}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }, body });
+    // With a length, and streamed without one: refused, naming the limit, before the rest is read.
+    const chunked = () => new Blob([huge]).stream();
+    for (const [token, body] of [[reader.token, huge], [reader.token, chunked()], [writer.token, chunked()]] as const) {
+      const res = await post(token, body as BodyInit);
+      expect(res.status).toBe(413);
+      expect(await res.text()).toMatch(/over 6 MiB, the most one MCP request may be/);
+    }
+    // 4.5 MiB from a 2025 client (agents' legacy lane kept the SDK's 4 MiB and answered "Unsupported protocol version").
+    expect((await writer.project({ action: "create", name: unique("big") })).isError).toBe(false);
+    const project = ((await writer.project({ action: "list" })).structured.projects as Array<{ project: string }>)[0]!.project;
+    const big = await rawCall(writer.token, "tools/call", { name: TOOL.bmadFiles, arguments: { action: "write", project, path: "big.md", content: "x".repeat(4.5 * 1024 * 1024) } });
+    expect(big.status).toBe(200);
+    expect(await big.text()).toMatch(/Arguments for bmad-files exceed 3072 KB; send less/);
   });
 });
