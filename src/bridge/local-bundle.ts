@@ -173,7 +173,7 @@ export class LocalBundle {
       try {
         // One build per tree: a broken tree is skipped, the others still served; in a tree, a symlink that
         // leads out is skipped with a warning naming it, the rest of the tree still served.
-        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, skipEscapingLinks: true, indexLater: true, git: this.git });
+        const built = await buildBundle({ sources: [source.spec], includeDefault: false, warn: this.warn, userTree: true, indexLater: true, git: this.git });
         for (const [sha, bytes] of built.blobs) blobs.set(sha, bytes);
         layers.push({ manifest: built.manifest, index: built.index! });
       } catch (error) {

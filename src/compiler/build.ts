@@ -16,8 +16,9 @@ export interface BuildOptions {
   log?: (line: string) => void;
   /** Where warnings go (without a "warning:" prefix); default: log, prefixed. */
   warn?: (message: string) => void;
-  /** Skip (and warn about) a symlink that leaves its tree instead of refusing the whole tree. */
-  skipEscapingLinks?: boolean;
+  /** Trees on the user's machine that the model, a collaborator or a repository may have written (the bridge's): a
+   *  link that leaves one is skipped (and warned about) rather than refusing the whole tree, and so is a hard link. */
+  userTree?: boolean;
   /** Make the search index on first use (BuildResult.index), for a bundle kept in memory; not with outDir. */
   indexLater?: boolean;
   /** Git sources' cache, time limit and runner (the bridge's own; default: node_modules/.cache/bmad-git, 120 s). */
@@ -57,7 +58,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   let fileCount = 0;
   for (const spec of ordered) {
     const resolved = await resolveSource(spec, cwd, log, opts.git);
-    const tree = new Tree(resolved.root, { warn, skipEscapingLinks: opts.skipEscapingLinks });
+    const tree = new Tree(resolved.root, { warn, userTree: opts.userTree });
     const content = readTree({ tree, warn });
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;

@@ -1,7 +1,7 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { isSecretFile } from "../core/catalog/config.js";
+import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 import { machineryName } from "../core/workspace/paths.js";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
@@ -37,25 +37,32 @@ class NotServed extends Error {}
 
 /** Larger files are not BMAD content (a build reads every file it serves into memory). */
 export const MAX_FILE_BYTES = 8 * 1024 * 1024;
-/** Files a build takes from one tree: BMAD's own package has under 1,000; past this a manifest names folders by
- *  mistake or to stall the build. */
+/** Files and bytes a build takes from one tree: BMAD's own package has under 1,000 files and 4 MB; past these a
+ *  manifest names folders by mistake or to stall the build (800 MB of a project's data held 900 MiB each rebuild). */
 export const MAX_TREE_FILES = 20_000;
+export const MAX_TREE_BYTES = 64 * 1024 * 1024;
+
+/** A tree past MAX_TREE_FILES or MAX_TREE_BYTES: the whole tree fails. */
+class TreeTooLarge extends Error {}
 
 /**
  * One source tree on disk. Every read goes through it so that symlinks cannot leave `root`.
- * A link that leaves it fails the whole tree, unless `skipEscapingLinks`: then that link is reported once
- * and reads as missing (the bridge serving a user's live project wants everything else). What is skipped
- * (such a link, one that points nowhere, a FIFO, an oversized file) is reported once through `warn`.
+ * A link that leaves it fails the whole tree, unless `userTree`: a tree on the user's machine that the model, a
+ * collaborator or a repository may have written (the bridge's); then that link is reported once and reads as
+ * missing (the bridge serving a live project wants everything else), and so does a file with other names (a hard
+ * link). A link is judged where it leads as well as by its own name (see unservable). What is skipped (such a
+ * link, one that points nowhere, a FIFO, an oversized file) is reported once through `warn`.
  */
 export class Tree {
   readonly root: string;
   private readonly cache = new Map<string, Buffer | null>();
   private readonly reported = new Set<string>();
   private walked = 0;
+  private bytes = 0;
 
   constructor(
     root: string,
-    private readonly options: { warn?: (message: string) => void; skipEscapingLinks?: boolean } = {},
+    private readonly options: { warn?: (message: string) => void; userTree?: boolean } = {},
   ) {
     try {
       this.root = realpathSync.native(root); // as real() resolves what is under it
@@ -82,15 +89,24 @@ export class Tree {
     const real = realpathSync.native(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
-      if (this.options.skipEscapingLinks) this.report(rel, message); // else the whole tree fails with it
+      if (this.options.userTree) this.report(rel, message); // else the whole tree fails with it
       throw new RefusedLink(message);
+    }
+    if (real !== abs) {
+      // Through a link: where it leads is judged too (a committed `notes.md` -> `../../.env` or `.git/config`), and a
+      // config is served only by a config's name (redaction goes by the name served).
+      const target = toPosix(relative(this.root, real));
+      if (unservable(target) || (isConfigShaped(target) && !isConfigShaped(rel))) {
+        this.report(rel, `Skipped ${rel} in ${this.root}: a link to ${target}, which is never served${isConfigShaped(target) ? " under another name" : ""}`);
+        throw new NotServed(rel);
+      }
     }
     return real;
   }
 
   /** Whether an error from real() must fail the tree rather than read as a missing path. */
   private fatal(err: unknown): boolean {
-    return err instanceof RefusedLink && !this.options.skipEscapingLinks;
+    return err instanceof TreeTooLarge || (err instanceof RefusedLink && !this.options.userTree);
   }
 
   exists(rel: string): boolean {
@@ -138,11 +154,19 @@ export class Tree {
     const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
       const st = fstatSync(fd);
-      const skip = !st.isFile() ? "not a regular file" : st.size > MAX_FILE_BYTES ? `${st.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB a BMAD file may have` : undefined;
+      const skip = !st.isFile()
+        ? "not a regular file"
+        : st.size > MAX_FILE_BYTES
+          ? `${st.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB a BMAD file may have`
+          : this.options.userTree && st.nlink > 1
+            ? "a file with other names (a hard link), which may be anything"
+            : undefined;
       if (skip) {
         this.report(rel, `Skipped ${rel} in ${this.root}: ${skip}`);
         return null;
       }
+      this.bytes += st.size;
+      if (this.bytes > MAX_TREE_BYTES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_BYTES / 1024 / 1024} MiB in the folders its BMAD manifests name; a BMAD tree has far less. Remove what does not belong there`);
       const data = Buffer.alloc(st.size);
       let at = 0;
       while (at < data.length) {
@@ -193,7 +217,7 @@ export class Tree {
     };
     if (this.isDir(rel)) visit(rel);
     this.walked += out.length;
-    if (this.walked > MAX_TREE_FILES) throw new Error(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
+    if (this.walked > MAX_TREE_FILES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
     return out.sort();
   }
 

@@ -109,7 +109,7 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
   let fetched = true;
   if (cached) {
     try {
-      await git(["fetch", "--depth", "1", "origin", what], opts, dir);
+      await git(["fetch", "--depth", "1", spec.url, what], opts, dir);
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, dir);
     } catch (err) {
       fetched = false;
@@ -121,8 +121,8 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
     rmSync(tmp, { recursive: true, force: true });
     try {
       await git(["init", "--quiet", tmp], opts);
-      await git(["remote", "add", "origin", spec.url], opts, tmp);
-      await git(["fetch", "--quiet", "--depth", "1", "origin", what], opts, tmp).catch((err: Error) => {
+      // Fetched by its URL, never kept as a remote: the checkout's .git/config would hold the credentials a URL carries.
+      await git(["fetch", "--quiet", "--depth", "1", spec.url, what], opts, tmp).catch((err: Error) => {
         throw new Error(`Cannot fetch ref "${what}" from ${spec.label}: ${err.message}`);
       });
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, tmp);

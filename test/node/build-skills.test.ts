@@ -1,5 +1,5 @@
 // 6.12 trees: the bmad-method package source and a real installed project.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle, type BuildResult } from "../../src/compiler/build";
@@ -123,6 +123,35 @@ describe("6.12 installed project", () => {
     // Each folder is read once: the bundle is the size of the project's own, not 200 copies.
     const plain = await buildBundle({ sources: [installed], includeDefault: false });
     expect(manifest.files.length).toBeLessThan(plain.manifest.files.length + 250);
+  });
+
+  it("serves no file a link leads to that no tree serves, no config under another name, and no hard link (review 15)", async () => {
+    // As a collaborator's commit checks them out (git carries links): notes that are links to the project's .env,
+    // git's own config (a remote URL with a token) and the installed config with its secret key.
+    const linked = join(tmp.dir, "linked-notes");
+    cpSync(installed, linked, { recursive: true });
+    writeFileSync(join(linked, ".env"), "STRIPE_LIVE=hunter2-live\n");
+    mkdirSync(join(linked, ".git"), { recursive: true });
+    writeFileSync(join(linked, ".git/config"), "[remote \"origin\"]\n\turl = https://alice:ghp_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@github.com/a/b\n");
+    const config = join(linked, "_bmad/bmm/config.yaml");
+    writeFileSync(config, `${readFileSync(config, "utf8")}jira_api_token: abc123secret\n`);
+    const refs = join(linked, ".claude/skills/bmad-brainstorming/notes");
+    mkdirSync(refs, { recursive: true });
+    symlinkSync("../../../../.env", join(refs, "env-notes.md"));
+    symlinkSync("../../../../.git/config", join(refs, "git-notes.md"));
+    symlinkSync("../../../../.git", join(refs, "gitdir"));
+    symlinkSync("../../../../_bmad/bmm/config.yaml", join(refs, "settings-notes.md"));
+    linkSync(join(linked, ".env"), join(refs, "hard-notes.md"));
+    symlinkSync("../../../../docs-kept.md", join(refs, "kept.md"));
+    writeFileSync(join(linked, "docs-kept.md"), "# Kept\n");
+    const warnings: string[] = [];
+    const { manifest, blobs } = await buildBundle({ sources: [linked], includeDefault: false, userTree: true, warn: (w) => warnings.push(w) });
+    const served = manifest.files.filter((f) => f.path.includes("bmad-brainstorming/notes/")).map((f) => f.path.split("/").pop());
+    expect(served).toEqual(["kept.md"]);
+    const text = [...blobs.values()].map((b) => new TextDecoder().decode(b)).join("\n");
+    // (The installed config itself is in the bundle, and served by its name without the key.)
+    for (const secret of ["hunter2-live", "ghp_ABCDEFGHIJ"]) expect(text).not.toContain(secret);
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/env-notes\.md .*a link to \.env, which is never served/), expect.stringMatching(/settings-notes\.md .*never served under another name/), expect.stringMatching(/hard-notes\.md .*a hard link/)]));
   });
 
   it("keeps the config of a module whose name is also an object property's", async () => {
