@@ -12,6 +12,7 @@ import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { toolListing } from "../../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 import { loadYaml } from "../../src/core/runtime/sprint-yaml.js";
+import { expandConfigRefs } from "../../src/core/surface/skill-render.js";
 
 it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
   await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
@@ -163,4 +164,18 @@ it("writes the search index byte for byte as canonical JSON of its objects, nume
 it("keeps the docs' tool table in step with the registry (npm run docs)", () => {
   const readme = readFileSync(SURFACE_DOC, "utf8");
   expect(withToolTable(readme)).toBe(readme);
+});
+
+it("expands config values that refer to each other, but none past 4 KB: keys doubling each other took gigabytes a render (review 15)", () => {
+  const normal = expandConfigRefs(new Map([["output_folder", "{project-root}/_bmad-output"], ["planning_artifacts", "{output_folder}/planning-artifacts"]]), "/p");
+  expect(normal.get("planning_artifacts")).toBe("/p/_bmad-output/planning-artifacts");
+  const key = (i: number) => `k_${String.fromCharCode(97 + (i % 26)).repeat(1 + Math.floor(i / 26))}`;
+  const chain = new Map([[key(0), "x".repeat(1000)]]);
+  for (let i = 1; i <= 40; i++) chain.set(key(i), `{${key(i - 1)}}{${key(i - 1)}}`);
+  const started = performance.now();
+  const expanded = expandConfigRefs(chain, "/p");
+  expect(performance.now() - started).toBeLessThan(1000);
+  expect(expanded.get(key(2))).toBe("x".repeat(4000));
+  expect(expanded.get(key(3))).toBe(`{${key(2)}}{${key(2)}}`);
+  expect(Math.max(...[...expanded.values()].map((v) => v.length))).toBeLessThanOrEqual(4096);
 });

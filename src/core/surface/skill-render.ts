@@ -82,9 +82,23 @@ export function fillConfigValues(text: string, config: Map<string, string>): str
   return text.replace(CONFIG_KEYS, (m, doubled?: string, single?: string) => config.get((doubled ?? single)!) ?? m);
 }
 
-/** Config values refer to each other (`{output_folder}/planning-artifacts`) and to `{project-root}`. */
+/** Longest a config value becomes with the values it refers to: a path or a name is far shorter. */
+const MAX_EXPANDED_VALUE = 4096;
+
+/** Config values refer to each other (`{output_folder}/planning-artifacts`) and to `{project-root}`. A value that would
+ *  grow past MAX_EXPANDED_VALUE stays as written: keys that double each other (`b: "{a}{a}"`, `c: "{b}{b}"`, ...)
+ *  made 20 lines of config take gigabytes on every render (review 15). */
 export function expandConfigRefs(config: Map<string, string>, root: string): Map<string, string> {
-  for (const [k, v] of config) config.set(k, v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => (name === "project-root" ? root : name !== k && config.has(name) ? config.get(name)! : m)));
+  for (const [k, v] of config) {
+    let size = v.length;
+    const expanded = v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => {
+      const value = name === "project-root" ? root : name !== k && config.has(name) ? config.get(name)! : m;
+      if (size > MAX_EXPANDED_VALUE) return m;
+      size += value.length - m.length;
+      return value;
+    });
+    if (size <= MAX_EXPANDED_VALUE) config.set(k, expanded);
+  }
   return config;
 }
 
