@@ -13,6 +13,7 @@ import { toolListing } from "../../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 import { loadYaml } from "../../src/core/runtime/sprint-yaml.js";
 import { expandConfigRefs } from "../../src/core/surface/skill-render.js";
+import { tooHeavyToParse } from "../../src/core/yaml.js";
 
 it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
   await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
@@ -178,4 +179,22 @@ it("expands config values that refer to each other, but none past 4 KB: keys dou
   expect(expanded.get(key(2))).toBe("x".repeat(4000));
   expect(expanded.get(key(3))).toBe(`{${key(2)}}{${key(2)}}`);
   expect(Math.max(...[...expanded.values()].map((v) => v.length))).toBeLessThanOrEqual(4096);
+});
+
+it("counts what a quote or a # in a plain value cannot hide: a quote opens a string only where a value starts (review 15)", () => {
+  const n = 100_000;
+  const blinded = [
+    `k: [a', ${"[".repeat(n)}${"]".repeat(n)}]\n`,
+    `k: [a#, ${"[".repeat(n)}${"]".repeat(n)}]\n`,
+    `k: [a', ${"1, ".repeat(n)}1]\n`,
+    `k: [a 'x, ${"1, ".repeat(n)}1]\n`,
+    `k: [a = 'x, ${"1, ".repeat(n)}1]\n`,
+    `k: {a#: 1, ${Array.from({ length: n }, (_, i) => `k${i}: ${i}`).join(", ")}}\n`,
+  ];
+  for (const text of blinded) expect(tooHeavyToParse(text, 10_000), text.slice(0, 12)).toMatch(/nests deeper|more than 10000 entries/);
+  // Where the parser takes a string or a comment, its brackets and commas are text.
+  for (const text of [`k: "${"[".repeat(70)}"\n`, `k: '${",".repeat(20_000)}'\n`, `- "a, ${"{".repeat(70)}"\nk: v # ${"[".repeat(70)}\n`, `k: ["${"[".repeat(70)}", '${"{".repeat(70)}']\n`]) {
+    expect(tooHeavyToParse(text, 10_000), text.slice(0, 12)).toBeUndefined();
+  }
+  expect(tooHeavyToParse(`a = "${"[".repeat(70)}"\nb=['${"{".repeat(70)}']\n`, 10_000, "toml")).toBeUndefined();
 });
