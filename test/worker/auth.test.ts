@@ -100,6 +100,16 @@ describe("the consent page", { timeout: 60_000 }, () => {
     return (await workerFetch(url)).text();
   }
 
+  it("is shown only to apps that use PKCE, confidential ones too (review 15)", async () => {
+    const client = await register(workerFetch, ORIGIN, { token_endpoint_auth_method: "client_secret_basic" });
+    expect(client.status).toBe(201);
+    const url = new URL(`${ORIGIN}/authorize`);
+    for (const [k, v] of Object.entries({ response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", state: "s", resource: `${ORIGIN}/mcp` })) url.searchParams.set(k, v);
+    const res = await workerFetch(url);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("this server signs in only apps that use PKCE (S256)");
+  });
+
   it("ticks only the scopes the client asked for, and bmad:read when it asked for none", async () => {
     expect(tickedScopes(await consentHtml("bmad:read"))).toEqual(["bmad:read"]);
     expect(tickedScopes(await consentHtml("bmad:read bmad:write offline_access"))).toEqual(["bmad:read", "bmad:write", "offline_access"]);

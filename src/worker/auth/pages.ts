@@ -107,6 +107,9 @@ authPages.get("/authorize", async (c) => {
   const clientId = checkClientId(c.req.query("client_id") ?? "");
   if (!clientId.ok) return page(400, "Sign-in failed", `<p>${escape(clientId.error)}</p><p>Start again from your app.</p>`);
   const request = await oauth.parseAuthRequest(c.req.raw);
+  // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
+  // a confidential one (review 15), whose codes then rest on its secret alone.
+  if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const local = c.get("config").upstream.kind === "local";
