@@ -3,6 +3,7 @@
 import { insufficientScope, type OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 import { createMcpHandler } from "agents/mcp/server";
 import type { SurfaceDeps } from "../core/surface/deps.js";
+import type { Result } from "../core/result.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
@@ -61,7 +62,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   return handler.fetch(forwarded, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
 }
 
-type Body = { ok: true; bytes?: Uint8Array; parsed?: unknown } | { ok: false; error: string };
+type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }>;
 
 /** A POST's bytes, read up to MAX_REQUEST_BYTES (past it: refused, the rest unread), and their JSON where they are
  *  JSON (else the SDK answers the parse error). Other methods carry none. */
