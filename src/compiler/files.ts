@@ -93,11 +93,12 @@ export class Tree {
       throw new RefusedLink(message);
     }
     if (real !== abs) {
-      // Through a link: where it leads is judged too (a committed `notes.md` -> `../../.env` or `.git/config`), and a
-      // config is served only by a config's name (redaction goes by the name served).
+      // Through a link: where it leads is judged too (a committed `notes.md` -> `../../.env` or `.git/config`), and no
+      // config is served through one: redaction goes by the path a file is served at, which a layout may rename
+      // (`.claude/skills/custom/notes.toml` is served as `bmm/notes/notes.toml`: review 16).
       const target = toPosix(relative(this.root, real));
-      if (unservable(target) || (isConfigShaped(target) && !isConfigShaped(rel))) {
-        this.report(rel, `Skipped ${rel} in ${this.root}: a link to ${target}, which is never served${isConfigShaped(target) ? " under another name" : ""}`);
+      if (unservable(target) || isConfigShaped(target)) {
+        this.report(rel, `Skipped ${rel} in ${this.root}: a link to ${target}, which is never served${isConfigShaped(target) ? " through a link" : ""}`);
         throw new NotServed(rel);
       }
     }

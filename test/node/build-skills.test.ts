@@ -141,6 +141,8 @@ describe("6.12 installed project", () => {
     symlinkSync("../../../../.git/config", join(refs, "git-notes.md"));
     symlinkSync("../../../../.git", join(refs, "gitdir"));
     symlinkSync("../../../../_bmad/bmm/config.yaml", join(refs, "settings-notes.md"));
+    // A config's name through a link is no better: a layout renames the path served (a sixteenth review).
+    symlinkSync("../../../../_bmad/bmm/config.yaml", join(refs, "config.toml"));
     linkSync(join(linked, ".env"), join(refs, "hard-notes.md"));
     symlinkSync("../../../../docs-kept.md", join(refs, "kept.md"));
     writeFileSync(join(linked, "docs-kept.md"), "# Kept\n");
@@ -151,7 +153,7 @@ describe("6.12 installed project", () => {
     const text = [...blobs.values()].map((b) => new TextDecoder().decode(b)).join("\n");
     // (The installed config itself is in the bundle, and served by its name without the key.)
     for (const secret of ["hunter2-live", "ghp_ABCDEFGHIJ"]) expect(text).not.toContain(secret);
-    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/env-notes\.md .*a link to \.env, which is never served/), expect.stringMatching(/settings-notes\.md .*never served under another name/), expect.stringMatching(/hard-notes\.md .*a hard link/)]));
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/env-notes\.md .*a link to \.env, which is never served/), expect.stringMatching(/settings-notes\.md .*never served through a link/), expect.stringMatching(/notes\/config\.toml .*never served through a link/), expect.stringMatching(/hard-notes\.md .*a hard link/)]));
   });
 
   it("keeps the config of a module whose name is also an object property's", async () => {
