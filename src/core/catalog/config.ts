@@ -192,7 +192,7 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
   try {
     // No aliases (parseBoundedYaml): an alias is also a secret under an innocent key.
     if (!isToml(path)) return { data: parseBoundedYaml(text, MAX_CONFIG_ENTRIES) };
-    const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES, "toml");
+    const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
     if (heavy) return { error: `${heavy}, far past any config` };
     return { data: parseToml(text) };
   } catch (error) {
