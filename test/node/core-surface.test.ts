@@ -12,7 +12,7 @@ import { STATIC_TOOLS } from "../../src/core/surface/surface.js";
 import { toolListing } from "../../src/core/surface/tool.js";
 import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 import { loadYaml } from "../../src/core/runtime/sprint-yaml.js";
-import { expandConfigRefs } from "../../src/core/surface/skill-render.js";
+import { expandConfigRefs, fillConfigValues, renderSkillText } from "../../src/core/surface/skill-render.js";
 import { tooHeavyToParse } from "../../src/core/yaml.js";
 
 it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
@@ -194,4 +194,16 @@ it("counts every bracket and comma, in strings and comments too: no quote or # c
     `k: {a#: 1, ${Array.from({ length: n }, (_, i) => `k${i}: ${i}`).join(", ")}}\n`,
   ];
   for (const text of blinded) expect(tooHeavyToParse(text, 10_000), text.slice(0, 12)).toMatch(/nests deeper|more than 10000 entries/);
+});
+
+it("grows a render at most 1 MiB past its text: a 4 KB value named 100,000 times made 5 GB and ended the bridge (review 16)", () => {
+  const config = new Map([["k_big", "x".repeat(4000)], ["user_name", "Ada"]]);
+  const text = `Hello {user_name}. ${"{k_big}".repeat(100_000)}`;
+  const started = performance.now();
+  const rendered = renderSkillText(text, { projectRoot: "/p", skillRoot: "/p/s", config, central: new Map(), customization: new Map(), notes: [] });
+  expect(performance.now() - started).toBeLessThan(2000);
+  expect(rendered.startsWith("Hello Ada. xxxx")).toBe(true);
+  expect(rendered.length).toBeLessThanOrEqual(text.length + 1024 * 1024);
+  expect(rendered.endsWith("{k_big}")).toBe(true);
+  expect(fillConfigValues(`${"{k_big}".repeat(100_000)}`, config).length).toBeLessThanOrEqual(700_000 + 1024 * 1024);
 });

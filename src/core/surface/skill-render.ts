@@ -79,7 +79,22 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
 
 /** `{key}` and `{{key}}` config placeholders filled in; others (`{doc_workspace}`, `{{date}}`) stay whole. */
 export function fillConfigValues(text: string, config: Map<string, string>): string {
-  return text.replace(CONFIG_KEYS, (m, doubled?: string, single?: string) => config.get((doubled ?? single)!) ?? m);
+  const fill = bounded();
+  return text.replace(CONFIG_KEYS, (m, doubled?: string, single?: string) => fill(m, config.get((doubled ?? single)!) ?? m));
+}
+
+/** How much a render's text may grow past what it was: values are words, paths and short lists, and a skill that
+ *  names a 4 KB value 100,000 times made 5 GB a render and ended the bridge (review 16). Past it, names stay as written. */
+const MAX_RENDER_GROWTH = 1024 * 1024;
+
+/** A replacer's guard for one text: `value` for `token` while the text has grown less than MAX_RENDER_GROWTH, else the token. */
+function bounded(): (token: string, value: string) => string {
+  let grown = 0;
+  return (token, value) => {
+    if (grown + value.length - token.length > MAX_RENDER_GROWTH) return token;
+    grown += value.length - token.length;
+    return value;
+  };
 }
 
 /** Longest a config value becomes with the values it refers to: a path or a name is far shorter. */
@@ -108,7 +123,8 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 
 /** One pass over the text; anything unknown stays as written. */
 export function renderSkillText(text: string, ctx: SkillRender): string {
-  return text.replace(TOKEN, (token, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number) => {
+  const fill = bounded();
+  const one = (token: string, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number): string => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
     if (configPath) return configValue(configPath, ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
@@ -124,7 +140,8 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
     }
     const name = doubled ?? single;
     return (name && ctx.config.get(name)) ?? token;
-  });
+  };
+  return text.replace(TOKEN, (token: string, ...groups) => fill(token, one(token, ...groups)));
 }
 
 function configValue(path: string, ctx: SkillRender): string | undefined {
@@ -137,7 +154,8 @@ function configValue(path: string, ctx: SkillRender): string | undefined {
 function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = false): string | undefined {
   if (value === undefined) return undefined;
   // Customization values name config values and roots ("{planning_artifacts}/prds"): resolve those too.
-  const roots = (s: string) => s.replace(ROOTS_AND_KEYS, (m, root?: string, doubled?: string, single?: string) => (root === "project-root" ? ctx.projectRoot : root ? ctx.skillRoot : ctx.config.get((doubled ?? single)!) ?? m));
+  const fill = bounded();
+  const roots = (s: string) => s.replace(ROOTS_AND_KEYS, (m, root?: string, doubled?: string, single?: string) => fill(m, root === "project-root" ? ctx.projectRoot : root ? ctx.skillRoot : ctx.config.get((doubled ?? single)!) ?? m));
   if (isScalar(value)) return roots(String(value));
   if (Array.isArray(value) && inCode) return roots(toJson(value));
   if (Array.isArray(value)) {
