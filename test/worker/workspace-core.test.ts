@@ -104,8 +104,15 @@ describe("on the Durable Object", () => {
     const served = read.text.slice(read.text.indexOf("# secret-looking"));
     const back = await ada.files({ action: "write", project, path, content: `\n${served.replace("Ada", "Ada L.")}` });
     expect(back.isError).toBe(true);
-    expect(back.text).toMatch(/as served, without its secret-looking keys: written back, it would delete them from the file\. Nothing was written\./);
+    expect(back.text).toMatch(/as served, without its secret-looking keys \(or the notice that it is not served\): written back, it would delete them from the file\. Nothing was written\./);
     expect(await versions()).toBe(before);
+    // Nor the notice served for a config that does not parse (review 16: the document view's restore wrote it as the file).
+    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
+    const notice = await ada.files({ action: "read", project, path });
+    expect(notice.text).toMatch(/is not served: it does not parse/);
+    const broken = await versions();
+    expect((await ada.files({ action: "write", project, path, content: notice.text.slice(notice.text.indexOf("# ")) })).isError).toBe(true);
+    expect(await versions()).toBe(broken);
   });
 
   it("prunes the oldest earlier versions past the history cap, never a current file", async () => {

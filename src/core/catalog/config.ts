@@ -135,6 +135,14 @@ export function isSecretFile(path: string): boolean {
 }
 
 export const REDACTED_NOTE = "secret-looking keys removed by bmad-mcp";
+const NOT_SERVED_NOTE = "is not served:";
+
+/** Whether `text` stands in for a config's own (without its secret-looking keys, or the notice that it is not served):
+ *  written back as the file, it would delete what it leaves out. */
+export function isServedStandIn(text: string): boolean {
+  const first = text.trimStart().split("\n", 1)[0]!;
+  return first === `# ${REDACTED_NOTE}` || (first.startsWith("# ") && first.includes(` ${NOT_SERVED_NOTE} `));
+}
 
 /**
  * The text to serve for a file. Config-shaped files without secrets are served as they are (byte for
@@ -144,7 +152,7 @@ export const REDACTED_NOTE = "secret-looking keys removed by bmad-mcp";
 export function sanitizeConfigText(path: string, text: string): string {
   if (!isConfigShaped(path)) return text;
   const parsed = parseConfig(path, text);
-  if ("error" in parsed) return `# ${path} is not served: it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
+  if ("error" in parsed) return `# ${path} ${NOT_SERVED_NOTE} it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
 }
 

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { isConfigShaped, REDACTED_NOTE, servedFile, servedVersion } from "../../catalog/config.js";
+import { isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -218,8 +218,8 @@ export const bmadFilesTool = defineTool({
           if (unfilled.length) return fail(fillInFirst(unfilled));
           // A config as served has lost its secret-looking keys: written back (a model's edit of a read, a view's restore
           // of a git commit), it would delete them from the user's file.
-          if (isConfigShaped(path) && args.content.trimStart().startsWith(`# ${REDACTED_NOTE}`)) {
-            return fail(`This is ${path} as served, without its secret-looking keys: written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
+          if (isConfigShaped(path) && isServedStandIn(args.content)) {
+            return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
           }
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
