@@ -1,18 +1,34 @@
 // Bridge faults: the bmad-mcp process killed (SIGKILL) while it writes a file, publishes a rendered skill, writes
 // a memory, or pulls a workspace; then every file is the old one or the new one (never torn), and a new bridge's
-// next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over. Used by npm run faults
+// next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults
 // and test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync, watch } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
 import type { User } from "./mcp-user.js";
 
-/** A lock's holder stops refreshing at its death; proper-lockfile's stale time (5 s) and a second to spare. */
-export const STALE_BOUND_MS = 6_000;
-const LOCKS = ".bmad-mcp/locks";
+/** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
+ *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */
+export const STALE_BOUND_MS = 4_000;
+/** Where src/bridge/file-lock.ts keeps this user's locks (scripts do not import the bridge). */
+const LOCKS = join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${process.getuid?.() ?? userInfo().username}`);
+
+/** The locks held now for files below `dir`, by their holders' records. */
+function locksUnder(dir: string): string[] {
+  if (!existsSync(LOCKS)) return [];
+  const real = realpathSync(dir);
+  return readdirSync(LOCKS).filter((name) => {
+    try {
+      return /^[0-9a-f]{32}$/.test(name) && (JSON.parse(readFileSync(join(LOCKS, name, "holder"), "utf8")) as { path?: unknown }).path?.toString().startsWith(`${real}/`);
+    } catch {
+      return false;
+    }
+  });
+}
 const USER_CONFIG = "_bmad/config.user.toml";
 
 export type BridgeKind = "write" | "render" | "memory" | "pull";
@@ -91,7 +107,7 @@ function snapshot(dir: string, out = new Map<string, string>(), base = dir): Map
 function lockTaken(dir: string, ms: number): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
-    const watcher = existsSync(join(dir, LOCKS)) ? watch(join(dir, LOCKS), (_, name) => name?.endsWith(".lock") && done()) : undefined;
+    const watcher = existsSync(LOCKS) ? watch(LOCKS, () => locksUnder(dir).length && done()) : undefined;
     function done() {
       clearTimeout(timer);
       watcher?.close();
@@ -160,7 +176,7 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       }
       const answer = await started;
       if (kind !== "pull") await bridge.close().catch(() => undefined);
-      const locks = existsSync(join(o.dir, LOCKS)) ? readdirSync(join(o.dir, LOCKS)).filter((n) => n.endsWith(".lock")).length : 0;
+      const locks = locksUnder(o.dir).length;
       if (locks) staleLocks++;
 
       // Every file is as before or as the operation makes it: compared whole.

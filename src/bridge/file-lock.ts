@@ -1,91 +1,145 @@
-// The bridge's cross-process write lock: one per file, so two bridges on one project (Claude Desktop and Claude
-// Code), or forty calls of one, change a file one at a time, and a version checked under the lock is the version
-// written over. proper-lockfile makes a lock folder atomically (mkdir), keeps its mtime fresh while held, and takes
-// over one whose holder died (not refreshed for STALE_MS). Locks live in the project's `.bmad-mcp/locks/`,
-// machinery no tool of the model's can reach.
+// The bridge's cross-process write lock: one per file, so two bridges (Claude Desktop and Claude Code, on one project or
+// on a monorepo and one of its packages), or forty calls of one, change a file one at a time, and a version checked
+// under the lock is the version written over.
+//
+// A lock is a folder made whole by one rename (never seen empty), holding a record of its holder: process id, the
+// process's start, a token. It is taken over only from a holder that is gone. A live holder keeps it however long it
+// stalls (a stopped process, a laptop asleep, a disk that hangs): a lock judged stale by its age was taken from such a
+// holder, whose change then landed over the new holder's acknowledged ones (review 16). A waiter gives up after
+// WAIT_MS, naming the holder. Locks live in one private folder per user on this machine, keyed by the file's real path,
+// so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
-import lockfile from "proper-lockfile";
-import { join, relative, resolve } from "node:path";
-import { constants } from "node:fs";
-import { readFile, realpath, writeFile } from "node:fs/promises";
-import { ensureConfinedDir, heldLock, isInside, landingOf, writeConfined } from "./confined-fs.js";
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { tmpdir, userInfo } from "node:os";
+import { join, resolve } from "node:path";
+import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
-import { STATE_DIR } from "./sync-state.js";
+import { heldLock, landingOf } from "./confined-fs.js";
 
-const LOCKS = `${STATE_DIR}/locks`;
-/** A holder that stopped refreshing for this long has died; its lock is taken over. proper-lockfile's minimum. */
-const STALE_MS = 5_000;
-/** Waiting for a busy lock: short steps growing to 40 ms, about 11 s in all (longer than STALE_MS, so a dead holder's
- *  lock is reached; 500 steps of 5-10 ms gave up after about 4 s, before a lock a killed bridge held went stale). */
-const RETRIES = { retries: 300, factor: 1.05, minTimeout: 5, maxTimeout: 40, randomize: true };
+/** How long a change waits for a live holder before it gives up, naming it. */
+const WAIT_MS = 11_000;
 
-/** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change `work` makes
- *  through the confined file system lands only if the lock is still this call's: a holder whose process stalled past
- *  STALE_MS (a long GC, a stopped process) may have lost it to another bridge, whose change then stands. */
-export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
-  const dir = await locksDir(root, rel);
-  const name = createHash("sha256").update(await lockKey(root, rel)).digest("hex").slice(0, 32);
-  const lockPath = join(dir, `${name}.lock`);
-  const options = {
-    realpath: false,
-    lockfilePath: lockPath,
-    stale: STALE_MS,
-    retries: RETRIES,
-    // The default throws from a timer and ends the process. A takeover is seen where it matters, before a change lands.
-    onCompromised: () => undefined,
-  };
-  const release = await lockfile.lock(join(dir, name), options).catch(async (error: NodeJS.ErrnoException) => {
-    if (error.code !== "ENOENT") throw error;
-    prepared.delete(root); // the locks folder went away since: made again
-    return lockfile.lock(join(await locksDir(root, rel), name), options);
-  });
-  // Who holds it: a token of this call's, beside the lock. A holder that took the lock over writes its own, so a change
-  // that finds another token lands nowhere. (The lock folder's own times cannot tell: its refresh changes them, and
-  // where a file system keeps no creation time Node reports the change time.) In the locks folder (machinery, which no
-  // tool or pull writes), not through a link, and not synced: a crash loses only the lock, which the next holder takes
-  // over. Written before the work starts, so that a holder that took over has its token there before it reads the file.
-  const ownerFile = join(dir, `${name}.owner`);
-  const token = randomUUID();
+const Holder = z.object({ pid: z.number().int().positive(), start: z.string().optional(), token: z.string(), path: z.string() });
+type Holder = z.infer<typeof Holder>;
+
+/** This process's start, as the kernel counts it (Linux): a pid reused by a later process is not this holder. */
+function startOf(pid: number): string | undefined {
   try {
-    await writeFile(ownerFile, token, { flag: constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW });
-  } catch (error) {
-    await release().catch(() => undefined);
-    throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
-  // Looked at before every change, however soon: staleness is judged on the taker's clock, and one ahead of this
-  // machine's (a shared folder, a VM after sleep, an NTP step) may take a lock made a moment ago.
-  const stillMine = async () => {
-    const holder = await readFile(ownerFile, { encoding: "utf8", flag: constants.O_RDONLY | constants.O_NOFOLLOW }).catch(() => undefined);
-    return holder === token ? undefined : `another process took the lock of ${rel} over while this one was stalled for over ${STALE_MS / 1000} s; read it again and retry.`;
-  };
+}
+const ownStart = startOf(process.pid);
+
+/** Whether the holder's process has ended (or its pid now names another process). */
+function gone(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+  return holder.start !== undefined && startOf(holder.pid) !== undefined && startOf(holder.pid) !== holder.start;
+}
+
+async function holderOf(lock: string): Promise<Holder | undefined> {
+  try {
+    const parsed = Holder.safeParse(JSON.parse(await readFile(join(lock, "holder"), "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let locksRoot: string | undefined;
+
+/** This user's locks folder on this machine: private (0700, theirs, no link), made once per process. Another user's
+ *  folder of that name is refused, never used. What a killed holder left is cleared then. */
+function locksFolder(): string {
+  if (locksRoot) return locksRoot;
+  const who = process.getuid?.() ?? userInfo().username;
+  const dir = join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${who}`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o077) !== 0))) {
+    throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
+  }
+  for (const name of readdirSync(dir)) {
+    // A staging or removed lock a killed process left: its holder is gone.
+    if (!/\.(new|old)$/.test(name)) continue;
+    try {
+      const record = Holder.safeParse(JSON.parse(readFileSync(join(dir, name, "holder"), "utf8")));
+      if (!record.success || gone(record.data)) void rm(join(dir, name), { recursive: true, force: true });
+    } catch {
+      void rm(join(dir, name), { recursive: true, force: true });
+    }
+  }
+  return (locksRoot = dir);
+}
+
+/** Where a lock for the file at `rel` (relative to the project root `root`) is kept: by the file's real path, folded
+ *  as a folding file system reads it (macOS and Windows take PRD.md and prd.md for one file). */
+export async function lockFolder(root: string, rel: string): Promise<string> {
+  return join(locksFolder(), createHash("sha256").update(await lockKey(root, rel)).digest("hex").slice(0, 32));
+}
+
+/** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change
+ *  `work` makes through the confined file system lands only if the lock is still this call's (looked at just before). */
+export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
+  const lock = await lockFolder(root, rel);
+  const token = randomUUID();
+  const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), token, path: resolve(root, rel) };
+  const staging = `${lock}.${token}.new`;
+  await mkdir(staging, { mode: 0o700 });
+  await writeFile(join(staging, "holder"), JSON.stringify(holder));
+  const deadline = Date.now() + WAIT_MS;
+  let wait = 2;
+  for (;;) {
+    try {
+      await rename(staging, lock);
+      break;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "EPERM" && code !== "EACCES") {
+        await rm(staging, { recursive: true, force: true });
+        throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
+      }
+    }
+    const current = await holderOf(lock);
+    if (!current || gone(current)) {
+      // Moved aside in one step: of two takers, one moves it, the other finds the lock free or taken anew. Had a new
+      // holder's lock appeared meanwhile and been moved instead, its changes land nowhere (its token is gone), so
+      // nothing it acknowledges is lost.
+      const old = `${lock}.${token}.old`;
+      if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      await rm(staging, { recursive: true, force: true });
+      throw new Error(`Cannot lock ${rel}: another bridge (process ${current.pid}) has held it for over ${WAIT_MS / 1000} s. If it hangs, stop it; its lock is then taken over at once.`);
+    }
+    await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
+    wait = Math.min(wait * 1.5, 40);
+  }
+  const stillMine = async () => ((await holderOf(lock))?.token === token ? undefined : `the lock of ${rel} was taken from this call (its record was lost); read it again and retry.`);
   try {
     return await heldLock.run(stillMine, work);
   } finally {
-    // A lock taken over is the other holder's now: releasing it would remove theirs. (The token file stays, one per
-    // file ever locked: the next holder writes over it, cheaper than making it anew each time.)
-    if (!(await stillMine())) await release().catch(() => undefined);
+    // Released by moving it aside first, so that no one sees it half removed; a lock no longer this call's is left be.
+    if (!(await stillMine())) {
+      const old = `${lock}.${token}.old`;
+      if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+    }
   }
 }
 
-/** Projects whose locks folder is made and ignored by git, in this process: made once, not on every write. */
-const prepared = new Set<string>();
-
-async function locksDir(root: string, rel: string): Promise<string> {
-  const dir = await ensureConfinedDir(root, LOCKS);
-  if (!dir.ok) throw new Error(`Cannot lock ${rel}: ${dir.error}`);
-  if (!prepared.has(root)) {
-    // Ignored by git whatever the project's .gitignore says: locks and sync state are never content.
-    await writeConfined(root, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
-    prepared.add(root);
-  }
-  return dir.path;
-}
-
-/** One lock per file, however it is named: where it really lands (after symlinks on the way), as a folding file system
- *  reads it (macOS and Windows take PRD.md and prd.md for one file). An existing file is one realpath away. */
+/** One lock per file, however it is named: where it really lands (after symlinks on the way), folded. An existing file
+ *  is one realpath away. */
 async function lockKey(root: string, rel: string): Promise<string> {
-  const [realRoot, real] = await Promise.all([realpath(root), realpath(resolve(root, rel)).catch(() => undefined)]);
-  if (real !== undefined && isInside(realRoot, real)) return foldPath(relative(realRoot, real));
+  const real = await realpath(resolve(root, rel)).catch(() => undefined);
+  if (real !== undefined) return foldPath(real);
   const landed = await landingOf(root, rel);
-  return landed.ok ? foldPath(relative(landed.realRoot, landed.real)) : rel;
+  return foldPath(landed.ok ? landed.real : resolve(root, rel));
 }

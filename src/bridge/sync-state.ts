@@ -61,5 +61,8 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files }, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
-  return written.ok ? { ok: true } : { ok: false, error: written.error };
+  if (!written.ok) return { ok: false, error: written.error };
+  // Ignored by git whatever the project's .gitignore says: sync state is never content.
+  await writeConfined(dir, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
+  return { ok: true };
 }

@@ -1,7 +1,7 @@
 // Bridge faults, a fixed sample of what npm run faults does at length: bmad-mcp killed (SIGKILL) while it writes a
 // file, publishes a rendered skill, writes a memory and pulls a workspace, some of them while it holds a file's
-// lock. Every file is then the old one or the new one, and a new bridge's next change succeeds within 6 s (a lock
-// the dead process held is taken over once stale). Timed: that bound is wall clock.
+// lock. Every file is then the old one or the new one, and a new bridge's next change succeeds within 4 s (a lock
+// the dead process held is taken over at once). Timed: that bound is wall clock.
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { bridgeFaults, pullSource, type PullSource } from "../../scripts/faults-bridge.js";

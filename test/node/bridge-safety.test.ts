@@ -1,9 +1,8 @@
 // The bridge when the model is the attacker (steered by a page it read): the real CLI over stdio in a fresh 6.12
 // install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
 // acknowledged write is lost to a concurrent one, in one bridge or two.
-import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -12,7 +11,7 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { withFileLock } from "../../src/bridge/file-lock.js";
+import { lockFolder, withFileLock } from "../../src/bridge/file-lock.js";
 
 const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
@@ -267,45 +266,60 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(other.out!.version).not.toBe(again.out!.version);
   });
 
-  it("takes over a lock its holder left behind when it died", async () => {
+  it("takes over at once a lock whose holder died", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     expect((await files(client, { action: "write", path: "docs/a.md", content: "first\n" })).isError).toBe(false);
-    // What a bridge killed mid-write leaves: the file's lock folder, no longer refreshed.
-    const lock = join(dir, ".bmad-mcp/locks", `${createHash("sha256").update("docs/a.md").digest("hex").slice(0, 32)}.lock`);
+    // What a bridge killed mid-write leaves: the file's lock, naming a process that has ended.
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const lock = await lockFolder(realpathSync(dir), "docs/a.md");
     mkdirSync(lock);
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
+    writeFileSync(join(lock, "holder"), JSON.stringify({ pid: dead, token: "killed", path: join(dir, "docs/a.md") }));
     const started = performance.now();
     expect((await files(client, { action: "write", path: "docs/a.md", content: "second\n" })).isError).toBe(false);
-    expect(performance.now() - started).toBeLessThan(5000);
+    expect(performance.now() - started).toBeLessThan(2000);
     expect(readFileSync(join(dir, "docs/a.md"), "utf8")).toBe("second\n");
     expect(existsSync(lock)).toBe(false);
-    // Locks and sync state are never content: git ignores the folder whatever the project's .gitignore says.
-    expect(readFileSync(join(dir, ".bmad-mcp/.gitignore"), "utf8")).toBe("*\n");
   });
 
-  it("lands no change of a holder that lost its lock while stalled: the bridge that took it over keeps its write (a seventh review)", async () => {
+  it("leaves a live holder its lock however long it stalls: the waiting bridge's write lands after its own (a sixteenth review)", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     expect((await files(client, { action: "write", path: "docs/stall.md", content: "v1\n" })).isError).toBe(false);
     const root = realpathSync(dir);
     let landed: Awaited<ReturnType<typeof writeConfined>> | undefined;
-    let theirs: Awaited<ReturnType<typeof files>> | undefined;
+    let theirs: Promise<Awaited<ReturnType<typeof files>>> | undefined;
     await withFileLock(root, "docs/stall.md", async () => {
-      // A bridge asks to write meanwhile: it waits for the lock, then takes it over once it is stale.
-      const waiting = files(client, { action: "write", path: "docs/stall.md", content: "the bridge's write\n" });
+      // A bridge appends meanwhile: it waits for the lock.
+      theirs = files(client, { action: "append", path: "docs/stall.md", content: "the bridge's line\n" });
       await new Promise((r) => setTimeout(r, 200));
-      // This process stalls past the lock's 5 s (asleep: no timer refreshes the lock, and no CPU is spent).
+      // This process stalls past what an age-judged lock would allow (5 s): asleep, no timer runs, no CPU is spent.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 6_500);
-      theirs = await waiting;
       landed = await writeConfined(root, "docs/stall.md", "the stalled holder's write\n");
     });
-    expect(theirs?.isError, theirs?.text).toBe(false);
-    expect(landed).toMatchObject({ ok: false, error: expect.stringContaining("another process took the lock of docs/stall.md over") });
-    expect(readFileSync(join(dir, "docs/stall.md"), "utf8")).toBe("the bridge's write\n");
-    expect((await files(client, { action: "write", path: "docs/stall.md", content: "after\n" })).isError).toBe(false);
+    expect(landed).toMatchObject({ ok: true });
+    const answer = await theirs!;
+    expect(answer.isError, answer.text).toBe(false);
+    // Both acknowledged, both there, in the order they held the lock.
+    expect(readFileSync(join(dir, "docs/stall.md"), "utf8")).toBe("the stalled holder's write\nthe bridge's line\n");
   }, 30_000);
+
+  it("holds one lock for a file that two project roots reach, a monorepo and one of its packages (a sixteenth review)", async () => {
+    const { dir } = sharedProject();
+    const root = realpathSync(dir);
+    mkdirSync(join(dir, "app/_bmad-output"), { recursive: true });
+    expect(await lockFolder(root, "app/_bmad-output/log.md")).toBe(await lockFolder(join(root, "app"), "_bmad-output/log.md"));
+    const events: string[] = [];
+    const outer = withFileLock(root, "app/_bmad-output/log.md", async () => {
+      events.push("outer in");
+      await new Promise((r) => setTimeout(r, 300));
+      events.push("outer out");
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    await withFileLock(join(root, "app"), "_bmad-output/log.md", async () => void events.push("inner in"));
+    await outer;
+    expect(events).toEqual(["outer in", "outer out", "inner in"]);
+  });
 
   it("holds one lock per file by whatever name: through a folder's symlink, and in another case (one file on macOS and Windows)", async () => {
     const { dir } = sharedProject();

@@ -1,10 +1,10 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionStore } from "../../src/bridge/file-session-store";
-import { withFileLock } from "../../src/bridge/file-lock";
+import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
 import type { Stored } from "../../src/core/delivery/store";
@@ -177,12 +177,11 @@ describe("races", () => {
 
   it("takes over a lock its holder left behind when it died, and waits for a live one", async () => {
     const { session_id } = await store.start("me", "Locked");
-    // The bridge's file lock (file-lock.ts): a folder under .bmad-mcp/locks/, kept fresh while its holder lives.
+    // The bridge's file lock (file-lock.ts), as a killed holder leaves it: naming a process that has ended.
     const rel = `.bmad-task/session-${session_id}.json`;
-    const lock = join(dir, ".bmad-mcp/locks", `${createHash("sha256").update(rel).digest("hex").slice(0, 32)}.lock`);
-    mkdirSync(lock, { recursive: true });
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
+    const lock = await lockFolder(realpathSync(dir), rel);
+    mkdirSync(lock);
+    writeFileSync(join(lock, "holder"), JSON.stringify({ pid: spawnSync(process.execPath, ["-e", ""]).pid, token: "killed", path: join(dir, rel) }));
     expect((await store.act("me", session_id, { type: "submit", claude_result: "x" })).ok).toBe(true);
     expect(existsSync(lock)).toBe(false);
 
