@@ -10,7 +10,7 @@ import { fsPath, normPath } from "./py-path.js";
 import { compareCodePoints, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
 import { CHANGED_MEANWHILE, dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, loadFile, exists } from "./sprint-py.js";
-import { emptyMap, str, type YMapNode, type YValue } from "./sprint-yaml.js";
+import { emptyMap, loadYaml, str, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
@@ -283,7 +283,8 @@ async function writeChecked(ctx: ScriptContext, path: string, doc: { start: stri
   const payload = dumpYaml(doc);
   if (!(await writeFileIf(ctx, path, original, payload))) fail(CHANGED_MEANWHILE, ["restored", false]);
   try {
-    const reread = await loadFile(ctx, path);
+    // The bytes this run wrote (the compare-and-set put exactly them there), not a re-read another writer may have changed since.
+    const reread = loadYaml(payload);
     if ("error" in reread) throw new PyError("Error", reread.error);
     const back = reread.doc.root as YMapNode;
     const again = devItems(getItem(back, "development_status"));

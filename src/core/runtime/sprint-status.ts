@@ -9,7 +9,7 @@ import { get, pyRepr, pyStr } from "./py-ops.js";
 import { fsPath } from "./py-path.js";
 import { splitlines, strip } from "./py-str.js";
 import { deref, dict, digitsValue, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
-import { int, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
+import { int, loadYaml, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import { wallTime } from "./time-zone.js";
 
@@ -262,7 +262,9 @@ async function update(ctx: ScriptContext, args: Namespace): Promise<void> {
     const restored = await writeFileIf(ctx, file, new TextEncoder().encode(payload), originalBytes);
     return emit(dict(["ok", false], ["error", message], ["restored", restored]), 1);
   };
-  const reloaded = await loadFile(ctx, file);
+  // Checked on the bytes this run wrote (the compare-and-set put exactly them there), not on a re-read: a change another
+  // writer made since is theirs, and failed this run's count although its own items were written (review 16).
+  const reloaded = loadYaml(payload);
   if ("error" in reloaded) return fail(`re-parse failed after write: ${reloaded.error}`);
   const back = reloaded.doc.root;
   if (back === null || isNone(back)) return fail("re-parse produced empty document after write");
