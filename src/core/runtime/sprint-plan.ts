@@ -9,7 +9,7 @@ import { PyError, type PyValue } from "./py-json.js";
 import { fsPath, normPath } from "./py-path.js";
 import { compareCodePoints, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
-import { CHANGED_MEANWHILE, dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, loadFile, exists } from "./sprint-py.js";
+import { CHANGED_MEANWHILE, dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, exists } from "./sprint-py.js";
 import { emptyMap, loadYaml, str, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 
