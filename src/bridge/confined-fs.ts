@@ -286,10 +286,14 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   const refused = landing(at.realRoot, target, rel, opts);
   if (refused) return refused;
   const dir = dirname(target);
+  sweepLeftovers(dir);
   const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     try {
+      // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
+      // change of the model's is made executable.
+      if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
       await handle.writeFile(data);
       await handle.sync();
     } finally {
@@ -309,6 +313,25 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
     await rm(temp, { force: true });
     return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
   }
+}
+
+/** Folders whose leftovers were looked for, in this process: once each. */
+const swept = new Set<string>();
+/** How old a writer's temp file must be to be taken for one a killed writer left (a live one lasts milliseconds). */
+const LEFTOVER_AGE_MS = 10 * 60_000;
+
+/** Removes, once per folder and process, the temp files writers killed mid-write left there (full copies of a file,
+ *  which `git add -A` would commit: review 16). */
+function sweepLeftovers(dir: string): void {
+  if (swept.has(dir) || swept.size > 10_000) return;
+  swept.add(dir);
+  void (async () => {
+    for (const name of await readdir(dir).catch(() => [] as string[])) {
+      if (!writerLeftover(name)) continue;
+      const st = await lstat(join(dir, name)).catch(() => undefined);
+      if (st?.isFile() && Date.now() - st.mtimeMs > LEFTOVER_AGE_MS) await rm(join(dir, name), { force: true });
+    }
+  })();
 }
 
 async function createExclusive(realRoot: string, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {

@@ -2,7 +2,7 @@
 // the root, devices, FIFOs, sockets, files over the cap), what it follows (links that stay inside), and
 // writes that are atomic and never land outside, whatever the parent folders are.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -95,6 +95,24 @@ describe("writing", () => {
     expect(await writeConfined(root, "new/deep/file.md", "two")).toMatchObject({ ok: true });
     expect(readFileSync(join(root, "new/deep/file.md"), "utf8")).toBe("two");
     expect(readdirSync(join(root, "new/deep"))).toEqual(["file.md"]);
+  });
+
+  it("keeps a replaced file's permissions, never executable, and clears the temp files a killed writer left (a sixteenth review)", async () => {
+    mkdirSync(join(root, "private"));
+    writeFileSync(join(root, "private/notes.md"), "mine", { mode: 0o600 });
+    writeFileSync(join(root, "private/run.md"), "x", { mode: 0o755 });
+    const left = join(root, "private/.notes.md.0123456789ab.tmp");
+    writeFileSync(left, "a whole copy");
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(left, old, old);
+    const fresh = join(root, "private/.run.md.ba9876543210.tmp");
+    writeFileSync(fresh, "a live writer's");
+    expect(await writeConfined(root, "private/notes.md", "changed")).toMatchObject({ ok: true });
+    expect(await writeConfined(root, "private/run.md", "changed")).toMatchObject({ ok: true });
+    expect(statSync(join(root, "private/notes.md")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(root, "private/run.md")).mode & 0o777).toBe(0o644);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readdirSync(join(root, "private")).sort()).toEqual([".run.md.ba9876543210.tmp", "notes.md", "run.md"]);
   });
 
   it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {
