@@ -265,7 +265,14 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
  * file or the new one. A target that is a symlink inside the root is written where it points.
  * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
  */
-export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number } & Changer = {}): Promise<Confined<{ path: string }>> {
+/** What a file was when a change read it (stamp), checked again just before the change lands: another program
+ *  (the user's editor, which takes no lock of ours) may have saved it meanwhile. */
+export async function fileStamp(root: string, rel: string): Promise<string> {
+  const st = await stat(resolve(root, rel), { bigint: true }).catch(() => undefined);
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "absent";
+}
+
+export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number; unchanged?: string } & Changer = {}): Promise<Confined<{ path: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
@@ -302,7 +309,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
     // The folder may have been swapped for a link since it was checked: look again before the rename.
     const realDir = await realpath(dir);
     const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
-    const refused = moved ?? (await lockLost(rel));
+    const refused = moved ?? (await lockLost(rel)) ?? (opts.unchanged !== undefined && (await fileStamp(at.realRoot, relative(at.realRoot, target))) !== opts.unchanged ? changedMeanwhile(rel) : undefined);
     if (refused) {
       await rm(temp, { force: true });
       return refused;
@@ -334,6 +341,10 @@ function sweepLeftovers(dir: string): void {
   })();
 }
 
+function changedMeanwhile(rel: string): ConfinedFailure {
+  return failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
+}
+
 async function createExclusive(realRoot: string, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
   let handle: FileHandle;
   try {
@@ -357,12 +368,14 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
 }
 
 /** Removes a file inside the root (a link itself, never what it points to); missing is fine. */
-export async function removeConfined(root: string, rel: string, changer: Changer = {}): Promise<Confined<object>> {
+export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string } = {}): Promise<Confined<object>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
   if (!parent.ok) return parent.code === "missing" ? { ok: true } : parent;
-  const refused = landing(at.realRoot, join(parent.path, basename(at.abs)), rel, changer) ?? (await lockLost(rel));
+  const target = join(parent.path, basename(at.abs));
+  const refused =
+    landing(at.realRoot, target, rel, changer) ?? (await lockLost(rel)) ?? (changer.unchanged !== undefined && (await fileStamp(at.realRoot, relative(at.realRoot, target))) !== changer.unchanged ? changedMeanwhile(rel) : undefined);
   if (refused) return refused;
   try {
     await unlink(join(parent.path, basename(at.abs)));

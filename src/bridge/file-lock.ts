@@ -107,18 +107,23 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
         throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
       }
     }
+    // Taken over only from a holder read and found gone: one that cannot be read is being released or taken (a lock
+    // moved aside a moment ago), and taking it then moved a new holder's live lock away (lost appends, in a test).
     const current = await holderOf(lock);
-    if (!current || gone(current)) {
-      // Moved aside in one step: of two takers, one moves it, the other finds the lock free or taken anew. Had a new
-      // holder's lock appeared meanwhile and been moved instead, its changes land nowhere (its token is gone), so
-      // nothing it acknowledges is lost.
+    if (current && gone(current)) {
+      // Moved aside in one step, then checked: of two takers one moves it; had a new holder's lock appeared meanwhile
+      // and been moved instead, it is put back.
       const old = `${lock}.${token}.old`;
-      if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+      if (await rename(lock, old).then(() => true, () => false)) {
+        if ((await holderOf(old))?.token === current.token) await rm(old, { recursive: true, force: true });
+        else await rename(old, lock).catch(() => rm(old, { recursive: true, force: true }));
+      }
       continue;
     }
     if (Date.now() > deadline) {
       await rm(staging, { recursive: true, force: true });
-      throw new Error(`Cannot lock ${rel}: another bridge (process ${current.pid}) has held it for over ${WAIT_MS / 1000} s. If it hangs, stop it; its lock is then taken over at once.`);
+      const who = current ? `another bridge (process ${current.pid}) has held it` : `its lock (${lock}) has had no readable holder`;
+      throw new Error(`Cannot lock ${rel}: ${who} for over ${WAIT_MS / 1000} s. If it hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
     wait = Math.min(wait * 1.5, 40);

@@ -11,7 +11,7 @@ import { basename, dirname, join, relative } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
-import { createConfinedTree, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { createConfinedTree, fileStamp, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
 export const MAX_READ = MAX_READ_BYTES;
@@ -153,9 +153,11 @@ export class NodeRuntimeFs implements RuntimeFs {
   async update(path: string, change: FileChange): Promise<void> {
     const { root, rel } = await this.place(path, "change");
     await withFileLock(root, rel, async () => {
+      // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
+      const unchanged = await fileStamp(root, rel);
       const next = await change(await this.read(root, rel));
       if (next === undefined) return;
-      const done = next === null ? await removeConfined(root, rel) : await writeConfined(root, rel, next);
+      const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
     });
   }

@@ -62,6 +62,20 @@ it("writes atomically through a temp file in the same directory, making parents"
   expect(await fs.stat(join(root, "empty/dir"))).toBe("dir");
 });
 
+it("changes a file only over what it read: the user's editor, which takes no lock, keeps its save (a sixteenth review)", async () => {
+  const target = join(root, "docs/log.md");
+  writeFileSync(target, "- one\n");
+  await fs.update(target, async (old) => new TextEncoder().encode(`${new TextDecoder().decode(old)}- two\n`));
+  expect(readFileSync(target, "utf8")).toBe("- one\n- two\n");
+  // The editor saves while the bridge appends (between its read and its rename).
+  const change = fs.update(target, async (old) => {
+    writeFileSync(target, "- one\n- two\n- the user's line\n");
+    return new TextEncoder().encode(`${new TextDecoder().decode(old)}- three\n`);
+  });
+  await expect(change).rejects.toThrow(/was changed by another program \(an editor\?\) while this changed it.*nothing was written/);
+  expect(readFileSync(target, "utf8")).toBe("- one\n- two\n- the user's line\n");
+});
+
 it("resolves paths like Python's Path.resolve: symlinks first, then '..', a missing tail as written", async () => {
   const real = realpathSync(root);
   // Plain strings: path.join would collapse the ".." before the symlink is seen.
