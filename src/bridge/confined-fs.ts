@@ -294,7 +294,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (refused) return refused;
   const dir = dirname(target);
   sweepLeftovers(dir);
-  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `.${basename(target)}.${TEMP_MARK}${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     try {
@@ -322,6 +322,10 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   }
 }
 
+/** In a writer's temp file's name: what the sweep removes is ours alone, never a user's file of a like name. */
+const TEMP_MARK = "bmad-mcp-";
+const OUR_TEMP = new RegExp(`^\\..+\\.${TEMP_MARK}[0-9a-f]{12}\\.tmp$`);
+
 /** Folders whose leftovers were looked for, in this process: once each. */
 const swept = new Set<string>();
 /** How old a writer's temp file must be to be taken for one a killed writer left (a live one lasts milliseconds). */
@@ -334,7 +338,7 @@ function sweepLeftovers(dir: string): void {
   swept.add(dir);
   void (async () => {
     for (const name of await readdir(dir).catch(() => [] as string[])) {
-      if (!writerLeftover(name)) continue;
+      if (!OUR_TEMP.test(name)) continue;
       const st = await lstat(join(dir, name)).catch(() => undefined);
       if (st?.isFile() && Date.now() - st.mtimeMs > LEFTOVER_AGE_MS) await rm(join(dir, name), { force: true });
     }
@@ -389,7 +393,7 @@ export async function removeConfined(root: string, rel: string, changer: Changer
  *  place (`.name.<12 hex>.tmp`) or a folder's staging copy (`.staging-XXXXXX`). Never the project's content: the
  *  bridge's listings leave them out, and so do push and the tools. */
 export function writerLeftover(name: string): boolean {
-  return (name.startsWith(".") && /\.[0-9a-f]{12}\.tmp$/.test(name)) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
+  return (name.startsWith(".") && /\.(bmad-mcp-)?[0-9a-f]{12}\.tmp$/.test(name)) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
 }
 
 /**

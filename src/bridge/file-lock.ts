@@ -10,7 +10,7 @@
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
@@ -55,20 +55,23 @@ async function holderOf(lock: string): Promise<Holder | undefined> {
 
 let locksRoot: string | undefined;
 
-/** This user's locks folder on this machine: private (0700, theirs, no link), made once per process. Another user's
- *  folder of that name is refused, never used. What a killed holder left is cleared then. */
+/** This user's locks folder on this machine: private (0700, theirs, no link), made once per process (again if it went,
+ *  as a clean-up of /tmp removes it). Another user's folder of that name is refused, never used: the user's runtime
+ *  folder (XDG_RUNTIME_DIR) or their own temp folder (macOS, Windows) is used where there is one, which no one else can
+ *  make first. What a killed holder left is cleared then. */
 function locksFolder(): string {
   if (locksRoot) return locksRoot;
   const who = process.getuid?.() ?? userInfo().username;
-  const dir = join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${who}`);
+  const base = process.env.XDG_RUNTIME_DIR?.startsWith("/") ? process.env.XDG_RUNTIME_DIR : process.platform === "linux" ? "/tmp" : tmpdir();
+  const dir = join(base, `bmad-mcp-locks-${who}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
   if (!st.isDirectory() || (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o077) !== 0))) {
     throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
   }
   for (const name of readdirSync(dir)) {
-    // A staging or removed lock a killed process left: its holder is gone.
-    if (!/\.(new|old)$/.test(name)) continue;
+    // A staging, removed or takeover folder a killed process left: its holder is gone.
+    if (!/\.(new|old|takeover)$/.test(name)) continue;
     try {
       const record = Holder.safeParse(JSON.parse(readFileSync(join(dir, name, "holder"), "utf8")));
       if (!record.success || gone(record.data)) void rm(join(dir, name), { recursive: true, force: true });
@@ -88,12 +91,19 @@ export async function lockFolder(root: string, rel: string): Promise<string> {
 /** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change
  *  `work` makes through the confined file system lands only if the lock is still this call's (looked at just before). */
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
-  const lock = await lockFolder(root, rel);
+  let lock = await lockFolder(root, rel);
   const token = randomUUID();
   const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), token, path: resolve(root, rel) };
-  const staging = `${lock}.${token}.new`;
-  await mkdir(staging, { mode: 0o700 });
-  await writeFile(join(staging, "holder"), JSON.stringify(holder));
+  let staging = `${lock}.${token}.new`;
+  try {
+    await stage(staging, holder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    locksRoot = undefined; // the locks folder went (a clean-up of /tmp): made again
+    lock = await lockFolder(root, rel);
+    staging = `${lock}.${token}.new`;
+    await stage(staging, holder);
+  }
   const deadline = Date.now() + WAIT_MS;
   let wait = 2;
   for (;;) {
@@ -107,23 +117,18 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
         throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
       }
     }
-    // Taken over only from a holder read and found gone: one that cannot be read is being released or taken (a lock
-    // moved aside a moment ago), and taking it then moved a new holder's live lock away (lost appends, in a test).
+    // Taken over only from a holder read and found gone (one that cannot be read is being released, or was just taken:
+    // taking it then moved a new holder's live lock away, and appends were lost in a test), or from a record no holder
+    // of this version wrote (another version's, a damaged one) once it is older than a wait.
     const current = await holderOf(lock);
-    if (current && gone(current)) {
-      // Moved aside in one step, then checked: of two takers one moves it; had a new holder's lock appeared meanwhile
-      // and been moved instead, it is put back.
-      const old = `${lock}.${token}.old`;
-      if (await rename(lock, old).then(() => true, () => false)) {
-        if ((await holderOf(old))?.token === current.token) await rm(old, { recursive: true, force: true });
-        else await rename(old, lock).catch(() => rm(old, { recursive: true, force: true }));
-      }
+    const dead = current ? (gone(current) ? current.token : undefined) : await unreadable(lock);
+    if (dead) {
+      await takeOver(lock, dead, holder);
       continue;
     }
     if (Date.now() > deadline) {
       await rm(staging, { recursive: true, force: true });
-      const who = current ? `another bridge (process ${current.pid}) has held it` : `its lock (${lock}) has had no readable holder`;
-      throw new Error(`Cannot lock ${rel}: ${who} for over ${WAIT_MS / 1000} s. If it hangs, stop it; its lock is then taken over at once.`);
+      throw new Error(`Cannot lock ${rel}: another bridge (process ${current?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
     wait = Math.min(wait * 1.5, 40);
@@ -140,11 +145,47 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
   }
 }
 
-/** One lock per file, however it is named: where it really lands (after symlinks on the way), folded. An existing file
- *  is one realpath away. */
+/** A folder holding `holder`'s record, made before it is renamed into place (so no one sees it without one). */
+async function stage(dir: string, holder: Holder): Promise<void> {
+  await mkdir(dir, { mode: 0o700 });
+  await writeFile(join(dir, "holder"), JSON.stringify(holder));
+}
+
+/** A token naming a lock whose record cannot be read and that is older than a wait (a live lock is always readable:
+ *  its record is in it before it is in place), or undefined. */
+async function unreadable(lock: string): Promise<string | undefined> {
+  const st = await stat(lock, { bigint: true }).catch(() => undefined);
+  return st && Date.now() - Number(st.mtimeMs) > WAIT_MS ? `unreadable-${st.ino}` : undefined;
+}
+
+/** Takes over the lock of a gone holder (`dead`, its token). One call only takes one holder's lock over: the one that
+ *  puts the takeover folder named by that token in place, while the lock is still that holder's (no one else may move
+ *  it then), so a live lock taken meanwhile is never moved (review 17). A taker that died mid-way leaves its folder,
+ *  which the next taker removes. */
+async function takeOver(lock: string, dead: string, me: Holder): Promise<void> {
+  const mutex = `${lock}.${dead}.takeover`;
+  const staging = `${lock}.${me.token}.t.new`;
+  await stage(staging, me);
+  const placed = await rename(staging, mutex).then(() => true, () => false);
+  if (!placed) {
+    await rm(staging, { recursive: true, force: true });
+    const taker = await holderOf(mutex);
+    if (taker && gone(taker)) await rm(mutex, { recursive: true, force: true });
+    return;
+  }
+  const current = await holderOf(lock);
+  if ((current?.token ?? (await unreadable(lock))) === dead) {
+    const old = `${lock}.${me.token}.old`;
+    if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+  }
+  await rm(mutex, { recursive: true, force: true });
+}
+
+/** One lock per file, however it is named: where it really lands (after symlinks on the way), folded (macOS and
+ *  Windows take PRD.md and prd.md for one file). By its path, which stays the same as folders on the way are made (a
+ *  key by folder device and inode changed then, and two starts at once both held "the" lock); so one file reached
+ *  through two mount points (a bind mount) has two locks. */
 async function lockKey(root: string, rel: string): Promise<string> {
-  const real = await realpath(resolve(root, rel)).catch(() => undefined);
-  if (real !== undefined) return foldPath(real);
   const landed = await landingOf(root, rel);
   return foldPath(landed.ok ? landed.real : resolve(root, rel));
 }

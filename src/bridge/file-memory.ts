@@ -12,7 +12,7 @@ import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMOR
 import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines, SHARED_CONTEXT_FILE, structuredFile, memoryLines } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
-import { listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
+import { fileStamp, listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 
@@ -130,6 +130,8 @@ export class FileMemory implements ProjectMemory {
     // Under the file's cross-process lock, read again: another bridge on this project (or bmad-files) may have
     // written it since, and its memories must be in what this write keeps.
     return this.serial(() => withFileLock(this.realRoot, rel, async () => {
+      // Written only over what was read: another program's save meanwhile stands (review 17).
+      const unchanged = await fileStamp(this.root, rel);
       const loaded = await this.load();
       const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
@@ -142,7 +144,7 @@ export class FileMemory implements ProjectMemory {
       memories.set(memory.id, stored);
       const text = memoryLines(memories.values()) + (file.broken ?? []).map((l) => `${l}\n`).join("");
       if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
-      const written = await writeConfined(this.root, rel, text);
+      const written = await writeConfined(this.root, rel, text, { unchanged });
       if (!written.ok) return { ok: false, error: written.error };
       // Our own write: update what is loaded rather than reading everything again.
       const entry = entryOf(stored);

@@ -2,7 +2,7 @@
 // install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -279,6 +279,13 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect((await files(client, { action: "write", path: "docs/a.md", content: "second\n" })).isError).toBe(false);
     expect(performance.now() - started).toBeLessThan(2000);
     expect(readFileSync(join(dir, "docs/a.md"), "utf8")).toBe("second\n");
+    expect(existsSync(lock)).toBe(false);
+    // A record no holder of this version wrote (damaged, another version's) is taken over once older than a wait.
+    mkdirSync(lock);
+    writeFileSync(join(lock, "holder"), "{ not a record");
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    expect((await files(client, { action: "write", path: "docs/a.md", content: "third\n" })).isError).toBe(false);
     expect(existsSync(lock)).toBe(false);
   });
 

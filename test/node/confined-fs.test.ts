@@ -101,18 +101,22 @@ describe("writing", () => {
     mkdirSync(join(root, "private"));
     writeFileSync(join(root, "private/notes.md"), "mine", { mode: 0o600 });
     writeFileSync(join(root, "private/run.md"), "x", { mode: 0o755 });
-    const left = join(root, "private/.notes.md.0123456789ab.tmp");
+    const left = join(root, "private/.notes.md.bmad-mcp-0123456789ab.tmp");
     writeFileSync(left, "a whole copy");
     const old = new Date(Date.now() - 3_600_000);
     utimesSync(left, old, old);
-    const fresh = join(root, "private/.run.md.ba9876543210.tmp");
+    const fresh = join(root, "private/.run.md.bmad-mcp-ba9876543210.tmp");
     writeFileSync(fresh, "a live writer's");
+    // A user's own file of a like name, as old, is theirs (a seventeenth review).
+    const draft = join(root, "private/.draft.0123456789ab.tmp");
+    writeFileSync(draft, "mine");
+    utimesSync(draft, old, old);
     expect(await writeConfined(root, "private/notes.md", "changed")).toMatchObject({ ok: true });
     expect(await writeConfined(root, "private/run.md", "changed")).toMatchObject({ ok: true });
     expect(statSync(join(root, "private/notes.md")).mode & 0o777).toBe(0o600);
     expect(statSync(join(root, "private/run.md")).mode & 0o777).toBe(0o644);
     await new Promise((r) => setTimeout(r, 100));
-    expect(readdirSync(join(root, "private")).sort()).toEqual([".run.md.ba9876543210.tmp", "notes.md", "run.md"]);
+    expect(readdirSync(join(root, "private")).sort()).toEqual([".draft.0123456789ab.tmp", ".run.md.bmad-mcp-ba9876543210.tmp", "notes.md", "run.md"]);
   });
 
   it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {
