@@ -38,6 +38,20 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) => {
 const files = (c: Client, args: Record<string, unknown>) => call(c, "bmad-files", args);
 const bmadRun = (c: Client, command: string) => call(c, "bmad-run", { command });
 
+
+/** The lock of `first` (a project root and a path in it) keeps a call on `second` out until it is released: one file. */
+async function expectOneAtATime(first: [string, string], second: [string, string]): Promise<void> {
+  const events: string[] = [];
+  const held = withFileLock(...first, async () => {
+    events.push("first in");
+    await new Promise((r) => setTimeout(r, 300));
+    events.push("first out");
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  await withFileLock(...second, async () => void events.push("second in"));
+  await held;
+  expect(events).toEqual(["first in", "first out", "second in"]);
+}
 describe("the model cannot write outside the project, into machinery, or a script", () => {
   it("confines a ported script's paths whatever form its option takes (-o/abs, -o../x, -olink)", async () => {
     const { dir } = sharedProject();
@@ -316,16 +330,7 @@ describe("compare-and-set holds under the lock that writes", () => {
     const root = realpathSync(dir);
     mkdirSync(join(dir, "app/_bmad-output"), { recursive: true });
     expect(await lockFolder(root, "app/_bmad-output/log.md")).toBe(await lockFolder(join(root, "app"), "_bmad-output/log.md"));
-    const events: string[] = [];
-    const outer = withFileLock(root, "app/_bmad-output/log.md", async () => {
-      events.push("outer in");
-      await new Promise((r) => setTimeout(r, 300));
-      events.push("outer out");
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    await withFileLock(join(root, "app"), "_bmad-output/log.md", async () => void events.push("inner in"));
-    await outer;
-    expect(events).toEqual(["outer in", "outer out", "inner in"]);
+    await expectOneAtATime([root, "app/_bmad-output/log.md"], [join(root, "app"), "_bmad-output/log.md"]);
   });
 
   it("holds one lock per file by whatever name: through a folder's symlink, and in another case (one file on macOS and Windows)", async () => {
@@ -333,16 +338,7 @@ describe("compare-and-set holds under the lock that writes", () => {
     const root = realpathSync(dir);
     mkdirSync(join(dir, "docs"), { recursive: true });
     symlinkSync(join(dir, "docs"), join(dir, "linked-docs"));
-    const events: string[] = [];
-    const first = withFileLock(root, "linked-docs/PRD.md", async () => {
-      events.push("first in");
-      await new Promise((r) => setTimeout(r, 300));
-      events.push("first out");
-    });
-    await new Promise((r) => setTimeout(r, 50));
-    await withFileLock(root, "docs/prd.md", async () => void events.push("second in"));
-    await first;
-    expect(events).toEqual(["first in", "first out", "second in"]);
+    await expectOneAtATime([root, "linked-docs/PRD.md"], [root, "docs/prd.md"]);
   });
 
   it("keeps every memlog entry appended at once through two bridges, and BMAD's Python reads the log", async () => {
