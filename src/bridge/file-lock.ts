@@ -70,14 +70,17 @@ function locksFolder(): string {
     throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
   }
   for (const name of readdirSync(dir)) {
-    // A staging, removed or takeover folder a killed process left: its holder is gone.
+    // A staging, removed or takeover folder a killed process left: its holder is gone (one without a record yet is
+    // another process's, being made, unless it is older than a wait).
     if (!/\.(new|old|takeover)$/.test(name)) continue;
+    let record: Holder | undefined;
     try {
-      const record = Holder.safeParse(JSON.parse(readFileSync(join(dir, name, "holder"), "utf8")));
-      if (!record.success || gone(record.data)) void rm(join(dir, name), { recursive: true, force: true });
+      record = Holder.parse(JSON.parse(readFileSync(join(dir, name, "holder"), "utf8")));
     } catch {
-      void rm(join(dir, name), { recursive: true, force: true });
+      record = undefined;
     }
+    const stale = record ? gone(record) : Date.now() - (lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > WAIT_MS;
+    if (stale) void rm(join(dir, name), { recursive: true, force: true });
   }
   return (locksRoot = dir);
 }
