@@ -70,9 +70,9 @@ function locksFolder(): string {
     throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
   }
   for (const name of readdirSync(dir)) {
-    // A staging, removed or takeover folder a killed process left: its holder is gone (one without a record yet is
-    // another process's, being made, unless it is older than a wait).
-    if (!/\.(new|old|takeover)$/.test(name)) continue;
+    // A staging or moved-aside folder a killed process left: its holder is gone (one without a record yet is another
+    // process's, being made, unless it is older than a wait). Takeover folders are cleared by the next taker.
+    if (!/\.(new|old)$/.test(name)) continue;
     let record: Holder | undefined;
     try {
       record = Holder.parse(JSON.parse(readFileSync(join(dir, name, "holder"), "utf8")));
@@ -125,10 +125,8 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     // of this version wrote (another version's, a damaged one) once it is older than a wait.
     const current = await holderOf(lock);
     const dead = current ? (gone(current) ? current.token : undefined) : await unreadable(lock);
-    if (dead) {
-      await takeOver(lock, dead, holder);
-      continue;
-    }
+    // Taken over: tried again at once. Another call taking it over (stalled, perhaps): waited for, as for a holder.
+    if (dead && (await takeOver(lock, dead, holder))) continue;
     if (Date.now() > deadline) {
       await rm(staging, { recursive: true, force: true });
       throw new Error(`Cannot lock ${rel}: another bridge (process ${current?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
@@ -161,11 +159,11 @@ async function unreadable(lock: string): Promise<string | undefined> {
   return st && Date.now() - Number(st.mtimeMs) > WAIT_MS ? `unreadable-${st.ino}` : undefined;
 }
 
-/** Takes over the lock of a gone holder (`dead`, its token). One call only takes one holder's lock over: the one that
- *  puts the takeover folder named by that token in place, while the lock is still that holder's (no one else may move
- *  it then), so a live lock taken meanwhile is never moved (review 17). A taker that died mid-way leaves its folder,
- *  which the next taker removes. */
-async function takeOver(lock: string, dead: string, me: Holder): Promise<void> {
+/** Takes over the lock of a gone holder (`dead`, its token); true once that lock is gone. One call only takes one
+ *  holder's lock over: the one that puts the takeover folder named by that token in place, while the lock is still
+ *  that holder's (no one else may move it then), so a live lock taken meanwhile is never moved (review 17). A taker that
+ *  died mid-way leaves its folder, which the next taker removes as it removes a dead lock (removeIfStill). */
+async function takeOver(lock: string, dead: string, me: Holder): Promise<boolean> {
   const mutex = `${lock}.${dead}.takeover`;
   const staging = `${lock}.${me.token}.t.new`;
   await stage(staging, me);
@@ -173,15 +171,28 @@ async function takeOver(lock: string, dead: string, me: Holder): Promise<void> {
   if (!placed) {
     await rm(staging, { recursive: true, force: true });
     const taker = await holderOf(mutex);
-    if (taker && gone(taker)) await rm(mutex, { recursive: true, force: true });
-    return;
+    if (taker && gone(taker)) await removeIfStill(mutex, taker.token, me.token);
+    return false;
   }
   const current = await holderOf(lock);
-  if ((current?.token ?? (await unreadable(lock))) === dead) {
-    const old = `${lock}.${me.token}.old`;
-    if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+  const moved = (current?.token ?? (await unreadable(lock))) === dead && (await removeIfStill(lock, dead, me.token));
+  await removeIfStill(mutex, me.token, me.token);
+  return moved;
+}
+
+/** Removes the folder at `path` if it still holds the record of `token` (or one unreadable, named so): moved aside
+ *  under a name of this call's first, then checked, and put back if another's was moved meanwhile (removing a folder
+ *  in place after a look removed a live taker's, and a change was lost: review 18). */
+async function removeIfStill(path: string, token: string, mine: string): Promise<boolean> {
+  const aside = `${path}.${mine}.old`;
+  if (!(await rename(path, aside).then(() => true, () => false))) return false;
+  const moved = await holderOf(aside);
+  if ((moved?.token ?? (token.startsWith("unreadable-") ? token : undefined)) === token) {
+    await rm(aside, { recursive: true, force: true });
+    return true;
   }
-  await rm(mutex, { recursive: true, force: true });
+  await rename(aside, path).catch(() => undefined); // someone's since: theirs stays where it was, or is swept once they are gone
+  return false;
 }
 
 /** One lock per file, however it is named: where it really lands (after symlinks on the way), folded (macOS and
