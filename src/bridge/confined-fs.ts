@@ -390,10 +390,10 @@ export async function removeConfined(root: string, rel: string, changer: Changer
 }
 
 /** What a write cut short (the bridge killed mid-write) leaves beside its target: the temp file a write renames into
- *  place (`.name.<12 hex>.tmp`) or a folder's staging copy (`.staging-XXXXXX`). Never the project's content: the
+ *  place (`.name.bmad-mcp-<12 hex>.tmp`, a user's look-alike file being theirs) or a folder's staging copy (`.staging-XXXXXX`). Never the project's content: the
  *  bridge's listings leave them out, and so do push and the tools. */
 export function writerLeftover(name: string): boolean {
-  return (name.startsWith(".") && /\.(bmad-mcp-)?[0-9a-f]{12}\.tmp$/.test(name)) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
+  return OUR_TEMP.test(name) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
 }
 
 /**

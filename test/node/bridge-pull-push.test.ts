@@ -176,7 +176,7 @@ describe("against the real Worker", () => {
     writeFileSync(local("src/app.ts"), "export {};\n"); // the repository's code: stays local
     rmSync(local(OUTLINE));
     // What a bridge killed mid-write left here is not pushed.
-    writeFileSync(local(`${RUN}/.prd.md.0123456789ab.tmp`), "half a PRD");
+    writeFileSync(local(`${RUN}/.prd.md.bmad-mcp-0123456789ab.tmp`), "half a PRD");
     mkdirSync(local(`${RUN}/.staging-Ab12Cd`));
     writeFileSync(local(`${RUN}/.staging-Ab12Cd/epics.md`), "half a folder");
     const out = await sync("push", dir);

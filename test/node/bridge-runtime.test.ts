@@ -307,7 +307,7 @@ describe("a PRD from idea to final, with MCP calls only", () => {
     expect(architecture).toContain(`${dir}/_bmad-output/planning-artifacts`);
     expect(await files({ action: "list", path: "_bmad-output/planning-artifacts/**/prd.md" })).toContain(prdPath);
     // What a write cut short leaves (a bridge killed mid-write) is no file of the project's: listings leave it out.
-    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.prd.md.0123456789ab.tmp"), "half a PRD");
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.prd.md.bmad-mcp-0123456789ab.tmp"), "half a PRD");
     mkdirSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd"));
     writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd/epics.md"), "half a folder");
     const run = await files({ action: "list", path: "_bmad-output/planning-artifacts/prds/prd-todo" });
