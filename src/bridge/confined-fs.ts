@@ -259,19 +259,29 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
   }
 }
 
+/** What a file was when a change read it (stamp), checked again just before the change lands: another program
+ *  (the user's editor, which takes no lock of ours) may have saved it meanwhile. */
+export function fileStamp(root: string, rel: string): Promise<string> {
+  return stampOf(resolve(root, rel));
+}
+
+async function stampOf(path: string): Promise<string> {
+  const st = await stat(path, { bigint: true }).catch(() => undefined);
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "absent";
+}
+
+/** Why a change made over the file at `target` as it was (`unchanged`, its stamp) may not land: it changed since. */
+async function changedSince(target: string, rel: string, unchanged: string | undefined): Promise<ConfinedFailure | undefined> {
+  if (unchanged === undefined || (await stampOf(target)) === unchanged) return undefined;
+  return failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
+}
+
 /**
  * Creates or replaces a file inside the root: parents are made (never through a link that leads out),
  * the bytes go to a temp file beside the target, synced, then renamed over it, so readers see the old
  * file or the new one. A target that is a symlink inside the root is written where it points.
  * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
  */
-/** What a file was when a change read it (stamp), checked again just before the change lands: another program
- *  (the user's editor, which takes no lock of ours) may have saved it meanwhile. */
-export async function fileStamp(root: string, rel: string): Promise<string> {
-  const st = await stat(resolve(root, rel), { bigint: true }).catch(() => undefined);
-  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "absent";
-}
-
 export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number; unchanged?: string } & Changer = {}): Promise<Confined<{ path: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
@@ -309,7 +319,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
     // The folder may have been swapped for a link since it was checked: look again before the rename.
     const realDir = await realpath(dir);
     const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
-    const refused = moved ?? (await lockLost(rel)) ?? (opts.unchanged !== undefined && (await fileStamp(at.realRoot, relative(at.realRoot, target))) !== opts.unchanged ? changedMeanwhile(rel) : undefined);
+    const refused = moved ?? (await lockLost(rel)) ?? (await changedSince(target, rel, opts.unchanged));
     if (refused) {
       await rm(temp, { force: true });
       return refused;
@@ -345,10 +355,6 @@ function sweepLeftovers(dir: string): void {
   })();
 }
 
-function changedMeanwhile(rel: string): ConfinedFailure {
-  return failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
-}
-
 async function createExclusive(realRoot: string, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
   let handle: FileHandle;
   try {
@@ -378,11 +384,10 @@ export async function removeConfined(root: string, rel: string, changer: Changer
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
   if (!parent.ok) return parent.code === "missing" ? { ok: true } : parent;
   const target = join(parent.path, basename(at.abs));
-  const refused =
-    landing(at.realRoot, target, rel, changer) ?? (await lockLost(rel)) ?? (changer.unchanged !== undefined && (await fileStamp(at.realRoot, relative(at.realRoot, target))) !== changer.unchanged ? changedMeanwhile(rel) : undefined);
+  const refused = landing(at.realRoot, target, rel, changer) ?? (await lockLost(rel)) ?? (await changedSince(target, rel, changer.unchanged));
   if (refused) return refused;
   try {
-    await unlink(join(parent.path, basename(at.abs)));
+    await unlink(target);
   } catch (e) {
     if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
   }
