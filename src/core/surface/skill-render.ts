@@ -87,14 +87,20 @@ export function fillConfigValues(text: string, config: Map<string, string>): str
  *  names a 4 KB value 100,000 times made 5 GB a render and ended the bridge (review 16). Past it, names stay as written. */
 const MAX_RENDER_GROWTH = 1024 * 1024;
 
-/** A replacer's guard for one text: `value` for `token` while the text has grown less than MAX_RENDER_GROWTH, else the token. */
-function bounded(): (token: string, value: string) => string {
+/** A replacer's guard for one text: `value` for `token` while the text has grown at most `room` (MAX_RENDER_GROWTH),
+ *  else the token, and `capped` says it came to that. */
+function bounded(room = MAX_RENDER_GROWTH): ((token: string, value: string) => string) & { capped: boolean } {
   let grown = 0;
-  return (token, value) => {
-    if (grown + value.length - token.length > MAX_RENDER_GROWTH) return token;
+  const fill = (token: string, value: string): string => {
+    if (grown + value.length - token.length > room) {
+      fill.capped = true;
+      return token;
+    }
     grown += value.length - token.length;
     return value;
   };
+  fill.capped = false;
+  return fill;
 }
 
 /** Longest a config value becomes with the values it refers to: a path or a name is far shorter. */
@@ -105,14 +111,9 @@ const MAX_EXPANDED_VALUE = 4096;
  *  made 20 lines of config take gigabytes on every render (review 15). */
 export function expandConfigRefs(config: Map<string, string>, root: string): Map<string, string> {
   for (const [k, v] of config) {
-    let size = v.length;
-    const expanded = v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => {
-      const value = name === "project-root" ? root : name !== k && config.has(name) ? config.get(name)! : m;
-      if (size > MAX_EXPANDED_VALUE) return m;
-      size += value.length - m.length;
-      return value;
-    });
-    if (size <= MAX_EXPANDED_VALUE) config.set(k, expanded);
+    const fill = bounded(MAX_EXPANDED_VALUE - v.length);
+    const expanded = v.replace(/\{([a-z_-]+)\}/g, (m, name: string) => fill(m, name === "project-root" ? root : name !== k && config.has(name) ? config.get(name)! : m));
+    if (!fill.capped) config.set(k, expanded);
   }
   return config;
 }
