@@ -10,6 +10,7 @@ import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
 import { hasAuth, PropsSchema, SCOPES } from "./auth/identity.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
+import { readCapped } from "./read-capped.js";
 import type { Env } from "./env.js";
 import { DurableSessionStore } from "./session-store.js";
 import { workspaceRuntimes } from "../core/workspace/project-runtime.js";
@@ -68,25 +69,8 @@ type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }>;
  *  JSON (else the SDK answers the parse error). Other methods carry none. */
 async function readBody(request: Request): Promise<Body> {
   if (request.method !== "POST" || !request.body) return { ok: true };
-  const tooBig = { ok: false as const, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_REQUEST_BYTES) return tooBig;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (let next = await reader.read(); !next.done; next = await reader.read()) {
-    size += next.value.byteLength;
-    if (size > MAX_REQUEST_BYTES) {
-      await reader.cancel();
-      return tooBig;
-    }
-    chunks.push(next.value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
+  const bytes = await readCapped(request, MAX_REQUEST_BYTES);
+  if (!bytes) return { ok: false, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
   try {
     return { ok: true, bytes, parsed: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
   } catch {

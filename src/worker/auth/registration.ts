@@ -5,6 +5,7 @@ import * as z from "zod";
 import ipaddr from "ipaddr.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Env } from "../env.js";
+import { readCapped } from "../read-capped.js";
 import { oauthError } from "./oauth-error.js";
 
 export const REGISTRATION_LIMITS = {
@@ -62,31 +63,6 @@ function metadataProblem(value: unknown): string | undefined {
   return undefined;
 }
 
-async function readCapped(request: Request, max: number): Promise<string | undefined> {
-  if (Number(request.headers.get("content-length") ?? 0) > max) return undefined;
-  const reader = request.body?.getReader();
-  if (!reader) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
 /** The address registrations are counted by, or undefined for a local client of a loopback dev server. */
 function clientAddress(request: Request, host: string): string | undefined {
   const ip = request.headers.get("cf-connecting-ip")?.trim().toLowerCase();
@@ -103,7 +79,8 @@ function clientAddress(request: Request, host: string): string | undefined {
  */
 export async function registration(request: Request, env: Env, host: string, next: (request: Request) => Promise<Response>): Promise<Response> {
   if (request.method !== "POST") return next(request);
-  const body = await readCapped(request, L.bodyBytes);
+  const bytes = await readCapped(request, L.bodyBytes);
+  const body = bytes && new TextDecoder().decode(bytes);
   if (body === undefined) return oauthError(request, 413, "invalid_client_metadata", `The registration body is larger than ${L.bodyBytes / 1024} KB; send only the client's metadata.`);
   let json: unknown;
   try {
