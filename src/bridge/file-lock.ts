@@ -56,13 +56,16 @@ async function holderOf(lock: string): Promise<Holder | undefined> {
 let locksRoot: string | undefined;
 
 /** This user's locks folder on this machine: private (0700, theirs, no link), made once per process (again if it went,
- *  as a clean-up of /tmp removes it). Another user's folder of that name is refused, never used: the user's runtime
- *  folder (XDG_RUNTIME_DIR) or their own temp folder (macOS, Windows) is used where there is one, which no one else can
- *  make first. What a killed holder left is cleared then. */
+ *  as a clean-up of /tmp removes it). Another user's folder of that name is refused, never used. Where it is depends on
+ *  the machine alone, never on a process's environment (a bridge started with XDG_RUNTIME_DIR and one without it, as
+ *  MCP clients start them, must find one lock): the user's own runtime folder (`/run/user/<uid>`, which no one else can
+ *  make first) where the system has one, else /tmp. What a killed holder left is cleared then. */
 function locksFolder(): string {
   if (locksRoot) return locksRoot;
-  const who = process.getuid?.() ?? userInfo().username;
-  const base = process.env.XDG_RUNTIME_DIR?.startsWith("/") ? process.env.XDG_RUNTIME_DIR : process.platform === "linux" ? "/tmp" : tmpdir();
+  const uid = process.getuid?.();
+  const who = uid ?? userInfo().username;
+  const run = uid === undefined ? undefined : lstatSync(`/run/user/${uid}`, { throwIfNoEntry: false });
+  const base = run?.isDirectory() && run.uid === uid ? `/run/user/${uid}` : process.platform === "win32" ? tmpdir() : "/tmp";
   const dir = join(base, `bmad-mcp-locks-${who}`);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
