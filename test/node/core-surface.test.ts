@@ -86,6 +86,13 @@ it("removes secret-looking keys from configuration at any depth", () => {
   const commented = "# api_key: sk-abcdefghijklmnopqrstuv\nuser_name: Ada\n";
   expect(sanitizeConfigText("bmm/config.yaml", commented)).not.toContain("sk-abc");
   expect(sanitizeConfigText("bmm/config.yaml", commented)).toContain("user_name: Ada");
+  // A file that is one bare secret, no key (review 19): withheld as an entry with that value would be.
+  for (const [path, text] of [["bmm/config.yaml", "sk-abcdefghijklmnopqrstuv\n"], ["bmm/config.yaml", "- ghp_abcdefghijklmnopqrstuvwxyz0123\n- x\n"], ["config.user.yaml", '"postgres://app:hunter2@db/x"\n']] as const) {
+    const served = sanitizeConfigText(path, text);
+    expect(served.startsWith(`# ${REDACTED_NOTE}`), text).toBe(true);
+    expect(served).not.toMatch(/sk-abc|ghp_|hunter2/);
+    expect(configForScript(path, text)).not.toMatch(/sk-abc|ghp_|hunter2/);
+  }
 });
 
 it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {

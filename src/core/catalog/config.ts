@@ -219,7 +219,9 @@ function parseErrorSummary(error: unknown): string {
 }
 
 function withoutSecrets(path: string, text: string, data: unknown): string {
-  if (!hasSecretKey(data) && !hasSecretComment(text)) return text;
-  const clean = sanitizeConfig(data);
+  // A file that is one bare value (`sk-…` alone, a list of them) is judged by that value as an entry's would be.
+  const bareSecret = isSecretValue(data);
+  if (!bareSecret && !hasSecretKey(data) && !hasSecretComment(text)) return text;
+  const clean = bareSecret ? null : sanitizeConfig(data);
   return `# ${REDACTED_NOTE}\n${isToml(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
 }
