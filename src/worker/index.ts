@@ -71,14 +71,15 @@ export default {
     if (url.pathname === "/healthz") return new Response("ok");
     const origin = canonicalOrigin(env, url);
     if (!origin) return Response.json({ error: "unknown_host", error_description: `This server does not answer for ${url.host}; set PUBLIC_URL to its public origin.` }, { status: 403 });
+    // A token this isolate validated lately needs no provider: most /mcp calls end here.
+    const known = url.pathname === "/mcp" ? recall(request, `${origin}/mcp`) : undefined;
+    if (known) return (await mcp()).serveMcp(request, env, ctx, known.auth, known.props);
     const config = authConfig(env, url.hostname);
     const accessTokenTTL = config.ok ? config.config.accessTokenTTL : 3600;
     const provider = providerFor(origin, accessTokenTTL);
     const next = (r: Request) => provider.fetch(r, env, ctx);
     switch (url.pathname) {
       case "/mcp": {
-        const known = recall(request, `${origin}/mcp`);
-        if (known) return (await mcp()).serveMcp(request, env, ctx, known.auth, known.props);
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.

@@ -214,3 +214,8 @@ it("grows a render at most 1 MiB past its text: a 4 KB value named 100,000 times
   expect(rendered.endsWith("{k_big}")).toBe(true);
   expect(fillConfigValues(`${"{k_big}".repeat(100_000)}`, config).length).toBeLessThanOrEqual(700_000 + 1024 * 1024);
 });
+
+it("writes counts as en-US does, without Intl's formatter", async () => {
+  const { count } = await import("../../src/core/count.js");
+  for (const x of [0, 7, 999, 1000, 12_345, 1_048_576, -1234, 10_000_000_000, 1.5, Number.MAX_SAFE_INTEGER]) expect(count(x)).toBe(x.toLocaleString("en-US"));
+});

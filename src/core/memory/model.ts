@@ -5,6 +5,7 @@ import type { Catalog } from "../catalog/catalog.js";
 import { shortName } from "../catalog/names.js";
 import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
+import { count as n } from "../count.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -59,9 +60,6 @@ export const MEMORY_LINE = z.object({
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
-/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
-let counts: Intl.NumberFormat | undefined;
-const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 /** The text as its id sees it: the same words in another case or spacing are the same memory. */
 export function normaliseText(text: string): string {

@@ -1,6 +1,7 @@
 // What a workspace holds at most, checked before anything is stored, each with an error that names the limit
 // and the way out. Sizes are UTF-8 bytes of the file's content.
 import type { Result } from "../result.js";
+import { count as n } from "../count.js";
 
 export const MIB = 1024 * 1024;
 export const MAX_FILE_BYTES = 1 * MIB;
@@ -15,10 +16,6 @@ export const MAX_OFFERS_FROM_ONE_OWNER = 10;
 export const MAX_HISTORY_BYTES = 200 * MIB;
 
 export type LimitCheck = Result;
-
-/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
-let counts: Intl.NumberFormat | undefined;
-const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 /** The project's state before a change, and what the change leaves. */
 export interface WriteBudget {

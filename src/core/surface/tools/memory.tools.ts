@@ -8,12 +8,10 @@ import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import type { Result } from "../../result.js";
+import { count as n } from "../../count.js";
 
 export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
 const type = z.enum(MEMORY_TYPES).describe("Collection");
-/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
-let counts: Intl.NumberFormat | undefined;
-const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 
 async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (access: Extract<MemoryAccess, { ok: true }>) => Promise<ToolOutcome>): Promise<ToolOutcome> {
   if (!deps.memory) return fail("This endpoint keeps no project memory.");

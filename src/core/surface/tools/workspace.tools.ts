@@ -18,6 +18,7 @@ import { bundleUrisFor } from "../resources.js";
 import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool } from "../tool.js";
+import { count as n } from "../../count.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -25,9 +26,6 @@ const FILE_READS = new Set(["read", "list", "history"]);
 /** Shown at most, of a long list or history. */
 const MAX_LINES = 1000;
 
-/** As toLocaleString("en-US") writes it, with one formatter made on first use (toLocaleString makes one each call). */
-let counts: Intl.NumberFormat | undefined;
-const n = (x: number) => (counts ??= new Intl.NumberFormat("en-US")).format(x);
 const action = (raw: unknown) => (raw && typeof raw === "object" ? (raw as { action?: unknown }).action : undefined);
 const answersField = z.record(z.string(), z.record(z.string(), z.string())).optional().describe("Installer answers: module -> key -> value (create, config)");
 
