@@ -4,8 +4,6 @@
 // Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
 import { realpathSync } from "node:fs";
-import { stat } from "node:fs/promises";
-import { join } from "node:path";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
@@ -71,16 +69,11 @@ export class FileMemory implements ProjectMemory {
     return { paths: [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.slice(0, MAX_LEARNINGS_FILES)], skipped: Math.max(0, agents.length - MAX_LEARNINGS_FILES) };
   }
 
-  /** Size, modification time and inode: a change by anyone shows in one of them. Only a change detector
-   *  (one stat, as it is checked on every call): contents are read through the confined reader alone. */
+  /** The file's stamp (confined-fs fileStamp: a change by anyone shows in it), undefined where there is none. Only a
+   *  change detector (one stat, as it is checked on every call): contents are read through the confined reader alone. */
   private async stamp(rel: string): Promise<string | undefined> {
-    try {
-      const info = await stat(join(this.realRoot, rel));
-      return `${info.size}:${info.mtimeMs}:${info.ino}:${info.mode}`;
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      return code === "ENOENT" || code === "ENOTDIR" ? undefined : `error:${code}`;
-    }
+    const stamp = await fileStamp(this.root, rel);
+    return stamp === "absent" ? undefined : stamp;
   }
 
   private async readFile(rel: string, stamp: string): Promise<FileState> {
@@ -130,10 +123,10 @@ export class FileMemory implements ProjectMemory {
     // Under the file's cross-process lock, read again: another bridge on this project (or bmad-files) may have
     // written it since, and its memories must be in what this write keeps.
     return this.serial(() => withFileLock(this.realRoot, rel, async () => {
-      // Written only over what was read: another program's save meanwhile stands (review 17).
-      const unchanged = await fileStamp(this.root, rel);
       const loaded = await this.load();
       const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
+      // Written only over the content this merges into, by that content's stamp: another program's save since stands (review 17).
+      const unchanged = file.stamp || "absent";
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
       const before = memories.get(memory.id);
