@@ -9,7 +9,8 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
-import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import * as nodePath from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 
@@ -43,7 +44,7 @@ async function lockLost(rel: string): Promise<ConfinedFailure | undefined> {
 
 /** Why a change may not land at `real` (absolute, symlinks resolved), or undefined. */
 function landing(realRoot: string, real: string, rel: string, changer: Changer): ConfinedFailure | undefined {
-  const realRel = relative(realRoot, real);
+  const realRel = posixRelative(realRoot, real);
   const parts = realRel.split("/");
   const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
   const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
@@ -53,10 +54,20 @@ function landing(realRoot: string, real: string, rel: string, changer: Changer):
 }
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
-export function isInside(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !isAbsolute(rel));
+export function isInside(root: string, path: string, paths: PathApi = nodePath): boolean {
+  const rel = posixRelative(root, path, paths);
+  return rel === "" || (rel !== ".." && !rel.startsWith("../") && !paths.isAbsolute(rel));
 }
+
+/** `relative()` with "/" between names on every OS: the name rules (machinery, secrets, scripts) split on "/", and
+ *  Windows' "..\\x" is as far out as "../x". */
+export function posixRelative(from: string, to: string, paths: PathApi = nodePath): string {
+  const rel = paths.relative(from, to);
+  return paths.sep === "/" ? rel : rel.split(paths.sep).join("/");
+}
+
+/** node:path as this OS has it (tests pass path.win32). */
+type PathApi = Pick<typeof nodePath, "relative" | "sep" | "isAbsolute">;
 
 function describeKind(info: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
   if (info.isDirectory()) return "a directory";
@@ -186,7 +197,7 @@ export async function readConfined(root: string, rel: string, opts: { maxBytes?:
     const info = await handle.stat();
     if (!info.isFile()) return notFile(rel, info);
     // Judged on what was opened, not on the name looked up before: a link swapped in between is seen here.
-    const judged = opts.judge?.(relative(at.realRoot, opened ?? found.real), info.nlink);
+    const judged = opts.judge?.(posixRelative(at.realRoot, opened ?? found.real), info.nlink);
     if (judged) return failure("outside", rel, judged);
     const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
     if (info.size > max) return tooLarge;
@@ -220,7 +231,7 @@ export async function ensureConfinedDir(root: string, rel: string, opts: { label
   if (!at.ok) return at;
   let current = at.realRoot;
   let shown = "";
-  for (const part of relative(at.realRoot, at.abs).split("/").filter(Boolean)) {
+  for (const part of posixRelative(at.realRoot, at.abs).split("/").filter(Boolean)) {
     shown = shown ? `${shown}/${part}` : part;
     const next = join(current, part);
     const found = await follow(at.realRoot, next, label, shown);

@@ -7,11 +7,11 @@
 // change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
 import { lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
-import { createConfinedTree, fileStamp, isInside, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
 export const MAX_READ = MAX_READ_BYTES;
@@ -109,7 +109,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** The allowed root holding a real path, and the path relative to it. */
   private rooted(real: string): { root: string; rel: string } {
     const root = this.roots.find((r) => isInside(r, real))!;
-    return { root, rel: relative(root, real) };
+    return { root, rel: posixRelative(root, real) };
   }
 
   /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs. */

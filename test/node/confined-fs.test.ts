@@ -4,9 +4,9 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join } from "node:path";
+import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConfinedDir, isInside, listConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
+import { ensureConfinedDir, isInside, listConfined, posixRelative, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
@@ -86,6 +86,11 @@ describe("reading", () => {
     expect(isInside("/p", "/p/..dots")).toBe(true);
     expect(isInside("/p", "/p/../q")).toBe(false);
     expect(isInside("/p", "/pq")).toBe(false);
+    // Windows' paths (review 19: "..\\q" was taken for a name inside, and machinery was looked for in "a\\.git" whole).
+    expect(isInside("C:\\p", "C:\\q\\x", win32)).toBe(false);
+    expect(isInside("C:\\p", "D:\\p\\x", win32)).toBe(false);
+    expect(isInside("C:\\p", "C:\\p\\..dots", win32)).toBe(true);
+    expect(posixRelative("C:\\p", "C:\\p\\a\\.git\\config", win32)).toBe("a/.git/config");
   });
 });
 
