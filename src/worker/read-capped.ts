@@ -26,3 +26,13 @@ export async function readCapped(request: Request, max: number): Promise<Uint8Ar
   }
   return bytes;
 }
+
+/** A form body read up to `max` bytes: its bytes and, where they parse as the form its content type names, its
+ *  fields (a body of another type, or one that does not parse, has none). Undefined when it is over `max`. */
+export async function readCappedForm(request: Request, max: number): Promise<{ bytes: Uint8Array; form?: FormData } | undefined> {
+  const bytes = await readCapped(request, max);
+  if (!bytes) return undefined;
+  const type = request.headers.get("content-type");
+  const form = type ? await new Request("http://form.invalid/", { method: "POST", headers: { "content-type": type }, body: bytes }).formData().catch(() => undefined) : undefined;
+  return { bytes, ...(form ? { form } : {}) };
+}

@@ -27,6 +27,14 @@ it("parses YAML in one bounded way, src/core/yaml.ts (review 14: two parsers of 
   expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
 });
 
+it("reads what a request sends through one capped reader, src/worker/read-capped.ts (reviews 15 and 19: bodies of any size were buffered whole)", () => {
+  // The incoming request's body, read any other way (a clone, formData, json, text, arrayBuffer, Hono's c.req.*).
+  const own = files(join(ROOT, "src/worker"))
+    .filter((f) => !f.endsWith("src/worker/read-capped.ts"))
+    .filter((f) => /\b(request|req|c\.req|c\.req\.raw)\.(clone\(\)|formData\(|json\(|text\(|arrayBuffer\(|blob\(|parseBody\()/.test(readFileSync(f, "utf8")));
+  expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
+});
+
 it("uses the SDK's types instead of casts that undo them", () => {
   for (const file of ["src/core/surface/tool.ts", "src/core/surface/server.ts", "src/worker/index.ts", "src/worker/mcp.ts", "src/core/surface/tools/delivery.tools.ts"]) {
     expect(readFileSync(join(ROOT, file), "utf8"), file).not.toMatch(/ as unknown as | as never\b/);

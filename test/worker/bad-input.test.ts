@@ -138,4 +138,17 @@ describe("request bodies (review 15)", () => {
     expect(big.status).toBe(200);
     expect(await big.text()).toMatch(/Arguments for bmad-files exceed 3072 KB; send less/);
   });
+
+  it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {
+    const pad = `grant_type=refresh_token&refresh_token=x&pad=${"x".repeat(1024 * 1024)}`;
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    for (const body of [pad, new Blob([pad]).stream()]) {
+      const token = await workerFetch(`${ORIGIN}/oauth/token`, { method: "POST", headers: form, body, duplex: "half" } as RequestInit);
+      expect(token.status).toBe(413);
+      expect(await token.text()).toMatch(/A token request is at most 64 KB/);
+    }
+    const consent = await workerFetch(`${ORIGIN}/authorize`, { method: "POST", headers: form, body: `handle=x&decision=approve&pad=${"x".repeat(1024 * 1024)}` });
+    expect(consent.status).toBe(400);
+    expect(await consent.text()).toMatch(/a form of at most 16 KB/);
+  });
 });

@@ -8,6 +8,10 @@ import { githubAuthorizeUrl, githubIdentity } from "./github.js";
 import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPORTED, type Identity, type Props } from "./identity.js";
 import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
+import { readCappedForm } from "../read-capped.js";
+
+/** The consent form: a handle, a decision, the scopes and (local sign-in) an email. */
+const MAX_CONSENT_BYTES = 16 * 1024;
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -126,7 +130,9 @@ authPages.post("/authorize", async (c) => {
     return page(403, "Sign-in refused", `<p>This consent form was sent from ${escape(from)}, not from ${escape(self)}. Start again from your app, and approve on this server's own page.</p>`);
   }
   const { upstream } = c.get("config");
-  const form = await c.req.formData();
+  // Capped: read before anything is checked, and by anyone (review 19: 90 MB bodies were buffered whole).
+  const form = (await readCappedForm(c.req.raw, MAX_CONSENT_BYTES))?.form;
+  if (!form) return page(400, "Sign-in failed", `<p>This consent form is not one this server's page sends (a form of at most ${MAX_CONSENT_BYTES / 1024} KB). Start again from your app.</p>`);
   const handle = String(form.get("handle") ?? "");
   if (form.get("decision") !== "approve") {
     const denied = await oauth.denyConsent(c.req.raw, handle);

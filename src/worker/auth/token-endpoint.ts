@@ -6,6 +6,7 @@
 // - every grant the request names is forgotten by the token cache once the provider has answered.
 import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
+import { readCappedForm } from "../read-capped.js";
 import { checkClientId } from "./public-host.js";
 import { forgetGrant, grantOf } from "./token-cache.js";
 
@@ -13,6 +14,8 @@ import { forgetGrant, grantOf } from "./token-cache.js";
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 
 const USED_PREFIX = "bmad:refresh-used:";
+/** A token request is a few short fields; a client assertion (a signed JWT) the longest of them. */
+const MAX_BODY_BYTES = 64 * 1024;
 
 export interface TokenEndpointDeps {
   env: Env;
@@ -24,8 +27,12 @@ export interface TokenEndpointDeps {
 
 export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): Promise<Response> {
   if (request.method !== "POST") return deps.next(request);
-  const form = await request.clone().formData().catch(() => undefined);
-  if (!form) return deps.next(request); // the provider names what is wrong with the body
+  // Read once, capped (a clone read whole buffered any size, with no sign-in: review 19), and handed on as read.
+  const body = await readCappedForm(request, MAX_BODY_BYTES);
+  if (!body) return oauthError(request, 413, "invalid_request", `A token request is at most ${MAX_BODY_BYTES / 1024} KB; send only its fields.`);
+  const next = () => deps.next(new Request(request, { body: body.bytes }));
+  const { form } = body;
+  if (!form) return next(); // the provider names what is wrong with the body
   // Each parameter once (RFC 6749 §3.2): the provider and this check must read the same value, and with two
   // (an empty first one) this would judge one and the provider use the other.
   const repeated = [...new Set(form.keys())].find((name) => form.getAll(name).length > 1);
@@ -49,7 +56,7 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
     await deps.revokeGrant(userId, grantId);
     response = oauthError(request, 400, "invalid_grant", "This refresh token was already used once, so a copy of it may be in other hands: the sign-in it belongs to is now revoked. Sign in again.");
   } else {
-    response = await deps.next(request);
+    response = await next();
     if (presented && presentedGrant && response.status === 200) {
       await deps.env.OAUTH_KV.put(await usedKey(presented), "1", { expirationTtl: REFRESH_TOKEN_TTL_S });
     }
