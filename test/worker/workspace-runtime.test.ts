@@ -436,4 +436,21 @@ describe("secrets in a workspace's config", () => {
     const broken = await run(`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root} --key core`);
     expect(broken.text + JSON.stringify(broken.structured)).not.toContain(secrets[0]);
   });
+
+  it("are never written back by a script, which only saw the file without them (review 19: sprint_status.py update saved the redacted text)", async () => {
+    const files = { "deploy/config.yaml": "service: api\nopenai_api_key: sk-live-9999\n", "docs/compose.yaml": "services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: hunter2\n" };
+    for (const [path, content] of Object.entries(files)) {
+      const written = await ada.files({ action: "write", project, path, content });
+      const script = `uv run ${root}/.claude/skills/bmad-retrospective/scripts/sprint_status.py update --file ${root}/${path} --epic 1 --set-retro-done`;
+      const out = await run(script);
+      expect(out.isError, out.text).toBe(true);
+      expect(out.text).toContain(`${path} holds secret-looking keys (or text that does not parse here), which scripts are given removed`);
+      const history = await ada.files({ action: "history", project, path });
+      expect(history.structured.versions[0].version, history.text).toBe(written.structured.version);
+    }
+    // A config without secrets is the script's to change, as in BMAD.
+    await ada.files({ action: "write", project, path: "deploy/plain/config.yaml", content: "service: api\n" });
+    const plain = await run(`uv run ${root}/.claude/skills/bmad-retrospective/scripts/sprint_status.py update --file ${root}/deploy/plain/config.yaml --epic 1 --set-retro-done`);
+    expect(plain.structured.exit_code, plain.text).toBe(0);
+  });
 });

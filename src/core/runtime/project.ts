@@ -126,18 +126,37 @@ function sanitised(path: string, data: Uint8Array): Uint8Array {
   return clean === text ? data : new TextEncoder().encode(clean);
 }
 
+/** Why a script may not write a config-shaped file that holds what scripts are not shown (secret-looking keys, or text
+ *  that does not parse here): whatever it writes was made from the file without them, and would delete them. */
+function keptFromScripts(path: string): Error {
+  return new Error(`${path} holds secret-looking keys (or text that does not parse here), which scripts are given removed; written back by a script it would lose them, so it is left as it is. Change it with bmad-files, or have the user edit it`);
+}
+
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
- *  files read without their secret-looking keys, as everywhere they are served. */
+ *  files read without their secret-looking keys, as everywhere they are served, and a script never writes one
+ *  that holds any (review 19: sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
 export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
+  /** Whether a script's view of `data` at `path` leaves something out. */
+  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data) !== data;
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
       return data && isConfigShaped(path) ? sanitised(path, data) : data;
     },
-    writeFile: (path, data) => pick(path).writeFile(path, data),
-    // A config-shaped file is seen here as readFile shows it, without its secret-looking keys.
-    ...(project.update ? { update: (path: string, change: FileChange) => pick(path).update!(path, async (data) => change(data && isConfigShaped(path) ? sanitised(path, data) : data)) } : {}),
+    writeFile: async (path, data) => {
+      if (isConfigShaped(path) && hides(path, await pick(path).readFile(path))) throw keptFromScripts(path);
+      return pick(path).writeFile(path, data);
+    },
+    // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused.
+    ...(project.update ? {
+      update: (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
+        const seen = data && isConfigShaped(path) ? sanitised(path, data) : data;
+        const next = await change(seen);
+        if (next !== undefined && seen !== data) throw keptFromScripts(path);
+        return next;
+      }),
+    } : {}),
     // Only the project's files, and none that reads sanitised: those take update, which sees them as read.
     ...(project.editText ? { editText: async (path: string, edit: TextEdit) => (pick(path) === project && !isConfigShaped(path) ? project.editText!(path, edit) : undefined) } : {}),
     createTree: (dir, files) => pick(dir).createTree(dir, files),
