@@ -12,7 +12,8 @@ import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, s
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
-import { changeRefusal, machineryName } from "../core/workspace/paths.js";
+import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
+import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -165,6 +166,25 @@ export async function landingOf(root: string, rel: string): Promise<Confined<{ r
  *  link is another name of a file, a secret one included). A reason refuses the read. */
 export type ReadJudge = (realRel: string, links: number) => string | undefined;
 
+/** What no read of the project returns, whoever reads (review 19: memory and project context read with no rules, and
+ *  served a .env and .git/config through links): a file that holds secrets, by the name asked (`asked`) or the one
+ *  reached; another name of a file (a hard link); a config file reached from a path that is not that same config, since
+ *  a config is served without its secret-looking keys by what it is asked as (review 16: a config.yaml leading to a
+ *  TOML one; 19: docs/x.toml leading to _bmad/custom/x.toml); and machinery, but the folder a bridge state reader
+ *  keeps (`own`). Judged on the file as opened. */
+export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
+  return (real, links) => {
+    if (isSecretFile(real) || isSecretFile(asked)) return `holds secrets (an environment file, credentials or a key)${real === asked ? "" : `: it is ${real}`}; no tool reads it. Tell the model what it needs from it yourself.`;
+    if (links > 1) return "is a hard link, another name of a file that may hold anything: no tool reads one. Copy the file instead.";
+    if (isConfigShaped(real) && !(isConfigShaped(asked) && foldPath(basename(real)) === foldPath(basename(asked)))) {
+      return `leads to ${real}, a config file, through a symlink; read it by its own path, which serves it without its secret-looking keys.`;
+    }
+    const parts = real.split("/");
+    const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && own !== undefined && parts[0] === own));
+    return machinery ? `leads into ${machinery}/, tools' machinery rather than the project's content; refused.` : undefined;
+  };
+}
+
 /** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught;
  *  undefined with no /proc, where the realpath check before open stands alone. */
 async function openedPath(handle: FileHandle): Promise<string | undefined> {
@@ -172,8 +192,18 @@ async function openedPath(handle: FileHandle): Promise<string | undefined> {
 }
 
 
-/** A regular file's bytes, at most `maxBytes` (checked on the open descriptor; never more than max + 1 read). */
-export async function readConfined(root: string, rel: string, opts: { maxBytes?: number; judge?: ReadJudge } = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
+/** How a read is judged: by `judge` where given (its reason first), and always by contentRules (as `asked`, by
+ *  default `rel`; `own`: the machinery folder a bridge state reader keeps). */
+export interface ReadOptions {
+  maxBytes?: number;
+  judge?: ReadJudge;
+  asked?: string;
+  own?: Changer["own"];
+}
+
+/** A regular file's bytes, at most `maxBytes` (checked on the open descriptor; never more than max + 1 read), if the
+ *  rules every read keeps (contentRules) let it be read. */
+export async function readConfined(root: string, rel: string, opts: ReadOptions = {}): Promise<Confined<{ bytes: Buffer; path: string }>> {
   const max = opts.maxBytes ?? MAX_READ_BYTES;
   const at = await locate(root, rel);
   if (!at.ok) return at;
@@ -197,7 +227,8 @@ export async function readConfined(root: string, rel: string, opts: { maxBytes?:
     const info = await handle.stat();
     if (!info.isFile()) return notFile(rel, info);
     // Judged on what was opened, not on the name looked up before: a link swapped in between is seen here.
-    const judged = opts.judge?.(posixRelative(at.realRoot, opened ?? found.real), info.nlink);
+    const realRel = posixRelative(at.realRoot, opened ?? found.real);
+    const judged = opts.judge?.(realRel, info.nlink) ?? contentRules(opts.asked ?? rel, opts.own)(realRel, info.nlink);
     if (judged) return failure("outside", rel, judged);
     const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
     if (info.size > max) return tooLarge;
@@ -216,7 +247,7 @@ export async function readConfined(root: string, rel: string, opts: { maxBytes?:
   }
 }
 
-export async function readConfinedText(root: string, rel: string, opts: { maxBytes?: number } = {}): Promise<Confined<{ text: string; path: string }>> {
+export async function readConfinedText(root: string, rel: string, opts: ReadOptions = {}): Promise<Confined<{ text: string; path: string }>> {
   const read = await readConfined(root, rel, opts);
   return read.ok ? { ok: true, text: read.bytes.toString("utf8"), path: read.path } : read;
 }

@@ -73,7 +73,7 @@ export class FileSessionStore implements SessionStore {
   // Every file goes through the confined reader and writer: a .bmad-task/ or .claude/specs/ that is a
   // symlink out of the project is refused, never followed.
   private async readText(rel: string): Promise<string | undefined> {
-    const read = await readConfinedText(this.projectDir, rel, { maxBytes: MAX_STATE_BYTES });
+    const read = await readConfinedText(this.projectDir, rel, { maxBytes: MAX_STATE_BYTES, own: ".bmad-task" });
     if (read.ok) return read.text;
     if (read.code === "missing" || read.code === "is-dir") return undefined;
     throw new RefusedPath(read.error);
@@ -106,7 +106,7 @@ export class FileSessionStore implements SessionStore {
 
   private async load(id: string): Promise<Loaded> {
     const file = this.statePath(id);
-    const read = await readConfinedText(this.projectDir, file, { maxBytes: MAX_STATE_BYTES });
+    const read = await readConfinedText(this.projectDir, file, { maxBytes: MAX_STATE_BYTES, own: ".bmad-task" });
     if (!read.ok) {
       if (read.code === "missing") return undefined;
       // A link out, a device, a FIFO: refused by the confined reader, whose message names the file.

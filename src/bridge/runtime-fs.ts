@@ -7,10 +7,9 @@
 // change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
 import { lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
-import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
-import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
+import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
@@ -125,20 +124,13 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
-   *  link): no secrets file, no other name of a file, config only by its own name. */
+   *  link) by the rules every read keeps (confined-fs contentRules). */
   private async read(root: string, rel: string, asked = rel): Promise<Uint8Array | undefined> {
-    const judge = (real: string, links: number): string | undefined => {
-      if (isSecretFile(real) || isSecretFile(asked)) return `${real} holds secrets (an environment file, credentials or a key): no tool reads it. Tell the model what it needs from it yourself.`;
-      if (links > 1) return `${rel} is a hard link, another name of a file that may hold anything: no tool reads one. Copy the file instead.`;
-      // Config is served without its secrets by the name it is asked by, and parsed by it: a link with another name is not
-      // followed there (a `config.yaml` leading to a TOML config read as one YAML string, its keys unseen: review 16).
-      if (isConfigShaped(real) && foldPath(basename(real)) !== foldPath(basename(asked))) return `${asked} leads to ${real}, a config file, through a symlink; read it by its own name, which serves it without its secret-looking keys.`;
-      return real.split("/").map(machineryName).find(Boolean) ? `${rel} leads into machinery; refused.` : undefined;
-    };
-    const read = await readConfined(root, rel, { maxBytes: MAX_READ, judge });
+    const read = await readConfined(root, rel, { maxBytes: MAX_READ, asked });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
-    throw asError(read);
+    // Named as asked (`rel` is where its links lead).
+    throw asError(asked === rel || !read.error.startsWith(`${rel}: `) ? read : { ...read, error: `${asked}: ${read.error.slice(rel.length + 2)}` });
   }
 
   async writeFile(path: string, data: Uint8Array): Promise<void> {

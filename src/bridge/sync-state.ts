@@ -39,7 +39,7 @@ export type Loaded = Result<{ state: SyncState | undefined }>;
 
 /** The folder's state: undefined when there is none (never pulled here). */
 export async function loadState(dir: string): Promise<Loaded> {
-  const read = await readConfinedText(dir, STATE_FILE);
+  const read = await readConfinedText(dir, STATE_FILE, { own: ".bmad-mcp" });
   if (!read.ok) return read.code === "missing" ? { ok: true, state: undefined } : { ok: false, error: read.error };
   let raw: unknown;
   try {

@@ -171,6 +171,39 @@ describe("get_project_context", () => {
     expect((await call(client, "get_project_context", { section: "stack" })).structuredContent).toEqual({ stack: "TypeScript" });
     expect((await call(client, "get_project_context")).structuredContent).toMatchObject({ name: "inside-link" });
   });
+
+  it("keeps the rules every read keeps, through links inside the project too (review 19: a .env and .git/config were served)", async () => {
+    reset();
+    writeFileSync(join(dir, ".env"), "STRIPE_LIVE=sk_live_envsecret123\n");
+    mkdirSync(join(dir, ".git"), { recursive: true });
+    writeFileSync(join(dir, ".git/config"), "[remote]\n  url = https://alice:ghp_SECRETtoken123456@github.com/x\n");
+    mkdirSync(join(dir, "_bmad/custom"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/custom/team.toml"), 'api_token = "JIRA-SECRET-abc123"\n');
+    writeFileSync(join(dir, "plain.md"), "hard-link-marker-77\n");
+    execFileSync("ln", [join(dir, "plain.md"), join(dir, "hard.md")]);
+    const cases: Array<[target: string, why: RegExp]> = [
+      ["../../.env", /holds secrets/],
+      ["../../.git/config", /leads into \.git\/, tools' machinery/],
+      ["../custom/team.toml", /a config file, through a symlink/],
+      [join(dir, "hard.md"), /is a hard link/],
+    ];
+    for (const [target, why] of cases) {
+      execFileSync("rm", ["-f", join(memory(), "shared-context.md")]);
+      if (target.startsWith("/")) execFileSync("ln", [target, join(memory(), "shared-context.md")]);
+      else symlinkSync(target, join(memory(), "shared-context.md"));
+      const context = await call(client, "get_project_context");
+      expect(JSON.stringify(context), target).not.toMatch(/sk_live_envsecret123|ghp_SECRET|JIRA-SECRET|hard-link-marker-77/);
+      expect(toolText(context), target).toMatch(why);
+    }
+    // A custom TOML behind a link of the same file name, elsewhere (it is config by its folder alone): refused too.
+    symlinkSync("../_bmad/custom/team.toml", join(dir, "docs-team.toml"));
+    mkdirSync(join(dir, "docs"), { recursive: true });
+    symlinkSync("../_bmad/custom/team.toml", join(dir, "docs/team.toml"));
+    const read = await call(client, "bmad-files", { action: "read", path: "docs/team.toml" });
+    expect(JSON.stringify(read)).not.toContain("JIRA-SECRET");
+    expect(toolText(read)).toMatch(/a config file, through a symlink/);
+    execFileSync("rm", ["-rf", join(dir, ".env"), join(dir, ".git"), join(dir, "_bmad/custom/team.toml"), join(dir, "docs-team.toml"), join(dir, "docs/team.toml"), join(dir, "plain.md"), join(dir, "hard.md")]);
+  });
 });
 
 describe("session folders that link out of the project", () => {

@@ -206,6 +206,15 @@ describe("memory files a person edits", () => {
     expect(qa.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Wait for the network, not the clock."]);
     expect(qa.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/failure-museum\.md: not a regular file \(a FIFO\)/), expect.stringMatching(/agent-learnings\/dev\.md: .*leads outside the project/)]));
     expect((await call("recall_structured", { query: "root bin bash nologin" })).structured.hits).toEqual([]);
+    // Links that stay inside, to what no read returns (review 19: the learnings served a secrets file).
+    writeFileSync(join(dir, "secrets.yaml"), "- ghp_yamllisttoken789\n");
+    writeFileSync(join(dir, ".env"), "STRIPE=sk_live_envsecret123\n");
+    symlinkSync("../../../secrets.yaml", join(dir, "_bmad/_memory/agent-learnings/pm.md"));
+    symlinkSync("../../.env", join(dir, "_bmad/_memory/shared-context.md"));
+    const pm = await call("get_agent_memory", { agent: "pm" });
+    const recalled = await call("recall_structured", { query: "STRIPE live token yaml" });
+    for (const out of [pm, recalled]) expect(JSON.stringify(out)).not.toMatch(/ghp_yamllisttoken789|sk_live_envsecret123/);
+    expect(pm.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/agent-learnings\/pm\.md: holds secrets/)]));
   });
 
   it("answers a new project's context with what is there and what fills it, not an error", async () => {

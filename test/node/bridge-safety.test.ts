@@ -230,13 +230,13 @@ describe("links inside the project", () => {
     expect(listed.text).not.toContain("gitcfg.md");
     const read = await files(client, { action: "read", path: "linked/notes.md" });
     expect(read.isError).toBe(true);
-    expect(read.text).toContain("a config file, through a symlink; read it by its own name");
+    expect(read.text).toContain("a config file, through a symlink; read it by its own path");
     expect(read.text).not.toContain("sk-LINKED-SECRET");
     expect((await files(client, { action: "read", path: "_bmad/custom/config.user.toml" })).text).not.toContain("sk-LINKED-SECRET");
     // Nor through a config's name of another format: TOML read as YAML is one string, its keys unseen (a sixteenth review).
     symlinkSync("../_bmad/custom/config.user.toml", join(dir, "linked/config.yaml"));
     const other = await files(client, { action: "read", path: "linked/config.yaml" });
-    expect(other.text).toContain("a config file, through a symlink; read it by its own name");
+    expect(other.text).toContain("a config file, through a symlink; read it by its own path");
     expect(other.text).not.toContain("sk-LINKED-SECRET");
     // Files that exist to hold secrets are read by no tool, by their name or through a link; an example file is.
     writeFileSync(join(dir, ".env"), "OPENAI_API_KEY=sk-ENV-SECRET\n");

@@ -215,6 +215,17 @@ it("grows a render at most 1 MiB past its text: a 4 KB value named 100,000 times
   expect(fillConfigValues(`${"{k_big}".repeat(100_000)}`, config).length).toBeLessThanOrEqual(700_000 + 1024 * 1024);
 });
 
+it("refuses a sprint file whose aliases expand it past any sprint's (review 19: 943 bytes grew the bridge past 4 GB)", () => {
+  const levels = Array.from({ length: 7 }, (_, i) => `a${i}: &a${i} {${Array.from({ length: 10 }, (_, k) => `k${k}: ${i ? `*a${i - 1}` : "x"}`).join(", ")}}`);
+  const bomb = `${levels.join("\n")}\ndevelopment_status:\n  1-1-story: *a6\n`;
+  expect(bomb.length).toBeLessThan(1100);
+  const started = performance.now();
+  expect(loadYaml(bomb)).toEqual({ error: "the file's aliases (*name) expand it past 30000 values, far past any sprint's; write the values out, or remove the aliases" });
+  expect(performance.now() - started).toBeLessThan(1000);
+  // Aliases as people use them still load.
+  expect(loadYaml("base: &b {status: done}\ndevelopment_status:\n  1-1-a: *b\n")).toHaveProperty("doc");
+});
+
 it("writes counts as en-US does, without Intl's formatter", async () => {
   const { count } = await import("../../src/core/count.js");
   for (const x of [0, 7, 999, 1000, 12_345, 1_048_576, -1234, 10_000_000_000, 1.5, Number.MAX_SAFE_INTEGER]) expect(count(x)).toBe(x.toLocaleString("en-US"));

@@ -185,6 +185,11 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   };
 
   const root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
+  // Aliases are kept as references, and every script's answer expands them (json.dumps of a story's value): a 943-byte
+  // file of nested aliases expanded past 4 GB and ended the bridge (review 19). Counted once, each node by its size.
+  if (root !== null && expandedSize(root, new Map()) > SPRINT_MAX_ENTRIES) {
+    return { error: `the file's aliases (*name) expand it past ${SPRINT_MAX_ENTRIES} values, far past any sprint's; write the values out, or remove the aliases` };
+  }
   const sorted = [...new Set(tokenStarts)].sort((a, b) => a - b);
   let next = 0;
   for (const slot of slots.sort((a, b) => a.end - b.end)) {
@@ -196,6 +201,20 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const first = sorted.length ? lineStart(sorted[0]!) : text.length;
   const start = root === null ? [] : commentLines(text.slice(0, first));
   return { doc: { start, root } };
+}
+
+/** How many values `v` is with its aliases expanded, each node's count kept (`sizes`): linear in the nodes. */
+function expandedSize(v: YValue, sizes: Map<YValue, number>): number {
+  const known = sizes.get(v);
+  if (known !== undefined) return known;
+  let size = 1;
+  if (v.kind === "alias") size = expandedSize(v.target, sizes);
+  else if (v.kind === "map") for (const item of v.items) size += expandedSize(item.key, sizes) + expandedSize(item.value, sizes);
+  else if (v.kind === "seq") for (const item of v.items) size += expandedSize(item.value, sizes);
+  // Past the bound a count is only "too many": no sum grows without end.
+  size = Math.min(size, SPRINT_MAX_ENTRIES + 1);
+  sizes.set(v, size);
+  return size;
 }
 
 /** Full lines of comments and blank lines (document markers dropped, as ruamel drops them). */
