@@ -3,23 +3,19 @@
 // next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults
 // and test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
+import { locksFolderPath } from "../src/bridge/file-lock.js";
 import type { User } from "./mcp-user.js";
 
 /** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
  *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */
 export const STALE_BOUND_MS = 4_000;
-/** Where src/bridge/file-lock.ts keeps this user's locks, by the same rule (scripts do not import the bridge). */
-const LOCKS = ((uid = process.getuid?.()) => {
-  const run = uid === undefined ? undefined : lstatSync(`/run/user/${uid}`, { throwIfNoEntry: false });
-  const base = run?.isDirectory() && run.uid === uid ? `/run/user/${uid}` : process.platform === "win32" ? tmpdir() : "/tmp";
-  return join(base, `bmad-mcp-locks-${uid ?? userInfo().username}`);
-})();
+/** Where the bridge keeps this user's locks (its own rule, not a copy of it). */
+const LOCKS = locksFolderPath();
 
 /** The locks held now for files below `dir`, by their holders' records. */
 function locksUnder(dir: string): string[] {

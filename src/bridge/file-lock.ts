@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { tmpdir, userInfo } from "node:os";
+import { hostname, tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
@@ -53,20 +53,42 @@ async function holderOf(lock: string): Promise<Holder | undefined> {
   }
 }
 
-let locksRoot: string | undefined;
-
-/** This user's locks folder on this machine: private (0700, theirs, no link), made once per process (again if it went,
- *  as a clean-up of /tmp removes it). Another user's folder of that name is refused, never used. Where it is depends on
- *  the machine alone, never on a process's environment (a bridge started with XDG_RUNTIME_DIR and one without it, as
- *  MCP clients start them, must find one lock): the user's own runtime folder (`/run/user/<uid>`, which no one else can
- *  make first) where the system has one, else /tmp. What a killed holder left is cleared then. */
-function locksFolder(): string {
-  if (locksRoot) return locksRoot;
+/** Where this user's locks are kept on this machine, by a rule that depends on neither a process's environment nor
+ *  when it started, so that every bridge of the user finds one lock (MCP clients start bridges with different HOME and
+ *  XDG_* variables; /run/user/<uid> appears at a first login and goes at the last logout, and a bridge started before
+ *  it came kept /tmp while later ones used it: acknowledged appends were lost, review 19): the home folder the user
+ *  database names, where no one else can make it first; /tmp where the user has none that can hold it. One folder per
+ *  machine (its host name): a holder's process is looked for on this machine alone. */
+export function locksFolderPath(): string {
   const uid = process.getuid?.();
   const who = uid ?? userInfo().username;
-  const run = uid === undefined ? undefined : lstatSync(`/run/user/${uid}`, { throwIfNoEntry: false });
-  const base = run?.isDirectory() && run.uid === uid ? `/run/user/${uid}` : process.platform === "win32" ? tmpdir() : "/tmp";
-  const dir = join(base, `bmad-mcp-locks-${who}`);
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, "_").slice(0, 64) || "host";
+  let home: string | undefined;
+  try {
+    home = userInfo().homedir;
+  } catch {
+    home = undefined; // no entry in the user database (a container's arbitrary uid)
+  }
+  if (home && home !== "/") {
+    const dir = join(home, ".cache", "bmad-mcp", `locks-${host}`);
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      return dir;
+    } catch {
+      // a home folder that cannot hold it (read-only, missing): the same for every bridge of this user, so /tmp for all
+    }
+  }
+  return join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${who}`);
+}
+
+let locksRoot: string | undefined;
+
+/** This user's locks folder (locksFolderPath): private (0700, theirs, no link), made once per process (again if it
+ *  went, as a clean-up of /tmp removes it). Another user's folder of that name is refused, never used. What a killed
+ *  holder left is cleared then. */
+function locksFolder(): string {
+  if (locksRoot) return locksRoot;
+  const dir = locksFolderPath();
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
   if (!st.isDirectory() || (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o077) !== 0))) {

@@ -11,7 +11,8 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { lockFolder, withFileLock } from "../../src/bridge/file-lock.js";
+import { hostname, userInfo } from "node:os";
+import { lockFolder, locksFolderPath, withFileLock } from "../../src/bridge/file-lock.js";
 
 const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
@@ -324,6 +325,19 @@ describe("compare-and-set holds under the lock that writes", () => {
     // Both acknowledged, both there, in the order they held the lock.
     expect(readFileSync(join(dir, "docs/stall.md"), "utf8")).toBe("the stalled holder's write\nthe bridge's line\n");
   }, 30_000);
+
+  it("keeps locks in one folder whatever a bridge's environment, and wherever it started from (review 19: two folders, lost appends)", () => {
+    const saved = { HOME: process.env.HOME, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
+    const first = locksFolderPath();
+    try {
+      Object.assign(process.env, { HOME: "/tmp/elsewhere-home", XDG_RUNTIME_DIR: "/tmp/elsewhere-run", XDG_CACHE_HOME: "/tmp/elsewhere-cache" });
+      expect(locksFolderPath()).toBe(first);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
+    }
+    // In the home folder the user database names (no one else can make it first), one per machine.
+    expect(first).toBe(join(userInfo().homedir, ".cache", "bmad-mcp", `locks-${hostname().replace(/[^A-Za-z0-9.-]/g, "_")}`));
+  });
 
   it("holds one lock for a file that two project roots reach, a monorepo and one of its packages (a sixteenth review)", async () => {
     const { dir } = sharedProject();
