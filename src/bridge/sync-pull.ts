@@ -4,7 +4,7 @@
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a
 // folder whose state says exactly what it holds.
-import { landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
+import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -151,16 +151,17 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
   changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`);
 
-/** One change, under the file's lock: nothing when the file is no longer what the pull saw. */
+/** One change, under the file's lock: nothing when the file is no longer what the pull saw, up to the rename (an editor
+ *  takes no lock: a save that lands while the pull writes stands, kept for push, review 19). */
 async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {
+  const unchanged = await fileStamp(o.dir, step.path);
   if (seen(await readLocal(o.dir, step.path)) !== step.seen) return { ok: true, changedHere: true };
-  if (step.op === "delete") {
-    const removed = await removeConfined(o.dir, step.path, { refuse: pullLanding(o) });
-    return removed.ok ? { ok: true, changedHere: false } : removed;
-  }
-  const bytes = step.merged ?? step.content.bytes;
-  const written = await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes) });
-  return written.ok ? { ok: true, changedHere: false } : written;
+  const bytes = step.op === "delete" ? undefined : (step.merged ?? step.content.bytes);
+  const done = bytes === undefined
+    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged })
+    : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes), unchanged });
+  if (done.ok) return { ok: true, changedHere: false };
+  return (await fileStamp(o.dir, step.path)) !== unchanged ? { ok: true, changedHere: true } : done;
 }
 
 const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}) });
