@@ -139,9 +139,12 @@ export class FileMemory implements ProjectMemory {
       if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
       const written = await writeConfined(this.root, rel, text, { unchanged });
       if (!written.ok) return { ok: false, error: written.error };
-      // Our own write: update what is loaded rather than reading everything again.
+      // Our own write: update what is loaded rather than reading everything again. Its stamp only once the file is seen
+      // to hold what was written: a save that landed just after the rename is read next time, never written over (review 19).
       const entry = entryOf(stored);
-      this.files.set(rel, { ...file, stamp: (await this.stamp(rel)) ?? "", memories, entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
+      const after = (await this.stamp(rel)) ?? "";
+      const back = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
+      this.files.set(rel, { ...file, stamp: back.ok && back.text === text ? after : "", memories, entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
       if (loaded.entries.has(memory.id)) loaded.index.discard(memory.id);
       loaded.entries.set(memory.id, entry);
       loaded.index.add({ id: entry.id, text: entry.text, tags: entry.tags.join(" ") });
