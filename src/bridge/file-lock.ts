@@ -154,7 +154,9 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     if (dead && (await takeOver(lock, dead, holder))) continue;
     if (Date.now() > deadline) {
       await rm(staging, { recursive: true, force: true });
-      throw new Error(`Cannot lock ${rel}: another bridge (process ${current?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
+      // A gone holder's lock is held by whoever is taking it over: that one is named (review 19).
+      const blocking = dead ? ((await holderOf(`${lock}.${dead}.takeover`)) ?? current) : current;
+      throw new Error(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
     wait = Math.min(wait * 1.5, 40);
