@@ -1,7 +1,7 @@
 // Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
 import { parse as parseToml } from "smol-toml";
 import { splitFrontmatter } from "../core/markdown.js";
-import { parseBoundedYaml } from "../core/yaml.js";
+import { parseBoundedToml, parseBoundedYaml } from "../core/yaml.js";
 import type { Result } from "../core/result.js";
 
 export type Parsed<T> = Result<{ value: T }>;
@@ -16,7 +16,7 @@ export function yaml(text: string): Parsed<unknown> {
 
 export function toml(text: string): Parsed<Record<string, unknown>> {
   try {
-    return { ok: true, value: parseToml(text) as Record<string, unknown> };
+    return { ok: true, value: parseBoundedToml(() => parseToml(text)) as Record<string, unknown> };
   } catch (err) {
     return { ok: false, error: firstLine(err) };
   }

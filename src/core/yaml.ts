@@ -50,3 +50,31 @@ export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): u
   if (heavy) throw new Error(`${heavy}, far past any BMAD file's`);
   return parse(text, { uniqueKeys: false, maxAliasCount: 0 });
 }
+
+/** What parseBoundedToml throws for a file nested past MAX_NESTING. */
+export class NestedTooDeep extends Error {
+  constructor() {
+    super(`it nests deeper than ${MAX_NESTING} levels, far past any BMAD file's`);
+  }
+}
+
+/** TOML parsed by `parse`, refused when it nests deeper than MAX_NESTING: dotted keys nest with no bracket for
+ *  tooHeavyToParse to count (`a.a.…a = 1`, 20,000 levels in 40 KB, overflowed the stack: review 19). Measured on the
+ *  parsed value with a stack of its own; one too deep for the parser itself is refused the same way. */
+export function parseBoundedToml<T>(parse: () => T): T {
+  const tooDeep = new NestedTooDeep();
+  let value: T;
+  try {
+    value = parse();
+  } catch (error) {
+    if (error instanceof RangeError) throw tooDeep;
+    throw error;
+  }
+  const todo: Array<[unknown, number]> = [[value, 0]];
+  while (todo.length) {
+    const [v, depth] = todo.pop()!;
+    if (depth > MAX_NESTING) throw tooDeep;
+    if (v && typeof v === "object" && !(v instanceof Date)) for (const child of v instanceof Map ? v.values() : Object.values(v)) todo.push([child, depth + 1]);
+  }
+  return value;
+}

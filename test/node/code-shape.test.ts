@@ -27,6 +27,13 @@ it("parses YAML in one bounded way, src/core/yaml.ts (review 14: two parsers of 
   expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
 });
 
+it("parses TOML bounded wherever it parses it (review 19: dotted keys 20,000 levels deep overflowed the stack)", () => {
+  const own = files(join(ROOT, "src"))
+    .filter((f) => /import \{[^}]*\bparse\b[^}]*\} from "smol-toml"/.test(readFileSync(f, "utf8")))
+    .filter((f) => !readFileSync(f, "utf8").includes("parseBoundedToml("));
+  expect(own.map((f) => f.slice(ROOT.length + 1))).toEqual([]);
+});
+
 it("reads what a request sends through one capped reader, src/worker/read-capped.ts (reviews 15 and 19: bodies of any size were buffered whole)", () => {
   // The incoming request's body, read any other way (a clone, formData, json, text, arrayBuffer, Hono's c.req.*).
   const own = files(join(ROOT, "src/worker"))

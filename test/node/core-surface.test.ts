@@ -14,6 +14,8 @@ import { DEFAULT_TOOLSETS, parseToolsets, TOOLSET_NAMES } from "../../src/core/s
 import { loadYaml } from "../../src/core/runtime/sprint-yaml.js";
 import { expandConfigRefs, fillConfigValues, renderSkillText } from "../../src/core/surface/skill-render.js";
 import { tooHeavyToParse } from "../../src/core/yaml.js";
+import { parseToml as parseTomlPort } from "../../src/core/runtime/config-utils.js";
+import { toml as tomlOf } from "../../src/compiler/parse.js";
 
 it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
   await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
@@ -108,6 +110,13 @@ it("parses no config or sprint file nested past any BMAD's: a planted one 100,00
   expect(loadYaml(wide)).toEqual({ error: "the file is heavier than any sprint's (it has more than 30000 entries); split it" });
   expect(sanitizeConfigText("bmm/config.yaml", `k: [${"1,".repeat(20_000)}1]\n`)).toMatch(/it has more than 10000 entries/);
   expect(sanitizeConfigText("custom/config.toml", `a = ${"[".repeat(1000)}1${"]".repeat(1000)}\n`)).toMatch(/nests deeper/);
+  // TOML nests through dotted keys too, with no bracket to count (review 19: 20,000 levels overflowed the stack).
+  for (const dotted of [`${"a.".repeat(20_000)}a = 1\n`, `[${"a.".repeat(100)}a]\nx = 1\n`, `x = { ${"a.".repeat(100)}a = 1 }\n`]) {
+    expect(sanitizeConfigText("custom/config.toml", dotted)).toMatch(/is not served: it does not parse \(it nests deeper than 64 levels/);
+    expect(() => parseTomlPort(dotted)).toThrow(/The file it nests deeper than 64 levels/);
+    expect(tomlOf(dotted)).toMatchObject({ ok: false, error: expect.stringMatching(/nests deeper than 64 levels/) });
+  }
+  expect(sanitizeConfigText("custom/config.toml", "a.b.c = 1\n")).toBe("a.b.c = 1\n");
   expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
   // Brackets in strings and comments count too (an upper bound nobody can hide items from): such a file is withheld,
   // never served or given whole (a ninth review: a script was then given it as it was, secrets and all).

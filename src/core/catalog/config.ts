@@ -3,7 +3,7 @@
 // Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
-import { parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
+import { parseBoundedToml, parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
@@ -202,7 +202,7 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
     if (!isToml(path)) return { data: parseBoundedYaml(text, MAX_CONFIG_ENTRIES) };
     const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
     if (heavy) return { error: `${heavy}, far past any config` };
-    return { data: parseToml(text) };
+    return { data: parseBoundedToml(() => parseToml(text)) };
   } catch (error) {
     return { error: parseErrorSummary(error) };
   }
