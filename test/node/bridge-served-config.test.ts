@@ -1,7 +1,7 @@
 // The bridge serves the user's own _bmad/ tree: its config files hold whatever the user put there.
 // Every config-shaped file comes out without secret-looking keys (budgets.test.ts times its hostile globs).
 import { execFileSync } from "node:child_process";
-import { appendFileSync, cpSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -59,6 +59,16 @@ it("serves every config-shaped project file without its secrets", async () => {
     expect(bodies.length, path).toBe(path.includes("user") || path.includes("custom") ? 2 : 3);
     for (const body of bodies) for (const secret of SECRETS) expect(body, path).not.toContain(secret);
   }
+});
+
+it("takes no write that would delete a config's secrets, however the served text was edited (review 19)", async () => {
+  const path = "_bmad/custom/bmad-prd.toml";
+  const served = text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path } }));
+  const body = served.slice(served.indexOf("[workflow]"));
+  const out = await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: `# edited\n${body}activation_steps_append = ["x"]\n` } });
+  expect(out.isError).toBe(true);
+  expect(text(out)).toMatch(/would delete its secret-looking entry workflow\.auth_header/);
+  expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[0]);
 });
 
 it("runs BMAD's config scripts on the same files without their secrets reaching the output", async () => {

@@ -99,7 +99,8 @@ describe("on the Durable Object", () => {
     expect((await ada.files({ action: "write", project, path, content: "user_name: Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("# secret-looking keys removed by bmad-mcp");
-    const versions = async () => ((await ada.files({ action: "history", project, path })).structured.versions as unknown[]).length;
+    const versions2 = async (file: string) => ((await ada.files({ action: "history", project, path: file })).structured.versions as unknown[]).length;
+    const versions = () => versions2(path);
     const before = await versions();
     const served = read.text.slice(read.text.indexOf("# secret-looking"));
     const back = await ada.files({ action: "write", project, path, content: `\n${served.replace("Ada", "Ada L.")}` });
@@ -107,12 +108,32 @@ describe("on the Durable Object", () => {
     expect(back.text).toMatch(/as served, without its secret-looking keys \(or the notice that it is not served\): written back, it would delete them from the file\. Nothing was written\./);
     expect(await versions()).toBe(before);
     // Nor the notice served for a config that does not parse (review 16: the document view's restore wrote it as the file).
-    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
-    const notice = await ada.files({ action: "read", project, path });
+    // (Text that does not parse is judged to keep none of them: written over this file, refused too.)
+    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).text).toMatch(/would delete its secret-looking entry openai_api_key/);
+    const unparsed = "_bmad/other/config.yaml";
+    expect((await ada.files({ action: "write", project, path: unparsed, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
+    const notice = await ada.files({ action: "read", project, path: unparsed });
     expect(notice.text).toMatch(/is not served: it does not parse/);
-    const broken = await versions();
-    expect((await ada.files({ action: "write", project, path, content: notice.text.slice(notice.text.indexOf("# ")) })).isError).toBe(true);
-    expect(await versions()).toBe(broken);
+    const broken = await versions2(unparsed);
+    expect((await ada.files({ action: "write", project, path: unparsed, content: notice.text.slice(notice.text.indexOf("# ")) })).isError).toBe(true);
+    expect(await versions2(unparsed)).toBe(broken);
+    // However the served text is edited: judged by what it would delete (review 19: only the exact first line was refused).
+    const toml = "_bmad/custom/config.toml";
+    expect((await ada.files({ action: "write", project, path: toml, content: '[core]\nuser_name = "Ada"\napi_key = "sk-live-abcdefghijklmnop"\n[db]\npassword = "hunter2"\n' })).isError).toBe(false);
+    const asServed = (await ada.files({ action: "read", project, path: toml })).text;
+    const stripped = asServed.slice(asServed.indexOf("# secret-looking"));
+    const body = stripped.slice(stripped.indexOf("\n") + 1);
+    const tomlVersions = await versions2(toml);
+    for (const variant of [body, `# my edit\n${stripped}`, stripped.replace(/\n/g, "\r\n"), stripped.replace("bmad-mcp", "bmad-mcp "), `#${stripped.slice(2)}`, body.replace("Ada", "Ada L.")]) {
+      const out = await ada.files({ action: "write", project, path: toml, content: variant });
+      expect(out.isError, variant).toBe(true);
+      expect(out.text).toMatch(/would delete its secret-looking entries core\.api_key, db\.password, which the file as served leaves out\. Nothing was written\./);
+    }
+    expect(await versions2(toml)).toBe(tomlVersions);
+    // With them kept (a rotated key), or into a config with none, a write lands.
+    expect((await ada.files({ action: "write", project, path: toml, content: '[core]\nuser_name = "Ada L."\napi_key = "sk-live-rotatedrotated1234"\n[db]\npassword = "hunter3"\n' })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project, path: "_bmad/custom/plain.toml", content: '[core]\nuser_name = "Ada"\n' })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project, path: "_bmad/custom/plain.toml", content: '[core]\nuser_name = "Bo"\n' })).isError).toBe(false);
   });
 
   it("prunes the oldest earlier versions past the history cap, never a current file", async () => {

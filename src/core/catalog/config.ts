@@ -114,6 +114,31 @@ function hasSecretKey(value: unknown): boolean {
   return false;
 }
 
+/** Where `value` holds what sanitizeConfig removes, as key paths (`database.password`, `env[0].value`): by the same
+ *  rules, never with the values. */
+function secretPaths(value: unknown, at = ""): string[] {
+  const under = (key: string | number) => (typeof key === "number" ? `${at}[${key}]` : at ? `${at}.${key}` : key);
+  if (Array.isArray(value)) return value.flatMap((item, i) => (isSecretValue(item) ? [under(i)] : secretPaths(item, under(i))));
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    const named = secretNamed(value);
+    return Object.entries(value).flatMap(([k, v]) => (isSecretKey(k, v) || (named && NAMED_VALUE.has(k)) ? [under(k)] : secretPaths(v, under(k))));
+  }
+  return at === "" && isSecretValue(value) ? ["(the whole file)"] : [];
+}
+
+/** The secret-looking entries (key paths) a config's `current` text holds that `next` would not: text made from the
+ *  file as served, which has them removed, would delete them (review 19: a stand-in with its first line dropped or
+ *  edited was taken). A current file that does not parse here names none (isServedStandIn refuses its notice). */
+export function secretsDropped(path: string, current: string, next: string): string[] {
+  const now = parseConfig(path, current);
+  if ("error" in now) return [];
+  const held = secretPaths(now.data);
+  if (!held.length) return [];
+  const after = parseConfig(path, next);
+  const kept = new Set("error" in after ? [] : secretPaths(after.data));
+  return held.filter((p) => !kept.has(p));
+}
+
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);

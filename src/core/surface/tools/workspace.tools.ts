@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
+import { isConfigShaped, isServedStandIn, secretsDropped, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -218,6 +218,15 @@ export const bmadFilesTool = defineTool({
           // of a git commit), it would delete them from the user's file.
           if (isConfigShaped(path) && isServedStandIn(args.content)) {
             return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
+          }
+          // However the served text was edited (its first line dropped, lines added): judged by what it would delete.
+          if (isConfigShaped(path) && args.action === "write") {
+            const current = await files.read(path);
+            const dropped = current.ok ? secretsDropped(path, new TextDecoder().decode(current.value.data), args.content) : [];
+            if (dropped.length) {
+              const names = dropped.slice(0, 10).join(", ");
+              return fail(`Written over ${path}, this would delete its secret-looking ${dropped.length === 1 ? "entry" : "entries"} ${names}${dropped.length > 10 ? ", …" : ""}, which the file as served leaves out. Nothing was written. Keep ${dropped.length === 1 ? "it" : "them"} in what you write, change installer answers with ${TOOL.bmadProject} "config", or have the user edit the file.`);
+            }
           }
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
