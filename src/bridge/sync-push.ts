@@ -9,7 +9,7 @@ import { asText, inSyncFolders, type Local, mapLimited, readLocal, type Refusal,
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
-import { isSecretFile } from "../core/catalog/config.js";
+import { isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal } from "../core/workspace/paths.js";
 
 type Step =
@@ -36,6 +36,18 @@ const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
+
+/** A person's own BMAD files, which BMAD's installer keeps out of git (its `.gitignore`s: `*.user.toml` settings, the
+ *  render cache): not a team's to share. */
+const PERSONAL = /(^|\/)[^/]+\.user\.(toml|ya?ml)$|^_bmad\/render\//i;
+
+/** Why a file is held back rather than sent, or undefined: a person's own file, or a config whose secret-looking keys
+ *  (or text that does not parse here, whose could not be told) would reach the remote (review 20). */
+function heldBack(path: string, text: string): string | undefined {
+  if (PERSONAL.test(path)) return "a personal file BMAD keeps out of git; not sent";
+  if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return "holds secret-looking keys (or does not parse here), which push sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config";
+  return undefined;
+}
 
 export async function push(o: SyncOptions): Promise<SyncResult> {
   const loaded = await loadState(o.dir);
@@ -92,6 +104,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     const text = asText(local.bytes);
     if (text === undefined) {
       refusals.push({ path, reason: "not UTF-8 text, and a workspace holds text", fix: "keep binary files out of the workspace's folders" });
+      continue;
+    }
+    const held = heldBack(path, text);
+    if (held) {
+      report.add("held", path, held);
       continue;
     }
     if (remoteChanged && !o.force) {

@@ -92,7 +92,7 @@ export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
 export const SYNC_FOLDERS_TEXT = `${SYNC_FOLDERS.slice(0, -1).join(", ")} and ${SYNC_FOLDERS.at(-1)}`;
 export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 
-export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left";
+export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held";
 export interface Change {
   kind: ChangeKind;
   path: string;
@@ -123,7 +123,8 @@ export class Report {
     const count = (kind: ChangeKind) => this.changes.filter((c) => c.kind === kind).length;
     const kept = count("kept");
     const left = count("left");
-    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}.`;
+    const held = count("held");
+    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}${held ? `, ${held} held back` : ""}.`;
   }
 }
 

@@ -614,6 +614,19 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   for (const path of ["_bmad-output/notes.md", "_bmad-output/hard.md"]) expect(linked.stderr, path).toContain(`${path}: a link (to `);
   expect(linked.stderr).not.toContain("code/app.ts"); // a linked folder is not walked at all
   expect(written).toEqual(["_bmad-output/new.md"]);
+  // A twentieth review: config keys the bridge never shows went to the remote raw, and a person's own files with them.
+  for (const link of ["_bmad-output/notes.md", "_bmad-output/hard.md", "_bmad-output/code"]) rmSync(join(target, link), { force: true });
+  mkdirSync(join(target, "_bmad/custom"), { recursive: true });
+  writeFileSync(join(target, "_bmad/bmm-config.md"), "# notes\n");
+  mkdirSync(join(target, "_bmad/bmm"), { recursive: true });
+  writeFileSync(join(target, "_bmad/bmm/config.yaml"), "user_name: Ana\ngithub_token: ghp_SECRET_in_bmm_config\n");
+  writeFileSync(join(target, "_bmad/custom/bmad-prd.user.toml"), '[workflow]\nnote = "mine"\n');
+  writeFileSync(join(target, "_bmad/custom/bmad-prd.toml"), '[workflow]\nnote = "the team\'s"\n');
+  const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(held.code, held.stderr).toBe(0);
+  expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
+  expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
+  expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);
 }, 30_000);
 
 it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {
