@@ -17,6 +17,7 @@ import { confinedTarget, isInside, landingRefusal, readConfined, resolveConfined
 import { readonlyGit } from "./git-readonly.js";
 import { runBounded } from "./run-bounded.js";
 import { loadState } from "./sync-state.js";
+import { walkFiles } from "./sync.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import type { Result } from "../core/result.js";
 
@@ -56,7 +57,9 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
 }
 
 async function runSkillScript(root: string, reader: BundleReader, vouching: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal, byPort = false): Promise<SkillScriptRun> {
-  const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript) : undefined;
+  const vouched = await vouchedBytes(root, vouching);
+  const keep: KeepForRun = vouching.allowProjectScripts ? () => true : keepForRun(vouched);
+  const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript, keep) : undefined;
   const script = bundled?.script ?? fsScript;
   const bases = [root, skillCache()];
   const where = await confinedScript(script, bases);
@@ -67,7 +70,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
     const ported = await portedRefusal(root, reader, vouching, script, digest.digest);
     if (ported) return refused(ported);
   }
-  const trusted = await vouchedFor(root, script, bases, vouching, digest.digest);
+  const trusted = await vouchedFor(root, script, bases, vouching, digest.digest, vouched);
   if (!trusted.ok) return refused(trusted.error);
   const args = bundled ? fsArgs.map(bundled.local) : fsArgs;
   const ownFolder = relative(root, resolve(script, "../.."));
@@ -76,6 +79,20 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
     const inside = await confinedArgument(arg, root, bases, ownFolder);
     if (!inside.ok) return refused(inside.error);
   }
+  // A project's script runs from a copy of its skill folder holding only the code BMAD vouches for (the bundle's are
+  // written so already); with --allow-project-scripts, where it is.
+  const copy = bundled || vouching.allowProjectScripts ? undefined : await copyForRun(root, script, keep);
+  if (copy && !copy.ok) return refused(copy.error);
+  const run = copy ? { script: copy.script, args: args.map(copy.local) } : { script, args };
+  try {
+    return await runVouched(root, run.script, run.args, signal);
+  } finally {
+    if (copy) await rm(copy.dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs a script that passed every check (it, its arguments, the folder it runs from) with uv or python3. */
+async function runVouched(root: string, script: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
   const uv = onPath("uv");
   const python = onPath("python3");
   if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
@@ -110,22 +127,33 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   }
 }
 
+/** What BMAD vouches for, by place (scriptPlace) and sha256: the bytes of the bundle this bridge ships, and those the
+ *  project's install record lists, unless a pull brought the record (the remote's word, not this machine's installer's). */
+interface Vouched {
+  at(place: string, digest: string): boolean;
+  pulled: boolean;
+}
+
+async function vouchedBytes(root: string, vouching: ScriptVouching): Promise<Vouched> {
+  const record = await readConfined(root, INSTALL_RECORD);
+  const pulled = record.ok && (await broughtByPull(root, record.bytes));
+  const recorded: BmadScripts = record.ok && !pulled ? recordedScripts(record.bytes) : new Map();
+  const embedded = vouching.bmadScripts();
+  return { pulled, at: (place, digest) => embedded.get(place)?.has(digest) === true || recorded.get(place)?.has(digest) === true };
+}
+
 /** A script with no port runs only as BMAD shipped it: its bytes are a file of the bundle this bridge ships, or one
  *  the project's install record lists. One the model wrote or changed is neither (tools cannot write scripts or the
  *  record, paths.ts), so it never runs; the user's own scripts run when they start the bridge allowing them. */
-export async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching, known?: string): Promise<Result> {
+export async function vouchedFor(root: string, script: string, bases: string[], vouching: ScriptVouching, known?: string, vouched?: Vouched): Promise<Result> {
   if (vouching.allowProjectScripts) return { ok: true };
   const read = known === undefined ? await scriptDigest(script, bases) : { ok: true as const, digest: known };
   if (!read.ok) return read;
-  const { digest } = read;
   // BMAD's bytes at BMAD's place for them: the same bytes elsewhere (a test of BMAD's beside files the model wrote)
   // are not what BMAD shipped.
   const place = scriptPlace(resolve(script).split(sep).join("/"));
-  if (place && vouching.bmadScripts().get(place)?.has(digest)) return { ok: true };
-  const record = await readConfined(root, INSTALL_RECORD);
-  // A record a pull brought is the remote's word, not this machine's installer's: it vouches for nothing here.
-  const pulled = record.ok && (await broughtByPull(root, record.bytes));
-  if (place && record.ok && !pulled && recordedScripts(record.bytes).get(place)?.has(digest)) return { ok: true };
+  const { at, pulled } = vouched ?? (await vouchedBytes(root, vouching));
+  if (place && at(place, read.digest)) return { ok: true };
   const shown = isInside(root, resolve(script)) ? relative(root, resolve(script)) : script;
   return {
     ok: false,
@@ -133,6 +161,50 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
       `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}, so a model may have written or changed it, and it does not run. ` +
       "If it is yours and you trust it, start the bridge with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
   };
+}
+
+/** Files that run or load as code: Python's own (a module beside a script shadows the standard library's), shared
+ *  libraries, .pth files, and other scripts a script may start. */
+const CODE_FILE = /\.(py[cdow]?|so|dylib|dll|pth|sh|bash|zsh|[cm]?js|ts|rb|pl|exe|bat|cmd|ps1)$/i;
+/** The most of a skill folder copied to run one of its scripts. */
+const MAX_RUN_COPY_BYTES = 64 * 1024 * 1024;
+
+/** Which files of a script's skill folder go into the copy it runs from (`path`: where BMAD would place it, `digest`:
+ *  its bytes' sha256). A script's folder is first on Python's import path, so a `csv.py` beside BMAD's own brain.py ran
+ *  as Python's csv (review 20, from a git source or a cloned repository): under a `scripts/` folder only the bytes BMAD
+ *  vouches for at that place; elsewhere anything but code. */
+type KeepForRun = (path: string, digest: string) => boolean;
+
+const keepForRun = (vouched: Vouched): KeepForRun => (path, digest) => {
+  const place = scriptPlace(path);
+  return place ? vouched.at(place, digest) : !CODE_FILE.test(path);
+};
+
+/** A private copy (this process's 0700 cache) of the project skill folder holding `script`, of the files `keep` lets
+ *  in, for the script to run from; `local` maps paths into that folder (its arguments) to the copy. Removed after. */
+async function copyForRun(root: string, script: string, keep: KeepForRun): Promise<Result<{ script: string; local: (arg: string) => string; dir: string }>> {
+  const skillDir = resolve(script, "../..");
+  const skillRel = relative(root, skillDir).split(sep).join("/");
+  const dir = await mkdtemp(join(skillCache(), "run-"));
+  let bytes = 0;
+  for (const rel of await walkFiles(root, skillRel)) {
+    const read = await readConfined(root, rel);
+    if (!read.ok) continue; // what no tool reads (a secrets file, a link out) is no part of the run
+    bytes += read.bytes.byteLength;
+    if (bytes > MAX_RUN_COPY_BYTES) {
+      await rm(dir, { recursive: true, force: true });
+      return { ok: false, error: `${skillRel || "The project"} holds over ${MAX_RUN_COPY_BYTES / 1024 / 1024} MiB, more than a skill folder: a script runs from a copy of its skill's folder, so keep the skill's files apart.` };
+    }
+    if (rel !== relative(root, script).split(sep).join("/") && !keep(rel, createHash("sha256").update(read.bytes).digest("hex"))) continue;
+    await mkdir(dirname(join(dir, rel)), { recursive: true, mode: 0o700 });
+    await writeFile(join(dir, rel), read.bytes, { mode: 0o600 });
+  }
+  const local = (arg: string): string => {
+    const at = arg.startsWith("-") ? arg.indexOf("=") + 1 : 0;
+    const value = arg.slice(at);
+    return value === skillDir || value.startsWith(`${skillDir}${sep}`) ? arg.slice(0, at) + join(dir, skillRel) + value.slice(skillDir.length) : arg;
+  };
+  return { ok: true, script: join(dir, relative(root, script)), local, dir };
 }
 
 /** The sha256 of a script's bytes, read through the confined reader from the base it is in. */
@@ -236,11 +308,13 @@ function skillCache(): string {
 
 /** A skill that is only in the bundle gets its folder written to this process's cache, keyed by content, to run
  *  there; `local` maps the skill's bundle paths in its arguments (`--skill {skill-root}`) to that copy. */
-async function materialise(reader: BundleReader, fsScript: string): Promise<{ script: string; local: (arg: string) => string }> {
+async function materialise(reader: BundleReader, fsScript: string, keep: KeepForRun): Promise<{ script: string; local: (arg: string) => string }> {
   const path = fsScript.slice(BUNDLE_MOUNT.length + 1);
   const skillDir = path.replace(/\/scripts\/[^/]+$/, "");
   const { catalog } = reader;
-  const files = catalog.paths.filter((p) => p.startsWith(`${skillDir}/`));
+  // The script itself is judged by the checks after; of the rest, what `keep` lets in (a bundle built from a git
+  // source or a folder holds whatever was there).
+  const files = catalog.paths.filter((p) => p.startsWith(`${skillDir}/`) && (p === path || keep(p, catalog.file(p)!.sha256)));
   const key = (catalog.file(path)?.sha256 ?? "missing").slice(0, 16);
   const base = join(skillCache(), key);
   for (const p of files) {

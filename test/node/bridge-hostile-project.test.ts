@@ -261,6 +261,22 @@ describe("skill scripts outside the project", () => {
     expect(JSON.stringify([dots, link])).not.toContain("outside-marker-41");
     expect(readdirSync(elsewhere)).toEqual(["evil.py"]);
   });
+
+  it("runs BMAD's own script with none of the code planted beside it (review 20: a csv.py there ran as Python's csv)", async () => {
+    const { dir, client } = await sharedProject();
+    const marker = join(outside("planted-module"), "ran.txt");
+    const planted = join(dir, ".claude/skills/bmad-brainstorming/scripts/csv.py");
+    writeFileSync(planted, `open(${JSON.stringify(marker)}, "w").write("ran")\nraise SystemExit("planted csv.py ran")\n`);
+    try {
+      const run = await call(client, "bmad-run", { command: "uv run {skill-root}/scripts/brain.py html --out _bmad-output/brain-planted.html" });
+      expect(toolText(run)).not.toContain("planted csv.py ran");
+      expect(run.isError ?? false, toolText(run)).toBe(false);
+      expect(readFileSync(join(dir, "_bmad-output/brain-planted.html"), "utf8")).toMatch(/<html/i);
+      expect(readdirSync(join(marker, ".."))).toEqual([]);
+    } finally {
+      rmSync(planted, { force: true });
+    }
+  });
 });
 
 describe("folders that appear and vanish under the watched _bmad", () => {
