@@ -11,7 +11,7 @@ import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScri
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
 import { bmadScriptsOf, isPortedScriptPath, scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
-import { isSecretFile } from "../core/catalog/config.js";
+import { isSecretFile, isSecretKey } from "../core/catalog/config.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { confinedTarget, isInside, landingRefusal, readConfined, resolveConfined } from "./confined-fs.js";
 import { readonlyGit } from "./git-readonly.js";
@@ -345,11 +345,14 @@ const PYTHON_BOOT = [
   "runpy.run_path(script, run_name='__main__')",
 ].join("\n");
 
-/** The bridge's environment for a script, less what would choose its Python or what Python loads: an active virtual
- *  or conda environment (the project's, perhaps), PYTHON* variables, uv's project environment. */
+/** The bridge's environment for a script, less what would choose its Python or what Python loads (an active virtual
+ *  or conda environment, the project's perhaps; PYTHON* variables; uv's project environment) and less what looks like
+ *  a secret (the bridge's own BMAD_MCP_TOKEN, an API key in the user's shell): no BMAD script needs one (review 20). */
 function scriptEnv(): Record<string, undefined> {
   const out: Record<string, undefined> = {};
-  for (const name of Object.keys(process.env)) if (/^(PYTHON|CONDA_|UV_PROJECT)/.test(name) || name === "VIRTUAL_ENV") out[name] = undefined;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(PYTHON|CONDA_|UV_PROJECT)/.test(name) || name === "VIRTUAL_ENV" || isSecretKey(name, value)) out[name] = undefined;
+  }
   return out;
 }
 

@@ -141,7 +141,7 @@ describe("bmad-run", () => {
     const dir = project("own-scripts");
     // Long enough for python3 to start on a loaded machine (the first call runs under it too), short for a hang.
     // The user's own scripts run when they allow them: hang.py below is theirs.
-    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000" }, ["--allow-project-scripts"]);
+    const client = await connect(dir, { BMAD_RUN_TIMEOUT_MS: "3000", OPENAI_API_KEY: "env-secret-marker-55" }, ["--allow-project-scripts"]);
     const listed = await bmadRun(client, "uv run {skill-root}/scripts/brain.py list --category creative");
     expect(listed.out).toMatchObject({ exit_code: 0, stdout: expect.stringMatching(/^creative\t/m) }); // on failure, shows stderr too
     // A loaded file's line keeps {workflow.*} (in-chat-techniques.md): the script's skill fills it, as its SKILL.md renders it.
@@ -178,6 +178,9 @@ describe("bmad-run", () => {
       join(skill, "scripts/hang.py"),
       "import subprocess, sys, time\np = subprocess.Popen(['sleep', '60'], start_new_session=True)\nopen(sys.argv[1], 'w').write(str(p.pid))\ntime.sleep(60)\n",
     );
+    // No secret of the bridge's environment reaches a script (review 20): no BMAD script needs one.
+    writeFileSync(join(skill, "scripts/env.py"), "import os\nprint(os.environ.get('OPENAI_API_KEY', 'none'), 'PATH' in os.environ)\n");
+    expect((await bmadRun(client, `python3 ${skill}/scripts/env.py`)).out).toMatchObject({ exit_code: 0, stdout: "none True\n" });
     const pidFile = join(dir, "escaped.pid");
     const started = performance.now();
     const hung = await bmadRun(client, `python3 ${skill}/scripts/hang.py ${pidFile}`);
