@@ -4,18 +4,29 @@
 // and test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
+import { hostname, tmpdir, userInfo } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
-import { locksFolderPath } from "../src/bridge/file-lock.js";
 import type { User } from "./mcp-user.js";
 
 /** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
  *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */
 export const STALE_BOUND_MS = 4_000;
-/** Where the bridge keeps this user's locks (its own rule, not a copy of it). */
-const LOCKS = locksFolderPath();
+/** Where src/bridge/file-lock.ts keeps this user's locks, by the same rule (scripts do not import the bridge; a test
+ *  holds the two equal): in the home the user database names, one folder per machine; /tmp without one. */
+export const LOCKS = (() => {
+  let home: string | undefined;
+  try {
+    home = userInfo().homedir;
+  } catch {
+    home = undefined;
+  }
+  const host = hostname().replace(/[^A-Za-z0-9.-]/g, "_").slice(0, 64) || "host";
+  const inHome = home && home !== "/" ? join(home, ".cache", "bmad-mcp", `locks-${host}`) : undefined;
+  return inHome && existsSync(inHome) ? inHome : join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${process.getuid?.() ?? userInfo().username}`);
+})();
 
 /** The locks held now for files below `dir`, by their holders' records. */
 function locksUnder(dir: string): string[] {

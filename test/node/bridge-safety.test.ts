@@ -13,6 +13,7 @@ import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
 import { hostname, userInfo } from "node:os";
 import { lockFolder, locksFolderPath, withFileLock } from "../../src/bridge/file-lock.js";
+import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
 
 const tmp = installedProjects("bridge-safety");
 const bridge = inject("bridge");
@@ -335,8 +336,10 @@ describe("compare-and-set holds under the lock that writes", () => {
     } finally {
       for (const [key, value] of Object.entries(saved)) if (value === undefined) delete process.env[key]; else process.env[key] = value;
     }
-    // In the home folder the user database names (no one else can make it first), one per machine.
+    // In the home folder the user database names (no one else can make it first), one per machine; the faults script
+    // looks for locks there by its own copy of the rule.
     expect(first).toBe(join(userInfo().homedir, ".cache", "bmad-mcp", `locks-${hostname().replace(/[^A-Za-z0-9.-]/g, "_")}`));
+    expect(FAULT_LOCKS).toBe(first);
   });
 
   it("holds one lock for a file that two project roots reach, a monorepo and one of its packages (a sixteenth review)", async () => {
