@@ -1,13 +1,15 @@
 // `bmad-mcp --http`: the same MCP surface over Streamable HTTP on 127.0.0.1, for several local clients at once.
 // Stateless, as the Worker is: each request is answered by a fresh server from the same factory (the SDK's
 // createMcpHandler serves 2026-07-28 and 2025-era clients). In front of it, the loopback checks of
-// core/loopback.ts: a foreign Host (DNS rebinding) or a foreign Origin (another site's page) gets 403.
+// core/loopback.ts: a foreign Host (DNS rebinding) or a foreign Origin (another site's page) gets 403, and so does
+// another user's program on this machine (peer-user.ts, on Linux).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createMcpHandler, type McpHttpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { loopbackRefusal } from "../core/loopback.js";
+import { otherUsersClient } from "./peer-user.js";
 
 /** As the Worker: room for a 2 MiB submission plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
@@ -30,7 +32,7 @@ export async function serveHttp(factory: McpServerFactory, port: number): Promis
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler): Promise<void> {
-  const refused = loopbackRefusal(req.headers.host, req.headers.origin);
+  const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket));
   if (refused) return send(res, 403, { error: "forbidden", error_description: refused });
   const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
   if (url.pathname !== "/mcp") return send(res, 404, { error: "not_found", error_description: "The MCP endpoint is /mcp." });

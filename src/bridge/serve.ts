@@ -121,7 +121,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   }
   if (args.http !== undefined) {
     const { serveHttp } = await import("./http.js");
-    const listening = await serveHttp(factory, args.http.port).catch((error: Error) => fail(`--http: cannot listen on 127.0.0.1:${args.http!.port} (${error.message}); choose another --port.`));
+    const listening = await serveHttp(factory, args.http.port).catch((error: Error) => fail(`--http: cannot listen on 127.0.0.1:${args.http!.port} (${error.message}); choose another --port.${(error as NodeJS.ErrnoException).code === "EADDRINUSE" ? " Another program holds it, perhaps another user's: point no client at that port until you know whose it is." : ""}`));
     process.stderr.write(`bmad-mcp: serving MCP over HTTP at ${listening.url} (loopback only)\n`);
     // Stopped by a signal: stop watching and kill what is still running, leaving nothing behind.
     for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
+import { ownerOf } from "../../src/bridge/peer-user.js";
 
 const tmp = tempDir("bridge-http");
 const project = join(tmp.dir, "project");
@@ -83,6 +84,24 @@ describe("bmad-mcp --http", () => {
     const rebound = await initialize({ host: `evil.example:${new URL(endpoint).port}` });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatch(/loopback hosts only .*not evil\.example/);
+  });
+
+  it("refuses another user's program on this machine (review 20: loopback is every user's)", async () => {
+    // The kernel's table, as /proc/net/tcp writes it: the client's socket (port 0xC350) to the server's (0x1F90), uid 1001.
+    const table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 4242 1\n";
+    expect(ownerOf(table, 0xc350, 0x1f90)).toBe(1001);
+    expect(ownerOf(table, 0x1f90, 0xc350)).toBeUndefined();
+    // This machine kind runs the suite as root, which can start a client as another user ("nobody").
+    expect(process.getuid?.(), "run as root, to start a client as another user").toBe(0);
+    const script = `fetch(${JSON.stringify(endpoint)}, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }).then(async (r) => console.log(r.status, await r.text()))`;
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ["-e", script], { uid: 65534, gid: 65534, cwd: "/" });
+      let text = "";
+      child.stdout.on("data", (d: Buffer) => (text += d));
+      child.on("close", () => resolve(text));
+    });
+    expect(out).toMatch(/^403 .*another user's program: bmad-mcp --http serves only the user who started it/);
+    expect((await initialize({})).status).toBe(200);
   });
 
   it("stops on SIGTERM", async () => {
