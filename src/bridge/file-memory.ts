@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
-import { isHandFile, LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, parseMemoryLines, SHARED_CONTEXT_FILE, structuredFile, memoryLines } from "../core/memory/files.js";
+import { LEARNINGS_DIR, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { fileStamp, listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
@@ -16,7 +16,6 @@ import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 
 /** Agents' learnings files memory reads: BMAD keeps one per agent, a dozen or so. More (a planted thousand of 1 MiB)
  *  would make every recall read and index them all. */
-const MAX_LEARNINGS_FILES = 50;
 
 /** One file as last read: how to tell it changed, what it held. */
 interface FileState {
@@ -61,12 +60,11 @@ export class FileMemory implements ProjectMemory {
     return next;
   }
 
-  /** The files memory is read from: the structured ones, the museum, shared context, and the first
-   *  MAX_LEARNINGS_FILES agents' learnings (one per agent; each read is bounded, and so is their number). */
-  private async paths(): Promise<{ paths: string[]; skipped: number }> {
+  /** The files memory is read from (memoryFilesOf: the structured ones, the museum, shared context, and the first
+   *  MAX_LEARNINGS_FILES agents' learnings), and a warning naming what was left. */
+  private async paths(): Promise<{ paths: string[]; warnings: string[] }> {
     const learnings = await listConfined(this.root, LEARNINGS_DIR);
-    const agents = (learnings.ok ? learnings.names.filter((n) => n.endsWith(".md")).sort().map((n) => `${LEARNINGS_DIR}/${n}`) : []).filter(isHandFile);
-    return { paths: [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...agents.slice(0, MAX_LEARNINGS_FILES)], skipped: Math.max(0, agents.length - MAX_LEARNINGS_FILES) };
+    return memoryFilesOf(learnings.ok ? learnings.names.map((n) => `${LEARNINGS_DIR}/${n}`) : []);
   }
 
   /** The file's stamp (confined-fs fileStamp: a change by anyone shows in it), undefined where there is none. Only a
@@ -91,7 +89,7 @@ export class FileMemory implements ProjectMemory {
 
   /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */
   private async load(): Promise<Loaded> {
-    const { paths, skipped } = await this.paths();
+    const { paths, warnings: listing } = await this.paths();
     let changed = !this.loaded || [...this.files.keys()].some((p) => !paths.includes(p));
     for (const rel of paths) {
       const stamp = await this.stamp(rel);
@@ -107,14 +105,22 @@ export class FileMemory implements ProjectMemory {
     if (!changed && this.loaded) return this.loaded;
     const MiniSearch = await loadEngine();
     const entries = new Map<string, MemoryEntry>();
-    // Structured memories first: a hand-written line saying the same thing is the same memory.
-    for (const state of [...this.files.values()].sort((a, b) => Number(!a.memories) - Number(!b.memories))) {
-      for (const e of state.entries) if (!entries.has(e.id)) entries.set(e.id, e);
+    const capped: string[] = [];
+    // Structured memories first: a hand-written line saying the same thing is the same memory. Then the hand-edited
+    // files, in the order they are read, up to what they give together.
+    for (const rel of paths) for (const e of this.files.get(rel)?.memories ? this.files.get(rel)!.entries : []) if (!entries.has(e.id)) entries.set(e.id, e);
+    let handRoom = MAX_HAND_MEMORIES;
+    for (const rel of paths) {
+      const state = this.files.get(rel);
+      if (!state || state.memories) continue;
+      const kept = withinHandMemories(rel, state.entries, handRoom);
+      handRoom -= kept.entries.length;
+      capped.push(...kept.warnings);
+      for (const e of kept.entries) if (!entries.has(e.id)) entries.set(e.id, e);
     }
     const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stemmer, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
     index.addAll([...entries.values()].map((e) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") })));
-    const warnings = paths.flatMap((p) => this.files.get(p)?.warnings ?? []);
-    if (skipped) warnings.push(`${LEARNINGS_DIR} holds ${skipped} more learnings files than the ${MAX_LEARNINGS_FILES} memory reads (one per agent); merge them.`);
+    const warnings = [...paths.flatMap((p) => this.files.get(p)?.warnings ?? []), ...capped, ...listing];
     return (this.loaded = { entries, index, warnings });
   }
 

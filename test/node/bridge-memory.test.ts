@@ -217,6 +217,22 @@ describe("memory files a person edits", () => {
     expect(pm.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/agent-learnings\/pm\.md: holds secrets/)]));
   });
 
+  it("indexes at most 50 learnings files and 10,000 hand-edited memories in all, saying so (review 20)", async () => {
+    const dir = project("many-learnings");
+    mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
+    for (let a = 0; a < 56; a++) {
+      const agent = `a${String(a).padStart(2, "0")}`;
+      const n = a < 6 ? 2000 : 1;
+      writeFileSync(join(dir, `_bmad/_memory/agent-learnings/${agent}.md`), `## 2026-01-10\n${Array.from({ length: n }, (_, i) => `- ${agent} learning ${i} about queues.`).join("\n")}\n`);
+    }
+    const { call } = await open(dir);
+    const recalled = await call("recall_structured", { query: "queues" });
+    expect(recalled.structured.warnings).toEqual(expect.arrayContaining([
+      "_bmad/_memory/agent-learnings holds 6 more learnings files than the 50 memory reads (one per agent); merge them.",
+      "_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.",
+    ]));
+  });
+
   it("answers a new project's context with what is there and what fills it, not an error", async () => {
     const { call } = await kit.open();
     const context = await call("get_project_context", {});

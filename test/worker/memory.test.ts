@@ -214,6 +214,24 @@ describe("memory files and project files in the workspace", () => {
     expect(last.structured.learnings.map((l: { text: string }) => l.text)).not.toContain("Learning number 2599 about caching.");
   });
 
+  it("indexes at most 50 learnings files and 10,000 hand-edited memories in all, saying so (review 20: 359 files stalled the project 40 s)", async () => {
+    const name = unique("many");
+    await ada.project({ action: "create", name });
+    const file = (agent: string, n: number) => `## 2026-01-10\n${Array.from({ length: n }, (_, i) => `- ${agent} learning ${i} about queues.`).join("\n")}\n`;
+    for (let a = 0; a < 56; a++) {
+      const agent = `a${String(a).padStart(2, "0")}`;
+      await ada.files({ action: "write", project: name, path: `_bmad/_memory/agent-learnings/${agent}.md`, content: file(agent, a < 6 ? 2000 : 1) });
+    }
+    const recalled = await call(TOOL.recallStructured, { project: name, query: "queues" });
+    expect(recalled.isError, recalled.text).toBe(false);
+    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings holds 6 more learnings files than the 50 memory reads (one per agent); merge them.");
+    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.");
+    // The first five files' 10,000 are in; the sixth's and the 51st's onward are not.
+    const fifth = await call(TOOL.getAgentMemory, { project: name, agent: "a04", query: "a04 learning 1999" });
+    expect(fifth.structured.learnings.map((l: { text: string }) => l.text)).toContain("a04 learning 1999 about queues.");
+    for (const agent of ["a05", "a55"]) expect((await call(TOOL.getAgentMemory, { project: name, agent, query: `${agent} learning` })).structured.learnings).toEqual([]);
+  });
+
   it("writes remembered memories into the workspace's structured files, which bmad-files and pull serve", async () => {
     const name = unique("files");
     await ada.project({ action: "create", name });

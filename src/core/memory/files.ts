@@ -27,6 +27,29 @@ export function isHandFile(path: string): boolean {
   return path === MUSEUM_FILE || path === SHARED_CONTEXT_FILE || (path.startsWith(`${LEARNINGS_DIR}/`) && /^[^/]+\.md$/.test(path.slice(LEARNINGS_DIR.length + 1)));
 }
 
+/** Agents' learnings files memory reads at most (one per agent), and the memories all hand-edited files give at most:
+ *  files anyone with write access can fill cost each recall that indexes them no more than that (review 20: 359
+ *  learnings files of 2,000 lines held a project's object for 40 s). */
+export const MAX_LEARNINGS_FILES = 50;
+export const MAX_HAND_MEMORIES = 10_000;
+
+/** The memory files among `paths` (a project's files), in the order memory reads them: the structured ones, the museum,
+ *  the shared context, then the first MAX_LEARNINGS_FILES learnings files by name; and a warning naming what was left. */
+export function memoryFilesOf(paths: Iterable<string>): { paths: string[]; warnings: string[] } {
+  const learnings = [...paths].filter((p) => p.startsWith(`${LEARNINGS_DIR}/`) && isHandFile(p)).sort();
+  const skipped = learnings.length - MAX_LEARNINGS_FILES;
+  return {
+    paths: [...MEMORY_TYPES.map(structuredFile), MUSEUM_FILE, SHARED_CONTEXT_FILE, ...learnings.slice(0, MAX_LEARNINGS_FILES)],
+    warnings: skipped > 0 ? [`${LEARNINGS_DIR} holds ${skipped} more learnings files than the ${MAX_LEARNINGS_FILES} memory reads (one per agent); merge them.`] : [],
+  };
+}
+
+/** The first of `entries` that fit in what hand-edited files may still give (`room`), with a warning when some do not. */
+export function withinHandMemories<T>(path: string, entries: T[], room: number): { entries: T[]; warnings: string[] } {
+  if (entries.length <= room) return { entries, warnings: [] };
+  return { entries: entries.slice(0, Math.max(0, room)), warnings: [`${path}: ${entries.length - Math.max(0, room)} memories past the ${MAX_HAND_MEMORIES} that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.`] };
+}
+
 export interface Parsed {
   entries: MemoryEntry[];
   warnings: string[];
