@@ -62,6 +62,9 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
   }))];
 }
 
+/** How long a comparison may take in the view before it says the versions are too different. */
+const DIFF_TIMEOUT_MS = 1000;
+
 function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: () => Promise<void>): HTMLElement {
   const picked = { a: list[1]!, b: list[0]! };
   const rows = list.map((e) => {
@@ -81,7 +84,10 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   const read = (e: Entry) => app.callTool("bmad-doc", { project: doc.project, path: doc.path, ...e.args });
   const [from, to] = await Promise.all([read(a), read(b)]);
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
-  const lines = diffLines(lastText(from), lastText(to)).flatMap((part) => {
+  // Bounded: two long versions with every line changed took 92 s in the view (review 20).
+  const parts = diffLines(lastText(from), lastText(to), { timeout: DIFF_TIMEOUT_MS });
+  if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too different to compare line by line here (more than ${DIFF_TIMEOUT_MS / 1000} s of work); read each.`));
+  const lines = parts.flatMap((part) => {
     const text = part.value.replace(/\n$/, "").split("\n");
     if (part.added || part.removed) return text.map((line) => h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${line}`));
     // Unchanged runs keep CONTEXT lines on each side of a change.

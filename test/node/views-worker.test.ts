@@ -144,6 +144,28 @@ describe("the views on the Worker", () => {
     await page.close();
   });
 
+  it("shows a document too costly to render as text, at once, and two very different versions without a diff (review 20)", async () => {
+    const path = `${PLAN}/costly.md`;
+    const docs = [`# Stars\n\n${"**a ".repeat(20_000)}\n`, `# Quotes\n\n${"> ".repeat(5_000)}deep\n`];
+    for (const [i, content] of docs.entries()) {
+      await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content } });
+      const started = performance.now();
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } }), call(ada));
+      await expect.poll(() => frame.locator(".markdown .note").textContent()).toMatch(i === 0 ? /Shown as text: it has more than 5000 emphasis marks/ : /Shown as text: it nests quotes deeper than 64/);
+      expect(performance.now() - started).toBeLessThan(10_000);
+      await expect.poll(() => frame.locator("aside h2").textContent()).toBe("Versions"); // the rest of the view is there
+      await page.close();
+    }
+    // Every line different, thousands of them: the comparison gives up and says so, rather than freezing the view.
+    const lines = (tag: string) => Array.from({ length: 20_000 }, (_, k) => `${tag} line ${k} ${((k * 7919) % 10007).toString(36)}`).join("\n");
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: lines("from") } });
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: lines("to") } });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } }), call(ada));
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".note").allTextContents(), { timeout: 15_000 }).toContainEqual(expect.stringMatching(/too different to compare line by line here/));
+    await page.close();
+  });
+
   it("moves a card on the sprint board, and BMAD's sprint_status.py reads the file back", async () => {
     const result = await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } });
     expect(result.isError, toolText(result)).toBeFalsy();
