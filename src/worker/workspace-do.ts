@@ -51,6 +51,9 @@ interface Meta {
 type Row = Record<string, SqlStorageValue>;
 
 const NO_PROJECT = { ok: false, kind: "no_project", error: "no project" } as const;
+/** The most files, and bytes of each, one peek reads. */
+const PEEK_FILES = 100;
+const PEEK_BYTES = 64 * 1024;
 /** The most files readMany lists below one folder. */
 const TREE_FILES = 2000;
 
@@ -174,6 +177,22 @@ export class WorkspaceProject extends DurableObject {
       return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version) } } : this.files.noFile(g.meta.name, path);
     }
     return this.files.version(g.meta.name, path, version);
+  }
+
+  /** The first or last bytes of each file (WorkspaceFiles.peek), at most PEEK_FILES of them; missing ones left out. */
+  peek(caller: Caller, paths: string[], part: { head: number } | { tail: number }): DoResult<FileContent[]> {
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    this.writeMemories(g.meta);
+    const size = "head" in part ? part.head : part.tail;
+    if (!Number.isInteger(size) || size < 1 || size > PEEK_BYTES) return fail("invalid", `A peek reads 1 to ${PEEK_BYTES} bytes of each file.`);
+    return {
+      ok: true,
+      value: paths.slice(0, PEEK_FILES).flatMap((path) => {
+        const head = checkWorkspacePath(path).ok ? this.files.head(path) : undefined;
+        return head ? [{ ...head, data: this.files.part(path, head.version, part) }] : [];
+      }),
+    };
   }
 
   /** Files a render reads, in one call: each one's bytes, "dir" or null (none); the files below each of `trees`

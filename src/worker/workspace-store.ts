@@ -300,6 +300,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       project,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
+      peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
       write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now())),
       edit: (path, edit) => on<TextEdited | null>((s) => s.editText(c, path, edit, now())),

@@ -68,6 +68,12 @@ export class VersionedFiles {
     return bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT data FROM versions WHERE path = ? AND version = ?", path, version).one().data);
   }
 
+  /** The first `head` or last `tail` bytes of a version's content, read as that much from storage. */
+  part(path: string, version: number, part: { head: number } | { tail: number }): Uint8Array {
+    const [start, length] = "head" in part ? [1, part.head] : [-part.tail, part.tail];
+    return bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT substr(data, ?, ?) AS data FROM versions WHERE path = ? AND version = ?", start, length, path, version).one().data);
+  }
+
   /** The file as it is now, as text (undefined: there is none). */
   text(path: string): string | undefined {
     const head = this.head(path);

@@ -136,6 +136,18 @@ describe("on the Durable Object", () => {
     expect((await ada.files({ action: "write", project, path: "_bmad/custom/plain.toml", content: '[core]\nuser_name = "Bo"\n' })).isError).toBe(false);
   });
 
+  it("peeks at the first or last bytes of many files in one call, reading no more (review 20: the map read whole documents)", async () => {
+    const big = `---\nstatus: final\n---\n${"x".repeat(900 * 1024)}\n- the last entry\n`;
+    expect((await ada.files({ action: "write", project, path: "docs/big.md", content: big })).isError).toBe(false);
+    const files = ada.store().files(project);
+    const heads = await files.peek(["docs/big.md", "docs/missing.md"], { head: 4096 });
+    expect(heads.ok && heads.value.map((f) => [f.path, f.data.byteLength, f.size])).toEqual([["docs/big.md", 4096, big.length]]);
+    expect(heads.ok && new TextDecoder().decode(heads.value[0]!.data)).toMatch(/^---\nstatus: final\n---\n/);
+    const tails = await files.peek(["docs/big.md"], { tail: 64 });
+    expect(tails.ok && new TextDecoder().decode(tails.value[0]!.data)).toMatch(/\n- the last entry\n$/);
+    expect(await files.peek(["docs/big.md"], { head: 10 * 1024 * 1024 })).toMatchObject({ ok: false, error: "A peek reads 1 to 65536 bytes of each file." });
+  });
+
   it("prunes the oldest earlier versions past the history cap, never a current file", async () => {
     const caller = ada.store().caller;
     const kb = (c: string) => new TextEncoder().encode(c.repeat(1024));

@@ -2,7 +2,7 @@
 // phase's workflows and the project's documents in their output folders (frontmatter status, last change, author),
 // the latest memlog entries, and the next required workflow with nothing written yet. Read through the caller's own
 // store, so it shows only what they may read.
-import type { ListedFile, WorkspaceFiles } from "../workspace/store.js";
+import type { FileContent, ListedFile, WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
@@ -11,6 +11,9 @@ import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } fro
 const MAX_DOCS = 40;
 const MAX_MEMLOGS = 6;
 const MEMLOG_ENTRIES = 5;
+/** Enough of a document for its frontmatter's status, and of a memlog for its last entries. */
+const FRONTMATTER_BYTES = 4096;
+const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 
 export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author: string }
@@ -76,22 +79,29 @@ function ownerRow(path: string, rows: HelpRow[], folderOf: Map<HelpRow, string>)
   return best;
 }
 
+/** The files' first or last bytes, in one call where the store can (a remote's documents may each hold 1 MiB), else
+ *  read whole (the bridge's, on its own disk). */
+async function peeked(files: WorkspaceFiles, paths: string[], part: { head: number } | { tail: number }): Promise<FileContent[]> {
+  if (files.peek) {
+    const out = await files.peek(paths, part);
+    return out.ok ? out.value : [];
+  }
+  return (await Promise.all(paths.map((p) => files.read(p)))).flatMap((r) => (r.ok ? [r.value] : []));
+}
+
 async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {
-  const read = await Promise.all(docs.map((d) => files.read(d.path)));
-  return read.flatMap((r) => {
-    if (!r.ok) return [];
-    const status = frontmatterStatus(r.value.data);
-    return [{ path: r.value.path, ...(status ? { status } : {}), version: r.value.version, updated_at: r.value.updated_at, author: r.value.author }];
+  return (await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES })).map((f) => {
+    const status = frontmatterStatus(f.data);
+    return { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author };
   });
 }
 
 /** Each memlog's last entries (its `- ` lines), newest memlog first. */
 async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise<ProjectMap["memlogs"]> {
-  const read = await Promise.all(logs.map((l) => files.read(l.path)));
-  return read
-    .flatMap((r) => (r.ok ? [r.value] : []))
+  return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
-    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)) }));
+    // A tail cut inside a line (its first): that line is not an entry as written.
+    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)) }));
 }
 
 /** The map as text, for hosts that show no views. */
