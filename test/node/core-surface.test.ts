@@ -88,6 +88,11 @@ it("removes secret-looking keys from configuration at any depth", () => {
   const commented = "# api_key: sk-abcdefghijklmnopqrstuv\nuser_name: Ada\n";
   expect(sanitizeConfigText("bmm/config.yaml", commented)).not.toContain("sk-abc");
   expect(sanitizeConfigText("bmm/config.yaml", commented)).toContain("user_name: Ada");
+  // A secret as a key (review 21): the entry goes.
+  const keyed = sanitizeConfigText("custom/config.toml", '[db]\n"postgres://app:hunter2@db/prod" = "main"\nname = "x"\n');
+  expect(keyed).not.toContain("hunter2");
+  expect(keyed).toContain('name = "x"');
+  expect(sanitizeConfigText("bmm/config.yaml", "sk-abcdefghijklmnopqrstuv: primary\nuser_name: Ada\n")).not.toContain("sk-abc");
   // A file that is one bare secret, no key (review 19): withheld as an entry with that value would be.
   for (const [path, text] of [["bmm/config.yaml", "sk-abcdefghijklmnopqrstuv\n"], ["bmm/config.yaml", "- ghp_abcdefghijklmnopqrstuvwxyz0123\n- x\n"], ["config.user.yaml", '"postgres://app:hunter2@db/x"\n']] as const) {
     const served = sanitizeConfigText(path, text);

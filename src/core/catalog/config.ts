@@ -70,7 +70,8 @@ export function isSecretValue(value: unknown): boolean {
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
-  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || isSecretValue(value);
+  // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21).
+  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || isSecretValue(key) || isSecretValue(value);
 }
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
