@@ -20,6 +20,7 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
+import { isConfigShaped, secretChanges } from "../core/catalog/config.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -124,6 +125,21 @@ export class WorkspaceProject extends DurableObject {
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
   private room(g: { meta: Meta; access: Access }, bytes: number, now: string): DoError | undefined {
     return this.files.room(g.meta.name, bytes, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
+  }
+
+  /** Why a collaborator may not make this change (`next`: the file's new bytes, null: deleted): `path` is a config that
+   *  holds secret-looking entries they were never shown, and the change would drop or change one. Only the owner
+   *  changes those (review 21: a writer removed the owner's keys by a placeholder, a restore, a delete and a write,
+   *  an unparseable append, or installer answers). */
+  private secretsHeld(g: { meta: Meta; access: Access }, path: string, next: Uint8Array | null): DoError | undefined {
+    if (g.access === "owner" || !isConfigShaped(path)) return undefined;
+    const head = this.files.head(path);
+    if (!head) return undefined;
+    const text = (data: Uint8Array) => new TextDecoder().decode(data);
+    const change = secretChanges(path, text(this.files.content(path, head.version)), next === null ? "" : text(next));
+    const touched = [...change.dropped, ...change.changed];
+    if (!touched.length) return undefined;
+    return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) changes the secret-looking entries of ${path} (${touched.slice(0, 10).join(", ")}${touched.length > 10 ? ", …" : ""}); this would ${next === null ? "delete them" : "remove or change them"}. Nothing was written: ask the owner.`);
   }
 
   /** Creates the project with its first files, all or nothing. */
@@ -232,6 +248,8 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
+    const held = this.secretsHeld(g, path, next);
+    if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
   }
@@ -298,6 +316,8 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
+    const held = this.secretsHeld(g, path, from.value.data);
+    if (held) return held;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
 
@@ -308,6 +328,8 @@ export class WorkspaceProject extends DurableObject {
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
+    const held = this.secretsHeld(g, path, null);
+    if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", caller.label, now));
     return { ok: true, value: { path, version: entry.version } };
   }
@@ -382,6 +404,10 @@ export class WorkspaceProject extends DurableObject {
       if (!checked.ok) return fail("invalid", checked.error);
       const clash = this.files.head(f.path) ? undefined : this.files.clash(f.path);
       if (clash) return fail("invalid", clash);
+    }
+    for (const f of changed) {
+      const held = this.secretsHeld(g, f.path, f.data);
+      if (held) return held;
     }
     const room = this.room(g, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;

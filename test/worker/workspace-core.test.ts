@@ -109,7 +109,7 @@ describe("on the Durable Object", () => {
     expect(await versions()).toBe(before);
     // Nor the notice served for a config that does not parse (review 16: the document view's restore wrote it as the file).
     // (Text that does not parse is judged to keep none of them: written over this file, refused too.)
-    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).text).toMatch(/would delete its secret-looking entry openai_api_key/);
+    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).text).toMatch(/would remove or blank its secret-looking entry openai_api_key/);
     const unparsed = "_bmad/other/config.yaml";
     expect((await ada.files({ action: "write", project, path: unparsed, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
     const notice = await ada.files({ action: "read", project, path: unparsed });
@@ -127,7 +127,14 @@ describe("on the Durable Object", () => {
     for (const variant of [body, `# my edit\n${stripped}`, stripped.replace(/\n/g, "\r\n"), stripped.replace("bmad-mcp", "bmad-mcp "), `#${stripped.slice(2)}`, body.replace("Ada", "Ada L.")]) {
       const out = await ada.files({ action: "write", project, path: toml, content: variant });
       expect(out.isError, variant).toBe(true);
-      expect(out.text).toMatch(/would delete its secret-looking entries core\.api_key, db\.password, which the file as served leaves out\. Nothing was written\./);
+      expect(out.text).toMatch(/would remove or blank its secret-looking entries core\.api_key, db\.password, which the file as served leaves out\. Nothing was written\./);
+    }
+    expect(await versions2(toml)).toBe(tomlVersions);
+    // Nor with placeholders where the values were (review 21), nor by an append that leaves the file unparseable.
+    for (const [action, content] of [["write", '[core]\nuser_name = "Ada"\napi_key = "<kept>"\n[db]\npassword = "***"\n'], ["append", "\n[[[\n"]] as const) {
+      const out = await ada.files({ action, project, path: toml, content });
+      expect(out.isError, `${action} ${content}`).toBe(true);
+      expect(out.text).toMatch(/would remove or blank its secret-looking entries/);
     }
     expect(await versions2(toml)).toBe(tomlVersions);
     // With them kept (a rotated key), or into a config with none, a write lands.

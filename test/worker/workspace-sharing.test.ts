@@ -91,6 +91,29 @@ describe("sharing", () => {
     expect((await writer.project({ action: "delete", name: project, confirm: project })).text).toMatch(/Only the owner/);
   });
 
+  it("leaves a config's secret-looking entries to its owner: a writer changes none of them, by any action (review 21)", async () => {
+    const path = "_bmad/custom/team.toml";
+    const secret = '[core]\nuser_name = "Ada"\napi_key = "sk-live-abcdefghijklmnop"\n';
+    expect((await owner.files({ action: "write", project, path, content: "[core]\nuser_name = \"Ada\"\n" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project, path, content: secret })).isError).toBe(false);
+    const versions = async () => ((await owner.files({ action: "history", project, path })).structured.versions as unknown[]).length;
+    const before = await versions();
+    const files = writer.store().files(project); // below the tool's own check: the object refuses each
+    const bytes = (text: string) => new TextEncoder().encode(text);
+    for (const out of [
+      await files.write(path, bytes('[core]\nuser_name = "Ada"\napi_key = "sk-live-someothervalue1234"\n')),
+      await files.write(path, bytes("[core]\nuser_name = \"Bo\"\n")),
+      await files.write(path, bytes("\n[[[\n"), { append: true }),
+      await files.restore(path, 1),
+      await files.remove(path),
+    ]) {
+      expect(out).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/^Only the owner of .* changes the secret-looking entries of _bmad\/custom\/team\.toml \(core\.api_key\)/) });
+    }
+    // Other entries are the writer's to change, the secret kept as it is (the writer appends one).
+    expect((await writer.files({ action: "append", project, path, content: 'note = "by the writer"\n' })).isError).toBe(false);
+    expect(await versions()).toBe(before + 1);
+  });
+
   it("lets the reader read, list and see history, and nothing else", async () => {
     expect((await reader.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("# PRD");
     expect((await reader.files({ action: "list", project })).structured.total).toBeGreaterThan(1);

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { isConfigShaped, isServedStandIn, secretsDropped, servedFile, servedVersion } from "../../catalog/config.js";
+import { isConfigShaped, isServedStandIn, secretChanges, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -219,13 +219,16 @@ export const bmadFilesTool = defineTool({
           if (isConfigShaped(path) && isServedStandIn(args.content)) {
             return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
           }
-          // However the served text was edited (its first line dropped, lines added): judged by what it would delete.
-          if (isConfigShaped(path) && args.action === "write") {
+          // However the served text was edited (its first line dropped, lines added): judged by what it would delete or
+          // blank. A model was shown none of the values, so it can keep none: the user changes them, in the file.
+          if (isConfigShaped(path)) {
             const current = await files.read(path);
-            const dropped = current.ok ? secretsDropped(path, new TextDecoder().decode(current.value.data), args.content) : [];
-            if (dropped.length) {
-              const names = dropped.slice(0, 10).join(", ");
-              return fail(`Written over ${path}, this would delete its secret-looking ${dropped.length === 1 ? "entry" : "entries"} ${names}${dropped.length > 10 ? ", …" : ""}, which the file as served leaves out. Nothing was written. Keep ${dropped.length === 1 ? "it" : "them"} in what you write, change installer answers with ${TOOL.bmadProject} "config", or have the user edit the file.`);
+            const now = current.ok ? new TextDecoder().decode(current.value.data) : undefined;
+            // An append that leaves the file unparseable drops them as surely (review 21).
+            const change = now === undefined ? undefined : secretChanges(path, now, args.action === "append" ? now + args.content : args.content);
+            const lost = change ? [...change.dropped, ...change.standIns] : [];
+            if (lost.length) {
+              return fail(`Written over ${path}, this would remove or blank its secret-looking ${lost.length === 1 ? "entry" : "entries"} ${lost.slice(0, 10).join(", ")}${lost.length > 10 ? ", …" : ""}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".`);
             }
           }
           const data = new TextEncoder().encode(args.content);
