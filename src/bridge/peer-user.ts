@@ -16,27 +16,44 @@ export function otherUsersClient(socket: Socket): Promise<string | undefined> {
 
 async function judge(socket: Socket): Promise<string | undefined> {
   const me = process.getuid?.();
-  if (me === undefined || socket.localPort === undefined || socket.remotePort === undefined) return undefined;
+  const { localAddress, localPort, remoteAddress, remotePort } = socket;
+  if (me === undefined || !localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return undefined;
   const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)));
   if (tables.every((t) => t === undefined)) return undefined; // not Linux: nothing to ask
-  const owner = ownerOf(tables.join("\n"), socket.remotePort, socket.localPort);
+  // The client's own socket: from its address and port, to this server's (review 21: matched by ports alone, a
+  // client bound to 127.0.0.2 and the server's port found the server's own socket, owned by its user).
+  const owner = ownerOf(tables.join("\n"), { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
   if (owner === me) return undefined;
   return owner === undefined
     ? "This server cannot tell whose program this connection comes from, and serves only its own user's."
     : "This connection comes from another user's program: bmad-mcp --http serves only the user who started it.";
 }
 
-/** The uid owning the socket whose own port is `port` and whose peer's is `peerPort`, from a /proc/net/tcp table
- *  (`sl local rem st tx:rx tr:when retrnsmt uid …`, addresses as HEXIP:HEXPORT). */
-export function ownerOf(table: string, port: number, peerPort: number): number | undefined {
+interface End {
+  address: string;
+  port: number;
+}
+
+/** An IPv4 address as /proc/net/tcp writes it (each 32-bit word in the kernel's byte order: little-endian here), and
+ *  as /proc/net/tcp6 writes it mapped into IPv6; undefined for other addresses. */
+function procAddresses(address: string): string[] {
+  const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address);
+  if (!v4) return [];
+  const hex = v4.slice(1, 5).reverse().map((b) => Number(b).toString(16).padStart(2, "0")).join("").toUpperCase();
+  return [hex, `0000000000000000FFFF0000${hex}`];
+}
+
+/** The uid owning the one socket whose own end is `own` and whose peer is `peer`, from a /proc/net/tcp table
+ *  (`sl local rem st tx:rx tr:when retrnsmt uid …`, ends as HEXADDRESS:HEXPORT); undefined unless exactly one row. */
+export function ownerOf(table: string, own: End, peer: End): number | undefined {
+  const ends = (end: End) => new Set(procAddresses(end.address).map((a) => `${a}:${end.port.toString(16).toUpperCase().padStart(4, "0")}`));
+  const [ownEnds, peerEnds] = [ends(own), ends(peer)];
+  const owners: number[] = [];
   for (const line of table.split("\n")) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length < 8 || !fields[1]?.includes(":")) continue;
-    const portOf = (address: string) => parseInt(address.slice(address.lastIndexOf(":") + 1), 16);
-    if (portOf(fields[1]) === port && portOf(fields[2]!) === peerPort) {
-      const uid = Number(fields[7]);
-      if (Number.isInteger(uid)) return uid;
-    }
+    if (fields.length < 8 || !ownEnds.has(fields[1]!.toUpperCase()) || !peerEnds.has(fields[2]!.toUpperCase())) continue;
+    const uid = Number(fields[7]);
+    if (Number.isInteger(uid)) owners.push(uid);
   }
-  return undefined;
+  return owners.length === 1 ? owners[0] : undefined;
 }

@@ -89,8 +89,14 @@ describe("bmad-mcp --http", () => {
   it("refuses another user's program on this machine (review 20: loopback is every user's)", async () => {
     // The kernel's table, as /proc/net/tcp writes it: the client's socket (port 0xC350) to the server's (0x1F90), uid 1001.
     const table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:C350 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 4242 1\n";
-    expect(ownerOf(table, 0xc350, 0x1f90)).toBe(1001);
-    expect(ownerOf(table, 0x1f90, 0xc350)).toBeUndefined();
+    const client = { address: "127.0.0.1", port: 0xc350 };
+    const server = { address: "127.0.0.1", port: 0x1f90 };
+    expect(ownerOf(table, client, server)).toBe(1001);
+    expect(ownerOf(table, server, client)).toBeUndefined();
+    // By address too: a client at 127.0.0.2 that took the server's port number is not the server's own socket (review 21).
+    const bound = "   0: 0100007F:1F90 0200007F:1F90 01 00000000:00000000 00:00000000 00000000     0        0 1 1\n   1: 0200007F:1F90 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 2 1\n";
+    expect(ownerOf(bound, { address: "127.0.0.2", port: 0x1f90 }, server)).toBe(1001);
+    expect(ownerOf(`${bound}${bound}`, { address: "127.0.0.2", port: 0x1f90 }, server)).toBeUndefined(); // two rows: no answer
     // This machine kind runs the suite as root, which can start a client as another user ("nobody").
     expect(process.getuid?.(), "run as root, to start a client as another user").toBe(0);
     const script = `fetch(${JSON.stringify(endpoint)}, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }).then(async (r) => console.log(r.status, await r.text()))`;
@@ -101,6 +107,16 @@ describe("bmad-mcp --http", () => {
       child.on("close", () => resolve(text));
     });
     expect(out).toMatch(/^403 .*another user's program: bmad-mcp --http serves only the user who started it/);
+    // Nor from 127.0.0.2, bound to the server's own port number (review 21: matched by ports, it was served).
+    const port = Number(new URL(endpoint).port);
+    const raw = `const s = require("net").connect({ host: "127.0.0.1", port: ${port}, localAddress: "127.0.0.2", localPort: ${port} }, () => s.write("POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\ncontent-type: application/json\\r\\naccept: application/json, text/event-stream\\r\\ncontent-length: 46\\r\\nconnection: close\\r\\n\\r\\n{\\"jsonrpc\\":\\"2.0\\",\\"id\\":1,\\"method\\":\\"tools/list\\"}")); let t = ""; s.on("data", (d) => (t += d)); s.on("close", () => console.log(t.split("\\r\\n")[0]));`;
+    const boundAnswer = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ["-e", raw], { uid: 65534, gid: 65534, cwd: "/" });
+      let text = "";
+      child.stdout.on("data", (d: Buffer) => (text += d));
+      child.on("close", () => resolve(text));
+    });
+    expect(boundAnswer.trim()).toBe("HTTP/1.1 403 Forbidden");
     expect((await initialize({})).status).toBe(200);
   });
 
