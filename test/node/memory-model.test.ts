@@ -110,3 +110,11 @@ it("reads hand-edited memory files saved with Windows line endings as it reads t
   // The sections are read the same; the whole file is served as it is.
   expect(await context(crlf)).toEqual({ ...unix, value: { ...(unix.ok && unix.value), shared_context: crlf(files.get(SHARED_CONTEXT_FILE)!) } });
 });
+
+it("reports at most 20 problems of a structured memory file, and how many more (review 21: 46 MB of warnings ended a session)", async () => {
+  const { parseMemoryLines } = await import("../../src/core/memory/files.js");
+  const parsed = parseMemoryLines("x\n".repeat(400_000), "_bmad/_memory/structured/decisions.jsonl");
+  expect(parsed.warnings).toHaveLength(21);
+  expect(parsed.warnings.at(-1)).toBe("_bmad/_memory/structured/decisions.jsonl: and 399980 more warnings.");
+  expect(parsed.broken).toHaveLength(400_000); // kept, so that the file written again loses none of them
+});

@@ -93,7 +93,9 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
   const entries = memories.filter((m) => m.type === type).map((m) => entryOf(m));
   const misplaced = memories.length - entries.length;
   if (misplaced) warnings.push(`${path}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
-  return { memories, entries, warnings, broken };
+  // At most MAX_WARNINGS, as for hand-edited files: 800 KB of broken lines answered every recall with 46 MB of
+  // warnings, and the client dropped the bridge (review 21).
+  return { memories, entries, warnings: fewWarnings(path, warnings), broken };
 }
 
 /** The memory with these tags added (the first MAX_TAGS kept). */
@@ -227,12 +229,16 @@ export async function parseSharedContext(text: string, path: string): Promise<Pa
 export async function parseHandFile(path: string, text: string): Promise<Parsed> {
   const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
   const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path) : parseLearnings(text, agent, path));
-  const warnings = parsed.warnings.length > MAX_WARNINGS ? [...parsed.warnings.slice(0, MAX_WARNINGS), `${path}: and ${parsed.warnings.length - MAX_WARNINGS} more warnings.`] : parsed.warnings;
-  return { entries: parsed.entries, warnings };
+  return { entries: parsed.entries, warnings: fewWarnings(path, parsed.warnings) };
 }
 
 export const MAX_FILE_MEMORIES = 2000;
 const MAX_WARNINGS = 20;
+
+/** The first MAX_WARNINGS of a file's warnings, and how many more there were. */
+function fewWarnings(path: string, warnings: string[]): string[] {
+  return warnings.length > MAX_WARNINGS ? [...warnings.slice(0, MAX_WARNINGS), `${path}: and ${warnings.length - MAX_WARNINGS} more warnings.`] : warnings;
+}
 
 /** The first MAX_FILE_MEMORIES of a file's parts, before any is hashed into a memory; a warning says what was left. */
 function firstOf<T>(items: T[], path: string, warnings: string[]): T[] {
