@@ -622,11 +622,15 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad/bmm/config.yaml"), "user_name: Ana\ngithub_token: ghp_SECRET_in_bmm_config\n");
   writeFileSync(join(target, "_bmad/custom/bmad-prd.user.toml"), '[workflow]\nnote = "mine"\n');
   writeFileSync(join(target, "_bmad/custom/bmad-prd.toml"), '[workflow]\nnote = "the team\'s"\n');
+  writeFileSync(join(target, "_bmad/bmm/config.yaml.bak"), "github_token: ghp_SECRET_in_backup\n"); // a backup is a config too (review 21)
+  writeFileSync(join(target, "_bmad/custom/bmad-prd.user.toml~"), '[workflow]\nnote = "mine"\n');
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
   expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);
+  expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml\.bak \(holds secret-looking keys/);
+  expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml~ \(a personal file/);
 }, 30_000);
 
 it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {

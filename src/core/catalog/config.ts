@@ -164,9 +164,18 @@ export function secretChanges(path: string, current: string, next: string): { dr
 
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1);
+  const bare = withoutBackupEnding(path);
+  const name = bare.slice(bare.lastIndexOf("/") + 1);
   // Compose files hold services' settings, passwords among them (POSTGRES_PASSWORD): served without those too.
-  return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /^(docker-)?compose([.-][^/]*)?\.ya?ml$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(path);
+  return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /^(docker-)?compose([.-][^/]*)?\.ya?ml$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(bare);
+}
+
+/** A path without the endings editors and people give a copy (`config.toml~`, `.bak`, `.orig`, `#config.toml#`): a
+ *  config's backup holds its secrets too (review 21: push sent `config.user.toml~` and `config.yaml.bak` raw). */
+export function withoutBackupEnding(path: string): string {
+  const dir = path.slice(0, path.lastIndexOf("/") + 1);
+  const name = path.slice(dir.length).replace(/^#(.+)#$/, "$1").replace(/(?:~|\.(?:bak|orig|old|save|backup|prev|copy|tmp|swp|\d+))+$/i, "");
+  return dir + name;
 }
 
 /** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
@@ -239,7 +248,7 @@ export function configForScript(path: string, text: string): string {
   return `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
 }
 
-const isToml = (path: string) => /\.toml$/i.test(path);
+const isToml = (path: string) => /\.toml$/i.test(withoutBackupEnding(path));
 
 /** How many entries (lines and flow items) a config may hold: BMAD's hold dozens; a parse costs per entry. */
 const MAX_CONFIG_ENTRIES = 10_000;
