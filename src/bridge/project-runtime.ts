@@ -168,6 +168,7 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
 const CODE_FILE = /\.(py[cdow]?|so|dylib|dll|pth|sh|bash|zsh|[cm]?js|ts|rb|pl|exe|bat|cmd|ps1)$/i;
 /** The most of a skill folder copied to run one of its scripts. */
 const MAX_RUN_COPY_BYTES = 64 * 1024 * 1024;
+const MAX_RUN_COPY_FILES = 2000;
 
 /** Which files of a script's skill folder go into the copy it runs from (`path`: where BMAD would place it, `digest`:
  *  its bytes' sha256). A script's folder is first on Python's import path, so a `csv.py` beside BMAD's own brain.py ran
@@ -185,9 +186,13 @@ const keepForRun = (vouched: Vouched): KeepForRun => (path, digest) => {
 async function copyForRun(root: string, script: string, keep: KeepForRun): Promise<Result<{ script: string; local: (arg: string) => string; dir: string }>> {
   const skillDir = resolve(script, "../..");
   const skillRel = relative(root, skillDir).split(sep).join("/");
+  const listed = await walkFiles(root, skillRel);
+  // A skill folder holds dozens of files: past that, no copy (18,000 planted files cost 5 s a run, then cut the script
+  // from the list: review 21).
+  if (listed.length > MAX_RUN_COPY_FILES) return { ok: false, error: `${skillRel || "The project"} holds over ${MAX_RUN_COPY_FILES} files, more than a skill folder: a script runs from a copy of its skill's folder, so keep the skill's files apart.` };
   const dir = await mkdtemp(join(skillCache(), "run-"));
   let bytes = 0;
-  for (const rel of await walkFiles(root, skillRel)) {
+  for (const rel of listed) {
     const read = await readConfined(root, rel);
     if (!read.ok) continue; // what no tool reads (a secrets file, a link out) is no part of the run
     bytes += read.bytes.byteLength;
