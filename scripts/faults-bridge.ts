@@ -3,8 +3,8 @@
 // next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults
 // and test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
-import { hostname, tmpdir, userInfo } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -15,7 +15,7 @@ import type { User } from "./mcp-user.js";
  *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */
 export const STALE_BOUND_MS = 4_000;
 /** Where src/bridge/file-lock.ts keeps this user's locks, by the same rule (scripts do not import the bridge; a test
- *  holds the two equal): in the home the user database names, one folder per machine; /tmp without one. */
+ *  holds the two equal): in the home the user database names, one folder per machine id; /tmp without one. */
 export const LOCKS = (() => {
   let home: string | undefined;
   try {
@@ -23,9 +23,22 @@ export const LOCKS = (() => {
   } catch {
     home = undefined;
   }
-  const host = hostname().replace(/[^A-Za-z0-9.-]/g, "_").slice(0, 64) || "host";
-  const inHome = home && home !== "/" ? join(home, ".cache", "bmad-mcp", `locks-${host}`) : undefined;
-  return inHome && existsSync(inHome) ? inHome : join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${process.getuid?.() ?? userInfo().username}`);
+  let host: string | undefined;
+  try {
+    host = /^[0-9a-f]{32}$/.exec(readFileSync("/etc/machine-id", "utf8").trim())?.[0].slice(0, 12);
+  } catch {
+    host = undefined;
+  }
+  const inHome = home && home !== "/" ? join(home, ".cache", "bmad-mcp", host ? `locks-${host}` : "locks") : undefined;
+  if (inHome) {
+    try {
+      mkdirSync(inHome, { recursive: true, mode: 0o700 });
+      return inHome;
+    } catch {
+      // a home that cannot hold it: /tmp, as the bridge
+    }
+  }
+  return join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${process.getuid?.() ?? userInfo().username}`);
 })();
 
 /** The locks held now for files below `dir`, by their holders' records. */

@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { hostname, tmpdir, userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
@@ -53,16 +53,26 @@ async function holderOf(lock: string): Promise<Holder | undefined> {
   }
 }
 
+/** This machine's id where the system keeps a stable one (Linux's /etc/machine-id), for a home shared between machines;
+ *  not its host name, which macOS changes with the network (review 21: two folders again). */
+export function machineId(): string | undefined {
+  try {
+    return /^[0-9a-f]{32}$/.exec(readFileSync("/etc/machine-id", "utf8").trim())?.[0].slice(0, 12);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where this user's locks are kept on this machine, by a rule that depends on neither a process's environment nor
  *  when it started, so that every bridge of the user finds one lock (MCP clients start bridges with different HOME and
  *  XDG_* variables; /run/user/<uid> appears at a first login and goes at the last logout, and a bridge started before
  *  it came kept /tmp while later ones used it: acknowledged appends were lost, review 19): the home folder the user
  *  database names, where no one else can make it first; /tmp where the user has none that can hold it. One folder per
- *  machine (its host name): a holder's process is looked for on this machine alone. */
+ *  machine where it has an id (a holder's process is looked for on this machine alone). */
 export function locksFolderPath(): string {
   const uid = process.getuid?.();
   const who = uid ?? userInfo().username;
-  const host = hostname().replace(/[^A-Za-z0-9.-]/g, "_").slice(0, 64) || "host";
+  const host = machineId();
   let home: string | undefined;
   try {
     home = userInfo().homedir;
@@ -70,7 +80,7 @@ export function locksFolderPath(): string {
     home = undefined; // no entry in the user database (a container's arbitrary uid)
   }
   if (home && home !== "/") {
-    const dir = join(home, ".cache", "bmad-mcp", `locks-${host}`);
+    const dir = join(home, ".cache", "bmad-mcp", host ? `locks-${host}` : "locks");
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       return dir;

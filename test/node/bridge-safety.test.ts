@@ -11,8 +11,8 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { hostname, userInfo } from "node:os";
-import { lockFolder, locksFolderPath, withFileLock } from "../../src/bridge/file-lock.js";
+import { userInfo } from "node:os";
+import { lockFolder, locksFolderPath, machineId, withFileLock } from "../../src/bridge/file-lock.js";
 import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
 
 const tmp = installedProjects("bridge-safety");
@@ -338,7 +338,8 @@ describe("compare-and-set holds under the lock that writes", () => {
     }
     // In the home folder the user database names (no one else can make it first), one per machine; the faults script
     // looks for locks there by its own copy of the rule.
-    expect(first).toBe(join(userInfo().homedir, ".cache", "bmad-mcp", `locks-${hostname().replace(/[^A-Za-z0-9.-]/g, "_")}`));
+    const id = machineId();
+    expect(first).toBe(join(userInfo().homedir, ".cache", "bmad-mcp", id ? `locks-${id}` : "locks"));
     expect(FAULT_LOCKS).toBe(first);
   });
 
