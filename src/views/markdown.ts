@@ -19,7 +19,9 @@ const MAX_QUOTE_DEPTH = 64;
 /** Why `text` is shown as text rather than rendered, or undefined. Linear. */
 function tooCostly(text: string): string | undefined {
   if (text.length > MAX_RENDERED_CHARS) return `it is longer than ${MAX_RENDERED_CHARS / 1024} KB`;
-  if ((text.match(/\*\*|__/g)?.length ?? 0) > MAX_EMPHASIS_RUNS) return `it has more than ${MAX_EMPHASIS_RUNS} emphasis marks`;
+  // Every run that can open or close emphasis (review 21: single `*a _` runs cost as much as `**`): `*`, `~`, and `_`
+  // but inside a word (snake_case opens nothing).
+  if ((text.match(/\*+|~+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu)?.length ?? 0) > MAX_EMPHASIS_RUNS) return `it has more than ${MAX_EMPHASIS_RUNS} emphasis marks`;
   if (new RegExp(`^(?:[ \\t]*>){${MAX_QUOTE_DEPTH + 1}}`, "m").test(text)) return `it nests quotes deeper than ${MAX_QUOTE_DEPTH}`;
   return undefined;
 }
