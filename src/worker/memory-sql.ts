@@ -2,7 +2,7 @@
 // memories in a table, an FTS5 index over their text and tags (BM25; Porter stems over unicode61 with
 // diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
 // bridge) indexed beside them, again whenever their content changes.
-import { isHandFile, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, withinHandMemories, type Parsed } from "../core/memory/files.js";
+import { isHandFile, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, type Parsed } from "../core/memory/files.js";
 import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
@@ -75,8 +75,9 @@ function insert(sql: SqlStorage, memory: Memory, source: string | null): void {
 }
 
 /** Indexes the memory files whose content changed since they were last indexed; returns every file's warnings. The
- *  hand-edited files give at most MAX_HAND_MEMORIES together, in the order memory reads them: when one changed, all are
- *  indexed again (a few dozen small files), so that the cap holds whichever changed. */
+ *  hand-edited files give at most MAX_HAND_MEMORIES together: a changed one is parsed with the room the others left
+ *  (what is past it is never hashed), so a change costs the changed file alone (review 21: indexing every file again
+ *  on each change held a shared project 2.5 to 4 s per append). */
 async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vectors: MemoryVectors | undefined): Promise<string[]> {
   const sql = storage.sql;
   const indexed = sql.exec<{ path: string; sha256: string; warnings: string }>("SELECT path, sha256, warnings FROM memory_files ORDER BY path").toArray();
@@ -85,20 +86,16 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
   const chosen = memoryFilesOf(listed.keys());
   const current = chosen.paths.flatMap((path) => listed.get(path) ?? []);
   const gone = [...known.keys()].filter((p) => !current.some((f) => f.path === p));
-  const handChanged = current.some((f) => isHandFile(f.path) && known.get(f.path) !== f.sha256) || gone.some(isHandFile);
+  const stale = current.filter((f) => known.get(f.path) !== f.sha256);
+  // A hand file's memories are sourced by line ("path:12").
+  const heldBy = (path: string) => sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories WHERE source >= ? AND source < ?", `${path}:`, `${path};`).one().n;
+  let handRoom = stale.some((f) => isHandFile(f.path)) ? MAX_HAND_MEMORIES - current.filter((f) => isHandFile(f.path) && known.get(f.path) === f.sha256).reduce((sum, f) => sum + heldBy(f.path), 0) : 0;
   const changed: Array<{ path: string; sha256: string; parsed: Parsed }> = [];
-  let handRoom = MAX_HAND_MEMORIES;
-  for (const file of current) {
-    const hand = isHandFile(file.path);
-    if (known.get(file.path) === file.sha256 && !(hand && handChanged)) continue;
+  for (const file of stale) {
     const text = files.read(file.path) ?? "";
     const type = structuredType(file.path);
-    let parsed: Parsed = type ? parseMemoryLines(text, file.path) : await parseHandFile(file.path, text);
-    if (hand) {
-      const kept = withinHandMemories(file.path, parsed.entries, handRoom);
-      handRoom -= kept.entries.length;
-      parsed = { entries: kept.entries, warnings: [...parsed.warnings, ...kept.warnings] };
-    }
+    const parsed: Parsed = type ? parseMemoryLines(text, file.path) : await parseHandFile(file.path, text, handRoom);
+    if (!type) handRoom -= parsed.entries.length;
     changed.push({ path: file.path, sha256: file.sha256, parsed });
   }
   if (changed.length || gone.length) {
@@ -113,8 +110,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
         sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
       }
     });
-    // Embedded: the files whose content changed (the others' memories keep their ids, and their vectors).
-    if (vectors) await vectors.upsert(changed.filter((c) => known.get(c.path) !== c.sha256).flatMap((c) => c.parsed.entries)).catch(() => undefined);
+    if (vectors) await vectors.upsert(changed.flatMap((c) => c.parsed.entries)).catch(() => undefined);
   }
   const rows = changed.length || gone.length ? sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray() : indexed;
   return [...chosen.warnings, ...rows.flatMap((r) => (r.warnings === "[]" ? [] : (JSON.parse(r.warnings) as string[])))];

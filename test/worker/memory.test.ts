@@ -230,6 +230,12 @@ describe("memory files and project files in the workspace", () => {
     const fifth = await call(TOOL.getAgentMemory, { project: name, agent: "a04", query: "a04 learning 1999" });
     expect(fifth.structured.learnings.map((l: { text: string }) => l.text)).toContain("a04 learning 1999 about queues.");
     for (const agent of ["a05", "a55"]) expect((await call(TOOL.getAgentMemory, { project: name, agent, query: `${agent} learning` })).structured.learnings).toEqual([]);
+    // A change indexes the changed file alone, in the room the others leave (review 21: all again, 2.5 to 4 s a
+    // change): a00 now has 2,001, its own cap of 2,000 within the 2,000 the others (a01 to a04) left.
+    await ada.files({ action: "append", project: name, path: "_bmad/_memory/agent-learnings/a00.md", content: "- a00 learning 2000 about queues.\n" });
+    const again = await call(TOOL.recallStructured, { project: name, query: "queues" });
+    expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a00.md holds 2001 memories; the first 2000 are recalled. Split it, or move the rest to another file.");
+    expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.");
   });
 
   it("writes remembered memories into the workspace's structured files, which bmad-files and pull serve", async () => {

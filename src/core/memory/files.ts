@@ -135,7 +135,7 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
 }
 
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
-export async function parseLearnings(text: string, agent: string, path: string): Promise<Parsed> {
+export async function parseLearnings(text: string, agent: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
   const items: Array<{ line: number; text: string; date: string }> = [];
   let date = "";
   let current: (typeof items)[number] | undefined;
@@ -154,7 +154,7 @@ export async function parseLearnings(text: string, agent: string, path: string):
   });
   const entries: MemoryEntry[] = [];
   const warnings: string[] = [];
-  for (const item of firstOf(items.filter((it) => it.text), path, warnings)) {
+  for (const item of firstOf(items.filter((it) => it.text), path, warnings, limit)) {
     entries.push({ id: await memoryId("agent-learnings", agent, item.text), type: "agent-learnings", agent, text: item.text, tags: [], created_at: item.date, source: `${path}:${item.line}` });
   }
   return { entries, warnings };
@@ -163,7 +163,7 @@ export async function parseLearnings(text: string, agent: string, path: string):
 const META = /^[-*]?\s*(severity|date|agent|tags)\s*:\s*(.*)$/i;
 
 /** The failure museum: `## CATEGORY: title`, metadata lines, the story. Unknown categories are reported. */
-export async function parseMuseum(text: string, path: string): Promise<Parsed> {
+export async function parseMuseum(text: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
   const warnings: string[] = [];
   const blocks: Array<{ line: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
   let block: (typeof blocks)[number] | undefined;
@@ -199,7 +199,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
     }
   });
   const entries: MemoryEntry[] = [];
-  for (const b of firstOf(blocks, path, warnings)) {
+  for (const b of firstOf(blocks, path, warnings, limit)) {
     const text = [b.title, b.body.join("\n").trim()].filter(Boolean).join("\n");
     if (!text) continue;
     const tags = [b.category, b.severity, ...b.tags.filter((t) => t.toUpperCase() !== b.category && t.toLowerCase() !== b.severity)];
@@ -209,7 +209,7 @@ export async function parseMuseum(text: string, path: string): Promise<Parsed> {
 }
 
 /** Shared context: one memory per `##` section (its heading and text). */
-export async function parseSharedContext(text: string, path: string): Promise<Parsed> {
+export async function parseSharedContext(text: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
   const sections: Array<{ line: number; lines: string[] }> = [];
   lines(text).forEach((line, i) => {
     if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, lines: [] });
@@ -217,18 +217,20 @@ export async function parseSharedContext(text: string, path: string): Promise<Pa
   });
   const entries: MemoryEntry[] = [];
   const warnings: string[] = [];
-  for (const s of firstOf(sections, path, warnings)) {
+  for (const s of firstOf(sections, path, warnings, limit)) {
     const body = s.lines.join("\n").trim();
     if (body) entries.push({ id: await memoryId("shared-context", "shared", body), type: "shared-context", agent: "shared", text: body, tags: [], created_at: "", source: `${path}:${s.line}` });
   }
   return { entries, warnings };
 }
 
-/** The memories of one hand-edited file (at most MAX_FILE_MEMORIES, and MAX_WARNINGS warnings: a file anyone with
- *  write access can fill costs each recall that indexes it no more than that). */
-export async function parseHandFile(path: string, text: string): Promise<Parsed> {
+/** The memories of one hand-edited file (at most MAX_FILE_MEMORIES, and no more than `room`, what hand-edited files
+ *  may still give; MAX_WARNINGS warnings): a file anyone with write access can fill costs each recall that indexes it
+ *  no more than that, and what is past the room is never hashed into a memory. */
+export async function parseHandFile(path: string, text: string, room = MAX_HAND_MEMORIES): Promise<Parsed> {
   const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
-  const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path) : parseLearnings(text, agent, path));
+  const limit = Math.max(0, Math.min(MAX_FILE_MEMORIES, room));
+  const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path, limit) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path, limit) : parseLearnings(text, agent, path, limit));
   return { entries: parsed.entries, warnings: fewWarnings(path, parsed.warnings) };
 }
 
@@ -240,9 +242,11 @@ function fewWarnings(path: string, warnings: string[]): string[] {
   return warnings.length > MAX_WARNINGS ? [...warnings.slice(0, MAX_WARNINGS), `${path}: and ${warnings.length - MAX_WARNINGS} more warnings.`] : warnings;
 }
 
-/** The first MAX_FILE_MEMORIES of a file's parts, before any is hashed into a memory; a warning says what was left. */
-function firstOf<T>(items: T[], path: string, warnings: string[]): T[] {
-  if (items.length <= MAX_FILE_MEMORIES) return items;
-  warnings.push(`${path} holds ${items.length} memories; the first ${MAX_FILE_MEMORIES} are recalled. Split it, or move the rest to another file.`);
-  return items.slice(0, MAX_FILE_MEMORIES);
+/** The first `limit` of a file's parts, before any is hashed into a memory; a warning says what was left, and why. */
+function firstOf<T>(items: T[], path: string, warnings: string[], limit = MAX_FILE_MEMORIES): T[] {
+  if (items.length <= limit) return items;
+  warnings.push(limit < MAX_FILE_MEMORIES
+    ? `${path}: ${items.length - limit} memories past the ${MAX_HAND_MEMORIES} that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.`
+    : `${path} holds ${items.length} memories; the first ${MAX_FILE_MEMORIES} are recalled. Split it, or move the rest to another file.`);
+  return items.slice(0, limit);
 }
