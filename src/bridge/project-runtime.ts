@@ -34,6 +34,8 @@ export interface ScriptVouching {
   /** The sha256 of the embedded bundle's ported scripts: bytes that run only as their port. */
   portedDigests: () => ReadonlySet<string>;
   allowProjectScripts: boolean;
+  /** The project's install record vouches for nothing (a cloned repository's committed one is its author's word). */
+  ignoreInstallRecord?: boolean;
 }
 
 /** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
@@ -135,9 +137,9 @@ interface Vouched {
 }
 
 async function vouchedBytes(root: string, vouching: ScriptVouching): Promise<Vouched> {
-  const record = await readConfined(root, INSTALL_RECORD);
-  const pulled = record.ok && (await broughtByPull(root, record.bytes));
-  const recorded: BmadScripts = record.ok && !pulled ? recordedScripts(record.bytes) : new Map();
+  const record = vouching.ignoreInstallRecord ? undefined : await readConfined(root, INSTALL_RECORD);
+  const pulled = record?.ok === true && (await broughtByPull(root, record.bytes));
+  const recorded: BmadScripts = record?.ok && !pulled ? recordedScripts(record.bytes) : new Map();
   const embedded = vouching.bmadScripts();
   return { pulled, at: (place, digest) => embedded.get(place)?.has(digest) === true || recorded.get(place)?.has(digest) === true };
 }
@@ -158,7 +160,7 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   return {
     ok: false,
     error:
-      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}, so a model may have written or changed it, and it does not run. ` +
+      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}${vouching.ignoreInstallRecord ? " (this bridge was started with --ignore-install-record: the record vouches for nothing)" : ""}, so a model may have written or changed it, and it does not run. ` +
       "If it is yours and you trust it, start the bridge with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
   };
 }

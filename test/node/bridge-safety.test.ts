@@ -2,6 +2,7 @@
 // install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
@@ -169,6 +170,16 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
+    // A row of the install record vouches for the script it lists (a cloned repository may have committed both: review
+    // 21), unless the bridge is started with --ignore-install-record.
+    const helper = "print('team helper ran')\n";
+    writeFileSync(join(skill, "scripts/helper.py"), helper);
+    const digest = createHash("sha256").update(helper).digest("hex");
+    writeFileSync(join(dir, "_bmad/_config/files-manifest.csv"), `${readFileSync(join(dir, "_bmad/_config/files-manifest.csv"), "utf8")}"py","helper","core","core/bmad-mine/scripts/helper.py","${digest}"\n`);
+    expect((await bmadRun(client, `uv run ${skill}/scripts/helper.py`)).text).toContain("team helper ran");
+    const ignoring = await bmadRun(await connect(dir, ["--ignore-install-record"]), `uv run ${skill}/scripts/helper.py`);
+    expect(ignoring.text).toContain("this bridge was started with --ignore-install-record: the record vouches for nothing");
+    expect(ignoring.text).not.toContain("team helper ran");
     // uv, where it is installed, looks for no project or settings: a pyproject.toml the model wrote names a build
     // backend uv would run, a uv.toml an index to install from (an eighth review). uv is not installed here: a
     // stand-in on PATH records how the bridge calls it.
