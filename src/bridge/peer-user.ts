@@ -51,7 +51,8 @@ export function ownerOf(table: string, own: End, peer: End): number | undefined 
   const owners: number[] = [];
   for (const line of table.split("\n")) {
     const fields = line.trim().split(/\s+/);
-    if (fields.length < 8 || !ownEnds.has(fields[1]!.toUpperCase()) || !peerEnds.has(fields[2]!.toUpperCase())) continue;
+    // Established only: a socket its program already closed shows uid 0, which a bridge run as root took for its own (review 22).
+    if (fields.length < 8 || fields[3] !== "01" || !ownEnds.has(fields[1]!.toUpperCase()) || !peerEnds.has(fields[2]!.toUpperCase())) continue;
     const uid = Number(fields[7]);
     if (Number.isInteger(uid)) owners.push(uid);
   }

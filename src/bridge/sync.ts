@@ -10,6 +10,8 @@ import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./c
 
 /** Folders never pushed: other tools' state (machinery, .git and bmad-mcp's own under every name, is skipped too). */
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
+/** How deep below a walked folder files are looked for: far past any BMAD folder's. */
+const MAX_WALK_DEPTH = 32;
 
 export type Local =
   | { kind: "missing" }
@@ -65,14 +67,17 @@ export async function mapLimited<T, R>(items: T[], limit: number, run: (item: T)
  */
 export async function walkFiles(dir: string, folder: string): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
+  // Folders count too, and depth is bounded: 20,000 empty folders, or a chain 800 deep, cost seconds a walk (review 22).
+  let folders = 0;
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > MAX_WALK_DEPTH || ++folders > MAX_FILES) return;
     const listed = await listConfined(dir, rel);
     if (!listed.ok) return;
     for (const name of listed.names.sort()) {
-      if (SKIPPED.has(name) || machineryName(name) || out.length > MAX_FILES) continue;
+      if (SKIPPED.has(name) || machineryName(name) || out.length > MAX_FILES || folders > MAX_FILES) continue;
       const path = rel ? `${rel}/${name}` : name;
       const info = await lstat(join(listed.path, name)).catch(() => undefined);
-      if (info?.isDirectory()) await walk(path);
+      if (info?.isDirectory()) await walk(path, depth + 1);
       else if (info?.isFile()) out.push(path);
       else if (info?.isSymbolicLink()) {
         const target = await resolveConfined(dir, path);
@@ -80,7 +85,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
       }
     }
   };
-  await walk(folder);
+  await walk(folder, 0);
   return out;
 }
 

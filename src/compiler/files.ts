@@ -40,6 +40,9 @@ export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** Files and bytes a build takes from one tree: BMAD's own package has under 1,000 files and 4 MB; past these a
  *  manifest names folders by mistake or to stall the build (800 MB of a project's data held 900 MiB each rebuild). */
 export const MAX_TREE_FILES = 20_000;
+/** How deep below a walked folder a tree's files may sit: each level costs every file below it a longer realpath, and
+ *  a chain 1,800 folders deep under a skill held a bridge's start past a client's 60 s (review 22). */
+export const MAX_TREE_DEPTH = 32;
 export const MAX_TREE_BYTES = 64 * 1024 * 1024;
 
 /** A tree past MAX_TREE_FILES or MAX_TREE_BYTES: the whole tree fails. */
@@ -195,10 +198,13 @@ export class Tree {
   walk(rel: string): string[] {
     const out: string[] = [];
     const seen = new Set<string>();
-    const visit = (dir: string): void => {
+    const visit = (dir: string, depth: number): void => {
+      if (depth > MAX_TREE_DEPTH) return this.report(dir, `Skipped ${dir} in ${this.root}: deeper than ${MAX_TREE_DEPTH} folders, far past any BMAD tree`);
       const real = this.real(dir);
       if (seen.has(real)) return; // symlink loop
       seen.add(real);
+      // Folders count with files: 20,000 empty ones cost seconds a walk (review 22).
+      if (++this.walked > MAX_TREE_FILES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files and folders in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
       for (const name of readdirSync(real).sort()) {
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
@@ -211,12 +217,12 @@ export class Tree {
           if ((err as NodeJS.ErrnoException).code === "ENOENT" && isSymlink(this.abs(child))) this.report(child, `Skipped ${child} in ${this.root}: a symlink that points nowhere`);
           continue;
         }
-        if (st.isDirectory()) visit(child);
+        if (st.isDirectory()) visit(child, depth + 1);
         else if (!st.isFile()) this.report(child, `Skipped ${child} in ${this.root}: not a regular file`);
         else if (this.read(child) !== null) out.push(child);
       }
     };
-    if (this.isDir(rel)) visit(rel);
+    if (this.isDir(rel)) visit(rel, 0);
     this.walked += out.length;
     if (this.walked > MAX_TREE_FILES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
     return out.sort();

@@ -1,5 +1,6 @@
 // 6.12 trees: the bmad-method package source and a real installed project.
-import { cpSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle, type BuildResult } from "../../src/compiler/build";
@@ -164,4 +165,23 @@ describe("6.12 installed project", () => {
     const { manifest } = await buildBundle({ sources: [odd], includeDefault: false });
     expect(Object.hasOwn(manifest.config, "constructor") && manifest.config.constructor).toEqual({ greeting: "hello" });
   });
+});
+
+it("walks no deeper than 32 folders, and counts folders with files (review 22: a chain 1,800 deep held a bridge's start past 60 s)", async () => {
+  const { Tree, MAX_TREE_DEPTH } = await import("../../src/compiler/files.js");
+  const root = mkdtempSync(join(tmpdir(), "bmad-deep-"));
+  try {
+    const deep = join(root, ...Array.from({ length: 200 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, "x.md"), "# deep\n");
+    writeFileSync(join(root, "d", "top.md"), "# top\n");
+    const warnings: string[] = [];
+    const started = performance.now();
+    const files = new Tree(root, { warn: (m) => warnings.push(m) }).walk("");
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(files).toEqual(["d/top.md"]);
+    expect(warnings).toEqual([expect.stringMatching(new RegExp(`deeper than ${MAX_TREE_DEPTH} folders, far past any BMAD tree`))]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
