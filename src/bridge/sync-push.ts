@@ -9,7 +9,7 @@ import { asText, inSyncFolders, type Local, mapLimited, readLocal, type Refusal,
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
-import { isConfigShaped, isSecretFile, sanitizeConfigText, withoutBackupEnding } from "../core/catalog/config.js";
+import { isConfigShaped, isPersonalConfig, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal } from "../core/workspace/paths.js";
 
 type Step =
@@ -37,14 +37,13 @@ const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
-/** A person's own BMAD files, which BMAD's installer keeps out of git (its `.gitignore`s: `*.user.toml` settings, the
- *  render cache): not a team's to share. */
-const PERSONAL = /(^|\/)[^/]+\.user\.(toml|ya?ml)$|^_bmad\/render\//i;
+/** BMAD's render cache, which its installer keeps out of git: not a team's to share (nor `*.user.toml`: isPersonalConfig). */
+const RENDER_CACHE = /^_bmad\/render\//i;
 
 /** Why a file is held back rather than sent, or undefined: a person's own file, or a config whose secret-looking keys
  *  (or text that does not parse here, whose could not be told) would reach the remote (review 20). */
 function heldBack(path: string, text: string): string | undefined {
-  if (PERSONAL.test(withoutBackupEnding(path))) return "a personal file BMAD keeps out of git; not sent";
+  if (isPersonalConfig(path) || RENDER_CACHE.test(path)) return "a personal file BMAD keeps out of git; not sent";
   if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return "holds secret-looking keys (or does not parse here), which push sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config";
   return undefined;
 }

@@ -164,18 +164,21 @@ export function secretChanges(path: string, current: string, next: string): { dr
 
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
-  const bare = withoutBackupEnding(path);
-  const name = bare.slice(bare.lastIndexOf("/") + 1);
-  // Compose files hold services' settings, passwords among them (POSTGRES_PASSWORD): served without those too.
-  return /^config(\.user)?\.(ya?ml|toml)$/i.test(name) || /^(docker-)?compose([.-][^/]*)?\.ya?ml$/i.test(name) || /(^|\/)custom\/[^/]+\.toml$/i.test(bare);
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
+  // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
+  // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and a TOML in a custom folder (a renamed one too).
+  if (!CONFIG_EXTENSION.test(name)) return false;
+  return /config|compose|\.user(?![a-z])/i.test(name) || (/\.toml/i.test(name) && /(^|\/)custom[^/]*\/[^/]+$/i.test(path));
 }
 
-/** A path without the endings editors and people give a copy (`config.toml~`, `.bak`, `.orig`, `#config.toml#`): a
- *  config's backup holds its secrets too (review 21: push sent `config.user.toml~` and `config.yaml.bak` raw). */
-export function withoutBackupEnding(path: string): string {
-  const dir = path.slice(0, path.lastIndexOf("/") + 1);
-  const name = path.slice(dir.length).replace(/^#(.+)#$/, "$1").replace(/(?:~|\.(?:bak|orig|old|save|backup|prev|copy|tmp|swp|\d+))+$/i, "");
-  return dir + name;
+/** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
+const CONFIG_EXTENSION = /\.(?:ya?ml|toml)(?![a-z0-9])/i;
+
+/** A person's own BMAD settings (`*.user.toml`, a copy of one too), which BMAD's installer keeps out of git. */
+export function isPersonalConfig(path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return CONFIG_EXTENSION.test(name) && /\.user(?![a-z])/i.test(name);
 }
 
 /** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
@@ -248,7 +251,7 @@ export function configForScript(path: string, text: string): string {
   return `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
 }
 
-const isToml = (path: string) => /\.toml$/i.test(withoutBackupEnding(path));
+const isToml = (path: string) => /\.toml(?![a-z0-9])/i.test(path.slice(path.lastIndexOf("/") + 1));
 
 /** How many entries (lines and flow items) a config may hold: BMAD's hold dozens; a parse costs per entry. */
 const MAX_CONFIG_ENTRIES = 10_000;
