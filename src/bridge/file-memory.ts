@@ -7,7 +7,7 @@ import { realpathSync } from "node:fs";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
-import { LEARNINGS_DIR, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
+import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { fileStamp, listConfined, MAX_READ_BYTES, readConfinedText, writeConfined } from "./confined-fs.js";
@@ -141,6 +141,7 @@ export class FileMemory implements ProjectMemory {
       if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` };
       const stored: Memory = before ? { ...before, tags } : memory;
       memories.set(memory.id, stored);
+      if (!before && memories.size > MAX_STRUCTURED_MEMORIES) return { ok: false, error: `${rel} holds ${memories.size - 1} memories, the most one type's file gives recall: move older ones of this type to another file (e.g. ${rel}.old) and remember again.` };
       const text = memoryLines(memories.values()) + (file.broken ?? []).map((l) => `${l}\n`).join("");
       if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
       const written = await writeConfined(this.root, rel, text, { unchanged });

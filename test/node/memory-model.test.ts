@@ -118,3 +118,13 @@ it("reports at most 20 problems of a structured memory file, and how many more (
   expect(parsed.warnings.at(-1)).toBe("_bmad/_memory/structured/decisions.jsonl: and 399980 more warnings.");
   expect(parsed.broken).toHaveLength(400_000); // kept, so that the file written again loses none of them
 });
+
+it("recalls at most 20,000 memories of one structured file, saying so, and keeps them all in the file (review 22)", async () => {
+  const { parseMemoryLines, MAX_STRUCTURED_MEMORIES } = await import("../../src/core/memory/files.js");
+  const id = (i: number) => `${i.toString(16).padStart(8, "0")}-0000-5000-8000-000000000000`;
+  const line = (i: number) => JSON.stringify({ agent: "dev", created_at: "2026-01-01T00:00:00Z", id: id(i), tags: [], text: `d${i}`, type: "decisions" });
+  const parsed = parseMemoryLines(Array.from({ length: MAX_STRUCTURED_MEMORIES + 5 }, (_, i) => line(i)).join("\n"), "_bmad/_memory/structured/decisions.jsonl");
+  expect(parsed.entries).toHaveLength(MAX_STRUCTURED_MEMORIES);
+  expect(parsed.memories).toHaveLength(MAX_STRUCTURED_MEMORIES + 5);
+  expect(parsed.warnings[0]).toBe(`_bmad/_memory/structured/decisions.jsonl holds ${MAX_STRUCTURED_MEMORIES + 5} memories; the first ${MAX_STRUCTURED_MEMORIES} are recalled. Move older ones to another file (e.g. _bmad/_memory/structured/decisions.jsonl.old).`);
+});

@@ -32,6 +32,8 @@ export function isHandFile(path: string): boolean {
  *  learnings files of 2,000 lines held a project's object for 40 s). */
 export const MAX_LEARNINGS_FILES = 50;
 export const MAX_HAND_MEMORIES = 10_000;
+/** The memories one structured file gives recall at most (each type its own file). */
+export const MAX_STRUCTURED_MEMORIES = 20_000;
 
 /** The memory files among `paths` (a project's files), in the order memory reads them: the structured ones, the museum,
  *  the shared context, then the first MAX_LEARNINGS_FILES learnings files by name; and a warning naming what was left. */
@@ -90,8 +92,12 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
   });
   const memories = [...byId.values()];
   const type = structuredType(path);
-  const entries = memories.filter((m) => m.type === type).map((m) => entryOf(m));
-  const misplaced = memories.length - entries.length;
+  const ofType = memories.filter((m) => m.type === type);
+  // Recalled: the first MAX_STRUCTURED_MEMORIES (review 22: 300,000 planted memories rebuilt a bridge's index 3 to 4 s a
+  // change); all are kept in the file.
+  const entries = ofType.slice(0, MAX_STRUCTURED_MEMORIES).map((m) => entryOf(m));
+  if (ofType.length > MAX_STRUCTURED_MEMORIES) warnings.unshift(`${path} holds ${ofType.length} memories; the first ${MAX_STRUCTURED_MEMORIES} are recalled. Move older ones to another file (e.g. ${path}.old).`);
+  const misplaced = memories.length - ofType.length;
   if (misplaced) warnings.push(`${path}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
   // At most MAX_WARNINGS, as for hand-edited files: 800 KB of broken lines answered every recall with 46 MB of
   // warnings, and the client dropped the bridge (review 21).
