@@ -9,7 +9,7 @@
 // WAIT_MS, naming the holder. Locks live in one private folder per user on this machine, keyed by the file's real path,
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
@@ -20,7 +20,7 @@ import { heldLock, landingOf } from "./confined-fs.js";
 /** How long a change waits for a live holder before it gives up, naming it. */
 const WAIT_MS = 11_000;
 
-const Holder = z.object({ pid: z.number().int().positive(), start: z.string().optional(), token: z.string(), path: z.string() });
+const Holder = z.object({ pid: z.number().int().positive(), start: z.string().optional(), token: z.string(), path: z.string(), pidns: z.string().optional(), boot: z.string().optional() });
 type Holder = z.infer<typeof Holder>;
 
 /** This process's start, as the kernel counts it (Linux): a pid reused by a later process is not this holder. */
@@ -33,9 +33,28 @@ function startOf(pid: number): string | undefined {
   }
 }
 const ownStart = startOf(process.pid);
+/** Which process ids this process sees (its pid namespace) and since when (this boot): a holder's pid means its process
+ *  only within both (review 22: a bridge in another pid namespace took over a live holder's lock 35 ms after it was made). */
+const ownPidNs = (() => {
+  try {
+    return readlinkSync("/proc/self/ns/pid");
+  } catch {
+    return undefined;
+  }
+})();
+const ownBoot = (() => {
+  try {
+    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
+  } catch {
+    return undefined;
+  }
+})();
 
-/** Whether the holder's process has ended (or its pid now names another process). */
+/** Whether the holder's process has ended (or its pid now names another process). A holder from an earlier boot is gone;
+ *  one from another pid namespace cannot be looked at, so it is never taken for gone (a waiter gives up instead). */
 function gone(holder: Holder): boolean {
+  if (holder.boot !== undefined && ownBoot !== undefined && holder.boot !== ownBoot) return true;
+  if (holder.pidns !== undefined && ownPidNs !== undefined && holder.pidns !== ownPidNs) return false;
   try {
     process.kill(holder.pid, 0);
   } catch (error) {
@@ -131,7 +150,7 @@ export async function lockFolder(root: string, rel: string): Promise<string> {
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
   let lock = await lockFolder(root, rel);
   const token = randomUUID();
-  const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), token, path: resolve(root, rel) };
+  const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), ...(ownPidNs ? { pidns: ownPidNs } : {}), ...(ownBoot ? { boot: ownBoot } : {}), token, path: resolve(root, rel) };
   let staging = `${lock}.${token}.new`;
   try {
     await stage(staging, holder);
