@@ -20,7 +20,7 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
-import { isConfigShaped, secretChanges } from "../core/catalog/config.js";
+import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -127,19 +127,16 @@ export class WorkspaceProject extends DurableObject {
     return this.files.room(g.meta.name, bytes, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
   }
 
-  /** Why a collaborator may not make this change (`next`: the file's new bytes, null: deleted): `path` is a config that
-   *  holds secret-looking entries they were never shown, and the change would drop or change one. Only the owner
-   *  changes those (review 21: a writer removed the owner's keys by a placeholder, a restore, a delete and a write,
-   *  an unparseable append, or installer answers). */
-  private secretsHeld(g: { meta: Meta; access: Access }, path: string, next: Uint8Array | null): DoError | undefined {
+  /** Why a collaborator may not change `path`: a config that holds secret-looking entries (or text that does not parse
+   *  here), which only its owner was shown. Any change, whatever it writes: one that kept them was told apart from one
+   *  that did not, and a writer tested 150 guesses a second at the owner's password (reviews 21 and 22). */
+  private secretsHeld(g: { meta: Meta; access: Access }, path: string): DoError | undefined {
     if (g.access === "owner" || !isConfigShaped(path)) return undefined;
     const head = this.files.head(path);
     if (!head) return undefined;
-    const text = (data: Uint8Array) => new TextDecoder().decode(data);
-    const change = secretChanges(path, text(this.files.content(path, head.version)), next === null ? "" : text(next));
-    const touched = [...change.dropped, ...change.changed];
-    if (!touched.length) return undefined;
-    return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) changes the secret-looking entries of ${path} (${touched.slice(0, 10).join(", ")}${touched.length > 10 ? ", …" : ""}); this would ${next === null ? "delete them" : "remove or change them"}. Nothing was written: ask the owner.`);
+    const text = new TextDecoder().decode(this.files.content(path, head.version));
+    if (sanitizeConfigText(path, text) === text) return undefined;
+    return fail("denied", `${path} holds secret-looking entries that only the owner of "${g.meta.name}" (${g.meta.owner_label}) is shown, so only they change it. Nothing was written: ask the owner.`);
   }
 
   /** Creates the project with its first files, all or nothing. */
@@ -248,7 +245,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
-    const held = this.secretsHeld(g, path, next);
+    const held = this.secretsHeld(g, path);
     if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
@@ -316,7 +313,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
-    const held = this.secretsHeld(g, path, from.value.data);
+    const held = this.secretsHeld(g, path);
     if (held) return held;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
@@ -328,7 +325,7 @@ export class WorkspaceProject extends DurableObject {
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
-    const held = this.secretsHeld(g, path, null);
+    const held = this.secretsHeld(g, path);
     if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", caller.label, now));
     return { ok: true, value: { path, version: entry.version } };
@@ -406,7 +403,7 @@ export class WorkspaceProject extends DurableObject {
       if (clash) return fail("invalid", clash);
     }
     for (const f of changed) {
-      const held = this.secretsHeld(g, f.path, f.data);
+      const held = this.secretsHeld(g, f.path);
       if (held) return held;
     }
     const room = this.room(g, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);

@@ -164,6 +164,8 @@ export function secretChanges(path: string, current: string, next: string): { dr
 
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
+  // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22).
+  path = foldPath(path);
   const name = path.slice(path.lastIndexOf("/") + 1);
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
@@ -177,7 +179,7 @@ const CONFIG_EXTENSION = /\.(?:ya?ml|toml)(?![a-z0-9])/i;
 
 /** A person's own BMAD settings (`*.user.toml`, a copy of one too), which BMAD's installer keeps out of git. */
 export function isPersonalConfig(path: string): boolean {
-  const name = path.slice(path.lastIndexOf("/") + 1);
+  const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
   return CONFIG_EXTENSION.test(name) && /\.user(?![a-z])/i.test(name);
 }
 

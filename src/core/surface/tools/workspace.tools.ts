@@ -228,7 +228,8 @@ export const bmadFilesTool = defineTool({
             const change = now === undefined ? undefined : secretChanges(path, now, args.action === "append" ? now + args.content : args.content);
             const lost = change ? [...change.dropped, ...change.standIns] : [];
             if (lost.length) {
-              return fail(`Written over ${path}, this would remove or blank its secret-looking ${lost.length === 1 ? "entry" : "entries"} ${lost.slice(0, 10).join(", ")}${lost.length > 10 ? ", …" : ""}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".`);
+              // Counted, never named: a key can be the secret itself (review 22).
+              return fail(`Written over ${path}, this would remove or blank ${lost.length === 1 ? "one of its secret-looking entries" : `${lost.length} of its secret-looking entries`}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".`);
             }
           }
           const data = new TextEncoder().encode(args.content);
