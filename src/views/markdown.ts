@@ -26,22 +26,67 @@ function tooCostly(text: string): string | undefined {
   return undefined;
 }
 
+/** A document this long renders whole; a longer one, block by block (split at blank lines outside code fences), each
+ *  block at most MAX_BLOCK_CHARS and all of them within RENDER_BUDGET_MS, the rest shown as text: some shapes (a lazy
+ *  list, setext headings, words joined by `_`) cost marked the square of their length, and 250 KB of one froze a view
+ *  100 s (review 22). A block split off loses only what spans blocks (a loose list's numbering, a link reference). */
+const WHOLE_RENDER_CHARS = 32 * 1024;
+const MAX_BLOCK_CHARS = 16 * 1024;
+const RENDER_BUDGET_MS = 500;
+
+/** The text cut at blank lines that are outside fenced code. */
+function blocksOf(text: string): string[] {
+  const blocks: string[] = [];
+  let current: string[] = [];
+  let fence: string | undefined;
+  for (const line of text.split("\n")) {
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (marker && (!fence || marker.startsWith(fence))) fence = fence ? undefined : marker.slice(0, 3);
+    current.push(line);
+    if (!fence && line.trim() === "") {
+      blocks.push(current.join("\n"));
+      current = [];
+    }
+  }
+  if (current.length) blocks.push(current.join("\n"));
+  return blocks;
+}
+
+const SANITISE = { FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base"], FORBID_ATTR: ["style", "usemap", "formaction", "target"] };
+
 export function renderMarkdown(text: string): HTMLElement {
   const el = document.createElement("article");
   el.className = "markdown";
+  const asText = (why: string, rest: string) => el.append(Object.assign(document.createElement("p"), { className: "note", textContent: `Shown as text: ${why}.` }), Object.assign(document.createElement("pre"), { textContent: rest }));
   const costly = tooCostly(text);
-  let html: string | undefined;
-  try {
-    html = costly ? undefined : marked.parse(text, { async: false, gfm: true });
-  } catch {
-    html = undefined; // a shape marked cannot render: shown as text, with the rest of the view
-  }
-  if (html === undefined) {
-    el.append(Object.assign(document.createElement("p"), { className: "note", textContent: `Shown as text: ${costly ?? "it does not render"}.` }), Object.assign(document.createElement("pre"), { textContent: text }));
+  if (costly) {
+    asText(costly, text);
     return el;
   }
-  el.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base"], FORBID_ATTR: ["style", "usemap", "formaction", "target"] });
-  // A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead.
+  const started = performance.now();
+  const blocks = text.length <= WHOLE_RENDER_CHARS ? [text] : blocksOf(text);
+  let html = "";
+  for (const [i, block] of blocks.entries()) {
+    const why = block.length > MAX_BLOCK_CHARS ? `a part of it is longer than ${MAX_BLOCK_CHARS / 1024} KB without a blank line` : performance.now() - started > RENDER_BUDGET_MS ? "it takes too long to render" : undefined;
+    let rendered: string | undefined;
+    try {
+      rendered = why ? undefined : marked.parse(block, { async: false, gfm: true });
+    } catch {
+      rendered = undefined; // a shape marked cannot render: shown as text, with the rest of the view
+    }
+    if (rendered === undefined) {
+      el.innerHTML = DOMPurify.sanitize(html, SANITISE);
+      asText(`${why ?? "it does not render"}${i ? " (from here on)" : ""}`, blocks.slice(i).join("\n"));
+      return linksStay(el);
+    }
+    html += rendered;
+  }
+  el.innerHTML = DOMPurify.sanitize(html, SANITISE);
+  return linksStay(el);
+}
+
+/** A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead. */
+function linksStay(el: HTMLElement): HTMLElement {
   for (const a of el.querySelectorAll("a")) {
     a.title = a.getAttribute("href") ?? "";
     a.addEventListener("click", (e) => e.preventDefault());
