@@ -86,10 +86,14 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
   const chosen = memoryFilesOf(listed.keys());
   const current = chosen.paths.flatMap((path) => listed.get(path) ?? []);
   const gone = [...known.keys()].filter((p) => !current.some((f) => f.path === p));
-  const stale = current.filter((f) => known.get(f.path) !== f.sha256);
+  // A hand file cut short by the room gets its share again when another hand file changes or goes (review 22: the room
+  // the first files took was never given back).
+  const handMoved = current.some((f) => isHandFile(f.path) && known.get(f.path) !== f.sha256) || gone.some(isHandFile);
+  const cut = new Set(handMoved ? indexed.filter((r) => isHandFile(r.path) && r.warnings.includes(`past the ${MAX_HAND_MEMORIES}`)).map((r) => r.path) : []);
+  const stale = current.filter((f) => known.get(f.path) !== f.sha256 || cut.has(f.path));
   // A hand file's memories are sourced by line ("path:12").
   const heldBy = (path: string) => sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories WHERE source >= ? AND source < ?", `${path}:`, `${path};`).one().n;
-  let handRoom = stale.some((f) => isHandFile(f.path)) ? MAX_HAND_MEMORIES - current.filter((f) => isHandFile(f.path) && known.get(f.path) === f.sha256).reduce((sum, f) => sum + heldBy(f.path), 0) : 0;
+  let handRoom = stale.some((f) => isHandFile(f.path)) ? MAX_HAND_MEMORIES - current.filter((f) => isHandFile(f.path) && !stale.includes(f)).reduce((sum, f) => sum + heldBy(f.path), 0) : 0;
   const changed: Array<{ path: string; sha256: string; parsed: Parsed }> = [];
   for (const file of stale) {
     const text = files.read(file.path) ?? "";

@@ -236,6 +236,11 @@ describe("memory files and project files in the workspace", () => {
     const again = await call(TOOL.recallStructured, { project: name, query: "queues" });
     expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a00.md holds 2001 memories; the first 2000 are recalled. Split it, or move the rest to another file.");
     expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.");
+    // Room given back: once a00's memories go, a05's, cut before, are recalled (review 22).
+    await ada.files({ action: "delete", project: name, path: "_bmad/_memory/agent-learnings/a00.md" });
+    await call(TOOL.recallStructured, { project: name, query: "queues" });
+    const back = await call(TOOL.getAgentMemory, { project: name, agent: "a05", query: "a05 learning 1999" });
+    expect(back.structured.learnings.map((l: { text: string }) => l.text)).toContain("a05 learning 1999 about queues.");
   });
 
   it("writes remembered memories into the workspace's structured files, which bmad-files and pull serve", async () => {
