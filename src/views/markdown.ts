@@ -15,6 +15,8 @@ export function splitFrontmatter(text: string): { front: string; body: string } 
 const MAX_RENDERED_CHARS = 256 * 1024;
 const MAX_EMPHASIS_RUNS = 5_000;
 const MAX_QUOTE_DEPTH = 64;
+const MAX_LIST_DEPTH = 16;
+const MAX_INDENT = 128;
 
 /** Why `text` is shown as text rather than rendered, or undefined. Linear. */
 function tooCostly(text: string): string | undefined {
@@ -23,6 +25,9 @@ function tooCostly(text: string): string | undefined {
   // but inside a word (snake_case opens nothing).
   if ((text.match(/\*+|~+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu)?.length ?? 0) > MAX_EMPHASIS_RUNS) return `it has more than ${MAX_EMPHASIS_RUNS} emphasis marks`;
   if (new RegExp(`^(?:[ \\t]*>){${MAX_QUOTE_DEPTH + 1}}`, "m").test(text)) return `it nests quotes deeper than ${MAX_QUOTE_DEPTH}`;
+  // Nested lists cost their depth on every line after them (review 23: 1,000 markers then lazy lines froze a view 14 s).
+  if (new RegExp(`^[ \\t]*(?:(?:[-*+]|\\d{1,9}[.)])[ \\t]+){${MAX_LIST_DEPTH + 1}}`, "m").test(text)) return `it nests lists deeper than ${MAX_LIST_DEPTH}`;
+  if (new RegExp(`^[ \\t]{${MAX_INDENT + 1}}`, "m").test(text)) return `it indents lines deeper than ${MAX_INDENT} columns`;
   return undefined;
 }
 
@@ -64,10 +69,11 @@ export function renderMarkdown(text: string): HTMLElement {
     return el;
   }
   const started = performance.now();
-  const blocks = text.length <= WHOLE_RENDER_CHARS ? [text] : blocksOf(text);
+  const whole = text.length <= WHOLE_RENDER_CHARS;
+  const blocks = whole ? [text] : blocksOf(text);
   let html = "";
   for (const [i, block] of blocks.entries()) {
-    const why = block.length > MAX_BLOCK_CHARS ? `a part of it is longer than ${MAX_BLOCK_CHARS / 1024} KB without a blank line` : performance.now() - started > RENDER_BUDGET_MS ? "it takes too long to render" : undefined;
+    const why = !whole && block.length > MAX_BLOCK_CHARS ? `a part of it is longer than ${MAX_BLOCK_CHARS / 1024} KB without a blank line` : performance.now() - started > RENDER_BUDGET_MS ? "it takes too long to render" : undefined;
     let rendered: string | undefined;
     try {
       rendered = why ? undefined : marked.parse(block, { async: false, gfm: true });

@@ -154,14 +154,18 @@ describe("the views on the Worker", () => {
       // Shapes marked renders in time growing with their square (review 22): in blocks, each bounded, within a budget.
       `# Lazy\n\n${lazy(200)}`,
       `# Lazy blocks\n\n${Array.from({ length: 16 }, () => lazy(12)).join("\n\n")}`,
+      `# Nested\n\n${"- ".repeat(1000)}a\n${"a\n".repeat(7000)}`, // review 23: 16 KB froze the view 14 s
+      // An ordinary PRD of 20 KB renders whole, tables and all (review 23: it was shown as text).
+      `# PRD\n\n${Array.from({ length: 40 }, (_, k) => `## Section ${k}\n\n| a | b |\n|---|---|\n| ${k} | x |\n\n- one\n- two\n\n${"Prose words here. ".repeat(20)}\n`).join("\n")}`,
     ];
-    const why = [/it has more than 5000 emphasis marks/, /it nests quotes deeper than 64/, /it has more than 5000 emphasis marks/, /a part of it is longer than 16 KB without a blank line/, /it takes too long to render \(from here on\)|^$/];
+    const why = [/it has more than 5000 emphasis marks/, /it nests quotes deeper than 64/, /it has more than 5000 emphasis marks/, /a part of it is longer than 16 KB without a blank line/, /it takes too long to render \(from here on\)|^$/, /it nests lists deeper than 16/, /^$/];
     for (const [i, content] of docs.entries()) {
       await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content } });
       const started = performance.now();
       const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } }), call(ada));
       await expect.poll(() => frame.locator("header h1").textContent()).toBe(path);
       expect((await frame.locator(".markdown .note").allTextContents()).join("")).toMatch(why[i]!);
+      if (i === docs.length - 1) expect(await frame.locator(".markdown h2, .markdown table").count()).toBe(80);
       expect(performance.now() - started).toBeLessThan(10_000);
       await expect.poll(() => frame.locator("aside h2").textContent()).toBe("Versions"); // the rest of the view is there
       await page.close();
