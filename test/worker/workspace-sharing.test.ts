@@ -112,6 +112,12 @@ describe("sharing", () => {
       expect(out).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/^_bmad\/custom\/team\.toml holds secret-looking entries that only the owner of .* is shown, so only they change it\. Nothing was written/) });
     }
     expect(await versions()).toBe(before);
+    // Through the tool, every change answers alike, whatever it keeps: no count or message tells a right guess (review 23).
+    const answers = new Set<string>();
+    for (const content of ['[core]\nuser_name = "Ada"\n', secret, `${secret}note = "x"\n`, '[core]\napi_key = "<kept>"\n']) {
+      for (const person of [writer, reader]) answers.add((await person.files({ action: "write", project, path, content })).text.replace(person.email, "<who>"));
+    }
+    expect([...answers].filter((a) => a.includes("secret-looking"))).toHaveLength(1);
     // A config with no secret is the writer's to change.
     expect((await writer.files({ action: "write", project, path: "_bmad/custom/plain-team.toml", content: '[core]\nnote = "by the writer"\n' })).isError).toBe(false);
   });

@@ -221,7 +221,10 @@ export const bmadFilesTool = defineTool({
           }
           // However the served text was edited (its first line dropped, lines added): judged by what it would delete or
           // blank. A model was shown none of the values, so it can keep none: the user changes them, in the file.
-          if (isConfigShaped(path)) {
+          // The owner's only: a collaborator's change to a config that holds secrets is refused by the project whatever it
+          // writes, so that no answer tells a right guess from a wrong one (review 23: a reader guessed a secret key here).
+          const info = isConfigShaped(path) ? await store.info(project) : undefined;
+          if (info?.ok && info.value.access === "owner") {
             const current = await files.read(path);
             const now = current.ok ? new TextDecoder().decode(current.value.data) : undefined;
             // An append that leaves the file unparseable drops them as surely (review 21).
