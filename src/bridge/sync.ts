@@ -12,6 +12,8 @@ import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./c
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
 /** How deep below a walked folder files are looked for: far past any BMAD folder's. */
 const MAX_WALK_DEPTH = 32;
+/** How many links a walk follows: BMAD's folders hold few, if any. */
+const MAX_WALK_LINKS = 64;
 
 export type Local =
   | { kind: "missing" }
@@ -69,6 +71,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
   const out: string[] = [];
   // Folders count too, and depth is bounded: 20,000 empty folders, or a chain 800 deep, cost seconds a walk (review 22).
   let folders = 0;
+  let links = 0;
   const walk = async (rel: string, depth: number): Promise<void> => {
     if (depth > MAX_WALK_DEPTH || ++folders > MAX_FILES) return;
     const listed = await listConfined(dir, rel);
@@ -80,6 +83,8 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
       if (info?.isDirectory()) await walk(path, depth + 1);
       else if (info?.isFile()) out.push(path);
       else if (info?.isSymbolicLink()) {
+        // Each link is resolved part by part: 300 of them to one file 1,000 folders deep cost 9 s (review 23).
+        if (++links > MAX_WALK_LINKS) continue;
         const target = await resolveConfined(dir, path);
         if (target.ok && !target.isDir) out.push(path);
       }

@@ -61,6 +61,8 @@ export class Tree {
   private readonly cache = new Map<string, Buffer | null>();
   private readonly reported = new Set<string>();
   private walked = 0;
+  /** Real paths a walk found (a plain file or folder in a folder it resolved), by path. */
+  private readonly realOf = new Map<string, string>();
   private bytes = 0;
 
   constructor(
@@ -88,8 +90,10 @@ export class Tree {
       throw new NotServed(rel);
     }
     const abs = this.abs(rel);
-    // The libc realpath: Node's own lstats every part of the path in JS, for each file a build reads.
-    const real = realpathSync.native(abs);
+    // The libc realpath: Node's own lstats every part of the path in JS, for each file a build reads. A file a walk met
+    // in a folder it had resolved is known already: resolving each again cost every file behind a link the whole chain
+    // the link leads down (review 23: 300 files behind one link to a folder 1,900 deep took 62 s).
+    const real = this.realOf.get(rel) ?? realpathSync.native(abs);
     if (real !== this.root && !real.startsWith(this.root + sep)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
       if (this.options.userTree) this.report(rel, message); // else the whole tree fails with it
@@ -208,6 +212,8 @@ export class Tree {
       for (const name of readdirSync(real).sort()) {
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
+        // Not a link: where it really is follows from its folder's real path.
+        if (lstatSync(join(real, name), { throwIfNoEntry: false })?.isSymbolicLink() === false) this.realOf.set(child, join(real, name));
         let st;
         try {
           st = statSync(this.real(child));

@@ -171,7 +171,7 @@ it("walks no deeper than 32 folders, and counts folders with files (review 22: a
   const { Tree, MAX_TREE_DEPTH } = await import("../../src/compiler/files.js");
   const root = mkdtempSync(join(tmpdir(), "bmad-deep-"));
   try {
-    const deep = join(root, ...Array.from({ length: 200 }, () => "d"));
+    const deep = join(root, ...Array.from({ length: 1000 }, () => "d"));
     mkdirSync(deep, { recursive: true });
     writeFileSync(join(deep, "x.md"), "# deep\n");
     writeFileSync(join(root, "d", "top.md"), "# top\n");
@@ -181,6 +181,13 @@ it("walks no deeper than 32 folders, and counts folders with files (review 22: a
     expect(performance.now() - started).toBeLessThan(5000);
     expect(files).toEqual(["d/top.md"]);
     expect(warnings).toEqual([expect.stringMatching(new RegExp(`deeper than ${MAX_TREE_DEPTH} folders, far past any BMAD tree`))]);
+    // Nor through a link to a deep folder (review 23: each of 300 files behind it cost the whole chain, 62 s in all).
+    for (let i = 0; i < 300; i++) writeFileSync(join(deep, `f${i}.md`), `# ${i}\n`);
+    symlinkSync(deep, join(root, "lnk"));
+    const linkedAt = performance.now();
+    const linked = new Tree(root, { warn: () => undefined }).walk("lnk");
+    expect(linked).toHaveLength(301);
+    expect(performance.now() - linkedAt).toBeLessThan(5000);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
