@@ -63,6 +63,17 @@ function gone(holder: Holder): boolean {
   return holder.start !== undefined && startOf(holder.pid) !== undefined && startOf(holder.pid) !== holder.start;
 }
 
+/** How long a lock held from another pid namespace, whose process cannot be looked at, is left to its holder. */
+const OTHER_NAMESPACE_MS = 60_000;
+
+/** gone(), and a holder from another pid namespace once its lock is older than OTHER_NAMESPACE_MS: a dead one blocked
+ *  the file for good (review 23), and no change takes that long. */
+async function goneHolder(lock: string, holder: Holder): Promise<boolean> {
+  if (holder.pidns === undefined || ownPidNs === undefined || holder.pidns === ownPidNs || (holder.boot !== undefined && holder.boot !== ownBoot)) return gone(holder);
+  const st = await stat(lock).catch(() => undefined);
+  return st !== undefined && Date.now() - st.mtimeMs > OTHER_NAMESPACE_MS;
+}
+
 async function holderOf(lock: string): Promise<Holder | undefined> {
   try {
     const parsed = Holder.safeParse(JSON.parse(await readFile(join(lock, "holder"), "utf8")));
@@ -178,7 +189,7 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     // taking it then moved a new holder's live lock away, and appends were lost in a test), or from a record no holder
     // of this version wrote (another version's, a damaged one) once it is older than a wait.
     const current = await holderOf(lock);
-    const dead = current ? (gone(current) ? current.token : undefined) : await unreadable(lock);
+    const dead = current ? ((await goneHolder(lock, current)) ? current.token : undefined) : await unreadable(lock);
     // Taken over: tried again at once. Another call taking it over (stalled, perhaps): waited for, as for a holder.
     if (dead && (await takeOver(lock, dead, holder))) continue;
     if (Date.now() > deadline) {
