@@ -169,9 +169,9 @@ export function isConfigShaped(path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
-  // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and a TOML in a custom folder (a renamed one too).
+  // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
   if (!CONFIG_EXTENSION.test(name)) return false;
-  return /config|compose|\.user(?![a-z])/i.test(name) || (/\.toml/i.test(name) && /(^|\/)custom[^/]*\/[^/]+$/i.test(path));
+  return /config|compose|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
