@@ -164,9 +164,10 @@ export function secretChanges(path: string, current: string, next: string): { dr
 
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
-  // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22).
-  path = foldPath(path);
-  const name = path.slice(path.lastIndexOf("/") + 1);
+  // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22). A plain
+  // ASCII name folds by its case and its end alone: the full fold per file cost a listing of 1,000 a fifth of its time.
+  const raw = path.slice(path.lastIndexOf("/") + 1);
+  const name = /^[\x20-\x7e]*$/.test(raw) ? raw.toLowerCase().replace(/:.*$/, "").replace(/[. ]+$/, "") : foldPath(raw);
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
