@@ -25,8 +25,9 @@ function tooCostly(text: string): string | undefined {
   // but inside a word (snake_case opens nothing).
   if ((text.match(/\*+|~+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu)?.length ?? 0) > MAX_EMPHASIS_RUNS) return `it has more than ${MAX_EMPHASIS_RUNS} emphasis marks`;
   if (new RegExp(`^(?:[ \\t]*>){${MAX_QUOTE_DEPTH + 1}}`, "m").test(text)) return `it nests quotes deeper than ${MAX_QUOTE_DEPTH}`;
-  // Nested lists cost their depth on every line after them (review 23: 1,000 markers then lazy lines froze a view 14 s).
-  if (new RegExp(`^[ \\t]*(?:(?:[-*+]|\\d{1,9}[.)])[ \\t]+){${MAX_LIST_DEPTH + 1}}`, "m").test(text)) return `it nests lists deeper than ${MAX_LIST_DEPTH}`;
+  // Nested lists and quotes cost their depth on every line after them (review 23: 1,000 list markers then lazy lines
+  // froze a view 14 s; review 24: `- > - > …` passed both caps apart): counted together on a line.
+  if (new RegExp(`^[ \\t]*(?:(?:>|[-*+][ \\t]|\\d{1,9}[.)][ \\t])[ \\t]*){${MAX_LIST_DEPTH + 1}}`, "m").test(text)) return `it nests lists and quotes deeper than ${MAX_LIST_DEPTH}`;
   if (new RegExp(`^[ \\t]{${MAX_INDENT + 1}}`, "m").test(text)) return `it indents lines deeper than ${MAX_INDENT} columns`;
   return undefined;
 }
@@ -35,7 +36,7 @@ function tooCostly(text: string): string | undefined {
  *  block at most MAX_BLOCK_CHARS and all of them within RENDER_BUDGET_MS, the rest shown as text: some shapes (a lazy
  *  list, setext headings, words joined by `_`) cost marked the square of their length, and 250 KB of one froze a view
  *  100 s (review 22). A block split off loses only what spans blocks (a loose list's numbering, a link reference). */
-const WHOLE_RENDER_CHARS = 32 * 1024;
+const WHOLE_RENDER_CHARS = 16 * 1024;
 const MAX_BLOCK_CHARS = 16 * 1024;
 const RENDER_BUDGET_MS = 500;
 

@@ -155,10 +155,11 @@ describe("the views on the Worker", () => {
       `# Lazy\n\n${lazy(200)}`,
       `# Lazy blocks\n\n${Array.from({ length: 16 }, () => lazy(12)).join("\n\n")}`,
       `# Nested\n\n${"- ".repeat(1000)}a\n${"a\n".repeat(7000)}`, // review 23: 16 KB froze the view 14 s
+      `# Mixed\n\n${"- > ".repeat(300)}a\n${"a\n".repeat(14000)}`, // review 24: lists and quotes in turn, 12 s
       // An ordinary PRD of 20 KB renders whole, tables and all (review 23: it was shown as text).
       `# PRD\n\n${Array.from({ length: 40 }, (_, k) => `## Section ${k}\n\n| a | b |\n|---|---|\n| ${k} | x |\n\n- one\n- two\n\n${"Prose words here. ".repeat(20)}\n`).join("\n")}`,
     ];
-    const why = [/it has more than 5000 emphasis marks/, /it nests quotes deeper than 64/, /it has more than 5000 emphasis marks/, /a part of it is longer than 16 KB without a blank line/, /it takes too long to render \(from here on\)|^$/, /it nests lists deeper than 16/, /^$/];
+    const why = [/it has more than 5000 emphasis marks/, /it nests quotes deeper than 64/, /it has more than 5000 emphasis marks/, /a part of it is longer than 16 KB without a blank line/, /it takes too long to render \(from here on\)|^$/, /it nests lists and quotes deeper than 16/, /it nests lists and quotes deeper than 16/, /^$/];
     for (const [i, content] of docs.entries()) {
       await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content } });
       const started = performance.now();
