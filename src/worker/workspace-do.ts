@@ -234,6 +234,10 @@ export class WorkspaceProject extends DurableObject {
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
+    // Before any check that answers with the file's version or size (review 24: a limit's message gave a writer the
+    // true size of a config whose served size hides a secret's length).
+    const held = this.secretsHeld(g, path);
+    if (held) return held;
     const { head } = g;
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -245,8 +249,6 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
-    const held = this.secretsHeld(g, path);
-    if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
     return { ok: true, value: entry };
   }
@@ -301,6 +303,8 @@ export class WorkspaceProject extends DurableObject {
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    const held = this.secretsHeld(g, path);
+    if (held) return held;
     this.writeMemories(g.meta, path);
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
@@ -313,20 +317,18 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
-    const held = this.secretsHeld(g, path);
-    if (held) return held;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
+    const held = this.secretsHeld(g, path);
+    if (held) return held;
     const { head } = g;
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
-    const held = this.secretsHeld(g, path);
-    if (held) return held;
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", caller.label, now));
     return { ok: true, value: { path, version: entry.version } };
   }

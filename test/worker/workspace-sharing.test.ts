@@ -106,6 +106,8 @@ describe("sharing", () => {
       await files.write(path, bytes(`${secret}note = "x"\n`)),
       await files.write(path, bytes("[core]\nuser_name = \"Bo\"\n")),
       await files.write(path, bytes("\n[[[\n"), { append: true }),
+      // Refused before any limit's message, which named the file's true size (review 24).
+      await files.write(path, bytes(`# ${"x".repeat(1024 * 1024)}\n`), { append: true }),
       await files.restore(path, 1),
       await files.remove(path),
     ]) {
