@@ -188,6 +188,14 @@ it("walks no deeper than 32 folders, and counts folders with files (review 22: a
     const linked = new Tree(root, { warn: () => undefined }).walk("lnk");
     expect(linked).toHaveLength(301);
     expect(performance.now() - linkedAt).toBeLessThan(5000);
+    // Nor 300 links, each to that deep file (review 24: 59 s): at most 64 are followed, each named in a warning past that.
+    mkdirSync(join(root, "links"));
+    for (let i = 0; i < 300; i++) symlinkSync(join(deep, `f${i}.md`), join(root, "links", `l${i}.md`));
+    const many: string[] = [];
+    const manyAt = performance.now();
+    expect(new Tree(root, { warn: (m) => many.push(m) }).walk("links").length).toBeLessThanOrEqual(64);
+    expect(performance.now() - manyAt).toBeLessThan(5000);
+    expect(many.some((m) => /a link past the 64 a tree follows/.test(m))).toBe(true);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
