@@ -219,9 +219,15 @@ export class Tree {
         // at most MAX_TREE_LINKS of them, none whose target names a path deeper than a tree goes (review 24: 300 links to
         // a file 1,900 folders deep took 59 s).
         if (lstatSync(join(real, name), { throwIfNoEntry: false })?.isSymbolicLink() === false) this.realOf.set(child, join(real, name));
-        else if (++this.links > MAX_TREE_LINKS || readlinkSync(join(real, name)).split("/").filter(Boolean).length > 2 * MAX_TREE_DEPTH) {
-          this.report(child, `Skipped ${child} in ${this.root}: a link past the ${MAX_TREE_LINKS} a tree follows, or to a path deeper than any BMAD tree's`);
-          continue;
+        else {
+          // Resolved a step at a time within a budget: its own text, or a hop it leads to, may name a path 1,900 deep
+          // (review 25: one hop past the text check cost 64 links 188 s).
+          const resolved = ++this.links > MAX_TREE_LINKS ? undefined : resolveBounded(join(real, name));
+          if (resolved === undefined) {
+            this.report(child, `Skipped ${child} in ${this.root}: a link past the ${MAX_TREE_LINKS} a tree follows, or to a path deeper than any BMAD tree's`);
+            continue;
+          }
+          this.realOf.set(child, resolved);
         }
         let st;
         try {
@@ -248,4 +254,33 @@ export class Tree {
     const r = toPosix(relative(process.cwd(), this.abs(rel)));
     return r && !r.startsWith("..") ? r : this.abs(rel);
   }
+}
+
+/** The real path of `abs` (absolute), resolved one name at a time, or undefined past `budget` names and links: a
+ *  link's chain costs at most that, where realpath pays whatever depth the links lead down. A missing name leaves
+ *  the rest as written (the caller's stat then finds nothing). */
+export function resolveBounded(abs: string, budget = 256): string | undefined {
+  if (sep !== "/") return realpathSync.native(abs); // Windows: its own paths, and links need privileges there
+  const todo = abs.split("/").filter(Boolean);
+  let resolved = "/";
+  for (let steps = 0; todo.length; steps++) {
+    if (steps > budget) return undefined;
+    const part = todo.shift()!;
+    if (part === ".") continue;
+    if (part === "..") {
+      resolved = resolved === "/" ? "/" : resolved.slice(0, resolved.lastIndexOf("/")) || "/";
+      continue;
+    }
+    const next = resolved === "/" ? `/${part}` : `${resolved}/${part}`;
+    const st = lstatSync(next, { throwIfNoEntry: false });
+    if (!st) return [next, ...todo].join("/");
+    if (!st.isSymbolicLink()) {
+      resolved = next;
+      continue;
+    }
+    const target = readlinkSync(next);
+    if (target.startsWith("/")) resolved = "/";
+    todo.unshift(...target.split("/").filter(Boolean));
+  }
+  return resolved;
 }

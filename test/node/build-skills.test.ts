@@ -196,6 +196,13 @@ it("walks no deeper than 32 folders, and counts folders with files (review 22: a
     expect(new Tree(root, { warn: (m) => many.push(m) }).walk("links").length).toBeLessThanOrEqual(64);
     expect(performance.now() - manyAt).toBeLessThan(5000);
     expect(many.some((m) => /a link past the 64 a tree follows/.test(m))).toBe(true);
+    // Nor through one hop whose own text is short (review 25: 64 such links took 188 s): resolved within a budget.
+    mkdirSync(join(root, "hops"));
+    symlinkSync(join(deep, "f0.md"), join(root, "hop"));
+    for (let i = 0; i < 64; i++) symlinkSync("../hop", join(root, "hops", `h${i}.md`));
+    const hopsAt = performance.now();
+    expect(new Tree(root, { warn: () => undefined }).walk("hops")).toEqual([]);
+    expect(performance.now() - hopsAt).toBeLessThan(5000);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
