@@ -206,12 +206,7 @@ async function copyForRun(root: string, script: string, keep: KeepForRun): Promi
     await mkdir(dirname(join(dir, rel)), { recursive: true, mode: 0o700 });
     await writeFile(join(dir, rel), read.bytes, { mode: 0o600 });
   }
-  const local = (arg: string): string => {
-    const at = arg.startsWith("-") ? arg.indexOf("=") + 1 : 0;
-    const value = arg.slice(at);
-    return value === skillDir || value.startsWith(`${skillDir}${sep}`) ? arg.slice(0, at) + join(dir, skillRel) + value.slice(skillDir.length) : arg;
-  };
-  return { ok: true, script: join(dir, relative(root, script)), local, dir };
+  return { ok: true, script: join(dir, relative(root, script)), local: movedUnder(skillDir, sep, join(dir, skillRel)), dir };
 }
 
 /** The sha256 of a script's bytes, read through the confined reader from the base it is in. */
@@ -331,12 +326,17 @@ async function materialise(reader: BundleReader, fsScript: string, keep: KeepFor
     await writeFile(target, await reader.readText(catalog.file(p)!));
   }
   const mounted = `${BUNDLE_MOUNT}/${skillDir}`;
-  const local = (arg: string): string => {
-    const at = arg.startsWith("-") ? arg.indexOf("=") + 1 : 0; // a value, or --option=value
+  return { script: join(base, path), local: movedUnder(mounted, "/", join(base, skillDir)) };
+}
+
+/** An argument (a value, or --option=value) that names `from` or a path below it (`slash` between names), named under
+ *  `to` instead: a skill's paths in a script's arguments, mapped to the copy it runs from. */
+function movedUnder(from: string, slash: string, to: string): (arg: string) => string {
+  return (arg) => {
+    const at = arg.startsWith("-") ? arg.indexOf("=") + 1 : 0;
     const value = arg.slice(at);
-    return value === mounted || value.startsWith(`${mounted}/`) ? arg.slice(0, at) + join(base, skillDir) + value.slice(mounted.length) : arg;
+    return value === from || value.startsWith(`${from}${slash}`) ? arg.slice(0, at) + to + value.slice(from.length) : arg;
   };
-  return { script: join(base, path), local };
 }
 
 /** python3 without uv: isolated (-I: no PYTHON* variables, no user site, and no working folder on the path, which `-c`

@@ -134,12 +134,12 @@ const secretComment = (line: string) => line.includes("#") && (/(secret|token|pa
 const STAND_IN = /^(?:<[^>]*>|\*+|x{3,}|\.{3}|…|\[?(?:redacted|removed|hidden|kept|secret|placeholder|changeme|todo|unchanged)\]?|)$/i;
 
 /** How `next` would change the secret-looking entries a config's `current` text holds (key paths, never values):
- *  `dropped` (gone, or a secret comment gone), `changed` (another value), `standIns` (changed to a placeholder such
+ *  `dropped` (gone, or a secret comment gone) and `standIns` (changed to a placeholder such
  *  as `<kept>` or `***`). Text that does not parse keeps none. A current file that does not parse here holds none
  *  that can be told (isServedStandIn refuses its notice). Review 19 and 21: the served text, edited, was written over
  *  the owner's keys. */
-export function secretChanges(path: string, current: string, next: string): { dropped: string[]; changed: string[]; standIns: string[] } {
-  const out = { dropped: [] as string[], changed: [] as string[], standIns: [] as string[] };
+export function secretChanges(path: string, current: string, next: string): { dropped: string[]; standIns: string[] } {
+  const out = { dropped: [] as string[], standIns: [] as string[] };
   const now = parseConfig(path, current);
   if ("error" in now) return out;
   const held = secretEntries(now.data);
@@ -152,7 +152,6 @@ export function secretChanges(path: string, current: string, next: string): { dr
     const written = kept.get(key);
     if (written === undefined) out.dropped.push(key);
     else if (written !== value) {
-      out.changed.push(key);
       const text = JSON.parse(written) as unknown;
       if (typeof text === "string" ? STAND_IN.test(text.trim()) : text === null) out.standIns.push(key);
     }
