@@ -46,10 +46,13 @@ export function memoryFilesOf(paths: Iterable<string>): { paths: string[]; warni
   };
 }
 
+/** What a hand-edited file's memories past the room are told as. */
+const pastHandRoom = (path: string, left: number) => `${path}: ${left} memories past the ${MAX_HAND_MEMORIES} that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.`;
+
 /** The first of `entries` that fit in what hand-edited files may still give (`room`), with a warning when some do not. */
 export function withinHandMemories<T>(path: string, entries: T[], room: number): { entries: T[]; warnings: string[] } {
   if (entries.length <= room) return { entries, warnings: [] };
-  return { entries: entries.slice(0, Math.max(0, room)), warnings: [`${path}: ${entries.length - Math.max(0, room)} memories past the ${MAX_HAND_MEMORIES} that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.`] };
+  return { entries: entries.slice(0, Math.max(0, room)), warnings: [pastHandRoom(path, entries.length - Math.max(0, room))] };
 }
 
 export interface Parsed {
@@ -252,7 +255,7 @@ function fewWarnings(path: string, warnings: string[]): string[] {
 function firstOf<T>(items: T[], path: string, warnings: string[], limit = MAX_FILE_MEMORIES): T[] {
   if (items.length <= limit) return items;
   warnings.push(limit < MAX_FILE_MEMORIES
-    ? `${path}: ${items.length - limit} memories past the ${MAX_HAND_MEMORIES} that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.`
+    ? pastHandRoom(path, items.length - limit)
     : `${path} holds ${items.length} memories; the first ${MAX_FILE_MEMORIES} are recalled. Split it, or move the rest to another file.`);
   return items.slice(0, limit);
 }
