@@ -173,6 +173,9 @@ export class WorkspaceProject extends DurableObject {
       project: meta.name, name: meta.name, owner: access === "owner" ? "you" : meta.owner_label, access,
       created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...(meta.time_zone ? { time_zone: meta.time_zone } : {}), ...this.files.totals(),
     };
+    // A collaborator's total leaves configs out: with every other size listed, it told a config's raw size, which
+    // servedVersion hides since it gives a removed secret's length (review 25).
+    if (access !== "owner") Object.assign(info, { bytes: info.bytes - this.files.current().bytesWhere(isConfigShaped), configs_not_counted: true });
     if (access === "owner") {
       info.shares = this.shares.all().map((s) => ({ with: shownHandle(s.handle), access: s.access, ...(s.accepted ? {} : { pending: true as const }) }));
     }

@@ -48,6 +48,13 @@ export class FileListing {
     } else if (present) this.files.splice(i, 1);
   }
 
+  /** The sizes of the files `path` picks, added up. */
+  bytesWhere(pick: (path: string) => boolean): number {
+    let bytes = 0;
+    for (const f of this.files) if (pick(f.path)) bytes += f.size;
+    return bytes;
+  }
+
   /** The current version of the file at `path`; undefined: none. */
   version(path: string): number | undefined {
     const f = this.files[this.find(path)];

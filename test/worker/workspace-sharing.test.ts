@@ -122,6 +122,13 @@ describe("sharing", () => {
     expect([...answers].filter((a) => a.includes("secret-looking"))).toHaveLength(1);
     // A config with no secret is the writer's to change.
     expect((await writer.files({ action: "write", project, path: "_bmad/custom/plain-team.toml", content: '[core]\nnote = "by the writer"\n' })).isError).toBe(false);
+    // Nor does the project's byte total: with every other size listed, a reader's total told the raw size (review 25).
+    const listed = (await reader.files({ action: "list", project })).structured.files as Array<{ size?: number }>;
+    const shown = await reader.project({ action: "config", name: project });
+    expect(shown.structured.bytes).toBe(listed.reduce((sum, f) => sum + (f.size ?? 0), 0));
+    expect(shown.text).toMatch(/ bytes besides configs, created /);
+    const own = (await owner.project({ action: "config", name: project })).structured;
+    expect(own.bytes).toBeGreaterThanOrEqual(shown.structured.bytes + secret.length + '[core]\nnote = "by the writer"\n'.length);
   });
 
   it("lets the reader read, list and see history, and nothing else", async () => {

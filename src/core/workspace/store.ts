@@ -33,6 +33,8 @@ export interface ProjectInfo extends ProjectSummary {
   time_zone?: string;
   files: number;
   bytes: number;
+  /** `bytes` leaves config-shaped files out (a collaborator's view: their raw sizes are the owner's). */
+  configs_not_counted?: true;
   /** The owner sees whom they share with. */
   shares?: Array<{ with: string; access: "read" | "write"; pending?: true }>;
   /** The name that means this project alone (`name@tag`), kept by what must not move to another project of the name. */
