@@ -103,21 +103,47 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     changed.push({ path: file.path, sha256: file.sha256, parsed });
   }
   if (changed.length || gone.length) {
+    const added: Memory[] = [];
     storage.transactionSync(() => {
-      for (const path of [...gone, ...changed.map((c) => c.path)]) {
-        // A hand file's memories are sourced by line ("path:12"), a structured file's by the file alone.
-        sql.exec("DELETE FROM memories WHERE source = ? OR (source >= ? AND source < ?)", path, `${path}:`, `${path};`);
-        sql.exec("DELETE FROM memory_files WHERE path = ?", path);
-      }
+      for (const path of gone) forget(sql, path);
       for (const c of changed) {
-        for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path);
-        sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
+        if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries));
+        else {
+          forget(sql, c.path);
+          for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path);
+          added.push(...c.parsed.entries);
+        }
+        sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
       }
     });
-    if (vectors) await vectors.upsert(changed.flatMap((c) => c.parsed.entries)).catch(() => undefined);
+    if (vectors && added.length) await vectors.upsert(added).catch(() => undefined);
   }
   const rows = changed.length || gone.length ? sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray() : indexed;
   return [...chosen.warnings, ...rows.flatMap((r) => (r.warnings === "[]" ? [] : (JSON.parse(r.warnings) as string[])))];
+}
+
+/** Drops what a memory file indexed: a hand file's memories are sourced by line ("path:12"), a structured file's by the file. */
+function forget(sql: SqlStorage, path: string): void {
+  sql.exec("DELETE FROM memories WHERE source = ? OR (source >= ? AND source < ?)", path, `${path}:`, `${path};`);
+  sql.exec("DELETE FROM memory_files WHERE path = ?", path);
+}
+
+/** Brings a structured file's indexed memories to `entries`, changing only the memories that differ: an append of one
+ *  line to a file of 20,000 re-indexed all of them, a second of FTS work on every recall after a collaborator's append. */
+function restructure(sql: SqlStorage, path: string, entries: Memory[]): Memory[] {
+  const key = (m: Pick<Memory, "type" | "agent" | "text" | "created_at"> & { tags: string }) => JSON.stringify([m.type, m.agent, m.text, m.tags, m.created_at]);
+  const held = new Map(sql.exec<Memory & { tags: string } & Row>("SELECT id, type, agent, text, tags, created_at FROM memories WHERE source = ?", path).toArray().map((r) => [r.id, key(r)]));
+  const added: Memory[] = [];
+  for (const e of entries) {
+    const was = held.get(e.id);
+    held.delete(e.id);
+    if (was === key({ ...e, tags: JSON.stringify(e.tags) })) continue;
+    if (was !== undefined) sql.exec("DELETE FROM memories WHERE id = ?", e.id);
+    insert(sql, e, path);
+    added.push(e);
+  }
+  for (const id of held.keys()) sql.exec("DELETE FROM memories WHERE id = ?", id);
+  return added;
 }
 
 const utf8 = (text: string) => new TextEncoder().encode(text).byteLength;

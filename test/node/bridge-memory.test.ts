@@ -152,6 +152,16 @@ describe("memory files a person edits", () => {
     expect(matched.structured.learnings[0]).toMatchObject({ text: "Mock nothing the tests can run for real: the real database is fast enough.", source: "_bmad/_memory/agent-learnings/dev.md:5" });
     appendFileSync(file, "- Pin exact dependency versions.\n");
     expect((await call("get_agent_memory", { agent: "dev", last_n: 10 })).text).toContain("Pin exact dependency versions.");
+    // A line edited in place: the index takes out what changed and puts in what is new, keeping the rest.
+    writeFileSync(file, readFileSync(file, "utf8").replace("Tax is rounded per line item.", "Tax is rounded per invoice."));
+    const rounded = await call("get_agent_memory", { agent: "dev", query: "rounded tax" });
+    expect(rounded.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Tax is rounded per invoice."]);
+    expect((await call("get_agent_memory", { agent: "dev", query: "migrations deploying" })).structured.learnings[0].text).toBe("Run migrations before deploying.");
+    // A structured line's tags edited by hand: the same memory (its id), indexed with the new tags alone.
+    const learned = structured(dir, "agent-learnings");
+    writeFileSync(learned, readFileSync(learned, "utf8").replace('"tags":[]', '"tags":["idempotency"]'));
+    const tagged = await call("recall_structured", { query: "idempotency", type: "agent-learnings" });
+    expect(tagged.structured.hits.map((h: { text: string; tags: string[] }) => [h.text, h.tags])).toEqual([["Webhooks arrive twice; store event ids.", ["idempotency"]]]);
     expect((await call("get_agent_memory", { agent: "architect" })).text).toMatch(/No learnings of architect yet/);
     // Read up to 50 learnings files, each up to 1 MiB, saying what is left out (a ninth review: 40 files of 1 MiB made
     // each recall take seconds).

@@ -275,6 +275,34 @@ describe("memory files and project files in the workspace", () => {
     expect(recalled.warnings).toContain(`${path}: 1 memories of another type; they are served from the file named after their type only.`);
   });
 
+  it("re-indexes a structured file by what changed: the rest keep their rows (an append re-indexed all, a second at 20,000)", async () => {
+    const name = unique("diff");
+    await ada.project({ action: "create", name });
+    const path = "_bmad/_memory/structured/decisions.jsonl";
+    const memory = async (text: string, tags: string[] = []) => ({ id: await memoryId("decisions", "architect", text), type: "decisions" as const, agent: "architect", text, tags, created_at: "2026-11-01T00:00:00Z" });
+    const line = (m: object) => `${JSON.stringify(m)}\n`;
+    const [a, b, c] = [await memory("Queues for billing."), await memory("Retries with backoff."), await memory("Invoices in PostgreSQL.")];
+    await ada.files({ action: "write", project: name, path, content: [a, b, c].map(line).join("") });
+    const indexed = () => runInDurableObject(projectStub(ada.id, name), (_: WorkspaceProject, state) =>
+      Object.fromEntries(state.storage.sql.exec<{ id: string; rowid: number; tags: string; text: string }>("SELECT rowid, id, tags, text FROM memories").toArray().map((r) => [r.id, r])));
+    await call(TOOL.recallStructured, { project: name, query: "billing" });
+    const before = await indexed();
+    // b's tags edited by hand, c removed, d added first: a's row is the same row (indexed anew, it would be d's).
+    const d = await memory("Webhooks are idempotent.");
+    await ada.files({ action: "write", project: name, path, content: [d, { ...b, tags: ["ops"] }, a].map(line).join("") });
+    expect((await call(TOOL.recallStructured, { project: name, query: "backoff" })).structured.hits).toEqual([expect.objectContaining({ id: b.id, tags: ["ops"] })]);
+    expect((await call(TOOL.recallStructured, { project: name, query: "postgresql" })).structured.hits).toEqual([]);
+    expect((await call(TOOL.recallStructured, { project: name, query: "webhooks" })).structured.hits).toEqual([expect.objectContaining({ id: d.id })]);
+    const after = await indexed();
+    expect(Object.keys(after).sort()).toEqual([a.id, b.id, d.id].sort());
+    expect(after[a.id]!.rowid).toBe(before[a.id]!.rowid);
+    expect(after[b.id]!.tags).toBe('["ops"]');
+    // Gone with the file.
+    await ada.files({ action: "delete", project: name, path });
+    expect((await call(TOOL.recallStructured, { project: name, query: "billing" })).structured.hits).toEqual([]);
+    expect(await rows(ada.id, name)).toBe(0);
+  });
+
   it("refuses a memory its structured file in the workspace could not hold, naming the file and the fix", async () => {
     const name = unique("full");
     await ada.project({ action: "create", name });
