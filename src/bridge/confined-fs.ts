@@ -377,22 +377,27 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
 /** In a writer's temp file's name: what the sweep removes is ours alone, never a user's file of a like name. */
 const TEMP_MARK = "bmad-mcp-";
 const OUR_TEMP = new RegExp(`^\\..+\\.${TEMP_MARK}[0-9a-f]{12}\\.tmp$`);
+/** A folder's staging copy (createConfinedTree), named so that the sweep takes ours alone; `.staging-XXXXXX` is an earlier bridge's. */
+const STAGING_PREFIX = `.${TEMP_MARK}staging-`;
+const OUR_STAGING = new RegExp(`^\\.${TEMP_MARK}staging-[A-Za-z0-9]{6}$`);
 
 /** Folders whose leftovers were looked for, in this process: once each. */
 const swept = new Set<string>();
 /** How old a writer's temp file must be to be taken for one a killed writer left (a live one lasts milliseconds). */
 const LEFTOVER_AGE_MS = 10 * 60_000;
 
-/** Removes, once per folder and process, the temp files writers killed mid-write left there (full copies of a file,
- *  which `git add -A` would commit: review 16). */
+/** Removes, once per folder and process, the temp files and staging folders writers killed mid-write left there (full
+ *  copies of a file, which `git add -A` would commit: review 16). A link of a like name is never followed. */
 function sweepLeftovers(dir: string): void {
   if (swept.has(dir) || swept.size > 10_000) return;
   swept.add(dir);
   void (async () => {
     for (const name of await readdir(dir).catch(() => [] as string[])) {
-      if (!OUR_TEMP.test(name)) continue;
+      const file = OUR_TEMP.test(name);
+      if (!file && !OUR_STAGING.test(name)) continue;
       const st = await lstat(join(dir, name)).catch(() => undefined);
-      if (st?.isFile() && Date.now() - st.mtimeMs > LEFTOVER_AGE_MS) await rm(join(dir, name), { force: true });
+      if (!st || (file ? !st.isFile() : !st.isDirectory()) || Date.now() - st.mtimeMs <= LEFTOVER_AGE_MS) continue;
+      await rm(join(dir, name), { recursive: !file, force: true }).catch(() => undefined);
     }
   })();
 }
@@ -437,10 +442,11 @@ export async function removeConfined(root: string, rel: string, changer: Changer
 }
 
 /** What a write cut short (the bridge killed mid-write) leaves beside its target: the temp file a write renames into
- *  place (`.name.bmad-mcp-<12 hex>.tmp`, a user's look-alike file being theirs) or a folder's staging copy (`.staging-XXXXXX`). Never the project's content: the
+ *  place (`.name.bmad-mcp-<12 hex>.tmp`, a user's look-alike file being theirs) or a folder's staging copy
+ *  (`.bmad-mcp-staging-XXXXXX`; `.staging-XXXXXX` from earlier bridges). Never the project's content: the
  *  bridge's listings leave them out, and so do push and the tools. */
 export function writerLeftover(name: string): boolean {
-  return OUR_TEMP.test(name) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
+  return OUR_TEMP.test(name) || OUR_STAGING.test(name) || /^\.staging-[A-Za-z0-9]{6}$/.test(name);
 }
 
 /**
@@ -461,7 +467,8 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
   let staging: string | undefined;
   let shown = rel;
   try {
-    staging = await mkdtemp(join(parent.path, ".staging-"));
+    sweepLeftovers(parent.path);
+    staging = await mkdtemp(join(parent.path, STAGING_PREFIX));
     for (const [name, data] of files) {
       shown = `${rel}/${name}`;
       const path = resolve(staging, name);

@@ -311,8 +311,10 @@ describe("a PRD from idea to final, with MCP calls only", () => {
     expect(await files({ action: "list", path: "_bmad-output/planning-artifacts/**/prd.md" })).toContain(prdPath);
     // What a write cut short leaves (a bridge killed mid-write) is no file of the project's: listings leave it out.
     writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.prd.md.bmad-mcp-0123456789ab.tmp"), "half a PRD");
-    mkdirSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd"));
-    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo/.staging-Ab12Cd/epics.md"), "half a folder");
+    for (const staging of [".bmad-mcp-staging-Ab12Cd", ".staging-Ab12Cd"]) {
+      mkdirSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo", staging));
+      writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-todo", staging, "epics.md"), "half a folder");
+    }
     const run = await files({ action: "list", path: "_bmad-output/planning-artifacts/prds/prd-todo" });
     expect(run).toContain(".memlog.md");
     expect(run).not.toMatch(/\.tmp|staging/);

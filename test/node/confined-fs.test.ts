@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSy
 import { createServer } from "node:net";
 import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureConfinedDir, isInside, listConfined, posixRelative, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
+import { createConfinedTree, ensureConfinedDir, isInside, listConfined, posixRelative, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
@@ -122,6 +122,23 @@ describe("writing", () => {
     expect(statSync(join(root, "private/run.md")).mode & 0o777).toBe(0o644);
     await new Promise((r) => setTimeout(r, 100));
     expect(readdirSync(join(root, "private")).sort()).toEqual([".draft.0123456789ab.tmp", ".run.md.bmad-mcp-ba9876543210.tmp", "notes.md", "run.md"]);
+  });
+
+  it("clears the staging folders a killed folder writer left, and nothing of a like name that is not one", async () => {
+    mkdirSync(join(root, "runs"));
+    const old = new Date(Date.now() - 3_600_000);
+    const aged = (rel: string) => utimesSync(join(root, rel), old, old);
+    mkdirSync(join(root, "runs/.bmad-mcp-staging-Ab12Cd"));
+    writeFileSync(join(root, "runs/.bmad-mcp-staging-Ab12Cd/epics.md"), "half a folder");
+    aged("runs/.bmad-mcp-staging-Ab12Cd");
+    mkdirSync(join(root, "runs/.bmad-mcp-staging-Fresh1")); // a live writer's
+    mkdirSync(join(root, "runs/.staging-Ab12Cd")); // a user's, or an earlier bridge's: not told apart, so kept
+    aged("runs/.staging-Ab12Cd");
+    symlinkSync(outside, join(root, "runs/.bmad-mcp-staging-Link01"));
+    expect(await createConfinedTree(root, "runs/r1", new Map([["state.md", new TextEncoder().encode("x")]]))).toMatchObject({ ok: true });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readdirSync(join(root, "runs")).sort()).toEqual([".bmad-mcp-staging-Fresh1", ".bmad-mcp-staging-Link01", ".staging-Ab12Cd", "r1"]);
+    expect(readdirSync(outside).length).toBeGreaterThan(0);
   });
 
   it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {
