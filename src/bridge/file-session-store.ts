@@ -6,7 +6,7 @@
 // Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock.
 import { randomBytes, randomUUID } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
+import { enqueued, newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../core/delivery/store.js";
@@ -234,12 +234,10 @@ export class FileSessionStore implements SessionStore {
 
   enqueue(owner: string, session: string, task: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>> {
     return this.on(owner, session, true, async (state) => {
-      const subtask: Subtask = { id: randomUUID(), status: "queued", created_at: this.now(), ...task };
-      state.subtasks.push(subtask);
-      state.revision += 1;
-      state.updated_at = subtask.created_at;
-      await this.save(state);
-      return { ok: true, value: state };
+      const result = enqueued(state, { id: randomUUID(), status: "queued", created_at: this.now(), ...task });
+      if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
+      await this.save(result.state);
+      return { ok: true, value: result.state };
     });
   }
 

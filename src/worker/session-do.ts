@@ -2,7 +2,7 @@
 // Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { rejectedRef, step, type Action } from "../core/delivery/machine.js";
+import { enqueued, referencedContent, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
 import type { Stored } from "../core/delivery/store.js";
@@ -20,14 +20,16 @@ export class WorkflowSession extends DurableObject {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS content (ref TEXT NOT NULL, chunk INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (ref, chunk));
-      CREATE TABLE IF NOT EXISTS artifacts (file TEXT PRIMARY KEY, ref TEXT NOT NULL);
-    `);
+  }
+
+  /** Whether this object holds a session. Its tables are made by `create` alone: a look-up of an id no session has
+   *  (any 64 hex digits) leaves nothing stored (review 26: each left an object with empty tables behind). */
+  private held(): boolean {
+    return this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'state'").toArray().length > 0;
   }
 
   private load(owner: string, reuse = false): Stored<SessionState> {
+    if (!this.held()) return notFound();
     const row = this.sql.exec<{ json: string }>("SELECT json FROM state WHERE id = 1").toArray()[0];
     if (!row) return notFound();
     // Parsed like the bridge's session files: a damaged row is reported, never trusted. `reuse`: the state is only
@@ -49,6 +51,11 @@ export class WorkflowSession extends DurableObject {
   }
 
   async create(state: SessionState): Promise<SessionState> {
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS state (id INTEGER PRIMARY KEY CHECK (id = 1), json TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS content (ref TEXT NOT NULL, chunk INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (ref, chunk));
+      CREATE TABLE IF NOT EXISTS artifacts (file TEXT PRIMARY KEY, ref TEXT NOT NULL);
+    `);
     if (!this.sql.exec("SELECT 1 FROM state").toArray().length) this.save(state);
     const stored = this.load(state.owner);
     if (!stored.ok) throw new Error(stored.error);
@@ -72,6 +79,10 @@ export class WorkflowSession extends DurableObject {
         }
       }
       if (result.artifact) this.sql.exec("INSERT OR REPLACE INTO artifacts (file, ref) VALUES (?, ?)", result.artifact.file, result.artifact.ref);
+      // A superseded draft's texts go (each submit stored up to three, and 10 of 2 MiB grew a session by 35 MiB): kept
+      // are what the state names and what a saved artifact was read from.
+      const kept = [...referencedContent(result.state), ...this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts").toArray().map((r) => r.ref)];
+      this.sql.exec("DELETE FROM content WHERE ref NOT IN (SELECT value FROM json_each(?))", JSON.stringify(kept));
       this.save(result.state);
     });
     return { ok: true, value: await this.publish(result.state) };
@@ -80,12 +91,10 @@ export class WorkflowSession extends DurableObject {
   async enqueue(owner: string, subtask: Subtask): Promise<Stored<SessionState>> {
     const stored = this.load(owner);
     if (!stored.ok) return stored;
-    const state = stored.value;
-    state.subtasks.push(subtask);
-    state.revision += 1;
-    state.updated_at = subtask.created_at;
-    this.save(state);
-    return { ok: true, value: await this.publish(state) };
+    const result = enqueued(stored.value, subtask);
+    if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
+    this.save(result.state);
+    return { ok: true, value: await this.publish(result.state) };
   }
 
   readArtifact(owner: string, file: string): Stored<string> {

@@ -229,6 +229,42 @@ describe("bad input", () => {
     expect(error).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it("numbers a draft's question ids an answer could not name, and keeps at most 20 questions (review 26: a 300-character id wrecked the session)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Hostile questions" });
+    const questions = [{ id: "x".repeat(300), question: "Long id?" }, { id: "y".repeat(100), question: "Longer than an answer names?" }, { id: "scope", question: "Scope?" }, { id: "scope", question: "Again?" }, ...Array.from({ length: 40 }, (_, i) => `Filler ${i}?`)];
+    const view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD\nthin", quality_score: 40, questions, gaps: ["g".repeat(5000)] }) });
+    expect(view.current_state).toBe("clarifying");
+    const ids = view.questions!.map((q) => q.id);
+    expect(ids.slice(0, 4)).toEqual(["q1", "q2", "scope", "q4"]);
+    expect(ids).toHaveLength(20);
+    expect(await task({ action: "answer", session_id, answers: { q1: "yes", q2: "no", scope: "small" } })).toMatchObject({ current_state: "refining" });
+    expect((await task({ action: "status", session_id })).current_state).toBe("refining");
+  });
+
+  it("refuses what would take a session's state past 512 KiB, saving nothing, and keeps only the drafts it still names", async () => {
+    const { session_id } = await task({ action: "start", objective: "Heavy" });
+    const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
+    const refs = () => runInDurableObject(stub, (_, state) => state.storage.sql.exec<{ ref: string }>("SELECT DISTINCT ref FROM content ORDER BY ref").toArray().map((r) => r.ref));
+    for (let i = 1; i <= 3; i++) {
+      await task({ action: "submit", session_id, claude_result: json({ prd_draft: `draft ${i}`, quality_score: 95 }) });
+      if (i < 3) await task({ action: "reject", session_id, reason: `again ${i}` });
+    }
+    // The rejected drafts stay readable as versions; the claude texts they were picked from go.
+    expect(await refs()).toEqual(["po/1/final", "po/2/final", "po/3/claude", "po/3/final"]);
+    // Below the tool's own limits, as a session filled call by call would reach it (a tool's each within its caps).
+    const store = new DurableSessionStore(env);
+    const refused = await store.enqueue("local", session_id, { agent: "bmm/bmad-agent-architect", task: "t".repeat(600 * 1024), context_files: [] });
+    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/^This would make session heavy's state [\d,]+ bytes, past the 524,288 a session keeps .*; nothing was saved\./) });
+    expect((await task({ action: "status", session_id })).current_state).toBe("awaiting_confirmation");
+  });
+
+  it("stores nothing for a session id no session has", async () => {
+    const id = "ab".repeat(32);
+    expect(await taskError({ action: "status", session_id: id })).toMatch(/not found/);
+    const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(id));
+    expect(await runInDurableObject(stub, (_, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().length)).toBe(0);
+  });
+
   it("refuses actions the state does not allow, naming the allowed ones", async () => {
     const { session_id } = await task({ action: "start", objective: "Order" });
     expect(await taskError({ action: "approve", session_id })).toMatch(/is generating at stage po; "approve" is not allowed now\. Allowed: submit, status\./);

@@ -2,10 +2,16 @@
 import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { gapAnalysis, rubricFor } from "./rubric.js";
 import { parseResult, type Question } from "./score.js";
-import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State } from "./session.js";
+import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
+import { parseSessionState } from "./session.schemas.js";
 import type { Result } from "../result.js";
+import { count as n } from "../count.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
+/** A session's state as stored, at most: one row on the remote (2 MB on Cloudflare), read whole on every call. */
+export const MAX_STATE_BYTES = 512 * 1024;
+/** Sub-tasks waiting on one session. */
+export const MAX_QUEUED_SUBTASKS = 50;
 
 export type Action =
   | { type: "submit"; claude_result?: string; codex_result?: string }
@@ -49,7 +55,45 @@ function contentRef(ref: string, text: string, now: string): ContentRef {
   return { ref, summary: text.slice(0, 300), size: new TextEncoder().encode(text).length, last_updated: now };
 }
 
+/** The next state, refused whole (nothing saved) where it could not be stored and read back: a draft's 300-character
+ *  question id was saved and made every later call say "stored state is damaged" (review 26). */
 export function step(state: SessionState, action: Action, now: string): Step {
+  const out = apply(state, action, now);
+  if (!out.ok) return out;
+  const refused = unstorable(out.state);
+  return refused ? { ok: false, kind: "invalid", error: refused } : out;
+}
+
+/** `state` with a sub-task queued, or why not. */
+export function enqueued(state: SessionState, subtask: Subtask): Step {
+  const queued = state.subtasks.filter((t) => t.status === "queued").length;
+  if (queued >= MAX_QUEUED_SUBTASKS) return { ok: false, kind: "invalid", error: `Session ${state.task_name} has ${queued} sub-tasks queued, the most one session holds; run those first.` };
+  const next: SessionState = { ...state, subtasks: [...state.subtasks, subtask], revision: state.revision + 1, updated_at: subtask.created_at };
+  const refused = unstorable(next);
+  return refused ? { ok: false, kind: "invalid", error: refused } : { ok: true, state: next, content: [] };
+}
+
+/** Why `state` cannot be saved: past the size a session keeps, or not what loading it accepts. */
+function unstorable(state: SessionState): string | undefined {
+  const json = JSON.stringify(state);
+  const bytes = new TextEncoder().encode(json).byteLength;
+  if (bytes > MAX_STATE_BYTES) {
+    return `This would make session ${state.task_name}'s state ${n(bytes)} bytes, past the ${n(MAX_STATE_BYTES)} a session keeps (its questions, gaps, answers, rejections and sub-tasks); nothing was saved. Send shorter ones, or start a new session.`;
+  }
+  const parsed = parseSessionState(JSON.parse(json));
+  return parsed.ok ? undefined : `This would leave session ${state.task_name}'s state unreadable (${parsed.error}); nothing was saved.`;
+}
+
+/** The stored content `state` still names (its stages' results and its rejected drafts): what else is stored is superseded. */
+export function referencedContent(state: SessionState): Set<string> {
+  const refs = new Set(state.history.map((h) => h.ref));
+  for (const stage of Object.values(state.stages)) {
+    for (const ref of [stage.claude_result_ref, stage.codex_result_ref, stage.final_result_ref]) if (ref) refs.add(ref.ref);
+  }
+  return refs;
+}
+
+function apply(state: SessionState, action: Action, now: string): Step {
   const name: ActionName = action.type;
   if (!ALLOWED[state.current_state].includes(name)) {
     return {

@@ -17,6 +17,12 @@ export interface ParsedResult {
 }
 
 const ESTIMATE_CAP = 85;
+/** What a draft's gaps and questions give the session at most (they are kept in its state): the rest is left out. */
+const MAX_QUESTIONS = 20;
+const MAX_GAPS = 50;
+const MAX_ITEM_CHARS = 2000;
+/** A question id as an answer can name it (bmad-task's answers take ids of at most 64 characters). */
+const QUESTION_ID = /^[\w.-]{1,64}$/;
 
 function asJson(text: string): Record<string, unknown> | undefined {
   const trimmed = text.trim();
@@ -47,15 +53,19 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
     (json && documentKeys.map((k) => json[k]).find((v): v is string => typeof v === "string")) ??
     (json && Object.entries(json).find(([k, v]) => /(_draft|_updated|content|document)$/.test(k) && typeof v === "string")?.[1]) ??
     text;
-  const gaps = Array.isArray(json?.gaps) ? json.gaps.filter((g): g is string => typeof g === "string") : [];
+  const cut = (text: string) => text.slice(0, MAX_ITEM_CHARS);
+  const gaps = Array.isArray(json?.gaps) ? json.gaps.filter((g): g is string => typeof g === "string").slice(0, MAX_GAPS).map(cut) : [];
   const questions: Question[] = [];
+  const ids = new Set<string>();
   if (Array.isArray(json?.questions)) {
-    json.questions.forEach((q, i) => {
-      if (typeof q === "string") questions.push({ id: `q${i + 1}`, question: q });
-      else if (q && typeof q === "object" && typeof (q as Question).question === "string") {
-        const { id, question, context } = q as Question;
-        questions.push({ id: typeof id === "string" && id ? id : `q${i + 1}`, question, ...(typeof context === "string" ? { context } : {}) });
-      }
+    json.questions.slice(0, MAX_QUESTIONS).forEach((q, i) => {
+      const { id, question, context } = typeof q === "string" ? { question: q } : ((q ?? {}) as Partial<Question>);
+      if (typeof question !== "string") return;
+      // An id an answer could not name, or one taken, is numbered instead.
+      let given = typeof id === "string" && QUESTION_ID.test(id) && !ids.has(id) ? id : `q${i + 1}`;
+      while (ids.has(given)) given = `${given}-${i + 1}`;
+      ids.add(given);
+      questions.push({ id: given, question: cut(question), ...(typeof context === "string" ? { context: cut(context) } : {}) });
     });
   }
   const base = { document: String(document), gaps, questions };
