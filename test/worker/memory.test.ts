@@ -341,6 +341,25 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getWorkflowStatus, { branch: "release/2.0" })).structured).toMatchObject({ project: name, run_id: "r2", status: "active" });
     expect((await call(TOOL.getWorkflowStatus, { run_id: "r1" })).structured).toMatchObject({ project: name, workflow: "prd", status: "completed" });
   });
+
+  it("lists runs from one listing, reading at most 200 state files and saying at most 20 warnings (review 26: 4,900 planted files held list_sessions 7 s)", async () => {
+    const name = unique("manyruns");
+    await ada.project({ action: "create", name });
+    const caller = ada.store().caller;
+    const broken = Array.from({ length: 240 }, (_, i) => ({ path: `b${String(i).padStart(3, "0")}/state.json`, data: new Uint8Array([0x7b]) }));
+    const run = { path: "zz/state.json", data: new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })) };
+    // A run's own folders are not runs of their own.
+    const nested = { path: "zz/inner/state.json", data: new TextEncoder().encode("{}") };
+    await runInDurableObject(projectStub(ada.id, name), (instance: WorkspaceProject) => instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, run, nested], new Date().toISOString()));
+    const mine = async (tool: string, args: Record<string, unknown> = {}) => (await call(tool, args)).structured;
+    const listed = await mine(TOOL.listSessions, {});
+    const warnings = (listed.warnings as string[]).filter((w) => w.startsWith(`${name}: `)).map((w) => w.slice(name.length + 2));
+    expect(warnings.filter((w) => /not JSON/.test(w))).toHaveLength(20);
+    expect(warnings).toContain("180 more run state files could not be read.");
+    expect(warnings).toContain("41 more runs than the 200 one listing reads; name a branch, or remove finished runs from _bmad-output/.runs.");
+    expect((await mine(TOOL.getWorkflowStatus, { run_id: "zz" }))).toMatchObject({ project: name, run_id: "zz", status: "active" });
+    expect((listed.runs as Array<{ run_id: string }>).map((r) => r.run_id)).not.toContain("inner");
+  });
 });
 
 describe("delegate_to_agent on the remote", () => {

@@ -9,8 +9,7 @@ import type { MemResult } from "./model.js";
 export const RUNS_DIR = "_bmad-output/.runs";
 export const DEFAULT_BRANCH = "main";
 const STATE_FILE = "state.json";
-/** Runs listed at most, and how deep branch folders go (`feature/login` is two). */
-const MAX_RUNS = 500;
+/** How deep branch folders go (`feature/login` is two). */
 const MAX_DEPTH = 8;
 const MAX_STATE_BYTES = 1024 * 1024;
 
@@ -78,30 +77,45 @@ function summary(branch: string, runId: string, path: string, raw: Record<string
   return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, path, ...(author ? { author } : {}) };
 }
 
-/** Every run (on one branch, or all), newest first, and the state files that could not be read. */
+/** Run state files read for one listing at most, and the warnings one gives (a planted thousand of them held every
+ *  member's list_sessions 2 to 7 s, with a warning line each: review 26). */
+const MAX_RUNS_READ = 200;
+const MAX_RUN_WARNINGS = 20;
+/** State files read at once. */
+const READS_AT_ONCE = 8;
+
+/** Every run (on one branch, or all), newest first, and the state files that could not be read: the state files found
+ *  by one listing (a folder holding one is a run, and nothing below it is), then read a few at a time. */
 export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<{ runs: RunSummary[]; warnings: string[] }> {
+  const root = branch ? `${RUNS_DIR}/${branch}` : RUNS_DIR;
+  const listed = await files.list(`${root}/**/${STATE_FILE}`);
+  if (!listed.ok) return { runs: [], warnings: [] };
+  const paths = listed.value.map((f) => f.path).sort();
+  const runDirs = new Set(paths.map((p) => p.slice(0, -STATE_FILE.length - 1)));
+  const found: Array<{ branch: string; runId: string; path: string }> = [];
+  for (const path of paths) {
+    const segments = path.slice(RUNS_DIR.length + 1).split("/").slice(0, -1);
+    const runId = segments.at(-1);
+    const runBranch = segments.slice(0, -1).join("/");
+    if (!runId || !runBranch || segments.length > MAX_DEPTH + 1 || segments.some((s) => s.startsWith("."))) continue;
+    if (branch && runBranch !== branch) continue;
+    // A folder that holds a state file is a run, and nothing below it is.
+    if (segments.slice(0, -1).some((_, i) => runDirs.has(`${RUNS_DIR}/${segments.slice(0, i + 1).join("/")}`))) continue;
+    found.push({ branch: runBranch, runId, path });
+  }
+  const read = found.slice(0, MAX_RUNS_READ);
+  const states: Array<Awaited<ReturnType<typeof readState>>> = [];
+  for (let i = 0; i < read.length; i += READS_AT_ONCE) states.push(...(await Promise.all(read.slice(i, i + READS_AT_ONCE).map((r) => readState(files, r.path)))));
   const runs: RunSummary[] = [];
   const warnings: string[] = [];
-  const visit = async (dir: string, depth: number): Promise<void> => {
-    const names = await files.children(dir);
-    if (!names.ok) return;
-    for (const name of names.value.sort()) {
-      if (runs.length >= MAX_RUNS || name.startsWith(".")) continue;
-      const sub = `${dir}/${name}`;
-      const isRun = await files.stat(`${sub}/${STATE_FILE}`);
-      if (isRun.ok && isRun.value === "file") {
-        const state = await readState(files, `${sub}/${STATE_FILE}`);
-        const runBranch = dir.slice(RUNS_DIR.length + 1);
-        if (state.ok) runs.push(summary(runBranch, name, `${sub}/${STATE_FILE}`, state.value.raw, state.value.updatedAt, state.value.author));
-        else warnings.push(state.error);
-      } else if (!branch && depth < MAX_DEPTH) await visit(sub, depth + 1);
-    }
-  };
-  if (branch) await visit(`${RUNS_DIR}/${branch}`, 0);
-  else {
-    const top = await files.children(RUNS_DIR);
-    if (top.ok) for (const name of top.value.sort()) if (!name.startsWith(".")) await visit(`${RUNS_DIR}/${name}`, 1);
-  }
+  states.forEach((state, i) => {
+    const { branch: b, runId, path } = read[i]!;
+    if (state.ok) runs.push(summary(b, runId, path, state.value.raw, state.value.updatedAt, state.value.author));
+    else warnings.push(state.error);
+  });
+  const unread = warnings.length - MAX_RUN_WARNINGS;
+  if (unread > 0) warnings.splice(MAX_RUN_WARNINGS, unread, `${unread} more run state files could not be read.`);
+  if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads; name a branch, or remove finished runs from ${RUNS_DIR}.`);
   runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
   return { runs, warnings };
 }
