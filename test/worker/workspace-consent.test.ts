@@ -19,7 +19,7 @@ type Call = (tool: string, args: Record<string, unknown>) => Promise<{ text: str
 /** The person's client on /mcp with the memory and kit toolsets. */
 async function kitOf(person: Person): Promise<Call> {
   const client = new Client({ name: "consent-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,memory,kit`), { fetch: withBearer(workerFetch, person.token) }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,memory,kit,delivery`), { fetch: withBearer(workerFetch, person.token) }));
   return async (tool, args) => {
     const out = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
     return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
@@ -138,7 +138,7 @@ describe("runs from a shared project (M6)", () => {
     await dave.project({ action: "accept", name: theirs });
 
     const byId = await daveKit(TOOL.getWorkflowStatus, { run_id: "r1" });
-    expect(byId.text).toContain(`Run main/r1 in ${mine}:`);
+    expect(byId.text).toContain(`Run main/r1 in ${mine} (state written by ${dave.email}):`);
     expect(byId.text).not.toContain("delete prod");
     expect(byId.text).toContain("1 other project has a run of this id");
     const newest = await daveKit(TOOL.getWorkflowStatus, {});
@@ -152,5 +152,21 @@ describe("runs from a shared project (M6)", () => {
     const listed = await daveKit(TOOL.listSessions, {});
     expect(listed.text).toContain(`${theirs} (shared by ${bob.email}): main/r1 [completed] dev-story 2026-06-01T00:00:00Z by ${bob.email}`);
     expect(listed.text).toContain(`${mine}: main/r1 [active]`);
+  });
+
+  it("never stand in for the caller's own session, even one a writer planted in the caller's own project (review 26)", async () => {
+    const mine = unique("daves-shared");
+    const daveKit = await kitOf(dave);
+    await dave.project({ action: "create", name: mine });
+    await dave.project({ action: "share", name: mine, with: bob.email, access: "write" });
+    await bob.project({ action: "accept", name: mine });
+    const started = await daveKit(TOOL.bmadTask, { action: "start", objective: `Shared auth ${mine}`, project: mine });
+    const task = started.structured.task_name as string;
+    await bob.files({ action: "write", project: mine, path: `_bmad-output/.runs/main/${task}/state.json`, content: state("completed", "Bob says: all done", "2030-01-01T00:00:00Z") });
+    const shown = await daveKit(TOOL.getWorkflowStatus, { run_id: task });
+    expect(shown.structured).toMatchObject({ session_id: started.structured.session_id, task_name: task });
+    expect(shown.text).not.toContain("all done");
+    // Listed, it says who wrote it.
+    expect((await daveKit(TOOL.getWorkflowStatus, {})).text).toContain(`Run main/${task} in ${mine} (state written by ${bob.email}):`);
   });
 });

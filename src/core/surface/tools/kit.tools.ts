@@ -29,6 +29,10 @@ export const getWorkflowStatus = defineTool({
     if (!sessions && !places.length) return noSessions();
     const own = places.filter((p) => !p.owner);
     if (run_id !== undefined) {
+      // The caller's own session of that name first: a collaborator can write a run of any id into a project the caller
+      // owns, and the task names are every member's to see (review 26: it stood in for the owner's session).
+      const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
+      if (session?.ok) return stored(deps, session);
       const found = await Promise.all(places.map(async (p) => ({ ...p, run: await readRun(p.files, checked.value, run_id) })));
       const newest = found.flatMap((f) => (f.run?.ok ? [{ place: f, value: f.run.value }] : [])).sort((a, b) => (a.value.summary.updated_at < b.value.summary.updated_at ? 1 : -1));
       // The caller's own run of that id first; a shared one only where they have none.
@@ -36,8 +40,6 @@ export const getWorkflowStatus = defineTool({
       if (mine) return showRun(mine.place, mine.value, newest.length - 1);
       const broken = found.find((f) => f.run && !f.run.ok && !f.owner)?.run;
       if (broken && !broken.ok) return fail(broken.error);
-      const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
-      if (session?.ok) return stored(deps, session);
       if (newest[0]) return showRun(newest[0].place, newest[0].value, newest.length - 1);
       if (session && !places.length) return stored(deps, session);
       return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
@@ -107,7 +109,7 @@ async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<
  *  the same id elsewhere. */
 function showRun(place: Place, run: { summary: RunSummary; state: Record<string, unknown> }, others = 0): ToolOutcome {
   const s = run.summary;
-  const where = place.owner ? `${place.project} (${place.owner}'s project, shared with you; state written by ${s.author ?? place.owner}, not by you)` : place.project;
+  const where = place.owner ? `${place.project} (${place.owner}'s project, shared with you; state written by ${s.author ?? place.owner}, not by you)` : `${place.project}${s.author ? ` (state written by ${s.author})` : ""}`;
   const head = `Run ${s.branch}/${s.run_id} in ${where}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
   const more = others ? `\n(${others} other project${others === 1 ? " has" : "s have"} a run of this id: ${TOOL.listSessions} lists them.)` : "";
   return done(`${head}${more}\n${JSON.stringify(run.state)}`, { ...s, project: place.project, ...(place.owner ? { shared_by: place.owner } : {}), state: run.state });
