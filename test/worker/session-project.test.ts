@@ -66,6 +66,20 @@ describe("a session started with a project", () => {
     expect((await task(owner, { action: "start", objective: "Build the login page" })).structured.task_name).toBe("build-the-login-page");
   });
 
+  it("never replaces a file another session saved: two sessions started at once take one folder (review 26)", async () => {
+    const objective = `Build shared auth ${project}`;
+    const [a, b] = await Promise.all([task(owner, { action: "start", objective, project }), task(writer, { action: "start", objective, project })]);
+    expect(a.structured.task_name).toBe(b.structured.task_name);
+    for (const [who, started, text] of [[owner, a, "# Owner's PRD"], [writer, b, "# Writer's PRD"]] as const) {
+      await task(who, { action: "submit", session_id: started.structured.session_id, claude_result: prd(text) });
+    }
+    expect((await task(owner, { action: "confirm", session_id: a.structured.session_id })).structured.saved_to).toMatch(/01-product-requirements\.md$/);
+    const second = await task(writer, { action: "confirm", session_id: b.structured.session_id });
+    const path = specPath(b.structured.task_name, "01-product-requirements.md");
+    expect(second.structured.project_error).toBe(`01-product-requirements.md is saved in the session, but not in project "${project}@${ownerTag(owner.id)}": ${path} is there already (another session's, or written since), and was left as it is. Read it with bmad-files, then write this one (bmad://sessions/${b.structured.session_id}/artifacts/01-product-requirements.md) beside it under another name.`);
+    expect((await owner.files({ action: "read", project, path })).text).toMatch(/\n# Owner's PRD$/);
+  });
+
   it("is refused to a reader and to a stranger, naming why", async () => {
     const byReader = await task(reader, { action: "start", objective: "Read only", project });
     expect(byReader.isError).toBe(true);

@@ -26,8 +26,13 @@ export async function saveInProject(deps: SurfaceDeps, state: SessionState): Pro
   if (!state.project || !file || !deps.workspaces || !deps.sessions) return undefined;
   const path = specPath(state.task_name, file);
   const text = await deps.sessions.readArtifact(deps.owner, state.session_id, file);
-  const wrote = text.ok ? await deps.workspaces.files(state.project).write(path, new TextEncoder().encode(text.value)) : text;
+  // Created, never replaced: each artifact is saved once a session, and a file there already is another's (two
+  // members' sessions of one objective took one task folder, and the second confirm replaced the first's PRD: review 26).
+  const wrote = text.ok ? await deps.workspaces.files(state.project).write(path, new TextEncoder().encode(text.value), { ifVersion: 0 }) : text;
   if (wrote.ok) return { saved_to: `${projectRootUri(state.project)}/${path}` };
+  if (wrote.kind === "conflict") {
+    return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${path} is there already (another session's, or written since), and was left as it is. Read it with ${TOOL.bmadFiles}, then write this one (bmad://sessions/${state.session_id}/artifacts/${file}) beside it under another name.` };
+  }
   // The session has moved on and keeps the artifact: say what did not happen and how to finish it by hand.
   return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${wrote.error} Copy it there with ${TOOL.bmadFiles} "write" (path ${path}) once that is fixed.` };
 }
