@@ -425,15 +425,15 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Grants, changes or (with "none") revokes a share. Owner only. */
-  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; owner: string; owner_label: string; name: string }> {
+  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; withdrawn: string[]; owner: string; owner_label: string; name: string }> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     const shares = this.shares.all();
     if (access !== "none" && !shares.some((s) => s.handle === handle) && shares.length >= MAX_SHARES) {
       return { ok: false, kind: "limit", error: `Project "${g.meta.name}" is shared with ${MAX_SHARES} people, the most one project may be: withdraw a share first (access "none").` };
     }
-    const previous = this.shares.set(handle, access, now);
-    return { ok: true, value: { previous, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
+    const { previous, withdrawn } = this.shares.set(handle, access, now);
+    return { ok: true, value: { previous, withdrawn, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
   }
 
   /** The recipient accepts or declines the shares offered to their handles (declining an accepted one leaves
@@ -442,7 +442,7 @@ export class WorkspaceProject extends DurableObject {
     const meta = this.meta();
     const offered = meta && meta.owner !== caller.id ? this.shares.of(caller.handles) : [];
     if (!meta || !offered.length) return NO_PROJECT;
-    this.shares.answer(caller.handles, accept);
+    this.shares.answer(caller.handles, accept, caller.id);
     const access = offered.some((s) => s.access === "write") ? "write" : "read";
     return { ok: true, value: { name: meta.name, owner: meta.owner, owner_label: meta.owner_label, access, handles: offered.map((s) => s.handle) } };
   }

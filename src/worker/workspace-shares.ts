@@ -14,13 +14,15 @@ export class ProjectShares {
   constructor(private readonly sql: SqlStorage) {}
 
   createTable(): void {
-    this.sql.exec("CREATE TABLE IF NOT EXISTS shares (handle TEXT PRIMARY KEY, access TEXT NOT NULL, at TEXT NOT NULL, accepted INTEGER NOT NULL DEFAULT 0)");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS shares (handle TEXT PRIMARY KEY, access TEXT NOT NULL, at TEXT NOT NULL, accepted INTEGER NOT NULL DEFAULT 0, person TEXT)");
   }
 
-  /** Projects shared before consent: their shares become offers, to accept or decline. */
+  /** Projects shared before consent: their shares become offers, to accept or decline. Shares accepted before they
+   *  said by whom name no one (`person`). */
   migrate(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('shares')").toArray().map((c) => c.name);
     if (columns.length && !columns.includes("accepted")) this.sql.exec("ALTER TABLE shares ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
+    if (columns.length && !columns.includes("person")) this.sql.exec("ALTER TABLE shares ADD COLUMN person TEXT");
   }
 
   /** Every share, by handle. */
@@ -39,23 +41,28 @@ export class ProjectShares {
     return accepted.some((s) => s.access === "write") ? "write" : accepted.length ? "read" : undefined;
   }
 
-  /** Offers, changes or (with "none") withdraws a share; a change of access keeps it accepted. */
-  set(handle: string, access: ShareAccess, now: string): ShareAccess {
+  /** Offers, changes or (with "none") withdraws a share; a change of access keeps it accepted. A share withdrawn takes
+   *  with it the shares its person accepted to their other handles (one accept answers them all): "no longer has access"
+   *  was said while the person kept it through another (review 26). `withdrawn`: the handles that lost a share. */
+  set(handle: string, access: ShareAccess, now: string): { previous: ShareAccess; withdrawn: string[] } {
     const previous = this.of([handle])[0]?.access ?? "none";
-    if (access === "none") this.sql.exec("DELETE FROM shares WHERE handle = ?", handle);
-    else {
+    if (access === "none") {
+      const person = this.sql.exec<{ person: string | null }>("SELECT person FROM shares WHERE handle = ?", handle).toArray()[0]?.person ?? null;
+      const withdrawn = this.sql.exec<{ handle: string }>("DELETE FROM shares WHERE handle = ? OR person = ? RETURNING handle", handle, person).toArray().map((r) => r.handle);
+      return { previous, withdrawn };
+    } else {
       this.sql.exec(
         "INSERT INTO shares (handle, access, at, accepted) VALUES (?, ?, ?, 0) ON CONFLICT (handle) DO UPDATE SET access = excluded.access, at = excluded.at",
         handle, access, now,
       );
     }
-    return previous;
+    return { previous, withdrawn: [] };
   }
 
-  /** The recipient's answer to every share to their handles: accepted, or removed. */
-  answer(handles: string[], accept: boolean): void {
+  /** The recipient's (`person`'s) answer to every share to their handles: accepted, or removed. */
+  answer(handles: string[], accept: boolean, person: string): void {
     const list = JSON.stringify(handles);
-    if (accept) this.sql.exec("UPDATE shares SET accepted = 1 WHERE handle IN (SELECT value FROM json_each(?))", list);
+    if (accept) this.sql.exec("UPDATE shares SET accepted = 1, person = ? WHERE handle IN (SELECT value FROM json_each(?))", person, list);
     else this.sql.exec("DELETE FROM shares WHERE handle IN (SELECT value FROM json_each(?))", list);
   }
 }

@@ -284,10 +284,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       error: `${shownHandle(handle)} has ${MAX_OFFERS_FROM_ONE_OWNER} of your offers waiting for an answer, the most one person may have from one owner: ask them to accept or decline those first, or withdraw one (access "none").`,
     };
     if (access !== "none" && ref.ok && !(await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }))) return tooMany;
-    const out = await this.on<{ previous: ShareAccess; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     if (!out.ok) return out;
-    const { owner, owner_label, name, previous } = out.value;
-    if (access === "none") await this.index(handle).revoke(owner, name);
+    const { owner, owner_label, name, previous, withdrawn } = out.value;
+    if (access === "none") await Promise.all([...new Set([handle, ...withdrawn])].map((h) => this.index(h).revoke(owner, name)));
     else if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
     return { ok: true, value: { with: shownHandle(handle), access, previous } };
   }

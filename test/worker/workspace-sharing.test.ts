@@ -160,6 +160,18 @@ describe("sharing", () => {
     expect((await writer.files({ action: "write", project, path: "x.md", content: "x" })).text).toMatch(/read access/);
   });
 
+  it("withdraws every share one person accepted when one of their handles is revoked (review 26: they kept access through another)", async () => {
+    const name = unique("handles");
+    await owner.project({ action: "create", name });
+    await owner.project({ action: "share", name, with: stranger.email, access: "read" });
+    await shareAccepted(owner, name, stranger, "write", stranger.id); // one accept answers both offers
+    expect((await stranger.files({ action: "list", project: name })).isError).toBe(false);
+    expect((await owner.project({ action: "share", name, with: stranger.email, access: "none" })).text).toBe(`${stranger.email} no longer has access to "${name}".`);
+    expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
+    expect((await stranger.project({ action: "list" })).text).not.toContain(name);
+    expect((await owner.project({ action: "config", name })).text).toContain("Shared with: nobody.");
+  });
+
   it("addresses a shared project whose name the grantee also uses as name@tag", async () => {
     expect((await writer.project({ action: "create", name: project })).isError).toBe(false);
     const listed = (await writer.project({ action: "list" })).structured.projects as Array<{ project: string; access: string }>;
