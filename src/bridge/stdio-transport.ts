@@ -78,6 +78,9 @@ function encode(result: unknown): Buffer {
 }
 
 const INVALID_REQUEST = -32600;
+/** Requests answered at once, at most: past it a request is refused at once (20,000 pipelined reads held 800 MB). */
+const MAX_IN_FLIGHT = 64;
+const SERVER_BUSY = -32000;
 
 export class StdioTransport extends StdioServerTransport {
   private closed = false;
@@ -86,6 +89,8 @@ export class StdioTransport extends StdioServerTransport {
   private readonly onData = (chunk: Buffer) => this.frames.push(chunk);
   private readonly onEnd = () => this.input.end();
   private readonly onError = (error: Error) => this.input.destroy(error);
+  /** Ids of the requests handed to the server and not yet answered. */
+  private readonly inFlight = new Set<string | number>();
 
   constructor() {
     // The SDK's reader gets no data, only stdin's end and errors: the frame limiter hands each line straight
@@ -96,15 +101,25 @@ export class StdioTransport extends StdioServerTransport {
     this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => this.deliver(line), (id) => this.refuse(id));
   }
 
-  /** As the SDK's reader: a line that is not JSON is skipped, one that is not JSON-RPC is reported. */
+  /** As the SDK's reader: a line that is not JSON is skipped; one that is not JSON-RPC is answered as an invalid request
+   *  where it names an id (JSON-RPC's rule), and skipped where it names none. */
   private deliver(line: Buffer): void {
     if (this.closed) return;
+    const text = line.toString("utf8", 0, line[line.length - 1] === CR ? line.length - 1 : line.length);
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line.toString("utf8", 0, line[line.length - 1] === CR ? line.length - 1 : line.length));
+      message = deserializeMessage(text);
     } catch (error) {
-      if (!(error instanceof SyntaxError)) this.onerror?.(error as Error);
+      if (error instanceof SyntaxError) return;
+      const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
+      if (typeof id === "string" || typeof id === "number") this.answerError(id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id and a \"method\" string).");
       return;
+    }
+    // A cancelled request may get no answer (MCP's rule): it is no longer in flight.
+    if ("method" in message && message.method === "notifications/cancelled") this.inFlight.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? "");
+    else if ("method" in message && "id" in message) {
+      if (this.inFlight.size >= MAX_IN_FLIGHT) return this.answerError(message.id, SERVER_BUSY, `${MAX_IN_FLIGHT} requests are being answered; send this one again once some are.`);
+      this.inFlight.add(message.id);
     }
     try {
       this.onmessage?.(message);
@@ -131,12 +146,26 @@ export class StdioTransport extends StdioServerTransport {
 
   /** The answer to a frame over the limit; `id` is null when the frame named none (a notification, or not JSON). */
   private refuse(id: FrameId): void {
-    if (this.closed) return;
-    const message = `Message over ${MAX_FRAME_BYTES / 1024 / 1024} MiB (one line of stdin): refused. Send large content in smaller pieces.`;
-    process.stdout.write(`${asciiJson({ jsonrpc: "2.0", id, error: { code: INVALID_REQUEST, message } })}\n`);
+    this.answerError(id, INVALID_REQUEST, `Message over ${MAX_FRAME_BYTES / 1024 / 1024} MiB (one line of stdin): refused. Send large content in smaller pieces.`);
   }
 
-  override send(message: JSONRPCMessage): Promise<void> {
+  /** An error answer the server never saw the request of. */
+  private answerError(id: FrameId, code: number, message: string): void {
+    if (this.closed) return;
+    process.stdout.write(`${asciiJson({ jsonrpc: "2.0", id, error: { code, message } })}\n`);
+  }
+
+  /** An answer stays in flight until it is written: answers a client does not read hold memory too. */
+  override async send(message: JSONRPCMessage): Promise<void> {
+    const answered = "id" in message && ("result" in message || "error" in message) ? (message.id as string | number) : undefined;
+    try {
+      await this.write(message);
+    } finally {
+      if (answered !== undefined) this.inFlight.delete(answered);
+    }
+  }
+
+  private write(message: JSONRPCMessage): Promise<void> {
     if (this.closed || !("result" in message)) return super.send(message); // the SDK refuses sends after close
     // One buffer for the line: the head written into it, the (often kept) result copied after it.
     const head = `{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`;

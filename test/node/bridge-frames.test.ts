@@ -73,6 +73,28 @@ describe("frames over the size limit", () => {
     expect(await reply()).toEqual({ jsonrpc: "2.0", id: 13, result: {} });
   });
 
+  it("answers a message that names an id but is no JSON-RPC request as an invalid request (review 27: no answer came)", async () => {
+    child.stdin.write('{"jsonrpc":"2.0","id":4}\n{"id":"x","method":7}\n');
+    expect(await reply()).toMatchObject({ id: 4, error: { code: -32600, message: expect.stringMatching(/^Invalid request: not a JSON-RPC 2\.0 request/) } });
+    expect(await reply()).toMatchObject({ id: "x", error: { code: -32600 } });
+  });
+
+  it("answers at most 64 requests at once, refusing the rest at once, and takes more as they are answered (review 27: 20,000 pipelined held 800 MB)", async () => {
+    const calls = Array.from({ length: 100 }, (_, i) => JSON.stringify({ jsonrpc: "2.0", id: 1000 + i, method: "resources/read", params: { uri: "bmad://bmm/module.yaml" } })).join("\n");
+    // Its answers unread meanwhile: they fill the pipe, and an answer not yet written is still in flight.
+    child.stdout.pause();
+    await new Promise<void>((done) => child.stdin.write(`${calls}\n`, () => done()));
+    await new Promise((r) => setTimeout(r, 500));
+    child.stdout.resume();
+    const answers = await Promise.all(Array.from({ length: 100 }, () => reply(15_000)));
+    const busy = answers.filter((a) => a.error?.code === -32000);
+    expect(busy.length).toBeGreaterThan(0);
+    expect(busy[0]!.error!.message).toBe("64 requests are being answered; send this one again once some are.");
+    expect(answers.filter((a) => a.result).length).toBeGreaterThanOrEqual(64);
+    send({ id: 14, method: "ping" });
+    expect(await reply()).toEqual({ jsonrpc: "2.0", id: 14, result: {} });
+  });
+
   it("still takes a request just under the limit", async () => {
     child.stdin.write(bigCall(12, LIMIT - 4096));
     const answer = await reply(15_000);
