@@ -2,6 +2,7 @@
 // pull/push share it. Kept apart from the proxy so that pull and push load the MCP client alone, not the server.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
 import type { Result } from "../core/result.js";
+import { boundedFetch } from "./bounded-fetch.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
 
@@ -59,7 +60,7 @@ export class RemoteLink {
 
   private async connect(): Promise<void> {
     const attempt = async () => {
-      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
       const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
       await client.connect(transport);
       return client;
@@ -84,7 +85,7 @@ export class RemoteLink {
   private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
     const params = this.provider.checkCallback(await this.callback.next());
-    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider });
+    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
     await transport.finishAuth(params);
     this.log(`signed in to ${this.url.href}`);
   }

@@ -12,6 +12,7 @@ import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-st
 import type { Result } from "../core/result.js";
 import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
+import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 
 export interface SyncOptions {
@@ -85,8 +86,17 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   });
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files are in the way.", refusals };
 
-  // The remote's new versions, read before deciding: a local copy already equal to one is no conflict.
-  const contents = await mapLimited(fetches, READS_AT_ONCE, (f) => o.workspace.read(f.path));
+  // The remote's new versions, read before deciding: a local copy already equal to one is no conflict. They are held
+  // until the plan is whole, so their running total is held to what a workspace holds (a hostile remote's 600 files
+  // of 1 MiB were 781 MB held and 594 MiB written, review 27).
+  let held = 0;
+  const tooMuch = { ok: false as const, error: `the remote's files add up to more than ${MAX_PROJECT_BYTES / MIB} MiB, more than a workspace holds. Check that --remote names a bmad-mcp server.` };
+  const contents = await mapLimited(fetches, READS_AT_ONCE, async (f) => {
+    if (held > MAX_PROJECT_BYTES) return tooMuch;
+    const read = await o.workspace.read(f.path);
+    if (read.ok) held += read.value.bytes.length;
+    return held > MAX_PROJECT_BYTES ? tooMuch : read;
+  });
   for (const [i, f] of fetches.entries()) {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };

@@ -42,10 +42,15 @@ export function checkRemotePath(path: string): Remote<string> {
 /** Listing calls one pull may make: enough for a full workspace listed folder by folder; a server that keeps
  *  answering "there is more" is stopped here. */
 const MAX_LIST_CALLS = 200;
+/** How long one pull or push may talk to the remote in all: each call may take the SDK's 60 s, and a pull makes up
+ *  to 200 listing calls and a read a file, so a server that answers each call just in time would hold it for hours. */
+export const SYNC_DEADLINE_MS = 10 * 60_000;
 /** Problems a refused listing names; the rest are counted. */
 const MAX_PROBLEMS_SHOWN = 20;
 
 export class RemoteWorkspace {
+  private readonly deadline = AbortSignal.timeout(SYNC_DEADLINE_MS);
+
   /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
   constructor(
     private readonly client: Client,
@@ -55,7 +60,7 @@ export class RemoteWorkspace {
 
   private async call(args: Record<string, unknown>): Promise<Remote<{ text: string; structured: unknown }>> {
     let result;
-    const request = () => this.client.callTool({ name: TOOL.bmadFiles, arguments: { project: this.project, ...args } });
+    const request = () => this.client.callTool({ name: TOOL.bmadFiles, arguments: { project: this.project, ...args } }, { signal: this.deadline });
     try {
       try {
         result = await request();
@@ -65,7 +70,8 @@ export class RemoteWorkspace {
         result = await request();
       }
     } catch (error) {
-      return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${(error as Error).message}` };
+      const why = this.deadline.aborted ? `the remote took more than ${SYNC_DEADLINE_MS / 60_000} minutes in all; check that it is up, then run the command again` : (error as Error).message;
+      return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}` };
     }
     const text = textOf(result);
     return result.isError ? { ok: false, error: text || "the remote refused without saying why" } : { ok: true, value: { text, structured: result.structuredContent } };

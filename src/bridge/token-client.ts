@@ -2,6 +2,7 @@
 // file. Only from the environment: a token on the command line is in `ps` for every user of the machine.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Result } from "../core/result.js";
+import { boundedFetch } from "./bounded-fetch.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 
 /** The environment variable headless use takes its access token from (an argument would show in `ps`). */
@@ -10,10 +11,11 @@ export const TOKEN_ENV = "BMAD_MCP_TOKEN";
 /** A client connected to `url` that sends `token` with every request. A refusal of the token (401), or of a call
  *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`. */
 export async function tokenClient(url: URL, token: string, variable: string): Promise<Client> {
+  const bounded = boundedFetch();
   const withToken: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${token}`);
-    const response = await fetch(input, { ...init, headers });
+    const response = await bounded(input, { ...init, headers });
     if (response.status === 401) throw new Error(`the server refused the token in ${variable} (expired, revoked, or issued by another server): get a new one`);
     const challenge = response.headers.get("www-authenticate") ?? "";
     if (response.status === 403 && challenge.includes("insufficient_scope")) {

@@ -22,6 +22,7 @@ import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
+import { MIB } from "../../src/core/workspace/limits.js";
 
 const tmp = tempDir("pull-push");
 const config = join(tmp.dir, "config");
@@ -641,6 +642,39 @@ it("stops a remote whose listing never settles, with a clear error and nothing w
   expect(out.stderr).toContain("did not settle after 200 calls");
   expect(performance.now() - started).toBeLessThan(20_000);
   expect(readdirSync(target)).toEqual([]);
+}, 30_000);
+
+// Review 27: a remote's answer was read whole before any size was checked (one of 400 MiB took a pull to 2.1 GB), and
+// pull held every file it fetched, 600 of 1 MiB and more, with no total. The smallest inputs past each cap.
+it("cuts a remote's answer off past 16 MiB, and holds a pull's files to the 50 MiB a workspace holds, writing nothing", async () => {
+  const huge = "_bmad-output/huge.md";
+  const target = fakeDir();
+  const cut = await cli(["pull", "--remote", await startFake([huge], { contents: new Map([[huge, "A".repeat(16 * MIB)]]) }), "--project", "x", "--dir", target]);
+  expect(cut.code).toBe(1);
+  expect(cut.stderr).toContain("answered with more than 16 MiB, more than a bmad-mcp server ever sends");
+  expect(readdirSync(target)).toEqual([]);
+  // 51 files of 1 MiB, each a file a workspace may hold, together past what one holds.
+  const paths = numbered("_bmad-output/big/", 51);
+  const many = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(paths, { contents: new Map(paths.map((p) => [p, "A".repeat(MIB)])) }), "--project", "x", "--dir", many]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("Nothing was changed: the remote's files add up to more than 50 MiB, more than a workspace holds.");
+  expect(readdirSync(many)).toEqual([]);
+}, 60_000);
+
+it("cuts off a remote's answer past 16 MiB in --remote mode too, and says why instead of passing it on", async () => {
+  // The proxy forwards the call; the fake answers any call that names no file with "**"'s content.
+  const url = await startFake([], { contents: new Map([["**", "A".repeat(16 * MIB)]]) });
+  const project = fakeDir();
+  mkdirSync(project);
+  const proxy = await connectBridge(bridge, project, { args: ["--remote", url], env: { BMAD_MCP_TOKEN: "t" } });
+  try {
+    const answer = await proxy.client.callTool({ name: "bmad-task", arguments: { action: "status" } });
+    expect(answer.isError, toolText(answer).slice(0, 300)).toBe(true);
+    expect(toolText(answer)).toContain("answered with more than 16 MiB, more than a bmad-mcp server ever sends");
+  } finally {
+    await proxy.close();
+  }
 }, 30_000);
 
 it("prints its usage with --help, and refuses unknown options with it", async () => {

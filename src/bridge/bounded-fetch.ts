@@ -1,0 +1,28 @@
+// The one fetch the bridge reads a remote bmad-mcp server's answers with (pull, push, the --remote proxy and their
+// sign-in): the body is streamed and cut off past a byte cap, so a hostile server cannot make the bridge hold an
+// answer of any size (one 400 MiB answer took a pull, or the long-lived proxy, to 2.1 GB: review 27).
+import { MIB } from "../core/workspace/limits.js";
+
+/** The most one answer may hold. The largest a bmad-mcp server sends carries one workspace file (at most 1 MiB) once,
+ *  in a JSON string: 6 MiB when every byte is escaped (`\u0001`); a listing of 1,000 paths or a proxied prompt is far
+ *  below it. 16 MiB leaves room for that and a framing, and bounds a pull's eight reads at once to 128 MiB. */
+export const MAX_ANSWER_BYTES = 16 * MIB;
+
+/** `base` (the platform's fetch) with every answer's body cut off, as an error naming the cap, past `maxBytes`. */
+export function boundedFetch(base: typeof fetch = fetch, maxBytes = MAX_ANSWER_BYTES): typeof fetch {
+  return async (input, init) => {
+    const response = await base(input, init);
+    if (!response.body) return response;
+    const origin = new URL(input instanceof Request ? input.url : String(input)).origin;
+    let read = 0;
+    const capped = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        read += chunk.byteLength;
+        // Erroring the stream cancels the rest unread: the connection is closed, nothing more is buffered.
+        if (read > maxBytes) out.error(new Error(`${origin} answered with more than ${maxBytes / MIB} MiB, more than a bmad-mcp server ever sends (a workspace file is at most 1 MiB); the answer was cut off there. Check that the URL names a bmad-mcp server.`));
+        else out.enqueue(chunk);
+      },
+    });
+    return new Response(response.body.pipeThrough(capped), { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+}
