@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 import { parseToolsets } from "../core/surface/toolsets.js";
+import { writeErr, writeOut } from "./terminal.js";
 
 const USAGE = `Usage: bmad-mcp [options]
        bmad-mcp pull|push --remote URL --project NAME [--dir DIR] [--force]   (bmad-mcp pull --help)
@@ -51,7 +52,7 @@ function embeddedBundle(): string | undefined {
 const DEFAULT_HTTP_PORT = 8765;
 
 function fail(message: string): never {
-  process.stderr.write(`bmad-mcp: ${message}\n`);
+  writeErr(`bmad-mcp: ${message}\n`);
   process.exit(2);
 }
 
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   }
   if (command === "cache") {
     const { runCacheCommand } = await import("./git-sources.js");
-    process.exitCode = runCacheCommand(process.argv.slice(3), process.env, (t) => process.stdout.write(`${t}\n`), (t) => process.stderr.write(`${t}\n`));
+    process.exitCode = runCacheCommand(process.argv.slice(3), process.env, (t) => writeOut(`${t}\n`), (t) => writeErr(`${t}\n`));
     return;
   }
   let args;
@@ -77,8 +78,8 @@ async function main(): Promise<void> {
   } catch (error) {
     fail(`${(error as Error).message}\n\n${USAGE}`);
   }
-  if (args.help) return void process.stdout.write(`${USAGE}\n`);
-  if (args.version) return void process.stdout.write(`${SERVER_INFO.version}\n`);
+  if (args.help) return void writeOut(`${USAGE}\n`);
+  if (args.version) return void writeOut(`${SERVER_INFO.version}\n`);
 
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);

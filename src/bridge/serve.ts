@@ -20,6 +20,7 @@ import type { ProjectRuntime } from "../core/runtime/project.js";
 import { parseRemoteUrl } from "./remote-url.js";
 import { killAllRuns } from "./run-bounded.js";
 import { discoverSources } from "./sources.js";
+import { writeErr, writeOut } from "./terminal.js";
 
 export interface ServeOptions {
   project: string | undefined;
@@ -44,14 +45,14 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   // BMAD_PROJECT_ROOT: seed 001's Claude Desktop config names the project this way (--project wins).
   const fromEnv = args.project === undefined && process.env.BMAD_PROJECT_ROOT ? process.env.BMAD_PROJECT_ROOT : undefined;
   const project = resolve(args.project ?? fromEnv ?? process.cwd());
-  if (fromEnv !== undefined) process.stderr.write(`bmad-mcp: project root ${project} (from BMAD_PROJECT_ROOT)\n`);
+  if (fromEnv !== undefined) writeErr(`bmad-mcp: project root ${project} (from BMAD_PROJECT_ROOT)\n`);
   const found = discoverSources({ project, projectNamed: args.project !== undefined || fromEnv !== undefined, ...(fromEnv !== undefined ? { projectFrom: "BMAD_PROJECT_ROOT" } : {}), paths: args.path, env: process.env });
   if (!found.ok) fail(found.error);
   const embedded = args.embedded;
   if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
   // --test reports every warning as a problem.
   const problems: string[] = [];
-  const warn = (m: string) => (args.test ? problems.push(m) : process.stderr.write(`bmad-mcp: warning: ${m}\n`));
+  const warn = (m: string) => (args.test ? problems.push(m) : writeErr(`bmad-mcp: warning: ${m}\n`));
   found.value.warnings.forEach(warn);
 
   const bundle = new LocalBundle(found.value.sources, embedded, warn, bridgeGitOptions(process.env, args.gitTimeoutMs));
@@ -94,7 +95,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (args.test) {
     const { selfTest } = await import("./self-test.js");
     const report = await selfTest({ project, bundle, deps, projectFs, vouching, problems });
-    process.stdout.write(`${report.lines.join("\n")}\n`);
+    writeOut(`${report.lines.join("\n")}\n`);
     bundle.close();
     killAllRuns();
     process.exitCode = report.ok ? 0 : 1;
@@ -123,7 +124,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (args.http !== undefined) {
     const { serveHttp } = await import("./http.js");
     const listening = await serveHttp(factory, args.http.port).catch((error: Error) => fail(`--http: cannot listen on 127.0.0.1:${args.http!.port} (${error.message}); choose another --port.${(error as NodeJS.ErrnoException).code === "EADDRINUSE" ? " Another program holds it, perhaps another user's: point no client at that port until you know whose it is." : ""}`));
-    process.stderr.write(`bmad-mcp: serving MCP over HTTP at ${listening.url} (loopback only)\n`);
+    writeErr(`bmad-mcp: serving MCP over HTTP at ${listening.url} (loopback only)\n`);
     // Stopped by a signal: stop watching and kill what is still running, leaving nothing behind.
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {
@@ -156,7 +157,7 @@ async function list(bundle: LocalBundle): Promise<void> {
       lines.push(`${kind.padEnd(9)} ${`${r.module}/${shortName(r)}`.padEnd(40)} ${origin.origin} (${origin.name})${others.length ? `  also: ${others.join(", ")}` : ""}`);
     }
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  writeOut(`${lines.join("\n")}\n`);
   bundle.close();
 }
 

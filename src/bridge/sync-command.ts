@@ -16,6 +16,7 @@ import { STATE_FILE } from "./sync-state.js";
 
 import { TOKEN_ENV } from "./token-client.js";
 import { bmadScriptsOf, type BmadScripts } from "../core/runtime/scripts.js";
+import { writeErr, writeOut } from "./terminal.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
@@ -65,7 +66,7 @@ function parseJson(text: string): unknown {
 /** Runs the command; resolves with the exit status. */
 export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {
   const usageError = (message: string) => {
-    process.stderr.write(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE}\n`);
+    writeErr(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE}\n`);
     return 2;
   };
   let args;
@@ -74,7 +75,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   } catch (error) {
     return usageError((error as Error).message);
   }
-  if (args.help) return void process.stdout.write(`${SYNC_USAGE}\n`), 0;
+  if (args.help) return void writeOut(`${SYNC_USAGE}\n`), 0;
   if (args.remote === undefined || args.project === undefined) return usageError("--remote and --project are required.");
   const remote = parseRemoteUrl(args.remote);
   if (!remote.ok) return usageError(remote.error);
@@ -82,7 +83,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   if (!ref.ok) return usageError(`--project: ${ref.error}`);
   const dir = resolve(args.dir ?? process.cwd());
   const project = args.project;
-  const say = (m: string) => process.stderr.write(`bmad-mcp: ${m}\n`);
+  const say = (m: string) => writeErr(`bmad-mcp: ${m}\n`);
   const token = process.env[TOKEN_ENV];
   if (token !== undefined && !token.trim()) return usageError(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
   if (command === "pull") await mkdir(dir, { recursive: true });
@@ -128,9 +129,9 @@ function print(command: "pull" | "push", project: string, remote: string, dir: s
     lines.push(`${what}: ${report.summary()}`);
     if (report.behind) lines.push(`${report.behind} file${report.behind === 1 ? "" : "s"} changed on the remote since the pull; pull brings them.`);
   }
-  if (lines.length) process.stdout.write(`${lines.join("\n")}\n`);
+  if (lines.length) writeOut(`${lines.join("\n")}\n`);
   if (result.ok) return 0;
-  process.stderr.write(`bmad-mcp ${command}: ${result.error}\n${(result.refusals ?? []).map(refusalLine).join("")}`);
+  writeErr(`bmad-mcp ${command}: ${result.error}\n${(result.refusals ?? []).map(refusalLine).join("")}`);
   return 1;
 }
 

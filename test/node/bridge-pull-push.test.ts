@@ -418,7 +418,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[] } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -437,6 +437,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
       const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
       return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
     }
+    if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
     return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
   };
@@ -675,6 +676,20 @@ it("cuts off a remote's answer past 16 MiB in --remote mode too, and says why in
   } finally {
     await proxy.close();
   }
+}, 30_000);
+
+// Review 27: a remote's error retitled the window, wrote the clipboard (OSC 52) and printed a green "Pulled OK" over the
+// failure; a file name's bidi override showed `report\u202Emd.sh` as `reporths.dm`.
+it("shows a remote's text and file names to the terminal with their control and bidi characters escaped", async () => {
+  const target = fakeDir();
+  const named = await cli(["pull", "--remote", await startFake(["_bmad-output/report\u202etxt.md"]), "--project", "x", "--dir", target]);
+  expect(named.code, named.stderr).toBe(0);
+  expect(named.stdout).toContain("added    _bmad-output/report\\u202etxt.md");
+  const refusal = "denied \x1b]0;PWNED\x07\x1b[2K\r\x1b[32mPulled OK: 0 conflicts\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\x07";
+  const refused = await cli(["pull", "--remote", await startFake(["_bmad-output/a.md"], { refuseReads: refusal }), "--project", "x", "--dir", fakeDir()]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("denied \\u001b]0;PWNED\\u0007\\u001b[2K\\u000d\\u001b[32mPulled OK: 0 conflicts\\u001b[0m \\u001b]52;c;ZWNobyBwd25lZA==\\u0007");
+  for (const out of [named.stdout, named.stderr, refused.stdout, refused.stderr]) expect(out).not.toMatch(/[\x1b\x07\r\u202e]/);
 }, 30_000);
 
 it("prints its usage with --help, and refuses unknown options with it", async () => {

@@ -245,8 +245,13 @@ describe("bad input and the command line", () => {
     expect((await run(process.execPath, [bridge, "--help"])).stdout).toContain("Usage: bmad-mcp");
     expect((await run(process.execPath, [bridge, "--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const dir = project("list");
-    const listed = (await run(process.execPath, [bridge, "--list"], { cwd: dir })).stdout;
+    // A skill name the model may write: escape sequences that retitle the window and print a green "all checks passed"
+    // over the warning, and a bidi override (review 27). The terminal is shown their escapes, never the characters.
+    appendFileSync(join(dir, "_bmad/_config/skill-manifest.csv"), '"e","\x1b]0;PWNED\x07\x1b[2K\x1b[32mall checks passed\u202e","d","core","_bmad/core/nothere/SKILL.md"\n');
+    const { stdout: listed, stderr: warned } = await run(process.execPath, [bridge, "--list"], { cwd: dir });
     expect(listed).toMatch(/agent\s+bmm\/pm\s+project \(list\)\s+also: package/);
+    expect(warned).toContain("Skill \\u001b]0;PWNED\\u0007\\u001b[2K\\u001b[32mall checks passed\\u202e listed in");
+    expect(warned).not.toMatch(/[\x1b\x07\u202e]/);
     const bad = await run(process.execPath, [bridge, "--path", join(tmp.dir, "nope")]).catch((e) => e);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--path .*nope: no such directory/);

@@ -188,10 +188,20 @@ export function projectUri(project: string, path: string): string {
   return `${PROJECTS_PREFIX}${project}/${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-/** Enough of a refused input to recognise it, without echoing control characters or 10,000 characters. */
+/** Characters a terminal acts on rather than shows: C0 and C1 controls (ESC starts sequences that retitle the window,
+ *  write the clipboard or move the cursor over lines already printed) and the bidi and format marks that reorder what
+ *  is shown (`report\u202Emd.sh` reads as `reporths.dm`). Line breaks and tabs are the text's own lines: kept. */
+// eslint-disable-next-line no-control-regex
+const ACTED_ON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+
+/** `text` as a terminal shows it plainly: every character it would act on written as its escape (`\u001b`). Every
+ *  writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
+export const terminalText = (text: string) => text.replace(ACTED_ON, escaped);
+
+/** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
-  // eslint-disable-next-line no-control-regex
-  const shown = raw.slice(0, 80).replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  const shown = terminalText(raw.slice(0, 80)).replace(/[\n\t]/g, escaped);
   return raw.length > 80 ? `${shown}...` : shown;
 }
 
