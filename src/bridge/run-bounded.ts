@@ -8,6 +8,7 @@ import { MAX_OUTPUT_BYTES } from "../core/runtime/budget.js";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { BRIDGE_CREDENTIAL_ENV } from "./token-env.js";
 
 export const RUN_COOKIE = "BMAD_MCP_RUN_ID";
 const DEFAULT_MAX_OUTPUT = MAX_OUTPUT_BYTES;
@@ -97,6 +98,10 @@ function searchPaths(userPath = false): Record<string, string | undefined> {
   return out;
 }
 
+/** Every run, the user's completion contract too (code the model may have changed: review 27), is given the rest of the
+ *  bridge's environment but never its own credentials. BMAD's scripts also lose whatever looks like a secret. */
+const WITHOUT_BRIDGE_CREDENTIALS = Object.fromEntries(BRIDGE_CREDENTIAL_ENV.map((name) => [name, undefined]));
+
 /** Runs at once, per process: a model asking for many at once has them queued, not hundreds of processes forked. */
 const MAX_AT_ONCE = 4;
 let running = 0;
@@ -124,7 +129,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...process.env, ...searchPaths(opts.userPaths), ...opts.env, [RUN_COOKIE]: cookie },
+      env: { ...process.env, ...WITHOUT_BRIDGE_CREDENTIALS, ...searchPaths(opts.userPaths), ...opts.env, [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

@@ -3,10 +3,10 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Result } from "../core/result.js";
 import { boundedFetch } from "./bounded-fetch.js";
+import { TOKEN_ENV } from "./token-env.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 
-/** The environment variable headless use takes its access token from (an argument would show in `ps`). */
-export const TOKEN_ENV = "BMAD_MCP_TOKEN";
+export { TOKEN_ENV } from "./token-env.js";
 
 /** A client connected to `url` that sends `token` with every request. A refusal of the token (401), or of a call
  *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`. */

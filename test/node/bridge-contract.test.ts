@@ -19,6 +19,7 @@ const pidFile = (name: string) => join(tmp.dir, `${name}.pid`);
 // the output pipes; EXIT leaves it behind and exits at once.
 const CONTRACT = `echo "started $1 in $(basename "$PWD")"
 echo $$ > "$SCRIPT_PID"
+if [ -f "$PROJECT/SHOW_ENV" ]; then echo "token=\${BMAD_MCP_TOKEN-unset} project=$PROJECT"; fi
 if [ -f "$PROJECT/ESCAPE" ]; then
   setsid sleep 300 &
   echo $! > "$SLEEPER_PID"
@@ -49,7 +50,8 @@ function killIfRunning(pid: number): void {
 }
 
 function env(timeoutMs: number): Record<string, string> {
-  return { BMAD_CONTRACT_TIMEOUT_MS: String(timeoutMs), PROJECT: dir, SCRIPT_PID: pidFile("script"), SLEEPER_PID: pidFile("sleeper") };
+  // The bridge's own token (--remote, pull and push take it from here) beside the user's ordinary variables.
+  return { BMAD_CONTRACT_TIMEOUT_MS: String(timeoutMs), PROJECT: dir, SCRIPT_PID: pidFile("script"), SLEEPER_PID: pidFile("sleeper"), BMAD_MCP_TOKEN: "SECRET-BRIDGE-TOKEN" };
 }
 
 async function start(timeoutMs: number): Promise<Client> {
@@ -134,6 +136,21 @@ describe("the completion contract's processes", () => {
       await Promise.race([exited, new Promise((_, fail) => setTimeout(() => fail(new Error("the bridge did not exit within 3 s of its input closing")), 3000))]);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
+
+// Review 27: the contract runs code the model may have changed (tests/run.sh, through bmad-files), and printed the
+// bridge's BMAD_MCP_TOKEN. The user's own environment it keeps: it is the user's own test command.
+describe("the completion contract's environment", () => {
+  it("holds the user's variables but not the bridge's own token", async () => {
+    rmSync(join(dir, "ESCAPE"), { force: true });
+    writeFileSync(join(dir, "SHOW_ENV"), "");
+    try {
+      const run = await (await served()).callTool({ name: "run_completion_contract", arguments: {} });
+      expect(run.structuredContent).toMatchObject({ status: "PASS", output: `started auto in project\ntoken=unset project=${dir}\n` });
+    } finally {
+      rmSync(join(dir, "SHOW_ENV"));
     }
   });
 });
