@@ -74,7 +74,8 @@ export class WorkspaceIndex extends DurableObject {
 
   /** A share offered, or its access changed (an accepted share stays accepted); false, and nothing stored, when
    *  it would be one more offer from that owner than `maxPending` waiting for an answer here. */
-  grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): boolean {
+  /** Records an offer (or a change of one): "new" where none was, false where the owner's offers waiting here are at `maxPending`. */
+  grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): "new" | "changed" | false {
     const known = this.sql.exec("SELECT 1 FROM received WHERE owner = ? AND name = ?", share.owner, share.name).toArray().length > 0;
     if (!known && this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM received WHERE owner = ? AND accepted = 0", share.owner).one().n >= maxPending) return false;
     this.sql.exec(
@@ -82,7 +83,7 @@ export class WorkspaceIndex extends DurableObject {
        ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, at = excluded.at`,
       share.owner, share.name, share.owner_label, share.access, share.at,
     );
-    return true;
+    return known ? "changed" : "new";
   }
 
   accept(owner: string, name: string): void {

@@ -283,8 +283,12 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       ok: false, kind: "limit",
       error: `${shownHandle(handle)} has ${MAX_OFFERS_FROM_ONE_OWNER} of your offers waiting for an answer, the most one person may have from one owner: ask them to accept or decline those first, or withdraw one (access "none").`,
     };
-    if (access !== "none" && ref.ok && !(await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }))) return tooMany;
+    const offered = access !== "none" && ref.ok ? await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }) : undefined;
+    if (offered === false) return tooMany;
     const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    // An offer the project refused (not the caller's, or no room) is taken back from the index it was written to: each
+    // left a row there, for any handle anyone named (review 26).
+    if (!out.ok && offered === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
     if (!out.ok) return out;
     const { owner, owner_label, name, previous, withdrawn } = out.value;
     if (access === "none") await Promise.all([...new Set([handle, ...withdrawn])].map((h) => this.index(h).revoke(owner, name)));

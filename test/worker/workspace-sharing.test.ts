@@ -2,6 +2,7 @@
 // stranger. The stranger sees nothing, not even whether a project exists; revocation holds on the next call;
 // a read-only token reads but cannot change anything.
 import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
@@ -88,6 +89,11 @@ describe("sharing", () => {
     expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("by the writer");
     expect((await writer.files({ action: "restore", project, path: "docs/prd.md", version: 1 })).structured.version).toBe(3);
     expect((await writer.project({ action: "share", name: project, with: stranger.email, access: "read" })).text).toBe(`Only the owner of "${project}" (${owner.email}) can share or delete it.`);
+    // Nor is the refused offer left in a made-up handle's index (review 26: each refused share left a row there).
+    const handle = `${unique("nobody")}@example.com`;
+    await writer.project({ action: "share", name: project, with: handle, access: "read" });
+    const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`email:${handle}`));
+    expect(await runInDurableObject(index, (_, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE name = 'received'").toArray().length && state.storage.sql.exec("SELECT COUNT(*) AS n FROM received").one().n)).toBe(0);
     expect((await writer.project({ action: "delete", name: project, confirm: project })).text).toMatch(/Only the owner/);
   });
 
