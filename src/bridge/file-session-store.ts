@@ -17,10 +17,19 @@ const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
 const BASE = ".bmad-task" as const;
 const MAPPING = `${BASE}/task-mapping.json`;
-/** Two submissions of 2 MiB and their bookkeeping fit; a larger state file was not written by us. */
+/** Two submissions of 2 MiB and their bookkeeping fit. Reads refuse a larger file, so writes refuse to make one:
+ *  a file this store wrote is always one it can read back. */
 const MAX_STATE_BYTES = 8 * 1024 * 1024;
+/** Sessions one project keeps: every list and name look-up reads the mapping, and a list reads each state file. */
+export const MAX_SESSIONS = 200;
+/** The mapping's objective is a summary for people reading the file; the state file holds it whole. */
+export const MAPPING_OBJECTIVE_CHARS = 200;
 
 type Mapping = Map<string, TaskMappingEntry>;
+
+const tooManySessions = (count: number) =>
+  `This project has ${count} delivery sessions, the most one project keeps (${MAX_SESSIONS}); nothing was started. To make room, ` +
+  "the user deletes finished sessions' files from .bmad-task/ (session-<id>.json and temp/<id>/), then .bmad-task/task-mapping.json, which is rebuilt from the sessions left.";
 
 class BusyError extends Error {}
 /** A path the project's files may not be read or written through (a symlink out, a device): named, with the fix. */
@@ -41,6 +50,8 @@ function parseMapping(text: string | undefined): Mapping | undefined {
   // zod drops a "__proto__" key silently: any key that did not survive makes the file malformed.
   return Object.keys(raw as object).length === mapping.size ? mapping : undefined;
 }
+
+const mappingEntry = (s: SessionState): TaskMappingEntry => ({ task_name: s.task_name, objective: [...s.objective].slice(0, MAPPING_OBJECTIVE_CHARS).join(""), created_at: s.created_at, owner: s.owner });
 
 const serialize = (mapping: Mapping) => JSON.stringify(Object.fromEntries(mapping), null, 2);
 
@@ -76,10 +87,13 @@ export class FileSessionStore implements SessionStore {
     const read = await readConfinedText(this.projectDir, rel, { maxBytes: MAX_STATE_BYTES, own: ".bmad-task" });
     if (read.ok) return read.text;
     if (read.code === "missing" || read.code === "is-dir") return undefined;
+    // A mapping written before its entries were cut short can be past the limit: rebuilt, as a malformed one is.
+    if (read.code === "too-large" && rel === MAPPING) return "";
     throw new RefusedPath(read.error);
   }
 
   private async writeText(rel: string, text: string): Promise<void> {
+    if (Buffer.byteLength(text) > MAX_STATE_BYTES) throw new RefusedPath(`${rel}: would be larger than ${MAX_STATE_BYTES / 1024 / 1024} MiB, which the bridge refuses to read back; nothing was written.`);
     const written = await writeConfined(this.projectDir, rel, text, { own: BASE });
     if (!written.ok) throw new RefusedPath(written.error);
   }
@@ -142,7 +156,7 @@ export class FileSessionStore implements SessionStore {
     for (const name of listed.ok ? listed.names : []) {
       const id = STATE_FILE.exec(name)?.[1];
       const s = id ? this.skip(await this.load(id)) : undefined;
-      if (id && s) mapping.set(id, { task_name: s.task_name, objective: s.objective, created_at: s.created_at, owner: s.owner });
+      if (id && s) mapping.set(id, mappingEntry(s));
     }
     return mapping;
   }
@@ -172,8 +186,8 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** Resolves `session` (id or the owner's task name), loads it and runs `op`, under the session lock if `lock`. */
-  private async on<T>(owner: string, session: string, lock: boolean, op: (state: SessionState) => Promise<Stored<T>>): Promise<Stored<T>> {
-    try {
+  private on<T>(owner: string, session: string, lock: boolean, op: (state: SessionState) => Promise<Stored<T>>): Promise<Stored<T>> {
+    return this.refusals(`Session "${session.slice(0, 100)}" is busy`, async () => {
       const id = SESSION_ID.test(session) ? session : [...(await this.mapping())].find(([, e]) => e.owner === owner && e.task_name === session)?.[0];
       if (!id) return await this.notFound(owner, session);
       const run = async (): Promise<Stored<T>> => {
@@ -183,27 +197,35 @@ export class FileSessionStore implements SessionStore {
         return loaded?.state.owner === owner ? op(loaded.state) : this.notFound(owner, session);
       };
       return await (lock ? this.locked(this.statePath(id), run) : run());
+    });
+  }
+
+  /** `fn`'s answer, or a busy lock or a refused file as a value saying so, after `busy`. */
+  private async refusals<T>(busy: string, fn: () => Promise<Stored<T>>): Promise<Stored<T>> {
+    try {
+      return await fn();
     } catch (e) {
-      if (e instanceof BusyError) return { ok: false, kind: "conflict", error: `Session "${session.slice(0, 100)}" is busy: ${e.message}` };
+      if (e instanceof BusyError) return { ok: false, kind: "conflict", error: `${busy}: ${e.message}` };
       if (e instanceof RefusedPath) return { ok: false, kind: "invalid", error: e.message };
       throw e;
     }
   }
 
-  async start(owner: string, objective: string): Promise<SessionState> {
+  async start(owner: string, objective: string): Promise<Stored<SessionState>> {
     const session_id = randomBytes(32).toString("hex");
     const now = this.now();
-    return this.locked(MAPPING, async () => {
+    return this.refusals("Nothing was started", () => this.locked(MAPPING, async () => {
       const mapping = parseMapping(await this.readText(MAPPING)) ?? (await this.scan());
+      if (mapping.size >= MAX_SESSIONS) return { ok: false, kind: "invalid", error: tooManySessions(mapping.size) };
       // Task names are artifact folders shared by everyone in the project, so they are unique project-wide.
       const task_name = uniqueTaskName(objective, new Set([...mapping.values()].map((e) => e.task_name)));
       const state = newSession({ session_id, task_name, objective, owner, now });
       // The name is reserved before the state exists, so a crash in between cannot hand it out twice.
-      mapping.set(session_id, { task_name, objective, created_at: now, owner });
+      mapping.set(session_id, mappingEntry(state));
       await this.writeText(MAPPING, serialize(mapping));
       await this.save(state);
-      return state;
-    });
+      return { ok: true, value: state };
+    }));
   }
 
   get(owner: string, session: string): Promise<Stored<SessionState>> {

@@ -39,9 +39,9 @@ export class DurableSessionStore implements SessionStore {
     return !out.ok && out.kind === "not_found" && out.error === SESSION_NOT_FOUND ? this.notFound(owner, session) : out;
   }
 
-  async start(owner: string, objective: string, options: { project?: string; taken?: string[] } = {}): Promise<SessionState> {
+  async start(owner: string, objective: string, options: { project?: string; taken?: string[] } = {}): Promise<Stored<SessionState>> {
     const state = await this.index(owner).reserve(owner, objective, new Date().toISOString(), options);
-    return this.session(state.session_id).create(state);
+    return { ok: true, value: await this.session(state.session_id).create(state) };
   }
 
   get(owner: string, session: string): Promise<Stored<SessionState>> {

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSessionStore } from "../../src/bridge/file-session-store";
+import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_SESSIONS } from "../../src/bridge/file-session-store";
 import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
@@ -29,6 +29,7 @@ function value<T>(out: Stored<T>): T {
   return out.value;
 }
 
+const start = async (owner: string, objective: string, on = store) => value(await on.start(owner, objective));
 const act = async (session: string, action: Action, owner = "me") => value(await store.act(owner, session, action));
 const statePath = (id: string) => join(dir, ".bmad-task", `session-${id}.json`);
 
@@ -42,7 +43,7 @@ function files(root: string): string[] {
 
 describe("a delivery session on files", () => {
   it("walks all six stages and leaves the seed 003 layout on disk", async () => {
-    const started = await store.start("me", "Build user auth, use codex too");
+    const started = await start("me", "Build user auth, use codex too");
     expect(started).toMatchObject({ task_name: "build-user-auth-use-codex-too", current_stage: "po", current_state: "generating", owner: "me" });
     const id = started.session_id;
     expect(id).toMatch(/^[0-9a-f]{64}$/);
@@ -93,7 +94,7 @@ describe("a delivery session on files", () => {
   });
 
   it("queues sub-tasks on the session", async () => {
-    const { session_id } = await store.start("me", "Queue");
+    const { session_id } = await start("me", "Queue");
     const s = value(await store.enqueue("me", session_id, { agent: "architect", task: "Review the model", context_files: [] }));
     expect(s.subtasks).toEqual([expect.objectContaining({ agent: "architect", status: "queued", id: expect.any(String) })]);
     expect(s.revision).toBe(2);
@@ -103,8 +104,8 @@ describe("a delivery session on files", () => {
 
 describe("names and owners", () => {
   it("makes task names unique and resolves them", async () => {
-    const a = await store.start("me", "Build user auth!");
-    const b = await store.start("me", "build   USER auth");
+    const a = await start("me", "Build user auth!");
+    const b = await start("me", "build   USER auth");
     expect([a.task_name, b.task_name]).toEqual(["build-user-auth", "build-user-auth-1"]);
     expect(value(await store.get("me", "build-user-auth-1")).session_id).toBe(b.session_id);
     expect(await store.get("me", "build-user-aut")).toMatchObject({ ok: false, kind: "not_found", error: expect.stringMatching(/Closest: build-user-auth/) });
@@ -113,8 +114,8 @@ describe("names and owners", () => {
   });
 
   it("keeps each owner's sessions to themselves", async () => {
-    const mine = await store.start("me", "Private");
-    const theirs = await store.start("them", "Other");
+    const mine = await start("me", "Private");
+    const theirs = await start("them", "Other");
     await act(mine.session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
     await act(mine.session_id, { type: "confirm" });
 
@@ -130,8 +131,8 @@ describe("names and owners", () => {
   it("lists newest first and filters by status", async () => {
     let t = 0;
     store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
-    const a = await store.start("me", "First");
-    await store.start("me", "Second");
+    const a = await start("me", "First");
+    await start("me", "Second");
     expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
     await act(a.session_id, { type: "submit", claude_result: "x" });
     expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
@@ -155,14 +156,14 @@ describe("races", () => {
   }
 
   it("lets exactly one of two racing submits win in one store", async () => {
-    const { session_id } = await store.start("me", "Race");
+    const { session_id } = await start("me", "Race");
     expectOneWinner(await Promise.all([submit(store, session_id, 1), submit(store, session_id, 2)]));
     expect(value(await store.get("me", session_id))).toMatchObject({ revision: 2, stages: { po: { iteration: 1 } } });
   });
 
   it("lets exactly one win across two stores on the same project (two processes)", async () => {
     const other = new FileSessionStore(dir);
-    const { session_id } = await store.start("me", "Race");
+    const { session_id } = await start("me", "Race");
     expectOneWinner(await Promise.all([submit(store, session_id, 1), submit(other, session_id, 2)]));
     expect(value(await other.get("me", session_id)).stages.po.iteration).toBe(1);
     expect(files(join(dir, ".bmad-task")).filter((f) => f.endsWith(".lock"))).toEqual([]);
@@ -170,13 +171,13 @@ describe("races", () => {
 
   it("starts in parallel without losing a mapping entry or reusing a name", async () => {
     const other = new FileSessionStore(dir);
-    const started = await Promise.all([0, 1, 2, 3].map((i) => (i % 2 ? store : other).start("me", "Same name")));
+    const started = await Promise.all([0, 1, 2, 3].map((i) => start("me", "Same name", i % 2 ? store : other)));
     expect(new Set(started.map((s) => s.task_name)).size).toBe(4);
     expect((await store.list("me", "all")).length).toBe(4);
   });
 
   it("takes over a lock its holder left behind when it died, and waits for a live one", async () => {
-    const { session_id } = await store.start("me", "Locked");
+    const { session_id } = await start("me", "Locked");
     // The bridge's file lock (file-lock.ts), as a killed holder leaves it: naming a process that has ended.
     const rel = `.bmad-task/session-${session_id}.json`;
     const lock = await lockFolder(realpathSync(dir), rel);
@@ -200,11 +201,11 @@ describe("races", () => {
 
 describe("artifacts", () => {
   it("are written under their file's lock, as bmad-files and pull change a file (an eighth review)", async () => {
-    const first = await store.start("me", "Learn the artifact's name");
+    const first = await start("me", "Learn the artifact's name");
     await act(first.session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
     await act(first.session_id, { type: "confirm" });
     const [file] = readdirSync(join(dir, ".claude/specs", first.task_name));
-    const { session_id, task_name } = await store.start("me", "Locked artifact");
+    const { session_id, task_name } = await start("me", "Locked artifact");
     await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
     const order: string[] = [];
     let release!: () => void;
@@ -220,7 +221,7 @@ describe("artifacts", () => {
 
 describe("atomic writes", () => {
   it("leaves no temp files and always valid JSON", async () => {
-    const { session_id } = await store.start("me", "Atomic");
+    const { session_id } = await start("me", "Atomic");
     await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
     await act(session_id, { type: "confirm" });
     expect(files(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
@@ -228,7 +229,7 @@ describe("atomic writes", () => {
   });
 
   it("refuses an oversized submission and leaves the state file byte-identical", async () => {
-    const { session_id } = await store.start("me", "Big");
+    const { session_id } = await start("me", "Big");
     const before = readFileSync(statePath(session_id));
     const out = await store.act("me", session_id, { type: "submit", claude_result: "x".repeat(MAX_SUBMISSION_BYTES + 1) });
     expect(out).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/over 2 MiB/) });
@@ -241,8 +242,8 @@ describe("broken files", () => {
   it("reports a malformed session file by name, and lists the others with a warning naming it", async () => {
     const warnings: string[] = [];
     store = new FileSessionStore(dir, { warn: (m) => warnings.push(m) });
-    const broken = await store.start("me", "Broken");
-    const fine = await store.start("me", "Fine");
+    const broken = await start("me", "Broken");
+    const fine = await start("me", "Fine");
     writeFileSync(statePath(broken.session_id), '{"session_id": "trunc');
     const named = new RegExp(`\\.bmad-task/session-${broken.session_id}\\.json is not valid JSON; fix it or delete it`);
     for (const session of [broken.session_id, "broken"]) {
@@ -257,7 +258,7 @@ describe("broken files", () => {
   });
 
   it("refuses a planted session whose stage is __proto__, naming the field, and leaves Object.prototype alone", async () => {
-    const planted = await store.start("me", "Planted");
+    const planted = await start("me", "Planted");
     const state = JSON.parse(readFileSync(statePath(planted.session_id), "utf8")) as Record<string, unknown>;
     writeFileSync(statePath(planted.session_id), JSON.stringify({ ...state, current_stage: "__proto__", current_state: "awaiting_confirmation" }));
     for (const action of [{ type: "confirm" }, { type: "submit", claude_result: "x" }] as Action[]) {
@@ -270,8 +271,8 @@ describe("broken files", () => {
   });
 
   it("rebuilds a malformed mapping from the session files", async () => {
-    const a = await store.start("me", "Alpha");
-    const b = await store.start("them", "Beta");
+    const a = await start("me", "Alpha");
+    const b = await start("them", "Beta");
     const mappingPath = join(dir, ".bmad-task", "task-mapping.json");
     writeFileSync(mappingPath, "{ not json");
     expect(value(await store.get("me", "alpha")).session_id).toBe(a.session_id);
@@ -282,14 +283,54 @@ describe("broken files", () => {
     rmSync(mappingPath);
     expect((await store.list("them", "all")).map((s) => s.session_id)).toEqual([b.session_id]);
     writeFileSync(mappingPath, "[]");
-    expect((await store.start("me", "Alpha")).task_name).toBe("alpha-1");
+    expect((await start("me", "Alpha")).task_name).toBe("alpha-1");
     expect((await store.list("me", "all")).length).toBe(2);
+  });
+});
+
+describe("the mapping stays one the store reads back", () => {
+  const mappingPath = () => join(dir, ".bmad-task", "task-mapping.json");
+  const MiB = 1024 * 1024;
+
+  it("keeps a short summary of the objective in the mapping and the whole one in the state file", async () => {
+    const objective = "x" + "\u0001".repeat(3999);
+    const { session_id } = await start("me", objective);
+    expect(JSON.parse(readFileSync(mappingPath(), "utf8"))[session_id].objective).toBe(objective.slice(0, MAPPING_OBJECTIVE_CHARS));
+    expect(JSON.parse(readFileSync(statePath(session_id), "utf8")).objective).toBe(objective);
+  });
+
+  it("refuses a start past the project's session cap, naming the cap and the way out", async () => {
+    const entry = { task_name: "t", objective: "o", created_at: "2026-01-01T00:00:00.000Z", owner: "them" };
+    const full = Object.fromEntries(Array.from({ length: MAX_SESSIONS }, (_, i) => [i.toString(16).padStart(64, "0"), { ...entry, task_name: `t-${i}` }]));
+    mkdirSync(join(dir, ".bmad-task"));
+    writeFileSync(mappingPath(), JSON.stringify(full));
+    const out = await store.start("me", "One more");
+    expect(out).toMatchObject({ ok: false, kind: "invalid", error: expect.stringContaining(`the most one project keeps (${MAX_SESSIONS}); nothing was started`) });
+    expect(!out.ok && out.error).toMatch(/deletes finished sessions' files from \.bmad-task\/.*task-mapping\.json, which is rebuilt/);
+    expect(readdirSync(join(dir, ".bmad-task"))).toEqual(["task-mapping.json"]);
+  });
+
+  it("refuses to write a mapping past the size it reads, and rebuilds one already past it", async () => {
+    mkdirSync(join(dir, ".bmad-task"));
+    const entry = { task_name: "big", objective: "x".repeat(8 * MiB - 200), created_at: "2026-01-01T00:00:00.000Z", owner: "me" };
+    writeFileSync(mappingPath(), JSON.stringify({ ["0".repeat(64)]: entry }));
+    const refused = await store.start("me", "Alpha beta gamma");
+    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/task-mapping\.json: would be larger than 8 MiB, which the bridge refuses to read back; nothing was written/) });
+
+    // One an older bridge wrote past the limit is rebuilt from the state files, small.
+    const project = join(dir, "older");
+    mkdirSync(project);
+    const older = new FileSessionStore(project);
+    const a = await start("me", "Alpha", older);
+    writeFileSync(join(project, ".bmad-task", "task-mapping.json"), "x".repeat(8 * MiB + 1));
+    expect(value(await older.get("me", "alpha")).session_id).toBe(a.session_id);
+    expect(readFileSync(join(project, ".bmad-task", "task-mapping.json")).length).toBeLessThan(1024);
   });
 });
 
 describe("readArtifact", () => {
   it("reads only the artifact files the session lists", async () => {
-    const { session_id, task_name } = await store.start("me", "Paths");
+    const { session_id, task_name } = await start("me", "Paths");
     await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });
     await act(session_id, { type: "confirm" });
     writeFileSync(join(dir, "secret.txt"), "secret");

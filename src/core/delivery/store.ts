@@ -8,8 +8,8 @@ export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | 
 export interface SessionStore {
   /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.
    *  `project`: the workspace its artifacts are also saved in (a store that saves them in its project already,
-   *  the bridge's, ignores it). */
-  start(owner: string, objective: string, options?: { project?: string; taken?: string[] }): Promise<SessionState>;
+   *  the bridge's, ignores it). A store that is full says so (invalid). */
+  start(owner: string, objective: string, options?: { project?: string; taken?: string[] }): Promise<Stored<SessionState>>;
   /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
   get(owner: string, session: string): Promise<Stored<SessionState>>;
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;

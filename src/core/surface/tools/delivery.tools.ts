@@ -64,10 +64,10 @@ export const bmadTaskTool = defineTool({
     if (!sessions) return noSessions();
     if (args.action === "start") {
       if (!args.objective) return fail('Action "start" needs "objective", e.g. "Build user authentication".');
-      if (args.project === undefined) return respond(deps, await sessions.start(owner, args.objective));
+      if (args.project === undefined) return stored(deps, await sessions.start(owner, args.objective));
       const target = await sessionProject(deps, args.project);
       if (!target.ok) return fail(target.error);
-      return respond(deps, await sessions.start(owner, args.objective, { project: target.ref, taken: target.taken }));
+      return stored(deps, await sessions.start(owner, args.objective, { project: target.ref, taken: target.taken }));
     }
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
     // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
