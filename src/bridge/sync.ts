@@ -11,10 +11,11 @@ import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./c
 
 /** Folders never pushed: other tools' state (machinery, .git and bmad-mcp's own under every name, is skipped too). */
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
-/** How deep below a walked folder files are looked for: far past any BMAD folder's. */
-const MAX_WALK_DEPTH = 32;
+/** How deep below a walked folder files are looked for: far past any BMAD folder's. Push's walk and bmad-files list
+ *  keep it, and count folders against MAX_FILES. */
+export const MAX_WALK_DEPTH = 32;
 /** How many links a walk follows: BMAD's folders hold few, if any. */
-const MAX_WALK_LINKS = 64;
+export const MAX_WALK_LINKS = 64;
 
 export type Local =
   | { kind: "missing" }

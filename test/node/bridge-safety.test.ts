@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -268,6 +268,36 @@ describe("links inside the project", () => {
     expect(hard.isError).toBe(true);
     expect(hard.text).toContain("is a hard link");
     expect(hard.text).not.toContain("sk-ENV-SECRET");
+  });
+});
+
+describe("listings are bounded as push's walk is", () => {
+  // Review 27: a chain of 1,200 folders took a listing of docs/prd.md 51 s; only files were capped.
+  it("lists nothing deeper than 32 folders nor past 5,000 folders, says so once, and walks only a glob's literal start", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const caps = join(dir, "walk-caps");
+    const deep = join(caps, "deep", ...Array.from({ length: 32 }, () => "d"));
+    mkdirSync(deep, { recursive: true });
+    writeFileSync(join(deep, "bottom.md"), "too deep\n");
+    mkdirSync(join(caps, "shallow"));
+    writeFileSync(join(caps, "shallow", "top.md"), "top\n");
+    try {
+      const listed = await files(client, { action: "list", path: "walk-caps/**/*.md" });
+      expect(listed.text).toContain("walk-caps/shallow/top.md");
+      expect(listed.text).not.toContain("bottom.md");
+      expect(listed.text.match(/Listing cut short: files more than 32 folders deep are not listed/g)).toHaveLength(1);
+      // The deep chain is beside the literal start, never walked.
+      const narrow = await files(client, { action: "list", path: "walk-caps/shallow/*.md" });
+      expect(narrow.text).toContain("walk-caps/shallow/top.md");
+      expect(narrow.text).not.toContain("cut short");
+
+      for (let i = 0; i <= 5_000; i++) mkdirSync(join(caps, "many", `f${i}`), { recursive: true });
+      const many = await files(client, { action: "list", path: "walk-caps/many/**" });
+      expect(many.text).toContain("Listing cut short: at most 5,000 folders are looked in");
+    } finally {
+      rmSync(caps, { recursive: true, force: true });
+    }
   });
 });
 

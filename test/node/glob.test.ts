@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { compileGlob, MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS, tooCostly } from "../../src/core/catalog/glob.js";
+import { compileGlob, literalFolder, MAX_GLOB_LENGTH, MAX_GLOB_WILDCARDS, tooCostly } from "../../src/core/catalog/glob.js";
 
 function glob(pattern: string) {
   const compiled = compileGlob(pattern);
@@ -102,4 +102,12 @@ it("stops a long pattern over thousands of long paths within its work budget, so
   expect(tooCostly(hostile, "my-app's files")).toMatch(/costs too much to match against my-app's files: give it a longer literal start/);
   // What people list stays well inside it.
   expect(ordinary.exhausted).toBe(false);
+});
+
+it("names the folder every match lies in, so that a listing walks only it", () => {
+  expect(literalFolder("docs/prd.md")).toBe("docs");
+  expect(literalFolder("_bmad-output/planning-artifacts/**/prd.md")).toBe("_bmad-output/planning-artifacts");
+  expect(literalFolder("docs/pr?/x.md")).toBe("docs");
+  expect(literalFolder("prd.md")).toBe("");
+  expect(literalFolder("**/*.md")).toBe("");
 });

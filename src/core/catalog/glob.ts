@@ -30,6 +30,14 @@ export function tooCostly(glob: Glob, files: string): string {
   return `Pattern "${glob.pattern.slice(0, 80)}" costs too much to match against ${files}: give it a longer literal start (e.g. "docs/") or fewer wildcards.`;
 }
 
+/** The folder every match of `pattern` lies in: its segments before the first with a wildcard, never the last (a
+ *  file's name); "" when it starts with one. A walk for it need look nowhere else. */
+export function literalFolder(pattern: string): string {
+  const segments = pattern.split("/");
+  const wild = segments.findIndex((s) => /[*?]/.test(s));
+  return segments.slice(0, wild === -1 ? -1 : wild).join("/");
+}
+
 export type GlobCompile = Result<{ glob: Glob }>;
 
 /** `**` any depth, `*` within a segment, `?` one character; everything else is literal. */

@@ -52,6 +52,8 @@ export interface FileEntry {
 
 /** A file as a listing shows it. */
 export type ListedFile = Pick<FileEntry, "path" | "version" | "size">;
+/** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer. */
+export type Listing = WsResult<ListedFile[]> & { cut?: string };
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;
@@ -116,7 +118,7 @@ export interface WorkspaceFiles {
    *  without history (the bridge: it is the user's git) have none. */
   purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number }>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
-  list(glob?: string): Promise<WsResult<ListedFile[]>>;
+  list(glob?: string): Promise<Listing>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
   stat(path: string): Promise<WsResult<"file" | "dir" | "missing">>;
   /** Names of a directory's direct children ("" for the root). */

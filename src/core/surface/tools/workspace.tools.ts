@@ -303,10 +303,10 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const glob = isFolder ? (trimmed ? `${trimmed}/**` : "**") : path;
   const listed = await files.list(glob);
   if (!listed.ok) return fail(listed.error);
-  if (listed.value.length || literal) return listFiles(glob, listed.value);
+  if (listed.value.length || literal) return listFiles(glob, listed.value, listed.cut);
   const near = await nearMatches(files, glob);
-  if (!near.folders.length && !near.deeper.length) return listFiles(glob, []);
-  const lines = [`No file matches ${JSON.stringify(glob)}.`];
+  if (!near.folders.length && !near.deeper.length) return listFiles(glob, [], listed.cut);
+  const lines = [`No file matches ${JSON.stringify(glob)}.`, ...cutShort(listed.cut)];
   if (near.folders.length) lines.push(`Folders that do (list one for its files):`, ...near.folders);
   if (near.deeper.length) lines.push(`Files its last part matches deeper down, or in another case:`, ...near.deeper);
   return done(lines.join("\n"), { total: 0, files: [], ...near });
@@ -336,12 +336,15 @@ function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
   return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
 }
 
-function listFiles(glob: string, entries: ListedFile[]): ToolOutcome {
+/** Why the store's walk stopped short, as one line after a listing's head. */
+const cutShort = (cut: string | undefined) => (cut ? [`Listing cut short: ${cut}.`] : []);
+
+function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutcome {
   const files = entries.slice(0, MAX_LINES);
   const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
   const shown = files.map((e) => servedVersion(e.path, e));
-  return done([head, ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown });
+  return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(cut ? { cut } : {}) });
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
