@@ -19,6 +19,7 @@ import { NodeRuntimeFs } from "./runtime-fs.js";
 import type { ProjectRuntime } from "../core/runtime/project.js";
 import { parseRemoteUrl } from "./remote-url.js";
 import { killAllRuns } from "./run-bounded.js";
+import { tooBroadForProject } from "./project-root.js";
 import { discoverSources } from "./sources.js";
 import { writeErr, writeOut } from "./terminal.js";
 
@@ -46,7 +47,15 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const fromEnv = args.project === undefined && process.env.BMAD_PROJECT_ROOT ? process.env.BMAD_PROJECT_ROOT : undefined;
   const project = resolve(args.project ?? fromEnv ?? process.cwd());
   if (fromEnv !== undefined) writeErr(`bmad-mcp: project root ${project} (from BMAD_PROJECT_ROOT)\n`);
-  const found = discoverSources({ project, projectNamed: args.project !== undefined || fromEnv !== undefined, ...(fromEnv !== undefined ? { projectFrom: "BMAD_PROJECT_ROOT" } : {}), paths: args.path, env: process.env });
+  const named = args.project !== undefined || fromEnv !== undefined;
+  const tooBroad = tooBroadForProject(project);
+  if (tooBroad && !named) {
+    fail(
+      `not serving ${project}: it is ${tooBroad}, where the MCP client started bmad-mcp, and every file below it would be the model's to read. ` +
+        `Name your project: add "--project", "/path/to/project" to bmad-mcp's args in the client's config (or set BMAD_PROJECT_ROOT), or start it in the project folder.`,
+    );
+  }
+  const found = discoverSources({ project, projectNamed: named, ...(fromEnv !== undefined ? { projectFrom: "BMAD_PROJECT_ROOT" } : {}), paths: args.path, env: process.env });
   if (!found.ok) fail(found.error);
   const embedded = args.embedded;
   if (!embedded) fail("the embedded bundle is missing; build it with `npm run bundle` (or reinstall the package).");
@@ -54,6 +63,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const problems: string[] = [];
   const warn = (m: string) => (args.test ? problems.push(m) : writeErr(`bmad-mcp: warning: ${m}\n`));
   found.value.warnings.forEach(warn);
+  if (tooBroad) warn(`the project is ${project}, ${tooBroad}: every file below it is the model's to read.`);
 
   const bundle = new LocalBundle(found.value.sources, embedded, warn, bridgeGitOptions(process.env, args.gitTimeoutMs));
   // A root the user named must yield something: built now, so a mistake stops here rather than being served around.

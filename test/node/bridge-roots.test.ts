@@ -54,6 +54,16 @@ describe("roots named on the command line", () => {
     }
   });
 
+  it("stops with exit 2, saying how to name the project, when started with none in the home folder or at /", async () => {
+    const home = folder("home-empty");
+    for (const cwd of [home, "/"]) {
+      const out = await refused([], cwd);
+      expect(out.code, cwd).toBe(2);
+      expect(out.stderr).toContain(`bmad-mcp: not serving ${cwd}: it is ${cwd === "/" ? "the file system's root" : "your home folder"}, where the MCP client started bmad-mcp`);
+      expect(out.stderr).toContain('add "--project", "/path/to/project" to bmad-mcp\'s args in the client\'s config (or set BMAD_PROJECT_ROOT)');
+    }
+  });
+
   it("stops with exit 2 when a --path tree yields no agents, workflows, tasks or skills", async () => {
     const hollow = folder("hollow");
     mkdirSync(join(hollow, "_bmad/_config"), { recursive: true });
