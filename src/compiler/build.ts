@@ -58,8 +58,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   let fileCount = 0;
   for (const spec of ordered) {
     const resolved = await resolveSource(spec, cwd, log, opts.git);
-    const tree = new Tree(resolved.root, { warn, userTree: opts.userTree });
-    const content = readTree({ tree, warn });
+    const capped = cappedWarnings(warn, resolved.source.name);
+    const tree = new Tree(resolved.root, { warn: capped.warn, userTree: opts.userTree });
+    const content = readTree({ tree, warn: capped.warn });
+    capped.end();
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;
     built.push({ source, tree, content });
@@ -71,6 +73,22 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   const { manifest, blobs, index } = assemble(built, { indexLater: opts.indexLater, views: opts.views });
   const manifestSize = opts.outDir ? writeBundle(opts.outDir, { manifest, blobs }) : undefined;
   return { manifest, blobs, index, manifestSize, warnings, ms: Math.round(performance.now() - started) };
+}
+
+/** Warnings one source gives a build, the rest counted: a 1 MiB skill-manifest.csv the model wrote gave 17,818
+ *  lines at every rebuild (review 27). */
+export const MAX_WARNINGS_PER_SOURCE = 20;
+
+function cappedWarnings(warn: (message: string) => void, source: string): { warn: (message: string) => void; end: () => void } {
+  let count = 0;
+  return {
+    warn: (m) => {
+      if (++count <= MAX_WARNINGS_PER_SOURCE) warn(m);
+    },
+    end: () => {
+      if (count > MAX_WARNINGS_PER_SOURCE) warn(`... and ${count - MAX_WARNINGS_PER_SOURCE} more warnings from ${source}`);
+    },
+  };
 }
 
 function prio(s: SourceSpec): number {

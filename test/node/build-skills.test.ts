@@ -3,7 +3,7 @@ import { cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlink
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildBundle, type BuildResult } from "../../src/compiler/build";
+import { buildBundle, MAX_WARNINGS_PER_SOURCE, type BuildResult } from "../../src/compiler/build";
 import { csvRows, findFiles, install, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("skills");
@@ -124,6 +124,19 @@ describe("6.12 installed project", () => {
     // Each folder is read once: the bundle is the size of the project's own, not 200 copies.
     const plain = await buildBundle({ sources: [installed], includeDefault: false });
     expect(manifest.files.length).toBeLessThan(plain.manifest.files.length + 250);
+  });
+
+  it("gives at most 20 warnings a source, then one line counting the rest (review 27: 17,818 lines a rebuild)", async () => {
+    const noisy = join(tmp.dir, "noisy-manifest");
+    cpSync(installed, noisy, { recursive: true });
+    const manifestPath = join(noisy, "_bmad/_config/skill-manifest.csv");
+    const rows = Array.from({ length: MAX_WARNINGS_PER_SOURCE + 5 }, (_, i) => `"gone${i}","gone${i}","d","core","_bmad/core/gone${i}/SKILL.md"`);
+    writeFileSync(manifestPath, `${readFileSync(manifestPath, "utf8").trimEnd()}\n${rows.join("\n")}\n`);
+    const warnings: string[] = [];
+    await buildBundle({ sources: [noisy], includeDefault: false, warn: (w) => warnings.push(w) });
+    expect(warnings).toHaveLength(MAX_WARNINGS_PER_SOURCE + 1);
+    expect(warnings.slice(0, -1).every((w) => /Skill gone\d+ listed in .* has no SKILL\.md/.test(w))).toBe(true);
+    expect(warnings.at(-1)).toMatch(/^\.\.\. and 5 more warnings from /);
   });
 
   it("serves no file a link leads to that no tree serves, no config under another name, and no hard link (review 15)", async () => {
