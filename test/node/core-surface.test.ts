@@ -72,6 +72,10 @@ it("removes secret-looking keys from configuration at any depth", () => {
   // A tenth review: in a sentence, PEM keys, JWTs, more tokens' shapes, camelCase names, an entry naming its secret.
   const shapes = ["see postgres://app:hunter2@db/x for the database", "-----BEGIN RSA PRIVATE KEY-----\nMIIB", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "hf_abcdefghijklmnopqrstuvwxyzABCDEF12", "npm_abcdefghijklmnopqrstuvwxyzABCDEF12", "rk_live_abcdefghijkl"];
   expect(sanitizeConfig({ ...Object.fromEntries(shapes.map((v, i) => [`note_${i}`, v])), apiKeyPrimary: "x", smtp_passcode: "y", kept: "z" })).toEqual({ kept: "z" });
+  // Review 27: PyPI, DigitalOcean and HashiCorp Vault tokens, in a sentence.
+  const registryAndVault = ["pypi-AgEIcHlwaS5vcmc" + "R".repeat(50), "dop_v1_" + "a1".repeat(32), "hvs." + "S7".repeat(12), "hvb." + "AAAAAQ".repeat(20)];
+  expect(sanitizeConfig(Object.fromEntries(registryAndVault.map((v, i) => [`note_${i}`, `deploy with ${v} then`])))).toEqual({});
+  expect(sanitizeConfig({ hosts: "pypi-index.example.com, hvs.internal" })).toEqual({ hosts: "pypi-index.example.com, hvs.internal" });
   expect(sanitizeConfig({ env: [{ name: "GITHUB_TOKEN", value: "ghx" }, { name: "DEBUG", value: "1" }] })).toEqual({ env: [{ name: "GITHUB_TOKEN" }, { name: "DEBUG", value: "1" }] });
   expect(sanitizeConfigText("custom/config.toml", 'token_note = "x" # was ghp_abcdefghijklmnopqrstuvwxyz0123\nuser = "Ada"\n')).not.toContain("ghp_");
   // An eleventh review: flags and headers naming a secret, a comment after a URL's fragment, a YAML alias (a copy the

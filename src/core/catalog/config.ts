@@ -10,10 +10,10 @@ import { sha256Hex } from "../workspace/installer-manifests.js";
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
 const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$)/i;
 const NOT_SECRET = new Set(["project_key"]);
-/** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT),
- *  each a whole word. */
+/** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
+ *  PyPI, DigitalOcean, HashiCorp Vault), each a whole word. */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
 /** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
 const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
 /** Chat webhooks: the URL is the secret. */
