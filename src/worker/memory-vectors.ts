@@ -6,6 +6,11 @@
 export const EMBEDDING_MODEL = "@cf/baai/bge-small-en-v1.5";
 /** Embeddings are made from at most this much of a memory (the model reads 512 tokens). */
 const EMBED_CHARS = 2000;
+/** A memory's id (a UUID) in its vector's id, which also names the project: a memory's id is made from its text, so two
+ *  projects remembering one sentence share it, and an index whose ids are its own (not each namespace's) let one
+ *  project's upsert move the other's vector out of that project's recall (review 26). 36 + 1 + 27 = Vectorize's 64 bytes. */
+const MEMORY_ID_CHARS = 36;
+const vectorId = (memoryId: string, namespace: string) => `${memoryId}:${namespace.slice(0, 27)}`;
 
 export interface MemoryVectors {
   /** Stores the embeddings of these memories, replacing any with the same ids. */
@@ -28,13 +33,14 @@ export function memoryVectors(env: { MEMORY_VECTORS?: Vectorize; AI?: Ai }, name
       for (let i = 0; i < memories.length; i += 100) {
         const batch = memories.slice(i, i + 100);
         const values = await embed(batch.map((m) => m.text));
-        await index.upsert(batch.map((m, j) => ({ id: m.id, values: values[j]!, namespace })));
+        await index.upsert(batch.map((m, j) => ({ id: vectorId(m.id, namespace), values: values[j]!, namespace })));
       }
     },
     async nearest(query, topK) {
       const [vector] = await embed([query]);
       const found = await index.query(vector!, { topK, namespace, returnValues: false, returnMetadata: "none" });
-      return found.matches.map((m) => m.id);
+      // Vectors stored before ids named their project are the memory's id alone.
+      return found.matches.map((m) => m.id.slice(0, MEMORY_ID_CHARS));
     },
   };
 }

@@ -17,7 +17,7 @@ import { ownerTag } from "../../src/worker/workspace-store.js";
 import { memoryId, type MemoryType } from "../../src/core/memory/model.js";
 import type { Recalled } from "../../src/core/memory/store.js";
 import { runMemoryOp } from "../../src/worker/memory-sql.js";
-import type { MemoryVectors } from "../../src/worker/memory-vectors.js";
+import { memoryVectors, type MemoryVectors } from "../../src/worker/memory-vectors.js";
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
@@ -388,6 +388,25 @@ describe("delegate_to_agent on the remote", () => {
 });
 
 describe("recall where the deployment binds vectors", () => {
+  it("keeps each project's vector of a memory apart, though the memory's id is made from its text alone (review 26)", async () => {
+    // A stand-in index whose ids are its own across namespaces (one upsert of an id replaces it wherever it was), and a
+    // stand-in model: the projects' ids must differ for both to keep the vector.
+    const stored = new Map<string, { namespace?: string }>();
+    const index = {
+      upsert: async (vectors: Array<{ id: string; namespace?: string }>) => void vectors.forEach((v) => stored.set(v.id, { namespace: v.namespace })),
+      query: async (_: number[], options: { namespace?: string }) => ({ matches: [...stored].filter(([, v]) => v.namespace === options.namespace).map(([id]) => ({ id, score: 1 })) }),
+    } as unknown as Vectorize;
+    const ai = { run: async (_: string, input: { text: string[] }) => ({ data: input.text.map(() => [1, 0]) }) } as unknown as Ai;
+    const id = await memoryId("decisions", "architect", "Invoices live in PostgreSQL.");
+    const [a, b] = ["a".repeat(64), "b".repeat(64)].map((namespace) => memoryVectors({ MEMORY_VECTORS: index, AI: ai }, namespace)!);
+    await a!.upsert([{ id, text: "Invoices live in PostgreSQL." }]);
+    await b!.upsert([{ id, text: "Invoices live in PostgreSQL." }]);
+    expect(await a!.nearest("invoices", 5)).toEqual([id]);
+    expect(await b!.nearest("invoices", 5)).toEqual([id]);
+    expect([...stored.keys()].every((k) => k.length <= 64)).toBe(true);
+  });
+
+
   // Vectorize and Workers AI do not run offline: a stand-in answers "nearest" the way an embedding would for
   // the one question BM25 misses in the recall set (no word of "missing characters" is in the fonts memory).
   it("fuses BM25 with vector similarity, and says when it fell back to BM25 alone", async () => {
