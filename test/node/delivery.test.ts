@@ -96,6 +96,31 @@ describe("the rubric (seed 003's gap analysis)", () => {
   });
 });
 
+describe("a session's state", () => {
+  // Review 28: filled to a few bytes under one cap, every answer was refused and no other step was allowed: stuck.
+  it("always has room for its next step, however large each draft, answer, rejection and sub-task is", () => {
+    const big = (n: number) => "\u0001é".repeat(n); // 6 + 2 bytes a pair as JSON
+    const questions = Array.from({ length: 25 }, (_, i) => ({ id: `q${i}`, question: big(1200), context: big(1200) }));
+    const draft = JSON.stringify({ prd_draft: "# PRD", quality_score: 40, questions, gaps: Array.from({ length: 60 }, () => big(1200)) });
+    let s = fresh();
+    for (let round = 0; round < 30; round++) {
+      s = run(s, { type: "submit", claude_result: draft });
+      expect(s.current_state).toBe("clarifying");
+      const ids = s.stages.po.questions!.map((q) => q.id);
+      const answers = Object.fromEntries(ids.map((id) => [id, big(1500)]));
+      const answered = step(s, { type: "answer", answers }, NOW);
+      s = answered.ok ? answered.state : run(s, { type: "answer", answers: { [ids[0]!]: big(100) } });
+      s = run(s, { type: "submit", claude_result: JSON.stringify({ prd_draft: "# PRD", quality_score: 95 }) }, { type: "reject", reason: big(4000) });
+      expect(new TextEncoder().encode(JSON.stringify(s)).byteLength).toBeLessThan(512 * 1024);
+    }
+    expect(s.history).toHaveLength(10);
+    expect(s.history.at(-1)!.file).toBe("01-product-requirements.rejected-60.md");
+    s = run(s, { type: "submit", claude_result: JSON.stringify({ prd_draft: "# PRD", quality_score: 95 }) }, { type: "confirm" });
+    expect(s.stages.po).not.toHaveProperty("answers");
+    expect(s.current_stage).toBe("architect");
+  });
+});
+
 describe("reject and revise", () => {
   const good = '{"prd_draft":"# v1","quality_score":95}';
   it("sends a draft back to refining with the user's reason, keeping it as a version of the artifact", () => {

@@ -241,7 +241,7 @@ describe("bad input", () => {
     expect((await task({ action: "status", session_id })).current_state).toBe("refining");
   });
 
-  it("refuses what would take a session's state past 512 KiB, saving nothing, and keeps only the drafts it still names", async () => {
+  it("refuses what would take a session past what it keeps, saving nothing, and keeps only the drafts it still names", async () => {
     const { session_id } = await task({ action: "start", objective: "Heavy" });
     const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
     const refs = () => runInDurableObject(stub, (_, state) => state.storage.sql.exec<{ ref: string }>("SELECT DISTINCT ref FROM content ORDER BY ref").toArray().map((r) => r.ref));
@@ -254,7 +254,7 @@ describe("bad input", () => {
     // Below the tool's own limits, as a session filled call by call would reach it (a tool's each within its caps).
     const store = new DurableSessionStore(env);
     const refused = await store.enqueue("local", session_id, { agent: "bmm/bmad-agent-architect", task: "t".repeat(600 * 1024), context_files: [] });
-    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/^This would make session heavy's state [\d,]+ bytes, past the 524,288 a session keeps .*; nothing was saved\./) });
+    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: "Session heavy has 0 sub-tasks queued, as many as one session holds (50, 128 KiB in all); run those first, or give this one a shorter task." });
     expect((await task({ action: "status", session_id })).current_state).toBe("awaiting_confirmation");
   });
 

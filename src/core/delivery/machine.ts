@@ -8,10 +8,20 @@ import type { Result } from "../result.js";
 import { count as n } from "../count.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
-/** A session's state as stored, at most: one row on the remote (2 MB on Cloudflare), read whole on every call. */
+/** A session's state as stored, at most: one row on the remote (2 MB on Cloudflare), read whole on every call. The
+ *  parts that grow are each bounded well within it (a draft's questions and gaps: score.ts; the answers; the newest
+ *  rejections; the sub-tasks), and a stage's notes go when it completes, so a session always has room for its next
+ *  step: a state filled to a few bytes under a single cap refused every answer, and the session was stuck (review 28). */
 export const MAX_STATE_BYTES = 512 * 1024;
-/** Sub-tasks waiting on one session. */
+/** One answer's answers, as JSON. */
+const MAX_ANSWERS_BYTES = 64 * 1024;
+/** Rejections kept (their drafts stay readable as versions), and what each keeps of the user's reason. */
+const MAX_REJECTIONS = 10;
+const MAX_REASON_CHARS = 1000;
+/** Sub-tasks waiting on one session, and their bytes as JSON. */
 export const MAX_QUEUED_SUBTASKS = 50;
+const MAX_QUEUED_BYTES = 128 * 1024;
+const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).byteLength;
 
 export type Action =
   | { type: "submit"; claude_result?: string; codex_result?: string }
@@ -66,8 +76,10 @@ export function step(state: SessionState, action: Action, now: string): Step {
 
 /** `state` with a sub-task queued, or why not. */
 export function enqueued(state: SessionState, subtask: Subtask): Step {
-  const queued = state.subtasks.filter((t) => t.status === "queued").length;
-  if (queued >= MAX_QUEUED_SUBTASKS) return { ok: false, kind: "invalid", error: `Session ${state.task_name} has ${queued} sub-tasks queued, the most one session holds; run those first.` };
+  const queued = state.subtasks.filter((t) => t.status === "queued");
+  if (queued.length >= MAX_QUEUED_SUBTASKS || jsonBytes([...queued, subtask]) > MAX_QUEUED_BYTES) {
+    return { ok: false, kind: "invalid", error: `Session ${state.task_name} has ${queued.length} sub-tasks queued, as many as one session holds (${MAX_QUEUED_SUBTASKS}, ${MAX_QUEUED_BYTES / 1024} KiB in all); run those first, or give this one a shorter task.` };
+  }
   const next: SessionState = { ...state, subtasks: [...state.subtasks, subtask], revision: state.revision + 1, updated_at: subtask.created_at };
   const refused = unstorable(next);
   return refused ? { ok: false, kind: "invalid", error: refused } : { ok: true, state: next, content: [] };
@@ -76,9 +88,8 @@ export function enqueued(state: SessionState, subtask: Subtask): Step {
 /** Why `state` cannot be saved: past the size a session keeps, or not what loading it accepts. */
 function unstorable(state: SessionState): string | undefined {
   const json = JSON.stringify(state);
-  const bytes = new TextEncoder().encode(json).byteLength;
-  if (bytes > MAX_STATE_BYTES) {
-    return `This would make session ${state.task_name}'s state ${n(bytes)} bytes, past the ${n(MAX_STATE_BYTES)} a session keeps (its questions, gaps, answers, rejections and sub-tasks); nothing was saved. Send shorter ones, or start a new session.`;
+  if (new TextEncoder().encode(json).byteLength > MAX_STATE_BYTES) {
+    return `This would take session ${state.task_name}'s state past the ${MAX_STATE_BYTES / 1024} KiB a session keeps (its questions, gaps, answers, rejections and sub-tasks); nothing was saved. Send shorter ones, or start a new session.`;
   }
   const parsed = parseSessionState(JSON.parse(json));
   return parsed.ok ? undefined : `This would leave session ${state.task_name}'s state unreadable (${parsed.error}); nothing was saved.`;
@@ -115,7 +126,9 @@ function apply(state: SessionState, action: Action, now: string): Step {
       const unknown = Object.keys(action.answers).filter((id) => !valid.has(id));
       if (unknown.length) return { ok: false, kind: "invalid", error: `Unknown question id(s): ${unknown.join(", ")}. Valid: ${[...valid.keys()].join(", ") || "none"}.` };
       if (!Object.keys(action.answers).length) return { ok: false, kind: "invalid", error: `Answer at least one question: ${[...valid.keys()].join(", ")}.` };
-      stage.answers = { ...stage.answers, ...action.answers };
+      if (jsonBytes(action.answers) > MAX_ANSWERS_BYTES) return { ok: false, kind: "invalid", error: `These answers are over ${MAX_ANSWERS_BYTES / 1024} KiB; answer more briefly (the next draft takes them in).` };
+      // The answers to this draft's questions: those to an earlier draft's are in the draft that took them in.
+      stage.answers = { ...action.answers };
       next.current_state = "refining";
       return { ok: true, state: next, content: [] };
     }
@@ -123,6 +136,8 @@ function apply(state: SessionState, action: Action, now: string): Step {
     case "approve": {
       stage.status = "completed";
       if (action.type === "approve") stage.approved = true;
+      // A completed stage's questions, answers and gaps are no later stage's input.
+      for (const notes of ["questions", "answers", "gaps", "findings"] as const) delete stage[notes];
       const artifact = spec.artifact && stage.final_result_ref ? { file: spec.artifact, ref: stage.final_result_ref.ref } : undefined;
       if (artifact && !next.artifacts.includes(artifact.file)) next.artifacts.push(artifact.file);
       const following = nextStage(next.current_stage);
@@ -139,10 +154,11 @@ function apply(state: SessionState, action: Action, now: string): Step {
       if (!reason) return { ok: false, kind: "invalid", error: 'Action "reject" needs "reason": what the user wants changed, e.g. "Add an offline mode and drop SSO".' };
       const draft = stage.final_result_ref;
       if (!draft) return { ok: false, kind: "invalid", error: `Stage ${next.current_stage} has no draft to reject; submit one first.` };
-      // The rejected draft stays readable as a version of the stage's artifact; its text is already stored under its ref.
-      const n = next.history.filter((h) => h.stage === next.current_stage).length + 1;
-      const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${n}.md`);
-      next.history.push({ stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason, at: now });
+      // The rejected draft stays readable as a version of the stage's artifact (named by its iteration, one rejection
+      // each); its text is already stored under its ref. The newest rejections are kept, with the start of each reason.
+      const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${stage.iteration}.md`);
+      next.history.push({ stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason: reason.slice(0, MAX_REASON_CHARS), at: now });
+      next.history = next.history.slice(-MAX_REJECTIONS);
       next.current_state = "refining";
       return { ok: true, state: next, content: [] };
     }

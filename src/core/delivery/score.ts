@@ -21,6 +21,8 @@ const ESTIMATE_CAP = 85;
 const MAX_QUESTIONS = 20;
 const MAX_GAPS = 50;
 const MAX_ITEM_CHARS = 2000;
+/** Their bytes as JSON together, the questions first. */
+const MAX_NOTES_BYTES = 32 * 1024;
 /** A question id as an answer can name it (bmad-task's answers take ids of at most 64 characters). */
 const QUESTION_ID = /^[\w.-]{1,64}$/;
 
@@ -68,7 +70,9 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
       questions.push({ id: given, question: cut(question), ...(typeof context === "string" ? { context: cut(context) } : {}) });
     });
   }
-  const base = { document: String(document), gaps, questions };
+  let room = MAX_NOTES_BYTES;
+  const fits = (item: unknown) => (room -= new TextEncoder().encode(JSON.stringify(item)).byteLength) >= 0;
+  const base = { document: String(document), questions: questions.filter(fits), gaps: gaps.filter(fits) };
   if (typeof json?.quality_score === "number") return { ...base, score: clamp(json.quality_score), scoreSource: "json" };
   const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);
   if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: json ? "json" : "text" };
