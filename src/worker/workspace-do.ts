@@ -88,7 +88,7 @@ export class WorkspaceProject extends DurableObject {
 
   /** The owner, or what the shares the caller accepted allow; a share not accepted grants nothing. */
   private accessOf(meta: Meta, caller: Caller): Access | undefined {
-    return meta.owner === caller.id ? "owner" : this.shares.accessOf(caller.handles);
+    return meta.owner === caller.id ? "owner" : this.shares.accessOf(caller.handles, caller.id);
   }
 
   /** The project and the caller's access, if they may do what `need` names. */

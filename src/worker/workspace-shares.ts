@@ -7,6 +7,7 @@ const SHARE_ROW = z.object({
   handle: z.string(),
   access: z.enum(["read", "write"]),
   accepted: z.union([z.literal(0), z.literal(1)]).transform((a) => a === 1),
+  person: z.string().nullable().optional(),
 });
 export type ShareRow = z.infer<typeof SHARE_ROW>;
 
@@ -22,22 +23,28 @@ export class ProjectShares {
   migrate(): void {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('shares')").toArray().map((c) => c.name);
     if (columns.length && !columns.includes("accepted")) this.sql.exec("ALTER TABLE shares ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
-    if (columns.length && !columns.includes("person")) this.sql.exec("ALTER TABLE shares ADD COLUMN person TEXT");
+    if (columns.length && !columns.includes("person")) {
+      this.sql.exec("ALTER TABLE shares ADD COLUMN person TEXT");
+      // A user id handle names its person; the others are named as their person next uses them (accessOf).
+      this.sql.exec("UPDATE shares SET person = substr(handle, 6) WHERE accepted = 1 AND handle LIKE 'user:%'");
+    }
   }
 
   /** Every share, by handle. */
   all(): ShareRow[] {
-    return this.sql.exec("SELECT handle, access, accepted FROM shares ORDER BY handle").toArray().map((r) => SHARE_ROW.parse(r));
+    return this.sql.exec("SELECT handle, access, accepted, person FROM shares ORDER BY handle").toArray().map((r) => SHARE_ROW.parse(r));
   }
 
   /** The shares to any of these handles. */
   of(handles: string[]): ShareRow[] {
-    return this.sql.exec("SELECT handle, access, accepted FROM shares WHERE handle IN (SELECT value FROM json_each(?))", JSON.stringify(handles)).toArray().map((r) => SHARE_ROW.parse(r));
+    return this.sql.exec("SELECT handle, access, accepted, person FROM shares WHERE handle IN (SELECT value FROM json_each(?))", JSON.stringify(handles)).toArray().map((r) => SHARE_ROW.parse(r));
   }
 
-  /** What the shares the holder of `handles` accepted let them do (none: nothing). */
-  accessOf(handles: string[]): Access | undefined {
+  /** What the shares the holder (`person`) of `handles` accepted let them do (none: nothing). Shares accepted before
+   *  they named their person are named now, so that withdrawing one withdraws them all (review 28). */
+  accessOf(handles: string[], person: string): Access | undefined {
     const accepted = this.of(handles).filter((s) => s.accepted);
+    if (accepted.some((s) => !s.person)) this.sql.exec("UPDATE shares SET person = ? WHERE accepted = 1 AND person IS NULL AND handle IN (SELECT value FROM json_each(?))", person, JSON.stringify(handles));
     return accepted.some((s) => s.access === "write") ? "write" : accepted.length ? "read" : undefined;
   }
 

@@ -2,12 +2,12 @@
 // stranger. The stranger sees nothing, not even whether a project exists; revocation holds on the next call;
 // a read-only token reads but cannot change anything.
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
-import { rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -176,6 +176,20 @@ describe("sharing", () => {
     expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
     expect((await stranger.project({ action: "list" })).text).not.toContain(name);
     expect((await owner.project({ action: "config", name })).text).toContain("Shared with: nobody.");
+  });
+
+  it("names the person of shares accepted before shares said whom, so that withdrawing one withdraws them all (review 28)", async () => {
+    const name = unique("oldshares");
+    await owner.project({ action: "create", name });
+    await owner.project({ action: "share", name, with: stranger.email, access: "read" });
+    await shareAccepted(owner, name, stranger, "read", stranger.id);
+    // The table as it was before: no person column.
+    const stub = projectStub(owner.id, name);
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("ALTER TABLE shares DROP COLUMN person"));
+    await evictDurableObject(stub);
+    expect((await stranger.files({ action: "list", project: name })).isError).toBe(false); // named now, as they use it
+    await owner.project({ action: "share", name, with: stranger.email, access: "none" });
+    expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
   });
 
   it("addresses a shared project whose name the grantee also uses as name@tag", async () => {
