@@ -122,6 +122,11 @@ export class WorkspaceProject extends DurableObject {
     return { ...g, head: this.files.head(path) };
   }
 
+  /** The project's files and bytes as the caller's limits count them. */
+  private totalsFor(g: { access: Access }): { files: number; bytes: number } {
+    return this.files.totals(g.access === "owner" ? "owner" : "collaborator");
+  }
+
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
   private room(g: { meta: Meta; access: Access }, bytes: number, now: string): DoError | undefined {
     return this.files.room(g.meta.name, bytes, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
@@ -175,7 +180,7 @@ export class WorkspaceProject extends DurableObject {
     };
     // A collaborator's total leaves configs out: with every other size listed, it told a config's raw size, which
     // servedVersion hides since it gives a removed secret's length (review 25).
-    if (access !== "owner") Object.assign(info, { bytes: info.bytes - this.files.current().bytesWhere(isConfigShaped), configs_not_counted: true });
+    if (access !== "owner") Object.assign(info, { bytes: info.bytes - this.files.current().configBytes, configs_not_counted: true });
     if (access === "owner") {
       info.shares = this.shares.all().map((s) => ({ with: shownHandle(s.handle), access: s.access, ...(s.accepted ? {} : { pending: true as const }) }));
     }
@@ -247,7 +252,7 @@ export class WorkspaceProject extends DurableObject {
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
     const newSize = (append && head ? head.size : 0) + data.byteLength;
-    const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize });
+    const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, newSize, now);
     if (room) return room;
@@ -272,7 +277,7 @@ export class WorkspaceProject extends DurableObject {
       return { ok: true, value: null };
     }
     const data = new TextEncoder().encode(edited.text);
-    if (!checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
+    if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
     if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", caller.label, now));
     return { ok: true, value: { entries: edited.entries } };
@@ -291,7 +296,7 @@ export class WorkspaceProject extends DurableObject {
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
     const clash = this.files.clash(dir) ?? batchClash(paths);
     if (clash) return fail("invalid", clash);
-    const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
+    const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
@@ -316,7 +321,7 @@ export class WorkspaceProject extends DurableObject {
     if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
-    const fits = checkWrite({ project: g.meta.name, path, ...this.files.totals(), oldSize: head?.size, newSize: from.value.size });
+    const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
@@ -414,7 +419,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
-    const fits = checkWriteAll(g.meta.name, { ...this.files.totals(), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
+    const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ? WHERE id = 1", JSON.stringify(answers));

@@ -2,7 +2,14 @@
 // updated with each change, so listing a thousand files, or checking a write against the project's limits,
 // reads no rows. Sorted by path (JavaScript order).
 import type { Glob } from "../core/catalog/glob.js";
+import { isConfigShaped } from "../core/catalog/config.js";
 import type { ListedFile } from "../core/workspace/store.js";
+
+/** A config's size as a collaborator's limits count it: rounded up to this, so that no limit's answer tells its raw
+ *  size, which would tell a removed secret's length (review 28: a writer filled the project until a write was refused,
+ *  and read the configs' raw size off the total). */
+const CONFIG_SIZE_STEP = 4096;
+const roundedSize = (size: number) => Math.ceil(size / CONFIG_SIZE_STEP) * CONFIG_SIZE_STEP;
 
 /** A listing as columns: one array per field crosses a Durable Object call far faster than an object per file. */
 export interface ListingColumns {
@@ -15,10 +22,20 @@ export class FileListing {
   private readonly files: ListedFile[];
   /** Their sizes added up. */
   bytes = 0;
+  /** The config-shaped files' sizes added up, and as a collaborator's limits count them (roundedSize). */
+  configBytes = 0;
+  configRoundedBytes = 0;
 
   constructor(rows: ListedFile[]) {
     this.files = rows.map(({ path, version, size }) => ({ path, version, size })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    for (const f of this.files) this.bytes += f.size;
+    for (const f of this.files) this.tally(f, 1);
+  }
+
+  private tally(f: ListedFile, sign: 1 | -1): void {
+    this.bytes += sign * f.size;
+    if (!isConfigShaped(f.path)) return;
+    this.configBytes += sign * f.size;
+    this.configRoundedBytes += sign * roundedSize(f.size);
   }
 
   get count(): number {
@@ -41,18 +58,11 @@ export class FileListing {
   set(path: string, entry: ListedFile | undefined): void {
     const i = this.find(path);
     const present = this.files[i]?.path === path;
-    if (present) this.bytes -= this.files[i]!.size;
+    if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });
-      this.bytes += entry.size;
+      this.tally(this.files[i]!, 1);
     } else if (present) this.files.splice(i, 1);
-  }
-
-  /** The sizes of the files `path` picks, added up. */
-  bytesWhere(pick: (path: string) => boolean): number {
-    let bytes = 0;
-    for (const f of this.files) if (pick(f.path)) bytes += f.size;
-    return bytes;
   }
 
   /** The current version of the file at `path`; undefined: none. */

@@ -59,9 +59,10 @@ export class VersionedFiles {
     return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
   }
 
-  totals(): { files: number; bytes: number } {
+  /** Files and bytes, as the owner's limits count them, or a collaborator's: configs rounded up (FileListing). */
+  totals(seenBy: "owner" | "collaborator" = "owner"): { files: number; bytes: number } {
     const files = this.current();
-    return { files: files.count, bytes: files.bytes };
+    return { files: files.count, bytes: seenBy === "owner" ? files.bytes : files.bytes - files.configBytes + files.configRoundedBytes };
   }
 
   content(path: string, version: number): Uint8Array {

@@ -5,6 +5,7 @@ import { env } from "cloudflare:workers";
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
 import { projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
@@ -176,6 +177,25 @@ describe("sharing", () => {
     expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
     expect((await stranger.project({ action: "list" })).text).not.toContain(name);
     expect((await owner.project({ action: "config", name })).text).toContain("Shared with: nobody.");
+  });
+
+  it("never tells a collaborator a config's raw size in a limit's answer: configs count rounded up to 4 KiB for them (review 28)", async () => {
+    const name = unique("limits");
+    await owner.project({ action: "create", name });
+    await shareAccepted(owner, name, writer, "write");
+    expect((await owner.files({ action: "write", project: name, path: "_bmad/custom/team.toml", content: '[core]\napi_key = "sk-live-abcdefghijklmnop1234"\n' })).isError).toBe(false);
+    const mib = new Uint8Array(1024 * 1024).fill(0x61);
+    const fill = Array.from({ length: 49 }, (_, i) => ({ path: `f${i}.md`, data: mib }));
+    expect(await runInDurableObject(projectStub(owner.id, name), (instance: WorkspaceProject) => instance.createFolder(owner.store().caller, "fill", fill, new Date().toISOString()))).toMatchObject({ ok: true });
+    const listed = (await writer.files({ action: "list", project: name })).structured.files as Array<{ size?: number }>;
+    const shown = listed.reduce((sum, f) => sum + (f.size ?? 0), 0);
+    const refused = await writer.files({ action: "write", project: name, path: "more.md", content: "b".repeat(1024 * 1024) });
+    const total = Number(/would hold ([\d,]+) bytes/.exec(refused.text)![1]!.replace(/,/g, ""));
+    expect((total - shown - 1024 * 1024) % 4096).toBe(0);
+    // The owner's own limits count what is there.
+    const own = await owner.files({ action: "write", project: name, path: "more.md", content: "b".repeat(1024 * 1024) });
+    expect((Number(/would hold ([\d,]+) bytes/.exec(own.text)![1]!.replace(/,/g, "")) - shown - 1024 * 1024) % 4096).not.toBe(0);
+    await owner.project({ action: "delete", name, confirm: name }); // the tests after this one list the writer's shares
   });
 
   it("names the person of shares accepted before shares said whom, so that withdrawing one withdraws them all (review 28)", async () => {
