@@ -342,23 +342,31 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getWorkflowStatus, { run_id: "r1" })).structured).toMatchObject({ project: name, workflow: "prd", status: "completed" });
   });
 
-  it("lists runs from one listing, reading at most 200 state files and saying at most 20 warnings (review 26: 4,900 planted files held list_sessions 7 s)", async () => {
+  it("lists runs from one listing, the newest 200 read a hundred a call, with at most 20 warnings (reviews 26 and 28: planted files held list_sessions seconds, and hid the owner's run)", async () => {
     const name = unique("manyruns");
     await ada.project({ action: "create", name });
     const caller = ada.store().caller;
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
     const broken = Array.from({ length: 240 }, (_, i) => ({ path: `b${String(i).padStart(3, "0")}/state.json`, data: new Uint8Array([0x7b]) }));
-    const run = { path: "zz/state.json", data: new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })) };
     // A run's own folders are not runs of their own.
     const nested = { path: "zz/inner/state.json", data: new TextEncoder().encode("{}") };
-    await runInDurableObject(projectStub(ada.id, name), (instance: WorkspaceProject) => instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, run, nested], new Date().toISOString()));
+    const stub = projectStub(ada.id, name);
+    await runInDurableObject(stub, (instance: WorkspaceProject) => instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, nested], at(0)));
+    // The owner's own run, written last, and one past what a peek reads whole.
+    const run = JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" });
+    await runInDurableObject(stub, (instance: WorkspaceProject) => {
+      instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(run), false, undefined, at(10));
+      instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", notes: "n".repeat(70_000) })), false, undefined, at(11));
+    });
     const mine = async (tool: string, args: Record<string, unknown> = {}) => (await call(tool, args)).structured;
     const listed = await mine(TOOL.listSessions, {});
     const warnings = (listed.warnings as string[]).filter((w) => w.startsWith(`${name}: `)).map((w) => w.slice(name.length + 2));
     expect(warnings.filter((w) => /not JSON/.test(w))).toHaveLength(20);
-    expect(warnings).toContain("180 more run state files could not be read.");
-    expect(warnings).toContain("41 more runs than the 200 one listing reads; name a branch, or remove finished runs from _bmad-output/.runs.");
+    expect(warnings).toContain("178 more run state files could not be read.");
+    expect(warnings).toContain("42 more runs than the 200 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
+    const runs = (listed.runs as Array<{ run_id: string; project: string }>).filter((r) => r.project === name).map((r) => r.run_id);
+    expect(runs).toEqual(["zz", "big"]);
     expect((await mine(TOOL.getWorkflowStatus, { run_id: "zz" }))).toMatchObject({ project: name, run_id: "zz", status: "active" });
-    expect((listed.runs as Array<{ run_id: string }>).map((r) => r.run_id)).not.toContain("inner");
   });
 });
 

@@ -3,7 +3,7 @@
 // schema: any JSON object is a state; status, workflow and times are read where they are, by their usual names.
 import * as z from "zod";
 import { checkWorkspacePath, printable } from "../workspace/paths.js";
-import type { WorkspaceFiles } from "../workspace/store.js";
+import type { FileContent, WorkspaceFiles } from "../workspace/store.js";
 import type { MemResult } from "./model.js";
 
 export const RUNS_DIR = "_bmad-output/.runs";
@@ -58,16 +58,20 @@ export function checkBranch(branch: string): MemResult<string> {
 
 async function readState(files: WorkspaceFiles, path: string): Promise<MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>> {
   const read = await files.read(path);
-  if (!read.ok) return { ok: false, error: read.error };
-  if (read.value.size > MAX_STATE_BYTES) return { ok: false, error: `${path}: larger than 1 MiB; skipped.` };
+  return read.ok ? parseState(read.value) : { ok: false, error: read.error };
+}
+
+function parseState(file: FileContent): MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }> {
+  const { path } = file;
+  if (file.size > MAX_STATE_BYTES) return { ok: false, error: `${path}: larger than 1 MiB; skipped.` };
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder().decode(read.value.data));
+    raw = JSON.parse(new TextDecoder().decode(file.data));
   } catch (error) {
     return { ok: false, error: `${path}: not JSON (${(error as Error).message.split("\n")[0]}); skipped.` };
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, error: `${path}: not a JSON object; skipped.` };
-  return { ok: true, value: { raw: raw as Record<string, unknown>, updatedAt: read.value.updated_at, author: read.value.author } };
+  return { ok: true, value: { raw: raw as Record<string, unknown>, updatedAt: file.updated_at, author: file.author } };
 }
 
 function summary(branch: string, runId: string, path: string, raw: Record<string, unknown>, fileTime: string, author?: string): RunSummary {
@@ -81,18 +85,70 @@ function summary(branch: string, runId: string, path: string, raw: Record<string
  *  member's list_sessions 2 to 7 s, with a warning line each: review 26). */
 const MAX_RUNS_READ = 200;
 const MAX_RUN_WARNINGS = 20;
-/** State files read at once. */
+/** Where the store can peek (the remote's, one call for many files): the state files whose times are looked at to
+ *  read the newest, a peek's files and bytes, and the larger state files read one call each. A writer's 200 planted
+ *  runs read one call each held the project seconds under 30 listings at once, and hid the owner's (review 28). */
+const MAX_RUNS_CONSIDERED = 1000;
+const PEEK_FILES = 100;
+const PEEK_BYTES = 64 * 1024;
+const MAX_LARGE_READS = 20;
+/** State files read at once where each is a call. */
 const READS_AT_ONCE = 8;
 
+type Found = { branch: string; runId: string; path: string; size: number };
+
+/** `items` in batches of `size`, each given to `op`, a few at a time; their answers in order. */
+async function inBatches<T, R>(items: T[], size: number, op: (batch: T[]) => Promise<R[]>): Promise<R[]> {
+  const batches: T[][] = [];
+  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
+  const out: R[] = [];
+  for (let i = 0; i < batches.length; i += READS_AT_ONCE) for (const answer of await Promise.all(batches.slice(i, i + READS_AT_ONCE).map(op))) out.push(...answer);
+  return out;
+}
+
+/** The states of `runs`: where the store peeks, the small ones a hundred a call and at most MAX_LARGE_READS larger
+ *  ones; elsewhere each read (a local store's reads are the disk's). Undefined: left unread. */
+async function readStates(files: WorkspaceFiles, runs: Found[]): Promise<Array<MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }> | undefined>> {
+  const peek = files.peek?.bind(files);
+  if (!peek) return inBatches(runs, 1, (batch) => Promise.all(batch.map((r) => readState(files, r.path))));
+  const small = runs.filter((r) => r.size <= PEEK_BYTES);
+  const peeked = await inBatches(small, PEEK_FILES, async (batch) => {
+    const got = await peek(batch.map((r) => r.path), { head: PEEK_BYTES });
+    return got.ok ? got.value : [];
+  });
+  const byPath = new Map(peeked.map((f) => [f.path, f]));
+  const large = runs.filter((r) => r.size > PEEK_BYTES).slice(0, MAX_LARGE_READS);
+  const read = new Map((await inBatches(large, 1, (batch) => Promise.all(batch.map(async (r) => [r.path, await readState(files, r.path)] as const)))));
+  return runs.map((r) => {
+    const file = byPath.get(r.path);
+    return file ? parseState(file) : read.get(r.path);
+  });
+}
+
+/** `found` newest first by when their state files were written, where the store can tell in one call for many. */
+async function newestFirst(files: WorkspaceFiles, found: Found[]): Promise<Found[]> {
+  const peek = files.peek?.bind(files);
+  if (!peek) return found;
+  const considered = found.slice(0, MAX_RUNS_CONSIDERED);
+  const heads = await inBatches(considered, PEEK_FILES, async (batch) => {
+    const got = await peek(batch.map((r) => r.path), { head: 1 });
+    return got.ok ? got.value : [];
+  });
+  const written = new Map(heads.map((f) => [f.path, f.updated_at]));
+  const at = (r: Found) => written.get(r.path) ?? "";
+  return considered.sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0));
+}
+
 /** Every run (on one branch, or all), newest first, and the state files that could not be read: the state files found
- *  by one listing (a folder holding one is a run, and nothing below it is), then read a few at a time. */
+ *  by one listing (a folder holding one is a run, and nothing below it is), the newest read. */
 export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<{ runs: RunSummary[]; warnings: string[] }> {
   const root = branch ? `${RUNS_DIR}/${branch}` : RUNS_DIR;
   const listed = await files.list(`${root}/**/${STATE_FILE}`);
   if (!listed.ok) return { runs: [], warnings: [] };
-  const paths = listed.value.map((f) => f.path).sort();
+  const bySize = new Map(listed.value.map((f) => [f.path, f.size]));
+  const paths = [...bySize.keys()].sort();
   const runDirs = new Set(paths.map((p) => p.slice(0, -STATE_FILE.length - 1)));
-  const found: Array<{ branch: string; runId: string; path: string }> = [];
+  const found: Found[] = [];
   for (const path of paths) {
     const segments = path.slice(RUNS_DIR.length + 1).split("/").slice(0, -1);
     const runId = segments.at(-1);
@@ -101,21 +157,23 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
     if (branch && runBranch !== branch) continue;
     // A folder that holds a state file is a run, and nothing below it is.
     if (segments.slice(0, -1).some((_, i) => runDirs.has(`${RUNS_DIR}/${segments.slice(0, i + 1).join("/")}`))) continue;
-    found.push({ branch: runBranch, runId, path });
+    found.push({ branch: runBranch, runId, path, size: bySize.get(path)! });
   }
-  const read = found.slice(0, MAX_RUNS_READ);
-  const states: Array<Awaited<ReturnType<typeof readState>>> = [];
-  for (let i = 0; i < read.length; i += READS_AT_ONCE) states.push(...(await Promise.all(read.slice(i, i + READS_AT_ONCE).map((r) => readState(files, r.path)))));
+  const read = (await newestFirst(files, found)).slice(0, MAX_RUNS_READ);
+  const states = await readStates(files, read);
   const runs: RunSummary[] = [];
   const warnings: string[] = [];
+  let unread = 0;
   states.forEach((state, i) => {
     const { branch: b, runId, path } = read[i]!;
-    if (state.ok) runs.push(summary(b, runId, path, state.value.raw, state.value.updatedAt, state.value.author));
+    if (!state) unread++;
+    else if (state.ok) runs.push(summary(b, runId, path, state.value.raw, state.value.updatedAt, state.value.author));
     else warnings.push(state.error);
   });
-  const unread = warnings.length - MAX_RUN_WARNINGS;
-  if (unread > 0) warnings.splice(MAX_RUN_WARNINGS, unread, `${unread} more run state files could not be read.`);
-  if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads; name a branch, or remove finished runs from ${RUNS_DIR}.`);
+  const broken = warnings.length - MAX_RUN_WARNINGS;
+  if (broken > 0) warnings.splice(MAX_RUN_WARNINGS, broken, `${broken} more run state files could not be read.`);
+  if (unread) warnings.push(`${unread} run state files over ${PEEK_BYTES / 1024} KiB past the first ${MAX_LARGE_READS} were not read; keep run states small.`);
+  if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads (the newest); name a branch, or remove finished runs from ${RUNS_DIR}.`);
   runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
   return { runs, warnings };
 }

@@ -72,7 +72,7 @@ export const listSessions = defineTool({
     const runs = found.runs.filter((r) => wanted === "all" || r.status === wanted);
     const list = sessions ? await sessions.list(owner, wanted) : [];
     const lines = [
-      ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.shared_by && r.author ? ` by ${r.author}` : ""}`),
+      ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
       ...found.warnings.map((w) => `warning: ${w}`),
     ];
