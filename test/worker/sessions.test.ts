@@ -284,3 +284,15 @@ describe("project-file tools on the Worker", () => {
     expect(context.text).toMatch(/project workspace you own; you have none: create one with bmad-project/);
   });
 });
+
+describe("list_sessions", () => {
+  it("shows the newest 100 sessions and counts the rest (review 28: 2,000 answered 8.6 MB on every call)", async () => {
+    const person = await signInAs(`${unique("many")}@example.com`);
+    const store = new DurableSessionStore(env);
+    for (let i = 0; i < 102; i++) await store.start(person.id, `Session ${i}`);
+    const listed = await person.call(TOOL.listSessions, {});
+    expect(listed.structured.sessions).toHaveLength(100);
+    expect(listed.structured.sessions[0].task_name).toBe("session-101");
+    expect(listed.text).toContain("(2 older delivery sessions not shown: the newest 100 are; filter by status to see others.)");
+  });
+});
