@@ -35,6 +35,9 @@ interface Loaded {
   warnings: string[];
 }
 
+/** A memory as the index holds it. */
+const indexed = (e: MemoryEntry) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") });
+
 let engine: Promise<typeof MiniSearch> | undefined;
 
 /** Loaded on first use: the bridge starts without it. */
@@ -125,21 +128,22 @@ export class FileMemory implements ProjectMemory {
   /** The index brought to `entries`: only the memories that changed since the last load are taken out and put in (an
    *  append of one line to a file of 15,000 rebuilt the index of all of them, half a second on every recall after it). */
   private reindexed(entries: Map<string, MemoryEntry>, MiniSearch: typeof import("minisearch").default): Loaded["index"] {
-    const doc = (e: MemoryEntry) => ({ id: e.id, text: e.text, tags: e.tags.join(" ") });
     if (!this.loaded) {
       const index = new MiniSearch<{ id: string; text: string; tags: string }>({ fields: ["text", "tags"], tokenize: words, processTerm: stemmer, searchOptions: { boost: { text: 2, tags: 1 }, combineWith: "OR" } });
-      index.addAll([...entries.values()].map(doc));
+      index.addAll([...entries.values()].map(indexed));
       return index;
     }
     const { index, entries: before } = this.loaded;
     const same = (a: MemoryEntry, b: MemoryEntry) => a === b || (a.text === b.text && a.tags.join(" ") === b.tags.join(" "));
+    // Taken out by what was indexed (remove), not marked gone (discard): discarded documents still counted in the
+    // ranking's statistics, and 43 of 320 recalls after edits ranked unlike a rebuilt index (review 29).
     for (const [id, was] of before) {
       const now = entries.get(id);
-      if (!now || !same(was, now)) index.discard(id);
+      if (!now || !same(was, now)) index.remove(indexed(was));
     }
     for (const [id, now] of entries) {
       const was = before.get(id);
-      if (!was || !same(was, now)) index.add(doc(now));
+      if (!was || !same(was, now)) index.add(indexed(now));
     }
     return index;
   }
@@ -172,9 +176,10 @@ export class FileMemory implements ProjectMemory {
       const after = (await this.stamp(rel)) ?? "";
       const back = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
       this.files.set(rel, { ...file, stamp: back.ok && back.text === text ? after : "", memories, entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
-      if (loaded.entries.has(memory.id)) loaded.index.discard(memory.id);
+      const was = loaded.entries.get(memory.id);
+      if (was) loaded.index.remove(indexed(was));
       loaded.entries.set(memory.id, entry);
-      loaded.index.add({ id: entry.id, text: entry.text, tags: entry.tags.join(" ") });
+      loaded.index.add(indexed(entry));
       return { ok: true, value: { id: memory.id, created: !before, tags } };
     }));
   }
