@@ -682,9 +682,11 @@ it("cuts off a remote's answer past 16 MiB in --remote mode too, and says why in
 // failure; a file name's bidi override showed `report\u202Emd.sh` as `reporths.dm`.
 it("shows a remote's text and file names to the terminal with their control and bidi characters escaped", async () => {
   const target = fakeDir();
-  const named = await cli(["pull", "--remote", await startFake(["_bmad-output/report\u202etxt.md"]), "--project", "x", "--dir", target]);
+  const named = await cli(["pull", "--remote", await startFake(["_bmad-output/report\u202etxt.md", "_bmad-output/zero\u200bwidth\u{e0041}\u00ad.md"]), "--project", "x", "--dir", target]);
   expect(named.code, named.stderr).toBe(0);
   expect(named.stdout).toContain("added    _bmad-output/report\\u202etxt.md");
+  // By category, not a list: zero-width, tag and soft-hyphen characters too (review 29).
+  expect(named.stdout).toContain("added    _bmad-output/zero\\u200bwidth\\u{e0041}\\u00ad.md");
   const refusal = "denied \x1b]0;PWNED\x07\x1b[2K\r\x1b[32mPulled OK: 0 conflicts\x1b[0m \x1b]52;c;ZWNobyBwd25lZA==\x07";
   const refused = await cli(["pull", "--remote", await startFake(["_bmad-output/a.md"], { refuseReads: refusal }), "--project", "x", "--dir", fakeDir()]);
   expect(refused.code).toBe(1);

@@ -188,16 +188,19 @@ export function projectUri(project: string, path: string): string {
   return `${PROJECTS_PREFIX}${project}/${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-/** Characters a terminal acts on rather than shows: C0 and C1 controls (ESC starts sequences that retitle the window,
- *  write the clipboard or move the cursor over lines already printed) and the bidi and format marks that reorder what
- *  is shown (`report\u202Emd.sh` reads as `reporths.dm`). Line breaks and tabs are the text's own lines: kept. */
-// eslint-disable-next-line no-control-regex
-const ACTED_ON = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
+/** Characters a terminal acts on, or that show as nothing: controls (ESC starts sequences that retitle the window, write
+ *  the clipboard or move the cursor over lines already printed), format characters (the bidi marks that reorder what is
+ *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags) and line and paragraph
+ *  separators, by Unicode category: a list of them missed some (review 29). Line breaks and tabs are the text's own lines. */
+const ACTED_ON = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+const escaped = (c: string) => {
+  const code = c.codePointAt(0)!;
+  return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+};
 
-/** `text` as a terminal shows it plainly: every character it would act on written as its escape (`\u001b`). Every
- *  writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
-export const terminalText = (text: string) => text.replace(ACTED_ON, escaped);
+/** `text` as a terminal shows it plainly: every character it would act on, or show as nothing, written as its escape
+ *  (`\u001b`). Every writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
+export const terminalText = (text: string) => text.replace(ACTED_ON, (c) => (c === "\n" || c === "\t" ? c : escaped(c)));
 
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
