@@ -5,6 +5,7 @@ import type { Result } from "../core/result.js";
 import { boundedFetch } from "./bounded-fetch.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
+import { remoteText } from "./bounded-fetch.js";
 
 const CONNECT_WAIT_MS = 3000;
 
@@ -28,7 +29,7 @@ export class RemoteLink {
   async current(): Promise<Link> {
     if (this.client) return { ok: true, client: this.client };
     this.connecting ??= this.connect().catch((e: Error) => {
-      this.reason = `${this.url.href} is unreachable (${e.message})`;
+      this.reason = `${this.url.href} is unreachable (${remoteText(e.message)})`;
     }).finally(() => (this.connecting = undefined));
     await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
     return this.client ? { ok: true, client: this.client } : { ok: false, error: this.reason };
@@ -46,7 +47,7 @@ export class RemoteLink {
     if (error instanceof UnauthorizedError) {
       // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
       // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
-      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${e.message}`));
+      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${remoteText(e.message)}`));
       // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
       // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
       else this.provider.invalidateCredentials("discovery");
@@ -54,7 +55,7 @@ export class RemoteLink {
     this.reason =
       error instanceof UnauthorizedError
         ? `${this.url.href} needs you to sign in again (an expired sign-in, or a call that needs write access): open the link on stderr, then retry`
-        : `${this.url.href} is unreachable (${(error as Error).message})`;
+        : `${this.url.href} is unreachable (${remoteText((error as Error).message)})`;
     return this.reason;
   }
 

@@ -9,6 +9,7 @@ import { TOOL } from "../core/surface/names.js";
 import { buildServer, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import type { RemoteLink } from "./remote-link.js";
+import { remoteText } from "./bounded-fetch.js";
 
 /** Run here, where the project's files are (memory lives in them, and bmad-files and bmad-run work on them), or
  *  where the client answers sampling. A remote workspace's files come here with bmad-mcp pull. */
@@ -44,7 +45,7 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
         return (await send(remote.client, method, params)) as never;
       } catch (error) {
         // The remote answered with an MCP error: that is its answer, not an outage.
-        if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, error.message, error.data);
+        if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, remoteText(error.message), JSON.stringify(error.data ?? null).length <= 16_384 ? error.data : undefined);
         reason = link.lost(error);
       }
     } else reason = remote.error;

@@ -17,6 +17,7 @@ import { STATE_FILE } from "./sync-state.js";
 import { TOKEN_ENV } from "./token-client.js";
 import { bmadScriptsOf, type BmadScripts } from "../core/runtime/scripts.js";
 import { writeErr, writeOut } from "./terminal.js";
+import { remoteText } from "./bounded-fetch.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
@@ -95,7 +96,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);
   };
-  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence((error as Error).message)}`), 1);
+  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence(remoteText((error as Error).message))}`), 1);
 
   if (token !== undefined) {
     // No browser and nothing saved: the token is sent as it is, and a refusal says so (token-client.ts).

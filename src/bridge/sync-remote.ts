@@ -9,6 +9,7 @@ import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/
 import { TOOL } from "../core/surface/names.js";
 import { sha256 } from "./sync.js";
 import type { Result } from "../core/result.js";
+import { remoteText } from "./bounded-fetch.js";
 
 export interface RemoteFile {
   path: string;
@@ -70,11 +71,11 @@ export class RemoteWorkspace {
         result = await request();
       }
     } catch (error) {
-      const why = this.deadline.aborted ? `the remote took more than ${SYNC_DEADLINE_MS / 60_000} minutes in all; check that it is up, then run the command again` : (error as Error).message;
+      const why = this.deadline.aborted ? `the remote took more than ${SYNC_DEADLINE_MS / 60_000} minutes in all; check that it is up, then run the command again` : remoteText((error as Error).message);
       return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}` };
     }
     const text = textOf(result);
-    return result.isError ? { ok: false, error: text || "the remote refused without saying why" } : { ok: true, value: { text, structured: result.structuredContent } };
+    return result.isError ? { ok: false, error: remoteText(text) || "the remote refused without saying why" } : { ok: true, value: { text, structured: result.structuredContent } };
   }
 
   private async listGlob(glob: string): Promise<Remote<z.infer<typeof LISTING>>> {

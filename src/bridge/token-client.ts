@@ -2,7 +2,7 @@
 // file. Only from the environment: a token on the command line is in `ps` for every user of the machine.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import type { Result } from "../core/result.js";
-import { boundedFetch } from "./bounded-fetch.js";
+import { boundedFetch, remoteText } from "./bounded-fetch.js";
 import { TOKEN_ENV } from "./token-env.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 
@@ -48,7 +48,7 @@ export class TokenLink {
   /** Why a request failed, as the proxy says it; the next call connects again. */
   lost(error: unknown): string {
     this.client = undefined;
-    const message = (error as Error).message;
+    const message = remoteText((error as Error).message);
     // tokenClient's own refusals name the variable: the server answered, and said no.
     return message.includes(TOKEN_ENV) ? `${this.url.href} cannot be used: ${message}` : `${this.url.href} is unreachable (${message})`;
   }

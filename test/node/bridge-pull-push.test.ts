@@ -692,6 +692,11 @@ it("shows a remote's text and file names to the terminal with their control and 
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain("denied \\u001b]0;PWNED\\u0007\\u001b[2K\\u000d\\u001b[32mPulled OK: 0 conflicts\\u001b[0m \\u001b]52;c;ZWNobyBwd25lZA==\\u0007");
   for (const out of [named.stdout, named.stderr, refused.stdout, refused.stderr]) expect(out).not.toMatch(/[\x1b\x07\r\u202e]/);
+  // Only the start of what a remote says reaches a message (review 29: a 15 MiB error was 94 MB on the terminal).
+  const long = await cli(["pull", "--remote", await startFake(["_bmad-output/a.md"], { refuseReads: `denied ${"\x1b".repeat(2_000_000)}` }), "--project", "x", "--dir", fakeDir()]);
+  expect(long.code).toBe(1);
+  expect(long.stderr).toContain("… (cut)");
+  expect(long.stderr.length).toBeLessThan(10_000);
 }, 30_000);
 
 it("prints its usage with --help, and refuses unknown options with it", async () => {
