@@ -16,8 +16,11 @@ import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 
-/** Folders a listing does not walk into: other tools' state, not the project's documents. */
-const SKIPPED = new Set([".git", "node_modules"]);
+/** Folders a listing does not walk into: other tools' state and installs, not the project's documents (a `.venv` of
+ *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
+const SKIPPED = new Set([".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".next", ".nuxt", ".turbo", ".gradle", ".terraform", "target"]);
+/** Whether a listing leaves out an entry of this name, wherever it is (walked into, or named by a glob's literal start). */
+const unlisted = (name: string) => SKIPPED.has(name) || machineryName(name) || writerLeftover(name);
 
 const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error });
 
@@ -176,33 +179,50 @@ class LocalFiles implements WorkspaceFiles {
     );
   }
 
-  /** The files `glob` matches, found by one walk of the folder its literal start names (all of the project for
-   *  "**"). Each folder is read once, by its real path, with its entries' kinds: nothing is looked up from the root
-   *  name by name (a chain 1,200 folders deep took a listing 51 s). The walk keeps push's caps, and says which cut it. */
+  /** The files `glob` matches, found by one walk of the folder its literal start names (all of the project for "**"),
+   *  shallow folders first and no deeper than the pattern reaches. Each folder is read once, by its real path, with its
+   *  entries' kinds: nothing is looked up from the root name by name (a chain 1,200 folders deep took a listing 51 s).
+   *  The walk keeps push's caps, and says which cut it. */
   async list(glob = "**"): Promise<Listing> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return invalid(compiled.error);
+    const start = literalFolder(glob);
+    // A start that is no project path (`/docs`, `docs//x`, `..`) or one a walk leaves out (`node_modules`) lists nothing.
+    if (start && (!checkWorkspacePath(start).ok || start.split("/").some(unlisted))) return { ok: true, value: [] };
+    // Without "**" a pattern reaches as many folders deep as it has segments: "*.md" looks at the root alone.
+    const deepest = glob.includes("**") ? MAX_WALK_DEPTH : glob.split("/").length - 1;
     const realRoot = await realpath(this.root);
     const inProject = (real: string) => isInside(realRoot, real) && !posixRelative(realRoot, real).split("/").some((part) => machineryName(part));
     const out: FileEntry[] = [];
     let folders = 0;
     let links = 0;
     let cut: string | undefined;
-    const full = () => out.length >= MAX_FILES || folders > MAX_FILES || compiled.glob.exhausted;
     const add = async (rel: string) => {
       // A file that cannot be read here (a link into machinery) is not listed.
       const entry = compiled.glob.test(rel) ? await this.entry(rel) : undefined;
       if (entry) out.push(entry);
     };
-    const walk = async (dir: string, real: string, depth: number): Promise<void> => {
+    const startReal = start ? await this.fs.realpath(join(this.root, start)).catch(() => undefined) : realRoot;
+    if (startReal === undefined || !inProject(startReal)) return { ok: true, value: [] };
+    // Breadth first: what a project's own folders hold is found before what a deep tool folder fills the budget with.
+    const queue: Array<{ dir: string; real: string; depth: number }> = [{ dir: start, real: startReal, depth: start ? start.split("/").length : 0 }];
+    const enter = (dir: string, real: string, depth: number) => {
       if (depth > MAX_WALK_DEPTH) return void (cut ??= `files more than ${MAX_WALK_DEPTH} folders deep are not listed, far past any BMAD folder`);
-      if (++folders > MAX_FILES) return;
+      if (depth <= deepest) queue.push({ dir, real, depth });
+    };
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
+      if (++folders > MAX_FILES) {
+        cut ??= `at most ${n(MAX_FILES)} folders are looked in; list a narrower path (e.g. "docs/**") for the rest`;
+        break;
+      }
+      const { dir, real, depth } = next;
       const entries = await readdir(real, { withFileTypes: true }).catch(() => []);
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (full()) return;
-        if (SKIPPED.has(e.name) || machineryName(e.name) || writerLeftover(e.name)) continue;
+        if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
+        if (unlisted(e.name)) continue;
         const rel = dir ? `${dir}/${e.name}` : e.name;
-        if (e.isDirectory()) await walk(rel, join(real, e.name), depth + 1);
+        if (e.isDirectory()) enter(rel, join(real, e.name), depth + 1);
         else if (e.isFile()) await add(rel);
         else if (e.isSymbolicLink()) {
           if (++links > MAX_WALK_LINKS) {
@@ -212,17 +232,14 @@ class LocalFiles implements WorkspaceFiles {
           // Resolved within a budget, as push's walk does: a link's chain costs at most that.
           const target = resolveBounded(join(real, e.name));
           const kind = target !== undefined && inProject(target) ? await stat(target).catch(() => undefined) : undefined;
-          if (kind?.isDirectory()) await walk(rel, target!, depth + 1);
+          if (kind?.isDirectory()) enter(rel, target!, depth + 1);
           else if (kind?.isFile()) await add(rel);
         }
       }
-    };
-    const start = literalFolder(glob);
-    const startReal = start ? await this.fs.realpath(join(this.root, start)).catch(() => undefined) : realRoot;
-    if (startReal !== undefined && inProject(startReal)) await walk(start, startReal, start ? start.split("/").length : 0);
+    }
     if (compiled.glob.exhausted) return invalid(tooCostly(compiled.glob, "this project's files"));
     if (out.length >= MAX_FILES) cut ??= `at most ${n(MAX_FILES)} files are listed; list a narrower path (e.g. "docs/**") for the rest`;
-    if (folders > MAX_FILES) cut ??= `at most ${n(MAX_FILES)} folders are looked in; list a narrower path (e.g. "docs/**") for the rest`;
+    out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return { ok: true, value: out, ...(cut ? { cut } : {}) };
   }
 

@@ -295,8 +295,23 @@ describe("listings are bounded as push's walk is", () => {
       for (let i = 0; i <= 5_000; i++) mkdirSync(join(caps, "many", `f${i}`), { recursive: true });
       const many = await files(client, { action: "list", path: "walk-caps/many/**" });
       expect(many.text).toContain("Listing cut short: at most 5,000 folders are looked in");
+      // Shallow folders first, so those 5,001 (or a .venv's, never walked) hide no BMAD file; and "*.md" looks at the
+      // root alone (review 29: _bmad/ and docs/ went missing behind a big tool folder).
+      mkdirSync(join(dir, ".venv/lib/site"), { recursive: true });
+      writeFileSync(join(dir, ".venv/lib/site/README.md"), "a package's\n");
+      const whole = await files(client, { action: "list", path: "**/*.md" });
+      expect(whole.text).toContain("_bmad/");
+      expect(whole.text).not.toContain(".venv");
+      const root = await files(client, { action: "list", path: "*.md" });
+      expect(root.text).not.toContain("walk-caps");
+      expect(root.text).not.toContain("cut short");
+      // A literal start is judged as a walked name is, and as a project path (review 29: these were listed).
+      for (const path of ["node_modules/**", ".venv/**", ".bmad-mcp-staging-Ab12Cd/**", "/walk-caps/**", "walk-caps//shallow/*.md"]) {
+        expect((await files(client, { action: "list", path })).text, path).not.toMatch(/README\.md|top\.md/);
+      }
     } finally {
       rmSync(caps, { recursive: true, force: true });
+      rmSync(join(dir, ".venv"), { recursive: true, force: true });
     }
   });
 });
