@@ -102,3 +102,24 @@ describe("frames over the size limit", () => {
     expect(answer.error?.message ?? "").not.toMatch(/over 10 MiB/);
   });
 });
+
+// Last: the cancelled requests' answers, some sent and some not, are never read.
+describe("requests in flight", () => {
+  it("counts a place by request, not by id, and keeps a cancelled request's place a while (review 29: 5,000 reads sharing one id, or cancelled at once, held 1 to 2 GB)", async () => {
+    const read = (id: number | string) => JSON.stringify({ jsonrpc: "2.0", id, method: "resources/read", params: { uri: "bmad://bmm/module.yaml" } });
+    const cancel = (id: number) => JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } });
+    child.stdout.pause();
+    const lines = [read("same"), read("same"), ...Array.from({ length: 63 }, (_, i) => `${read(2000 + i)}\n${cancel(2000 + i)}`), read(3000)];
+    await new Promise<void>((done) => child.stdin.write(`${lines.join("\n")}\n`, () => done()));
+    await new Promise((r) => setTimeout(r, 500));
+    child.stdout.resume();
+    const answers: Reply[] = [];
+    // 1 + 1 refusal of the second "same", up to 63 reads (a cancelled one may still answer), and 3000's refusal.
+    for (let next = await reply(15_000); ; next = await reply(15_000)) {
+      answers.push(next);
+      if (next.id === 3000) break;
+    }
+    expect(answers.find((a) => a.id === "same" && a.error)?.error).toEqual({ code: -32600, message: 'Request id "same" is already being answered; give each request its own id.' });
+    expect(answers.find((a) => a.id === 3000)?.error?.code).toBe(-32000);
+  });
+});
