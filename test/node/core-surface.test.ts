@@ -76,6 +76,14 @@ it("removes secret-looking keys from configuration at any depth", () => {
   const registryAndVault = ["pypi-AgEIcHlwaS5vcmc" + "R".repeat(50), "dop_v1_" + "a1".repeat(32), "hvs." + "S7".repeat(12), "hvb." + "AAAAAQ".repeat(20)];
   expect(sanitizeConfig(Object.fromEntries(registryAndVault.map((v, i) => [`note_${i}`, `deploy with ${v} then`])))).toEqual({});
   expect(sanitizeConfig({ hosts: "pypi-index.example.com, hvs.internal" })).toEqual({ hosts: "pypi-index.example.com, hvs.internal" });
+  // Review 29: nine more services' shapes.
+  const services = [
+    "dapi" + "0123456789abcdef".repeat(2), "PMAK-a1b2c3d4e5f6a7b8c9d0e1f2-" + "0123456789abcdef0123456789abcdef12", "glsa_" + "T".repeat(32) + "_1a2b3c4d",
+    "sbp_" + "0123456789abcdef".repeat(2) + "01234567", "dp.pt." + "U".repeat(43), "AbCdEfGh12345x.atlasv1." + "V".repeat(60), "sntrys_eyJpYXQiOjE2" + "W".repeat(60),
+    "Ab3dEf9hIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIj==", "fo1_" + "X".repeat(43),
+  ];
+  expect(sanitizeConfig(Object.fromEntries(services.map((v, i) => [`note_${i}`, `use ${v} here`])))).toEqual({});
+  expect(sanitizeConfig({ note: "dapi docs at grafana glsa_ page, sbp_ prefix" })).toEqual({ note: "dapi docs at grafana glsa_ page, sbp_ prefix" });
   expect(sanitizeConfig({ env: [{ name: "GITHUB_TOKEN", value: "ghx" }, { name: "DEBUG", value: "1" }] })).toEqual({ env: [{ name: "GITHUB_TOKEN" }, { name: "DEBUG", value: "1" }] });
   expect(sanitizeConfigText("custom/config.toml", 'token_note = "x" # was ghp_abcdefghijklmnopqrstuvwxyz0123\nuser = "Ada"\n')).not.toContain("ghp_");
   // An eleventh review: flags and headers naming a secret, a comment after a URL's fragment, a YAML alias (a copy the
