@@ -14,7 +14,7 @@ export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
  *  step: a state filled to a few bytes under a single cap refused every answer, and the session was stuck (review 28). */
 export const MAX_STATE_BYTES = 512 * 1024;
 /** One answer's answers, as JSON. */
-const MAX_ANSWERS_BYTES = 64 * 1024;
+const MAX_ANSWERS_BYTES = 128 * 1024;
 /** Rejections kept (their drafts stay readable as versions), and what each keeps of the user's reason. */
 const MAX_REJECTIONS = 10;
 const MAX_REASON_CHARS = 1000;
