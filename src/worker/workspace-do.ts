@@ -135,12 +135,16 @@ export class WorkspaceProject extends DurableObject {
   /** Why a collaborator may not change `path`: a config that holds secret-looking entries (or text that does not parse
    *  here), which only its owner was shown. Any change, whatever it writes: one that kept them was told apart from one
    *  that did not, and a writer tested 150 guesses a second at the owner's password (reviews 21 and 22). */
-  private secretsHeld(g: { meta: Meta; access: Access }, path: string): DoError | undefined {
+  private secretsHeld(g: { meta: Meta; access: Access }, path: string, restoring?: Uint8Array): DoError | undefined {
     if (g.access === "owner" || !isConfigShaped(path)) return undefined;
     const head = this.files.head(path);
-    if (!head) return undefined;
-    const text = new TextDecoder().decode(this.files.content(path, head.version));
-    if (sanitizeConfigText(path, text) === text) return undefined;
+    // A version restored counts as the file now would: one holding a secret the owner removed would put it back, and
+    // its raw size in a limit's answer told the secret's length (review 30).
+    const held = (data: Uint8Array) => {
+      const text = new TextDecoder().decode(data);
+      return sanitizeConfigText(path, text) !== text;
+    };
+    if (!(head && held(this.files.content(path, head.version))) && !(restoring && held(restoring))) return undefined;
     return fail("denied", `${path} holds secret-looking entries that only the owner of "${g.meta.name}" (${g.meta.owner_label}) is shown, so only they change it. Nothing was written: ask the owner.`);
   }
 
@@ -311,7 +315,7 @@ export class WorkspaceProject extends DurableObject {
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    const held = this.secretsHeld(g, path);
+    const held = this.secretsHeld(g, path, from.value.data);
     if (held) return held;
     this.writeMemories(g.meta, path);
     const head = this.files.head(path);

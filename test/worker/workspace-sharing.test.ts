@@ -179,6 +179,22 @@ describe("sharing", () => {
     expect((await owner.project({ action: "config", name })).text).toContain("Shared with: nobody.");
   });
 
+  it("lets no collaborator restore a config version holding secrets the owner removed (review 30: it put the secret back, or told its length)", async () => {
+    const project = unique("restores");
+    await owner.project({ action: "create", name: project });
+    await shareAccepted(owner, project, writer, "write");
+    const path = "_bmad/custom/restore.toml";
+    await owner.files({ action: "write", project, path, content: '[core]\nuser_name = "Ada"\n' });
+    await owner.files({ action: "write", project, path, content: '[core]\nuser_name = "Ada"\napi_key = "sk-live-abcdefghijklmnop1234"\n' });
+    await owner.files({ action: "restore", project, path, version: 1 });
+    const refused = await writer.files({ action: "restore", project, path, version: 2 });
+    expect(refused.text).toMatch(/^_bmad\/custom\/restore\.toml holds secret-looking entries that only the owner of .* is shown, so only they change it\. Nothing was written/);
+    expect((await owner.files({ action: "read", project, path })).text).not.toContain("api_key");
+    // A version without them is theirs to restore.
+    expect((await writer.files({ action: "restore", project, path, version: 1 })).isError).toBe(false);
+    await owner.project({ action: "delete", name: project, confirm: project }); // the tests after this one list the writer's shares
+  });
+
   it("never tells a collaborator a config's raw size in a limit's answer: configs count rounded up to 4 KiB for them (review 28)", async () => {
     const name = unique("limits");
     await owner.project({ action: "create", name });
