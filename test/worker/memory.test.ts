@@ -342,31 +342,38 @@ describe("memory files and project files in the workspace", () => {
     expect((await call(TOOL.getWorkflowStatus, { run_id: "r1" })).structured).toMatchObject({ project: name, workflow: "prd", status: "completed" });
   });
 
-  it("lists runs from one listing, the newest 200 read a hundred a call, with at most 20 warnings (reviews 26 and 28: planted files held list_sessions seconds, and hid the owner's run)", async () => {
+  it("lists runs from one listing, the newest 100 by when they were written, with at most 20 warnings (reviews 26, 28 and 30: planted runs held list_sessions seconds, and hid the owner's)", async () => {
     const name = unique("manyruns");
     await ada.project({ action: "create", name });
     const caller = ada.store().caller;
     const at = (i: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString();
-    const broken = Array.from({ length: 240 }, (_, i) => ({ path: `b${String(i).padStart(3, "0")}/state.json`, data: new Uint8Array([0x7b]) }));
+    // Planted first, named to come first, broken; one claiming a date far ahead; one nested 30,000 deep.
+    const broken = Array.from({ length: 240 }, (_, i) => ({ path: `a${String(i).padStart(3, "0")}/state.json`, data: new Uint8Array([0x7b]) }));
+    const future = { path: "future/state.json", data: new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "9999-01-01T00:00:00Z" })) };
+    const deep = { path: "deep/state.json", data: new TextEncoder().encode(`${"[".repeat(30_000)}${"]".repeat(30_000)}`) };
     // A run's own folders are not runs of their own.
     const nested = { path: "zz/inner/state.json", data: new TextEncoder().encode("{}") };
     const stub = projectStub(ada.id, name);
-    await runInDurableObject(stub, (instance: WorkspaceProject) => instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, nested], at(0)));
-    // The owner's own run, written last, and one past what a peek reads whole.
-    const run = JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" });
     await runInDurableObject(stub, (instance: WorkspaceProject) => {
-      instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(run), false, undefined, at(10));
-      instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", notes: "n".repeat(70_000) })), false, undefined, at(11));
+      instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, nested], at(0));
+      for (const f of [future, deep]) instance.write(caller, `_bmad-output/.runs/main/${f.path}`, f.data, false, undefined, at(5));
+    });
+    // The owner's own runs, written last: one longer than a listing reads of it.
+    await runInDurableObject(stub, (instance: WorkspaceProject) => {
+      instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })), false, undefined, at(10));
+      instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", workflow: "prd", notes: "n".repeat(70_000) })), false, undefined, at(11));
     });
     const mine = async (tool: string, args: Record<string, unknown> = {}) => (await call(tool, args)).structured;
     const listed = await mine(TOOL.listSessions, {});
     const warnings = (listed.warnings as string[]).filter((w) => w.startsWith(`${name}: `)).map((w) => w.slice(name.length + 2));
     expect(warnings.filter((w) => /not JSON/.test(w))).toHaveLength(20);
-    expect(warnings).toContain("178 more run state files could not be read.");
-    expect(warnings).toContain("42 more runs than the 200 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
-    const runs = (listed.runs as Array<{ run_id: string; project: string }>).filter((r) => r.project === name).map((r) => r.run_id);
-    expect(runs).toEqual(["zz", "big"]);
+    expect(warnings).toContain("76 more run state files could not be read.");
+    expect(warnings).toContain("144 more runs than the 100 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
+    const runs = (listed.runs as Array<{ run_id: string; project: string; status: string }>).filter((r) => r.project === name);
+    // Longer than a listing reads of them, big and deep are summarised from their heads; "future" comes after what was written since (its date only breaks the tie).
+    expect(runs.map((r) => `${r.run_id} ${r.status}`)).toEqual(["big completed", "zz active", "future active", "deep active"]);
     expect((await mine(TOOL.getWorkflowStatus, { run_id: "zz" }))).toMatchObject({ project: name, run_id: "zz", status: "active" });
+    expect((await call(TOOL.getWorkflowStatus, { run_id: "deep" })).text).toBe("_bmad-output/.runs/main/deep/state.json: it nests deeper than 64 levels; skipped.");
   });
 });
 

@@ -4,6 +4,7 @@
 import * as z from "zod";
 import { checkWorkspacePath, printable } from "../workspace/paths.js";
 import type { FileContent, WorkspaceFiles } from "../workspace/store.js";
+import { tooHeavyToParse } from "../yaml.js";
 import type { MemResult } from "./model.js";
 
 export const RUNS_DIR = "_bmad-output/.runs";
@@ -23,6 +24,9 @@ export interface RunSummary {
   state_status?: string;
   workflow?: string;
   updated_at: string;
+  /** When its state file was last written, as the store says: what runs are ordered by (a state file can claim any
+   *  `updated_at`: planted runs dated 9999 came first everywhere, review 30). */
+  written_at: string;
   path: string;
   /** Who last wrote its state file. */
   author?: string;
@@ -64,9 +68,13 @@ async function readState(files: WorkspaceFiles, path: string): Promise<MemResult
 function parseState(file: FileContent): MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }> {
   const { path } = file;
   if (file.size > MAX_STATE_BYTES) return { ok: false, error: `${path}: larger than 1 MiB; skipped.` };
+  const text = new TextDecoder().decode(file.data);
+  // Nested past what any answer's encoding takes: 30,000 levels left the owner's get_workflow_status unanswered (review 30).
+  const heavy = tooHeavyToParse(text, Number.MAX_SAFE_INTEGER);
+  if (heavy) return { ok: false, error: `${path}: ${heavy}; skipped.` };
   let raw: unknown;
   try {
-    raw = JSON.parse(new TextDecoder().decode(file.data));
+    raw = JSON.parse(text);
   } catch (error) {
     return { ok: false, error: `${path}: not JSON (${(error as Error).message.split("\n")[0]}); skipped.` };
   }
@@ -78,24 +86,24 @@ function summary(branch: string, runId: string, path: string, raw: Record<string
   const f = FIELDS.parse(raw);
   const said = f.status ?? f.state;
   const workflow = f.workflow ?? f.workflow_name ?? f.name;
-  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, path, ...(author ? { author } : {}) };
+  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, written_at: fileTime, path, ...(author ? { author } : {}) };
 }
 
-/** Run state files read for one listing at most, and the warnings one gives (a planted thousand of them held every
- *  member's list_sessions 2 to 7 s, with a warning line each: review 26). */
-const MAX_RUNS_READ = 200;
+/** Run state files read for one listing at most (list_sessions shows the newest 100), and the warnings one gives (a
+ *  planted thousand held every member's list_sessions 2 to 7 s, with a warning line each: review 26). */
+const MAX_RUNS_READ = 100;
 const MAX_RUN_WARNINGS = 20;
-/** Where the store can peek (the remote's, one call for many files): the state files whose times are looked at to
- *  read the newest, a peek's files and bytes, and the larger state files read one call each. A writer's 200 planted
- *  runs read one call each held the project seconds under 30 listings at once, and hid the owner's (review 28). */
-const MAX_RUNS_CONSIDERED = 1000;
+/** Where the store can peek (the remote's, one call for many files): a peek's files, and how much of each state a
+ *  listing reads. Every state file's time is looked at (a peek of a byte each), so the newest are read whatever their
+ *  names; a state longer than its head is summarised from the head. 200 states read whole, a call each, held the
+ *  project seconds under 30 listings at once (reviews 28 and 30). */
 const PEEK_FILES = 100;
-const PEEK_BYTES = 64 * 1024;
-const MAX_LARGE_READS = 20;
-/** State files read at once where each is a call. */
+const SUMMARY_BYTES = 16 * 1024;
+/** Peeks, or reads where the store cannot peek, at once. */
 const READS_AT_ONCE = 8;
 
 type Found = { branch: string; runId: string; path: string; size: number };
+type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>;
 
 /** `items` in batches of `size`, each given to `op`, a few at a time; their answers in order. */
 async function inBatches<T, R>(items: T[], size: number, op: (batch: T[]) => Promise<R[]>): Promise<R[]> {
@@ -106,41 +114,43 @@ async function inBatches<T, R>(items: T[], size: number, op: (batch: T[]) => Pro
   return out;
 }
 
-/** The states of `runs`: where the store peeks, the small ones a hundred a call and at most MAX_LARGE_READS larger
- *  ones; elsewhere each read (a local store's reads are the disk's). Undefined: left unread. */
-async function readStates(files: WorkspaceFiles, runs: Found[]): Promise<Array<MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }> | undefined>> {
-  const peek = files.peek?.bind(files);
-  if (!peek) return inBatches(runs, 1, (batch) => Promise.all(batch.map((r) => readState(files, r.path))));
-  const small = runs.filter((r) => r.size <= PEEK_BYTES);
-  const peeked = await inBatches(small, PEEK_FILES, async (batch) => {
-    const got = await peek(batch.map((r) => r.path), { head: PEEK_BYTES });
-    return got.ok ? got.value : [];
-  });
-  const byPath = new Map(peeked.map((f) => [f.path, f]));
-  const large = runs.filter((r) => r.size > PEEK_BYTES).slice(0, MAX_LARGE_READS);
-  const read = new Map((await inBatches(large, 1, (batch) => Promise.all(batch.map(async (r) => [r.path, await readState(files, r.path)] as const)))));
-  return runs.map((r) => {
-    const file = byPath.get(r.path);
-    return file ? parseState(file) : read.get(r.path);
-  });
+/** A state longer than the head read of it, summarised from the fields the head names (each `"key": "value"`). */
+function summaryOfHead(file: FileContent): State {
+  const head = new TextDecoder().decode(file.data);
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(FIELDS.shape)) {
+    const found = new RegExp(`"${key}"\\s*:\\s*"([^"\\\\]{0,200})"`).exec(head);
+    if (found) raw[key] = found[1];
+  }
+  return { ok: true, value: { raw, updatedAt: file.updated_at, author: file.author } };
 }
 
-/** `found` newest first by when their state files were written, where the store can tell in one call for many. */
-async function newestFirst(files: WorkspaceFiles, found: Found[]): Promise<Found[]> {
+/** The newest of `found` by when their state files were written, and their states: where the store peeks, each file's
+ *  time in a peek of a byte, then the chosen ones' heads a hundred a call; elsewhere (a local store's reads are the
+ *  disk's) the first by path, each read whole. */
+async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Array<{ run: Found; state: State }>> {
   const peek = files.peek?.bind(files);
-  if (!peek) return found;
-  const considered = found.slice(0, MAX_RUNS_CONSIDERED);
-  const heads = await inBatches(considered, PEEK_FILES, async (batch) => {
-    const got = await peek(batch.map((r) => r.path), { head: 1 });
+  if (!peek) {
+    const chosen = found.slice(0, MAX_RUNS_READ);
+    const states = await inBatches(chosen, 1, (batch) => Promise.all(batch.map((r) => readState(files, r.path))));
+    return chosen.map((run, i) => ({ run, state: states[i]! }));
+  }
+  const peekAll = (runs: Found[], head: number) => inBatches(runs, PEEK_FILES, async (batch) => {
+    const got = await peek(batch.map((r) => r.path), { head });
     return got.ok ? got.value : [];
   });
-  const written = new Map(heads.map((f) => [f.path, f.updated_at]));
+  const written = new Map((await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
   const at = (r: Found) => written.get(r.path) ?? "";
-  return considered.sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0));
+  const chosen = [...found].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
+  const heads = new Map((await peekAll(chosen, SUMMARY_BYTES)).map((f) => [f.path, f]));
+  return chosen.flatMap((run) => {
+    const file = heads.get(run.path);
+    return file ? [{ run, state: file.size > file.data.byteLength ? summaryOfHead(file) : parseState(file) }] : [];
+  });
 }
 
-/** Every run (on one branch, or all), newest first, and the state files that could not be read: the state files found
- *  by one listing (a folder holding one is a run, and nothing below it is), the newest read. */
+/** Every run (on one branch, or all), newest first by when its state file was written, and the state files that could
+ *  not be read: the state files found by one listing (a folder holding one is a run, and nothing below it is). */
 export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<{ runs: RunSummary[]; warnings: string[] }> {
   const root = branch ? `${RUNS_DIR}/${branch}` : RUNS_DIR;
   const listed = await files.list(`${root}/**/${STATE_FILE}`);
@@ -159,23 +169,25 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
     if (segments.slice(0, -1).some((_, i) => runDirs.has(`${RUNS_DIR}/${segments.slice(0, i + 1).join("/")}`))) continue;
     found.push({ branch: runBranch, runId, path, size: bySize.get(path)! });
   }
-  const read = (await newestFirst(files, found)).slice(0, MAX_RUNS_READ);
-  const states = await readStates(files, read);
+  const read = await newestStates(files, found);
   const runs: RunSummary[] = [];
   const warnings: string[] = [];
-  let unread = 0;
-  states.forEach((state, i) => {
-    const { branch: b, runId, path } = read[i]!;
-    if (!state) unread++;
-    else if (state.ok) runs.push(summary(b, runId, path, state.value.raw, state.value.updatedAt, state.value.author));
+  for (const { run, state } of read) {
+    if (state.ok) runs.push(summary(run.branch, run.runId, run.path, state.value.raw, state.value.updatedAt, state.value.author));
     else warnings.push(state.error);
-  });
+  }
   const broken = warnings.length - MAX_RUN_WARNINGS;
   if (broken > 0) warnings.splice(MAX_RUN_WARNINGS, broken, `${broken} more run state files could not be read.`);
-  if (unread) warnings.push(`${unread} run state files over ${PEEK_BYTES / 1024} KiB past the first ${MAX_LARGE_READS} were not read; keep run states small.`);
   if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads (the newest); name a branch, or remove finished runs from ${RUNS_DIR}.`);
-  runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  runs.sort(newestWritten);
   return { runs, warnings };
+}
+
+/** Runs by when their state files were written, newest first; written at once (a millisecond on the bridge), by what
+ *  they say. */
+export function newestWritten(a: RunSummary, b: RunSummary): number {
+  const by = (x: string, y: string) => (x < y ? 1 : x > y ? -1 : 0);
+  return by(a.written_at, b.written_at) || by(a.updated_at, b.updated_at);
 }
 
 /** One run's state, whole. */

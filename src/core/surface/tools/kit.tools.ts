@@ -4,7 +4,7 @@
 // is always named with its project and owner, never shadows a run of the caller's own, and is never a default.
 import * as z from "zod";
 import { TOOL } from "../names.js";
-import { checkBranch, DEFAULT_BRANCH, listRuns, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
+import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -34,7 +34,7 @@ export const getWorkflowStatus = defineTool({
       const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
       if (session?.ok) return stored(deps, session);
       const found = await Promise.all(places.map(async (p) => ({ ...p, run: await readRun(p.files, checked.value, run_id) })));
-      const newest = found.flatMap((f) => (f.run?.ok ? [{ place: f, value: f.run.value }] : [])).sort((a, b) => (a.value.summary.updated_at < b.value.summary.updated_at ? 1 : -1));
+      const newest = found.flatMap((f) => (f.run?.ok ? [{ place: f, value: f.run.value }] : [])).sort((a, b) => newestWritten(a.value.summary, b.value.summary));
       // The caller's own run of that id first; a shared one only where they have none.
       const mine = newest.find((f) => !f.place.owner);
       if (mine) return showRun(mine.place, mine.value, newest.length - 1);
@@ -47,7 +47,7 @@ export const getWorkflowStatus = defineTool({
     const runs = (await allRuns(own, checked.value)).runs;
     const newestSession = onMain && sessions ? (await sessions.list(owner, "all"))[0] : undefined;
     const newestRun = runs[0];
-    if (newestRun && (!newestSession || newestRun.updated_at >= newestSession.updated_at)) {
+    if (newestRun && (!newestSession || newestRun.written_at >= newestSession.updated_at)) {
       const place = own.find((p) => p.project === newestRun.project)!;
       const run = await readRun(place.files, newestRun.branch, newestRun.run_id);
       if (run) return run.ok ? showRun(place, run.value) : fail(run.error);
@@ -109,7 +109,7 @@ async function runPlaces(deps: SurfaceDeps): Promise<Place[]> {
 async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<RunSummary & { project: string; shared_by?: string }>; warnings: string[] }> {
   const found = await Promise.all(places.map(async (p) => ({ project: p.project, owner: p.owner, ...(await listRuns(p.files, branch)) })));
   const runs = found.flatMap((f) => f.runs.map((r) => ({ ...r, project: f.project, ...(f.owner ? { shared_by: f.owner } : {}) })));
-  runs.sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+  runs.sort(newestWritten);
   return { runs, warnings: found.flatMap((f) => (places.length > 1 ? f.warnings.map((w) => `${f.project}: ${w}`) : f.warnings)) };
 }
 
