@@ -13,9 +13,11 @@ const MAX_ERROR_BYTES = 64 * 1024;
  *  94 MB on the user's terminal and in the proxy's answer to its client (review 29). */
 const REMOTE_TEXT_CHARS = 1000;
 
-/** Text a remote sent, cut to what a message shows. */
+/** Text a remote sent, cut to what a message shows, on one line: its line breaks are shown as escapes, or a failed
+ *  pull's message could end in forged success lines (review 31). */
 export function remoteText(text: string): string {
-  return text.length > REMOTE_TEXT_CHARS ? `${text.slice(0, REMOTE_TEXT_CHARS)}… (cut)` : text;
+  const cut = text.length > REMOTE_TEXT_CHARS ? `${text.slice(0, REMOTE_TEXT_CHARS)}… (cut)` : text;
+  return cut.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t");
 }
 
 /** `base` (the platform's fetch) with every answer's body cut off, as an error naming the cap, past `maxBytes`. */

@@ -13,6 +13,9 @@ import { join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
 
+/** The longest sign-in page address opened or shown: an OAuth authorize URL with its query is a few hundred characters. */
+const MAX_SIGN_IN_URL_CHARS = 8192;
+
 /** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
 type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
 type ClientInformation = ReturnType<OAuthClientProvider["clientInformation"]>;
@@ -203,6 +206,10 @@ export class FileOAuthProvider implements OAuthClientProvider {
     // opener could start a program), over https, or plain http on this machine.
     if (!(url.protocol === "https:" || (url.protocol === "http:" && isLoopbackHost(url.hostname)))) {
       throw new Error(`${this.remote} named a sign-in page that is not a web address over https (${url.protocol}//…); refused to open it. Check the --remote URL.`);
+    }
+    // Its own metadata names it: a 15 MB address went to the terminal on one line (review 31). Real ones are well under this.
+    if (url.href.length > MAX_SIGN_IN_URL_CHARS) {
+      throw new Error(`${this.remote} named a sign-in page ${url.href.length} characters long, more than a sign-in address needs (${MAX_SIGN_IN_URL_CHARS}); refused to open it. Check the --remote URL.`);
     }
     this.awaitingCallback = true;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);

@@ -4,7 +4,7 @@
 // file's lock where it is written, so if_version holds against any number of writers; history lives in the
 // user's git, not here.
 import { createHash } from "node:crypto";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
@@ -16,11 +16,22 @@ import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 
-/** Folders a listing does not walk into: other tools' state and installs, not the project's documents (a `.venv` of
+/** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
  *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
-const SKIPPED = new Set([".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".next", ".nuxt", ".turbo", ".gradle", ".terraform", "target"]);
+const SKIPPED = new Set([".git", "node_modules", "__pycache__", ".tox", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".next", ".nuxt", ".turbo", ".gradle", ".terraform"]);
+/** Installs known by a file their tool puts in them, not by name alone: `docs/venv/` or `_bmad-output/target/` may be
+ *  the user's own (review 31: they went unlisted). */
+const INSTALL_MARKERS = new Map([[".venv", "pyvenv.cfg"], ["venv", "pyvenv.cfg"], ["target", "CACHEDIR.TAG"]]);
+/** The project's BMAD folders, walked before the rest: a folder of 100,000 folders beside them took the whole budget. */
+const WALKED_FIRST = new Set(["_bmad", "_bmad-output", ".claude", "docs", "bmad", ".bmad-core"]);
 /** Whether a listing leaves out an entry of this name, wherever it is (walked into, or named by a glob's literal start). */
-const unlisted = (name: string) => SKIPPED.has(name) || machineryName(name) || writerLeftover(name);
+const unlisted = (name: string) => machineryName(name) || writerLeftover(name);
+/** Whether a listing walks into this folder. */
+async function walked(name: string, real: string): Promise<boolean> {
+  if (SKIPPED.has(name)) return false;
+  const marker = INSTALL_MARKERS.get(name);
+  return !marker || !(await lstat(join(real, marker)).then(() => true, () => false));
+}
 
 const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error });
 
@@ -188,7 +199,11 @@ class LocalFiles implements WorkspaceFiles {
     if (!compiled.ok) return invalid(compiled.error);
     const start = literalFolder(glob);
     // A start that is no project path (`/docs`, `docs//x`, `..`) or one a walk leaves out (`node_modules`) lists nothing.
-    if (start && (!checkWorkspacePath(start).ok || start.split("/").some(unlisted))) return { ok: true, value: [] };
+    if (start && !checkWorkspacePath(start).ok) return { ok: true, value: [] };
+    const startNames = start ? start.split("/") : [];
+    for (const [i, name] of startNames.entries()) {
+      if (unlisted(name) || !(await walked(name, join(this.root, ...startNames.slice(0, i + 1))))) return { ok: true, value: [] };
+    }
     // Without "**" a pattern reaches as many folders deep as it has segments: "*.md" looks at the root alone.
     const deepest = glob.includes("**") ? MAX_WALK_DEPTH : glob.split("/").length - 1;
     const realRoot = await realpath(this.root);
@@ -204,25 +219,31 @@ class LocalFiles implements WorkspaceFiles {
     };
     const startReal = start ? await this.fs.realpath(join(this.root, start)).catch(() => undefined) : realRoot;
     if (startReal === undefined || !inProject(startReal)) return { ok: true, value: [] };
-    // Breadth first: what a project's own folders hold is found before what a deep tool folder fills the budget with.
-    const queue: Array<{ dir: string; real: string; depth: number }> = [{ dir: start, real: startReal, depth: start ? start.split("/").length : 0 }];
-    const enter = (dir: string, real: string, depth: number) => {
+    // Breadth first, the BMAD folders before the rest: what a project's own folders hold is found before what a deep
+    // or wide tool folder fills the budget with.
+    type Folder = { dir: string; real: string; depth: number; first: boolean };
+    const first: Folder[] = [];
+    const rest: Folder[] = [{ dir: start, real: startReal, depth: start ? start.split("/").length : 0, first: false }];
+    const enter = (dir: string, real: string, depth: number, inFirst: boolean) => {
       if (depth > MAX_WALK_DEPTH) return void (cut ??= `files more than ${MAX_WALK_DEPTH} folders deep are not listed, far past any BMAD folder`);
-      if (depth <= deepest) queue.push({ dir, real, depth });
+      const isFirst = inFirst || (depth === 1 && WALKED_FIRST.has(dir));
+      if (depth <= deepest) (isFirst ? first : rest).push({ dir, real, depth, first: isFirst });
     };
-    for (let next = queue.shift(); next; next = queue.shift()) {
+    for (let next = first.shift() ?? rest.shift(); next; next = first.shift() ?? rest.shift()) {
       if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
       if (++folders > MAX_FILES) {
         cut ??= `at most ${n(MAX_FILES)} folders are looked in; list a narrower path (e.g. "docs/**") for the rest`;
         break;
       }
-      const { dir, real, depth } = next;
+      const { dir, real, depth, first: inFirst } = next;
       const entries = await readdir(real, { withFileTypes: true }).catch(() => []);
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
         if (unlisted(e.name)) continue;
         const rel = dir ? `${dir}/${e.name}` : e.name;
-        if (e.isDirectory()) enter(rel, join(real, e.name), depth + 1);
+        if (e.isDirectory()) {
+          if (await walked(e.name, join(real, e.name))) enter(rel, join(real, e.name), depth + 1, inFirst);
+        }
         else if (e.isFile()) await add(rel);
         else if (e.isSymbolicLink()) {
           if (++links > MAX_WALK_LINKS) {
@@ -232,7 +253,7 @@ class LocalFiles implements WorkspaceFiles {
           // Resolved within a budget, as push's walk does: a link's chain costs at most that.
           const target = resolveBounded(join(real, e.name));
           const kind = target !== undefined && inProject(target) ? await stat(target).catch(() => undefined) : undefined;
-          if (kind?.isDirectory()) enter(rel, target!, depth + 1);
+          if (kind?.isDirectory() && (await walked(e.name, target!))) enter(rel, target!, depth + 1, inFirst);
           else if (kind?.isFile()) await add(rel);
         }
       }

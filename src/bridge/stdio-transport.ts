@@ -81,8 +81,10 @@ const INVALID_REQUEST = -32600;
 /** Requests answered at once, at most: past it a request is refused at once (20,000 pipelined reads held 800 MB). */
 const MAX_IN_FLIGHT = 64;
 const SERVER_BUSY = -32000;
-/** How long a cancelled request keeps its place: a handler runs at most about this long (the SDK's request timeout). */
-const CANCELLED_HOLD_MS = 60_000;
+/** How long a cancelled request keeps its place, its handler perhaps still running: long enough that cancelling at once
+ *  makes no room, short enough that a client's burst of cancels does not keep its next requests out long (a minute's
+ *  hold refused every request for 60 s: review 31). */
+const CANCELLED_HOLD_MS = 5_000;
 
 export class StdioTransport extends StdioServerTransport {
   private closed = false;
@@ -120,8 +122,10 @@ export class StdioTransport extends StdioServerTransport {
       if (typeof id === "string" || typeof id === "number") this.answerError(id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id and a \"method\" string).");
       return;
     }
-    // A cancelled request may get no answer (MCP's rule): it leaves the ids in flight, and holds a place a while.
-    if ("method" in message && message.method === "notifications/cancelled") {
+    // A request is what has an id and a method, whatever its method says (a "notifications/cancelled" with an id freed
+    // another request's place: review 31). A cancelled request may get no answer (MCP's rule): it leaves the ids in
+    // flight, and holds a place a while.
+    if ("method" in message && !("id" in message) && message.method === "notifications/cancelled") {
       if (this.inFlight.delete((message.params as { requestId?: string | number } | undefined)?.requestId ?? "")) this.cancelledAt.push(Date.now());
     } else if ("method" in message && "id" in message) {
       if (this.inFlight.has(message.id)) return this.answerError(message.id, INVALID_REQUEST, `Request id ${JSON.stringify(message.id).slice(0, 40)} is already being answered; give each request its own id.`);

@@ -122,4 +122,12 @@ describe("requests in flight", () => {
     expect(answers.find((a) => a.id === "same" && a.error)?.error).toEqual({ code: -32600, message: 'Request id "same" is already being answered; give each request its own id.' });
     expect(answers.find((a) => a.id === 3000)?.error?.code).toBe(-32000);
   });
+
+  it("takes a message with an id as a request, whatever its method says (review 31: a cancel with an id freed another's place)", async () => {
+    await new Promise((r) => setTimeout(r, 5_500)); // the places cancelled above are free again
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 4000, method: "ping" })}\n${JSON.stringify({ jsonrpc: "2.0", id: 4000, method: "notifications/cancelled", params: { requestId: 4000 } })}\n`);
+    const seen: Reply[] = [];
+    while (seen.filter((a) => a.id === 4000).length < 2) seen.push(await reply(15_000));
+    expect(seen.filter((a) => a.id === 4000).map((a) => a.error?.code ?? "result").sort()).toEqual([-32600, "result"]);
+  });
 });

@@ -697,6 +697,10 @@ it("shows a remote's text and file names to the terminal with their control and 
   expect(long.code).toBe(1);
   expect(long.stderr).toContain("… (cut)");
   expect(long.stderr.length).toBeLessThan(10_000);
+  // On one line: a failed pull's message must not end in forged lines (review 31).
+  const forged = await cli(["pull", "--remote", await startFake(["_bmad-output/a.md"], { refuseReads: "denied\n\n\nPulled: 3 files updated, 0 conflicts." }), "--project", "x", "--dir", fakeDir()]);
+  expect(forged.stderr).toContain("denied\\n\\n\\nPulled: 3 files updated");
+  expect(forged.stderr).not.toMatch(/^Pulled/m);
 }, 30_000);
 
 it("prints its usage with --help, and refuses unknown options with it", async () => {

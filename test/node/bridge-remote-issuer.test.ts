@@ -15,7 +15,7 @@ let server: Server;
 let origin: string;
 let remote: string;
 /** Which authorization server the resource metadata names now. */
-let named: "as-a" | "as-b" | "as-f";
+let named: "as-a" | "as-b" | "as-f" | "as-l";
 /** Every token request: which server got it and its form fields. */
 let tokenRequests: Array<{ server: string; form: Record<string, string> }>;
 let registrations: string[];
@@ -36,17 +36,18 @@ beforeAll(async () => {
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json(200, { resource: remote, authorization_servers: [issuer(named)] });
-    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abf])$/.exec(url.pathname);
+    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abfl])$/.exec(url.pathname);
     if (metadata) {
       const base = issuer(metadata[1]!);
       // as-f names a file to open as its sign-in page (on a desktop, a launcher: mcp-remote's CVE-2025-6514 class).
-      const authorize = metadata[1] === "as-f" ? "file:///tmp/bmad-evil.desktop" : `${base}/authorize`;
+      // as-l names one 20,000 characters long (review 31: 15 MB went to the terminal on one line).
+      const authorize = metadata[1] === "as-f" ? "file:///tmp/bmad-evil.desktop" : metadata[1] === "as-l" ? `${base}/authorize?pad=${"x".repeat(20_000)}` : `${base}/authorize`;
       return json(200, {
         issuer: base, authorization_endpoint: authorize, token_endpoint: `${base}/token`, registration_endpoint: `${base}/register`,
         response_types_supported: ["code"], grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"], token_endpoint_auth_methods_supported: ["none"],
       });
     }
-    const endpoint = /^\/(as-[abf])\/(token|register)$/.exec(url.pathname);
+    const endpoint = /^\/(as-[abfl])\/(token|register)$/.exec(url.pathname);
     if (endpoint && endpoint[2] === "token") {
       const form = Object.fromEntries(new URLSearchParams(await body(req)));
       tokenRequests.push({ server: endpoint[1]!, form });
@@ -138,4 +139,14 @@ it("opens no sign-in page that is not a web address over https (or http on this 
   await waitFor("the refusal", () => (/refused to open it/.test(stderr()) ? true : undefined), 15_000);
   expect(stderr()).toContain(`${remote} named a sign-in page that is not a web address over https (file://…)`);
   expect(signInUrl(stderr())).toBeUndefined();
+}, 30_000);
+
+it("opens and shows no sign-in page longer than a sign-in address needs", async () => {
+  named = "as-l";
+  const config = join(tmp.dir, "config-long-url");
+  mkdirSync(config, { recursive: true });
+  const { stderr } = await startRemote(config);
+  await waitFor("the refusal", () => (/refused to open it/.test(stderr()) ? true : undefined), 15_000);
+  expect(stderr()).toMatch(new RegExp(`${remote.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} named a sign-in page \\d+ characters long, more than a sign-in address needs \\(8192\\)`));
+  expect(stderr()).not.toContain("x".repeat(100));
 }, 30_000);

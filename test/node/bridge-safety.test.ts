@@ -298,9 +298,14 @@ describe("listings are bounded as push's walk is", () => {
       // Shallow folders first, so those 5,001 (or a .venv's, never walked) hide no BMAD file; and "*.md" looks at the
       // root alone (review 29: _bmad/ and docs/ went missing behind a big tool folder).
       mkdirSync(join(dir, ".venv/lib/site"), { recursive: true });
+      writeFileSync(join(dir, ".venv/pyvenv.cfg"), "home = /usr/bin\n");
       writeFileSync(join(dir, ".venv/lib/site/README.md"), "a package's\n");
+      // A folder named like one, without what its tool puts in it, is the user's (review 31).
+      mkdirSync(join(caps, "venv"), { recursive: true });
+      writeFileSync(join(caps, "venv/setup-notes.md"), "mine\n");
       const whole = await files(client, { action: "list", path: "**/*.md" });
       expect(whole.text).toContain("_bmad/");
+      expect(whole.text).toContain("walk-caps/venv/setup-notes.md");
       expect(whole.text).not.toContain(".venv");
       const root = await files(client, { action: "list", path: "*.md" });
       expect(root.text).not.toContain("walk-caps");
