@@ -292,8 +292,9 @@ describe("listings are bounded as push's walk is", () => {
       expect(narrow.text).toContain("walk-caps/shallow/top.md");
       expect(narrow.text).not.toContain("cut short");
 
-      for (let i = 0; i <= 5_000; i++) mkdirSync(join(caps, "many", `f${i}`), { recursive: true });
-      const many = await files(client, { action: "list", path: "walk-caps/many/**" });
+      // At the root, named to come first: its 5,001 folders are walked before .claude's unless BMAD's go first.
+      for (let i = 0; i <= 5_000; i++) mkdirSync(join(dir, "-wide", `f${i}`), { recursive: true });
+      const many = await files(client, { action: "list", path: "-wide/**" });
       expect(many.text).toContain("Listing cut short: at most 5,000 folders are looked in");
       // Shallow folders first, so those 5,001 (or a .venv's, never walked) hide no BMAD file; and "*.md" looks at the
       // root alone (review 29: _bmad/ and docs/ went missing behind a big tool folder).
@@ -305,9 +306,12 @@ describe("listings are bounded as push's walk is", () => {
       writeFileSync(join(caps, "venv/setup-notes.md"), "mine\n");
       const whole = await files(client, { action: "list", path: "**/*.md" });
       expect(whole.text).toContain("_bmad/");
-      expect(whole.text).toContain("walk-caps/venv/setup-notes.md");
+      expect(whole.text).toMatch(/\.claude\/skills\/[^/\n]+\/SKILL\.md/); // found before -wide's 5,001 folders
+      expect((await files(client, { action: "list", path: "walk-caps/**/*.md" })).text).toContain("walk-caps/venv/setup-notes.md");
       expect(whole.text).not.toContain(".venv");
+      writeFileSync(join(dir, "walk-root.md"), "at the root\n");
       const root = await files(client, { action: "list", path: "*.md" });
+      expect(root.text).toContain("walk-root.md");
       expect(root.text).not.toContain("walk-caps");
       expect(root.text).not.toContain("cut short");
       // A literal start is judged as a walked name is, and as a project path (review 29: these were listed).
@@ -317,6 +321,8 @@ describe("listings are bounded as push's walk is", () => {
     } finally {
       rmSync(caps, { recursive: true, force: true });
       rmSync(join(dir, ".venv"), { recursive: true, force: true });
+      rmSync(join(dir, "walk-root.md"), { force: true });
+      rmSync(join(dir, "-wide"), { recursive: true, force: true });
     }
   });
 });
