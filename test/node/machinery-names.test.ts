@@ -3,7 +3,7 @@
 // all decide by these functions (bridge-safety and bridge-pull-push prove the wiring).
 import { expect, it } from "vitest";
 import { checkRemotePath } from "../../src/bridge/sync-remote.js";
-import { changeRefusal, checkWorkspacePath, checkWritablePath, foldPath, isScriptPath, machineryName } from "../../src/core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, checkWritablePath, foldPath, isScriptPath, machineryName, terminalText } from "../../src/core/workspace/paths.js";
 
 it("finds .git, .bmad-mcp and .bmad-task under every name git's verify_path knows, and nothing else", () => {
   const git = [".git", ".GIT", ".Git", ".git.", ".git..", ".git ", ".git . ", "GIT~1", "git~2", "GI7EBA~1", ".git::$INDEX_ALLOCATION", ".git:stream", ".g\u200cit", "\ufeff.git", ".gi\u200dt", ".g\u206ait"];
@@ -79,4 +79,14 @@ it("knows the files that exist to hold secrets, by any name a file system reads 
   secret.push(".mcp.json", ".cursor/mcp.json", ".claude/settings.local.json", ".yarnrc.yml", ".cargo/credentials.toml", "auth.json", "token.json", "client_secret_123.json", "service-account.json", "local.settings.json", "kubeconfig", ".s3cfg", "production.env", ".flaskenv");
   for (const path of secret) expect(isSecretFile(path), JSON.stringify(path)).toBe(true);
   for (const path of [".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml", "docs/environment.md", "package.json"]) expect(isSecretFile(path), path).toBe(false);
+});
+
+it("shows a terminal outside text as it reads: escapes what it would act on or not show, keeps joined emoji and scripts (reviews 29 and 31)", () => {
+  for (const hidden of ["\x1b]0;t\x07", "\u202e", "\u200b", "\u00ad", "\u2028", "\u061c", "\u3164", "\u115f", "\uffa0", "\u17b4", "\u034f", "\ue000", "\u{e0041}"]) {
+    expect(terminalText(`prd${hidden}.md`), JSON.stringify(hidden)).toMatch(/^prd(\\u[0-9a-f]{4}|\\u\{[0-9a-f]+\}|[\]0;t])+\.md$/);
+  }
+  expect(terminalText("prd\u200d.md")).toBe("prd\\u200d.md");
+  for (const shown of ["👨\u200d👩\u200d👧\u200d👦", "❤\ufe0f", "می\u200cخواهم", "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}", "line one\n\tline two"]) {
+    expect(terminalText(shown)).toBe(shown);
+  }
 });

@@ -190,9 +190,13 @@ export function projectUri(project: string, path: string): string {
 
 /** Characters a terminal acts on, or that show as nothing: controls (ESC starts sequences that retitle the window, write
  *  the clipboard or move the cursor over lines already printed), format characters (the bidi marks that reorder what is
- *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags) and line and paragraph
- *  separators, by Unicode category: a list of them missed some (review 29). Line breaks and tabs are the text's own lines. */
-const ACTED_ON = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+ *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags), line and paragraph
+ *  separators, and every default-ignorable, private-use or unassigned code point, by Unicode category and property: a
+ *  list of them missed some (reviews 29 and 31). Line breaks and tabs are the text's own lines. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
+/** Joiners, variation selectors and tags: shown as part of the character before them when that is a visible non-ASCII
+ *  one (an emoji sequence, a Persian word, a flag), and escaped anywhere else (`prd\u200d.md` reads as `prd.md`). */
+const JOINING = /[\u200c\u200d\ufe00-\ufe0f\u{e0020}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
 const escaped = (c: string) => {
   const code = c.codePointAt(0)!;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
@@ -200,7 +204,24 @@ const escaped = (c: string) => {
 
 /** `text` as a terminal shows it plainly: every character it would act on, or show as nothing, written as its escape
  *  (`\u001b`). Every writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
-export const terminalText = (text: string) => text.replace(ACTED_ON, (c) => (c === "\n" || c === "\t" ? c : escaped(c)));
+export function terminalText(text: string): string {
+  let out = "";
+  let inCluster = false;
+  for (const c of text) {
+    if (c === "\n" || c === "\t") {
+      out += c;
+      inCluster = false;
+    } else if (!INVISIBLE.test(c)) {
+      out += c;
+      inCluster = c.codePointAt(0)! > 0x7f;
+    } else if (inCluster && JOINING.test(c)) out += c;
+    else {
+      out += escaped(c);
+      inCluster = false;
+    }
+  }
+  return out;
+}
 
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
