@@ -86,7 +86,12 @@ it("shows a terminal outside text as it reads: escapes what it would act on or n
     expect(terminalText(`prd${hidden}.md`), JSON.stringify(hidden)).toMatch(/^prd(\\u[0-9a-f]{4}|\\u\{[0-9a-f]+\}|[\]0;t])+\.md$/);
   }
   expect(terminalText("prd\u200d.md")).toBe("prd\\u200d.md");
-  for (const shown of ["👨\u200d👩\u200d👧\u200d👦", "❤\ufe0f", "می\u200cخواهم", "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}", "line one\n\tline two"]) {
+  for (const shown of ["👨\u200d👩\u200d👧\u200d👦", "❤\ufe0f", "❤\ufe0f\u200d🔥", "👩🏽\u200d💻", "می\u200cخواهم", "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}", "line one\n\tline two"]) {
     expect(terminalText(shown)).toBe(shown);
   }
+  // Only in well-formed sequences (review 32: after any non-ASCII character every joiner and tag was kept).
+  expect(terminalText("résumé\u200d.md")).toBe("résumé\\u200d.md");
+  expect(terminalText("é\ufe0f\u200c\u200d")).toBe("é\\ufe0f\\u200c\\u200d");
+  expect(terminalText(`résumé${[..."SYSTEM"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("")}.md`)).toBe("résumé\\u{e0053}\\u{e0059}\\u{e0053}\\u{e0054}\\u{e0045}\\u{e004d}.md");
+  expect(terminalText(`🏴${"\u{e0061}".repeat(12)}`)).toMatch(/^🏴(\u{e0061}){8}(\\u\{e0061\}){4}$/u);
 });

@@ -194,9 +194,32 @@ export function projectUri(project: string, path: string): string {
  *  separators, and every default-ignorable, private-use or unassigned code point, by Unicode category and property: a
  *  list of them missed some (reviews 29 and 31). Line breaks and tabs are the text's own lines. */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
-/** Joiners, variation selectors and tags: shown as part of the character before them when that is a visible non-ASCII
- *  one (an emoji sequence, a Persian word, a flag), and escaped anywhere else (`prd\u200d.md` reads as `prd.md`). */
-const JOINING = /[\u200c\u200d\ufe00-\ufe0f\u{e0020}-\u{e007f}\u{e0100}-\u{e01ef}]/u;
+/** Which invisible characters are shown as part of the characters around them, and only in well-formed sequences: a
+ *  zero-width joiner between two emoji, one variation selector after an emoji, a zero-width non-joiner between two
+ *  letters of a script that joins, and a flag's tags after U+1F3F4. Anywhere else each is escaped: kept after any
+ *  non-ASCII character, `résumé\u200d.md` and a sentence in tag characters printed as `résumé.md` (review 32). */
+const EMOJI = /\p{Extended_Pictographic}/u;
+const EMOJI_PART = /[\ufe0f\u{1f3fb}-\u{1f3ff}]/u;
+const LETTER = /\p{L}/u;
+const TAG = /[\u{e0020}-\u{e007f}]/u;
+const MAX_FLAG_TAGS = 8;
+
+function joinsHere(chars: string[], i: number, tags: number): boolean {
+  const c = chars[i]!;
+  const before = chars[i - 1] ?? "";
+  const after = chars[i + 1] ?? "";
+  if (c === "\u200d") {
+    // The emoji before it may carry a selector or a skin tone.
+    let j = i - 1;
+    while (j > 0 && EMOJI_PART.test(chars[j]!)) j--;
+    return EMOJI.test(chars[j] ?? "") && EMOJI.test(after);
+  }
+  if (c === "\ufe0f" || c === "\ufe0e") return EMOJI.test(before);
+  if (c === "\u200c") return LETTER.test(before) && before > "\u007f" && LETTER.test(after) && after > "\u007f";
+  if (TAG.test(c)) return tags > 0 && tags <= MAX_FLAG_TAGS;
+  return false;
+}
+
 const escaped = (c: string) => {
   const code = c.codePointAt(0)!;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
@@ -205,20 +228,15 @@ const escaped = (c: string) => {
 /** `text` as a terminal shows it plainly: every character it would act on, or show as nothing, written as its escape
  *  (`\u001b`). Every writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
 export function terminalText(text: string): string {
+  const chars = [...text];
   let out = "";
-  let inCluster = false;
-  for (const c of text) {
-    if (c === "\n" || c === "\t") {
-      out += c;
-      inCluster = false;
-    } else if (!INVISIBLE.test(c)) {
-      out += c;
-      inCluster = c.codePointAt(0)! > 0x7f;
-    } else if (inCluster && JOINING.test(c)) out += c;
-    else {
-      out += escaped(c);
-      inCluster = false;
-    }
+  // Tags seen since a black flag (U+1F3F4), which a flag's tags follow; 0: not in a flag.
+  let tags = 0;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i]!;
+    tags = c === "\u{1f3f4}" ? 1 : TAG.test(c) && tags > 0 ? tags + 1 : 0;
+    if (c === "\n" || c === "\t" || !INVISIBLE.test(c) || joinsHere(chars, i, tags - 1)) out += c;
+    else out += escaped(c);
   }
   return out;
 }
