@@ -3,7 +3,7 @@
 // (learnings, the failure museum, broken lines and YAML), CC-FAIL on a failed contract, seed 001's runs,
 // BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -298,6 +298,16 @@ describe("the kit around memory", () => {
     expect((await call("get_workflow_status", { run_id: "run-1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
     expect((await call("get_workflow_status", { branch: "../../etc" })).text).toMatch(/not a branch name/);
     expect((await call("get_workflow_status", { run_id: "nope" })).text).toMatch(/No run "nope" on branch main/);
+    // The newest by when they were written, not by name (review 32: 100 runs on a branch named "0" hid the user's).
+    const old = new Date("2020-01-01T00:00:00Z");
+    for (let i = 0; i < 100; i++) {
+      state("0", `planted-${i}`, { status: "completed" });
+      utimesSync(join(dir, "_bmad-output/.runs/0", `planted-${i}`, "state.json"), old, old);
+    }
+    state("main", "run-4", { status: "running" });
+    const newest = (await call("list_sessions", {})).structured.runs.map((r: { branch: string; run_id: string }) => `${r.branch}/${r.run_id}`);
+    expect(newest[0]).toBe("main/run-4");
+    rmSync(join(dir, "_bmad-output/.runs/0"), { recursive: true });
   });
 
   it("takes the project root from BMAD_PROJECT_ROOT and says so on stderr", async () => {

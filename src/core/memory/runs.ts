@@ -102,7 +102,8 @@ const SUMMARY_BYTES = 16 * 1024;
 /** Peeks, or reads where the store cannot peek, at once. */
 const READS_AT_ONCE = 8;
 
-type Found = { branch: string; runId: string; path: string; size: number };
+/** `written`: when the listing says the file was written, where it says (a local store's entries do). */
+type Found = { branch: string; runId: string; path: string; size: number; written?: string };
 type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>;
 
 /** `items` in batches of `size`, each given to `op`, a few at a time; their answers in order. */
@@ -130,8 +131,10 @@ function summaryOfHead(file: FileContent): State {
  *  disk's) the first by path, each read whole. */
 async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Array<{ run: Found; state: State }>> {
   const peek = files.peek?.bind(files);
+  const newest = (runs: Found[], at: (r: Found) => string) => [...runs].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
   if (!peek) {
-    const chosen = found.slice(0, MAX_RUNS_READ);
+    // The listing's own times (review 32: taken by path, 100 planted runs on a branch named "0" hid the user's).
+    const chosen = newest(found, (r) => r.written ?? "");
     const states = await inBatches(chosen, 1, (batch) => Promise.all(batch.map((r) => readState(files, r.path))));
     return chosen.map((run, i) => ({ run, state: states[i]! }));
   }
@@ -140,8 +143,7 @@ async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Arra
     return got.ok ? got.value : [];
   });
   const written = new Map((await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
-  const at = (r: Found) => written.get(r.path) ?? "";
-  const chosen = [...found].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
+  const chosen = newest(found, (r) => written.get(r.path) ?? "");
   const heads = new Map((await peekAll(chosen, SUMMARY_BYTES)).map((f) => [f.path, f]));
   return chosen.flatMap((run) => {
     const file = heads.get(run.path);
@@ -156,6 +158,7 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
   const listed = await files.list(`${root}/**/${STATE_FILE}`);
   if (!listed.ok) return { runs: [], warnings: [] };
   const bySize = new Map(listed.value.map((f) => [f.path, f.size]));
+  const writtenAt = new Map(listed.value.map((f) => [f.path, f.updated_at]));
   const paths = [...bySize.keys()].sort();
   const runDirs = new Set(paths.map((p) => p.slice(0, -STATE_FILE.length - 1)));
   const found: Found[] = [];
@@ -167,7 +170,7 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
     if (branch && runBranch !== branch) continue;
     // A folder that holds a state file is a run, and nothing below it is.
     if (segments.slice(0, -1).some((_, i) => runDirs.has(`${RUNS_DIR}/${segments.slice(0, i + 1).join("/")}`))) continue;
-    found.push({ branch: runBranch, runId, path, size: bySize.get(path)! });
+    found.push({ branch: runBranch, runId, path, size: bySize.get(path)!, ...(writtenAt.get(path) ? { written: writtenAt.get(path) } : {}) });
   }
   const read = await newestStates(files, found);
   const runs: RunSummary[] = [];

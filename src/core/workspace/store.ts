@@ -50,8 +50,8 @@ export interface FileEntry {
   author: string;
 }
 
-/** A file as a listing shows it. */
-export type ListedFile = Pick<FileEntry, "path" | "version" | "size">;
+/** A file as a listing shows it; `updated_at` where the store knows it without reading (a local store's listing). */
+export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { updated_at?: string };
 /** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer. */
 export type Listing = WsResult<ListedFile[]> & { cut?: string };
 
