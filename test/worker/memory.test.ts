@@ -362,16 +362,19 @@ describe("memory files and project files in the workspace", () => {
     await runInDurableObject(stub, (instance: WorkspaceProject) => {
       instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })), false, undefined, at(10));
       instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", workflow: "prd", notes: "n".repeat(70_000) })), false, undefined, at(11));
+      // Its steps' statuses, and a key that only looks like one, come first: the run's is the one at the top (review 32).
+      const steps = JSON.stringify({ steps: [{ status: "completed" }], '"status': "completed", status: "failed", notes: "n".repeat(70_000) });
+      instance.write(caller, "_bmad-output/.runs/main/steps/state.json", new TextEncoder().encode(steps), false, undefined, at(12));
     });
     const mine = async (tool: string, args: Record<string, unknown> = {}) => (await call(tool, args)).structured;
     const listed = await mine(TOOL.listSessions, {});
     const warnings = (listed.warnings as string[]).filter((w) => w.startsWith(`${name}: `)).map((w) => w.slice(name.length + 2));
     expect(warnings.filter((w) => /not JSON/.test(w))).toHaveLength(20);
-    expect(warnings).toContain("76 more run state files could not be read.");
-    expect(warnings).toContain("144 more runs than the 100 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
+    expect(warnings).toContain("75 more run state files could not be read.");
+    expect(warnings).toContain("145 more runs than the 100 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
     const runs = (listed.runs as Array<{ run_id: string; project: string; status: string }>).filter((r) => r.project === name);
     // Longer than a listing reads of them, big and deep are summarised from their heads; "future" comes after what was written since (its date only breaks the tie).
-    expect(runs.map((r) => `${r.run_id} ${r.status}`)).toEqual(["big completed", "zz active", "future active", "deep active"]);
+    expect(runs.map((r) => `${r.run_id} ${r.status}`)).toEqual(["steps failed", "big completed", "zz active", "future active", "deep active"]);
     expect((await mine(TOOL.getWorkflowStatus, { run_id: "zz" }))).toMatchObject({ project: name, run_id: "zz", status: "active" });
     expect((await call(TOOL.getWorkflowStatus, { run_id: "deep" })).text).toBe("_bmad-output/.runs/main/deep/state.json: it nests deeper than 64 levels; skipped.");
   });

@@ -115,13 +115,37 @@ async function inBatches<T, R>(items: T[], size: number, op: (batch: T[]) => Pro
   return out;
 }
 
-/** A state longer than the head read of it, summarised from the fields the head names (each `"key": "value"`). */
+/** A state longer than the head read of it, summarised from the string fields at its top level that the head holds
+ *  (a nested step's "status", or a key that only looks like one, is not the run's: review 32). One pass over the head,
+ *  tracking nesting and strings. */
 function summaryOfHead(file: FileContent): State {
   const head = new TextDecoder().decode(file.data);
+  const wanted = new Set(Object.keys(FIELDS.shape));
   const raw: Record<string, unknown> = {};
-  for (const key of Object.keys(FIELDS.shape)) {
-    const found = new RegExp(`"${key}"\\s*:\\s*"([^"\\\\]{0,200})"`).exec(head);
-    if (found) raw[key] = found[1];
+  let depth = 0;
+  let key: string | undefined;
+  let expectKey = false;
+  for (let i = 0; i < head.length; i++) {
+    const c = head[i]!;
+    if (c === '"') {
+      // A whole string, escapes and all: its text, if it ends within the head.
+      let j = i + 1;
+      let text = "";
+      for (; j < head.length && head[j] !== '"'; j++) text += head[j] === "\\" ? head[++j] ?? "" : head[j];
+      if (j >= head.length) break;
+      if (depth === 1 && expectKey) key = text;
+      else if (depth === 1 && key !== undefined && wanted.has(key) && !(key in raw)) raw[key] = text.slice(0, 200);
+      expectKey = false;
+      i = j;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+      key = undefined;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) {
+      expectKey = true;
+      key = undefined;
+    }
   }
   return { ok: true, value: { raw, updatedAt: file.updated_at, author: file.author } };
 }
