@@ -5,7 +5,6 @@ import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
 import { parseSessionState } from "./session.schemas.js";
 import type { Result } from "../result.js";
-import { count as n } from "../count.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 /** A session's state as stored, at most: one row on the remote (2 MB on Cloudflare), read whole on every call. The
