@@ -6,7 +6,8 @@
 // folder whose state says exactly what it holds.
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { inSyncFolders, type Local, mapLimited, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";

@@ -54,17 +54,6 @@ async function missingAt(dir: string, path: string): Promise<Local> {
 /** One sentence: `text` ending in a single full stop. */
 export const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
-/** Up to `limit` at once, results in order. */
-export async function mapLimited<T, R>(items: T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < items.length; i = next++) out[i] = await run(items[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return out;
-}
-
 /**
  * Regular files below `folder` (a path from `dir`), as paths from `dir`. Folders that are links are not
  * entered (a link can lead in circles); a file that is a link inside the folder counts as that file.

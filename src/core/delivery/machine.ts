@@ -4,6 +4,7 @@ import { gapAnalysis, rubricFor } from "./rubric.js";
 import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
 import { parseSessionState } from "./session.schemas.js";
+import { byteLength } from "./stage-inputs.js";
 import type { Result } from "../result.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
@@ -20,7 +21,7 @@ const MAX_REASON_CHARS = 1000;
 /** Sub-tasks waiting on one session, and their bytes as JSON. */
 export const MAX_QUEUED_SUBTASKS = 50;
 const MAX_QUEUED_BYTES = 128 * 1024;
-const jsonBytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).byteLength;
+const jsonBytes = (value: unknown) => byteLength(JSON.stringify(value));
 
 export type Action =
   | { type: "submit"; claude_result?: string; codex_result?: string }
@@ -87,7 +88,7 @@ export function enqueued(state: SessionState, subtask: Subtask): Step {
 /** Why `state` cannot be saved: past the size a session keeps, or not what loading it accepts. */
 function unstorable(state: SessionState): string | undefined {
   const json = JSON.stringify(state);
-  if (new TextEncoder().encode(json).byteLength > MAX_STATE_BYTES) {
+  if (byteLength(json) > MAX_STATE_BYTES) {
     return `This would take session ${state.task_name}'s state past the ${MAX_STATE_BYTES / 1024} KiB a session keeps (its questions, gaps, answers, rejections and sub-tasks); nothing was saved. Send shorter ones, or start a new session.`;
   }
   const parsed = parseSessionState(JSON.parse(json));

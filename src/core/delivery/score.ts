@@ -1,6 +1,7 @@
 // Seed 003 score extraction: JSON `quality_score`, then "Quality Score: N/100", then a content estimate
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
 import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
+import { byteLength } from "./stage-inputs.js";
 
 export interface Question {
   id: string;
@@ -71,7 +72,7 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
     });
   }
   let room = MAX_NOTES_BYTES;
-  const fits = (item: unknown) => (room -= new TextEncoder().encode(JSON.stringify(item)).byteLength) >= 0;
+  const fits = (item: unknown) => (room -= byteLength(JSON.stringify(item))) >= 0;
   const base = { document: String(document), questions: questions.filter(fits), gaps: gaps.filter(fits) };
   if (typeof json?.quality_score === "number") return { ...base, score: clamp(json.quality_score), scoreSource: "json" };
   const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);

@@ -5,6 +5,7 @@ import * as z from "zod";
 import { checkWorkspacePath, printable } from "../workspace/paths.js";
 import type { FileContent, WorkspaceFiles } from "../workspace/store.js";
 import { tooHeavyToParse } from "../yaml.js";
+import { mapLimited } from "../map-limited.js";
 import type { MemResult } from "./model.js";
 
 export const RUNS_DIR = "_bmad-output/.runs";
@@ -60,12 +61,15 @@ export function checkBranch(branch: string): MemResult<string> {
   return { ok: true, value: branch };
 }
 
-async function readState(files: WorkspaceFiles, path: string): Promise<MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>> {
+/** A run's state file read: its JSON object, when and by whom it was last written. */
+type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>;
+
+async function readState(files: WorkspaceFiles, path: string): Promise<State> {
   const read = await files.read(path);
   return read.ok ? parseState(read.value) : { ok: false, error: read.error };
 }
 
-function parseState(file: FileContent): MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }> {
+function parseState(file: FileContent): State {
   const { path } = file;
   if (file.size > MAX_STATE_BYTES) return { ok: false, error: `${path}: larger than 1 MiB; skipped.` };
   const text = new TextDecoder().decode(file.data);
@@ -104,16 +108,6 @@ const READS_AT_ONCE = 8;
 
 /** `written`: when the listing says the file was written, where it says (a local store's entries do). */
 type Found = { branch: string; runId: string; path: string; size: number; written?: string };
-type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>;
-
-/** `items` in batches of `size`, each given to `op`, a few at a time; their answers in order. */
-async function inBatches<T, R>(items: T[], size: number, op: (batch: T[]) => Promise<R[]>): Promise<R[]> {
-  const batches: T[][] = [];
-  for (let i = 0; i < items.length; i += size) batches.push(items.slice(i, i + size));
-  const out: R[] = [];
-  for (let i = 0; i < batches.length; i += READS_AT_ONCE) for (const answer of await Promise.all(batches.slice(i, i + READS_AT_ONCE).map(op))) out.push(...answer);
-  return out;
-}
 
 /** A state longer than the head read of it, summarised from the string fields at its top level that the head holds
  *  (a nested step's "status", or a key that only looks like one, is not the run's: review 32). One pass over the head,
@@ -152,20 +146,25 @@ function summaryOfHead(file: FileContent): State {
 
 /** The newest of `found` by when their state files were written, and their states: where the store peeks, each file's
  *  time in a peek of a byte, then the chosen ones' heads a hundred a call; elsewhere (a local store's reads are the
- *  disk's) the first by path, each read whole. */
+ *  disk's) by the times its listing gives, each read whole. */
 async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Array<{ run: Found; state: State }>> {
   const peek = files.peek?.bind(files);
   const newest = (runs: Found[], at: (r: Found) => string) => [...runs].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
   if (!peek) {
     // The listing's own times (review 32: taken by path, 100 planted runs on a branch named "0" hid the user's).
     const chosen = newest(found, (r) => r.written ?? "");
-    const states = await inBatches(chosen, 1, (batch) => Promise.all(batch.map((r) => readState(files, r.path))));
+    const states = await mapLimited(chosen, READS_AT_ONCE, (r) => readState(files, r.path));
     return chosen.map((run, i) => ({ run, state: states[i]! }));
   }
-  const peekAll = (runs: Found[], head: number) => inBatches(runs, PEEK_FILES, async (batch) => {
-    const got = await peek(batch.map((r) => r.path), { head });
-    return got.ok ? got.value : [];
-  });
+  // A peek's files a call, a few calls at a time.
+  const peekAll = async (runs: Found[], head: number) => {
+    const batches = Array.from({ length: Math.ceil(runs.length / PEEK_FILES) }, (_, k) => runs.slice(k * PEEK_FILES, (k + 1) * PEEK_FILES));
+    const peeked = await mapLimited(batches, READS_AT_ONCE, async (batch) => {
+      const got = await peek(batch.map((r) => r.path), { head });
+      return got.ok ? got.value : [];
+    });
+    return peeked.flat();
+  };
   const written = new Map((await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
   const chosen = newest(found, (r) => written.get(r.path) ?? "");
   const heads = new Map((await peekAll(chosen, SUMMARY_BYTES)).map((f) => [f.path, f]));
