@@ -131,22 +131,24 @@ it("refreshes a saved sign-in at the authorization server that issued it", async
   expect(stderr()).not.toMatch(/signing in again/);
 }, 30_000);
 
-it("opens no sign-in page that is not a web address over https (or http on this machine)", async () => {
-  named = "as-f";
-  const config = join(tmp.dir, "config-file-url");
+/** The bridge's stderr once it refused the sign-in page the authorization server `as` names. */
+async function refusedSignIn(as: typeof named, configName: string): Promise<string> {
+  named = as;
+  const config = join(tmp.dir, configName);
   mkdirSync(config, { recursive: true });
   const { stderr } = await startRemote(config);
   await waitFor("the refusal", () => (/refused to open it/.test(stderr()) ? true : undefined), 15_000);
-  expect(stderr()).toContain(`${remote} named a sign-in page that is not a web address over https (file://…)`);
-  expect(signInUrl(stderr())).toBeUndefined();
+  return stderr();
+}
+
+it("opens no sign-in page that is not a web address over https (or http on this machine)", async () => {
+  const stderr = await refusedSignIn("as-f", "config-file-url");
+  expect(stderr).toContain(`${remote} named a sign-in page that is not a web address over https (file://…)`);
+  expect(signInUrl(stderr)).toBeUndefined();
 }, 30_000);
 
 it("opens and shows no sign-in page longer than a sign-in address needs", async () => {
-  named = "as-l";
-  const config = join(tmp.dir, "config-long-url");
-  mkdirSync(config, { recursive: true });
-  const { stderr } = await startRemote(config);
-  await waitFor("the refusal", () => (/refused to open it/.test(stderr()) ? true : undefined), 15_000);
-  expect(stderr()).toMatch(new RegExp(`${remote.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} named a sign-in page \\d+ characters long, more than a sign-in address needs \\(8192\\)`));
-  expect(stderr()).not.toContain("x".repeat(100));
+  const stderr = await refusedSignIn("as-l", "config-long-url");
+  expect(stderr).toMatch(new RegExp(`${remote.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} named a sign-in page \\d+ characters long, more than a sign-in address needs \\(8192\\)`));
+  expect(stderr).not.toContain("x".repeat(100));
 }, 30_000);
