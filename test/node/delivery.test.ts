@@ -113,8 +113,8 @@ describe("a session's state", () => {
       s = run(s, { type: "submit", claude_result: JSON.stringify({ prd_draft: "# PRD", quality_score: 95 }) }, { type: "reject", reason: big(4000) });
       expect(new TextEncoder().encode(JSON.stringify(s)).byteLength).toBeLessThan(512 * 1024);
     }
-    expect(s.history).toHaveLength(10);
-    expect(s.history.at(-1)!.file).toBe("01-product-requirements.rejected-60.md");
+    // The stage's first rejection and the newest ten (review 30: reject cycles erased the user's first reason).
+    expect(s.history.map((h) => h.file)).toEqual(["01-product-requirements.rejected-2.md", ...Array.from({ length: 10 }, (_, i) => `01-product-requirements.rejected-${42 + 2 * i}.md`)]);
     s = run(s, { type: "submit", claude_result: JSON.stringify({ prd_draft: "# PRD", quality_score: 95 }) }, { type: "confirm" });
     expect(s.stages.po).not.toHaveProperty("answers");
     expect(s.current_stage).toBe("architect");

@@ -15,7 +15,8 @@ export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 export const MAX_STATE_BYTES = 512 * 1024;
 /** One answer's answers, as JSON. */
 const MAX_ANSWERS_BYTES = 128 * 1024;
-/** Rejections kept (their drafts stay readable as versions), and what each keeps of the user's reason. */
+/** Rejections kept besides each stage's first (their drafts stay readable as versions), and what each keeps of the
+ *  user's reason. */
 const MAX_REJECTIONS = 10;
 const MAX_REASON_CHARS = 1000;
 /** Sub-tasks waiting on one session, and their bytes as JSON. */
@@ -155,14 +156,24 @@ function apply(state: SessionState, action: Action, now: string): Step {
       const draft = stage.final_result_ref;
       if (!draft) return { ok: false, kind: "invalid", error: `Stage ${next.current_stage} has no draft to reject; submit one first.` };
       // The rejected draft stays readable as a version of the stage's artifact (named by its iteration, one rejection
-      // each); its text is already stored under its ref. The newest rejections are kept, with the start of each reason.
+      // each); its text is already stored under its ref. Kept with the start of each reason: the newest rejections, and
+      // each stage's first, the user's own first word on it, which a model's reject cycles cannot push out (review 30).
       const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${stage.iteration}.md`);
       next.history.push({ stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason: reason.slice(0, MAX_REASON_CHARS), at: now });
-      next.history = next.history.slice(-MAX_REJECTIONS);
+      next.history = keptRejections(next.history);
       next.current_state = "refining";
       return { ok: true, state: next, content: [] };
     }
   }
+}
+
+function keptRejections(history: SessionState["history"]): SessionState["history"] {
+  const stages = new Set<string>();
+  return history.filter((h, i) => {
+    const first = !stages.has(h.stage);
+    stages.add(h.stage);
+    return first || i >= history.length - MAX_REJECTIONS;
+  });
 }
 
 /** The stored content a rejected draft's version `file` names, if the session has one. */
