@@ -434,15 +434,15 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Grants, changes or (with "none") revokes a share. Owner only. */
-  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; withdrawn: string[]; owner: string; owner_label: string; name: string }> {
+  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string }> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     const shares = this.shares.all();
     if (access !== "none" && !shares.some((s) => s.handle === handle) && shares.length >= MAX_SHARES) {
       return { ok: false, kind: "limit", error: `Project "${g.meta.name}" is shared with ${MAX_SHARES} people, the most one project may be: withdraw a share first (access "none").` };
     }
-    const { previous, withdrawn } = this.shares.set(handle, access, now);
-    return { ok: true, value: { previous, withdrawn, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
+    const { previous, withdrawn, unnamed } = this.shares.set(handle, access, now);
+    return { ok: true, value: { previous, withdrawn, unnamed, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
   }
 
   /** The recipient accepts or declines the shares offered to their handles (declining an accepted one leaves

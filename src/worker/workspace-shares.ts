@@ -50,20 +50,23 @@ export class ProjectShares {
 
   /** Offers, changes or (with "none") withdraws a share; a change of access keeps it accepted. A share withdrawn takes
    *  with it the shares its person accepted to their other handles (one accept answers them all): "no longer has access"
-   *  was said while the person kept it through another (review 26). `withdrawn`: the handles that lost a share. */
-  set(handle: string, access: ShareAccess, now: string): { previous: ShareAccess; withdrawn: string[] } {
+   *  was said while the person kept it through another (review 26). `withdrawn`: the handles that lost a share.
+   *  `unnamed`: a withdrawn share accepted before shares said by whom, and not yet named (accessOf), cannot say whose
+   *  other shares to take: these are the accepted shares left, any of which may be the same person's (review 30). */
+  set(handle: string, access: ShareAccess, now: string): { previous: ShareAccess; withdrawn: string[]; unnamed: string[] } {
     const previous = this.of([handle])[0]?.access ?? "none";
     if (access === "none") {
-      const person = this.sql.exec<{ person: string | null }>("SELECT person FROM shares WHERE handle = ?", handle).toArray()[0]?.person ?? null;
-      const withdrawn = this.sql.exec<{ handle: string }>("DELETE FROM shares WHERE handle = ? OR person = ? RETURNING handle", handle, person).toArray().map((r) => r.handle);
-      return { previous, withdrawn };
+      const row = this.sql.exec<{ person: string | null; accepted: number }>("SELECT person, accepted FROM shares WHERE handle = ?", handle).toArray()[0];
+      const withdrawn = this.sql.exec<{ handle: string }>("DELETE FROM shares WHERE handle = ? OR person = ? RETURNING handle", handle, row?.person ?? null).toArray().map((r) => r.handle);
+      const unnamed = row?.accepted && !row.person ? this.sql.exec<{ handle: string }>("SELECT handle FROM shares WHERE accepted = 1 ORDER BY handle LIMIT 20").toArray().map((r) => r.handle) : [];
+      return { previous, withdrawn, unnamed };
     } else {
       this.sql.exec(
         "INSERT INTO shares (handle, access, at, accepted) VALUES (?, ?, ?, 0) ON CONFLICT (handle) DO UPDATE SET access = excluded.access, at = excluded.at",
         handle, access, now,
       );
     }
-    return { previous, withdrawn: [] };
+    return { previous, withdrawn: [], unnamed: [] };
   }
 
   /** The recipient's (`person`'s) answer to every share to their handles: accepted, or removed. */

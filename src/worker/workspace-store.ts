@@ -285,15 +285,15 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     };
     const offered = access !== "none" && ref.ok ? await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }) : undefined;
     if (offered === false) return tooMany;
-    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     // An offer the project refused (not the caller's, or no room) is taken back from the index it was written to: each
     // left a row there, for any handle anyone named (review 26).
     if (!out.ok && offered === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
     if (!out.ok) return out;
-    const { owner, owner_label, name, previous, withdrawn } = out.value;
+    const { owner, owner_label, name, previous, withdrawn, unnamed } = out.value;
     if (access === "none") await Promise.all([...new Set([handle, ...withdrawn])].map((h) => this.index(h).revoke(owner, name)));
     else if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
-    return { ok: true, value: { with: shownHandle(handle), access, previous } };
+    return { ok: true, value: { with: shownHandle(handle), access, previous, ...(unnamed.length ? { unnamed: unnamed.map(shownHandle) } : {}) } };
   }
 
   files(project: string): ManyReadingFiles {

@@ -228,6 +228,24 @@ describe("sharing", () => {
     expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
   });
 
+  it("names the shares that may still reach a person when one accepted before shares said whom is withdrawn before its next use (review 30)", async () => {
+    const name = unique("unnamed");
+    await owner.project({ action: "create", name });
+    await owner.project({ action: "share", name, with: stranger.email, access: "read" });
+    await shareAccepted(owner, name, stranger, "read", stranger.id);
+    const stub = projectStub(owner.id, name);
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("ALTER TABLE shares DROP COLUMN person"));
+    await evictDurableObject(stub);
+    // Withdrawn before the stranger's next call: the email's share names nobody yet (the user id's is named at
+    // migration), so the stranger keeps access through that one, and the answer says so.
+    const answer = (await owner.project({ action: "share", name, with: stranger.email, access: "none" })).text;
+    expect(answer).toBe(`${stranger.email} no longer has access to "${name}". That share was accepted before shares named their person, so theirs to other handles may remain; accepted now: ${stranger.id}. Withdraw those too (access "none") if they are the same person's.`);
+    expect((await stranger.files({ action: "list", project: name })).isError).toBe(false);
+    // A named share withdrawn takes the person's others, and needs no note.
+    expect((await owner.project({ action: "share", name, with: stranger.id, access: "none" })).text).toBe(`${stranger.id} no longer has access to "${name}".`);
+    expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
+  });
+
   it("addresses a shared project whose name the grantee also uses as name@tag", async () => {
     expect((await writer.project({ action: "create", name: project })).isError).toBe(false);
     const listed = (await writer.project({ action: "list" })).structured.projects as Array<{ project: string; access: string }>;

@@ -144,8 +144,9 @@ export interface WorkspaceStore {
   configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
   /** Owner only; `confirm` must be the project's name. */
   remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number }>>;
-  /** Owner only. `withWho`: an email or a user id as sign-in knows it. */
-  share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>>;
+  /** Owner only. `withWho`: an email or a user id as sign-in knows it. `unnamed`: after withdrawing a share accepted
+   *  before shares said by whom, the accepted shares left, which may reach the same person. */
+  share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess; unnamed?: string[] }>>;
   files(project: string): WorkspaceFiles;
   /** The project's memory (seed 001), where the store keeps it (the bridge keeps it in its files instead). */
   memory?(project: string): ProjectMemory;

@@ -79,7 +79,7 @@ export const bmadProjectTool = defineTool({
         case "share": {
           if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
           return result(await store.share(name, args.with, args.access), (s) =>
-            done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
+            done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.${unnamedNote(s.unnamed)}` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
           );
         }
         case "accept":
@@ -89,6 +89,10 @@ export const bmadProjectTool = defineTool({
       }
     }),
 });
+
+/** A share accepted before shares said by whom names no person, so withdrawing it cannot take that person's others. */
+const unnamedNote = (unnamed: string[] | undefined) =>
+  unnamed?.length ? ` That share was accepted before shares named their person, so theirs to other handles may remain; accepted now: ${unnamed.join(", ")}. Withdraw those too (access "none") if they are the same person's.` : "";
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
 
