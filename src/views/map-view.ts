@@ -20,7 +20,11 @@ const root = document.getElementById("app")!;
 function showMap(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const map = result.structuredContent as unknown as ProjectMap;
-  const start = (skill: string, title: string) => h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`Start BMAD's ${title} workflow (${skill}) on project "${map.project}".`) }, `Start ${title}`);
+  // The message goes as the user's own words: it says exactly what the button shows, and the project in the header.
+  const start = (skill: string, title: string) => {
+    const label = `Start ${title} (${skill})`;
+    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}".`) }, label);
+  };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>
     h("li", { class: "artifact", "data-path": a.path },

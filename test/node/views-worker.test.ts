@@ -85,7 +85,10 @@ describe("the views on the Worker", () => {
     if (next) {
       await frame.locator(".next .start").click();
       await expect.poll(async () => (await hostState(page)).messages.length).toBe(1);
-      expect((await hostState(page)).messages[0]!.content[0]!.text).toContain(next.skill);
+      // Sent as the user's words: what the button shows, and the project, nothing more (review 33).
+      const label = await frame.locator(".next .start").textContent();
+      expect(label).toContain(next.skill);
+      expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`${label} on project "${PROJECT}".`);
     } else {
       expect(await frame.locator(".next").textContent()).toContain("Every required workflow");
     }

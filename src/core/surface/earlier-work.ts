@@ -32,7 +32,14 @@ export interface HelpRow {
   required: boolean;
 }
 
-/** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). */
+/** A skill's name as catalogs write it (`bmad-prd`, `bmm:create-prd`): one word. */
+const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+/** A title shown on one line: on the bridge the catalog is the project's own file, which a model can write. */
+const shownTitle = (raw: string) => raw.replace(/[\p{C}\s]+/gu, " ").trim().slice(0, 60);
+
+/** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). Rows whose skill
+ *  is no one-word name are left out, and titles are cut to one short line (review 33: the map's Start button sent a
+ *  planted sentence as the user's message). */
 export function helpRows(csv: string): HelpRow[] {
   const [header = "", ...lines] = csv.split(/\r?\n/);
   const names = splitCsvLine(header);
@@ -50,10 +57,10 @@ export function helpRows(csv: string): HelpRow[] {
       precededBy: (c[precededBy] ?? "").split(/[\s,;|]+/).map((s) => s.replace(/:.*$/, "")).filter(Boolean),
       location: (c[location] ?? "").trim(),
       outputs: (c[outputs] ?? "").trim(),
-      title: (c[title] ?? "").trim(),
+      title: shownTitle(c[title] ?? ""),
       required: (c[required] ?? "").trim().toLowerCase() === "true",
     }))
-    .filter((r) => r.skill && r.skill !== "_meta");
+    .filter((r) => SKILL_NAME.test(r.skill) && r.skill !== "_meta");
 }
 
 /** For each skill, the output locations of what comes before it: its module's rows in an earlier phase (phases in
