@@ -6,7 +6,9 @@
 // loaded again costs a lookup, not a JSON encoding).
 // Requests and notifications go through the SDK's own send.
 // Input passes through a frame limiter first: a line over 10 MiB is answered with a JSON-RPC error and
-// dropped, where the SDK's reader would close the transport and the bridge would answer nothing more.
+// dropped, where the SDK's reader would close the transport and the bridge would answer nothing more. Output is
+// held to the same: an answer over MAX_ANSWER_BYTES goes as an error saying so, since a client's reader closes
+// on a longer line and every later call fails (review 33: 8 MiB of quotes answered 16.8 MB).
 import { PassThrough } from "node:stream";
 import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
@@ -77,6 +79,9 @@ function encode(result: unknown): Buffer {
   return bytes;
 }
 
+/** One answer's line, at most: under the 10 MiB line MCP's SDK clients read (and what they buffer beside it). */
+export const MAX_ANSWER_BYTES = 9.5 * 1024 * 1024;
+const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
 /** Requests answered at once, at most: past it a request is refused at once (20,000 pipelined reads held 800 MB). */
 const MAX_IN_FLIGHT = 64;
@@ -187,7 +192,13 @@ export class StdioTransport extends StdioServerTransport {
     if (this.closed || !("result" in message)) return super.send(message); // the SDK refuses sends after close
     // One buffer for the line: the head written into it, the (often kept) result copied after it.
     const head = `{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`;
-    const result = encode(message.result);
+    let result = encode(message.result);
+    if (head.length + result.length + LINE_END.length > MAX_ANSWER_BYTES) {
+      const why = `This answer would be ${(result.length / 1024 / 1024).toFixed(1)} MiB on the wire, more than the ${MAX_ANSWER_BYTES / 1024 / 1024} MiB one message to an MCP client may carry: ask for less (part of the file, a narrower glob or path).`;
+      // A tool's answer is a tool error the model reads; any other (a resource, a prompt) a JSON-RPC error.
+      if (!Array.isArray((message.result as { content?: unknown }).content)) return super.send({ jsonrpc: "2.0", id: message.id, error: { code: INTERNAL_ERROR, message: why } });
+      result = encode({ content: [{ type: "text", text: why }], isError: true });
+    }
     const line = Buffer.allocUnsafe(head.length + result.length + LINE_END.length);
     line.write(head, 0, "latin1");
     result.copy(line, head.length);

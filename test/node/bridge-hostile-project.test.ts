@@ -303,3 +303,31 @@ describe("folders that appear and vanish under the watched _bmad", () => {
     expect(toolText(await call(client, "bmad-resources", { operation: "read", uri }))).toContain("churn-marker-62");
   });
 });
+
+describe("files whose answer would be larger than a client reads", () => {
+  // Review 33: 8 MiB of quotes (within the read cap) answered 16.8 MB as JSON, and a 30 MiB blob in git history
+  // answered 31 MB: the SDK client refuses a line over 10 MiB, closes, and every later call fails.
+  it("answers a read whose JSON would pass 9.5 MiB with an error saying so, and a version from git past 8 MiB too, and keeps serving", async () => {
+    const { dir, client } = await sharedProject();
+    mkdirSync(join(dir, "docs"), { recursive: true });
+    writeFileSync(join(dir, "docs/quotes.md"), '"'.repeat(8 * 1024 * 1024 - 16));
+    const read = await call(client, "bmad-files", { action: "read", path: "docs/quotes.md" });
+    expect(read.isError).toBe(true);
+    expect(toolText(read)).toMatch(/^This answer would be 16\.0 MiB on the wire, more than the 9\.5 MiB one message to an MCP client may carry: ask for less/);
+    await answers(client);
+
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: dir });
+    git("init", "-q");
+    writeFileSync(join(dir, "docs/big.md"), "a".repeat(9 * 1024 * 1024));
+    git("add", "docs/big.md");
+    git("commit", "-qm", "big");
+    const commit = git("rev-parse", "HEAD").toString().trim();
+    writeFileSync(join(dir, "docs/big.md"), "small now\n");
+    const views = await connectBridge(bridge, dir, { args: ["--toolsets", "default,views"] });
+    tmp.closeAfter(views.close);
+    const shown = await call(views.client, "bmad-doc", { path: "docs/big.md", commit });
+    expect(toolText(shown)).toBe(`docs/big.md at commit ${commit.slice(0, 12)} is 9.0 MiB, more than the 8 MiB a version is shown at: read it with git itself.`);
+    expect(toolText(await call(client, "bmad-files", { action: "read", path: "docs/big.md" }))).toContain("small now");
+    rmSync(join(dir, ".git"), { recursive: true });
+  });
+});

@@ -6,6 +6,8 @@ import type { Result } from "../result.js";
 export interface Commit { commit: string; author: string; at: string; subject: string }
 /** Commits listed at most. */
 const MAX_COMMITS = 50;
+/** A version's text, at most: what the bridge reads of a file now (review 33: a 30 MiB blob in history answered 31 MB). */
+const MAX_SHOWN_BYTES = 8 * 1024 * 1024;
 export const COMMIT = /^[0-9a-f]{7,64}$/;
 
 /** Newest first; undefined where there is no git, no repository, or the file was never committed. */
@@ -24,5 +26,6 @@ export async function gitShow(git: GitRunner, root: string, commit: string, path
   const run = await git({ dir: root, args: ["show", "--end-of-options", `${commit}:${path}`] });
   if (!run) return { ok: false, error: "git is not installed here: only the current version can be read." };
   if (run.exitCode !== 0) return { ok: false, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` };
+  if (run.stdout.byteLength > MAX_SHOWN_BYTES) return { ok: false, error: `${path} at commit ${commit.slice(0, 12)} is ${(run.stdout.byteLength / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_SHOWN_BYTES / 1024 / 1024} MiB a version is shown at: read it with git itself.` };
   return { ok: true, text: new TextDecoder().decode(run.stdout) };
 }
