@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }> }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>; hidden?: { epics: number; stories: number } }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -27,6 +27,7 @@ function showBoard(result: ToolResult): void {
     ...board.epics.map((e) =>
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),
+    board.hidden ? h("p", { class: "note" }, `${board.hidden.epics} more epics and ${board.hidden.stories} more stories not shown.`) : null,
   );
 }
 

@@ -3,7 +3,7 @@
 // stdio client. The bridge keeps no versions (the folder's history is the user's git): the document view says so.
 // Also: the views' tools name their page only for clients that render views, when the client says what it renders.
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -111,5 +111,19 @@ describe("the views on the bridge", () => {
     const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
     const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
     expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
+  });
+
+  // Review 33: a writer's 29,000 entries drew 609,013 elements in 20 s of the owner's board.
+  it("shows at most 100 epics and 500 stories, and says how many more the file holds", async () => {
+    // 120 epics of 10 stories: the first 50 fill the 500.
+    const lines = Array.from({ length: 120 }, (_, e) => [`  epic-${e + 1}: in-progress`, ...Array.from({ length: 10 }, (_, s) => `  ${e + 1}-${s + 1}-story: backlog`)]).flat();
+    writeFileSync(join(tmp.dir, SPRINT), `development_status:\n${lines.join("\n")}\n`);
+    const result = await call("bmad-board", {});
+    expect(toolText(result)).toMatch(/\n\(70 more epics and 700 more stories not shown: the board shows 100 epics and 500 stories at most; bmad-files reads the whole file\.\)$/);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+    await expect.poll(() => frame.locator(".card").count()).toBe(500);
+    expect(await frame.locator(".epic").count()).toBe(50);
+    expect(await frame.locator("p.note").textContent()).toBe("70 more epics and 700 more stories not shown.");
+    await page.close();
   });
 });
