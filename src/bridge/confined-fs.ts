@@ -196,6 +196,8 @@ async function openedPath(handle: FileHandle): Promise<string | undefined> {
  *  default `rel`; `own`: the machinery folder a bridge state reader keeps). */
 export interface ReadOptions {
   maxBytes?: number;
+  /** Only the first `head` or last `tail` bytes (at most `maxBytes`), whatever the file's size. */
+  part?: { head: number } | { tail: number };
   judge?: ReadJudge;
   asked?: string;
   own?: Changer["own"];
@@ -230,6 +232,14 @@ export async function readConfined(root: string, rel: string, opts: ReadOptions 
     const realRel = posixRelative(at.realRoot, opened ?? found.real);
     const judged = opts.judge?.(realRel, info.nlink) ?? contentRules(opts.asked ?? rel, opts.own)(realRel, info.nlink);
     if (judged) return failure("outside", rel, judged);
+    if (opts.part) {
+      const want = Math.min("head" in opts.part ? opts.part.head : opts.part.tail, max, info.size);
+      const buffer = Buffer.alloc(want);
+      const from = "head" in opts.part ? 0 : info.size - want;
+      let length = 0;
+      for (let read = -1; read !== 0 && length < want; length += read) read = (await handle.read(buffer, length, want - length, from + length)).bytesRead;
+      return { ok: true, bytes: buffer.subarray(0, length), path: found.real };
+    }
     const tooLarge = failure("too-large", rel, `larger than ${size(max)}; refused. Keep files the bridge reads under that size.`);
     if (info.size > max) return tooLarge;
     const buffer = Buffer.alloc(Math.min(info.size, max) + 1);

@@ -118,6 +118,20 @@ class LocalFiles implements WorkspaceFiles {
     return { ok: true, value: { ...entry, data } };
   }
 
+  /** The files' first or last bytes, one file at a time: the map looks at 40 documents' frontmatter, not 40 whole
+   *  files at once (review 33: 40 planted files of 7.9 MiB held 407 MB). A version comes from the listing's cache. */
+  async peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>> {
+    const out: FileContent[] = [];
+    for (const path of paths) {
+      const rel = this.checked(path);
+      if (!rel.ok) return rel;
+      const data = await this.fs.readFile(join(this.root, rel.value), part).catch(() => undefined);
+      const entry = data && (await this.entry(rel.value));
+      if (data && entry) out.push({ ...entry, data });
+    }
+    return { ok: true, value: out };
+  }
+
   /** A change made under the file's lock: `decide` sees the current bytes and returns the next (null: remove), or
    *  an error that leaves the file as it is. */
   private async change<T>(rel: string, decide: (current: Uint8Array | undefined) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined) => Promise<WsResult<T>>): Promise<WsResult<T>> {

@@ -10,7 +10,7 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, ensureConfinedDir } from "./confined-fs.js";
+import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
 export const MAX_READ = MAX_READ_BYTES;
@@ -118,15 +118,16 @@ export class NodeRuntimeFs implements RuntimeFs {
     return at;
   }
 
-  async readFile(path: string): Promise<Uint8Array | undefined> {
+  /** `part`: only the file's first or last bytes. */
+  async readFile(path: string, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
     const { root, rel } = await this.place(path, "read");
-    return this.read(root, rel, path);
+    return this.read(root, rel, path, part);
   }
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
    *  link) by the rules every read keeps (confined-fs contentRules). */
-  private async read(root: string, rel: string, asked = rel): Promise<Uint8Array | undefined> {
-    const read = await readConfined(root, rel, { maxBytes: MAX_READ, asked });
+  private async read(root: string, rel: string, asked = rel, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
+    const read = await readConfined(root, rel, { maxBytes: MAX_READ, asked, ...(part ? { part } : {}) });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
     // Named as asked (`rel` is where its links lead).

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSy
 import { createServer } from "node:net";
 import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createConfinedTree, ensureConfinedDir, isInside, listConfined, posixRelative, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
+import { createConfinedTree, ensureConfinedDir, isInside, listConfined, posixRelative, readConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
@@ -76,6 +76,18 @@ describe("reading", () => {
     expect((await readConfinedText(root, "big.md", { maxBytes: 1024 })).ok).toBe(true);
     truncateSync(join(root, "big.md"), 8 * 1024 * 1024 + 1);
     expect(await readConfinedText(root, "big.md")).toMatchObject({ ok: false, error: expect.stringMatching(/larger than 8 MiB/) });
+  });
+
+  // Review 33: the project map read 40 planted documents of 7.9 MiB whole, at once, for their frontmatter (407 MB).
+  it("reads only a file's first or last bytes when asked for part of it, whatever its size, by the same rules", async () => {
+    writeFileSync(join(root, "part.md"), `---\nstatus: final\n---\n${"x".repeat(9 * 1024 * 1024)}\n- the last entry\n`);
+    const head = await readConfined(root, "part.md", { part: { head: 4096 } });
+    expect(head.ok && head.bytes.toString()).toBe(`---\nstatus: final\n---\n${"x".repeat(4096 - 22)}`);
+    const tail = await readConfined(root, "part.md", { part: { tail: 18 } });
+    expect(tail.ok && tail.bytes.toString()).toBe("\n- the last entry\n");
+    expect(await readConfined(root, "secret-link.md", { part: { head: 10 } })).toMatchObject({ ok: false, code: "outside" });
+    writeFileSync(join(root, ".env"), "API_KEY=sk-live-1234567890");
+    expect((await readConfined(root, ".env", { part: { head: 10 } })).ok).toBe(false);
   });
 
   it("resolves and lists folders inside the root only", async () => {

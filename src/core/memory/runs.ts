@@ -97,14 +97,13 @@ function summary(branch: string, runId: string, path: string, raw: Record<string
  *  planted thousand held every member's list_sessions 2 to 7 s, with a warning line each: review 26). */
 const MAX_RUNS_READ = 100;
 const MAX_RUN_WARNINGS = 20;
-/** Where the store can peek (the remote's, one call for many files): a peek's files, and how much of each state a
- *  listing reads. Every state file's time is looked at (a peek of a byte each), so the newest are read whatever their
- *  names; a state longer than its head is summarised from the head. 200 states read whole, a call each, held the
- *  project seconds under 30 listings at once (reviews 28 and 30). */
+/** A peek's files (on the remote one call for many), and how much of each state a listing reads. Every state file's
+ *  time is looked at, so the newest are read whatever their names; a state longer than its head is summarised from
+ *  the head. 200 states read whole, a call each, held the project seconds under 30 listings at once (reviews 28 and 30). */
 const PEEK_FILES = 100;
 const SUMMARY_BYTES = 16 * 1024;
-/** Peeks, or reads where the store cannot peek, at once. */
-const READS_AT_ONCE = 8;
+/** Peeks at once. */
+const PEEKS_AT_ONCE = 8;
 
 /** `written`: when the listing says the file was written, where it says (a local store's entries do). */
 type Found = { branch: string; runId: string; path: string; size: number; written?: string };
@@ -144,28 +143,22 @@ function summaryOfHead(file: FileContent): State {
   return { ok: true, value: { raw, updatedAt: file.updated_at, author: file.author } };
 }
 
-/** The newest of `found` by when their state files were written, and their states: where the store peeks, each file's
- *  time in a peek of a byte, then the chosen ones' heads a hundred a call; elsewhere (a local store's reads are the
- *  disk's) by the times its listing gives, each read whole. */
+/** The newest of `found` by when their state files were written, and their states: each file's time as the listing
+ *  gives it (a local store's does) or a peek of a byte, then the chosen ones' heads a hundred a call. By time, never by
+ *  path (review 32: taken by path, 100 planted runs on a branch named "0" hid the user's). */
 async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Array<{ run: Found; state: State }>> {
-  const peek = files.peek?.bind(files);
   const newest = (runs: Found[], at: (r: Found) => string) => [...runs].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
-  if (!peek) {
-    // The listing's own times (review 32: taken by path, 100 planted runs on a branch named "0" hid the user's).
-    const chosen = newest(found, (r) => r.written ?? "");
-    const states = await mapLimited(chosen, READS_AT_ONCE, (r) => readState(files, r.path));
-    return chosen.map((run, i) => ({ run, state: states[i]! }));
-  }
   // A peek's files a call, a few calls at a time.
   const peekAll = async (runs: Found[], head: number) => {
     const batches = Array.from({ length: Math.ceil(runs.length / PEEK_FILES) }, (_, k) => runs.slice(k * PEEK_FILES, (k + 1) * PEEK_FILES));
-    const peeked = await mapLimited(batches, READS_AT_ONCE, async (batch) => {
-      const got = await peek(batch.map((r) => r.path), { head });
+    const peeked = await mapLimited(batches, PEEKS_AT_ONCE, async (batch) => {
+      const got = await files.peek(batch.map((r) => r.path), { head });
       return got.ok ? got.value : [];
     });
     return peeked.flat();
   };
-  const written = new Map((await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
+  const listed = found.every((r) => r.written !== undefined);
+  const written = new Map(listed ? found.map((r) => [r.path, r.written!]) : (await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
   const chosen = newest(found, (r) => written.get(r.path) ?? "");
   const heads = new Map((await peekAll(chosen, SUMMARY_BYTES)).map((f) => [f.path, f]));
   return chosen.flatMap((run) => {

@@ -79,14 +79,10 @@ function ownerRow(path: string, rows: HelpRow[], folderOf: Map<HelpRow, string>)
   return best;
 }
 
-/** The files' first or last bytes, in one call where the store can (a remote's documents may each hold 1 MiB), else
- *  read whole (the bridge's, on its own disk). */
+/** The files' first or last bytes (a collaborator's documents may each be as large as a file may be). */
 async function peeked(files: WorkspaceFiles, paths: string[], part: { head: number } | { tail: number }): Promise<FileContent[]> {
-  if (files.peek) {
-    const out = await files.peek(paths, part);
-    return out.ok ? out.value : [];
-  }
-  return (await Promise.all(paths.map((p) => files.read(p)))).flatMap((r) => (r.ok ? [r.value] : []));
+  const out = await files.peek(paths, part);
+  return out.ok ? out.value : [];
 }
 
 async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {

@@ -94,9 +94,8 @@ export interface WorkspaceFiles {
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */
   readMany?(paths: string[], trees?: string[]): Promise<WsResult<ManyRead>>;
   /** The first `head` or last `tail` bytes of each of `paths` (missing ones left out), in one call: what a look at
-   *  frontmatter or a log's last lines needs, not whole files a collaborator may have filled (review 20). Stores that
-   *  read locally leave it out, and callers read the files. */
-  peek?(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
+   *  frontmatter or a log's last lines needs, not whole files a collaborator may have filled (review 20). */
+  peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
   /** The project's time zone as info gives it (null: none set), alone. */
   timeZone?(): Promise<WsResult<string | null>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
@@ -126,7 +125,7 @@ export interface WorkspaceFiles {
 }
 
 /** A store's files that read several in one call (the Worker's). */
-export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany" | "timeZone" | "peek">>;
+export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany" | "timeZone">>;
 
 export interface WorkspaceStore {
   /** The caller's own projects, then those shared with them that they accepted. */
