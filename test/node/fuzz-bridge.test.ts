@@ -34,7 +34,7 @@ beforeAll(async () => {
     home,
     env: { NODE_OPTIONS: `--import=${pathToFileURL(join(ROOT, "test/fixtures/fuzz/proto-watch.mjs")).href}`, BMAD_PROTO_REPORT: report },
   });
-}, 60_000);
+}, Math.max(60_000, RUNS * 20));
 afterAll(async () => {
   await bridge?.close();
   tmp.cleanup();
@@ -53,4 +53,4 @@ it("answers every tool's generated calls without a crash, a leak or a polluted p
   process.kill(bridge.pid, "SIGUSR2");
   for (const end = Date.now() + 10_000; !existsSync(report) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
   expect(JSON.parse(readFileSync(report, "utf8"))).toEqual([]);
-}, 60_000);
+}, Math.max(60_000, RUNS * 20));
