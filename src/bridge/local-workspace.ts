@@ -61,6 +61,7 @@ export class LocalWorkspaceStore implements WorkspaceStore {
   create = async () => this.folderOnly();
   configure = async () => this.folderOnly();
   remove = async () => this.folderOnly();
+  undelete = async () => this.folderOnly();
   share = async () => this.folderOnly();
   /** No shares on the bridge: nothing is offered, accepted or declined here. */
   offers = async () => [];

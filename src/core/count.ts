@@ -7,3 +7,6 @@ export function count(x: number): string {
   for (let i = out.length; i < digits.length; i += 3) out += `,${digits.slice(i, i + 3)}`;
   return x < 0 ? `-${out}` : out;
 }
+
+/** An ISO time to the minute, as answers show it (`2026-11-28 17:45`). */
+export const shownTime = (iso: string): string => iso.slice(0, 16).replace("T", " ");

@@ -3,6 +3,7 @@
 // method checks the caller against the owner and the shares, on every call, so a revocation holds at once.
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import { DurableObject } from "cloudflare:workers";
+import { shownTime } from "../core/count.js";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
@@ -47,6 +48,8 @@ interface Meta {
   history_bytes: number;
   /** IANA; null: UTC (projects made before time zones, and those never set). */
   time_zone: string | null;
+  /** When its owner deleted it: answered as not there, its content kept UNDO_DAYS for undelete. */
+  deleted_at: string | null;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -80,6 +83,8 @@ export class WorkspaceProject extends DurableObject {
     this.shares.migrate();
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('meta')").toArray().map((c) => c.name);
     if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
+    if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
+    this.files.migrate();
   }
 
   private meta(): Meta | undefined {
@@ -94,7 +99,7 @@ export class WorkspaceProject extends DurableObject {
   /** The project and the caller's access, if they may do what `need` names. */
   private gate(caller: Caller, need: "read" | "write" | "owner"): { ok: true; meta: Meta; access: Access } | DoError {
     const meta = this.meta();
-    const access = meta && this.accessOf(meta, caller);
+    const access = meta && !meta.deleted_at && this.accessOf(meta, caller);
     if (!meta || !access) return NO_PROJECT;
     if (need === "owner" && access !== "owner") return fail("denied", `Only the owner of "${meta.name}" (${meta.owner_label}) can share or delete it.`);
     if (need === "write" && access === "read") return fail("denied", `You have read access to "${meta.name}"; changing it needs write access from its owner (${meta.owner_label}).`);
@@ -104,7 +109,7 @@ export class WorkspaceProject extends DurableObject {
   private createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
-        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT);
+        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT);
     `);
     this.shares.createTable();
     this.files.createTables();
@@ -150,7 +155,9 @@ export class WorkspaceProject extends DurableObject {
 
   /** Creates the project with its first files, all or nothing. */
   init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<ProjectInfo> {
-    if (this.meta()) return fail("conflict", `You already have a project "${name}".`);
+    const there = this.meta();
+    if (there?.deleted_at) return fail("conflict", `You deleted "${name}" at ${shownTime(there.deleted_at)} UTC; it is kept until ${shownTime(this.undoneBy(there.deleted_at))} UTC, when it goes for good. bmad-project "undelete" brings it back; or choose another name.`);
+    if (there) return fail("conflict", `You already have a project "${name}".`);
     for (const f of files) {
       const checked = checkWorkspacePath(f.path);
       if (!checked.ok) return fail("invalid", checked.error);
@@ -357,14 +364,43 @@ export class WorkspaceProject extends DurableObject {
 
   /** Drops the content of earlier versions of the files `glob` matches. Owner only: nobody else can make a
    *  replaced or deleted file's content go before its time. */
-  purge(caller: Caller, glob: string): DoResult<{ versions: number; bytes: number }> {
+  async purge(caller: Caller, glob: string, undo = false): Promise<DoResult<{ versions: number; bytes: number; until?: string }>> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can purge its history.`);
+    if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can ${undo ? "unpurge" : "purge"} its history.`);
+    const now = new Date().toISOString();
+    if (undo) return this.files.unpurge(g.meta.name, compiled.glob, now);
     this.writeMemories(g.meta);
-    return { ok: true, value: this.files.purge(compiled.glob) };
+    const purged = this.files.purge(compiled.glob, now);
+    await this.wakeAt(Date.parse(now) + this.files.undoMs);
+    return { ok: true, value: { ...purged, until: this.undoneBy(now) } };
+  }
+
+  /** When what was purged or deleted at `at` goes for good. */
+  private undoneBy(at: string): string {
+    return new Date(Date.parse(at) + this.files.undoMs).toISOString();
+  }
+
+  /** The alarm at `due`, or earlier where one is set. */
+  private async wakeAt(due: number): Promise<void> {
+    const set = await this.ctx.storage.getAlarm();
+    if (set === null || set > due) await this.ctx.storage.setAlarm(due);
+  }
+
+  /** What was purged or deleted longer ago than UNDO_DAYS goes: purged content, or the deleted project whole. */
+  override async alarm(): Promise<void> {
+    const meta = this.meta();
+    if (!meta) return;
+    if (meta.deleted_at && Date.parse(this.undoneBy(meta.deleted_at)) <= Date.now()) {
+      this.ready = false;
+      this.files.reset();
+      await this.ctx.storage.deleteAll();
+      return;
+    }
+    const next = [this.files.dropPurged(Date.now()), meta.deleted_at ? Date.parse(this.undoneBy(meta.deleted_at)) : undefined].filter((t): t is number => t !== undefined);
+    if (next.length) await this.ctx.storage.setAlarm(Math.min(...next));
   }
 
   list(caller: Caller, glob = "**"): DoResult<ListingColumns> {
@@ -483,17 +519,31 @@ export class WorkspaceProject extends DurableObject {
     writePendingMemories(this.ctx.storage, this.files, meta.name, path);
   }
 
-  /** Deletes the project and everything in it. Owner only; `confirm` must be its name. Returns whom it was shared with. */
-  async destroy(caller: Caller, confirm: string): Promise<DoResult<{ name: string; files: number; handles: string[] }>> {
+  /** Deletes the project: from now on it answers as not there, its shares withdrawn, and UNDO_DAYS later (the alarm)
+   *  it goes with everything in it; until then its owner can undelete it. Owner only; `confirm` must be its name.
+   *  Returns whom it was shared with. */
+  async destroy(caller: Caller, confirm: string): Promise<DoResult<{ name: string; files: number; handles: string[]; until: string }>> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     if (confirm !== g.meta.name) return fail("invalid", `To delete "${g.meta.name}" and all its files and history, pass confirm: "${g.meta.name}".`);
     const handles = this.shares.all().map((r) => r.handle);
     const { files } = this.files.totals();
-    this.ready = false;
-    this.files.reset();
-    await this.ctx.storage.deleteAll();
-    return { ok: true, value: { name: g.meta.name, files, handles } };
+    const now = new Date().toISOString();
+    this.files.transaction(() => {
+      this.sql.exec("DELETE FROM shares");
+      this.sql.exec("UPDATE meta SET deleted_at = ? WHERE id = 1", now);
+    });
+    await this.wakeAt(Date.parse(this.undoneBy(now)));
+    return { ok: true, value: { name: g.meta.name, files, handles, until: this.undoneBy(now) } };
+  }
+
+  /** A project its owner deleted, as it was, unshared. */
+  undelete(caller: Caller): DoResult<ProjectInfo> {
+    const meta = this.meta();
+    if (!meta || meta.owner !== caller.id) return NO_PROJECT;
+    if (!meta.deleted_at) return fail("conflict", `"${meta.name}" is not deleted.`);
+    this.sql.exec("UPDATE meta SET deleted_at = NULL WHERE id = 1");
+    return this.info(caller);
   }
 }
 

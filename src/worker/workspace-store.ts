@@ -14,6 +14,7 @@ import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from 
 import type { Env } from "./env.js";
 import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
+import { UNDO_DAYS } from "./workspace-versions.js";
 import type { OwnedRow, ReceivedShare } from "./workspace-index-do.js";
 import type { Result } from "../core/result.js";
 import type { TextEdited } from "../core/runtime/fs.js";
@@ -260,14 +261,30 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const index = this.index(`user:${this.caller.id}`);
     const mine = own.ok && (!own.value.tag || own.value.tag === ownerTag(this.caller.id)) ? own.value.name : undefined;
     if (mine !== undefined && confirm === mine) await index.mark(mine, "deleting");
-    const out = await this.on<{ name: string; files: number; handles: string[] }>(project, (s) => s.destroy(this.caller, confirm));
+    const out = await this.on<{ name: string; files: number; handles: string[]; until: string }>(project, (s) => s.destroy(this.caller, confirm));
     if (!out.ok) {
       if (mine !== undefined && confirm === mine) await index.mark(mine, "live");
       return out;
     }
-    const { name, files, handles } = out.value;
+    const { name, files, handles, until } = out.value;
     await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name, "deleting")]);
-    return { ok: true as const, value: { name, files } };
+    return { ok: true as const, value: { name, files, until } };
+  }
+
+  /** The caller's project of that name, deleted and still kept, listed again (as create takes a name). */
+  async undelete(name: string): Promise<WsResult<ProjectSummary>> {
+    const checked = checkProjectName(name);
+    if (!checked.ok) return { ok: false, kind: "invalid", error: checked.error };
+    const index = this.index(`user:${this.caller.id}`);
+    const reserved = await index.reserve(name, this.now(), MAX_PROJECTS);
+    if (!reserved.ok && reserved.reason === "limit") return { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error };
+    const out = (await this.project(this.caller.id, name).undelete(this.caller)) as DoResult<ProjectInfo>;
+    if (!out.ok) {
+      if (reserved.ok) await index.release(name, "pending");
+      return out.kind === "no_project" ? { ok: false, kind: "no_project", error: `You have no deleted project "${name.slice(0, 100)}" (one is kept ${UNDO_DAYS} days after its delete).` } : out;
+    }
+    await index.mark(name, "live");
+    return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
   async share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess }>> {
@@ -312,7 +329,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
-      purge: (glob) => on<{ versions: number; bytes: number }>((s) => s.purge(c, glob)),
+      purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
+      unpurge: (glob) => on<{ versions: number; bytes: number }>((s) => s.purge(c, glob, true)),
       list: async (glob) => {
         const out = await on<ListingColumns>((s) => s.list(c, glob));
         return out.ok ? { ok: true, value: fromColumns(out.value) } : out;

@@ -5,6 +5,7 @@
 // (the owner may purge). The workspace object checks access and limits; this stores.
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
+import { shownTime } from "../core/count.js";
 import { MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
@@ -12,7 +13,10 @@ import type { Glob } from "../core/catalog/glob.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
+/** How long what an owner purged or deleted can be brought back: a model steered by what it read holds the owner's
+ *  token, so nothing it sends erases history at once. */
+export const UNDO_DAYS = 7;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -30,19 +34,28 @@ export class VersionedFiles {
   historyCap = MAX_HISTORY_BYTES;
   /** How long replaced content is kept from the cap (a field so tests can lower it). */
   retentionMs = HISTORY_RETENTION_DAYS * DAY_MS;
+  /** How long purged content can be brought back (a field so tests can lower it). */
+  undoMs = UNDO_DAYS * DAY_MS;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
   }
 
-  /** The tables; the bytes of history kept are counted in the project's `meta` row (`history_bytes`). */
+  /** The tables; the bytes of history kept are counted in the project's `meta` row (`history_bytes`). A version
+   *  purged (`purged_at`) is unreadable at once and counted out of them; its content goes UNDO_DAYS later. */
   createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, version INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
         updated_at TEXT NOT NULL, author TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS versions (path TEXT NOT NULL, version INTEGER NOT NULL, op TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT,
-        author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (path, version));
+        author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, purged_at TEXT, PRIMARY KEY (path, version));
     `);
+  }
+
+  /** Tables from before purges could be undone. */
+  migrate(): void {
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('versions')").toArray().map((c) => c.name);
+    if (!columns.includes("purged_at")) this.sql.exec("ALTER TABLE versions ADD COLUMN purged_at TEXT");
   }
 
   /** Forgets what it read (the project was deleted). */
@@ -134,29 +147,50 @@ export class VersionedFiles {
   /** `versions v` rows whose content the cap may drop: not a head, replaced (by the next version) before `?`. */
   private droppable(): string {
     return `versions v JOIN versions n ON n.path = v.path AND n.version = v.version + 1 LEFT JOIN files f ON f.path = v.path AND f.version = v.version
-      WHERE v.data IS NOT NULL AND v.pruned = 0 AND f.path IS NULL AND n.at < ?`;
+      WHERE v.data IS NOT NULL AND v.pruned = 0 AND v.purged_at IS NULL AND f.path IS NULL AND n.at < ?`;
   }
 
-  /** Drops the content of every earlier version of the paths `glob` matches, deleted files' included. */
-  purge(glob: Glob): { versions: number; bytes: number } {
+  /** Purges every earlier version of the paths `glob` matches, deleted files' included: unreadable now, their bytes
+   *  out of the history's count, their content dropped `undoMs` later (dropPurged) unless unpurge brings it back. */
+  purge(glob: Glob, now: string): { versions: number; bytes: number } {
+    const rows = this.earlier(glob, "purged_at IS NULL");
+    return this.mark(rows, now, -1);
+  }
+
+  /** Brings back what purge took from the paths `glob` matches, while its content is kept; or why not (no room). */
+  unpurge(project: string, glob: Glob, now: string): WsResult<{ versions: number; bytes: number }> {
+    const rows = this.earlier(glob, "purged_at IS NOT NULL");
+    const bytes = rows.reduce((n, r) => n + r.size, 0);
+    const stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+    if (stored + bytes > this.historyCap) return fail("limit", `Bringing back ${rows.length} purged versions (${bytes} bytes) would pass the ${this.historyCap / 1024 / 1024} MiB history cap of "${project}": purge other files' earlier versions first.`);
+    return { ok: true, value: this.mark(rows, null, 1) };
+  }
+
+  /** Earlier versions (never a head) of the paths `glob` matches whose content is kept, by `where`. */
+  private earlier(glob: Glob, where: string): Array<{ rowid: number; size: number }> {
     const paths = this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions WHERE data IS NOT NULL").toArray().map((r) => r.path).filter((p) => glob.test(p));
-    let versions = 0;
-    let bytes = 0;
+    return paths.flatMap((path) => this.sql.exec<{ rowid: number; size: number }>(
+      `SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE v.path = ? AND v.data IS NOT NULL AND v.${where} AND f.path IS NULL`,
+      path,
+    ).toArray());
+  }
+
+  /** Sets `purged_at` on `rows`, moving their bytes into (`sign` 1) or out of (-1) the history's count, in one step. */
+  private mark(rows: Array<{ rowid: number; size: number }>, purgedAt: string | null, sign: 1 | -1): { versions: number; bytes: number } {
+    const bytes = rows.reduce((n, r) => n + r.size, 0);
     this.transaction(() => {
-      for (const path of paths) {
-        const rows = this.sql.exec<{ rowid: number; size: number }>(
-          "SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE v.path = ? AND v.data IS NOT NULL AND f.path IS NULL",
-          path,
-        ).toArray();
-        for (const row of rows) {
-          this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
-          versions += 1;
-          bytes += row.size;
-        }
-      }
-      this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
+      for (const row of rows) this.sql.exec("UPDATE versions SET purged_at = ? WHERE rowid = ?", purgedAt, row.rowid);
+      this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", sign * bytes);
     });
-    return { versions, bytes };
+    return { versions: rows.length, bytes };
+  }
+
+  /** Drops the content of versions purged longer ago than `undoMs`; the time the next one is due (undefined: none). */
+  dropPurged(now: number): number | undefined {
+    const cutoff = new Date(now - this.undoMs).toISOString();
+    this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL", cutoff);
+    const next = this.sql.exec<{ at: string | null }>("SELECT MIN(purged_at) AS at FROM versions WHERE purged_at IS NOT NULL AND data IS NOT NULL").one().at;
+    return next ? Date.parse(next) + this.undoMs : undefined;
   }
 
   /** One change, all or nothing. A change that fails part way may have reached the listing: it is read again. */
@@ -180,21 +214,25 @@ export class VersionedFiles {
 
   /** Its versions, newest first (none: it never existed). */
   history(path: string, limit: number): VersionEntry[] {
-    const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
+    const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned, purged_at FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
     return rows.map((r) => ({
       version: r.version as number, op: r.op as VersionOp, size: r.size as number, author: r.author as string, at: r.at as string,
-      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned ? { pruned: true } : {}),
+      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned || r.purged_at ? { pruned: true } : {}),
     }));
   }
 
   /** An earlier version's content, or why it cannot be read (or restored). */
   version(project: string, path: string, version: number): WsResult<FileContent> {
-    const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+    const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned, purged_at FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
     if (!row) {
       const last = this.lastVersion(path);
       return last ? fail("not_found", `${path} has versions 1 to ${last}; there is no version ${version}.`) : this.noFile(project, path);
     }
     if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
+    if (row.purged_at && !row.pruned) {
+      const until = shownTime(new Date(Date.parse(row.purged_at as string) + this.undoMs).toISOString());
+      return fail("not_found", `Version ${version} of ${path} was purged by the owner of "${project}" at ${shownTime(row.purged_at as string)} UTC; its content goes for good at ${until} UTC, and until then the owner can bring it back with bmad-files "unpurge".`);
+    }
     if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${this.historyCap / 1024 / 1024} MiB, or purged by its owner.`);
     return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
   }

@@ -21,7 +21,7 @@ import { memoryVectors, type MemoryVectors } from "../../src/worker/memory-vecto
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { fileText, seed } from "./setup.js";
-import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -84,6 +84,7 @@ describe("remember_structured and recall_structured on the remote", () => {
     await ada.project({ action: "create", name });
     await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text: "The first life of this project." });
     expect((await ada.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+    await pastUndo(ada.id, name);
     await ada.project({ action: "create", name });
     expect((await ada.files({ action: "list", project: name, path: "_bmad/_memory/**" })).isError).toBe(false);
     expect((await call(TOOL.recallStructured, { project: name, query: "first life project" })).structured.hits).toEqual([]);

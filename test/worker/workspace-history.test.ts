@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
+import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 
@@ -59,10 +59,59 @@ describe("the history cap (M5)", () => {
     expect((await mallory.files({ action: "purge", project, path: "**" })).text).toBe(`Only the owner of "${project}" (${olive.email}) can purge its history.`);
     expect((await olive.files({ action: "read", project, path: "docs/arch.md", version: 1 })).isError).toBe(false);
     const purged = await olive.files({ action: "purge", project, path: "scratch.md" });
-    expect(purged.text).toMatch(/^Dropped the content of \d+ earlier versions/);
+    expect(purged.text).toMatch(/^Purged \d+ earlier versions/);
     const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
+  });
+});
+
+// The model holds the owner's token, and text it read can steer it: nothing it sends erases history at once. A purge
+// or a delete takes effect now and can be undone for 7 days; only then does the content go.
+describe("purge and delete, undone for 7 days", () => {
+
+  it("hides purged versions at once and brings them back with unpurge, until the content goes for good", async () => {
+    const name = unique("purge");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "# The PRD the team agreed\n" });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "garbage a steered model wrote\n" });
+    const purged = await olive.files({ action: "purge", project: name, path: "**" });
+    expect(purged.text).toMatch(/^Purged 1 earlier versions \(\d+ bytes\) of files matching "\*\*": nobody can read or restore them now, and their bytes no longer count; current files are kept\. Their content goes for good at \d{4}-\d\d-\d\d \d\d:\d\d UTC; until then bmad-files "unpurge" brings them back\.$/);
+    for (const args of [{ action: "read", version: 1 }, { action: "restore", version: 1 }]) {
+      expect((await olive.files({ project: name, path: "docs/prd.md", ...args })).text).toMatch(/^Version 1 of docs\/prd\.md was purged by the owner of .* UTC, and until then the owner can bring it back with bmad-files "unpurge"\.$/);
+    }
+    expect((await olive.files({ action: "unpurge", project: name, path: "docs/*" })).text).toMatch(/^Brought back 1 purged versions/);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toContain("The PRD the team agreed");
+
+    await olive.files({ action: "purge", project: name, path: "**" });
+    await pastUndo(olive.id, name);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toMatch(/its content was dropped/);
+    expect((await olive.files({ action: "unpurge", project: name, path: "**" })).text).toMatch(/^Brought back 0 purged versions/);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toContain("garbage");
+  });
+
+  it("answers a deleted project as not there, withdraws its shares, and brings it back with undelete, until it goes for good", async () => {
+    const name = unique("deleted");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "# Kept\n" });
+    await shareAccepted(olive, name, mallory, "write");
+    const deleted = await olive.project({ action: "delete", name, confirm: name });
+    expect(deleted.text).toMatch(new RegExp(`^Deleted project "${name}" with its \\d+ files and their history, and withdrew its shares\\. It is kept until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, when it goes for good: until then bmad-project "undelete" brings it back\\.$`));
+    for (const who of [olive, mallory]) expect((await who.files({ action: "read", project: name, path: "docs/prd.md" })).text).toMatch(/not found/);
+    expect((await olive.project({ action: "list" })).text).not.toContain(name);
+    expect((await olive.project({ action: "create", name })).text).toMatch(new RegExp(`^You deleted "${name}" at .* UTC; it is kept until .* UTC, when it goes for good\\. bmad-project "undelete" brings it back; or choose another name\\.$`));
+    expect((await mallory.project({ action: "undelete", name })).text).toMatch(/You have no deleted project/);
+
+    expect((await olive.project({ action: "undelete", name })).text).toBe(`Brought back project "${name}" as it was when deleted, shared with nobody.`);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toContain("# Kept");
+    expect((await olive.project({ action: "list" })).text).toContain(name);
+    expect((await mallory.files({ action: "read", project: name, path: "docs/prd.md" })).text).toMatch(/not found/);
+
+    await olive.project({ action: "delete", name, confirm: name });
+    await pastUndo(olive.id, name);
+    expect((await olive.project({ action: "undelete", name })).text).toMatch(/You have no deleted project/);
+    expect((await olive.project({ action: "create", name })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
   });
 });
 

@@ -8,7 +8,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
-import { projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
+import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -336,13 +336,15 @@ describe("resources", () => {
 });
 
 describe("deleting a project", () => {
-  it("needs its name as confirm, removes it for everyone, and frees the name", async () => {
+  it("needs its name as confirm, removes it for everyone, and frees the name once it goes for good", async () => {
     await owner.project({ action: "share", name: project, with: writer.email, access: "write" });
     expect((await owner.project({ action: "delete", name: project, confirm: "yes" })).text).toBe(`To delete "${project}" and all its files and history, pass confirm: "${project}".`);
     expect((await owner.project({ action: "delete", name: project, confirm: project })).text).toMatch(new RegExp(`Deleted project "${project}" with its \\d+ files`));
     expect((await owner.project({ action: "list" })).text).not.toContain(project);
     expect((await writer.project({ action: "list" })).text).not.toContain(`${owner.email}`);
     expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/Project ".*" not found/);
+    expect((await owner.project({ action: "create", name: project })).text).toMatch(/bmad-project "undelete" brings it back; or choose another name/);
+    await pastUndo(owner.id, project);
     expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
     expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
     expect((await writer.files({ action: "read", project: `${project}@${ownerTag(owner.id)}`, path: "_bmad/config.toml" })).text).toMatch(/not found/);

@@ -2,6 +2,8 @@
 // (loopback-only) consent page, typing their email in its "Sign in as" field.
 import { Client, StreamableHTTPClientTransport, type CallToolResult } from "@modelcontextprotocol/client";
 import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { signIn, withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableWorkspaceStore, workspaceCaller } from "../../src/worker/workspace-store.js";
@@ -66,6 +68,13 @@ export async function signInTeam(): Promise<{ owner: Person; writer: Person; rea
 /** The Durable Object of `owner`'s project `name`, addressed as the Worker addresses it (for inspecting and restarts). */
 export function projectStub(owner: string, name: string) {
   return env.WORKSPACE_PROJECT.get(env.WORKSPACE_PROJECT.idFromName(`${owner}|${name}`));
+}
+
+/** The project's alarm, run as if its 7 days to undo a purge or delete had passed: what was purged or deleted goes. */
+export async function pastUndo(owner: string, name: string): Promise<void> {
+  const stub = projectStub(owner, name);
+  await runInDurableObject(stub, (instance: WorkspaceProject) => void (instance.files.undoMs = -24 * 60 * 60 * 1000));
+  if (!(await runDurableObjectAlarm(stub))) throw new Error(`No alarm was set in ${name}`);
 }
 
 /** `owner` shares `name` with `person`, who accepts it (a share grants nothing until its recipient accepts). */

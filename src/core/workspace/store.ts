@@ -115,7 +115,9 @@ export interface WorkspaceFiles {
   history(path: string): Promise<WsResult<VersionEntry[]>>;
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores
    *  without history (the bridge: it is the user's git) have none. */
-  purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number }>>;
+  purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number; until?: string }>>;
+  /** Owner only: brings back what purge took from the files `glob` matches, while it is kept (`until`). */
+  unpurge?(glob: string): Promise<WsResult<{ versions: number; bytes: number }>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
   list(glob?: string): Promise<Listing>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */
@@ -142,7 +144,9 @@ export interface WorkspaceStore {
   /** Stores new answers (and a time zone, if given) and writes the files that differ, in one step. Owner or writer. */
   configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
   /** Owner only; `confirm` must be the project's name. */
-  remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number }>>;
+  remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number; until?: string }>>;
+  /** Owner only: a project they deleted, back while it is kept (unshared). */
+  undelete(project: string): Promise<WsResult<ProjectSummary>>;
   /** Owner only. `withWho`: an email or a user id as sign-in knows it. `unnamed`: after withdrawing a share accepted
    *  before shares said by whom, the accepted shares left, which may reach the same person. */
   share(project: string, withWho: string, access: ShareAccess): Promise<WsResult<{ with: string; access: ShareAccess; previous: ShareAccess; unnamed?: string[] }>>;

@@ -19,7 +19,7 @@ export const runCompletionContract = defineTool({
   description: "Run the project's completion contract (_bmad/_config/custom/cc-verify.sh); returns PASS or FAIL with its output.",
   input: z.object({
     stack: z.enum(STACKS).optional().describe("Stack to verify (default auto)"),
-    working_dir: z.string().max(1024).optional().describe("Directory inside the project (default: project root)"),
+    working_dir: z.string().max(1024).optional().describe("Folder in the project (default: its root)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async run({ stack, working_dir }, deps: SurfaceDeps, signal) {

@@ -37,7 +37,7 @@ export const bmadRunTool = defineTool({
     "Run a BMAD script line as a skill writes it (uv run {project-root}/_bmad/scripts/memlog.py ...). Returns stdout, stderr and the exit code.",
   input: z.object({
     command: z.string().min(1).max(16 * 1024).describe("The command line, as the skill shows it"),
-    project: z.string().max(200).optional().describe("Workspace that is {project-root}, if the line names no bmad://projects/NAME"),
+    project: z.string().max(200).optional().describe("Workspace that is {project-root}, unless the line names bmad://projects/NAME"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   run: (args, deps, signal, call) => runCommand(args.command, args.project, deps, signal, call?.showsView?.(TOOL.bmadBrainstorm) ? composerNote : undefined),

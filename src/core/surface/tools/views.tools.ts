@@ -20,7 +20,7 @@ import { composerFile } from "../composer.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 
-const projectField = z.string().max(200).optional().describe("Project name, as bmad-project lists it (the bridge: its folder)");
+const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
 
 /** The caller's files of `project` (on the bridge its one folder), or what to pass instead. */

@@ -18,7 +18,7 @@ import { bundleUrisFor } from "../resources.js";
 import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool } from "../tool.js";
-import { count as n } from "../../count.js";
+import { count as n, shownTime } from "../../count.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -39,9 +39,9 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list (+ offers); create; config (show; answers rewrite _bmad config); delete (confirm: name); share (with; access read|write|none); accept|decline an offer.",
+    "Your project workspaces (root bmad://projects/{name}): list (+ offers); create; config (show; answers rewrite _bmad config); delete (confirm: name), undelete (7 days); share (with; access read|write|none); accept|decline offers.",
   input: z.object({
-    action: z.enum(["list", "create", "config", "delete", "share", "accept", "decline"]).describe("What to do"),
+    action: z.enum(["list", "create", "config", "delete", "undelete", "share", "accept", "decline"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
     answers: answersField,
     time_zone: z.string().max(64).optional().describe("IANA zone (create, config)"),
@@ -75,7 +75,10 @@ export const bmadProjectTool = defineTool({
           if (store.folder) return args.time_zone !== undefined ? fail(BRIDGE_TIME) : folderConfig(store.folder, args.answers !== undefined);
           return args.answers || args.time_zone !== undefined ? setConfig(deps, store, name, args.answers ?? {}, args.time_zone) : showConfig(deps, store, name);
         case "delete":
-          return result(await store.remove(name, args.confirm ?? ""), (r) => done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history.`, r));
+          return result(await store.remove(name, args.confirm ?? ""), (r) =>
+            done(`Deleted project "${r.name}" with its ${n(r.files)} files and their history${r.until ? `, and withdrew its shares. It is kept until ${shownTime(r.until)} UTC, when it goes for good: until then bmad-project "undelete" brings it back` : ""}.`, r));
+        case "undelete":
+          return result(await store.undelete(name), (p) => done(`Brought back project "${p.project}" as it was when deleted, shared with nobody.`, { ...p }));
         case "share": {
           if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
           return result(await store.share(name, args.with, args.access), (s) =>
@@ -160,10 +163,10 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge (owner: drop old versions). Each change is a version.",
+    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge|unpurge (owner: old versions; 7 days to undo). Each change is a version.",
   input: z.object({
-    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete", "purge"]).describe("What to do"),
-    project: z.string().optional().describe("Project name, as bmad-project lists it (the bridge: its folder)"),
+    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete", "purge", "unpurge"]).describe("What to do"),
+    project: z.string().optional().describe("Project, as bmad-project lists it (bridge: its folder)"),
     path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
     content: z.string().optional().describe("write, append: the text"),
     // Safe integers: the bridge's versions are 48 bits of the content's sha256.
@@ -190,10 +193,12 @@ export const bmadFilesTool = defineTool({
       const linked = given?.path.split("/").includes("..") ? bundleUrisFor(deps.reader.catalog, given.path) : [];
       if (linked.length === 1) return fail(`"${given!.path}" leaves the project root: a skill's relative link. BMAD's file of that path is ${linked[0]}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${linked[0]}"}.`);
       if (args.action === "list") return listAction(files, given?.path ?? "**");
-      if (args.action === "purge") {
-        if (!files.purge) return fail("This project keeps no history to purge: on the bridge it is the user's git.");
-        if (!given) return fail('bmad-files "purge" needs "path": a glob of the files whose earlier versions to drop ("**" for all).');
-        return result(await files.purge(given.path), (r) => done(`Dropped the content of ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}; current files are kept.`, r));
+      if (args.action === "purge" || args.action === "unpurge") {
+        if (!files.purge || !files.unpurge) return fail(`This project keeps no history to ${args.action}: on the bridge it is the user's git.`);
+        if (!given) return fail(`bmad-files "${args.action}" needs "path": a glob of the files whose earlier versions to ${args.action === "purge" ? "drop" : "bring back"} ("**" for all).`);
+        if (args.action === "unpurge") return result(await files.unpurge(given.path), (r) => done(`Brought back ${n(r.versions)} purged versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}.`, r));
+        return result(await files.purge(given.path), (r) =>
+          done(`Purged ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}: nobody can read or restore them now, and their bytes no longer count; current files are kept.${r.until ? ` Their content goes for good at ${shownTime(r.until)} UTC; until then bmad-files "unpurge" brings them back.` : ""}`, r));
       }
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
       const path = given.path;
