@@ -4,6 +4,7 @@
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import { DurableObject } from "cloudflare:workers";
 import { shownTime } from "../core/count.js";
+import type { Env } from "./env.js";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
@@ -397,6 +398,9 @@ export class WorkspaceProject extends DurableObject {
       this.ready = false;
       this.files.reset();
       await this.ctx.storage.deleteAll();
+      // Gone for good: no longer among the projects its owner's limit counts.
+      const index = (this.env as Env).WORKSPACE_INDEX;
+      await index.get(index.idFromName(`user:${meta.owner}`)).kept(meta.name);
       return;
     }
     const next = [this.files.dropPurged(Date.now()), meta.deleted_at ? Date.parse(this.undoneBy(meta.deleted_at)) : undefined].filter((t): t is number => t !== undefined);

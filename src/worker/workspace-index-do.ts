@@ -30,6 +30,7 @@ export class WorkspaceIndex extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS owned (name TEXT PRIMARY KEY, created_at TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS deleted (name TEXT PRIMARY KEY, until TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
         accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
     `);
@@ -41,11 +42,13 @@ export class WorkspaceIndex extends DurableObject {
     if (!ownedColumns.includes("state")) this.sql.exec("ALTER TABLE owned ADD COLUMN state TEXT NOT NULL DEFAULT 'live'");
   }
 
-  /** Takes a project name for its owner, unless it is taken or they own `max` already. */
-  reserve(name: string, now: string, max: number): { ok: true } | { ok: false; reason: "exists" | "limit"; count: number } {
-    const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM owned").one().n;
-    if (this.sql.exec("SELECT 1 FROM owned WHERE name = ?", name).toArray().length) return { ok: false, reason: "exists", count };
-    if (count >= max) return { ok: false, reason: "limit", count };
+  /** Takes a project name for its owner, unless it is taken or they own `max` already, counting those deleted and still
+   *  kept (else a loop of creates and deletes kept any number for a week), but for `name` itself (an undelete). */
+  reserve(name: string, now: string, max: number): { ok: true } | { ok: false; reason: "exists" | "limit"; count: number; deleted: number } {
+    const deleted = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM deleted WHERE until > ? AND name <> ?", now, name).one().n;
+    const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM owned").one().n + deleted;
+    if (this.sql.exec("SELECT 1 FROM owned WHERE name = ?", name).toArray().length) return { ok: false, reason: "exists", count, deleted };
+    if (count >= max) return { ok: false, reason: "limit", count, deleted };
     this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending')", name, now);
     return { ok: true };
   }
@@ -61,6 +64,12 @@ export class WorkspaceIndex extends DurableObject {
    *  pending again, whether or not that delete released it meanwhile. */
   claim(name: string, now: string): void {
     this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending') ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, state = 'pending'", name, now);
+  }
+
+  /** A project deleted and kept until `until` (or, without it, one undeleted). */
+  kept(name: string, until?: string): void {
+    if (until) this.sql.exec("INSERT OR REPLACE INTO deleted (name, until) VALUES (?, ?)", name, until);
+    else this.sql.exec("DELETE FROM deleted WHERE name = ?", name);
   }
 
   /** A name's create or delete finished or settled (nothing happens to a name the index no longer holds). */

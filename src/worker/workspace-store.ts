@@ -229,7 +229,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     // take again: claimed, so that the delete's release leaves it (review 15: a project made then was never listed).
     if (!reserved.ok && (reserved.reason === "limit" || (await stub.info(this.caller)).ok)) {
       return reserved.reason === "limit"
-        ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error }
+        ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count, reserved.deleted) as { error: string }).error }
         : { ok: false, kind: "conflict", error: `You already have a project "${name}"; pick another name or delete it first.` };
     }
     if (!reserved.ok) await index.claim(name, now);
@@ -267,7 +267,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       return out;
     }
     const { name, files, handles, until } = out.value;
-    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.index(`user:${this.caller.id}`).release(name, "deleting")]);
+    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), index.release(name, "deleting"), index.kept(name, until)]);
     return { ok: true as const, value: { name, files, until } };
   }
 
@@ -277,13 +277,13 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (!checked.ok) return { ok: false, kind: "invalid", error: checked.error };
     const index = this.index(`user:${this.caller.id}`);
     const reserved = await index.reserve(name, this.now(), MAX_PROJECTS);
-    if (!reserved.ok && reserved.reason === "limit") return { ok: false, kind: "limit", error: (checkProjectCount(reserved.count) as { error: string }).error };
+    if (!reserved.ok && reserved.reason === "limit") return { ok: false, kind: "limit", error: (checkProjectCount(reserved.count, reserved.deleted) as { error: string }).error };
     const out = (await this.project(this.caller.id, name).undelete(this.caller)) as DoResult<ProjectInfo>;
     if (!out.ok) {
       if (reserved.ok) await index.release(name, "pending");
       return out.kind === "no_project" ? { ok: false, kind: "no_project", error: `You have no deleted project "${name.slice(0, 100)}" (one is kept ${UNDO_DAYS} days after its delete).` } : out;
     }
-    await index.mark(name, "live");
+    await Promise.all([index.mark(name, "live"), index.kept(name)]);
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 

@@ -8,7 +8,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
+import { pastUndo, projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -242,7 +242,13 @@ describe("limits", () => {
     expect((await max.project({ action: "create", name: "the-100th" })).isError).toBe(false);
     const refused = await max.project({ action: "create", name: "the-101st" });
     expect(refused.text).toBe('You have 100 projects, the most one user may own (100); delete one first (bmad-project action "delete").');
+    // A deleted project counts while it is kept (else a loop of creates and deletes kept any number), except to its own
+    // undelete; once it goes for good, it counts no more.
     expect((await max.project({ action: "delete", name: "the-100th", confirm: "the-100th" })).isError).toBe(false);
+    expect((await max.project({ action: "create", name: "the-101st" })).text).toBe('You have 100 projects (1 of them deleted and kept 7 days, which count until they go), the most one user may own (100); delete one first (bmad-project action "delete").');
+    expect((await max.project({ action: "undelete", name: "the-100th" })).isError).toBe(false);
+    expect((await max.project({ action: "delete", name: "the-100th", confirm: "the-100th" })).isError).toBe(false);
+    await pastUndo(max.id, "the-100th");
     expect((await max.project({ action: "create", name: "the-101st" })).isError).toBe(false);
   });
 

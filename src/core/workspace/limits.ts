@@ -60,7 +60,9 @@ export function checkWriteAll(project: string, current: { files: number; bytes: 
   return { ok: true };
 }
 
-export function checkProjectCount(owned: number): LimitCheck {
+/** `deleted`: of `owned`, those deleted and kept 7 days, which count until they go. */
+export function checkProjectCount(owned: number, deleted = 0): LimitCheck {
   if (owned < MAX_PROJECTS) return { ok: true };
-  return { ok: false, error: `You have ${owned} projects, the most one user may own (${MAX_PROJECTS}); delete one first (bmad-project action "delete").` };
+  const kept = deleted ? ` (${deleted} of them deleted and kept 7 days, which count until they go)` : "";
+  return { ok: false, error: `You have ${owned} projects${kept}, the most one user may own (${MAX_PROJECTS}); delete one first (bmad-project action "delete").` };
 }
