@@ -217,7 +217,7 @@ export class VersionedFiles {
     const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned, purged_at FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
     return rows.map((r) => ({
       version: r.version as number, op: r.op as VersionOp, size: r.size as number, author: r.author as string, at: r.at as string,
-      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned || r.purged_at ? { pruned: true } : {}),
+      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned ? { pruned: true } : r.purged_at ? { pruned: true, purged: true } : {}),
     }));
   }
 

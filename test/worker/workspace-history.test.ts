@@ -77,6 +77,7 @@ describe("purge and delete, undone for 7 days", () => {
     await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "garbage a steered model wrote\n" });
     const purged = await olive.files({ action: "purge", project: name, path: "**" });
     expect(purged.text).toMatch(/^Purged 1 earlier versions \(\d+ bytes\) of files matching "\*\*": nobody can read or restore them now, and their bytes no longer count; current files are kept\. Their content goes for good at \d{4}-\d\d-\d\d \d\d:\d\d UTC; until then bmad-files "unpurge" brings them back\.$/);
+    expect((await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text).toMatch(/\nv1 write \d+ B by .* \(purged: unpurge brings it back for 7 days\)$/);
     for (const args of [{ action: "read", version: 1 }, { action: "restore", version: 1 }]) {
       expect((await olive.files({ project: name, path: "docs/prd.md", ...args })).text).toMatch(/^Version 1 of docs\/prd\.md was purged by the owner of .* UTC, and until then the owner can bring it back with bmad-files "unpurge"\.$/);
     }

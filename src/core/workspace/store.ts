@@ -69,8 +69,10 @@ export interface VersionEntry {
   at: string;
   sha256?: string;
   restored_from?: number;
-  /** Its content was dropped to keep history within MAX_HISTORY_BYTES. */
+  /** Its content cannot be read: dropped to keep history within MAX_HISTORY_BYTES, or purged by the owner. */
   pruned?: boolean;
+  /** Purged, and kept for unpurge a while. */
+  purged?: boolean;
 }
 
 /** What readMany answers: `trees` null where a folder holds too many files to list; `stamp` names all of it, and

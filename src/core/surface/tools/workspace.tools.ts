@@ -258,7 +258,7 @@ export const bmadFilesTool = defineTool({
           return result(await files.history(path), (all) => {
             const versions = all.slice(0, MAX_LINES).map((v) => servedVersion(path, v));
             const lines = versions.map((v) =>
-              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.pruned ? " (content pruned)" : ""}`,
+              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
             );
             // Versions run 1..n: those past the list are named, so that nobody's earlier ones vanish from sight.
             const oldest = versions[versions.length - 1]?.version ?? 1;
