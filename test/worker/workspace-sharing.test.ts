@@ -214,28 +214,28 @@ describe("sharing", () => {
     await owner.project({ action: "delete", name, confirm: name }); // the tests after this one list the writer's shares
   });
 
-  it("names the person of shares accepted before shares said whom, so that withdrawing one withdraws them all (review 28)", async () => {
-    const name = unique("oldshares");
+  /** A project shared with the stranger by email and by user id, both accepted, in the shares table as it was before
+   *  shares said whom (no person column), as its object next loads it. */
+  async function sharedBeforePersons(prefix: string): Promise<string> {
+    const name = unique(prefix);
     await owner.project({ action: "create", name });
     await owner.project({ action: "share", name, with: stranger.email, access: "read" });
     await shareAccepted(owner, name, stranger, "read", stranger.id);
-    // The table as it was before: no person column.
     const stub = projectStub(owner.id, name);
     await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("ALTER TABLE shares DROP COLUMN person"));
     await evictDurableObject(stub);
+    return name;
+  }
+
+  it("names the person of shares accepted before shares said whom, so that withdrawing one withdraws them all (review 28)", async () => {
+    const name = await sharedBeforePersons("oldshares");
     expect((await stranger.files({ action: "list", project: name })).isError).toBe(false); // named now, as they use it
     await owner.project({ action: "share", name, with: stranger.email, access: "none" });
     expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
   });
 
   it("names the shares that may still reach a person when one accepted before shares said whom is withdrawn before its next use (review 30)", async () => {
-    const name = unique("unnamed");
-    await owner.project({ action: "create", name });
-    await owner.project({ action: "share", name, with: stranger.email, access: "read" });
-    await shareAccepted(owner, name, stranger, "read", stranger.id);
-    const stub = projectStub(owner.id, name);
-    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("ALTER TABLE shares DROP COLUMN person"));
-    await evictDurableObject(stub);
+    const name = await sharedBeforePersons("unnamed");
     // Withdrawn before the stranger's next call: the email's share names nobody yet (the user id's is named at
     // migration), so the stranger keeps access through that one, and the answer says so.
     const answer = (await owner.project({ action: "share", name, with: stranger.email, access: "none" })).text;
