@@ -66,6 +66,11 @@ export class WorkspaceIndex extends DurableObject {
     this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending') ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, state = 'pending'", name, now);
   }
 
+  /** The projects deleted and still kept at `now`. */
+  keptDeleted(now: string): Array<{ name: string; until: string }> {
+    return this.sql.exec<{ name: string; until: string }>("SELECT name, until FROM deleted WHERE until > ? ORDER BY name", now).toArray().map((r) => ({ name: r.name, until: r.until }));
+  }
+
   /** A project deleted and kept until `until` (or, without it, one undeleted). */
   kept(name: string, until?: string): void {
     if (until) this.sql.exec("INSERT OR REPLACE INTO deleted (name, until) VALUES (?, ?)", name, until);

@@ -143,6 +143,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return (await this.listed()).offers;
   }
 
+  deleted(): Promise<Array<{ name: string; until: string }>> {
+    return this.index(`user:${this.caller.id}`).keptDeleted(this.now());
+  }
+
   /** The offer or share `ref` names (the caller's own projects are not answered here). */
   private async shareNamed(ref: string, pendingOnly: boolean): Promise<WsResult<ReceivedShare>> {
     const parsed = parseProjectRef(ref);

@@ -99,7 +99,8 @@ describe("purge and delete, undone for 7 days", () => {
     const deleted = await olive.project({ action: "delete", name, confirm: name });
     expect(deleted.text).toMatch(new RegExp(`^Deleted project "${name}" with its \\d+ files and their history, and withdrew its shares\\. It is kept until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC, when it goes for good: until then bmad-project "undelete" brings it back\\.$`));
     for (const who of [olive, mallory]) expect((await who.files({ action: "read", project: name, path: "docs/prd.md" })).text).toMatch(/not found/);
-    expect((await olive.project({ action: "list" })).text).not.toContain(name);
+    expect((await olive.project({ action: "list" })).text).toMatch(new RegExp(`\\nDeleted, kept until they go for good \\("undelete" with "name" brings one back\\): .*${name} \\(until \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\)`));
+    expect((await olive.project({ action: "list" })).structured.projects).not.toContainEqual(expect.objectContaining({ name }));
     expect((await olive.project({ action: "create", name })).text).toMatch(new RegExp(`^You deleted "${name}" at .* UTC; it is kept until .* UTC, when it goes for good\\. bmad-project "undelete" brings it back; or choose another name\\.$`));
     expect((await mallory.project({ action: "undelete", name })).text).toMatch(/You have no deleted project/);
 

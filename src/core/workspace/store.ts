@@ -136,6 +136,8 @@ export interface WorkspaceStore {
   projects(): Promise<ProjectSummary[]>;
   /** Shares offered to the caller and not yet accepted (each `pending`), with who offers them. */
   offers(): Promise<ProjectSummary[]>;
+  /** The caller's deleted projects still kept, and until when (undelete brings one back). */
+  deleted?(): Promise<Array<{ name: string; until: string }>>;
   /** The caller accepts the share of `project` (as offers names it): from then on it grants its access. */
   accept(project: string): Promise<WsResult<ProjectSummary>>;
   /** The caller declines the share of `project`, or leaves a shared project they accepted. */

@@ -112,12 +112,13 @@ async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string
 }
 
 async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
-  const [projects, offers] = await Promise.all([store.projects(), store.offers()]);
+  const [projects, offers, deleted] = await Promise.all([store.projects(), store.offers(), store.deleted?.() ?? []]);
   const lines = projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`));
   if (!projects.length) lines.push(`No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
   // Offers grant nothing until accepted: only the user decides, so the model asks them.
   if (offers.length) lines.push(`Offered to you, not accepted (ask the user before accepting; "accept" or "decline" with "name"):`, ...offers.map((p) => `${p.project} (PENDING: ${p.owner} offers ${p.access})`));
-  return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}) });
+  if (deleted.length) lines.push(`Deleted, kept until they go for good ("undelete" with "name" brings one back): ${deleted.map((d) => `${d.name} (until ${shownTime(d.until)} UTC)`).join(", ")}.`);
+  return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(deleted.length ? { deleted } : {}) });
 }
 
 async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string): Promise<ToolOutcome> {
