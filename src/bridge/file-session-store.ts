@@ -9,7 +9,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { enqueued, newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import type { SessionStore, Stored } from "../core/delivery/store.js";
+import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
 import { ensureConfinedDir, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 
@@ -264,14 +264,15 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** Read from the state files themselves, so a broken one simply drops out (with a warning naming it). */
-  async list(owner: string, status: "all" | "active" | "completed" | "failed"): Promise<SessionSummary[]> {
+  async list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }> {
     const ids = [...(await this.mapping())].filter(([, e]) => e.owner === owner).map(([id]) => id);
     const states = await Promise.all(ids.map(async (id) => this.skip(await this.load(id))));
-    return states
+    const all = states
       .filter((s): s is SessionState => s?.owner === owner)
       .map(summarize)
       .filter((s) => status === "all" || s.status === status)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.created_at.localeCompare(a.created_at));
+    return { sessions: all.slice(0, limit), total: all.length };
   }
 
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {

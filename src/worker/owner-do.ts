@@ -2,6 +2,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { newSession } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
+import type { SessionStatusFilter } from "../core/delivery/store.js";
 
 function randomId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -48,8 +49,12 @@ export class OwnerSessions extends DurableObject {
     return this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions ORDER BY updated_at DESC").toArray().map((r) => r.task_name);
   }
 
-  list(status: "all" | "active" | "completed" | "failed"): SessionSummary[] {
-    const all = this.sql.exec<{ summary: string }>("SELECT summary FROM sessions ORDER BY updated_at DESC, rowid DESC").toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
-    return status === "all" ? all : all.filter((s) => s.status === status);
+  /** The newest `limit` of a status, read as that many rows (2,000 sessions were all parsed on every call: review 30). */
+  list(status: SessionStatusFilter, limit: number): { sessions: SessionSummary[]; total: number } {
+    const where = status === "all" ? "" : "WHERE json_extract(summary, '$.status') = ?";
+    const params = status === "all" ? [] : [status];
+    const total = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions ${where}`, ...params).one().n;
+    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, rowid DESC LIMIT ?`, ...params, limit).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
+    return { sessions, total };
   }
 }

@@ -2,7 +2,7 @@
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { Action } from "../core/delivery/machine.js";
 import { SESSION_ID, type SessionState } from "../core/delivery/session.js";
-import type { SessionStore, Stored } from "../core/delivery/store.js";
+import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
 import type { Env } from "./env.js";
 import { SESSION_NOT_FOUND, type WorkflowSession } from "./session-do.js";
 
@@ -57,8 +57,8 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.enqueue(owner, subtask));
   }
 
-  list(owner: string, status: "all" | "active" | "completed" | "failed") {
-    return this.index(owner).list(status);
+  list(owner: string, status: SessionStatusFilter, limit: number) {
+    return this.index(owner).list(status, limit);
   }
 
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {

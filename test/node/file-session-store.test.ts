@@ -7,8 +7,11 @@ import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_SESSIONS } from "../../s
 import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
-import type { Stored } from "../../src/core/delivery/store";
+import type { SessionStatusFilter, Stored } from "../../src/core/delivery/store";
 import { tempDir } from "./helpers";
+
+/** The owner's sessions of a status, newest first: all of them. */
+const listed = async (store: FileSessionStore, owner: string, status: SessionStatusFilter) => (await store.list(owner, status, 1000)).sessions;
 
 // Dev's implementation is an artifact too, which Review reads; the rest are seed 003's names.
 const ARTIFACTS = ["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md", "04-dev-implementation.md", "04-dev-reviewed.md", "05-qa-report.md"];
@@ -89,8 +92,8 @@ describe("a delivery session on files", () => {
     expect(JSON.parse(readFileSync(statePath(id), "utf8"))).toEqual(s);
     const mapping = JSON.parse(readFileSync(join(dir, ".bmad-task", "task-mapping.json"), "utf8"));
     expect(mapping[id]).toMatchObject({ task_name: s.task_name, objective: "Build user auth, use codex too", owner: "me" });
-    expect((await store.list("me", "completed")).map((x) => x.session_id)).toEqual([id]);
-    expect(await store.list("me", "active")).toEqual([]);
+    expect((await listed(store, "me", "completed")).map((x) => x.session_id)).toEqual([id]);
+    expect(await listed(store, "me", "active")).toEqual([]);
   });
 
   it("queues sub-tasks on the session", async () => {
@@ -124,8 +127,8 @@ describe("names and owners", () => {
     expect(await store.act("them", mine.session_id, { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "not_found" });
     expect(await store.readArtifact("them", mine.session_id, ARTIFACTS[0]!)).toMatchObject({ ok: false, kind: "not_found" });
     expect(await store.readContent("them", mine.session_id, "po/1/final")).toMatchObject({ ok: false, kind: "not_found" });
-    expect((await store.list("me", "all")).map((s) => s.session_id)).toEqual([mine.session_id]);
-    expect((await store.list("them", "all")).map((s) => s.session_id)).toEqual([theirs.session_id]);
+    expect((await listed(store, "me", "all")).map((s) => s.session_id)).toEqual([mine.session_id]);
+    expect((await listed(store, "them", "all")).map((s) => s.session_id)).toEqual([theirs.session_id]);
   });
 
   it("lists newest first and filters by status", async () => {
@@ -133,14 +136,14 @@ describe("names and owners", () => {
     store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
     const a = await start("me", "First");
     await start("me", "Second");
-    expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
+    expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
     await act(a.session_id, { type: "submit", claude_result: "x" });
-    expect((await store.list("me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
-    expect((await store.list("me", "active")).length).toBe(2);
-    expect(await store.list("me", "failed")).toEqual([]);
-    expect(await store.list("nobody", "all")).toEqual([]);
+    expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
+    expect((await listed(store, "me", "active")).length).toBe(2);
+    expect(await listed(store, "me", "failed")).toEqual([]);
+    expect(await listed(store, "nobody", "all")).toEqual([]);
     const fresh = tempDir("file-store-empty");
-    expect(await new FileSessionStore(fresh.dir).list("me", "all")).toEqual([]);
+    expect(await new FileSessionStore(fresh.dir).list("me", "all", 10)).toEqual({ sessions: [], total: 0 });
     expect(await new FileSessionStore(fresh.dir).get("me", "x")).toMatchObject({ ok: false, kind: "not_found", error: expect.stringMatching(/no sessions/) });
     expect(readdirSync(fresh.dir)).toEqual([]);
     fresh.cleanup();
@@ -173,7 +176,7 @@ describe("races", () => {
     const other = new FileSessionStore(dir);
     const started = await Promise.all([0, 1, 2, 3].map((i) => start("me", "Same name", i % 2 ? store : other)));
     expect(new Set(started.map((s) => s.task_name)).size).toBe(4);
-    expect((await store.list("me", "all")).length).toBe(4);
+    expect((await listed(store, "me", "all")).length).toBe(4);
   });
 
   it("takes over a lock its holder left behind when it died, and waits for a live one", async () => {
@@ -252,7 +255,7 @@ describe("broken files", () => {
       expect(!got.ok && got.error).toMatch(named);
     }
     expect(await store.act("me", "broken", { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "invalid" });
-    expect((await store.list("me", "all")).map((s) => s.session_id)).toEqual([fine.session_id]);
+    expect((await listed(store, "me", "all")).map((s) => s.session_id)).toEqual([fine.session_id]);
     expect(warnings).toEqual([`skipped .bmad-task/session-${broken.session_id}.json: not valid JSON`]);
     expect((await store.act("me", "fine", { type: "submit", claude_result: "x" })).ok).toBe(true);
   });
@@ -281,10 +284,10 @@ describe("broken files", () => {
     expect(rebuilt[b.session_id]).toMatchObject({ task_name: "beta", owner: "them" });
 
     rmSync(mappingPath);
-    expect((await store.list("them", "all")).map((s) => s.session_id)).toEqual([b.session_id]);
+    expect((await listed(store, "them", "all")).map((s) => s.session_id)).toEqual([b.session_id]);
     writeFileSync(mappingPath, "[]");
     expect((await start("me", "Alpha")).task_name).toBe("alpha-1");
-    expect((await store.list("me", "all")).length).toBe(2);
+    expect((await listed(store, "me", "all")).length).toBe(2);
   });
 });
 

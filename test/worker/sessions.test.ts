@@ -294,5 +294,8 @@ describe("list_sessions", () => {
     expect(listed.structured.sessions).toHaveLength(100);
     expect(listed.structured.sessions[0].task_name).toBe("session-101");
     expect(listed.text).toContain("(2 older delivery sessions not shown: the newest 100 are; filter by status to see others.)");
+    // Read as that many rows, counted apart, by status too (review 30: every call parsed every summary).
+    expect(await store.list(person.id, "active", 3)).toEqual({ sessions: listed.structured.sessions.slice(0, 3), total: 102 });
+    expect(await store.list(person.id, "completed", 3)).toEqual({ sessions: [], total: 0 });
   });
 });

@@ -3,6 +3,8 @@ import type { Action } from "./machine.js";
 import type { SessionState, SessionSummary, Subtask } from "./session.js";
 import type { Result } from "../result.js";
 
+export type SessionStatusFilter = "all" | "active" | "completed" | "failed";
+
 export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | "invalid" }>;
 
 export interface SessionStore {
@@ -14,8 +16,8 @@ export interface SessionStore {
   get(owner: string, session: string): Promise<Stored<SessionState>>;
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
   enqueue(owner: string, session: string, subtask: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>>;
-  /** The owner's sessions, newest first. */
-  list(owner: string, status: "all" | "active" | "completed" | "failed"): Promise<SessionSummary[]>;
+  /** The owner's newest `limit` sessions of that status, newest first, and how many there are. */
+  list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }>;
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>>;
   readContent(owner: string, session: string, ref: string): Promise<Stored<string>>;
 }

@@ -112,7 +112,7 @@ export async function completeResource(deps: SurfaceDeps, variable: string, valu
     : variable === "workflow" ? catalog.names("workflow")
     : variable === "name" ? [...MANIFEST_NAMES]
     : variable === "path" ? catalog.paths
-    : variable === "session_id" && deps.sessions ? (await deps.sessions.list(deps.owner, "all")).map((s) => s.task_name)
+    : variable === "session_id" && deps.sessions ? (await deps.sessions.list(deps.owner, "all", 1000)).sessions.map((s) => s.task_name)
     : variable === "file" && deps.sessions && context.session_id ? await sessionArtifacts(deps, context.session_id)
     : [];
   const prefixed = pool.filter((p) => p.startsWith(value));

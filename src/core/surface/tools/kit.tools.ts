@@ -45,7 +45,7 @@ export const getWorkflowStatus = defineTool({
       return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
     const runs = (await allRuns(own, checked.value)).runs;
-    const newestSession = onMain && sessions ? (await sessions.list(owner, "all"))[0] : undefined;
+    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", 1)).sessions[0] : undefined;
     const newestRun = runs[0];
     if (newestRun && (!newestSession || newestRun.written_at >= newestSession.updated_at)) {
       const place = own.find((p) => p.project === newestRun.project)!;
@@ -70,11 +70,10 @@ export const listSessions = defineTool({
     const wanted = status ?? "all";
     const found = await allRuns(places);
     const allMatching = found.runs.filter((r) => wanted === "all" || r.status === wanted);
-    const allSessions = sessions ? await sessions.list(owner, wanted) : [];
     // The newest of each: 2,000 sessions answered 8.6 MB on every call (review 28).
+    const { sessions: list, total } = sessions ? await sessions.list(owner, wanted, MAX_LISTED) : { sessions: [], total: 0 };
     const runs = allMatching.slice(0, MAX_LISTED);
-    const list = allSessions.slice(0, MAX_LISTED);
-    const older = [[allMatching.length - runs.length, "runs"], [allSessions.length - list.length, "delivery sessions"]] as const;
+    const older = [[allMatching.length - runs.length, "runs"], [total - list.length, "delivery sessions"]] as const;
     const lines = [
       ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
@@ -140,7 +139,7 @@ export const spawnSubagentTask = defineTool({
     if (!sessions) return noSessions();
     const found = reader.catalog.resolve("agent", agent);
     if (!found.ok) return fail(found.error, found.closest);
-    const id = run_id ?? (await sessions.list(owner, "active"))[0]?.session_id;
+    const id = run_id ?? (await sessions.list(owner, "active", 1)).sessions[0]?.session_id;
     if (!id) return fail('No active session: start one with bmad-task action "start", or pass run_id.');
     const name = `${found.record.module}/${found.record.name}`;
     return stored(deps, await sessions.enqueue(owner, id, { agent: name, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) }));
