@@ -124,8 +124,9 @@ class LocalFiles implements WorkspaceFiles {
   async peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>> {
     const out: FileContent[] = [];
     for (const path of paths) {
+      // A batch never fails for one member: one odd name cost the map every document (review 34).
       const rel = this.checked(path);
-      if (!rel.ok) return rel;
+      if (!rel.ok) continue;
       const data = await this.fs.readFile(join(this.root, rel.value), part).catch(() => undefined);
       const entry = data && (await this.entry(rel.value));
       if (data && entry) out.push({ ...entry, data });

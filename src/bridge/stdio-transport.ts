@@ -194,7 +194,7 @@ export class StdioTransport extends StdioServerTransport {
     const head = `{"jsonrpc":"2.0","id":${asciiJson(message.id)},"result":`;
     let result = encode(message.result);
     if (head.length + result.length + LINE_END.length > MAX_ANSWER_BYTES) {
-      const why = `This answer would be ${(result.length / 1024 / 1024).toFixed(1)} MiB on the wire, more than the ${MAX_ANSWER_BYTES / 1024 / 1024} MiB one message to an MCP client may carry: ask for less (part of the file, a narrower glob or path).`;
+      const why = `This answer would be ${(result.length / 1024 / 1024).toFixed(1)} MiB on the wire, more than the ${MAX_ANSWER_BYTES / 1024 / 1024} MiB one message to an MCP client may carry. Ask for less where the call can (a narrower glob or path); a file this large is for the user's own tools.`;
       // A tool's answer is a tool error the model reads; any other (a resource, a prompt) a JSON-RPC error.
       if (!Array.isArray((message.result as { content?: unknown }).content)) return super.send({ jsonrpc: "2.0", id: message.id, error: { code: INTERNAL_ERROR, message: why } });
       result = encode({ content: [{ type: "text", text: why }], isError: true });

@@ -365,14 +365,15 @@ export class WorkspaceProject extends DurableObject {
 
   /** Drops the content of earlier versions of the files `glob` matches. Owner only: nobody else can make a
    *  replaced or deleted file's content go before its time. */
-  async purge(caller: Caller, glob: string, undo = false): Promise<DoResult<{ versions: number; bytes: number; until?: string }>> {
+  /** `undo`: unpurge instead (of `version` alone, where given). */
+  async purge(caller: Caller, glob: string, undo?: { version?: number }): Promise<DoResult<{ versions: number; bytes: number; until?: string }>> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can ${undo ? "unpurge" : "purge"} its history.`);
     const now = new Date().toISOString();
-    if (undo) return this.files.unpurge(g.meta.name, compiled.glob, now);
+    if (undo) return { ok: true, value: this.files.unpurge(compiled.glob, undo.version) };
     this.writeMemories(g.meta);
     const purged = this.files.purge(compiled.glob, now);
     await this.wakeAt(Date.parse(now) + this.files.undoMs);

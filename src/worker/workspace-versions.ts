@@ -42,7 +42,9 @@ export class VersionedFiles {
   }
 
   /** The tables; the bytes of history kept are counted in the project's `meta` row (`history_bytes`). A version
-   *  purged (`purged_at`) is unreadable at once and counted out of them; its content goes UNDO_DAYS later. */
+   *  purged (`purged_at`) is unreadable at once, and its content goes UNDO_DAYS later; counted until then, and never
+   *  dropped by the cap, so that an unpurge always fits and purging makes no room to pad with (review 34: 205 writes
+   *  of 1 MiB, each purged, made the first purge's unpurge too big ever to fit, and its PRD went for good). */
   createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, version INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
@@ -130,9 +132,9 @@ export class VersionedFiles {
     const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
     if (collaborator) {
-      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can drop earlier versions with bmad-files "purge" (path: a glob).`);
+      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
     }
-    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}: this change does not fit. The project's owner can drop earlier versions with bmad-files "purge" (path: a glob).`);
+    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}: this change does not fit. The project's owner can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
   }
 
   /** The content bytes of the `versions v` rows a FROM clause selects. */
@@ -150,45 +152,46 @@ export class VersionedFiles {
       WHERE v.data IS NOT NULL AND v.pruned = 0 AND v.purged_at IS NULL AND f.path IS NULL AND n.at < ?`;
   }
 
-  /** Purges every earlier version of the paths `glob` matches, deleted files' included: unreadable now, their bytes
-   *  out of the history's count, their content dropped `undoMs` later (dropPurged) unless unpurge brings it back. */
+  /** Purges every earlier version of the paths `glob` matches, deleted files' included: unreadable now, their content
+   *  dropped `undoMs` later (dropPurged) unless unpurge brings it back. */
   purge(glob: Glob, now: string): { versions: number; bytes: number } {
-    const rows = this.earlier(glob, "purged_at IS NULL");
-    return this.mark(rows, now, -1);
+    return this.mark(this.earlier(glob, "purged_at IS NULL"), now);
   }
 
-  /** Brings back what purge took from the paths `glob` matches, while its content is kept; or why not (no room). */
-  unpurge(project: string, glob: Glob, now: string): WsResult<{ versions: number; bytes: number }> {
-    const rows = this.earlier(glob, "purged_at IS NOT NULL");
-    const bytes = rows.reduce((n, r) => n + r.size, 0);
-    const stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
-    if (stored + bytes > this.historyCap) return fail("limit", `Bringing back ${rows.length} purged versions (${bytes} bytes) would pass the ${this.historyCap / 1024 / 1024} MiB history cap of "${project}": purge other files' earlier versions first.`);
-    return { ok: true, value: this.mark(rows, null, 1) };
+  /** Brings back what purge took from the paths `glob` matches (of them, only `version`, where given), while its
+   *  content is kept. */
+  unpurge(glob: Glob, version?: number): { versions: number; bytes: number } {
+    return this.mark(this.earlier(glob, "purged_at IS NOT NULL", version), null);
   }
 
-  /** Earlier versions (never a head) of the paths `glob` matches whose content is kept, by `where`. */
-  private earlier(glob: Glob, where: string): Array<{ rowid: number; size: number }> {
+  /** Earlier versions (never a head) of the paths `glob` matches whose content is kept, by `where` (and `version`). */
+  private earlier(glob: Glob, where: string, version?: number): Array<{ rowid: number; size: number }> {
     const paths = this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions WHERE data IS NOT NULL").toArray().map((r) => r.path).filter((p) => glob.test(p));
+    const one = version === undefined ? "" : " AND v.version = ?";
     return paths.flatMap((path) => this.sql.exec<{ rowid: number; size: number }>(
-      `SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE v.path = ? AND v.data IS NOT NULL AND v.${where} AND f.path IS NULL`,
-      path,
+      `SELECT v.rowid AS rowid, v.size AS size FROM versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE v.path = ? AND v.data IS NOT NULL AND v.${where} AND f.path IS NULL${one}`,
+      path, ...(version === undefined ? [] : [version]),
     ).toArray());
   }
 
-  /** Sets `purged_at` on `rows`, moving their bytes into (`sign` 1) or out of (-1) the history's count, in one step. */
-  private mark(rows: Array<{ rowid: number; size: number }>, purgedAt: string | null, sign: 1 | -1): { versions: number; bytes: number } {
-    const bytes = rows.reduce((n, r) => n + r.size, 0);
+  /** Sets `purged_at` on `rows`, in one step. */
+  private mark(rows: Array<{ rowid: number; size: number }>, purgedAt: string | null): { versions: number; bytes: number } {
     this.transaction(() => {
       for (const row of rows) this.sql.exec("UPDATE versions SET purged_at = ? WHERE rowid = ?", purgedAt, row.rowid);
-      this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", sign * bytes);
     });
-    return { versions: rows.length, bytes };
+    return { versions: rows.length, bytes: rows.reduce((n, r) => n + r.size, 0) };
   }
 
-  /** Drops the content of versions purged longer ago than `undoMs`; the time the next one is due (undefined: none). */
+  /** Drops the content of versions purged longer ago than `undoMs`, and its bytes from the count; the time the next
+   *  one is due (undefined: none). */
   dropPurged(now: number): number | undefined {
     const cutoff = new Date(now - this.undoMs).toISOString();
-    this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL", cutoff);
+    const due = "purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL";
+    this.transaction(() => {
+      const bytes = this.sql.exec<{ n: number | null }>(`SELECT SUM(size) AS n FROM versions WHERE ${due}`, cutoff).one().n ?? 0;
+      this.sql.exec(`UPDATE versions SET data = NULL, pruned = 1 WHERE ${due}`, cutoff);
+      this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
+    });
     const next = this.sql.exec<{ at: string | null }>("SELECT MIN(purged_at) AS at FROM versions WHERE purged_at IS NOT NULL AND data IS NOT NULL").one().at;
     return next ? Date.parse(next) + this.undoMs : undefined;
   }

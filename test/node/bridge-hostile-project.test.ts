@@ -313,7 +313,7 @@ describe("files whose answer would be larger than a client reads", () => {
     writeFileSync(join(dir, "docs/quotes.md"), '"'.repeat(8 * 1024 * 1024 - 16));
     const read = await call(client, "bmad-files", { action: "read", path: "docs/quotes.md" });
     expect(read.isError).toBe(true);
-    expect(toolText(read)).toMatch(/^This answer would be 16\.0 MiB on the wire, more than the 9\.5 MiB one message to an MCP client may carry: ask for less/);
+    expect(toolText(read)).toMatch(/^This answer would be 16\.0 MiB on the wire, more than the 9\.5 MiB one message to an MCP client may carry\. Ask for less/);
     await answers(client);
 
     const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: dir });

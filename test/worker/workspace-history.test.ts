@@ -43,7 +43,7 @@ describe("the history cap (M5)", () => {
       if (out.isError) refused.push(out.text);
     }
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it \(deleting a file frees nothing before then\); past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can drop earlier versions with bmad-files "purge"/);
+    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it \(deleting a file frees nothing before then\); past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can purge earlier versions with bmad-files "purge" \(path: a glob\), whose room comes back when they go, 7 days later\./);
     // Restoring what a file already holds stores nothing (a seventh review: 198 restores of one version filled it).
     const head = await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" });
     const again = await mallory.files({ action: "restore", project, path: "docs/arch.md", version: 2 });
@@ -76,7 +76,7 @@ describe("purge and delete, undone for 7 days", () => {
     await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "# The PRD the team agreed\n" });
     await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "garbage a steered model wrote\n" });
     const purged = await olive.files({ action: "purge", project: name, path: "**" });
-    expect(purged.text).toMatch(/^Purged 1 earlier versions \(\d+ bytes\) of files matching "\*\*": nobody can read or restore them now, and their bytes no longer count; current files are kept\. Their content goes for good at \d{4}-\d\d-\d\d \d\d:\d\d UTC; until then bmad-files "unpurge" brings them back\.$/);
+    expect(purged.text).toMatch(/^Purged 1 earlier versions \(\d+ bytes\) of files matching "\*\*": nobody can read or restore them now; current files are kept\. Their content, and the room it takes, go for good at \d{4}-\d\d-\d\d \d\d:\d\d UTC; until then bmad-files "unpurge" brings them back\.$/);
     expect((await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text).toMatch(/\nv1 write \d+ B by .* \(purged: unpurge brings it back for 7 days\)$/);
     for (const args of [{ action: "read", version: 1 }, { action: "restore", version: 1 }]) {
       expect((await olive.files({ project: name, path: "docs/prd.md", ...args })).text).toMatch(/^Version 1 of docs\/prd\.md was purged by the owner of .* UTC, and until then the owner can bring it back with bmad-files "unpurge"\.$/);
@@ -84,11 +84,26 @@ describe("purge and delete, undone for 7 days", () => {
     expect((await olive.files({ action: "unpurge", project: name, path: "docs/*" })).text).toMatch(/^Brought back 1 purged versions/);
     expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toContain("The PRD the team agreed");
 
+    // Purged content counts until it goes, and the cap never drops it: purging makes no room to pad with, so an
+    // unpurge always fits (review 34: 205 writes of 1 MiB, each purged, made the PRD's unpurge too big ever to fit).
+    const stub = projectStub(olive.id, name);
+    await runInDurableObject(stub, (instance: WorkspaceProject) => void (instance.files.historyCap = 3 * 1024 * 1024));
+    await olive.files({ action: "purge", project: name, path: "**" });
+    const padded: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      padded.push((await olive.files({ action: "write", project: name, path: "docs/prd.md", content: kib(String(i), 1000) })).text);
+      await olive.files({ action: "purge", project: name, path: "docs/prd.md" });
+    }
+    expect(padded.at(-1)).toMatch(/this change does not fit\. The project's owner can purge earlier versions with bmad-files "purge" \(path: a glob\), whose room comes back when they go, 7 days later\.$/);
+    expect((await olive.files({ action: "unpurge", project: name, path: "docs/prd.md", version: 1 })).text).toMatch(/^Brought back 1 purged versions .* at version 1\.$/);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toContain("The PRD the team agreed");
     await olive.files({ action: "purge", project: name, path: "**" });
     await pastUndo(olive.id, name);
     expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toMatch(/its content was dropped/);
     expect((await olive.files({ action: "unpurge", project: name, path: "**" })).text).toMatch(/^Brought back 0 purged versions/);
-    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toContain("garbage");
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toMatch(/^\[docs\/prd\.md, version \d+/);
+    // Gone, their bytes leave the count: the cap takes new writes again.
+    expect((await olive.files({ action: "write", project: name, path: "docs/prd.md", content: kib("n", 1000) })).isError).toBe(false);
   });
 
   it("answers a deleted project as not there, withdraws its shares, and brings it back with undelete, until it goes for good", async () => {

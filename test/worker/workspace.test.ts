@@ -241,11 +241,11 @@ describe("limits", () => {
     for (let i = 0; i < 99; i++) expect(await index.reserve(`p${i}`, new Date().toISOString(), 100)).toEqual({ ok: true });
     expect((await max.project({ action: "create", name: "the-100th" })).isError).toBe(false);
     const refused = await max.project({ action: "create", name: "the-101st" });
-    expect(refused.text).toBe('You have 100 projects, the most one user may own (100); delete one first (bmad-project action "delete").');
+    expect(refused.text).toBe('You have 100 projects, the most one user may own (100). A project deleted (bmad-project action "delete") frees its place when it goes for good, 7 days later: ask the user which, if any, to delete.');
     // A deleted project counts while it is kept (else a loop of creates and deletes kept any number), except to its own
     // undelete; once it goes for good, it counts no more.
     expect((await max.project({ action: "delete", name: "the-100th", confirm: "the-100th" })).isError).toBe(false);
-    expect((await max.project({ action: "create", name: "the-101st" })).text).toBe('You have 100 projects (1 of them deleted and kept 7 days, which count until they go), the most one user may own (100); delete one first (bmad-project action "delete").');
+    expect((await max.project({ action: "create", name: "the-101st" })).text).toBe('You have 100 projects (1 of them deleted and kept 7 days, which count until they go), the most one user may own (100). A project deleted (bmad-project action "delete") frees its place when it goes for good, 7 days later: ask the user which, if any, to delete.');
     expect((await max.project({ action: "undelete", name: "the-100th" })).isError).toBe(false);
     expect((await max.project({ action: "delete", name: "the-100th", confirm: "the-100th" })).isError).toBe(false);
     await pastUndo(max.id, "the-100th");

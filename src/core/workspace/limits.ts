@@ -64,5 +64,5 @@ export function checkWriteAll(project: string, current: { files: number; bytes: 
 export function checkProjectCount(owned: number, deleted = 0): LimitCheck {
   if (owned < MAX_PROJECTS) return { ok: true };
   const kept = deleted ? ` (${deleted} of them deleted and kept 7 days, which count until they go)` : "";
-  return { ok: false, error: `You have ${owned} projects${kept}, the most one user may own (${MAX_PROJECTS}); delete one first (bmad-project action "delete").` };
+  return { ok: false, error: `You have ${owned} projects${kept}, the most one user may own (${MAX_PROJECTS}). A project deleted (bmad-project action "delete") frees its place when it goes for good, 7 days later: ask the user which, if any, to delete.` };
 }

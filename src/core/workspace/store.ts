@@ -118,8 +118,9 @@ export interface WorkspaceFiles {
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores
    *  without history (the bridge: it is the user's git) have none. */
   purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number; until?: string }>>;
-  /** Owner only: brings back what purge took from the files `glob` matches, while it is kept (`until`). */
-  unpurge?(glob: string): Promise<WsResult<{ versions: number; bytes: number }>>;
+  /** Owner only: brings back what purge took from the files `glob` matches (only `version` of them, where given),
+   *  while it is kept (`until`). */
+  unpurge?(glob: string, version?: number): Promise<WsResult<{ versions: number; bytes: number }>>;
   /** Current files, by path; `glob` as compileGlob reads it. */
   list(glob?: string): Promise<Listing>;
   /** "" is the project root (a directory). Directories are implicit: one exists while a file is below it. */

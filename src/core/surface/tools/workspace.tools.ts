@@ -171,7 +171,7 @@ export const bmadFilesTool = defineTool({
     path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
     content: z.string().optional().describe("write, append: the text"),
     // Safe integers: the bridge's versions are 48 bits of the content's sha256.
-    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore: version to bring back; read: an earlier one"),
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge: that version; read: an earlier one"),
     if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
@@ -197,9 +197,9 @@ export const bmadFilesTool = defineTool({
       if (args.action === "purge" || args.action === "unpurge") {
         if (!files.purge || !files.unpurge) return fail(`This project keeps no history to ${args.action}: on the bridge it is the user's git.`);
         if (!given) return fail(`bmad-files "${args.action}" needs "path": a glob of the files whose earlier versions to ${args.action === "purge" ? "drop" : "bring back"} ("**" for all).`);
-        if (args.action === "unpurge") return result(await files.unpurge(given.path), (r) => done(`Brought back ${n(r.versions)} purged versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}.`, r));
+        if (args.action === "unpurge") return result(await files.unpurge(given.path, args.version), (r) => done(`Brought back ${n(r.versions)} purged versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}${args.version === undefined ? "" : ` at version ${args.version}`}.`, r));
         return result(await files.purge(given.path), (r) =>
-          done(`Purged ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}: nobody can read or restore them now, and their bytes no longer count; current files are kept.${r.until ? ` Their content goes for good at ${shownTime(r.until)} UTC; until then bmad-files "unpurge" brings them back.` : ""}`, r));
+          done(`Purged ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}: nobody can read or restore them now; current files are kept.${r.until ? ` Their content, and the room it takes, go for good at ${shownTime(r.until)} UTC; until then bmad-files "unpurge" brings them back.` : ""}`, r));
       }
       if (given === undefined) return fail(`bmad-files "${args.action}" needs "path": the file, from the project root.`);
       const path = given.path;
