@@ -4,12 +4,12 @@
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import { DurableObject } from "cloudflare:workers";
 import { shownTime } from "../core/count.js";
-import type { Env } from "./env.js";
 import { compileGlob, tooCostly } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
+import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
 import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
@@ -363,9 +363,9 @@ export class WorkspaceProject extends DurableObject {
     return versions.length ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
   }
 
-  /** Drops the content of earlier versions of the files `glob` matches. Owner only: nobody else can make a
-   *  replaced or deleted file's content go before its time. */
-  /** `undo`: unpurge instead (of `version` alone, where given). */
+  /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge), or with `undo` brings
+   *  them back (only `version`, where given). Owner only: nobody else can make a replaced or deleted file's content
+   *  go before its time. */
   async purge(caller: Caller, glob: string, undo?: { version?: number }): Promise<DoResult<{ versions: number; bytes: number; until?: string }>> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);

@@ -16,7 +16,7 @@ export const HISTORY_RETENTION_DAYS = 30;
 /** How long what an owner purged or deleted can be brought back: a model steered by what it read holds the owner's
  *  token, so nothing it sends erases history at once. */
 export const UNDO_DAYS = 7;
-export const DAY_MS = 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 type Row = Record<string, SqlStorageValue>;
 
