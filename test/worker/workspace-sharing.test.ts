@@ -340,7 +340,9 @@ describe("deleting a project", () => {
     await owner.project({ action: "share", name: project, with: writer.email, access: "write" });
     expect((await owner.project({ action: "delete", name: project, confirm: "yes" })).text).toBe(`To delete "${project}" and all its files and history, pass confirm: "${project}".`);
     expect((await owner.project({ action: "delete", name: project, confirm: project })).text).toMatch(new RegExp(`Deleted project "${project}" with its \\d+ files`));
-    expect((await owner.project({ action: "list" })).text).not.toContain(project);
+    const listed = await owner.project({ action: "list" });
+    expect(listed.structured.projects).not.toContainEqual(expect.objectContaining({ name: project }));
+    expect(listed.structured.deleted).toContainEqual(expect.objectContaining({ name: project }));
     expect((await writer.project({ action: "list" })).text).not.toContain(`${owner.email}`);
     expect((await owner.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/Project ".*" not found/);
     expect((await owner.project({ action: "create", name: project })).text).toMatch(/bmad-project "undelete" brings it back; or choose another name/);
