@@ -3,7 +3,6 @@
 // ported scripts (NodeRuntimeFs). A file's version names its content (48 bits of its sha256), checked under the
 // file's lock where it is written, so if_version holds against any number of writers; history lives in the
 // user's git, not here.
-import { createHash } from "node:crypto";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
@@ -11,9 +10,10 @@ import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
-import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
+import { contentVersion, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
@@ -35,11 +35,6 @@ async function walked(name: string, real: string): Promise<boolean> {
 
 const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error });
 
-/** A version that names content: 48 bits of its sha256, never 0 (0 is "absent"). */
-export function contentVersion(data: Uint8Array): { version: number; sha256: string } {
-  const sha256 = createHash("sha256").update(data).digest("hex");
-  return { version: Number.parseInt(sha256.slice(0, 12), 16) || 1, sha256 };
-}
 
 export class LocalWorkspaceStore implements WorkspaceStore {
   private readonly local: LocalFiles;
@@ -107,7 +102,7 @@ class LocalFiles implements WorkspaceFiles {
   async read(path: string, version?: number): Promise<WsResult<FileContent>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
-    if (version !== undefined) return invalid("The project folder keeps no versions here: earlier ones are in the user's git, if they use it (git log, git show).");
+    if (version !== undefined) return this.kept(rel.value, version);
     let data: Uint8Array | undefined;
     try {
       data = await this.fs.readFile(join(this.root, rel.value));
@@ -188,12 +183,32 @@ class LocalFiles implements WorkspaceFiles {
     return { ok: true, value: { files: files.length } };
   }
 
-  async restore(): Promise<WsResult<FileEntry>> {
-    return invalid("The project folder keeps no versions here: an earlier one comes back from the user's git, if they use it (git checkout <commit> -- <path>).");
+  /** A version the bridge kept when it replaced or removed it (kept-versions.ts), or the file now at that version. */
+  private async kept(rel: string, version: number): Promise<WsResult<FileContent>> {
+    const now = await this.read(rel);
+    if (now.ok && now.value.version === version) return now;
+    const data = await keptContent(this.root, rel, version);
+    const entry = data && (await keptOf(this.root, rel)).find((e) => e.version === version);
+    if (!data || !entry) return { ok: false, kind: "not_found", error: `The bridge kept no version ${version} of ${rel}: history lists the ones it kept (a week of what it replaced or removed); older ones are in the user's git, if they use it (git log, git show).` };
+    return { ok: true, value: { path: rel, version, size: entry.size, sha256: entry.sha256, updated_at: entry.at, author: "you", data } };
   }
 
-  async history(): Promise<WsResult<never[]>> {
-    return invalid("The project folder keeps no history here: it is in the user's git, if they use it (git log).");
+  async restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>> {
+    const rel = this.checked(path);
+    if (!rel.ok) return rel;
+    const kept = await this.kept(rel.value, version);
+    return kept.ok ? this.write(rel.value, kept.value.data, ifVersion === undefined ? {} : { ifVersion }) : kept;
+  }
+
+  /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. */
+  async history(path: string): Promise<WsResult<VersionEntry[]>> {
+    const rel = this.checked(path);
+    if (!rel.ok) return rel;
+    const now = await this.entry(rel.value);
+    const kept = (await keptOf(this.root, rel.value)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, author: "you", at: e.at }));
+    const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, author: now.author, at: now.updated_at }] : []), ...kept];
+    if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
+    return { ok: true, value: versions };
   }
 
   async remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>> {

@@ -12,6 +12,7 @@ import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
+import { keep } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -137,9 +138,17 @@ export class NodeRuntimeFs implements RuntimeFs {
   async writeFile(path: string, data: Uint8Array): Promise<void> {
     const { root, rel } = await this.place(path, "change");
     await withFileLock(root, rel, async () => {
+      await this.keepReplaced(root, rel, await this.read(root, rel).catch(() => undefined), data);
       const written = await writeConfined(root, rel, data);
       if (!written.ok) throw asError(written);
     });
+  }
+
+  /** What a change replaces or removes is kept a week (kept-versions.ts): a model's change can be undone with its own
+   *  tools. Keeping never fails the change. */
+  private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
+    if (!current || (next && Buffer.from(current.buffer, current.byteOffset, current.byteLength).equals(next))) return;
+    await keep(root, rel, current).catch(() => undefined);
   }
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
@@ -148,8 +157,10 @@ export class NodeRuntimeFs implements RuntimeFs {
     await withFileLock(root, rel, async () => {
       // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
       const unchanged = await fileStamp(root, rel);
-      const next = await change(await this.read(root, rel));
+      const current = await this.read(root, rel);
+      const next = await change(current);
       if (next === undefined) return;
+      await this.keepReplaced(root, rel, current, next);
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
     });

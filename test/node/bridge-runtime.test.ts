@@ -232,7 +232,7 @@ describe("bmad-run", () => {
 });
 
 describe("bmad-files on the bridge", () => {
-  it("works on the project folder only: no .. , no link out, no history", async () => {
+  it("works on the project folder only: no .. , no link out, no history but a week of what it replaced", async () => {
     const { dir } = sharedProject();
     const outside = join(tmp.dir, "outside.md");
     writeFileSync(outside, "not yours");
@@ -248,7 +248,8 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
     expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
     expect(readFileSync(outside, "utf8")).toBe("not yours");
-    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: true, text: expect.stringMatching(/in the user.s git, if they use it \(git log\)/) });
+    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: false, text: expect.stringMatching(/^_bmad\/config\.toml, newest first:\nv\d+ write by you at [^\n]+$/) });
+    expect(await files({ action: "history", path: "nothing/here.md" })).toMatchObject({ isError: true, text: expect.stringMatching(/in the user.s git, if they use it \(git log\)/) });
     expect(await files({ action: "write", path: "notes/a.md", content: "one", if_version: 0 })).toMatchObject({ isError: false });
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
     expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });

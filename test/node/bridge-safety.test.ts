@@ -12,6 +12,7 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
+import { keep, keptContent, keptOf } from "../../src/bridge/kept-versions.js";
 import { userInfo } from "node:os";
 import { lockFolder, locksFolderPath, machineId, withFileLock } from "../../src/bridge/file-lock.js";
 import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
@@ -437,5 +438,54 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(log.match(/^- \(by user[01]\) entry \d+$/gm)).toHaveLength(20);
     const python = await run(PYTHON, [join(dir, "_bmad/scripts/memlog.py"), "append", "--workspace", join(dir, "race"), "--text", "from python"]);
     expect(JSON.parse(python.stdout)).toMatchObject({ ok: true, entries: 21 });
+  });
+});
+
+// A model steered by what it read overwrites or deletes what the user's git never saw: the bridge keeps a week of
+// what it replaced or removed, in .bmad-mcp/kept/ (machinery: no tool reads or writes it), and the model's own tools
+// bring it back.
+describe("what a change replaced is kept a week", () => {
+  it("lists, reads and restores what bmad-files and a ported script replaced or removed", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const path = "kept/prd.md";
+    const first = JSON.parse(JSON.stringify((await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: "# The PRD the team agreed\n" } })).structuredContent)) as { version: number };
+    await files(client, { action: "write", path, content: "garbage a steered model wrote\n" });
+    const history = await files(client, { action: "history", path });
+    expect(history.text.split("\n").filter((l) => l.startsWith("v"))).toHaveLength(2);
+    expect(history.text).toContain(`v${first.version} write 26 B by you`);
+    expect((await files(client, { action: "read", path, version: first.version })).text).toContain("The PRD the team agreed");
+    expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
+    expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
+    // A delete too; and the garbage it replaced is kept as well.
+    expect((await files(client, { action: "delete", path })).isError).toBe(false);
+    expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
+    expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
+    expect((await files(client, { action: "history", path })).text).toContain("30 B by you");
+    // A ported script's change (memlog set rewrites the log) is kept like any other.
+    await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/kept/run");
+    const before = readFileSync(join(dir, "kept/run/.memlog.md"), "utf8");
+    await bmadRun(client, 'uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/kept/run --text "one"');
+    const kept = await files(client, { action: "history", path: "kept/run/.memlog.md" });
+    const version = Number(/\nv(\d+) write/.exec(kept.text)![1]);
+    expect((await files(client, { action: "read", path: "kept/run/.memlog.md", version })).text).toContain(before.trim().split("\n")[0]!);
+    // What is kept is machinery: no tool of the model's reads it or writes it.
+    expect((await files(client, { action: "read", path: ".bmad-mcp/kept/index.jsonl" })).text).toMatch(/bmad-mcp.s own state .*; no tool reads or writes it/);
+    expect((await files(client, { action: "write", path: ".bmad-mcp/kept/index.jsonl", content: "{}" })).text).toMatch(/bmad-mcp.s own state .*; no tool reads or writes it/);
+  });
+
+  it("keeps at most its limits, the oldest going first with their content", async () => {
+    const root = tmp.project("kept-limits");
+    const limits = { maxEntries: 3, maxBytes: 10, keepMs: 60_000 };
+    const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
+    for (const [i, text] of ["aaaa", "bbbb", "cccc", "dddd"].entries()) await keep(root, "x.md", new TextEncoder().encode(text), t(i), limits);
+    // 10 bytes: the newest two of 4 bytes each fit, and the third would not.
+    expect((await keptOf(root, "x.md")).map((e) => e.size)).toEqual([4, 4]);
+    expect(readdirSync(join(root, ".bmad-mcp/kept")).filter((f) => /^[0-9a-f]{64}$/.test(f))).toHaveLength(2);
+    // A minute on, nothing older is kept.
+    await keep(root, "y.md", new TextEncoder().encode("e"), t(120), limits);
+    expect(await keptOf(root, "x.md")).toEqual([]);
+    const [y] = await keptOf(root, "y.md");
+    expect(new TextDecoder().decode(await keptContent(root, "y.md", y!.version))).toBe("e");
   });
 });

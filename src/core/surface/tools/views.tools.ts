@@ -70,18 +70,19 @@ export const bmadDocTool = defineTool({
   async run({ project, path, version, commit }, deps) {
     const found = await projectFiles(deps, project);
     if (!found.ok) return fail(found.error);
-    const [read, history] = await Promise.all([found.files.read(path, version), found.files.history(path)]);
+    // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
+    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path)]);
     if (!read.ok) return fail(read.error);
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
     const base = { ...meta, project: found.name };
-    if (history.ok) {
+    if (history?.ok) {
       const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
       const older = (versions[versions.length - 1]?.version ?? 1) - 1;
       const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
       return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${shown}]`, text, structured: { ...base, history: "versions", versions, ...(older ? { older } : {}) } };
     }
-    // The bridge keeps no versions: the folder's history is the user's git, read-only, where there is one.
+    // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     const git = runtime?.ok ? runtime.runtime.git : undefined;
     const commits = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path) : undefined;
@@ -91,7 +92,7 @@ export const bmadDocTool = defineTool({
       if (!shown.ok) return fail(shown.error);
       return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: sanitizeConfigText(path, shown.text), structured: { ...base, commit, history: "git", commits: commits ?? [] } };
     }
-    const note = commits ? undefined : history.error;
+    const note = commits ? undefined : history?.error ?? "the folder's history is the user's git, and it has none of this file.";
     const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
     return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text, structured };
   },

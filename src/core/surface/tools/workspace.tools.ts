@@ -261,8 +261,9 @@ export const bmadFilesTool = defineTool({
             const lines = versions.map((v) =>
               `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
             );
-            // Versions run 1..n: those past the list are named, so that nobody's earlier ones vanish from sight.
-            const oldest = versions[versions.length - 1]?.version ?? 1;
+            // A workspace's versions run 1..n: those past the list are named, so that nobody's earlier ones vanish from
+            // sight. (A project folder's are named by their content: what the bridge kept, all listed.)
+            const oldest = store.folder ? 1 : (versions[versions.length - 1]?.version ?? 1);
             const older = oldest > 1 ? `\nVersions 1 to ${oldest - 1} are older than this list: read one with "version".` : "";
             return done(`${path}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(oldest > 1 ? { older: oldest - 1 } : {}) });
           });
