@@ -62,6 +62,7 @@ async function runSkillScript(root: string, reader: BundleReader, vouching: Scri
   const vouched = await vouchedBytes(root, vouching);
   const keep: KeepForRun = vouching.allowProjectScripts ? () => true : keepForRun(vouched);
   const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript, keep) : undefined;
+  if (typeof bundled === "string") return refused(bundled);
   const script = bundled?.script ?? fsScript;
   const bases = [root, skillCache()];
   const where = await confinedScript(script, bases);
@@ -310,7 +311,7 @@ function skillCache(): string {
 
 /** A skill that is only in the bundle gets its folder written to this process's cache, keyed by content, to run
  *  there; `local` maps the skill's bundle paths in its arguments (`--skill {skill-root}`) to that copy. */
-async function materialise(reader: BundleReader, fsScript: string, keep: KeepForRun): Promise<{ script: string; local: (arg: string) => string }> {
+async function materialise(reader: BundleReader, fsScript: string, keep: KeepForRun): Promise<{ script: string; local: (arg: string) => string } | string> {
   const path = fsScript.slice(BUNDLE_MOUNT.length + 1);
   const skillDir = path.replace(/\/scripts\/[^/]+$/, "");
   const { catalog } = reader;
@@ -321,6 +322,8 @@ async function materialise(reader: BundleReader, fsScript: string, keep: KeepFor
   const base = join(skillCache(), key);
   for (const p of files) {
     const target = join(base, p);
+    // Only inside the cache, whatever a bundle path says (bundles are checked as built: this holds for any).
+    if (!isInside(base, target)) return `bmad://${p.slice(0, 200)} would be copied outside this run's folder; refused, and nothing run.`;
     if (existsSync(target) && statSync(target).size === catalog.file(p)!.size) continue;
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, await reader.readText(catalog.file(p)!));

@@ -1,7 +1,8 @@
 // Decides which layout a source tree has and reads it. A root may be the BMAD tree itself or contain it.
 import { readClassicInstalled, readClassicSource } from "./classic";
 import { readSkillsInstalled, readSkillsSource } from "./skills";
-import { type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
+import { MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
+import { checkBundlePath } from "../core/catalog/paths";
 import { readV4 } from "./v4";
 
 export const EVIDENCE = [
@@ -20,7 +21,26 @@ export function readTree(ctx: ReadContext): TreeContent {
     throw new Error(`The BMAD tree in ${ctx.tree.label()} (${content.layout}) yields no agents, workflows, tasks or skills. Point at an installed project's folder or a module's source.`);
   }
   addKnowledge(content);
-  return content;
+  return servable(content, ctx.warn);
+}
+
+/** Only what a bundle path can name: each file's path, and each record's entry, files and module, plain parts (no
+ *  `.`, `..`, empty or absolute) and a module of one word. Every layout's reader builds paths from what the tree
+ *  says (a module.yaml `code`, a manifest's columns), and a path that left the bundle was written out of the bridge's
+ *  cache on the next run of a script (review 35: `code: "a/b/../../../../home/u"` wrote `.bashrc`). */
+function servable(content: TreeContent, warn: (message: string) => void): TreeContent {
+  const bad = (path: string) => !checkBundlePath(path).ok;
+  const badModule = (name: string) => !MODULE_NAME.test(name) || name === "." || name === "..";
+  const dropped = [...content.files.keys()].filter(bad);
+  for (const path of dropped) content.files.delete(path);
+  const records = content.records.filter((r) => !badModule(r.module) && !bad(r.entry) && content.files.has(r.entry));
+  for (const r of records) r.files = r.files.filter((f) => content.files.has(f));
+  const modules = content.modules.filter((m) => !badModule(m.name));
+  const refused = dropped.length + content.records.length - records.length + content.modules.length - modules.length;
+  if (refused) warn(`Skipped ${refused} files, records or modules whose paths or module names no bundle path can hold (only plain parts, no "." or ".."), e.g. ${JSON.stringify((dropped[0] ?? content.records.find((r) => !records.includes(r))?.entry ?? content.modules.find((m) => !modules.includes(m))?.name ?? "").slice(0, 120))}.`);
+  const config: TreeContent["config"] = Object.create(null);
+  for (const [name, values] of Object.entries(content.config)) if (!badModule(name)) config[name] = values;
+  return { ...content, records, modules, config };
 }
 
 function detectAndRead(ctx: ReadContext): TreeContent {

@@ -1,5 +1,5 @@
 // v6.3+ skill trees: the package source (src/*/module.yaml + SKILL.md dirs) and installed _bmad/ + .<ide>/skills/.
-import { addDir, basename, dirname, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
+import { addDir, basename, dirname, MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
 import { firstHeading } from "../core/markdown";
 import { asObject, csv, frontmatter, str, toml, yaml } from "./parse";
 
@@ -54,7 +54,11 @@ function readModuleYaml(ctx: ReadContext, rel: string): { module: TreeModule; de
     return null;
   }
   const data = asObject(y.value);
-  const code = str(data.code) ?? basename(dirname(rel));
+  const folder = basename(dirname(rel));
+  const given = str(data.code);
+  // The code names the module's bundle folder: one plain word, or the module's own folder name (review 35).
+  if (given !== undefined && !MODULE_NAME.test(given)) ctx.warn(`Module ${ctx.tree.label(rel)}: code ${JSON.stringify(given.slice(0, 80))} is not one plain word; used its folder's name, "${folder}".`);
+  const code = given !== undefined && MODULE_NAME.test(given) ? given : folder;
   const module: TreeModule = { name: code };
   const title = str(data.name);
   const description = str(data.description);

@@ -3,6 +3,8 @@ import type { BundleModule, CatalogRecord, Layout } from "../core/catalog/bundle
 import type { Tree } from "./files";
 
 export type TreeRecord = Omit<CatalogRecord, "source">;
+/** A module's name as a bundle path's first part: one plain word. */
+export const MODULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export type TreeModule = Omit<BundleModule, "source">;
 
 export interface TreeContent {

@@ -126,6 +126,27 @@ describe("6.12 installed project", () => {
     expect(manifest.files.length).toBeLessThan(plain.manifest.files.length + 250);
   });
 
+  // Review 35: a module's `code` climbing out ("a/b/../../../../home/u") put its files at bundle paths that the bridge's
+  // copy of another module's skill folder wrote out of its cache: `.bashrc` and `authorized_keys`, before any script ran.
+  it("gives every module one plain word for a name, and the bundle no path that climbs or is not plain", async () => {
+    const source = join(tmp.dir, "climbing-modules/src");
+    const file = (rel: string, text: string) => (mkdirSync(join(source, rel, ".."), { recursive: true }), writeFileSync(join(source, rel), text));
+    file("a/module.yaml", "code: a\nname: A\n");
+    file("a/b/SKILL.md", "---\nname: b\ndescription: a skill\n---\n# B\n");
+    file("a/b/scripts/run.py", "print('b')\n");
+    file("climber/module.yaml", `code: "a/b/../../../../../${tmp.dir.slice(1)}/PWNED"\nname: Climber\n`);
+    file("climber/stuff/SKILL.md", "---\nname: stuff\ndescription: climbs\n---\n# Stuff\n");
+    file("climber/stuff/.bashrc", "echo pwned\n");
+    file("dotted/module.yaml", 'code: ".."\n');
+    file("dotted/d/SKILL.md", "---\nname: d\ndescription: dots\n---\n# D\n");
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [join(tmp.dir, "climbing-modules")], includeDefault: false, warn: (w) => warnings.push(w) });
+    for (const path of [...manifest.files.map((f) => f.path), ...manifest.records.flatMap((r) => [r.entry, ...r.files])]) expect(path.split("/")).not.toContain("..");
+    expect(manifest.modules.map((m) => m.name).sort()).toEqual(["a", "climber", "dotted"]);
+    expect(manifest.files.map((f) => f.path)).toEqual(expect.arrayContaining(["climber/stuff/.bashrc", "dotted/d/SKILL.md", "a/b/scripts/run.py"]));
+    expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/climber\/module\.yaml: code "a\/b\/\.\.\/.*" is not one plain word; used its folder's name, "climber"\./), expect.stringMatching(/dotted\/module\.yaml: code "\.\." is not one plain word/)]));
+  });
+
   it("gives at most 20 warnings a source, then one line counting the rest (review 27: 17,818 lines a rebuild)", async () => {
     const noisy = join(tmp.dir, "noisy-manifest");
     cpSync(installed, noisy, { recursive: true });
