@@ -30,9 +30,19 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
     const inner = p.slice(p.indexOf("/") + 1);
     return !bmad && !out.files.has(p) && p.includes("/") && out.files.has(inner) ? inner : p;
   };
+  // A row repeated is one record: 20,000 copies of one row made 20,000 records, each listing its folder (1.3 GB, and
+  // the tree dropped unnamed: review 35).
+  const seen = new Set<string>();
+  let repeated = 0;
   const base = (row: Row, kind: TreeRecord["kind"], file: string): TreeRecord | null => {
     const name = row.name;
     const entry = row.path ? entryOf(row.path) : "";
+    const key = `${kind}\0${entry}\0${name}`;
+    if (seen.has(key)) {
+      repeated += 1;
+      return null;
+    }
+    seen.add(key);
     if (!name || !entry || !out.files.has(entry)) {
       if (name) {
         ctx.warn(`Skipped ${kind} ${name}: ${row.path || "no path"} is not in ${tree.label(bmad)}`);
@@ -72,6 +82,7 @@ export function readClassicInstalled(ctx: ReadContext, bmad: string, cfg: "_conf
       out.records.push(r);
     }
   }
+  if (repeated) ctx.warn(`Skipped ${repeated} repeated rows of the manifests in ${tree.label(`${bmad ? `${bmad}/` : ""}${cfg}`)}: each names a record already read.`);
   addUnlisted(ctx, out, cfg);
   return out;
 }

@@ -147,6 +147,9 @@ function addPhases(ctx: ReadContext, out: TreeContent): void {
 }
 
 /** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
+/** Rows of a skill manifest that name no skill, at most, before the rest of it is left unread. */
+const MAX_MISSES = 1000;
+
 export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent {
   const out: TreeContent = { layout: "v6-skills-installed", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
@@ -160,7 +163,15 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
   }
   const bmadName = basename(bmad) || "_bmad";
   const read = new Set<string>();
+  // The IDE folders skills are installed in, listed once; and rows naming no skill, looked for at most MAX_MISSES
+  // times (review 35: 175,000 rows of missing skills cost 25 s a rebuild, each listing the root again).
+  const ideFolders = tree.list("").filter((d) => d.startsWith("."));
+  let misses = 0;
   for (const row of rows.value) {
+    if (misses === MAX_MISSES) {
+      ctx.warn(`Stopped reading ${tree.label(manifestRel)} after ${MAX_MISSES} rows that name no skill here: reinstall BMAD to rewrite it.`);
+      break;
+    }
     const name = row.name || row.canonicalId;
     if (!name || !row.path) continue;
     const path = stripRoot(row.path, bmadName);
@@ -176,8 +187,9 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     let rel = `${bmad ? `${bmad}/` : ""}${installedDir}`;
     if (!tree.exists(`${rel}/SKILL.md`)) {
       // Installed skills live in the IDE folder: <root>/.<ide>/skills/<name>/
-      const ide = tree.list("").find((d) => d.startsWith(".") && tree.exists(`${d}/skills/${name}/SKILL.md`));
+      const ide = ideFolders.find((d) => tree.exists(`${d}/skills/${name}/SKILL.md`));
       if (!ide) {
+        misses += 1;
         ctx.warn(`Skill ${name} listed in ${tree.label(manifestRel)} has no SKILL.md at ${row.path} or .*/skills/${name}/`);
         continue;
       }

@@ -1,5 +1,5 @@
 // Classic v6 (6.0.4 source and installed), v4 (4.44.3 installed and package) and a v6-alpha fixture.
-import { readdirSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build";
@@ -30,6 +30,19 @@ describe("classic v6", () => {
     expect(pm.files).toContain("_config/agents/bmm-pm.customize.yaml");
     expect(manifest.records.find((r) => r.kind === "knowledge")).toMatchObject({ module: "bmm", name: "bmm" });
     expect(Object.keys(manifest.config).sort()).toEqual(["bmm", "core"]);
+  });
+
+  // Review 35: 20,000 copies of one row made 20,000 records, each listing its folder: 1.3 GB, and the tree dropped.
+  it("installed: a row repeated is one record, and the repeats are counted in one warning", async () => {
+    const copy = join(tmp.dir, "classic-repeated");
+    cpSync(classic, copy, { recursive: true });
+    const manifestPath = join(copy, "_bmad/_config/workflow-manifest.csv");
+    const lines = readFileSync(manifestPath, "utf8").trimEnd().split("\n");
+    writeFileSync(manifestPath, `${[...lines, ...Array.from({ length: 5000 }, () => lines[1]!)].join("\n")}\n`);
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, warn: (w) => warnings.push(w) });
+    expect(manifest.records.filter((r) => r.kind === "workflow")).toHaveLength(lines.length - 1);
+    expect(warnings).toContainEqual(expect.stringMatching(/^Skipped 5000 repeated rows of the manifests in .*_config: each names a record already read\.$/));
   });
 
   it("source: agents from *.agent.yaml, workflows, core tasks", async () => {

@@ -147,6 +147,23 @@ describe("6.12 installed project", () => {
     expect(warnings).toEqual(expect.arrayContaining([expect.stringMatching(/climber\/module\.yaml: code "a\/b\/\.\.\/.*" is not one plain word; used its folder's name, "climber"\./), expect.stringMatching(/dotted\/module\.yaml: code "\.\." is not one plain word/)]));
   });
 
+  // Review 35: 175,000 rows of skills that are not there cost 25 s a rebuild, each listing the project root again.
+  it("stops reading a skill manifest after 1,000 rows that name no skill, saying so, and keeps what it read", async () => {
+    const copy = join(tmp.dir, "missing-skills");
+    cpSync(installed, copy, { recursive: true });
+    const manifestPath = join(copy, "_bmad/_config/skill-manifest.csv");
+    const rows = Array.from({ length: 20_000 }, (_, i) => `"gone${i}","gone${i}","d","core","_bmad/core/gone${i}/SKILL.md"`);
+    writeFileSync(manifestPath, `${readFileSync(manifestPath, "utf8").trimEnd()}\n${rows.join("\n")}\n`);
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, warn: (w) => warnings.push(w) });
+    const plain = await buildBundle({ sources: [installed], includeDefault: false });
+    expect(manifest.records.length).toBe(plain.manifest.records.length);
+    // 1,000 misses and the stop, past the 20 shown: not one a row.
+    const more = Number(/^\.\.\. and (\d+) more warnings/.exec(warnings.at(-1)!)?.[1]);
+    expect(more).toBeGreaterThan(980);
+    expect(more).toBeLessThan(1000);
+  });
+
   it("gives at most 20 warnings a source, then one line counting the rest (review 27: 17,818 lines a rebuild)", async () => {
     const noisy = join(tmp.dir, "noisy-manifest");
     cpSync(installed, noisy, { recursive: true });
