@@ -16,7 +16,7 @@ export function yaml(text: string): Parsed<unknown> {
 
 export function toml(text: string): Parsed<Record<string, unknown>> {
   try {
-    return { ok: true, value: parseBoundedToml(() => parseToml(text)) as Record<string, unknown> };
+    return { ok: true, value: parseBoundedToml(text, () => parseToml(text)) as Record<string, unknown> };
   } catch (err) {
     return { ok: false, error: firstLine(err) };
   }

@@ -51,18 +51,21 @@ export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): u
   return parse(text, { uniqueKeys: false, maxAliasCount: 0 });
 }
 
-/** What parseBoundedToml throws for a file nested past MAX_NESTING. */
-export class NestedTooDeep extends Error {
-  constructor() {
-    super(`it nests deeper than ${MAX_NESTING} levels, far past any BMAD file's`);
-  }
-}
+/** What parseBoundedToml throws for a file past its bounds. */
+export class TooHeavy extends Error {}
 
-/** TOML parsed by `parse`, refused when it nests deeper than MAX_NESTING: dotted keys nest with no bracket for
- *  tooHeavyToParse to count (`a.a.…a = 1`, 20,000 levels in 40 KB, overflowed the stack: review 19). Measured on the
- *  parsed value with a stack of its own; one too deep for the parser itself is refused the same way. */
-export function parseBoundedToml<T>(parse: () => T): T {
-  const tooDeep = new NestedTooDeep();
+/** Entries a TOML file may hold (lines and commas, as tooHeavyToParse counts them): a skill's 7 MB customize.toml of
+ *  600,000 keys took 2.8 s to parse, at every build and render (review 35). */
+export const MAX_TOML_ENTRIES = 20_000;
+
+/** `text` parsed by `parse`, refused past MAX_TOML_ENTRIES, or when it nests deeper than MAX_NESTING: dotted keys
+ *  nest with no bracket for tooHeavyToParse to count (`a.a.…a = 1`, 20,000 levels in 40 KB, overflowed the stack:
+ *  review 19). Measured on the parsed value with a stack of its own; one too deep for the parser itself is refused
+ *  the same way. */
+export function parseBoundedToml<T>(text: string, parse: () => T): T {
+  const heavy = tooHeavyToParse(text, MAX_TOML_ENTRIES);
+  if (heavy) throw new TooHeavy(`${heavy}, far past any BMAD file's`);
+  const tooDeep = new TooHeavy(`it nests deeper than ${MAX_NESTING} levels, far past any BMAD file's`);
   let value: T;
   try {
     value = parse();

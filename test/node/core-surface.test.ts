@@ -138,6 +138,12 @@ it("parses no config or sprint file nested past any BMAD's: a planted one 100,00
     expect(() => parseTomlPort(dotted)).toThrow(/The file it nests deeper than 64 levels/);
     expect(tomlOf(dotted)).toMatchObject({ ok: false, error: expect.stringMatching(/nests deeper than 64 levels/) });
   }
+  // Nor a TOML file of more entries than any BMAD's (review 35: a skill's customize.toml of 600,000 keys took 2.8 s at
+  // every build and render), by the compiler or the ported config_utils.
+  const manyKeys = Array.from({ length: 25_000 }, (_, i) => `k${i} = ${i}`).join("\n");
+  expect(tomlOf(manyKeys)).toMatchObject({ ok: false, error: expect.stringMatching(/it has more than 20000 entries/) });
+  expect(() => parseTomlPort(manyKeys)).toThrow(/The file it has more than 20000 entries/);
+  expect(tomlOf(manyKeys.split("\n").slice(0, 19_000).join("\n"))).toMatchObject({ ok: true });
   expect(sanitizeConfigText("custom/config.toml", "a.b.c = 1\n")).toBe("a.b.c = 1\n");
   expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
   // Brackets in strings and comments count too (an upper bound nobody can hide items from): such a file is withheld,

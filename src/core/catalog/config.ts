@@ -265,7 +265,7 @@ function parseConfig(path: string, text: string): { data: unknown } | { error: s
     if (!isToml(path)) return { data: parseBoundedYaml(text, MAX_CONFIG_ENTRIES) };
     const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
     if (heavy) return { error: `${heavy}, far past any config` };
-    return { data: parseBoundedToml(() => parseToml(text)) };
+    return { data: parseBoundedToml(text, () => parseToml(text)) };
   } catch (error) {
     return { error: parseErrorSummary(error) };
   }

@@ -4,7 +4,7 @@ import type { RuntimeFs } from "./fs.js";
 import { type PyDict, type PyValue, isDict, PyError, typeName } from "./py-json.js";
 import { decodeUtf8, readBytes, statPath } from "./py-io.js";
 import { baseName, joinPath } from "./py-path.js";
-import { NestedTooDeep, parseBoundedToml } from "../yaml.js";
+import { parseBoundedToml, TooHeavy } from "../yaml.js";
 
 /** A present configuration layer cannot be used safely (Python: ConfigError(ValueError)). */
 export class ConfigError extends Error {}
@@ -24,9 +24,9 @@ export function parseToml(text: string): PyDict {
   if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
   try {
     // tomllib reads CRLF as LF (inside multi-line strings too); smol-toml keeps the CR.
-    return toPy(parseBoundedToml(() => parse(text.replaceAll("\r\n", "\n"), { integersAsBigInt: true }))) as PyDict;
+    return toPy(parseBoundedToml(text, () => parse(text.replaceAll("\r\n", "\n"), { integersAsBigInt: true }))) as PyDict;
   } catch (error) {
-    if (error instanceof NestedTooDeep) throw new PyError("TOMLDecodeError", `The file ${error.message} (at line 1, column 1)`);
+    if (error instanceof TooHeavy) throw new PyError("TOMLDecodeError", `The file ${error.message} (at line 1, column 1)`);
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.split("\n")[0]!.replace(/^Invalid TOML document: /, "");
     throw new PyError("TOMLDecodeError", `${reason.charAt(0).toUpperCase()}${reason.slice(1)} (at line ${error.line}, column ${error.column})`);
