@@ -27,10 +27,11 @@ Options:
                      local bundle when the remote cannot be reached
   --allow-project-scripts
                      also run skill scripts BMAD did not install (yours: their bytes match neither this
-                     bridge's BMAD nor _bmad/_config/files-manifest.csv). Never needed for BMAD's own
-  --ignore-install-record
-                     run only scripts whose bytes are this bridge's BMAD's: the project's install record
-                     (which a cloned repository may have committed) vouches for none
+                     bridge's BMAD nor a trusted _bmad/_config/files-manifest.csv). Never needed for BMAD's own
+  --trust-install-record
+                     also run scripts the project's _bmad/_config/files-manifest.csv lists (a custom
+                     module's, another BMAD version's): its installer's word. Without it only the bytes of
+                     this bridge's BMAD run, since a cloned repository may have committed a record
   --http             serve over Streamable HTTP on 127.0.0.1 (loopback only) rather than stdio, for several
                      local clients at once; the endpoint is http://127.0.0.1:PORT/mcp
   --port N           the --http port (default 8765; 0 picks a free one, printed on stderr)
@@ -72,7 +73,7 @@ async function main(): Promise<void> {
   let args;
   try {
     args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, "ignore-install-record": { type: "boolean" }, list: { type: "boolean" }, test: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
+      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, "trust-install-record": { type: "boolean" }, "ignore-install-record": { type: "boolean" }, list: { type: "boolean" }, test: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
       strict: true,
     }).values;
   } catch (error) {
@@ -89,7 +90,7 @@ async function main(): Promise<void> {
   const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);
   if (!gitTimeout.ok) fail(gitTimeout.error);
   const { serve } = await import("./serve.js");
-  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? DEFAULT_HTTP_PORT } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, ignoreInstallRecord: args["ignore-install-record"] === true, list: args.list === true, test: args.test === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
+  await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? DEFAULT_HTTP_PORT } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, trustInstallRecord: args["trust-install-record"] === true && args["ignore-install-record"] !== true, list: args.list === true, test: args.test === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
 await main();

@@ -34,8 +34,9 @@ export interface ScriptVouching {
   /** The sha256 of the embedded bundle's ported scripts: bytes that run only as their port. */
   portedDigests: () => ReadonlySet<string>;
   allowProjectScripts: boolean;
-  /** The project's install record vouches for nothing (a cloned repository's committed one is its author's word). */
-  ignoreInstallRecord?: boolean;
+  /** The project's install record vouches for the scripts it lists: the user's word that its installer wrote it (a
+   *  cloned repository's committed one is its author's, and vouched for its own Python: review 35). */
+  trustInstallRecord?: boolean;
 }
 
 /** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
@@ -138,7 +139,7 @@ interface Vouched {
 }
 
 async function vouchedBytes(root: string, vouching: ScriptVouching): Promise<Vouched> {
-  const record = vouching.ignoreInstallRecord ? undefined : await readConfined(root, INSTALL_RECORD);
+  const record = vouching.trustInstallRecord ? await readConfined(root, INSTALL_RECORD) : undefined;
   const pulled = record?.ok === true && (await broughtByPull(root, record.bytes));
   const recorded: BmadScripts = record?.ok && !pulled ? recordedScripts(record.bytes) : new Map();
   const embedded = vouching.bmadScripts();
@@ -161,8 +162,8 @@ export async function vouchedFor(root: string, script: string, bases: string[], 
   return {
     ok: false,
     error:
-      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor the project's ${INSTALL_RECORD}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}${vouching.ignoreInstallRecord ? " (this bridge was started with --ignore-install-record: the record vouches for nothing)" : ""}, so a model may have written or changed it, and it does not run. ` +
-      "If it is yours and you trust it, start the bridge with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
+      `${shown} is not a script BMAD installed: its bytes match neither this bridge's BMAD nor ${vouching.trustInstallRecord ? `the project's ${INSTALL_RECORD}` : `a trusted install record (the project's ${INSTALL_RECORD} vouches only for a bridge started with --trust-install-record: a cloned repository may have committed one)`}${pulled ? " (the one here came with bmad-mcp pull, and a pulled record vouches for nothing; BMAD's installer run here writes one that does)" : ""}, so a model may have written or changed it, and it does not run. ` +
+      "If the record is your installer's (a custom module, another BMAD version), start the bridge with --trust-install-record; if the script is yours and you trust it, with --allow-project-scripts (in your MCP client's config); to get BMAD's own back, reinstall BMAD.",
   };
 }
 

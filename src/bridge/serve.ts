@@ -31,7 +31,8 @@ export interface ServeOptions {
   remote: string | undefined;
   /** Run skill scripts BMAD did not install too (the user's own): the client config's choice, never a tool's. */
   allowProjectScripts?: boolean;
-  ignoreInstallRecord?: boolean;
+  /** The project's install record vouches for the scripts it lists (a cloned repository may have committed one). */
+  trustInstallRecord?: boolean;
   list: boolean;
   /** Check the project (roots, bundle, overrides, scripts, each toolset), print a report and exit. */
   test?: boolean;
@@ -84,7 +85,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   const projectFs = await NodeRuntimeFs.create([project]);
   const workspaces = new LocalWorkspaceStore(project, projectFs);
   const memory = new FileMemory(project);
-  const vouching = { bmadScripts: () => bundle.embeddedScripts(), portedDigests: () => bundle.embeddedPortedDigests(), allowProjectScripts: args.allowProjectScripts === true, ignoreInstallRecord: args.ignoreInstallRecord === true };
+  const vouching = { bmadScripts: () => bundle.embeddedScripts(), portedDigests: () => bundle.embeddedPortedDigests(), allowProjectScripts: args.allowProjectScripts === true, trustInstallRecord: args.trustInstallRecord === true };
   const onReload: SurfaceDeps["onReload"] = (listener) => bundle.onReload(listener);
   const deps: SurfaceDeps = {
     get reader() {

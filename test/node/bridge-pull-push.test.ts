@@ -567,7 +567,7 @@ it("judges each file by where it really lands: refuses what the folder's symlink
 }, 30_000);
 
 // Review finding: a remote's install record listed the user's own deploy script, and bmad-run then ran it.
-it("takes the install record a pull brought as the remote's word: it vouches for no script until BMAD's installer writes one here", async () => {
+it("takes the install record a pull brought as the remote's word: it vouches for no script, even to a bridge that trusts install records, until BMAD's installer writes one here", async () => {
   const target = fakeDir();
   mkdirSync(join(target, "tools/scripts"), { recursive: true });
   const deploy = 'print("deployed")\n';
@@ -575,7 +575,7 @@ it("takes the install record a pull brought as the remote's word: it vouches for
   const record = `type,name,module,path,hash\n"py","deploy","tools","tools/scripts/deploy.py","${createHash("sha256").update(deploy).digest("hex")}"\n`;
   const pulled = await cli(["pull", "--remote", await startFake(["_bmad/_config/files-manifest.csv"], { contents: new Map([["_bmad/_config/files-manifest.csv", record]]) }), "--project", "x", "--dir", target]);
   expect(pulled.code, pulled.stderr).toBe(0);
-  const bridge = await connectBridge(inject("bridge"), target);
+  const bridge = await connectBridge(inject("bridge"), target, { args: ["--trust-install-record"] });
   try {
     const run = () => bridge.client.callTool({ name: "bmad-run", arguments: { command: "python3 {project-root}/tools/scripts/deploy.py --prod" } });
     const refused = await run();

@@ -171,16 +171,18 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
-    // A row of the install record vouches for the script it lists (a cloned repository may have committed both: review
-    // 21), unless the bridge is started with --ignore-install-record.
+    // A row of the install record vouches for the script it lists only when the bridge is started with
+    // --trust-install-record: a cloned repository may have committed both (reviews 21 and 35: its own Python ran).
     const helper = "print('team helper ran')\n";
     writeFileSync(join(skill, "scripts/helper.py"), helper);
     const digest = createHash("sha256").update(helper).digest("hex");
     writeFileSync(join(dir, "_bmad/_config/files-manifest.csv"), `${readFileSync(join(dir, "_bmad/_config/files-manifest.csv"), "utf8")}"py","helper","core","core/bmad-mine/scripts/helper.py","${digest}"\n`);
-    expect((await bmadRun(client, `uv run ${skill}/scripts/helper.py`)).text).toContain("team helper ran");
-    const ignoring = await bmadRun(await connect(dir, ["--ignore-install-record"]), `uv run ${skill}/scripts/helper.py`);
-    expect(ignoring.text).toContain("this bridge was started with --ignore-install-record: the record vouches for nothing");
-    expect(ignoring.text).not.toContain("team helper ran");
+    const untrusted = await bmadRun(client, `uv run ${skill}/scripts/helper.py`);
+    expect(untrusted.text).toContain("the project's _bmad/_config/files-manifest.csv vouches only for a bridge started with --trust-install-record");
+    expect(untrusted.text).not.toContain("team helper ran");
+    expect((await bmadRun(await connect(dir, ["--trust-install-record"]), `uv run ${skill}/scripts/helper.py`)).text).toContain("team helper ran");
+    // The option it replaced still starts a bridge, which trusts no record.
+    expect((await bmadRun(await connect(dir, ["--ignore-install-record"]), `uv run ${skill}/scripts/helper.py`)).text).not.toContain("team helper ran");
     // uv, where it is installed, looks for no project or settings: a pyproject.toml the model wrote names a build
     // backend uv would run, a uv.toml an index to install from (an eighth review). uv is not installed here: a
     // stand-in on PATH records how the bridge calls it.
