@@ -99,7 +99,7 @@ export function machineId(): string | undefined {
  *  it came kept /tmp while later ones used it: acknowledged appends were lost, review 19): the home folder the user
  *  database names, where no one else can make it first; /tmp where the user has none that can hold it. One folder per
  *  machine where it has an id (a holder's process is looked for on this machine alone). */
-export function locksFolderPath(): string {
+export function locksFolderPath(kind: "locks" | "kept" = "locks"): string {
   const uid = process.getuid?.();
   const who = uid ?? userInfo().username;
   const host = machineId();
@@ -110,7 +110,7 @@ export function locksFolderPath(): string {
     home = undefined; // no entry in the user database (a container's arbitrary uid)
   }
   if (home && home !== "/") {
-    const dir = join(home, ".cache", "bmad-mcp", host ? `locks-${host}` : "locks");
+    const dir = join(home, ".cache", "bmad-mcp", host ? `${kind}-${host}` : kind);
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       return dir;
@@ -118,7 +118,19 @@ export function locksFolderPath(): string {
       // a home folder that cannot hold it (read-only, missing): the same for every bridge of this user, so /tmp for all
     }
   }
-  return join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-locks-${who}`);
+  return join(process.platform === "win32" ? tmpdir() : "/tmp", `bmad-mcp-${kind}-${who}`);
+}
+
+/** This user's private folder of a kind (locksFolderPath), made if missing: 0700, theirs, no link; another user's
+ *  folder of that name is refused, never used. */
+export function privateFolder(kind: "locks" | "kept"): string {
+  const dir = locksFolderPath(kind);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o077) !== 0))) {
+    throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
+  }
+  return dir;
 }
 
 let locksRoot: string | undefined;
@@ -128,12 +140,7 @@ let locksRoot: string | undefined;
  *  holder left is cleared then. */
 function locksFolder(): string {
   if (locksRoot) return locksRoot;
-  const dir = locksFolderPath();
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const st = lstatSync(dir);
-  if (!st.isDirectory() || (process.getuid && (st.uid !== process.getuid() || (st.mode & 0o077) !== 0))) {
-    throw new Error(`${dir} is not this user's private folder (another user's, or open to others): remove it, and bmad-mcp makes its own.`);
-  }
+  const dir = privateFolder("locks");
   for (const name of readdirSync(dir)) {
     // A staging or moved-aside folder a killed process left: its holder is gone (one without a record yet is another
     // process's, being made, unless it is older than a wait). Takeover folders are cleared by the next taker.
@@ -158,7 +165,7 @@ export async function lockFolder(root: string, rel: string): Promise<string> {
 
 /** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change
  *  `work` makes through the confined file system lands only if the lock is still this call's (looked at just before). */
-export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>, waitMs = WAIT_MS): Promise<T> {
   let lock = await lockFolder(root, rel);
   const token = randomUUID();
   const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), ...(ownPidNs ? { pidns: ownPidNs } : {}), ...(ownBoot ? { boot: ownBoot } : {}), token, path: resolve(root, rel) };
@@ -172,7 +179,7 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     staging = `${lock}.${token}.new`;
     await stage(staging, holder);
   }
-  const deadline = Date.now() + WAIT_MS;
+  const deadline = Date.now() + waitMs;
   let wait = 2;
   for (;;) {
     try {

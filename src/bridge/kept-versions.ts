@@ -1,31 +1,36 @@
-// What the bridge replaced or removed in the project folder, kept a week in `.bmad-mcp/kept/` (machinery: no tool
-// reads or writes it), so that a change a model made, steered by what it read, is undone from the model's own tools
-// (bmad-files history, read with a version, restore) even where the user's git never saw the file. Each content is
-// stored once, by its sha256, and `index.jsonl` says which file held it and when it was replaced. Bounded: a week,
-// 2,000 entries and 100 MiB, the oldest going first; a change never fails for want of keeping (it is not the change).
-import { createHash } from "node:crypto";
+// What the bridge replaced or removed in the project folder, kept a week so that a change a model made, steered by what
+// it read, is undone from the model's own tools (bmad-files history, read with a version, restore) even where the
+// user's git never saw the file. Kept outside the project, in the user's private folder beside their locks, by the
+// project's real path: a folder in the project was reached through a symlink a repository committed, and its copies of
+// configs read with their secrets (review 36). Each content is stored once, by its sha256, and `index.jsonl` says which
+// file held it and when it was replaced. Bounded: a week, 2,000 entries, 100 entries a file and 100 MiB; once full,
+// what is kept stays until its week is out (a model's churn cannot push out the copy of what it first overwrote), and a
+// change is not kept. Keeping never fails a change, nor holds it more than a second.
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import * as z from "zod";
-import { readConfined, removeConfined, writeConfined } from "./confined-fs.js";
-import { withFileLock } from "./file-lock.js";
+import { privateFolder, withFileLock } from "./file-lock.js";
+
+export const KEPT_DAYS = 7;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const INDEX = "index.jsonl";
+/** A blob no entry names (a keep cut short) older than this goes. */
+const ORPHAN_MS = 60_000;
+
+export interface KeptLimits {
+  maxEntries: number;
+  maxPerFile: number;
+  maxBytes: number;
+  keepMs: number;
+}
+const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
 
 /** A version that names content: 48 bits of its sha256, never 0 (0 is "absent"). */
 export function contentVersion(data: Uint8Array): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
   return { version: Number.parseInt(sha256.slice(0, 12), 16) || 1, sha256 };
 }
-
-const DIR = ".bmad-mcp";
-const KEPT = `${DIR}/kept`;
-const INDEX = `${KEPT}/index.jsonl`;
-export const KEPT_DAYS = 7;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-export interface KeptLimits {
-  maxEntries: number;
-  maxBytes: number;
-  keepMs: number;
-}
-const LIMITS: KeptLimits = { maxEntries: 2000, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
 
 const ENTRY = z.object({
   path: z.string().max(1024),
@@ -36,11 +41,28 @@ const ENTRY = z.object({
 });
 export type KeptEntry = z.infer<typeof ENTRY>;
 
+let swept = false;
+
+/** The private folder of the project at `root` (its real path), made if missing. Once a process, the folders of
+ *  projects nothing was kept for in a week go (a project moved or deleted is never asked for again). */
+async function folderOf(root: string): Promise<string> {
+  const all = privateFolder("kept");
+  const dir = join(all, createHash("sha256").update(await realpath(root)).digest("hex").slice(0, 32));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (!swept) {
+    swept = true;
+    for (const name of await readdir(all)) {
+      const used = await stat(join(all, name, INDEX)).catch(() => stat(join(all, name)).catch(() => undefined));
+      if (join(all, name) !== dir && used && Date.now() - used.mtimeMs > LIMITS.keepMs) await rm(join(all, name), { recursive: true, force: true });
+    }
+  }
+  return dir;
+}
+
 /** The index's entries, oldest first; a line that is not one (cut short by a killed bridge) is skipped. */
-async function entries(root: string): Promise<KeptEntry[]> {
-  const read = await readConfined(root, INDEX, { own: DIR });
-  if (!read.ok) return [];
-  return read.bytes.toString("utf8").split("\n").flatMap((line) => {
+async function entries(dir: string): Promise<KeptEntry[]> {
+  const text = await readFile(join(dir, INDEX), "utf8").catch(() => "");
+  return text.split("\n").flatMap((line) => {
     if (!line) return [];
     try {
       const parsed = ENTRY.safeParse(JSON.parse(line));
@@ -51,45 +73,49 @@ async function entries(root: string): Promise<KeptEntry[]> {
   });
 }
 
-/** Keeps `bytes`, the content `rel` held until now, unless it is too large to read back or the folder refuses it. */
+/** Written whole or not at all, readable by its owner alone. */
+async function writePrivate(path: string, data: string | Uint8Array): Promise<void> {
+  const temp = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temp, data, { mode: 0o600 });
+  await rename(temp, path);
+}
+
+/** Keeps `bytes`, the content `rel` of the project at `root` held until now, if there is room. */
 export async function keep(root: string, rel: string, bytes: Uint8Array, now = new Date(), limits = LIMITS): Promise<void> {
   if (bytes.byteLength > limits.maxBytes) return;
+  const dir = await folderOf(root);
   const { version, sha256 } = contentVersion(bytes);
-  const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString() };
-  await withFileLock(root, INDEX, async () => {
-    const all = [...(await entries(root)), entry];
-    // The newest that fit; content no entry names any more goes with its last entry.
+  await withFileLock(dir, INDEX, async () => {
     const since = now.getTime() - limits.keepMs;
-    const kept: KeptEntry[] = [];
-    let total = 0;
-    const counted = new Set<string>();
-    for (const e of all.reverse()) {
-      if (kept.length >= limits.maxEntries || Date.parse(e.at) < since) continue;
-      const size = counted.has(e.sha256) ? 0 : e.size;
-      if (total + size > limits.maxBytes) continue;
-      total += size;
-      counted.add(e.sha256);
-      kept.push(e);
+    const all = await entries(dir);
+    const live = all.filter((e) => Date.parse(e.at) >= since);
+    const stored = new Set(live.map((e) => e.sha256));
+    const bytesKept = [...new Map(live.map((e) => [e.sha256, e.size])).values()].reduce((n, s) => n + s, 0);
+    const full = live.length >= limits.maxEntries || live.filter((e) => e.path === rel).length >= limits.maxPerFile || (!stored.has(sha256) && bytesKept + bytes.byteLength > limits.maxBytes);
+    const kept = full ? live : [...live, { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString() }];
+    if (!full && !stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
+    await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    // Content no entry names goes: past its week, or left by a keep cut short between the blob and the index.
+    const named = new Set(kept.map((e) => e.sha256));
+    const expired = new Set(all.map((e) => e.sha256));
+    for (const name of await readdir(dir)) {
+      if (!/^[0-9a-f]{64}$/.test(name) || named.has(name)) continue;
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (info && (expired.has(name) || Date.now() - info.mtimeMs > ORPHAN_MS)) await rm(join(dir, name), { force: true });
     }
-    kept.reverse();
-    const blob = await writeConfined(root, `${KEPT}/${sha256}`, bytes, { own: DIR });
-    if (!blob.ok) return;
-    await writeConfined(root, `${KEPT}/.gitignore`, "*\n", { exclusive: true, own: DIR });
-    const written = await writeConfined(root, INDEX, kept.map((e) => `${JSON.stringify(e)}\n`).join(""), { own: DIR });
-    if (!written.ok) return;
-    for (const gone of new Set(all.map((e) => e.sha256))) if (!counted.has(gone)) await removeConfined(root, `${KEPT}/${gone}`, { own: DIR });
-  });
+  }, 1000);
 }
 
 /** What the bridge kept of `rel`, newest first. */
-export async function keptOf(root: string, rel: string): Promise<KeptEntry[]> {
-  return (await entries(root)).filter((e) => e.path === rel).reverse();
+export async function keptOf(root: string, rel: string, now = new Date(), limits = LIMITS): Promise<KeptEntry[]> {
+  const since = now.getTime() - limits.keepMs;
+  return (await entries(await folderOf(root))).filter((e) => e.path === rel && Date.parse(e.at) >= since).reverse();
 }
 
 /** The kept content of `rel` at `version`, if the bridge kept it. */
 export async function keptContent(root: string, rel: string, version: number): Promise<Uint8Array | undefined> {
   const entry = (await keptOf(root, rel)).find((e) => e.version === version);
   if (!entry) return undefined;
-  const read = await readConfined(root, `${KEPT}/${entry.sha256}`, { own: DIR });
-  return read.ok && createHash("sha256").update(read.bytes).digest("hex") === entry.sha256 ? read.bytes : undefined;
+  const bytes = await readFile(join(await folderOf(root), entry.sha256)).catch(() => undefined);
+  return bytes && createHash("sha256").update(bytes).digest("hex") === entry.sha256 ? bytes : undefined;
 }

@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -444,13 +444,17 @@ describe("compare-and-set holds under the lock that writes", () => {
 });
 
 // A model steered by what it read overwrites or deletes what the user's git never saw: the bridge keeps a week of
-// what it replaced or removed, in .bmad-mcp/kept/ (machinery: no tool reads or writes it), and the model's own tools
-// bring it back.
+// what it replaced or removed, in the user's private folder outside the project, and the model's own tools bring it back.
 describe("what a change replaced is kept a week", () => {
   it("lists, reads and restores what bmad-files and a ported script replaced or removed", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     const path = "kept/prd.md";
+    // A repository's link where a folder in the project might have held the copies leads them nowhere (review 36: its
+    // copies of configs were read back, secrets and all, through .bmad-mcp/kept -> ../docs/archive).
+    mkdirSync(join(dir, ".bmad-mcp"), { recursive: true });
+    mkdirSync(join(dir, "docs/archive"), { recursive: true });
+    symlinkSync("../docs/archive", join(dir, ".bmad-mcp/kept"));
     const first = JSON.parse(JSON.stringify((await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: "# The PRD the team agreed\n" } })).structuredContent)) as { version: number };
     await files(client, { action: "write", path, content: "garbage a steered model wrote\n" });
     const history = await files(client, { action: "history", path });
@@ -468,26 +472,33 @@ describe("what a change replaced is kept a week", () => {
     await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/kept/run");
     const before = readFileSync(join(dir, "kept/run/.memlog.md"), "utf8");
     await bmadRun(client, 'uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/kept/run --text "one"');
-    const kept = await files(client, { action: "history", path: "kept/run/.memlog.md" });
-    const version = Number(/\nv(\d+) write/.exec(kept.text)![1]);
+    const logHistory = await files(client, { action: "history", path: "kept/run/.memlog.md" });
+    const version = Number(/\nv(\d+) write/.exec(logHistory.text)![1]);
     expect((await files(client, { action: "read", path: "kept/run/.memlog.md", version })).text).toContain(before.trim().split("\n")[0]!);
-    // What is kept is machinery: no tool of the model's reads it or writes it.
-    expect((await files(client, { action: "read", path: ".bmad-mcp/kept/index.jsonl" })).text).toMatch(/bmad-mcp.s own state .*; no tool reads or writes it/);
-    expect((await files(client, { action: "write", path: ".bmad-mcp/kept/index.jsonl", content: "{}" })).text).toMatch(/bmad-mcp.s own state .*; no tool reads or writes it/);
+    // Nothing is kept in the project: the link's folder is empty, and the copies are the user's alone.
+    expect(readdirSync(join(dir, "docs/archive"))).toEqual([]);
+    const kept = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(dir)).digest("hex").slice(0, 32));
+    expect(statSync(kept).mode & 0o777).toBe(0o700);
+    for (const name of readdirSync(kept).filter((n) => /^[0-9a-f]{64}$/.test(n))) expect(statSync(join(kept, name)).mode & 0o777).toBe(0o600);
   });
 
-  it("keeps at most its limits, the oldest going first with their content", async () => {
+  it("keeps what it kept first until its week is out: a model's churn cannot push out what it first overwrote", async () => {
     const root = tmp.project("kept-limits");
-    const limits = { maxEntries: 3, maxBytes: 10, keepMs: 60_000 };
+    const limits = { maxEntries: 4, maxPerFile: 2, maxBytes: 10, keepMs: 60_000 };
     const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
-    for (const [i, text] of ["aaaa", "bbbb", "cccc", "dddd"].entries()) await keep(root, "x.md", new TextEncoder().encode(text), t(i), limits);
-    // 10 bytes: the newest two of 4 bytes each fit, and the third would not.
-    expect((await keptOf(root, "x.md")).map((e) => e.size)).toEqual([4, 4]);
-    expect(readdirSync(join(root, ".bmad-mcp/kept")).filter((f) => /^[0-9a-f]{64}$/.test(f))).toHaveLength(2);
-    // A minute on, nothing older is kept.
-    await keep(root, "y.md", new TextEncoder().encode("e"), t(120), limits);
-    expect(await keptOf(root, "x.md")).toEqual([]);
-    const [y] = await keptOf(root, "y.md");
-    expect(new TextDecoder().decode(await keptContent(root, "y.md", y!.version))).toBe("e");
+    const text = (s: string) => new TextEncoder().encode(s);
+    const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode(await keptContent(root, rel, e.version))));
+    await keep(root, "prd.md", text("PRD"), t(0), limits);
+    // Churn: a file kept twice at most; the bytes, then the entries, run out; what came first stays.
+    for (let i = 0; i < 10; i++) await keep(root, `scratch${i % 3}.md`, text(`s${i}`), t(1 + i), limits);
+    expect(await kept("prd.md", t(20))).toEqual(["PRD"]);
+    expect(await kept("scratch0.md", t(20))).toEqual(["s0"]);
+    expect((await keptOf(root, "scratch1.md", t(20), limits)).length + (await keptOf(root, "scratch2.md", t(20), limits)).length).toBe(2);
+    // A minute on, its week (here a minute) is out: it goes, content and all, and room comes back.
+    await keep(root, "y.md", text("e"), t(120), limits);
+    expect(await keptOf(root, "prd.md", t(120), limits)).toEqual([]);
+    expect(await kept("y.md", t(120))).toEqual(["e"]);
+    const dir = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(root)).digest("hex").slice(0, 32));
+    expect(readdirSync(dir).filter((n) => /^[0-9a-f]{64}$/.test(n))).toEqual([createHash("sha256").update("e").digest("hex")]);
   });
 });

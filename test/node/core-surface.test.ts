@@ -144,6 +144,7 @@ it("parses no config or sprint file nested past any BMAD's: a planted one 100,00
   expect(tomlOf(manyKeys)).toMatchObject({ ok: false, error: expect.stringMatching(/it has more than 20000 entries/) });
   expect(() => parseTomlPort(manyKeys)).toThrow(/The file it has more than 20000 entries/);
   expect(tomlOf(manyKeys.split("\n").slice(0, 19_000).join("\n"))).toMatchObject({ ok: true });
+  expect(tomlOf(Array.from({ length: 400 }, (_, i) => `${"a.".repeat(60)}k${i} = 1`).join("\n"))).toMatchObject({ ok: false, error: expect.stringMatching(/more than 20000 dotted parts/) });
   expect(sanitizeConfigText("custom/config.toml", "a.b.c = 1\n")).toBe("a.b.c = 1\n");
   expect(sanitizeConfigText("bmm/config.yaml", "a:\n  b:\n    - [1, {c: [2]}]\n")).toBe("a:\n  b:\n    - [1, {c: [2]}]\n");
   // Brackets in strings and comments count too (an upper bound nobody can hide items from): such a file is withheld,

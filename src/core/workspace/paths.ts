@@ -54,7 +54,7 @@ export function checkWorkspacePath(raw: string): Checked<string> {
 /** Folders that belong to the tools working on a project, never to its content. */
 const MACHINERY = new Map([
   [".git", "git's own store (a planted config or hook would run on the user's next git command)"],
-  [".bmad-mcp", "bmad-mcp's own state (locks, what was pulled, what it kept of changed files)"],
+  [".bmad-mcp", "bmad-mcp's own state (locks, what was pulled)"],
   [".bmad-task", "the delivery sessions' own state"],
 ]);
 /** Code points HFS+ ignores in names (git's is_hfs_dotgit): ".g\u200cit" is ".git" on a Mac. */
