@@ -6,10 +6,12 @@
 // file held it and when it was replaced. Bounded: a week, 2,000 entries, 100 entries a file and 100 MiB; once full,
 // what is kept stays until its week is out (a model's churn cannot push out the copy of what it first overwrote), and a
 // change is not kept. Keeping never fails a change, nor holds it more than a second.
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
+import { isConfigShaped } from "../core/catalog/config.js";
 import { privateFolder, withFileLock } from "./file-lock.js";
 
 export const KEPT_DAYS = 7;
@@ -26,10 +28,27 @@ export interface KeptLimits {
 }
 const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
 
-/** A version that names content: 48 bits of its sha256, never 0 (0 is "absent"). */
-export function contentVersion(data: Uint8Array): { version: number; sha256: string } {
+/** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
+ *  is keyed with this user's secret instead: served without its secret-looking keys, its version was a hash of the raw
+ *  text, against which a short secret could be guessed offline (review 36). */
+export function contentVersion(data: Uint8Array, path: string): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
-  return { version: Number.parseInt(sha256.slice(0, 12), 16) || 1, sha256 };
+  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(data).digest("hex") : sha256;
+  return { version: Number.parseInt(named.slice(0, 12), 16) || 1, sha256 };
+}
+
+let key: Buffer | undefined;
+
+/** This user's key for config versions: made once, kept in their private folder, the same for every bridge of theirs. */
+function versionKey(): Buffer {
+  if (key) return key;
+  const file = join(privateFolder("kept"), "version-key");
+  try {
+    writeFileSync(file, randomBytes(32), { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  return (key = readFileSync(file));
 }
 
 const ENTRY = z.object({
@@ -84,7 +103,7 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
 export async function keep(root: string, rel: string, bytes: Uint8Array, now = new Date(), limits = LIMITS): Promise<void> {
   if (bytes.byteLength > limits.maxBytes) return;
   const dir = await folderOf(root);
-  const { version, sha256 } = contentVersion(bytes);
+  const { version, sha256 } = contentVersion(bytes, rel);
   await withFileLock(dir, INDEX, async () => {
     const since = now.getTime() - limits.keepMs;
     const all = await entries(dir);

@@ -93,7 +93,7 @@ class LocalFiles implements WorkspaceFiles {
     if (data || known?.key !== key) {
       const bytes = data ?? (await this.fs.readFile(abs).catch(() => undefined));
       if (!bytes) return undefined;
-      known = { key, ...contentVersion(bytes) };
+      known = { key, ...contentVersion(bytes, rel) };
       if (!data) this.versions.set(rel, known);
     }
     return { path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" };
@@ -166,7 +166,7 @@ class LocalFiles implements WorkspaceFiles {
 
   /** The conflict when `ifVersion` is given and the file is not at it (0: absent). */
   private stale(rel: string, current: Uint8Array | undefined, ifVersion: number | undefined): WsError | undefined {
-    const version = current ? contentVersion(current).version : 0;
+    const version = current ? contentVersion(current, rel).version : 0;
     if (ifVersion === undefined || version === ifVersion) return undefined;
     return { ok: false, kind: "conflict", error: `${rel} is at version ${version}${version ? "" : " (absent)"}, not ${ifVersion}: read it again before changing it.` };
   }
@@ -217,7 +217,7 @@ class LocalFiles implements WorkspaceFiles {
     return this.change(
       rel.value,
       (current) => (current ? (this.stale(rel.value, current, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` }),
-      async (_, before) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!).version } }),
+      async (_, before) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!, rel.value).version } }),
     );
   }
 

@@ -1,6 +1,7 @@
 // The bridge serves the user's own _bmad/ tree: its config files hold whatever the user put there.
 // Every config-shaped file comes out without secret-looking keys (budgets.test.ts times its hostile globs).
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { appendFileSync, cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -69,6 +70,26 @@ it("takes no write that would delete a config's secrets, however the served text
   expect(out.isError).toBe(true);
   expect(text(out)).toMatch(/would remove or blank one of its secret-looking entries/);
   expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[0]);
+});
+
+// Review 36: a config's version was the first 48 bits of its raw text's sha256, against which a short secret could be
+// guessed offline from the text served without it.
+it("names a config's version by nothing a reader can hash, and takes it as if_version all the same", async () => {
+  const path = "_bmad/custom/bmad-prd.toml";
+  const read = await client.callTool({ name: "bmad-files", arguments: { action: "read", path } });
+  const version = (read.structuredContent as { version: number }).version;
+  const raw = readFileSync(join(dir, path));
+  expect(version).not.toBe(Number.parseInt(createHash("sha256").update(raw).digest("hex").slice(0, 12), 16));
+  const listed = text(await client.callTool({ name: "bmad-files", arguments: { action: "list", path: "_bmad/custom/*" } }));
+  expect(listed).toContain(String(version));
+  const stale = await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# noted\n", if_version: version + 1 } });
+  expect(text(stale)).toMatch(/not \d+: read it again/);
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# noted\n", if_version: version } })).isError).toBeFalsy();
+  // A plain file's is its content's, as before.
+  const doc = "_bmad-output/plain.md";
+  writeFileSync(join(dir, doc), "plain\n");
+  const plain = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: doc } });
+  expect((plain.structuredContent as { version: number }).version).toBe(Number.parseInt(createHash("sha256").update("plain\n").digest("hex").slice(0, 12), 16));
 });
 
 it("runs BMAD's config scripts on the same files without their secrets reaching the output", async () => {
