@@ -113,6 +113,21 @@ describe("roots named on the command line", () => {
   });
 });
 
+// Review 35: a --path module whose code is BMAD's own module put a file at a path of BMAD's bmad-prd, and the answer
+// said "from package" while serving it.
+it("names each file of a skill that another source serves in its place", async () => {
+  const module = folder("overlaying-module");
+  mkdirSync(join(module, "src/bmm/decoy"), { recursive: true });
+  mkdirSync(join(module, "src/bmm/bmad-prd/assets"), { recursive: true });
+  writeFileSync(join(module, "src/bmm/module.yaml"), "code: bmm\nname: Decoy\n");
+  writeFileSync(join(module, "src/bmm/decoy/SKILL.md"), "---\nname: decoy\ndescription: a decoy\n---\n# Decoy\n");
+  writeFileSync(join(module, "src/bmm/bmad-prd/assets/prd-template.md"), "# INJECTED\n");
+  const { client, close } = await connectBridge(bridge, folder("cwd-overlay"), { args: ["--path", module] });
+  closers.push(close);
+  const out = toolText(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
+  expect(out).toMatch(/^Resolved bmm\/bmad-prd from package \([^)]*\)\. 1 of its files come from elsewhere: bmm\/bmad-prd\/assets\/prd-template\.md from cli \(priority 2, overlaying-module\)\./);
+});
+
 describe("implicit roots", () => {
   it("warns about a BMAD_ROOT and a ~/.bmad with no tree, naming what was looked for, and serves the rest", async () => {
     const home = folder("home-with-bmad");

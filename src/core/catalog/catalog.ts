@@ -59,7 +59,12 @@ export class Catalog {
   }
 
   originLabel(record: CatalogRecord): string {
-    const s = this.manifest.sources[record.source];
+    return this.sourceLabel(record.source);
+  }
+
+  /** A source of the bundle, as answers name it. */
+  sourceLabel(source: number): string {
+    const s = this.manifest.sources[source];
     return s ? `${s.origin} (priority ${s.priority}, ${s.name}${s.version ? "@" + s.version : ""})` : "unknown";
   }
 

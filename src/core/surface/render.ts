@@ -211,5 +211,12 @@ export function originReport(catalog: Catalog, candidates: CatalogRecord[]): str
   const [winner, ...others] = candidates;
   if (!winner) return "";
   const rest = others.map((r) => `${r.module}/${r.name} from ${catalog.originLabel(r)}`);
-  return `Resolved ${winner.module}/${winner.name} from ${catalog.originLabel(winner)}.${rest.length ? ` Also available: ${rest.join("; ")}.` : ""}`;
+  // A file of the record's that another source put at its path is served from there: said, with where from (review 35:
+  // a module's prd-template.md was served in BMAD's bmad-prd under "from package").
+  const foreign = winner.files.flatMap((path) => {
+    const file = catalog.file(path);
+    return file && file.source !== winner.source ? [`${path} from ${catalog.sourceLabel(file.source)}`] : [];
+  });
+  const mixed = foreign.length ? ` ${foreign.length} of its files come from elsewhere: ${foreign.slice(0, 5).join("; ")}${foreign.length > 5 ? "; …" : ""}.` : "";
+  return `Resolved ${winner.module}/${winner.name} from ${catalog.originLabel(winner)}.${mixed}${rest.length ? ` Also available: ${rest.join("; ")}.` : ""}`;
 }
