@@ -72,6 +72,24 @@ it("takes no write that would delete a config's secrets, however the served text
   expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[0]);
 });
 
+// Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.
+it("takes no restore that would delete a config's secrets either", async () => {
+  const path = "_bmad/custom/extra.toml";
+  const call = (args: Record<string, unknown>) => client.callTool({ name: "bmad-files", arguments: { path, ...args } });
+  await call({ action: "write", content: '[workflow]\nname = "x"\n' });
+  const first = (await call({ action: "read" })).structuredContent as { version: number };
+  await call({ action: "append", content: "# reviewed\n" });
+  appendFileSync(join(dir, path), `api_key = "${SECRETS[4]}"\n`);
+  const restored = await call({ action: "restore", version: first.version });
+  expect(restored.isError).toBe(true);
+  expect(text(restored)).toMatch(/this would remove or blank one of its secret-looking entries, which the file as served leaves out\. Nothing was written\./);
+  expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[4]);
+  // Without the secret it comes back.
+  writeFileSync(join(dir, path), '[workflow]\nname = "y"\n');
+  expect((await call({ action: "restore", version: first.version })).isError).toBeFalsy();
+  expect(readFileSync(join(dir, path), "utf8")).toBe('[workflow]\nname = "x"\n');
+});
+
 // Review 36: a config's version was the first 48 bits of its raw text's sha256, against which a short secret could be
 // guessed offline from the text served without it.
 it("names a config's version by nothing a reader can hash, and takes it as if_version all the same", async () => {

@@ -97,6 +97,23 @@ export const bmadProjectTool = defineTool({
 const unnamedNote = (unnamed: string[] | undefined) =>
   unnamed?.length ? ` That share was accepted before shares named their person, so theirs to other handles may remain; accepted now: ${unnamed.join(", ")}. Withdraw those too (access "none") if they are the same person's.` : "";
 
+/** Why a change of a config by its owner may not land: it would remove or blank secret-looking entries the file holds
+ *  now, which the model was never shown (`next`: the text it would hold, given the text now). The owner's only: a
+ *  collaborator's change to a config that holds secrets is refused by the project whatever it writes, so that no answer
+ *  tells a right guess from a wrong one (review 23). */
+async function secretsLost(store: WorkspaceStore, files: WorkspaceFiles, project: string, path: string, next: (now: string) => string): Promise<string | undefined> {
+  if (!isConfigShaped(path)) return undefined;
+  const info = await store.info(project);
+  if (!info.ok || info.value.access !== "owner") return undefined;
+  const current = await files.read(path);
+  if (!current.ok) return undefined;
+  const now = new TextDecoder().decode(current.value.data);
+  const change = secretChanges(path, now, next(now));
+  const lost = [...change.dropped, ...change.standIns];
+  // Counted, never named: a key can be the secret itself (review 22).
+  return lost.length ? `Written over ${path}, this would remove or blank ${lost.length === 1 ? "one of its secret-looking entries" : `${lost.length} of its secret-looking entries`}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".` : undefined;
+}
+
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
 
 /** What a new project's times are in, and how to change it: the model asks the user where they are. */
@@ -233,18 +250,9 @@ export const bmadFilesTool = defineTool({
           // blank. A model was shown none of the values, so it can keep none: the user changes them, in the file.
           // The owner's only: a collaborator's change to a config that holds secrets is refused by the project whatever it
           // writes, so that no answer tells a right guess from a wrong one (review 23: a reader guessed a secret key here).
-          const info = isConfigShaped(path) ? await store.info(project) : undefined;
-          if (info?.ok && info.value.access === "owner") {
-            const current = await files.read(path);
-            const now = current.ok ? new TextDecoder().decode(current.value.data) : undefined;
-            // An append that leaves the file unparseable drops them as surely (review 21).
-            const change = now === undefined ? undefined : secretChanges(path, now, args.action === "append" ? now + args.content : args.content);
-            const lost = change ? [...change.dropped, ...change.standIns] : [];
-            if (lost.length) {
-              // Counted, never named: a key can be the secret itself (review 22).
-              return fail(`Written over ${path}, this would remove or blank ${lost.length === 1 ? "one of its secret-looking entries" : `${lost.length} of its secret-looking entries`}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".`);
-            }
-          }
+          // An append that leaves the file unparseable drops them as surely (review 21).
+          const lost = await secretsLost(store, files, project, path, (now) => (args.action === "append" ? now + args.content : args.content!));
+          if (lost) return fail(lost);
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
@@ -252,6 +260,12 @@ export const bmadFilesTool = defineTool({
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
+          {
+            // A version from before the user added a secret would remove it as a write would (review 37).
+            const earlier = isConfigShaped(path) ? await files.read(path, args.version) : undefined;
+            const lost = earlier?.ok ? await secretsLost(store, files, project, path, () => new TextDecoder().decode(earlier.value.data)) : undefined;
+            if (lost) return fail(lost);
+          }
           return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f));
         case "delete":
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
