@@ -261,8 +261,9 @@ export const bmadFilesTool = defineTool({
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
           {
-            // A version from before the user added a secret would remove it as a write would (review 37).
-            const earlier = isConfigShaped(path) ? await files.read(path, args.version) : undefined;
+            // A version from before the user added a secret would remove it as a write would (review 37), where the file's
+            // history is no store's to bring it back from (a project folder's: the bridge's week of copies is bounded).
+            const earlier = store.folder && isConfigShaped(path) ? await files.read(path, args.version) : undefined;
             const lost = earlier?.ok ? await secretsLost(store, files, project, path, () => new TextDecoder().decode(earlier.value.data)) : undefined;
             if (lost) return fail(lost);
           }
