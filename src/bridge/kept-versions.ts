@@ -7,7 +7,7 @@
 // what is kept stays until its week is out (a model's churn cannot push out the copy of what it first overwrote), and a
 // change is not kept. Keeping never fails a change, nor holds it more than a second.
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
@@ -23,10 +23,45 @@ const ORPHAN_MS = 60_000;
 export interface KeptLimits {
   maxEntries: number;
   maxPerFile: number;
+  maxFileBytes: number;
   maxBytes: number;
   keepMs: number;
 }
-const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
+const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxFileBytes: 10 * 1024 * 1024, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
+
+/** What stays of `all` (oldest first) within `limits`. Each file keeps its first copy of the week (what a model first
+ *  overwrote) and its newest, within its own share; past the whole budget, a file's later copies go first, oldest
+ *  first, then first copies, largest first: one file churned cannot push out another's, nor fill the budget so that
+ *  nothing more is kept (reviews 36 and 37). */
+function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
+  const firsts = new Set<KeptEntry>();
+  const seenPaths = new Set<string>();
+  for (const e of all) if (!seenPaths.has(e.path) && seenPaths.add(e.path)) firsts.add(e);
+  const dropped = new Set<KeptEntry>();
+  const byPath = new Map<string, KeptEntry[]>();
+  for (const e of all) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  for (const [first, ...rest] of byPath.values()) {
+    // The first, then the newest that fit the file's share.
+    let count = 1;
+    let bytes = first!.size;
+    for (const e of rest.reverse()) {
+      if (count < limits.maxPerFile && bytes + e.size <= limits.maxFileBytes) (count += 1), (bytes += e.size);
+      else dropped.add(e);
+    }
+  }
+  let left = all.filter((e) => !dropped.has(e));
+  const size = (list: KeptEntry[]) => [...new Map(list.map((e) => [e.sha256, e.size])).values()].reduce((n, s) => n + s, 0);
+  const over = (list: KeptEntry[]) => list.length > limits.maxEntries || size(list) > limits.maxBytes;
+  for (const e of left.filter((x) => !firsts.has(x))) {
+    if (!over(left)) break;
+    left = left.filter((x) => x !== e);
+  }
+  for (const e of left.filter((x) => firsts.has(x)).sort((a, b) => b.size - a.size)) {
+    if (!over(left)) break;
+    left = left.filter((x) => x !== e);
+  }
+  return left;
+}
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
  *  is keyed with this user's secret instead: served without its secret-looking keys, its version was a hash of the raw
@@ -43,12 +78,19 @@ let key: Buffer | undefined;
 function versionKey(): Buffer {
   if (key) return key;
   const file = join(privateFolder("kept"), "version-key");
+  // Put in place whole (a link of a file written first), so that another bridge never reads it half written.
+  const temp = `${file}.${randomUUID()}.tmp`;
+  writeFileSync(temp, randomBytes(32), { mode: 0o600 });
   try {
-    writeFileSync(file, randomBytes(32), { mode: 0o600, flag: "wx" });
+    linkSync(temp, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  } finally {
+    rmSync(temp, { force: true });
   }
-  return (key = readFileSync(file));
+  const read = readFileSync(file);
+  if (read.length !== 32) throw new Error(`${file} is not a version key (32 bytes): remove it, and bmad-mcp makes a new one.`);
+  return (key = read);
 }
 
 const ENTRY = z.object({
@@ -71,8 +113,10 @@ async function folderOf(root: string): Promise<string> {
   if (!swept) {
     swept = true;
     for (const name of await readdir(all)) {
+      // Projects' folders only (the version key beside them stays: review 37).
+      if (!/^[0-9a-f]{32}$/.test(name) || join(all, name) === dir) continue;
       const used = await stat(join(all, name, INDEX)).catch(() => stat(join(all, name)).catch(() => undefined));
-      if (join(all, name) !== dir && used && Date.now() - used.mtimeMs > LIMITS.keepMs) await rm(join(all, name), { recursive: true, force: true });
+      if (used?.isDirectory() !== false && used && Date.now() - used.mtimeMs > LIMITS.keepMs) await rm(join(all, name), { recursive: true, force: true });
     }
   }
   return dir;
@@ -109,10 +153,9 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, now = n
     const all = await entries(dir);
     const live = all.filter((e) => Date.parse(e.at) >= since);
     const stored = new Set(live.map((e) => e.sha256));
-    const bytesKept = [...new Map(live.map((e) => [e.sha256, e.size])).values()].reduce((n, s) => n + s, 0);
-    const full = live.length >= limits.maxEntries || live.filter((e) => e.path === rel).length >= limits.maxPerFile || (!stored.has(sha256) && bytesKept + bytes.byteLength > limits.maxBytes);
-    const kept = full ? live : [...live, { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString() }];
-    if (!full && !stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
+    const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString() };
+    const kept = within([...live, entry], limits);
+    if (kept.includes(entry) && !stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
     await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
     // Content no entry names goes: past its week, or left by a keep cut short between the blob and the index.
     const named = new Set(kept.map((e) => e.sha256));

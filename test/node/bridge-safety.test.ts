@@ -484,7 +484,7 @@ describe("what a change replaced is kept a week", () => {
 
   it("keeps what it kept first until its week is out: a model's churn cannot push out what it first overwrote", async () => {
     const root = tmp.project("kept-limits");
-    const limits = { maxEntries: 4, maxPerFile: 2, maxBytes: 10, keepMs: 60_000 };
+    const limits = { maxEntries: 4, maxPerFile: 2, maxFileBytes: 100, maxBytes: 10, keepMs: 60_000 };
     const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
     const text = (s: string) => new TextEncoder().encode(s);
     const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode(await keptContent(root, rel, e.version))));
@@ -500,5 +500,12 @@ describe("what a change replaced is kept a week", () => {
     expect(await kept("y.md", t(120))).toEqual(["e"]);
     const dir = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(root)).digest("hex").slice(0, 32));
     expect(readdirSync(dir).filter((n) => /^[0-9a-f]{64}$/.test(n))).toEqual([createHash("sha256").update("e").digest("hex")]);
+    // Review 37: churn first fills no budget against what comes after: one file keeps its first and newest within its
+    // own share, so another's first still fits.
+    const shared = { ...limits, maxPerFile: 10, maxFileBytes: 4 };
+    for (let i = 0; i < 10; i++) await keep(root, "scratch.md", text(`c${i}`), t(130 + i), shared);
+    await keep(root, "later.md", text("LATER"), t(150), shared);
+    expect(await Promise.all((await keptOf(root, "later.md", t(150), shared)).map(async (e) => new TextDecoder().decode(await keptContent(root, "later.md", e.version))))).toEqual(["LATER"]);
+    expect((await keptOf(root, "scratch.md", t(150), shared)).map((e) => e.size)).toEqual([2, 2]);
   });
 });
