@@ -34,12 +34,10 @@ const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxFileBytes: 10
  *  first, then first copies, largest first: one file churned cannot push out another's, nor fill the budget so that
  *  nothing more is kept (reviews 36 and 37). */
 function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
-  const firsts = new Set<KeptEntry>();
-  const seenPaths = new Set<string>();
-  for (const e of all) if (!seenPaths.has(e.path) && seenPaths.add(e.path)) firsts.add(e);
-  const dropped = new Set<KeptEntry>();
   const byPath = new Map<string, KeptEntry[]>();
   for (const e of all) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
+  const firsts = new Set([...byPath.values()].map((list) => list[0]!));
+  const dropped = new Set<KeptEntry>();
   for (const [first, ...rest] of byPath.values()) {
     // The first, then the newest that fit the file's share.
     let count = 1;
@@ -49,18 +47,24 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
       else dropped.add(e);
     }
   }
-  let left = all.filter((e) => !dropped.has(e));
-  const size = (list: KeptEntry[]) => [...new Map(list.map((e) => [e.sha256, e.size])).values()].reduce((n, s) => n + s, 0);
-  const over = (list: KeptEntry[]) => list.length > limits.maxEntries || size(list) > limits.maxBytes;
-  for (const e of left.filter((x) => !firsts.has(x))) {
-    if (!over(left)) break;
-    left = left.filter((x) => x !== e);
+  // What is left, counted as stored: a content kept for several entries takes its bytes once.
+  const refs = new Map<string, number>();
+  let count = 0;
+  let bytes = 0;
+  for (const e of all.filter((x) => !dropped.has(x))) {
+    count += 1;
+    if (!refs.get(e.sha256)) bytes += e.size;
+    refs.set(e.sha256, (refs.get(e.sha256) ?? 0) + 1);
   }
-  for (const e of left.filter((x) => firsts.has(x)).sort((a, b) => b.size - a.size)) {
-    if (!over(left)) break;
-    left = left.filter((x) => x !== e);
+  const order = [...all.filter((e) => !firsts.has(e) && !dropped.has(e)), ...[...firsts].sort((a, b) => b.size - a.size)];
+  for (const e of order) {
+    if (count <= limits.maxEntries && bytes <= limits.maxBytes) break;
+    dropped.add(e);
+    count -= 1;
+    refs.set(e.sha256, refs.get(e.sha256)! - 1);
+    if (!refs.get(e.sha256)) bytes -= e.size;
   }
-  return left;
+  return all.filter((e) => !dropped.has(e));
 }
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
