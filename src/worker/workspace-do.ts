@@ -4,7 +4,7 @@
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import { DurableObject } from "cloudflare:workers";
 import { shownTime } from "../core/count.js";
-import { compileGlob, tooCostly } from "../core/catalog/glob.js";
+import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
@@ -363,21 +363,32 @@ export class WorkspaceProject extends DurableObject {
     return versions.length ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
   }
 
-  /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge), or with `undo` brings
-   *  them back (only `version`, where given). Owner only: nobody else can make a replaced or deleted file's content
-   *  go before its time. */
-  async purge(caller: Caller, glob: string, undo?: { version?: number }): Promise<DoResult<{ versions: number; bytes: number; until?: string }>> {
+  /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge). Owner only: nobody else
+   *  can make a replaced or deleted file's content go before its time. */
+  async purge(caller: Caller, glob: string): Promise<DoResult<{ versions: number; bytes: number; until: string }>> {
+    const g = this.ownersHistory(caller, glob, "purge");
+    if (!g.ok) return g;
+    this.writeMemories(g.meta);
+    const now = new Date().toISOString();
+    const purged = this.files.purge(g.glob, now);
+    await this.wakeAt(Date.parse(this.undoneBy(now)));
+    return { ok: true, value: { ...purged, until: this.undoneBy(now) } };
+  }
+
+  /** Brings back what purge took from the files `glob` matches (only `version`, where given), while it is kept. */
+  unpurge(caller: Caller, glob: string, version?: number): DoResult<{ versions: number; bytes: number }> {
+    const g = this.ownersHistory(caller, glob, "unpurge");
+    return g.ok ? { ok: true, value: this.files.unpurge(g.glob, version) } : g;
+  }
+
+  /** The project and `glob` compiled, for what only its owner does to its history. */
+  private ownersHistory(caller: Caller, glob: string, what: "purge" | "unpurge"): { ok: true; meta: Meta; glob: Glob } | DoError {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can ${undo ? "unpurge" : "purge"} its history.`);
-    const now = new Date().toISOString();
-    if (undo) return { ok: true, value: this.files.unpurge(compiled.glob, undo.version) };
-    this.writeMemories(g.meta);
-    const purged = this.files.purge(compiled.glob, now);
-    await this.wakeAt(Date.parse(now) + this.files.undoMs);
-    return { ok: true, value: { ...purged, until: this.undoneBy(now) } };
+    if (g.access !== "owner") return fail("denied", `Only the owner of "${g.meta.name}" (${g.meta.owner_label}) can ${what} its history.`);
+    return { ok: true, meta: g.meta, glob: compiled.glob };
   }
 
   /** When what was purged or deleted at `at` goes for good. */

@@ -334,7 +334,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
-      unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.purge(c, glob, { version })),
+      unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),
       list: async (glob) => {
         const out = await on<ListingColumns>((s) => s.list(c, glob));
         return out.ok ? { ok: true, value: fromColumns(out.value) } : out;
