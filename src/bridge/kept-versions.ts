@@ -178,10 +178,10 @@ export async function keptOf(root: string, rel: string, now = new Date(), limits
   return (await entries(await folderOf(root))).filter((e) => e.path === rel && Date.parse(e.at) >= since).reverse();
 }
 
-/** The kept content of `rel` at `version`, if the bridge kept it. */
-export async function keptContent(root: string, rel: string, version: number): Promise<Uint8Array | undefined> {
+/** The kept copy of `rel` at `version`, its entry and content, if the bridge kept it. */
+export async function keptContent(root: string, rel: string, version: number): Promise<{ entry: KeptEntry; data: Uint8Array } | undefined> {
   const entry = (await keptOf(root, rel)).find((e) => e.version === version);
   if (!entry) return undefined;
-  const bytes = await readFile(join(await folderOf(root), entry.sha256)).catch(() => undefined);
-  return bytes && createHash("sha256").update(bytes).digest("hex") === entry.sha256 ? bytes : undefined;
+  const data = await readFile(join(await folderOf(root), entry.sha256)).catch(() => undefined);
+  return data && createHash("sha256").update(data).digest("hex") === entry.sha256 ? { entry, data } : undefined;
 }

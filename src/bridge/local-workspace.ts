@@ -187,9 +187,9 @@ class LocalFiles implements WorkspaceFiles {
   private async kept(rel: string, version: number): Promise<WsResult<FileContent>> {
     const now = await this.read(rel);
     if (now.ok && now.value.version === version) return now;
-    const data = await keptContent(this.root, rel, version);
-    const entry = data && (await keptOf(this.root, rel)).find((e) => e.version === version);
-    if (!data || !entry) return { ok: false, kind: "not_found", error: `The bridge kept no version ${version} of ${rel}: history lists the ones it kept (a week of what it replaced or removed); older ones are in the user's git, if they use it (git log, git show).` };
+    const kept = await keptContent(this.root, rel, version);
+    if (!kept) return { ok: false, kind: "not_found", error: `The bridge kept no version ${version} of ${rel}: history lists the ones it kept (a week of what it replaced or removed); older ones are in the user's git, if they use it (git log, git show).` };
+    const { entry, data } = kept;
     return { ok: true, value: { path: rel, version, size: entry.size, sha256: entry.sha256, updated_at: entry.at, author: "you", data } };
   }
 

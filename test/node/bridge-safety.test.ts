@@ -487,7 +487,7 @@ describe("what a change replaced is kept a week", () => {
     const limits = { maxEntries: 4, maxPerFile: 2, maxFileBytes: 100, maxBytes: 10, keepMs: 60_000 };
     const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
     const text = (s: string) => new TextEncoder().encode(s);
-    const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode(await keptContent(root, rel, e.version))));
+    const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode((await keptContent(root, rel, e.version))?.data)));
     await keep(root, "prd.md", text("PRD"), t(0), limits);
     // Churn: a file kept twice at most; the bytes, then the entries, run out; what came first stays.
     for (let i = 0; i < 10; i++) await keep(root, `scratch${i % 3}.md`, text(`s${i}`), t(1 + i), limits);
@@ -505,7 +505,7 @@ describe("what a change replaced is kept a week", () => {
     const shared = { ...limits, maxPerFile: 10, maxFileBytes: 4 };
     for (let i = 0; i < 10; i++) await keep(root, "scratch.md", text(`c${i}`), t(130 + i), shared);
     await keep(root, "later.md", text("LATER"), t(150), shared);
-    expect(await Promise.all((await keptOf(root, "later.md", t(150), shared)).map(async (e) => new TextDecoder().decode(await keptContent(root, "later.md", e.version))))).toEqual(["LATER"]);
+    expect(await Promise.all((await keptOf(root, "later.md", t(150), shared)).map(async (e) => new TextDecoder().decode((await keptContent(root, "later.md", e.version))?.data)))).toEqual(["LATER"]);
     expect((await keptOf(root, "scratch.md", t(150), shared)).map((e) => e.size)).toEqual([2, 2]);
   });
 });
