@@ -7,7 +7,7 @@ import { shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
-import { checkWorkspacePath, checkWritablePath } from "../core/workspace/paths.js";
+import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
@@ -31,10 +31,6 @@ export interface Caller {
   label: string;
 }
 
-/** A share's handle as people write it: an email or a user id bare, a GitHub login as `github:<login>`. */
-export function shownHandle(handle: string): string {
-  return handle.startsWith("github:") ? handle : handle.slice(handle.indexOf(":") + 1);
-}
 
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
 export type DoError = WsError;

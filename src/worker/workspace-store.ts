@@ -7,25 +7,21 @@ import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
-import { checkProjectName, parseProjectRef } from "../core/workspace/paths.js";
+import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
-import { shownHandle, type Caller, type DoResult, type WorkspaceProject } from "./workspace-do.js";
+import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import { UNDO_DAYS } from "./workspace-versions.js";
 import type { OwnedRow, ReceivedShare } from "./workspace-index-do.js";
-import type { Result } from "../core/result.js";
 import type { TextEdited } from "../core/runtime/fs.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
 
-const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
 /** How long a name may be pending without its project before a listing takes it for a create cut short. */
 const CREATE_GRACE_MS = 60_000;
-/** GitHub's rule: letters, digits and single hyphens, neither first nor last; at most 39 (checked apart). */
-const GITHUB_LOGIN = /^[a-z0-9](?:-?[a-z0-9])*$/i;
 
 /** Who signed in, as far as workspaces care. */
 export interface SignedIn {
@@ -47,17 +43,6 @@ export function workspaceCaller(who: SignedIn): Caller {
   return { id: who.userId, handles, label: trusted ?? login ?? who.userId };
 }
 
-/** What `with` names: `github:<login>` (a GitHub login, any case), an email address, or a user id as sign-in knows it. */
-export function shareHandle(withWho: string): Result<{ handle: string }> {
-  const who = withWho.trim();
-  if (/^github:/i.test(who)) {
-    const login = who.slice("github:".length);
-    if (login.length <= 39 && GITHUB_LOGIN.test(login)) return { ok: true, handle: `github:${login.toLowerCase()}` };
-    return { ok: false, error: `"${who.slice(0, 60)}" is not a GitHub login: after "github:" come 1-39 letters, digits or single hyphens, e.g. github:octocat.` };
-  }
-  if (!who || who.length > 320 || /\s/.test(who)) return { ok: false, error: 'Share "with" an email address, a GitHub login (github:octocat) or a user id as sign-in knows it (e.g. github/12345).' };
-  return { ok: true, handle: EMAIL.test(who) ? `email:${who.toLowerCase()}` : `user:${who}` };
-}
 
 /** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
 export function ownerTag(owner: string): string {

@@ -95,6 +95,78 @@ describe("an unsolicited share (H5)", () => {
   });
 });
 
+/** The person's client as one that asks its user (elicitation, protocol 2026-07-28): each question a tool puts is
+ *  kept, and answered with what `answer` says the user does. */
+async function askingClientOf(person: Person, answer: () => { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }) {
+  const asked: Array<{ message: string; requestedSchema: unknown }> = [];
+  const client = new Client({ name: "asking", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  client.setRequestHandler("elicitation/create", async (request) => {
+    asked.push(request.params as { message: string; requestedSchema: unknown });
+    return answer();
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), { fetch: withBearer(workerFetch, person.token) }));
+  const project = async (args: Record<string, unknown>) => {
+    const out = (await client.callTool({ name: TOOL.bmadProject, arguments: args })) as CallToolResult;
+    return { text: text(out), isError: out.isError === true };
+  };
+  return { asked, project };
+}
+
+describe("consent is the user's, asked in their client, not the model's", () => {
+  it("asks before a share and before an accept, and a no leaves nothing shared or accepted", async () => {
+    const project = unique("asked");
+    let says: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> } = { action: "decline" };
+    const owner = await askingClientOf(bob, () => says);
+    expect((await bob.project({ action: "create", name: project })).isError).toBe(false);
+
+    // Declined, cancelled, or accepted without the box ticked: nothing is offered.
+    for (const answer of [{ action: "decline" as const }, { action: "cancel" as const }, { action: "accept" as const, content: { confirm: false } }]) {
+      says = answer;
+      const refused = await owner.project({ action: "share", name: project, with: dave.email, access: "write" });
+      expect(refused).toEqual({ isError: true, text: `The user did not agree to share "${project}" with whoever signs in with the email ${dave.email}: nothing was shared.` });
+    }
+    expect(owner.asked).toHaveLength(3);
+    expect(owner.asked[0]).toEqual({
+      mode: "form",
+      message: `Share your project "${project}" with whoever signs in with the email ${dave.email}? They get write access to all its files, now and later.`,
+      requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Share it", default: false } }, required: ["confirm"] },
+    });
+    expect((await dave.project({ action: "list" })).text).not.toContain(project);
+    expect((await bob.project({ action: "config", name: project })).text).toContain("Shared with: nobody.");
+
+    // Yes: offered.
+    says = { action: "accept", content: { confirm: true } };
+    expect((await owner.project({ action: "share", name: project, with: dave.email, access: "write" })).text).toMatch(/^Offered .* it applies once they accept it\.$/);
+    expect(owner.asked).toHaveLength(4);
+
+    // Accepting is asked of the one it is offered to.
+    let daveSays: { action: "accept" | "decline"; content?: Record<string, unknown> } = { action: "decline" };
+    const recipient = await askingClientOf(dave, () => daveSays);
+    expect(await recipient.project({ action: "accept", name: project })).toEqual({ isError: true, text: `The user did not agree to accept "${project}": nothing changed.` });
+    expect(recipient.asked.map((q) => q.message)).toEqual([`Accept the project "${project}" shared with you? Its files, written by others, become a project you work in here.`]);
+    expect((await dave.project({ action: "list" })).text).toContain(`${project} (PENDING: ${bob.email} offers write)`);
+    daveSays = { action: "accept", content: { confirm: true } };
+    expect((await recipient.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${bob.email}.`);
+
+    // Withdrawing asks nothing: it only ever takes access away.
+    expect((await owner.project({ action: "share", name: project, with: dave.email, access: "none" })).isError).toBe(false);
+    expect(owner.asked).toHaveLength(4);
+  });
+
+  it("puts no question naming what the model made up: a bad project name or handle is refused first", async () => {
+    const owner = await askingClientOf(bob, () => ({ action: "accept", content: { confirm: true } }));
+    expect((await owner.project({ action: "share", name: "app (your own backup)", with: dave.email, access: "read" })).text).toMatch(/^Project name "app \(your own backup\)" refused\./);
+    expect((await owner.project({ action: "share", name: unique("x"), with: "someone you trust", access: "read" })).text).toMatch(/^Share "with" an email address/);
+    expect((await owner.project({ action: "share", name: unique("x"), with: "github:not a login", access: "read" })).text).toMatch(/is not a GitHub login/);
+    expect(owner.asked).toEqual([]);
+    // A user id is named as one, whatever it looks like.
+    const project = unique("ids");
+    expect((await bob.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await owner.project({ action: "share", name: project, with: "Your-teammate-Alice", access: "read" })).isError).toBe(false);
+    expect(owner.asked.map((q) => q.message)).toEqual([`Share your project "${project}" with the account with user id Your-teammate-Alice? They get read access to all its files, now and later.`]);
+  });
+});
+
 describe("offers a stranger may make (review 11, L2)", () => {
   it("stop at 10 from one owner waiting for one person, and at 100 people for one project", async () => {
     const projects = Array.from({ length: 11 }, () => unique("spam"));

@@ -2,11 +2,12 @@
 import type { Result } from "../result.js";
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as structuredContent.suggestions);
  *  `header`: a line about `text`, sent as a content block of its own before it, so that `text` (a file's content)
- *  can be taken whole; `sample`: ask the client's model first (delegate_to_agent); `kept`: the same arguments get
+ *  can be taken whole; `sample`: ask the client's model first (delegate_to_agent); `confirm`: ask the user first, in
+ *  the client (a share or an accept: consent is the person's, never the model's); `kept`: the same arguments get
  *  this same answer until the bundle changes, so the server keeps it and answers a repeat without running the tool;
  *  `isError`: a failure that still carries its result (a script that exited non-zero, with its output and code). */
 export type ToolOutcome = Result<
-  { text: string; header?: string; structured?: Record<string, unknown>; sample?: SampleRequest; kept?: boolean; isError?: boolean },
+  { text: string; header?: string; structured?: Record<string, unknown>; sample?: SampleRequest; confirm?: ConfirmRequest; kept?: boolean; isError?: boolean },
   { suggestions?: string[] }
 >;
 
@@ -18,6 +19,14 @@ export interface SampleRequest {
     messages: Array<{ role: "user"; content: { type: "text"; text: string } }>;
     maxTokens: number;
   };
+}
+
+/** Ask the user, not the model (elicitation): the call comes back with their answer under `key`. */
+export interface ConfirmRequest {
+  key: string;
+  message: string;
+  /** The box the user ticks to say yes. */
+  label: string;
 }
 
 export const done = (text: string, structured?: Record<string, unknown>): ToolOutcome => ({ ok: true, text, structured });

@@ -14,6 +14,7 @@ import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid } from "./tool.js";
+import type { ConfirmRequest } from "./outcome.js";
 import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
 import { treeWarnings } from "./tree-warnings.js";
@@ -119,10 +120,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       const capabilities = server.getClientCapabilities();
       // Views: as tools/list gives them to this client (all, unless it said it renders none).
       const showsView = (name: string) => Boolean(surface.tools.get(name)?.view) && !(capabilities && !rendersViews(capabilities));
-      const call = { sampling: Boolean(capabilities?.sampling), showsView, inputResponses: ctx.mcpReq.inputResponses };
+      const call = { sampling: Boolean(capabilities?.sampling), elicitation: Boolean(capabilities?.elicitation), showsView, inputResponses: ctx.mcpReq.inputResponses };
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error, outcome.suggestions);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });
+      if (outcome.confirm) return inputRequired({ inputRequests: { [outcome.confirm.key]: inputRequired.elicit(confirmForm(outcome.confirm)) } });
       const text = { type: "text" as const, text: outcome.text };
       const result: CallToolResult = { content: outcome.header === undefined ? [text] : [{ type: "text", text: outcome.header }, text] };
       if (outcome.structured) result.structuredContent = outcome.structured;
@@ -227,4 +229,12 @@ function parseCursor(cursor: string | undefined): number {
   const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : NaN;
   if (!Number.isFinite(n)) throw invalid(`Invalid cursor "${cursor.slice(0, 50)}": pass the nextCursor of the previous page.`);
   return n;
+}
+
+/** A yes the user gives by ticking one box: a form every client that elicits can draw. */
+function confirmForm(confirm: ConfirmRequest) {
+  return {
+    message: confirm.message,
+    requestedSchema: { type: "object" as const, properties: { confirm: { type: "boolean" as const, title: confirm.label, default: false } }, required: ["confirm"] },
+  };
 }

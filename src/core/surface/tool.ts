@@ -31,9 +31,12 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal, call?: CallContext): Promise<ToolOutcome>;
 }
 
-/** What a call knows of its client: whether it answers sampling requests and renders views, and its answers to this call's. */
+/** What a call knows of its client: whether it answers sampling and elicitation requests and renders views, and its
+ *  answers to this call's. */
 export interface CallContext {
   sampling: boolean;
+  /** Whether the client asks its user a question a tool puts (a form), so that the model cannot answer it. */
+  elicitation?: boolean;
   /** Whether this client is shown `tool`'s view: the tool is on here, and the client renders views (or has not said). */
   showsView?: (tool: string) => boolean;
   inputResponses?: Record<string, unknown>;

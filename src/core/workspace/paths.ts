@@ -258,3 +258,24 @@ export function mimeFor(path: string): string {
   const dot = path.lastIndexOf(".");
   return (dot > path.lastIndexOf("/") && MIME.get(path.slice(dot + 1).toLowerCase())) || "text/plain";
 }
+
+const EMAIL = /^[^\s@/]{1,64}@[^\s@/]{1,255}$/;
+/** GitHub's rule: letters, digits and single hyphens, neither first nor last; at most 39 (checked apart). */
+const GITHUB_LOGIN = /^[a-z0-9](?:-?[a-z0-9])*$/i;
+
+/** What `with` names: `github:<login>` (a GitHub login, any case), an email address, or a user id as sign-in knows it. */
+export function shareHandle(withWho: string): Result<{ handle: string }> {
+  const who = withWho.trim();
+  if (/^github:/i.test(who)) {
+    const login = who.slice("github:".length);
+    if (login.length <= 39 && GITHUB_LOGIN.test(login)) return { ok: true, handle: `github:${login.toLowerCase()}` };
+    return { ok: false, error: `"${who.slice(0, 60)}" is not a GitHub login: after "github:" come 1-39 letters, digits or single hyphens, e.g. github:octocat.` };
+  }
+  if (!who || who.length > 320 || /\s/.test(who)) return { ok: false, error: 'Share "with" an email address, a GitHub login (github:octocat) or a user id as sign-in knows it (e.g. github/12345).' };
+  return { ok: true, handle: EMAIL.test(who) ? `email:${who.toLowerCase()}` : `user:${who}` };
+}
+
+/** A share's handle as people write it: an email or a user id bare, a GitHub login as `github:<login>`. */
+export function shownHandle(handle: string): string {
+  return handle.startsWith("github:") ? handle : handle.slice(handle.indexOf(":") + 1);
+}

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { isConfigShaped, isServedStandIn, secretChanges, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
-import { PROJECTS_PREFIX, projectRootUri } from "../../workspace/paths.js";
+import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -17,7 +17,7 @@ import { TOOL } from "../names.js";
 import { bundleUrisFor } from "../resources.js";
 import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
-import { defineTool } from "../tool.js";
+import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
@@ -51,7 +51,7 @@ export const bmadProjectTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   writes: (args) => !(PROJECT_READS.has(action(args) as string) || (action(args) === "config" && (args as { answers?: unknown }).answers === undefined && (args as { time_zone?: unknown }).time_zone === undefined)),
-  run: (args, deps) =>
+  run: (args, deps, _signal, call) =>
     withStore(deps, async (store) => {
       if (args.action === "list") return listProjects(store);
       if (!args.name) return fail(`bmad-project "${args.action}" needs "name": the project.`);
@@ -81,17 +81,56 @@ export const bmadProjectTool = defineTool({
           return result(await store.undelete(name), (p) => done(`Brought back project "${p.project}" as it was when deleted, shared with nobody.`, { ...p }));
         case "share": {
           if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
+          if (args.access !== "none") {
+            // Checked before the user is asked: the question names only a valid project and who a handle is, in words
+            // the model cannot bend (a name like "app (your own backup)" is refused here, not shown there).
+            const ref = parseProjectRef(name);
+            if (!ref.ok) return fail(ref.error);
+            const handle = shareHandle(args.with);
+            if (!handle.ok) return fail(handle.error);
+            const who = handleInWords(handle.handle);
+            const asked = userConsent(call, `Share your project "${name}" with ${who}? They get ${args.access} access to all its files, now and later.`, "Share it", `The user did not agree to share "${name}" with ${who}: nothing was shared.`);
+            if (asked) return asked;
+          }
           return result(await store.share(name, args.with, args.access), (s) =>
             done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.${unnamedNote(s.unnamed)}` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
           );
         }
-        case "accept":
+        case "accept": {
+          const ref = parseProjectRef(name);
+          if (!ref.ok) return fail(ref.error);
+          const asked = userConsent(call, `Accept the project "${name}" shared with you? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
+          if (asked) return asked;
           return result(await store.accept(name), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
+        }
         case "decline":
           return result(await store.decline(name), (d) => done(`Declined "${name}": ${d.owner}'s project is not shared with you now.`, d));
       }
     }),
 });
+
+const CONSENT_KEY = "consent";
+const ConsentAnswer = z.object({ action: z.string(), content: z.looseObject({ confirm: z.unknown() }).optional() });
+
+/** Consent is the person's, not the model's: a share or an accept is asked of the user in their client where it can ask
+ *  (elicitation), a form the model can neither see nor answer, so text that steers the model cannot give a project away
+ *  or take one in. Undefined: go ahead (the user said yes, or the client cannot ask, where its own approval of the call
+ *  is the check). Else the question, or the refusal when the user said anything but yes. */
+function userConsent(call: CallContext | undefined, message: string, label: string, refused: string): ToolOutcome | undefined {
+  const answer = call?.inputResponses?.[CONSENT_KEY];
+  if (answer !== undefined) {
+    const parsed = ConsentAnswer.safeParse(answer);
+    return parsed.success && parsed.data.action === "accept" && parsed.data.content?.confirm === true ? undefined : fail(refused);
+  }
+  return call?.elicitation ? { ok: true, text: "", confirm: { key: CONSENT_KEY, message, label } } : undefined;
+}
+
+/** Who a share's handle lets in, as the consent question names them. */
+function handleInWords(handle: string): string {
+  const value = shownHandle(handle);
+  if (handle.startsWith("github:")) return `whoever signs in as GitHub user ${value.slice("github:".length)}`;
+  return handle.startsWith("email:") ? `whoever signs in with the email ${value}` : `the account with user id ${value}`;
+}
 
 /** A share accepted before shares said by whom names no person, so withdrawing it cannot take that person's others. */
 const unnamedNote = (unnamed: string[] | undefined) =>
