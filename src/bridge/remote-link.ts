@@ -11,12 +11,24 @@ const CONNECT_WAIT_MS = 3000;
 
 type Link = Result<{ client: Client }>;
 
+/** The bridge's client of a remote. `asks`: it declares elicitation, for a proxy whose own client asks its user: the
+ *  remote then puts its consent questions (a share, an accept) to the user through the proxy, not to the model. A
+ *  remote asks in the 2026-07-28 protocol only (its 2025 era is stateless: no request can come back to a client), so
+ *  that client offers it, falling back to the 2025 handshake with a remote that has only that. */
+export function bridgeClient(asks: boolean): Client {
+  const info = { name: "bmad-mcp-bridge", version: SERVER_INFO.version };
+  return new Client(info, asks ? { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } } : undefined);
+}
+
 export class RemoteLink {
   private client?: Client;
   private connecting?: Promise<void>;
   /** The one browser sign-in being waited for (the callback answers one waiter). */
   private signingIn?: Promise<void>;
   private reason = "not connected yet";
+  /** Whether the client connected now, and the one to connect next, declare that the user can be asked. */
+  private clientAsks = false;
+  private asks = false;
 
   constructor(
     private readonly url: URL,
@@ -25,8 +37,14 @@ export class RemoteLink {
     private readonly log: (m: string) => void,
   ) {}
 
+  /** Whether the proxy's own client can be asked questions: a change is declared on the next connection. */
+  askUser(can: boolean): void {
+    this.asks = can;
+  }
+
   /** A connected client, or why there is none; waits briefly, never for the user. */
   async current(): Promise<Link> {
+    if (this.client && this.clientAsks !== this.asks) this.client = undefined;
     if (this.client) return { ok: true, client: this.client };
     this.connecting ??= this.connect().catch((e: Error) => {
       this.reason = `${this.url.href} is unreachable (${remoteText(e.message)})`;
@@ -62,8 +80,10 @@ export class RemoteLink {
   private async connect(): Promise<void> {
     const attempt = async () => {
       const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
-      const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
+      const asks = this.asks;
+      const client = bridgeClient(asks);
       await client.connect(transport);
+      this.clientAsks = asks;
       return client;
     };
     try {

@@ -24,7 +24,7 @@ const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTOR
 const anyObject = z.looseObject({});
 
 /** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
-export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost">, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
+export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost" | "askUser">, deps: SurfaceDeps, toolsets: ToolsetName[], relaysQuestions = false): Promise<Server> {
   // The local surface (embedded bundle, project files) behind an in-memory client.
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await buildServer(deps, toolsets).connect(serverSide);
@@ -34,6 +34,9 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, prompts: {}, resources: {}, completions: {}, extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } } },
   });
+  // A question the remote puts to the user (consent to a share or an accept) goes to this proxy's client, which asks
+  // them, where it can: the link says so to the remote. The answer comes back with the call, and goes on with it.
+  if (relaysQuestions) server.oninitialized = () => link.askUser(Boolean(server.getClientCapabilities()?.elicitation));
   const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<never> => {
     const tool = method === "tools/call" ? String(params?.name) : undefined;
     // A client's cancel reaches a local tool (the completion contract is killed with it).
@@ -42,7 +45,7 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     const remote = await link.current();
     if (remote.ok) {
       try {
-        return (await send(remote.client, method, params)) as never;
+        return (await send(remote.client, method, params, undefined, method === "tools/call")) as never;
       } catch (error) {
         // The remote answered with an MCP error: that is its answer, not an outage.
         if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, remoteText(error.message), JSON.stringify(error.data ?? null).length <= 16_384 ? error.data : undefined);
@@ -57,14 +60,22 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     }
     return result as never;
   };
-  for (const method of METHODS) server.setRequestHandler(method, (request, ctx) => forward(method, (request as { params?: Record<string, unknown> }).params, ctx.mcpReq.signal));
+  for (const method of METHODS) {
+    server.setRequestHandler(method, (request, ctx) => {
+      const params = (request as { params?: Record<string, unknown> }).params;
+      const answers = ctx.mcpReq.inputResponses;
+      const state = ctx.mcpReq.requestState<string>();
+      return forward(method, answers || state !== undefined ? { ...params, ...(answers ? { inputResponses: answers } : {}), ...(state !== undefined ? { requestState: state } : {}) } : params, ctx.mcpReq.signal);
+    });
+  }
   for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));
   return server;
 }
 
 /** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */
-function send(client: Client, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal): Promise<unknown> {
-  const options = signal ? { signal } : undefined;
+function send(client: Client, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal, questions = false): Promise<unknown> {
+  // `questions`: the remote's input_required comes back as it is, for this proxy's server to put to its own client.
+  const options = signal || questions ? { ...(signal ? { signal } : {}), ...(questions ? { allowInputRequired: true } : {}) } : undefined;
   if ((SKILL_METHODS as string[]).includes(method)) return client.request({ method, params }, anyObject, options);
   return client.request({ method: method as (typeof METHODS)[number], params }, options);
 }

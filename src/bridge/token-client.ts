@@ -1,16 +1,16 @@
 // Pull and push signed in with a bearer token from the environment (CI, scripts): no browser, no credentials
 // file. Only from the environment: a token on the command line is in `ps` for every user of the machine.
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
+import { bridgeClient } from "./remote-link.js";
 import type { Result } from "../core/result.js";
 import { boundedFetch, remoteText } from "./bounded-fetch.js";
 import { TOKEN_ENV } from "./token-env.js";
-import { SERVER_INFO } from "../core/surface/server-info.js";
 
 export { TOKEN_ENV } from "./token-env.js";
 
 /** A client connected to `url` that sends `token` with every request. A refusal of the token (401), or of a call
  *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`. */
-export async function tokenClient(url: URL, token: string, variable: string): Promise<Client> {
+export async function tokenClient(url: URL, token: string, variable: string, asks = false): Promise<Client> {
   const bounded = boundedFetch();
   const withToken: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -24,7 +24,7 @@ export async function tokenClient(url: URL, token: string, variable: string): Pr
     }
     return response;
   };
-  const client = new Client({ name: "bmad-mcp-bridge", version: SERVER_INFO.version });
+  const client = bridgeClient(asks);
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: withToken }));
   return client;
 }
@@ -33,11 +33,20 @@ export async function tokenClient(url: URL, token: string, variable: string): Pr
  *  a failed request connects again on the next call. */
 export class TokenLink {
   private client?: Promise<Client>;
+  private clientAsks = false;
+  private asks = false;
 
   constructor(private readonly url: URL, private readonly token: string) {}
 
+  /** As RemoteLink.askUser. */
+  askUser(can: boolean): void {
+    this.asks = can;
+  }
+
   async current(): Promise<Result<{ client: Client }>> {
-    this.client ??= tokenClient(this.url, this.token, TOKEN_ENV);
+    if (this.clientAsks !== this.asks) this.client = undefined;
+    this.clientAsks = this.asks;
+    this.client ??= tokenClient(this.url, this.token, TOKEN_ENV, this.asks);
     try {
       return { ok: true, client: await this.client };
     } catch (error) {

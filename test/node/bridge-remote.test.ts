@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { z } from "zod";
 import type { LocalWorker } from "../../scripts/local-worker.js";
@@ -176,6 +177,34 @@ it("takes an access token from BMAD_MCP_TOKEN instead of the browser, saves noth
   const state = await refused.client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "headless-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and \S+ cannot be used: the server refused the token in BMAD_MCP_TOKEN/);
+}, 30_000);
+
+it("puts the remote's consent questions to its own client's user, and sends the answer on", async () => {
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [bridge, "--remote", remote],
+    cwd: project,
+    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, "asking-config"), BMAD_MCP_BROWSER: "none", BMAD_MCP_TOKEN: access_token },
+    stderr: "pipe",
+  });
+  const asked: string[] = [];
+  let says: { action: "accept" | "decline"; content?: Record<string, boolean> } = { action: "decline" };
+  const client = new Client({ name: "asking-desktop", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params.message);
+    return says;
+  });
+  await client.connect(transport);
+  clients.push(client);
+  const name = `relay-${Date.now().toString(36)}`;
+  const call = async (args: Record<string, unknown>) => text(await client.callTool({ name: "bmad-project", arguments: args }));
+  expect(await call({ action: "create", name })).toMatch(/^Created project/);
+  expect(await call({ action: "share", name, with: "pat@example.com", access: "read" })).toBe(`The user did not agree to share "${name}" with whoever signs in with the email pat@example.com: nothing was shared.`);
+  says = { action: "accept", content: { confirm: true } };
+  expect(await call({ action: "share", name, with: "pat@example.com", access: "read" })).toMatch(/^Offered pat@example\.com read access/);
+  expect(asked).toEqual(Array(2).fill(`Share your project "${name}" with whoever signs in with the email pat@example.com? They get read access to all its files, now and later.`));
+  expect(await call({ action: "config", name })).toContain("Shared with: pat@example.com (read, not accepted yet).");
 }, 30_000);
 
 it("falls back to the local bundle when the remote is down, and says so", async () => {

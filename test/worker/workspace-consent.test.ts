@@ -97,7 +97,7 @@ describe("an unsolicited share (H5)", () => {
 
 /** The person's client as one that asks its user (elicitation, protocol 2026-07-28): each question a tool puts is
  *  kept, and answered with what `answer` says the user does. */
-async function askingClientOf(person: Person, answer: () => { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> }) {
+async function askingClientOf(person: Person, answer: () => { action: "accept" | "decline" | "cancel"; content?: Record<string, boolean> }) {
   const asked: Array<{ message: string; requestedSchema: unknown }> = [];
   const client = new Client({ name: "asking", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
   client.setRequestHandler("elicitation/create", async (request) => {
@@ -115,7 +115,7 @@ async function askingClientOf(person: Person, answer: () => { action: "accept" |
 describe("consent is the user's, asked in their client, not the model's", () => {
   it("asks before a share and before an accept, and a no leaves nothing shared or accepted", async () => {
     const project = unique("asked");
-    let says: { action: "accept" | "decline" | "cancel"; content?: Record<string, unknown> } = { action: "decline" };
+    let says: { action: "accept" | "decline" | "cancel"; content?: Record<string, boolean> } = { action: "decline" };
     const owner = await askingClientOf(bob, () => says);
     expect((await bob.project({ action: "create", name: project })).isError).toBe(false);
 
@@ -140,10 +140,12 @@ describe("consent is the user's, asked in their client, not the model's", () => 
     expect(owner.asked).toHaveLength(4);
 
     // Accepting is asked of the one it is offered to.
-    let daveSays: { action: "accept" | "decline"; content?: Record<string, unknown> } = { action: "decline" };
+    let daveSays: { action: "accept" | "decline"; content?: Record<string, boolean> } = { action: "decline" };
     const recipient = await askingClientOf(dave, () => daveSays);
     expect(await recipient.project({ action: "accept", name: project })).toEqual({ isError: true, text: `The user did not agree to accept "${project}": nothing changed.` });
-    expect(recipient.asked.map((q) => q.message)).toEqual([`Accept the project "${project}" shared with you? Its files, written by others, become a project you work in here.`]);
+    expect(recipient.asked.map((q) => q.message)).toEqual([`Accept ${bob.email}'s project "${project}" (write access)? Its files, written by others, become a project you work in here.`]);
+    expect((await recipient.project({ action: "accept", name: unique("none") })).text).toMatch(/^No share of "none-[^"]+" is waiting for your answer\./);
+    expect(recipient.asked).toHaveLength(1);
     expect((await dave.project({ action: "list" })).text).toContain(`${project} (PENDING: ${bob.email} offers write)`);
     daveSays = { action: "accept", content: { confirm: true } };
     expect((await recipient.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${bob.email}.`);

@@ -99,7 +99,9 @@ export const bmadProjectTool = defineTool({
         case "accept": {
           const ref = parseProjectRef(name);
           if (!ref.ok) return fail(ref.error);
-          const asked = userConsent(call, `Accept the project "${name}" shared with you? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
+          // Asked only of an offer there is, naming who makes it as their sign-in says: anything else, accept refuses.
+          const offer = call?.elicitation ? (await store.offers()).find((o) => o.project === name) : undefined;
+          const asked = offer && userConsent(call, `Accept ${offer.owner}'s project "${name}" (${offer.access} access)? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
           if (asked) return asked;
           return result(await store.accept(name), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
         }
