@@ -482,7 +482,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Grants, changes or (with "none") revokes a share. Owner only. */
-  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string }> {
+  share(caller: Caller, handle: string, access: ShareAccess, now: string): DoResult<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string; indexes: string[] }> {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     const shares = this.shares.all();
@@ -490,24 +490,26 @@ export class WorkspaceProject extends DurableObject {
       return { ok: false, kind: "limit", error: `Project "${g.meta.name}" is shared with ${MAX_SHARES} people, the most one project may be: withdraw a share first (access "none").` };
     }
     const { previous, withdrawn, unnamed } = this.shares.set(handle, access, now);
-    return { ok: true, value: { previous, withdrawn, unnamed, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name } };
+    // The indexes that list the share now: its handle's, and its person's where it was accepted.
+    const indexes = ProjectShares.indexesOf(this.shares.of([handle]));
+    return { ok: true, value: { previous, withdrawn, unnamed, owner: g.meta.owner, owner_label: g.meta.owner_label, name: g.meta.name, indexes } };
   }
 
   /** The recipient accepts or declines the shares offered to their handles (declining an accepted one leaves
    *  the project). Only someone a share names sees the project here: anyone else gets "no project". */
   answerShare(caller: Caller, accept: boolean): DoResult<{ name: string; owner: string; owner_label: string; access: "read" | "write"; handles: string[] }> {
     const meta = this.meta();
-    const offered = meta && meta.owner !== caller.id ? this.shares.of(caller.handles) : [];
+    const offered = meta && meta.owner !== caller.id ? this.shares.ofPerson(caller.handles, caller.id) : [];
     if (!meta || !offered.length) return NO_PROJECT;
     this.shares.answer(caller.handles, accept, caller.id);
     const access = offered.some((s) => s.access === "write") ? "write" : "read";
     return { ok: true, value: { name: meta.name, owner: meta.owner, owner_label: meta.owner_label, access, handles: offered.map((s) => s.handle) } };
   }
 
-  /** The share this project holds for any of `handles` (null: none, or no project): what a share index's row is
-   *  checked against when listed, since a change cut short between the two may leave the index behind. */
-  shareFor(handles: string[]): { access: "read" | "write"; accepted: boolean } | null {
-    const offered = this.meta() ? this.shares.of(handles) : [];
+  /** The share this project holds for `person`, who holds `handles` (null: none, or no project): what a share
+   *  index's row is checked against when listed, since a change cut short between the two may leave the index behind. */
+  shareFor(handles: string[], person: string): { access: "read" | "write"; accepted: boolean } | null {
+    const offered = this.meta() ? this.shares.ofPerson(handles, person) : [];
     if (!offered.length) return null;
     return { access: offered.some((s) => s.access === "write") ? "write" : "read", accepted: offered.some((s) => s.accepted) };
   }
@@ -538,7 +540,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "owner");
     if (!g.ok) return g;
     if (confirm !== g.meta.name) return fail("invalid", `To delete "${g.meta.name}" and all its files and history, pass confirm: "${g.meta.name}".`);
-    const handles = this.shares.all().map((r) => r.handle);
+    const handles = ProjectShares.indexesOf(this.shares.all());
     const { files } = this.files.totals();
     const now = new Date().toISOString();
     this.files.transaction(() => {

@@ -100,8 +100,13 @@ export class WorkspaceIndex extends DurableObject {
     return known ? "changed" : "new";
   }
 
-  accept(owner: string, name: string): void {
-    this.sql.exec("UPDATE received SET accepted = 1 WHERE owner = ? AND name = ?", owner, name);
+  /** A share its person accepted, kept in their own index (`user:<id>`): theirs, whatever handle it was offered to. */
+  accept(share: Omit<ReceivedShare, "accepted">): void {
+    this.sql.exec(
+      `INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, ?, ?, 1)
+       ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, accepted = 1`,
+      share.owner, share.name, share.owner_label, share.access, share.at,
+    );
   }
 
   revoke(owner: string, name: string): void {

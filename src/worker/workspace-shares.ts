@@ -40,10 +40,26 @@ export class ProjectShares {
     return this.sql.exec("SELECT handle, access, accepted, person FROM shares WHERE handle IN (SELECT value FROM json_each(?))", JSON.stringify(handles)).toArray().map((r) => SHARE_ROW.parse(r));
   }
 
-  /** What the shares the holder (`person`) of `handles` accepted let them do (none: nothing). Shares accepted before
+  /** The shares that are `person`'s, who holds `handles`: offers to those handles, and shares they accepted (or that
+   *  name nobody yet), under any handle. A share another person accepted stays theirs whoever holds its handle now: a
+   *  GitHub login or an email address can pass to someone else, who got the project without accepting it (review 38). */
+  ofPerson(handles: string[], person: string): ShareRow[] {
+    return this.sql.exec(
+      `SELECT handle, access, accepted, person FROM shares WHERE (handle IN (SELECT value FROM json_each(?)) AND ${ANSWERABLE}) OR (accepted = 1 AND person = ?)`,
+      JSON.stringify(handles), person, person,
+    ).toArray().map((r) => SHARE_ROW.parse(r));
+  }
+
+  /** The share indexes (workspace-index-do.ts) that hold a row of these shares: each handle's, and each accepted
+   *  share's person's own (`user:<id>`), where an accept keeps it. */
+  static indexesOf(rows: Array<{ handle: string; person?: string | null }>): string[] {
+    return [...new Set(rows.flatMap((r) => [r.handle, ...(r.person ? [`user:${r.person}`] : [])]))];
+  }
+
+  /** What the shares `person`, who holds `handles`, accepted let them do (none: nothing). Shares accepted before
    *  they named their person are named now, so that withdrawing one withdraws them all (review 28). */
   accessOf(handles: string[], person: string): Access | undefined {
-    const accepted = this.of(handles).filter((s) => s.accepted);
+    const accepted = this.ofPerson(handles, person).filter((s) => s.accepted);
     if (accepted.some((s) => !s.person)) this.sql.exec("UPDATE shares SET person = ? WHERE accepted = 1 AND person IS NULL AND handle IN (SELECT value FROM json_each(?))", person, JSON.stringify(handles));
     return accepted.some((s) => s.access === "write") ? "write" : accepted.length ? "read" : undefined;
   }
@@ -57,7 +73,8 @@ export class ProjectShares {
     const previous = this.of([handle])[0]?.access ?? "none";
     if (access === "none") {
       const row = this.sql.exec<{ person: string | null; accepted: number }>("SELECT person, accepted FROM shares WHERE handle = ?", handle).toArray()[0];
-      const withdrawn = this.sql.exec<{ handle: string }>("DELETE FROM shares WHERE handle = ? OR person = ? RETURNING handle", handle, row?.person ?? null).toArray().map((r) => r.handle);
+      const rows = this.sql.exec<{ handle: string; person: string | null }>("DELETE FROM shares WHERE handle = ? OR person = ? RETURNING handle, person", handle, row?.person ?? null).toArray();
+      const withdrawn = ProjectShares.indexesOf(rows);
       const unnamed = row?.accepted && !row.person ? this.sql.exec<{ handle: string }>("SELECT handle FROM shares WHERE accepted = 1 ORDER BY handle LIMIT 20").toArray().map((r) => r.handle) : [];
       return { previous, withdrawn, unnamed };
     } else {
@@ -69,10 +86,14 @@ export class ProjectShares {
     return { previous, withdrawn: [], unnamed: [] };
   }
 
-  /** The recipient's (`person`'s) answer to every share to their handles: accepted, or removed. */
+  /** The recipient's (`person`'s) answer to every share that is theirs (ofPerson): accepted, or removed. */
   answer(handles: string[], accept: boolean, person: string): void {
     const list = JSON.stringify(handles);
-    if (accept) this.sql.exec("UPDATE shares SET accepted = 1, person = ? WHERE handle IN (SELECT value FROM json_each(?))", person, list);
-    else this.sql.exec("DELETE FROM shares WHERE handle IN (SELECT value FROM json_each(?))", list);
+    if (accept) this.sql.exec(`UPDATE shares SET accepted = 1, person = ? WHERE handle IN (SELECT value FROM json_each(?)) AND ${ANSWERABLE}`, person, list, person);
+    else this.sql.exec(`DELETE FROM shares WHERE (handle IN (SELECT value FROM json_each(?)) AND ${ANSWERABLE}) OR (accepted = 1 AND person = ?)`, list, person, person);
   }
 }
+
+/** A share its handle's holder (the `?`) may answer or use: an offer, one they accepted, or one accepted before
+ *  shares named their person. */
+const ANSWERABLE = "(accepted = 0 OR person IS NULL OR person = ?)";

@@ -79,7 +79,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const lists = await Promise.all(this.caller.handles.map(async (h) => {
       const rows = await this.index(h).received();
       if (!checked) return rows;
-      const held = await Promise.all(rows.map((s) => this.project(s.owner, s.name).shareFor([h])));
+      const held = await Promise.all(rows.map((s) => this.project(s.owner, s.name).shareFor([h], this.caller.id)));
       await Promise.all(rows.map((s, i) => (held[i] ? undefined : this.index(h).revoke(s.owner, s.name))));
       return rows.flatMap((s, i) => (held[i] ? [{ ...s, ...held[i] }] : []));
     }));
@@ -153,7 +153,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       await Promise.all(this.caller.handles.map((h) => this.index(h).revoke(owner, name)));
       return { ok: false, kind: "no_project", error: `The share of "${project.slice(0, 100)}" was withdrawn by its owner.` };
     }
-    await Promise.all(out.value.handles.map((h) => this.index(h).accept(owner, name)));
+    // Kept in the caller's own index, and gone from the handles': a handle can pass to someone else (review 38).
+    const mine = `user:${this.caller.id}`;
+    await this.index(mine).accept({ owner, owner_label: out.value.owner_label, name, access: out.value.access, at: this.now() });
+    await Promise.all(out.value.handles.filter((h) => h !== mine).map((h) => this.index(h).revoke(owner, name)));
     const listed = (await this.projects()).find((p) => p.name === name && p.owner === out.value.owner_label && p.access !== "owner");
     return { ok: true, value: listed ?? { project: `${name}@${ownerTag(owner)}`, name, owner: out.value.owner_label, access: out.value.access } };
   }
@@ -291,14 +294,18 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     };
     const offered = access !== "none" && ref.ok ? await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }) : undefined;
     if (offered === false) return tooMany;
-    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string; indexes: string[] }>(project, (s) => s.share(this.caller, handle, access, this.now()));
     // An offer the project refused (not the caller's, or no room) is taken back from the index it was written to: each
     // left a row there, for any handle anyone named (review 26).
     if (!out.ok && offered === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
     if (!out.ok) return out;
-    const { owner, owner_label, name, previous, withdrawn, unnamed } = out.value;
+    const { owner, owner_label, name, previous, withdrawn, unnamed, indexes } = out.value;
     if (access === "none") await Promise.all([...new Set([handle, ...withdrawn])].map((h) => this.index(h).revoke(owner, name)));
-    else if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
+    else {
+      if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
+      // An accepted share's new access, in its person's own index too (an existing row: no offer limit applies).
+      await Promise.all(indexes.filter((h) => h !== handle).map((h) => this.index(h).grant({ owner, owner_label, name, access, at: this.now() }, MAX_OFFERS_FROM_ONE_OWNER)));
+    }
     return { ok: true, value: { with: shownHandle(handle), access, previous, ...(unnamed.length ? { unnamed: unnamed.map(shownHandle) } : {}) } };
   }
 

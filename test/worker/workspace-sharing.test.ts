@@ -6,7 +6,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
-import { ownerTag } from "../../src/worker/workspace-store.js";
+import { DurableWorkspaceStore, ownerTag, workspaceCaller } from "../../src/worker/workspace-store.js";
 import { seed } from "./setup.js";
 import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
@@ -266,6 +266,40 @@ describe("sharing", () => {
     await index.grant({ owner: owner.id, owner_label: owner.email, name: project, access: "write", at: new Date().toISOString() }, 10);
     expect((await stranger.project({ action: "list" })).structured.offers).toEqual([expect.objectContaining({ name: project, access: "read", pending: true })]);
     await owner.project({ action: "share", name: project, with: stranger.email, access: "none" });
+  });
+
+  it("keeps an accepted share its person's when their handle passes to someone else (review 38: a reclaimed GitHub login got the project)", async () => {
+    const name = unique("handed");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: name, path: "docs/plan.md", content: "# Plan\n" })).isError).toBe(false);
+    const github = (id: string, login: string) => new DurableWorkspaceStore(env, workspaceCaller({ userId: id, upstream: "github", login }));
+    const login = unique("alice");
+    const alice = github(`github/${unique("1")}`, login);
+    const mallory = github(`github/${unique("2")}`, login);
+    expect((await owner.project({ action: "share", name, with: `github:${login}`, access: "write" })).isError).toBe(false);
+    expect((await alice.accept(name)).ok).toBe(true);
+
+    // Alice renames; Mallory takes the login. The share is Alice's: Mallory sees what a stranger sees, cannot accept or
+    // decline it away, and Alice keeps it under her new login.
+    const renamed = github(alice.caller.id, unique("alice-new"));
+    const read = async (store: DurableWorkspaceStore) => store.files(name).read("docs/plan.md");
+    expect(await read(mallory)).toMatchObject({ ok: false, kind: "no_project" });
+    expect((await mallory.projects()).map((p) => p.name)).not.toContain(name);
+    expect((await mallory.offers()).map((p) => p.name)).not.toContain(name);
+    expect((await mallory.accept(name)).ok).toBe(false);
+    expect((await mallory.decline(name)).ok).toBe(false);
+    expect(await read(mallory)).toMatchObject({ ok: false, kind: "no_project" });
+    expect(await read(renamed)).toMatchObject({ ok: true });
+    expect((await renamed.projects()).find((p) => p.name === name)).toMatchObject({ access: "write" });
+
+    // A change of access reaches her under any login; withdrawing the handle's share withdraws hers.
+    expect((await owner.project({ action: "share", name, with: `github:${login}`, access: "read" })).isError).toBe(false);
+    expect((await renamed.projects()).find((p) => p.name === name)).toMatchObject({ access: "read" });
+    expect((await renamed.files(name).write("docs/plan.md", new TextEncoder().encode("x"))).ok).toBe(false);
+    expect((await mallory.projects()).map((p) => p.name)).not.toContain(name);
+    expect((await owner.project({ action: "share", name, with: `github:${login}`, access: "none" })).isError).toBe(false);
+    expect(await read(renamed)).toMatchObject({ ok: false, kind: "no_project" });
+    expect((await renamed.projects()).map((p) => p.name)).not.toContain(name);
   });
 
   it("refuses sharing with yourself or with nothing", async () => {
