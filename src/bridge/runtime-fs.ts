@@ -7,8 +7,9 @@
 // change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
 import { lstatSync, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
+import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
@@ -112,10 +113,21 @@ export class NodeRuntimeFs implements RuntimeFs {
     return { root, rel: posixRelative(root, real) };
   }
 
-  /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs. */
+  /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs, or one
+   *  its links make a config where the name asked is none, or the reverse: every rule above this file system judges a
+   *  change by the name asked (a config's secrets, its keyed versions), and a committed `docs/notes.md` leading to
+   *  `_bmad/bmm/config.yaml` had a served text written over the real config, and answered its raw version (review 39). */
   private async place(path: string, purpose: "read" | "change"): Promise<{ root: string; rel: string }> {
     const at = this.rooted(await this.mustConfine(path));
     refuseAt(at.rel, purpose);
+    if (purpose === "change") {
+      const asked = posix.normalize(path);
+      const root = this.roots.find((r) => isInside(r, asked));
+      const askedRel = root === undefined ? asked : posixRelative(root, asked);
+      if (askedRel !== at.rel && isConfigShaped(askedRel) !== isConfigShaped(at.rel)) {
+        throw refusal(`${askedRel} is a link to ${at.rel}, which is ${isConfigShaped(at.rel) ? "a config" : "no config"} where the name is ${isConfigShaped(askedRel) ? "one" : "none"}: change ${at.rel} by its own name.`, "EACCES");
+      }
+    }
     return at;
   }
 

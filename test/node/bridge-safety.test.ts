@@ -272,6 +272,40 @@ describe("links inside the project", () => {
     expect(hard.text).toContain("is a hard link");
     expect(hard.text).not.toContain("sk-ENV-SECRET");
   });
+
+  it("change no config through a name that is none, nor the reverse: every rule judges a change by the name asked (review 39)", async () => {
+    const { dir } = sharedProject();
+    mkdirSync(join(dir, "changed"));
+    const config = join(dir, "_bmad/custom/changed.user.toml");
+    const secret = '[core]\nopenai_api_key = "sk-CHANGED-SECRET"\n';
+    writeFileSync(config, secret);
+    symlinkSync("../_bmad/custom/changed.user.toml", join(dir, "changed/notes.md"));
+    writeFileSync(join(dir, "changed/plain.md"), "plain\n");
+    symlinkSync("plain.md", join(dir, "changed/config.yaml"));
+    const client = await sharedProject().client;
+    const raw = Number.parseInt(createHash("sha256").update(secret).digest("hex").slice(0, 12), 16);
+    for (const args of [
+      { action: "write", path: "changed/notes.md", content: "[core]\n" },
+      { action: "append", path: "changed/notes.md", content: "x", if_version: 1 },
+      { action: "delete", path: "changed/notes.md", if_version: 1 },
+      { action: "write", path: "changed/config.yaml", content: "x: 1\n" },
+    ]) {
+      const refused = await files(client, args);
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+      expect(refused.text).toMatch(/is a link to \S+, which is (a|no) config where the name is (none|one): change \S+ by its own name\./);
+      expect(refused.text).not.toContain(String(raw));
+    }
+    // Nor a ported script's output by such a name.
+    const script = await bmadRun(client, "uv run bmad://core/bmad-review/scripts/word_metrics.py {project-root}/changed/plain.md -o {project-root}/changed/notes.md");
+    expect(script.isError).toBe(true);
+    expect(script.text).toMatch(/PermissionError: \[Errno 13\] Permission denied: '\S+\/changed\/notes\.md'/);
+    expect(readFileSync(config, "utf8")).toBe(secret);
+    expect(readFileSync(join(dir, "changed/plain.md"), "utf8")).toBe("plain\n");
+    // A link whose two names are judged alike changes as before.
+    symlinkSync("plain.md", join(dir, "changed/alias.md"));
+    expect((await files(client, { action: "write", path: "changed/alias.md", content: "through\n" })).isError).toBe(false);
+    expect(readFileSync(join(dir, "changed/plain.md"), "utf8")).toBe("through\n");
+  });
 });
 
 describe("listings are bounded as push's walk is", () => {
