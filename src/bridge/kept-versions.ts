@@ -68,12 +68,19 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
 }
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
- *  is keyed with this user's secret instead: served without its secret-looking keys, its version was a hash of the raw
- *  text, against which a short secret could be guessed offline (review 36). */
-export function contentVersion(data: Uint8Array, path: string): { version: number; sha256: string } {
+ *  names that file instead, keyed with this user's secret: its path, the file it is on disk (`identity`: device and
+ *  inode; every write here puts a new one in place) and its content. Served without its secret-looking keys, a config
+ *  whose version was a hash of its text let a short secret be guessed offline (review 36), and one keyed by its text
+ *  alone, online: the model wrote its guesses to another file and compared their versions, 45 a second (review 39). */
+export function contentVersion(data: Uint8Array, path: string, identity: () => string): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
-  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(data).digest("hex") : sha256;
+  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}\0`).update(data).digest("hex") : sha256;
   return { version: Number.parseInt(named.slice(0, 12), 16) || 1, sha256 };
+}
+
+/** What names a file on disk for a config's version (contentVersion): its device and inode. */
+export function fileIdentity(info: { dev: bigint | number; ino: bigint | number }): string {
+  return `${info.dev}:${info.ino}`;
 }
 
 let key: Buffer | undefined;
@@ -147,11 +154,11 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
   await rename(temp, path);
 }
 
-/** Keeps `bytes`, the content `rel` of the project at `root` held until now, if there is room. */
-export async function keep(root: string, rel: string, bytes: Uint8Array, now = new Date(), limits = LIMITS): Promise<void> {
+/** Keeps `bytes`, the content `rel` of the project at `root` held until now (as the file `identity` names), if there is room. */
+export async function keep(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date(), limits = LIMITS): Promise<void> {
   if (bytes.byteLength > limits.maxBytes) return;
   const dir = await folderOf(root);
-  const { version, sha256 } = contentVersion(bytes, rel);
+  const { version, sha256 } = contentVersion(bytes, rel, () => identity);
   await withFileLock(dir, INDEX, async () => {
     const since = now.getTime() - limits.keepMs;
     const all = await entries(dir);

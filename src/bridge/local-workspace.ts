@@ -9,11 +9,12 @@ import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
+import { isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
-import { contentVersion, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
+import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
@@ -93,7 +94,7 @@ class LocalFiles implements WorkspaceFiles {
     if (data || known?.key !== key) {
       const bytes = data ?? (await this.fs.readFile(abs).catch(() => undefined));
       if (!bytes) return undefined;
-      known = { key, ...contentVersion(bytes, rel) };
+      known = { key, ...contentVersion(bytes, rel, () => fileIdentity(info)) };
       if (!data) this.versions.set(rel, known);
     }
     return { path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" };
@@ -131,13 +132,17 @@ class LocalFiles implements WorkspaceFiles {
 
   /** A change made under the file's lock: `decide` sees the current bytes and returns the next (null: remove), or
    *  an error that leaves the file as it is. */
-  private async change<T>(rel: string, decide: (current: Uint8Array | undefined) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined) => Promise<WsResult<T>>): Promise<WsResult<T>> {
+  private async change<T>(rel: string, decide: (current: Uint8Array | undefined, identity: () => string) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined, identity: () => string) => Promise<WsResult<T>>): Promise<WsResult<T>> {
     let refused: WsError | undefined;
     let before: Uint8Array | undefined;
     let after: Uint8Array | null = null;
+    // The file read, as a config's version names it (contentVersion): looked up under the lock, for a config alone.
+    let identity = "";
+    const identityOf = () => identity;
     try {
-      await this.fs.update(join(this.root, rel), (current) => {
-        const next = decide(current);
+      await this.fs.update(join(this.root, rel), async (current) => {
+        if (current && isConfigShaped(rel)) identity = fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true }));
+        const next = decide(current, identityOf);
         if (!next.ok) return void (refused = next);
         [before, after] = [current, next.value];
         return next.value;
@@ -145,7 +150,7 @@ class LocalFiles implements WorkspaceFiles {
     } catch (error) {
       return invalid(`${rel}: ${(error as Error).message}`);
     }
-    return refused ?? done(after, before);
+    return refused ?? done(after, before, identityOf);
   }
 
   async write(path: string, data: Uint8Array, options: { append?: boolean; ifVersion?: number } = {}): Promise<WsResult<FileEntry>> {
@@ -153,8 +158,8 @@ class LocalFiles implements WorkspaceFiles {
     if (!rel.ok) return rel;
     return this.change(
       rel.value,
-      (current) => {
-        const stale = this.stale(rel.value, current, options.ifVersion);
+      (current, identity) => {
+        const stale = this.stale(rel.value, current, identity, options.ifVersion);
         if (stale) return stale;
         const bytes = options.append && current ? appendBytes(current, data) : data;
         if (bytes.length > MAX_FILE_BYTES) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
@@ -165,8 +170,8 @@ class LocalFiles implements WorkspaceFiles {
   }
 
   /** The conflict when `ifVersion` is given and the file is not at it (0: absent). */
-  private stale(rel: string, current: Uint8Array | undefined, ifVersion: number | undefined): WsError | undefined {
-    const version = current ? contentVersion(current, rel).version : 0;
+  private stale(rel: string, current: Uint8Array | undefined, identity: () => string, ifVersion: number | undefined): WsError | undefined {
+    const version = current ? contentVersion(current, rel, identity).version : 0;
     if (ifVersion === undefined || version === ifVersion) return undefined;
     return { ok: false, kind: "conflict", error: `${rel} is at version ${version}${version ? "" : " (absent)"}, not ${ifVersion}: read it again before changing it.` };
   }
@@ -216,8 +221,8 @@ class LocalFiles implements WorkspaceFiles {
     if (!rel.ok) return rel;
     return this.change(
       rel.value,
-      (current) => (current ? (this.stale(rel.value, current, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` }),
-      async (_, before) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!, rel.value).version } }),
+      (current, identity) => (current ? (this.stale(rel.value, current, identity, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` }),
+      async (_, before, identity) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!, rel.value, identity).version } }),
     );
   }
 

@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keep } from "./kept-versions.js";
+import { fileIdentity, keep } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -160,7 +160,8 @@ export class NodeRuntimeFs implements RuntimeFs {
    *  tools. Keeping never fails the change. */
   private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
     if (!current || (next && Buffer.from(current.buffer, current.byteOffset, current.byteLength).equals(next))) return;
-    await keep(root, rel, current).catch(() => undefined);
+    const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
+    if (info) await keep(root, rel, current, fileIdentity(info)).catch(() => undefined);
   }
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */

@@ -522,14 +522,14 @@ describe("what a change replaced is kept a week", () => {
     const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
     const text = (s: string) => new TextEncoder().encode(s);
     const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode((await keptContent(root, rel, e.version))?.data)));
-    await keep(root, "prd.md", text("PRD"), t(0), limits);
+    await keep(root, "prd.md", text("PRD"), "test", t(0), limits);
     // Churn: a file kept twice at most; the bytes, then the entries, run out; what came first stays.
-    for (let i = 0; i < 10; i++) await keep(root, `scratch${i % 3}.md`, text(`s${i}`), t(1 + i), limits);
+    for (let i = 0; i < 10; i++) await keep(root, `scratch${i % 3}.md`, text(`s${i}`), "test", t(1 + i), limits);
     expect(await kept("prd.md", t(20))).toEqual(["PRD"]);
     expect(await kept("scratch0.md", t(20))).toEqual(["s0"]);
     expect((await keptOf(root, "scratch1.md", t(20), limits)).length + (await keptOf(root, "scratch2.md", t(20), limits)).length).toBe(2);
     // A minute on, its week (here a minute) is out: it goes, content and all, and room comes back.
-    await keep(root, "y.md", text("e"), t(120), limits);
+    await keep(root, "y.md", text("e"), "test", t(120), limits);
     expect(await keptOf(root, "prd.md", t(120), limits)).toEqual([]);
     expect(await kept("y.md", t(120))).toEqual(["e"]);
     const dir = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(root)).digest("hex").slice(0, 32));
@@ -537,8 +537,8 @@ describe("what a change replaced is kept a week", () => {
     // Review 37: churn first fills no budget against what comes after: one file keeps its first and newest within its
     // own share, so another's first still fits.
     const shared = { ...limits, maxPerFile: 10, maxFileBytes: 4 };
-    for (let i = 0; i < 10; i++) await keep(root, "scratch.md", text(`c${i}`), t(130 + i), shared);
-    await keep(root, "later.md", text("LATER"), t(150), shared);
+    for (let i = 0; i < 10; i++) await keep(root, "scratch.md", text(`c${i}`), "test", t(130 + i), shared);
+    await keep(root, "later.md", text("LATER"), "test", t(150), shared);
     expect(await Promise.all((await keptOf(root, "later.md", t(150), shared)).map(async (e) => new TextDecoder().decode((await keptContent(root, "later.md", e.version))?.data)))).toEqual(["LATER"]);
     expect((await keptOf(root, "scratch.md", t(150), shared)).map((e) => e.size)).toEqual([2, 2]);
   });

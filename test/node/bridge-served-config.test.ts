@@ -110,6 +110,33 @@ it("names a config's version by nothing a reader can hash, and takes it as if_ve
   expect((plain.structuredContent as { version: number }).version).toBe(Number.parseInt(createHash("sha256").update("plain\n").digest("hex").slice(0, 12), 16));
 });
 
+// Review 39: keyed by its text alone, a config's version let the model test guesses online: it wrote each rebuilt text to
+// another config-shaped file and compared that file's version with the real one's, 45 guesses a second.
+it("gives no two config files the same version, even holding the same bytes: no guess can be tested against one", async () => {
+  const path = "_bmad/custom/guessed.user.toml";
+  const secret = '[core]\nopenai_api_key = "s3cret42"\n';
+  writeFileSync(join(dir, path), secret);
+  const version = async (p: string) => ((await client.callTool({ name: "bmad-files", arguments: { action: "read", path: p } })).structuredContent as { version: number }).version;
+  const real = await version(path);
+  // The right guess, written where the model may write, and over the file itself (the same bytes again).
+  for (const at of ["_bmad/custom/guess.user.toml", "docs/guess-config.toml"]) {
+    const wrote = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: at, content: secret } });
+    expect(wrote.isError, text(wrote)).toBeFalsy();
+    expect((wrote.structuredContent as { version: number }).version).not.toBe(real);
+    expect(await version(at)).not.toBe(real);
+  }
+  const again = await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: secret, if_version: real } });
+  expect(again.isError, text(again)).toBeFalsy();
+  let now = (again.structuredContent as { version: number }).version;
+  expect(now).not.toBe(real);
+  // Still a version to change it by: the one read now; and what a change replaces is listed by its own.
+  expect(await version(path)).toBe(now);
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: `${secret}# changed\n`, if_version: now } })).isError).toBeFalsy();
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "history", path } }))).toContain(`v${now} write`);
+  now = await version(path);
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# ok\n", if_version: now } })).isError).toBeFalsy();
+});
+
 it("runs BMAD's config scripts on the same files without their secrets reaching the output", async () => {
   for (const command of [`uv run ${dir}/_bmad/scripts/resolve_config.py --project-root ${dir}`, `uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-prd --key workflow`]) {
     const out = await client.callTool({ name: "bmad-run", arguments: { command } });
