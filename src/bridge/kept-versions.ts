@@ -3,12 +3,13 @@
 // user's git never saw the file. Kept outside the project, in the user's private folder beside their locks, by the
 // project's real path: a folder in the project was reached through a symlink a repository committed, and its copies of
 // configs read with their secrets (review 36). Each content is stored once, by its sha256, and `index.jsonl` says which
-// file held it and when it was replaced. Bounded: a week, 2,000 entries, 100 entries a file and 100 MiB; once full,
-// what is kept stays until its week is out (a model's churn cannot push out the copy of what it first overwrote), and a
-// change is not kept. Keeping never fails a change, nor holds it more than a second.
+// file held it and when it was replaced. Bounded: a week, 2,000 entries, 100 entries a file and 100 MiB. What the
+// bridge did not write itself (the user's work, git's, a pull's) is never pushed out by copies of what it wrote (the
+// model's own drafts and churn: review 39): a change whose copy of such content cannot be kept is refused, and so is
+// one whose copy cannot be written at all. No change lands without its way back.
 import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
 import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
 import { isConfigShaped } from "../core/catalog/config.js";
@@ -29,20 +30,23 @@ export interface KeptLimits {
 }
 const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxFileBytes: 10 * 1024 * 1024, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
 
-/** What stays of `all` (oldest first) within `limits`. Each file keeps its first copy of the week (what a model first
- *  overwrote) and its newest, within its own share; past the whole budget, a file's later copies go first, oldest
- *  first, then first copies, largest first: one file churned cannot push out another's, nor fill the budget so that
- *  nothing more is kept (reviews 36 and 37). */
+/** What stays of `all` (oldest first) within `limits`. Copies of content the bridge wrote (`by: "bridge"`) are the
+ *  model's own: they go before any other, and only they. Each file keeps its first copy of the week and every copy of
+ *  content it did not write, then its newest within its own share; past the whole budget, the bridge's later copies go
+ *  first, oldest first, then its first copies, largest first: one file churned cannot push out another's (reviews 36
+ *  and 37), nor the model's writes the user's (review 39). Past the budget with none of those left, what is over stays
+ *  over: the caller refuses the change (keep). */
 function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
   const byPath = new Map<string, KeptEntry[]>();
   for (const e of all) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   const firsts = new Set([...byPath.values()].map((list) => list[0]!));
   const dropped = new Set<KeptEntry>();
   for (const [first, ...rest] of byPath.values()) {
-    // The first, then the newest that fit the file's share.
-    let count = 1;
-    let bytes = first!.size;
-    for (const e of rest.reverse()) {
+    // The first and the user's, then the newest of the bridge's that fit the file's share.
+    const theirs = rest.filter((e) => e.by !== "bridge");
+    let count = 1 + theirs.length;
+    let bytes = first!.size + theirs.reduce((sum, e) => sum + e.size, 0);
+    for (const e of rest.filter((x) => x.by === "bridge").reverse()) {
       if (count < limits.maxPerFile && bytes + e.size <= limits.maxFileBytes) (count += 1), (bytes += e.size);
       else dropped.add(e);
     }
@@ -56,7 +60,8 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
     if (!refs.get(e.sha256)) bytes += e.size;
     refs.set(e.sha256, (refs.get(e.sha256) ?? 0) + 1);
   }
-  const order = [...all.filter((e) => !firsts.has(e) && !dropped.has(e)), ...[...firsts].sort((a, b) => b.size - a.size)];
+  const bridges = all.filter((e) => e.by === "bridge" && !dropped.has(e));
+  const order = [...bridges.filter((e) => !firsts.has(e)), ...bridges.filter((e) => firsts.has(e)).sort((a, b) => b.size - a.size)];
   for (const e of order) {
     if (count <= limits.maxEntries && bytes <= limits.maxBytes) break;
     dropped.add(e);
@@ -110,41 +115,88 @@ const ENTRY = z.object({
   size: z.number().int().nonnegative(),
   version: z.number().int().positive(),
   at: z.string().max(40),
+  /** The content was the bridge's own write (the model's); absent: anyone else's, or not known. */
+  by: z.literal("bridge").optional(),
 });
 export type KeptEntry = z.infer<typeof ENTRY>;
+
+/** `written.jsonl`: what the bridge wrote, a line per write (appended, never rewritten but when compacted under the
+ *  index's lock): content found there when it is replaced is the model's, not the user's. */
+const WRITTEN = "written.jsonl";
+const WROTE = z.object({ path: z.string().max(1024), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: z.string().max(40) });
+/** Paths whose last write is remembered; compacted past twice as many lines. Past it, content counts as the user's. */
+const MAX_WRITTEN = 10_000;
 
 let swept = false;
 
 /** The private folder of the project at `root` (its real path), made if missing. Once a process, the folders of
  *  projects nothing was kept for in a week go (a project moved or deleted is never asked for again). */
-async function folderOf(root: string): Promise<string> {
+const folders = new Map<string, Promise<string>>();
+function folderOf(root: string): Promise<string> {
+  let found = folders.get(root);
+  if (!found) folders.set(root, (found = makeFolder(root).catch((error: Error) => (folders.delete(root), Promise.reject(error)))));
+  return found;
+}
+
+async function makeFolder(root: string): Promise<string> {
   const all = privateFolder("kept");
   const dir = join(all, createHash("sha256").update(await realpath(root)).digest("hex").slice(0, 32));
   await mkdir(dir, { recursive: true, mode: 0o700 });
   if (!swept) {
     swept = true;
-    for (const name of await readdir(all)) {
-      // Projects' folders only (the version key beside them stays: review 37).
-      if (!/^[0-9a-f]{32}$/.test(name) || join(all, name) === dir) continue;
-      const used = await stat(join(all, name, INDEX)).catch(() => stat(join(all, name)).catch(() => undefined));
-      if (used?.isDirectory() !== false && used && Date.now() - used.mtimeMs > LIMITS.keepMs) await rm(join(all, name), { recursive: true, force: true });
-    }
+    await sweepIdle(dir);
   }
   return dir;
 }
 
-/** The index's entries, oldest first; a line that is not one (cut short by a killed bridge) is skipped. */
-async function entries(dir: string): Promise<KeptEntry[]> {
-  const text = await readFile(join(dir, INDEX), "utf8").catch(() => "");
+/** Removes the folders of projects the bridge neither kept nor wrote anything for in a week, but `current`'s: a project
+ *  moved or deleted is never asked for again. A folder's last use is its index's or its notes' last change, else its
+ *  own (review 39: the index's own age was never looked at, and copies, raw configs among them, stayed for good). */
+export async function sweepIdle(current: string, now = Date.now()): Promise<void> {
+  const all = privateFolder("kept");
+  for (const name of await readdir(all)) {
+    // Projects' folders only (the version key beside them stays: review 37).
+    const dir = join(all, name);
+    if (!/^[0-9a-f]{32}$/.test(name) || dir === current) continue;
+    const times = await Promise.all([INDEX, WRITTEN, "."].map((f) => stat(join(dir, f)).then((i) => i.mtimeMs, () => 0)));
+    if (now - Math.max(...times) > LIMITS.keepMs) await withFileLock(dir, INDEX, () => rm(dir, { recursive: true, force: true })).catch(() => undefined);
+  }
+}
+
+/** A JSON-lines file's rows of `schema`; a line that is not one (cut short by a killed bridge) is skipped. */
+async function lines<T>(file: string, schema: z.ZodType<T>): Promise<T[]> {
+  const text = await readFile(file, "utf8").catch(() => "");
   return text.split("\n").flatMap((line) => {
     if (!line) return [];
     try {
-      const parsed = ENTRY.safeParse(JSON.parse(line));
+      const parsed = schema.safeParse(JSON.parse(line));
       return parsed.success ? [parsed.data] : [];
     } catch {
       return [];
     }
   });
+}
+
+/** The index's entries, oldest first. */
+const entries = (dir: string) => lines(join(dir, INDEX), ENTRY);
+
+/** Notes that the bridge wrote `bytes` to `rel`: if they are replaced later, their copy is the model's (keep). */
+export async function noteWritten(root: string, rel: string, bytes: Uint8Array, now = new Date()): Promise<void> {
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ path: rel, sha256, at: now.toISOString() })}\n`, { mode: 0o600 });
+}
+
+/** The last content the bridge wrote to each path within `since`, compacting the file when it grew past its bound
+ *  (under the index's lock, held by the caller). */
+async function lastWritten(dir: string, since: number): Promise<Map<string, string>> {
+  const rows = await lines(join(dir, WRITTEN), WROTE);
+  const last = new Map<string, z.infer<typeof WROTE>>();
+  for (const row of rows) if (Date.parse(row.at) >= since) last.delete(row.path), last.set(row.path, row);
+  if (rows.length > 2 * MAX_WRITTEN) {
+    const kept = [...last.values()].slice(-MAX_WRITTEN);
+    await writePrivate(join(dir, WRITTEN), kept.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  }
+  return new Map([...last.values()].map((r) => [r.path, r.sha256]));
 }
 
 /** Written whole or not at all, readable by its owner alone. */
@@ -154,19 +206,35 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
   await rename(temp, path);
 }
 
-/** Keeps `bytes`, the content `rel` of the project at `root` held until now (as the file `identity` names), if there is room. */
+/** Why a change was refused: what it would replace could not be kept (no room but the user's own copies, or the copy
+ *  could not be written), and a change without its way back does not land. */
+export class NotKept extends Error {}
+
+/** Keeps of one project, one at a time in this process: a lock wait is only ever for another bridge's (review 39: 120
+ *  writes at once timed keeps out, and their changes landed with no copy). */
+const queues = new Map<string, Promise<unknown>>();
+
+/** Keeps `bytes`, the content `rel` of the project at `root` held until now (as the file `identity` names). Throws
+ *  NotKept where that content is not the bridge's own write and cannot be kept: the change must not go ahead. A copy
+ *  of the bridge's own write (the model's) is kept where there is room, and skipped where there is none. */
 export async function keep(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date(), limits = LIMITS): Promise<void> {
-  if (bytes.byteLength > limits.maxBytes) return;
   const dir = await folderOf(root);
   const { version, sha256 } = contentVersion(bytes, rel, () => identity);
-  await withFileLock(dir, INDEX, async () => {
+  const run = async () => withFileLock(dir, INDEX, async () => {
+    await mkdir(dir, { recursive: true, mode: 0o700 }); // removed meanwhile (by the user, to start afresh)
     const since = now.getTime() - limits.keepMs;
     const all = await entries(dir);
     const live = all.filter((e) => Date.parse(e.at) >= since);
     const stored = new Set(live.map((e) => e.sha256));
-    const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString() };
+    const mine = (await lastWritten(dir, since)).get(rel) === sha256;
+    const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     const kept = within([...live, entry], limits);
-    if (kept.includes(entry) && !stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
+    const fits = kept.includes(entry) && kept.length <= limits.maxEntries && storedBytes(kept) <= limits.maxBytes;
+    if (!fits) {
+      if (mine) return;
+      throw new NotKept(`the bridge keeps a week of what changes replace (${limits.maxEntries} copies, ${Math.round(limits.maxBytes / 1024 / 1024)} MiB), and what this one would replace no longer fits beside the copies of other work it holds: nothing was changed. Commit the project to git, then the user can remove ${dir} to start afresh.`);
+    }
+    if (!stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
     await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
     // Content no entry names goes: past its week, or left by a keep cut short between the blob and the index.
     const named = new Set(kept.map((e) => e.sha256));
@@ -176,7 +244,18 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
       const info = await stat(join(dir, name)).catch(() => undefined);
       if (info && (expired.has(name) || Date.now() - info.mtimeMs > ORPHAN_MS)) await rm(join(dir, name), { force: true });
     }
-  }, 1000);
+  }).catch((error: Error) => {
+    throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): nothing was changed.`);
+  });
+  const done = (queues.get(dir) ?? Promise.resolve()).then(run, run);
+  queues.set(dir, done.catch(() => undefined));
+  await done;
+}
+
+/** The bytes `entries` keep, each content counted once. */
+function storedBytes(entries: KeptEntry[]): number {
+  const seen = new Map(entries.map((e) => [e.sha256, e.size]));
+  return [...seen.values()].reduce((sum, size) => sum + size, 0);
 }
 
 /** What the bridge kept of `rel`, newest first. */

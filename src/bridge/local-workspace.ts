@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
-import type { NodeRuntimeFs } from "./runtime-fs.js";
+import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 
@@ -153,7 +153,8 @@ class LocalFiles implements WorkspaceFiles {
     return refused ?? done(after, before, identityOf);
   }
 
-  async write(path: string, data: Uint8Array, options: { append?: boolean; ifVersion?: number } = {}): Promise<WsResult<FileEntry>> {
+  /** `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
+  async write(path: string, data: Uint8Array, options: { append?: boolean; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<FileEntry>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     return this.change(
@@ -162,7 +163,7 @@ class LocalFiles implements WorkspaceFiles {
         const stale = this.stale(rel.value, current, identity, options.ifVersion);
         if (stale) return stale;
         const bytes = options.append && current ? appendBytes(current, data) : data;
-        if (bytes.length > MAX_FILE_BYTES) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
+        if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },
       async (bytes) => ({ ok: true, value: (await this.entry(rel.value, bytes!))! }),
@@ -202,7 +203,7 @@ class LocalFiles implements WorkspaceFiles {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     const kept = await this.kept(rel.value, version);
-    return kept.ok ? this.write(rel.value, kept.value.data, ifVersion === undefined ? {} : { ifVersion }) : kept;
+    return kept.ok ? this.write(rel.value, kept.value.data, { maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
   }
 
   /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. */

@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { fileIdentity, keep } from "./kept-versions.js";
+import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -150,18 +150,22 @@ export class NodeRuntimeFs implements RuntimeFs {
   async writeFile(path: string, data: Uint8Array): Promise<void> {
     const { root, rel } = await this.place(path, "change");
     await withFileLock(root, rel, async () => {
-      await this.keepReplaced(root, rel, await this.read(root, rel).catch(() => undefined), data);
+      // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
+      await this.keepReplaced(root, rel, await this.read(root, rel), data);
       const written = await writeConfined(root, rel, data);
       if (!written.ok) throw asError(written);
+      await noteWritten(root, rel, data).catch(() => undefined);
     });
   }
 
   /** What a change replaces or removes is kept a week (kept-versions.ts): a model's change can be undone with its own
-   *  tools. Keeping never fails the change. */
+   *  tools. A change whose copy cannot be kept is refused (NotKept), before anything is changed. */
   private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
     if (!current || (next && Buffer.from(current.buffer, current.byteOffset, current.byteLength).equals(next))) return;
-    const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
-    if (info) await keep(root, rel, current, fileIdentity(info)).catch(() => undefined);
+    const info = await stat(join(root, rel), { bigint: true });
+    await keep(root, rel, current, fileIdentity(info)).catch((error: Error) => {
+      throw refusal(`${rel}: ${error.message}`, "EAGAIN");
+    });
   }
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
@@ -176,6 +180,7 @@ export class NodeRuntimeFs implements RuntimeFs {
       await this.keepReplaced(root, rel, current, next);
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
+      if (next) await noteWritten(root, rel, next).catch(() => undefined);
     });
   }
 
@@ -185,6 +190,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);
+      for (const [name, data] of files) await noteWritten(root, rel ? `${rel}/${name}` : name, data).catch(() => undefined);
     });
   }
 
