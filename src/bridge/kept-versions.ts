@@ -125,7 +125,7 @@ export type KeptEntry = z.infer<typeof ENTRY>;
 const WRITTEN = "written.jsonl";
 const WROTE = z.object({ path: z.string().max(1024), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: z.string().max(40) });
 /** Paths whose last write is remembered; compacted past twice as many lines. Past it, content counts as the user's. */
-const MAX_WRITTEN = 10_000;
+const MAX_WRITTEN = 2_000;
 
 let swept = false;
 

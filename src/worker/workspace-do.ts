@@ -244,7 +244,12 @@ export class WorkspaceProject extends DurableObject {
     });
     const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? current.below(dir, TREE_FILES) : null));
     named.push(listed);
-    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone } };
+    // Who else last changed each: a collaborator's customization is rendered as theirs (review 38).
+    const others = paths.map((path, i) => {
+      const author = versions[i] ? this.files.head(path)?.author : undefined;
+      return author && author !== caller.label ? author : null;
+    });
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {

@@ -27,6 +27,9 @@ export interface ProjectRuntime {
   readonly fs: RuntimeFs;
   /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
   readonly label: string;
+  /** Files read for a render that someone other than the caller last changed (project path -> who): a shared
+   *  workspace's customization is a collaborator's, and the render says so. */
+  readonly writtenByOthers?: ReadonlyMap<string, string>;
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:
    *  the bridge watches them and rebuilds. Renders may then be kept per bundle. */
   readonly rendersFollowBundle?: boolean;

@@ -23,6 +23,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     const stamped: Stamped = { trees: new Map(), covered: false, asked: [], versions: new Map() };
     let stamp: string | undefined;
     let zone: Promise<string> | undefined;
+    const writtenByOthers = new Map<string, string>();
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,
       // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
@@ -35,6 +36,8 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
         for (const [i, path] of paths.entries()) {
           known.set(`${fsRoot}/${path}`, out.value.files[i]!);
           if (out.value.versions[i]) stamped.versions!.set(path, out.value.versions[i]!);
+          const other = out.value.others?.[i];
+          if (other) writtenByOthers.set(path, other);
         }
         zone = Promise.resolve(out.value.timeZone ?? DEFAULT_TIME_ZONE);
         for (const [i, dir] of trees.entries()) if (out.value.trees[i]) stamped.trees.set(dir, out.value.trees[i]!.paths);
@@ -48,6 +51,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       fsRoot,
       label: `bmad://projects/${project}`,
       stamp,
+      ...(writtenByOthers.size ? { writtenByOthers } : {}),
       fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped), bundleFs(reader)),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).

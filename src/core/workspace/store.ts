@@ -84,6 +84,9 @@ export interface ManyRead {
   versions: number[];
   /** The project's time zone (null: none set), which the scripts that write a time need. */
   timeZone: string | null;
+  /** For each of `files`, who last changed it when that was not the caller (null: the caller, or no file): a render
+   *  says whose its customization is. */
+  others?: Array<string | null>;
   trees: Array<{ paths: string[]; versions: number[] } | null>;
 }
 
