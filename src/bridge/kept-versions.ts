@@ -186,17 +186,29 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
   await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ path: rel, sha256, at: now.toISOString() })}\n`, { mode: 0o600 });
 }
 
-/** The last content the bridge wrote to each path within `since`, compacting the file when it grew past its bound
- *  (under the index's lock, held by the caller). */
-async function lastWritten(dir: string, since: number): Promise<Map<string, string>> {
-  const rows = await lines(join(dir, WRITTEN), WROTE);
-  const last = new Map<string, z.infer<typeof WROTE>>();
-  for (const row of rows) if (Date.parse(row.at) >= since) last.delete(row.path), last.set(row.path, row);
-  if (rows.length > 2 * MAX_WRITTEN) {
-    const kept = [...last.values()].slice(-MAX_WRITTEN);
-    await writePrivate(join(dir, WRITTEN), kept.map((r) => `${JSON.stringify(r)}\n`).join(""));
+/** The last content the bridge wrote to `rel` within `since` (a sha256), found from the notes' end: only that line is
+ *  parsed (a memlog appended 600 times had each keep parse 600). The notes are compacted, each path's last, when they
+ *  grew past their bound (under the index's lock, held by the caller). */
+async function lastWritten(dir: string, rel: string, since: number): Promise<string | undefined> {
+  const file = join(dir, WRITTEN);
+  const all = (await readFile(file, "utf8").catch(() => "")).split("\n");
+  if (all.length > 2 * MAX_WRITTEN) {
+    const last = new Map<string, z.infer<typeof WROTE>>();
+    for (const row of await lines(file, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.path), last.set(row.path, row);
+    await writePrivate(file, [...last.values()].slice(-MAX_WRITTEN).map((r) => `${JSON.stringify(r)}\n`).join(""));
   }
-  return new Map([...last.values()].map((r) => [r.path, r.sha256]));
+  // noteWritten writes the path first: a line of another path is told by its start.
+  const start = `{"path":${JSON.stringify(rel)},`;
+  for (let i = all.length - 1; i >= 0; i--) {
+    if (!all[i]!.startsWith(start)) continue;
+    try {
+      const row = WROTE.safeParse(JSON.parse(all[i]!));
+      if (row.success && row.data.path === rel) return Date.parse(row.data.at) >= since ? row.data.sha256 : undefined;
+    } catch {
+      // A line cut short by a killed bridge: an earlier one may still say.
+    }
+  }
+  return undefined;
 }
 
 /** Written whole or not at all, readable by its owner alone. */
@@ -226,7 +238,7 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     const all = await entries(dir);
     const live = all.filter((e) => Date.parse(e.at) >= since);
     const stored = new Set(live.map((e) => e.sha256));
-    const mine = (await lastWritten(dir, since)).get(rel) === sha256;
+    const mine = (await lastWritten(dir, rel, since)) === sha256;
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     const kept = within([...live, entry], limits);
     const fits = kept.includes(entry) && kept.length <= limits.maxEntries && storedBytes(kept) <= limits.maxBytes;

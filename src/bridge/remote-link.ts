@@ -44,7 +44,10 @@ export class RemoteLink {
 
   /** A connected client, or why there is none; waits briefly, never for the user. */
   async current(): Promise<Link> {
-    if (this.client && this.clientAsks !== this.asks) this.client = undefined;
+    if (this.client && this.clientAsks !== this.asks) {
+      void this.client.close().catch(() => undefined);
+      this.client = undefined;
+    }
     if (this.client) return { ok: true, client: this.client };
     this.connecting ??= this.connect().catch((e: Error) => {
       this.reason = `${this.url.href} is unreachable (${remoteText(e.message)})`;

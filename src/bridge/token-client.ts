@@ -44,7 +44,10 @@ export class TokenLink {
   }
 
   async current(): Promise<Result<{ client: Client }>> {
-    if (this.clientAsks !== this.asks) this.client = undefined;
+    if (this.clientAsks !== this.asks) {
+      void this.client?.then((c) => c.close()).catch(() => undefined);
+      this.client = undefined;
+    }
     this.clientAsks = this.asks;
     this.client ??= tokenClient(this.url, this.token, TOKEN_ENV, this.asks);
     try {
