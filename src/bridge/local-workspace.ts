@@ -61,6 +61,7 @@ export class LocalWorkspaceStore implements WorkspaceStore {
   share = async () => this.folderOnly();
   /** No shares on the bridge: nothing is offered, accepted or declined here. */
   offers = async () => [];
+  offer = async () => invalid("No shares on the bridge: its one project is this folder.");
   accept = async () => invalid("No shares on the bridge: its one project is this folder.");
   decline = async () => invalid("No shares on the bridge: its one project is this folder.");
   /** Any name: the folder is the only project here. */

@@ -26,9 +26,8 @@ export class RemoteLink {
   /** The one browser sign-in being waited for (the callback answers one waiter). */
   private signingIn?: Promise<void>;
   private reason = "not connected yet";
-  /** Whether the client connected now, and the one to connect next, declare that the user can be asked. */
-  private clientAsks = false;
-  private asks = false;
+  /** A second client that declares the user can be asked, for calls from a client that can (asksFor). */
+  private asking?: Promise<Client>;
 
   constructor(
     private readonly url: URL,
@@ -37,17 +36,24 @@ export class RemoteLink {
     private readonly log: (m: string) => void,
   ) {}
 
-  /** Whether the proxy's own client can be asked questions: a change is declared on the next connection. */
-  askUser(can: boolean): void {
-    this.asks = can;
+  /** A connected client, or why there is none; waits briefly, never for the user. `asks`: for a call from a client
+   *  that can ask its user, one that says so to the remote (signed in as the other, once that is). */
+  async current(asks = false): Promise<Link> {
+    const plain = await this.plain();
+    if (!asks || !plain.ok) return plain;
+    this.asking ??= (async () => {
+      const client = bridgeClient(true);
+      await client.connect(new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() }));
+      return client;
+    })();
+    try {
+      return { ok: true, client: await this.asking };
+    } catch (error) {
+      return { ok: false, error: this.lost(error) };
+    }
   }
 
-  /** A connected client, or why there is none; waits briefly, never for the user. */
-  async current(): Promise<Link> {
-    if (this.client && this.clientAsks !== this.asks) {
-      void this.client.close().catch(() => undefined);
-      this.client = undefined;
-    }
+  private async plain(): Promise<Link> {
     if (this.client) return { ok: true, client: this.client };
     this.connecting ??= this.connect().catch((e: Error) => {
       this.reason = `${this.url.href} is unreachable (${remoteText(e.message)})`;
@@ -65,6 +71,7 @@ export class RemoteLink {
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
+    this.asking = undefined;
     if (error instanceof UnauthorizedError) {
       // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
       // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
@@ -83,10 +90,8 @@ export class RemoteLink {
   private async connect(): Promise<void> {
     const attempt = async () => {
       const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
-      const asks = this.asks;
-      const client = bridgeClient(asks);
+      const client = bridgeClient(false);
       await client.connect(transport);
-      this.clientAsks = asks;
       return client;
     };
     try {

@@ -6,7 +6,7 @@ import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD
 import * as z from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
-import { buildServer, SERVER_INFO } from "../core/surface/server.js";
+import { buildServer, clientCapabilities, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import type { RemoteLink } from "./remote-link.js";
 import { remoteText } from "./bounded-fetch.js";
@@ -24,7 +24,7 @@ const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTOR
 const anyObject = z.looseObject({});
 
 /** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
-export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost" | "askUser">, deps: SurfaceDeps, toolsets: ToolsetName[], relaysQuestions = false): Promise<Server> {
+export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost">, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
   // The local surface (embedded bundle, project files) behind an in-memory client.
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await buildServer(deps, toolsets).connect(serverSide);
@@ -35,17 +35,17 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     capabilities: { tools: {}, prompts: {}, resources: {}, completions: {}, extensions: { [SKILLS_EXTENSION_ID]: { directoryRead: true } } },
   });
   // A question the remote puts to the user (consent to a share or an accept) goes to this proxy's client, which asks
-  // them, where it can: the link says so to the remote. The answer comes back with the call, and goes on with it.
-  if (relaysQuestions) server.oninitialized = () => link.askUser(Boolean(server.getClientCapabilities()?.elicitation));
-  const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal): Promise<never> => {
+  // them, where that call's client can: a link that says so carries the call. The answer comes back with the call, and
+  // goes on with it.
+  const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, asks = false): Promise<never> => {
     const tool = method === "tools/call" ? String(params?.name) : undefined;
     // A client's cancel reaches a local tool (the completion contract is killed with it).
     if (tool && LOCAL_TOOLS.has(tool)) return (await send(local, method, params, signal)) as never;
     let reason: string;
-    const remote = await link.current();
+    const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
       try {
-        return (await send(remote.client, method, params, undefined, method === "tools/call")) as never;
+        return (await send(remote.client, method, params, undefined, asks && method === "tools/call")) as never;
       } catch (error) {
         // The remote answered with an MCP error: that is its answer, not an outage.
         if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, remoteText(error.message), JSON.stringify(error.data ?? null).length <= 16_384 ? error.data : undefined);
@@ -65,7 +65,8 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
       const params = (request as { params?: Record<string, unknown> }).params;
       const answers = ctx.mcpReq.inputResponses;
       const state = ctx.mcpReq.requestState<string>();
-      return forward(method, answers || state !== undefined ? { ...params, ...(answers ? { inputResponses: answers } : {}), ...(state !== undefined ? { requestState: state } : {}) } : params, ctx.mcpReq.signal);
+      const asks = Boolean(clientCapabilities(server, ctx)?.elicitation);
+      return forward(method, answers || state !== undefined ? { ...params, ...(answers ? { inputResponses: answers } : {}), ...(state !== undefined ? { requestState: state } : {}) } : params, ctx.mcpReq.signal, asks);
     });
   }
   for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));

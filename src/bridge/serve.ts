@@ -122,7 +122,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     // With a token in the environment (headless use, CI): that token alone, no browser and nothing saved.
     const token = process.env[TOKEN_ENV];
     if (token !== undefined && !token.trim()) fail(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
-    let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost" | "askUser">;
+    let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost">;
     if (token !== undefined) link = new TokenLink(remote, token.trim());
     else {
       const callback = new LoopbackCallback();
@@ -130,8 +130,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
       link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
     }
     void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
-    // Over stdio the one client's questions are relayed; --http may serve several clients over one link.
-    factory = () => buildProxyServer(link, deps, toolsets, args.http === undefined);
+    factory = () => buildProxyServer(link, deps, toolsets);
   }
   if (args.http !== undefined) {
     const { serveHttp } = await import("./http.js");

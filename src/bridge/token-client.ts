@@ -32,26 +32,16 @@ export async function tokenClient(url: URL, token: string, variable: string, ask
 /** The --remote proxy's link when a token is given: connects with it alone (no browser, nothing saved), and after
  *  a failed request connects again on the next call. */
 export class TokenLink {
-  private client?: Promise<Client>;
-  private clientAsks = false;
-  private asks = false;
+  /** By whether it declares the user can be asked (RemoteLink.current). */
+  private readonly clients = new Map<boolean, Promise<Client>>();
 
   constructor(private readonly url: URL, private readonly token: string) {}
 
-  /** As RemoteLink.askUser. */
-  askUser(can: boolean): void {
-    this.asks = can;
-  }
-
-  async current(): Promise<Result<{ client: Client }>> {
-    if (this.clientAsks !== this.asks) {
-      void this.client?.then((c) => c.close()).catch(() => undefined);
-      this.client = undefined;
-    }
-    this.clientAsks = this.asks;
-    this.client ??= tokenClient(this.url, this.token, TOKEN_ENV, this.asks);
+  async current(asks = false): Promise<Result<{ client: Client }>> {
+    let client = this.clients.get(asks);
+    if (!client) this.clients.set(asks, (client = tokenClient(this.url, this.token, TOKEN_ENV, asks)));
     try {
-      return { ok: true, client: await this.client };
+      return { ok: true, client: await client };
     } catch (error) {
       return { ok: false, error: this.lost(error) };
     }
@@ -59,7 +49,7 @@ export class TokenLink {
 
   /** Why a request failed, as the proxy says it; the next call connects again. */
   lost(error: unknown): string {
-    this.client = undefined;
+    this.clients.clear();
     const message = remoteText((error as Error).message);
     // tokenClient's own refusals name the variable: the server answered, and said no.
     return message.includes(TOKEN_ENV) ? `${this.url.href} cannot be used: ${message}` : `${this.url.href} is unreachable (${message})`;

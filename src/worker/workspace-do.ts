@@ -244,11 +244,13 @@ export class WorkspaceProject extends DurableObject {
     });
     const listed = trees.map((dir) => (checkWorkspacePath(dir).ok ? current.below(dir, TREE_FILES) : null));
     named.push(listed);
-    // Who else last changed each: a collaborator's customization is rendered as theirs (review 38).
+    // Who else last changed each: a collaborator's customization is rendered as theirs (review 38), so the stamp a
+    // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
     const others = paths.map((path, i) => {
       const author = versions[i] ? this.files.head(path)?.author : undefined;
       return author && author !== caller.label ? author : null;
     });
+    named.push(others);
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others } };
   }
 

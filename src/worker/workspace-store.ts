@@ -143,6 +143,13 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return { ok: false, kind: "no_project", error: `No share of "${ref.slice(0, 100)}" is ${pendingOnly ? "waiting for your answer" : "yours to decline"}.${hint}` };
   }
 
+  async offer(project: string): Promise<WsResult<ProjectSummary>> {
+    const found = await this.shareNamed(project, true);
+    if (!found.ok) return found;
+    const { owner, owner_label, name, access } = found.value;
+    return { ok: true, value: { project: `${name}@${ownerTag(owner)}`, name, owner: owner_label, access, pending: true } };
+  }
+
   async accept(project: string): Promise<WsResult<ProjectSummary>> {
     const found = await this.shareNamed(project, true);
     if (!found.ok) return found;

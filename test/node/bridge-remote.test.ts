@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdio } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { z } from "zod";
 import type { LocalWorker } from "../../scripts/local-worker.js";
@@ -205,6 +207,26 @@ it("puts the remote's consent questions to its own client's user, and sends the 
   expect(await call({ action: "share", name, with: "pat@example.com", access: "read" })).toMatch(/^Offered pat@example\.com read access/);
   expect(asked).toEqual(Array(2).fill(`Share your project "${name}" with whoever signs in with the email pat@example.com? They get read access to all its files, now and later.`));
   expect(await call({ action: "config", name })).toContain("Shared with: pat@example.com (read, not accepted yet).");
+
+  // A 2026-07-28 client declares what it can do on each request, and never initializes (review 40: it was never asked).
+  const modern = new ModernClient({ name: "asking-2026", version: "1.0.0" }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  const modernAsked: string[] = [];
+  modern.setRequestHandler("elicitation/create", async (request) => {
+    modernAsked.push(request.params.message);
+    return { action: "decline" };
+  });
+  await modern.connect(new ModernStdio({
+    command: process.execPath,
+    args: [bridge, "--remote", remote],
+    cwd: project,
+    env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, "asking-config"), BMAD_MCP_BROWSER: "none", BMAD_MCP_TOKEN: access_token },
+    stderr: "pipe",
+  }));
+  const refused = await modern.callTool({ name: "bmad-project", arguments: { action: "share", name, with: "sam@example.com", access: "write" } });
+  await modern.close();
+  expect(text(refused)).toBe(`The user did not agree to share "${name}" with whoever signs in with the email sam@example.com: nothing was shared.`);
+  expect(modernAsked).toHaveLength(1);
+  expect(await call({ action: "config", name })).not.toContain("sam@example.com");
 }, 30_000);
 
 it("falls back to the local bundle when the remote is down, and says so", async () => {

@@ -155,6 +155,35 @@ describe("consent is the user's, asked in their client, not the model's", () => 
     expect(owner.asked).toHaveLength(4);
   });
 
+  it("asks about an offer however its name is written, and accepts that one alone (review 40: `name` for `name@tag` went unasked)", async () => {
+    const name = unique("dup");
+    expect((await dave.project({ action: "create", name })).isError).toBe(false);
+    expect((await bob.project({ action: "create", name })).isError).toBe(false);
+    expect((await bob.project({ action: "share", name, with: dave.email, access: "read" })).isError).toBe(false);
+    const listed = (await dave.project({ action: "list" })).structured.offers as Array<{ project: string }>;
+    expect(listed.map((o) => o.project)).toEqual([expect.stringMatching(new RegExp(`^${name}@[0-9a-f]{8}$`))]);
+    let says: { action: "accept" | "decline"; content?: Record<string, boolean> } = { action: "decline" };
+    const recipient = await askingClientOf(dave, () => says);
+    for (const written of [name, listed[0]!.project]) {
+      expect((await recipient.project({ action: "accept", name: written })).text).toBe(`The user did not agree to accept "${written}": nothing changed.`);
+    }
+    expect(recipient.asked.map((q) => q.message)).toEqual(Array(2).fill(`Accept ${bob.email}'s project "${name}" (read access)? Its files, written by others, become a project you work in here.`));
+    says = { action: "accept", content: { confirm: true } };
+    expect((await recipient.project({ action: "accept", name })).text).toBe(`Accepted: you can now read "${listed[0]!.project}", shared by ${bob.email}.`);
+  });
+
+  it("asks nothing of someone whose project it is not, and shows a look-alike letter as what it is (review 40)", async () => {
+    const owner = await askingClientOf(bob, () => ({ action: "decline" }));
+    const name = unique("daves");
+    expect((await dave.project({ action: "create", name })).isError).toBe(false);
+    expect((await owner.project({ action: "share", name, with: "x@example.com", access: "read" })).text).toMatch(/not found/);
+    expect(owner.asked).toEqual([]);
+    const mine = unique("mine");
+    expect((await bob.project({ action: "create", name: mine })).isError).toBe(false);
+    await owner.project({ action: "share", name: mine, with: "reader@ex\u0430mple.com", access: "read" });
+    expect(owner.asked.map((q) => q.message)).toEqual([`Share your project "${mine}" with whoever signs in with the email reader@ex\\u{430}mple.com? They get read access to all its files, now and later.`]);
+  });
+
   it("puts no question naming what the model made up: a bad project name or handle is refused first", async () => {
     const owner = await askingClientOf(bob, () => ({ action: "accept", content: { confirm: true } }));
     expect((await owner.project({ action: "share", name: "app (your own backup)", with: dave.email, access: "read" })).text).toMatch(/^Project name "app \(your own backup\)" refused\./);

@@ -1,7 +1,7 @@
 // One server factory for both front doors (Worker and stdio bridge). Tools register through the
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
 import { inputRequired, McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
-import type { CallToolRequest, CallToolResult, GetPromptResult, InputRequiredResult, ListResourcesResult, ServerContext } from "@modelcontextprotocol/server";
+import type { CallToolRequest, CallToolResult, ClientCapabilities, GetPromptResult, InputRequiredResult, ListResourcesResult, ServerContext } from "@modelcontextprotocol/server";
 import type { Catalog } from "../catalog/catalog.js";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
@@ -117,7 +117,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     try {
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.
-      const capabilities = server.getClientCapabilities();
+      const capabilities = clientCapabilities(server, ctx);
       // Views: as tools/list gives them to this client (all, unless it said it renders none).
       const showsView = (name: string) => Boolean(surface.tools.get(name)?.view) && !(capabilities && !rendersViews(capabilities));
       const call = { sampling: Boolean(capabilities?.sampling), elicitation: Boolean(capabilities?.elicitation), showsView, inputResponses: ctx.mcpReq.inputResponses };
@@ -237,4 +237,11 @@ function confirmForm(confirm: ConfirmRequest) {
     message: confirm.message,
     requestedSchema: { type: "object" as const, properties: { confirm: { type: "boolean" as const, title: confirm.label, default: false } }, required: ["confirm"] },
   };
+}
+
+/** What the client of this request declared it can do: a 2026-07-28 request says so itself (its envelope), a 2025-era
+ *  client said so once, at initialize (review 40: a 2026 client through the bridge's proxy never initializes). */
+export function clientCapabilities(server: Server, ctx: ServerContext): ClientCapabilities | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  return (envelope?.["io.modelcontextprotocol/clientCapabilities"] as ClientCapabilities | undefined) ?? server.getClientCapabilities();
 }

@@ -142,6 +142,8 @@ export interface WorkspaceStore {
   offers(): Promise<ProjectSummary[]>;
   /** The caller's deleted projects still kept, and until when (undelete brings one back). */
   deleted?(): Promise<Array<{ name: string; until: string }>>;
+  /** The offer `project` names, as accept finds it; its `project` is the reference that names that offer alone. */
+  offer(project: string): Promise<WsResult<ProjectSummary>>;
   /** The caller accepts the share of `project` (as offers names it): from then on it grants its access. */
   accept(project: string): Promise<WsResult<ProjectSummary>>;
   /** The caller declines the share of `project`, or leaves a shared project they accepted. */

@@ -15,7 +15,7 @@ import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
 import { CENTRAL_LAYERS } from "../../runtime/config-utils.js";
 import { servedText, type BundleReader } from "../reader.js";
-import { fillConfigValues, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
+import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
@@ -73,11 +73,13 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // layers and its skill's customization below: asked for in the same first call.
   const configured = unfilledPlaceholders([parsed.script, ...parsed.args]).some((p) => p !== "{project-root}" && p !== "{skill-root}");
   const ownSkill = configured ? skillNameOf(deps.reader, parsed.script) : undefined;
-  const preload = [
+  // The config scripts print what the layers hold: read in the first call too, so that the answer can say whose they are.
+  const printsConfig = CONFIG_SCRIPTS.has(baseName(parsed.script));
+  const preload = [...new Set([
     ...(skill ? ["_bmad", ...customLayers(baseName(skill))] : []),
-    ...(configured ? [...CENTRAL_LAYERS, ...(ownSkill ? customLayers(ownSkill) : [])] : []),
+    ...(configured || printsConfig ? [...CENTRAL_LAYERS, ...(ownSkill ? customLayers(ownSkill) : [])] : []),
     ...reads,
-  ];
+  ])];
   const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
@@ -142,7 +144,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal, true)));
     const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime) });
     const refused = runtime.refused?.();
-    return refused ? fail(refused) : runAnswer(runtime, name, result);
+    if (refused) return fail(refused);
+    const answer = runAnswer(runtime, name, result);
+    const notes = othersLayers(runtime);
+    return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   if (isSkillScript) {
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
@@ -153,6 +158,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
   );
 }
+
+/** Scripts whose output is the config and customization layers' values. */
+const CONFIG_SCRIPTS = new Set(["resolve_config.py", "resolve_customization.py"]);
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});

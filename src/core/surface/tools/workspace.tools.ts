@@ -81,16 +81,21 @@ export const bmadProjectTool = defineTool({
           return result(await store.undelete(name), (p) => done(`Brought back project "${p.project}" as it was when deleted, shared with nobody.`, { ...p }));
         case "share": {
           if (!args.with || !args.access) return fail('bmad-project "share" needs "with" (an email, github:login or user id) and "access" (read, write, or none to revoke).');
-          if (args.access !== "none") {
-            // Checked before the user is asked: the question names only a valid project and who a handle is, in words
-            // the model cannot bend (a name like "app (your own backup)" is refused here, not shown there).
+          if (args.access !== "none" && call?.elicitation) {
+            // Checked before the user is asked: the question names only a valid project of theirs and who a handle is,
+            // in words the model cannot bend (a name like "app (your own backup)" is refused here, not shown there).
             const ref = parseProjectRef(name);
             if (!ref.ok) return fail(ref.error);
             const handle = shareHandle(args.with);
             if (!handle.ok) return fail(handle.error);
-            const who = handleInWords(handle.handle);
-            const asked = userConsent(call, `Share your project "${name}" with ${who}? They get ${args.access} access to all its files, now and later.`, "Share it", `The user did not agree to share "${name}" with ${who}: nothing was shared.`);
-            if (asked) return asked;
+            const info = await store.info(name);
+            if (!info.ok) return fail(info.error);
+            // Not theirs to share: the project refuses it, and the user is not asked a question that changes nothing.
+            if (info.value.access === "owner") {
+              const who = handleInWords(handle.handle);
+              const asked = await userConsent(call, `Share your project "${name}" with ${who}? They get ${args.access} access to all its files, now and later.`, "Share it", `The user did not agree to share "${name}" with ${who}: nothing was shared.`);
+              if (asked) return asked;
+            }
           }
           return result(await store.share(name, args.with, args.access), (s) =>
             done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.${unnamedNote(s.unnamed)}` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
@@ -99,11 +104,18 @@ export const bmadProjectTool = defineTool({
         case "accept": {
           const ref = parseProjectRef(name);
           if (!ref.ok) return fail(ref.error);
-          // Asked only of an offer there is, naming who makes it as their sign-in says: anything else, accept refuses.
-          const offer = call?.elicitation ? (await store.offers()).find((o) => o.project === name) : undefined;
-          const asked = offer && userConsent(call, `Accept ${offer.owner}'s project "${name}" (${offer.access} access)? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
-          if (asked) return asked;
-          return result(await store.accept(name), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
+          let accepting = name;
+          if (call?.elicitation) {
+            // The offer as accept finds it, asked about by who makes it (as their sign-in says), then accepted by the
+            // reference that names it alone: a name written otherwise than listed found it without a question (review 40).
+            const offer = await store.offer(name);
+            if (!offer.ok) return fail(offer.error);
+            const { owner, access, project: exact } = offer.value;
+            const asked = await userConsent(call, `Accept ${printed(owner)}'s project "${offer.value.name}" (${access} access)? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
+            if (asked) return asked;
+            accepting = exact;
+          }
+          return result(await store.accept(accepting), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
         }
         case "decline":
           return result(await store.decline(name), (d) => done(`Declined "${name}": ${d.owner}'s project is not shared with you now.`, d));
@@ -111,28 +123,36 @@ export const bmadProjectTool = defineTool({
     }),
 });
 
-const CONSENT_KEY = "consent";
 const ConsentAnswer = z.object({ action: z.string(), content: z.looseObject({ confirm: z.unknown() }).optional() });
 
 /** Consent is the person's, not the model's: a share or an accept is asked of the user in their client where it can ask
  *  (elicitation), a form the model can neither see nor answer, so text that steers the model cannot give a project away
- *  or take one in. Undefined: go ahead (the user said yes, or the client cannot ask, where its own approval of the call
- *  is the check). Else the question, or the refusal when the user said anything but yes. */
-function userConsent(call: CallContext | undefined, message: string, label: string, refused: string): ToolOutcome | undefined {
-  const answer = call?.inputResponses?.[CONSENT_KEY];
+ *  or take one in. An answer counts for the question it was given to alone: its key is the question's digest, so a
+ *  share or an offer that changed between the rounds is asked about again. Undefined: go ahead (the user said yes, or
+ *  the client cannot ask, where its own approval of the call is the check). Else the question, or the refusal when
+ *  the user said anything but yes. */
+async function userConsent(call: CallContext | undefined, message: string, label: string, refused: string): Promise<ToolOutcome | undefined> {
+  if (!call?.elicitation) return undefined;
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${label}\0${message}`)));
+  const key = `consent-${[...digest.slice(0, 12)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  const answer = call.inputResponses?.[key];
   if (answer !== undefined) {
     const parsed = ConsentAnswer.safeParse(answer);
     return parsed.success && parsed.data.action === "accept" && parsed.data.content?.confirm === true ? undefined : fail(refused);
   }
-  return call?.elicitation ? { ok: true, text: "", confirm: { key: CONSENT_KEY, message, label } } : undefined;
+  return { ok: true, text: "", confirm: { key, message, label } };
 }
 
 /** Who a share's handle lets in, as the consent question names them. */
 function handleInWords(handle: string): string {
-  const value = shownHandle(handle);
+  const value = printed(shownHandle(handle));
   if (handle.startsWith("github:")) return `whoever signs in as GitHub user ${value.slice("github:".length)}`;
   return handle.startsWith("email:") ? `whoever signs in with the email ${value}` : `the account with user id ${value}`;
 }
+
+/** A name as a question shows it: anything but printable ASCII escaped (`\u{430}`), so that a look-alike letter, a
+ *  bidi control or a blank drawn in braille shows as what it is (review 40). */
+const printed = (text: string) => text.replace(/[^\x21-\x7e]/gu, (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`);
 
 /** A share accepted before shares said by whom names no person, so withdrawing it cannot take that person's others. */
 const unnamedNote = (unnamed: string[] | undefined) =>
