@@ -73,19 +73,20 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
 }
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
- *  names that file instead, keyed with this user's secret: its path, the file it is on disk (`identity`: device and
- *  inode; every write here puts a new one in place) and its content. Served without its secret-looking keys, a config
- *  whose version was a hash of its text let a short secret be guessed offline (review 36), and one keyed by its text
- *  alone, online: the model wrote its guesses to another file and compared their versions, 45 a second (review 39). */
+ *  names the file instead, keyed with this user's secret: its path and the file it is on disk (`identity`: device,
+ *  inode and times; every write here and every editor's save gives a new one), never its text. Served without its
+ *  secret-looking keys, a config whose version was a hash of its text let a short secret be guessed offline (review
+ *  36), one keyed by its text online (review 39: guesses written to another file, their versions compared), and one
+ *  keyed by its text and inode too, where a file system hands a freed inode back (review 41). */
 export function contentVersion(data: Uint8Array, path: string, identity: () => string): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
-  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}\0`).update(data).digest("hex") : sha256;
+  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}`).digest("hex") : sha256;
   return { version: Number.parseInt(named.slice(0, 12), 16) || 1, sha256 };
 }
 
-/** What names a file on disk for a config's version (contentVersion): its device and inode. */
-export function fileIdentity(info: { dev: bigint | number; ino: bigint | number }): string {
-  return `${info.dev}:${info.ino}`;
+/** What names a file as it is on disk: device, inode and its last change and write, to the nanosecond. */
+export function fileIdentity(info: { dev: bigint | number; ino: bigint | number; mtimeNs: bigint; ctimeNs: bigint }): string {
+  return `${info.dev}:${info.ino}:${info.mtimeNs}:${info.ctimeNs}`;
 }
 
 let key: Buffer | undefined;
@@ -110,7 +111,7 @@ function versionKey(): Buffer {
 }
 
 const ENTRY = z.object({
-  path: z.string().max(1024),
+  path: z.string().max(4096),
   sha256: z.string().regex(/^[0-9a-f]{64}$/),
   size: z.number().int().nonnegative(),
   version: z.number().int().positive(),
@@ -123,9 +124,12 @@ export type KeptEntry = z.infer<typeof ENTRY>;
 /** `written.jsonl`: what the bridge wrote, a line per write (appended, never rewritten but when compacted under the
  *  index's lock): content found there when it is replaced is the model's, not the user's. */
 const WRITTEN = "written.jsonl";
-const WROTE = z.object({ path: z.string().max(1024), sha256: z.string().regex(/^[0-9a-f]{64}$/), at: z.string().max(40) });
-/** Paths whose last write is remembered; compacted past twice as many lines. Past it, content counts as the user's. */
-const MAX_WRITTEN = 2_000;
+const WROTE = z.object({ path: z.string().max(4096), sha256: z.string().regex(/^[0-9a-f]{64}$/), id: z.string().max(200), at: z.string().max(40) });
+/** Notes compacted (each path's last of the week) past this many lines, and twice as many as paths. */
+const COMPACT_LINES = 4_000;
+/** The notes' most: past it the bridge writes nothing more until a week's notes go (review 41: notes forgotten past a
+ *  count made the model's own copies count as the user's, which then filled the budget and refused every change). */
+export const MAX_NOTES_BYTES = 8 * 1024 * 1024;
 
 let swept = false;
 
@@ -180,22 +184,30 @@ async function lines<T>(file: string, schema: z.ZodType<T>): Promise<T[]> {
 /** The index's entries, oldest first. */
 const entries = (dir: string) => lines(join(dir, INDEX), ENTRY);
 
-/** Notes that the bridge wrote `bytes` to `rel`: if they are replaced later, their copy is the model's (keep). */
-export async function noteWritten(root: string, rel: string, bytes: Uint8Array, now = new Date()): Promise<void> {
+/** Notes that the bridge wrote `bytes` to `rel`, which then is the file `identity` names: if that same file is replaced
+ *  later, its copy is the model's (keep). A write that changed nothing is not noted (review 41: an empty append made
+ *  the user's text look like the bridge's). */
+export async function noteWritten(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date()): Promise<void> {
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ path: rel, sha256, at: now.toISOString() })}\n`, { mode: 0o600 });
+  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ path: rel, sha256, id: identity, at: now.toISOString() })}\n`, { mode: 0o600 });
 }
 
-/** The last content the bridge wrote to `rel` within `since` (a sha256), found from the notes' end: only that line is
- *  parsed (a memlog appended 600 times had each keep parse 600). The notes are compacted, each path's last, when they
- *  grew past their bound (under the index's lock, held by the caller). */
-async function lastWritten(dir: string, rel: string, since: number): Promise<string | undefined> {
+/** Why the bridge may write nothing more for `root` now (its notes are full), or undefined. */
+export async function notesFull(root: string): Promise<string | undefined> {
+  const size = await stat(join(await folderOf(root), WRITTEN)).then((i) => i.size, () => 0);
+  return size > MAX_NOTES_BYTES ? `the bridge has noted ${Math.round(size / 1024 / 1024)} MiB of writes this week, the most it keeps track of (so that what it replaces can be told the model's or the user's): nothing was changed; writes go on once a week's notes go.` : undefined;
+}
+
+/** The bridge's last note of a write to `rel` within `since`, found from the notes' end: only that line is parsed (a
+ *  memlog appended 600 times had each keep parse 600). The notes are compacted to each path's last of the week when
+ *  they are twice as many as the paths and over COMPACT_LINES (under the index's lock, held by the caller). */
+async function lastWritten(dir: string, rel: string, since: number): Promise<z.infer<typeof WROTE> | undefined> {
   const file = join(dir, WRITTEN);
-  const all = (await readFile(file, "utf8").catch(() => "")).split("\n");
-  if (all.length > 2 * MAX_WRITTEN) {
+  const all = (await readFile(file, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  if (all.length > COMPACT_LINES && all.length > 2 * new Set(all.map((l) => l.slice(0, l.indexOf(',"sha256"')))).size) {
     const last = new Map<string, z.infer<typeof WROTE>>();
     for (const row of await lines(file, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.path), last.set(row.path, row);
-    await writePrivate(file, [...last.values()].slice(-MAX_WRITTEN).map((r) => `${JSON.stringify(r)}\n`).join(""));
+    await writePrivate(file, [...last.values()].map((r) => `${JSON.stringify(r)}\n`).join(""));
   }
   // noteWritten writes the path first: a line of another path is told by its start.
   const start = `{"path":${JSON.stringify(rel)},`;
@@ -203,7 +215,7 @@ async function lastWritten(dir: string, rel: string, since: number): Promise<str
     if (!all[i]!.startsWith(start)) continue;
     try {
       const row = WROTE.safeParse(JSON.parse(all[i]!));
-      if (row.success && row.data.path === rel) return Date.parse(row.data.at) >= since ? row.data.sha256 : undefined;
+      if (row.success && row.data.path === rel) return Date.parse(row.data.at) >= since ? row.data : undefined;
     } catch {
       // A line cut short by a killed bridge: an earlier one may still say.
     }
@@ -238,8 +250,13 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     const all = await entries(dir);
     const live = all.filter((e) => Date.parse(e.at) >= since);
     const stored = new Set(live.map((e) => e.sha256));
-    const mine = (await lastWritten(dir, rel, since)) === sha256;
+    // The model's own write only where the file is the very one the bridge put there, unchanged since (its content and
+    // its identity): anything else (the user's save, an editor's undo to the same text) is someone else's.
+    const noted = await lastWritten(dir, rel, since);
+    const mine = noted?.sha256 === sha256 && noted.id === identity;
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
+    // An entry the index would not read back (a path past its bound) would lose its copy at the next keep (review 41).
+    if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: nothing was changed.`);
     const kept = within([...live, entry], limits);
     const fits = kept.includes(entry) && kept.length <= limits.maxEntries && storedBytes(kept) <= limits.maxBytes;
     if (!fits) {

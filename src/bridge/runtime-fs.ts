@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
+import { fileIdentity, keep, notesFull, noteWritten } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -25,6 +25,8 @@ function asError(failure: ConfinedFailure): Error {
   // The ported scripts' callers match "outside the allowed roots" (as for paths refused before any read).
   return refusal(failure.code === "outside" ? `outside the allowed roots: ${failure.error}` : failure.error, code);
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 function refusal(message: string, code?: string): Error {
   return Object.assign(new Error(message), code ? { code } : {});
@@ -124,8 +126,10 @@ export class NodeRuntimeFs implements RuntimeFs {
       const asked = posix.normalize(path);
       const root = this.roots.find((r) => isInside(r, asked));
       const askedRel = root === undefined ? asked : posixRelative(root, asked);
-      if (askedRel !== at.rel && isConfigShaped(askedRel) !== isConfigShaped(at.rel)) {
-        throw refusal(`${askedRel} is a link to ${at.rel}, which is ${isConfigShaped(at.rel) ? "a config" : "no config"} where the name is ${isConfigShaped(askedRel) ? "one" : "none"}: change ${at.rel} by its own name.`, "EACCES");
+      // As a read is judged: a config is changed by its own name alone (review 41: a link named as another config
+      // passed, and the secrets check, which reads by the name asked, was refused its read and found nothing to keep).
+      if (askedRel !== at.rel && (isConfigShaped(askedRel) || isConfigShaped(at.rel))) {
+        throw refusal(`${askedRel} is a link to ${at.rel}, and a config is changed by its own name alone: change ${at.rel}.`, "EACCES");
       }
     }
     return at;
@@ -147,25 +151,26 @@ export class NodeRuntimeFs implements RuntimeFs {
     throw asError(asked === rel || !read.error.startsWith(`${rel}: `) ? read : { ...read, error: `${asked}: ${read.error.slice(rel.length + 2)}` });
   }
 
+  /** A change like any other (update): it lands only over what was read, so a user's save meanwhile stands (review 41:
+   *  a script's write replaced a save with no copy). */
   async writeFile(path: string, data: Uint8Array): Promise<void> {
-    const { root, rel } = await this.place(path, "change");
-    await withFileLock(root, rel, async () => {
-      // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
-      await this.keepReplaced(root, rel, await this.read(root, rel), data);
-      const written = await writeConfined(root, rel, data);
-      if (!written.ok) throw asError(written);
-      await noteWritten(root, rel, data).catch(() => undefined);
-    });
+    await this.update(path, () => data);
   }
 
   /** What a change replaces or removes is kept a week (kept-versions.ts): a model's change can be undone with its own
    *  tools. A change whose copy cannot be kept is refused (NotKept), before anything is changed. */
   private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
-    if (!current || (next && Buffer.from(current.buffer, current.byteOffset, current.byteLength).equals(next))) return;
+    if (!current || (next && sameBytes(current, next))) return;
     const info = await stat(join(root, rel), { bigint: true });
     await keep(root, rel, current, fileIdentity(info)).catch((error: Error) => {
-      throw refusal(`${rel}: ${error.message}`, "EAGAIN");
+      throw refusal(error.message, "EAGAIN");
     });
+  }
+
+  /** Notes what the bridge put at `rel` (kept-versions.ts noteWritten), as the file it now is. */
+  private async noteWrite(root: string, rel: string, data: Uint8Array): Promise<void> {
+    const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
+    if (info) await noteWritten(root, rel, data, fileIdentity(info)).catch(() => undefined);
   }
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
@@ -174,23 +179,29 @@ export class NodeRuntimeFs implements RuntimeFs {
     await withFileLock(root, rel, async () => {
       // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
       const unchanged = await fileStamp(root, rel);
+      // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
       const current = await this.read(root, rel);
       const next = await change(current);
       if (next === undefined) return;
+      const full = next === null ? undefined : await notesFull(root);
+      if (full) throw refusal(full, "EAGAIN");
       await this.keepReplaced(root, rel, current, next);
+      // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
-      if (next) await noteWritten(root, rel, next).catch(() => undefined);
+      if (next && !(current && sameBytes(current, next))) await this.noteWrite(root, rel, next);
     });
   }
 
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
     const { root, rel } = await this.place(dir, "change");
     for (const name of files.keys()) refuseAt(rel ? `${rel}/${name}` : name, "change");
+    const full = await notesFull(root);
+    if (full) throw refusal(full, "EAGAIN");
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);
-      for (const [name, data] of files) await noteWritten(root, rel ? `${rel}/${name}` : name, data).catch(() => undefined);
+      for (const [name, data] of files) await this.noteWrite(root, rel ? `${rel}/${name}` : name, data);
     });
   }
 

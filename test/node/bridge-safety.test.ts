@@ -282,6 +282,7 @@ describe("links inside the project", () => {
     symlinkSync("../_bmad/custom/changed.user.toml", join(dir, "changed/notes.md"));
     writeFileSync(join(dir, "changed/plain.md"), "plain\n");
     symlinkSync("plain.md", join(dir, "changed/config.yaml"));
+    symlinkSync("../_bmad/custom/changed.user.toml", join(dir, "changed/old-config.toml"));
     const client = await sharedProject().client;
     const raw = Number.parseInt(createHash("sha256").update(secret).digest("hex").slice(0, 12), 16);
     for (const args of [
@@ -289,10 +290,12 @@ describe("links inside the project", () => {
       { action: "append", path: "changed/notes.md", content: "x", if_version: 1 },
       { action: "delete", path: "changed/notes.md", if_version: 1 },
       { action: "write", path: "changed/config.yaml", content: "x: 1\n" },
+      // Review 41: a link named as another config, which a read refuses, is refused a change too.
+      { action: "write", path: "changed/old-config.toml", content: "[core]\n" },
     ]) {
       const refused = await files(client, args);
       expect(refused.isError, JSON.stringify(args)).toBe(true);
-      expect(refused.text).toMatch(/is a link to \S+, which is (a|no) config where the name is (none|one): change \S+ by its own name\./);
+      expect(refused.text, refused.text).toMatch(/is a link to \S+, and a config is changed by its own name alone: change \S+\.|Nothing was written: a config is changed by its own path/);
       expect(refused.text).not.toContain(String(raw));
     }
     // Nor a ported script's output by such a name.
@@ -524,7 +527,7 @@ describe("what a change replaced is kept a week", () => {
     const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode((await keptContent(root, rel, e.version))?.data)));
     /** The model's write of `content` to `rel`, and the keep of it when that write is replaced. */
     const modelWrote = async (rel: string, content: string, at: Date) => {
-      await noteWritten(root, rel, text(content), at);
+      await noteWritten(root, rel, text(content), "test", at);
       await keep(root, rel, text(content), "test", at, limits);
     };
     await keep(root, "prd.md", text("PRD"), "test", t(0), limits);
@@ -542,7 +545,7 @@ describe("what a change replaced is kept a week", () => {
     // own share, so another's first still fits.
     const shared = { ...limits, maxPerFile: 10, maxFileBytes: 4 };
     for (let i = 0; i < 10; i++) {
-      await noteWritten(root, "scratch.md", text(`c${i}`), t(130 + i));
+      await noteWritten(root, "scratch.md", text(`c${i}`), "test", t(130 + i));
       await keep(root, "scratch.md", text(`c${i}`), "test", t(130 + i), shared);
     }
     await keep(root, "later.md", text("LATER"), "test", t(150), shared);
@@ -551,9 +554,21 @@ describe("what a change replaced is kept a week", () => {
     // more of it is refused, and one of the model's own writes goes ahead without a copy.
     await keep(root, "notes.md", text("NOTE"), "test", t(151), shared);
     await expect(keep(root, "plan.md", text("PLAN"), "test", t(152), shared)).rejects.toThrow(NotKept);
-    await noteWritten(root, "draft.md", text("DRAFT"), t(153));
+    await noteWritten(root, "draft.md", text("DRAFT"), "test", t(153));
     await keep(root, "draft.md", text("DRAFT"), "test", t(153), shared);
     expect(await keptOf(root, "draft.md", t(153), shared)).toEqual([]);
+    // Review 41: the bridge's notes are not forgotten past a count (forgotten, its own copies counted as the user's).
+    for (let i = 0; i < 5000; i++) await noteWritten(root, `n/${i}.md`, text(`n${i}`), "test", t(154));
+    await keep(root, "n/0.md", text("n0"), "test", t(155), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    expect((await keptOf(root, "n/0.md", t(155), shared)).map((e) => e.by)).toEqual(["bridge"]);
+    // Nor is a copy of the same text the bridge's if the file is not the one it wrote (an editor's save of it).
+    await keep(root, "n/1.md", text("n1"), "another file", t(155), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    expect((await keptOf(root, "n/1.md", t(155), shared)).map((e) => e.by)).toEqual([undefined]);
+    // A path past what the index once read keeps its copy (review 41: it was dropped at the next keep).
+    const deep = `${"d/".repeat(700)}x.md`;
+    await keep(root, deep, text("DEEP"), "test", t(156), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    await keep(root, "after.md", text("A"), "test", t(157), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    expect((await keptOf(root, deep, t(157), shared)).length).toBe(1);
     expect(await keptOf(root, "plan.md", t(153), shared)).toEqual([]);
     expect((await keptOf(root, "later.md", t(153), shared)).length + (await keptOf(root, "notes.md", t(153), shared)).length).toBe(2);
   });
@@ -566,6 +581,8 @@ describe("what a change replaced is kept a week", () => {
     expect((await files(client, { action: "write", path, content: "# Draft the model wrote\n" })).isError).toBe(false);
     expect((await files(client, { action: "write", path, content: "# Its second draft\n" })).isError).toBe(false);
     writeFileSync(join(dir, path), "# The user's edit\n");
+    // Review 41: an empty append writes the user's text back, the same; it made that text look like the bridge's.
+    expect((await files(client, { action: "append", path, content: "" })).isError).toBe(false);
     for (let i = 0; i < 105; i++) expect((await files(client, { action: "write", path, content: `# Churn ${i}\n` })).isError).toBe(false);
     const history = (await files(client, { action: "history", path })).text;
     const versions = [...history.matchAll(/^v(\d+) /gm)].map((m) => Number(m[1]));

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { contentVersion } from "../../src/bridge/kept-versions.js";
 import { connectBridge, install, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge-config");
@@ -135,6 +136,12 @@ it("gives no two config files the same version, even holding the same bytes: no 
   expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "history", path } }))).toContain(`v${now} write`);
   now = await version(path);
   expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# ok\n", if_version: now } })).isError).toBeFalsy();
+});
+
+it("names a config's version by its file alone, never by its text (review 41: a freed inode handed back matched it)", () => {
+  const [a, b] = ["openai_api_key: right\n", "openai_api_key: wrong\n"].map((t) => contentVersion(new TextEncoder().encode(t), "_bmad/bmm/config.yaml", () => "1:2:3:4").version);
+  expect(a).toBe(b);
+  expect(contentVersion(new TextEncoder().encode("x"), "_bmad/bmm/config.yaml", () => "1:2:3:5").version).not.toBe(a);
 });
 
 it("runs BMAD's config scripts on the same files without their secrets reaching the output", async () => {

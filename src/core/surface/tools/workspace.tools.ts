@@ -167,7 +167,8 @@ async function secretsLost(store: WorkspaceStore, files: WorkspaceFiles, project
   const info = await store.info(project);
   if (!info.ok || info.value.access !== "owner") return undefined;
   const current = await files.read(path);
-  if (!current.ok) return undefined;
+  // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
+  if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
   const change = secretChanges(path, now, next(now));
   const lost = [...change.dropped, ...change.standIns];
