@@ -2,6 +2,7 @@
 // owner, its shares, its files and every version of them. This object is the authority on access: every
 // method checks the caller against the owner and the shares, on every call, so a revocation holds at once.
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
+import * as z from "zod";
 import { DurableObject } from "cloudflare:workers";
 import { shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
@@ -47,6 +48,8 @@ interface Meta {
   time_zone: string | null;
   /** When its owner deleted it: answered as not there, its content kept UNDO_DAYS for undelete. */
   deleted_at: string | null;
+  /** Who last set each installer answer (`module.key` -> label), JSON; null: the owner, for all (made before this). */
+  answer_authors: string | null;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -81,6 +84,7 @@ export class WorkspaceProject extends DurableObject {
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('meta')").toArray().map((c) => c.name);
     if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
     if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
+    if (!columns.includes("answer_authors")) this.sql.exec("ALTER TABLE meta ADD COLUMN answer_authors TEXT");
     this.files.migrate();
   }
 
@@ -106,7 +110,7 @@ export class WorkspaceProject extends DurableObject {
   private createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
-        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT);
+        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT, answer_authors TEXT);
     `);
     this.shares.createTable();
     this.files.createTables();
@@ -251,7 +255,10 @@ export class WorkspaceProject extends DurableObject {
       return author && author !== caller.label ? author : null;
     });
     named.push(others);
-    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others } };
+    // Installer answers someone else last set, rendered into the skill as config values.
+    const answersByOthers = Object.entries(answerAuthors(g.meta)).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
+    named.push(answersByOthers);
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}) } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
@@ -480,8 +487,14 @@ export class WorkspaceProject extends DurableObject {
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
+    // Each answer is the last setter's: one a collaborator set stays theirs when the owner changes another (review 40:
+    // the owner's change of user_name rewrote the config as theirs, and the collaborator's value went unnamed).
+    const before = flatAnswers(JSON.parse(g.meta.answers) as InstallerAnswers);
+    const authors = new Map(Object.entries(answerAuthors(g.meta)));
+    for (const [key, value] of flatAnswers(answers)) if (before.get(key) !== value) authors.set(key, caller.label);
+    for (const key of authors.keys()) if (!flatAnswers(answers).has(key)) authors.delete(key);
     this.files.transaction(() => {
-      this.sql.exec("UPDATE meta SET answers = ? WHERE id = 1", JSON.stringify(answers));
+      this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
       for (const f of changed) this.files.commit(f.path, f.data, "config", caller.label, now);
     });
@@ -568,3 +581,14 @@ export class WorkspaceProject extends DurableObject {
   }
 }
 
+/** Installer answers as `module.key` -> value. */
+function flatAnswers(answers: InstallerAnswers): Map<string, string> {
+  return new Map(Object.entries(answers).flatMap(([module, values]) => Object.entries(values).map(([key, value]): [string, string] => [`${module}.${key}`, JSON.stringify(value)])));
+}
+
+/** Who last set each answer someone other than the owner set (answers not named: the owner's). */
+function answerAuthors(meta: Meta): Record<string, string> {
+  if (!meta.answer_authors) return {};
+  const parsed = z.record(z.string(), z.string()).safeParse(JSON.parse(meta.answer_authors));
+  return parsed.success ? Object.fromEntries(Object.entries(parsed.data).filter(([, who]) => who !== meta.owner_label)) : {};
+}

@@ -119,6 +119,19 @@ describe("sharing", () => {
     expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
+  it("names an installer answer a writer set as theirs, after the owner changes another (review 40)", async () => {
+    expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);
+    expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" } } })).isError).toBe(false);
+    const note = `The installer answers core.communication_language were last set by ${JSON.stringify(writer.email)}, not by you: their values here are that collaborator's.`;
+    const rendered = (await owner.call(TOOL.bmad, { command: "*prd", project })).text;
+    expect(rendered).toContain("Planted-Klingon");
+    expect(rendered).toContain(`- Note: ${note}`);
+    expect((await writer.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers core.communication_language");
+    // The owner's own answer is theirs again.
+    expect((await owner.project({ action: "config", name: project, answers: { core: { communication_language: "English" } } })).isError).toBe(false);
+    expect((await owner.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers");
+  });
+
   it("leaves a config that holds secret-looking entries to its owner: a writer changes it by no action (reviews 21 and 22)", async () => {
     const path = "_bmad/custom/team.toml";
     const secret = '[core]\nuser_name = "Ada"\napi_key = "sk-live-abcdefghijklmnop"\n';

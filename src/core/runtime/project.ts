@@ -30,6 +30,8 @@ export interface ProjectRuntime {
   /** Files read for a render that someone other than the caller last changed (project path -> who): a shared
    *  workspace's customization is a collaborator's, and the render says so. */
   readonly writtenByOthers?: ReadonlyMap<string, string>;
+  /** Installer answers (`module.key`) someone other than the caller last set, and who (rendered as config values). */
+  readonly answersByOthers?: ReadonlyArray<{ key: string; who: string }>;
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:
    *  the bridge watches them and rebuilds. Renders may then be kept per bundle. */
   readonly rendersFollowBundle?: boolean;

@@ -24,6 +24,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     let stamp: string | undefined;
     let zone: Promise<string> | undefined;
     const writtenByOthers = new Map<string, string>();
+    let answersByOthers: Array<{ key: string; who: string }> | undefined;
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,
       // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
@@ -40,6 +41,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
           if (other) writtenByOthers.set(path, other);
         }
         zone = Promise.resolve(out.value.timeZone ?? DEFAULT_TIME_ZONE);
+        answersByOthers = out.value.answersByOthers;
         for (const [i, dir] of trees.entries()) if (out.value.trees[i]) stamped.trees.set(dir, out.value.trees[i]!.paths);
         stamp = out.value.stamp;
         stamped.covered = true;
@@ -52,6 +54,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       label: `bmad://projects/${project}`,
       stamp,
       ...(writtenByOthers.size ? { writtenByOthers } : {}),
+      ...(answersByOthers?.length ? { answersByOthers } : {}),
       fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped), bundleFs(reader)),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).

@@ -87,6 +87,8 @@ export interface ManyRead {
   /** For each of `files`, who last changed it when that was not the caller (null: the caller, or no file): a render
    *  says whose its customization is. */
   others?: Array<string | null>;
+  /** Installer answers (`module.key`) someone other than the caller last set, and who. */
+  answersByOthers?: Array<{ key: string; who: string }>;
   trees: Array<{ paths: string[]; versions: number[] } | null>;
 }
 
