@@ -15,18 +15,20 @@ export type MemoryOp =
   | { op: "search"; query: string; filter: MemoryFilter; limit: number }
   | { op: "list"; filter: MemoryFilter; order: MemoryOrder; limit: number };
 
-/** The workspace's memory files as the caller may read them: path and content digest, their text and size. */
+/** The workspace's memory files as the caller may read them: path and content digest, their text and size, and who
+ *  last changed each (undefined: the server's own write of remembered memories, or not known). */
 export interface MemoryFiles {
   list(): Array<{ path: string; sha256: string }>;
   size(path: string): number | undefined;
   read(path: string): string | undefined;
+  author?(path: string): string | undefined;
 }
 
 type Row = Record<string, SqlStorageValue>;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memories (id TEXT PRIMARY KEY, type TEXT NOT NULL, agent TEXT NOT NULL, text TEXT NOT NULL,
-    tags TEXT NOT NULL, created_at TEXT NOT NULL, category TEXT, severity INTEGER NOT NULL, source TEXT);
+    tags TEXT NOT NULL, created_at TEXT NOT NULL, category TEXT, severity INTEGER NOT NULL, source TEXT, author TEXT);
   CREATE INDEX IF NOT EXISTS memories_by_type ON memories (type, agent, created_at);
   CREATE INDEX IF NOT EXISTS memories_by_source ON memories (source);
   CREATE VIRTUAL TABLE IF NOT EXISTS memories_fts USING fts5(text, tags, content = 'memories', tokenize = "porter unicode61 remove_diacritics 2");
@@ -41,16 +43,29 @@ const SCHEMA = `
   CREATE TABLE IF NOT EXISTS memory_pending (type TEXT PRIMARY KEY, bytes INTEGER NOT NULL);
 `;
 
-const COLUMNS = "m.id AS id, m.type AS type, m.agent AS agent, m.text AS text, m.tags AS tags, m.created_at AS created_at, m.source AS source";
+const COLUMNS = "m.id AS id, m.type AS type, m.agent AS agent, m.text AS text, m.tags AS tags, m.created_at AS created_at, m.source AS source, m.author AS author";
 /** Objects whose memory tables exist (made on first use; CREATE ... IF NOT EXISTS, so making them twice is harmless). */
 const prepared = new WeakSet<DurableObjectStorage>();
 
+/** A memory with who remembered or wrote it (`by`: asSeenBy keeps it for memories not the caller's). */
 function entry(row: Row): MemoryEntry {
   const memory: Memory = { id: row.id as string, type: row.type as Memory["type"], agent: row.agent as string, text: row.text as string, tags: JSON.parse(row.tags as string) as string[], created_at: row.created_at as string };
   // Answers name a hand file's line; a structured file's memories are named by id, as on the bridge (the
   // column also says which file indexed them, so that they go when it changes).
   const source = (row.source as string | null) ?? undefined;
-  return entryOf(memory, source && isHandFile(source.replace(/:\d+$/, "")) ? source : undefined);
+  const author = (row.author as string | null) ?? undefined;
+  const made = entryOf(memory, source && isHandFile(source.replace(/:\d+$/, "")) ? source : undefined);
+  return author ? { ...made, by: author } : made;
+}
+
+/** Entries as the caller (`self`, their label) reads them: a memory someone else remembered or wrote says by whom
+ *  (review 38: a writer's planted "decision" read as the owner's), the caller's own says nothing. */
+function asSeenBy<T extends MemoryEntry>(entries: T[], self: string | undefined): T[] {
+  return entries.map((e) => {
+    if (e.by === undefined || e.by !== self) return e;
+    const { by: _mine, ...rest } = e;
+    return rest as T;
+  });
 }
 
 /** `AND m.type = ? ...` for a filter, with its values. */
@@ -65,12 +80,13 @@ function where(filter: MemoryFilter): { clause: string; values: string[] } {
   return { clause: parts.map((p) => ` AND ${p}`).join(""), values };
 }
 
-function insert(sql: SqlStorage, memory: Memory, source: string | null): void {
+/** `author`: who remembered it, or who last changed the file it was read from (null: not known). */
+function insert(sql: SqlStorage, memory: Memory, source: string | null, author: string | null): void {
   const { category, severity } = failureFacets(memory.tags);
   sql.exec(
-    "INSERT OR IGNORE INTO memories (id, type, agent, text, tags, created_at, category, severity, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT OR IGNORE INTO memories (id, type, agent, text, tags, created_at, category, severity, source, author) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     memory.id, memory.type, memory.agent, memory.text, JSON.stringify(memory.tags), memory.created_at,
-    memory.type === "failures" ? (category ?? null) : null, severityRank(severity), source,
+    memory.type === "failures" ? (category ?? null) : null, severityRank(severity), source, author,
   );
 }
 
@@ -107,10 +123,10 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     storage.transactionSync(() => {
       for (const path of gone) forget(sql, path);
       for (const c of changed) {
-        if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries));
+        if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries, files.author?.(c.path) ?? null));
         else {
           forget(sql, c.path);
-          for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path);
+          for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path, files.author?.(c.path) ?? null);
           added.push(...c.parsed.entries);
         }
         sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
@@ -130,7 +146,7 @@ function forget(sql: SqlStorage, path: string): void {
 
 /** Brings a structured file's indexed memories to `entries`, changing only the memories that differ: an append of one
  *  line to a file of 20,000 re-indexed all of them, a second of FTS work on every recall after a collaborator's append. */
-function restructure(sql: SqlStorage, path: string, entries: Memory[]): Memory[] {
+function restructure(sql: SqlStorage, path: string, entries: Memory[], author: string | null): Memory[] {
   const key = (m: Pick<Memory, "type" | "agent" | "text" | "created_at"> & { tags: string }) => JSON.stringify([m.type, m.agent, m.text, m.tags, m.created_at]);
   const held = new Map(sql.exec<Memory & { tags: string } & Row>("SELECT id, type, agent, text, tags, created_at FROM memories WHERE source = ?", path).toArray().map((r) => [r.id, key(r)]));
   const added: Memory[] = [];
@@ -138,8 +154,9 @@ function restructure(sql: SqlStorage, path: string, entries: Memory[]): Memory[]
     const was = held.get(e.id);
     held.delete(e.id);
     if (was === key({ ...e, tags: JSON.stringify(e.tags) })) continue;
+    // A memory changed in the file is the changer's; one that stayed keeps whoever first remembered it.
     if (was !== undefined) sql.exec("DELETE FROM memories WHERE id = ?", e.id);
-    insert(sql, e, path);
+    insert(sql, e, path, author);
     added.push(e);
   }
   for (const id of held.keys()) sql.exec("DELETE FROM memories WHERE id = ?", id);
@@ -158,6 +175,8 @@ function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
  *  of the owner's text is refused); `room`, why the history cannot take a structured file of that many bytes (the
  *  file is stored whole again when its memories are written into it). */
 export interface Rememberer {
+  /** The caller's label: who a memory they remember is by, and whose memories answers leave unlabelled. */
+  label: string;
   retag: boolean;
   room(bytes: number): string | undefined;
 }
@@ -184,7 +203,7 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     const full = by?.room(fileBytes + pending + lineBytes);
     if (full) return { ok: false, error: full };
     if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
-    else insert(sql, memory, null);
+    else insert(sql, memory, null, by?.label ?? null);
     addPending(sql, memory.type, lineBytes);
     return { ok: true, value: { id: memory.id, created: !row, tags } };
   });
@@ -200,13 +219,15 @@ export function pendingFiles(storage: DurableObjectStorage, read: (path: string)
   return sql.exec<{ type: MemoryType }>("SELECT type FROM memory_pending ORDER BY type").toArray().map(({ type }) => {
     const path = structuredFile(type);
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
-    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map(entry)]) };
+    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map((r) => entry(r))]) };
   });
 }
 
 /** The memories of `type` remembered here are now in their file: the file's next indexing serves them. */
 export function settlePending(storage: DurableObjectStorage, type: MemoryType): void {
-  storage.sql.exec("DELETE FROM memories WHERE source IS NULL AND type = ?", type);
+  // Now indexed as the file's, as its next indexing finds them: each keeps who remembered it (the file's write is the
+  // server's, and names no one).
+  storage.sql.exec("UPDATE memories SET source = ? WHERE source IS NULL AND type = ?", structuredFile(type), type);
   storage.sql.exec("DELETE FROM memory_pending WHERE type = ?", type);
 }
 
@@ -258,13 +279,13 @@ function list(sql: SqlStorage, filter: MemoryFilter, order: MemoryOrder, limit: 
   const sort = order === "severity" ? "m.severity DESC, m.created_at DESC, m.rowid DESC" : "m.created_at DESC, m.rowid DESC";
   const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE 1${clause} ORDER BY ${sort} LIMIT ?`, ...values, limit).toArray();
   const total = sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM memories m WHERE 1${clause}`, ...values).one().n;
-  return { ok: true, value: { entries: rows.map(entry), total, warnings } };
+  return { ok: true, value: { entries: rows.map((r) => entry(r)), total, warnings } };
 }
 
 /** `vectors`: the project's vector index where the deployment binds one (recall then fuses both rankings). */
 export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors?: MemoryVectors, by?: Rememberer): Promise<MemResult<unknown>> {
   if (!prepared.has(storage)) {
-    storage.sql.exec(SCHEMA);
+    prepare(storage);
     prepared.add(storage);
   }
   try {
@@ -272,9 +293,16 @@ export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, f
   } catch (error) {
     // The project was deleted and made anew in this same object: its memory tables went with it.
     if (!/no such table/.test(String(error))) throw error;
-    storage.sql.exec(SCHEMA);
+    prepare(storage);
     return run(storage, op, files, vectors, by);
   }
+}
+
+/** The tables, and the columns tables made before them lack. */
+function prepare(storage: DurableObjectStorage): void {
+  storage.sql.exec(SCHEMA);
+  const columns = storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('memories')").toArray().map((c) => c.name);
+  if (!columns.includes("author")) storage.sql.exec("ALTER TABLE memories ADD COLUMN author TEXT");
 }
 
 async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined, by: Rememberer | undefined): Promise<MemResult<unknown>> {
@@ -285,6 +313,10 @@ async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFil
     return stored;
   }
   const warnings = await syncFiles(storage, files, vectors);
-  if (op.op === "search") return search(storage.sql, vectors, op.query, op.filter, op.limit, warnings);
-  return list(storage.sql, op.filter, op.order, op.limit, warnings);
+  if (op.op === "search") {
+    const found = await search(storage.sql, vectors, op.query, op.filter, op.limit, warnings);
+    return found.ok ? { ok: true, value: { ...found.value, hits: asSeenBy(found.value.hits, by?.label) } } : found;
+  }
+  const listed = list(storage.sql, op.filter, op.order, op.limit, warnings);
+  return listed.ok ? { ok: true, value: { ...listed.value, entries: asSeenBy(listed.value.entries, by?.label) } } : listed;
 }

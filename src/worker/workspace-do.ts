@@ -539,11 +539,16 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
     const now = new Date().toISOString();
-    const by = { retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
+    const by = { label: caller.label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
     const out = await runMemoryOp(this.ctx.storage, op, {
       list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
       read: (path) => this.files.text(path),
       size: (path) => this.files.head(path)?.size,
+      // The server's own write of remembered memories names no person: each memory in it keeps its rememberer.
+      author: (path) => {
+        const author = this.files.head(path)?.author;
+        return author === "remember_structured" ? undefined : author;
+      },
     }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
   }

@@ -199,7 +199,9 @@ export class DurableWorkspaceStore implements WorkspaceStore {
 
   /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
    *  (RPC results come typed as the stub sees them: `T` says what the object's method returns.) */
-  private async on<T>(ref: string, rpc: (stub: Stub, owner: string) => Promise<unknown>): Promise<WsResult<T>> {
+  /** `own`: the caller's own project only (a share: what is acted on is what the user was asked about); a shared one of
+   *  that name is answered as not theirs to act on. */
+  private async on<T>(ref: string, rpc: (stub: Stub, owner: string) => Promise<unknown>, own = false): Promise<WsResult<T>> {
     const op = async (owner: string, name: string) => (await rpc(this.project(owner, name), owner)) as DoResult<T>;
     const parsed = parseProjectRef(ref);
     if (!parsed.ok) return { ok: false, kind: "no_project", error: parsed.error };
@@ -210,6 +212,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       if (tag) return this.notFound(ref);
     }
     const matches = (await this.received()).filter((s) => s.accepted && s.name === name && (!tag || ownerTag(s.owner) === tag));
+    if (own && matches.length) return { ok: false, kind: "denied", error: `Only the owner of "${name}" (${matches[0]!.owner_label}) can share or delete it.` };
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
@@ -301,7 +304,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     };
     const offered = access !== "none" && ref.ok ? await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }) : undefined;
     if (offered === false) return tooMany;
-    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string; indexes: string[] }>(project, (s) => s.share(this.caller, handle, access, this.now()));
+    const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string; indexes: string[] }>(project, (s) => s.share(this.caller, handle, access, this.now()), true);
     // An offer the project refused (not the caller's, or no room) is taken back from the index it was written to: each
     // left a row there, for any handle anyone named (review 26).
     if (!out.ok && offered === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
@@ -322,6 +325,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const now = () => this.now();
     return {
       project,
+      self: c.label,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),

@@ -254,8 +254,9 @@ describe("memory files and project files in the workspace", () => {
     expect(listed.map((f) => f.path)).toEqual(["_bmad/_memory/structured/decisions.jsonl", "_bmad/_memory/structured/failures.jsonl"]);
     const line = (text: string) => JSON.parse(text.split("\n").find((l) => l.startsWith("{"))!) as Record<string, unknown>;
     expect(line((await ada.files({ action: "read", project: name, path })).text)).toEqual({ id: a.structured.id, type: "decisions", agent: "architect", text: "Invoices live in PostgreSQL.", tags: ["db"], created_at: expect.any(String) });
-    // Served from the file now, once, named by its id as on the bridge (not by a line that moves when the file is sorted).
-    expect(await rows(ada.id, name)).toBe(0);
+    // Served from the file now, once, named by its id as on the bridge (not by a line that moves when the file is sorted);
+    // each row kept as the file's, with who remembered it.
+    expect(await rows(ada.id, name)).toBe(2);
     const hits = (await call(TOOL.recallStructured, { project: name, query: "where do invoices live" })).structured.hits;
     expect(hits).toEqual([expect.objectContaining({ id: a.structured.id })]);
     expect(hits[0].source).toBeUndefined();
@@ -267,7 +268,7 @@ describe("memory files and project files in the workspace", () => {
     expect(line(text).tags).toEqual(["db", "billing"]);
     expect(text).toContain("not json");
     expect((await ada.files({ action: "history", project: name, path })).text).toContain("remember_structured");
-    expect(await rows(ada.id, name)).toBe(1);
+    expect(await rows(ada.id, name)).toBe(2);
     // A failure copied into the decisions file is reported, and served from its own file only.
     const failure = (await ada.files({ action: "read", project: name, path: "_bmad/_memory/structured/failures.jsonl" })).text;
     await ada.files({ action: "append", project: name, path, content: failure });

@@ -172,12 +172,17 @@ describe("consent is the user's, asked in their client, not the model's", () => 
     expect((await recipient.project({ action: "accept", name })).text).toBe(`Accepted: you can now read "${listed[0]!.project}", shared by ${bob.email}.`);
   });
 
-  it("asks nothing of someone whose project it is not, and shows a look-alike letter as what it is (review 40)", async () => {
-    const owner = await askingClientOf(bob, () => ({ action: "decline" }));
+  it("shares the caller's own project alone, whatever of another's they can reach, and shows a look-alike letter as what it is (reviews 40, 43)", async () => {
+    const owner = await askingClientOf(bob, () => ({ action: "accept", content: { confirm: true } }));
     const name = unique("daves");
     expect((await dave.project({ action: "create", name })).isError).toBe(false);
     expect((await owner.project({ action: "share", name, with: "x@example.com", access: "read" })).text).toMatch(/not found/);
-    expect(owner.asked).toEqual([]);
+    // One of Dave's Bob accepted: not his to share, said so, and nothing shared.
+    expect((await dave.project({ action: "share", name, with: bob.email, access: "write" })).isError).toBe(false);
+    expect((await bob.project({ action: "accept", name })).isError).toBe(false);
+    expect((await owner.project({ action: "share", name, with: "x@example.com", access: "read" })).text).toBe(`Only the owner of "${name}" (${dave.email}) can share or delete it.`);
+    expect((await dave.project({ action: "config", name })).text).not.toContain("x@example.com");
+    owner.asked.length = 0;
     const mine = unique("mine");
     expect((await bob.project({ action: "create", name: mine })).isError).toBe(false);
     await owner.project({ action: "share", name: mine, with: "reader@ex\u0430mple.com", access: "read" });

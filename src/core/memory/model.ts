@@ -36,6 +36,8 @@ export interface Memory {
  *  its category and severity. */
 export interface MemoryEntry extends Memory {
   source?: string;
+  /** Who remembered or wrote it, where not the caller (a shared workspace's member). */
+  by?: string;
   category?: FailureCategory;
   severity?: Severity;
 }

@@ -11,21 +11,25 @@ import type { MemResult } from "./model.js";
 import type { Result } from "../result.js";
 
 /** A memory file's text; `missing` when it is not there (anything else is a warning naming the problem). */
-export type ContextRead = Result<{ text: string }, { missing: boolean }>;
+export type ContextRead = Result<{ text: string; by?: string }, { missing: boolean }>;
 
-/** A workspace's files as the context reads them (the caller checked the workspace is there). */
+/** A workspace's files as the context reads them (the caller checked the workspace is there); `by`: another member, who
+ *  last changed it. */
 export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise<ContextRead> {
   return async (rel) => {
     const read = await files.read(rel);
-    if (read.ok) return { ok: true, text: new TextDecoder().decode(read.value.data) };
+    const by = read.ok && files.self !== undefined && read.value.author !== files.self ? read.value.author : undefined;
+    if (read.ok) return { ok: true, text: new TextDecoder().decode(read.value.data), ...(by ? { by } : {}) };
     return { ok: false, missing: read.kind === "not_found", error: read.error };
   };
 }
 
 export async function projectContext(read: (rel: string) => Promise<ContextRead>, section: ContextSection): Promise<MemResult<Record<string, unknown>>> {
   const warnings: string[] = [];
+  const byOthers: Record<string, string> = {};
   const text = async (rel: string) => {
     const file = await read(rel);
+    if (file.ok && file.by) byOthers[rel] = file.by;
     if (file.ok) return file.text;
     if (!file.missing) warnings.push(`skipped ${file.error}`);
     return undefined;
@@ -45,6 +49,9 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
   const all = { name: data.get("name") ?? data.get("project") ?? sections.get("project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
   const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared ?? null } : { [section]: all[section] ?? null };
   if (warnings.length) value.warnings = warnings;
+  // A shared workspace's context files another member last changed are theirs (review 43: a writer's shared-context.md
+  // read as the project's own decisions).
+  if (Object.keys(byOthers).length) value.last_changed_by_others = byOthers;
   if (shared === undefined && yamlText === undefined) value.empty = EMPTY;
   return { ok: true, value };
 }

@@ -53,9 +53,10 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       fsRoot,
       label: `bmad://projects/${project}`,
       stamp,
-      ...(writtenByOthers.size ? { writtenByOthers } : {}),
+      // Filled further as the run reads (a live map): what a script read, however its command line named it.
+      writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped), bundleFs(reader)),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader)),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));

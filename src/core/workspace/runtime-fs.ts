@@ -24,7 +24,9 @@ export interface Stamped {
 
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }): RuntimeFs {
+/** `byOthers`: each file read that another member last changed (project path -> who), filled as files are read, so that
+ *  an answer names whose files it used however a script came to read them (review 43). */
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, string>()): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -74,6 +76,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   const readOne = (rel: string): Promise<WsResult<Uint8Array | null>> => {
     const one = async () => {
       const out = await files.read(rel);
+      if (out.ok && files.self !== undefined && out.value.author !== files.self) byOthers.set(rel, out.value.author);
       return out.ok ? { ok: true as const, value: out.value.data } : out.kind === "not_found" ? { ok: true as const, value: null } : out;
     };
     if (!files.readMany) return one();
@@ -85,7 +88,11 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
           if (pending.length === 1) return pending[0]!.done(one());
           // Each waiting read settles with the call's answer or its failure: none is left hanging.
           const out = files.readMany!(pending.map((p) => p.rel));
-          pending.forEach((p, i) => p.done(out.then((o) => (o.ok ? { ok: true, value: o.value.files[i] instanceof Uint8Array ? o.value.files[i] : null } : o))));
+          pending.forEach((p, i) => p.done(out.then((o) => {
+            const other = o.ok ? o.value.others?.[i] : undefined;
+            if (other) byOthers.set(p.rel, other);
+            return o.ok ? { ok: true, value: o.value.files[i] instanceof Uint8Array ? o.value.files[i] : null } : o;
+          })));
         });
       }
       batch.push({ rel, done });

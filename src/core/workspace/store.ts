@@ -96,6 +96,8 @@ export interface ManyRead {
 export interface WorkspaceFiles {
   /** As the caller named it. */
   readonly project: string;
+  /** The caller as versions name their authors (a workspace's): a file another member last changed says so. */
+  readonly self?: string;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */

@@ -23,7 +23,8 @@ async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (
 function line(e: MemoryEntry | MemoryHit, i: number): string {
   const head = `${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`;
   const body = "snippet" in e ? e.snippet : e.text.length > 300 ? `${e.text.slice(0, 300)}…` : e.text;
-  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id})`;
+  const by = e.by ? `, by ${JSON.stringify(e.by.slice(0, 100))}, not you` : "";
+  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id}${by})`;
 }
 
 /** Where the memories come from, when not the caller's own project: named, and labelled as its owner's. */

@@ -51,7 +51,7 @@ export const getProjectContext = defineTool({
     if (!context.ok) return fail(context.error);
     // What was decided through remember_structured, beside what the files say.
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
-    const remembered = decided?.ok ? decided.value.entries.map(({ id, agent, text, created_at }) => ({ id, agent, text, created_at })) : [];
+    const remembered = decided?.ok ? decided.value.entries.map(({ id, agent, text, created_at, by }) => ({ id, agent, text, created_at, ...(by ? { by } : {}) })) : [];
     const base = remembered.length ? { ...context.value, remembered_decisions: remembered } : context.value;
     // A shared project's context is its people's, not the caller's: named and labelled.
     const value = memory?.owner ? { ...base, project: memory.project, shared_by: memory.owner } : base;

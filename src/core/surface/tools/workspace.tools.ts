@@ -88,14 +88,12 @@ export const bmadProjectTool = defineTool({
             if (!ref.ok) return fail(ref.error);
             const handle = shareHandle(args.with);
             if (!handle.ok) return fail(handle.error);
-            const info = await store.info(name);
-            if (!info.ok) return fail(info.error);
-            // Not theirs to share: the project refuses it, and the user is not asked a question that changes nothing.
-            if (info.value.access === "owner") {
-              const who = handleInWords(handle.handle);
-              const asked = await userConsent(call, `Share your project "${name}" with ${who}? They get ${args.access} access to all its files, now and later.`, "Share it", `The user did not agree to share "${name}" with ${who}: nothing was shared.`);
-              if (asked) return asked;
-            }
+            // Asked whenever the client can ask, and acted on as asked: a share only ever reaches the caller's own project
+            // of that name (review 43: a check that found a shared one, and skipped the question, raced a create or an
+            // undelete of their own, which was then shared unasked).
+            const who = handleInWords(handle.handle);
+            const asked = await userConsent(call, `Share your project "${name}" with ${who}? They get ${args.access} access to all its files, now and later.`, "Share it", `The user did not agree to share "${name}" with ${who}: nothing was shared.`);
+            if (asked) return asked;
           }
           return result(await store.share(name, args.with, args.access), (s) =>
             done(s.access === "none" ? `${s.with} no longer has access to "${name}"${s.previous === "none" ? " (had none)" : ""}.${unnamedNote(s.unnamed)}` : s.previous === "none" ? `Offered ${s.with} ${s.access} access to "${name}": it applies once they accept it.` : `${s.with}'s share of "${name}" is now ${s.access} (before: ${s.previous}).`, s),
