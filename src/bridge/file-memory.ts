@@ -13,7 +13,7 @@ import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesO
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConfinedText, writeConfined } from "./confined-fs.js";
-import { fileIdentity, keep, notesFull, noteWritten } from "./kept-versions.js";
+import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
 import { withFileLock } from "./file-lock.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 
@@ -153,8 +153,6 @@ export class FileMemory implements ProjectMemory {
 
   /** Keeps what the file holds before `text` replaces it (kept-versions.ts): why not, if the change must not go ahead. */
   private async replacing(rel: string, text: string): Promise<string | undefined> {
-    const full = await notesFull(this.root);
-    if (full) return `Cannot write ${rel}: ${full}`;
     const now = await readConfined(this.root, rel, { maxBytes: MAX_READ_BYTES });
     if (!now.ok) return now.code === "missing" ? undefined : `Cannot write ${rel}: ${now.error}`;
     if (Buffer.from(now.bytes).equals(Buffer.from(text))) return undefined;

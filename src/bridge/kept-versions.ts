@@ -51,23 +51,18 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
       else dropped.add(e);
     }
   }
-  // What is left, counted as stored: a content kept for several entries takes its bytes once.
-  const refs = new Map<string, number>();
+  // What is left, each entry counted whole though a content kept for several is stored once: a copy that took no room
+  // told a guess that matched a kept config's text from one that did not (review 42).
   let count = 0;
   let bytes = 0;
-  for (const e of all.filter((x) => !dropped.has(x))) {
-    count += 1;
-    if (!refs.get(e.sha256)) bytes += e.size;
-    refs.set(e.sha256, (refs.get(e.sha256) ?? 0) + 1);
-  }
+  for (const e of all.filter((x) => !dropped.has(x))) (count += 1), (bytes += e.size);
   const bridges = all.filter((e) => e.by === "bridge" && !dropped.has(e));
   const order = [...bridges.filter((e) => !firsts.has(e)), ...bridges.filter((e) => firsts.has(e)).sort((a, b) => b.size - a.size)];
   for (const e of order) {
     if (count <= limits.maxEntries && bytes <= limits.maxBytes) break;
     dropped.add(e);
     count -= 1;
-    refs.set(e.sha256, refs.get(e.sha256)! - 1);
-    if (!refs.get(e.sha256)) bytes -= e.size;
+    bytes -= e.size;
   }
   return all.filter((e) => !dropped.has(e));
 }
@@ -124,12 +119,13 @@ export type KeptEntry = z.infer<typeof ENTRY>;
 /** `written.jsonl`: what the bridge wrote, a line per write (appended, never rewritten but when compacted under the
  *  index's lock): content found there when it is replaced is the model's, not the user's. */
 const WRITTEN = "written.jsonl";
-const WROTE = z.object({ path: z.string().max(4096), sha256: z.string().regex(/^[0-9a-f]{64}$/), id: z.string().max(200), at: z.string().max(40) });
-/** Notes compacted (each path's last of the week) past this many lines, and twice as many as paths. */
-const COMPACT_LINES = 4_000;
-/** The notes' most: past it the bridge writes nothing more until a week's notes go (review 41: notes forgotten past a
- *  count made the model's own copies count as the user's, which then filled the budget and refused every change). */
-export const MAX_NOTES_BYTES = 8 * 1024 * 1024;
+/** A note: the path's digest (`p`, so every note is one size: review 42 filled the notes with long paths), the
+ *  content's (`s`), the file's identity (`i`) and when. */
+const WROTE = z.object({ p: z.string().regex(/^[0-9a-f]{32}$/), s: z.string().regex(/^[0-9a-f]{64}$/), i: z.string().max(120), at: z.string().max(40) });
+/** Notes are compacted to each path's last of the week past this size. Never forgotten within the week, whatever their
+ *  count (review 41: forgotten, the model's own copies counted as the user's and filled the budget). */
+const COMPACT_BYTES = 512 * 1024;
+const pathKey = (rel: string) => createHash("sha256").update(rel).digest("hex").slice(0, 32);
 
 let swept = false;
 
@@ -188,34 +184,29 @@ const entries = (dir: string) => lines(join(dir, INDEX), ENTRY);
  *  later, its copy is the model's (keep). A write that changed nothing is not noted (review 41: an empty append made
  *  the user's text look like the bridge's). */
 export async function noteWritten(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date()): Promise<void> {
-  const sha256 = createHash("sha256").update(bytes).digest("hex");
-  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ path: rel, sha256, id: identity, at: now.toISOString() })}\n`, { mode: 0o600 });
-}
-
-/** Why the bridge may write nothing more for `root` now (its notes are full), or undefined. */
-export async function notesFull(root: string): Promise<string | undefined> {
-  const size = await stat(join(await folderOf(root), WRITTEN)).then((i) => i.size, () => 0);
-  return size > MAX_NOTES_BYTES ? `the bridge has noted ${Math.round(size / 1024 / 1024)} MiB of writes this week, the most it keeps track of (so that what it replaces can be told the model's or the user's): nothing was changed; writes go on once a week's notes go.` : undefined;
+  const s = createHash("sha256").update(bytes).digest("hex");
+  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ p: pathKey(rel), s, i: identity.slice(0, 120), at: now.toISOString() })}\n`, { mode: 0o600 });
 }
 
 /** The bridge's last note of a write to `rel` within `since`, found from the notes' end: only that line is parsed (a
- *  memlog appended 600 times had each keep parse 600). The notes are compacted to each path's last of the week when
- *  they are twice as many as the paths and over COMPACT_LINES (under the index's lock, held by the caller). */
+ *  memlog appended 600 times had each keep parse 600). Past COMPACT_BYTES the notes are compacted to each path's last
+ *  of the week (under the index's lock, held by the caller): a week's notes go when it is out (review 42). */
 async function lastWritten(dir: string, rel: string, since: number): Promise<z.infer<typeof WROTE> | undefined> {
   const file = join(dir, WRITTEN);
-  const all = (await readFile(file, "utf8").catch(() => "")).split("\n").filter(Boolean);
-  if (all.length > COMPACT_LINES && all.length > 2 * new Set(all.map((l) => l.slice(0, l.indexOf(',"sha256"')))).size) {
+  const text = await readFile(file, "utf8").catch(() => "");
+  const all = text.split("\n").filter(Boolean);
+  if (text.length > COMPACT_BYTES) {
     const last = new Map<string, z.infer<typeof WROTE>>();
-    for (const row of await lines(file, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.path), last.set(row.path, row);
+    for (const row of await lines(file, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.p), last.set(row.p, row);
     await writePrivate(file, [...last.values()].map((r) => `${JSON.stringify(r)}\n`).join(""));
   }
-  // noteWritten writes the path first: a line of another path is told by its start.
-  const start = `{"path":${JSON.stringify(rel)},`;
+  // noteWritten writes the path's digest first: a line of another path is told by its start.
+  const start = `{"p":"${pathKey(rel)}",`;
   for (let i = all.length - 1; i >= 0; i--) {
     if (!all[i]!.startsWith(start)) continue;
     try {
       const row = WROTE.safeParse(JSON.parse(all[i]!));
-      if (row.success && row.data.path === rel) return Date.parse(row.data.at) >= since ? row.data : undefined;
+      if (row.success) return Date.parse(row.data.at) >= since ? row.data : undefined;
     } catch {
       // A line cut short by a killed bridge: an earlier one may still say.
     }
@@ -253,7 +244,7 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     // The model's own write only where the file is the very one the bridge put there, unchanged since (its content and
     // its identity): anything else (the user's save, an editor's undo to the same text) is someone else's.
     const noted = await lastWritten(dir, rel, since);
-    const mine = noted?.sha256 === sha256 && noted.id === identity;
+    const mine = noted?.s === sha256 && noted.i === identity.slice(0, 120);
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     // An entry the index would not read back (a path past its bound) would lose its copy at the next keep (review 41).
     if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: nothing was changed.`);
@@ -281,10 +272,9 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
   await done;
 }
 
-/** The bytes `entries` keep, each content counted once. */
+/** The bytes `entries` count in the budget, each entry whole (within). */
 function storedBytes(entries: KeptEntry[]): number {
-  const seen = new Map(entries.map((e) => [e.sha256, e.size]));
-  return [...seen.values()].reduce((sum, size) => sum + size, 0);
+  return entries.reduce((sum, e) => sum + e.size, 0);
 }
 
 /** What the bridge kept of `rel`, newest first. */

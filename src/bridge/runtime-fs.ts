@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { fileIdentity, keep, notesFull, noteWritten } from "./kept-versions.js";
+import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -46,11 +46,12 @@ function refuseAt(rel: string, purpose: "read" | "change"): void {
 }
 
 export class NodeRuntimeFs implements RuntimeFs {
-  private constructor(private readonly roots: string[]) {}
+  /** `named`: the roots as given (a project opened through a symlinked path), beside their real paths. */
+  private constructor(private readonly roots: string[], private readonly named: string[]) {}
 
   /** Roots must exist; they are kept as real paths. */
   static async create(allowedRoots: string[]): Promise<NodeRuntimeFs> {
-    return new NodeRuntimeFs(await Promise.all(allowedRoots.map((root) => realpath(root))));
+    return new NodeRuntimeFs(await Promise.all(allowedRoots.map((root) => realpath(root))), allowedRoots.map((root) => posix.resolve(root)));
   }
 
   /** Like Python's Path.resolve(): symlinks resolved component by component, a missing tail kept. */
@@ -123,8 +124,10 @@ export class NodeRuntimeFs implements RuntimeFs {
     const at = this.rooted(await this.mustConfine(path));
     refuseAt(at.rel, purpose);
     if (purpose === "change") {
+      // The name asked, from the root as the caller named it or as it really is (review 42: a project opened through a
+      // symlinked path had every config refused as "a link").
       const asked = posix.normalize(path);
-      const root = this.roots.find((r) => isInside(r, asked));
+      const root = [...this.roots, ...this.named].find((r) => isInside(r, asked));
       const askedRel = root === undefined ? asked : posixRelative(root, asked);
       // As a read is judged: a config is changed by its own name alone (review 41: a link named as another config
       // passed, and the secrets check, which reads by the name asked, was refused its read and found nothing to keep).
@@ -183,8 +186,6 @@ export class NodeRuntimeFs implements RuntimeFs {
       const current = await this.read(root, rel);
       const next = await change(current);
       if (next === undefined) return;
-      const full = next === null ? undefined : await notesFull(root);
-      if (full) throw refusal(full, "EAGAIN");
       await this.keepReplaced(root, rel, current, next);
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
@@ -196,8 +197,6 @@ export class NodeRuntimeFs implements RuntimeFs {
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
     const { root, rel } = await this.place(dir, "change");
     for (const name of files.keys()) refuseAt(rel ? `${rel}/${name}` : name, "change");
-    const full = await notesFull(root);
-    if (full) throw refusal(full, "EAGAIN");
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);

@@ -569,6 +569,13 @@ describe("what a change replaced is kept a week", () => {
     await keep(root, deep, text("DEEP"), "test", t(156), { ...shared, maxEntries: 100, maxBytes: 1000 });
     await keep(root, "after.md", text("A"), "test", t(157), { ...shared, maxEntries: 100, maxBytes: 1000 });
     expect((await keptOf(root, deep, t(157), shared)).length).toBe(1);
+    // The budget counts each copy whole, though the same content is stored once (review 42: a guess that matched a kept
+    // text took no room, and so evicted nothing, where a wrong one did).
+    const tight = { ...shared, maxEntries: 100, maxBytes: 10 };
+    const other = tmp.project("kept-whole");
+    await keep(other, "a.md", text("AAAAA"), "test", t(160), tight);
+    await keep(other, "b.md", text("AAAAA"), "test", t(161), tight);
+    await expect(keep(other, "c.md", text("AAAAA"), "test", t(162), tight)).rejects.toThrow(NotKept);
     expect(await keptOf(root, "plan.md", t(153), shared)).toEqual([]);
     expect((await keptOf(root, "later.md", t(153), shared)).length + (await keptOf(root, "notes.md", t(153), shared)).length).toBe(2);
   });

@@ -63,14 +63,26 @@ it("serves every config-shaped project file without its secrets", async () => {
   }
 });
 
-it("takes no write that would delete a config's secrets, however the served text was edited (review 19)", async () => {
+const HELD = /holds secret-looking entries \(or text that does not parse as its format\), which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./;
+
+// Reviews 19 and 42: the served text, edited, was written over the owner's keys; then a write refused only where it left
+// out a secret line found that line among thousands of candidates a write carried. No change of such a config is the
+// model's: every one is refused alike, the right guess too.
+it("takes no change of a config that holds secrets, whatever it writes: no answer tells a right guess from a wrong one", async () => {
   const path = "_bmad/custom/bmad-prd.toml";
+  const raw = readFileSync(join(dir, path), "utf8");
   const served = text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path } }));
   const body = served.slice(served.indexOf("[workflow]"));
-  const out = await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: `# edited\n${body}activation_steps_append = ["x"]\n` } });
-  expect(out.isError).toBe(true);
-  expect(text(out)).toMatch(/would remove or blank one of its secret-looking entries/);
-  expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[0]);
+  const answers = [];
+  for (const args of [
+    { action: "write", content: `# edited\n${body}activation_steps_append = ["x"]\n` },
+    { action: "write", content: `${raw}# one of 50,000 candidates\nauth_header = "wrong"\n` },
+    { action: "write", content: raw },
+    { action: "append", content: "# noted\n" },
+  ]) answers.push(text(await client.callTool({ name: "bmad-files", arguments: { path, ...args } })));
+  for (const answer of answers) expect(answer).toMatch(HELD);
+  expect(new Set(answers).size).toBe(1);
+  expect(readFileSync(join(dir, path), "utf8")).toBe(raw);
 });
 
 // Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.
@@ -83,7 +95,7 @@ it("takes no restore that would delete a config's secrets either", async () => {
   appendFileSync(join(dir, path), `api_key = "${SECRETS[4]}"\n`);
   const restored = await call({ action: "restore", version: first.version });
   expect(restored.isError).toBe(true);
-  expect(text(restored)).toMatch(/this would remove or blank one of its secret-looking entries, which the file as served leaves out\. Nothing was written\./);
+  expect(text(restored)).toMatch(HELD);
   expect(readFileSync(join(dir, path), "utf8")).toContain(SECRETS[4]);
   // Without the secret it comes back.
   writeFileSync(join(dir, path), '[workflow]\nname = "y"\n');
@@ -101,9 +113,13 @@ it("names a config's version by nothing a reader can hash, and takes it as if_ve
   expect(version).not.toBe(Number.parseInt(createHash("sha256").update(raw).digest("hex").slice(0, 12), 16));
   const listed = text(await client.callTool({ name: "bmad-files", arguments: { action: "list", path: "_bmad/custom/*" } }));
   expect(listed).toContain(String(version));
-  const stale = await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# noted\n", if_version: version + 1 } });
+  // A config without secrets takes its version as if_version.
+  const clean = "_bmad/custom/clean.toml";
+  writeFileSync(join(dir, clean), '[workflow]\nname = "clean"\n');
+  const at = ((await client.callTool({ name: "bmad-files", arguments: { action: "read", path: clean } })).structuredContent as { version: number }).version;
+  const stale = await client.callTool({ name: "bmad-files", arguments: { action: "append", path: clean, content: "# noted\n", if_version: at + 1 } });
   expect(text(stale)).toMatch(/not \d+: read it again/);
-  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# noted\n", if_version: version } })).isError).toBeFalsy();
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path: clean, content: "# noted\n", if_version: at } })).isError).toBeFalsy();
   // A plain file's is its content's, as before.
   const doc = "_bmad-output/plain.md";
   writeFileSync(join(dir, doc), "plain\n");
@@ -126,16 +142,21 @@ it("gives no two config files the same version, even holding the same bytes: no 
     expect((wrote.structuredContent as { version: number }).version).not.toBe(real);
     expect(await version(at)).not.toBe(real);
   }
-  const again = await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: secret, if_version: real } });
-  expect(again.isError, text(again)).toBeFalsy();
-  let now = (again.structuredContent as { version: number }).version;
-  expect(now).not.toBe(real);
-  // Still a version to change it by: the one read now; and what a change replaces is listed by its own.
-  expect(await version(path)).toBe(now);
-  expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: `${secret}# changed\n`, if_version: now } })).isError).toBeFalsy();
-  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "history", path } }))).toContain(`v${now} write`);
-  now = await version(path);
-  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# ok\n", if_version: now } })).isError).toBeFalsy();
+  // Over the file itself, nothing (it holds a secret): refused alike, right guess or not.
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: secret, if_version: real } }))).toMatch(HELD);
+  // Nor over the guess the model wrote: it holds a secret-looking entry now, so it is the user's to change.
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "docs/guess-config.toml", content: secret } }))).toMatch(HELD);
+  // A config written again with the same bytes gets a new version: a version says nothing of a text.
+  const neutral = "docs/neutral-config.toml";
+  const content = '[workflow]\nname = "n"\n';
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path: neutral, content } })).isError).toBeFalsy();
+  const before = await version(neutral);
+  const same = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: neutral, content, if_version: before } });
+  expect(same.isError, text(same)).toBeFalsy();
+  const now = (same.structuredContent as { version: number }).version;
+  expect(now).not.toBe(before);
+  expect(await version(neutral)).toBe(now);
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path: neutral, content: `${content}# changed\n`, if_version: now } })).isError).toBeFalsy();
 });
 
 it("names a config's version by its file alone, never by its text (review 41: a freed inode handed back matched it)", () => {

@@ -100,3 +100,15 @@ it("neither reads nor writes machinery, under any name, nor writes a script, als
   }
   expect(readdirSync(root)).not.toContain("tree");
 });
+
+it("changes a config by its own name in a project opened through a symlinked path, and by no link to it (reviews 39, 42)", async () => {
+  mkdirSync(join(root, "_bmad/custom"), { recursive: true });
+  writeFileSync(join(root, "_bmad/custom/team.toml"), '[workflow]\nname = "t"\n');
+  const alias = join(tmp.dir, "project-alias");
+  symlinkSync(root, alias);
+  const opened = await NodeRuntimeFs.create([alias]);
+  await opened.writeFile(join(alias, "_bmad/custom/team.toml"), new TextEncoder().encode('[workflow]\nname = "u"\n'));
+  expect(readFileSync(join(root, "_bmad/custom/team.toml"), "utf8")).toBe('[workflow]\nname = "u"\n');
+  symlinkSync("../_bmad/custom/team.toml", join(root, "docs/team-notes.md"));
+  await expect(opened.writeFile(join(alias, "docs/team-notes.md"), new TextEncoder().encode("x"))).rejects.toThrow(/a config is changed by its own name alone/);
+});

@@ -116,52 +116,6 @@ function hasSecretKey(value: unknown): boolean {
   return false;
 }
 
-/** What `value` holds that sanitizeConfig removes, by key path (`database.password`, `env[0].value`), with each one's
- *  value as JSON: by the same rules. */
-function secretEntries(value: unknown, at = "", out = new Map<string, string>()): Map<string, string> {
-  const under = (key: string | number) => (typeof key === "number" ? `${at}[${key}]` : at ? `${at}.${key}` : key);
-  if (Array.isArray(value)) value.forEach((item, i) => (isSecretValue(item) ? out.set(under(i), JSON.stringify(item)) : secretEntries(item, under(i), out)));
-  else if (value && typeof value === "object" && !(value instanceof Date)) {
-    const named = secretNamed(value);
-    for (const [k, v] of Object.entries(value)) (isSecretKey(k, v) || (named && NAMED_VALUE.has(k)) ? out.set(under(k), JSON.stringify(v) ?? "null") : secretEntries(v, under(k), out));
-  } else if (at === "" && isSecretValue(value)) out.set("(the whole file)", JSON.stringify(value));
-  return out;
-}
-
-/** A comment line that names or holds a secret (hasSecretComment's rule, one line). */
-const secretComment = (line: string) => line.includes("#") && (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(line) || isSecretValue(line));
-
-/** A value that stands in for a secret rather than being one: what a model writes for a value it was not shown. */
-const STAND_IN = /^(?:<[^>]*>|\*+|x{3,}|\.{3}|…|\[?(?:redacted|removed|hidden|kept|secret|placeholder|changeme|todo|unchanged)\]?|)$/i;
-
-/** How `next` would change the secret-looking entries a config's `current` text holds (key paths, never values):
- *  `dropped` (gone, or a secret comment gone) and `standIns` (changed to a placeholder such
- *  as `<kept>` or `***`). Text that does not parse keeps none. A current file that does not parse here holds none
- *  that can be told (isServedStandIn refuses its notice). Review 19 and 21: the served text, edited, was written over
- *  the owner's keys. */
-export function secretChanges(path: string, current: string, next: string): { dropped: string[]; standIns: string[] } {
-  const out = { dropped: [] as string[], standIns: [] as string[] };
-  const now = parseConfig(path, current);
-  if ("error" in now) return out;
-  const held = secretEntries(now.data);
-  const lineList = (text: string) => text.split("\n").map((l) => l.replace(/\r$/, ""));
-  const comments = lineList(current).filter(secretComment);
-  if (!held.size && !comments.length) return out;
-  const after = parseConfig(path, next);
-  const kept = "error" in after ? new Map<string, string>() : secretEntries(after.data);
-  for (const [key, value] of held) {
-    const written = kept.get(key);
-    if (written === undefined) out.dropped.push(key);
-    else if (written !== value) {
-      const text = JSON.parse(written) as unknown;
-      if (typeof text === "string" ? STAND_IN.test(text.trim()) : text === null) out.standIns.push(key);
-    }
-  }
-  const nextLines = new Set(lineList(next));
-  if (comments.some((line) => !nextLines.has(line))) out.dropped.push("(a comment that holds one)");
-  return out;
-}
-
 /** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
 export function isConfigShaped(path: string): boolean {
   // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22). A plain

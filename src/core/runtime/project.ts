@@ -144,24 +144,26 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   /** Whether a script's view of `data` at `path` leaves something out. */
   const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data) !== data;
+  // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused,
+  // judged in the step that writes (review 42: a write judged before it replaced a secret the user saved meanwhile).
+  const update = (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
+    const seen = data && isConfigShaped(path) ? sanitised(path, data) : data;
+    const next = await change(seen);
+    if (next !== undefined && seen !== data) throw keptFromScripts(path);
+    return next;
+  });
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
       return data && isConfigShaped(path) ? sanitised(path, data) : data;
     },
     writeFile: async (path, data) => {
-      if (isConfigShaped(path) && hides(path, await pick(path).readFile(path))) throw keptFromScripts(path);
+      if (!isConfigShaped(path)) return pick(path).writeFile(path, data);
+      if (pick(path).update) return update(path, () => data);
+      if (hides(path, await pick(path).readFile(path))) throw keptFromScripts(path);
       return pick(path).writeFile(path, data);
     },
-    // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused.
-    ...(project.update ? {
-      update: (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
-        const seen = data && isConfigShaped(path) ? sanitised(path, data) : data;
-        const next = await change(seen);
-        if (next !== undefined && seen !== data) throw keptFromScripts(path);
-        return next;
-      }),
-    } : {}),
+    ...(project.update ? { update } : {}),
     // Only the project's files, and none that reads sanitised: those take update, which sees them as read.
     ...(project.editText ? { editText: async (path: string, edit: TextEdit) => (pick(path) === project && !isConfigShaped(path) ? project.editText!(path, edit) : undefined) } : {}),
     createTree: (dir, files) => pick(dir).createTree(dir, files),

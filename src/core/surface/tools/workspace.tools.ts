@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { isConfigShaped, isServedStandIn, secretChanges, servedFile, servedVersion } from "../../catalog/config.js";
+import { isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -156,22 +156,18 @@ const printed = (text: string) => text.replace(/[^\x21-\x7e]/gu, (c) => `\\u{${c
 const unnamedNote = (unnamed: string[] | undefined) =>
   unnamed?.length ? ` That share was accepted before shares named their person, so theirs to other handles may remain; accepted now: ${unnamed.join(", ")}. Withdraw those too (access "none") if they are the same person's.` : "";
 
-/** Why a change of a config by its owner may not land: it would remove or blank secret-looking entries the file holds
- *  now, which the model was never shown (`next`: the text it would hold, given the text now). The owner's only: a
- *  collaborator's change to a config that holds secrets is refused by the project whatever it writes, so that no answer
- *  tells a right guess from a wrong one (review 23). */
-async function secretsLost(store: WorkspaceStore, files: WorkspaceFiles, project: string, path: string, next: (now: string) => string): Promise<string | undefined> {
+/** Why a change of a config may not land: it holds secret-looking entries (or text that does not parse here), which no
+ *  model was shown, so no change of it is the model's, whatever it writes: the user changes it, in the file. Refused
+ *  whole, with nothing counted or named, so that no answer tells a right guess from a wrong one (reviews 23 and 42: a
+ *  write was refused only where it left out a secret comment line, so thousands of candidate lines a write found the
+ *  one it held; the same rule a collaborator meets, review 23). A config that is there and cannot be read is refused too. */
+async function secretsLost(files: WorkspaceFiles, path: string): Promise<string | undefined> {
   if (!isConfigShaped(path)) return undefined;
-  const info = await store.info(project);
-  if (!info.ok || info.value.access !== "owner") return undefined;
   const current = await files.read(path);
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
-  const change = secretChanges(path, now, next(now));
-  const lost = [...change.dropped, ...change.standIns];
-  // Counted, never named: a key can be the secret itself (review 22).
-  return lost.length ? `Written over ${path}, this would remove or blank ${lost.length === 1 ? "one of its secret-looking entries" : `${lost.length} of its secret-looking entries`}, which the file as served leaves out. Nothing was written. A config's secrets are the user's to change, in the file itself; change installer answers with ${TOOL.bmadProject} "config".` : undefined;
+  return sanitizeConfigText(path, now) === now ? undefined : `${path} holds secret-looking entries (or text that does not parse as its format), which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
@@ -311,7 +307,7 @@ export const bmadFilesTool = defineTool({
           // The owner's only: a collaborator's change to a config that holds secrets is refused by the project whatever it
           // writes, so that no answer tells a right guess from a wrong one (review 23: a reader guessed a secret key here).
           // An append that leaves the file unparseable drops them as surely (review 21).
-          const lost = await secretsLost(store, files, project, path, (now) => (args.action === "append" ? now + args.content : args.content!));
+          const lost = await secretsLost(files, path);
           if (lost) return fail(lost);
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
@@ -323,8 +319,7 @@ export const bmadFilesTool = defineTool({
           {
             // A version from before the user added a secret would remove it as a write would (review 37), where the file's
             // history is no store's to bring it back from (a project folder's: the bridge's week of copies is bounded).
-            const earlier = store.folder && isConfigShaped(path) ? await files.read(path, args.version) : undefined;
-            const lost = earlier?.ok ? await secretsLost(store, files, project, path, () => new TextDecoder().decode(earlier.value.data)) : undefined;
+            const lost = store.folder ? await secretsLost(files, path) : undefined;
             if (lost) return fail(lost);
           }
           return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f));
