@@ -185,7 +185,18 @@ const entries = (dir: string) => lines(join(dir, INDEX), ENTRY);
  *  the user's text look like the bridge's). */
 export async function noteWritten(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date()): Promise<void> {
   const s = createHash("sha256").update(bytes).digest("hex");
-  await appendFile(join(await folderOf(root), WRITTEN), `${JSON.stringify({ p: pathKey(rel), s, i: identity.slice(0, 120), at: now.toISOString() })}\n`, { mode: 0o600 });
+  const dir = await folderOf(root);
+  const line = `${JSON.stringify({ p: pathKey(rel), s, i: identity.slice(0, 120), at: now.toISOString() })}\n`;
+  // Under the index's lock, in the project's queue, as keeps are: a compaction rewrites the notes under that lock, and a
+  // note appended meanwhile was lost (review 44), its file's copy then counted as the user's.
+  await serially(dir, () => withFileLock(dir, INDEX, () => appendFile(join(dir, WRITTEN), line, { mode: 0o600 })));
+}
+
+/** Runs `work` after every keep and note of the project at `dir` this process started before it. */
+function serially<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  const done = (queues.get(dir) ?? Promise.resolve()).then(work, work);
+  queues.set(dir, done.catch(() => undefined));
+  return done;
 }
 
 /** The bridge's last note of a write to `rel` within `since`, found from the notes' end: only that line is parsed (a
@@ -267,9 +278,7 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
   }).catch((error: Error) => {
     throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): nothing was changed.`);
   });
-  const done = (queues.get(dir) ?? Promise.resolve()).then(run, run);
-  queues.set(dir, done.catch(() => undefined));
-  await done;
+  await serially(dir, run);
 }
 
 /** The bytes `entries` count in the budget, each entry whole (within). */

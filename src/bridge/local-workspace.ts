@@ -9,7 +9,7 @@ import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
-import { isConfigShaped } from "../core/catalog/config.js";
+import { holdsSecrets, isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
@@ -163,6 +163,10 @@ class LocalFiles implements WorkspaceFiles {
       (current, identity) => {
         const stale = this.stale(rel.value, current, identity, options.ifVersion);
         if (stale) return stale;
+        // Judged again here, under the file's lock, on what is replaced: a save of a secret meanwhile stands (review 44).
+        if (current && isConfigShaped(rel.value) && holdsSecrets(rel.value, new TextDecoder().decode(current))) {
+          return { ok: false, kind: "denied", error: `${rel.value} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
+        }
         const bytes = options.append && current ? appendBytes(current, data) : data;
         if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };

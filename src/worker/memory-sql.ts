@@ -125,8 +125,14 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
       for (const c of changed) {
         if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries, files.author?.(c.path) ?? null));
         else {
+          // A memory that stayed as it was keeps who wrote it; only what changed is the last writer's (review 45: the
+          // owner's one appended line made a writer's learnings read as the owner's).
+          const prior = new Map(sql.exec<{ id: string; text: string; author: string | null }>("SELECT id, text, author FROM memories WHERE source >= ? AND source < ?", `${c.path}:`, `${c.path};`).toArray().map((r) => [r.id, r]));
           forget(sql, c.path);
-          for (const e of c.parsed.entries) insert(sql, e, e.source ?? c.path, files.author?.(c.path) ?? null);
+          for (const e of c.parsed.entries) {
+            const was = prior.get(e.id);
+            insert(sql, e, e.source ?? c.path, was && was.text === e.text ? was.author : (files.author?.(c.path) ?? null));
+          }
           added.push(...c.parsed.entries);
         }
         sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
@@ -221,6 +227,18 @@ export function pendingFiles(storage: DurableObjectStorage, read: (path: string)
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
     return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map((r) => entry(r))]) };
   });
+}
+
+/** Indexes the structured file `path` as a person left it (`text`, by `author`), where it was not indexed so: called
+ *  before the server writes its merge of remembered memories over it, which names no person (review 45: a writer's
+ *  lines, merged so, read as no one's). Vectors follow at the next recall's indexing, which finds nothing changed. */
+export function indexAsWritten(storage: DurableObjectStorage, path: string, sha256: string, text: string, author: string): void {
+  const sql = storage.sql;
+  const known = sql.exec<{ sha256: string }>("SELECT sha256 FROM memory_files WHERE path = ?", path).toArray()[0]?.sha256;
+  if (known === sha256 || !structuredType(path)) return;
+  const parsed = parseMemoryLines(text, path);
+  restructure(sql, path, parsed.entries, author);
+  sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", path, sha256, JSON.stringify(parsed.warnings));
 }
 
 /** The memories of `type` remembered here are now in their file: the file's next indexing serves them. */

@@ -3,7 +3,7 @@
 // memory, and an if_version is against that file. The workspace object calls this behind its access check.
 import { STRUCTURED_DIR } from "../core/memory/files.js";
 import { checkWrite } from "../core/workspace/limits.js";
-import { pendingFiles, settlePending } from "./memory-sql.js";
+import { indexAsWritten, pendingFiles, settlePending } from "./memory-sql.js";
 import { sha256, type VersionedFiles } from "./workspace-versions.js";
 
 /** `path`: a file or folder asked about; only the structured files, their folder and its parents can show them. */
@@ -17,6 +17,9 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
     if (!checkWrite({ project, path: file.path, ...files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
     if ((!head && files.clash(file.path)) || files.room(project, data.byteLength, now)) continue;
     files.transaction(() => {
+      // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
+      const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
+      if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
       if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", "remember_structured", now);
       settlePending(storage, file.type);
     });

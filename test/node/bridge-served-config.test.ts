@@ -80,9 +80,22 @@ it("takes no change of a config that holds secrets, whatever it writes: no answe
     { action: "write", content: raw },
     { action: "append", content: "# noted\n" },
   ]) answers.push(text(await client.callTool({ name: "bmad-files", arguments: { path, ...args } })));
+  // Nor deleted (review 45: a delete, then a write, replaced it).
+  answers.push(text(await client.callTool({ name: "bmad-files", arguments: { path, action: "delete" } })));
   for (const answer of answers) expect(answer).toMatch(HELD);
   expect(new Set(answers).size).toBe(1);
   expect(readFileSync(join(dir, path), "utf8")).toBe(raw);
+});
+
+// Review 44: a count of tokens, or a comment that only names a secret, is no secret: such a config is the model's to change.
+it("takes changes of a config whose only secret-looking words are a token count or a comment's words, not a secret's value", async () => {
+  const path = "_bmad/custom/budget.toml";
+  writeFileSync(join(dir, path), '# refresh tokens expire after a day; the password policy is the team\'s\n[workflow]\nmax_tokens = 4000\n');
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: 'persistent_facts = ["Plan in slices."]\n' } })).isError).toBeFalsy();
+  expect(readFileSync(join(dir, path), "utf8")).toContain("Plan in slices.");
+  // A comment that holds a token's value is one.
+  writeFileSync(join(dir, path), "# was ghp_abcdefghijklmnopqrstuvwxyz0123456789\n[workflow]\nname = \"x\"\n");
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# more\n" } }))).toMatch(HELD);
 });
 
 // Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.

@@ -143,6 +143,12 @@ describe("on the Durable Object", () => {
     const named = await ada.files({ action: "write", project, path: routes, content: '[routes]\nother = "y"\n' });
     expect(named.text).toMatch(/holds secret-looking entries \(or text that does not parse as its format\), which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
     expect(named.text).not.toContain("Hunter2");
+    // Nor restored over (review 45: delete, write a guess, restore told a right guess by a restore that made no version).
+    const first = Number(/^v(\d+) /m.exec([...(await ada.files({ action: "history", project, path: toml })).text.matchAll(/^v\d+ .*$/gm)].map((m) => m[0]).at(-1)!)![1]);
+    for (const args of [{ action: "restore", version: first }]) {
+      expect((await ada.files({ project, path: toml, ...args })).text, JSON.stringify(args)).toMatch(/holds secret-looking entries \(or text that does not parse as its format\), which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+    }
+    expect(await versions2(toml)).toBe(tomlVersions);
     // Nor with them all kept, a rotated key too: refused alike, so that no answer tells a right guess from a wrong one
     // (review 42). Into a config with none, a write lands.
     expect((await ada.files({ action: "write", project, path: toml, content: '[core]\nuser_name = "Ada L."\napi_key = "sk-live-rotatedrotated1234"\n[db]\npassword = "hunter3"\n' })).text).toMatch(/holds secret-looking entries \(or text that does not parse as its format\), which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);

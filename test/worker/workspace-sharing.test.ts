@@ -173,6 +173,26 @@ describe("sharing", () => {
     const hand = recalled.split("\n").find((l) => l.includes("Hand-planted"));
     expect(hand, recalled).toBeDefined();
     expect(hand, hand).toContain(by);
+    // Lines a writer put in a structured file, then merged with a remembered memory by the server (which names no one),
+    // are still theirs (review 45).
+    const decisions = "_bmad/_memory/structured/decisions.jsonl";
+    const current = (await writer.files({ action: "read", project, path: decisions })).text;
+    const merged = "Merge-planted: mallory gets write access.";
+    const mergedLine = JSON.stringify({ id: await memoryId("decisions", "architect", merged), type: "decisions", agent: "architect", text: merged, tags: [], created_at: "2026-11-28T00:00:00.000Z" });
+    expect((await writer.files({ action: "write", project, path: decisions, content: `${current.slice(current.indexOf("{"))}${mergedLine}\n` })).isError).toBe(false);
+    expect(await writerMemory(TOOL.rememberStructured, { type: "decisions", agent: "architect", text: "Another of the writer's." })).toMatch(/^Remembered as/);
+    expect((await writer.files({ action: "read", project, path: decisions })).text).toContain("Merge-planted");
+    const afterMerge = (await ownerMemory(TOOL.recallStructured, { query: "mallory write access" })).split("\n").find((l) => l.includes("Merge-planted"));
+    expect(afterMerge, afterMerge).toContain(by);
+    // A writer's line in a hand-edited memory file stays theirs when the owner adds one (review 45).
+    const handFile = "_bmad/_memory/agent-learnings/dev.md";
+    expect((await writer.files({ action: "write", project, path: handFile, content: "# dev\n\n- Hand learning: cache the tokens forever.\n" })).isError).toBe(false);
+    const handRecall = await ownerMemory(TOOL.recallStructured, { query: "cache tokens forever" });
+    expect(handRecall.split("\n").find((l) => l.includes("Hand learning")), handRecall).toContain(by);
+    expect((await owner.files({ action: "append", project, path: handFile, content: "- The owner's learning: rotate keys.\n" })).isError).toBe(false);
+    const handLines = (await ownerMemory(TOOL.recallStructured, { query: "cache tokens forever rotate keys" })).split("\n");
+    expect(handLines.find((l) => l.includes("Hand learning"))).toContain(by);
+    expect(handLines.find((l) => l.includes("owner's learning"))).not.toContain("not you");
     // The project's context names the writer's decision and the context file they wrote (review 43).
     expect((await writer.files({ action: "write", project, path: "_bmad/_memory/shared-context.md", content: "## Decisions\nSkip the security review.\n" })).isError).toBe(false);
     const context = JSON.parse(await ownerMemory(TOOL.getProjectContext, {})) as { remembered_decisions: Array<{ text: string; by?: string }>; last_changed_by_others?: Record<string, string> };
@@ -269,7 +289,9 @@ describe("sharing", () => {
     const path = "_bmad/custom/restore.toml";
     await owner.files({ action: "write", project, path, content: '[core]\nuser_name = "Ada"\n' });
     await owner.files({ action: "write", project, path, content: '[core]\nuser_name = "Ada"\napi_key = "sk-live-abcdefghijklmnop1234"\n' });
-    await owner.files({ action: "restore", project, path, version: 1 });
+    // The owner takes the secret out (a delete, then the version without it: a restore over it is refused, review 45).
+    await owner.files({ action: "delete", project, path });
+    expect((await owner.files({ action: "restore", project, path, version: 1 })).isError).toBe(false);
     const refused = await writer.files({ action: "restore", project, path, version: 2 });
     expect(refused.text).toMatch(/^_bmad\/custom\/restore\.toml holds secret-looking entries that only the owner of .* is shown, so only they change it\. Nothing was written/);
     expect((await owner.files({ action: "read", project, path })).text).not.toContain("api_key");

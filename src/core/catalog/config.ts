@@ -71,8 +71,19 @@ export function isSecretValue(value: unknown): boolean {
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
-  // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21).
-  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase())) || isSecretValue(key) || isSecretValue(value);
+  // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21). A count of tokens is none (`max_tokens = 4000`).
+  const counted = typeof value === "number" && /tokens?/i.test(key);
+  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && !counted) || isSecretValue(key) || isSecretValue(value);
+}
+
+/** Whether a config holds what no model may change (bmad-files): a secret-looking entry, a comment holding a
+ *  secret-looking value, or text that does not parse as its format. A comment that only names a secret ("refresh tokens
+ *  expire") is served dropped, but blocks no change: a write's answer never depends on it (review 44: such comments
+ *  blocked every change of a customization). */
+export function holdsSecrets(path: string, text: string): boolean {
+  const parsed = parseConfig(path, text);
+  if ("error" in parsed) return true;
+  return hasSecretKey(parsed.data) || text.split("\n").some((line) => line.includes("#") && isSecretValue(line));
 }
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
+import { holdsSecrets, isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -167,7 +167,7 @@ async function secretsLost(files: WorkspaceFiles, path: string): Promise<string 
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
-  return sanitizeConfigText(path, now) === now ? undefined : `${path} holds secret-looking entries (or text that does not parse as its format), which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
+  return !holdsSecrets(path, now) ? undefined : `${path} holds secret-looking entries (or text that does not parse as its format), which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
@@ -317,14 +317,19 @@ export const bmadFilesTool = defineTool({
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
           {
-            // A version from before the user added a secret would remove it as a write would (review 37), where the file's
-            // history is no store's to bring it back from (a project folder's: the bridge's week of copies is bounded).
-            const lost = store.folder ? await secretsLost(files, path) : undefined;
+            // Every change of a config that holds secrets is refused alike, on both doors (review 45: a delete, a write
+            // and a restore replaced one, and on the remote a restore that made no new version told a right guess).
+            const lost = await secretsLost(files, path);
             if (lost) return fail(lost);
           }
           return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f));
-        case "delete":
+        case "delete": {
+          // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
+          // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
+          const lost = store.folder ? await secretsLost(files, path) : undefined;
+          if (lost) return fail(lost);
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
+        }
         case "history":
           return result(await files.history(path), (all) => {
             const versions = all.slice(0, MAX_LINES).map((v) => servedVersion(path, v));
