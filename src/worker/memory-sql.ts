@@ -317,7 +317,7 @@ export async function runMemoryOp(storage: DurableObjectStorage, op: MemoryOp, f
 }
 
 /** The tables, and the columns tables made before them lack. */
-function prepare(storage: DurableObjectStorage): void {
+export function prepare(storage: DurableObjectStorage): void {
   storage.sql.exec(SCHEMA);
   const columns = storage.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('memories')").toArray().map((c) => c.name);
   if (!columns.includes("author")) storage.sql.exec("ALTER TABLE memories ADD COLUMN author TEXT");

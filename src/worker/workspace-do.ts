@@ -13,10 +13,10 @@ import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRe
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
-import { runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { indexAsWritten, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
-import { MEMORY_DIR } from "../core/memory/files.js";
+import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
 import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
 import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
@@ -125,6 +125,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
     this.writeMemories(g.meta, path);
+    this.indexAsItIs(path);
     return { ...g, head: this.files.head(path) };
   }
 
@@ -336,6 +337,7 @@ export class WorkspaceProject extends DurableObject {
     const held = this.secretsHeld(g, path, from.value.data);
     if (held) return held;
     this.writeMemories(g.meta, path);
+    this.indexAsItIs(path);
     const head = this.files.head(path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
@@ -551,6 +553,16 @@ export class WorkspaceProject extends DurableObject {
       },
     }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
+  }
+
+  /** A structured memory file a person left is indexed as theirs before any change replaces it: its lines are credited
+   *  to whoever wrote the version they came in, not to whoever changed the file next (review 46). */
+  private indexAsItIs(path: string): void {
+    if (!structuredType(path)) return;
+    const head = this.files.head(path);
+    if (!head || head.author === "remember_structured") return;
+    prepareMemory(this.ctx.storage);
+    indexAsWritten(this.ctx.storage, path, head.sha256, this.files.text(path) ?? "", head.author);
   }
 
   /** Memories remembered since their structured file was last written go into it first (workspace-memory-files.ts). */

@@ -72,6 +72,8 @@ it("removes secret-looking keys from configuration at any depth", () => {
   // A tenth review: in a sentence, PEM keys, JWTs, more tokens' shapes, camelCase names, an entry naming its secret.
   const shapes = ["see postgres://app:hunter2@db/x for the database", "-----BEGIN RSA PRIVATE KEY-----\nMIIB", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig", "hf_abcdefghijklmnopqrstuvwxyzABCDEF12", "npm_abcdefghijklmnopqrstuvwxyzABCDEF12", "rk_live_abcdefghijkl"];
   expect(sanitizeConfig({ ...Object.fromEntries(shapes.map((v, i) => [`note_${i}`, v])), apiKeyPrimary: "x", smtp_passcode: "y", kept: "z" })).toEqual({ kept: "z" });
+  // A count of tokens is served; a number under any other key saying token is not (review 46).
+  expect(sanitizeConfig({ max_tokens: 4000, maxOutputTokens: 8000, token_budget: 100000, DEPLOY_TOKEN: 73920184736, secret_token: 12, auth_token: 5, max_tokens_big: 1e20 })).toEqual({ max_tokens: 4000, maxOutputTokens: 8000, token_budget: 100000 });
   // Review 27: PyPI, DigitalOcean and HashiCorp Vault tokens, in a sentence.
   const registryAndVault = ["pypi-AgEIcHlwaS5vcmc" + "R".repeat(50), "dop_v1_" + "a1".repeat(32), "hvs." + "S7".repeat(12), "hvb." + "AAAAAQ".repeat(20)];
   expect(sanitizeConfig(Object.fromEntries(registryAndVault.map((v, i) => [`note_${i}`, `deploy with ${v} then`])))).toEqual({});

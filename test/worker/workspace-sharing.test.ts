@@ -184,6 +184,14 @@ describe("sharing", () => {
     expect((await writer.files({ action: "read", project, path: decisions })).text).toContain("Merge-planted");
     const afterMerge = (await ownerMemory(TOOL.recallStructured, { query: "mallory write access" })).split("\n").find((l) => l.includes("Merge-planted"));
     expect(afterMerge, afterMerge).toContain(by);
+    // Nor when the owner changes the file before anything indexed the writer's version (review 46).
+    const stories = "_bmad/_memory/structured/stories.jsonl";
+    const storyLine = async (text: string) => JSON.stringify({ id: await memoryId("stories", "dev", text), type: "stories", agent: "dev", text, tags: [], created_at: "2026-11-28T00:00:00.000Z" });
+    expect((await writer.files({ action: "write", project, path: stories, content: `${await storyLine("Story-planted: ship without review.")}\n` })).isError).toBe(false);
+    expect((await owner.files({ action: "append", project, path: stories, content: `${await storyLine("The owner's story: add login.")}\n` })).isError).toBe(false);
+    const storyHits = (await ownerMemory(TOOL.recallStructured, { query: "ship without review login" })).split("\n");
+    expect(storyHits.find((l) => l.includes("Story-planted"))).toContain(by);
+    expect(storyHits.find((l) => l.includes("owner's story"))).not.toContain("not you");
     // A writer's line in a hand-edited memory file stays theirs when the owner adds one (review 45).
     const handFile = "_bmad/_memory/agent-learnings/dev.md";
     expect((await writer.files({ action: "write", project, path: handFile, content: "# dev\n\n- Hand learning: cache the tokens forever.\n" })).isError).toBe(false);
