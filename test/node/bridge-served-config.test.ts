@@ -63,7 +63,7 @@ it("serves every config-shaped project file without its secrets", async () => {
   }
 });
 
-const HELD = /holds secret-looking entries \(or text that does not parse as its format\), which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./;
+const HELD = /holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./;
 
 // Reviews 19 and 42: the served text, edited, was written over the owner's keys; then a write refused only where it left
 // out a secret line found that line among thousands of candidates a write carried. No change of such a config is the

@@ -80,13 +80,15 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && !counted) || isSecretValue(key) || isSecretValue(value);
 }
 
-/** Whether a config holds what no model may change (bmad-files): a secret-looking entry, a comment holding a
- *  secret-looking value, or text that does not parse as its format. A comment that only names a secret ("refresh tokens
- *  expire") is served dropped, but blocks no change: a write's answer never depends on it (review 44: such comments
- *  blocked every change of a customization). */
+/** Whether a config holds what no model may change (bmad-files): a secret-looking entry, or a line (a comment, text
+ *  that does not parse) holding a secret-looking value. A comment that only names a secret ("refresh tokens expire") is
+ *  served dropped, but blocks no change (review 44: such comments blocked every change of a customization); nor does
+ *  text that does not parse and holds no such value (the model's own broken YAML is its to fix): a write's answer
+ *  never depends on what it was not shown. */
 export function holdsSecrets(path: string, text: string): boolean {
   const parsed = parseConfig(path, text);
-  if ("error" in parsed) return true;
+  // Parsed, its entries are judged as served, and its comments by what they hold; not parsed, every line is.
+  if ("error" in parsed) return text.split("\n").some((line) => isSecretValue(line));
   return hasSecretKey(parsed.data) || text.split("\n").some((line) => line.includes("#") && isSecretValue(line));
 }
 

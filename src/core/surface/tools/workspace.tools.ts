@@ -167,7 +167,7 @@ async function secretsLost(files: WorkspaceFiles, path: string): Promise<string 
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
-  return !holdsSecrets(path, now) ? undefined : `${path} holds secret-looking entries (or text that does not parse as its format), which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
+  return !holdsSecrets(path, now) ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
