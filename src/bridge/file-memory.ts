@@ -4,8 +4,6 @@
 // Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
 import { realpathSync } from "node:fs";
-import { stat } from "node:fs/promises";
-import { join } from "node:path";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
@@ -13,7 +11,7 @@ import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesO
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
 import { fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConfinedText, writeConfined } from "./confined-fs.js";
-import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
+import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { withFileLock } from "./file-lock.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 
@@ -152,13 +150,10 @@ export class FileMemory implements ProjectMemory {
   }
 
   /** Keeps what the file holds before `text` replaces it (kept-versions.ts): why not, if the change must not go ahead. */
-  private async replacing(rel: string, text: string): Promise<string | undefined> {
+  private async replacing(rel: string, text: Uint8Array): Promise<string | undefined> {
     const now = await readConfined(this.root, rel, { maxBytes: MAX_READ_BYTES });
     if (!now.ok) return now.code === "missing" ? undefined : `Cannot write ${rel}: ${now.error}`;
-    if (Buffer.from(now.bytes).equals(Buffer.from(text))) return undefined;
-    const info = await stat(join(this.root, rel), { bigint: true }).catch(() => undefined);
-    if (!info) return undefined;
-    return keep(this.root, rel, now.bytes, fileIdentity(info)).then(() => undefined, (error: Error) => `Cannot write ${rel}: ${error.message}`);
+    return keepReplaced(this.root, rel, now.bytes, text).then(() => undefined, (error: Error) => `Cannot write ${rel}: ${error.message}`);
   }
 
   remember(memory: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
@@ -182,12 +177,12 @@ export class FileMemory implements ProjectMemory {
       const text = memoryLines(memories.values()) + (file.broken ?? []).map((l) => `${l}\n`).join("");
       if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
       // What the write replaces is kept a week, and the write noted, as every change the bridge makes (review 41).
-      const replaced = await this.replacing(rel, text);
+      const bytes = new TextEncoder().encode(text);
+      const replaced = await this.replacing(rel, bytes);
       if (replaced) return { ok: false, error: replaced };
       const written = await writeConfined(this.root, rel, text, { unchanged });
       if (!written.ok) return { ok: false, error: written.error };
-      const info = await stat(join(this.root, rel), { bigint: true }).catch(() => undefined);
-      if (info) await noteWritten(this.root, rel, new TextEncoder().encode(text), fileIdentity(info)).catch(() => undefined);
+      await noteWrite(this.root, rel, bytes);
       // Our own write: update what is loaded rather than reading everything again. Its stamp only once the file is seen
       // to hold what was written: a save that landed just after the rename is read next time, never written over (review 19).
       const entry = entryOf(stored);

@@ -36,7 +36,7 @@ const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxFileBytes: 10
  *  first, oldest first, then its first copies, largest first: one file churned cannot push out another's (reviews 36
  *  and 37), nor the model's writes the user's (review 39). Past the budget with none of those left, what is over stays
  *  over: the caller refuses the change (keep). */
-function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
+function within(all: KeptEntry[], limits: KeptLimits): { kept: KeptEntry[]; fits: boolean } {
   const byPath = new Map<string, KeptEntry[]>();
   for (const e of all) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   const firsts = new Set([...byPath.values()].map((list) => list[0]!));
@@ -64,7 +64,7 @@ function within(all: KeptEntry[], limits: KeptLimits): KeptEntry[] {
     count -= 1;
     bytes -= e.size;
   }
-  return all.filter((e) => !dropped.has(e));
+  return { kept: all.filter((e) => !dropped.has(e)), fits: count <= limits.maxEntries && bytes <= limits.maxBytes };
 }
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
@@ -165,7 +165,10 @@ export async function sweepIdle(current: string, now = Date.now()): Promise<void
 
 /** A JSON-lines file's rows of `schema`; a line that is not one (cut short by a killed bridge) is skipped. */
 async function lines<T>(file: string, schema: z.ZodType<T>): Promise<T[]> {
-  const text = await readFile(file, "utf8").catch(() => "");
+  return rows(await readFile(file, "utf8").catch(() => ""), schema);
+}
+
+function rows<T>(text: string, schema: z.ZodType<T>): T[] {
   return text.split("\n").flatMap((line) => {
     if (!line) return [];
     try {
@@ -192,6 +195,22 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
   await serially(dir, () => withFileLock(dir, INDEX, () => appendFile(join(dir, WRITTEN), line, { mode: 0o600 })));
 }
 
+/** Keeps what `rel` holds (`current`) before `next` replaces it (null: removes it), as the file it is now; nothing where
+ *  nothing is there or nothing changes. Throws NotKept: the change must not go ahead. */
+export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
+  if (!current || (next && sameBytes(current, next))) return;
+  await keep(root, rel, current, fileIdentity(await stat(join(root, rel), { bigint: true })));
+}
+
+/** Notes the bridge's write of `data` to `rel` (noteWritten), as the file now there. A note that fails costs only this:
+ *  the file's later copy counts as the user's. */
+export async function noteWrite(root: string, rel: string, data: Uint8Array): Promise<void> {
+  const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
+  if (info) await noteWritten(root, rel, data, fileIdentity(info)).catch(() => undefined);
+}
+
+export const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
+
 /** Runs `work` after every keep and note of the project at `dir` this process started before it. */
 function serially<T>(dir: string, work: () => Promise<T>): Promise<T> {
   const done = (queues.get(dir) ?? Promise.resolve()).then(work, work);
@@ -208,7 +227,7 @@ async function lastWritten(dir: string, rel: string, since: number): Promise<z.i
   const all = text.split("\n").filter(Boolean);
   if (text.length > COMPACT_BYTES) {
     const last = new Map<string, z.infer<typeof WROTE>>();
-    for (const row of await lines(file, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.p), last.set(row.p, row);
+    for (const row of rows(text, WROTE)) if (Date.parse(row.at) >= since) last.delete(row.p), last.set(row.p, row);
     await writePrivate(file, [...last.values()].map((r) => `${JSON.stringify(r)}\n`).join(""));
   }
   // noteWritten writes the path's digest first: a line of another path is told by its start.
@@ -259,9 +278,8 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     // An entry the index would not read back (a path past its bound) would lose its copy at the next keep (review 41).
     if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: nothing was changed.`);
-    const kept = within([...live, entry], limits);
-    const fits = kept.includes(entry) && kept.length <= limits.maxEntries && storedBytes(kept) <= limits.maxBytes;
-    if (!fits) {
+    const { kept, fits } = within([...live, entry], limits);
+    if (!fits || !kept.includes(entry)) {
       if (mine) return;
       throw new NotKept(`the bridge keeps a week of what changes replace (${limits.maxEntries} copies, ${Math.round(limits.maxBytes / 1024 / 1024)} MiB), and what this one would replace no longer fits beside the copies of other work it holds: nothing was changed. Commit the project to git, then the user can remove ${dir} to start afresh.`);
     }
@@ -281,10 +299,6 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
   await serially(dir, run);
 }
 
-/** The bytes `entries` count in the budget, each entry whole (within). */
-function storedBytes(entries: KeptEntry[]): number {
-  return entries.reduce((sum, e) => sum + e.size, 0);
-}
 
 /** What the bridge kept of `rel`, newest first. */
 export async function keptOf(root: string, rel: string, now = new Date(), limits = LIMITS): Promise<KeptEntry[]> {

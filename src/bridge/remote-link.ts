@@ -26,7 +26,7 @@ export class RemoteLink {
   /** The one browser sign-in being waited for (the callback answers one waiter). */
   private signingIn?: Promise<void>;
   private reason = "not connected yet";
-  /** A second client that declares the user can be asked, for calls from a client that can (asksFor). */
+  /** A second client that declares the user can be asked, for calls from a client that can (current). */
   private asking?: Promise<Client>;
 
   constructor(
@@ -36,6 +36,11 @@ export class RemoteLink {
     private readonly log: (m: string) => void,
   ) {}
 
+  /** A transport to the remote, signing in with the saved credentials. */
+  private transport(): StreamableHTTPClientTransport {
+    return new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
+  }
+
   /** A connected client, or why there is none; waits briefly, never for the user. `asks`: for a call from a client
    *  that can ask its user, one that says so to the remote (signed in as the other, once that is). */
   async current(asks = false): Promise<Link> {
@@ -43,7 +48,7 @@ export class RemoteLink {
     if (!asks || !plain.ok) return plain;
     this.asking ??= (async () => {
       const client = bridgeClient(true);
-      await client.connect(new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() }));
+      await client.connect(this.transport());
       return client;
     })();
     try {
@@ -89,7 +94,7 @@ export class RemoteLink {
 
   private async connect(): Promise<void> {
     const attempt = async () => {
-      const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
+      const transport = this.transport();
       const client = bridgeClient(false);
       await client.connect(transport);
       return client;
@@ -114,7 +119,7 @@ export class RemoteLink {
   private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
     const params = this.provider.checkCallback(await this.callback.next());
-    const transport = new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
+    const transport = this.transport();
     await transport.finishAuth(params);
     this.log(`signed in to ${this.url.href}`);
   }

@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { fileIdentity, keep, noteWritten } from "./kept-versions.js";
+import { keepReplaced, noteWrite, sameBytes } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -25,8 +25,6 @@ function asError(failure: ConfinedFailure): Error {
   // The ported scripts' callers match "outside the allowed roots" (as for paths refused before any read).
   return refusal(failure.code === "outside" ? `outside the allowed roots: ${failure.error}` : failure.error, code);
 }
-
-const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(b);
 
 function refusal(message: string, code?: string): Error {
   return Object.assign(new Error(message), code ? { code } : {});
@@ -163,17 +161,9 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** What a change replaces or removes is kept a week (kept-versions.ts): a model's change can be undone with its own
    *  tools. A change whose copy cannot be kept is refused (NotKept), before anything is changed. */
   private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
-    if (!current || (next && sameBytes(current, next))) return;
-    const info = await stat(join(root, rel), { bigint: true });
-    await keep(root, rel, current, fileIdentity(info)).catch((error: Error) => {
+    await keepReplaced(root, rel, current, next).catch((error: Error) => {
       throw refusal(error.message, "EAGAIN");
     });
-  }
-
-  /** Notes what the bridge put at `rel` (kept-versions.ts noteWritten), as the file it now is. */
-  private async noteWrite(root: string, rel: string, data: Uint8Array): Promise<void> {
-    const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
-    if (info) await noteWritten(root, rel, data, fileIdentity(info)).catch(() => undefined);
   }
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
@@ -190,7 +180,7 @@ export class NodeRuntimeFs implements RuntimeFs {
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
-      if (next && !(current && sameBytes(current, next))) await this.noteWrite(root, rel, next);
+      if (next && !(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     });
   }
 
@@ -200,7 +190,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);
-      for (const [name, data] of files) await this.noteWrite(root, rel ? `${rel}/${name}` : name, data);
+      for (const [name, data] of files) await noteWrite(root, rel ? `${rel}/${name}` : name, data);
     });
   }
 

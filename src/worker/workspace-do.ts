@@ -492,9 +492,10 @@ export class WorkspaceProject extends DurableObject {
     // Each answer is the last setter's: one a collaborator set stays theirs when the owner changes another (review 40:
     // the owner's change of user_name rewrote the config as theirs, and the collaborator's value went unnamed).
     const before = flatAnswers(JSON.parse(g.meta.answers) as InstallerAnswers);
+    const after = flatAnswers(answers);
     const authors = new Map(Object.entries(answerAuthors(g.meta)));
-    for (const [key, value] of flatAnswers(answers)) if (before.get(key) !== value) authors.set(key, caller.label);
-    for (const key of authors.keys()) if (!flatAnswers(answers).has(key)) authors.delete(key);
+    for (const [key, value] of after) if (before.get(key) !== value) authors.set(key, caller.label);
+    for (const key of authors.keys()) if (!after.has(key)) authors.delete(key);
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
