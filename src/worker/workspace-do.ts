@@ -24,6 +24,7 @@ import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
+import { othersNote, type ByOthers, type Person } from "../core/workspace/line-authors.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -172,7 +173,7 @@ export class WorkspaceProject extends DurableObject {
         "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes, time_zone) VALUES (1, ?, ?, ?, ?, ?, 0, ?)",
         caller.id, caller.label, name, now, JSON.stringify(answers), timeZone ?? null,
       );
-      for (const f of files) this.files.commit(f.path, f.data, "create", caller.label, now);
+      for (const f of files) this.files.commit(f.path, f.data, "create", personOf(caller), now);
     });
     return this.info(caller);
   }
@@ -208,9 +209,19 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     if (version === undefined) {
       const head = this.files.head(path);
-      return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version) } } : this.files.noFile(g.meta.name, path);
+      return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version), ...this.othersIn(path, caller, g.access) } } : this.files.noFile(g.meta.name, path);
     }
-    return this.files.version(g.meta.name, path, version);
+    const old = this.files.version(g.meta.name, path, version);
+    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version) } } : old;
+  }
+
+  /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). A config's
+   *  line numbers are left out for collaborators: served without its secret-looking lines, its numbers would count
+   *  them (review 25). */
+  private othersIn(path: string, caller: Caller, access: Access, version?: number): { others?: ByOthers } {
+    const others = this.files.byOthers(path, personOf(caller), version);
+    if (!others.length) return {};
+    return { others: access !== "owner" && isConfigShaped(path) ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others };
   }
 
   /** The first or last bytes of each file (WorkspaceFiles.peek), at most PEEK_FILES of them; missing ones left out. */
@@ -252,8 +263,8 @@ export class WorkspaceProject extends DurableObject {
     // Who else last changed each: a collaborator's customization is rendered as theirs (review 38), so the stamp a
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
     const others = paths.map((path, i) => {
-      const author = versions[i] ? this.files.head(path)?.author : undefined;
-      return author && author !== caller.label ? author : null;
+      const by = versions[i] ? this.othersIn(path, caller, g.access).others : undefined;
+      return by ? othersNote(by) : null;
     });
     named.push(others);
     // Installer answers someone else last set, rendered into the skill as config values.
@@ -280,7 +291,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
-    const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", caller.label, now));
+    const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now));
     return { ok: true, value: entry };
   }
 
@@ -302,7 +313,7 @@ export class WorkspaceProject extends DurableObject {
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
     if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
-    this.files.transaction(() => this.files.commit(path, data, "write", caller.label, now));
+    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now));
     return { ok: true, value: { entries: edited.entries } };
   }
 
@@ -323,7 +334,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
-    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", caller.label, now)));
+    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now)));
     return { ok: true, value: { files: files.length } };
   }
 
@@ -349,7 +360,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
-    return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", caller.label, now, version)) };
+    return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, version)) };
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
@@ -361,7 +372,7 @@ export class WorkspaceProject extends DurableObject {
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
-    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", caller.label, now));
+    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
     return { ok: true, value: { path, version: entry.version } };
   }
 
@@ -499,7 +510,7 @@ export class WorkspaceProject extends DurableObject {
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
-      for (const f of changed) this.files.commit(f.path, f.data, "config", caller.label, now);
+      for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now);
     });
     return { ok: true, value: { changed: changed.map((f) => f.path) } };
   }
@@ -598,6 +609,9 @@ export class WorkspaceProject extends DurableObject {
     return this.info(caller);
   }
 }
+
+/** The caller as versions name authors: by user id, since two sign-ins can share a label (review 43 N5). */
+const personOf = (caller: Caller): Person => ({ id: caller.id, label: caller.label });
 
 /** Installer answers as `module.key` -> value. */
 function flatAnswers(answers: InstallerAnswers): Map<string, string> {

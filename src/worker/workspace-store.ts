@@ -325,7 +325,6 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const now = () => this.now();
     return {
       project,
-      self: c.label,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),

@@ -10,6 +10,8 @@ import { MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
+import * as z from "zod";
+import { allBy, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -48,16 +50,22 @@ export class VersionedFiles {
   createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, version INTEGER NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL,
-        updated_at TEXT NOT NULL, author TEXT NOT NULL);
+        updated_at TEXT NOT NULL, author TEXT NOT NULL, author_id TEXT, lines TEXT);
       CREATE TABLE IF NOT EXISTS versions (path TEXT NOT NULL, version INTEGER NOT NULL, op TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT,
-        author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, purged_at TEXT, PRIMARY KEY (path, version));
+        author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, purged_at TEXT,
+        author_id TEXT, lines TEXT, PRIMARY KEY (path, version));
     `);
   }
 
-  /** Tables from before purges could be undone. */
+  /** Tables from before purges could be undone, and before versions kept who wrote each line (`lines`: null when
+   *  the version's author wrote all of it) and by user id (`author_id`: labels can be shared; null before). */
   migrate(): void {
-    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('versions')").toArray().map((c) => c.name);
-    if (!columns.includes("purged_at")) this.sql.exec("ALTER TABLE versions ADD COLUMN purged_at TEXT");
+    for (const table of ["versions", "files"]) {
+      const columns = this.sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((c) => c.name);
+      if (table === "versions" && !columns.includes("purged_at")) this.sql.exec("ALTER TABLE versions ADD COLUMN purged_at TEXT");
+      if (!columns.includes("author_id")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN author_id TEXT`);
+      if (!columns.includes("lines")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN lines TEXT`);
+    }
   }
 
   /** Forgets what it read (the project was deleted). */
@@ -240,21 +248,52 @@ export class VersionedFiles {
     return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
   }
 
-  /** Stores one new version and makes it the file's head (inside the caller's transaction). */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, author: string, at: string, restoredFrom?: number): FileEntry {
+  /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
+   *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number): FileEntry {
     const version = this.lastVersion(path) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
+    const lines = data ? this.linesAfter(path, data, by, restoredFrom) : null;
+    const author = by.label;
+    const authorId = by.id ?? null;
     this.sql.exec(
-      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      path, version, op, size, sha, author, at, restoredFrom ?? null, data ? buffer(data) : null,
+      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      path, version, op, size, sha, author, at, restoredFrom ?? null, data ? buffer(data) : null, authorId, lines,
     );
-    if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author);
+    if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author, authorId, lines);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
     this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
     this.prune(at);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
+  }
+
+  /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
+   *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
+  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number): string | null {
+    const row = restoredFrom === undefined
+      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
+      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, restoredFrom).toArray()[0];
+    if (!row) return null;
+    const was = authorsOf(row);
+    if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
+    if (!was && samePerson(personOf(row), by)) return null;
+    const before = decode(this.content(path, row.version));
+    const after = carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by);
+    const sole = after.runs.length ? soleAuthor(after) : by;
+    return sole && samePerson(sole, by) ? null : JSON.stringify(after);
+  }
+
+  /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in. */
+  byOthers(path: string, reader: Person, version?: number): ByOthers {
+    const row = version === undefined
+      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
+      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+    if (!row) return [];
+    const lines = authorsOf(row);
+    if (lines) return byOthers(lines, reader);
+    return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 
   /** Past the history cap, the oldest earlier versions replaced longer ago than the retention lose their content;
@@ -275,6 +314,24 @@ export class VersionedFiles {
     }
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
   }
+}
+
+type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null };
+
+const LINE_AUTHORS = z.object({
+  people: z.array(z.object({ id: z.string().optional(), label: z.string() })),
+  runs: z.array(z.tuple([z.number().int().positive(), z.array(z.number().int().nonnegative())])),
+});
+
+const personOf = (row: AuthorsRow): Person => (row.author_id ? { id: row.author_id, label: row.author } : { label: row.author });
+const decode = (data: Uint8Array) => new TextDecoder().decode(data);
+
+/** A version's stored line authors (undefined: its author wrote every line, or the row does not parse). */
+function authorsOf(row: AuthorsRow): LineAuthors | undefined {
+  if (!row.lines) return undefined;
+  const parsed = LINE_AUTHORS.safeParse(JSON.parse(row.lines));
+  if (!parsed.success || parsed.data.runs.some(([, who]) => who.some((i) => i >= parsed.data.people.length))) return undefined;
+  return parsed.data;
 }
 
 /** A file and a folder of the same name among paths written together. */

@@ -6,6 +6,7 @@ import type { ContextSection } from "../surface/deps.js";
 import { TOOL } from "../surface/names.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import { lines } from "../lines.js";
+import { othersNote } from "../workspace/line-authors.js";
 import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
 import type { Result } from "../result.js";
@@ -13,12 +14,12 @@ import type { Result } from "../result.js";
 /** A memory file's text; `missing` when it is not there (anything else is a warning naming the problem). */
 export type ContextRead = Result<{ text: string; by?: string }, { missing: boolean }>;
 
-/** A workspace's files as the context reads them (the caller checked the workspace is there); `by`: another member, who
- *  last changed it. */
+/** A workspace's files as the context reads them (the caller checked the workspace is there); `by`: the other members
+ *  who wrote lines of it, and which. */
 export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise<ContextRead> {
   return async (rel) => {
     const read = await files.read(rel);
-    const by = read.ok && files.self !== undefined && read.value.author !== files.self ? read.value.author : undefined;
+    const by = read.ok && read.value.others?.length ? othersNote(read.value.others) : undefined;
     if (read.ok) return { ok: true, text: new TextDecoder().decode(read.value.data), ...(by ? { by } : {}) };
     return { ok: false, missing: read.kind === "not_found", error: read.error };
   };

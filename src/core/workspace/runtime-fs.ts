@@ -4,6 +4,7 @@
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs.js";
 import { checkWorkspacePath } from "./paths.js";
+import { othersNote } from "./line-authors.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
 
 /** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
@@ -24,7 +25,7 @@ export interface Stamped {
 
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
-/** `byOthers`: each file read that another member last changed (project path -> who), filled as files are read, so that
+/** `byOthers`: each file read that holds lines another member wrote (project path -> who, and which lines), filled as files are read, so that
  *  an answer names whose files it used however a script came to read them (review 43). */
 export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, string>()): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
@@ -76,7 +77,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   const readOne = (rel: string): Promise<WsResult<Uint8Array | null>> => {
     const one = async () => {
       const out = await files.read(rel);
-      if (out.ok && files.self !== undefined && out.value.author !== files.self) byOthers.set(rel, out.value.author);
+      if (out.ok && out.value.others?.length) byOthers.set(rel, othersNote(out.value.others));
       return out.ok ? { ok: true as const, value: out.value.data } : out.kind === "not_found" ? { ok: true as const, value: null } : out;
     };
     if (!files.readMany) return one();

@@ -6,6 +6,7 @@ import type { ProjectMemory } from "../memory/store.js";
 import type { InstallerAnswers } from "./installer.js";
 import type { Failure, Result } from "../result.js";
 import type { TextEdit, TextEdited } from "../runtime/fs.js";
+import type { ByOthers } from "./line-authors.js";
 
 export type Access = "owner" | "write" | "read";
 export type ShareAccess = "read" | "write" | "none";
@@ -57,6 +58,8 @@ export type Listing = WsResult<ListedFile[]> & { cut?: string };
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;
+  /** Its lines someone other than the reader wrote or had a hand in (a shared workspace's; none: the reader's own). */
+  others?: ByOthers;
 }
 
 export type VersionOp = "create" | "write" | "append" | "restore" | "delete" | "config";
@@ -84,8 +87,8 @@ export interface ManyRead {
   versions: number[];
   /** The project's time zone (null: none set), which the scripts that write a time need. */
   timeZone: string | null;
-  /** For each of `files`, who last changed it when that was not the caller (null: the caller, or no file): a render
-   *  says whose its customization is. */
+  /** For each of `files`, who other than the caller wrote lines of it (othersNote; null: nobody, or no file): a
+   *  render says whose its customization is. */
   others?: Array<string | null>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who. */
   answersByOthers?: Array<{ key: string; who: string }>;
@@ -96,8 +99,6 @@ export interface ManyRead {
 export interface WorkspaceFiles {
   /** As the caller named it. */
   readonly project: string;
-  /** The caller as versions name their authors (a workspace's): a file another member last changed says so. */
-  readonly self?: string;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */

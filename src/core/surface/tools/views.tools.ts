@@ -19,6 +19,7 @@ import { noSessions, sessionField } from "./delivery.tools.js";
 import { composerFile } from "../composer.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
+import { othersClause } from "../../workspace/line-authors.js";
 
 const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
@@ -80,7 +81,7 @@ export const bmadDocTool = defineTool({
       const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
       const older = (versions[versions.length - 1]?.version ?? 1) - 1;
       const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
-      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}; ${shown}]`, text, structured: { ...base, history: "versions", versions, ...(older ? { older } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, history: "versions", versions, ...(older ? { older } : {}) } };
     }
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;

@@ -19,6 +19,7 @@ import { fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
+import { othersClause } from "../../workspace/line-authors.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -289,7 +290,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, by ${meta.author} at ${meta.updated_at}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
         }
         case "write":
         case "append": {
