@@ -6,7 +6,8 @@
 // folder whose state says exactly what it holds.
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { keepReplaced, noteWrite } from "./kept-versions.js";
+import { inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -68,8 +69,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const synced = known.get(path);
     const r = remote.get(path);
     // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
-    if (r && !inSyncFolders(path)) {
-      report.add("left", path, `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`);
+    const left = r && (inSyncFolders(path) ? notCarried(path) : `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`);
+    if (left) {
+      report.add("left", path, left);
       if (synced) steps.push({ op: "record", path, file: synced });
       return;
     }
@@ -102,6 +104,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
     const content = read.value;
+    if (isPersonalFile(f.path) && content.byOthers) {
+      report.add("left", f.path, "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own");
+      if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
+      continue;
+    }
     const script = notBmadScript(o, f.path, content.bytes);
     if (script) {
       refusals.push({ path: f.path, reason: script, fix: "reinstall BMAD here for its scripts; copy your own by hand after reading them" });
@@ -160,18 +167,27 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
  *  the install record, and scripts only with BMAD's own bytes. The remote's names were checked too, but a symlink
  *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
-  changeRefusal(real, { pulled: true }) ?? (bytes ? notBmadScript(o, real, bytes) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`);
+  changeRefusal(real, { pulled: true }) ?? (bytes ? (notBmadScript(o, real, bytes) ?? notCarried(real)) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`);
 
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw, up to the rename (an editor
  *  takes no lock: a save that lands while the pull writes stands, kept for push, review 19). */
 async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {
   const unchanged = await fileStamp(o.dir, step.path);
-  if (seen(await readLocal(o.dir, step.path)) !== step.seen) return { ok: true, changedHere: true };
+  const local = await readLocal(o.dir, step.path);
+  if (seen(local) !== step.seen) return { ok: true, changedHere: true };
   const bytes = step.op === "delete" ? undefined : (step.merged ?? step.content.bytes);
+  // What the pull replaces is kept a week, as every bridge change keeps it (review 47: `pull --force` and a memory
+  // merge replaced the user's own text with no copy); a copy of what a pull wrote itself is the first to go.
+  if (local.kind === "large") return { ok: false, error: `${step.path} is too large to keep a copy of before the pull replaces it: move it aside, then pull.` };
+  const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then(() => undefined, (error: Error) => error.message);
+  if (kept) return { ok: false, error: `${step.path}: ${kept}` };
   const done = bytes === undefined
     ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged })
     : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes), unchanged });
-  if (done.ok) return { ok: true, changedHere: false };
+  if (done.ok) {
+    if (bytes) await noteWrite(o.dir, step.path, bytes);
+    return { ok: true, changedHere: false };
+  }
   return (await fileStamp(o.dir, step.path)) !== unchanged ? { ok: true, changedHere: true } : done;
 }
 

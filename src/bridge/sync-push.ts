@@ -5,12 +5,12 @@
 // files inside the folders sync carries (_bmad/, _bmad-output/, .claude/specs/; sync.ts), whatever the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
+import { asText, inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
-import { isConfigShaped, isPersonalConfig, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
+import { holdsSecrets, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal } from "../core/workspace/paths.js";
 
 type Step =
@@ -38,15 +38,20 @@ const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
-/** BMAD's render cache, which its installer keeps out of git: not a team's to share (nor `*.user.toml`: isPersonalConfig). */
-const RENDER_CACHE = /^_bmad\/render\//i;
+/** YAML, TOML and JSON: where settings, and so secrets, are kept (memory files, `.jsonl`, are notes). */
+const DATA_FILE = /\.(ya?ml|toml|json)$/i;
 
-/** Why a file is held back rather than sent, or undefined: a person's own file, or a config whose secret-looking keys
- *  (or text that does not parse here, whose could not be told) would reach the remote (review 20). */
+/** Why a file is held back rather than sent, or undefined: a config or data file whose secret-looking keys (or text
+ *  that does not parse here, whose could not be told) would reach the remote (review 20), a person's own file, or one
+ *  that is not a document (notCarried). */
 function heldBack(path: string, text: string): string | undefined {
-  if (isPersonalConfig(path) || RENDER_CACHE.test(path)) return "a personal file BMAD keeps out of git; not sent";
-  if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return "holds secret-looking keys (or does not parse here), which push sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config";
-  return undefined;
+  if (isPersonalFile(path)) return "a personal file BMAD keeps out of git; not sent";
+  const secrets = "holds secret-looking keys (or does not parse here), which push sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config";
+  if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return secrets;
+  // Any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and `deploy.yml`
+  // went with their keys, and a reader of the project read them).
+  if (DATA_FILE.test(path) && holdsSecrets(path, text)) return secrets;
+  return notCarried(path);
 }
 
 export async function push(o: SyncOptions): Promise<SyncResult> {

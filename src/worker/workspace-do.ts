@@ -235,7 +235,7 @@ export class WorkspaceProject extends DurableObject {
       ok: true,
       value: paths.slice(0, PEEK_FILES).flatMap((path) => {
         const head = checkWorkspacePath(path).ok ? this.files.head(path) : undefined;
-        return head ? [{ ...head, data: this.files.part(path, head.version, part) }] : [];
+        return head ? [{ ...head, data: this.files.part(path, head.version, part), ...this.othersIn(path, caller, g.access) }] : [];
       }),
     };
   }

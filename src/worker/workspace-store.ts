@@ -104,7 +104,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       for (const s of group) count.set(s.name, (count.get(s.name) ?? 0) + 1);
       return group.map((s): ProjectSummary => ({
         project: taken.has(s.name) || count.get(s.name)! > 1 ? `${s.name}@${ownerTag(s.owner)}` : s.name,
-        name: s.name, owner: s.owner_label, access: s.access, ...(s.accepted ? {} : { pending: true as const }),
+        name: s.name, owner: s.owner_label, access: s.access, ...(s.accepted ? {} : { pending: true as const }), ref: `${s.name}@${ownerTag(s.owner)}`,
       }));
     };
     const own = owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at }));

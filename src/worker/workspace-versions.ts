@@ -228,7 +228,8 @@ export class VersionedFiles {
     const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned, purged_at FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
     return rows.map((r) => ({
       version: r.version as number, op: r.op as VersionOp, size: r.size as number, author: r.author as string, at: r.at as string,
-      ...(r.sha256 ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned ? { pruned: true } : r.purged_at ? { pruned: true, purged: true } : {}),
+      // Not the digest of content nobody can read any more: it would confirm a guess of what was purged (review 48).
+      ...(r.sha256 && !r.pruned && !r.purged_at ? { sha256: r.sha256 as string } : {}), ...(r.restored_from ? { restored_from: r.restored_from as number } : {}), ...(r.pruned ? { pruned: true } : r.purged_at ? { pruned: true, purged: true } : {}),
     }));
   }
 

@@ -21,6 +21,7 @@ import { pull } from "../../src/bridge/sync-pull.js";
 import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { keptContent, keptOf } from "../../src/bridge/kept-versions.js";
 import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
 import { MIB } from "../../src/core/workspace/limits.js";
 
@@ -229,6 +230,9 @@ describe("against the real Worker", () => {
     expect(forcedPull.code, forcedPull.stderr).toBe(0);
     expect(forcedPull.stdout).toContain(`updated  ${PRD}\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("remote wins\n");
+    // What --force replaced is kept a week, as every bridge change keeps it (review 47: it was gone).
+    const kept = await Promise.all((await keptOf(dir, PRD)).map(async (e) => new TextDecoder().decode((await keptContent(dir, PRD, e.version))!.data)));
+    expect(kept).toContain("local loses\n");
   }, 60_000);
 
   it("deletes here what the remote deleted, and carries memories both ways: remembered on the remote, pulled, remembered and forgotten here, merged, pushed", async () => {
@@ -418,7 +422,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[] } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -439,7 +443,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex") } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -485,14 +489,28 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   expect(out.stdout).toContain(": 1 added, 0 updated, 0 deleted, 0 unchanged, 2 left on the remote.");
   expect(out.stdout).toContain("left     src/sitecustomize.py (outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it)");
   expect(readdirSync(target).sort()).toEqual([".bmad-mcp", "_bmad-output"]);
+  // Nor what is no document there, that a test runner collects in any folder, nor a person's own settings (review 47:
+  // a collaborator's conftest.py ran with the owner's next pytest, their spec files with vitest).
+  const runners = ["_bmad-output/conftest.py", "_bmad-output/planning/test_prd.py", "_bmad-output/x.spec.js", ".claude/specs/a/spec.test.ts"];
+  const theirs = "_bmad/custom/config.user.toml";
+  const carried = fakeDir();
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", theirs, ...runners], { byOthers: [theirs] });
+  const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
+  expect(some.code, some.stderr).toBe(0);
+  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 5 left on the remote.");
+  for (const path of runners) expect(some.stdout).toContain(`left     ${path} (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
+  // A person's own settings: the puller's are theirs to pull, another member's never.
+  expect(some.stdout).toContain(`left     ${theirs} (a personal file BMAD keeps out of git, and another member wrote some of it`);
+  for (const path of [...runners, theirs]) expect(existsSync(join(carried, path)), path).toBe(false);
+  expect(existsSync(join(carried, "_bmad/custom/bmad-prd.user.toml"))).toBe(true);
   // Nor through a link in a sync folder that leads out of them (a twelfth review: _bmad-output/code -> ../src).
   const linked = fakeDir();
   mkdirSync(join(linked, "_bmad-output"), { recursive: true });
   mkdirSync(join(linked, "src"));
   symlinkSync("../src", join(linked, "_bmad-output/code"));
-  const through = await cli(["pull", "--remote", await startFake(["_bmad-output/code/sitecustomize.py"]), "--project", "x", "--dir", linked]);
+  const through = await cli(["pull", "--remote", await startFake(["_bmad-output/code/notes.md"]), "--project", "x", "--dir", linked]);
   expect(through.code).toBe(1);
-  expect(through.stderr).toContain("_bmad-output/code/sitecustomize.py: lands outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes");
+  expect(through.stderr).toContain("_bmad-output/code/notes.md: lands outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes");
   expect(readdirSync(join(linked, "src"))).toEqual([]);
 }, 30_000);
 
@@ -555,11 +573,12 @@ it("judges each file by where it really lands: refuses what the folder's symlink
   symlinkSync("../.git", join(target, "_bmad-output/lnk"));
   symlinkSync("../.claude", join(target, "_bmad-output/cl"));
   symlinkSync("../tools/scripts", join(target, "_bmad-output/out"));
-  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/ok.md", "_bmad-output/lnk/hooks/pre-commit", "_bmad-output/cl/settings.json", "_bmad-output/out/evil.py"]), "--project", "x", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/ok.md", "_bmad-output/lnk/hooks/notes.md", "_bmad-output/cl/settings.json", "_bmad-output/out/notes.md"]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
-  expect(out.stderr).toContain("_bmad-output/lnk/hooks/pre-commit: lands inside .git/ (it is .git/hooks/pre-commit once symlinks are followed)");
+  // Documents only, by name: what a link makes of the name is judged as well.
+  expect(out.stderr).toContain("_bmad-output/lnk/hooks/notes.md: lands inside .git/ (it is .git/hooks/notes.md once symlinks are followed)");
   expect(out.stderr).toMatch(/_bmad-output\/cl\/settings\.json: Path "\.claude\/settings\.json" decides what code runs here/);
-  expect(out.stderr).toContain("_bmad-output/out/evil.py: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain("_bmad-output/out/notes.md: is a script whose bytes are not BMAD's own");
   expect(readdirSync(join(target, ".git/hooks"))).toEqual([]);
   expect(readdirSync(join(target, ".claude"))).toEqual([]);
   expect(readdirSync(join(target, "tools/scripts"))).toEqual([]);
@@ -626,8 +645,17 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad/custom/bmad-prd.toml"), '[workflow]\nnote = "the team\'s"\n');
   writeFileSync(join(target, "_bmad/bmm/config.yaml.bak"), "github_token: ghp_SECRET_in_backup\n"); // a backup is a config too (review 21)
   writeFileSync(join(target, "_bmad/custom/bmad-prd.user.toml~"), '[workflow]\nnote = "mine"\n');
+  // Review 47: any data file by what it holds, whatever its name, and nothing that is no document.
+  writeFileSync(join(target, "_bmad-output/llm.yaml"), "model: big\nopenai_api_key: sk-live-abcdefghijklmnop1234\n");
+  writeFileSync(join(target, "_bmad-output/agents.json"), '{"name": "deploy", "password": "hunter2hunter2"}\n');
+  writeFileSync(join(target, "_bmad/credentials.yaml"), "api_key: sk-live-abcdefghijklmnop1234\n");
+  writeFileSync(join(target, "_bmad-output/conftest.py"), "import os\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/agents\.json \(holds secret-looking keys/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/conftest\.py \(not a document/);
+  expect(held.stdout).not.toContain("credentials.yaml"); // a secrets file by its name: never even looked at
   expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);

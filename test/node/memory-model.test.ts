@@ -91,6 +91,17 @@ it("merges two copies of a memory file: additions of both kept, removals from th
   expect(mergeMemoryFiles(path, [here, there]).match(/"text"/g)).toHaveLength(4);
 });
 
+it("keeps a memory one side edited when the other side removed it (review 47: a pull dropped the user's edit)", async () => {
+  const path = "_bmad/_memory/structured/decisions.jsonl";
+  const memory = { id: await memoryId("decisions", "pm", "Launch in March."), type: "decisions" as const, agent: "pm", text: "Launch in March.", tags: [], created_at: "2026-01-01" };
+  const base = memoryLines([memory]);
+  const edited = memoryLines([{ ...memory, text: "Launch on March 10. DO NOT LOSE." }]);
+  expect(mergeMemoryFiles(path, [edited, ""], base)).toContain("March 10");
+  expect(mergeMemoryFiles(path, ["", edited], base)).toContain("March 10");
+  // Unedited, the removal stands.
+  expect(mergeMemoryFiles(path, [base, ""], base)).toBe("");
+});
+
 it("reads hand-edited memory files saved with Windows line endings as it reads them with Unix ones", async () => {
   const files = new Map([
     [MUSEUM_FILE, "# Failure museum\n\n## HALLUCINATION: invented an API\n- severity: critical\n- agent: dev\nThe method did not exist.\n"],

@@ -10,6 +10,7 @@ import { withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
+import { ownerTag } from "../../src/worker/workspace-store.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -72,6 +73,10 @@ describe("an unsolicited share (H5)", () => {
     const named = await daveKit(TOOL.recallStructured, { project, query: "deploy Fridays" });
     expect(named.text).toContain(`[from "${project}", ${bob.email}'s project shared with you: written by its members, not by you]`);
     expect(named.structured).toMatchObject({ project, shared_by: bob.email });
+    // Named as `name@tag` too (review 48: so named, the answer lost the owner's label).
+    const tagged = `${project}@${ownerTag(bob.id)}`;
+    const byTag = await daveKit(TOOL.recallStructured, { project: tagged, query: "deploy Fridays" });
+    expect(byTag.text).toContain(`[from "${tagged}", ${bob.email}'s project shared with you: written by its members, not by you]`);
     expect((await bobKit(TOOL.recallStructured, { query: "Dave's own decision" })).structured.hits).toEqual([]);
 
     // Declining leaves it: not found again, and gone from the owner's shares.

@@ -60,6 +60,10 @@ describe("the history cap (M5)", () => {
     expect((await olive.files({ action: "read", project, path: "docs/arch.md", version: 1 })).isError).toBe(false);
     const purged = await olive.files({ action: "purge", project, path: "scratch.md" });
     expect(purged.text).toMatch(/^Purged \d+ earlier versions/);
+    // Nor does history give the digest of what nobody can read now: it would confirm a guess of it (review 48).
+    const versions = (await mallory.files({ action: "history", project, path: "scratch.md" })).structured.versions as Array<{ version: number; sha256?: string; pruned?: boolean }>;
+    expect(versions.filter((v) => v.pruned).length).toBeGreaterThan(0);
+    for (const v of versions) expect(v.pruned ? v.sha256 : "head", String(v.version)).toBe(v.pruned ? undefined : "head");
     const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");

@@ -20,7 +20,8 @@ export function workspaceMemory(store: WorkspaceStore): (project: string | undef
       }
       name = own[0]!.project;
     }
-    const shared = all.find((p) => p.project === name && p.access !== "owner");
+    // As listed or as `name@tag` (review 48: named so, a shared project's answers lost its owner's label).
+    const shared = all.find((p) => (p.project === name || p.ref === name) && p.access !== "owner");
     return { ok: true, project: name, memory: store.memory(name), files: store.files(name), ...(shared ? { owner: shared.owner } : {}) };
   };
 }

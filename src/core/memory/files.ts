@@ -131,10 +131,14 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
   // In the base and missing from a copy: that side removed it.
   const kept = (key: string, inCopy: (i: number) => boolean) => !wasThere.has(key) || copies.every((_, i) => inCopy(i));
   const ids = copies.map((c) => new Set(c.memories.map((m) => m.id)));
+  // Changed since the base on a side that kept it: that edit outlives the other side's removal (review 47: a pull
+  // dropped the user's edited memory because a collaborator had deleted it).
+  const was = new Map(before?.memories.map((m) => [m.id, JSON.stringify(m)]) ?? []);
+  const edited = new Set(copies.flatMap((c) => c.memories.filter((m) => was.has(m.id) && was.get(m.id) !== JSON.stringify(m)).map((m) => m.id)));
   const byId = new Map<string, Memory>();
   for (const copy of copies) {
     for (const m of copy.memories) {
-      if (!kept(m.id, (i) => ids[i]!.has(m.id))) continue;
+      if (!edited.has(m.id) && !kept(m.id, (i) => ids[i]!.has(m.id))) continue;
       const first = byId.get(m.id);
       byId.set(m.id, first ? withTags(first, m.tags) : m);
     }

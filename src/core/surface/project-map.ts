@@ -6,6 +6,7 @@ import type { FileContent, ListedFile, WorkspaceFiles } from "../workspace/store
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
+import { othersNote } from "../workspace/line-authors.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -16,7 +17,8 @@ const FRONTMATTER_BYTES = 4096;
 const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 
-export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author: string }
+/** `others`: who other than the caller wrote lines of it, and which (othersNote): a collaborator's text is named. */
+export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author: string; others?: string }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
 export interface ProjectMap {
@@ -24,7 +26,7 @@ export interface ProjectMap {
   phases: MapPhase[];
   /** Documents in those folders that no workflow's outputs name. */
   other: MapArtifact[];
-  memlogs: Array<{ path: string; updated_at: string; entries: string[] }>;
+  memlogs: Array<{ path: string; updated_at: string; entries: string[]; others?: string }>;
   next?: { skill: string; title: string; phase: string };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
@@ -88,7 +90,7 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
 async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {
   return (await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES })).map((f) => {
     const status = frontmatterStatus(f.data);
-    return { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author };
+    return { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) };
   });
 }
 
@@ -97,20 +99,24 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
   return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)) }));
+    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)), ...byOthers(f) }));
 }
+
+/** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */
+const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { others: othersNote(f.others) } : {});
 
 /** The map as text, for hosts that show no views. */
 export function mapText(map: ProjectMap): string {
   const lines = [`Project "${map.project}" by BMAD phase (from bmad-help.csv):`];
-  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}`;
+  const also = (others?: string) => (others ? `; written by others, not you: ${others}` : "");
+  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}${also(a.others)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
-  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}):`, ...m.entries.map((e) => `  - ${e}`));
+  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}${also(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
   lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : "Every required workflow has written something. * required.");
   return lines.join("\n");
 }

@@ -25,6 +25,8 @@ export interface ProjectSummary {
   created_at?: string;
   /** An offer the caller has not accepted: it grants nothing until they do. */
   pending?: true;
+  /** The name that means this project alone (`name@tag`), kept by what must not move to another project of the name. */
+  ref?: string;
 }
 
 export interface ProjectInfo extends ProjectSummary {
@@ -38,8 +40,6 @@ export interface ProjectInfo extends ProjectSummary {
   configs_not_counted?: true;
   /** The owner sees whom they share with. */
   shares?: Array<{ with: string; access: "read" | "write"; pending?: true }>;
-  /** The name that means this project alone (`name@tag`), kept by what must not move to another project of the name. */
-  ref?: string;
 }
 
 export interface FileEntry {
