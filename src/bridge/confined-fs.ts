@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
@@ -435,7 +435,9 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
 }
 
 /** Removes a file inside the root (a link itself, never what it points to); missing is fine. */
-export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string } = {}): Promise<Confined<object>> {
+/** `emptied`: which folders (relative, real) may go once the removal leaves them empty, from the file's up (a pull's
+ *  deletion leaves none behind: review 47 filled a disk with the folders of deleted deep files). */
+export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string; emptied?: (dir: string) => boolean } = {}): Promise<Confined<object>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
@@ -447,6 +449,10 @@ export async function removeConfined(root: string, rel: string, changer: Changer
     await unlink(target);
   } catch (e) {
     if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
+  }
+  // rmdir takes only an empty folder, and never follows a link: nothing but empty folders inside the root goes.
+  for (let dir = parent.path; changer.emptied && isInside(at.realRoot, dir) && dir !== at.realRoot && changer.emptied(relative(at.realRoot, dir)); dir = dirname(dir)) {
+    if (!(await rmdir(dir).then(() => true, () => false))) break;
   }
   return { ok: true };
 }

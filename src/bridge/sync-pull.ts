@@ -7,7 +7,7 @@
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
-import { inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -182,7 +182,7 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then(() => undefined, (error: Error) => error.message);
   if (kept) return { ok: false, error: `${step.path}: ${kept}` };
   const done = bytes === undefined
-    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged })
+    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: (dir) => SYNC_FOLDERS.some((folder) => `${dir}/`.startsWith(folder) && `${dir}/` !== folder) })
     : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes), unchanged });
   if (done.ok) {
     if (bytes) await noteWrite(o.dir, step.path, bytes);

@@ -1,7 +1,7 @@
 // What pull and push share: the local side of a file (read through the confined reader), the walk that finds
 // new local files, and the report both print. A plan is made whole before anything is written, so a refusal
 // leaves the folder and the workspace as they were.
-import { foldPath, isScriptPath, machineryName } from "../core/workspace/paths.js";
+import { foldPath, isScriptPath, machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
 import { isPersonalConfig } from "../core/catalog/config.js";
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
@@ -14,7 +14,7 @@ import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./c
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
 /** How deep below a walked folder files are looked for: far past any BMAD folder's. Push's walk and bmad-files list
  *  keep it, and count folders against MAX_FILES. */
-export const MAX_WALK_DEPTH = 32;
+export const MAX_WALK_DEPTH = MAX_PATH_PARTS;
 /** How many links a walk follows: BMAD's folders hold few, if any. */
 export const MAX_WALK_LINKS = 64;
 

@@ -4,6 +4,7 @@
 import type { Glob } from "../core/catalog/glob.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import type { ListedFile } from "../core/workspace/store.js";
+import { foldPath } from "../core/workspace/paths.js";
 
 /** A config's size as a collaborator's limits count it: rounded up to this, so that no limit's answer tells its raw
  *  size, which would tell a removed secret's length (review 28: a writer filled the project until a write was refused,
@@ -54,10 +55,25 @@ export class FileListing {
     return lo;
   }
 
+  /** Each file by its path as a folding file system reads it (foldPath), made when first asked for. */
+  private folded?: Map<string, string>;
+
+  /** Another file that a folding file system (macOS, Windows) reads as `path`: case, Unicode form, trailing dots. */
+  twin(path: string): string | undefined {
+    this.folded ??= new Map(this.files.map((f) => [foldPath(f.path), f.path]));
+    const other = this.folded.get(foldPath(path));
+    return other !== undefined && other !== path ? other : undefined;
+  }
+
   /** A file written (`entry`) or deleted (undefined). */
   set(path: string, entry: ListedFile | undefined): void {
     const i = this.find(path);
     const present = this.files[i]?.path === path;
+    if (this.folded && present !== Boolean(entry)) {
+      const key = foldPath(path);
+      if (entry) this.folded.set(key, this.folded.get(key) ?? path);
+      else if (this.folded.get(key) === path) this.folded.delete(key);
+    }
     if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });

@@ -119,6 +119,9 @@ export class VersionedFiles {
 
   /** Why `path` cannot be a file: a file above it (a file holds no files), or files below it (it is a folder). */
   clash(path: string): string | undefined {
+    // Review 47: `Plan.md` beside `plan.md` stopped every member's pull, which refuses names a folding system merges.
+    const twin = this.current().twin(path);
+    if (twin) return `Cannot put a file at ${path}: ${twin} is there, and macOS and Windows read both names as one file (a pull there could not write both). Write to ${twin}, or choose another name.`;
     const parts = path.split("/");
     const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
     const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;

@@ -243,6 +243,13 @@ describe("against the real Worker", () => {
     const file = "_bmad/_memory/structured/decisions.jsonl";
     const idsIn = (text: string) => text.trim().split("\n").map((l) => (JSON.parse(l) as { id: string }).id);
     try {
+      // A deleted file's folders go with it (review 47: deep paths left tens of thousands of empty folders).
+      const deep = "_bmad-output/deep/a/b/c.md";
+      expect((await files({ action: "write", path: deep, content: "deep\n" })).isError).toBe(false);
+      expect((await sync("pull", dir)).code).toBe(0);
+      expect(existsSync(local(deep))).toBe(true);
+      expect((await files({ action: "delete", path: deep })).isError).toBe(false);
+      expect((await files({ action: "write", path: `_bmad-output/${"d/".repeat(32)}x.md`, content: "too deep\n" })).text).toContain("is 34 names deep; at most 32 are allowed.");
       expect((await files({ action: "delete", path: PRD })).isError).toBe(false);
       const https = await remember("Sync runs over HTTPS only.");
       const json = await remember("Sync sends JSON.");
@@ -250,6 +257,8 @@ describe("against the real Worker", () => {
       expect(first.code, first.stderr).toBe(0);
       expect(first.stdout).toContain(`deleted  ${PRD}\n`);
       expect(existsSync(local(PRD))).toBe(false);
+      expect(existsSync(local("_bmad-output/deep"))).toBe(false);
+      expect(existsSync(local("_bmad-output"))).toBe(true);
       expect(first.stdout).toContain(`added    ${file}\n`);
       expect(idsIn(readFileSync(local(file), "utf8"))).toEqual([https.id, json.id].sort());
       const here = await connectBridge(bridge, dir, { args: ["--toolsets", "default,memory"], home: tmp.dir });

@@ -187,6 +187,13 @@ describe("a file and a folder of one name (L1)", () => {
     await olive.files({ action: "write", project, path: "plan/step.md", content: "s" });
     expect((await olive.files({ action: "restore", project, path: "plan", version: 1 })).text).toMatch(/^Cannot put a file at plan: it is a folder/);
 
+    // Nor two names a folding file system reads as one (review 47: `Plan.md` beside `plan.md` stopped every pull).
+    await olive.files({ action: "write", project, path: "docs/Plan.md", content: "p" });
+    expect((await mallory.files({ action: "write", project, path: "docs/plan.md", content: "x" })).text).toBe("Cannot put a file at docs/plan.md: docs/Plan.md is there, and macOS and Windows read both names as one file (a pull there could not write both). Write to docs/Plan.md, or choose another name.");
+    expect((await olive.files({ action: "write", project, path: "docs/PLAN.md.", content: "x" })).text).toMatch(/^Cannot put a file at docs\/PLAN\.md\.: docs\/Plan\.md is there/);
+    expect((await olive.files({ action: "delete", project, path: "docs/Plan.md" })).isError).toBe(false);
+    expect((await olive.files({ action: "write", project, path: "docs/plan.md", content: "x" })).isError).toBe(false);
+
     const caller = olive.store().caller;
     const made = await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject) => [
       instance.createFolder(caller, "notes/run-1", [{ path: "a.md", data: new Uint8Array(1) }], new Date().toISOString()),

@@ -131,7 +131,8 @@ describe("files", () => {
     // 36 million steps. It is refused whole, within its work budget, not answered in part.
     const tail = `a${"b".repeat(188)}.md`;
     await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
-      for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ab/".repeat(100)}${i}/${tail}`, data, false, undefined, new Date().toISOString());
+      // About 500 characters in 30 names (a path holds at most 32).
+      for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ababababab/".repeat(27)}${i}/${tail}`, data, false, undefined, new Date().toISOString());
     });
     const costly = await ada.files({ action: "list", project, path: `${"*a".repeat(31)}${"b".repeat(180)}*.md` });
     expect(costly.isError).toBe(true);

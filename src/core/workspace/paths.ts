@@ -5,6 +5,9 @@ import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
 
 export const MAX_PATH_CHARS = 512;
+/** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
+ *  of one-letter folders made 48,803 folders on the owner's disk from 104 files). */
+export const MAX_PATH_PARTS = 32;
 export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
 
 export type Checked<T> = Result<{ value: T }>;
@@ -42,6 +45,8 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   if (LONE_SURROGATE.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
   if (raw.includes("\\")) return { ok: false, error: `Path "${printable(raw)}" contains a backslash: use forward slashes.` };
   if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };
+  const parts = raw.split("/").length;
+  if (parts > MAX_PATH_PARTS) return { ok: false, error: `Path "${printable(raw)}" is ${parts} names deep; at most ${MAX_PATH_PARTS} are allowed.` };
   for (const segment of raw.split("/")) {
     if (segment === "..") return { ok: false, error: `Path "${printable(raw)}" contains "..": paths cannot leave the project.` };
     if (segment === "." || segment === "") return { ok: false, error: `Path "${printable(raw)}" has a "." or empty segment (//, a trailing /): write it plainly, e.g. docs/prd.md.` };
