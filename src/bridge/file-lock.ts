@@ -10,7 +10,7 @@
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
@@ -215,9 +215,15 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     // Released by moving it aside first, so that no one sees it half removed; a lock no longer this call's is left be.
     if (!(await stillMine())) {
       const old = `${lock}.${token}.old`;
-      if (await rename(lock, old).then(() => true, () => false)) await rm(old, { recursive: true, force: true });
+      if (await rename(lock, old).then(() => true, () => false)) await removeLockFolder(old);
     }
   }
+}
+
+/** A lock folder moved aside: its record, then the folder (two calls where a recursive removal reads it first). */
+async function removeLockFolder(dir: string): Promise<void> {
+  const removed = await unlink(join(dir, "holder")).then(() => rmdir(dir)).then(() => true, () => false);
+  if (!removed) await rm(dir, { recursive: true, force: true });
 }
 
 /** A folder holding `holder`'s record, made before it is renamed into place (so no one sees it without one). */

@@ -255,6 +255,9 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
  *  could not be written), and a change without its way back does not land. */
 export class NotKept extends Error {}
 
+/** The projects' folders this process has looked through for content no entry names. */
+const orphansSought = new Set<string>();
+
 /** Keeps of one project, one at a time in this process: a lock wait is only ever for another bridge's (review 39: 120
  *  writes at once timed keeps out, and their changes landed with no copy). */
 const queues = new Map<string, Promise<unknown>>();
@@ -285,13 +288,18 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     }
     if (!stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
     await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
-    // Content no entry names goes: past its week, or left by a keep cut short between the blob and the index.
+    // Content no entry names goes: what the index named until now (past its week, or evicted) at once, and what a keep
+    // cut short between the blob and the index left, looked for once a process (a look at every blob each keep was
+    // most of a keep's time with a full index).
     const named = new Set(kept.map((e) => e.sha256));
-    const expired = new Set(all.map((e) => e.sha256));
-    for (const name of await readdir(dir)) {
-      if (!/^[0-9a-f]{64}$/.test(name) || named.has(name)) continue;
-      const info = await stat(join(dir, name)).catch(() => undefined);
-      if (info && (expired.has(name) || Date.now() - info.mtimeMs > ORPHAN_MS)) await rm(join(dir, name), { force: true });
+    for (const name of new Set(all.map((e) => e.sha256))) if (!named.has(name)) await rm(join(dir, name), { force: true });
+    if (!orphansSought.has(dir)) {
+      orphansSought.add(dir);
+      for (const name of await readdir(dir)) {
+        if (!/^[0-9a-f]{64}$/.test(name) || named.has(name)) continue;
+        const info = await stat(join(dir, name)).catch(() => undefined);
+        if (info && Date.now() - info.mtimeMs > ORPHAN_MS) await rm(join(dir, name), { force: true });
+      }
     }
   }).catch((error: Error) => {
     throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): nothing was changed.`);
