@@ -38,8 +38,8 @@ const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
-/** YAML, TOML and JSON: where settings, and so secrets, are kept (memory files, `.jsonl`, are notes). */
-const DATA_FILE = /\.(ya?ml|toml|json)$/i;
+/** YAML, TOML, JSON and JSON lines: where settings, and so secrets, are kept (review 49: a `.jsonl` with a key went). */
+const DATA_FILE = /\.(ya?ml|toml|jsonl?)$/i;
 
 /** Why a file is held back rather than sent, or undefined: a config or data file whose secret-looking keys (or text
  *  that does not parse here, whose could not be told) would reach the remote (review 20), a person's own file, or one
@@ -136,7 +136,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     } else refusals.push(suspect.refusal);
   }
   if (refusals.length) return { ok: false, error: "Nothing was sent: these files changed on the remote since the pull, or cannot be pushed.", refusals };
-  return apply(o, state, steps, report);
+  // Deletions first: a file renamed here only by case (`Plan.md` to `plan.md`) is one the remote refuses beside the
+  // old name, which a folding file system reads as the same (review 49).
+  return apply(o, state, [...steps.filter((s) => s.op === "delete"), ...steps.filter((s) => s.op !== "delete")], report);
 }
 
 /** One write or delete at a time, each recorded in the state as the remote confirms it. */

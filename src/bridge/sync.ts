@@ -97,11 +97,15 @@ export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
 export const SYNC_FOLDERS_TEXT = `${SYNC_FOLDERS.slice(0, -1).join(", ")} and ${SYNC_FOLDERS.at(-1)}`;
 export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
 
-/** What sync carries in those folders besides BMAD's own scripts (judged by their bytes): documents, by kind, which
- *  no tool runs. A test runner collects tests in every folder (review 47: a collaborator's `conftest.py` and
- *  `x.spec.js` in _bmad-output/ ran when the owner ran pytest and vitest), and a list of runners' names would miss
- *  the next runner, so it is kinds allowed, not names refused. */
-const DOCUMENT = /\.(md|markdown|txt|ya?ml|toml|json|jsonl|csv|tsv|xml|html?|css|svg|excalidraw|mmd|mermaid|puml|png|jpe?g|gif|webp|pdf)$/;
+/** What sync carries in those folders besides BMAD's own scripts (judged by their bytes): documents of the kinds BMAD
+ *  writes there, which no tool runs. A test runner collects tests in every folder (review 47: a collaborator's
+ *  `conftest.py` and `x.spec.js` in _bmad-output/ ran when the owner ran pytest and vitest; review 49: pytest runs
+ *  `test*.txt` as doctests), and a list of runners' names would miss the next runner, so it is kinds allowed, not
+ *  names refused. */
+const DOCUMENT = /\.(md|markdown|ya?ml|toml|json|jsonl|csv|xml|html?|css|svg|excalidraw|mmd|mermaid|puml|png|jpe?g|gif|webp|pdf)$/;
+/** Documents an agent or a tool loads as its own instructions or settings from whatever folder it works in (review
+ *  49: Claude Code reads a folder's CLAUDE.md when it reads files there; a `.gitignore` hides files from git status). */
+const LOADED = /^(claude(\.local)?|agents|gemini|copilot-instructions)\.md$|^\.gitignore$/;
 
 /** BMAD's render cache, which its installer keeps out of git. */
 const RENDER_CACHE = /^_bmad\/render\//i;
@@ -115,7 +119,8 @@ export const isPersonalFile = (path: string) => isPersonalConfig(path) || RENDER
 export function notCarried(path: string): string | undefined {
   if (isScriptPath(path)) return undefined;
   const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
-  if (DOCUMENT.test(name) || name === ".gitignore") return undefined;
+  if (LOADED.test(name)) return "a file an agent or tool loads as its own instructions or settings from the folder it is in: sync carries none. Copy it by hand after reading it";
+  if (DOCUMENT.test(name)) return undefined;
   return "not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents and BMAD's own scripts, so nobody's code lands where a tool (a test runner) would load it. Copy it by hand after reading it";
 }
 

@@ -218,14 +218,16 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
 /** The structured files as they must read now: each file with the memories remembered since it was last
  *  written (see mergeMemoryFiles). The workspace writes them before anyone reads, lists or changes them, and
  *  then calls settlePending, so that the files, which pull and push carry, hold every memory. */
-export function pendingFiles(storage: DurableObjectStorage, read: (path: string) => string | undefined): Array<{ type: MemoryType; path: string; text: string }> {
+export function pendingFiles(storage: DurableObjectStorage, read: (path: string) => string | undefined): Array<{ type: MemoryType; path: string; text: string; rememberers: Map<string, string> }> {
   const sql = storage.sql;
   // Asked each time: a project that never remembered has no table, nor one deleted and made again in this object.
   if (!sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memory_pending'").toArray().length) return [];
   return sql.exec<{ type: MemoryType }>("SELECT type FROM memory_pending ORDER BY type").toArray().map(({ type }) => {
     const path = structuredFile(type);
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
-    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map((r) => entry(r))]) };
+    // Who remembered each (by id): each line the merge adds is theirs.
+    const rememberers = new Map(rows.flatMap((r) => (typeof r.author === "string" ? [[r.id as string, r.author]] : [])));
+    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map((r) => entry(r))]), rememberers };
   });
 }
 

@@ -5,6 +5,7 @@ import { STRUCTURED_DIR } from "../core/memory/files.js";
 import { checkWrite } from "../core/workspace/limits.js";
 import { indexAsWritten, pendingFiles, settlePending } from "./memory-sql.js";
 import { sha256, type VersionedFiles } from "./workspace-versions.js";
+import type { Person } from "../core/workspace/line-authors.js";
 
 /** `path`: a file or folder asked about; only the structured files, their folder and its parents can show them. */
 export function writePendingMemories(storage: DurableObjectStorage, files: VersionedFiles, project: string, path?: string): void {
@@ -20,8 +21,15 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now);
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, undefined, (line) => rememberer(line, file.rememberers));
       settlePending(storage, file.type);
     });
   }
+}
+
+/** Who remembered the memory a structured file's line holds, as versions name authors (by label: a memory keeps one). */
+function rememberer(line: string, rememberers: Map<string, string>): Person | undefined {
+  const id = /^\{"id":"([^"]{1,100})"/.exec(line)?.[1];
+  const label = id === undefined ? undefined : rememberers.get(id);
+  return label === undefined ? undefined : { label };
 }

@@ -200,7 +200,7 @@ export class VersionedFiles {
     const due = "purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL";
     this.transaction(() => {
       const bytes = this.sql.exec<{ n: number | null }>(`SELECT SUM(size) AS n FROM versions WHERE ${due}`, cutoff).one().n ?? 0;
-      this.sql.exec(`UPDATE versions SET data = NULL, pruned = 1 WHERE ${due}`, cutoff);
+      this.sql.exec(`UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE ${due}`, cutoff);
       this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
     });
     const next = this.sql.exec<{ at: string | null }>("SELECT MIN(purged_at) AS at FROM versions WHERE purged_at IS NOT NULL AND data IS NOT NULL").one().at;
@@ -254,11 +254,11 @@ export class VersionedFiles {
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
    *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number): FileEntry {
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number, newBy?: (line: string) => Person | undefined): FileEntry {
     const version = this.lastVersion(path) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
-    const lines = data ? this.linesAfter(path, data, by, restoredFrom) : null;
+    const lines = data ? this.linesAfter(path, data, by, restoredFrom, newBy) : null;
     const author = by.label;
     const authorId = by.id ?? null;
     this.sql.exec(
@@ -275,18 +275,16 @@ export class VersionedFiles {
 
   /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
    *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
-  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number): string | null {
+  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number, newBy?: (line: string) => Person | undefined): string | null {
     const row = restoredFrom === undefined
       ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
       : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, restoredFrom).toArray()[0];
-    if (!row) return null;
+    if (!row) return newBy ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, newBy), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
-    if (!was && samePerson(personOf(row), by)) return null;
+    if (!was && !newBy && samePerson(personOf(row), by)) return null;
     const before = decode(this.content(path, row.version));
-    const after = carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by);
-    const sole = after.runs.length ? soleAuthor(after) : by;
-    return sole && samePerson(sole, by) ? null : JSON.stringify(after);
+    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, newBy), by);
   }
 
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in. */
@@ -312,7 +310,7 @@ export class VersionedFiles {
       if (!rows.length) break;
       for (const row of rows) {
         if (stored <= this.historyCap) break;
-        this.sql.exec("UPDATE versions SET data = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
+        this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
         stored -= row.size;
       }
     }
@@ -329,6 +327,12 @@ const LINE_AUTHORS = z.object({
 
 const personOf = (row: AuthorsRow): Person => (row.author_id ? { id: row.author_id, label: row.author } : { label: row.author });
 const decode = (data: Uint8Array) => new TextDecoder().decode(data);
+
+/** Line authors as stored: null where `by` wrote every line. */
+function mixedOrNull(after: LineAuthors, by: Person): string | null {
+  const sole = after.runs.length ? soleAuthor(after) : by;
+  return sole && samePerson(sole, by) ? null : JSON.stringify(after);
+}
 
 /** A version's stored line authors (undefined: its author wrote every line, or the row does not parse). */
 function authorsOf(row: AuthorsRow): LineAuthors | undefined {

@@ -6,7 +6,7 @@
 // pull or push shows, and setup goes through the MCP client.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -151,11 +151,14 @@ describe("against the real Worker", () => {
     const served = readFileSync(local(CUSTOM), "utf8");
     expect(served).toContain('document_output_language = "English"');
     expect(served).not.toContain("s3cret");
-    expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${listed.total} added, 0 updated, 0 deleted, 0 unchanged.`);
-    for (const { path } of listed.files) expect(readFileSync(local(path), "utf8"), path).toBe(await remoteText(path));
+    // Every file but the installer's two .gitignore files, which sync never carries (a collaborator's would hide files).
+    const carried = listed.files.filter((f) => !f.path.endsWith("/.gitignore"));
+    expect(listed.total - carried.length).toBe(2);
+    expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${carried.length} added, 0 updated, 0 deleted, 0 unchanged, 2 left on the remote.`);
+    for (const { path } of carried) expect(readFileSync(local(path), "utf8"), path).toBe(await remoteText(path));
     const state = JSON.parse(readFileSync(local(".bmad-mcp/sync.json"), "utf8"));
     expect(state).toMatchObject({ format: 1, remote, project: PROJECT });
-    expect(state.files).toHaveLength(listed.total);
+    expect(state.files).toHaveLength(carried.length);
 
     const appended = await python(dir, ["_bmad/scripts/memlog.py", "append", "--workspace", local(RUN), "--type", "event", "--text", "pulled to a laptop"]);
     expect(appended.code, appended.stderr).toBe(0);
@@ -168,7 +171,7 @@ describe("against the real Worker", () => {
     const again = await sync("pull", dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`kept     ${MEMLOG} (changed here; push sends it)`);
-    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${listed.total - 1} unchanged, 1 local change kept.`);
+    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${carried.length - 1} unchanged, 1 local change kept, 2 left on the remote.`);
   }, 60_000);
 
   it("asks for the right to write on the first push, which sends changes, new files only from the workspace's folders, and deletions", async () => {
@@ -198,6 +201,14 @@ describe("against the real Worker", () => {
     expect((await files({ action: "history", path: OUTLINE })).structured.versions[0].op).toBe("delete");
     expect((await files({ action: "read", path: "src/app.ts" })).isError).toBe(true);
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
+    // A rename by case alone goes through: the old name is deleted before the new one is written (review 49).
+    renameSync(local(`${RUN}/notes.md`), local(`${RUN}/Notes.md`));
+    const renamed = await sync("push", dir);
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(renamed.stdout).toContain(`deleted  ${RUN}/notes.md`);
+    expect(renamed.stdout).toContain(`added    ${RUN}/Notes.md`);
+    renameSync(local(`${RUN}/Notes.md`), local(`${RUN}/notes.md`));
+    expect((await sync("push", dir)).code).toBe(0);
   }, 60_000);
 
   it("refuses to overwrite a change made on the other side, both ways, until --force", async () => {
@@ -500,17 +511,20 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   expect(readdirSync(target).sort()).toEqual([".bmad-mcp", "_bmad-output"]);
   // Nor what is no document there, that a test runner collects in any folder, nor a person's own settings (review 47:
   // a collaborator's conftest.py ran with the owner's next pytest, their spec files with vitest).
-  const runners = ["_bmad-output/conftest.py", "_bmad-output/planning/test_prd.py", "_bmad-output/x.spec.js", ".claude/specs/a/spec.test.ts"];
+  const runners = ["_bmad-output/conftest.py", "_bmad-output/planning/test_prd.py", "_bmad-output/x.spec.js", ".claude/specs/a/spec.test.ts", "_bmad-output/test_plan.txt"];
+  const loaded = ["_bmad-output/CLAUDE.md", ".claude/specs/AGENTS.md", "_bmad-output/.gitignore"];
   const theirs = "_bmad/custom/config.user.toml";
   const carried = fakeDir();
-  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", theirs, ...runners], { byOthers: [theirs] });
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", theirs, ...runners, ...loaded], { byOthers: [theirs] });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 5 left on the remote.");
+  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 9 left on the remote.");
   for (const path of runners) expect(some.stdout).toContain(`left     ${path} (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
+  // Nor what an agent reads as instructions from the folder it works in, nor what hides files from git (review 49).
+  for (const path of loaded) expect(some.stdout).toContain(`left     ${path} (a file an agent or tool loads as its own instructions or settings`);
   // A person's own settings: the puller's are theirs to pull, another member's never.
   expect(some.stdout).toContain(`left     ${theirs} (a personal file BMAD keeps out of git, and another member wrote some of it`);
-  for (const path of [...runners, theirs]) expect(existsSync(join(carried, path)), path).toBe(false);
+  for (const path of [...runners, ...loaded, theirs]) expect(existsSync(join(carried, path)), path).toBe(false);
   expect(existsSync(join(carried, "_bmad/custom/bmad-prd.user.toml"))).toBe(true);
   // Nor through a link in a sync folder that leads out of them (a twelfth review: _bmad-output/code -> ../src).
   const linked = fakeDir();
@@ -659,12 +673,15 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/agents.json"), '{"name": "deploy", "password": "hunter2hunter2"}\n');
   writeFileSync(join(target, "_bmad/credentials.yaml"), "api_key: sk-live-abcdefghijklmnop1234\n");
   writeFileSync(join(target, "_bmad-output/conftest.py"), "import os\n");
+  writeFileSync(join(target, "_bmad-output/notes.jsonl"), '{"service": "billing", "api_key": "sk-live-abcdefghijklmnop1234"}\n');
+  writeFileSync(join(target, "_bmad-output/credentials.csv"), "service,password\nbilling,hunter2hunter2\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/agents\.json \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/conftest\.py \(not a document/);
-  expect(held.stdout).not.toContain("credentials.yaml"); // a secrets file by its name: never even looked at
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/notes\.jsonl \(holds secret-looking keys/);
+  for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
   expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);

@@ -158,7 +158,7 @@ export function isPersonalConfig(path: string): boolean {
 /** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
  *  others to copy (`.env.example`) are not secret. */
 const SECRET_FILE =
-  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|[^/]+\.env|\.flaskenv|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.yarnrc(\.ya?ml)?|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|\.s3cfg|\.boto|\.?mcp\.json|settings\.local\.json|local\.settings\.json|auth\.json|tokens?\.json|kubeconfig|credentials(\.(json|toml|ya?ml|ini|cfg|conf|txt|xml))?|client_secret[^/]*\.json|service[-_]?account[^/]*\.json|serviceaccountkey\.json|secrets?(\.(ya?ml|json|toml|ini|cfg|conf|txt|xml))?|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
+  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|[^/]+\.env|\.flaskenv|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.yarnrc(\.ya?ml)?|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|\.s3cfg|\.boto|\.?mcp\.json|settings\.local\.json|local\.settings\.json|auth\.json|tokens?\.json|kubeconfig|credentials(\.[^/]*)?|client_secret[^/]*\.json|service[-_]?account[^/]*\.json|serviceaccountkey\.json|secrets?(\.[^/]*)?|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
 /** Folders that hold credentials whatever their files are called (`.aws/credentials`, `.docker/config.json`). */
 const SECRET_DIRS = new Set([".aws", ".docker", ".kube", ".ssh", ".gnupg"]);
 

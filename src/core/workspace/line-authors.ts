@@ -1,8 +1,10 @@
 // Who wrote each line of a shared file. A change carries the authors of the lines it kept and gives the lines it
 // added to whoever made it, so a collaborator's text stays theirs after the owner's next append or edit (reviews
 // 40, 43, 45, 46: "last changed by" named only the last writer, and an owner's append made a planted line the
-// owner's). A line that replaced someone's line is also still theirs: an edit never launders what it rewrote.
-// Lines are matched by patience anchors (lines found once on each side), so the cost is near linear in any input.
+// owner's). Nothing a change does launders a line: a new line is also the authors' of every line with words it
+// replaced there (an edit, a rewrap, a split), and of any line anywhere that had its text (a move, a sort), so a
+// rewrite stays theirs too (review 49: half-kept words, a moved or split line and a rewrapped one lost their
+// author). Lines are split as BMAD's Python splits them, and matched by patience anchors: near linear in any input.
 
 /** A person as versions name them: `id` where the store knows it (labels, emails, can be shared by two sign-ins). */
 export interface Person {
@@ -23,10 +25,15 @@ export type ByOthers = Array<{ by: string; lines: string }>;
 
 export const samePerson = (a: Person, b: Person): boolean => (a.id !== undefined && b.id !== undefined ? a.id === b.id : a.label === b.label);
 
-/** The file's lines, without their endings; a last line ending in a newline makes no empty line after it. */
+/** Runs kept at most: past it, neighbouring runs are joined, each line then named by both runs' authors (stored
+ *  authorship stays small whatever the file: review 49 stored 1.36 MB for one version of a 1 MiB file). */
+export const MAX_RUNS = 1000;
+
+/** The file's lines, split where Python's str.splitlines splits (what BMAD's scripts see: `\r`, `\v`, U+2028 ...),
+ *  without their endings; a last line ending in one makes no empty line after it. */
 export function splitLines(text: string): string[] {
   if (!text) return [];
-  const lines = text.split("\n");
+  const lines = text.split(/\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/);
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
@@ -40,8 +47,13 @@ export function soleAuthor(authors: LineAuthors): Person | undefined {
   return used.size === 1 ? authors.people[[...used][0]!] : used.size === 0 ? authors.people[0] : undefined;
 }
 
-/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. */
-export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person): LineAuthors {
+/** A line with something on it: a blank one carries no one's words (circled letters and symbols are words to a
+ *  model, review 49). */
+const hasWords = (line: string) => /\S/u.test(line);
+
+/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. `newBy`: who wrote a line the
+ *  change adds, where that is someone else (the server's merge of remembered memories names each rememberer). */
+export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, newBy?: (line: string) => Person | undefined): LineAuthors {
   const old = splitLines(before);
   const now = splitLines(after);
   const people: Person[] = [];
@@ -56,6 +68,13 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     if (!sets.has(key)) sets.set(key, sorted);
     return sets.get(key)!;
   };
+  // Unions of two sets made by `set`, remembered: a file of many small changes asks for the same few again and again.
+  const unions = new Map<number[], Map<number[], number[]>>();
+  const union = (a: number[], b: number[]): number[] => {
+    if (a === b) return a;
+    const row = unions.get(a) ?? unions.set(a, new Map()).get(a)!;
+    return row.get(b) ?? row.set(b, set([...a, ...b])).get(b)!;
+  };
   // The old lines' authors, as indices into the new people.
   const oldWho: number[][] = [];
   for (const [count, who] of authors.runs) {
@@ -65,6 +84,15 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   const me = index(by);
   // Lines the runs do not reach (not expected: a file's runs cover it) stay with its first author, never the changer.
   while (oldWho.length < old.length) oldWho.push(set([authors.people.length ? index(authors.people[0]!) : me]));
+  // Where each old line's text went: a moved, sorted or copied line is still its authors'.
+  const byText = new Map<string, number[]>();
+  old.forEach((line, i) => {
+    if (!hasWords(line)) return;
+    const before = byText.get(line);
+    byText.set(line, before ? union(before, oldWho[i]!) : oldWho[i]!);
+  });
+  const nobody = set([]);
+  const meAlone = set([me]);
   const kept = matchLines(old, now);
   const runs: LineAuthors["runs"] = [];
   const push = (who: number[]) => {
@@ -81,37 +109,38 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       j++;
       continue;
     }
-    // New lines up to the next kept one replace the old lines between the kept ones around them. One that keeps
-    // much of a replaced line (an edit, not a rewrite) is still that line's authors' too.
+    // New lines up to the next kept one replace the old lines between the kept ones around them: theirs stay named.
     let end = j;
     while (end < now.length && kept[end]! < 0) end++;
     const nextOld = end < now.length ? kept[end]! : old.length;
-    const replaced = old.slice(lastOld + 1, nextOld).map((text, k) => ({ words: words(text), who: oldWho[lastOld + 1 + k]! })).filter((r) => r.words.size);
-    // Past this many pairs to compare, every new line counts as an edit of all it replaced (bounded work, and never
-    // less than the truth).
-    if (replaced.length * (end - j) > MAX_PAIRS) {
-      const who = set([me, ...replaced.flatMap((r) => r.who)]);
-      for (; j < end; j++) push(who);
-      continue;
-    }
+    let base = nobody;
+    for (let i = lastOld + 1; i < nextOld; i++) if (hasWords(old[i]!)) base = union(base, oldWho[i]!);
+    const mine = union(meAlone, base);
     for (; j < end; j++) {
-      const mine = words(now[j]!);
-      push(set([me, ...replaced.filter((r) => keepsHalf(mine, r.words)).flatMap((r) => r.who)]));
+      const line = now[j]!;
+      const writer = newBy?.(line);
+      const moved = byText.get(line);
+      const who = writer ? union(set([index(writer)]), base) : mine;
+      push(moved ? union(who, moved) : who);
     }
   }
-  return { people, runs };
+  return { people, runs: joined(runs, set) };
 }
 
-const MAX_PAIRS = 4096;
-
-/** A line's words (runs of letters and digits), lower-cased. */
-const words = (line: string): Set<string> => new Set(line.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
-
-/** Whether `line` keeps at least half the words of `was`. */
-function keepsHalf(line: Set<string>, was: Set<string>): boolean {
-  let shared = 0;
-  for (const w of was) if (line.has(w)) shared++;
-  return shared * 2 >= was.size;
+/** `runs`, joined pairwise until at most MAX_RUNS remain. */
+function joined(runs: LineAuthors["runs"], set: (who: Iterable<number>) => number[]): LineAuthors["runs"] {
+  while (runs.length > MAX_RUNS) {
+    const next: LineAuthors["runs"] = [];
+    for (let k = 0; k < runs.length; k += 2) {
+      const [a, b] = [runs[k]!, runs[k + 1]];
+      const run: [number, number[]] = b ? [a[0] + b[0], set([...a[1], ...b[1]])] : a;
+      const last = next[next.length - 1];
+      if (last && last[1] === run[1]) last[0] += run[0];
+      else next.push(run);
+    }
+    runs = next;
+  }
+  return runs;
 }
 
 /** For each line of `b`, the line of `a` it is kept from (-1: new). Common ends first; then, between them, lines
@@ -126,18 +155,17 @@ export function matchLines(a: string[], b: string[]): Int32Array {
   let endB = b.length;
   while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) kept[--endB] = --endA;
   if (start === endA || start === endB) return kept;
-  const seen = new Map<string, { inA: number; inB: number; at: number }>();
-  for (let i = start; i < endA; i++) {
-    const s = seen.get(a[i]!);
-    if (s) s.inA++;
-    else seen.set(a[i]!, { inA: 1, inB: 0, at: i });
-  }
+  // Each line's index on its side, or -1 where it is there twice or more.
+  const inA = new Map<string, number>();
+  for (let i = start; i < endA; i++) inA.set(a[i]!, inA.has(a[i]!) ? -1 : i);
+  const inB = new Map<string, number>();
+  for (let j = start; j < endB; j++) if (inA.has(b[j]!)) inB.set(b[j]!, inB.has(b[j]!) ? -1 : j);
   const pairs: Array<[number, number]> = [];
   for (let j = start; j < endB; j++) {
-    const s = seen.get(b[j]!);
-    if (s && ++s.inB === 1) pairs.push([s.at, j]);
+    const i = inA.get(b[j]!);
+    if (i !== undefined && i >= 0 && inB.get(b[j]!) === j) pairs.push([i, j]);
   }
-  const anchors = increasing(pairs.filter(([i]) => seen.get(a[i]!)!.inA === 1 && seen.get(a[i]!)!.inB === 1));
+  const anchors = increasing(pairs);
   const taken = new Uint8Array(a.length);
   const keep = (i: number, j: number) => {
     kept[j] = i;
