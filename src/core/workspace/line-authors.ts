@@ -1,7 +1,7 @@
 // Who wrote each line of a shared file. A change carries the authors of the lines it kept and gives the lines it
 // added to whoever made it, so a collaborator's text stays theirs after the owner's next append or edit (reviews
 // 40, 43, 45, 46: "last changed by" named only the last writer, and an owner's append made a planted line the
-// owner's). Nothing a change does launders a line: a new line is also the authors' of every line with words it
+// owner's). Nothing a change does launders a line: a new line is also the authors' of every non-blank line it
 // replaced there (an edit, a rewrap, a split), and of any line anywhere that had its text (a move, a sort), so a
 // rewrite stays theirs too (review 49: half-kept words, a moved or split line and a rewrapped one lost their
 // author). Lines are split as BMAD's Python splits them, and matched by patience anchors: near linear in any input.
@@ -49,7 +49,7 @@ export function soleAuthor(authors: LineAuthors): Person | undefined {
 
 /** A line with something on it: a blank one carries no one's words (circled letters and symbols are words to a
  *  model, review 49). */
-const hasWords = (line: string) => /\S/u.test(line);
+const hasText = (line: string) => /\S/u.test(line);
 
 /** The authors of `after`, `by`'s change of a file that was `before` with `authors`. `newBy`: who wrote a line the
  *  change adds, where that is someone else (the server's merge of remembered memories names each rememberer). */
@@ -87,7 +87,7 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   // Where each old line's text went: a moved, sorted or copied line is still its authors'.
   const byText = new Map<string, number[]>();
   old.forEach((line, i) => {
-    if (!hasWords(line)) return;
+    if (!hasText(line)) return;
     const before = byText.get(line);
     byText.set(line, before ? union(before, oldWho[i]!) : oldWho[i]!);
   });
@@ -114,7 +114,7 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     while (end < now.length && kept[end]! < 0) end++;
     const nextOld = end < now.length ? kept[end]! : old.length;
     let base = nobody;
-    for (let i = lastOld + 1; i < nextOld; i++) if (hasWords(old[i]!)) base = union(base, oldWho[i]!);
+    for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) base = union(base, oldWho[i]!);
     const mine = union(meAlone, base);
     for (; j < end; j++) {
       const line = now[j]!;
