@@ -70,6 +70,10 @@ describe("a signed-in client", { timeout: 60_000 }, () => {
     expect(write.status).toBe(403);
     expect(write.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read bmad:write"/);
     expect((await call("bmad", { command: "" })).status).toBe(200);
+    // A session's status is a read (review 48: it needed bmad:write).
+    const status = await call("bmad-task", { action: "status", session_id: "no-such-session" });
+    expect(status.status).toBe(200);
+    expect(await status.text()).toContain("isError");
   });
 
   it("is granted no scope the consent page did not offer, whatever the form posts (an eleventh review)", async () => {

@@ -59,6 +59,8 @@ export const bmadTaskTool = defineTool({
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  // A session's status is a read: a read-only token may ask it (review 48).
+  writes: (args) => !(args && typeof args === "object" && (args as { action?: unknown }).action === "status"),
   async run(args, deps) {
     const { sessions, owner } = deps;
     if (!sessions) return noSessions();
