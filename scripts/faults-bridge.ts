@@ -10,6 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
 import type { User } from "./mcp-user.js";
+import { notCarried } from "../src/bridge/sync.js";
 
 /** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
  *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */
@@ -253,7 +254,8 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       if (kind === "pull") {
         const remote = await o.pull!.files();
         const local = snapshot(pullDir);
-        const differ = [...remote].filter(([rel, data]) => local.get(rel) !== data).map(([rel]) => rel);
+        // What sync carries: not the installer's `.gitignore` files, nor anything else it leaves on the remote.
+        const differ = [...remote].filter(([rel, data]) => !notCarried(rel) && local.get(rel) !== data).map(([rel]) => rel);
         tally.check("a pull after the kill makes the folder the remote's", differ.length ? `kill ${i + 1}: ${differ.slice(0, 5).join(", ")}` : undefined);
       }
       o.log?.(`bridge kill ${i + 1}/${o.kinds.length} (${kind}, ${atLock ? "holding a lock" : "at random"}): ${answer.ok ? "acknowledged" : "cut"}, ${locks} lock(s) left, next change in ${Math.round(ms)} ms`);
