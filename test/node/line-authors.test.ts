@@ -56,6 +56,9 @@ describe("line authors", () => {
     expect(mixed.runs.reduce((n, [count]) => n + count, 0)).toBe(5000);
     // Every other line the writer's: joined, every run holds one of theirs.
     expect(byOthers(mixed, owner)).toEqual([{ by: writer.label, lines: "all" }]);
+    // Named in at most 20 ranges, then how many more.
+    const sparse = history(owner, `${lines.slice(0, 100).join("\n")}\n`, [writer, `${lines.slice(0, 100).map((l, i) => (i % 4 ? l : `${l} changed`)).join("\n")}\n`]);
+    expect(byOthers(sparse, owner)[0]!.lines).toBe("1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61, 65, 69, 73, 77 and 5 more ranges");
   });
 
   it("tells people apart by id, not by a label two sign-ins share (review 43 N5)", () => {

@@ -222,8 +222,15 @@ export function byOthers(authors: LineAuthors, reader: Person): ByOthers {
   }
   return [...ranges].map(([i, list]) => ({
     by: authors.people[i]!.label,
-    lines: list.length === 1 && list[0]![0] === 1 && list[0]![1] === total ? "all" : list.map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`)).join(", "),
+    lines: list.length === 1 && list[0]![0] === 1 && list[0]![1] === total ? "all" : shownRanges(list),
   }));
+}
+
+/** At most SHOWN_RANGES ranges, then how many more: an answer's header stays a line. */
+const SHOWN_RANGES = 20;
+function shownRanges(list: Array<[number, number]>): string {
+  const shown = list.slice(0, SHOWN_RANGES).map(([from, to]) => (from === to ? `${from}` : `${from}-${to}`)).join(", ");
+  return list.length > SHOWN_RANGES ? `${shown} and ${list.length - SHOWN_RANGES} more ranges` : shown;
 }
 
 /** `others` as a short note: `writer@example.com (lines 3-5), bob (all)`. */
