@@ -10,7 +10,7 @@ import { mapLimited } from "../core/map-limited.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
-import { holdsSecrets, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
+import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal } from "../core/workspace/paths.js";
 
 type Step =
@@ -51,6 +51,8 @@ function heldBack(path: string, text: string): string | undefined {
   // Any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and `deploy.yml`
   // went with their keys, and a reader of the project read them).
   if (DATA_FILE.test(path) && holdsSecrets(path, text)) return secrets;
+  // Any other text by what a secret looks like alone (review 50: AWS's accessKeys.csv, a key pasted into notes.md).
+  if (holdsShapedSecret(text)) return "holds what looks like a secret (a known token, a private key, a URL with a password), which push sends to no remote; not sent. Take it out of the file";
   return notCarried(path);
 }
 

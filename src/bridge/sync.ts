@@ -105,7 +105,7 @@ export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => pat
 const DOCUMENT = /\.(md|markdown|ya?ml|toml|json|jsonl|csv|xml|html?|css|svg|excalidraw|mmd|mermaid|puml|png|jpe?g|gif|webp|pdf)$/;
 /** Documents an agent or a tool loads as its own instructions or settings from whatever folder it works in (review
  *  49: Claude Code reads a folder's CLAUDE.md when it reads files there; a `.gitignore` hides files from git status). */
-const LOADED = /^(claude(\.local)?|agents|gemini|copilot-instructions)\.md$|^\.gitignore$/;
+const LOADED = /^(claude(\.local)?|agents?(\.override)?|gemini|qwen|crush|warp|copilot-instructions)\.md$|^\.gitignore$/;
 
 /** BMAD's render cache, which its installer keeps out of git. */
 const RENDER_CACHE = /^_bmad\/render\//i;

@@ -209,17 +209,19 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     if (version === undefined) {
       const head = this.files.head(path);
-      return head ? { ok: true, value: { ...head, data: this.files.content(path, head.version), ...this.othersIn(path, caller, g.access) } } : this.files.noFile(g.meta.name, path);
+      if (!head) return this.files.noFile(g.meta.name, path);
+      const data = this.files.content(path, head.version);
+      return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } };
     }
     const old = this.files.version(g.meta.name, path, version);
-    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version) } } : old;
+    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
   }
 
   /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). A config's
    *  line numbers are left out for collaborators: served without its secret-looking lines, its numbers would count
    *  them (review 25). */
-  private othersIn(path: string, caller: Caller, access: Access, version?: number): { others?: ByOthers } {
-    const others = this.files.byOthers(path, personOf(caller), version);
+  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers } {
+    const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return {};
     return { others: access !== "owner" && isConfigShaped(path) ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others };
   }
@@ -263,7 +265,8 @@ export class WorkspaceProject extends DurableObject {
     // Who else last changed each: a collaborator's customization is rendered as theirs (review 38), so the stamp a
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
     const others = paths.map((path, i) => {
-      const by = versions[i] ? this.othersIn(path, caller, g.access).others : undefined;
+      const data = files[i];
+      const by = versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data).others : undefined;
       return by ? othersNote(by) : null;
     });
     named.push(others);

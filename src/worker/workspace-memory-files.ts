@@ -21,15 +21,27 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, undefined, (line) => rememberer(line, file.rememberers));
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, undefined, { key: memoryIdOf, newBy: (line) => rememberer(line, file.rememberers) });
       settlePending(storage, file.type);
     });
   }
 }
 
+/** The memory a structured file's line holds, by its id: however a person wrote the line (its keys in any order, any
+ *  spacing), the merge's line of that memory is the same entry (review 50). */
+function memoryIdOf(line: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    const id = value && typeof value === "object" ? (value as { id?: unknown }).id : undefined;
+    return typeof id === "string" ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Who remembered the memory a structured file's line holds, as versions name authors (by label: a memory keeps one). */
 function rememberer(line: string, rememberers: Map<string, string>): Person | undefined {
-  const id = /^\{"id":"([^"]{1,100})"/.exec(line)?.[1];
+  const id = memoryIdOf(line);
   const label = id === undefined ? undefined : rememberers.get(id);
   return label === undefined ? undefined : { label };
 }

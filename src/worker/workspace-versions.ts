@@ -11,7 +11,7 @@ import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsErr
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
-import { allBy, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
+import { allBy, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -254,11 +254,11 @@ export class VersionedFiles {
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
    *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number, newBy?: (line: string) => Person | undefined): FileEntry {
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number, entries?: EntryLines): FileEntry {
     const version = this.lastVersion(path) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
-    const lines = data ? this.linesAfter(path, data, by, restoredFrom, newBy) : null;
+    const lines = data ? this.linesAfter(path, data, by, restoredFrom, entries) : null;
     const author = by.label;
     const authorId = by.id ?? null;
     this.sql.exec(
@@ -275,26 +275,27 @@ export class VersionedFiles {
 
   /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
    *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
-  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number, newBy?: (line: string) => Person | undefined): string | null {
+  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number, entries?: EntryLines): string | null {
     const row = restoredFrom === undefined
       ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
       : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, restoredFrom).toArray()[0];
-    if (!row) return newBy ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, newBy), by) : null;
+    if (!row) return entries ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
-    if (!was && !newBy && samePerson(personOf(row), by)) return null;
+    if (!was && !entries && samePerson(personOf(row), by)) return null;
     const before = decode(this.content(path, row.version));
-    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, newBy), by);
+    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries), by);
   }
 
-  /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in. */
-  byOthers(path: string, reader: Person, version?: number): ByOthers {
+  /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
+   *  a reader counts the lines of its content (`data`, or read here where it is needed). */
+  byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {
     const row = version === undefined
       ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
       : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
     if (!row) return [];
     const lines = authorsOf(row);
-    if (lines) return byOthers(lines, reader);
+    if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version)));
     return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 

@@ -512,13 +512,13 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   // Nor what is no document there, that a test runner collects in any folder, nor a person's own settings (review 47:
   // a collaborator's conftest.py ran with the owner's next pytest, their spec files with vitest).
   const runners = ["_bmad-output/conftest.py", "_bmad-output/planning/test_prd.py", "_bmad-output/x.spec.js", ".claude/specs/a/spec.test.ts", "_bmad-output/test_plan.txt"];
-  const loaded = ["_bmad-output/CLAUDE.md", ".claude/specs/AGENTS.md", "_bmad-output/.gitignore"];
+  const loaded = ["_bmad-output/CLAUDE.md", ".claude/specs/AGENTS.md", "_bmad-output/.gitignore", "_bmad-output/x/QWEN.md"];
   const theirs = "_bmad/custom/config.user.toml";
   const carried = fakeDir();
   const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", theirs, ...runners, ...loaded], { byOthers: [theirs] });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 9 left on the remote.");
+  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 10 left on the remote.");
   for (const path of runners) expect(some.stdout).toContain(`left     ${path} (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
   // Nor what an agent reads as instructions from the folder it works in, nor what hides files from git (review 49).
   for (const path of loaded) expect(some.stdout).toContain(`left     ${path} (a file an agent or tool loads as its own instructions or settings`);
@@ -675,12 +675,14 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/conftest.py"), "import os\n");
   writeFileSync(join(target, "_bmad-output/notes.jsonl"), '{"service": "billing", "api_key": "sk-live-abcdefghijklmnop1234"}\n');
   writeFileSync(join(target, "_bmad-output/credentials.csv"), "service,password\nbilling,hunter2hunter2\n");
+  writeFileSync(join(target, "_bmad-output/keys.md"), "# Setup\n\nOur key for now: AKIAABCDEFGHIJKLMNOP, rotate it later.\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/agents\.json \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/conftest\.py \(not a document/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/notes\.jsonl \(holds secret-looking keys/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
   expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);

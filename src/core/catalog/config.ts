@@ -71,6 +71,13 @@ export function isSecretValue(value: unknown): boolean {
   return false;
 }
 
+/** Whether prose holds a secret by its shape alone (a known token, a PEM private key, a credential URL), not by the
+ *  words around it: a PRD says "password:" where it means the field, never the secret. Word by word: linear. */
+export function holdsShapedSecret(text: string): boolean {
+  if (text.includes("PRIVATE KEY-----")) return true;
+  return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) => KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))));
+}
+
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
   // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21). A count of tokens is none (`max_tokens = 4000`):

@@ -51,9 +51,16 @@ export function soleAuthor(authors: LineAuthors): Person | undefined {
  *  model, review 49). */
 const hasText = (line: string) => /\S/u.test(line);
 
-/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. `newBy`: who wrote a line the
- *  change adds, where that is someone else (the server's merge of remembered memories names each rememberer). */
-export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, newBy?: (line: string) => Person | undefined): LineAuthors {
+/** How a change made by the server itself (a merge of remembered memories) tells its lines: `key`, the entry a line
+ *  holds (a memory's id), whose line keeps the authors of the old line of that entry, however it was rewritten; and
+ *  `newBy`, who wrote an entry it adds (the rememberer). The server is then no one's author. */
+export interface EntryLines {
+  key: (line: string) => string | undefined;
+  newBy: (line: string) => Person | undefined;
+}
+
+/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. */
+export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, entries?: EntryLines): LineAuthors {
   const old = splitLines(before);
   const now = splitLines(after);
   const people: Person[] = [];
@@ -84,16 +91,24 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   const me = index(by);
   // Lines the runs do not reach (not expected: a file's runs cover it) stay with its first author, never the changer.
   while (oldWho.length < old.length) oldWho.push(set([authors.people.length ? index(authors.people[0]!) : me]));
-  // Where each old line's text went: a moved, sorted or copied line is still its authors'.
-  const byText = new Map<string, number[]>();
-  old.forEach((line, i) => {
-    if (!hasText(line)) return;
-    const before = byText.get(line);
-    byText.set(line, before ? union(before, oldWho[i]!) : oldWho[i]!);
-  });
   const nobody = set([]);
   const meAlone = set([me]);
   const kept = matchLines(old, now);
+  const keptOld = new Uint8Array(old.length);
+  for (const i of kept) if (i >= 0) keptOld[i] = 1;
+  // Where each old line's text went, and each entry: a copy of a line, or an entry the server rewrote, is still its
+  // authors'. And what each removed line said, by runs of its words: a line that says it again elsewhere, respaced,
+  // cut, merged or lightly edited (review 50: memlog moved a writer's key onto the owner's, respaced), is theirs too.
+  const byText = new Map<string, number[]>();
+  const byKey = new Map<string, number[]>();
+  const bySaying = new Map<string, number[]>();
+  old.forEach((line, i) => {
+    if (!hasText(line)) return;
+    byText.set(line, union(byText.get(line) ?? nobody, oldWho[i]!));
+    const key = entries?.key(line);
+    if (key !== undefined) byKey.set(key, union(byKey.get(key) ?? nobody, oldWho[i]!));
+    if (!keptOld[i]) for (const saying of sayings(line)) bySaying.set(saying, union(bySaying.get(saying) ?? nobody, oldWho[i]!));
+  });
   const runs: LineAuthors["runs"] = [];
   const push = (who: number[]) => {
     const last = runs[runs.length - 1];
@@ -113,18 +128,34 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     let end = j;
     while (end < now.length && kept[end]! < 0) end++;
     const nextOld = end < now.length ? kept[end]! : old.length;
-    let base = nobody;
-    for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) base = union(base, oldWho[i]!);
-    const mine = union(meAlone, base);
+    let replaced = nobody;
+    for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) replaced = union(replaced, oldWho[i]!);
+    const mine = union(meAlone, replaced);
     for (; j < end; j++) {
       const line = now[j]!;
-      const writer = newBy?.(line);
-      const moved = byText.get(line);
-      const who = writer ? union(set([index(writer)]), base) : mine;
-      push(moved ? union(who, moved) : who);
+      const key = entries?.key(line);
+      const entry = key === undefined ? undefined : byKey.get(key);
+      const writer = entries?.newBy(line);
+      // The server's rewrite of an entry: its old authors, and whoever remembered it anew; an entry it adds: whoever
+      // remembered it. Anything else: the change's author and those of what it replaced.
+      let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mine;
+      who = union(who, byText.get(line) ?? nobody);
+      for (const saying of sayings(line)) who = union(who, bySaying.get(saying) ?? nobody);
+      push(who);
     }
   }
   return { people, runs: joined(runs, set) };
+}
+
+/** What a line says, as runs of SAYING_WORDS words that hold a letter (lower-cased; numbers, times and punctuation
+ *  are not words here: a memlog's new `updated:` time says nothing of the entry it shares a time with), or all of
+ *  them where it has fewer. */
+const SAYING_WORDS = 4;
+function sayings(line: string): string[] {
+  const words = (line.toLowerCase().match(/[^\s\p{P}\p{S}]*\p{L}[^\s\p{P}\p{S}]*|[\p{So}]+/gu) ?? []);
+  if (!words.length) return [];
+  if (words.length < SAYING_WORDS) return [words.join(" ")];
+  return words.slice(0, words.length - SAYING_WORDS + 1).map((_, k) => words.slice(k, k + SAYING_WORDS).join(" "));
 }
 
 /** `runs`, joined pairwise until at most MAX_RUNS remain. */
@@ -205,25 +236,49 @@ function increasing(pairs: Array<[number, number]>): Array<[number, number]> {
 }
 
 /** The lines each person other than `reader` wrote, or took part in. */
-export function byOthers(authors: LineAuthors, reader: Person): ByOthers {
+export function byOthers(authors: LineAuthors, reader: Person, text?: string): ByOthers {
+  // Numbered as a reader counts lines (at `\n`), where the text breaks lines elsewhere too (review 50: five `\x1e`
+  // in a writer's line moved every number after it).
+  const shown = text === undefined ? undefined : shownNumbers(text);
   const ranges = new Map<number, Array<[number, number]>>();
   let line = 1;
   let total = 0;
   for (const [count, who] of authors.runs) {
+    const [from, to] = shown ? [shown[line - 1] ?? line, shown[line + count - 2] ?? line + count - 1] : [line, line + count - 1];
     for (const i of who) {
       if (samePerson(authors.people[i]!, reader)) continue;
       const list = ranges.get(i) ?? ranges.set(i, []).get(i)!;
       const last = list[list.length - 1];
-      if (last && last[1] === line - 1) last[1] = line + count - 1;
-      else list.push([line, line + count - 1]);
+      if (last && last[1] >= from - 1) last[1] = Math.max(last[1], to);
+      else list.push([from, to]);
     }
     line += count;
     total += count;
   }
+  const lastShown = shown ? (shown[total - 1] ?? total) : total;
   return [...ranges].map(([i, list]) => ({
     by: authors.people[i]!.label,
-    lines: list.length === 1 && list[0]![0] === 1 && list[0]![1] === total ? "all" : shownRanges(list),
+    lines: list.length === 1 && list[0]![0] === 1 && list[0]![1] === lastShown ? "all" : shownRanges(list),
   }));
+}
+
+/** Breaks a reader does not count as lines (all but `\n` and `\r\n`). */
+const UNCOUNTED_BREAK = /\r(?!\n)|[\v\f\x1c-\x1e\x85\u2028\u2029]/;
+
+/** For each line as splitLines counts them, the line a reader counts it on (1-based); undefined where they agree. */
+function shownNumbers(text: string): Int32Array | undefined {
+  if (!UNCOUNTED_BREAK.test(text)) return undefined;
+  const out: number[] = [];
+  let shown = 1;
+  let at = 0;
+  const breaks = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
+  for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
+    out.push(shown);
+    if (m[0] === "\n" || m[0] === "\r\n") shown++;
+    at = breaks.lastIndex;
+  }
+  if (at < text.length) out.push(shown);
+  return Int32Array.from(out);
 }
 
 /** At most SHOWN_RANGES ranges, then how many more: an answer's header stays a line. */
