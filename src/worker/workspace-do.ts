@@ -24,7 +24,7 @@ import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
-import { othersNote, type ByOthers, type Person } from "../core/workspace/line-authors.js";
+import type { ByOthers, Person } from "../core/workspace/line-authors.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -266,8 +266,7 @@ export class WorkspaceProject extends DurableObject {
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
     const others = paths.map((path, i) => {
       const data = files[i];
-      const by = versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data).others : undefined;
-      return by ? othersNote(by) : null;
+      return (versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data).others : undefined) ?? null;
     });
     named.push(others);
     // Installer answers someone else last set, rendered into the skill as config values.
@@ -276,7 +275,7 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}) } };
   }
 
-  write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
+  write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<FileEntry> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
     // Before any check that answers with the file's version or size (review 24: a limit's message gave a writer the
@@ -294,14 +293,14 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
-    const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now));
+    const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: entry };
   }
 
   /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other
    *  write lands between (the object runs one call at a time, and this one does not wait on anything). Null, with
    *  nothing changed, where the edit does not apply: the caller's general path says why, as Python would. */
-  editText(caller: Caller, path: string, edit: TextEdit, now: string): DoResult<TextEdited | null> {
+  editText(caller: Caller, path: string, edit: TextEdit, now: string, alsoBy?: string[]): DoResult<TextEdited | null> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
     const { head } = g;
@@ -316,12 +315,12 @@ export class WorkspaceProject extends DurableObject {
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
     if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
-    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now));
+    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { entries: edited.entries } };
   }
 
   /** A folder and its files in one transaction, refused whole when anything is at `dir` or a limit would be passed. */
-  createFolder(caller: Caller, dir: string, files: Array<{ path: string; data: Uint8Array }>, now: string): DoResult<{ files: number }> {
+  createFolder(caller: Caller, dir: string, files: Array<{ path: string; data: Uint8Array }>, now: string, alsoBy?: string[]): DoResult<{ files: number }> {
     const paths = files.map((f) => `${dir}/${f.path}`);
     for (const path of [dir, ...paths]) {
       const checked = checkWritablePath(path);
@@ -337,7 +336,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
-    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now)));
+    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
     return { ok: true, value: { files: files.length } };
   }
 
@@ -363,7 +362,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const room = this.room(g, from.value.size, now);
     if (room) return room;
-    return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, version)) };
+    return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })) };
   }
 
   remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
@@ -615,6 +614,11 @@ export class WorkspaceProject extends DurableObject {
 
 /** The caller as versions name authors: by user id, since two sign-ins can share a label (review 43 N5). */
 const personOf = (caller: Caller): Person => ({ id: caller.id, label: caller.label });
+
+/** Others whose lines a script read, named with what it writes (by label: an answer names them so). The Worker's
+ *  own runtime passes them, never a tool's arguments; bounded all the same. */
+const people = (labels: unknown): Person[] =>
+  Array.isArray(labels) ? [...new Set(labels.filter((l): l is string => typeof l === "string" && l.length > 0 && l.length <= 320))].slice(0, 50).map((label) => ({ label })) : [];
 
 /** Installer answers as `module.key` -> value. */
 function flatAnswers(answers: InstallerAnswers): Map<string, string> {

@@ -21,7 +21,7 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, undefined, { key: memoryIdOf, newBy: (line) => rememberer(line, file.rememberers) });
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, { entries: { key: memoryIdOf, newBy: (line) => rememberer(line, file.rememberers) } });
       settlePending(storage, file.type);
     });
   }

@@ -254,11 +254,12 @@ export class VersionedFiles {
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
    *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, restoredFrom?: number, entries?: EntryLines): FileEntry {
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number } & Changed = {}): FileEntry {
+    const { restoredFrom } = opts;
     const version = this.lastVersion(path) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
-    const lines = data ? this.linesAfter(path, data, by, restoredFrom, entries) : null;
+    const lines = data ? this.linesAfter(path, data, by, opts) : null;
     const author = by.label;
     const authorId = by.id ?? null;
     this.sql.exec(
@@ -275,16 +276,16 @@ export class VersionedFiles {
 
   /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
    *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
-  private linesAfter(path: string, data: Uint8Array, by: Person, restoredFrom?: number, entries?: EntryLines): string | null {
+  private linesAfter(path: string, data: Uint8Array, by: Person, { restoredFrom, entries, alsoBy = [] }: { restoredFrom?: number } & Changed): string | null {
     const row = restoredFrom === undefined
       ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
       : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, restoredFrom).toArray()[0];
-    if (!row) return entries ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries), by) : null;
+    if (!row) return entries || alsoBy.length ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries, alsoBy), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
-    if (!was && !entries && samePerson(personOf(row), by)) return null;
+    if (!was && !entries && !alsoBy.length && samePerson(personOf(row), by)) return null;
     const before = decode(this.content(path, row.version));
-    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries), by);
+    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy), by);
   }
 
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
@@ -317,6 +318,13 @@ export class VersionedFiles {
     }
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
   }
+}
+
+/** How a change tells who wrote what it adds (line-authors.ts): `entries` for the server's memory merge; `alsoBy`,
+ *  others whose lines the writing script read. */
+interface Changed {
+  entries?: EntryLines;
+  alsoBy?: Person[];
 }
 
 type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null };

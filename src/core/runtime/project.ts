@@ -7,6 +7,7 @@ import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
+import type { ByOthers } from "../workspace/line-authors.js";
 import { stripChars } from "./py-str.js";
 
 /** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
@@ -27,9 +28,10 @@ export interface ProjectRuntime {
   readonly fs: RuntimeFs;
   /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
   readonly label: string;
-  /** Files read for a render that someone other than the caller last changed (project path -> who): a shared
-   *  workspace's customization is a collaborator's, and the render says so. */
-  readonly writtenByOthers?: ReadonlyMap<string, string>;
+  /** Files read for a render or a run that hold lines someone other than the caller wrote (project path -> whose
+   *  lines): a shared workspace's customization is a collaborator's, the render says so, and what a script writes
+   *  from them is theirs too. */
+  readonly writtenByOthers?: ReadonlyMap<string, ByOthers>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who (rendered as config values). */
   readonly answersByOthers?: ReadonlyArray<{ key: string; who: string }>;
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:

@@ -60,7 +60,7 @@ export interface EntryLines {
 }
 
 /** The authors of `after`, `by`'s change of a file that was `before` with `authors`. */
-export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, entries?: EntryLines): LineAuthors {
+export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, entries?: EntryLines, alsoBy: Person[] = []): LineAuthors {
   const old = splitLines(before);
   const now = splitLines(after);
   const people: Person[] = [];
@@ -92,7 +92,8 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   // Lines the runs do not reach (not expected: a file's runs cover it) stay with its first author, never the changer.
   while (oldWho.length < old.length) oldWho.push(set([authors.people.length ? index(authors.people[0]!) : me]));
   const nobody = set([]);
-  const meAlone = set([me]);
+  // What the change adds is also theirs whose text it came from (a script that read their lines).
+  const meAlone = set([me, ...alsoBy.map(index)]);
   const kept = matchLines(old, now);
   const keptOld = new Uint8Array(old.length);
   for (const i of kept) if (i >= 0) keptOld[i] = 1;

@@ -9,6 +9,7 @@ import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
 import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
 import { checkWorkspacePath } from "./paths.js";
+import type { ByOthers } from "./line-authors.js";
 
 /** By workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a wrong one
  *  only costs the call it saves). */
@@ -23,7 +24,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     const stamped: Stamped = { trees: new Map(), covered: false, asked: [], versions: new Map() };
     let stamp: string | undefined;
     let zone: Promise<string> | undefined;
-    const writtenByOthers = new Map<string, string>();
+    const writtenByOthers = new Map<string, ByOthers>();
     let answersByOthers: Array<{ key: string; who: string }> | undefined;
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,

@@ -4,7 +4,7 @@
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs.js";
 import { checkWorkspacePath } from "./paths.js";
-import { othersNote } from "./line-authors.js";
+import type { ByOthers } from "./line-authors.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
 
 /** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
@@ -27,7 +27,7 @@ export interface Stamped {
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
 /** `byOthers`: each file read that holds lines another member wrote (project path -> who, and which lines), filled as files are read, so that
  *  an answer names whose files it used however a script came to read them (review 43). */
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, string>()): RuntimeFs {
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, ByOthers>()): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -48,6 +48,10 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     if (out.kind === "no_project") noProject?.(out.error);
     throw new Error(out.error);
   };
+  /** Whose lines this run has read in files other than the one it changes (whose own lines carry their authors):
+   *  what it writes came from them too (review 50: a writer's customization, rendered by the owner's render_skill.py
+   *  into step files, read as the owner's). */
+  const others = (changed: string) => [...new Set([...byOthers].filter(([rel]) => rel !== changed && !rel.startsWith(`${changed}/`)).flatMap(([, list]) => list.map((o) => o.by)))];
   // Counts writes begun and ended: what was looked up while one ran is not kept.
   let writes = 0;
   const keep = <T extends Known>(path: string, since: number, at: T): T => (since === writes && known.set(path, at), at);
@@ -77,7 +81,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   const readOne = (rel: string): Promise<WsResult<Uint8Array | null>> => {
     const one = async () => {
       const out = await files.read(rel);
-      if (out.ok && out.value.others?.length) byOthers.set(rel, othersNote(out.value.others));
+      if (out.ok && out.value.others?.length) byOthers.set(rel, out.value.others);
       return out.ok ? { ok: true as const, value: out.value.data } : out.kind === "not_found" ? { ok: true as const, value: null } : out;
     };
     if (!files.readMany) return one();
@@ -110,7 +114,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       const data = value(await readOne(relOrThrow(path)));
       return data ? keep(path, since, data) : undefined;
     },
-    writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data))),
+    writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data, { alsoBy: others(relOrThrow(path)) }))),
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
     // The first round starts from the file as the run's first call found it, where that call read it.
     update: (path: string, change: FileChange) => {
@@ -130,7 +134,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
           const next = await change(current?.data);
           if (next === undefined) return;
           const ifVersion = current?.version ?? 0;
-          const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion });
+          const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion, alsoBy: others(rel) });
           if (!out || out.ok) return;
           if (out.kind !== "conflict") value(out);
         }
@@ -140,10 +144,10 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     // The project's object applies it in the same step as the write: one call, and no other write between.
     ...(files.edit ? { editText: (path: string, edit: TextEdit) => {
       const rel = relOrThrow(path);
-      return writing(async () => value(await files.edit!(rel, edit)) ?? undefined);
+      return writing(async () => value(await files.edit!(rel, edit, others(rel))) ?? undefined);
     } } : {}),
     createTree: (dir, tree) => writing(async () => {
-      const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })));
+      const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })), others(relOrThrow(dir)));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.
       if (!out.ok && out.kind === "conflict") throw Object.assign(new Error(out.error), { code: "EEXIST" });
       value(out);

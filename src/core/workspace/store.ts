@@ -87,9 +87,9 @@ export interface ManyRead {
   versions: number[];
   /** The project's time zone (null: none set), which the scripts that write a time need. */
   timeZone: string | null;
-  /** For each of `files`, who other than the caller wrote lines of it (othersNote; null: nobody, or no file): a
-   *  render says whose its customization is. */
-  others?: Array<string | null>;
+  /** For each of `files`, who other than the caller wrote lines of it, and which (null: nobody, or no file): a render
+   *  says whose its customization is. */
+  others?: Array<ByOthers | null>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who. */
   answersByOthers?: Array<{ key: string; who: string }>;
   trees: Array<{ paths: string[]; versions: number[] } | null>;
@@ -108,15 +108,16 @@ export interface WorkspaceFiles {
   peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
   /** The project's time zone as info gives it (null: none set), alone. */
   timeZone?(): Promise<WsResult<string | null>>;
-  /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist. */
-  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number }): Promise<WsResult<FileEntry>>;
+  /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist.
+   *  `alsoBy`: others whose text the new content came from (a script that read their lines), named with the writer. */
+  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<FileEntry>>;
   /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
    *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
    *  expects, or the change passes a limit), nothing changed. */
-  edit?(path: string, edit: TextEdit): Promise<WsResult<TextEdited | null>>;
+  edit?(path: string, edit: TextEdit, alsoBy?: string[]): Promise<WsResult<TextEdited | null>>;
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
    *  anything is at `dir` already. How a script publishes a folder that must appear whole. */
-  createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>): Promise<WsResult<{ files: number }>>;
+  createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>, alsoBy?: string[]): Promise<WsResult<{ files: number }>>;
   /** A new version with `version`'s content. */
   restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
