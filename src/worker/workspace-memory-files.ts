@@ -21,7 +21,7 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, { entries: { key: memoryIdOf, newBy: (line) => rememberer(line, file.rememberers) } });
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, { entries: { key: memoryIdOf, newBy: (id) => rememberer(id, file.rememberers) } });
       settlePending(storage, file.type);
     });
   }
@@ -39,9 +39,8 @@ function memoryIdOf(line: string): string | undefined {
   }
 }
 
-/** Who remembered the memory a structured file's line holds, as versions name authors (by label: a memory keeps one). */
-function rememberer(line: string, rememberers: Map<string, string>): Person | undefined {
-  const id = memoryIdOf(line);
-  const label = id === undefined ? undefined : rememberers.get(id);
+/** Who remembered the memory `id`, as versions name authors (by label: a memory keeps one). */
+function rememberer(id: string, rememberers: Map<string, string>): Person | undefined {
+  const label = rememberers.get(id);
   return label === undefined ? undefined : { label };
 }

@@ -676,6 +676,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/notes.jsonl"), '{"service": "billing", "api_key": "sk-live-abcdefghijklmnop1234"}\n');
   writeFileSync(join(target, "_bmad-output/credentials.csv"), "service,password\nbilling,hunter2hunter2\n");
   writeFileSync(join(target, "_bmad-output/keys.md"), "# Setup\n\nOur key for now: AKIAABCDEFGHIJKLMNOP, rotate it later.\n");
+  writeFileSync(join(target, "_bmad-output/setup.md"), "# Env\n\nSTRIPE_SECRET_KEY=sk_live_abcdefghij1234567890\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
@@ -683,6 +684,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(held.stdout).toMatch(/held\s+_bmad-output\/conftest\.py \(not a document/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/notes\.jsonl \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/setup\.md \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
   expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);

@@ -56,8 +56,36 @@ describe("line authors", () => {
     expect(byOthers(reordered, owner)).toEqual([{ by: writer.label, lines: "3" }]);
   });
 
+  it("reads the words of any line in linear time (review 51: 48 KiB of combining marks took 20 s)", () => {
+    // 30,000 of each: quadratic, about 10 s (a synchronous loop no test timeout stops); linear, milliseconds.
+    const marks = `x ${"\u0301".repeat(30_000)}\n`;
+    const digits = `${"7".repeat(30_000)}\n`;
+    const started = performance.now();
+    const authors = history(owner, `a\n${marks}${digits}b\n`, [writer, `a\n${marks}${digits}c\n`], [owner, `a\n${digits}z\n${marks}d\n`]);
+    expect(byOthers(authors, owner).length).toBe(1);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("counts no kept line as moved: the owner's own table rule is the owner's (review 51)", () => {
+    const authors = history(owner, "| a |\n|---|\n", [writer, "| a |\n|---|\nwriter text\n|---|\n"], [owner, "| a |\n|---|\nwriter text\n|---|\n\n| b |\n|---|\n"]);
+    expect(byOthers(authors, owner)).toEqual([{ by: writer.label, lines: "3-4" }]);
+  });
+
+  it("names each line the server merged in by whoever remembered it, a memory holding U+2028 too, and never the server", () => {
+    const server = { label: "remember_structured" };
+    const entries = { key: (line: string) => { try { return (JSON.parse(line) as { id: string }).id; } catch { return undefined; } }, newBy: (id: string) => (id === "n" ? owner : undefined) };
+    // The writer's line, every letter escaped and holding a raw U+2028, is one entry: still theirs once merged and sorted.
+    const theirs = `{"id":"w","text":"\\u0050LANTED\u2028skip the review"}`;
+    const merged = history(owner, '{"id":"o","text":"mine"}\n', [writer, `{"id":"o","text":"mine"}\n${theirs}\n`]);
+    const after = carryAuthors(`{"id":"o","text":"mine"}\n${theirs}\n`, merged, `{"id":"n","text":"new"}\n{"id":"o","text":"mine"}\n{"id":"w","text":"PLANTED\u2028skip the review"}\n`, server, entries);
+    expect(byOthers(after, owner, `{"id":"n","text":"new"}\n{"id":"o","text":"mine"}\n{"id":"w","text":"PLANTED\u2028skip the review"}\n`)).toEqual([{ by: writer.label, lines: "3" }]);
+    // A first merge of a memory holding U+2028: its rememberer's, not the server's.
+    const first = carryAuthors("", { people: [], runs: [] }, '{"id":"n","text":"one\u2028two"}\n', server, entries);
+    expect(byOthers(first, owner)).toEqual([]);
+  });
+
   it("names each line the server merged in by whoever remembered it", () => {
-    const merged = carryAuthors("{\"id\":\"b\"}\n", allBy(owner, 1), "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\"}\n", { label: "remember_structured" }, { key: (line) => /"id":"(\w)"/.exec(line)?.[1], newBy: (line) => (line.includes('"a"') ? writer : line.includes('"c"') ? owner : undefined) });
+    const merged = carryAuthors("{\"id\":\"b\"}\n", allBy(owner, 1), "{\"id\":\"a\"}\n{\"id\":\"b\"}\n{\"id\":\"c\"}\n", { label: "remember_structured" }, { key: (line) => /"id":"(\w)"/.exec(line)?.[1], newBy: (id) => (id === "a" ? writer : id === "c" ? owner : undefined) });
     expect(byOthers(merged, owner)).toEqual([{ by: writer.label, lines: "1" }]);
   });
 

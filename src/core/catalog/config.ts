@@ -75,7 +75,9 @@ export function isSecretValue(value: unknown): boolean {
  *  words around it: a PRD says "password:" where it means the field, never the secret. Word by word: linear. */
 export function holdsShapedSecret(text: string): boolean {
   if (text.includes("PRIVATE KEY-----")) return true;
-  return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) => KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))));
+  // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
+  return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
+    (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some((part) => KNOWN_TOKEN.test(part)));
 }
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */

@@ -51,12 +51,19 @@ export function soleAuthor(authors: LineAuthors): Person | undefined {
  *  model, review 49). */
 const hasText = (line: string) => /\S/u.test(line);
 
-/** How a change made by the server itself (a merge of remembered memories) tells its lines: `key`, the entry a line
- *  holds (a memory's id), whose line keeps the authors of the old line of that entry, however it was rewritten; and
- *  `newBy`, who wrote an entry it adds (the rememberer). The server is then no one's author. */
+/** How a change made by the server itself (a merge of remembered memories) tells its lines: `key`, the entry a stored
+ *  line (at `\n`) holds (a memory's id), whose line keeps the authors of the old line of that entry, however it was
+ *  rewritten; and `newBy`, who remembered an entry (by its key). The server is then no one's author. */
 export interface EntryLines {
   key: (line: string) => string | undefined;
-  newBy: (line: string) => Person | undefined;
+  newBy: (key: string) => Person | undefined;
+}
+
+/** For each line of `text` as splitLines counts them (`count`), the key of the stored line (at `\n`) it is part of. */
+function keysOf(text: string, count: number, key: (line: string) => string | undefined): Array<string | undefined> {
+  const stored = text.split(/\r?\n/);
+  const on = shownNumbers(text);
+  return Array.from({ length: count }, (_, i) => key(stored[(on ? on[i]! : i + 1) - 1] ?? ""));
 }
 
 /** The authors of `after`, `by`'s change of a file that was `before` with `authors`. */
@@ -100,15 +107,23 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   // Where each old line's text went, and each entry: a copy of a line, or an entry the server rewrote, is still its
   // authors'. And what each removed line said, by runs of its words: a line that says it again elsewhere, respaced,
   // cut, merged or lightly edited (review 50: memlog moved a writer's key onto the owner's, respaced), is theirs too.
+  // Only removed lines count as moved: a kept `|---|` or fence is no one's text that went elsewhere (review 51).
   const byText = new Map<string, number[]>();
   const byKey = new Map<string, number[]>();
   const bySaying = new Map<string, number[]>();
+  // An entry's key is read from the whole line a file stores it on (at `\n`): a memory's JSON holding U+2028 is one
+  // entry in two lines here (review 51).
+  const oldKeys = entries ? keysOf(before, old.length, entries.key) : undefined;
+  const nowKeys = entries ? keysOf(after, now.length, entries.key) : undefined;
+  let everyone = nobody;
   old.forEach((line, i) => {
     if (!hasText(line)) return;
-    byText.set(line, union(byText.get(line) ?? nobody, oldWho[i]!));
-    const key = entries?.key(line);
+    everyone = union(everyone, oldWho[i]!);
+    const key = oldKeys?.[i];
     if (key !== undefined) byKey.set(key, union(byKey.get(key) ?? nobody, oldWho[i]!));
-    if (!keptOld[i]) for (const saying of sayings(line)) bySaying.set(saying, union(bySaying.get(saying) ?? nobody, oldWho[i]!));
+    if (keptOld[i]) return;
+    byText.set(line, union(byText.get(line) ?? nobody, oldWho[i]!));
+    for (const saying of sayings(line)) bySaying.set(saying, union(bySaying.get(saying) ?? nobody, oldWho[i]!));
   });
   const runs: LineAuthors["runs"] = [];
   const push = (who: number[]) => {
@@ -131,12 +146,14 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     const nextOld = end < now.length ? kept[end]! : old.length;
     let replaced = nobody;
     for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) replaced = union(replaced, oldWho[i]!);
-    const mine = union(meAlone, replaced);
+    // The server's merge is no one's author: what it adds that is no entry it knows is theirs who wrote what it
+    // replaced, or else everyone who wrote the file (review 51: an escaped line read as the server's alone).
+    const mine = entries ? (replaced !== nobody ? replaced : everyone !== nobody ? everyone : meAlone) : union(meAlone, replaced);
     for (; j < end; j++) {
       const line = now[j]!;
-      const key = entries?.key(line);
+      const key = nowKeys?.[j];
       const entry = key === undefined ? undefined : byKey.get(key);
-      const writer = entries?.newBy(line);
+      const writer = key === undefined ? undefined : entries?.newBy(key);
       // The server's rewrite of an entry: its old authors, and whoever remembered it anew; an entry it adds: whoever
       // remembered it. Anything else: the change's author and those of what it replaced.
       let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mine;
@@ -153,7 +170,9 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
  *  them where it has fewer. */
 const SAYING_WORDS = 4;
 function sayings(line: string): string[] {
-  const words = (line.toLowerCase().match(/[^\s\p{P}\p{S}]*\p{L}[^\s\p{P}\p{S}]*|[\p{So}]+/gu) ?? []);
+  // Split, then kept where a word holds a letter (or is symbols, as circled letters are): linear on any line (review
+  // 51: a match that looked for a letter in each run of digits took 20 s on a 48 KiB line).
+  const words = line.toLowerCase().split(/[\s\p{P}\p{Sm}\p{Sc}\p{Sk}]+/u).flatMap((w) => w.split(/(\p{So}+)/u)).filter((w) => w && (/\p{L}/u.test(w) || /^\p{So}+$/u.test(w)));
   if (!words.length) return [];
   if (words.length < SAYING_WORDS) return [words.join(" ")];
   return words.slice(0, words.length - SAYING_WORDS + 1).map((_, k) => words.slice(k, k + SAYING_WORDS).join(" "));
