@@ -10,7 +10,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
 import type { User } from "./mcp-user.js";
-import { notCarried } from "../src/bridge/sync.js";
+import { notCarried } from "../src/core/workspace/sync-kinds.js";
 
 /** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
  *  process start included, on a loaded machine (an age-judged lock made it 5 s more). */

@@ -7,7 +7,8 @@
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
-import { inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";

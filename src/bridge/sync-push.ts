@@ -5,7 +5,8 @@
 // files inside the folders sync carries (_bmad/, _bmad-output/, .claude/specs/; sync.ts), whatever the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
-import { asText, inSyncFolders, isPersonalFile, notCarried, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
+import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
+import { isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";

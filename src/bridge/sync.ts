@@ -1,8 +1,7 @@
 // What pull and push share: the local side of a file (read through the confined reader), the walk that finds
 // new local files, and the report both print. A plan is made whole before anything is written, so a refusal
 // leaves the folder and the workspace as they were.
-import { foldPath, isScriptPath, machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
-import { isPersonalConfig } from "../core/catalog/config.js";
+import { machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolveBounded } from "../compiler/files.js";
@@ -96,33 +95,6 @@ export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
 /** "_bmad/, _bmad-output/ and .claude/specs/", for messages. */
 export const SYNC_FOLDERS_TEXT = `${SYNC_FOLDERS.slice(0, -1).join(", ")} and ${SYNC_FOLDERS.at(-1)}`;
 export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
-
-/** What sync carries in those folders besides BMAD's own scripts (judged by their bytes): documents of the kinds BMAD
- *  writes there, which no tool runs. A test runner collects tests in every folder (review 47: a collaborator's
- *  `conftest.py` and `x.spec.js` in _bmad-output/ ran when the owner ran pytest and vitest; review 49: pytest runs
- *  `test*.txt` as doctests), and a list of runners' names would miss the next runner, so it is kinds allowed, not
- *  names refused. */
-const DOCUMENT = /\.(md|markdown|ya?ml|toml|json|jsonl|csv|xml|html?|css|svg|excalidraw|mmd|mermaid|puml|png|jpe?g|gif|webp|pdf)$/;
-/** Documents an agent or a tool loads as its own instructions or settings from whatever folder it works in (review
- *  49: Claude Code reads a folder's CLAUDE.md when it reads files there; a `.gitignore` hides files from git status). */
-const LOADED = /^(claude(\.local)?|agents?(\.override)?|gemini|qwen|crush|warp|copilot-instructions)\.md$|^\.gitignore$/;
-
-/** BMAD's render cache, which its installer keeps out of git. */
-const RENDER_CACHE = /^_bmad\/render\//i;
-
-/** A person's own file, which BMAD keeps out of git: `*.user.toml` (a copy of one too) and the render cache. Push sends
- *  none; pull takes one only where the puller wrote all of it (review 47: a collaborator's `config.user.toml`, pulled,
- *  overrode the owner's team settings unseen). */
-export const isPersonalFile = (path: string) => isPersonalConfig(path) || RENDER_CACHE.test(path);
-
-/** Why sync leaves the file at `path` where it is (neither pulled nor pushed) as no document, or undefined. */
-export function notCarried(path: string): string | undefined {
-  if (isScriptPath(path)) return undefined;
-  const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
-  if (LOADED.test(name)) return "a file an agent or tool loads as its own instructions or settings from the folder it is in: sync carries none. Copy it by hand after reading it";
-  if (DOCUMENT.test(name)) return undefined;
-  return "not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents and BMAD's own scripts, so nobody's code lands where a tool (a test runner) would load it. Copy it by hand after reading it";
-}
 
 export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held";
 export interface Change {
