@@ -22,6 +22,9 @@ export interface MemoryFiles {
   size(path: string): number | undefined;
   read(path: string): string | undefined;
   author?(path: string): string | undefined;
+  /** Who wrote the line of `path` that holds memory `id`, by the file's line authors (never the server's merge): a
+   *  memory a person's version changed is theirs, whoever's merge stored that version last (review 51). */
+  entryAuthor?(path: string, id: string): string | undefined;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -123,7 +126,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
     storage.transactionSync(() => {
       for (const path of gone) forget(sql, path);
       for (const c of changed) {
-        if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries, files.author?.(c.path) ?? null));
+        if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries, (id) => files.entryAuthor?.(c.path, id) ?? files.author?.(c.path) ?? null));
         else {
           // A memory that stayed as it was keeps who wrote it; only what changed is the last writer's (review 45: the
           // owner's one appended line made a writer's learnings read as the owner's).
@@ -152,7 +155,7 @@ function forget(sql: SqlStorage, path: string): void {
 
 /** Brings a structured file's indexed memories to `entries`, changing only the memories that differ: an append of one
  *  line to a file of 20,000 re-indexed all of them, a second of FTS work on every recall after a collaborator's append. */
-function restructure(sql: SqlStorage, path: string, entries: Memory[], author: string | null): Memory[] {
+function restructure(sql: SqlStorage, path: string, entries: Memory[], authorOf: (id: string) => string | null): Memory[] {
   const key = (m: Pick<Memory, "type" | "agent" | "text" | "created_at"> & { tags: string }) => JSON.stringify([m.type, m.agent, m.text, m.tags, m.created_at]);
   const held = new Map(sql.exec<Memory & { tags: string } & Row>("SELECT id, type, agent, text, tags, created_at FROM memories WHERE source = ?", path).toArray().map((r) => [r.id, key(r)]));
   const added: Memory[] = [];
@@ -162,7 +165,7 @@ function restructure(sql: SqlStorage, path: string, entries: Memory[], author: s
     if (was === key({ ...e, tags: JSON.stringify(e.tags) })) continue;
     // A memory changed in the file is the changer's; one that stayed keeps whoever first remembered it.
     if (was !== undefined) sql.exec("DELETE FROM memories WHERE id = ?", e.id);
-    insert(sql, e, path, author);
+    insert(sql, e, path, authorOf(e.id));
     added.push(e);
   }
   for (const id of held.keys()) sql.exec("DELETE FROM memories WHERE id = ?", id);
@@ -239,7 +242,7 @@ export function indexAsWritten(storage: DurableObjectStorage, path: string, sha2
   const known = sql.exec<{ sha256: string }>("SELECT sha256 FROM memory_files WHERE path = ?", path).toArray()[0]?.sha256;
   if (known === sha256 || !structuredType(path)) return;
   const parsed = parseMemoryLines(text, path);
-  restructure(sql, path, parsed.entries, author);
+  restructure(sql, path, parsed.entries, () => author);
   sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", path, sha256, JSON.stringify(parsed.warnings));
 }
 

@@ -12,7 +12,7 @@ import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/work
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
-import { batchClash, fail, sha256, VersionedFiles } from "./workspace-versions.js";
+import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
 import { indexAsWritten, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
@@ -563,8 +563,9 @@ export class WorkspaceProject extends DurableObject {
       // The server's own write of remembered memories names no person: each memory in it keeps its rememberer.
       author: (path) => {
         const author = this.files.head(path)?.author;
-        return author === "remember_structured" ? undefined : author;
+        return author === SERVER_MERGE ? undefined : author;
       },
+      entryAuthor: (path, id) => this.files.lineAuthor(path, (line) => line.includes(`"id":${JSON.stringify(id)}`), (label) => label !== g.meta.owner_label),
     }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
   }
@@ -574,7 +575,7 @@ export class WorkspaceProject extends DurableObject {
   private indexAsItIs(path: string): void {
     if (!structuredType(path)) return;
     const head = this.files.head(path);
-    if (!head || head.author === "remember_structured") return;
+    if (!head || head.author === SERVER_MERGE) return;
     prepareMemory(this.ctx.storage);
     indexAsWritten(this.ctx.storage, path, head.sha256, this.files.text(path) ?? "", head.author);
   }

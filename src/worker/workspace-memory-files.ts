@@ -4,7 +4,7 @@
 import { STRUCTURED_DIR } from "../core/memory/files.js";
 import { checkWrite } from "../core/workspace/limits.js";
 import { indexAsWritten, pendingFiles, settlePending } from "./memory-sql.js";
-import { sha256, type VersionedFiles } from "./workspace-versions.js";
+import { SERVER_MERGE, sha256, type VersionedFiles } from "./workspace-versions.js";
 import type { Person } from "../core/workspace/line-authors.js";
 
 /** `path`: a file or folder asked about; only the structured files, their folder and its parents can show them. */
@@ -19,9 +19,9 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
     if ((!head && files.clash(file.path)) || files.room(project, data.byteLength, now)) continue;
     files.transaction(() => {
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
-      const before = head && head.author !== "remember_structured" ? files.text(file.path) : undefined;
+      const before = head && head.author !== SERVER_MERGE ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: "remember_structured" }, now, { entries: { key: memoryIdOf, newBy: (id) => rememberer(id, file.rememberers) } });
+      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: SERVER_MERGE }, now, { entries: { key: memoryIdOf, newBy: (id) => rememberer(id, file.rememberers) } });
       settlePending(storage, file.type);
     });
   }

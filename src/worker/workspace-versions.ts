@@ -288,6 +288,21 @@ export class VersionedFiles {
     return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy), by);
   }
 
+  /** Who wrote the first line of `path`'s head that `holds` picks, by its line authors: one of them other than the
+   *  server's merge (`remember_structured`), `preferred` (someone other than the owner) first. */
+  lineAuthor(path: string, holds: (line: string) => boolean, preferred: (label: string) => boolean): string | undefined {
+    const row = this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0];
+    if (!row) return undefined;
+    const authors = authorsOf(row);
+    if (!authors) return row.author === SERVER_MERGE ? undefined : row.author;
+    const at = splitLines(decode(this.content(path, row.version))).findIndex(holds);
+    if (at < 0) return undefined;
+    let line = 0;
+    const run = authors.runs.find(([count]) => (line += count) > at);
+    const labels = (run?.[1] ?? []).map((i) => authors.people[i]!.label).filter((label) => label !== SERVER_MERGE);
+    return labels.find(preferred) ?? labels[0];
+  }
+
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
    *  a reader counts the lines of its content (`data`, or read here where it is needed). */
   byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {
@@ -326,6 +341,9 @@ interface Changed {
   entries?: EntryLines;
   alsoBy?: Person[];
 }
+
+/** How the server's merge of remembered memories names itself in history (workspace-memory-files.ts). */
+export const SERVER_MERGE = "remember_structured";
 
 type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null };
 

@@ -320,6 +320,10 @@ describe("sharing", () => {
     const named = ((read.structured.others ?? []) as Array<{ by: string; lines: string }>).find((o) => o.by === writer.email)?.lines ?? "";
     expect(line).toBeGreaterThan(0);
     expect(named.split(", ").some((r) => { const [a, b = a] = r.split("-").map(Number); return a! <= line && line <= b!; }), `${named} / line ${line}: ${fileLines[line - 1]}`).toBe(true);
+    // And recall says the rewritten memory is the writer's (review 51: it came back unlabelled, as the owner's).
+    const recall = await ownerMemory(TOOL.recallStructured, { type: "agent-learnings", query: "skip security review" });
+    const recalled = recall.split("\n").find((l) => l.includes("The owner's risk: none"));
+    expect(recalled, recall).toContain(`by "${writer.email}", not you`);
     expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
