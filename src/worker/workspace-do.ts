@@ -556,6 +556,7 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     const now = new Date().toISOString();
     const by = { label: caller.label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
+    const entryAuthors = new Map<string, Map<string, string>>();
     const out = await runMemoryOp(this.ctx.storage, op, {
       list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
       read: (path) => this.files.text(path),
@@ -565,7 +566,12 @@ export class WorkspaceProject extends DurableObject {
         const author = this.files.head(path)?.author;
         return author === SERVER_MERGE ? undefined : author;
       },
-      entryAuthor: (path, id) => this.files.lineAuthor(path, (line) => line.includes(`"id":${JSON.stringify(id)}`), (label) => label !== g.meta.owner_label),
+      entryAuthor: (path, id) => {
+        // Each file's lines read once for all its memories (a lookup per memory read the file per memory).
+        let ids = entryAuthors.get(path);
+        if (!ids) entryAuthors.set(path, (ids = memoryAuthors(this.files.storedLineAuthors(path) ?? [], g.meta.owner_label)));
+        return ids.get(id);
+      },
     }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
   }
@@ -611,6 +617,25 @@ export class WorkspaceProject extends DurableObject {
     this.sql.exec("UPDATE meta SET deleted_at = NULL WHERE id = 1");
     return this.info(caller);
   }
+}
+
+/** Who wrote each memory of a structured file, by memory id: of everyone who wrote a part of a line holding it,
+ *  someone other than the owner first (a line two people wrote is named by the other, never laundered as the owner's). */
+function memoryAuthors(lines: Array<{ line: string; labels: string[] }>, ownerLabel: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const { line, labels } of lines) {
+    let id: unknown;
+    try {
+      id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+    } catch {
+      continue;
+    }
+    const label = labels.find((l) => l !== ownerLabel) ?? labels[0];
+    if (typeof id !== "string" || label === undefined) continue;
+    const was = out.get(id);
+    if (was === undefined || was === ownerLabel) out.set(id, label);
+  }
+  return out;
 }
 
 /** The caller as versions name authors: by user id, since two sign-ins can share a label (review 43 N5). */

@@ -11,7 +11,7 @@ import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsErr
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
-import { allBy, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
+import { allBy, authorsByStoredLine, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -288,19 +288,14 @@ export class VersionedFiles {
     return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy), by);
   }
 
-  /** Who wrote the first line of `path`'s head that `holds` picks, by its line authors: one of them other than the
-   *  server's merge (`remember_structured`), `preferred` (someone other than the owner) first. */
-  lineAuthor(path: string, holds: (line: string) => boolean, preferred: (label: string) => boolean): string | undefined {
+  /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
+   *  out; read once for a whole memory file's entries (undefined: no such file). */
+  storedLineAuthors(path: string): Array<{ line: string; labels: string[] }> | undefined {
     const row = this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0];
     if (!row) return undefined;
-    const authors = authorsOf(row);
-    if (!authors) return row.author === SERVER_MERGE ? undefined : row.author;
-    const at = splitLines(decode(this.content(path, row.version))).findIndex(holds);
-    if (at < 0) return undefined;
-    let line = 0;
-    const run = authors.runs.find(([count]) => (line += count) > at);
-    const labels = (run?.[1] ?? []).map((i) => authors.people[i]!.label).filter((label) => label !== SERVER_MERGE);
-    return labels.find(preferred) ?? labels[0];
+    const text = decode(this.content(path, row.version));
+    const authors = authorsOf(row) ?? allBy(personOf(row), splitLines(text).length);
+    return authorsByStoredLine(text, authors).map(({ line, people }) => ({ line, labels: people.map((p) => p.label).filter((label) => label !== SERVER_MERGE) }));
   }
 
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as

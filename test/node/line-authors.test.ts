@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allBy, byOthers, carryAuthors, matchLines, MAX_RUNS, splitLines, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
+import { allBy, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, splitLines, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
 
 const owner: Person = { id: "u-owner", label: "owner@example.com" };
 const writer: Person = { id: "u-writer", label: "writer@example.com" };
@@ -107,6 +107,12 @@ describe("line authors", () => {
     expect(splitLines(text)).toHaveLength(9);
     expect(byOthers(authors, owner, text)).toEqual([{ by: writer.label, lines: "2, 4" }]);
     expect(byOthers(authors, owner)).toEqual([{ by: writer.label, lines: "2-7, 9" }]);
+  });
+
+  it("names everyone who wrote a part of each stored line", () => {
+    const text = "one\ntwo\u2028three\nfour\n";
+    const authors: LineAuthors = { people: [owner, writer], runs: [[2, [0]], [1, [1]], [1, [0]]] };
+    expect(authorsByStoredLine(text, authors).map((l) => [l.line, l.people.map((p) => p.label)])).toEqual([["one", [owner.label]], ["two\u2028three", [owner.label, writer.label]], ["four", [owner.label]], ["", []]]);
   });
 
   it("tells people apart by id, not by a label two sign-ins share (review 43 N5)", () => {

@@ -59,6 +59,18 @@ export interface EntryLines {
   newBy: (key: string) => Person | undefined;
 }
 
+/** Each stored line of `text` (at `\n`) with everyone who wrote a part of it. */
+export function authorsByStoredLine(text: string, authors: LineAuthors): Array<{ line: string; people: Person[] }> {
+  const stored = text.split(/\r?\n/);
+  const on = shownNumbers(text);
+  const who = stored.map(() => new Set<number>());
+  let line = 0;
+  for (const [count, people] of authors.runs) {
+    for (let k = 0; k < count; k++, line++) for (const i of people) who[(on ? on[line]! : line + 1) - 1]?.add(i);
+  }
+  return stored.map((text, i) => ({ line: text, people: [...who[i]!].map((p) => authors.people[p]!) }));
+}
+
 /** For each line of `text` as splitLines counts them (`count`), the key of the stored line (at `\n`) it is part of. */
 function keysOf(text: string, count: number, key: (line: string) => string | undefined): Array<string | undefined> {
   const stored = text.split(/\r?\n/);
