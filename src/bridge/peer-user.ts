@@ -18,11 +18,16 @@ async function judge(socket: Socket): Promise<string | undefined> {
   const me = process.getuid?.();
   const { localAddress, localPort, remoteAddress, remotePort } = socket;
   if (me === undefined || !localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return undefined;
-  const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)));
-  if (tables.every((t) => t === undefined)) return undefined; // not Linux: nothing to ask
   // The client's own socket: from its address and port, to this server's (review 21: matched by ports alone, a
-  // client bound to 127.0.0.2 and the server's port found the server's own socket, owned by its user).
-  const owner = ownerOf(tables.join("\n"), { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  // client bound to 127.0.0.2 and the server's port found the server's own socket, owned by its user). The kernel
+  // lists its table in pieces, and a row can be passed over while other sockets open and close (a loaded test run
+  // refused its own client once): read again before saying it cannot be told.
+  let owner: number | undefined;
+  for (let read = 0; read < 3 && owner === undefined; read++) {
+    const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)));
+    if (tables.every((t) => t === undefined)) return undefined; // not Linux: nothing to ask
+    owner = ownerOf(tables.join("\n"), { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+  }
   if (owner === me) return undefined;
   return owner === undefined
     ? "This server cannot tell whose program this connection comes from, and serves only its own user's."
