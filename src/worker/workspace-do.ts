@@ -14,7 +14,7 @@ import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
 import { indexAsWritten, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
-import { writePendingMemories } from "./workspace-memory-files.js";
+import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
@@ -624,14 +624,9 @@ export class WorkspaceProject extends DurableObject {
 function memoryAuthors(lines: Array<{ line: string; labels: string[] }>, ownerLabel: string): Map<string, string> {
   const out = new Map<string, string>();
   for (const { line, labels } of lines) {
-    let id: unknown;
-    try {
-      id = (JSON.parse(line) as { id?: unknown } | null)?.id;
-    } catch {
-      continue;
-    }
+    const id = memoryIdOf(line);
     const label = labels.find((l) => l !== ownerLabel) ?? labels[0];
-    if (typeof id !== "string" || label === undefined) continue;
+    if (id === undefined || label === undefined) continue;
     const was = out.get(id);
     if (was === undefined || was === ownerLabel) out.set(id, label);
   }

@@ -29,7 +29,7 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
 
 /** The memory a structured file's line holds, by its id: however a person wrote the line (its keys in any order, any
  *  spacing), the merge's line of that memory is the same entry (review 50). */
-function memoryIdOf(line: string): string | undefined {
+export function memoryIdOf(line: string): string | undefined {
   try {
     const value: unknown = JSON.parse(line);
     const id = value && typeof value === "object" ? (value as { id?: unknown }).id : undefined;

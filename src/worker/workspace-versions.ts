@@ -277,9 +277,7 @@ export class VersionedFiles {
   /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
    *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
   private linesAfter(path: string, data: Uint8Array, by: Person, { restoredFrom, entries, alsoBy = [] }: { restoredFrom?: number } & Changed): string | null {
-    const row = restoredFrom === undefined
-      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
-      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, restoredFrom).toArray()[0];
+    const row = this.authorsRow(path, restoredFrom);
     if (!row) return entries || alsoBy.length ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries, alsoBy), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
@@ -288,10 +286,17 @@ export class VersionedFiles {
     return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy), by);
   }
 
+  /** Who wrote `path`'s head, or `version` of it, and its lines' authors as stored (undefined: no such version). */
+  private authorsRow(path: string, version?: number): AuthorsRow | undefined {
+    return version === undefined
+      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
+      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+  }
+
   /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
    *  out; read once for a whole memory file's entries (undefined: no such file). */
   storedLineAuthors(path: string): Array<{ line: string; labels: string[] }> | undefined {
-    const row = this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0];
+    const row = this.authorsRow(path);
     if (!row) return undefined;
     const text = decode(this.content(path, row.version));
     const authors = authorsOf(row) ?? allBy(personOf(row), splitLines(text).length);
@@ -301,9 +306,7 @@ export class VersionedFiles {
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
    *  a reader counts the lines of its content (`data`, or read here where it is needed). */
   byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {
-    const row = version === undefined
-      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
-      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+    const row = this.authorsRow(path, version);
     if (!row) return [];
     const lines = authorsOf(row);
     if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version)));

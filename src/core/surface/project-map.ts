@@ -6,7 +6,7 @@ import type { FileContent, ListedFile, WorkspaceFiles } from "../workspace/store
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
-import { othersNote } from "../workspace/line-authors.js";
+import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -108,15 +108,14 @@ const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { 
 /** The map as text, for hosts that show no views. */
 export function mapText(map: ProjectMap): string {
   const lines = [`Project "${map.project}" by BMAD phase (from bmad-help.csv):`];
-  const also = (others?: string) => (others ? `; written by others, not you: ${others}` : "");
-  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}${also(a.others)}`;
+  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}${othersSuffix(a.others)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
-  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}${also(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
+  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}${othersSuffix(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
   lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : "Every required workflow has written something. * required.");
   return lines.join("\n");
 }

@@ -61,25 +61,29 @@ export interface EntryLines {
 
 /** Each stored line of `text` (at `\n`) with everyone who wrote a part of it. */
 export function authorsByStoredLine(text: string, authors: LineAuthors): Array<{ line: string; people: Person[] }> {
-  const stored = text.split(/\r?\n/);
-  const on = shownNumbers(text);
+  const { stored, storedAt } = storedLines(text);
   const who = stored.map(() => new Set<number>());
   let line = 0;
   for (const [count, people] of authors.runs) {
-    for (let k = 0; k < count; k++, line++) for (const i of people) who[(on ? on[line]! : line + 1) - 1]?.add(i);
+    for (let k = 0; k < count; k++, line++) for (const i of people) who[storedAt(line)]?.add(i);
   }
   return stored.map((text, i) => ({ line: text, people: [...who[i]!].map((p) => authors.people[p]!) }));
 }
 
+/** `text`'s stored lines (at `\n`), and for each line as splitLines counts them, the stored line it is part of. */
+function storedLines(text: string): { stored: string[]; storedAt: (line: number) => number } {
+  const on = shownNumbers(text);
+  return { stored: text.split(/\r?\n/), storedAt: (line) => (on ? on[line]! : line + 1) - 1 };
+}
+
 /** For each line of `text` as splitLines counts them (`count`), the key of the stored line (at `\n`) it is part of. */
 function keysOf(text: string, count: number, key: (line: string) => string | undefined): Array<string | undefined> {
-  const stored = text.split(/\r?\n/);
-  const on = shownNumbers(text);
+  const { stored, storedAt } = storedLines(text);
   // Each stored line's key found once, however many pieces it splits into (review 52: a line of 128 KiB of U+2028
   // was parsed once a piece, 7.9 s).
   const keys = new Map<number, string | undefined>();
   return Array.from({ length: count }, (_, i) => {
-    const at = (on ? on[i]! : i + 1) - 1;
+    const at = storedAt(i);
     if (!keys.has(at)) keys.set(at, key(stored[at] ?? ""));
     return keys.get(at);
   });
@@ -334,5 +338,8 @@ export const othersNote = (others: ByOthers): string => others.map((o) => `${o.b
  *  author) already says it all. */
 export function othersClause(others: ByOthers | undefined, lastAuthor: string): string {
   if (!others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all")) return "";
-  return `; written by others, not you: ${othersNote(others)}`;
+  return othersSuffix(othersNote(others));
 }
+
+/** The clause for a note made already (othersNote), or none. */
+export const othersSuffix = (note: string | undefined): string => (note ? `; written by others, not you: ${note}` : "");

@@ -114,7 +114,10 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       const data = value(await readOne(relOrThrow(path)));
       return data ? keep(path, since, data) : undefined;
     },
-    writeFile: (path, data) => writing(async () => void value(await files.write(relOrThrow(path), data, { alsoBy: others(relOrThrow(path)) }))),
+    writeFile: (path, data) => writing(async () => {
+      const rel = relOrThrow(path);
+      value(await files.write(rel, data, { alsoBy: others(rel) }));
+    }),
     // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
     // The first round starts from the file as the run's first call found it, where that call read it.
     update: (path: string, change: FileChange) => {
@@ -147,7 +150,8 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       return writing(async () => value(await files.edit!(rel, edit, others(rel))) ?? undefined);
     } } : {}),
     createTree: (dir, tree) => writing(async () => {
-      const out = await files.createFolder(relOrThrow(dir), [...tree].map(([path, data]) => ({ path, data })), others(relOrThrow(dir)));
+      const rel = relOrThrow(dir);
+      const out = await files.createFolder(rel, [...tree].map(([path, data]) => ({ path, data })), others(rel));
       // The code lets the script tell "it is there already" from a failed write, as Python's errors do.
       if (!out.ok && out.kind === "conflict") throw Object.assign(new Error(out.error), { code: "EEXIST" });
       value(out);
