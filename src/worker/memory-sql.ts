@@ -25,6 +25,9 @@ export interface MemoryFiles {
   /** Who wrote the line of `path` that holds memory `id`, by the file's line authors (never the server's merge): a
    *  memory a person's version changed is theirs, whoever's merge stored that version last (review 51). */
   entryAuthor?(path: string, id: string): string | undefined;
+  /** Who wrote lines `from` to `to` of hand-edited `path`, by its line authors: each memory of such a file is its
+   *  lines' writers', whoever changed the file next (review 53: the owner's append made a writer's learning theirs). */
+  spanAuthor?(path: string, from: number, to: number): string | undefined;
 }
 
 type Row = Record<string, SqlStorageValue>;
@@ -128,14 +131,16 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
       for (const c of changed) {
         if (structuredType(c.path)) added.push(...restructure(sql, c.path, c.parsed.entries, (id) => files.entryAuthor?.(c.path, id) ?? files.author?.(c.path) ?? null));
         else {
-          // A memory that stayed as it was keeps who wrote it; only what changed is the last writer's (review 45: the
-          // owner's one appended line made a writer's learnings read as the owner's).
+          // Each memory is credited by its own lines where the store keeps who wrote them; else one that stayed as it
+          // was keeps who wrote it, and only what changed is the last writer's (review 45).
           const prior = new Map(sql.exec<{ id: string; text: string; author: string | null }>("SELECT id, text, author FROM memories WHERE source >= ? AND source < ?", `${c.path}:`, `${c.path};`).toArray().map((r) => [r.id, r]));
           forget(sql, c.path);
-          for (const e of c.parsed.entries) {
+          c.parsed.entries.forEach((e, k) => {
             const was = prior.get(e.id);
-            insert(sql, e, e.source ?? c.path, was && was.text === e.text ? was.author : (files.author?.(c.path) ?? null));
-          }
+            const from = Number(e.source?.slice(e.source.lastIndexOf(":") + 1)) || 1;
+            const written = files.spanAuthor?.(c.path, from, c.parsed.lastLines?.[k] ?? from);
+            insert(sql, e, e.source ?? c.path, written ?? (was && was.text === e.text ? was.author : (files.author?.(c.path) ?? null)));
+          });
           added.push(...c.parsed.entries);
         }
         sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));

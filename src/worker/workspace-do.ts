@@ -557,6 +557,7 @@ export class WorkspaceProject extends DurableObject {
     const now = new Date().toISOString();
     const by = { label: caller.label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
     const entryAuthors = new Map<string, Map<string, string>>();
+    const lineLabels = new Map<string, string[][]>();
     const out = await runMemoryOp(this.ctx.storage, op, {
       list: () => this.sql.exec<{ path: string; sha256: string }>("SELECT path, sha256 FROM files WHERE path > ? AND path < ?", `${MEMORY_DIR}/`, `${MEMORY_DIR}0`).toArray(),
       read: (path) => this.files.text(path),
@@ -571,6 +572,11 @@ export class WorkspaceProject extends DurableObject {
         let ids = entryAuthors.get(path);
         if (!ids) entryAuthors.set(path, (ids = memoryAuthors(this.files.storedLineAuthors(path) ?? [], g.meta.owner_label)));
         return ids.get(id);
+      },
+      spanAuthor: (path, from, to) => {
+        let labels = lineLabels.get(path);
+        if (!labels) lineLabels.set(path, (labels = this.files.labelsByLine(path) ?? []));
+        return credited(labels.slice(from - 1, to).flat(), g.meta.owner_label);
       },
     }, memoryVectors(this.env, this.ctx.id.toString()), by);
     return out.ok ? out : fail("invalid", out.error);
@@ -625,13 +631,17 @@ function memoryAuthors(lines: Array<{ line: string; labels: string[] }>, ownerLa
   const out = new Map<string, string>();
   for (const { line, labels } of lines) {
     const id = memoryIdOf(line);
-    const label = labels.find((l) => l !== ownerLabel) ?? labels[0];
+    const label = credited(labels, ownerLabel);
     if (id === undefined || label === undefined) continue;
     const was = out.get(id);
     if (was === undefined || was === ownerLabel) out.set(id, label);
   }
   return out;
 }
+
+/** Whom a memory written by `labels` is credited to: someone other than the owner first, so that text two people
+ *  wrote is never laundered as the owner's. */
+const credited = (labels: string[], ownerLabel: string): string | undefined => labels.find((l) => l !== ownerLabel) ?? labels[0];
 
 /** The caller as versions name authors: by user id, since two sign-ins can share a label (review 43 N5). */
 const personOf = (caller: Caller): Person => ({ id: caller.id, label: caller.label });

@@ -11,7 +11,7 @@ import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsErr
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
-import { allBy, authorsByStoredLine, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -296,11 +296,22 @@ export class VersionedFiles {
   /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
    *  out; read once for a whole memory file's entries (undefined: no such file). */
   storedLineAuthors(path: string): Array<{ line: string; labels: string[] }> | undefined {
+    const head = this.headAuthors(path);
+    return head && authorsByStoredLine(head.text, head.authors).map(({ line, people }) => ({ line, labels: labelsOf(people) }));
+  }
+
+  /** The labels of who wrote each line of `path`'s head as lines() numbers them (what a hand-edited memory file's
+   *  entries are numbered by), the server's merge left out (undefined: no such file). */
+  labelsByLine(path: string): string[][] | undefined {
+    const head = this.headAuthors(path);
+    return head && authorsByLine(head.text, head.authors).map(labelsOf);
+  }
+
+  private headAuthors(path: string): { text: string; authors: LineAuthors } | undefined {
     const row = this.authorsRow(path);
     if (!row) return undefined;
     const text = decode(this.content(path, row.version));
-    const authors = authorsOf(row) ?? allBy(personOf(row), splitLines(text).length);
-    return authorsByStoredLine(text, authors).map(({ line, people }) => ({ line, labels: people.map((p) => p.label).filter((label) => label !== SERVER_MERGE) }));
+    return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
   }
 
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
@@ -377,3 +388,6 @@ export function batchClash(paths: string[]): string | undefined {
   }
   return undefined;
 }
+
+/** People as answers name them, the server's merge (no one's words) left out. */
+const labelsOf = (people: Person[]): string[] => people.map((p) => p.label).filter((label) => label !== SERVER_MERGE);

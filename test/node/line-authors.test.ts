@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allBy, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, splitLines, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, splitLines, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
 
 const owner: Person = { id: "u-owner", label: "owner@example.com" };
 const writer: Person = { id: "u-writer", label: "writer@example.com" };
@@ -121,6 +121,13 @@ describe("line authors", () => {
     const text = "one\ntwo\u2028three\nfour\n";
     const authors: LineAuthors = { people: [owner, writer], runs: [[2, [0]], [1, [1]], [1, [0]]] };
     expect(authorsByStoredLine(text, authors).map((l) => [l.line, l.people.map((p) => p.label)])).toEqual([["one", [owner.label]], ["two\u2028three", [owner.label, writer.label]], ["four", [owner.label]], ["", []]]);
+  });
+
+  it("names everyone who wrote a part of each line as the memory files' parsers number them (review 53)", () => {
+    // lines() breaks at U+2028 but not at \v; splitLines breaks at both.
+    const text = "one\u2028two\vthree\nfour";
+    const authors: LineAuthors = { people: [owner, writer], runs: [[1, [0]], [1, [1]], [2, [0]]] };
+    expect(authorsByLine(text, authors).map((people) => people.map((p) => p.label))).toEqual([[owner.label], [writer.label, owner.label], [owner.label]]);
   });
 
   it("tells people apart by id, not by a label two sign-ins share (review 43 N5)", () => {

@@ -58,6 +58,9 @@ export function withinHandMemories<T>(path: string, entries: T[], room: number):
 export interface Parsed {
   entries: MemoryEntry[];
   warnings: string[];
+  /** A hand-edited file's: the last line of each entry (its first is in its source), so that every line of it is
+   *  credited to whoever wrote it. */
+  lastLines?: number[];
 }
 
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
@@ -149,7 +152,7 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
 
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
 export async function parseLearnings(text: string, agent: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
-  const items: Array<{ line: number; text: string; date: string }> = [];
+  const items: Array<{ line: number; last: number; text: string; date: string }> = [];
   let date = "";
   let current: (typeof items)[number] | undefined;
   lines(text).forEach((line, i) => {
@@ -161,16 +164,21 @@ export async function parseLearnings(text: string, agent: string, path: string, 
     } else if (item) {
       const body = (item[1] ?? item[2] ?? "").trim();
       const own = DATE.exec(body)?.[0];
-      items.push((current = { line: i + 1, text: own ? body.slice(own.length).replace(/^\s*[:—–-]\s*/, "") : body, date: own ?? date }));
-    } else if (current && /^\s+\S/.test(line)) current.text += ` ${line.trim()}`;
+      items.push((current = { line: i + 1, last: i + 1, text: own ? body.slice(own.length).replace(/^\s*[:—–-]\s*/, "") : body, date: own ?? date }));
+    } else if (current && /^\s+\S/.test(line)) {
+      current.text += ` ${line.trim()}`;
+      current.last = i + 1;
+    }
     else if (!line.trim()) current = undefined;
   });
   const entries: MemoryEntry[] = [];
+  const lastLines: number[] = [];
   const warnings: string[] = [];
   for (const item of firstOf(items.filter((it) => it.text), path, warnings, limit)) {
     entries.push({ id: await memoryId("agent-learnings", agent, item.text), type: "agent-learnings", agent, text: item.text, tags: [], created_at: item.date, source: `${path}:${item.line}` });
+    lastLines.push(item.last);
   }
-  return { entries, warnings };
+  return { entries, warnings, lastLines };
 }
 
 const META = /^[-*]?\s*(severity|date|agent|tags)\s*:\s*(.*)$/i;
@@ -178,7 +186,7 @@ const META = /^[-*]?\s*(severity|date|agent|tags)\s*:\s*(.*)$/i;
 /** The failure museum: `## CATEGORY: title`, metadata lines, the story. Unknown categories are reported. */
 export async function parseMuseum(text: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
   const warnings: string[] = [];
-  const blocks: Array<{ line: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
+  const blocks: Array<{ line: number; last: number; category: FailureCategory; title: string; severity: Severity; date: string; agent: string; tags: string[]; body: string[]; meta: boolean }> = [];
   let block: (typeof blocks)[number] | undefined;
   lines(text).forEach((line, i) => {
     const heading = /^##\s+(.*)$/.exec(line);
@@ -187,10 +195,12 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
       const m = /^\[?([A-Za-z-]+)\]?\s*(?:[:—–]|\s-\s)?\s*(.*)$/.exec(heading[1]!.trim());
       const category = FAILURE_CATEGORIES.find((c) => c === m?.[1]?.toUpperCase());
       if (!category) return void warnings.push(`${path} line ${i + 1}: "${heading[1]!.slice(0, 40)}" does not start with a category (${FAILURE_CATEGORIES.join(", ")}); entry skipped.`);
-      blocks.push((block = { line: i + 1, category, title: m![2]!.trim(), severity: "medium", date: "", agent: "unknown", tags: [], body: [], meta: true }));
+      blocks.push((block = { line: i + 1, last: i + 1, category, title: m![2]!.trim(), severity: "medium", date: "", agent: "unknown", tags: [], body: [], meta: true }));
       return;
     }
     if (!block) return;
+    // A blank line carries no one's words: who left one between entries is not theirs.
+    if (line.trim()) block.last = i + 1;
     const meta = block.meta ? META.exec(line.trim()) : null;
     if (!meta) {
       if (line.trim()) block.meta = false;
@@ -212,29 +222,36 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
     }
   });
   const entries: MemoryEntry[] = [];
+  const lastLines: number[] = [];
   for (const b of firstOf(blocks, path, warnings, limit)) {
     const text = [b.title, b.body.join("\n").trim()].filter(Boolean).join("\n");
     if (!text) continue;
     const tags = [b.category, b.severity, ...b.tags.filter((t) => t.toUpperCase() !== b.category && t.toLowerCase() !== b.severity)];
     entries.push({ id: await memoryId("failures", b.agent, text), type: "failures", agent: b.agent, text, tags, created_at: b.date, source: `${path}:${b.line}`, category: b.category, severity: b.severity });
+    lastLines.push(b.last);
   }
-  return { entries, warnings };
+  return { entries, warnings, lastLines };
 }
 
 /** Shared context: one memory per `##` section (its heading and text). */
 export async function parseSharedContext(text: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
-  const sections: Array<{ line: number; lines: string[] }> = [];
+  const sections: Array<{ line: number; last: number; lines: string[] }> = [];
   lines(text).forEach((line, i) => {
-    if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, lines: [] });
-    sections.at(-1)!.lines.push(line.replace(/^#+\s*/, ""));
+    if (/^##\s/.test(line) || !sections.length) sections.push({ line: i + 1, last: i + 1, lines: [] });
+    const section = sections.at(-1)!;
+    section.lines.push(line.replace(/^#+\s*/, ""));
+    if (line.trim()) section.last = i + 1;
   });
   const entries: MemoryEntry[] = [];
+  const lastLines: number[] = [];
   const warnings: string[] = [];
   for (const s of firstOf(sections, path, warnings, limit)) {
     const body = s.lines.join("\n").trim();
-    if (body) entries.push({ id: await memoryId("shared-context", "shared", body), type: "shared-context", agent: "shared", text: body, tags: [], created_at: "", source: `${path}:${s.line}` });
+    if (!body) continue;
+    entries.push({ id: await memoryId("shared-context", "shared", body), type: "shared-context", agent: "shared", text: body, tags: [], created_at: "", source: `${path}:${s.line}` });
+    lastLines.push(s.last);
   }
-  return { entries, warnings };
+  return { entries, warnings, lastLines };
 }
 
 /** The memories of one hand-edited file (at most MAX_FILE_MEMORIES, and no more than `room`, what hand-edited files
@@ -244,7 +261,7 @@ export async function parseHandFile(path: string, text: string, room = MAX_HAND_
   const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
   const limit = Math.max(0, Math.min(MAX_FILE_MEMORIES, room));
   const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path, limit) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path, limit) : parseLearnings(text, agent, path, limit));
-  return { entries: parsed.entries, warnings: fewWarnings(path, parsed.warnings) };
+  return { ...parsed, warnings: fewWarnings(path, parsed.warnings) };
 }
 
 export const MAX_FILE_MEMORIES = 2000;

@@ -310,18 +310,39 @@ const UNCOUNTED_BREAK = /\r(?!\n)|[\v\f\x1c-\x1e\x85\u2028\u2029]/;
 
 /** For each line as splitLines counts them, the line a reader counts it on (1-based); undefined where they agree. */
 function shownNumbers(text: string): Int32Array | undefined {
-  if (!UNCOUNTED_BREAK.test(text)) return undefined;
+  return UNCOUNTED_BREAK.test(text) ? numbersWhere(text, (brk) => brk === "\n" || brk === "\r\n") : undefined;
+}
+
+/** For each line as splitLines counts them, the line (1-based) it is on where only the breaks `counts` takes count. */
+function numbersWhere(text: string, counts: (brk: string) => boolean): Int32Array {
   const out: number[] = [];
-  let shown = 1;
+  let line = 1;
   let at = 0;
   const breaks = /\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/g;
   for (let m = breaks.exec(text); m; m = breaks.exec(text)) {
-    out.push(shown);
-    if (m[0] === "\n" || m[0] === "\r\n") shown++;
+    out.push(line);
+    if (counts(m[0])) line++;
     at = breaks.lastIndex;
   }
-  if (at < text.length) out.push(shown);
+  if (at < text.length) out.push(line);
   return Int32Array.from(out);
+}
+
+/** JavaScript's line breaks, where lines() in core/lines.ts splits (what the memory files' parsers number). */
+const JS_BREAK = new Set(["\r\n", "\n", "\r", "\u2028", "\u2029"]);
+
+/** Everyone who wrote a part of each line of `text` as lines() numbers them (index 0 is line 1). */
+export function authorsByLine(text: string, authors: LineAuthors): Person[][] {
+  const on = numbersWhere(text, (brk) => JS_BREAK.has(brk));
+  const who: Array<Set<number>> = [];
+  let line = 0;
+  for (const [count, people] of authors.runs) {
+    for (let k = 0; k < count; k++, line++) {
+      const at = (on[line] ?? line + 1) - 1;
+      for (const i of people) (who[at] ??= new Set()).add(i);
+    }
+  }
+  return Array.from({ length: (on[on.length - 1] ?? 0) }, (_, i) => [...(who[i] ?? [])].map((p) => authors.people[p]!));
 }
 
 /** At most SHOWN_RANGES ranges, then how many more: an answer's header stays a line. */
