@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>; hidden?: { epics: number; stories: number } }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>; hidden?: { epics: number; stories: number }; others?: string }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -23,7 +23,7 @@ function showBoard(result: ToolResult): void {
   };
   show(
     root,
-    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}`)),
+    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · written by others, not you: ${board.others}` : ""}`)),
     ...board.epics.map((e) =>
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),

@@ -9,6 +9,7 @@ import { parseBoundedYaml } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
+import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -26,6 +27,9 @@ export interface Board {
   epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>;
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
+  /** Who other than the caller wrote lines of the file, and which (othersNote): a collaborator's story keys and
+   *  statuses are named as theirs, as every other answer names them (review 53). */
+  others?: string;
 }
 
 async function boardPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
@@ -60,7 +64,8 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     const story = STORY.exec(key);
     if (story) epicOf(story[1]!).stories.push({ key, status });
   }
-  return { ok: true, value: { path, version: read.value.version, columns: STORY_STATUSES, ...capped([...epics.values()]) } };
+  const others = read.value.others?.length ? { others: othersNote(read.value.others) } : {};
+  return { ok: true, value: { path, version: read.value.version, columns: STORY_STATUSES, ...capped([...epics.values()]), ...others } };
 }
 
 /** The epics in order while there is room; an epic none of whose stories fit is not shown empty. */
@@ -94,7 +99,7 @@ const hiddenNote = (hidden: { epics: number; stories: number }) =>
   `(${hidden.epics} more epics and ${hidden.stories} more stories not shown: the board shows ${MAX_EPICS} epics and ${MAX_STORIES} stories at most; bmad-files reads the whole file.)`;
 
 export function boardText(board: Board): string {
-  const lines = [`${board.path} (version ${board.version}), columns ${board.columns.join(" | ")}:`];
+  const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];
   for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}`).join(", ") || "no stories"}`);
   if (board.hidden) lines.push(hiddenNote(board.hidden));
   return lines.join("\n");
