@@ -8,7 +8,7 @@ import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./conf
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
-import { isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
+import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -105,8 +105,13 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
     const content = read.value;
-    if (isPersonalFile(f.path) && content.byOthers) {
-      report.add("left", f.path, "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own");
+    const onlyYours = isPersonalFile(f.path)
+      ? "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own"
+      : isInstallFile(f.path)
+        ? "BMAD's settings or steps, which your agents here follow, and another member wrote some of it: a pull takes only your own. Read it with bmad-files on the remote, and copy what you trust by hand"
+        : undefined;
+    if (onlyYours && content.byOthers) {
+      report.add("left", f.path, onlyYours);
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }

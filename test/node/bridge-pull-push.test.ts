@@ -514,11 +514,21 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   const runners = ["_bmad-output/conftest.py", "_bmad-output/planning/test_prd.py", "_bmad-output/x.spec.js", ".claude/specs/a/spec.test.ts", "_bmad-output/test_plan.txt"];
   const loaded = ["_bmad-output/CLAUDE.md", ".claude/specs/AGENTS.md", "_bmad-output/.gitignore", "_bmad-output/x/QWEN.md"];
   const theirs = "_bmad/custom/config.user.toml";
+  // Nor a manifest a build tool finds in any folder (review 54: Nx ran a collaborator's project.json target), nor BMAD's
+  // settings and steps another member wrote a part of, which the owner's agents here would follow (review 54: their
+  // activation_steps_prepend and config paths came with a pull); a memory they wrote is a document, and comes.
+  const manifests = ["_bmad-output/evil/project.json", "_bmad-output/package.json", "_bmad/docker-compose.yml", "_bmad-output/x/tsconfig.base.json"];
+  const installedByOthers = ["_bmad/custom/bmad-agent-dev.toml", "_bmad/core/config.yaml"];
+  const othersMemory = "_bmad/_memory/agent-learnings/dev.md";
   const carried = fakeDir();
-  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", theirs, ...runners, ...loaded], { byOthers: [theirs] });
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers], { byOthers: [theirs, othersMemory, ...installedByOthers] });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 3 added, 0 updated, 0 deleted, 0 unchanged, 10 left on the remote.");
+  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 16 left on the remote.");
+  for (const path of manifests) expect(some.stdout).toContain(`left     ${path} (a project or task manifest, which build tools and task runners find in any folder`);
+  for (const path of installedByOthers) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
+  for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);
+  for (const path of [othersMemory, "_bmad/custom/bmad-agent-pm.toml"]) expect(existsSync(join(carried, path)), path).toBe(true);
   for (const path of runners) expect(some.stdout).toContain(`left     ${path} (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
   // Nor what an agent reads as instructions from the folder it works in, nor what hides files from git (review 49).
   for (const path of loaded) expect(some.stdout).toContain(`left     ${path} (a file an agent or tool loads as its own instructions or settings`);

@@ -13,6 +13,11 @@ const DOCUMENT = /\.(md|markdown|ya?ml|toml|json|jsonl|csv|xml|html?|css|svg|exc
  *  49: Claude Code reads a folder's CLAUDE.md when it reads files there; a `.gitignore` hides files from git status). */
 const LOADED = /^(claude(\.local)?|agents?(\.override)?|gemini|qwen|crush|warp|copilot-instructions)\.md$|^\.gitignore$/;
 
+/** Project and task manifests, by name: build tools and task runners find them in any folder (review 54: Nx made a
+ *  collaborator's `_bmad-output/evil/project.json` a project whose `test` target ran on the owner's next
+ *  `nx run-many`). These are data kinds BMAD writes too, so here names are refused: the ones tools discover. */
+const MANIFEST = /^(package(-lock)?\.json|npm-shrinkwrap\.json|pnpm-(workspace|lock)\.ya?ml|project\.json|workspace\.json|nx\.json|lerna\.json|rush\.json|turbo\.json|deno\.json|bunfig\.toml|[jt]sconfig(\.[^/]*)?\.json|pyproject\.toml|pixi\.toml|uv\.toml|hatch\.toml|environment\.ya?ml|cargo\.toml|rust-toolchain\.toml|composer\.json|pom\.xml|build\.xml|moon\.ya?ml|taskfile(\.dist)?\.ya?ml|(docker-)?compose(\.[^/]*)?\.ya?ml|devbox\.json|vercel\.json|netlify\.toml|wrangler\.(toml|json)|firebase\.json|serverless\.ya?ml|skaffold\.ya?ml|chart\.ya?ml|kustomization\.ya?ml|pubspec\.ya?ml|melos\.ya?ml|mkdocs\.ya?ml|renovate\.json|biome\.json)$/;
+
 /** BMAD's render cache, which its installer keeps out of git. */
 const RENDER_CACHE = /^_bmad\/render\//i;
 
@@ -21,11 +26,21 @@ const RENDER_CACHE = /^_bmad\/render\//i;
  *  overrode the owner's team settings unseen). */
 export const isPersonalFile = (path: string) => isPersonalConfig(path) || RENDER_CACHE.test(path);
 
+/** BMAD's installation in a project (`_bmad/`: its config, customization layers, manifests, skills), which the user's
+ *  agents follow as their own settings and steps; its memory (`_bmad/_memory/`) is documents, and its scripts are
+ *  judged by their bytes. A pull takes one only where the puller wrote all of it (review 54: a collaborator's
+ *  `activation_steps_prepend` and config paths, pulled, steered the owner's local agent unnamed). */
+export const isInstallFile = (path: string): boolean => {
+  const folded = foldPath(path);
+  return folded.startsWith("_bmad/") && !folded.startsWith("_bmad/_memory/") && !isScriptPath(path);
+};
+
 /** Why sync leaves the file at `path` where it is (neither pulled nor pushed) as no document, or undefined. */
 export function notCarried(path: string): string | undefined {
   if (isScriptPath(path)) return undefined;
   const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
   if (LOADED.test(name)) return "a file an agent or tool loads as its own instructions or settings from the folder it is in: sync carries none. Copy it by hand after reading it";
+  if (MANIFEST.test(name)) return "a project or task manifest, which build tools and task runners find in any folder (Nx's project.json, a package.json's scripts): sync carries none. Copy it by hand after reading it";
   if (DOCUMENT.test(name)) return undefined;
   return "not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents and BMAD's own scripts, so nobody's code lands where a tool (a test runner) would load it. Copy it by hand after reading it";
 }
