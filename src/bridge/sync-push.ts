@@ -39,8 +39,9 @@ const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 /** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
 const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
-/** YAML, TOML, JSON and JSON lines: where settings, and so secrets, are kept (review 49: a `.jsonl` with a key went). */
-const DATA_FILE = /\.(ya?ml|toml|jsonl?)$/i;
+/** YAML, TOML, JSON and JSON lines, XML and CSV: where settings, and so secrets, are kept (review 49: a `.jsonl` with a
+ *  key went; review 54: Maven's settings.xml and a passwords.csv). */
+const DATA_FILE = /\.(ya?ml|toml|jsonl?|xml|csv)$/i;
 
 /** Why a file is held back rather than sent, or undefined: a config or data file whose secret-looking keys (or text
  *  that does not parse here, whose could not be told) would reach the remote (review 20), a person's own file, or one

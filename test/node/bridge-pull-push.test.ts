@@ -687,6 +687,14 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/credentials.csv"), "service,password\nbilling,hunter2hunter2\n");
   writeFileSync(join(target, "_bmad-output/keys.md"), "# Setup\n\nOur key for now: AKIAABCDEFGHIJKLMNOP, rotate it later.\n");
   writeFileSync(join(target, "_bmad-output/setup.md"), "# Env\n\nSTRIPE_SECRET_KEY=sk_live_abcdefghij1234567890\n");
+  // Review 54: a token in Markdown's marks, a PGP key, a dotenv line in notes, Maven's settings.xml, a passwords.csv.
+  const review54 = {
+    "bold.md": "Token: **ghp_Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78**\n", "pgp.md": "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGX\n",
+    "aws.md": "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", "settings.xml": "<settings><server><password>hunter2</password></server></settings>\n",
+    "passwords.csv": "name,username,password\nGitHub,ana,Tr0ub4dor&3\n",
+  };
+  for (const [name, text] of Object.entries(review54)) writeFileSync(join(target, "_bmad-output", name), text);
+  writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
@@ -696,7 +704,8 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/setup\.md \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
-  expect(written).toEqual(["_bmad-output/new.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
+  for (const name of Object.keys(review54)) expect(held.stdout).toMatch(new RegExp(`held\\s+_bmad-output/${name.replace(".", "\\.")} \\(holds`));
+  expect(written).toEqual(["_bmad-output/new.md", "_bmad-output/prd.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml\.bak \(holds secret-looking keys/);

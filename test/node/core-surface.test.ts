@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
-import { configForScript, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
+import { configForScript, holdsSecrets, holdsShapedSecret, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
 import { parse as parseToml } from "smol-toml";
 import { findAcronyms } from "../../src/core/catalog/search.js";
 import { canonicalJson, searchIndexJson, termCounts } from "../../src/compiler/manifest.js";
@@ -119,6 +119,60 @@ it("removes secret-looking keys from configuration at any depth", () => {
     expect(served).not.toMatch(/sk-abc|ghp_|hunter2/);
     expect(configForScript(path, text)).not.toMatch(/sk-abc|ghp_|hunter2/);
   }
+});
+
+// Review 54: what push sent. Fake tokens of each service's length.
+const FAKE = "Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90Uv12Wx34Yz56".repeat(3);
+const GHP = `ghp_${FAKE.slice(0, 36)}`;
+
+it("holds back tokens glued to Markdown, private keys of every kind, and secrets assigned in prose (review 54)", () => {
+  const held = [
+    `**${GHP}**`, `_sk-ant-api03-${FAKE.slice(0, 93)}AA_`, `~~sk-proj-${FAKE.slice(0, 120)}~~`, `#${GHP}`, `\\${GHP}`, `1.${GHP}`, `see *${GHP}*.`,
+    "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGX", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA",
+    "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPublic-Lines: 2\nAAAA\nPrivate-Lines: 1\nAAAA\n", `# age\nAGE-SECRET-KEY-1${"QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L".repeat(2).slice(0, 58)}\n`,
+    "Notes\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n", "DATABASE_PASSWORD=s3cr3t-value", "export DB_PASSWORD='s3cr3t value'", "- smtp_password: Xy9secret!", "`GITHUB_TOKEN=a1b2c3d4e5`",
+    `gsk_${FAKE.slice(0, 52)}`, `xai-${FAKE.slice(0, 80)}`, `xapp-1-A0123456789-1234567890123-${FAKE.slice(0, 64)}`,
+  ];
+  for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
+  // A PRD names fields, code reads secrets, docs show placeholders: none is a secret.
+  const prose = [
+    "password: the user's password field", "| password | string | hashed |", "max_tokens: 4000", "MAX_TOKENS=4000", "a word like sk- alone", "project_key: ABC", "Password: hunter2hunter2",
+    'api_key = os.getenv("API_KEY")', "token = self.token", "DATABASE_PASSWORD=<your-password>", "API_KEY=${API_KEY}", "OPENAI_API_KEY=sk-...", "SECRET_KEY=changeme", "api_key: your-api-key-here",
+    "AUTH_PROVIDER=auth0", "PASSWORD_MIN_LENGTH=12", "TOKEN_PATH=/run/secrets/token", "The TOKEN = the thing we send", "token_endpoint: https://login.example.com/oauth/token",
+    "see https://example.com/sk-learn-tutorial-basics", "if token == expected_token_123:",
+  ];
+  for (const text of prose) expect(holdsShapedSecret(text), text).toBe(false);
+});
+
+it("judges XML and CSV by their elements and columns, and more secrets' names (review 54)", () => {
+  const held: Array<[string, string]> = [
+    ["settings.xml", "<settings><servers><server><id>repo</id><username>ana</username><password>hunter2</password></server></servers></settings>"],
+    ["settings.xml", "<server><privateKey>${user.home}/.ssh/id_rsa</privateKey><passphrase>pass-phrase-1</passphrase></server>"],
+    ["app.xml", '<server id="x" password="hunter2"/>'],
+    ["passwords.csv", "name,url,username,password\nGitHub,https://github.com,ana,Tr0ub4dor&3\n"],
+    ["export.csv", 'name;"Password"\n"a; b";"two\nlines"\n'],
+    ["mfa.yaml", "otp_seed: JBSWY3DPEHPK3PXP\n"], ["mfa.yaml", "recovery_codes: [a1b2, c3d4]\n"], ["k8s.yaml", `data:\n  gh: ${btoa(GHP)}\n`],
+  ];
+  for (const [path, text] of held) expect(holdsSecrets(path, text), text).toBe(true);
+  const clean: Array<[string, string]> = [
+    ["settings.xml", "<server><password>${env.MAVEN_PASSWORD}</password><password/><author>Ana</author></server>"],
+    ["documentation-requirements.csv", "project_type_id,password,auth_security_patterns\nweb,,*auth*.ts;*session*.ts\n"], // BMAD's own columns
+    ["stories.csv", "title,author\nPlan,Ana\n"], ["bmm/config.yaml", "user_name: Ada\nsession: abc\nseed: 42\nrefresh: daily\nfootprint: small\n"],
+  ];
+  for (const [path, text] of clean) expect(holdsSecrets(path, text), text).toBe(false);
+  const names = ["otp_seed", "totp", "recovery_codes", "storepass", "keypass", "cvv", "card_number", "ssn", "otpSeed"];
+  const kept = { session: 1, seed: 1, refresh: 1, author: "Ana", footprint: 1, project_key: "ABC", user_name: "Ada", output_folder: "out", communication_language: "French", max_tokens: 4000 };
+  expect(sanitizeConfig({ ...Object.fromEntries(names.map((k) => [k, "x"])), ...kept })).toEqual(kept);
+});
+
+it("finds glued tokens in linear time (review 54)", () => {
+  const started = performance.now();
+  for (const text of ["eyJ-".repeat(250_000), "sk".repeat(500_000), `_${"A".repeat(85)}`.repeat(12_000)]) {
+    expect(holdsShapedSecret(text)).toBe(false);
+    expect(holdsSecrets("x.csv", `password\n${text}`)).toBe(true);
+    expect(holdsSecrets("x.xml", `<a ${text}`)).toBe(false);
+  }
+  expect(performance.now() - started).toBeLessThan(5_000);
 });
 
 it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {

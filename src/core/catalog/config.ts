@@ -8,15 +8,54 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$)/i;
+// Not "author": a document's author is no credential (a CSV or XML column of them is judged too).
+// One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54).
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or)|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
  *  PyPI, DigitalOcean, HashiCorp Vault, Databricks, Postman, Grafana, Supabase, Doppler, Terraform Cloud, Sentry, Fly.io,
- *  an Azure storage key), each a whole word. */
+ *  an Azure storage key, Groq, xAI, a Slack app token), each at a word's start (holdsToken). */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+/** Characters a token is found glued after (`**ghp_…**`, `_sk-ant-…_`, `1.ghp_…`, `\ghp_…`, `#ghp_…`: review 54);
+ *  not `/` or `+`, inside URLs' paths and base64, where a token's shape turns up by chance. */
+const GLUE = new Set("*_~#\\.!?,:;>|=-");
+/** How much of a word past a glued start is tried, so each try is bounded: an Azure key's shape needs 88 characters,
+ *  a JWT's its header and the start of its claims (a glued JWT with a longer header goes unseen; a bare one does not). */
+const TOKEN_WINDOW = 128;
+const isAlnum = (c: string) => /[A-Za-z0-9]/.test(c);
+
+/** Whether a word holds a known token: at its start, after any Markdown before it, glued after a character (each such
+ *  start tried on a bounded window: linear), or base64-encoded whole (a Kubernetes Secret's `data:`). */
+function holdsToken(word: string): boolean {
+  if (KNOWN_TOKEN.test(word) || KNOWN_TOKEN.test(word.replace(/^[^A-Za-z0-9]+/, ""))) return true;
+  for (let i = 1; i < word.length; i++) {
+    if (GLUE.has(word[i - 1]!) && isAlnum(word[i]!) && KNOWN_TOKEN.test(word.slice(i, i + TOKEN_WINDOW))) return true;
+  }
+  if (word.length < 40 || word.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(word)) return false;
+  try {
+    return KNOWN_TOKEN.test(atob(word));
+  } catch {
+    return false;
+  }
+}
+
+/** A private key: PEM's (OpenSSH's too), an armored PGP block, a PuTTY key file, an age identity (review 54). */
+function holdsPrivateKey(text: string): boolean {
+  return text.includes("PRIVATE KEY-----") || text.includes("PRIVATE KEY BLOCK-----") || (text.includes("PuTTY-User-Key-File-") && text.includes("Private-Lines:")) || /AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}/.test(text);
+}
+
+const namesSecret = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+/** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`. */
+const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(changeme|change[-_]me|redacted|placeholder|example|todo|tbd)$/i;
+/** A value under a secret's name that is one: not empty, a placeholder, a flag or a count (`auth_required,yes`). */
+function isGivenSecret(value: string): boolean {
+  const v = value.trim();
+  return v !== "" && !/^(true|false|yes|no|on|off|none|null|nil|n\/a|-|\d{1,7})$/i.test(v) && !PLACEHOLDER.test(v);
+}
+
 /** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
 const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
 /** Chat webhooks: the URL is the secret. */
@@ -47,7 +86,7 @@ function hasSecretQuery(query: string): boolean {
  *  a credential URL, a known token, `NAME_KEY=…`, a PEM private key, an Authorization header. Word by word: linear. */
 export function isSecretValue(value: unknown): boolean {
   if (typeof value !== "string") return false;
-  if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || value.includes("PRIVATE KEY-----")) return true;
+  if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || holdsPrivateKey(value)) return true;
   let named = false; // the words before named a secret and assigned it (`--token X`, `X-Api-Key: X`, `"password": "X"`)
   let lastName = false; // the word before was a secret's name, bare (`"password"` before a `:`)
   for (const word of value.split(/[\s"'`<>()[\]{},;]+/)) {
@@ -57,7 +96,7 @@ export function isSecretValue(value: unknown): boolean {
       continue;
     }
     if (named) return true;
-    if (KNOWN_TOKEN.test(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
+    if (holdsToken(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
     // A query string without its URL (an Azure SAS token: sv=…&sig=…).
     if (word.includes("&") && hasSecretQuery(word)) return true;
     const eq = word.search(/[=:]/);
@@ -71,13 +110,36 @@ export function isSecretValue(value: unknown): boolean {
   return false;
 }
 
-/** Whether prose holds a secret by its shape alone (a known token, a PEM private key, a credential URL), not by the
- *  words around it: a PRD says "password:" where it means the field, never the secret. Word by word: linear. */
+/** Whether prose holds a secret by its shape alone (a known token, a private key, a credential URL, a secret assigned),
+ *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
+ *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (text.includes("PRIVATE KEY-----")) return true;
+  if (holdsPrivateKey(text) || text.split("\n").some(assignsSecret)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
-    (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some((part) => KNOWN_TOKEN.test(part)));
+    (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
+}
+
+/** A line that sets a secret (review 54: `DATABASE_PASSWORD=…` and `aws_secret_access_key = …` in notes went):
+ *  `NAME=value`, `export NAME=value`, or `snake_name: value` (a name with an underscore: "Password: the user's" names a
+ *  field). Its value one word (or quoted) with a digit or symbol, not code (`os.getenv(…)`, `self.token`), a path,
+ *  a URL (judged as one) or a placeholder. */
+const ASSIGNMENT = /^[\s>*+-]*`?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*([=:])\s*(.*)$/;
+function assignsSecret(line: string): boolean {
+  const m = ASSIGNMENT.exec(line);
+  if (!m || !namesSecret(m[1]!) || (m[2] === ":" && !m[1]!.includes("_"))) return false;
+  const value = assignedValue(m[3]!);
+  return value !== undefined && value.length >= (m[2] === "=" ? 6 : 8) && isGivenSecret(value) && /[^A-Za-z_.]/.test(value) && !/[()[\]{}<>$%]|^[/.~]|:\/\//.test(value);
+}
+
+/** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
+function assignedValue(rest: string): string | undefined {
+  let value = rest.trim();
+  const close = value.length > 1 && (value[0] === '"' || value[0] === "'") ? value.indexOf(value[0], 1) : -1;
+  if (close > 0) return value.slice(1, close);
+  if (value.includes(" #")) value = value.slice(0, value.indexOf(" #"));
+  value = value.replace(/`$/, "").trimEnd();
+  return /\s/.test(value) ? undefined : value;
 }
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
@@ -95,10 +157,60 @@ export function isSecretKey(key: string, value?: unknown): boolean {
  *  text that does not parse and holds no such value (the model's own broken YAML is its to fix): a write's answer
  *  never depends on what it was not shown. */
 export function holdsSecrets(path: string, text: string): boolean {
+  // XML and CSV by their elements and columns (review 54: Maven's settings.xml, a passwords.csv went).
+  if (/\.xml$/i.test(path)) return xmlHoldsSecrets(text);
+  if (/\.csv$/i.test(path)) return csvHoldsSecrets(text);
   const parsed = parseConfig(path, text);
   // Parsed, its entries are judged as served, and its comments by what they hold; not parsed, every line is.
   if ("error" in parsed) return text.split("\n").some((line) => isSecretValue(line));
   return hasSecretKey(parsed.data) || text.split("\n").some((line) => line.includes("#") && isSecretValue(line));
+}
+
+/** `<name attributes>text` (to the next `<`) and ` name="value"`: each match ends at a `<`, `>` or quote: linear. */
+const XML_ELEMENT = /<([A-Za-z_][\w.:-]*)(\s[^<>]*)?(?:>([^<]*))?/g;
+const XML_ATTRIBUTE = /\s([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+/** A data field's name that says what a secret is for rather than holding one (`auth_security_patterns`, BMAD's own
+ *  CSV column of globs; `auth_required`, `password_policy`). */
+const DESCRIBES = /(patterns?|polic(y|ies)|rules?|required|enabled|method|type|flow|provider|strategy|mode|length|expiry|ttl|format|fields?|notes?|description|url|uri|endpoint|path|file|scope|status)$/i;
+const namesSecretField = (name: string) => namesSecret(name) && !DESCRIBES.test(name);
+
+/** An element or attribute named for a secret with a value (`<password>…</password>`, `<privateKey>`, `password="…"`);
+ *  a namespace's prefix (`<ns:password>`) is no part of the name. */
+function xmlHoldsSecrets(text: string): boolean {
+  const local = (name: string) => name.slice(name.lastIndexOf(":") + 1);
+  for (const [, tag, attributes = "", content = ""] of text.matchAll(XML_ELEMENT)) {
+    if (!attributes.endsWith("/") && namesSecretField(local(tag!)) && isGivenSecret(content)) return true;
+    for (const [, name, double, single] of attributes.matchAll(XML_ATTRIBUTE)) {
+      if (namesSecretField(local(name!)) && isGivenSecret(double ?? single ?? "")) return true;
+    }
+  }
+  return false;
+}
+
+/** A column named for a secret with a value in a row (quoted fields, with commas and lines in them, read as such;
+ *  a value's shape is judged as any text's, holdsShapedSecret). One pass: linear. */
+function csvHoldsSecrets(text: string): boolean {
+  const newline = text.indexOf("\n");
+  const header = newline < 0 ? text : text.slice(0, newline);
+  const sep = header.includes(",") ? "," : header.includes(";") ? ";" : "\t";
+  const secretColumns = new Set<number>();
+  let row = 0, column = 0, field = "", quoted = false;
+  for (let i = 0; i <= text.length; i++) {
+    const c = text[i];
+    if (quoted && c !== undefined) {
+      if (c !== '"') field += c;
+      else if (text[i + 1] === '"') field += text[++i];
+      else quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === sep || c === "\n" || c === undefined) {
+      if (row === 0 && namesSecretField(field.trim())) secretColumns.add(column);
+      if (row > 0 && secretColumns.has(column) && isGivenSecret(field)) return true;
+      field = "";
+      column = c === sep ? column + 1 : 0;
+      if (c !== sep && row++ === 0 && secretColumns.size === 0) return false; // no column to judge
+    } else if (c !== "\r") field += c;
+  }
+  return false;
 }
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
