@@ -13,7 +13,7 @@ import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
-import { mergeMemoryFiles, structuredType } from "../core/memory/files.js";
+import { memoriesChangedBothWays, mergeMemoryFiles, structuredType } from "../core/memory/files.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
@@ -128,7 +128,18 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       // read from the workspace's history, so that a memory one side removed stays removed.
       const base = f.synced ? await o.workspace.read(f.path, f.synced.version) : undefined;
       const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      const merged = mergeMemoryFiles(f.path, [text(f.local.bytes), text(content.bytes)], base?.ok ? text(base.value.bytes) : undefined);
+      const copies: [string, string] = [text(f.local.bytes), text(content.bytes)];
+      // A memory edited on both sides has no merge: one edit would be lost, so the file waits, as any other would.
+      const both = base?.ok ? memoriesChangedBothWays(f.path, copies, text(base.value.bytes)) : [];
+      if (both.length) {
+        refusals.push({
+          path: f.path,
+          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way`,
+          fix: `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`,
+        });
+        continue;
+      }
+      const merged = mergeMemoryFiles(f.path, copies, base?.ok ? text(base.value.bytes) : undefined);
       steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged), seen: seen(f.local) });
     } else if (f.localChanged && !o.force) {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;

@@ -293,6 +293,18 @@ describe("against the real Worker", () => {
         expect(pushed.code, pushed.stderr).toBe(0);
         expect(idsIn(await remoteText(file))).toEqual([https.id, offline.id, retries.id].sort());
         expect((await recallRemote("where do offline edits queue"))[0]).toBe(offline.id);
+        // A memory edited on both sides since the pull has no merge: the pull refuses the file, naming the memory
+        // (review 54: the edit here won, unsaid, and the push after it replaced the remote's).
+        const edited = (text: string, where: string) => text.split("\n").map((l) => (l.includes(https.id) ? JSON.stringify({ ...JSON.parse(l), text: `Sync runs over HTTPS only (${where}).` }) : l)).join("\n");
+        writeFileSync(local(file), edited(readFileSync(local(file), "utf8"), "here"));
+        expect((await files({ action: "write", path: file, content: edited(await remoteText(file), "there") })).isError).toBe(false);
+        const both = await sync("pull", dir);
+        expect(both.code).toBe(1);
+        expect(both.stderr).toContain(`${file}: memory ${https.id} changed here and on the remote (version 3 -> 4) since the pull, each its own way`);
+        expect(readFileSync(local(file), "utf8")).toContain("(here)");
+        // Resolved as a user would, by taking the remote's: the same here as there, the next pull records it.
+        writeFileSync(local(file), await remoteText(file));
+        expect((await sync("pull", dir)).code).toBe(0);
       } finally {
         await here.close();
       }

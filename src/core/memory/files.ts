@@ -150,6 +150,15 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
   return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
 }
 
+/** The memories two copies of a structured file both changed since `base`, each its own way (tags aside, which merge):
+ *  mergeMemoryFiles would keep one side's edit and lose the other's (review 54: a pull kept the owner's, and the push
+ *  after it replaced a collaborator's edit of the same memory, unsaid). */
+export function memoriesChangedBothWays(path: string, copies: readonly [string, string], base: string): string[] {
+  const fields = (text: string) => new Map(parseMemoryLines(text, path).memories.map((m) => [m.id, JSON.stringify({ ...m, tags: undefined })]));
+  const [was, mine, theirs] = [fields(base), fields(copies[0]), fields(copies[1])];
+  return [...mine].filter(([id, now]) => was.has(id) && now !== was.get(id) && theirs.has(id) && theirs.get(id) !== was.get(id) && theirs.get(id) !== now).map(([id]) => id);
+}
+
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */
 export async function parseLearnings(text: string, agent: string, path: string, limit = MAX_FILE_MEMORIES): Promise<Parsed> {
   const items: Array<{ line: number; last: number; text: string; date: string }> = [];
