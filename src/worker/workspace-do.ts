@@ -24,7 +24,7 @@ import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
-import type { ByOthers, Person } from "../core/workspace/line-authors.js";
+import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -509,10 +509,11 @@ export class WorkspaceProject extends DurableObject {
     const authors = new Map(Object.entries(answerAuthors(g.meta)));
     for (const [key, value] of after) if (before.get(key) !== value) authors.set(key, caller.label);
     for (const key of authors.keys()) if (!after.has(key)) authors.delete(key);
+    const entries = answerLines(after.keys(), authors, personOf(caller), { id: g.meta.owner, label: g.meta.owner_label });
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
-      for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now);
+      for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries });
     });
     return { ok: true, value: { changed: changed.map((f) => f.path) } };
   }
@@ -650,6 +651,21 @@ const personOf = (caller: Caller): Person => ({ id: caller.id, label: caller.lab
  *  own runtime passes them, never a tool's arguments; bounded all the same. */
 const people = (labels: unknown): Person[] =>
   Array.isArray(labels) ? [...new Set(labels.filter((l): l is string => typeof l === "string" && l.length > 0 && l.length <= 320))].slice(0, 50).map((label) => ({ label })) : [];
+
+/** A config file's lines as answers: each `key:` or `key =` line is its answer's, credited to whoever last set it, so a
+ *  config written again (a collaborator's answer kept when the owner changes another, or the file deleted and made
+ *  anew) names that line theirs (review 53: the owner's regenerated file carried the writer's user_name as theirs). A
+ *  key several modules answer is credited to someone other than the owner first. */
+function answerLines(keys: Iterable<string>, setters: Map<string, string>, caller: Person, owner: Person): EntryLines {
+  const who = new Map<string, Person>();
+  for (const key of keys) {
+    const label = setters.get(key) ?? owner.label;
+    const person = label === caller.label ? caller : label === owner.label ? owner : { label };
+    const bare = key.slice(key.indexOf(".") + 1);
+    if (!who.has(bare) || who.get(bare)!.label === owner.label) who.set(bare, person);
+  }
+  return { key: (line) => /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/.exec(line)?.[1], newBy: (key) => who.get(key) };
+}
 
 /** Installer answers as `module.key` -> value. */
 function flatAnswers(answers: InstallerAnswers): Map<string, string> {
