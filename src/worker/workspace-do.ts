@@ -156,6 +156,11 @@ export class WorkspaceProject extends DurableObject {
     return fail("denied", `${path} holds secret-looking entries that only the owner of "${g.meta.name}" (${g.meta.owner_label}) is shown, so only they change it. Nothing was written: ask the owner.`);
   }
 
+  /** Installer answers someone other than the caller (and the owner) last set. */
+  private answersByOthers(meta: Meta, caller: Caller): Array<{ key: string; who: string }> {
+    return Object.entries(answerAuthors(meta)).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
+  }
+
   /** Creates the project with its first files, all or nothing. */
   init(caller: Caller, name: string, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<ProjectInfo> {
     const there = this.meta();
@@ -195,6 +200,8 @@ export class WorkspaceProject extends DurableObject {
     // A collaborator's total leaves configs out: with every other size listed, it told a config's raw size, which
     // servedVersion hides since it gives a removed secret's length (review 25).
     if (access !== "owner") Object.assign(info, { bytes: info.bytes - this.files.current().configBytes, configs_not_counted: true });
+    const byOthers = this.answersByOthers(meta, caller);
+    if (byOthers.length) info.answersByOthers = byOthers;
     if (access === "owner") {
       info.shares = this.shares.all().map((s) => ({ with: shownHandle(s.handle), access: s.access, ...(s.accepted ? {} : { pending: true as const }) }));
     }
@@ -270,7 +277,7 @@ export class WorkspaceProject extends DurableObject {
     });
     named.push(others);
     // Installer answers someone else last set, rendered into the skill as config values.
-    const answersByOthers = Object.entries(answerAuthors(g.meta)).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
+    const answersByOthers = this.answersByOthers(g.meta, caller);
     named.push(answersByOthers);
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}) } };
   }

@@ -214,6 +214,10 @@ describe("sharing", () => {
     expect(rendered).toContain("Planted-Klingon");
     expect(rendered).toContain(`- Note: ${note}`);
     expect((await writer.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers core.communication_language");
+    // The project's config, as its owner is shown it, names the writer's answer as theirs (review 53).
+    const shown = (await owner.project({ action: "config", name: project })).text.split("\n");
+    expect(shown.find((l) => l.startsWith("core.communication_language = "))).toContain(`"Planted-Klingon" (set by ${writer.email}, not you)`);
+    expect(shown.find((l) => l.startsWith("core.user_name = "))).not.toContain("not you");
     // The owner's own answer is theirs again.
     expect((await owner.project({ action: "config", name: project, answers: { core: { communication_language: "English" } } })).isError).toBe(false);
     expect((await owner.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers");

@@ -40,6 +40,8 @@ export interface ProjectInfo extends ProjectSummary {
   configs_not_counted?: true;
   /** The owner sees whom they share with. */
   shares?: Array<{ with: string; access: "read" | "write"; pending?: true }>;
+  /** Answers (`module.key`) someone other than the caller (and the owner) last set, and who. */
+  answersByOthers?: Array<{ key: string; who: string }>;
 }
 
 export interface FileEntry {

@@ -203,9 +203,12 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes${p.configs_not_counted ? " besides configs" : ""}, created ${p.created_at}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}.`];
   if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access}${s.pending ? ", not accepted yet" : ""})`).join(", ") || "nobody"}.`);
   lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
+  // A collaborator's answer is named as theirs (review 53: listed with the owner's, unnamed).
+  const setBy = new Map((p.answersByOthers ?? []).map((a) => [a.key, a.who]));
   for (const q of questions) {
     const given = p.answers[q.module]?.[q.key];
-    const shown = given !== undefined ? JSON.stringify(given) : `default ${JSON.stringify(q.default ?? "")}`;
+    const who = setBy.get(`${q.module}.${q.key}`);
+    const shown = given !== undefined ? `${JSON.stringify(given)}${who ? ` (set by ${who}, not you)` : ""}` : `default ${JSON.stringify(q.default ?? "")}`;
     const prompt = q.prompt.split("\n")[0]!;
     // Cut visibly: the whole prompt is in the structured result.
     lines.push(`${q.module}.${q.key} = ${shown}: ${prompt.length > 100 ? `${prompt.slice(0, 99)}…` : prompt}${q.choices ? ` (${q.choices.map((c) => c.value).join("|")})` : ""}`);
