@@ -25,8 +25,9 @@ export type ByOthers = Array<{ by: string; lines: string }>;
 
 export const samePerson = (a: Person, b: Person): boolean => (a.id !== undefined && b.id !== undefined ? a.id === b.id : a.label === b.label);
 
-/** Runs kept at most: past it, neighbouring runs are joined, each line then named by both runs' authors (stored
- *  authorship stays small whatever the file: review 49 stored 1.36 MB for one version of a 1 MiB file). */
+/** Runs kept at most (fewer in a small file: joined()): past it, neighbouring runs are joined, each line then named by
+ *  both runs' authors (stored authorship stays small whatever the file: review 49 stored 1.36 MB for one version of a
+ *  1 MiB file). */
 export const MAX_RUNS = 1000;
 
 /** The file's lines, split where Python's str.splitlines splits (what BMAD's scripts see: `\r`, `\v`, U+2028 ...),
@@ -185,7 +186,7 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       push(who);
     }
   }
-  return { people, runs: joined(runs, set) };
+  return { people, runs: joined(runs, set, Math.max(MIN_RUNS, Math.min(MAX_RUNS, Math.floor(after.length / BYTES_PER_RUN)))) };
 }
 
 /** What a line says, as runs of SAYING_WORDS words that hold a letter (lower-cased; numbers, times and punctuation
@@ -201,9 +202,15 @@ function sayings(line: string): string[] {
   return words.slice(0, words.length - SAYING_WORDS + 1).map((_, k) => words.slice(k, k + SAYING_WORDS).join(" "));
 }
 
-/** `runs`, joined pairwise until at most MAX_RUNS remain. */
-function joined(runs: LineAuthors["runs"], set: (who: Iterable<number>) => number[]): LineAuthors["runs"] {
-  while (runs.length > MAX_RUNS) {
+/** Runs kept for a file of `n` characters, at most one per BYTES_PER_RUN of them (and MIN_RUNS in any file): what is
+ *  stored of who wrote it stays about as small as the file (review 53: 1,000 alternating short lines stored 2.6 times
+ *  their bytes, uncounted by the history's cap). */
+const BYTES_PER_RUN = 8;
+const MIN_RUNS = 64;
+
+/** `runs`, joined pairwise until at most `most` remain. */
+function joined(runs: LineAuthors["runs"], set: (who: Iterable<number>) => number[], most: number): LineAuthors["runs"] {
+  while (runs.length > most) {
     const next: LineAuthors["runs"] = [];
     for (let k = 0; k < runs.length; k += 2) {
       const [a, b] = [runs[k]!, runs[k + 1]];
