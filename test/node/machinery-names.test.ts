@@ -53,6 +53,10 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // files in any folder.
   decides.push("flake.nix", "shell.nix", "default.nix", "devenv.nix", "devenv.yaml", "devbox.json", "mise.dev.toml", "packages/app/mise.toml");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
+  // Review 56: what tools load by themselves at any depth (a .pth in a venv ran on the next Python start).
+  const loaded = ["venv/lib/python3.11/site-packages/zz.pth", "x.pth", "node_modules/prettier/index.cjs", "pkg/NODE_MODULES/a.js", "lib/dist-packages/a.py", "__pypackages__/3.11/lib/a.py", "src/sitecustomize.py", "usercustomize.py", "venv/pyvenv.cfg", "venv/bin/activate", "env/bin/Activate.ps1", "venv/bin/activate_this.py", "x.code-workspace", "lint-staged.config.mjs", "commitlint.config.js", "packages/web/eslint.config.ts", "tailwind.config.cjs"];
+  for (const path of loaded) expect(changeRefusal(path), path).toMatch(/code tools load by themselves/);
+  for (const path of ["docs/activate.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md"]) expect(changeRefusal(path), path).toBeUndefined();
   for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad-output/planning-artifacts/ux/.working/color-themes-1.html", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
