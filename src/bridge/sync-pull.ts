@@ -130,12 +130,14 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
       const copies: [string, string] = [text(f.local.bytes), text(content.bytes)];
       // A memory edited on both sides has no merge: one edit would be lost, so the file waits, as any other would.
-      const both = base?.ok ? memoriesChangedBothWays(f.path, copies, text(base.value.bytes)) : [];
+      const both = memoriesChangedBothWays(f.path, copies, base?.ok ? text(base.value.bytes) : undefined);
       if (both.length) {
         refusals.push({
           path: f.path,
-          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way`,
-          fix: `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`,
+          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} ${base?.ok ? `changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${content.version}), with no pulled version to tell whose edit is newer`}`,
+          fix: f.synced
+            ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
+            : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
         });
         continue;
       }

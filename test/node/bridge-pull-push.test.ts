@@ -591,6 +591,18 @@ it("refuses a hostile remote's paths, naming each, and README.md beside readme.m
   expect(existsSync(join(tmp.dir, "escape.md"))).toBe(false);
 }, 30_000);
 
+it("refuses a memory file never pulled here whose memory the remote holds otherwise: no merge tells whose edit is newer (review 56)", async () => {
+  const file = "_bmad/_memory/structured/decisions.jsonl";
+  const line = (text: string) => `${JSON.stringify({ id: "11111111-2222-5333-8444-555555555555", type: "decisions", agent: "architect", text, tags: [], created_at: "2026-11-28T00:00:00.000Z" })}\n`;
+  const target = fakeDir();
+  mkdirSync(join(target, "_bmad/_memory/structured"), { recursive: true });
+  writeFileSync(join(target, file), line("Ours: sync over HTTPS."));
+  const out = await cli(["pull", "--remote", await startFake([file], { contents: new Map([[file, line("Theirs: sync over HTTP/3.")]]) }), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain(`${file}: memory 11111111-2222-5333-8444-555555555555 differs here and on the remote (version 1), with no pulled version to tell whose edit is newer`);
+  expect(readFileSync(join(target, file), "utf8")).toContain("Ours");
+}, 30_000);
+
 it("pulls a script only with BMAD's own bytes for its place, and writes nothing else then", async () => {
   const target = fakeDir();
   // BMAD's test of word_metrics.py, which imports its module from the folder above: at its place it is BMAD's; beside

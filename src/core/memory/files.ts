@@ -150,13 +150,17 @@ export function mergeMemoryFiles(path: string, texts: ReadonlyArray<string | rea
   return memoryLines(byId.values()) + [...broken].map((l) => `${l}\n`).join("");
 }
 
-/** The memories two copies of a structured file both changed since `base`, each its own way (tags aside, which merge):
+/** The memories two copies of a structured file both changed since `base` (undefined: not known), each its own way (tags aside, which merge):
  *  mergeMemoryFiles would keep one side's edit and lose the other's (review 54: a pull kept the owner's, and the push
  *  after it replaced a collaborator's edit of the same memory, unsaid). */
-export function memoriesChangedBothWays(path: string, copies: readonly [string, string], base: string): string[] {
+export function memoriesChangedBothWays(path: string, copies: readonly [string, string], base: string | undefined): string[] {
   const fields = (text: string) => new Map(parseMemoryLines(text, path).memories.map((m) => [m.id, JSON.stringify({ ...m, tags: undefined })]));
-  const [was, mine, theirs] = [fields(base), fields(copies[0]), fields(copies[1])];
-  return [...mine].filter(([id, now]) => was.has(id) && now !== was.get(id) && theirs.has(id) && theirs.get(id) !== was.get(id) && theirs.get(id) !== now).map(([id]) => id);
+  const [mine, theirs] = [fields(copies[0]), fields(copies[1])];
+  // With no copy both started from (never pulled here, or its version purged), any memory the two hold differently
+  // may have been edited on both sides (review 56: the merge kept the one here, unsaid).
+  const was = base === undefined ? undefined : fields(base);
+  const changed = (id: string, now: string) => (was ? was.has(id) && now !== was.get(id) && theirs.get(id) !== was.get(id) : true);
+  return [...mine].filter(([id, now]) => theirs.has(id) && theirs.get(id) !== now && changed(id, now)).map(([id]) => id);
 }
 
 /** Learnings of `agent`: each list item (with the lines indented under it), dated by the `##` date above it. */

@@ -164,7 +164,8 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && isRunnable(folded.split("/"))) {
     return `Path "${printable(path)}" is in a scripts/ folder (where bmad-run's scripts live, and what they load) or is the completion contract: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
-  if (LOADED_BY_TOOLS.test(folded)) {
+  // A pull carries documents only (sync-kinds.ts), none of which these are: it leaves them on the remote, named.
+  if (!opts.pulled && LOADED_BY_TOOLS.test(folded)) {
     return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks, a venv, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
   if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
