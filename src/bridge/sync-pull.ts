@@ -157,7 +157,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // Where each change really lands, through the folder's own symlinks: refused before anything is written.
   for (const step of steps) {
     if (step.op === "record") continue;
-    const refused = await landingRefusal(o.dir, step.path, { refuse: pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined) });
+    const refused = await landingRefusal(o.dir, step.path, { refuse: pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined, step.op === "write" && step.content.byOthers) });
     if (refused) refusals.push({ path: step.path, reason: refused.error.slice(step.path.length + 2), fix: "remove the symlink that leads there, or pull into a folder without it" });
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
@@ -185,8 +185,10 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
 /** A pull's rule for where a file really lands (after the folder's symlinks): nothing that decides what runs but
  *  the install record, and scripts only with BMAD's own bytes. The remote's names were checked too, but a symlink
  *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
-const pullLanding = (o: SyncOptions, bytes?: Uint8Array) => (real: string) =>
-  changeRefusal(real, { pulled: true }) ?? (bytes ? (notBmadScript(o, real, bytes) ?? notCarried(real)) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`);
+const pullLanding = (o: SyncOptions, bytes?: Uint8Array, byOthers = false) => (real: string) =>
+  changeRefusal(real, { pulled: true }) ?? (bytes ? (notBmadScript(o, real, bytes) ?? notCarried(real)) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`) ??
+  // Where it really lands, another member's file is judged as it would be there (review 56: a link into _bmad/custom/).
+  (byOthers && (isInstallFile(real) || isPersonalFile(real)) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
 
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw, up to the rename (an editor
  *  takes no lock: a save that lands while the pull writes stands, kept for push, review 19). */
@@ -202,7 +204,7 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   if (kept) return { ok: false, error: `${step.path}: ${kept}` };
   const done = bytes === undefined
     ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: (dir) => SYNC_FOLDERS.some((folder) => `${dir}/`.startsWith(folder) && `${dir}/` !== folder) })
-    : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes), unchanged });
+    : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes, step.op === "write" && step.content.byOthers), unchanged });
   if (done.ok) {
     if (bytes) await noteWrite(o.dir, step.path, bytes);
     return { ok: true, changedHere: false };

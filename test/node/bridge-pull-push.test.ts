@@ -529,14 +529,14 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   // Nor a manifest a build tool finds in any folder (review 54: Nx ran a collaborator's project.json target), nor BMAD's
   // settings and steps another member wrote a part of, which the owner's agents here would follow (review 54: their
   // activation_steps_prepend and config paths came with a pull); a memory they wrote is a document, and comes.
-  const manifests = ["_bmad-output/evil/project.json", "_bmad-output/package.json", "_bmad/docker-compose.yml", "_bmad-output/x/tsconfig.base.json"];
+  const manifests = ["_bmad-output/evil/project.json", "_bmad-output/package.json", "_bmad/docker-compose.yml", "_bmad-output/x/tsconfig.base.json", "_bmad-output/dprint.json", "_bmad-output/x/package.yaml", "_bmad-output/a.garden.yml", "_bmad-output/dvc.yaml"];
   const installedByOthers = ["_bmad/custom/bmad-agent-dev.toml", "_bmad/core/config.yaml"];
   const othersMemory = "_bmad/_memory/agent-learnings/dev.md";
   const carried = fakeDir();
   const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers], { byOthers: [theirs, othersMemory, ...installedByOthers] });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 16 left on the remote.");
+  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 20 left on the remote.");
   for (const path of manifests) expect(some.stdout).toContain(`left     ${path} (a project or task manifest, which build tools and task runners find in any folder`);
   for (const path of installedByOthers) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
   for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);
@@ -626,16 +626,21 @@ it("pulls a script only with BMAD's own bytes for its place, and writes nothing 
 // Review finding: a symlink already in the folder (`lnk -> .git`) turned a harmless name into a git hook.
 it("judges each file by where it really lands: refuses what the folder's symlinks turn into machinery, settings or scripts, and writes nothing", async () => {
   const target = fakeDir();
-  for (const dir of [".git/hooks", ".claude", "tools/scripts", "_bmad-output"]) mkdirSync(join(target, dir), { recursive: true });
+  for (const dir of [".git/hooks", ".claude", "tools/scripts", "_bmad-output", "_bmad/custom"]) mkdirSync(join(target, dir), { recursive: true });
   symlinkSync("../.git", join(target, "_bmad-output/lnk"));
   symlinkSync("../.claude", join(target, "_bmad-output/cl"));
   symlinkSync("../tools/scripts", join(target, "_bmad-output/out"));
-  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/ok.md", "_bmad-output/lnk/hooks/notes.md", "_bmad-output/cl/settings.json", "_bmad-output/out/notes.md"]), "--project", "x", "--dir", target]);
+  // Review 56: another member's file, through a link into BMAD's settings.
+  symlinkSync("../_bmad/custom", join(target, "_bmad-output/custom-link"));
+  const theirs = "_bmad-output/custom-link/bmad-agent-dev.toml";
+  const out = await cli(["pull", "--remote", await startFake(["_bmad-output/ok.md", "_bmad-output/lnk/hooks/notes.md", "_bmad-output/cl/settings.json", "_bmad-output/out/notes.md", theirs], { byOthers: [theirs] }), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   // Documents only, by name: what a link makes of the name is judged as well.
   expect(out.stderr).toContain("_bmad-output/lnk/hooks/notes.md: lands inside .git/ (it is .git/hooks/notes.md once symlinks are followed)");
   expect(out.stderr).toMatch(/_bmad-output\/cl\/settings\.json: Path "\.claude\/settings\.json" decides what code runs here/);
   expect(out.stderr).toContain("_bmad-output/out/notes.md: is a script whose bytes are not BMAD's own");
+  expect(out.stderr).toContain(`${theirs}: lands in _bmad/custom/bmad-agent-dev.toml, BMAD's settings or a personal file, and another member wrote some of it`);
+  expect(readdirSync(join(target, "_bmad/custom"))).toEqual([]);
   expect(readdirSync(join(target, ".git/hooks"))).toEqual([]);
   expect(readdirSync(join(target, ".claude"))).toEqual([]);
   expect(readdirSync(join(target, "tools/scripts"))).toEqual([]);
