@@ -5,7 +5,7 @@
 import { getOAuthApi, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import { authConfig } from "./auth/config.js";
-import { hasAuth, SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
+import { hasAuth, SCOPES, SCOPES_SUPPORTED, type Props } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
@@ -44,6 +44,8 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
     requiredScopes: [SCOPES.read],
     accessTokenTTL,
     refreshTokenTTL: REFRESH_TOKEN_TTL_S,
+    // A sign-in whose person unticked "stay signed in" (offline_access) gets no refresh token.
+    tokenExchangeCallback: ({ grantType, props }) => (grantType === "authorization_code" && (props as Props | undefined)?.noRefresh ? { refreshTokenTTL: 0 } : undefined),
     resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
     onError: () => undefined, // no token or secret in logs
   };

@@ -81,6 +81,16 @@ describe("a signed-in client", { timeout: 60_000 }, () => {
     expect(tokens.scope).toBe("bmad:read");
   });
 
+  it("gets a refresh token only where the person left \"stay signed in\" ticked, or was not asked (review 55)", async () => {
+    const unticked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read offline_access", approveScopes: ["bmad:read"] });
+    expect(unticked.scope).toBe("bmad:read");
+    expect(unticked.refresh_token).toBeUndefined();
+    const ticked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read offline_access", approveScopes: ["bmad:read", "offline_access"] });
+    expect(ticked.refresh_token).toBeDefined();
+    const notAsked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read", approveScopes: ["bmad:read"] });
+    expect(notAsked.refresh_token).toBeDefined();
+  });
+
   it("is refused everything without bmad:read: a token with only offline_access, or with no scope, gets 403 insufficient_scope", async () => {
     await seed();
     for (const approveScopes of [["offline_access"], []]) {

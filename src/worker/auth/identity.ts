@@ -22,6 +22,8 @@ export const PropsSchema = z.object({
   /** As the upstream said; workspace shares by email apply only to emails it vouched for. */
   emailVerified: z.boolean().optional(),
   name: z.string().max(300).optional(),
+  /** The person unticked offline_access on the consent page: the sign-in gets no refresh token (review 55). */
+  noRefresh: z.literal(true).optional(),
 });
 export type Props = z.infer<typeof PropsSchema>;
 

@@ -68,10 +68,11 @@ ${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.<
 <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
 }
 
-function props(identity: Identity, upstream: Props["upstream"]): Props {
+function props(identity: Identity, upstream: Props["upstream"], noRefresh: boolean): Props {
   return {
     userId: identity.subject,
     upstream,
+    ...(noRefresh ? { noRefresh: true as const } : {}),
     ...(identity.login ? { login: identity.login } : {}),
     ...(identity.email ? { email: identity.email } : {}),
     ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}),
@@ -150,16 +151,18 @@ authPages.post("/authorize", async (c) => {
   const consented = await oauth.approveConsent(c.req.raw, handle);
   const offered = offeredScopes(consented.request.scope);
   const approved = { ...consented, request: { ...consented.request, scope: [...new Set(form.getAll("scope").map(String))].filter((s) => offered.includes(s)) } };
+  // "Stay signed in" offered and unticked: no refresh token (review 55: one came all the same, good for 30 days).
+  const noRefresh = offered.includes("offline_access") && !approved.request.scope.includes("offline_access");
   if (upstream.kind === "local") {
     const { redirectTo } = await oauth.completeAuthorization({
-      request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local"),
+      request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local", noRefresh),
     });
     approved.headers.set("Location", redirectTo);
     return new Response(null, { status: 302, headers: approved.headers });
   }
   const verifier = randomToken();
   const nonce = randomToken();
-  const { state, headers } = await oauth.beginUpstream(approved.request, { data: { verifier, nonce }, headers: approved.headers });
+  const { state, headers } = await oauth.beginUpstream(approved.request, { data: { verifier, nonce, noRefresh }, headers: approved.headers });
   const redirectUri = new URL("/callback", c.req.url).href;
   const challenge = await s256(verifier);
   headers.set("Location", upstream.kind === "oidc" ? await oidcAuthorizeUrl(upstream, { redirectUri, state, challenge, nonce }) : githubAuthorizeUrl(upstream, { redirectUri, state, challenge }));
@@ -169,7 +172,7 @@ authPages.post("/authorize", async (c) => {
 authPages.get("/callback", async (c) => {
   const oauth = c.get("oauth");
   const { upstream, access } = c.get("config");
-  const { request: original, data, headers } = await oauth.finishUpstream<{ verifier: string; nonce: string }>(c.req.raw);
+  const { request: original, data, headers } = await oauth.finishUpstream<{ verifier: string; nonce: string; noRefresh?: boolean }>(c.req.raw);
   const code = c.req.query("code");
   if (c.req.query("error") || !code) {
     headers.set("Location", authorizationErrorRedirect(original, "access_denied"));
@@ -189,7 +192,7 @@ authPages.get("/callback", async (c) => {
     const unverified = identity.email && !identity.emailVerified ? " The identity provider did not confirm this email as verified (email_verified), so the email access rules cannot match it: verify the email there, or ask for another rule." : "";
     return page(403, "Not allowed", `<p>${escape(identity.email ?? identity.subject)} is not allowed on this server. Ask its administrator to add you.${escape(unverified)}</p>`, headers);
   }
-  const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind) });
+  const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind, data.noRefresh === true) });
   headers.set("Location", redirectTo);
   return new Response(null, { status: 302, headers });
 });
