@@ -723,6 +723,14 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
     "passwords.csv": "name,username,password\nGitHub,ana,Tr0ub4dor&3\n",
   };
   for (const [name, text] of Object.entries(review54)) writeFileSync(join(target, "_bmad-output", name), text);
+  // Review 56: Windows' line endings hid an assignment, and JSON, a docker command and an Azure connection string went;
+  // a design doc's fields and example URL are sent.
+  const review56 = {
+    "crlf.md": "# Notes\r\n\r\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\r\n", "json.md": '```json\n{"db_password":"Zx9!kLm2pQr7"}\n```\n',
+    "docker.md": "docker run -e POSTGRES_PASSWORD=Winter2024!xQ img\n", "azure.md": `AccountName=x;AccountKey=${"Ab12Cd34Ef56Gh78Ij90".repeat(5).slice(0, 86)}==;EndpointSuffix=core.windows.net\n`,
+  };
+  for (const [name, text] of Object.entries(review56)) writeFileSync(join(target, "_bmad-output", name), text);
+  writeFileSync(join(target, "_bmad-output/architecture.md"), "# Architecture\r\n\r\npassword_policy: min12+symbol\r\ncsrf_token: per-session\r\nPASSWORD_HASH=argon2id\r\nkey_id: kid-2024-01\r\nDATABASE_URL=postgres://user:password@localhost:5432/app\r\n");
   writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n");
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(held.code, held.stderr).toBe(0);
@@ -733,8 +741,8 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/setup\.md \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
-  for (const name of Object.keys(review54)) expect(held.stdout).toMatch(new RegExp(`held\\s+_bmad-output/${name.replace(".", "\\.")} \\(holds`));
-  expect(written).toEqual(["_bmad-output/new.md", "_bmad-output/prd.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
+  for (const name of [...Object.keys(review54), ...Object.keys(review56)]) expect(held.stdout).toMatch(new RegExp(`held\\s+_bmad-output/${name.replace(".", "\\.")} \\(holds`));
+  expect(written).toEqual(["_bmad-output/new.md", "_bmad-output/architecture.md", "_bmad-output/prd.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad\/custom\/bmad-prd\.user\.toml \(a personal file/);
   expect(held.stdout).toMatch(/held\s+_bmad\/bmm\/config\.yaml\.bak \(holds secret-looking keys/);

@@ -8,17 +8,19 @@ import { foldPath } from "../workspace/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
-// Not "author": a document's author is no credential (a CSV or XML column of them is judged too).
+// Not "author", "authority", "authorship": a document's author is no credential (a CSV or XML column of them is judged
+// too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or)|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
  *  PyPI, DigitalOcean, HashiCorp Vault, Databricks, Postman, Grafana, Supabase, Doppler, Terraform Cloud, Sentry, Fly.io,
- *  an Azure storage key, Groq, xAI, a Slack app token), each at a word's start (holdsToken). */
+ *  an Azure storage key, Groq, xAI, a Slack app token; review 56: Stripe webhook secrets, Replicate, Tailscale, New Relic,
+ *  Mapbox, Mailgun, Twilio, Notion's older, Resend, a Discord bot's), each at a word's start (holdsToken). */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.)/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
 /** Characters a token is found glued after (`**ghp_…**`, `_sk-ant-…_`, `1.ghp_…`, `\ghp_…`, `#ghp_…`: review 54);
  *  not `/` or `+`, inside URLs' paths and base64, where a token's shape turns up by chance. */
 const GLUE = new Set("*_~#\\.!?,:;>|=-");
@@ -56,6 +58,8 @@ function isGivenSecret(value: string): boolean {
   return v !== "" && !/^(true|false|yes|no|on|off|none|null|nil|n\/a|-|\d{1,7})$/i.test(v) && !PLACEHOLDER.test(v);
 }
 
+const isPlaceholderPassword = (password: string) => /^(pass(word)?|pwd|secret)$/i.test(password) || PLACEHOLDER.test(password);
+
 /** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
 const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
 /** Chat webhooks: the URL is the secret. */
@@ -71,7 +75,9 @@ function isCredentialUrl(word: string): boolean {
   const authority = cut < 0 ? rest : rest.slice(0, cut);
   const at = authority.lastIndexOf("@");
   const user = at < 0 ? "" : authority.slice(0, at);
-  if (user.includes(":") || user.length >= 20 || KNOWN_TOKEN.test(user)) return true;
+  // A password a doc's example shows in its place (`postgres://user:password@localhost/app`) is none (review 56).
+  const colon = user.indexOf(":");
+  if (KNOWN_TOKEN.test(user) || (colon < 0 ? user.length >= 20 : !isPlaceholderPassword(user.slice(colon + 1)))) return true;
   if (WEBHOOK.test(rest)) return true;
   const query = rest.indexOf("?");
   return query >= 0 && hasSecretQuery(rest.slice(query + 1));
@@ -114,22 +120,69 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || text.split("\n").some(assignsSecret)) return true;
+  if (holdsPrivateKey(text) || text.split(LINES).some(assignsSecret) || quotesSecret(text) || wordsAssignSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
 }
 
+/** Lines as any editor ends them: `.` in a pattern matches no `\r`, so with Windows' endings no assignment was seen (review 56). */
+const LINES = /\r\n?|[\n\u2028\u2029]/;
+
+/** `"name": "value"` anywhere, as JSON or a Python dict in a note writes it, several on a line (`{"db_password":"…"}`).
+ *  Each try starts at a quote and stops at the next: linear. */
+const QUOTED_PAIR = /["']([A-Za-z_][\w.-]*)["']\s*:\s*["']([^"'\\\n]*)["']/g;
+const quotesSecret = (text: string) => [...text.matchAll(QUOTED_PAIR)].some(([, name, value]) => namesSecretField(name!) && isAssignedValue(value!, ":"));
+
+/** `NAME=value` inside a word (`docker run -e POSTGRES_PASSWORD=…`, `--from-literal=password=…`, `$env:DB_PASSWORD="…"`,
+ *  a connection string's `;AccountKey=…==;`), each `=` by the name before it and the value after it, and `setx NAME value`
+ *  (review 56). One pass over each word: linear. */
+function wordsAssignSecret(text: string): boolean {
+  const words = text.split(/\s+/);
+  for (let w = 0; w < words.length; w++) {
+    if (w >= 2 && words[w - 2]!.toLowerCase() === "setx" && namesSecretField(words[w - 1]!) && isAssignedValue(unquoted(words[w]!), "=")) return true;
+    if (!words[w]!.includes("=")) continue;
+    const parts = words[w]!.split("=");
+    for (let i = 0; i + 1 < parts.length; i++) {
+      const name = trailingName(parts[i]!);
+      if (name && namesSecretField(name) && isAssignedValue(unquoted(parts[i + 1]!).split(/[;&]/)[0]!, "=")) return true;
+    }
+  }
+  return false;
+}
+/** A value without the quotes around it, to its closing one. */
+const unquoted = (value: string) => value.replace(/^["'`]+/, "").split(/["'`]/)[0]!;
+/** The name a part of a word ends with (`$env:DB_PASSWORD` → DB_PASSWORD), read back from its end: linear. */
+function trailingName(part: string): string {
+  let i = part.length;
+  while (i > 0 && /[\w.-]/.test(part[i - 1]!)) i--;
+  return part.slice(i).replace(/^[^A-Za-z_]+/, "");
+}
+
 /** A line that sets a secret (review 54: `DATABASE_PASSWORD=…` and `aws_secret_access_key = …` in notes went):
- *  `NAME=value`, `export NAME=value`, or `snake_name: value` (a name with an underscore: "Password: the user's" names a
- *  field). Its value one word (or quoted) with a digit or symbol, not code (`os.getenv(…)`, `self.token`), a path,
- *  a URL (judged as one) or a placeholder. */
-const ASSIGNMENT = /^[\s>*+-]*`?(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*([=:])\s*(.*)$/;
+ *  `NAME=value`, `export NAME=value`, or `name: value`, the name quoted or dotted too (`"password": …`,
+ *  `spring.datasource.password=…`, `X-Api-Key: …`: review 56), and not one that says what a secret is for
+ *  (`password_policy`, `key_id`: DESCRIBES). Its value by isAssignedValue. */
+const ASSIGNMENT = /^[\s>*+-]*`?(?:export\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*([=:])\s*(.*)$/;
 function assignsSecret(line: string): boolean {
   const m = ASSIGNMENT.exec(line);
-  if (!m || !namesSecret(m[1]!) || (m[2] === ":" && !m[1]!.includes("_"))) return false;
+  if (!m || !namesSecretField(m[1]!)) return false;
   const value = assignedValue(m[3]!);
-  return value !== undefined && value.length >= (m[2] === "=" ? 6 : 8) && isGivenSecret(value) && /[^A-Za-z_.]/.test(value) && !/[()[\]{}<>$%]|^[/.~]|:\/\//.test(value);
+  return value !== undefined && isAssignedValue(value, m[2] as "=" | ":");
+}
+
+/** A value given to a secret's name that is one: not code (`os.getenv(…)`, `self.token`), a path, a URL (judged as one)
+ *  or a placeholder. After `=` (how a secret is set), any with a digit or symbol. After `:` (how a design doc describes
+ *  a field: `csrf_token: per-session`, `session_cookie: __Host-sid`), only a word as mixed as a password: three of
+ *  lower case, upper case, digits and symbols (`-`, `_` and `.` join words, so they count for none) in 12 characters,
+ *  or all four in 8 (review 56). */
+function isAssignedValue(given: string, sign: "=" | ":"): boolean {
+  const value = given.replace(/[,;]+$/, ""); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
+  // Code: a call, a path, a variable, a property (`os.getenv(…)`, `self.token`, `this.env.API_TOKEN_V2`).
+  if (!isGivenSecret(value) || /[()[\]{}<>$%]|^[/.~]|:\/\//.test(value) || /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(value)) return false;
+  if (sign === "=") return value.length >= 6 && /[^A-Za-z_.]/.test(value);
+  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/].filter((c) => c.test(value)).length;
+  return !/[\s:]/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
 }
 
 /** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
@@ -162,16 +215,17 @@ export function holdsSecrets(path: string, text: string): boolean {
   if (/\.csv$/i.test(path)) return csvHoldsSecrets(text);
   const parsed = parseConfig(path, text);
   // Parsed, its entries are judged as served, and its comments by what they hold; not parsed, every line is.
-  if ("error" in parsed) return text.split("\n").some((line) => isSecretValue(line));
-  return hasSecretKey(parsed.data) || text.split("\n").some((line) => line.includes("#") && isSecretValue(line));
+  if ("error" in parsed) return text.split(LINES).some((line) => isSecretValue(line));
+  return hasSecretKey(parsed.data) || text.split(LINES).some((line) => line.includes("#") && isSecretValue(line));
 }
 
 /** `<name attributes>text` (to the next `<`) and ` name="value"`: each match ends at a `<`, `>` or quote: linear. */
 const XML_ELEMENT = /<([A-Za-z_][\w.:-]*)(\s[^<>]*)?(?:>([^<]*))?/g;
 const XML_ATTRIBUTE = /\s([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 /** A data field's name that says what a secret is for rather than holding one (`auth_security_patterns`, BMAD's own
- *  CSV column of globs; `auth_required`, `password_policy`). */
-const DESCRIBES = /(patterns?|polic(y|ies)|rules?|required|enabled|method|type|flow|provider|strategy|mode|length|expiry|ttl|format|fields?|notes?|description|url|uri|endpoint|path|file|scope|status)$/i;
+ *  CSV column of globs; `auth_required`, `password_policy`; review 56: `api_key_header`, `PASSWORD_HASH`, `secret_ref`,
+ *  `key_id`, `jwt_alg`, in a design doc's assignments too). */
+const DESCRIBES = /(patterns?|polic(y|ies)|rules?|required|enabled|method|type|flow|provider|strategy|mode|length|expiry|ttl|format|fields?|notes?|description|url|uri|endpoint|path|file|scope|status|headers?|hash(es)?|ref|ids?|names?|alg(orithm)?|prefix|version|size|location)$/i;
 const namesSecretField = (name: string) => namesSecret(name) && !DESCRIBES.test(name);
 
 /** An element or attribute named for a secret with a value (`<password>…</password>`, `<privateKey>`, `password="…"`);
@@ -216,7 +270,7 @@ function csvHoldsSecrets(text: string): boolean {
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
 function hasSecretComment(text: string): boolean {
-  for (const line of text.split("\n")) {
+  for (const line of text.split(LINES)) {
     // The whole line, wherever its `#` is (after a URL's fragment, `C#`, no space before it): a false alarm only
     // serves the file re-written.
     if (line.includes("#") && (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(line) || isSecretValue(line))) return true;
