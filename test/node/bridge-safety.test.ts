@@ -209,7 +209,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(venv, "pyvenv.cfg"), `home = ${dirname(real)}\ninclude-system-site-packages = false\n`);
     writeFileSync(join(site, "_editable_app.pth"), `${join(dir, "src")}\n`);
     const marker = join(tmp.dir, "sitecustomize-ran");
-    expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).isError).toBe(false);
+    // No tool writes one now (review 56: what Python loads by itself); one put there otherwise still does not run.
+    expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: "x = 1\n" })).text).toContain("is code tools load by themselves");
+    mkdirSync(join(dir, "src"), { recursive: true });
+    writeFileSync(join(dir, "src/sitecustomize.py"), `open(${JSON.stringify(marker)}, "w").write("ran")\n`);
     // Nor a module at the project root, the working folder, which `python3 -c` puts first (a twelfth review: sysconfig.py).
     expect((await files(client, { action: "write", path: "sysconfig.py", content: `open(${JSON.stringify(marker)}, "w").write("ran")\n` })).isError).toBe(false);
     const viaVenv = await bmadRun(await connect(dir, [], { PATH: `${join(venv, "bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
