@@ -190,7 +190,7 @@ describe("memory files a person edits", () => {
     expect(museum.structured.failures.map((f: { category: string; severity: string }) => `${f.category}/${f.severity}`)).toEqual(["HALLUCINATION/critical", "CC-FAIL/high", "CC-FAIL/medium", "PROCESS-SKIP/low"]);
     expect(museum.structured.warnings).toEqual([
       "_bmad/_memory/structured/failures.jsonl line 3: not a JSON object (cut short or edited by hand?); skipped.",
-      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 7: "OOPS: not a category" does not start with a category/),
+      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 7: a "##" heading that does not start with a category/),
     ]);
     expect((await call("get_failure_museum", { category: "CC-FAIL", top_n: 1 })).structured.failures).toHaveLength(1);
     // The broken line is kept as it was when the file is written again.

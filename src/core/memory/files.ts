@@ -207,7 +207,9 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
       block = undefined;
       const m = /^\[?([A-Za-z-]+)\]?\s*(?:[:—–]|\s-\s)?\s*(.*)$/.exec(heading[1]!.trim());
       const category = FAILURE_CATEGORIES.find((c) => c === m?.[1]?.toUpperCase());
-      if (!category) return void warnings.push(`${path} line ${i + 1}: "${heading[1]!.slice(0, 40)}" does not start with a category (${FAILURE_CATEGORIES.join(", ")}); entry skipped.`);
+      // Said without quoting the line: a warning is shown as the server's own words, and the line may be a
+      // collaborator's (review 53: their heading was quoted, unattributed, under "Memory files with problems").
+      if (!category) return void warnings.push(`${path} line ${i + 1}: a "##" heading that does not start with a category (${FAILURE_CATEGORIES.join(", ")}); entry skipped.`);
       blocks.push((block = { line: i + 1, last: i + 1, category, title: m![2]!.trim(), severity: "medium", date: "", agent: "unknown", tags: [], body: [], meta: true }));
       return;
     }
@@ -228,7 +230,7 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
       if (key === "severity") {
         const severity = SEVERITIES.find((s) => s === value.toLowerCase());
         if (severity) block.severity = severity;
-        else warnings.push(`${path} line ${i + 1}: severity "${value.slice(0, 20)}" is not one of ${SEVERITIES.join(", ")}; medium used.`);
+        else warnings.push(`${path} line ${i + 1}: a severity that is not one of ${SEVERITIES.join(", ")}; medium used.`);
       } else if (key === "date") block.date = DATE.exec(value)?.[0] ?? "";
       else if (key === "agent") block.agent = value.toLowerCase() || "unknown";
       else block.tags = value.split(",").map((t) => t.trim()).filter(Boolean).slice(0, 20);
