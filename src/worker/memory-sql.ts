@@ -251,6 +251,16 @@ export function indexAsWritten(storage: DurableObjectStorage, path: string, sha2
   sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", path, sha256, JSON.stringify(parsed.warnings));
 }
 
+/** The file the server's merge just wrote (`sha256`) holds what was indexed from it and the memories it settled: where
+ *  the index was in step with the version before (`before`), it is in step with this one, so that a change back to
+ *  that earlier version's bytes (a collaborator removing a merged memory) is seen as a change (review 57: the memory
+ *  stayed indexed and "already remembered", and was lost). */
+export function indexedAsMerged(storage: DurableObjectStorage, path: string, before: string | undefined, sha256: string): void {
+  const known = storage.sql.exec<{ sha256: string }>("SELECT sha256 FROM memory_files WHERE path = ?", path).toArray()[0]?.sha256;
+  if (known !== before) return;
+  storage.sql.exec("INSERT INTO memory_files (path, sha256, warnings) VALUES (?, ?, '[]') ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256", path, sha256);
+}
+
 /** The memories of `type` remembered here are now in their file: the file's next indexing serves them. */
 export function settlePending(storage: DurableObjectStorage, type: MemoryType): void {
   // Now indexed as the file's, as its next indexing finds them: each keeps who remembered it (the file's write is the
@@ -335,6 +345,9 @@ export function prepare(storage: DurableObjectStorage): void {
 
 async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFiles, vectors: MemoryVectors | undefined, by: Rememberer | undefined): Promise<MemResult<unknown>> {
   if (op.op === "remember") {
+    // The index brought in step with the files first: a memory someone removed from its file since is remembered
+    // anew, never answered "already remembered" and then lost (review 57). Nothing changed, this reads two lists.
+    await syncFiles(storage, files, vectors);
     const stored = remember(storage, op.memory, files, by);
     // A memory whose embedding fails is still stored, and found by BM25.
     if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);

@@ -3,7 +3,7 @@
 // memory, and an if_version is against that file. The workspace object calls this behind its access check.
 import { STRUCTURED_DIR } from "../core/memory/files.js";
 import { checkWrite } from "../core/workspace/limits.js";
-import { indexAsWritten, pendingFiles, settlePending } from "./memory-sql.js";
+import { indexAsWritten, indexedAsMerged, pendingFiles, settlePending } from "./memory-sql.js";
 import { SERVER_MERGE, sha256, type VersionedFiles } from "./workspace-versions.js";
 import type { Person } from "../core/workspace/line-authors.js";
 
@@ -21,7 +21,11 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== SERVER_MERGE ? files.text(file.path) : undefined;
       if (head && before !== undefined) indexAsWritten(storage, file.path, head.sha256, before, head.author);
-      if (head?.sha256 !== sha256(data)) files.commit(file.path, data, "write", { label: SERVER_MERGE }, now, { entries: { key: memoryIdOf, newBy: (id) => rememberer(id, file.rememberers) } });
+      const merged = sha256(data);
+      if (head?.sha256 !== merged) {
+        files.commit(file.path, data, "write", { label: SERVER_MERGE }, now, { entries: { key: memoryIdOf, newBy: (id) => rememberer(id, file.rememberers) } });
+        indexedAsMerged(storage, file.path, head?.sha256, merged);
+      }
       settlePending(storage, file.type);
     });
   }

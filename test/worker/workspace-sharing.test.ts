@@ -354,6 +354,26 @@ describe("sharing", () => {
     expect(failures.find((l) => l.includes("Owner outage"))).not.toContain("not you");
   });
 
+  it("remembers anew a memory a collaborator removed from its file, never answering that it is stored already (review 57)", async () => {
+    const ownerMemory = await memoryOf(owner);
+    const path = "_bmad/_memory/structured/decisions.jsonl";
+    const text = "Quokka decision: the ledger lives in Postgres.";
+    const first = await ownerMemory(TOOL.rememberStructured, { type: "decisions", agent: "architect", text });
+    expect(first).toMatch(/^Remembered as/);
+    // The writer reads the file (the memory is merged into it) and writes it back without that memory.
+    const read = await writer.files({ action: "read", project, path });
+    const version = read.structured.version as number;
+    const kept = read.text.slice(read.text.indexOf("\n") + 1).split("\n").filter((l) => l && !l.includes("Quokka decision")).map((l) => `${l}\n`).join("");
+    expect((await writer.files({ action: "write", project, path, content: kept, if_version: version })).isError).toBe(false);
+    expect(await ownerMemory(TOOL.rememberStructured, { type: "decisions", agent: "architect", text })).toMatch(/^Remembered as/);
+    expect(await ownerMemory(TOOL.recallStructured, { query: "quokka ledger" })).toContain("lives in Postgres");
+    expect((await owner.files({ action: "read", project, path })).text).toContain("Quokka decision");
+    // And after the file is deleted.
+    expect((await writer.files({ action: "delete", project, path })).isError).toBe(false);
+    expect(await ownerMemory(TOOL.rememberStructured, { type: "decisions", agent: "architect", text })).toMatch(/^Remembered as/);
+    expect((await owner.files({ action: "read", project, path })).text).toContain("Quokka decision");
+  });
+
   it("names each line of a memory file by its memory through the server's merge, however the line was written (review 50)", async () => {
     const ownerMemory = await memoryOf(owner);
     const path = "_bmad/_memory/structured/agent-learnings.jsonl";
