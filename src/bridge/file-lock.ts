@@ -25,9 +25,14 @@ type Holder = z.infer<typeof Holder>;
 
 /** This process's start, as the kernel counts it (Linux): a pid reused by a later process is not this holder. */
 function startOf(pid: number): string | undefined {
+  return statFields(pid)?.[19];
+}
+
+/** The fields of /proc/<pid>/stat after the command's name (state first), or undefined where it cannot be read. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return undefined;
   }
@@ -60,7 +65,11 @@ function gone(holder: Holder): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ESRCH";
   }
-  return holder.start !== undefined && startOf(holder.pid) !== undefined && startOf(holder.pid) !== holder.start;
+  const fields = statFields(holder.pid);
+  // A process killed and not yet reaped (a zombie) still answers kill(0), and holds nothing (review 58: its lock
+  // blocked the file until a parent that never reaps did).
+  if (fields?.[0] === "Z" || fields?.[0] === "X") return true;
+  return holder.start !== undefined && fields?.[19] !== undefined && fields[19] !== holder.start;
 }
 
 /** How long a lock held from another pid namespace, whose process cannot be looked at, is left to its holder. */

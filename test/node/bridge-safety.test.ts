@@ -1,7 +1,7 @@
 // The bridge when the model is the attacker (steered by a page it read): the real CLI over stdio in a fresh 6.12
 // install. No code the model wrote runs, nothing lands outside the project or in its machinery, and no
 // acknowledged write is lost to a concurrent one, in one bridge or two.
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { PYTHON } from "../fixtures/runtime/harness.js";
-import { connectBridge, installedProjects, madeOnce, toolText as text } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, toolText as text, waitFor } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
 import { keep, keptContent, keptOf, NotKept, noteWritten, sweepIdle } from "../../src/bridge/kept-versions.js";
@@ -406,6 +406,20 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(performance.now() - started).toBeLessThan(2000);
     expect(readFileSync(join(dir, "docs/a.md"), "utf8")).toBe("second\n");
     expect(existsSync(lock)).toBe(false);
+    // One killed and not yet reaped (a zombie, whose parent never waits) holds nothing either (review 58).
+    const parent = spawn("sh", ["-c", `${process.execPath} -e "setInterval(() => {}, 1e6)" & echo $!; exec sleep 60`], { stdio: ["ignore", "pipe", "ignore"] });
+    try {
+      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
+      process.kill(zombie, "SIGKILL");
+      await waitFor("a zombie", () => (readFileSync(`/proc/${zombie}/stat`, "latin1").split(") ")[1]?.startsWith("Z") ? true : undefined), 5000);
+      mkdirSync(lock);
+      writeFileSync(join(lock, "holder"), JSON.stringify({ pid: zombie, token: "zombie", path: join(dir, "docs/a.md") }));
+      const since = performance.now();
+      expect((await files(client, { action: "write", path: "docs/a.md", content: "by a zombie's lock\n" })).isError).toBe(false);
+      expect(performance.now() - since).toBeLessThan(2000);
+    } finally {
+      parent.kill("SIGKILL");
+    }
     // A record no holder of this version wrote (damaged, another version's) is taken over once older than a wait.
     mkdirSync(lock);
     writeFileSync(join(lock, "holder"), "{ not a record");
