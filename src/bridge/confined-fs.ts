@@ -323,6 +323,13 @@ async function stampOf(path: string): Promise<string> {
 
 const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "absent");
 
+/** Why a change over the file at `rel` as it was (`unchanged`, its stamp) would not land now, or undefined: looked at
+ *  before the change's copy of what it replaces is kept, so a change refused keeps none (review 58: 200 refused appends
+ *  kept 200 copies, and the full budget then refused every change). */
+export async function changedSince(root: string, rel: string, unchanged: string): Promise<ConfinedFailure | undefined> {
+  return (await fileStamp(root, rel)) === unchanged ? undefined : changedFailure(rel);
+}
+
 /** Whether the file at `target` is still as it was (`unchanged`, its stamp; undefined: any). Looked at synchronously,
  *  so that the change made next follows it with nothing between them: an editor takes no lock, and a save of its that
  *  landed between a look and a rename made apart (each a trip to libuv's threads) was replaced unseen (review 58: 5

@@ -296,7 +296,8 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     if (!orphansSought.has(dir)) {
       orphansSought.add(dir);
       for (const name of await readdir(dir)) {
-        if (!/^[0-9a-f]{64}$/.test(name) || named.has(name)) continue;
+        // A temp file a killed bridge left between its write and its rename goes too (review 58: full copies, uncounted).
+        if (!/^([0-9a-f]{64}|.+\.[0-9a-f-]{36}\.tmp)$/.test(name) || named.has(name)) continue;
         const info = await stat(join(dir, name)).catch(() => undefined);
         if (info && Date.now() - info.mtimeMs > ORPHAN_MS) await rm(join(dir, name), { force: true });
       }

@@ -11,7 +11,7 @@ import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
+import { changedSince, createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite, sameBytes } from "./kept-versions.js";
 
@@ -176,6 +176,8 @@ export class NodeRuntimeFs implements RuntimeFs {
       const current = await this.read(root, rel);
       const next = await change(current);
       if (next === undefined) return;
+      const changed = await changedSince(root, rel, unchanged);
+      if (changed) throw asError(changed);
       await this.keepReplaced(root, rel, current, next);
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
       const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
