@@ -231,7 +231,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       failure = done.error;
       break;
     }
-    if (done.changedHere) report.add("kept", step.path, "changed here during the pull; push sends it");
+    // The remote's change did not land, so push would find the file behind (review 58: this said "push sends it").
+    if (done.changedHere) report.add("kept", step.path, "changed here during the pull, so the remote's change was not written: pull again to bring it");
     else if (step.op === "write") {
       state.files.set(step.path, recordOf(step.content));
       const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;

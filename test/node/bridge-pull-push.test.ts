@@ -378,7 +378,7 @@ describe("against the real Worker", () => {
     await fs.writeFile(join(realpathSync(into), path), new TextEncoder().encode("my edit\n"));
     answer();
     const pulled = await pulling;
-    expect(pulled.ok && pulled.report.lines().join("\n")).toContain(`kept     ${path} (changed here during the pull; push sends it)`);
+    expect(pulled.ok && pulled.report.lines().join("\n")).toContain(`kept     ${path} (changed here during the pull, so the remote's change was not written: pull again to bring it)`);
     expect(readFileSync(join(into, path), "utf8")).toBe("my edit\n");
     await client.close();
   }, 60_000);
