@@ -10,7 +10,7 @@ import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
 import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
-import { installerQuestions } from "../../workspace/installer.js";
+import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
 import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
@@ -57,7 +57,7 @@ export const bmadProjectTool = defineTool({
       if (args.action === "list") return listProjects(store);
       if (!args.name) return fail(`bmad-project "${args.action}" needs "name": the project.`);
       const name = args.name;
-      const badAnswer = args.answers ? answerRefusal(args.answers) : undefined;
+      const badAnswer = args.answers ? answerRefusal(args.answers, await installerQuestions(deps.reader).catch(() => [])) : undefined;
       if (badAnswer) return fail(badAnswer);
       switch (args.action) {
         case "create": {
@@ -351,16 +351,30 @@ export const bmadFilesTool = defineTool({
 });
 
 /** Installer answers are one line each, as the installer's prompts take them: a line break in one would be a line of
- *  its own wherever the value is shown (the runtime block), in the server's voice. */
-function answerRefusal(answers: Record<string, Record<string, string>>): string | undefined {
+ *  its own wherever the value is shown (the runtime block), in the server's voice. A folder answer names a folder of
+ *  this project: one elsewhere (another project's `bmad://projects/…`, `..`, an absolute path) sent the owner's model
+ *  to read and write there from this project's skills (review 60: a writer's project_knowledge pointed into the owner's
+ *  private project). */
+function answerRefusal(answers: Record<string, Record<string, string>>, questions: InstallerQuestion[]): string | undefined {
+  const folders = new Set(questions.filter(isFolderQuestion).map((q) => `${q.module}.${q.key}`));
   for (const [module, values] of Object.entries(answers)) {
     for (const [key, value] of Object.entries(values)) {
       if (/[\u0000-\u001f\u007f\u2028\u2029]/.test(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
       if (value.length > 1000) return `Answer ${module}.${key} is ${value.length} characters; an installer answer is at most 1,000.`;
+      if (folders.has(`${module}.${key}`) && leavesProject(value)) {
+        return `Answer ${module}.${key} names a folder outside this project (${JSON.stringify(value.slice(0, 200))}): a folder answer is one inside it, from its root (e.g. "docs" or "{project-root}/docs").`;
+      }
     }
   }
   return undefined;
 }
+
+/** A question whose answer is a folder of the project (its default is a path below `{project-root}`, or names one). */
+const isFolderQuestion = (q: InstallerQuestion): boolean =>
+  (typeof q.default === "string" && /\{(project-root|output_folder)\}/.test(q.default)) || /_(folder|artifacts|knowledge|dir|path|root)$/.test(q.key);
+
+/** Whether a folder answer leaves the project: a URI, an absolute or home path, a drive, or a `..` step. */
+const leavesProject = (value: string): boolean => /:\/\/|^[\\/~]|^[A-Za-z]:|(^|[\\/])\.\.([\\/]|$)/.test(value.replace(/^\{project-root\}\/?/, ""));
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
