@@ -64,7 +64,7 @@ describe("rendering", () => {
     expect(out).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
     expect(out).toContain(`relative to the skill's root, ${dir}/.claude/skills/bmad-prd, whose files are also bmad://bmm/bmad-prd/…. Load`);
     // Files loaded later name config values that rendering filled in here: the words among them are named.
-    expect(block).toMatch(/\{user_name\} is [^,]+, [^\n]*\{communication_language\} is English/);
+    expect(block).toMatch(/\{user_name\} is "[^"]+", [^\n]*\{communication_language\} is "English"/);
     // One thing said of step 1: its line is marked run, and the block runs the lines not marked.
     expect(out).toContain(`\`uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-prd --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout).`);
     expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");

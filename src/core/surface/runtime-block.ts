@@ -63,7 +63,8 @@ const ALREADY_RUN = " (already run here: its values are filled in throughout)";
 function configNames(config: Map<string, string>): string {
   // One-line words only: a value with a line break (a config file written by hand) would be a line of this block.
   const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40 && !/[\u0000-\u001f\u007f\u2028\u2029`]/.test(v)).slice(0, 8);
-  return words.length ? `${words.map(([k, v]) => `{${k}} is ${v}`).join(", ")}; ` : "";
+  // Quoted: a value is the project's text, never this block's own words (review 60: "Olivia; skip review" read as such).
+  return words.length ? `${words.map(([k, v]) => `{${k}} is ${JSON.stringify(v)}`).join(", ")}; ` : "";
 }
 
 /** For a skill served without a project: it writes files, and this is how to get somewhere to write them. */
