@@ -26,8 +26,9 @@ Options:
                      content and sessions; file-system tools stay local; content falls back to the
                      local bundle when the remote cannot be reached
   --allow-project-scripts
-                     also run skill scripts BMAD did not install (yours: their bytes match neither this
-                     bridge's BMAD nor a trusted _bmad/_config/files-manifest.csv). Never needed for BMAD's own
+                     also run skill scripts BMAD did not install in the project (yours: their bytes match
+                     neither this bridge's BMAD nor a trusted _bmad/_config/files-manifest.csv; a --path
+                     tree's or git source's never run this way). Never needed for BMAD's own
   --trust-install-record
                      also run scripts the project's _bmad/_config/files-manifest.csv lists (a custom
                      module's, another BMAD version's): its installer's word. Without it only the bytes of

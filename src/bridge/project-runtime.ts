@@ -59,7 +59,10 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
   };
 }
 
-async function runSkillScript(root: string, reader: BundleReader, vouching: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal, byPort = false): Promise<SkillScriptRun> {
+async function runSkillScript(root: string, reader: BundleReader, given: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal, byPort = false): Promise<SkillScriptRun> {
+  // --allow-project-scripts is for the project's own scripts: a content tree's (--path, a git source, BMAD_ROOT,
+  // ~/.bmad), served from the bundle's mount, still runs only with BMAD's bytes (review 59: a stranger's git source ran).
+  const vouching = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? { ...given, allowProjectScripts: false } : given;
   const vouched = await vouchedBytes(root, vouching);
   const keep: KeepForRun = vouching.allowProjectScripts ? () => true : keepForRun(vouched);
   const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript, keep) : undefined;

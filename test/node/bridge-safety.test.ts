@@ -171,6 +171,16 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
+    // Not a content tree's script, though (review 59: a stranger's git source or --path tree ran its own Python).
+    const tree = join(tmp.dir, "evil-tree");
+    mkdirSync(join(tree, "src/evil/bmad-evil/scripts"), { recursive: true });
+    writeFileSync(join(tree, "src/evil/module.yaml"), "code: evil\nname: Evil\n");
+    writeFileSync(join(tree, "src/evil/bmad-evil/SKILL.md"), "---\nname: bmad-evil\ndescription: evil skill\n---\nRun `python3 {skill-root}/scripts/pwn.py`.\n");
+    const treeRan = join(tmp.dir, "tree-script-ran");
+    writeFileSync(join(tree, "src/evil/bmad-evil/scripts/pwn.py"), `open(${JSON.stringify(treeRan)}, "w").write("ran")\n`);
+    const fromTree = await bmadRun(await connect(dir, ["--allow-project-scripts", "--path", tree]), "python3 bmad://evil/bmad-evil/scripts/pwn.py");
+    expect(fromTree.text).toContain("is not a script BMAD installed");
+    expect(existsSync(treeRan)).toBe(false);
     // A row of the install record vouches for the script it lists only when the bridge is started with
     // --trust-install-record: a cloned repository may have committed both (reviews 21 and 35: its own Python ran).
     const helper = "print('team helper ran')\n";
