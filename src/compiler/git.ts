@@ -88,11 +88,15 @@ export function parseGitSpec(location: string): GitSpec {
 
 async function git(args: string[], opts: GitOptions, cwd?: string): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
-  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" } });
+  // No LFS download either: a hostile repo's .lfsconfig would send git-lfs (where the user has it set up) to its server.
+  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_LFS_SKIP_SMUDGE: "1" } });
   if (out.timedOut) throw new Error(`git ${args[0]} timed out after ${timeoutMs / 1000} s${opts.timeoutHint ? ` (${opts.timeoutHint})` : ""}`);
   if (out.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${(out.stderr || `exit ${out.exitCode}`).trim().split("\n").slice(-2).join(" ")}`);
   return out.stdout.trim();
 }
+
+/** How long a fetch into a cached checkout may take before the cached one is served as it is. */
+const CACHED_FETCH_MS = 10_000;
 
 /** What `cache list` shows of a checkout: never the URL as given (it may carry credentials). */
 const CacheRecord = z.object({ label: z.string(), ref: z.string().optional(), commit: z.string(), fetchedAt: z.string() });
@@ -109,7 +113,9 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
   let fetched = true;
   if (cached) {
     try {
-      await git(["fetch", "--depth", "1", spec.url, what], opts, dir);
+      // A cached checkout is served when the remote is slow too, not only when it is unreachable: a remote that takes
+      // the connection and never answers held the bridge's start for the whole git timeout (review 59: 120 s).
+      await git(["fetch", "--depth", "1", spec.url, what], { ...opts, timeoutMs: Math.min(opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS, CACHED_FETCH_MS) }, dir);
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, dir);
     } catch (err) {
       fetched = false;

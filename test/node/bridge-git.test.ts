@@ -112,6 +112,18 @@ describe("--path with a git URL", () => {
     expect(sleepers).toEqual([]);
   });
 
+  it("serves a cached checkout within seconds when the remote takes the connection and never answers (review 59: 120 s)", async () => {
+    const url = "git+ssh://example.invalid/acme/slow.git#v2:/content";
+    // Fetched once through an ssh command that serves the repository (git appends host and command after the "#")...
+    const first = await cli(["--path", url, "--list"], { GIT_SSH_COMMAND: `git-upload-pack ${bare} #` });
+    expect(first.code, first.stderr).toBe(0);
+    // ...then served from the cache while the remote hangs, long before the git timeout.
+    const slow = await cli(["--path", url, "--git-timeout", "60", "--list"], { GIT_SSH_COMMAND: "sleep 41.5 #" });
+    expect(slow.code, slow.stderr).toBe(0);
+    expect(slow.stdout).toContain("acme-lint-story");
+    expect(slow.ms).toBeLessThan(30_000);
+  }, 60_000);
+
   it("refuses a bad --git-timeout and a bad cache command", async () => {
     expect(await cli(["--git-timeout", "soon", "--list"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--git-timeout soon: give a number of seconds/) });
     expect(await cli(["cache", "purge"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected `cache list` or `cache clear`/) });
