@@ -47,8 +47,10 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
   const modules: BundleModule[] = [];
   const config: Record<string, Record<string, unknown>> = Object.create(null); // keyed by module names from the trees
   const bodies = new Map<string, string>(); // `${source}\0${path}` -> text, for the search index
+  const refused: string[] = [];
 
-  built.forEach(({ tree, content }, source) => {
+  built.forEach(({ tree, content: given }, source) => {
+    const content = { ...given, records: admitted(given.records, (w) => refused.push(`${built[source]!.source.name}: ${w}`)) };
     for (const [path, rel] of content.files) {
       const data = tree.read(rel);
       if (!data) continue;
@@ -112,10 +114,26 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
       body.views[name] = { sha256: hash, size: html.length };
     }
   }
-  const warnings = built.flatMap((b) => (b.content.warnings ?? []).map((w) => `${b.source.name}: ${w}`));
+  const warnings = [...built.flatMap((b) => (b.content.warnings ?? []).map((w) => `${b.source.name}: ${w}`)), ...refused];
   if (warnings.length) body.warnings = warnings;
   const id = sha256(canonicalJson(body));
   return { manifest: { ...body, id } as BundleManifest, blobs, index };
+}
+
+/** Agents, workflows, tasks and knowledge one tree may give: BMAD 6.12 has a few hundred. A manifest of 100,000 rows
+ *  made a prompt list of 27.7 MiB no client was given, and a start of 7.5 s (review 59). */
+export const MAX_TREE_RECORDS = 2_000;
+/** Control and format characters (ESC, U+202E): a name with one would reach clients as a slash command that reads as
+ *  another, or drives a terminal (review 59). */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** A tree's records that may be served: none whose name or module holds an unshowable character, and the first
+ *  MAX_TREE_RECORDS; what is left out is said (`warn`). */
+function admitted<T extends { name: string; module: string }>(records: T[], warn: (w: string) => void): T[] {
+  const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module));
+  if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters.`);
+  if (showable.length > MAX_TREE_RECORDS) warn(`${showable.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
+  return showable.slice(0, MAX_TREE_RECORDS);
 }
 
 export const HELP_CATALOG = "_config/bmad-help.csv";

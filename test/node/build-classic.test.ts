@@ -85,4 +85,17 @@ describe("v6 alpha", () => {
     expect(manifest.records.map((r) => `${r.kind}:${r.module}/${r.name}`)).toEqual(["agent:bmm/pm", "workflow:bmm/prd", "task:core/workflow"]);
     expect(manifest.records[1]!.files).toEqual(["bmm/workflows/prd/workflow.yaml", "bmm/workflows/prd/instructions.md"]);
   });
+
+  it("serves at most 2,000 agents and workflows of a tree, and none whose name holds a control or format character (review 59)", async () => {
+    const tree = join(tmp.dir, "alpha-many");
+    cpSync(join(ROOT, "test/fixtures/v6-alpha"), tree, { recursive: true });
+    const cfg = join(tree, "bmad/_cfg");
+    const rows = Array.from({ length: 3_000 }, (_, i) => `"w${i}","d","bmm","bmad/bmm/workflows/prd/workflow.yaml"`).join("\n");
+    writeFileSync(join(cfg, "workflow-manifest.csv"), `name,description,module,path\n${rows}\n`);
+    writeFileSync(join(cfg, "agent-manifest.csv"), `${readFileSync(join(cfg, "agent-manifest.csv"), "utf8")}"bidi\u202e\u001b[31m","X","T","","r","i","c","p","bmm","bmad/bmm/agents/pm.md"\n`);
+    const { manifest } = await only(tree);
+    expect(manifest.records.length).toBeLessThanOrEqual(2_000);
+    expect(manifest.records.some((r) => /[\u202e\u001b]/.test(r.name))).toBe(false);
+    expect(manifest.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/1 agents or workflows left out: their names hold control or format characters/), expect.stringMatching(/agents and workflows left out: a tree gives at most 2000/)]));
+  });
 });
