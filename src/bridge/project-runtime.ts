@@ -3,7 +3,7 @@
 // skill's own Python script with no port runs for real, bounded in time and killed with everything it
 // started, only when BMAD vouches for its bytes (or the user allowed their own scripts when starting the bridge).
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -61,8 +61,10 @@ export async function localProjectRuntime(root: string, reader: () => BundleRead
 
 async function runSkillScript(root: string, reader: BundleReader, given: ScriptVouching, fsScript: string, fsArgs: string[], signal?: AbortSignal, byPort = false): Promise<SkillScriptRun> {
   // --allow-project-scripts is for the project's own scripts: a content tree's (--path, a git source, BMAD_ROOT,
-  // ~/.bmad), served from the bundle's mount, still runs only with BMAD's bytes (review 59: a stranger's git source ran).
-  const vouching = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? { ...given, allowProjectScripts: false } : given;
+  // ~/.bmad), served from the bundle's mount or named by its copy in the skill cache, still runs only with BMAD's bytes
+  // (review 59: a stranger's git source ran; review 62: so did its cached copy, named by its path).
+  const fromTree = fsScript.startsWith(`${BUNDLE_MOUNT}/`) || isInside(realpathSync(skillCache()), resolvedReal(fsScript));
+  const vouching = fromTree ? { ...given, allowProjectScripts: false } : given;
   const vouched = await vouchedBytes(root, vouching);
   const keep: KeepForRun = vouching.allowProjectScripts ? () => true : keepForRun(vouched);
   const bundled = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? await materialise(reader, fsScript, keep) : undefined;
@@ -306,6 +308,15 @@ let cacheDir: string | undefined;
 
 /** A folder of this process's own (mode 0700, a fresh name), removed at exit: a shared, predictable path in
  *  the temp folder would let another local user plant the scripts that run here. */
+/** A path with its links resolved as far as it exists (the cache's own path may be behind /tmp's link). */
+function resolvedReal(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
+}
+
 function skillCache(): string {
   if (cacheDir) return cacheDir;
   const dir = mkdtempSync(join(tmpdir(), "bmad-mcp-skills-"));
