@@ -7,7 +7,7 @@
 // caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { constants, renameSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
+import { constants, existsSync, renameSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -50,8 +50,26 @@ function landing(realRoot: string, real: string, rel: string, changer: Changer):
   const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
   const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
   if (machinery) return failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`);
+  const env = inEnvironment(realRoot, real, rel, through);
+  if (env) return env;
   const refused = changer.own && parts[0] === changer.own ? undefined : (changer.refuse ?? changeRefusal)(realRel);
   return refused ? failure("outside", rel, `${refused}${through}`) : undefined;
+}
+
+/** The Python environment (a venv's `pyvenv.cfg`, a conda env's `conda-meta/`) a folder of the project between `real`
+ *  and the root is, as its root-relative path; undefined: none. Whatever sits in one loads by itself: a `.pth`, IPython's
+ *  and Jupyter's config, a kernel's command (reviews 56 and 62), so the folder is judged by what it is, not by names. */
+function environmentAbove(realRoot: string, real: string): string | undefined {
+  for (let dir = dirname(real); isInside(realRoot, dir) && dir !== realRoot; dir = dirname(dir)) {
+    for (const marker of ["pyvenv.cfg", "conda-meta"]) if (existsSync(join(dir, marker))) return posixRelative(realRoot, join(dir, marker));
+  }
+  return undefined;
+}
+
+/** Why nothing may change `path` (absolute) for being in a Python environment of the project (environmentAbove). */
+function inEnvironment(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {
+  const env = environmentAbove(realRoot, path);
+  return env ? failure("outside", rel, `lands inside a Python environment (${env}${through}): what Python and its tools (IPython, Jupyter) load from there runs with no one running it, so tools never change it. The user does.`) : undefined;
 }
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
@@ -356,6 +374,9 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
+  // Before any folder is made for it (its real place is judged again below).
+  const env = inEnvironment(at.realRoot, at.abs, rel);
+  if (env) return env;
   const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
   if (!parent.ok) return parent;
   let target = join(parent.path, basename(at.abs));

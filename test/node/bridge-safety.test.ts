@@ -224,6 +224,12 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(venv, "pyvenv.cfg"), `home = ${dirname(real)}\ninclude-system-site-packages = false\n`);
     writeFileSync(join(site, "_editable_app.pth"), `${join(dir, "src")}\n`);
     const marker = join(tmp.dir, "sitecustomize-ran");
+    // Nor anything in a Python environment of the project, whatever its name (review 62: IPython ran a model-written
+    // venv2/etc/ipython/ipython_config.py).
+    mkdirSync(join(dir, "venv2/etc"), { recursive: true });
+    writeFileSync(join(dir, "venv2/pyvenv.cfg"), "home = /usr/bin\n");
+    expect((await files(client, { action: "write", path: "venv2/etc/ipython/ipython_config.py", content: "x = 1\n" })).text).toContain("lands inside a Python environment (venv2/pyvenv.cfg)");
+    expect(existsSync(join(dir, "venv2/etc/ipython"))).toBe(false);
     // No tool writes one now (review 56: what Python loads by itself); one put there otherwise still does not run.
     expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: "x = 1\n" })).text).toContain("is code tools load by themselves");
     mkdirSync(join(dir, "src"), { recursive: true });
