@@ -78,6 +78,12 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
     if (local.kind === "blocked") return void refusals.push({ path, reason: local.error, fix: "" });
     const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
+    // BMAD's settings here go by the user's hand alone: who deleted them on the remote is not known here (review 62: a
+    // member's deletion of the owner's config.yaml went with the owner's pull).
+    if (!r && synced && local.kind !== "missing" && isInstallFile(path) && inSyncFolders(path)) {
+      report.add("left", path, "BMAD's settings, deleted on the remote: yours here stay until you delete them");
+      return void steps.push({ op: "record", path, file: synced });
+    }
     if (!r) return planRemoteDeletion(o, path, local, synced, localChanged, { refusals, steps });
     const remoteChanged = synced?.version !== r.version;
     if (!remoteChanged && !localChanged) {

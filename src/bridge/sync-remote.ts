@@ -27,7 +27,7 @@ export type Remote<T> = Result<{ value: T }>;
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES) });
 /** `sha256` is of the bytes served; `redacted`: a config file served without its secret-looking keys (servers before
  *  it gave the stored file's sha256, which then differs from the served bytes'). */
-const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), others: z.array(z.unknown()).optional() });
+const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
@@ -158,7 +158,7 @@ export class RemoteWorkspace {
     const newline = out.value.text.indexOf("\n");
     const bytes = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
     if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };
-    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: (meta.data.others?.length ?? 0) > 0 } };
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: (meta.data.others?.length ?? 0) > 0 || meta.data.changed_by_other === true } };
   }
 
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */

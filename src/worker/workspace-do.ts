@@ -227,10 +227,11 @@ export class WorkspaceProject extends DurableObject {
   /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). A config's
    *  line numbers are left out for collaborators: served without its secret-looking lines, its numbers would count
    *  them (review 25). */
-  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers } {
+  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true } {
+    const byOther = this.files.changedByOther(path, personOf(caller), version) ? { changed_by_other: true as const } : {};
     const others = this.files.byOthers(path, personOf(caller), version, data);
-    if (!others.length) return {};
-    return { others: access !== "owner" && isConfigShaped(path) ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others };
+    if (!others.length) return byOther;
+    return { others: access !== "owner" && isConfigShaped(path) ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
   }
 
   /** The first or last bytes of each file (WorkspaceFiles.peek), at most PEEK_FILES of them; missing ones left out. */

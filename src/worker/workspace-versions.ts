@@ -314,6 +314,13 @@ export class VersionedFiles {
     return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
   }
 
+  /** Whether someone other than `reader` made `path`'s head (or `version`): a change that only removed lines names
+   *  no line of theirs, and is theirs all the same (review 62: a pull took a member's removal of the owner's steps). */
+  changedByOther(path: string, reader: Person, version?: number): boolean {
+    const row = this.authorsRow(path, version);
+    return row !== undefined && row.author !== SERVER_MERGE && !samePerson(personOf(row), reader);
+  }
+
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
    *  a reader counts the lines of its content (`data`, or read here where it is needed). */
   byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {

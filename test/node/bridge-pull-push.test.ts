@@ -454,7 +454,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[] } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[]; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   const sorted = [...paths].sort();
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -475,7 +475,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : {}) } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -496,7 +496,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     const reply = result === undefined ? { error: { code: -32601, message: `no method ${message.method}` } } : { result };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
   });
-  await new Promise<void>((ok) => hostile!.listen(0, "127.0.0.1", ok));
+  await new Promise<void>((ok) => hostile!.listen(opts.port ?? 0, "127.0.0.1", ok));
   return `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/mcp`;
 }
 
@@ -531,16 +531,22 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   // activation_steps_prepend and config paths came with a pull); a memory they wrote is a document, and comes.
   const manifests = ["_bmad-output/evil/project.json", "_bmad-output/package.json", "_bmad/docker-compose.yml", "_bmad-output/x/tsconfig.base.json", "_bmad-output/dprint.json", "_bmad-output/x/package.yaml", "_bmad-output/a.garden.yml", "_bmad-output/dvc.yaml"];
   const installedByOthers = ["_bmad/custom/bmad-agent-dev.toml", "_bmad/core/config.yaml"];
+  // A member's change that only removed lines (review 62: the owner's guardrail steps went) is theirs too.
+  const trimmedByOther = "_bmad/custom/config.toml";
   const othersMemory = "_bmad/_memory/agent-learnings/dev.md";
   const carried = fakeDir();
-  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers], { byOthers: [theirs, othersMemory, ...installedByOthers] });
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers, trimmedByOther], { byOthers: [theirs, othersMemory, ...installedByOthers], changedByOther: [trimmedByOther] });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 20 left on the remote.");
+  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 21 left on the remote.");
   for (const path of manifests) expect(some.stdout).toContain(`left     ${path} (a project or task manifest, which build tools and task runners find in any folder`);
-  for (const path of installedByOthers) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
+  for (const path of [...installedByOthers, trimmedByOther]) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
   for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);
   for (const path of [othersMemory, "_bmad/custom/bmad-agent-pm.toml"]) expect(existsSync(join(carried, path)), path).toBe(true);
+  // Deleted on the remote, BMAD's settings stay here until the user deletes them: who deleted them is not known here.
+  const again = await cli(["pull", "--remote", await startFake(["_bmad-output/plan.md", "_bmad-output/board.html"], { port: Number(new URL(fake).port) }), "--project", "x", "--dir", carried]);
+  expect(again.stdout).toContain("left     _bmad/custom/bmad-agent-pm.toml (BMAD's settings, deleted on the remote: yours here stay until you delete them)");
+  expect(existsSync(join(carried, "_bmad/custom/bmad-agent-pm.toml"))).toBe(true);
   for (const path of runners) expect(some.stdout).toContain(`left     ${path} (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
   // Nor what an agent reads as instructions from the folder it works in, nor what hides files from git (review 49).
   for (const path of loaded) expect(some.stdout).toContain(`left     ${path} (a file an agent or tool loads as its own instructions or settings`);

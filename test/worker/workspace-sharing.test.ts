@@ -223,6 +223,16 @@ describe("sharing", () => {
     expect((await owner.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers");
   });
 
+  it("tells the owner a version someone else made, even one that only removed lines (review 62)", async () => {
+    const path = "_bmad/custom/guardrails.toml";
+    expect((await owner.files({ action: "write", project, path, content: "# steps\nfirst = 1\nsecond = 2\n" })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path })).structured.changed_by_other).toBeUndefined();
+    expect((await writer.files({ action: "write", project, path, content: "# steps\nfirst = 1\n" })).isError).toBe(false);
+    const read = await owner.files({ action: "read", project, path });
+    expect(read.structured.others).toBeUndefined();
+    expect(read.structured.changed_by_other).toBe(true);
+  });
+
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {
     for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x"]) {
       const out = await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } });

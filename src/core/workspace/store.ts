@@ -62,6 +62,8 @@ export interface FileContent extends FileEntry {
   data: Uint8Array;
   /** Its lines someone other than the reader wrote or had a hand in (a shared workspace's; none: the reader's own). */
   others?: ByOthers;
+  /** Someone other than the reader made this version, even where no line of it is theirs (they only removed lines). */
+  changed_by_other?: true;
 }
 
 export type VersionOp = "create" | "write" | "append" | "restore" | "delete" | "config";
