@@ -8,7 +8,7 @@ import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./conf
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
-import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
+import { isInstallFile, isPersonalFile, notCarried, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -111,6 +111,12 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const read = contents[i]!;
     if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
     const content = read.value;
+    const seed = seededIgnore(f.path);
+    if (seed !== undefined && new TextDecoder().decode(content.bytes) !== seed) {
+      report.add("left", f.path, "a .gitignore other than the one BMAD's installer writes here: copy it by hand after reading it");
+      if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
+      continue;
+    }
     const onlyYours = isPersonalFile(f.path)
       ? "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own"
       : isInstallFile(f.path)

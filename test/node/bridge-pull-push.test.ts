@@ -151,10 +151,10 @@ describe("against the real Worker", () => {
     const served = readFileSync(local(CUSTOM), "utf8");
     expect(served).toContain('document_output_language = "English"');
     expect(served).not.toContain("s3cret");
-    // Every file but the installer's two .gitignore files, which sync never carries (a collaborator's would hide files).
-    const carried = listed.files.filter((f) => !f.path.endsWith("/.gitignore"));
-    expect(listed.total - carried.length).toBe(2);
-    expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${carried.length} added, 0 updated, 0 deleted, 0 unchanged, 2 left on the remote.`);
+    // Every file, the installer's two .gitignore files with their bytes too (review 62: left, config.user.toml went into git).
+    const carried = listed.files;
+    expect(carried.filter((f) => f.path.endsWith("/.gitignore")).map((f) => f.path).sort()).toEqual(["_bmad/custom/.gitignore", "_bmad/render/.gitignore"]);
+    expect(out.stdout).toContain(`Pulled "${PROJECT}" from ${remote} into ${dir}: ${carried.length} added, 0 updated, 0 deleted, 0 unchanged.`);
     for (const { path } of carried) expect(readFileSync(local(path), "utf8"), path).toBe(await remoteText(path));
     const state = JSON.parse(readFileSync(local(".bmad-mcp/sync.json"), "utf8"));
     expect(state).toMatchObject({ format: 1, remote, project: PROJECT });
@@ -171,7 +171,7 @@ describe("against the real Worker", () => {
     const again = await sync("pull", dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`kept     ${MEMLOG} (changed here; push sends it)`);
-    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${carried.length - 1} unchanged, 1 local change kept, 2 left on the remote.`);
+    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${carried.length - 1} unchanged, 1 local change kept.`);
   }, 60_000);
 
   it("asks for the right to write on the first push, which sends changes, new files only from the workspace's folders, and deletions", async () => {
@@ -535,10 +535,14 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   const trimmedByOther = "_bmad/custom/config.toml";
   const othersMemory = "_bmad/_memory/agent-learnings/dev.md";
   const carried = fakeDir();
-  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers, trimmedByOther], { byOthers: [theirs, othersMemory, ...installedByOthers], changedByOther: [trimmedByOther] });
+  // BMAD's installer's own .gitignore comes with its bytes alone (review 62: left, config.user.toml went into git).
+  const ignores = new Map([["_bmad/custom/.gitignore", "*.user.toml\n"], ["_bmad/render/.gitignore", "!secrets.user.toml\n"]]);
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers, trimmedByOther, ...ignores.keys()], { byOthers: [theirs, othersMemory, ...installedByOthers], changedByOther: [trimmedByOther], contents: ignores });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 5 added, 0 updated, 0 deleted, 0 unchanged, 21 left on the remote.");
+  expect(some.stdout).toContain(": 6 added, 0 updated, 0 deleted, 0 unchanged, 22 left on the remote.");
+  expect(readFileSync(join(carried, "_bmad/custom/.gitignore"), "utf8")).toBe("*.user.toml\n");
+  expect(some.stdout).toContain("left     _bmad/render/.gitignore (a .gitignore other than the one BMAD's installer writes here");
   for (const path of manifests) expect(some.stdout).toContain(`left     ${path} (a project or task manifest, which build tools and task runners find in any folder`);
   for (const path of [...installedByOthers, trimmedByOther]) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
   for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);

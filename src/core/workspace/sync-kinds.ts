@@ -2,6 +2,7 @@
 // script judge a folder by.
 import { isPersonalConfig } from "../catalog/config.js";
 import { foldPath, isScriptPath } from "./paths.js";
+import { SEEDED_FILES } from "./installer-config.js";
 
 /** What sync carries in BMAD's folders (_bmad/, _bmad-output/, .claude/specs/) besides BMAD's own scripts (judged by their bytes): documents of the kinds BMAD
  *  writes there, which no tool runs. A test runner collects tests in every folder (review 47: a collaborator's
@@ -35,9 +36,14 @@ export const isInstallFile = (path: string): boolean => {
   return folded.startsWith("_bmad/") && !folded.startsWith("_bmad/_memory/") && !isScriptPath(path);
 };
 
+/** BMAD's installer's own `.gitignore` at its place (`_bmad/custom/`, `_bmad/render/`: what keeps `*.user.toml` and
+ *  the render cache out of git), with the bytes it writes there; undefined for any other path. A pull carries one only
+ *  with those bytes (review 62: left behind, the puller's `config.user.toml` was no longer ignored by git). */
+export const seededIgnore = (path: string): string | undefined => (path.endsWith("/.gitignore") ? SEEDED_FILES.get(path) : undefined);
+
 /** Why sync leaves the file at `path` where it is (neither pulled nor pushed) as no document, or undefined. */
 export function notCarried(path: string): string | undefined {
-  if (isScriptPath(path)) return undefined;
+  if (isScriptPath(path) || seededIgnore(path) !== undefined) return undefined;
   const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
   if (LOADED.test(name)) return "a file an agent or tool loads as its own instructions or settings from the folder it is in: sync carries none. Copy it by hand after reading it";
   if (MANIFEST.test(name)) return "a project or task manifest, which build tools and task runners find in any folder (Nx's project.json, a package.json's scripts): sync carries none. Copy it by hand after reading it";
