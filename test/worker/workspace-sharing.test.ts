@@ -234,14 +234,14 @@ describe("sharing", () => {
   });
 
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {
-    for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x"]) {
+    for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x", "{user_name}//projects/private/docs", "{communication_language}/docs", "x/{project-root}/y"]) {
       const out = await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } });
       expect(out.isError, value).toBe(true);
       expect(out.text, value).toContain("names a folder outside this project");
     }
     const created = await owner.project({ action: "create", name: unique("elsewhere"), answers: { bmm: { planning_artifacts: "bmad://projects/other/prds" } } });
     expect(created.text).toContain("names a folder outside this project");
-    for (const value of ["docs/knowledge", "{project-root}/docs"]) expect((await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } })).isError, value).toBe(false);
+    for (const value of ["docs/knowledge", "{project-root}/docs", "{output_folder}/knowledge", "{project-root}/{output_folder}/knowledge"]) expect((await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } })).isError, value).toBe(false);
     // A name is no folder: its value is the user's to choose.
     expect((await writer.project({ action: "config", name: project, answers: { core: { user_name: "Ada https://example.com" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" }, bmm: { project_knowledge: "docs" } } })).isError).toBe(false);

@@ -373,8 +373,13 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
 const isFolderQuestion = (q: InstallerQuestion): boolean =>
   (typeof q.default === "string" && /\{(project-root|output_folder)\}/.test(q.default)) || /_(folder|artifacts|knowledge|dir|path|root)$/.test(q.key);
 
-/** Whether a folder answer leaves the project: a URI, an absolute or home path, a drive, or a `..` step. */
-const leavesProject = (value: string): boolean => /:\/\/|^[\\/~]|^[A-Za-z]:|(^|[\\/])\.\.([\\/]|$)/.test(value.replace(/^\{project-root\}\/?/, ""));
+/** Whether a folder answer leaves the project, or may: a URI, an absolute or home path, a drive, a `..` step, or a
+ *  reference to another answer but the output folder at its start (review 61: `{user_name}//projects/…` with
+ *  user_name "bmad:" filled to another project's URI once rendered). */
+const leavesProject = (value: string): boolean => {
+  const rest = value.replace(/^\{project-root\}\/?/, "").replace(/^\{output_folder\}(\/|$)/, "");
+  return /[{}]|:\/\/|^[\\/~]|^[A-Za-z]:|(^|[\\/])\.\.([\\/]|$)/.test(rest);
+};
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
