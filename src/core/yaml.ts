@@ -46,9 +46,19 @@ export function tooHeavyToParse(text: string, maxEntries: number): string | unde
  *  Python); and no aliases (BMAD's files have none, and each is a copy: 99 aliases of a 900 KB string made an
  *  answer of 95 MB). */
 export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): unknown {
-  const heavy = tooHeavyToParse(text, maxEntries);
+  const heavy = tooHeavyToParse(text, maxEntries) ?? tooManyQuotes(text);
   if (heavy) throw new Error(`${heavy}, far past any BMAD file's`);
   return parse(text, { uniqueKeys: false, maxAliasCount: 0 });
+}
+
+/** Double quotes a YAML file may hold: the yaml package's cost grows with the square of a run of them (review 61: a
+ *  writer's 512 KiB of `"` took 27 s a parse, the project's object held for everyone meanwhile); 8,000 parse in 0.1 s,
+ *  and BMAD's files hold a few hundred at most. */
+const MAX_YAML_QUOTES = 8_000;
+export function tooManyQuotes(text: string): string | undefined {
+  let quotes = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) if (++quotes > MAX_YAML_QUOTES) return `it holds more than ${MAX_YAML_QUOTES} double quotes`;
+  return undefined;
 }
 
 /** What parseBoundedToml throws for a file past its bounds. */

@@ -68,3 +68,11 @@ it("names the writer of a sprint status's lines on the owner's board (review 53:
   expect(board.isError, board.text).toBe(false);
   expect(board.text.split("\n")[0]).toContain(`written by others, not you: ${writer.email} (lines 4)`);
 });
+
+it("reads a config of 512 KiB of double quotes at once, holding the project for no one (review 61: 27 s)", async () => {
+  expect((await writer.files({ action: "write", project, path: "x/config.yaml", content: '"'.repeat(512 * 1024) })).isError).toBe(false);
+  const started = Date.now();
+  const read = await ownerCall(TOOL.bmadFiles, { action: "read", project, path: "x/config.yaml" });
+  expect(read.text).not.toContain('""""');
+  expect(Date.now() - started).toBeLessThan(5_000);
+});
