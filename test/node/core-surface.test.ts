@@ -185,6 +185,12 @@ it("removes Authorization keys of every spelling from configs, and keeps an auth
   expect(toml).toContain('author = "Jane"');
 });
 
+it("removes keys named pass or pw with nothing before, creds, a psk, and a Token header from configs (review 61)", () => {
+  const yaml = sanitizeConfigText("bmm/config.yaml", "dbpass: Zx9kLm2p\nsmtppass: a1b2c3\nrootpw: hunter2\npswd: x1\ncreds: y2\nwifi_psk: z3\nhdr: Token abcdef1234567890\nuser_name: Jane\n");
+  expect(yaml).not.toMatch(/Zx9kLm2p|a1b2c3|hunter2|x1|y2|z3|abcdef1234567890/);
+  expect(yaml).toContain("user_name: Jane");
+});
+
 // Review 56: what push still sent, what it held back from an ordinary design doc, and Windows' line endings.
 it("holds back secrets in JSON, front matter, commands and connection strings, and more tokens, but not a design doc's fields (review 56)", () => {
   const md = "# Notes\n\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n- smtp_password: Xy9secret!\n";

@@ -114,6 +114,11 @@ describe("the consent page", { timeout: 60_000 }, () => {
     return (await workerFetch(url)).text();
   }
 
+  it("says that an app which asked for no choice stays signed in (review 61)", async () => {
+    expect(await consentHtml("bmad:read")).toContain("stays signed in for up to 30 days");
+    expect(await consentHtml("bmad:read offline_access")).not.toContain("stays signed in for up to 30 days");
+  });
+
   it("is shown only to apps that use PKCE, confidential ones too (review 15)", async () => {
     const client = await register(workerFetch, ORIGIN, { token_endpoint_auth_method: "client_secret_basic" });
     expect(client.status).toBe(201);

@@ -10,8 +10,9 @@ import { sha256Hex } from "../workspace/installer-manifests.js";
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
 // Not "author", "authority", "authorship": a document's author is no credential (a CSV or XML column of them is judged
 // too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
-// One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?)/i;
+// One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
+// a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
@@ -92,7 +93,7 @@ function hasSecretQuery(query: string): boolean {
  *  a credential URL, a known token, `NAME_KEY=…`, a PEM private key, an Authorization header. Word by word: linear. */
 export function isSecretValue(value: unknown): boolean {
   if (typeof value !== "string") return false;
-  if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || holdsPrivateKey(value)) return true;
+  if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic|Token|Digest|NTLM|Negotiate)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || holdsPrivateKey(value)) return true;
   let named = false; // the words before named a secret and assigned it (`--token X`, `X-Api-Key: X`, `"password": "X"`)
   let lastName = false; // the word before was a secret's name, bare (`"password"` before a `:`)
   for (const word of value.split(/[\s"'`<>()[\]{},;]+/)) {

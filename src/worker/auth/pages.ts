@@ -65,6 +65,7 @@ ${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your compute
 <p>${scopes}</p>
 ${local ? LOCAL_USER_FIELD : ""}
 ${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.</p>` : ""}
+${offered.includes("offline_access") ? "" : "<p>This app stays signed in for up to 30 days (refresh tokens): it did not ask to offer you the choice (offline_access).</p>"}
 <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
 }
 
