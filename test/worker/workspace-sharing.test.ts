@@ -247,6 +247,17 @@ describe("sharing", () => {
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" }, bmm: { project_knowledge: "docs" } } })).isError).toBe(false);
   });
 
+  it("takes no folder value from the project's config files that leads out of the project (review 61)", async () => {
+    const path = "_bmad/custom/config.toml";
+    const before = await owner.files({ action: "read", project, path });
+    const elsewhere = unique("private");
+    expect((await writer.files({ action: "write", project, path, content: `[modules.bmm]\nplanning_artifacts = "bmad://projects/${elsewhere}/docs"\nproject_knowledge = "{project-root}/../${elsewhere}"\n` })).isError).toBe(false);
+    const rendered = (await owner.call(TOOL.bmad, { command: "*prd", project })).text;
+    expect(rendered).not.toContain(elsewhere);
+    expect(rendered).toContain(`bmad://projects/${project}/`);
+    expect((await owner.files({ action: "write", project, path, content: before.text.slice(before.text.indexOf("\n") + 1) })).isError).toBe(false);
+  });
+
   it("names a writer's answer's line in a config written anew, after they deleted it and the owner changed another (review 53)", async () => {
     const path = "_bmad/core/config.yaml";
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);

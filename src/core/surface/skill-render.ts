@@ -77,21 +77,34 @@ function configModules(reader: BundleReader, central: PyDict): string[] {
   return [...(isDict(modules) ? modules.keys() : []), ...Object.keys(reader.catalog.manifest.config)];
 }
 
-/** The modules' values (the first given wins), then core's, then the bundle's defaults for anything unset. */
-function flatConfig(reader: BundleReader, central: PyDict, modules: string[], root: string): Map<string, string> {
+/** The modules' values (the first given wins), then core's, then the bundle's defaults for anything unset. In a
+ *  workspace, a project's folder value that leads out of it (another project's URI, `..`) is not taken: the bundle's
+ *  default is (review 61: a collaborator's `planning_artifacts` written into _bmad/config.toml by hand pointed the
+ *  owner's skills into the owner's private project). */
+function flatConfig(reader: BundleReader, central: PyDict, modules: string[], root: string, refused = new Set<string>()): Map<string, string> {
   const out = new Map<string, string>();
-  const put = (table: unknown) => {
+  const put = (table: unknown, own: boolean) => {
     // Secret-looking keys are left out, as every other path that serves config leaves them out (catalog/config.ts):
     // the bundle's config is the project's own module config.yaml on the bridge.
-    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && !isSecretKey(k, v) && isScalar(v)) out.set(k, String(v));
+    if (table && typeof table === "object") for (const [k, v] of table instanceof Map ? table : Object.entries(table)) if (!out.has(k) && !(own && refused.has(k)) && !isSecretKey(k, v) && isScalar(v)) out.set(k, String(v));
   };
   const tables = central.get("modules");
-  for (const module of modules) put(isDict(tables) ? tables.get(module) : undefined);
-  put(central.get("core"));
-  for (const module of modules) put(reader.catalog.manifest.config[module]);
-  put(reader.catalog.manifest.config.core);
-  return expandConfigRefs(out, root);
+  for (const module of modules) put(isDict(tables) ? tables.get(module) : undefined, true);
+  put(central.get("core"), true);
+  for (const module of modules) put(reader.catalog.manifest.config[module], false);
+  put(reader.catalog.manifest.config.core, false);
+  const expanded = expandConfigRefs(out, root);
+  if (refused.size || !root.startsWith(PROJECTS_URI)) return expanded;
+  const leaving = new Set([...expanded].filter(([k, v]) => FOLDER_KEY.test(k) && leavesRoot(v, root)).map(([k]) => k));
+  return leaving.size ? flatConfig(reader, central, modules, root, leaving) : expanded;
 }
+
+const PROJECTS_URI = "bmad://projects/";
+/** Config keys that name a folder of the project. */
+const FOLDER_KEY = /(^|_)(folder|artifacts|knowledge|dir|path|root)$/;
+/** Whether a folder value, expanded, leads out of the project at `root` (a URI elsewhere, an absolute path, `..`). */
+const leavesRoot = (value: string, root: string): boolean =>
+  /(^|\/)\.\.(\/|$)/.test(value) || (value.includes("://") ? value !== root && !value.startsWith(`${root}/`) : value.startsWith("/"));
 
 /** `{key}` and `{{key}}` config placeholders filled in; others (`{doc_workspace}`, `{{date}}`) stay whole. */
 export function fillConfigValues(text: string, config: Map<string, string>): string {
