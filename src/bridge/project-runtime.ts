@@ -63,7 +63,7 @@ async function runSkillScript(root: string, reader: BundleReader, given: ScriptV
   // --allow-project-scripts is for the project's own scripts: a content tree's (--path, a git source, BMAD_ROOT,
   // ~/.bmad), served from the bundle's mount or named by its copy in the skill cache, still runs only with BMAD's bytes
   // (review 59: a stranger's git source ran; review 62: so did its cached copy, named by its path).
-  const fromTree = fsScript.startsWith(`${BUNDLE_MOUNT}/`) || isInside(realpathSync(skillCache()), resolvedReal(fsScript));
+  const fromTree = fsScript.startsWith(`${BUNDLE_MOUNT}/`) || isInside(skillCache(), resolvedReal(fsScript));
   const vouching = fromTree ? { ...given, allowProjectScripts: false } : given;
   const vouched = await vouchedBytes(root, vouching);
   const keep: KeepForRun = vouching.allowProjectScripts ? () => true : keepForRun(vouched);
@@ -306,9 +306,7 @@ function refused(message: string): SkillScriptRun {
 
 let cacheDir: string | undefined;
 
-/** A folder of this process's own (mode 0700, a fresh name), removed at exit: a shared, predictable path in
- *  the temp folder would let another local user plant the scripts that run here. */
-/** A path with its links resolved as far as it exists (the cache's own path may be behind /tmp's link). */
+/** A path with its links resolved as far as it exists (as the skill cache's is). */
 function resolvedReal(path: string): string {
   try {
     return realpathSync(resolve(path));
@@ -317,9 +315,12 @@ function resolvedReal(path: string): string {
   }
 }
 
+/** A folder of this process's own (mode 0700, a fresh name), removed at exit: a shared, predictable path in
+ *  the temp folder would let another local user plant the scripts that run here. Its real path (the temp folder may
+ *  be behind a link), so that a script named by it is known for the cache's. */
 function skillCache(): string {
   if (cacheDir) return cacheDir;
-  const dir = mkdtempSync(join(tmpdir(), "bmad-mcp-skills-"));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "bmad-mcp-skills-")));
   process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
   return (cacheDir = dir);
 }

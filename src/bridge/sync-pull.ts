@@ -117,11 +117,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }
-    const onlyYours = isPersonalFile(f.path)
-      ? "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own"
-      : isInstallFile(f.path)
-        ? "BMAD's settings or steps, which your agents here follow, and another member wrote some of it: a pull takes only your own. Read it with bmad-files on the remote, and copy what you trust by hand"
-        : undefined;
+    const onlyYours = onlyYoursReason(f.path);
     if (onlyYours && content.byOthers) {
       report.add("left", f.path, onlyYours);
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
@@ -141,19 +137,20 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       const base = f.synced ? await o.workspace.read(f.path, f.synced.version) : undefined;
       const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
       const copies: [string, string] = [text(f.local.bytes), text(content.bytes)];
+      const baseText = base?.ok ? text(base.value.bytes) : undefined;
       // A memory edited on both sides has no merge: one edit would be lost, so the file waits, as any other would.
-      const both = memoriesChangedBothWays(f.path, copies, base?.ok ? text(base.value.bytes) : undefined);
+      const both = memoriesChangedBothWays(f.path, copies, baseText);
       if (both.length) {
         refusals.push({
           path: f.path,
-          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} ${base?.ok ? `changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${content.version}), with no pulled version to tell whose edit is newer`}`,
+          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} ${baseText !== undefined ? `changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${content.version}), with no pulled version to tell whose edit is newer`}`,
           fix: f.synced
             ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
             : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
         });
         continue;
       }
-      const merged = mergeMemoryFiles(f.path, copies, base?.ok ? text(base.value.bytes) : undefined);
+      const merged = mergeMemoryFiles(f.path, copies, baseText);
       steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged), seen: seen(f.local) });
     } else if (f.localChanged && !o.force) {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
@@ -200,7 +197,15 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array, byOthers = false) => (real: string) =>
   changeRefusal(real, { pulled: true }) ?? (bytes ? (notBmadScript(o, real, bytes) ?? notCarried(real)) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`) ??
   // Where it really lands, another member's file is judged as it would be there (review 56: a link into _bmad/custom/).
-  (byOthers && (isInstallFile(real) || isPersonalFile(real)) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
+  (byOthers && onlyYoursReason(real) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
+
+/** Why a pull takes the file at `path` only where the puller wrote all of it (a personal file, BMAD's settings), or
+ *  undefined: any member's comes. */
+function onlyYoursReason(path: string): string | undefined {
+  if (isPersonalFile(path)) return "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own";
+  if (isInstallFile(path)) return "BMAD's settings or steps, which your agents here follow, and another member wrote some of it: a pull takes only your own. Read it with bmad-files on the remote, and copy what you trust by hand";
+  return undefined;
+}
 
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw, up to the rename (an editor
  *  takes no lock: a save that lands while the pull writes stands, kept for push, review 19). */

@@ -5,6 +5,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
 import { parseBoundedToml, parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
+import { lines } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
@@ -12,7 +13,7 @@ import { sha256Hex } from "../workspace/installer-manifests.js";
 // too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pass|pw|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
@@ -121,14 +122,12 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || text.split(LINES).some(assignsSecret) || quotesSecret(text) || wordsAssignSecret(text)) return true;
+  if (holdsPrivateKey(text) || lines(text).some(assignsSecret) || quotesSecret(text) || wordsAssignSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
 }
 
-/** Lines as any editor ends them: `.` in a pattern matches no `\r`, so with Windows' endings no assignment was seen (review 56). */
-const LINES = /\r\n?|[\n\u2028\u2029]/;
 
 /** `"name": "value"` anywhere, as JSON or a Python dict in a note writes it, several on a line (`{"db_password":"…"}`).
  *  Each try starts at a quote and stops at the next: linear. */
@@ -216,8 +215,8 @@ export function holdsSecrets(path: string, text: string): boolean {
   if (/\.csv$/i.test(path)) return csvHoldsSecrets(text);
   const parsed = parseConfig(path, text);
   // Parsed, its entries are judged as served, and its comments by what they hold; not parsed, every line is.
-  if ("error" in parsed) return text.split(LINES).some((line) => isSecretValue(line));
-  return hasSecretKey(parsed.data) || text.split(LINES).some((line) => line.includes("#") && isSecretValue(line));
+  if ("error" in parsed) return lines(text).some((line) => isSecretValue(line));
+  return hasSecretKey(parsed.data) || lines(text).some((line) => line.includes("#") && isSecretValue(line));
 }
 
 /** `<name attributes>text` (to the next `<`) and ` name="value"`: each match ends at a `<`, `>` or quote: linear. */
@@ -271,7 +270,7 @@ function csvHoldsSecrets(text: string): boolean {
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
 function hasSecretComment(text: string): boolean {
-  for (const line of text.split(LINES)) {
+  for (const line of lines(text)) {
     // The whole line, wherever its `#` is (after a URL's fragment, `C#`, no space before it): a false alarm only
     // serves the file re-written.
     if (line.includes("#") && (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(line) || isSecretValue(line))) return true;

@@ -100,8 +100,8 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
 }
 
 const PROJECTS_URI = "bmad://projects/";
-/** Config keys that name a folder of the project. */
-const FOLDER_KEY = /(^|_)(folder|artifacts|knowledge|dir|path|root)$/;
+/** Config keys that name a folder of the project (as installer questions and config files name them). */
+export const FOLDER_KEY = /(^|_)(folder|artifacts|knowledge|dir|path|root)$/;
 /** Whether a folder value, expanded, leads out of the project at `root` (a URI elsewhere, an absolute path, `..`). */
 const leavesRoot = (value: string, root: string): boolean =>
   /(^|\/)\.\.(\/|$)/.test(value) || (value.includes("://") ? value !== root && !value.startsWith(`${root}/`) : value.startsWith("/"));

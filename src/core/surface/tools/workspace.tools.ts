@@ -15,7 +15,7 @@ import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { bundleUrisFor } from "../resources.js";
-import { fillConfigValues, projectConfigValues } from "../skill-render.js";
+import { FOLDER_KEY, fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
@@ -371,7 +371,7 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
 
 /** A question whose answer is a folder of the project (its default is a path below `{project-root}`, or names one). */
 const isFolderQuestion = (q: InstallerQuestion): boolean =>
-  (typeof q.default === "string" && /\{(project-root|output_folder)\}/.test(q.default)) || /_(folder|artifacts|knowledge|dir|path|root)$/.test(q.key);
+  (typeof q.default === "string" && /\{(project-root|output_folder)\}/.test(q.default)) || FOLDER_KEY.test(q.key);
 
 /** Whether a folder answer leaves the project, or may: a URI, an absolute or home path, a drive, a `..` step, or a
  *  reference to another answer but the output folder at its start (review 61: `{user_name}//projects/…` with
