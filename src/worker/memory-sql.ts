@@ -126,6 +126,7 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
   }
   if (changed.length || gone.length) {
     const added: Memory[] = [];
+    const before = [...gone, ...changed.map((c) => c.path)].flatMap((path) => idsFrom(sql, path));
     storage.transactionSync(() => {
       for (const path of gone) forget(sql, path);
       for (const c of changed) {
@@ -146,11 +147,27 @@ async function syncFiles(storage: DurableObjectStorage, files: MemoryFiles, vect
         sql.exec("INSERT OR REPLACE INTO memory_files (path, sha256, warnings) VALUES (?, ?, ?)", c.path, c.sha256, JSON.stringify(c.parsed.warnings));
       }
     });
-    if (vectors && added.length) await vectors.upsert(added).catch(() => undefined);
+    if (vectors) {
+      // A memory taken out of every file takes its embedding with it: the vector index keeps no trace of text the
+      // project no longer holds.
+      const removed = before.filter((id) => !sql.exec("SELECT 1 FROM memories WHERE id = ?", id).toArray().length);
+      if (removed.length) await vectors.remove(removed).catch(() => undefined);
+      if (added.length) await vectors.upsert(added).catch(() => undefined);
+    }
   }
   const rows = changed.length || gone.length ? sql.exec<{ warnings: string }>("SELECT warnings FROM memory_files ORDER BY path").toArray() : indexed;
   return [...chosen.warnings, ...rows.flatMap((r) => (r.warnings === "[]" ? [] : (JSON.parse(r.warnings) as string[])))];
 }
+
+/** Every memory's id, none where the project never indexed one. */
+export function memoryIds(sql: SqlStorage): string[] {
+  const made = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'memories'").toArray().length;
+  return made ? sql.exec<{ id: string }>("SELECT id FROM memories").toArray().map((r) => r.id) : [];
+}
+
+/** The ids of the memories a memory file indexed. */
+const idsFrom = (sql: SqlStorage, path: string) =>
+  sql.exec<{ id: string }>("SELECT id FROM memories WHERE source = ? OR (source >= ? AND source < ?)", path, `${path}:`, `${path};`).toArray().map((r) => r.id);
 
 /** Drops what a memory file indexed: a hand file's memories are sourced by line ("path:12"), a structured file's by the file. */
 function forget(sql: SqlStorage, path: string): void {

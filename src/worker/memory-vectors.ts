@@ -15,6 +15,8 @@ const vectorId = (memoryId: string, namespace: string) => `${memoryId}:${namespa
 export interface MemoryVectors {
   /** Stores the embeddings of these memories, replacing any with the same ids. */
   upsert(memories: Array<{ id: string; text: string }>): Promise<void>;
+  /** Deletes the embeddings of these memories. */
+  remove(ids: string[]): Promise<void>;
   /** Ids of the memories nearest the query, nearest first. */
   nearest(query: string, topK: number): Promise<string[]>;
 }
@@ -35,6 +37,9 @@ export function memoryVectors(env: { MEMORY_VECTORS?: Vectorize; AI?: Ai }, name
         const values = await embed(batch.map((m) => m.text));
         await index.upsert(batch.map((m, j) => ({ id: vectorId(m.id, namespace), values: values[j]!, namespace })));
       }
+    },
+    async remove(ids) {
+      for (let i = 0; i < ids.length; i += 1000) await index.deleteByIds(ids.slice(i, i + 1000).map((id) => vectorId(id, namespace)));
     },
     async nearest(query, topK) {
       const [vector] = await embed([query]);

@@ -13,7 +13,7 @@ import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRe
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
-import { indexAsWritten, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
+import { indexAsWritten, memoryIds, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
@@ -440,6 +440,12 @@ export class WorkspaceProject extends DurableObject {
     const meta = this.meta();
     if (!meta) return;
     if (meta.deleted_at && Date.parse(this.undoneBy(meta.deleted_at)) <= Date.now()) {
+      // The memories' embeddings go first: once the tables are gone nothing names them. Vectorize down, try again in an hour.
+      const vectors = memoryVectors(this.env, this.ctx.id.toString());
+      if (vectors && !(await vectors.remove(memoryIds(this.ctx.storage.sql)).then(() => true, () => false))) {
+        await this.ctx.storage.setAlarm(Date.now() + 3_600_000);
+        return;
+      }
       this.ready = false;
       this.files.reset();
       await this.ctx.storage.deleteAll();

@@ -427,6 +427,34 @@ describe("recall where the deployment binds vectors", () => {
   });
 
 
+  it("deletes a memory's vector when the memory leaves its files, and every vector when the project goes for good", async () => {
+    // Vectorize and Workers AI do not run offline: stand-ins bound to the project's own object, which runs as deployed.
+    const stored = new Map<string, string | undefined>();
+    const index = {
+      upsert: async (vectors: Array<{ id: string; namespace?: string }>) => void vectors.forEach((v) => stored.set(v.id, v.namespace)),
+      deleteByIds: async (ids: string[]) => void ids.forEach((id) => stored.delete(id)),
+    } as unknown as Vectorize;
+    const ai = { run: async (_: string, input: { text: string[] }) => ({ data: input.text.map(() => [1, 0]) }) } as unknown as Ai;
+    const name = unique("vectors");
+    await ada.project({ action: "create", name });
+    const stub = projectStub(ada.id, name);
+    await runInDurableObject(stub, (instance: WorkspaceProject) => void Object.assign((instance as unknown as { env: object }).env, { MEMORY_VECTORS: index, AI: ai }));
+    for (const text of ["Invoices live in PostgreSQL.", "PDFs render in a queue."]) await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: "## 2026-01-10\n- Run migrations before deploying.\n" });
+    await call(TOOL.recallStructured, { project: name, query: "migrations" });
+    expect(stored.size).toBe(3);
+    const file = "_bmad/_memory/structured/decisions.jsonl";
+    const lines = (await ada.files({ action: "read", project: name, path: file })).text.split("\n");
+    await ada.files({ action: "write", project: name, path: file, content: `${lines.find((l) => l.startsWith("{") && l.includes("PostgreSQL"))}\n` });
+    await ada.files({ action: "delete", project: name, path: "_bmad/_memory/agent-learnings/dev.md" });
+    await call(TOOL.recallStructured, { project: name, query: "invoices" });
+    const kept = await memoryId("decisions", "architect", "Invoices live in PostgreSQL.");
+    expect([...stored.keys()].map((id) => id.slice(0, 36))).toEqual([kept]);
+    expect((await ada.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+    await pastUndo(ada.id, name);
+    expect(stored.size).toBe(0);
+  });
+
   // Vectorize and Workers AI do not run offline: a stand-in answers "nearest" the way an embedding would for
   // the one question BM25 misses in the recall set (no word of "missing characters" is in the fonts memory).
   it("fuses BM25 with vector similarity, and says when it fell back to BM25 alone", async () => {
@@ -440,6 +468,7 @@ describe("recall where the deployment binds vectors", () => {
     let failing = false;
     const vectors: MemoryVectors = {
       upsert: async (batch) => void embedded.push(...batch.map((m) => m.id)),
+      remove: async () => undefined,
       nearest: async () => {
         if (failing) throw new Error("AI is down");
         return [fonts.id, "not-a-memory-id"];
