@@ -217,6 +217,23 @@ it("holds back secrets in JSON, front matter, commands and connection strings, a
   for (const eol of ["\n", "\r\n"]) expect(holdsShapedSecret(doc.join(eol)), eol).toBe(false);
 });
 
+it("holds back a secret given in a Markdown table's cell or on a database client's command line", () => {
+  const held = [
+    "| Variable | Value |\n|---|---|\n| DB_PASSWORD | hunter2xyz |\n", "| `STRIPE_SECRET_KEY` | `Zx9kLm2pQr7s` |", "| smtp_password | Xy9secret!Q2 |", "| admin | api_key | Zx9!kLm2pQr7s |",
+    "mysql -h db -u root -phunter2xyz app", "`/usr/bin/mysqldump -uroot -p'Winter2024!' app > dump.sql`", "sshpass -p Winter2024 ssh ops@host", "redis-cli -h cache -a s3cr3t-pass ping",
+  ];
+  for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
+  const doc = [
+    "| Field | Type |\n|---|---|\n| password | string |\n| api_key | header, 32 bytes |\n", "| PASSWORD_HASH | argon2id |", "| DB_PASSWORD | ${DB_PASSWORD} |", "| SECRET_KEY | <your-key> |",
+    "| password | The user's password, hashed with argon2 |", "mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app", "pip install -p x", "a -pWinter2024 flag of another tool",
+    "sshpass -p $PASS ssh host", "redis-cli -a", "| dbpass |", "|password|",
+  ];
+  for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
+  const started = performance.now();
+  for (const text of ["|password".repeat(300_000), "mysql -p".repeat(200_000), "sshpass ".repeat(300_000)]) holdsShapedSecret(text);
+  expect(performance.now() - started).toBeLessThan(5_000);
+});
+
 it("judges review 56's new shapes in linear time", () => {
   const started = performance.now();
   for (const text of ['"a":"'.repeat(200_000), '"a'.repeat(500_000), "a=".repeat(500_000), "password=abc ".repeat(80_000), `${"a.".repeat(500_000)}!=x`, "\r".repeat(1_000_000), `"${"a".repeat(1_000_000)}`, `tskey-${"a-".repeat(500_000)}`, `setx ${"a ".repeat(500_000)}`]) {

@@ -122,7 +122,7 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || lines(text).some(assignsSecret) || quotesSecret(text) || wordsAssignSecret(text)) return true;
+  if (holdsPrivateKey(text) || lines(text).some((line) => assignsSecret(line) || tableGivesSecret(line) || flagGivesPassword(line)) || quotesSecret(text) || wordsAssignSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
@@ -150,6 +150,35 @@ function wordsAssignSecret(text: string): boolean {
   }
   return false;
 }
+/** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`): judged
+ *  as `NAME=value` where the name is an environment variable's, else as `name: value` (a design doc's
+ *  `| password | string | hashed |` is none). One split a line: linear. */
+function tableGivesSecret(line: string): boolean {
+  if (!line.trimStart().startsWith("|")) return false;
+  const cells = line.split("|").map((cell) => cell.trim().replace(/^`|`$/g, ""));
+  return cells.some((name, i) => {
+    if (i + 1 >= cells.length || !/^[A-Za-z_][\w.-]*$/.test(name) || !namesSecretField(name)) return false;
+    return isAssignedValue(unquoted(cells[i + 1]!), /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name) ? "=" : ":");
+  });
+}
+
+/** Clients that take a password glued to `-p` (`mysql -uroot -pWinter2024`), or as the word after a flag (`sshpass -p …`,
+ *  `redis-cli -a …`); `-p` alone asks for it. Word by word: linear. */
+const GLUED_PASSWORD = new Set(["mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
+const PASSWORD_AFTER = new Map([["sshpass", "-p"], ["redis-cli", "-a"]]);
+function flagGivesPassword(line: string): boolean {
+  const words = line.split(/\s+/);
+  let client: string | undefined;
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i]!;
+    const command = word.slice(word.lastIndexOf("/") + 1).replace(/^`/, "");
+    if (GLUED_PASSWORD.has(command) || PASSWORD_AFTER.has(command)) client = command;
+    else if (client && GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
+    else if (client && PASSWORD_AFTER.get(client) === word && isAssignedValue(unquoted(words[i + 1] ?? ""), "=")) return true;
+  }
+  return false;
+}
+
 /** A value without the quotes around it, to its closing one. */
 const unquoted = (value: string) => value.replace(/^["'`]+/, "").split(/["'`]/)[0]!;
 /** The name a part of a word ends with (`$env:DB_PASSWORD` → DB_PASSWORD), read back from its end: linear. */
