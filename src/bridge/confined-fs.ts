@@ -60,11 +60,19 @@ function landing(realRoot: string, real: string, rel: string, changer: Changer):
  *  and the root is, as its root-relative path; undefined: none. Whatever sits in one loads by itself: a `.pth`, IPython's
  *  and Jupyter's config, a kernel's command (reviews 56 and 62), so the folder is judged by what it is, not by names. */
 function environmentAbove(realRoot: string, real: string): string | undefined {
-  for (let dir = dirname(real); isInside(realRoot, dir) && dir !== realRoot; dir = dirname(dir)) {
-    for (const marker of ["pyvenv.cfg", "conda-meta"]) if (existsSync(join(dir, marker))) return posixRelative(realRoot, join(dir, marker));
+  for (let dir = dirname(real); isInside(realRoot, dir); dir = dirname(dir)) {
+    // A project folder that is itself one (`python3 -m venv .`) keeps its content beside the environment's own folders:
+    // those are refused, the rest stays the project's (review 64: its etc/ipython/ was written).
+    const own = dir === realRoot;
+    if (!own || ENVIRONMENT_FOLDERS.has(posixRelative(realRoot, real).split("/")[0]!.toLowerCase())) {
+      for (const marker of ["pyvenv.cfg", "conda-meta"]) if (existsSync(join(dir, marker))) return posixRelative(realRoot, join(dir, marker));
+    }
+    if (own) break;
   }
   return undefined;
 }
+/** What a venv or conda environment keeps at its top, on each OS. */
+const ENVIRONMENT_FOLDERS = new Set(["bin", "scripts", "lib", "lib64", "libs", "include", "etc", "share", "dlls", "library", "conda-meta", "pyvenv.cfg"]);
 
 /** Why nothing may change `path` (absolute) for being in a Python environment of the project (environmentAbove). */
 function inEnvironment(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {

@@ -228,8 +228,20 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     // venv2/etc/ipython/ipython_config.py).
     mkdirSync(join(dir, "venv2/etc"), { recursive: true });
     writeFileSync(join(dir, "venv2/pyvenv.cfg"), "home = /usr/bin\n");
-    expect((await files(client, { action: "write", path: "venv2/etc/ipython/ipython_config.py", content: "x = 1\n" })).text).toContain("lands inside a Python environment (venv2/pyvenv.cfg)");
+    expect((await files(client, { action: "write", path: "venv2/etc/ipython/ipython_config.py", content: "x = 1\n" })).text).toContain("is code tools load by themselves");
+    expect((await files(client, { action: "write", path: "venv2/etc/notes/a.md", content: "x = 1\n" })).text).toContain("lands inside a Python environment (venv2/pyvenv.cfg)");
     expect(existsSync(join(dir, "venv2/etc/ipython"))).toBe(false);
+    expect(existsSync(join(dir, "venv2/etc/notes"))).toBe(false);
+    // A project folder that is itself one keeps its environment's folders, and its documents stay writable (review 64).
+    writeFileSync(join(dir, "pyvenv.cfg"), "home = /usr/bin\n");
+    try {
+      expect((await files(client, { action: "write", path: "etc/profile_default/startup/a.py", content: "x = 1\n" })).text).toContain("lands inside a Python environment (pyvenv.cfg)");
+      expect((await files(client, { action: "write", path: "Lib/a.py", content: "x = 1\n" })).text).toContain("lands inside a Python environment (pyvenv.cfg)");
+      expect(existsSync(join(dir, "etc"))).toBe(false);
+      expect((await files(client, { action: "write", path: "docs/env-notes.md", content: "# Notes\n" })).isError).toBe(false);
+    } finally {
+      rmSync(join(dir, "pyvenv.cfg"));
+    }
     // No tool writes one now (review 56: what Python loads by itself); one put there otherwise still does not run.
     expect((await files(client, { action: "write", path: "src/sitecustomize.py", content: "x = 1\n" })).text).toContain("is code tools load by themselves");
     mkdirSync(join(dir, "src"), { recursive: true });

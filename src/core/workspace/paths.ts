@@ -96,11 +96,23 @@ function isRunnable(segments: string[]): boolean {
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile", "mise/config.toml"]);
 const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json)$/;
-/** What tools load by themselves at any depth, with no one running it (review 56): installed packages (an editor's
- *  Prettier loads node_modules/prettier; a `.pth` in site-packages runs on every start of that Python), Python's
- *  start-up hooks, a venv's config and activation scripts, editors' workspace files (their tasks run on open) and
- *  JavaScript configs that editors' extensions and commit hooks execute (eslint, prettier, tailwind, lint-staged). */
-const LOADED_BY_TOOLS = /(^|\/)(node_modules|site-packages|dist-packages|__pypackages__)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|\.code-workspace$|(^|\/)[^/]*\.config\.[cm]?[jt]s$/;
+/** What tools load by themselves at any depth, with no one running it (review 56): every package manager's installed
+ *  packages (an editor's Prettier loads node_modules/prettier; a `.pth` in site-packages runs on every start of that
+ *  Python; every PHP command loads Composer's vendor/autoload.php, `bundle exec` vendor/bundle, a build Pods' scripts:
+ *  review 64), Python's start-up hooks, a venv's config and activation scripts, the folders of a Python environment
+ *  where IPython, Jupyter and Python itself read code, made before the environment is (`python3 -m venv venv` keeps
+ *  them: review 64), and editors' workspace files (their tasks run on open). */
+const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|vendor|pods|carthage|deps|_build)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter|lib(64)?\/python[0-9][^/]*)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
+/** A JavaScript or TypeScript config that editors' extensions and commit hooks execute (eslint, prettier, tailwind,
+ *  lint-staged, Playwright's and Vitest's, whose extension loads any `*vitest*.config*` and `vitest.workspace*`: review
+ *  64), by its name's parts, one scan: `vite.config.prod.mts`, `webpack.config.babel.js`. */
+function isToolConfigCode(folded: string): boolean {
+  const name = folded.slice(folded.lastIndexOf("/") + 1);
+  const code = /\.[cm]?[jt]sx?$/.exec(name);
+  if (!code) return false;
+  const stem = name.slice(0, code.index);
+  return stem.includes(".config") || stem.includes("vitest.workspace") || stem.includes("vitest.projects");
+}
 /** Read by a tool in any folder the user cds into: mise's `mise.toml`, `mise.local.toml`, `mise.<env>.toml`. */
 const RUNS_IN_ANY_FOLDER = /(^|\/)mise(\.[^/.]+)?\.toml$/;
 /** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
@@ -165,8 +177,8 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
     return `Path "${printable(path)}" is in a scripts/ folder (where bmad-run's scripts live, and what they load) or is the completion contract: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
   // A pull carries documents only (sync-kinds.ts), none of which these are: it leaves them on the remote, named.
-  if (!opts.pulled && LOADED_BY_TOOLS.test(folded)) {
-    return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks, a venv, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
+  if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || isToolConfigCode(folded))) {
+    return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
   if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
