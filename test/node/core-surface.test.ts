@@ -217,9 +217,12 @@ it("holds back secrets in JSON, front matter, commands and connection strings, a
   for (const eol of ["\n", "\r\n"]) expect(holdsShapedSecret(doc.join(eol)), eol).toBe(false);
 });
 
-it("holds back a secret given in a Markdown table's cell or on a database client's command line", () => {
+it("holds back a secret given in a Markdown table's cell, on a client's command line, in an Authorization header, or as a key's shape after its name (review 64)", () => {
   const held = [
     "| Variable | Value |\n|---|---|\n| DB_PASSWORD | hunter2xyz |\n", "| `STRIPE_SECRET_KEY` | `Zx9kLm2pQr7s` |", "| smtp_password | Xy9secret!Q2 |", "| admin | api_key | Zx9!kLm2pQr7s |",
+    "`curl -H \"Authorization: Bearer 8f3a9c1d2e4b5a6f7081928374655a1b\" https://api.example.com`", "Call it with Bearer 8f3a9c1d2e4b5a6f70819283.", "- api_key: 4f9c2b7a8e1d3f6a9b2c5e8d1f4a7b0c",
+    "token: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==", '```json\n{"apiKey": "4f9c2b7a8e1d3f6a9b2c5e8d1f4a7b0c"}\n```', "curl -u admin:S3cure!Passw0rd https://x", "http -a ci:Winter2024 POST x",
+    `dckr_pat_${FAKE.slice(0, 27)}`, `glrt-${FAKE.slice(0, 20)}`, `gldt-${FAKE.slice(0, 20)}`, `HRKU-${FAKE.slice(0, 60)}`,
     "mysql -h db -u root -phunter2xyz app", "`/usr/bin/mysqldump -uroot -p'Winter2024!' app > dump.sql`", "sshpass -p Winter2024 ssh ops@host", "redis-cli -h cache -a s3cr3t-pass ping",
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
@@ -227,10 +230,12 @@ it("holds back a secret given in a Markdown table's cell or on a database client
     "| Field | Type |\n|---|---|\n| password | string |\n| api_key | header, 32 bytes |\n", "| PASSWORD_HASH | argon2id |", "| DB_PASSWORD | ${DB_PASSWORD} |", "| SECRET_KEY | <your-key> |",
     "| password | The user's password, hashed with argon2 |", "mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app", "pip install -p x", "a -pWinter2024 flag of another tool",
     "sshpass -p $PASS ssh host", "redis-cli -a", "| dbpass |", "|password|",
+    "Send a Bearer token in the Authorization header.", "Authorization: Bearer <token>", "Authorization: Bearer ${TOKEN}", "Bearer authentication is required", "token: per-session-cookie-rotation",
+    "api_key: sent in the X-Api-Key header", "curl -u admin https://x", "curl -u admin:$PASS https://x", "csrf_token: double-submit",
   ];
   for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
   const started = performance.now();
-  for (const text of ["|password".repeat(300_000), "mysql -p".repeat(200_000), "sshpass ".repeat(300_000)]) holdsShapedSecret(text);
+  for (const text of ["|password".repeat(300_000), "mysql -p".repeat(200_000), "sshpass ".repeat(300_000), "Authorization: Bearer ".repeat(100_000), `Bearer ${" ".repeat(1_000_000)}x`]) holdsShapedSecret(text);
   expect(performance.now() - started).toBeLessThan(5_000);
 });
 

@@ -444,7 +444,7 @@ describe("secrets in a workspace's config", () => {
       const script = `uv run ${root}/.claude/skills/bmad-retrospective/scripts/sprint_status.py update --file ${root}/${path} --epic 1 --set-retro-done`;
       const out = await run(script);
       expect(out.isError, out.text).toBe(true);
-      expect(out.text).toContain(`${path} holds secret-looking keys (or text that does not parse here), which scripts are given removed`);
+      expect(out.text).toContain(`${path} holds secret-looking keys, values leading out of this project, or text that does not parse here, which scripts are given removed`);
       const history = await ada.files({ action: "history", project, path });
       expect(history.structured.versions[0].version, history.text).toBe(written.structured.version);
     }

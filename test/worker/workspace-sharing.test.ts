@@ -258,6 +258,25 @@ describe("sharing", () => {
     expect((await owner.files({ action: "write", project, path, content: before.text.slice(before.text.indexOf("\n") + 1) })).isError).toBe(false);
   });
 
+  it("takes no value of any key that leads out of the project, in a render or a script's view of the config (review 63)", async () => {
+    const path = "_bmad/custom/config.toml";
+    const before = await owner.files({ action: "read", project, path });
+    const elsewhere = unique("private");
+    const planted = `[modules.bmm]\nsprint_status = "bmad://projects/${elsewhere}/sprint-status.yaml"\ndoc_workspace = "BMAD://PROJECTS/${elsewhere}/prds/x"\nstory_location = "{project-root}/../${elsewhere}"\nnotes = "see bmad://projects/${project}2/x"\nkept_note = "bmad://projects/${project}/docs"\n`;
+    expect((await writer.files({ action: "write", project, path, content: planted })).isError).toBe(false);
+    for (const command of ["*bmad-create-story", "*prd"]) {
+      const rendered = (await owner.call(TOOL.bmad, { command, project })).text;
+      expect(rendered, command).not.toContain(elsewhere);
+      expect(rendered, command).not.toContain(`${project}2`);
+    }
+    const resolved = await owner.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root}" });
+    expect(resolved.structured.exit_code, resolved.text).toBe(0);
+    expect(resolved.text).not.toContain(elsewhere);
+    expect(resolved.text).not.toContain(`${project}2`);
+    expect(resolved.text).toContain(`"kept_note": "bmad://projects/${project}/docs"`);
+    expect((await owner.files({ action: "write", project, path, content: before.text.slice(before.text.indexOf("\n") + 1) })).isError).toBe(false);
+  });
+
   it("names a writer's answer's line in a config written anew, after they deleted it and the owner changed another (review 53)", async () => {
     const path = "_bmad/core/config.yaml";
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);

@@ -20,9 +20,10 @@ const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
  *  PyPI, DigitalOcean, HashiCorp Vault, Databricks, Postman, Grafana, Supabase, Doppler, Terraform Cloud, Sentry, Fly.io,
  *  an Azure storage key, Groq, xAI, a Slack app token; review 56: Stripe webhook secrets, Replicate, Tailscale, New Relic,
- *  Mapbox, Mailgun, Twilio, Notion's older, Resend, a Discord bot's), each at a word's start (holdsToken). */
+ *  Mapbox, Mailgun, Twilio, Notion's older, Resend, a Discord bot's; review 64: GitLab's runner and deploy tokens,
+ *  Docker Hub, Heroku), each at a word's start (holdsToken). */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|gl(rt|dt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|HRKU-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
 /** Characters a token is found glued after (`**ghp_…**`, `_sk-ant-…_`, `1.ghp_…`, `\ghp_…`, `#ghp_…`: review 54);
  *  not `/` or `+`, inside URLs' paths and base64, where a token's shape turns up by chance. */
 const GLUE = new Set("*_~#\\.!?,:;>|=-");
@@ -122,7 +123,7 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || lines(text).some((line) => assignsSecret(line) || tableGivesSecret(line) || flagGivesPassword(line)) || quotesSecret(text) || wordsAssignSecret(text)) return true;
+  if (holdsPrivateKey(text) || lines(text).some((line) => assignsSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) || quotesSecret(text) || wordsAssignSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
@@ -162,21 +163,39 @@ function tableGivesSecret(line: string): boolean {
   });
 }
 
-/** Clients that take a password glued to `-p` (`mysql -uroot -pWinter2024`), or as the word after a flag (`sshpass -p …`,
- *  `redis-cli -a …`); `-p` alone asks for it. Word by word: linear. */
+/** Clients that take a password glued to `-p` (`mysql -uroot -pWinter2024`), as the word after a flag (`sshpass -p …`,
+ *  `redis-cli -a …`), or after the user and a colon (`curl -u admin:…`, HTTPie's `-a`: review 64); `-p` alone asks
+ *  for it. Word by word: linear. */
 const GLUED_PASSWORD = new Set(["mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
-const PASSWORD_AFTER = new Map([["sshpass", "-p"], ["redis-cli", "-a"]]);
+const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]]]);
+const USER_AND_PASSWORD_AFTER = new Map([["curl", ["-u", "--user", "-U", "--proxy-user"]], ["http", ["-a", "--auth"]], ["https", ["-a", "--auth"]]]);
 function flagGivesPassword(line: string): boolean {
   const words = line.split(/\s+/);
   let client: string | undefined;
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const command = word.slice(word.lastIndexOf("/") + 1).replace(/^`/, "");
-    if (GLUED_PASSWORD.has(command) || PASSWORD_AFTER.has(command)) client = command;
-    else if (client && GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
-    else if (client && PASSWORD_AFTER.get(client) === word && isAssignedValue(unquoted(words[i + 1] ?? ""), "=")) return true;
+    if (GLUED_PASSWORD.has(command) || PASSWORD_AFTER.has(command) || USER_AND_PASSWORD_AFTER.has(command)) {
+      client = command;
+      continue;
+    }
+    if (!client) continue;
+    const next = unquoted(words[i + 1] ?? "");
+    if (GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
+    if (PASSWORD_AFTER.get(client)?.includes(word) && isAssignedValue(next, "=")) return true;
+    if (USER_AND_PASSWORD_AFTER.get(client)?.includes(word) && next.includes(":") && isAssignedValue(next.slice(next.indexOf(":") + 1), "=")) return true;
   }
   return false;
+}
+
+/** An HTTP credential: an Authorization header's (`curl -H "Authorization: Bearer 8f3a…"`), or a bearer token in prose,
+ *  by a value with letters and digits (`Bearer tokens`, `Bearer <token>` are none). Each scheme's word once: linear. */
+const AUTH_SCHEME = /\b(Bearer|Basic|Token|Digest|NTLM|Negotiate)\s+([A-Za-z0-9._~+/=-]{8,})/g;
+function headerGivesSecret(line: string): boolean {
+  const header = /authorization\s*:/i.test(line);
+  if (!header && !line.includes("Bearer")) return false;
+  return [...line.matchAll(AUTH_SCHEME)].some(([, scheme, value]) =>
+    (header || (scheme === "Bearer" && value!.length >= 16)) && /\d/.test(value!) && /[A-Za-z]/.test(value!) && !PLACEHOLDER.test(value!));
 }
 
 /** A value without the quotes around it, to its closing one. */
@@ -210,6 +229,8 @@ function isAssignedValue(given: string, sign: "=" | ":"): boolean {
   // Code: a call, a path, a variable, a property (`os.getenv(…)`, `self.token`, `this.env.API_TOKEN_V2`).
   if (!isGivenSecret(value) || /[()[\]{}<>$%]|^[/.~]|:\/\//.test(value) || /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(value)) return false;
   if (sign === "=") return value.length >= 6 && /[^A-Za-z_.]/.test(value);
+  // A key's own shape after `:` (`api_key: 4f9c2b…`): long hex, or letters and digits with nothing to join words (review 64).
+  if (/^[A-Fa-f0-9]{24,}$/.test(value) || (/^[A-Za-z0-9+/]{24,}={0,2}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value))) return true;
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/].filter((c) => c.test(value)).length;
   return !/[\s:]/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
 }
@@ -422,9 +443,12 @@ export function servedVersion<T extends { size: number; sha256?: string }>(path:
 /** A config-shaped file as a ported BMAD script reads it (bmad-run), so that what the script prints holds no
  *  secret either. One that does not parse here is withheld, never given as it is: a parser laxer than this one (the
  *  script's) would read its secrets. The script gets text that does not parse either, and fails as on a broken file. */
-export function configForScript(path: string, text: string): string {
+export function configForScript(path: string, text: string, leaves?: (value: string) => boolean): string {
   if (!isConfigShaped(path)) return text;
   const parsed = parseConfig(path, text);
+  if (!("error" in parsed) && leaves && holdsValue(parsed.data, leaves)) {
+    return `# ${REDACTED_NOTE}\n# values leading out of this project removed by bmad-mcp\n${restated(path, sanitizeConfig(withoutValues(parsed.data, leaves)))}`;
+  }
   if (!("error" in parsed)) return withoutSecrets(path, text, parsed.data);
   return `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
 }
@@ -460,6 +484,27 @@ function withoutSecrets(path: string, text: string, data: unknown): string {
   // A file that is one bare value (`sk-…` alone, a list of them) is judged by that value as an entry's would be.
   const bareSecret = isSecretValue(data);
   if (!bareSecret && !hasSecretKey(data) && !hasSecretComment(text)) return text;
-  const clean = bareSecret ? null : sanitizeConfig(data);
-  return `# ${REDACTED_NOTE}\n${isToml(path) ? stringifyToml(clean as Record<string, unknown>) : stringifyYaml(clean)}`;
+  return `# ${REDACTED_NOTE}\n${restated(path, bareSecret ? null : sanitizeConfig(data))}`;
+}
+
+/** Parsed config written out again in its own format. */
+const restated = (path: string, data: unknown) => (isToml(path) ? stringifyToml(data as Record<string, unknown>) : stringifyYaml(data));
+
+/** Whether any string in a parsed config (a key or a value, at any depth) is one `drop` names. */
+function holdsValue(value: unknown, drop: (s: string) => boolean): boolean {
+  if (typeof value === "string") return drop(value);
+  if (Array.isArray(value)) return value.some((item) => holdsValue(item, drop));
+  if (value && typeof value === "object" && !(value instanceof Date)) return Object.entries(value).some(([k, v]) => drop(k) || holdsValue(v, drop));
+  return false;
+}
+
+/** A parsed config without the entries (and list items) whose key or string value `drop` names. */
+function withoutValues(value: unknown, drop: (s: string) => boolean): unknown {
+  if (Array.isArray(value)) return value.filter((item) => !(typeof item === "string" && drop(item))).map((item) => withoutValues(item, drop));
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    const out: Record<string, unknown> = Object.create(null);
+    for (const [k, v] of Object.entries(value)) if (!drop(k) && !(typeof v === "string" && drop(v))) out[k] = withoutValues(v, drop);
+    return out;
+  }
+  return value;
 }

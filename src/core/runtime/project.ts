@@ -69,7 +69,8 @@ export function toFsWord(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, word:
 /** The runtime's paths in a script's output, as the model knows them. */
 export function fromFsText(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, text: string): string {
   let out = text.split(`${BUNDLE_MOUNT}/`).join(BMAD_SCHEME);
-  if (runtime.root !== runtime.fsRoot) out = out.split(runtime.fsRoot).join(runtime.root);
+  // Not inside the project's own URI a file already names (`bmad://projects/x/docs` read `bmad:/bmad://projects/x/docs`).
+  if (runtime.root !== runtime.fsRoot) out = out.replace(new RegExp(`(?<!${BMAD_SCHEME.slice(0, -1)})${runtime.fsRoot.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`, "g"), runtime.root);
   return out;
 }
 
@@ -127,29 +128,30 @@ export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
 
 /** A config-shaped file without its secret-looking keys; unchanged, the bytes as they are (a file that is not UTF-8
  *  fails in the script as it would in Python). */
-function sanitised(path: string, data: Uint8Array): Uint8Array {
+function sanitised(path: string, data: Uint8Array, leaves?: (value: string) => boolean): Uint8Array {
   const text = new TextDecoder().decode(data);
-  const clean = configForScript(path, text);
+  const clean = configForScript(path, text, leaves);
   return clean === text ? data : new TextEncoder().encode(clean);
 }
 
 /** Why a script may not write a config-shaped file that holds what scripts are not shown (secret-looking keys, or text
  *  that does not parse here): whatever it writes was made from the file without them, and would delete them. */
 function keptFromScripts(path: string): Error {
-  return new Error(`${path} holds secret-looking keys (or text that does not parse here), which scripts are given removed; written back by a script it would lose them, so it is left as it is. Change it with bmad-files, or have the user edit it`);
+  return new Error(`${path} holds secret-looking keys, values leading out of this project, or text that does not parse here, which scripts are given removed; written back by a script it would lose them, so it is left as it is. Change it with bmad-files, or have the user edit it`);
 }
 
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
- *  files read without their secret-looking keys, as everywhere they are served, and a script never writes one
- *  that holds any (review 19: sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
-export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
+ *  files read without their secret-looking keys, as everywhere they are served, and without the values `leaves` names
+ *  (a workspace's: those leading out of it), and a script never writes one that holds any (review 19:
+ *  sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
+export function withBundle(project: RuntimeFs, bundle: RuntimeFs, leaves?: (value: string) => boolean): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   /** Whether a script's view of `data` at `path` leaves something out. */
-  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data) !== data;
+  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data, leaves) !== data;
   // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused,
   // judged in the step that writes (review 42: a write judged before it replaced a secret the user saved meanwhile).
   const update = (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
-    const seen = data && isConfigShaped(path) ? sanitised(path, data) : data;
+    const seen = data && isConfigShaped(path) ? sanitised(path, data, leaves) : data;
     const next = await change(seen);
     if (next !== undefined && seen !== data) throw keptFromScripts(path);
     return next;
@@ -157,7 +159,7 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs): RuntimeFs {
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
-      return data && isConfigShaped(path) ? sanitised(path, data) : data;
+      return data && isConfigShaped(path) ? sanitised(path, data, leaves) : data;
     },
     writeFile: async (path, data) => {
       if (!isConfigShaped(path)) return pick(path).writeFile(path, data);

@@ -10,6 +10,7 @@ import { BUNDLE_MOUNT, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
 import { othersNote } from "../workspace/line-authors.js";
+import { leadsOutOf } from "../workspace/paths.js";
 
 export interface SkillRender {
   projectRoot: string;
@@ -78,9 +79,11 @@ function configModules(reader: BundleReader, central: PyDict): string[] {
 }
 
 /** The modules' values (the first given wins), then core's, then the bundle's defaults for anything unset. In a
- *  workspace, a project's folder value that leads out of it (another project's URI, `..`) is not taken: the bundle's
- *  default is (review 61: a collaborator's `planning_artifacts` written into _bmad/config.toml by hand pointed the
- *  owner's skills into the owner's private project). */
+ *  workspace, a project's value that leads out of it once filled in (another project's URI, `..`; for a folder, any
+ *  URI or absolute path) is not taken: the bundle's default is (review 61: a collaborator's `planning_artifacts`
+ *  written into _bmad/config.toml by hand pointed the owner's skills into the owner's private project; review 63: any
+ *  key did, `sprint_status` among them). The files themselves reach renders and scripts without such values
+ *  (project-runtime.ts); this catches values that only lead out once filled in from each other. */
 function flatConfig(reader: BundleReader, central: PyDict, modules: string[], root: string, refused = new Set<string>()): Map<string, string> {
   const out = new Map<string, string>();
   const put = (table: unknown, own: boolean) => {
@@ -95,7 +98,7 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
   put(reader.catalog.manifest.config.core, false);
   const expanded = expandConfigRefs(out, root);
   if (refused.size || !root.startsWith(PROJECTS_URI)) return expanded;
-  const leaving = new Set([...expanded].filter(([k, v]) => FOLDER_KEY.test(k) && leavesRoot(v, root)).map(([k]) => k));
+  const leaving = new Set([...expanded].filter(([k, v]) => leadsOutOf(root, v) || (FOLDER_KEY.test(k) && leavesRoot(v, root))).map(([k]) => k));
   return leaving.size ? flatConfig(reader, central, modules, root, leaving) : expanded;
 }
 

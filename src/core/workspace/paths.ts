@@ -10,6 +10,18 @@ export const MAX_PATH_CHARS = 512;
 export const MAX_PATH_PARTS = 32;
 export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
 
+/** Whether a config value (as written, or filled in) leads out of the workspace at `root` (`bmad://projects/NAME`),
+ *  whatever its key: another project's URI anywhere in it, a file URI, or a `..` step (review 63: a collaborator's
+ *  `sprint_status` pointed the owner's skills into the owner's private project). One scan for each: linear. */
+export function leadsOutOf(root: string, value: string): boolean {
+  if (/(^|[\\/])\.\.([\\/]|$)/.test(value) || /file:\//i.test(value)) return true;
+  const lower = value.toLowerCase();
+  for (let at = lower.indexOf(PROJECTS_PREFIX); at >= 0; at = lower.indexOf(PROJECTS_PREFIX, at + 1)) {
+    if (!value.startsWith(root, at) || /[^\s/"'`)\]]/.test(value[at + root.length] ?? "")) return true;
+  }
+  return false;
+}
+
 export type Checked<T> = Result<{ value: T }>;
 
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;

@@ -8,7 +8,7 @@ import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
 import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
-import { checkWorkspacePath } from "./paths.js";
+import { checkWorkspacePath, leadsOutOf, projectRootUri } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 
 /** By workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a wrong one
@@ -49,15 +49,17 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       }
     }
     let refused: string | undefined;
+    const root = projectRootUri(project);
     const runtime: ProjectRuntime = {
-      root: `bmad://projects/${project}`,
+      root,
       fsRoot,
-      label: `bmad://projects/${project}`,
+      label: root,
       stamp,
       // Filled further as the run reads (a live map): what a script read, however its command line named it.
       writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader)),
+      // Renders and scripts read the project's config without values that lead out of it (review 63).
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), (value) => leadsOutOf(root, value)),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));
