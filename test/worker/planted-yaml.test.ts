@@ -69,6 +69,16 @@ it("names the writer of a sprint status's lines on the owner's board (review 53:
   expect(board.text.split("\n")[0]).toContain(`written by others, not you: ${writer.email} (lines 4)`);
 });
 
+it("reads a config of anchors or tags at once, stopping at its first error, and none past 256 KiB (review 63: 41 s, the project held for everyone)", async () => {
+  for (const [i, content] of [`user_name: x\nk: ${"&a ".repeat(80_000)}`, `k: ${"!a ".repeat(80_000)}`, `k: ${"&a ".repeat(200_000)}`].entries()) {
+    expect((await writer.files({ action: "write", project, path: `x/${i}/config.yaml`, content })).isError).toBe(false);
+    const started = Date.now();
+    const read = await ownerCall(TOOL.bmadFiles, { action: "read", project, path: `x/${i}/config.yaml` });
+    expect(read.text, content.slice(0, 20)).toMatch(i === 2 ? /is not served: it does not parse \(it is 586 KiB, past the 256 KiB/ : /is not served: it does not parse \(A node can have at most one (anchor|tag) at line \d+, column \d+\)/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  }
+});
+
 it("reads a config of 512 KiB of double quotes at once, holding the project for no one (review 61: 27 s)", async () => {
   expect((await writer.files({ action: "write", project, path: "x/config.yaml", content: '"'.repeat(512 * 1024) })).isError).toBe(false);
   const started = Date.now();
