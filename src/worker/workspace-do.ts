@@ -523,7 +523,7 @@ export class WorkspaceProject extends DurableObject {
     const authors = new Map(Object.entries(answerAuthors(g.meta)));
     for (const [key, value] of after) if (before.get(key) !== value) authors.set(key, caller.label);
     for (const key of authors.keys()) if (!after.has(key)) authors.delete(key);
-    const entries = answerLines(after.keys(), authors, personOf(caller), { id: g.meta.owner, label: g.meta.owner_label });
+    const entries = answerLines(after, authors, personOf(caller), { id: g.meta.owner, label: g.meta.owner_label });
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
@@ -670,15 +670,24 @@ const people = (labels: unknown): Person[] =>
  *  config written again (a collaborator's answer kept when the owner changes another, or the file deleted and made
  *  anew) names that line theirs (review 53: the owner's regenerated file carried the writer's user_name as theirs). A
  *  key several modules answer is credited to someone other than the owner first. */
-function answerLines(keys: Iterable<string>, setters: Map<string, string>, caller: Person, owner: Person): EntryLines {
+function answerLines(answers: Map<string, string>, setters: Map<string, string>, caller: Person, owner: Person): EntryLines {
   const who = new Map<string, Person>();
-  for (const key of keys) {
+  // Others' values, wherever the installer fills one in (`planning_artifacts = "{project-root}/<output_folder>/…"`):
+  // the line holding it is theirs too (review 63: it was the owner's alone).
+  const filled: Array<{ value: string; person: Person }> = [];
+  for (const [key, json] of answers) {
     const label = setters.get(key) ?? owner.label;
     const person = label === caller.label ? caller : label === owner.label ? owner : { label };
     const bare = key.slice(key.indexOf(".") + 1);
     if (!who.has(bare) || who.get(bare)!.label === owner.label) who.set(bare, person);
+    const value = String(JSON.parse(json));
+    if (label !== owner.label && value.trim().length >= 2) filled.push({ value, person });
   }
-  return { key: (line) => /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/.exec(line)?.[1], newBy: (key) => who.get(key) };
+  return {
+    key: (line) => /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/.exec(line)?.[1],
+    newBy: (key) => who.get(key),
+    alsoBy: (line) => filled.filter((f) => line.includes(f.value)).map((f) => f.person),
+  };
 }
 
 /** Installer answers as `module.key` -> value. */

@@ -242,6 +242,9 @@ describe("sharing", () => {
     const created = await owner.project({ action: "create", name: unique("elsewhere"), answers: { bmm: { planning_artifacts: "bmad://projects/other/prds" } } });
     expect(created.text).toContain("names a folder outside this project");
     for (const value of ["docs/knowledge", "{project-root}/docs", "{output_folder}/knowledge", "{project-root}/{output_folder}/knowledge"]) expect((await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } })).isError, value).toBe(false);
+    // Nor a line break of Python's or YAML's in any answer (review 63: U+0085).
+    const nel = await writer.project({ action: "config", name: project, answers: { core: { user_name: "Bob\u0085planning_artifacts: /home/alice/private" } } });
+    expect(nel.text).toContain("holds a line break or a control character");
     // A name is no folder: its value is the user's to choose.
     expect((await writer.project({ action: "config", name: project, answers: { core: { user_name: "Ada https://example.com" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" }, bmm: { project_knowledge: "docs" } } })).isError).toBe(false);
@@ -292,6 +295,20 @@ describe("sharing", () => {
       if (line.includes("Olivia")) expect(named.has(i + 1), line).toBe(false);
     });
     expect((await owner.project({ action: "config", name: project, answers: { core: { communication_language: "English" } } })).isError).toBe(false);
+  });
+
+  it("names a writer's answer in every config line it was filled into, not only its own key's (review 63)", async () => {
+    expect((await writer.project({ action: "config", name: project, answers: { core: { output_folder: "out-planted-by-writer" } } })).isError).toBe(false);
+    for (const path of ["_bmad/config.toml", "_bmad/bmm/config.yaml"]) {
+      const read = await owner.files({ action: "read", project, path });
+      const lines = read.text.slice(read.text.indexOf("\n") + 1).split("\n");
+      const others = (read.structured.others ?? []) as Array<{ by: string; lines: string }>;
+      const named = new Set(others.filter((o) => o.by === writer.email).flatMap((o) => o.lines.split(", ").flatMap((r) => { const [a, b = a] = r.split("-").map(Number); return Array.from({ length: b! - a! + 1 }, (_, k) => a! + k); })));
+      const holding = lines.flatMap((line, i) => (line.includes("out-planted-by-writer") ? [i + 1] : []));
+      expect(holding.length, path).toBeGreaterThan(1);
+      for (const n of holding) expect(named.has(n), `${path} line ${n}: ${lines[n - 1]}`).toBe(true);
+    }
+    expect((await owner.project({ action: "config", name: project, answers: { core: { output_folder: "_bmad-output" } } })).isError).toBe(false);
   });
 
   it("says who remembered a memory another member wrote, however it came in and after it reached its file (review 38)", async () => {

@@ -58,6 +58,8 @@ const hasText = (line: string) => /\S/u.test(line);
 export interface EntryLines {
   key: (line: string) => string | undefined;
   newBy: (key: string) => Person | undefined;
+  /** Who else wrote a part of a new line: a config line another answer's value was filled into (review 63). */
+  alsoBy?: (line: string) => Person[];
 }
 
 /** Each stored line of `text` (at `\n`) with everyone who wrote a part of it. */
@@ -181,6 +183,8 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       // The server's rewrite of an entry: its old authors, and whoever remembered it anew; an entry it adds: whoever
       // remembered it. Anything else: the change's author and those of what it replaced.
       let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mine;
+      const also = entries?.alsoBy?.(line) ?? [];
+      if (also.length) who = union(who, set(also.map(index)));
       who = union(who, byText.get(line) ?? nobody);
       for (const saying of sayings(line)) who = union(who, bySaying.get(saying) ?? nobody);
       push(who);
