@@ -215,7 +215,12 @@ export interface Rememberer {
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
-    const row = sql.exec<{ tags: string; created_at: string }>("SELECT tags, created_at FROM memories WHERE id = ?", memory.id).toArray()[0];
+    const found = sql.exec<{ tags: string; created_at: string; source: string | null; author: string | null }>("SELECT tags, created_at, source, author FROM memories WHERE id = ?", memory.id).toArray()[0];
+    // Stored already only where a remember keeps it: remembered and not yet written (no source), or in its structured
+    // file by this caller. A copy only in a hand-edited file, or a line someone else put in the structured file, is
+    // theirs to delete: the memory is stored again, as this caller gives it (review 63: "Already remembered", then the
+    // collaborator deleted their file and it was gone).
+    const row = found && (found.source === null || (found.source === structuredFile(memory.type) && (!by || found.author === by.label))) ? found : undefined;
     const before = row ? (JSON.parse(row.tags) as string[]) : [];
     const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
@@ -234,7 +239,10 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     const full = by?.room(fileBytes + pending + lineBytes);
     if (full) return { ok: false, error: full };
     if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
-    else insert(sql, memory, null, by?.label ?? null);
+    else {
+      if (found) sql.exec("DELETE FROM memories WHERE id = ?", memory.id);
+      insert(sql, memory, null, by?.label ?? null);
+    }
     addPending(sql, memory.type, lineBytes);
     return { ok: true, value: { id: memory.id, created: !row, tags } };
   });
