@@ -106,13 +106,15 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       else steps.push({ op: "delete", path, ifVersion: now });
       continue;
     }
+    // A file the workspace cannot hold is left here, named, and keeps no other from going (review 64: one image in
+    // _bmad-output/ stopped every push).
     if (local.kind === "large") {
-      refusals.push({ path, reason: "larger than 1 MiB, the most a workspace file holds", fix: "split it, or keep it out of the workspace's folders" });
+      report.add("held", path, "larger than 1 MiB, the most a workspace file holds: split it to push it");
       continue;
     }
     const text = asText(local.bytes);
     if (text === undefined) {
-      refusals.push({ path, reason: "not UTF-8 text, and a workspace holds text", fix: "keep binary files out of the workspace's folders" });
+      report.add("held", path, "not UTF-8 text (an image?), and a workspace holds text: it stays here");
       continue;
     }
     const held = heldBack(path, text);

@@ -742,7 +742,12 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   for (const [name, text] of Object.entries(review56)) writeFileSync(join(target, "_bmad-output", name), text);
   writeFileSync(join(target, "_bmad-output/architecture.md"), "# Architecture\r\n\r\npassword_policy: min12+symbol\r\ncsrf_token: per-session\r\nPASSWORD_HASH=argon2id\r\nkey_id: kid-2024-01\r\nDATABASE_URL=postgres://user:password@localhost:5432/app\r\n");
   writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n");
+  // An image and a file past 1 MiB stay here, named, and stop no other file (review 64: one image stopped every push).
+  writeFileSync(join(target, "_bmad-output/wireframe.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe]));
+  writeFileSync(join(target, "_bmad-output/huge.md"), "x".repeat(1024 * 1024 + 1));
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/wireframe\.png \(not UTF-8 text/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/huge\.md \(larger than 1 MiB/);
   expect(held.code, held.stderr).toBe(0);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/llm\.yaml \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/agents\.json \(holds secret-looking keys/);
