@@ -1,6 +1,6 @@
 // YAML that a user, a collaborator or the model wrote (a project's configs, sprint status, project context, a tree's
 // manifests and frontmatter), parsed at a cost and a size bounded by the text's own.
-import { Composer, Parser } from "yaml";
+import { Composer, Parser, YAMLParseError, type Document, type DocumentOptions, type ErrorCode, type ParseOptions, type SchemaOptions } from "yaml";
 
 /** How deep a config or status file may nest: far past any BMAD's, and the parsers' cost grows with the depth. */
 const MAX_NESTING = 64;
@@ -46,47 +46,65 @@ export function tooHeavyToParse(text: string, maxEntries: number): string | unde
  *  at most (review 63: 600 KB of `&a ` anchors took 41 s, each error's context built from the text before it). */
 export const MAX_YAML_CHARS = 256 * 1024;
 
-/** Why YAML text is not worth parsing: past MAX_YAML_CHARS, or too heavy by tooHeavyToParse. */
+/** Why YAML text is not worth parsing: too heavy by tooHeavyToParse, or past MAX_YAML_CHARS. */
 export function tooHeavyYaml(text: string, maxEntries: number): string | undefined {
-  if (text.length > MAX_YAML_CHARS) return `it is ${Math.ceil(text.length / 1024)} KiB, past the ${MAX_YAML_CHARS / 1024} KiB a YAML file is read to`;
-  return tooHeavyToParse(text, maxEntries);
+  return tooHeavyToParse(text, maxEntries) ?? (text.length > MAX_YAML_CHARS ? `it is ${Math.ceil(text.length / 1024)} KiB, past the ${MAX_YAML_CHARS / 1024} KiB a YAML file is read to` : undefined);
+}
+
+/** Double quotes a YAML file may hold: the yaml package's cost grows with a run of them (review 61: a writer's 512 KiB
+ *  of `"` took 27 s a parse); 8,000 parse in 0.1 s, and BMAD's files hold a few hundred at most. */
+const MAX_YAML_QUOTES = 8_000;
+export function tooManyQuotes(text: string): string | undefined {
+  let quotes = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) if (++quotes > MAX_YAML_QUOTES) return `it holds more than ${MAX_YAML_QUOTES} double quotes`;
+  return undefined;
 }
 
 type ComposeError = (source: number | [number, number] | { offset?: number }, code: string, message: string, warning?: boolean) => void;
 
-/** The text parsed, or an Error naming what is wrong and where: refused unheavy (tooHeavyYaml) first; stopped at its
- *  first error (a planted file's thousands of errors each cost an Error, and with the package's pretty errors, a scan
- *  of the text before it); duplicate keys not checked (the yaml package's check is quadratic in the keys: 40,000 took
- *  36 s; the last one wins, as in BMAD's Python); and no aliases (BMAD's files have none, and each is a copy: 99
- *  aliases of a 900 KB string made an answer of 95 MB). */
-export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): unknown {
-  const heavy = tooHeavyYaml(text, maxEntries);
-  if (heavy) throw new Error(`${heavy}, far past any BMAD file's`);
+/** The text's YAML documents, composed until the first error, which is thrown (a YAMLParseError naming its line and
+ *  column, with no text of the file): a planted file's thousands of errors each cost an Error, and with the package's
+ *  pretty errors a scan of the text before each (review 63: 600 KB of `&a ` anchors took 41 s). Duplicate keys are
+ *  not checked here (the package's check is quadratic in the keys: 40,000 took 36 s). */
+export function composeUntilError(text: string, options: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
   // The first error found, thrown again wherever the package reports it anew (it catches a throw of a tag's resolver
   // and reports it as an error at the document's start).
-  let first: Error | undefined;
-  const stop = (offset: number, message: string): Error => {
+  let first: YAMLParseError | undefined;
+  const stop = (offset: number, code: string, message: string): YAMLParseError => {
     if (first) return first;
     const before = text.slice(0, offset);
     const line = before.split("\n").length;
-    return (first = Object.assign(new Error(`${message} at line ${line}, column ${offset - before.lastIndexOf("\n")}`), { linePos: [{ line, col: offset - before.lastIndexOf("\n") }] }));
+    const col = offset - before.lastIndexOf("\n");
+    first = new YAMLParseError([offset, offset + 1], code as ErrorCode, `${message} at line ${line}, column ${col}`);
+    first.linePos = [{ line, col }];
+    return first;
   };
-  const composer = new Composer({ uniqueKeys: false, logLevel: "silent" });
-  // The composer reports each error through this (typed private, assigned in its constructor): the first one ends the parse.
-  (composer as unknown as { onError: ComposeError }).onError = (source, _code, message, warning) => {
-    if (!warning) throw stop(typeof source === "number" ? source : Array.isArray(source) ? source[0] : (source.offset ?? 0), message);
+  const composer = new Composer({ ...options, uniqueKeys: false, logLevel: "silent" });
+  // The composer reports each error through this (typed private, assigned in its constructor): the first one ends it.
+  (composer as unknown as { onError: ComposeError }).onError = (source, code, message, warning) => {
+    if (!warning) throw stop(typeof source === "number" ? source : Array.isArray(source) ? source[0] : (source.offset ?? 0), code, message);
   };
   function* tokens() {
     for (const token of new Parser().parse(text)) {
-      if (token.type === "error") throw stop(token.offset, token.message);
+      if (token.type === "error") throw stop(token.offset, "UNEXPECTED_TOKEN", token.message);
       yield token;
     }
   }
-  const docs = [...composer.compose(tokens(), true)];
+  const docs = [...composer.compose(tokens(), true)] as Document.Parsed[];
   const failed = docs.find((doc) => doc.errors.length)?.errors[0];
-  if (failed) throw stop(failed.pos[0], failed.message);
-  if (docs.length > 1) throw stop(docs[1]!.range[0], "Source contains multiple documents");
-  return docs[0] ? docs[0].toJS({ maxAliasCount: 0 }) : null;
+  if (failed) throw stop(failed.pos[0], failed.code, failed.message);
+  if (docs.length > 1) throw stop(docs[1]!.range[0], "MULTIPLE_DOCS", "Source contains multiple documents");
+  return docs;
+}
+
+/** The text parsed, or a YAMLParseError naming what is wrong and where (composeUntilError): refused unheavy
+ *  (tooHeavyYaml) first; duplicate keys not checked (the last one wins, as in BMAD's Python); and no aliases (BMAD's
+ *  files have none, and each is a copy: 99 aliases of a 900 KB string made an answer of 95 MB). */
+export function parseBoundedYaml(text: string, maxEntries = MAX_YAML_ENTRIES): unknown {
+  const heavy = tooHeavyYaml(text, maxEntries);
+  if (heavy) throw new Error(`${heavy}, far past any BMAD file's`);
+  const [doc] = composeUntilError(text);
+  return doc ? doc.toJS({ maxAliasCount: 0 }) : null;
 }
 
 /** What parseBoundedToml throws for a file past its bounds. */

@@ -260,6 +260,22 @@ it("runs each port on 1 MiB of hostile input in linear time, and arguments four 
   expect(elapsed).toBeLessThan(20_000); // a quadratic step would take minutes at 1 MiB; a linear one takes about 2 s alone
 });
 
+// Review 65: the yaml package's duplicate-key check is quadratic in a map's keys (9,700 held a project 3.5 s); keys are
+// told apart in one pass, and a duplicate is still refused with its message.
+it("reads a status of many keys in time linear in them, and refuses a key twice", async () => {
+  const { loadYaml } = await import("../../src/core/runtime/sprint-yaml.js");
+  const status = (n: number) => `development_status:\n${Array.from({ length: n }, (_, i) => `  ${i}-story-name-${i}: backlog`).join("\n")}\n`;
+  const time = (text: string) => {
+    const started = performance.now();
+    expect("doc" in loadYaml(text)).toBe(true);
+    return performance.now() - started;
+  };
+  time(status(500)); // warm
+  const [small, large] = [time(status(2_400)), time(status(9_600))];
+  expect(large / small).toBeLessThan(8); // linear: about 4; the quadratic check: about 16
+  expect(loadYaml("development_status:\n  a: x\n  b: y\n  a: z\n")).toEqual({ error: "Map keys must be unique" });
+});
+
 // A fourth review: a board move rewrote an anchored status and left its alias dangling (or turned `<<` into a plain
 // key), and 45,000 stories took 40 s to parse.
 it("moves a card only where no value is shared through an anchor, an alias or a merge key, and refuses a file far past a sprint's size at once", async () => {

@@ -2,9 +2,9 @@
 // sprint_plan.py and sprint_status.py. The `yaml` package parses; this file keeps what ruamel keeps: each scalar's
 // style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
-import { type Node as YNode, parseDocument, Scalar, YAMLMap, YAMLSeq, Alias, type Pair } from "yaml";
+import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
 import { PyError, type PyValue } from "./py-json.js";
-import { tooHeavyYaml } from "../yaml.js";
+import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
 
 export type Style = "" | "'" | '"' | "|" | ">";
 export type ScalarTag = "str" | "int" | "float" | "bool" | "null" | "timestamp";
@@ -100,16 +100,26 @@ const KEY_LINE = /:(?=[ \t\r\n,}]|$)/g;
 const STYLES: Record<string, Style> = { PLAIN: "", QUOTE_SINGLE: "'", QUOTE_DOUBLE: '"', BLOCK_LITERAL: "|", BLOCK_FOLDED: ">" };
 const CORE = "tag:yaml.org,2002:";
 
+class DuplicateKey extends Error {}
+
 /** What YAML(typ="rt").load raises on, as a value: the error's text, or the document. */
 export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   // The yaml package checks keys for duplicates in time quadratic in their number (45,000 stories took 40 s): a
   // file with far more keys than any sprint's is refused rather than parsed. (Every `: ` counted, block or flow style.)
   let keys = 0;
   for (const _ of text.matchAll(KEY_LINE)) if (++keys > MAX_YAML_KEYS) return { error: `the file has more than ${MAX_YAML_KEYS} keys, far past any sprint's; split it` };
-  const heavy = tooHeavyYaml(text, SPRINT_MAX_ENTRIES);
+  const heavy = tooHeavyToParse(text, SPRINT_MAX_ENTRIES) ?? tooManyQuotes(text);
   if (heavy) return { error: `the file is heavier than any sprint's (${heavy}); split it` };
-  const parsed = parseDocument(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2", prettyErrors: false });
-  if (parsed.errors.length) return { error: parsed.errors[0]!.message };
+  // Stopped at its first error; keys told apart here, in one pass (the package's check is quadratic: review 65, 9,700
+  // keys held a project 3.5 s), with its message.
+  let parsed;
+  try {
+    parsed = composeUntilError(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2" })[0];
+  } catch (error) {
+    if (!(error instanceof YAMLParseError)) throw error;
+    return { error: error.message.replace(/ at line \d+, column \d+$/, "") };
+  }
+  if (!parsed) return { error: "the file holds no YAML document" };
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
   // Every item's chunk runs from the end of its last token to the line of the next token.
   const tokenStarts: number[] = [];
@@ -144,7 +154,13 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     if (node instanceof Scalar) out = scalar(node);
     else if (node instanceof YAMLMap) {
       const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow), ...props(node) };
-      for (const pair of node.items as Array<Pair<YNode, YNode>>) map.items.push(item(pair, Boolean(node.flow), fallbackEnd));
+      const keys = new Set<unknown>();
+      for (const pair of node.items as Array<Pair<YNode, YNode>>) {
+        const key = pair.key instanceof Scalar ? pair.key.value : pair.key;
+        if (keys.has(key)) throw new DuplicateKey();
+        keys.add(key);
+        map.items.push(item(pair, Boolean(node.flow), fallbackEnd));
+      }
       out = map;
     } else if (node instanceof YAMLSeq) {
       const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow), ...props(node) };
@@ -184,7 +200,13 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     return entry;
   };
 
-  const root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
+  let root: YValue | null;
+  try {
+    root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
+  } catch (error) {
+    if (error instanceof DuplicateKey) return { error: "Map keys must be unique" };
+    throw error;
+  }
   // Aliases are kept as references, and every script's answer expands them (json.dumps of a story's value): a 943-byte
   // file of nested aliases expanded past 4 GB and ended the bridge (review 19). Counted once, each node by its size.
   if (root !== null && expandedSize(root, new Map()) > SPRINT_MAX_ENTRIES) {
