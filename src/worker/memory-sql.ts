@@ -3,7 +3,7 @@
 // diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
 // bridge) indexed beside them, again whenever their content changes.
 import { isHandFile, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, type Parsed } from "../core/memory/files.js";
-import { entryOf, failureFacets, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import { entryOf, failureFacets, normaliseText, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
 import { fuseRanks } from "../core/memory/fusion.js";
@@ -215,12 +215,12 @@ export interface Rememberer {
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
-    const found = sql.exec<{ tags: string; created_at: string; source: string | null; author: string | null }>("SELECT tags, created_at, source, author FROM memories WHERE id = ?", memory.id).toArray()[0];
-    // Stored already only where a remember keeps it: remembered and not yet written (no source), or in its structured
-    // file by this caller. A copy only in a hand-edited file, or a line someone else put in the structured file, is
-    // theirs to delete: the memory is stored again, as this caller gives it (review 63: "Already remembered", then the
-    // collaborator deleted their file and it was gone).
-    const row = found && (found.source === null || (found.source === structuredFile(memory.type) && (!by || found.author === by.label))) ? found : undefined;
+    const found = sql.exec<{ tags: string; created_at: string; source: string | null; text: string }>("SELECT tags, created_at, source, text FROM memories WHERE id = ?", memory.id).toArray()[0];
+    // Stored already only where a remember keeps it, as this text: remembered and not yet written (no source), or a line
+    // of its structured file. One only a hand-edited file holds is stored again (review 63: "Already remembered", then
+    // the collaborator deleted their file and it was gone), and so is one whose line kept the id and changed the text
+    // (review 65): the text given is the memory the id names.
+    const row = found && (found.source === null || found.source === structuredFile(memory.type)) && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
     const before = row ? (JSON.parse(row.tags) as string[]) : [];
     const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
@@ -260,7 +260,17 @@ export function pendingFiles(storage: DurableObjectStorage, read: (path: string)
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
     // Who remembered each (by id): each line the merge adds is theirs.
     const rememberers = new Map(rows.flatMap((r) => (typeof r.author === "string" ? [[r.id as string, r.author]] : [])));
-    return { type, path, text: mergeMemoryFiles(path, [read(path) ?? "", rows.map((r) => entry(r))]), rememberers };
+    // A line of the file that holds a remembered memory's id with other text is no copy of it: the remembered text
+    // replaces it (review 65: the merge kept the file's line, and the next indexing lost the memory).
+    const remembered = new Map(rows.map((r) => [r.id as string, normaliseText(String(r.text))]));
+    const ids = [...remembered.keys()];
+    const file = (read(path) ?? "").split("\n").filter((line) => {
+      // Only a line naming one of the few remembered ids is read (a file holds up to 20,000).
+      if (!ids.some((id) => line.includes(id))) return true;
+      const other = parseMemoryLines(line, path).memories[0];
+      return !other || !remembered.has(other.id) || remembered.get(other.id) === normaliseText(other.text);
+    });
+    return { type, path, text: mergeMemoryFiles(path, [file.join("\n"), rows.map((r) => entry(r))]), rememberers };
   });
 }
 
