@@ -277,6 +277,15 @@ describe("sharing", () => {
     expect(resolved.text).not.toContain(elsewhere);
     expect(resolved.text).not.toContain(`${project}2`);
     expect(resolved.text).toContain(`"kept_note": "bmad://projects/${project}/docs"`);
+    // Nor a customization's value that leads out only once filled in (review 65).
+    const custom = "_bmad/custom/bmad-prd.toml";
+    expect((await writer.files({ action: "write", project, path, content: `${planted}[core]\na = "bmad:"\nb = "//projects/${elsewhere}/docs/"\n` })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project, path: custom, content: `[workflow]\npersistent_facts = ["file:{project-root}-${elsewhere}/docs/*.md"]\non_complete = "Run {a}{b}secret-plan.md"\n` })).isError).toBe(false);
+    const filled = (await owner.call(TOOL.bmad, { command: "*prd", project })).text;
+    expect(filled).not.toContain(elsewhere);
+    const customized = await owner.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow" });
+    expect(customized.text).not.toContain(elsewhere);
+    expect((await writer.files({ action: "delete", project, path: custom })).isError).toBe(false);
     expect((await owner.files({ action: "write", project, path, content: before.text.slice(before.text.indexOf("\n") + 1) })).isError).toBe(false);
   });
 

@@ -157,9 +157,13 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
 /** One pass over the text; anything unknown stays as written. */
 export function renderSkillText(text: string, ctx: SkillRender): string {
   const fill = bounded();
+  // In a workspace, a customization or config value that leads out of it once filled in is not given (review 65:
+  // `{project-root}-private/docs` and `{a}{b}` named the owner's private project).
+  const confined = (value: string | undefined) =>
+    value !== undefined && ctx.projectRoot.startsWith(PROJECTS_URI) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
   const one = (token: string, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number): string => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
-    if (configPath) return configValue(configPath, ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
+    if (configPath) return confined(configValue(configPath, ctx)) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
     // `{workflow.x}` in a code span: a list there stays on one line, as JSON (a Markdown list would break the span),
     // and a value holding a backtick widens the span to two (`` a `b` ``) rather than end it.
@@ -168,7 +172,7 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
       const raw = extractKey(ctx.customization, `${table}.${customPath}`);
       // An empty value keeps its name: "Run `[]`" or "When `` is set" would no longer say what is empty.
       if (raw === "" || (Array.isArray(raw) && !raw.length)) return `${table}.${customPath} (empty)`;
-      const value = formatCustom(raw, ctx, inCode);
+      const value = confined(formatCustom(raw, ctx, inCode));
       return value === undefined ? token : inCode && value.includes("`") ? `\` ${value} \`` : value;
     }
     const name = doubled ?? single;

@@ -15,9 +15,14 @@ export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
  *  `sprint_status` pointed the owner's skills into the owner's private project). One scan for each: linear. */
 export function leadsOutOf(root: string, value: string): boolean {
   if (/(^|[\\/])\.\.([\\/]|$)/.test(value) || /file:\//i.test(value)) return true;
+  // `{project-root}` goes on only with a `/` (`{project-root}-private` names another project once filled in: review 65).
+  if (/\{project-root\}[\w.-]/.test(value)) return true;
+  // A project URI, or the part of one after its scheme (a value other values fill in: `{a}{b}` with `bmad:` and
+  // `//projects/other/…`: review 65), names this project or leads out.
+  const tail = root.slice(root.indexOf("//"));
   const lower = value.toLowerCase();
-  for (let at = lower.indexOf(PROJECTS_PREFIX); at >= 0; at = lower.indexOf(PROJECTS_PREFIX, at + 1)) {
-    if (!value.startsWith(root, at) || /[^\s/"'`)\]]/.test(value[at + root.length] ?? "")) return true;
+  for (let at = lower.indexOf("//projects/"); at >= 0; at = lower.indexOf("//projects/", at + 1)) {
+    if (!value.startsWith(tail, at) || /[^\s/"'`)\]]/.test(value[at + tail.length] ?? "")) return true;
   }
   return false;
 }
