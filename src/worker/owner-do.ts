@@ -8,6 +8,9 @@ function randomId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Sessions one person keeps on the remote (the bridge keeps 200 a project). */
+export const MAX_SESSIONS_PER_OWNER = 500;
+
 export class OwnerSessions extends DurableObject {
   private readonly sql: SqlStorage;
 
@@ -18,8 +21,14 @@ export class OwnerSessions extends DurableObject {
       session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL)`);
   }
 
-  /** A new session's first state, its task name reserved in the same step (and not one of `taken`). */
-  reserve(owner: string, objective: string, now: string, options: { project?: string; taken?: string[] } = {}): SessionState {
+  /** A new session's first state, its task name reserved in the same step (and not one of `taken`); or why none is
+   *  started: the owner keeps MAX_SESSIONS_PER_OWNER already (review 65: a steered model could start sessions, each
+   *  an object of up to 512 KiB and its artifacts, with no end). */
+  reserve(owner: string, objective: string, now: string, options: { project?: string; taken?: string[] } = {}): SessionState | { refused: string } {
+    const held = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions").one().n;
+    if (held >= MAX_SESSIONS_PER_OWNER) {
+      return { refused: `You have ${held} delivery sessions, the most one person keeps on this server (${MAX_SESSIONS_PER_OWNER}); nothing was started. Carry on in one you have (list_sessions lists them), or ask the server's operator to remove finished ones.` };
+    }
     const taken = new Set(this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions").toArray().map((r) => r.task_name));
     for (const name of options.taken ?? []) taken.add(name);
     const state = newSession({ session_id: randomId(), task_name: uniqueTaskName(objective, taken), objective, owner, now, ...(options.project ? { project: options.project } : {}) });

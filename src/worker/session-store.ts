@@ -41,6 +41,7 @@ export class DurableSessionStore implements SessionStore {
 
   async start(owner: string, objective: string, options: { project?: string; taken?: string[] } = {}): Promise<Stored<SessionState>> {
     const state = await this.index(owner).reserve(owner, objective, new Date().toISOString(), options);
+    if ("refused" in state) return { ok: false, kind: "invalid", error: state.refused };
     return { ok: true, value: await this.session(state.session_id).create(state) };
   }
 

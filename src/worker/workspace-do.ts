@@ -686,7 +686,8 @@ function answerLines(answers: Map<string, string>, setters: Map<string, string>,
   return {
     key: (line) => /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/.exec(line)?.[1],
     newBy: (key) => who.get(key),
-    alsoBy: (line) => filled.filter((f) => line.includes(f.value)).map((f) => f.person),
+    // As written, or escaped as TOML's and YAML's double-quoted strings write it (`out\"x`: review 65).
+    alsoBy: (line) => filled.filter((f) => line.includes(f.value) || line.includes(JSON.stringify(f.value).slice(1, -1))).map((f) => f.person),
   };
 }
 

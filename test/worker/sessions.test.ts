@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { SessionView } from "../../src/core/delivery/view.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableSessionStore } from "../../src/worker/session-store.js";
+import { MAX_SESSIONS_PER_OWNER } from "../../src/worker/owner-do.js";
 import { connect, text } from "./client.js";
 import { fileText, seed } from "./setup.js";
 import { signInAs, unique } from "./workspace-users.js";
@@ -156,6 +157,19 @@ describe("sessions", () => {
     const a = await task({ action: "start", objective: "Build user auth!" });
     const b = await task({ action: "start", objective: "build   USER auth" });
     expect(b.task_name).toBe(`${a.task_name}-1`);
+  });
+
+  it("start none past the most one person keeps, saying what to do (review 65: no bound on a user's sessions)", async () => {
+    const person = await signInAs(`${unique("many")}@example.com`);
+    const index = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(person.id));
+    await runInDurableObject(index, (_: unknown, state) => {
+      for (let i = 0; i < MAX_SESSIONS_PER_OWNER; i++) state.storage.sql.exec("INSERT INTO sessions (session_id, task_name, revision, updated_at, summary) VALUES (?, ?, 0, ?, '{}')", `s${i}`, `t${i}`, new Date().toISOString());
+    });
+    const refused = await person.call(TOOL.bmadTask, { action: "start", objective: "One more" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain(`You have ${MAX_SESSIONS_PER_OWNER} delivery sessions, the most one person keeps on this server`);
+    await runInDurableObject(index, (_: unknown, state) => void state.storage.sql.exec("DELETE FROM sessions WHERE session_id = 's0'"));
+    expect((await person.call(TOOL.bmadTask, { action: "start", objective: "One more" })).isError).toBe(false);
   });
 
   it("let exactly one of two racing submits win; the other names the current state", async () => {

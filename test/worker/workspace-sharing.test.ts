@@ -245,6 +245,7 @@ describe("sharing", () => {
     // Nor a line break of Python's or YAML's in any answer (review 63: U+0085).
     const nel = await writer.project({ action: "config", name: project, answers: { core: { user_name: "Bob\u0085planning_artifacts: /home/alice/private" } } });
     expect(nel.text).toContain("holds a line break or a control character");
+    expect((await writer.project({ action: "config", name: project, answers: { core: { user_name: "Bob\u202eevil" } } })).text).toContain("holds a line break or a control character");
     // A name is no folder: its value is the user's to choose.
     expect((await writer.project({ action: "config", name: project, answers: { core: { user_name: "Ada https://example.com" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" }, bmm: { project_knowledge: "docs" } } })).isError).toBe(false);
@@ -307,13 +308,13 @@ describe("sharing", () => {
   });
 
   it("names a writer's answer in every config line it was filled into, not only its own key's (review 63)", async () => {
-    expect((await writer.project({ action: "config", name: project, answers: { core: { output_folder: "out-planted-by-writer" } } })).isError).toBe(false);
+    expect((await writer.project({ action: "config", name: project, answers: { core: { output_folder: 'out-planted-by-"writer' } } })).isError).toBe(false);
     for (const path of ["_bmad/config.toml", "_bmad/bmm/config.yaml"]) {
       const read = await owner.files({ action: "read", project, path });
       const lines = read.text.slice(read.text.indexOf("\n") + 1).split("\n");
       const others = (read.structured.others ?? []) as Array<{ by: string; lines: string }>;
       const named = new Set(others.filter((o) => o.by === writer.email).flatMap((o) => o.lines.split(", ").flatMap((r) => { const [a, b = a] = r.split("-").map(Number); return Array.from({ length: b! - a! + 1 }, (_, k) => a! + k); })));
-      const holding = lines.flatMap((line, i) => (line.includes("out-planted-by-writer") ? [i + 1] : []));
+      const holding = lines.flatMap((line, i) => (line.includes("out-planted-by-") ? [i + 1] : []));
       expect(holding.length, path).toBeGreaterThan(1);
       for (const n of holding) expect(named.has(n), `${path} line ${n}: ${lines[n - 1]}`).toBe(true);
     }
