@@ -196,6 +196,8 @@ function notBmadScript(o: SyncOptions, path: string, bytes: Uint8Array): string 
  *  here (`hooks -> .git/hooks`) makes a harmless name land somewhere else. */
 const pullLanding = (o: SyncOptions, bytes?: Uint8Array, byOthers = false) => (real: string) =>
   changeRefusal(real, { pulled: true }) ?? (bytes ? (notBmadScript(o, real, bytes) ?? notCarried(real)) : undefined) ?? (inSyncFolders(real) ? undefined : `lands outside ${SYNC_FOLDERS_TEXT}, the folders pull writes`) ??
+  // A deletion on the remote leaves BMAD's settings here, however they are reached (review 66: through a symlink).
+  (!bytes && isInstallFile(real) ? `lands in ${real}, BMAD's settings, which a deletion on the remote leaves to your hand` : undefined) ??
   // Where it really lands, another member's file is judged as it would be there (review 56: a link into _bmad/custom/).
   (byOthers && onlyYoursReason(real) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
 

@@ -455,7 +455,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
 async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[]; changedByOther?: string[]; port?: number } = {}): Promise<string> {
-  const sorted = [...paths].sort();
+  // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
     if (args.action === "write") {
@@ -469,7 +469,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (args.action === "list") {
       const glob = compileGlob(path);
-      const matching = glob.ok ? sorted.filter((p) => glob.glob.test(p)) : [];
+      const matching = glob.ok ? [...paths].sort().filter((p) => glob.glob.test(p)) : [];
       const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
       return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
     }
@@ -655,6 +655,24 @@ it("judges each file by where it really lands: refuses what the folder's symlink
   expect(readdirSync(join(target, ".claude"))).toEqual([]);
   expect(readdirSync(join(target, "tools/scripts"))).toEqual([]);
   expect(existsSync(join(target, "_bmad-output/ok.md"))).toBe(false);
+}, 30_000);
+
+// Review 66: a deletion on the remote reached BMAD's settings here through a symlink, where the listed path alone was judged.
+it("leaves BMAD's settings here when a deletion on the remote reaches them through a symlink", async () => {
+  const target = fakeDir();
+  mkdirSync(join(target, "_bmad/bmm"), { recursive: true });
+  mkdirSync(join(target, "_bmad-output"), { recursive: true });
+  symlinkSync("../_bmad/bmm", join(target, "_bmad-output/bmm-settings"));
+  const linked = "_bmad-output/bmm-settings/config.yaml";
+  const listed = [linked];
+  const remote = await startFake(listed);
+  expect((await cli(["pull", "--remote", remote, "--project", "x", "--dir", target])).code).toBe(0);
+  expect(readFileSync(join(target, "_bmad/bmm/config.yaml"), "utf8")).toBe(`${linked}\n`);
+  listed.pop();
+  const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain(`${linked}: lands in _bmad/bmm/config.yaml, BMAD's settings, which a deletion on the remote leaves to your hand`);
+  expect(existsSync(join(target, "_bmad/bmm/config.yaml"))).toBe(true);
 }, 30_000);
 
 // Review finding: a remote's install record listed the user's own deploy script, and bmad-run then ran it.

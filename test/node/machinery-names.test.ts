@@ -37,6 +37,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // A third review: more agents' and tools' settings than any list holds; the root's dot-files and dot-folders are theirs.
   decides.push("opencode.json", ".opencode/plugin/x.ts", ".roo/mcp.json", ".continue/config.yaml", ".windsurf/hooks.json", ".aider.conf.yml", ".devcontainer.json", "Jenkinsfile", ".travis.yml", ".env");
   decides.push(".kiro/hooks/h.json", ".codex/config.toml", ".devcontainer/devcontainer.json", ".mise.toml", "lefthook.yml", ".npmrc", ".yarnrc.yml", ".gitmodules", ".github/actions/a/action.yml");
+  // Review 66: mise's whole search list in any folder, and build definitions editors run on open.
+  decides.push("_bmad-output/mise/config.toml", "docs/mise/config.local.toml", "mise.dev.local.toml", "a/mise-tasks/x.toml", "a/mise/tasks/build", "mise/config.toml");
+  decides.push("build.rs", "crates/x/build.rs", "CMakeLists.txt", "cmake/x.cmake", "CMakePresets.json", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties", "settings.gradle.kts", "app/build.gradle", "gradlew", "Gemfile", "mix.exs", "Makefile", "rules.mk", "build.sbt", "rust-toolchain.toml", "Cargo.toml", "meson.build", "bunfig.toml", "nx.json", "karma.conf.js", "wdio.conf.ts", "build.zig");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   // Windows' 8.3 short names of any of them (or of a script) are refused by shape, to every writer and to a pull.
   for (const path of ["CLAUDE~1/settings.json", ".claude/SETTIN~1.JSO", "GITHUB~1/workflows/x.yml", "_bmad/_config/FILES-~1.CSV", "CC-VER~1.SH"]) {
@@ -52,6 +55,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // A tenth review: what direnv re-evaluates on cd through a `use flake`/`use nix`/devenv/devbox .envrc, and mise's
   // files in any folder.
   decides.push("flake.nix", "shell.nix", "default.nix", "devenv.nix", "devenv.yaml", "devbox.json", "mise.dev.toml", "packages/app/mise.toml");
+  // Review 66: mise's whole search list in any folder, and build definitions editors run on open.
+  decides.push("_bmad-output/mise/config.toml", "docs/mise/config.local.toml", "mise.dev.local.toml", "a/mise-tasks/x.toml", "a/mise/tasks/build", "mise/config.toml");
+  decides.push("build.rs", "crates/x/build.rs", "CMakeLists.txt", "cmake/x.cmake", "CMakePresets.json", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties", "settings.gradle.kts", "app/build.gradle", "gradlew", "Gemfile", "mix.exs", "Makefile", "rules.mk", "build.sbt", "rust-toolchain.toml", "Cargo.toml", "meson.build", "bunfig.toml", "nx.json", "karma.conf.js", "wdio.conf.ts", "build.zig");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   // Review 56: what tools load by themselves at any depth (a .pth in a venv ran on the next Python start).
   const loaded = ["venv/lib/python3.11/site-packages/zz.pth", "x.pth", "node_modules/prettier/index.cjs", "pkg/NODE_MODULES/a.js", "lib/dist-packages/a.py", "__pypackages__/3.11/lib/a.py", "src/sitecustomize.py", "usercustomize.py", "venv/pyvenv.cfg", "venv/bin/activate", "env/bin/Activate.ps1", "venv/bin/activate_this.py", "x.code-workspace", "lint-staged.config.mjs", "commitlint.config.js", "packages/web/eslint.config.ts", "tailwind.config.cjs"];
@@ -59,9 +65,10 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // configs editors' extensions load under longer names.
   loaded.push("vendor/autoload.php", "vendor/composer/autoload_real.php", "vendor/bundle/ruby/3.2.0/gems/rake-13.0.6/lib/rake.rb", "Pods/Target Support Files/Pods-App/Pods-App-frameworks.sh", "deps/x/mix.exs", "_build/dev/lib/a.beam", "bower_components/a.js", "Carthage/Build/x.sh");
   loaded.push("venv/etc/ipython/ipython_config.py", "venv/share/jupyter/kernels/python3/kernel.json", "tools/python/lib/python3.11/os.py", "env/lib64/python3.12/x.py", "jupyter_server_config.py", "notebooks/ipython_kernel_config.json");
+  loaded.push("renv/activate.R", "renv/library/R-4.3/x/jsonlite/R/jsonlite", "packrat/lib/x", "lua_modules/x.lua", "local/lib/perl5/strict.pm", "_opam/lib/x.ml", "vcpkg_installed/x/zlib-config.cmake", "env/etc/conda/activate.d/x.sh");
   loaded.push("vitest.config.e2e.ts", "vite.config.prod.mts", "vitest.workspace.ts", "vitest.projects.ts", "packages/web/vitest.config.unit.ts", "webpack.config.babel.js", "playwright.config.tsx");
   for (const path of loaded) expect(changeRefusal(path), path).toMatch(/code tools load by themselves/);
-  for (const path of ["docs/activate.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md"]) expect(changeRefusal(path), path).toBeUndefined();
+  for (const path of ["docs/activate.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md", "docs/mise.md", "docs/makefile-notes.md", "docs/build.md", "src/build.ts", "docs/cargo.md", "src/app.conf.json"]) expect(changeRefusal(path), path).toBeUndefined();
   for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad-output/planning-artifacts/ux/.working/color-themes-1.html", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);

@@ -111,7 +111,7 @@ function isRunnable(segments: string[]): boolean {
 /** Files that decide what runs: BMAD's install record (it vouches for scripts), and tools' settings at the root
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
-const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile", "mise/config.toml"]);
+const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile"]);
 const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json)$/;
 /** What tools load by themselves at any depth, with no one running it (review 56): every package manager's installed
  *  packages (an editor's Prettier loads node_modules/prettier; a `.pth` in site-packages runs on every start of that
@@ -119,7 +119,7 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\
  *  review 64), Python's start-up hooks, a venv's config and activation scripts, the folders of a Python environment
  *  where IPython, Jupyter and Python itself read code, made before the environment is (`python3 -m venv venv` keeps
  *  them: review 64), and editors' workspace files (their tasks run on open). */
-const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|vendor|pods|carthage|deps|_build)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter|lib(64)?\/python[0-9][^/]*)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
+const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|vendor|pods|carthage|deps|_build|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter|lib(64)?\/python[0-9][^/]*)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
 /** A JavaScript or TypeScript config that editors' extensions and commit hooks execute (eslint, prettier, tailwind,
  *  lint-staged, Playwright's and Vitest's, whose extension loads any `*vitest*.config*` and `vitest.workspace*`: review
  *  64), by its name's parts, one scan: `vite.config.prod.mts`, `webpack.config.babel.js`. */
@@ -130,8 +130,13 @@ function isToolConfigCode(folded: string): boolean {
   const stem = name.slice(0, code.index);
   return stem.includes(".config") || stem.includes("vitest.workspace") || stem.includes("vitest.projects");
 }
-/** Read by a tool in any folder the user cds into: mise's `mise.toml`, `mise.local.toml`, `mise.<env>.toml`. */
-const RUNS_IN_ANY_FOLDER = /(^|\/)mise(\.[^/.]+)?\.toml$/;
+/** Read by a tool in any folder the user cds into: mise's whole search list (`mise.toml`, `mise.<env>.local.toml`,
+ *  `mise/config.toml`, `mise/config.local.toml`, its task folders: review 66). */
+const RUNS_IN_ANY_FOLDER = /(^|\/)mise\.([^/]*\.)?toml$|(^|\/)mise\/(config\.([^/]*\.)?toml$|tasks\/)|(^|\/)mise-tasks\//;
+/** Build definitions and wrappers that editors run when the project is opened, before anyone runs a build (review 66:
+ *  rust-analyzer ran a model-written build.rs, CMake Tools a CMakeLists.txt; IntelliJ downloads the distribution a
+ *  gradle-wrapper.properties names), at any depth. */
+const RUNS_ON_OPEN = /(^|\/)(build\.rs|build\.zig|cmakelists\.txt|[^/]*\.cmake|cmake(user)?presets\.json|gradle-wrapper\.properties|gradle\.properties|(settings|build|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?|gemfile|mix\.exs|(gnu)?makefile|[^/]*\.mk|build\.sbt|rust-toolchain(\.toml)?|cargo\.toml|meson\.build|bunfig\.toml|nx\.json|[^/]*\.conf\.[cm]?[jt]s)$/;
 /** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
  *  `.envrc` wherever one cds): agents' and editors' settings, MCP server lists, hooks, skills and commands whose `!`
  *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
@@ -197,7 +202,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || isToolConfigCode(folded))) {
     return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
-  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || RUNS_ON_OPEN.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
