@@ -223,6 +223,10 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
     "`curl -H \"Authorization: Bearer 8f3a9c1d2e4b5a6f7081928374655a1b\" https://api.example.com`", "Call it with Bearer 8f3a9c1d2e4b5a6f70819283.", "- api_key: 4f9c2b7a8e1d3f6a9b2c5e8d1f4a7b0c",
     "token: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==", '```json\n{"apiKey": "4f9c2b7a8e1d3f6a9b2c5e8d1f4a7b0c"}\n```', "curl -u admin:S3cure!Passw0rd https://x", "http -a ci:Winter2024 POST x",
     `dckr_pat_${FAKE.slice(0, 27)}`, `glrt-${FAKE.slice(0, 20)}`, `gldt-${FAKE.slice(0, 20)}`, `HRKU-${FAKE.slice(0, 60)}`,
+    "**Password:** Winter2024!xQ", "- DB password: Winter2024!xQ", "- API key: 4f9c2b1e7a8d3f6a9b2c5e8d1f4a7b0c", "| Service | User | Password |\n|---|---|---|\n| GitHub | ana | hunter2xyz |\n",
+    "Key ID: AKIAABCDEFGHIJKLMNOP Secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "docker login -u bob -p Winter2024!xQ", "| **DB_PASSWORD** | hunter2xyz |", "**API_KEY**: Zx9kLm2pQr7sT4",
+    "mongosh -u admin -p Winter2024!xQ", "sqlcmd -S db -U sa -P Winter2024!xQ", "ldapsearch -D cn=admin -w Winter2024!xQ", "zip -P Winter2024!xQ a.zip x", "7z a -pWinter2024 a.7z x",
+    `ASIA${"ABCDEFGHIJKLMNOP"}`, `ya29.${FAKE.slice(0, 40)}`, `pplx-${FAKE.slice(0, 48)}`, `xoxc-${FAKE.slice(0, 30)}`, `sq0atp-${FAKE.slice(0, 22)}`, `${"0123456789abcdef".repeat(2)}-us21`,
     "mysql -h db -u root -phunter2xyz app", "`/usr/bin/mysqldump -uroot -p'Winter2024!' app > dump.sql`", "sshpass -p Winter2024 ssh ops@host", "redis-cli -h cache -a s3cr3t-pass ping",
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
@@ -232,10 +236,13 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
     "sshpass -p $PASS ssh host", "redis-cli -a", "| dbpass |", "|password|",
     "Send a Bearer token in the Authorization header.", "Authorization: Bearer <token>", "Authorization: Bearer ${TOKEN}", "Bearer authentication is required", "token: per-session-cookie-rotation",
     "api_key: sent in the X-Api-Key header", "curl -u admin https://x", "curl -u admin:$PASS https://x", "csrf_token: double-submit",
+    "docker run -p 3000:3000 img", "ssh -p 2222 host", "The primary key: id", "Remember the password: it rotates monthly", "| Field | Password |\n|---|---|\n| admin | set at install |\n",
+    "**Password:** the user's own, hashed", "Sort key: created_at", "| Name | Secret |\n|---|---|\n| Stripe | ${STRIPE_SECRET} |\n",
   ];
   for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
   const started = performance.now();
-  for (const text of ["|password".repeat(300_000), "mysql -p".repeat(200_000), "sshpass ".repeat(300_000), "Authorization: Bearer ".repeat(100_000), `Bearer ${" ".repeat(1_000_000)}x`]) holdsShapedSecret(text);
+  for (const text of ["|password".repeat(300_000), "mysql -p".repeat(200_000), "sshpass ".repeat(300_000), "Authorization: Bearer ".repeat(100_000), `Bearer ${" ".repeat(1_000_000)}x`,
+    `| Password |\n|${" ".repeat(1_000_000)}x`, `| Password |\n|---|\n${"| a |\n".repeat(200_000)}`, "Key ID: ".repeat(200_000), `a b ${"c".repeat(1_000_000)}`, `**${"_".repeat(1_000_000)}`, "-p ".repeat(300_000)]) holdsShapedSecret(text);
   expect(performance.now() - started).toBeLessThan(5_000);
 });
 

@@ -23,7 +23,7 @@ const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion
  *  Mapbox, Mailgun, Twilio, Notion's older, Resend, a Discord bot's; review 64: GitLab's runner and deploy tokens,
  *  Docker Hub, Heroku), each at a word's start (holdsToken). */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|gl(rt|dt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|HRKU-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|gl(rt|dt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|HRKU-[A-Za-z0-9_-]{20,}|xox[abcpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|A(KI|SI)A[0-9A-Z]{16}|ya29\.[A-Za-z0-9_-]{30,}|1\/\/0[A-Za-z0-9_-]{40,}|pplx-[A-Za-z0-9]{40,}|pcsk_[A-Za-z0-9_]{40,}|lsv2_(pt|sk)_[a-f0-9]{32}|figd_[A-Za-z0-9_-]{30,}|nfp_[A-Za-z0-9]{30,}|rubygems_[a-f0-9]{48}|oy2[a-z0-9]{43}|ATBB[A-Za-z0-9]{28,}|sgp_[A-Za-z0-9]{40,}|sq0(atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9]{60,}|ops_eyJ[A-Za-z0-9_-]{20,}|[a-f0-9]{32}-us\d{1,2}\b|[A-Za-z0-9_~.-]{3}8Q~[A-Za-z0-9_~.-]{31,34}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
 /** Characters a token is found glued after (`**ghp_…**`, `_sk-ant-…_`, `1.ghp_…`, `\ghp_…`, `#ghp_…`: review 54);
  *  not `/` or `+`, inside URLs' paths and base64, where a token's shape turns up by chance. */
 const GLUE = new Set("*_~#\\.!?,:;>|=-");
@@ -123,7 +123,7 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || lines(text).some((line) => assignsSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) || quotesSecret(text) || wordsAssignSecret(text)) return true;
+  if (holdsPrivateKey(text) || linesGiveSecret(text) || quotesSecret(text) || wordsAssignSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
@@ -151,6 +151,41 @@ function wordsAssignSecret(text: string): boolean {
   }
   return false;
 }
+/** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
+ *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
+ *  a table's cell under a secret's column, a client's password flag, an HTTP credential (review 66). Line by line:
+ *  linear. */
+function linesGiveSecret(text: string): boolean {
+  let columns: boolean[] | undefined; // the secret columns of the table being read
+  const all = lines(text);
+  for (const [i, raw] of all.entries()) {
+    const line = raw.replace(/\*\*|__|`/g, "");
+    if (assignsSecret(line) || labelGivesSecret(line) || pairsGiveSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
+    if (!line.trimStart().startsWith("|")) columns = undefined;
+    else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
+    else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && isAssignedValue(unquoted(cell), "="))) return true;
+  }
+  return false;
+}
+/** A table's column of secrets by its header: plainer than a key's name (a "Pass" column numbers an editor's passes). */
+const SECRET_COLUMN = /pass(word|wd|phrase)|secret|token|api[ _-]?key|credential|private[ _-]?key/i;
+const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
+
+/** `Label of words: value`, the last word a secret's name (`DB password: …`, `API key: 4f9c…`), judged as `name: value`. */
+const LABELLED = /^[\s>*+-]*((?:[A-Za-z][\w.-]*[ \t]+){1,3})([A-Za-z_][\w.-]*)[ \t]*:[ \t]*(.*)$/;
+function labelGivesSecret(line: string): boolean {
+  const m = LABELLED.exec(line);
+  if (!m || !namesSecretField(m[2]!)) return false;
+  const value = assignedValue(m[3]!);
+  return value !== undefined && isAssignedValue(value, ":");
+}
+
+/** Pairs in a line of prose (`Key ID: AKIA… Secret: wJal…`): a word ending in `:` that names a secret, then its value. */
+function pairsGiveSecret(line: string): boolean {
+  const words = line.split(/\s+/);
+  return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":"));
+}
+
 /** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`): judged
  *  as `NAME=value` where the name is an environment variable's, else as `name: value` (a design doc's
  *  `| password | string | hashed |` is none). One split a line: linear. */
@@ -159,15 +194,18 @@ function tableGivesSecret(line: string): boolean {
   const cells = line.split("|").map((cell) => cell.trim().replace(/^`|`$/g, ""));
   return cells.some((name, i) => {
     if (i + 1 >= cells.length || !/^[A-Za-z_][\w.-]*$/.test(name) || !namesSecretField(name)) return false;
-    return isAssignedValue(unquoted(cells[i + 1]!), /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name) ? "=" : ":");
+    const value = unquoted(cells[i + 1]!);
+    return !/\s/.test(value) && isAssignedValue(value, /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name) ? "=" : ":");
   });
 }
 
 /** Clients that take a password glued to `-p` (`mysql -uroot -pWinter2024`), as the word after a flag (`sshpass -p …`,
  *  `redis-cli -a …`), or after the user and a colon (`curl -u admin:…`, HTTPie's `-a`: review 64); `-p` alone asks
  *  for it. Word by word: linear. */
-const GLUED_PASSWORD = new Set(["mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
-const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]]]);
+const GLUED_PASSWORD = new Set(["7z", "7za", "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
+const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]], ["mongosh", ["-p", "--password"]], ["mongo", ["-p", "--password"]], ["sqlcmd", ["-P"]], ["ldapsearch", ["-w"]], ["ldapmodify", ["-w"]], ["ldapadd", ["-w"]], ["zip", ["-P"]], ["openssl", ["-k", "-pass"]]]);
+/** Any command's password flag, its value judged as a password's (mixed classes: `-p 3000:3000` is a port). */
+const PASSWORD_FLAGS = new Set(["-p", "-P", "-w", "-k", "--password", "--pass", "--passwd"]);
 const USER_AND_PASSWORD_AFTER = new Map([["curl", ["-u", "--user", "-U", "--proxy-user"]], ["http", ["-a", "--auth"]], ["https", ["-a", "--auth"]]]);
 function flagGivesPassword(line: string): boolean {
   const words = line.split(/\s+/);
@@ -179,8 +217,9 @@ function flagGivesPassword(line: string): boolean {
       client = command;
       continue;
     }
-    if (!client) continue;
     const next = unquoted(words[i + 1] ?? "");
+    if (PASSWORD_FLAGS.has(word) && isAssignedValue(next, ":")) return true;
+    if (!client) continue;
     if (GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
     if (PASSWORD_AFTER.get(client)?.includes(word) && isAssignedValue(next, "=")) return true;
     if (USER_AND_PASSWORD_AFTER.get(client)?.includes(word) && next.includes(":") && isAssignedValue(next.slice(next.indexOf(":") + 1), "=")) return true;
