@@ -260,15 +260,15 @@ export function pendingFiles(storage: DurableObjectStorage, read: (path: string)
     const rows = sql.exec<Row>(`SELECT ${COLUMNS} FROM memories m WHERE m.source IS NULL AND m.type = ? ORDER BY m.rowid`, type).toArray();
     // Who remembered each (by id): each line the merge adds is theirs.
     const rememberers = new Map(rows.flatMap((r) => (typeof r.author === "string" ? [[r.id as string, r.author]] : [])));
-    // A line of the file that holds a remembered memory's id with other text is no copy of it: the remembered text
-    // replaces it (review 65: the merge kept the file's line, and the next indexing lost the memory).
-    const remembered = new Map(rows.map((r) => [r.id as string, normaliseText(String(r.text))]));
-    const ids = [...remembered.keys()];
+    // The remembered rows win for their ids: a line of the file naming one (under other text, another type, a second
+    // time) is no copy of it, and goes; the row is written in its place with all it holds (reviews 65 and 67: the
+    // merge kept the file's line, and the memory was lost). Only a line that names an id, or escapes one (`\u0032…`),
+    // is read (a file holds up to 20,000).
+    const ids = rows.map((r) => r.id as string);
     const file = (read(path) ?? "").split("\n").filter((line) => {
-      // Only a line naming one of the few remembered ids is read (a file holds up to 20,000).
-      if (!ids.some((id) => line.includes(id))) return true;
+      if (!line.includes("\\u") && !ids.some((id) => line.includes(id))) return true;
       const other = parseMemoryLines(line, path).memories[0];
-      return !other || !remembered.has(other.id) || remembered.get(other.id) === normaliseText(other.text);
+      return !other || !ids.includes(other.id);
     });
     return { type, path, text: mergeMemoryFiles(path, [file.join("\n"), rows.map((r) => entry(r))]), rememberers };
   });

@@ -446,6 +446,9 @@ export class WorkspaceProject extends DurableObject {
         await this.ctx.storage.setAlarm(Date.now() + 3_600_000);
         return;
       }
+      // Judged again after the wait: an undelete answered meanwhile keeps the project (review 67).
+      const still = this.meta();
+      if (vectors && !(still?.deleted_at && Date.parse(this.undoneBy(still.deleted_at)) <= Date.now())) return;
       this.ready = false;
       this.files.reset();
       await this.ctx.storage.deleteAll();
