@@ -54,14 +54,17 @@ function holdsPrivateKey(text: string): boolean {
 
 const namesSecret = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
 /** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`. */
-const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(changeme|change[-_]me|redacted|placeholder|example|todo|tbd)$/i;
+const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(changeme|change[-_]me|redacted|placeholder|example|todo|tbd)$|replace[-_]?me|dev[-_]only|x{8,}/i;
 /** A value under a secret's name that is one: not empty, a placeholder, a flag or a count (`auth_required,yes`). */
 function isGivenSecret(value: string): boolean {
   const v = value.trim();
   return v !== "" && !/^(true|false|yes|no|on|off|none|null|nil|n\/a|-|\d{1,7})$/i.test(v) && !PLACEHOLDER.test(v);
 }
 
-const isPlaceholderPassword = (password: string) => /^(pass(word)?|pwd|secret)$/i.test(password) || PLACEHOLDER.test(password);
+/** A password a doc shows in its place: a word for one, a placeholder, a variable (`$PGPASSWORD`, `%24X`, `%X%`). */
+const isPlaceholderPassword = (password: string) => /^(pass(word)?|pwd|secret|guest)$/i.test(password) || /^(\$|%24)[A-Za-z_]\w*$/.test(password) || PLACEHOLDER.test(password);
+/** A local development host: a password for one is a developer's own database's (review 68: docs' `postgres:postgres@localhost`). */
+const LOCAL_HOST = /^(localhost|127\.0\.0\.1|0\.0\.0\.0|\[::1\])(:\d+)?$/i;
 
 /** Query parameters that carry a credential (?access_token=, an Azure SAS sig=). */
 const SECRET_QUERY = new Set(["access_token", "token", "sig", "signature", "api_key", "apikey", "key", "secret", "password", "client_secret"]);
@@ -80,7 +83,9 @@ function isCredentialUrl(word: string): boolean {
   const user = at < 0 ? "" : authority.slice(0, at);
   // A password a doc's example shows in its place (`postgres://user:password@localhost/app`) is none (review 56).
   const colon = user.indexOf(":");
-  if (KNOWN_TOKEN.test(user) || (colon < 0 ? user.length >= 20 : !isPlaceholderPassword(user.slice(colon + 1)))) return true;
+  // A password that repeats its user (`postgres:postgres`), or one for a local host, is an example's (review 68).
+  const example = colon >= 0 && (isPlaceholderPassword(user.slice(colon + 1)) || user.slice(colon + 1) === user.slice(0, colon) || LOCAL_HOST.test(authority.slice(at + 1)));
+  if (KNOWN_TOKEN.test(user) || (colon < 0 ? user.length >= 20 : !example)) return true;
   if (WEBHOOK.test(rest)) return true;
   const query = rest.indexOf("?");
   return query >= 0 && hasSecretQuery(rest.slice(query + 1));
@@ -88,7 +93,13 @@ function isCredentialUrl(word: string): boolean {
 
 /** Whether a query string (`sv=…&sig=…`) has a parameter that carries a credential. */
 function hasSecretQuery(query: string): boolean {
-  return query.split(/[&#;]/).some((pair) => pair.indexOf("=") > 0 && SECRET_QUERY.has(pair.slice(0, pair.indexOf("=")).toLowerCase()));
+  // Its value judged as a secret's (`?token=<token>`, `?key=YOUR_API_KEY`, an empty one are none: review 68); the
+  // fragment is no query.
+  return query.split("#")[0]!.split(/[&;]/).some((pair) => {
+    const eq = pair.indexOf("=");
+    const value = pair.slice(eq + 1);
+    return eq > 0 && SECRET_QUERY.has(pair.slice(0, eq).toLowerCase()) && isGivenSecret(value) && !/[<>{}]/.test(value);
+  });
 }
 
 /** Whether a string value holds a secret by its shape, under any key or none (a list item, a comment, a sentence):
@@ -155,12 +166,25 @@ function wordsAssignSecret(text: string): boolean {
  *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
  *  a table's cell under a secret's column, a client's password flag, an HTTP credential (review 66). Line by line:
  *  linear. */
+/** A secret assigned in code, its value quoted (`const dbPassword = "…";`, `$password = '…'`, `PASSWORD := "…"`: review 68).
+ *  Each identifier tried once: linear. */
+const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"'`\n]{6,200})["'`]/g;
+const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && isAssignedValue(value!, "="));
+
+/** A secret's noun in prose, then within three words a value as mixed as a password or a key's own shape (`The staging
+ *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68). Word by word: linear. */
+const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
+function proseGivesSecret(line: string): boolean {
+  const words = line.split(/\s+/);
+  return words.some((word, i) => SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) && words.slice(i + 1, i + 4).some((w) => isAssignedValue(unquoted(w).replace(/[.,;]+$/, ""), ":")));
+}
+
 function linesGiveSecret(text: string): boolean {
   let columns: boolean[] | undefined; // the secret columns of the table being read
   const all = lines(text);
   for (const [i, raw] of all.entries()) {
     const line = raw.replace(/\*\*|__|`/g, "");
-    if (assignsSecret(line) || labelGivesSecret(line) || pairsGiveSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
+    if (assignsSecret(line) || labelGivesSecret(line) || pairsGiveSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line) || codeGivesSecret(line) || proseGivesSecret(line)) return true;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
     else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && isAssignedValue(unquoted(cell), "="))) return true;
@@ -195,7 +219,8 @@ function tableGivesSecret(line: string): boolean {
   return cells.some((name, i) => {
     if (i + 1 >= cells.length || !/^[A-Za-z_][\w.-]*$/.test(name) || !namesSecretField(name)) return false;
     const value = unquoted(cells[i + 1]!);
-    return !/\s/.test(value) && isAssignedValue(value, /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(name) ? "=" : ":");
+    // As `name: value` is (review 68: `| SESSION_SECRET | auto-generated |` is a doc's table of settings).
+    return !/\s/.test(value) && isAssignedValue(value, ":");
   });
 }
 
@@ -203,9 +228,7 @@ function tableGivesSecret(line: string): boolean {
  *  `redis-cli -a …`), or after the user and a colon (`curl -u admin:…`, HTTPie's `-a`: review 64); `-p` alone asks
  *  for it. Word by word: linear. */
 const GLUED_PASSWORD = new Set(["7z", "7za", "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
-const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]], ["mongosh", ["-p", "--password"]], ["mongo", ["-p", "--password"]], ["sqlcmd", ["-P"]], ["ldapsearch", ["-w"]], ["ldapmodify", ["-w"]], ["ldapadd", ["-w"]], ["zip", ["-P"]], ["openssl", ["-k", "-pass"]]]);
-/** Any command's password flag, its value judged as a password's (mixed classes: `-p 3000:3000` is a port). */
-const PASSWORD_FLAGS = new Set(["-p", "-P", "-w", "-k", "--password", "--pass", "--passwd"]);
+const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]], ["mongosh", ["-p", "--password"]], ["mongo", ["-p", "--password"]], ["sqlcmd", ["-P"]], ["ldapsearch", ["-w"]], ["ldapmodify", ["-w"]], ["ldapadd", ["-w"]], ["zip", ["-P"]], ["openssl", ["-k", "-pass"]], ["login", ["-p", "--password"]]]);
 const USER_AND_PASSWORD_AFTER = new Map([["curl", ["-u", "--user", "-U", "--proxy-user"]], ["http", ["-a", "--auth"]], ["https", ["-a", "--auth"]]]);
 function flagGivesPassword(line: string): boolean {
   const words = line.split(/\s+/);
@@ -213,12 +236,12 @@ function flagGivesPassword(line: string): boolean {
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const command = word.slice(word.lastIndexOf("/") + 1).replace(/^`/, "");
+    // `docker login`, `podman login`, `helm registry login`: the word `login` is the client (a `-p` of `docker run` is a port).
     if (GLUED_PASSWORD.has(command) || PASSWORD_AFTER.has(command) || USER_AND_PASSWORD_AFTER.has(command)) {
       client = command;
       continue;
     }
     const next = unquoted(words[i + 1] ?? "");
-    if (PASSWORD_FLAGS.has(word) && isAssignedValue(next, ":")) return true;
     if (!client) continue;
     if (GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
     if (PASSWORD_AFTER.get(client)?.includes(word) && isAssignedValue(next, "=")) return true;
@@ -285,7 +308,12 @@ function assignedValue(rest: string): string | undefined {
 }
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
+/** BMAD's story and epic keys (`1-1-user-authentication`, `epic-2`): names of work, whatever words they hold (review 68:
+ *  a sprint status's `1-2-password-reset: done` held back every push). */
+const WORK_KEY = /^(\d+-)+[a-z0-9-]+$|^epic-\d+(-retrospective)?$/;
+
 export function isSecretKey(key: string, value?: unknown): boolean {
+  if (WORK_KEY.test(key)) return isSecretValue(value);
   // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21). A count of tokens is none (`max_tokens = 4000`):
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).

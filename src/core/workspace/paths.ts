@@ -119,7 +119,11 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\
  *  review 64), Python's start-up hooks, a venv's config and activation scripts, the folders of a Python environment
  *  where IPython, Jupyter and Python itself read code, made before the environment is (`python3 -m venv venv` keeps
  *  them: review 64), and editors' workspace files (their tasks run on open). */
-const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|vendor|pods|carthage|deps|_build|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter|lib(64)?\/python[0-9][^/]*)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
+const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
+/** Install folders whose names are ordinary words (a `vendor/` comparison, a `deps/` note): refused at the project's root,
+ *  where their managers keep them, for what is no document (review 68: `_bmad-output/research/vendor/x.md` was refused). */
+const INSTALLED_AT_ROOT = /^(vendor|pods|carthage|deps|_build)\/|(^|\/)lib(64)?\/python[0-9][^/]*\//;
+const DOCUMENT_NAME = /\.(md|markdown|txt|csv|pdf|png|jpe?g|gif|svg|webp|html?)$/;
 /** A JavaScript or TypeScript config that editors' extensions and commit hooks execute (eslint, prettier, tailwind,
  *  lint-staged, Playwright's and Vitest's, whose extension loads any `*vitest*.config*` and `vitest.workspace*`: review
  *  64), by its name's parts, one scan: `vite.config.prod.mts`, `webpack.config.babel.js`. */
@@ -128,15 +132,19 @@ function isToolConfigCode(folded: string): boolean {
   const code = /\.[cm]?[jt]sx?$/.exec(name);
   if (!code) return false;
   const stem = name.slice(0, code.index);
-  return stem.includes(".config") || stem.includes("vitest.workspace") || stem.includes("vitest.projects");
+  // By the tool's name first: an app's own `src/app.config.ts` or `auth.config.ts` is its code (review 68).
+  const tool = stem.slice(0, stem.indexOf(".") < 0 ? stem.length : stem.indexOf("."));
+  return (CONFIG_TOOLS.has(tool) && (stem.includes(".config") || stem.includes(".workspace") || stem.includes(".projects"))) || /^(karma|wdio|protractor|nightwatch)\.conf$/.test(stem) || /^gatsby-(config|node|browser|ssr)$/.test(stem);
 }
+/** Tools whose `<tool>.config.*` editors' extensions, language servers and commit hooks load by themselves. */
+const CONFIG_TOOLS = new Set(["eslint", "prettier", "stylelint", "tailwind", "postcss", "vite", "vitest", "jest", "playwright", "cypress", "webpack", "rollup", "rspack", "rsbuild", "babel", "svelte", "astro", "nuxt", "next", "remix", "lint-staged", "commitlint", "uno", "unocss", "panda", "tsup", "vue", "quasar", "metro", "storybook", "knip", "docusaurus", "electron-builder", "drizzle", "graphql", "codegen", "histoire", "vuepress", "vitepress", "windi", "sanity", "payload"]);
 /** Read by a tool in any folder the user cds into: mise's whole search list (`mise.toml`, `mise.<env>.local.toml`,
  *  `mise/config.toml`, `mise/config.local.toml`, its task folders: review 66). */
 const RUNS_IN_ANY_FOLDER = /(^|\/)mise\.([^/]*\.)?toml$|(^|\/)mise\/(config\.([^/]*\.)?toml$|tasks\/)|(^|\/)mise-tasks\//;
 /** Build definitions and wrappers that editors run when the project is opened, before anyone runs a build (review 66:
  *  rust-analyzer ran a model-written build.rs, CMake Tools a CMakeLists.txt; IntelliJ downloads the distribution a
  *  gradle-wrapper.properties names), at any depth. */
-const RUNS_ON_OPEN = /(^|\/)(build\.rs|build\.zig|cmakelists\.txt|[^/]*\.cmake|cmake(user)?presets\.json|gradle-wrapper\.properties|gradle\.properties|(settings|build|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?|gemfile|mix\.exs|(gnu)?makefile|[^/]*\.mk|build\.sbt|rust-toolchain(\.toml)?|cargo\.toml|meson\.build|bunfig\.toml|nx\.json|[^/]*\.conf\.[cm]?[jt]s)$/;
+const RUNS_ON_OPEN = /(^|\/)(build\.rs|build\.zig|cmakelists\.txt|[^/]*\.cmake|cmake(user)?presets\.json|gradle-wrapper\.properties|gradle\.properties|(settings|build|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?|gemfile|mix\.exs|(gnu)?makefile|[^/]*\.mk|build\.sbt|rust-toolchain(\.toml)?|cargo\.toml|meson\.build|bunfig\.toml|nx\.json|package\.swift|directory\.build\.(props|targets)|global\.json|nuget\.config|workspace(\.bazel)?|module\.bazel|[^/]*\.bzl|setup\.hs)$|(^|\/)project\/[^/]*\.(sbt|scala)$|(^|\/)(buildsrc|build-logic)\/|(^|\/)gradle\/[^/]*\.gradle(\.kts)?$/;
 /** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
  *  `.envrc` wherever one cds): agents' and editors' settings, MCP server lists, hooks, skills and commands whose `!`
  *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
@@ -199,7 +207,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
     return `Path "${printable(path)}" is in a scripts/ folder (where bmad-run's scripts live, and what they load) or is the completion contract: tools never create or change one, so no code a model wrote runs. The user edits scripts themselves.`;
   }
   // A pull carries documents only (sync-kinds.ts), none of which these are: it leaves them on the remote, named.
-  if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || isToolConfigCode(folded))) {
+  if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || (INSTALLED_AT_ROOT.test(folded) && !DOCUMENT_NAME.test(folded)) || isToolConfigCode(folded))) {
     return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
   if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || RUNS_ON_OPEN.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
