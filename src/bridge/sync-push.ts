@@ -11,6 +11,7 @@ import { mapLimited } from "../core/map-limited.js";
 import type { SyncOptions, SyncResult } from "./sync-pull.js";
 import { loadState, saveState, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
+import { lines } from "../core/lines.js";
 import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal } from "../core/workspace/paths.js";
 
@@ -54,7 +55,11 @@ function heldBack(path: string, text: string): string | undefined {
   // went with their keys, and a reader of the project read them).
   if (DATA_FILE.test(path) && holdsSecrets(path, text)) return secrets;
   // Any other text by what a secret looks like alone (review 50: AWS's accessKeys.csv, a key pasted into notes.md).
-  if (holdsShapedSecret(text)) return "holds what looks like a secret (a known token, a private key, a URL with a password), which push sends to no remote; not sent. Take it out of the file";
+  if (holdsShapedSecret(text)) {
+    // Where: the first line that holds one alone (review 68: a long document held back gave no place to look).
+    const at = lines(text).findIndex((line) => holdsShapedSecret(line));
+    return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which push sends to no remote; not sent. Take it out of the file`;
+  }
   return notCarried(path);
 }
 

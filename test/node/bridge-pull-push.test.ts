@@ -771,7 +771,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(held.stdout).toMatch(/held\s+_bmad-output\/agents\.json \(holds secret-looking keys/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/conftest\.py \(not a document/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/notes\.jsonl \(holds secret-looking keys/);
-  expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret/);
+  expect(held.stdout).toMatch(/held\s+_bmad-output\/keys\.md \(holds what looks like a secret \(line 3\)/);
   expect(held.stdout).toMatch(/held\s+_bmad-output\/setup\.md \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
   for (const name of [...Object.keys(review54), ...Object.keys(review56)]) expect(held.stdout).toMatch(new RegExp(`held\\s+_bmad-output/${name.replace(".", "\\.")} \\(holds`));

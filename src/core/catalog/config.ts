@@ -166,6 +166,9 @@ function wordsAssignSecret(text: string): boolean {
  *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
  *  a table's cell under a secret's column, a client's password flag, an HTTP credential (review 66). Line by line:
  *  linear. */
+/** A word a secret's name holds, looked for once a line before the readings that need one. */
+const SECRET_HINT = /pass|pw|pswd|contrase|recovery|secret|token|key|cred|auth|cookie|bearer|dsn|conn|salt|hmac|webhook|jwt|mnemonic|seed|otp|ssn|cvv|card|psk|pin|pat|pem/i;
+
 /** A secret assigned in code, its value quoted (`const dbPassword = "…";`, `$password = '…'`, `PASSWORD := "…"`: review 68).
  *  Each identifier tried once: linear. */
 const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"'`\n]{6,200})["'`]/g;
@@ -183,8 +186,15 @@ function linesGiveSecret(text: string): boolean {
   let columns: boolean[] | undefined; // the secret columns of the table being read
   const all = lines(text);
   for (const [i, raw] of all.entries()) {
+    if (!/\S/.test(raw)) {
+      columns = undefined;
+      continue;
+    }
     const line = raw.replace(/\*\*|__|`/g, "");
-    if (assignsSecret(line) || labelGivesSecret(line) || pairsGiveSecret(line) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line) || codeGivesSecret(line) || proseGivesSecret(line)) return true;
+    // Each reading only where its mark is (a line of a million has to be read quickly).
+    const colon = line.includes(":");
+    const named = SECRET_HINT.test(line);
+    if ((named && (assignsSecret(line) || (colon && (labelGivesSecret(line) || pairsGiveSecret(line))) || codeGivesSecret(line) || proseGivesSecret(line))) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
     else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && isAssignedValue(unquoted(cell), "="))) return true;
