@@ -162,10 +162,6 @@ function wordsAssignSecret(text: string): boolean {
   }
   return false;
 }
-/** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
- *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
- *  a table's cell under a secret's column, a client's password flag, an HTTP credential (review 66). Line by line:
- *  linear. */
 /** A word a secret's name holds, looked for once a line before the readings that need one. */
 const SECRET_HINT = /pass|pw|pswd|contrase|recovery|secret|token|key|cred|auth|cookie|bearer|dsn|conn|salt|hmac|webhook|jwt|mnemonic|seed|otp|ssn|cvv|card|psk|pin|pat|pem/i;
 
@@ -182,6 +178,10 @@ function proseGivesSecret(line: string): boolean {
   return words.some((word, i) => SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) && words.slice(i + 1, i + 4).some((w) => isAssignedValue(unquoted(w).replace(/[.,;]+$/, ""), ":")));
 }
 
+/** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
+ *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
+ *  a table's cell under a secret's column, a client's password flag, an HTTP credential, a quoted assignment in code, a secret's noun in prose (reviews 66 and 68). Line by line:
+ *  linear. */
 function linesGiveSecret(text: string): boolean {
   let columns: boolean[] | undefined; // the secret columns of the table being read
   const all = lines(text);
@@ -220,9 +220,8 @@ function pairsGiveSecret(line: string): boolean {
   return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":"));
 }
 
-/** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`): judged
- *  as `NAME=value` where the name is an environment variable's, else as `name: value` (a design doc's
- *  `| password | string | hashed |` is none). One split a line: linear. */
+/** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`), judged
+ *  as `name: value` (a design doc's `| password | string | hashed |` is none). One split a line: linear. */
 function tableGivesSecret(line: string): boolean {
   if (!line.trimStart().startsWith("|")) return false;
   const cells = line.split("|").map((cell) => cell.trim().replace(/^`|`$/g, ""));
@@ -238,6 +237,7 @@ function tableGivesSecret(line: string): boolean {
  *  `redis-cli -a …`), or after the user and a colon (`curl -u admin:…`, HTTPie's `-a`: review 64); `-p` alone asks
  *  for it. Word by word: linear. */
 const GLUED_PASSWORD = new Set(["7z", "7za", "mysql", "mysqldump", "mysqladmin", "mysqlimport", "mysqlshow", "mysqlcheck", "mariadb", "mariadb-dump", "mariadb-admin"]);
+// `login` is the client of `docker login`, `podman login`, `helm registry login` (a `-p` of `docker run` is a port).
 const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]], ["mongosh", ["-p", "--password"]], ["mongo", ["-p", "--password"]], ["sqlcmd", ["-P"]], ["ldapsearch", ["-w"]], ["ldapmodify", ["-w"]], ["ldapadd", ["-w"]], ["zip", ["-P"]], ["openssl", ["-k", "-pass"]], ["login", ["-p", "--password"]]]);
 const USER_AND_PASSWORD_AFTER = new Map([["curl", ["-u", "--user", "-U", "--proxy-user"]], ["http", ["-a", "--auth"]], ["https", ["-a", "--auth"]]]);
 function flagGivesPassword(line: string): boolean {
@@ -246,7 +246,6 @@ function flagGivesPassword(line: string): boolean {
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const command = word.slice(word.lastIndexOf("/") + 1).replace(/^`/, "");
-    // `docker login`, `podman login`, `helm registry login`: the word `login` is the client (a `-p` of `docker run` is a port).
     if (GLUED_PASSWORD.has(command) || PASSWORD_AFTER.has(command) || USER_AND_PASSWORD_AFTER.has(command)) {
       client = command;
       continue;
@@ -317,11 +316,11 @@ function assignedValue(rest: string): string | undefined {
   return /\s/.test(value) ? undefined : value;
 }
 
-/** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 /** BMAD's story and epic keys (`1-1-user-authentication`, `epic-2`): names of work, whatever words they hold (review 68:
  *  a sprint status's `1-2-password-reset: done` held back every push). */
 const WORK_KEY = /^(\d+-)+[a-z0-9-]+$|^epic-\d+(-retrospective)?$/;
 
+/** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
   if (WORK_KEY.test(key)) return isSecretValue(value);
   // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21). A count of tokens is none (`max_tokens = 4000`):
