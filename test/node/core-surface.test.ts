@@ -233,7 +233,7 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
     "mongosh -u admin -p Winter2024!xQ", "sqlcmd -S db -U sa -P Winter2024!xQ", "ldapsearch -D cn=admin -w Winter2024!xQ", "zip -P Winter2024!xQ a.zip x", "7z a -pWinter2024 a.7z x",
     `ASIA${"ABCDEFGHIJKLMNOP"}`, `ya29.${FAKE.slice(0, 40)}`, `pplx-${FAKE.slice(0, 48)}`, `xoxc-${FAKE.slice(0, 30)}`, `sq0atp-${FAKE.slice(0, 22)}`, `${"0123456789abcdef".repeat(2)}-us21`,
     'const dbPassword = "Winter2024!xQ";', "$password = 'Winter2024!xQ';", 'PASSWORD := "Winter2024!xQ"', "The staging DB password is Winter2024!xQ", "api key 4f9c2b7e1a8d3f6a9b2c5e8d1f4a7b0c",
-    "AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AWS secret access key wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQk3Lm9pQ",
     "mysql -h db -u root -phunter2xyz app", "`/usr/bin/mysqldump -uroot -p'Winter2024!' app > dump.sql`", "sshpass -p Winter2024 ssh ops@host", "redis-cli -h cache -a s3cr3t-pass ping",
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
@@ -251,6 +251,11 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
     'psql "postgresql://taskly:$PGPASSWORD@localhost:5432/taskly"', "REDIS_URL=redis://default:$REDIS_PASSWORD@redis:6379", "postgresql://johndoe:randompassword@localhost:5432/mydb",
     "postgres://postgres:postgres@db:5432/app", "amqp://guest:guest@rabbit:5672", "| SESSION_SECRET | auto-generated | yes |", "| DB_PASSWORD | aws-secrets-manager |", "| GITHUB_TOKEN | CI-provided |",
     "JWT_SECRET=dev-only-secret", "SESSION_SECRET=replace-me-in-prod", "docker run -p 3000:3000 -p 9229:9229 app:v2.1",
+    // Review 69: tables of tokens, cookie attributes, a signing key's fingerprint, test data, example .env values.
+    "| Token | Lifetime |\n|-------|----------|\n| Access token | 15 min |\n", "| Token cost |\n|:------:|\n| 3 |\n", "Cookie: SameSite=Strict; Secure; HttpOnly",
+    "Release GPG key: F3EF5F62A87FC27A22E643F714CE4FF5015AA242", "Given a user with password `Sup3rS3cret!` exists", 'const password = "Test1234!";',
+    "Scenario Outline: sign in\n  Examples:\n    | email | password |\n    |---|---|\n    | alice@example.com | Passw0rd!2024 |\n", "JWT_SECRET=change-me-in-prod", "SESSION_SECRET=dev-secret-123",
+    "Publishable key: pk_live_51H8xYzAbCdEfGhIjKlMn",
     "The token TTL is 15m and refresh tokens last 30 days.", "The key benefit is speed.", 'const apiKey = "your-api-key";', "const token = process.env.TOKEN;", "Reset the password via the Settings page.",
   ];
   for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);

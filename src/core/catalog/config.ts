@@ -54,7 +54,7 @@ function holdsPrivateKey(text: string): boolean {
 
 const namesSecret = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
 /** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`. */
-const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(changeme|change[-_]me|redacted|placeholder|example|todo|tbd)$|replace[-_]?me|dev[-_]only|x{8,}/i;
+const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(redacted|placeholder|example|todo|tbd)$|change[-_]?me|replace[-_]?me|^dev[-_]|x{8,}/i;
 /** A value under a secret's name that is one: not empty, a placeholder, a flag or a count (`auth_required,yes`). */
 function isGivenSecret(value: string): boolean {
   const v = value.trim();
@@ -168,15 +168,17 @@ const SECRET_HINT = /pass|pw|pswd|contrase|recovery|secret|token|key|cred|auth|c
 /** A secret assigned in code, its value quoted (`const dbPassword = "…";`, `$password = '…'`, `PASSWORD := "…"`: review 68).
  *  Each identifier tried once: linear. */
 const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"'`\n]{6,200})["'`]/g;
-const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && isAssignedValue(value!, "="));
+const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && !TEST_VALUE.test(value!) && isAssignedValue(value!, "="));
 
 /** A secret's noun in prose, then within three words a value as mixed as a password or a key's own shape (`The staging
  *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68). Word by word: linear. */
 const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
 function proseGivesSecret(line: string): boolean {
   const words = line.split(/\s+/);
-  return words.some((word, i) => SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) && words.slice(i + 1, i + 4).some((w) => isAssignedValue(unquoted(w).replace(/[.,;]+$/, ""), ":")));
+  return words.some((word, i) => SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) && !PUBLIC_KEY.test(words[i - 1] ?? "") && words.slice(i + 1, i + 4).some((w) => !TEST_VALUE.test(w) && isAssignedValue(unquoted(w).replace(/[.,;]+$/, ""), ":")));
 }
+/** What a key is when it is no secret: a signing key's fingerprint, a public or host key (review 69: `GPG key: F3EF…`). */
+const PUBLIC_KEY = /\b(gpg|pgp|public|publishable|fingerprint|host|ssh|signing|cache|redis|primary|foreign|sort|partition)\b/i;
 
 /** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
  *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
@@ -185,22 +187,33 @@ function proseGivesSecret(line: string): boolean {
 function linesGiveSecret(text: string): boolean {
   let columns: boolean[] | undefined; // the secret columns of the table being read
   const all = lines(text);
+  let scenario = false; // in a Gherkin scenario, whose passwords are test data (review 69)
   for (const [i, raw] of all.entries()) {
     if (!/\S/.test(raw)) {
       columns = undefined;
+      scenario = false;
       continue;
     }
+    // A table's separator row is no row of values (review 69: its dashes read as a password).
+    if (/^[\s:|-]+$/.test(raw)) continue;
+    if (GHERKIN.test(raw)) scenario = true;
     const line = raw.replace(/\*\*|__|`/g, "");
     // Each reading only where its mark is (a line of a million has to be read quickly).
     const colon = line.includes(":");
     const named = SECRET_HINT.test(line);
-    if ((named && (assignsSecret(line) || (colon && (labelGivesSecret(line) || pairsGiveSecret(line))) || codeGivesSecret(line) || proseGivesSecret(line))) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
+    if ((named && (assignsSecret(line) || (colon && (labelGivesSecret(line) || pairsGiveSecret(line))) || codeGivesSecret(line) || (!scenario && proseGivesSecret(line)))) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
+    if (scenario) continue;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
     else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && isAssignedValue(unquoted(cell), "="))) return true;
   }
   return false;
 }
+/** A line of a Gherkin scenario (a story's acceptance criteria, a test design). */
+const GHERKIN = /^\s*(scenario( outline)?|examples|background|given|when|then|and|but)\b/i;
+/** Values test code and test data give a secret's name. */
+const TEST_VALUE = /test|dummy|fake|sample|example|fixture/i;
+
 /** A table's column of secrets by its header: plainer than a key's name (a "Pass" column numbers an editor's passes). */
 const SECRET_COLUMN = /pass(word|wd|phrase)|secret|token|api[ _-]?key|credential|private[ _-]?key/i;
 const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
@@ -209,7 +222,7 @@ const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").m
 const LABELLED = /^[\s>*+-]*((?:[A-Za-z][\w.-]*[ \t]+){1,3})([A-Za-z_][\w.-]*)[ \t]*:[ \t]*(.*)$/;
 function labelGivesSecret(line: string): boolean {
   const m = LABELLED.exec(line);
-  if (!m || !namesSecretField(m[2]!)) return false;
+  if (!m || !namesSecretField(m[2]!) || PUBLIC_KEY.test(m[1]!)) return false;
   const value = assignedValue(m[3]!);
   return value !== undefined && isAssignedValue(value, ":");
 }
@@ -217,7 +230,7 @@ function labelGivesSecret(line: string): boolean {
 /** Pairs in a line of prose (`Key ID: AKIA… Secret: wJal…`): a word ending in `:` that names a secret, then its value. */
 function pairsGiveSecret(line: string): boolean {
   const words = line.split(/\s+/);
-  return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":"));
+  return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && !PUBLIC_KEY.test(words[k - 1] ?? "") && isAssignedValue(unquoted(words[k + 1] ?? ""), ":"));
 }
 
 /** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`), judged
@@ -303,7 +316,8 @@ function isAssignedValue(given: string, sign: "=" | ":"): boolean {
   // A key's own shape after `:` (`api_key: 4f9c2b…`): long hex, or letters and digits with nothing to join words (review 64).
   if (/^[A-Fa-f0-9]{24,}$/.test(value) || (/^[A-Za-z0-9+/]{24,}={0,2}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value))) return true;
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/].filter((c) => c.test(value)).length;
-  return !/[\s:]/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
+  // Not a setting's own `name=value` (`Cookie: SameSite=Strict;`: review 69), nor a publishable key (`pk_live_…`).
+  return !/[\s:=]/.test(value) && !/^pk_(live|test)_/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
 }
 
 /** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
