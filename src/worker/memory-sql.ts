@@ -208,6 +208,8 @@ function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
 export interface Rememberer {
   /** The caller's label: who a memory they remember is by, and whose memories answers leave unlabelled. */
   label: string;
+  /** The project's owner's label: a memory of theirs in the structured file is stored for everyone. */
+  owner: string;
   retag: boolean;
   room(bytes: number): string | undefined;
 }
@@ -215,12 +217,14 @@ export interface Rememberer {
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
-    const found = sql.exec<{ tags: string; created_at: string; source: string | null; text: string }>("SELECT tags, created_at, source, text FROM memories WHERE id = ?", memory.id).toArray()[0];
+    const found = sql.exec<{ tags: string; created_at: string; source: string | null; text: string; author: string | null }>("SELECT tags, created_at, source, text, author FROM memories WHERE id = ?", memory.id).toArray()[0];
     // Stored already only where a remember keeps it, as this text: remembered and not yet written (no source), or a line
-    // of its structured file. One only a hand-edited file holds is stored again (review 63: "Already remembered", then
-    // the collaborator deleted their file and it was gone), and so is one whose line kept the id and changed the text
-    // (review 65): the text given is the memory the id names.
-    const row = found && (found.source === null || found.source === structuredFile(memory.type)) && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
+    // of its structured file that the caller or the owner put there. One only a hand-edited file holds is stored again
+    // (review 63: "Already remembered", then the collaborator deleted their file and it was gone), so is one only
+    // another member's line holds (review 70: the same, in the structured file), and so is one whose line kept the id
+    // and changed the text (review 65): the text given is the memory the id names.
+    const keeper = !by || found?.author === by.label || found?.author === by.owner || found?.author === null;
+    const row = found && (found.source === null || (found.source === structuredFile(memory.type) && keeper)) && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
     const before = row ? (JSON.parse(row.tags) as string[]) : [];
     const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };

@@ -573,7 +573,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
     const now = new Date().toISOString();
-    const by = { label: caller.label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
+    const by = { label: caller.label, owner: g.meta.owner_label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
     const entryAuthors = new Map<string, Map<string, string>>();
     const lineLabels = new Map<string, string[][]>();
     const out = await runMemoryOp(this.ctx.storage, op, {

@@ -286,6 +286,12 @@ describe("sharing", () => {
     expect(filled).not.toContain(elsewhere);
     const customized = await owner.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow" });
     expect(customized.text).not.toContain(elsewhere);
+    // Nor `{project-root}` run on into an escaped name, in a script's view either (review 70), and no URI reads a
+    // project by an escaped name.
+    expect((await writer.files({ action: "write", project, path: custom, content: `[workflow]\non_complete = "Read {project-root}%32/docs/x.md"\n` })).isError).toBe(false);
+    const escaped = await owner.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --key workflow" });
+    expect(escaped.text).not.toContain("%32");
+    expect((await owner.call(TOOL.bmadResources, { operation: "read", uri: `bmad://projects/${project.replace(/-/, "%2D")}/docs/x.md` })).text).toContain("no percent-escapes");
     expect((await writer.files({ action: "delete", project, path: custom })).isError).toBe(false);
     expect((await owner.files({ action: "write", project, path, content: before.text.slice(before.text.indexOf("\n") + 1) })).isError).toBe(false);
   });
@@ -319,6 +325,22 @@ describe("sharing", () => {
       for (const n of holding) expect(named.has(n), `${path} line ${n}: ${lines[n - 1]}`).toBe(true);
     }
     expect((await owner.project({ action: "config", name: project, answers: { core: { output_folder: "_bmad-output" } } })).isError).toBe(false);
+  });
+
+  it("keeps a memory the owner remembers that only a writer's line of the structured file held, after the writer deletes the file (review 70)", async () => {
+    const ownerMemory = await memoryOf(owner);
+    const path = "_bmad/_memory/structured/decisions.jsonl";
+    const text = "Payments go through Stripe only";
+    const id = await memoryId("decisions", "architect", text);
+    const before = (await writer.files({ action: "read", project, path })).text;
+    const body = before.includes("\n") && !before.includes("deleted") ? before.slice(before.indexOf("\n") + 1) : "";
+    expect((await writer.files({ action: "write", project, path, content: `${body}{"id":"${id}","type":"decisions","agent":"architect","text":"${text}","tags":[],"created_at":"2026-01-01T00:00:00.000Z"}\n` })).isError).toBe(false);
+    await ownerMemory(TOOL.recallStructured, { query: "Stripe payments" }); // indexed as the writer's
+    expect(await ownerMemory(TOOL.rememberStructured, { type: "decisions", agent: "architect", text })).toMatch(/^Remembered as/);
+    expect((await owner.files({ action: "history", project, path })).text).toContain("remember_structured");
+    const now = (await writer.files({ action: "read", project, path })).text;
+    expect((await writer.files({ action: "write", project, path, content: now.slice(now.indexOf("\n") + 1).split("\n").filter((l) => !l.includes(id)).join("\n") })).isError).toBe(false);
+    expect((await owner.files({ action: "history", project, path })).text).toMatch(/remember_structured/);
   });
 
   it("keeps a memory the owner remembers that only a writer's hand-edited file held, after the writer deletes the file (review 63)", async () => {

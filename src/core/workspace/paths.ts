@@ -15,8 +15,9 @@ export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
  *  `sprint_status` pointed the owner's skills into the owner's private project). One scan for each: linear. */
 export function leadsOutOf(root: string, value: string): boolean {
   if (/(^|[\\/])\.\.([\\/]|$)/.test(value) || /file:\//i.test(value)) return true;
-  // `{project-root}` goes on only with a `/` (`{project-root}-private` names another project once filled in: review 65).
-  if (/\{project-root\}[\w.-]/.test(value)) return true;
+  // `{project-root}` goes on only with a `/` (`{project-root}-private`, `{project-root}%32` name another project once
+  // filled in: reviews 65 and 70).
+  if (/\{project-root\}[^/\s"'`)\]]/.test(value)) return true;
   // A project URI, or the part of one after its scheme (a value other values fill in: `{a}{b}` with `bmad:` and
   // `//projects/other/…`: review 65), names this project or leads out.
   const tail = root.slice(root.indexOf("//"));
@@ -224,6 +225,9 @@ export function parseProjectUri(uri: string): Checked<{ project: string; path: s
   if (slash < 0) return { ok: false, error: `Project URIs look like ${PROJECTS_PREFIX}{project}/{path}; list files with bmad-files "list".` };
   let project: string;
   let path: string;
+  // A project's name is plain (letters, digits, `.`, `_`, `-`, an `@tag`): spelled with escapes it was another's own name
+  // in disguise (`bmad://projects/app%32/` read app2: review 70). Only `@` may come escaped.
+  if (/%(?!40)/i.test(rest.slice(0, slash))) return { ok: false, error: "A project's name in a URI is written plainly, with no percent-escapes but %40 for @: give it as bmad-project list shows it." };
   try {
     project = decodeURIComponent(rest.slice(0, slash));
     path = decodeURIComponent(rest.slice(slash + 1));
