@@ -23,7 +23,7 @@ const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion
  *  Mapbox, Mailgun, Twilio, Notion's older, Resend, a Discord bot's; review 64: GitLab's runner and deploy tokens,
  *  Docker Hub, Heroku), each at a word's start (holdsToken). */
 const KNOWN_TOKEN =
-  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|gl(rt|dt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|HRKU-[A-Za-z0-9_-]{20,}|xox[abcpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi|A(KI|SI)A[0-9A-Z]{16}|ya29\.[A-Za-z0-9_-]{30,}|1\/\/0[A-Za-z0-9_-]{40,}|pplx-[A-Za-z0-9]{40,}|pcsk_[A-Za-z0-9_]{40,}|lsv2_(pt|sk)_[a-f0-9]{32}|figd_[A-Za-z0-9_-]{30,}|nfp_[A-Za-z0-9]{30,}|rubygems_[a-f0-9]{48}|oy2[a-z0-9]{43}|ATBB[A-Za-z0-9]{28,}|sgp_[A-Za-z0-9]{40,}|sq0(atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9]{60,}|ops_eyJ[A-Za-z0-9_-]{20,}|[a-f0-9]{32}-us\d{1,2}\b|[A-Za-z0-9_~.-]{3}8Q~[A-Za-z0-9_~.-]{31,34}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
+  /^(sk-[A-Za-z0-9_-]{16,}|(sk|rk)_(live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|gl(rt|dt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}|dckr_pat_[A-Za-z0-9_-]{20,}|HRKU-[A-Za-z0-9_-]{20,}|xox[abcpr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{20,}|gsk_[A-Za-z0-9]{40,}|xai-[A-Za-z0-9]{40,}|hf_[A-Za-z0-9]{30,}|npm_[A-Za-z0-9]{30,}|lin_api_[A-Za-z0-9]{20,}|ATATT[A-Za-z0-9_=-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}|shp(at|ss|ca)_[a-f0-9]{20,}|ntn_[A-Za-z0-9]{20,}|\d{8,10}:AA[A-Za-z0-9_-]{30,}|LS0tLS1CRUdJTi(?!BDRVJU|BQVUJMSUMg)|A(KI|SI)A[0-9A-Z]{16}|ya29\.[A-Za-z0-9_-]{30,}|1\/\/0[A-Za-z0-9_-]{40,}|pplx-[A-Za-z0-9]{40,}|pcsk_[A-Za-z0-9_]{40,}|lsv2_(pt|sk)_[a-f0-9]{32}|figd_[A-Za-z0-9_-]{30,}|nfp_[A-Za-z0-9]{30,}|rubygems_[a-f0-9]{48}|oy2[a-z0-9]{43}|ATBB[A-Za-z0-9]{28,}|sgp_[A-Za-z0-9]{40,}|sq0(atp|csp)-[A-Za-z0-9_-]{22,}|EAAA[A-Za-z0-9]{60,}|ops_eyJ[A-Za-z0-9_-]{20,}|[a-f0-9]{32}-us\d{1,2}\b|[A-Za-z0-9_~.-]{3}8Q~[A-Za-z0-9_~.-]{31,34}|AIza[0-9A-Za-z_-]{30,}|pypi-AgE[A-Za-z0-9_-]{40,}|do[opr]_v1_[a-f0-9]{64}|hv[sb]\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|gl(sa|c)_[A-Za-z0-9+/=_]{32,}|sbp_[a-f0-9]{40}|dp\.(pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,}|[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_-]{60,}|sntry[su]_[A-Za-z0-9+/=_-]{50,}|fo1_[A-Za-z0-9_-]{40,}|fm2_[A-Za-z0-9+/=_-]{40,}|[A-Za-z0-9+/]{86}==|eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.|whsec_[A-Za-z0-9]{24,}|r8_[A-Za-z0-9]{30,}|tskey-[a-z]+-[A-Za-z0-9]{10,}-[A-Za-z0-9]{20,}|NRAK-[A-Z0-9]{27}|sk\.eyJ[A-Za-z0-9_-]{20,}|key-[a-f0-9]{32}|SK[0-9a-f]{32}|secret_[A-Za-z0-9]{43}|re_[A-Za-z0-9]{8}_[A-Za-z0-9]{20,}|[MNO][A-Za-z0-9]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})/;
 /** Characters a token is found glued after (`**ghp_…**`, `_sk-ant-…_`, `1.ghp_…`, `\ghp_…`, `#ghp_…`: review 54);
  *  not `/` or `+`, inside URLs' paths and base64, where a token's shape turns up by chance. */
 const GLUE = new Set("*_~#\\.!?,:;>|=-");
@@ -98,7 +98,7 @@ function hasSecretQuery(query: string): boolean {
   return query.split("#")[0]!.split(/[&;]/).some((pair) => {
     const eq = pair.indexOf("=");
     const value = pair.slice(eq + 1);
-    return eq > 0 && SECRET_QUERY.has(pair.slice(0, eq).toLowerCase()) && isGivenSecret(value) && !/[<>{}]/.test(value);
+    return eq > 0 && SECRET_QUERY.has(pair.slice(0, eq).toLowerCase()) && isGivenSecret(value) && !/[<>{}$]/.test(value) && !/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/.test(value);
   });
 }
 
@@ -168,17 +168,23 @@ const SECRET_HINT = /pass|pw|pswd|contrase|recovery|secret|token|key|cred|auth|c
 /** A secret assigned in code, its value quoted (`const dbPassword = "…";`, `$password = '…'`, `PASSWORD := "…"`: review 68).
  *  Each identifier tried once: linear. */
 const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"'`\n]{6,200})["'`]/g;
-const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && !TEST_VALUE.test(value!) && isAssignedValue(value!, "="));
+const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && !TEST_VALUE.test(value!) && isAssignedValue(value!, ":"));
 
 /** A secret's noun in prose, then within three words a value as mixed as a password or a key's own shape (`The staging
  *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68). Word by word: linear. */
 const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
 function proseGivesSecret(line: string): boolean {
   const words = line.split(/\s+/);
-  return words.some((word, i) => SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) && !PUBLIC_KEY.test(words[i - 1] ?? "") && words.slice(i + 1, i + 4).some((w) => !TEST_VALUE.test(w) && isAssignedValue(unquoted(w).replace(/[.,;]+$/, ""), ":")));
+  return words.some((word, i) => {
+    if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || PUBLIC_KEY.test(words[i - 1] ?? "")) return false;
+    // The value right after the noun, or after a word that gives it (`is`, `=`, `:`): `token refresh race <hash>` gives none.
+    const value = CONNECTOR.test(words[i + 1] ?? "") ? words[i + 2] : words[i + 1];
+    return value !== undefined && !TEST_VALUE.test(value) && isAssignedValue(unquoted(value).replace(/[.,;]+$/, ""), ":");
+  });
 }
+const CONNECTOR = /^(is|was|=|:|-|—|→|->|of)$/i;
 /** What a key is when it is no secret: a signing key's fingerprint, a public or host key (review 69: `GPG key: F3EF…`). */
-const PUBLIC_KEY = /\b(gpg|pgp|public|publishable|fingerprint|host|ssh|signing|cache|redis|primary|foreign|sort|partition)\b/i;
+const PUBLIC_KEY = /\b(gpg|pgp|public|publishable|fingerprint|host|ssh|signing|cache|redis|primary|foreign|sort|partition|object|unique|flag|design|storage|idempotency|s3)\b/i;
 
 /** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
  *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
@@ -196,8 +202,8 @@ function linesGiveSecret(text: string): boolean {
     }
     // A table's separator row is no row of values (review 69: its dashes read as a password).
     if (/^[\s:|-]+$/.test(raw)) continue;
-    if (GHERKIN.test(raw)) scenario = true;
     const line = raw.replace(/\*\*|__|`/g, "");
+    if (GHERKIN.test(line)) scenario = true;
     // Each reading only where its mark is (a line of a million has to be read quickly).
     const colon = line.includes(":");
     const named = SECRET_HINT.test(line);
@@ -205,17 +211,19 @@ function linesGiveSecret(text: string): boolean {
     if (scenario) continue;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
-    else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && isAssignedValue(unquoted(cell), "="))) return true;
+    else if (columns?.some(Boolean) && cellsOf(line).some((cell, k) => columns![k] && !/\s/.test(cell) && !ENV_NAME.test(cell) && isAssignedValue(unquoted(cell), ":"))) return true;
   }
   return false;
 }
 /** A line of a Gherkin scenario (a story's acceptance criteria, a test design). */
-const GHERKIN = /^\s*(scenario( outline)?|examples|background|given|when|then|and|but)\b/i;
+const GHERKIN = /^[\s>*+-]*(scenario( outline)?|examples|background|given|when|then|and|but)\b/i;
 /** Values test code and test data give a secret's name. */
 const TEST_VALUE = /test|dummy|fake|sample|example|fixture/i;
 
 /** A table's column of secrets by its header: plainer than a key's name (a "Pass" column numbers an editor's passes). */
 const SECRET_COLUMN = /pass(word|wd|phrase)|secret|token|api[ _-]?key|credential|private[ _-]?key/i;
+/** An environment variable's name (`AUTH0_CLIENT_SECRET`): a secret's name, never its value. */
+const ENV_NAME = /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$/;
 const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
 
 /** `Label of words: value`, the last word a secret's name (`DB password: …`, `API key: 4f9c…`), judged as `name: value`. */
@@ -263,7 +271,9 @@ function flagGivesPassword(line: string): boolean {
       client = command;
       continue;
     }
-    const next = unquoted(words[i + 1] ?? "");
+    const given = unquoted(words[i + 1] ?? "");
+    // A next flag, or a password read from elsewhere (`-pass env:X`, `file:…`), gives none.
+    const next = given.startsWith("-") || /^(env|file|fd|stdin):?/.test(given) ? "" : given;
     if (!client) continue;
     if (GLUED_PASSWORD.has(client) && /^-p./.test(word) && isAssignedValue(unquoted(word.slice(2)), "=")) return true;
     if (PASSWORD_AFTER.get(client)?.includes(word) && isAssignedValue(next, "=")) return true;
@@ -317,7 +327,8 @@ function isAssignedValue(given: string, sign: "=" | ":"): boolean {
   if (/^[A-Fa-f0-9]{24,}$/.test(value) || (/^[A-Za-z0-9+/]{24,}={0,2}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value))) return true;
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/].filter((c) => c.test(value)).length;
   // Not a setting's own `name=value` (`Cookie: SameSite=Strict;`: review 69), nor a publishable key (`pk_live_…`).
-  return !/[\s:=]/.test(value) && !/^pk_(live|test)_/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
+  // Nor a path (`invoices/2024/INV-0001.pdf`) or a CSS colour.
+  return !/[\s:=/#]/.test(value) && !/^pk_(live|test)_/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
 }
 
 /** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
