@@ -44,10 +44,10 @@ export function tooHeavyToParse(text: string, maxEntries: number): string | unde
 /** Characters a YAML file parsed here may hold: BMAD's own are a few KB, a big sprint's status tens of KB. The yaml
  *  package parses about a megabyte a second whatever the text, so this holds a project's object a quarter of a second
  *  at most (review 63: 600 KB of `&a ` anchors took 41 s, each error's context built from the text before it). */
-export const MAX_YAML_CHARS = 256 * 1024;
+const MAX_YAML_CHARS = 256 * 1024;
 
 /** Why YAML text is not worth parsing: too heavy by tooHeavyToParse, or past MAX_YAML_CHARS. */
-export function tooHeavyYaml(text: string, maxEntries: number): string | undefined {
+function tooHeavyYaml(text: string, maxEntries: number): string | undefined {
   return tooHeavyToParse(text, maxEntries) ?? (text.length > MAX_YAML_CHARS ? `it is ${Math.ceil(text.length / 1024)} KiB, past the ${MAX_YAML_CHARS / 1024} KiB a YAML file is read to` : undefined);
 }
 

@@ -10,7 +10,7 @@ import { BUNDLE_MOUNT, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
 import { othersNote } from "../workspace/line-authors.js";
-import { leadsOutOf } from "../workspace/paths.js";
+import { leadsOutOf, PROJECTS_PREFIX } from "../workspace/paths.js";
 
 export interface SkillRender {
   projectRoot: string;
@@ -97,17 +97,17 @@ function flatConfig(reader: BundleReader, central: PyDict, modules: string[], ro
   for (const module of modules) put(reader.catalog.manifest.config[module], false);
   put(reader.catalog.manifest.config.core, false);
   const expanded = expandConfigRefs(out, root);
-  if (refused.size || !root.startsWith(PROJECTS_URI)) return expanded;
-  const leaving = new Set([...expanded].filter(([k, v]) => leadsOutOf(root, v) || (FOLDER_KEY.test(k) && leavesRoot(v, root))).map(([k]) => k));
+  if (refused.size || !root.startsWith(PROJECTS_PREFIX)) return expanded;
+  const leaving = new Set([...expanded].filter(([k, v]) => leadsOutOf(root, v) || (FOLDER_KEY.test(k) && folderLeavesRoot(v, root))).map(([k]) => k));
   return leaving.size ? flatConfig(reader, central, modules, root, leaving) : expanded;
 }
 
-const PROJECTS_URI = "bmad://projects/";
 /** Config keys that name a folder of the project (as installer questions and config files name them). */
 export const FOLDER_KEY = /(^|_)(folder|artifacts|knowledge|dir|path|root)$/;
-/** Whether a folder value, expanded, leads out of the project at `root` (a URI elsewhere, an absolute path, `..`). */
-const leavesRoot = (value: string, root: string): boolean =>
-  /(^|\/)\.\.(\/|$)/.test(value) || (value.includes("://") ? value !== root && !value.startsWith(`${root}/`) : value.startsWith("/"));
+/** Whether a folder value, expanded, leads out of the project at `root` in a way only a folder's can, beyond leadsOutOf:
+ *  any URI elsewhere (not only a project's), or an absolute path. */
+const folderLeavesRoot = (value: string, root: string): boolean =>
+  value.includes("://") ? value !== root && !value.startsWith(`${root}/`) : value.startsWith("/");
 
 /** `{key}` and `{{key}}` config placeholders filled in; others (`{doc_workspace}`, `{{date}}`) stay whole. */
 export function fillConfigValues(text: string, config: Map<string, string>): string {
@@ -160,7 +160,7 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
   // In a workspace, a customization or config value that leads out of it once filled in is not given (review 65:
   // `{project-root}-private/docs` and `{a}{b}` named the owner's private project).
   const confined = (value: string | undefined) =>
-    value !== undefined && ctx.projectRoot.startsWith(PROJECTS_URI) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
+    value !== undefined && ctx.projectRoot.startsWith(PROJECTS_PREFIX) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
   const one = (token: string, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number): string => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
     if (configPath) return confined(configValue(configPath, ctx)) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
