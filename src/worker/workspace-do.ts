@@ -677,20 +677,20 @@ function answerLines(answers: Map<string, string>, setters: Map<string, string>,
   const who = new Map<string, Person>();
   // Others' values, wherever the installer fills one in (`planning_artifacts = "{project-root}/<output_folder>/…"`):
   // the line holding it is theirs too (review 63: it was the owner's alone).
-  const filled: Array<{ value: string; person: Person }> = [];
+  // As written, and escaped as TOML's and YAML's double-quoted strings write it (`out\"x`: review 65).
+  const filled: Array<{ forms: [string, string]; person: Person }> = [];
   for (const [key, json] of answers) {
     const label = setters.get(key) ?? owner.label;
     const person = label === caller.label ? caller : label === owner.label ? owner : { label };
     const bare = key.slice(key.indexOf(".") + 1);
     if (!who.has(bare) || who.get(bare)!.label === owner.label) who.set(bare, person);
     const value = String(JSON.parse(json));
-    if (label !== owner.label && value.trim().length >= 2) filled.push({ value, person });
+    if (label !== owner.label && value.trim().length >= 2) filled.push({ forms: [value, JSON.stringify(value).slice(1, -1)], person });
   }
   return {
     key: (line) => /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/.exec(line)?.[1],
     newBy: (key) => who.get(key),
-    // As written, or escaped as TOML's and YAML's double-quoted strings write it (`out\"x`: review 65).
-    alsoBy: (line) => filled.filter((f) => line.includes(f.value) || line.includes(JSON.stringify(f.value).slice(1, -1))).map((f) => f.person),
+    alsoBy: (line) => filled.filter((f) => f.forms.some((form) => line.includes(form))).map((f) => f.person),
   };
 }
 
