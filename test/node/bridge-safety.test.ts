@@ -440,9 +440,18 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(readFileSync(join(dir, "docs/a.md"), "utf8")).toBe("second\n");
     expect(existsSync(lock)).toBe(false);
     // One killed and not yet reaped (a zombie, whose parent never waits) holds nothing either (review 58).
-    const parent = spawn("sh", ["-c", `${process.execPath} -e "setInterval(() => {}, 1e6)" & echo $!; exec sleep 60`], { stdio: ["ignore", "pipe", "ignore"] });
+    // The child is killed only once its parent is `sleep`, which never reaps: the shell before the exec may.
+    const parent = spawn("sh", ["-c", `${process.execPath} -e "setInterval(() => {}, 1e6)" & exec sleep 60`], { stdio: "ignore" });
     try {
-      const zombie = Number(await new Promise<string>((resolve) => parent.stdout!.once("data", (d) => resolve(String(d)))));
+      const zombie = await waitFor("the shell to become sleep", () => {
+        try {
+          if (readFileSync(`/proc/${parent.pid}/comm`, "latin1") !== "sleep\n") return undefined;
+          const child = Number(readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, "latin1").trim());
+          return Number.isInteger(child) && child > 0 ? child : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 5000);
       process.kill(zombie, "SIGKILL");
       await waitFor("a zombie", () => (readFileSync(`/proc/${zombie}/stat`, "latin1").split(") ")[1]?.startsWith("Z") ? true : undefined), 5000);
       mkdirSync(lock);
