@@ -13,6 +13,7 @@ import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
 import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
+import { writerGone, writerTag } from "./process-identity.js";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
@@ -403,7 +404,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (refused) return refused;
   const dir = dirname(target);
   sweepLeftovers(dir);
-  const temp = join(dir, `.${basename(target)}.${TEMP_MARK}${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `.${basename(target)}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     try {
@@ -432,27 +433,37 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
 
 /** In a writer's temp file's name: what the sweep removes is ours alone, never a user's file of a like name. */
 const TEMP_MARK = "bmad-mcp-";
-const OUR_TEMP = new RegExp(`^\\..+\\.${TEMP_MARK}[0-9a-f]{12}\\.tmp$`);
+/** Named by its writer (file-lock.ts writerTag) since review 74; untagged: an earlier bridge's. */
+const OUR_TEMP = new RegExp(`^\\..+\\.${TEMP_MARK}(?:(\\d+-\\d+-[0-9a-f]{8})-)?[0-9a-f]{12}\\.tmp$`);
 /** A folder's staging copy (createConfinedTree), named so that the sweep takes ours alone; `.staging-XXXXXX` is an earlier bridge's. */
 const STAGING_PREFIX = `.${TEMP_MARK}staging-`;
 const OUR_STAGING = new RegExp(`^\\.${TEMP_MARK}staging-[A-Za-z0-9]{6}$`);
 
-/** Folders whose leftovers were looked for, in this process: once each. */
-const swept = new Set<string>();
-/** How old a writer's temp file must be to be taken for one a killed writer left (a live one lasts milliseconds). */
+/** Folders whose leftovers were looked for in this process, and when last. */
+const swept = new Map<string, number>();
+/** How old a writer's temp file must be to be taken for one a killed writer left, where its writer cannot be looked at
+ *  (a live one lasts milliseconds). */
 const LEFTOVER_AGE_MS = 10 * 60_000;
+/** A folder is looked at again after this, on a write there: another bridge may have been killed in it meanwhile. */
+const SWEEP_AGAIN_MS = 60_000;
 
-/** Removes, once per folder and process, the temp files and staging folders writers killed mid-write left there (full
- *  copies of a file, which `git add -A` would commit: review 16). A link of a like name is never followed. */
+/** Removes the temp files and staging folders writers killed mid-write left in a folder (full copies of a file, which
+ *  `git add -A` would commit: review 16): one whose writer has ended at once, one whose writer cannot be looked at once
+ *  it is old. At a folder's first write in this process, and again after SWEEP_AGAIN_MS. A link of a like name is never
+ *  followed. */
 function sweepLeftovers(dir: string): void {
-  if (swept.has(dir) || swept.size > 10_000) return;
-  swept.add(dir);
+  const last = swept.get(dir);
+  if ((last !== undefined && Date.now() - last < SWEEP_AGAIN_MS) || (last === undefined && swept.size > 10_000)) return;
+  swept.set(dir, Date.now());
   void (async () => {
     for (const name of await readdir(dir).catch(() => [] as string[])) {
-      const file = OUR_TEMP.test(name);
+      const temp = OUR_TEMP.exec(name);
+      const file = temp !== null;
       if (!file && !OUR_STAGING.test(name)) continue;
       const st = await lstat(join(dir, name)).catch(() => undefined);
-      if (!st || (file ? !st.isFile() : !st.isDirectory()) || Date.now() - st.mtimeMs <= LEFTOVER_AGE_MS) continue;
+      if (!st || (file ? !st.isFile() : !st.isDirectory())) continue;
+      const writerEnded = temp?.[1] !== undefined && writerGone(temp[1]) === true;
+      if (!writerEnded && Date.now() - st.mtimeMs <= LEFTOVER_AGE_MS) continue;
       await rm(join(dir, name), { recursive: !file, force: true }).catch(() => undefined);
     }
   })();

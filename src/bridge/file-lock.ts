@@ -9,68 +9,20 @@
 // WAIT_MS, naming the holder. Locks live in one private folder per user on this machine, keyed by the file's real path,
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
-import { lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
 import { heldLock, landingOf } from "./confined-fs.js";
+import { gone, ownBoot, ownPidNs, ownStart } from "./process-identity.js";
 
 /** How long a change waits for a live holder before it gives up, naming it. */
 const WAIT_MS = 11_000;
 
 const Holder = z.object({ pid: z.number().int().positive(), start: z.string().optional(), token: z.string(), path: z.string(), pidns: z.string().optional(), boot: z.string().optional() });
 type Holder = z.infer<typeof Holder>;
-
-/** This process's start, as the kernel counts it (Linux): a pid reused by a later process is not this holder. */
-function startOf(pid: number): string | undefined {
-  return statFields(pid)?.[19];
-}
-
-/** The fields of /proc/<pid>/stat after the command's name (state first), or undefined where it cannot be read. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  } catch {
-    return undefined;
-  }
-}
-const ownStart = startOf(process.pid);
-/** Which process ids this process sees (its pid namespace) and since when (this boot): a holder's pid means its process
- *  only within both (review 22: a bridge in another pid namespace took over a live holder's lock 35 ms after it was made). */
-const ownPidNs = (() => {
-  try {
-    return readlinkSync("/proc/self/ns/pid");
-  } catch {
-    return undefined;
-  }
-})();
-const ownBoot = (() => {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim();
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Whether the holder's process has ended (or its pid now names another process). A holder from an earlier boot is gone;
- *  one from another pid namespace cannot be looked at, so it is never taken for gone (a waiter gives up instead). */
-function gone(holder: Holder): boolean {
-  if (holder.boot !== undefined && ownBoot !== undefined && holder.boot !== ownBoot) return true;
-  if (holder.pidns !== undefined && ownPidNs !== undefined && holder.pidns !== ownPidNs) return false;
-  try {
-    process.kill(holder.pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
-  const fields = statFields(holder.pid);
-  // A process killed and not yet reaped (a zombie) still answers kill(0), and holds nothing (review 58: its lock
-  // blocked the file until a parent that never reaps did).
-  if (fields?.[0] === "Z" || fields?.[0] === "X") return true;
-  return holder.start !== undefined && fields?.[19] !== undefined && fields[19] !== holder.start;
-}
 
 /** How long a lock held from another pid namespace, whose process cannot be looked at, is left to its holder. */
 const OTHER_NAMESPACE_MS = 60_000;

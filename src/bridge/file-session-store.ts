@@ -5,13 +5,16 @@
 //   .claude/specs/<task>/<artifact>         artifacts, saved on confirm/approve
 // Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock.
 import { randomBytes, randomUUID } from "node:crypto";
+import { lstat } from "node:fs/promises";
+import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { enqueued, newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
-import { ensureConfinedDir, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
+import { ensureConfinedDir, fileStamp, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
+import { noteWrite } from "./kept-versions.js";
 
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
@@ -96,6 +99,23 @@ export class FileSessionStore implements SessionStore {
     if (Buffer.byteLength(text) > MAX_STATE_BYTES) throw new RefusedPath(`${rel}: would be larger than ${MAX_STATE_BYTES / 1024 / 1024} MiB, which the bridge refuses to read back; nothing was written.`);
     const written = await writeConfined(this.projectDir, rel, text, { own: BASE });
     if (!written.ok) throw new RefusedPath(written.error);
+  }
+
+  /** A confirmed artifact, created in the project and never put over a file there (review 74: a teammate's committed
+   *  spec of the same task name, or a link to the PRD, was replaced with no copy kept): the session moves on only once
+   *  it is saved. Under the artifact's lock, as every change of a project file is. */
+  private async createArtifact(rel: string, text: string): Promise<void> {
+    const there = (await fileStamp(this.projectDir, rel)) !== "absent" || (await lstat(resolve(this.projectDir, rel)).then(() => true, () => false));
+    if (there) {
+      throw new RefusedPath(`${rel} is in the project already, and is not this session's: it was left as it is, and the session was not moved on. Move that file aside (or rename it), then confirm again.`);
+    }
+    const bytes = new TextEncoder().encode(text);
+    if (bytes.byteLength > MAX_STATE_BYTES) throw new RefusedPath(`${rel}: would be larger than ${MAX_STATE_BYTES / 1024 / 1024} MiB, which the bridge refuses to read back; nothing was written.`);
+    // Only where nothing is, up to the rename: a file made meanwhile (an editor's save) stands.
+    const written = await writeConfined(this.projectDir, rel, bytes, { unchanged: "absent" });
+    if (!written.ok) throw new RefusedPath(written.error);
+    // The model's text, as every write the bridge makes is noted (kept-versions.ts).
+    await noteWrite(this.projectDir, rel, bytes);
   }
 
   /** One holder at a time per `path`: a promise chain in this process, the file's lock across processes. */
@@ -217,8 +237,10 @@ export class FileSessionStore implements SessionStore {
     return this.refusals("Nothing was started", () => this.locked(MAPPING, async () => {
       const mapping = parseMapping(await this.readText(MAPPING)) ?? (await this.scan());
       if (mapping.size >= MAX_SESSIONS) return { ok: false, kind: "invalid", error: tooManySessions(mapping.size) };
-      // Task names are artifact folders shared by everyone in the project, so they are unique project-wide.
-      const task_name = uniqueTaskName(objective, new Set([...mapping.values()].map((e) => e.task_name)));
+      // Task names are artifact folders shared by everyone in the project, so they are unique project-wide, and a folder
+      // there already (a teammate's committed specs, which this project's sessions never knew) is taken too.
+      const folders = await listConfined(this.projectDir, SPECS_DIR);
+      const task_name = uniqueTaskName(objective, new Set([...mapping.values()].map((e) => e.task_name).concat(folders.ok ? folders.names : [])));
       const state = newSession({ session_id, task_name, objective, owner, now });
       // The name is reserved before the state exists, so a crash in between cannot hand it out twice.
       mapping.set(session_id, mappingEntry(state));
@@ -247,7 +269,7 @@ export class FileSessionStore implements SessionStore {
         const text = await this.readText(this.contentPath(state.session_id, result.artifact.ref));
         // A project file like any other: under its own lock, as bmad-files and pull change it.
         const artifact = this.artifactPath(state, result.artifact.file);
-        if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.writeText(artifact, text));
+        if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.createArtifact(artifact, text));
       }
       await this.save(result.state);
       return { ok: true, value: result.state };

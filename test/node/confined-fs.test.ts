@@ -1,13 +1,14 @@
 // The bridge's confined reader and writer on a real directory: what it refuses (paths and links that leave
 // the root, devices, FIFOs, sockets, files over the cap), what it follows (links that stay inside), and
 // writes that are atomic and never land outside, whatever the parent folders are.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfinedTree, ensureConfinedDir, isInside, listConfined, posixRelative, readConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
-import { tempDir } from "./helpers.js";
+import { writerTag } from "../../src/bridge/process-identity.js";
+import { tempDir, waitFor } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
 const root = join(tmp.dir, "project");
@@ -134,6 +135,22 @@ describe("writing", () => {
     expect(statSync(join(root, "private/run.md")).mode & 0o777).toBe(0o644);
     await new Promise((r) => setTimeout(r, 100));
     expect(readdirSync(join(root, "private")).sort()).toEqual([".draft.0123456789ab.tmp", ".run.md.bmad-mcp-ba9876543210.tmp", "notes.md", "run.md"]);
+  });
+
+  it("clears at once the temp file of a writer that has ended, and leaves a live writer's (review 74)", async () => {
+    mkdirSync(join(root, "tagged"));
+    const [, start, place] = writerTag!.split("-");
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const names = {
+      ended: `.prd.md.bmad-mcp-${dead}-${start}-${place}-0123456789ab.tmp`,
+      live: `.prd.md.bmad-mcp-${writerTag}-ba9876543210.tmp`,
+      // Another pid namespace's or boot's: its writer cannot be looked at here, and it is fresh.
+      elsewhere: `.prd.md.bmad-mcp-${dead}-${start}-00000000-0123456789ab.tmp`,
+    };
+    for (const name of Object.values(names)) writeFileSync(join(root, "tagged", name), "a whole copy");
+    expect(await writeConfined(root, "tagged/prd.md", "new")).toMatchObject({ ok: true });
+    await waitFor("the sweep", () => (existsSync(join(root, "tagged", names.ended)) ? undefined : true), 2000);
+    expect(readdirSync(join(root, "tagged")).sort()).toEqual([names.elsewhere, names.live, "prd.md"].sort());
   });
 
   it("clears the staging folders a killed folder writer left, and nothing of a like name that is not one", async () => {

@@ -1,6 +1,6 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_SESSIONS } from "../../src/bridge/file-session-store";
@@ -219,6 +219,39 @@ describe("artifacts", () => {
     release();
     await Promise.all([holding, confirming]);
     expect(order).toEqual(["released", "confirmed"]);
+  });
+});
+
+describe("artifacts are created, never put over a project's file (review 74)", () => {
+  it("takes another task name where the project has that folder already (a teammate's committed specs)", async () => {
+    mkdirSync(join(dir, ".claude/specs/add-password-reset"), { recursive: true });
+    writeFileSync(join(dir, ".claude/specs/add-password-reset/01-product-requirements.md"), "# the teammate's spec\n");
+    const { session_id, task_name } = await start("me", "Add password reset");
+    expect(task_name).toBe("add-password-reset-1");
+    await act(session_id, { type: "submit", claude_result: "# the model's spec\n\nQuality Score: 95/100" });
+    await act(session_id, { type: "confirm" });
+    expect(readFileSync(join(dir, ".claude/specs/add-password-reset/01-product-requirements.md"), "utf8")).toBe("# the teammate's spec\n");
+    expect(readFileSync(join(dir, ".claude/specs/add-password-reset-1/01-product-requirements.md"), "utf8")).toContain("the model's spec");
+  });
+
+  it("refuses a confirm where a file or a link is there already, changes nothing, and confirms once it is moved", async () => {
+    const { session_id, task_name } = await start("me", "Link to the PRD");
+    await act(session_id, { type: "submit", claude_result: "# the model's spec\n\nQuality Score: 95/100" });
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "docs/prd.md"), "# the user's PRD\n");
+    mkdirSync(join(dir, ".claude/specs", task_name), { recursive: true });
+    const artifact = join(dir, ".claude/specs", task_name, "01-product-requirements.md");
+    for (const plant of [() => symlinkSync("../../../docs/prd.md", artifact), () => writeFileSync(artifact, "# saved by an editor\n"), () => symlinkSync("missing.md", artifact)]) {
+      plant();
+      const refused = await store.act("me", session_id, { type: "confirm" });
+      expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringContaining(`.claude/specs/${task_name}/01-product-requirements.md is in the project already`) });
+      expect(readFileSync(join(dir, "docs/prd.md"), "utf8")).toBe("# the user's PRD\n");
+      expect(value(await store.get("me", session_id)).current_state).toBe("awaiting_confirmation");
+      rmSync(artifact);
+    }
+    expect(readFileSync(join(dir, "docs/prd.md"), "utf8")).toBe("# the user's PRD\n");
+    expect((await act(session_id, { type: "confirm" })).current_stage).not.toBe("po");
+    expect(readFileSync(artifact, "utf8")).toContain("the model's spec");
   });
 });
 
