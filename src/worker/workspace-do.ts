@@ -25,6 +25,7 @@ import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
+import type { Standing } from "./workspace-index-do.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
 export interface Caller {
@@ -51,7 +52,13 @@ interface Meta {
   deleted_at: string | null;
   /** Who last set each installer answer (`module.key` -> label), JSON; null: the owner, for all (made before this). */
   answer_authors: string | null;
+  /** The number of its last create, delete or undelete (nextStanding); null: made before these were numbered. */
+  standing_seq: number | null;
 }
+
+/** A number above every earlier change of a project's state, even one made before its storage went (a project deleted
+ *  for good and made again): microseconds of the clock, or one more than the last. */
+const nextStanding = (meta: Meta | undefined) => Math.max(Date.now() * 1000, (meta?.standing_seq ?? 0) + 1);
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -86,6 +93,7 @@ export class WorkspaceProject extends DurableObject {
     if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
     if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
     if (!columns.includes("answer_authors")) this.sql.exec("ALTER TABLE meta ADD COLUMN answer_authors TEXT");
+    if (!columns.includes("standing_seq")) this.sql.exec("ALTER TABLE meta ADD COLUMN standing_seq INTEGER");
     this.files.migrate();
   }
 
@@ -111,7 +119,8 @@ export class WorkspaceProject extends DurableObject {
   private createTables(): void {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
-        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT, answer_authors TEXT);
+        created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT, answer_authors TEXT,
+        standing_seq INTEGER);
     `);
     this.shares.createTable();
     this.files.createTables();
@@ -175,8 +184,8 @@ export class WorkspaceProject extends DurableObject {
     this.files.transaction(() => {
       this.createTables();
       this.sql.exec(
-        "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes, time_zone) VALUES (1, ?, ?, ?, ?, ?, 0, ?)",
-        caller.id, caller.label, name, now, JSON.stringify(answers), timeZone ?? null,
+        "INSERT INTO meta (id, owner, owner_label, name, created_at, answers, history_bytes, time_zone, standing_seq) VALUES (1, ?, ?, ?, ?, ?, 0, ?, ?)",
+        caller.id, caller.label, name, now, JSON.stringify(answers), timeZone ?? null, nextStanding(undefined),
       );
       for (const f of files) this.files.commit(f.path, f.data, "create", personOf(caller), now);
     });
@@ -454,7 +463,7 @@ export class WorkspaceProject extends DurableObject {
       await this.ctx.storage.deleteAll();
       // Gone for good: no longer among the projects its owner's limit counts.
       const index = (this.env as Env).WORKSPACE_INDEX;
-      await index.get(index.idFromName(`user:${meta.owner}`)).kept(meta.name);
+      await index.get(index.idFromName(`user:${meta.owner}`)).settle(meta.name, { state: "none", seq: Date.now() * 1000 - 1 });
       return;
     }
     const next = [this.files.dropPurged(Date.now()), meta.deleted_at ? Date.parse(this.undoneBy(meta.deleted_at)) : undefined].filter((t): t is number => t !== undefined);
@@ -627,7 +636,7 @@ export class WorkspaceProject extends DurableObject {
     const now = new Date().toISOString();
     this.files.transaction(() => {
       this.sql.exec("DELETE FROM shares");
-      this.sql.exec("UPDATE meta SET deleted_at = ? WHERE id = 1", now);
+      this.sql.exec("UPDATE meta SET deleted_at = ?, standing_seq = ? WHERE id = 1", now, nextStanding(g.meta));
     });
     await this.wakeAt(Date.parse(this.undoneBy(now)));
     return { ok: true, value: { name: g.meta.name, files, handles, until: this.undoneBy(now) } };
@@ -638,8 +647,17 @@ export class WorkspaceProject extends DurableObject {
     const meta = this.meta();
     if (!meta || meta.owner !== caller.id) return NO_PROJECT;
     if (!meta.deleted_at) return fail("conflict", `"${meta.name}" is not deleted.`);
-    this.sql.exec("UPDATE meta SET deleted_at = NULL WHERE id = 1");
+    this.sql.exec("UPDATE meta SET deleted_at = NULL, standing_seq = ? WHERE id = 1", nextStanding(meta));
     return this.info(caller);
+  }
+
+  /** Where the project stands for its owner's index (workspace-index-do.ts settle): live, deleted and kept, or not there. */
+  standing(caller: Caller): Standing {
+    const meta = this.meta();
+    // Not there: a word later than any this project gave before its storage went, and earlier than its next create.
+    if (!meta || meta.owner !== caller.id) return { state: "none", seq: Date.now() * 1000 - 1 };
+    const seq = meta.standing_seq ?? 0;
+    return meta.deleted_at ? { state: "deleted", seq, until: this.undoneBy(meta.deleted_at) } : { state: "live", seq, created_at: meta.created_at };
   }
 }
 

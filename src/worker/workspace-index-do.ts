@@ -22,6 +22,10 @@ export type OwnedRow = z.infer<typeof OWNED_ROW>;
 
 export type ReceivedShare = z.infer<typeof RECEIVED_ROW>;
 
+/** Where a project stands, as the project itself says: its state and the number of its last change of state, which
+ *  only grows (workspace-do.ts), so the index takes the latest it has heard whatever order answers arrive in. */
+export type Standing = { seq: number } & ({ state: "live"; created_at: string } | { state: "deleted"; until: string } | { state: "none" });
+
 export class WorkspaceIndex extends DurableObject {
   private readonly sql: SqlStorage;
 
@@ -33,6 +37,7 @@ export class WorkspaceIndex extends DurableObject {
       CREATE TABLE IF NOT EXISTS deleted (name TEXT PRIMARY KEY, until TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
         accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
+      CREATE TABLE IF NOT EXISTS standing (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
     `);
     // Indexes made before consent: their shares become offers, to accept or decline.
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('received')").toArray().map((c) => c.name);
@@ -53,13 +58,6 @@ export class WorkspaceIndex extends DurableObject {
     return { ok: true };
   }
 
-  /** Forgets an owned name; with `state`, only while it is in that state (a delete releases only the name it marked,
-   *  never one a create took back meanwhile). */
-  release(name: string, state?: OwnedRow["state"]): void {
-    if (state) this.sql.exec("DELETE FROM owned WHERE name = ? AND state = ?", name, state);
-    else this.sql.exec("DELETE FROM owned WHERE name = ?", name);
-  }
-
   /** A create takes back a name whose project is gone (a create or delete cut short, or a delete finishing now): it is
    *  pending again, whether or not that delete released it meanwhile. */
   claim(name: string, now: string): void {
@@ -71,15 +69,25 @@ export class WorkspaceIndex extends DurableObject {
     return this.sql.exec<{ name: string; until: string }>("SELECT name, until FROM deleted WHERE until > ? ORDER BY name", now).toArray().map((r) => ({ name: r.name, until: r.until }));
   }
 
-  /** A project deleted and kept until `until` (or, without it, one undeleted). */
-  kept(name: string, until?: string): void {
-    if (until) this.sql.exec("INSERT OR REPLACE INTO deleted (name, until) VALUES (?, ?)", name, until);
-    else this.sql.exec("DELETE FROM deleted WHERE name = ?", name);
-  }
-
-  /** A name's create or delete finished or settled (nothing happens to a name the index no longer holds). */
+  /** A name's delete begins (nothing happens to a name the index no longer holds): a delete cut short is then settled
+   *  by the next listing. */
   mark(name: string, state: OwnedRow["state"]): void {
     this.sql.exec("UPDATE owned SET state = ? WHERE name = ?", state, name);
+  }
+
+  /** The name's rows as its project says it stands, unless the index has heard a later word from it: a create, a
+   *  delete and an undelete at once each end here, in any order, and the last change of the project decides (review
+   *  73: each set the row as its own call saw it, and a live project dropped out of its owner's list for good). */
+  settle(name: string, standing: Standing): void {
+    const heard = this.sql.exec<{ seq: number }>("SELECT seq FROM standing WHERE name = ?", name).toArray()[0]?.seq;
+    // The same word again is taken again: it puts back a row a delete marked and never finished.
+    if (heard !== undefined && standing.seq < heard) return;
+    this.sql.exec("INSERT OR REPLACE INTO standing (name, seq) VALUES (?, ?)", name, standing.seq);
+    if (standing.state === "live") {
+      this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'live') ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, state = 'live'", name, standing.created_at);
+    } else this.sql.exec("DELETE FROM owned WHERE name = ?", name);
+    if (standing.state === "deleted") this.sql.exec("INSERT OR REPLACE INTO deleted (name, until) VALUES (?, ?)", name, standing.until);
+    else this.sql.exec("DELETE FROM deleted WHERE name = ?", name);
   }
 
   owned(): OwnedRow[] {

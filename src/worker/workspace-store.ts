@@ -15,7 +15,7 @@ import type { Env } from "./env.js";
 import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import { UNDO_DAYS } from "./workspace-versions.js";
-import type { OwnedRow, ReceivedShare } from "./workspace-index-do.js";
+import type { OwnedRow, ReceivedShare, Standing } from "./workspace-index-do.js";
 import type { TextEdited } from "../core/runtime/fs.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
@@ -181,14 +181,18 @@ export class DurableWorkspaceStore implements WorkspaceStore {
    *  project (there: live; not there: released, unless a create may still be running). */
   private async settled(row: OwnedRow): Promise<OwnedRow | undefined> {
     if (row.state === "live") return row;
-    const index = this.index(`user:${this.caller.id}`);
-    if ((await this.project(this.caller.id, row.name).info(this.caller)).ok) {
-      await index.mark(row.name, "live");
-      return { ...row, state: "live" };
-    }
-    if (row.state === "pending" && Date.parse(this.now()) - Date.parse(row.created_at) < CREATE_GRACE_MS) return undefined;
-    await index.release(row.name, row.state);
-    return undefined;
+    const standing = (await this.project(this.caller.id, row.name).standing(this.caller)) as Standing;
+    if (standing.state !== "live" && row.state === "pending" && Date.parse(this.now()) - Date.parse(row.created_at) < CREATE_GRACE_MS) return undefined;
+    await this.index(`user:${this.caller.id}`).settle(row.name, standing);
+    return standing.state === "live" ? { ...row, state: "live" } : undefined;
+  }
+
+  /** The caller's own project `name` in their index as the project says it stands: how every create, delete and
+   *  undelete ends, done or refused, so that the last change of the project decides its row. */
+  private async resettle(name: string): Promise<Standing> {
+    const standing = (await this.project(this.caller.id, name).standing(this.caller)) as Standing;
+    await this.index(`user:${this.caller.id}`).settle(name, standing);
+    return standing;
   }
 
   private async notFound(ref: string): Promise<WsError> {
@@ -227,20 +231,17 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const stub = this.project(this.caller.id, name);
     const index = this.index(`user:${this.caller.id}`);
     const reserved = await index.reserve(name, now, MAX_PROJECTS);
-    // A name the index holds without a project (a create or a delete cut short, or a delete finishing now) is free to
-    // take again: claimed, so that the delete's release leaves it (review 15: a project made then was never listed).
-    if (!reserved.ok && (reserved.reason === "limit" || (await stub.info(this.caller)).ok)) {
+    // A name the index holds without a live project (a create or a delete cut short, or a delete finishing now) is free
+    // to take again: claimed, so that it counts toward the limit while this create runs.
+    if (!reserved.ok && (reserved.reason === "limit" || (await this.resettle(name)).state === "live")) {
       return reserved.reason === "limit"
         ? { ok: false, kind: "limit", error: (checkProjectCount(reserved.count, reserved.deleted) as { error: string }).error }
         : { ok: false, kind: "conflict", error: `You already have a project "${name}"; pick another name or delete it first.` };
     }
     if (!reserved.ok) await index.claim(name, now);
     const out = (await stub.init(this.caller, name, plain(answers), filesOf(files), now, timeZone)) as DoResult<ProjectInfo>;
-    if (!out.ok) {
-      if (reserved.ok) await index.release(name, "pending");
-      return out.kind === "no_project" ? this.notFound(name) : out;
-    }
-    await index.mark(name, "live");
+    await this.resettle(name);
+    if (!out.ok) return out.kind === "no_project" ? this.notFound(name) : out;
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
@@ -265,11 +266,11 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (mine !== undefined && confirm === mine) await index.mark(mine, "deleting");
     const out = await this.on<{ name: string; files: number; handles: string[]; until: string }>(project, (s) => s.destroy(this.caller, confirm));
     if (!out.ok) {
-      if (mine !== undefined && confirm === mine) await index.mark(mine, "live");
+      if (mine !== undefined && confirm === mine) await this.resettle(mine);
       return out;
     }
     const { name, files, handles, until } = out.value;
-    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), index.release(name, "deleting"), index.kept(name, until)]);
+    await Promise.all([...handles.map((h) => this.index(h).revoke(this.caller.id, name)), this.resettle(name)]);
     return { ok: true as const, value: { name, files, until } };
   }
 
@@ -281,11 +282,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const reserved = await index.reserve(name, this.now(), MAX_PROJECTS);
     if (!reserved.ok && reserved.reason === "limit") return { ok: false, kind: "limit", error: (checkProjectCount(reserved.count, reserved.deleted) as { error: string }).error };
     const out = (await this.project(this.caller.id, name).undelete(this.caller)) as DoResult<ProjectInfo>;
+    await this.resettle(name);
     if (!out.ok) {
-      if (reserved.ok) await index.release(name, "pending");
       return out.kind === "no_project" ? { ok: false, kind: "no_project", error: `You have no deleted project "${name.slice(0, 100)}" (one is kept ${UNDO_DAYS} days after its delete).` } : out;
     }
-    await Promise.all([index.mark(name, "live"), index.kept(name)]);
     return { ok: true, value: { project: name, name, owner: "you", access: "owner", created_at: out.value.created_at } };
   }
 
