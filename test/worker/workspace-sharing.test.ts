@@ -234,7 +234,7 @@ describe("sharing", () => {
   });
 
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {
-    for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x", "{user_name}//projects/private/docs", "{communication_language}/docs", "x/{project-root}/y"]) {
+    for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x", "{user_name}//projects/private/docs", "{communication_language}/docs", "x/{project-root}/y", "bmad:/projects/private", "bmad:%2F%2Fprojects/private", "bmad:/\\projects/private", "BMAD:projects/private"]) {
       const out = await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } });
       expect(out.isError, value).toBe(true);
       expect(out.text, value).toContain("names a folder outside this project");
@@ -266,7 +266,9 @@ describe("sharing", () => {
     const path = "_bmad/custom/config.toml";
     const before = await owner.files({ action: "read", project, path });
     const elsewhere = unique("private");
-    const planted = `[modules.bmm]\nsprint_status = "bmad://projects/${elsewhere}/sprint-status.yaml"\ndoc_workspace = "BMAD://PROJECTS/${elsewhere}/prds/x"\nstory_location = "{project-root}/../${elsewhere}"\nnotes = "see bmad://projects/${project}2/x"\nkept_note = "bmad://projects/${project}/docs"\n`;
+    // Misspelt URIs too, which a model may "fix" into real ones (review 73).
+    const planted = `[modules.bmm]\nsprint_status = "bmad://projects/${elsewhere}/sprint-status.yaml"\ndoc_workspace = "BMAD://PROJECTS/${elsewhere}/prds/x"\nstory_location = "{project-root}/../${elsewhere}"\nnotes = "see bmad://projects/${project}2/x"\nkept_note = "bmad://projects/${project}/docs"\n` +
+      `planning_artifacts = "bmad:/projects/${elsewhere}/prds"\nimplementation_artifacts = "bmad:%2F%2Fprojects/${elsewhere}/impl"\nproject_knowledge = "bmad:/\\\\projects/${elsewhere}/docs"\n`;
     expect((await writer.files({ action: "write", project, path, content: planted })).isError).toBe(false);
     for (const command of ["*bmad-create-story", "*prd"]) {
       const rendered = (await owner.call(TOOL.bmad, { command, project })).text;

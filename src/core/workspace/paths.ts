@@ -20,10 +20,15 @@ export function leadsOutOf(root: string, value: string): boolean {
   if (/\{project-root\}[^/\s"'`)\]]/.test(value)) return true;
   // A project URI, or the part of one after its scheme (a value other values fill in: `{a}{b}` with `bmad:` and
   // `//projects/other/…`: review 65), names this project or leads out.
+  // Judged with escaped and backward slashes as slashes: a misspelt one a model may "fix" into a real URI leads out too
+  // (review 73: `bmad:/projects/other`, `bmad:%2F%2Fprojects/other`, `bmad:/\projects/other`).
+  const plain = value.replace(/%2f|%5c|\\/gi, "/");
+  const past = (at: number, length: number) => /[^\s/"'`)\]]/.test(plain[at + length] ?? "");
+  for (const scheme of plain.matchAll(/bmad:\/*projects\//gi)) if (!plain.startsWith(root, scheme.index) || past(scheme.index, root.length)) return true;
   const tail = root.slice(root.indexOf("//"));
-  const lower = value.toLowerCase();
+  const lower = plain.toLowerCase();
   for (let at = lower.indexOf("//projects/"); at >= 0; at = lower.indexOf("//projects/", at + 1)) {
-    if (!value.startsWith(tail, at) || /[^\s/"'`)\]]/.test(value[at + tail.length] ?? "")) return true;
+    if (!plain.startsWith(tail, at) || past(at, tail.length)) return true;
   }
   return false;
 }

@@ -375,12 +375,13 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
 const isFolderQuestion = (q: InstallerQuestion): boolean =>
   (typeof q.default === "string" && /\{(project-root|output_folder)\}/.test(q.default)) || FOLDER_KEY.test(q.key);
 
-/** Whether a folder answer leaves the project, or may: a URI, an absolute or home path, a drive, a `..` step, or a
- *  reference to another answer but the output folder at its start (review 61: `{user_name}//projects/…` with
- *  user_name "bmad:" filled to another project's URI once rendered). */
+/** Whether a folder answer leaves the project, or may: a URI (any scheme, however many slashes follow it: review 73's
+ *  `bmad:/projects/other`), an absolute or home path, a drive, a `..` step, or a reference to another answer but the
+ *  output folder at its start (review 61: `{user_name}//projects/…` with user_name "bmad:" filled to another
+ *  project's URI once rendered). */
 const leavesProject = (value: string): boolean => {
   const rest = value.replace(/^\{project-root\}\/?/, "").replace(/^\{output_folder\}(\/|$)/, "");
-  return /[{}]|:\/\/|^[\\/~]|^[A-Za-z]:|(^|[\\/])\.\.([\\/]|$)/.test(rest);
+  return /[{}]|:\/\/|^[\\/~]|^[A-Za-z][\w+.-]*:|(^|[\\/])\.\.([\\/]|$)/.test(rest);
 };
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
