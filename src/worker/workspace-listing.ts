@@ -55,25 +55,52 @@ export class FileListing {
     return lo;
   }
 
-  /** Each file by its path as a folding file system reads it (foldPath), made when first asked for. */
-  private folded?: Map<string, string>;
+  /** Each file by its path as a folding file system reads it (foldPath), and how many files each folder holds as it
+   *  reads that folder's path, made when first asked for. */
+  private folded?: { files: Map<string, string>; folders: Map<string, number> };
 
-  /** Another file that a folding file system (macOS, Windows) reads as `path`: case, Unicode form, trailing dots. */
-  twin(path: string): string | undefined {
-    this.folded ??= new Map(this.files.map((f) => [foldPath(f.path), f.path]));
-    const other = this.folded.get(foldPath(path));
-    return other !== undefined && other !== path ? other : undefined;
+  private foldedNames(): { files: Map<string, string>; folders: Map<string, number> } {
+    if (!this.folded) {
+      this.folded = { files: new Map(), folders: new Map() };
+      for (const f of this.files) this.fold(f.path, 1);
+    }
+    return this.folded;
+  }
+
+  private fold(path: string, sign: 1 | -1): void {
+    const { files, folders } = this.folded!;
+    const key = foldPath(path);
+    if (sign === 1) files.set(key, files.get(key) ?? path);
+    else if (files.get(key) === path) files.delete(key);
+    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {
+      const folder = key.slice(0, at);
+      const count = (folders.get(folder) ?? 0) + sign;
+      if (count > 0) folders.set(folder, count);
+      else folders.delete(folder);
+    }
+  }
+
+  /** What a folding file system (macOS, Windows: case, Unicode form, trailing dots) reads as another file where `path`
+   *  would go, or as a file where `path` needs a folder, or as a folder where `path` would be a file (review 73:
+   *  `docs/PRD.md` beside a folder `docs/prd.md/`): that file (for a folder, one below it), or undefined. */
+  twin(path: string): { path: string; is: "file" | "file above" | "folder" } | undefined {
+    const { files, folders } = this.foldedNames();
+    const key = foldPath(path);
+    const other = files.get(key);
+    if (other !== undefined && other !== path) return { path: other, is: "file" };
+    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {
+      const above = files.get(key.slice(0, at));
+      if (above !== undefined) return { path: above, is: "file above" };
+    }
+    const below = folders.has(key) ? this.files.find((f) => foldPath(f.path).startsWith(`${key}/`)) : undefined;
+    return below && { path: below.path, is: "folder" };
   }
 
   /** A file written (`entry`) or deleted (undefined). */
   set(path: string, entry: ListedFile | undefined): void {
     const i = this.find(path);
     const present = this.files[i]?.path === path;
-    if (this.folded && present !== Boolean(entry)) {
-      const key = foldPath(path);
-      if (entry) this.folded.set(key, this.folded.get(key) ?? path);
-      else if (this.folded.get(key) === path) this.folded.delete(key);
-    }
+    if (this.folded && present !== Boolean(entry)) this.fold(path, entry ? 1 : -1);
     if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });

@@ -119,15 +119,19 @@ export class VersionedFiles {
 
   /** Why `path` cannot be a file: a file above it (a file holds no files), or files below it (it is a folder). */
   clash(path: string): string | undefined {
-    // Review 47: `Plan.md` beside `plan.md` stopped every member's pull, which refuses names a folding system merges.
-    const twin = this.current().twin(path);
-    if (twin) return `Cannot put a file at ${path}: ${twin} is there, and macOS and Windows read both names as one file (a pull there could not write both). Write to ${twin}, or choose another name.`;
     const parts = path.split("/");
     const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
     const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;
     if (file) return `Cannot put a file at ${path}: ${file} is a file, and a file cannot hold others. Delete or rename ${file} first, or choose another path.`;
     const below = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1", `${path}/`, `${path}0`).toArray()[0]?.path;
     if (below) return `Cannot put a file at ${path}: it is a folder (it holds ${below}). Choose another name, or delete the files below it first.`;
+    // Review 47: `Plan.md` beside `plan.md` stopped every member's pull, which refuses names a folding system merges;
+    // review 73: so did a file beside a folder of a name they read as its.
+    const twin = this.current().twin(path);
+    const merged = "macOS and Windows read both names as one (a pull there could not write both)";
+    if (twin?.is === "file") return `Cannot put a file at ${path}: ${twin.path} is there, and ${merged.replace("as one", "as one file")}. Write to ${twin.path}, or choose another name.`;
+    if (twin?.is === "file above") return `Cannot put a file at ${path}: ${twin.path} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
+    if (twin) return `Cannot put a file at ${path}: ${twin.path} is there, in a folder ${merged}. Choose another name.`;
     return undefined;
   }
 

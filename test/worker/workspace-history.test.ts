@@ -193,6 +193,13 @@ describe("a file and a folder of one name (L1)", () => {
     expect((await olive.files({ action: "write", project, path: "docs/PLAN.md.", content: "x" })).text).toMatch(/^Cannot put a file at docs\/PLAN\.md\.: docs\/Plan\.md is there/);
     expect((await olive.files({ action: "delete", project, path: "docs/Plan.md" })).isError).toBe(false);
     expect((await olive.files({ action: "write", project, path: "docs/plan.md", content: "x" })).isError).toBe(false);
+    // Nor a file and a folder of names it reads as one (review 73: docs/PRD.md beside a folder docs/prd.md/).
+    expect((await mallory.files({ action: "write", project, path: "docs/PLAN.md/index.md", content: "x" })).text).toMatch(/^Cannot put a file at docs\/PLAN\.md\/index\.md: docs\/plan\.md is a file, and macOS and Windows read both names as one/);
+    expect((await olive.files({ action: "write", project, path: "specs/prd.md/index.md", content: "x" })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project, path: "specs/PRD.md", content: "x" })).text).toMatch(/^Cannot put a file at specs\/PRD\.md: specs\/prd\.md\/index\.md is there, in a folder macOS and Windows read/);
+    expect((await olive.files({ action: "delete", project, path: "specs/prd.md/index.md" })).isError).toBe(false);
+    const afterDelete = await olive.files({ action: "write", project, path: "specs/PRD.md", content: "x" });
+    expect(afterDelete.isError, afterDelete.text).toBe(false);
 
     const caller = olive.store().caller;
     const made = await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject) => [
