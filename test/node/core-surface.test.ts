@@ -103,8 +103,8 @@ it("removes secret-looking keys from configuration at any depth", () => {
   expect(sanitizeConfigText("bmm/config.yaml", commented)).not.toContain("sk-abc");
   expect(sanitizeConfigText("bmm/config.yaml", commented)).toContain("user_name: Ada");
   // A config's backup is a config, however it is named (reviews 21 and 22: push sent `config.user.toml~`, `.~1~`,
-  // `_BACKUP_4711.toml` raw).
-  for (const backup of ["_bmad/config.user.toml~", "_bmad/bmm/config.yaml.bak", "_bmad/custom/a.user.toml.orig", "_bmad/#config.toml#", "_bmad/config.user.toml.~1~", "_bmad/config.user_BACKUP_4711.toml", "_bmad/config.user (1).toml", "_bmad/bmm/config.backup.yaml", "old-config.yaml", "_bmad/custom.bak/x.toml", "_bmad/config.toml.", "_bmad/config.toml ", "_bmad/CONFIG.TOML", "_bmad/config.user_LOCAL_48213.toml"]) {
+  // `_BACKUP_4711.toml` raw), and so is a skill's customize.toml (review 73).
+  for (const backup of ["_bmad/config.user.toml~", "_bmad/bmm/config.yaml.bak", "_bmad/custom/a.user.toml.orig", "_bmad/#config.toml#", "_bmad/config.user.toml.~1~", "_bmad/config.user_BACKUP_4711.toml", "_bmad/config.user (1).toml", "_bmad/bmm/config.backup.yaml", "old-config.yaml", "_bmad/custom.bak/x.toml", "_bmad/config.toml.", "_bmad/config.toml ", "_bmad/CONFIG.TOML", "_bmad/config.user_LOCAL_48213.toml", "_bmad/bmm/skills/x/customize.toml", ".claude/skills/bmad-prd/customize.toml"]) {
     expect(sanitizeConfigText(backup, backup.includes("yaml") ? "token: ghp_abcdefghijklmnopqrstuvwxyz0123\n" : 'token = "ghp_abcdefghijklmnopqrstuvwxyz0123"\n'), backup).not.toContain("ghp_");
   }
   // A secret as a key (review 21): the entry goes.

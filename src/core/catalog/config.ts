@@ -459,7 +459,8 @@ function hasSecretKey(value: unknown): boolean {
   return false;
 }
 
-/** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`. */
+/** Files that hold installation or user settings: `config.yaml`, `config.toml`, `config.user.*`, `custom/*.toml`, a
+ *  skill's `customize.toml`. */
 export function isConfigShaped(path: string): boolean {
   // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22). A plain
   // ASCII name folds by its case and its end alone: the full fold per file cost a listing of 1,000 a fifth of its time.
@@ -469,7 +470,8 @@ export function isConfigShaped(path: string): boolean {
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
   if (!CONFIG_EXTENSION.test(name)) return false;
-  return /config|compose|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
+  // A skill's `customize.toml` too (review 73: a key in one was served whole), as its overrides in `_bmad/custom/` are.
+  return /config|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
