@@ -58,7 +58,28 @@ function blocksOf(text: string): string[] {
   return blocks;
 }
 
-const SANITISE = { FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base"], FORBID_ATTR: ["style", "usemap", "formaction", "target"] };
+const SANITISE = {
+  FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture"],
+  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping"],
+};
+
+// A task list's box as a glyph: marked draws an <input>, which the sanitiser takes out (and would then say so).
+marked.use({ renderer: { checkbox: ({ checked }) => (checked ? "☑ " : "☐ ") } });
+
+// What a document loads comes from the document itself (a `data:` image) or nowhere: the view's CSP blocks the rest,
+// and the sanitiser keeps none either, so one layer failing is not a load (review 72: `![x](https://…)`, `<img srcset>`
+// and `<svg><image href>` kept their addresses, stopped only by the CSP). A link keeps its address, to show it.
+DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
+  if ((data.attrName === "src" || data.attrName.endsWith("href")) && node.nodeName !== "A" && !/^(data:image\/|#)/i.test(data.attrValue.trim())) data.keepAttr = false;
+});
+
+/** The HTML a document's markdown renders to, sanitised, and a note of what was left out, which a reader should know:
+ *  a hostile document can hide its own text from the view (review 72: a `<style>` swallowed every block after it). */
+function sanitised(html: string): { html: string; dropped: string[] } {
+  const clean = DOMPurify.sanitize(html, SANITISE);
+  const dropped = [...new Set(DOMPurify.removed.flatMap((r) => ("element" in r && r.element instanceof Element ? [r.element.nodeName.toLowerCase()] : [])))];
+  return { html: clean, dropped };
+}
 
 export function renderMarkdown(text: string): HTMLElement {
   const el = document.createElement("article");
@@ -82,14 +103,23 @@ export function renderMarkdown(text: string): HTMLElement {
       rendered = undefined; // a shape marked cannot render: shown as text, with the rest of the view
     }
     if (rendered === undefined) {
-      el.innerHTML = DOMPurify.sanitize(html, SANITISE);
+      show(el, html);
       asText(`${why ?? "it does not render"}${i ? " (from here on)" : ""}`, blocks.slice(i).join("\n"));
       return linksStay(el);
     }
     html += rendered;
   }
-  el.innerHTML = DOMPurify.sanitize(html, SANITISE);
+  show(el, html);
   return linksStay(el);
+}
+
+/** `html` sanitised into `el`, after a note naming what was left out, if anything was. */
+function show(el: HTMLElement, html: string): void {
+  const { html: clean, dropped } = sanitised(html);
+  el.innerHTML = clean;
+  if (dropped.length) {
+    el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `Some of this document's HTML is not shown (${dropped.slice(0, 8).join(", ")}): read its text with bmad-files to see all of it.` }));
+  }
 }
 
 /** A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead. */

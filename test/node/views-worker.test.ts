@@ -105,6 +105,7 @@ describe("the views on the Worker", () => {
     await frame.locator(`.artifact[data-path="${prdPath}"] .open`).click();
     await expect.poll(() => frame.locator("header h1").textContent()).toBe(prdPath);
     expect(await frame.locator(".markdown h1, .markdown h2").count()).toBeGreaterThan(0);
+    expect(await frame.locator(".markdown .note").count()).toBe(0); // BMAD's own PRD loses nothing to the sanitiser
     await frame.locator(`.versions li[data-version="${newest}"] input[name="b"]`).check();
     await frame.locator(`.versions li[data-version="${newest - 1}"] input[name="a"]`).check();
     await frame.locator("button.compare").click();
@@ -130,6 +131,11 @@ describe("the views on the Worker", () => {
       `<svg onload="parent.postMessage('pwned-svg','*')"></svg>`,
       // A review finding: an image map's area navigated the frame to a page that then spoke to the host as the view.
       `<map name="m"><area shape="default" href="data:text/html,<script>parent.postMessage('pwned-area','*')</script>"></map><img id="mapped" usemap="#m" width="400" height="120" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
+      // Loads from elsewhere: the sanitiser keeps none, the CSP aside (review 72).
+      "![beacon](https://evil.example/md.png)",
+      `<img srcset="https://evil.example/set.png 2x" src="https://evil.example/img.png"><video poster="https://evil.example/v.png" src="https://evil.example/v.mp4"></video>`,
+      `<svg><image href="https://evil.example/svg.png"/><feImage href="https://evil.example/fe.png"/></svg>`,
+      "- [x] a task list's box is drawn as a glyph",
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
     await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: hostile } });
@@ -142,6 +148,10 @@ describe("the views on the Worker", () => {
     expect(await frame.locator(".markdown h1").textContent()).toBe("Hostile PRD"); // still the view: nothing navigated
     expect(await frame.locator(".markdown map, .markdown area, .markdown [usemap]").count()).toBe(0);
     expect(await frame.locator(".markdown script, .markdown [onerror], .markdown [onload], .markdown a[href^='javascript']").count()).toBe(0);
+    expect(await frame.locator(".markdown :not(a)[src*='evil'], .markdown [srcset], .markdown [poster], .markdown :not(a)[href*='evil'], .markdown svg, .markdown video").count()).toBe(0);
+    // What was left out is said, not hidden (review 72: a document could hide its own text from its reader).
+    expect(await frame.locator(".markdown .note").first().textContent()).toMatch(/^Some of this document's HTML is not shown \(.*script/);
+    expect(await frame.locator(".markdown li").last().textContent()).toContain("☑ a task list's box");
     expect((await hostState(page)).stray).toEqual([]);
     await shot(page, "document-hostile-worker");
     await page.close();
