@@ -62,7 +62,7 @@ function sameIssuer(a: string, b: string): boolean {
 /** The loopback page the browser returns to; resolves with the callback's query. */
 export class LoopbackCallback {
   private server?: Server;
-  private waiting?: { resolve: (p: URLSearchParams) => void };
+  private waiting?: { state: string; resolve: (p: URLSearchParams) => void };
   url = "";
 
   /** `keepAlive`: hold the process open while waiting for the browser (a command with nothing else to wait on). */
@@ -70,6 +70,9 @@ export class LoopbackCallback {
     this.server = createServer((req, res) => {
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
       if (url.pathname !== "/callback") return void res.writeHead(404).end();
+      // Only the sign-in this process waits for ends the wait: another program or page that found the port cannot end
+      // it with a callback of its own (review 72).
+      if (!this.waiting || url.searchParams.get("state") !== this.waiting.state) return void res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("This is not the sign-in bmad-mcp is waiting for.");
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>bmad-mcp</title><p>Signed in. You can close this tab.</p>");
       this.waiting?.resolve(url.searchParams);
     });
@@ -79,8 +82,9 @@ export class LoopbackCallback {
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 
-  next(): Promise<URLSearchParams> {
-    return new Promise((resolve) => (this.waiting = { resolve }));
+  /** The query of the next callback that carries `state`. */
+  next(state: string): Promise<URLSearchParams> {
+    return new Promise((resolve) => (this.waiting = { state, resolve }));
   }
 
   close(): void {

@@ -118,7 +118,7 @@ export class RemoteLink {
 
   private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-    const params = this.provider.checkCallback(await this.callback.next());
+    const params = this.provider.checkCallback(await this.callback.next(this.provider.state()));
     const transport = this.transport();
     await transport.finishAuth(params);
     this.log(`signed in to ${this.url.href}`);

@@ -81,6 +81,10 @@ async function approveInBrowser(authorizeUrl: string, scopes = ["bmad:read", "bm
   });
   const back = approved.headers.get("location")!;
   expect(back).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
+  // Another program that found the port cannot end the wait with a callback of its own (review 72).
+  const forged = new URL(back);
+  forged.searchParams.set("state", "forged");
+  expect((await fetch(forged)).status).toBe(400);
   expect(await (await fetch(back)).text()).toContain("Signed in");
 }
 

@@ -158,8 +158,10 @@ describe("the consent page", { timeout: 60_000 }, () => {
     expect(listed.isError).not.toBe(true);
     expect(JSON.stringify(listed.content)).not.toContain(name);
     const client = await register(workerFetch, ORIGIN);
-    const refused = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, user: "grace" });
-    expect(refused).toMatchObject({ ok: false, status: 400, body: expect.stringContaining("must be an email address, or empty for the local user") });
+    for (const user of ["grace", "a@b\u0000", "a\u202e@b.example"]) {
+      const refused = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, user });
+      expect(refused, JSON.stringify(user)).toMatchObject({ ok: false, status: 400, body: expect.stringContaining("must be an email address, or empty for the local user") });
+    }
   });
 
   it("refuses an approval posted from another origin with 403 and issues no code", async () => {

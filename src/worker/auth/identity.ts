@@ -37,7 +37,8 @@ export const LOCAL_IDENTITY: Identity = { subject: "local", name: "Local user" }
 export function localIdentity(user: unknown): Identity | undefined {
   if (user === null || user === undefined || user === "") return LOCAL_IDENTITY;
   const email = typeof user === "string" ? user.trim().toLowerCase() : "";
-  if (!/^[^\s@/:]{1,64}@[^\s@/:]{1,190}$/.test(email)) return undefined;
+  // No control or format character either (review 72: `a@b\u0000` signed in as a user of that name).
+  if (!/^[^\s@/:\p{Cc}\p{Cf}]{1,64}@[^\s@/:\p{Cc}\p{Cf}]{1,190}$/u.test(email)) return undefined;
   return { subject: `local/${email}`, email, emailVerified: true, name: email };
 }
 
