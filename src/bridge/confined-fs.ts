@@ -386,6 +386,9 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   // Before any folder is made for it (its real place is judged again below).
   const env = inEnvironment(at.realRoot, at.abs, rel);
   if (env) return env;
+  // Judged before any folder is made for it: a refused write leaves no folder behind (review 75).
+  const early = await landingRefusal(at.realRoot, rel, opts);
+  if (early) return early;
   const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
   if (!parent.ok) return parent;
   let target = join(parent.path, basename(at.abs));

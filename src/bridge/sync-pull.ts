@@ -167,7 +167,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   for (const step of steps) {
     if (step.op === "record") continue;
     const refused = await landingRefusal(o.dir, step.path, { refuse: pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined, step.op === "write" && step.content.byOthers) });
-    if (refused) refusals.push({ path: step.path, reason: refused.error.slice(step.path.length + 2), fix: "remove the symlink that leads there, or pull into a folder without it" });
+    if (refused) {
+      const reason = refused.error.slice(step.path.length + 2);
+      const fix = /symlink/.test(reason) ? "remove the symlink that leads there, or pull into a folder without it" : "it stays on the remote: whoever wrote it there renames or removes it, if it should come here";
+      refusals.push({ path: step.path, reason, fix });
+    }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
   return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);

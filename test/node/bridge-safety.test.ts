@@ -232,6 +232,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect((await files(client, { action: "write", path: "venv2/etc/notes/a.md", content: "x = 1\n" })).text).toContain("lands inside a Python environment (venv2/pyvenv.cfg)");
     expect(existsSync(join(dir, "venv2/etc/ipython"))).toBe(false);
     expect(existsSync(join(dir, "venv2/etc/notes"))).toBe(false);
+    // Nor a folder that would make its parent one, and no folder is left by the refusal (review 75).
+    expect((await files(client, { action: "write", path: "_bmad-output/conda-meta/history.json", content: "{}\n" })).text).toContain("makes its folder a Python environment");
+    expect(existsSync(join(dir, "_bmad-output/conda-meta"))).toBe(false);
+    expect((await files(client, { action: "write", path: "_bmad-output/planning-artifacts/notes.md", content: "# ok\n" })).isError).toBe(false);
     // A project folder that is itself one keeps its environment's folders, and its documents stay writable (review 64).
     writeFileSync(join(dir, "pyvenv.cfg"), "home = /usr/bin\n");
     try {

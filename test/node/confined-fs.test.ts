@@ -137,6 +137,13 @@ describe("writing", () => {
     expect(readdirSync(join(root, "private")).sort()).toEqual([".draft.0123456789ab.tmp", ".run.md.bmad-mcp-ba9876543210.tmp", "notes.md", "run.md"]);
   });
 
+  it("makes no folder for a write it refuses (review 75: a pull's refused conda-meta/ stayed, and made its parent a Python environment)", async () => {
+    expect(await writeConfined(root, "refused-here/deep/x.md", "x", { refuse: () => "not here" })).toMatchObject({ ok: false, error: expect.stringContaining("not here") });
+    expect(existsSync(join(root, "refused-here"))).toBe(false);
+    expect(await writeConfined(root, "out/conda-meta/history.json", "{}")).toMatchObject({ ok: false, error: expect.stringContaining("makes its folder a Python environment") });
+    expect(existsSync(join(root, "out/conda-meta"))).toBe(false);
+  });
+
   it("clears at once the temp file of a writer that has ended, and leaves a live writer's (review 74)", async () => {
     mkdirSync(join(root, "tagged"));
     const [, start, place] = writerTag!.split("-");

@@ -73,6 +73,12 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     // Review 71: i18n namespaces, an app's own project code, component props, configs CLIs read when run.
     "src/locales/en/global.json", "src/main/scala/com/acme/project/ProjectService.scala", "src/components/Button/Button.props", "src/payload.config.ts", "drizzle.config.ts"]) expect(changeRefusal(path), path).toBeUndefined();
   for (const path of [".github/ISSUE_TEMPLATE/bug.md", ".claude/specs/x/01-prd.md", ".gitignore", ".editorconfig", ".env.example", "_bmad-output/run/.memlog.md", "_bmad-output/.runs/main/r1/state.json", "_bmad-output/planning-artifacts/ux/.working/color-themes-1.html", "_bmad/custom/.gitignore", "docs/notes~draft.md", "package.json"]) expect(changeRefusal(path), path).toBeUndefined();
+  // A name that makes its folder a Python environment, by any door (review 75: pulled, it stopped every write below it).
+  for (const path of ["_bmad-output/conda-meta/history.json", "_bmad-output/pyvenv.cfg/notes.md", "_bmad/_memory/Conda-Meta/x.md", ".claude/specs/x/pyvenv.cfg"]) {
+    expect(changeRefusal(path), path).toMatch(/makes its folder a Python environment|code tools load by themselves/);
+    expect(changeRefusal(path, { pulled: true }), path).toMatch(/makes its folder a Python environment/);
+  }
+  expect(changeRefusal("docs/conda-meta-notes.md", { pulled: true })).toBeUndefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.

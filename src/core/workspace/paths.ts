@@ -73,11 +73,16 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   for (const segment of raw.split("/")) {
     if (segment === "..") return { ok: false, error: `Path "${printable(raw)}" contains "..": paths cannot leave the project.` };
     if (segment === "." || segment === "") return { ok: false, error: `Path "${printable(raw)}" has a "." or empty segment (//, a trailing /): write it plainly, e.g. docs/prd.md.` };
+    // What Linux, macOS and Windows all hold: a longer name is one no pull can write (review 75).
+    if (segment.length > MAX_NAME_BYTES / 4 && utf8Bytes(segment) > MAX_NAME_BYTES) return { ok: false, error: `Path "${printable(raw)}" has a name of ${utf8Bytes(segment)} bytes (UTF-8); file systems hold at most ${MAX_NAME_BYTES}: use a shorter name.` };
     const machinery = machineryName(segment);
     if (machinery) return { ok: false, error: `Path "${printable(raw)}" is inside ${machinery}/ (as some file system reads "${printable(segment)}"): that is ${MACHINERY.get(machinery)}, not the project's content; no tool reads or writes it.` };
   }
   return { ok: true, value: raw };
 }
+
+const MAX_NAME_BYTES = 255;
+const utf8Bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /** Folders that belong to the tools working on a project, never to its content. */
 const MACHINERY = new Map([
@@ -125,6 +130,8 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\
  *  review 64), Python's start-up hooks, a venv's config and activation scripts, the folders of a Python environment
  *  where IPython, Jupyter and Python itself read code, made before the environment is (`python3 -m venv venv` keeps
  *  them: review 64), and editors' workspace files (their tasks run on open). */
+/** What makes a folder a Python environment (a venv's `pyvenv.cfg`, a conda environment's `conda-meta/`), as folded. */
+const ENVIRONMENT_MARKERS = new Set(["pyvenv.cfg", "conda-meta"]);
 const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
 /** Install folders whose names are ordinary words (a `vendor/` comparison, a `deps/` note): refused at the project's root,
  *  where their managers keep them, for what is no document (review 68: `_bmad-output/research/vendor/x.md` was refused). */
@@ -216,6 +223,11 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || (INSTALLED_AT_ROOT.test(folded) && !DOCUMENT_NAME.test(folded)) || isToolConfigCode(folded))) {
     return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
+  // A name that makes its folder a Python environment, for Python and its tools and for the bridge, which then changes
+  // nothing in it: by any door, a pull's too (review 75: a collaborator's `_bmad-output/conda-meta/history.json`, once
+  // pulled, stopped every later write to the owner's _bmad-output/).
+  const marker = folded.split("/").find((part) => ENVIRONMENT_MARKERS.has(part));
+  if (marker) return `Path "${printable(path)}" has "${marker}", which makes its folder a Python environment (what Python and its tools load from one runs unasked, so no tool changes anything in it): tools never create one. Choose another name.`;
   if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || RUNS_ON_OPEN.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
