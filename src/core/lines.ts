@@ -3,3 +3,11 @@
 export function lines(text: string): string[] {
   return text.split(/\r\n|[\n\r\u2028\u2029]/);
 }
+
+/** Control characters, every character some reader takes for a line break (C0, DEL, C1 with NEL, U+2028 and U+2029)
+ *  and bidirectional controls. A value a file gives is shown inside an answer's line only without them: one would start
+ *  a line of its own, in the server's voice, or make the line read as other text (review 76: a run's status and a
+ *  memory's tags, written by a collaborator, made lines that ended "by" the owner). */
+// eslint-disable-next-line no-control-regex
+export const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+export const isOneLine = (value: string): boolean => !NOT_ONE_LINE.test(value);

@@ -6,6 +6,7 @@ import { shortName } from "../catalog/names.js";
 import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
 import { count as n } from "../count.js";
+import { isOneLine } from "../lines.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -53,14 +54,14 @@ export type MemResult<T> = Result<{ value: T }>;
 export const MEMORY_LINE = z.object({
   id: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, "not a memory id (UUIDv5)"),
   type: z.enum(MEMORY_TYPES),
-  agent: z.string().min(1).max(MAX_AGENT_CHARS),
+  // A line written by hand is held to what a remember stores: an agent and tags of one line each (review 76: a break in
+  // one made lines of a recall that read as the owner's own memories).
+  agent: z.string().min(1).max(MAX_AGENT_CHARS).refine(isOneLine, "an agent name of one line, without control characters"),
   text: z.string().min(1).max(MAX_TEXT_BYTES),
-  tags: z.array(z.string().min(1).max(MAX_TAG_CHARS)).max(MAX_TAGS),
+  tags: z.array(z.string().min(1).max(MAX_TAG_CHARS).refine(isOneLine, "tags of one line, without control characters")).max(MAX_TAGS),
   created_at: z.string().max(40),
 });
 
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const bytes = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /** The text as its id sees it: the same words in another case or spacing are the same memory. */
@@ -81,7 +82,7 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
     const tag = raw.trim();
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
-    if (CONTROL.test(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
+    if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
     if (!out.includes(tag)) out.push(tag);
   }
   return { ok: true, value: out };

@@ -7,6 +7,7 @@ import type { FileContent, WorkspaceFiles } from "../workspace/store.js";
 import { tooHeavyToParse } from "../yaml.js";
 import { mapLimited } from "../map-limited.js";
 import type { MemResult } from "./model.js";
+import { isOneLine } from "../lines.js";
 
 export const RUNS_DIR = "_bmad-output/.runs";
 export const DEFAULT_BRANCH = "main";
@@ -33,7 +34,8 @@ export interface RunSummary {
   author?: string;
 }
 
-const text = z.string().max(200).optional().catch(undefined);
+/** One line each (a value with a break in it is left out, as one too long is): each is shown inside a line of a list. */
+const text = z.string().max(200).refine(isOneLine).optional().catch(undefined);
 const FIELDS = z.object({
   status: text,
   state: text,
