@@ -4,6 +4,7 @@ import { sanitizeConfig, servedProjectText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
+import { othersClause } from "../workspace/line-authors.js";
 import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -14,7 +15,8 @@ import { readSkillUri, SKILL_SCHEME, skillIndex } from "./skills.js";
 import type { Result } from "../result.js";
 
 /** `suggestions`: for an unknown name or URI, the closest that exist (sent as the error's data.suggestions). */
-export type ReadOutcome = Result<{ uri: string; mimeType: string; text: string }, { suggestions?: string[] }>;
+/** `about`: a line naming who else wrote the text, for a project file others had a hand in: shown before the text. */
+export type ReadOutcome = Result<{ uri: string; mimeType: string; text: string; about?: string }, { suggestions?: string[] }>;
 
 type Catalog = SurfaceDeps["reader"]["catalog"];
 type Served = Extract<ReadOutcome, { ok: true }>;
@@ -144,7 +146,11 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
     if (read.kind !== "not_found") return { ok: false, error: read.error };
     return { ok: false, error: read.error, suggestions: (await nearPaths(files, path)).map((p) => projectUri(project, p)) };
   }
-  return { ok: true, uri, mimeType: mimeFor(path), text: servedProjectText(path, read.value.data) };
+  // Others' text is named as theirs here too, as bmad-files read names it (review 76: skills load files through
+  // resources/read and bmad-resources, and a collaborator's lines came unmarked).
+  const others = othersClause(read.value.others, read.value.author);
+  const about = others ? `[${path}, version ${read.value.version}, by ${read.value.author}${others}]` : undefined;
+  return { ok: true, uri, mimeType: mimeFor(path), text: servedProjectText(path, read.value.data), ...(about ? { about } : {}) };
 }
 
 /** The caller's projects, then the files of the chosen one. */

@@ -200,7 +200,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     }
     const out = await readBmadUri(deps, uri);
     if (!out.ok) throw invalid(out.error, { uri: uri.slice(0, 1100), ...(out.suggestions ? { suggestions: out.suggestions } : {}) });
-    return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }] };
+    // Who else wrote a project file's text comes first, as a part of its own: the file's part stays its text whole.
+    return { contents: [...(out.about ? [{ uri: `${out.uri}#written-by`, mimeType: "text/plain", text: out.about }] : []), { uri: out.uri, mimeType: out.mimeType, text: out.text }] };
   });
 
   server.setRequestHandler("completion/complete", async (request) => {

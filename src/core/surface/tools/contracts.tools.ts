@@ -57,7 +57,7 @@ export const bmadResourcesTool = defineTool({
         if (!out.ok) return fail(out.error, out.suggestions);
         // A page for a browser (bmad-brainstorming's 265 KB composer) would cost a conversation its context.
         if (out.text.length > MAX_TOOL_READ) return fail(`${out.uri} is ${Math.round(out.text.length / 1024)} KB, a file for a browser or the user rather than for reading here. resources/read serves it whole to a client that wants it; the skill's way in chat needs none of it.`);
-        return done(out.text);
+        return out.about ? { ok: true, header: out.about, text: out.text } : done(out.text);
       }
       case "list": {
         let matcher: Glob | undefined;
