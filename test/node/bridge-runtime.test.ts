@@ -83,12 +83,12 @@ describe("rendering", () => {
     mkdirSync(join(dir, dirname(prd)), { recursive: true });
     writeFileSync(join(dir, prd), "---\ntitle: Todo\nstatus: final\n---\n# Todo PRD\n");
     writeFileSync(join(dir, dirname(prd), ".memlog.md"), "---\ntopic: Todo\n---\n");
-    expect(await block()).toContain(`\n- From earlier phases, this project has \`${prd}\` (status: final).\n`);
+    expect(await block()).toContain(`\n- From earlier phases, this project has \`${prd}\` (status: "final").\n`);
     const prompt = ((await client.getPrompt({ name: "bmad-architecture" })).messages[0]!.content as { text: string }).text;
-    expect(prompt).toContain(`- From earlier phases, this project has \`${prd}\` (status: final).`);
+    expect(prompt).toContain(`- From earlier phases, this project has \`${prd}\` (status: "final").`);
     // Many files: a few named, the rest counted.
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
-    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: final\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
+    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: "final"\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
   });
 });
 

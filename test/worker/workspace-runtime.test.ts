@@ -156,7 +156,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
     expect(architecture).toContain(`${root}/_bmad-output/planning-artifacts`);
     // Its runtime block names the earlier phase's output with its status: no search needed.
-    expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: final).\n`);
+    expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: "final").\n`);
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     const read = await ada.files({ action: "read", project, path });
@@ -165,11 +165,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toBe(architecture);
     await ada.files({ action: "write", project, path, content: "---\ntitle: Todo\nstatus: approved\n---\n# Todo PRD\n" });
     const approved = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
-    expect(approved).toContain(`\`${path}\` (status: approved)`);
+    expect(approved).toContain(`\`${path}\` (status: "approved")`);
     await ada.files({ action: "write", project, path: "notes/elsewhere.md", content: "# Not a planning file\n" });
     expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toBe(approved);
     await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/ux-design.md", content: "---\nstatus: draft\n---\n# UX\n" });
-    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("`_bmad-output/planning-artifacts/ux-design.md` (status: draft)");
+    expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("`_bmad-output/planning-artifacts/ux-design.md` (status: \"draft\")");
     await ada.files({ action: "delete", project, path: "_bmad-output/planning-artifacts/ux-design.md" });
     await ada.files({ action: "write", project, path: "_bmad/custom/config.user.toml", content: '[core]\nuser_name = "Captain Ada"\n' });
     expect((await ada.call(TOOL.bmad, { command: "*architecture", project })).text).toContain("Captain Ada");
