@@ -159,6 +159,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: "final").\n`);
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
+    // A path as the scripts here write it into files (a sprint-status.yaml's story_location, a rendered workflow's
+    // steps) is the project's too; any other absolute one is refused, not "0 files" (review 77).
+    expect((await ada.files({ action: "read", project, path: `/projects/${project}/${path}` })).text).toContain("# Todo PRD");
+    expect((await ada.files({ action: "list", project, path: `/projects/${project}/_bmad-output/planning-artifacts` })).text).toContain(path);
+    const absolute = await ada.files({ action: "list", project, path: "/etc/**" });
+    expect(absolute.isError).toBe(true);
+    expect(absolute.text).toContain("is absolute: give it relative to the project root");
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");
     // A render is kept while the project's files stay as they are, and follows them when one changes.

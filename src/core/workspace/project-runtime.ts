@@ -8,7 +8,7 @@ import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
 import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
-import { checkWorkspacePath, leadsOutOf, projectRootUri } from "./paths.js";
+import { checkWorkspacePath, leadsOutOf, projectRootUri, workspaceFsRoot } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 
 /** By workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a wrong one
@@ -19,7 +19,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
   return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
     const files = store.files(project);
-    const fsRoot = `/projects/${project}`;
+    const fsRoot = workspaceFsRoot(project);
     const known = new Map<string, Known>();
     const stamped: Stamped = { trees: new Map(), covered: false, asked: [], versions: new Map() };
     let stamp: string | undefined;

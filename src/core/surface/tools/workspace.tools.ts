@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
-import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle } from "../../workspace/paths.js";
+import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -388,7 +388,8 @@ const leavesProject = (value: string): boolean => {
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
 export function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
   const uri = `${projectRootUri(project)}/`;
-  for (const root of ["{project-root}/", uri, ...(folder ? [`${folder}/`] : []), "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
+  // On the remote, a path a script wrote into a file (`/projects/app/_bmad-output/…`) is the project's too.
+  for (const root of ["{project-root}/", uri, `${folder ?? workspaceFsRoot(project)}/`, "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
@@ -408,6 +409,8 @@ async function withConfigValues(deps: SurfaceDeps, project: string, path: string
 async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutcome> {
   const unfilled = unfilledPlaceholders([path]);
   if (unfilled.length) return fail(fillInFirst(unfilled));
+  // As a read refuses one: "0 files match /abs/…" read as "there are none" (review 77).
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return fail(`Path "${path.slice(0, 200)}" is absolute: give it relative to the project root, e.g. _bmad-output/**/*.md.`);
   const trimmed = path === "." ? "" : path.replace(/\/+$/, "");
   const literal = !/[*?]/.test(trimmed);
   const kind = trimmed && literal ? await files.stat(trimmed) : undefined;
