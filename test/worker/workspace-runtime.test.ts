@@ -373,6 +373,12 @@ describe("a skill rendered into a workspace with too little room", () => {
     expect((await ada.project({ action: "create", name: full })).isError).toBe(false);
     const build = (await ada.call(TOOL.bmad, { command: "*build", project: full })).text;
     const render = /uv run [^\n`]*render_skill\.py[^\n`]*/.exec(build)![0];
+    // Its entry only hands off to render_skill.py: the steps are read from what that renders, not inlined here as well,
+    // and "replace {project-root} with the absolute path" is said done (review 77: 60 KB, then the rendered steps again).
+    expect(build.length).toBeLessThan(16_000);
+    expect(build).not.toMatch(/^## \S+\/step-01-clarify-and-route\.md$/m);
+    expect(build).toMatch(/^- bmad:\/\/\S+\/step-01-clarify-and-route\.md \(\d+ bytes\)$/m);
+    expect(build).toContain("with the absolute path to this skill's directory (done here: the paths below are filled in; run the line as written):");
     // Rows straight into the object's table (as the limits test seeds them): room for 5 more files, and bmad-build's
     // generation is 15 (its sources and a manifest), so the file limit stops it part-way.
     const { files } = ((await ada.store().info(full)) as { value: { files: number } }).value;

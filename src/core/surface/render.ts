@@ -115,7 +115,11 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
   const facts = workflowFacts(record);
   const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
-  let budget = INLINE_BUDGET;
+  // A skill whose entry only hands off to render_skill.py (bmad-build) is followed from the copy that script renders:
+  // its companions, inlined here, were read twice (review 77: 60 KB of steps, then the rendered ones again).
+  const entryFile = catalog.file(record.entry);
+  const handsOff = entryFile !== undefined && /render_skill\.py/.test(await servedText(reader, entryFile));
+  let budget = handsOff ? 0 : INLINE_BUDGET;
   const later: string[] = [];
   const body: string[] = [];
   const rendered: string[] = [];

@@ -50,12 +50,18 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 /** The skill's own resolve_customization.py line for a table this render filled in (`--key workflow`), marked as run:
  *  the runtime block says to run the other `uv run` lines, and a literal model would run this one too. */
 export function markResolved(text: string, ctx: SkillRender): string {
-  return text.replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
-    const key = / --key (\S+)`$/.exec(span)?.[1];
-    const resolved = key !== undefined && ctx.customization.has(key) && span.includes(` --skill ${ctx.skillRoot} `);
-    return resolved ? `${span}${ALREADY_RUN}` : span;
-  });
+  return text
+    .replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
+      const key = / --key (\S+)`$/.exec(span)?.[1];
+      const resolved = key !== undefined && ctx.customization.has(key) && span.includes(` --skill ${ctx.skillRoot} `);
+      return resolved ? `${span}${ALREADY_RUN}` : span;
+    })
+    // "Replace `{project-root}` with the absolute path …": rendered, the paths are filled in already, and the line runs
+    // as written (review 77: the two read as contradicting each other).
+    .replace(/(Replace `[^`\n]+` with the absolute path(?:[^.:`\n]|`[^`\n]*`)*)([.:])/g, `$1${PATHS_FILLED}$2`);
 }
+
+const PATHS_FILLED = " (done here: the paths below are filled in; run the line as written)";
 
 const ALREADY_RUN = " (already run here: its values are filled in throughout)";
 
