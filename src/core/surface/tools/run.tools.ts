@@ -45,6 +45,8 @@ export const bmadRunTool = defineTool({
 
 export const runTools = [bmadRunTool];
 
+const SKILL_ROOT_FIX = "the rendered skill names {skill-root} at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
+
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
@@ -84,7 +86,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
   const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
   if (!found.ok && templates.length) return fail(fillInFirst([], templates));
-  if (!found.ok && !portedAlone) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}`);
+  // Every fix the line needs in one answer (review 77: the project first, then {skill-root} on the next call).
+  const skillRootToo = parsed.args.some((a) => a.includes("{skill-root}")) ? ` Also fill in {skill-root}: ${SKILL_ROOT_FIX}` : "";
+  if (!found.ok && !portedAlone) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}${skillRootToo}`);
   const runtime = found.ok ? found.runtime : bundleRuntime(() => deps.reader);
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
   const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
@@ -115,7 +119,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const shared = SHARED_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1));
   const isPath = (word: string, i: number) => PATH_OPTIONS.has(args[i - 1] ?? "") || (!shared && word.includes("/"));
   const unfilled = unfilledPlaceholders([script, ...args.filter(isPath)]);
-  if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: the rendered skill names {skill-root} at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.`);
+  if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates));
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
