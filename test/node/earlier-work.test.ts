@@ -1,5 +1,5 @@
 // Which folders hold a skill's earlier phases' output, read from BMAD 6.12's own bmad-help.csv: phases in the order
-// the installer sorts them, `anytime` in none, preceded-by followed back.
+// the installer sorts them, `anytime` after all of them, preceded-by followed back.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -19,14 +19,16 @@ it("derives each skill's earlier output folders from bmad-help.csv", () => {
   expect(earlier.get("bmad-architecture")).toEqual(["planning_artifacts"]);
   expect(earlier.get("bmad-sprint-planning")).toEqual(["planning_artifacts"]);
   expect(earlier.get("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
-  // Anytime, with nothing named before it: nothing.
-  expect(earlier.has("bmad-party-mode")).toBe(false);
+  // Anytime, in no phase: whatever every phase wrote (review 77: bmad-help and correct-course searched for it).
+  const everyPhase = earlier.get("(any time)")!;
+  expect(everyPhase).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
+  for (const skill of ["bmad-help", "bmad-correct-course", "bmad-party-mode"]) expect(earlier.get(skill), skill).toEqual(expect.arrayContaining(everyPhase));
 });
 
 it("takes its columns by name, and a catalog without them gives nothing", () => {
   expect(helpRows("module,phase,name\nbmm,1-analysis,x\n")).toEqual([]);
   const rows = helpRows("skill,module,phase,preceded-by,output-location,outputs\nb,M,2-b,a:create,out_b,doc\na,M,1-a,,out_a,doc\n");
-  expect(earlierLocations(rows)).toEqual(new Map([["b", ["out_a"]]]));
+  expect(earlierLocations(rows)).toEqual(new Map([["b", ["out_a"]], ["(any time)", ["out_b", "out_a"]]]));
 });
 
 // Review 33: on the bridge the catalog is the project's file; its skill column went, unseen, into the map view's

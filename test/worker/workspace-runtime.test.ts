@@ -157,6 +157,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(architecture).toContain(`${root}/_bmad-output/planning-artifacts`);
     // Its runtime block names the earlier phase's output with its status: no search needed.
     expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: "final").\n`);
+    // A skill in no phase (bmad-help, correct-course) or one the catalog does not name (6.12's v6 shims) works on
+    // whatever is there: every phase's work is named (review 77); an agent is named none.
+    for (const command of ["*help", "*correct-course", "*bmad-create-story"]) {
+      expect(/## Running this skill here\n[\s\S]*?\n\n/.exec((await ada.call(TOOL.bmad, { command, project })).text)?.[0], command).toContain(`\`${path}\` (status: "final")`);
+    }
+    expect((await ada.call(TOOL.bmad, { command: "pm", project })).text).not.toContain("From earlier phases");
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     // A path as the scripts here write it into files (a sprint-status.yaml's story_location, a rendered workflow's

@@ -20,6 +20,8 @@ const MAX_DEPTH = 4;
 const MAX_DIRS = 48;
 const MAX_READS = 24;
 const BLOCK_HEADING = "## Running this skill here\n";
+/** earlierLocations' key for a skill in no phase: not a skill's name (no name has a space). */
+const ANYTIME = "(any time)";
 
 export interface HelpRow {
   module: string;
@@ -65,7 +67,9 @@ export function helpRows(csv: string): HelpRow[] {
 }
 
 /** For each skill, the output locations of what comes before it: its module's rows in an earlier phase (phases in
- *  the order the installer sorts the catalog; `anytime` is in none) and the skills it names in preceded-by, followed back. */
+ *  the order the installer sorts the catalog) and the skills it names in preceded-by, followed back. A skill in no
+ *  phase (`anytime`: bmad-help, correct-course, review) works on whatever is there: every phase's (review 77: help and
+ *  correct-course searched for what a line could have named). */
 export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
   const ordered = (phase: string) => phase !== "" && phase !== "anytime";
   const phasesOf = new Map<string, string[]>();
@@ -78,7 +82,7 @@ export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
   for (const [skill, own] of bySkill) {
     const ranks = own.map(rank).filter((n) => n >= 0);
     const mine = ranks.length ? Math.min(...ranks) : -1;
-    const before = rows.filter((r) => r.module === own[0]!.module && rank(r) >= 0 && rank(r) < mine);
+    const before = mine < 0 ? rows.filter((r) => rank(r) >= 0) : rows.filter((r) => r.module === own[0]!.module && rank(r) >= 0 && rank(r) < mine);
     const seen = new Set([skill]);
     const queue = own.flatMap((r) => r.precededBy);
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
@@ -89,6 +93,8 @@ export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
     const locations = [...new Set(before.map((r) => r.location).filter(Boolean))];
     if (locations.length) out.set(skill, locations);
   }
+  const everyPhase = [...new Set(rows.filter((r) => rank(r) >= 0).map((r) => r.location).filter(Boolean))];
+  if (everyPhase.length) out.set(ANYTIME, everyPhase);
   return out;
 }
 
@@ -104,8 +110,13 @@ export function helpFor(reader: BundleReader): Promise<{ rows: HelpRow[]; earlie
   return help;
 }
 
-async function locationsFor(reader: BundleReader, skill: string): Promise<string[]> {
-  return (await helpFor(reader)).earlier.get(skill) ?? [];
+/** A skill the catalog does not name (6.12's v6 shims: create-story, dev-story) is in no phase, as an `anytime` one;
+ *  an agent has no earlier phases. */
+async function locationsFor(reader: BundleReader, record: CatalogRecord): Promise<string[]> {
+  const { rows, earlier } = await helpFor(reader);
+  const found = earlier.get(record.name);
+  if (found || record.kind === "agent" || rows.some((r) => r.skill === record.name)) return found ?? [];
+  return earlier.get(ANYTIME) ?? [];
 }
 
 /** What a skill writes and where, as bmad-help.csv says it ("prd in planning_artifacts"); undefined where it says nothing. */
@@ -118,7 +129,7 @@ export async function skillOutputs(reader: BundleReader, skill: string): Promise
  *  has earlier phases, so its answer follows the project's files and must not be kept as the bundle's. */
 export async function earlierWork(reader: BundleReader, record: CatalogRecord, runtime: ProjectRuntime | undefined, projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean }> {
   if (!runtime || !record.skill) return { watched: false };
-  const locations = await locationsFor(reader, record.name);
+  const locations = await locationsFor(reader, record);
   if (!locations.length) return { watched: false };
   const config = projectConfig ?? (await configOf(reader, runtime));
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
