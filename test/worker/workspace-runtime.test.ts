@@ -227,6 +227,17 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(epics.text).toBe(
       `No file matches "_bmad-output/planning-artifacts/*PRD*.md".\nFiles its last part matches deeper down, or in another case:\n_bmad-output/planning-artifacts/prds/prd-todo/prd.md`,
     );
+    // A glob's folder parts count too: `*prd*/*.md` names the PRD runs' files, not every document below (review 77).
+    expect((await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/research/notes.md", content: "# Notes\n" })).isError).toBe(false);
+    const parts = (await ada.files({ action: "list", project, path: "{planning_artifacts}/*prd*/*.md" })).text;
+    expect((await ada.files({ action: "delete", project, path: "_bmad-output/planning-artifacts/research/notes.md" })).isError).toBe(false);
+    const deeper = parts.slice(parts.indexOf("deeper down")).split("\n").slice(1);
+    expect(deeper).toContain("_bmad-output/planning-artifacts/prds/prd-todo/prd.md");
+    expect(deeper.every((p: string) => p.startsWith("_bmad-output/planning-artifacts/prds/prd-")), parts).toBe(true);
+    // A file's glob names the folder a run keeps it in, too (6.12's ux-designs/…/DESIGN.md for `*ux*.md`).
+    expect((await ada.files({ action: "list", project, path: "{planning_artifacts}/*prds*.md" })).text).toBe(
+      `No file matches "_bmad-output/planning-artifacts/*prds*.md".\nFolders that do (list one for its files):\n_bmad-output/planning-artifacts/prds`,
+    );
     expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     expect((await ada.files({ action: "read", project, path: "{doc_workspace}/.memlog.md" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     const noProject = await ada.call(TOOL.bmadFiles, { action: "list" });

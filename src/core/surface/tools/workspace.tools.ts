@@ -432,16 +432,28 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   const start = glob.slice(0, /[*?]/.exec(glob)?.index ?? glob.length);
   const base = start.slice(0, start.lastIndexOf("/") + 1);
   const whole = compileGlob(glob);
-  const last = compileGlob(`**/${glob.slice(glob.lastIndexOf("/") + 1).toLowerCase()}`);
+  // A file's glob (`*ux*.md`) also names the folder a run writes that file in (`ux-designs/`): 6.12 keeps a run's files
+  // in a folder of their own (review 77: no hint, and the skill went on without the UX design).
+  const asFolder = compileGlob(glob.replace(/\.[A-Za-z0-9]{1,8}$/, ""));
+  // Its parts in order, more folders allowed between them, in any case: `*prd*/*.md` finds `prds/prd-app/prd.md`, not
+  // every document below (review 77: ten files for each such glob).
+  const parts = glob.slice(base.length).toLowerCase().split("/").filter((p) => p !== "**").map((p) => compileGlob(p));
   const below = await files.list(`${base}**`);
-  if (!whole.ok || !last.ok || !below.ok) return { folders: [], deeper: [] };
+  if (!whole.ok || !asFolder.ok || !below.ok || !parts.length || parts.some((p) => !p.ok)) return { folders: [], deeper: [] };
+  const segments = parts.map((p) => (p as Extract<typeof p, { ok: true }>).glob);
+  const name = segments.pop()!;
   const folders = new Set<string>();
   const deeper: string[] = [];
   for (const { path } of below.value) {
     for (let end = path.lastIndexOf("/"); end > base.length; end = path.lastIndexOf("/", end - 1)) folders.add(path.slice(0, end));
-    if (deeper.length < MAX_LINES && last.glob.test(path.slice(base.length).toLowerCase())) deeper.push(path);
+    if (deeper.length >= MAX_LINES) continue;
+    const names = path.slice(base.length).toLowerCase().split("/");
+    if (!name.test(names.pop()!)) continue;
+    let matched = 0;
+    for (const folder of names) if (matched < segments.length && segments[matched]!.test(folder)) matched++;
+    if (matched === segments.length) deeper.push(path);
   }
-  return { folders: [...folders].filter((f) => whole.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
+  return { folders: [...folders].filter((f) => whole.glob.test(f) || asFolder.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
 
 /** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
