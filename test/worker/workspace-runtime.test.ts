@@ -254,6 +254,10 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     );
     expect((await ada.files({ action: "read", project, path: template })).text).toBe(`${template} is BMAD's file, not the project's: read it with bmad-resources {"operation": "read", "uri": "${template}"}.`);
 
+    // A port that needs git answers as its Python does where there is none, and says where it runs (review 77).
+    const evidence = await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-retrospective/scripts/git_evidence.py --repo {project-root} --range HEAD~3..HEAD", project });
+    expect(evidence.structured.stdout).toContain(`"error": "[Errno 2] No such file or directory: 'git'"`);
+    expect(evidence.text).toContain("this workspace has no git repository, so git_evidence.py has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.");
     // {project-root} left as the skill writes it, with the workspace named beside the line.
     const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });
     expect(config.structured.exit_code, config.text).toBe(0);

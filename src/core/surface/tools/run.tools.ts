@@ -45,6 +45,9 @@ export const bmadRunTool = defineTool({
 
 export const runTools = [bmadRunTool];
 
+/** Ported scripts that read a git repository's history. */
+const NEEDS_GIT = new Set(["git_evidence.py"]);
+
 const SKILL_ROOT_FIX = "the rendered skill names {skill-root} at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
@@ -150,7 +153,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const refused = runtime.refused?.();
     if (refused) return fail(refused);
     const answer = runAnswer(runtime, name, result);
-    const notes = othersLayers(runtime);
+    // A port that needs git where there is none answers as its Python does; where it can run is said beside it
+    // (review 77: the retrospective went on without knowing).
+    const notes = [...othersLayers(runtime), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   if (isSkillScript) {
