@@ -163,6 +163,10 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       expect(/## Running this skill here\n[\s\S]*?\n\n/.exec((await ada.call(TOOL.bmad, { command, project })).text)?.[0], command).toContain(`\`${path}\` (status: "final")`);
     }
     expect((await ada.call(TOOL.bmad, { command: "pm", project })).text).not.toContain("From earlier phases");
+    // A companion named only among the entry's references is loaded on demand (review 77: sprint-planning's template).
+    const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
+    expect(sprint).not.toMatch(/^## \S+\/sprint-status-template\.yaml$/m);
+    expect(sprint).toMatch(/^- bmad:\/\/\S+\/sprint-status-template\.yaml \(\d+ bytes\)$/m);
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     // A path as the scripts here write it into files (a sprint-status.yaml's story_location, a rendered workflow's

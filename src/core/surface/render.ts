@@ -118,8 +118,16 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   // A skill whose entry only hands off to render_skill.py (bmad-build) is followed from the copy that script renders:
   // its companions, inlined here, were read twice (review 77: 60 KB of steps, then the rendered ones again).
   const entryFile = catalog.file(record.entry);
-  const handsOff = entryFile !== undefined && /render_skill\.py/.test(await servedText(reader, entryFile));
+  const entrySource = entryFile ? await servedText(reader, entryFile) : "";
+  const handsOff = /render_skill\.py/.test(entrySource);
   let budget = handsOff ? 0 : INLINE_BUDGET;
+  // A companion the entry names only among its references (sprint-planning's template, which its script embeds) is
+  // loaded on demand, like a deeper file (review 77: 2.4 KB in every answer, which BMAD itself never reads).
+  const referencesAt = /^## References\s*$/m.exec(entrySource)?.index ?? -1;
+  const onlyReferenced = (path: string) => {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    return referencesAt >= 0 && !entrySource.slice(0, referencesAt).includes(name) && entrySource.includes(name, referencesAt);
+  };
   const later: string[] = [];
   const body: string[] = [];
   const rendered: string[] = [];
@@ -131,7 +139,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     const companion = dirOf(path) === root || record.kind === "knowledge";
     // Rendered for a project, customize.toml is already applied: its raw text would only cost context.
     const resolved = ctx !== undefined && path.endsWith("/customize.toml");
-    if (path === record.entry || (companion && !resolved && file.size <= budget)) {
+    if (path === record.entry || (companion && !resolved && !onlyReferenced(path) && file.size <= budget)) {
       budget -= file.size;
       let text = await servedText(reader, file);
       if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx), ctx)));
