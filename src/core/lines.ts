@@ -11,3 +11,7 @@ export function lines(text: string): string[] {
 // eslint-disable-next-line no-control-regex
 export const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
 export const isOneLine = (value: string): boolean => !NOT_ONE_LINE.test(value);
+
+/** `text` as one line: every whitespace run and every character NOT_ONE_LINE names, a space. */
+export const asOneLine = (text: string): string => text.replace(BREAKS_AND_SPACE, " ");
+const BREAKS_AND_SPACE = new RegExp(`(?:\\s|${NOT_ONE_LINE.source})+`, "g");

@@ -26,7 +26,7 @@ describe("paths", () => {
   });
 
   it("refuse every path that could leave the project or read differently elsewhere", () => {
-    const bad = ["", "/abs", "C:/x", "c:x", "../x", "a/../b", "a/..", "./a", "a/./b", "a/.", "a//b", "a/", "a\\b", "a\u0000b", "a\tb", "a\u007fb", "a\u0085b", "\ud800.md", "x".repeat(513), "x".repeat(256), `docs/${"é".repeat(128)}.md`];
+    const bad = ["", "/abs", "C:/x", "c:x", "../x", "a/../b", "a/..", "./a", "a/./b", "a/.", "a//b", "a/", "a\\b", "a\u0000b", "a\tb", "a\u007fb", "a\u0085b", "\ud800.md", "x".repeat(513), "x".repeat(256), `docs/${"é".repeat(128)}.md`, "runs/a\u2028b/state.json", "docs/x\u202eyz.md", "docs/\ufeffa.md"];
     for (const path of bad) expect(checkWorkspacePath(path).ok, JSON.stringify(path.slice(0, 20))).toBe(false);
     const long = checkWorkspacePath("x".repeat(10_000));
     expect(!long.ok && long.error).toBe("Path is 10000 characters; at most 512 are allowed.");

@@ -184,7 +184,8 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
     const segments = path.slice(RUNS_DIR.length + 1).split("/").slice(0, -1);
     const runId = segments.at(-1);
     const runBranch = segments.slice(0, -1).join("/");
-    if (!runId || !runBranch || segments.length > MAX_DEPTH + 1 || segments.some((s) => s.startsWith("."))) continue;
+    // A folder's name is shown inside a line: one that is not one line is no run (a bridge's disk can hold one).
+    if (!runId || !runBranch || segments.length > MAX_DEPTH + 1 || segments.some((s) => s.startsWith(".") || !isOneLine(s))) continue;
     if (branch && runBranch !== branch) continue;
     // A folder that holds a state file is a run, and nothing below it is.
     if (segments.slice(0, -1).some((_, i) => runDirs.has(`${RUNS_DIR}/${segments.slice(0, i + 1).join("/")}`))) continue;

@@ -6,7 +6,9 @@ import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { splitCsvLine } from "../workspace/installer-manifests.js";
+import { isOneLine } from "../lines.js";
 import { othersNote } from "../workspace/line-authors.js";
+import { terminalText } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { fillConfigValues, projectConfigValues } from "./skill-render.js";
 
@@ -150,7 +152,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
 }
 
 /** A path as code, or quoted where a backtick in it would end the span. */
-const codeSpan = (path: string) => (path.includes("`") ? JSON.stringify(path) : `\`${path}\``);
+const codeSpan = (path: string) => (path.includes("`") || !isOneLine(path) ? JSON.stringify(terminalText(path)) : `\`${path}\``);
 
 const configByCatalog = new WeakMap<Catalog, Promise<Map<string, string>>>();
 
@@ -214,5 +216,7 @@ export function frontmatterStatus(data: Uint8Array): string | undefined {
   if (!head.startsWith("---")) return undefined;
   const end = head.indexOf("\n---", 3);
   const value = /^status:[ \t]*(.+?)[ \t]*$/m.exec(end < 0 ? head : head.slice(0, end))?.[1];
-  return value?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40) || undefined;
+  const status = value?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40);
+  // Shown inside a line: one with a line break or a bidirectional control in it is none (review 78: NEL).
+  return status && isOneLine(status) ? status : undefined;
 }

@@ -3,6 +3,7 @@
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
+import { isOneLine } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -39,7 +40,6 @@ const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** A project shared with the caller under a name they also use: `{name}@{tag}`, the tag naming its owner. */
 const TAGGED = /^([a-z0-9][a-z0-9._-]{0,63})@([0-9a-f]{8})$/;
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -64,7 +64,9 @@ export function parseProjectRef(raw: string): Checked<{ name: string; tag?: stri
 export function checkWorkspacePath(raw: string): Checked<string> {
   if (raw.length === 0) return { ok: false, error: "Path is empty: give a path inside the project, e.g. docs/prd.md." };
   if (raw.length > MAX_PATH_CHARS) return { ok: false, error: `Path is ${raw.length} characters; at most ${MAX_PATH_CHARS} are allowed.` };
-  if (CONTROL.test(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, ...): use plain names.` };
+  // Nor a line break some reader sees (U+2028, NEL) or a bidirectional control: a name is shown inside answers' lines
+  // (review 78: a run folder's name made a line that ended "by" the owner).
+  if (!isOneLine(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.` };
   if (LONE_SURROGATE.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
   if (raw.includes("\\")) return { ok: false, error: `Path "${printable(raw)}" contains a backslash: use forward slashes.` };
   if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };

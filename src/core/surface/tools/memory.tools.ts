@@ -9,6 +9,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import type { Result } from "../../result.js";
 import { count as n } from "../../count.js";
+import { asOneLine } from "../../lines.js";
 
 export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
 const type = z.enum(MEMORY_TYPES).describe("Collection");
@@ -24,7 +25,7 @@ function line(e: MemoryEntry | MemoryHit, i: number): string {
   const head = `${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`;
   const body = "snippet" in e ? e.snippet : e.text.length > 300 ? `${e.text.slice(0, 300)}…` : e.text;
   const by = e.by ? `, by ${JSON.stringify(e.by.slice(0, 100))}, not you` : "";
-  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${body.replace(/\s+/g, " ")}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id}${by})`;
+  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id}${by})`;
 }
 
 /** Where the memories come from, when not the caller's own project: named, and labelled as its owner's. */
