@@ -4,7 +4,7 @@ import { sanitizeConfig, servedProjectText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
 import { bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
-import { othersClause } from "../workspace/line-authors.js";
+import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -148,7 +148,8 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
   }
   // Others' text is named as theirs here too, as bmad-files read names it (review 76: skills load files through
   // resources/read and bmad-resources, and a collaborator's lines came unmarked).
-  const others = othersClause(read.value.others, read.value.author);
+  // Whenever any line is another's, a file wholly theirs included (review 78: no header says "by" them here).
+  const others = read.value.others?.length ? othersSuffix(othersNote(read.value.others)) : "";
   const about = others ? `[${path}, version ${read.value.version}, by ${read.value.author}${others}]` : undefined;
   return { ok: true, uri, mimeType: mimeFor(path), text: servedProjectText(path, read.value.data), ...(about ? { about } : {}) };
 }

@@ -200,8 +200,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     }
     const out = await readBmadUri(deps, uri);
     if (!out.ok) throw invalid(out.error, { uri: uri.slice(0, 1100), ...(out.suggestions ? { suggestions: out.suggestions } : {}) });
-    // Who else wrote a project file's text comes first, as a part of its own: the file's part stays its text whole.
-    return { contents: [...(out.about ? [{ uri: `${out.uri}#written-by`, mimeType: "text/plain", text: out.about }] : []), { uri: out.uri, mimeType: out.mimeType, text: out.text }] };
+    // Who else wrote a project file's text, as a part of its own after it: the file's part stays its text whole, and
+    // first, for a client that takes the first part as the file.
+    return { contents: [{ uri: out.uri, mimeType: out.mimeType, text: out.text }, ...(out.about ? [{ uri: `${out.uri}#written-by`, mimeType: "text/plain", text: out.about }] : [])] };
   });
 
   server.setRequestHandler("completion/complete", async (request) => {
