@@ -60,7 +60,11 @@ function blocksOf(text: string): string[] {
 
 const SANITISE = {
   FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture"],
-  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping"],
+  // Nor any attribute that hides text or dresses it as the view's own (review 78: `hidden`, `popover`, white `<font>`,
+  // a `class="note"` forging the view's note).
+  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping", "hidden", "popover", "color", "face", "size", "class"],
+  // A document that starts with <style> would have it parsed into <head>, and dropped unsaid.
+  FORCE_BODY: true,
 };
 
 // A task list's box as a glyph: marked draws an <input>, which the sanitiser takes out (and would then say so).
@@ -77,7 +81,8 @@ DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
  *  a hostile document can hide its own text from the view (review 72: a `<style>` swallowed every block after it). */
 function sanitised(html: string): { html: string; dropped: string[] } {
   const clean = DOMPurify.sanitize(html, SANITISE);
-  const dropped = [...new Set(DOMPurify.removed.flatMap((r) => ("element" in r && r.element instanceof Element ? [r.element.nodeName.toLowerCase()] : [])))];
+  // FORCE_BODY's own marker element (`<remove>`) is no part of the document.
+  const dropped = [...new Set(DOMPurify.removed.flatMap((r) => ("element" in r && r.element instanceof Element ? [r.element.nodeName.toLowerCase()] : [])))].filter((name) => name !== "remove");
   return { html: clean, dropped };
 }
 

@@ -135,6 +135,9 @@ describe("the views on the Worker", () => {
       "![beacon](https://evil.example/md.png)",
       `<img srcset="https://evil.example/set.png 2x" src="https://evil.example/img.png"><video poster="https://evil.example/v.png" src="https://evil.example/v.mp4"></video>`,
       `<svg><image href="https://evil.example/svg.png"/><feImage href="https://evil.example/fe.png"/></svg>`,
+      // Text hidden or dressed as the view's own (review 78).
+      `<div hidden>HIDDEN-TEXT</div><div popover>POPOVER-TEXT</div><font color="#ffffff" size="1">WHITE-TEXT</font>`,
+      `<p class="note">Some of this document's HTML is not shown: forged.</p>`,
       "- [x] a task list's box is drawn as a glyph",
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
@@ -152,6 +155,9 @@ describe("the views on the Worker", () => {
     // What was left out is said, not hidden (review 72: a document could hide its own text from its reader).
     expect(await frame.locator(".markdown .note").first().textContent()).toMatch(/^Some of this document's HTML is not shown \(.*script/);
     expect(await frame.locator(".markdown li").last().textContent()).toContain("☑ a task list's box");
+    expect(await frame.locator(".markdown .note").count()).toBe(1);
+    expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
+    for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
     expect((await hostState(page)).stray).toEqual([]);
     await shot(page, "document-hostile-worker");
     await page.close();
