@@ -10,6 +10,7 @@ import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { isOneLine } from "../lines.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -59,6 +60,9 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   };
   for (const [key, value] of Object.entries(dev as Record<string, unknown>)) {
     const status = typeof value === "string" ? value : String(value ?? "");
+    // Each is shown inside a line of the board's text: a key or a status that is not one line is no story (review 78:
+    // a quoted key made a line of a forged epic).
+    if (!isOneLine(key) || !isOneLine(status)) continue;
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
     const story = STORY.exec(key);
