@@ -79,6 +79,10 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(changeRefusal(path, { pulled: true }), path).toMatch(/makes its folder a Python environment/);
   }
   expect(changeRefusal("docs/conda-meta-notes.md", { pulled: true })).toBeUndefined();
+  // Folded as APFS and NTFS fold case, not only lower-cased (review 78: ſ is s there).
+  expect(foldPath("docs/ſpec.md")).toBe(foldPath("docs/spec.md"));
+  expect(foldPath("ΣΟΦΟΣ.md")).toBe(foldPath("σοφος.md"));
+  for (const path of ["build.rſ", "CMakeLiſts.txt", "lib/ſite-packages/x.py", "ſitecuſtomize.py"]) expect(changeRefusal(path), path).toBeDefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);
   // A pull checks a script's bytes, not its name.

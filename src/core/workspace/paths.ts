@@ -206,7 +206,9 @@ export function foldPath(path: string): string {
 }
 
 function foldSegment(segment: string): string {
-  const folded = segment.normalize("NFC").replace(HFS_IGNORED, "").toLowerCase();
+  // Upper then lower: the letters whose lower case is another's (ſ and s, ς and σ, K and k) fold as APFS and NTFS fold
+  // them (review 78: `build.rſ` passed as no build file; `docs/ſpec.md` beside a folder `docs/spec.md/`).
+  const folded = segment.normalize("NFC").replace(HFS_IGNORED, "").toUpperCase().toLowerCase();
   const colon = folded.indexOf(":");
   return (colon < 0 ? folded : folded.slice(0, colon)).replace(/[. ]+$/, "");
 }
