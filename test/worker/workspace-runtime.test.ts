@@ -262,6 +262,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const evidence = await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-retrospective/scripts/git_evidence.py --repo {project-root} --range HEAD~3..HEAD", project });
     expect(evidence.structured.stdout).toContain(`"error": "[Errno 2] No such file or directory: 'git'"`);
     expect(evidence.text).toContain("this workspace has no git repository, so git_evidence.py has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.");
+    // A run-time placeholder given alone as an argument is the model's to fill, wherever it is (review 79: sprint_plan.py
+    // wrote generated: '{date}', which BMAD's validator refuses).
+    const dated = await ada.call(TOOL.bmadRun, { command: 'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date "{date}"', project });
+    expect(dated.isError).toBe(true);
+    expect(dated.text).toMatch(/^Fill in \{date\} first: .*\{date\} is today's date/);
     // {project-root} left as the skill writes it, with the workspace named beside the line.
     const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });
     expect(config.structured.exit_code, config.text).toBe(0);

@@ -109,6 +109,14 @@ export function fillInFirst(unfilled: string[], templates: string[] = []): strin
   return `Fill in ${[...templates, ...unfilled].join(", ")} first: ${parts.join("; ")}.`;
 }
 
+/** A word that is one run-time placeholder and nothing else (`--date {date}`, `--date={date}`): never a script's own
+ *  template, as recon_kit.py's `--pattern "{topic_slug}-{date}"` is, and never meant literally (review 79: sprint_plan.py
+ *  wrote `generated: '{date}'`, which BMAD's validator refuses and a later run kept). */
+export function runTimePlaceholderAlone(word: string): string | undefined {
+  const bare = word.replace(/^--[^=]*=/, "");
+  return BOUND_AT_RUN_TIME.has(bare) ? bare : undefined;
+}
+
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([
   ["{doc_workspace}", "{doc_workspace} is the run folder the skill's activation binds"],
