@@ -277,7 +277,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(unnamed.text).toMatch(new RegExp(`^Name a workspace \\("project"\\), or create one .* Yours: (.+, )?${project}(, .+)?\\.$`));
     // And with {skill-root} left too, both fixes at once (review 77: one a call).
     const twice = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} --project-root {project-root} --key workflow.on_complete" });
-    expect(twice.text).toMatch(/^Name a workspace \("project"\).* Also fill in \{skill-root\}: the rendered skill names \{skill-root\} at the top/);
+    expect(twice.text).toMatch(/^Name a workspace \("project"\).* Also fill in \{skill-root\}: it is the skill's own folder, which its rendered text gives in its runtime block \("this skill's root is …"/);
   });
 
   it("runs brain.py's library commands here, and answers other own scripts with where they run and the skill's fallback", async () => {

@@ -48,7 +48,8 @@ export const runTools = [bmadRunTool];
 /** Ported scripts that read a git repository's history. */
 const NEEDS_GIT = new Set(["git_evidence.py"]);
 
-const SKILL_ROOT_FIX = "the rendered skill names {skill-root} at the top (its folder, or its bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
+// As the render says it (review 79: "names {skill-root}" was looked for, and the render says "this skill's root is").
+const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gives in its runtime block (\"this skill's root is …\": a folder here, or a bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
