@@ -79,7 +79,7 @@ export class McpDoor implements Door {
   listed(text: string, path: string): string | undefined {
     const line = text.split("\n").find((l) => l.includes(path));
     if (line === undefined) return undefined;
-    return /status:?\s*`?([\w-]+)/.exec(line.slice(line.indexOf(path)))?.[1] ?? "listed";
+    return /status:?\s*[`"]?([\w-]+)/.exec(line.slice(line.indexOf(path)))?.[1] ?? "listed";
   }
 }
 

@@ -53,6 +53,7 @@ describe("the planning lifecycle with MCP calls only", () => {
     expect(lifecycle.runs.map((r) => /(\w+)\.py/.exec(r.line)![1])).toEqual(expect.arrayContaining(["memlog", "resolve_config", "lint_spine", "sprint_plan"]));
     // Each earlier output the skill needs is in its rendered text, with its status: no search.
     expect(lifecycle.found.filter((f) => f.how !== "listed").map((f) => `${f.phase}: ${f.path}`)).toEqual([]);
+    expect(lifecycle.found.filter((f) => f.status === "final").length, JSON.stringify(lifecycle.found)).toBeGreaterThan(0);
     expect(door.ledger.filter((e) => e.call.includes("(search)"))).toEqual([]);
 
     const read = async (path: string) => (await door.call("read", "bmad-files", { action: "read", project: PROJECT, path })).content!.slice(1).map((c) => c.text).join("\n");
