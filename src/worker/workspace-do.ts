@@ -4,10 +4,10 @@
 // Each change is checked (path, limits, if_version) and then stored in one synchronous transaction.
 import * as z from "zod";
 import { DurableObject } from "cloudflare:workers";
-import { shownTime } from "../core/count.js";
+import { count as n, shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll, MAX_SHARES } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, MAX_FILES, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
@@ -142,6 +142,23 @@ export class WorkspaceProject extends DurableObject {
   /** The project's files and bytes as the caller's limits count them. */
   private totalsFor(g: { access: Access }): { files: number; bytes: number } {
     return this.files.totals(g.access === "owner" ? "owner" : "collaborator");
+  }
+
+  /** A collaborator's change keeps what collaborators hold of the project's current files (those whose last version is
+   *  not the owner's) within half of each limit, so the owner's own work always has room (review 80: a writer's 4,978
+   *  small files, or 49 of 1 MiB, refused every later write of the owner's, and refilled what the owner freed). */
+  private othersShare(g: { meta: Meta; access: Access }, changes: Array<{ path: string; size: number }>): DoError | undefined {
+    if (g.access === "owner") return undefined;
+    const held = this.files.heldByOthers(g.meta.owner, g.meta.owner_label);
+    let files = held.size;
+    let bytes = [...held.values()].reduce((sum, size) => sum + size, 0);
+    for (const c of changes) {
+      const was = held.get(c.path);
+      if (was === undefined) files++;
+      bytes += c.size - (was ?? 0);
+    }
+    if (files <= MAX_FILES / 2 && bytes <= MAX_PROJECT_BYTES / 2) return undefined;
+    return fail("limit", `Project "${g.meta.name}" keeps half its room (${n(MAX_FILES / 2)} files, ${MAX_PROJECT_BYTES / 2 / 1024 / 1024} MiB) for its owner's own work, and the files its members last changed take the other half: this change does not fit. Delete some of those files, or ask the owner (${g.meta.owner_label}) to.`);
   }
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
@@ -307,6 +324,8 @@ export class WorkspaceProject extends DurableObject {
     const newSize = (append && head ? head.size : 0) + data.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
+    const share = this.othersShare(g, [{ path, size: newSize }]);
+    if (share) return share;
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
@@ -331,6 +350,7 @@ export class WorkspaceProject extends DurableObject {
     }
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
+    if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { entries: edited.entries } };
@@ -351,6 +371,8 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
+    const share = this.othersShare(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
+    if (share) return share;
     const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
     if (room) return room;
     this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
@@ -377,6 +399,8 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
+    const share = this.othersShare(g, [{ path, size: from.value.size }]);
+    if (share) return share;
     const room = this.room(g, from.value.size, now);
     if (room) return room;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })) };

@@ -82,6 +82,13 @@ export class VersionedFiles {
     return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
   }
 
+  /** The current files whose last version is someone else's than the owner's, with their sizes: what collaborators
+   *  hold of the project's room. */
+  heldByOthers(ownerId: string, ownerLabel: string): Map<string, number> {
+    const rows = this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author = ?)", ownerId, ownerLabel).toArray();
+    return new Map(rows.map((r) => [r.path, r.size]));
+  }
+
   /** Files and bytes, as the owner's limits count them, or a collaborator's: configs rounded up (FileListing). */
   totals(seenBy: "owner" | "collaborator" = "owner"): { files: number; bytes: number } {
     const files = this.current();

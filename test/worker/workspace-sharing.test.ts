@@ -319,6 +319,27 @@ describe("sharing", () => {
     expect((await writer.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
+  it("keeps half the project's room for the owner's own work: members' files take at most the other half (review 80)", async () => {
+    const room = unique("room");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    // Files the writer last changed, seeded straight into the table: the limit is under test, not 2,500 writes.
+    await runInDurableObject(projectStub(owner.id, room), (_, state) => {
+      for (let i = 0; i < 2499; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)", `junk/${i}`, writer.email, writer.id);
+    });
+    await evictDurableObject(projectStub(owner.id, room));
+    expect((await writer.files({ action: "write", project: room, path: "junk/last.md", content: "x" })).isError).toBe(false);
+    const refused = await writer.files({ action: "write", project: room, path: "junk/more.md", content: "x" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe(`Project "${room}" keeps half its room (2,500 files, 25 MiB) for its owner's own work, and the files its members last changed take the other half: this change does not fit. Delete some of those files, or ask the owner (${owner.email}) to.`);
+    // Changing a file members hold already fits; the owner's own work always does.
+    expect((await writer.files({ action: "write", project: room, path: "junk/last.md", content: "y" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: room, path: "docs/prd.md", content: "# PRD\n" })).isError).toBe(false);
+    // A member's change of the owner's file takes one more of the half: refused too.
+    expect((await writer.files({ action: "append", project: room, path: "docs/prd.md", content: "more\n" })).isError).toBe(true);
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
   it("names a writer's answer's line in a config written anew, after they deleted it and the owner changed another (review 53)", async () => {
     const path = "_bmad/core/config.yaml";
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);
