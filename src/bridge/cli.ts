@@ -28,7 +28,8 @@ Options:
   --allow-project-scripts
                      also run skill scripts BMAD did not install in the project (yours: their bytes match
                      neither this bridge's BMAD nor a trusted _bmad/_config/files-manifest.csv; a --path
-                     tree's or git source's never run this way). Never needed for BMAD's own
+                     tree's or git source's never run this way), and the completion contract
+                     (_bmad/_config/custom/cc-verify.sh). Never needed for BMAD's own
   --trust-install-record
                      also run scripts the project's _bmad/_config/files-manifest.csv lists (a custom
                      module's, another BMAD version's): its installer's word. Without it only the bytes of

@@ -16,8 +16,10 @@ const CONTRACT_TIMEOUT_MS = Number(process.env.BMAD_CONTRACT_TIMEOUT_MS) > 0 ? N
 export class LocalProjectFiles implements ProjectFiles {
   private readonly root: string;
 
+  /** `allowProjectScripts`: the user started the bridge with --allow-project-scripts, so the project's own scripts run. */
   constructor(
     projectDir: string,
+    private readonly allowProjectScripts = false,
     private readonly timeoutMs = CONTRACT_TIMEOUT_MS,
   ) {
     this.root = realpathSync(projectDir);
@@ -33,6 +35,9 @@ export class LocalProjectFiles implements ProjectFiles {
     const script = await resolveConfined(this.root, CONTRACT);
     if (!script.ok && script.code === "missing") return { ok: false, error: `No completion contract: create ${CONTRACT} in the project (a script that exits 0 when the work is complete).` };
     if (!script.ok) return { ok: false, error: `Refused to run the completion contract: ${script.error}` };
+    // The project's own script: a cloned repository may have committed one, and a model steered by its README would
+    // run it (review 82: it ran, wrote outside the project and printed the saved sign-in). The user's word, not the model's.
+    if (!this.allowProjectScripts) return { ok: false, error: `${CONTRACT} is the project's own script, which runs only where the user started the bridge with --allow-project-scripts (in the MCP client's config): a cloned repository may have committed one. Nothing was run. Ask the user to run it, or to allow the project's scripts.` };
     // An argument array, never a shell string; killed whole at the time limit, on cancel or when the bridge exits.
     const run = await runBounded(["bash", script.path, stack], { cwd: dir.path, timeoutMs: this.timeoutMs, signal, env: { BMAD_STACK: stack }, userPaths: true });
     const note = run.timedOut ? `\n[killed after ${this.timeoutMs / 1000} s]` : run.cancelled ? "\n[cancelled by the client]" : "";

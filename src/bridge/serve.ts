@@ -93,7 +93,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     },
     owner: "local",
     sessions: new FileSessionStore(project, { warn }),
-    project: new LocalProjectFiles(project),
+    project: new LocalProjectFiles(project, vouching.allowProjectScripts),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
     runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs, vouching)) }),
     workspaces,

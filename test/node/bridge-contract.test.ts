@@ -55,7 +55,7 @@ function env(timeoutMs: number): Record<string, string> {
 }
 
 async function start(timeoutMs: number): Promise<Client> {
-  const { client, close } = await connectBridge(bridge, dir, { env: env(timeoutMs) });
+  const { client, close } = await connectBridge(bridge, dir, { args: ["--allow-project-scripts"], env: env(timeoutMs) });
   closers.push(close);
   return client;
 }
@@ -120,7 +120,7 @@ describe("the completion contract's processes", () => {
 
   it("kills a running contract when the bridge's input closes, and the bridge exits", async () => {
     const pids = escaping();
-    const child = spawn(process.execPath, [bridge], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home"), ...env(60_000) }, stdio: ["pipe", "pipe", "ignore"] });
+    const child = spawn(process.execPath, [bridge, "--allow-project-scripts"], { cwd: dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home"), ...env(60_000) }, stdio: ["pipe", "pipe", "ignore"] });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
@@ -136,6 +136,23 @@ describe("the completion contract's processes", () => {
       await Promise.race([exited, new Promise((_, fail) => setTimeout(() => fail(new Error("the bridge did not exit within 3 s of its input closing")), 3000))]);
     } finally {
       if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  });
+});
+
+// Review 82: a cloned repository may have committed a contract, and a model its README steers would run it.
+describe("the completion contract, the project's own script", () => {
+  it("runs only where the user started the bridge with --allow-project-scripts, running nothing otherwise", async () => {
+    rmSync(join(dir, "ESCAPE"), { force: true });
+    for (const name of ["script", "sleeper"]) rmSync(pidFile(name), { force: true });
+    const { client, close } = await connectBridge(bridge, dir, { env: env(60_000) });
+    try {
+      const run = await client.callTool({ name: "run_completion_contract", arguments: {} });
+      expect(run.isError).toBe(true);
+      expect(toolText(run)).toContain("_bmad/_config/custom/cc-verify.sh is the project's own script, which runs only where the user started the bridge with --allow-project-scripts");
+      expect(existsSync(pidFile("script"))).toBe(false);
+    } finally {
+      await close();
     }
   });
 });

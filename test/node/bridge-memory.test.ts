@@ -31,12 +31,13 @@ const structured = (dir: string, type: string) => join(dir, "_bmad/_memory/struc
 
 /** A project and one bridge on it, both made at first use and shared by the tests that name them: a bridge start
  *  costs more CPU than most tests. What one of those tests writes (its memory type, its files) is not what another asserts on. */
-function sharedProject(name: string) {
+function sharedProject(name: string, args = MEMORY) {
   const dir = madeOnce(() => project(name));
-  return { dir, open: madeOnce(() => open(dir())) };
+  return { dir, open: madeOnce(() => open(dir(), { args })) };
 }
-/** The first test's project: its restarted bridge then takes memories no later test recalls, and cc-fail's failures. */
-const written = sharedProject("idempotent");
+/** The first test's project: its restarted bridge then takes memories no later test recalls, and cc-fail's failures
+ *  (its completion contract, the project's own script, runs where the user allowed the project's scripts). */
+const written = sharedProject("idempotent", [...MEMORY, "--allow-project-scripts"]);
 /** No decisions until the context test (get_project_context names them), no CC-FAIL but the museum's, stories only syntax's and bad input's. */
 const kit = sharedProject("kit");
 

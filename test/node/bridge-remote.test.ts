@@ -39,7 +39,7 @@ afterAll(async () => {
 async function spawnRemote(configHome = config, extraEnv: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bridge, "--remote", remote],
+    args: [bridge, "--remote", remote, "--allow-project-scripts"],
     cwd: project,
     env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none", ...extraEnv },
     stderr: "pipe",

@@ -61,7 +61,8 @@ const sharedProject = madeOnce(async () => {
   symlinkSync("/etc/passwd", join(dir, "_bmad/bmm/leak.md"));
   symlinkSync("/etc", join(dir, "_bmad/bmm/outside"));
   appendFileSync(join(dir, ".claude/skills/bmad-agent-pm/SKILL.md"), "\nPROJECT MARKER\n");
-  return { dir, ...(await spawnBridge(dir, [], { BMAD_CONTRACT_TIMEOUT_MS: "1500" })) };
+  // The completion contract is the project's own script: it runs where the user allowed the project's scripts.
+  return { dir, ...(await spawnBridge(dir, ["--allow-project-scripts"], { BMAD_CONTRACT_TIMEOUT_MS: "1500" })) };
 });
 
 const text = (r: unknown) => ((r as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
