@@ -3,7 +3,7 @@
 // checkout beside a small record of what it is (for `bmad-mcp cache list`). Every git run has a time limit.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as z from "zod";
@@ -122,7 +122,9 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
       log(`git: fetch failed, using cached checkout (${(err as Error).message})`);
     }
   } else {
-    mkdirSync(cacheRoot, { recursive: true });
+    // The user's alone: a private repository fetched with their credentials is no one else's to read (review 82).
+    mkdirSync(cacheRoot, { recursive: true, mode: 0o700 });
+    chmodSync(cacheRoot, 0o700);
     const tmp = `${dir}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
     try {
@@ -143,7 +145,7 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
   }
   const commit = await git(["rev-parse", "HEAD"], opts, dir);
   opts.fetched?.add(key);
-  if (fetched) writeFileSync(`${dir}.json`, JSON.stringify({ label: spec.label, ...(spec.ref ? { ref: spec.ref } : {}), commit, fetchedAt: new Date().toISOString() }));
+  if (fetched) writeFileSync(`${dir}.json`, JSON.stringify({ label: spec.label, ...(spec.ref ? { ref: spec.ref } : {}), commit, fetchedAt: new Date().toISOString() }), { mode: 0o600 });
   return { dir, commit };
 }
 

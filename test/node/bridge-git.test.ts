@@ -2,7 +2,7 @@
 // per start and served like a folder; a later start without the remote serves the cached checkout; `bmad-mcp cache
 // list|clear` show and empty the cache; a fetch that hangs is killed at --git-timeout, with what git started.
 import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -63,6 +63,10 @@ describe("--path with a git URL", () => {
     } finally {
       await b.close();
     }
+    // The user's alone: a private repository fetched with their credentials (review 82: 0755 and 0644 before).
+    const cache = join(home, ".cache/bmad-mcp/git");
+    expect(statSync(cache).mode & 0o777).toBe(0o700);
+    for (const name of readdirSync(cache).filter((n) => n.endsWith(".json"))) expect(statSync(join(cache, name)).mode & 0o777, name).toBe(0o600);
     const listed = await cli(["cache", "list"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain(`repo.git#v1:/content  ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}`);
