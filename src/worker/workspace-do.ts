@@ -552,6 +552,8 @@ export class WorkspaceProject extends DurableObject {
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
+    const share = this.othersShare(g, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
+    if (share) return share;
     // Each answer is the last setter's: one a collaborator set stays theirs when the owner changes another (review 40:
     // the owner's change of user_name rewrote the config as theirs, and the collaborator's value went unnamed).
     const before = flatAnswers(JSON.parse(g.meta.answers) as InstallerAnswers);

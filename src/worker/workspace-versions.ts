@@ -83,9 +83,10 @@ export class VersionedFiles {
   }
 
   /** The current files whose last version is someone else's than the owner's, with their sizes: what collaborators
-   *  hold of the project's room. */
+   *  hold of the project's room. The server's memory merges are no one's: they hold the owner's memories too, and the
+   *  memory limits bound them (review 81). */
   heldByOthers(ownerId: string, ownerLabel: string): Map<string, number> {
-    const rows = this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author = ?)", ownerId, ownerLabel).toArray();
+    const rows = this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author IN (?, ?))", ownerId, ownerLabel, SERVER_MERGE).toArray();
     return new Map(rows.map((r) => [r.path, r.size]));
   }
 

@@ -337,6 +337,10 @@ describe("sharing", () => {
     expect((await owner.files({ action: "write", project: room, path: "docs/prd.md", content: "# PRD\n" })).isError).toBe(false);
     // A member's change of the owner's file takes one more of the half: refused too.
     expect((await writer.files({ action: "append", project: room, path: "docs/prd.md", content: "more\n" })).isError).toBe(true);
+    // Nor by rewriting the config files through the installer's answers (review 81).
+    const configured = await writer.project({ action: "config", name: room, answers: { core: { communication_language: "French" } } });
+    expect(configured.isError).toBe(true);
+    expect(configured.text).toContain("keeps half its room");
     expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
   });
 
