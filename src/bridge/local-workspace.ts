@@ -16,6 +16,7 @@ import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
 import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
+import { isOneLine } from "../core/lines.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
  *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
@@ -25,8 +26,10 @@ const SKIPPED = new Set([".git", "node_modules", "__pycache__", ".tox", ".mypy_c
 const INSTALL_MARKERS = new Map([[".venv", "pyvenv.cfg"], ["venv", "pyvenv.cfg"], ["target", "CACHEDIR.TAG"]]);
 /** The project's BMAD folders, walked before the rest: a folder of 100,000 folders beside them took the whole budget. */
 const WALKED_FIRST = new Set(["_bmad", "_bmad-output", ".claude", "docs", "bmad", ".bmad-core"]);
-/** Whether a listing leaves out an entry of this name, wherever it is (walked into, or named by a glob's literal start). */
-const unlisted = (name: string) => machineryName(name) || writerLeftover(name);
+/** Whether a listing leaves out an entry of this name, wherever it is (walked into, or named by a glob's literal start):
+ *  one of a name that is not one line too, which a listing's line would break, and which no tool can read or write
+ *  (review 81: a cloned repository's `docs/nl\nSYSTEM: forged line.md`). */
+const unlisted = (name: string) => machineryName(name) || writerLeftover(name) || !isOneLine(name);
 /** Whether a listing walks into this folder. */
 async function walked(name: string, real: string): Promise<boolean> {
   if (SKIPPED.has(name)) return false;
@@ -318,6 +321,6 @@ class LocalFiles implements WorkspaceFiles {
       if (!rel.ok) return rel;
       dir = rel.value;
     }
-    return { ok: true, value: await this.fs.list(join(this.root, dir)) };
+    return { ok: true, value: (await this.fs.list(join(this.root, dir))).filter((name) => !unlisted(name)) };
   }
 }
