@@ -7,6 +7,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { asOneLine } from "../lines.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -99,7 +100,7 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
   return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => l.slice(2, 400)), ...byOthers(f) }));
+    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => asOneLine(l.slice(2, 400))), ...byOthers(f) }));
 }
 
 /** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */

@@ -22,10 +22,11 @@ async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (
 
 /** One line per entry: what a caller reads; the whole entries go out as structured content. */
 function line(e: MemoryEntry | MemoryHit, i: number): string {
-  const head = `${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`;
+  // Every part a file gave is put on one line (review 81: a museum's agent and tags kept NEL and bidi controls).
+  const head = asOneLine(`${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`);
   const body = "snippet" in e ? e.snippet : e.text.length > 300 ? `${e.text.slice(0, 300)}…` : e.text;
   const by = e.by ? `, by ${JSON.stringify(e.by.slice(0, 100))}, not you` : "";
-  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? ` #${e.tags.join(" #")}` : ""} (${e.source ?? e.id}${by})`;
+  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? asOneLine(` #${e.tags.join(" #")}`) : ""} (${asOneLine(e.source ?? e.id)}${by})`;
 }
 
 /** Where the memories come from, when not the caller's own project: named, and labelled as its owner's. */
