@@ -59,10 +59,13 @@ function blocksOf(text: string): string[] {
 }
 
 const SANITISE = {
-  FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture"],
+  // Tags that hide their text or show it as another's (review 81: a closed dialog or details, a canvas's fallback, a
+  // meter, a datalist, a textarea of one cell, bdo's reversal): taken out, their text shown plainly, and said so.
+  FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture",
+    "dialog", "details", "summary", "datalist", "canvas", "meter", "progress", "rp", "select", "option", "optgroup", "textarea", "bdo", "marquee", "blink"],
   // Nor any attribute that hides text or dresses it as the view's own (review 78: `hidden`, `popover`, white `<font>`,
   // a `class="note"` forging the view's note).
-  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping", "hidden", "popover", "color", "face", "size", "class"],
+  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping", "hidden", "popover", "color", "face", "size", "class", "dir"],
   // A document that starts with <style> would have it parsed into <head>, and dropped unsaid.
   FORCE_BODY: true,
 };

@@ -138,6 +138,7 @@ describe("the views on the Worker", () => {
       // Text hidden or dressed as the view's own (review 78).
       `<div hidden>HIDDEN-TEXT</div><div popover>POPOVER-TEXT</div><font color="#ffffff" size="1">WHITE-TEXT</font>`,
       `<p class="note">Some of this document's HTML is not shown: forged.</p>`,
+      `<dialog>DIALOG-TEXT</dialog><details><summary>s</summary>DETAILS-TEXT</details><canvas>CANVAS-TEXT</canvas><bdo dir="rtl">BDO-TEXT</bdo><p dir="rtl">DIR-TEXT</p>`,
       "- [x] a task list's box is drawn as a glyph",
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
@@ -157,7 +158,8 @@ describe("the views on the Worker", () => {
     expect(await frame.locator(".markdown li").last().textContent()).toContain("☑ a task list's box");
     expect(await frame.locator(".markdown .note").count()).toBe(1);
     expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
-    for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
+    for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
+    expect(await frame.locator(".markdown [dir], .markdown bdo, .markdown dialog, .markdown details, .markdown canvas").count()).toBe(0);
     expect((await hostState(page)).stray).toEqual([]);
     await shot(page, "document-hostile-worker");
     await page.close();
