@@ -267,6 +267,10 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const dated = await ada.call(TOOL.bmadRun, { command: 'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date "{date}"', project });
     expect(dated.isError).toBe(true);
     expect(dated.text).toMatch(/^Fill in \{date\} first: .*\{date\} is today's date/);
+    for (const spelling of ['"{{date}}"', '"{date} "', "{DATE}T00:00", "--x={date}"]) {
+      const variant = await ada.call(TOOL.bmadRun, { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date ${spelling}`, project });
+      expect(variant.text, spelling).toMatch(/^Fill in \{date\} first/);
+    }
     // {project-root} left as the skill writes it, with the workspace named beside the line.
     const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });
     expect(config.structured.exit_code, config.text).toBe(0);

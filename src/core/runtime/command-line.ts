@@ -109,12 +109,13 @@ export function fillInFirst(unfilled: string[], templates: string[] = []): strin
   return `Fill in ${[...templates, ...unfilled].join(", ")} first: ${parts.join("; ")}.`;
 }
 
-/** A word that is one run-time placeholder and nothing else (`--date {date}`, `--date={date}`): never a script's own
- *  template, as recon_kit.py's `--pattern "{topic_slug}-{date}"` is, and never meant literally (review 79: sprint_plan.py
- *  wrote `generated: '{date}'`, which BMAD's validator refuses and a later run kept). */
-export function runTimePlaceholderAlone(word: string): string | undefined {
-  const bare = word.replace(/^--[^=]*=/, "");
-  return BOUND_AT_RUN_TIME.has(bare) ? bare : undefined;
+/** The run-time placeholder a word holds (`--date {date}`, `--date={date}`, `{{date}}T00:00`, `{DATE}`), which the
+ *  model fills: never meant literally (review 79: sprint_plan.py wrote `generated: '{date}'`, which BMAD's validator
+ *  refuses and a later run kept; review 81: the spellings around it). Only a script that fills its own (recon_kit.py's
+ *  `--pattern "{topic_slug}-{date}"`) takes one, so its caller leaves that script's words be. */
+export function runTimePlaceholderIn(word: string): string | undefined {
+  const found = /\{\{?(date|doc_workspace)\}?\}/i.exec(word)?.[1];
+  return found && `{${found.toLowerCase()}}`;
 }
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */

@@ -2,7 +2,7 @@
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import * as z from "zod";
-import { fillInFirst, runTimePlaceholderAlone, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -44,6 +44,9 @@ export const bmadRunTool = defineTool({
 });
 
 export const runTools = [bmadRunTool];
+
+/** Scripts that fill run-time placeholders in their own arguments (recon_kit.py's `--pattern "{topic_slug}-{date}"`). */
+const FILLS_ITS_OWN = new Set(["recon_kit.py"]);
 
 /** Ported scripts that read a git repository's history. */
 const NEEDS_GIT = new Set(["git_evidence.py"]);
@@ -122,7 +125,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // `{doc_workspace}`. Other words go as written (recon_kit.py fills its own `--pattern "{topic_slug}-{date}"`).
   const shared = SHARED_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1));
   const isPath = (word: string, i: number) => PATH_OPTIONS.has(args[i - 1] ?? "") || (!shared && word.includes("/"));
-  const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...args.flatMap((w) => runTimePlaceholderAlone(w) ?? [])])];
+  const ownTemplates = FILLS_ITS_OWN.has(script.slice(script.lastIndexOf("/") + 1));
+  const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...(ownTemplates ? [] : args.flatMap((w) => runTimePlaceholderIn(w) ?? []))])];
   if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates));
 
