@@ -82,6 +82,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // Folded as APFS and NTFS fold case, not only lower-cased (review 78: ſ is s there).
   expect(foldPath("docs/ſpec.md")).toBe(foldPath("docs/spec.md"));
   expect(foldPath("ΣΟΦΟΣ.md")).toBe(foldPath("σοφος.md"));
+  // A character whose upper case is several is kept as one (review 81: straße.md beside strasse.md was refused).
+  expect(foldPath("straße.md")).not.toBe(foldPath("strasse.md"));
+  expect(foldPath("ﬁle.md")).not.toBe(foldPath("file.md"));
   for (const path of ["build.rſ", "CMakeLiſts.txt", "lib/ſite-packages/x.py", "ſitecuſtomize.py"]) expect(changeRefusal(path), path).toBeDefined();
   expect(changeRefusal("_bmad/_config/files-manifest.csv", { pulled: true })).toBeUndefined();
   expect(changeRefusal(".claude/settings.json", { pulled: true })).toMatch(/decides what code runs here/);

@@ -205,10 +205,22 @@ export function foldPath(path: string): string {
   return path.split("/").map(foldSegment).join("/");
 }
 
+/** Case as APFS and NTFS fold it, a character for a character: upper then lower, so the letters whose lower case is
+ *  another's fold together (ſ and s, ς and σ: review 78, `build.rſ` passed as no build file), but a character whose upper
+ *  case is several (ß to SS, ﬁ to FI) only lowered, as those file systems keep it (review 81: straße.md beside
+ *  strasse.md was refused). ASCII takes the short way. */
+function foldCase(text: string): string {
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  let out = "";
+  for (const c of text) {
+    const upper = c.toUpperCase();
+    out += upper.length === c.length ? upper.toLowerCase() : c.toLowerCase();
+  }
+  return out;
+}
+
 function foldSegment(segment: string): string {
-  // Upper then lower: the letters whose lower case is another's (ſ and s, ς and σ, K and k) fold as APFS and NTFS fold
-  // them (review 78: `build.rſ` passed as no build file; `docs/ſpec.md` beside a folder `docs/spec.md/`).
-  const folded = segment.normalize("NFC").replace(HFS_IGNORED, "").toUpperCase().toLowerCase();
+  const folded = foldCase(segment.normalize("NFC").replace(HFS_IGNORED, ""));
   const colon = folded.indexOf(":");
   return (colon < 0 ? folded : folded.slice(0, colon)).replace(/[. ]+$/, "");
 }
