@@ -108,11 +108,13 @@ describe("--path with a git URL", () => {
 
   it("kills a fetch that hangs at --git-timeout, with everything git started", async () => {
     // git runs the ssh command through sh: "#" comments out the host and command git appends.
-    const out = await cli(["--path", "git+ssh://example.invalid/team/bmad.git", "--git-timeout", "1", "--list"], { GIT_SSH_COMMAND: "sleep 41.25 #" });
+    // A duration of this run's own, so that no other run's sleeper (a suite beside this one) is taken for this one's.
+    const seconds = `41.${process.pid}`;
+    const out = await cli(["--path", "git+ssh://example.invalid/team/bmad.git", "--git-timeout", "1", "--list"], { GIT_SSH_COMMAND: `sleep ${seconds} #` });
     expect(out.code).toBe(2);
     expect(out.stderr).toMatch(/git fetch timed out after 1 s \(--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit\)/);
     expect(out.ms).toBeLessThan(20_000);
-    const sleepers = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && cmdline(p) === "sleep\u000041.25");
+    const sleepers = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && cmdline(p) === `sleep\u0000${seconds}`);
     expect(sleepers).toEqual([]);
   });
 
