@@ -267,6 +267,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const dated = await ada.call(TOOL.bmadRun, { command: 'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date "{date}"', project });
     expect(dated.isError).toBe(true);
     expect(dated.text).toMatch(/^Fill in \{date\} first: .*\{date\} is today's date/);
+    // A memlog's free text may name one (a decision about a folder pattern), but not be one alone (review 83).
+    const noted = await ada.call(TOOL.bmadRun, { command: `uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/_bmad-output/notes-run`, project });
+    expect(noted.isError, noted.text).toBe(false);
+    const decision = await ada.call(TOOL.bmadRun, { command: 'uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/_bmad-output/notes-run --type decision --text "keep the run folder pattern prd-{project_name}-{date}"', project });
+    expect(decision.isError, decision.text).toBe(false);
+    expect((await ada.call(TOOL.bmadRun, { command: 'uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/_bmad-output/notes-run --type decision --text "{date}"', project })).text).toMatch(/^Fill in \{date\} first/);
     for (const spelling of ['"{{date}}"', '"{date} "', "{DATE}T00:00", "--x={date}"]) {
       const variant = await ada.call(TOOL.bmadRun, { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date ${spelling}`, project });
       expect(variant.text, spelling).toMatch(/^Fill in \{date\} first/);

@@ -45,8 +45,20 @@ export const bmadRunTool = defineTool({
 
 export const runTools = [bmadRunTool];
 
-/** Scripts that fill run-time placeholders in their own arguments (recon_kit.py's `--pattern "{topic_slug}-{date}"`). */
-const FILLS_ITS_OWN = new Set(["recon_kit.py"]);
+/** Whether the word at `i` keeps a run-time placeholder as written: recon_kit.py's own template (`--pattern
+ *  "{topic_slug}-{date}"`, which it fills), or free text a memlog records (`--text "pattern prd-{date}"`) but for the
+ *  placeholder alone (review 83: a decision about a folder pattern was refused; every other recon_kit word passed). */
+function leftToScript(script: string, args: string[], i: number): boolean {
+  const option = (args[i - 1] ?? "").toLowerCase();
+  const word = args[i]!;
+  if (script.endsWith("/recon_kit.py") && option === "--pattern") return true;
+  const freeText = FREE_TEXT.has(option) || [...FREE_TEXT].some((o) => word.startsWith(`${o}=`));
+  // `--field date={date}` and `--text {date}` are the placeholder alone: the model's to fill.
+  const value = word.replace(/^--[^=]*=/, "").replace(/^[\w.-]+=/, "").trim();
+  return freeText && !/^\{\{?(date|doc_workspace)\}?\}$/i.test(value);
+}
+/** memlog.py's options whose values are the user's words. */
+const FREE_TEXT = new Set(["--text", "--value", "--field"]);
 
 /** Ported scripts that read a git repository's history. */
 const NEEDS_GIT = new Set(["git_evidence.py"]);
@@ -125,8 +137,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // `{doc_workspace}`. Other words go as written (recon_kit.py fills its own `--pattern "{topic_slug}-{date}"`).
   const shared = SHARED_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1));
   const isPath = (word: string, i: number) => PATH_OPTIONS.has(args[i - 1] ?? "") || (!shared && word.includes("/"));
-  const ownTemplates = FILLS_ITS_OWN.has(script.slice(script.lastIndexOf("/") + 1));
-  const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...(ownTemplates ? [] : args.flatMap((w) => runTimePlaceholderIn(w) ?? []))])];
+  const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...args.flatMap((w, i) => (leftToScript(script, args, i) ? [] : runTimePlaceholderIn(w) ?? []))])];
   if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates));
 
