@@ -125,10 +125,29 @@ export function renderMarkdown(text: string): HTMLElement {
 function show(el: HTMLElement, html: string): void {
   const { html: clean, dropped } = sanitised(html);
   el.innerHTML = clean;
+  const reversed = showBidiControls(el);
+  if (reversed) {
+    el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `This document holds ${reversed} bidirectional control${reversed === 1 ? "" : "s"}, which would show its text in another order: each is shown as ⟦U+…⟧ where it is.` }));
+  }
   if (dropped.length) {
     el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `Some of this document's HTML is not shown (${dropped.slice(0, 8).join(", ")}): read its text with bmad-files to see all of it.` }));
   }
 }
+
+/** Bidirectional controls in the text, as a character or an entity (review 83: "‮eciffo-ytiruces" read as
+ *  "security-office", "$1000" as reversed digits): each shown as what it is. How many there were. */
+function showBidiControls(root: HTMLElement): number {
+  let found = 0;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue ?? "";
+    if (!BIDI.test(text)) continue;
+    node.nodeValue = text.replace(BIDI_ALL, (c) => (found++, `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`));
+  }
+  return found;
+}
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI_ALL = new RegExp(BIDI.source, "g");
 
 /** A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead. */
 function linksStay(el: HTMLElement): HTMLElement {

@@ -139,6 +139,10 @@ describe("the views on the Worker", () => {
       `<div hidden>HIDDEN-TEXT</div><div popover>POPOVER-TEXT</div><font color="#ffffff" size="1">WHITE-TEXT</font>`,
       `<p class="note">Some of this document's HTML is not shown: forged.</p>`,
       `<dialog>DIALOG-TEXT</dialog><details><summary>s</summary>DETAILS-TEXT</details><canvas>CANVAS-TEXT</canvas><bdo dir="rtl">BDO-TEXT</bdo><p dir="rtl">DIR-TEXT</p>`,
+      // Reversed, shrunk or pushed out of sight (review 83).
+      `Approved by: \u202eeciffo-ytiruces\u202c, paid &#x202E;0001$&#x202C;`,
+      `<small><small><small><small><small><small><small><small><small><small>TINY-TEXT</small></small></small></small></small></small></small></small></small></small>`,
+      `<img id="tall" width="1" height="20000" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
       "- [x] a task list's box is drawn as a glyph",
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
@@ -156,7 +160,12 @@ describe("the views on the Worker", () => {
     // What was left out is said, not hidden (review 72: a document could hide its own text from its reader).
     expect(await frame.locator(".markdown .note").first().textContent()).toMatch(/^Some of this document's HTML is not shown \(.*script/);
     expect(await frame.locator(".markdown li").last().textContent()).toContain("☑ a task list's box");
-    expect(await frame.locator(".markdown .note").count()).toBe(1);
+    expect(await frame.locator(".markdown .note").count()).toBe(2);
+    expect((await frame.locator(".markdown .note").allTextContents()).join("\n")).toContain("bidirectional controls, which would show its text in another order");
+    expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧eciffo-ytiruces⟦U+202C⟧");
+    expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧0001$⟦U+202C⟧");
+    expect(await frame.getByText("TINY-TEXT").evaluate((e) => parseFloat(getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(11);
+    expect(await frame.locator("#tall").evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2000);
     expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
     for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
     expect(await frame.locator(".markdown [dir], .markdown bdo, .markdown dialog, .markdown details, .markdown canvas").count()).toBe(0);
