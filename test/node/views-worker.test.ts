@@ -164,7 +164,7 @@ describe("the views on the Worker", () => {
     expect((await frame.locator(".markdown .note").allTextContents()).join("\n")).toContain("bidirectional controls, which would show its text in another order");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧eciffo-ytiruces⟦U+202C⟧");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧0001$⟦U+202C⟧");
-    expect(await frame.getByText("TINY-TEXT").evaluate((e) => parseFloat(getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(11);
+    expect(await frame.getByText("TINY-TEXT").evaluate((e) => parseFloat((globalThis as unknown as { getComputedStyle(el: unknown): { fontSize: string } }).getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(11);
     expect(await frame.locator("#tall").evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2000);
     expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
     for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
