@@ -83,11 +83,17 @@ export class VersionedFiles {
   }
 
   /** The current files whose last version is someone else's than the owner's, with their sizes: what collaborators
-   *  hold of the project's room. The server's memory merges are no one's: they hold the owner's memories too, and the
-   *  memory limits bound them (review 81). */
+   *  hold of the project's room. A file the server's memory merge wrote last is its last person's (review 81: the
+   *  owner's memories counted against the members; review 83: a member's file, merged, counted against no one). */
   heldByOthers(ownerId: string, ownerLabel: string): Map<string, number> {
-    const rows = this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author IN (?, ?))", ownerId, ownerLabel, SERVER_MERGE).toArray();
-    return new Map(rows.map((r) => [r.path, r.size]));
+    const notOwner = "NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author = ?)";
+    const rows = this.sql.exec<{ path: string; size: number }>(`SELECT path, size FROM files WHERE author <> ? AND ${notOwner}`, SERVER_MERGE, ownerId, ownerLabel).toArray();
+    const held = new Map(rows.map((r) => [r.path, r.size]));
+    for (const merged of this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE author = ?", SERVER_MERGE).toArray()) {
+      const last = this.sql.exec(`SELECT 1 FROM (SELECT author, author_id FROM versions WHERE path = ? AND author <> ? ORDER BY version DESC LIMIT 1) WHERE ${notOwner}`, merged.path, SERVER_MERGE, ownerId, ownerLabel).toArray();
+      if (last.length) held.set(merged.path, merged.size);
+    }
+    return held;
   }
 
   /** Files and bytes, as the owner's limits count them, or a collaborator's: configs rounded up (FileListing). */

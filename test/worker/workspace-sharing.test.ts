@@ -325,9 +325,14 @@ describe("sharing", () => {
     await shareAccepted(owner, room, writer, "write");
     // Files the writer last changed, seeded straight into the table: the limit is under test, not 2,500 writes.
     await runInDurableObject(projectStub(owner.id, room), (_, state) => {
-      for (let i = 0; i < 2499; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)", `junk/${i}`, writer.email, writer.id);
+      for (let i = 0; i < 2498; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)", `junk/${i}`, writer.email, writer.id);
     });
     await evictDurableObject(projectStub(owner.id, room));
+    // A structured memory file the writer wrote stays theirs once the server merges a memory into it (review 83).
+    expect((await writer.files({ action: "write", project: room, path: "_bmad/_memory/structured/decisions.jsonl", content: "junk line\n" })).isError).toBe(false);
+    const writerMemory = await memoryOf(writer);
+    expect(await writerMemory(TOOL.rememberStructured, { project: room, type: "decisions", agent: "architect", text: "A merged memory." })).toMatch(/^Remembered as/);
+    expect((await writer.files({ action: "list", project: room, path: "_bmad/_memory/**" })).isError).toBe(false);
     expect((await writer.files({ action: "write", project: room, path: "junk/last.md", content: "x" })).isError).toBe(false);
     const refused = await writer.files({ action: "write", project: room, path: "junk/more.md", content: "x" });
     expect(refused.isError).toBe(true);
