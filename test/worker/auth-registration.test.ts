@@ -78,3 +78,24 @@ describe("registration limits", { timeout: 60_000 }, () => {
     expect((await registerAs("2001:db8:0:1::1", CLIENT)).status).toBe(201);
   });
 });
+
+// Review 84: each consent page stores a transaction before anyone signs in; 500 anonymous requests stored 500.
+describe("consent pages", { timeout: 60_000 }, () => {
+  const consentAs = (ip: string, clientId: string, extra: Record<string, string> = {}) => {
+    const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: CLIENT.redirect_uris[0]!, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", ...extra });
+    return workerFetch(`${ORIGIN}/authorize?${query}`, { headers: { "cf-connecting-ip": ip } });
+  };
+
+  it(`opens ${REGISTRATION_LIMITS.authorizePerAddress} from one address, then 429 with Retry-After; a state or scope past its bound is refused`, async () => {
+    const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
+    const ip = newAddress();
+    expect((await consentAs(ip, client.client_id, { state: "s".repeat(REGISTRATION_LIMITS.stateChars + 1) })).status).toBe(400);
+    expect((await consentAs(ip, client.client_id, { scope: Array.from({ length: REGISTRATION_LIMITS.scopes + 1 }, (_, i) => `s${i}`).join(" ") })).status).toBe(400);
+    for (let i = 0; i < REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await consentAs(ip, client.client_id)).status).toBe(200);
+    const refused = await consentAs(ip, client.client_id);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.text()).toContain("Too many sign-in pages from this address");
+    expect((await consentAs(newAddress(), client.client_id)).status).toBe(200);
+  });
+});

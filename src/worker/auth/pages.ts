@@ -9,6 +9,7 @@ import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPOR
 import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
+import { REGISTRATION_LIMITS, takeFromAddress } from "./registration.js";
 
 /** The consent form: a handle, a decision, the scopes and (local sign-in) an email. */
 const MAX_CONSENT_BYTES = 16 * 1024;
@@ -116,6 +117,14 @@ authPages.get("/authorize", async (c) => {
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
   // a confidential one (review 15), whose codes then rest on its secret alone.
   if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
+  // Each consent page stores a transaction before anyone signs in: bounded in size and counted per address (review
+  // 84: 500 anonymous requests stored 500 records of 5.8 KB; a free plan's day of KV writes is 1,000).
+  if ((request.state ?? "").length > REGISTRATION_LIMITS.stateChars || request.scope.length > REGISTRATION_LIMITS.scopes) {
+    return page(400, "Sign-in failed", `<p>This app sent a state longer than ${REGISTRATION_LIMITS.stateChars} characters or more than ${REGISTRATION_LIMITS.scopes} scopes. Start again from your app.</p>`);
+  }
+  const counted = await takeFromAddress(c.req.raw, c.env, new URL(c.req.url).hostname, "authorize:", REGISTRATION_LIMITS.authorizePerAddress);
+  if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
+  if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const local = c.get("config").upstream.kind === "local";

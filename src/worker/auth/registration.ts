@@ -17,6 +17,11 @@ export const REGISTRATION_LIMITS = {
   /** Registrations per client address per window. */
   perAddress: 10,
   windowMs: 10 * 60_000,
+  /** Consent pages opened per client address per window: each stores a transaction before anyone signs in. */
+  authorizePerAddress: 30,
+  /** A sign-in's state and scope as a client sends them, before the provider stores them (review 84). */
+  stateChars: 512,
+  scopes: 10,
 } as const;
 
 const L = REGISTRATION_LIMITS;
@@ -91,13 +96,21 @@ export async function registration(request: Request, env: Env, host: string, nex
   const problem = metadataProblem(json);
   if (problem) return oauthError(request, 400, "invalid_client_metadata", `Client metadata: ${problem} Shorten it and register again.`);
 
-  const address = clientAddress(request, host);
-  if (address !== undefined) {
-    if (!env.REGISTRATION_LIMIT) return oauthError(request, 503, "temporarily_unavailable", "Client registration is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).");
-    const taken = await env.REGISTRATION_LIMIT.get(env.REGISTRATION_LIMIT.idFromName(address)).take(L.perAddress, L.windowMs);
-    if (!taken.ok) {
-      return oauthError(request, 429, "too_many_requests", `Too many client registrations from this address: at most ${L.perAddress} per ${L.windowMs / 60_000} minutes. Try again in ${taken.retryAfterSeconds} s, or reuse a client you already registered.`, { "retry-after": String(taken.retryAfterSeconds) });
-    }
+  const taken = await takeFromAddress(request, env, host, "", L.perAddress);
+  if (taken === "unavailable") return oauthError(request, 503, "temporarily_unavailable", "Client registration is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).");
+  if (taken !== undefined) {
+    return oauthError(request, 429, "too_many_requests", `Too many client registrations from this address: at most ${L.perAddress} per ${L.windowMs / 60_000} minutes. Try again in ${taken} s, or reuse a client you already registered.`, { "retry-after": String(taken) });
   }
   return next(new Request(request, { body }));
+}
+
+/** Counts one request of `purpose` for the client's address against `limit` per window (a loopback dev server's own
+ *  clients are not counted): undefined where it fits, else the seconds until it would, or "unavailable" where the
+ *  counter's binding is missing (fails closed). */
+export async function takeFromAddress(request: Request, env: Env, host: string, purpose: "" | "authorize:", limit: number): Promise<number | "unavailable" | undefined> {
+  const address = clientAddress(request, host);
+  if (address === undefined) return undefined;
+  if (!env.REGISTRATION_LIMIT) return "unavailable";
+  const taken = await env.REGISTRATION_LIMIT.get(env.REGISTRATION_LIMIT.idFromName(`${purpose}${address}`)).take(limit, L.windowMs);
+  return taken.ok ? undefined : taken.retryAfterSeconds;
 }
