@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>; hidden?: { epics: number; stories: number }; others?: string }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; others?: string }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -16,10 +16,12 @@ function showBoard(result: ToolResult): void {
     if (out.isError) root.prepend(errorBox(resultText(out)));
     else showBoard(out);
   };
-  const card = (s: { key: string; status: string }) => {
-    const select = h("select", { "aria-label": `Move ${s.key}`, change: (e) => void move(s.key, (e.target as HTMLSelectElement).value) }, ...board.columns.map((c) => h("option", { value: c }, c)));
-    select.value = s.status;
-    return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), select);
+  const card = (s: { key: string; status: string; written?: string }) => {
+    // A card can move to the board's own statuses only (the "other" column is where a file's unknown one is shown).
+    const targets = board.columns.filter((c) => c !== "other");
+    const select = h("select", { "aria-label": `Move ${s.key}`, change: (e) => void move(s.key, (e.target as HTMLSelectElement).value) }, ...(targets.includes(s.status) ? [] : [h("option", { value: "", disabled: "" }, "move to…")]), ...targets.map((c) => h("option", { value: c }, c)));
+    select.value = targets.includes(s.status) ? s.status : "";
+    return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), s.written ? h("span", { class: "meta" }, ` (${s.written})`) : null, select);
   };
   show(
     root,

@@ -116,6 +116,22 @@ describe("the views on the bridge", () => {
     expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
   });
 
+  it("shows every story: a legacy status in the column BMAD reads it as, any other in a column of its own (review 85)", async () => {
+    const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
+    writeFileSync(join(tmp.dir, SPRINT), "development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-clear-todos: drafted\n  1-3-undo: contexted\n  1-4-share: blocked\n");
+    try {
+      const result = await call("bmad-board", {});
+      expect(toolText(result)).toContain('1-2-clear-todos=ready-for-dev (written "drafted"), 1-3-undo=in-progress (written "contexted"), 1-4-share=other (written "blocked")');
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+      await expect.poll(() => frame.locator('.column[data-status="other"] .card[data-story="1-4-share"]').count()).toBe(1);
+      expect(await frame.locator('.column[data-status="ready-for-dev"] .card[data-story="1-2-clear-todos"]').count()).toBe(1);
+      expect(await frame.locator(".card").count()).toBe(4);
+      await page.close();
+    } finally {
+      writeFileSync(join(tmp.dir, SPRINT), before);
+    }
+  });
+
   // Review 33: a writer's 29,000 entries drew 609,013 elements in 20 s of the owner's board.
   it("shows at most 100 epics and 500 stories, and says how many more the file holds", async () => {
     // 120 epics of 10 stories: the first 50 fill the 500.

@@ -19,13 +19,18 @@ const FILE = "sprint-status.yaml";
 /** Epics and stories a board shows, at most (a sprint has tens): a writer's 29,000 entries drew 609,013 elements in
  *  20 s of the owner's view (review 33). The rest are counted, and the file says them all. */
 const MAX_EPICS = 100;
+/** The column of a status that is none of the board's. */
+const OTHER = "other";
+/** Statuses BMAD's sprint_plan.py still reads, in the column it reads them as. */
+const LEGACY_STATUS = new Map([["drafted", "ready-for-dev"], ["contexted", "in-progress"]]);
 const MAX_STORIES = 500;
 
 export interface Board {
   path: string;
   version: number;
   columns: readonly string[];
-  epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string }> }>;
+  /** A story's column, and what its file says where that is not the column's name (a legacy or unknown status). */
+  epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>;
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
   /** Who other than the caller wrote lines of the file, and which (othersNote): a collaborator's story keys and
@@ -58,18 +63,24 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     if (!e) epics.set(n, (e = { epic: `epic-${n}`, status: "", stories: [] }));
     return e;
   };
+  let unknown = false;
   for (const [key, value] of Object.entries(dev as Record<string, unknown>)) {
-    const status = typeof value === "string" ? value : String(value ?? "");
+    const status = typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value);
     // Each is shown inside a line of the board's text: a key or a status that is not one line is no story (review 78:
     // a quoted key made a line of a forged epic).
     if (!isOneLine(key) || !isOneLine(status)) continue;
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
     const story = STORY.exec(key);
-    if (story) epicOf(story[1]!).stories.push({ key, status });
+    if (!story) continue;
+    // As BMAD's sprint_plan.py reads them: legacy statuses in their columns, and any other in one of its own, so that
+    // no story drops out of sight (review 85: drafted and contexted, which 6.12's create-story shim writes, vanished).
+    const column = (STORY_STATUSES as readonly string[]).includes(status) ? status : LEGACY_STATUS.get(status) ?? OTHER;
+    unknown ||= column === OTHER;
+    epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }
   const others = read.value.others?.length ? { others: othersNote(read.value.others) } : {};
-  return { ok: true, value: { path, version: read.value.version, columns: STORY_STATUSES, ...capped([...epics.values()]), ...others } };
+  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...others } };
 }
 
 /** The epics in order while there is room; an epic none of whose stories fit is not shown empty. */
@@ -104,7 +115,7 @@ const hiddenNote = (hidden: { epics: number; stories: number }) =>
 
 export function boardText(board: Board): string {
   const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];
-  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}`).join(", ") || "no stories"}`);
+  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
   if (board.hidden) lines.push(hiddenNote(board.hidden));
   return lines.join("\n");
 }
