@@ -13,6 +13,7 @@ interface Session {
   questions?: Array<{ id: string; question: string; context?: string }>;
   artifacts: string[];
   stages: Array<{ stage: string; title: string; gate: string; status: string; iteration: number; score?: number }>;
+  revision: number;
 }
 
 const app = new ViewApp("bmad-session");
@@ -22,7 +23,8 @@ function showSession(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const s = result.structuredContent as unknown as Session;
   const act = async (args: Record<string, unknown>) => {
-    const out = await app.callTool("bmad-task", { session_id: s.session_id, ...args });
+    // At the revision shown: a session that moved on meanwhile is told so, not acted on unseen.
+    const out = await app.callTool("bmad-task", { session_id: s.session_id, revision: s.revision, ...args });
     if (out.isError) return root.prepend(errorBox(resultText(out)));
     showSession(await app.callTool("bmad-session", { session_id: s.session_id }));
   };

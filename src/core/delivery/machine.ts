@@ -24,12 +24,14 @@ export const MAX_QUEUED_SUBTASKS = 50;
 const MAX_QUEUED_BYTES = 128 * 1024;
 const jsonBytes = (value: unknown) => byteLength(JSON.stringify(value));
 
-export type Action =
+/** `revision`: act only on the session as it was at that revision (what a view showed), else a conflict. */
+export type Action = (
   | { type: "submit"; claude_result?: string; codex_result?: string }
   | { type: "answer"; answers: Record<string, string> }
   | { type: "confirm" }
   | { type: "approve" }
-  | { type: "reject"; reason: string };
+  | { type: "reject"; reason: string }
+) & { revision?: number };
 
 export interface StoreContent {
   ref: string;
@@ -69,6 +71,11 @@ function contentRef(ref: string, text: string, now: string): ContentRef {
 /** The next state, refused whole (nothing saved) where it could not be stored and read back: a draft's 300-character
  *  question id was saved and made every later call say "stored state is damaged" (review 26). */
 export function step(state: SessionState, action: Action, now: string): Step {
+  // Under the store's lock, with the state it holds: a view's click acts on the stage the user saw, or on nothing
+  // (review 85: a confirm clicked on the PO stage confirmed the architecture the model had submitted meanwhile).
+  if (action.revision !== undefined && action.revision !== state.revision) {
+    return { ok: false, kind: "conflict", error: `Session ${state.task_name} has moved on since revision ${action.revision}: it is at revision ${state.revision}, ${state.current_stage} ${state.current_state}. Nothing was done: show the user where it is now, and act on their word.` };
+  }
   const out = apply(state, action, now);
   if (!out.ok) return out;
   const refused = unstorable(out.state);

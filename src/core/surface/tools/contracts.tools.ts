@@ -38,7 +38,7 @@ export const bmadResourcesTool = defineTool({
   name: TOOL.bmadResources,
   toolset: "contracts",
   description:
-    "BMAD content: read a bmad:// URI, list files (glob), show modules, agents or workflows, or search them by name, title and description.",
+    "BMAD content: read a bmad:// URI, list files (glob), show modules, agents or workflows, or search them.",
   input: z.object({
     operation: z.enum(OPERATIONS).describe("What to do"),
     uri: bmadUriField.optional().describe("For read: bmad:// URI"),

@@ -56,6 +56,8 @@ export const bmadTaskTool = defineTool({
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
     project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
     reason: z.string().max(4000).optional().describe("User's reason (reject)"),
+    // A view's clicks name the revision they showed (step() refuses another); no description: models need not send it.
+    revision: z.number().int().optional(),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -80,7 +82,7 @@ export const bmadTaskTool = defineTool({
       : args.action === "approve" ? { type: "approve" }
       : args.action === "reject" ? { type: "reject", reason: args.reason ?? "" }
       : { type: "confirm" }; // confirm_save is the legacy name of confirm
-    const acted = await sessions.act(owner, args.session_id, action);
+    const acted = await sessions.act(owner, args.session_id, args.revision === undefined ? action : { ...action, revision: args.revision });
     if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted);
     return respond(deps, acted.value, false, await saveInProject(deps, acted.value));
   },

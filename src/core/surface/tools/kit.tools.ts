@@ -14,7 +14,7 @@ import { noSessions, sessionField, stored } from "./delivery.tools.js";
 export const getWorkflowStatus = defineTool({
   name: TOOL.getWorkflowStatus,
   toolset: "kit",
-  description: "Get a run's state (_bmad-output/.runs/{branch}/{run_id}/state.json) or a delivery session's. Default: the newest.",
+  description: "A run's state (_bmad-output/.runs/{branch}/{run_id}/state.json) or a delivery session's; default the newest.",
   input: z.object({
     run_id: sessionField.optional().describe("Run or session id"),
     branch: z.string().min(1).max(200).optional().describe("Session branch (default main)"),

@@ -13,7 +13,7 @@ export const bmadTool = defineTool({
   name: TOOL.bmad,
   toolset: "manifest",
   description:
-    "Load a BMAD agent (`architect`, `bmm/architect`) or workflow (`*prd`, `*core/brainstorming`) as raw files with loading instructions; empty command lists what exists.",
+    "Load a BMAD agent (`architect`, `bmm/architect`) or workflow (`*prd`) as raw files with loading instructions; empty command lists what exists.",
   input: z.object({
     command: z.string().max(300).default("").describe("Agent name, or * then workflow name; module/ prefix optional; empty lists all"),
     project: z.string().max(100).optional().describe("Workspace to render it for (the bridge: its project)"),

@@ -146,7 +146,8 @@ export const bmadSessionTool = defineTool({
       return { stage: spec.stage, title: spec.title, gate: spec.gate.kind === "score" ? `score >= ${spec.gate.min}` : spec.gate.kind, status: record.status, iteration: record.iteration, ...(record.score !== undefined ? { score: record.score } : {}) };
     });
     const lines = stages.map((s) => `${s.stage}: ${s.status}${s.score !== undefined ? `, score ${s.score}` : ""} (gate ${s.gate})`);
-    return done([`${view.task_name} (${view.session_id}): ${view.current_stage} ${view.current_state}. ${view.user_message}`, ...lines].join("\n"), { ...view, stages });
+    // The revision shown goes with every action the view takes (bmad-task's `revision`).
+    return done([`${view.task_name} (${view.session_id}): ${view.current_stage} ${view.current_state}. ${view.user_message}`, ...lines].join("\n"), { ...view, stages, revision: state.revision });
   },
 });
 
