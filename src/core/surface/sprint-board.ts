@@ -11,6 +11,7 @@ import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { isOneLine } from "../lines.js";
+import { loadYaml } from "../runtime/sprint-yaml.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -48,12 +49,18 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives." };
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
+  const text = new TextDecoder().decode(read.value.data);
+  // As BMAD's scripts (and a card's move) load it: a file they refuse, a key given twice above all, is not shown as if
+  // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
+  const loaded = loadYaml(text);
+  if ("error" in loaded) return { ok: false, error: `${path} is not a file BMAD's sprint scripts read (${loaded.error}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.` };
   let data: unknown;
   try {
-    // Bounded (a writer's 99 aliases of a 950 KB status made a 94 MB board); of a key written twice, the last one.
-    data = parseBoundedYaml(new TextDecoder().decode(read.value.data), SPRINT_MAX_ENTRIES);
+    // Bounded (a writer's 99 aliases of a 950 KB status made a 94 MB board).
+    data = parseBoundedYaml(text, SPRINT_MAX_ENTRIES);
   } catch (error) {
-    return { ok: false, error: `${path} does not parse: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}` };
+    const why = error instanceof Error ? error.message.split("\n")[0]! : String(error);
+    return { ok: false, error: /alias/i.test(why) ? `${path} uses YAML anchors and aliases (&name, *name), which the board does not follow (BMAD's scripts read them, and a card's move refuses them): write the values out to see it here.` : `${path} does not parse: ${why}` };
   }
   const dev = (data as { development_status?: unknown } | null)?.development_status;
   if (!dev || typeof dev !== "object" || Array.isArray(dev)) return { ok: false, error: `${path} has no development_status mapping.` };
