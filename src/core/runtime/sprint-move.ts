@@ -15,8 +15,10 @@ function shared(value: YValue | null): boolean {
   return value.kind === "seq" && value.items.some((item) => shared(item.value));
 }
 
-/** `text` with development_status[`story`] set to `status`; the story must already be there. */
-export function moveStoryText(text: string, story: string, status: string): MoveResult {
+/** `text` with development_status[`story`] set to `status`; the story must already be there. `stamp`: the time of the
+ *  move ("MM-DD-YYYY HH:MM", the project's clock), for `last_updated` where the file keeps one, as sprint_status.py's
+ *  update stamps it; a backlog epic whose story starts goes in-progress, as BMAD's workflows move it (review 85). */
+export function moveStoryText(text: string, story: string, status: string, stamp?: string): MoveResult {
   let loaded: ReturnType<typeof loadYaml>;
   try {
     loaded = loadYaml(text);
@@ -35,5 +37,10 @@ export function moveStoryText(text: string, story: string, status: string): Move
   if (current === undefined) return { ok: false, error: `No story "${story.slice(0, 100)}" in sprint-status.yaml's development_status.` };
   const before = deref(current)?.kind === "scalar" ? (deref(current) as YScalar).text : "";
   setItem(map, story, str(status));
+  const epic = `epic-${/^(\d+)-/.exec(story)?.[1]}`;
+  const epicStatus = getItem(map, epic);
+  if (status !== "backlog" && epicStatus !== undefined && deref(epicStatus)?.kind === "scalar" && (deref(epicStatus) as YScalar).text === "backlog") setItem(map, epic, str("in-progress"));
+  const top = deref(root!) as YMapNode;
+  if (stamp !== undefined && getItem(top, "last_updated") !== undefined) setItem(top, "last_updated", str(stamp));
   return { ok: true, text: dumpYaml(loaded.doc), before };
 }

@@ -12,6 +12,8 @@ import { configOf, projectFolder } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { isOneLine } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
+import { formatStamp } from "../runtime/sprint-py.js";
+import { wallTimeIn } from "../runtime/time-zone.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -111,7 +113,8 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.error };
   if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
-  const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status);
+  const now = wallTimeIn(await runtime.timeZone?.(), new Date());
+  const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status, formatStamp([now.year, now.month, now.day, now.hour, now.minute]));
   if (!moved.ok) return moved;
   const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
   return written.ok ? { ok: true, version: written.value.version } : { ok: false, error: written.error };
