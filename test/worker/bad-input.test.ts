@@ -137,6 +137,11 @@ describe("request bodies (review 15)", () => {
     const big = await rawCall(writer.token, "tools/call", { name: TOOL.bmadFiles, arguments: { action: "write", project, path: "big.md", content: "x".repeat(4.5 * 1024 * 1024) } });
     expect(big.status).toBe(200);
     expect(await big.text()).toMatch(/Arguments for bmad-files exceed 3072 KB; send less/);
+    // Nor 300,000 keys in 4 MB, which the SDK's checks spent about a second on (review 84).
+    const keys = Object.fromEntries(Array.from({ length: 300_000 }, (_, i) => [`k${i}`, 1]));
+    const many = await post(writer.token, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: keys }));
+    expect(many.status).toBe(413);
+    expect(await many.text()).toContain("holds more than 20,000 JSON values, far past any call's");
   });
 
   it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {
