@@ -95,14 +95,24 @@ async function readBody(request: Request): Promise<Body> {
 /** JSON values (keys' values and array items) one request may hold. */
 const MAX_REQUEST_VALUES = 20_000;
 
-/** Whether `value` holds more than `limit` values, counted without recursion (a body may nest 100,000 deep). */
+/** Whether `value` holds more than `limit` values, counted without recursion (a body may nest 100,000 deep), and at a
+ *  cost bounded by `limit`: a container's size is counted before anything in it is copied (review 86: copying 6 MB of
+ *  items before the count fired doubled the cost it was to spare). */
 function moreValuesThan(value: unknown, limit: number): boolean {
-  const stack = [value];
-  let seen = 0;
+  const stack: object[] = value && typeof value === "object" ? [value] : [];
+  let seen = 1;
   while (stack.length) {
-    const next = stack.pop();
-    if (++seen > limit) return true;
-    if (next && typeof next === "object") for (const child of Object.values(next)) stack.push(child);
+    const next = stack.pop()!;
+    if (Array.isArray(next)) {
+      if ((seen += next.length) > limit) return true;
+      for (const child of next) if (child && typeof child === "object") stack.push(child);
+    } else {
+      for (const key in next) {
+        if (++seen > limit) return true;
+        const child = (next as Record<string, unknown>)[key];
+        if (child && typeof child === "object") stack.push(child);
+      }
+    }
   }
   return false;
 }

@@ -142,6 +142,8 @@ describe("request bodies (review 15)", () => {
     const many = await post(writer.token, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: keys }));
     expect(many.status).toBe(413);
     expect(await many.text()).toContain("holds more than 20,000 JSON values, far past any call's");
+    const items = await post(writer.token, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { a: new Array(1_000_000).fill(0) } }));
+    expect(items.status).toBe(413);
   });
 
   it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {
