@@ -129,12 +129,24 @@ const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** A tree's records that may be served: none whose name or module holds an unshowable character, and the first
  *  MAX_TREE_RECORDS; what is left out is said (`warn`). */
-function admitted<T extends { name: string; module: string }>(records: T[], warn: (w: string) => void): T[] {
-  const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module));
-  if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters.`);
+function admitted<T extends { name: string; module: string; displayName?: string; title?: string; description?: string }>(records: T[], warn: (w: string) => void): T[] {
+  // A name is a slash command in a client: one word of at most 100 characters (review 87: 3,076 with spaces).
+  const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module) && !/\s/.test(r.name) && r.name.length <= 100);
+  if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters or spaces, or are longer than 100 characters.`);
   if (showable.length > MAX_TREE_RECORDS) warn(`${showable.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
-  return showable.slice(0, MAX_TREE_RECORDS);
+  // What listings show of each (a tool's or a prompt's description and title) is one line and bounded: a tree's words
+  // reach every conversation's tools/list and prompts/list (review 87: a cloned repository's 5,350-character title with
+  // ESC, BEL and U+202E).
+  return showable.slice(0, MAX_TREE_RECORDS).map((r) => ({
+    ...r,
+    ...(r.displayName !== undefined ? { displayName: shown(r.displayName, 100) } : {}),
+    ...(r.title !== undefined ? { title: shown(r.title, 200) } : {}),
+    ...(r.description !== undefined ? { description: shown(r.description, 1000) } : {}),
+  }));
 }
+
+/** A listing's field: its control, format and line-separating characters as spaces, cut to `max` characters. */
+const shown = (text: string, max: number) => [...text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")].slice(0, max).join("");
 
 export const HELP_CATALOG = "_config/bmad-help.csv";
 
