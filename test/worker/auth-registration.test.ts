@@ -89,13 +89,20 @@ describe("consent pages", { timeout: 60_000 }, () => {
   it(`opens ${REGISTRATION_LIMITS.authorizePerAddress} from one address, then 429 with Retry-After; a state or scope past its bound is refused`, async () => {
     const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
     const ip = newAddress();
-    expect((await consentAs(ip, client.client_id, { state: "s".repeat(REGISTRATION_LIMITS.stateChars + 1) })).status).toBe(400);
-    expect((await consentAs(ip, client.client_id, { scope: Array.from({ length: REGISTRATION_LIMITS.scopes + 1 }, (_, i) => `s${i}`).join(" ") })).status).toBe(400);
+    expect((await consentAs(newAddress(), client.client_id, { state: "s".repeat(REGISTRATION_LIMITS.stateChars + 1) })).status).toBe(400);
+    expect((await consentAs(newAddress(), client.client_id, { scope: Array.from({ length: REGISTRATION_LIMITS.scopes + 1 }, (_, i) => `s${i}`).join(" ") })).status).toBe(400);
     for (let i = 0; i < REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await consentAs(ip, client.client_id)).status).toBe(200);
     const refused = await consentAs(ip, client.client_id);
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await refused.text()).toContain("Too many sign-in pages from this address");
     expect((await consentAs(newAddress(), client.client_id)).status).toBe(200);
+  });
+
+  it("counts an IPv6 site's /48 too, whichever of its /64s asks (review 86)", async () => {
+    const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
+    for (let i = 0; i < 4 * REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await consentAs(`2001:db8:99:${i.toString(16)}::1`, client.client_id)).status).toBe(200);
+    expect((await consentAs("2001:db8:99:ffff::1", client.client_id)).status).toBe(429);
+    expect((await consentAs("2001:db8:98::1", client.client_id)).status).toBe(200);
   });
 });

@@ -113,18 +113,19 @@ authPages.get("/authorize", async (c) => {
   // A client_id that is a metadata document URL is fetched by the provider: never from a non-public host.
   const clientId = checkClientId(c.req.query("client_id") ?? "");
   if (!clientId.ok) return page(400, "Sign-in failed", `<p>${escape(clientId.error)}</p><p>Start again from your app.</p>`);
+  // Each consent page stores a transaction before anyone signs in, and a metadata document is fetched to parse the
+  // request: counted per address first (reviews 84 and 86: 500 anonymous requests stored 500 KV records).
+  const counted = await takeFromAddress(c.req.raw, c.env, new URL(c.req.url).hostname, "authorize:", REGISTRATION_LIMITS.authorizePerAddress);
+  if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
+  if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
   const request = await oauth.parseAuthRequest(c.req.raw);
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
   // a confidential one (review 15), whose codes then rest on its secret alone.
   if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
-  // Each consent page stores a transaction before anyone signs in: bounded in size and counted per address (review
-  // 84: 500 anonymous requests stored 500 records of 5.8 KB; a free plan's day of KV writes is 1,000).
+  // What the provider stores of it is bounded (review 84: 5.8 KB a record, a 4,000-character state).
   if ((request.state ?? "").length > REGISTRATION_LIMITS.stateChars || request.scope.length > REGISTRATION_LIMITS.scopes) {
     return page(400, "Sign-in failed", `<p>This app sent a state longer than ${REGISTRATION_LIMITS.stateChars} characters or more than ${REGISTRATION_LIMITS.scopes} scopes. Start again from your app.</p>`);
   }
-  const counted = await takeFromAddress(c.req.raw, c.env, new URL(c.req.url).hostname, "authorize:", REGISTRATION_LIMITS.authorizePerAddress);
-  if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
-  if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const local = c.get("config").upstream.kind === "local";

@@ -111,6 +111,11 @@ export async function takeFromAddress(request: Request, env: Env, host: string, 
   const address = clientAddress(request, host);
   if (address === undefined) return undefined;
   if (!env.REGISTRATION_LIMIT) return "unavailable";
-  const taken = await env.REGISTRATION_LIMIT.get(env.REGISTRATION_LIMIT.idFromName(`${purpose}${address}`)).take(limit, L.windowMs);
-  return taken.ok ? undefined : taken.retryAfterSeconds;
+  const take = async (name: string, most: number) => {
+    const taken = await env.REGISTRATION_LIMIT!.get(env.REGISTRATION_LIMIT!.idFromName(name)).take(most, L.windowMs);
+    return taken.ok ? undefined : taken.retryAfterSeconds;
+  };
+  // An IPv6 site is handed a /48 (65,536 /64s): counted there too, at four addresses' worth (review 86).
+  const site = address.includes(":") ? address.split(":").slice(0, 3).join(":") : undefined;
+  return (await take(`${purpose}${address}`, limit)) ?? (site === undefined ? undefined : await take(`${purpose}site:${site}`, limit * 4));
 }
