@@ -37,9 +37,11 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   if (current === undefined) return { ok: false, error: `No story "${story.slice(0, 100)}" in sprint-status.yaml's development_status.` };
   const before = deref(current)?.kind === "scalar" ? (deref(current) as YScalar).text : "";
   setItem(map, story, str(status));
-  const epic = `epic-${/^(\d+)-/.exec(story)?.[1]}`;
-  const epicStatus = getItem(map, epic);
-  if (status !== "backlog" && epicStatus !== undefined && deref(epicStatus)?.kind === "scalar" && (deref(epicStatus) as YScalar).text === "backlog") setItem(map, epic, str("in-progress"));
+  // The story's epic by its number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x`.
+  const number = Number.parseInt(/^(\d+)-/.exec(story)?.[1] ?? "", 10);
+  const epic = map.items.find((item) => /^epic-\d+$/.test(String(item.key.text)) && Number.parseInt(String(item.key.text).slice(5), 10) === number)?.key.text;
+  const epicStatus = epic === undefined ? undefined : getItem(map, String(epic));
+  if (status !== "backlog" && epicStatus !== undefined && deref(epicStatus)?.kind === "scalar" && (deref(epicStatus) as YScalar).text === "backlog") setItem(map, String(epic), str("in-progress"));
   const top = deref(root!) as YMapNode;
   if (stamp !== undefined && getItem(top, "last_updated") !== undefined) setItem(top, "last_updated", str(stamp));
   return { ok: true, text: dumpYaml(loaded.doc), before };

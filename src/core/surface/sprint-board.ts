@@ -67,7 +67,9 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   const dev = (data as { development_status?: unknown } | null)?.development_status;
   if (!dev || typeof dev !== "object" || Array.isArray(dev)) return { ok: false, error: `${path} has no development_status mapping.` };
   const epics = new Map<string, Board["epics"][number]>();
-  const epicOf = (n: string) => {
+  // By the epic's number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x` (review 86).
+  const epicOf = (digits: string) => {
+    const n = String(Number.parseInt(digits, 10));
     let e = epics.get(n);
     if (!e) epics.set(n, (e = { epic: `epic-${n}`, status: "", stories: [] }));
     return e;
