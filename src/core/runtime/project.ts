@@ -128,10 +128,29 @@ export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
 
 /** A config-shaped file without its secret-looking keys; unchanged, the bytes as they are (a file that is not UTF-8
  *  fails in the script as it would in Python). */
-function sanitised(path: string, data: Uint8Array, leaves?: (value: string) => boolean): Uint8Array {
+function sanitised(path: string, data: Uint8Array, leaves?: Leaves): Uint8Array {
   const text = new TextDecoder().decode(data);
-  const clean = configForScript(path, text, leaves);
+  // Made once per content, path and project (a skill's customize.toml, read by every resolve_customization.py run once it
+  // was config-shaped, cost a run most of a millisecond): the same bytes give the same view.
+  const key = text.length <= MEMO_CHARS ? `${leaves?.key ?? ""}\0${path}\0${text}` : undefined;
+  let clean = key === undefined ? undefined : SANITISED.get(key);
+  if (clean === undefined) {
+    clean = configForScript(path, text, leaves?.test);
+    if (key !== undefined) {
+      if (SANITISED.size >= 256) SANITISED.clear();
+      SANITISED.set(key, clean);
+    }
+  }
   return clean === text ? data : new TextEncoder().encode(clean);
+}
+const SANITISED = new Map<string, string>();
+/** Configs longer than this are sanitised each time: the memo keeps small ones (a skill's customize.toml is 8 KB). */
+const MEMO_CHARS = 64 * 1024;
+
+/** Values a workspace's scripts are not shown (those leading out of it), and the workspace they are judged for. */
+export interface Leaves {
+  key: string;
+  test: (value: string) => boolean;
 }
 
 /** Why a script may not write a config-shaped file that holds what scripts are not shown (secret-looking keys, or text
@@ -144,7 +163,7 @@ function keptFromScripts(path: string): Error {
  *  files read without their secret-looking keys, as everywhere they are served, and without the values `leaves` names
  *  (a workspace's: those leading out of it), and a script never writes one that holds any (review 19:
  *  sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
-export function withBundle(project: RuntimeFs, bundle: RuntimeFs, leaves?: (value: string) => boolean): RuntimeFs {
+export function withBundle(project: RuntimeFs, bundle: RuntimeFs, leaves?: Leaves): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   /** Whether a script's view of `data` at `path` leaves something out. */
   const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data, leaves) !== data;

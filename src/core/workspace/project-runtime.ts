@@ -59,7 +59,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
       // Renders and scripts read the project's config without values that lead out of it (review 63).
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), (value) => leadsOutOf(root, value)),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), { key: root, test: (value) => leadsOutOf(root, value) }),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));
