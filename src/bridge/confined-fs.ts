@@ -348,7 +348,9 @@ async function stampOf(path: string): Promise<string> {
   return stamped(await stat(path, { bigint: true }).catch(() => undefined));
 }
 
-const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : "absent");
+/** The stamp of a path where no file is. */
+export const ABSENT = "absent";
+const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : ABSENT);
 
 /** Why a change over the file at `rel` as it was (`unchanged`, its stamp) would not land now, or undefined: looked at
  *  before the change's copy of what it replaces is kept, so a change refused keeps none (review 58: 200 refused appends

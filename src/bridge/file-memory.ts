@@ -10,7 +10,7 @@ import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMOR
 import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
-import { fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConfinedText, writeConfined } from "./confined-fs.js";
+import { ABSENT, fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConfinedText, writeConfined } from "./confined-fs.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { withFileLock } from "./file-lock.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
@@ -75,7 +75,7 @@ export class FileMemory implements ProjectMemory {
    *  change detector (one stat, as it is checked on every call): contents are read through the confined reader alone. */
   private async stamp(rel: string): Promise<string | undefined> {
     const stamp = await fileStamp(this.root, rel);
-    return stamp === "absent" ? undefined : stamp;
+    return stamp === ABSENT ? undefined : stamp;
   }
 
   private async readFile(rel: string, stamp: string): Promise<FileState> {
@@ -164,7 +164,7 @@ export class FileMemory implements ProjectMemory {
       const loaded = await this.load();
       const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
       // Written only over the content this merges into, by that content's stamp: another program's save since stands (review 17).
-      const unchanged = file.stamp || "absent";
+      const unchanged = file.stamp || ABSENT;
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
       const before = memories.get(memory.id);

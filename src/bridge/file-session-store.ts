@@ -12,7 +12,7 @@ import { enqueued, newSession, rejectedRef, step, type Action } from "../core/de
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
-import { ensureConfinedDir, fileStamp, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
+import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { noteWrite } from "./kept-versions.js";
 
@@ -105,14 +105,14 @@ export class FileSessionStore implements SessionStore {
    *  spec of the same task name, or a link to the PRD, was replaced with no copy kept): the session moves on only once
    *  it is saved. Under the artifact's lock, as every change of a project file is. */
   private async createArtifact(rel: string, text: string): Promise<void> {
-    const there = (await fileStamp(this.projectDir, rel)) !== "absent" || (await lstat(resolve(this.projectDir, rel)).then(() => true, () => false));
+    const there = (await fileStamp(this.projectDir, rel)) !== ABSENT || (await lstat(resolve(this.projectDir, rel)).then(() => true, () => false));
     if (there) {
       throw new RefusedPath(`${rel} is in the project already, and is not this session's: it was left as it is, and the session was not moved on. Move that file aside (or rename it), then confirm again.`);
     }
     const bytes = new TextEncoder().encode(text);
     if (bytes.byteLength > MAX_STATE_BYTES) throw new RefusedPath(`${rel}: would be larger than ${MAX_STATE_BYTES / 1024 / 1024} MiB, which the bridge refuses to read back; nothing was written.`);
     // Only where nothing is, up to the rename: a file made meanwhile (an editor's save) stands.
-    const written = await writeConfined(this.projectDir, rel, bytes, { unchanged: "absent" });
+    const written = await writeConfined(this.projectDir, rel, bytes, { unchanged: ABSENT });
     if (!written.ok) throw new RefusedPath(written.error);
     // The model's text, as every write the bridge makes is noted (kept-versions.ts).
     await noteWrite(this.projectDir, rel, bytes);

@@ -8,8 +8,9 @@ export function lines(text: string): string[] {
  *  and bidirectional controls. A value a file gives is shown inside an answer's line only without them: one would start
  *  a line of its own, in the server's voice, or make the line read as other text (review 76: a run's status and a
  *  memory's tags, written by a collaborator, made lines that ended "by" the owner). */
-// eslint-disable-next-line no-control-regex
-export const NOT_ONE_LINE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+/** The bidirectional controls: marks, embeddings, overrides and isolates, which show text in another order. */
+export const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+export const NOT_ONE_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff]|${BIDI_CONTROL.source}`);
 export const isOneLine = (value: string): boolean => !NOT_ONE_LINE.test(value);
 
 /** `text` as one line: every whitespace run and every character NOT_ONE_LINE names, a space. */

@@ -2,6 +2,7 @@
 // javascript: URL, no image map or form), and links do not navigate the frame (app.ts stops every one).
 import DOMPurify from "dompurify";
 import { marked } from "marked";
+import { BIDI_CONTROL } from "../core/lines.js";
 
 /** A document's body without its frontmatter (shown apart, as fields). */
 export function splitFrontmatter(text: string): { front: string; body: string } {
@@ -141,13 +142,12 @@ function showBidiControls(root: HTMLElement): number {
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node.nodeValue ?? "";
-    if (!BIDI.test(text)) continue;
+    if (!BIDI_CONTROL.test(text)) continue;
     node.nodeValue = text.replace(BIDI_ALL, (c) => (found++, `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`));
   }
   return found;
 }
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
-const BIDI_ALL = new RegExp(BIDI.source, "g");
+const BIDI_ALL = new RegExp(BIDI_CONTROL.source, "g");
 
 /** A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead. */
 function linksStay(el: HTMLElement): HTMLElement {

@@ -114,9 +114,14 @@ export function fillInFirst(unfilled: string[], templates: string[] = []): strin
  *  refuses and a later run kept; review 81: the spellings around it). Only a script that fills its own (recon_kit.py's
  *  `--pattern "{topic_slug}-{date}"`) takes one, so its caller leaves that script's words be. */
 export function runTimePlaceholderIn(word: string): string | undefined {
-  const found = /\{\{?(date|doc_workspace)\}?\}/i.exec(word)?.[1];
+  const found = RUN_TIME_PLACEHOLDER.exec(word)?.[1];
   return found && `{${found.toLowerCase()}}`;
 }
+
+const RUN_TIME_PLACEHOLDER = /\{\{?(date|doc_workspace)\}?\}/i;
+const RUN_TIME_ALONE = new RegExp(`^${RUN_TIME_PLACEHOLDER.source}$`, "i");
+/** Whether `value` is a run-time placeholder and nothing else. */
+export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.test(value);
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([

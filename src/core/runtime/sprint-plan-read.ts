@@ -14,7 +14,8 @@ const STORY_KEY = /^(\p{Nd}+)-(\p{Nd}+)([a-z]?)-[^\n]/u;
 const rank = (...names: string[]) => new Map(names.map((n, i) => [n, i]));
 export const RANKS = { epic: rank("backlog", "in-progress", "done"), story: rank("backlog", "ready-for-dev", "in-progress", "review", "done"), retro: rank("optional", "done") };
 const ACTION_STATUSES = ["open", "in-progress", "done"];
-const LEGACY = new Map([["drafted", "ready-for-dev"], ["contexted", "in-progress"]]);
+/** Statuses sprint_plan.py still reads, as the status it reads them as (its LEGACY_STATUS). */
+export const LEGACY = new Map([["drafted", "ready-for-dev"], ["contexted", "in-progress"]]);
 const DATE_FORMAT = "%m-%d-%Y %H:%M";
 const STAMP_FORMATS = ["%m-%d-%Y %H:%M", "%Y-%m-%d %H:%M", "%Y-%m-%d"] as const;
 

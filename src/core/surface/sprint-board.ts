@@ -14,6 +14,7 @@ import { isOneLine } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
 import { formatStamp } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
+import { LEGACY } from "../runtime/sprint-plan-read.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -24,8 +25,6 @@ const FILE = "sprint-status.yaml";
 const MAX_EPICS = 100;
 /** The column of a status that is none of the board's. */
 const OTHER = "other";
-/** Statuses BMAD's sprint_plan.py still reads, in the column it reads them as. */
-const LEGACY_STATUS = new Map([["drafted", "ready-for-dev"], ["contexted", "in-progress"]]);
 const MAX_STORIES = 500;
 
 export interface Board {
@@ -86,7 +85,7 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     if (!story) continue;
     // As BMAD's sprint_plan.py reads them: legacy statuses in their columns, and any other in one of its own, so that
     // no story drops out of sight (review 85: drafted and contexted, which 6.12's create-story shim writes, vanished).
-    const column = (STORY_STATUSES as readonly string[]).includes(status) ? status : LEGACY_STATUS.get(status) ?? OTHER;
+    const column = (STORY_STATUSES as readonly string[]).includes(status) ? status : LEGACY.get(status) ?? OTHER;
     unknown ||= column === OTHER;
     epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }

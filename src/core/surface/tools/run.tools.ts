@@ -2,7 +2,7 @@
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import * as z from "zod";
-import { fillInFirst, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, isRunTimePlaceholder, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -55,7 +55,7 @@ function leftToScript(script: string, args: string[], i: number): boolean {
   const freeText = FREE_TEXT.has(option) || [...FREE_TEXT].some((o) => word.startsWith(`${o}=`));
   // `--field date={date}` and `--text {date}` are the placeholder alone: the model's to fill.
   const value = word.replace(/^--[^=]*=/, "").replace(/^[\w.-]+=/, "").trim();
-  return freeText && !/^\{\{?(date|doc_workspace)\}?\}$/i.test(value);
+  return freeText && !isRunTimePlaceholder(value);
 }
 /** memlog.py's options whose values are the user's words. */
 const FREE_TEXT = new Set(["--text", "--value", "--field"]);

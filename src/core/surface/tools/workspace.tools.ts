@@ -20,6 +20,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
+import { isOneLine } from "../../lines.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -361,7 +362,7 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
     for (const [key, value] of Object.entries(values)) {
       // C1 controls too: Python's splitlines and YAML break a line at U+0085 (review 63); and bidirectional controls and
       // the BOM, which make a value read as other text than it holds (review 65).
-      if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/.test(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
+      if (!isOneLine(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
       if (value.length > 1000) return `Answer ${module}.${key} is ${value.length} characters; an installer answer is at most 1,000.`;
       if (folders.has(`${module}.${key}`) && leavesProject(value)) {
         return `Answer ${module}.${key} names a folder outside this project (${JSON.stringify(value.slice(0, 200))}): a folder answer is one inside it, from its root (e.g. "docs" or "{project-root}/docs").`;
