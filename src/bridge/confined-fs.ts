@@ -51,7 +51,7 @@ function landing(realRoot: string, real: string, rel: string, changer: Changer):
   const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
   const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
   if (machinery) return failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`);
-  const env = inEnvironment(realRoot, real, rel, through);
+  const env = inEnvironment(realRoot, real, rel, through) ?? (parts[0] === changer.own ? undefined : inGitStore(realRoot, real, rel, through));
   if (env) return env;
   const refused = changer.own && parts[0] === changer.own ? undefined : (changer.refuse ?? changeRefusal)(realRel);
   return refused ? failure("outside", rel, `${refused}${through}`) : undefined;
@@ -79,6 +79,17 @@ const ENVIRONMENT_FOLDERS = new Set(["bin", "scripts", "lib", "lib64", "libs", "
 function inEnvironment(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {
   const env = environmentAbove(realRoot, path);
   return env ? failure("outside", rel, `lands inside a Python environment (${env}${through}): what Python and its tools (IPython, Jupyter) load from there runs with no one running it, so tools never change it. The user does.`) : undefined;
+}
+
+/** Why nothing may change `path` (absolute) for being in a folder git takes for its store: one holding a HEAD file,
+ *  the project's root included (git obeys the config beside it when run there or below; review 89). Tools never write
+ *  a HEAD (paths.ts); this is for one already there, a bare clone's or a store planted before. */
+function inGitStore(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {
+  for (let dir = dirname(path); isInside(realRoot, dir); dir = dirname(dir)) {
+    if (existsSync(join(dir, "HEAD"))) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
+    if (dir === realRoot) break;
+  }
+  return undefined;
 }
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
@@ -386,7 +397,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
   // Before any folder is made for it (its real place is judged again below).
-  const env = inEnvironment(at.realRoot, at.abs, rel);
+  const env = inEnvironment(at.realRoot, at.abs, rel) ?? (rel.split("/")[0] === opts.own ? undefined : inGitStore(at.realRoot, at.abs, rel));
   if (env) return env;
   // Judged before any folder is made for it: a refused write leaves no folder behind (review 75).
   const early = await landingRefusal(at.realRoot, rel, opts);
@@ -409,7 +420,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (refused) return refused;
   const dir = dirname(target);
   sweepLeftovers(dir);
-  const temp = join(dir, `.${basename(target)}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `.${tempStem(basename(target))}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
     try {
@@ -438,6 +449,18 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
 
 /** In a writer's temp file's name: what the sweep removes is ours alone, never a user's file of a like name. */
 const TEMP_MARK = "bmad-mcp-";
+/** The target's name as its temp file starts: cut to 180 UTF-8 bytes, a whole character at a time, so a name near the
+ *  255 bytes a file system holds still has a temp beside it (review 89: ENAMETOOLONG past about 205). */
+function tempStem(name: string): string {
+  let bytes = 0;
+  let stem = "";
+  for (const c of name) {
+    bytes += Buffer.byteLength(c);
+    if (bytes > 180) break;
+    stem += c;
+  }
+  return stem;
+}
 /** Named by its writer (file-lock.ts writerTag) since review 74; untagged: an earlier bridge's. */
 const OUR_TEMP = new RegExp(`^\\..+\\.${TEMP_MARK}(?:(\\d+-\\d+-[0-9a-f]{8})-)?[0-9a-f]{12}\\.tmp$`);
 /** A folder's staging copy (createConfinedTree), named so that the sweep takes ours alone; `.staging-XXXXXX` is an earlier bridge's. */

@@ -100,6 +100,35 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("plants no git store in a content folder, and changes nothing in one already there (review 89)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const marker = join(tmp.dir, "store-fsmonitor-ran");
+    const config = `[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n\tfsmonitor = "touch ${marker} #"\n`;
+    // The four files that make a folder git's store: HEAD is refused by every spelling, so no store is made.
+    for (const path of ["notes/HEAD", "notes/head", "notes/HEAD.", "notes/HEAD::$DATA"]) {
+      const out = await files(client, { action: "write", path, content: "ref: refs/heads/main\n" });
+      expect(out.isError, path).toBe(true);
+      expect(out.text, path).toMatch(/named HEAD[\s\S]*git repository's store/);
+    }
+    for (const [path, content] of [["notes/config", config], ["notes/objects/README.md", "x\n"], ["notes/refs/README.md", "x\n"]]) {
+      expect((await files(client, { action: "write", path, content })).isError, path).toBe(false);
+    }
+    await run("git", ["status", "--short"], { cwd: join(dir, "notes") }).catch(() => undefined);
+    expect(existsSync(marker)).toBe(false);
+    // A store already there (a bare clone in the repository): nothing below it changes, by bmad-files or a script.
+    await run("git", ["init", "-q", "--bare", join(dir, "vendored.git")]);
+    for (const path of ["vendored.git/config", "vendored.git/hooks/post-update", "vendored.git/refs/x.md"]) {
+      const out = await files(client, { action: "write", path, content: config });
+      expect(out.isError, path).toBe(true);
+      expect(out.text, path).toMatch(/git takes for a repository's store \(vendored\.git\/HEAD\)/);
+    }
+    const memlog = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --path vendored.git/notes.md");
+    expect(memlog.out?.exit_code).not.toBe(0);
+    expect(existsSync(join(dir, "vendored.git/notes.md"))).toBe(false);
+    expect(readFileSync(join(dir, "vendored.git/config"), "utf8")).not.toContain("fsmonitor");
+  });
+
   it("never writes a script or what vouches for one, and runs the port, never the file, for a ported script", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

@@ -113,6 +113,12 @@ describe("writing", () => {
     expect(await writeConfined(root, "new/deep/file.md", "two")).toMatchObject({ ok: true });
     expect(readFileSync(join(root, "new/deep/file.md"), "utf8")).toBe("two");
     expect(readdirSync(join(root, "new/deep"))).toEqual(["file.md"]);
+    // A name near the 255 bytes a file system holds still has room for its temp beside it (review 89: ENAMETOOLONG).
+    for (const name of [`${"a".repeat(252)}.md`, `${"é".repeat(126)}.md`, `${"😀".repeat(63)}.md`]) {
+      expect(await writeConfined(root, `long/${name}`, "long"), name).toMatchObject({ ok: true });
+      expect(readFileSync(join(root, "long", name), "utf8")).toBe("long");
+    }
+    expect(readdirSync(join(root, "long"))).toHaveLength(3);
   });
 
   it("keeps a replaced file's permissions, never executable, and clears the temp files a killed writer left (a sixteenth review)", async () => {

@@ -79,6 +79,9 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
     expect(changeRefusal(path, { pulled: true }), path).toMatch(/makes its folder a Python environment/);
   }
   expect(changeRefusal("docs/conda-meta-notes.md", { pulled: true })).toBeUndefined();
+  // A HEAD makes its folder git's store (with objects/ and refs/, which are plain names): by any door (review 89).
+  for (const path of ["_bmad-output/planning-artifacts/HEAD", "HEAD", "docs/Head.", ".claude/specs/x/HEAD"]) expect(changeRefusal(path, { pulled: true }), path).toMatch(/named HEAD/);
+  for (const path of ["docs/HEAD.md", "docs/HEAD/notes.md", "docs/ahead"]) expect(changeRefusal(path, { pulled: true }), path).toBeUndefined();
   // Folded as APFS and NTFS fold case, not only lower-cased (review 78: ſ is s there).
   expect(foldPath("docs/ſpec.md")).toBe(foldPath("docs/spec.md"));
   expect(foldPath("ΣΟΦΟΣ.md")).toBe(foldPath("σοφος.md"));

@@ -24,6 +24,10 @@ describe("unknown names answer with the closest ones", () => {
     expect(await toolError(TOOL.bmad, { command: "archtect" })).toMatch(/Unknown agent "archtect"\. Closest: architect/);
     expect(await toolError(TOOL.bmad, { command: "*prdd" })).toMatch(/Unknown workflow "prdd"\. Closest: prd/);
     expect(await toolError(TOOL.bmad, { command: "prd" })).toContain('a workflow: use "*prd"');
+    // A phrase a skill says it is used for leads to that skill first (review 90: readiness is sprint-planning's).
+    for (const command of ["*check-implementation-readiness", "*bmad-check-implementation-readiness", "*check implementation readiness"]) {
+      expect(await toolError(TOOL.bmad, { command }), command).toMatch(/\. Closest: sprint-planning, /);
+    }
     expect(await toolError(TOOL.executeWorkflow, { workflow_name: "brainstormin" })).toMatch(/Closest: brainstorming/);
     expect(await toolError(TOOL.bmadWorkflow, { workflow: "architecure" })).toMatch(/Closest: architecture/);
     expect(await toolError(TOOL.executeTask, { task_name: "shard-doc" })).toMatch(/Unknown task "shard-doc"/);

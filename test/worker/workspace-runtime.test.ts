@@ -288,6 +288,15 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // And with {skill-root} left too, both fixes at once (review 77: one a call).
     const twice = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} --project-root {project-root} --key workflow.on_complete" });
     expect(twice.text).toMatch(/^Name a workspace \("project"\).* Also fill in \{skill-root\}: it is the skill's own folder, which its rendered text gives in its runtime block \("this skill's root is …"/);
+    // A ported skill script given a project's files needs the project too: run alone it found none, and said an
+    // existing sprint-status.yaml did not exist (review 90). The rendered skill says to pass it.
+    for (const command of [
+      'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status --status-file {implementation_artifacts}/sprint-status.yaml --date "06-01-2025 11:00"',
+      "uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epics-file _bmad-output/planning-artifacts/epics.md --dry-run",
+    ]) {
+      expect((await ada.call(TOOL.bmadRun, { command })).text, command).toMatch(new RegExp(`^Name a workspace \\("project"\\).* Yours: (.+, )?${project}(, .+)?\\.$`));
+    }
+    expect((await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text).toContain(`with the bmad-run tool, exactly as written: {"command": "<the line>", "project": "${project}"}.`);
   });
 
   it("runs brain.py's library commands here, and answers other own scripts with where they run and the skill's fallback", async () => {
@@ -335,7 +344,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(JSON.parse(lint.structured.stdout)).toMatchObject({ ok: false, total_findings: 4, by_severity: { high: 4 } });
     // Named by its bmad:// URI, as a rendered skill gives it, with no workspace in the line.
     // sprint_plan.py is ported: it answers as Python does, here its own argument error.
-    const byUri = await run("uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status");
+    const byUri = await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status", project });
     expect(byUri.text).toContain(`{"ok": false, "error": "argument error: the following arguments are required: --status-file"}`);
     // word_metrics.py is ported: bmad-review's counts of a workspace file.
     await ada.files({ action: "write", project, path: "docs/review-me.md", content: "# A\none two three\n## B\nfour\n" });

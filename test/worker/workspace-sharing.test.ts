@@ -893,6 +893,37 @@ describe("resources", () => {
   });
 });
 
+describe("settings in JSON, INI and .properties", () => {
+  it("are served to everyone without the lines that hold secrets, and only their owner changes one that holds some (review 88)", async () => {
+    const name = unique("settings");
+    await owner.project({ action: "create", name });
+    await shareAccepted(owner, name, reader, "read");
+    await shareAccepted(owner, name, writer, "write");
+    const files: Record<string, string> = {
+      "_bmad/custom/config.json": '{\n  "llm": {\n    "openai_api_key": "sk-proj-abcdefghijklmnop1234567890",\n    "model": "gpt-x"\n  },\n  "db_password": "Tr0ub4dor&3xyz"\n}\n',
+      "_bmad/config.ini": "[db]\nhost = db.internal\npassword=Tr0ub4dor&3xyz\n",
+      "_bmad/app.properties": "api_key = abcd1234efgh\nname=todo\n",
+      "docs/appsettings.json": '{ "Logging": "info",\n  "ConnectionStrings": "Server=db;Password=Tr0ub4dor&3xyz" }\n',
+    };
+    for (const [path, content] of Object.entries(files)) expect((await owner.files({ action: "write", project: name, path, content })).isError, path).toBe(false);
+    for (const [path, kept] of [["_bmad/custom/config.json", '"model": "gpt-x"'], ["_bmad/config.ini", "host = db.internal"], ["_bmad/app.properties", "name=todo"], ["docs/appsettings.json", '"Logging": "info"']]) {
+      for (const person of [reader, owner]) {
+        const read = await person.files({ action: "read", project: name, path });
+        const resource = ((await person.client.readResource({ uri: `bmad://projects/${name}/${path}` })).contents[0] as { text: string }).text;
+        for (const served of [read.text, resource]) {
+          expect(served, path).toContain(kept);
+          expect(served, path).toContain("# secret-looking keys removed by bmad-mcp");
+          for (const secret of ["sk-proj-abcdefghijklmnop", "Tr0ub4dor", "abcd1234efgh"]) expect(served, path).not.toContain(secret);
+        }
+        expect(read.structured, path).toMatchObject({ redacted: true });
+      }
+      const change = await writer.files({ action: "write", project: name, path, content: "{}\n" });
+      expect(change.text, path).toContain("holds secret-looking entries");
+    }
+    await owner.project({ action: "delete", name, confirm: name });
+  });
+});
+
 describe("deleting a project", () => {
   it("needs its name as confirm, removes it for everyone, and frees the name once it goes for good", async () => {
     await owner.project({ action: "share", name: project, with: writer.email, access: "write" });

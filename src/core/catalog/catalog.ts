@@ -91,12 +91,20 @@ export class Catalog {
     }
     const { module, name } = parseQualifiedName(query);
     const pool = this.names(kind).filter((n) => !module || n.startsWith(`${module}/`));
-    const near = closest(module ? query : name, pool.length ? pool : this.names(kind));
+    const near = [...new Set([...this.namedInDescriptions(kind, name), ...closest(module ? query : name, pool.length ? pool : this.names(kind))])].slice(0, 5);
     const label = KIND_LABEL[kind];
     const moduleNote = module && !this.manifest.modules.some((m) => m.name === module)
       ? ` Module "${module}" is not in this bundle (modules: ${this.moduleNames().join(", ")}).`
       : "";
     return { ok: false, closest: near, error: `Unknown ${label} "${query.slice(0, 100)}".${moduleNote}${suggestion(near)}` };
+  }
+
+  /** The records whose descriptions quote the name as words, as the phrases a skill says it is used for: a skill that
+   *  took in another's intent is found by it (review 90: `check-implementation-readiness` is bmad-sprint-planning's). */
+  private namedInDescriptions(kind: RecordKind, name: string): string[] {
+    const phrase = name.toLowerCase().replace(/^\*?(bmad-)?/, "").replace(/[-_\s]+/g, " ").trim().slice(0, 100);
+    if (!phrase.includes(" ")) return [];
+    return this.list(kind).filter((r) => r.description?.toLowerCase().replace(/[-_]+/g, " ").includes(phrase)).map(shortName).slice(0, 3);
   }
 
   moduleNames(): string[] {

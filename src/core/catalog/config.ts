@@ -361,6 +361,7 @@ export function isSecretKey(key: string, value?: unknown): boolean {
  *  text that does not parse and holds no such value (the model's own broken YAML is its to fix): a write's answer
  *  never depends on what it was not shown. */
 export function holdsSecrets(path: string, text: string): boolean {
+  if (isLineConfig(path)) return lines(text).some((line) => isSecretValue(line));
   // XML and CSV by their elements and columns (review 54: Maven's settings.xml, a passwords.csv went).
   if (/\.xml$/i.test(path)) return xmlHoldsSecrets(text);
   if (/\.csv$/i.test(path)) return csvHoldsSecrets(text);
@@ -469,13 +470,27 @@ export function isConfigShaped(path: string): boolean {
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
-  if (!CONFIG_EXTENSION.test(name)) return false;
+  if (!CONFIG_EXTENSION.test(name) && !LINE_CONFIG_EXTENSION.test(name)) return false;
   // A skill's `customize.toml` too (review 73: a key in one was served whole), as its overrides in `_bmad/custom/` are.
-  return /config|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
+  return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path) || (/^_bmad\//i.test(path) && isLineConfig(name));
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
 const CONFIG_EXTENSION = /\.(?:ya?ml|toml)(?![a-z0-9])/i;
+/** Settings in formats no script of BMAD's parses (JSON, INI, `.cfg`, `.conf`, `.properties`): judged, and served
+ *  without their secrets, a line at a time (review 88: `_bmad/custom/config.json`'s api key was served whole). */
+const LINE_CONFIG_EXTENSION = /\.(?:json[c5]?|ini|cfg|conf|properties)(?![a-z0-9])/i;
+const isLineConfig = (path: string) => {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return LINE_CONFIG_EXTENSION.test(name) && !CONFIG_EXTENSION.test(name);
+};
+
+/** A line-judged config without the lines that name or hold a secret (`"api_key": "…"`, `password=…`, a token). */
+function withoutSecretLines(text: string): string {
+  const all = text.split("\n");
+  const kept = all.filter((line) => !isSecretValue(line));
+  return kept.length === all.length ? text : `# ${REDACTED_NOTE}\n${kept.join("\n")}`;
+}
 
 /** A person's own BMAD settings (`*.user.toml`, a copy of one too), which BMAD's installer keeps out of git. */
 export function isPersonalConfig(path: string): boolean {
@@ -513,6 +528,7 @@ export function isServedStandIn(text: string): boolean {
  */
 export function sanitizeConfigText(path: string, text: string): string {
   if (!isConfigShaped(path)) return text;
+  if (isLineConfig(path)) return withoutSecretLines(text);
   const parsed = parseConfig(path, text);
   if ("error" in parsed) return `# ${path} ${NOT_SERVED_NOTE} it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
@@ -548,6 +564,7 @@ export function servedVersion<T extends { size: number; sha256?: string }>(path:
  *  script's) would read its secrets. The script gets text that does not parse either, and fails as on a broken file. */
 export function configForScript(path: string, text: string, leaves?: (value: string) => boolean): string {
   if (!isConfigShaped(path)) return text;
+  if (isLineConfig(path)) return withoutSecretLines(text);
   const parsed = parseConfig(path, text);
   if (!("error" in parsed) && leaves && holdsValue(parsed.data, leaves)) {
     return `# ${REDACTED_NOTE}\n# values leading out of this project removed by bmad-mcp\n${restated(path, sanitizeConfig(withoutValues(parsed.data, leaves)))}`;

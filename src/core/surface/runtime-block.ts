@@ -22,7 +22,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   ];
   if (scripts.size) {
     lines.push(
-      `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(ALREADY_RUN)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"}.` +
+      `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(ALREADY_RUN)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}}.` +
         (shared.length ? ` ${shared.join(", ")}: BMAD's shared scripts, run here on the project's files.` : "") +
         (ownHere.length ? ` ${ownHere.join(", ")}: this skill's own, ported to run here.` : "") +
         (own.length ? ` ${own.join(", ")}: this skill's own, run by the bmad-mcp bridge (Python).` : ""),

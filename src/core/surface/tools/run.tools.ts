@@ -102,12 +102,15 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     ...reads,
   ])];
   const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
-  // A ported skill script needs no project to read BMAD's own files (brain.py's technique library).
-  const portedAlone = !found.ok && project === undefined && named === undefined && PORTED_NAMES.has(parsed.script.slice(parsed.script.lastIndexOf("/") + 1));
+  // A ported skill script needs no project to read BMAD's own files (brain.py's technique library); one given a project's
+  // files (a config value to fill, a file it reads) does, and run without one it found none (review 90: sprint_plan.py
+  // status answered that an existing sprint-status.yaml did not exist).
+  const ported = PORTED_NAMES.has(baseName(parsed.script));
+  const portedAlone = ported && !found.ok && project === undefined && named === undefined && !unfilledPlaceholders([parsed.script, ...parsed.args]).some(isConfigValue) && !SCRIPT_READS.has(baseName(parsed.script));
   if (!found.ok && templates.length) return fail(fillInFirst([], templates));
   // Every fix the line needs in one answer (review 77: the project first, then {skill-root} on the next call).
   const skillRootToo = parsed.args.some((a) => a.includes("{skill-root}")) ? ` Also fill in {skill-root}: ${SKILL_ROOT_FIX}` : "";
-  if (!found.ok && !portedAlone) return (await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}${skillRootToo}`);
+  if (!found.ok && !portedAlone) return (ported ? undefined : await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}${skillRootToo}`);
   const runtime = found.ok ? found.runtime : bundleRuntime(() => deps.reader);
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
   const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
@@ -205,6 +208,9 @@ async function ownScriptAnswer(reader: BundleReader, script: string): Promise<To
 }
 
 /** The caller's workspaces, for a line that names none: the one they mean is likely among them. */
+/** A placeholder a project's config fills (`{implementation_artifacts}`), not the skill's own (`{workflow.x}`, {skill-root}). */
+const isConfigValue = (placeholder: string) => placeholder !== "{project-root}" && placeholder !== "{skill-root}" && !placeholder.startsWith("{workflow.");
+
 async function yourProjects(deps: SurfaceDeps): Promise<string> {
   const projects = (await deps.workspaces?.projects())?.map((p) => p.project) ?? [];
   return projects.length ? ` Yours: ${projects.slice(0, 20).join(", ")}.` : "";

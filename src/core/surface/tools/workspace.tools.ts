@@ -469,7 +469,7 @@ const cutShort = (cut: string | undefined) => (cut ? [`Listing cut short: ${cut}
 
 function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutcome {
   const files = entries.slice(0, MAX_LINES);
-  const head = `${entries.length} file${entries.length === 1 ? "" : "s"} match ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
+  const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
   const shown = files.map((e) => servedVersion(e.path, e));
   return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(cut ? { cut } : {}) });
