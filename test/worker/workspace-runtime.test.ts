@@ -60,6 +60,12 @@ describe("rendering against a workspace", () => {
     const toRun = [...prd.matchAll(/`(uv run [^`]*)`(?! \(already run here)/g)].map((m) => m[1]!);
     expect(toRun.some((line) => line.includes("memlog.py init"))).toBe(true);
     expect(toRun.filter((line) => line.includes("resolve_customization.py --skill bmad://bmm/bmad-prd ") && line.endsWith(" --key workflow"))).toEqual([]);
+    // One field of the table it resolved, with what the script prints (review 90: create-story's last step cost a call).
+    const story = (await ada.call(TOOL.bmad, { command: "*create-story", project })).text;
+    const line = `\`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-create-story --project-root ${root} --key workflow.on_complete\``;
+    expect(story).toContain(`${line} (already run here: it printed {"workflow.on_complete": ""})`);
+    const printed = await ada.call(TOOL.bmadRun, { command: line.slice(1, -1), project });
+    expect(JSON.parse(printed.structured.stdout)).toEqual({ "workflow.on_complete": "" });
   });
 
   it("names every placeholder a line leaves to fill in one refusal", async () => {

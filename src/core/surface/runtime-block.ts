@@ -1,6 +1,8 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
 import { uvRunScripts } from "../runtime/command-line.js";
+import { dumps } from "../runtime/py-json.js";
+import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
 import { TOOL } from "./names.js";
 import type { SkillRender } from "./skill-render.js";
@@ -22,7 +24,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   ];
   if (scripts.size) {
     lines.push(
-      `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(ALREADY_RUN)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}}.` +
+      `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(RUN_MARK)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}}.` +
         (shared.length ? ` ${shared.join(", ")}: BMAD's shared scripts, run here on the project's files.` : "") +
         (ownHere.length ? ` ${ownHere.join(", ")}: this skill's own, ported to run here.` : "") +
         (own.length ? ` ${own.join(", ")}: this skill's own, run by the bmad-mcp bridge (Python).` : ""),
@@ -53,8 +55,13 @@ export function markResolved(text: string, ctx: SkillRender): string {
   return text
     .replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
       const key = / --key (\S+)`$/.exec(span)?.[1];
-      const resolved = key !== undefined && ctx.customization.has(key) && span.includes(` --skill ${ctx.skillRoot} `);
-      return resolved ? `${span}${ALREADY_RUN}` : span;
+      if (key === undefined || !span.includes(` --skill ${ctx.skillRoot} `)) return span;
+      if (ctx.customization.has(key)) return `${span}${ALREADY_RUN}`;
+      // One field of a table this render resolved (`--key workflow.on_complete`, create-story's last step): what the
+      // script prints, given here (review 90: a literal model spent a call on it).
+      if (!key.includes(".") || !ctx.customization.has(key.slice(0, key.indexOf(".")))) return span;
+      const printed = dumps(selectKeys(ctx.customization, [key]), { ensureAscii: false });
+      return printed.length <= 300 ? `${span}${RUN_MARK}: it printed ${printed})` : span;
     })
     // "Replace `{project-root}` with the absolute path …": rendered, the paths are filled in already, and the line runs
     // as written (review 77: the two read as contradicting each other).
@@ -63,7 +70,8 @@ export function markResolved(text: string, ctx: SkillRender): string {
 
 const PATHS_FILLED = " (done here: the paths below are filled in; run the line as written)";
 
-const ALREADY_RUN = " (already run here: its values are filled in throughout)";
+const RUN_MARK = " (already run here";
+const ALREADY_RUN = `${RUN_MARK}: its values are filled in throughout)`;
 
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */
 function configNames(config: Map<string, string>): string {
