@@ -7,7 +7,7 @@
 // caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { constants, existsSync, renameSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
+import { constants, existsSync, lstatSync, renameSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -86,7 +86,8 @@ function inEnvironment(realRoot: string, path: string, rel: string, through = ""
  *  a HEAD (paths.ts); this is for one already there, a bare clone's or a store planted before. */
 function inGitStore(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {
   for (let dir = dirname(path); isInside(realRoot, dir); dir = dirname(dir)) {
-    if (existsSync(join(dir, "HEAD"))) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
+    // lstat: git takes a HEAD link to `refs/…` without following it, so a dangling one counts (review 93).
+    if (lstatSync(join(dir, "HEAD"), { throwIfNoEntry: false })) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
     if (dir === realRoot) break;
   }
   return undefined;

@@ -123,6 +123,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
       expect(out.isError, path).toBe(true);
       expect(out.text, path).toMatch(/git takes for a repository's store \(vendored\.git\/HEAD\)/);
     }
+    // A HEAD that is a link git takes without following it, dangling (review 93: existsSync followed it).
+    mkdirSync(join(dir, "fixture"));
+    symlinkSync("refs/heads/main", join(dir, "fixture/HEAD"));
+    expect((await files(client, { action: "write", path: "fixture/config", content: config })).text).toMatch(/git takes for a repository's store \(fixture\/HEAD\)/);
     const memlog = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --path vendored.git/notes.md");
     expect(memlog.out?.exit_code).not.toBe(0);
     expect(existsSync(join(dir, "vendored.git/notes.md"))).toBe(false);

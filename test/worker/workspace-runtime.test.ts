@@ -299,6 +299,9 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     for (const command of [
       'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status --status-file {implementation_artifacts}/sprint-status.yaml --date "06-01-2025 11:00"',
       "uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epics-file _bmad-output/planning-artifacts/epics.md --dry-run",
+      "uv run bmad://core/bmad-deep-recon/scripts/recon_kit.py tally _bmad-output/research/market-x/.memlog.md",
+      "uv run bmad://bmm/bmad-retrospective/scripts/sprint_status.py detect-epic --file sprint-status.yaml",
+      "uv run bmad://bmm/bmad-architecture/scripts/lint_spine.py --workspace=_bmad-output/planning-artifacts/architecture/arch",
     ]) {
       expect((await ada.call(TOOL.bmadRun, { command })).text, command).toMatch(new RegExp(`^Name a workspace \\("project"\\).* Yours: (.+, )?${project}(, .+)?\\.$`));
     }

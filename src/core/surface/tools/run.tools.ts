@@ -106,7 +106,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // files (a config value to fill, a file it reads) does, and run without one it found none (review 90: sprint_plan.py
   // status answered that an existing sprint-status.yaml did not exist).
   const ported = PORTED_NAMES.has(baseName(parsed.script));
-  const portedAlone = ported && !found.ok && project === undefined && named === undefined && !unfilledPlaceholders([parsed.script, ...parsed.args]).some(isConfigValue) && !SCRIPT_READS.has(baseName(parsed.script));
+  const portedAlone = ported && !found.ok && project === undefined && named === undefined && !unfilledPlaceholders([parsed.script, ...parsed.args]).some(isConfigValue) && !SCRIPT_READS.has(baseName(parsed.script)) && !readsProjectFile(parsed.args);
   if (!found.ok && templates.length) return fail(fillInFirst([], templates));
   // Every fix the line needs in one answer (review 77: the project first, then {skill-root} on the next call).
   const skillRootToo = parsed.args.some((a) => a.includes("{skill-root}")) ? ` Also fill in {skill-root}: ${SKILL_ROOT_FIX}` : "";
@@ -208,6 +208,19 @@ async function ownScriptAnswer(reader: BundleReader, script: string): Promise<To
 }
 
 /** The caller's workspaces, for a line that names none: the one they mean is likely among them. */
+/** Whether an argument is a path in a project (`_bmad-output/…/.memlog.md`, `sprint-status.yaml`), not BMAD's own file
+ *  (`bmad://…`, `{skill-root}/…`, `{workflow.brain_methods}`): review 93, recon_kit.py and lint_spine.py run with no
+ *  project said the project's files did not exist. */
+function readsProjectFile(args: string[]): boolean {
+  return args.some((word, i) => {
+    // Where a script writes is no file it reads (brain.py's `html --out page.html` answers where that runs).
+    if (OUTPUT_OPTIONS.has(args[i - 1] ?? "") || /^--out(put)?=/.test(word)) return false;
+    const path = word.replace(/^--?[\w-]+=/, "");
+    return (path.includes("/") || /\.[A-Za-z]{1,5}$/.test(path)) && !/^(bmad|skill):\/\/|^\{(skill-root|workflow\.)/i.test(path);
+  });
+}
+const OUTPUT_OPTIONS = new Set(["-o", "--out", "--output"]);
+
 /** A placeholder a project's config fills (`{implementation_artifacts}`), not the skill's own (`{workflow.x}`, {skill-root}). */
 const isConfigValue = (placeholder: string) => placeholder !== "{project-root}" && placeholder !== "{skill-root}" && !placeholder.startsWith("{workflow.");
 
