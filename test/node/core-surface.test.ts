@@ -343,6 +343,34 @@ it("sanitises every config-shaped file, and serves clean ones byte for byte", ()
   expect(({} as Record<string, unknown>).secret).toBeUndefined();
 });
 
+it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {
+  const cases: Array<[string, string, string]> = [
+    // JSON parsed: a secret nested under a secret's name, an escaped key, a comment that says one, JSON5.
+    ["_bmad/custom/config.json", '{\n  "llm": {\n    "model": "gpt-x"\n  },\n  "passwords": {\n    "admin": "Winter2024!xQ"\n  }\n}\n', '{\n  "llm": {\n    "model": "gpt-x"\n  }\n}\n'],
+    ["app/config.json", '{ "\\u0070assword": "Winter2024!xQ", "x": 1 }', '{\n  "x": 1\n}\n'],
+    ["app/config.jsonc", '{\n  // staging db password is Winter2024!xQ\n  "x": 1,\n}\n', '{\n  "x": 1\n}\n'],
+    ["app/config.json5", "{\n  password: 'Winter2024!xQ',\n  name: 'x',\n}\n", '{\n  "name": "x"\n}\n'],
+    // Entries with what continues them: INI's next line, a .properties backslash, a [secrets] section.
+    ["config/settings.ini", "[db]\nhost = db.internal\npassword =\n    Winter2024!xQ\n", "[db]\nhost = db.internal\n"],
+    ["app/config.properties", "db.user=app\ndb.password=\\\n    Winter2024!xQ\n", "db.user=app\n"],
+    ["config/settings.ini", "[secrets]\nprimary = Winter2024!xQ\n[other]\nname = x\n", "[secrets]\n[other]\nname = x\n"],
+  ];
+  for (const [path, text, kept] of cases) {
+    expect(sanitizeConfigText(path, text), path).toBe(`# ${REDACTED_NOTE}\n${kept}`);
+    expect(holdsSecrets(path, text), path).toBe(true);
+  }
+  // Counts, switches and empty values are no secrets; comments, trailing commas and odd strings stay as written.
+  for (const [path, text] of [
+    ["_bmad/custom/config.json", '{\n  "model": "gpt-4o",\n  "max_tokens": 4000,\n  "auth_enabled": true,\n  "api_key": ""\n}\n'],
+    ["tsconfig.json", '{\n  // comment\n  "compilerOptions": { "strict": true, },\n}\n'],
+    ["app/config.json", '{ "url": "https://x.com/a//b", "s": "a\\"//b" }'],
+    ["app/settings.ini", "[app]\nmax_tokens = 4000\nauth_enabled = true\n"],
+  ]) {
+    expect(sanitizeConfigText(path, text), path).toBe(text);
+    expect(holdsSecrets(path, text), path).toBe(false);
+  }
+});
+
 it("refuses every path that could leave the bundle", () => {
   for (const bad of ["../x", "a/../b", "/etc/passwd", "a\\b", "a/\u0000", "C:/x", "a//b", "./a", ""]) expect(checkBundlePath(bad).ok, bad).toBe(false);
   expect(parseBmadUri("bmad://%2e%2e/x").ok).toBe(false);

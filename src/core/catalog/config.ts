@@ -347,7 +347,8 @@ const WORK_KEY = /^(\d+-)+[a-z0-9-]+$|^epic-\d+(-retrospective)?$/;
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
-  if (WORK_KEY.test(key)) return isSecretValue(value);
+  // A switch or an empty value holds no secret, whatever its key says (`auth_enabled: true`, `api_key: ""`: review 93).
+  if (WORK_KEY.test(key) || typeof value === "boolean" || value === null || value === "") return isSecretValue(value) || isSecretValue(key);
   // A key can be one too (`"postgres://app:pw@db/x" = "main"`, review 21). A count of tokens is none (`max_tokens = 4000`):
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).
@@ -361,7 +362,7 @@ export function isSecretKey(key: string, value?: unknown): boolean {
  *  text that does not parse and holds no such value (the model's own broken YAML is its to fix): a write's answer
  *  never depends on what it was not shown. */
 export function holdsSecrets(path: string, text: string): boolean {
-  if (isLineConfig(path)) return lines(text).some((line) => isSecretValue(line));
+  if (isSettingsFile(path)) return settingsWithoutSecrets(path, text) !== text;
   // XML and CSV by their elements and columns (review 54: Maven's settings.xml, a passwords.csv went).
   if (/\.xml$/i.test(path)) return xmlHoldsSecrets(text);
   if (/\.csv$/i.test(path)) return csvHoldsSecrets(text);
@@ -419,13 +420,16 @@ function csvHoldsSecrets(text: string): boolean {
   return false;
 }
 
+/** Words a comment says a secret with ("the staging password is …"). */
+const SECRET_WORD = /(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i;
+
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
 function hasSecretComment(text: string): boolean {
   for (const line of lines(text)) {
     // The whole line, wherever its `#` is (after a URL's fragment, `C#`, no space before it): a false alarm only
     // serves the file re-written.
-    if (line.includes("#") && (/(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i.test(line) || isSecretValue(line))) return true;
+    if (line.includes("#") && (SECRET_WORD.test(line) || isSecretValue(line))) return true;
   }
   return false;
 }
@@ -470,26 +474,113 @@ export function isConfigShaped(path: string): boolean {
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
-  if (!CONFIG_EXTENSION.test(name) && !LINE_CONFIG_EXTENSION.test(name)) return false;
+  if (!CONFIG_EXTENSION.test(name) && !SETTINGS_EXTENSION.test(name)) return false;
   // A skill's `customize.toml` too (review 73: a key in one was served whole), as its overrides in `_bmad/custom/` are.
-  return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path) || (/^_bmad\//i.test(path) && isLineConfig(name));
+  return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path) || (/^_bmad\//i.test(path) && isSettingsFile(name));
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
 const CONFIG_EXTENSION = /\.(?:ya?ml|toml)(?![a-z0-9])/i;
-/** Settings in formats no script of BMAD's parses (JSON, INI, `.cfg`, `.conf`, `.properties`): judged, and served
- *  without their secrets, a line at a time (review 88: `_bmad/custom/config.json`'s api key was served whole). */
-const LINE_CONFIG_EXTENSION = /\.(?:json[c5]?|ini|cfg|conf|properties)(?![a-z0-9])/i;
-const isLineConfig = (path: string) => {
+/** Settings in formats no script of BMAD's parses (JSON, INI, `.cfg`, `.conf`, `.properties`), served without their
+ *  secrets as YAML and TOML configs are (review 88: `_bmad/custom/config.json`'s api key was served whole). */
+const SETTINGS_EXTENSION = /\.(?:json[c5]?|ini|cfg|conf|properties)(?![a-z0-9])/i;
+const isSettingsFile = (path: string) => {
   const name = path.slice(path.lastIndexOf("/") + 1);
-  return LINE_CONFIG_EXTENSION.test(name) && !CONFIG_EXTENSION.test(name);
+  return SETTINGS_EXTENSION.test(name) && !CONFIG_EXTENSION.test(name);
 };
 
-/** A line-judged config without the lines that name or hold a secret (`"api_key": "…"`, `password=…`, a token). */
-function withoutSecretLines(text: string): string {
+/** A settings file as served: as it is when it holds no secret; else JSON parsed (its comments and trailing commas set
+ *  aside) and written again without secret-looking entries, as a YAML config is, and any other format (or JSON that
+ *  does not parse) without the entries that name or hold one, an entry being a line with what continues it (review 93:
+ *  a nested `"passwords": {…}`, an INI value on its next line, a `.properties` line ending in a backslash). */
+function settingsWithoutSecrets(path: string, text: string): string {
+  if (/\.json[c5]?(?![a-z0-9])/i.test(path.slice(path.lastIndexOf("/") + 1))) {
+    const parsed = parseJsonSettings(text);
+    if (parsed) {
+      const secret = isSecretValue(parsed.data) || hasSecretKey(parsed.data) || parsed.comments.some((c) => SECRET_WORD.test(c) || isSecretValue(c) || holdsShapedSecret(c));
+      return secret ? `# ${REDACTED_NOTE}\n${JSON.stringify(sanitizeConfig(parsed.data), null, 2)}\n` : text;
+    }
+  }
+  return entriesWithoutSecrets(text);
+}
+
+/** JSON, or JSON with comments and trailing commas (tsconfig's, an editor's), or failing that a YAML flow (JSON5's bare
+ *  keys and single quotes); the comments' text apart. One pass over the text: linear. */
+function parseJsonSettings(text: string): { data: unknown; comments: string[] } | undefined {
+  const kept: string[] = [];
+  const comments: string[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      while (++i < text.length && text[i] !== '"') if (text[i] === "\\") i++;
+    } else if (c === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) {
+      const end = text[i + 1] === "/" ? (text.indexOf("\n", i) + 1 || text.length + 1) - 1 : (text.indexOf("*/", i + 2) + 1 || text.length) + 1;
+      kept.push(text.slice(from, i));
+      comments.push(text.slice(i + 2, end));
+      from = end;
+      i = end - 1;
+    } else if (c === ",") {
+      let j = i + 1;
+      while (j < text.length && /\s/.test(text[j]!)) j++;
+      if (text[j] === "}" || text[j] === "]") {
+        kept.push(text.slice(from, i));
+        from = i + 1;
+      }
+    }
+  }
+  kept.push(text.slice(from));
+  const json = kept.join("");
+  try {
+    return { data: JSON.parse(json), comments };
+  } catch {
+    try {
+      return { data: parseBoundedYaml(json, MAX_CONFIG_ENTRIES), comments };
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Settings without the entries that name or hold a secret. An entry is a line with the lines that continue it (a
+ *  trailing backslash, or more indented: INI's multi-line values, a block); an INI section named for secrets
+ *  (`[secrets]`) is dropped whole. A key counts by its name with a value given (`max_tokens = 4000` is no secret, nor
+ *  `auth_enabled: true`); a comment by the words it says a secret with; any line by a secret's shape. Linear. */
+function entriesWithoutSecrets(text: string): string {
   const all = text.split("\n");
-  const kept = all.filter((line) => !isSecretValue(line));
+  const kept: string[] = [];
+  let inSecretSection = false;
+  for (let i = 0; i < all.length; ) {
+    const indent = indentOf(all[i]!);
+    let end = i + 1;
+    while (end < all.length && (/\\\s*$/.test(all[end - 1]!) || (all[end]!.trim() !== "" && indentOf(all[end]!) > indent))) end++;
+    const entry = all.slice(i, end);
+    const section = /^\s*\[([^\]]*)\]\s*$/.exec(all[i]!);
+    if (section) inSecretSection = namesSecret(section[1]!.trim());
+    const joined = entry.join("\n").replace(/\\\s*\n/g, "");
+    if (!(inSecretSection && !section) && !entrySetsSecret(joined) && !entry.some((line) => entrySetsSecret(line) || lineGivesSecret(line))) kept.push(...entry);
+    i = end;
+  }
   return kept.length === all.length ? text : `# ${REDACTED_NOTE}\n${kept.join("\n")}`;
+}
+
+const indentOf = (line: string) => line.length - line.trimStart().length;
+/** `key = value`, `key: value`, `"key": value` (the value maybe on the lines that continue it). */
+const KEY_VALUE = /^\s*["']?([^"'=:\s][^"'=:]*?)["']?\s*[:=]\s*([\s\S]*)$/;
+
+/** An entry (or one line of one) whose key names a secret and gives it a value. */
+function entrySetsSecret(entry: string): boolean {
+  const kv = KEY_VALUE.exec(entry);
+  if (!kv) return false;
+  const value = kv[2]!.trim().replace(/,$/, "").replace(/^(["'])([\s\S]*)\1$/, "$2");
+  return isSecretKey(kv[1]!.trim(), /^\d+$/.test(value) ? Number(value) : value) && isGivenSecret(value);
+}
+
+/** A line that holds a secret by its shape, or a comment that says one. */
+function lineGivesSecret(line: string): boolean {
+  if (/^\s*(#|;|\/\/|\/\*|\*)/.test(line)) return SECRET_WORD.test(line) || isSecretValue(line);
+  const kv = KEY_VALUE.exec(line);
+  return kv ? isSecretValue(kv[2]) || holdsShapedSecret(kv[2]!) : holdsShapedSecret(line);
 }
 
 /** A person's own BMAD settings (`*.user.toml`, a copy of one too), which BMAD's installer keeps out of git. */
@@ -528,7 +619,7 @@ export function isServedStandIn(text: string): boolean {
  */
 export function sanitizeConfigText(path: string, text: string): string {
   if (!isConfigShaped(path)) return text;
-  if (isLineConfig(path)) return withoutSecretLines(text);
+  if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
   const parsed = parseConfig(path, text);
   if ("error" in parsed) return `# ${path} ${NOT_SERVED_NOTE} it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
@@ -564,7 +655,7 @@ export function servedVersion<T extends { size: number; sha256?: string }>(path:
  *  script's) would read its secrets. The script gets text that does not parse either, and fails as on a broken file. */
 export function configForScript(path: string, text: string, leaves?: (value: string) => boolean): string {
   if (!isConfigShaped(path)) return text;
-  if (isLineConfig(path)) return withoutSecretLines(text);
+  if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
   const parsed = parseConfig(path, text);
   if (!("error" in parsed) && leaves && holdsValue(parsed.data, leaves)) {
     return `# ${REDACTED_NOTE}\n# values leading out of this project removed by bmad-mcp\n${restated(path, sanitizeConfig(withoutValues(parsed.data, leaves)))}`;
