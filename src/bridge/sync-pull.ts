@@ -2,8 +2,8 @@
 // the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
 // is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
-// The state file records each file's version as it is written, so a failure midway leaves a
-// folder whose state says exactly what it holds.
+// The state file records each file's version as it is written, so a failure midway leaves a folder whose state says
+// exactly what it holds; and names the writes under way before they start, so a kill midway leaves one that can tell.
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
@@ -67,7 +67,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const fetches: Array<{ path: string; local: Local; synced: SyncedFile | undefined; localChanged: boolean }> = [];
   paths.forEach((path, i) => {
     const local = locals[i]!;
-    const synced = known.get(path);
+    // A file a killed pull wrote holds the bytes it was writing: pulled, whatever the record says.
+    const interrupted = before?.pending?.get(path);
+    const synced = interrupted && local.kind === "file" && local.sha256 === interrupted.written ? interrupted.file : known.get(path);
     const r = remote.get(path);
     // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
     const left = r && (inSyncFolders(path) ? notCarried(path) : `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`);
@@ -242,6 +244,12 @@ const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256
  *  and lands only on the file the pull decided on: one written here meanwhile (an acknowledged bmad-files write, a
  *  memlog append) is kept, for push, never overwritten. */
 async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
+  // What it is about to write, first: a pull killed midway leaves a state that names its files (SyncState.pending).
+  const writes = steps.flatMap((step) => (step.op === "write" ? [[step.path, { written: sha256(step.merged ?? step.content.bytes), file: recordOf(step.content) }] as const] : []));
+  if (writes.length) {
+    const noted = await saveState(o.dir, { ...state, pending: new Map(writes) });
+    if (!noted.ok) return { ok: false, error: `Nothing was changed: cannot record the pull: ${noted.error}`, report };
+  }
   let failure: string | undefined;
   for (const step of steps) {
     if (step.op === "record") {

@@ -24,7 +24,7 @@ export interface RemoteContent extends RemoteFile {
 }
 export type Remote<T> = Result<{ value: T }>;
 
-const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES) });
+const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
 /** `sha256` is of the bytes served; `redacted`: a config file served without its secret-looking keys (servers before
  *  it gave the stored file's sha256, which then differs from the served bytes'). */
 const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
@@ -108,14 +108,15 @@ export class RemoteWorkspace {
       if (!direct) return endless;
       if (!direct.ok) return direct.error;
       add(direct.value.files);
-      const folders = new Set(all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
+      // The remote names the folders holding what its listing cut off; an older one only those of the files it shows.
+      const folders = new Set(all.value.folders ?? all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
       for (const folder of folders) {
         const failed = await walk(`${prefix}${folder}/`);
         if (failed) return failed;
       }
       const got = [...found.keys()].filter((p) => p.startsWith(prefix)).length;
       if (direct.value.files.length < direct.value.total || got < all.value.total) {
-        return `The remote lists ${all.value.total} files under "${prefix || "/"}" but shows only ${got} (at most 1,000 at a time); move some into fewer folders, or pull with a server whose ${TOOL.bmadFiles} lists them all.`;
+        return `The remote lists ${all.value.total} files under "${prefix || "/"}" but shows only ${got} (at most 1,000 at a time, and 1,000 files directly in one folder): move some into subfolders on the remote, or pull with a server whose ${TOOL.bmadFiles} lists them all.`;
       }
       return undefined;
     };

@@ -24,15 +24,20 @@ export interface SyncState {
   project: string;
   /** By path from the folder (a Map: the keys come from a file). */
   files: Map<string, SyncedFile>;
+  /** A pull's writes under way, by path: the SHA-256 of the bytes it writes, and the record they get. A pull killed
+   *  midway leaves them; the next takes a file holding those bytes as pulled (review 92: a killed pull's files read as
+   *  the user's own, and every later pull refused them once the remote changed them). */
+  pending?: Map<string, { written: string; file: SyncedFile }>;
 }
 
+const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
+const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional() };
 const STATE = z.object({
   format: z.literal(1),
   remote: z.string().min(1),
   project: z.string().min(1),
-  files: z
-    .array(z.object({ path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/), redacted: z.literal(true).optional() }).strict())
-    .max(MAX_FILES),
+  files: z.array(z.object(FILE).strict()).max(MAX_FILES),
+  pending: z.array(z.object({ ...FILE, written: SHA256 }).strict()).max(MAX_FILES).optional(),
 }).strict();
 
 export type Loaded = Result<{ state: SyncState | undefined }>;
@@ -53,13 +58,15 @@ export async function loadState(dir: string): Promise<Loaded> {
     return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message}). Delete it and pull again (with --force to let the remote's files win).` };
   }
   const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
-  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files } };
+  const pending = parsed.data.pending && new Map(parsed.data.pending.map(({ path, written, ...file }) => [path, { written, file }]));
+  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}) } };
 }
 
 /** Written atomically (temp file and rename), paths sorted so the file diffs well. */
 export async function saveState(dir: string, state: SyncState): Promise<Result> {
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
-  const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files }, null, 1)}\n`;
+  const pending = state.pending?.size ? [...state.pending].map(([path, { written, file }]) => ({ path, ...file, written })) : undefined;
+  const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}) }, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
   if (!written.ok) return { ok: false, error: written.error };
   // Ignored by git whatever the project's .gitignore says: sync state is never content.

@@ -246,6 +246,24 @@ describe("against the real Worker", () => {
     expect(kept).toContain("local loses\n");
   }, 60_000);
 
+  it("takes a file a killed pull wrote as pulled: the state names a pull's writes before it makes them (review 92)", async () => {
+    const state = () => JSON.parse(readFileSync(local(".bmad-mcp/sync.json"), "utf8"));
+    const before = state();
+    expect(before.pending).toBeUndefined(); // a pull that ended leaves none
+    // What a pull killed after writing the PRD's new version, before recording it, leaves here.
+    const bytes = "written by a pull that was killed\n";
+    const version = (await files({ action: "write", path: PRD, content: bytes })).structured.version;
+    writeFileSync(local(PRD), bytes);
+    const sha = createHash("sha256").update(bytes).digest("hex");
+    writeFileSync(local(".bmad-mcp/sync.json"), `${JSON.stringify({ ...before, pending: [{ path: PRD, version, sha256: sha, written: sha }] }, null, 1)}\n`);
+    // Changed on the remote since: the file here is the killed pull's, not the user's, so no conflict.
+    expect((await files({ action: "write", path: PRD, content: "changed again on the remote\n" })).isError).toBe(false);
+    const pulled = await sync("pull", dir);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(readFileSync(local(PRD), "utf8")).toBe("changed again on the remote\n");
+    expect(state().pending).toBeUndefined();
+  }, 60_000);
+
   it("deletes here what the remote deleted, and carries memories both ways: remembered on the remote, pulled, remembered and forgotten here, merged, pushed", async () => {
     const memories = new Client({ name: "pull-push-memory", version: "1.0.0" });
     await memories.connect(new StreamableHTTPClientTransport(new URL(`${remote}?toolsets=default,memory`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
@@ -471,7 +489,10 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
       const glob = compileGlob(path);
       const matching = glob.ok ? [...paths].sort().filter((p) => glob.glob.test(p)) : [];
       const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
-      return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown } };
+      // Cut short, the folders below the glob's start that hold the rest.
+      const base = path.slice(0, path.lastIndexOf("/", path.search(/[*?]/)) + 1);
+      const folders = shown.length < matching.length ? [...new Set(matching.filter((p) => p.startsWith(base) && p.includes("/", base.length)).map((p) => p.slice(base.length, p.indexOf("/", base.length))))] : undefined;
+      return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown, ...(folders ? { folders } : {}) } };
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
@@ -569,12 +590,33 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   expect(readdirSync(join(linked, "src"))).toEqual([]);
 }, 30_000);
 
+it("finds every folder a listing cut short names, however late they sort (review 92)", async () => {
+  // A listing of at most 10: the folders past its tenth file were never walked, and the pull failed for good.
+  const paths = [...numbered("_bmad-output/a/", 10), "_bmad-output/b/one.md", "_bmad/z/two.md"];
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(paths, { page: 10 }), "--project", "big", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain(": 12 added, 0 updated, 0 deleted, 0 unchanged.");
+}, 60_000);
+
 it("stops, writing nothing, when the listings cannot show every file", async () => {
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake([...numbered("a/x/", 1000), "b/late.md"]), "--project", "big", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake([...numbered("_bmad-output/x/", 11)], { page: 10 }), "--project", "big", "--dir", target]);
   expect(out.code).toBe(1);
-  expect(out.stderr).toContain('The remote lists 1001 files under "/" but shows only 1000 (at most 1,000 at a time)');
+  expect(out.stderr).toContain('The remote lists 11 files under "_bmad-output/x/" but shows only 10 (at most 1,000 at a time, and 1,000 files directly in one folder): move some into subfolders on the remote');
   expect(readdirSync(target)).toEqual([]);
+}, 60_000);
+
+it("leaves on the remote a file by a name kept for secrets, which no tool here reads (review 92: pulled, it stopped every later pull)", async () => {
+  const target = fakeDir();
+  const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/research/secrets.md", "_bmad-output/x/tokens.json"]);
+  for (let pull = 0; pull < 2; pull++) {
+    const out = await cli(["pull", "--remote", fake, "--project", "x", "--dir", target]);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toContain("left     _bmad-output/research/secrets.md (a name kept for secrets (credentials, tokens, keys), which no tool here reads");
+  }
+  expect(existsSync(join(target, "_bmad-output/research/secrets.md"))).toBe(false);
+  expect(existsSync(join(target, "_bmad-output/x/tokens.json"))).toBe(false);
 }, 60_000);
 
 // Every name machinery has on some file system is the unit test's (machinery-names.test.ts); this proves pull uses it.

@@ -386,6 +386,19 @@ describe("links inside the project", () => {
 
 describe("listings are bounded as push's walk is", () => {
   // Review 27: a chain of 1,200 folders took a listing of docs/prd.md 51 s; only files were capped.
+  it("names the folders holding what a listing cut short, so a pull walks each (review 92)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    mkdirSync(join(dir, "cut-short/a"), { recursive: true });
+    mkdirSync(join(dir, "cut-short/b"));
+    for (let i = 0; i < 1000; i++) writeFileSync(join(dir, `cut-short/a/f${String(i).padStart(4, "0")}.md`), "x\n");
+    writeFileSync(join(dir, "cut-short/b/late.md"), "x\n");
+    const listed = await files(client, { action: "list", path: "cut-short/**" });
+    expect(listed.text).toMatch(/^1001 files match "cut-short\/\*\*"; the first 1000/);
+    expect(listed.out).toMatchObject({ total: 1001, folders: ["a", "b"] });
+    rmSync(join(dir, "cut-short"), { recursive: true });
+  });
+
   it("lists nothing deeper than 32 folders nor past 5,000 folders, says so once, and walks only a glob's literal start", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

@@ -365,7 +365,7 @@ it("serves JSON, INI and .properties settings without their secrets, nested or c
     ["tsconfig.json", '{\n  // comment\n  "compilerOptions": { "strict": true, },\n}\n'],
     ["app/config.json", '{ "url": "https://x.com/a//b", "s": "a\\"//b" }'],
     ["app/settings.ini", "[app]\nmax_tokens = 4000\nauth_enabled = true\n"],
-  ]) {
+  ] as Array<[string, string]>) {
     expect(sanitizeConfigText(path, text), path).toBe(text);
     expect(holdsSecrets(path, text), path).toBe(false);
   }

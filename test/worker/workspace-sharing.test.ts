@@ -902,11 +902,11 @@ describe("settings in JSON, INI and .properties", () => {
     const files: Record<string, string> = {
       "_bmad/custom/config.json": '{\n  "llm": {\n    "openai_api_key": "sk-proj-abcdefghijklmnop1234567890",\n    "model": "gpt-x"\n  },\n  "db_password": "Tr0ub4dor&3xyz"\n}\n',
       "_bmad/config.ini": "[db]\nhost = db.internal\npassword=Tr0ub4dor&3xyz\n",
-      "_bmad/app.properties": "api_key = abcd1234efgh\nname=todo\n",
+      "_bmad/custom/app.properties": "api_key = abcd1234efgh\nname=todo\n",
       "docs/appsettings.json": '{ "Logging": "info",\n  "ConnectionStrings": "Server=db;Password=Tr0ub4dor&3xyz" }\n',
     };
     for (const [path, content] of Object.entries(files)) expect((await owner.files({ action: "write", project: name, path, content })).isError, path).toBe(false);
-    for (const [path, kept] of [["_bmad/custom/config.json", '"model": "gpt-x"'], ["_bmad/config.ini", "host = db.internal"], ["_bmad/app.properties", "name=todo"], ["docs/appsettings.json", '"Logging": "info"']]) {
+    for (const [path, kept] of [["_bmad/custom/config.json", '"model": "gpt-x"'], ["_bmad/config.ini", "host = db.internal"], ["_bmad/custom/app.properties", "name=todo"], ["docs/appsettings.json", '"Logging": "info"']]) {
       for (const person of [reader, owner]) {
         const read = await person.files({ action: "read", project: name, path });
         const resource = ((await person.client.readResource({ uri: `bmad://projects/${name}/${path}` })).contents[0] as { text: string }).text;

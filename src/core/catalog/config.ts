@@ -476,7 +476,7 @@ export function isConfigShaped(path: string): boolean {
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).
   if (!CONFIG_EXTENSION.test(name) && !SETTINGS_EXTENSION.test(name)) return false;
   // A skill's `customize.toml` too (review 73: a key in one was served whole), as its overrides in `_bmad/custom/` are.
-  return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path) || (/^_bmad\//i.test(path) && isSettingsFile(name));
+  return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */

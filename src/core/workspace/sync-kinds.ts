@@ -1,6 +1,6 @@
 // What sync (pull and push) carries in BMAD's folders, by the kind of file: the rule both the bridge and the faults
 // script judge a folder by.
-import { isPersonalConfig } from "../catalog/config.js";
+import { isPersonalConfig, isSecretFile } from "../catalog/config.js";
 import { foldPath, isScriptPath } from "./paths.js";
 import { SEEDED_FILES } from "./installer-config.js";
 
@@ -44,6 +44,8 @@ export const seededIgnore = (path: string): string | undefined => (path.endsWith
 /** Why sync leaves the file at `path` where it is (neither pulled nor pushed) as no document, or undefined. */
 export function notCarried(path: string): string | undefined {
   if (isScriptPath(path) || seededIgnore(path) !== undefined) return undefined;
+  // A name for secrets is one no tool on the user's machine reads: pulled, it stopped every later pull (review 92).
+  if (isSecretFile(path)) return "a name kept for secrets (credentials, tokens, keys), which no tool here reads: sync carries none. Read it on the remote, or give it another name there";
   const name = foldPath(path.slice(path.lastIndexOf("/") + 1));
   if (LOADED.test(name)) return "a file an agent or tool loads as its own instructions or settings from the folder it is in: sync carries none. Copy it by hand after reading it";
   if (MANIFEST.test(name)) return "a project or task manifest, which build tools and task runners find in any folder (Nx's project.json, a package.json's scripts): sync carries none. Copy it by hand after reading it";

@@ -472,7 +472,22 @@ function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutco
   const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
   const shown = files.map((e) => servedVersion(e.path, e));
-  return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(cut ? { cut } : {}) });
+  // Past the first MAX_LINES, the folders below the glob's literal start that hold the rest, so that a client (a pull)
+  // lists each on its own (review 92: folders past the 1,000th file were never found).
+  const folders = entries.length > files.length ? foldersBelow(glob, entries) : undefined;
+  return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
+}
+
+/** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`). */
+function foldersBelow(glob: string, entries: ListedFile[]): string[] {
+  const start = glob.slice(0, /[*?]/.exec(glob)?.index ?? glob.length);
+  const base = start.slice(0, start.lastIndexOf("/") + 1);
+  const names = new Set<string>();
+  for (const { path } of entries) {
+    const slash = path.indexOf("/", base.length);
+    if (path.startsWith(base) && slash > base.length) names.add(path.slice(base.length, slash));
+  }
+  return [...names].sort();
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
