@@ -4,14 +4,17 @@
 // MCP URL, the token command and the client lines (Claude Code, Inspector CLI) for the port it serves. However
 // it ends, wrangler and everything wrangler started are stopped.
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import module from "node:module";
 import { resolve } from "node:path";
 import { wranglerCommand } from "./wrangler";
+import { isLoopbackHost } from "../src/core/loopback.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const USAGE = `usage: npm run dev -- [--port N] [--ip ADDR] [--persist-to DIR] [--keep-bundle] [other wrangler dev flags]
   --port        where to serve (default: BMAD_DEV_PORT, else 8787)
-  --ip          address to listen on (default 127.0.0.1; the local sign-in page answers loopback hosts only)
+  --ip          address to listen on (default 127.0.0.1; another needs AUTH_UPSTREAM=oidc or github in .dev.vars,
+                since the local sign-in would let anyone who reaches it sign in)
   --persist-to  local KV, R2 and Durable Object state (default .wrangler/state)
   --keep-bundle serve bmad-bundle/ as it is (one you built with npm run bundle -- --source ...)
 Every other flag goes to wrangler dev as given.`;
@@ -25,7 +28,7 @@ export interface DevArgs {
   wrangler: string[];
 }
 
-export function parseDevArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): DevArgs | "help" {
+export function parseDevArgs(argv: string[], env: NodeJS.ProcessEnv = process.env, devVars = readDevVars()): DevArgs | "help" {
   const own = new Map<string, string>([["--port", env.BMAD_DEV_PORT || "8787"], ["--ip", "127.0.0.1"], ["--persist-to", ".wrangler/state"]]);
   const rest: string[] = [];
   let keepBundle = false;
@@ -43,8 +46,21 @@ export function parseDevArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   const port = Number(own.get("--port"));
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--port must be a number from 1 to 65535 (got "${own.get("--port")}")`);
   const [ip, persistTo] = [own.get("--ip")!, own.get("--persist-to")!];
+  // The local sign-in is chosen by a loopback Host header, which anyone who reaches the address can send (review 95:
+  // on 0.0.0.0, a read and write token for any local user): past loopback, only with a real identity provider.
+  if (!isLoopbackHost(ip.replace(/^\[|\]$/g, "")) && !upstreamConfigured(rest, devVars)) {
+    throw new Error(`--ip ${ip} would let anyone who reaches it sign in as any local user (the local sign-in trusts the Host header). Serve on 127.0.0.1, or set AUTH_UPSTREAM to oidc or github in .dev.vars (docs/deploy.md).`);
+  }
   return { port, ip, persistTo, keepBundle, wrangler: ["dev", "--ip", ip, "--port", String(port), "--persist-to", persistTo, ...rest] };
 }
+
+/** Whether a real identity provider signs users in: AUTH_UPSTREAM in .dev.vars or a wrangler --var. */
+function upstreamConfigured(wranglerFlags: string[], devVars: string): boolean {
+  const real = /^\s*AUTH_UPSTREAM\s*[=:]\s*["']?(oidc|github)["']?\s*$/m;
+  return real.test(devVars) || wranglerFlags.some((flag, i) => (flag === "--var" ? real.test(wranglerFlags[i + 1] ?? "") : flag.startsWith("--var=") && real.test(flag.slice(6))));
+}
+
+const readDevVars = () => (existsSync(resolve(ROOT, ".dev.vars")) ? readFileSync(resolve(ROOT, ".dev.vars"), "utf8") : "");
 
 /** The URL a client on this machine uses for `ip`. */
 export function localOrigin(ip: string, port: number): string {

@@ -12,6 +12,12 @@ export function lines(text: string): string[] {
 export const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 export const NOT_ONE_LINE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff]|${BIDI_CONTROL.source}`);
 export const isOneLine = (value: string): boolean => !NOT_ONE_LINE.test(value);
+const NOT_ONE_LINE_ALL = new RegExp(NOT_ONE_LINE.source, "g");
+
+/** `text` with each character `controls` (a global pattern; every one NOT_ONE_LINE names, by default) written as what
+ *  it is, `⟦U+200E⟧`: text a reader sees whole, in its order and on its line (reviews 83 and 91). */
+export const showControls = (text: string, controls: RegExp = NOT_ONE_LINE_ALL): string =>
+  text.replace(controls, (c) => `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);
 
 /** `text` as one line: every whitespace run and every character NOT_ONE_LINE names, a space. */
 export const asOneLine = (text: string): string => text.replace(BREAKS_AND_SPACE, " ");

@@ -2,7 +2,7 @@
 // javascript: URL, no image map or form), and links do not navigate the frame (app.ts stops every one).
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { BIDI_CONTROL } from "../core/lines.js";
+import { BIDI_CONTROL, showControls } from "../core/lines.js";
 
 /** A document's body without its frontmatter (shown apart, as fields). */
 export function splitFrontmatter(text: string): { front: string; body: string } {
@@ -40,6 +40,28 @@ function tooCostly(text: string): string | undefined {
 const WHOLE_RENDER_CHARS = 16 * 1024;
 const MAX_BLOCK_CHARS = 16 * 1024;
 const RENDER_BUDGET_MS = 500;
+
+/** Past these, the HTML marked made is shown as the document's text (review 91): Chromium's HTML parser costs the
+ *  square of the elements left open (15 blocks of 1,000 nested `<table><tr><td>`: 5.5 s in the sanitiser's parse alone,
+ *  before the page's), and parsing and layout grow with their number (64,000 table cells: 2.5 s). Markdown's own nesting
+ *  stops far below (MAX_QUOTE_DEPTH, MAX_LIST_DEPTH), and a 170 KB PRD makes 6,400 elements. */
+const MAX_ELEMENTS = 30_000;
+const MAX_OPEN_ELEMENTS = 256;
+/** Elements that close themselves: no end tag follows them. */
+const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]);
+
+/** Why the HTML `html` is too costly to parse and lay out, or undefined: its start tags, and the most left open at
+ *  once, counted in one pass over its tags, before any parser sees it. */
+function tooCostlyHtml(html: string): string | undefined {
+  let elements = 0;
+  let open = 0;
+  for (const [, end, name] of html.matchAll(/<(\/?)([a-z][^\s/>]*)/gi)) {
+    if (end) open = Math.max(0, open - 1);
+    else if (++elements > MAX_ELEMENTS) return `it has more than ${MAX_ELEMENTS} HTML elements`;
+    else if (!VOID.has(name!.toLowerCase()) && ++open > MAX_OPEN_ELEMENTS) return `it nests HTML elements deeper than ${MAX_OPEN_ELEMENTS}`;
+  }
+  return undefined;
+}
 
 /** The text cut at blank lines that are outside fenced code. */
 function blocksOf(text: string): string[] {
@@ -103,6 +125,7 @@ export function renderMarkdown(text: string): HTMLElement {
   const whole = text.length <= WHOLE_RENDER_CHARS;
   const blocks = whole ? [text] : blocksOf(text);
   let html = "";
+  let rest: { from: number; why: string } | undefined;
   for (const [i, block] of blocks.entries()) {
     const why = !whole && block.length > MAX_BLOCK_CHARS ? `a part of it is longer than ${MAX_BLOCK_CHARS / 1024} KB without a blank line` : performance.now() - started > RENDER_BUDGET_MS ? "it takes too long to render" : undefined;
     let rendered: string | undefined;
@@ -112,13 +135,18 @@ export function renderMarkdown(text: string): HTMLElement {
       rendered = undefined; // a shape marked cannot render: shown as text, with the rest of the view
     }
     if (rendered === undefined) {
-      show(el, html);
-      asText(`${why ?? "it does not render"}${i ? " (from here on)" : ""}`, blocks.slice(i).join("\n"));
-      return linksStay(el);
+      rest = { from: i, why: why ?? "it does not render" };
+      break;
     }
     html += rendered;
   }
+  const heavy = tooCostlyHtml(html);
+  if (heavy) {
+    asText(heavy, text);
+    return el;
+  }
   show(el, html);
+  if (rest) asText(`${rest.why}${rest.from ? " (from here on)" : ""}`, blocks.slice(rest.from).join("\n"));
   return linksStay(el);
 }
 
@@ -143,7 +171,8 @@ function showBidiControls(root: HTMLElement): number {
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const text = node.nodeValue ?? "";
     if (!BIDI_CONTROL.test(text)) continue;
-    node.nodeValue = text.replace(BIDI_ALL, (c) => (found++, `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`));
+    found += text.match(BIDI_ALL)!.length;
+    node.nodeValue = showControls(text, BIDI_ALL);
   }
   return found;
 }

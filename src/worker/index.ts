@@ -10,7 +10,8 @@ import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
 import { registration } from "./auth/registration.js";
-import { recall, remember, validationStarts } from "./auth/token-cache.js";
+import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
+import { oauthError } from "./auth/oauth-error.js";
 import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
 
 /** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup. */
@@ -82,6 +83,9 @@ export default {
     const next = (r: Request) => provider.fetch(r, env, ctx);
     switch (url.pathname) {
       case "/mcp": {
+        // The provider makes a KV key of the token's parts (review 95: a 600-character one answered 500).
+        const tooLong = tokenTooLong(bearer(request) ?? "", "access token");
+        if (tooLong) return oauthError(request, 401, "invalid_token", tooLong, { "www-authenticate": `Bearer realm="OAuth", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", error="invalid_token"` });
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.

@@ -40,7 +40,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   // The body is read here, once, capped (a read-only token's scope check read any size whole: review 15), and handed
   // to the SDK parsed, so that both protocol eras take the same limit (agents' legacy lane kept the SDK's 4 MiB).
   const body = await readBody(request);
-  if (!body.ok) return jsonRpcError(413, body.error);
+  if (!body.ok) return jsonRpcError(body.status, body.error);
   if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
     return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
   }
@@ -73,48 +73,56 @@ function propsOf(tokenProps: unknown): ReturnType<typeof PropsSchema.safeParse> 
   return parsed;
 }
 
-type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }>;
+type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number }>;
 
 /** A POST's bytes, read up to MAX_REQUEST_BYTES (past it: refused, the rest unread), and their JSON where they are
  *  JSON (else the SDK answers the parse error). Other methods carry none. */
 async function readBody(request: Request): Promise<Body> {
   if (request.method !== "POST" || !request.body) return { ok: true };
   const bytes = await readCapped(request, MAX_REQUEST_BYTES);
-  if (!bytes) return { ok: false, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
+  if (!bytes) return { ok: false, status: 413, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return { ok: true, bytes };
   }
-  // The SDK checks every value against its schemas: 300,000 keys in 4 MB cost about a second of CPU (review 84).
-  if (moreValuesThan(parsed, MAX_REQUEST_VALUES)) return { ok: false, error: `This request holds more than ${count(MAX_REQUEST_VALUES)} JSON values, far past any call's: send less at once.` };
+  // The SDK checks every value against its schemas: 300,000 keys in 4 MB cost about a second of CPU (review 84), and
+  // 2,000 levels of nesting overflowed its stack (review 95).
+  const over = overBounds(parsed);
+  if (over === "values") return { ok: false, status: 413, error: `This request holds more than ${count(MAX_REQUEST_VALUES)} JSON values, far past any call's: send less at once.` };
+  if (over === "depth") return { ok: false, status: 400, error: `This request nests JSON more than ${MAX_REQUEST_DEPTH} levels deep, far past any call's: send flatter arguments.` };
   return { ok: true, bytes, parsed };
 }
 
 /** JSON values (keys' values and array items) one request may hold. */
 const MAX_REQUEST_VALUES = 20_000;
+/** Levels of objects and arrays one request may nest: a tool call's arguments sit at the third. */
+const MAX_REQUEST_DEPTH = 64;
 
-/** Whether `value` holds more than `limit` values, counted without recursion (a body may nest 100,000 deep), and at a
- *  cost bounded by `limit`: a container's size is counted before anything in it is copied (review 86: copying 6 MB of
- *  items before the count fired doubled the cost it was to spare). */
-function moreValuesThan(value: unknown, limit: number): boolean {
-  const stack: object[] = value && typeof value === "object" ? [value] : [];
+/** Which bound `value` is past: more than MAX_REQUEST_VALUES values, or objects and arrays nested more than
+ *  MAX_REQUEST_DEPTH deep. Counted without recursion (a body may nest 100,000 deep), and at a cost bounded by the
+ *  count: a container's size is counted before anything in it is copied (review 86: copying 6 MB of items before the
+ *  count fired doubled the cost it was to spare). */
+function overBounds(value: unknown): "values" | "depth" | undefined {
+  const stack: unknown[] = value && typeof value === "object" ? [value, 1] : []; // each container, then its depth
   let seen = 1;
   while (stack.length) {
-    const next = stack.pop()!;
+    const depth = stack.pop() as number;
+    const next = stack.pop() as object;
+    if (depth > MAX_REQUEST_DEPTH) return "depth";
     if (Array.isArray(next)) {
-      if ((seen += next.length) > limit) return true;
-      for (const child of next) if (child && typeof child === "object") stack.push(child);
+      if ((seen += next.length) > MAX_REQUEST_VALUES) return "values";
+      for (const child of next) if (child && typeof child === "object") stack.push(child, depth + 1);
     } else {
       for (const key in next) {
-        if (++seen > limit) return true;
+        if (++seen > MAX_REQUEST_VALUES) return "values";
         const child = (next as Record<string, unknown>)[key];
-        if (child && typeof child === "object") stack.push(child);
+        if (child && typeof child === "object") stack.push(child, depth + 1);
       }
     }
   }
-  return false;
+  return undefined;
 }
 
 /** Whether a JSON-RPC POST's body (single or batch) calls a tool that changes state. */

@@ -144,6 +144,9 @@ describe("configuration fails closed", () => {
     expect(authConfig(env({ AUTH_UPSTREAM: "oidc", OIDC_ISSUER: "https://idp.example.com" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/OIDC_CLIENT_ID/) });
     expect(authConfig(env({ AUTH_UPSTREAM: "github", GITHUB_CLIENT_ID: "a", GITHUB_CLIENT_SECRET: "b" }), "bmad.example.com")).toMatchObject({ ok: false, error: expect.stringMatching(/needs an access rule/) });
     expect(authConfig(env({}), "127.0.0.1")).toMatchObject({ ok: true, config: { upstream: { kind: "local" } } });
+    // The provider refuses a lifetime under KV's 60 s minimum on every request (review 95: each answered 500).
+    expect(authConfig(env({ ACCESS_TOKEN_TTL: "59" }), "127.0.0.1")).toMatchObject({ ok: false, error: "Sign-in is misconfigured: ACCESS_TOKEN_TTL: must be at least 60 seconds (Workers KV's shortest expiry)." });
+    expect(authConfig(env({ ACCESS_TOKEN_TTL: "60" }), "127.0.0.1")).toMatchObject({ ok: true, config: { accessTokenTTL: 60 } });
   });
 
   it("applies access rules: emails, domains, GitHub org; unverified emails never match", () => {

@@ -10,7 +10,7 @@ import { ROOT } from "./helpers";
 const run = promisify(execFile);
 
 it("passes --port, --ip, --persist-to and every other flag to wrangler dev", () => {
-  expect(parseDevArgs(["--port", "8813", "--ip", "0.0.0.0", "--local-protocol", "https"], {})).toEqual({
+  expect(parseDevArgs(["--port", "8813", "--ip", "0.0.0.0", "--local-protocol", "https"], {}, 'AUTH_UPSTREAM = "oidc"\n')).toEqual({
     port: 8813,
     ip: "0.0.0.0",
     persistTo: ".wrangler/state",
@@ -21,6 +21,12 @@ it("passes --port, --ip, --persist-to and every other flag to wrangler dev", () 
   expect(parseDevArgs([], { BMAD_DEV_PORT: "9000" })).toMatchObject({ port: 9000, ip: "127.0.0.1" });
   expect(parseDevArgs(["--port", "9001"], { BMAD_DEV_PORT: "9000" })).toMatchObject({ port: 9001 });
   expect(parseDevArgs(["-h"], {})).toBe("help");
+  // Past loopback the local sign-in would serve anyone (review 95): only with a real identity provider.
+  expect(() => parseDevArgs(["--ip", "0.0.0.0"], {}, "")).toThrow(/--ip 0\.0\.0\.0 would let anyone who reaches it sign in as any local user/);
+  expect(() => parseDevArgs(["--ip", "192.0.2.2"], {}, "AUTH_UPSTREAM=local\n")).toThrow(/set AUTH_UPSTREAM to oidc or github in \.dev\.vars/);
+  expect(parseDevArgs(["--ip", "0.0.0.0", "--var", "AUTH_UPSTREAM:github"], {}, "")).toMatchObject({ ip: "0.0.0.0" });
+  expect(parseDevArgs(["--ip", "127.0.0.2"], {}, "")).toMatchObject({ ip: "127.0.0.2" });
+  expect(parseDevArgs(["--ip", "::1"], {}, "")).toMatchObject({ ip: "::1" });
   expect(() => parseDevArgs(["--port", "http"], {})).toThrow(/--port must be a number from 1 to 65535 \(got "http"\)/);
   expect(() => parseDevArgs(["--port"], {})).toThrow(/--port needs a value/);
   expect(localOrigin("0.0.0.0", 8813)).toBe("http://127.0.0.1:8813");

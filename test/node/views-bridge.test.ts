@@ -101,6 +101,41 @@ describe("the views on the bridge", () => {
     await page.close();
   });
 
+  // Review 91: HTML too costly to parse or lay out froze the view for a minute (marked's budget did not see it).
+  it("shows a document of HTML too costly to parse or lay out as text, and <q> without quote marks, at once", async () => {
+    const path = `${PLAN}/costly-html.md`;
+    const blocks = (n: number, block: string) => Array.from({ length: n }, () => block).join("\n\n");
+    /** How long the view takes to show `content`, laid out, and what its notes say. */
+    const timed = async (content: string) => {
+      await call("bmad-files", { action: "write", path, content });
+      const result = await call("bmad-doc", { path });
+      const started = performance.now();
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+      await expect.poll(() => frame.locator("header h1").textContent()).toBe(path);
+      await frame.locator(".markdown").evaluate((e) => e.getBoundingClientRect().height); // its layout, done
+      const ms = performance.now() - started;
+      const notes = (await frame.locator(".markdown .note").allTextContents()).join("");
+      await page.close();
+      return { ms, notes };
+    };
+    const baseline = (await timed("# Empty\n")).ms;
+    const deep = /^Shown as text: it nests HTML elements deeper than 256\.$/;
+    const docs: Array<[string, string, RegExp]> = [
+      ["<q>", blocks(16, "<q>".repeat(5000)), deep], // 60 s
+      ["<table>", blocks(15, "<table><tr><td>".repeat(1000)), deep], // 7.9 s
+      ["<div>", blocks(48, "<div>".repeat(1000)), deep], // 6 s
+      ["<i>", blocks(40, "<i>".repeat(2000)), deep], // 3.9 s
+      ["flat <i>", blocks(16, "<i></i>".repeat(2000)), /^Shown as text: it has more than 30000 HTML elements\.$/],
+      // Rendered, without the quote marks whose layout grows with the square of their number (3.6 s).
+      ["flat <q>", blocks(16, "<q>a</q> ".repeat(1500)), /^$/],
+    ];
+    for (const [name, content, why] of docs) {
+      const { ms, notes } = await timed(content);
+      expect(notes, name).toMatch(why);
+      expect(ms - baseline, name).toBeLessThan(2000);
+    }
+  });
+
   it("moves a card, and BMAD's sprint_status.py reads the folder's file back", async () => {
     const result = await call("bmad-board", {});
     expect(result.isError, toolText(result)).toBeFalsy();
@@ -127,6 +162,34 @@ describe("the views on the bridge", () => {
       expect(await frame.locator('.column[data-status="ready-for-dev"] .card[data-story="1-2-clear-todos"]').count()).toBe(1);
       expect(await frame.locator(".card").count()).toBe(4);
       await page.close();
+    } finally {
+      writeFileSync(join(tmp.dir, SPRINT), before);
+    }
+  });
+
+  // Review 91: a story key with an invisible control was left off the board, unsaid, where sprint_status.py counts it.
+  it("shows a story whose key holds controls with them written out, and moves it by that name", async () => {
+    const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
+    writeFileSync(join(tmp.dir, SPRINT), "development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-send-all-data-to-vendor\u200e: ready-for-dev\n  1-3-pay\u202eeciffo\u202c: backlog\n");
+    try {
+      const result = await call("bmad-board", {});
+      expect(toolText(result)).toContain("epic-1 [in-progress]: 1-1-add-a-todo=done, 1-2-send-all-data-to-vendor⟦U+200E⟧=ready-for-dev, 1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧=backlog");
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+      const card = frame.locator('.column[data-status="ready-for-dev"] .card[data-story="1-2-send-all-data-to-vendor⟦U+200E⟧"]');
+      await expect.poll(() => card.locator("span").first().textContent()).toBe("1-2-send-all-data-to-vendor⟦U+200E⟧");
+      await card.locator("select").selectOption("review");
+      await expect.poll(() => frame.locator('.column[data-status="review"] .card[data-story="1-2-send-all-data-to-vendor⟦U+200E⟧"]').count()).toBe(1);
+      await page.close();
+      // The file's own key moved, as BMAD's script reads it.
+      expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toContain("  1-2-send-all-data-to-vendor\u200e: review\n");
+      const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
+      const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+      expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, pending_stories: ["1-2-send-all-data-to-vendor\u200e", "1-3-pay\u202eeciffo\u202c"] });
+      // The text answer's name moves it too; a name no key has is refused, its controls written out.
+      expect(toolText(await call("bmad-board", { story: "1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧", status: "in-progress" }))).toContain("1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧=in-progress");
+      const refused = await call("bmad-board", { story: "1-4-x\u202e", status: "done" });
+      expect(refused.isError).toBe(true);
+      expect(toolText(refused)).toBe('No story "1-4-x⟦U+202E⟧" in sprint-status.yaml\'s development_status.');
     } finally {
       writeFileSync(join(tmp.dir, SPRINT), before);
     }

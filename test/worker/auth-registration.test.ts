@@ -47,6 +47,19 @@ describe("registration limits", { timeout: 60_000 }, () => {
     expect((await registerAs(ip, CLIENT)).status).toBe(201);
   });
 
+  it("names the type a wrongly typed field must have, not a length (review 95)", async () => {
+    const ip = newAddress();
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ client_name: { a: 1 } }, "Client metadata: client_name must be a JSON string; send it as one and register again."],
+      [{ redirect_uris: "https://a.example/cb" }, "Client metadata: redirect_uris must be a JSON array; send it as one and register again."],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await registerAs(ip, { ...CLIENT, ...fields });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "invalid_client_metadata", error_description: message });
+    }
+  });
+
   it("refuses a body over 16 KB with 413, naming the limit", async () => {
     const res = await registerAs(newAddress(), { ...CLIENT, software_statement: "s".repeat(REGISTRATION_LIMITS.bodyBytes) });
     expect(res.status).toBe(413);
@@ -97,6 +110,20 @@ describe("consent pages", { timeout: 60_000 }, () => {
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(await refused.text()).toContain("Too many sign-in pages from this address");
     expect((await consentAs(newAddress(), client.client_id)).status).toBe(200);
+  });
+
+  it("refuses a code_challenge or a scope past its bound, naming it (review 95: 60,000 characters were stored)", async () => {
+    const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ code_challenge: "c".repeat(129) }, "a code_challenge longer than 128 characters (RFC 7636: an S256 challenge is 43)"],
+      [{ scope: `bmad:read ${"s".repeat(101)}` }, "a scope longer than 100 characters"],
+    ];
+    for (const [extra, message] of cases) {
+      const res = await consentAs(newAddress(), client.client_id, extra);
+      expect(res.status).toBe(400);
+      expect(await res.text()).toContain(`This app sent ${message}, more than a sign-in needs.`);
+    }
+    expect((await consentAs(newAddress(), client.client_id, { code_challenge: "c".repeat(128) })).status).toBe(200);
   });
 
   it("counts an IPv6 site's /48 too, whichever of its /64s asks (review 86)", async () => {

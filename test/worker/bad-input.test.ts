@@ -148,6 +148,12 @@ describe("request bodies (review 15)", () => {
     expect(await many.text()).toContain("holds more than 20,000 JSON values, far past any call's");
     const items = await post(writer.token, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { a: new Array(1_000_000).fill(0) } }));
     expect(items.status).toBe(413);
+    // Nor 2,000 levels of nesting, which overflowed the SDK's stack (review 95); 60 levels are still served.
+    const nested = (levels: number) => JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", clientInfo: { name: "deep", version: "1" }, capabilities: { experimental: JSON.parse(`${"{\"a\":".repeat(levels)}1${"}".repeat(levels)}`) } } });
+    const deep = await post(writer.token, nested(2000));
+    expect(deep.status).toBe(400);
+    expect(await deep.json()).toMatchObject({ error: { code: -32602, message: "This request nests JSON more than 64 levels deep, far past any call's: send flatter arguments." } });
+    expect((await post(writer.token, nested(60))).status).toBe(200);
   });
 
   it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {

@@ -5,6 +5,7 @@ import { deref, getItem, isMap, isNone, setItem } from "./sprint-py.js";
 import { str, loadYaml, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import type { Result } from "../result.js";
+import { showControls } from "../lines.js";
 
 export type MoveResult = Result<{ text: string; before: string }>;
 
@@ -33,8 +34,12 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   const dev = root && !isNone(root) && isMap(root) ? getItem(deref(root) as YMapNode, "development_status") : undefined;
   if (!dev || isNone(dev) || !isMap(dev)) return { ok: false, error: "sprint-status.yaml has no development_status mapping." };
   const map = deref(dev) as YMapNode;
-  const current = getItem(map, story);
-  if (current === undefined) return { ok: false, error: `No story "${story.slice(0, 100)}" in sprint-status.yaml's development_status.` };
+  // The board shows a key's controls written out (`⟦U+200E⟧`, review 91): that names the key too, when only one.
+  const named = getItem(map, story) !== undefined ? [story] : map.items.flatMap((item) => (item.key.tag === "str" && showControls(String(item.key.text)) === story ? [String(item.key.text)] : []));
+  const shown = showControls(story.slice(0, 100));
+  if (named.length !== 1) return { ok: false, error: named.length ? `"${shown}" names ${named.length} stories in sprint-status.yaml's development_status: move one by editing the file.` : `No story "${shown}" in sprint-status.yaml's development_status.` };
+  story = named[0]!;
+  const current = getItem(map, story)!;
   const before = deref(current)?.kind === "scalar" ? (deref(current) as YScalar).text : "";
   setItem(map, story, str(status));
   // The story's epic by its number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x`.

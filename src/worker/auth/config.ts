@@ -23,7 +23,8 @@ const EnvSchema = z.object({
   ALLOWED_EMAILS: list,
   ALLOWED_EMAIL_DOMAINS: list,
   ALLOWED_GITHUB_ORG: z.string().trim().optional(),
-  ACCESS_TOKEN_TTL: z.coerce.number().int().min(1).max(86_400).default(3600),
+  // Under KV's shortest expiry the provider throws on every request (review 95: each answered 500): refused here.
+  ACCESS_TOKEN_TTL: z.coerce.number().int().min(60, { error: "must be at least 60 seconds (Workers KV's shortest expiry)" }).max(86_400).default(3600),
 });
 
 export interface AccessRules {

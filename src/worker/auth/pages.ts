@@ -1,6 +1,6 @@
 // The sign-in pages: /authorize shows consent (then signs in locally or hands off to the upstream),
 // /callback finishes the upstream sign-in, checks the access rules and completes the authorization.
-import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
+import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import type { Env } from "../env.js";
 import { authConfig, isAllowed, type AuthConfig } from "./config.js";
@@ -9,6 +9,7 @@ import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPOR
 import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
+import { asOneLine } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, takeFromAddress } from "./registration.js";
 
 /** The consent form: a handle, a decision, the scopes and (local sign-in) an email. */
@@ -47,6 +48,21 @@ function offeredScopes(requested: string[]): string[] {
   const known = [...new Set(requested)].filter((s) => SCOPES_SUPPORTED.includes(s));
   return known.length ? known : [SCOPES.read];
 }
+
+/** What the provider would store of a sign-in request past its bound, or undefined: the consent transaction holds it
+ *  all (review 84: 5.8 KB a record, a 4,000-character state; review 95: a 60,000-character code_challenge or scope). */
+function oversizedPart(request: AuthRequest): string | undefined {
+  const L = REGISTRATION_LIMITS;
+  if ((request.state ?? "").length > L.stateChars) return `a state longer than ${L.stateChars} characters`;
+  if ((request.codeChallenge ?? "").length > L.codeChallengeChars) return `a code_challenge longer than ${L.codeChallengeChars} characters (RFC 7636: an S256 challenge is 43)`;
+  if (request.scope.length > L.scopes) return `more than ${L.scopes} scopes`;
+  if (request.scope.some((s) => s.length > L.scopeChars)) return `a scope longer than ${L.scopeChars} characters`;
+  return undefined;
+}
+
+/** A client's name as the page shows it: one line, no format characters (review 95: a right-to-left override in a
+ *  registered name, "Claude \u202Eevil", showed the rest of the page's sentence reversed). */
+const shownName = (name: string) => asOneLine(name.replace(/\p{Cf}/gu, "")).trim() || "An unnamed app";
 
 /** On the local (loopback-only) consent page: an optional email signs in another local user, to try sharing. */
 const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
@@ -122,15 +138,14 @@ authPages.get("/authorize", async (c) => {
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
   // a confidential one (review 15), whose codes then rest on its secret alone.
   if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
-  // What the provider stores of it is bounded (review 84: 5.8 KB a record, a 4,000-character state).
-  if ((request.state ?? "").length > REGISTRATION_LIMITS.stateChars || request.scope.length > REGISTRATION_LIMITS.scopes) {
-    return page(400, "Sign-in failed", `<p>This app sent a state longer than ${REGISTRATION_LIMITS.stateChars} characters or more than ${REGISTRATION_LIMITS.scopes} scopes. Start again from your app.</p>`);
-  }
+  const oversized = oversizedPart(request);
+  if (oversized) return page(400, "Sign-in failed", `<p>This app sent ${escape(oversized)}, more than a sign-in needs. Update the app, or ask its makers to.</p>`);
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const local = c.get("config").upstream.kind === "local";
   const who = local ? "the local user" : "you (you sign in next)";
-  return page(200, `Allow ${details.clientName}?`, consentPage(details, consent.handle, who, local), consent.headers);
+  const name = shownName(details.clientName);
+  return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local), consent.headers);
 });
 
 authPages.post("/authorize", async (c) => {

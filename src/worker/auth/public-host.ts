@@ -62,8 +62,19 @@ export function nonPublicHostReason(url: URL): string | undefined {
   return undefined;
 }
 
-/** A client_id that is a URL must name a public host: the provider would fetch it as a Client ID Metadata Document. */
+/** The longest client_id accepted: one the provider fetches (an https URL with a path, a metadata document) is a URL;
+ *  any other is part of a KV key, at most 512 bytes (those the provider issues are 16 characters). */
+export const CLIENT_ID_CHARS = { url: 2000, other: 128 } as const;
+
+/** A client_id must fit its bound (review 95: 600 characters answered 500 on every OAuth endpoint), and one that is a
+ *  URL must name a public host: the provider would fetch it as a Client ID Metadata Document. */
 export function checkClientId(clientId: string): Result {
+  // As the provider tells a metadata document URL: https, and a "/" right after the host.
+  const fetched = URL.canParse(clientId) && /^https:\/\/[^/?#]*\//i.test(clientId);
+  const max = fetched ? CLIENT_ID_CHARS.url : CLIENT_ID_CHARS.other;
+  if (clientId.length > max) {
+    return { ok: false, error: `The client_id is ${clientId.length} characters long; at most ${max} are accepted${fetched ? " for a metadata document URL" : ""}. Use the client_id this server issued at registration${fetched ? ", or a shorter metadata document URL" : ""}.` };
+  }
   if (!URL.canParse(clientId)) return { ok: true };
   const url = new URL(clientId);
   if (url.protocol !== "https:" && url.protocol !== "http:") return { ok: true };

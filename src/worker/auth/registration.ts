@@ -19,9 +19,12 @@ export const REGISTRATION_LIMITS = {
   windowMs: 10 * 60_000,
   /** Consent pages opened per client address per window: each stores a transaction before anyone signs in. */
   authorizePerAddress: 30,
-  /** A sign-in's state and scope as a client sends them, before the provider stores them (review 84). */
+  /** A sign-in's state, code_challenge and scope as a client sends them, before the provider stores them (reviews 84, 95). */
   stateChars: 512,
   scopes: 10,
+  /** RFC 7636: an S256 challenge is 43 characters, a plain one at most 128; a scope this server knows is short. */
+  codeChallengeChars: 128,
+  scopeChars: 100,
 } as const;
 
 const L = REGISTRATION_LIMITS;
@@ -57,13 +60,16 @@ function metadataProblem(value: unknown): string | undefined {
   const parsed = Metadata.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return `${issue.path.join(".") || "body"} ${issue.message}.`;
+    const field = issue.path.join(".") || "body";
+    // A wrong type is no length problem: say the type (review 95 was told to "shorten" {"client_name": {"a": 1}}).
+    if (issue.code === "invalid_type") return `${field} must be a JSON ${issue.expected}; send it as one and register again.`;
+    return `${field} ${issue.message}. Shorten it and register again.`;
   }
   const localized = Object.entries(value).filter(([key]) => LOCALIZED.test(key));
-  if (localized.length > L.listEntries) return `at most ${L.listEntries} localized fields (such as client_name#fr) are accepted.`;
+  if (localized.length > L.listEntries) return `at most ${L.listEntries} localized fields (such as client_name#fr) are accepted. Send fewer and register again.`;
   for (const [key, v] of localized) {
     const max = key.startsWith("client_name#") ? L.nameChars : L.uriChars;
-    if (typeof v === "string" && v.length > max) return `${key} must be at most ${max} characters.`;
+    if (typeof v === "string" && v.length > max) return `${key} must be at most ${max} characters. Shorten it and register again.`;
   }
   return undefined;
 }
@@ -94,7 +100,7 @@ export async function registration(request: Request, env: Env, host: string, nex
     json = undefined; // the provider answers invalid JSON itself
   }
   const problem = metadataProblem(json);
-  if (problem) return oauthError(request, 400, "invalid_client_metadata", `Client metadata: ${problem} Shorten it and register again.`);
+  if (problem) return oauthError(request, 400, "invalid_client_metadata", `Client metadata: ${problem}`);
 
   const taken = await takeFromAddress(request, env, host, "", L.perAddress);
   if (taken === "unavailable") return oauthError(request, 503, "temporarily_unavailable", "Client registration is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).");

@@ -35,7 +35,18 @@ export function grantOf(token: string): string | undefined {
   return parts.length === 3 && parts[0] && parts[1] ? `${parts[0]}:${parts[1]}` : undefined;
 }
 
-function bearer(request: Request): string | undefined {
+/** The longest token or code accepted, in UTF-8 bytes: this server's are a user id (at most 300 characters, PropsSchema),
+ *  a 16-character grant id and a 32-character secret. The provider and usedKey() make KV keys of a token's parts, at
+ *  most 512 bytes: a longer token answered 500 (review 95), so it is refused first. */
+export const MAX_TOKEN_BYTES = 400;
+
+/** Why `token` (a code, a refresh or access token) is none this server issued by its length alone, or undefined. */
+export function tokenTooLong(token: string, what: string): string | undefined {
+  if (token.length <= MAX_TOKEN_BYTES && new TextEncoder().encode(token).length <= MAX_TOKEN_BYTES) return undefined;
+  return `This ${what} is longer than any this server issues (at most ${MAX_TOKEN_BYTES} bytes): use the one it gave you, or sign in again.`;
+}
+
+export function bearer(request: Request): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
   return match?.[1];
 }

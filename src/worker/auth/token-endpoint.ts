@@ -1,5 +1,6 @@
 // In front of the provider's token endpoint (/oauth/token: codes, refresh, RFC 7009 revocation):
-// - a client_id that is a metadata document URL on a non-public host is refused before anything fetches it;
+// - a client_id that is a metadata document URL on a non-public host is refused before anything fetches it, and a
+//   client_id, code or token too long for a KV key before the provider makes one of it (review 95);
 // - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token that was already exchanged revokes its
 //   whole grant. The provider alone accepts the previous refresh token again and forgets older ones, so a
 //   thief and the client could take turns; here each exchanged token is marked in KV for the grant's life.
@@ -8,7 +9,7 @@ import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
 import { readCappedForm } from "../read-capped.js";
 import { checkClientId } from "./public-host.js";
-import { forgetGrant, grantOf } from "./token-cache.js";
+import { forgetGrant, grantOf, tokenTooLong } from "./token-cache.js";
 
 /** The grant lifetime the provider is given (refreshTokenTTL): a used-token mark never needs to outlive it. */
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
@@ -17,6 +18,8 @@ const USED_PREFIX = "bmad:refresh-used:";
 /** A token request is a few short fields; a client assertion (a signed JWT) the longest of them. */
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_FIELDS = 32;
+/** The fields that name a grant: an authorization code, a refresh token, a token to revoke. */
+const TOKEN_FIELDS = ["code", "refresh_token", "token"];
 
 export interface TokenEndpointDeps {
   env: Env;
@@ -55,7 +58,12 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
     if (!check.ok) return oauthError(request, 401, "invalid_client", check.error);
   }
 
-  const grants = ["code", "refresh_token", "token"].map((name) => grantOf(field(name) ?? "")).filter((g): g is string => !!g);
+  for (const name of TOKEN_FIELDS) {
+    const tooLong = tokenTooLong(field(name) ?? "", name);
+    if (tooLong) return oauthError(request, 400, name === "token" ? "invalid_request" : "invalid_grant", tooLong);
+  }
+
+  const grants = TOKEN_FIELDS.map((name) => grantOf(field(name) ?? "")).filter((g): g is string => !!g);
   const presented = field("grant_type") === "refresh_token" ? field("refresh_token") : undefined;
   const presentedGrant = presented ? grantOf(presented) : undefined;
   let response: Response;
