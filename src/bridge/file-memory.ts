@@ -3,6 +3,7 @@
 // confined writer (temp file + rename). The files are indexed for full-text search with MiniSearch (BM25,
 // Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
+import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
@@ -14,6 +15,8 @@ import { ABSENT, fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConf
 import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { withFileLock } from "./file-lock.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
+import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
+import { pulledOthers, pulledWithOthers } from "./sync-state.js";
 
 /** Agents' learnings files memory reads: BMAD keeps one per agent, a dozen or so. More (a planted thousand of 1 MiB)
  *  would make every recall read and index them all. */
@@ -86,9 +89,15 @@ export class FileMemory implements ProjectMemory {
       const refused = read.code === "missing" ? undefined : read.error;
       return { stamp, entries: [], warnings: refused ? [refused] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
     }
-    if (!type) return { stamp, ...(await parseHandFile(rel, read.text)) };
+    if (!type) {
+      const hand = await parseHandFile(rel, read.text);
+      const others = await pulledOthers(this.root, rel, createHash("sha256").update(read.text).digest("hex"));
+      return { stamp, ...hand, entries: withAuthors(hand.entries, hand.lastLines, others) };
+    }
     const parsed = parseMemoryLines(read.text, rel);
-    return { stamp, entries: parsed.entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken: parsed.broken };
+    const by = new Map((await pulledWithOthers(this.root, rel))?.memories_by);
+    const entries = by.size ? parsed.entries.map((e) => (by.has(e.id) ? { ...e, by: by.get(e.id)! } : e)) : parsed.entries;
+    return { stamp, entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken: parsed.broken };
   }
 
   /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */
@@ -219,3 +228,16 @@ export class FileMemory implements ProjectMemory {
   }
 }
 
+
+/** Each memory of a hand-edited file credited to whoever else wrote its lines, as the remote said when the file was
+ *  pulled (review 92: a collaborator's memory, pulled, was recalled here as the user's own). A structured file's are
+ *  credited by id (SyncedFile.memories_by). */
+function withAuthors(entries: MemoryEntry[], lastLines: number[] | undefined, others: ByOthers | undefined): MemoryEntry[] {
+  if (!others || !lastLines) return entries;
+  return entries.map((e, i) => {
+    const last = lastLines[i]!;
+    const first = Number(/:(\d+)$/.exec(e.source ?? "")?.[1] ?? last);
+    const by = othersOn(others, first, last);
+    return by ? { ...e, by } : e;
+  });
+}

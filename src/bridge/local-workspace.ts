@@ -17,6 +17,8 @@ import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 import { isOneLine } from "../core/lines.js";
+import type { ByOthers } from "../core/workspace/line-authors.js";
+import { pulledOthers } from "./sync-state.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
  *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
@@ -104,6 +106,12 @@ class LocalFiles implements WorkspaceFiles {
     return { path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" };
   }
 
+  /** Whose lines a file pulled from a shared workspace holds, as the remote said (sync-state.ts pulledOthers). */
+  private async pulledBy(rel: string, sha256: string): Promise<{ others?: ByOthers }> {
+    const others = await pulledOthers(this.root, rel, sha256);
+    return others ? { others } : {};
+  }
+
   async read(path: string, version?: number): Promise<WsResult<FileContent>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
@@ -116,7 +124,7 @@ class LocalFiles implements WorkspaceFiles {
     }
     const entry = data && (await this.entry(rel.value, data));
     if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` };
-    return { ok: true, value: { ...entry, data } };
+    return { ok: true, value: { ...entry, data, ...(await this.pulledBy(rel.value, entry.sha256)) } };
   }
 
   /** The files' first or last bytes, one file at a time: the map looks at 40 documents' frontmatter, not 40 whole
@@ -129,7 +137,7 @@ class LocalFiles implements WorkspaceFiles {
       if (!rel.ok) continue;
       const data = await this.fs.readFile(join(this.root, rel.value), part).catch(() => undefined);
       const entry = data && (await this.entry(rel.value));
-      if (data && entry) out.push({ ...entry, data });
+      if (data && entry) out.push({ ...entry, data, ...(await this.pulledBy(rel.value, entry.sha256)) });
     }
     return { ok: true, value: out };
   }

@@ -1,11 +1,14 @@
 // The project's own files for the kit tools: the completion contract script and the shared memory.
 // Every read goes through the confined reader (nothing outside the project, no devices, capped), and the
 // contract runs bounded: killed whole, with everything it started, at the time limit or on cancel.
+import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import type { ContextSection, ContractRun, ProjectFiles, Stack } from "../core/surface/deps.js";
 import { projectContext } from "../core/memory/project-context.js";
 import { readConfinedText, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
+import { pulledOthers } from "./sync-state.js";
+import { othersNote } from "../core/workspace/line-authors.js";
 import type { Result } from "../core/result.js";
 
 const CONTRACT = "_bmad/_config/custom/cc-verify.sh";
@@ -48,7 +51,10 @@ export class LocalProjectFiles implements ProjectFiles {
   projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>> {
     return projectContext(async (rel) => {
       const file = await readConfinedText(this.root, rel);
-      return file.ok ? { ok: true, text: file.text } : { ok: false, missing: file.code === "missing", error: file.error };
+      if (!file.ok) return { ok: false, missing: file.code === "missing", error: file.error };
+      // A file pulled from a shared workspace names whoever else wrote it, as the remote did (review 92).
+      const others = await pulledOthers(this.root, rel, createHash("sha256").update(file.text).digest("hex"));
+      return { ok: true, text: file.text, ...(others ? { by: othersNote(others) } : {}) };
     }, section);
   }
 }

@@ -13,7 +13,8 @@ import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
-import { memoriesChangedBothWays, mergeMemoryFiles, structuredType } from "../core/memory/files.js";
+import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
+import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
@@ -237,7 +238,18 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   return (await fileStamp(o.dir, step.path)) !== unchanged ? { ok: true, changedHere: true } : done;
 }
 
-const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}) });
+const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}), ...(c.others ? { others: c.others, ...memoriesBy(c.path, c.bytes, c.others) } : {}) });
+
+/** A structured memory file's memories others wrote, by id: the bridge's recall names them so however the file changes here. */
+function memoriesBy(path: string, bytes: Uint8Array, others: ByOthers): { memories_by?: Array<[string, string]> } {
+  if (!structuredType(path)) return {};
+  const parsed = parseMemoryLines(new TextDecoder().decode(bytes), path);
+  const pairs = parsed.entries.flatMap((e, i): Array<[string, string]> => {
+    const by = othersOn(others, parsed.lastLines[i]!, parsed.lastLines[i]!);
+    return by ? [[e.id, by]] : [];
+  });
+  return pairs.length ? { memories_by: pairs } : {};
+}
 
 /** Writes and deletes one file at a time (each atomic), recording each in `state` as it lands; files not reached
  *  (after a failure) keep their old record. Each change holds the file's lock (the one every bridge write holds)

@@ -9,6 +9,8 @@ import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/
 import { TOOL } from "../core/surface/names.js";
 import { sha256 } from "./sync.js";
 import type { Result } from "../core/result.js";
+import type { ByOthers } from "../core/workspace/line-authors.js";
+import { isOneLine } from "../core/lines.js";
 import { remoteText } from "./bounded-fetch.js";
 
 export interface RemoteFile {
@@ -21,6 +23,8 @@ export interface RemoteContent extends RemoteFile {
   redacted: boolean;
   /** Someone other than the caller wrote some of it (a server that names line authors says so). */
   byOthers: boolean;
+  /** Whose lines, as the server names them. */
+  others?: ByOthers;
 }
 export type Remote<T> = Result<{ value: T }>;
 
@@ -28,6 +32,8 @@ const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.obje
 /** `sha256` is of the bytes served; `redacted`: a config file served without its secret-looking keys (servers before
  *  it gave the stored file's sha256, which then differs from the served bytes'). */
 const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
+/** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
+const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/) });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
@@ -159,7 +165,9 @@ export class RemoteWorkspace {
     const newline = out.value.text.indexOf("\n");
     const bytes = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
     if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };
-    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: (meta.data.others?.length ?? 0) > 0 || meta.data.changed_by_other === true } };
+    // Named as the server names them; one it names otherwise is "another member", for all the bridge can tell.
+    const others = (meta.data.others ?? []).slice(0, 50).map((o) => OTHER.safeParse(o)).map((o) => (o.success ? o.data : { by: "another member", lines: "some" }));
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
   }
 
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */

@@ -6,6 +6,8 @@ import * as z from "zod";
 import { MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";
+import type { ByOthers } from "../core/workspace/line-authors.js";
+import { ABSENT, fileStamp } from "./confined-fs.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
@@ -17,6 +19,10 @@ export interface SyncedFile {
   sha256: string;
   /** The remote served this file altered (a config file without its secret-looking keys): never pushed. */
   redacted?: boolean;
+  /** Whose lines the remote said the version holds, other than the puller's: the bridge says so of it here. */
+  others?: ByOthers;
+  /** A structured memory file's: who else wrote each memory they wrote, by memory id (ids outlast edits here). */
+  memories_by?: Array<[string, string]>;
 }
 
 export interface SyncState {
@@ -31,7 +37,8 @@ export interface SyncState {
 }
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
-const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional() };
+const OTHERS = z.array(z.object({ by: z.string().min(1).max(300), lines: z.string().max(4000) }).strict()).min(1).max(50);
+const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional(), others: OTHERS.optional(), memories_by: z.array(z.tuple([z.string().min(1).max(200), z.string().min(1).max(1000)])).max(MAX_FILES * 10).optional() };
 const STATE = z.object({
   format: z.literal(1),
   remote: z.string().min(1),
@@ -72,4 +79,28 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   // Ignored by git whatever the project's .gitignore says: sync state is never content.
   await writeConfined(dir, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
   return { ok: true };
+}
+
+/** The pulled files others wrote lines of, by path, as the folder's state says: read again only when it changes. */
+const PULLED = new Map<string, { stamp: string; files: Map<string, SyncedFile> }>();
+
+/** What the folder's state says of pulled `path` that others wrote lines of (review 92: a collaborator's text, pulled,
+ *  read as the user's own on the bridge); undefined: nobody, or never pulled. */
+export async function pulledWithOthers(dir: string, path: string): Promise<SyncedFile | undefined> {
+  const stamp = await fileStamp(dir, STATE_FILE);
+  let known = PULLED.get(dir);
+  if (known?.stamp !== stamp) {
+    const loaded = stamp === ABSENT ? undefined : await loadState(dir);
+    const files = new Map([...(loaded?.ok && loaded.state ? loaded.state.files : [])].filter(([, f]) => f.others));
+    PULLED.set(dir, (known = { stamp, files }));
+  }
+  return known.files.get(path);
+}
+
+/** Who other than the user wrote lines of `path`: the lines the remote named while the file holds the bytes pulled
+ *  (`sha256`), "some" once it changed here. */
+export async function pulledOthers(dir: string, path: string, sha256: string): Promise<ByOthers | undefined> {
+  const file = await pulledWithOthers(dir, path);
+  if (!file?.others) return undefined;
+  return file.sha256 === sha256 ? file.others : file.others.map((o) => ({ by: o.by, lines: "some" }));
 }

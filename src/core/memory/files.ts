@@ -58,8 +58,8 @@ export function withinHandMemories<T>(path: string, entries: T[], room: number):
 export interface Parsed {
   entries: MemoryEntry[];
   warnings: string[];
-  /** A hand-edited file's: the last line of each entry (its first is in its source), so that every line of it is
-   *  credited to whoever wrote it. */
+  /** The last line of each entry (a hand-edited file's first is in its source; a structured file's is its one line), so
+   *  that every line of it is credited to whoever wrote it. */
   lastLines?: number[];
 }
 
@@ -68,8 +68,9 @@ const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
 /** One memory per line; a line that is not one is reported and skipped, and kept in `broken` so that writing the
  *  file again does not lose it. `entries` are the memories of the file's own type, named by their id (a line
  *  number changes whenever the file is sorted again); others are reported, as they are served from their own file. */
-export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[]; broken: string[] } {
+export function parseMemoryLines(text: string, path: string): Parsed & { memories: Memory[]; broken: string[]; lastLines: number[] } {
   const byId = new Map<string, Memory>();
+  const lineOf = new Map<string, number>();
   const warnings: string[] = [];
   const broken: string[] = [];
   text.split("\n").forEach((line, i) => {
@@ -95,6 +96,7 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
       return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept, with the tags of both.`);
     }
     byId.set(parsed.data.id, parsed.data);
+    lineOf.set(parsed.data.id, i + 1);
   });
   const memories = [...byId.values()];
   const type = structuredType(path);
@@ -107,7 +109,7 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
   if (misplaced) warnings.push(`${path}: ${misplaced} memories of another type; they are served from the file named after their type only.`);
   // At most MAX_WARNINGS, as for hand-edited files: 800 KB of broken lines answered every recall with 46 MB of
   // warnings, and the client dropped the bridge (review 21).
-  return { memories, entries, warnings: fewWarnings(path, warnings), broken };
+  return { memories, entries, warnings: fewWarnings(path, warnings), broken, lastLines: entries.map((e) => lineOf.get(e.id)!) };
 }
 
 /** The memory with these tags added (the first MAX_TAGS kept). */

@@ -370,6 +370,13 @@ function shownRanges(list: Array<[number, number]>): string {
   return `${show(joined)} (ranges joined)`;
 }
 
+/** Who of `others` wrote any of lines `from` to `to` (counted from 1), named as othersNote names them, or undefined:
+ *  "some" and joined ranges name more than the truth, never less. */
+export function othersOn(others: ByOthers, from: number, to: number): string | undefined {
+  const on = others.filter((o) => o.lines === "all" || o.lines === "some" || [...o.lines.matchAll(/(\d+)(?:-(\d+))?/g)].some((m) => Number(m[1]) <= to && from <= Number(m[2] ?? m[1])));
+  return on.length ? on.map((o) => o.by).join(", ") : undefined;
+}
+
 /** `others` as a short note: `writer@example.com (lines 3-5), bob (all)`. */
 export const othersNote = (others: ByOthers): string => others.map((o) => `${o.by} (${o.lines === "all" || o.lines === "some" ? o.lines : `lines ${o.lines}`})`).join(", ");
 
