@@ -113,11 +113,14 @@ async function inputs(d: Door, l: Lifecycle, text: string, paths: string[]): Pro
 /** A line the rendered text marks as already run (its values are filled in): a literal model skips it. */
 const ALREADY_RUN = "` (already run here";
 
-/** Step 1 of every 6.12 skill: resolve customization with the line shown, unless the text says it ran. */
-async function resolveCustomization(d: Door, l: Lifecycle, text: string): Promise<void> {
-  const line = shown(text, /resolve_customization\.py .*--key workflow$/);
+/** The line shown that `pattern` finds, run unless the text says it ran. */
+async function runUnlessRan(d: Door, l: Lifecycle, text: string, pattern: RegExp): Promise<void> {
+  const line = shown(text, pattern);
   if (!text.includes(`${line}${ALREADY_RUN}`)) await run(d, l, line);
 }
+
+/** Step 1 of every 6.12 skill: resolve customization with the line shown, unless the text says it ran. */
+const resolveCustomization = (d: Door, l: Lifecycle, text: string) => runUnlessRan(d, l, text, /resolve_customization\.py .*--key workflow$/);
 
 /** Activation, the same in most 6.12 skills: resolve customization, load the module's config. */
 async function activate(d: Door, l: Lifecycle, text: string): Promise<void> {
@@ -176,7 +179,7 @@ export const ux: Step = async (d, l) => {
 export const architecture: Step = async (d, l) => {
   const text = await d.skill("bmad-architecture");
   await resolveCustomization(d, l, text);
-  await run(d, l, shown(text, /resolve_config\.py/));
+  await runUnlessRan(d, l, text, /resolve_config\.py/);
   await inputs(d, l, text, [...l.outputs.prd, ...l.outputs.ux]);
   await d.load("bmad-architecture", "assets/spine-template.md");
   const ws = `${PLAN}/architecture/architecture-todo-${l.date}`;

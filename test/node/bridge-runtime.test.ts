@@ -37,6 +37,20 @@ const bmadRun = async (c: Client, command: string) => {
 };
 const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).then((r) => ({ stdout: r.stdout, code: 0 }), (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }));
 
+describe("a project folder whose path holds a space", () => {
+  it("runs the lines a render gives as written, the path unquoted as BMAD's text has it (review 98)", async () => {
+    const dir = project("My Proj");
+    const client = await connect(dir);
+    const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
+    const init = /`(uv run [^`]*memlog\.py init [^`]*)`/.exec(prd)![1]!;
+    expect(init).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
+    const line = init.replace("{doc_workspace}", `${dir}/_bmad-output/planning-artifacts/prds/prd-x/`).replace("<PRD/product name>", "Todo app");
+    const out = await bmadRun(client, line);
+    expect(out.out?.exit_code, out.text).toBe(0);
+    expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8")).toContain("topic: Todo app");
+  });
+});
+
 describe("rendering", () => {
   it.each([
     ["an installed 6.12 project", true],

@@ -60,6 +60,9 @@ describe("rendering against a workspace", () => {
     const toRun = [...prd.matchAll(/`(uv run [^`]*)`(?! \(already run here)/g)].map((m) => m[1]!);
     expect(toRun.some((line) => line.includes("memlog.py init"))).toBe(true);
     expect(toRun.filter((line) => line.includes("resolve_customization.py --skill bmad://bmm/bmad-prd ") && line.endsWith(" --key workflow"))).toEqual([]);
+    // The central config's values, filled in throughout: its line is marked too (review 98: 2.7 KB read again).
+    const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
+    expect(architecture).toContain(`\`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}\` (already run here: its values are filled in throughout)`);
     // One field of the table it resolved, with what the script prints (review 90: create-story's last step cost a call).
     const story = (await ada.call(TOOL.bmad, { command: "*create-story", project })).text;
     const line = `\`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-create-story --project-root ${root} --key workflow.on_complete\``;
@@ -201,7 +204,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
 
   it("takes paths and lines in the forms the skill text gives them, and refuses a placeholder left in a path", async () => {
     const run = `_bmad-output/planning-artifacts/prds/prd-forms`;
-    for (const path of [`${root}/${run}/a.md`, `{project-root}/${run}/b.md`]) {
+    // The second as a folder bound with its slash gives it: `{doc_workspace}/b.md` (review 98: "//" refused).
+    for (const path of [`${root}/${run}/a.md`, `{project-root}/${run}//b.md`]) {
       const wrote = await ada.files({ action: "write", project, path, content: "# A\n" });
       expect(wrote.isError, wrote.text).toBe(false);
     }

@@ -54,7 +54,8 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
   if (!script) return { ok: false, error: 'No script in the command: give it as the skill writes it, e.g. "uv run {project-root}/_bmad/scripts/memlog.py init --workspace DIR".' };
   if (!script.endsWith(".py")) {
     const expected = `a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}`;
-    return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}). For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
+    const spaced = words.slice(i + 1).some((w) => w.endsWith(".py")) ? ` If the script's path holds a space, quote it ("…/My Project/_bmad/scripts/x.py").` : "";
+    return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}).${spaced} For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
   }
   return { ok: true, script, args: words.slice(i + 1), templates };
 }

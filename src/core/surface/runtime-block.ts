@@ -63,6 +63,9 @@ export function markResolved(text: string, ctx: SkillRender): string {
       const printed = dumps(selectKeys(ctx.customization, [key]), { ensureAscii: false });
       return printed.length <= 300 ? `${span}${RUN_MARK}: it printed ${printed})` : span;
     })
+    // The central config's values a render fills in throughout (`From the merged JSON resolve {user_name}, …`); a line
+    // for another part of it (`--key agents`, the roster) is left to run (review 98: 2.7 KB a literal model read again).
+    .replace(/`uv run [^`\n]*resolve_config\.py --project-root (\S+)( --key core)?`/g, (span, root: string) => (root === ctx.projectRoot ? `${span}${ALREADY_RUN}` : span))
     // "Replace `{project-root}` with the absolute path …": rendered, the paths are filled in already, and the line runs
     // as written (review 77: the two read as contradicting each other).
     .replace(/(Replace `[^`\n]+` with the absolute path(?:[^.:`\n]|`[^`\n]*`)*)([.:])/g, `$1${PATHS_FILLED}$2`);

@@ -68,6 +68,10 @@ const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gi
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
+  // A project folder whose path holds a space, as a render fills it in (unquoted, as BMAD's text has it): taken back as
+  // {project-root} before the line is split at its spaces (review 98: every line in "My Proj" failed).
+  const here = /\s/.test(line) && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
+  if (here?.ok && /\s/.test(here.runtime.root)) line = line.split(here.runtime.root).join("{project-root}");
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);

@@ -390,6 +390,9 @@ const leavesProject = (value: string): boolean => {
 export function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
   const uri = `${projectRootUri(project)}/`;
   // On the remote, a path a script wrote into a file (`/projects/app/_bmad-output/…`) is the project's too.
+  // A folder bound with its trailing slash and a name after it (`{doc_workspace}/prd.md` with `…/prd-app/`) is one path:
+  // "//" read as "/", as every file system reads it (review 98: refused, one call more each phase).
+  raw = raw.replace(/(?<!:)\/{2,}/g, "/");
   for (const root of ["{project-root}/", uri, `${folder ?? workspaceFsRoot(project)}/`, "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
