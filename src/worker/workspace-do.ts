@@ -533,9 +533,14 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** New installer answers and the files they change, as one step. */
-  configure(caller: Caller, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<{ changed: string[] }> {
+  configure(caller: Caller, read: InstallerAnswers, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<{ changed: string[] }> {
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    // Compare-and-set: the answers these were made from are still the project's (review 99: two members' answers at
+    // once, and one's went back to its old value, credited to the other).
+    const stored = flatAnswers(JSON.parse(g.meta.answers) as InstallerAnswers);
+    const base = flatAnswers(read);
+    if (stored.size !== base.size || [...stored].some(([key, value]) => base.get(key) !== value)) return fail("conflict", `The answers of "${g.meta.name}" changed since they were read: read them again.`);
     const changed = files.filter((f) => this.files.head(f.path)?.sha256 !== sha256(f.data));
     for (const f of changed) {
       const checked = checkWorkspacePath(f.path);

@@ -253,8 +253,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     });
   }
 
-  configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string) {
-    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(answers), filesOf(files), this.now(), timeZone));
+  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string) {
+    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(read), plain(answers), filesOf(files), this.now(), timeZone));
   }
 
   async remove(project: string, confirm: string) {

@@ -49,6 +49,23 @@ describe("two people at once", () => {
     expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(2);
   });
 
+  it("store installer answers only over the answers they were made from: another's change meanwhile is a conflict (review 99)", async () => {
+    // A config is made from the answers as read, then stored: two members at once, and one's answer went back to its
+    // old value, credited to the other. Here the other's change lands between the read and the store.
+    const store = ada.store();
+    const read = await store.info(project);
+    expect(read.ok).toBe(true);
+    const before = read.ok ? read.value.answers : {};
+    expect((await bob.project({ action: "config", name: project, answers: { core: { document_output_language: "Bob-late" } } })).isError).toBe(false);
+    const stale = await store.configure(project, before, { ...before, core: { ...before.core, communication_language: "Ada-stale" } }, new Map());
+    expect(stale).toMatchObject({ ok: false, kind: "conflict" });
+    // Through the tool, the answers are read again and merged: both stay, each credited to who set it.
+    expect((await ada.project({ action: "config", name: project, answers: { core: { communication_language: "Ada-now" } } })).isError).toBe(false);
+    const shown = (await ada.project({ action: "config", name: project })).text.split("\n");
+    expect(shown.find((l) => l.startsWith("core.communication_language = "))).toMatch(/^core\.communication_language = "Ada-now":/);
+    expect(shown.find((l) => l.startsWith("core.document_output_language = "))).toMatch(new RegExp(`^core\\.document_output_language = "Bob-late" \\(set by ${bob.email.replace(/[.]/g, "\\.")}, not you\\):`));
+  });
+
   it("keep every one of 40 appends as a line", async () => {
     const path = "docs/log.md";
     const appended = await both(40, (who, i) => who.files({ action: "append", project, path, content: `line ${i}\n` }));

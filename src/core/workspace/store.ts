@@ -161,8 +161,9 @@ export interface WorkspaceStore {
   /** A new project owned by the caller, with these files as their first versions (`timeZone`: checked, IANA). */
   create(name: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<ProjectSummary>>;
   info(project: string): Promise<WsResult<ProjectInfo>>;
-  /** Stores new answers (and a time zone, if given) and writes the files that differ, in one step. Owner or writer. */
-  configure(project: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
+  /** Stores new answers (and a time zone, if given) and writes the files that differ, in one step, if the answers are
+   *  still `read` (those the new ones were made from; else a conflict: read them again). Owner or writer. */
+  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
   /** Owner only; `confirm` must be the project's name. */
   remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number; until?: string }>>;
   /** Owner only: a project they deleted, back while it is kept (unshared). */

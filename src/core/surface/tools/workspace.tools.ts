@@ -223,17 +223,25 @@ function folderConfig(folder: string, answers: boolean): ToolOutcome {
   return answers ? fail(`${where} Change them with ${TOOL.bmadFiles} or BMAD's installer; "answers" are for workspaces.`) : done(where, { folder });
 }
 
+const CONFIG_ATTEMPTS = 5;
+
 async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>, timeZone?: string): Promise<ToolOutcome> {
   const zone = timeZone === undefined ? undefined : checkTimeZone(timeZone);
   if (zone && !zone.ok) return fail(zone.error);
-  const info = await store.info(name);
-  if (!info.ok) return fail(info.error);
-  if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
-  const answers = mergeAnswers(info.value.answers, given);
-  const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
-  if (!files.ok) return fail(files.error);
+  // Made from the answers as read, and stored only if they are still those: another member's change meanwhile is read
+  // and merged again (review 99: one's answer was lost), a few times at most.
+  let stored: WsResult<{ changed: string[] }> | undefined;
+  for (let attempt = 0; attempt < CONFIG_ATTEMPTS && (!stored || (!stored.ok && stored.kind === "conflict")); attempt++) {
+    const info = await store.info(name);
+    if (!info.ok) return fail(info.error);
+    if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
+    const answers = mergeAnswers(info.value.answers, given);
+    const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
+    if (!files.ok) return fail(files.error);
+    stored = await store.configure(name, info.value.answers, answers, files.files, zone?.zone);
+  }
   const zoneSet = zone ? ` Times scripts write in "${name}" are in ${zone.zone} now.` : "";
-  return result(await store.configure(name, answers, files.files, zone?.zone), (r) =>
+  return result(stored!, (r) =>
     done(!Object.keys(given).length ? zoneSet.trim() : `${r.changed.length ? `Set the answers of "${name}"; rewrote ${r.changed.join(", ")}.` : `Set the answers of "${name}"; no file changed.`}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
 }
