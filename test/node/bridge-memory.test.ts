@@ -104,6 +104,8 @@ describe("remember_structured and recall_structured on the bridge", () => {
       [{ type: "decisions", agent: "dev", text: "ok", tags: ["y".repeat(65)] }, /65 characters; tags are at most 64/],
       [{ type: "notes", agent: "dev", text: "ok" }, /"type".*shared-context/],
       [{ type: "decisions", agent: "../../etc", text: "ok" }, /not a name/],
+      // Its length named as such (review 96: 200 characters were "not a name").
+      [{ type: "decisions", agent: "a".repeat(150), text: "ok" }, /is 150 characters long; an agent's name is at most 100/],
     ];
     for (const [args, message] of cases) {
       const out = await call("remember_structured", args);

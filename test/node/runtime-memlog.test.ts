@@ -49,6 +49,9 @@ function session(): Step[] {
     { args: ["init", "--path", "notes//./log.md"], cwd: tree },
     { args: ["append", "--path", "notes/log.md", "--text", "relative"], cwd: tree },
     { args: ["init", "--workspace", "."], cwd: join(tree, "docs") },
+    // An empty workspace is the working folder, as Path("") is (review 97: the port went to "/").
+    { args: ["init", "--workspace", "", "--field", "topic=x"], cwd: join(tree, "empty-ws"), before: () => mkdirSync(join(tree, "empty-ws"), { recursive: true }) },
+    { args: ["append", "--workspace", "", "--text", "x"], cwd: join(tree, "empty-ws") },
     { args: ["init", "--workspace", join(tree, "run-é")] },
     // Errors: Python's own messages, exit codes, and what it leaves behind.
     { args: ["init", "--workspace", join(tree, "made-before-the-check"), "--field", "no-equals"] },

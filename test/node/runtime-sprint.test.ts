@@ -105,6 +105,9 @@ describe("sprint_plan.py", () => {
       gen("plain words\n"),
       gen("generated: 2026-01-01\nlast_updated: 2026-01-02 10:00:00\nproject: 12\ndevelopment_status:\n  epic-1: 3\n  1-1-user-authentication: null\n  2: done\n"),
       gen(F.EXISTING, "--project", "2026-01-01", "--date", "true"),
+      // A leading zero is decimal in YAML 1.2, as ruamel reads it; `0o17` is octal (review 97: 017 was written '15').
+      gen(F.EXISTING.replace("project_key: NOKEY", "project_key: 017").replace("epic-1: in-progress", "epic-1: 010")),
+      gen(F.EXISTING.replace("project_key: NOKEY", "project_key: 0o17")),
       { files: { "notes.md": "just prose, no epics" }, args: ["generate", "--epic-file", "notes.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: {}, args: ["generate", "--epic-file", "missing.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: { "bad.md": Buffer.from([0x23, 0xff]) }, args: ["generate", "--epic-file", "bad.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },

@@ -248,13 +248,14 @@ describe("bad input", () => {
 
   it("numbers a draft's question ids an answer could not name, and keeps at most 20 questions (review 26: a 300-character id wrecked the session)", async () => {
     const { session_id } = await task({ action: "start", objective: "Hostile questions" });
-    const questions = [{ id: "x".repeat(300), question: "Long id?" }, { id: "y".repeat(100), question: "Longer than an answer names?" }, { id: "scope", question: "Scope?" }, { id: "scope", question: "Again?" }, ...Array.from({ length: 40 }, (_, i) => `Filler ${i}?`)];
+    // And `__proto__`, which a JSON answer drops on its way in (review 96: the session could never move again).
+    const questions = [{ id: "x".repeat(300), question: "Long id?" }, { id: "y".repeat(100), question: "Longer than an answer names?" }, { id: "scope", question: "Scope?" }, { id: "scope", question: "Again?" }, { id: "__proto__", question: "Which DB?" }, ...Array.from({ length: 40 }, (_, i) => `Filler ${i}?`)];
     const view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD\nthin", quality_score: 40, questions, gaps: ["g".repeat(5000)] }) });
     expect(view.current_state).toBe("clarifying");
     const ids = view.questions!.map((q) => q.id);
-    expect(ids.slice(0, 4)).toEqual(["q1", "q2", "scope", "q4"]);
+    expect(ids.slice(0, 5)).toEqual(["q1", "q2", "scope", "q4", "q5"]);
     expect(ids).toHaveLength(20);
-    expect(await task({ action: "answer", session_id, answers: { q1: "yes", q2: "no", scope: "small" } })).toMatchObject({ current_state: "refining" });
+    expect(await task({ action: "answer", session_id, answers: { q1: "yes", q2: "no", scope: "small", q5: "Postgres" } })).toMatchObject({ current_state: "refining" });
     expect((await task({ action: "status", session_id })).current_state).toBe("refining");
   });
 

@@ -26,6 +26,8 @@ const MAX_ITEM_CHARS = 2000;
 const MAX_NOTES_BYTES = 32 * 1024;
 /** A question id as an answer can name it (bmad-task's answers take ids of at most 64 characters). */
 const QUESTION_ID = /^[\w.-]{1,64}$/;
+/** Ids no answer can name: a JSON object's `__proto__` is dropped on the way in (review 96: the session was stuck). */
+const UNNAMEABLE = new Set(["__proto__"]);
 
 function asJson(text: string): Record<string, unknown> | undefined {
   const trimmed = text.trim();
@@ -65,7 +67,7 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
       const { id, question, context } = typeof q === "string" ? { question: q } : ((q ?? {}) as Partial<Question>);
       if (typeof question !== "string") return;
       // An id an answer could not name, or one taken, is numbered instead.
-      let given = typeof id === "string" && QUESTION_ID.test(id) && !ids.has(id) ? id : `q${i + 1}`;
+      let given = typeof id === "string" && QUESTION_ID.test(id) && !UNNAMEABLE.has(id) && !ids.has(id) ? id : `q${i + 1}`;
       while (ids.has(given)) given = `${given}-${i + 1}`;
       ids.add(given);
       questions.push({ id: given, question: cut(question), ...(typeof context === "string" ? { context: cut(context) } : {}) });

@@ -14,7 +14,8 @@ export function normPath(p: string): string {
 /** str(Path(a) / b) */
 export function joinPath(a: string, ...rest: string[]): string {
   let out = a;
-  for (const b of rest) out = b.startsWith("/") ? b : `${out}/${b}`;
+  // Path("") / "x" is "x", not "/x" (review 97: memlog.py --workspace "" went to the root of the file system).
+  for (const b of rest) out = b.startsWith("/") || out === "" ? b : `${out}/${b}`;
   return normPath(out);
 }
 

@@ -119,7 +119,7 @@ function intValue(text: string): bigint {
   if (/^0[bB]/.test(body)) return sign * BigInt(body);
   if (/^0[xX]/.test(body)) return sign * BigInt(body);
   if (/^0o/.test(body)) return sign * BigInt(`0o${body.slice(2)}`);
-  if (/^0[0-7]+$/.test(body)) return sign * BigInt(`0o${body.slice(1)}`);
+  // YAML 1.2, as ruamel reads it: `017` is seventeen (review 97: read as octal, `project_key: 017` was written '15').
   return sign * BigInt(body);
 }
 
@@ -164,7 +164,7 @@ export function typeNameOf(v: YValue): string {
   if (d.tag === "float") return "ScalarFloat";
   if (d.tag === "timestamp") return d.text.length === 10 ? "date" : "TimeStamp";
   const body = d.text.replace(/^[-+]/, "");
-  return /^0[xX]/.test(body) ? "HexInt" : /^0[bB]/.test(body) ? "BinaryInt" : /^0o|^0[0-7]/.test(body) ? "OctalInt" : body.includes("_") ? "ScalarInt" : "int";
+  return /^0[xX]/.test(body) ? "HexInt" : /^0[bB]/.test(body) ? "BinaryInt" : /^0o/.test(body) ? "OctalInt" : body.includes("_") || /^0\d/.test(body) ? "ScalarInt" : "int";
 }
 
 /** A dict lookup with this value as the key: lists and dicts cannot be one. */
