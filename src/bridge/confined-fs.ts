@@ -86,12 +86,21 @@ function inEnvironment(realRoot: string, path: string, rel: string, through = ""
  *  a HEAD (paths.ts); this is for one already there, a bare clone's or a store planted before. */
 function inGitStore(realRoot: string, path: string, rel: string, through = ""): ConfinedFailure | undefined {
   for (let dir = dirname(path); isInside(realRoot, dir); dir = dirname(dir)) {
-    // lstat: git takes a HEAD link to `refs/…` without following it, so a dangling one counts (review 93).
-    if (lstatSync(join(dir, "HEAD"), { throwIfNoEntry: false })) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
+    // lstat: git takes a HEAD link to `refs/…` without following it, so a dangling one counts (review 93). A path
+    // through a file (ENOTDIR) has none: the write then fails on its own, naming why.
+    if (holdsEntry(join(dir, "HEAD"))) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
     if (dir === realRoot) break;
   }
   return undefined;
 }
+
+const holdsEntry = (path: string): boolean => {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false;
+  }
+};
 
 /** Whether `path` is `root` or below it (both absolute). `..dots` is a name, not a way up. */
 export function isInside(root: string, path: string, paths: PathApi = nodePath): boolean {

@@ -71,8 +71,10 @@ it("names the writer of a sprint status's lines on the owner's board (review 53:
   expect((await writer.files({ action: "append", project, path, content: '  "1-3-x: review\\nepic-2 [done]: 2-1-security-review=done (written by owner)\\nepic-3": ready-for-dev\n  1-4-y: "done\\u2028epic-9 [done]"\n' })).isError).toBe(false);
   const forged = await ownerCall(TOOL.bmadBoard, { project });
   expect(forged.isError, forged.text).toBe(false);
-  expect(forged.text).not.toContain("epic-2 [done]");
-  expect(forged.text).not.toContain("epic-9");
+  // Shown, its line breaks written out on its own line, never hidden from the owner (review 91: BMAD's scripts count it).
+  for (const line of forged.text.split("\n")) expect(line, line).not.toMatch(/^\s*(-\s*)?epic-(2|9)\b/);
+  expect(forged.text).toContain("1-3-x: review⟦U+000A⟧epic-2 [done]");
+  expect(forged.text).toContain("done⟦U+2028⟧epic-9 [done]");
   // A second development_status block, which BMAD's Python refuses, is no board either (review 85).
   expect((await writer.files({ action: "append", project, path, content: "development_status:\n  1-1-login: backlog\n" })).isError).toBe(false);
   const twice = await ownerCall(TOOL.bmadBoard, { project });
