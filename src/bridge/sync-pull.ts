@@ -240,13 +240,16 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
 
 const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}), ...(c.others ? { others: c.others, ...memoriesBy(c.path, c.bytes, c.others) } : {}) });
 
+const MAX_BY_CHARS = 1000;
+
 /** A structured memory file's memories others wrote, by id: the bridge's recall names them so however the file changes here. */
 function memoriesBy(path: string, bytes: Uint8Array, others: ByOthers): { memories_by?: Array<[string, string]> } {
   if (!structuredType(path)) return {};
   const parsed = parseMemoryLines(new TextDecoder().decode(bytes), path);
   const pairs = parsed.entries.flatMap((e, i): Array<[string, string]> => {
     const by = othersOn(others, parsed.lastLines[i]!, parsed.lastLines[i]!);
-    return by ? [[e.id, by]] : [];
+    // Within what the state file holds for a name (review 100: six members' long emails made one it then refused).
+    return by ? [[e.id, by.length > MAX_BY_CHARS ? `${by.slice(0, MAX_BY_CHARS - 20)}… and others` : by]] : [];
   });
   return pairs.length ? { memories_by: pairs } : {};
 }

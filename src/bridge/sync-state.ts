@@ -73,7 +73,12 @@ export async function loadState(dir: string): Promise<Loaded> {
 export async function saveState(dir: string, state: SyncState): Promise<Result> {
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const pending = state.pending?.size ? [...state.pending].map(([path, { written, file }]) => ({ path, ...file, written })) : undefined;
-  const text = `${JSON.stringify({ format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}) }, null, 1)}\n`;
+  const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}) };
+  // Never a file loadState refuses (review 100: a record it could not read stopped every later pull): one that is not
+  // is saved without who else wrote what, which only informs.
+  const plain = <T extends SyncedFile>({ others: _o, memories_by: _m, ...file }: T) => file;
+  const saved = STATE.safeParse(whole).success ? whole : { ...whole, files: files.map(plain), ...(pending ? { pending: pending.map(plain) } : {}) };
+  const text = `${JSON.stringify(saved, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
   if (!written.ok) return { ok: false, error: written.error };
   // Ignored by git whatever the project's .gitignore says: sync state is never content.

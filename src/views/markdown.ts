@@ -54,11 +54,16 @@ const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input"
  *  once, counted in one pass over its tags, before any parser sees it. */
 function tooCostlyHtml(html: string): string | undefined {
   let elements = 0;
-  let open = 0;
-  for (const [, end, name] of html.matchAll(/<(\/?)([a-z][^\s/>]*)/gi)) {
-    if (end) open = Math.max(0, open - 1);
-    else if (++elements > MAX_ELEMENTS) return `it has more than ${MAX_ELEMENTS} HTML elements`;
-    else if (!VOID.has(name!.toLowerCase()) && ++open > MAX_OPEN_ELEMENTS) return `it nests HTML elements deeper than ${MAX_OPEN_ELEMENTS}`;
+  const open: string[] = [];
+  for (const [, end, raw] of html.matchAll(/<(\/?)([a-z][^\s/>]*)/gi)) {
+    const name = raw!.toLowerCase();
+    // An end tag closes its element and those opened inside it; a stray one closes nothing, as parsers read it
+    // (review 100: `</i>` after each `<td>` kept 3,000 levels under the count).
+    if (end) {
+      const at = open.lastIndexOf(name);
+      if (at >= 0) open.length = at;
+    } else if (++elements > MAX_ELEMENTS) return `it has more than ${MAX_ELEMENTS} HTML elements`;
+    else if (!VOID.has(name) && open.push(name) > MAX_OPEN_ELEMENTS) return `it nests HTML elements deeper than ${MAX_OPEN_ELEMENTS}`;
   }
   return undefined;
 }

@@ -473,7 +473,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[]; othersLines?: Map<string, string>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -497,7 +497,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -630,6 +630,19 @@ it("says here whose lines a pulled file holds, as the remote said: in reads, the
     expect(again.match(/not you/g)).toHaveLength(1);
   } finally {
     await here.close();
+  }
+}, 60_000);
+
+it("keeps a state it reads again however many others wrote a memory (review 100: six long names stopped every pull)", async () => {
+  const memories = "_bmad/_memory/structured/decisions.jsonl";
+  const id = await memoryId("decisions", "architect", "One decision.");
+  const contents = new Map([[memories, `${JSON.stringify({ id, type: "decisions", agent: "architect", text: "One decision.", tags: [], created_at: "2026-11-29T06:00:00Z" })}\n`]]);
+  const others = new Map([[memories, Array.from({ length: 6 }, (_, i) => ({ by: `${String(i).repeat(240)}@example.com`, lines: "1" }))]]);
+  const target = fakeDir();
+  const fake = await startFake([memories], { contents, others });
+  for (let pull = 0; pull < 2; pull++) {
+    const out = await cli(["pull", "--remote", fake, "--project", "x", "--dir", target]);
+    expect(out.code, out.stderr).toBe(0);
   }
 }, 60_000);
 

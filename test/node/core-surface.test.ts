@@ -354,6 +354,9 @@ it("serves JSON, INI and .properties settings without their secrets, nested or c
     ["config/settings.ini", "[db]\nhost = db.internal\npassword =\n    Winter2024!xQ\n", "[db]\nhost = db.internal\n"],
     ["app/config.properties", "db.user=app\ndb.password=\\\n    Winter2024!xQ\n", "db.user=app\n"],
     ["config/settings.ini", "[secrets]\nprimary = Winter2024!xQ\n[other]\nname = x\n", "[secrets]\n[other]\nname = x\n"],
+    // A .properties key ended by whitespace, written with escapes or continued; a JSON key given twice (review 100).
+    ["app/config.properties", "db.url=jdbc:x\ndb.password hunter2secret\npass\\u0077ord=Winter2024!xQ\ndb.pass\\\n  word=Winter2024!xQ\n", "db.url=jdbc:x\n"],
+    ["app/config.json", '{"password":"hunter2secret","password":"","x":1}\n', '{\n  "password": "",\n  "x": 1\n}\n'],
   ];
   for (const [path, text, kept] of cases) {
     expect(sanitizeConfigText(path, text), path).toBe(`# ${REDACTED_NOTE}\n${kept}`);
@@ -365,6 +368,7 @@ it("serves JSON, INI and .properties settings without their secrets, nested or c
     ["tsconfig.json", '{\n  // comment\n  "compilerOptions": { "strict": true, },\n}\n'],
     ["app/config.json", '{ "url": "https://x.com/a//b", "s": "a\\"//b" }'],
     ["app/settings.ini", "[app]\nmax_tokens = 4000\nauth_enabled = true\n"],
+    ["app/config.properties", "# settings\ndb.url jdbc:x\nname = todo\n"],
   ] as Array<[string, string]>) {
     expect(sanitizeConfigText(path, text), path).toBe(text);
     expect(holdsSecrets(path, text), path).toBe(false);

@@ -290,6 +290,10 @@ it("moves a card only where no value is shared through an anchor, an alias or a 
     expect(moved.ok ? "" : moved.error, text).toMatch(/shares values through YAML anchors|does not parse/);
   }
   expect(moveStoryText("development_status:\n  1-1-login: backlog\n", "1-1-login", "done")).toMatchObject({ ok: true, text: "development_status:\n  1-1-login: done\n" });
+  // A key with a control and one that writes the control out literally show alike: the name is refused as two stories
+  // (review 100: the literal one was moved, whichever the user meant).
+  const twins = 'development_status:\n  "1-1-pay\\u200e": backlog\n  "1-1-pay⟦U+200E⟧": backlog\n';
+  expect(moveStoryText(twins, "1-1-pay⟦U+200E⟧", "done")).toMatchObject({ ok: false, error: expect.stringContaining("names 2 stories") });
   // As sprint_status.py stamps last_updated where the file keeps one, and as BMAD's workflows start a backlog epic with
   // its first story (review 85); a file with neither keeps its lines.
   expect(moveStoryText("last_updated: 01-02-2026 09:00\ndevelopment_status:\n  epic-1: backlog\n  1-1-login: backlog\n", "1-1-login", "in-progress", "11-29-2026 05:20"))

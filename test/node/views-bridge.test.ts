@@ -123,6 +123,8 @@ describe("the views on the bridge", () => {
     const docs: Array<[string, string, RegExp]> = [
       ["<q>", blocks(16, "<q>".repeat(5000)), deep], // 60 s
       ["<table>", blocks(15, "<table><tr><td>".repeat(1000)), deep], // 7.9 s
+      // Stray end tags close nothing, as parsers read them (review 100: they kept it under the count).
+      ["<table> and stray </i>", blocks(12, "<table><tr><td></i></i></i>".repeat(500)), deep],
       ["<div>", blocks(48, "<div>".repeat(1000)), deep], // 6 s
       ["<i>", blocks(40, "<i>".repeat(2000)), deep], // 3.9 s
       ["flat <i>", blocks(16, "<i></i>".repeat(2000)), /^Shown as text: it has more than 30000 HTML elements\.$/],

@@ -497,16 +497,22 @@ function settingsWithoutSecrets(path: string, text: string): string {
   if (/\.json[c5]?(?![a-z0-9])/i.test(path.slice(path.lastIndexOf("/") + 1))) {
     const parsed = parseJsonSettings(text);
     if (parsed) {
-      const secret = isSecretValue(parsed.data) || hasSecretKey(parsed.data) || parsed.comments.some((c) => SECRET_WORD.test(c) || isSecretValue(c) || holdsShapedSecret(c));
+      // One that gives a key twice is served as parsed, its earlier values gone (keyTwice).
+      const secret = isSecretValue(parsed.data) || hasSecretKey(parsed.data) || parsed.comments.some((c) => SECRET_WORD.test(c) || isSecretValue(c) || holdsShapedSecret(c)) || parsed.twice === true;
       return secret ? `# ${REDACTED_NOTE}\n${JSON.stringify(sanitizeConfig(parsed.data), null, 2)}\n` : text;
     }
   }
-  return entriesWithoutSecrets(text);
+  return entriesWithoutSecrets(text, /\.properties(?![a-z0-9])/i.test(path) ? propertiesLine : undefined);
 }
+
+/** A `.properties` line as its reader sees its key: `\uXXXX` escapes read, and a key ended by whitespace as by `=` or
+ *  `:` (`db.password hunter2`: review 100). Judged so; served as written. */
+const propertiesLine = (line: string): string =>
+  line.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))).replace(/^(\s*[^\s=:#!][^\s=:]*)[ \t]+(?=[^\s=:])/, "$1=");
 
 /** JSON, or JSON with comments and trailing commas (tsconfig's, an editor's), or failing that a YAML flow (JSON5's bare
  *  keys and single quotes); the comments' text apart. One pass over the text: linear. */
-function parseJsonSettings(text: string): { data: unknown; comments: string[] } | undefined {
+function parseJsonSettings(text: string): { data: unknown; comments: string[]; twice?: boolean } | undefined {
   const kept: string[] = [];
   const comments: string[] = [];
   let from = 0;
@@ -532,7 +538,7 @@ function parseJsonSettings(text: string): { data: unknown; comments: string[] } 
   kept.push(text.slice(from));
   const json = kept.join("");
   try {
-    return { data: JSON.parse(json), comments };
+    return { data: JSON.parse(json), comments, twice: keyTwice(json) };
   } catch {
     try {
       return { data: parseBoundedYaml(json, MAX_CONFIG_ENTRIES), comments };
@@ -542,23 +548,51 @@ function parseJsonSettings(text: string): { data: unknown; comments: string[] } 
   }
 }
 
+/** Whether JSON (well formed) gives a key twice in one object, which JSON.parse reads as the last alone (review 100:
+ *  a secret given first was judged by the empty value after it). One pass over its tokens: linear. */
+function keyTwice(json: string): boolean {
+  const objects: Array<Set<string> | null> = []; // each open object's keys; null for an array
+  let keyNext = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === '"') {
+      let end = i + 1;
+      while (end < json.length && json[end] !== '"') end += json[end] === "\\" ? 2 : 1;
+      if (keyNext) {
+        const keys = objects[objects.length - 1]!;
+        const key = JSON.parse(json.slice(i, end + 1)) as string;
+        if (keys.has(key)) return true;
+        keys.add(key);
+        keyNext = false;
+      }
+      i = end;
+    } else if (c === "{" || c === "[") {
+      objects.push(c === "{" ? new Set() : null);
+      keyNext = c === "{";
+    } else if (c === "}" || c === "]") objects.pop();
+    else if (c === ",") keyNext = objects[objects.length - 1] instanceof Set;
+  }
+  return false;
+}
+
 /** Settings without the entries that name or hold a secret. An entry is a line with the lines that continue it (a
  *  trailing backslash, or more indented: INI's multi-line values, a block); an INI section named for secrets
  *  (`[secrets]`) is dropped whole. A key counts by its name with a value given (`max_tokens = 4000` is no secret, nor
  *  `auth_enabled: true`); a comment by the words it says a secret with; any line by a secret's shape. Linear. */
-function entriesWithoutSecrets(text: string): string {
+function entriesWithoutSecrets(text: string, readAs: (line: string) => string = (line) => line): string {
   const all = text.split("\n");
+  const read = all.map(readAs);
   const kept: string[] = [];
   let inSecretSection = false;
   for (let i = 0; i < all.length; ) {
     const indent = indentOf(all[i]!);
     let end = i + 1;
     while (end < all.length && (/\\\s*$/.test(all[end - 1]!) || (all[end]!.trim() !== "" && indentOf(all[end]!) > indent))) end++;
-    const entry = all.slice(i, end);
-    const section = /^\s*\[([^\]]*)\]\s*$/.exec(all[i]!);
+    const entry = read.slice(i, end);
+    const section = /^\s*\[([^\]]*)\]\s*$/.exec(read[i]!);
     if (section) inSecretSection = namesSecret(section[1]!.trim());
-    const joined = entry.join("\n").replace(/\\\s*\n/g, "");
-    if (!(inSecretSection && !section) && !entrySetsSecret(joined) && !entry.some((line) => entrySetsSecret(line) || lineGivesSecret(line))) kept.push(...entry);
+    const joined = entry.join("\n").replace(/\\\s*\n\s*/g, "");
+    if (!(inSecretSection && !section) && !entrySetsSecret(joined) && !entry.some((line) => entrySetsSecret(line) || lineGivesSecret(line))) kept.push(...all.slice(i, end));
     i = end;
   }
   return kept.length === all.length ? text : `# ${REDACTED_NOTE}\n${kept.join("\n")}`;
