@@ -108,6 +108,13 @@ describe("sprint_plan.py", () => {
       // A leading zero is decimal in YAML 1.2, as ruamel reads it; `0o17` is octal (review 97: 017 was written '15').
       gen(F.EXISTING.replace("project_key: NOKEY", "project_key: 017").replace("epic-1: in-progress", "epic-1: 010")),
       gen(F.EXISTING.replace("project_key: NOKEY", "project_key: 0o17")),
+      // Review 97: a comment after an empty value kept; timestamps as str() and ruamel's representer write them; an
+      // anchored map replaced under its alias; merge keys applied.
+      gen(`${F.HEAD}development_status:\n  epic-1: done\naction_items: # none yet\n`),
+      gen(`${F.HEAD}development_status:\n  epic-1: done\naction_items:\n# c\nother: 1\n`),
+      ...F.STAMPS.map((stamp) => gen(`generated: ${stamp}\nlast_updated: 01-01-2026 09:00\nproject: P\nother: ${stamp}\ndevelopment_status:\n  epic-1: done\n`)),
+      gen(`${F.HEAD}development_status: &d\n  epic-1: done\nother: *d\nmeta: &m\n  k: 1\n`),
+      gen(F.MERGED),
       { files: { "notes.md": "just prose, no epics" }, args: ["generate", "--epic-file", "notes.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: {}, args: ["generate", "--epic-file", "missing.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: { "bad.md": Buffer.from([0x23, 0xff]) }, args: ["generate", "--epic-file", "bad.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
@@ -136,6 +143,10 @@ describe("sprint_plan.py", () => {
       status(broken, "validate"),
       status(F.COMMENTED, "validate"),
       status(F.TEMPLATE, "validate"),
+      // Review 97: a TimeStamp's repr in the warnings (a plain datetime's is the fixed clock's class here); merged keys.
+      ...F.STAMPS.slice(0, 2).map((stamp) => status(`generated: ${stamp}\nlast_updated: ${stamp}\nproject: P\ndevelopment_status:\n  epic-1: done\naction_items:\n  - status: ${stamp}\n`, "status", "--date", "08-01-2026 14:30")),
+      status(F.MERGED, "status", "--date", "08-01-2026 14:30"),
+      status(F.MERGED, "validate"),
       status(undefined, "validate"),
       status("- a\n- b\n", "validate"),
       status("", "validate"),
@@ -151,7 +162,8 @@ describe("sprint_plan.py", () => {
   });
 
   it("reports bad YAML as the Python does", async () => {
-    const bad = ["development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n"];
+    // Review 97: an undefined alias, a date datetime refuses, a merge of a scalar, and what ruamel's scanner refuses.
+    const bad = ["development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n", `${F.HEAD}other: *alias\n`, `${F.HEAD}other: 2026-02-30\n`, `${F.HEAD}development_status:\n  <<: 5\n`, ...F.REFUSED];
     await expectSame(F.SPRINT_PLAN, sprintPlan, [...bad.map((body) => ({ files: { "s.yaml": body }, args: ["validate", "--status-file", "s.yaml"] })), ...bad.map((body) => gen(body))], true);
   });
 });
@@ -169,6 +181,7 @@ describe("sprint_status.py", () => {
       upd(F.RETRO_FIXTURE.replace("epic-1-retrospective: optional", "epic-1-retrospective: 3"), "detect-epic"),
       upd(F.RETRO_FIXTURE.replace(/: done/g, ": review"), "detect-epic"),
       upd(F.COMMENTED, "detect-epic"),
+      upd(F.MERGED, "detect-epic"),
       upd(F.TEMPLATE, "detect-epic"),
       upd("- a\n- b\n", "detect-epic"),
       upd("development_status: [a]\n", "detect-epic"),
@@ -202,6 +215,11 @@ describe("sprint_status.py", () => {
       upd(F.STYLE_FIXTURE, "--set-action-status", '[{"id":"double","status":"done"},{"id":"single","status":"done"},{"id":"plain","status":"done"}]', "--date", "01-01-2026 09:00"),
       upd(F.COMMENTED, "--set-retro-done", "--set-action-status", '[{"id":"legacy","status":"done"},{"epic":2,"action":"A legacy selector item with a rather long action text that goes past the eighty column mark","status":"done"}]', "--add-action", '[{"action":"From the comments case"}]'),
       upd(F.LOST_COMMENT, "--set-retro-done"),
+      // Review 97: items added under a comment on an empty action_items; timestamps, anchors and merges written back.
+      ...[" # none yet\n", "\n# c\nother: 1\n", " # e\n# c\n\n# d\nother: 1\n", "\n\nother: 1\n"].map((rest) => upd(`${F.HEAD}development_status:\n  epic-1: done\naction_items:${rest}`, "--add-action", '[{"action":"New","owner":"Bob"}]', "--date", "08-01-2026 14:30")),
+      upd(`${F.HEAD}${F.STAMPS.map((stamp, i) => `t${i}: ${stamp}`).join("\n")}\ndevelopment_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
+      upd(`${F.HEAD}development_status: &d\n  epic-1-retrospective: optional\nother: *d\nmeta: &m\n  k: 1\n`, "--set-retro-done"),
+      upd(F.MERGED, "--set-retro-done"),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\n\n# Action items\naction_items:\n  - epic: 1\n    action: \"Pre-existing item\"\n    owner: \"Charlie\"\n    status: open\n", "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]'),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\naction_items:\n- id: \"legacy\"\n  epic: 1\n  action: \"written by the old code\"\n  status: open\n", "--set-retro-done"),
       upd("development_status:\n  epic-1-retrospective: optional\naction_items: 5\n", "--set-retro-done"),
@@ -224,10 +242,30 @@ describe("sprint_status.py", () => {
     await expectSame(
       F.SPRINT_STATUS,
       sprintStatus,
-      [upd("development_status: [unclosed\n", "detect-epic"), upd("a: 1\na: 2\n"), upd(F.RETRO_FIXTURE, "--add-action", "[{"), upd(F.RETRO_FIXTURE, "--set-action-status", "nope")],
+      [upd("development_status: [unclosed\n", "detect-epic"), upd("a: 1\na: 2\n"), upd(`${F.HEAD}other: *alias\n`), ...F.REFUSED.map((body) => upd(body, "--set-retro-done")), upd(F.RETRO_FIXTURE, "--add-action", "[{"), upd(F.RETRO_FIXTURE, "--set-action-status", "nope")],
       true,
     );
   });
+});
+
+// Review 97: ruamel reads `!!omap` (and !!set, !!pairs, !!binary) into types the port does not model; each command
+// refuses such a file with its JSON error (Python's answer differs here), never a crash.
+it("refuses a status file with an !!omap in JSON, never a crash", async () => {
+  const dir = join(tmp.dir, "omap");
+  lay(dir, { "epics.md": F.EPICS, "s.yaml": `${F.HEAD}development_status: !!omap\n  - epic-1: done\n` });
+  const fs = await NodeRuntimeFs.create([dir]);
+  const ctx = { fs, cwd: dir, env: {}, now: () => INSTANT };
+  const runs = [
+    await sprintPlan(["generate", "--epic-file", "epics.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"], ctx),
+    await sprintPlan(["status", "--status-file", "s.yaml"], ctx),
+    await sprintPlan(["validate", "--status-file", "s.yaml"], ctx),
+    await sprintStatus(["detect-epic", "--file", "s.yaml"], ctx),
+    await sprintStatus(["update", "--file", "s.yaml", "--epic", "1", "--set-retro-done"], ctx),
+  ];
+  for (const run of runs) {
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toContain("the port does not read !!omap");
+  }
 });
 
 it("registers both ports by skill and file name", () => {
@@ -284,7 +322,7 @@ it("reads a status of many keys in time linear in them, and refuses a key twice"
 it("moves a card only where no value is shared through an anchor, an alias or a merge key, and refuses a file far past a sprint's size at once", async () => {
   const { moveStoryText } = await import("../../src/core/runtime/sprint-move.js");
   const { sanitizeConfigText } = await import("../../src/core/catalog/config.js");
-  for (const text of ["development_status:\n  !!merge <<: {1-1-login: backlog}\n  1-2-logout: backlog\n", "development_status:\n  1-1-login: &s backlog\n  1-2-logout: *s\n", "defaults: &d\n  1-1-login: backlog\ndevelopment_status:\n  <<: *d\n  1-2-logout: backlog\n", "development_status:\n  &k 1-1-login: backlog\n  x: *k\n"]) {
+  for (const text of ["development_status:\n  !!merge <<: {1-1-login: backlog}\n  1-2-logout: backlog\n", "development_status:\n  <<: {1-1-login: backlog}\n  1-2-logout: backlog\n", "development_status:\n  1-1-login: &s backlog\n  1-2-logout: *s\n", "defaults: &d\n  1-1-login: backlog\ndevelopment_status:\n  <<: *d\n  1-2-logout: backlog\n", "development_status:\n  &k 1-1-login: backlog\n  x: *k\n"]) {
     const moved = moveStoryText(text, "1-2-logout", "done");
     expect(moved.ok, text).toBe(false);
     expect(moved.ok ? "" : moved.error, text).toMatch(/shares values through YAML anchors|does not parse/);

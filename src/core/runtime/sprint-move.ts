@@ -12,7 +12,7 @@ export type MoveResult = Result<{ text: string; before: string }>;
 function shared(value: YValue | null): boolean {
   if (!value) return false;
   if (value.kind === "alias" || value.anchor) return true;
-  if (value.kind === "map") return value.items.some((item) => String(item.key.text).includes("<<") || item.key.explicitTag?.endsWith(":merge") || item.key.anchor !== undefined || shared(item.value));
+  if (value.kind === "map") return value.merge !== undefined || value.items.some((item) => String(item.key.text).includes("<<") || item.key.explicitTag?.endsWith(":merge") || item.key.anchor !== undefined || shared(item.value));
   return value.kind === "seq" && value.items.some((item) => shared(item.value));
 }
 

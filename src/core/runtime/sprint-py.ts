@@ -11,6 +11,7 @@ import { sha256 } from "./render-skill.js";
 import { decodeUtf8, osError, readBytes, replaceIfUnchanged, statPath } from "./py-io.js";
 import { fsPath, joinPath } from "./py-path.js";
 import { universalNewlines } from "./py-str.js";
+import { stampOf, stampRepr, stampStr } from "./sprint-yaml-time.js";
 import { loadYaml, type YDoc, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 
 /** print(json.dumps(value)) and sys.exit(code), thrown from anywhere in a command. */
@@ -108,7 +109,7 @@ export function toPy(v: YValue): PyValue {
     case "float":
       return floatValue(d.text);
     default:
-      return d.text.length === 10 ? d.text : d.text.replace(/^([0-9-]+)(?:[Tt]| +)/, "$1 ");
+      return stampStr(stampOf(d.text));
   }
 }
 
@@ -146,7 +147,7 @@ export const pyStrOf = (v: YValue): string => {
 export function pyReprOf(v: YValue): string {
   const p = toPy(v);
   const d = deref(v)!;
-  if (d.kind === "scalar" && d.tag === "timestamp" && typeof p === "string" && p.length === 10) return `datetime.date(${p.split("-").map(Number).join(", ")})`;
+  if (d.kind === "scalar" && d.tag === "timestamp") return stampRepr(stampOf(d.text));
   return pyRepr(p);
 }
 
@@ -162,7 +163,7 @@ export function typeNameOf(v: YValue): string {
   if (d.tag === "null") return "NoneType";
   if (d.tag === "bool") return "bool";
   if (d.tag === "float") return "ScalarFloat";
-  if (d.tag === "timestamp") return d.text.length === 10 ? "date" : "TimeStamp";
+  if (d.tag === "timestamp") return stampOf(d.text).type;
   const body = d.text.replace(/^[-+]/, "");
   return /^0[xX]/.test(body) ? "HexInt" : /^0[bB]/.test(body) ? "BinaryInt" : /^0o/.test(body) ? "OctalInt" : body.includes("_") || /^0\d/.test(body) ? "ScalarInt" : "int";
 }
@@ -238,6 +239,7 @@ export function setItem(map: YMapNode, key: string, value: YValue): void {
     map.items.push({ key: { kind: "scalar", tag: "str", text: key, style: "" }, value });
     return;
   }
+  delete item.merged; // set, a merged key is the map's own (ruamel adds it to _ok)
   const old = item.value;
   if (value.kind === "scalar" && value.tag === "str" && value.style === "" && old.kind === "scalar" && old.tag === "str" && old.style !== "") item.value = { ...value, style: old.style };
   else item.value = value;

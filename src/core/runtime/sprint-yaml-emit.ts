@@ -1,19 +1,27 @@
 // ruamel.yaml's round-trip dump of a sprint-status document (sprint-yaml.ts), as the two scripts configure it:
 // indent(mapping=2, sequence=4, offset=2): block mappings and sequences, flow collections, anchors and tags, and each
 // item's comments after its last token. The scalars are written by sprint-yaml-scalar.ts.
-import { type Chunk, resolvePlain, type Style, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
+import { type Chunk, type YAliasNode, type YItem, resolvePlain, type Style, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
+import { stampDump, stampOf } from "./sprint-yaml-time.js";
 import { analyze, doubleQuoted, literal, plain, singleQuoted, Writer } from "./sprint-yaml-scalar.js";
+
+/** A writer that knows how often each collection is met (through aliases too) and which it has written. */
+class DocWriter extends Writer {
+  refs = new Map<YValue, number>();
+  written = new Set<YValue>();
+}
 
 /** yaml.dump(doc) as text. */
 export function dumpYaml(doc: YDoc): string {
-  const w = new Writer();
+  const w = new DocWriter();
   for (const line of doc.start) {
     w.out += `${line}\n`;
   }
   if (doc.root === null) return w.out;
-  const root = doc.root;
-  if (root.kind === "map" && !root.flow && root.items.length) blockMap(w, root, 0, false);
-  else if (root.kind === "seq" && !root.flow && root.items.length) blockSeq(w, root, 0, false);
+  count(w.refs, doc.root);
+  const root = shown(w, doc.root);
+  if (isBlock(root) && root.kind === "map") blockMap(w, root, 0, false);
+  else if (isBlock(root)) blockSeq(w, root as YSeqNode, 0, false);
   else {
     node(w, root, 0, false);
     w.lineBreak();
@@ -26,7 +34,37 @@ function props(w: Writer, v: { anchor?: string; explicitTag?: string }): void {
   if (v.explicitTag) w.indicator(v.explicitTag.startsWith("tag:yaml.org,2002:") ? `!!${v.explicitTag.slice(18)}` : v.explicitTag, true);
 }
 
-const isBlock = (v: YValue): v is YMapNode | YSeqNode => (v.kind === "map" || v.kind === "seq") && !v.flow && v.items.length > 0;
+/** An alias's node (an anchor is never set on an alias). */
+const targetOf = (v: YValue) => (v.kind === "alias" ? v.target : v) as Exclude<YValue, YAliasNode>;
+
+function count(refs: Map<YValue, number>, v: YValue): void {
+  const target = targetOf(v);
+  if (target.kind === "scalar") return;
+  refs.set(target, (refs.get(target) ?? 0) + 1);
+  if (refs.get(target) === 1) for (const item of target.kind === "map" ? written(target) : target.items) count(refs, item.value);
+}
+
+/** What ruamel's serializer writes for a value: a collection in full where first met, anchored only when met again
+ *  (an anchor nothing refers to is dropped), an alias after; a scalar as read. Review 97: a status map replaced under
+ *  its anchor left `*d` dangling. */
+function shown(w: DocWriter, v: YValue): YValue {
+  const target = targetOf(v);
+  if (target.kind === "scalar") return v;
+  const name = target.anchor ?? "id001";
+  if (w.written.has(target)) return { kind: "alias", name, target };
+  w.written.add(target);
+  const { anchor: _, ...rest } = target;
+  return (w.refs.get(target) ?? 0) > 1 ? { ...rest, anchor: name } : rest;
+}
+
+/** The items a map writes: its own, with the merge (`<<: *base`) at its place. */
+function written(map: YMapNode): YItem[] {
+  const own = map.items.filter((i) => !i.merged);
+  if (map.merge) own.splice(map.merge.at, 0, map.merge.item);
+  return own;
+}
+
+const isBlock = (v: YValue): v is YMapNode | YSeqNode => (v.kind === "map" ? !v.flow && written(v).length > 0 : v.kind === "seq" && !v.flow && v.items.length > 0);
 
 /** The chunk after an item: its end-of-line comment at the column it had (at least one space away), then its lines. */
 function chunk(w: Writer, c: Chunk | undefined): void {
@@ -38,8 +76,8 @@ function chunk(w: Writer, c: Chunk | undefined): void {
   }
 }
 
-function blockMap(w: Writer, map: YMapNode, indent: number, inline: boolean): void {
-  map.items.forEach((item, i) => {
+function blockMap(w: DocWriter, map: YMapNode, indent: number, inline: boolean): void {
+  written(map).forEach((item, i) => {
     for (const line of item.before ?? []) {
       if (w.column !== 0) w.lineBreak();
       w.out += line ? `${" ".repeat(indent)}# ${line}\n` : "\n";
@@ -49,14 +87,17 @@ function blockMap(w: Writer, map: YMapNode, indent: number, inline: boolean): vo
       w.writeIndent();
     }
     w.indent = indent;
-    scalarOrFlow(w, item.key, indent + 2, true);
+    if (item === map.merge?.item) plain(w, "<<", false);
+    else scalarOrFlow(w, item.key, indent + 2, true);
     w.indicator(":", false);
-    const value = item.value;
+    const value = shown(w, item.value);
     if (isBlock(value)) {
       props(w, value);
-      chunk(w, item.chunk);
+      const trailing = item.chunk?.trailing;
+      if (!trailing) chunk(w, item.chunk);
       if (value.kind === "map") blockMap(w, value, indent + 2, false);
       else blockSeq(w, value, indent + 2, false);
+      if (trailing) chunk(w, item.chunk);
       return;
     }
     node(w, value, indent + 2, false);
@@ -64,7 +105,7 @@ function blockMap(w: Writer, map: YMapNode, indent: number, inline: boolean): vo
   });
 }
 
-function blockSeq(w: Writer, seq: YSeqNode, dash: number, inline: boolean): void {
+function blockSeq(w: DocWriter, seq: YSeqNode, dash: number, inline: boolean): void {
   seq.items.forEach((item, i) => {
     if (!(inline && i === 0)) {
       w.indent = dash;
@@ -73,7 +114,7 @@ function blockSeq(w: Writer, seq: YSeqNode, dash: number, inline: boolean): void
     w.indicator("-", true, true);
     w.write(" ");
     w.whitespace = true;
-    const value = item.value;
+    const value = shown(w, item.value);
     if (isBlock(value)) {
       props(w, value);
       if (value.kind === "map") blockMap(w, value, dash + 2, !value.anchor && !value.explicitTag);
@@ -87,7 +128,7 @@ function blockSeq(w: Writer, seq: YSeqNode, dash: number, inline: boolean): void
 }
 
 /** A scalar, alias or flow collection, on the current line. */
-function node(w: Writer, v: YValue, indent: number, simpleKey: boolean): void {
+function node(w: DocWriter, v: YValue, indent: number, simpleKey: boolean): void {
   if (v.kind === "alias") return w.indicator(`*${v.name}`, true);
   if (v.kind === "scalar") return scalarOrFlow(w, v, indent, simpleKey);
   props(w, v);
@@ -96,14 +137,15 @@ function node(w: Writer, v: YValue, indent: number, simpleKey: boolean): void {
     w.indicator("[", true, true);
     v.items.forEach((item, i) => {
       if (i) w.indicator(",", false);
-      const single = item.value.kind === "map" && item.value.flow && item.value.items.length === 1 && !item.value.anchor;
-      if (single) flowPair(w, (item.value as YMapNode).items[0]!, indent);
-      else node(w, item.value, indent, false);
+      const value = shown(w, item.value);
+      const single = value.kind === "map" && value.flow && written(value).length === 1 && !value.anchor;
+      if (single) flowPair(w, written(value)[0]!, indent);
+      else node(w, value, indent, false);
     });
     w.indicator("]", false);
   } else {
     w.indicator("{", true, true);
-    v.items.forEach((item, i) => {
+    written(v).forEach((item, i) => {
       if (i) w.indicator(",", false);
       flowPair(w, item, indent);
     });
@@ -111,10 +153,10 @@ function node(w: Writer, v: YValue, indent: number, simpleKey: boolean): void {
   }
 }
 
-function flowPair(w: Writer, item: { key: YScalar; value: YValue }, indent: number): void {
+function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: number): void {
   scalarOrFlow(w, item.key, indent, true);
   w.indicator(":", false);
-  node(w, item.value, indent, false);
+  node(w, shown(w, item.value), indent, false);
 }
 
 function scalarOrFlow(w: Writer, s: YScalar, indent: number, simpleKey: boolean): void {
@@ -133,7 +175,7 @@ function presented(s: YScalar, simpleKey: boolean): [string, Style] {
   if (s.tag === "bool") return [/^t/i.test(s.text) ? "true" : "false", ""];
   if (s.tag === "int") return [/^[-+]?[1-9][0-9]*$|^[-+]?0$/.test(s.text) ? BigInt(s.text).toString() : s.text, ""];
   if (s.tag === "float") return [/nan|inf/i.test(s.text) ? s.text.toLowerCase() : s.text, ""];
-  if (s.tag === "timestamp") return [s.text, ""];
+  if (s.tag === "timestamp") return [stampDump(stampOf(s.text)), ""];
   const a = analyze(s.text);
   if (s.style === '"') return [s.text, '"'];
   if (s.style === "") {

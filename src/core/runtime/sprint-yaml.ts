@@ -4,6 +4,7 @@
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
 import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
 import { PyError, type PyValue } from "./py-json.js";
+import { parseStamp } from "./sprint-yaml-time.js";
 import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
 
 export type Style = "" | "'" | '"' | "|" | ">";
@@ -31,6 +32,9 @@ export interface YAliasNode {
 export interface Chunk {
   eol?: { text: string; column: number };
   lines: string[];
+  /** After an empty value (`key:`) with no comment on its line: ruamel writes these lines after whatever value the key
+   *  is given, a block collection too (review 97). */
+  trailing?: boolean;
 }
 
 export interface YItem {
@@ -39,11 +43,16 @@ export interface YItem {
   chunk?: Chunk;
   /** yaml_set_comment_before_after_key(key, before=...): lines written above the key ("" a blank line). */
   before?: string[];
+  /** A key a merge (`<<: *base`) brought in: seen as the map's, not written (until set). */
+  merged?: boolean;
 }
 
 export interface YMapNode {
   kind: "map";
+  /** The dict ruamel makes: the map's own keys, then the merged ones. */
   items: YItem[];
+  /** The `<<` item, written back at its place among the own keys. */
+  merge?: { at: number; item: YItem };
   flow: boolean;
   anchor?: string;
   explicitTag?: string;
@@ -99,6 +108,8 @@ export const SPRINT_MAX_ENTRIES = 3 * MAX_YAML_KEYS;
 const KEY_LINE = /:(?=[ \t\r\n,}]|$)/g;
 const STYLES: Record<string, Style> = { PLAIN: "", QUOTE_SINGLE: "'", QUOTE_DOUBLE: '"', BLOCK_LITERAL: "|", BLOCK_FOLDED: ">" };
 const CORE = "tag:yaml.org,2002:";
+const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+const UNREAD_TAGS = new Set(["omap", "pairs", "set", "binary"].map((t) => CORE + t));
 
 class DuplicateKey extends Error {}
 
@@ -110,6 +121,9 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   for (const _ of text.matchAll(KEY_LINE)) if (++keys > MAX_YAML_KEYS) return { error: `the file has more than ${MAX_YAML_KEYS} keys, far past any sprint's; split it` };
   const heavy = tooHeavyToParse(text, SPRINT_MAX_ENTRIES) ?? tooManyQuotes(text);
   if (heavy) return { error: `the file is heavier than any sprint's (${heavy}); split it` };
+  // ruamel's reader refuses these anywhere in the file (review 97: a NUL was read).
+  const special = NON_PRINTABLE.exec(text);
+  if (special) return { error: `unacceptable character #x${special[0].codePointAt(0)!.toString(16).padStart(4, "0")}: special characters are not allowed` };
   // Stopped at its first error; keys told apart here, in one pass (the package's check is quadratic: review 65, 9,700
   // keys held a project 3.5 s), with its message.
   let parsed;
@@ -123,11 +137,14 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
   // Every item's chunk runs from the end of its last token to the line of the next token.
   const tokenStarts: number[] = [];
-  const slots: Array<{ end: number; owner: { chunk?: Chunk } }> = [];
+  const slots: Array<{ end: number; owner: { chunk?: Chunk }; empty?: boolean }> = [];
   const anchors = new Map<string, YValue>();
+  // Where a tab may stand: in a quoted or block scalar, or a flow collection (ruamel skips tabs there only).
+  const tabSpans: Array<[number, number]> = [];
 
   const scalar = (node: Scalar): YScalar => {
     const style = STYLES[node.type ?? "PLAIN"] ?? "";
+    if (style) tabSpans.push([node.range![0], node.range![1]]);
     const raw = String(node.value ?? "");
     let tag: ScalarTag = "str";
     const explicit = node.tag;
@@ -136,6 +153,9 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
       const resolved = resolvePlain(raw);
       tag = resolved === "other" ? "str" : resolved;
     }
+    // datetime's own checks, at load as ruamel's (review 97: `2026-02-30` is a ValueError).
+    const stamp = tag === "timestamp" ? parseStamp(raw) : undefined;
+    if (stamp && "error" in stamp) throw new PyError("ValueError", stamp.error);
     const out: YScalar = { kind: "scalar", tag, text: raw, style: tag === "str" ? style : "" };
     if (explicit) out.explicitTag = explicit;
     if (node.anchor) out.anchor = node.anchor;
@@ -144,26 +164,38 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
 
   const convert = (node: YNode | null | undefined, fallbackEnd: number): YValue => {
     if (node == null) return { kind: "scalar", tag: "null", text: "", style: "" };
-    tokenStarts.push(node.range![0]);
+    // An empty value (`key:`) is no token: the comment after it is its item's (review 97: `action_items: # c` lost it).
+    if (!isEmpty(node)) tokenStarts.push(node.range![0]);
     if (node instanceof Alias) {
       const target = anchors.get(node.source);
-      if (!target) throw new PyError("ComposerError", `found undefined alias ${node.source}`);
+      if (!target) throw new PyError("ComposerError", `found undefined alias '${node.source}'`);
       return { kind: "alias", name: node.source, target };
     }
+    // The yaml package builds these tags its own way (pairs, not nodes); ruamel's types for them are not ported.
+    if (node.tag && UNREAD_TAGS.has(node.tag)) throw new PyError("ConstructorError", `the port does not read ${node.tag.replace(CORE, "!!")}; write it as a plain mapping or list`);
     let out: YValue;
     if (node instanceof Scalar) out = scalar(node);
     else if (node instanceof YAMLMap) {
       const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow), ...props(node) };
+      if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
       const keys = new Set<unknown>();
       for (const pair of node.items as Array<Pair<YNode, YNode>>) {
         const key = pair.key instanceof Scalar ? pair.key.value : pair.key;
+        const entry = item(pair, Boolean(node.flow), fallbackEnd);
+        if (isMergeKey(pair.key)) {
+          if (map.merge) throw new PyError("DuplicateKeyError", 'found duplicate merge key "<<"');
+          map.merge = { at: map.items.length, item: entry };
+          continue;
+        }
         if (keys.has(key)) throw new DuplicateKey();
         keys.add(key);
-        map.items.push(item(pair, Boolean(node.flow), fallbackEnd));
+        map.items.push(entry);
       }
+      if (map.merge) merge(map, map.merge.item.value);
       out = map;
     } else if (node instanceof YAMLSeq) {
       const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow), ...props(node) };
+      if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
       const cst = (node.srcToken as { items?: Array<{ start: Array<{ type: string; offset: number }> }> } | undefined)?.items ?? [];
       (node.items as YNode[]).forEach((value, i) => {
         const dash = cst[i]?.start.find((t) => t.type === "seq-item-ind");
@@ -196,7 +228,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     while (colon < text.length && (text[colon] === " " || text[colon] === "\t")) colon++;
     const indicatorEnd = text[colon] === ":" ? colon + 1 : fallbackEnd;
     const entry: YItem = { key, value: convert(pair.value, indicatorEnd) };
-    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd, entry.value), owner: entry });
+    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd, entry.value), owner: entry, empty: isEmpty(pair.value) });
     return entry;
   };
 
@@ -205,8 +237,11 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
   } catch (error) {
     if (error instanceof DuplicateKey) return { error: "Map keys must be unique" };
+    // What ruamel raises while composing or constructing is the load's error too, never a crash (review 97).
+    if (error instanceof PyError) return { error: error.message };
     throw error;
   }
+  if (strayTab(text, tabSpans)) return { error: "while scanning for the next token\nfound character '\\t' that cannot start any token" };
   // Aliases are kept as references, and every script's answer expands them (json.dumps of a story's value): a 943-byte
   // file of nested aliases expanded past 4 GB and ended the bridge (review 19). Counted once, each node by its size.
   if (root !== null && expandedSize(root, new Map()) > SPRINT_MAX_ENTRIES) {
@@ -218,12 +253,51 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     while (next < sorted.length && sorted[next]! < slot.end) next++;
     const stop = next < sorted.length ? sorted[next]! : text.length;
     const chunk = slot.end <= stop ? chunkOf(text.slice(slot.end, stop < text.length ? lineStart(stop) : stop), slot.end - lineStart(slot.end)) : undefined;
+    if (chunk && slot.empty && !chunk.eol) chunk.trailing = true;
     if (chunk) slot.owner.chunk = chunk;
   }
   const first = sorted.length ? lineStart(sorted[0]!) : text.length;
   const start = root === null ? [] : commentLines(text.slice(0, first));
   return { doc: { start, root } };
 }
+
+/** A plain `<<` key: YAML's merge, which ruamel applies (review 97: the port kept `<<` as a key of its own). */
+const isMergeKey = (key: unknown): boolean => key instanceof Scalar && (key.type ?? "PLAIN") === "PLAIN" && key.value === "<<" && (!key.tag || key.tag === `${CORE}merge`);
+
+/** add_yaml_merge: each merged map's keys the map lacks, after its own, first map first. */
+function merge(map: YMapNode, value: YValue): void {
+  const d = value.kind === "alias" ? value.target : value;
+  const sources = d.kind === "seq" ? d.items.map((i) => (i.value.kind === "alias" ? i.value.target : i.value)) : [d];
+  if (d.kind !== "seq" && d.kind !== "map") throw new PyError("ConstructorError", "expected a mapping or list of mappings for merging, but found scalar");
+  for (const source of sources) {
+    if (source.kind !== "map") throw new PyError("ConstructorError", `expected a mapping for merging, but found ${source.kind === "seq" ? "sequence" : "scalar"}`);
+    for (const { key, value } of source.items) {
+      if (!map.items.some((i) => i.key.tag === key.tag && i.key.text === key.text)) map.items.push({ key, value, merged: true });
+    }
+  }
+}
+
+/** A tab ruamel's block context meets between tokens (in a plain value too, which a tab ends): outside `spans`, and
+ *  outside comments (review 97: `\t# note` and `note: a\tb` were read). */
+function strayTab(text: string, spans: Array<[number, number]>): boolean {
+  spans.sort((a, b) => a[0] - b[0]);
+  let [s, comment] = [0, false];
+  for (let i = 0; i < text.length; i++) {
+    while (s < spans.length && spans[s]![1] <= i) s++;
+    if (s < spans.length && spans[s]![0] <= i) {
+      i = spans[s]![1] - 1;
+      continue;
+    }
+    const ch = text[i];
+    if (ch === "\n") comment = false;
+    else if (comment) continue;
+    else if (ch === "#" && (i === 0 || " \t\n".includes(text[i - 1]!))) comment = true;
+    else if (ch === "\t") return true;
+  }
+  return false;
+}
+
+const isEmpty = (node: YNode | null | undefined): boolean => node == null || node.range![0] === node.range![1];
 
 /** How many values `v` is with its aliases expanded, each node's count kept (`sizes`): linear in the nodes. */
 function expandedSize(v: YValue, sizes: Map<YValue, number>): number {
