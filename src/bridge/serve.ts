@@ -22,6 +22,7 @@ import { killAllRuns } from "./run-bounded.js";
 import { tooBroadForProject } from "./project-root.js";
 import { discoverSources } from "./sources.js";
 import { writeErr, writeOut } from "./terminal.js";
+import { tokenProblem } from "./token-env.js";
 
 export interface ServeOptions {
   project: string | undefined;
@@ -121,7 +122,8 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }, { TOKEN_ENV, TokenLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js"), import("./token-client.js")]);
     // With a token in the environment (headless use, CI): that token alone, no browser and nothing saved.
     const token = process.env[TOKEN_ENV];
-    if (token !== undefined && !token.trim()) fail(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
+    const problem = token === undefined ? undefined : tokenProblem(token);
+    if (problem) fail(problem);
     let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost">;
     if (token !== undefined) link = new TokenLink(remote, token.trim());
     else {

@@ -15,6 +15,7 @@ import { RemoteWorkspace } from "./sync-remote.js";
 import { STATE_FILE } from "./sync-state.js";
 
 import { TOKEN_ENV } from "./token-client.js";
+import { tokenProblem } from "./token-env.js";
 import { bmadScriptsOf, type BmadScripts } from "../core/runtime/scripts.js";
 import { writeErr, writeOut } from "./terminal.js";
 import { remoteText } from "./bounded-fetch.js";
@@ -86,7 +87,8 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const project = args.project;
   const say = (m: string) => writeErr(`bmad-mcp: ${m}\n`);
   const token = process.env[TOKEN_ENV];
-  if (token !== undefined && !token.trim()) return usageError(`${TOKEN_ENV} is set but empty: give it an access token, or unset it to sign in through the browser.`);
+  const problem = token === undefined ? undefined : tokenProblem(token);
+  if (problem) return usageError(problem);
   if (command === "pull") await mkdir(dir, { recursive: true });
   const sync = async (client: Client, signIn: () => Promise<void>) => {
     const again = (c: "pull" | "push", force: boolean) =>

@@ -104,6 +104,14 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       refusals.push({ path, reason: "changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them", fix: `restore the pulled copy (${o.again("pull", true)}) and change it on the remote with bmad-files or bmad-project config` });
       continue;
     }
+    // What the remote takes no tool's change to (BMAD's scripts and install record, which an install or upgrade here
+    // rewrites) stays here, named, and keeps no other from going (review 102: after a reinstall every push failed).
+    if (local.kind !== "missing" || synced) {
+      if (changeRefusal(path)) {
+        report.add("held", path, "the remote takes no change to it (BMAD's scripts and install record are the remote's own): it stays here");
+        continue;
+      }
+    }
     if (local.kind === "missing") {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
@@ -181,7 +189,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   }
   const saved = await saveState(o.dir, state);
   if (failure || !saved.ok) {
-    const done = report.changes.length ? " The files above were sent before it stopped; push again to send the rest." : " Nothing was sent.";
+    const sent = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted");
+    const done = sent ? " The files above were sent before it stopped; push again to send the rest." : " Nothing was sent.";
     return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, report };
   }
   return { ok: true, report };

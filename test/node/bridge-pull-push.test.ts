@@ -468,6 +468,11 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     const empty = await ciSync("push", " ");
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("BMAD_MCP_TOKEN is set but empty");
+    // Two lines of a file: refused, never quoted (review 102: an HTTP error quoted the token whole).
+    const twoLines = await ciSync("pull", "MYSECRETTOKEN123\nabc");
+    expect(twoLines.code).toBe(2);
+    expect(twoLines.stderr).toContain("BMAD_MCP_TOKEN holds characters no access token has");
+    expect(twoLines.stderr).not.toContain("MYSECRETTOKEN123");
   }, 30_000);
 });
 
@@ -790,6 +795,25 @@ it("takes the install record a pull brought as the remote's word: it vouches for
 }, 60_000);
 
 // A fourth review: a remote that listed src/ and config/ at pull then received the user's code and .env files at push.
+it("holds back what the remote takes no change to, and sends the rest (review 102: after a reinstall every push failed)", async () => {
+  const target = fakeDir();
+  const written: string[] = [];
+  const remote = await startFake(["_bmad-output/plan.md"], { written });
+  expect((await cli(["pull", "--remote", remote, "--project", "x", "--dir", target])).code).toBe(0);
+  // What BMAD's installer writes here: its scripts and its install record, which no tool changes on the remote.
+  mkdirSync(join(target, "_bmad/scripts"), { recursive: true });
+  mkdirSync(join(target, "_bmad/_config"), { recursive: true });
+  writeFileSync(join(target, "_bmad/scripts/helper.py"), "print(1)\n");
+  writeFileSync(join(target, "_bmad/_config/files-manifest.csv"), "type,name,module,path,hash\n");
+  writeFileSync(join(target, "_bmad-output/new1.md"), "# n\n");
+  for (let push = 0; push < 2; push++) {
+    const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+    expect(out.code, out.stderr).toBe(0);
+    for (const path of ["_bmad/scripts/helper.py", "_bmad/_config/files-manifest.csv"]) expect(out.stdout).toContain(`held     ${path} (the remote takes no change to it`);
+  }
+  expect(written).toEqual(["_bmad-output/new1.md"]);
+}, 60_000);
+
 it("pushes new files only from BMAD's own folders, whatever the remote listed, and never a file that holds secrets", async () => {
   const target = fakeDir();
   const written: string[] = [];
