@@ -34,6 +34,11 @@ function readToSend(dir: string, path: string): Promise<Local> {
   );
 }
 
+/** The most files one listing shows (the Worker's bmad-files list): a folder holding more directly cannot be walked. */
+const MAX_LISTED = 1000;
+
+const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
+
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */
 const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
 
@@ -84,6 +89,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
   const suspects: Array<{ sha256: string; refusal: Refusal }> = [];
+  // Each folder's files on the remote, directly in it: what a new file is counted with.
+  const inFolder = new Map<string, number>();
+  for (const path of remote.keys()) inFolder.set(folderOf(path), (inFolder.get(folderOf(path)) ?? 0) + 1);
   const pullFirst = () => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
   for (const [i, path] of paths.entries()) {
     const local = locals[i]!;
@@ -143,6 +151,14 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       else refusals.push({ path, reason: was, fix });
       continue;
     }
+    // A new file in a folder that holds the most files one listing shows directly stays here: past it, no pull or push
+    // could list that folder again (review 102: 4,773 files in one folder stopped both for good).
+    const folder = folderOf(path);
+    if (!now && (inFolder.get(folder) ?? 0) >= MAX_LISTED) {
+      report.add("held", path, `${folder} holds ${MAX_LISTED} files, the most sync lists in one folder: put it in a subfolder`);
+      continue;
+    }
+    if (!now) inFolder.set(folder, (inFolder.get(folder) ?? 0) + 1);
     steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added" });
   }
   // A remote change that is this very content is no conflict.

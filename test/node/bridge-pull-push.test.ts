@@ -814,6 +814,22 @@ it("holds back what the remote takes no change to, and sends the rest (review 10
   expect(written).toEqual(["_bmad-output/new1.md"]);
 }, 60_000);
 
+it("holds back a new file in a folder that holds the most files sync lists in one (review 102)", async () => {
+  const target = fakeDir();
+  const written: string[] = [];
+  const remote = await startFake([...numbered("_bmad-output/many/", 1000), "_bmad-output/plan.md"], { written });
+  // A folder pulled from it (its state, not its 1,000 files: a pull reads each).
+  mkdirSync(join(target, ".bmad-mcp"), { recursive: true });
+  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [] })}\n`);
+  mkdirSync(join(target, "_bmad-output/many"), { recursive: true });
+  writeFileSync(join(target, "_bmad-output/many/new.md"), "# n\n");
+  writeFileSync(join(target, "_bmad-output/new.md"), "# n\n");
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain("held     _bmad-output/many/new.md (_bmad-output/many/ holds 1000 files, the most sync lists in one folder: put it in a subfolder)");
+  expect(written).toEqual(["_bmad-output/new.md"]);
+}, 60_000);
+
 it("pushes new files only from BMAD's own folders, whatever the remote listed, and never a file that holds secrets", async () => {
   const target = fakeDir();
   const written: string[] = [];
