@@ -13,15 +13,20 @@ function showBoard(result: ToolResult): void {
   const board = result.structuredContent as unknown as Board;
   const move = async (story: string, status: string) => {
     const out = await app.callTool("bmad-board", { project: board.project, story, status, if_version: board.version });
-    if (out.isError) root.prepend(errorBox(resultText(out)));
-    else showBoard(out);
+    if (!out.isError) return showBoard(out);
+    // Refused (the file changed since this board): the board as it is now, under why (review 101: the card stayed where
+    // it was chosen, and every later move was refused).
+    showBoard(await app.callTool("bmad-board", { project: board.project }));
+    root.prepend(errorBox(resultText(out)));
   };
   const card = (s: { key: string; status: string; written?: string }) => {
     // A card can move to the board's own statuses only (the "other" column is where a file's unknown one is shown).
     const targets = board.columns.filter((c) => c !== "other");
-    const select = h("select", { "aria-label": `Move ${s.key}`, change: (e) => void move(s.key, (e.target as HTMLSelectElement).value) }, ...(targets.includes(s.status) ? [] : [h("option", { value: "", disabled: "" }, "move to…")]), ...targets.map((c) => h("option", { value: c }, c)));
+    // Chosen, then moved with the button: a focused select changes with each arrow key (review 101: one key moved it).
+    const button = h("button", { type: "button", disabled: "", click: () => void move(s.key, select.value) }, "Move");
+    const select = h("select", { "aria-label": `Status of ${s.key}`, change: () => (button.disabled = !select.value || select.value === s.status) }, ...(targets.includes(s.status) ? [] : [h("option", { value: "", disabled: "" }, "move to…")]), ...targets.map((c) => h("option", { value: c }, c)));
     select.value = targets.includes(s.status) ? s.status : "";
-    return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), s.written ? h("span", { class: "meta" }, ` (${s.written})`) : null, select);
+    return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), s.written ? h("span", { class: "meta" }, ` (${s.written})`) : null, select, button);
   };
   show(
     root,

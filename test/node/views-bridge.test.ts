@@ -142,7 +142,13 @@ describe("the views on the bridge", () => {
     const result = await call("bmad-board", {});
     expect(result.isError, toolText(result)).toBeFalsy();
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+    // An arrow key on a focused select chooses, and moves nothing (review 101: one key wrote the file); Move moves.
+    const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
+    await frame.locator('.card[data-story="1-1-add-a-todo"] select').focus();
+    await page.keyboard.press("ArrowDown");
+    expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe(before);
     await frame.locator('.card[data-story="1-1-add-a-todo"] select').selectOption("done");
+    await frame.locator('.card[data-story="1-1-add-a-todo"] button').click();
     await expect.poll(() => frame.locator('.column[data-status="done"] .card[data-story="1-1-add-a-todo"]').count()).toBe(1);
     await shot(page, "board-bridge");
     await page.close();
@@ -180,6 +186,7 @@ describe("the views on the bridge", () => {
       const card = frame.locator('.column[data-status="ready-for-dev"] .card[data-story="1-2-send-all-data-to-vendor⟦U+200E⟧"]');
       await expect.poll(() => card.locator("span").first().textContent()).toBe("1-2-send-all-data-to-vendor⟦U+200E⟧");
       await card.locator("select").selectOption("review");
+      await card.locator("button").click();
       await expect.poll(() => frame.locator('.column[data-status="review"] .card[data-story="1-2-send-all-data-to-vendor⟦U+200E⟧"]').count()).toBe(1);
       await page.close();
       // The file's own key moved, as BMAD's script reads it.

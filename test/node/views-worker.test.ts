@@ -218,9 +218,19 @@ describe("the views on the Worker", () => {
     const story = board.epics[0]!.stories.find((s) => s.status !== "review")!;
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-board")).html, result, call(ada));
     await frame.locator(`.card[data-story="${story.key}"] select`).selectOption("review");
+    await frame.locator(`.card[data-story="${story.key}"] button`).click();
     await expect.poll(() => frame.locator(`.column[data-status="review"] .card[data-story="${story.key}"]`).count()).toBe(1);
     await shot(page, "board-worker");
+    // Changed elsewhere since: a move is refused, and the board shows the file as it is now, under why (review 101).
+    const shown = await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: `${IMPL}/sprint-status.yaml` } });
+    const now = toolText({ content: (shown.content as Array<{ text: string }>).slice(1) });
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: `${IMPL}/sprint-status.yaml`, content: now.replace(`${story.key}: review`, `${story.key}: done`) } });
+    await frame.locator(`.card[data-story="${story.key}"] select`).selectOption("in-progress");
+    await frame.locator(`.card[data-story="${story.key}"] button`).click();
+    await expect.poll(() => frame.locator(".error").count()).toBe(1);
+    await expect.poll(() => frame.locator(`.column[data-status="done"] .card[data-story="${story.key}"]`).count()).toBe(1);
     await page.close();
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: `${IMPL}/sprint-status.yaml`, content: now } });
 
     const read = await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: `${IMPL}/sprint-status.yaml` } });
     const yaml = toolText({ content: (read.content as Array<{ text: string }>).slice(1) });

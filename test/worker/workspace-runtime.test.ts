@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILES } from "../../src/core/workspace/limits.js";
 import { seed } from "./setup.js";
-import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -369,6 +369,22 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const personas = await run(`uv run {skill-root}/scripts/resolve_personas.py --project-root ${root} --skill {skill-root}`);
     expect(personas.structured.exit_code, personas.text).toBe(0);
     expect(JSON.parse(personas.structured.stdout)).toMatchObject({ party_mode_found: true, agents_resolved: true, parties: expect.arrayContaining([expect.objectContaining({ id: "code-review-crew" })]) });
+  });
+});
+
+describe("the project map", () => {
+  it("knows the work done and what comes next from every document, however many sort before it (review 101)", async () => {
+    const name = unique("map");
+    await ada.project({ action: "create", name });
+    const final = (title: string) => `---\ntitle: ${title}\nstatus: final\n---\n# ${title}\n`;
+    await ada.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/prds/prd-x/prd.md", content: final("PRD") });
+    // 45 stories, whose folder sorts before the PRD's: the 40 shown were all stories, and "next" asked for a PRD.
+    for (let i = 1; i <= 45; i++) await ada.files({ action: "write", project: name, path: `_bmad-output/implementation-artifacts/1-${i}-story.md`, content: `# Story ${i}\n` });
+    const map = JSON.parse((await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text()).replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { next?: { skill: string }; phases: Array<{ workflows: Array<{ skill: string; done: boolean }>; artifacts: Array<{ path: string }> }> } } };
+    const { next, phases } = map.result.structuredContent;
+    expect(phases.flatMap((p) => p.workflows).find((w) => w.skill === "bmad-prd")?.done).toBe(true);
+    expect(next?.skill).not.toBe("bmad-prd");
+    expect(phases.flatMap((p) => p.artifacts).map((a) => a.path)).toContain("_bmad-output/planning-artifacts/prds/prd-x/prd.md");
   });
 });
 

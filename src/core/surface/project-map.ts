@@ -45,26 +45,48 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`))).sort();
   const listed = (await Promise.all(roots.map((r) => files.list(`${r}/**`)))).flatMap((l) => (l.ok ? l.value : []));
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
-  const memlogPaths = listed.filter((f) => f.path.endsWith("/.memlog.md") || f.path === ".memlog.md");
-  const [artifacts, memlogs] = await Promise.all([described(files, docs.slice(0, MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).
+  const memlogPaths = listed.filter((f) => f.path.endsWith("/.memlog.md") || f.path === ".memlog.md").sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
+  // Which workflows wrote something is known from every document's path; the documents shown are taken from each
+  // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
+  const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
+  const [artifacts, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const wrote = new Set(ownerOf.values());
 
   const ordered = [...new Set(rows.map((r) => r.phase).filter((p) => p && p !== ANYTIME))].sort((a, b) => a.localeCompare(b));
   if (rows.some((r) => r.phase === ANYTIME)) ordered.push(ANYTIME);
   const byRow = new Map<HelpRow, MapArtifact[]>();
   const other: MapArtifact[] = [];
   for (const artifact of artifacts) {
-    const row = ownerRow(artifact.path, rows, folderOf);
+    const row = ownerOf.get(artifact.path);
     if (row) byRow.set(row, [...(byRow.get(row) ?? []), artifact]);
     else other.push(artifact);
   }
   const phases = ordered.map((phase) => {
     const own = rows.filter((r) => r.phase === phase);
     const seen = new Set<string>();
-    const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && byRow.has(o)) }));
+    const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && wrote.has(o)) }));
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
   const next = phases.filter((p) => p.phase !== ANYTIME).flatMap((p) => p.workflows.filter((w) => w.required && !w.done).map((w) => ({ skill: w.skill, title: w.title, phase: p.phase })))[0];
   return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS) };
+}
+
+/** Up to `max` of `items`, one of each group in turn, in the items' order. */
+function inTurn<T, G>(items: T[], groupOf: (item: T) => G, max: number): T[] {
+  const groups = new Map<G, number[]>();
+  items.forEach((item, i) => {
+    const group = groups.get(groupOf(item));
+    if (group) group.push(i);
+    else groups.set(groupOf(item), [i]);
+  });
+  const chosen: number[] = [];
+  for (let round = 0; chosen.length < max; round++) {
+    const before = chosen.length;
+    for (const group of groups.values()) if (round < group.length && chosen.length < max) chosen.push(group[round]!);
+    if (chosen.length === before) break;
+  }
+  return chosen.sort((a, b) => a - b).map((i) => items[i]!);
 }
 
 /** The row a document belongs to: of those whose folder holds it, the one whose outputs' words its name shares most. */
