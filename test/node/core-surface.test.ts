@@ -274,6 +274,22 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
   expect(performance.now() - started).toBeLessThan(5_000);
 });
 
+it("holds back a settings block's secret in a document and a form field's value, and a design doc's example stays (review 102)", () => {
+  for (const text of [
+    "```yaml\nservices:\n  db:\n    environment:\n      POSTGRES_PASSWORD: acmeprod2024\n```\n",
+    "```yaml\nenvironment:\n  - POSTGRES_PASSWORD=acmeprod2024\n```\n",
+    "```env\nDB_PASSWORD=hunter2prod\n```\n",
+    '```json\n{ "apiKey": "abc123def456" }\n```\n',
+    "```xml\n<settings><password>hunter2prod</password></settings>\n```\n",
+    '<form><input type="password" name="password" value="acmeProd2024!"></form>',
+  ]) expect(holdsShapedSecret(text), text).toBe(true);
+  for (const text of [
+    "```yaml\nauth:\n  password_policy: strong\n  max_tokens: 4000\n  jwt_secret: ${JWT_SECRET}\n  password_min_length: 12\n  api_key: <your-key>\n  token: TOKEN_ENV_NAME\n```\n",
+    "```ts\nconst secret = 'abc';\n```\n",
+    '<input type="password" name="password" placeholder="Password">',
+  ]) expect(holdsShapedSecret(text), text).toBe(false);
+});
+
 it("judges review 56's new shapes in linear time", () => {
   const started = performance.now();
   for (const text of ['"a":"'.repeat(200_000), '"a'.repeat(500_000), "a=".repeat(500_000), "password=abc ".repeat(80_000), `${"a.".repeat(500_000)}!=x`, "\r".repeat(1_000_000), `"${"a".repeat(1_000_000)}`, `tskey-${"a-".repeat(500_000)}`, `setx ${"a ".repeat(500_000)}`]) {

@@ -134,7 +134,7 @@ export function isSecretValue(value: unknown): boolean {
  *  not by the words around it: a PRD says "password:" where it means the field, never the secret. Word by word and line
  *  by line: linear. */
 export function holdsShapedSecret(text: string): boolean {
-  if (holdsPrivateKey(text) || linesGiveSecret(text) || quotesSecret(text) || wordsAssignSecret(text)) return true;
+  if (holdsPrivateKey(text) || linesGiveSecret(text) || quotesSecret(text) || wordsAssignSecret(text) || fenceGivesSecret(text) || inputGivesSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
     (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
@@ -215,6 +215,46 @@ function linesGiveSecret(text: string): boolean {
   }
   return false;
 }
+/** A fenced block of a settings language (```yaml, json, toml, ini, properties, env, xml): a key that names a secret
+ *  given a value in it is a config's secret, however plain the value (review 102: a compose file's
+ *  `POSTGRES_PASSWORD: acmeprod2024` in an architecture doc went, where the same text as a .yaml file is held); a key
+ *  that says what a secret is for (`password_policy`), a placeholder or a variable's name is none, as in a design doc's
+ *  example. One pass over the lines: linear. */
+const SETTINGS_FENCE = /^(ya?ml|json[c5]?|toml|ini|properties|env|dotenv|conf|cfg|xml)$/i;
+function fenceGivesSecret(text: string): boolean {
+  if (!text.includes("```") && !text.includes("~~~")) return false;
+  let fence: { mark: string; settings: boolean; xml?: string[] } | undefined; // another language's block: passed over
+  for (const line of lines(text)) {
+    if (!fence) {
+      const open = /^\s*(```+|~~~+)\s*([\w.+-]*)/.exec(line);
+      if (open) fence = { mark: open[1]!, settings: SETTINGS_FENCE.test(open[2]!), ...(/^xml$/i.test(open[2]!) ? { xml: [] } : {}) };
+      continue;
+    }
+    if (line.trim().startsWith(fence.mark)) {
+      if (fence.xml && xmlHoldsSecrets(fence.xml.join("\n"))) return true;
+      fence = undefined;
+    } else if (fence.xml) fence.xml.push(line);
+    else if (fence.settings && fenceLineGivesSecret(line)) return true;
+  }
+  return false;
+}
+function fenceLineGivesSecret(line: string): boolean {
+  const kv = KEY_VALUE.exec(line.replace(/^\s*(export\s+|-\s+|[{[,]\s*)*/, ""));
+  if (!kv) return false;
+  const value = unquoted(kv[2]!.trim().replace(/,$/, "").trim());
+  return namesSecretField(kv[1]!.trim()) && isGivenSecret(value) && !ENV_NAME.test(value) && !/^[[{]/.test(value);
+}
+
+/** An HTML form's field named for a secret with a value (`<input name="password" value="…">`). Tag by tag: linear. */
+function inputGivesSecret(text: string): boolean {
+  if (!/<input/i.test(text)) return false;
+  for (const [, , attributes = ""] of text.matchAll(/<(input)(\s[^<>]*)?>/gi)) {
+    const attrs = new Map([...attributes.matchAll(XML_ATTRIBUTE)].map(([, name, double, single]) => [name!.toLowerCase(), double ?? single ?? ""]));
+    if ([attrs.get("name"), attrs.get("id")].some((n) => n && namesSecretField(n)) && isGivenSecret(attrs.get("value") ?? "")) return true;
+  }
+  return false;
+}
+
 /** A line of a Gherkin scenario (a story's acceptance criteria, a test design). */
 const GHERKIN = /^[\s>*+-]*(scenario( outline)?|examples|background|given|when|then|and|but)\b/i;
 /** Values test code and test data give a secret's name. */
