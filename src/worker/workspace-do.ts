@@ -300,7 +300,11 @@ export class WorkspaceProject extends DurableObject {
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
     const others = paths.map((path, i) => {
       const data = files[i];
-      return (versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data).others : undefined) ?? null;
+      if (!versions[i] || !(data instanceof Uint8Array)) return null;
+      // A member's change that only removed lines is theirs too (review 104: a dropped "never" reversed the owner's
+      // customization, rendered with no note), as a pull leaves it (review 62).
+      const seen = this.othersIn(path, caller, g.access, undefined, data);
+      return seen.others ?? (seen.changed_by_other ? [{ by: this.files.head(path)!.author, lines: "some" }] : null);
     });
     named.push(others);
     // Installer answers someone else last set, rendered into the skill as config values.

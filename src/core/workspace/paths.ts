@@ -24,6 +24,9 @@ export function leadsOutOf(root: string, value: string): boolean {
   // Judged with escaped and backward slashes as slashes: a misspelt one a model may "fix" into a real URI leads out too
   // (review 73: `bmad:/projects/other`, `bmad:%2F%2Fprojects/other`, `bmad:/\projects/other`).
   const plain = value.replace(/%2f|%5c|\\/gi, "/");
+  // The caller's delivery sessions are theirs, not the project's (review 104: a member's `file:` fact loaded the owner's
+  // private session artifact into a shared project's PRD).
+  if (/bmad:\/*sessions\//i.test(plain) || /\/\/sessions\//i.test(plain)) return true;
   const past = (at: number, length: number) => /[^\s/"'`)\]]/.test(plain[at + length] ?? "");
   for (const scheme of plain.matchAll(/bmad:\/*projects\//gi)) if (!plain.startsWith(root, scheme.index) || past(scheme.index, root.length)) return true;
   const tail = root.slice(root.indexOf("//"));
