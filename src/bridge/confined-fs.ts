@@ -88,15 +88,18 @@ function inGitStore(realRoot: string, path: string, rel: string, through = ""): 
   for (let dir = dirname(path); isInside(realRoot, dir); dir = dirname(dir)) {
     // lstat: git takes a HEAD link to `refs/…` without following it, so a dangling one counts (review 93). A path
     // through a file (ENOTDIR) has none: the write then fails on its own, naming why.
-    if (holdsEntry(join(dir, "HEAD"))) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
+    if (holdsHead(join(dir, "HEAD"))) return failure("outside", rel, `lands inside a folder git takes for a repository's store (${posixRelative(realRoot, join(dir, "HEAD")) || "HEAD"}${through}): its config there runs commands on the next git command, so tools never change it. The user does.`);
     if (dir === realRoot) break;
   }
   return undefined;
 }
 
-const holdsEntry = (path: string): boolean => {
+/** Whether a HEAD git reads is at `path`: a file or a link, never a folder (review 105: a refused write's `HEAD/`
+ *  folder stopped every later write beside it). */
+const holdsHead = (path: string): boolean => {
   try {
-    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+    const info = lstatSync(path, { throwIfNoEntry: false });
+    return info !== undefined && !info.isDirectory();
   } catch {
     return false;
   }

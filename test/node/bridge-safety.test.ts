@@ -116,6 +116,8 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     }
     await run("git", ["status", "--short"], { cwd: join(dir, "notes") }).catch(() => undefined);
     expect(existsSync(marker)).toBe(false);
+    // A folder named HEAD makes no store, and stops nothing beside it (review 105: a refused write left one that did).
+    for (const path of ["drafts/HEAD/notes.md", "drafts/plan.md"]) expect((await files(client, { action: "write", path, content: "x\n" })).isError, path).toBe(false);
     // A store already there (a bare clone in the repository): nothing below it changes, by bmad-files or a script.
     await run("git", ["init", "-q", "--bare", join(dir, "vendored.git")]);
     for (const path of ["vendored.git/config", "vendored.git/hooks/post-update", "vendored.git/refs/x.md"]) {
