@@ -139,7 +139,7 @@ function node(w: DocWriter, v: YValue, indent: number, simpleKey: boolean): void
       if (i) w.indicator(",", false);
       const value = shown(w, item.value);
       const single = value.kind === "map" && value.flow && written(value).length === 1 && !value.anchor;
-      if (single) flowPair(w, written(value)[0]!, indent);
+      if (single) flowPair(w, written(value)[0]!, indent, written(value)[0] === value.merge?.item);
       else node(w, value, indent, false);
     });
     w.indicator("]", false);
@@ -147,14 +147,18 @@ function node(w: DocWriter, v: YValue, indent: number, simpleKey: boolean): void
     w.indicator("{", true, true);
     written(v).forEach((item, i) => {
       if (i) w.indicator(",", false);
-      flowPair(w, item, indent);
+      flowPair(w, item, indent, item === v.merge?.item);
     });
     w.indicator("}", false);
   }
 }
 
-function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: number): void {
-  scalarOrFlow(w, item.key, indent, true);
+/** A flow map's pair; its merge key written plain, as in a block map (review 105: quoted `'<<'`, no merge to ruamel). */
+function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: number, isMerge: boolean): void {
+  if (isMerge) {
+    w.indent = indent;
+    plain(w, "<<", false);
+  } else scalarOrFlow(w, item.key, indent, true);
   w.indicator(":", false);
   node(w, shown(w, item.value), indent, false);
 }

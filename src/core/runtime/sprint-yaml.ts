@@ -141,11 +141,14 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const anchors = new Map<string, YValue>();
   // Where a tab may stand: in a quoted or block scalar, or a flow collection (ruamel skips tabs there only).
   const tabSpans: Array<[number, number]> = [];
+  // The values merge keys take in, counted over the file (review 105: 2,000 aliases of 3,000 keys took 46 s).
+  const mergeBudget = { left: SPRINT_MAX_ENTRIES };
 
   const scalar = (node: Scalar): YScalar => {
     const style = STYLES[node.type ?? "PLAIN"] ?? "";
     if (style) tabSpans.push([node.range![0], node.range![1]]);
-    const raw = String(node.value ?? "");
+    // The yaml package reads `!!merge <<` as a symbol: its text is `<<` (review 105: written back as `Symbol(<<)`).
+    const raw = typeof node.value === "symbol" ? (node.value.description ?? "") : String(node.value ?? "");
     let tag: ScalarTag = "str";
     const explicit = node.tag;
     if (explicit) tag = explicit === `${CORE}int` ? "int" : explicit === `${CORE}float` ? "float" : explicit === `${CORE}bool` ? "bool" : explicit === `${CORE}null` ? "null" : "str";
@@ -191,7 +194,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
         keys.add(key);
         map.items.push(entry);
       }
-      if (map.merge) merge(map, map.merge.item.value);
+      if (map.merge) merge(map, map.merge.item.value, mergeBudget);
       out = map;
     } else if (node instanceof YAMLSeq) {
       const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow), ...props(node) };
@@ -262,17 +265,24 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
 }
 
 /** A plain `<<` key: YAML's merge, which ruamel applies (review 97: the port kept `<<` as a key of its own). */
-const isMergeKey = (key: unknown): boolean => key instanceof Scalar && (key.type ?? "PLAIN") === "PLAIN" && key.value === "<<" && (!key.tag || key.tag === `${CORE}merge`);
+const isMergeKey = (key: unknown): boolean =>
+  key instanceof Scalar && (key.type ?? "PLAIN") === "PLAIN" && (key.value === "<<" || (typeof key.value === "symbol" && key.value.description === "<<")) && (!key.tag || key.tag === `${CORE}merge`);
 
 /** add_yaml_merge: each merged map's keys the map lacks, after its own, first map first. */
-function merge(map: YMapNode, value: YValue): void {
+function merge(map: YMapNode, value: YValue, budget: { left: number }): void {
   const d = value.kind === "alias" ? value.target : value;
   const sources = d.kind === "seq" ? d.items.map((i) => (i.value.kind === "alias" ? i.value.target : i.value)) : [d];
   if (d.kind !== "seq" && d.kind !== "map") throw new PyError("ConstructorError", "expected a mapping or list of mappings for merging, but found scalar");
+  // Keys looked up in a set, not the list: each source's each key against every key was the cube of the file.
+  const has = new Set(map.items.map((i) => `${i.key.tag}\0${i.key.text}`));
   for (const source of sources) {
     if (source.kind !== "map") throw new PyError("ConstructorError", `expected a mapping for merging, but found ${source.kind === "seq" ? "sequence" : "scalar"}`);
+    if ((budget.left -= source.items.length) < 0) throw new PyError("ConstructorError", `the file's merge keys (<<) take in more than ${SPRINT_MAX_ENTRIES} values, far past any sprint's; write the values out`);
     for (const { key, value } of source.items) {
-      if (!map.items.some((i) => i.key.tag === key.tag && i.key.text === key.text)) map.items.push({ key, value, merged: true });
+      const name = `${key.tag}\0${key.text}`;
+      if (has.has(name)) continue;
+      has.add(name);
+      map.items.push({ key, value, merged: true });
     }
   }
 }
