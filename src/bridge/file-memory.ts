@@ -228,7 +228,6 @@ export class FileMemory implements ProjectMemory {
   }
 }
 
-
 /** Each memory of a hand-edited file credited to whoever else wrote its lines, as the remote said when the file was
  *  pulled (review 92: a collaborator's memory, pulled, was recalled here as the user's own). A structured file's are
  *  credited by id (SyncedFile.memories_by). */
