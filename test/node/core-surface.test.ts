@@ -477,6 +477,8 @@ it("refuses a sprint file whose aliases expand it past any sprint's (review 19: 
   const started = performance.now();
   expect(loadYaml(bomb)).toEqual({ error: "the file's aliases (*name) expand it past 30000 values, far past any sprint's; write the values out, or remove the aliases" });
   expect(performance.now() - started).toBeLessThan(1000);
+  // Nor an alias of a long text, printed whole each time (review 106: 132 KB printed 225 MB, then past V8's strings).
+  expect(loadYaml(`big: &a "${"x".repeat(25_000)}"\ndevelopment_status:\n${Array.from({ length: 9_000 }, (_, i) => `  k${i}: *a`).join("\n")}\n`)).toEqual({ error: "the file's aliases (*name) expand its text past 16 MiB, far past any sprint's; write the values out, or remove the aliases" });
   // Aliases as people use them still load.
   expect(loadYaml("base: &b {status: done}\ndevelopment_status:\n  1-1-a: *b\n")).toHaveProperty("doc");
 });

@@ -220,6 +220,8 @@ describe("sprint_status.py", () => {
       upd(`${F.HEAD}${F.STAMPS.map((stamp, i) => `t${i}: ${stamp}`).join("\n")}\ndevelopment_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
       upd(`${F.HEAD}development_status: &d\n  epic-1-retrospective: optional\nother: *d\nmeta: &m\n  k: 1\n`, "--set-retro-done"),
       upd(F.MERGED, "--set-retro-done"),
+      // An anchored scalar the run replaces, aliased elsewhere: the alias is written in full, anchored (review 106).
+      upd(`${F.HEAD.replace(/^last_updated: /m, "last_updated: &l ")}development_status:\n  epic-1-retrospective: optional\nother: *l\n`, "--set-retro-done", "--date", "08-01-2026 14:30"),
       // A merge in a flow map, and one tagged !!merge, written back as merges (review 105: `'<<'` and `Symbol(<<)`).
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status: {<<: *b, epic-1-retrospective: optional}\n", "--set-retro-done"),
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status:\n  !!merge <<: *b\n  epic-1-retrospective: optional\n", "--set-retro-done"),

@@ -49,7 +49,13 @@ function count(refs: Map<YValue, number>, v: YValue): void {
  *  its anchor left `*d` dangling. */
 function shown(w: DocWriter, v: YValue): YValue {
   const target = targetOf(v);
-  if (target.kind === "scalar") return v;
+  // A scalar keeps its anchor as read; where its anchor's site was replaced, the first alias writes it in full there,
+  // anchored, as ruamel moves it (review 106: `last_updated: &l …` with `*l` elsewhere left `*l` dangling).
+  if (target.kind === "scalar") {
+    if (v.kind === "alias" && !w.written.has(target)) v = target;
+    w.written.add(target);
+    return v;
+  }
   const name = target.anchor ?? "id001";
   if (w.written.has(target)) return { kind: "alias", name, target };
   w.written.add(target);

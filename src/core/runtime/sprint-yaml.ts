@@ -250,6 +250,11 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   if (root !== null && expandedSize(root, new Map()) > SPRINT_MAX_ENTRIES) {
     return { error: `the file's aliases (*name) expand it past ${SPRINT_MAX_ENTRIES} values, far past any sprint's; write the values out, or remove the aliases` };
   }
+  // Nor past a sprint's text: an alias of a long one is that long each time it is printed (review 106: 9,000 aliases
+  // of 25,000 characters printed 225 MB, then past V8's longest string).
+  if (root !== null && expandedText(root, new Map()) > MAX_EXPANDED_TEXT) {
+    return { error: `the file's aliases (*name) expand its text past ${MAX_EXPANDED_TEXT / MIB} MiB, far past any sprint's; write the values out, or remove the aliases` };
+  }
   const sorted = [...new Set(tokenStarts)].sort((a, b) => a - b);
   let next = 0;
   for (const slot of slots.sort((a, b) => a.end - b.end)) {
@@ -310,6 +315,23 @@ function strayTab(text: string, spans: Array<[number, number]>): boolean {
 const isEmpty = (node: YNode | null | undefined): boolean => node == null || node.range![0] === node.range![1];
 
 /** How many values `v` is with its aliases expanded, each node's count kept (`sizes`): linear in the nodes. */
+const MIB = 1024 * 1024;
+/** The text a file's values may hold with its aliases expanded: a sprint status holds at most 256 KiB of its own. */
+const MAX_EXPANDED_TEXT = 16 * MIB;
+
+/** The characters of `v`'s text with its aliases expanded, counted once a node, past the bound only "too many". */
+function expandedText(v: YValue, sizes: Map<YValue, number>): number {
+  const known = sizes.get(v);
+  if (known !== undefined) return known;
+  let size = v.kind === "scalar" ? v.text.length : 0;
+  if (v.kind === "alias") size = expandedText(v.target, sizes);
+  else if (v.kind === "map") for (const item of v.items) size += expandedText(item.key, sizes) + expandedText(item.value, sizes);
+  else if (v.kind === "seq") for (const item of v.items) size += expandedText(item.value, sizes);
+  size = Math.min(size, MAX_EXPANDED_TEXT + 1);
+  sizes.set(v, size);
+  return size;
+}
+
 function expandedSize(v: YValue, sizes: Map<YValue, number>): number {
   const known = sizes.get(v);
   if (known !== undefined) return known;
