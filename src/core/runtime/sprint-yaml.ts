@@ -247,12 +247,13 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   if (strayTab(text, tabSpans)) return { error: "while scanning for the next token\nfound character '\\t' that cannot start any token" };
   // Aliases are kept as references, and every script's answer expands them (json.dumps of a story's value): a 943-byte
   // file of nested aliases expanded past 4 GB and ended the bridge (review 19). Counted once, each node by its size.
-  if (root !== null && expandedSize(root, new Map()) > SPRINT_MAX_ENTRIES) {
+  const [values, chars] = root === null ? [0, 0] : expanded(root, new Map());
+  if (values > SPRINT_MAX_ENTRIES) {
     return { error: `the file's aliases (*name) expand it past ${SPRINT_MAX_ENTRIES} values, far past any sprint's; write the values out, or remove the aliases` };
   }
   // Nor past a sprint's text: an alias of a long one is that long each time it is printed (review 106: 9,000 aliases
   // of 25,000 characters printed 225 MB, then past V8's longest string).
-  if (root !== null && expandedText(root, new Map()) > MAX_EXPANDED_TEXT) {
+  if (chars > MAX_EXPANDED_TEXT) {
     return { error: `the file's aliases (*name) expand its text past ${MAX_EXPANDED_TEXT / MIB} MiB, far past any sprint's; write the values out, or remove the aliases` };
   }
   const sorted = [...new Set(tokenStarts)].sort((a, b) => a - b);
@@ -319,28 +320,21 @@ const MIB = 1024 * 1024;
 /** The text a file's values may hold with its aliases expanded: a sprint status holds at most 256 KiB of its own. */
 const MAX_EXPANDED_TEXT = 16 * MIB;
 
-/** The characters of `v`'s text with its aliases expanded, counted once a node, past the bound only "too many". */
-function expandedText(v: YValue, sizes: Map<YValue, number>): number {
+/** A value's size with its aliases expanded: its values, and its text's characters; counted once a node, each past
+ *  its bound only "too many", so that no sum grows without end. */
+function expanded(v: YValue, sizes: Map<YValue, [number, number]>): [number, number] {
   const known = sizes.get(v);
-  if (known !== undefined) return known;
-  let size = v.kind === "scalar" ? v.text.length : 0;
-  if (v.kind === "alias") size = expandedText(v.target, sizes);
-  else if (v.kind === "map") for (const item of v.items) size += expandedText(item.key, sizes) + expandedText(item.value, sizes);
-  else if (v.kind === "seq") for (const item of v.items) size += expandedText(item.value, sizes);
-  size = Math.min(size, MAX_EXPANDED_TEXT + 1);
-  sizes.set(v, size);
-  return size;
-}
-
-function expandedSize(v: YValue, sizes: Map<YValue, number>): number {
-  const known = sizes.get(v);
-  if (known !== undefined) return known;
-  let size = 1;
-  if (v.kind === "alias") size = expandedSize(v.target, sizes);
-  else if (v.kind === "map") for (const item of v.items) size += expandedSize(item.key, sizes) + expandedSize(item.value, sizes);
-  else if (v.kind === "seq") for (const item of v.items) size += expandedSize(item.value, sizes);
-  // Past the bound a count is only "too many": no sum grows without end.
-  size = Math.min(size, SPRINT_MAX_ENTRIES + 1);
+  if (known) return known;
+  let [values, text] = [1, v.kind === "scalar" ? v.text.length : 0];
+  const add = (child: YValue) => {
+    const [n, t] = expanded(child, sizes);
+    values += n;
+    text += t;
+  };
+  if (v.kind === "alias") [values, text] = expanded(v.target, sizes);
+  else if (v.kind === "map") for (const item of v.items) (add(item.key), add(item.value));
+  else if (v.kind === "seq") for (const item of v.items) add(item.value);
+  const size: [number, number] = [Math.min(values, SPRINT_MAX_ENTRIES + 1), Math.min(text, MAX_EXPANDED_TEXT + 1)];
   sizes.set(v, size);
   return size;
 }
