@@ -125,7 +125,8 @@ const resolveCustomization = (d: Door, l: Lifecycle, text: string) => runUnlessR
 /** Activation, the same in most 6.12 skills: resolve customization, load the module's config. */
 async function activate(d: Door, l: Lifecycle, text: string): Promise<void> {
   await resolveCustomization(d, l, text);
-  await d.read("_bmad/bmm/config.yaml");
+  // Unless the text says it was read, its values filled in (the remote's and the bridge's renders).
+  if (!/config\.yaml`[^\n]*\(read here/.test(text)) await d.read("_bmad/bmm/config.yaml");
 }
 
 const at = (d: Door, path: string) => `${d.root}/${path}`;

@@ -56,6 +56,8 @@ describe("rendering against a workspace", () => {
     expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
     expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
     expect(prd).toContain(`1. Resolve customization: \`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --project-root ${root} --key workflow\` (already run here: its values are filled in throughout).`);
+    // Nor the module's config, whose values it filled in (review 107: read in every skill, and a config.user.yaml none has).
+    expect(prd).toContain(`Load \`${root}/_bmad/bmm/config.yaml\` (+ \`config.user.yaml\` if present) (read here: its values are filled in throughout).`);
     // What a literal model runs: every uv run line not marked. None of them resolves this skill's customization again.
     const toRun = [...prd.matchAll(/`(uv run [^`]*)`(?! \(already run here)/g)].map((m) => m[1]!);
     expect(toRun.some((line) => line.includes("memlog.py init"))).toBe(true);
@@ -213,6 +215,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // The file's text comes whole in a block of its own, after the line about it: read, edit, write back.
     const read = (await ada.client.callTool({ name: TOOL.bmadFiles, arguments: { action: "read", project, path: `${root}/${run}/a.md` } })).content as Array<{ text: string }>;
     expect(read.map((block) => block.text)).toEqual([expect.stringMatching(new RegExp(`^\\[${run}/a\\.md, version 1, 4 bytes, by `)), "# A\n"]);
+    // The root itself, without its slash (review 107: "fill in {project-root}", and its URI "another project").
+    for (const path of ["{project-root}", root, `/projects/${project}`]) expect((await ada.files({ action: "list", project, path })).structured.total, path).toBeGreaterThan(2);
     const elsewhere = await ada.files({ action: "write", project, path: `bmad://projects/not-${project}/x.md`, content: "x" });
     expect(elsewhere.text).toMatch(/"path" is in another project than/);
     const unbound = await ada.files({ action: "write", project, path: "{doc_workspace}/prd.md", content: "x" });

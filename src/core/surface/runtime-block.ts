@@ -63,6 +63,9 @@ export function markResolved(text: string, ctx: SkillRender): string {
       const printed = dumps(selectKeys(ctx.customization, [key]), { ensureAscii: false });
       return printed.length <= 300 ? `${span}${RUN_MARK}: it printed ${printed})` : span;
     })
+    // A module's config.yaml to load: the render filled its values in throughout (review 107: a literal model read it
+    // again in every skill, and the config.user.yaml beside it that none has).
+    .replace(/`([^`\n]*\/_bmad\/[\w-]+\/config\.yaml)`( \(\+ `config\.user\.yaml` if present\))?/g, (span, path: string) => (path.startsWith(`${ctx.projectRoot}/`) ? `${span}${CONFIG_READ}` : span))
     // The central config's values a render fills in throughout (`From the merged JSON resolve {user_name}, …`); a line
     // for another part of it (`--key agents`, the roster) is left to run (review 98: 2.7 KB a literal model read again).
     .replace(/`uv run [^`\n]*resolve_config\.py --project-root (\S+)( --key core)?`/g, (span, root: string) => (root === ctx.projectRoot ? `${span}${ALREADY_RUN}` : span))
@@ -74,6 +77,7 @@ export function markResolved(text: string, ctx: SkillRender): string {
 const PATHS_FILLED = " (done here: the paths below are filled in; run the line as written)";
 
 const RUN_MARK = " (already run here";
+const CONFIG_READ = " (read here: its values are filled in throughout)";
 const ALREADY_RUN = `${RUN_MARK}: its values are filled in throughout)`;
 
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */

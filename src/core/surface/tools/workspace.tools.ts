@@ -401,7 +401,10 @@ export function inProject(project: string, raw: string, folder?: string): Result
   // A folder bound with its trailing slash and a name after it (`{doc_workspace}/prd.md` with `…/prd-app/`) is one path:
   // "//" read as "/", as every file system reads it (review 98: refused, one call more each phase).
   raw = raw.replace(/(?<!:)\/{2,}/g, "/");
-  for (const root of ["{project-root}/", uri, `${folder ?? workspaceFsRoot(project)}/`, "./"]) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
+  const roots = ["{project-root}/", uri, `${folder ?? workspaceFsRoot(project)}/`, "./"];
+  // The root itself, written without its slash (review 107: `{project-root}` was "to fill in", its URI "another project").
+  if (roots.some((root) => raw === root.slice(0, -1))) return { ok: true, path: "" };
+  for (const root of roots) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
