@@ -287,7 +287,18 @@ it("holds back a settings block's secret in a document and a form field's value,
     "```yaml\nauth:\n  password_policy: strong\n  max_tokens: 4000\n  jwt_secret: ${JWT_SECRET}\n  password_min_length: 12\n  api_key: <your-key>\n  token: TOKEN_ENV_NAME\n```\n",
     "```ts\nconst secret = 'abc';\n```\n",
     '<input type="password" name="password" placeholder="Password">',
+    // A data model, a design choice, a local compose, a sample answer, keys' names, a button (review 108).
+    "```yaml\nUser:\n  refresh_token: string\n  password: string\nauth: jwt\nPOSTGRES_PASSWORD: postgres\nprimary_key: id\npartition_key: tenant_id\n```\n",
+    '```json\n{"access_token": "string", "token_type": "bearer"}\n```\n',
+    '<input type="submit" name="password_reset" value="Reset password">',
   ]) expect(holdsShapedSecret(text), text).toBe(false);
+  // Settings, in a document or a file, judged in linear time whatever a line's spaces (review 108: 68 s for 256 KB).
+  const started = performance.now();
+  expect(holdsShapedSecret(`\`\`\`yaml\na${" ".repeat(262_144)}x\n\`\`\`\n`)).toBe(false);
+  expect(sanitizeConfigText("app.settings.ini", `a${" ".repeat(262_144)}x\n`)).toBe(`a${" ".repeat(262_144)}x\n`);
+  // A JSON settings file nested past any is judged a line at a time, no walk that recurses (review 108).
+  expect(sanitizeConfigText("_bmad/custom/config.json", "[".repeat(5_000) + "]".repeat(5_000))).toBe("[".repeat(5_000) + "]".repeat(5_000));
+  expect(performance.now() - started).toBeLessThan(5_000); // minutes before
 });
 
 it("judges review 56's new shapes in linear time", () => {
@@ -376,6 +387,8 @@ it("serves JSON, INI and .properties settings without their secrets, nested or c
     ["config/settings.ini", "[db]\nhost = db.internal\npassword =\n    Winter2024!xQ\n", "[db]\nhost = db.internal\n"],
     ["app/config.properties", "db.user=app\ndb.password=\\\n    Winter2024!xQ\n", "db.user=app\n"],
     ["config/settings.ini", "[secrets]\nprimary = Winter2024!xQ\n[other]\nname = x\n", "[secrets]\n[other]\nname = x\n"],
+    // A comment after a section's name (review 108: served whole).
+    ["config/settings.ini", "[app]\nname = x\n\n[secrets] ; production\ndb = plainpassword1\n", "[app]\nname = x\n\n[secrets] ; production\n"],
     // A .properties key ended by whitespace, written with escapes or continued; a JSON key given twice (review 100).
     ["app/config.properties", "db.url=jdbc:x\ndb.password hunter2secret\npass\\u0077ord=Winter2024!xQ\ndb.pass\\\n  word=Winter2024!xQ\n", "db.url=jdbc:x\n"],
     ["app/config.json", '{"password":"hunter2secret","password":"","x":1}\n', '{\n  "password": "",\n  "x": 1\n}\n'],

@@ -242,7 +242,9 @@ function fenceLineGivesSecret(line: string): boolean {
   const kv = KEY_VALUE.exec(line.replace(/^\s*(export\s+|-\s+|[{[,]\s*)*/, ""));
   if (!kv) return false;
   const value = unquoted(kv[2]!.trim().replace(/,$/, "").trim());
-  return namesSecretField(kv[1]!.trim()) && isGivenSecret(value) && !ENV_NAME.test(value) && !/^[[{]/.test(value);
+  // As a secret is set (`=`): a value with a digit or a symbol, not a placeholder, a path, a type or a test's (review
+  // 108: a data model's `password: string`, `auth: jwt`, a local compose's `POSTGRES_PASSWORD: postgres` were held).
+  return namesSecretField(kv[1]!.trim()) && isGivenSecret(value) && !ENV_NAME.test(value) && !/^[[{]/.test(value) && !TEST_VALUE.test(value) && isAssignedValue(value, "=");
 }
 
 /** An HTML form's field named for a secret with a value (`<input name="password" value="…">`). Tag by tag: linear. */
@@ -250,6 +252,8 @@ function inputGivesSecret(text: string): boolean {
   if (!/<input/i.test(text)) return false;
   for (const [, , attributes = ""] of text.matchAll(/<(input)(\s[^<>]*)?>/gi)) {
     const attrs = new Map([...attributes.matchAll(XML_ATTRIBUTE)].map(([, name, double, single]) => [name!.toLowerCase(), double ?? single ?? ""]));
+    // A button's or a choice's value is its label (review 108: `name="password_reset" value="Reset password"`).
+    if (/^(submit|button|reset|radio|checkbox|image)$/i.test(attrs.get("type") ?? "")) continue;
     if ([attrs.get("name"), attrs.get("id")].some((n) => n && namesSecretField(n)) && isGivenSecret(attrs.get("value") ?? "")) return true;
   }
   return false;
@@ -550,17 +554,25 @@ function settingsWithoutSecrets(path: string, text: string): string {
 const propertiesLine = (line: string): string =>
   line.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))).replace(/^(\s*[^\s=:#!][^\s=:]*)[ \t]+(?=[^\s=:])/, "$1=");
 
+const MAX_SETTINGS_DEPTH = 64;
+
 /** JSON, or JSON with comments and trailing commas (tsconfig's, an editor's), or failing that a YAML flow (JSON5's bare
  *  keys and single quotes); the comments' text apart. One pass over the text: linear. */
 function parseJsonSettings(text: string): { data: unknown; comments: string[]; twice?: boolean } | undefined {
   const kept: string[] = [];
   const comments: string[] = [];
   let from = 0;
+  let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
       while (++i < text.length && text[i] !== '"') if (text[i] === "\\") i++;
-    } else if (c === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) {
+    } else if (c === "{" || c === "[") {
+      // Nested past any settings file's: judged a line at a time, with no walk that recurses (review 108: 5,000
+      // levels answered every read with a stack overflow).
+      if (++depth > MAX_SETTINGS_DEPTH) return undefined;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "/" && (text[i + 1] === "/" || text[i + 1] === "*")) {
       const end = text[i + 1] === "/" ? (text.indexOf("\n", i) + 1 || text.length + 1) - 1 : (text.indexOf("*/", i + 2) + 1 || text.length) + 1;
       kept.push(text.slice(from, i));
       comments.push(text.slice(i + 2, end));
@@ -629,10 +641,11 @@ function entriesWithoutSecrets(text: string, readAs: (line: string) => string = 
     let end = i + 1;
     while (end < all.length && (/\\\s*$/.test(all[end - 1]!) || (all[end]!.trim() !== "" && indentOf(all[end]!) > indent))) end++;
     const entry = read.slice(i, end);
-    const section = /^\s*\[([^\]]*)\]\s*$/.exec(read[i]!);
+    // A comment after a section's name is no part of it (review 108: `[secrets] ; production` was served whole).
+    const section = /^\s*\[([^\]]*)\]\s*([#;].*)?$/.exec(read[i]!);
     if (section) inSecretSection = namesSecret(section[1]!.trim());
     const joined = entry.join("\n").replace(/\\\s*\n\s*/g, "");
-    if (!(inSecretSection && !section) && !entrySetsSecret(joined) && !entry.some((line) => entrySetsSecret(line) || lineGivesSecret(line))) kept.push(...all.slice(i, end));
+    if (!(inSecretSection && !section && joined.trim()) && !entrySetsSecret(joined) && !entry.some((line) => entrySetsSecret(line) || lineGivesSecret(line))) kept.push(...all.slice(i, end));
     i = end;
   }
   return kept.length === all.length ? text : `# ${REDACTED_NOTE}\n${kept.join("\n")}`;
@@ -640,7 +653,9 @@ function entriesWithoutSecrets(text: string, readAs: (line: string) => string = 
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 /** `key = value`, `key: value`, `"key": value` (the value maybe on the lines that continue it). */
-const KEY_VALUE = /^\s*["']?([^"'=:\s][^"'=:]*?)["']?\s*[:=]\s*([\s\S]*)$/;
+// Words of a key apart by single runs of space, each run then a word: one way to match a line (review 108: a lazy key
+// before `\s*` backtracked over a long run of spaces, 68 s for 256 KB).
+const KEY_VALUE = /^\s*["']?([^"'=:\s]+(?:\s+[^"'=:\s]+)*)["']?\s*[:=]\s*([\s\S]*)$/;
 
 /** An entry (or one line of one) whose key names a secret and gives it a value. */
 function entrySetsSecret(entry: string): boolean {
