@@ -902,6 +902,15 @@ describe("resources", () => {
   });
 });
 
+describe("views of a shared project", () => {
+  it("name it by the name that stays its own, which the view sends back (review 108: a board left open moved the caller's own project's story)", async () => {
+    await shareAccepted(owner, project, reader, "read");
+    const body = await (await rawCall(reader.token, "tools/call", { name: TOOL.bmadMap, arguments: { project } }, "?toolsets=default,views")).text();
+    const map = JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { project: string } } };
+    expect(map.result.structuredContent.project).toBe(`${project}@${ownerTag(owner.id)}`);
+  });
+});
+
 describe("settings in JSON, INI and .properties", () => {
   it("are served to everyone without the lines that hold secrets, and only their owner changes one that holds some (review 88)", async () => {
     const name = unique("settings");

@@ -33,10 +33,13 @@ async function projectFiles(deps: SurfaceDeps, project: string | undefined): Pro
     const yours = (await store.projects()).map((p) => p.project);
     return { ok: false, error: `Name "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.` };
   }
-  const files = store.files(name);
+  // A shared project by the name that stays its own, `name@tag`, which the view sends back with each action: the bare
+  // name is the caller's own project once they make one (review 108: a board left open moved a story there).
+  const stable = project === undefined ? name : ((await store.projects()).find((p) => p.project === name)?.ref ?? name);
+  const files = store.files(stable);
   // The access check: a project the caller cannot see answers as one that does not exist.
   const seen = await files.stat("");
-  return seen.ok ? { ok: true, store, files, name } : { ok: false, error: seen.error };
+  return seen.ok ? { ok: true, store, files, name: stable } : { ok: false, error: seen.error };
 }
 
 export const bmadMapTool = defineTool({
