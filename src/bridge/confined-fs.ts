@@ -51,8 +51,8 @@ function landing(realRoot: string, real: string, rel: string, changer: Changer):
   const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
   const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
   if (machinery) return failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`);
-  const env = inEnvironment(realRoot, real, rel, through) ?? (parts[0] === changer.own ? undefined : inGitStore(realRoot, real, rel, through));
-  if (env) return env;
+  const held = inHeldFolder(realRoot, real, rel, parts[0] === changer.own, through);
+  if (held) return held;
   const refused = changer.own && parts[0] === changer.own ? undefined : (changer.refuse ?? changeRefusal)(realRel);
   return refused ? failure("outside", rel, `${refused}${through}`) : undefined;
 }
@@ -80,6 +80,11 @@ function inEnvironment(realRoot: string, path: string, rel: string, through = ""
   const env = environmentAbove(realRoot, path);
   return env ? failure("outside", rel, `lands inside a Python environment (${env}${through}): what Python and its tools (IPython, Jupyter) load from there runs with no one running it, so tools never change it. The user does.`) : undefined;
 }
+
+/** Why nothing may change `path` (absolute) for the folder it is in: a Python environment, or git's store (but in the
+ *  state folder its writer owns, `own`). */
+const inHeldFolder = (realRoot: string, path: string, rel: string, own: boolean, through = ""): ConfinedFailure | undefined =>
+  inEnvironment(realRoot, path, rel, through) ?? (own ? undefined : inGitStore(realRoot, path, rel, through));
 
 /** Why nothing may change `path` (absolute) for being in a folder git takes for its store: one holding a HEAD file,
  *  the project's root included (git obeys the config beside it when run there or below; review 89). Tools never write
@@ -410,8 +415,8 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
   // Before any folder is made for it (its real place is judged again below).
-  const env = inEnvironment(at.realRoot, at.abs, rel) ?? (rel.split("/")[0] === opts.own ? undefined : inGitStore(at.realRoot, at.abs, rel));
-  if (env) return env;
+  const held = inHeldFolder(at.realRoot, at.abs, rel, rel.split("/")[0] === opts.own);
+  if (held) return held;
   // Judged before any folder is made for it: a refused write leaves no folder behind (review 75).
   const early = await landingRefusal(at.realRoot, rel, opts);
   if (early) return early;

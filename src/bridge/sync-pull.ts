@@ -11,7 +11,7 @@ import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, s
 import { isInstallFile, isPersonalFile, notCarried, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
-import { loadState, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
+import { loadState, MAX_MEMORY_BY_CHARS, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
@@ -240,8 +240,6 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
 
 const recordOf = (c: RemoteContent): SyncedFile => ({ version: c.version, sha256: sha256(c.bytes), ...(c.redacted ? { redacted: true as const } : {}), ...(c.others ? { others: c.others, ...memoriesBy(c.path, c.bytes, c.others) } : {}) });
 
-const MAX_BY_CHARS = 1000;
-
 /** A structured memory file's memories others wrote, by id: the bridge's recall names them so however the file changes here. */
 function memoriesBy(path: string, bytes: Uint8Array, others: ByOthers): { memories_by?: Array<[string, string]> } {
   if (!structuredType(path)) return {};
@@ -249,7 +247,7 @@ function memoriesBy(path: string, bytes: Uint8Array, others: ByOthers): { memori
   const pairs = parsed.entries.flatMap((e, i): Array<[string, string]> => {
     const by = othersOn(others, parsed.lastLines[i]!, parsed.lastLines[i]!);
     // Within what the state file holds for a name (review 100: six members' long emails made one it then refused).
-    return by ? [[e.id, by.length > MAX_BY_CHARS ? `${by.slice(0, MAX_BY_CHARS - 20)}… and others` : by]] : [];
+    return by ? [[e.id, by.length > MAX_MEMORY_BY_CHARS ? `${by.slice(0, MAX_MEMORY_BY_CHARS - 20)}… and others` : by]] : [];
   });
   return pairs.length ? { memories_by: pairs } : {};
 }

@@ -38,7 +38,9 @@ export interface SyncState {
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
 const OTHERS = z.array(z.object({ by: z.string().min(1).max(300), lines: z.string().max(4000) }).strict()).min(1).max(50);
-const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional(), others: OTHERS.optional(), memories_by: z.array(z.tuple([z.string().min(1).max(200), z.string().min(1).max(1000)])).max(MAX_FILES * 10).optional() };
+/** The longest names of a memory's other writers the state keeps (SyncedFile.memories_by). */
+export const MAX_MEMORY_BY_CHARS = 1000;
+const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional(), others: OTHERS.optional(), memories_by: z.array(z.tuple([z.string().min(1).max(200), z.string().min(1).max(MAX_MEMORY_BY_CHARS)])).max(MAX_FILES * 10).optional() };
 const STATE = z.object({
   format: z.literal(1),
   remote: z.string().min(1),

@@ -33,6 +33,22 @@ async function bridge(capabilities: Record<string, unknown>): Promise<Client> {
 }
 
 const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
+/** BMAD's own sprint_status.py detect-epic on the project's sprint file, parsed. */
+const detectEpic = async () => {
+  const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
+  const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+  return JSON.parse(out.stdout) as Record<string, unknown>;
+};
+/** `run` with the project's sprint file holding `text`, then the file as it was. */
+async function withSprint(text: string, run: () => Promise<void>): Promise<void> {
+  const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
+  writeFileSync(join(tmp.dir, SPRINT), text);
+  try {
+    await run();
+  } finally {
+    writeFileSync(join(tmp.dir, SPRINT), before);
+  }
+}
 
 beforeAll(async () => {
   await install("v6.12", tmp.dir);
@@ -154,15 +170,11 @@ describe("the views on the bridge", () => {
     await page.close();
     // Only the value changed: the comment and the order stay, as ruamel.yaml keeps them.
     expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe("# sprint status\nproject: todo\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-clear-todos: backlog\n  epic-1-retrospective: optional\n");
-    const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
-    const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
-    expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
+    expect(await detectEpic()).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
   });
 
   it("shows every story: a legacy status in the column BMAD reads it as, any other in a column of its own (review 85)", async () => {
-    const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
-    writeFileSync(join(tmp.dir, SPRINT), "development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-clear-todos: drafted\n  1-3-undo: contexted\n  1-4-share: blocked\n");
-    try {
+    await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-clear-todos: drafted\n  1-3-undo: contexted\n  1-4-share: blocked\n", async () => {
       const result = await call("bmad-board", {});
       expect(toolText(result)).toContain('1-2-clear-todos=ready-for-dev (written "drafted"), 1-3-undo=in-progress (written "contexted"), 1-4-share=other (written "blocked")');
       const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
@@ -170,16 +182,12 @@ describe("the views on the bridge", () => {
       expect(await frame.locator('.column[data-status="ready-for-dev"] .card[data-story="1-2-clear-todos"]').count()).toBe(1);
       expect(await frame.locator(".card").count()).toBe(4);
       await page.close();
-    } finally {
-      writeFileSync(join(tmp.dir, SPRINT), before);
-    }
+    });
   });
 
   // Review 91: a story key with an invisible control was left off the board, unsaid, where sprint_status.py counts it.
   it("shows a story whose key holds controls with them written out, and moves it by that name", async () => {
-    const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
-    writeFileSync(join(tmp.dir, SPRINT), "development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-send-all-data-to-vendor\u200e: ready-for-dev\n  1-3-pay\u202eeciffo\u202c: backlog\n");
-    try {
+    await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n  1-2-send-all-data-to-vendor\u200e: ready-for-dev\n  1-3-pay\u202eeciffo\u202c: backlog\n", async () => {
       const result = await call("bmad-board", {});
       expect(toolText(result)).toContain("epic-1 [in-progress]: 1-1-add-a-todo=done, 1-2-send-all-data-to-vendor⟦U+200E⟧=ready-for-dev, 1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧=backlog");
       const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
@@ -191,17 +199,13 @@ describe("the views on the bridge", () => {
       await page.close();
       // The file's own key moved, as BMAD's script reads it.
       expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toContain("  1-2-send-all-data-to-vendor\u200e: review\n");
-      const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
-      const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
-      expect(JSON.parse(out.stdout)).toMatchObject({ epic: 1, pending_stories: ["1-2-send-all-data-to-vendor\u200e", "1-3-pay\u202eeciffo\u202c"] });
+      expect(await detectEpic()).toMatchObject({ epic: 1, pending_stories: ["1-2-send-all-data-to-vendor\u200e", "1-3-pay\u202eeciffo\u202c"] });
       // The text answer's name moves it too; a name no key has is refused, its controls written out.
       expect(toolText(await call("bmad-board", { story: "1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧", status: "in-progress" }))).toContain("1-3-pay⟦U+202E⟧eciffo⟦U+202C⟧=in-progress");
       const refused = await call("bmad-board", { story: "1-4-x\u202e", status: "done" });
       expect(refused.isError).toBe(true);
       expect(toolText(refused)).toBe('No story "1-4-x⟦U+202E⟧" in sprint-status.yaml\'s development_status.');
-    } finally {
-      writeFileSync(join(tmp.dir, SPRINT), before);
-    }
+    });
   });
 
   // Review 33: a writer's 29,000 entries drew 609,013 elements in 20 s of the owner's board.
