@@ -1,4 +1,5 @@
-// The browser side of the views tests: headless Chromium (the Debian package, through playwright-core) with a test
+// The browser side of the views tests: headless Chromium (Debian's chromium-headless-shell, the same Blink as its
+// chromium package without the browser's UI, a third of its CPU here; through playwright-core) with a test
 // host page (test/views/host.ts: ext-apps' AppBridge) that loads a view in a sandboxed iframe and routes its tool
 // calls to a real MCP client. Chromium missing is a failure naming the fix, never a skip.
 import { existsSync, mkdirSync } from "node:fs";
@@ -7,7 +8,7 @@ import { build } from "esbuild";
 import { chromium, type Browser, type FrameLocator, type Page } from "playwright-core";
 import { ROOT } from "./helpers.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export const CHROMIUM = "/usr/bin/chromium-headless-shell";
 export const SHOTS = join(ROOT, "test-results/views");
 
 type Call = (name: string, args: Record<string, unknown>) => Promise<unknown>;
@@ -17,7 +18,7 @@ interface McpLike {
 }
 
 export async function launch(): Promise<{ browser: Browser; hostHtml: string }> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install the Debian package (apt-get install -y chromium); .ci/run does.`);
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install the Debian package (apt-get install -y chromium-headless-shell); .ci/run does.`);
   mkdirSync(SHOTS, { recursive: true });
   const built = await build({ entryPoints: [join(ROOT, "test/views/host.ts")], bundle: true, write: false, format: "iife", platform: "browser", target: "es2020", logLevel: "warning" });
   const hostHtml = `<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><script>${built.outputFiles[0]!.text.replace(/<\/script/gi, "<\\/script")}</script></body></html>`;
