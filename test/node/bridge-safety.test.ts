@@ -479,6 +479,23 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(other.out!.version).not.toBe(again.out!.version);
   });
 
+  it("keeps every one of 20 edits of different lines made at once, and edits no config that holds secrets", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const lines = Array.from({ length: 20 }, (_, i) => `- story ${i}: todo`);
+    writeFileSync(join(dir, "docs/stories.md"), `${lines.join("\n")}\n`);
+    const edits = await Promise.all(lines.map((_, i) => files(client, { action: "edit", path: "docs/stories.md", old: `story ${i}: todo`, content: `story ${i}: done` })));
+    expect(edits.filter((e) => e.isError).map((e) => e.text)).toEqual([]);
+    expect(readFileSync(join(dir, "docs/stories.md"), "utf8")).toBe(`${lines.map((l) => l.replace("todo", "done")).join("\n")}\n`);
+    // Whether "old" is there would tell a secret's value: refused alike, right guess or wrong.
+    writeFileSync(join(dir, "_bmad/custom/config.user.toml"), '[core]\nuser_name = "Ada"\nopenai_api_key = "sk-EDIT-SECRET"\n');
+    for (const old of ['"sk-EDIT-SECRET"', '"sk-WRONG"']) {
+      const edit = await files(client, { action: "edit", path: "_bmad/custom/config.user.toml", old, content: '"x"' });
+      expect(edit.text).toMatch(/^_bmad\/custom\/config\.user\.toml holds secret-looking entries, which the file as served leaves out: only the user changes it/);
+    }
+    expect(readFileSync(join(dir, "_bmad/custom/config.user.toml"), "utf8")).toContain("sk-EDIT-SECRET");
+  });
+
   it("takes over at once a lock whose holder died", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

@@ -49,6 +49,17 @@ describe("two people at once", () => {
     expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(2);
   });
 
+  it("keep every one of 20 edits of different lines made at once: each reads again what another wrote meanwhile", async () => {
+    const path = "docs/edits.md";
+    const lines = Array.from({ length: 20 }, (_, i) => `- story ${i}: todo`);
+    expect((await ada.files({ action: "write", project, path, content: `${lines.join("\n")}\n` })).isError).toBe(false);
+    const edited = await both(20, (who, i) => who.files({ action: "edit", project, path, old: `story ${i}: todo`, content: `story ${i}: done` }));
+    expect(edited.filter((e) => e.isError).map((e) => e.text)).toEqual([]);
+    const read = (await ada.files({ action: "read", project, path })).text;
+    expect(read.slice(read.indexOf("]\n") + 2)).toBe(`${lines.map((l) => l.replace("todo", "done")).join("\n")}\n`);
+    expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(21);
+  });
+
   it("store installer answers only over the answers they were made from: another's change meanwhile is a conflict (review 99)", async () => {
     // A config is made from the answers as read, then stored: two members at once, and one's answer went back to its
     // old value, credited to the other. Here the other's change lands between the read and the store.

@@ -109,6 +109,31 @@ describe("files", () => {
     expect((await ada.files({ action: "write", project, path: "docs/none.md", content: "x", if_version: 3 })).text).toMatch(/does not exist now \(version 0\), not version 3/);
   });
 
+  it("edit the one place a text is, as a new version, and refuse an edit that names none or many", async () => {
+    const path = "docs/edit.md";
+    expect((await ada.files({ action: "write", project, path, content: "---\nstatus: draft\n---\n# Goals\n- one\n- one\n" })).isError).toBe(false);
+    const edited = await ada.files({ action: "edit", project, path, old: "status: draft", content: "status: final" });
+    expect(edited.text).toBe("Edited docs/edit.md: now version 2, 42 bytes.");
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n- one\n- one\n$/);
+    const refusals: Array<[Record<string, unknown>, RegExp]> = [
+      [{ old: "status: draft", content: "x" }, /^"old" is not in docs\/edit\.md \(version 2\): nothing was changed\. Give the text exactly as the file has it/],
+      [{ old: "- one", content: "- two" }, /^"old" is in docs\/edit\.md 2 times \(version 2\): nothing was changed\. Give more of the text around it/],
+      [{ old: "# Goals", content: "# Aims", if_version: 1 }, /^docs\/edit\.md is at version 2, not 1: nothing was changed\. Read it again\.$/],
+      [{ old: "", content: "x" }, /^bmad-files "edit" needs "old" \(the text to replace, exactly as read\) and "content"/],
+      [{ old: "# Goals" }, /needs "old" .* and "content"/],
+    ];
+    for (const [args, refusal] of refusals) {
+      const out = await ada.files({ action: "edit", project, path, ...args });
+      expect(out.isError, JSON.stringify(args)).toBe(true);
+      expect(out.text).toMatch(refusal);
+    }
+    expect((await ada.files({ action: "edit", project, path: "docs/none.md", old: "a", content: "b" })).text).toBe('docs/none.md is not in this project: bmad-files "write" creates it.');
+    // "" removes the text; the history holds each change.
+    expect((await ada.files({ action: "edit", project, path, old: "- one\n- one\n", content: "", if_version: 2 })).structured.version).toBe(3);
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n$/);
+    expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(3);
+  });
+
   it("list by glob in linear time over 1,000 files", async () => {
     // Real writes, made inside the object: one round trip instead of 1,000.
     const data = new TextEncoder().encode("x".repeat(100));

@@ -6,9 +6,7 @@ import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs
 import { checkWorkspacePath } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
-
-/** Compare-and-set rounds before an update gives up: each lost round means another writer's change landed. */
-const UPDATE_ROUNDS = 64;
+import { updateFile } from "./update-file.js";
 
 /** What a path was found to be: its bytes, a file, a folder, or nothing. */
 export type Known = Uint8Array | "file" | "dir" | null;
@@ -118,30 +116,15 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
       const rel = relOrThrow(path);
       value(await files.write(rel, data, { alsoBy: others(rel) }));
     }),
-    // The workspace's integer versions make this a compare-and-set: a round that lost to another writer reads again.
-    // The first round starts from the file as the run's first call found it, where that call read it.
+    // The workspace's integer versions make this a compare-and-set (update-file.ts). The first round starts from the
+    // file as the run's first call found it, where that call read it.
     update: (path: string, change: FileChange) => {
       const rel = relOrThrow(path);
       const seen = known.get(path);
       const version = stamped.versions?.get(rel);
-      let found: { data: Uint8Array; version: number } | null | undefined = seen === null ? null : seen instanceof Uint8Array && version ? { data: seen, version } : undefined;
+      const first = seen === null ? null : seen instanceof Uint8Array && version ? { data: seen, version } : undefined;
       return writing(async () => {
-        for (let round = 0; round < UPDATE_ROUNDS; round++) {
-          if (found === undefined) {
-            const read = await files.read(rel);
-            if (!read.ok && read.kind !== "not_found") value(read);
-            found = read.ok ? read.value : null;
-          }
-          const current = found ?? undefined;
-          found = undefined;
-          const next = await change(current?.data);
-          if (next === undefined) return;
-          const ifVersion = current?.version ?? 0;
-          const out = next === null ? (current ? await files.remove(rel, ifVersion) : undefined) : await files.write(rel, next, { ifVersion, alsoBy: others(rel) });
-          if (!out || out.ok) return;
-          if (out.kind !== "conflict") value(out);
-        }
-        throw new Error(`${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.`);
+        value(await updateFile(files, rel, (current) => change(current?.data), { first, alsoBy: others(rel) }));
       });
     },
     // The project's object applies it in the same step as the write: one call, and no other write between.

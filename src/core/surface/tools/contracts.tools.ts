@@ -43,7 +43,7 @@ export const bmadResourcesTool = defineTool({
     operation: z.enum(OPERATIONS).describe("What to do"),
     uri: bmadUriField.optional().describe("For read: bmad:// URI"),
     pattern: z.string().max(300).optional().describe('For list: glob, e.g. "bmm/**/*.md"'),
-    query: z.string().max(300).optional().describe("For search: words to look for"),
+    query: z.string().max(300).optional().describe("For search: the words"),
     type: z.enum(["agents", "workflows", "all"]).optional().describe("For search: what to search (default all)"),
   }),
   annotations: READ_ONLY,

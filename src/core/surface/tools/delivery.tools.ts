@@ -57,7 +57,7 @@ export const bmadTaskTool = defineTool({
     project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
     reason: z.string().max(4000).optional().describe("User's reason (reject)"),
     // A view's clicks name the revision they showed (step() refuses another); no description: models need not send it.
-    revision: z.number().int().optional(),
+    revision: z.number().int().min(0).optional(),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

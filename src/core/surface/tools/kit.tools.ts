@@ -14,7 +14,7 @@ import { noSessions, sessionField, stored } from "./delivery.tools.js";
 export const getWorkflowStatus = defineTool({
   name: TOOL.getWorkflowStatus,
   toolset: "kit",
-  description: "A run's state (_bmad-output/.runs/{branch}/{run_id}/state.json) or a delivery session's; default the newest.",
+  description: "State of a run (_bmad-output/.runs/) or delivery session; default the newest.",
   input: z.object({
     run_id: sessionField.optional().describe("Run or session id"),
     branch: z.string().min(1).max(200).optional().describe("Session branch (default main)"),

@@ -16,7 +16,7 @@ export const bmadTool = defineTool({
     "Load a BMAD agent (`architect`, `bmm/architect`) or workflow (`*prd`) as raw files with loading instructions; empty command lists what exists.",
   input: z.object({
     command: z.string().max(300).default("").describe("Agent name, or * then workflow name; module/ prefix optional; empty lists all"),
-    project: z.string().max(100).optional().describe("Workspace to render it for (the bridge: its project)"),
+    project: z.string().max(100).optional().describe("Workspace to render it for (bridge: its project)"),
   }),
   annotations: READ_ONLY,
   async run({ command, project }, deps) {

@@ -16,7 +16,7 @@ function noProject(tool: string) {
 export const runCompletionContract = defineTool({
   name: TOOL.runCompletionContract,
   toolset: "kit",
-  description: "Run the project's completion contract (_bmad/_config/custom/cc-verify.sh); returns PASS or FAIL with its output.",
+  description: "Run the project's completion contract (_bmad/_config/custom/cc-verify.sh): PASS or FAIL with its output.",
   input: z.object({
     stack: z.enum(STACKS).optional().describe("Stack to verify (default auto)"),
     working_dir: z.string().max(1024).optional().describe("Folder in the project (default: its root)"),
@@ -35,7 +35,7 @@ export const runCompletionContract = defineTool({
 export const getProjectContext = defineTool({
   name: TOOL.getProjectContext,
   toolset: "kit",
-  description: "Get the project's BMAD context (name, stack, agents, decisions, architecture) from _bmad/_memory.",
+  description: "The project's BMAD context (name, stack, agents, decisions, architecture) from _bmad/_memory.",
   input: z.object({ section: z.enum(CONTEXT_SECTIONS).optional().describe("Section (default all)"), project: projectField }),
   annotations: READ_ONLY,
   async run({ section = "all", project }, deps: SurfaceDeps) {

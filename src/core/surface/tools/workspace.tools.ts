@@ -10,6 +10,7 @@ import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
 import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
+import { updateFile } from "../../workspace/update-file.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
 import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -41,7 +42,7 @@ export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
-    "Your project workspaces (root bmad://projects/{name}): list (+ offers); create; config (show; answers rewrite _bmad config); delete (confirm: name), undelete (7 days); share (with; access read|write|none); accept|decline offers.",
+    "Your project workspaces (root bmad://projects/{name}): list; create; config (show; answers rewrite _bmad config); delete (confirm: name), undelete (7 days); share (with; access read|write|none); accept|decline offers.",
   input: z.object({
     action: z.enum(["list", "create", "config", "delete", "undelete", "share", "accept", "decline"]).describe("What to do"),
     name: z.string().optional().describe("Project (all but list)"),
@@ -250,14 +251,15 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "Files of a bmad-project workspace, by path from its root: read, write, append, list (path: glob), history, restore, delete, purge|unpurge (owner: old versions; 7 days to undo). Each change is a version.",
+    "A bmad-project's files, by path from its root: read, write, append, edit, list (glob), history, restore, delete, purge|unpurge (owner: old versions; 7 days to undo). Each change is a version.",
   input: z.object({
-    action: z.enum(["read", "write", "append", "list", "history", "restore", "delete", "purge", "unpurge"]).describe("What to do"),
+    action: z.enum(["read", "write", "append", "edit", "list", "history", "restore", "delete", "purge", "unpurge"]).describe("What to do"),
     project: z.string().optional().describe("Project, as bmad-project lists it (bridge: its folder)"),
-    path: z.string().optional().describe("From the project root, e.g. docs/prd.md; list: glob (default **)"),
-    content: z.string().optional().describe("write, append: the text"),
+    path: z.string().optional().describe("From the project root (docs/prd.md); list: glob (default **)"),
+    content: z.string().optional().describe("write, append: the text; edit: the new text"),
+    old: z.string().optional().describe("edit: exact text to replace"),
     // Safe integers: the bridge's versions are 48 bits of the content's sha256.
-    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge: that version; read: an earlier one"),
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge, read: that version"),
     if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
@@ -326,6 +328,13 @@ export const bmadFilesTool = defineTool({
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
           return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, page));
+        }
+        case "edit": {
+          if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
+          const lost = await secretsLost(files, path);
+          if (lost) return fail(lost);
+          const edit = await editFile(files, path, args.old, args.content, args.if_version);
+          return typeof edit === "string" ? fail(edit) : result(edit, (f) => changed(`Edited ${path}`, f));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -473,6 +482,41 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
 
 /** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
  *  restore's), they would let a reader test guesses at it offline. */
+/** Replaces the one place `old` is in the file's text by `content`, as a compare-and-set: another writer's change
+ *  meanwhile is read and edited again (the edit still names one place there, or it is refused). A string: why
+ *  nothing changed. */
+async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<FileEntry> | string> {
+  let refused: string | undefined;
+  const out = await updateFile(files, path, (current) => {
+    if (!current) return (refused = `${path} is not in this project: bmad-files "write" creates it.`), undefined;
+    if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${path} is at version ${current.version}, not ${ifVersion}: nothing was changed. Read it again.`), undefined;
+    let text: string;
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(current.data);
+    } catch {
+      return (refused = `${path} is not UTF-8 text: "edit" changes text; "write" replaces the whole file.`), undefined;
+    }
+    const at = text.indexOf(old);
+    const times = at < 0 ? 0 : occurrences(text, old);
+    if (times !== 1) {
+      refused = times === 0
+        ? `"old" is not in ${path} (version ${current.version}): nothing was changed. Give the text exactly as the file has it, spaces and line breaks included, or read it again.`
+        : `"old" is in ${path} ${n(times)} times (version ${current.version}): nothing was changed. Give more of the text around it, so that it names one place.`;
+      return undefined;
+    }
+    return new TextEncoder().encode(text.slice(0, at) + content + text.slice(at + old.length));
+  });
+  if (refused) return refused;
+  return out.ok ? { ok: true, value: out.value as FileEntry } : out;
+}
+
+/** How many times `part` is in `text`, without overlaps: one pass. */
+function occurrences(text: string, part: string): number {
+  let times = 0;
+  for (let at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + part.length)) times++;
+  return times;
+}
+
 function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
   const shown = servedVersion(f.path, f);
   return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
