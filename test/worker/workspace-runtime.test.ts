@@ -276,6 +276,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const evidence = await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-retrospective/scripts/git_evidence.py --repo {project-root} --range HEAD~3..HEAD", project });
     expect(evidence.structured.stdout).toContain(`"error": "[Errno 2] No such file or directory: 'git'"`);
     expect(evidence.text).toContain("this workspace has no git repository, so git_evidence.py has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.");
+    // git and the project's code: where they run instead, and a skill's fallback where they cannot (review 111).
+    for (const command of ["git rev-parse HEAD", "git diff HEAD > /tmp/cr.diff", "/usr/bin/git log"]) {
+      expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toBe(`bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in bmad-files "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`);
+    }
+    for (const command of ["npm test", "uv run pytest -q", "uv run --quiet pytest"]) expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toMatch(/^bmad-run runs BMAD's Python scripts; a workspace runs no code \(tests, builds\)/);
     // A run-time placeholder given alone as an argument is the model's to fill, wherever it is (review 79: sprint_plan.py
     // wrote generated: '{date}', which BMAD's validator refuses).
     const dated = await ada.call(TOOL.bmadRun, { command: 'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date "{date}"', project });

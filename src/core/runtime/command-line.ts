@@ -19,6 +19,20 @@ const PYTHONS = new Set(["python3", "python", "py"]);
 
 export type CommandLine = Result<{ script: string; args: string[] }>;
 
+/** Programs that skills name for version control, and for the project's code (tests, builds, linters, packages). */
+const VCS = new Set(["git", "gh"]);
+const CODE_RUNNERS = /^(npm|npx|pnpm|pnpx|yarn|bun|bunx|node|deno|tsc|jest|vitest|playwright|eslint|prettier|biome|pytest|tox|nox|ruff|mypy|pip|pip3|poetry|make|cmake|cargo|rustc|go|mvn|gradle|gradlew|dotnet|swift|xcodebuild|flutter|dart|composer|php|phpunit|bundle|rake|rspec|mix|docker|docker-compose|kubectl|terraform)$/;
+
+/** Whether a line runs git or the project's code rather than one of BMAD's scripts: what a skill's dev and review
+ *  steps name (`git rev-parse HEAD`, `npm test`, `uv run pytest`), told apart so the answer can say where they run. */
+export function otherProgram(line: string): "git" | "code" | undefined {
+  const words = line.trim().split(/\s+/);
+  let i = 0;
+  if (words[0] === "uv" && words[1] === "run") for (i = 2; words[i]?.startsWith("-"); i++);
+  const program = (words[i] ?? "").replace(/^.*\//, "");
+  return VCS.has(program) ? "git" : CODE_RUNNERS.test(program) ? "code" : undefined;
+}
+
 /** Splits a command line and strips the interpreter (`uv run [flags]`, `python3`, or none). */
 export function parseCommandLine(line: string): CommandLine {
   const parsed = splitCommandLine(line);

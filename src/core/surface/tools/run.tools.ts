@@ -2,7 +2,7 @@
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import * as z from "zod";
-import { fillInFirst, isRunTimePlaceholder, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, isRunTimePlaceholder, otherProgram, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -66,12 +66,28 @@ const NEEDS_GIT = new Set(["git_evidence.py"]);
 // As the render says it (review 79: "names {skill-root}" was looked for, and the render says "this skill's root is").
 const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gives in its runtime block (\"this skill's root is …\": a folder here, or a bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
+/** Where git and the project's code run instead, by door (review 111: dev-story and code-review stalled on a refusal
+ *  that said only what bmad-run runs, and a literal model wrote NO_VCS into a story of a git project). */
+function otherProgramAnswer(other: "git" | "code", bridge: boolean): string {
+  if (bridge) {
+    return other === "git"
+      ? "bmad-run runs BMAD's Python scripts; git is not run through bmad-mcp. Ask the user to run the git command and give you its output (a baseline commit, a review's diff): the project is their clone. run_completion_contract runs the project's checks."
+      : "bmad-run runs BMAD's Python scripts, not the project's code. run_completion_contract runs the project's checks (tests, build: its _bmad/_config/custom/cc-verify.sh); anything else, ask the user to run and give you its output.";
+  }
+  return other === "git"
+    ? `bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in ${TOOL.bmadFiles} "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`
+    : `bmad-run runs BMAD's Python scripts; a workspace runs no code (tests, builds): its files are documents. Code runs on the user's machine, with the bmad-mcp bridge (run_completion_contract runs its checks).`;
+}
+
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
   // A project folder whose path holds a space, as a render fills it in (unquoted, as BMAD's text has it): taken back as
   // {project-root} before the line is split at its spaces (review 98: every line in "My Proj" failed).
   const here = /\s/.test(line) && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
   if (here?.ok && /\s/.test(here.runtime.root)) line = line.split(here.runtime.root).join("{project-root}");
+  // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
+  const other = otherProgram(line);
+  if (other) return fail(otherProgramAnswer(other, deps.project !== undefined));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
