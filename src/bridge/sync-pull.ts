@@ -8,7 +8,7 @@ import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./conf
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
 import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
-import { isInstallFile, isPersonalFile, notCarried, seededIgnore } from "../core/workspace/sync-kinds.js";
+import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, MAX_MEMORY_BY_CHARS, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
@@ -73,7 +73,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const synced = interrupted && local.kind === "file" && local.sha256 === interrupted.written ? interrupted.file : known.get(path);
     const r = remote.get(path);
     // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
-    const left = r && (inSyncFolders(path) ? notCarried(path) : `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`);
+    const left = r && pullLeaves(path);
     if (left) {
       report.add("left", path, left);
       if (synced) steps.push({ op: "record", path, file: synced });

@@ -88,13 +88,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
   return out;
 }
 
-/** The folders sync carries: BMAD's own (its config and what its workflows write) and the delivery sessions'
- *  artifacts. Push sends new files only from them, and pull writes only into them: a collaborator's `src/x.py` or
- *  `src/sitecustomize.py` never lands among the user's code, where their tools would load it. */
-export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
-/** "_bmad/, _bmad-output/ and .claude/specs/", for messages. */
-export const SYNC_FOLDERS_TEXT = `${SYNC_FOLDERS.slice(0, -1).join(", ")} and ${SYNC_FOLDERS.at(-1)}`;
-export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+export { inSyncFolders, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "../core/workspace/sync-kinds.js";
 
 export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held";
 export interface Change {

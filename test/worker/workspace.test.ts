@@ -110,15 +110,15 @@ describe("files", () => {
   });
 
   it("edit the one place a text is, as a new version, and refuse an edit that names none or many", async () => {
-    const path = "docs/edit.md";
+    const path = "_bmad-output/edit.md";
     expect((await ada.files({ action: "write", project, path, content: "---\nstatus: draft\n---\n# Goals\n- one\n- one\n" })).isError).toBe(false);
     const edited = await ada.files({ action: "edit", project, path, old: "status: draft", content: "status: final" });
-    expect(edited.text).toBe("Edited docs/edit.md: now version 2, 42 bytes.");
+    expect(edited.text).toBe("Edited _bmad-output/edit.md: now version 2, 42 bytes.");
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n- one\n- one\n$/);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
-      [{ old: "status: draft", content: "x" }, /^"old" is not in docs\/edit\.md \(version 2\): nothing was changed\. Give the text exactly as the file has it/],
-      [{ old: "- one", content: "- two" }, /^"old" is in docs\/edit\.md 2 times \(version 2\): nothing was changed\. Give more of the text around it/],
-      [{ old: "# Goals", content: "# Aims", if_version: 1 }, /^docs\/edit\.md is at version 2, not 1: nothing was changed\. Read it again\.$/],
+      [{ old: "status: draft", content: "x" }, /^"old" is not in _bmad-output\/edit\.md \(version 2\): nothing was changed\. Give the text exactly as the file has it/],
+      [{ old: "- one", content: "- two" }, /^"old" is in _bmad-output\/edit\.md 2 times \(version 2\): nothing was changed\. Give more of the text around it/],
+      [{ old: "# Goals", content: "# Aims", if_version: 1 }, /^_bmad-output\/edit\.md is at version 2, not 1: nothing was changed\. Read it again\.$/],
       [{ old: "", content: "x" }, /^bmad-files "edit" needs "old" \(the text to replace, exactly as read\) and "content"/],
       [{ old: "# Goals" }, /needs "old" .* and "content"/],
     ];
@@ -132,6 +132,9 @@ describe("files", () => {
     expect((await ada.files({ action: "edit", project, path, old: "- one\n- one\n", content: "", if_version: 2 })).structured.version).toBe(3);
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n$/);
     expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(3);
+    // A file no pull brings says so where it is written (review 111: dev-story's code stayed on the remote unsaid).
+    expect((await ada.files({ action: "write", project, path: "src/app.ts", content: "export {};\n" })).text).toBe("Wrote src/app.ts: now version 1, 11 bytes. bmad-mcp pull leaves it on the remote: outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it.");
+    expect((await ada.files({ action: "write", project, path: "_bmad-output/run.sh", content: "echo\n" })).text).toMatch(/^Wrote _bmad-output\/run\.sh: now version 1, 5 bytes\. bmad-mcp pull leaves it on the remote: not a document/);
   });
 
   it("list by glob in linear time over 1,000 files", async () => {
@@ -191,7 +194,7 @@ describe("paths", () => {
       }
     }
     const listed = (await ada.files({ action: "list", project, path: "**" })).structured.files.map((f: { path: string }) => f.path);
-    expect(listed.filter((p: string) => !/^(_bmad|docs|bulk)\//.test(p))).toEqual([]);
+    expect(listed.filter((p: string) => !/^(_bmad|_bmad-output|src|docs|bulk)\//.test(p))).toEqual([]);
   });
 
   it("take percent-escapes literally in tools and decode them once in bmad:// URIs", async () => {

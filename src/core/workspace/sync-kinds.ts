@@ -41,6 +41,18 @@ export const isInstallFile = (path: string): boolean => {
  *  with those bytes (review 62: left behind, the puller's `config.user.toml` was no longer ignored by git). */
 export const seededIgnore = (path: string): string | undefined => (path.endsWith("/.gitignore") ? SEEDED_FILES.get(path) : undefined);
 
+/** The folders sync carries: BMAD's own (its config and what its workflows write) and the delivery sessions'
+ *  artifacts. Push sends new files only from them, and pull writes only into them: a collaborator's `src/x.py` or
+ *  `src/sitecustomize.py` never lands among the user's code, where their tools would load it. */
+export const SYNC_FOLDERS = ["_bmad/", "_bmad-output/", ".claude/specs/"];
+/** "_bmad/, _bmad-output/ and .claude/specs/", for messages. */
+export const SYNC_FOLDERS_TEXT = `${SYNC_FOLDERS.slice(0, -1).join(", ")} and ${SYNC_FOLDERS.at(-1)}`;
+export const inSyncFolders = (path: string) => SYNC_FOLDERS.some((folder) => path.startsWith(folder)) && path.split("/").every((part) => part !== "" && part !== "." && part !== "..");
+
+/** Why a pull leaves a workspace's file at `path` on the remote, or undefined where it brings it. */
+export const pullLeaves = (path: string): string | undefined =>
+  inSyncFolders(path) ? notCarried(path) : `outside ${SYNC_FOLDERS_TEXT}, the folders pull writes: copy it by hand if you want it`;
+
 /** Why sync leaves the file at `path` where it is (neither pulled nor pushed) as no document, or undefined. */
 export function notCarried(path: string): string | undefined {
   if (isScriptPath(path) || seededIgnore(path) !== undefined) return undefined;

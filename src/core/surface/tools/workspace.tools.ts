@@ -11,6 +11,7 @@ import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
 import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
+import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
 import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -327,14 +328,14 @@ export const bmadFilesTool = defineTool({
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, page));
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, page || leftNote(store, path)));
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
           const lost = await secretsLost(files, path);
           if (lost) return fail(lost);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
-          return typeof edit === "string" ? fail(edit) : result(edit, (f) => changed(`Edited ${path}`, f));
+          return typeof edit === "string" ? fail(edit) : result(edit, (f) => changed(`Edited ${path}`, f, leftNote(store, path)));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -344,7 +345,7 @@ export const bmadFilesTool = defineTool({
             const lost = await secretsLost(files, path);
             if (lost) return fail(lost);
           }
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f));
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f, leftNote(store, path)));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
@@ -482,6 +483,13 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
 
 /** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
  *  restore's), they would let a reader test guesses at it offline. */
+/** A workspace file that never reaches the user's project: said where it is written (review 111: dev-story's code was
+ *  written on the remote, listed in the story, and left there by every pull). */
+function leftNote(store: WorkspaceStore, path: string): string {
+  const left = store.folder ? undefined : pullLeaves(path);
+  return left ? ` bmad-mcp pull leaves it on the remote: ${left}.` : "";
+}
+
 /** Replaces the one place `old` is in the file's text by `content`, as a compare-and-set: another writer's change
  *  meanwhile is read and edited again (the edit still names one place there, or it is refused). A string: why
  *  nothing changed. */
