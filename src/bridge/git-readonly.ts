@@ -2,10 +2,12 @@
 // arguments; this runs them with nothing a repository's config can make git execute: no fsmonitor, hooks, pager,
 // external diff, textconv, signature check or transport, no system config, no prompt, no optional locks. It runs
 // in a folder of the project (after `..` and symlinks), finds no repository above the project, and is bounded in
-// time and output and killed with its children (run-bounded.ts). An argv array, never a shell.
-import { dirname, relative } from "node:path";
+// time and output and killed with its children (run-bounded.ts). An argv array, never a shell. And it reads only a
+// repository of the project's own: a `.git` file or link, a commondir or alternates leading elsewhere is refused.
+import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import { dirname, join, relative, resolve } from "node:path";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
-import { resolveConfined } from "./confined-fs.js";
+import { isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 
 /** Subcommands that read history only (never the working tree, where filters run). */
@@ -32,16 +34,14 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
   return async (request) => {
     const git = opts.find();
     if (!git) return undefined;
-    const refused = refusal(request);
-    if (refused) return failed(`fatal: ${refused}`, 128);
+    const refusal = refusalOf(request);
+    if (refusal) return refused(refusal);
     const top = await resolveConfined(root, "");
     const found = await resolveConfined(root, relative(root, request.dir));
     if (!top.ok || !found.ok || !found.isDir) {
       const why = !top.ok ? top.error : !found.ok ? found.error : "Not a directory";
       return failed(`fatal: cannot change to '${request.dir}': ${why}`, 128);
     }
-    const [subcommand, ...rest] = request.args;
-    const argv = [git, "--no-pager", ...[...(request.config ?? []), ...SAFE].flatMap((c) => ["-c", c]), subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...rest];
     const env: Record<string, string | undefined> = {};
     for (const name of Object.keys(process.env)) if (name.startsWith("GIT_")) env[name] = undefined;
     Object.assign(env, {
@@ -52,17 +52,87 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       // The repository is the project's: git looks no higher than the project folder for one.
       GIT_CEILING_DIRECTORIES: dirname(top.path),
     });
-    const run = await runBounded(argv, { cwd: found.path, timeoutMs: opts.timeoutMs, env, maxOutputBytes: MAX_OUTPUT });
-    const stderr = run.stderrBytes ?? Buffer.from(run.stderr);
-    if (run.timedOut) return failed(`${stderr}\nfatal: git was killed after ${opts.timeoutMs / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`, -9);
-    if (run.truncated) return failed(`fatal: git printed more than ${MAX_OUTPUT / 1024 / 1024} MiB; measure a shorter range.`, 1);
-    // No exit code: killed by a signal (Python's returncode is then negative).
-    return { stdout: run.stdoutBytes ?? new Uint8Array(), stderr, exitCode: run.exitCode ?? -9 };
+    const run: Probe = async (args, config = []) => {
+      const ran = await runBounded([git, "--no-pager", ...[...config, ...SAFE].flatMap((c) => ["-c", c]), ...args], { cwd: found.path, timeoutMs: opts.timeoutMs, env, maxOutputBytes: MAX_OUTPUT });
+      const stderr = ran.stderrBytes ?? Buffer.from(ran.stderr);
+      if (ran.timedOut) return failed(`${stderr}\nfatal: git was killed after ${opts.timeoutMs / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`, -9);
+      if (ran.truncated) return failed(`fatal: git printed more than ${MAX_OUTPUT / 1024 / 1024} MiB; measure a shorter range.`, 1);
+      // No exit code: killed by a signal (Python's returncode is then negative).
+      return { stdout: ran.stdoutBytes ?? new Uint8Array(), stderr, exitCode: ran.exitCode ?? -9 };
+    };
+    const foreign = await foreignStore(run, found.path, top.path);
+    if (foreign) return foreign;
+    const [subcommand, ...rest] = request.args;
+    return run([subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...rest], request.config ?? []);
   };
 }
 
+/** git in the request's folder with the door's settings after `config`. */
+type Probe = (args: string[], config?: readonly string[]) => Promise<GitRun>;
+
+/** The repository git finds from `cwd` when it is not the project's to read (answered as refused, naming where it
+ *  leads), or git's own answer when it finds none; undefined when git may read it. git follows a `.git` file's
+ *  `gitdir:`, a `.git` link, a commondir and objects/info/alternates wherever they lead: asked first where its store,
+ *  objects and borrowed objects are, the door runs nothing unless all are in the project (after symlinks), or the
+ *  store is a worktree's or a submodule's that names this work tree back (linkedHere). Where they are is asked of
+ *  git, not parsed from the files, so it is git's own reading of them, with the settings the command runs with. */
+async function foreignStore(git: Probe, cwd: string, realRoot: string): Promise<GitRun | undefined> {
+  const found = await git(["rev-parse", "--absolute-git-dir", "--git-common-dir", "--git-path", "objects"]);
+  if (found.exitCode !== 0) return found; // no repository (or a broken one), in git's words
+  const [gitDir = "", commonDir = "", objects = ""] = await Promise.all(lines(found.stdout).map((path) => real(resolve(cwd, path))));
+  if (!isInside(realRoot, gitDir) || !isInside(realRoot, commonDir)) {
+    if (await linkedHere(git, realRoot, gitDir, commonDir)) return undefined;
+    return leadsOut(isInside(realRoot, gitDir) ? commonDir : gitDir, "Open the bridge on the folder that holds that repository, or make this folder a repository of its own (git init).");
+  }
+  const fix = "`git repack -a -d` copies the borrowed objects in; then remove .git/objects/info/alternates.";
+  if (!isInside(realRoot, objects)) return leadsOut(objects, fix);
+  if (!(await stat(join(objects, "info/alternates")).catch(() => undefined))) return undefined;
+  // Alternates of alternates too, resolved as git resolves them; a name git had to quote is not taken apart.
+  const borrowed = await git(["count-objects", "-v"]);
+  if (borrowed.exitCode !== 0) return borrowed;
+  for (const line of lines(borrowed.stdout)) {
+    if (!line.startsWith("alternate: ")) continue;
+    const store = line.slice("alternate: ".length);
+    if (store.startsWith('"') || !isInside(realRoot, await real(resolve(cwd, store)))) return leadsOut(store, fix);
+  }
+  return undefined;
+}
+
+/** An honest store outside the project: a linked worktree's (`<main>/.git/worktrees/<name>`, `git worktree add`) or a
+ *  submodule's (`<superproject>/.git/modules/<name>`), for a work tree in the project. Accepted where the work tree's
+ *  `.git` is a file (a link could be another work tree's) naming the store, and the store names that work tree back:
+ *  the worktree's `gitdir` file holds the path of this `.git` (and the store sits in its common dir's worktrees/),
+ *  the submodule's own config has core.worktree here. Git writes those back-pointers when it makes the work tree; a
+ *  `.git` file, link or commondir that merely points at another repository has none naming the project, and the
+ *  project cannot write one outside itself. The history read is then that repository's, as git in this folder reads it. */
+async function linkedHere(git: Probe, realRoot: string, gitDir: string, commonDir: string): Promise<boolean> {
+  const top = await git(["rev-parse", "--show-toplevel"]);
+  const tree = top.exitCode === 0 ? await real(lines(top.stdout)[0] ?? "") : "";
+  if (!tree || !isInside(realRoot, tree)) return false;
+  const dotGit = join(tree, ".git");
+  if (!(await lstat(dotGit).catch(() => undefined))?.isFile()) return false;
+  const named = /^gitdir: (.+)/.exec(await readFile(dotGit, "utf8").catch(() => ""));
+  if (!named || (await real(resolve(tree, named[1]!.trimEnd()))) !== gitDir) return false;
+  if (commonDir !== gitDir) {
+    if (dirname(gitDir) !== join(commonDir, "worktrees")) return false;
+    const back = (await readFile(join(gitDir, "gitdir"), "utf8").catch(() => "")).trim();
+    return back !== "" && (await real(resolve(gitDir, back))) === dotGit;
+  }
+  // --file reads that one file, with no include.path followed.
+  const worktree = await git(["config", "--file", join(gitDir, "config"), "--get", "core.worktree"]);
+  return worktree.exitCode === 0 && (await real(resolve(gitDir, lines(worktree.stdout)[0] ?? ""))) === tree;
+}
+
+function leadsOut(where: string, fix: string): GitRun {
+  return refused(`the project's .git leads outside it, to ${where}: git reads only a repository of the project's own. ${fix}`);
+}
+
+const lines = (bytes: Uint8Array): string[] => new TextDecoder().decode(bytes).split("\n").filter(Boolean);
+/** After symlinks, where the path exists. */
+const real = (path: string): Promise<string> => realpath(path).catch(() => path);
+
 /** Why a request is not run: a subcommand that is not read-only, an option that writes or runs, a malformed setting. */
-function refusal(request: GitRequest): string | undefined {
+function refusalOf(request: GitRequest): string | undefined {
   const [subcommand, ...rest] = request.args;
   if (!subcommand || !SUBCOMMANDS.has(subcommand)) return `git ${subcommand ?? ""} is not one of the read-only commands (${[...SUBCOMMANDS].join(", ")}).`;
   const options = rest.slice(0, [rest.indexOf("--end-of-options"), rest.indexOf("--")].filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? rest.length);
@@ -70,6 +140,10 @@ function refusal(request: GitRequest): string | undefined {
   if (bad) return `${bad} writes a file or runs a program; refused.`;
   const setting = (request.config ?? []).find((c) => c.indexOf("=") <= 0 || c.includes("\n") || !CONFIG_NAME.test(c.slice(0, c.indexOf("="))));
   return setting === undefined ? undefined : `${JSON.stringify(setting)} is not a name=value setting.`;
+}
+
+function refused(why: string): GitRun {
+  return { ...failed(`fatal: ${why}`, 128), refused: why };
 }
 
 function failed(stderr: string, exitCode: number): GitRun {

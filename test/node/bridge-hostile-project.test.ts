@@ -1,9 +1,9 @@
 // A project can arrive with hostile files (a cloned repository): planted session files, symlinks out of
 // the project, device files, FIFOs, huge files. The real CLI over stdio in 6.12 installs answers each with
 // a clear error naming the file, reads and writes nothing outside the project, and keeps answering.
-import { mkdirSync, readdirSync, rmSync, symlinkSync, truncateSync, writeFileSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync, readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, installedProjects, madeOnce, toolText } from "./helpers.js";
@@ -20,8 +20,8 @@ function outside(name: string): string {
   return dir;
 }
 
-async function start(dir: string, env: Record<string, string> = {}) {
-  const bridgeProcess = await connectBridge(bridge, dir, { env });
+async function start(dir: string, env: Record<string, string> = {}, args: string[] = []) {
+  const bridgeProcess = await connectBridge(bridge, dir, { env, args });
   tmp.closeAfter(bridgeProcess.close);
   return bridgeProcess;
 }
@@ -300,6 +300,38 @@ describe("skill scripts outside the project", () => {
     } finally {
       rmSync(planted, { force: true });
     }
+  });
+});
+
+describe("a .git that leads outside the project", () => {
+  // A .git file naming a sibling repository (`gitdir: ../private/.git`) had git_evidence list its commits and
+  // bmad-doc its history and a file's text at one of them. Git reads only the project's own repository now.
+  it("reads nothing of the repository a .git file names, through bmad-run's git_evidence or the document's history", async () => {
+    const secret = outside("private");
+    const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: secret }).toString().trim();
+    git("init", "-q");
+    writeFileSync(join(secret, "acquisition-plan-OUTSIDESECRET.md"), "s3cret plan\n");
+    git("add", ".");
+    git("commit", "-qm", "OUTSIDESECRET: confidential acquisition of Globex");
+    const commit = git("rev-parse", "HEAD");
+    git("commit", "-q", "--allow-empty", "-m", "OUTSIDESECRET: the board's consent");
+    const dir = project("gitdir-file");
+    writeFileSync(join(dir, ".git"), `gitdir: ${relative(dir, join(secret, ".git"))}\n`);
+    const { client } = await start(dir, {}, ["--toolsets", "default,views"]);
+    const refusal = `the project's .git leads outside it, to ${join(realpathSync(secret), ".git")}: git reads only a repository of the project's own.`;
+
+    const command = "uv run {project-root}/.claude/skills/bmad-retrospective/scripts/git_evidence.py --repo . --range 4b825dc642cb6eb9a060e54bf8d69288fbee4904..HEAD";
+    const measured = await call(client, "bmad-run", { command });
+    expect(toolText(measured)).toContain(`{"ok": false, "error": "fatal: ${refusal}`);
+    expect(measured.structuredContent).toMatchObject({ exit_code: 1 });
+
+    expect((await call(client, "bmad-files", { action: "write", path: "acquisition-plan-OUTSIDESECRET.md", content: "mine\n" })).isError).toBeFalsy();
+    const doc = await call(client, "bmad-doc", { path: "acquisition-plan-OUTSIDESECRET.md" });
+    expect(toolText(doc)).toContain(`current version only: ${refusal}`);
+    expect(doc.structuredContent).toMatchObject({ history: "current only", history_note: expect.stringContaining(refusal) });
+    const shown = await call(client, "bmad-doc", { path: "acquisition-plan-OUTSIDESECRET.md", commit });
+    expect([shown.isError, toolText(shown)]).toEqual([true, expect.stringContaining(refusal)]);
+    expect(JSON.stringify([measured, doc, shown])).not.toMatch(/OUTSIDESECRET:|s3cret/);
   });
 });
 

@@ -4,7 +4,7 @@
 // repository, and no git at all (the remote). The port runs git through the bridge's read-only runner, which runs
 // nothing a repository's config names; and it measures a 1 MiB hostile subject, and a story list longer than any command line, in linear time.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, inject, it } from "vitest";
 import { readonlyGit } from "../../src/bridge/git-readonly.js";
@@ -206,6 +206,56 @@ it("takes no folder the model filled with HEAD and a commondir for a repository:
   const ours = await main(["--repo", fake, "--range", "HEAD~1..HEAD"], { fs, cwd: tmp.dir, git });
   expect(ours.stdout).not.toContain("SECRET");
   expect(JSON.parse(ours.stdout)).toMatchObject({ ok: false });
+});
+
+it("reads no repository a .git file, link, commondir or alternates leads to outside the project, and reads an honest worktree's and submodule's", async () => {
+  const secret = linearRepo("outside-secret");
+  commit(secret, "OUTSIDESECRET: confidential acquisition of Globex", () => write(secret, "acquisition-plan-OUTSIDESECRET.md", "s3cret plan\n"));
+  /** git_evidence in a bridge whose project is `project`. */
+  const measureIn = async (project: string) =>
+    main(["--repo", project, "--range", "HEAD~2..HEAD"], { fs: await NodeRuntimeFs.create([project]), cwd: project, git: readonlyGit(project, { timeoutMs: 60_000, find: () => "git" }) });
+  const project = (name: string, dotGit?: string) => {
+    const dir = join(tmp.dir, name);
+    mkdirSync(dir);
+    if (dotGit !== undefined) writeFileSync(join(dir, ".git"), dotGit);
+    return dir;
+  };
+  const subjects = ["OUTSIDESECRET: confidential acquisition of Globex", "epic-1-2 grow a, add b"];
+
+  // An honest linked worktree (its store in the main repository's .git/worktrees, naming this .git back) and
+  // submodule (in the superproject's .git/modules, its core.worktree here) read their repository's history.
+  const worktree = join(tmp.dir, "honest-worktree");
+  run(secret, "worktree", "add", "-q", worktree);
+  const superproject = repo("superproject");
+  commit(superproject, "super", () => write(superproject, "s.txt", "s\n"));
+  run(superproject, "-c", "protocol.file.allow=always", "submodule", "add", "-q", secret, "sub");
+  for (const honest of [worktree, join(superproject, "sub")]) {
+    const ours = await measureIn(honest);
+    expect(JSON.parse(ours.stdout).commits.map((c: { subject: string }) => c.subject), ours.stdout).toEqual(subjects);
+  }
+
+  // What a project can arrive with: a .git file naming a sibling's .git, or a worktree's or submodule's store that
+  // names another work tree back; a .git link; a .git folder whose commondir or alternates lead out.
+  const store = join(secret, ".git");
+  const shared = join(tmp.dir, "shared-clone");
+  execFileSync("git", ["clone", "-q", "--shared", secret, shared], { env: ENV });
+  const commondir = repo("commondir-out");
+  writeFileSync(join(commondir, ".git/commondir"), `${store}\n`);
+  const linked = project("git-link");
+  symlinkSync(store, join(linked, ".git"));
+  const leading: Array<[string, string]> = [
+    [project("gitdir-file", "gitdir: ../outside-secret/.git\n"), store],
+    [project("worktree-impostor", `gitdir: ${join(store, "worktrees/honest-worktree")}\n`), join(store, "worktrees/honest-worktree")],
+    [project("submodule-impostor", "gitdir: ../superproject/.git/modules/sub\n"), join(superproject, ".git/modules/sub")],
+    [linked, store],
+    [commondir, store],
+    [shared, join(store, "objects")],
+  ];
+  for (const [dir, where] of leading) {
+    const ours = await measureIn(dir);
+    expect(ours.stdout, dir).not.toMatch(/OUTSIDESECRET|epic-1-2/);
+    expect(JSON.parse(ours.stdout), dir).toEqual({ ok: false, error: expect.stringContaining(`fatal: the project's .git leads outside it, to ${realpathSync(where)}: git reads only a repository of the project's own.`) });
+  }
 });
 
 it("refuses what is no REV..REV range, and argument errors, as JSON with exit 2", async () => {

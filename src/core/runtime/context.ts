@@ -45,6 +45,8 @@ export interface GitRun {
   stdout: Uint8Array;
   stderr: Uint8Array;
   exitCode: number;
+  /** The door ran nothing, and why (stderr says it too, as git's `fatal:` would). */
+  refused?: string;
 }
 
 /** Runs git, or answers undefined where it cannot start (not installed). */

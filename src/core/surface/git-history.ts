@@ -10,21 +10,24 @@ const MAX_COMMITS = 50;
 const MAX_SHOWN_BYTES = 8 * 1024 * 1024;
 export const COMMIT = /^[0-9a-f]{7,64}$/;
 
-/** Newest first; undefined where there is no git, no repository, or the file was never committed. */
-export async function gitLog(git: GitRunner, root: string, path: string): Promise<Commit[] | undefined> {
+/** Newest first; undefined where there is no git, no repository, or the file was never committed; a failure where
+ *  the door would not run git (the project's .git leads outside it). */
+export async function gitLog(git: GitRunner, root: string, path: string): Promise<Result<{ commits: Commit[] }> | undefined> {
   const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS}`, "--format=%H%x09%an%x09%aI%x09%s", "--end-of-options", "HEAD", "--", path] });
+  if (run?.refused) return { ok: false, error: run.refused };
   if (!run || run.exitCode !== 0) return undefined;
   const commits = new TextDecoder().decode(run.stdout).split("\n").filter(Boolean).map((line) => {
     const [commit = "", author = "", at = "", ...subject] = line.split("\t");
     return { commit, author, at, subject: subject.join("\t").slice(0, 200) };
   });
-  return commits.length ? commits : undefined;
+  return commits.length ? { ok: true, commits } : undefined;
 }
 
 /** The file's text at `commit` (a hex id, checked by the caller's schema). */
 export async function gitShow(git: GitRunner, root: string, commit: string, path: string): Promise<Result<{ text: string }>> {
   const run = await git({ dir: root, args: ["show", "--end-of-options", `${commit}:${path}`] });
   if (!run) return { ok: false, error: "git is not installed here: only the current version can be read." };
+  if (run.refused) return { ok: false, error: run.refused };
   if (run.exitCode !== 0) return { ok: false, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` };
   if (run.stdout.byteLength > MAX_SHOWN_BYTES) return { ok: false, error: `${path} at commit ${commit.slice(0, 12)} is ${(run.stdout.byteLength / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_SHOWN_BYTES / 1024 / 1024} MiB a version is shown at: read it with git itself.` };
   return { ok: true, text: new TextDecoder().decode(run.stdout) };

@@ -89,16 +89,19 @@ export const bmadDocTool = defineTool({
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     const git = runtime?.ok ? runtime.runtime.git : undefined;
-    const commits = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path) : undefined;
+    const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path) : undefined;
+    const commits = log?.ok ? log.commits : undefined;
     if (commit !== undefined) {
       if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
       const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
       if (!shown.ok) return fail(shown.error);
       return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: sanitizeConfigText(path, shown.text), structured: { ...base, commit, history: "git", commits: commits ?? [] } };
     }
-    const note = commits ? undefined : history?.error ?? "the folder's history is the user's git, and it has none of this file.";
+    // Where the bridge would not read the folder's git, the answer says why.
+    const refused = log?.ok === false ? log.error : undefined;
+    const note = commits ? undefined : history?.error ?? refused ?? "the folder's history is the user's git, and it has none of this file.";
     const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
-    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : "current version only"}]`, text, structured };
+    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : `current version only${refused ? `: ${refused}` : ""}`}]`, text, structured };
   },
 });
 
