@@ -190,7 +190,8 @@ describe("a file and a folder of one name (L1)", () => {
     // Nor two names a folding file system reads as one (review 47: `Plan.md` beside `plan.md` stopped every pull).
     await olive.files({ action: "write", project, path: "docs/Plan.md", content: "p" });
     expect((await mallory.files({ action: "write", project, path: "docs/plan.md", content: "x" })).text).toBe("Cannot put a file at docs/plan.md: docs/Plan.md is there, and macOS and Windows read both names as one file (a pull there could not write both). Write to docs/Plan.md, or choose another name.");
-    expect((await olive.files({ action: "write", project, path: "docs/PLAN.md.", content: "x" })).text).toMatch(/^Cannot put a file at docs\/PLAN\.md\.: docs\/Plan\.md is there/);
+    // A name Windows cuts to another is no name a workspace makes at all (review 109).
+    expect((await olive.files({ action: "write", project, path: "docs/PLAN.md.", content: "x" })).text).toMatch(/^Path "docs\/PLAN\.md\." has a name ending in a dot or a space, which Windows drops/);
     expect((await olive.files({ action: "delete", project, path: "docs/Plan.md" })).isError).toBe(false);
     expect((await olive.files({ action: "write", project, path: "docs/plan.md", content: "x" })).isError).toBe(false);
     // Nor a file and a folder of names it reads as one (review 73: docs/PRD.md beside a folder docs/prd.md/).

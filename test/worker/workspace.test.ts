@@ -197,6 +197,21 @@ describe("paths", () => {
     expect(listed.filter((p: string) => !/^(_bmad|_bmad-output|src|docs|bulk)\//.test(p))).toEqual([]);
   });
 
+  it("make no name a pull to Windows cannot write as itself (review 109), and take the names beside them", async () => {
+    const names: Array<[string, RegExp]> = [
+      ["_bmad-output/a:b.md", /has ":" in a name, which Windows cannot hold/], ["_bmad-output/q?.md", /"\?"/], ['_bmad-output/say".md', /"\""/],
+      ["_bmad-output/p|x/y.md", /"\|"/], ["_bmad-output/st*r.md", /"\*"/], ["_bmad-output/lt<gt>.md", /"<"/],
+      ["_bmad-output/trail.md.", /ending in a dot or a space/], ["_bmad-output/trail.md ", /ending in a dot or a space/],
+      ["_bmad-output/CON.md", /"CON\.md", a device's name on Windows/], ["_bmad-output/nul", /device's name/], ["_bmad-output/Com1.tar.gz", /device's name/], ["_bmad-output/lpt9 .md", /device's name/], ["aux/x.md", /device's name/],
+    ];
+    for (const [path, why] of names) {
+      for (const action of ["write", "append"]) expect((await ada.files({ action, project, path, content: "x" })).text, `${action} ${path}`).toMatch(why);
+    }
+    for (const path of ["_bmad-output/console.md", "_bmad-output/com10.md", "_bmad-output/nul-check.md", "_bmad-output/CONFIG.md", "_bmad-output/a b.md"]) {
+      expect((await ada.files({ action: "write", project, path, content: "x" })).isError, path).toBe(false);
+    }
+  });
+
   it("take percent-escapes literally in tools and decode them once in bmad:// URIs", async () => {
     expect((await ada.files({ action: "write", project, path: "%2e%2e/literal.md", content: "kept as named" })).isError).toBe(false);
     expect((await ada.files({ action: "read", project, path: "%2e%2e/literal.md" })).text).toContain("kept as named");
