@@ -33,7 +33,8 @@ pull  writes the remote's new and changed files, and deletes those deleted on th
 push  sends files changed here, new files inside the workspace's own folders (those pulled, e.g.
       _bmad/, _bmad-output/; the rest of DIR stays local), and deletions (the remote keeps history:
       bmad-files restore brings a file back). A file changed on the remote since the pull stops the
-      push, and nothing is sent.
+      push, and nothing is sent; one no pull resolves (another member's change to BMAD's settings) is
+      held back, named, and the rest are sent.
 
 Options:
   --remote URL     the server's MCP endpoint, e.g. https://bmad.example.com/mcp
@@ -131,6 +132,11 @@ function print(command: "pull" | "push", project: string, remote: string, dir: s
     const what = command === "pull" ? `Pulled "${project}" from ${remote} into ${dir}` : `Pushed ${dir} to "${project}" on ${remote}`;
     lines.push(`${what}: ${report.summary()}`);
     if (report.behind) lines.push(`${report.behind} file${report.behind === 1 ? "" : "s"} changed on the remote since the pull; pull brings them.`);
+    // What pull will not bring is not said to be brought (review 113).
+    if (report.behindLeft) {
+      const one = report.behindLeft === 1;
+      lines.push(`${report.behindLeft} file${one ? "" : "s"} changed on the remote since the pull that pull leaves as ${one ? "it is" : "they are"} here (another member's change to BMAD's settings, a deletion of them, a file sync does not carry): read ${one ? "it" : "them"} there with bmad-files, and copy by hand what you trust.`);
+    }
   }
   if (lines.length) writeOut(`${lines.join("\n")}\n`);
   if (result.ok) return 0;

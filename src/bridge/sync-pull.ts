@@ -11,7 +11,7 @@ import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, s
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
-import { loadState, MAX_MEMORY_BY_CHARS, saveState, type SyncedFile, type SyncState } from "./sync-state.js";
+import { loadState, MAX_MEMORY_BY_CHARS, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
@@ -58,6 +58,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const listed = await o.workspace.list();
   if (!listed.ok) return listed;
   const remote = listed.value;
+  if (before) await settleSent(before, remote, (path) => o.workspace.read(path));
   const known = before?.files ?? new Map<string, SyncedFile>();
   const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
@@ -209,8 +210,8 @@ const pullLanding = (o: SyncOptions, bytes?: Uint8Array, byOthers = false) => (r
   (byOthers && onlyYoursReason(real) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
 
 /** Why a pull takes the file at `path` only where the puller wrote all of it (a personal file, BMAD's settings), or
- *  undefined: any member's comes. */
-function onlyYoursReason(path: string): string | undefined {
+ *  undefined: any member's comes. Push holds back such a file of another member's rather than name a pull that leaves it. */
+export function onlyYoursReason(path: string): string | undefined {
   if (isPersonalFile(path)) return "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own";
   if (isInstallFile(path)) return "BMAD's settings or steps, which your agents here follow, and another member wrote some of it: a pull takes only your own. Read it with bmad-files on the remote, and copy what you trust by hand";
   return undefined;

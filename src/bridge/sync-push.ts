@@ -5,15 +5,16 @@
 // files inside the folders sync carries (_bmad/, _bmad-output/, .claude/specs/; sync.ts), whatever the remote listed: a remote names what
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
+import { folderOf, MAX_LISTED } from "../core/workspace/limits.js";
 import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
-import { isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
+import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
-import type { SyncOptions, SyncResult } from "./sync-pull.js";
-import { loadState, saveState, type SyncState } from "./sync-state.js";
+import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
+import { loadState, saveState, settleSent, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
 import { lines } from "../core/lines.js";
 import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
-import { changeRefusal } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/workspace/paths.js";
 
 type Step =
   | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
@@ -33,11 +34,6 @@ function readToSend(dir: string, path: string): Promise<Local> {
     opened !== path || links > 1 ? `a link (to ${opened === path ? "another name of this file" : opened}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` : undefined,
   );
 }
-
-/** The most files one listing shows (the Worker's bmad-files list): a folder holding more directly cannot be walked. */
-const MAX_LISTED = 1000;
-
-const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
 
 /** The folders a push looks in for new files: BMAD's own, where its skills write. */
 const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
@@ -68,6 +64,45 @@ function heldBack(path: string, text: string): string | undefined {
   return notCarried(path);
 }
 
+/** Why the remote takes no new file at `path` beside `listed` (its files, and the new ones planned before), or
+ *  undefined: another file whose name a folding file system (macOS, Windows: case, Unicode form) reads as this one's, a
+ *  file where this needs a folder, or a folder where this would be a file. The remote refuses those on every push, so
+ *  they are held back before anything is sent (review 113: one such name stopped every push at it). */
+function nameClashes(listed: Iterable<string>): { add: (path: string) => void; clash: (path: string) => string | undefined } {
+  const files = new Map<string, string>();
+  /** Each folder the files make, as folded, and one file below it. */
+  const folders = new Map<string, string>();
+  const add = (path: string) => {
+    const key = foldPath(path);
+    if (!files.has(key)) files.set(key, path);
+    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) if (!folders.has(key.slice(0, at))) folders.set(key.slice(0, at), path);
+  };
+  for (const path of listed) add(path);
+  const clash = (path: string) => {
+    const key = foldPath(path);
+    const twin = files.get(key);
+    if (twin !== undefined && twin !== path) {
+      // Names in NFC and NFD print alike: then both are spelled out, so the user sees which is which.
+      const [mine, theirs] = printable(twin).normalize() === printable(path).normalize() ? [spelled(path), spelled(twin)] : [printable(path), printable(twin)];
+      return `the remote has ${theirs}, a name macOS and Windows read as this one (${mine}: they differ only in case or Unicode form), so it takes no file here: rename yours to push it`;
+    }
+    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {
+      const above = files.get(key.slice(0, at));
+      if (above !== undefined) return `the remote has a file ${printable(above)} where this needs a folder, so it takes no file here: rename your folder, or remove that file on the remote`;
+    }
+    const below = folders.get(key);
+    return below === undefined ? undefined : `the remote has a folder of this name (it holds ${printable(below)}), so it takes no file here: rename yours to push it`;
+  };
+  return { add, clash };
+}
+
+/** `path` with every character past ASCII as its escape (as terminalText writes one): two names that print alike, told apart. */
+const spelled = (path: string) =>
+  [...path].map((c) => {
+    const code = c.codePointAt(0)!;
+    return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  }).join("");
+
 export async function push(o: SyncOptions): Promise<SyncResult> {
   const loaded = await loadState(o.dir);
   if (!loaded.ok) return loaded;
@@ -80,6 +115,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const listed = await o.workspace.list();
   if (!listed.ok) return listed;
   const remote = listed.value;
+  await settleSent(state, remote, (path) => o.workspace.read(path));
   const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
   // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
   const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
@@ -88,7 +124,12 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const report = new Report();
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
-  const suspects: Array<{ sha256: string; refusal: Refusal }> = [];
+  /** Conflicts a read of the remote's file settles: the same content (`sha256`), or another member's of a file pull
+   *  leaves on the remote (onlyYoursReason), which no pull resolves. */
+  const suspects: Array<{ sha256?: string; refusal: Refusal }> = [];
+  /** Unchanged here, changed on the remote, and such a file: pull brings it only if no other member wrote it. */
+  const behindUnsure: string[] = [];
+  const keepsBoth = (why: string, way: string) => `${why}: pull leaves it as it is here, so each side keeps its own. ${way}, or send yours over it: ${o.again("push", true)}`;
   // Each folder's files on the remote, directly in it: what a new file is counted with.
   const inFolder = new Map<string, number>();
   for (const path of remote.keys()) inFolder.set(folderOf(path), (inFolder.get(folderOf(path)) ?? 0) + 1);
@@ -101,7 +142,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     const remoteChanged = now !== expected;
     if (local.kind === "file" && local.sha256 === synced?.sha256) {
       report.unchanged++;
-      if (remoteChanged) report.behind++;
+      // Not "pull brings it" of what pull leaves as it is here (review 113).
+      if (!remoteChanged) continue;
+      if (notCarried(path) || (!now && isInstallFile(path))) report.behindLeft++;
+      else if (now && onlyYoursReason(path)) behindUnsure.push(path);
+      else report.behind++;
       continue;
     }
     if (local.kind === "blocked") {
@@ -123,7 +168,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (local.kind === "missing") {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
-      else if (remoteChanged && !o.force) refusals.push({ path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst() });
+      else if (remoteChanged && !o.force) {
+        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst() };
+        if (onlyYoursReason(path)) suspects.push({ refusal });
+        else refusals.push(refusal);
+      }
       else steps.push({ op: "delete", path, ifVersion: now });
       continue;
     }
@@ -148,6 +197,8 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       // Memory files merge on pull (sync-pull.ts): no copy aside, no --force.
       const fix = synced && now && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst();
       if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix } });
+      // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
+      else if (isInstallFile(path)) report.add("held", path, keepsBoth(`${was}, and a deletion of BMAD's settings is left to your hand`, "Delete it here if you agree"));
       else refusals.push({ path, reason: was, fix });
       continue;
     }
@@ -161,24 +212,52 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (!now) inFolder.set(folder, (inFolder.get(folder) ?? 0) + 1);
     steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added" });
   }
-  // A remote change that is this very content is no conflict.
-  const reads = await mapLimited(suspects, READS_AT_ONCE, (s) => o.workspace.read(s.refusal.path));
+  // A remote change that is this very content is no conflict; one by another member to a file pull takes only the
+  // user's own of is none a pull resolves (review 113: the pull --force named left it, and every push stopped there).
+  const reads = await mapLimited([...suspects.map((s) => s.refusal.path), ...behindUnsure], READS_AT_ONCE, (path) => o.workspace.read(path));
   for (const [i, suspect] of suspects.entries()) {
     const read = reads[i]!;
+    const path = suspect.refusal.path;
     if (read.ok && !read.value.redacted && sha256(read.value.bytes) === suspect.sha256) {
       report.unchanged++;
-      steps.push({ op: "record", path: suspect.refusal.path, version: read.value.version, sha256: suspect.sha256 });
+      steps.push({ op: "record", path, version: read.value.version, sha256: suspect.sha256 });
+    } else if (read.ok && read.value.byOthers && onlyYoursReason(path)) {
+      report.add("held", path, keepsBoth(`${suspect.refusal.reason}, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
     } else refusals.push(suspect.refusal);
+  }
+  for (const [i, path] of behindUnsure.entries()) {
+    const read = reads[suspects.length + i]!;
+    if (read.ok && read.value.byOthers) report.behindLeft++;
+    else report.behind++;
   }
   if (refusals.length) return { ok: false, error: "Nothing was sent: these files changed on the remote since the pull, or cannot be pushed.", refusals };
   // Deletions first: a file renamed here only by case (`Plan.md` to `plan.md`) is one the remote refuses beside the
   // old name, which a folding file system reads as the same (review 49).
-  return apply(o, state, [...steps.filter((s) => s.op === "delete"), ...steps.filter((s) => s.op !== "delete")], report);
+  const deleted = new Set(steps.flatMap((s) => (s.op === "delete" ? [s.path] : [])));
+  const names = nameClashes([...remote.keys()].filter((path) => !deleted.has(path)));
+  const toSend = steps.filter((step) => {
+    if (step.op !== "write" || step.ifVersion) return true;
+    // A name no workspace takes (a control character in it) is never sent, nor noted in the state as being sent.
+    const named = checkWorkspacePath(step.path);
+    const clash = named.ok ? names.clash(step.path) : named.error;
+    if (clash) report.add("held", step.path, clash);
+    else names.add(step.path);
+    return !clash;
+  });
+  return apply(o, state, [...toSend.filter((s) => s.op === "delete"), ...toSend.filter((s) => s.op !== "delete")], report);
 }
 
-/** One write or delete at a time, each recorded in the state as the remote confirms it. */
+/** One write or delete at a time, each recorded in the state as the remote confirms it. One the remote refuses is
+ *  named, and the rest go on (review 113: one refused write stopped every push there); a call that fails stops it. */
 async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
+  // What it is about to send, first: a push killed midway leaves a state that names it (SyncState.sent).
+  const writes = steps.flatMap((step) => (step.op === "write" ? [[step.path, step.sha256] as const] : []));
+  if (writes.length) {
+    const noted = await saveState(o.dir, { ...state, sent: new Map(writes) });
+    if (!noted.ok) return { ok: false, error: `Nothing was sent: cannot record the push: ${noted.error}`, report };
+  }
   let failure: string | undefined;
+  const refused: Refusal[] = [];
   for (const step of steps) {
     if (step.op === "forget" || step.op === "record") {
       if (step.op === "record") state.files.set(step.path, { version: step.version, sha256: step.sha256 });
@@ -187,6 +266,10 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     if (step.op === "delete") {
       const removed = await o.workspace.remove(step.path, step.ifVersion);
+      if (!removed.ok && removed.refused) {
+        refused.push({ path: step.path, reason: removed.error, fix: "" });
+        continue;
+      }
       if (!removed.ok) {
         failure = removed.error;
         break;
@@ -196,18 +279,25 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       continue;
     }
     const written = await o.workspace.write(step.path, step.text, step.ifVersion);
+    if (!written.ok && written.refused) {
+      refused.push({ path: step.path, reason: written.error, fix: "" });
+      continue;
+    }
     if (!written.ok) {
       failure = `${step.path}: ${written.error}`;
+      // It may have landed before the answer was lost: the next pull or push asks the remote.
+      state.sent = new Map([[step.path, step.sha256]]);
       break;
     }
     state.files.set(step.path, { version: written.value, sha256: step.sha256 });
     report.add(step.kind, step.path, `now version ${written.value}`);
   }
   const saved = await saveState(o.dir, state);
+  const sent = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted");
   if (failure || !saved.ok) {
-    const sent = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted");
     const done = sent ? " The files above were sent before it stopped; push again to send the rest." : " Nothing was sent.";
-    return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, report };
+    return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, refusals: refused, report };
   }
+  if (refused.length) return { ok: false, error: `The remote refused the files below, each for the reason it gives; ${sent ? "the files above were sent" : "nothing was sent"}.`, refusals: refused, report };
   return { ok: true, report };
 }

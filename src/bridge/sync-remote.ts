@@ -4,10 +4,11 @@
 // (.git, this folder's .bmad-mcp) refused, so a hostile server cannot place a file where it must not go.
 import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
-import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
+import { MAX_FILE_BYTES, MAX_FILES, MAX_LISTED } from "../core/workspace/limits.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/workspace/paths.js";
 import { TOOL } from "../core/surface/names.js";
-import { sha256 } from "./sync.js";
+import { sha256, SYNC_FOLDERS } from "./sync.js";
+import { count as n } from "../core/count.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { isOneLine } from "../core/lines.js";
@@ -26,7 +27,9 @@ export interface RemoteContent extends RemoteFile {
   /** Whose lines, as the server names them. */
   others?: ByOthers;
 }
-export type Remote<T> = Result<{ value: T }>;
+/** `refused`: the remote answered and said no to this one call (a rerun meets the same answer); otherwise the call
+ *  itself failed (the connection, the deadline). */
+export type Remote<T> = Result<{ value: T }, { refused?: true }>;
 
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
 /** `sha256` is of the bytes served; `redacted`: a config file served without its secret-looking keys (servers before
@@ -57,6 +60,11 @@ export const SYNC_DEADLINE_MS = 10 * 60_000;
 /** Problems a refused listing names; the rest are counted. */
 const MAX_PROBLEMS_SHOWN = 20;
 
+/** Whether everything below `prefix` (a folder's path and "/", or "" for the top) is in a folder sync carries. */
+const carried = (prefix: string) => SYNC_FOLDERS.some((folder) => prefix.startsWith(folder));
+/** The folders directly below `prefix` on the way to one sync carries (at the top: `_bmad`, `_bmad-output`, `.claude`). */
+const towardCarried = (prefix: string) => [...new Set(SYNC_FOLDERS.filter((folder) => folder.startsWith(prefix)).map((folder) => folder.slice(prefix.length).split("/")[0]!))];
+
 export class RemoteWorkspace {
   private readonly deadline = AbortSignal.timeout(SYNC_DEADLINE_MS);
 
@@ -83,7 +91,7 @@ export class RemoteWorkspace {
       return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}` };
     }
     const text = textOf(result);
-    return result.isError ? { ok: false, error: remoteText(text) || "the remote refused without saying why" } : { ok: true, value: { text, structured: result.structuredContent } };
+    return result.isError ? { ok: false, error: remoteText(text) || "the remote refused without saying why", refused: true } : { ok: true, value: { text, structured: result.structuredContent } };
   }
 
   private async listGlob(glob: string): Promise<Remote<z.infer<typeof LISTING>>> {
@@ -94,35 +102,52 @@ export class RemoteWorkspace {
   }
 
   /**
-   * Every file, by path. One listing shows at most 1,000 files; past that, the files directly in a folder and
-   * each of its folders are listed on their own, and a listing that still cannot show everything is an error.
+   * Every file sync carries, by path, and what else the first listing shows. One listing shows at most 1,000 files;
+   * past that, in the folders sync carries, the files directly in a folder and each folder holding the rest are listed
+   * each on its own, and a listing that still cannot show everything is an error. Elsewhere nothing more is listed: sync
+   * leaves those files on the remote (a member's 1,001 files in `junk/`, or in 250 folders, stopped every pull).
    */
   async list(): Promise<Remote<Map<string, RemoteFile>>> {
     const found = new Map<string, RemoteFile>();
     let calls = 0;
     const listGlob = (glob: string) => (++calls > MAX_LIST_CALLS ? undefined : this.listGlob(glob));
-    const endless = `The remote's listing did not settle after ${MAX_LIST_CALLS} calls (it keeps saying there is more); nothing was changed. Is ${TOOL.bmadFiles} on it current?`;
+    // The folder whose listing named the most folders to walk: where the calls went.
+    let widest = { prefix: "", folders: 0 };
+    const endless = () => {
+      const where = widest.folders ? `, and "${widest.prefix}" has ${n(widest.folders)} of them` : "";
+      return `The remote's listing did not settle after ${MAX_LIST_CALLS} calls: past what one listing shows, each folder holding the rest is listed on its own${where}. Nothing was changed. On the remote, move those files into fewer folders or delete what nobody needs (${TOOL.bmadFiles}), then run this again; if it still does not settle, the remote's ${TOOL.bmadFiles} is not current.`;
+    };
     const walk = async (prefix: string): Promise<string | undefined> => {
       const all = await listGlob(`${prefix}**`);
-      if (!all) return endless;
+      if (!all) return endless();
       if (!all.ok) return all.error;
       if (all.value.total > MAX_FILES) return `The remote lists ${all.value.total} files; a workspace holds at most ${MAX_FILES}.`;
       const add = (files: RemoteFile[]) => files.filter((f) => f.path.startsWith(prefix)).forEach((f) => found.set(f.path, { path: f.path, version: f.version }));
       add(all.value.files);
       if (all.value.files.length >= all.value.total) return undefined;
+      // The remote names the folders holding what its listing cut off; an older one only those of the files it shows.
+      const named = new Set(all.value.folders ?? all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
+      if (!carried(prefix)) {
+        // Above the folders sync carries: only the way to them is walked, each one the remote names (any, if it names none).
+        for (const folder of towardCarried(prefix)) {
+          if (all.value.folders && !named.has(folder)) continue;
+          const failed = await walk(`${prefix}${folder}/`);
+          if (failed) return failed;
+        }
+        return undefined;
+      }
       const direct = await listGlob(`${prefix}*`);
-      if (!direct) return endless;
+      if (!direct) return endless();
       if (!direct.ok) return direct.error;
       add(direct.value.files);
-      // The remote names the folders holding what its listing cut off; an older one only those of the files it shows.
-      const folders = new Set(all.value.folders ?? all.value.files.map((f) => f.path.slice(prefix.length)).filter((rest) => rest.includes("/")).map((rest) => rest.split("/")[0]!));
-      for (const folder of folders) {
+      if (named.size > widest.folders) widest = { prefix, folders: named.size };
+      for (const folder of named) {
         const failed = await walk(`${prefix}${folder}/`);
         if (failed) return failed;
       }
       const got = [...found.keys()].filter((p) => p.startsWith(prefix)).length;
       if (direct.value.files.length < direct.value.total || got < all.value.total) {
-        return `The remote lists ${all.value.total} files under "${prefix || "/"}" but shows only ${got} (at most 1,000 at a time, and 1,000 files directly in one folder): move some into subfolders on the remote, or pull with a server whose ${TOOL.bmadFiles} lists them all.`;
+        return `The remote lists ${all.value.total} files under "${prefix}" but shows only ${got} (at most ${n(MAX_LISTED)} at a time, and ${n(MAX_LISTED)} files directly in one folder): move some into subfolders on the remote, or pull with a server whose ${TOOL.bmadFiles} lists them all.`;
       }
       return undefined;
     };

@@ -8,6 +8,9 @@ import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { ABSENT, fileStamp } from "./confined-fs.js";
+import { checkWorkspacePath } from "../core/workspace/paths.js";
+import { mapLimited } from "../core/map-limited.js";
+import { sha256 } from "./sync.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
@@ -34,19 +37,30 @@ export interface SyncState {
    *  midway leaves them; the next takes a file holding those bytes as pulled (review 92: a killed pull's files read as
    *  the user's own, and every later pull refused them once the remote changed them). */
   pending?: Map<string, { written: string; file: SyncedFile }>;
+  /** A push's writes under way, by path: the SHA-256 of the text it sends. A push killed midway leaves them; the next
+   *  pull or push takes a remote file holding that text as pushed (a killed push's files read as another's on the
+   *  remote, and the user's next edit of one as a conflict). */
+  sent?: Map<string, string>;
 }
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
 const OTHERS = z.array(z.object({ by: z.string().min(1).max(300), lines: z.string().max(4000) }).strict()).min(1).max(50);
 /** The longest names of a memory's other writers the state keeps (SyncedFile.memories_by). */
 export const MAX_MEMORY_BY_CHARS = 1000;
-const FILE = { path: z.string().min(1).max(512), version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional(), others: OTHERS.optional(), memories_by: z.array(z.tuple([z.string().min(1).max(200), z.string().min(1).max(MAX_MEMORY_BY_CHARS)])).max(MAX_FILES * 10).optional() };
+/** A path as the workspace takes one: a hand-edited `../outside.md` is refused here, naming this file, rather than at
+ *  every pull as a file in the way. */
+const PATH = z.string().superRefine((path, ctx) => {
+  const checked = checkWorkspacePath(path);
+  if (!checked.ok) ctx.addIssue({ code: "custom", message: checked.error });
+});
+const FILE = { path: PATH, version: z.number().int().min(1), sha256: SHA256, redacted: z.literal(true).optional(), others: OTHERS.optional(), memories_by: z.array(z.tuple([z.string().min(1).max(200), z.string().min(1).max(MAX_MEMORY_BY_CHARS)])).max(MAX_FILES * 10).optional() };
 const STATE = z.object({
   format: z.literal(1),
   remote: z.string().min(1),
   project: z.string().min(1),
   files: z.array(z.object(FILE).strict()).max(MAX_FILES),
   pending: z.array(z.object({ ...FILE, written: SHA256 }).strict()).max(MAX_FILES).optional(),
+  sent: z.array(z.object({ path: PATH, sha256: SHA256 }).strict()).max(MAX_FILES).optional(),
 }).strict();
 
 export type Loaded = Result<{ state: SyncState | undefined }>;
@@ -64,18 +78,20 @@ export async function loadState(dir: string): Promise<Loaded> {
   const parsed = STATE.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message}). Delete it and pull again (with --force to let the remote's files win).` };
+    return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message.replace(/\.$/, "")}). Delete it and pull again (with --force to let the remote's files win).` };
   }
   const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
   const pending = parsed.data.pending && new Map(parsed.data.pending.map(({ path, written, ...file }) => [path, { written, file }]));
-  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}) } };
+  const sent = parsed.data.sent && new Map(parsed.data.sent.map(({ path, sha256 }) => [path, sha256]));
+  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}), ...(sent?.size ? { sent } : {}) } };
 }
 
 /** Written atomically (temp file and rename), paths sorted so the file diffs well. */
 export async function saveState(dir: string, state: SyncState): Promise<Result> {
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const pending = state.pending?.size ? [...state.pending].map(([path, { written, file }]) => ({ path, ...file, written })) : undefined;
-  const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}) };
+  const sent = state.sent?.size ? [...state.sent].map(([path, sha256]) => ({ path, sha256 })) : undefined;
+  const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}), ...(sent ? { sent } : {}) };
   // Never a file loadState refuses (review 100: a record it could not read stopped every later pull): one that is not
   // is saved without who else wrote what, which only informs.
   const plain = <T extends SyncedFile>({ others: _o, memories_by: _m, ...file }: T) => file;
@@ -86,6 +102,20 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   // Ignored by git whatever the project's .gitignore says: sync state is never content.
   await writeConfined(dir, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
   return { ok: true };
+}
+
+const READS_AT_ONCE = 8;
+
+/** Records as pushed each file a killed push was sending (SyncState.sent) that the remote lists holding that very text;
+ *  the rest keep their record, so what the push did not send is still sent. `sent` is then done with. */
+export async function settleSent(state: SyncState, listed: Map<string, { version: number }>, read: (path: string) => Promise<Result<{ value: { version: number; bytes: Uint8Array; redacted: boolean } }>>): Promise<void> {
+  const unsure = [...(state.sent ?? [])].filter(([path]) => listed.has(path) && state.files.get(path)?.version !== listed.get(path)!.version);
+  const reads = await mapLimited(unsure, READS_AT_ONCE, ([path]) => read(path));
+  for (const [i, [path, sent]] of unsure.entries()) {
+    const r = reads[i]!;
+    if (r.ok && !r.value.redacted && sha256(r.value.bytes) === sent) state.files.set(path, { version: r.value.version, sha256: sent });
+  }
+  delete state.sent;
 }
 
 /** The pulled files others wrote lines of, by path, as the folder's state says: read again only when it changes. */

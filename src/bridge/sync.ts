@@ -108,6 +108,8 @@ export class Report {
   unchanged = 0;
   /** Files the other side changed that this command leaves alone (push: the remote's; pull never has any). */
   behind = 0;
+  /** Of those, what pull leaves as it is here too (push: another member's change to BMAD's settings, and the like). */
+  behindLeft = 0;
 
   add(kind: ChangeKind, path: string, note?: string): void {
     this.changes.push({ kind, path, ...(note ? { note } : {}) });

@@ -371,7 +371,7 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     this.writeMemories(g.meta, dir);
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
-    const clash = this.files.clash(dir) ?? batchClash(paths);
+    const clash = this.files.clash(dir, "folder") ?? batchClash(paths);
     if (clash) return fail("invalid", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);

@@ -5,6 +5,7 @@ import type { Glob } from "../core/catalog/glob.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import type { ListedFile } from "../core/workspace/store.js";
 import { foldPath } from "../core/workspace/paths.js";
+import { folderOf } from "../core/workspace/limits.js";
 
 /** A config's size as a collaborator's limits count it: rounded up to this, so that no limit's answer tells its raw
  *  size, which would tell a removed secret's length (review 28: a writer filled the project until a write was refused,
@@ -96,11 +97,31 @@ export class FileListing {
     return below && { path: below.path, is: "folder" };
   }
 
+  /** How many files each folder (`a/b/`, the top one `""`) holds directly, made when first asked for. */
+  private direct?: Map<string, number>;
+
+  /** How many files are directly in the folder `path` is (or would be) in. */
+  inFolder(path: string): number {
+    if (!this.direct) {
+      this.direct = new Map();
+      for (const f of this.files) this.countDirect(f.path, 1);
+    }
+    return this.direct.get(folderOf(path)) ?? 0;
+  }
+
+  private countDirect(path: string, sign: 1 | -1): void {
+    const folder = folderOf(path);
+    const count = (this.direct!.get(folder) ?? 0) + sign;
+    if (count > 0) this.direct!.set(folder, count);
+    else this.direct!.delete(folder);
+  }
+
   /** A file written (`entry`) or deleted (undefined). */
   set(path: string, entry: ListedFile | undefined): void {
     const i = this.find(path);
     const present = this.files[i]?.path === path;
     if (this.folded && present !== Boolean(entry)) this.fold(path, entry ? 1 : -1);
+    if (this.direct && present !== Boolean(entry)) this.countDirect(path, entry ? 1 : -1);
     if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });

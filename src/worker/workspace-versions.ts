@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
-import { MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
+import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
@@ -131,8 +131,9 @@ export class VersionedFiles {
     return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
   }
 
-  /** Why `path` cannot be a file: a file above it (a file holds no files), or files below it (it is a folder). */
-  clash(path: string): string | undefined {
+  /** Why `path` cannot be a new file: a file above it (a file holds no files), files below it (it is a folder), or a
+   *  full folder (folderFull); as a new `folder`, the folder it is in holds any number of files. */
+  clash(path: string, as: "file" | "folder" = "file"): string | undefined {
     const parts = path.split("/");
     const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
     const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;
@@ -146,7 +147,7 @@ export class VersionedFiles {
     if (twin?.is === "file") return `Cannot put a file at ${path}: ${twin.path} is there, and ${merged.replace("as one", "as one file")}. Write to ${twin.path}, or choose another name.`;
     if (twin?.is === "file above") return `Cannot put a file at ${path}: ${twin.path} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
     if (twin) return `Cannot put a file at ${path}: ${twin.path} is there, in a folder ${merged}. Choose another name.`;
-    return undefined;
+    return as === "file" ? folderFull(path, this.current().inFolder(path)) : undefined;
   }
 
   /** Room in the history for `bytes` more content at `now`, counting what the cap may drop (content replaced
@@ -403,10 +404,15 @@ function authorsOf(row: AuthorsRow): LineAuthors | undefined {
   return parsed.data;
 }
 
-/** A file and a folder of the same name among paths written together. */
+/** A file and a folder of the same name among paths written together, or more files in one folder than it holds. */
 export function batchClash(paths: string[]): string | undefined {
   const all = new Set(paths);
+  const inFolder = new Map<string, number>();
   for (const path of paths) {
+    const folder = folderOf(path);
+    const full = folderFull(path, inFolder.get(folder) ?? 0);
+    if (full) return full;
+    inFolder.set(folder, (inFolder.get(folder) ?? 0) + 1);
     for (let end = path.indexOf("/"); end > 0; end = path.indexOf("/", end + 1)) {
       if (all.has(path.slice(0, end))) return `Cannot put both ${path.slice(0, end)} and ${path}: a file cannot hold others. Choose another name for one of them.`;
     }

@@ -19,6 +19,7 @@ import { compileGlob } from "../../src/core/catalog/glob.js";
 import { memoryId } from "../../src/core/memory/model.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { pull } from "../../src/bridge/sync-pull.js";
+import { loadState } from "../../src/bridge/sync-state.js";
 import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
@@ -362,6 +363,11 @@ describe("against the real Worker", () => {
     const broken = await sync("pull", fresh);
     expect(broken.code).toBe(1);
     expect(broken.stderr).toMatch(/\.bmad-mcp\/sync\.json is not a state file bmad-mcp wrote \(files\.0\.version: .*\)\. Delete it and pull again/);
+    // A path edited in by hand is refused as the state's fault, not as a file in the way at every pull (review 113).
+    writeFileSync(join(fresh, ".bmad-mcp/sync.json"), JSON.stringify({ format: 1, remote, project: PROJECT, files: [{ path: "../outside.md", version: 1, sha256: "0".repeat(64) }] }));
+    const outside = await sync("pull", fresh);
+    expect(outside.code).toBe(1);
+    expect(outside.stderr).toContain(`.bmad-mcp/sync.json is not a state file bmad-mcp wrote (files.0.path: Path "../outside.md" contains "..": paths cannot leave the project). Delete it and pull again`);
   }, 60_000);
 
   it("keeps a write made here while a pull runs: the pull changes a file only if it is still what the pull saw (a seventh review)", async () => {
@@ -478,10 +484,11 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; written?: string[]; refuseReads?: string; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; stallWrites?: () => void; refuseReads?: string; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
+    if (args.action === "write" && opts.refuseWrites?.includes(path)) return { content: [{ type: "text", text: `Cannot put a file at ${path}: refused here.` }], isError: true };
     if (args.action === "write") {
       opts.written?.push(path);
       return { content: [{ type: "text", text: `Wrote ${path}` }], structuredContent: { path, version: 1, size: 1, sha256: "" } };
@@ -494,15 +501,15 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     if (args.action === "list") {
       const glob = compileGlob(path);
       const matching = glob.ok ? [...paths].sort().filter((p) => glob.glob.test(p)) : [];
-      const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: 1, size: p.length + 1 }));
-      // Cut short, the folders below the glob's start that hold the rest.
+      const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: opts.versions?.get(p) ?? 1, size: p.length + 1 }));
+      // Cut short, the folders below the glob's start that hold the rest (those of the files not shown).
       const base = path.slice(0, path.lastIndexOf("/", path.search(/[*?]/)) + 1);
-      const folders = shown.length < matching.length ? [...new Set(matching.filter((p) => p.startsWith(base) && p.includes("/", base.length)).map((p) => p.slice(base.length, p.indexOf("/", base.length))))] : undefined;
+      const folders = shown.length < matching.length ? [...new Set(matching.slice(shown.length).filter((p) => p.startsWith(base) && p.includes("/", base.length)).map((p) => p.slice(base.length, p.indexOf("/", base.length))))] : undefined;
       return { content: [{ type: "text", text: shown.map((f) => f.path).join("\n") }], structuredContent: { total: matching.length, files: shown, ...(folders ? { folders } : {}) } };
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -519,6 +526,8 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     for await (const chunk of req) body += chunk;
     const message = JSON.parse(body) as { id?: number | string; method: string; params?: Record<string, any> };
     if (message.id === undefined) return void res.writeHead(202).end(); // a notification
+    // Never answered: a push waits here until it is killed.
+    if (opts.stallWrites && message.method === "tools/call" && message.params?.arguments?.action === "write") return void opts.stallWrites();
     const result = results.get(message.method)?.(message.params ?? {});
     const reply = result === undefined ? { error: { code: -32601, message: `no method ${message.method}` } } : { result };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
@@ -649,6 +658,36 @@ it("keeps a state it reads again however many others wrote a memory (review 100:
     const out = await cli(["pull", "--remote", fake, "--project", "x", "--dir", target]);
     expect(out.code, out.stderr).toBe(0);
   }
+}, 60_000);
+
+it("pulls and pushes past a member's files in folders sync does not carry, however many and however spread (review 115)", async () => {
+  // A listing of at most 10 here, not the Worker's 1,000. A member's `junk/` held more files directly than one listing
+  // shows, and stopped the owner's every pull and push; 250 small folders ran the walk out of its 200 calls. Sync
+  // carries neither, so neither is walked.
+  const junk = ["_bmad-output/plan.md", ...numbered("junk/n", 11)];
+  const spread = ["_bmad-output/plan.md", ...Array.from({ length: 250 }, (_, i) => `scratch${String(i).padStart(3, "0")}/n0.md`)];
+  for (const paths of [junk, spread]) {
+    const target = fakeDir();
+    const written: string[] = [];
+    const remote = await startFake(paths, { page: 10, written });
+    const pulled = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target]);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(": 1 added, 0 updated, 0 deleted, 0 unchanged");
+    writeFileSync(join(target, "_bmad-output/plan.md"), "edited offline\n");
+    const pushed = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(written).toEqual(["_bmad-output/plan.md"]);
+  }
+}, 60_000);
+
+it("says what to do when a carried folder's files are spread over more folders than a pull walks", async () => {
+  // Past the first 10 files of _bmad-output/, each folder holding the rest is listed on its own: 250 are too many.
+  const paths = Array.from({ length: 260 }, (_, i) => `_bmad-output/s${String(i).padStart(3, "0")}/n0.md`);
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake(paths, { page: 10 }), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain('did not settle after 200 calls: past what one listing shows, each folder holding the rest is listed on its own, and "_bmad-output/" has 250 of them. Nothing was changed. On the remote, move those files into fewer folders or delete what nobody needs (bmad-files), then run this again');
+  expect(readdirSync(target)).toEqual([]);
 }, 60_000);
 
 it("stops, writing nothing, when the listings cannot show every file", async () => {
@@ -829,6 +868,76 @@ it("holds back a new file in a folder that holds the most files sync lists in on
   expect(out.stdout).toContain("held     _bmad-output/many/new.md (_bmad-output/many/ holds 1000 files, the most sync lists in one folder: put it in a subfolder)");
   expect(written).toEqual(["_bmad-output/new.md"]);
 }, 60_000);
+
+/** A folder pulled from `remote` (its state, as a pull leaves it: `files` at version 1, each with its bytes here). */
+function pulledFolder(remote: string, files: Record<string, string> = {}): string {
+  const target = fakeDir();
+  const put = (path: string, text: string) => (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
+  const records = Object.entries(files).map(([path, text]) => (put(path, text), { path, version: 1, sha256: createHash("sha256").update(text).digest("hex") }));
+  put(".bmad-mcp/sync.json", `${JSON.stringify({ format: 1, remote, project: "x", files: records })}\n`);
+  return target;
+}
+
+// Review 113: another member's change to BMAD's settings, which pull leaves on the remote, stopped every push with a
+// `pull --force` that did nothing; and a new file whose name the remote holds otherwise was refused at every push.
+it("holds back what no pull or rerun resolves, named with the true way out, and sends the rest", async () => {
+  const config = "_bmad/config.toml"; // changed here, and on the remote by another member
+  const steps = "_bmad/bmm/config.yaml"; // unchanged here, changed on the remote by another member
+  const theirs = "_bmad/custom/bmad-agent-dev.toml"; // new here, and another member's on the remote
+  const nfc = "_bmad-output/notes/r\u00e9sum\u00e9.md";
+  const written: string[] = [];
+  const remote = await startFake(["_bmad-output/plan.md", config, steps, theirs, "_bmad-output/AAA.md", nfc, "_bmad-output/drafts"], { written, byOthers: [config, steps, theirs], versions: new Map([[config, 2], [steps, 2]]) });
+  const target = pulledFolder(remote, { [config]: "[core]\n", [steps]: "a: 1\n" });
+  const mine = { [config]: "[core]\nmine = 1\n", [theirs]: "[agent]\n", "_bmad-output/aaa.md": "a\n", "_bmad-output/bbb.md": "b\n", [nfc.normalize("NFD")]: "r\n", "_bmad-output/drafts/one.md": "d\n", "_bmad-output/report\u202etxt.md": "r\n", "_bmad-output/zzz.md": "z\n" };
+  for (const [path, text] of Object.entries(mine)) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(written).toEqual(["_bmad-output/bbb.md", "_bmad-output/zzz.md"]);
+  const keeps = ": pull leaves it as it is here, so each side keeps its own. Read theirs with bmad-files and copy by hand what you trust, or send yours over it: bmad-mcp push";
+  expect(out.stdout).toContain(`held     ${config} (changed here, and changed on the remote since the pull (version 1 -> 2), and another member wrote some of the remote's${keeps}`);
+  expect(out.stdout).toContain(`held     ${theirs} (new here, and the remote has a file there since the pull, and another member wrote some of the remote's${keeps}`);
+  expect(out.stdout).toContain("held     _bmad-output/aaa.md (the remote has _bmad-output/AAA.md, a name macOS and Windows read as this one (_bmad-output/aaa.md: they differ only in case or Unicode form)");
+  // Two names that print alike are told apart.
+  expect(out.stdout).toContain("(the remote has _bmad-output/notes/r\\u00e9sum\\u00e9.md, a name macOS and Windows read as this one (_bmad-output/notes/re\\u0301sume\\u0301.md: they differ");
+  expect(out.stdout).toContain("held     _bmad-output/drafts/one.md (the remote has a file _bmad-output/drafts where this needs a folder");
+  expect(out.stdout).toContain('held     _bmad-output/report\\u202etxt.md (Path "_bmad-output/report\\u202etxt.md" contains a control character');
+  expect((await loadState(target)).ok).toBe(true);
+  expect(out.stdout).toContain("\n1 file changed on the remote since the pull that pull leaves as it is here (another member's change to BMAD's settings");
+  expect(out.stdout).not.toContain("pull brings them");
+}, 30_000);
+
+it("names a push's writes before it makes them, so a killed push's files read as pushed; a write the remote refuses stops no other (review 113)", async () => {
+  const listed = ["_bmad-output/plan.md"];
+  const written: string[] = [];
+  const contents = new Map<string, string>();
+  let stalled!: () => void;
+  const stalling = new Promise<void>((resolve) => (stalled = resolve));
+  const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"] };
+  const remote = await startFake(listed, opts);
+  const target = pulledFolder(remote);
+  mkdirSync(join(target, "_bmad-output"));
+  writeFileSync(join(target, "_bmad-output/a.md"), "mine\n");
+  const child = spawn(process.execPath, [bridge, "push", "--remote", remote, "--project", "x", "--dir", target], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config }, stdio: "ignore" });
+  const closed = new Promise((resolve) => child.on("close", resolve));
+  await stalling; // its write reached the remote, and no answer came
+  child.kill("SIGKILL");
+  await closed;
+  const state = () => JSON.parse(readFileSync(join(target, ".bmad-mcp/sync.json"), "utf8"));
+  expect(state().sent).toEqual([{ path: "_bmad-output/a.md", sha256: createHash("sha256").update("mine\n").digest("hex") }]);
+  // It landed; the user edits it before the next push, which sends the edit as a change, not a conflict.
+  listed.push("_bmad-output/a.md");
+  contents.set("_bmad-output/a.md", "mine\n");
+  opts.stallWrites = undefined;
+  writeFileSync(join(target, "_bmad-output/a.md"), "mine, edited\n");
+  for (const name of ["b", "c"]) writeFileSync(join(target, `_bmad-output/${name}.md`), `${name}\n`);
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stdout).toContain("updated  _bmad-output/a.md (now version 1)\n");
+  expect(out.stdout).toContain("added    _bmad-output/c.md (now version 1)\n");
+  expect(out.stderr).toContain("The remote refused the files below, each for the reason it gives; the files above were sent.\n  _bmad-output/b.md: Cannot put a file at _bmad-output/b.md: refused here.\n");
+  expect(written).toEqual(["_bmad-output/a.md", "_bmad-output/c.md"]);
+  expect(state().sent).toBeUndefined();
+}, 30_000);
 
 it("pushes new files only from BMAD's own folders, whatever the remote listed, and never a file that holds secrets", async () => {
   const target = fakeDir();

@@ -10,6 +10,7 @@ import { checkProjectCount, checkWrite, checkWriteAll, MAX_FILE_BYTES, MAX_FILES
 import { checkProjectName, checkWorkspacePath, parseProjectRef, parseProjectUri } from "../../src/core/workspace/paths.js";
 import { workspaceRuntimeFs } from "../../src/core/workspace/runtime-fs.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
+import { batchClash } from "../../src/worker/workspace-versions.js";
 import { env } from "cloudflare:workers";
 import { seed } from "./setup.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
@@ -68,6 +69,12 @@ describe("limits", () => {
     expect(checkWriteAll("p", { files: MAX_FILES - 3, bytes: 0, sizes: new Map() }, writes).ok).toBe(true);
     expect(checkWriteAll("p", { files: MAX_FILES - 2, bytes: 0, sizes: new Map() }, writes)).toMatchObject({ ok: false, error: 'Project "p" has 4,998 files and this change adds 3; a project holds at most 5,000. Delete some first.' });
     expect(checkWriteAll("p", { files: MAX_FILES, bytes: 0, sizes: new Map([["f0", 1], ["f1", 1], ["f2", 1]]) }, writes).ok).toBe(true);
+  });
+
+  it("hold at most 1,000 files directly in a folder written at once (a script's new tree)", () => {
+    const inOne = (count: number) => Array.from({ length: count }, (_, i) => `tree/d/f${i}.md`);
+    expect(batchClash(inOne(1000))).toBeUndefined();
+    expect(batchClash(inOne(1001))).toMatch(/^Cannot add tree\/d\/f1000\.md: the folder tree\/d\/ holds 1,000 files directly.*Put it in a subfolder/);
   });
 });
 

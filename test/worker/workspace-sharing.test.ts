@@ -332,9 +332,10 @@ describe("sharing", () => {
     const room = unique("room");
     expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
     await shareAccepted(owner, room, writer, "write");
-    // Files the writer last changed, seeded straight into the table: the limit is under test, not 2,500 writes.
+    // Files the writer last changed, seeded straight into the table: the limit is under test, not 2,500 writes. In
+    // ten folders: one holds at most 1,000 directly.
     await runInDurableObject(projectStub(owner.id, room), (_, state) => {
-      for (let i = 0; i < 2498; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)", `junk/${i}`, writer.email, writer.id);
+      for (let i = 0; i < 2498; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)", `junk/${i % 10}/${i}`, writer.email, writer.id);
     });
     await evictDurableObject(projectStub(owner.id, room));
     // A structured memory file the writer wrote stays theirs once the server merges a memory into it (review 83).

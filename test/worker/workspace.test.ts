@@ -166,6 +166,12 @@ describe("files", () => {
     expect(costly.isError).toBe(true);
     expect(costly.text).toMatch(/costs too much to match against .*'s files: give it a longer literal start/);
     expect((await ada.files({ action: "list", project, path: `deep/**/${tail}` })).structured.total).toBe(300);
+    // Past the first 1,000, only the folders holding the rest are named: `_bmad/`, sorted first and shown whole, costs
+    // a pull's walk no call (review 115: 250 small folders ran it out of calls).
+    const everything = (await ada.files({ action: "list", project, path: "**" })).structured;
+    expect(everything.total).toBeGreaterThan(1300);
+    expect(everything.folders).toContain("deep");
+    expect(everything.folders).not.toContain("_bmad");
   });
 });
 
@@ -276,6 +282,27 @@ describe("limits", () => {
     const over = await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(11) });
     expect(over.text).toBe(`Project "${heavy}" would hold 52,428,801 bytes; a project holds at most 50 MiB (52,428,800 bytes). Delete or shrink files first.`);
     expect((await ada.files({ action: "write", project: heavy, path: "notes.md", content: "x".repeat(10) })).isError).toBe(false);
+  });
+
+  it("refuse a 1,001st file directly in one folder, naming the limit and subfolders; a rewrite or a subfolder goes", async () => {
+    // A member's 1,001 files in one folder stopped the owner's every pull and push: no listing shows them all.
+    const other = unique("folder");
+    expect((await ada.project({ action: "create", name: other })).isError).toBe(false);
+    // Seeded straight into the object's table, as above: the limit is under test, not 1,000 writes.
+    await runInDurableObject(projectStub(ada.id, other), (_, state) => {
+      for (let i = 0; i < 999; i++) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", `junk/n${i}.md`);
+    });
+    await evictDurableObject(projectStub(ada.id, other));
+    expect((await ada.files({ action: "write", project: other, path: "junk/n999.md", content: "x\n" })).isError).toBe(false);
+    const full = await ada.files({ action: "write", project: other, path: "junk/n1000.md", content: "x\n" });
+    expect(full.isError).toBe(true);
+    expect(full.text).toBe("Cannot add junk/n1000.md: the folder junk/ holds 1,000 files directly, and a folder holds at most 1,000, the most one listing shows (so that a pull lists them all). Put it in a subfolder (junk/<name>/), or delete some there first.");
+    expect((await ada.files({ action: "write", project: other, path: "junk/n999.md", content: "rewritten\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project: other, path: "junk/more/n1000.md", content: "x\n" })).isError).toBe(false);
+    // One deleted makes room for one.
+    expect((await ada.files({ action: "delete", project: other, path: "junk/n999.md" })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project: other, path: "junk/n1000.md", content: "x\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project: other, path: "junk/n1001.md", content: "x\n" })).text).toMatch(/^Cannot add junk\/n1001\.md: the folder junk\/ holds 1,000 files directly/);
   });
 
   it("refuse a 101st project", async () => {

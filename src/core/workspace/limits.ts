@@ -6,6 +6,8 @@ import { count as n } from "../count.js";
 export const MIB = 1024 * 1024;
 export const MAX_FILE_BYTES = 1 * MIB;
 export const MAX_FILES = 5_000;
+/** Files one listing (bmad-files list) shows; past it, the folders holding the rest are named, each listed on its own. */
+export const MAX_LISTED = 1_000;
 export const MAX_PROJECT_BYTES = 50 * MIB;
 export const MAX_PROJECTS = 100;
 /** People one project is shared with or offered to. */
@@ -41,6 +43,18 @@ export function checkWrite(b: WriteBudget): LimitCheck {
     return { ok: false, error: `Project "${b.project}" would hold ${n(total)} bytes; a project holds at most 50 MiB (${n(MAX_PROJECT_BYTES)} bytes). Delete or shrink files first.` };
   }
   return { ok: true };
+}
+
+/** The folder `path` is in, as `a/b/` (the top one: ""): what MAX_LISTED counts files directly in. */
+export const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/") + 1);
+
+/** Why a new file cannot go in its folder, which directly holds `inFolder` files already, or undefined: a folder holds
+ *  directly at most what one listing shows, so a pull or push can list every file (a member's 1,001 files in one folder
+ *  stopped the owner's every pull and push, and took one delete a file to undo). */
+export function folderFull(path: string, inFolder: number): string | undefined {
+  if (inFolder < MAX_LISTED) return undefined;
+  const folder = folderOf(path);
+  return `Cannot add ${path}: ${folder ? `the folder ${folder}` : "the project's top folder"} holds ${n(inFolder)} files directly, and a folder holds at most ${n(MAX_LISTED)}, the most one listing shows (so that a pull lists them all). Put it in a subfolder (${folder}<name>/), or delete some there first.`;
 }
 
 /** Many files at once (a new project, rewritten config, a rendered skill): the file count, then each file and the bytes. */

@@ -3,7 +3,7 @@
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
-import { MAX_FILE_BYTES } from "../../workspace/limits.js";
+import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
@@ -534,13 +534,14 @@ function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
 const cutShort = (cut: string | undefined) => (cut ? [`Listing cut short: ${cut}.`] : []);
 
 function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutcome {
-  const files = entries.slice(0, MAX_LINES);
-  const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LINES} (narrow the glob for more)` : ""}:`;
+  const files = entries.slice(0, MAX_LISTED);
+  const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LISTED} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
   const shown = files.map((e) => servedVersion(e.path, e));
-  // Past the first MAX_LINES, the folders below the glob's literal start that hold the rest, so that a client (a pull)
-  // lists each on its own (review 92: folders past the 1,000th file were never found).
-  const folders = entries.length > files.length ? foldersBelow(glob, entries) : undefined;
+  // Past the first MAX_LISTED, the folders below the glob's literal start that hold the rest, so that a client (a pull)
+  // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
+  // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
+  const folders = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
   return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
 }
 
