@@ -78,7 +78,15 @@ function isCredentialUrl(word: string): boolean {
   if (!scheme) return false;
   const rest = word.slice(scheme[0].length);
   const cut = rest.search(/[/?#]/);
-  const authority = cut < 0 ? rest : rest.slice(0, cut);
+  let authority = cut < 0 ? rest : rest.slice(0, cut);
+  // A password holding "/", "?" or "#" unescaped, as people paste one (review 112: postgres://admin:Xk9#pL2@db went
+  // up): `user:` before the first of them, no port after the colon, and an "@" after them end the user's part there.
+  const userEnd = rest.indexOf(":");
+  const late = cut < 0 || authority.includes("@") ? -1 : rest.indexOf("@", cut);
+  if (late > 0 && userEnd >= 0 && userEnd < cut && !/^\d+([/?#]|$)/.test(rest.slice(userEnd + 1))) {
+    const end = rest.slice(late).search(/[/?#]/);
+    authority = end < 0 ? rest : rest.slice(0, late + end);
+  }
   const at = authority.lastIndexOf("@");
   const user = at < 0 ? "" : authority.slice(0, at);
   // A password a doc's example shows in its place (`postgres://user:password@localhost/app`) is none (review 56).
