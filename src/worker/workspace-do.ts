@@ -23,7 +23,7 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
-import { isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
+import { isConfigShaped, isNotServedNotice, sanitizeConfigText } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
 import type { Standing } from "./workspace-index-do.js";
 
@@ -174,12 +174,16 @@ export class WorkspaceProject extends DurableObject {
     const head = this.files.head(path);
     // A version restored counts as the file now would: one holding a secret the owner removed would put it back, and
     // its raw size in a limit's answer told the secret's length (review 30).
-    const held = (data: Uint8Array) => {
+    const served = (data: Uint8Array) => {
       const text = new TextDecoder().decode(data);
-      return sanitizeConfigText(path, text) !== text;
+      const shown = sanitizeConfigText(path, text);
+      return shown === text ? undefined : shown;
     };
-    if (!(head && held(this.files.content(path, head.version))) && !(restoring && held(restoring))) return undefined;
-    return fail("denied", `${path} holds secret-looking entries that only the owner of "${g.meta.name}" (${g.meta.owner_label}) is shown, so only they change it. Nothing was written: ask the owner.`);
+    const now = head ? served(this.files.content(path, head.version)) : undefined;
+    if (!now && !(restoring && served(restoring))) return undefined;
+    // Told apart from secrets only by what every reader is shown (the notice): a writer who broke it learns why (review 109).
+    const what = now && isNotServedNotice(now) ? "does not parse, so nobody is shown it whole and whether it holds secret-looking entries cannot be judged" : "holds secret-looking entries that only its owner is shown";
+    return fail("denied", `${path} ${what}: only the owner of "${g.meta.name}" (${g.meta.owner_label}) changes it. Nothing was written: ask the owner (they can restore an earlier version).`);
   }
 
   /** Installer answers someone other than the caller (and the owner) last set. */

@@ -650,7 +650,7 @@ describe("sharing", () => {
       await files.restore(path, 1),
       await files.remove(path),
     ]) {
-      expect(out).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/^_bmad\/custom\/team\.toml holds secret-looking entries that only the owner of .* is shown, so only they change it\. Nothing was written/) });
+      expect(out).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/^_bmad\/custom\/team\.toml holds secret-looking entries that only its owner is shown: only the owner of .* changes it\. Nothing was written/) });
     }
     expect(await versions()).toBe(before);
     // Through the tool, every change answers alike, whatever it keeps: no count or message tells a right guess (review 23).
@@ -722,7 +722,10 @@ describe("sharing", () => {
     await owner.files({ action: "delete", project, path });
     expect((await owner.files({ action: "restore", project, path, version: 1 })).isError).toBe(false);
     const refused = await writer.files({ action: "restore", project, path, version: 2 });
-    expect(refused.text).toMatch(/^_bmad\/custom\/restore\.toml holds secret-looking entries that only the owner of .* is shown, so only they change it\. Nothing was written/);
+    expect(refused.text).toMatch(/^_bmad\/custom\/restore\.toml holds secret-looking entries that only its owner is shown: only the owner of .* changes it\. Nothing was written/);
+    // A config a writer broke is refused for what it is, not for secrets it may not hold (review 109).
+    expect((await writer.files({ action: "write", project, path: "_bmad/custom/broken.toml", content: "x = {a=\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "delete", project, path: "_bmad/custom/broken.toml" })).text).toMatch(/^_bmad\/custom\/broken\.toml does not parse, so nobody is shown it whole and whether it holds secret-looking entries cannot be judged: only the owner of .* changes it\. Nothing was written: ask the owner \(they can restore an earlier version\)\.$/);
     expect((await owner.files({ action: "read", project, path })).text).not.toContain("api_key");
     // A version without them is theirs to restore.
     expect((await writer.files({ action: "restore", project, path, version: 1 })).isError).toBe(false);

@@ -705,8 +705,13 @@ const NOT_SERVED_NOTE = "is not served:";
 /** Whether `text` stands in for a config's own (without its secret-looking keys, or the notice that it is not served):
  *  written back as the file, it would delete what it leaves out. */
 export function isServedStandIn(text: string): boolean {
+  return text.trimStart().split("\n", 1)[0] === `# ${REDACTED_NOTE}` || isNotServedNotice(text);
+}
+
+/** Whether `text` is the notice served for a config that is not served at all (it does not parse). */
+export function isNotServedNotice(text: string): boolean {
   const first = text.trimStart().split("\n", 1)[0]!;
-  return first === `# ${REDACTED_NOTE}` || (first.startsWith("# ") && first.includes(` ${NOT_SERVED_NOTE} `));
+  return first.startsWith("# ") && first.includes(` ${NOT_SERVED_NOTE} `);
 }
 
 /**
