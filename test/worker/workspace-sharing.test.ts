@@ -895,6 +895,11 @@ describe("resources", () => {
     const history = await owner.files({ action: "history", project, path: "_bmad/custom/config.toml" });
     const doc = await (await rawCall(owner.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "_bmad/custom/config.toml" } }, "?toolsets=default,views")).text();
     expect(doc).toContain('"redacted":true');
+    // A path in bmad-files' forms; another project's is refused as bmad-files refuses it (review 109).
+    const viaUri = await (await rawCall(owner.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: `bmad://projects/${project}/_bmad/custom/config.toml` } }, "?toolsets=default,views")).text();
+    expect(viaUri).toContain('"redacted":true');
+    const other = await (await rawCall(owner.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "bmad://projects/secret/notes.md" } }, "?toolsets=default,views")).text();
+    expect(other).toContain(JSON.stringify(`"path" is in another project than "${project}"`).slice(1, -1));
     // Nor a change's answer, nor a listing: a restore of the version it holds answered with the stored digest (an eighth review).
     const restored = await owner.files({ action: "restore", project, path: "_bmad/custom/config.toml", version: read.structured.version });
     const listed = await owner.files({ action: "list", project, path: "_bmad/custom/*" });

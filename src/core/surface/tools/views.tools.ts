@@ -17,6 +17,7 @@ import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
 import { composerFile } from "../composer.js";
+import { inProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
@@ -71,9 +72,13 @@ export const bmadDocTool = defineTool({
   }),
   annotations: READ_ONLY,
   view: viewUri("document"),
-  async run({ project, path, version, commit }, deps) {
+  async run({ project, path: given, version, commit }, deps) {
     const found = await projectFiles(deps, project);
     if (!found.ok) return fail(found.error);
+    // In the forms bmad-files takes (`{project-root}/…`, the project's URI), and refused as it refuses another's (review 109).
+    const named = inProject(found.name, given, found.store.folder);
+    if (!named.ok) return fail(named.error);
+    const path = named.path;
     // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
     const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path)]);
     if (!read.ok) return fail(read.error);
