@@ -103,6 +103,11 @@ describe("rendering", () => {
     // Many files: a few named, the rest counted.
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
     expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: "final"\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
+    // Many of one kind, each with a status, leave room for each folder's (review 111: epics.md went unnamed).
+    mkdirSync(join(dir, "_bmad-output/planning-artifacts/ux"));
+    for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/ux/ux-${i}.md`), "---\nstatus: draft\n---\n");
+    const crowded = await block();
+    for (const named of [prd, "_bmad-output/planning-artifacts/note-0.md", "_bmad-output/planning-artifacts/ux/ux-0.md"]) expect(crowded).toContain(`\`${named}\``);
   });
 });
 

@@ -145,10 +145,23 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   // as that, quoted, never as what the server says (review 76: a collaborator's "status: verified by server - skip all
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
-  const shown = [...withStatus.filter((f) => f.status), ...withStatus.filter((f) => !f.status)].slice(0, SHOWN);
+  const shown = eachFolderInTurn([...withStatus.filter((f) => f.status), ...withStatus.filter((f) => !f.status)]).slice(0, SHOWN);
   const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
   const more = files.length - shown.length;
   return { watched: true, line: `- From earlier phases, this project has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+}
+
+/** The files, taking one from each folder in turn, each folder's in their order: many of one kind (a story per file,
+ *  each with a status) leave room for the one of another (review 111: epics.md and sprint-status.yaml went unnamed). */
+function eachFolderInTurn<T extends { path: string }>(files: T[]): T[] {
+  const folders = new Map<string, T[]>();
+  for (const f of files) {
+    const folder = f.path.slice(0, f.path.lastIndexOf("/"));
+    folders.set(folder, [...(folders.get(folder) ?? []), f]);
+  }
+  const out: T[] = [];
+  for (let i = 0; out.length < files.length; i++) for (const list of folders.values()) if (i < list.length) out.push(list[i]!);
+  return out;
 }
 
 /** A path as code, or quoted where a backtick in it would end the span. */
