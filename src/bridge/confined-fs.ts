@@ -140,7 +140,8 @@ function size(bytes: number): string {
 }
 
 function notFile(rel: string, info: Parameters<typeof describeKind>[0]): ConfinedFailure {
-  return failure(info.isDirectory() ? "is-dir" : "not-file", rel, `not a regular file (${describeKind(info)}); refused.`);
+  // What to do is the user's: nothing reads or replaces such a file (a FIFO planted as state, review 110).
+  return failure(info.isDirectory() ? "is-dir" : "not-file", rel, `not a regular file (${describeKind(info)}); refused.${info.isDirectory() ? "" : " Remove or rename it: bmad-mcp reads and writes regular files only."}`);
 }
 
 /** The real root and the lexical target, or why the path is refused before touching the disk. */

@@ -57,12 +57,12 @@ describe("reading", () => {
     mkdirSync(join(tmp.dir, "devices"));
     symlinkSync("/dev/zero", join(tmp.dir, "devices/zero"));
     expect(await readConfinedText(join(tmp.dir, "devices"), "zero")).toMatchObject({ ok: false, code: "outside" }); // /dev is outside too
-    expect(await readConfinedText("/dev", "zero")).toMatchObject({ ok: false, code: "not-file", error: "zero: not a regular file (a device); refused." });
-    expect(await readConfinedText(root, "fifo.md")).toMatchObject({ ok: false, code: "not-file", error: "fifo.md: not a regular file (a FIFO); refused." });
+    expect(await readConfinedText("/dev", "zero")).toMatchObject({ ok: false, code: "not-file", error: "zero: not a regular file (a device); refused. Remove or rename it: bmad-mcp reads and writes regular files only." });
+    expect(await readConfinedText(root, "fifo.md")).toMatchObject({ ok: false, code: "not-file", error: "fifo.md: not a regular file (a FIFO); refused. Remove or rename it: bmad-mcp reads and writes regular files only." });
     const server = createServer();
     await new Promise<void>((ok) => server.listen(join(root, "sock"), ok));
     try {
-      expect(await readConfinedText(root, "sock")).toMatchObject({ ok: false, code: "not-file", error: "sock: not a regular file (a socket); refused." });
+      expect(await readConfinedText(root, "sock")).toMatchObject({ ok: false, code: "not-file", error: "sock: not a regular file (a socket); refused. Remove or rename it: bmad-mcp reads and writes regular files only." });
     } finally {
       server.close();
     }
