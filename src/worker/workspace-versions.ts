@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
+import { unportableName } from "../core/workspace/paths.js";
 import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
@@ -131,9 +132,11 @@ export class VersionedFiles {
     return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
   }
 
-  /** Why `path` cannot be a new file: a file above it (a file holds no files), files below it (it is a folder), or a
-   *  full folder (folderFull); as a new `folder`, the folder it is in holds any number of files. */
+  /** Why `path` cannot be a new file: a name Windows cannot hold, a file above it (a file holds no files), files below
+   *  it (it is a folder), or a full folder (folderFull); as a new `folder`, the folder it is in holds any number of files. */
   clash(path: string, as: "file" | "folder" = "file"): string | undefined {
+    const unportable = unportableName(path);
+    if (unportable) return unportable;
     const parts = path.split("/");
     const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
     const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;
@@ -409,6 +412,8 @@ export function batchClash(paths: string[]): string | undefined {
   const all = new Set(paths);
   const inFolder = new Map<string, number>();
   for (const path of paths) {
+    const unportable = unportableName(path);
+    if (unportable) return unportable;
     const folder = folderOf(path);
     const full = folderFull(path, inFolder.get(folder) ?? 0);
     if (full) return full;

@@ -148,6 +148,7 @@ describe("bmad-run", () => {
     // git and the project's code: who runs them here (review 111: a literal model wrote NO_VCS into a git project's story).
     expect((await bmadRun(client, "git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run runs BMAD's Python scripts; git is not run through bmad-mcp\. Ask the user to run the git command/);
     expect((await bmadRun(client, "npm test")).text).toMatch(/^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/);
+    expect((await bmadRun(client, "uv run --with git {project-root}/_bmad/scripts/memlog.py --help")).text).toMatch(/^uv option "--with" is not supported/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     // Everything a line leaves to fill, named in one refusal.
     expect((await bmadRun(client, `uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace} --field topic="<PRD/product name>"`)).text).toMatch(/^Fill in topic=<PRD\/product name>, \{doc_workspace\} first: /);

@@ -209,6 +209,7 @@ describe("paths", () => {
       ["_bmad-output/p|x/y.md", /"\|"/], ["_bmad-output/st*r.md", /"\*"/], ["_bmad-output/lt<gt>.md", /"<"/],
       ["_bmad-output/trail.md.", /ending in a dot or a space/], ["_bmad-output/trail.md ", /ending in a dot or a space/],
       ["_bmad-output/CON.md", /"CON\.md", a device's name on Windows/], ["_bmad-output/nul", /device's name/], ["_bmad-output/Com1.tar.gz", /device's name/], ["_bmad-output/lpt9 .md", /device's name/], ["aux/x.md", /device's name/],
+      ["_bmad-output/CONIN$", /device's name/], ["_bmad-output/conout$.md", /device's name/], ["_bmad-output/CLOCK$", /device's name/],
     ];
     for (const [path, why] of names) {
       for (const action of ["write", "append"]) expect((await ada.files({ action, project, path, content: "x" })).text, `${action} ${path}`).toMatch(why);
@@ -216,6 +217,15 @@ describe("paths", () => {
     for (const path of ["_bmad-output/console.md", "_bmad-output/com10.md", "_bmad-output/nul-check.md", "_bmad-output/CONFIG.md", "_bmad-output/a b.md"]) {
       expect((await ada.files({ action: "write", project, path, content: "x" })).isError, path).toBe(false);
     }
+    // One made before the rule is still changed, removed and brought back by its name (review 119: none could be deleted).
+    const { id, label } = ada.store().caller;
+    await runInDurableObject(projectStub(ada.id, project), (o: WorkspaceProject) => o.files.transaction(() => o.files.commit("_bmad-output/a:b.md", new TextEncoder().encode("old\n"), "write", { id, label }, new Date().toISOString())));
+    expect((await ada.files({ action: "write", project, path: "_bmad-output/a:b.md", content: "new\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "delete", project, path: "_bmad-output/a:b.md" })).isError).toBe(false);
+    expect((await ada.files({ action: "restore", project, path: "_bmad-output/a:b.md", version: 2 })).text).toMatch(/has ":" in a name/);
+    // BMAD names files by the project's name: one no file name may hold is refused where it is given (review 119).
+    const named = await ada.project({ action: "config", name: project, answers: { core: { project_name: "Acme: Phase 2." } } });
+    expect(named.text).toBe('Answer core.project_name ("Acme: Phase 2.") goes into the names of files BMAD writes (prd-{project_name}-{date}), and it holds a character no file name may (/ \\ < > : " | ? *), ends in a dot or a space, or is a device\'s name on Windows: give it without them, e.g. "Acme- Phase 2".');
   });
 
   it("take percent-escapes literally in tools and decode them once in bmad:// URIs", async () => {

@@ -27,6 +27,8 @@ const CODE_RUNNERS = /^(npm|npx|pnpm|pnpx|yarn|bun|bunx|node|deno|tsc|jest|vites
  *  steps name (`git rev-parse HEAD`, `npm test`, `uv run pytest`), told apart so the answer can say where they run. */
 export function otherProgram(line: string): "git" | "code" | undefined {
   const words = line.trim().split(/\s+/);
+  // A line naming a script is judged as one (`uv run --with x …/memlog.py`: its option refused for what it is).
+  if (words.some((w) => w.endsWith(".py"))) return undefined;
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") for (i = 2; words[i]?.startsWith("-"); i++);
   const program = (words[i] ?? "").replace(/^.*\//, "");

@@ -194,17 +194,17 @@ const SHORT_NAME = /^[^~]{1,7}~[0-9]{1,6}(\.[^.]*)?$/;
 export function checkWritablePath(raw: string): Checked<string> {
   const checked = checkWorkspacePath(raw);
   if (!checked.ok) return checked;
-  const refused = changeRefusal(raw) ?? unportableName(raw);
+  const refused = changeRefusal(raw);
   return refused ? { ok: false, error: refused } : checked;
 }
 
 /** Windows' reserved device names, with any extension (`CON.md` is the console there). */
-const DEVICE_NAME = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+const DEVICE_NAME = /^(con|prn|aux|nul|conin\$|conout\$|clock\$|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
 
-/** Why a workspace may not hold this name: one a pull to Windows cannot write as itself (review 109: `a:b.md` is a
- *  stream of the file `a` there, `CON.md` the console, `notes.md.` the file `notes.md`). Only for names a change
- *  makes: a file already there is still read and removed by its name. */
-function unportableName(path: string): string | undefined {
+/** Why a workspace may not make this name: one a pull to Windows cannot write as itself (review 109: `a:b.md` is a
+ *  stream of the file `a` there, `CON.md` the console, `notes.md.` the file `notes.md`). Asked of new files only
+ *  (the remote's clash check): a file already there is still read, changed and removed by its name (review 119). */
+export function unportableName(path: string): string | undefined {
   for (const name of path.split("/")) {
     const bad = /[<>:"|?*]/.exec(name)?.[0];
     if (bad) return `Path "${printable(path)}" has "${bad}" in a name, which Windows cannot hold (a pull there could not write it): use "-" or another character.`;

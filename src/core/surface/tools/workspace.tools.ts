@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, workspaceFsRoot } from "../../workspace/paths.js";
+import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -382,6 +382,8 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
       // the BOM, which make a value read as other text than it holds (review 65).
       if (!isOneLine(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
       if (value.length > 1000) return `Answer ${module}.${key} is ${value.length} characters; an installer answer is at most 1,000.`;
+      // BMAD names files by it (`prd-{project_name}-{date}`): a name a workspace cannot make stalled every such write (review 119).
+      if (key === "project_name" && (value.includes("/") || unportableName(value))) return `Answer ${module}.${key} (${JSON.stringify(value.slice(0, 200))}) goes into the names of files BMAD writes (prd-{project_name}-{date}), and it holds a character no file name may (/ \\ < > : " | ? *), ends in a dot or a space, or is a device's name on Windows: give it without them, e.g. "${value.replace(/[/\\<>:"|?*]+/g, "-").replace(/[. ]+$/, "").slice(0, 80) || "my-app"}".`;
       if (folders.has(`${module}.${key}`) && leavesProject(value)) {
         return `Answer ${module}.${key} names a folder outside this project (${JSON.stringify(value.slice(0, 200))}): a folder answer is one inside it, from its root (e.g. "docs" or "{project-root}/docs").`;
       }
