@@ -484,6 +484,7 @@ describe("compare-and-set holds under the lock that writes", () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     const lines = Array.from({ length: 20 }, (_, i) => `- story ${i}: todo`);
+    mkdirSync(join(dir, "docs"), { recursive: true });
     writeFileSync(join(dir, "docs/stories.md"), `${lines.join("\n")}\n`);
     const edits = await Promise.all(lines.map((_, i) => files(client, { action: "edit", path: "docs/stories.md", old: `story ${i}: todo`, content: `story ${i}: done` })));
     expect(edits.filter((e) => e.isError).map((e) => e.text)).toEqual([]);
@@ -495,6 +496,11 @@ describe("compare-and-set holds under the lock that writes", () => {
       expect(edit.text).toMatch(/^_bmad\/custom\/config\.user\.toml holds secret-looking entries, which the file as served leaves out: only the user changes it/);
     }
     expect(readFileSync(join(dir, "_bmad/custom/config.user.toml"), "utf8")).toContain("sk-EDIT-SECRET");
+    // Nor text the bridge serves without: a secret named in a comment (review 116: a right guess was "Edited").
+    writeFileSync(join(dir, "_bmad/custom/notes.yaml"), "user_name: Ada\n# the staging password is hunter2\n");
+    const answers = new Set<string>();
+    for (const old of ["password is hunter2", "password is hunter3"]) answers.add((await files(client, { action: "edit", path: "_bmad/custom/notes.yaml", old, content: "x" })).text);
+    expect([...answers]).toEqual(['_bmad/custom/notes.yaml is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.']);
   });
 
   it("takes over at once a lock whose holder died", async () => {

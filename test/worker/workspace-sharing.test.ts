@@ -659,6 +659,15 @@ describe("sharing", () => {
       for (const person of [writer, reader]) answers.add((await person.files({ action: "write", project, path, content })).text.replace(person.email, "<who>"));
     }
     expect([...answers].filter((a) => a.includes("secret-looking"))).toHaveLength(1);
+    // Nor does an edit tell a guess at text a reader is not shown: a secret named in a comment, a config that does not
+    // parse (review 116: a reader spelled one out a character at a time). Refused alike, right guess or wrong.
+    expect((await owner.files({ action: "write", project, path: "_bmad/custom/note.yaml", content: "user_name: Ada\n# the staging password is hunter2\n" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project, path: "_bmad/custom/broken.yaml", content: "user_name: Ada\nfoo: [unclosed\nnote: db host prod-db-77\n" })).isError).toBe(false);
+    for (const [file, guesses] of [["_bmad/custom/note.yaml", ["password is hunter2", "password is hunter3"]], ["_bmad/custom/broken.yaml", ["prod-db-77", "prod-db-76", "o"]]] as const) {
+      const edits = new Set<string>();
+      for (const person of [writer, reader, owner]) for (const old of guesses) edits.add((await person.files({ action: "edit", project, path: file, old, content: "x" })).text);
+      expect([...edits], file).toEqual([`${file} is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.`]);
+    }
     // A config with no secret is the writer's to change.
     expect((await writer.files({ action: "write", project, path: "_bmad/custom/plain-team.toml", content: '[core]\nnote = "by the writer"\n' })).isError).toBe(false);
     // Nor does the project's byte total: with every other size listed, a reader's total told the raw size (review 25).

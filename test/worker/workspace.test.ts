@@ -132,6 +132,8 @@ describe("files", () => {
     expect((await ada.files({ action: "edit", project, path, old: "- one\n- one\n", content: "", if_version: 2 })).structured.version).toBe(3);
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n$/);
     expect((await ada.files({ action: "history", project, path })).structured.versions).toHaveLength(3);
+    // An edit that would change nothing makes no version (review 116).
+    expect((await ada.files({ action: "edit", project, path, old: "# Goals", content: "# Goals" })).text).toBe('Nothing to change: "old" and "content" are the same; _bmad-output/edit.md stays at version 3.');
     // A file no pull brings says so where it is written (review 111: dev-story's code stayed on the remote unsaid).
     expect((await ada.files({ action: "write", project, path: "src/app.ts", content: "export {};\n" })).text).toBe("Wrote src/app.ts: now version 1, 11 bytes. bmad-mcp pull leaves it on the remote: outside _bmad/, _bmad-output/ and .claude/specs/, the folders pull writes: copy it by hand if you want it.");
     expect((await ada.files({ action: "write", project, path: "_bmad-output/run.sh", content: "echo\n" })).text).toMatch(/^Wrote _bmad-output\/run\.sh: now version 1, 5 bytes\. bmad-mcp pull leaves it on the remote: not a document/);

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { holdsSecrets, isConfigShaped, isServedStandIn, servedFile, servedVersion } from "../../catalog/config.js";
+import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -335,7 +335,9 @@ export const bmadFilesTool = defineTool({
           const lost = await secretsLost(files, path);
           if (lost) return fail(lost);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
-          return typeof edit === "string" ? fail(edit) : result(edit, (f) => changed(`Edited ${path}`, f, leftNote(store, path)));
+          if (typeof edit === "string") return fail(edit);
+          if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
+          return result(edit, (f) => changed(`Edited ${path}`, f, leftNote(store, path)));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -494,9 +496,10 @@ function leftNote(store: WorkspaceStore, path: string): string {
 
 /** Replaces the one place `old` is in the file's text by `content`, as a compare-and-set: another writer's change
  *  meanwhile is read and edited again (the edit still names one place there, or it is refused). A string: why
- *  nothing changed. */
-async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<FileEntry> | string> {
+ *  nothing changed; `unchanged`: the version, where the edit would change nothing. */
+async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<FileEntry> | { unchanged: number } | string> {
   let refused: string | undefined;
+  let unchanged: number | undefined;
   const out = await updateFile(files, path, (current) => {
     if (!current) return (refused = `${path} is not in this project: bmad-files "write" creates it.`), undefined;
     if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${path} is at version ${current.version}, not ${ifVersion}: nothing was changed. Read it again.`), undefined;
@@ -506,6 +509,11 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
     } catch {
       return (refused = `${path} is not UTF-8 text: "edit" changes text; "write" replaces the whole file.`), undefined;
     }
+    // Matched against text the caller is not shown, an edit would tell a guess at it right or wrong (review 116: a
+    // reader spelled out a config that does not parse, a character at a time): refused before any match, alike.
+    if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) {
+      return (refused = `${path} is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.`), undefined;
+    }
     const at = text.indexOf(old);
     const times = at < 0 ? 0 : occurrences(text, old);
     if (times !== 1) {
@@ -514,9 +522,11 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
         : `"old" is in ${path} ${n(times)} times (version ${current.version}): nothing was changed. Give more of the text around it, so that it names one place.`;
       return undefined;
     }
+    if (old === content) return (unchanged = current.version), undefined;
     return new TextEncoder().encode(text.slice(0, at) + content + text.slice(at + old.length));
   });
   if (refused) return refused;
+  if (unchanged !== undefined) return { unchanged };
   return out.ok ? { ok: true, value: out.value as FileEntry } : out;
 }
 
