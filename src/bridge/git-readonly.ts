@@ -4,7 +4,7 @@
 // in a folder of the project (after `..` and symlinks), finds no repository above the project, and is bounded in
 // time and output and killed with its children (run-bounded.ts). An argv array, never a shell. And it reads only a
 // repository of the project's own: a `.git` file or link, a commondir or alternates leading elsewhere is refused.
-import { lstat, readFile, realpath, stat } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
@@ -86,6 +86,9 @@ async function foreignStore(git: Probe, cwd: string, realRoot: string): Promise<
   }
   const fix = "`git repack -a -d` copies the borrowed objects in; then remove .git/objects/info/alternates.";
   if (!isInside(realRoot, objects)) return leadsOut(objects, fix);
+  const linked = await linkOut([...new Set([gitDir, commonDir, objects])], realRoot);
+  if (linked === TOO_MANY) return refused(`the project's .git holds more than ${MAX_STORE_ENTRIES.toLocaleString("en-US")} entries, too many to check that none leads outside it: \`git gc\` packs loose objects.`);
+  if (linked) return leadsOut(linked, "Put the file itself there instead of the link (for objects: `git repack -a -d`), or remove the link.");
   if (!(await stat(join(objects, "info/alternates")).catch(() => undefined))) return undefined;
   // Alternates of alternates too, resolved as git resolves them; a name git had to quote is not taken apart.
   const borrowed = await git(["count-objects", "-v"]);
@@ -94,6 +97,35 @@ async function foreignStore(git: Probe, cwd: string, realRoot: string): Promise<
     if (!line.startsWith("alternate: ")) continue;
     const store = line.slice("alternate: ".length);
     if (store.startsWith('"') || !isInside(realRoot, await real(resolve(cwd, store)))) return leadsOut(store, fix);
+  }
+  return undefined;
+}
+
+/** Entries a store's walk looks at before it gives up (a store of loose objects packs at 6,700 by itself). */
+const MAX_STORE_ENTRIES = 200_000;
+const TOO_MANY = Symbol("too many entries");
+
+/** A link in a store (`dirs`, in the project) that leads outside the project, TOO_MANY where the store is too large
+ *  to check; undefined when none does. git follows a linked pack, loose object or ref wherever it points (review 119: a linked
+ *  objects/pack read another repository's commits and files). Links that stay in the project are followed, each
+ *  folder once, so a link to a folder of links out is found too. Reads folder entries only, never a file. */
+async function linkOut(dirs: string[], realRoot: string): Promise<string | typeof TOO_MANY | undefined> {
+  const seen = new Set<string>();
+  const stack = [...dirs];
+  let entries = 0;
+  for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (++entries > MAX_STORE_ENTRIES) return TOO_MANY;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) stack.push(path);
+      else if (entry.isSymbolicLink()) {
+        const target = await real(path);
+        if (!isInside(realRoot, target)) return `${path}, a link to ${target}`;
+        if ((await stat(target).catch(() => undefined))?.isDirectory()) stack.push(target);
+      }
+    }
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
 // repository, and no git at all (the remote). The port runs git through the bridge's read-only runner, which runs
 // nothing a repository's config names; and it measures a 1 MiB hostile subject, and a story list longer than any command line, in linear time.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, inject, it } from "vitest";
 import { readonlyGit } from "../../src/bridge/git-readonly.js";
@@ -255,6 +255,25 @@ it("reads no repository a .git file, link, commondir or alternates leads to outs
     const ours = await measureIn(dir);
     expect(ours.stdout, dir).not.toMatch(/OUTSIDESECRET|epic-1-2/);
     expect(JSON.parse(ours.stdout), dir).toEqual({ ok: false, error: expect.stringContaining(`fatal: the project's .git leads outside it, to ${realpathSync(where)}: git reads only a repository of the project's own.`) });
+  }
+
+  // A store of its own whose packs are links out, directly or through a folder of the project (review 119: git read
+  // another repository's commits and files through a linked objects/pack).
+  run(secret, "repack", "-a", "-d", "-q");
+  const packs = join(store, "objects/pack");
+  const direct = linearRepo("pack-linked");
+  rmSync(join(direct, ".git/objects/pack"), { recursive: true, force: true });
+  symlinkSync(packs, join(direct, ".git/objects/pack"));
+  const viaFolder = linearRepo("pack-via-folder");
+  mkdirSync(join(viaFolder, "packs"));
+  for (const name of readdirSync(packs)) symlinkSync(join(packs, name), join(viaFolder, "packs", name));
+  rmSync(join(viaFolder, ".git/objects/pack"), { recursive: true, force: true });
+  symlinkSync("../../packs", join(viaFolder, ".git/objects/pack"));
+  for (const [dir, link] of [[direct, `${realpathSync(direct)}/.git/objects/pack, a link to ${realpathSync(packs)}`], [viaFolder, `${realpathSync(join(viaFolder, "packs"))}/pack-`]] as const) {
+    writeFileSync(join(dir, ".git/refs/heads/main"), `${run(secret, "rev-parse", "HEAD")}\n`);
+    const ours = await measureIn(dir);
+    expect(ours.stdout, dir).not.toMatch(/OUTSIDESECRET/);
+    expect(JSON.parse(ours.stdout).error, dir).toContain(`fatal: the project's .git leads outside it, to ${link}`);
   }
 });
 
