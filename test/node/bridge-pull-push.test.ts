@@ -500,7 +500,8 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (args.action === "list") {
       const glob = compileGlob(path);
-      const matching = glob.ok ? [...paths].sort().filter((p) => glob.glob.test(p)) : [];
+      if (!glob.ok) return { content: [{ type: "text", text: glob.error }], isError: true };
+      const matching = [...paths].sort().filter((p) => glob.glob.test(p));
       const shown = matching.slice(0, opts.page ?? 1000).map((p) => ({ path: p, version: opts.versions?.get(p) ?? 1, size: p.length + 1 }));
       // Cut short, the folders below the glob's start that hold the rest (those of the files not shown).
       const base = path.slice(0, path.lastIndexOf("/", path.search(/[*?]/)) + 1);
@@ -666,13 +667,16 @@ it("pulls and pushes past a member's files in folders sync does not carry, howev
   // carries neither, so neither is walked.
   const junk = ["_bmad-output/plan.md", ...numbered("junk/n", 11)];
   const spread = ["_bmad-output/plan.md", ...Array.from({ length: 250 }, (_, i) => `scratch${String(i).padStart(3, "0")}/n0.md`)];
-  for (const paths of [junk, spread]) {
+  // And a carried folder whose name is as long as a name may be, listed as `<its path>/**` (review 118: over the
+  // patterns' 256 characters, it stopped every pull).
+  const long = ["_bmad-output/plan.md", ...numbered("_bmad-output/a/", 9), `_bmad-output/${"z".repeat(250)}/x.md`];
+  for (const [paths, added] of [[junk, 1], [spread, 1], [long, 11]] as const) {
     const target = fakeDir();
     const written: string[] = [];
     const remote = await startFake(paths, { page: 10, written });
     const pulled = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target]);
     expect(pulled.code, pulled.stderr).toBe(0);
-    expect(pulled.stdout).toContain(": 1 added, 0 updated, 0 deleted, 0 unchanged");
+    expect(pulled.stdout).toContain(`: ${added} added, 0 updated, 0 deleted, 0 unchanged`);
     writeFileSync(join(target, "_bmad-output/plan.md"), "edited offline\n");
     const pushed = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
     expect(pushed.code, pushed.stderr).toBe(0);

@@ -3,7 +3,9 @@
 // `*Q` costs. Used wherever a caller's pattern meets many paths (bmad-resources list, workspace files).
 import type { Result } from "../result.js";
 
-export const MAX_GLOB_LENGTH = 256;
+/** A path's length (512) and a wildcard after it: a pull lists a folder as `<its path>/**` (review 118: a member's
+ *  folder of a 250-character name stopped every pull). Each pattern's cost is bounded apart (tooCostly). */
+export const MAX_GLOB_LENGTH = 520;
 export const MAX_GLOB_WILDCARDS = 32;
 /** Steps × characters one compiled pattern may walk over all the paths it is tested on (about 0.1 s): linear
  *  is not small when a long pattern meets thousands of long paths, so past this a listing is refused. */
