@@ -10,11 +10,11 @@ import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sen
 import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
-import { loadState, saveState, settleSent, type SyncState } from "./sync-state.js";
+import { loadState, pushedRecord, saveState, settleSent, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
 import { lines } from "../core/lines.js";
 import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
-import { changeRefusal, checkWorkspacePath, foldPath, printable } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
 type Step =
   | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
@@ -130,9 +130,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   /** Unchanged here, changed on the remote, and such a file: pull brings it only if no other member wrote it. */
   const behindUnsure: string[] = [];
   const keepsBoth = (why: string, way: string) => `${why}: pull leaves it as it is here, so each side keeps its own. ${way}, or send yours over it: ${o.again("push", true)}`;
-  // Each folder's files on the remote, directly in it: what a new file is counted with.
+  // Each folder's files on the remote, directly in it, less those this push deletes (deleted here, unchanged there;
+  // sent first): what a new file is counted with (review 118: a delete and an add in a full folder held the add).
+  const deleting = new Set(paths.filter((path, i) => locals[i]!.kind === "missing" && state.files.get(path)?.version === remote.get(path)?.version));
   const inFolder = new Map<string, number>();
-  for (const path of remote.keys()) inFolder.set(folderOf(path), (inFolder.get(folderOf(path)) ?? 0) + 1);
+  for (const path of remote.keys()) if (!deleting.has(path)) inFolder.set(folderOf(path), (inFolder.get(folderOf(path)) ?? 0) + 1);
   const pullFirst = () => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
   for (const [i, path] of paths.entries()) {
     const local = locals[i]!;
@@ -187,7 +189,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       report.add("held", path, "not UTF-8 text (an image?), and a workspace holds text: it stays here");
       continue;
     }
-    const held = heldBack(path, text);
+    // A new name the remote makes no file by (`meeting 10:30.md`): said for what it is (review 118: refused at every
+    // push, and named "not a document").
+    const held = (now ? undefined : unportableName(path)) ?? heldBack(path, text);
     if (held) {
       report.add("held", path, held);
       continue;
@@ -260,7 +264,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   const refused: Refusal[] = [];
   for (const step of steps) {
     if (step.op === "forget" || step.op === "record") {
-      if (step.op === "record") state.files.set(step.path, { version: step.version, sha256: step.sha256 });
+      if (step.op === "record") state.files.set(step.path, pushedRecord(state.files.get(step.path), step.version, step.sha256));
       else state.files.delete(step.path);
       continue;
     }
@@ -289,7 +293,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       state.sent = new Map([[step.path, step.sha256]]);
       break;
     }
-    state.files.set(step.path, { version: written.value, sha256: step.sha256 });
+    state.files.set(step.path, pushedRecord(state.files.get(step.path), written.value, step.sha256));
     report.add(step.kind, step.path, `now version ${written.value}`);
   }
   const saved = await saveState(o.dir, state);

@@ -106,6 +106,14 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
 
 const READS_AT_ONCE = 8;
 
+/** A file's record once the user's own text of it went up (a push): `sha256` at `version`, still naming whose lines
+ *  and memories were others' (review 118: after a push, a collaborator's text and memories read as the user's own).
+ *  Lines changed here since the pull are "some" of them; memories go by id. */
+export function pushedRecord(previous: SyncedFile | undefined, version: number, sha256: string): SyncedFile {
+  const others = previous?.others && (previous.sha256 === sha256 ? previous.others : previous.others.map((o) => ({ by: o.by, lines: "some" })));
+  return { version, sha256, ...(others ? { others } : {}), ...(previous?.memories_by ? { memories_by: previous.memories_by } : {}) };
+}
+
 /** Records as pushed each file a killed push was sending (SyncState.sent) that the remote lists holding that very text;
  *  the rest keep their record, so what the push did not send is still sent. `sent` is then done with. */
 export async function settleSent(state: SyncState, listed: Map<string, { version: number }>, read: (path: string) => Promise<Result<{ value: { version: number; bytes: Uint8Array; redacted: boolean } }>>): Promise<void> {
@@ -113,7 +121,7 @@ export async function settleSent(state: SyncState, listed: Map<string, { version
   const reads = await mapLimited(unsure, READS_AT_ONCE, ([path]) => read(path));
   for (const [i, [path, sent]] of unsure.entries()) {
     const r = reads[i]!;
-    if (r.ok && !r.value.redacted && sha256(r.value.bytes) === sent) state.files.set(path, { version: r.value.version, sha256: sent });
+    if (r.ok && !r.value.redacted && sha256(r.value.bytes) === sent) state.files.set(path, pushedRecord(state.files.get(path), r.value.version, sent));
   }
   delete state.sent;
 }

@@ -6,7 +6,7 @@
 // pull or push shows, and setup goes through the MCP client.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import { appendFileSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { createServer, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -643,6 +643,13 @@ it("says here whose lines a pulled file holds, as the remote said: in reads, the
     const again = toolText(await call("recall_structured", { query: "API keys HTTPS IndexedDB", limit: 10 }));
     expect(again).toContain(`(${theirs}, by "mallory@example.com", not you)`);
     expect(again.match(/not you/g)).toHaveLength(1);
+    // Nor does the user's own push of both make theirs the user's (review 118): lines changed here are "some" of theirs.
+    appendFileSync(join(target, context), "- ours\n");
+    const pushed = await cli(["push", "--remote", fake, "--project", "x", "--dir", target]);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toMatch(/updated +_bmad\/_memory\/shared-context\.md/);
+    expect(toolText(await call("bmad-files", { action: "read", path: context }))).toMatch(/; written by others, not you: mallory@example\.com \(some\)\]/);
+    expect(toolText(await call("recall_structured", { query: "API keys HTTPS IndexedDB", limit: 10 }))).toContain(`(${theirs}, by "mallory@example.com", not you)`);
   } finally {
     await here.close();
   }
@@ -863,14 +870,17 @@ it("holds back a new file in a folder that holds the most files sync lists in on
   const remote = await startFake([...numbered("_bmad-output/many/", 1000), "_bmad-output/plan.md"], { written });
   // A folder pulled from it (its state, not its 1,000 files: a pull reads each).
   mkdirSync(join(target, ".bmad-mcp"), { recursive: true });
-  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [] })}\n`);
+  // One of many/ was pulled, and is deleted here: a room the push makes for one new file (review 118).
+  const pulled = { path: "_bmad-output/many/0000.md", version: 1, sha256: createHash("sha256").update("x").digest("hex") };
+  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [pulled] })}\n`);
   mkdirSync(join(target, "_bmad-output/many"), { recursive: true });
   writeFileSync(join(target, "_bmad-output/many/new.md"), "# n\n");
+  writeFileSync(join(target, "_bmad-output/many/newer.md"), "# n\n");
   writeFileSync(join(target, "_bmad-output/new.md"), "# n\n");
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
-  expect(out.stdout).toContain("held     _bmad-output/many/new.md (_bmad-output/many/ holds 1000 files, the most sync lists in one folder: put it in a subfolder)");
-  expect(written).toEqual(["_bmad-output/new.md"]);
+  expect(out.stdout).toContain("held     _bmad-output/many/newer.md (_bmad-output/many/ holds 1000 files, the most sync lists in one folder: put it in a subfolder)");
+  expect(written).toEqual(["_bmad-output/many/new.md", "_bmad-output/new.md"]);
 }, 60_000);
 
 /** A folder pulled from `remote` (its state, as a pull leaves it: `files` at version 1, each with its bytes here). */
@@ -892,7 +902,7 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   const written: string[] = [];
   const remote = await startFake(["_bmad-output/plan.md", config, steps, theirs, "_bmad-output/AAA.md", nfc, "_bmad-output/drafts"], { written, byOthers: [config, steps, theirs], versions: new Map([[config, 2], [steps, 2]]) });
   const target = pulledFolder(remote, { [config]: "[core]\n", [steps]: "a: 1\n" });
-  const mine = { [config]: "[core]\nmine = 1\n", [theirs]: "[agent]\n", "_bmad-output/aaa.md": "a\n", "_bmad-output/bbb.md": "b\n", [nfc.normalize("NFD")]: "r\n", "_bmad-output/drafts/one.md": "d\n", "_bmad-output/report\u202etxt.md": "r\n", "_bmad-output/zzz.md": "z\n" };
+  const mine = { [config]: "[core]\nmine = 1\n", [theirs]: "[agent]\n", "_bmad-output/aaa.md": "a\n", "_bmad-output/bbb.md": "b\n", [nfc.normalize("NFD")]: "r\n", "_bmad-output/drafts/one.md": "d\n", "_bmad-output/report\u202etxt.md": "r\n", "_bmad-output/meeting 10:30.md": "m\n", "_bmad-output/zzz.md": "z\n" };
   for (const [path, text] of Object.entries(mine)) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
@@ -905,6 +915,8 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   expect(out.stdout).toContain("(the remote has _bmad-output/notes/r\\u00e9sum\\u00e9.md, a name macOS and Windows read as this one (_bmad-output/notes/re\\u0301sume\\u0301.md: they differ");
   expect(out.stdout).toContain("held     _bmad-output/drafts/one.md (the remote has a file _bmad-output/drafts where this needs a folder");
   expect(out.stdout).toContain('held     _bmad-output/report\\u202etxt.md (Path "_bmad-output/report\\u202etxt.md" contains a control character');
+  // A name the remote makes no file by, for what it is (review 118: refused at every push, and named "not a document").
+  expect(out.stdout).toContain('held     _bmad-output/meeting 10:30.md (Path "_bmad-output/meeting 10:30.md" has ":" in a name, which Windows cannot hold');
   expect((await loadState(target)).ok).toBe(true);
   expect(out.stdout).toContain("\n1 file changed on the remote since the pull that pull leaves as it is here (another member's change to BMAD's settings");
   expect(out.stdout).not.toContain("pull brings them");
