@@ -21,8 +21,9 @@ beforeAll(async () => {
 describe("tools/list", () => {
   it("serves exactly the default toolsets' tools, read-only unless they change state, within 8 KB", async () => {
     const listed = await (await connect()).listTools();
-    // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in).
-    const expected = ["bmad", "bmad-workflow", "bmad-resources", "bmad-task", "get_project_context", "run_completion_contract", "get_workflow_status", "list_sessions", "spawn_subagent_task", "bmad-run", "bmad-project", "bmad-files"];
+    // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in; run_completion_contract is the
+    // bridge's, where the project's files are).
+    const expected = ["bmad", "bmad-workflow", "bmad-resources", "bmad-task", "get_project_context", "get_workflow_status", "list_sessions", "spawn_subagent_task", "bmad-run", "bmad-project", "bmad-files"];
     expect(listed.tools.map((t) => t.name)).toEqual(expected);
     const writers: string[] = [TOOL.bmadTask, TOOL.spawnSubagentTask, TOOL.runCompletionContract, TOOL.bmadRun, TOOL.bmadProject, TOOL.bmadFiles];
     for (const t of listed.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(!writers.includes(t.name));
@@ -148,7 +149,7 @@ describe("prompts", () => {
     // The Worker's own cache: the same isolate, bundle and toolset selection as `client`.
     const selection = parseToolsets("default,proxy");
     if (!selection.ok) throw new Error(selection.error);
-    const cache = surfaceFor((await currentBundle(env)).catalog, selection.toolsets).promptResults;
+    const cache = surfaceFor((await currentBundle(env)).catalog, selection.toolsets, false).promptResults;
     cache.delete("bmad-pm");
     const first = await client.getPrompt({ name: "bmad-pm" });
     expect((first.messages[0]!.content as { text: string }).text).toContain(fileText("bmm/bmad-agent-pm/SKILL.md"));

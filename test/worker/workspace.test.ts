@@ -29,6 +29,9 @@ describe("the default tools/list", () => {
   it("carries bmad-project and bmad-files and stays within 8 KB", async () => {
     const listed = await ada.client.listTools();
     expect(listed.tools.map((t) => t.name)).toEqual(expect.arrayContaining([TOOL.bmadProject, TOOL.bmadFiles]));
+    // Nor a tool that runs only where the project's files are (review 117), which still answers where it runs.
+    expect(listed.tools.map((t) => t.name)).not.toContain(TOOL.runCompletionContract);
+    expect((await ada.call(TOOL.runCompletionContract, {})).text).toMatch(/needs your project's files: run it through the bmad-mcp bridge/);
     // As a client receives it: the JSON-RPC answer, envelope included (what the bench counts).
     expect(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: listed })).length).toBeLessThanOrEqual(8 * 1024);
   });

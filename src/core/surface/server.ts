@@ -47,6 +47,7 @@ function unknownTool(name: string, known: Iterable<string>): ProtocolError {
 }
 
 export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
+  const projectFiles = deps.project !== undefined;
   // The skills extension attaches to an McpServer; everything else is answered by the handlers below, which
   // replace the McpServer's own resource handlers (resources/read serves skill:// files too).
   // Lists change only where the bundle reloads (the bridge): there the client is told which ones did.
@@ -54,7 +55,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   const changes = reloads ? { listChanged: true } : {};
   const mcp = new McpServer(SERVER_INFO, {
     capabilities: { resources: { listChanged: reloads !== undefined } },
-    instructions: surfaceFor(deps.reader.catalog, toolsets).instructions,
+    instructions: surfaceFor(deps.reader.catalog, toolsets, projectFiles).instructions,
   });
   new SkillsExtension({ source: skillSource(deps) }).attach(mcp);
   const server = mcp.server;
@@ -75,11 +76,11 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
   const current = async () => {
     await deps.ready?.();
     const { reader } = deps;
-    return { reader, catalog: reader.catalog, surface: surfaceFor(reader.catalog, toolsets) };
+    return { reader, catalog: reader.catalog, surface: surfaceFor(reader.catalog, toolsets, projectFiles) };
   };
 
   // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
-  const fixed = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets);
+  const fixed = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets, projectFiles);
   server.setRequestHandler("tools/list", async () => {
     const surface = fixed ?? (await current()).surface;
     // MCP Apps negotiation: a client that declared its capabilities without the ui extension gets no views in its

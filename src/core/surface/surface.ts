@@ -49,25 +49,27 @@ function listingOf(def: ToolDef): ReturnType<typeof toolListing> {
 }
 const cache = new WeakMap<Catalog, Map<string, Surface>>();
 
-export function surfaceFor(catalog: Catalog, toolsets: ToolsetName[]): Surface {
-  const key = toolsets.join(",");
+/** `projectFiles`: whether the front door has the project's files (the bridge), which some tools need to be listed. */
+export function surfaceFor(catalog: Catalog, toolsets: ToolsetName[], projectFiles = true): Surface {
+  const key = `${toolsets.join(",")}${projectFiles ? "" : " (no project files)"}`;
   let perCatalog = cache.get(catalog);
   if (!perCatalog) cache.set(catalog, (perCatalog = new Map()));
   let surface = perCatalog.get(key);
-  if (!surface) perCatalog.set(key, (surface = buildSurface(catalog, toolsets)));
+  if (!surface) perCatalog.set(key, (surface = buildSurface(catalog, toolsets, projectFiles)));
   return surface;
 }
 
-function buildSurface(catalog: Catalog, toolsets: ToolsetName[]): Surface {
+function buildSurface(catalog: Catalog, toolsets: ToolsetName[], projectFiles: boolean): Surface {
   const chosen = new Set(toolsets);
   const dynamic = chosen.has("agents") ? agentTools(catalog) : [];
   const defs = [...STATIC_TOOLS.filter((t) => chosen.has(t.toolset)), ...dynamic];
+  const listed = defs.filter((d) => projectFiles || !d.needsProjectFiles);
   const prompts = promptEntries(catalog);
-  const toolsResult = deepFreeze({ tools: defs.map(listingOf) });
+  const toolsResult = deepFreeze({ tools: listed.map(listingOf) });
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
     toolsResult,
-    plainToolsResult: defs.some((d) => d.view) ? deepFreeze({ tools: defs.map((d) => withoutView(listingOf(d))) }) : toolsResult,
+    plainToolsResult: listed.some((d) => d.view) ? deepFreeze({ tools: listed.map((d) => withoutView(listingOf(d))) }) : toolsResult,
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),

@@ -21,6 +21,9 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   annotations: ToolAnnotations;
   /** The MCP Apps view a host that renders them shows for this tool's results (`_meta.ui.resourceUri`). */
   view?: string;
+  /** Listed only where a front door has the project's files (the bridge): elsewhere it is still answered, saying where
+   *  it runs, but no conversation pays for its listing. */
+  needsProjectFiles?: true;
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
   /** For a tool that reads or writes by action: whether a call with these raw, unvalidated arguments changes

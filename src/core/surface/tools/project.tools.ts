@@ -22,6 +22,8 @@ export const runCompletionContract = defineTool({
     working_dir: z.string().max(1024).optional().describe("Folder in the project (default: its root)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // The remote has no project files to run it on (review 117: 558 bytes of every conversation for a call that fails).
+  needsProjectFiles: true,
   async run({ stack, working_dir }, deps: SurfaceDeps, signal) {
     if (!deps.project) return noProject(TOOL.runCompletionContract);
     const run = await deps.project.runCompletionContract(stack ?? "auto", working_dir, signal);
