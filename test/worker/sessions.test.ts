@@ -196,6 +196,9 @@ describe("sessions", () => {
     const started = await task({ action: "start", objective: "Queue things" });
     const queued = await client.callTool({ name: TOOL.spawnSubagentTask, arguments: { agent: "architect", task: "Review the data model", context_files: ["bmad://bmm/module.yaml"], run_id: started.session_id } });
     expect((queued.structuredContent as unknown as SessionView).subtasks).toEqual([{ id: expect.any(String), agent: "bmm/bmad-agent-architect", task: "Review the data model", status: "queued" }]);
+    // The queue's answer carries no role prompt, and one that does says it is there (review 117: 13 KB twice a step).
+    expect((queued.structuredContent as unknown as SessionView).role_prompt).toBeUndefined();
+    expect(started.user_message).toBe("Generate the Product Owner: product requirements with role_prompt, below, show it to the user, then submit.");
     expect((await task({ action: "status", session_id: started.session_id })).subtasks).toHaveLength(1);
     const status = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: {} });
     expect((status.structuredContent as unknown as SessionView).session_id).toBe(started.session_id);

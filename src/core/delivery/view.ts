@@ -39,14 +39,16 @@ const INTERACTION = lookupTable<SessionState["current_state"], string>({
   completed: "none",
 });
 
-function message(s: SessionState): { text: string; pending: string[] } {
+/** `promptHere`: the answer carries the role prompt (else get_workflow_status gives it). */
+function message(s: SessionState, promptHere: boolean): { text: string; pending: string[] } {
   const spec = stageSpec(s.current_stage);
   const stage = s.stages[s.current_stage];
   const rejected = openRejection(s);
   switch (s.current_state) {
     case "generating":
       if (s.current_stage === "dev") return { text: "Sprint plan approved. Which sprints should be implemented? Unless you say otherwise, all of them.", pending: ["specify_sprint_scope_then_generate"] };
-      return { text: `Generate the ${spec.title} with the role prompt (get_workflow_status has it), show it to the user, then submit.`, pending: ["generate_then_submit"] };
+      // Where the prompt is, once (review 117: an answer holding it sent the model to fetch its 12 KB again).
+      return { text: `Generate the ${spec.title} with ${promptHere ? "role_prompt, below" : "the role prompt (get_workflow_status has it)"}, show it to the user, then submit.`, pending: ["generate_then_submit"] };
     case "refining":
       if (rejected) return { text: `The user rejected the draft: "${rejected.reason.slice(0, 500)}". Revise it to address that, show it, then submit.`, pending: ["regenerate_then_submit"] };
       return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps${stage.findings?.length ? " (rubric_gaps: what the draft lacks by the stage's rubric)" : ""}, show it, then submit.`, pending: ["regenerate_then_submit"] };
@@ -66,7 +68,7 @@ function message(s: SessionState): { text: string; pending: string[] } {
 
 export function sessionView(s: SessionState, artifactUri: (file: string) => string, rolePrompt?: string): SessionView {
   const stage = s.stages[s.current_stage];
-  const { text, pending } = message(s);
+  const { text, pending } = message(s, rolePrompt !== undefined);
   return {
     session_id: s.session_id,
     task_name: s.task_name,

@@ -142,7 +142,8 @@ export const spawnSubagentTask = defineTool({
     const id = run_id ?? (await sessions.list(owner, "active", 1)).sessions[0]?.session_id;
     if (!id) return fail('No active session: start one with bmad-task action "start", or pass run_id.');
     const name = `${found.record.module}/${found.record.name}`;
-    return stored(deps, await sessions.enqueue(owner, id, { agent: name, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) }));
+    // The queue's answer, without the stage's role prompt the session's generating answers carry (review 117: 13 KB a call).
+    return stored(deps, await sessions.enqueue(owner, id, { agent: name, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) }), true);
   },
 });
 
