@@ -13,7 +13,7 @@ import { withEarlierWork } from "./earlier-work.js";
 import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
-import { describeInvalid } from "./tool.js";
+import { describeInvalid, parseArguments } from "./tool.js";
 import type { ConfirmRequest } from "./outcome.js";
 import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
@@ -113,7 +113,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const key = `${name}\0${json}`;
     const kept = surface.toolResults.get(key);
     if (kept) return kept;
-    const parsed = tool.input.safeParse(args);
+    const parsed = parseArguments(tool.input, args);
     if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
     try {
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK

@@ -80,6 +80,22 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** A tool's arguments parsed, a whole number sent as a string (`"version": "2"`, as some clients send them) taken as
+ *  the number where the tool wants one (review 117: each cost a refused call). Nothing else is coerced. */
+export function parseArguments<S extends z.ZodObject>(input: S, args: Record<string, unknown>): ReturnType<S["safeParse"]> {
+  const parsed = input.safeParse(args);
+  if (parsed.success) return parsed as ReturnType<S["safeParse"]>;
+  const numbers = parsed.error.issues.flatMap((i) => {
+    const key = i.path.length === 1 && i.code === "invalid_type" && i.expected === "number" ? i.path[0] : undefined;
+    const value = typeof key === "string" && Object.hasOwn(args, key) ? args[key] : undefined;
+    return typeof value === "string" && /^(0|[1-9][0-9]{0,15})$/.test(value) ? [[key as string, Number(value)] as const] : [];
+  });
+  if (!numbers.length) return parsed as ReturnType<S["safeParse"]>;
+  const coerced: Record<string, unknown> = { ...args };
+  for (const [key, value] of numbers) Object.defineProperty(coerced, key, { value, enumerable: true, writable: true, configurable: true });
+  return input.safeParse(coerced) as ReturnType<S["safeParse"]>;
+}
+
 /** A zod failure as one line naming each bad field and what it expected. */
 export function describeInvalid(tool: string, error: z.ZodError): string {
   const parts = error.issues.map((i) => `${i.path.length ? `"${i.path.join(".")}"` : "arguments"}: ${i.message}`);
