@@ -42,7 +42,8 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   const body = await readBody(request);
   if (!body.ok) return jsonRpcError(body.status, body.error);
   if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
-    return insufficientScope(auth, [SCOPES.read, SCOPES.write]);
+    // Said in words too (review 117: a bare 403 to a client that asked for the minimal scope and never stepped up).
+    return insufficientScope(auth, [SCOPES.read, SCOPES.write], "This token carries bmad:read only: a tool that changes files, projects or sessions needs bmad:write. Sign in again and allow bmad:write.");
   }
   const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
   if (!selection.ok) return jsonRpcError(400, selection.error);

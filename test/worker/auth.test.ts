@@ -69,6 +69,8 @@ describe("a signed-in client", { timeout: 60_000 }, () => {
     const write = await call("bmad-task", { action: "start", objective: "x" });
     expect(write.status).toBe(403);
     expect(write.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read bmad:write"/);
+    // In words too, for a client that shows them (review 117).
+    expect(JSON.stringify(await write.json())).toContain("This token carries bmad:read only: a tool that changes files, projects or sessions needs bmad:write. Sign in again and allow bmad:write.");
     expect((await call("bmad", { command: "" })).status).toBe(200);
     // A session's status is a read (review 48: it needed bmad:write).
     const status = await call("bmad-task", { action: "status", session_id: "no-such-session" });
