@@ -344,6 +344,9 @@ describe("limits", () => {
     expect((await ada.project({ action: "create", name: "../x" })).text).toMatch(/Project name "\.\.\/x" refused/);
     expect((await ada.project({ action: "create", name: "x".repeat(10_000) })).text).toMatch(/refused/);
     expect((await ada.project({ action: "create", name: project })).text).toMatch(/already have a project/);
+    // The name it is most likely meant as, named (review 117).
+    expect((await ada.project({ action: "create", name: "Todo App" })).text).toMatch(/refused\. .* Try "todo-app"\.$/);
+    expect((await ada.files({ action: "list", project: project.toUpperCase() })).text).toMatch(new RegExp(`Try "${project}"\\.`));
   });
 });
 

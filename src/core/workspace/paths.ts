@@ -51,7 +51,10 @@ export const NAME_RULE = 'Project names are 1-64 characters: lowercase letters, 
 /** A name for a new project, or a project the caller owns. */
 export function checkProjectName(raw: string): Checked<string> {
   if (NAME.test(raw) && !raw.includes("..")) return { ok: true, value: raw };
-  return { ok: false, error: `Project name "${printable(raw)}" refused. ${NAME_RULE}` };
+  // The name it is most likely meant as (review 117: "Todo-App" for todo-app got the rule alone).
+  const slug = raw.slice(0, 200).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[^a-z0-9]+|[-.]+$/g, "").slice(0, 64);
+  const meant = NAME.test(slug) ? ` Try "${slug}".` : "";
+  return { ok: false, error: `Project name "${printable(raw)}" refused. ${NAME_RULE}${meant}` };
 }
 
 /** A project reference: a name, or `{name}@{tag}` for one shared with the caller whose name they also use. */
