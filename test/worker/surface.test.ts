@@ -20,7 +20,10 @@ beforeAll(async () => {
 
 describe("tools/list", () => {
   it("serves exactly the default toolsets' tools, read-only unless they change state, within 8 KB", async () => {
-    const listed = await (await connect()).listTools();
+    const fresh = await connect();
+    // Its instructions say where a first call goes (review 117).
+    expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text.");
+    const listed = await fresh.listTools();
     // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in; run_completion_contract is the
     // bridge's, where the project's files are).
     const expected = ["bmad", "bmad-workflow", "bmad-resources", "bmad-task", "get_project_context", "get_workflow_status", "list_sessions", "spawn_subagent_task", "bmad-run", "bmad-project", "bmad-files"];

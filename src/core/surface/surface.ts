@@ -74,7 +74,7 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[], projectFiles: b
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),
     toolResults: new Map(),
-    instructions: instructions(catalog, toolsets),
+    instructions: instructions(catalog, toolsets, projectFiles),
   };
 }
 
@@ -83,9 +83,13 @@ function withoutView(listing: ReturnType<typeof toolListing>): ReturnType<typeof
   return rest;
 }
 
-function instructions(catalog: Catalog, toolsets: ToolsetName[]): string {
+function instructions(catalog: Catalog, toolsets: ToolsetName[], projectFiles: boolean): string {
   const counts = `${catalog.list("agent").length} agents, ${catalog.list("workflow").length} workflows`;
   const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
+  // Where a first call goes (review 117: the instructions listed the toolsets and never said how to start).
+  if (toolsets.includes("workspace") && toolsets.includes("contracts")) {
+    lines.push(projectFiles ? "To start: bmad-workflow (e.g. prd), in this project, and follow its text." : "To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text.");
+  }
   if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);
   const warnings = treeWarnings(catalog, 5);
