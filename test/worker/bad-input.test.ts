@@ -28,6 +28,9 @@ describe("unknown names answer with the closest ones", () => {
     for (const command of ["*check-implementation-readiness", "*bmad-check-implementation-readiness", "*check implementation readiness"]) {
       expect(await toolError(TOOL.bmad, { command }), command).toMatch(/\. Closest: sprint-planning, /);
     }
+    // A persona's name leads to its agent first (review 117: "talk to John" is the pm's); a sentence's first word does not.
+    for (const [command, agent] of [["John", "pm"], ["mary", "analyst"], ["Winston", "architect"]]) expect(await toolError(TOOL.bmad, { command }), command).toMatch(new RegExp(`\\. Closest: ${agent}, `));
+    expect(await toolError(TOOL.bmad, { command: "Use" })).not.toMatch(/Closest: analyst, architect/);
     expect(await toolError(TOOL.executeWorkflow, { workflow_name: "brainstormin" })).toMatch(/Closest: brainstorming/);
     expect(await toolError(TOOL.bmadWorkflow, { workflow: "architecure" })).toMatch(/Closest: architecture/);
     expect(await toolError(TOOL.executeTask, { task_name: "shard-doc" })).toMatch(/Unknown task "shard-doc"/);

@@ -103,6 +103,12 @@ export class Catalog {
    *  took in another's intent is found by it (review 90: `check-implementation-readiness` is bmad-sprint-planning's). */
   private namedInDescriptions(kind: RecordKind, name: string): string[] {
     const phrase = name.toLowerCase().replace(/^\*?(bmad-)?/, "").replace(/[-_\s]+/g, " ").trim().slice(0, 100);
+    // One word: as a person's name the description gives (review 117: "talk to John" is the pm's, and `bmad John` was
+    // unknown), capitalised within a sentence, not at its start.
+    if (/^[a-z]{2,30}$/.test(phrase)) {
+      const named = new RegExp(`[a-z,] ${phrase[0]!.toUpperCase()}${phrase.slice(1)}\\b`);
+      return this.list(kind).filter((r) => named.test(r.description ?? "")).map(shortName).slice(0, 3);
+    }
     if (!phrase.includes(" ")) return [];
     return this.list(kind).filter((r) => r.description?.toLowerCase().replace(/[-_]+/g, " ").includes(phrase)).map(shortName).slice(0, 3);
   }
