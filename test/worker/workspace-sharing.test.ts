@@ -881,6 +881,10 @@ describe("resources", () => {
     expect((await owner.client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toContain(template);
     const projects = await owner.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "project", value: project.slice(0, 6) } });
     expect(projects.completion.values).toContain(project);
+    // A prompt's project too (review 117: prompts completed nothing), and only the caller's own.
+    const prompted = await owner.client.complete({ ref: { type: "ref/prompt", name: "bmad-pm" }, argument: { name: "project", value: project.slice(0, 6) } });
+    expect(prompted.completion.values).toContain(project);
+    expect((await stranger.client.complete({ ref: { type: "ref/prompt", name: "bmad-pm" }, argument: { name: "project", value: project.slice(0, 6) } })).completion.values).not.toContain(project);
     const paths = await owner.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "path", value: "docs/" }, context: { arguments: { project } } });
     expect(paths.completion.values).toEqual(["docs/prd.md"]);
     const strangers = await stranger.client.complete({ ref: { type: "ref/resource", uri: template }, argument: { name: "path", value: "" }, context: { arguments: { project } } });

@@ -155,6 +155,11 @@ async function readProjectFile(deps: SurfaceDeps, uri: string): Promise<ReadOutc
 }
 
 /** The caller's projects, then the files of the chosen one. */
+/** A prompt's argument: its `project`, as the project file template's (review 117: prompts completed nothing). */
+export function completePromptArgument(deps: SurfaceDeps, argument: string, value: string): Promise<string[]> {
+  return argument === "project" ? completeProjectFile(deps, "project", value, {}) : Promise.resolve([]);
+}
+
 async function completeProjectFile(deps: SurfaceDeps, variable: string, value: string, context: Record<string, string>): Promise<string[]> {
   if (!deps.workspaces) return [];
   let pool: string[] = [];

@@ -8,7 +8,7 @@ import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { changedLists } from "./list-changes.js";
-import { RESOURCE_TEMPLATES, completeResource, readBmadUri, staticResources } from "./resources.js";
+import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { withEarlierWork } from "./earlier-work.js";
 import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
@@ -213,8 +213,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (ref.type === "ref/resource") {
       const template = RESOURCE_TEMPLATES.find((t) => t.uriTemplate === ref.uri);
       if (template) values = await completeResource(deps, argument.name.replace(/^\+/, ""), argument.value, context?.arguments, template.uriTemplate);
-    } else if (ref.type === "ref/prompt" && !surface.prompts.has(ref.name)) {
-      throw unknown("prompt", ref.name, surface.prompts.keys());
+    } else if (ref.type === "ref/prompt") {
+      if (!surface.prompts.has(ref.name)) throw unknown("prompt", ref.name, surface.prompts.keys());
+      values = await completePromptArgument(deps, argument.name, argument.value);
     }
     return { completion: { values, hasMore: false } };
   });
