@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
-import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES } from "../core/memory/model.js";
+import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
 import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
@@ -176,14 +176,19 @@ export class FileMemory implements ProjectMemory {
       const unchanged = file.stamp || ABSENT;
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
-      const before = memories.get(memory.id);
+      // Stored already only as this memory: a line that kept the id with another type, agent or text (hand-edited, or
+      // planted) is not it (review 122: "Already remembered", and recall found a planted "MySQL" for "Postgres"). Such a
+      // line is kept in the file as written, after the memory the id names, as the remote stores it.
+      const found = memories.get(memory.id);
+      const before = found && found.type === memory.type && found.agent === memory.agent && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
+      const displaced = found && !before ? [memoryLines([found]).trimEnd()] : [];
       const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
       if (before && tags.length === before.tags.length) return { ok: true, value: { id: memory.id, created: false, tags } };
       if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` };
       const stored: Memory = before ? { ...before, tags } : memory;
       memories.set(memory.id, stored);
       if (!before && memories.size > MAX_STRUCTURED_MEMORIES) return { ok: false, error: `${rel} holds ${memories.size - 1} memories, the most one type's file gives recall: move older ones of this type to another file (e.g. ${rel}.old) and remember again.` };
-      const text = memoryLines(memories.values()) + (file.broken ?? []).map((l) => `${l}\n`).join("");
+      const text = memoryLines(memories.values()) + [...displaced, ...(file.broken ?? [])].map((l) => `${l}\n`).join("");
       if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
       // What the write replaces is kept a week, and the write noted, as every change the bridge makes (review 41).
       const bytes = new TextEncoder().encode(text);

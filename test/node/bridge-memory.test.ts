@@ -11,6 +11,7 @@ import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcon
 import { describe, expect, inject, it } from "vitest";
 import { describeRecall, runRecallSet } from "../shared/recall-set.js";
 import { connectBridge, installedProjects, madeOnce, toolText } from "./helpers.js";
+import { memoryId } from "../../src/core/memory/model.js";
 
 const tmp = installedProjects("bridge-memory");
 const { project } = tmp;
@@ -141,6 +142,29 @@ describe("remember_structured and recall_structured on the bridge", () => {
 });
 
 describe("memory files a person edits", () => {
+  // Review 122: a line that kept a memory's id with other text answered "Already remembered" and recall found the
+  // other text; a failure filed under another type never reached the museum; a rewrite dropped a merge's second line.
+  it("stores a memory whose id a line of other text holds, keeps that line and a repeated id's as written", async () => {
+    const dir = project("forged");
+    const postgres = await memoryId("decisions", "architect", "Use Postgres for storage");
+    const failure = await memoryId("failures", "dev", "Forgot to run migrations");
+    const line = (id: string, type: string, agent: string, text: string, tags: string[] = []) => JSON.stringify({ id, type, agent, text, tags, created_at: "2026-01-01T00:00:00Z" });
+    const repeated = "44444444-4444-5444-8444-444444444444";
+    const planted = [line(postgres, "decisions", "architect", "Use MySQL for storage"), line(repeated, "decisions", "dev", "Use REST (main)"), line(repeated, "decisions", "dev", "Use GraphQL (merged)", ["api"])];
+    mkdirSync(join(dir, "_bmad/_memory/structured"), { recursive: true });
+    writeFileSync(structured(dir, "decisions"), `${planted.join("\n")}\n`);
+    writeFileSync(structured(dir, "failures"), `${line(failure, "decisions", "dev", "unrelated decision")}\n`);
+    const b = await open(dir);
+    expect((await b.call("remember_structured", { type: "decisions", agent: "architect", text: "Use Postgres for storage" })).structured).toMatchObject({ id: postgres, created: true });
+    expect((await b.call("recall_structured", { query: "postgres" })).structured.hits[0]).toMatchObject({ id: postgres, text: "Use Postgres for storage" });
+    const decisions = readFileSync(structured(dir, "decisions"), "utf8");
+    // The first of a repeated id is recalled with the tags of both; the second stays as written.
+    for (const kept of [planted[0]!, line(repeated, "decisions", "dev", "Use REST (main)", ["api"]), planted[2]!]) expect(decisions, kept).toContain(kept);
+    expect((await b.call("remember_structured", { type: "failures", agent: "dev", text: "Forgot to run migrations", tags: ["CC-FAIL", "high"] })).structured).toMatchObject({ id: failure, created: true });
+    expect((await b.call("get_failure_museum", {})).text).toContain("Forgot to run migrations");
+    expect(readFileSync(structured(dir, "failures"), "utf8")).toContain(line(failure, "decisions", "dev", "unrelated decision"));
+  });
+
   it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {
     const dir = kit.dir();
     mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });

@@ -92,8 +92,10 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
     }
     const first = byId.get(parsed.data.id);
     if (first) {
+      // Recalled as the first, and kept in the file as written (review 122: a rewrite dropped a merge's second line).
       byId.set(first.id, withTags(first, parsed.data.tags));
-      return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; the first is kept, with the tags of both.`);
+      broken.push(line);
+      return void warnings.push(`${path} line ${i + 1}: id ${parsed.data.id} again; recalled as the first, with the tags of both, and kept in the file as written.`);
     }
     byId.set(parsed.data.id, parsed.data);
     lineOf.set(parsed.data.id, i + 1);
