@@ -86,7 +86,8 @@ async function main(): Promise<void> {
 
   const toolsets = parseToolsets(args.toolsets ?? process.env.BMAD_TOOLSETS);
   if (!toolsets.ok) fail(toolsets.error);
-  const port = args.port === undefined ? undefined : Number(args.port);
+  // Digits only: Number() took "", "0x1F90" and "1e3" (review 121).
+  const port = args.port === undefined ? undefined : /^[0-9]{1,5}$/.test(String(args.port)) ? Number(args.port) : NaN;
   if (port !== undefined && (!args.http || !Number.isInteger(port) || port < 0 || port > 65535)) fail(args.http ? `--port ${args.port}: give a port number from 0 to 65535 (0 picks a free one).` : "--port goes with --http (serve over HTTP on 127.0.0.1).");
   const { gitTimeoutMs } = await import("./git-sources.js");
   const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);

@@ -13,6 +13,8 @@ import { otherUsersClient } from "./peer-user.js";
 
 /** As the Worker: room for a 2 MiB submission plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
+/** What the MCP handler answers (others that it would not take are its 405s). */
+const METHODS = new Set(["POST", "GET", "DELETE", "HEAD", "OPTIONS", "PUT", "PATCH"]);
 
 /** Listens on 127.0.0.1:`port` (0: a free port); resolves to the endpoint's URL once it listens. */
 export async function serveHttp(factory: McpServerFactory, port: number): Promise<{ url: string; close: () => void }> {
@@ -34,7 +36,10 @@ export async function serveHttp(factory: McpServerFactory, port: number): Promis
 async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler): Promise<void> {
   const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket));
   if (refused) return send(res, 403, { error: "forbidden", error_description: refused });
-  const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+  // Turned away as the client's mistakes they are, not as the server's (review 121: TRACE and a malformed target were 500s).
+  if (!METHODS.has(req.method ?? "")) return send(res, 405, { error: "method_not_allowed", error_description: `${String(req.method).slice(0, 20)} is not an MCP request: POST, GET or DELETE /mcp.` });
+  const url = URL.parse(req.url ?? "/", `http://${req.headers.host}`);
+  if (!url) return send(res, 400, { error: "bad_request", error_description: "The request's target is not a URL." });
   if (url.pathname !== "/mcp") return send(res, 404, { error: "not_found", error_description: "The MCP endpoint is /mcp." });
   const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? undefined : await readBody(req);
   if (body === null) return send(res, 413, { error: "too_large", error_description: `A request body may hold ${MAX_REQUEST_BYTES / 1024 / 1024} MiB at most.` });

@@ -24,14 +24,26 @@ async function judge(socket: Socket): Promise<string | undefined> {
   // refused its own client once): read again before saying it cannot be told.
   let owner: number | undefined;
   for (let read = 0; read < 3 && owner === undefined; read++) {
-    const tables = await Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)));
-    if (tables.every((t) => t === undefined)) return undefined; // not Linux: nothing to ask
-    owner = ownerOf(tables.join("\n"), { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+    const table = await sockets();
+    if (!table) return undefined; // not Linux: nothing to ask
+    owner = ownerIn(table, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
   }
   if (owner === me) return undefined;
   return owner === undefined
     ? "This server cannot tell whose program this connection comes from, and serves only its own user's."
     : "This connection comes from another user's program: bmad-mcp --http serves only the user who started it.";
+}
+
+/** The read of the kernel's tables under way, which every check waiting shares: read and parsed once for all of them
+ *  (review 121: another user's 6,000 connections each read and split the whole table, which grew with them, and the
+ *  bridge ran out of memory). A check that finds no row asks again, and then shares the next read. */
+let reading: Promise<Map<string, number[]> | undefined> | undefined;
+
+function sockets(): Promise<Map<string, number[]> | undefined> {
+  reading ??= Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)))
+    .then((tables) => (tables.every((t) => t === undefined) ? undefined : established(tables.join("\n"))))
+    .finally(() => (reading = undefined));
+  return reading;
 }
 
 interface End {
@@ -48,18 +60,27 @@ function procAddresses(address: string): string[] {
   return [hex, `0000000000000000FFFF0000${hex}`];
 }
 
-/** The uid owning the one socket whose own end is `own` and whose peer is `peer`, from a /proc/net/tcp table
- *  (`sl local rem st tx:rx tr:when retrnsmt uid …`, ends as HEXADDRESS:HEXPORT); undefined unless exactly one row. */
-export function ownerOf(table: string, own: End, peer: End): number | undefined {
-  const ends = (end: End) => new Set(procAddresses(end.address).map((a) => `${a}:${end.port.toString(16).toUpperCase().padStart(4, "0")}`));
-  const [ownEnds, peerEnds] = [ends(own), ends(peer)];
-  const owners: number[] = [];
+/** A /proc/net/tcp table's established sockets (`sl local rem st tx:rx tr:when retrnsmt uid …`, ends as
+ *  HEXADDRESS:HEXPORT), by "own peer" ends: the uids owning each. */
+function established(table: string): Map<string, number[]> {
+  const owners = new Map<string, number[]>();
   for (const line of table.split("\n")) {
     const fields = line.trim().split(/\s+/);
     // Established only: a socket its program already closed shows uid 0, which a bridge run as root took for its own (review 22).
-    if (fields.length < 8 || fields[3] !== "01" || !ownEnds.has(fields[1]!.toUpperCase()) || !peerEnds.has(fields[2]!.toUpperCase())) continue;
+    if (fields.length < 8 || fields[3] !== "01") continue;
     const uid = Number(fields[7]);
-    if (Number.isInteger(uid)) owners.push(uid);
+    const key = `${fields[1]!.toUpperCase()} ${fields[2]!.toUpperCase()}`;
+    if (Number.isInteger(uid)) owners.set(key, [...(owners.get(key) ?? []), uid]);
   }
+  return owners;
+}
+
+/** The uid owning the one socket whose own end is `own` and whose peer is `peer`; undefined unless exactly one. */
+function ownerIn(table: Map<string, number[]>, own: End, peer: End): number | undefined {
+  const ends = (end: End) => procAddresses(end.address).map((a) => `${a}:${end.port.toString(16).toUpperCase().padStart(4, "0")}`);
+  const owners = ends(own).flatMap((o) => ends(peer).flatMap((p) => table.get(`${o} ${p}`) ?? []));
   return owners.length === 1 ? owners[0] : undefined;
 }
+
+/** ownerOf over a table's text, as a test gives one. */
+export const ownerOf = (table: string, own: End, peer: End): number | undefined => ownerIn(established(table), own, peer);

@@ -1,7 +1,8 @@
 // `bmad-mcp --http`: the bridge's MCP surface over Streamable HTTP on 127.0.0.1, for several clients at once (an
 // SDK v1 client on the 2025 protocol and an SDK v2 client pinned to 2026-07-28, side by side); a request with a
 // foreign Origin (another site's page) or Host (DNS rebinding) is refused with 403 before MCP sees it.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { connect } from "node:net";
 import { request } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -84,6 +85,18 @@ describe("bmad-mcp --http", () => {
     const rebound = await initialize({ host: `evil.example:${new URL(endpoint).port}` });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatch(/loopback hosts only .*not evil\.example/);
+    // A method or target no MCP client sends is the client's mistake, not the server's (review 121: both were 500s).
+    const raw = (head: string) => new Promise<string>((resolve) => {
+      const s = connect(Number(new URL(endpoint).port), "127.0.0.1", () => s.write(`${head}\r\nHost: 127.0.0.1:${new URL(endpoint).port}\r\ncontent-length: 0\r\n\r\n`));
+      s.once("data", (d) => (resolve(String(d).split("\r\n")[0]!), s.destroy()));
+    });
+    expect(await raw("TRACE /mcp HTTP/1.1")).toBe("HTTP/1.1 405 Method Not Allowed");
+    expect(await raw("POST http://[bad/mcp HTTP/1.1")).toBe("HTTP/1.1 400 Bad Request");
+    // Nor a port in another notation than digits (review 121: "0x1F90" served on 8080).
+    for (const port of ["0x1F90", "1e3", ""]) {
+      const wrong = spawnSync(process.execPath, [bridge, "--http", "--port", port], { cwd: project, env: { PATH: process.env.PATH!, HOME: home }, encoding: "utf8", timeout: 20_000 });
+      expect(wrong.stderr, port).toContain(`--port ${port}: give a port number from 0 to 65535`);
+    }
   });
 
   it("refuses another user's program on this machine (review 20: loopback is every user's)", async () => {
@@ -117,6 +130,26 @@ describe("bmad-mcp --http", () => {
       child.on("close", () => resolve(text));
     });
     expect(boundAnswer.trim()).toBe("HTTP/1.1 403 Forbidden");
+    expect((await initialize({})).status).toBe(200);
+  });
+
+  it("turns away another user's 800 connections at once, each read of the kernel's table shared (review 121)", async () => {
+    // Each connection read and split the whole table, which grew with them: 800 took 6.8 s, 6,000 ran the bridge out
+    // of memory. Now one read serves every check waiting on it: under a second here, for all 800.
+    const port = Number(new URL(endpoint).port);
+    const flood = `const net = require("net"); const t0 = Date.now(); let refused = 0; let left = 800;
+      for (let i = 0; i < 800; i++) { const s = net.connect(${port}, "127.0.0.1", () => s.write("POST /mcp HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\ncontent-type: application/json\\r\\ncontent-length: 2\\r\\n\\r\\n{}"));
+        const done = () => { if (--left === 0) console.log(refused, Date.now() - t0); };
+        s.once("data", (d) => { refused += String(d).startsWith("HTTP/1.1 403") ? 1 : 0; s.destroy(); done(); }); s.once("error", done); }`;
+    const out = await new Promise<string>((resolve) => {
+      const child = spawn(process.execPath, ["-e", flood], { uid: 65534, gid: 65534, cwd: "/" });
+      let text = "";
+      child.stdout.on("data", (d: Buffer) => (text += d));
+      child.on("close", () => resolve(text));
+    });
+    const [refused, ms] = out.trim().split(" ").map(Number);
+    expect(refused).toBe(800);
+    expect(ms).toBeLessThan(4000);
     expect((await initialize({})).status).toBe(200);
   });
 
