@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, MAX_FILES, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -317,7 +317,7 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}) } };
   }
 
-  write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<FileEntry> {
+  write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
     // Before any check that answers with the file's version or size (review 24: a limit's message gave a writer the
@@ -337,8 +337,11 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
+    // Another's version replaced whole by a write that named none: said, as a teammate's change it may not have read
+    // (review 124: a PRD written back from an older read dropped a member's newer lines, unsaid to either).
+    const replaced = !append && head && ifVersion === undefined && this.files.changedByOther(path, personOf(caller)) ? { replaced: { version: head.version, by: head.author } } : {};
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
-    return { ok: true, value: entry };
+    return { ok: true, value: { ...entry, ...replaced } };
   }
 
   /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other

@@ -8,7 +8,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WsResult } from "../core/workspace/store.js";
+import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WrittenEntry, WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -329,7 +329,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
-      write: (path, data, options = {}) => on<FileEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now(), options.alsoBy)),
+      write: (path, data, options = {}) => on<WrittenEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now(), options.alsoBy)),
       edit: (path, edit, alsoBy) => on<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
       createFolder: (dir, files, alsoBy) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),

@@ -250,6 +250,18 @@ describe("sharing", () => {
     expect(read.structured.changed_by_other).toBe(true);
   });
 
+  it("tells a writer whose write named no version that it replaced another's, which they may not have read (review 124)", async () => {
+    const path = "_bmad-output/team-prd.md";
+    const wrote = (out: { text: string }) => out.text.replace(/, \d+ bytes/, "");
+    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 1.`);
+    expect((await writer.files({ action: "edit", project, path, old: "- NFR-1\n", content: "- NFR-1\n- NFR-2 (writer)\n" })).isError).toBe(false);
+    // The owner writes back what they read at version 1: said, with the way to put the writer's change back.
+    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, by ${writer.email}, which this write did not name with if_version: if you had not read it, read version 2 and put their change back.`);
+    // Not where they named the version they read, nor over their own.
+    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n", if_version: 3 }))).toBe(`Wrote ${path}: now version 4.`);
+    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD!\n" }))).toBe(`Wrote ${path}: now version 5.`);
+  });
+
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {
     for (const value of ["bmad://projects/private/docs", "{project-root}/../private/docs", "../private", "/etc", "~/.ssh", "docs/../../x", "{user_name}//projects/private/docs", "{communication_language}/docs", "x/{project-root}/y", "bmad:/projects/private", "bmad:%2F%2Fprojects/private", "bmad:/\\projects/private", "BMAD:projects/private"]) {
       const out = await writer.project({ action: "config", name: project, answers: { bmm: { project_knowledge: value } } });

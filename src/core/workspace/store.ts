@@ -58,6 +58,12 @@ export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { update
 /** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer. */
 export type Listing = WsResult<ListedFile[]> & { cut?: string };
 
+/** A write's new version; `replaced`: the version it replaced, where another person made it and the write named none
+ *  (`ifVersion`), so its writer may not have read it. */
+export interface WrittenEntry extends FileEntry {
+  replaced?: { version: number; by: string };
+}
+
 export interface FileContent extends FileEntry {
   data: Uint8Array;
   /** Its lines someone other than the reader wrote or had a hand in (a shared workspace's; none: the reader's own). */
@@ -114,7 +120,7 @@ export interface WorkspaceFiles {
   timeZone?(): Promise<WsResult<string | null>>;
   /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist.
    *  `alsoBy`: others whose text the new content came from (a script that read their lines), named with the writer. */
-  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<FileEntry>>;
+  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<WrittenEntry>>;
   /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
    *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
    *  expects, or the change passes a limit), nothing changed. */

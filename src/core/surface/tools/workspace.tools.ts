@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WsResult } from "../../workspace/store.js";
+import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WrittenEntry, WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -328,7 +328,7 @@ export const bmadFilesTool = defineTool({
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, page || leftNote(store, path)));
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, `${page || leftNote(store, path)}${replacedNote(f)}`));
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
@@ -487,6 +487,10 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
 
 /** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
  *  restore's), they would let a reader test guesses at it offline. */
+/** Another person's version a write replaced without naming it: to read and merge, if it was not read. */
+const replacedNote = (f: WrittenEntry): string =>
+  f.replaced ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this write did not name with if_version: if you had not read it, read version ${f.replaced.version} and put their change back.` : "";
+
 /** A workspace file that never reaches the user's project: said where it is written (review 111: dev-story's code was
  *  written on the remote, listed in the story, and left there by every pull). */
 function leftNote(store: WorkspaceStore, path: string): string {
