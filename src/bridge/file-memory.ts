@@ -202,7 +202,9 @@ export class FileMemory implements ProjectMemory {
       const entry = entryOf(stored);
       const after = (await this.stamp(rel)) ?? "";
       const back = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
-      this.files.set(rel, { ...file, stamp: back.ok && back.text === text ? after : "", memories, entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
+      // What was written, as loaded: the displaced line among the ones kept as written (review 123: the next remember,
+      // written from what was loaded, dropped it).
+      this.files.set(rel, { ...file, stamp: back.ok && back.text === text ? after : "", memories, broken: [...displaced, ...(file.broken ?? [])], entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
       const was = loaded.entries.get(memory.id);
       if (was) loaded.index.remove(indexed(was));
       loaded.entries.set(memory.id, entry);

@@ -160,6 +160,9 @@ describe("memory files a person edits", () => {
     const decisions = readFileSync(structured(dir, "decisions"), "utf8");
     // The first of a repeated id is recalled with the tags of both; the second stays as written.
     for (const kept of [planted[0]!, line(repeated, "decisions", "dev", "Use REST (main)", ["api"]), planted[2]!]) expect(decisions, kept).toContain(kept);
+    // And by the next remember, which writes from what this bridge holds (review 123: it dropped the displaced line).
+    expect((await b.call("remember_structured", { type: "decisions", agent: "pm", text: "Another decision" })).structured).toMatchObject({ created: true });
+    expect(readFileSync(structured(dir, "decisions"), "utf8")).toContain(planted[0]!);
     expect((await b.call("remember_structured", { type: "failures", agent: "dev", text: "Forgot to run migrations", tags: ["CC-FAIL", "high"] })).structured).toMatchObject({ id: failure, created: true });
     expect((await b.call("get_failure_museum", {})).text).toContain("Forgot to run migrations");
     expect(readFileSync(structured(dir, "failures"), "utf8")).toContain(line(failure, "decisions", "dev", "unrelated decision"));

@@ -234,6 +234,7 @@ describe("paths", () => {
     // BMAD names files by the project's name: one no file name may hold is refused where it is given (review 119).
     const named = await ada.project({ action: "config", name: project, answers: { core: { project_name: "Acme: Phase 2." } } });
     expect(named.text).toBe('Answer core.project_name ("Acme: Phase 2.") goes into the names of files BMAD writes (prd-{project_name}-{date}), and it holds a character no file name may (/ \\ < > : " | ? *), ends in a dot or a space, or is a device\'s name on Windows: give it without them, e.g. "Acme- Phase 2".');
+    expect((await ada.project({ action: "config", name: project, answers: { core: { project_name: "CON" } } })).text).toMatch(/e\.g\. "CON-app"\.$/);
   });
 
   it("take percent-escapes literally in tools and decode them once in bmad:// URIs", async () => {

@@ -371,6 +371,12 @@ export const bmadFilesTool = defineTool({
     }),
 });
 
+/** `value` as a name every file system holds, for a refusal's example (a device's name gets a word more: review 123). */
+function portableName(value: string): string {
+  const name = value.replace(/[/\\<>:"|?*]+/g, "-").replace(/[. ]+$/, "").slice(0, 80) || "my-app";
+  return unportableName(name) ? `${name}-app` : name;
+}
+
 /** Installer answers are one line each, as the installer's prompts take them: a line break in one would be a line of
  *  its own wherever the value is shown (the runtime block), in the server's voice. A folder answer names a folder of
  *  this project: one elsewhere (another project's `bmad://projects/…`, `..`, an absolute path) sent the owner's model
@@ -385,7 +391,7 @@ function answerRefusal(answers: Record<string, Record<string, string>>, question
       if (!isOneLine(value)) return `Answer ${module}.${key} holds a line break or a control character: give it as one line of text.`;
       if (value.length > 1000) return `Answer ${module}.${key} is ${value.length} characters; an installer answer is at most 1,000.`;
       // BMAD names files by it (`prd-{project_name}-{date}`): a name a workspace cannot make stalled every such write (review 119).
-      if (key === "project_name" && (value.includes("/") || unportableName(value))) return `Answer ${module}.${key} (${JSON.stringify(value.slice(0, 200))}) goes into the names of files BMAD writes (prd-{project_name}-{date}), and it holds a character no file name may (/ \\ < > : " | ? *), ends in a dot or a space, or is a device's name on Windows: give it without them, e.g. "${value.replace(/[/\\<>:"|?*]+/g, "-").replace(/[. ]+$/, "").slice(0, 80) || "my-app"}".`;
+      if (key === "project_name" && (value.includes("/") || unportableName(value))) return `Answer ${module}.${key} (${JSON.stringify(value.slice(0, 200))}) goes into the names of files BMAD writes (prd-{project_name}-{date}), and it holds a character no file name may (/ \\ < > : " | ? *), ends in a dot or a space, or is a device's name on Windows: give it without them, e.g. "${portableName(value)}".`;
       if (folders.has(`${module}.${key}`) && leavesProject(value)) {
         return `Answer ${module}.${key} names a folder outside this project (${JSON.stringify(value.slice(0, 200))}): a folder answer is one inside it, from its root (e.g. "docs" or "{project-root}/docs").`;
       }
