@@ -86,7 +86,7 @@ async function foreignStore(git: Probe, cwd: string, realRoot: string): Promise<
   }
   const fix = "`git repack -a -d` copies the borrowed objects in; then remove .git/objects/info/alternates.";
   if (!isInside(realRoot, objects)) return leadsOut(objects, fix);
-  const linked = await linkOut([...new Set([gitDir, commonDir, objects])], realRoot);
+  const linked = await linkOut(gitDir, commonDir, objects, realRoot);
   if (linked === TOO_MANY) return refused(`the project's .git holds more than ${MAX_STORE_ENTRIES.toLocaleString("en-US")} entries, too many to check that none leads outside it: \`git gc\` packs loose objects.`);
   if (linked) return leadsOut(linked, "Put the file itself there instead of the link (for objects: `git repack -a -d`), or remove the link.");
   if (!(await stat(join(objects, "info/alternates")).catch(() => undefined))) return undefined;
@@ -105,13 +105,27 @@ async function foreignStore(git: Probe, cwd: string, realRoot: string): Promise<
 const MAX_STORE_ENTRIES = 200_000;
 const TOO_MANY = Symbol("too many entries");
 
-/** A link in a store (`dirs`, in the project) that leads outside the project, TOO_MANY where the store is too large
- *  to check; undefined when none does. git follows a linked pack, loose object or ref wherever it points (review 119: a linked
+/** What git reads as the repository's data in a store: its objects and refs (folders, walked), and the files beside
+ *  them. Not hooks (never run here), logs, LFS's store or info/ (review 123: a linked shared hooks folder refused an
+ *  honest repository, and LFS objects counted toward the walk's bound). */
+const STORE_FOLDERS = ["objects", "refs"];
+const SKIPPED = new Set(["hooks", "logs", "lfs", "info", "modules", "worktrees"]);
+
+/** A link in a store (in the project) that leads outside the project, TOO_MANY where it is too large to check;
+ *  undefined when none does. git follows a linked pack, loose object or ref wherever it points (review 119: a linked
  *  objects/pack read another repository's commits and files). Links that stay in the project are followed, each
  *  folder once, so a link to a folder of links out is found too. Reads folder entries only, never a file. */
-async function linkOut(dirs: string[], realRoot: string): Promise<string | typeof TOO_MANY | undefined> {
+async function linkOut(gitDir: string, commonDir: string, objects: string, realRoot: string): Promise<string | typeof TOO_MANY | undefined> {
   const seen = new Set<string>();
-  const stack = [...dirs];
+  const stack = [objects, ...[gitDir, commonDir].flatMap((store) => STORE_FOLDERS.map((f) => join(store, f)))];
+  // The files beside them (HEAD, packed-refs, config, commondir, shallow): each store's top, not its other folders.
+  for (const store of new Set([gitDir, commonDir])) {
+    for (const entry of await readdir(store, { withFileTypes: true }).catch(() => [])) {
+      if (!entry.isSymbolicLink() || SKIPPED.has(entry.name)) continue;
+      const target = await real(join(store, entry.name));
+      if (!isInside(realRoot, target)) return `${join(store, entry.name)}, a link to ${target}`;
+    }
+  }
   let entries = 0;
   for (let dir = stack.pop(); dir !== undefined; dir = stack.pop()) {
     if (seen.has(dir)) continue;

@@ -275,6 +275,16 @@ it("reads no repository a .git file, link, commondir or alternates leads to outs
     expect(ours.stdout, dir).not.toMatch(/OUTSIDESECRET/);
     expect(JSON.parse(ours.stdout).error, dir).toContain(`fatal: the project's .git leads outside it, to ${link}`);
   }
+  // A link git reads no data through (a shared hooks folder, LFS's store) is the user's setup: read as before (review 123).
+  const sharedHooks = linearRepo("shared-hooks");
+  commit(sharedHooks, "epic-1-3 c", () => write(sharedHooks, "c.py", "c\n"));
+  rmSync(join(sharedHooks, ".git/hooks"), { recursive: true, force: true });
+  mkdirSync(join(tmp.dir, "team-hooks"));
+  symlinkSync(join(tmp.dir, "team-hooks"), join(sharedHooks, ".git/hooks"));
+  mkdirSync(join(sharedHooks, ".git/lfs"));
+  symlinkSync(join(tmp.dir, "team-hooks"), join(sharedHooks, ".git/lfs/objects"));
+  const honest = (await measureIn(sharedHooks)).stdout;
+  expect(JSON.parse(honest).commits, honest).toHaveLength(2);
 });
 
 it("refuses what is no REV..REV range, and argument errors, as JSON with exit 2", async () => {
