@@ -80,7 +80,10 @@ describe("a stranger", () => {
 describe("sharing", () => {
   it("offers a share, which grants nothing until its recipient accepts it", async () => {
     expect((await owner.project({ action: "share", name: project, with: writer.email.toUpperCase(), access: "write" })).text).toBe(`Offered ${writer.email} write access to "${project}": it applies once they accept it.`);
-    expect((await writer.project({ action: "list" })).text).toContain(`${project} (PENDING: ${owner.email} offers write)`);
+    const listed = (await writer.project({ action: "list" })).text;
+    expect(listed).toContain(`${project} (PENDING: ${owner.email} offers write)`);
+    // The offer first, for the user to choose (review 124: "Create one" came first, and a model made its own).
+    expect(listed).toMatch(/^No projects of yours yet: ask the user whether to accept an offer below, or create one/);
     expect((await owner.project({ action: "config", name: project })).text).toContain(`Shared with: ${writer.email} (write, not accepted yet).`);
     const before = await strangerSees(project, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
     expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text.split(project).join("<name>")).toBe(before);
