@@ -60,6 +60,15 @@ function sameIssuer(a: string, b: string): boolean {
 }
 
 /** The loopback page the browser returns to; resolves with the callback's query. */
+/** Whether a token answer's access and refresh tokens are what a header carries: printable ASCII, nothing else. */
+function headerSafe(tokens: unknown): boolean {
+  if (!tokens || typeof tokens !== "object") return false;
+  return (["access_token", "refresh_token"] as const).every((key) => {
+    const value = (tokens as Record<string, unknown>)[key];
+    return value === undefined || (typeof value === "string" && /^[\x21-\x7e]+$/.test(value));
+  });
+}
+
 export class LoopbackCallback {
   private server?: Server;
   private waiting?: { state: string; resolve: (p: URLSearchParams) => void };
@@ -178,11 +187,15 @@ export class FileOAuthProvider implements OAuthClientProvider {
     this.save("client", client, ctx);
   }
 
-  tokens(ctx?: OAuthClientInformationContext): Tokens {
-    return this.usable(ctx).tokens as Tokens;
+  tokens(ctx?: OAuthClientInformationContext): Tokens | undefined {
+    const tokens = this.usable(ctx).tokens as Tokens | undefined;
+    // One saved before this check is forgotten: the next run signs in again.
+    return tokens && headerSafe(tokens) ? tokens : undefined;
   }
 
   saveTokens(tokens: unknown, ctx?: OAuthClientInformationContext): void {
+    // A token no request header can carry is never kept (review 125: saved, every later run failed, quoting it).
+    if (!headerSafe(tokens)) throw new Error("The remote's sign-in gave a token with characters no request header carries (a line break, a space, a control character): it was not saved. That authorization server is broken, or not to be trusted.");
     this.save("tokens", tokens, ctx);
   }
 

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
 import { connectBridge, tempDir, waitFor } from "./helpers.js";
+import { FileOAuthProvider, LoopbackCallback } from "../../src/bridge/credentials.js";
 
 const tmp = tempDir("remote-issuer");
 let bridge: string;
@@ -152,3 +153,16 @@ it("opens and shows no sign-in page longer than a sign-in address needs", async 
   expect(stderr).toMatch(new RegExp(`${remote.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} named a sign-in page \\d+ characters long, more than a sign-in address needs \\(8192\\)`));
   expect(stderr).not.toContain("x".repeat(100));
 }, 30_000);
+
+it("keeps no token a request header cannot carry, and forgets one kept before (review 125: every later run failed, quoting it)", () => {
+  const config = join(tmp.dir, "header-unsafe");
+  mkdirSync(config, { recursive: true });
+  const file = join(config, "credentials.json");
+  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), () => {}, file);
+  expect(() => provider.saveTokens({ access_token: "abc\r\nX-Evil: 1", token_type: "Bearer" })).toThrow(/characters no request header carries .* it was not saved/);
+  expect(provider.tokens()).toBeUndefined();
+  writeFileSync(file, JSON.stringify({ [remote]: { tokens: { access_token: "abc\nX-Evil: 1", token_type: "Bearer" } } }), { mode: 0o600 });
+  expect(provider.tokens()).toBeUndefined();
+  provider.saveTokens({ access_token: "good-token", token_type: "Bearer" });
+  expect(provider.tokens()).toMatchObject({ access_token: "good-token" });
+});
