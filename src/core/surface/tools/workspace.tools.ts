@@ -492,8 +492,6 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   return { folders: [...folders].filter((f) => whole.glob.test(f) || asFolder.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
 
-/** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
- *  restore's), they would let a reader test guesses at it offline. */
 /** Another person's version a write replaced without naming it: to read and merge, if it was not read. */
 const replacedNote = (f: WrittenEntry): string =>
   f.replaced ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this write did not name with if_version: if you had not read it, read version ${f.replaced.version} and put their change back.` : "";
@@ -548,6 +546,8 @@ function occurrences(text: string, part: string): number {
   return times;
 }
 
+/** A change's answer. A config file's gives no size or digest: of content that may hold a secret (an append's or a
+ *  restore's), they would let a reader test guesses at it offline. */
 function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
   const shown = servedVersion(f.path, f);
   return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
