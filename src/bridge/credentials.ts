@@ -12,6 +12,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
+import { isHeaderToken } from "./token-env.js";
 
 /** The longest sign-in page address opened or shown: an OAuth authorize URL with its query is a few hundred characters. */
 const MAX_SIGN_IN_URL_CHARS = 8192;
@@ -65,7 +66,7 @@ function headerSafe(tokens: unknown): boolean {
   if (!tokens || typeof tokens !== "object") return false;
   return (["access_token", "refresh_token"] as const).every((key) => {
     const value = (tokens as Record<string, unknown>)[key];
-    return value === undefined || (typeof value === "string" && /^[\x21-\x7e]+$/.test(value));
+    return value === undefined || (typeof value === "string" && isHeaderToken(value));
   });
 }
 

@@ -110,7 +110,7 @@ const READS_AT_ONCE = 8;
  *  and memories were others' (review 118: after a push, a collaborator's text and memories read as the user's own).
  *  Lines changed here since the pull are "some" of them; memories go by id. */
 export function pushedRecord(previous: SyncedFile | undefined, version: number, sha256: string): SyncedFile {
-  const others = previous?.others && (previous.sha256 === sha256 ? previous.others : previous.others.map((o) => ({ by: o.by, lines: "some" })));
+  const others = previous && othersAt(previous, sha256);
   return { version, sha256, ...(others ? { others } : {}), ...(previous?.memories_by ? { memories_by: previous.memories_by } : {}) };
 }
 
@@ -146,6 +146,12 @@ export async function pulledWithOthers(dir: string, path: string): Promise<Synce
  *  (`sha256`), "some" once it changed here. */
 export async function pulledOthers(dir: string, path: string, sha256: string): Promise<ByOthers | undefined> {
   const file = await pulledWithOthers(dir, path);
-  if (!file?.others) return undefined;
+  return file && othersAt(file, sha256);
+}
+
+/** Whose lines a recorded file holds, now that it holds the bytes `sha256`: as recorded while they are the recorded
+ *  bytes, "some" of each once they changed here. */
+function othersAt(file: SyncedFile, sha256: string): ByOthers | undefined {
+  if (!file.others) return undefined;
   return file.sha256 === sha256 ? file.others : file.others.map((o) => ({ by: o.by, lines: "some" }));
 }
