@@ -64,7 +64,10 @@ async function main(): Promise<void> {
   if (command === "pull" || command === "push") {
     // Loaded on demand, as serving is: pull, push, --help and --version start without the MCP server.
     const { runSyncCommand } = await import("./sync-command.js");
-    process.exitCode = await runSyncCommand(command, process.argv.slice(3), embeddedBundle());
+    const code = await runSyncCommand(command, process.argv.slice(3), embeddedBundle());
+    // A finished command ends, once what it printed is out: a request the remote never answered (its sign-in
+    // metadata, past the client's own timeout) would otherwise hold the process open for minutes.
+    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
     return;
   }
   if (command === "cache") {

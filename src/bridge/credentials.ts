@@ -60,7 +60,6 @@ function sameIssuer(a: string, b: string): boolean {
   return a === b || a === `${b}/` || b === `${a}/`;
 }
 
-/** The loopback page the browser returns to; resolves with the callback's query. */
 /** Whether a token answer's access and refresh tokens are what a header carries: printable ASCII, nothing else. */
 function headerSafe(tokens: unknown): boolean {
   if (!tokens || typeof tokens !== "object") return false;
@@ -70,10 +69,23 @@ function headerSafe(tokens: unknown): boolean {
   });
 }
 
+/** How long a sign-in waits for the browser by default: a person signs in within minutes, and a command nobody
+ *  answers (a CI job, a forgotten terminal, a server that never sends the user back) must end rather than hang. */
+const SIGN_IN_WAIT_SECONDS = 600;
+
+/** The wait for the browser: `BMAD_MCP_SIGN_IN_SECONDS` when it is a whole number of seconds, else ten minutes. */
+export function signInWaitMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = env.BMAD_MCP_SIGN_IN_SECONDS;
+  return (seconds !== undefined && /^[1-9]\d{0,5}$/.test(seconds) ? Number(seconds) : SIGN_IN_WAIT_SECONDS) * 1000;
+}
+
+/** The loopback page the browser returns to; resolves with the callback's query. */
 export class LoopbackCallback {
   private server?: Server;
   private waiting?: { state: string; resolve: (p: URLSearchParams) => void };
   url = "";
+
+  constructor(private readonly waitMs = signInWaitMs()) {}
 
   /** `keepAlive`: hold the process open while waiting for the browser (a command with nothing else to wait on). */
   async start(options: { keepAlive?: boolean } = {}): Promise<void> {
@@ -83,7 +95,9 @@ export class LoopbackCallback {
       // Only the sign-in this process waits for ends the wait: another program or page that found the port cannot end
       // it with a callback of its own (review 72).
       if (!this.waiting || url.searchParams.get("state") !== this.waiting.state) return void res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("This is not the sign-in bmad-mcp is waiting for.");
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>bmad-mcp</title><p>Signed in. You can close this tab.</p>");
+      // A refusal is not reported as a sign-in; the terminal says why (the reason is not echoed into the page).
+      const page = url.searchParams.has("error") ? "Sign-in was refused: the terminal says why. You can close this tab." : "Signed in. You can close this tab.";
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>bmad-mcp</title><p>${page}</p>`);
       this.waiting?.resolve(url.searchParams);
     });
     await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
@@ -92,9 +106,26 @@ export class LoopbackCallback {
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
   }
 
-  /** The query of the next callback that carries `state`. */
+  /** The query of the next callback that carries `state`; an error once the wait is over. */
   next(state: string): Promise<URLSearchParams> {
-    return new Promise((resolve) => (this.waiting = { state, resolve }));
+    return new Promise((resolve, reject) => {
+      const seconds = Math.round(this.waitMs / 1000);
+      const [count, unit] = seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"];
+      const wait = `${count} ${unit}${count === 1 ? "" : "s"}`;
+      const timer = setTimeout(() => {
+        if (this.waiting?.state === state) this.waiting = undefined;
+        reject(new Error(`no sign-in came back from the browser within ${wait}; run the command again and open the link it prints (BMAD_MCP_SIGN_IN_SECONDS sets the wait)`));
+      }, this.waitMs);
+      // The timer alone does not hold a stdio bridge open whose client has gone.
+      timer.unref();
+      this.waiting = {
+        state,
+        resolve: (params) => {
+          clearTimeout(timer);
+          resolve(params);
+        },
+      };
+    });
   }
 
   close(): void {

@@ -118,7 +118,15 @@ export class RemoteLink {
 
   private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-    const params = this.provider.checkCallback(await this.callback.next(this.provider.state()));
+    let query: URLSearchParams;
+    try {
+      query = await this.callback.next(this.provider.state());
+    } catch (error) {
+      // The wait is over with no answer: the next refusal sends the user a fresh link.
+      this.provider.awaitingCallback = false;
+      throw error;
+    }
+    const params = this.provider.checkCallback(query);
     const transport = this.transport();
     await transport.finishAuth(params);
     this.log(`signed in to ${this.url.href}`);

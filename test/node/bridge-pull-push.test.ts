@@ -60,8 +60,8 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-/** Plays the user's browser: the consent page, Allow with the scopes it offers, and the redirect back to the CLI. */
-async function approveInBrowser(authorizeUrl: string): Promise<void> {
+/** Plays the user's browser: the consent page, Allow with the scopes it offers (or Deny), and the redirect back to the CLI. */
+async function approveInBrowser(authorizeUrl: string, decision: "approve" | "deny" = "approve"): Promise<void> {
   const consent = await fetch(authorizeUrl, { redirect: "manual" });
   const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const page = await consent.text();
@@ -71,15 +71,18 @@ async function approveInBrowser(authorizeUrl: string): Promise<void> {
   const approved = await fetch(new URL("/authorize", authorizeUrl), {
     method: "POST", redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: new URL(authorizeUrl).origin },
-    body: new URLSearchParams([["handle", handle], ["decision", "approve"], ...scopes]),
+    body: new URLSearchParams([["handle", handle], ["decision", decision], ...scopes]),
   });
-  expect(await (await fetch(approved.headers.get("location")!)).text()).toContain("Signed in");
+  // The page the browser lands on says what happened: a refusal is not "Signed in".
+  const landing = await (await fetch(approved.headers.get("location")!)).text();
+  expect(landing).toContain(decision === "approve" ? "Signed in." : "Sign-in was refused");
+  expect(landing).not.toContain(decision === "approve" ? "refused" : "Signed in.");
 }
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
-/** `bmad-mcp <argv>` to its end; a sign-in link on stderr is approved as a browser would. */
-function cli(argv: string[]): Promise<Run> {
+/** `bmad-mcp <argv>` to its end; a sign-in link on stderr is approved (or denied) as a browser would. */
+function cli(argv: string[], decision: "approve" | "deny" = "approve"): Promise<Run> {
   const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -87,7 +90,7 @@ function cli(argv: string[]): Promise<Run> {
   child.stdout.on("data", (d) => (stdout += d));
   child.stderr.on("data", (d) => {
     stderr += d;
-    for (const [, link] of stderr.matchAll(/sign in to \S+ in your browser: (\S+)/g)) if (!approving.has(link!)) approving.set(link!, approveInBrowser(link!));
+    for (const [, link] of stderr.matchAll(/sign in to \S+ in your browser: (\S+)/g)) if (!approving.has(link!)) approving.set(link!, approveInBrowser(link!, decision));
   });
   return new Promise((resolve, reject) => {
     child.on("error", reject);
@@ -117,6 +120,13 @@ const dir = join(tmp.dir, "repo");
 const local = (path: string) => join(dir, path);
 
 describe("against the real Worker", () => {
+  it("says a sign-in the user denied was refused, in the browser and on the terminal", async () => {
+    const out = await cli(["pull", "--remote", remote, "--project", PROJECT, "--dir", join(tmp.dir, "denied")], "deny");
+    expect(out.stderr).toContain("Sign-in refused: access_denied");
+    expect(out.code).toBe(1);
+    expect(existsSync(join(config, "bmad-mcp", "credentials.json")) ? JSON.parse(readFileSync(join(config, "bmad-mcp", "credentials.json"), "utf8"))[remote]?.tokens : undefined).toBeUndefined();
+  }, 60_000);
+
   it("signs in through the browser, and names a project that does not exist", async () => {
     const out = await sync("pull", dir);
     expect(out.stderr).toMatch(/sign in to \S+ in your browser/);
@@ -425,15 +435,16 @@ describe("against the real Worker", () => {
 
 describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
   const ciConfig = join(tmp.dir, "ci-config");
-  /** `bmad-mcp <argv>` with these variables and nobody at a browser: a sign-in link ends the run (a failure here). */
-  function headless(argv: string[], env: Record<string, string>): Promise<Run> {
+  /** `bmad-mcp <argv>` with these variables and nobody at a browser: a sign-in link ends the run (a failure here),
+   *  unless `waitOut`: the command is left to wait for the browser until it gives up. */
+  function headless(argv: string[], env: Record<string, string>, waitOut = false): Promise<Run> {
     const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: ciConfig, BMAD_MCP_BROWSER: "none", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => {
       stderr += d;
-      if (/in your browser/.test(stderr)) child.kill();
+      if (!waitOut && /in your browser/.test(stderr)) child.kill();
     });
     return new Promise((resolve, reject) => {
       child.on("error", reject);
@@ -442,6 +453,13 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
   }
   const ci = join(tmp.dir, "ci");
   const ciSync = (command: "pull" | "push", token: string) => headless([command, "--remote", remote, "--project", PROJECT, "--dir", ci], { BMAD_MCP_TOKEN: token });
+
+  it("ends a sign-in nobody finishes, saying so and how to start again (it waited for the browser forever)", async () => {
+    const out = await headless(["pull", "--remote", remote, "--project", PROJECT, "--dir", join(tmp.dir, "nobody")], { BMAD_MCP_SIGN_IN_SECONDS: "2" }, true);
+    expect(out.stderr).toMatch(/sign in to \S+ in your browser/);
+    expect(out.stderr).toContain("no sign-in came back from the browser within 2 seconds; run the command again and open the link it prints");
+    expect(out.code).toBe(1);
+  }, 30_000);
 
   it("pulls with a read token and pushes with a write token, never asking for a browser and saving nothing", async () => {
     const read = (await signIn(fetch, worker.url.origin, { scope: "bmad:read" })).access_token;
