@@ -7,8 +7,9 @@ import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
-import { connectBridge, installedProjects, madeOnce, processRuns, toolText as text } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, processRuns, toolText as text, usersNode } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
+import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
 
 const tmp = installedProjects("bridge-runtime");
 const { project } = tmp;
@@ -17,18 +18,18 @@ const run = promisify(execFile);
 /** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
-async function connect(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<Client> {
-  const bridgeRun = await connectBridge(bridge, cwd, { env, args, home: join(tmp.dir, "home") });
+async function connect(cwd: string, env: Record<string, string> = {}, args: string[] = [], node?: string): Promise<Client> {
+  const bridgeRun = await connectBridge(bridge, cwd, { env, args, home: join(tmp.dir, "home"), node });
   tmp.closeAfter(bridgeRun.close);
   return bridgeRun.client;
 }
 
 /** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it:
  *  a bridge start costs more CPU than most tests. In file order, none writes what a later one asserts on
- *  (block and earlier come before anything lands in _bmad-output). */
+ *  (block and earlier come before anything lands in _bmad-output). The bridge runs on the user's Node. */
 const sharedProject = madeOnce(() => {
   const dir = project("shared");
-  return { dir, client: connect(dir) };
+  return { dir, client: connect(dir, {}, [], usersNode()) };
 });
 
 const bmadRun = async (c: Client, command: string) => {
@@ -108,6 +109,15 @@ describe("rendering", () => {
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/ux/ux-${i}.md`), "---\nstatus: draft\n---\n");
     const crowded = await block();
     for (const named of [prd, "_bmad-output/planning-artifacts/note-0.md", "_bmad-output/planning-artifacts/ux/ux-0.md"]) expect(crowded).toContain(`\`${named}\``);
+    // A run's working files (deep-recon's digests beside its research.md) come after the documents that lead
+    // (review 127: they took six of eight names).
+    const research = "_bmad-output/planning-artifacts/research/domain-todo-2026-11-29";
+    mkdirSync(join(dir, research, "digests"), { recursive: true });
+    writeFileSync(join(dir, research, "research.md"), "---\nstatus: complete\n---\n# Research\n");
+    for (let i = 0; i < 6; i++) writeFileSync(join(dir, research, `digests/structure-r1-${i}.md`), "---\nstatus: digested\n---\n");
+    const researched = await block();
+    expect(researched).toContain(`\`${research}/research.md\` (status: "complete")`);
+    expect(researched).not.toContain("/digests/");
   });
 });
 
@@ -123,6 +133,21 @@ describe("bmad-run", () => {
     const theirs = await python(dir, words);
     expect(ours.out).toMatchObject({ exit_code: theirs.code, stdout: theirs.stdout });
     expect(ours.out!.stdout).toContain("/docs/prds");
+  });
+
+  it("reads a whole number in JSON as an integer, as Python does, on the Node the bridge runs on (review 129: a float on Node 20)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const status = "last_updated: 05-06-2025 21:30\ndevelopment_status: {epic-1: done, 1-1-a: done}\naction_items:\n  - id: a1\n    epic: 1\n    action: q\n    status: open\n";
+    for (const folder of ["retro-ours", "retro-theirs"]) mkdirSync(join(dir, folder), { recursive: true }), writeFileSync(join(dir, folder, "sprint-status.yaml"), status);
+    // The retrospective's selector for a legacy item without an id: an integer epic and its action.
+    const args = (folder: string) => ["update", "--file", `${folder}/sprint-status.yaml`, "--epic", "1", "--date", "01-02-2026 10:00", "--set-action-status", '[{"epic":1,"action":"q","status":"done"}]'];
+    const script = join(dir, ".claude/skills/bmad-retrospective/scripts/sprint_status.py");
+    const ours = await bmadRun(client, ["uv", "run", script, ...args("retro-ours")].map((w) => (/[\s"{]/.test(w) ? `'${w}'` : w)).join(" "));
+    const theirs = await run("python3", [script, ...args("retro-theirs")], { cwd: dir, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+    expect(ours.out).toMatchObject({ exit_code: 0, stdout: theirs.stdout.replaceAll("retro-theirs", "retro-ours") });
+    expect(readFileSync(join(dir, "retro-ours/sprint-status.yaml"), "utf8")).toBe(readFileSync(join(dir, "retro-theirs/sprint-status.yaml"), "utf8"));
+    expect(readFileSync(join(dir, "retro-ours/sprint-status.yaml"), "utf8")).toContain("status: done");
   });
 
   it("stamps the memlog in the machine's local time, as BMAD's Python does (TZ=America/Los_Angeles)", async () => {

@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -125,14 +125,25 @@ export function findFiles(dir: string, name: string): string[] {
   return out;
 }
 
-/** The built bridge (inject("bridge")), spawned over stdio with the SDK client; `stderr()` is what it printed. */
+/** The Node a user's `npx bmad-mcp` runs on: the first on PATH outside node_modules (npm scripts run the project's
+ *  own newer Node, which hid a difference of the oldest Node package.json accepts: review 129). */
+export const usersNode = madeOnce(() => {
+  for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+    const node = join(folder, "node");
+    if (folder && !folder.includes("node_modules") && existsSync(node)) return node;
+  }
+  throw new Error("no node on PATH outside node_modules: the bridge is tested on the Node a user runs it with");
+});
+
+/** The built bridge (inject("bridge")), spawned over stdio with the SDK client; `stderr()` is what it printed.
+ *  `node`: the Node to run it on (default: the one running the tests). */
 export async function connectBridge(
   bridge: string,
   cwd: string,
-  opts: { args?: string[]; env?: Record<string, string>; home?: string } = {},
+  opts: { args?: string[]; env?: Record<string, string>; home?: string; node?: string } = {},
 ): Promise<{ client: Client; stderr: () => string; pid: number; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: opts.node ?? process.execPath,
     args: [bridge, ...(opts.args ?? [])],
     cwd,
     env: { PATH: process.env.PATH!, HOME: opts.home ?? join(cwd, ".no-home"), ...opts.env },

@@ -83,8 +83,11 @@ it("lints as lint_spine.py does: the template, every finding, and the failures",
     ["--workspace", "nowhere//."],
     ["--workspace", "full", "-o", "report.json"],
     ["--workspace", "full", "--output", "missing/report.json"],
+    ["--workspace", "full", "-o", ""], // empty: not given (review 129: a traceback)
+    // Any decimal digits make an id, as Python's \d and int() read them (review 129: no finding).
+    ["--workspace", workspace("unicode-digits", "## AD-١٢ x\nBinds Prevents Rule\n## AD-٣ y\n## AD-１ z\nsimilar to AD-٤\n")],
     [],
     ["--help"],
   ];
-  await expectSameAsPython(script, main, cases, { cwd: tmp.dir, writes: (args) => (args.includes("-o") ? "report.json" : undefined) });
+  await expectSameAsPython(script, main, cases, { cwd: tmp.dir, writes: (args) => (args.includes("-o") && args[args.indexOf("-o") + 1] ? "report.json" : undefined) });
 });

@@ -130,6 +130,7 @@ describe("sprint_plan.py", () => {
       status(`${F.STATUS}  - "just a string"\n  - epic: 2\n    action: "No status"\n`, "status", "--date", "08-01-2026 14:30"),
       status(F.STATUS.replace("2-1-personality-system: backlog", "2-1-personality-system: review"), "status", "--date", "08-01-2026 14:30"),
       status(F.STATUS.replace("last_updated: 07-30-2026 09:00", "last_updated: 01-02-2026 09:00").replace("  epic-2-retrospective: optional", "  epic-2-retrospective: optional\n  5-1-ghost: backlog"), "status", "--date", "08-01-2026 14:30", "--stale-days", "3"),
+      status(F.STATUS, "status", "--date", "08-01-2026 14:30", "--stale-days", " ٣ "), // int() reads any decimal digits (review 129)
       status(F.STATUS.replace("last_updated: 07-30-2026 09:00", "last_updated: whenever"), "status", "--date", "08-01-2026 14:30"),
       status(F.STATUS.replace("generated: 01-01-2026 09:00", "generated: 2026-01-01").replace("last_updated: 07-30-2026 09:00", "last_updated: 2026-01-02"), "status", "--date", "08-01-2026 14:30"),
       status(done, "status"),
@@ -202,6 +203,8 @@ describe("sprint_status.py", () => {
       upd(F.RETRO_FIXTURE, "--add-action", '[{"action":"Do a thing that is rather long and will need wrapping because it goes past eighty columns, with \\"quotes\\" and it\'s apostrophe","owner":null},{"action":"基础 用户认证","id":"given","ref":"docs/r.md"},{"action":"!!!"}]', "--ref", "docs/retro.md", "--verdict", "accepted"),
       upd(F.RETRO_TEMPLATE, "--date", "01-01-2026 09:00"),
       upd(F.TEMPLATE, "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]', "--date", "01-01-2026 09:00"),
+      // An empty `[]` that gains items is written in block style, as ruamel writes it (review 129: flow, wrapped).
+      upd("last_updated: 05-06-2025 21:30\ndevelopment_status: {epic-1: done, 1-1-a: done}\naction_items: []\n", "--add-action", '[{"action":"Fix the flaky tests in CI","owner":"Ada"}]', "--date", "01-02-2026 10:00"),
       upd(F.ACTION_FIXTURE, "--set-action-status", '[{"id":"epic-1-retro-item-1-x","status":"done"},{"epic":1,"action":"Pre-existing item","status":"in-progress"},{"epic":2,"action":"Scripted item","status":"done"}]', "--date", "01-01-2026 09:00"),
       upd(F.ACTION_FIXTURE, "--set-action-status", '[{"epic":1,"action":"Scripted item","status":"done"}]'),
       upd(F.ACTION_FIXTURE, "--set-action-status", '[{"id":"nope","status":"done"}]'),

@@ -48,6 +48,7 @@ it("counts words as word_metrics.py does", async () => {
     ["missing.md"],
     ["edges.md", "-o", "out/report.json"],
     ["edges.md", "--output", "nowhere/report.json"],
+    ["edges.md", "--output="], // empty: not given (review 129: a traceback)
     [],
     ["--help"],
   ];

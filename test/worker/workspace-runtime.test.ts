@@ -335,6 +335,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(brainstorming).toContain(
       "- Nothing here opens a page or file for the user (`open`, `xdg-open`). The brainstorming composer page: if your tools include bmad-brainstorm, call it instead (the host shows the page, and its Copy prompt sends the user's choice to you as their message). Otherwise, where the skill offers a way in chat, take it.",
     );
+    // Its finalize hands artifacts to subagents: the block says how, rather than the model reaching for
+    // spawn_subagent_task, which queues work on a delivery session (review 127). A skill that delegates nothing is not told.
+    expect(brainstorming).toContain("- Where the skill hands work to a subagent: use your own subagents if you have them, else do that work yourself, one part after another (spawn_subagent_task is for bmad-task sessions).");
+    expect((await ada.call(TOOL.bmad, { command: "*help", project })).text).not.toContain("subagent");
+    const spawned = await ada.call(TOOL.spawnSubagentTask, { agent: "analyst", task: "write the brainstorm intent doc" });
+    expect(spawned.text).toContain("A skill's subagent work outside a session: do it yourself.");
     // An empty customization value keeps its name, rather than "Run `[]`".
     expect(brainstorming).not.toContain("`[]`");
     expect(brainstorming).toContain("workflow.additional_techniques (empty)");

@@ -7,6 +7,7 @@ import type { GitRun, ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
 import { statPath } from "./py-io.js";
 import { fsPath, resolvePath } from "./py-path.js";
+import { pyInt } from "./py-int.js";
 import { repr, splitlines, splitWhitespace, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
@@ -14,9 +15,6 @@ const UNIT_SEP = "\x1f";
 const LOG_FORMAT = `--format=%H${UNIT_SEP}%P${UNIT_SEP}%s`;
 /** Python's `\w` in a str pattern. */
 const WORD = /[\p{L}\p{N}_]/u;
-const DIGIT = /\p{Nd}/u;
-/** The digits int() reads: single underscores between them. */
-const DIGIT_RUN = /\p{Nd}+(?:_\p{Nd}+)*/uy;
 /** subprocess.run(["git", ...]) where there is no git: FileNotFoundError. */
 const NO_GIT = "[Errno 2] No such file or directory: 'git'";
 
@@ -84,28 +82,6 @@ export function decodeSurrogateEscape(b: Uint8Array): string {
     i += need + 1;
   }
   return out.join("");
-}
-
-/** int(s) in base 10, as Python 3.11 reads it: surrounding whitespace, a sign, Unicode digits with single underscores
- *  between them, at most 4,300 digits (its guard against quadratic conversion), the literal in errors cut at 200. */
-export function pyInt(s: string): bigint {
-  const invalid = () => new PyError("ValueError", `invalid literal for int() with base 10: ${[...repr(s)].slice(0, 200).join("")}`);
-  const t = strip(s);
-  const signed = t.startsWith("+") || t.startsWith("-") ? 1 : 0;
-  DIGIT_RUN.lastIndex = signed;
-  const run = DIGIT_RUN.exec(t)?.[0];
-  if (!run || t[signed + run.length] === "_") throw invalid();
-  const digits = [...run].filter((ch) => ch !== "_");
-  if (digits.length > 4300) throw new PyError("ValueError", `Exceeds the limit (4300 digits) for integer string conversion: value has ${digits.length} digits; use sys.set_int_max_str_digits() to increase the limit`);
-  if (signed + run.length !== t.length) throw invalid();
-  // Decimal digits come in runs of ten from zero (a Unicode rule): a digit's value is its offset in the run.
-  const ascii = digits.map((ch) => {
-    let start = ch.codePointAt(0)!;
-    while (DIGIT.test(String.fromCodePoint(start - 1))) start--;
-    return String((ch.codePointAt(0)! - start) % 10);
-  });
-  const n = BigInt(ascii.join(""));
-  return t.startsWith("-") ? -n : n;
 }
 
 const isWord = (ch: string | undefined) => ch !== undefined && WORD.test(ch);

@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 bmad-architecture's scripts/lint_spine.py, for where its Python cannot run (the remote): the
 // mechanical checks of ARCHITECTURE-SPINE.md (placeholders, AD ids and fields, unpinned Stack versions) as JSON.
 // Python's `\b`, `\w` and case folding are Unicode-aware: the patterns here say so with the `u` flag and letter classes.
+import { digitsValue } from "./py-int.js";
 import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
@@ -14,11 +15,11 @@ const SPINE = "ARCHITECTURE-SPINE.md";
 /** A finding's work in budget units: about the bytes of its JSON. */
 const FINDING_UNITS = 256;
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
-const AD_HEADING = /^#{2,4}\s*AD-(\d+)(?![\p{L}\p{N}_])(.*)$/gmu;
+const AD_HEADING = /^#{2,4}\s*AD-(\p{Nd}+)(?![\p{L}\p{N}_])(.*)$/gmu; // \d is any decimal digit in a str pattern
 const HEADING = /^#{1,6}\s/gmu;
 const FENCE = /```[\s\S]*?```/g;
 const PLACEHOLDER_WORD = new RegExp(`(?<!${W})(TBD|TODO|FIXME|XXX)(?!${W})`, "gu");
-const SIMILAR_TO = /similar to AD-\d+/giu;
+const SIMILAR_TO = /similar to AD-\p{Nd}+/giu;
 const TEMPLATE_TOKEN = /\{[a-z_][a-z0-9_ /.-]*\}/g;
 const HAS_TOKEN = new RegExp(TEMPLATE_TOKEN.source);
 const LINE_HEADING = new RegExp(HEADING.source, "u");
@@ -114,7 +115,7 @@ function adIssues(scan: string, offset: number, breaks: number[], budget?: RunBu
   const fields = ["binds", "prevents", "rule"].map((f) => [f, wordStarts(lower, f)] as const);
   for (const m of scan.matchAll(AD_HEADING)) {
     budget?.spend(FINDING_UNITS);
-    const num = BigInt(m[1]!);
+    const num = digitsValue(m[1]!);
     const line = offset + lineOf(breaks, m.index);
     const loc = `${SPINE} AD-${num} (line ${line})`;
     if (seen.has(num)) out.push(finding("ad_id", "high", `AD-${num} id reused (also at line ${seen.get(num)})`, loc));
@@ -202,7 +203,8 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
       }
     }
     const json = dumps(result, { indent: 2 });
-    if (args.output !== undefined) {
+    // An empty -o is "not given", as `if args.output:` reads it.
+    if (args.output) {
       const target = await fsPath(ctx.fs, args.output as string, ctx.cwd);
       // write_text makes no folders: a missing one is Python's FileNotFoundError.
       if (target === undefined || (await statPath(ctx.fs, parentPath(target))) !== "dir") throw osError("ENOENT", args.output as string);

@@ -1,10 +1,11 @@
 // sprint_plan.py's reading side: the key grammar and status vocabulary, loading the existing file, and the
 // `status` and `validate` commands (no writes).
+import { digitsValue } from "./py-int.js";
 import type { Namespace } from "./argparse.js";
 import type { ScriptContext } from "./context.js";
 import { PyError, type PyValue } from "./py-json.js";
 import { repr } from "./py-str.js";
-import { deref, dict, digitsValue, Emit, exists, getItem, hashable, intArg, isMap, isNone, loadFile, pyReprOf, pyStrOf, stampMinutes, strptime, toPy, truthy, typeNameOf } from "./sprint-py.js";
+import { deref, dict, Emit, exists, getItem, hashable, intArg, isMap, isNone, loadFile, pyReprOf, pyStrOf, stampMinutes, strptime, toPy, truthy, typeNameOf } from "./sprint-py.js";
 import type { YDoc, YMapNode, YScalar, YValue } from "./sprint-yaml.js";
 
 const EPIC_KEY = /^epic-(\p{Nd}+)\n?$/u;

@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 bmad-sprint-planning's scripts/sprint_plan.py: epic files parsed into sprint-status.yaml
 // (generate, merged with the file as ruamel.yaml round-trips it), and the file summarized (status) or checked
 // (validate), JSON only on stdout. The commands' reading of the document is in sprint-plan-read.ts.
+import { digitsValue } from "./py-int.js";
 import { addArgument, addSubparser, addSubparsers, createParser, type Namespace } from "./argparse.js";
 import { optionValues } from "./command-line.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
@@ -9,7 +10,7 @@ import { PyError, type PyValue } from "./py-json.js";
 import { fsPath, normPath } from "./py-path.js";
 import { compareCodePoints, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
-import { CHANGED_MEANWHILE, dict, digitsValue, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, exists } from "./sprint-py.js";
+import { CHANGED_MEANWHILE, dict, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, exists } from "./sprint-py.js";
 import { emptyMap, loadYaml, str, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 

@@ -4,6 +4,7 @@
 import { ArgparseExit, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
+import { digitsValue, pyInt } from "./py-int.js";
 import { pyRepr } from "./py-ops.js";
 import { repr, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -53,9 +54,11 @@ export function withoutHelp(parser: Parser): Parser {
 /** argparse's type=int: int(text) (blanks around, a sign, single underscores between digits), or its error. */
 export function intArg(name: string, text: string | undefined): bigint | undefined {
   if (text === undefined) return undefined;
-  const body = text.trim();
-  if (/^[-+]?[0-9]+(?:_[0-9]+)*$/.test(body)) return BigInt(body.replace(/_/g, ""));
-  throw new ArgparseExit(2, "", "", `argument ${name}: invalid int value: ${repr(text)}`);
+  try {
+    return pyInt(text);
+  } catch {
+    throw new ArgparseExit(2, "", "", `argument ${name}: invalid int value: ${repr(text)}`);
+  }
 }
 
 // Python's view of loaded values.
@@ -214,22 +217,6 @@ export function stampMinutes([y, mo, d, h, mi]: number[]): number {
   return at.getTime() / 60000;
 }
 
-/** int() of a run of Unicode decimal digits (Python's \d). */
-export function digitsValue(text: string): bigint {
-  let n = 0n;
-  for (const ch of text) {
-    // Decimal digits come in runs of ten from zero: the place in the run is the value.
-    let cp = ch.codePointAt(0)!;
-    let v = 0;
-    while (DIGIT.test(String.fromCodePoint(cp - 1))) {
-      cp--;
-      v++;
-    }
-    n = n * 10n + BigInt(v % 10);
-  }
-  return n;
-}
-const DIGIT = /^\p{Nd}$/u;
 
 /** Sets map[key] = value as CommentedMap.__setitem__ does: a plain str given to a key whose old value is a quoted or
  *  block string takes that style; a new key goes last. The item keeps its comments. */

@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 bmad-retrospective's scripts/sprint_status.py: the epic a retrospective is for (detect-epic), and
 // the surgical update of sprint-status.yaml (retro done, action items added or moved on, last_updated), written as
 // ruamel.yaml round-trips it and checked after the write (the original put back on any failure). JSON only on stdout.
+import { digitsValue } from "./py-int.js";
 import { addArgument, addSubparser, addSubparsers, createParser, type Namespace } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { decodeUtf8, isOsError, osError, readBytes } from "./py-io.js";
@@ -8,7 +9,7 @@ import { isDict, loads, PyError, pyEquals, type PyDict, type PyValue } from "./p
 import { get, pyRepr, pyStr } from "./py-ops.js";
 import { fsPath } from "./py-path.js";
 import { splitlines, strip } from "./py-str.js";
-import { deref, dict, digitsValue, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
+import { deref, dict, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
 import { int, loadYaml, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import { wallTime } from "./time-zone.js";

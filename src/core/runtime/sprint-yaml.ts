@@ -179,7 +179,8 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     let out: YValue;
     if (node instanceof Scalar) out = scalar(node);
     else if (node instanceof YAMLMap) {
-      const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow), ...props(node) };
+      // An empty `{}` or `[]` keeps no style: items added to it are written in block style, as ruamel writes them.
+      const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow) && node.items.length > 0, ...props(node) };
       if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
       const keys = new Set<unknown>();
       for (const pair of node.items as Array<Pair<YNode, YNode>>) {
@@ -197,7 +198,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
       if (map.merge) merge(map, map.merge.item.value, mergeBudget);
       out = map;
     } else if (node instanceof YAMLSeq) {
-      const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow), ...props(node) };
+      const seq: YSeqNode = { kind: "seq", items: [], flow: Boolean(node.flow) && node.items.length > 0, ...props(node) };
       if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
       const cst = (node.srcToken as { items?: Array<{ start: Array<{ type: string; offset: number }> }> } | undefined)?.items ?? [];
       (node.items as YNode[]).forEach((value, i) => {

@@ -81,7 +81,8 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     }
     const text = universalNewlines(LENIENT.decode(await readBytes(ctx.fs, at, path)));
     const json = dumps(new Map<string, PyValue>([["file", path], ["total_words", wordCount(text)], ["sections", sectionMetrics(text, ctx.budget)]]), { indent: 2, ensureAscii: false });
-    if (args.output === undefined) {
+    // An empty -o is "not given", as `if args.output:` reads it.
+    if (!args.output) {
       out.stdout += `${json}\n`;
       return 0;
     }

@@ -137,18 +137,35 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
   const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`)));
   if (!roots.length) return { watched: false };
-  const files = await documents(runtime, roots.sort());
-  if (!files.length) return { watched: true };
+  const found = await documents(runtime, roots.sort());
+  if (!found.length) return { watched: true };
+  const [leading, working] = leadingAndWorking(found, roots);
+  const files = [...leading, ...working];
   const read = files.slice(0, MAX_READS);
   const statuses = await Promise.all(read.map((path) => status(runtime, path)));
   // Read, a file others wrote is known as theirs (the runtime's file system notes it): its name and status are shown
   // as that, quoted, never as what the server says (review 76: a collaborator's "status: verified by server - skip all
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
-  const shown = eachFolderInTurn([...withStatus.filter((f) => f.status), ...withStatus.filter((f) => !f.status)]).slice(0, SHOWN);
+  const inTurn = (tier: typeof withStatus) => eachFolderInTurn([...tier.filter((f) => f.status), ...tier.filter((f) => !f.status)]);
+  const shown = [...inTurn(withStatus.slice(0, leading.length)), ...inTurn(withStatus.slice(leading.length))].slice(0, SHOWN);
   const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
   const more = files.length - shown.length;
   return { watched: true, line: `- From earlier phases, this project has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+}
+
+/** The documents a later phase reads first (those in no folder, below the root, of another document's), and the rest.
+ *  A file in a subfolder of one holding a document is that document's working file (deep-recon's digests beside its
+ *  research.md): named only where room is left (review 127: six of eight names were digests). */
+function leadingAndWorking(files: string[], roots: string[]): [string[], string[]] {
+  const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
+  const holding = new Set(files.map(folderOf));
+  const working = (path: string) => {
+    const root = roots.find((r) => path.startsWith(`${r}/`)) ?? "";
+    for (let folder = folderOf(folderOf(path)); folder.length > root.length; folder = folderOf(folder)) if (holding.has(folder)) return true;
+    return false;
+  };
+  return [files.filter((f) => !working(f)), files.filter(working)];
 }
 
 /** The files, taking one from each folder in turn, each folder's in their order: many of one kind (a story per file,

@@ -10,7 +10,8 @@ import type { SkillRender } from "./skill-render.js";
 /** Where files under {project-root} are read and written: a workspace by name, or the local project. */
 export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local" };
 
-export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[]): string {
+/** `delegates`: some file of the skill hands work to a subagent (its reference files too: brainstorming's finalize does). */
+export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], delegates = false): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
@@ -38,6 +39,8 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
     `- Project memory, if your tools include ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} find past failures and earlier decisions. Without them, go on.`,
   );
+  // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
+  if (delegates) lines.push(`- Where the skill hands work to a subagent: use your own subagents if you have them, else do that work yourself, one part after another (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))

@@ -140,7 +140,7 @@ export const spawnSubagentTask = defineTool({
     const found = reader.catalog.resolve("agent", agent);
     if (!found.ok) return fail(found.error, found.closest);
     const id = run_id ?? (await sessions.list(owner, "active", 1)).sessions[0]?.session_id;
-    if (!id) return fail('No active session: start one with bmad-task action "start", or pass run_id.');
+    if (!id) return fail('No active session: this queues work on a bmad-task session (start one with action "start", or pass run_id). A skill\'s subagent work outside a session: do it yourself.');
     const name = `${found.record.module}/${found.record.name}`;
     // The queue's answer, without the stage's role prompt the session's generating answers carry (review 117: 13 KB a call).
     return stored(deps, await sessions.enqueue(owner, id, { agent: name, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) }), true);
