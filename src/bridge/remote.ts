@@ -6,7 +6,7 @@ import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD
 import * as z from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
-import { buildServer, clientCapabilities, SERVER_INFO } from "../core/surface/server.js";
+import { buildServer, clientCapabilities, namingBadParams, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import type { RemoteLink } from "./remote-link.js";
 import { remoteText } from "./bounded-fetch.js";
@@ -70,7 +70,7 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     });
   }
   for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));
-  return server;
+  return namingBadParams(server);
 }
 
 /** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */

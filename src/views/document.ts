@@ -1,9 +1,10 @@
 // View 2, a document: rendered markdown (sanitised), its versions (a workspace's own, or on the bridge the file's git commits),
 // a diff of any two, and restore, confirmed in the page, then made by the host through bmad-files with if_version.
 import { diffLines } from "diff";
+import { showControls } from "../core/lines.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
-import { renderMarkdown, splitFrontmatter } from "./markdown.js";
+import { frontmatterFields, renderMarkdown, splitFrontmatter } from "./markdown.js";
 
 const CONTEXT = 3;
 
@@ -18,7 +19,10 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   const doc = result.structuredContent as unknown as DocData;
   const text = lastText(result);
   const { front, body } = splitFrontmatter(text);
-  const status = /^status:\s*["']?([^"'\n]+)/m.exec(front)?.[1]?.trim();
+  // Shown as the body is, controls written out (review 133: a status of "\u202elanif" read "final").
+  const fields = frontmatterFields(front).map((f) => ({ key: showControls(f.key), value: showControls(f.value) }));
+  const status = fields.find((f) => f.key === "status")?.value;
+  const others = fields.filter((f) => f.key !== "status");
   const reload = async () => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path }), back);
   const panel = h("section", { class: "panel" });
   const list = entries(app, doc);
@@ -31,6 +35,7 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
       h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
     h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,

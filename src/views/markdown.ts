@@ -2,12 +2,43 @@
 // javascript: URL, no image map or form), and links do not navigate the frame (app.ts stops every one).
 import DOMPurify from "dompurify";
 import { marked } from "marked";
-import { BIDI_CONTROL, showControls } from "../core/lines.js";
+import { BIDI_CONTROL, lines, showControls } from "../core/lines.js";
 
-/** A document's body without its frontmatter (shown apart, as fields). */
+/** A document's body without its frontmatter (shown apart, as fields: frontmatterFields). */
 export function splitFrontmatter(text: string): { front: string; body: string } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?/.exec(text);
   return m ? { front: m[1]!, body: text.slice(m[0].length) } : { front: "", body: text };
+}
+
+export interface Field { key: string; value: string }
+
+/** The frontmatter's top-level fields in order, each with the lines under it (a list's items, a map's entries) joined
+ *  by " · ", without quotes or comments: read line by line to be shown, not parsed (the view carries no YAML parser).
+ *  A line before any field is one with no key, so no text goes unshown. */
+export function frontmatterFields(front: string): Field[] {
+  const fields: Field[] = [];
+  for (const line of lines(front)) {
+    const top = /^([^\s#:-][^:]*):(?:[ \t]|$)(.*)/.exec(line);
+    if (top) {
+      fields.push({ key: top[1]!, value: yamlValue(top[2]!) });
+      continue;
+    }
+    const part = yamlValue(line.trim().replace(/^-[ \t]+/, ""));
+    if (!part) continue;
+    const last = fields.at(-1);
+    if (last) last.value = last.value ? `${last.value} · ${part}` : part;
+    else fields.push({ key: "", value: part });
+  }
+  return fields;
+}
+
+/** A YAML value as text: a quoted one's inside, or a plain one without its comment; a block scalar's marker (`|`, `>-`) is none. */
+function yamlValue(raw: string): string {
+  const value = raw.trim();
+  const quoted = /^'((?:[^']|'')*)'|^"((?:[^"\\]|\\.)*)"/.exec(value);
+  if (quoted) return quoted[1] !== undefined ? quoted[1].replace(/''/g, "'") : quoted[2]!;
+  const plain = value.replace(/(?:^|[ \t])#.*/, "").trim();
+  return /^[|>][-+0-9]*$/.test(plain) ? "" : plain;
 }
 
 /** Past these, a document is shown as its text: marked's cost grows with the square of emphasis runs (`**a` over
@@ -88,9 +119,10 @@ function blocksOf(text: string): string[] {
 
 const SANITISE = {
   // Tags that hide their text or show it as another's (review 81: a closed dialog or details, a canvas's fallback, a
-  // meter, a datalist, a textarea of one cell, bdo's reversal): taken out, their text shown plainly, and said so.
+  // meter, a datalist, a textarea of one cell, bdo's reversal; review 133: a <title> in the body, which the browser
+  // does not draw): taken out, their text shown plainly, and said so.
   FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture",
-    "dialog", "details", "summary", "datalist", "canvas", "meter", "progress", "rp", "select", "option", "optgroup", "textarea", "bdo", "marquee", "blink"],
+    "dialog", "details", "summary", "datalist", "canvas", "meter", "progress", "rp", "select", "option", "optgroup", "textarea", "bdo", "marquee", "blink", "title"],
   // Nor any attribute that hides text or dresses it as the view's own (review 78: `hidden`, `popover`, white `<font>`,
   // a `class="note"` forging the view's note).
   FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping", "hidden", "popover", "color", "face", "size", "class", "dir"],
@@ -103,9 +135,17 @@ marked.use({ renderer: { checkbox: ({ checked }) => (checked ? "☑ " : "☐ ") 
 
 // What a document loads comes from the document itself (a `data:` image) or nowhere: the view's CSP blocks the rest,
 // and the sanitiser keeps none either, so one layer failing is not a load (review 72: `![x](https://…)`, `<img srcset>`
-// and `<svg><image href>` kept their addresses, stopped only by the CSP). A link keeps its address, to show it.
+// and `<svg><image href>` kept their addresses, stopped only by the CSP). A link keeps its address, to show it; a
+// fragment is kept as an href, never as a src (review 133: `<img src="#">` loaded the page's own address).
 DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
-  if ((data.attrName === "src" || data.attrName.endsWith("href")) && node.nodeName !== "A" && !/^(data:image\/|#)/i.test(data.attrValue.trim())) data.keepAttr = false;
+  if (node.nodeName === "A") return;
+  const kept = data.attrName === "src" ? /^data:image\//i : data.attrName.endsWith("href") ? /^(data:image\/|#)/i : undefined;
+  if (kept && !kept.test(data.attrValue.trim())) data.keepAttr = false;
+});
+
+// A <title>'s text, which DOMPurify drops with the tag (as it does a script's), stays where it stood, as text.
+DOMPurify.addHook("uponSanitizeElement", (node, data) => {
+  if (data.tagName === "title" && node instanceof Element) node.before(node.textContent ?? "");
 });
 
 /** The HTML a document's markdown renders to, sanitised, and a note of what was left out, which a reader should know:

@@ -40,7 +40,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   // The body is read here, once, capped (a read-only token's scope check read any size whole: review 15), and handed
   // to the SDK parsed, so that both protocol eras take the same limit (agents' legacy lane kept the SDK's 4 MiB).
   const body = await readBody(request);
-  if (!body.ok) return jsonRpcError(body.status, body.error);
+  if (!body.ok) return jsonRpcError(body.status, body.error, body.headers);
   if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
     // Said in words too (review 117: a bare 403 to a client that asked for the minimal scope and never stepped up).
     return insufficientScope(auth, [SCOPES.read, SCOPES.write], "This token carries bmad:read only: a tool that changes files, projects or sessions needs bmad:write. Sign in again and allow bmad:write.");
@@ -74,12 +74,17 @@ function propsOf(tokenProps: unknown): ReturnType<typeof PropsSchema.safeParse> 
   return parsed;
 }
 
-type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number }>;
+type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; headers?: HeadersInit }>;
 
 /** A POST's bytes, read up to MAX_REQUEST_BYTES (past it: refused, the rest unread), and their JSON where they are
  *  JSON (else the SDK answers the parse error). Other methods carry none. */
 async function readBody(request: Request): Promise<Body> {
   if (request.method !== "POST" || !request.body) return { ok: true };
+  // A compressed body is refused unread: inflating it would undo the cap (and the SDK called its bytes bad JSON).
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    return { ok: false, status: 415, headers: { "accept-encoding": "identity" }, error: `This server reads request bodies uncompressed, not as Content-Encoding ${encoding.slice(0, 50)}: send the body without compressing it.` };
+  }
   const bytes = await readCapped(request, MAX_REQUEST_BYTES);
   if (!bytes) return { ok: false, status: 413, error: `This request is over ${MAX_REQUEST_BYTES / 1024 / 1024} MiB, the most one MCP request may be: send less at once (a file holds at most 1 MiB).` };
   let parsed: unknown;
@@ -153,6 +158,6 @@ function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
   return handler;
 }
 
-function jsonRpcError(status: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32602 : -32000, message } }, { status });
+function jsonRpcError(status: number, message: string, headers?: HeadersInit): Response {
+  return Response.json({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32602 : -32000, message } }, { status, headers });
 }

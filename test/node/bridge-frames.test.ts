@@ -1,5 +1,6 @@
 // The bridge's stdin over raw JSON-RPC lines: a frame over the 10 MiB limit gets a JSON-RPC error (with its
-// id when the frame names one) and is dropped, and the bridge goes on answering everything after it.
+// id when the frame names one) and is dropped, and the bridge goes on answering everything after it. A request the
+// protocol's schema refuses is answered as invalid params naming the field.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -100,6 +101,19 @@ describe("frames over the size limit", () => {
     const answer = await reply(15_000);
     expect(answer.id).toBe(12);
     expect(answer.error?.message ?? "").not.toMatch(/over 10 MiB/);
+  });
+});
+
+describe("badly shaped requests (review 131)", () => {
+  it("get invalid params naming the field, initialize's too, and a forged cursor is refused by every list", async () => {
+    send({ id: 20, method: "prompts/get", params: { name: "bmad-analyst", arguments: { project: 5 } } });
+    expect(await reply()).toMatchObject({ id: 20, error: { code: -32602, message: 'Invalid params for prompts/get: "arguments.project": Invalid input: expected string, received number.' } });
+    send({ id: 21, method: "initialize", params: { capabilities: {}, clientInfo: { name: "again", version: "1" } } });
+    expect(await reply()).toMatchObject({ id: 21, error: { code: -32602, message: 'Invalid params for initialize: "protocolVersion": Invalid input: expected string, received undefined.' } });
+    for (const method of ["tools/list", "prompts/list"]) {
+      send({ id: 22, method, params: { cursor: "garbage" } });
+      expect(await reply(), method).toMatchObject({ id: 22, error: { code: -32602, message: 'Invalid cursor "garbage": pass the nextCursor of the previous page.' } });
+    }
   });
 });
 

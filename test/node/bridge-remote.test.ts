@@ -157,6 +157,12 @@ it("passes the skills extension's methods through to the remote", async () => {
   expect((unknown as { code: number; data: { suggestions: string[] } }).data.suggestions[0]).toBe("skill://bmad-prd/SKILL.md");
 }, 30_000);
 
+it("answers a badly shaped request as invalid params naming the field, as the remote does (review 131)", async () => {
+  const { client } = await (restarted ??= spawnRemote());
+  const refused = await client.request({ method: "resources/read", params: { uri: 5 as unknown as string } }, z.looseObject({})).catch((e: unknown) => e);
+  expect(refused).toMatchObject({ code: -32602, message: expect.stringContaining('Invalid params for resources/read: "uri": Invalid input: expected string, received number.') });
+}, 30_000);
+
 it("asks to sign in again when the saved sign-in no longer works, serving the local bundle meanwhile", async () => {
   const file = join(config, "bmad-mcp", "credentials.json");
   const saved = JSON.parse(readFileSync(file, "utf8"));

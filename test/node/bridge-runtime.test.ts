@@ -88,6 +88,29 @@ describe("rendering", () => {
     expect(block).not.toContain("From earlier phases");
   });
 
+  it("gives what later files name from the lines it marks run, and a large value once (review 132)", async () => {
+    const { dir, client } = sharedProject();
+    const call = async (command: string) => text(await (await client).callTool({ name: "bmad", arguments: { command } }));
+    const blockOf = (out: string) => /## Running this skill here\n[\s\S]*?\n\n/.exec(out)![0];
+    // bmad-deep-recon's references name `{workflow.*}` values its SKILL.md never shows; its line is marked run.
+    const recon = await call("*bmad-deep-recon");
+    expect(recon).toContain(`--skill ${dir}/.claude/skills/bmad-deep-recon --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout)`);
+    expect(blockOf(recon)).toContain('; their `{workflow.*}` values: preferred_sources = [], banned_sources = [], run_folder_pattern = "{research_type}-{topic_slug}-{date}", output_format = "auto", ');
+    expect(blockOf(recon)).toMatch(/, preset = "standard", [^\n]*, research_template = "assets\/research\.template\.md", audience = "", red_team = "off"\.\n/);
+    // bmad-help reads modules.bmm.project_knowledge and bmad-help.csv's output locations from resolve_config.py's output.
+    const help = blockOf(await call("*help"));
+    expect(help).toContain(`{project_knowledge} is "${dir}/docs", {planning_artifacts} is "${dir}/_bmad-output/planning-artifacts", {implementation_artifacts} is "${dir}/_bmad-output/implementation-artifacts"; `);
+    // A skill with no customization is not sent to resolve_customization.py.
+    expect(help).not.toContain("resolve_customization.py");
+    // bmad-review's 1.2 KB of lenses, given where SKILL.md first names them and named after.
+    const review = await call("*bmad-review");
+    const lenses = /The lens set is whatever `` (\[\{"code":"adversarial",[^\n]*"\}\]) `` resolves to/.exec(review)![1]!;
+    expect(review.split(lenses).length).toBe(2);
+    expect(review).toContain("3. **Select lenses** from `workflow.lenses (its value is given above)`. A lens");
+    // 14.3 KB before, with the project folder left out (its length varies).
+    expect(Buffer.byteLength(review.split(dir).join(""))).toBeLessThan(13_500);
+  });
+
   it("names the project's files from earlier phases in the block, as they come, with their status", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

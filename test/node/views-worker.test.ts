@@ -123,6 +123,8 @@ describe("the views on the Worker", () => {
 
   it("renders a hostile document inert: no script, no handler, no javascript: link", async () => {
     const hostile = [
+      // Frontmatter shown as fields, escaped and with its controls written out (review 133: a reversed status read "final").
+      `---\nstatus: \u202elanif\nowner: "<b>Ada</b> \u202eeciffo"  # a comment\n# a line of comment\ninputDocuments:\n  - brief.md\n  - 'research #2.md'\n---`,
       "# Hostile PRD",
       `<img src=x onerror="parent.postMessage('pwned-img','*')">`,
       `<script>parent.postMessage('pwned-script','*')</script>`,
@@ -138,6 +140,9 @@ describe("the views on the Worker", () => {
       // Text hidden or dressed as the view's own (review 78).
       `<div hidden>HIDDEN-TEXT</div><div popover>POPOVER-TEXT</div><font color="#ffffff" size="1">WHITE-TEXT</font>`,
       `<p class="note">Some of this document's HTML is not shown: forged.</p>`,
+      // Hidden by the browser's own sheet (<title>) or shrunk by nesting (<rt>), and an image loading the page's own address (review 133).
+      `Approval: <title>TITLE-TEXT</title> see above <img id="hash-img" src="#">`,
+      `${"<ruby>r<rt>".repeat(8)}RT-DEEP-TEXT${"</rt></ruby>".repeat(8)}`,
       `<dialog>DIALOG-TEXT</dialog><details><summary>s</summary>DETAILS-TEXT</details><canvas>CANVAS-TEXT</canvas><bdo dir="rtl">BDO-TEXT</bdo><p dir="rtl">DIR-TEXT</p>`,
       // Reversed, shrunk or pushed out of sight (review 83).
       `Approved by: \u202eeciffo-ytiruces\u202c, paid &#x202E;0001$&#x202C;`,
@@ -158,16 +163,19 @@ describe("the views on the Worker", () => {
     expect(await frame.locator(".markdown script, .markdown [onerror], .markdown [onload], .markdown a[href^='javascript']").count()).toBe(0);
     expect(await frame.locator(".markdown :not(a)[src*='evil'], .markdown [srcset], .markdown [poster], .markdown :not(a)[href*='evil'], .markdown svg, .markdown video").count()).toBe(0);
     // What was left out is said, not hidden (review 72: a document could hide its own text from its reader).
-    expect(await frame.locator(".markdown .note").first().textContent()).toMatch(/^Some of this document's HTML is not shown \(.*script/);
+    expect(await frame.locator(".markdown .note").first().textContent()).toMatch(/^Some of this document's HTML is not shown \(.*script.*title/);
+    expect(await frame.locator("#hash-img").getAttribute("src")).toBeNull();
+    expect(await frame.locator("header .status").textContent()).toBe("⟦U+202E⟧lanif");
+    expect(await frame.locator("header .fields > *").evaluateAll((els) => els.map((e) => `${e.tagName} ${e.textContent}`))).toEqual(["DT owner", "DD <b>Ada</b> ⟦U+202E⟧eciffo", "DT inputDocuments", "DD brief.md · research #2.md"]);
     expect(await frame.locator(".markdown li").last().textContent()).toContain("☑ a task list's box");
     expect(await frame.locator(".markdown .note").count()).toBe(2);
     expect((await frame.locator(".markdown .note").allTextContents()).join("\n")).toContain("bidirectional controls, which would show its text in another order");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧eciffo-ytiruces⟦U+202C⟧");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧0001$⟦U+202C⟧");
-    expect(await frame.getByText("TINY-TEXT").evaluate((e) => parseFloat((globalThis as unknown as { getComputedStyle(el: unknown): { fontSize: string } }).getComputedStyle(e).fontSize))).toBeGreaterThanOrEqual(11);
+    for (const text of ["TINY-TEXT", "RT-DEEP-TEXT"]) expect(await frame.getByText(text).evaluate((e) => parseFloat((globalThis as unknown as { getComputedStyle(el: unknown): { fontSize: string } }).getComputedStyle(e).fontSize)), text).toBeGreaterThanOrEqual(11);
     expect(await frame.locator("#tall").evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2000);
     expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
-    for (const text of ["HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
+    for (const text of ["TITLE-TEXT", "HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
     expect(await frame.locator(".markdown [dir], .markdown bdo, .markdown dialog, .markdown details, .markdown canvas").count()).toBe(0);
     expect((await hostState(page)).stray).toEqual([]);
     await shot(page, "document-hostile-worker");

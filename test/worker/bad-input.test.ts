@@ -87,8 +87,10 @@ describe("arguments are validated at the edge", () => {
     expect(await toolError(TOOL.bmadResources, { operation: "read" })).toMatch(/needs "uri"/);
   });
 
-  it("refuses a bad pagination cursor", async () => {
-    await expect(client.listResources({ cursor: "not-a-cursor" })).rejects.toThrow(/Invalid cursor/);
+  it("refuses a bad pagination cursor, in every list (review 131: tools/list and prompts/list ignored it)", async () => {
+    for (const list of [() => client.listResources({ cursor: "not-a-cursor" }), () => client.listTools({ cursor: "not-a-cursor" }), () => client.listPrompts({ cursor: "not-a-cursor" })]) {
+      await expect(list()).rejects.toThrow(/Invalid cursor "not-a-cursor": pass the nextCursor of the previous page\./);
+    }
   });
 });
 
@@ -121,6 +123,50 @@ describe("the HTTP edge", () => {
     const res = await initialize({}, `${ORIGIN}/mcp?toolsets=${name}`);
     expect(res.status).toBe(400);
     expect(await res.text()).toContain(`Unknown toolset \\"${name}\\"`);
+  });
+});
+
+describe("badly shaped requests, as a client without an SDK sends them (review 131)", () => {
+  /** One JSON-RPC request to /mcp in protocol `era`, with the headers a 2026-07-28 request carries: its answer. */
+  async function rpc(era: "2025-11-25" | "2026-07-28", method: string, params: Record<string, unknown>) {
+    const modern = era === "2026-07-28";
+    const name = params.name ?? params.uri;
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": era, ...(modern ? { "mcp-method": method, ...(typeof name === "string" ? { "mcp-name": name } : {}) } : {}) };
+    const meta = { "io.modelcontextprotocol/protocolVersion": era, "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const res = await (await authedFetch())(`${ORIGIN}/mcp`, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: modern ? { ...params, _meta: meta } : params }) });
+    const body = await res.text();
+    return JSON.parse(body.startsWith("event:") ? body.slice(body.indexOf("data: ") + 6) : body) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+  }
+
+  it.each(["2025-11-25", "2026-07-28"] as const)("get invalid params on one line naming each field, not an internal error quoting zod (%s)", async (era) => {
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ["prompts/get", { name: "bmad-analyst", arguments: { project: 5 } }, '"arguments.project": Invalid input: expected string, received number'],
+      ["resources/read", {}, '"uri": Invalid input: expected string, received undefined'],
+      ["resources/read", { uri: 5 }, '"uri": Invalid input: expected string, received number'],
+      ["completion/complete", { ref: { type: "ref/bogus" }, argument: { name: "x", value: "" } }, '"ref.type": Invalid input: expected "ref/prompt" or expected "ref/resource"'],
+      ["completion/complete", {}, '"ref": Invalid input: expected object, received undefined; "argument": Invalid input: expected object, received undefined'],
+      ["tools/call", { name: TOOL.bmad, arguments: "prd" }, '"arguments": Invalid input: expected record, received string'],
+      ...(era === "2025-11-25" ? [["initialize", {}, '"protocolVersion": Invalid input: expected string, received undefined; "capabilities": Invalid input: expected object, received undefined; "clientInfo": Invalid input: expected object, received undefined'] as [string, Record<string, unknown>, string]] : []),
+    ];
+    for (const [method, params, problem] of refusals) {
+      expect(await rpc(era, method, params), method).toMatchObject({ error: { code: -32602, message: `Invalid params for ${method}: ${problem}.` } });
+    }
+  });
+
+  it("a compressed body is refused unread with 415, saying to send it uncompressed; identity is read", async () => {
+    const post = async (encoding: string) =>
+      (await authedFetch())(`${ORIGIN}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "content-encoding": encoding, accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
+        body: encoding === "identity" ? JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) : new Uint8Array([31, 139, 8, 0, 0, 0, 0, 0]),
+      });
+    for (const encoding of ["gzip", "br"]) {
+      const res = await post(encoding);
+      expect(res.status).toBe(415);
+      expect(res.headers.get("accept-encoding")).toBe("identity");
+      expect(await res.json()).toMatchObject({ error: { message: `This server reads request bodies uncompressed, not as Content-Encoding ${encoding}: send the body without compressing it.` } });
+    }
+    expect((await post("identity")).status).toBe(200);
   });
 });
 

@@ -73,6 +73,32 @@ describe("rendering against a workspace", () => {
     expect(JSON.parse(printed.structured.stdout)).toEqual({ "workflow.on_complete": "" });
   });
 
+  it("gives, once, what the files loaded later name from a line it marks as run, or leaves the line to run (review 132)", async () => {
+    const blockOf = (text: string) => /## Running this skill here\n[\s\S]*?\n\n/.exec(text)![0];
+    // bmad-deep-recon's references (run.md, synthesis.md, finalize.md, html-briefing.md) name `{workflow.*}` values its
+    // SKILL.md never shows: its line is marked run, so the block gives each of them, once.
+    const recon = (await ada.call(TOOL.bmad, { command: "*bmad-deep-recon", project })).text;
+    expect(recon).toContain(`--skill bmad://core/bmad-deep-recon --project-root ${root} --key workflow\` (already run here: its values are filled in throughout)`);
+    const values = /their `\{workflow\.\*\}` values: ([^\n]*)\.\n/.exec(blockOf(recon))![1]!;
+    for (const key of ["run_folder_pattern", "research_template", "preset", "output_format", "doc_standards", "audience", "red_team"]) expect(values.split(`${key} = `).length, key).toBe(2);
+    expect(values).toContain('preset = "standard", ');
+    expect(values).toContain('research_template = "assets/research.template.md"');
+    // Not the research types SKILL.md shows already (1.1 KB).
+    expect(values).not.toContain("research_types");
+    // bmad-help's config line is marked run: the keys it reads bare (modules.bmm.project_knowledge, bmad-help.csv's
+    // output locations) are given, with the words the block gave before.
+    const helpText = (await ada.call(TOOL.bmad, { command: "*help", project })).text;
+    expect(helpText).toContain(`\`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}\` (already run here: its values are filled in throughout)`);
+    const help = blockOf(helpText);
+    expect(help).toContain(`{project_knowledge} is "${root}/docs"`);
+    expect(help).toContain(`{planning_artifacts} is "${root}/_bmad-output/planning-artifacts"`);
+    expect(help).toContain(`{implementation_artifacts} is "${root}/_bmad-output/implementation-artifacts"`);
+    // bmad-code-review's step file names its 3.3 KB of review layers: too much for the block, so the line is left to run.
+    const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text;
+    expect(review).toMatch(/`uv run [^`]*resolve_customization\.py --skill bmad:\/\/bmm\/bmad-code-review [^`]*--key workflow`(?! \(already run)/);
+    expect(blockOf(review)).toContain("resolve_customization.py prints `{workflow.*}`");
+  });
+
   it("names every placeholder a line leaves to fill in one refusal", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd", project })).text;
     const init = /`(uv run [^`]*memlog\.py init [^`]*<PRD\/product name>[^`]*)`/.exec(prd)![1]!;
@@ -92,11 +118,16 @@ describe("rendering against a workspace", () => {
     }
   });
 
-  it("keeps a list value in a code span on one line, as JSON", async () => {
+  it("keeps a list value in a code span on one line, as JSON, and gives a large one once", async () => {
     const review = (await ada.call(TOOL.bmad, { command: "*bmad-review", project })).text;
     expect(review).not.toMatch(/`- /);
     // The lenses' instructions hold backticks: the span is widened to two around them.
-    expect(review).toMatch(/The lens set is whatever `` \[\{"code":"adversarial",[^\n]*"\}\] `` resolves to/);
+    const lenses = /The lens set is whatever `` (\[\{"code":"adversarial",[^\n]*"\}\]) `` resolves to/.exec(review)![1]!;
+    // Named where SKILL.md names it again (review 132: 1.2 KB twice in a 14.7 KB answer).
+    expect(review.split(lenses).length).toBe(2);
+    expect(review).toContain("3. **Select lenses** from `workflow.lenses (its value is given above)`. A lens");
+    // 14.2 KB before, with the project root left out (its length varies).
+    expect(Buffer.byteLength(review.split(root).join(""))).toBeLessThan(13_500);
   });
 
   it("says a skill writes files, and how to get a workspace, when none is given", async () => {

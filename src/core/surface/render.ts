@@ -11,8 +11,8 @@ import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
-import { markResolved, noWorkspaceBlock, runtimeBlock } from "./runtime-block.js";
-import { renderSkillText, skillRenderFor } from "./skill-render.js";
+import { laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, type LaterValues } from "./runtime-block.js";
+import { renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { customizationSection } from "./agent-customize.js";
 
@@ -138,10 +138,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     return referencesAt >= 0 && !entrySource.slice(0, referencesAt).includes(name) && entrySource.includes(name, referencesAt);
   };
   const later: string[] = [];
-  const body: string[] = [];
-  const rendered: string[] = [];
-  let entryText = "";
-  let afterEntry = 0;
+  const inlined: Array<{ path: string; source: string }> = [];
   for (const path of record.files) {
     const file = catalog.file(path);
     if (!file) continue;
@@ -150,22 +147,44 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     const resolved = ctx !== undefined && path.endsWith("/customize.toml");
     if (path === record.entry || (companion && !resolved && !onlyReferenced(path) && file.size <= budget)) {
       budget -= file.size;
-      let text = await servedText(reader, file);
-      if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx), ctx)));
-      body.push("", `## ${path}`, fence(text, path));
-      if (path === record.entry) (entryText = text), (afterEntry = body.length);
-    } else later.push(`- ${bmadUri(path)} (${file.size} bytes)`);
+      inlined.push({ path, source: await servedText(reader, file) });
+    } else later.push(path);
+  }
+  const forLater = ctx ? await valuesForLater(reader, ctx, inlined.filter((f) => f.path.endsWith(".md")).map((f) => f.source), later) : undefined;
+  const body: string[] = [];
+  const rendered: string[] = [];
+  const given = new Set<string>();
+  let entryText = "";
+  let afterEntry = 0;
+  for (const { path, source } of inlined) {
+    let text = source;
+    if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx, given), ctx, forLater)));
+    body.push("", `## ${path}`, fence(text, path));
+    if (path === record.entry) (entryText = text), (afterEntry = body.length);
   }
   const engine = await engineSection(reader, record, body.join("\n"), runtime);
   if (engine) body.push("", engine);
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
-  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, await handsToSubagents(reader, record)));
+  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await handsToSubagents(reader, record)));
   else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
-  if (later.length) lines.push("", "## More files (load on demand)", ...later);
+  if (later.length) lines.push("", "## More files (load on demand)", ...later.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);
+}
+
+/** Text a skill's files load later: its own, and the `{project-root}/_bmad/` catalogs it names (bmad-help.csv). */
+const LOADED_LATER = /\.(md|csv|ya?ml|json|xml)$/;
+
+/** What the skill's files loaded later name from the scripts a render marks as run (see laterValues); read only for a
+ *  skill whose rendered text runs one. */
+async function valuesForLater(reader: BundleReader, ctx: SkillRender, rendered: string[], laterPaths: string[]): Promise<LaterValues> {
+  if (!rendered.some((text) => /resolve_(customization|config)\.py|\/config\.yaml/.test(text))) return NOTHING_LATER;
+  const named = rendered.flatMap((text) => [...text.matchAll(/\{project-root\}\/_bmad\/([\w./-]+)/g)].map((m) => m[1]!));
+  const paths = [...new Set([...laterPaths, ...named])].filter((path) => LOADED_LATER.test(path) && !path.endsWith("/config.yaml"));
+  const files = paths.map((path) => reader.catalog.file(path)).filter((file) => file !== undefined);
+  return laterValues(ctx, rendered, await Promise.all(files.map((file) => servedText(reader, file))));
 }
 
 const ENGINE = "core/tasks/workflow.xml";

@@ -4,14 +4,60 @@ import { uvRunScripts } from "../runtime/command-line.js";
 import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
+import { isOneLine } from "../lines.js";
 import { TOOL } from "./names.js";
-import type { SkillRender } from "./skill-render.js";
+import { customValueLine, type SkillRender } from "./skill-render.js";
 
 /** Where files under {project-root} are read and written: a workspace by name, or the local project. */
 export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local" };
 
+/** What the skill's files name from the scripts a render marks as run, and which the rendered text does not show:
+ *  given in the runtime block, or the line is left to run (review 132: bmad-deep-recon's references named seven
+ *  `{workflow.*}` values and bmad-help's `modules.bmm.project_knowledge`, none of them given). */
+export interface LaterValues {
+  /** `{workflow.preset}` and the like that files loaded later name and no rendered text filled in: [key, value]. */
+  custom: Array<[string, string]>;
+  /** Config keys the skill's files name bare (`modules.bmm.project_knowledge`, bmad-help.csv's `planning_artifacts`). */
+  config: string[];
+  /** Whether they all fit in the block; where they do not, the script's line is not marked run. */
+  customGiven: boolean;
+  configGiven: boolean;
+}
+
+export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven: true, configGiven: true };
+
+/** Longest a value given for files loaded later is, and all of them together: past them the script prints them. */
+const MAX_LATER_VALUE = 300;
+const MAX_LATER_VALUES = 1024;
+
+/** `rendered`: the rendered files' own text (before rendering); `later`: the text of the skill's files loaded later. */
+export function laterValues(ctx: SkillRender, rendered: string[], later: string[]): LaterValues {
+  const filled = new Set(rendered.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
+  const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
+  const custom = [...named]
+    .filter((key) => !filled.has(key) && ctx.customization.has(key.slice(0, key.indexOf("."))))
+    .flatMap((key): Array<[string, string]> => {
+      const value = customValueLine(ctx, key);
+      return value === undefined ? [] : [[key, value]];
+    });
+  const bare = (text: string) => [...text.matchAll(BARE_NAME)].filter((m) => !m[1] && m[2]!.includes("_") && ctx.config.has(m[2]!)).map((m) => m[2]!);
+  const config = [...new Set([...rendered, ...later].flatMap(bare))];
+  return {
+    custom,
+    config: config.filter((key) => givable(ctx.config.get(key)!)),
+    customGiven: custom.every(([, v]) => v.length <= MAX_LATER_VALUE && isOneLine(v)) && custom.reduce((n, [k, v]) => n + k.length + v.length, 0) <= MAX_LATER_VALUES,
+    configGiven: config.every((key) => givable(ctx.config.get(key)!)),
+  };
+}
+
+const CUSTOM_KEY = /\{((?:workflow|agent)\.[A-Za-z0-9_.-]+)\}/g;
+/** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
+const BARE_NAME = /(\{?)(\w+)/g;
+/** A config value the block gives: one line (a config file written by hand may hold a line break), and short. */
+const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(value) && !value.includes("`");
+
 /** `delegates`: some file of the skill hands work to a subagent (its reference files too: brainstorming's finalize does). */
-export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], delegates = false): string {
+export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, delegates = false): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
@@ -21,7 +67,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
     "## Running this skill here",
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config)}bmad-files and bmad-run fill config values in paths; resolve_customization.py prints \`{workflow.*}\`.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customNames(ctx, renderedTexts, later)}.`,
   ];
   if (scripts.size) {
     lines.push(
@@ -54,12 +100,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 
 /** The skill's own resolve_customization.py line for a table this render filled in (`--key workflow`), marked as run:
  *  the runtime block says to run the other `uv run` lines, and a literal model would run this one too. */
-export function markResolved(text: string, ctx: SkillRender): string {
+export function markResolved(text: string, ctx: SkillRender, later = NOTHING_LATER): string {
   return text
     .replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
       const key = / --key (\S+)`$/.exec(span)?.[1];
       if (key === undefined || !span.includes(` --skill ${ctx.skillRoot} `)) return span;
-      if (ctx.customization.has(key)) return `${span}${ALREADY_RUN}`;
+      if (ctx.customization.has(key)) return later.customGiven ? `${span}${ALREADY_RUN}` : span;
       // One field of a table this render resolved (`--key workflow.on_complete`, create-story's last step): what the
       // script prints, given here (review 90: a literal model spent a call on it).
       if (!key.includes(".") || !ctx.customization.has(key.slice(0, key.indexOf(".")))) return span;
@@ -68,10 +114,10 @@ export function markResolved(text: string, ctx: SkillRender): string {
     })
     // A module's config.yaml to load: the render filled its values in throughout (review 107: a literal model read it
     // again in every skill, and the config.user.yaml beside it that none has).
-    .replace(/`([^`\n]*\/_bmad\/[\w-]+\/config\.yaml)`( \(\+ `config\.user\.yaml` if present\))?/g, (span, path: string) => (path.startsWith(`${ctx.projectRoot}/`) ? `${span}${CONFIG_READ}` : span))
+    .replace(/`([^`\n]*\/_bmad\/[\w-]+\/config\.yaml)`( \(\+ `config\.user\.yaml` if present\))?/g, (span, path: string) => (later.configGiven && path.startsWith(`${ctx.projectRoot}/`) ? `${span}${CONFIG_READ}` : span))
     // The central config's values a render fills in throughout (`From the merged JSON resolve {user_name}, …`); a line
     // for another part of it (`--key agents`, the roster) is left to run (review 98: 2.7 KB a literal model read again).
-    .replace(/`uv run [^`\n]*resolve_config\.py --project-root (\S+)( --key core)?`/g, (span, root: string) => (root === ctx.projectRoot ? `${span}${ALREADY_RUN}` : span))
+    .replace(/`uv run [^`\n]*resolve_config\.py --project-root (\S+)( --key core)?`/g, (span, root: string) => (later.configGiven && root === ctx.projectRoot ? `${span}${ALREADY_RUN}` : span))
     // "Replace `{project-root}` with the absolute path …": rendered, the paths are filled in already, and the line runs
     // as written (review 77: the two read as contradicting each other).
     .replace(/(Replace `[^`\n]+` with the absolute path(?:[^.:`\n]|`[^`\n]*`)*)([.:])/g, `$1${PATHS_FILLED}$2`);
@@ -83,12 +129,22 @@ const RUN_MARK = " (already run here";
 const CONFIG_READ = " (read here: its values are filled in throughout)";
 const ALREADY_RUN = `${RUN_MARK}: its values are filled in throughout)`;
 
-/** The config values that are words, not paths, as files loaded later name them: rendering erased the names. */
-function configNames(config: Map<string, string>): string {
-  // One-line words only: a value with a line break (a config file written by hand) would be a line of this block.
-  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40 && !/[\u0000-\u001f\u007f\u2028\u2029`]/.test(v)).slice(0, 8);
+/** The config values that are words, not paths, as files loaded later name them: rendering erased the names. Then
+ *  those the skill's files name bare (`modules.bmm.project_knowledge`), paths too: nothing fills those in. */
+function configNames(config: Map<string, string>, named: string[]): string {
+  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40 && givable(v)).slice(0, 8);
+  const given = [...words, ...named.filter((k) => !words.some(([w]) => w === k)).map((k): [string, string] => [k, config.get(k)!])];
   // Quoted: a value is the project's text, never this block's own words (review 60: "Olivia; skip review" read as such).
-  return words.length ? `${words.map(([k, v]) => `{${k}} is ${JSON.stringify(v)}`).join(", ")}; ` : "";
+  return given.length ? `${given.map(([k, v]) => `{${k}} is ${JSON.stringify(v)}`).join(", ")}; ` : "";
+}
+
+/** Where files loaded later get their `{workflow.*}`: here, once the script's line is marked run; else from the script
+ *  (a skill with no customization: nowhere). */
+function customNames(ctx: SkillRender, renderedTexts: string[], later: LaterValues): string {
+  const marked = renderedTexts.some((t) => /resolve_customization\.py [^`\n]*--key (?:workflow|agent)` \(already run here/.test(t));
+  if (!marked) return ctx.customization.size ? "; resolve_customization.py prints `{workflow.*}`" : "";
+  const tables = [...new Set(later.custom.map(([key]) => key.slice(0, key.indexOf("."))))];
+  return tables.map((table) => `; their \`{${table}.*}\` values: ${later.custom.filter(([k]) => k.startsWith(`${table}.`)).map(([k, v]) => `${k.slice(table.length + 1)} = ${v}`).join(", ")}`).join("");
 }
 
 /** For a skill served without a project: it writes files, and this is how to get somewhere to write them. */

@@ -2,18 +2,20 @@
 // surface (tool.ts), so validation, size limits and error mapping cannot be bypassed.
 import { inputRequired, McpServer, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import type { CallToolRequest, CallToolResult, ClientCapabilities, GetPromptResult, InputRequiredResult, ListResourcesResult, ServerContext } from "@modelcontextprotocol/server";
+import * as z from "zod";
 import type { Catalog } from "../catalog/catalog.js";
 import { SkillsExtension } from "@modelcontextprotocol/server/ext/skills";
 import { closest, suggestion } from "../catalog/closest.js";
 import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { changedLists } from "./list-changes.js";
+import { parseCursor } from "./cursor.js";
 import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, staticResources } from "./resources.js";
 import { withEarlierWork } from "./earlier-work.js";
 import { earlierForKept, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
-import { describeInvalid, parseArguments } from "./tool.js";
+import { describeInvalid, describeIssues, parseArguments } from "./tool.js";
 import type { ConfirmRequest } from "./outcome.js";
 import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
@@ -81,7 +83,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
 
   // Without the agents toolset the tool list does not depend on the bundle: no need to wait for it.
   const fixed = toolsets.includes("agents") ? undefined : surfaceFor(deps.reader.catalog, toolsets, projectFiles);
-  server.setRequestHandler("tools/list", async () => {
+  server.setRequestHandler("tools/list", async (request) => {
+    // The list is one page; a cursor is still checked, as every list checks it.
+    parseCursor(request.params?.cursor);
     const surface = fixed ?? (await current()).surface;
     // MCP Apps negotiation: a client that declared its capabilities without the ui extension gets no views in its
     // listing; one whose capabilities this request does not know (a stateless 2025-era request) gets them, and a
@@ -138,7 +142,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     }
   }
 
-  server.setRequestHandler("prompts/list", async () => ({ prompts: (await current()).surface.promptList }));
+  server.setRequestHandler("prompts/list", async (request) => {
+    parseCursor(request.params?.cursor);
+    return { prompts: (await current()).surface.promptList };
+  });
 
   server.setRequestHandler("prompts/get", async (request) => {
     const { reader, surface } = await current();
@@ -220,7 +227,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     return { completion: { values, hasMore: false } };
   });
 
-  return server;
+  return namingBadParams(server);
 }
 
 /** A tool's failure; for an unknown name or URI, structuredContent.suggestions holds the closest that exist. */
@@ -228,11 +235,46 @@ function errorResult(text: string, suggestions?: string[]): CallToolResult {
   return { content: [{ type: "text", text }], isError: true, ...(suggestions ? { structuredContent: { error: text, suggestions } } : {}) };
 }
 
-function parseCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0;
-  const n = /^\d{1,9}$/.test(cursor) ? Number(cursor) : NaN;
-  if (!Number.isFinite(n)) throw invalid(`Invalid cursor "${cursor.slice(0, 50)}": pass the nextCursor of the previous page.`);
-  return n;
+const Segment = z.union([z.string(), z.number()]);
+const Issue = z.object({ path: z.array(Segment), message: z.string() });
+/** A request's params as the SDK's schema refused them: zod's issues, each under "params". */
+const ParamsIssues = z.array(Issue.extend({ path: z.tuple([z.literal("params")], Segment), errors: z.array(z.array(Issue)).optional() })).min(1);
+
+/**
+ * The SDK checks a request against the protocol's schema before any handler runs, and answers a mismatch as an
+ * internal error (tools/call: invalid params) whose message is zod's issues over many lines. Here every handler of
+ * `server`, the SDK's own (initialize) too, answers it as invalid params, on one line naming each field. The SDK has
+ * no hook that reaches the handlers it sets itself, so its table is wrapped, once every handler is set.
+ */
+export function namingBadParams(server: Server): Server {
+  const handlers: unknown = server["_requestHandlers"];
+  if (!(handlers instanceof Map)) throw new Error("The MCP SDK keeps its request handlers elsewhere now: update namingBadParams.");
+  for (const [method, handle] of handlers) {
+    handlers.set(method, async (request: unknown, ctx: unknown) => {
+      try {
+        return await handle(request, ctx);
+      } catch (error) {
+        throw badParams(method, error) ?? error;
+      }
+    });
+  }
+  return server;
+}
+
+/** The SDK's refusal of `method`'s params (zod's issues as JSON, for tools/call after "Invalid tools/call request: ")
+ *  as invalid params naming each field; undefined for any other error. */
+function badParams(method: string, error: unknown): ProtocolError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const prefix = `Invalid ${method} request: `;
+  const dump = !(error instanceof ProtocolError) ? error.message : error.message.startsWith(prefix) ? error.message.slice(prefix.length) : "";
+  if (!dump.startsWith("[")) return undefined;
+  let issues: ReturnType<typeof ParamsIssues.safeParse>;
+  try {
+    issues = ParamsIssues.safeParse(JSON.parse(dump));
+  } catch {
+    return undefined;
+  }
+  return issues.success ? invalid(`Invalid params for ${method}: ${describeIssues(issues.data, "params", 1)}.`) : undefined;
 }
 
 /** A yes the user gives by ticking one box: a form every client that elicits can draw. */

@@ -154,16 +154,22 @@ export function isScalar(v: unknown): v is string | number | boolean | bigint {
   return typeof v === "string" || typeof v === "number" || typeof v === "boolean" || typeof v === "bigint";
 }
 
-/** One pass over the text; anything unknown stays as written. */
-export function renderSkillText(text: string, ctx: SkillRender): string {
+/** Longer than this, a customization value is inlined once in a render; a later use names it (review 132: bmad-review's
+ *  1.2 KB of lenses came twice). */
+const LARGE_VALUE = 200;
+
+/** In a workspace, a customization or config value that leads out of it once filled in is not given (review 65:
+ *  `{project-root}-private/docs` and `{a}{b}` named the owner's private project). */
+const confined = (value: string | undefined, ctx: SkillRender) =>
+  value !== undefined && ctx.projectRoot.startsWith(PROJECTS_PREFIX) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
+
+/** One pass over the text; anything unknown stays as written. `inlined`: the large customization values this render
+ *  gave already, shared by its files. */
+export function renderSkillText(text: string, ctx: SkillRender, inlined = new Set<string>()): string {
   const fill = bounded();
-  // In a workspace, a customization or config value that leads out of it once filled in is not given (review 65:
-  // `{project-root}-private/docs` and `{a}{b}` named the owner's private project).
-  const confined = (value: string | undefined) =>
-    value !== undefined && ctx.projectRoot.startsWith(PROJECTS_PREFIX) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
   const one = (token: string, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number): string => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
-    if (configPath) return confined(configValue(configPath, ctx)) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
+    if (configPath) return confined(configValue(configPath, ctx), ctx) ?? ctx.config.get(configPath.split(".").pop()!) ?? token;
     if (shortKey) return ctx.config.get(shortKey) ?? token;
     // `{workflow.x}` in a code span: a list there stays on one line, as JSON (a Markdown list would break the span),
     // and a value holding a backtick widens the span to two (`` a `b` ``) rather than end it.
@@ -172,13 +178,25 @@ export function renderSkillText(text: string, ctx: SkillRender): string {
       const raw = extractKey(ctx.customization, `${table}.${customPath}`);
       // An empty value keeps its name: "Run `[]`" or "When `` is set" would no longer say what is empty.
       if (raw === "" || (Array.isArray(raw) && !raw.length)) return `${table}.${customPath} (empty)`;
-      const value = confined(formatCustom(raw, ctx, inCode));
-      return value === undefined ? token : inCode && value.includes("`") ? `\` ${value} \`` : value;
+      const value = confined(formatCustom(raw, ctx, inCode), ctx);
+      if (value === undefined) return token;
+      const name = `${table}.${customPath}`;
+      if (value.length > LARGE_VALUE && inlined.has(name)) return `${name} (its value is given above)`;
+      if (value.length > LARGE_VALUE) inlined.add(name);
+      return inCode && value.includes("`") ? `\` ${value} \`` : value;
     }
     const name = doubled ?? single;
     return (name && ctx.config.get(name)) ?? token;
   };
   return text.replace(TOKEN, (token: string, ...groups) => fill(token, one(token, ...groups)));
+}
+
+/** A customization value (`workflow.preset`) on one line, as the runtime block gives it for files loaded later: a
+ *  string quoted (the project's text, never the block's words), a list or table as JSON; undefined where it is unset. */
+export function customValueLine(ctx: SkillRender, key: string): string | undefined {
+  const raw = extractKey(ctx.customization, key);
+  const value = confined(formatCustom(raw, ctx, true), ctx);
+  return value === undefined || raw === undefined ? undefined : isScalar(raw) ? JSON.stringify(value) : value;
 }
 
 function configValue(path: string, ctx: SkillRender): string | undefined {

@@ -11,6 +11,7 @@ import { isConfigShaped } from "../catalog/config.js";
 import { shortNameHolders } from "../catalog/names.js";
 import { checkBundlePath } from "../catalog/paths.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
+import { parseCursor } from "./cursor.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText, type BundleReader } from "./reader.js";
 import type { ReadOutcome } from "./resources.js";
@@ -192,8 +193,7 @@ export function skillSource(deps: SurfaceDeps): SkillSource {
     async list({ cursor }) {
       const reader = await current();
       const { skills } = skillIndex(reader.catalog);
-      const start = cursor === undefined ? 0 : /^\d{1,9}$/.test(cursor) ? Number(cursor) : NaN;
-      if (!Number.isFinite(start)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor "${cursor!.slice(0, 50)}": pass the nextCursor of the previous page.`);
+      const start = parseCursor(cursor);
       const page = await Promise.all(skills.slice(start, start + SKILL_PAGE_SIZE).map((s) => entryOf(reader, s)));
       const next = start + SKILL_PAGE_SIZE;
       return { skills: page.filter((e): e is Skill => "uri" in e), ...(next < skills.length ? { nextCursor: String(next) } : {}) };

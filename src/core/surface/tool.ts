@@ -98,6 +98,37 @@ export function parseArguments<S extends z.ZodObject>(input: S, args: Record<str
 
 /** A zod failure as one line naming each bad field and what it expected. */
 export function describeInvalid(tool: string, error: z.ZodError): string {
-  const parts = error.issues.map((i) => `${i.path.length ? `"${i.path.join(".")}"` : "arguments"}: ${i.message}`);
-  return `Invalid arguments for ${tool}: ${parts.join("; ")}.`;
+  return `Invalid arguments for ${tool}: ${describeIssues(error.issues, "arguments")}.`;
+}
+
+/** What describeIssues reads of a zod issue: zod's own, or one the SDK sent as text. */
+export interface IssueLike {
+  path: readonly PropertyKey[];
+  message: string;
+  /** A union's: the issues of each of its shapes. */
+  errors?: readonly (readonly IssueLike[])[];
+}
+
+/** Issues as `"field": problem; …`, a field named by its path past the first `skip` segments (`whole` where none is
+ *  left). A union says, for each field, what each of its shapes wanted first, not zod's bare "Invalid input". */
+export function describeIssues(issues: readonly IssueLike[], whole: string, skip = 0): string {
+  const field = (path: readonly PropertyKey[]) => (path.length > skip ? `"${path.slice(skip).map(String).join(".")}"` : whole);
+  return issues
+    .flatMap((issue) => {
+      if (!issue.errors?.length) return [`${field(issue.path)}: ${issue.message}`];
+      const wanted = new Map<string, Set<string>>();
+      for (const [first] of issue.errors) {
+        if (!first) continue;
+        const at = field([...issue.path, ...first.path]);
+        wanted.set(at, (wanted.get(at) ?? new Set()).add(first.message));
+      }
+      return [...wanted].map(([at, messages]) => `${at}: ${eitherOf([...messages])}`);
+    })
+    .join("; ");
+}
+
+/** `Invalid input: expected "a"` and `Invalid input: expected "b"` as `Invalid input: expected "a" or expected "b"`. */
+function eitherOf(messages: string[]): string {
+  const lead = "Invalid input: ";
+  return messages.every((m) => m.startsWith(lead)) ? lead + messages.map((m) => m.slice(lead.length)).join(" or ") : messages.join(" or ");
 }
