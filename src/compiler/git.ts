@@ -4,7 +4,7 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as z from "zod";
 
@@ -46,7 +46,7 @@ export interface GitSpec {
   url: string;
   ref?: string;
   subpath?: string;
-  /** URL without credentials, or the repo's basename for local repos: never an absolute path. */
+  /** URL without credentials, or a local repo's last two folders (see localLabel): never an absolute path. */
   label: string;
 }
 
@@ -74,7 +74,7 @@ export function parseGitSpec(location: string): GitSpec {
   if (local) url = pathToFileURL(resolve(url)).href;
   const isFile = url.startsWith("file:");
   let label: string;
-  if (isFile) label = basename(new URL(url).pathname);
+  if (isFile) label = localLabel(new URL(url).pathname);
   else {
     const u = new URL(url);
     u.username = "";
@@ -84,6 +84,15 @@ export function parseGitSpec(location: string): GitSpec {
   if (ref) label += `#${ref}`;
   if (subpath) label += `:/${subpath}`;
   return { url, ref, subpath, label };
+}
+
+/** A local repository by its last two folders, a trailing `.git` folder left out (`team-a/team.git`; `x/repo` for
+ *  x/repo/.git): by its basename alone, `.git` named nothing and two `team.git` were one (review 134). The cache is
+ *  keyed by URL, not by this. */
+function localLabel(pathname: string): string {
+  const parts = pathname.split("/").filter(Boolean);
+  if (parts.at(-1) === ".git") parts.pop();
+  return parts.slice(-2).join("/");
 }
 
 async function git(args: string[], opts: GitOptions, cwd?: string): Promise<string> {

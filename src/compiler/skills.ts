@@ -146,10 +146,41 @@ function addPhases(ctx: ReadContext, out: TreeContent): void {
   }
 }
 
-/** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
 /** Rows of a skill manifest that name no skill, at most, before the rest of it is left unread. */
 const MAX_MISSES = 1000;
+/** Dot-folders holding a skills/ folder that are looked in, at most: BMAD's installer knows about 25 (.claude, .cursor, …). */
+const MAX_IDE_FOLDERS = 64;
 
+/** Installed skills live in an IDE folder, <root>/.<ide>/skills/<name>/: returns the folder a skill name is found in,
+ *  the first such dot-folder's, or null. Each dot-folder's skills are listed once and each name looked for once (review
+ *  134: every row looked in every dot-folder at the root, 20,000 rows and 200 empty dot-folders held a start for 92 s). */
+function ideSkillFinder(ctx: ReadContext, manifestRel: string): (name: string) => string | null {
+  const { tree } = ctx;
+  const ides = tree.list("").filter((d) => d.startsWith(".") && tree.isDir(`${d}/skills`));
+  if (ides.length > MAX_IDE_FOLDERS) {
+    ctx.warn(`Looked for the skills ${tree.label(manifestRel)} names in the first ${MAX_IDE_FOLDERS} of ${ides.length} dot-folders holding a skills/ folder (${ides[MAX_IDE_FOLDERS]} and after were not read): remove the ones no tool uses.`);
+  }
+  const listedIn = new Map<string, string[]>(); // skill name -> the dot-folders whose skills/ lists it, in order
+  for (const ide of ides.slice(0, MAX_IDE_FOLDERS)) {
+    for (const name of tree.list(`${ide}/skills`)) {
+      const at = listedIn.get(name);
+      if (at) at.push(ide);
+      else listedIn.set(name, [ide]);
+    }
+  }
+  const found = new Map<string, string | null>();
+  return (name) => {
+    let dir = found.get(name);
+    if (dir === undefined) {
+      const ide = listedIn.get(name)?.find((d) => tree.exists(`${d}/skills/${name}/SKILL.md`));
+      dir = ide === undefined ? null : `${ide}/skills/${name}`;
+      found.set(name, dir);
+    }
+    return dir;
+  };
+}
+
+/** Installed 6.3+: `bmad` is the tree-relative `_bmad` dir; skills are found via skill-manifest.csv. */
 export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent {
   const out: TreeContent = { layout: "v6-skills-installed", files: new Map(), records: [], modules: [], config: Object.create(null) };
   const { tree } = ctx;
@@ -163,9 +194,10 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
   }
   const bmadName = basename(bmad) || "_bmad";
   const read = new Set<string>();
-  // The IDE folders skills are installed in, listed once; and rows naming no skill, looked for at most MAX_MISSES
-  // times (review 35: 175,000 rows of missing skills cost 25 s a rebuild, each listing the root again).
-  const ideFolders = tree.list("").filter((d) => d.startsWith("."));
+  const looked = new Set<string>(); // [folder, name] of each row looked for: a repeated row is looked for once
+  // Rows naming no skill are looked for at most MAX_MISSES times (review 35: 175,000 rows of missing skills cost 25 s
+  // a rebuild, each listing the root again).
+  const ideSkill = ideSkillFinder(ctx, manifestRel);
   let misses = 0;
   for (const row of rows.value) {
     if (misses === MAX_MISSES) {
@@ -184,16 +216,18 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     }
     // Grouping folders (agents/, plan/) are dropped, as in the source layout: bmm/agents/x -> bmm/x.
     const dir = `${installedDir.split("/")[0]}/${basename(installedDir)}`;
+    const key = JSON.stringify([installedDir, name]);
+    if (looked.has(key)) continue;
+    looked.add(key);
     let rel = `${bmad ? `${bmad}/` : ""}${installedDir}`;
     if (!tree.exists(`${rel}/SKILL.md`)) {
-      // Installed skills live in the IDE folder: <root>/.<ide>/skills/<name>/
-      const ide = ideFolders.find((d) => tree.exists(`${d}/skills/${name}/SKILL.md`));
-      if (!ide) {
+      const ide = ideSkill(name);
+      if (ide === null) {
         misses += 1;
         ctx.warn(`Skill ${name} listed in ${tree.label(manifestRel)} has no SKILL.md at ${row.path} or .*/skills/${name}/`);
         continue;
       }
-      rel = `${ide}/skills/${name}`;
+      rel = ide;
     }
     if (read.has(rel)) continue;
     read.add(rel);

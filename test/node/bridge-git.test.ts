@@ -11,7 +11,7 @@ import { connectBridge, tempDir, toolText } from "./helpers.js";
 const run = promisify(execFile);
 const tmp = tempDir("bridge-git");
 const work = join(tmp.dir, "work");
-const bare = join(tmp.dir, "repo.git");
+const bare = join(tmp.dir, "acme/repo.git"); // labelled acme/repo.git: never the path above it
 const home = join(tmp.dir, "home");
 const project = join(tmp.dir, "project");
 const cache = join(home, ".cache/bmad-mcp/git");
@@ -59,7 +59,7 @@ describe("--path with a git URL", () => {
     try {
       const read = await b.client.readResource({ uri: SKILL_URI });
       expect((read.contents[0] as { text: string }).text).toContain("marker-one");
-      expect(toolText(await b.client.callTool({ name: "bmad", arguments: { command: "*acme-lint-story" } }))).toMatch(/cli \(priority 2, repo\.git#v1:\/content@v1\)/);
+      expect(toolText(await b.client.callTool({ name: "bmad", arguments: { command: "*acme-lint-story" } }))).toMatch(/cli \(priority 2, acme\/repo\.git#v1:\/content@v1\)/);
     } finally {
       await b.close();
     }
@@ -69,7 +69,7 @@ describe("--path with a git URL", () => {
     for (const name of readdirSync(cache).filter((n) => n.endsWith(".json"))) expect(statSync(join(cache, name)).mode & 0o777, name).toBe(0o600);
     const listed = await cli(["cache", "list"]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`repo.git#v1:/content  ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}`);
+    expect(listed.stdout).toContain(`acme/repo.git#v1:/content  ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}`);
     expect(listed.stdout).not.toContain(bare); // the label hides local paths
 
     // The remote gone, the next start serves the checkout it has.
@@ -103,7 +103,7 @@ describe("--path with a git URL", () => {
   it("stops with exit 2 naming a ref the repository lacks", async () => {
     const out = await cli(["--path", `git+file://${bare}#no-such-tag`, "--list"]);
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/--path repo\.git#no-such-tag: Cannot fetch ref "no-such-tag" from repo\.git#no-such-tag/);
+    expect(out.stderr).toMatch(/--path acme\/repo\.git#no-such-tag: Cannot fetch ref "no-such-tag" from acme\/repo\.git#no-such-tag/);
   });
 
   it("kills a fetch that hangs at --git-timeout, with everything git started", async () => {

@@ -9,7 +9,7 @@ import { findFiles, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("git");
 const work = join(tmp.dir, "work");
-const bare = join(tmp.dir, "repo.git");
+const bare = join(tmp.dir, "team/repo.git");
 const git = (args: string[], cwd?: string) => execFileSync("git", args, { cwd, stdio: "pipe" }).toString().trim();
 
 beforeAll(() => {
@@ -38,25 +38,28 @@ describe("git sources", () => {
       subpath: "a/b",
       label: "https://example.com/o/r.git#v2:/a/b",
     });
-    expect(parseGitSpec(`${bare}#v1`).label).toBe("repo.git#v1");
+    expect(parseGitSpec(`${bare}#v1`).label).toBe("team/repo.git#v1");
+    // Two repositories of one name, and a working tree's own .git folder, told apart (review 134: `team.git` twice, and
+    // `.git`): by their last two folders, a trailing .git left out.
+    expect(["/srv/a/team.git", "/srv/b/team.git#v2", "git+file:///srv/a/repo/.git#v2:/content", "/team.git"].map((l) => parseGitSpec(l).label)).toEqual(["a/team.git", "b/team.git#v2", "a/repo#v2:/content", "team.git"]);
   });
 
   it("builds from file://repo.git#tag:/subdir", async () => {
     const { manifest } = await buildBundle({ sources: [`file://${bare}#v1:/content`], includeDefault: false, cwd: tmp.dir });
-    expect(manifest.sources[0]).toMatchObject({ kind: "git", name: "repo.git#v1:/content", version: "v1", origin: "cli", layout: "v6-skills-source" });
+    expect(manifest.sources[0]).toMatchObject({ kind: "git", name: "team/repo.git#v1:/content", version: "v1", origin: "cli", layout: "v6-skills-source" });
     expect(manifest.records.filter((r) => r.skill)).toHaveLength(findFiles(join(work, "content/src"), "SKILL.md").length);
     expect(JSON.stringify(manifest)).not.toContain(tmp.dir);
   });
 
   it("refuses a subpath that links out of the repository", async () => {
     await expect(buildBundle({ sources: [`file://${bare}#v2:/linked`], includeDefault: false, cwd: tmp.dir })).rejects.toThrow(
-      /Subpath "linked" of repo\.git#v2:\/linked is a link out of the repository; name a folder inside it/,
+      /Subpath "linked" of team\/repo\.git#v2:\/linked is a link out of the repository; name a folder inside it/,
     );
   });
 
   it("fails clearly on a bad ref", async () => {
     await expect(buildBundle({ sources: [`git+file://${bare}#no-such-tag`], includeDefault: false, cwd: tmp.dir })).rejects.toThrow(
-      /Cannot fetch ref "no-such-tag" from repo\.git#no-such-tag/,
+      /Cannot fetch ref "no-such-tag" from team\/repo\.git#no-such-tag/,
     );
   });
 });

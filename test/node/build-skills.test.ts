@@ -1,9 +1,11 @@
 // 6.12 trees: the bmad-method package source and a real installed project.
-import { cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle, MAX_WARNINGS_PER_SOURCE, type BuildResult } from "../../src/compiler/build";
+import { Tree } from "../../src/compiler/files";
+import { readSkillsInstalled } from "../../src/compiler/skills";
 import { csvRows, findFiles, install, PKG, tempDir } from "./helpers";
 
 const tmp = tempDir("skills");
@@ -162,6 +164,46 @@ describe("6.12 installed project", () => {
     const more = Number(/^\.\.\. and (\d+) more warnings/.exec(warnings.at(-1)!)?.[1]);
     expect(more).toBeGreaterThan(980);
     expect(more).toBeLessThan(1000);
+  });
+
+  // Review 134: each row looked in every dot-folder at the root, again for every row: 20,000 rows and 200 empty
+  // dot-folders held a bridge's start for 92 s, and every rebuild after the model rewrote the manifest.
+  it("looks each skill name up once, in at most 64 dot-folders that hold a skills/ folder, saying so past them", () => {
+    const copy = join(tmp.dir, "dot-folders");
+    cpSync(installed, copy, { recursive: true });
+    const dots = Array.from({ length: 2000 }, (_, i) => `.d${String(i).padStart(4, "0")}`);
+    for (const d of dots) mkdirSync(join(copy, d, "skills"), { recursive: true });
+    // Into the last of the 64 read: .claude and .d0000 to .d0062.
+    renameSync(join(copy, ".claude/skills/bmad-help"), join(copy, ".d0062/skills/bmad-help"));
+    const manifestPath = join(copy, "_bmad/_config/skill-manifest.csv");
+    const rows = [
+      ...Array.from({ length: 20_000 }, (_, i) => `"x${i}","bmad-help","d","c","_bmad/c/x${i}/SKILL.md"`),
+      ...Array.from({ length: 999 }, (_, i) => `"gone${i}","gone${i}","d","core","_bmad/core/gone${i}/SKILL.md"`),
+    ];
+    writeFileSync(manifestPath, `${readFileSync(manifestPath, "utf8").trimEnd()}\n${rows.join("\n")}\n`);
+    // A real tree that counts what it is asked to look for, and stops the test at 100,000 (the old way: 3.3 million).
+    const probed = { count: 0 };
+    const probe = () => {
+      if (++probed.count > 100_000) throw new Error(`looked for ${probed.count} paths for ${rows.length} rows`);
+    };
+    const tree = new (class extends Tree {
+      override exists(rel: string) {
+        probe();
+        return super.exists(rel);
+      }
+      override isDir(rel: string) {
+        probe();
+        return super.isDir(rel);
+      }
+    })(copy, { userTree: true });
+    const warnings: string[] = [];
+    const content = readSkillsInstalled({ tree, warn: (w) => warnings.push(w) }, "_bmad");
+    // About one look a row and one a dot-folder, and a few for each skill read.
+    expect(probed.count).toBeLessThan(rows.length + dots.length + 1000);
+    expect(content.records.filter((r) => r.name === "bmad-help").map((r) => r.entry)).toEqual(["core/bmad-help/SKILL.md"]);
+    expect(content.files.get("core/bmad-help/SKILL.md")).toBe(".d0062/skills/bmad-help/SKILL.md");
+    expect(warnings[0]).toMatch(/^Looked for the skills .*skill-manifest\.csv names in the first 64 of 2001 dot-folders holding a skills\/ folder \(\.d0063 and after were not read\): remove the ones no tool uses\.$/);
+    expect(warnings.filter((w) => /^Skill gone\d+ listed in/.test(w))).toHaveLength(999);
   });
 
   it("gives at most 20 warnings a source, then one line counting the rest (review 27: 17,818 lines a rebuild)", async () => {

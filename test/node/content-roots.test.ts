@@ -86,6 +86,8 @@ const userBmad = join(userHome, ".bmad");
 const project = join(tmp.dir, "project");
 /** A tree whose manifest and folders disagree: a row without its file, an agent and a workflow without rows. */
 const drift = join(tmp.dir, "drift/bmad");
+/** A custom module's source whose agent shares its short name with BMAD's bmm/analyst. */
+const custom = join(tmp.dir, "mod1");
 
 beforeAll(async () => {
   bridge = inject("bridge");
@@ -97,8 +99,12 @@ beforeAll(async () => {
     "bmm/workflows/orphanflow/workflow.yaml": 'name: orphanflow\ndescription: "Gather the unlisted"\nauthor: Wren\n',
     "bmm/workflows/orphanflow/instructions.md": "ORPHAN-FLOW steps\n",
   });
+  tree(custom, {
+    "src/aaa/module.yaml": "code: aaa\n",
+    "src/aaa/bmad-agent-analyst/SKILL.md": "---\nname: bmad-agent-analyst\ndescription: Analyses the aaa way.\n---\n# AAA analyst\n",
+  });
   const bundleDir = join(tmp.dir, "bundle");
-  await buildBundle({ sources: [`project=${project}`, `user=${userBmad}`, `env=${drift}`], outDir: bundleDir });
+  await buildBundle({ sources: [`project=${project}`, `cli=${custom}`, `user=${userBmad}`, `env=${drift}`], outDir: bundleDir });
   worker = await localWorker({ bundleDir });
   const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" });
   remote = new Client({ name: "content-roots-test", version: "1.0.0" });
@@ -137,6 +143,23 @@ describe("seed-shaped roots", () => {
   it("serves the same folder from the remote bundle", async () => {
     expect(await bmad(remote!, "navigator")).toMatch(/^Resolved bmm\/navigator from project .*Also available: bmm\/navigator from user \(priority 4, \.bmad[@)]/);
     expect(await bmad(remote!, "*mapquest", "trails")).toContain("Ask where the trip starts.");
+  });
+});
+
+// Review 134: a custom module's bmad-agent-analyst took `analyst` from bmm/analyst, and the answer named nothing else.
+describe("a custom module's record of a name BMAD's modules have", () => {
+  const namesake = async (client: Client) => {
+    expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\. Also available: bmm\/analyst from package\.\n/);
+    // Asked for by module, it is the one: nothing else named, and the first answer is not kept for this one.
+    expect(await bmad(client, "aaa/analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\.\n/);
+    expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst .*\. Also available: bmm\/analyst from package\.\n/);
+    expect(await bmad(client, "bmm/analyst")).toMatch(/^Resolved bmm\/bmad-agent-analyst from package \(priority 5, bmad-method@6\.12\.0\)\.\n/);
+  };
+
+  it("wins by priority and names the others, on both doors", async () => {
+    const { client } = await bridgeWith({ args: ["--path", custom] });
+    await namesake(client);
+    await namesake(remote!);
   });
 });
 

@@ -6,7 +6,9 @@ import { closest, suggestion } from "./closest.js";
 import { aliases, parseQualifiedName, shortName } from "./names.js";
 import type { Result } from "../result.js";
 
-export type Resolution = Result<{ record: CatalogRecord; candidates: CatalogRecord[] }, { closest: string[] }>;
+/** `candidates`: every record of the winner's module/short name, priority order; `namesakes`: the first record of each
+ *  other module/short name the same input names (a custom module's `analyst` and BMAD's bmm/analyst). */
+export type Resolution = Result<{ record: CatalogRecord; candidates: CatalogRecord[]; namesakes: CatalogRecord[] }, { closest: string[] }>;
 
 const KIND_LABEL: Record<RecordKind, string> = { agent: "agent", workflow: "workflow", task: "task", knowledge: "knowledge domain" };
 
@@ -87,7 +89,17 @@ export class Catalog {
       // Candidates: every record for the same module/short name, priority order.
       const key = `${winner.module}/${shortName(winner)}`;
       const candidates = (this.byKind.get(kind) ?? []).filter((r) => `${r.module}/${shortName(r)}` === key);
-      return { ok: true, record: winner, candidates };
+      // Namesakes: the input names other modules' records too (review 134: a custom module's bmad-agent-analyst took
+      // `analyst` from bmm's without a word).
+      const seen = new Set([key]);
+      const namesakes: CatalogRecord[] = [];
+      for (const r of exact) {
+        const other = `${r.module}/${shortName(r)}`;
+        if (seen.has(other)) continue;
+        seen.add(other);
+        namesakes.push(r);
+      }
+      return { ok: true, record: winner, candidates, namesakes };
     }
     const { module, name } = parseQualifiedName(query);
     const pool = this.names(kind).filter((n) => !module || n.startsWith(`${module}/`));

@@ -247,10 +247,12 @@ export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, aga
 }
 
 /** Which origin won and which others were there (seed 000 transparency). */
-export function originReport(catalog: Catalog, candidates: CatalogRecord[]): string {
-  const [winner, ...others] = candidates;
+export function originReport(catalog: Catalog, found: { candidates: CatalogRecord[]; namesakes: CatalogRecord[] }): string {
+  const [winner, ...others] = found.candidates;
   if (!winner) return "";
-  const rest = others.map((r) => `${r.module}/${r.name} from ${catalog.originLabel(r)}`);
+  // Another module's record of the name, by the name that reaches it: names only, at most five.
+  const namesakes = found.namesakes.map((r) => `${r.module}/${shortName(r)} from ${catalog.manifest.sources[r.source]?.origin ?? "unknown"}`);
+  const rest = [...others.map((r) => `${r.module}/${r.name} from ${catalog.originLabel(r)}`), ...namesakes.slice(0, 5), ...(namesakes.length > 5 ? ["…"] : [])];
   // A file of the record's that another source put at its path is served from there: said, with where from (review 35:
   // a module's prd-template.md was served in BMAD's bmad-prd under "from package").
   const foreign = winner.files.flatMap((path) => {

@@ -46,9 +46,12 @@ export const bmadTool = defineTool({
     if (target && typeof target === "object" && "error" in target) return fail(target.error);
     const pick = target === "none" ? await pickAProject(deps, record, (name) => `${TOOL.bmad} again with {"command": "${trimmed}", "project": "${name}"}`) : undefined;
     if (pick) return done(pick);
+    // Kept by its origin report too, which follows the name asked for: `analyst` names the other modules' analysts,
+    // `aaa/analyst` none.
+    const origin = originReport(catalog, found);
     // The project's files from earlier phases follow the project, not the bundle: added to the kept render, never kept.
     const [text, earlier] = await Promise.all([
-      keptPerBundle(reader, target, `${TOOL.bmad}\0${record.source}\0${record.entry}`, async () => `${originReport(catalog, found.candidates)}\n\n${await renderRecord(reader, record, undefined, target)}`),
+      keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin}\n\n${await renderRecord(reader, record, undefined, target)}`),
       earlierForKept(reader, record, target),
     ]);
     return { ok: true, text: withEarlierWork(text, earlier.line), kept: followsBundle(target) && !earlier.watched };

@@ -53,7 +53,7 @@ export const getWorkflowDetails = defineTool({
     const r = found.record;
     const files = r.files.map((p) => `- ${bmadUri(p)}`).join("\n");
     return done(
-      `${shortName(r)} (${[r.module, categoryOf(r), workflowFacts(r)].filter(Boolean).join(", ")})\n${r.description ?? r.title ?? ""}\n${originReport(catalog, found.candidates)}\nFiles:\n${files}`,
+      `${shortName(r)} (${[r.module, categoryOf(r), workflowFacts(r)].filter(Boolean).join(", ")})\n${r.description ?? r.title ?? ""}\n${originReport(catalog, found)}\nFiles:\n${files}`,
     );
   },
 });
