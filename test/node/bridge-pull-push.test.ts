@@ -455,7 +455,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
   const ciSync = (command: "pull" | "push", token: string) => headless([command, "--remote", remote, "--project", PROJECT, "--dir", ci], { BMAD_MCP_TOKEN: token });
 
   it("ends a sign-in nobody finishes, saying so and how to start again (it waited for the browser forever)", async () => {
-    const out = await headless(["pull", "--remote", remote, "--project", PROJECT, "--dir", join(tmp.dir, "nobody")], { BMAD_MCP_SIGN_IN_SECONDS: "2" }, true);
+    const out = await headless(["pull", "--remote", remote, "--project", PROJECT, "--dir", join(tmp.dir, "nobody")], { BMAD_MCP_SIGN_IN_SECONDS: "2", XDG_CONFIG_HOME: join(tmp.dir, "nobody-config") }, true);
     expect(out.stderr).toMatch(/sign in to \S+ in your browser/);
     expect(out.stderr).toContain("no sign-in came back from the browser within 2 seconds; run the command again and open the link it prints");
     expect(out.code).toBe(1);

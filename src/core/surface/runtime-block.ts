@@ -26,9 +26,11 @@ export interface LaterValues {
 
 export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven: true, configGiven: true };
 
-/** Longest a value given for files loaded later is, and all of them together: past them the script prints them. */
+/** Longest a value given for files loaded later is, and each kind's all together: past them the script prints them
+ *  (review 136: a collaborator's 26 config keys made the block 10 KB). */
 const MAX_LATER_VALUE = 300;
 const MAX_LATER_VALUES = 1024;
+const fits = (pairs: Array<[string, string]>) => pairs.reduce((n, [k, v]) => n + k.length + v.length, 0) <= MAX_LATER_VALUES;
 
 /** `rendered`: the rendered files' own text (before rendering); `later`: the text of the skill's files loaded later. */
 export function laterValues(ctx: SkillRender, rendered: string[], later: string[]): LaterValues {
@@ -42,11 +44,12 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
     });
   const bare = (text: string) => [...text.matchAll(BARE_NAME)].filter((m) => !m[1] && m[2]!.includes("_") && ctx.config.has(m[2]!)).map((m) => m[2]!);
   const config = [...new Set([...rendered, ...later].flatMap(bare))];
+  const configGiven = config.every((key) => givable(ctx.config.get(key)!)) && fits(config.map((key) => [key, ctx.config.get(key)!]));
   return {
     custom,
-    config: config.filter((key) => givable(ctx.config.get(key)!)),
-    customGiven: custom.every(([, v]) => v.length <= MAX_LATER_VALUE && isOneLine(v)) && custom.reduce((n, [k, v]) => n + k.length + v.length, 0) <= MAX_LATER_VALUES,
-    configGiven: config.every((key) => givable(ctx.config.get(key)!)),
+    config: configGiven ? config : [],
+    customGiven: custom.every(([, v]) => v.length <= MAX_LATER_VALUE && isOneLine(v)) && fits(custom),
+    configGiven,
   };
 }
 

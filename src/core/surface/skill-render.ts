@@ -196,7 +196,10 @@ export function renderSkillText(text: string, ctx: SkillRender, inlined = new Se
 export function customValueLine(ctx: SkillRender, key: string): string | undefined {
   const raw = extractKey(ctx.customization, key);
   const value = confined(formatCustom(raw, ctx, true), ctx);
-  return value === undefined || raw === undefined ? undefined : isScalar(raw) ? JSON.stringify(value) : value;
+  const json = value === undefined || raw === undefined ? undefined : isScalar(raw) ? JSON.stringify(value) : value;
+  // JSON either way: a backtick, only ever inside a string, is written as its escape, so that it cannot end or open a
+  // code span in the block's own line (review 136: a collaborator's preset wrote "Server note: `share …`").
+  return json?.replace(/`/g, "\\u0060");
 }
 
 function configValue(path: string, ctx: SkillRender): string | undefined {

@@ -5,6 +5,7 @@ import * as z from "zod";
 import type { ToolsetName } from "./toolsets.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ToolOutcome } from "./outcome.js";
+import { terminalText } from "../workspace/paths.js";
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -112,8 +113,10 @@ export interface IssueLike {
 /** Issues as `"field": problem; …`, a field named by its path past the first `skip` segments (`whole` where none is
  *  left). A union says, for each field, what each of its shapes wanted first, not zod's bare "Invalid input". */
 export function describeIssues(issues: readonly IssueLike[], whole: string, skip = 0): string {
-  const field = (path: readonly PropertyKey[]) => (path.length > skip ? `"${path.slice(skip).map(String).join(".")}"` : whole);
-  return issues
+  // A field's name is the caller's text: shown with its controls written out, and cut (review 136: a key holding a
+  // line break and "- Note: …", and one of 900 KB, came back whole).
+  const field = (path: readonly PropertyKey[]) => (path.length > skip ? `"${cut(oneLine(path.slice(skip).map(String).join(".")), MAX_FIELD_CHARS)}"` : whole);
+  const parts = issues
     .flatMap((issue) => {
       if (!issue.errors?.length) return [`${field(issue.path)}: ${issue.message}`];
       const wanted = new Map<string, Set<string>>();
@@ -123,9 +126,17 @@ export function describeIssues(issues: readonly IssueLike[], whole: string, skip
         wanted.set(at, (wanted.get(at) ?? new Set()).add(first.message));
       }
       return [...wanted].map(([at, messages]) => `${at}: ${eitherOf([...messages])}`);
-    })
-    .join("; ");
+    });
+  const more = parts.length - MAX_ISSUES_SHOWN;
+  return parts.slice(0, MAX_ISSUES_SHOWN).map((part) => cut(part, MAX_ISSUE_CHARS)).join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
+
+const MAX_FIELD_CHARS = 80;
+const MAX_ISSUE_CHARS = 300;
+const MAX_ISSUES_SHOWN = 5;
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+/** Text with its line breaks and every other control (bidi too) written as escapes. */
+const oneLine = (text: string) => terminalText(JSON.stringify(text).slice(1, -1));
 
 /** `Invalid input: expected "a"` and `Invalid input: expected "b"` as `Invalid input: expected "a" or expected "b"`. */
 function eitherOf(messages: string[]): string {
