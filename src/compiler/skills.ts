@@ -18,6 +18,8 @@ export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: s
   const record: TreeRecord = { kind: "workflow", module, name, skill: true, entry, files: [] };
   const description = str(fm.value.data.description);
   if (description) record.description = description;
+  // BMAD's installer reads the marker so (shim-policy.js isShimSkill): `metadata: { lifecycle: shim }`.
+  if (asObject(fm.value.data.metadata).lifecycle === "shim") record.shim = true;
 
   const customRel = files.get(`${dir}/customize.toml`);
   const customText = customRel === undefined ? null : ctx.tree.text(customRel);

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { csvRows, install, madeOnce, tempDir } from "./helpers.js";
+import { cachedInstall, csvRows, install, madeOnce, PKG, tempDir } from "./helpers.js";
 
 const tmp = tempDir("bridge");
 let bridge: string;
@@ -111,6 +111,22 @@ describe("the local bridge", () => {
     expect(out).toContain("LEVEL project");
     expect(out).not.toContain("LEVEL cli");
     expect(out).toMatch(/Also available: .*from cli \(priority 2.*from env \(priority 3.*from user \(priority 4.*from package \(priority 5, bmad-method@6\.12\.0\)/);
+  });
+
+  it("lists BMAD's deprecated shims where the project installed them (--shims), and else loads them by name only", async () => {
+    const workflows = async (c: Client) => text(await call(c, "bmad", { command: "" })).match(/^Workflows: (.*)$/m)![1]!.split(", ");
+    // A default install leaves the shims out: so do the listings, though the embedded bundle holds them.
+    const { client: plain } = await sharedProject();
+    expect(await workflows(plain)).not.toContain("*bmm/domain-research");
+    expect((await plain.listPrompts()).prompts.map((p) => p.name)).not.toContain("bmad-domain-research");
+    expect(text(await call(plain, "bmad", { command: "*domain-research" }))).toMatch(/^Resolved bmm\/bmad-domain-research from package \(priority 5[^]*DEPRECATED — forwards to bmad-deep-recon/);
+    const dir = join(tmp.dir, "with-shims");
+    await cachedInstall(join(PKG, "bmad-method/tools/installer/bmad-cli.js"), ["install", "--modules", "bmm", "--tools", "claude-code", "--yes", "--shims"], dir);
+    const { client } = await spawnBridge(dir);
+    const listed = await workflows(client);
+    for (const shim of ["*bmm/domain-research", "*bmm/create-prd", "*core/editorial-review"]) expect(listed).toContain(shim);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toContain("bmad-domain-research");
+    expect(text(await call(client, "bmad", { command: "*domain-research" }))).toMatch(/^Resolved bmm\/bmad-domain-research from project \(priority 1/);
   });
 
   it("serves a classic 6.0.4 installed project: every agent of its manifest", async () => {

@@ -1,5 +1,6 @@
 // 6.12 trees: the bmad-method package source and a real installed project.
 import { cpSync, linkSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -35,6 +36,13 @@ describe("6.12 package source (default build)", () => {
     expect(built.manifest.sources).toEqual([
       { kind: "npm", name: "bmad-method", version: "6.12.0", origin: "package", priority: 5, layout: "v6-skills-source" },
     ]);
+  });
+
+  it("marks as shims exactly the skills BMAD's installer finds to be shims", async () => {
+    const policy = createRequire(import.meta.url)(join(PKG, "bmad-method/tools/installer/core/shim-policy.js")) as { discoverShims: (dir: string) => Promise<Array<{ id: string }>> };
+    const shims = (await policy.discoverShims(join(PKG, "bmad-method/src"))).map((s) => s.id).sort();
+    expect(shims).toContain("bmad-domain-research");
+    expect(built.manifest.records.filter((r) => r.shim).map((r) => r.name).sort()).toEqual(shims);
   });
 
   it("serves the bmad-help catalog BMAD's installer assembles, byte for byte, though the source tree has none", () => {

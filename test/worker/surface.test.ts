@@ -72,6 +72,23 @@ describe("the bmad tool", () => {
     for (const a of catalog.list("agent")) expect(all).toContain(`${a.module}/${shortName(a)}`);
   });
 
+  it("lists what BMAD's default install installs, leaving out its deprecated shims, and still loads one by name", async () => {
+    const all = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "" } }));
+    // Written out: bmad-method 6.12's workflows but the 21 SKILL.md folders marked `metadata: { lifecycle: shim }`
+    // (bmm/domain-research, bmm/create-prd, core/editorial-review, ...), which its installer leaves out unless --shims.
+    expect(all.match(/^Workflows: (.*)$/m)![1]!.split(", ")).toEqual([
+      "*bmm/architecture", "*bmm/build", "*bmm/build-auto", "*bmm/code-review", "*bmm/correct-course", "*bmm/create-epics-and-stories",
+      "*bmm/prd", "*bmm/prfaq", "*bmm/product-brief", "*bmm/project-context", "*bmm/qa-generate-e2e-tests", "*bmm/retrospective",
+      "*bmm/spec", "*bmm/sprint-planning", "*bmm/ux", "*bmm/walkthrough", "*core/advanced-elicitation", "*core/brainstorming",
+      "*core/customize", "*core/deep-recon", "*core/forge-idea", "*core/help", "*core/party-mode", "*core/review",
+    ]);
+    // An old invocation still loads the shim, whose own text says where it went.
+    const old = (await newcomer.call(TOOL.bmad, { command: "*domain-research", project })).text;
+    expect(old).toContain("Resolved bmm/bmad-domain-research from package");
+    expect(old).toContain("DEPRECATED — forwards to bmad-deep-recon (domain type)");
+    expect(old).toContain("`bmad-domain-research` is deprecated and forwards to `bmad-deep-recon` with the domain type.");
+  });
+
   it("lists deeper files as bmad:// links instead of inlining them", async () => {
     const out = (await newcomer.call(TOOL.bmad, { command: "*prd", project })).text;
     expect(out).toContain("bmad://bmm/bmad-prd/assets/prd-template.md");
@@ -138,6 +155,8 @@ describe("prompts", () => {
     for (const agent of ["bmad-analyst", "bmad-architect", "bmad-pm", "bmad-dev", "bmad-ux-designer"]) expect(names).toContain(agent);
     expect(names).toHaveLength(catalog.list("agent").length + catalog.list("workflow").length);
     expect(names).toContain("bmad-prd");
+    // BMAD's deprecated shims are not installed by default, so not offered as prompts (the bmad tool loads them by name).
+    expect(names).not.toContain("bmad-domain-research");
   });
 
   it("serves the raw agent files with loading instructions and the optional message", async () => {
@@ -192,7 +211,8 @@ describe("resources", () => {
     expect(lines[0]).toBe("name,displayName,title,icon,capabilities,role,identity,communicationStyle,principles,module,path");
     expect(lines).toHaveLength(1 + catalog.list("agent").length);
     const skills = (await client.readResource({ uri: "bmad://manifests/skills" })).contents[0] as { text: string };
-    expect(skills.text.trim().split("\n")).toHaveLength(1 + catalog.manifest.records.filter((r) => r.skill).length);
+    // As a default 6.12 install writes its skill-manifest.csv: 29 skills, without the deprecated shims.
+    expect(skills.text.trim().split("\n")).toHaveLength(1 + 29);
   });
 
   it("serves the configuration as JSON", async () => {

@@ -5,7 +5,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILES } from "../../src/core/workspace/limits.js";
-import { seed } from "./setup.js";
+import { catalog, seed } from "./setup.js";
 import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -27,14 +27,18 @@ beforeAll(async () => {
 const run = (command: string) => ada.call(TOOL.bmadRun, { command });
 
 describe("rendering against a workspace", () => {
-  it("renders every prompt with the project, with no placeholder left", async () => {
+  it("renders every prompt, and every deprecated shim by name, with the project, with no placeholder left", async () => {
     const { prompts } = await ada.client.listPrompts();
-    expect(prompts.length).toBeGreaterThan(40);
-    for (const p of prompts) {
-      const out = ((await ada.client.getPrompt({ name: p.name, arguments: { project } })).messages[0]!.content as { text: string }).text;
-      expect([...out.matchAll(LEFTOVER)].map((m) => m[0]), p.name).toEqual([]);
-      expect(out, p.name).toContain(root);
-    }
+    expect(prompts.length).toBe(29);
+    const check = (name: string, out: string) => {
+      expect([...out.matchAll(LEFTOVER)].map((m) => m[0]), name).toEqual([]);
+      expect(out, name).toContain(root);
+    };
+    for (const p of prompts) check(p.name, ((await ada.client.getPrompt({ name: p.name, arguments: { project } })).messages[0]!.content as { text: string }).text);
+    // The shims are no prompts (a default install has none), but an old invocation still loads one.
+    const shims = catalog.manifest.records.filter((r) => r.shim);
+    expect(shims).toHaveLength(21);
+    for (const r of shims) check(r.name, (await ada.call(TOOL.bmad, { command: `*${r.module}/${r.name}`, project })).text);
   });
 
   it("fills in the project's config and tells the model where to write", async () => {

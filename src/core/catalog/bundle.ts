@@ -42,6 +42,9 @@ export interface CatalogRecord {
   phase?: string;
   /** True when the record is a v6.3+ skill (a SKILL.md directory). */
   skill?: boolean;
+  /** True for BMAD's deprecated v6 compatibility shims (SKILL.md frontmatter `metadata: { lifecycle: shim }`), which
+   *  only forward to the skill that replaced them. Absent otherwise. */
+  shim?: boolean;
   /** Index into BundleManifest.sources. */
   source: number;
   /** Bundle path of the main file (agent .md, SKILL.md, workflow.yaml/.md, task .xml/.md). */

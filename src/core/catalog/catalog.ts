@@ -44,7 +44,7 @@ export class Catalog {
         const key = `${r.module}/${shortName(r)}`;
         if (seen.has(key)) return false;
         seen.add(key);
-        return true;
+        return !this.unlisted(r);
       });
       winners.sort((a, b) => a.module.localeCompare(b.module) || a.name.localeCompare(b.name));
       this.winnersByKind.set(kind, winners);
@@ -70,7 +70,13 @@ export class Catalog {
     return s ? `${s.origin} (priority ${s.priority}, ${s.name}${s.version ? "@" + s.version : ""})` : "unknown";
   }
 
-  /** One record per module/short-name: the highest-priority origin. */
+  /** BMAD's installer leaves its deprecated shims out unless asked (`--shims`): one a package or source tree ships
+   *  resolves by name but is listed nowhere; one an installed tree holds was asked for, and is listed. */
+  private unlisted(record: CatalogRecord): boolean {
+    return record.shim === true && this.manifest.sources[record.source]?.layout !== "v6-skills-installed";
+  }
+
+  /** One record per module/short-name: the highest-priority origin, unless that is a shim nobody installed. */
   list(kind: RecordKind): CatalogRecord[] {
     return this.winnersByKind.get(kind) ?? [];
   }
