@@ -124,7 +124,7 @@ export class StdioTransport extends StdioServerTransport {
     } catch (error) {
       if (error instanceof SyntaxError) return;
       const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
-      if (typeof id === "string" || typeof id === "number") this.answerError(id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id and a \"method\" string).");
+      if (typeof id === "string" || typeof id === "number") this.answerError(id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id, a \"method\" string and, if it has them, \"params\" an object whose \"_meta.progressToken\" is a string or a number).");
       return;
     }
     // A request is what has an id and a method, whatever its method says (a "notifications/cancelled" with an id freed

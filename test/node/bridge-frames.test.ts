@@ -78,6 +78,9 @@ describe("frames over the size limit", () => {
     child.stdin.write('{"jsonrpc":"2.0","id":4}\n{"id":"x","method":7}\n');
     expect(await reply()).toMatchObject({ id: 4, error: { code: -32600, message: expect.stringMatching(/^Invalid request: not a JSON-RPC 2\.0 request/) } });
     expect(await reply()).toMatchObject({ id: "x", error: { code: -32600 } });
+    // A request with all three whose progress token is no string or number: the answer names that, not what it has (review 136).
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "bmad", arguments: {}, _meta: { progressToken: { a: 1 } } } })}\n`);
+    expect(await reply()).toMatchObject({ id: 5, error: { code: -32600, message: expect.stringContaining('"_meta.progressToken" is a string or a number') } });
   });
 
   it("answers at most 64 requests at once, refusing the rest at once, and takes more as they are answered (review 27: 20,000 pipelined held 800 MB)", async () => {

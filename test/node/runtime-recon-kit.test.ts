@@ -73,6 +73,8 @@ it("answers every subcommand, error and help as recon_kit.py does", async () => 
     ["staleness", "claims.json", "--windows", windows, "--today", "2026-11-27"],
     ["staleness", "claims.json", "--windows", '{"pricing": -14}', "--today", "2026"],
     ["staleness", "claims.json", "--windows", '{"pricing": "x"}', "--today", "2026-11-27"],
+    ["staleness", "claims.json", "--windows", '{"pricing": " \u0663 "}', "--today", "2026-11-27"], // any decimal digits, as int() (review 136)
+    ["staleness", "claims.json", "--windows", `{"pricing": ${"7".repeat(4301)}}`, "--today", "2026-11-27"], // past int()'s 4,300 digits
     ["staleness", "claims.json", "--windows", windows, "--today", "27/11/2026"],
     ["staleness", "bad-date.json", "--windows", windows, "--today", "2026-11-27"],
     ["staleness", "no-date.json", "--windows", windows, "--today", "2026-11-27"],

@@ -207,7 +207,11 @@ function loadsNested(text: string): PyValue {
     NUMBER.lastIndex = at;
     const [token, fraction, exponent] = NUMBER.exec(text)!;
     at = NUMBER.lastIndex;
-    return fraction === undefined && exponent === undefined ? BigInt(token) : Number(token);
+    if (fraction !== undefined || exponent !== undefined) return Number(token);
+    // Python's guard against quadratic conversion: a longer integer is its ValueError, not a value.
+    const digits = token.length - (token.startsWith("-") ? 1 : 0);
+    if (digits > 4300) throw new PyError("ValueError", `Exceeds the limit (4300 digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`);
+    return BigInt(token);
   };
   return value();
 }

@@ -1,6 +1,7 @@
 // Port of BMAD 6.12 bmad-deep-recon's scripts/recon_kit.py, for where its Python cannot run (the remote): the
 // research workflow's deterministic helpers (citations, tally, staleness, slug, escape-sources), one JSON object each.
 // Python's `\w` and `\d` are Unicode-aware; the patterns here use the `u` flag and letter classes where it matters.
+import { pyInt } from "./py-int.js";
 import { addArgument, addSubparser, addSubparsers, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
@@ -162,10 +163,14 @@ function addMonths(day: Day, months: number): Day {
 /** int(v) of a JSON value, as a window's months. */
 function toInt(v: PyValue): number {
   if (typeof v === "bigint") return Number(v);
-  if (typeof v === "number") return Math.trunc(v);
+  if (typeof v === "number") {
+    if (Number.isNaN(v)) throw new PyError("ValueError", "cannot convert float NaN to integer");
+    if (!Number.isFinite(v)) throw new PyError("OverflowError", "cannot convert float infinity to integer");
+    return Math.trunc(v);
+  }
   if (typeof v === "boolean") return v ? 1 : 0;
-  if (typeof v === "string" && /^\s*[+-]?\d+(?:_\d+)*\s*$/.test(v)) return Number(v.replace(/_/g, ""));
-  if (typeof v === "string") throw new PyError("ValueError", `invalid literal for int() with base 10: ${repr(v)}`);
+  // int() of text reads any decimal digits (review 136: "٣" refused).
+  if (typeof v === "string") return Number(pyInt(v));
   throw new PyError("TypeError", `int() argument must be a string, a bytes-like object or a real number, not '${typeName(v)}'`);
 }
 
