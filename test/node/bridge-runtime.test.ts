@@ -8,7 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
 import { loadBundleFromDir } from "../../src/compiler/read.js";
-import { connectBridge, installedProjects, madeOnce, processRuns, ROOT, toolText as text, usersNode } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, processRuns, ROOT, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
 
@@ -19,18 +19,18 @@ const run = promisify(execFile);
 /** Placeholders BMAD's renderer fills in: none may be left in a rendered skill. */
 export const LEFTOVER = /\{project-root\}|\{skill-root\}|\{workflow\.[A-Za-z0-9_.-]+\}|\{agent\.[A-Za-z0-9_.-]+\}|\{\{config\.[^}]*\}\}/g;
 
-async function connect(cwd: string, env: Record<string, string> = {}, args: string[] = [], node?: string): Promise<Client> {
-  const bridgeRun = await connectBridge(bridge, cwd, { env, args, home: join(tmp.dir, "home"), node });
+async function connect(cwd: string, env: Record<string, string> = {}, args: string[] = []): Promise<Client> {
+  const bridgeRun = await connectBridge(bridge, cwd, { env, args, home: join(tmp.dir, "home") });
   tmp.closeAfter(bridgeRun.close);
   return bridgeRun.client;
 }
 
 /** One installed project and a bridge on it, made at first use, for the tests that need nothing else of it:
  *  a bridge start costs more CPU than most tests. In file order, none writes what a later one asserts on
- *  (block and earlier come before anything lands in _bmad-output). The bridge runs on the user's Node. */
+ *  (block and earlier come before anything lands in _bmad-output). */
 const sharedProject = madeOnce(() => {
   const dir = project("shared");
-  return { dir, client: connect(dir, {}, [], usersNode()) };
+  return { dir, client: connect(dir) };
 });
 
 const bmadRun = async (c: Client, command: string) => {

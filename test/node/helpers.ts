@@ -136,14 +136,14 @@ export const usersNode = madeOnce(() => {
 });
 
 /** The built bridge (inject("bridge")), spawned over stdio with the SDK client; `stderr()` is what it printed.
- *  `node`: the Node to run it on (default: the one running the tests). */
+ *  `node`: the Node to run it on (default: the user's, usersNode). */
 export async function connectBridge(
   bridge: string,
   cwd: string,
   opts: { args?: string[]; env?: Record<string, string>; home?: string; node?: string } = {},
 ): Promise<{ client: Client; stderr: () => string; pid: number; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({
-    command: opts.node ?? process.execPath,
+    command: opts.node ?? usersNode(),
     args: [bridge, ...(opts.args ?? [])],
     cwd,
     env: { PATH: process.env.PATH!, HOME: opts.home ?? join(cwd, ".no-home"), ...opts.env },
