@@ -565,7 +565,7 @@ describe("sprint_status.py update at once", () => {
     const runs = await Promise.all(Array.from({ length: 8 }, (_, i) => run(`${script} update --file ${root}/${file} --epic 1 --add-action '[{"action":"act-${i}","owner":"x"}]' --date "01-02-2026 10:00"`)));
     const acknowledged = runs.flatMap((r, i) => (JSON.parse(r.structured.stdout).ok === true ? [i] : []));
     expect(acknowledged.length).toBeGreaterThan(0);
-    for (const r of runs.filter((_, i) => !acknowledged.includes(i))) expect(JSON.parse(r.structured.stdout)).toMatchObject({ ok: false, error: expect.stringContaining("the file changed while this ran") });
+    for (const r of runs.filter((_, i) => !acknowledged.includes(i))) expect(JSON.parse(r.structured.stdout)).toMatchObject({ ok: false, error: expect.stringContaining("the file changed while this ran"), restored: true });
     const final = (await ada.files({ action: "read", project, path: file })).text;
     for (const i of acknowledged) expect(final).toContain(`act-${i}"`);
     expect(final.match(/action: "act-\d"/g)).toHaveLength(acknowledged.length);

@@ -282,7 +282,8 @@ async function readOriginal(ctx: ScriptContext, path: string): Promise<Uint8Arra
 async function writeChecked(ctx: ScriptContext, path: string, doc: { start: string[]; root: YValue | null }, dev: YMapNode, original: Uint8Array | undefined): Promise<void> {
   const root = doc.root as YMapNode;
   const payload = dumpYaml(doc);
-  if (!(await writeFileIf(ctx, path, original, payload))) fail(CHANGED_MEANWHILE, ["restored", false]);
+  // The file is whole, another writer's (restored: true; false would read as "may be incomplete": review 138).
+  if (!(await writeFileIf(ctx, path, original, payload))) fail(CHANGED_MEANWHILE, ["restored", true]);
   try {
     // The bytes this run wrote (the compare-and-set put exactly them there), not a re-read another writer may have changed since.
     const reread = loadYaml(payload);

@@ -255,8 +255,9 @@ async function update(ctx: ScriptContext, args: Namespace): Promise<void> {
   }
   setItem(data, "last_updated", str(lastUpdated));
   const payload = dumpYaml(doc);
-  // Only over the file this run read: another writer's change meanwhile stands, and this run says to run again.
-  if (!(await writeFileIf(ctx, file, originalBytes, payload))) return emit(dict(["ok", false], ["error", CHANGED_MEANWHILE], ["restored", false]), 1);
+  // Only over the file this run read: another writer's change meanwhile stands, and this run says to run again. The
+  // file is whole (restored: true); BMAD's skill reads false as "the file may be incomplete" (review 138).
+  if (!(await writeFileIf(ctx, file, originalBytes, payload))) return emit(dict(["ok", false], ["error", CHANGED_MEANWHILE], ["restored", true]), 1);
 
   const fail = async (message: string): Promise<never> => {
     // Put back only over this run's own write: a change another writer made since is theirs, and stands.
