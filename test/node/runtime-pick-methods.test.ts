@@ -37,6 +37,8 @@ it("answers every command, error and help as pick_methods.py does", async () => 
     ["--extra", "missing.json", "categories"],
     ["--extra", "not-a-list.json", "categories"],
     ["--extra", "[1]", "categories"],
+    // json.loads reads Python's constants, and a new method's number follows the largest exactly (review 137).
+    ["--extra", '[{"method_name":"Inf","description":Infinity,"num":-Infinity},{"method_name":"Big","num":12345678901234567890},{"method_name":"Next"}]', "show", "inf", "next"],
     ["--file", "odd.csv", "list", "--all"],
     ["--file", "odd.csv", "--extra", '[{"method_name": "late"}]', "show", "7", "8", "no num"],
     ["--file", "missing.csv", "categories"],

@@ -63,7 +63,8 @@ function mergeExtra(rows: Row[], extras: Row[]): Row[] {
       merged.push({ ...e });
     }
   }
-  let next = merged.filter((r) => /^\d+$/.test(r.num)).reduce((max, r) => Math.max(max, Number(r.num)), 0) + 1;
+  // Python's int: exact past 2^53 (review 137: 12345678901234567890 + 1 came out as …7000).
+  let next = merged.filter((r) => /^\d+$/.test(r.num)).reduce((max, r) => (BigInt(r.num) > max ? BigInt(r.num) : max), 0n) + 1n;
   for (const r of merged) if (!r.num) r.num = String(next++);
   return merged;
 }

@@ -161,7 +161,7 @@ function tooDeep(text: string): void {
  *  Python's dict. (JSON.parse's reviver gives a number's source text only from Node 21, and puts integer-like keys
  *  first: review 129 found every integer read as a float on Node 20.) */
 function loadsNested(text: string): PyValue {
-  JSON.parse(text); // the syntax check, and its error
+  JSON.parse(withoutPythonConstants(text)); // the syntax check, and its error
   let at = 0;
   const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
   const blank = () => {
@@ -198,7 +198,7 @@ function loadsNested(text: string): PyValue {
       }
     }
     if (c === '"') return string();
-    for (const [word, literal] of LITERALS) {
+    for (const [word, literal] of [...LITERALS, ...PYTHON_CONSTANTS]) {
       if (text.startsWith(word, at)) {
         at += word.length;
         return literal;
@@ -217,3 +217,35 @@ function loadsNested(text: string): PyValue {
 }
 
 const LITERALS: ReadonlyArray<[string, PyValue]> = [["true", true], ["false", false], ["null", null]];
+/** What json.loads reads beyond JSON (its parse_constant): `-Infinity` before the numbers that start with "-". */
+const PYTHON_CONSTANTS: ReadonlyArray<[string, PyValue]> = [["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
+const CONSTANT = /-?Infinity|NaN/y;
+
+/** `text` for JSON.parse's check: each of Python's constants outside a string written as a 0, padded to its length. */
+function withoutPythonConstants(text: string): string {
+  if (!text.includes("NaN") && !text.includes("Infinity")) return text;
+  let out = "";
+  let from = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+      continue;
+    }
+    if (c === '"') inString = true;
+    else if (c === "N" || c === "I" || c === "-") {
+      CONSTANT.lastIndex = i;
+      const m = CONSTANT.exec(text);
+      // Only where a value starts: `1Infinity` stays the error it is.
+      let before = i - 1;
+      while (before >= 0 && " \t\n\r".includes(text[before]!)) before--;
+      if (!m || (before >= 0 && !"[,:".includes(text[before]!))) continue;
+      out += `${text.slice(from, i)}0${" ".repeat(m[0].length - 1)}`;
+      i += m[0].length - 1;
+      from = i + 1;
+    }
+  }
+  return out + text.slice(from);
+}
