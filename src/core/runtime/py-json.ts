@@ -133,35 +133,19 @@ export function pyEquals(a: PyValue | undefined, b: PyValue | undefined): boolea
 /** json.loads: objects become Maps (keys in document order), integers bigints and other numbers floats, as
  *  Python reads them (the number's own text decides, so a big integer keeps every digit). */
 export function loads(text: string): PyValue {
-  tooDeep(text);
+  JSON.parse(checkable(text)); // the syntax check, and its error
   return loadsNested(text);
 }
 
 /** Python's decoder recurses once per level and stops near its recursion limit (1,000 frames, a few taken), valid
- *  document or not: deeper nesting is its RecursionError, found here in one pass (brackets in strings not counted). */
+ *  document or not. */
 const MAX_JSON_DEPTH = 990;
 
-function tooDeep(text: string): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === "\\") i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === "[" || c === "{") {
-      if (++depth > MAX_JSON_DEPTH) throw new PyError("RecursionError", `maximum recursion depth exceeded while decoding a JSON ${c === "[" ? "array" : "object"} from a unicode string`);
-    } else if (c === "]" || c === "}") depth--;
-  }
-}
-
-/** The value of `text`, once JSON.parse has found it valid: read token by token, so that an integer keeps every digit
+/** The value of `text`, once JSON.parse has found it valid (Python's constants aside): read token by token, so that an integer keeps every digit
  *  (a bigint) and an object its keys in document order, a repeated key at its first place with its last value, as
  *  Python's dict. (JSON.parse's reviver gives a number's source text only from Node 21, and puts integer-like keys
  *  first: review 129 found every integer read as a float on Node 20.) */
 function loadsNested(text: string): PyValue {
-  JSON.parse(withoutPythonConstants(text)); // the syntax check, and its error
   let at = 0;
   const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
   const blank = () => {
@@ -221,20 +205,22 @@ const LITERALS: ReadonlyArray<[string, PyValue]> = [["true", true], ["false", fa
 const PYTHON_CONSTANTS: ReadonlyArray<[string, PyValue]> = [["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
 const CONSTANT = /-?Infinity|NaN/y;
 
-/** `text` for JSON.parse's check: each of Python's constants outside a string written as a 0, padded to its length. */
-function withoutPythonConstants(text: string): string {
-  if (!text.includes("NaN") && !text.includes("Infinity")) return text;
+/** `text` for JSON.parse's check, in one pass: each of Python's constants outside a string written as a 0, padded to its
+ *  length; nesting deeper than Python's decoder goes is its RecursionError (brackets in strings not counted). */
+function checkable(text: string): string {
   let out = "";
   let from = 0;
+  let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (inString) {
       if (c === "\\") i++;
       else if (c === '"') inString = false;
-      continue;
-    }
-    if (c === '"') inString = true;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      if (++depth > MAX_JSON_DEPTH) throw new PyError("RecursionError", `maximum recursion depth exceeded while decoding a JSON ${c === "[" ? "array" : "object"} from a unicode string`);
+    } else if (c === "]" || c === "}") depth--;
     else if (c === "N" || c === "I" || c === "-") {
       CONSTANT.lastIndex = i;
       const m = CONSTANT.exec(text);
@@ -247,5 +233,5 @@ function withoutPythonConstants(text: string): string {
       from = i + 1;
     }
   }
-  return out + text.slice(from);
+  return from ? out + text.slice(from) : text;
 }
