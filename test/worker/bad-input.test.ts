@@ -24,6 +24,10 @@ describe("unknown names answer with the closest ones", () => {
     expect(await toolError(TOOL.bmad, { command: "archtect" })).toMatch(/Unknown agent "archtect"\. Closest: architect/);
     expect(await toolError(TOOL.bmad, { command: "*prdd" })).toMatch(/Unknown workflow "prdd"\. Closest: prd/);
     expect(await toolError(TOOL.bmad, { command: "prd" })).toContain('a workflow: use "*prd"');
+    // Another case names the same; a slash command runs what it names (review 140: both were offered the pm agent).
+    expect(await toolError(TOOL.bmad, { command: "PRD" })).toContain('a workflow: use "*PRD"');
+    for (const command of ["/bmad-prd", "*PRD"]) expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command } })), command).toMatch(/^bmm\/prd \(BMad PRD\) runs in a project/);
+    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "/bmad-agent-pm" } }))).toMatch(/^Resolved bmm\/bmad-agent-pm from /);
     // A phrase a skill says it is used for leads to that skill first (review 90: readiness is sprint-planning's).
     for (const command of ["*check-implementation-readiness", "*bmad-check-implementation-readiness", "*check implementation readiness"]) {
       expect(await toolError(TOOL.bmad, { command }), command).toMatch(/\. Closest: sprint-planning, /);
