@@ -17,6 +17,8 @@ import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 import { isOneLine } from "../core/lines.js";
+import { suggestion } from "../core/catalog/closest.js";
+import { nearPaths } from "../core/surface/near-paths.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { pulledOthers } from "./sync-state.js";
 
@@ -123,7 +125,8 @@ class LocalFiles implements WorkspaceFiles {
       return invalid(`${rel.value}: ${(error as Error).message}`);
     }
     const entry = data && (await this.entry(rel.value, data));
-    if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` };
+    // The closest names on its way, as the remote says them (review 140: "docs/prd.mdd" got none here).
+    if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).${suggestion(await nearPaths(this, rel.value, 3))}` };
     return { ok: true, value: { ...entry, data, ...(await this.pulledBy(rel.value, entry.sha256)) } };
   }
 

@@ -322,6 +322,8 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "read", path: "../outside.md" })).toMatchObject({ isError: true, text: expect.stringMatching(/cannot leave the project/) });
     expect(await files({ action: "read", path: "link.md" })).toMatchObject({ isError: true });
     expect((await files({ action: "read", path: "link.md" })).text).not.toContain("not yours");
+    // A missing file names the closest on its way, as the remote does (review 140).
+    expect((await files({ action: "read", path: "_bmad/bmm/config.yamll" })).text).toMatch(/^No file _bmad\/bmm\/config\.yamll in the project \(.*\)\. Closest: _bmad\/bmm\/config\.yaml/);
     expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
     expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
     expect(readFileSync(outside, "utf8")).toBe("not yours");
