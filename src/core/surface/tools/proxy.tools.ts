@@ -85,7 +85,16 @@ export const executeTask = defineTool({
   description: "Load a BMAD task's raw file with instructions, then follow it.",
   input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
   annotations: READ_ONLY,
-  run: ({ task_name, params: p }, deps) => loadRecord(deps, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
+  async run({ task_name, params: p }, deps) {
+    const { catalog } = deps.reader;
+    // A bundle without tasks (BMAD 6.x: they became skills) says so, and names the workflow the name reaches (review 140:
+    // "Unknown task" with nothing to go on).
+    if (!catalog.list("task").length) {
+      const workflow = catalog.resolve("workflow", task_name);
+      return fail(`This bundle has no tasks${workflow.ok ? `; "${task_name}" is a workflow: ${TOOL.executeWorkflow} with {"workflow_name": "${task_name}"}` : `: ${TOOL.listWorkflows} lists its workflows`}.`);
+    }
+    return loadRecord(deps, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) });
+  },
 });
 
 export const getKnowledge = defineTool({
