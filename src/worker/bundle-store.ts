@@ -14,7 +14,8 @@ export class BundleMissingError extends Error {}
 class KvBundleReader implements BundleReader {
   private readonly texts = new Map<string, string>();
   private cachedBytes = 0;
-  private index?: Promise<SearchIndex>;
+  /** Kept once read, never while being read (core/kept.ts). */
+  private index?: SearchIndex;
 
   constructor(
     private readonly env: Env,
@@ -34,9 +35,8 @@ class KvBundleReader implements BundleReader {
     return text;
   }
 
-  searchIndex(): Promise<SearchIndex> {
-    this.index ??= this.blob(this.catalog.manifest.searchIndex).then((t) => JSON.parse(t) as SearchIndex);
-    this.index.catch(() => (this.index = undefined));
+  async searchIndex(): Promise<SearchIndex> {
+    this.index ??= JSON.parse(await this.blob(this.catalog.manifest.searchIndex)) as SearchIndex;
     return this.index;
   }
 

@@ -2,6 +2,7 @@
 // bmad-brainstorming ships as assets/brain-selector.html. It is read from the bundle (never copied into this project)
 // and carried gzip-compressed in base64 inside the small loader page src/views/brainstorm-view.ts builds: the page is
 // 244 KB, over a view's 150 KB, and 28 KB gzipped. Made once per bundle.
+import { keptWhenMade } from "../kept.js";
 import type { BundleFile } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { Result } from "../result.js";
@@ -27,26 +28,20 @@ export function composerFile(catalog: Catalog): Result<{ file: BundleFile }> {
   return { ok: false, error: `This bundle has no brainstorming composer page (${SKILL}/${ASSET}): it comes with BMAD 6.12's core module. Pick techniques in chat instead.` };
 }
 
-const pages = new WeakMap<Catalog, Promise<Result<{ text: string }>>>();
+const pages = new WeakMap<Catalog, Result<{ text: string }>>();
 
 /** The loader page with this bundle's composer page in its slot. */
 export function composerView(reader: BundleReader, loader: string): Promise<Result<{ text: string }>> {
   const { catalog } = reader;
-  let page = pages.get(catalog);
-  if (!page) {
-    page = (async () => {
-      const found = composerFile(catalog);
-      if (!found.ok) return found;
-      const parts = loader.split(COMPOSER_SLOT);
-      if (parts.length !== 2) return { ok: false, error: "The composer's loader page has no slot for the page: rebuild the bundle (npm run bundle)." };
-      const html = await reader.readText(found.file);
-      return { ok: true, text: parts.join(await gzipBase64(html)) };
-    })();
-    // A failed read is not kept: the next request tries again.
-    page.then((r) => r.ok || pages.delete(catalog), () => pages.delete(catalog));
-    pages.set(catalog, page);
-  }
-  return page;
+  // A failed read is not kept: the next request tries again.
+  return keptWhenMade(pages, catalog, async (): Promise<Result<{ text: string }>> => {
+    const found = composerFile(catalog);
+    if (!found.ok) return found;
+    const parts = loader.split(COMPOSER_SLOT);
+    if (parts.length !== 2) return { ok: false, error: "The composer's loader page has no slot for the page: rebuild the bundle (npm run bundle)." };
+    const html = await reader.readText(found.file);
+    return { ok: true, text: parts.join(await gzipBase64(html)) };
+  }, (page) => page.ok);
 }
 
 /** The text as UTF-8, gzip-compressed, in base64. */

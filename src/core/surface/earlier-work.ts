@@ -2,6 +2,7 @@
 // "inherits what the input settled" and has no step that finds the PRD. Which phases come before, and the folders
 // they write to, are read from the bundle's bmad-help.csv (phase, preceded-by, output-location) and the project's
 // config (planning_artifacts, ...): no list of phases or folders here.
+import { keptWhenMade } from "../kept.js";
 import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { ProjectRuntime } from "../runtime/project.js";
@@ -100,16 +101,14 @@ export function earlierLocations(rows: HelpRow[]): Map<string, string[]> {
   return out;
 }
 
-const byCatalog = new WeakMap<Catalog, Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }>>();
+const byCatalog = new WeakMap<Catalog, { rows: HelpRow[]; earlier: Map<string, string[]> }>();
 
 export function helpFor(reader: BundleReader): Promise<{ rows: HelpRow[]; earlier: Map<string, string[]> }> {
-  let help = byCatalog.get(reader.catalog);
-  if (!help) {
+  return keptWhenMade(byCatalog, reader.catalog, async () => {
     const file = reader.catalog.file(HELP_CATALOG);
-    const rows = file ? servedText(reader, file).then(helpRows) : Promise.resolve([]);
-    byCatalog.set(reader.catalog, (help = rows.then((all) => ({ rows: all, earlier: earlierLocations(all) }))));
-  }
-  return help;
+    const rows = file ? helpRows(await servedText(reader, file)) : [];
+    return { rows, earlier: earlierLocations(rows) };
+  });
 }
 
 /** A skill the catalog does not name (6.12's v6 shims: create-story, dev-story) is in no phase, as an `anytime` one;

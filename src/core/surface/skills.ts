@@ -28,7 +28,7 @@ interface ServedSkill {
   record: CatalogRecord;
   /** Path inside the skill -> bundle file. Config-shaped files are settings, never part of a skill. */
   files: Map<string, BundleFile>;
-  entry?: Promise<Skill | { problem: string }>;
+  entry?: Skill | { problem: string };
 }
 
 interface SkillIndex {
@@ -121,11 +121,9 @@ const runtimeSize = new TextEncoder().encode(SKILL_RUNTIME_TEXT).length;
 
 /** The skill's entry: SKILL.md's frontmatter as the SDK parses it (what clients verify against), every file. */
 function entryOf(reader: BundleReader, skill: ServedSkill): Promise<Skill | { problem: string }> {
-  skill.entry ??= buildEntry(reader, skill).catch((error: unknown) => {
-    skill.entry = undefined; // a failed read is tried again next time
-    throw error;
-  });
-  return skill.entry;
+  // Kept once built, never while being built (core/kept.ts); a failed read is tried again next time.
+  if (skill.entry) return Promise.resolve(skill.entry);
+  return buildEntry(reader, skill).then((entry) => (skill.entry = entry));
 }
 
 async function buildEntry(reader: BundleReader, skill: ServedSkill): Promise<Skill | { problem: string }> {

@@ -1,4 +1,5 @@
 // Generic OpenID Connect upstream: discovery, code flow with PKCE, ID token checked against the issuer's keys (jose).
+import { keptWhenMade } from "../../core/kept.js";
 import { createRemoteJWKSet, jwtVerify } from "jose";
 import * as z from "zod";
 import type { Upstream } from "./config.js";
@@ -9,22 +10,18 @@ type Oidc = Extract<Upstream, { kind: "oidc" }>;
 const Discovery = z.object({ issuer: z.string(), authorization_endpoint: z.url(), token_endpoint: z.url(), jwks_uri: z.url() });
 type Discovery = z.infer<typeof Discovery>;
 
-const discoveries = new Map<string, Promise<Discovery>>();
+/** Kept once read, never while being read (core/kept.ts). */
+const discoveries = new Map<string, Discovery>();
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
 function discover(issuer: string): Promise<Discovery> {
-  let found = discoveries.get(issuer);
-  if (!found) {
-    found = fetch(`${issuer}/.well-known/openid-configuration`).then(async (res) => {
-      if (!res.ok) throw new Error(`OpenID discovery at ${issuer} answered ${res.status}`);
-      const doc = Discovery.parse(await res.json());
-      if (doc.issuer.replace(/\/$/, "") !== issuer) throw new Error(`OpenID discovery names issuer ${doc.issuer}, expected ${issuer}`);
-      return doc;
-    });
-    found.catch(() => discoveries.delete(issuer));
-    discoveries.set(issuer, found);
-  }
-  return found;
+  return keptWhenMade(discoveries, issuer, async () => {
+    const res = await fetch(`${issuer}/.well-known/openid-configuration`);
+    if (!res.ok) throw new Error(`OpenID discovery at ${issuer} answered ${res.status}`);
+    const doc = Discovery.parse(await res.json());
+    if (doc.issuer.replace(/\/$/, "") !== issuer) throw new Error(`OpenID discovery names issuer ${doc.issuer}, expected ${issuer}`);
+    return doc;
+  });
 }
 
 export async function oidcAuthorizeUrl(up: Oidc, p: { redirectUri: string; state: string; challenge: string; nonce: string }): Promise<string> {
