@@ -433,7 +433,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   },
   {
     id: "002-11", seed: "002", feature: "Variables and paths resolved for the project (FR3.4: `{project-root}`, config values)",
-    remote: works(W.runtime, "renders every prompt with the project, with no placeholder left"),
+    remote: works(W.runtime, "renders every prompt, and every deprecated shim by name, with the project, with no placeholder left"),
     bridge: works(N.runtime, "renders every prompt for %s with no placeholder left"),
   },
   {

@@ -2,7 +2,7 @@
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
@@ -209,6 +209,24 @@ describe("bmad-run", () => {
     expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which bmad-run cannot run/);
     // A shared script named alone, as a step file may: BMAD's, which says what it needs.
     expect((await bmadRun(client, `memlog.py append --type event --text "spine finalized"`)).out?.stderr).toMatch(/memlog.py append: error: one of the arguments --workspace --path is required/);
+    // Review 141: lines as a model may write them on the way to the shared scripts, each answered with where they are.
+    const { dir } = sharedProject();
+    const config = (await bmadRun(client, "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root .")).out;
+    expect(config?.exit_code).toBe(0);
+    // From the project root as bmad-files takes it, after a python word, and by this folder's project URI.
+    for (const line of ["uv run ./_bmad/scripts/resolve_config.py --project-root .", "uv run python _bmad/scripts/resolve_config.py --project-root .", `uv run bmad://projects/${basename(dir)}/_bmad/scripts/resolve_config.py --project-root .`]) {
+      expect((await bmadRun(client, line)).out, line).toEqual(config);
+    }
+    expect((await bmadRun(client, "uv run bmad://projects/elsewhere/_bmad/scripts/resolve_config.py")).text).toBe(
+      `The line names bmad://projects/elsewhere, and this project is bmad://projects/${basename(dir)} (the folder ${dir}): give its paths from ${dir}/ or {project-root}/.`,
+    );
+    expect((await bmadRun(client, "python {project-root}\\_bmad\\scripts\\resolve_config.py --project-root {project-root}")).text).toMatch(/use forward slashes\. The line with them: python \{project-root\}\/_bmad\/scripts\/resolve_config\.py --project-root \{project-root\}$/);
+    expect((await bmadRun(client, `cd ${dir} && uv run {project-root}/_bmad/scripts/resolve_config.py`)).text).toBe(`bmad-run runs every line at the project root already: drop "cd ${dir} &&" and send the rest: uv run {project-root}/_bmad/scripts/resolve_config.py`);
+    // A shared script named in a skill's folder: where it is instead.
+    for (const [line, named] of [["uv run {skill-root}/scripts/resolve_config.py", "{skill-root}/scripts/resolve_config.py"], ["uv run bmad://bmm/bmad-prd/scripts/resolve_config.py", "bmad://bmm/bmad-prd/scripts/resolve_config.py"]]) {
+      expect((await bmadRun(client, line!)).text, line).toBe(`${named} is not where resolve_config.py is: it is BMAD's shared script, in the project's _bmad/scripts/ and in no skill's folder. Give it as the skills do: uv run {project-root}/_bmad/scripts/resolve_config.py …`);
+    }
+    expect((await bmadRun(client, "uv run {project-root}/_bmad/./scripts/memlog.py")).text).toMatch(/has a "\.", "\.\." or empty part: give the script's path plainly, as the skill names it \(\{project-root\}\/_bmad\/scripts\/memlog\.py\)\.$/);
     const outside = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace /tmp/outside-the-project");
     expect(outside.out?.exit_code).not.toBe(0);
     expect(existsSync("/tmp/outside-the-project/.memlog.md")).toBe(false);

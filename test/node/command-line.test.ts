@@ -36,6 +36,34 @@ it("keeps shell syntax literal, and refuses what needs a shell", () => {
   expect(!long.ok && long.error).toMatch(/at most 16384/);
 });
 
+it("answers a line written for another shell or folder with the line to send instead (review 141)", () => {
+  const error = (line: string) => {
+    const parsed = parseCommandLine(line);
+    return !parsed.ok && parsed.error;
+  };
+  // Windows paths: POSIX quoting read `\_bmad\scripts` as escapes (`…proj_bmadscriptsresolve_config.py`).
+  expect(error("python {project-root}\\_bmad\\scripts\\resolve_config.py --project-root {project-root}")).toBe(
+    "{project-root}\\_bmad\\scripts\\resolve_config.py holds backslashes, which bmad-run reads as escapes (POSIX quoting, as a shell's): use forward slashes. The line with them: python {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root}",
+  );
+  expect(error("C:\\Python311\\python.exe _bmad\\scripts\\resolve_config.py --project-root C:\\proj")).toMatch(
+    /^C:\\Python311\\python\.exe and _bmad\\scripts\\resolve_config\.py hold backslashes, .* The line with them: C:\/Python311\/python\.exe _bmad\/scripts\/resolve_config\.py --project-root C:\/proj$/,
+  );
+  // Which then runs: any Python, by its path too, and after `uv run`, runs the script as uv does.
+  for (const line of ["C:/Python311/python.exe _bmad/scripts/resolve_config.py", "uv run python _bmad/scripts/resolve_config.py", "uv run --no-cache python3 _bmad/scripts/resolve_config.py"]) {
+    expect(parseCommandLine(line), line).toEqual({ ok: true, script: "_bmad/scripts/resolve_config.py", args: [] });
+  }
+  expect(error("uv run python3 -m pytest")).toBe('Python option "-m" is not supported: give the script path right after python3.');
+  // A word that is no path is no path cut at a space.
+  expect(error("python3 foo bar.py")).not.toContain("holds a space");
+  expect(error("/Users/a/My Project/_bmad/scripts/x.py")).toContain(`If the script's path holds a space, quote it`);
+  // Every line runs at the project root: the rest of it is the line to send.
+  expect(error("cd /p/app && uv run _bmad/scripts/memlog.py init --workspace w")).toBe('bmad-run runs every line at the project root already: drop "cd /p/app &&" and send the rest: uv run _bmad/scripts/memlog.py init --workspace w');
+  expect(error("cd /p/app")).toBe('bmad-run runs every line at the project root already: drop "cd" and send the script\'s line alone.');
+  expect(error(`uv run --directory "/p/my app" _bmad/scripts/resolve_config.py --project-root .`)).toBe(
+    'uv option "--directory" is not needed: bmad-run runs every line at the project root already. Send the line without it: uv run _bmad/scripts/resolve_config.py --project-root .',
+  );
+});
+
 it("refuses the skill's <…> templates, quoted or not, naming what to fill in", () => {
   const line = `uv run /p/_bmad/scripts/memlog.py append --workspace /p/w --type <decision|change|event> --text "<one-line gist, reason included>"`;
   const parsed = parseCommandLine(line);

@@ -334,6 +334,20 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toBe(`bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in bmad-files "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`);
     }
     for (const command of ["npm test", "uv run pytest -q", "uv run --quiet pytest"]) expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toMatch(/^bmad-run runs BMAD's Python scripts; a workspace runs no code \(tests, builds\)/);
+    // Review 141: a shared script from the project root as bmad-files takes it (`./x`), after a python word, and with
+    // Windows slashes or in a skill's folder, answered with where it is.
+    const resolved = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root .", project });
+    expect(resolved.structured.exit_code, resolved.text).toBe(0);
+    for (const command of ["uv run ./_bmad/scripts/resolve_config.py --project-root .", "uv run python3 _bmad/scripts/resolve_config.py --project-root ."]) {
+      expect((await ada.call(TOOL.bmadRun, { command, project })).structured, command).toEqual(resolved.structured);
+    }
+    expect((await ada.call(TOOL.bmadRun, { command: "python _bmad\\scripts\\resolve_config.py --project-root .", project })).text).toMatch(/^_bmad\\scripts\\resolve_config\.py holds backslashes, .* The line with them: python _bmad\/scripts\/resolve_config\.py --project-root \.$/);
+    expect((await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-prd/scripts/resolve_config.py", project })).text).toBe(
+      "bmad://bmm/bmad-prd/scripts/resolve_config.py is not where resolve_config.py is: it is BMAD's shared script, in the project's _bmad/scripts/ and in no skill's folder. Give it as the skills do: uv run {project-root}/_bmad/scripts/resolve_config.py …",
+    );
+    expect((await ada.call(TOOL.bmadRun, { command: "uv run --directory {project-root} _bmad/scripts/resolve_config.py", project })).text).toBe(
+      'uv option "--directory" is not needed: bmad-run runs every line at the project root already. Send the line without it: uv run _bmad/scripts/resolve_config.py',
+    );
     // A run-time placeholder given alone as an argument is the model's to fill, wherever it is (review 79: sprint_plan.py
     // wrote generated: '{date}', which BMAD's validator refuses).
     const dated = await ada.call(TOOL.bmadRun, { command: 'uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date "{date}"', project });

@@ -15,7 +15,16 @@ const TEMPLATE_WORD = /^(?:-{0,2}[\w.-]+=)?(?:<[^<>]+>|…|\.\.\.)$/;
 
 /** uv options that take no value and change nothing here. */
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
-const PYTHONS = new Set(["python3", "python", "py"]);
+/** uv options that move where the line runs: every line runs at the project root already. */
+const UV_FOLDERS = new Set(["--directory", "--project"]);
+/** One of them with its value, as written (`--directory /p`, `--project="/My P"`). */
+const UV_FOLDER_WORDS = /\s+--(?:directory|project)(?:=|\s+)(?:"[^"]*"|'[^']*'|\S+)/;
+/** A Python interpreter, by its file name (`python3`, `/usr/bin/python3.12`, `C:/Python311/python.exe`): all run a script alike. */
+const PYTHON = /^(?:python3?(?:\.\d+)?|py)(?:\.exe)?$/i;
+const isPython = (word: string | undefined) => word !== undefined && PYTHON.test(word.slice(word.lastIndexOf("/") + 1));
+/** A backslash before a path's part (`_bmad\scripts`, `C:\Python311`), not one escaping a space or a quote. */
+const WINDOWS_SEPARATOR = /(?<!\\)\\+(?=[\w.{-])/;
+const AT_ROOT = "bmad-run runs every line at the project root already";
 
 export type CommandLine = Result<{ script: string; args: string[] }>;
 
@@ -31,9 +40,13 @@ export function otherProgram(line: string): "git" | "code" | undefined {
   if (words.some((w) => w.endsWith(".py"))) return undefined;
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") for (i = 2; words[i]?.startsWith("-"); i++);
-  const program = (words[i] ?? "").replace(/^.*\//, "");
-  return VCS.has(program) ? "git" : CODE_RUNNERS.test(program) ? "code" : undefined;
+  return programKind(words[i] ?? "");
 }
+
+const programKind = (word: string) => {
+  const program = word.replace(/^.*\//, "");
+  return VCS.has(program) ? "git" : CODE_RUNNERS.test(program) ? "code" : undefined;
+};
 
 /** Splits a command line and strips the interpreter (`uv run [flags]`, `python3`, or none). */
 export function parseCommandLine(line: string): CommandLine {
@@ -45,6 +58,8 @@ export function parseCommandLine(line: string): CommandLine {
 /** As parseCommandLine, with the `<…>` template words left for the caller to name beside the other placeholders. */
 export function splitCommandLine(line: string): Result<{ script: string; args: string[]; templates: string[] }> {
   if (line.length > MAX_COMMAND_LENGTH) return { ok: false, error: `The command is ${line.length} characters; at most ${MAX_COMMAND_LENGTH} are allowed.` };
+  const backslashed = backslashedPath(line);
+  if (backslashed) return { ok: false, error: backslashed };
   let words: string[];
   try {
     words = split(line);
@@ -53,31 +68,62 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
   }
   const templates = words.filter((w) => TEMPLATE_WORD.test(w));
   // `<a|b>` is a template, not a pipe: it is refused as one (by the caller, with the line's other placeholders).
-  const operator = templates.length ? undefined : unquotedOperator(line);
+  if (words[0] === "cd") return { ok: false, error: withoutCd(line) };
+  const operator = templates.length ? undefined : unquotedOperator(line)?.operator;
   if (operator) return { ok: false, error: `"${operator}" needs a shell, and bmad-run runs one command without one: send each command as its own bmad-run call, and quote text that holds "${operator}".` };
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") {
     i = 2;
     while (words[i]?.startsWith("-")) {
+      const option = words[i]!.split("=")[0]!;
+      if (UV_FOLDERS.has(option)) {
+        const rest = line.trim().replace(UV_FOLDER_WORDS, "");
+        return { ok: false, error: `uv option "${option}" is not needed: ${AT_ROOT}. Send the line without it: ${rest.slice(0, 400)}` };
+      }
       if (!UV_FLAGS.has(words[i]!)) return { ok: false, error: `uv option "${words[i]}" is not supported here; known: ${[...UV_FLAGS].join(", ")}.` };
       i++;
     }
-  } else if (PYTHONS.has(words[0] ?? "")) {
+    // `uv run python3 x.py` runs x.py as `uv run x.py` does.
+    if (isPython(words[i])) i++;
+  } else if (isPython(words[0])) {
     i = 1;
-    if (words[i]?.startsWith("-")) return { ok: false, error: `Python option "${words[i]}" is not supported: give the script path right after ${words[0]}.` };
   }
+  if (i && isPython(words[i - 1]) && words[i]?.startsWith("-")) return { ok: false, error: `Python option "${words[i]}" is not supported: give the script path right after ${words[i - 1]}.` };
   const script = words[i];
   if (!script) return { ok: false, error: 'No script in the command: give it as the skill writes it, e.g. "uv run {project-root}/_bmad/scripts/memlog.py init --workspace DIR".' };
   if (!script.endsWith(".py")) {
     const expected = `a .py path was expected after ${i ? words.slice(0, i).join(" ") : "the start of the line"}`;
-    const spaced = words.slice(i + 1).some((w) => w.endsWith(".py")) ? ` If the script's path holds a space, quote it ("…/My Project/_bmad/scripts/x.py").` : "";
+    // A path cut at a space leaves its first part (`/Users/a/My`) where the script was expected, and its end later.
+    const cut = script.includes("/") && !programKind(script) && words.slice(i + 1).some((w) => w.endsWith(".py"));
+    const spaced = cut ? ` If the script's path holds a space, quote it ("…/My Project/_bmad/scripts/x.py").` : "";
     return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}).${spaced} For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
   }
   return { ok: true, script, args: words.slice(i + 1), templates };
 }
 
+/** A Windows path in the words up to the script (`python {project-root}\_bmad\scripts\x.py`, `C:\Python311\python.exe`):
+ *  POSIX quoting reads its backslashes as escapes, and `_bmad\scripts\x.py` would be `_bmadscriptsx.py`. */
+function backslashedPath(line: string): string | undefined {
+  const parts = line.trim().split(/(\s+)/);
+  const script = parts.findIndex((w, at) => at % 2 === 0 && /\.py["']?$/i.test(w));
+  const lead = parts.slice(0, script < 0 ? 1 : script + 1);
+  const paths = lead.filter((w, at) => at % 2 === 0 && WINDOWS_SEPARATOR.test(w));
+  if (!paths.length) return undefined;
+  // Every path of the line fixed, not only the script's (`--project-root C:\proj` would be `C:proj`).
+  const fixed = parts.map((w) => w.split(WINDOWS_SEPARATOR).join("/")).join("");
+  return `${paths.join(" and ")} ${paths.length > 1 ? "hold" : "holds"} backslashes, which bmad-run reads as escapes (POSIX quoting, as a shell's): use forward slashes. The line with them: ${fixed.slice(0, 400)}`;
+}
+
+/** A line that changes folder first (`cd /p && uv run …`): every line runs at the project root, so the rest alone. */
+function withoutCd(line: string): string {
+  const found = unquotedOperator(line);
+  const rest = found && (found.operator === "&&" || found.operator === ";") ? line.slice(found.at + found.operator.length).trim() : "";
+  if (!rest) return `${AT_ROOT}: drop "cd" and send the script's line alone.`;
+  return `${AT_ROOT}: drop "${line.slice(0, found!.at + found!.operator.length).trim()}" and send the rest: ${rest.slice(0, 400)}`;
+}
+
 /** The first shell operator outside quotes (`&&`, `|`, `>`, also inside a word), as a shell would read the line. */
-function unquotedOperator(line: string): string | undefined {
+function unquotedOperator(line: string): { operator: string; at: number } | undefined {
   let quote = "";
   for (let i = 0; i < line.length; i++) {
     const c = line[i]!;
@@ -90,7 +136,7 @@ function unquotedOperator(line: string): string | undefined {
     } else if (c === "'" || c === '"') {
       quote = c;
     } else if (SHELL_OPERATORS.has(c)) {
-      return SHELL_OPERATORS.has(line[i + 1] ?? "") ? c + line[i + 1] : c;
+      return { operator: SHELL_OPERATORS.has(line[i + 1] ?? "") ? c + line[i + 1] : c, at: i };
     }
   }
   return undefined;

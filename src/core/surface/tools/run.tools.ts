@@ -132,8 +132,16 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const skillRootToo = parsed.args.some((a) => a.includes("{skill-root}")) ? ` Also fill in {skill-root}: ${SKILL_ROOT_FIX}` : "";
   if (!found.ok && !portedAlone) return (ported ? undefined : await ownScriptAnswer(deps.reader, parsed.script)) ?? fail(`${found.error}${project ?? named ? "" : await yourProjects(deps)}${skillRootToo}`);
   const runtime = found.ok ? found.runtime : bundleRuntime(() => deps.reader);
+  // On the bridge the project is its folder, named as bmad-files names it (the folder's name): its URI, as the tool's
+  // description offers, is that folder (review 141: `/p/bmad://projects/p/…` was refused as a path with an empty part).
+  const folderUri = found.ok && !runtime.root.startsWith(PROJECTS_PREFIX) ? `${PROJECTS_PREFIX}${baseName(runtime.root)}` : undefined;
+  if (folderUri && named !== undefined && `${PROJECTS_PREFIX}${named}` !== folderUri) {
+    return fail(`The line names bmad://projects/${named}, and this project is ${folderUri} (the folder ${runtime.root}): give its paths from ${runtime.root}/ or {project-root}/.`);
+  }
+  // The only project URI left in the line is this one (the check above), whole: no other begins with it.
+  const ownUri = (w: string) => (folderUri ? w.split(folderUri).join(runtime.root) : w);
   // A skill loaded over MCP names its folder skill://NAME ({skill-root}): the same folder as bmad://.
-  const fill = (w: string) => w.split("{project-root}").join(runtime.root).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
+  const fill = (w: string) => ownUri(w.split("{project-root}").join(runtime.root)).replace(/skill:\/\/[^\s"'=]+/g, (uri) => skillUriAsBmad(deps.reader.catalog, uri) ?? uri);
   let script = fill(parsed.script);
   const args = parsed.args.map(fill);
 
@@ -175,7 +183,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // The port is chosen by the path as written, so a path is taken only as written plainly: `scripts/./brain.py` or
   // `_bmad//scripts/memlog.py` would miss the port and reach the file itself.
   if (fsScript.split("/").some((s, i) => s === "." || s === ".." || (s === "" && i > 0))) {
-    return fail(`${fromFsText(runtime, fsScript).slice(0, 300)} has a ".", ".." or empty part: give the script's path plainly, as the skill names it ({skill-root}/scripts/${name}).`);
+    return fail(`${fromFsText(runtime, fsScript).slice(0, 300)} has a ".", ".." or empty part: give the script's path plainly, as the skill names it (${SHARED_SCRIPTS.has(name) ? SHARED_PLACE : "{skill-root}/scripts/"}${name}).`);
   }
   // A ported script runs as the port on every door, over the door's confined file system: a path it is given, in
   // whatever form (`-o/abs`, `-o../x`), is confined by where it runs, and no bytes the model wrote are run.
@@ -197,6 +205,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const notes = [...othersLayers(runtime), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
+  // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.
+  if (sharedPort) return fail(sharedElsewhere(fromFsText(runtime, fsScript), name));
   if (isSkillScript) {
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
@@ -265,10 +275,17 @@ function skillOfScript(reader: BundleReader, script: string, bundleDir?: string)
   return skills.find((r) => r.entry === `${dir}/SKILL.md`) ?? skills.find((r) => r.entry.endsWith(`/${name}/SKILL.md`));
 }
 
+/** Where BMAD's shared scripts are, as the skills name them. */
+const SHARED_PLACE = "{project-root}/_bmad/scripts/";
+const sharedElsewhere = (script: string, name: string) =>
+  `${script.slice(0, 300)} is not where ${name} is: it is BMAD's shared script, in the project's _bmad/scripts/ and in no skill's folder. Give it as the skills do: uv run ${SHARED_PLACE}${name} …`;
+
 /** A bare `scripts/x.py` resolves from the skill root (BMAD's convention); a relative `_bmad/...` from the project,
- *  and a shared script named alone (`memlog.py append …`, as a step file may) from the project's `_bmad/scripts/`. */
+ *  as does one written from the project root (`./_bmad/...`, as bmad-files takes `./x`), and a shared script named
+ *  alone (`memlog.py append …`, as a step file may) from the project's `_bmad/scripts/`. */
 function resolveScript(reader: BundleReader, runtime: ProjectRuntime, script: string): string {
   if (script.startsWith("/")) return script;
+  if (script.startsWith("./")) return `${runtime.fsRoot}/${script.replace(/^(?:\.\/+)+/, "")}`;
   if (script.startsWith("_bmad/")) return `${runtime.fsRoot}/${script}`;
   if (SHARED_SCRIPTS.has(script)) return `${runtime.fsRoot}/_bmad/scripts/${script}`;
   const skill = uniqueSkillFor(reader, script);
@@ -280,7 +297,9 @@ function uniqueSkillFor(reader: BundleReader, rel: string): Result<{ dir: string
   const dirs = reader.catalog.paths.filter((p) => p.endsWith(`/${rel}`)).map((p) => p.slice(0, -rel.length - 1));
   const skills = dirs.filter((d) => reader.catalog.file(`${d}/SKILL.md`));
   if (skills.length === 1) return { ok: true, dir: skills[0]! };
-  return { ok: false, error: skills.length ? `${rel} is in several skills (${skills.join(", ")}): give the skill's root instead of {skill-root}.` : `No skill has ${rel}: give the script's full path.` };
+  if (skills.length) return { ok: false, error: `${rel} is in several skills (${skills.join(", ")}): give the skill's root instead of {skill-root}.` };
+  const name = rel.slice(rel.lastIndexOf("/") + 1);
+  return { ok: false, error: SHARED_SCRIPTS.has(name) ? sharedElsewhere(`{skill-root}/${rel}`, name) : `No skill has ${rel}: give the script's full path.` };
 }
 
 /** A skill's own script where nothing can run it: say where it runs, and quote the skill's own fallback. */
