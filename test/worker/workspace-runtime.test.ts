@@ -97,6 +97,9 @@ describe("rendering against a workspace", () => {
     expect(help).toContain(`{project_knowledge} is "${root}/docs"`);
     expect(help).toContain(`{planning_artifacts} is "${root}/_bmad-output/planning-artifacts"`);
     expect(help).toContain(`{implementation_artifacts} is "${root}/_bmad-output/implementation-artifacts"`);
+    // A later step's own resolve_customization line for one key (create-epics' step-04, `--key workflow.on_complete`):
+    // its value is given too (review 139: the honest run of it cost two calls).
+    expect(blockOf((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project })).text)).toMatch(/their `\{workflow\.\*\}` values: [^\n]*on_complete = ""/);
     // bmad-code-review's step file names its 3.3 KB of review layers: too much for the block, so the line is left to run.
     const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text;
     expect(review).toMatch(/`uv run [^`]*resolve_customization\.py --skill bmad:\/\/bmm\/bmad-code-review [^`]*--key workflow`(?! \(already run)/);

@@ -35,7 +35,9 @@ const fits = (pairs: Array<[string, string]>) => pairs.reduce((n, [k, v]) => n +
 /** `rendered`: the rendered files' own text (before rendering); `later`: the text of the skill's files loaded later. */
 export function laterValues(ctx: SkillRender, rendered: string[], later: string[]): LaterValues {
   const filled = new Set(rendered.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
-  const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
+  // Named as a placeholder, or as the key a later resolve_customization line asks for (create-epics' step-04:
+  // `--key workflow.on_complete`, review 139).
+  const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY), ...text.matchAll(ASKED_KEY)].map((m) => m[1]!)));
   const custom = [...named]
     .filter((key) => !filled.has(key) && ctx.customization.has(key.slice(0, key.indexOf("."))))
     .flatMap((key): Array<[string, string]> => {
@@ -54,6 +56,7 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
 }
 
 const CUSTOM_KEY = /\{((?:workflow|agent)\.[A-Za-z0-9_.-]+)\}/g;
+const ASKED_KEY = /resolve_customization\.py [^`\n]*--key ((?:workflow|agent)\.[A-Za-z0-9_-]+)/g;
 /** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
 const BARE_NAME = /(\{?)(\w+)/g;
 /** A config value the block gives: one line (a config file written by hand may hold a line break), and short. */
