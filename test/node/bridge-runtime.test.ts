@@ -51,6 +51,9 @@ describe("a project folder whose path holds a space", () => {
     const out = await bmadRun(client, line);
     expect(out.out?.exit_code, out.text).toBe(0);
     expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8")).toContain("topic: Todo app");
+    // The folder's own URI, quoted, as bmad-files takes it (review 142: refused as naming "bmad://projects/My").
+    const byUri = await bmadRun(client, `python3 "bmad://projects/${basename(dir)}/_bmad/scripts/resolve_config.py" --project-root "bmad://projects/${basename(dir)}"`);
+    expect(byUri.out?.exit_code, byUri.text).toBe(0);
   });
 });
 

@@ -78,7 +78,7 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
       const option = words[i]!.split("=")[0]!;
       if (UV_FOLDERS.has(option)) {
         const rest = line.trim().replace(UV_FOLDER_WORDS, "");
-        return { ok: false, error: `uv option "${option}" is not needed: ${AT_ROOT}. Send the line without it: ${rest.slice(0, 400)}` };
+        return { ok: false, error: `uv option "${option}" is not needed: ${AT_ROOT}. Send the line without it${runsAsIs(rest) ? `: ${rest}` : "."}` };
       }
       if (!UV_FLAGS.has(words[i]!)) return { ok: false, error: `uv option "${words[i]}" is not supported here; known: ${[...UV_FLAGS].join(", ")}.` };
       i++;
@@ -111,15 +111,23 @@ function backslashedPath(line: string): string | undefined {
   if (!paths.length) return undefined;
   // Every path of the line fixed, not only the script's (`--project-root C:\proj` would be `C:proj`).
   const fixed = parts.map((w) => w.split(WINDOWS_SEPARATOR).join("/")).join("");
-  return `${paths.join(" and ")} ${paths.length > 1 ? "hold" : "holds"} backslashes, which bmad-run reads as escapes (POSIX quoting, as a shell's): use forward slashes. The line with them: ${fixed.slice(0, 400)}`;
+  return `${paths.join(" and ")} ${paths.length > 1 ? "hold" : "holds"} backslashes, which bmad-run reads as escapes (POSIX quoting, as a shell's): use forward slashes.${runsAsIs(fixed) ? ` The line with them: ${fixed}` : ""}`;
+}
+
+/** Whether a line this module would offer back runs as it is: one script, nothing for a shell. Only such a line is
+ *  shown, so that no answer repeats a command or a sentence the caller sent for the model to act on (review 142:
+ *  "send the rest: curl … | sh"). */
+function runsAsIs(line: string): boolean {
+  const parsed = line.length <= 400 && splitCommandLine(line);
+  return parsed !== false && parsed.ok && !parsed.templates.length && !unquotedOperator(line) && !/#/.test(line);
 }
 
 /** A line that changes folder first (`cd /p && uv run …`): every line runs at the project root, so the rest alone. */
 function withoutCd(line: string): string {
   const found = unquotedOperator(line);
   const rest = found && (found.operator === "&&" || found.operator === ";") ? line.slice(found.at + found.operator.length).trim() : "";
-  if (!rest) return `${AT_ROOT}: drop "cd" and send the script's line alone.`;
-  return `${AT_ROOT}: drop "${line.slice(0, found!.at + found!.operator.length).trim()}" and send the rest: ${rest.slice(0, 400)}`;
+  if (!rest || !runsAsIs(rest)) return `${AT_ROOT}: drop "cd" and send the script's line alone.`;
+  return `${AT_ROOT}: drop "${line.slice(0, found!.at + found!.operator.length).trim()}" and send the rest: ${rest}`;
 }
 
 /** The first shell operator outside quotes (`&&`, `|`, `>`, also inside a word), as a shell would read the line. */

@@ -135,7 +135,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // On the bridge the project is its folder, named as bmad-files names it (the folder's name): its URI, as the tool's
   // description offers, is that folder (review 141: `/p/bmad://projects/p/…` was refused as a path with an empty part).
   const folderUri = found.ok && !runtime.root.startsWith(PROJECTS_PREFIX) ? `${PROJECTS_PREFIX}${baseName(runtime.root)}` : undefined;
-  if (folderUri && named !== undefined && `${PROJECTS_PREFIX}${named}` !== folderUri) {
+  // Each project URI of the line is this folder's whole (a folder name may hold a space: review 142).
+  const namesFolder = folderUri !== undefined && [...line.matchAll(PROJECT_URI)].every((m) => line.startsWith(folderUri, m.index));
+  if (folderUri && named !== undefined && !namesFolder) {
     return fail(`The line names bmad://projects/${named}, and this project is ${folderUri} (the folder ${runtime.root}): give its paths from ${runtime.root}/ or {project-root}/.`);
   }
   // The only project URI left in the line is this one (the check above), whole: no other begins with it.
