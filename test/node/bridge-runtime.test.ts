@@ -94,7 +94,7 @@ describe("rendering", () => {
     expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
     expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
     // A new project has nothing from earlier phases to name.
-    expect(block).not.toContain("From earlier phases");
+    expect(block).not.toContain("This project already has");
   });
 
   it("gives what later files name from the lines it marks run, and a large value once (review 132)", async () => {
@@ -124,18 +124,18 @@ describe("rendering", () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     const block = async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } })))![0];
-    expect(await block()).not.toContain("From earlier phases");
+    expect(await block()).not.toContain("This project already has");
     // The PRD lands after the first call: the next one names it (the answer follows the project, not the bundle).
     const prd = "_bmad-output/planning-artifacts/prds/prd-todo-app-2026-11-27/prd.md";
     mkdirSync(join(dir, dirname(prd)), { recursive: true });
     writeFileSync(join(dir, prd), "---\ntitle: Todo\nstatus: final\n---\n# Todo PRD\n");
     writeFileSync(join(dir, dirname(prd), ".memlog.md"), "---\ntopic: Todo\n---\n");
-    expect(await block()).toContain(`\n- From earlier phases, this project has \`${prd}\` (status: "final").\n`);
+    expect(await block()).toContain(`\n- This project already has \`${prd}\` (status: "final").\n`);
     const prompt = ((await client.getPrompt({ name: "bmad-architecture" })).messages[0]!.content as { text: string }).text;
-    expect(prompt).toContain(`- From earlier phases, this project has \`${prd}\` (status: "final").`);
+    expect(prompt).toContain(`- This project already has \`${prd}\` (status: "final").`);
     // Many files: a few named, the rest counted.
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/note-${i}.md`), "# Note\n");
-    expect(await block()).toMatch(new RegExp(`- From earlier phases, this project has \`${prd}\` \\(status: "final"\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
+    expect(await block()).toMatch(new RegExp(`- This project already has \`${prd}\` \\(status: "final"\\), (\`[^\`]+\`, ){6}\`[^\`]+\`, and 3 more in \`_bmad-output/planning-artifacts\`\\.\n`));
     // Many of one kind, each with a status, leave room for each folder's (review 111: epics.md went unnamed).
     mkdirSync(join(dir, "_bmad-output/planning-artifacts/ux"));
     for (let i = 0; i < 10; i++) writeFileSync(join(dir, `_bmad-output/planning-artifacts/ux/ux-${i}.md`), "---\nstatus: draft\n---\n");

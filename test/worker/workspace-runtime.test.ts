@@ -223,13 +223,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
     expect(architecture).toContain(`${root}/_bmad-output/planning-artifacts`);
     // Its runtime block names the earlier phase's output with its status: no search needed.
-    expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- From earlier phases, this project has \`${path}\` (status: "final").\n`);
+    expect(/## Running this skill here\n[\s\S]*?\n\n/.exec(architecture)![0]).toContain(`\n- This project already has \`${path}\` (status: "final").\n`);
     // A skill in no phase (bmad-help, correct-course) or one the catalog does not name (6.12's v6 shims) works on
     // whatever is there: every phase's work is named (review 77); an agent is named none.
     for (const command of ["*help", "*correct-course", "*bmad-create-story"]) {
       expect(/## Running this skill here\n[\s\S]*?\n\n/.exec((await ada.call(TOOL.bmad, { command, project })).text)?.[0], command).toContain(`\`${path}\` (status: "final")`);
     }
-    expect((await ada.call(TOOL.bmad, { command: "pm", project })).text).not.toContain("From earlier phases");
+    expect((await ada.call(TOOL.bmad, { command: "pm", project })).text).not.toContain("This project already has");
     // A companion named only among the entry's references is loaded on demand (review 77: sprint-planning's template).
     const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
     expect(sprint).not.toMatch(/^## \S+\/sprint-status-template\.yaml$/m);

@@ -150,7 +150,10 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const shown = [...inTurn(withStatus.slice(0, leading.length)), ...inTurn(withStatus.slice(leading.length))].slice(0, SHOWN);
   const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
   const more = files.length - shown.length;
-  return { watched: true, line: `- From earlier phases, this project has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+  // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase
+  // names do not sort (6.12: "2-planning" before "plan"), so later work can be among them (review 143: a spine and a PRD
+  // named "from earlier phases" to the product brief).
+  return { watched: true, line: `- This project already has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
 }
 
 /** The documents a later phase reads first (those in no folder, below the root, of another document's), and the rest.
