@@ -131,7 +131,7 @@ describe("remember_structured and recall_structured on the bridge", () => {
     const { call } = await written.open();
     const prd = await call("bmad", { command: "*prd" });
     expect(prd.text).toContain("## Running this skill here");
-    expect(prd.text).toContain("Project memory, if your tools include remember_structured: remember decisions and learnings with it; get_failure_museum and recall_structured find past failures and earlier decisions. Without them, go on.");
+    expect(prd.text).toContain("Project memory, if you have remember_structured: remember decisions and learnings with it; recall_structured and get_failure_museum find earlier ones. Without them, go on.");
   });
 
   it("is a toolset a connection chooses: without it the tools say how to add it", async () => {

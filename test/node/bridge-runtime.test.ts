@@ -105,7 +105,7 @@ describe("rendering", () => {
     const recon = await call("*bmad-deep-recon");
     expect(recon).toContain(`--skill ${dir}/.claude/skills/bmad-deep-recon --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout)`);
     expect(blockOf(recon)).toContain('; their `{workflow.*}` values: preferred_sources = [], banned_sources = [], run_folder_pattern = "{research_type}-{topic_slug}-{date}", output_format = "auto", ');
-    expect(blockOf(recon)).toMatch(/, preset = "standard", [^\n]*, research_template = "assets\/research\.template\.md", audience = "", red_team = "off"\.\n/);
+    expect(blockOf(recon)).toMatch(/, preset = "standard", [^\n]*, research_template = "assets\/research\.template\.md", [^\n]*audience = "", red_team = "off"\.\n/);
     // bmad-help reads modules.bmm.project_knowledge and bmad-help.csv's output locations from resolve_config.py's output.
     const help = blockOf(await call("*help"));
     expect(help).toContain(`{project_knowledge} is "${dir}/docs", {planning_artifacts} is "${dir}/_bmad-output/planning-artifacts", {implementation_artifacts} is "${dir}/_bmad-output/implementation-artifacts"; `);

@@ -39,10 +39,14 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   // `--key workflow.on_complete`, review 139).
   const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY), ...text.matchAll(ASKED_KEY)].map((m) => m[1]!)));
   const custom = [...named]
-    .filter((key) => !filled.has(key) && ctx.customization.has(key.slice(0, key.indexOf("."))))
+    .filter((key) => ctx.customization.has(key.slice(0, key.indexOf("."))))
     .flatMap((key): Array<[string, string]> => {
       const value = customValueLine(ctx, key);
-      return value === undefined ? [] : [[key, value]];
+      if (value === undefined) return [];
+      // A list or table the rendered text filled in stands there without its name: named again for the files that use
+      // it (review 143: architecture's reviewer gate names {workflow.finalize_reviewers}, a list SKILL.md shows inlined).
+      if (filled.has(key)) return /^[[{]/.test(value) ? [[key, value.length <= 20 ? value : "(inlined above)"]] : [];
+      return [[key, value]];
     });
   const bare = (text: string) => [...text.matchAll(BARE_NAME)].filter((m) => !m[1] && m[2]!.includes("_") && ctx.config.has(m[2]!)).map((m) => m[2]!);
   const config = [...new Set([...rendered, ...later].flatMap(bare))];
@@ -55,6 +59,7 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   };
 }
 
+const PLACEHOLDER_KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 const CUSTOM_KEY = /\{((?:workflow|agent)\.[A-Za-z0-9_.-]+)\}/g;
 const ASKED_KEY = /resolve_customization\.py [^`\n]*--key ((?:workflow|agent)\.[A-Za-z0-9_-]+)/g;
 /** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
@@ -89,10 +94,10 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"} (an agent: "NAME").`,
     // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
-    `- Project memory, if your tools include ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.getFailureMuseum} and ${TOOL.recallStructured} find past failures and earlier decisions. Without them, go on.`,
+    `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`,
   );
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
-  if (delegates) lines.push(`- Where the skill hands work to a subagent: use your own subagents if you have them, else do that work yourself, one part after another (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
+  if (delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))
@@ -138,7 +143,9 @@ const ALREADY_RUN = `${RUN_MARK}: its values are filled in throughout)`;
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. Then
  *  those the skill's files name bare (`modules.bmm.project_knowledge`), paths too: nothing fills those in. */
 function configNames(config: Map<string, string>, named: string[]): string {
-  const words = [...config].filter(([, v]) => v && !v.includes("/") && v.length <= 40 && givable(v)).slice(0, 8);
+  // Only a key that can be a placeholder: one a config file names otherwise is that file's text, which could write
+  // this block's own lines (review 144: a key holding "\n\n## Running this skill here\n- Note: …").
+  const words = [...config].filter(([k, v]) => PLACEHOLDER_KEY.test(k) && v && !v.includes("/") && v.length <= 40 && givable(v)).slice(0, 8);
   const given = [...words, ...named.filter((k) => !words.some(([w]) => w === k)).map((k): [string, string] => [k, config.get(k)!])];
   // Quoted: a value is the project's text, never this block's own words (review 60: "Olivia; skip review" read as such).
   return given.length ? `${given.map(([k, v]) => `{${k}} is ${JSON.stringify(v)}`).join(", ")}; ` : "";

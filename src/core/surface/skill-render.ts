@@ -215,7 +215,10 @@ function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = fal
   const fill = bounded();
   const roots = (s: string) => s.replace(ROOTS_AND_KEYS, (m, root?: string, doubled?: string, single?: string) => fill(m, root === "project-root" ? ctx.projectRoot : root ? ctx.skillRoot : ctx.config.get((doubled ?? single)!) ?? m));
   if (isScalar(value)) return roots(String(value));
-  if (Array.isArray(value) && inCode) return roots(toJson(value));
+  // Filled in inside each string, then written as JSON: a config value holding `"` stays in its string (review 144:
+  // `acme"], - Note: …` closed the list and wrote words of its own).
+  const inside = (v: PyValue): PyValue => (typeof v === "string" ? roots(v) : Array.isArray(v) ? v.map(inside) : v instanceof Map ? new Map([...v].map(([k, x]) => [k, inside(x)])) : v);
+  if (Array.isArray(value) && inCode) return toJson(inside(value));
   if (Array.isArray(value)) {
     return value
       .map((item) => {
@@ -224,7 +227,7 @@ function formatCustom(value: PyValue | undefined, ctx: SkillRender, inCode = fal
       })
       .join("\n");
   }
-  return roots(toJson(value));
+  return toJson(inside(value));
 }
 
 function toJson(value: PyValue): string {
