@@ -26,10 +26,11 @@ describe("unknown names answer with the closest ones", () => {
     expect(await toolError(TOOL.bmad, { command: "prd" })).toContain('a workflow: use "*prd"');
     // Another case names the same; a slash command runs what it names (review 140: both were offered the pm agent).
     expect(await toolError(TOOL.bmad, { command: "PRD" })).toContain('a workflow: use "*PRD"');
-    for (const command of ["/bmad-prd", "*PRD"]) expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command } })), command).toMatch(/^bmm\/prd \(BMad PRD\) runs in a project/);
+    for (const command of ["/bmad-prd", "*PRD", "/*prd"]) expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command } })), command).toMatch(/^bmm\/prd \(BMad PRD\) runs in a project/);
     expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "/bmad-agent-pm" } }))).toMatch(/^Resolved bmm\/bmad-agent-pm from /);
     // 6.x has no tasks: the answer says so and where the name leads (review 140: "Unknown task", nothing to go on).
     expect(await toolError(TOOL.executeTask, { task_name: "help" })).toBe(`This bundle has no tasks; "help" is a workflow: ${TOOL.executeWorkflow} with {"workflow_name": "help"}.`);
+    expect(await toolError(TOOL.executeTask, { task_name: "HELP" })).toContain('"HELP" is a workflow');
     expect(await toolError(TOOL.executeTask, { task_name: "shard-doc" })).toBe(`This bundle has no tasks: ${TOOL.listWorkflows} lists its workflows.`);
     // A phrase a skill says it is used for leads to that skill first (review 90: readiness is sprint-planning's).
     for (const command of ["*check-implementation-readiness", "*bmad-check-implementation-readiness", "*check implementation readiness"]) {

@@ -89,7 +89,8 @@ export class Catalog {
   resolve(kind: RecordKind, input: string): Resolution {
     const query = input.trim();
     const index = this.aliasIndex.get(kind);
-    const exact = index?.get(query);
+    // A name in another case is the name (BMAD's are lower case): "PRD", "/BMAD-PRD" (review 140).
+    const exact = index?.get(query)?.length ? index.get(query) : index?.get(query.toLowerCase());
     if (exact?.length) {
       const winner = exact[0]!;
       // Candidates: every record for the same module/short name, priority order.

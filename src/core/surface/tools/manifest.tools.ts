@@ -32,21 +32,16 @@ export const bmadTool = defineTool({
           (warnings ? `\n\n${warnings}` : ""),
       );
     }
-    // A slash command (`/bmad-prd`, as Claude Code names an installed skill) runs what it names, agent or workflow;
-    // a name in another case is the name (review 140: "/bmad-prd" and "PRD" were offered the pm agent).
+    // A slash command (`/bmad-prd`, as Claude Code names an installed skill; `/*prd` too) runs what it names, agent or
+    // workflow (review 140: "/bmad-prd" was offered the pm agent).
     const slash = trimmed.startsWith("/");
     const isWorkflow = trimmed.startsWith("*");
-    const name = slash || isWorkflow ? trimmed.slice(1) : trimmed;
-    const resolveAs = (kind: RecordKind) => {
-      const exact = catalog.resolve(kind, name);
-      const lower = exact.ok || name === name.toLowerCase() ? undefined : catalog.resolve(kind, name.toLowerCase());
-      return lower?.ok ? lower : exact;
-    };
+    const name = trimmed.replace(/^\/?\*?/, "");
     const kind: RecordKind = isWorkflow || slash ? "workflow" : "agent";
-    let found = resolveAs(kind);
+    let found = catalog.resolve(kind, name);
     if (!found.ok) {
       // A workflow typed without "*" (or the reverse) is a common slip: say so.
-      const other = resolveAs(kind === "workflow" ? "agent" : "workflow");
+      const other = catalog.resolve(kind === "workflow" ? "agent" : "workflow", name);
       if (other.ok && slash) found = other;
       else if (other.ok) return fail(`${found.error} "${trimmed}" is ${isWorkflow ? "an agent: drop the *" : `a workflow: use "*${name}"`}.`, [isWorkflow ? name : `*${name}`]);
       else return fail(found.error, kind === "workflow" ? found.closest.map((n) => `*${n}`) : found.closest);
