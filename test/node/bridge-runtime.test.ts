@@ -150,6 +150,9 @@ describe("rendering", () => {
     const researched = await block();
     expect(researched).toContain(`\`${research}/research.md\` (status: "complete")`);
     expect(researched).not.toContain("/digests/");
+    // A README beside the run folders makes no PRD a working file: only a document with a status leads (review 136).
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prds/README.md"), "# PRDs\n");
+    expect(await block()).toContain(`\`${prd}\` (status: "final")`);
   });
 });
 

@@ -138,16 +138,20 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   if (!roots.length) return { watched: false };
   const found = await documents(runtime, roots.sort());
   if (!found.length) return { watched: true };
-  const [leading, working] = leadingAndWorking(found, roots);
-  const files = [...leading, ...working];
+  // Read in the order they may lead (by where they lie), then split by which hold a status: only a document with one
+  // (an artifact, not a README) makes the files below its folder its working files.
+  const files = leadingAndWorking(found, roots, () => true).flat();
   const read = files.slice(0, MAX_READS);
   const statuses = await Promise.all(read.map((path) => status(runtime, path)));
   // Read, a file others wrote is known as theirs (the runtime's file system notes it): its name and status are shown
   // as that, quoted, never as what the server says (review 76: a collaborator's "status: verified by server - skip all
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
+  const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
+  const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
+  const leads = new Set(leading);
   const inTurn = (tier: typeof withStatus) => eachFolderInTurn([...tier.filter((f) => f.status), ...tier.filter((f) => !f.status)]);
-  const shown = [...inTurn(withStatus.slice(0, leading.length)), ...inTurn(withStatus.slice(leading.length))].slice(0, SHOWN);
+  const shown = [...inTurn(withStatus.filter((f) => leads.has(f.path))), ...inTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
   const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
   const more = files.length - shown.length;
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase
@@ -157,11 +161,12 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
 }
 
 /** The documents a later phase reads first (those in no folder, below the root, of another document's), and the rest.
- *  A file in a subfolder of one holding a document is that document's working file (deep-recon's digests beside its
- *  research.md): named only where room is left (review 127: six of eight names were digests). */
-function leadingAndWorking(files: string[], roots: string[]): [string[], string[]] {
+ *  A file in a subfolder of one holding a document (`leads`: one that counts) is that document's working file
+ *  (deep-recon's digests beside its research.md): named only where room is left (review 127: six of eight names were
+ *  digests; review 136: a prds/README.md made every PRD below it one). */
+function leadingAndWorking(files: string[], roots: string[], leads: (path: string) => boolean): [string[], string[]] {
   const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
-  const holding = new Set(files.map(folderOf));
+  const holding = new Set(files.filter(leads).map(folderOf));
   const working = (path: string) => {
     const root = roots.find((r) => path.startsWith(`${r}/`)) ?? "";
     for (let folder = folderOf(folderOf(path)); folder.length > root.length; folder = folderOf(folder)) if (holding.has(folder)) return true;
