@@ -254,6 +254,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const absolute = await ada.files({ action: "list", project, path: "/etc/**" });
     expect(absolute.isError).toBe(true);
     expect(absolute.text).toContain("is absolute: give it relative to the project root");
+    expect((await ada.files({ action: "list", project, path: "_bmad-output\\" })).text).toBe('Path "_bmad-output\\" contains a backslash: use forward slashes ("_bmad-output/").');
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");
     // A render is kept while the project's files stay as they are, and follows them when one changes.

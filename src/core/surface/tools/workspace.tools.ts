@@ -447,6 +447,8 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   if (unfilled.length) return fail(fillInFirst(unfilled));
   // As a read refuses one: "0 files match /abs/…" read as "there are none" (review 77).
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return fail(`Path "${path.slice(0, 200)}" is absolute: give it relative to the project root, e.g. _bmad-output/**/*.md.`);
+  // As a read refuses one too (review 140: `_bmad-output\` listed "0 files").
+  if (path.includes("\\")) return fail(`Path "${path.slice(0, 200)}" contains a backslash: use forward slashes (${JSON.stringify(path.replace(/\\+/g, "/").slice(0, 200))}).`);
   const trimmed = path === "." ? "" : path.replace(/\/+$/, "");
   const literal = !/[*?]/.test(trimmed);
   const kind = trimmed && literal ? await files.stat(trimmed) : undefined;
