@@ -116,6 +116,10 @@ describe("the consent page", { timeout: 60_000 }, () => {
     return (await workerFetch(url)).text();
   }
 
+  it("says what bmad:write lets an app do: change, run and share, not only keep state (review 147)", async () => {
+    expect(await consentHtml("bmad:read bmad:write")).toContain("bmad:write: change your projects: write, delete and restore files, run BMAD&#39;s scripts on them, share them with others, keep sessions");
+  });
+
   it("says that an app which asked for no choice stays signed in (review 61)", async () => {
     expect(await consentHtml("bmad:read")).toContain("stays signed in for up to 30 days");
     expect(await consentHtml("bmad:read offline_access")).not.toContain("stays signed in for up to 30 days");

@@ -70,6 +70,8 @@ describe("the bmad tool", () => {
     expect((await newcomer.call(TOOL.bmad, { command: "*core/brainstorming" })).text).toContain("bmad-brainstorming");
     const all = text(await client.callTool({ name: TOOL.bmad, arguments: { command: "" } }));
     for (const a of catalog.list("agent")) expect(all).toContain(`${a.module}/${shortName(a)}`);
+    // A bundle without tasks lists no empty "Tasks:" line (review 147).
+    expect(all).not.toContain("Tasks:");
   });
 
   it("lists what BMAD's default install installs, leaving out its deprecated shims, and still loads one by name", async () => {
@@ -157,6 +159,15 @@ describe("prompts", () => {
     expect(names).toContain("bmad-prd");
     // BMAD's deprecated shims are not installed by default, so not offered as prompts (the bmad tool loads them by name).
     expect(names).not.toContain("bmad-domain-research");
+    // A long description is cut at a word's end, and says so (review 147: "…works from a spec, a raw i").
+    const cut = (await client.listPrompts()).prompts.filter((p) => p.description!.endsWith("…"));
+    expect(cut.length).toBeGreaterThan(0);
+    const descriptions = [...catalog.list("agent"), ...catalog.list("workflow")].map((r) => r.description ?? "");
+    for (const p of cut) {
+      const kept = p.description!.replace(/^(Agent|Workflow): /, "").slice(0, -1);
+      expect(descriptions.some((d) => d.startsWith(`${kept} `)), p.name).toBe(true);
+    }
+    for (const p of cut) expect(p.description!.length, p.name).toBeLessThanOrEqual(210);
   });
 
   it("serves the raw agent files with loading instructions and the optional message", async () => {

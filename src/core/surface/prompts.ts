@@ -43,8 +43,15 @@ export function promptEntries(catalog: Catalog): Map<string, PromptEntry> {
   for (const record of [...catalog.list("agent"), ...catalog.list("workflow")]) {
     const name = names.get(record);
     if (!name) continue;
-    const description = `${record.kind === "agent" ? "Agent" : "Workflow"}: ${(record.description ?? record.title ?? "").slice(0, 200)}`;
+    const description = `${record.kind === "agent" ? "Agent" : "Workflow"}: ${wordCut(record.description ?? record.title ?? "", 200)}`;
     entries.set(name, { name, record, listing: { name, title: recordLabel(record), description, arguments: MESSAGE_ARG } });
   }
   return entries;
+}
+
+/** `text` cut to at most `max` characters at a word's end, marked: a listing's description is not cut mid-word (review 147). */
+function wordCut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const at = text.lastIndexOf(" ", max - 1);
+  return `${text.slice(0, at > max / 2 ? at : max - 1).trimEnd()}…`;
 }

@@ -35,7 +35,7 @@ function page(status: number, title: string, body: string, headers?: Headers): R
 
 const SCOPE_MEANINGS: Record<string, string> = {
   [SCOPES.read]: "read BMAD content and your sessions",
-  [SCOPES.write]: "keep your sessions and project state (writing tools)",
+  [SCOPES.write]: "change your projects: write, delete and restore files, run BMAD's scripts on them, share them with others, keep sessions",
   offline_access: "stay signed in (refresh tokens)",
 };
 

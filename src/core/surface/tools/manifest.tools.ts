@@ -27,7 +27,7 @@ export const bmadTool = defineTool({
       const list = (kind: RecordKind, star: string) => catalog.list(kind).map((r) => `${star}${r.module}/${shortName(r)}`).join(", ");
       const warnings = treeWarnings(catalog, 200);
       return done(
-        `Agents: ${list("agent", "")}\nWorkflows: ${list("workflow", "*")}\nTasks: ${list("task", "")}\n` +
+        `Agents: ${list("agent", "")}\nWorkflows: ${list("workflow", "*")}\n${catalog.list("task").length ? `Tasks: ${list("task", "")}\n` : ""}` +
           'Usage: bmad "architect" loads an agent; bmad "*prd" runs a workflow.' +
           (warnings ? `\n\n${warnings}` : ""),
       );
