@@ -60,13 +60,21 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     }
     return result as never;
   };
+  // The tools that run here are listed here, beside the remote's: the remote never lists the completion contract, and
+  // lists memory only where its toolsets say (review 148: callable through the proxy, never listed).
+  const withLocalTools = async (listed: { tools: Array<{ name: string }> }) => {
+    const here = (await send(local, "tools/list", undefined)) as { tools: Array<{ name: string }> };
+    const names = new Set(listed.tools.map((t) => t.name));
+    return { ...listed, tools: [...listed.tools, ...here.tools.filter((t) => LOCAL_TOOLS.has(t.name) && !names.has(t.name))] };
+  };
   for (const method of METHODS) {
-    server.setRequestHandler(method, (request, ctx) => {
+    server.setRequestHandler(method, async (request, ctx) => {
       const params = (request as { params?: Record<string, unknown> }).params;
       const answers = ctx.mcpReq.inputResponses;
       const state = ctx.mcpReq.requestState<string>();
       const asks = Boolean(clientCapabilities(server, ctx)?.elicitation);
-      return forward(method, answers || state !== undefined ? { ...params, ...(answers ? { inputResponses: answers } : {}), ...(state !== undefined ? { requestState: state } : {}) } : params, ctx.mcpReq.signal, asks);
+      const answer = forward(method, answers || state !== undefined ? { ...params, ...(answers ? { inputResponses: answers } : {}), ...(state !== undefined ? { requestState: state } : {}) } : params, ctx.mcpReq.signal, asks);
+      return method === "tools/list" ? ((await withLocalTools(await answer)) as never) : answer;
     });
   }
   for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));

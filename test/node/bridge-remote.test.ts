@@ -108,6 +108,11 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   const listed = await client.callTool({ name: "list_sessions", arguments: {} });
   expect(text(listed)).toContain("remote-plan");
 
+  // The tools that run here are listed, beside the remote's (review 148: the completion contract was never listed).
+  const names = (await client.listTools()).tools.map((t) => t.name);
+  expect(names).toContain("run_completion_contract");
+  expect(names).toContain("bmad-task");
+  expect(new Set(names).size).toBe(names.length);
   const contract = await client.callTool({ name: "run_completion_contract", arguments: {} });
   expect(contract.structuredContent).toMatchObject({ status: "PASS", output: "local contract ran\n" });
   // bmad-files and bmad-run work on this folder, as the docs say (a review found them sent to the remote).

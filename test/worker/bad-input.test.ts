@@ -95,7 +95,7 @@ describe("arguments are validated at the edge", () => {
   });
 
   it("refuses a bad pagination cursor, in every list (review 131: tools/list and prompts/list ignored it)", async () => {
-    for (const list of [() => client.listResources({ cursor: "not-a-cursor" }), () => client.listTools({ cursor: "not-a-cursor" }), () => client.listPrompts({ cursor: "not-a-cursor" })]) {
+    for (const list of [() => client.listResources({ cursor: "not-a-cursor" }), () => client.listTools({ cursor: "not-a-cursor" }), () => client.listPrompts({ cursor: "not-a-cursor" }), () => client.listResourceTemplates({ cursor: "not-a-cursor" })]) {
       await expect(list()).rejects.toThrow(/Invalid cursor "not-a-cursor": pass the nextCursor of the previous page\./);
     }
   });

@@ -196,7 +196,10 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     return result;
   });
 
-  server.setRequestHandler("resources/templates/list", () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler("resources/templates/list", (request) => {
+    parseCursor(request.params?.cursor); // one page, its cursor checked as every list's (review 148)
+    return { resourceTemplates: RESOURCE_TEMPLATES };
+  });
 
   server.setRequestHandler("resources/read", async (request) => {
     await current();
