@@ -160,7 +160,8 @@ export function unfilledPlaceholders(words: string[]): string[] {
 /** What to say of placeholders a path still holds: the workflow binds them while it runs, or, for `{workflow.*}`
  *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them; and of `templates`, the
  *  `<…>` words where the skill's text leaves the value to the model. All in one answer, so one call fixes all. */
-export function fillInFirst(unfilled: string[], templates: string[] = []): string {
+/** `today`: the date where the project's scripts write time (its time zone), as "2026-11-29 in Pacific/Kiritimati". */
+export function fillInFirst(unfilled: string[], templates: string[] = [], today = `${new Date().toISOString().slice(0, 10)} in UTC`): string {
   const custom = unfilled.filter((p) => /^\{(workflow|agent)\./.test(p));
   const bound = unfilled.filter((p) => !custom.includes(p));
   const parts: string[] = [];
@@ -169,7 +170,7 @@ export function fillInFirst(unfilled: string[], templates: string[] = []): strin
     parts.push(`${unfilled.length ? `${templates.join(", ")}: ` : ""}the skill's text marks where your own value goes${choice}`);
   }
   if (bound.length) {
-    const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", new Date().toISOString().slice(0, 10))).filter(Boolean);
+    const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", today)).filter(Boolean);
     const them = templates.length ? bound.join(", ") : bound.length > 1 ? "them" : "it";
     parts.push(`the workflow binds ${them} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
   }
@@ -197,7 +198,7 @@ export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.t
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([
   ["{doc_workspace}", "{doc_workspace} is the run folder the skill's activation binds"],
-  ["{date}", "{date} is today's date (TODAY in UTC), in the form the skill's text gives, if it gives one"],
+  ["{date}", "{date} is today's date (TODAY), in the form the skill's text gives, if it gives one"],
 ]);
 
 const UV_SCRIPT = /uv run (?:--[a-z-]+ )*"?([^\s"`]+\.py)/g;
