@@ -1,6 +1,6 @@
 // Python's int() of text, where it differs from JavaScript's: any Unicode decimal digits (Python's \d), single
 // underscores between them, surrounding whitespace. The ported scripts read numbers with these wherever Python does.
-import { PyError } from "./py-json.js";
+import { checkIntDigits, PyError } from "./py-json.js";
 import { repr, strip } from "./py-str.js";
 
 const DIGIT = /^\p{Nd}$/u;
@@ -33,7 +33,7 @@ export function pyInt(s: string): bigint {
   const run = DIGIT_RUN.exec(t)?.[0];
   if (!run || t[signed + run.length] === "_") throw invalid();
   const digits = run.replace(/_/g, "");
-  if ([...digits].length > 4300) throw new PyError("ValueError", `Exceeds the limit (4300 digits) for integer string conversion: value has ${[...digits].length} digits; use sys.set_int_max_str_digits() to increase the limit`);
+  checkIntDigits([...digits].length);
   if (signed + run.length !== t.length) throw invalid();
   const n = digitsValue(digits);
   return t.startsWith("-") ? -n : n;

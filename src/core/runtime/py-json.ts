@@ -141,9 +141,9 @@ export function loads(text: string): PyValue {
  *  document or not. */
 const MAX_JSON_DEPTH = 990;
 
-/** The value of `text`, once JSON.parse has found it valid (Python's constants aside): read token by token, so that an integer keeps every digit
- *  (a bigint) and an object its keys in document order, a repeated key at its first place with its last value, as
- *  Python's dict. (JSON.parse's reviver gives a number's source text only from Node 21, and puts integer-like keys
+/** The value of `text`, once JSON.parse has found it valid (Python's constants aside): read token by token, so that
+ *  an integer keeps every digit (a bigint) and an object its keys in document order, a repeated key at its first place
+ *  with its last value, as Python's dict. (JSON.parse's reviver gives a number's source text only from Node 21, and puts integer-like keys
  *  first: review 129 found every integer read as a float on Node 20.) */
 function loadsNested(text: string): PyValue {
   let at = 0;
@@ -182,7 +182,7 @@ function loadsNested(text: string): PyValue {
       }
     }
     if (c === '"') return string();
-    for (const [word, literal] of [...LITERALS, ...PYTHON_CONSTANTS]) {
+    for (const [word, literal] of WORDS) {
       if (text.startsWith(word, at)) {
         at += word.length;
         return literal;
@@ -192,17 +192,21 @@ function loadsNested(text: string): PyValue {
     const [token, fraction, exponent] = NUMBER.exec(text)!;
     at = NUMBER.lastIndex;
     if (fraction !== undefined || exponent !== undefined) return Number(token);
-    // Python's guard against quadratic conversion: a longer integer is its ValueError, not a value.
-    const digits = token.length - (token.startsWith("-") ? 1 : 0);
-    if (digits > 4300) throw new PyError("ValueError", `Exceeds the limit (4300 digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`);
+    checkIntDigits(token.length - (token.startsWith("-") ? 1 : 0));
     return BigInt(token);
   };
   return value();
 }
 
-const LITERALS: ReadonlyArray<[string, PyValue]> = [["true", true], ["false", false], ["null", null]];
-/** What json.loads reads beyond JSON (its parse_constant): `-Infinity` before the numbers that start with "-". */
-const PYTHON_CONSTANTS: ReadonlyArray<[string, PyValue]> = [["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
+/** JSON's words, then what json.loads reads beyond JSON (its parse_constant): `-Infinity` before the numbers that start
+ *  with "-". */
+const WORDS: ReadonlyArray<[string, PyValue]> = [["true", true], ["false", false], ["null", null], ["NaN", NaN], ["Infinity", Infinity], ["-Infinity", -Infinity]];
+
+/** Python's guard against quadratic conversion (int() and json.loads alike): an integer of more digits is its
+ *  ValueError, not a value. */
+export function checkIntDigits(digits: number): void {
+  if (digits > 4300) throw new PyError("ValueError", `Exceeds the limit (4300 digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`);
+}
 const CONSTANT = /-?Infinity|NaN/y;
 
 /** `text` for JSON.parse's check, in one pass: each of Python's constants outside a string written as a 0, padded to its

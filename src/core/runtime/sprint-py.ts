@@ -217,7 +217,6 @@ export function stampMinutes([y, mo, d, h, mi]: number[]): number {
   return at.getTime() / 60000;
 }
 
-
 /** Sets map[key] = value as CommentedMap.__setitem__ does: a plain str given to a key whose old value is a quoted or
  *  block string takes that style; a new key goes last. The item keeps its comments. */
 export function setItem(map: YMapNode, key: string, value: YValue): void {

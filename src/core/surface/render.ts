@@ -102,14 +102,17 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
   return keptPerBundle(reader, target, `${record.source}\0${record.entry}`, () => render(reader, record, undefined, target));
 }
 
-/** Whether any of the skill's texts hands work to a subagent: the rendered ones, and the ones loaded later. */
-async function handsToSubagents(reader: BundleReader, record: CatalogRecord): Promise<boolean> {
-  for (const path of record.files) {
+/** Whether any of the skill's texts hands work to a subagent: those the render read already, then the Markdown files
+ *  loaded later. */
+async function handsToSubagents(reader: BundleReader, read: string[], laterPaths: string[]): Promise<boolean> {
+  if (read.some((text) => SUBAGENT.test(text))) return true;
+  for (const path of laterPaths) {
     const file = path.endsWith(".md") ? reader.catalog.file(path) : undefined;
-    if (file && /\bsub-?agents?\b/i.test(await servedText(reader, file))) return true;
+    if (file && SUBAGENT.test(await servedText(reader, file))) return true;
   }
   return false;
 }
+const SUBAGENT = /\bsub-?agents?\b/i;
 
 async function render(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
   const { catalog } = reader;
@@ -166,7 +169,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (engine) body.push("", engine);
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
-  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await handsToSubagents(reader, record)));
+  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await handsToSubagents(reader, inlined.map((f) => f.source), later)));
   else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));

@@ -224,7 +224,6 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
 /** Scripts whose output is the config and customization layers' values. */
 const CONFIG_SCRIPTS = new Set(["resolve_config.py", "resolve_customization.py"]);
 
-/** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 /** Today's date as the project's scripts stamp it: in its time zone, or this machine's (the bridge). */
 async function todayFor(runtime: ProjectRuntime): Promise<string> {
   const zone = await runtime.timeZone?.();
@@ -232,6 +231,7 @@ async function todayFor(runtime: ProjectRuntime): Promise<string> {
   return `${day.year}-${String(day.month).padStart(2, "0")}-${String(day.day).padStart(2, "0")} in ${zone ?? "this machine's time"}`;
 }
 
+/** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});
 
 /** A skill's own script named without a project (`{skill-root}/scripts/x.py`, or by its bmad:// or skill:// URI):
