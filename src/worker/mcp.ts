@@ -57,7 +57,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
   // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
   const deps: SurfaceDeps = {
-    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader), memory: workspaceMemory(workspaces),
+    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId), memory: workspaceMemory(workspaces),
   };
   const handler = mcpHandler(deps, selection.toolsets);
   if (body.bytes === undefined) return handler(request, env, ctx);

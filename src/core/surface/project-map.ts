@@ -128,9 +128,10 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
 /** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */
 const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { others: othersNote(f.others) } : {});
 
-/** The map as text, for hosts that show no views. */
-export function mapText(map: ProjectMap): string {
-  const lines = [`Project "${map.project}" by BMAD phase (from bmad-help.csv):`];
+/** The map as text, for hosts that show no views; `name` as the caller named the project (a share's is its `name@tag`
+ *  in the view, which sends it back with each action). */
+export function mapText(map: ProjectMap, name = map.project): string {
+  const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
   const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}${othersSuffix(a.others)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);

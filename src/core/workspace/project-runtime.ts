@@ -11,14 +11,16 @@ import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
 import { checkWorkspacePath, leadsOutOf, projectRootUri, workspaceFsRoot } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 
-/** By workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a wrong one
- *  only costs the call it saves). */
+/** By caller and workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a
+ *  wrong one only costs the call it saves; keyed by caller too, so one user's folder names are never asked of
+ *  another's project of the same name). */
 const listedBefore = new Map<string, string[]>();
 
-export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader): NonNullable<SurfaceDeps["runtime"]> {
+export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader, caller: string): NonNullable<SurfaceDeps["runtime"]> {
   return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
     const files = store.files(project);
+    const listedKey = `${caller}\n${project}`;
     const fsRoot = workspaceFsRoot(project);
     const known = new Map<string, Known>();
     const stamped: Stamped = { trees: new Map(), covered: false, asked: [], versions: new Map() };
@@ -31,7 +33,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
       // project the caller cannot see is found by the file calls, as without.
       const paths = (options.preload ?? []).filter((path) => checkWorkspacePath(path).ok);
-      const trees = options.lazy ? [] : (listedBefore.get(project) ?? []);
+      const trees = options.lazy ? [] : (listedBefore.get(listedKey) ?? []);
       const out = await files.readMany(paths, trees);
       if (!out.ok && !options.lazy) return { ok: false, error: out.error };
       if (out.ok) {
@@ -65,7 +67,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));
         if (asked.length) {
           if (listedBefore.size >= 256) listedBefore.clear();
-          listedBefore.set(project, [...new Set([...asked, ...(listedBefore.get(project) ?? [])])].slice(0, 8));
+          listedBefore.set(listedKey, [...new Set([...asked, ...(listedBefore.get(listedKey) ?? [])])].slice(0, 8));
         }
         return stamped.covered;
       },

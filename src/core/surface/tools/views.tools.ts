@@ -56,7 +56,7 @@ export const bmadMapTool = defineTool({
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     const map = await projectMap(deps.reader, runtime.runtime, found.files);
-    return done(mapText(map), { ...map });
+    return done(mapText(map, project ?? found.name), { ...map });
   },
 });
 
