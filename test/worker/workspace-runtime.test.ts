@@ -403,6 +403,14 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text).toContain(`with the bmad-run tool, exactly as written: {"command": "<the line>", "project": "${project}"}.`);
   });
 
+  it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
+    const CODE_LINE = "- This workspace holds the project's documents, not its code: what this skill does to code (reading it, git, builds, tests) is done in the user's clone with the bmad-mcp bridge. Tell the user so; write here only the documents it makes.";
+    // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
+    expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(CODE_LINE);
+    expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(CODE_LINE);
+    expect((await ada.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("not its code");
+  });
+
   it("runs brain.py's library commands here, and answers other own scripts with where they run and the skill's fallback", async () => {
     // brain.py is ported: the technique library a slice at a time, as the skill says, with or without a workspace.
     const categories = await run("uv run {skill-root}/scripts/brain.py categories");
@@ -579,7 +587,14 @@ describe("a skill rendered into a workspace with too little room", () => {
     const workflow = /^read and follow bmad:\/\/projects\/[^/]+\/(\S+\/workflow\.md)$/m.exec(rendered.structured.stdout)![1]!;
     const listed = await ada.files({ action: "list", project: full, path: `${workflow.slice(0, -"/workflow.md".length)}/**` });
     expect(listed.structured.files).toHaveLength(15);
-    expect((await ada.files({ action: "read", project: full, path: workflow })).text).toMatch(/^# /m);
+    const workflowText = (await ada.files({ action: "read", project: full, path: workflow })).text;
+    expect(workflowText).toMatch(/^# /m);
+    // The rendered files name their steps as the workspace's scripts see it, /projects/<name>/…: bmad-resources reads
+    // that form too (review 151: refused, "a file path", a call wasted).
+    const step = new RegExp(`/projects/${full}/\\S+?\\.md`).exec(workflowText)![0];
+    const viaResources = await ada.call(TOOL.bmadResources, { operation: "read", uri: step });
+    expect(viaResources.isError, viaResources.text).toBe(false);
+    expect(viaResources.text).toBe((await ada.call(TOOL.bmadResources, { operation: "read", uri: `bmad:/${step}` })).text);
     // Rendering again verifies the generation that is there.
     expect((await run(render)).structured.stdout).toBe(rendered.structured.stdout);
   });

@@ -11,7 +11,7 @@ import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
-import { laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, type LaterValues } from "./runtime-block.js";
+import { laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { customizationSection } from "./agent-customize.js";
@@ -102,17 +102,20 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
   return keptPerBundle(reader, target, `${record.source}\0${record.entry}`, () => render(reader, record, undefined, target));
 }
 
-/** Whether any of the skill's texts hands work to a subagent: those the render read already, then the Markdown files
- *  loaded later. */
-async function handsToSubagents(reader: BundleReader, read: string[], laterPaths: string[]): Promise<boolean> {
-  if (read.some((text) => SUBAGENT.test(text))) return true;
+/** What the skill's texts show it does (those the render read already, then the Markdown files loaded later): it
+ *  hands work to a subagent; it works on the project's code (git, a version-control diff, the working tree). */
+async function skillTraits(reader: BundleReader, read: string[], laterPaths: string[]): Promise<SkillTraits> {
+  const traits = { delegates: false, worksOnCode: false };
+  const seen = (text: string) => ((traits.delegates ||= SUBAGENT.test(text)), (traits.worksOnCode ||= ON_CODE.test(text)), traits.delegates && traits.worksOnCode);
+  if (read.some(seen)) return traits;
   for (const path of laterPaths) {
     const file = path.endsWith(".md") ? reader.catalog.file(path) : undefined;
-    if (file && SUBAGENT.test(await servedText(reader, file))) return true;
+    if (file && seen(await servedText(reader, file))) break;
   }
-  return false;
+  return traits;
 }
 const SUBAGENT = /\bsub-?agents?\b/i;
+const ON_CODE = /`git [a-z]|\bversion-control\b|\bworking tree\b/i;
 
 async function render(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
   const { catalog } = reader;
@@ -169,7 +172,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (engine) body.push("", engine);
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
-  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await handsToSubagents(reader, inlined.map((f) => f.source), later)));
+  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later)));
   else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));

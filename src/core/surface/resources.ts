@@ -3,9 +3,9 @@
 import { sanitizeConfig, servedProjectText } from "../catalog/config.js";
 import { closest, suggestion } from "../catalog/closest.js";
 import { MANIFEST_NAMES, manifestCsv, type ManifestName } from "../catalog/manifests-csv.js";
-import { bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
+import { BMAD_SCHEME, bmadUri, lexicallyResolved, parseBmadUri } from "../catalog/paths.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
-import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX } from "../workspace/paths.js";
+import { mimeFor, parseProjectUri, projectUri, PROJECTS_PREFIX, WORKSPACES_FS_ROOT } from "../workspace/paths.js";
 import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
@@ -52,6 +52,9 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
     return { ok: true, uri, mimeType: "application/json", text: JSON.stringify(sanitizeConfig(catalog.manifest.config)) };
   }
   if (uri.startsWith(PROJECTS_PREFIX)) return readProjectFile(deps, uri);
+  // A workspace's files as its rendered skills name them, `/projects/<name>/…` (review 151: render_skill.py's copies
+  // name their steps so, and the read was refused); on the bridge such a path is the machine's.
+  if (uri.startsWith(WORKSPACES_FS_ROOT) && deps.workspaces && deps.workspaces.folder === undefined) return readProjectFile(deps, `${BMAD_SCHEME}${uri.slice(1)}`);
   if (uri.startsWith(SKILL_SCHEME)) return readSkillUri(reader, uri);
   if (!uri.includes("://")) return pathForUri(catalog, uri);
   const checked = parseBmadUri(uri);

@@ -67,8 +67,11 @@ const BARE_NAME = /(\{?)(\w+)/g;
 /** A config value the block gives: one line (a config file written by hand may hold a line break), and short. */
 const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(value) && !value.includes("`");
 
-/** `delegates`: some file of the skill hands work to a subagent (its reference files too: brainstorming's finalize does). */
-export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, delegates = false): string {
+/** What some file of the skill does (its reference files too: brainstorming's finalize hands work to a subagent). */
+export interface SkillTraits { delegates: boolean; worksOnCode: boolean }
+const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false };
+
+export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
@@ -97,7 +100,9 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`,
   );
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
-  if (delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
+  if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
+  // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
+  if (traits.worksOnCode && files.kind === "workspace") lines.push(`- This workspace holds the project's documents, not its code: what this skill does to code (reading it, git, builds, tests) is done in the user's clone with the bmad-mcp bridge. Tell the user so; write here only the documents it makes.`);
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))

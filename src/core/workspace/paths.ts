@@ -300,10 +300,12 @@ export function parseProjectUri(uri: string): Checked<{ project: string; path: s
   return checked.ok ? { ok: true, value: { project, path: checked.value } } : checked;
 }
 
+export const WORKSPACES_FS_ROOT = "/projects/";
+
 /** Where a workspace's scripts on the remote see its root (`{project-root}` as the ports read and write it): the paths
  *  they print are shown as its URI, and those they write into files (a sprint-status.yaml's `story_location`, a
  *  rendered workflow's steps) are taken back by the tools as the project's (review 77). */
-export const workspaceFsRoot = (project: string) => `/projects/${project}`;
+export const workspaceFsRoot = (project: string) => `${WORKSPACES_FS_ROOT}${project}`;
 
 export function projectRootUri(project: string): string {
   return PROJECTS_PREFIX + project;
