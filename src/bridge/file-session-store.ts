@@ -8,13 +8,13 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { enqueued, newSession, rejectedRef, step, type Action } from "../core/delivery/machine.js";
+import { enqueued, newSession, referencedContent, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
-import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfinedText, writeConfined } from "./confined-fs.js";
+import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { noteWrite } from "./kept-versions.js";
+import { noteWrite, sameBytes } from "./kept-versions.js";
 
 const SAFE_NAME = /^[\w.-]+$/;
 const STATE_FILE = /^session-([0-9a-f]{64})\.json$/;
@@ -76,8 +76,12 @@ export class FileSessionStore implements SessionStore {
     return `${BASE}/session-${id}.json`;
   }
 
+  private contentDir(id: string): string {
+    return `${BASE}/temp/${id}`;
+  }
+
   private contentPath(id: string, ref: string): string {
-    return `${BASE}/temp/${id}/${ref.replaceAll("/", "_")}.md`;
+    return `${this.contentDir(id)}/${ref.replaceAll("/", "_")}.md`;
   }
 
   private artifactPath(state: SessionState, file: string): string {
@@ -105,17 +109,27 @@ export class FileSessionStore implements SessionStore {
    *  spec of the same task name, or a link to the PRD, was replaced with no copy kept): the session moves on only once
    *  it is saved. Under the artifact's lock, as every change of a project file is. */
   private async createArtifact(rel: string, text: string): Promise<void> {
+    const bytes = new TextEncoder().encode(text);
+    // This session's own, written by a confirm whose state save did not follow (killed, or .bmad-task not writable):
+    // the retried confirm carries on from it (it was refused as another's, and the session could never move on).
+    if (await this.holdsExactly(rel, bytes)) return;
     const there = (await fileStamp(this.projectDir, rel)) !== ABSENT || (await lstat(resolve(this.projectDir, rel)).then(() => true, () => false));
     if (there) {
       throw new RefusedPath(`${rel} is in the project already, and is not this session's: it was left as it is, and the session was not moved on. Move that file aside (or rename it), then confirm again.`);
     }
-    const bytes = new TextEncoder().encode(text);
     if (bytes.byteLength > MAX_STATE_BYTES) throw new RefusedPath(`${rel}: would be larger than ${MAX_STATE_BYTES / 1024 / 1024} MiB, which the bridge refuses to read back; nothing was written.`);
     // Only where nothing is, up to the rename: a file made meanwhile (an editor's save) stands.
     const written = await writeConfined(this.projectDir, rel, bytes, { unchanged: ABSENT });
     if (!written.ok) throw new RefusedPath(written.error);
     // The model's text, as every write the bridge makes is noted (kept-versions.ts).
     await noteWrite(this.projectDir, rel, bytes);
+  }
+
+  /** Whether `rel` is a file of its own (not a link, nor another name of one) holding exactly `bytes`. */
+  private async holdsExactly(rel: string, bytes: Uint8Array): Promise<boolean> {
+    if (!(await lstat(resolve(this.projectDir, rel)).then((st) => st.isFile(), () => false))) return false;
+    const read = await readConfined(this.projectDir, rel, { maxBytes: bytes.byteLength });
+    return read.ok && sameBytes(read.bytes, bytes);
   }
 
   /** One holder at a time per `path`: a promise chain in this process, the file's lock across processes. */
@@ -272,8 +286,23 @@ export class FileSessionStore implements SessionStore {
         if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.createArtifact(artifact, text));
       }
       await this.save(result.state);
+      await this.prune(result.state);
       return { ok: true, value: result.state };
     });
+  }
+
+  /** A superseded draft's texts go once the state no longer names them, as on the remote (session-do.ts): each submit
+   *  stored up to three, and 15 of two 2 MiB drafts grew temp/<id>/ to 91 MB. After the save, so a crash keeps what
+   *  the old state named; a file that will not go is left for the next action's prune. */
+  private async prune(state: SessionState): Promise<void> {
+    const dir = this.contentDir(state.session_id);
+    const listed = await listConfined(this.projectDir, dir);
+    if (!listed.ok) return;
+    const kept = new Set([...referencedContent(state)].map((ref) => this.contentPath(state.session_id, ref)));
+    for (const name of listed.names) {
+      const rel = `${dir}/${name}`;
+      if (!kept.has(rel)) await removeConfined(this.projectDir, rel, { own: BASE });
+    }
   }
 
   enqueue(owner: string, session: string, task: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>> {

@@ -1,6 +1,7 @@
 // bmad-task on the bridge, spawned for real over stdio: the user rejects a draft with a reason (seed 003's
-// ["confirm", "reject"]) and a draft stuck below the gate gets the stage rubric's gaps; sessions live in files.
-import { readdirSync, readFileSync } from "node:fs";
+// ["confirm", "reject"]) and a draft stuck below the gate gets the stage rubric's gaps; sessions live in files, which
+// keep only the drafts the state names, and a confirm whose state save never landed is carried on when retried.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -60,6 +61,45 @@ describe("bmad-task on the bridge", () => {
     expect(await read(version)).toBe("# PRD v1\nWeb only.");
     const saved = JSON.parse(readFileSync(join(tmp.dir, `.bmad-task/session-${session_id}.json`), "utf8")) as { history: Array<{ file: string; reason: string }> };
     expect(saved.history).toMatchObject([{ file: "01-product-requirements.rejected-1.md", reason: "It must work on phones." }]);
+  });
+
+  it("keeps in .bmad-task/temp/ only the drafts the state names, and still reads them", async () => {
+    const { session_id } = await task({ action: "start", objective: "Build a notes app" });
+    const temp = join(tmp.dir, ".bmad-task/temp", session_id);
+    for (const score of [60, 70, 95]) {
+      await task({ action: "submit", session_id, claude_result: json({ prd_draft: `# PRD ${score} (claude)`, quality_score: score }), codex_result: json({ prd_draft: `# PRD ${score} (codex)`, quality_score: score - 1 }) });
+    }
+    await task({ action: "reject", session_id, reason: "Add sharing." });
+    let view = await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD 4\nSharing.", quality_score: 96 }) });
+    expect(view.current_state).toBe("awaiting_confirmation");
+    // The rejected draft (po/3/final), and the newest of each engine (codex's is still the third): no earlier draft.
+    expect(readdirSync(temp).sort()).toEqual(["po_3_codex.md", "po_3_final.md", "po_4_claude.md", "po_4_final.md"]);
+    expect(await read(view.history![0]!.uri)).toBe("# PRD 95 (claude)");
+    view = await task({ action: "confirm", session_id });
+    expect(view.current_stage).toBe("architect");
+    expect(await read(view.artifacts[0]!)).toBe("# PRD 4\nSharing.");
+    expect((await task({ action: "status", session_id })).current_stage).toBe("architect");
+  });
+
+  it("carries on a confirm whose artifact was written but whose state save never landed, and refuses another's file", async () => {
+    const { session_id, task_name } = await task({ action: "start", objective: "Build a todo app" });
+    await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# Todo PRD", quality_score: 95 }) });
+    const stateFile = join(tmp.dir, `.bmad-task/session-${session_id}.json`);
+    const before = readFileSync(stateFile, "utf8");
+    expect((await task({ action: "confirm", session_id })).current_stage).toBe("architect");
+    // What a bridge killed between the artifact and the state (or refused the state's write) leaves: the artifact
+    // written, the state as it was.
+    writeFileSync(stateFile, before);
+    const artifact = join(tmp.dir, ".claude/specs", task_name, "01-product-requirements.md");
+    const view = await task({ action: "confirm", session_id });
+    expect(view).toMatchObject({ current_stage: "architect", current_state: "generating" });
+    expect(readFileSync(artifact, "utf8")).toBe("# Todo PRD");
+
+    // A file of other content there is still another's.
+    writeFileSync(stateFile, before);
+    writeFileSync(artifact, "# Todo PRD, edited by hand");
+    expect(await taskError({ action: "confirm", session_id })).toMatch(/01-product-requirements\.md is in the project already, and is not this session's/);
+    expect(readFileSync(artifact, "utf8")).toBe("# Todo PRD, edited by hand");
   });
 
   it("answers an architecture draft below the gate with the architect rubric's missing and weak sections", async () => {

@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { specPath } from "../../src/core/delivery/session.js";
 import { TOOL } from "../../src/core/surface/names.js";
+import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import { seed } from "./setup.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { shareAccepted, signInTeam, unique, type Person } from "./workspace-users.js";
@@ -78,6 +79,17 @@ describe("a session started with a project", () => {
     const path = specPath(b.structured.task_name, "01-product-requirements.md");
     expect(second.structured.project_error).toBe(`01-product-requirements.md is saved in the session, but not in project "${project}@${ownerTag(owner.id)}": ${path} is there already (another session's, or written since), and was left as it is. Read it with bmad-files, then write this one (bmad://sessions/${b.structured.session_id}/artifacts/01-product-requirements.md) beside it under another name.`);
     expect((await owner.files({ action: "read", project, path })).text).toMatch(/\n# Owner's PRD$/);
+  });
+
+  it("refuses at submit a draft no project file could hold, naming the limit and the fix", async () => {
+    const { session_id, task_name } = (await task(writer, { action: "start", objective: "Build the huge page", project })).structured;
+    const big = await task(writer, { action: "submit", session_id, claude_result: prd(`# Huge PRD\n${"x".repeat(MAX_FILE_BYTES)}`) });
+    expect(big.isError).toBe(true);
+    expect(big.text).toBe(`claude_result's document (01-product-requirements.md) is 1,048,587 bytes; session ${task_name} saves its artifacts in project "${project}@${ownerTag(owner.id)}", where a file holds at most 1 MiB (1,048,576 bytes), so it could never be saved there. Nothing was saved: shorten it under 1 MiB, or split it, writing the details to files of their own with bmad-files and linking them from it.`);
+    expect((await task(writer, { action: "status", session_id })).structured).toMatchObject({ current_stage: "po", current_state: "generating" });
+    // Without a project the session keeps it (up to its own 2 MiB).
+    const alone = (await task(writer, { action: "start", objective: "Build the huge page alone" })).structured;
+    expect((await task(writer, { action: "submit", session_id: alone.session_id, claude_result: prd(`# Huge PRD\n${"x".repeat(MAX_FILE_BYTES)}`) })).structured.current_state).toBe("awaiting_confirmation");
   });
 
   it("is refused to a reader and to a stranger, naming why", async () => {

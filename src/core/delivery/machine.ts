@@ -5,7 +5,10 @@ import { parseResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
 import { parseSessionState } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
+import { count as n } from "../count.js";
 import type { Result } from "../result.js";
+import { TOOL } from "../surface/names.js";
+import { MAX_FILE_BYTES } from "../workspace/limits.js";
 
 export const MAX_SUBMISSION_BYTES = 2 * 1024 * 1024;
 /** A session's state as stored, at most: one row on the remote (2 MB on Cloudflare), read whole on every call. The
@@ -207,6 +210,12 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
   });
   // With both engines, the higher score wins (seed 003).
   const best = parsed.reduce((a, b) => (b.score > a.score ? b : a));
+  // A session saving into a project: its artifact must fit one of the project's files, or its confirm moved on without
+  // it there, asking for a copy no project could take.
+  const documentBytes = byteLength(best.document);
+  if (next.project && spec.artifact && documentBytes > MAX_FILE_BYTES) {
+    return { ok: false, kind: "invalid", error: `${best.engine}_result's document (${spec.artifact}) is ${n(documentBytes)} bytes; session ${next.task_name} saves its artifacts in project "${next.project}", where a file holds at most 1 MiB (${n(MAX_FILE_BYTES)} bytes), so it could never be saved there. Nothing was saved: shorten it under 1 MiB, or split it, writing the details to files of their own with ${TOOL.bmadFiles} and linking them from it.` };
+  }
   const finalRef = `${next.current_stage}/${stage.iteration}/final`;
   content.push({ ref: finalRef, text: best.document });
   stage.final_result_ref = contentRef(finalRef, best.document, now);
