@@ -61,8 +61,24 @@ export async function currentBundle(env: Env): Promise<BundleReader> {
     current.checkedAt = now;
     return current.reader;
   }
-  const manifest = await env.BUNDLE_KV.get<BundleManifest>(manifestKey(id), "json");
-  if (!manifest) throw new BundleMissingError(`Bundle ${id.slice(0, 12)} has no manifest in KV; re-run npm run bundle:upload.`);
-  current = { id, reader: new KvBundleReader(env, new Catalog(manifest)), checkedAt: now };
+  current = { id, reader: new KvBundleReader(env, await catalogOf(env, id)), checkedAt: now };
   return current.reader;
+}
+
+/** The bundle's catalog; a manifest that is missing, not JSON or not a manifest is the operator's to upload again
+ *  (review 154: a damaged one answered 500 with a stack). */
+async function catalogOf(env: Env, id: string): Promise<Catalog> {
+  const reupload = "re-run npm run bundle:upload.";
+  let manifest: BundleManifest | null;
+  try {
+    manifest = await env.BUNDLE_KV.get<BundleManifest>(manifestKey(id), "json");
+  } catch {
+    throw new BundleMissingError(`Bundle ${id.slice(0, 12)}'s manifest in KV is not JSON; ${reupload}`);
+  }
+  if (!manifest) throw new BundleMissingError(`Bundle ${id.slice(0, 12)} has no manifest in KV; ${reupload}`);
+  try {
+    return new Catalog(manifest);
+  } catch {
+    throw new BundleMissingError(`Bundle ${id.slice(0, 12)}'s manifest in KV is not a bundle manifest; ${reupload}`);
+  }
 }

@@ -93,7 +93,14 @@ export default {
         return response;
       }
       case "/oauth/token":
-        return tokenEndpoint(request, { env, next, revokeGrant: (userId, grantId) => getOAuthApi(providerOptions(origin, accessTokenTTL), env).revokeGrant(grantId, userId) });
+        return tokenEndpoint(request, {
+          env, next,
+          revokeGrant: (userId, grantId) => getOAuthApi(providerOptions(origin, accessTokenTTL), env).revokeGrant(grantId, userId),
+          signInOf: async (token) => {
+            const found = await getOAuthApi(providerOptions(origin, accessTokenTTL), env).unwrapToken(token).catch(() => null);
+            return found ? { userId: found.userId, grantId: found.grantId, clientId: found.grant.clientId } : null;
+          },
+        });
       case "/oauth/register":
         return registration(request, env, url.hostname, next);
       default:

@@ -30,6 +30,22 @@ describe("revocation reaches tokens in use", { timeout: 60_000 }, () => {
     expect(await mcpStatus(tokens.access_token)).toBe(401);
   });
 
+  it("ends the whole sign-in when a client revokes one of its access tokens, and leaves another client's alone (review 154)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const renewed = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    // Another client naming this token: answered 200 (RFC 7009), and nothing of the sign-in ends.
+    const other = await register(workerFetch, ORIGIN);
+    expect((await revoke(workerFetch, ORIGIN, other.client_id, renewed.json.access_token, "access_token")).status).toBe(200);
+    expect(await mcpStatus(renewed.json.access_token)).toBe(200);
+    // Its own client signing out with the newer access token: the older one, and the refresh token, end with it.
+    expect((await revoke(workerFetch, ORIGIN, tokens.client_id, renewed.json.access_token, "access_token")).status).toBe(200);
+    expect(await mcpStatus(renewed.json.access_token)).toBe(401);
+    expect(await mcpStatus(tokens.access_token)).toBe(401);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, renewed.json.refresh_token)).status).toBe(400);
+  });
+
   it("refuses an access token on the next request once its authorization code is replayed", async () => {
     await seed();
     const client = await register(workerFetch, ORIGIN);

@@ -1,8 +1,10 @@
 import type { Client } from "@modelcontextprotocol/client";
-import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { manifestKey, POINTER_KEY } from "../../src/core/catalog/bundle.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { withBearer } from "../../scripts/oauth-client.js";
-import { authedFetch, connect, ORIGIN, text, workerFetch } from "./client.js";
+import { authedFetch, connect, ORIGIN, text, token, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 import { rawCall, signInAs, unique } from "./workspace-users.js";
 
@@ -239,5 +241,36 @@ describe("request bodies (review 15)", () => {
     const consent = await workerFetch(`${ORIGIN}/authorize`, { method: "POST", headers: form, body: `handle=x&decision=approve&pad=${"x".repeat(1024 * 1024)}` });
     expect(consent.status).toBe(400);
     expect(await consent.text()).toMatch(/a form of at most 16 KB/);
+  });
+});
+
+describe("a damaged bundle manifest", () => {
+  it("is a 503 that names the bundle and the fix, not a 500 with a stack, and the next good pointer serves (review 154)", async () => {
+    const good = (await env.BUNDLE_KV.get(POINTER_KEY))!;
+    const damaged = "e".repeat(64);
+    const access = await token();
+    const status = async () => {
+      const res = await rawCall(access, "tools/list", {});
+      return { status: res.status, body: await res.text() };
+    };
+    try {
+      for (const manifest of ["{not json", JSON.stringify({ id: damaged })]) {
+        await env.BUNDLE_KV.put(manifestKey(damaged), manifest);
+        await env.BUNDLE_KV.put(POINTER_KEY, damaged);
+        // The pointer is read again at most every 10 s: the clock moved past that, not waited for.
+        vi.useFakeTimers({ now: Date.now() + 11_000, toFake: ["Date"] });
+        const answer = await status();
+        expect(answer.status, answer.body).toBe(503);
+        expect(answer.body).toMatch(/Bundle eeeeeeeeeeee's manifest in KV is not (JSON|a bundle manifest); re-run npm run bundle:upload\./);
+        expect(answer.body).not.toMatch(/ at |TypeError|SyntaxError/);
+        await env.BUNDLE_KV.put(POINTER_KEY, good);
+        vi.setSystemTime(Date.now() + 11_000);
+        expect((await status()).status).toBe(200);
+        vi.useRealTimers();
+      }
+    } finally {
+      vi.useRealTimers();
+      await env.BUNDLE_KV.put(POINTER_KEY, good);
+    }
   });
 });

@@ -4,6 +4,9 @@
 // - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token that was already exchanged revokes its
 //   whole grant. The provider alone accepts the previous refresh token again and forgets older ones, so a
 //   thief and the client could take turns; here each exchanged token is marked in KV for the grant's life.
+// - revoking an access token ends its whole sign-in, as revoking the refresh token does (RFC 7009 §2.1 leaves that to
+//   the server): the provider alone deletes that one token, and a client that signs out so left its refresh token
+//   minting new ones for 30 days (review 154);
 // - every grant the request names is forgotten by the token cache once the provider has answered.
 import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
@@ -27,6 +30,8 @@ export interface TokenEndpointDeps {
   revokeGrant(userId: string, grantId: string): Promise<void>;
   /** The provider's token endpoint. */
   next(request: Request): Promise<Response>;
+  /** The sign-in a live access token belongs to, or null (the provider's unwrapToken). */
+  signInOf(accessToken: string): Promise<{ userId: string; grantId: string; clientId: string } | null>;
 }
 
 export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): Promise<Response> {
@@ -72,10 +77,16 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
     await deps.revokeGrant(userId, grantId);
     response = oauthError(request, 400, "invalid_grant", "This refresh token was already used once, so a copy of it may be in other hands: the sign-in it belongs to is now revoked. Sign in again.");
   } else {
+    // A revocation (a token, no grant_type): read before the provider deletes it, whose sign-in the token is.
+    const revoking = field("grant_type") === undefined ? field("token") : undefined;
+    const signIn = revoking ? await deps.signInOf(revoking) : null;
     response = await next();
     if (presented && presentedGrant && response.status === 200) {
       await deps.env.OAUTH_KV.put(await usedKey(presented), "1", { expirationTtl: REFRESH_TOKEN_TTL_S });
     }
+    // Only a sign-in of the client the provider authenticated: another's token is answered 200 and left alone.
+    const ids = clientIds(request, field);
+    if (signIn && response.status === 200 && ids.length && ids.every((id) => id === signIn.clientId)) await deps.revokeGrant(signIn.userId, signIn.grantId);
   }
   for (const grant of grants) forgetGrant(grant);
   return response;
