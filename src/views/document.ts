@@ -4,7 +4,7 @@ import { diffLines } from "diff";
 import { showControls } from "../core/lines.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
-import { frontmatterFields, renderMarkdown, splitFrontmatter } from "./markdown.js";
+import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
 
 const CONTEXT = 3;
 
@@ -92,14 +92,22 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   // Bounded: two long versions with every line changed took 92 s in the view (review 20).
   const parts = diffLines(lastText(from), lastText(to), { timeout: DIFF_TIMEOUT_MS });
   if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too different to compare line by line here (more than ${DIFF_TIMEOUT_MS / 1000} s of work); read each.`));
+  // Each line as the document shows it, its bidirectional controls written out (review 157: "$1000" and "‮0001$‬" read
+  // the same on either side of a change).
+  let controls = 0;
+  const shown = (line: string) => {
+    const out = writeOutBidi(line);
+    controls += out.controls;
+    return out.text;
+  };
   const lines = parts.flatMap((part) => {
     const text = part.value.replace(/\n$/, "").split("\n");
-    if (part.added || part.removed) return text.map((line) => h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${line}`));
+    if (part.added || part.removed) return text.map((line) => h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${shown(line)}`));
     // Unchanged runs keep CONTEXT lines on each side of a change.
     const kept = text.length > 2 * CONTEXT + 1 ? [...text.slice(0, CONTEXT), `… ${text.length - 2 * CONTEXT} unchanged lines`, ...text.slice(-CONTEXT)] : text;
-    return kept.map((line) => h("span", {}, `  ${line}`));
+    return kept.map((line) => h("span", {}, `  ${shown(line)}`));
   });
-  show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
+  show(panel, h("h2", {}, `${a.key} → ${b.key}`), controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
 }
 
 function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: () => Promise<void>): void {

@@ -124,8 +124,9 @@ const SANITISE = {
   FORBID_TAGS: ["style", "form", "input", "button", "map", "area", "base", "svg", "math", "template", "noscript", "video", "audio", "source", "track", "picture",
     "dialog", "details", "summary", "datalist", "canvas", "meter", "progress", "rp", "select", "option", "optgroup", "textarea", "bdo", "marquee", "blink", "title"],
   // Nor any attribute that hides text or dresses it as the view's own (review 78: `hidden`, `popover`, white `<font>`,
-  // a `class="note"` forging the view's note).
-  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "ping", "hidden", "popover", "color", "face", "size", "class", "dir"],
+  // a `class="note"` forging the view's note; review 157: a cell's `bgcolor` the colour of its text). DOMPurify keeps
+  // no other colour attribute (`text`, `link`, `vlink`, `alink`).
+  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "bgcolor", "ping", "hidden", "popover", "color", "face", "size", "class", "dir"],
   // A document that starts with <style> would have it parsed into <head>, and dropped unsaid.
   FORCE_BODY: true,
 };
@@ -200,28 +201,36 @@ function show(el: HTMLElement, html: string): void {
   const { html: clean, dropped } = sanitised(html);
   el.innerHTML = clean;
   const reversed = showBidiControls(el);
-  if (reversed) {
-    el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `This document holds ${reversed} bidirectional control${reversed === 1 ? "" : "s"}, which would show its text in another order: each is shown as ⟦U+…⟧ where it is.` }));
-  }
+  if (reversed) el.prepend(bidiNote("This document holds", reversed));
   if (dropped.length) {
     el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `Some of this document's HTML is not shown (${dropped.slice(0, 8).join(", ")}): read its text with bmad-files to see all of it.` }));
   }
 }
 
-/** Bidirectional controls in the text, as a character or an entity (review 83: "‮eciffo-ytiruces" read as
- *  "security-office", "$1000" as reversed digits): each shown as what it is. How many there were. */
+/** `text` with each bidirectional control written out where it is, `⟦U+202E⟧` (review 83: "‮eciffo-ytiruces" read as
+ *  "security-office", "$1000" as reversed digits), and how many there were. */
+export function writeOutBidi(text: string): { text: string; controls: number } {
+  const controls = text.match(BIDI_ALL)?.length ?? 0;
+  return { text: controls ? showControls(text, BIDI_ALL) : text, controls };
+}
+const BIDI_ALL = new RegExp(BIDI_CONTROL.source, "g");
+
+/** The note above text whose `controls` bidirectional controls are written out; `holder` names it ("This document holds"). */
+export const bidiNote = (holder: string, controls: number): HTMLElement =>
+  Object.assign(document.createElement("p"), { className: "note", textContent: `${holder} ${controls} bidirectional control${controls === 1 ? "" : "s"}, which would show its text in another order: each is shown as ⟦U+…⟧ where it is.` });
+
+/** Each text node's bidirectional controls, as a character or an entity, written out. How many there were. */
 function showBidiControls(root: HTMLElement): number {
   let found = 0;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    const text = node.nodeValue ?? "";
-    if (!BIDI_CONTROL.test(text)) continue;
-    found += text.match(BIDI_ALL)!.length;
-    node.nodeValue = showControls(text, BIDI_ALL);
+    const { text, controls } = writeOutBidi(node.nodeValue ?? "");
+    if (!controls) continue;
+    found += controls;
+    node.nodeValue = text;
   }
   return found;
 }
-const BIDI_ALL = new RegExp(BIDI_CONTROL.source, "g");
 
 /** A link would navigate the view away (or nowhere, sandboxed): it shows where it points instead. */
 function linksStay(el: HTMLElement): HTMLElement {

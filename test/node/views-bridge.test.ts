@@ -96,20 +96,30 @@ describe("the views on the bridge", () => {
     const prd = `${PLAN}/prd.md`;
     const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
     await git("init", "-q");
+    writeFileSync(join(tmp.dir, prd), `${readFileSync(join(tmp.dir, prd), "utf8")}\nBudget: $1000\n`);
     await git("add", prd);
     await git("commit", "-q", "-m", "First PRD");
     const first = readFileSync(join(tmp.dir, prd), "utf8");
-    await call("bmad-files", { action: "write", path: prd, content: `${first}\nWorks offline.\n` });
-    await git("commit", "-q", "-am", "Offline");
+    // Reversed digits, and an author and a subject with controls (review 157: each read as other text, in the diff and the row).
+    await call("bmad-files", { action: "write", path: prd, content: `${first.replace("$1000", "\u202e0001$\u202c")}\nWorks offline.\n` });
+    await git("-c", "user.name=Mallory\t\u202enimda", "commit", "-q", "-am", "Offline \u202e");
     const result = await call("bmad-doc", { path: prd });
-    const commits = (result.structuredContent as { commits: Array<{ commit: string; subject: string }> }).commits;
-    expect(commits.map((c) => c.subject)).toEqual(["Offline", "First PRD"]);
+    const commits = (result.structuredContent as { commits: Array<{ commit: string; author: string; at: string; subject: string }> }).commits;
+    expect(commits.map((c) => c.subject)).toEqual(["Offline ⟦U+202E⟧", "First PRD"]);
+    expect(commits[0]).toMatchObject({ author: "Mallory⟦U+0009⟧⟦U+202E⟧nimda", at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+    const newest = frame.locator(`.versions li[data-version="${commits[0]!.commit.slice(0, 12)}"]`);
+    await expect.poll(() => newest.textContent()).toContain("Mallory⟦U+0009⟧⟦U+202E⟧nimda · ");
+    expect(await newest.textContent()).toMatch(/ · Offline ⟦U\+202E⟧ Restore$/);
     const oldest = commits[1]!.commit.slice(0, 12);
     await frame.locator(`.versions li[data-version="${oldest}"] input[name="a"]`).check();
     await frame.locator('.versions li[data-version="current"] input[name="b"]').check();
     await frame.locator("button.compare").click();
     await expect.poll(() => frame.locator(".diff ins").allTextContents()).toContain("+ Works offline.");
+    // The changed line as the document shows it, its controls written out and said so.
+    expect(await frame.locator(".diff del").allTextContents()).toEqual(["- Budget: $1000"]);
+    expect(await frame.locator(".diff ins").allTextContents()).toContain("+ Budget: ⟦U+202E⟧0001$⟦U+202C⟧");
+    expect(await frame.locator(".panel .note").textContent()).toMatch(/^This comparison holds 2 bidirectional controls, which would show its text in another order/);
     await shot(page, "document-git-bridge");
     await frame.locator(`.versions li[data-version="${oldest}"] button.restore`).click();
     await frame.locator("button.confirm-yes").click();

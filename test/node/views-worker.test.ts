@@ -149,16 +149,20 @@ describe("the views on the Worker", () => {
       `<small><small><small><small><small><small><small><small><small><small>TINY-TEXT</small></small></small></small></small></small></small></small></small></small>`,
       `<img id="tall" width="1" height="20000" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">`,
       "- [x] a task list's box is drawn as a glyph",
+      // Headings whose sizes compounded with nesting, and a cell the colour of its text (review 157).
+      `<div>${"<h6><span>".repeat(12)}H6-DEEP-TEXT${"</span></h6>".repeat(12)}</div>`,
+      `<div>${"<h1><span>".repeat(14)}H1-DEEP-TEXT${"</span></h1>".repeat(14)}</div>`,
+      `<table bgcolor="white"><tr><td bgcolor="black">BGCOLOR-TEXT</td></tr></table>`,
     ].join("\n\n");
     const path = `${PLAN}/hostile-prd.md`;
     await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: hostile } });
     const result = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } });
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, result, call(ada));
-    await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Hostile PRD");
+    await expect.poll(() => frame.locator(".markdown h1").first().textContent()).toBe("Hostile PRD");
     for (const link of await frame.locator(".markdown a").all()) await link.click();
     await frame.locator("#mapped").click();
     await page.waitForTimeout(300);
-    expect(await frame.locator(".markdown h1").textContent()).toBe("Hostile PRD"); // still the view: nothing navigated
+    expect(await frame.locator(".markdown h1").first().textContent()).toBe("Hostile PRD"); // still the view: nothing navigated
     expect(await frame.locator(".markdown map, .markdown area, .markdown [usemap]").count()).toBe(0);
     expect(await frame.locator(".markdown script, .markdown [onerror], .markdown [onload], .markdown a[href^='javascript']").count()).toBe(0);
     expect(await frame.locator(".markdown :not(a)[src*='evil'], .markdown [srcset], .markdown [poster], .markdown :not(a)[href*='evil'], .markdown svg, .markdown video").count()).toBe(0);
@@ -172,9 +176,16 @@ describe("the views on the Worker", () => {
     expect((await frame.locator(".markdown .note").allTextContents()).join("\n")).toContain("bidirectional controls, which would show its text in another order");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧eciffo-ytiruces⟦U+202C⟧");
     expect(await frame.locator(".markdown").textContent()).toContain("⟦U+202E⟧0001$⟦U+202C⟧");
-    for (const text of ["TINY-TEXT", "RT-DEEP-TEXT"]) expect(await frame.getByText(text).evaluate((e) => parseFloat((globalThis as unknown as { getComputedStyle(el: unknown): { fontSize: string } }).getComputedStyle(e).fontSize)), text).toBeGreaterThanOrEqual(11);
+    const style = (text: string) => frame.getByText(text).evaluate((e) => {
+      const { fontSize, backgroundColor } = (globalThis as unknown as { getComputedStyle(el: unknown): { fontSize: string; backgroundColor: string } }).getComputedStyle(e);
+      return { fontSize, backgroundColor };
+    });
+    const fontSize = async (text: string) => parseFloat((await style(text)).fontSize);
+    for (const text of ["TINY-TEXT", "RT-DEEP-TEXT", "H6-DEEP-TEXT", "H1-DEEP-TEXT"]) expect(await fontSize(text), text).toBeGreaterThanOrEqual(11);
+    expect(await fontSize("H1-DEEP-TEXT")).toBeLessThanOrEqual(32);
+    expect((await style("BGCOLOR-TEXT")).backgroundColor).toBe("rgba(0, 0, 0, 0)");
     expect(await frame.locator("#tall").evaluate((e) => e.getBoundingClientRect().height)).toBeLessThan(2000);
-    expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color]").count()).toBe(0);
+    expect(await frame.locator(".markdown [hidden], .markdown [popover], .markdown font[color], .markdown [bgcolor]").count()).toBe(0);
     for (const text of ["TITLE-TEXT", "HIDDEN-TEXT", "POPOVER-TEXT", "DIALOG-TEXT", "DETAILS-TEXT", "CANVAS-TEXT", "BDO-TEXT"]) expect(await frame.getByText(text).isVisible(), text).toBe(true);
     expect(await frame.locator(".markdown [dir], .markdown bdo, .markdown dialog, .markdown details, .markdown canvas").count()).toBe(0);
     expect((await hostState(page)).stray).toEqual([]);

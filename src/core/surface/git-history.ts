@@ -1,6 +1,7 @@
 // A project file's history where the project keeps none of its own (the bridge: the folder is the user's, and so is
 // its git): the commits that changed it and its text at one, through the door's read-only git (git log, git show).
 import type { GitRunner } from "../runtime/context.js";
+import { showControls } from "../lines.js";
 import type { Result } from "../result.js";
 
 export interface Commit { commit: string; author: string; at: string; subject: string }
@@ -13,12 +14,15 @@ export const COMMIT = /^[0-9a-f]{7,64}$/;
 /** Newest first; undefined where there is no git, no repository, or the file was never committed; a failure where
  *  the door would not run git (the project's .git leads outside it). */
 export async function gitLog(git: GitRunner, root: string, path: string): Promise<Result<{ commits: Commit[] }> | undefined> {
-  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS}`, "--format=%H%x09%an%x09%aI%x09%s", "--end-of-options", "HEAD", "--", path] });
+  // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the subject).
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
   if (!run || run.exitCode !== 0) return undefined;
+  // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
+  // 157: a reversed subject moved the view's Restore button into the middle of its row).
   const commits = new TextDecoder().decode(run.stdout).split("\n").filter(Boolean).map((line) => {
-    const [commit = "", author = "", at = "", ...subject] = line.split("\t");
-    return { commit, author, at, subject: subject.join("\t").slice(0, 200) };
+    const [commit = "", author = "", at = "", subject = ""] = line.split("\0");
+    return { commit, author: showControls(author), at, subject: showControls(subject.slice(0, 200)) };
   });
   return commits.length ? { ok: true, commits } : undefined;
 }
