@@ -8,12 +8,13 @@ import { connect, text } from "./client.js";
 import { seedBundle } from "./seed.js";
 import { bundle } from "./setup.js";
 
-const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t"];
+// The last two given in sentences, as a comment may give one (review 158: a value's or a list item's was served).
+const SECRETS = ["sk-live-123", "hunter2", "ghp_abc", "s3cr3t", "Winter2024!xQ", "MK11_deploykey_Zq9vR2"];
 const FILES: Record<string, string> = {
   "bmm/config.yaml": `user_name: Ada\nopenai_api_key: ${SECRETS[0]}\ndatabase:\n  password: ${SECRETS[1]}\n`,
   "config.toml": `[core]\nuser_name = "Ada"\ngithub_token = "${SECRETS[2]}"\n`,
-  "config.user.toml": `[core]\napi_key = "${SECRETS[3]}"\ncommunication_language = "French"\n`,
-  "custom/bmad-prd.toml": `[workflow]\nactivation_steps_append = ["x"]\nauth_header = "${SECRETS[0]}"\n`,
+  "config.user.toml": `[core]\napi_key = "${SECRETS[3]}"\ncommunication_language = "French"\nnotes = "The staging DB password is ${SECRETS[4]}"\n`,
+  "custom/bmad-prd.toml": `[workflow]\nactivation_steps_append = ["x", "deploy key is ${SECRETS[5]}"]\nauth_header = "${SECRETS[0]}"\n`,
 };
 
 async function sha256(text: string): Promise<string> {

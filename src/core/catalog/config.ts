@@ -405,8 +405,12 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).
   const counted = TOKEN_COUNT.test(key) && Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < 10_000_000;
-  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && !counted) || isSecretValue(key) || isSecretValue(value);
+  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && !counted) || isSecretValue(key) || givesSecret(value);
 }
+
+/** A value, or a list's item, that holds a secret by its shape, or gives one in a sentence as a comment may ("the
+ *  staging DB password is Winter2024!xQ": review 158, served where the same comment was dropped). */
+const givesSecret = (value: unknown) => isSecretValue(value) || (typeof value === "string" && holdsShapedSecret(value));
 
 /** Whether a config holds what no model may change (bmad-files): a secret-looking entry, or a line (a comment, text
  *  that does not parse) holding a secret-looking value. A comment that only names a secret ("refresh tokens expire") is
@@ -488,7 +492,7 @@ function hasSecretComment(text: string): boolean {
 
 /** A copy without secret-looking keys; null-prototype objects, so a "__proto__" key is only data. */
 export function sanitizeConfig(value: unknown): unknown {
-  if (Array.isArray(value)) return value.filter((item) => !isSecretValue(item)).map(sanitizeConfig);
+  if (Array.isArray(value)) return value.filter((item) => !givesSecret(item)).map(sanitizeConfig);
   if (value && typeof value === "object" && !(value instanceof Date)) {
     const out: Record<string, unknown> = Object.create(null);
     const named = secretNamed(value);
@@ -511,7 +515,7 @@ function secretNamed(entry: object): boolean {
 }
 
 function hasSecretKey(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some((item) => isSecretValue(item) || hasSecretKey(item));
+  if (Array.isArray(value)) return value.some((item) => givesSecret(item) || hasSecretKey(item));
   if (value && typeof value === "object") return secretNamed(value) || Object.entries(value).some(([k, v]) => isSecretKey(k, v) || hasSecretKey(v));
   return false;
 }
