@@ -347,7 +347,9 @@ async function search(sql: SqlStorage, vectors: MemoryVectors | undefined, query
     }
     warnings = [...warnings, `Vector search failed (${near.message.slice(0, 200)}); ranked by BM25 alone.`];
   }
-  const hits = ranked(sql, match, filter, limit).map((r) => hit(r.entry, Math.round(-r.rank * 1000) / 1000));
+  // Three significant digits, not three decimals: BM25 gives a word in half the memories or more next to no weight, and
+  // a small project's every match showed as "score 0" (review 159).
+  const hits = ranked(sql, match, filter, limit).map((r) => hit(r.entry, Number((-r.rank).toPrecision(3))));
   return { ok: true, value: { mode: "bm25", hits, warnings } };
 }
 

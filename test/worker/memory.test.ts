@@ -77,6 +77,10 @@ describe("remember_structured and recall_structured on the remote", () => {
     const recalled = await call(TOOL.recallStructured, { project, query: "where are invoices kept?" });
     expect(recalled.structured.mode).toBe("bm25");
     expect(recalled.structured.hits).toEqual([expect.objectContaining({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], snippet: expect.stringContaining("**invoices**") })]);
+    // A match in a project this small (BM25 gives words in half the memories or more next to no weight) is not
+    // "score 0", which reads as not relevant (review 159).
+    expect(recalled.structured.hits[0].score).toBeGreaterThan(0);
+    expect(recalled.text).not.toContain("(score 0)");
   });
 
   it("goes with its project: a project deleted and made again starts with no memories", async () => {
@@ -127,10 +131,13 @@ describe("remember_structured and recall_structured on the remote", () => {
       { type: "decisions", agent: "dev", text: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
       { type: "decisions", agent: "dev", text: "ok", tags: ["y".repeat(65)] },
       { type: "notes", agent: "dev", text: "ok" },
+      // Half a character: stored, it was U+FFFD, under an id made from the text it no longer held (review 159).
+      { type: "decisions", agent: "dev", text: "lone \uD800 surrogate" },
+      { type: "decisions", agent: "dev", text: "ok", tags: ["a\uDC00b"] },
     ]) {
       const out = await call(TOOL.rememberStructured, { project, ...args });
       expect(out.isError).toBe(true);
-      expect(out.text).toMatch(/32,768|at most 20|at most 64|"type"/);
+      expect(out.text).toMatch(/32,768|at most 20|at most 64|"type"|not valid Unicode \(a lone surrogate/);
     }
     expect((await call(TOOL.getFailureMuseum, { project, category: "BAD" })).isError).toBe(true);
     expect(await rows(ada.id, project)).toBe(before);

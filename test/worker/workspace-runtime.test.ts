@@ -404,7 +404,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   });
 
   it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
-    const CODE_LINE = "- This workspace holds the project's documents, not its code: what this skill does to code (reading it, git, builds, tests) is done in the user's clone with the bmad-mcp bridge. Tell the user so; write here only the documents it makes.";
+    const CODE_LINE = "- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.";
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
     expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(CODE_LINE);
     expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(CODE_LINE);

@@ -102,7 +102,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
   if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
-  if (traits.worksOnCode && files.kind === "workspace") lines.push(`- This workspace holds the project's documents, not its code: what this skill does to code (reading it, git, builds, tests) is done in the user's clone with the bmad-mcp bridge. Tell the user so; write here only the documents it makes.`);
+  if (traits.worksOnCode && files.kind === "workspace") lines.push(`- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.`);
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))

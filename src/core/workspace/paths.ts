@@ -3,7 +3,7 @@
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
-import { isOneLine } from "../lines.js";
+import { holdsLoneSurrogate, isOneLine } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -44,7 +44,6 @@ const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const TAGGED = /^([a-z0-9][a-z0-9._-]{0,63})@([0-9a-f]{8})$/;
 // eslint-disable-next-line no-control-regex
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const NAME_RULE = 'Project names are 1-64 characters: lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (e.g. "my-app").';
 
@@ -73,7 +72,7 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   // Nor a line break some reader sees (U+2028, NEL) or a bidirectional control: a name is shown inside answers' lines
   // (review 78: a run folder's name made a line that ended "by" the owner).
   if (!isOneLine(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.` };
-  if (LONE_SURROGATE.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
+  if (holdsLoneSurrogate(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
   if (raw.includes("\\")) return { ok: false, error: `Path "${printable(raw)}" contains a backslash: use forward slashes.` };
   if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };
   const parts = raw.split("/").length;

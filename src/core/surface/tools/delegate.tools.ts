@@ -3,6 +3,8 @@
 // comes back for the caller to run itself, and the answer says so.
 import * as z from "zod";
 import { shortName } from "../../catalog/names.js";
+import { count } from "../../count.js";
+import { asOneLine } from "../../lines.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type SampleRequest } from "../outcome.js";
@@ -20,7 +22,7 @@ const ANSWER_KEY = "delegate";
 /** What a client's sampling answer must look like (it comes from outside: parsed). */
 const SAMPLED = z.object({
   role: z.string().optional(),
-  model: z.string().max(200).optional(),
+  model: z.string().optional(),
   content: z.union([z.object({ type: z.string(), text: z.string().optional() }), z.array(z.object({ type: z.string(), text: z.string().optional() }))]),
 });
 
@@ -65,8 +67,14 @@ export const delegateToAgent = defineTool({
       const parsed = SAMPLED.safeParse(answered);
       const text = parsed.success ? [parsed.data.content].flat().flatMap((c) => (c.type === "text" && c.text ? [c.text] : [])).join("\n") : "";
       if (!text) return fail(`The client's model gave no text answer for ${label}; run the task yourself, or call ${TOOL.delegateToAgent} again.`);
-      const model = parsed.success ? parsed.data.model : undefined;
-      return done(`${label} answers${model ? ` (${model})` : ""}:\n\n${text}`, { mode: "sampling", agent: label, ...(model ? { model } : {}), answer: text });
+      // The client's words, on one line and short: a line break in a model's name began a line of its own.
+      const model = parsed.success && parsed.data.model ? asOneLine(parsed.data.model).slice(0, 100) : undefined;
+      // At most about what max_tokens allows (a token is some four characters; twice that): a client's model that
+      // ignored it put 3 MB in the caller's context, twice (review 159).
+      const limit = max_tokens * 8;
+      const answer = text.length > limit ? text.slice(0, /[\ud800-\udbff]/.test(text[limit - 1]!) ? limit - 1 : limit) : text;
+      const cut = answer === text ? "" : `\n\n(Cut at ${count(limit)} characters: the answer was ${count(text.length)}, more than max_tokens ${max_tokens} allows.)`;
+      return done(`${label} answers${model ? ` (${model})` : ""}:\n\n${answer}${cut}`, { mode: "sampling", agent: label, ...(model ? { model } : {}), answer });
     }
     if (call?.sampling) {
       const sample: SampleRequest = { key: ANSWER_KEY, params: { systemPrompt: system, messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: max_tokens } };
