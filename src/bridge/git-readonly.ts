@@ -1,26 +1,34 @@
-// Read-only git for the ported scripts on the bridge (git_evidence.py's `git log` passes). The port fixes the
-// arguments; this runs them with nothing a repository's config can make git execute: no fsmonitor, hooks, pager,
-// external diff, textconv, signature check or transport, no system config, no prompt, no optional locks. It runs
+// Read-only git for the ported scripts on the bridge (git_evidence.py's `git log` passes) and bmad-run's read-only
+// git lines (`git status --porcelain`, `git diff HEAD`: command-line.ts). The caller fixes the arguments; this runs
+// them with nothing a repository's config can make git execute: no fsmonitor, hooks, pager, external diff, textconv,
+// filter, signature check or transport, no system config, no prompt, no optional locks, and on a copy of the index
+// where git reads the working tree, so the project's .git is never written. It runs
 // in a folder of the project (after `..` and symlinks), finds no repository above the project, and is bounded in
 // time and output and killed with its children (run-bounded.ts). An argv array, never a shell. And it reads only a
 // repository of the project's own: a `.git` file or link, a commondir or alternates leading elsewhere is refused.
-import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
+import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 
-/** Subcommands that read history only (never the working tree, where filters run). */
-const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show"]);
+/** Subcommands that read history only (never the working tree, where filters run), and those bmad-run's read-only
+ *  lines add (command-line.ts), which read the working tree too (WORKTREE): `branch` only as `branch --show-current`. */
+const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "status", "diff", "branch"]);
+/** Those that read the working tree: git runs a filter driver's clean command on a file there, looks into submodules
+ *  (running git in each, with its own config), and `git diff` writes the index even with optional locks off. */
+const WORKTREE = new Set(["status", "diff"]);
 /** Those that take the diff options below. */
-const DIFFING = new Set(["log", "show"]);
-/** Options no port passes: they write a file or run a program. */
-const REFUSED = /^--(?:output|ext-diff|textconv|show-signature|exec)(?:=|$)/;
+const DIFFING = new Set(["log", "show", "diff"]);
+/** Options no one passes here: they write a file, run a program or read files outside the repository. */
+const REFUSED = /^--(?:output|ext-diff|textconv|show-signature|exec|no-index)(?:=|$)/;
 const CONFIG_NAME = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/;
 /** After the port's settings, so these win. */
 // safe.bareRepository: a folder the model filled with HEAD, objects and a commondir naming another repository is
 // not taken for a repository (git reads the setting only from the command line and the system and user configs).
-const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "protocol.allow=never", "safe.bareRepository=explicit"];
+// format.pretty: a default format of `%G?` would have git log verify signatures with the repository's gpg.program.
+const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "format.pretty=medium", "protocol.allow=never", "safe.bareRepository=explicit"];
 const MAX_OUTPUT = 32 * 1024 * 1024;
 
 export interface ReadonlyGitOptions {
@@ -37,6 +45,8 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     const refusal = refusalOf(request);
     if (refusal) return refused(refusal);
     const top = await resolveConfined(root, "");
+    // Said as such: the port reads a folder outside as one it cannot find (git_evidence.py --repo /tmp/elsewhere).
+    if (!isInside(resolve(root), resolve(root, request.dir))) return refused(`${request.dir} is outside the project (${root}): git runs here only in the project's own folders; give one inside it.`);
     const found = await resolveConfined(root, relative(root, request.dir));
     if (!top.ok || !found.ok || !found.isDir) {
       const why = !top.ok ? top.error : !found.ok ? found.error : "Not a directory";
@@ -52,8 +62,8 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       // The repository is the project's: git looks no higher than the project folder for one.
       GIT_CEILING_DIRECTORIES: dirname(top.path),
     });
-    const run: Probe = async (args, config = []) => {
-      const ran = await runBounded([git, "--no-pager", ...[...config, ...SAFE].flatMap((c) => ["-c", c]), ...args], { cwd: found.path, timeoutMs: opts.timeoutMs, env, maxOutputBytes: MAX_OUTPUT });
+    const run: Probe = async (args, config = [], index) => {
+      const ran = await runBounded([git, "--no-pager", ...[...config, ...SAFE].flatMap((c) => ["-c", c]), ...args], { cwd: found.path, timeoutMs: opts.timeoutMs, env: index ? { ...env, GIT_INDEX_FILE: index } : env, maxOutputBytes: MAX_OUTPUT });
       const stderr = ran.stderrBytes ?? Buffer.from(ran.stderr);
       if (ran.timedOut) return failed(`${stderr}\nfatal: git was killed after ${opts.timeoutMs / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`, -9);
       if (ran.truncated) return failed(`fatal: git printed more than ${MAX_OUTPUT / 1024 / 1024} MiB; measure a shorter range.`, 1);
@@ -63,12 +73,51 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     const foreign = await foreignStore(run, found.path, top.path);
     if (foreign) return foreign;
     const [subcommand, ...rest] = request.args;
-    return run([subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...rest], request.config ?? []);
+    const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...(WORKTREE.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
+    if (!WORKTREE.has(subcommand!)) return run(args, request.config ?? []);
+    const filters = await noFilters(run);
+    if ("exitCode" in filters) return filters;
+    return onIndexCopy(run, found.path, (index) => run(args, [...(request.config ?? []), ...filters.config], index));
   };
 }
 
-/** git in the request's folder with the door's settings after `config`. */
-type Probe = (args: string[], config?: readonly string[]) => Promise<GitRun>;
+/** git in the request's folder with the door's settings after `config`; `index`: the index file it reads (a copy). */
+type Probe = (args: string[], config?: readonly string[], index?: string) => Promise<GitRun>;
+
+/** Settings that empty every filter driver the repository's config (or the user's) names, so that reading the working
+ *  tree runs none (an empty command is no filter; `required` would then fail the file). A driver whose name a `-c`
+ *  setting cannot carry is refused. */
+async function noFilters(git: Probe): Promise<{ config: string[] } | GitRun> {
+  const listed = await git(["config", "--null", "--name-only", "--get-regexp", "^filter\\."]);
+  // Exit 1: no such setting.
+  if (listed.exitCode !== 0 && listed.exitCode !== 1) return listed;
+  // filter.<driver>.<key>; a key with no driver (filter.clean) names no filter.
+  const keys = new TextDecoder().decode(listed.stdout).split("\0").filter((key) => key.lastIndexOf(".") > "filter".length);
+  const drivers = new Set(keys.map((key) => key.slice("filter.".length, key.lastIndexOf("."))));
+  const odd = [...drivers].find((name) => /[=\n]/.test(name));
+  if (odd !== undefined) return refused(`a filter driver's name (${JSON.stringify(odd).slice(0, 80)}) cannot be switched off for the run; git reads the working tree here only with every filter off.`);
+  return { config: ["core.splitIndex=false", ...[...drivers].flatMap((name) => ["clean=", "smudge=", "process=", "required=false"].map((s) => `filter.${name}.${s}`))] };
+}
+
+/** `run` with git reading (and, if it writes, writing) a private copy of the repository's index, removed after:
+ *  `git diff` refreshes the index it reads whatever GIT_OPTIONAL_LOCKS says, and the project's .git stays as it was. */
+async function onIndexCopy(git: Probe, cwd: string, run: (index: string) => Promise<GitRun>): Promise<GitRun> {
+  const where = await git(["rev-parse", "--git-path", "index"]);
+  if (where.exitCode !== 0) return where;
+  const dir = await mkdtemp(join(tmpdir(), "bmad-mcp-git-"));
+  try {
+    const index = join(dir, "index");
+    const source = resolve(cwd, lines(where.stdout)[0] ?? "");
+    // The repository's own file, not a link the model made to one elsewhere (read, it would be taken for an index).
+    const kind = await lstat(source).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e)));
+    if (kind && !kind.isFile()) return refused(`the repository's index (${lines(where.stdout)[0]}) is not a plain file; git reads it here only as one.`);
+    // None yet (no commit staged): git starts from an empty one.
+    if (kind) await copyFile(source, index);
+    return await run(index);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** The repository git finds from `cwd` when it is not the project's to read (answered as refused, naming where it
  *  leads), or git's own answer when it finds none; undefined when git may read it. git follows a `.git` file's
@@ -181,9 +230,10 @@ const real = (path: string): Promise<string> => realpath(path).catch(() => path)
 function refusalOf(request: GitRequest): string | undefined {
   const [subcommand, ...rest] = request.args;
   if (!subcommand || !SUBCOMMANDS.has(subcommand)) return `git ${subcommand ?? ""} is not one of the read-only commands (${[...SUBCOMMANDS].join(", ")}).`;
+  if (subcommand === "branch" && rest.join(" ") !== "--show-current") return "git branch runs here only as git branch --show-current.";
   const options = rest.slice(0, [rest.indexOf("--end-of-options"), rest.indexOf("--")].filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? rest.length);
   const bad = options.find((arg) => REFUSED.test(arg));
-  if (bad) return `${bad} writes a file or runs a program; refused.`;
+  if (bad) return `${bad} writes a file, runs a program or reads outside the repository; refused.`;
   const setting = (request.config ?? []).find((c) => c.indexOf("=") <= 0 || c.includes("\n") || !CONFIG_NAME.test(c.slice(0, c.indexOf("="))));
   return setting === undefined ? undefined : `${JSON.stringify(setting)} is not a name=value setting.`;
 }

@@ -155,13 +155,18 @@ class LocalFiles implements WorkspaceFiles {
     let identity = "";
     const identityOf = () => identity;
     try {
-      await this.fs.update(join(this.root, rel), async (current) => {
-        if (current && isConfigShaped(rel)) identity = fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true }));
-        const next = decide(current, identityOf);
-        if (!next.ok) return void (refused = next);
-        [before, after] = [current, next.value];
-        return next.value;
-      });
+      await this.fs.update(
+        join(this.root, rel),
+        async (current) => {
+          if (current && isConfigShaped(rel)) identity = fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true }));
+          const next = decide(current, identityOf);
+          if (!next.ok) return void (refused = next);
+          [before, after] = [current, next.value];
+          return next.value;
+        },
+        // A delete leaves no empty folder behind (review 160: a scratch file's `tmp/` stayed for the user to commit or clean).
+        { dropEmptied: true },
+      );
     } catch (error) {
       return invalid(`${rel}: ${(error as Error).message}`);
     }

@@ -36,7 +36,8 @@ export class LocalProjectFiles implements ProjectFiles {
     }
     if (!dir.isDir) return { ok: false, error: `working_dir ${workingDir} is a file; give a folder inside the project.` };
     const script = await resolveConfined(this.root, CONTRACT);
-    if (!script.ok && script.code === "missing") return { ok: false, error: `No completion contract: create ${CONTRACT} in the project (a script that exits 0 when the work is complete).` };
+    // Said as what works at once: no tool writes the script (paths.ts), and it runs only where the user allowed it.
+    if (!script.ok && script.code === "missing") return { ok: false, error: `No completion contract in this project: ask the user to create ${CONTRACT} themselves (a script that exits 0 when the work is complete; tools never write one)${this.allowProjectScripts ? "" : " and to start the bridge with --allow-project-scripts (in the MCP client's config), without which it does not run"}.` };
     if (!script.ok) return { ok: false, error: `Refused to run the completion contract: ${script.error}` };
     // The project's own script: a cloned repository may have committed one, and a model steered by its README would
     // run it (review 82: it ran, wrote outside the project and printed the saved sign-in). The user's word, not the model's.

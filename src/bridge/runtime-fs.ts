@@ -166,8 +166,10 @@ export class NodeRuntimeFs implements RuntimeFs {
     });
   }
 
-  /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between. */
-  async update(path: string, change: FileChange): Promise<void> {
+  /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between.
+   *  `dropEmptied`: a removal takes the folders it leaves empty with it, up to the root (bmad-files delete: the folder a
+   *  scratch file's write made stayed behind). A script's own removal leaves them, as Python's does. */
+  async update(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<void> {
     const { root, rel } = await this.place(path, "change");
     await withFileLock(root, rel, async () => {
       // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
@@ -180,7 +182,7 @@ export class NodeRuntimeFs implements RuntimeFs {
       if (changed) throw asError(changed);
       await this.keepReplaced(root, rel, current, next);
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-      const done = next === null ? await removeConfined(root, rel, { unchanged }) : await writeConfined(root, rel, next, { unchanged });
+      const done = next === null ? await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? { emptied: () => true } : {}) }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
       if (next && !(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     });

@@ -7,10 +7,10 @@
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
-import { inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { holdsOnly, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
-import type { RemoteContent, RemoteWorkspace } from "./sync-remote.js";
+import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
 import { loadState, MAX_MEMORY_BY_CHARS, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
@@ -67,8 +67,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
   const fetches: Array<{ path: string; local: Local; synced: SyncedFile | undefined; localChanged: boolean }> = [];
-  paths.forEach((path, i) => {
-    const local = locals[i]!;
+  /** Paths whose name stands here as the other kind (a folder, or a file above them): decided once the deletions are known. */
+  const inWay: Array<{ path: string; local: Extract<Local, { kind: "blocked" }> }> = [];
+  const decide = (path: string, local: Local) => {
     // A file a killed pull wrote holds the bytes it was writing: pulled, whatever the record says.
     const interrupted = before?.pending?.get(path);
     const synced = interrupted && local.kind === "file" && local.sha256 === interrupted.written ? interrupted.file : known.get(path);
@@ -80,7 +81,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       if (synced) steps.push({ op: "record", path, file: synced });
       return;
     }
-    if (local.kind === "blocked") return void refusals.push({ path, reason: local.error, fix: "" });
+    if (local.kind === "blocked") return void (local.inWay ? inWay.push({ path, local }) : refusals.push({ path, reason: local.error, fix: "" }));
     const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
     // BMAD's settings here go by the user's hand alone: who deleted them on the remote is not known here (review 62: a
     // member's deletion of the owner's config.yaml went with the owner's pull).
@@ -97,14 +98,26 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       report.add("kept", path, local.kind === "missing" ? "deleted here; push deletes it on the remote" : "changed here; push sends it");
       steps.push({ op: "record", path, file: synced });
     } else fetches.push({ path, local, synced, localChanged });
-  });
+  };
+  paths.forEach((path, i) => decide(path, locals[i]!));
+  // A file where the workspace now has a folder of its name, or a folder where it has a file: free once this pull
+  // deletes what stands there (pulled, unchanged here, deleted on the remote; deletions go first). A pulled file
+  // replaced so here is deleted here, kept for push, unless the remote's is to be written there.
+  const deleting = new Set(steps.flatMap((step) => (step.op === "delete" ? [step.path] : [])));
+  for (const { path, local } of inWay) {
+    const synced = known.get(path);
+    const r = remote.get(path);
+    const freed = local.inWay === path ? await holdsOnly(o.dir, path, deleting) : deleting.has(local.inWay!);
+    if (freed || (synced && (!r || (r.version === synced.version && !o.force)))) decide(path, { kind: "missing" });
+    else refusals.push({ path, reason: local.error, fix: "" });
+  }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files are in the way.", refusals };
 
   // The remote's new versions, read before deciding: a local copy already equal to one is no conflict. They are held
   // until the plan is whole, so their running total is held to what a workspace holds (a hostile remote's 600 files
   // of 1 MiB were 781 MB held and 594 MiB written, review 27).
   let held = 0;
-  const tooMuch = { ok: false as const, error: `the remote's files add up to more than ${MAX_PROJECT_BYTES / MIB} MiB, more than a workspace holds. Check that --remote names a bmad-mcp server.` };
+  const tooMuch: Remote<never> = { ok: false, error: `the remote's files add up to more than ${MAX_PROJECT_BYTES / MIB} MiB, more than a workspace holds. Check that --remote names a bmad-mcp server.` };
   const contents = await mapLimited(fetches, READS_AT_ONCE, async (f) => {
     if (held > MAX_PROJECT_BYTES) return tooMuch;
     const read = await o.workspace.read(f.path);
@@ -113,7 +126,16 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   });
   for (const [i, f] of fetches.entries()) {
     const read = contents[i]!;
-    if (!read.ok) return { ok: false, error: `Nothing was changed: ${read.error}` };
+    if (!read.ok) {
+      // Deleted on the remote since the listing (a collaborator at work): decided as if the listing had not had it.
+      const now = read.refused ? await o.workspace.version(f.path) : undefined;
+      if (now?.ok && now.value === 0) {
+        remote.delete(f.path);
+        decide(f.path, f.local);
+        continue;
+      }
+      return { ok: false, error: `Nothing was changed: ${read.error}` };
+    }
     const content = read.value;
     const seed = seededIgnore(f.path);
     if (seed !== undefined && new TextDecoder().decode(content.bytes) !== seed) {
@@ -178,7 +200,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
-  return apply(o, { remote: o.remote, project, files: new Map(known) }, steps, report);
+  // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
+  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...steps.filter((s) => s.op === "delete"), ...steps.filter((s) => s.op !== "delete")], report);
 }
 
 function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {

@@ -96,6 +96,21 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
   return { add, clash };
 }
 
+/** The way out of a conflict with the remote: take the remote's, or send yours over it. */
+const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
+/** `merges`: both sides hold the file, which a pull merges if it is a memory file (sync-pull.ts): no copy aside, no --force. */
+const conflictFix = (o: SyncOptions, path: string, merges: boolean) => (merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst(o));
+
+/** Why the remote refused a change: when the file moved there since the plan (another member's change landed first),
+ *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. */
+async function refusalOf(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, error: string): Promise<Refusal> {
+  const now = await o.workspace.version(step.path);
+  if (!now.ok || now.value === step.ifVersion) return { path: step.path, reason: error, fix: "" };
+  const here = step.op === "delete" ? "deleted here" : step.ifVersion ? "changed here" : "new here";
+  const there = !now.value ? "deleted on the remote" : step.ifVersion ? `changed on the remote (version ${step.ifVersion} -> ${now.value})` : `written on the remote (now version ${now.value})`;
+  return { path: step.path, reason: `${here}, and ${there} while this push ran`, fix: conflictFix(o, step.path, step.op === "write" && step.ifVersion > 0 && now.value > 0) };
+}
+
 /** `path` with every character past ASCII as its escape (as terminalText writes one): two names that print alike, told apart. */
 const spelled = (path: string) =>
   [...path].map((c) => {
@@ -119,7 +134,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
   // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
   const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
-  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path));
+  // A pulled file whose name a folder holds here now, or which a file above it replaced: deleted here, and the deletion
+  // goes before the new files of that name (as a rename by case does).
+  const locals = (await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path))).map((local): Local => (local.kind === "blocked" && local.inWay ? { kind: "missing" } : local));
 
   const report = new Report();
   const refusals: Refusal[] = [];
@@ -135,7 +152,6 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const deleting = new Set(paths.filter((path, i) => locals[i]!.kind === "missing" && state.files.get(path)?.version === remote.get(path)?.version));
   const inFolder = new Map<string, number>();
   for (const path of remote.keys()) if (!deleting.has(path)) inFolder.set(folderOf(path), (inFolder.get(folderOf(path)) ?? 0) + 1);
-  const pullFirst = () => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
   for (const [i, path] of paths.entries()) {
     const local = locals[i]!;
     const synced = state.files.get(path);
@@ -171,7 +187,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
       else if (remoteChanged && !o.force) {
-        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst() };
+        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst(o) };
         if (onlyYoursReason(path)) suspects.push({ refusal });
         else refusals.push(refusal);
       }
@@ -199,7 +215,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (remoteChanged && !o.force) {
       const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
       // Memory files merge on pull (sync-pull.ts): no copy aside, no --force.
-      const fix = synced && now && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst();
+      const fix = conflictFix(o, path, Boolean(synced && now));
       if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix } });
       // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
       else if (isInstallFile(path)) report.add("held", path, keepsBoth(`${was}, and a deletion of BMAD's settings is left to your hand`, "Delete it here if you agree"));
@@ -271,7 +287,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     if (step.op === "delete") {
       const removed = await o.workspace.remove(step.path, step.ifVersion);
       if (!removed.ok && removed.refused) {
-        refused.push({ path: step.path, reason: removed.error, fix: "" });
+        refused.push(await refusalOf(o, step, removed.error));
         continue;
       }
       if (!removed.ok) {
@@ -284,7 +300,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     const written = await o.workspace.write(step.path, step.text, step.ifVersion);
     if (!written.ok && written.refused) {
-      refused.push({ path: step.path, reason: written.error, fix: "" });
+      refused.push(await refusalOf(o, step, written.error));
       continue;
     }
     if (!written.ok) {

@@ -195,6 +195,13 @@ export class RemoteWorkspace {
     return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
   }
 
+  /** The file's version on the remote now (0: there is none), by a listing of its path alone: what a refused read or
+   *  write meant (`*` and `?` in a name match other names too, and only this one counts). */
+  async version(path: string): Promise<Remote<number>> {
+    const listed = await this.listGlob(path);
+    return listed.ok ? { ok: true, value: listed.value.files.find((f) => f.path === path)?.version ?? 0 } : listed;
+  }
+
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */
   async write(path: string, text: string, ifVersion: number): Promise<Remote<number>> {
     const out = await this.call({ action: "write", path, content: text, if_version: ifVersion });

@@ -3,7 +3,7 @@
 // leaves the folder and the workspace as they were.
 import { machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
 import { createHash } from "node:crypto";
-import { lstat } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { resolveBounded } from "../compiler/files.js";
 import { join } from "node:path";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
@@ -22,8 +22,9 @@ export type Local =
   | { kind: "file"; bytes: Buffer; sha256: string }
   /** Over the 1 MiB a workspace file holds: differs from any remote file, and cannot be pushed. */
   | { kind: "large" }
-  /** A folder, or something that cannot be read here (a link out, a device): named in `error`. */
-  | { kind: "blocked"; error: string };
+  /** A folder, or something that cannot be read here (a link out, a device): named in `error`. `inWay`: the name
+   *  here that stands where the workspace has the other kind, a folder at the path itself or a file above it. */
+  | { kind: "blocked"; error: string; inWay?: string };
 
 export const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
@@ -32,7 +33,7 @@ export async function readLocal(dir: string, path: string, judge?: ReadJudge): P
   if (read.ok) return { kind: "file", bytes: read.bytes, sha256: sha256(read.bytes) };
   if (read.code === "missing") return missingAt(dir, path);
   if (read.code === "too-large") return { kind: "large" };
-  if (read.code === "is-dir") return { kind: "blocked", error: `${path}: a folder here, where the workspace has a file; move it away.` };
+  if (read.code === "is-dir") return { kind: "blocked", error: `${path}: a folder here, where the workspace has a file; move it away.`, inWay: path };
   return { kind: "blocked", error: read.error };
 }
 
@@ -43,12 +44,28 @@ async function missingAt(dir: string, path: string): Promise<Local> {
     const folder = parts.slice(0, i).join("/");
     const found = await resolveConfined(dir, folder);
     if (found.ok && found.isDir) continue;
-    if (found.ok) return { kind: "blocked", error: `${path}: ${folder} is a file here, where the workspace has a folder; move it away.` };
+    if (found.ok) return { kind: "blocked", error: `${path}: ${folder} is a file here, where the workspace has a folder; move it away.`, inWay: folder };
     if (found.code === "missing") break;
     const why = found.error.startsWith(`${folder}: `) ? found.error.slice(folder.length + 2) : found.error;
     return { kind: "blocked", error: `${path}: ${folder} ${why}` };
   }
   return { kind: "missing" };
+}
+
+/** Whether the folder `folder` (a path from `dir`, no link) holds nothing but files in `going`, and folders that hold
+ *  such files: deleting those takes it away (a deletion removes the folders it empties, and no other). */
+export async function holdsOnly(dir: string, folder: string, going: ReadonlySet<string>): Promise<boolean> {
+  const top = await resolveConfined(dir, folder);
+  if (!top.ok || !(await lstat(join(dir, folder)).catch(() => undefined))?.isDirectory()) return false;
+  const within = async (abs: string, rel: string, depth: number): Promise<boolean> => {
+    const info = await lstat(abs).catch(() => undefined);
+    if (info?.isFile()) return going.has(rel);
+    if (!info?.isDirectory() || depth > MAX_WALK_DEPTH) return false;
+    const names = await readdir(abs).catch(() => []);
+    for (const name of names) if (!(await within(join(abs, name), `${rel}/${name}`, depth + 1))) return false;
+    return names.length > 0;
+  };
+  return within(top.path, folder, 0);
 }
 
 /** One sentence: `text` ending in a single full stop. */

@@ -2,7 +2,7 @@
 // (a setsid child too) at the timeout, when the client cancels the call, when the bridge's input closes and
 // when the contract exits. working_dir stays inside the project, real folders named `..dots` included.
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -153,6 +153,20 @@ describe("the completion contract, the project's own script", () => {
       expect(existsSync(pidFile("script"))).toBe(false);
     } finally {
       await close();
+    }
+  });
+
+  it("with none yet, says at once what works: the user creates it, and allows the project's scripts where not yet (review 160)", async () => {
+    const contract = join(dir, "_bmad/_config/custom/cc-verify.sh");
+    renameSync(contract, `${contract}.away`);
+    const { client, close } = await connectBridge(bridge, dir, { env: env(60_000) });
+    try {
+      const run = async (c: Client) => toolText(await c.callTool({ name: "run_completion_contract", arguments: {} }));
+      expect(await run(client)).toBe("No completion contract in this project: ask the user to create _bmad/_config/custom/cc-verify.sh themselves (a script that exits 0 when the work is complete; tools never write one) and to start the bridge with --allow-project-scripts (in the MCP client's config), without which it does not run.");
+      expect(await run(await served())).toBe("No completion contract in this project: ask the user to create _bmad/_config/custom/cc-verify.sh themselves (a script that exits 0 when the work is complete; tools never write one).");
+    } finally {
+      await close();
+      renameSync(`${contract}.away`, contract);
     }
   });
 });

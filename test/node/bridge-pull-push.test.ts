@@ -34,6 +34,8 @@ const RUN = "_bmad-output/planning-artifacts/prds/prd-todo";
 const PRD = `${RUN}/prd.md`;
 const MEMLOG = `${RUN}/.memlog.md`;
 const OUTLINE = `${RUN}/outline.md`;
+/** Files one side replaces by a folder of their name, or the reverse (review 162: either stopped every pull and push). */
+const SWAP = "_bmad-output/swap";
 /** A config file with a secret-looking key: served (and pulled) without it. */
 const CUSTOM = "_bmad/custom/config.toml";
 let bridge: string;
@@ -150,6 +152,7 @@ describe("against the real Worker", () => {
     expect((await files({ action: "write", path: PRD, content: "---\ntitle: Todo\nstatus: draft\n---\n# Todo PRD\n" })).isError).toBe(false);
     expect((await files({ action: "write", path: OUTLINE, content: "1. Add\n2. Clear\n" })).isError).toBe(false);
     expect((await files({ action: "write", path: CUSTOM, content: '[core]\napi_key = "s3cret"\ndocument_output_language = "English"\n' })).isError).toBe(false);
+    for (const path of ["c.md", "d.md/y.md", "e.md", "f.md/x.md"]) expect((await files({ action: "write", path: `${SWAP}/${path}`, content: `${path}\n` })).isError).toBe(false);
   }, 60_000);
 
   it("pulls every file byte for byte, and BMAD's own Python works on the pulled tree", async () => {
@@ -179,11 +182,18 @@ describe("against the real Worker", () => {
     expect(resolved.code, resolved.stderr).toBe(0);
     expect(JSON.parse(resolved.stdout)).toEqual({ "core.user_name": "Ada", "core.communication_language": "French" });
 
-    // Nothing new on the remote: the change Python made here is kept for push.
+    // Nothing new on the remote: the change Python made here is kept for push, and so is a pulled file replaced here by
+    // a folder of its name, or by a file where its folder was (review 162: "in the way", at every pull).
+    rmSync(local(`${SWAP}/e.md`));
+    mkdirSync(local(`${SWAP}/e.md`));
+    writeFileSync(local(`${SWAP}/e.md/z2.md`), "z2\n");
+    rmSync(local(`${SWAP}/f.md`), { recursive: true });
+    writeFileSync(local(`${SWAP}/f.md`), "f\n");
     const again = await sync("pull", dir);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain(`kept     ${MEMLOG} (changed here; push sends it)`);
-    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${carried.length - 1} unchanged, 1 local change kept.`);
+    for (const path of ["e.md", "f.md/x.md"]) expect(again.stdout).toContain(`kept     ${SWAP}/${path} (deleted here; push deletes it on the remote)`);
+    expect(again.stdout).toContain(`: 0 added, 0 updated, 0 deleted, ${carried.length - 3} unchanged, 3 local changes kept.`);
   }, 60_000);
 
   it("asks for the right to write on the first push, which sends changes, new files only from the workspace's folders, and deletions", async () => {
@@ -203,7 +213,12 @@ describe("against the real Worker", () => {
     expect(out.stdout).toContain(`added    ${RUN}/notes.md (now version 1)\n`);
     expect(out.stdout).toContain(`updated  ${PRD} (now version 2)\n`);
     expect(out.stdout).toContain(`deleted  ${OUTLINE} (bmad-files restore brings it back)`);
-    expect(out.stdout).toMatch(/: 1 added, 2 updated, 1 deleted, \d+ unchanged\.\n$/); // the config served altered stays as it is
+    // A file replaced by a folder of its name, and the reverse: the old name is deleted before the new files are sent.
+    for (const path of ["e.md", "f.md/x.md"]) expect(out.stdout).toContain(`deleted  ${SWAP}/${path} (bmad-files restore brings it back)\n`);
+    for (const path of ["e.md/z2.md", "f.md"]) expect(out.stdout).toContain(`added    ${SWAP}/${path} (now version 1)\n`);
+    expect(out.stdout).toMatch(/: 3 added, 2 updated, 3 deleted, \d+ unchanged\.\n$/); // the config served altered stays as it is
+    expect(await remoteText(`${SWAP}/e.md/z2.md`)).toBe("z2\n");
+    expect(await remoteText(`${SWAP}/f.md`)).toBe("f\n");
     expect(out.stdout).not.toMatch(/\.tmp|staging/);
 
     expect(await remoteText(MEMLOG)).toContain("- (event) pulled to a laptop\n");
@@ -249,13 +264,23 @@ describe("against the real Worker", () => {
 
     expect((await files({ action: "write", path: PRD, content: "remote wins\n" })).isError).toBe(false);
     writeFileSync(local(PRD), "local loses\n");
+    // The remote replaces a file by a folder of its name (one changed here too), and a folder by a file (review 162:
+    // "in the way", even with --force).
+    writeFileSync(local(`${SWAP}/c.md`), "c.md, changed here\n");
+    for (const [gone, put] of [["c.md", "c.md/x.md"], ["d.md/y.md", "d.md"]]) {
+      expect((await files({ action: "delete", path: `${SWAP}/${gone}` })).isError).toBe(false);
+      expect((await files({ action: "write", path: `${SWAP}/${put}`, content: `${put}\n` })).isError).toBe(false);
+    }
     const forcedPull = await sync("pull", dir, "--force");
     expect(forcedPull.code, forcedPull.stderr).toBe(0);
     expect(forcedPull.stdout).toContain(`updated  ${PRD}\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("remote wins\n");
+    for (const path of ["c.md", "d.md/y.md"]) expect(forcedPull.stdout).toContain(`deleted  ${SWAP}/${path}\n`);
+    for (const path of ["c.md/x.md", "d.md"]) expect(readFileSync(local(`${SWAP}/${path}`), "utf8")).toBe(`${path}\n`);
     // What --force replaced is kept a week, as every bridge change keeps it (review 47: it was gone).
-    const kept = await Promise.all((await keptOf(dir, PRD)).map(async (e) => new TextDecoder().decode((await keptContent(dir, PRD, e.version))!.data)));
-    expect(kept).toContain("local loses\n");
+    const keptOfPath = async (path: string) => Promise.all((await keptOf(dir, path)).map(async (e) => new TextDecoder().decode((await keptContent(dir, path, e.version))!.data)));
+    expect(await keptOfPath(PRD)).toContain("local loses\n");
+    expect(await keptOfPath(`${SWAP}/c.md`)).toContain("c.md, changed here\n");
   }, 60_000);
 
   it("takes a file a killed pull wrote as pulled: the state names a pull's writes before it makes them (review 92)", async () => {
@@ -501,12 +526,21 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 });
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
- *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; stallWrites?: () => void; refuseReads?: string; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+ *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
+ *  deletes as they are read; `raceWrites`: files another member writes first, as they are written. */
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
     if (args.action === "write" && opts.refuseWrites?.includes(path)) return { content: [{ type: "text", text: `Cannot put a file at ${path}: refused here.` }], isError: true };
+    if (args.action === "write" && opts.raceWrites?.includes(path)) {
+      if (!paths.includes(path)) paths.push(path);
+      return { content: [{ type: "text", text: `Conflict: ${path} is at version 1 (by mallory@example.com, 2026-11-29T06:00:00Z), not version ${String(args.if_version)}. Read it, merge your change, and retry with if_version 1.` }], isError: true };
+    }
+    if (args.action === "read" && opts.vanish?.includes(path) && paths.includes(path)) {
+      paths.splice(paths.indexOf(path), 1);
+      return { content: [{ type: "text", text: `${path} was deleted (version 2); bmad-files "history" shows its versions and "restore" brings one back.` }], isError: true };
+    }
     if (args.action === "write") {
       opts.written?.push(path);
       return { content: [{ type: "text", text: `Wrote ${path}` }], structuredContent: { path, version: 1, size: 1, sha256: "" } };
@@ -940,13 +974,38 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   expect(out.stdout).not.toContain("pull brings them");
 }, 30_000);
 
+// Review 162: a file the remote replaced by a folder of its name (or the reverse) stopped every pull, --force too; and
+// a collaborator's deletion while a pull ran stopped it, with advice to restore their file.
+it("pulls a file the remote replaced by a folder of its name and the reverse, and a file deleted on the remote while it runs; an edit in the way stays", async () => {
+  const paths = ["_bmad-output/a.md/b.md", "_bmad-output/d.md", "_bmad-output/c.md/x.md", "_bmad-output/gone.md", "_bmad-output/new.md"];
+  const remote = await startFake(paths, { versions: new Map([["_bmad-output/gone.md", 2]]), vanish: ["_bmad-output/gone.md", "_bmad-output/new.md"] });
+  // A pulled file changed here that the remote replaced by a folder: refused, the edit kept (before any read).
+  const edited = pulledFolder(remote, { "_bmad-output/c.md": "c\n" });
+  writeFileSync(join(edited, "_bmad-output/c.md"), "c, changed here\n");
+  const refused = await cli(["pull", "--remote", remote, "--project", "x", "--dir", edited]);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain("Nothing was changed: these files are in the way.");
+  expect(refused.stderr).toContain("  _bmad-output/c.md: changed here since the pull, and deleted on the remote.\n    fix: delete yours: bmad-mcp pull");
+  expect(refused.stderr).toContain("  _bmad-output/c.md/x.md: _bmad-output/c.md is a file here, where the workspace has a folder; move it away.\n");
+  expect(readFileSync(join(edited, "_bmad-output/c.md"), "utf8")).toBe("c, changed here\n");
+
+  const target = pulledFolder(remote, { "_bmad-output/a.md": "a\n", "_bmad-output/d.md/y.md": "y\n", "_bmad-output/gone.md": "g\n" });
+  const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  for (const path of ["a.md", "d.md/y.md", "gone.md"]) expect(out.stdout).toContain(`deleted  _bmad-output/${path}\n`);
+  expect(out.stdout).toContain(": 3 added, 0 updated, 3 deleted, 0 unchanged.");
+  for (const path of ["a.md/b.md", "d.md", "c.md/x.md"]) expect(readFileSync(join(target, "_bmad-output", path), "utf8")).toBe(`_bmad-output/${path}\n`);
+  expect(existsSync(join(target, "_bmad-output/gone.md"))).toBe(false);
+  expect(existsSync(join(target, "_bmad-output/new.md"))).toBe(false);
+}, 30_000);
+
 it("names a push's writes before it makes them, so a killed push's files read as pushed; a write the remote refuses stops no other (review 113)", async () => {
   const listed = ["_bmad-output/plan.md"];
   const written: string[] = [];
   const contents = new Map<string, string>();
   let stalled!: () => void;
   const stalling = new Promise<void>((resolve) => (stalled = resolve));
-  const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"] };
+  const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"], raceWrites: ["_bmad-output/d.md"] };
   const remote = await startFake(listed, opts);
   const target = pulledFolder(remote);
   mkdirSync(join(target, "_bmad-output"));
@@ -963,12 +1022,15 @@ it("names a push's writes before it makes them, so a killed push's files read as
   contents.set("_bmad-output/a.md", "mine\n");
   opts.stallWrites = undefined;
   writeFileSync(join(target, "_bmad-output/a.md"), "mine, edited\n");
-  for (const name of ["b", "c"]) writeFileSync(join(target, `_bmad-output/${name}.md`), `${name}\n`);
+  for (const name of ["b", "c", "d"]) writeFileSync(join(target, `_bmad-output/${name}.md`), `${name}\n`);
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stdout).toContain("updated  _bmad-output/a.md (now version 1)\n");
   expect(out.stdout).toContain("added    _bmad-output/c.md (now version 1)\n");
-  expect(out.stderr).toContain("The remote refused the files below, each for the reason it gives; the files above were sent.\n  _bmad-output/b.md: Cannot put a file at _bmad-output/b.md: refused here.\n");
+  // A write another member's beat is a conflict, with the way out one found before sending has (review 162: the
+  // remote's advice to "retry with if_version", no option here); another refusal keeps the remote's reason alone.
+  expect(out.stderr).toContain("The remote refused the files below, each for the reason it gives; the files above were sent.\n  _bmad-output/b.md: Cannot put a file at _bmad-output/b.md: refused here.\n" +
+    "  _bmad-output/d.md: new here, and written on the remote (now version 1) while this push ran.\n    fix: get the remote's with bmad-mcp pull");
   expect(written).toEqual(["_bmad-output/a.md", "_bmad-output/c.md"]);
   expect(state().sent).toBeUndefined();
 }, 30_000);

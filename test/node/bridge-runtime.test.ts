@@ -206,13 +206,17 @@ describe("bmad-run", () => {
     const client = await sharedProject().client;
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);
     // git and the project's code: who runs them here (review 111: a literal model wrote NO_VCS into a git project's story).
-    expect((await bmadRun(client, "git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run runs BMAD's Python scripts; git is not run through bmad-mcp\. Ask the user to run the git command/);
-    expect((await bmadRun(client, "npm test")).text).toMatch(/^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/);
+    // (Its read-only git lines run: runtime-git-evidence.test.ts.)
+    expect((await bmadRun(client, "git commit -am x")).text).toMatch(/^bmad-run runs BMAD's Python scripts and, of git, read-only lines only \(git status --porcelain, .*\); "commit" is not one of them\. Ask the user to run the git command/);
+    const code = /^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/;
+    // A module by its name, and a script of the project's own, as `npm test` (review 161: "-m" sent the model to retry).
+    for (const line of ["npm test", "python -m pytest", "python3 -m unittest discover", "uv run python -m pytest"]) expect((await bmadRun(client, line)).text, line).toMatch(code);
+    expect((await bmadRun(client, "python3 manage.py test")).text).toMatch(/^Recognised the script .*\/manage\.py, which is none of BMAD's \(.*\): bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract/);
     expect((await bmadRun(client, "uv run --with git {project-root}/_bmad/scripts/memlog.py --help")).text).toMatch(/^uv option "--with" is not supported/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     // Everything a line leaves to fill, named in one refusal.
     expect((await bmadRun(client, `uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace} --field topic="<PRD/product name>"`)).text).toMatch(/^Fill in topic=<PRD\/product name>, \{doc_workspace\} first: /);
-    expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which bmad-run cannot run/);
+    expect((await bmadRun(client, "python3 /etc/passwd.py")).text).toMatch(/Recognised the script \/etc\/passwd\.py, which is none of BMAD's/);
     // A shared script named alone, as a step file may: BMAD's, which says what it needs.
     expect((await bmadRun(client, `memlog.py append --type event --text "spine finalized"`)).out?.stderr).toMatch(/memlog.py append: error: one of the arguments --workspace --path is required/);
     // Review 141: lines as a model may write them on the way to the shared scripts, each answered with where they are.
@@ -357,6 +361,15 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });
     expect(await files({ action: "delete", path: "notes/a.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "notes/a.md"))).toBe(false);
+    // A delete takes the folders it leaves empty with it, never one that holds anything else, nor the root (review 160).
+    expect(existsSync(join(dir, "notes"))).toBe(false);
+    await files({ action: "write", path: "scratch/keep.md", content: "kept" });
+    await files({ action: "write", path: "scratch/deep/er/claims.md", content: "- claim" });
+    expect(await files({ action: "delete", path: "scratch/deep/er/claims.md" })).toMatchObject({ isError: false });
+    expect(readdirSync(join(dir, "scratch"))).toEqual(["keep.md"]);
+    expect(await files({ action: "delete", path: "scratch/keep.md" })).toMatchObject({ isError: false });
+    expect(existsSync(join(dir, "scratch"))).toBe(false);
+    expect(existsSync(join(dir, "_bmad/config.toml"))).toBe(true);
     // "project" may be left out: the folder is the one project.
     const bare = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/bmm/config.yaml" } });
     expect(text(bare)).toMatch(/user_name: /);
@@ -371,7 +384,16 @@ describe("bmad-files on the bridge", () => {
     // The folder's absolute path is what {project-root} is rendered as here.
     expect(await files({ action: "write", path: join(dir, "notes/b.md"), content: "abs" })).toMatchObject({ isError: false, text: expect.stringMatching(/^Wrote notes\/b\.md/) });
     expect(readFileSync(join(dir, "notes/b.md"), "utf8")).toBe("abs");
-    expect(await files({ action: "read", path: join(tmp.dir, "outside.md") })).toMatchObject({ isError: true, text: expect.stringMatching(/is absolute/) });
+    expect(await files({ action: "read", path: "/etc/hosts" })).toMatchObject({ isError: true, text: expect.stringMatching(/is absolute/) });
+    // A scratch file BMAD keeps "in the system temp directory" (a review's diff, its claims): kept in the conversation,
+    // never written into the project, where it would end up in the user's commits (review 160).
+    const scratch = `"/tmp/bmad-cr-1-1.diff" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them and ends up in the user's commits. Keep the scratch text (a diff, a claims list) in the conversation.`;
+    expect(await files({ action: "write", path: "/tmp/bmad-cr-1-1.diff", content: "diff --git" })).toEqual({ isError: true, text: scratch });
+    for (const path of ["/var/tmp/claims.md", "/private/var/folders/x1/T/claims.md", "C:/Users/ada/AppData/Local/Temp/cr.diff"]) {
+      expect((await files({ action: "write", path, content: "- claim" })).text, path).toMatch(/is in the system's temp folder: .* Keep the scratch text/);
+    }
+    expect((await files({ action: "write", path: "C:\\Users\\ada\\AppData\\Local\\Temp\\cr.diff", content: "x" })).text).toMatch(/contains a backslash: use forward slashes/);
+    expect(readFileSync(outside, "utf8")).toBe("not yours");
     // Its config is the folder's own files, not a workspace's installer answers.
     const config = async (args: Record<string, unknown>) => {
       const r = await client.callTool({ name: "bmad-project", arguments: { action: "config", name: "files", ...args } });

@@ -124,7 +124,7 @@ describe("a 6.12 project, --toolsets default,proxy,agents --path bmad-core", () 
     for (const content of [TOOL.bmad, TOOL.bmadWorkflow, TOOL.bmadResources, TOOL.listWorkflows, TOOL.executeWorkflow, "bmad-pm"]) expect(tools.map((t) => t.name)).toContain(content);
   });
 
-  it.each(["bmad://../x", "bmad://bmm/../../etc/passwd", "bmad://%2e%2e/x", "bmad://bmm/%2E%2E/%2e%2e/x", "bmad:///etc/passwd", "bmad://bmm\\..\\x", "bmad://bmm/%00", "file:///etc/passwd"])(
+  it.each(["bmad://../x", "bmad://bmm/../../etc/passwd", "bmad://%2e%2e/x", "bmad://bmm/%2E%2E/%2e%2e/x", "bmad:///etc/passwd", "bmad://bmm\\..\\x", "bmad://bmm/%00", "file:///etc/%ZZ"])(
     "refuses %s via resources/read and bmad-resources",
     async (uri) => {
       await expect(client.readResource({ uri })).rejects.toThrow(/Refused|must start with bmad/);

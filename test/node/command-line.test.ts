@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { fillInFirst, parseCommandLine, unfilledPlaceholders } from "../../src/core/runtime/command-line.js";
+import { fillInFirst, otherProgram, parseCommandLine, readOnlyGitLine, unfilledPlaceholders } from "../../src/core/runtime/command-line.js";
 import { findFallback } from "../../src/core/surface/tools/run.tools.js";
 
 it("splits a skill's line with POSIX quoting and strips the interpreter", () => {
@@ -52,7 +52,10 @@ it("answers a line written for another shell or folder with the line to send ins
   for (const line of ["C:/Python311/python.exe _bmad/scripts/resolve_config.py", "uv run python _bmad/scripts/resolve_config.py", "uv run --no-cache python3 _bmad/scripts/resolve_config.py"]) {
     expect(parseCommandLine(line), line).toEqual({ ok: true, script: "_bmad/scripts/resolve_config.py", args: [] });
   }
-  expect(error("uv run python3 -m pytest")).toBe('Python option "-m" is not supported: give the script path right after python3.');
+  expect(error("uv run python3 -c 'print(1)'")).toBe('Python option "-c" is not supported: give the script path right after python3.');
+  // A module run by its name is the project's code, as `pytest` is (review 161: "-m" sent the model to retry).
+  for (const line of ["python -m pytest", "python3 -m unittest discover", "uv run python -m pytest tests/test_a.py", "uv run -m pytest", "pytest"]) expect(otherProgram(line), line).toBe("code");
+  expect(otherProgram("python3 _bmad/scripts/memlog.py -m x")).toBeUndefined();
   // A word that is no path is no path cut at a space.
   expect(error("python3 foo bar.py")).not.toContain("holds a space");
   expect(error("/Users/a/My Project/_bmad/scripts/x.py")).toContain(`If the script's path holds a space, quote it`);
@@ -115,4 +118,50 @@ it("finds what a skill says to do when its script cannot run: on the script's li
   const section = "# Skill\nRun `uv run scripts/plan.py`.\n\n## If the Script Fails\n\nRead the files yourself.\nMore.\n";
   expect(findFallback(["# Other\nNo fallback here.", section], "plan.py")).toBe("Read the files yourself.");
   expect(findFallback(["Run `uv run scripts/x.py`. Then stop."], "x.py")).toBeUndefined();
+});
+
+it("takes the read-only git lines bmad-run runs on the bridge as argv, revisions ended by --, and no other (review 161)", () => {
+  const runs = {
+    "git rev-parse HEAD": ["rev-parse", "HEAD"],
+    "git rev-parse --abbrev-ref HEAD": ["rev-parse", "--abbrev-ref", "HEAD"],
+    "git status --porcelain": ["status", "--porcelain", "--"],
+    "git --no-pager status --short": ["status", "--short", "--"],
+    "git branch --show-current": ["branch", "--show-current"],
+    "git log --oneline -5": ["log", "--oneline", "-5", "--"],
+    "git log -n 20 main..HEAD -- src/app.ts": ["log", "-n", "20", "main..HEAD", "--", "src/app.ts"],
+    "git diff": ["diff", "--"],
+    "git diff HEAD": ["diff", "HEAD", "--"],
+    "git diff origin/main...HEAD --stat": ["diff", "origin/main...HEAD", "--stat", "--"],
+    "git diff HEAD~3 HEAD^ -- 'docs/a b.md'": undefined,
+    "git diff HEAD@{1} -- .gitignore": ["diff", "HEAD@{1}", "--", ".gitignore"],
+  };
+  for (const [line, args] of Object.entries(runs)) expect(readOnlyGitLine(line), line).toEqual(args ? { ok: true, args } : expect.objectContaining({ ok: false }));
+  const refused = {
+    "git commit -am x": '"commit" is not one of them',
+    "git -c core.pager=sh log -n 1": '"-c" is not one of them',
+    "git -C .. status": '"-C" is not one of them',
+    "git --git-dir=/x log -n 1": "that word is not one of them",
+    "git --work-tree=/x status": "that word is not one of them",
+    "git --exec-path=/x status": "that word is not one of them",
+    "git diff --output=x": `"--output=x" is not one of git diff's here`,
+    "git diff --ext-diff": `"--ext-diff" is not one of git diff's here`,
+    "git diff --no-index /etc/passwd x": `"--no-index" is not one of git diff's here`,
+    "git log --format=%G? -n 1": "that option is not one of git log's here",
+    "git log --oneline": "git log needs a count of at most 1000 (-n 20)",
+    "git log -n 5000": "git log needs a count of at most 1000 (-n 20)",
+    "git branch -D main": `"-D" is not one of git branch's here`,
+    "git branch": "git branch runs here only as git branch --show-current",
+    "git rev-parse --show-toplevel": `"--show-toplevel" is not one of git rev-parse's here`,
+    "git diff HEAD:../x": "that word is no revision (or one too many) for git diff here",
+    "git diff -- ../x": 'a path is no plain path in the project (relative, no "..", not into .git)',
+    "git diff -- src/../../x": 'a path is no plain path in the project (relative, no "..", not into .git)',
+    "git diff -- .GIT/config": 'a path is no plain path in the project (relative, no "..", not into .git)',
+    "git diff -- :(top)x": 'a path is no plain path in the project (relative, no "..", not into .git)',
+    "git status && rm -rf x": '"&&" needs a shell',
+    "/usr/bin/git status": 'bmad-run runs git only as "git …"',
+  };
+  for (const [line, why] of Object.entries(refused)) expect(readOnlyGitLine(line), line).toEqual({ ok: false, why });
+  // A line that writes its output to a file: the line without it, as sent.
+  expect(readOnlyGitLine("git diff HEAD > /tmp/cr.diff")).toEqual({ ok: false, why: "bmad-run writes no file", alone: "git diff HEAD" });
+  expect(readOnlyGitLine("git commit -m x > /tmp/log")).toEqual({ ok: false, why: '"commit" is not one of them' });
 });

@@ -4,7 +4,7 @@
 // repository, and no git at all (the remote). The port runs git through the bridge's read-only runner, which runs
 // nothing a repository's config names; and it measures a 1 MiB hostile subject, and a story list longer than any command line, in linear time.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, inject, it } from "vitest";
 import { readonlyGit } from "../../src/bridge/git-readonly.js";
@@ -315,17 +315,17 @@ it("answers as the Python does where there is no git (the remote), whatever the 
   expect((await main([], { fs: new MemoryFs(), cwd: "/" })).stdout).toBe('{"range": null, "note": "no range supplied", "commits": [], "files": []}');
 });
 
-it("runs nothing a repository's config names when git_evidence runs through the bridge", async () => {
+it("runs nothing a repository's config names when git_evidence and bmad-run's git lines run through the bridge, and writes nothing in .git", async () => {
   const dir = repo("hostile-config");
-  const markers = ["fsmonitor", "gpg", "textconv", "external"].map((name) => join(tmp.dir, `marker-${name}`));
-  const program = (name: string, marker: string) => {
-    const path = join(tmp.dir, `${name}.sh`);
-    writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\ncat "$1" 2>/dev/null\n`);
+  const markers = ["fsmonitor", "gpg", "textconv", "external", "clean", "hook", "pager"].map((name) => join(tmp.dir, `marker-${name}`));
+  const program = (name: string, marker: string, path = join(tmp.dir, `${name}.sh`)) => {
+    // A filter gets the file on stdin and must give it back; the others are given a file.
+    writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\n${name === "clean" ? "cat" : `cat "$1" 2>/dev/null`}\n`);
     chmodSync(path, 0o755);
     return path;
   };
   commit(dir, "base", () => write(dir, "f.txt", "a\n"));
-  commit(dir, "epic-1-1 grow", () => (write(dir, "f.txt", "a\nb\n"), write(dir, ".gitattributes", "* diff=evil\n")));
+  commit(dir, "epic-1-1 grow", () => (write(dir, "f.txt", "a\nb\n"), write(dir, ".gitattributes", "* diff=evil filter=evil\n")));
   // A signed-looking commit on top: with log.showSignature, git log hands it to gpg.program.
   const tree = run(dir, "rev-parse", "HEAD^{tree}");
   const signed = `tree ${tree}\nparent ${run(dir, "rev-parse", "HEAD")}\nauthor T <t@t> 1767323045 +0000\ncommitter T <t@t> 1767323045 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nepic-1-2 signed\n`;
@@ -336,14 +336,52 @@ it("runs nothing a repository's config names when git_evidence runs through the 
   run(dir, "config", "gpg.program", program("gpg", markers[1]!));
   run(dir, "config", "diff.evil.textconv", program("textconv", markers[2]!));
   run(dir, "config", "diff.external", program("external", markers[3]!));
-  // The fixture is live: git status runs the fsmonitor, and the Python's own git log runs gpg.program.
+  run(dir, "config", "filter.evil.clean", program("clean", markers[4]!));
+  run(dir, "config", "filter.evil.required", "true");
+  mkdirSync(join(dir, ".git/hooks"));
+  program("hook", markers[5]!, join(dir, ".git/hooks/post-index-change"));
+  run(dir, "config", "core.pager", program("pager", markers[6]!));
+  run(dir, "config", "format.pretty", "%H %G?");
+  // A change to show, and a file whose time changed but not its bytes: git hashes it (through the clean filter).
+  write(dir, "f.txt", "a\nb\nc\n");
+  const touched = () => utimesSync(join(dir, ".gitattributes"), new Date(), new Date(Date.now() + Math.random() * 1e9));
+  touched();
+  // The fixture is live: git status runs the fsmonitor, the clean filter and (writing the index) the hook, and the
+  // Python's own git log runs gpg.program.
   run(dir, "status");
   const python = await runPython(script, ["--repo", dir, "--range", "HEAD~2..HEAD", "--stories", "1-1,1-2"], { cwd: dir });
-  expect([existsSync(markers[0]!), existsSync(markers[1]!), python.exitCode]).toEqual([true, true, 0]);
+  expect([[0, 1, 4, 5].map((i) => existsSync(markers[i]!)), python.exitCode]).toEqual([[true, true, true, true], 0]);
   for (const marker of markers) execFileSync("rm", ["-f", marker]);
+  touched();
+  const head = run(dir, "rev-parse", "HEAD");
+  /** Every file in .git, with its bytes. */
+  const store = () => (readdirSync(join(dir, ".git"), { recursive: true, encoding: "utf8" }) as string[]).sort().map((rel) => [rel, statSync(join(dir, ".git", rel)).isFile() ? readFileSync(join(dir, ".git", rel)).toString("base64") : "dir"]);
+  const before = store();
 
   const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home") });
+  const bmadRun = async (command: string) => {
+    const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } });
+    return { text: toolText(result), isError: result.isError === true, out: withStreams(toolText(result), result.structuredContent as { exit_code: number } | undefined) };
+  };
   try {
+    // bmad-run's read-only git lines (review 161: the user was asked four times for one story), argv with no shell.
+    expect((await bmadRun("git rev-parse HEAD")).out).toMatchObject({ exit_code: 0, stdout: `${head}\n` });
+    expect((await bmadRun("git status --porcelain")).out).toMatchObject({ exit_code: 0, stdout: " M f.txt\n" });
+    expect((await bmadRun("git branch --show-current")).out).toMatchObject({ exit_code: 0, stdout: "main\n" });
+    expect((await bmadRun("git log --oneline -5")).out?.stdout).toMatch(new RegExp(`^${head.slice(0, 7)} epic-1-2 signed\\n\\w+ epic-1-1 grow\\n\\w+ base\\n$`));
+    // The repository's format.pretty (%G? verifies signatures) is not the default here.
+    expect((await bmadRun("git log -n 1")).out?.stdout).toMatch(new RegExp(`^commit ${head}\\nAuthor: T <t@t>\\n`));
+    expect((await bmadRun("git diff")).out?.stdout).toMatch(/^diff --git a\/f\.txt b\/f\.txt\n[^]*\n b\n\+c\n$/);
+    expect((await bmadRun("git diff HEAD~2...HEAD --stat")).out?.stdout).toMatch(/^ \.gitattributes \| 1 \+\n f\.txt +\| 1 \+\n 2 files changed, 2 insertions\(\+\)\n$/);
+    // Any other git line is the user's to run, as before; a `> file` is sent without it, its output kept in the conversation.
+    for (const line of ["git commit -am x", "git stash", "git -c core.pager=sh log -n 1", "git -C .. status", "git --git-dir=/tmp/x log -n 1", "git diff --ext-diff", "git diff --output=evil", "git diff --textconv", "git log --oneline", "git diff -- .git/config", "git diff -- ../elsewhere", "git status && rm -rf x"]) {
+      const answer = await bmadRun(line);
+      expect([answer.isError, answer.text], line).toEqual([true, expect.stringMatching(/; [^;]+\. Ask the user to run the git command and give you its output/)]);
+    }
+    expect((await bmadRun("git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run writes no file for git: send "git diff HEAD" alone, and its output comes back in the answer; keep it in the conversation/);
+    // git_evidence.py given a folder outside the project: said as such (review 161: "No such file or directory").
+    const outside = await bmadRun(`uv run {skill-root}/scripts/git_evidence.py --repo ${tmp.dir} --range HEAD~1..HEAD`);
+    expect(JSON.parse(outside.out!.stdout).error).toBe(`fatal: ${tmp.dir} is outside the project (${dir}): git runs here only in the project's own folders; give one inside it.`);
     const command = "uv run {skill-root}/scripts/git_evidence.py --repo {project-root} --range HEAD~2..HEAD --stories 1-1,1-2";
     const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } }).catch((e: Error) => {
       throw new Error(`${e.message}\n${bridge.stderr()}`);
@@ -356,6 +394,7 @@ it("runs nothing a repository's config names when git_evidence runs through the 
     await bridge.close();
   }
   expect(markers.filter((m) => existsSync(m))).toEqual([]);
+  expect(store()).toEqual(before);
   // The runner itself: a patch log would run textconv and the external diff; a subcommand that writes is refused.
   const patch = await git({ dir, args: ["log", "-p", "-2"] });
   expect([patch?.exitCode, markers.filter((m) => existsSync(m))]).toEqual([0, []]);

@@ -60,6 +60,13 @@ describe("unknown names answer with the closest ones", () => {
     expect(await read("/home/me/app/.claude/skills/bmad-prd/assets/prd-template.md")).toContain("it is bmad://bmm/bmad-prd/assets/prd-template.md.");
     expect(await read("checklist.md")).toMatch(/; it may be bmad:\/\/bmm\/bmad-correct-course\/checklist\.md, bmad:\/\/bmm\/bmad-create-story\/checklist\.md, /);
     expect(await read("/etc/passwd")).toMatch(/is a file path, and this reads URIs, e\.g\. bmad:/);
+    // A file URI gets its path's answer, decoded, and is never read (review 160: "URI must start with bmad://" alone).
+    expect(await read("file:///home/me/app/_bmad/render/bmad-build/step-02-plan.md")).toBe(
+      `"/home/me/app/_bmad/render/bmad-build/step-02-plan.md" is a file path, and this reads URIs: it is bmad://bmm/bmad-build/step-02-plan.md. Files of the user's project: bmad-files.`,
+    );
+    expect(await read("file:///home/me/my%20app/.claude/skills/bmad-prd/assets/prd-template.md")).toContain('"/home/me/my app/.claude/skills/bmad-prd/assets/prd-template.md" is a file path, and this reads URIs: it is bmad://bmm/bmad-prd/assets/prd-template.md.');
+    expect(await read("file:///etc/passwd")).toBe(await read("/etc/passwd"));
+    await expect(client.readResource({ uri: "file:///etc/passwd" })).rejects.toThrow(/"\/etc\/passwd" is a file path, and this reads URIs/);
     // A page for a browser is not read into the conversation by the tool (resources/read still serves it whole).
     const page = "bmad://core/bmad-brainstorming/assets/brain-selector.html";
     expect(await read(page)).toMatch(/^bmad:\/\/core\/bmad-brainstorming\/assets\/brain-selector\.html is \d{3} KB, a file for a browser or the user rather than for reading here\./);
@@ -72,7 +79,7 @@ describe("unknown names answer with the closest ones", () => {
 });
 
 describe("paths that leave the bundle are refused", () => {
-  const escapes = ["bmad://../x", "bmad://bmm/../../etc/passwd", "bmad://%2e%2e/x", "bmad://bmm/%2E%2E/%2e%2e/x", "bmad:///etc/passwd", "bmad://C:/x", "bmad://bmm\\..\\x", "bmad://bmm/%00", "bmad://bmm/\u0000x", "file:///etc/passwd"];
+  const escapes = ["bmad://../x", "bmad://bmm/../../etc/passwd", "bmad://%2e%2e/x", "bmad://bmm/%2E%2E/%2e%2e/x", "bmad:///etc/passwd", "bmad://C:/x", "bmad://bmm\\..\\x", "bmad://bmm/%00", "bmad://bmm/\u0000x", "file:///etc/%ZZ"];
 
   it.each(escapes)("%s via resources/read and bmad-resources", async (uri) => {
     await expect(client.readResource({ uri })).rejects.toThrow(/Refused|must start with bmad/);

@@ -254,6 +254,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const absolute = await ada.files({ action: "list", project, path: "/etc/**" });
     expect(absolute.isError).toBe(true);
     expect(absolute.text).toContain("is absolute: give it relative to the project root");
+    // A scratch file BMAD keeps "in the system temp directory" stays in the conversation, not in the project (review 160).
+    expect(await ada.files({ action: "write", project, path: "/tmp/bmad-cr-claims.md", content: "- claim" })).toMatchObject({
+      isError: true,
+      text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation.`,
+    });
     expect((await ada.files({ action: "list", project, path: "_bmad-output\\" })).text).toBe('Path "_bmad-output\\" contains a backslash: use forward slashes ("_bmad-output/").');
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");

@@ -3,6 +3,7 @@
 // or a skill's own script. Nothing is expanded: `$(...)`, `>` and `&&` stay literal text or are refused.
 import { split } from "shlex";
 import type { Result } from "../result.js";
+import { machineryName } from "../workspace/paths.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
 
@@ -33,15 +34,103 @@ const VCS = new Set(["git", "gh"]);
 const CODE_RUNNERS = /^(npm|npx|pnpm|pnpx|yarn|bun|bunx|node|deno|tsc|jest|vitest|playwright|eslint|prettier|biome|pytest|tox|nox|ruff|mypy|pip|pip3|poetry|make|cmake|cargo|rustc|go|mvn|gradle|gradlew|dotnet|swift|xcodebuild|flutter|dart|composer|php|phpunit|bundle|rake|rspec|mix|docker|docker-compose|kubectl|terraform)$/;
 
 /** Whether a line runs git or the project's code rather than one of BMAD's scripts: what a skill's dev and review
- *  steps name (`git rev-parse HEAD`, `npm test`, `uv run pytest`), told apart so the answer can say where they run. */
+ *  steps name (`git rev-parse HEAD`, `npm test`, `uv run pytest`, `python -m pytest`), told apart so the answer can
+ *  say where they run. */
 export function otherProgram(line: string): "git" | "code" | undefined {
   const words = line.trim().split(/\s+/);
-  // A line naming a script is judged as one (`uv run --with x …/memlog.py`: its option refused for what it is).
-  if (words.some((w) => w.endsWith(".py"))) return undefined;
   let i = 0;
   if (words[0] === "uv" && words[1] === "run") for (i = 2; words[i]?.startsWith("-"); i++);
+  // A module run by its name (`python3 -m unittest discover`) is the project's code, whatever files it is given.
+  if (isPython(words[i]) && words[i + 1] === "-m") return "code";
+  // A line naming a script is judged as one (`uv run --with x …/memlog.py`: its option refused for what it is).
+  if (words.some((w) => w.endsWith(".py"))) return undefined;
   return programKind(words[i] ?? "");
 }
+
+/** The git lines bmad-run runs on the bridge, read-only, as its answers name them. */
+export const READ_ONLY_GIT_LINES = "git status --porcelain, git rev-parse HEAD, git branch --show-current, git log --oneline -n N, git diff [REV | REV...REV] [--stat] [-- PATH…]";
+
+/** A git line bmad-run may run (as argv, without `git`), or why not: `alone` is the line without its `> file`, which
+ *  runs, its output coming back in the answer. */
+export type GitLine = { ok: true; args: string[] } | { ok: false; why: string; alone?: string };
+
+/** A revision as skills and reviews name one (`HEAD`, `HEAD~3`, `main^2`, `origin/main`, `v1.2`, `@{u}`): no `-` to
+ *  start an option, no `:` to name a file, no `..` inside (ranges are split before). */
+const GIT_REV = /^\w[\w/+-]*(?:\.[\w/+-]+)*(?:@\{(?:-?\d+|u|upstream)\})?(?:[~^]\d*)*$/;
+/** A pathspec after `--`: a plain relative path (no `:` magic, no leading `/` or `-`); `..` and machinery parts are refused below. */
+const GIT_PATH = /^[\w.@+][\w./@+-]*$/;
+const MAX_LOG_COUNT = 1000;
+/** Per subcommand, the options it takes, how many revision words, and whether pathspecs after `--`. */
+const GIT_LINES = new Map<string, { options: RegExp; revs: number; paths: boolean }>([
+  ["status", { options: /^(?:--porcelain(?:=v[12])?|--short|-s|--branch|-b|--untracked-files=(?:no|normal|all)|-u(?:no|normal|all))$/, revs: 0, paths: true }],
+  ["rev-parse", { options: /^(?:--short(?:=\d{1,2})?|--abbrev-ref|--verify|--quiet|-q)$/, revs: 4, paths: false }],
+  ["branch", { options: /^--show-current$/, revs: 0, paths: false }],
+  ["log", { options: /^(?:--oneline|--stat|--name-only|--name-status|--no-merges|--max-count=\d+|-n\d+|-\d+)$/, revs: 2, paths: true }],
+  ["diff", { options: /^(?:--stat|--shortstat|--numstat|--name-only|--name-status|--cached|--staged)$/, revs: 2, paths: true }],
+]);
+
+/** Whether `line` is one of the read-only git lines (READ_ONLY_GIT_LINES), split as argv with no shell. Anything else
+ *  (a subcommand that writes, `-c`, `-C`, `--git-dir`, `--output`, `--ext-diff`, a pathspec out of the project or into
+ *  .git, a log with no count) is not. Words are echoed in `why` only when they are plain option or command names. */
+export function readOnlyGitLine(line: string): GitLine {
+  const operator = unquotedOperator(line);
+  let words: string[];
+  try {
+    words = split(operator ? line.slice(0, operator.at) : line);
+  } catch {
+    return { ok: false, why: "its quotes do not close" };
+  }
+  if (words[0] !== "git") return { ok: false, why: `bmad-run runs git only as "git …"` };
+  const rest = words.slice(words[1] === "--no-pager" ? 2 : 1);
+  const why = gitLineRefusal(rest);
+  if (why) return { ok: false, why };
+  if (!operator) return { ok: true, args: canonicalGit(rest) };
+  // The words as sent: each passed the rules above, so none is free text.
+  if (operator.operator === ">" || operator.operator === ">>") return { ok: false, why: "bmad-run writes no file", alone: words.join(" ") };
+  return { ok: false, why: `"${operator.operator}" needs a shell` };
+}
+
+/** Why git's words (after `git`) are no read-only line, undefined when they are one. */
+function gitLineRefusal(words: string[]): string | undefined {
+  const [subcommand = "", ...rest] = words;
+  const spec = GIT_LINES.get(subcommand);
+  if (!spec) return `${shown(subcommand, "that word")} is not one of them`;
+  const dash = rest.indexOf("--");
+  const paths = dash < 0 ? [] : rest.slice(dash + 1);
+  let revs = 0;
+  let count: number | undefined;
+  for (let i = 0; i < (dash < 0 ? rest.length : dash); i++) {
+    const word = rest[i]!;
+    if (word === "-n" && subcommand === "log" && /^\d+$/.test(rest[i + 1] ?? "")) count = Number(rest[++i]);
+    else if (spec.options.test(word)) {
+      const given = /^(?:--max-count=|-n|-)(\d+)$/.exec(word)?.[1];
+      if (given !== undefined) count = Number(given);
+    }
+    else if (word.startsWith("-")) return `${shown(word, "that option")} is not one of git ${subcommand}'s here`;
+    else if (++revs > spec.revs || !isRevisions(word, subcommand !== "rev-parse" && revs === 1)) return `${shown(word, "that word")} is no revision (or one too many) for git ${subcommand} here`;
+  }
+  if (subcommand === "branch" && rest[0] !== "--show-current") return "git branch runs here only as git branch --show-current";
+  if (subcommand === "log" && (count === undefined || count > MAX_LOG_COUNT)) return `git log needs a count of at most ${MAX_LOG_COUNT} (-n 20)`;
+  if (paths.length && !spec.paths) return `git ${subcommand} takes no paths here`;
+  const bad = paths.find((p) => !GIT_PATH.test(p) || p.split("/").some((part) => part === ".." || machineryName(part) !== undefined));
+  return bad === undefined ? undefined : `${shown(bad, "a path")} is no plain path in the project (relative, no "..", not into .git)`;
+}
+
+/** The words as they run: revisions ended by `--` (git never takes one for a path), pathspecs after it. */
+function canonicalGit(words: string[]): string[] {
+  if (words[0] === "rev-parse" || words[0] === "branch") return words;
+  const dash = words.indexOf("--");
+  return [...(dash < 0 ? words : words.slice(0, dash)), "--", ...(dash < 0 ? [] : words.slice(dash + 1))];
+}
+
+/** A revision, or (`range`) two joined by `..` or `...`. */
+function isRevisions(word: string, range: boolean): boolean {
+  const parts = word.split(/\.{3}|\.{2}/);
+  return parts.length <= (range ? 2 : 1) && parts.every((part) => GIT_REV.test(part));
+}
+
+/** A word of the line, in an answer only when it is a plain name (review 142: no answer repeats the caller's text). */
+const shown = (word: string, otherwise: string) => (/^-{0,2}[\w][\w.=-]{0,39}$/.test(word) ? `"${word}"` : otherwise);
 
 const programKind = (word: string) => {
   const program = word.replace(/^.*\//, "");

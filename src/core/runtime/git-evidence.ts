@@ -183,6 +183,8 @@ async function gitLog(ctx: ScriptContext, repo: string, extra: string[], range: 
     args: ["log", "--numstat", "--no-renames", ...extra, LOG_FORMAT, "--end-of-options", range, "--"],
   });
   if (!run) return failure(NO_GIT, 1);
+  // A folder the door may not show (outside the project) is said as such, not as one that does not exist.
+  if (run.refused) return failure(strip(decodeSurrogateEscape(run.stderr)), 1);
   // `git -C repo` where repo is no folder (or none this door may show), in git's words.
   if (kind !== "dir") return failure(`fatal: cannot change to ${gitQuote(repo)}: ${kind === "file" ? "Not a directory" : "No such file or directory"}`, 1);
   if (run.exitCode !== 0) return failure(strip(decodeSurrogateEscape(run.stderr)) || `git exited ${run.exitCode}`, 1);

@@ -57,6 +57,9 @@ export async function readBmadUri(deps: SurfaceDeps, uri: string): Promise<ReadO
   if (uri.startsWith(WORKSPACES_FS_ROOT) && deps.workspaces && deps.workspaces.folder === undefined) return readProjectFile(deps, `${BMAD_SCHEME}${uri.slice(1)}`);
   if (uri.startsWith(SKILL_SCHEME)) return readSkillUri(reader, uri);
   if (!uri.includes("://")) return pathForUri(catalog, uri);
+  // A file URI is its path, named as that is (review 160: "must start with bmad://" alone, for a rendered step's copy).
+  const filePath = /^file:\/\//i.test(uri) ? fileUriPath(uri) : undefined;
+  if (filePath) return pathForUri(catalog, filePath);
   const checked = parseBmadUri(uri);
   if (!checked.ok) {
     const meant = lexicallyResolved(uri);
@@ -105,6 +108,15 @@ function pathForUri(catalog: SurfaceDeps["reader"]["catalog"], path: string): Re
   const uris = bundleUrisFor(catalog, path);
   const which = uris.length === 1 ? `: it is ${uris[0]}` : uris.length ? `; it may be ${uris.join(", ")}` : ", e.g. bmad://bmm/bmad-prd/SKILL.md";
   return { ok: false, error: `"${path.slice(0, 200)}" is a file path, and this reads URIs${which}. Files of the user's project: ${TOOL.bmadFiles}.`, suggestions: uris };
+}
+
+/** The path a `file://` URI names, decoded by the URL parser; undefined where it parses as none. */
+function fileUriPath(uri: string): string | undefined {
+  try {
+    return decodeURIComponent(new URL(uri).pathname) || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Completion values for a resource template variable; `context` holds the variables already chosen. */

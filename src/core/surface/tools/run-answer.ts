@@ -43,6 +43,8 @@ function cutNote(stream: "stdout" | "stderr", capped: CappedStream, name: string
   const how =
     stream === "stdout" && OUTPUT_OPTION.has(name)
       ? `run it again with -o FILE (a path in the project) and read FILE with ${TOOL.bmadFiles}`
-      : "give the script less input (a smaller file or fewer items)";
+      : name === "git"
+        ? "ask for less (git diff --stat first, then git diff -- PATH for each file)"
+        : "give the script less input (a smaller file or fewer items)";
   return `(${stream} was cut: its first ${capped.dropped} of ${capped.bytes} bytes are left out, ${MAX_OUTPUT_BYTES / 1024} KB kept per stream. To get all of it, ${how}.)`;
 }

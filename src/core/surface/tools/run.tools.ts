@@ -3,7 +3,7 @@
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { wallTimeIn } from "../../runtime/time-zone.js";
 import * as z from "zod";
-import { fillInFirst, isRunTimePlaceholder, otherProgram, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -68,16 +68,35 @@ const NEEDS_GIT = new Set(["git_evidence.py"]);
 const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gives in its runtime block (\"this skill's root is …\": a folder here, or a bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
 /** Where git and the project's code run instead, by door (review 111: dev-story and code-review stalled on a refusal
- *  that said only what bmad-run runs, and a literal model wrote NO_VCS into a story of a git project). */
-function otherProgramAnswer(other: "git" | "code", bridge: boolean): string {
+ *  that said only what bmad-run runs, and a literal model wrote NO_VCS into a story of a git project). `why`: why the
+ *  bridge runs not this git line. */
+function otherProgramAnswer(other: "git" | "code", bridge: boolean, why = "this line is not one of them"): string {
   if (bridge) {
     return other === "git"
-      ? "bmad-run runs BMAD's Python scripts; git is not run through bmad-mcp. Ask the user to run the git command and give you its output (a baseline commit, a review's diff): the project is their clone. run_completion_contract runs the project's checks."
+      ? `bmad-run runs BMAD's Python scripts and, of git, read-only lines only (${READ_ONLY_GIT_LINES}); ${why}. Ask the user to run the git command and give you its output (a baseline commit, a review's diff): the project is their clone. run_completion_contract runs the project's checks.`
       : "bmad-run runs BMAD's Python scripts, not the project's code. run_completion_contract runs the project's checks (tests, build: its _bmad/_config/custom/cc-verify.sh); anything else, ask the user to run and give you its output.";
   }
   return other === "git"
     ? `bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in ${TOOL.bmadFiles} "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`
     : `bmad-run runs BMAD's Python scripts; a workspace runs no code (tests, builds): its files are documents. Code runs on the user's machine, with the bmad-mcp bridge (run_completion_contract runs its checks).`;
+}
+
+/** A git line on the bridge: one of the read-only lines runs through the project's read-only git (git-readonly.ts:
+ *  nothing the repository's config names runs, .git is not written); any other is the user's to run (review 161: a
+ *  story in Claude Desktop asked the user four times). */
+async function gitAnswer(line: string, project: string | undefined, deps: SurfaceDeps): Promise<ToolOutcome> {
+  const parsed = readOnlyGitLine(line);
+  if (!parsed.ok && parsed.alone !== undefined) {
+    return fail(`bmad-run writes no file for git: send "${parsed.alone}" alone, and its output comes back in the answer; keep it in the conversation, where the later steps read it (or ask the user to run the line as written).`);
+  }
+  if (!parsed.ok) return fail(otherProgramAnswer("git", true, parsed.why));
+  const found = await deps.runtime?.(project, { lazy: true });
+  const git = found?.ok ? found.runtime.git : undefined;
+  if (!found?.ok || !git) return fail(found && !found.ok ? found.error : otherProgramAnswer("git", true, "this bridge has no git runner"));
+  const ran = await git({ dir: found.runtime.fsRoot, args: parsed.args });
+  if (!ran) return fail(otherProgramAnswer("git", true, "git is not installed where the bridge runs"));
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  return runAnswer(found.runtime, "git", { stdout: text(ran.stdout), stderr: text(ran.stderr), exitCode: ran.exitCode });
 }
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
@@ -88,6 +107,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (here?.ok && /\s/.test(here.runtime.root)) line = line.split(here.runtime.root).join("{project-root}");
   // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
   const other = otherProgram(line);
+  if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);
   if (other) return fail(otherProgramAnswer(other, deps.project !== undefined));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
@@ -216,8 +236,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
     return runAnswer(runtime, name, result, true);
   }
+  // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is.
   return fail(
-    `Recognised the script ${fromFsText(runtime, fsScript)}, which bmad-run cannot run: it runs BMAD's shared scripts ({project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}) and a skill's own scripts ({skill-root}/scripts/*.py).`,
+    `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${otherProgramAnswer("code", deps.project !== undefined)}`,
   );
 }
 

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { parseProjectRef, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -414,6 +414,10 @@ const leavesProject = (value: string): boolean => {
   return /[{}]|:\/\/|^[\\/~]|^[A-Za-z][\w+.-]*:|(^|[\\/])\.\.([\\/]|$)/.test(rest);
 };
 
+/** A path in a system temp folder: /tmp, /var/tmp, macOS's /private/tmp and /var/folders/…, Windows' %TEMP% (written with
+ *  forward slashes: a backslash is refused as such). One anchored scan. */
+const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folders\/|^[a-z]:\/(users\/[^/]+\/appdata\/local\/|windows\/)?te?mp(\/|$)/i;
+
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
 export function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
@@ -426,6 +430,9 @@ export function inProject(project: string, raw: string, folder?: string): Result
   // The root itself, written without its slash (review 107: `{project-root}` was "to fill in", its URI "another project").
   if (roots.some((root) => raw === root.slice(0, -1))) return { ok: true, path: "" };
   for (const root of roots) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
+  // BMAD's build and code review keep a diff and a claims list "in the system temp directory": refused as "absolute",
+  // a literal model wrote them into the project, and bmad-build's commit took them in (review 160).
+  if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. Keep the scratch text (a diff, a claims list) in the conversation.` };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
