@@ -21,7 +21,8 @@ export const SEEDS_DOC = "docs/seeds.md";
 
 export function toolTable(): string {
   const rows = TOOLSET_NAMES.map((set) => {
-    const tools = STATIC_TOOLS.filter((t) => t.toolset === set).map((t) => `\`${t.name}\``);
+    // A tool that needs the project's files on disk is the bridge's: the remote lists none (review 163).
+    const tools = STATIC_TOOLS.filter((t) => t.toolset === set).map((t) => `\`${t.name}\`${t.needsProjectFiles ? " (bridge)" : ""}`);
     const names = tools.length ? tools.join(", ") : "`bmad-{agent}`, one per agent (named like its prompt)";
     return `| \`${set}\` | ${TOOLSETS[set].byDefault ? "yes" : "no"} | ${names} | ${TOOLSETS[set].about} |`;
   });

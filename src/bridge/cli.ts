@@ -6,7 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { SERVER_INFO } from "../core/surface/server-info.js";
-import { parseToolsets } from "../core/surface/toolsets.js";
+import { parseToolsets, TOOLSET_NAMES } from "../core/surface/toolsets.js";
 import { writeErr, writeOut } from "./terminal.js";
 
 const USAGE = `Usage: bmad-mcp [options]
@@ -21,7 +21,7 @@ Options:
                      URL (git+https://host/repo.git#ref:/subdir) is fetched into the cache once per start
   --git-timeout S    seconds a git fetch may take before it is killed (default 120)
   --project DIR      the project folder (default: the current directory)
-  --toolsets LIST    comma separated: manifest,proxy,contracts,delivery,kit,workspace,memory,agents, all, default
+  --toolsets LIST    comma separated: ${TOOLSET_NAMES.join(",")}, all, default
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
                      content and sessions; file-system tools stay local; content falls back to the
                      local bundle when the remote cannot be reached

@@ -344,7 +344,7 @@ describe("bmad-files on the bridge", () => {
     symlinkSync(outside, join(dir, "link.md"));
     const client = await sharedProject().client;
     const files = async (args: Record<string, unknown>) => {
-      const r = await client.callTool({ name: "bmad-files", arguments: { project: "files", ...args } });
+      const r = await client.callTool({ name: "bmad-files", arguments: { project: basename(dir), ...args } });
       return { text: text(r), isError: r.isError === true };
     };
     expect(await files({ action: "read", path: "../outside.md" })).toMatchObject({ isError: true, text: expect.stringMatching(/cannot leave the project/) });
@@ -370,11 +370,15 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "delete", path: "scratch/keep.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "scratch"))).toBe(false);
     expect(existsSync(join(dir, "_bmad/config.toml"))).toBe(true);
+    // Another project's name is a workspace's, which this door does not reach: refused, nothing written (review 163:
+    // with --remote, a write "into" the workspace the remote had just made landed here, said to be written).
+    expect(await files({ project: "docs-check", action: "write", path: "prd.md", content: "# PRD" })).toMatchObject({ isError: true, text: expect.stringMatching(/^"docs-check" is not this project: bmad-files here works on the project folder, "shared" .*bmad-mcp pull --project <name>/) });
+    expect(existsSync(join(dir, "prd.md"))).toBe(false);
     // "project" may be left out: the folder is the one project.
     const bare = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/bmm/config.yaml" } });
     expect(text(bare)).toMatch(/user_name: /);
     // A version is the file's modification time in milliseconds, and if_version takes it.
-    const wrote = await client.callTool({ name: "bmad-files", arguments: { project: "files", action: "write", path: "notes/v.md", content: "1" } });
+    const wrote = await client.callTool({ name: "bmad-files", arguments: { project: basename(dir), action: "write", path: "notes/v.md", content: "1" } });
     const version = (wrote.structuredContent as { version: number }).version;
     expect(version).toBeGreaterThan(1e12);
     expect(await files({ action: "write", path: "notes/v.md", content: "2", if_version: version })).toMatchObject({ isError: false });
@@ -408,7 +412,7 @@ describe("bmad-files on the bridge", () => {
 describe("a PRD from idea to final, with MCP calls only", () => {
   it("follows bmad-prd's Create path, bmad-architecture finds the PRD, and BMAD's Python carries on the same log", async () => {
     const { dir } = sharedProject();
-    const name = "prd-flow";
+    const name = basename(dir);
     const client = await sharedProject().client;
     const files = async (args: Record<string, unknown>) => text(await client.callTool({ name: "bmad-files", arguments: { project: name, ...args } }));
     const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));

@@ -11,6 +11,7 @@ import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cachedInstall, csvRows, install, madeOnce, PKG, tempDir } from "./helpers.js";
+import { TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 
 const tmp = tempDir("bridge");
 let bridge: string;
@@ -259,7 +260,11 @@ describe("bad input and the command line", () => {
   });
 
   it("prints help, version and what it sees; a bad --path or --project is a clear error", async () => {
-    expect((await run(process.execPath, [bridge, "--help"])).stdout).toContain("Usage: bmad-mcp");
+    const help = (await run(process.execPath, [bridge, "--help"])).stdout;
+    expect(help).toContain("Usage: bmad-mcp");
+    // Every toolset it takes, named (review 163: views, which docs/views.md says to add, was missing).
+    expect(help).toContain(`--toolsets LIST    comma separated: ${TOOLSET_NAMES.join(",")}, all, default`);
+    expect(TOOLSET_NAMES).toContain("views");
     expect((await run(process.execPath, [bridge, "--version"])).stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     const dir = project("list");
     // A skill name the model may write: escape sequences that retitle the window and print a green "all checks passed"

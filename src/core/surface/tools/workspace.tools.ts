@@ -271,7 +271,13 @@ export const bmadFilesTool = defineTool({
   run: (args, deps) =>
     withStore(deps, async (store) => {
       // On the bridge the folder is the one project; a workspace is named.
-      const project = args.project ?? store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+      const folderName = store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+      // Another name is a workspace's, which this door does not reach (review 163: with --remote, a write "into" one the
+      // remote's bmad-project had just made landed in this folder, said to be written).
+      if (folderName !== undefined && args.project !== undefined && args.project !== folderName) {
+        return fail(`"${printable(args.project.slice(0, 100))}" is not this project: bmad-files here works on the project folder, "${folderName}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`);
+      }
+      const project = args.project ?? folderName;
       if (project === undefined) {
         const yours = (await store.projects()).map((p) => p.project);
         return fail(`bmad-files needs "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.`);
