@@ -75,6 +75,12 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     const [subcommand, ...rest] = request.args;
     const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...(WORKTREE.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
     if (!WORKTREE.has(subcommand!)) return run(args, request.config ?? []);
+    // The work tree git reads is the project's: a repository's core.worktree (a stranger's clone may set one) made
+    // git status list /etc, and git diff would show a tracked file's bytes from there (review 164).
+    const tree = await run(["rev-parse", "--show-toplevel"], request.config ?? []);
+    if (tree.exitCode !== 0) return tree;
+    const treePath = await real(resolve(found.path, lines(tree.stdout)[0] ?? ""));
+    if (!isInside(await real(top.path), treePath)) return refused(`this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project.`);
     const filters = await noFilters(run);
     if ("exitCode" in filters) return filters;
     return onIndexCopy(run, found.path, (index) => run(args, [...(request.config ?? []), ...filters.config], index));

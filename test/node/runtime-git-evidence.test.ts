@@ -449,3 +449,21 @@ it("reads numbers as int() does and story ids as re.search(rf'\\b…\\b') does",
   const pairs = Array.from({ length: 3000 }, () => [pick(parts, Math.floor(next() * 12)), pick(parts, 1 + Math.floor(next() * 3))] as [string, string]);
   expect(pairs.map(([subject, sid]) => namesStory(subject, sid))).toEqual(python('lambda p: re.search(rf"\\b{re.escape(p[1])}\\b", p[0]) is not None', pairs));
 });
+
+it("reads no work tree outside the project that a repository's core.worktree names (review 164: git status listed /etc)", async () => {
+  const dir = repo("worktree-out");
+  commit(dir, "base", () => write(dir, "plan.md", "ours\n"));
+  const elsewhere = join(tmp.dir, "elsewhere-tree");
+  mkdirSync(elsewhere, { recursive: true });
+  writeFileSync(join(elsewhere, "plan.md"), "OUTSIDE-SECRET\n");
+  run(dir, "config", "core.worktree", elsewhere);
+  // The repository's folder is the project: the other tree is beside it.
+  const inProject = readonlyGit(dir, { timeoutMs: 60_000, find: () => "git" });
+  for (const args of [["status", "--porcelain"], ["diff"], ["diff", "HEAD", "--stat"]]) {
+    const ran = (await inProject({ dir, args }))!;
+    const said = `${new TextDecoder().decode(ran.stdout)}${new TextDecoder().decode(ran.stderr)}`;
+    expect([ran.exitCode, said], args.join(" ")).toEqual([128, "fatal: this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project."]);
+  }
+  // History alone is read as before.
+  expect((await inProject({ dir, args: ["log", "-n", "1", "--oneline"] }))?.exitCode).toBe(0);
+});
