@@ -58,6 +58,14 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
       const content = (result.content as unknown[] | undefined) ?? [];
       result.content = [{ type: "text", text: `Note: ${reason}; this answer comes from the local bundle.` }, ...content];
     }
+    // A prompt the user picks says so too, in its first message (the model reads it; it was silent). A copy: the
+    // local server may keep the result it gave.
+    const messages = method === "prompts/get" ? (result.messages as Array<{ content?: { type?: string; text?: string } }> | undefined) : undefined;
+    const first = messages?.[0];
+    if (first?.content?.type === "text") {
+      const noted = { ...first, content: { ...first.content, text: `Note: ${reason}; this prompt comes from the local bundle.\n\n${first.content.text ?? ""}` } };
+      return { ...result, messages: [noted, ...messages!.slice(1)] } as never;
+    }
     return result as never;
   };
   // The tools that run here are listed here, beside the remote's: the remote never lists the completion contract, and

@@ -251,6 +251,9 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   const answer = await client.callTool({ name: "bmad", arguments: { command: "architect" } });
   expect(text(answer)).toMatch(/^Note: .* is unreachable .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-architect");
+  // A prompt too (it was silent): the note leads its first message.
+  const prompt = await client.getPrompt({ name: "bmad-architect" });
+  expect((prompt.messages[0]!.content as { text: string }).text).toMatch(/^Note: .* is unreachable .*; this prompt comes from the local bundle\.\n\n/);
   const state = await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "remote-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
