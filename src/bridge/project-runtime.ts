@@ -42,13 +42,16 @@ export interface ScriptVouching {
 /** BMAD's install record: the sha256 of every file the installer wrote. Tools cannot change it (paths.ts). */
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 
-export async function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadScripts: () => new Map(), portedDigests: () => new Set(), allowProjectScripts: false }): Promise<ProjectRuntime> {
+/** The project for one call (a render or a run): what it read with something withheld is that call's to say. */
+export function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadScripts: () => new Map(), portedDigests: () => new Set(), allowProjectScripts: false }): ProjectRuntime {
+  const withheld = new Map<string, string>();
   return {
     root,
     fsRoot: root,
     label: root,
     rendersFollowBundle: true, // the bundle is rebuilt when _bmad/ or an installed skill changes
-    fs: withBundle(projectFs, bundleFs(reader)),
+    withheld,
+    fs: withBundle(projectFs, bundleFs(reader), { withheld }),
     async skillRoot(bundleDir) {
       const name = bundleDir.slice(bundleDir.lastIndexOf("/") + 1);
       const installed = SKILL_HOMES.map((home) => join(root, home, name)).find((dir) => existsSync(join(dir, "SKILL.md")));

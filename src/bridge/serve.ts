@@ -16,7 +16,6 @@ import { LocalProjectFiles } from "./project-files.js";
 import { localProjectRuntime } from "./project-runtime.js";
 import { LocalWorkspaceStore } from "./local-workspace.js";
 import { NodeRuntimeFs } from "./runtime-fs.js";
-import type { ProjectRuntime } from "../core/runtime/project.js";
 import { parseRemoteUrl } from "./remote-url.js";
 import { killAllRuns } from "./run-bounded.js";
 import { tooBroadForProject } from "./project-root.js";
@@ -81,7 +80,6 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   if (args.list) return list(bundle);
 
   bundle.watch(found.value.watch);
-  let runtime: Promise<ProjectRuntime> | undefined;
   // One confined view of the project for BMAD's scripts and bmad-files alike.
   const projectFs = await NodeRuntimeFs.create([project]);
   const workspaces = new LocalWorkspaceStore(project, projectFs);
@@ -96,7 +94,8 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project, vouching.allowProjectScripts),
     // The project directory is {project-root} for every skill; a workspace name means nothing here.
-    runtime: async () => ({ ok: true, runtime: await (runtime ??= localProjectRuntime(project, () => bundle.reader, projectFs, vouching)) }),
+    // One per call: what a call read withheld is said in that call's answer alone.
+    runtime: async () => ({ ok: true, runtime: localProjectRuntime(project, () => bundle.reader, projectFs, vouching) }),
     workspaces,
     // The project folder's _bmad/_memory/; a workspace name means nothing here either.
     memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),

@@ -187,6 +187,25 @@ it("runs BMAD's config scripts on the same files without their secrets reaching 
   }
 });
 
+// Review 168: honest facts that read like secrets were left out of resolve_customization.py's answer with no word.
+const FACTS = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256-signed JWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
+const WITHHELD = /^Note: This run read _bmad\/custom\/bmad-agent-architect\.toml without values that look like secrets \(.*\): your user sees all of it in the file itself; a real secret there is better moved out of it\.$/m;
+it("says which config a script read with values withheld, and says nothing where none were", async () => {
+  writeFileSync(join(dir, "_bmad/custom/bmad-agent-architect.toml"), `[agent]\npersistent_facts = ${JSON.stringify(FACTS)}\n`);
+  const resolve = (skill: string) => client.callTool({ name: "bmad-run", arguments: { command: `uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/${skill} --project-root ${dir} --key agent.persistent_facts` } });
+  const held = text(await resolve("bmad-agent-architect"));
+  expect(held).toContain("We deploy on Fridays.");
+  expect(held).toMatch(WITHHELD);
+  for (const fact of FACTS.slice(0, 3)) expect(held).not.toContain(fact);
+  // A skill whose layers hold nothing withheld, in the same project: no such line.
+  writeFileSync(join(dir, "_bmad/custom/bmad-agent-pm.toml"), `[agent]\npersistent_facts = ["We deploy on Fridays."]\n`);
+  const clean = text(await resolve("bmad-agent-pm"));
+  expect(clean).toContain("We deploy on Fridays.");
+  expect(clean).not.toMatch(/without values that look like secrets/);
+  // The architect's render says it too, in its runtime block.
+  expect(text(await client.callTool({ name: "bmad", arguments: { command: "architect" } }))).toMatch(/^- Note: This render read [^\n]*_bmad\/custom\/bmad-agent-architect\.toml[^\n]* without values that look like secrets/m);
+});
+
 it("renders skills, prompts and the runtime block without a secret config value", async () => {
   // The module's config.yaml is the bundle's config on the bridge: its top-level values fill `{key}` placeholders.
   const texts = [text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } })), text(await client.callTool({ name: "bmad-workflow", arguments: { workflow: "prd" } }))];

@@ -622,6 +622,24 @@ describe("sprint_status.py update at once", () => {
 });
 
 describe("secrets in a workspace's config", () => {
+  // Review 168: honest facts that read like secrets were left out of resolve_customization.py's answer with no word.
+  it("are withheld visibly: the answer and the render name the file they were left out of, and nothing is said where none were", async () => {
+    const said = /without values that look like secrets/;
+    const architect = () => ada.call(TOOL.bmad, { command: "architect", project });
+    expect((await architect()).text).toContain("## Running this skill here");
+    expect((await architect()).text).not.toMatch(said);
+    const facts = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256-signed JWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
+    const written = await ada.files({ action: "write", project, path: "_bmad/custom/bmad-agent-architect.toml", content: `[agent]\npersistent_facts = ${JSON.stringify(facts)}\n` });
+    expect(written.isError, written.text).toBe(false);
+    const resolve = (skill: string) => run(`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/${skill} --project-root ${root} --key agent.persistent_facts`);
+    const held = await resolve("bmad-agent-architect");
+    expect(held.structured.exit_code, held.text).toBe(0);
+    expect(JSON.parse(held.structured.stdout)).toEqual({ "agent.persistent_facts": ["We deploy on Fridays."] });
+    expect(held.text).toMatch(/^Note: This run read _bmad\/custom\/bmad-agent-architect\.toml without values that look like secrets \(.*\): your user sees all of it in the file itself; a real secret there is better moved out of it\.$/m);
+    expect(await resolve("bmad-agent-pm").then((out) => out.text)).not.toMatch(said);
+    expect((await architect()).text).toMatch(/^- Note: This render read _bmad\/custom\/bmad-agent-architect\.toml without values that look like secrets/m);
+  });
+
   it("never reach a script's output: resolve_config and resolve_customization read config without secret-looking keys", async () => {
     const secrets = ["sk-live-4242", "ghp_secret99"];
     const content = `[core]\nopenai_api_key = "${secrets[0]}"\nuser_name = "Ada L."\n`;

@@ -760,15 +760,26 @@ export function servedVersion<T extends { size: number; sha256?: string }>(path:
  *  secret either. One that does not parse here is withheld, never given as it is: a parser laxer than this one (the
  *  script's) would read its secrets. The script gets text that does not parse either, and fails as on a broken file. */
 export function configForScript(path: string, text: string, leaves?: (value: string) => boolean): string {
-  if (!isConfigShaped(path)) return text;
-  if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
-  const parsed = parseConfig(path, text);
-  if (!("error" in parsed) && leaves && holdsValue(parsed.data, leaves)) {
-    return `# ${REDACTED_NOTE}\n# values leading out of this project removed by bmad-mcp\n${restated(path, sanitizeConfig(withoutValues(parsed.data, leaves)))}`;
-  }
-  if (!("error" in parsed)) return withoutSecrets(path, text, parsed.data);
-  return `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
+  return scriptView(path, text, leaves).text;
 }
+
+/** A config as a script reads it (configForScript), and what of what the script reads it leaves out, in words for
+ *  the model: absent where nothing (a comment dropped with the text restated is nothing a script reads). */
+export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string } {
+  if (!isConfigShaped(path)) return { text };
+  if (isSettingsFile(path)) return viewOf(text, settingsWithoutSecrets(path, text), true);
+  const parsed = parseConfig(path, text);
+  if ("error" in parsed) {
+    const withheld = `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
+    return { text: withheld, leftOut: "all of its text (it does not parse here, so nothing shows it holds no secret: fix the file)" };
+  }
+  if (leaves && holdsValue(parsed.data, leaves)) {
+    const view = `# ${REDACTED_NOTE}\n# values leading out of this project removed by bmad-mcp\n${restated(path, sanitizeConfig(withoutValues(parsed.data, leaves)))}`;
+    return { text: view, leftOut: "values that lead out of this project or look like secrets" };
+  }
+  return viewOf(text, withoutSecrets(path, text, parsed.data), isSecretValue(parsed.data) || hasSecretKey(parsed.data));
+}
+const viewOf = (text: string, view: string, values: boolean) => (view === text ? { text } : { text: view, ...(values ? { leftOut: "values that look like secrets" } : {}) });
 
 const isToml = (path: string) => /\.toml(?![a-z0-9])/i.test(path.slice(path.lastIndexOf("/") + 1));
 

@@ -1,7 +1,7 @@
 // A project as the runtime sees it: where `{project-root}` is for the model (an absolute path on the
 // bridge, bmad://projects/{name} on the remote), the files the ported scripts work on, and the bundle's
 // skill folders mounted read-only beside them so `--skill bmad://bmm/bmad-prd` works anywhere.
-import { configForScript, isConfigShaped } from "../catalog/config.js";
+import { isConfigShaped, scriptView } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "../surface/reader.js";
@@ -32,6 +32,9 @@ export interface ProjectRuntime {
    *  lines): a shared workspace's customization is a collaborator's, the render says so, and what a script writes
    *  from them is theirs too. */
   readonly writtenByOthers?: ReadonlyMap<string, ByOthers>;
+  /** Config-shaped files a render or a run read with something left out (fs path -> what), filled as they are read
+   *  (withBundle): the render or the answer says so, or a model takes a withheld value for one never set. */
+  readonly withheld?: ReadonlyMap<string, string>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who (rendered as config values). */
   readonly answersByOthers?: ReadonlyArray<{ key: string; who: string }>;
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:
@@ -126,24 +129,24 @@ export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
   return { root: BUNDLE_MOUNT, fsRoot: BUNDLE_MOUNT, label: "BMAD's own files", fs: bundleFs(reader), skillRoot: async (dir) => `${BMAD_SCHEME}${dir}` };
 }
 
-/** A config-shaped file without its secret-looking keys; unchanged, the bytes as they are (a file that is not UTF-8
- *  fails in the script as it would in Python). */
-function sanitised(path: string, data: Uint8Array, leaves?: Leaves): Uint8Array {
+/** A config-shaped file without its secret-looking keys, and what of what a script reads that leaves out; unchanged,
+ *  the bytes as they are (a file that is not UTF-8 fails in the script as it would in Python). */
+function sanitised(path: string, data: Uint8Array, leaves?: Leaves): { data: Uint8Array; leftOut?: string } {
   const text = new TextDecoder().decode(data);
   // Made once per content, path and project (a skill's customize.toml, read by every resolve_customization.py run once it
   // was config-shaped, cost a run most of a millisecond): the same bytes give the same view.
   const key = text.length <= MEMO_CHARS ? `${leaves?.key ?? ""}\0${path}\0${text}` : undefined;
-  let clean = key === undefined ? undefined : SANITISED.get(key);
-  if (clean === undefined) {
-    clean = configForScript(path, text, leaves?.test);
+  let view = key === undefined ? undefined : SANITISED.get(key);
+  if (view === undefined) {
+    view = scriptView(path, text, leaves?.test);
     if (key !== undefined) {
       if (SANITISED.size >= 256) SANITISED.clear();
-      SANITISED.set(key, clean);
+      SANITISED.set(key, view);
     }
   }
-  return clean === text ? data : new TextEncoder().encode(clean);
+  return view.text === text ? { data } : { data: new TextEncoder().encode(view.text), ...(view.leftOut ? { leftOut: view.leftOut } : {}) };
 }
-const SANITISED = new Map<string, string>();
+const SANITISED = new Map<string, { text: string; leftOut?: string }>();
 /** Configs longer than this are sanitised each time: the memo keeps small ones (a skill's customize.toml is 8 KB). */
 const MEMO_CHARS = 64 * 1024;
 
@@ -161,16 +164,16 @@ function keptFromScripts(path: string): Error {
 
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped
  *  files read without their secret-looking keys, as everywhere they are served, and without the values `leaves` names
- *  (a workspace's: those leading out of it), and a script never writes one that holds any (review 19:
- *  sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
-export function withBundle(project: RuntimeFs, bundle: RuntimeFs, leaves?: Leaves): RuntimeFs {
+ *  (a workspace's: those leading out of it), each such read noted in `withheld`, and a script never writes one that
+ *  holds any (review 19: sprint_status.py update wrote the redacted text back over a collaborator's owner's keys). */
+export function withBundle(project: RuntimeFs, bundle: RuntimeFs, { leaves, withheld }: { leaves?: Leaves; withheld?: Map<string, string> } = {}): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   /** Whether a script's view of `data` at `path` leaves something out. */
-  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data, leaves) !== data;
+  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data, leaves).data !== data;
   // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused,
   // judged in the step that writes (review 42: a write judged before it replaced a secret the user saved meanwhile).
   const update = (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
-    const seen = data && isConfigShaped(path) ? sanitised(path, data, leaves) : data;
+    const seen = data && isConfigShaped(path) ? sanitised(path, data, leaves).data : data;
     const next = await change(seen);
     if (next !== undefined && seen !== data) throw keptFromScripts(path);
     return next;
@@ -178,7 +181,10 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs, leaves?: Leave
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
-      return data && isConfigShaped(path) ? sanitised(path, data, leaves) : data;
+      if (!data || !isConfigShaped(path)) return data;
+      const view = sanitised(path, data, leaves);
+      if (view.leftOut) withheld?.set(path, view.leftOut);
+      return view.data;
     },
     writeFile: async (path, data) => {
       if (!isConfigShaped(path)) return pick(path).writeFile(path, data);

@@ -6,7 +6,7 @@
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { isSecretKey } from "../catalog/config.js";
 import { extractKey, loadCentralConfig, loadCustomization } from "../runtime/config-utils.js";
-import { BUNDLE_MOUNT, type ProjectRuntime } from "../runtime/project.js";
+import { BUNDLE_MOUNT, fromFsText, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
 import { othersNote } from "../workspace/line-authors.js";
@@ -47,7 +47,7 @@ export async function skillRenderFor(reader: BundleReader, runtime: ProjectRunti
   } catch (error) {
     if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
   }
-  notes.push(...othersLayers(runtime));
+  notes.push(...othersLayers(runtime), ...withheldLayers(runtime, "This render"));
   // The record's module first; then every other module's, as render_skill.py looks a key up in the whole config
   // (a core skill such as bmad-deep-recon names bmm's `{planning_artifacts}`).
   return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root), central, customization, notes };
@@ -66,6 +66,18 @@ export function othersLayers(runtime: ProjectRuntime): string[] {
     `The installer answers ${keys.slice(0, 20).join(", ")} were last set by ${JSON.stringify(who.slice(0, 100))}, not by you: their values here are that collaborator's. ${follow}`);
   return [...files, ...answers];
 }
+
+/** The config files a render or a run (`who`) read with something withheld, named, with what was left out (review
+ *  168: honest facts that read like secrets went missing from resolve_customization.py's answer with no word). */
+export function withheldLayers(runtime: ProjectRuntime, who: string): string[] {
+  const byWhat = new Map<string, string[]>();
+  for (const [path, what] of runtime.withheld ?? []) byWhat.set(what, [...(byWhat.get(what) ?? []), projectPath(runtime, path)]);
+  return [...byWhat].map(([what, paths]) =>
+    `${who} read ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} without ${what} (bmad-mcp shows no model what looks like a secret): your user sees all of it in the file itself; a real secret there is better moved out of it.`);
+}
+
+/** A runtime path as the model names it: relative to the project, or BMAD's own file's bmad:// URI. */
+const projectPath = (runtime: ProjectRuntime, path: string) => (path.startsWith(`${runtime.fsRoot}/`) ? path.slice(runtime.fsRoot.length + 1) : fromFsText(runtime, path));
 
 /** The project's config values, for `{key}` placeholders a model left in a path (`{planning_artifacts}/prds`). */
 export async function projectConfigValues(reader: BundleReader, runtime: ProjectRuntime): Promise<Map<string, string>> {

@@ -27,6 +27,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     let stamp: string | undefined;
     let zone: Promise<string> | undefined;
     const writtenByOthers = new Map<string, ByOthers>();
+    const withheld = new Map<string, string>();
     let answersByOthers: Array<{ key: string; who: string }> | undefined;
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,
@@ -61,7 +62,8 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
       // Renders and scripts read the project's config without values that lead out of it (review 63).
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), { key: root, test: (value) => leadsOutOf(root, value) }),
+      withheld,
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), { leaves: { key: root, test: (value) => leadsOutOf(root, value) }, withheld }),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));

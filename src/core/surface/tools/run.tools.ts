@@ -16,7 +16,7 @@ import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
 import { CENTRAL_LAYERS } from "../../runtime/config-utils.js";
 import { servedText, type BundleReader } from "../reader.js";
-import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, skillRenderFor } from "../skill-render.js";
+import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, skillRenderFor, withheldLayers } from "../skill-render.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
@@ -226,7 +226,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const answer = runAnswer(runtime, name, result);
     // A port that needs git where there is none answers as its Python does; where it can run is said beside it
     // (review 77: the retrospective went on without knowing).
-    const notes = [...othersLayers(runtime), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
+    const notes = [...othersLayers(runtime), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.
