@@ -327,14 +327,30 @@ export async function ensureConfinedDir(root: string, rel: string, opts: { label
   const label = opts.label ?? rel;
   const at = await locate(root, rel);
   if (!at.ok) return at;
-  let current = at.realRoot;
+  for (let tries = 1; ; tries++) {
+    const made = await makeFolders(at.realRoot, at.abs, label);
+    if (!("gone" in made)) return made;
+    if (tries === FOLDER_TRIES) return goneFailure(label, made.gone);
+  }
+}
+
+/** How many times a folder is made for a change when it goes meanwhile: a delete beside it drops the folders it
+ *  empties (removeConfined `emptied`), one a write had just found or made among them (a raw ENOENT, once in ~450). */
+const FOLDER_TRIES = 3;
+const goneFailure = (rel: string, gone: string) => failure("io", rel, `its folder ${gone} was removed while being made, ${FOLDER_TRIES} times (a delete beside it, taking the folders it empties?); nothing was written. Try again.`);
+
+/** One walk of ensureConfinedDir, from the real root down to `abs`; `gone`: the folder being made when it, or one
+ *  above it, went meanwhile. */
+async function makeFolders(realRoot: string, abs: string, label: string): Promise<Confined<{ path: string }> | { gone: string }> {
+  let current = realRoot;
   let shown = "";
-  for (const part of posixRelative(at.realRoot, at.abs).split("/").filter(Boolean)) {
+  for (const part of posixRelative(realRoot, abs).split("/").filter(Boolean)) {
     shown = shown ? `${shown}/${part}` : part;
     const next = join(current, part);
-    const found = await follow(at.realRoot, next, label, shown);
+    const found = await follow(realRoot, next, label, shown);
     if (found.ok) {
-      const info = await stat(found.real);
+      const info = await stat(found.real).catch(() => undefined);
+      if (!info) return { gone: shown };
       if (!info.isDirectory()) return failure("not-dir", label, `${shown} is ${info.isFile() ? "a file" : describeKind(info)} where a folder is needed; move it away.`);
       current = found.real;
       continue;
@@ -344,10 +360,14 @@ export async function ensureConfinedDir(root: string, rel: string, opts: { label
     try {
       await mkdir(next);
     } catch (e) {
+      if (errno(e) === "ENOENT") return { gone: shown };
       if (errno(e) !== "EEXIST") return failure("io", label, `cannot create ${shown} (${errno(e) ?? (e as Error).message}).`);
-      const again = await follow(at.realRoot, next, label, shown);
-      if (!again.ok) return again.code === "missing" ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : again;
-      if (!(await stat(again.real)).isDirectory()) return failure("not-dir", label, `${shown} is not a folder; move it away.`);
+      const again = await follow(realRoot, next, label, shown);
+      if (!again.ok && again.code === "missing") return (await lstat(next).then((info) => info.isSymbolicLink(), () => false)) ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : { gone: shown };
+      if (!again.ok) return again;
+      const info = await stat(again.real).catch(() => undefined);
+      if (!info) return { gone: shown };
+      if (!info.isDirectory()) return failure("not-dir", label, `${shown} is not a folder; move it away.`);
       current = again.real;
       continue;
     }
@@ -421,48 +441,59 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   // Judged before any folder is made for it: a refused write leaves no folder behind (review 75).
   const early = await landingRefusal(at.realRoot, rel, opts);
   if (early) return early;
-  const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
-  if (!parent.ok) return parent;
-  let target = join(parent.path, basename(at.abs));
   const mode = opts.mode ?? 0o644;
-  if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(at.realRoot, target, rel, data, mode);
-  const existing = await lstat(target).catch(() => undefined);
-  if (existing?.isSymbolicLink()) {
-    const found = await follow(at.realRoot, target, rel);
-    if (!found.ok && found.code !== "missing") return found;
-    if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
-    target = found.real;
-  }
-  const info = existing && (await stat(target).catch(() => undefined));
-  if (info && !info.isFile()) return notFile(rel, info);
-  const refused = landing(at.realRoot, target, rel, opts);
-  if (refused) return refused;
-  const dir = dirname(target);
-  sweepLeftovers(dir);
-  const temp = join(dir, `.${tempStem(basename(target))}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+  for (let tries = 1; ; tries++) {
+    const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
+    if (!parent.ok) return parent;
+    let target = join(parent.path, basename(at.abs));
+    if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(at.realRoot, target, rel, data, mode);
+    const existing = await lstat(target).catch(() => undefined);
+    if (existing?.isSymbolicLink()) {
+      const found = await follow(at.realRoot, target, rel);
+      if (!found.ok && found.code !== "missing") return found;
+      if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
+      target = found.real;
+    }
+    const info = existing && (await stat(target).catch(() => undefined));
+    if (info && !info.isFile()) return notFile(rel, info);
+    const refused = landing(at.realRoot, target, rel, opts);
+    if (refused) return refused;
+    const dir = dirname(target);
+    sweepLeftovers(dir);
+    const temp = join(dir, `.${tempStem(basename(target))}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
+    let handle: FileHandle;
     try {
-      // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
-      // change of the model's is made executable.
-      if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    } catch (e) {
+      // Its folder went, empty, since it was made: a delete beside it took it (removeConfined `emptied`). Made again;
+      // once the temp file is in it, it is not empty and stays.
+      if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
+      if (tries === FOLDER_TRIES) return goneFailure(rel, posixRelative(at.realRoot, dir));
+      continue;
     }
-    // The folder may have been swapped for a link since it was checked: look again before the rename.
-    const realDir = await realpath(dir);
-    const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
-    const refused = moved ?? (await lockLost(rel)) ?? renameIfUnchanged(target, rel, opts.unchanged, temp);
-    if (refused) {
+    try {
+      try {
+        // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
+        // change of the model's is made executable.
+        if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      // The folder may have been swapped for a link since it was checked: look again before the rename.
+      const realDir = await realpath(dir);
+      const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
+      const refused = moved ?? (await lockLost(rel)) ?? renameIfUnchanged(target, rel, opts.unchanged, temp);
+      if (refused) {
+        await rm(temp, { force: true });
+        return refused;
+      }
+      return { ok: true, path: target };
+    } catch (e) {
       await rm(temp, { force: true });
-      return refused;
+      return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
     }
-    return { ok: true, path: target };
-  } catch (e) {
-    await rm(temp, { force: true });
-    return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
   }
 }
 
@@ -539,9 +570,10 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
 }
 
 /** Removes a file inside the root (a link itself, never what it points to); missing is fine. */
-/** `emptied`: which folders (relative, real) may go once the removal leaves them empty, from the file's up (a pull's
- *  deletion leaves none behind: review 47 filled a disk with the folders of deleted deep files). */
-export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string; emptied?: (dir: string) => boolean } = {}): Promise<Confined<object>> {
+/** `emptied`: which folders (relative) may go once the removal leaves them empty, from the file's up (a pull's
+ *  deletion leaves none behind: review 47 filled a disk with the folders of deleted deep files). They are the folders
+ *  of `named` (the path as the caller named it, where `rel` is where its links lead; `rel` by default): dropEmptied. */
+export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string; emptied?: (dir: string) => boolean; named?: string } = {}): Promise<Confined<object>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
@@ -555,11 +587,23 @@ export async function removeConfined(root: string, rel: string, changer: Changer
   } catch (e) {
     if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
   }
-  // rmdir takes only an empty folder, and never follows a link: nothing but empty folders inside the root goes.
-  for (let dir = parent.path; changer.emptied && isInside(at.realRoot, dir) && dir !== at.realRoot && changer.emptied(relative(at.realRoot, dir)); dir = dirname(dir)) {
+  if (changer.emptied) await dropEmptied(at.realRoot, changer.named ?? rel, changer.emptied);
+  return { ok: true };
+}
+
+/** Removes the folders of `named` (relative to the real root, as the caller named it) the removal of its file left
+ *  empty, from the file's up, while `emptied` lets them, never the root. Only where no folder on its way is a link:
+ *  the folders of the real path took a linked folder's target, and left the link dangling (a delete of `docs/x.md`
+ *  with `docs -> real/deep` removed `real/deep` and `real/`). rmdir takes only an empty folder: nothing else goes. */
+async function dropEmptied(realRoot: string, named: string, emptied: (dir: string) => boolean): Promise<void> {
+  const from = dirname(resolve(realRoot, named));
+  if (!isInside(realRoot, from)) return;
+  for (let dir = from; dir !== realRoot; dir = dirname(dir)) {
+    if ((await lstat(dir).catch(() => undefined))?.isSymbolicLink() !== false) return;
+  }
+  for (let dir = from; dir !== realRoot && emptied(posixRelative(realRoot, dir)); dir = dirname(dir)) {
     if (!(await rmdir(dir).then(() => true, () => false))) break;
   }
-  return { ok: true };
 }
 
 /** What a write cut short (the bridge killed mid-write) leaves beside its target: the temp file a write renames into

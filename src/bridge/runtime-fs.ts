@@ -122,11 +122,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     const at = this.rooted(await this.mustConfine(path));
     refuseAt(at.rel, purpose);
     if (purpose === "change") {
-      // The name asked, from the root as the caller named it or as it really is (review 42: a project opened through a
-      // symlinked path had every config refused as "a link").
-      const asked = posix.normalize(path);
-      const root = [...this.roots, ...this.named].find((r) => isInside(r, asked));
-      const askedRel = root === undefined ? asked : posixRelative(root, asked);
+      const askedRel = this.asked(path).rel;
       // As a read is judged: a config is changed by its own name alone (review 41: a link named as another config
       // passed, and the secrets check, which reads by the name asked, was refused its read and found nothing to keep).
       if (askedRel !== at.rel && (isConfigShaped(askedRel) || isConfigShaped(at.rel))) {
@@ -134,6 +130,16 @@ export class NodeRuntimeFs implements RuntimeFs {
       }
     }
     return at;
+  }
+
+  /** The name asked: `path` (absolute) from the root it is named in, as the caller named it or as it really is (review
+   *  42: a project opened through a symlinked path had every config refused as "a link"), links below not followed;
+   *  `root`: that root's real path (none: named in no root). */
+  private asked(path: string): { root?: string; rel: string } {
+    const asked = posix.normalize(path);
+    const named = [...this.roots, ...this.named];
+    const i = named.findIndex((r) => isInside(r, asked));
+    return i < 0 ? { rel: asked } : { root: this.roots[i % this.roots.length]!, rel: posixRelative(named[i]!, asked) };
   }
 
   /** `part`: only the file's first or last bytes. */
@@ -168,7 +174,8 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** Read, change and write (or remove, for null) under the file's lock: no other change lands in between.
    *  `dropEmptied`: a removal takes the folders it leaves empty with it, up to the root (bmad-files delete: the folder a
-   *  scratch file's write made stayed behind). A script's own removal leaves them, as Python's does. */
+   *  scratch file's write made stayed behind), those of the path as named, never through a link (removeConfined). A
+   *  script's own removal leaves them, as Python's does. */
   async update(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<void> {
     const { root, rel } = await this.place(path, "change");
     await withFileLock(root, rel, async () => {
@@ -182,10 +189,17 @@ export class NodeRuntimeFs implements RuntimeFs {
       if (changed) throw asError(changed);
       await this.keepReplaced(root, rel, current, next);
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-      const done = next === null ? await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? { emptied: () => true } : {}) }) : await writeConfined(root, rel, next, { unchanged });
+      const done = next === null ? await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) }) : await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
       if (next && !(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     });
+  }
+
+  /** The folders a removal at `path` takes when it empties them: those of the path as named from `root` (a link to a
+   *  folder keeps its target's); named from another root, none here. */
+  private emptied(root: string, path: string): { emptied?: () => boolean; named?: string } {
+    const asked = this.asked(path);
+    return asked.root === root ? { emptied: () => true, named: asked.rel } : {};
   }
 
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {

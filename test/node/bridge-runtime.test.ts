@@ -1,7 +1,7 @@
 // BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -370,6 +370,17 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "delete", path: "scratch/keep.md" })).toMatchObject({ isError: false });
     expect(existsSync(join(dir, "scratch"))).toBe(false);
     expect(existsSync(join(dir, "_bmad/config.toml"))).toBe(true);
+    // Only the folders of the path as named, and none through a link: `linked -> real/deep` had real/deep and real/
+    // taken, and linked left dangling, so the next write there was refused.
+    mkdirSync(join(dir, "real/deep"), { recursive: true });
+    writeFileSync(join(dir, "real/deep/x.md"), "x");
+    symlinkSync("real/deep", join(dir, "linked"));
+    expect(await files({ action: "delete", path: "linked/x.md" })).toMatchObject({ isError: false });
+    expect(readdirSync(join(dir, "real/deep"))).toEqual([]);
+    expect(await files({ action: "write", path: "linked/y.md", content: "y" })).toMatchObject({ isError: false });
+    expect(readFileSync(join(dir, "real/deep/y.md"), "utf8")).toBe("y");
+    rmSync(join(dir, "linked"));
+    rmSync(join(dir, "real"), { recursive: true });
     // Another project's name is a workspace's, which this door does not reach: refused, nothing written (review 163:
     // with --remote, a write "into" the workspace the remote had just made landed here, said to be written).
     expect(await files({ project: "docs-check", action: "write", path: "prd.md", content: "# PRD" })).toMatchObject({ isError: true, text: expect.stringMatching(/^"docs-check" is not this project: bmad-files here works on the project folder, "shared" .*bmad-mcp pull --project <name>/) });

@@ -2,7 +2,7 @@
 // the root, devices, FIFOs, sockets, files over the cap), what it follows (links that stay inside), and
 // writes that are atomic and never land outside, whatever the parent folders are.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -212,6 +212,52 @@ describe("writing", () => {
     expect(await removeConfined(root, "locks/a.lock")).toEqual({ ok: true });
     expect(await removeConfined(root, "locks/a.lock")).toEqual({ ok: true });
     expect(readdirSync(join(root, "locks"))).toEqual(["b.lock"]);
+  });
+
+  it("removes the folders a removal empties on the path as named, never through a link, and never the root", async () => {
+    mkdirSync(join(root, "emptied/real/deep"), { recursive: true });
+    mkdirSync(join(root, "emptied/named/sub"), { recursive: true });
+    for (const file of ["real/deep/x.md", "real/deep/y.md", "named/sub/z.md"]) writeFileSync(join(root, "emptied", file), "x");
+    symlinkSync("real/deep", join(root, "emptied/at-parent"));
+    symlinkSync("real", join(root, "emptied/above"));
+    const emptied = () => true;
+    // A link at the file's folder, or above it: its target's folders stay, and the link leads somewhere still.
+    expect(await removeConfined(root, "emptied/at-parent/x.md", { emptied })).toEqual({ ok: true });
+    expect(await removeConfined(root, "emptied/above/deep/y.md", { emptied })).toEqual({ ok: true });
+    expect(readdirSync(join(root, "emptied/real/deep"))).toEqual([]);
+    expect(statSync(join(root, "emptied/at-parent")).isDirectory()).toBe(true);
+    // Where the caller's name leads to the real one (a bridge's `named`), the real path's folders stay too.
+    writeFileSync(join(root, "emptied/real/deep/w.md"), "x");
+    expect(await removeConfined(root, "emptied/real/deep/w.md", { emptied, named: "emptied/at-parent/w.md" })).toEqual({ ok: true });
+    expect(readdirSync(join(root, "emptied/real/deep"))).toEqual([]);
+    // With no link on the way, every folder it empties goes, up to (not) the root.
+    rmSync(join(root, "emptied/real"), { recursive: true });
+    rmSync(join(root, "emptied/at-parent"));
+    rmSync(join(root, "emptied/above"));
+    expect(await removeConfined(root, "emptied/named/sub/z.md", { emptied })).toEqual({ ok: true });
+    expect(existsSync(join(root, "emptied"))).toBe(false);
+    expect(existsSync(root)).toBe(true);
+  });
+
+  it("makes a write's folder again when a delete beside it takes it, emptied, meanwhile (once in ~450 a raw ENOENT)", async () => {
+    // The delete's folder climb and the write's folder making race in the same folders, and no seam orders them: each
+    // round starts 8 pairs, each write a few event-loop turns later than the one before, so some land in the window.
+    const turn = () => new Promise((done) => setImmediate(done));
+    const pair = async (dir: string, turns: number) => {
+      mkdirSync(join(root, dir), { recursive: true });
+      writeFileSync(join(root, dir, "a.md"), "a");
+      const removed = removeConfined(root, `${dir}/a.md`, { emptied: () => true });
+      for (let i = 0; i < turns; i++) await turn();
+      const written = await writeConfined(root, `${dir}/b.md`, "b").catch((e: Error) => ({ ok: false, error: e.message }));
+      return { dir, removed: await removed, written };
+    };
+    for (let round = 0; round < 25; round++) {
+      for (const { dir, removed, written } of await Promise.all(Array.from({ length: 8 }, (_, turns) => pair(`race/t${round}-${turns}/sub`, turns)))) {
+        expect(removed).toEqual({ ok: true });
+        expect(written, dir).toMatchObject({ ok: true });
+        expect(readFileSync(join(root, dir, "b.md"), "utf8")).toBe("b");
+      }
+    }
   });
 
   it("judges a change by where it really lands: never machinery but the state folder its writer owns, nor a file that runs", async () => {
