@@ -4,10 +4,11 @@
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
 // The state file records each file's version as it is written, so a failure midway leaves a folder whose state says
 // exactly what it holds; and names the writes under way before they start, so a kill midway leaves one that can tell.
+import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite } from "./kept-versions.js";
-import { holdsOnly, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -39,7 +40,10 @@ const seen = (local: Local): Seen => (local.kind === "file" ? local.sha256 : loc
 type Step =
   /** `merged`: written instead of the remote's content, which is still what the state records (push sends it). */
   | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array; seen: Seen }
-  | { op: "delete"; path: string; seen: Seen }
+  /** `note`: why a file of the user's goes (with --force, in the way of the remote's). */
+  | { op: "delete"; path: string; seen: Seen; note?: string }
+  /** No one's content (isLitter) in a folder the pull takes away: gone with it, unkept, unreported. */
+  | { op: "litter"; path: string }
   | { op: "record"; path: string; file: SyncedFile | undefined };
 
 const READS_AT_ONCE = 8;
@@ -102,14 +106,54 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   paths.forEach((path, i) => decide(path, locals[i]!));
   // A file where the workspace now has a folder of its name, or a folder where it has a file: free once this pull
   // deletes what stands there (pulled, unchanged here, deleted on the remote; deletions go first). A pulled file
-  // replaced so here is deleted here, kept for push, unless the remote's is to be written there.
+  // replaced so here is deleted here, kept for push, unless the remote's is to be written there. What else stands there
+  // holds back that path alone: the user's own, or BMAD's settings, are `left`; --force replaces the user's own.
   const deleting = new Set(steps.flatMap((step) => (step.op === "delete" ? [step.path] : [])));
   for (const { path, local } of inWay) {
     const synced = known.get(path);
     const r = remote.get(path);
-    const freed = local.inWay === path ? await holdsOnly(o.dir, path, deleting) : deleting.has(local.inWay!);
-    if (freed || (synced && (!r || (r.version === synced.version && !o.force)))) decide(path, { kind: "missing" });
-    else refusals.push({ path, reason: local.error, fix: "" });
+    const at = local.inWay!;
+    const standing = await standingAt(o.dir, at);
+    const freed = at === path ? standing?.files.every((file) => deleting.has(file)) : deleting.has(at);
+    const clearLitter = () => standing?.litter.forEach((file) => steps.push({ op: "litter", path: file }));
+    if (freed || (synced && (!r || (r.version === synced.version && !o.force)))) {
+      if (freed) clearLitter();
+      decide(path, { kind: "missing" });
+      continue;
+    }
+    // BMAD's settings stay here whatever the remote did (as its deletion of them does): what they stand in the way of
+    // stays on the remote, and no advice moves them (review 171: a member's file below config.toml stopped every pull).
+    const settings = [at, ...(standing?.files ?? [])].find(isInstallFile);
+    if (settings) {
+      report.add("left", path, `in the way of BMAD's settings here, ${settings}, which go by your hand alone`);
+      if (synced) steps.push({ op: "record", path, file: synced });
+      continue;
+    }
+    const mine = standing?.files.filter((file) => !deleting.has(file));
+    // A pulled file changed here stands there: its own refusal says how to go on.
+    if (mine?.some((file) => known.has(file))) {
+      refusals.push({ path, reason: local.error, fix: "" });
+      continue;
+    }
+    // --force lets the remote's win here too: what stands there goes, each file kept a week as every pull's change is.
+    const reads = mine && o.force ? await mapLimited(mine, READS_AT_ONCE, (file) => readLocal(o.dir, file)) : undefined;
+    if (mine && reads?.every((read) => read.kind === "file")) {
+      for (const [i, file] of mine.entries()) {
+        deleting.add(file);
+        steps.push({ op: "delete", path: file, seen: seen(reads[i]!), note: `in the way of the remote's ${path}; a copy is kept a week` });
+      }
+      clearLitter();
+      decide(path, { kind: "missing" });
+    } else if (synced && mine && !o.force) {
+      // A pulled file replaced here, changed on the remote: a conflict, whose pull --force clears the way.
+      decide(path, { kind: "missing" });
+    } else if (synced) refusals.push({ path, reason: local.error, fix: "" });
+    else {
+      // The user's own, never pulled: held back, as push holds back a name the remote has as the other kind.
+      const [here, there] = at === path ? ["folder", "file"] : ["file", "folder"];
+      const replace = mine && !o.force ? `, or let the remote's replace it: ${o.again("pull", true)} (yours is kept a week among the bridge's copies)` : "";
+      report.add("left", path, `${at} here is a ${here} of yours where the workspace has a ${there}: move it aside to pull this${replace}`);
+    }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files are in the way.", refusals };
 
@@ -192,7 +236,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // Where each change really lands, through the folder's own symlinks: refused before anything is written.
   for (const step of steps) {
     if (step.op === "record") continue;
-    const refused = await landingRefusal(o.dir, step.path, { refuse: pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined, step.op === "write" && step.content.byOthers) });
+    const refuse = step.op === "litter" ? litterLanding(o) : pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined, step.op === "write" && step.content.byOthers);
+    const refused = await landingRefusal(o.dir, step.path, { refuse });
     if (refused) {
       const reason = refused.error.slice(step.path.length + 2);
       const fix = /symlink/.test(reason) ? "remove the symlink that leads there, or pull into a folder without it" : "it stays on the remote: whoever wrote it there renames or removes it, if it should come here";
@@ -201,7 +246,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
-  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...steps.filter((s) => s.op === "delete"), ...steps.filter((s) => s.op !== "delete")], report);
+  const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
+  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...steps.filter(clearing), ...steps.filter((step) => !clearing(step))], report);
 }
 
 function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {
@@ -232,6 +278,12 @@ const pullLanding = (o: SyncOptions, bytes?: Uint8Array, byOthers = false) => (r
   // Where it really lands, another member's file is judged as it would be there (review 56: a link into _bmad/custom/).
   (byOthers && onlyYoursReason(real) ? `lands in ${real}, BMAD's settings or a personal file, and another member wrote some of it: a pull takes only your own there` : undefined);
 
+/** Where litter may be removed: wherever it really lands in the folders pull writes (a dot-file anywhere else is a tool's). */
+const litterLanding = (o: SyncOptions) => (real: string) => (isLitter(basename(real)) && inSyncFolders(real) ? undefined : pullLanding(o)(real));
+
+/** The folders a deletion takes with it once empty: those inside the folders sync carries, never those folders. */
+const emptiedInSync = (dir: string) => SYNC_FOLDERS.some((folder) => `${dir}/`.startsWith(folder) && `${dir}/` !== folder);
+
 /** Why a pull takes the file at `path` only where the puller wrote all of it (a personal file, BMAD's settings), or
  *  undefined: any member's comes. Push holds back such a file of another member's rather than name a pull that leaves it. */
 export function onlyYoursReason(path: string): string | undefined {
@@ -243,6 +295,10 @@ export function onlyYoursReason(path: string): string | undefined {
 /** One change, under the file's lock: nothing when the file is no longer what the pull saw, up to the rename (an editor
  *  takes no lock: a save that lands while the pull writes stands, kept for push, review 19). */
 async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>): Promise<Result<{ changedHere: boolean }>> {
+  if (step.op === "litter") {
+    const removed = await removeConfined(o.dir, step.path, { refuse: litterLanding(o), emptied: emptiedInSync });
+    return removed.ok ? { ok: true, changedHere: false } : removed;
+  }
   const unchanged = await fileStamp(o.dir, step.path);
   const local = await readLocal(o.dir, step.path);
   if (seen(local) !== step.seen) return { ok: true, changedHere: true };
@@ -253,7 +309,7 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then(() => undefined, (error: Error) => error.message);
   if (kept) return { ok: false, error: `${step.path}: ${kept}` };
   const done = bytes === undefined
-    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: (dir) => SYNC_FOLDERS.some((folder) => `${dir}/`.startsWith(folder) && `${dir}/` !== folder) })
+    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: emptiedInSync })
     : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes, step.op === "write" && step.content.byOthers), unchanged });
   if (done.ok) {
     if (bytes) await noteWrite(o.dir, step.path, bytes);
@@ -305,9 +361,9 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       state.files.set(step.path, recordOf(step.content));
       const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
       report.add(step.kind, step.path, note);
-    } else {
+    } else if (step.op === "delete") {
       state.files.delete(step.path);
-      report.add("deleted", step.path);
+      report.add("deleted", step.path, step.note);
     }
   }
   const saved = await saveState(o.dir, state);

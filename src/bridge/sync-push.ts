@@ -102,10 +102,12 @@ const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", t
 const conflictFix = (o: SyncOptions, path: string, merges: boolean) => (merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst(o));
 
 /** Why the remote refused a change: when the file moved there since the plan (another member's change landed first),
- *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. */
-async function refusalOf(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, error: string): Promise<Refusal> {
+ *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. Undefined: a
+ *  deletion another member made too while this push ran, which both sides agree on (review 171). */
+async function refusalOf(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, error: string): Promise<Refusal | undefined> {
   const now = await o.workspace.version(step.path);
   if (!now.ok || now.value === step.ifVersion) return { path: step.path, reason: error, fix: "" };
+  if (step.op === "delete" && now.value === 0) return undefined;
   const here = step.op === "delete" ? "deleted here" : step.ifVersion ? "changed here" : "new here";
   const there = !now.value ? "deleted on the remote" : step.ifVersion ? `changed on the remote (version ${step.ifVersion} -> ${now.value})` : `written on the remote (now version ${now.value})`;
   return { path: step.path, reason: `${here}, and ${there} while this push ran`, fix: conflictFix(o, step.path, step.op === "write" && step.ifVersion > 0 && now.value > 0) };
@@ -286,21 +288,24 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     if (step.op === "delete") {
       const removed = await o.workspace.remove(step.path, step.ifVersion);
-      if (!removed.ok && removed.refused) {
-        refused.push(await refusalOf(o, step, removed.error));
+      const refusal = !removed.ok && removed.refused ? await refusalOf(o, step, removed.error) : undefined;
+      if (refusal) {
+        refused.push(refusal);
         continue;
       }
-      if (!removed.ok) {
+      if (!removed.ok && !removed.refused) {
         failure = removed.error;
         break;
       }
       state.files.delete(step.path);
+      // Deleted on the remote by another member meanwhile: done, and not by this push.
+      if (!removed.ok) continue;
       report.add("deleted", step.path, "bmad-files restore brings it back");
       continue;
     }
     const written = await o.workspace.write(step.path, step.text, step.ifVersion);
     if (!written.ok && written.refused) {
-      refused.push(await refusalOf(o, step, written.error));
+      refused.push((await refusalOf(o, step, written.error))!);
       continue;
     }
     if (!written.ok) {

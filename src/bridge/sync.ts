@@ -5,9 +5,9 @@ import { machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
 import { createHash } from "node:crypto";
 import { lstat, readdir } from "node:fs/promises";
 import { resolveBounded } from "../compiler/files.js";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
-import { listConfined, readConfined, resolveConfined, type ReadJudge } from "./confined-fs.js";
+import { listConfined, readConfined, resolveConfined, writerLeftover, type ReadJudge } from "./confined-fs.js";
 
 /** Folders never pushed: other tools' state (machinery, .git and bmad-mcp's own under every name, is skipped too). */
 const SKIPPED = new Set(["node_modules", "__pycache__"]);
@@ -52,20 +52,35 @@ async function missingAt(dir: string, path: string): Promise<Local> {
   return { kind: "missing" };
 }
 
-/** Whether the folder `folder` (a path from `dir`, no link) holds nothing but files in `going`, and folders that hold
- *  such files: deleting those takes it away (a deletion removes the folders it empties, and no other). */
-export async function holdsOnly(dir: string, folder: string, going: ReadonlySet<string>): Promise<boolean> {
-  const top = await resolveConfined(dir, folder);
-  if (!top.ok || !(await lstat(join(dir, folder)).catch(() => undefined))?.isDirectory()) return false;
+/** What no one made as content, which goes with the folder that holds it: what a killed bridge write left
+ *  (writerLeftover) and Finder's `.DS_Store` (review 171: either kept a folder the remote replaced by a file). */
+export const isLitter = (name: string) => name === ".DS_Store" || writerLeftover(name);
+
+/** What stands at `path` (a path from `dir`), when deleting files takes it away: a plain file, or a folder of nothing but
+ *  plain files and folders that each hold some (a deletion removes the folders it empties, and no other). `litter`
+ *  (isLitter) is no one's content. Undefined: nothing, a link, or a folder that holds anything else (a link, an empty
+ *  folder, other tools' state, more than a walk takes). */
+export async function standingAt(dir: string, path: string): Promise<{ files: string[]; litter: string[] } | undefined> {
+  const top = await resolveConfined(dir, path);
+  // The path itself, never a link (what it reaches is another name's).
+  if (!top.ok || (await lstat(join(dir, path)).catch(() => undefined))?.isSymbolicLink() !== false) return undefined;
+  const found = { files: [] as string[], litter: [] as string[] };
+  let count = 0;
   const within = async (abs: string, rel: string, depth: number): Promise<boolean> => {
     const info = await lstat(abs).catch(() => undefined);
-    if (info?.isFile()) return going.has(rel);
+    if (++count > MAX_FILES) return false;
+    if (info?.isFile()) {
+      (depth > 0 && isLitter(basename(rel)) ? found.litter : found.files).push(rel);
+      return true;
+    }
     if (!info?.isDirectory() || depth > MAX_WALK_DEPTH) return false;
     const names = await readdir(abs).catch(() => []);
+    // Other tools' state (a .git, node_modules) is theirs to remove, never a pull's.
+    if (names.some((name) => SKIPPED.has(name) || machineryName(name))) return false;
     for (const name of names) if (!(await within(join(abs, name), `${rel}/${name}`, depth + 1))) return false;
     return names.length > 0;
   };
-  return within(top.path, folder, 0);
+  return (await within(top.path, path, 0)) ? found : undefined;
 }
 
 /** One sentence: `text` ending in a single full stop. */

@@ -527,8 +527,9 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
- *  deletes as they are read; `raceWrites`: files another member writes first, as they are written. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+ *  deletes as they are read; `raceWrites`: files another member writes first, as they are written; `raceDeletes`: files
+ *  another member deletes first, as they are deleted. */
+async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -536,6 +537,10 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     if (args.action === "write" && opts.raceWrites?.includes(path)) {
       if (!paths.includes(path)) paths.push(path);
       return { content: [{ type: "text", text: `Conflict: ${path} is at version 1 (by mallory@example.com, 2026-11-29T06:00:00Z), not version ${String(args.if_version)}. Read it, merge your change, and retry with if_version 1.` }], isError: true };
+    }
+    if (args.action === "delete" && opts.raceDeletes?.includes(path) && paths.includes(path)) {
+      paths.splice(paths.indexOf(path), 1);
+      return { content: [{ type: "text", text: `Conflict: ${path} was deleted (version 2, by mallory@example.com), not at version ${String(args.if_version)}.` }], isError: true };
     }
     if (args.action === "read" && opts.vanish?.includes(path) && paths.includes(path)) {
       paths.splice(paths.indexOf(path), 1);
@@ -975,40 +980,74 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
 }, 30_000);
 
 // Review 162: a file the remote replaced by a folder of its name (or the reverse) stopped every pull, --force too; and
-// a collaborator's deletion while a pull ran stopped it, with advice to restore their file.
-it("pulls a file the remote replaced by a folder of its name and the reverse, and a file deleted on the remote while it runs; an edit in the way stays", async () => {
-  const paths = ["_bmad-output/a.md/b.md", "_bmad-output/d.md", "_bmad-output/c.md/x.md", "_bmad-output/gone.md", "_bmad-output/new.md"];
-  const remote = await startFake(paths, { versions: new Map([["_bmad-output/gone.md", 2]]), vanish: ["_bmad-output/gone.md", "_bmad-output/new.md"] });
+// a collaborator's deletion while a pull ran stopped it, with advice to restore their file. Review 171: so did a
+// member's file below BMAD's settings here (with advice to move them away), the user's own file or folder in the way,
+// and a folder holding only a killed write's temp file or a .DS_Store; and --force could not replace a folder by a file.
+it("pulls a file the remote replaced by a folder of its name and the reverse, and a file deleted on the remote while it runs; an edit, settings and the user's own files in the way stay", async () => {
+  const settings = "_bmad/config.toml";
+  const paths = ["_bmad-output/a.md/b.md", "_bmad-output/d.md", "_bmad-output/c.md/x.md", "_bmad-output/gone.md", "_bmad-output/new.md", `${settings}/x.md`, "_bmad-output/mine.md/y.md", "_bmad-output/own.md", "_bmad-output/Q.md"];
+  const remote = await startFake(paths, { versions: new Map([["_bmad-output/gone.md", 2], ["_bmad-output/Q.md", 2]]), vanish: ["_bmad-output/gone.md", "_bmad-output/new.md"] });
+  const put = (root: string, path: string, text: string) => (mkdirSync(dirname(join(root, path)), { recursive: true }), writeFileSync(join(root, path), text));
+  const yours = (root: string) => (put(root, "_bmad-output/mine.md", "mine\n"), put(root, "_bmad-output/own.md/notes.md", "notes\n"));
   // A pulled file changed here that the remote replaced by a folder: refused, the edit kept (before any read).
-  const edited = pulledFolder(remote, { "_bmad-output/c.md": "c\n" });
+  const edited = pulledFolder(remote, { "_bmad-output/c.md": "c\n", [settings]: "[core]\n", "_bmad-output/Q.md": "q\n" });
   writeFileSync(join(edited, "_bmad-output/c.md"), "c, changed here\n");
+  // A pulled file the user replaced by a folder, which the remote changed.
+  rmSync(join(edited, "_bmad-output/Q.md"));
+  put(edited, "_bmad-output/Q.md/new.md", "new\n");
+  yours(edited);
   const refused = await cli(["pull", "--remote", remote, "--project", "x", "--dir", edited]);
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain("Nothing was changed: these files are in the way.");
   expect(refused.stderr).toContain("  _bmad-output/c.md: changed here since the pull, and deleted on the remote.\n    fix: delete yours: bmad-mcp pull");
   expect(refused.stderr).toContain("  _bmad-output/c.md/x.md: _bmad-output/c.md is a file here, where the workspace has a folder; move it away.\n");
+  expect(refused.stderr).not.toContain(settings);
   expect(readFileSync(join(edited, "_bmad-output/c.md"), "utf8")).toBe("c, changed here\n");
 
-  const target = pulledFolder(remote, { "_bmad-output/a.md": "a\n", "_bmad-output/d.md/y.md": "y\n", "_bmad-output/gone.md": "g\n" });
+  const target = pulledFolder(remote, { "_bmad-output/a.md": "a\n", "_bmad-output/d.md/y.md": "y\n", "_bmad-output/gone.md": "g\n", [settings]: "[core]\n" });
+  // What a killed write and Finder left in a folder the remote replaced by a file go with it.
+  for (const name of [".DS_Store", ".y.md.bmad-mcp-0123456789ab.tmp"]) put(target, `_bmad-output/d.md/${name}`, "litter\n");
+  yours(target);
   const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
   for (const path of ["a.md", "d.md/y.md", "gone.md"]) expect(out.stdout).toContain(`deleted  _bmad-output/${path}\n`);
-  expect(out.stdout).toContain(": 3 added, 0 updated, 3 deleted, 0 unchanged.");
+  expect(out.stdout).toContain(": 4 added, 0 updated, 3 deleted, 0 unchanged, 4 left on the remote.");
   for (const path of ["a.md/b.md", "d.md", "c.md/x.md"]) expect(readFileSync(join(target, "_bmad-output", path), "utf8")).toBe(`_bmad-output/${path}\n`);
   expect(existsSync(join(target, "_bmad-output/gone.md"))).toBe(false);
   expect(existsSync(join(target, "_bmad-output/new.md"))).toBe(false);
+  expect(out.stdout).not.toMatch(/DS_Store|\.tmp/);
+  // BMAD's settings stay, and no answer moves them; the user's own, never pulled, are held back as push holds a clash.
+  expect(out.stdout).toContain(`left     ${settings}/x.md (in the way of BMAD's settings here, ${settings}, which go by your hand alone)\n`);
+  expect(out.stdout).toContain(`left     _bmad-output/mine.md/y.md (_bmad-output/mine.md here is a file of yours where the workspace has a folder: move it aside to pull this, or let the remote's replace it: bmad-mcp pull --remote ${remote} --project x --dir ${target} --force (yours is kept a week among the bridge's copies))\n`);
+  expect(out.stdout).toContain("left     _bmad-output/own.md (_bmad-output/own.md here is a folder of yours where the workspace has a file: move it aside");
+  expect(out.stdout).not.toMatch(/move (it|them) (away|aside)[^\n]*config\.toml|config\.toml[^\n]*move/);
+  expect(readFileSync(join(target, settings), "utf8")).toBe("[core]\n");
+  expect(readFileSync(join(target, "_bmad-output/mine.md"), "utf8")).toBe("mine\n");
+  expect(readFileSync(join(target, "_bmad-output/own.md/notes.md"), "utf8")).toBe("notes\n");
+
+  // --force lets the remote's win where the user's own stand, each file kept a week, but never over BMAD's settings.
+  const forced = await cli(["pull", "--remote", remote, "--project", "x", "--dir", edited, "--force"]);
+  expect(forced.code, forced.stderr).toBe(0);
+  for (const [gone, came] of [["Q.md/new.md", "Q.md"], ["mine.md", "mine.md/y.md"], ["own.md/notes.md", "own.md"]] as const) {
+    expect(forced.stdout).toContain(`deleted  _bmad-output/${gone} (in the way of the remote's _bmad-output/${came}; a copy is kept a week)\n`);
+    expect(readFileSync(join(edited, "_bmad-output", came), "utf8")).toBe(`_bmad-output/${came}\n`);
+  }
+  const keptText = async (path: string) => Promise.all((await keptOf(edited, path)).map(async (e) => new TextDecoder().decode((await keptContent(edited, path, e.version))!.data)));
+  expect(await keptText("_bmad-output/Q.md/new.md")).toEqual(["new\n"]);
+  expect(await keptText("_bmad-output/own.md/notes.md")).toEqual(["notes\n"]);
+  expect(forced.stdout).toContain(`left     ${settings}/x.md (in the way of BMAD's settings here`);
+  expect(readFileSync(join(edited, settings), "utf8")).toBe("[core]\n");
 }, 30_000);
 
 it("names a push's writes before it makes them, so a killed push's files read as pushed; a write the remote refuses stops no other (review 113)", async () => {
-  const listed = ["_bmad-output/plan.md"];
+  const listed = ["_bmad-output/e.md", "_bmad-output/plan.md"];
   const written: string[] = [];
   const contents = new Map<string, string>();
   let stalled!: () => void;
   const stalling = new Promise<void>((resolve) => (stalled = resolve));
-  const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"], raceWrites: ["_bmad-output/d.md"] };
+  const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"], raceWrites: ["_bmad-output/d.md"], raceDeletes: ["_bmad-output/e.md"] };
   const remote = await startFake(listed, opts);
-  const target = pulledFolder(remote);
-  mkdirSync(join(target, "_bmad-output"));
+  const target = pulledFolder(remote, { "_bmad-output/e.md": "e\n" });
   writeFileSync(join(target, "_bmad-output/a.md"), "mine\n");
   const child = spawn(process.execPath, [bridge, "push", "--remote", remote, "--project", "x", "--dir", target], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config }, stdio: "ignore" });
   const closed = new Promise((resolve) => child.on("close", resolve));
@@ -1023,6 +1062,8 @@ it("names a push's writes before it makes them, so a killed push's files read as
   opts.stallWrites = undefined;
   writeFileSync(join(target, "_bmad-output/a.md"), "mine, edited\n");
   for (const name of ["b", "c", "d"]) writeFileSync(join(target, `_bmad-output/${name}.md`), `${name}\n`);
+  // Deleted here, and by another member while the push runs: both sides agree, no conflict (review 171).
+  rmSync(join(target, "_bmad-output/e.md"));
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   expect(out.stdout).toContain("updated  _bmad-output/a.md (now version 1)\n");
@@ -1032,7 +1073,10 @@ it("names a push's writes before it makes them, so a killed push's files read as
   expect(out.stderr).toContain("The remote refused the files below, each for the reason it gives; the files above were sent.\n  _bmad-output/b.md: Cannot put a file at _bmad-output/b.md: refused here.\n" +
     "  _bmad-output/d.md: new here, and written on the remote (now version 1) while this push ran.\n    fix: get the remote's with bmad-mcp pull");
   expect(written).toEqual(["_bmad-output/a.md", "_bmad-output/c.md"]);
+  expect(out.stderr).not.toContain("e.md");
+  expect(out.stdout).not.toContain("e.md");
   expect(state().sent).toBeUndefined();
+  expect(state().files.map((f: { path: string }) => f.path)).not.toContain("_bmad-output/e.md");
 }, 30_000);
 
 it("pushes new files only from BMAD's own folders, whatever the remote listed, and never a file that holds secrets", async () => {
