@@ -85,7 +85,7 @@ export const SEED_FEATURES: SeedFeature[] = [
   {
     id: "000-03", seed: "000", feature: "`bmad *party-mode`: load a workflow with `*`",
     remote: works(W.surface, "runs workflows with * and lists everything on an empty command"),
-    bridge: works(N.runtime, "puts a runtime block of at most 1.5 KB in front of bmad *prd"),
+    bridge: works(N.runtime, "puts a runtime block of at most 1.75 KB in front of bmad *prd"),
   },
   {
     id: "000-04", seed: "000", feature: "Module-qualified workflows (`*core/brainstorming`)",

@@ -78,11 +78,12 @@ describe("rendering", () => {
     for (const r of shims) check(r.name, text(await client.callTool({ name: "bmad", arguments: { command: `*${r.module}/${r.name}` } })));
   });
 
-  it("puts a runtime block of at most 1.5 KB in front of bmad *prd", async () => {
+  it("puts a runtime block of at most 1.75 KB in front of bmad *prd", async () => {
     const { dir, client } = sharedProject();
     const out = text(await (await client).callTool({ name: "bmad", arguments: { command: "*prd" } }));
     const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(out)![0];
-    expect(Buffer.byteLength(block)).toBeLessThanOrEqual(1536);
+    // 1.5 KB before the values validate.md names and today's date for {date} (review 170).
+    expect(Buffer.byteLength(block)).toBeLessThanOrEqual(1792);
     expect(block).toContain("bmad-run");
     expect(block).toContain(join(dir, ".claude/skills/bmad-prd"));
     expect(out).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
@@ -104,7 +105,7 @@ describe("rendering", () => {
     // bmad-deep-recon's references name `{workflow.*}` values its SKILL.md never shows; its line is marked run.
     const recon = await call("*bmad-deep-recon");
     expect(recon).toContain(`--skill ${dir}/.claude/skills/bmad-deep-recon --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout)`);
-    expect(blockOf(recon)).toContain('; their `{workflow.*}` values: preferred_sources = [], banned_sources = [], run_folder_pattern = "{research_type}-{topic_slug}-{date}", output_format = "auto", ');
+    expect(blockOf(recon)).toContain(`; their \`{workflow.*}\` values: preferred_sources = [], banned_sources = [], run_folder_pattern = "{research_type}-{topic_slug}-{date}", research_output_path = "${dir}/_bmad-output/planning-artifacts/research", output_format = "auto", `);
     expect(blockOf(recon)).toMatch(/, preset = "standard", [^\n]*, research_template = "assets\/research\.template\.md", [^\n]*audience = "", red_team = "off"\.\n/);
     // bmad-help reads modules.bmm.project_knowledge and bmad-help.csv's output locations from resolve_config.py's output.
     const help = blockOf(await call("*help"));
@@ -185,7 +186,7 @@ describe("bmad-run", () => {
     expect(readFileSync(join(dir, "retro-ours/sprint-status.yaml"), "utf8")).toContain("status: done");
   });
 
-  it("stamps the memlog in the machine's local time, as BMAD's Python does (TZ=America/Los_Angeles)", async () => {
+  it("stamps the memlog, and gives {date}, in the machine's local time, as BMAD's Python does (TZ=America/Los_Angeles)", async () => {
     const dir = project("local-time");
     const zone = "America/Los_Angeles";
     const wall = () => {
@@ -200,6 +201,15 @@ describe("bmad-run", () => {
     const updated = (folder: string) => /^updated: (.*)$/m.exec(readFileSync(join(dir, folder, ".memlog.md"), "utf8"))?.[1];
     expect(clocks).toContain(updated("ours"));
     expect(clocks).toContain(updated("theirs"));
+    // Today where a skill's text holds {date}: on this machine's clock, in the block as in bmad-files' refusal (review
+    // 170: correct-course's sprint-change-proposal-{date}.md cost a refused write, which said UTC).
+    const hint = (day: string) => `{date} is today's date (${day} in this machine's time), in the form the skill's text gives, if it gives one`;
+    const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*correct-course" } })))![0];
+    const day = /\{date\} is today's date \((\S+) in this machine's time\)/.exec(block)?.[1] ?? "";
+    expect([before, wall()].map((clock) => clock.slice(0, 10))).toContain(day);
+    expect(block).toContain(`\n- ${hint(day)}.\n`);
+    const refused = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "_bmad-output/planning-artifacts/sprint-change-proposal-{date}.md", content: "# Change\n" } });
+    expect(text(refused)).toContain(hint(day));
   });
 
   it("refuses what it cannot run, naming what it recognised", async () => {

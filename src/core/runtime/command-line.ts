@@ -284,6 +284,9 @@ const RUN_TIME_ALONE = new RegExp(`^${RUN_TIME_PLACEHOLDER.source}$`, "i");
 /** Whether `value` is a run-time placeholder and nothing else. */
 export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.test(value);
 
+/** What `{date}` stands for, `today` as todayWhere says it: the refusal's words, which a runtime block gives up front. */
+export const todayHint = (today: string): string => BOUND_AT_RUN_TIME.get("{date}")!.replace("TODAY", today);
+
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([
   ["{doc_workspace}", "{doc_workspace} is the run folder the skill's activation binds"],

@@ -58,3 +58,11 @@ export function wallTimeIn(zone: string | undefined, now: Date): WallTime {
   const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)!.value);
   return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute") };
 }
+
+/** Today where the project's scripts write time, as answers say it: "2026-11-29 in Pacific/Kiritimati" (no zone: the
+ *  machine's), for `{date}`, which the model fills in. */
+export async function todayWhere(ctx: Pick<ScriptContext, "now" | "timeZone">): Promise<string> {
+  const zone = await ctx.timeZone?.();
+  const day = wallTimeIn(zone, ctx.now?.() ?? new Date());
+  return `${day.year}-${String(day.month).padStart(2, "0")}-${String(day.day).padStart(2, "0")} in ${zone ?? "this machine's time"}`;
+}

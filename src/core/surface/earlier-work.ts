@@ -12,6 +12,7 @@ import { othersNote } from "../workspace/line-authors.js";
 import { terminalText } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { fillConfigValues, projectConfigValues } from "./skill-render.js";
+import { BLOCK_HEADING } from "./runtime-block.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
 const HELP_CATALOG = "_config/bmad-help.csv";
@@ -22,7 +23,6 @@ const SHOWN = 8;
 const MAX_DEPTH = 4;
 const MAX_DIRS = 48;
 const MAX_READS = 24;
-const BLOCK_HEADING = "## Running this skill here\n";
 /** earlierLocations' key for a skill in no phase: not a skill's name (no name has a space). */
 const ANYTIME = "(any time)";
 
@@ -150,8 +150,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
-  const inTurn = (tier: typeof withStatus) => eachFolderInTurn([...tier.filter((f) => f.status), ...tier.filter((f) => !f.status)]);
-  const shown = [...inTurn(withStatus.filter((f) => leads.has(f.path))), ...inTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
+  const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
   const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
   const more = files.length - shown.length;
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase
@@ -175,17 +174,20 @@ function leadingAndWorking(files: string[], roots: string[], leads: (path: strin
   return [files.filter((f) => !working(f)), files.filter(working)];
 }
 
-/** The files, taking one from each folder in turn, each folder's in their order: many of one kind (a story per file,
- *  each with a status) leave room for the one of another (review 111: epics.md and sprint-status.yaml went unnamed). */
-function eachFolderInTurn<T extends { path: string }>(files: T[]): T[] {
+/** The files, each folder's first (one with a status, where it has one) before any folder's second: many of one kind
+ *  (a story per file, each with a status) leave room for the one of another (review 111: epics.md and
+ *  sprint-status.yaml went unnamed). Then the rest, one from each folder in turn, those with a status before any without
+ *  (review 170: a PRD's review-rubric.md and validation-report.md hid the UX folder's EXPERIENCE.md). */
+function eachFolderInTurn<T extends { path: string; status?: string | undefined }>(files: T[]): T[] {
   const folders = new Map<string, T[]>();
-  for (const f of files) {
+  for (const f of [...files.filter((f) => f.status), ...files.filter((f) => !f.status)]) {
     const folder = f.path.slice(0, f.path.lastIndexOf("/"));
     folders.set(folder, [...(folders.get(folder) ?? []), f]);
   }
-  const out: T[] = [];
-  for (let i = 0; out.length < files.length; i++) for (const list of folders.values()) if (i < list.length) out.push(list[i]!);
-  return out;
+  const inTurn: T[] = [];
+  for (let i = 0; inTurn.length < files.length; i++) for (const list of folders.values()) if (i < list.length) inTurn.push(list[i]!);
+  const rest = inTurn.slice(folders.size);
+  return [...inTurn.slice(0, folders.size), ...rest.filter((f) => f.status), ...rest.filter((f) => !f.status)];
 }
 
 /** A path as code, or quoted where a backtick in it would end the span. */

@@ -11,9 +11,10 @@ import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
-import { laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, type LaterValues, type SkillTraits } from "./runtime-block.js";
+import { givesToday, holdsDate, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
+import { todayWhere } from "../runtime/time-zone.js";
 import { customizationSection } from "./agent-customize.js";
 
 const INLINE_BUDGET = 64 * 1024;
@@ -172,8 +173,10 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (engine) body.push("", engine);
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
-  if (ctx && runtime) lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later)));
-  else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
+  if (ctx && runtime) {
+    const today = forLater?.dated || rendered.some(holdsDate) ? await todayWhere(runtime) : undefined;
+    lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later), today));
+  } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   if (later.length) lines.push("", "## More files (load on demand)", ...later.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
@@ -207,9 +210,19 @@ async function engineSection(reader: BundleReader, record: CatalogRecord, text: 
   return `## ${ENGINE}\nThe workflow engine these files name as {project-root}/${named[0]}, which this project does not hold: ${bmadUri(ENGINE)}.\n${fence(await servedText(reader, file), ENGINE)}`;
 }
 
+/** A render as served: with what follows the project and the day, which a kept render cannot hold (the project's
+ *  files from earlier phases, today's date); `watched`: the answer must not be kept. */
+export async function asServed(reader: BundleReader, record: CatalogRecord, target: RenderTarget, rendering: Promise<string>): Promise<{ text: string; watched: boolean }> {
+  const [text, earlier] = await Promise.all([rendering, earlierForKept(reader, record, target)]);
+  const runtime = projectOf(target);
+  const dated = runtime !== undefined && givesToday(text);
+  const served = withEarlierWork(text, earlier.line);
+  return { text: dated ? withToday(served, await todayWhere(runtime)) : served, watched: earlier.watched || dated };
+}
+
 /** For a render kept per bundle (the bridge): the project's files from earlier phases, which follow the project and
  *  are added to the kept text each time; `watched`: the answer must not be kept. Other renders have them already. */
-export function earlierForKept(reader: BundleReader, record: CatalogRecord, target: RenderTarget | { error: string }): Promise<{ line?: string; watched: boolean }> {
+function earlierForKept(reader: BundleReader, record: CatalogRecord, target: RenderTarget | { error: string }): Promise<{ line?: string; watched: boolean }> {
   const runtime = projectOf(target);
   return runtime && followsBundle(runtime) ? earlierWork(reader, record, runtime) : Promise.resolve({ watched: false });
 }
@@ -228,8 +241,7 @@ export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"],
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
   const pick = target === "none" && again ? await pickAProject(deps, found.record, again) : undefined;
   if (pick) return done(pick);
-  const [text, earlier] = await Promise.all([renderRecord(deps.reader, found.record, extra, target), earlierForKept(deps.reader, found.record, target)]);
-  return done(withEarlierWork(text, earlier.line));
+  return done((await asServed(deps.reader, found.record, target, renderRecord(deps.reader, found.record, extra, target))).text);
 }
 
 /** The project a render is for, if any. */

@@ -1,6 +1,6 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
-import { uvRunScripts } from "../runtime/command-line.js";
+import { todayHint, uvRunScripts } from "../runtime/command-line.js";
 import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
@@ -22,14 +22,23 @@ export interface LaterValues {
   /** Whether they all fit in the block; where they do not, the script's line is not marked run. */
   customGiven: boolean;
   configGiven: boolean;
+  /** Whether a file loaded later, or a value given for one, holds `{date}`. */
+  dated: boolean;
 }
 
-export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven: true, configGiven: true };
+export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven: true, configGiven: true, dated: false };
+
+/** The block's heading, by which a served render finds it (earlier-work.ts adds a line, withToday its date). */
+export const BLOCK_HEADING = "## Running this skill here\n";
+/** `{date}`, as the model fills it in (bmad-run refuses `{{date}}` and `{DATE}` too). */
+export const holdsDate = (text: string): boolean => /\{date\}/i.test(text);
 
 /** Longest a value given for files loaded later is, and each kind's all together: past them the script prints them
  *  (review 136: a collaborator's 26 config keys made the block 10 KB). */
 const MAX_LATER_VALUE = 300;
 const MAX_LATER_VALUES = 1024;
+/** A customization value the block can give for files loaded later: one line, short. */
+const givenInBlock = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(value);
 const fits = (pairs: Array<[string, string]>) => pairs.reduce((n, [k, v]) => n + k.length + v.length, 0) <= MAX_LATER_VALUES;
 
 /** `rendered`: the rendered files' own text (before rendering); `later`: the text of the skill's files loaded later. */
@@ -38,24 +47,30 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   // Named as a placeholder, or as the key a later resolve_customization line asks for (create-epics' step-04:
   // `--key workflow.on_complete`, review 139).
   const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY), ...text.matchAll(ASKED_KEY)].map((m) => m[1]!)));
-  const custom = [...named]
+  const values = [...named]
     .filter((key) => ctx.customization.has(key.slice(0, key.indexOf("."))))
-    .flatMap((key): Array<[string, string]> => {
+    .flatMap((key): Array<{ pair: [string, string]; shownAbove: boolean }> => {
       const value = customValueLine(ctx, key);
       if (value === undefined) return [];
-      // A list or table the rendered text filled in stands there without its name: named again for the files that use
-      // it (review 143: architecture's reviewer gate names {workflow.finalize_reviewers}, a list SKILL.md shows inlined).
-      if (filled.has(key)) return /^[[{]/.test(value) ? [[key, value.length <= 20 ? value : "(inlined above)"]] : [];
-      return [[key, value]];
+      // A value the rendered text filled in stands there without its name: named again for the files that use it.
+      // A list or table (review 143: architecture's reviewer gate names {workflow.finalize_reviewers}, a list SKILL.md
+      // shows inlined), pointed to where it is long; a short scalar (review 170: bmad-prd's validate.md names
+      // {workflow.validation_checklist_template}, a path) where room is left, as the text above has it already.
+      if (filled.has(key) && /^[[{]/.test(value)) return [{ pair: [key, value.length <= 20 ? value : "(inlined above)"], shownAbove: false }];
+      if (filled.has(key)) return givenInBlock(value) ? [{ pair: [key, value], shownAbove: true }] : [];
+      return [{ pair: [key, value], shownAbove: false }];
     });
+  const pairs = values.map((v) => v.pair);
+  const custom = fits(pairs) ? pairs : values.filter((v) => !v.shownAbove).map((v) => v.pair);
   const bare = (text: string) => [...text.matchAll(BARE_NAME)].filter((m) => !m[1] && m[2]!.includes("_") && ctx.config.has(m[2]!)).map((m) => m[2]!);
   const config = [...new Set([...rendered, ...later].flatMap(bare))];
   const configGiven = config.every((key) => givable(ctx.config.get(key)!)) && fits(config.map((key) => [key, ctx.config.get(key)!]));
   return {
     custom,
     config: configGiven ? config : [],
-    customGiven: custom.every(([, v]) => v.length <= MAX_LATER_VALUE && isOneLine(v)) && fits(custom),
+    customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom),
     configGiven,
+    dated: later.some(holdsDate) || custom.some(([, v]) => holdsDate(v)),
   };
 }
 
@@ -71,7 +86,8 @@ const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(
 export interface SkillTraits { delegates: boolean; worksOnCode: boolean }
 const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false };
 
-export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS): string {
+/** `today`: where the skill's text holds `{date}`, today's date as todayWhere says it. */
+export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS, today?: string): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
@@ -80,9 +96,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const ownHere = files.kind === "workspace" ? [...scripts].filter((s) => SKILL_SCRIPTS.has(`${folder}/${s}`)) : [];
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
-    "## Running this skill here",
+    BLOCK_HEADING.trimEnd(),
     `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customNames(ctx, renderedTexts, later)}.`,
   ];
+  // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
+  // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
+  if (today !== undefined) lines.push(`- ${todayHint(today)}.`);
   if (scripts.size) {
     lines.push(
       `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(RUN_MARK)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}}.` +
@@ -113,6 +132,28 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
 }
+
+/** A served render with today's date in its block's line for `{date}`, which a kept render holds as of the day it was
+ *  made; `text` itself where the block has no such line. */
+export function withToday(text: string, today: string): string {
+  const at = todayAt(text);
+  if (at === undefined) return text;
+  return `${text.slice(0, at)}${today}${text.slice(text.indexOf(")", at))}`;
+}
+
+/** Whether the block gives today's date: an answer holding it is not kept past the day. */
+export const givesToday = (text: string): boolean => todayAt(text) !== undefined;
+
+/** Where the date in the block's line for `{date}` starts; undefined where the block has none. */
+function todayAt(text: string): number | undefined {
+  const block = text.indexOf(BLOCK_HEADING);
+  if (block < 0) return undefined;
+  const end = text.indexOf("\n\n", block);
+  const line = text.slice(block, end < 0 ? undefined : end).indexOf(TODAY_LINE);
+  return line < 0 ? undefined : block + line + TODAY_LINE.length;
+}
+/** The line's words before the date. */
+const TODAY_LINE = `\n- ${todayHint("\0").split("\0")[0]}`;
 
 /** The skill's own resolve_customization.py line for a table this render filled in (`--key workflow`), marked as run:
  *  the runtime block says to run the other `uv run` lines, and a literal model would run this one too. */

@@ -11,8 +11,7 @@ import { bmadUri } from "../catalog/paths.js";
 import { changedLists } from "./list-changes.js";
 import { parseCursor } from "./cursor.js";
 import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, staticResources } from "./resources.js";
-import { withEarlierWork } from "./earlier-work.js";
-import { earlierForKept, renderRecord, renderTarget } from "./render.js";
+import { asServed, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid, describeIssues, parseArguments } from "./tool.js";
@@ -165,10 +164,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     if (cached) return cached;
     const target = await renderTarget(deps, project, entry.record);
     if (target && typeof target === "object" && "error" in target) throw invalid(target.error);
-    const [rendered, earlier] = await Promise.all([renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target), earlierForKept(reader, entry.record, target)]);
-    const text = withEarlierWork(rendered, earlier.line);
+    const { text, watched } = await asServed(reader, entry.record, target, renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target));
     const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
-    if (cacheable && !earlier.watched) surface.promptResults.set(name, deepFreeze(result));
+    if (cacheable && !watched) surface.promptResults.set(name, deepFreeze(result));
     return result;
   });
 

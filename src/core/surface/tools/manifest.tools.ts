@@ -4,8 +4,7 @@ import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { withEarlierWork } from "../earlier-work.js";
-import { earlierForKept, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
+import { asServed, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { treeWarnings } from "../tree-warnings.js";
 
@@ -54,11 +53,8 @@ export const bmadTool = defineTool({
     // Kept by its origin report too, which follows the name asked for: `analyst` names the other modules' analysts,
     // `aaa/analyst` none.
     const origin = originReport(catalog, found);
-    // The project's files from earlier phases follow the project, not the bundle: added to the kept render, never kept.
-    const [text, earlier] = await Promise.all([
-      keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin}\n\n${await renderRecord(reader, record, undefined, target)}`),
-      earlierForKept(reader, record, target),
-    ]);
-    return { ok: true, text: withEarlierWork(text, earlier.line), kept: followsBundle(target) && !earlier.watched };
+    // The project's files from earlier phases follow the project, and today's date the day: added to the kept render, never kept.
+    const served = await asServed(reader, record, target, keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin}\n\n${await renderRecord(reader, record, undefined, target)}`));
+    return { ok: true, text: served.text, kept: followsBundle(target) && !served.watched };
   },
 });

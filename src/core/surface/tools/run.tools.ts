@@ -1,7 +1,7 @@
 // Toolset `workspace`: bmad-run, the `uv run ...` lines of BMAD's skills, as written. BMAD's shared
 // scripts (_bmad/scripts/*.py) run as TypeScript ports on the project's files; a skill's own scripts run
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
-import { wallTimeIn } from "../../runtime/time-zone.js";
+import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
 import { fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
@@ -194,7 +194,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...args.flatMap((w, i) => (leftToScript(script, args, i) ? [] : runTimePlaceholderIn(w) ?? []))])];
   if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   // Today where the scripts write time: the project's zone (review 147: a UTC date named a folder the memlog dated a day on).
-  if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates, unfilled.includes("{date}") ? await todayFor(runtime) : undefined));
+  if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates, unfilled.includes("{date}") ? await todayWhere(runtime) : undefined));
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));
@@ -244,13 +244,6 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
 
 /** Scripts whose output is the config and customization layers' values. */
 const CONFIG_SCRIPTS = new Set(["resolve_config.py", "resolve_customization.py"]);
-
-/** Today's date as the project's scripts stamp it: in its time zone, or this machine's (the bridge). */
-async function todayFor(runtime: ProjectRuntime): Promise<string> {
-  const zone = await runtime.timeZone?.();
-  const day = wallTimeIn(zone, new Date());
-  return `${day.year}-${String(day.month).padStart(2, "0")}-${String(day.day).padStart(2, "0")} in ${zone ?? "this machine's time"}`;
-}
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});

@@ -13,7 +13,7 @@ import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WrittenEntr
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
-import { checkTimeZone, DEFAULT_TIME_ZONE } from "../../runtime/time-zone.js";
+import { checkTimeZone, DEFAULT_TIME_ZONE, todayWhere } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { bundleUrisFor } from "../resources.js";
@@ -304,7 +304,7 @@ export const bmadFilesTool = defineTool({
           const read = await files.read(path, args.version);
           // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
           const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
-          if (unfilled.length) return fail(fillInFirst(unfilled));
+          if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
           // A skill's own file (`assets/prd-template.md`, bare paths resolve from the skill) is BMAD's, not the project's.
           const bmads = !read.ok && read.kind === "not_found" ? bundleUrisFor(deps.reader.catalog, path) : [];
           if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
@@ -319,7 +319,7 @@ export const bmadFilesTool = defineTool({
           if (args.content === undefined) return fail(`bmad-files "${args.action}" needs "content": the text.`);
           // Not for reads or deletes: a file named so by mistake can still be found and removed.
           const unfilled = unfilledPlaceholders([path]);
-          if (unfilled.length) return fail(fillInFirst(unfilled));
+          if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
           // A config as served has lost its secret-looking keys: written back (a model's edit of a read, a view's restore
           // of a git commit), it would delete them from the user's file.
           if (isConfigShaped(path) && isServedStandIn(args.content)) {
@@ -452,12 +452,20 @@ async function withConfigValues(deps: SurfaceDeps, project: string, path: string
   return found.ok ? fillConfigValues(path, await projectConfigValues(deps.reader, found.runtime)) : path;
 }
 
+/** What a path's placeholders are, `{date}` with today as bmad-run says it: in the project's time zone (a workspace
+ *  without one: UTC), or this machine's (the bridge). */
+async function fillInPathFirst(files: WorkspaceFiles, unfilled: string[]): Promise<string> {
+  if (!unfilled.includes("{date}")) return fillInFirst(unfilled);
+  const zone = files.timeZone ? await files.timeZone() : undefined;
+  return fillInFirst(unfilled, [], await todayWhere(zone ? { timeZone: async () => (zone.ok && zone.value) || DEFAULT_TIME_ZONE } : {}));
+}
+
 /** list takes a glob, or a folder (all below it). Where no file matches, what the glob may have meant is named:
  *  the folders it matches (a skill's scan for earlier runs, `prds/prd-app-*`), and files of its last segment's
  *  pattern deeper down, in any case (BMAD's `{planning_artifacts}/*prd*.md` for what bmad-prd writes in `prds/…/prd.md`). */
 async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutcome> {
   const unfilled = unfilledPlaceholders([path]);
-  if (unfilled.length) return fail(fillInFirst(unfilled));
+  if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
   // As a read refuses one: "0 files match /abs/…" read as "there are none" (review 77).
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return fail(`Path "${path.slice(0, 200)}" is absolute: give it relative to the project root, e.g. _bmad-output/**/*.md.`);
   // As a read refuses one too (review 140: `_bmad-output\` listed "0 files").
