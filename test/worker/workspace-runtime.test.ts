@@ -687,9 +687,9 @@ describe("secrets in a workspace's config", () => {
     const held = await resolve("bmad-agent-architect");
     expect(held.structured.exit_code, held.text).toBe(0);
     expect(JSON.parse(held.structured.stdout)).toEqual({ "agent.persistent_facts": ["We deploy on Fridays."] });
-    expect(held.text).toMatch(/^Note: This run read _bmad\/custom\/bmad-agent-architect\.toml without values that look like secrets \(.*\): your user sees all of it in the file itself; a real secret there is better moved out of it\.$/m);
+    expect(held.text).toMatch(/^Note: This run read `_bmad\/custom\/bmad-agent-architect\.toml` without values that look like secrets \(.*\): your user sees all of it in the file itself; a real secret there is better moved out of it\.$/m);
     expect(await resolve("bmad-agent-pm").then((out) => out.text)).not.toMatch(said);
-    expect((await architect()).text).toMatch(/^- Note: This render read _bmad\/custom\/bmad-agent-architect\.toml without values that look like secrets/m);
+    expect((await architect()).text).toMatch(/^- Note: This render read `_bmad\/custom\/bmad-agent-architect\.toml` without values that look like secrets/m);
   });
 
   it("never reach a script's output: resolve_config and resolve_customization read config without secret-looking keys", async () => {

@@ -9,7 +9,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import { splitCsvLine } from "../workspace/installer-manifests.js";
 import { isOneLine } from "../lines.js";
 import { othersNote } from "../workspace/line-authors.js";
-import { terminalText } from "../workspace/paths.js";
+import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { fillConfigValues, projectConfigValues } from "./skill-render.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
@@ -191,7 +191,6 @@ function eachFolderInTurn<T extends { path: string; status?: string | undefined 
 }
 
 /** A path as code, or quoted where a backtick in it would end the span. */
-const codeSpan = (path: string) => (path.includes("`") || !isOneLine(path) ? JSON.stringify(terminalText(path)) : `\`${path}\``);
 
 const configByCatalog = new WeakMap<Catalog, Promise<Map<string, string>>>();
 

@@ -10,7 +10,7 @@ import { BUNDLE_MOUNT, fromFsText, type ProjectRuntime } from "../runtime/projec
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
 import { othersNote } from "../workspace/line-authors.js";
-import { leadsOutOf, PROJECTS_PREFIX } from "../workspace/paths.js";
+import { codeSpan, leadsOutOf, PROJECTS_PREFIX } from "../workspace/paths.js";
 
 export interface SkillRender {
   projectRoot: string;
@@ -71,7 +71,8 @@ export function othersLayers(runtime: ProjectRuntime): string[] {
  *  168: honest facts that read like secrets went missing from resolve_customization.py's answer with no word). */
 export function withheldLayers(runtime: ProjectRuntime, who: string): string[] {
   const byWhat = new Map<string, string[]>();
-  for (const [path, what] of runtime.withheld ?? []) byWhat.set(what, [...(byWhat.get(what) ?? []), projectPath(runtime, path)]);
+  // A cloned repository's folder name may hold a line break or a bidi control: shown as a span, never raw (review 173).
+  for (const [path, what] of runtime.withheld ?? []) byWhat.set(what, [...(byWhat.get(what) ?? []), codeSpan(projectPath(runtime, path))]);
   return [...byWhat].map(([what, paths]) =>
     `${who} read ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ` and ${paths.length - 5} more` : ""} without ${what} (bmad-mcp shows no model what looks like a secret): your user sees all of it in the file itself; a real secret there is better moved out of it.`);
 }

@@ -367,6 +367,10 @@ export function terminalText(text: string): string {
   return out;
 }
 
+/** A project's path inside a line of an answer: a code span, or where it cannot be one (a backtick, a line break, a
+ *  bidirectional control: a cloned repository's folder name), a JSON string of what a terminal would show. */
+export const codeSpan = (path: string): string => (path.includes("`") || !isOneLine(path) ? JSON.stringify(terminalText(path)) : `\`${path}\``);
+
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
   const shown = terminalText(raw.slice(0, 80)).replace(/[\n\t]/g, escaped);
