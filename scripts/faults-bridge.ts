@@ -1,7 +1,8 @@
 // Bridge faults: the bmad-mcp process killed (SIGKILL) while it writes a file, publishes a rendered skill, writes
-// a memory, or pulls a workspace; then every file is the old one or the new one (never torn), and a new bridge's
-// next change succeeds within STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults
-// and test/node/bridge-faults.test.ts (a fixed sample).
+// a memory, or pulls a workspace; then every file is the old one or the new one (never torn), the new one where the
+// change was acknowledged (answered ok, or a pull exited 0), and a new bridge's next change succeeds within
+// STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults and
+// test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
@@ -128,6 +129,14 @@ function snapshot(dir: string, out = new Map<string, string>(), base = dir): Map
   return out;
 }
 
+/** The pulled files that differ from the remote's (`remote`: path -> content); undefined: none. What sync carries:
+ *  not the installer's `.gitignore` files, nor anything else it leaves on the remote. */
+function notTheRemotes(remote: Map<string, string>, pullDir: string): string | undefined {
+  const local = existsSync(pullDir) ? snapshot(pullDir) : new Map<string, string>();
+  const differ = [...remote].filter(([rel, data]) => !notCarried(rel) && local.get(rel) !== data).map(([rel]) => rel);
+  return differ.length ? differ.slice(0, 5).join(", ") : undefined;
+}
+
 /** Resolves once a lock folder appears in `dir`'s locks (or after `ms`): the moment to kill a holder. */
 function lockTaken(dir: string, ms: number): Promise<void> {
   return new Promise((resolve) => {
@@ -204,19 +213,25 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       const locks = locksUnder(o.dir).length;
       if (locks) staleLocks++;
 
-      // Every file is as before or as the operation makes it: compared whole.
+      // Every file is as before or as the operation makes it: compared whole. An acknowledged write, memory or pull
+      // is done: only a cut one may have left the old.
       const after = snapshot(o.dir);
       const torn: string[] = [];
+      let undone: string | undefined;
       if (kind === "write") {
         const now = after.get(path);
-        if (now !== before.get(path) && now !== content) torn.push(`${path} (${now?.length ?? "missing"} chars)`);
+        if (answer.ok) undone = now === content ? undefined : `${path} is ${now === before.get(path) ? "as before" : `${now?.length ?? "missing"} chars`}, not the ${content.length} written`;
+        else if (now !== before.get(path) && now !== content) torn.push(`${path} (${now?.length ?? "missing"} chars)`);
       } else if (kind === "render") {
         for (const [gen, names] of generations()) if (names !== whole) torn.push(`generation ${gen} not whole`);
       } else if (kind === "memory") {
         const rel = "_bmad/_memory/structured/decisions.jsonl";
         const was = before.get(rel) ?? "";
         const now = after.get(rel) ?? "";
-        if (now !== was && !(now.includes(text) && was.split("\n").filter(Boolean).every((l) => now.includes(l)))) torn.push(`${rel} is neither as before nor with the memory added`);
+        // The text as JSON writes it, quotes included: "memory of kill 1" is not found in "… kill 10".
+        const added = now.includes(JSON.stringify(text)) && was.split("\n").filter(Boolean).every((l) => now.includes(l));
+        if (answer.ok) undone = added ? undefined : `${rel} lacks the memory (or an earlier one)`;
+        else if (now !== was && !added) torn.push(`${rel} is neither as before nor with the memory added`);
         for (const line of now.split("\n").filter(Boolean)) {
           try {
             JSON.parse(line);
@@ -230,7 +245,9 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
           if (rel.startsWith(".bmad-mcp/") || rel.endsWith(".tmp")) continue;
           if (now !== pulledBefore.get(rel) && now !== remote.get(rel)) torn.push(`pulled ${rel}`);
         }
+        if (answer.ok) undone = notTheRemotes(remote, pullDir);
       }
+      if (answer.ok && kind !== "render") tally.check("acknowledged change there", undone && `kill ${i + 1} (${kind}): ${undone}`);
       // What other files the operation did not touch stay as they were (temp files and staging aside).
       for (const [rel, was] of before) {
         if (rel === path || rel.startsWith(".bmad-mcp/") || rel.startsWith("_bmad/render/") || rel.startsWith("_bmad/_memory/") || rel === USER_CONFIG) continue;
@@ -252,11 +269,8 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       tally.check("next change after restart succeeds", failed ? `kill ${i + 1} (${kind}): ${failed}` : undefined);
       tally.check(`next change within ${STALE_BOUND_MS / 1000} s (stale lock taken over)`, ms <= STALE_BOUND_MS ? undefined : `kill ${i + 1} (${kind}): ${Math.round(ms)} ms`);
       if (kind === "pull") {
-        const remote = await o.pull!.files();
-        const local = snapshot(pullDir);
-        // What sync carries: not the installer's `.gitignore` files, nor anything else it leaves on the remote.
-        const differ = [...remote].filter(([rel, data]) => !notCarried(rel) && local.get(rel) !== data).map(([rel]) => rel);
-        tally.check("a pull after the kill makes the folder the remote's", differ.length ? `kill ${i + 1}: ${differ.slice(0, 5).join(", ")}` : undefined);
+        const differ = notTheRemotes(await o.pull!.files(), pullDir);
+        tally.check("a pull after the kill makes the folder the remote's", differ && `kill ${i + 1}: ${differ}`);
       }
       o.log?.(`bridge kill ${i + 1}/${o.kinds.length} (${kind}, ${atLock ? "holding a lock" : "at random"}): ${answer.ok ? "acknowledged" : "cut"}, ${locks} lock(s) left, next change in ${Math.round(ms)} ms`);
     }

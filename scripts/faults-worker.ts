@@ -5,7 +5,7 @@
 // test/node/faults.test.ts (a fixed sample).
 import { readdirSync, readFileSync } from "node:fs";
 import { startLocalWorker, type LocalWorker } from "./local-worker.js";
-import { historyGap, memlogUnreadable, User, type Answer } from "./mcp-user.js";
+import { historyGap, listingDiffers, memlogUnreadable, User, type Answer } from "./mcp-user.js";
 
 /** mulberry32: a small seeded generator, so that a run's kill points can be replayed from its seed. */
 export function prng(seed: number): () => number {
@@ -250,11 +250,12 @@ export async function workerFaults(o: WorkerFaultOptions): Promise<WorkerFaultRe
       }
     };
 
-    /** Each user's project list against the projects: every one listed answers, every one that answers is listed. */
+    /** Each user's project list against the projects: every one listed answers, every one that answers is listed, once, as owner. */
     const checkIndex = async () => {
-      const listed = new Set(((await a.must("bmad-project", { action: "list" })).structured.projects as Array<{ project: string; access: string }>).filter((p) => p.access === "owner").map((p) => p.project));
-      const answering = await Promise.all([...projects.keys(), ...listed].filter((n, i, all) => all.indexOf(n) === i).map(async (n) => [n, (await a.call("bmad-project", { action: "config", name: n })).ok] as const));
-      const disagree = answering.filter(([n, ok]) => ok !== listed.has(n)).map(([n, ok]) => `${n} ${ok ? "answers but is not listed" : "is listed but does not answer"}`);
+      const listed = (await a.must("bmad-project", { action: "list" })).structured.projects as Array<{ project: string; access: string }>;
+      const names = [...new Set([...projects.keys(), ...listed.map((p) => p.project)])];
+      const answering = await Promise.all(names.map(async (n) => [n, (await a.call("bmad-project", { action: "config", name: n })).ok] as const));
+      const disagree = listingDiffers(listed, new Map(answering.filter(([, ok]) => ok).map(([n]) => [n, "owner"])));
       tally.check("index agrees with projects", disagree.length ? disagree.join("; ") : undefined);
     };
 

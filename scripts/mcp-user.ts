@@ -83,3 +83,17 @@ export function memlogUnreadable(text: string): string | undefined {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Where a project list (bmad-project list's `projects`) differs from `expected` (project -> access): each project
+ *  missing, listed twice, listed with another access, or listed that should not be; empty: they agree. */
+export function listingDiffers(listed: Array<{ project: string; access: string }>, expected: ReadonlyMap<string, string>): string[] {
+  const found = new Map<string, string[]>();
+  for (const p of listed) found.set(p.project, [...(found.get(p.project) ?? []), p.access]);
+  const differ = [...expected].filter(([name]) => !found.has(name)).map(([name, access]) => `${name} (${access}) is not listed`);
+  for (const [name, access] of found) {
+    const want = expected.get(name);
+    if (want === undefined) differ.push(`${name} (${access.join(", ")}) is listed, but should not be`);
+    else if (access.length !== 1 || access[0] !== want) differ.push(`${name} is listed as ${access.join(", ")}, not once as ${want}`);
+  }
+  return differ;
+}
