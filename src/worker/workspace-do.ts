@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { count as n, shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll, MAX_FILES, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, folderOf, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
 import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
@@ -146,19 +146,38 @@ export class WorkspaceProject extends DurableObject {
 
   /** A collaborator's change keeps what collaborators hold of the project's current files (those whose last version is
    *  not the owner's) within half of each limit, so the owner's own work always has room (review 80: a writer's 4,978
-   *  small files, or 49 of 1 MiB, refused every later write of the owner's, and refilled what the owner freed). */
+   *  small files, or 49 of 1 MiB, refused every later write of the owner's, and refilled what the owner freed); and so
+   *  within half of each folder's (review 177: a writer's 999 files in `_bmad-output/planning-artifacts/` refused the
+   *  owner's architecture.md there). */
   private othersShare(g: { meta: Meta; access: Access }, changes: Array<{ path: string; size: number }>): DoError | undefined {
     if (g.access === "owner") return undefined;
     const held = this.files.heldByOthers(g.meta.owner, g.meta.owner_label);
     let files = held.size;
     let bytes = [...held.values()].reduce((sum, size) => sum + size, 0);
+    // Members' files directly in each folder the change adds one of theirs to.
+    const inFolder = new Map<string, number>();
+    for (const c of changes) if (!held.has(c.path)) inFolder.set(folderOf(c.path), 0);
+    for (const path of held.keys()) {
+      const there = inFolder.get(folderOf(path));
+      if (there !== undefined) inFolder.set(folderOf(path), there + 1);
+    }
     for (const c of changes) {
       const was = held.get(c.path);
-      if (was === undefined) files++;
+      if (was === undefined) {
+        files++;
+        inFolder.set(folderOf(c.path), inFolder.get(folderOf(c.path))! + 1);
+      }
       bytes += c.size - (was ?? 0);
     }
-    if (files <= MAX_FILES / 2 && bytes <= MAX_PROJECT_BYTES / 2) return undefined;
-    return fail("limit", `Project "${g.meta.name}" keeps half its room (${n(MAX_FILES / 2)} files, ${MAX_PROJECT_BYTES / 2 / 1024 / 1024} MiB) for its owner's own work, and the files its members last changed take the other half: this change does not fit. Delete some of those files, or ask the owner (${g.meta.owner_label}) to.`);
+    const owner = `ask the owner (${g.meta.owner_label}) to`;
+    if (files > MAX_FILES / 2 || bytes > MAX_PROJECT_BYTES / 2) {
+      return fail("limit", `Project "${g.meta.name}" keeps half its room (${n(MAX_FILES / 2)} files, ${MAX_PROJECT_BYTES / 2 / 1024 / 1024} MiB) for its owner's own work, and the files its members last changed take the other half: this change does not fit. Delete some of those files, or ${owner}.`);
+    }
+    const full = [...inFolder].find(([, count]) => count > MAX_LISTED / 2);
+    if (!full) return undefined;
+    const [folder] = full;
+    const shown = folder ? `The folder ${folder} of project "${g.meta.name}"` : `The top folder of project "${g.meta.name}"`;
+    return fail("limit", `${shown} keeps half its room (${n(MAX_LISTED / 2)} of the ${n(MAX_LISTED)} files a folder holds directly) for its owner's own work, and the files its members last changed there take the other half: this change does not fit. Put it in a subfolder (${folder}<name>/), or delete some of those files (bmad-files "delete" takes a glob), or ${owner}.`);
   }
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
@@ -428,6 +447,25 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
     return { ok: true, value: { path, version: entry.version } };
+  }
+
+  /** Deletes the files `glob` matches that the caller may delete (remove's checks), at most MAX_LISTED of them, each a
+   *  deletion in its history, in one transaction: how a folder full of files is cleared (review 177: a member's 999
+   *  files took the owner 999 deletes). `more`: deletable ones past the cap; `held`: matches the caller may not delete. */
+  removeMatching(caller: Caller, glob: string, now: string): DoResult<{ files: number; more: number; held: number }> {
+    const compiled = compileGlob(glob);
+    if (!compiled.ok) return fail("invalid", compiled.error);
+    const g = this.gate(caller, "write");
+    if (!g.ok) return g;
+    this.writeMemories(g.meta);
+    const { paths } = this.files.current().match(compiled.glob);
+    if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
+    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}: nothing was deleted. bmad-files "list" with that glob shows what it matches.`);
+    const deletable = paths.filter((path) => checkWritablePath(path).ok && !this.secretsHeld(g, path));
+    const doing = deletable.slice(0, MAX_LISTED);
+    for (const path of doing) this.indexAsItIs(path);
+    this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now)));
+    return { ok: true, value: { files: doing.length, more: deletable.length - doing.length, held: paths.length - deletable.length } };
   }
 
   history(caller: Caller, path: string, limit = 1000): DoResult<VersionEntry[]> {

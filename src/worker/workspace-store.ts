@@ -334,6 +334,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       createFolder: (dir, files, alsoBy) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
       restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
+      removeMatching: (glob) => on<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
       unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),

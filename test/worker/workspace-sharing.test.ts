@@ -374,6 +374,38 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
   });
 
+  it("keeps half of each folder for the owner's own work, and a glob deletes what fills one, as each may (review 177)", async () => {
+    const room = unique("folder-half");
+    const dir = "_bmad-output/planning-artifacts";
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    // Seeded straight into the table: the writer's 500 files and the owner's 498 in BMAD's output folder.
+    await runInDurableObject(projectStub(owner.id, room), (_, state) => {
+      const row = "INSERT INTO files (path, version, size, sha256, updated_at, author, author_id) VALUES (?, 1, 0, '', '', ?, ?)";
+      for (let i = 0; i < 500; i++) state.storage.sql.exec(row, `${dir}/z-${String(i).padStart(4, "0")}.md`, writer.email, writer.id);
+      for (let i = 0; i < 498; i++) state.storage.sql.exec(row, `${dir}/o-${i}.md`, owner.email, owner.id);
+    });
+    await evictDurableObject(projectStub(owner.id, room));
+    const refused = await writer.files({ action: "write", project: room, path: `${dir}/z-0500.md`, content: "x" });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toBe(`The folder ${dir}/ of project "${room}" keeps half its room (500 of the 1,000 files a folder holds directly) for its owner's own work, and the files its members last changed there take the other half: this change does not fit. Put it in a subfolder (${dir}/<name>/), or delete some of those files (bmad-files "delete" takes a glob), or ask the owner (${owner.email}) to.`);
+    // A rewrite of theirs, or a subfolder, fits; the owner's own work fills the folder.
+    expect((await writer.files({ action: "write", project: room, path: `${dir}/z-0000.md`, content: "y" })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path: `${dir}/more/z-0500.md`, content: "x" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: room, path: `${dir}/architecture.md`, content: "# Architecture\n" })).isError).toBe(false);
+    // A member's change of the owner's file there takes one more of the folder's half.
+    expect((await writer.files({ action: "append", project: room, path: `${dir}/architecture.md`, content: "more\n" })).text).toMatch(/^The folder _bmad-output\/planning-artifacts\/ of project .* keeps half its room/);
+    // One glob clears them: each a deletion in history, a config holding secrets left to its owner.
+    expect((await owner.files({ action: "write", project: room, path: `${dir}/z-settings.yaml`, content: 'api_key: "sk-live-abcdefghijklmnop"\n' })).isError).toBe(false);
+    const cleared = await writer.files({ action: "delete", project: room, path: `${dir}/z-*` });
+    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*", each a version in its history (restore brings one back). 1 matching was left: ones you may not delete (a single delete of each says why).`);
+    expect((await owner.files({ action: "history", project: room, path: `${dir}/z-0000.md` })).text.split("\n")[1]).toMatch(`v2 delete 0 B by ${writer.email} at `);
+    expect((await owner.files({ action: "list", project: room, path: `${dir}/z-*` })).text).toContain("z-settings.yaml");
+    expect((await owner.files({ action: "delete", project: room, path: `${dir}/nothing-*` })).text).toBe(`No file of project "${room}" matches "${dir}/nothing-*": nothing was deleted. bmad-files "list" with that glob shows what it matches.`);
+    expect((await writer.files({ action: "write", project: room, path: `${dir}/z-0500.md`, content: "x" })).isError).toBe(false);
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
   it("names a writer's answer's line in a config written anew, after they deleted it and the owner changed another (review 53)", async () => {
     const path = "_bmad/core/config.yaml";
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);

@@ -315,13 +315,16 @@ describe("limits", () => {
     expect((await ada.files({ action: "write", project: other, path: "junk/n999.md", content: "x\n" })).isError).toBe(false);
     const full = await ada.files({ action: "write", project: other, path: "junk/n1000.md", content: "x\n" });
     expect(full.isError).toBe(true);
-    expect(full.text).toBe("Cannot add junk/n1000.md: the folder junk/ holds 1,000 files directly, and a folder holds at most 1,000, the most one listing shows (so that a pull lists them all). Put it in a subfolder (junk/<name>/), or delete some there first.");
+    expect(full.text).toBe("Cannot add junk/n1000.md: the folder junk/ holds 1,000 files directly, and a folder holds at most 1,000, the most one listing shows (so that a pull lists them all). Put it in a subfolder (junk/<name>/), or delete some there first (bmad-files \"delete\" takes a glob).");
     expect((await ada.files({ action: "write", project: other, path: "junk/n999.md", content: "rewritten\n" })).isError).toBe(false);
     expect((await ada.files({ action: "write", project: other, path: "junk/more/n1000.md", content: "x\n" })).isError).toBe(false);
     // One deleted makes room for one.
     expect((await ada.files({ action: "delete", project: other, path: "junk/n999.md" })).isError).toBe(false);
     expect((await ada.files({ action: "write", project: other, path: "junk/n1000.md", content: "x\n" })).isError).toBe(false);
     expect((await ada.files({ action: "write", project: other, path: "junk/n1001.md", content: "x\n" })).text).toMatch(/^Cannot add junk\/n1001\.md: the folder junk\/ holds 1,000 files directly/);
+    // A glob deletes many as one call (review 177; n999.md went above): each a deletion in its history.
+    expect((await ada.files({ action: "delete", project: other, path: "junk/n9??.md" })).text).toBe('Deleted 99 files matching "junk/n9??.md", each a version in its history (restore brings one back).');
+    expect((await ada.files({ action: "write", project: other, path: "junk/n1001.md", content: "x\n" })).isError).toBe(false);
   });
 
   it("refuse a 101st project", async () => {

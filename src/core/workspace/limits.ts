@@ -54,7 +54,7 @@ export const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/") + 
 export function folderFull(path: string, inFolder: number): string | undefined {
   if (inFolder < MAX_LISTED) return undefined;
   const folder = folderOf(path);
-  return `Cannot add ${path}: ${folder ? `the folder ${folder}` : "the project's top folder"} holds ${n(inFolder)} files directly, and a folder holds at most ${n(MAX_LISTED)}, the most one listing shows (so that a pull lists them all). Put it in a subfolder (${folder}<name>/), or delete some there first.`;
+  return `Cannot add ${path}: ${folder ? `the folder ${folder}` : "the project's top folder"} holds ${n(inFolder)} files directly, and a folder holds at most ${n(MAX_LISTED)}, the most one listing shows (so that a pull lists them all). Put it in a subfolder (${folder}<name>/), or delete some there first (bmad-files "delete" takes a glob).`;
 }
 
 /** Many files at once (a new project, rewritten config, a rendered skill): the file count, then each file and the bytes. */

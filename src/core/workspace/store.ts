@@ -132,6 +132,9 @@ export interface WorkspaceFiles {
   restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
   remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
+  /** Removes the files `glob` matches that the caller may remove, at most 1,000 (`more`: those left past it; `held`:
+   *  matches they may not remove), each as remove does. Stores whose deletes keep no history (the bridge) have none. */
+  removeMatching?(glob: string): Promise<WsResult<{ files: number; more: number; held: number }>>;
   /** Newest first. */
   history(path: string): Promise<WsResult<VersionEntry[]>>;
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores

@@ -360,6 +360,15 @@ export const bmadFilesTool = defineTool({
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
           const lost = store.folder ? await secretsLost(files, path) : undefined;
           if (lost) return fail(lost);
+          // `*` and `?` are in no name a workspace takes (unportableName): a glob, each file it matches deleted as one is.
+          if (files.removeMatching && /[*?]/.test(path)) {
+            if (args.if_version !== undefined) return fail(`bmad-files "delete" with a glob (${JSON.stringify(path)}) takes no "if_version": give one file's path for that.`);
+            return result(await files.removeMatching(path), (r) => {
+              const more = r.more ? ` ${n(r.more)} more match: delete again for them.` : "";
+              const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: ones you may not delete (a single delete of each says why).` : "";
+              return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}, each a version in its history (restore brings one back).${more}${held}`, r);
+            });
+          }
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
         }
         case "history":
