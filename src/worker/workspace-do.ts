@@ -461,7 +461,10 @@ export class WorkspaceProject extends DurableObject {
     const { paths } = this.files.current().match(compiled.glob);
     if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
     if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}: nothing was deleted. bmad-files "list" with that glob shows what it matches.`);
-    const deletable = paths.filter((path) => checkWritablePath(path).ok && !this.secretsHeld(g, path));
+    // Only files members last changed: a model steered into `delete "**"` takes no file of the owner's own work (those
+    // go one by one, each a call the user sees); the owner clears what members filled, a member what members wrote.
+    const members = this.files.heldByOthers(g.meta.owner, g.meta.owner_label);
+    const deletable = paths.filter((path) => members.has(path) && checkWritablePath(path).ok && !this.secretsHeld(g, path));
     const doing = deletable.slice(0, MAX_LISTED);
     for (const path of doing) this.indexAsItIs(path);
     this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now)));

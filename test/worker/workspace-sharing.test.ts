@@ -398,7 +398,10 @@ describe("sharing", () => {
     // One glob clears them: each a deletion in history, a config holding secrets left to its owner.
     expect((await owner.files({ action: "write", project: room, path: `${dir}/z-settings.yaml`, content: 'api_key: "sk-live-abcdefghijklmnop"\n' })).isError).toBe(false);
     const cleared = await writer.files({ action: "delete", project: room, path: `${dir}/z-*` });
-    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*", each a version in its history (restore brings one back). 1 matching was left: ones you may not delete (a single delete of each says why).`);
+    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*", each a version in its history (restore brings one back). 1 matching was left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).`);
+    // The owner's own work never goes by a glob, whoever sends it (a steered model's "**" took all of it).
+    expect((await owner.files({ action: "delete", project: room, path: `${dir}/o-*` })).text).toMatch(/^Deleted 0 files matching .* 498 matching were left: a glob deletes only files members last changed/);
+    expect((await owner.files({ action: "list", project: room, path: `${dir}/o-*` })).structured.files).toHaveLength(498);
     expect((await owner.files({ action: "history", project: room, path: `${dir}/z-0000.md` })).text.split("\n")[1]).toMatch(`v2 delete 0 B by ${writer.email} at `);
     expect((await owner.files({ action: "list", project: room, path: `${dir}/z-*` })).text).toContain("z-settings.yaml");
     expect((await owner.files({ action: "delete", project: room, path: `${dir}/nothing-*` })).text).toBe(`No file of project "${room}" matches "${dir}/nothing-*": nothing was deleted. bmad-files "list" with that glob shows what it matches.`);

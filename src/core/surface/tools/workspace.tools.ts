@@ -365,7 +365,7 @@ export const bmadFilesTool = defineTool({
             if (args.if_version !== undefined) return fail(`bmad-files "delete" with a glob (${JSON.stringify(path)}) takes no "if_version": give one file's path for that.`);
             return result(await files.removeMatching(path), (r) => {
               const more = r.more ? ` ${n(r.more)} more match: delete again for them.` : "";
-              const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: ones you may not delete (a single delete of each says why).` : "";
+              const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).` : "";
               return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}, each a version in its history (restore brings one back).${more}${held}`, r);
             });
           }
