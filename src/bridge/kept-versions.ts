@@ -13,6 +13,7 @@ import { appendFile, mkdir, readdir, readFile, realpath, rename, rm, stat, write
 import { join } from "node:path";
 import * as z from "zod";
 import { isConfigShaped } from "../core/catalog/config.js";
+import { MIB } from "../core/workspace/limits.js";
 import { privateFolder, withFileLock } from "./file-lock.js";
 
 export const KEPT_DAYS = 7;
@@ -244,6 +245,10 @@ async function lastWritten(dir: string, rel: string, since: number): Promise<z.i
   return undefined;
 }
 
+/** The model's own write only where the file is the very one the bridge put there, unchanged since (its content and its
+ *  identity): anything else (the user's save, an editor's undo to the same text) is someone else's. */
+const isBridgeWrite = (noted: z.infer<typeof WROTE> | undefined, sha256: string, identity: string) => noted?.s === sha256 && noted.i === identity.slice(0, 120);
+
 /** Written whole or not at all, readable by its owner alone. */
 async function writePrivate(path: string, data: string | Uint8Array): Promise<void> {
   const temp = `${path}.${randomUUID()}.tmp`;
@@ -254,6 +259,56 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
 /** Why a change was refused: what it would replace could not be kept (no room but the user's own copies, or the copy
  *  could not be written), and a change without its way back does not land. */
 export class NotKept extends Error {}
+
+const budget = (limits: KeptLimits) => `${limits.maxEntries.toLocaleString("en-US")} copies and ${Math.round(limits.maxBytes / MIB)} MiB`;
+/** What to do when the copies of other work fill the budget. Never "remove the folder": its copies may be the only ones
+ *  of files a change replaced or deleted (review 175: a pull's 2,000 deleted files were kept there alone). */
+const FULL_ADVICE = (dir: string) => `Commit the project to git; the copies, in ${dir}, may be the only ones of files changes replaced or deleted, so have the user look through them before removing any (each goes when its week is out).`;
+
+/** A copy a change would keep: what `path` holds now, before the change replaces or removes it. */
+export interface Replaced {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/** The room the copies kept now leave, for a plan of many changes to know before it makes any which of them can keep
+ *  what they replace (review 175: a pull found out midway, after deleting 2,000 of the user's files). Counted as keep
+ *  counts: copies of work the bridge did not write hold room; its own make way, and a copy of its own write needs none.
+ *  Another bridge's keeps meanwhile can still take the room: keep refuses then, as ever. */
+export interface KeptRoom {
+  /** Takes room for every copy of `copies` (one change's, whole), or for none and says false. */
+  take(copies: Replaced[]): Promise<boolean>;
+  /** How much room is left, and of what, for a message: "3 more copies (99.9 MiB) of the …". */
+  left(): string;
+}
+
+export async function keptRoom(root: string, now = new Date(), limits = LIMITS): Promise<KeptRoom> {
+  const dir = await folderOf(root);
+  const since = now.getTime() - limits.keepMs;
+  // Read without the lock: the index and compacted notes are put in place whole, and a note cut short is skipped.
+  const theirs = (await entries(dir)).filter((e) => Date.parse(e.at) >= since && e.by !== "bridge");
+  let count = theirs.length;
+  let bytes = theirs.reduce((sum, e) => sum + e.size, 0);
+  const notes = new Map<string, z.infer<typeof WROTE>>();
+  for (const row of await lines(join(dir, WRITTEN), WROTE)) notes.set(row.p, row); // each path's last
+  const mine = async ({ path, bytes: data }: Replaced) => {
+    const noted = notes.get(pathKey(path));
+    const info = noted && Date.parse(noted.at) >= since ? await stat(join(root, path), { bigint: true }).catch(() => undefined) : undefined;
+    return info !== undefined && isBridgeWrite(noted, createHash("sha256").update(data).digest("hex"), fileIdentity(info));
+  };
+  return {
+    async take(copies) {
+      const needed = [];
+      for (const copy of copies) if (!(await mine(copy))) needed.push(copy);
+      const more = needed.reduce((sum, c) => sum + c.bytes.byteLength, 0);
+      if (count + needed.length > limits.maxEntries || bytes + more > limits.maxBytes) return false;
+      count += needed.length;
+      bytes += more;
+      return true;
+    },
+    left: () => `${Math.max(0, limits.maxEntries - count).toLocaleString("en-US")} more copies (${(Math.max(0, limits.maxBytes - bytes) / MIB).toFixed(1)} MiB) of the ${budget(limits)} it keeps a week`,
+  };
+}
 
 /** The projects' folders this process has looked through for content no entry names. */
 const orphansSought = new Set<string>();
@@ -274,17 +329,14 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     const all = await entries(dir);
     const live = all.filter((e) => Date.parse(e.at) >= since);
     const stored = new Set(live.map((e) => e.sha256));
-    // The model's own write only where the file is the very one the bridge put there, unchanged since (its content and
-    // its identity): anything else (the user's save, an editor's undo to the same text) is someone else's.
-    const noted = await lastWritten(dir, rel, since);
-    const mine = noted?.s === sha256 && noted.i === identity.slice(0, 120);
+    const mine = isBridgeWrite(await lastWritten(dir, rel, since), sha256, identity);
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     // An entry the index would not read back (a path past its bound) would lose its copy at the next keep (review 41).
-    if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: nothing was changed.`);
+    if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: this change was not made.`);
     const { kept, fits } = within([...live, entry], limits);
     if (!fits || !kept.includes(entry)) {
       if (mine) return;
-      throw new NotKept(`the bridge keeps a week of what changes replace (${limits.maxEntries} copies, ${Math.round(limits.maxBytes / 1024 / 1024)} MiB), and what this one would replace no longer fits beside the copies of other work it holds: nothing was changed. Commit the project to git, then the user can remove ${dir} to start afresh.`);
+      throw new NotKept(`the bridge keeps a week of what changes replace (${budget(limits)}), and what this one would replace no longer fits beside the copies of other work it holds: this change was not made. ${FULL_ADVICE(dir)}`);
     }
     if (!stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
     await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
@@ -303,7 +355,7 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
       }
     }
   }).catch((error: Error) => {
-    throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): nothing was changed.`);
+    throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): this change was not made.`);
   });
   await serially(dir, run);
 }

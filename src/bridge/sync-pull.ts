@@ -7,7 +7,7 @@
 import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keepReplaced, noteWrite } from "./kept-versions.js";
+import { keepReplaced, keptRoom, noteWrite, type Replaced } from "./kept-versions.js";
 import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
@@ -40,10 +40,10 @@ const seen = (local: Local): Seen => (local.kind === "file" ? local.sha256 : loc
 type Step =
   /** `merged`: written instead of the remote's content, which is still what the state records (push sends it). */
   | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array; seen: Seen }
-  /** `note`: why a file of the user's goes (with --force, in the way of the remote's). */
-  | { op: "delete"; path: string; seen: Seen; note?: string }
+  /** `note`: why a file of the user's goes (with --force, in the way of the remote's `for`). */
+  | { op: "delete"; path: string; seen: Seen; note?: string; for?: string }
   /** No one's content (isLitter) in a folder the pull takes away: gone with it, unkept, unreported. */
-  | { op: "litter"; path: string }
+  | { op: "litter"; path: string; for: string }
   | { op: "record"; path: string; file: SyncedFile | undefined };
 
 const READS_AT_ONCE = 8;
@@ -73,6 +73,10 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const fetches: Array<{ path: string; local: Local; synced: SyncedFile | undefined; localChanged: boolean }> = [];
   /** Paths whose name stands here as the other kind (a folder, or a file above them): decided once the deletions are known. */
   const inWay: Array<{ path: string; local: Extract<Local, { kind: "blocked" }> }> = [];
+  /** What each change replaces here, as read: what it keeps a copy of. */
+  const localOf = new Map(paths.map((path, i) => [path, locals[i]!]));
+  /** Paths written once the deletions named go: held back with any of them. */
+  const clearedBy = new Map<string, string[]>();
   const decide = (path: string, local: Local) => {
     // A file a killed pull wrote holds the bytes it was writing: pulled, whatever the record says.
     const interrupted = before?.pending?.get(path);
@@ -115,9 +119,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const at = local.inWay!;
     const standing = await standingAt(o.dir, at);
     const freed = at === path ? standing?.files.every((file) => deleting.has(file)) : deleting.has(at);
-    const clearLitter = () => standing?.litter.forEach((file) => steps.push({ op: "litter", path: file }));
+    const clearLitter = () => standing?.litter.forEach((file) => steps.push({ op: "litter", path: file, for: path }));
     if (freed || (synced && (!r || (r.version === synced.version && !o.force)))) {
-      if (freed) clearLitter();
+      if (freed) clearLitter(), clearedBy.set(path, at === path ? standing!.files : [at]);
       decide(path, { kind: "missing" });
       continue;
     }
@@ -140,7 +144,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (mine && reads?.every((read) => read.kind === "file")) {
       for (const [i, file] of mine.entries()) {
         deleting.add(file);
-        steps.push({ op: "delete", path: file, seen: seen(reads[i]!), note: `in the way of the remote's ${path}; a copy is kept a week` });
+        localOf.set(file, reads[i]!);
+        steps.push({ op: "delete", path: file, seen: seen(reads[i]!), note: `in the way of the remote's ${path}; a copy is kept a week`, for: path });
       }
       clearLitter();
       decide(path, { kind: "missing" });
@@ -245,9 +250,47 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
+  const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
-  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...steps.filter(clearing), ...steps.filter((step) => !clearing(step))], report);
+  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
+}
+
+/** The steps whose copies of what they replace all fit in the room the bridge's kept copies leave, known before any is
+ *  taken: those of a path that do not all fit are held back whole, `left` (review 175: a pull --force deleted 2,000 of
+ *  the user's files, each kept, then stopped with the budget full, the rest of them in the way and the remote's file
+ *  never written). A path whose way a held-back deletion was to clear is held back with it. */
+async function holdBackUnkept(o: SyncOptions, steps: Step[], plan: { localOf: Map<string, Local>; clearedBy: Map<string, string[]>; known: Map<string, SyncedFile>; report: Report }): Promise<Step[]> {
+  if (!steps.some((step) => (step.op === "delete" || step.op === "write") && step.seen !== "missing")) return steps; // nothing to keep
+  const forPath = (step: Step) => (step.op === "delete" || step.op === "litter" ? (step.for ?? step.path) : step.path);
+  const byPath = new Map<string, Step[]>();
+  for (const step of steps) if (step.op !== "record") byPath.set(forPath(step), [...(byPath.get(forPath(step)) ?? []), step]);
+  const room = await keptRoom(o.dir);
+  const held = new Map<string, string>();
+  for (const [path, group] of byPath) {
+    const copies: Replaced[] = [];
+    for (const step of group) {
+      if (step.op === "litter" || step.op === "record" || step.seen === "missing") continue;
+      const local = plan.localOf.get(step.path);
+      if (local?.kind === "file") copies.push({ path: step.path, bytes: local.bytes });
+      else held.set(path, `${step.path} here is too large to keep a copy of before the pull replaces it: move it aside, then pull again`);
+    }
+    if (held.has(path) || (await room.take(copies))) continue;
+    const [n, them] = copies.length === 1 ? ["a file", "it"] : [`${copies.length.toLocaleString("en-US")} files`, "them"];
+    held.set(path, `replacing what is here (${n}) keeps a copy of ${copies.length === 1 ? "it" : "each"}, and the bridge has room for ${room.left()}: commit ${them} to git and remove ${them} here, or move ${them} aside, then pull again`);
+  }
+  const ownerOf = new Map(steps.flatMap((step): Array<[string, string]> => (step.op === "delete" ? [[step.path, forPath(step)]] : [])));
+  for (const [path, waits] of plan.clearedBy) {
+    const waiting = held.has(path) ? undefined : waits.find((file) => held.has(ownerOf.get(file) ?? file));
+    if (waiting) held.set(path, `${waiting} stands in its way, and its deletion is held back above`);
+  }
+  for (const [path, why] of held) plan.report.add("left", path, why);
+  return steps.flatMap((step): Step[] => {
+    if (step.op === "record" || !held.has(forPath(step))) return [step];
+    // Held back whole: the record stays as it was, and so does what stands here.
+    const synced = step.path === forPath(step) ? plan.known.get(step.path) : undefined;
+    return synced ? [{ op: "record", path: step.path, file: synced }] : [];
+  });
 }
 
 function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {
@@ -368,7 +411,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   }
   const saved = await saveState(o.dir, state);
   if (failure || !saved.ok) {
-    const done = report.changes.length ? ` The files above were changed before it stopped; pull again to finish.` : " Nothing was changed.";
+    // `kept` and `left` lines above name what the pull did not change.
+    const done = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted") ? ` The files added, updated or deleted above were changed before it stopped; pull again to finish.` : " Nothing was changed.";
     return { ok: false, error: `${sentence(failure ?? `cannot record the pull: ${saved.ok ? "" : saved.error}`)}${done}`, report };
   }
   return { ok: true, report };

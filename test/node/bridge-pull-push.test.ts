@@ -24,6 +24,7 @@ import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { keptContent, keptOf } from "../../src/bridge/kept-versions.js";
+import { locksFolderPath } from "../../src/bridge/file-lock.js";
 import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
 import { MIB } from "../../src/core/workspace/limits.js";
 
@@ -1037,6 +1038,51 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
   expect(await keptText("_bmad-output/own.md/notes.md")).toEqual(["notes\n"]);
   expect(forced.stdout).toContain(`left     ${settings}/x.md (in the way of BMAD's settings here`);
   expect(readFileSync(join(edited, settings), "utf8")).toBe("[core]\n");
+}, 30_000);
+
+// Review 175: pull --force replaced the user's own files in the way one by one, each kept, until the kept copies' budget
+// was full: it stopped there, the rest in the way and the remote's file never written, said "nothing was changed" on the
+// next try, and advised removing the folder that held the only copies of the files it had deleted.
+it("holds back whole, before changing anything, what --force would replace past the room the bridge's kept copies leave", async () => {
+  const listed = ["_bmad-output/edited.md", "_bmad-output/gone.md", "_bmad-output/plan.md", "_bmad-output/small.md"];
+  const remote = await startFake(listed, { versions: new Map([["_bmad-output/edited.md", 2]]) });
+  const target = pulledFolder(remote, { "_bmad-output/edited.md": "e\n", "_bmad-output/gone.md": "_bmad-output/gone.md\n" });
+  writeFileSync(join(target, "_bmad-output/edited.md"), "e, changed here\n");
+  const mine = [...numbered("_bmad-output/plan.md/", 10), ...numbered("_bmad-output/small.md/", 2)];
+  for (const path of mine) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), `${path}, mine\n`));
+  // A week of copies of the user's other work, as earlier changes left them: room for 3 more of the 2,000.
+  const kept = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(target)).digest("hex").slice(0, 32));
+  const old = createHash("sha256").update("old\n").digest("hex");
+  mkdirSync(kept, { recursive: true, mode: 0o700 });
+  writeFileSync(join(kept, old), "old\n");
+  const entry = (i: number) => JSON.stringify({ path: `_bmad-output/old/${i}.md`, sha256: old, size: 4, version: Number.parseInt(old.slice(0, 12), 16), at: new Date().toISOString() });
+  writeFileSync(join(kept, "index.jsonl"), Array.from({ length: 1997 }, (_, i) => `${entry(i)}\n`).join(""));
+
+  const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
+  expect(out.code, out.stderr).toBe(0);
+  // What fits, each with its copy: small.md's two files replaced, and the file changed here overwritten.
+  expect(out.stdout).toContain("deleted  _bmad-output/small.md/0001.md (in the way of the remote's _bmad-output/small.md; a copy is kept a week)\n");
+  expect(readFileSync(join(target, "_bmad-output/small.md"), "utf8")).toBe("_bmad-output/small.md\n");
+  expect(readFileSync(join(target, "_bmad-output/edited.md"), "utf8")).toBe("_bmad-output/edited.md\n");
+  expect((await keptOf(target, "_bmad-output/edited.md")).length).toBe(1);
+  expect((await keptContent(target, "_bmad-output/small.md/0000.md", (await keptOf(target, "_bmad-output/small.md/0000.md"))[0]!.version))?.data).toEqual(Buffer.from("_bmad-output/small.md/0000.md, mine\n"));
+  // What does not: held back whole, every file of it where it was, and the way on named.
+  expect(out.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files) keeps a copy of each, and the bridge has room for 3 more copies (100.0 MiB) of the 2,000 copies and 100 MiB it keeps a week: commit them to git and remove them here, or move them aside, then pull again)\n");
+  for (const path of numbered("_bmad-output/plan.md/", 10)) expect(readFileSync(join(target, path), "utf8")).toBe(`${path}, mine\n`);
+  expect(out.stdout).toContain(": 1 added, 1 updated, 2 deleted, 1 unchanged, 1 left on the remote.");
+  expect(`${out.stdout}${out.stderr}`).not.toMatch(/[Nn]othing was changed|remove \S*kept/);
+
+  // Again, the room now full, the remote having replaced a file changed here by a folder of its name: that file's
+  // deletion is held back, and so is what was to come where it stands; the pull does not stop (it did at every try).
+  writeFileSync(join(target, "_bmad-output/gone.md"), "g, changed here\n");
+  listed.splice(listed.indexOf("_bmad-output/gone.md"), 1, "_bmad-output/gone.md/new.md");
+  const again = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
+  expect(again.code, again.stderr).toBe(0);
+  expect(again.stdout).toContain("left     _bmad-output/gone.md (replacing what is here (a file) keeps a copy of it, and the bridge has room for 0 more copies (100.0 MiB) of the 2,000 copies and 100 MiB it keeps a week: commit it to git and remove it here, or move it aside, then pull again)\n");
+  expect(again.stdout).toContain("left     _bmad-output/gone.md/new.md (_bmad-output/gone.md stands in its way, and its deletion is held back above)\n");
+  expect(again.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files)");
+  expect(again.stdout).toContain(": 0 added, 0 updated, 0 deleted, 2 unchanged, 3 left on the remote.");
+  expect(readFileSync(join(target, "_bmad-output/gone.md"), "utf8")).toBe("g, changed here\n");
 }, 30_000);
 
 it("names a push's writes before it makes them, so a killed push's files read as pushed; a write the remote refuses stops no other (review 113)", async () => {

@@ -690,7 +690,12 @@ describe("what a change replaced is kept a week", () => {
     // Review 39: the user's work is never pushed out for the model's: once their copies fill the budget, a change of
     // more of it is refused, and one of the model's own writes goes ahead without a copy.
     await keep(root, "notes.md", text("NOTE"), "test", t(151), shared);
-    await expect(keep(root, "plan.md", text("PLAN"), "test", t(152), shared)).rejects.toThrow(NotKept);
+    const full = await keep(root, "plan.md", text("PLAN"), "test", t(152), shared).then(() => undefined, (error: Error) => error);
+    expect(full).toBeInstanceOf(NotKept);
+    // Review 175: it advised removing the kept folder, the only copies of what earlier changes replaced.
+    expect(full!.message).toContain("this change was not made. Commit the project to git; the copies, in ");
+    expect(full!.message).toContain("may be the only ones of files changes replaced or deleted, so have the user look through them before removing any");
+    expect(full!.message).not.toMatch(/remove \S+ to start afresh/);
     await noteWritten(root, "draft.md", text("DRAFT"), "test", t(153));
     await keep(root, "draft.md", text("DRAFT"), "test", t(153), shared);
     expect(await keptOf(root, "draft.md", t(153), shared)).toEqual([]);
