@@ -5,6 +5,7 @@
 // words as a project that does not exist.
 import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
+import { shownTime } from "../core/count.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
@@ -19,6 +20,9 @@ import type { OwnedRow, ReceivedShare, Standing } from "./workspace-index-do.js"
 import type { TextEdited } from "../core/runtime/fs.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
+
+/** What a listing finds: the caller's projects, the offers to them, and their deleted projects still kept. */
+type ProjectListing = { mine: ProjectSummary[]; offers: ProjectSummary[]; deleted: Array<{ name: string; until: string }> };
 
 /** How long a name may be pending without its project before a listing takes it for a create cut short. */
 const CREATE_GRACE_MS = 60_000;
@@ -95,9 +99,11 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   /** Own projects, accepted shares and offers, each with the name to pass: `name@tag` where the bare name is
-   *  another of these (an offer never changes how the caller's own or accepted projects are named). */
-  private async everything(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
-    const [rows, received] = await Promise.all([this.index(`user:${this.caller.id}`).owned(), this.received(true)]);
+   *  another of these, or an own project deleted and kept, which holds it (an offer never changes how the caller's own
+   *  or accepted projects are named). */
+  private async everything(): Promise<ProjectListing> {
+    const index = this.index(`user:${this.caller.id}`);
+    const [rows, received, deleted] = await Promise.all([index.owned(), this.received(true), index.keptDeleted(this.now())]);
     const owned = (await Promise.all(rows.map((row) => this.settled(row)))).filter((row) => row !== undefined);
     const summary = (group: ReceivedShare[], taken: Set<string>) => {
       const count = new Map<string, number>();
@@ -108,15 +114,15 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       }));
     };
     const own = owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at }));
-    const shared = summary(received.filter((s) => s.accepted), new Set(owned.map((p) => p.name)));
+    const shared = summary(received.filter((s) => s.accepted), new Set([...owned, ...deleted].map((p) => p.name)));
     const mine = [...own, ...shared];
-    return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))) };
+    return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))), deleted };
   }
 
-  /** One listing for the calls made at once (bmad-project list asks for projects and offers together): each settles
-   *  index rows and checks shares with their projects, work not to do twice. A later call lists afresh. */
-  private listing?: Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }>;
-  private listed(): Promise<{ mine: ProjectSummary[]; offers: ProjectSummary[] }> {
+  /** One listing for the calls made at once (bmad-project list asks for projects, offers and deleted ones together):
+   *  each settles index rows and checks shares with their projects, work not to do twice. A later call lists afresh. */
+  private listing?: Promise<ProjectListing>;
+  private listed(): Promise<ProjectListing> {
     return (this.listing ??= this.everything().finally(() => (this.listing = undefined)));
   }
 
@@ -128,8 +134,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return (await this.listed()).offers;
   }
 
-  deleted(): Promise<Array<{ name: string; until: string }>> {
-    return this.index(`user:${this.caller.id}`).keptDeleted(this.now());
+  async deleted(): Promise<Array<{ name: string; until: string }>> {
+    return (await this.listed()).deleted;
   }
 
   /** The offer or share `ref` names (the caller's own projects are not answered here). */
@@ -204,23 +210,33 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   /** Runs `op` on the project the caller means by `ref`: their own first, else one shared with them.
    *  (RPC results come typed as the stub sees them: `T` says what the object's method returns.) */
   /** `own`: the caller's own project only (a share: what is acted on is what the user was asked about); a shared one of
-   *  that name is answered as not theirs to act on. */
-  private async on<T>(ref: string, rpc: (stub: Stub, owner: string) => Promise<unknown>, own = false): Promise<WsResult<T>> {
-    const op = async (owner: string, name: string) => (await rpc(this.project(owner, name), owner)) as DoResult<T>;
+   *  that name is answered as not theirs to act on. `rpc` is told the owner's label where the project is someone else's. */
+  private async on<T>(ref: string, rpc: (stub: Stub, owner: string, sharedBy?: string) => Promise<unknown>, own = false): Promise<WsResult<T>> {
     const parsed = parseProjectRef(ref);
     if (!parsed.ok) return { ok: false, kind: "no_project", error: parsed.error };
     const { name, tag } = parsed.value;
+    const op = async (owner: string, sharedBy?: string) => (await rpc(this.project(owner, name), owner, sharedBy)) as DoResult<T>;
     if (!tag || tag === ownerTag(this.caller.id)) {
-      const out = await op(this.caller.id, name);
+      const out = await op(this.caller.id);
       if (out.ok || out.kind !== "no_project") return out;
       if (tag) return this.notFound(ref);
     }
     const matches = (await this.received()).filter((s) => s.accepted && s.name === name && (!tag || ownerTag(s.owner) === tag));
+    // The caller's own project of the name, deleted and kept, still holds its bare name: a write meant for it never lands
+    // in someone else's project of that name (review 179: Alice's writes went to Mallory's "acme" after her delete).
+    if (!tag && matches.length) {
+      const standing = (await this.project(this.caller.id, name).standing(this.caller)) as Standing;
+      if (standing.state === "live") return op(this.caller.id);
+      if (standing.state === "deleted") {
+        const theirs = matches.map((s) => `"${name}@${ownerTag(s.owner)}" (${s.owner_label}'s)`).join(", ");
+        return { ok: false, kind: "no_project", error: `"${name}" names your own project, which you deleted: it is kept until ${shownTime(standing.until)} UTC, and bmad-project "undelete" brings it back. Nothing was done. Shared with you under that name: ${theirs}; pass that to work there.` };
+      }
+    }
     if (own && matches.length) return { ok: false, kind: "denied", error: `Only the owner of "${name}" (${matches[0]!.owner_label}) can share or delete it.` };
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
-    const out = matches.length ? await op(matches[0]!.owner, name) : undefined;
+    const out = matches.length ? await op(matches[0]!.owner, matches[0]!.owner_label) : undefined;
     return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
   }
 
@@ -321,20 +337,30 @@ export class DurableWorkspaceStore implements WorkspaceStore {
 
   files(project: string): ManyReadingFiles {
     const on = <T>(op: (stub: Stub) => Promise<unknown>) => this.on<T>(project, op);
+    // A change made in someone else's project: whose, for the answer to say (review 179).
+    let changeOwner: string | undefined;
+    const change = <T>(op: (stub: Stub) => Promise<unknown>) =>
+      this.on<T>(project, async (stub, _owner, sharedBy) => {
+        const out = (await op(stub)) as DoResult<T>;
+        // (An edit that did not apply answers null: nothing changed.)
+        if (out.ok && out.value !== null && sharedBy) changeOwner = sharedBy;
+        return out;
+      });
     const c = this.caller;
     const now = () => this.now();
     return {
       project,
+      changeOwner: () => changeOwner,
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
-      write: (path, data, options = {}) => on<WrittenEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now(), options.alsoBy)),
-      edit: (path, edit, alsoBy) => on<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
-      createFolder: (dir, files, alsoBy) => on<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
-      restore: (path, version, ifVersion) => on<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
-      remove: (path, ifVersion) => on<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
-      removeMatching: (glob) => on<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
+      write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now(), options.alsoBy)),
+      edit: (path, edit, alsoBy) => change<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
+      createFolder: (dir, files, alsoBy) => change<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
+      restore: (path, version, ifVersion) => change<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
+      remove: (path, ifVersion) => change<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
+      removeMatching: (glob) => change<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
       history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
       unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),

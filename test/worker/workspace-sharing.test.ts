@@ -261,8 +261,8 @@ describe("sharing", () => {
     // The owner writes back what they read at version 1: said, with the way to put the writer's change back.
     expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, by ${writer.email}, which this write did not name with if_version: if you had not read it, read version 2 and put their change back.`);
     // Not where they named the version they read, nor over their own.
-    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n", if_version: 3 }))).toBe(`Wrote ${path}: now version 4.`);
-    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD!\n" }))).toBe(`Wrote ${path}: now version 5.`);
+    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n", if_version: 3 }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 4.`);
+    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD!\n" }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 5.`);
   });
 
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {
@@ -398,7 +398,7 @@ describe("sharing", () => {
     // One glob clears them: each a deletion in history, a config holding secrets left to its owner.
     expect((await owner.files({ action: "write", project: room, path: `${dir}/z-settings.yaml`, content: 'api_key: "sk-live-abcdefghijklmnop"\n' })).isError).toBe(false);
     const cleared = await writer.files({ action: "delete", project: room, path: `${dir}/z-*` });
-    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*", each a version in its history (restore brings one back). 1 matching was left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).`);
+    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*" in "${room}", ${owner.email}'s project, each a version in its history (restore brings one back). 1 matching was left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).`);
     // The owner's own work never goes by a glob, whoever sends it (a steered model's "**" took all of it).
     expect((await owner.files({ action: "delete", project: room, path: `${dir}/o-*` })).text).toMatch(/^Deleted 0 files matching .* 498 matching were left: a glob deletes only files members last changed/);
     expect((await owner.files({ action: "list", project: room, path: `${dir}/o-*` })).structured.files).toHaveLength(498);
@@ -849,6 +849,45 @@ describe("sharing", () => {
     expect(listed.map((p) => `${p.project}:${p.access}`)).toEqual(expect.arrayContaining([`${project}:owner`, `${tagged}:read`]));
     expect((await writer.files({ action: "read", project: tagged, path: "docs/prd.md" })).text).toContain("# PRD");
     expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
+  });
+
+  it("lets no bare name reach a shared project while the caller's own of that name is deleted and kept; names whose project every change is in (review 179)", async () => {
+    // Alice (the writer) and Mallory (the owner) each make "acme"; Alice accepts Mallory's, then deletes her own.
+    const acme = unique("acme");
+    const tagged = `${acme}@${ownerTag(owner.id)}`;
+    expect((await writer.project({ action: "create", name: acme })).isError).toBe(false);
+    expect((await owner.project({ action: "create", name: acme })).isError).toBe(false);
+    await shareAccepted(owner, acme, writer, "write");
+    expect((await writer.project({ action: "delete", name: acme, confirm: acme })).isError).toBe(false);
+    const refused = await writer.files({ action: "write", project: acme, path: "_bmad-output/plan.md", content: "Alice's plan\n" });
+    expect(refused.isError, refused.text).toBe(true);
+    expect(refused.text).toMatch(new RegExp(`^"${acme}" names your own project, which you deleted: it is kept until .* UTC, and bmad-project "undelete" brings it back\\. Nothing was done\\.`));
+    expect(refused.text).toContain(`Shared with you under that name: "${tagged}" (${owner.email}'s)`);
+    expect((await owner.files({ action: "read", project: acme, path: "_bmad-output/plan.md" })).text).toMatch(/No file _bmad-output\/plan\.md/);
+    // A run's memlog is refused alike; the list names the shared one as the refusal does.
+    const root = `bmad://projects/${acme}`;
+    expect((await writer.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/runs/x --field topic=t` })).text).toContain("names your own project, which you deleted");
+    expect((await writer.project({ action: "list" })).text).toContain(`${tagged} (write, shared by ${owner.email})`);
+
+    // Named as theirs, every change in it says whose project it is, once; the owner's own answers say nothing of it.
+    const whose = `in "${tagged}", ${owner.email}'s project`;
+    const wrote = await writer.files({ action: "write", project: tagged, path: "_bmad-output/plan.md", content: "Alice's plan\n" });
+    expect(wrote.text).toBe(`Wrote _bmad-output/plan.md ${whose}: now version 1, 13 bytes.`);
+    expect((await writer.files({ action: "append", project: tagged, path: "_bmad-output/plan.md", content: "more\n" })).text).toMatch(new RegExp(`^Wrote _bmad-output/plan\\.md ${whose.replace(/[.@]/g, "\\$&")}: now version 2`));
+    expect((await writer.files({ action: "edit", project: tagged, path: "_bmad-output/plan.md", old: "more", content: "less" })).text).toContain(`Edited _bmad-output/plan.md ${whose}: now version 3`);
+    expect((await writer.files({ action: "restore", project: tagged, path: "_bmad-output/plan.md", version: 1 })).text).toContain(`Restored _bmad-output/plan.md ${whose} to version 1's content: now version 4`);
+    expect((await writer.files({ action: "delete", project: tagged, path: "_bmad-output/plan.md" })).text).toBe(`Deleted _bmad-output/plan.md ${whose} (version 5); restore brings back an earlier version.`);
+    const taggedRoot = `bmad://projects/${tagged}`;
+    const ran = await writer.call(TOOL.bmadRun, { command: `uv run ${taggedRoot}/_bmad/scripts/memlog.py init --workspace ${taggedRoot}/runs/x --field topic=t` });
+    expect(ran.text.split("\n").filter((l) => l.includes(`${owner.email}'s project`)), ran.text).toEqual([`Note: this run changed files in ${taggedRoot}, ${owner.email}'s project.`]);
+    expect((await writer.project({ action: "config", name: tagged, answers: { core: { user_name: "Alice" } } })).text).toMatch(new RegExp(`^Set the answers of "${tagged}", ${owner.email.replace(/[.@]/g, "\\$&")}'s project; rewrote `));
+    const ownWrite = await owner.files({ action: "write", project: acme, path: "_bmad-output/mine.md", content: "x\n" });
+    expect(ownWrite.text).toBe("Wrote _bmad-output/mine.md: now version 1, 2 bytes.");
+
+    // Undeleted, the bare name is Alice's own again.
+    expect((await writer.project({ action: "undelete", name: acme })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: acme, path: "_bmad-output/plan.md", content: "mine\n" })).text).toBe("Wrote _bmad-output/plan.md: now version 1, 5 bytes.");
+    await owner.project({ action: "share", name: acme, with: writer.email, access: "none" });
   });
 
   it("lists a share as its project holds it when a change was cut short between the project and the index", async () => {

@@ -50,6 +50,9 @@ export interface ProjectRuntime {
   /** After a run: the answer of a file call that found no project the caller may see (a workspace runtime made
    *  without checking first). */
   refused?(): string | undefined;
+  /** After a run: the owner of the project it changed files in, where that is someone other than the caller (a shared
+   *  workspace's), so that the answer says whose project it changed. */
+  changeOwner?(): string | undefined;
   /** Read-only git in the project, for the ported scripts that measure history (the bridge); absent where there is none. */
   readonly git?: GitRunner;
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. `byPort`: the port itself runs

@@ -75,6 +75,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       },
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
+      changeOwner: () => files.changeOwner?.(),
       // Asked once, and only by a script that writes a time: one call more for those (none where the first call read it).
       timeZone: () => (zone ??= files.timeZone().then((out) => (out.ok && out.value) || DEFAULT_TIME_ZONE)),
     };

@@ -109,6 +109,9 @@ export interface ManyRead {
 export interface WorkspaceFiles {
   /** As the caller named it. */
   readonly project: string;
+  /** After a change made through this object in a project someone else owns: that owner, as sign-in names them, so
+   *  that its answer says whose project it changed. Undefined in the caller's own (and on the bridge). */
+  changeOwner?(): string | undefined;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */

@@ -226,7 +226,9 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const answer = runAnswer(runtime, name, result);
     // A port that needs git where there is none answers as its Python does; where it can run is said beside it
     // (review 77: the retrospective went on without knowing).
-    const notes = [...othersLayers(runtime), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
+    // A change in someone else's project is named as theirs, once (review 179).
+    const owner = runtime.changeOwner?.();
+    const notes = [...(owner ? [`this run changed files in ${runtime.root}, ${owner}'s project.`] : []), ...othersLayers(runtime), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.

@@ -234,18 +234,22 @@ async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string,
   // Made from the answers as read, and stored only if they are still those: another member's change meanwhile is read
   // and merged again (review 99: one's answer was lost), a few times at most.
   let stored: WsResult<{ changed: string[] }> | undefined;
+  let whose = "";
   for (let attempt = 0; attempt < CONFIG_ATTEMPTS && (!stored || (!stored.ok && stored.kind === "conflict")); attempt++) {
     const info = await store.info(name);
     if (!info.ok) return fail(info.error);
     if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
+    // Someone else's project is named as theirs, as a file's change in it is (review 179).
+    whose = info.value.access === "owner" ? "" : `, ${info.value.owner}'s project`;
     const answers = mergeAnswers(info.value.answers, given);
     const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
     if (!files.ok) return fail(files.error);
     stored = await store.configure(name, info.value.answers, answers, files.files, zone?.zone);
   }
-  const zoneSet = zone ? ` Times scripts write in "${name}" are in ${zone.zone} now.` : "";
+  const answered = Object.keys(given).length > 0;
+  const zoneSet = zone ? ` Times scripts write in "${name}"${answered ? "" : whose} are in ${zone.zone} now.` : "";
   return result(stored!, (r) =>
-    done(!Object.keys(given).length ? zoneSet.trim() : `${r.changed.length ? `Set the answers of "${name}"; rewrote ${r.changed.join(", ")}.` : `Set the answers of "${name}"; no file changed.`}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
+    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}.${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
 }
 
@@ -335,7 +339,7 @@ export const bmadFilesTool = defineTool({
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}`, f, `${page || leftNote(store, path)}${replacedNote(f)}`));
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}${inWhose(files)}`, f, `${page || leftNote(store, path)}${replacedNote(f)}`));
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
@@ -344,7 +348,7 @@ export const bmadFilesTool = defineTool({
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
           if (typeof edit === "string") return fail(edit);
           if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
-          return result(edit, (f) => changed(`Edited ${path}`, f, leftNote(store, path)));
+          return result(edit, (f) => changed(`Edited ${path}${inWhose(files)}`, f, leftNote(store, path)));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -354,7 +358,7 @@ export const bmadFilesTool = defineTool({
             const lost = await secretsLost(files, path);
             if (lost) return fail(lost);
           }
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path} to version ${args.version}'s content`, f, leftNote(store, path)));
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, leftNote(store, path)));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
@@ -366,10 +370,10 @@ export const bmadFilesTool = defineTool({
             return result(await files.removeMatching(path), (r) => {
               const more = r.more ? ` ${n(r.more)} more match: delete again for them.` : "";
               const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).` : "";
-              return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}, each a version in its history (restore brings one back).${more}${held}`, r);
+              return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}${inWhose(files)}, each a version in its history (restore brings one back).${more}${held}`, r);
             });
           }
-          return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path} (version ${r.version}); restore brings back an earlier version.`, r));
+          return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path}${inWhose(files)} (version ${r.version}); restore brings back an earlier version.`, r));
         }
         case "history":
           return result(await files.history(path), (all) => {
@@ -523,6 +527,13 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   }
   return { folders: [...folders].filter((f) => whole.glob.test(f) || asFolder.glob.test(f)).sort().slice(0, MAX_LINES), deeper };
 }
+
+/** Where a change was made in someone else's project, whose: said once, so that nobody writes there unknowingly (review
+ *  179: after Alice deleted her "acme", her writes went to Mallory's, answered as plainly as into her own). */
+const inWhose = (files: WorkspaceFiles): string => {
+  const owner = files.changeOwner?.();
+  return owner ? ` in "${files.project}", ${owner}'s project` : "";
+};
 
 /** Another person's version a write replaced without naming it: to read and merge, if it was not read. */
 const replacedNote = (f: WrittenEntry): string =>
