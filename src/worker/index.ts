@@ -2,16 +2,16 @@
 // provider: it serves discovery, registration and tokens, guards /mcp, and hands the rest to hono.
 // Registration and the token endpoint pass through this Worker's own checks first (auth/registration.ts,
 // auth/token-endpoint.ts); /mcp validations are cached briefly per isolate (auth/token-cache.ts).
-import { getOAuthApi, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import { getOAuthApi, OAuthError, OAuthProvider, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
-import { authConfig } from "./auth/config.js";
-import { hasAuth, SCOPES, SCOPES_SUPPORTED, type Props } from "./auth/identity.js";
+import { authConfig, notAdmitted } from "./auth/config.js";
+import { hasAuth, PropsSchema, SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
 import { registration } from "./auth/registration.js";
 import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
-import { oauthError } from "./auth/oauth-error.js";
+import { invalidToken } from "./auth/oauth-error.js";
 import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
 
 /** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup. */
@@ -45,8 +45,17 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
     requiredScopes: [SCOPES.read],
     accessTokenTTL,
     refreshTokenTTL: REFRESH_TOKEN_TTL_S,
-    // A sign-in whose person unticked "stay signed in" (offline_access) gets no refresh token.
-    tokenExchangeCallback: ({ grantType, props }) => (grantType === "authorization_code" && (props as Props | undefined)?.noRefresh ? { refreshTokenTTL: 0 } : undefined),
+    tokenExchangeCallback: ({ grantType, props, env }) => {
+      // Every token issued is for someone the access rules admit now: a refresh for someone no longer allowed
+      // fails, and invalid_grant makes the provider revoke the whole grant.
+      const config = authConfig(env, new URL(origin).hostname);
+      if (!config.ok) throw new OAuthError("temporarily_unavailable", { description: config.error, statusCode: 503 });
+      const signedIn = PropsSchema.safeParse(props);
+      const refusal = signedIn.success ? notAdmitted(config.config, signedIn.data) : "This sign-in carries no valid identity: sign in again.";
+      if (refusal || !signedIn.success) throw new OAuthError("invalid_grant", { description: `${refusal} The sign-in is revoked.` });
+      // A sign-in whose person unticked "stay signed in" (offline_access) gets no refresh token.
+      return grantType === "authorization_code" && signedIn.data.noRefresh ? { refreshTokenTTL: 0 } : undefined;
+    },
     resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
     onError: () => undefined, // no token or secret in logs
   };
@@ -85,7 +94,7 @@ export default {
       case "/mcp": {
         // The provider makes a KV key of the token's parts (review 95: a 600-character one answered 500).
         const tooLong = tokenTooLong(bearer(request) ?? "", "access token");
-        if (tooLong) return oauthError(request, 401, "invalid_token", tooLong, { "www-authenticate": `Bearer realm="OAuth", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", error="invalid_token"` });
+        if (tooLong) return invalidToken(request, tooLong);
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.

@@ -8,7 +8,9 @@ import type { BundleReader } from "../core/surface/reader.js";
 import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
+import { authConfig, notAdmitted } from "./auth/config.js";
 import { hasAuth, PropsSchema, SCOPES } from "./auth/identity.js";
+import { invalidToken } from "./auth/oauth-error.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import { readCapped } from "./read-capped.js";
 import type { Env } from "./env.js";
@@ -34,6 +36,12 @@ export const mcpApi = {
 export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, auth: OAuthResourceAuth, tokenProps: unknown): Promise<Response> {
   const props = propsOf(tokenProps);
   if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
+  // The access rules as configured now, on what the grant recorded at sign-in: after the token cache, so a cached
+  // token is judged too (authConfig parses env once per isolate).
+  const config = authConfig(env, new URL(request.url).hostname);
+  if (!config.ok) return jsonRpcError(503, config.error);
+  const refusal = notAdmitted(config.config, props.data);
+  if (refusal) return invalidToken(request, refusal);
   if (!auth.scope.includes(SCOPES.read)) {
     return insufficientScope(auth, auth.scope.includes(SCOPES.write) ? [SCOPES.read, SCOPES.write] : [SCOPES.read], "This token does not carry bmad:read; sign in again and allow bmad:read.");
   }

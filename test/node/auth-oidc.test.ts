@@ -3,9 +3,10 @@
 // MCP -> refresh; denied email, upstream refusal, state mismatch; fail-closed configuration.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalWorker } from "../../scripts/local-worker.js";
-import { localWorker } from "./helpers";
+import { cpSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { localWorker, tempDir } from "./helpers";
 import { authConfig, isAllowed } from "../../src/worker/auth/config.js";
 import type { Env } from "../../src/worker/env.js";
 import { authorize, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
@@ -14,17 +15,25 @@ import { startIdp, type Idp } from "../support/oidc-idp.js";
 let idp: Idp;
 let worker: LocalWorker;
 let base: string;
+/** The Worker's storage, kept across a restart (a redeploy with other access rules). */
+const state = tempDir("auth-oidc");
+
+/** The Worker on this file's storage, with these access rules; on `port` to keep its tokens' resource URL. */
+function startWorker(rules: Record<string, string>, port?: number): Promise<LocalWorker> {
+  const bindings = { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ...rules };
+  return startLocalWorker({ scriptPath: inject("workerScript"), persistTo: state.dir, seed: false, bindings, ...(port ? { port } : {}) });
+}
 
 beforeAll(async () => {
   idp = await startIdp();
-  worker = await localWorker({
-    bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: idp.clientId, OIDC_CLIENT_SECRET: idp.clientSecret, ALLOWED_EMAIL_DOMAINS: "example.com", ALLOWED_EMAILS: "victor@elsewhere.test" },
-  });
+  cpSync(inject("workerState"), state.dir, { recursive: true });
+  worker = await startWorker({ ALLOWED_EMAIL_DOMAINS: "example.com", ALLOWED_EMAILS: "victor@elsewhere.test" });
   base = worker.url.origin;
 }, 120_000);
 afterAll(async () => {
   await worker?.dispose();
   await idp?.close();
+  state.cleanup();
 });
 
 async function connect(token: string): Promise<Client> {
@@ -134,6 +143,41 @@ describe("with an OpenID Connect provider", () => {
     expect(callback.status).toBe(400);
     expect(callback.headers.get("location")).toBeNull();
   });
+
+  // Last here: it redeploys this file's Worker with narrower rules.
+  it("cuts off a member the rules no longer allow at her next request, and revokes her sign-in when she refreshes", async () => {
+    idp.user = { sub: "mallory", email: "mallory@example.com", email_verified: true };
+    const mallory = await signIn(fetch, base);
+    await (await connect(mallory.access_token)).callTool({ name: "bmad-task", arguments: { action: "start", objective: "Mallory's plan" } });
+    idp.user = { sub: "ada", email: "ada@example.com", email_verified: true, name: "Ada" };
+    const ada = await signIn(fetch, base);
+
+    // The operator lists Ada alone and redeploys: same storage, same origin.
+    const port = Number(worker.url.port);
+    await worker.dispose();
+    worker = await startWorker({ ALLOWED_EMAILS: "ada@example.com" }, port);
+
+    const removed = "mallory@example.com is no longer allowed on this server: its access rules changed since this sign-in. Ask its administrator to add you.";
+    for (let i = 0; i < 2; i++) { // the second from this isolate's token cache
+      const call = await fetch(`${base}/mcp`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${mallory.access_token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+      });
+      expect(call.status).toBe(401);
+      expect(call.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      expect(await call.json()).toMatchObject({ error: "invalid_token", error_description: removed });
+    }
+    expect(await refresh(fetch, base, mallory.client_id, mallory.refresh_token!)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: `${removed} The sign-in is revoked.` } });
+    // Revoked: the provider no longer knows the grant, whatever the rules say next.
+    expect(await refresh(fetch, base, mallory.client_id, mallory.refresh_token!)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: "Grant not found" } });
+
+    // Ada, still listed, keeps her sign-in.
+    expect(await sessionsOf(await connect(ada.access_token))).not.toContain("mallorys-plan");
+    const refreshed = await refresh(fetch, base, ada.client_id, ada.refresh_token!);
+    expect(refreshed.status).toBe(200);
+    expect(await sessionsOf(await connect(refreshed.json.access_token))).not.toContain("mallorys-plan");
+  });
 });
 
 describe("configuration fails closed", () => {
@@ -155,7 +199,8 @@ describe("configuration fails closed", () => {
     expect(isAllowed(rules, { email: "grace@example.com" })).toBe(false); // not said to be verified
     expect(isAllowed(rules, { email: "grace@example.com", emailVerified: true })).toBe(true);
     expect(isAllowed(rules, { email: "grace@example.com", emailVerified: false })).toBe(false);
-    expect(isAllowed(rules, { email: "eve@evil.test", orgMember: true })).toBe(true);
+    expect(isAllowed(rules, { email: "eve@evil.test", memberOf: "BMAD-Org" })).toBe(true); // GitHub org logins ignore case
+    expect(isAllowed(rules, { email: "eve@evil.test", memberOf: "other-org" })).toBe(false); // a member of the org the rule named before
     expect(isAllowed(rules, { email: "eve@evil.test" })).toBe(false);
     expect(isAllowed(rules, {})).toBe(false);
     expect(isAllowed({ emails: [], domains: [] }, {})).toBe(true); // no rule: the identity provider is the boundary

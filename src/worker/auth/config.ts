@@ -4,6 +4,7 @@ import * as z from "zod";
 import type { Env } from "../env.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Result } from "../../core/result.js";
+import type { Props } from "./identity.js";
 
 const list = z
   .string()
@@ -77,12 +78,22 @@ export function authConfig(env: Env, host: string): ConfigResult {
 }
 
 /** Allowed when no rule is set (the upstream itself is the boundary), or when any rule matches. Email rules
- * match verified emails only: an identity whose emailVerified is not true never matches one. */
-export function isAllowed(access: AccessRules, who: { email?: string; emailVerified?: boolean; orgMember?: boolean }): boolean {
+ * match verified emails only: an identity whose emailVerified is not true never matches one. The org rule matches
+ * the org GitHub said, at sign-in, this person was an active member of (`memberOf`). */
+export function isAllowed(access: AccessRules, who: { email?: string; emailVerified?: boolean; memberOf?: string }): boolean {
   const rules = access.emails.length + access.domains.length + (access.githubOrg ? 1 : 0);
   if (!rules) return true;
-  if (who.orgMember) return true;
+  if (access.githubOrg && who.memberOf?.toLowerCase() === access.githubOrg.toLowerCase()) return true;
   const email = who.emailVerified === true ? who.email?.toLowerCase() : undefined;
   if (!email) return false;
   return access.emails.includes(email) || access.domains.includes(email.slice(email.lastIndexOf("@") + 1));
+}
+
+/** Why this configuration no longer admits a sign-in, judged on what its grant recorded then (Props), or undefined.
+ *  Checked on every /mcp request and every token issued, so that changed rules cut a member off at their next request.
+ *  The local sign-in, loopback only, admits any local user, as its consent page does. */
+export function notAdmitted(config: AuthConfig, who: Props): string | undefined {
+  if (who.upstream !== config.upstream.kind) return `This sign-in was made through ${who.upstream}, and this server now signs in through ${config.upstream.kind}: sign in again.`;
+  if (who.upstream === "local" || isAllowed(config.access, who)) return undefined;
+  return `${who.email ?? who.login ?? who.userId} is no longer allowed on this server: its access rules changed since this sign-in. Ask its administrator to add you.`;
 }

@@ -29,10 +29,11 @@ export async function githubIdentity(up: GitHub, org: string | undefined, p: { c
   const user = User.parse(await (await api("/user")).json());
   const emails = Emails.safeParse(await (await api("/user/emails")).json());
   const primary = emails.success ? emails.data.find((e) => e.primary && e.verified) : undefined;
-  let orgMember = false;
+  // Asked here only: a grant records the answer, and later requests are judged on it (docs/deploy.md).
+  let memberOf: string | undefined;
   if (org) {
     const membership = await api(`/user/memberships/orgs/${encodeURIComponent(org)}`);
-    orgMember = membership.ok && (await membership.json() as { state?: string }).state === "active";
+    if (membership.ok && (await membership.json() as { state?: string }).state === "active") memberOf = org;
   }
-  return { subject: `github/${user.id}`, login: user.login, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), orgMember };
+  return { subject: `github/${user.id}`, login: user.login, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), ...(memberOf ? { memberOf } : {}) };
 }

@@ -9,7 +9,8 @@ export interface Identity {
   email?: string;
   emailVerified?: boolean;
   name?: string;
-  orgMember?: boolean;
+  /** The ALLOWED_GITHUB_ORG GitHub said this person is an active member of, from GitHub sign-in only. */
+  memberOf?: string;
 }
 
 /** What a token carries to the MCP handler (ctx.props), parsed before use. */
@@ -22,6 +23,8 @@ export const PropsSchema = z.object({
   /** As the upstream said; workspace shares by email apply only to emails it vouched for. */
   emailVerified: z.boolean().optional(),
   name: z.string().max(300).optional(),
+  /** GitHub sign-in's org membership, as GitHub said at sign-in: the access rules are checked on it on every request. */
+  memberOf: z.string().max(100).optional(),
   /** The person unticked offline_access on the consent page: the sign-in gets no refresh token (review 55). */
   noRefresh: z.literal(true).optional(),
 });

@@ -11,3 +11,9 @@ export function oauthError(request: Request, status: number, error: string, desc
   }
   return Response.json({ error, error_description: description }, { status, headers: h });
 }
+
+/** 401 invalid_token at /mcp, with the challenge that sends a client to sign in again (RFC 6750 §3, RFC 9728 §5.1). */
+export function invalidToken(request: Request, description: string): Response {
+  const origin = new URL(request.url).origin;
+  return oauthError(request, 401, "invalid_token", description, { "www-authenticate": `Bearer realm="OAuth", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp", error="invalid_token"` });
+}

@@ -95,6 +95,7 @@ function props(identity: Identity, upstream: Props["upstream"], noRefresh: boole
     ...(identity.email ? { email: identity.email } : {}),
     ...(identity.emailVerified !== undefined ? { emailVerified: identity.emailVerified } : {}),
     ...(identity.name ? { name: identity.name } : {}),
+    ...(identity.memberOf ? { memberOf: identity.memberOf } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
 // while a grant was forgotten is not remembered. So revoking, a replayed code and a replayed refresh token
 // take effect on this isolate's next request; other isolates keep a cached token for CACHE_MS at most.
 // Code that revokes a grant any other way (OAuthHelpers.revokeGrant) must call forgetGrant too.
+// A cached token is still judged by the access rules as deployed (serveMcp): the cache skips validation only.
 import type { OAuthResourceAuth } from "@cloudflare/workers-oauth-provider";
 
 /** How long another isolate may keep accepting a revoked token: stated in docs/security.md. */
