@@ -11,7 +11,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { enqueued, newSession, referencedContent, rejectedRef, step, type Action } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
+import { MAKE_ROOM, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
 import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { noteWrite, sameBytes } from "./kept-versions.js";
@@ -31,8 +31,8 @@ export const MAPPING_OBJECTIVE_CHARS = 200;
 type Mapping = Map<string, TaskMappingEntry>;
 
 const tooManySessions = (count: number) =>
-  `This project has ${count} delivery sessions, the most one project keeps (${MAX_SESSIONS}); nothing was started. To make room, ` +
-  "the user deletes finished sessions' files from .bmad-task/ (session-<id>.json and temp/<id>/), then .bmad-task/task-mapping.json, which is rebuilt from the sessions left.";
+  `This project has ${count} delivery sessions, the most one project keeps (${MAX_SESSIONS}); nothing was started. To make room, delete finished ones: ${MAKE_ROOM} ` +
+  "Another owner's the user deletes by hand: their files in .bmad-task/ (session-<id>.json and temp/<id>/), then .bmad-task/task-mapping.json, which is rebuilt from the sessions left.";
 
 class BusyError extends Error {}
 /** A path the project's files may not be read or written through (a symlink out, a device): named, with the fix. */
@@ -324,6 +324,30 @@ export class FileSessionStore implements SessionStore {
       .filter((s) => status === "all" || s.status === status)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.created_at.localeCompare(a.created_at));
     return { sessions: all.slice(0, limit), total: all.length };
+  }
+
+  /** Out of the mapping first, under the session's lock: a delete cut short leaves a state file that holds no place and is
+   *  still found by its id, to delete again; never an entry with no session behind it. The artifacts in .claude/specs/
+   *  are the project's files, and stay. */
+  remove(owner: string, session: string): Promise<Stored<SessionState>> {
+    return this.on(owner, session, true, async (state) => {
+      const id = state.session_id;
+      await this.locked(MAPPING, async () => {
+        const mapping = parseMapping(await this.readText(MAPPING)) ?? (await this.scan());
+        mapping.delete(id);
+        await this.writeText(MAPPING, serialize(mapping));
+      });
+      await this.unlink(this.statePath(id));
+      const dir = this.contentDir(id);
+      const listed = await listConfined(this.projectDir, dir);
+      for (const name of listed.ok ? listed.names : []) await this.unlink(`${dir}/${name}`, (folder) => folder === dir);
+      return { ok: true, value: state };
+    });
+  }
+
+  private async unlink(rel: string, emptied?: (dir: string) => boolean): Promise<void> {
+    const removed = await removeConfined(this.projectDir, rel, { own: BASE, ...(emptied ? { emptied } : {}) });
+    if (!removed.ok) throw new RefusedPath(removed.error);
   }
 
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {

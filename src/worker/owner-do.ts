@@ -2,7 +2,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { newSession } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
-import type { SessionStatusFilter } from "../core/delivery/store.js";
+import { MAKE_ROOM, type SessionStatusFilter } from "../core/delivery/store.js";
 
 function randomId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -27,7 +27,7 @@ export class OwnerSessions extends DurableObject {
   reserve(owner: string, objective: string, now: string, options: { project?: string; taken?: string[] } = {}): SessionState | { refused: string } {
     const held = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions").one().n;
     if (held >= MAX_SESSIONS_PER_OWNER) {
-      return { refused: `You have ${held} delivery sessions, the most one person keeps on this server (${MAX_SESSIONS_PER_OWNER}); nothing was started. Carry on in one you have (list_sessions lists them), or ask the server's operator to remove finished ones.` };
+      return { refused: `You have ${held} delivery sessions, the most one person keeps on this server (${MAX_SESSIONS_PER_OWNER}); nothing was started. Carry on in one you have, or delete finished ones: ${MAKE_ROOM}` };
     }
     const taken = new Set(this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions").toArray().map((r) => r.task_name));
     for (const name of options.taken ?? []) taken.add(name);
@@ -36,9 +36,15 @@ export class OwnerSessions extends DurableObject {
     return state;
   }
 
+  /** Only a session `reserve` listed and `forget` has not dropped: a deleted session's last action, published after the
+   *  delete, would list it again (a row no session is behind, holding a place). */
   record(summary: SessionSummary, revision: number): void {
     const row = this.sql.exec<{ revision: number }>("SELECT revision FROM sessions WHERE session_id = ?", summary.session_id).toArray()[0];
-    if (!row || row.revision <= revision) this.write(summary, revision);
+    if (row && row.revision <= revision) this.write(summary, revision);
+  }
+
+  forget(sessionId: string): void {
+    this.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
   }
 
   private write(summary: SessionSummary, revision: number): void {

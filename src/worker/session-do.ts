@@ -97,6 +97,17 @@ export class WorkflowSession extends DurableObject {
     return { ok: true, value: await this.publish(result.state) };
   }
 
+  /** Deletes the session and all it stores, once out of the owner's index: a delete cut short leaves a session that
+   *  holds no place and is still found by its id, to delete again; never a listed one with nothing behind it. */
+  async destroy(owner: string): Promise<Stored<SessionState>> {
+    const stored = this.load(owner);
+    if (!stored.ok) return stored;
+    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(owner)).forget(stored.value.session_id);
+    await this.ctx.storage.deleteAll();
+    this.checked = undefined;
+    return stored;
+  }
+
   readArtifact(owner: string, file: string): Stored<string> {
     const stored = this.load(owner);
     if (!stored.ok) return stored;

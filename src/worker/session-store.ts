@@ -62,6 +62,10 @@ export class DurableSessionStore implements SessionStore {
     return this.index(owner).list(status, limit);
   }
 
+  remove(owner: string, session: string): Promise<Stored<SessionState>> {
+    return this.on(owner, session, (s) => s.destroy(owner));
+  }
+
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {
     return this.on(owner, session, (s) => s.readArtifact(owner, file));
   }

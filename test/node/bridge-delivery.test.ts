@@ -1,10 +1,12 @@
 // bmad-task on the bridge, spawned for real over stdio: the user rejects a draft with a reason (seed 003's
 // ["confirm", "reject"]) and a draft stuck below the gate gets the stage rubric's gaps; sessions live in files, which
-// keep only the drafts the state names, and a confirm whose state save never landed is carried on when retried.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+// keep only the drafts the state names, and a confirm whose state save never landed is carried on when retried; a
+// session its task name confirms is deleted, its artifacts left in the project.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { MAX_SESSIONS } from "../../src/bridge/file-session-store.js";
 import type { SessionView } from "../../src/core/delivery/view.js";
 import { connectBridge, tempDir, toolText } from "./helpers.js";
 
@@ -112,5 +114,38 @@ describe("bmad-task on the bridge", () => {
     expect(view.rubric_gaps).toEqual(expect.arrayContaining(["Data model: missing, 5 points", "Security: weak (its section has 1 word), 4 points"]));
     expect(view.rubric_gaps!.some((g) => g.startsWith("Components"))).toBe(false);
     expect(view.role_prompt).toContain("Data model: missing, 5 points");
+  });
+
+  // Last: it fills the project's sessions.
+  it("deletes a session its task name confirms, with its files in .bmad-task/, keeping its artifacts; a full project says how (it stayed full)", async () => {
+    const { session_id, task_name } = await task({ action: "start", objective: "Build a forum" });
+    await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# Forum PRD", quality_score: 95 }) });
+    await task({ action: "confirm", session_id });
+    await task({ action: "submit", session_id, claude_result: json({ architecture_draft: "# Forum architecture", quality_score: 60 }) });
+    const base = join(tmp.dir, ".bmad-task");
+    const mappingFile = join(base, "task-mapping.json");
+    expect(readdirSync(join(base, "temp", session_id)).length).toBeGreaterThan(0);
+    // Another's session, and the rest of the project's sessions as entries with nothing behind them.
+    const theirs = "f".repeat(64);
+    const mine = JSON.parse(readFileSync(join(base, `session-${session_id}.json`), "utf8"));
+    writeFileSync(join(base, `session-${theirs}.json`), JSON.stringify({ ...mine, session_id: theirs, task_name: "their-forum", owner: "someone-else" }));
+    const mapping = JSON.parse(readFileSync(mappingFile, "utf8"));
+    const entry = (task_name: string) => ({ task_name, objective: "o", created_at: mine.created_at, owner: "someone-else" });
+    mapping[theirs] = entry("their-forum");
+    for (let i = 0; Object.keys(mapping).length < MAX_SESSIONS; i++) mapping[i.toString(16).padStart(64, "0")] = entry(`t-${i}`);
+    writeFileSync(mappingFile, JSON.stringify(mapping));
+    expect(await taskError({ action: "start", objective: "One more" })).toContain('To make room, delete finished ones: list_sessions lists them (status "completed": the finished ones), and bmad-task action "delete" with confirm: its task name removes one.');
+
+    expect(await taskError({ action: "delete", session_id: theirs, confirm: "their-forum" })).toMatch(/^Session "f{64}" not found\./);
+    expect(await taskError({ action: "delete", session_id: task_name })).toBe(`To delete session "${task_name}" with its state, drafts and the artifacts it keeps, pass confirm: "${task_name}".`);
+    const deleted = await client.callTool({ name: "bmad-task", arguments: { action: "delete", session_id, confirm: task_name } });
+    expect(toolText(deleted)).toBe(`Deleted delivery session "${task_name}" with its state, drafts and the artifacts it kept; it no longer counts toward the sessions you keep. Its artifacts saved in the project stay there (.claude/specs/${task_name}/).`);
+    expect(existsSync(join(base, `session-${session_id}.json`))).toBe(false);
+    expect(existsSync(join(base, "temp", session_id))).toBe(false);
+    expect(Object.keys(JSON.parse(readFileSync(mappingFile, "utf8")))).toHaveLength(MAX_SESSIONS - 1);
+    expect(existsSync(join(base, `session-${theirs}.json`))).toBe(true);
+    expect(readFileSync(join(tmp.dir, ".claude/specs", task_name, "01-product-requirements.md"), "utf8")).toBe("# Forum PRD");
+    expect(await taskError({ action: "status", session_id })).toMatch(/^Session "[0-9a-f]{64}" not found\./);
+    expect((await task({ action: "start", objective: "One more" })).task_name).toBe("one-more");
   });
 });

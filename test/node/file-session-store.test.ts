@@ -344,7 +344,7 @@ describe("the mapping stays one the store reads back", () => {
     writeFileSync(mappingPath(), JSON.stringify(full));
     const out = await store.start("me", "One more");
     expect(out).toMatchObject({ ok: false, kind: "invalid", error: expect.stringContaining(`the most one project keeps (${MAX_SESSIONS}); nothing was started`) });
-    expect(!out.ok && out.error).toMatch(/deletes finished sessions' files from \.bmad-task\/.*task-mapping\.json, which is rebuilt/);
+    expect(!out.ok && out.error).toMatch(/delete finished ones: list_sessions lists them .*bmad-task action "delete" with confirm: its task name removes one\. Another owner's the user deletes by hand: their files in \.bmad-task\/.*task-mapping\.json, which is rebuilt/);
     expect(readdirSync(join(dir, ".bmad-task"))).toEqual(["task-mapping.json"]);
   });
 

@@ -162,16 +162,38 @@ describe("sessions", () => {
     expect(b.task_name).toBe(`${a.task_name}-1`);
   });
 
-  it("start none past the most one person keeps, saying what to do (review 65: no bound on a user's sessions)", async () => {
+  it("start none past the most one person keeps, saying how to delete finished ones, which frees their place (review 65: no bound on a user's sessions, and none could be deleted)", async () => {
     const person = await signInAs(`${unique("many")}@example.com`);
+    const project = unique("kept");
+    expect((await person.project({ action: "create", name: project })).isError).toBe(false);
+    const { session_id, task_name, project: pinned } = (await person.call(TOOL.bmadTask, { action: "start", objective: "Old work", project })).structured;
+    await person.call(TOOL.bmadTask, { action: "submit", session_id, claude_result: json({ prd_draft: "# Old PRD", quality_score: 95 }) });
+    const [artifact] = (await person.call(TOOL.bmadTask, { action: "confirm", session_id })).structured.artifacts;
     const index = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(person.id));
+    const held = () => runInDurableObject(index, (_: unknown, state) => state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM sessions").one().n);
     await runInDurableObject(index, (_: unknown, state) => {
-      for (let i = 0; i < MAX_SESSIONS_PER_OWNER; i++) state.storage.sql.exec("INSERT INTO sessions (session_id, task_name, revision, updated_at, summary) VALUES (?, ?, 0, ?, '{}')", `s${i}`, `t${i}`, new Date().toISOString());
+      for (let i = 1; i < MAX_SESSIONS_PER_OWNER; i++) state.storage.sql.exec("INSERT INTO sessions (session_id, task_name, revision, updated_at, summary) VALUES (?, ?, 0, ?, '{}')", `s${i}`, `t${i}`, new Date().toISOString());
     });
     const refused = await person.call(TOOL.bmadTask, { action: "start", objective: "One more" });
     expect(refused.isError).toBe(true);
-    expect(refused.text).toContain(`You have ${MAX_SESSIONS_PER_OWNER} delivery sessions, the most one person keeps on this server`);
-    await runInDurableObject(index, (_: unknown, state) => void state.storage.sql.exec("DELETE FROM sessions WHERE session_id = 's0'"));
+    expect(refused.text).toBe(`You have ${MAX_SESSIONS_PER_OWNER} delivery sessions, the most one person keeps on this server (${MAX_SESSIONS_PER_OWNER}); nothing was started. Carry on in one you have, or delete finished ones: list_sessions lists them (status "completed": the finished ones), and bmad-task action "delete" with confirm: its task name removes one.`);
+
+    // Another's session is not found; one whose task name is not confirmed stays.
+    expect(await taskError({ action: "delete", session_id, confirm: task_name })).toMatch(/^Session "[0-9a-f]{64}" not found\./);
+    expect(await person.call(TOOL.bmadTask, { action: "delete", session_id, confirm: "old" })).toMatchObject({ isError: true, text: `To delete session "${task_name}" with its state, drafts and the artifacts it keeps, pass confirm: "${task_name}".` });
+    expect(await held()).toBe(MAX_SESSIONS_PER_OWNER);
+
+    const deleted = await person.call(TOOL.bmadTask, { action: "delete", session_id: task_name, confirm: task_name });
+    expect(deleted).toMatchObject({ isError: false, structured: { deleted: session_id, task_name } });
+    expect(deleted.text).toBe(`Deleted delivery session "${task_name}" with its state, drafts and the artifacts it kept; it no longer counts toward the sessions you keep. Its artifacts saved in project "${pinned}" stay there (.claude/specs/${task_name}/).`);
+    // Gone with all it stored, and a late word from it lists it no more; the file it saved stays with the project's history.
+    expect((await person.call(TOOL.bmadTask, { action: "status", session_id })).text).toMatch(/^Session "[0-9a-f]{64}" not found\./);
+    await expect(person.client.readResource({ uri: artifact })).rejects.toThrow(/not found/);
+    const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
+    expect(await runInDurableObject(stub, (_, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().length)).toBe(0);
+    await index.record({ session_id, task_name, objective: "Old work", current_stage: "po", current_state: "generating", status: "active", artifacts: [], created_at: "", updated_at: "" }, 99);
+    expect(await held()).toBe(MAX_SESSIONS_PER_OWNER - 1);
+    expect((await person.files({ action: "read", project, path: `.claude/specs/${task_name}/01-product-requirements.md` })).text).toMatch(/version 1, .*\n# Old PRD$/);
     expect((await person.call(TOOL.bmadTask, { action: "start", objective: "One more" })).isError).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import type { Question } from "./score.js";
 export const STATES = ["generating", "clarifying", "refining", "awaiting_confirmation", "awaiting_approval", "completed"] as const;
 export type State = (typeof STATES)[number];
 
-export const ACTIONS = ["start", "submit", "answer", "confirm", "confirm_save", "approve", "reject", "status"] as const;
+export const ACTIONS = ["start", "submit", "answer", "confirm", "confirm_save", "approve", "reject", "status", "delete"] as const;
 export type ActionName = (typeof ACTIONS)[number];
 
 /** Where large content lives: first 300 characters, size, last update; the text is in the store. */

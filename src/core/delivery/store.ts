@@ -2,10 +2,14 @@
 import type { Action } from "./machine.js";
 import type { SessionState, SessionSummary, Subtask } from "./session.js";
 import type { Result } from "../result.js";
+import { TOOL } from "../surface/names.js";
 
 export type SessionStatusFilter = "all" | "active" | "completed" | "failed";
 
 export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | "invalid" }>;
+
+/** How to make room where a store keeps no more sessions: both stores' refusals end with it. */
+export const MAKE_ROOM = `${TOOL.listSessions} lists them (status "completed": the finished ones), and ${TOOL.bmadTask} action "delete" with confirm: its task name removes one.`;
 
 export interface SessionStore {
   /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.
@@ -18,6 +22,9 @@ export interface SessionStore {
   enqueue(owner: string, session: string, subtask: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>>;
   /** The owner's newest `limit` sessions of that status, newest first, and how many there are. */
   list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }>;
+  /** Deletes the owner's session with all it keeps itself (state, drafts, artifacts), freeing its place among the
+   *  owner's sessions; files it saved into a project stay there. Answers the state it had. Not the owner's: not_found. */
+  remove(owner: string, session: string): Promise<Stored<SessionState>>;
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>>;
   readContent(owner: string, session: string, ref: string): Promise<Stored<string>>;
 }

@@ -1,8 +1,8 @@
 // Toolset `delivery` (seed 003): one bmad-task tool drives the PO -> Architect -> SM -> Dev -> Review -> QA session.
 import * as z from "zod";
 import type { Action } from "../../delivery/machine.js";
-import { ACTIONS, type SessionState } from "../../delivery/session.js";
-import type { Stored } from "../../delivery/store.js";
+import { ACTIONS, SPECS_DIR, type SessionState } from "../../delivery/session.js";
+import type { SessionStore, Stored } from "../../delivery/store.js";
 import { sessionView } from "../../delivery/view.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -46,20 +46,25 @@ export const bmadTaskTool = defineTool({
   name: TOOL.bmadTask,
   toolset: "delivery",
   description:
-    "BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, submit, answer questions; confirm, approve or reject only on the user's word, once shown the result.",
+    "BMAD delivery session PO -> Architect -> SM -> Dev -> Review -> QA: start, submit, answer; confirm, approve, reject or delete (confirm: task name) only on the user's word, once shown the result.",
   input: z.object({
     action: z.enum(ACTIONS).describe("What to do"),
-    session_id: sessionField.optional().describe("Id or task name (all but start)"),
+    session_id: sessionField.optional().describe("Id or task name (not start)"),
     objective: z.string().min(1).max(4000).optional().describe("What to build (start)"),
     claude_result: result("Claude"),
     codex_result: result("Codex"),
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),
     project: z.string().max(100).optional().describe("Workspace to also save artifacts in (start)"),
     reason: z.string().max(4000).optional().describe("User's reason (reject)"),
+    // delete's: the tool's description says what it is (tools/list is 8 KB at most).
+    confirm: z.string().max(100).optional(),
     // A view's clicks name the revision they showed (step() refuses another); no description: models need not send it.
     revision: z.number().int().min(0).optional(),
   }),
   maxArgumentBytes: 5 * 1024 * 1024,
+  // delete removes a session, as bmad-project and bmad-files remove theirs.
+  // Not destructive as a whole: a host that asks before each destructive call would ask at every step of a session;
+  // its one deleting action takes the task name as confirm.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   // A session's status is a read: a read-only token may ask it (review 48).
   writes: (args) => !(args && typeof args === "object" && (args as { action?: unknown }).action === "status"),
@@ -76,6 +81,7 @@ export const bmadTaskTool = defineTool({
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
     // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
     if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id), true);
+    if (args.action === "delete") return deleteSession(deps, sessions, args.session_id, args.confirm);
     const action: Action =
       args.action === "submit" ? { type: "submit", claude_result: args.claude_result, codex_result: args.codex_result }
       : args.action === "answer" ? { type: "answer", answers: args.answers ?? {} }
@@ -87,5 +93,22 @@ export const bmadTaskTool = defineTool({
     return respond(deps, acted.value, false, await saveInProject(deps, acted.value));
   },
 });
+
+/** Deletes the caller's session once `confirm` names its task, as bmad-project asks a project's name: what the session
+ *  kept goes, what it saved into a project stays (that file's history is the project's). */
+async function deleteSession(deps: SurfaceDeps, sessions: SessionStore, session: string, confirm: string | undefined): Promise<ToolOutcome> {
+  const found = await sessions.get(deps.owner, session);
+  if (!found.ok) return fail(found.error);
+  const { session_id, task_name } = found.value;
+  if (confirm !== task_name) return fail(`To delete session "${task_name}" with its state, drafts and the artifacts it keeps, pass confirm: "${task_name}".`);
+  // By id: the name could be another session's by now.
+  const removed = await sessions.remove(deps.owner, session_id);
+  if (!removed.ok) return fail(removed.error);
+  const { project, artifacts } = removed.value;
+  // On the remote a session saves into the project it was started with; on the bridge every artifact is a project file.
+  const where = project ? `project "${project}"` : deps.workspaces?.folder !== undefined ? "the project" : undefined;
+  const kept = where && artifacts.length ? ` Its artifacts saved in ${where} stay there (${SPECS_DIR}/${task_name}/).` : "";
+  return done(`Deleted delivery session "${task_name}" with its state, drafts and the artifacts it kept; it no longer counts toward the sessions you keep.${kept}`, { deleted: session_id, task_name });
+}
 
 export const deliveryTools = [bmadTaskTool];
