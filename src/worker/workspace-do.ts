@@ -464,7 +464,8 @@ export class WorkspaceProject extends DurableObject {
     // Only files members last changed: a model steered into `delete "**"` takes no file of the owner's own work (those
     // go one by one, each a call the user sees); the owner clears what members filled, a member what members wrote.
     const members = this.files.heldByOthers(g.meta.owner, g.meta.owner_label);
-    const deletable = paths.filter((path) => members.has(path) && checkWritablePath(path).ok && !this.secretsHeld(g, path));
+    // Nor BMAD's config files, which a member's config answer makes theirs (review 180: `_bmad/**` took the project's setup).
+    const deletable = paths.filter((path) => members.has(path) && !isConfigShaped(path) && checkWritablePath(path).ok && !this.secretsHeld(g, path));
     const doing = deletable.slice(0, MAX_LISTED);
     for (const path of doing) this.indexAsItIs(path);
     this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now)));

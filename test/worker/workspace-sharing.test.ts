@@ -398,9 +398,14 @@ describe("sharing", () => {
     // One glob clears them: each a deletion in history, a config holding secrets left to its owner.
     expect((await owner.files({ action: "write", project: room, path: `${dir}/z-settings.yaml`, content: 'api_key: "sk-live-abcdefghijklmnop"\n' })).isError).toBe(false);
     const cleared = await writer.files({ action: "delete", project: room, path: `${dir}/z-*` });
-    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*" in "${room}", ${owner.email}'s project, each a version in its history (restore brings one back). 1 matching was left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).`);
+    expect(cleared.text).toBe(`Deleted 500 files matching "${dir}/z-*" in "${room}", ${owner.email}'s project, each a version in its history (restore brings one back). 1 matching was left: a glob deletes only files members last changed, never the owner's own work, BMAD's config files or what you may not delete.`);
     // The owner's own work never goes by a glob, whoever sends it (a steered model's "**" took all of it).
-    expect((await owner.files({ action: "delete", project: room, path: `${dir}/o-*` })).text).toMatch(/^Deleted 0 files matching .* 498 matching were left: a glob deletes only files members last changed/);
+    const none = await owner.files({ action: "delete", project: room, path: `${dir}/o-*` });
+    expect([none.isError, none.text]).toEqual([true, `None of the 498 files matching "${dir}/o-*" may go by a glob: a glob deletes only files members last changed, never the owner's own work, BMAD's config files or what you may not delete. Nothing was deleted.`]);
+    // Nor BMAD's config files, which a member's config answer makes theirs (review 180).
+    expect((await writer.project({ action: "config", name: room, answers: { core: { user_name: "Writer" } } })).isError).toBe(false);
+    expect((await writer.files({ action: "delete", project: room, path: "_bmad/**" })).isError).toBe(true);
+    expect((await owner.files({ action: "list", project: room, path: "_bmad/core/config.yaml" })).structured.files).toHaveLength(1);
     expect((await owner.files({ action: "list", project: room, path: `${dir}/o-*` })).structured.files).toHaveLength(498);
     expect((await owner.files({ action: "history", project: room, path: `${dir}/z-0000.md` })).text.split("\n")[1]).toMatch(`v2 delete 0 B by ${writer.email} at `);
     expect((await owner.files({ action: "list", project: room, path: `${dir}/z-*` })).text).toContain("z-settings.yaml");

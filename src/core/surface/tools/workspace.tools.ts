@@ -368,8 +368,11 @@ export const bmadFilesTool = defineTool({
           if (files.removeMatching && /[*?]/.test(path)) {
             if (args.if_version !== undefined) return fail(`bmad-files "delete" with a glob (${JSON.stringify(path)}) takes no "if_version": give one file's path for that.`);
             return result(await files.removeMatching(path), (r) => {
+              const rule = "a glob deletes only files members last changed, never the owner's own work, BMAD's config files or what you may not delete";
+              // Nothing deleted is no success, and names no one's project as changed (review 180).
+              if (!r.files) return fail(`None of the ${n(r.held)} files matching ${JSON.stringify(path)} may go by a glob: ${rule}. Nothing was deleted.`);
               const more = r.more ? ` ${n(r.more)} more match: delete again for them.` : "";
-              const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: a glob deletes only files members last changed, never the owner's own work, nor what you may not delete (a single delete of each goes, or says why).` : "";
+              const held = r.held ? ` ${n(r.held)} matching ${r.held === 1 ? "was" : "were"} left: ${rule}.` : "";
               return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}${inWhose(files)}, each a version in its history (restore brings one back).${more}${held}`, r);
             });
           }
