@@ -265,7 +265,9 @@ export async function workerFaults(o: WorkerFaultOptions): Promise<WorkerFaultRe
       // A new generation to publish: a config value the skill renders with changes.
       if (ops.some((op) => op.kind === "render")) await a.must("bmad-project", { action: "config", name: MAIN, answers: { core: { user_name: `User ${i}` } } });
       const answers = ops.map(fire);
-      const delay = Math.floor(random() * 31);
+      // Most kills land within 30 ms of the calls, cutting them; a quarter later, so that some are answered first on a
+      // quick machine too (a run of 20 there cut every one, and "acknowledged present" was never checked).
+      const delay = random() < 0.25 ? 150 + Math.floor(random() * 250) : Math.floor(random() * 31);
       await sleep(delay);
       process.kill(pid, "SIGKILL");
       // Disposed at once, so that Miniflare does not restart workerd itself: the restart is a new one, as after a crash.
