@@ -73,7 +73,7 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   // (review 78: a run folder's name made a line that ended "by" the owner).
   if (!isOneLine(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.` };
   if (holdsLoneSurrogate(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
-  if (raw.includes("\\")) return { ok: false, error: `Path "${printable(raw)}" contains a backslash: use forward slashes.` };
+  if (raw.includes("\\")) return { ok: false, error: backslashRefusal(raw) };
   if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };
   const parts = raw.split("/").length;
   if (parts > MAX_PATH_PARTS) return { ok: false, error: `Path "${printable(raw)}" is ${parts} names deep; at most ${MAX_PATH_PARTS} are allowed.` };
@@ -370,6 +370,10 @@ export function terminalText(text: string): string {
 /** A project's path inside a line of an answer: a code span, or where it cannot be one (a backtick, a line break, a
  *  bidirectional control: a cloned repository's folder name), a JSON string of what a terminal would show. */
 export const codeSpan = (path: string): string => (path.includes("`") || !isOneLine(path) ? JSON.stringify(terminalText(path)) : `\`${path}\``);
+
+/** Why a path holding a backslash is refused, with the path as forward slashes write it: bmad-files reads a file's path
+ *  and a listing's glob alike (review 140: `_bmad-output\\` listed "0 files"). */
+export const backslashRefusal = (raw: string): string => `Path "${printable(raw)}" contains a backslash: use forward slashes (${JSON.stringify(printable(raw.replace(/\\+/g, "/")))}).`;
 
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -485,7 +485,7 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   // As a read refuses one: "0 files match /abs/…" read as "there are none" (review 77).
   if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return fail(`Path "${path.slice(0, 200)}" is absolute: give it relative to the project root, e.g. _bmad-output/**/*.md.`);
   // As a read refuses one too (review 140: `_bmad-output\` listed "0 files").
-  if (path.includes("\\")) return fail(`Path "${path.slice(0, 200)}" contains a backslash: use forward slashes (${JSON.stringify(path.replace(/\\+/g, "/").slice(0, 200))}).`);
+  if (path.includes("\\")) return fail(backslashRefusal(path));
   const trimmed = path === "." ? "" : path.replace(/\/+$/, "");
   const literal = !/[*?]/.test(trimmed);
   const kind = trimmed && literal ? await files.stat(trimmed) : undefined;
