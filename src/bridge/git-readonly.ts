@@ -77,13 +77,14 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     if (!WORKTREE.has(subcommand!)) return run(args, request.config ?? []);
     // The work tree git reads is the project's: a repository's core.worktree (a stranger's clone may set one) made
     // git status list /etc, and git diff would show a tracked file's bytes from there (review 164).
-    const tree = await run(["rev-parse", "--show-toplevel"], request.config ?? []);
-    if (tree.exitCode !== 0) return tree;
-    const treePath = await real(resolve(found.path, lines(tree.stdout)[0] ?? ""));
-    if (!isInside(await real(top.path), treePath)) return refused(`this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project.`);
+    // One probe for both: the work tree and the index file git reads.
+    const where = await run(["rev-parse", "--show-toplevel", "--git-path", "index"], request.config ?? []);
+    if (where.exitCode !== 0) return where;
+    const [tree = "", index = ""] = lines(where.stdout);
+    if (!isInside(await real(top.path), await real(resolve(found.path, tree)))) return refused(`this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project.`);
     const filters = await noFilters(run);
     if ("exitCode" in filters) return filters;
-    return onIndexCopy(run, found.path, (index) => run(args, [...(request.config ?? []), ...filters.config], index));
+    return onIndexCopy(resolve(found.path, index), index, (copy) => run(args, [...(request.config ?? []), ...filters.config], copy));
   };
 }
 
@@ -105,18 +106,16 @@ async function noFilters(git: Probe): Promise<{ config: string[] } | GitRun> {
   return { config: ["core.splitIndex=false", ...[...drivers].flatMap((name) => ["clean=", "smudge=", "process=", "required=false"].map((s) => `filter.${name}.${s}`))] };
 }
 
-/** `run` with git reading (and, if it writes, writing) a private copy of the repository's index, removed after:
- *  `git diff` refreshes the index it reads whatever GIT_OPTIONAL_LOCKS says, and the project's .git stays as it was. */
-async function onIndexCopy(git: Probe, cwd: string, run: (index: string) => Promise<GitRun>): Promise<GitRun> {
-  const where = await git(["rev-parse", "--git-path", "index"]);
-  if (where.exitCode !== 0) return where;
+/** `run` with git reading (and, if it writes, writing) a private copy of the repository's index (`source`, as git
+ *  names it: `named`), removed after: `git diff` refreshes the index it reads whatever GIT_OPTIONAL_LOCKS says, and the
+ *  project's .git stays as it was. */
+async function onIndexCopy(source: string, named: string, run: (index: string) => Promise<GitRun>): Promise<GitRun> {
   const dir = await mkdtemp(join(tmpdir(), "bmad-mcp-git-"));
   try {
     const index = join(dir, "index");
-    const source = resolve(cwd, lines(where.stdout)[0] ?? "");
     // The repository's own file, not a link the model made to one elsewhere (read, it would be taken for an index).
     const kind = await lstat(source).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e)));
-    if (kind && !kind.isFile()) return refused(`the repository's index (${lines(where.stdout)[0]}) is not a plain file; git reads it here only as one.`);
+    if (kind && !kind.isFile()) return refused(`the repository's index (${named}) is not a plain file; git reads it here only as one.`);
     // None yet (no commit staged): git starts from an empty one.
     if (kind) await copyFile(source, index);
     return await run(index);
