@@ -135,8 +135,9 @@ export const bmadBoardTool = defineTool({
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
     if (!board.ok) return fail(board.error);
-    // A move in someone else's project says whose it is, as every other change there does (review 180).
-    const owner = story !== undefined ? (found.files.changeOwner?.() ?? runtime.runtime.changeOwner?.()) : undefined;
+    // A move in someone else's project says whose it is, as every other change there does (review 180): moveStory
+    // writes through these files.
+    const owner = story !== undefined ? found.files.changeOwner?.() : undefined;
     return done(`${owner ? `Moved ${story} in "${project ?? found.name}", ${owner}'s project.\n` : ""}${boardText(board.value)}`, { project: found.name, ...board.value });
   },
 });
