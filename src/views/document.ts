@@ -2,6 +2,7 @@
 // a diff of any two, and restore, confirmed in the page, then made by the host through bmad-files with if_version.
 import { diffLines } from "diff";
 import { showControls } from "../core/lines.js";
+import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
 import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
@@ -10,7 +11,7 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string }
+interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers }
 /** One version the list offers: `key` names it in the page, `args` reads it with bmad-doc, `restore` brings it back. */
 interface Entry { key: string; label: string; args: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
@@ -23,6 +24,8 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   const fields = frontmatterFields(front).map((f) => ({ key: showControls(f.key), value: showControls(f.value) }));
   const status = fields.find((f) => f.key === "status")?.value;
   const others = fields.filter((f) => f.key !== "status");
+  // Lines a collaborator wrote, named as the text answer and the map name them (review 181: the header named only the last author).
+  const byOthers = doc.commit ? undefined : othersBeyond(doc.others, doc.author);
   const reload = async () => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path }), back);
   const panel = h("section", { class: "panel" });
   const list = entries(app, doc);
@@ -34,7 +37,7 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
-      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}${byOthers ? ` · written by others, not you: ${byOthers}` : ""}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
       others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
     h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),

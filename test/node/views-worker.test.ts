@@ -318,5 +318,14 @@ describe("the views on the Worker", () => {
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, result, call(ada));
     await expect.poll(() => frame.locator(".memlogs h3").first().textContent()).toContain("written by others, not you: eve@example.com (lines");
     await page.close();
+    // The document view names her lines too, not only the last author (review 181).
+    const doc = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: memlog } });
+    const shown = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, doc, call(ada));
+    await expect.poll(() => shown.frame.locator("header .meta").textContent()).toMatch(/written by others, not you: eve@example\.com \(lines \d+\)/);
+    await shown.page.close();
+    // A workspace has versions, not commits: a commit is refused, not answered with today's text (review 181).
+    const atCommit = await eve.callTool({ name: "bmad-doc", arguments: { project: theirs, path: memlog, commit: "a".repeat(40) } });
+    expect(atCommit.isError).toBe(true);
+    expect(toolText(atCommit)).toMatch(/keeps its own versions: pass "version"/);
   });
 });

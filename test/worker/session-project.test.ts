@@ -43,7 +43,8 @@ describe("a session started with a project", () => {
     expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
 
     const confirmed = await task(writer, { action: "confirm", session_id });
-    expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}@${ownerTag(owner.id)}/${path}` });
+    // Saved in the owner's project, and said so (review 181).
+    expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}@${ownerTag(owner.id)}/${path}`, project_owner: owner.email });
     const read = await owner.files({ action: "read", project, path });
     expect(read.text).toBe(`[${path}, version 1, 25 bytes, by ${writer.email} at ${read.structured.updated_at}]\n# PRD\nSign in with email.`);
     expect((await owner.files({ action: "history", project, path })).structured.versions).toMatchObject([{ version: 1, op: "write", author: writer.email }]);
@@ -74,7 +75,9 @@ describe("a session started with a project", () => {
     for (const [who, started, text] of [[owner, a, "# Owner's PRD"], [writer, b, "# Writer's PRD"]] as const) {
       await task(who, { action: "submit", session_id: started.structured.session_id, claude_result: prd(text) });
     }
-    expect((await task(owner, { action: "confirm", session_id: a.structured.session_id })).structured.saved_to).toMatch(/01-product-requirements\.md$/);
+    const own = (await task(owner, { action: "confirm", session_id: a.structured.session_id })).structured;
+    expect(own.saved_to).toMatch(/01-product-requirements\.md$/);
+    expect(own).not.toHaveProperty("project_owner");
     const second = await task(writer, { action: "confirm", session_id: b.structured.session_id });
     const path = specPath(b.structured.task_name, "01-product-requirements.md");
     expect(second.structured.project_error).toBe(`01-product-requirements.md is saved in the session, but not in project "${project}@${ownerTag(owner.id)}": ${path} is there already (another session's, or written since), and was left as it is. Read it with bmad-files, then write this one (bmad://sessions/${b.structured.session_id}/artifacts/01-product-requirements.md) beside it under another name.`);

@@ -21,15 +21,18 @@ export async function sessionProject(deps: SurfaceDeps, project: string): Promis
 }
 
 /** After a confirm or approve: the artifact it saved, written into the session's project too. What to add to the answer. */
-export async function saveInProject(deps: SurfaceDeps, state: SessionState): Promise<{ saved_to: string } | { project_error: string } | undefined> {
+export async function saveInProject(deps: SurfaceDeps, state: SessionState): Promise<{ saved_to: string; project_owner?: string } | { project_error: string } | undefined> {
   const file = savedArtifact(state);
   if (!state.project || !file || !deps.workspaces || !deps.sessions) return undefined;
   const path = specPath(state.task_name, file);
   const text = await deps.sessions.readArtifact(deps.owner, state.session_id, file);
   // Created, never replaced: each artifact is saved once a session, and a file there already is another's (two
   // members' sessions of one objective took one task folder, and the second confirm replaced the first's PRD: review 26).
-  const wrote = text.ok ? await deps.workspaces.files(state.project).write(path, new TextEncoder().encode(text.value), { ifVersion: 0 }) : text;
-  if (wrote.ok) return { saved_to: `${projectRootUri(state.project)}/${path}` };
+  const files = deps.workspaces.files(state.project);
+  const wrote = text.ok ? await files.write(path, new TextEncoder().encode(text.value), { ifVersion: 0 }) : text;
+  // Whose project it landed in, where not the caller's, as every other change there says (review 181).
+  const owner = files.changeOwner?.();
+  if (wrote.ok) return { saved_to: `${projectRootUri(state.project)}/${path}`, ...(owner ? { project_owner: owner } : {}) };
   if (wrote.kind === "conflict") {
     return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${path} is there already (another session's, or written since), and was left as it is. Read it with ${TOOL.bmadFiles}, then write this one (bmad://sessions/${state.session_id}/artifacts/${file}) beside it under another name.` };
   }

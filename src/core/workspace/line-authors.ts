@@ -382,9 +382,11 @@ export const othersNote = (others: ByOthers): string => others.map((o) => `${o.b
 
 /** The clause a file's answer header ends with where others wrote some of it; none where the header's "by" (the last
  *  author) already says it all. */
-export function othersClause(others: ByOthers | undefined, lastAuthor: string): string {
-  if (!others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all")) return "";
-  return othersSuffix(othersNote(others));
+export const othersClause = (others: ByOthers | undefined, lastAuthor: string): string => othersSuffix(othersBeyond(others, lastAuthor));
+
+/** othersNote, or none where the last author (named already) wrote it all. */
+export function othersBeyond(others: ByOthers | undefined, lastAuthor: string): string | undefined {
+  return !others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all") ? undefined : othersNote(others);
 }
 
 /** The clause for a note made already (othersNote), or none. */

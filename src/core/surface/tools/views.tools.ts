@@ -79,6 +79,8 @@ export const bmadDocTool = defineTool({
     const named = inProject(found.name, given, found.store.folder);
     if (!named.ok) return fail(named.error);
     const path = named.path;
+    // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
+    if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
     // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
     const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path)]);
     if (!read.ok) return fail(read.error);
