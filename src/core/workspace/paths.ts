@@ -74,7 +74,8 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   if (!isOneLine(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.` };
   if (holdsLoneSurrogate(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
   if (raw.includes("\\")) return { ok: false, error: backslashRefusal(raw) };
-  if (raw.startsWith("/") || /^[A-Za-z]:/.test(raw)) return { ok: false, error: `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. docs/prd.md.` };
+  const absolute = absoluteRefusal(raw, "docs/prd.md");
+  if (absolute) return { ok: false, error: absolute };
   const parts = raw.split("/").length;
   if (parts > MAX_PATH_PARTS) return { ok: false, error: `Path "${printable(raw)}" is ${parts} names deep; at most ${MAX_PATH_PARTS} are allowed.` };
   for (const segment of raw.split("/")) {
@@ -373,6 +374,10 @@ export const codeSpan = (path: string): string => (path.includes("`") || !isOneL
 
 /** Why a path holding a backslash is refused, with the path as forward slashes write it: bmad-files reads a file's path
  *  and a listing's glob alike (review 140: `_bmad-output\\` listed "0 files"). */
+/** A path from the file system's root (or a drive): refused, by a read and a listing alike; `example`, what to give. */
+export const absoluteRefusal = (raw: string, example: string): string | undefined =>
+  raw.startsWith("/") || /^[A-Za-z]:/.test(raw) ? `Path "${printable(raw)}" is absolute: give it relative to the project root, e.g. ${example}.` : undefined;
+
 export const backslashRefusal = (raw: string): string => `Path "${printable(raw)}" contains a backslash: use forward slashes (${JSON.stringify(printable(raw.replace(/\\+/g, "/")))}).`;
 
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -483,7 +483,8 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const unfilled = unfilledPlaceholders([path]);
   if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
   // As a read refuses one: "0 files match /abs/…" read as "there are none" (review 77).
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return fail(`Path "${path.slice(0, 200)}" is absolute: give it relative to the project root, e.g. _bmad-output/**/*.md.`);
+  const absolute = absoluteRefusal(path, "_bmad-output/**/*.md");
+  if (absolute) return fail(absolute);
   // As a read refuses one too (review 140: `_bmad-output\` listed "0 files").
   if (path.includes("\\")) return fail(backslashRefusal(path));
   const trimmed = path === "." ? "" : path.replace(/\/+$/, "");
