@@ -201,15 +201,19 @@ describe("bmad-run", () => {
     const updated = (folder: string) => /^updated: (.*)$/m.exec(readFileSync(join(dir, folder, ".memlog.md"), "utf8"))?.[1];
     expect(clocks).toContain(updated("ours"));
     expect(clocks).toContain(updated("theirs"));
-    // Today where a skill's text holds {date}: on this machine's clock, in the block as in bmad-files' refusal (review
-    // 170: correct-course's sprint-change-proposal-{date}.md cost a refused write, which said UTC).
-    const hint = (day: string) => `{date} is today's date (${day} in this machine's time), in the form the skill's text gives, if it gives one`;
-    const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*correct-course" } })))![0];
-    const day = /\{date\} is today's date \((\S+) in this machine's time\)/.exec(block)?.[1] ?? "";
-    expect([before, wall()].map((clock) => clock.slice(0, 10))).toContain(day);
-    expect(block).toContain(`\n- ${hint(day)}.\n`);
-    const refused = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "_bmad-output/planning-artifacts/sprint-change-proposal-{date}.md", content: "# Change\n" } });
-    expect(text(refused)).toContain(hint(day));
+    // Today and the time where a skill's text holds {date}: on this machine's clock, in the block as in bmad-files'
+    // refusal (review 170: correct-course's sprint-change-proposal-{date}.md cost a refused write, which said UTC;
+    // review 183: sprint_plan.py's --date is `MM-DD-YYYY HH:MM`).
+    const hint = (clock: string) => `{date} is today's date (${clock.slice(0, 10)} in this machine's time, now ${clock.slice(11)}), in the form the skill's text gives, if it gives one`;
+    const between = async (act: () => Promise<string>) => {
+      const clocks = [wall()];
+      const out = await act();
+      return { out, hints: [...clocks, wall()].map(hint) };
+    };
+    const block = await between(async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*correct-course" } })))![0]);
+    expect(block.hints.map((h) => `\n- ${h}.\n`).some((line) => block.out.includes(line)), block.out).toBe(true);
+    const refused = await between(async () => text(await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "_bmad-output/planning-artifacts/sprint-change-proposal-{date}.md", content: "# Change\n" } })));
+    expect(refused.hints.some((h) => refused.out.includes(h)), refused.out).toBe(true);
   });
 
   it("refuses what it cannot run, naming what it recognised", async () => {

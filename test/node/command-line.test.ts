@@ -92,9 +92,9 @@ it("refuses the skill's <…> templates, quoted or not, naming what to fill in",
   expect(parseCommandLine(`x.py --text "wait… then go" --field k=v...`)).toMatchObject({ ok: true });
 });
 
-it("says what the run-time placeholders stand for, with today's date", () => {
+it("says what the run-time placeholders stand for, with today's date and the time", () => {
   const today = new Date().toISOString().slice(0, 10);
-  expect(fillInFirst(["{date}"])).toBe(`Fill in {date} first: the workflow binds it while it runs ({date} is today's date (${today} in UTC), in the form the skill's text gives, if it gives one).`);
+  expect(fillInFirst(["{date}"])).toMatch(new RegExp(`^Fill in \\{date\\} first: the workflow binds it while it runs \\(\\{date\\} is today's date \\(${today} in UTC, now \\d\\d:\\d\\d\\), in the form the skill's text gives, if it gives one\\)\\.$`));
   expect(fillInFirst(["{topic_slug}"])).toBe("Fill in {topic_slug} first: the workflow binds it while it runs, as its steps say.");
   expect(fillInFirst(["{doc_workspace}", "{workflow.memory_dir}"])).toBe(
     'Fill in {doc_workspace}, {workflow.memory_dir} first: the workflow binds it while it runs ({doc_workspace} is the run folder the skill\'s activation binds); {workflow.memory_dir} is a customization value, which "uv run {project-root}/_bmad/scripts/resolve_customization.py --skill {skill-root} --key workflow.memory_dir" prints.',
@@ -106,6 +106,18 @@ it("names templates and placeholders in one refusal", () => {
     "Fill in topic=<PRD/product name>, {doc_workspace} first: topic=<PRD/product name>: the skill's text marks where your own value goes; the workflow binds {doc_workspace} while it runs ({doc_workspace} is the run folder the skill's activation binds).",
   );
   expect(fillInFirst([], ["<a|b>"])).toBe("Fill in <a|b> first: the skill's text marks where your own value goes (for a|b, one of the values between the bars).");
+});
+
+it("names an optional [...] group whole, as a usage line writes it, and a bracket that closes no group as text", () => {
+  const refusal = (line: string) => {
+    const parsed = parseCommandLine(line);
+    return !parsed.ok && parsed.error;
+  };
+  expect(refusal("x.py --a <v> [--b <w> [--c ...]] [-q]")).toBe("Fill in <v>, [--b <w> [--c ...]], [-q] first: <v>: the skill's text marks where your own value goes; [--b <w> [--c ...]], [-q] are optional groups: drop each, or fill it in with real values and without its brackets.");
+  // Brackets that do not balance at a word's end: no group, its <…> words named alone; quoted text holding one runs.
+  expect(refusal("x.py [--b <w> --c")).toBe("Fill in <w> first: the skill's text marks where your own value goes.");
+  expect(refusal("x.py [--b <w>] ]")).toBe("Fill in [--b <w>] first: [--b <w>] is an optional group: drop it, or fill it in with real values and without its brackets.");
+  expect(parseCommandLine(`x.py --text "[-] done" --tag [x]`)).toMatchObject({ ok: true });
 });
 
 it("finds placeholders the workflow binds at run time", () => {

@@ -5,7 +5,7 @@ import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILES } from "../../src/core/workspace/limits.js";
-import { catalog, seed } from "./setup.js";
+import { catalog, fileText, seed } from "./setup.js";
 import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -398,6 +398,17 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       const variant = await ada.call(TOOL.bmadRun, { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --date ${spelling}`, project });
       expect(variant.text, spelling).toMatch(/^Fill in \{date\} first/);
     }
+    // sprint-planning's generate line as its reference writes it (review 183): all it leaves to fill, in one refusal, its
+    // optional `[--epic-file <path> ...]` group named whole, to drop or to fill without its brackets.
+    const generate = /uv run \{skill-root\}\/scripts\/sprint_plan\.py generate[^`]*?--date "\{date\}"/.exec(fileText("bmm/bmad-sprint-planning/references/generate-tracking.md"))![0];
+    expect((await ada.call(TOOL.bmadRun, { command: generate, project })).text).toMatch(
+      /^Fill in <path>, \[--epic-file <path> \.\.\.\], \{date\} first: <path>: the skill's text marks where your own value goes; \[--epic-file <path> \.\.\.\] is an optional group: drop it, or fill it in with real values and without its brackets; the workflow binds \{date\} while it runs \(\{date\} is today's date \(\d{4}-\d\d-\d\d in UTC, now \d\d:\d\d\), /,
+    );
+    // Filled with its brackets kept, it is still refused, not handed to argparse as `[--epic-file`.
+    const bracketed = generate.replace("<path> [", "{planning_artifacts}/epics.md [").replace("<path> ...]", "{planning_artifacts}/epics-2.md]").replace("{date}", "11-29-2026 14:05");
+    expect((await ada.call(TOOL.bmadRun, { command: bracketed, project })).text).toBe(
+      "Fill in [--epic-file {planning_artifacts}/epics-2.md] first: [--epic-file {planning_artifacts}/epics-2.md] is an optional group: drop it, or fill it in with real values and without its brackets.",
+    );
     // {project-root} left as the skill writes it, with the workspace named beside the line.
     const config = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key core.user_name", project });
     expect(config.structured.exit_code, config.text).toBe(0);
@@ -530,26 +541,44 @@ describe("a planned project's runtime block", () => {
       const line = /\n- This project already has [^\n]*/.exec(blockOf((await ada.call(TOOL.bmad, { command, project: name })).text))![0];
       for (const path of documents) expect(line, `${command} ${path}`).toContain(`\`${path}\` (status: "final")`);
       for (const path of alone) expect(line, `${command} ${path}`).toContain(`\`${path}\``);
-      expect(line, command).toContain(", and 2 more in ");
+      // Where the two left out are, not every folder the skill's earlier phases write to (review 183).
+      expect(line, command).toMatch(/, and 2 more in `_bmad-output\/planning-artifacts\/prds\/prd-todo`\.$/);
     }
   });
 
-  it("gives today's date where the skill's text holds {date}, in the words of the refusal, and follows the project's time zone", async () => {
+  it("gives today's date and the time where the skill's text asks for the date, in the words of the refusal, and follows the project's time zone", async () => {
     const name = unique("dated");
     await ada.project({ action: "create", name });
     const todayLine = (text: string) => blockOf(text).split("\n").filter((line) => line.includes("{date} is today's date"));
-    // correct-course writes sprint-change-proposal-{date}.md: a write with {date} left in is refused, in the same words.
-    const refused = await ada.files({ action: "write", project: name, path: "{planning_artifacts}/sprint-change-proposal-{date}.md", content: "# Change\n" });
-    const words = /\{date\} is today's date \(\d{4}-\d\d-\d\d in UTC\), in the form the skill's text gives, if it gives one/.exec(refused.text)![0];
-    expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${words}.`]);
-    // No bytes for a skill with no {date}.
-    expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([]);
-    // Rendered again, it is kept for the project's files (the folders it lists are read with them now); the zone set
-    // later changes no file, and the kept render is served with the new zone's date.
-    expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${words}.`]);
-    await ada.project({ action: "config", name, time_zone: "Pacific/Kiritimati" });
-    const zoned = /\{date\} is today's date \(\d{4}-\d\d-\d\d in Pacific\/Kiritimati\)/.exec((await ada.files({ action: "write", project: name, path: "{planning_artifacts}/x-{date}.md", content: "x" })).text)![0];
-    expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${zoned}, in the form the skill's text gives, if it gives one.`]);
+    /** Now on a clock in `zone`, as the block and the refusals say it. */
+    const when = (zone: string) => {
+      const p = Object.fromEntries(new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }).formatToParts(new Date()).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day} in ${zone}, now ${p.hour}:${p.minute}`;
+    };
+    // The clock stands still (a minute does not turn between two calls), a few minutes on.
+    vi.useFakeTimers({ now: Date.now() + 7 * 60_000, toFake: ["Date"] });
+    try {
+      // correct-course writes sprint-change-proposal-{date}.md: a write with {date} left in is refused, in the same words.
+      const refused = await ada.files({ action: "write", project: name, path: "{planning_artifacts}/sprint-change-proposal-{date}.md", content: "# Change\n" });
+      const words = `{date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one`;
+      expect(refused.text).toContain(words);
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${words}.`]);
+      // Asked for in words, not as {date} (review 183: create-story's "Update last_updated field to current date").
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([`- ${words}.`]);
+      // No bytes for a skill that asks for no date.
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project: name })).text)).toEqual([]);
+      // Rendered again, it is kept for the project's files (the folders it lists are read with them now): served with
+      // the time it is served at, not the one it was made at (review 183: sprint_plan.py's --date wants HH:MM).
+      vi.setSystemTime(Date.now() + 3 * 60_000);
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- {date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one.`]);
+      // The zone set later changes no file, and the kept render is served with the new zone's date and time.
+      await ada.project({ action: "config", name, time_zone: "Pacific/Kiritimati" });
+      const zoned = `{date} is today's date (${when("Pacific/Kiritimati")})`;
+      expect((await ada.files({ action: "write", project: name, path: "{planning_artifacts}/x-{date}.md", content: "x" })).text).toContain(zoned);
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${zoned}, in the form the skill's text gives, if it gives one.`]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

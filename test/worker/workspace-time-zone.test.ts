@@ -74,9 +74,10 @@ it("writes every time in the zone given at create, and in the one config sets la
   expect(sprint.clocks.map((c) => c.sprint)).toContain(JSON.parse(sprint.out.structured.stdout).last_updated);
   const slug = await bracketed("Asia/Kolkata", () => ada.call(TOOL.bmadRun, { command: `uv run {skill-root}/scripts/recon_kit.py slug "reading apps" --type market`, project }));
   expect(slug.clocks.map((c) => `market-reading-apps-${c.day}`)).toContain(JSON.parse(slug.out.structured.stdout).folder);
-  // A line that leaves {date} to fill is told today's date there, not UTC's (review 147: the folder and its memlog a day apart).
+  // A line that leaves {date} to fill is told today's date there, not UTC's (review 147: the folder and its memlog a day
+  // apart), and the time there (review 183: sprint_plan.py's --date is `MM-DD-YYYY HH:MM`).
   const dated = await bracketed("Asia/Kolkata", () => ada.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/run-{date}`, project }));
-  expect(dated.clocks.map((c) => `{date} is today's date (${c.day} in Asia/Kolkata)`).some((hint) => dated.out.text.includes(hint)), dated.out.text).toBe(true);
+  expect(dated.clocks.map((c) => `{date} is today's date (${c.day} in Asia/Kolkata, now ${c.memlog.slice(11)})`).some((hint) => dated.out.text.includes(hint)), dated.out.text).toBe(true);
 });
 
 it("refuses a zone Intl does not know, or an offset, naming the closest zones", async () => {

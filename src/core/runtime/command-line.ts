@@ -4,6 +4,7 @@
 import { split } from "shlex";
 import type { Result } from "../result.js";
 import { machineryName } from "../workspace/paths.js";
+import { DEFAULT_TIME_ZONE, todayIn } from "./time-zone.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
 
@@ -13,6 +14,8 @@ const SHELL_OPERATORS = new Set(["&", "|", ";", "<", ">"]);
 /** A word that is all template: `<…>` or an ellipsis, where the skill's text leaves a value for the model to choose
  *  (`--type <decision|change>`, `--text "<one-line gist>"`, `--field scope="…"`). */
 const TEMPLATE_WORD = /^(?:-{0,2}[\w.-]+=)?(?:<[^<>]+>|…|\.\.\.)$/;
+/** The first word of an optional group as usage lines write one (`[--epic-file <path> ...]`, `[-v]`). */
+const OPTIONAL_OPENS = /^\[-/;
 
 /** uv options that take no value and change nothing here. */
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
@@ -144,7 +147,8 @@ export function parseCommandLine(line: string): CommandLine {
   return parsed.ok ? { ok: true, script: parsed.script, args: parsed.args } : parsed;
 }
 
-/** As parseCommandLine, with the `<…>` template words left for the caller to name beside the other placeholders. */
+/** As parseCommandLine, with the `<…>` template words and `[…]` groups left for the caller to name beside the other
+ *  placeholders. */
 export function splitCommandLine(line: string): Result<{ script: string; args: string[]; templates: string[] }> {
   if (line.length > MAX_COMMAND_LENGTH) return { ok: false, error: `The command is ${line.length} characters; at most ${MAX_COMMAND_LENGTH} are allowed.` };
   const backslashed = backslashedPath(line);
@@ -155,7 +159,7 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
   } catch (error) {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
-  const templates = words.filter((w) => TEMPLATE_WORD.test(w));
+  const templates = templateWords(words);
   // `<a|b>` is a template, not a pipe: it is refused as one (by the caller, with the line's other placeholders).
   if (words[0] === "cd") return { ok: false, error: withoutCd(line) };
   const operator = templates.length ? undefined : unquotedOperator(line)?.operator;
@@ -188,6 +192,28 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
     return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}).${spaced} For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
   }
   return { ok: true, script, args: words.slice(i + 1), templates };
+}
+
+/** The words the skill's text leaves to the model: `<…>` ones, and each optional group (`[--epic-file <path> ...]`)
+ *  whole, as one, since it is dropped or filled as one (review 183: a filled group's `[…]` failed at argparse). One
+ *  pass: a group whose brackets do not balance at a word's end is no group, its `<…>` words named alone. */
+function templateWords(words: string[]): string[] {
+  const found: string[] = [];
+  let group: string[] = [];
+  let depth = 0;
+  for (const word of words) {
+    if (!group.length && !OPTIONAL_OPENS.test(word)) {
+      if (TEMPLATE_WORD.test(word)) found.push(word);
+      continue;
+    }
+    group.push(word);
+    for (const c of word) depth += c === "[" ? 1 : c === "]" ? -1 : 0;
+    if (depth > 0) continue;
+    found.push(...(depth === 0 && word.endsWith("]") ? [group.join(" ")] : group.filter((w) => TEMPLATE_WORD.test(w))));
+    group = [];
+    depth = 0;
+  }
+  return [...found, ...group.filter((w) => TEMPLATE_WORD.test(w))];
 }
 
 /** A Windows path in the words up to the script (`python {project-root}\_bmad\scripts\x.py`, `C:\Python311\python.exe`):
@@ -248,16 +274,20 @@ export function unfilledPlaceholders(words: string[]): string[] {
 
 /** What to say of placeholders a path still holds: the workflow binds them while it runs, or, for `{workflow.*}`
  *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them; and of `templates`, the
- *  `<…>` words where the skill's text leaves the value to the model. All in one answer, so one call fixes all. */
-/** `today`: the date where the project's scripts write time (its time zone), as "2026-11-29 in Pacific/Kiritimati". */
-export function fillInFirst(unfilled: string[], templates: string[] = [], today = `${new Date().toISOString().slice(0, 10)} in UTC`): string {
+ *  `<…>` words and `[…]` optional groups where the skill's text leaves the value to the model. All in one answer, so
+ *  one call fixes all. */
+/** `today`: the date and time where the project's scripts write time (its time zone), as todayWhere says it. */
+export function fillInFirst(unfilled: string[], templates: string[] = [], today = todayIn(DEFAULT_TIME_ZONE, new Date())): string {
   const custom = unfilled.filter((p) => /^\{(workflow|agent)\./.test(p));
   const bound = unfilled.filter((p) => !custom.includes(p));
   const parts: string[] = [];
-  if (templates.length) {
-    const choice = templates.some((w) => /^[^<]*<[^>]*\|/.test(w)) ? " (for a|b, one of the values between the bars)" : "";
-    parts.push(`${unfilled.length ? `${templates.join(", ")}: ` : ""}the skill's text marks where your own value goes${choice}`);
+  const optional = templates.filter((w) => w.startsWith("["));
+  const values = templates.filter((w) => !w.startsWith("["));
+  if (values.length) {
+    const choice = values.some((w) => /^[^<]*<[^>]*\|/.test(w)) ? " (for a|b, one of the values between the bars)" : "";
+    parts.push(`${unfilled.length || optional.length ? `${values.join(", ")}: ` : ""}the skill's text marks where your own value goes${choice}`);
   }
+  if (optional.length) parts.push(`${optional.join(", ")} ${optional.length > 1 ? "are optional groups: drop each" : "is an optional group: drop it"}, or fill it in with real values and without its brackets`);
   if (bound.length) {
     const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", today)).filter(Boolean);
     const them = templates.length ? bound.join(", ") : bound.length > 1 ? "them" : "it";

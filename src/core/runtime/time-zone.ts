@@ -59,10 +59,16 @@ export function wallTimeIn(zone: string | undefined, now: Date): WallTime {
   return { year: part("year"), month: part("month"), day: part("day"), hour: part("hour"), minute: part("minute") };
 }
 
-/** Today where the project's scripts write time, as answers say it: "2026-11-29 in Pacific/Kiritimati" (no zone: the
- *  machine's), for `{date}`, which the model fills in. */
+/** Today and the time now where the project's scripts write time, as answers say it: "2026-11-29 in Pacific/Kiritimati,
+ *  now 14:05" (no zone: the machine's), for `{date}`, which the model fills in: the time too where the skill's form has
+ *  one (review 183: sprint_plan.py's `MM-DD-YYYY HH:MM`, which a model without a clock could not give). */
 export async function todayWhere(ctx: Pick<ScriptContext, "now" | "timeZone">): Promise<string> {
-  const zone = await ctx.timeZone?.();
-  const day = wallTimeIn(zone, ctx.now?.() ?? new Date());
-  return `${day.year}-${String(day.month).padStart(2, "0")}-${String(day.day).padStart(2, "0")} in ${zone ?? "this machine's time"}`;
+  return todayIn(await ctx.timeZone?.(), ctx.now?.() ?? new Date());
+}
+
+/** todayWhere's words for `now` on a clock in `zone` (undefined: the process's local time). */
+export function todayIn(zone: string | undefined, now: Date): string {
+  const at = wallTimeIn(zone, now);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${at.year}-${two(at.month)}-${two(at.day)} in ${zone ?? "this machine's time"}, now ${two(at.hour)}:${two(at.minute)}`;
 }

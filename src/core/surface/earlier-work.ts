@@ -151,20 +151,33 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
-  const named = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
-  const more = files.length - shown.length;
+  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
+  const named = new Set(shown.map((f) => f.path));
+  const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase
   // names do not sort (6.12: "2-planning" before "plan"), so later work can be among them (review 143: a spine and a PRD
   // named "from earlier phases" to the product brief).
-  return { watched: true, line: `- This project already has ${named}${more ? `, and ${more} more in ${roots.map((r) => `\`${r}\``).join(", ")}` : ""}.` };
+  const more = left.length ? `, and ${left.length} more in ${whereLeft(left, roots).map(codeSpan).join(", ")}` : "";
+  return { watched: true, line: `- This project already has ${listed}${more}.` };
 }
+
+/** Most folders the line names for the files it leaves out; past them, the roots that hold those files. */
+const MORE_FOLDERS = 3;
+
+/** Where the files a line leaves out lie: their own folders, or the roots that hold them (review 183: every root was
+ *  named, those the files were not in too). */
+function whereLeft(left: string[], roots: string[]): string[] {
+  const folders = [...new Set(left.map(folderOf))].sort();
+  return folders.length <= MORE_FOLDERS ? folders : roots.filter((root) => left.some((path) => path.startsWith(`${root}/`)));
+}
+
+const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
 
 /** The documents a later phase reads first (those in no folder, below the root, of another document's), and the rest.
  *  A file in a subfolder of one holding a document (`leads`: one that counts) is that document's working file
  *  (deep-recon's digests beside its research.md): named only where room is left (review 127: six of eight names were
  *  digests; review 136: a prds/README.md made every PRD below it one). */
 function leadingAndWorking(files: string[], roots: string[], leads: (path: string) => boolean): [string[], string[]] {
-  const folderOf = (path: string) => path.slice(0, path.lastIndexOf("/"));
   const holding = new Set(files.filter(leads).map(folderOf));
   const working = (path: string) => {
     const root = roots.find((r) => path.startsWith(`${r}/`)) ?? "";
@@ -181,7 +194,7 @@ function leadingAndWorking(files: string[], roots: string[], leads: (path: strin
 function eachFolderInTurn<T extends { path: string; status?: string | undefined }>(files: T[]): T[] {
   const folders = new Map<string, T[]>();
   for (const f of [...files.filter((f) => f.status), ...files.filter((f) => !f.status)]) {
-    const folder = f.path.slice(0, f.path.lastIndexOf("/"));
+    const folder = folderOf(f.path);
     folders.set(folder, [...(folders.get(folder) ?? []), f]);
   }
   const inTurn: T[] = [];

@@ -11,7 +11,7 @@ import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
-import { givesToday, holdsDate, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type LaterValues, type SkillTraits } from "./runtime-block.js";
+import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
@@ -174,7 +174,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const customization = await customizationSection(reader, record, entryText);
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
   if (ctx && runtime) {
-    const today = forLater?.dated || rendered.some(holdsDate) ? await todayWhere(runtime) : undefined;
+    const today = forLater?.dated || rendered.some(asksDate) ? await todayWhere(runtime) : undefined;
     lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later), today));
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);

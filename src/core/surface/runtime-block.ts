@@ -22,7 +22,7 @@ export interface LaterValues {
   /** Whether they all fit in the block; where they do not, the script's line is not marked run. */
   customGiven: boolean;
   configGiven: boolean;
-  /** Whether a file loaded later, or a value given for one, holds `{date}`. */
+  /** Whether a file loaded later, or a value given for one, asks for today's date (asksDate). */
   dated: boolean;
 }
 
@@ -30,8 +30,9 @@ export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven:
 
 /** The block's heading, by which a served render finds it (earlier-work.ts adds a line, withToday its date). */
 export const BLOCK_HEADING = "## Running this skill here\n";
-/** `{date}`, as the model fills it in (bmad-run refuses `{{date}}` and `{DATE}` too). */
-export const holdsDate = (text: string): boolean => /\{date\}/i.test(text);
+/** Whether a text asks for today's date: `{date}`, as the model fills it in (bmad-run refuses `{{date}}` and `{DATE}`
+ *  too), or in words (review 183: create-story's "Update last_updated field to current date"). */
+export const asksDate = (text: string): boolean => /\{date\}|\bcurrent date\b|\btoday's date\b/i.test(text);
 
 /** Longest a value given for files loaded later is, and each kind's all together: past them the script prints them
  *  (review 136: a collaborator's 26 config keys made the block 10 KB). */
@@ -70,7 +71,7 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
     config: configGiven ? config : [],
     customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom),
     configGiven,
-    dated: later.some(holdsDate) || custom.some(([, v]) => holdsDate(v)),
+    dated: later.some(asksDate) || custom.some(([, v]) => asksDate(v)),
   };
 }
 
@@ -86,7 +87,7 @@ const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(
 export interface SkillTraits { delegates: boolean; worksOnCode: boolean }
 const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false };
 
-/** `today`: where the skill's text holds `{date}`, today's date as todayWhere says it. */
+/** `today`: where the skill's text asks for it (asksDate), today's date and time as todayWhere says them. */
 export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS, today?: string): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
@@ -133,18 +134,18 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   return lines.join("\n");
 }
 
-/** A served render with today's date in its block's line for `{date}`, which a kept render holds as of the day it was
- *  made; `text` itself where the block has no such line. */
+/** A served render with today's date and time in its block's line for `{date}`, which a kept render holds as of when
+ *  it was made; `text` itself where the block has no such line. */
 export function withToday(text: string, today: string): string {
   const at = todayAt(text);
   if (at === undefined) return text;
   return `${text.slice(0, at)}${today}${text.slice(text.indexOf(")", at))}`;
 }
 
-/** Whether the block gives today's date: an answer holding it is not kept past the day. */
+/** Whether the block gives today's date and time: an answer holding it is not kept. */
 export const givesToday = (text: string): boolean => todayAt(text) !== undefined;
 
-/** Where the date in the block's line for `{date}` starts; undefined where the block has none. */
+/** Where the date and time in the block's line for `{date}` start; undefined where the block has none. */
 function todayAt(text: string): number | undefined {
   const block = text.indexOf(BLOCK_HEADING);
   if (block < 0) return undefined;
