@@ -1,7 +1,7 @@
 // Context is the cost users pay. Replays the lifecycle's calls (scripts/lifecycle.ts, the same as the lifecycle test)
 // on the real Worker with an MCP client, and beside them what BMAD in Claude Code reads for the same path in an
 // installed 6.12 project: SKILL.md and customize.toml, the files the path loads, the scripts' stdout (BMAD's Python).
-// Prints, for bmad-prd's Create path and for bmad-architecture: calls, model-visible bytes (the text of every answer;
+// Prints, for bmad-prd's Create path, bmad-architecture, bmad-create-epics-and-stories and bmad-sprint-planning: calls, model-visible bytes (the text of every answer;
 // the model reads skill files through bmad-resources, so no resources/read is left to count), the native bytes, and
 // the largest contributors. `tsx scripts/bench-context.ts` runs it alone; `npm run bench` runs it last.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +23,11 @@ const MAX_CALLS = 45;
 const ROWS: Array<[Phase, string]> = [
   ["prd", "bmad-prd Create path"],
   ["architecture", "bmad-architecture"],
+  ["epics", "bmad-create-epics"],
+  ["sprint", "bmad-sprint-planning"],
 ];
+/** The walk's last phase: the rows' last. */
+const LAST = ROWS[ROWS.length - 1]![0];
 const TOP = 6;
 
 export interface ContextRow {
@@ -43,7 +47,7 @@ export interface ContextResult {
 
 const sum = (entries: Entry[]) => entries.reduce((n, e) => n + e.bytes, 0);
 
-/** Walks both doors to the end of bmad-architecture on the same day's date. `scriptPath`: a Worker already built. */
+/** Walks both doors to the end of the rows' last phase on the same day's date. `scriptPath`: a Worker already built. */
 export async function benchContext(scriptPath?: string): Promise<ContextResult> {
   const date = new Date().toISOString().slice(0, 10);
   const worker = await startLocalWorker({ scriptPath: scriptPath ?? (await buildWorker()) });
@@ -56,7 +60,7 @@ export async function benchContext(scriptPath?: string): Promise<ContextResult> 
     toolsListBytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
     mcp = new McpDoor((name, args) => client.callTool({ name, arguments: args }) as never, "todo");
     await mcp.call("bmad-project create", "bmad-project", { action: "create", name: "todo", answers: { core: { user_name: "Ada" } } });
-    await walk(mcp, "architecture", date);
+    await walk(mcp, LAST, date);
     await client.close();
   } finally {
     await worker.dispose();
@@ -66,7 +70,7 @@ export async function benchContext(scriptPath?: string): Promise<ContextResult> 
     // The offline installer, as the tests run it (and from the same cache).
     await cachedInstall(join(ROOT, "node_modules/bmad-method/tools/installer/bmad-cli.js"), ["install", "--modules", "bmm", "--tools", "claude-code", "--yes"], dir);
     const native = new NativeDoor(dir, { PYTHONPATH: PY_DEPS });
-    await walk(native, "architecture", date);
+    await walk(native, LAST, date);
     return {
       rows: ROWS.map(([phase, label]) => ({ phase, label, mcp: mcp.ledger.filter((e) => e.phase === phase), native: native.ledger.filter((e) => e.phase === phase) })),
       toolsListBytes,
