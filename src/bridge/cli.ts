@@ -19,7 +19,7 @@ project (./_bmad, ./bmad, ./.bmad-core) > --path > BMAD_ROOT > ~/.bmad > embedde
 Options:
   --path DIR|URL     another BMAD tree (priority 2); repeat it for several, ranked in the order given. A git
                      URL (git+https://host/repo.git#ref:/subdir) is fetched into the cache once per start
-  --git-timeout S    seconds a git fetch may take before it is killed (default 120)
+  --git-timeout S    seconds a git fetch may take before it is killed (default 120; 1 to 2147483)
   --project DIR      the project folder (default: the current directory)
   --toolsets LIST    comma separated: ${TOOLSET_NAMES.join(",")}, all, default
   --remote URL       use a bmad-mcp server (https://host/mcp): sign in through the browser, proxy its
@@ -91,6 +91,9 @@ async function main(): Promise<void> {
   if (!toolsets.ok) fail(toolsets.error);
   // Digits only: Number() took "", "0x1F90" and "1e3" (review 121).
   const port = args.port === undefined ? undefined : /^[0-9]{1,5}$/.test(String(args.port)) ? Number(args.port) : NaN;
+  // --test checks and exits with what it found: beside --list (which exits 0 having checked nothing) or --http it was
+  // quietly not run, or not served, and a CI step written so always passed.
+  if (args.test && (args.list || args.http)) fail(`--test with --${args.list ? "list" : "http"}: --test checks the project and exits 1 on a problem, it neither lists nor serves; run \`bmad-mcp --test\` and \`bmad-mcp --${args.list ? "list" : "http"}\` separately.`);
   if (port !== undefined && (!args.http || !Number.isInteger(port) || port < 0 || port > 65535)) fail(args.http ? `--port ${args.port}: give a port number from 0 to 65535 (0 picks a free one).` : "--port goes with --http (serve over HTTP on 127.0.0.1).");
   const { gitTimeoutMs } = await import("./git-sources.js");
   const gitTimeout = gitTimeoutMs(args["git-timeout"], process.env);

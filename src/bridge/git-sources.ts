@@ -16,15 +16,26 @@ export function gitCacheDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CACHE_HOME || join(env.HOME ?? homedir(), ".cache"), "bmad-mcp", "git");
 }
 
+/** Node's longest timer, 2^31-1 ms (about 24 days): a longer one, Infinity too, fires at once (TimeoutOverflowWarning),
+ *  and every git run "timed out" at start. Under a second no fetch finishes. */
+const MAX_GIT_TIMEOUT_MS = 2 ** 31 - 1;
+const MIN_GIT_TIMEOUT_MS = 1000;
+/** A plain decimal number: Number() also took "Infinity", "1e400" and "0x10". */
+const DECIMAL = /^[0-9]+(?:\.[0-9]+)?$/;
+
 /** The git time limit: --git-timeout (seconds) wins over BMAD_GIT_TIMEOUT_MS (milliseconds, as the other limits). */
 export function gitTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEnv): Result<{ ms: number }> {
+  const usable = (ms: number) => ms >= MIN_GIT_TIMEOUT_MS && ms <= MAX_GIT_TIMEOUT_MS;
   if (flag !== undefined) {
-    const seconds = Number(flag);
-    if (!(seconds > 0)) return { ok: false, error: `--git-timeout ${flag}: give a number of seconds greater than 0, e.g. --git-timeout 60.` };
-    return { ok: true, ms: Math.round(seconds * 1000) };
+    const ms = Math.round(Number(flag) * 1000);
+    if (!DECIMAL.test(flag) || !usable(ms)) return { ok: false, error: `--git-timeout ${flag}: give a number of seconds from ${MIN_GIT_TIMEOUT_MS / 1000} to ${Math.floor(MAX_GIT_TIMEOUT_MS / 1000)} (Node's longest timer, about 24 days), e.g. --git-timeout 60.` };
+    return { ok: true, ms };
   }
-  const ms = Number(env.BMAD_GIT_TIMEOUT_MS);
-  return { ok: true, ms: ms > 0 ? ms : DEFAULT_GIT_TIMEOUT_MS };
+  const given = env.BMAD_GIT_TIMEOUT_MS;
+  if (!given) return { ok: true, ms: DEFAULT_GIT_TIMEOUT_MS };
+  const ms = Math.round(Number(given));
+  if (!DECIMAL.test(given) || !usable(ms)) return { ok: false, error: `BMAD_GIT_TIMEOUT_MS=${given}: give a number of milliseconds from ${MIN_GIT_TIMEOUT_MS} to ${MAX_GIT_TIMEOUT_MS} (Node's longest timer, about 24 days), e.g. 60000, or unset it for the default (${DEFAULT_GIT_TIMEOUT_MS}).` };
+  return { ok: true, ms };
 }
 
 /** The compiler's git options for this bridge process: one per process, so each source is fetched once per start. */
@@ -35,7 +46,7 @@ export function bridgeGitOptions(env: NodeJS.ProcessEnv, timeoutMs: number): Git
     timeoutHint: "--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit",
     fetched: new Set(),
     run: async (argv, opts) => {
-      const run = await runBounded(argv, { cwd: opts.cwd ?? process.cwd(), timeoutMs: opts.timeoutMs, env: opts.env });
+      const run = await runBounded(argv, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
       return { stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode, timedOut: run.timedOut };
     },
   };

@@ -21,7 +21,8 @@ export interface BoundedOptions {
   cwd: string;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Added to the bridge's environment (undefined removes a variable). */
+  /** Added to the bridge's environment (undefined removes a variable); never the bridge's credentials or the search
+   *  paths below, which stay as filtered whatever is given here. */
   env?: Record<string, string | undefined>;
   /** The user's own PATH as it is, relative entries included: for the user's own commands (the completion contract),
    *  not for BMAD's scripts or git, which run where a model may have written a program. Library paths are kept to
@@ -90,6 +91,8 @@ function searchPaths(userPath = false): Record<string, string | undefined> {
   // The user's own command (the completion contract) keeps PATH as they have it; libraries are judged the same for all.
   for (const name of [...(userPath ? [] : ["PATH"]), "LD_LIBRARY_PATH", "LD_PRELOAD", "DYLD_LIBRARY_PATH", "DYLD_INSERT_LIBRARIES", "DYLD_FALLBACK_LIBRARY_PATH"]) {
     const value = process.env[name];
+    // Named even when unset: a caller's env can then neither set one nor bring back the bridge's own.
+    out[name] = undefined;
     if (value === undefined) continue;
     // A preloaded library named bare (libc.so.6) is looked up in the system's folders, never the working one.
     const kept = value.split(name === "LD_PRELOAD" ? /[: ]/ : ":").filter((entry) => entry.startsWith("/") || (name === "LD_PRELOAD" && entry !== "" && !entry.includes("/")));
@@ -129,7 +132,9 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      env: { ...process.env, ...WITHOUT_BRIDGE_CREDENTIALS, ...searchPaths(opts.userPaths), ...opts.env, [RUN_COOKIE]: cookie },
+      // Last, so that they win: a caller handing on the whole environment (git sources did) brought back the token
+      // and a relative PATH entry, where a `git` planted in the project ran (review 184).
+      env: { ...process.env, ...opts.env, ...WITHOUT_BRIDGE_CREDENTIALS, ...searchPaths(opts.userPaths), [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

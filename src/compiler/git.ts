@@ -18,8 +18,9 @@ export interface GitRun {
   timedOut: boolean;
 }
 
-/** Runs one git command line (an argv array) within `timeoutMs`, killing it (and what it started) when it is over. */
-export type GitRunner = (argv: string[], opts: { cwd?: string; timeoutMs: number; env: Record<string, string | undefined> }) => Promise<GitRun>;
+/** Runs one git command line (an argv array) in `cwd` within `timeoutMs`, killing it (and what it started) when it is
+ *  over; `env` holds git's own variables only, added to the environment the runner gives. */
+export type GitRunner = (argv: string[], opts: { cwd: string; timeoutMs: number; env: Record<string, string> }) => Promise<GitRun>;
 
 export interface GitOptions {
   /** The checkout cache (default: node_modules/.cache/bmad-git under the build's cwd). */
@@ -35,7 +36,7 @@ export interface GitOptions {
 
 const execRun: GitRunner = (argv, opts) =>
   new Promise((done) => {
-    execFile(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, timeout: opts.timeoutMs, killSignal: "SIGKILL", maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
+    execFile(argv[0]!, argv.slice(1), { cwd: opts.cwd, env: { ...process.env, ...opts.env }, timeout: opts.timeoutMs, killSignal: "SIGKILL", maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
       const e = error as (Error & { code?: unknown; killed?: boolean }) | null;
       done({ stdout, stderr: stderr || (e && typeof e.code !== "number" ? e.message : ""), exitCode: e ? (typeof e.code === "number" ? e.code : null) : 0, timedOut: e?.killed === true });
     });
@@ -46,7 +47,7 @@ export interface GitSpec {
   url: string;
   ref?: string;
   subpath?: string;
-  /** URL without credentials, or a local repo's last two folders (see localLabel): never an absolute path. */
+  /** URL without credentials or query, or a local repo's last two folders (see localLabel): never an absolute path. */
   label: string;
 }
 
@@ -76,9 +77,11 @@ export function parseGitSpec(location: string): GitSpec {
   let label: string;
   if (isFile) label = localLabel(new URL(url).pathname);
   else {
+    // A query carries tokens as often as the user part does (`?private_token=…`): both are left out.
     const u = new URL(url);
     u.username = "";
     u.password = "";
+    u.search = "";
     label = u.href;
   }
   if (ref) label += `#${ref}`;
@@ -95,10 +98,21 @@ function localLabel(pathname: string): string {
   return parts.slice(-2).join("/");
 }
 
-async function git(args: string[], opts: GitOptions, cwd?: string): Promise<string> {
+/** `text` (git's own message) without the parts of `url` that carry credentials: git leaves out the user part
+ *  itself but prints the query (`unable to access 'https://host/repo.git?token=…/'`). */
+function withoutSecrets(text: string, url: string): string {
+  const user = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*@)/i.exec(url)?.[1];
+  const query = url.includes("?") ? url.slice(url.indexOf("?")) : undefined;
+  let shown = text;
+  for (const secret of [user, query]) if (secret) shown = shown.split(secret).join("");
+  return shown;
+}
+
+/** Runs git in `cwd`: a folder of the cache, never the build's working folder (a project, where a `git` may be planted). */
+async function git(args: string[], opts: GitOptions, cwd: string): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
   // No LFS download either: a hostile repo's .lfsconfig would send git-lfs (where the user has it set up) to its server.
-  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_LFS_SKIP_SMUDGE: "1" } });
+  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { GIT_TERMINAL_PROMPT: "0", GIT_LFS_SKIP_SMUDGE: "1" } });
   if (out.timedOut) throw new Error(`git ${args[0]} timed out after ${timeoutMs / 1000} s${opts.timeoutHint ? ` (${opts.timeoutHint})` : ""}`);
   if (out.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${(out.stderr || `exit ${out.exitCode}`).trim().split("\n").slice(-2).join(" ")}`);
   return out.stdout.trim();
@@ -128,7 +142,7 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, dir);
     } catch (err) {
       fetched = false;
-      log(`git: fetch failed, using cached checkout (${(err as Error).message})`);
+      log(`git: fetch failed, using cached checkout (${withoutSecrets((err as Error).message, spec.url)})`);
     }
   } else {
     // The user's alone: a private repository fetched with their credentials is no one else's to read (review 82).
@@ -137,10 +151,10 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
     const tmp = `${dir}.tmp-${process.pid}`;
     rmSync(tmp, { recursive: true, force: true });
     try {
-      await git(["init", "--quiet", tmp], opts);
+      await git(["init", "--quiet", tmp], opts, cacheRoot);
       // Fetched by its URL, never kept as a remote: the checkout's .git/config would hold the credentials a URL carries.
       await git(["fetch", "--quiet", "--depth", "1", spec.url, what], opts, tmp).catch((err: Error) => {
-        throw new Error(`Cannot fetch ref "${what}" from ${spec.label}: ${err.message}`);
+        throw new Error(`Cannot fetch ref "${what}" from ${spec.label}: ${withoutSecrets(err.message, spec.url)}`);
       });
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, tmp);
       try {

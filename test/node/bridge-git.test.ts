@@ -1,8 +1,11 @@
 // Git sources on the bridge: `--path git+file://…/repo.git#tag:/subdir` is fetched into the user's cache once
 // per start and served like a folder; a later start without the remote serves the cached checkout; `bmad-mcp cache
-// list|clear` show and empty the cache; a fetch that hangs is killed at --git-timeout, with what git started.
-import { execFile, execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+// list|clear` show and empty the cache; a fetch that hangs is killed at --git-timeout, with what git started; git runs
+// outside the project, without the bridge's token, and a URL's query is shown nowhere.
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -130,11 +133,87 @@ describe("--path with a git URL", () => {
     expect(slow.ms).toBeLessThan(30_000);
   }, 60_000);
 
+  it("runs the system git outside the project, without the bridge's token, though PATH names the working folder (review 184)", async () => {
+    // A program named git in the project, and PATH starting with an empty entry (the working folder)...
+    const marker = join(tmp.dir, "planted-git-ran");
+    writeFileSync(join(project, "git"), `#!/bin/sh\ntouch '${marker}'\nexit 1\n`, { mode: 0o755 });
+    // ...ahead of a git outside it that records what it is given and runs the real one.
+    const bin = join(tmp.dir, "bin");
+    const seen = join(tmp.dir, "git-env");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "git"), `#!/bin/sh\nenv >> '${seen}'\nexec '${execFileSync("sh", ["-c", "command -v git"]).toString().trim()}' "$@"\n`, { mode: 0o755 });
+    try {
+      const out = await cli(["--path", `git+file://${bare}#main:/content`, "--list"], { PATH: `:${bin}:${process.env.PATH}`, BMAD_MCP_TOKEN: "bridge-token-184" });
+      expect(out.code, out.stderr).toBe(0);
+      expect(out.stdout).toMatch(/acme\/acme-lint-story +cli \(acme\/repo\.git#main:\/content\)/);
+      expect(existsSync(marker)).toBe(false);
+      expect(readFileSync(seen, "utf8")).toMatch(/^GIT_TERMINAL_PROMPT=0$/m);
+      expect(readFileSync(seen, "utf8")).not.toContain("bridge-token-184");
+    } finally {
+      rmSync(join(project, "git"));
+    }
+  });
+
+  it("shows a URL's query nowhere: not in the origin, the cache list or a failed fetch's message (review 184)", async () => {
+    const server = await gitHttpServer(tmp.dir);
+    const base = `http://127.0.0.1:${server.port}`;
+    try {
+      const served = await cli(["--path", `git+${base}/acme/repo.git?token=QTOKEN184#v1:/content`, "--list"]);
+      expect(served.code, served.stderr).toBe(0);
+      expect(served.stdout).toContain(`cli (${base}/acme/repo.git#v1:/content)`);
+      const missing = await cli(["--path", `git+${base}/acme/gone.git?token=QTOKEN184#v1`, "--list"]);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain(`Cannot fetch ref "v1" from ${base}/acme/gone.git#v1: git fetch failed: fatal: repository '${base}/acme/gone.git/' not found`);
+      const listed = await cli(["cache", "list"]);
+      expect(listed.stdout).toContain(`${base}/acme/repo.git#v1:/content  `);
+      for (const out of [served, missing, listed]) expect(out.stdout + out.stderr).not.toContain("QTOKEN184");
+    } finally {
+      await server.close();
+    }
+  });
+
   it("refuses a bad --git-timeout and a bad cache command", async () => {
     expect(await cli(["--git-timeout", "soon", "--list"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--git-timeout soon: give a number of seconds/) });
+    // Node fires a timer over 2^31-1 ms at once: every git run "timed out" at start; under a second no fetch finishes.
+    for (const seconds of ["3000000", "1e400", "Infinity", "0.0001"]) {
+      expect(await cli(["--git-timeout", seconds, "--list"]), seconds).toMatchObject({ code: 2, stderr: expect.stringContaining(`--git-timeout ${seconds}: give a number of seconds from 1 to 2147483 (Node's longest timer`) });
+    }
+    expect(await cli(["--list"], { BMAD_GIT_TIMEOUT_MS: "Infinity" })).toMatchObject({ code: 2, stderr: expect.stringContaining("BMAD_GIT_TIMEOUT_MS=Infinity: give a number of milliseconds from 1000 to 2147483647") });
     expect(await cli(["cache", "purge"])).toMatchObject({ code: 2, stderr: expect.stringMatching(/expected `cache list` or `cache clear`/) });
   });
 });
+
+/** git's smart HTTP (git http-backend, as CGI) for the repositories under `root`, on a free loopback port. It takes a
+ *  token in the query, where git leaves it: before the path it appends (`repo.git?token=…/info/refs&service=…`). */
+async function gitHttpServer(root: string): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const raw = req.url!.replace(/\?token=[^/]*/, "");
+    const cut = raw.search(/[?&]/);
+    const url = { pathname: cut < 0 ? raw : raw.slice(0, cut), query: cut < 0 ? "" : raw.slice(cut + 1) };
+    const header = (name: string) => String(req.headers[name] ?? "");
+    const cgi = spawn("git", ["http-backend"], {
+      env: { PATH: process.env.PATH, GIT_PROJECT_ROOT: root, GIT_HTTP_EXPORT_ALL: "1", REQUEST_METHOD: req.method, PATH_INFO: url.pathname, QUERY_STRING: url.query, CONTENT_TYPE: header("content-type"), HTTP_CONTENT_ENCODING: header("content-encoding"), GIT_PROTOCOL: header("git-protocol") },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    req.pipe(cgi.stdin);
+    const chunks: Buffer[] = [];
+    cgi.stdout.on("data", (c: Buffer) => chunks.push(c));
+    cgi.on("close", () => {
+      const out = Buffer.concat(chunks);
+      const end = out.indexOf("\r\n\r\n");
+      let status = 200;
+      for (const line of out.subarray(0, end).toString().split("\r\n")) {
+        const [name, value] = [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 1).trim()];
+        if (name.toLowerCase() === "status") status = Number(value.split(" ")[0]);
+        else res.setHeader(name, value);
+      }
+      res.statusCode = status;
+      res.end(out.subarray(end + 4));
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, "127.0.0.1", ready));
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise((done) => server.close(() => done())) };
+}
 
 function cmdline(pid: string): string {
   try {

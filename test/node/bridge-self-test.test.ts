@@ -12,10 +12,10 @@ import { installedProjects } from "./helpers.js";
 const run = promisify(execFile);
 const projects = installedProjects("bridge-self-test");
 
-async function selfTest(cwd: string, args: string[] = []): Promise<{ code: number; stdout: string }> {
+async function selfTest(cwd: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return run(process.execPath, [inject("bridge"), "--test", ...args], { cwd, env: { PATH: process.env.PATH!, HOME: join(projects.dir, "home-empty") }, timeout: 60_000 }).then(
-    (r) => ({ code: 0, stdout: r.stdout }),
-    (e: { code: number; stdout: string }) => ({ code: e.code, stdout: e.stdout }),
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
   );
 }
 
@@ -49,5 +49,12 @@ describe("bmad-mcp --test", () => {
     const out = await selfTest(projects.dir, ["--project", dir]);
     expect(out.code, out.stdout).toBe(1);
     expect(out.stdout).toMatch(/^FAIL {2}bundle {4}--project .*no-tree: no BMAD tree found\. Looked for:/m);
+  });
+
+  it("refuses --list and --http beside it: --list exited 0 having checked nothing, --http was ignored", async () => {
+    for (const flag of ["--list", "--http"]) {
+      const out = await selfTest(projects.dir, [flag]);
+      expect(out, flag).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining(`--test with ${flag}: --test checks the project and exits 1 on a problem`) });
+    }
   });
 });
