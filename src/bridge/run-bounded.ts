@@ -105,6 +105,10 @@ function searchPaths(userPath = false): Record<string, string | undefined> {
  *  bridge's environment but never its own credentials. BMAD's scripts also lose whatever looks like a secret. */
 const WITHOUT_BRIDGE_CREDENTIALS = Object.fromEntries(BRIDGE_CREDENTIAL_ENV.map((name) => [name, undefined]));
 
+/** Node's longest timer: a longer one (BMAD_RUN_TIMEOUT_MS=Infinity, meant as "never") fires at once, and every run
+ *  then "timed out" (review 184). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Runs at once, per process: a model asking for many at once has them queued, not hundreds of processes forked. */
 const MAX_AT_ONCE = 4;
 let running = 0;
@@ -175,7 +179,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
     const timer = setTimeout(() => {
       timedOut = true;
       stop();
-    }, opts.timeoutMs);
+    }, Math.min(opts.timeoutMs, MAX_TIMER_MS));
     const onAbort = () => {
       cancelled = true;
       stop();

@@ -30,6 +30,12 @@ describe("runBounded", () => {
     expect(existsSync(join(tmp.dir, "pwned"))).toBe(false);
   });
 
+  it("takes a limit past Node's longest timer as the longest, not as none (review 184: Infinity timed every run out)", async () => {
+    for (const timeoutMs of [Infinity, 2 ** 31]) {
+      expect(await runBounded(["sh", "-c", "sleep 0.2; echo done"], { cwd: tmp.dir, timeoutMs })).toMatchObject({ stdout: "done\n", exitCode: 0, timedOut: false });
+    }
+  });
+
   it("answers at the limit plus the grace while a child that left the session holds the pipes, and kills both", async () => {
     const { argv, pids } = escaping("timeout", "setsid");
     const run = await runBounded(argv, { cwd: tmp.dir, timeoutMs: 800 });
