@@ -61,6 +61,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     const capped = cappedWarnings(warn, resolved.source.name);
     const tree = new Tree(resolved.root, { warn: capped.warn, userTree: opts.userTree });
     const content = readTree({ tree, warn: capped.warn });
+    if (tree.cut) {
+      capped.warn(`${tree.label()}: ${tree.cut}`);
+      (content.warnings ??= []).push(tree.cut);
+    }
     capped.end();
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;

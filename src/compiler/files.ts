@@ -47,7 +47,7 @@ export const MAX_TREE_DEPTH = 32;
 export const MAX_TREE_LINKS = 64;
 export const MAX_TREE_BYTES = 64 * 1024 * 1024;
 
-/** A tree past MAX_TREE_FILES or MAX_TREE_BYTES: the whole tree fails. */
+/** A tree past MAX_TREE_BYTES: the whole tree fails. */
 class TreeTooLarge extends Error {}
 
 /**
@@ -63,6 +63,8 @@ export class Tree {
   private readonly cache = new Map<string, Buffer | null>();
   private readonly reported = new Set<string>();
   private walked = 0;
+  /** Said once the walks have met MAX_TREE_FILES: what they met after it is not read. */
+  cut?: string;
   private links = 0;
   /** Real paths a walk found (a plain file or folder in a folder it resolved), by path. */
   private readonly realOf = new Map<string, string>();
@@ -211,8 +213,9 @@ export class Tree {
       if (seen.has(real)) return; // symlink loop
       seen.add(real);
       // Folders count with files: 20,000 empty ones cost seconds a walk (review 22).
-      if (++this.walked > MAX_TREE_FILES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files and folders in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
+      if (!this.counted()) return;
       for (const name of readdirSync(real).sort()) {
+        if (this.cut) return;
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
         // Not a link: where it really is follows from its folder's real path. A link is resolved down its whole chain:
@@ -240,13 +243,19 @@ export class Tree {
         }
         if (st.isDirectory()) visit(child, depth + 1);
         else if (!st.isFile()) this.report(child, `Skipped ${child} in ${this.root}: not a regular file`);
-        else if (this.read(child) !== null) out.push(child);
+        else if (this.counted() && this.read(child) !== null) out.push(child);
       }
     };
-    if (this.isDir(rel)) visit(rel, 0);
-    this.walked += out.length;
-    if (this.walked > MAX_TREE_FILES) throw new TreeTooLarge(`${this.root} has more than ${MAX_TREE_FILES.toLocaleString("en-US")} files in the folders its BMAD manifests name; a BMAD tree has far fewer. Remove what does not belong there`);
+    if (!this.cut && this.isDir(rel)) visit(rel, 0);
     return out.sort();
+  }
+
+  /** Counts one more file or folder a walk meets; false, saying so once, past MAX_TREE_FILES: the tree is served up to
+   *  there (review 182: 10,000 planted skill folders stopped the bridge's start). */
+  private counted(): boolean {
+    if (++this.walked <= MAX_TREE_FILES) return true;
+    this.cut ??= `Read the first ${MAX_TREE_FILES.toLocaleString("en-US")} files and folders of the folders its BMAD manifests name, and no more (a BMAD tree has far fewer): what is after them is not served. Remove what does not belong there.`;
+    return false;
   }
 
   /** Label for messages: the path relative to cwd when shorter. */

@@ -6,7 +6,7 @@ import { mimeFor } from "../core/workspace/paths";
 import { bodyAfterFrontmatter } from "../core/markdown";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
-import { bmadHelpCsv } from "../core/workspace/installer-manifests";
+import { bmadHelpCsv, helpCatalogLines, MAX_HELP_ROWS } from "../core/workspace/installer-manifests";
 
 export interface BuiltSource {
   source: BundleSource;
@@ -71,6 +71,10 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
 
   files.sort((a, b) => cmp(a.path, b.path) || a.source - b.source);
   addHelpCatalog(files, blobs);
+  for (const f of files.filter((f) => f.path === HELP_CATALOG)) {
+    const { more } = helpCatalogLines(new TextDecoder().decode(blobs.get(f.sha256)!));
+    if (more) refused.push(`${built[f.source]!.source.name}: ${more} rows of ${HELP_CATALOG} left out: a help catalog gives at most ${MAX_HELP_ROWS}.`);
+  }
   records.sort(
     (a, b) =>
       KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) || cmp(a.module, b.module) || cmp(a.name, b.name) || a.source - b.source || cmp(a.entry, b.entry),
@@ -123,17 +127,23 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
 /** Agents, workflows, tasks and knowledge one tree may give: BMAD 6.12 has a few hundred. A manifest of 100,000 rows
  *  made a prompt list of 27.7 MiB no client was given, and a start of 7.5 s (review 59). */
 export const MAX_TREE_RECORDS = 2_000;
+/** The Skills extension's limit on a SKILL.md's frontmatter description (the Agent Skills rule the SDK checks). */
+const SKILL_DESCRIPTION_MAX = 1024;
 /** Control and format characters (ESC, U+202E): a name with one would reach clients as a slash command that reads as
  *  another, or drives a terminal (review 59). */
 const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /** A tree's records that may be served: none whose name or module holds an unshowable character, and the first
  *  MAX_TREE_RECORDS; what is left out is said (`warn`). */
-function admitted<T extends { name: string; module: string; displayName?: string; title?: string; description?: string }>(records: T[], warn: (w: string) => void): T[] {
+function admitted<T extends { name: string; module: string; skill?: boolean; displayName?: string; title?: string; description?: string }>(records: T[], warn: (w: string) => void): T[] {
   // A name is a slash command in a client: one word of at most 100 characters (review 87: 3,076 with spaces).
   const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module) && !/\s/.test(r.name) && r.name.length <= 100);
   if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters or spaces, or are longer than 100 characters.`);
   if (showable.length > MAX_TREE_RECORDS) warn(`${showable.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
+  // skills/list gives a SKILL.md's frontmatter verbatim (the extension's spec), so a description past its limit is
+  // not cut there as in prompts/list: the skill is left out of that list alone (review 182: it went unsaid).
+  const wordy = showable.slice(0, MAX_TREE_RECORDS).filter((r) => r.skill && [...(r.description ?? "")].length > SKILL_DESCRIPTION_MAX);
+  if (wordy.length) warn(`${wordy.length} skills left out of skills/list (served elsewhere, their descriptions cut): ${wordy.slice(0, 5).map((r) => `${r.module}/${r.name}`).join(", ")}${wordy.length > 5 ? ", …" : ""}. A SKILL.md's description there is at most ${SKILL_DESCRIPTION_MAX} characters: shorten it.`);
   // What listings show of each (a tool's or a prompt's description and title) is one line and bounded: a tree's words
   // reach every conversation's tools/list and prompts/list (review 87: a cloned repository's 5,350-character title with
   // ESC, BEL and U+202E).

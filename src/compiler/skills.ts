@@ -202,6 +202,7 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
   const ideSkill = ideSkillFinder(ctx, manifestRel);
   let misses = 0;
   for (const row of rows.value) {
+    if (tree.cut) break; // said by the build: no folder a further row names is read
     if (misses === MAX_MISSES) {
       ctx.warn(`Stopped reading ${tree.label(manifestRel)} after ${MAX_MISSES} rows that name no skill here: reinstall BMAD to rewrite it.`);
       break;

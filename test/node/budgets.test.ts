@@ -1,6 +1,7 @@
 // The wall-clock budgets a user would feel, each measured on the real thing: the default bundle build, and hostile
 // globs on the bridge and on the Worker (which must cost what plain ones do, and not hold up other requests).
 // npm test runs this file alone, after the files that run side by side, so that their load does not spend it.
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -57,6 +58,40 @@ describe("the bridge, serving an installed 6.12 project", () => {
     const listed = toolText(await bridge.client.callTool(list(pattern)));
     expect(performance.now() - started).toBeLessThan(100);
     expect(listed).toBe(`No files match "${pattern}".`);
+  });
+});
+
+// Review 182: a collaborator's bmad-help.csv of 70,000 rows chained by preceded-by (7.8 MB, under the 8 MiB a file may
+// have) held every answer past 120 s: each skill's earlier phases were found by filtering every row, for every skill.
+describe("the bridge, serving a project whose bmad-help.csv a collaborator filled", () => {
+  let bridge: Awaited<ReturnType<typeof connectBridge>>;
+  let leftOut = 0;
+  beforeAll(async () => {
+    const project = join(tmp.dir, "planted-help");
+    await install("v6.12", project);
+    const catalog = join(project, "_bmad/_config/bmad-help.csv");
+    leftOut = readFileSync(catalog, "utf8").split("\n").slice(1).filter((line) => line.trim()).length + 70_000 - 2000;
+    const rows = Array.from({ length: 70_000 }, (_, i) => `BMad Method,bmad-x${i},X${i},X${i},"d${i}",,,2-planning,bmad-x${i - 1},bmad-x${i + 1},false,planning_artifacts,prd`);
+    appendFileSync(catalog, `\n${rows.join("\n")}`);
+    bridge = await connectBridge(inject("bridge"), project);
+  }, 120_000);
+  afterAll(() => bridge?.close());
+
+  it("renders a skill within 3 s (it took over 120), and tools/list sent beside it is not held up", async () => {
+    const started = performance.now();
+    const [prd, tools] = await Promise.all([
+      bridge.client.callTool({ name: "bmad-workflow", arguments: { workflow: "prd" } }).then((r) => ({ r, at: performance.now() - started })),
+      bridge.client.listTools().then((r) => ({ r, at: performance.now() - started })),
+    ]);
+    expect(toolText(prd.r)).toContain("## Running this skill here");
+    expect(prd.at).toBeLessThan(3000);
+    expect(tools.r.tools.length).toBeGreaterThan(0);
+    expect(tools.at).toBeLessThan(3000);
+  });
+
+  it("reads the first 2,000 rows of it, and says the rest are left out", async () => {
+    const help = toolText(await bridge.client.callTool({ name: "bmad", arguments: { command: "*help" } }));
+    expect(help).toContain(`${leftOut} rows of _config/bmad-help.csv left out: a help catalog gives at most 2000.`);
   });
 });
 

@@ -174,6 +174,39 @@ describe("6.12 installed project", () => {
     expect(more).toBeLessThan(1000);
   });
 
+  // Review 182: 10,000 planted skill folders, each with a row, failed the tree (the bridge would not start): the walks
+  // stop at the 20,000 files and folders a tree gives, and the build serves what they read, saying so.
+  it("serves a tree up to the 20,000 files and folders its manifests name, and says the rest is not", async () => {
+    const copy = join(tmp.dir, "many-skills");
+    cpSync(installed, copy, { recursive: true });
+    const names = Array.from({ length: 10_000 }, (_, i) => `planted-${i}`);
+    for (const name of names) {
+      mkdirSync(join(copy, ".claude/skills", name));
+      writeFileSync(join(copy, ".claude/skills", name, "SKILL.md"), `---\nname: ${name}\ndescription: d\n---\n# P\n`);
+    }
+    const manifestPath = join(copy, "_bmad/_config/skill-manifest.csv");
+    writeFileSync(manifestPath, `${readFileSync(manifestPath, "utf8").trimEnd()}\n${names.map((n) => `"${n}","${n}","d","core","_bmad/core/${n}/SKILL.md"`).join("\n")}\n`);
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, userTree: true, warn: (w) => warnings.push(w) });
+    const plain = await buildBundle({ sources: [installed], includeDefault: false });
+    const served = new Set(manifest.records.map((r) => r.name));
+    for (const r of plain.manifest.records) expect(served.has(r.name), r.name).toBe(true);
+    const cut = "Read the first 20,000 files and folders of the folders its BMAD manifests name, and no more (a BMAD tree has far fewer): what is after them is not served. Remove what does not belong there.";
+    expect(manifest.warnings?.filter((w) => w.endsWith(`: ${cut}`))).toHaveLength(1);
+    expect(warnings.filter((w) => w.endsWith(`: ${cut}`))).toHaveLength(1);
+  }, 60_000);
+
+  // Review 182: skills/list gives the frontmatter verbatim, and left a skill with a 100 KB description out unsaid.
+  it("says which skills skills/list leaves out for a description past the extension's 1,024 characters", async () => {
+    const copy = join(tmp.dir, "wordy-skill");
+    cpSync(installed, copy, { recursive: true });
+    const skill = join(copy, ".claude/skills/bmad-prd/SKILL.md");
+    writeFileSync(skill, readFileSync(skill, "utf8").replace(/^description: .*$/m, `description: '${"word ".repeat(20_000)}'`));
+    const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, userTree: true });
+    expect(manifest.records.find((r) => r.name === "bmad-prd")?.description).toHaveLength(1000);
+    expect(manifest.warnings?.filter((w) => w.endsWith(": 1 skills left out of skills/list (served elsewhere, their descriptions cut): bmm/bmad-prd. A SKILL.md's description there is at most 1024 characters: shorten it."))).toHaveLength(1);
+  });
+
   // Review 134: each row looked in every dot-folder at the root, again for every row: 20,000 rows and 200 empty
   // dot-folders held a bridge's start for 92 s, and every rebuild after the model rewrote the manifest.
   it("looks each skill name up once, in at most 64 dot-folders that hold a skills/ folder, saying so past them", () => {

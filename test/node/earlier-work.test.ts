@@ -15,20 +15,21 @@ const csv = bmadHelpCsv([
 it("derives each skill's earlier output folders from bmad-help.csv", () => {
   const earlier = earlierLocations(helpRows(csv));
   // 2-planning sorts before plan: bmad-prd has no earlier phase, but names bmad-product-brief in preceded-by.
-  expect(earlier.get("bmad-prd")).toEqual(["planning_artifacts"]);
-  expect(earlier.get("bmad-architecture")).toEqual(["planning_artifacts"]);
-  expect(earlier.get("bmad-sprint-planning")).toEqual(["planning_artifacts"]);
-  expect(earlier.get("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
+  expect(earlier("bmad-prd")).toEqual(["planning_artifacts"]);
+  expect(earlier("bmad-architecture")).toEqual(["planning_artifacts"]);
+  expect(earlier("bmad-sprint-planning")).toEqual(["planning_artifacts"]);
+  expect(earlier("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
   // Anytime, in no phase: whatever every phase wrote (review 77: bmad-help and correct-course searched for it).
-  const everyPhase = earlier.get("(any time)")!;
+  const everyPhase = earlier("(any time)")!;
   expect(everyPhase).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
-  for (const skill of ["bmad-help", "bmad-correct-course", "bmad-party-mode"]) expect(earlier.get(skill), skill).toEqual(expect.arrayContaining(everyPhase));
+  for (const skill of ["bmad-help", "bmad-correct-course", "bmad-party-mode"]) expect(earlier(skill), skill).toEqual(expect.arrayContaining(everyPhase));
 });
 
 it("takes its columns by name, and a catalog without them gives nothing", () => {
   expect(helpRows("module,phase,name\nbmm,1-analysis,x\n")).toEqual([]);
   const rows = helpRows("skill,module,phase,preceded-by,output-location,outputs\nb,M,2-b,a:create,out_b,doc\na,M,1-a,,out_a,doc\n");
-  expect(earlierLocations(rows)).toEqual(new Map([["b", ["out_a"]], ["(any time)", ["out_b", "out_a"]]]));
+  const earlier = earlierLocations(rows);
+  expect([earlier("b"), earlier("a"), earlier("(any time)"), earlier("c")]).toEqual([["out_a"], undefined, ["out_b", "out_a"], undefined]);
 });
 
 // Review 33: on the bridge the catalog is the project's file; its skill column went, unseen, into the map view's

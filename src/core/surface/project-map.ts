@@ -5,7 +5,7 @@
 import type { FileContent, ListedFile, WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, frontmatterStatus, helpFor, projectFolder, type HelpRow } from "./earlier-work.js";
+import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine } from "../lines.js";
 
@@ -42,7 +42,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
     if (folder) folderOf.set(row, folder);
   }
   const folders = [...new Set(folderOf.values())];
-  const roots = folders.filter((f) => !folders.some((g) => g !== f && f.startsWith(`${g}/`))).sort();
+  const roots = outermost(folders).sort();
   const listed = (await Promise.all(roots.map((r) => files.list(`${r}/**`)))).flatMap((l) => (l.ok ? l.value : []));
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
   // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).

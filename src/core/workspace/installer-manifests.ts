@@ -88,6 +88,17 @@ export function splitCsvLine(line: string): string[] {
   return out;
 }
 
+/** Rows a help catalog is read for, at most: BMAD 6.12's has 29. On the bridge the catalog is the project's own file,
+ *  and 70,000 planted rows held every answer past 120 s (review 182). */
+export const MAX_HELP_ROWS = 2_000;
+
+/** A help catalog's header and its rows (lines with text), the first MAX_HELP_ROWS; `more` counts those left out. */
+export function helpCatalogLines(csv: string): { header: string; rows: string[]; more: number } {
+  const [header = "", ...lines] = csv.split(/\r?\n/);
+  const rows = lines.filter((line) => line.trim());
+  return { header, rows: rows.slice(0, MAX_HELP_ROWS), more: Math.max(0, rows.length - MAX_HELP_ROWS) };
+}
+
 const csvField = (value: string) => (value.includes(",") || value.includes('"') || value.includes("\n") ? `"${value.replaceAll('"', '""')}"` : value);
 
 /**
