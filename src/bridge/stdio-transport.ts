@@ -83,6 +83,7 @@ function encode(result: unknown): Buffer {
 export const MAX_ANSWER_BYTES = 9.5 * 1024 * 1024;
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
+const PARSE_ERROR = -32700;
 /** Requests answered at once, at most: past it a request is refused at once (20,000 pipelined reads held 800 MB). */
 const MAX_IN_FLIGHT = 64;
 const SERVER_BUSY = -32000;
@@ -113,8 +114,9 @@ export class StdioTransport extends StdioServerTransport {
     this.frames = new FrameLimiter(MAX_FRAME_BYTES, (line) => this.deliver(line), (id) => this.refuse(id));
   }
 
-  /** As the SDK's reader: a line that is not JSON is skipped; one that is not JSON-RPC is answered as an invalid request
-   *  where it names an id (JSON-RPC's rule), and skipped where it names none. */
+  /** As JSON-RPC says, where the SDK's reader skipped them and a client waited on an answer that never came (review
+   *  187): a line that is not JSON is a parse error, a batch and a message that is not JSON-RPC an invalid request,
+   *  each answered with the id it names (a string or a number), else null. */
   private deliver(line: Buffer): void {
     if (this.closed) return;
     const text = line.toString("utf8", 0, line[line.length - 1] === CR ? line.length - 1 : line.length);
@@ -122,9 +124,13 @@ export class StdioTransport extends StdioServerTransport {
     try {
       message = deserializeMessage(text);
     } catch (error) {
-      if (error instanceof SyntaxError) return;
-      const id = (JSON.parse(text) as { id?: unknown } | null)?.id;
-      if (typeof id === "string" || typeof id === "number") this.answerError(id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id, a \"method\" string and, if it has them, \"params\" an object whose \"_meta.progressToken\" is a string or a number).");
+      if (error instanceof SyntaxError) return this.answerError(null, PARSE_ERROR, "Parse error: this line is not JSON. Send each JSON-RPC message as one line of JSON.");
+      const parsed = JSON.parse(text) as unknown;
+      // One answer for the whole array, as JSON-RPC answers a batch it cannot take: the frame and in-flight bounds
+      // hold per line, and MCP after 2025-03-26 has no batches.
+      if (Array.isArray(parsed)) return this.answerError(null, INVALID_REQUEST, "Invalid request: a batch (a JSON array) is not taken here. Send each message on its own line.");
+      const id = (parsed as { id?: unknown } | null)?.id;
+      this.answerError(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id that is a string or a number, a \"method\" string and, if it has them, \"params\" an object whose \"_meta.progressToken\" is a string or a number; a notification, all but the id).");
       return;
     }
     // A request is what has an id and a method, whatever its method says (a "notifications/cancelled" with an id freed

@@ -48,18 +48,20 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   // The body is read here, once, capped (a read-only token's scope check read any size whole: review 15), and handed
   // to the SDK parsed, so that both protocol eras take the same limit (agents' legacy lane kept the SDK's 4 MiB).
   const body = await readBody(request);
-  if (!body.ok) return jsonRpcError(body.status, body.error, body.headers);
+  if (!body.ok) return jsonRpcError(body.status, body.error, { headers: body.headers });
   if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
     // Said in words too (review 117: a bare 403 to a client that asked for the minimal scope and never stepped up).
     return insufficientScope(auth, [SCOPES.read, SCOPES.write], "This token carries bmad:read only: a tool that changes files, projects or sessions needs bmad:write. Sign in again and allow bmad:write.");
   }
+  // Refused past the body: the answer carries the request's id (review 186: null where the body named one).
+  const id = requestId(body.parsed);
   const selection = parseToolsets(new URL(request.url).searchParams.get("toolsets") ?? env.BMAD_TOOLSETS);
-  if (!selection.ok) return jsonRpcError(400, selection.error);
+  if (!selection.ok) return jsonRpcError(400, selection.error, { id });
   let reader: BundleReader;
   try {
     reader = await currentBundle(env);
   } catch (error) {
-    if (error instanceof BundleMissingError) return jsonRpcError(503, error.message);
+    if (error instanceof BundleMissingError) return jsonRpcError(503, error.message, { id });
     throw error;
   }
   const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
@@ -166,6 +168,12 @@ function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
   return handler;
 }
 
-function jsonRpcError(status: number, message: string, headers?: HeadersInit): Response {
-  return Response.json({ jsonrpc: "2.0", id: null, error: { code: status === 400 ? -32602 : -32000, message } }, { status, headers });
+/** The id of the one request a body holds; null for a batch, a notification or a body that is not JSON (JSON-RPC's rule). */
+function requestId(body: unknown): string | number | null {
+  const id = body && typeof body === "object" && !Array.isArray(body) ? (body as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+function jsonRpcError(status: number, message: string, { headers, id = null }: { headers?: HeadersInit; id?: string | number | null } = {}): Response {
+  return Response.json({ jsonrpc: "2.0", id, error: { code: status === 400 ? -32602 : -32000, message } }, { status, headers });
 }

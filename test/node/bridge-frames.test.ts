@@ -69,8 +69,13 @@ describe("frames over the size limit", () => {
     expect(await reply()).toEqual({ jsonrpc: "2.0", id: 11, result: {} });
   });
 
-  it("skips a line that is not JSON or not JSON-RPC, as the SDK's reader does, and takes a CRLF line", async () => {
-    child.stdin.write(`not json\n{"jsonrpc":"2.0","nonsense":true}\n${JSON.stringify({ jsonrpc: "2.0", id: 13, method: "ping" })}\r\n`);
+  it("answers a line that is not JSON, a batch, and a message with no usable id with a null id, as JSON-RPC says, and takes a CRLF line (review 186: nothing came, and a client waited)", async () => {
+    child.stdin.write(`{not json\n[]\n[${JSON.stringify({ jsonrpc: "2.0", id: 30, method: "ping" })}]\n`);
+    expect(await reply()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: this line is not JSON. Send each JSON-RPC message as one line of JSON." } });
+    for (let i = 0; i < 2; i++) expect(await reply()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid request: a batch (a JSON array) is not taken here. Send each message on its own line." } });
+    child.stdin.write('{"jsonrpc":"2.0","id":null,"method":"ping"}\n{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}\n{"jsonrpc":"2.0","nonsense":true}\n');
+    for (let i = 0; i < 3; i++) expect(await reply()).toMatchObject({ id: null, error: { code: -32600, message: expect.stringContaining("an id that is a string or a number") } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 13, method: "ping" })}\r\n`);
     expect(await reply()).toEqual({ jsonrpc: "2.0", id: 13, result: {} });
   });
 

@@ -4,7 +4,7 @@
 // Also: the views' tools name their page only for clients that render views, when the client says what it renders.
 import { execFile } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -90,6 +90,20 @@ describe("the views on the bridge", () => {
     await shot(page, "document-bridge");
     expect((await hostState(page)).stray).toEqual([]);
     await page.close();
+  });
+
+  it("refuses another project's name, as bmad-files does, where it answered the folder under that name (review 186)", async () => {
+    const folder = basename(tmp.dir);
+    const calls: Array<[string, Record<string, unknown>]> = [["bmad-map", {}], ["bmad-doc", { path: `${PLAN}/prd.md` }], ["bmad-board", {}], ["bmad-files", { action: "list" }]];
+    for (const [tool, args] of calls) {
+      for (const project of ["other-project", "/etc"]) {
+        const result = await call(tool, { ...args, project });
+        expect(result.isError, tool).toBe(true);
+        expect(toolText(result)).toBe(`"${project}" is not this project: ${tool} here works on the project folder, "${folder}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`);
+      }
+      const own = await call(tool, { ...args, project: folder });
+      expect(own.isError, `${tool}: ${toolText(own)}`).toBeFalsy();
+    }
   });
 
   it("lists the file's git commits once the folder is a repository, diffs one with the file now and restores it", async () => {

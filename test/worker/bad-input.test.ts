@@ -129,10 +129,14 @@ describe("the HTTP edge", () => {
     expect(await foreignHost.text()).toMatch(/does not answer for evil\.example/);
   });
 
-  it("names an unknown toolset and the closest ones", async () => {
+  it("names an unknown toolset and the closest ones, answering the request's id (review 186: null)", async () => {
     const res = await initialize({}, `${ORIGIN}/mcp?toolsets=contract`);
     expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/Unknown toolset \\"contract\\".*Closest: contracts/);
+    expect(await res.json()).toMatchObject({ jsonrpc: "2.0", id: 1, error: { code: -32602, message: expect.stringMatching(/^Unknown toolset "contract".*Closest: contracts/) } });
+    // A batch names no one id, so its answer's is null.
+    const post = async (body: unknown) => (await authedFetch())(`${ORIGIN}/mcp?toolsets=bogus`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify(body) });
+    expect(await (await post({ jsonrpc: "2.0", id: "list-7", method: "tools/list" })).json()).toMatchObject({ id: "list-7", error: { code: -32602 } });
+    expect(await (await post([{ jsonrpc: "2.0", id: 8, method: "tools/list" }])).json()).toMatchObject({ id: null, error: { code: -32602 } });
   });
 
   it.each(["__proto__", "constructor", "toString", "hasOwnProperty"])("refuses ?toolsets=%s as an unknown toolset", async (name) => {

@@ -17,7 +17,7 @@ import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
 import { noSessions, sessionField } from "./delivery.tools.js";
 import { composerFile } from "../composer.js";
-import { inProject } from "./workspace.tools.js";
+import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
@@ -25,11 +25,13 @@ import { othersClause } from "../../workspace/line-authors.js";
 const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
 
-/** The caller's files of `project` (on the bridge its one folder), or what to pass instead. */
-async function projectFiles(deps: SurfaceDeps, project: string | undefined): Promise<Result<{ store: WorkspaceStore; files: WorkspaceFiles; name: string }>> {
+/** The caller's files of `project` (on the bridge its one folder, and no other), or what to pass instead. */
+async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool: string): Promise<Result<{ store: WorkspaceStore; files: WorkspaceFiles; name: string }>> {
   const store = deps.workspaces;
   if (!store) return { ok: false, error: NO_PROJECTS };
-  const name = project ?? store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+  const other = notThisProject(store, project, tool);
+  if (other) return { ok: false, error: other };
+  const name = project ?? folderName(store);
   if (name === undefined) {
     const yours = (await store.projects()).map((p) => p.project);
     return { ok: false, error: `Name "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.` };
@@ -51,7 +53,7 @@ export const bmadMapTool = defineTool({
   annotations: READ_ONLY,
   view: viewUri("map"),
   async run({ project }, deps) {
-    const found = await projectFiles(deps, project);
+    const found = await projectFiles(deps, project, TOOL.bmadMap);
     if (!found.ok) return fail(found.error);
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
@@ -73,7 +75,7 @@ export const bmadDocTool = defineTool({
   annotations: READ_ONLY,
   view: viewUri("document"),
   async run({ project, path: given, version, commit }, deps) {
-    const found = await projectFiles(deps, project);
+    const found = await projectFiles(deps, project, TOOL.bmadDoc);
     if (!found.ok) return fail(found.error);
     // In the forms bmad-files takes (`{project-root}/…`, the project's URI), and refused as it refuses another's (review 109).
     const named = inProject(found.name, given, found.store.folder);
@@ -126,7 +128,7 @@ export const bmadBoardTool = defineTool({
   writes: (args) => Boolean(args && typeof args === "object" && ((args as { story?: unknown }).story !== undefined || (args as { status?: unknown }).status !== undefined)),
   view: viewUri("board"),
   async run({ project, story, status, if_version }, deps) {
-    const found = await projectFiles(deps, project);
+    const found = await projectFiles(deps, project, TOOL.bmadBoard);
     if (!found.ok) return fail(found.error);
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);

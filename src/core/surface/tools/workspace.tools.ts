@@ -274,14 +274,9 @@ export const bmadFilesTool = defineTool({
   writes: (args) => !FILE_READS.has(action(args) as string),
   run: (args, deps) =>
     withStore(deps, async (store) => {
-      // On the bridge the folder is the one project; a workspace is named.
-      const folderName = store.folder?.slice(store.folder.lastIndexOf("/") + 1);
-      // Another name is a workspace's, which this door does not reach (review 163: with --remote, a write "into" one the
-      // remote's bmad-project had just made landed in this folder, said to be written).
-      if (folderName !== undefined && args.project !== undefined && args.project !== folderName) {
-        return fail(`"${printable(args.project.slice(0, 100))}" is not this project: bmad-files here works on the project folder, "${folderName}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`);
-      }
-      const project = args.project ?? folderName;
+      const other = notThisProject(store, args.project, TOOL.bmadFiles);
+      if (other) return fail(other);
+      const project = args.project ?? folderName(store);
       if (project === undefined) {
         const yours = (await store.projects()).map((p) => p.project);
         return fail(`bmad-files needs "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.`);
@@ -439,6 +434,18 @@ const leavesProject = (value: string): boolean => {
 /** A path in a system temp folder: /tmp, /var/tmp, macOS's /private/tmp and /var/folders/…, Windows' %TEMP% (written with
  *  forward slashes: a backslash is refused as such). One anchored scan. */
 const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folders\/|^[a-z]:\/(users\/[^/]+\/appdata\/local\/|windows\/)?te?mp(\/|$)/i;
+
+/** On the bridge the folder is the one project; a workspace is named. */
+export const folderName = (store: WorkspaceStore) => store.folder?.slice(store.folder.lastIndexOf("/") + 1);
+
+/** On the bridge, the refusal of a `project` that is not its folder: another name is a workspace's, which this door
+ *  does not reach (review 163: with --remote, a write "into" one the remote's bmad-project had just made landed in this
+ *  folder, said to be written; review 186: the map and a document answered the folder's under another's name). */
+export function notThisProject(store: WorkspaceStore, project: string | undefined, tool: string): string | undefined {
+  const folder = folderName(store);
+  if (folder === undefined || project === undefined || project === folder) return undefined;
+  return `"${printable(project.slice(0, 100))}" is not this project: ${tool} here works on the project folder, "${folder}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`;
+}
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
