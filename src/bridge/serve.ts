@@ -7,6 +7,7 @@ import { StdioTransport } from "./stdio-transport.js";
 import { shortName } from "../core/catalog/names.js";
 import type { SurfaceDeps } from "../core/surface/deps.js";
 import { buildServer } from "../core/surface/server.js";
+import { notThisProject } from "../core/surface/tools/workspace.tools.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
 import { FileMemory } from "./file-memory.js";
 import { FileSessionStore } from "./file-session-store.js";
@@ -93,12 +94,19 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     owner: "local",
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project, vouching.allowProjectScripts),
-    // The project directory is {project-root} for every skill; a workspace name means nothing here.
-    // One per call: what a call read withheld is said in that call's answer alone.
-    runtime: async () => ({ ok: true, runtime: localProjectRuntime(project, () => bundle.reader, projectFs, vouching) }),
+    // The project directory is {project-root} for every skill; another name is refused, not answered with this folder
+    // under it (review 186: the map and bmad-run took any name). One per call: what a call read withheld is said in
+    // that call's answer alone.
+    runtime: async (name) => {
+      const refused = notThisProject(workspaces, name, "bmad-mcp");
+      return refused ? { ok: false, error: refused } : { ok: true, runtime: localProjectRuntime(project, () => bundle.reader, projectFs, vouching) };
+    },
     workspaces,
-    // The project folder's _bmad/_memory/; a workspace name means nothing here either.
-    memory: async () => ({ ok: true, project: basename(project), memory, files: workspaces.files() }),
+    // The project folder's _bmad/_memory/, by its name or none.
+    memory: async (name) => {
+      const refused = notThisProject(workspaces, name, "bmad-mcp");
+      return refused ? { ok: false, error: refused } : { ok: true, project: basename(project), memory, files: workspaces.files() };
+    },
     ready: () => bundle.ready(),
     // Over HTTP each request has a server of its own, gone before a reload: nobody to tell, so lists are not "changing".
     ...(args.http === undefined ? { onReload } : {}),

@@ -104,6 +104,12 @@ describe("the views on the bridge", () => {
       const own = await call(tool, { ...args, project: folder });
       expect(own.isError, `${tool}: ${toolText(own)}`).toBeFalsy();
     }
+    // Nor a skill's render or a script run under another's name.
+    for (const [tool, args] of [["bmad", { command: "*prd" }], ["bmad-run", { command: "uv run {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key user_name" }]] as const) {
+      const result = await call(tool, { ...args, project: "other-project" });
+      expect(result.isError, tool).toBe(true);
+      expect(toolText(result), tool).toContain(`"other-project" is not this project: bmad-mcp here works on the project folder, "${folder}"`);
+    }
   });
 
   it("lists the file's git commits once the folder is a repository, diffs one with the file now and restores it", async () => {

@@ -142,7 +142,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     ...(configured || printsConfig ? [...CENTRAL_LAYERS, ...(ownSkill ? customLayers(ownSkill) : [])] : []),
     ...reads,
   ])];
-  const found = await deps.runtime(project ?? named, { lazy: true, ...(preload.length ? { preload } : {}) });
+  // A name read from the line picks a workspace; in a project folder the line's own check below answers it better.
+  const found = await deps.runtime(project ?? (deps.workspaces?.folder ? undefined : named), { lazy: true, ...(preload.length ? { preload } : {}) });
   // A ported skill script needs no project to read BMAD's own files (brain.py's technique library); one given a project's
   // files (a config value to fill, a file it reads) does, and run without one it found none (review 90: sprint_plan.py
   // status answered that an existing sprint-status.yaml did not exist).
