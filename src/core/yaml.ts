@@ -46,9 +46,15 @@ export function tooHeavyToParse(text: string, maxEntries: number): string | unde
  *  at most (review 63: 600 KB of `&a ` anchors took 41 s, each error's context built from the text before it). */
 const MAX_YAML_CHARS = 256 * 1024;
 
+/** Why a YAML file of `size` is not read (its characters, or its bytes where a caller checks before decoding: never
+ *  fewer), or undefined: past MAX_YAML_CHARS, said one way wherever it is checked. */
+export function pastYamlSize(size: number): string | undefined {
+  return size > MAX_YAML_CHARS ? `it is ${Math.ceil(size / 1024)} KiB, past the ${MAX_YAML_CHARS / 1024} KiB a YAML file is read to` : undefined;
+}
+
 /** Why YAML text is not worth parsing: too heavy by tooHeavyToParse, or past MAX_YAML_CHARS. */
 function tooHeavyYaml(text: string, maxEntries: number): string | undefined {
-  return tooHeavyToParse(text, maxEntries) ?? (text.length > MAX_YAML_CHARS ? `it is ${Math.ceil(text.length / 1024)} KiB, past the ${MAX_YAML_CHARS / 1024} KiB a YAML file is read to` : undefined);
+  return tooHeavyToParse(text, maxEntries) ?? pastYamlSize(text.length);
 }
 
 /** Double quotes a YAML file may hold: the yaml package's cost grows with a run of them (review 61: a writer's 512 KiB

@@ -115,6 +115,21 @@ describe("remember_structured and recall_structured on the remote", () => {
     expect(result.precision).toBeGreaterThanOrEqual(0.8);
   }, 120_000);
 
+  it("carries in structured content each hit's text cut as its line is, saying where it is whole (review 186)", async () => {
+    const name = unique("bigrecall");
+    await ada.project({ action: "create", name });
+    // 30 memories of 20 KB: 50 recalled were 47 KB of text and 1 MB of structured content beside it.
+    for (let i = 0; i < 30; i++) await call(TOOL.rememberStructured, { project: name, type: "stories", agent: "pm", text: `Story ${i}: ${"the ledger keeps invoices by month. ".repeat(560)}` });
+    const recalled = await call(TOOL.recallStructured, { project: name, query: "ledger invoices", limit: 50 });
+    expect(recalled.structured.hits).toHaveLength(30);
+    expect(JSON.stringify(recalled.structured).length).toBeLessThan(30_000);
+    for (const hit of recalled.structured.hits) {
+      expect(hit.text).toMatch(/^Story \d+: the ledger .*…$/);
+      expect(hit.text.length).toBeLessThanOrEqual(301);
+      expect(hit.cut).toMatch(/^20,1\d\d characters: read _bmad\/_memory\/structured\/stories\.jsonl with bmad-files for the whole$/);
+    }
+  });
+
   it("searches any query as words: FTS5 syntax never gives an SQL error", async () => {
     await call(TOOL.rememberStructured, { project, type: "stories", agent: "pm", text: 'NEAR the ledger: quotes "and" stars*' });
     for (const query of ['"', '"unbalanced', "*", "ledger*", "NEAR(ledger story, 2)", "-ledger", "text:ledger", "((ledger", "ledger)", "AND OR NOT", "", "\u0000", "^ledger", "ledger + story"]) {
@@ -364,6 +379,37 @@ describe("memory files and project files in the workspace", () => {
     expect(all.structured).toMatchObject({ name: "tally", stack: "Hono on Workers", agents: ["pm", "architect"], remembered_decisions: [expect.objectContaining({ text: "UTC everywhere." })] });
     expect((await call(TOOL.getProjectContext, { project: name, section: "stack" })).structured).toEqual({ stack: "Hono on Workers" });
     expect((await call(TOOL.getProjectContext, { project: unique("nope") })).text).toMatch(/not found/);
+  });
+
+  it("serves each field of the project context cut past 8 KiB, saying where it is whole, and no section twice (review 186)", async () => {
+    const name = unique("bigctx");
+    await ada.project({ action: "create", name });
+    // 1 MB of decisions in shared-context.md and 190 KB in project-context.yaml: 2.1 MB of text and as much again as
+    // structured content, every call; 11 remembered decisions of 32 KB, 327 KB.
+    const shared = `## Stack\nHono on Workers\n\n## Decisions\n${"- we decided a thing about the stack today\n".repeat(24_000)}`;
+    expect((await ada.files({ action: "write", project: name, path: "_bmad/_memory/shared-context.md", content: shared })).isError).toBe(false);
+    const yaml = `name: acme\narchitecture: |\n${"  one service per bounded context, talking over queues\n".repeat(3_500)}`;
+    expect((await ada.files({ action: "write", project: name, path: "_bmad/_memory/project-context.yaml", content: yaml })).isError).toBe(false);
+    for (let i = 0; i < 11; i++) await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: `Decision ${i}: ${"we keep the ledger in one table. ".repeat(990)}` });
+    const all = await call(TOOL.getProjectContext, { project: name });
+    expect(all.isError, all.text.slice(0, 300)).toBe(false);
+    expect(all.text).toBe(JSON.stringify(all.structured));
+    expect(all.text.length).toBeLessThan(40_000);
+    expect(all.structured).toMatchObject({ name: "acme", stack: "Hono on Workers", decisions: expect.stringMatching(/^- we decided a thing .*…$/s) });
+    expect(all.structured.cut).toEqual({
+      decisions: `1,031,999 characters, cut at 8,192: read _bmad/_memory/shared-context.md with bmad-files for the whole`,
+      architecture: expect.stringMatching(/^[\d,]+ characters, cut at 8,192: read _bmad\/_memory\/project-context\.yaml with bmad-files for the whole$/),
+    });
+    // The file's sections given as fields are not given again in it.
+    expect(all.structured.shared_context).toBe("## Stack\n(given as stack)\n## Decisions\n(given as decisions)\n");
+    expect(all.structured.remembered_decisions).toHaveLength(10);
+    for (const d of all.structured.remembered_decisions) {
+      expect(d.text.length).toBeLessThanOrEqual(301);
+      expect(d.cut).toMatch(/^[\d,]+ characters: read _bmad\/_memory\/structured\/decisions\.jsonl with bmad-files for the whole$/);
+    }
+    const decisions = await call(TOOL.getProjectContext, { project: name, section: "decisions" });
+    expect(decisions.text.length).toBeLessThan(20_000);
+    expect(decisions.structured.cut).toEqual({ decisions: expect.stringContaining("read _bmad/_memory/shared-context.md with bmad-files") });
   });
 
   it("reads seed 001's runs from every workspace the caller can see", async () => {

@@ -82,6 +82,22 @@ it("names the writer of a sprint status's lines on the owner's board (review 53:
   expect(twice.text).toContain("is not a file BMAD's sprint scripts read (Map keys must be unique): sprint_plan.py validate refuses it too.");
 });
 
+it("refuses a sprint status past 256 KiB before parsing it, the board and a move alike, and moves nothing (review 186)", async () => {
+  // 9,800 stories, 946 KB: a second to refuse, named 925 KiB by the board and 972 KiB by a move, which wrote it first.
+  const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+  const planted = `development_status:\n${Array.from({ length: 9_800 }, (_, i) => `  1-${i + 1}-${"s".repeat(80)}: backlog`).join("\n")}\n`;
+  const wrote = await writer.files({ action: "write", project, path, content: planted });
+  expect(wrote.isError, wrote.text).toBe(false);
+  const refusal = `${path} is not read: it is ${Math.ceil(planted.length / 1024)} KiB, past the 256 KiB a YAML file is read to (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`;
+  const board = await ownerCall(TOOL.bmadBoard, { project });
+  expect(board.isError).toBe(true);
+  expect(board.text).toBe(refusal);
+  const move = await ownerCall(TOOL.bmadBoard, { project, story: `1-1-${"s".repeat(80)}`, status: "done" });
+  expect(move.isError).toBe(true);
+  expect(move.text).toBe(refusal);
+  expect((await owner.files({ action: "read", project, path })).structured.version).toBe(wrote.structured.version);
+});
+
 it("reads a config of anchors or tags at once, stopping at its first error, and none past 256 KiB (review 63: 41 s, the project held for everyone)", async () => {
   for (const [i, content] of [`user_name: x\nk: ${"&a ".repeat(80_000)}`, `k: ${"!a ".repeat(80_000)}`, `k: ${"&a ".repeat(200_000)}`].entries()) {
     expect((await writer.files({ action: "write", project, path: `x/${i}/config.yaml`, content })).isError).toBe(false);

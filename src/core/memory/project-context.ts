@@ -5,7 +5,8 @@ import { parseBoundedYaml } from "../yaml.js";
 import type { ContextSection } from "../surface/deps.js";
 import { TOOL } from "../surface/names.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
-import { lines } from "../lines.js";
+import { cutAt, lines } from "../lines.js";
+import { count } from "../count.js";
 import { othersNote } from "../workspace/line-authors.js";
 import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
@@ -46,9 +47,28 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
     else data = parsed.value;
   }
   const sections = markdownSections(shared ?? "");
-  const pick = (key: string) => data.get(key) ?? sections.get(key);
-  const all = { name: data.get("name") ?? data.get("project") ?? sections.get("project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
-  const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared ?? null } : { [section]: all[section] ?? null };
+  // Each field from project-context.yaml's keys, else from shared-context.md's section: which file it came from (where
+  // to read it whole), and which sections were given as fields (the rest of the file is given as shared_context).
+  const fileOf = new Map<string, string>();
+  const taken = new Set<string>();
+  const pick = (field: string, keys = [field], heading = field) => {
+    const given = keys.map((key) => data.get(key)).find((v) => v !== undefined && v !== null);
+    if (given !== undefined) {
+      fileOf.set(field, PROJECT_CONTEXT_FILE);
+      return given;
+    }
+    const text = sections.get(heading);
+    if (text !== undefined) {
+      fileOf.set(field, SHARED_CONTEXT_FILE);
+      taken.add(heading);
+    }
+    return text;
+  };
+  const all = { name: pick("name", ["name", "project"], "project"), stack: pick("stack"), agents: pick("agents"), decisions: pick("decisions"), architecture: pick("architecture") };
+  fileOf.set("shared_context", SHARED_CONTEXT_FILE);
+  const value: Record<string, unknown> = section === "all" ? { ...all, shared_context: shared === undefined ? null : sharedRest(shared, taken) } : { [section]: all[section] ?? null };
+  const cut = cutFields(value, fileOf);
+  if (cut) value.cut = cut;
   if (warnings.length) value.warnings = warnings;
   // A shared workspace's context files another member last changed are theirs (review 43: a writer's shared-context.md
   // read as the project's own decisions).
@@ -75,13 +95,52 @@ function yamlObject(text: string): MemResult<Map<string, unknown>> {
   }
 }
 
+/** Longest a field of the context is served (in characters; where it is no string, its JSON's): past it, cut (review
+ *  186: a collaborator's 1 MB of decisions made every call 2 MB, text and structured content alike). */
+const MAX_FIELD = 8 * 1024;
+
+/** The fields of `value` past MAX_FIELD, cut in place (one given as YAML, a list or a mapping, as its JSON's text), and
+ *  for each, where to read it whole; undefined where none is. */
+function cutFields(value: Record<string, unknown>, fileOf: Map<string, string>): Record<string, string> | undefined {
+  const cut: Record<string, string> = {};
+  for (const [field, v] of Object.entries(value)) {
+    const text = v === null || v === undefined ? "" : typeof v === "string" ? v : JSON.stringify(v);
+    if (text.length <= MAX_FIELD) continue;
+    value[field] = `${cutAt(text, MAX_FIELD)}…`;
+    cut[field] = `${count(text.length)} characters, cut at ${count(MAX_FIELD)}: read ${fileOf.get(field)} with ${TOOL.bmadFiles} for the whole`;
+  }
+  return Object.keys(cut).length ? cut : undefined;
+}
+
+/** shared-context.md without the sections given as fields (`taken`): each one's heading stays, naming its field, so
+ *  that no text is sent twice. Line breaks stay as the file has them. */
+function sharedRest(text: string, taken: Set<string>): string {
+  if (!taken.size) return text;
+  const parts = text.split(/(\r\n|[\n\r\u2028\u2029])/); // lines, each followed by its break
+  let out = "";
+  let skipping = false;
+  for (let i = 0; i < parts.length; i += 2) {
+    const [line, end] = [parts[i]!, parts[i + 1] ?? ""];
+    const heading = /^##\s+(.+)$/.exec(line);
+    if (heading) {
+      const key = sectionKey(heading[1]!);
+      skipping = taken.has(key);
+      out += skipping ? `${line}${end || "\n"}(given as ${key === "project" ? "name" : key})${end}` : line + end;
+    } else if (!skipping) out += line + end;
+  }
+  return out;
+}
+
+/** A level-2 heading's section: its first word, lower-cased, letters only (`## Decisions made` is decisions). */
+const sectionKey = (heading: string) => heading.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
+
 /** `## Stack` ... -> stack: "..." (lower-cased first word of each level-2 heading; a Map, as headings are file content). */
 function markdownSections(text: string): Map<string, string> {
   const out = new Map<string, string>();
   let key: string | undefined;
   for (const line of lines(text)) {
     const heading = /^##\s+(.+)$/.exec(line);
-    if (heading) key = heading[1]!.trim().toLowerCase().split(/\s+/)[0]!.replace(/[^a-z]/g, "");
+    if (heading) key = sectionKey(heading[1]!);
     else if (key) out.set(key, `${out.get(key) ?? ""}${line}\n`);
   }
   for (const [k, v] of out) out.set(k, v.trim());

@@ -120,13 +120,17 @@ export async function loadCentralConfig(fs: RuntimeFs, projectRoot: string): Pro
 
 /** A skill's customize.toml (required), then _bmad/custom/{skill}.toml and {skill}.user.toml. */
 export async function loadCustomization(fs: RuntimeFs, projectRoot: string | undefined, skillDir: string): Promise<PyDict> {
+  return mergeLayers((await customizationLayers(fs, projectRoot, skillDir)).map(([, layer]) => layer));
+}
+
+/** The layers loadCustomization merges, in its order, each with its path (where a value shown cut is read whole). */
+export async function customizationLayers(fs: RuntimeFs, projectRoot: string | undefined, skillDir: string): Promise<Array<[string, PyDict]>> {
   const name = baseName(skillDir);
   const custom = projectRoot === undefined ? undefined : joinPath(projectRoot, "_bmad", "custom");
-  return mergeLayers([
-    await loadToml(fs, joinPath(skillDir, "customize.toml"), true),
-    custom === undefined ? new Map() : await loadToml(fs, joinPath(custom, `${name}.toml`)),
-    custom === undefined ? new Map() : await loadToml(fs, joinPath(custom, `${name}.user.toml`)),
-  ]);
+  const paths = custom === undefined ? [] : [joinPath(custom, `${name}.toml`), joinPath(custom, `${name}.user.toml`)];
+  const layers: Array<[string, PyDict]> = [[joinPath(skillDir, "customize.toml"), await loadToml(fs, joinPath(skillDir, "customize.toml"), true)]];
+  for (const path of paths) layers.push([path, await loadToml(fs, path)]);
+  return layers;
 }
 
 /** extract_key: a dotted path through tables, or undefined (Python's _MISSING). */

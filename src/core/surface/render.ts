@@ -12,7 +12,7 @@ import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
 import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type LaterValues, type SkillTraits } from "./runtime-block.js";
-import { renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
+import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
 import { customizationSection } from "./agent-customize.js";
@@ -160,12 +160,12 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const forLater = ctx ? await valuesForLater(reader, ctx, inlined.filter((f) => f.path.endsWith(".md")).map((f) => f.source), later) : undefined;
   const body: string[] = [];
   const rendered: string[] = [];
-  const given = new Set<string>();
+  const shown = renderShown();
   let entryText = "";
   let afterEntry = 0;
   for (const { path, source } of inlined) {
     let text = source;
-    if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx, given), ctx, forLater)));
+    if (ctx && path.endsWith(".md")) rendered.push((text = markResolved(renderSkillText(text, ctx, shown), ctx, forLater)));
     body.push("", `## ${path}`, fence(text, path));
     if (path === record.entry) (entryText = text), (afterEntry = body.length);
   }

@@ -5,12 +5,15 @@
 // while it runs (`{doc_workspace}`, `{date}`) stay. The raw files stay available as resources.
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { isSecretKey } from "../catalog/config.js";
-import { extractKey, loadCentralConfig, loadCustomization } from "../runtime/config-utils.js";
+import { customizationLayers, extractKey, loadCentralConfig, mergeLayers } from "../runtime/config-utils.js";
 import { BUNDLE_MOUNT, fromFsText, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
 import { othersNote } from "../workspace/line-authors.js";
 import { codeSpan, leadsOutOf, PROJECTS_PREFIX } from "../workspace/paths.js";
+import { cutAt } from "../lines.js";
+import { count } from "../count.js";
+import { TOOL } from "./names.js";
 
 export interface SkillRender {
   projectRoot: string;
@@ -19,6 +22,8 @@ export interface SkillRender {
   config: Map<string, string>;
   central: PyDict;
   customization: PyDict;
+  /** The layers `customization` merges, by their paths as the model names them (the project's, relative to it). */
+  customLayers?: Array<[string, PyDict]>;
   /** What could not be read, said in the runtime block rather than failing the whole answer. */
   notes: string[];
 }
@@ -42,15 +47,17 @@ export async function skillRenderFor(reader: BundleReader, runtime: ProjectRunti
     notes.push(`No project config (${(error as Error).message}); the bundle's defaults are used.`);
   }
   let customization: PyDict = new Map();
+  let customLayers: Array<[string, PyDict]> = [];
   try {
-    customization = await loadCustomization(runtime.fs, runtime.fsRoot, `${BUNDLE_MOUNT}/${bundleDir}`);
+    customLayers = (await customizationLayers(runtime.fs, runtime.fsRoot, `${BUNDLE_MOUNT}/${bundleDir}`)).map(([path, layer]) => [projectPath(runtime, path), layer]);
+    customization = mergeLayers(customLayers.map(([, layer]) => layer));
   } catch (error) {
     if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
   }
   notes.push(...othersLayers(runtime), ...withheldLayers(runtime, "This render"));
   // The record's module first; then every other module's, as render_skill.py looks a key up in the whole config
   // (a core skill such as bmad-deep-recon names bmm's `{planning_artifacts}`).
-  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root), central, customization, notes };
+  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root), central, customization, customLayers, notes };
 }
 
 /** A shared workspace's layers another member last changed are theirs: said so in the server's voice (a render's
@@ -176,9 +183,26 @@ const LARGE_VALUE = 200;
 const confined = (value: string | undefined, ctx: SkillRender) =>
   value !== undefined && ctx.projectRoot.startsWith(PROJECTS_PREFIX) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
 
-/** One pass over the text; anything unknown stays as written. `inlined`: the large customization values this render
- *  gave already, shared by its files. */
-export function renderSkillText(text: string, ctx: SkillRender, inlined = new Set<string>()): string {
+/** Longest a customization value is shown in a render, and all of them in one render together: BMAD's own are 3.4 KB
+ *  at most, and a render is paid for in every conversation that runs the skill (review 186: a collaborator's 990 KB
+ *  activation step made every `*prd` 1 MB). Past them a value is cut, saying where to read it whole. */
+const MAX_CUSTOM_VALUE = 8 * 1024;
+const MAX_CUSTOM_SHOWN = 16 * 1024;
+
+/** What a render's files showed of the customization: the large values given already (by name: a later use points to
+ *  them), and how much more each value and all of them may show. */
+export interface CustomShown {
+  inlined: Set<string>;
+  each: number;
+  room: number;
+}
+
+/** For one render's files, shared by them. */
+export const renderShown = (): CustomShown => ({ inlined: new Set(), each: MAX_CUSTOM_VALUE, room: MAX_CUSTOM_SHOWN });
+
+/** One pass over the text; anything unknown stays as written. `shown`: a render's (renderShown); without it, values are
+ *  given whole (a command's words, where a cut value would be other data; a stage's, of BMAD's own values only). */
+export function renderSkillText(text: string, ctx: SkillRender, shown: CustomShown = { inlined: new Set(), each: Infinity, room: Infinity }): string {
   const fill = bounded();
   const one = (token: string, configPath?: string, shortKey?: string, table?: string, customPath?: string, root?: string, doubled?: string, single?: string, at?: number): string => {
     if (root) return root === "project-root" ? ctx.projectRoot : ctx.skillRoot;
@@ -194,14 +218,29 @@ export function renderSkillText(text: string, ctx: SkillRender, inlined = new Se
       const value = confined(formatCustom(raw, ctx, inCode), ctx);
       if (value === undefined) return token;
       const name = `${table}.${customPath}`;
-      if (value.length > LARGE_VALUE && inlined.has(name)) return `${name} (its value is given above)`;
-      if (value.length > LARGE_VALUE) inlined.add(name);
-      return inCode && value.includes("`") ? `\` ${value} \`` : value;
+      if (value.length > LARGE_VALUE && shown.inlined.has(name)) return `${name} (its value is given above)`;
+      if (value.length > LARGE_VALUE) shown.inlined.add(name);
+      // A short value (a path, a name) is given whole even past the room: a skill names a few dozen at most.
+      const fitted = cutCustom(value, Math.max(LARGE_VALUE, Math.min(shown.each, shown.room)), name, ctx);
+      shown.room = Math.max(0, shown.room - fitted.length);
+      return inCode && fitted.includes("`") ? `\` ${fitted} \`` : fitted;
     }
     const name = doubled ?? single;
     return (name && ctx.config.get(name)) ?? token;
   };
   return text.replace(TOKEN, (token: string, ...groups) => fill(token, one(token, ...groups)));
+}
+
+/** `value` (customization `name`'s, formatted) within `limit` characters: cut past it, where a list's item ends if one
+ *  does in the second half, and then said so, with the files to read it whole in (the project's that set it). */
+function cutCustom(value: string, limit: number, name: string, ctx: SkillRender): string {
+  if (value.length <= limit) return value;
+  const line = value.lastIndexOf("\n", limit);
+  const at = line > limit / 2 ? line : limit;
+  const files = (ctx.customLayers ?? []).filter(([, layer]) => extractKey(layer, name) !== undefined).map(([path]) => path);
+  const own = files.filter((path) => !path.includes("://"));
+  const whole = own.length ? `${own.join(" and ")} with ${TOOL.bmadFiles}` : `${files.join(" and ") || `${ctx.skillRoot}/customize.toml`} with ${TOOL.bmadResources}`;
+  return `${cutAt(value, at)}${at === line ? "\n" : ""}… [${name} cut at ${count(at)} of ${count(value.length)} characters: read ${whole} for the whole]`;
 }
 
 /** A customization value (`workflow.preset`) on one line, as the runtime block gives it for files loaded later: a

@@ -5,7 +5,7 @@ import type { WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { moveStoryText } from "../runtime/sprint-move.js";
 import { SPRINT_MAX_ENTRIES } from "../runtime/sprint-yaml.js";
-import { parseBoundedYaml } from "../yaml.js";
+import { parseBoundedYaml, pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
@@ -40,6 +40,14 @@ export interface Board {
   others?: string;
 }
 
+/** Why the board neither shows nor moves a status file this big, by its bytes before any parse: both say it alike
+ *  (review 186: a writer's 946 KB file took a second to refuse, named 925 KiB by the board and 972 KiB by a move,
+ *  which wrote it first). */
+function tooBig(path: string, data: Uint8Array): string | undefined {
+  const past = pastYamlSize(data.length);
+  return past && `${path} is not read: ${past} (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`;
+}
+
 async function boardPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
   const folder = projectFolder("implementation_artifacts", await configOf(reader, runtime), runtime.root);
   return folder === undefined ? undefined : `${folder}/${FILE}`;
@@ -50,6 +58,8 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives." };
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
+  const big = tooBig(path, read.value.data);
+  if (big) return { ok: false, error: big };
   const text = new TextDecoder().decode(read.value.data);
   // As BMAD's scripts (and a card's move) load it: a file they refuse, a key given twice above all, is not shown as if
   // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
@@ -115,6 +125,8 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.error };
   if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
+  const big = tooBig(path, read.value.data);
+  if (big) return { ok: false, error: big };
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
   const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status, formatStamp([now.year, now.month, now.day, now.hour, now.minute]));
   if (!moved.ok) return moved;

@@ -9,7 +9,8 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import type { Result } from "../../result.js";
 import { count as n } from "../../count.js";
-import { asOneLine } from "../../lines.js";
+import { asOneLine, cutAt } from "../../lines.js";
+import { structuredFile } from "../../memory/files.js";
 
 export const projectField = z.string().max(100).optional().describe("Workspace (remote)");
 const type = z.enum(MEMORY_TYPES).describe("Collection");
@@ -20,11 +21,24 @@ async function withMemory(deps: SurfaceDeps, project: string | undefined, run: (
   return access.ok ? run(access) : fail(access.error);
 }
 
-/** One line per entry: what a caller reads; the whole entries go out as structured content. */
+/** Longest a memory's text goes out, in its line and in structured content alike: an answer lists up to 200, each of
+ *  up to 32 KB (review 186: 50 recalled made 47 KB of text and 1 MB of structured content beside it). */
+const SHOWN_TEXT = 300;
+
+/** An entry as an answer carries it: its text cut past SHOWN_TEXT, and then `cut` says where to read it whole (a hand
+ *  file's line, else the structured file remember_structured keeps it in). */
+export function shownEntry<T extends MemoryEntry>(e: T): T & { cut?: string } {
+  if (e.text.length <= SHOWN_TEXT) return e;
+  const at = /^(.+):(\d+)$/.exec(e.source ?? "");
+  const file = at ? `${at[1]} (line ${at[2]})` : structuredFile(e.type);
+  return { ...e, text: `${cutAt(e.text, SHOWN_TEXT)}…`, cut: `${n(e.text.length)} characters: read ${file} with ${TOOL.bmadFiles} for the whole` };
+}
+
+/** One line per entry: what a caller reads; the entries (shownEntry) go out as structured content. */
 function line(e: MemoryEntry | MemoryHit, i: number): string {
   // Every part a file gave is put on one line (review 81: a museum's agent and tags kept NEL and bidi controls).
   const head = asOneLine(`${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`);
-  const body = "snippet" in e ? e.snippet : e.text.length > 300 ? `${e.text.slice(0, 300)}…` : e.text;
+  const body = "snippet" in e ? e.snippet : shownEntry(e).text;
   const by = e.by ? `, by ${JSON.stringify(e.by.slice(0, 100))}, not you` : "";
   return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? asOneLine(` #${e.tags.join(" #")}`) : ""} (${asOneLine(e.source ?? e.id)}${by})`;
 }
@@ -95,7 +109,7 @@ export const recallStructured = defineTool({
       const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
       const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
       const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
-      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits, ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits: hits.map(shownEntry), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -121,13 +135,13 @@ export const getAgentMemory = defineTool({
         if (!found.ok) return fail(found.error);
         const { hits, warnings } = found.value;
         const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
-        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits.map(shownEntry), ...origin(where), ...(warnings.length ? { warnings } : {}) });
       }
       const listed = await memory.list(filter, "recent", limit);
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `${agent.value}'s learnings, newest first (${entries.length} of ${n(total)}):` : `No learnings of ${agent.value} yet: ${TOOL.rememberStructured} with type "agent-learnings" keeps one, or _bmad/_memory/agent-learnings/${agent.value}.md.`;
-      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries, total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -148,7 +162,7 @@ export const getFailureMuseum = defineTool({
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
-      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { failures: entries, total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { failures: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 

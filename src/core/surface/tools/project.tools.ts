@@ -7,7 +7,7 @@ import { TOOL } from "../names.js";
 import { projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
-import { newMemory, projectField } from "./memory.tools.js";
+import { newMemory, projectField, shownEntry } from "./memory.tools.js";
 
 function noProject(tool: string) {
   return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (see docs/bridge.md).`);
@@ -53,7 +53,7 @@ export const getProjectContext = defineTool({
     if (!context.ok) return fail(context.error);
     // What was decided through remember_structured, beside what the files say.
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
-    const remembered = decided?.ok ? decided.value.entries.map(({ id, agent, text, created_at, by }) => ({ id, agent, text, created_at, ...(by ? { by } : {}) })) : [];
+    const remembered = decided?.ok ? decided.value.entries.map(shownEntry).map(({ id, agent, text, created_at, by, cut }) => ({ id, agent, text, created_at, ...(by ? { by } : {}), ...(cut ? { cut } : {}) })) : [];
     const base = remembered.length ? { ...context.value, remembered_decisions: remembered } : context.value;
     // A shared project's context is its people's, not the caller's: named and labelled.
     const value = memory?.owner ? { ...base, project: memory.project, shared_by: memory.owner } : base;
