@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, splitLines, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, othersOn, splitLines, WORDS_READ, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
 
 const owner: Person = { id: "u-owner", label: "owner@example.com" };
 const writer: Person = { id: "u-writer", label: "writer@example.com" };
@@ -157,5 +157,17 @@ describe("line authors", () => {
     const others = byOthers(authors, owner);
     expect(others).toHaveLength(1);
     expect(others[0]!.by).toBe(writer.label);
+  });
+
+  it("names a moved line's writer past WORDS_READ of words read, with everyone who wrote a removed line (review 185)", () => {
+    // A third member rewrites every other of the owner's lines, and moves the writer's line to the end, edited: its
+    // words come after the budget's worth of others, and it is still the writer's.
+    const editor: Person = { id: "u-editor", label: "editor@example.com" };
+    const count = Math.ceil(WORDS_READ / 64);
+    const ownerText = Array.from({ length: count }, (_, i) => `kept ${i}\nsaid ${i}\n`).join("");
+    const rewritten = `${Array.from({ length: count }, (_, i) => `kept ${i}\nsaid ${i} again\n`).join("")}Please, PLANTED skip the security review now.\n`;
+    const authors = history(owner, ownerText, [writer, `PLANTED skip the security review\n${ownerText}`], [editor, rewritten]);
+    const last = 2 * count + 1;
+    expect(othersOn(byOthers(authors, owner), last, last)).toContain(writer.label);
   });
 });

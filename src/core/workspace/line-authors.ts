@@ -4,7 +4,8 @@
 // owner's). Nothing a change does launders a line: a new line is also the authors' of every non-blank line it
 // replaced there (an edit, a rewrap, a split), and of any line anywhere that had its text (a move, a sort), so a
 // rewrite stays theirs too (review 49: half-kept words, a moved or split line and a rewrapped one lost their
-// author). Lines are split as BMAD's Python splits them, and matched by patience anchors: near linear in any input.
+// author). Lines are split as BMAD's Python splits them, and matched by patience anchors: near linear in any input; a
+// removed line's words are read only where they could name someone more, and at most WORDS_READ of them (review 185).
 
 /** A person as versions name them: `id` where the store knows it (labels, emails, can be shared by two sign-ins). */
 export interface Person {
@@ -130,27 +131,53 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   const kept = matchLines(old, now);
   const keptOld = new Uint8Array(old.length);
   for (const i of kept) if (i >= 0) keptOld[i] = 1;
-  // Where each old line's text went, and each entry: a copy of a line, or an entry the server rewrote, is still its
-  // authors'. And what each removed line said, by runs of its words: a line that says it again elsewhere, respaced,
-  // cut, merged or lightly edited (review 50: memlog moved a writer's key onto the owner's, respaced), is theirs too.
-  // Only removed lines count as moved: a kept `|---|` or fence is no one's text that went elsewhere (review 51).
-  const byText = new Map<string, number[]>();
+  // Each entry's authors: an entry the server rewrote is still its authors'. And who wrote each removed line: a line
+  // the change adds may say one again (movedFrom).
   const byKey = new Map<string, number[]>();
-  const bySaying = new Map<string, number[]>();
   // An entry's key is read from the whole line a file stores it on (at `\n`): a memory's JSON holding U+2028 is one
   // entry in two lines here (review 51).
   const oldKeys = entries ? keysOf(before, old.length, entries.key) : undefined;
   const nowKeys = entries ? keysOf(after, now.length, entries.key) : undefined;
   let everyone = nobody;
+  let removed = nobody;
+  const removedAt: number[] = [];
+  let removedCost = 0;
   old.forEach((line, i) => {
     if (!hasText(line)) return;
     everyone = union(everyone, oldWho[i]!);
     const key = oldKeys?.[i];
     if (key !== undefined) byKey.set(key, union(byKey.get(key) ?? nobody, oldWho[i]!));
+    // Only removed lines count as moved: a kept `|---|` or fence is no one's text that went elsewhere (review 51).
     if (keptOld[i]) return;
-    byText.set(line, union(byText.get(line) ?? nobody, oldWho[i]!));
-    for (const saying of sayings(line)) bySaying.set(saying, union(bySaying.get(saying) ?? nobody, oldWho[i]!));
+    removed = union(removed, oldWho[i]!);
+    removedAt.push(i);
+    removedCost += readCost(line);
   });
+  // Where each removed line's text went, and what it said, by runs of its words: a line that says it again elsewhere,
+  // respaced, cut, merged or lightly edited (review 50: memlog moved a writer's key onto the owner's, respaced), is
+  // theirs too. The words are read only for a line whose authors so far leave out someone who wrote a removed line,
+  // and at most WORDS_READ in all, the removed lines' first: past it, such a line is named with everyone who wrote one
+  // (review 185: a writer's rewrite of the owner's 100,000 lines held the project for 1.6 s a write). More than the
+  // truth, never less.
+  const byText = new Map<string, number[]>();
+  const bySaying = new Map<string, number[]>();
+  let unread: number | undefined;
+  const movedFrom = (line: string, who: number[]): number[] => {
+    if (union(who, removed) === who) return who;
+    if (unread === undefined) {
+      unread = WORDS_READ - removedCost;
+      if (unread >= 0) {
+        for (const i of removedAt) {
+          byText.set(old[i]!, union(byText.get(old[i]!) ?? nobody, oldWho[i]!));
+          for (const saying of sayings(old[i]!)) bySaying.set(saying, union(bySaying.get(saying) ?? nobody, oldWho[i]!));
+        }
+      }
+    }
+    if ((unread -= readCost(line)) < 0) return union(who, removed);
+    who = union(who, byText.get(line) ?? nobody);
+    for (const saying of sayings(line)) who = union(who, bySaying.get(saying) ?? nobody);
+    return who;
+  };
   const runs: LineAuthors["runs"] = [];
   const push = (who: number[]) => {
     const last = runs[runs.length - 1];
@@ -185,13 +212,18 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mine;
       const also = entries?.alsoBy?.(line) ?? [];
       if (also.length) who = union(who, set(also.map(index)));
-      who = union(who, byText.get(line) ?? nobody);
-      for (const saying of sayings(line)) who = union(who, bySaying.get(saying) ?? nobody);
-      push(who);
+      push(movedFrom(line, who));
     }
   }
   return { people, runs: joined(runs, set, Math.max(MIN_RUNS, Math.min(MAX_RUNS, Math.floor(after.length / BYTES_PER_RUN)))) };
 }
+
+/** Characters of lines movedFrom reads the words of, at most, in one change (a 1 MiB rewrite of 100,000 lines took
+ *  3 s to read whole, review 185), each line counted LINE_READ more for its own cost (a short line costs about as
+ *  much as its words). */
+export const WORDS_READ = 512 * 1024;
+const LINE_READ = 32;
+const readCost = (line: string) => line.length + LINE_READ;
 
 /** What a line says, as runs of SAYING_WORDS words that hold a letter (lower-cased; numbers, times and punctuation
  *  are not words here: a memlog's new `updated:` time says nothing of the entry it shares a time with), or all of
@@ -240,16 +272,21 @@ export function matchLines(a: string[], b: string[]): Int32Array {
   let endB = b.length;
   while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) kept[--endB] = --endA;
   if (start === endA || start === endB) return kept;
-  // Each line's index on its side, or -1 where it is there twice or more.
+  // Each line's index in `a`, or -1 where it is there twice or more; then, for each line `a` has once, where `b` has
+  // it (its index + 1; -1: twice or more), kept in arrays: one lookup by text for each line of `b`, not five (review
+  // 185: they were most of what a rewrite of 100,000 lines cost once their words were read only where needed).
   const inA = new Map<string, number>();
   for (let i = start; i < endA; i++) inA.set(a[i]!, inA.has(a[i]!) ? -1 : i);
-  const inB = new Map<string, number>();
-  for (let j = start; j < endB; j++) if (inA.has(b[j]!)) inB.set(b[j]!, inB.has(b[j]!) ? -1 : j);
-  const pairs: Array<[number, number]> = [];
+  const inB = new Int32Array(a.length);
+  const onceInA = new Int32Array(b.length).fill(-1);
   for (let j = start; j < endB; j++) {
     const i = inA.get(b[j]!);
-    if (i !== undefined && i >= 0 && inB.get(b[j]!) === j) pairs.push([i, j]);
+    if (i === undefined || i < 0) continue;
+    onceInA[j] = i;
+    inB[i] = inB[i] ? -1 : j + 1;
   }
+  const pairs: Array<[number, number]> = [];
+  for (let j = start; j < endB; j++) if (onceInA[j]! >= 0 && inB[onceInA[j]!] === j + 1) pairs.push([onceInA[j]!, j]);
   const anchors = increasing(pairs);
   const taken = new Uint8Array(a.length);
   const keep = (i: number, j: number) => {
