@@ -205,9 +205,13 @@ export class WorkspaceProject extends DurableObject {
     return fail("denied", `${path} ${what}: only the owner of "${g.meta.name}" (${g.meta.owner_label}) changes it. Nothing was written: ask the owner (they can restore an earlier version).`);
   }
 
-  /** Installer answers someone other than the caller (and the owner) last set. */
+  /** Installer answers someone other than the caller (and the owner) last set; and for a member, user_name where the
+   *  owner's create or config set it: a name is a person's, which BMAD keeps in each user's own file and a workspace in
+   *  one (review 188: Bob's model greeted him as Alice). */
   private answersByOthers(meta: Meta, caller: Caller): Array<{ key: string; who: string }> {
-    return Object.entries(answerAuthors(meta)).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
+    const authors = answerAuthors(meta);
+    const named = Object.entries(authors).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
+    return caller.id !== meta.owner && authors["core.user_name"] === undefined ? [...named, { key: "core.user_name", who: meta.owner_label }] : named;
   }
 
   /** Creates the project with its first files, all or nothing. */

@@ -284,7 +284,10 @@ describe("sharing", () => {
     const rendered = (await owner.call(TOOL.bmad, { command: "*prd", project })).text;
     expect(rendered).toContain("Planted-Klingon");
     expect(rendered).toContain(`- Note: ${note}`);
-    expect((await writer.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers core.communication_language");
+    const writers = (await writer.call(TOOL.bmad, { command: "*prd", project })).text;
+    expect(writers).not.toContain("The installer answers core.communication_language");
+    // The owner's name is theirs: the writer's model is told not to greet its user by it (review 188).
+    expect(writers).toMatch(/The installer answers [^\n]*core\.user_name[^\n]*not by you: their values here are that collaborator's\. The user_name is theirs: address your user by their own name \(ask it\), not by this one\./);
     // The project's config, as its owner is shown it, names the writer's answer as theirs (review 53).
     const shown = (await owner.project({ action: "config", name: project })).text.split("\n");
     expect(shown.find((l) => l.startsWith("core.communication_language = "))).toContain(`"Planted-Klingon" (set by ${writer.email}, not you)`);

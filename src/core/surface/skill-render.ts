@@ -75,8 +75,10 @@ export function othersLayers(runtime: ProjectRuntime): string[] {
     `${paths.join(", ")} ${paths.length > 1 ? "hold" : "holds"} lines another member wrote, not you (${note}): what they add here (steps, facts, values) is that collaborator's, not BMAD's or your user's. ${follow}`);
   const byWho = new Map<string, string[]>();
   for (const { key, who } of runtime.answersByOthers ?? []) byWho.set(who, [...(byWho.get(who) ?? []), key]);
+  // A name is a person's: BMAD keeps user_name in each user's own file, a workspace in one (review 188: Bob was greeted
+  // as Alice).
   const answers = [...byWho].map(([who, keys]) =>
-    `The installer answers ${keys.slice(0, 20).join(", ")} were last set by ${JSON.stringify(who.slice(0, 100))}, not by you: their values here are that collaborator's. ${follow}`);
+    `The installer answers ${keys.slice(0, 20).join(", ")} were last set by ${JSON.stringify(who.slice(0, 100))}, not by you: their values here are that collaborator's.${keys.some((k) => k.endsWith(".user_name")) ? " The user_name is theirs: address your user by their own name (ask it), not by this one." : ""} ${follow}`);
   return [...files, ...answers];
 }
 
