@@ -8,7 +8,7 @@ import * as z from "zod";
 import { parseArgs } from "node:util";
 import { parseProjectRef } from "../core/workspace/paths.js";
 import { parseRemoteUrl } from "./remote-url.js";
-import { type Refusal, Report, sentence } from "./sync.js";
+import { type Refusal, Report, sentence, shellWord } from "./sync.js";
 import { pull, type SyncResult } from "./sync-pull.js";
 import { push } from "./sync-push.js";
 import { RemoteWorkspace } from "./sync-remote.js";
@@ -46,8 +46,6 @@ Environment:
   ${TOKEN_ENV}   an access token for the server, for CI and scripts: no browser, nothing saved; a push
                    needs the bmad:write scope. Not an option: other users of the machine see those in ps
 Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
-
-const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 const MANIFEST = z.object({ files: z.array(z.object({ path: z.string(), sha256: z.string() })) });
 
@@ -137,6 +135,7 @@ function print(command: "pull" | "push", project: string, remote: string, dir: s
       const one = report.behindLeft === 1;
       lines.push(`${report.behindLeft} file${one ? "" : "s"} changed on the remote since the pull that pull leaves as ${one ? "it is" : "they are"} here (another member's change to BMAD's settings, a deletion of them, a file sync does not carry): read ${one ? "it" : "them"} there with bmad-files, and copy by hand what you trust.`);
     }
+    lines.push(...report.after);
   }
   if (lines.length) writeOut(`${lines.join("\n")}\n`);
   if (result.ok) return 0;

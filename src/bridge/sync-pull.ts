@@ -8,7 +8,7 @@ import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, keptRoom, noteWrite, type Replaced } from "./kept-versions.js";
-import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -173,6 +173,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (read.ok) held += read.value.bytes.length;
     return held > MAX_PROJECT_BYTES ? tooMuch : read;
   });
+  /** BMAD's settings and steps another member had a hand in, left on the remote: the way on is said once, after them. */
+  const settingsLeft: Array<{ here: boolean }> = [];
   for (const [i, f] of fetches.entries()) {
     const read = contents[i]!;
     if (!read.ok) {
@@ -195,6 +197,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const onlyYours = onlyYoursReason(f.path);
     if (onlyYours && content.byOthers) {
       report.add("left", f.path, onlyYours);
+      if (isInstallFile(f.path)) settingsLeft.push({ here: f.local.kind !== "missing" });
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }
@@ -219,9 +222,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
         refusals.push({
           path: f.path,
           reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} ${baseText !== undefined ? `changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${content.version}), with no pulled version to tell whose edit is newer`}`,
-          fix: f.synced
-            ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
-            : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+          fix: f.synced ? conflictFix(o, "the memories added or changed on the remote since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
         });
         continue;
       }
@@ -232,9 +233,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       refusals.push({
         path: f.path,
         reason: !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`,
-        fix: f.synced
-          ? `keep the remote's: ${o.again("pull", true)}; keep yours: ${o.again("push", true)}; or move yours aside, pull, merge, push`
-          : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+        fix: f.synced ? conflictFix(o, "the remote's change since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
     } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local) });
   }
@@ -250,10 +249,34 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
+  if (settingsLeft.length) report.after.push(settingsWayOn(o, settingsLeft, remote.keys()));
   const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
   return apply(o, { remote: o.remote, project, files: new Map(known) }, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
+}
+
+/** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads
+ *  as deleted here, a conflict too (review 188); and keeping yours drops `theirs`, which the remote's history keeps. */
+const conflictFix = (o: SyncOptions, theirs: string) =>
+  `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true)}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
+
+/** BMAD's installer's id for a module: what `--modules` takes (`bmm`, `cis`), nothing a remote could make more of. */
+const MODULE_ID = /^[a-z][a-z0-9-]{0,39}$/;
+
+/** Once, for BMAD's settings and steps left on the remote (review 188: a member's pull left all 16 of the installer's
+ *  files, each line saying why at length, and BMAD's scripts then found no config here): where some are not here, BMAD's
+ *  installer makes the user's own, for the modules the workspace has (each `_bmad/<module>/config.yaml` it holds). */
+function settingsWayOn(o: SyncOptions, left: Array<{ here: boolean }>, remotePaths: Iterable<string>): string {
+  const n = left.length;
+  const head = `${n === 1 ? "One of BMAD's settings or steps is" : `${n} of BMAD's settings and steps are`} left on the remote above: another member wrote some of ${n === 1 ? "it" : "each"}, and a pull takes only your own there`;
+  if (left.every((file) => file.here)) return `${head}: read theirs with bmad-files, and copy by hand what you trust.`;
+  const modules = [...remotePaths].flatMap((path) => {
+    const [top, module, name, more] = path.split("/");
+    return top === "_bmad" && name === "config.yaml" && more === undefined && module !== "core" && MODULE_ID.test(module!) ? [module!] : [];
+  });
+  const install = ["npx", "bmad-method", "install", "--directory", o.dir, "--modules", modules.slice(0, 20).join(",") || "core", "--tools", "claude-code", "--yes"].map(shellWord).join(" ");
+  return `${head}. For BMAD to run here, make your own with its installer: ${install} (--tools names your agent; --list-tools lists them). Or read theirs with bmad-files, and copy by hand what you trust.`;
 }
 
 /** The steps whose copies of what they replace all fit in the room the bridge's kept copies leave, known before any is
@@ -331,7 +354,8 @@ const emptiedInSync = (dir: string) => SYNC_FOLDERS.some((folder) => `${dir}/`.s
  *  undefined: any member's comes. Push holds back such a file of another member's rather than name a pull that leaves it. */
 export function onlyYoursReason(path: string): string | undefined {
   if (isPersonalFile(path)) return "a personal file BMAD keeps out of git, and another member wrote some of it: a pull takes only your own";
-  if (isInstallFile(path)) return "BMAD's settings or steps, which your agents here follow, and another member wrote some of it: a pull takes only your own. Read it with bmad-files on the remote, and copy what you trust by hand";
+  // What to do with them is said once, after them (settingsWayOn): a pull of a member's share left all 16 installer files.
+  if (isInstallFile(path)) return "BMAD's settings or steps, which your agents here follow, and another member wrote some of it";
   return undefined;
 }
 

@@ -97,7 +97,7 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
 }
 
 /** The way out of a conflict with the remote: take the remote's, or send yours over it. */
-const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it: ${o.again("push", true)}`;
+const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${o.again("push", true)}`;
 /** `merges`: both sides hold the file, which a pull merges if it is a memory file (sync-pull.ts): no copy aside, no --force. */
 const conflictFix = (o: SyncOptions, path: string, merges: boolean) => (merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst(o));
 

@@ -86,6 +86,9 @@ export async function standingAt(dir: string, path: string): Promise<{ files: st
 /** One sentence: `text` ending in a single full stop. */
 export const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
+/** `s` as one word of a POSIX shell's command line: the commands a message gives, to paste as they are. */
+export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
 /**
  * Regular files below `folder` (a path from `dir`), as paths from `dir`. Folders that are links are not
  * entered (a link can lead in circles); a file that is a link inside the folder counts as that file.
@@ -142,6 +145,8 @@ export class Report {
   behind = 0;
   /** Of those, what pull leaves as it is here too (push: another member's change to BMAD's settings, and the like). */
   behindLeft = 0;
+  /** What one line says of many files, once, after the summary (pull: how to get BMAD's settings it left on the remote). */
+  readonly after: string[] = [];
 
   add(kind: ChangeKind, path: string, note?: string): void {
     this.changes.push({ kind, path, ...(note ? { note } : {}) });

@@ -360,11 +360,13 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, newSize, now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
-    // Another's version replaced whole by a write that named none: said, as a teammate's change it may not have read
-    // (review 124: a PRD written back from an older read dropped a member's newer lines, unsaid to either).
-    const replaced = !append && head && ifVersion === undefined && this.files.changedByOther(path, personOf(caller)) ? { replaced: { version: head.version, by: head.author } } : {};
+    // Another's version replaced whole, or followed, by a change that named none: said, as a teammate's change it may
+    // not have read (review 124: a PRD written back from an older read dropped a member's newer lines, unsaid to either;
+    // review 188: an append put a second "## Risks" after a member's, unsaid).
+    const theirs = head && ifVersion === undefined && this.files.changedByOther(path, personOf(caller)) ? { version: head.version, by: head.author } : undefined;
+    const unnamed = theirs ? (append ? { followed: theirs } : { replaced: theirs }) : {};
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
-    return { ok: true, value: { ...entry, ...replaced } };
+    return { ok: true, value: { ...entry, ...unnamed } };
   }
 
   /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other

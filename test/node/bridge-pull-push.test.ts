@@ -253,7 +253,9 @@ describe("against the real Worker", () => {
 
     const pulled = await sync("pull", dir);
     expect(pulled.code).toBe(1);
-    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: bmad-mcp pull`);
+    // Ways out that work: a pulled file moved aside reads as deleted here, which the pull refuses as well (review 188).
+    const again = (command: string) => `bmad-mcp ${command} --remote ${remote} --project ${PROJECT} --dir ${dir} --force`;
+    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push")}; or copy yours aside, ${again("pull")}, merge, push.\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("local edit\n");
 
     const forced = await sync("push", dir, "--force");
@@ -282,6 +284,12 @@ describe("against the real Worker", () => {
     const keptOfPath = async (path: string) => Promise.all((await keptOf(dir, path)).map(async (e) => new TextDecoder().decode((await keptContent(dir, path, e.version))!.data)));
     expect(await keptOfPath(PRD)).toContain("local loses\n");
     expect(await keptOfPath(`${SWAP}/c.md`)).toContain("c.md, changed here\n");
+    // The rest of the way the refusal gave: yours (copied aside) merged into the remote's, and pushed.
+    writeFileSync(local(PRD), "remote wins\nlocal loses\n");
+    const merged = await sync("push", dir);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain(`updated  ${PRD} (now version`);
+    expect(await remoteText(PRD)).toBe("remote wins\nlocal loses\n");
   }, 60_000);
 
   it("takes a file a killed pull wrote as pulled: the state names a pull's writes before it makes them (review 92)", async () => {
@@ -357,6 +365,7 @@ describe("against the real Worker", () => {
         const both = await sync("pull", dir);
         expect(both.code).toBe(1);
         expect(both.stderr).toContain(`${file}: memory ${https.id} changed here and on the remote (version 3 -> 4) since the pull, each its own way`);
+        expect(both.stderr).toContain("keep yours, dropping the memories added or changed on the remote since (the remote's history keeps it)");
         expect(readFileSync(local(file), "utf8")).toContain("(here)");
         // Resolved as a user would, by taking the remote's: the same here as there, the next pull records it.
         writeFileSync(local(file), await remoteText(file));
@@ -625,7 +634,7 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   // settings and steps another member wrote a part of, which the owner's agents here would follow (review 54: their
   // activation_steps_prepend and config paths came with a pull); a memory they wrote is a document, and comes.
   const manifests = ["_bmad-output/evil/project.json", "_bmad-output/package.json", "_bmad/docker-compose.yml", "_bmad-output/x/tsconfig.base.json", "_bmad-output/dprint.json", "_bmad-output/x/package.yaml", "_bmad-output/a.garden.yml", "_bmad-output/dvc.yaml"];
-  const installedByOthers = ["_bmad/custom/bmad-agent-dev.toml", "_bmad/core/config.yaml"];
+  const installedByOthers = ["_bmad/custom/bmad-agent-dev.toml", "_bmad/core/config.yaml", "_bmad/bmm/config.yaml"];
   // A member's change that only removed lines (review 62: the owner's guardrail steps went) is theirs too.
   const trimmedByOther = "_bmad/custom/config.toml";
   const othersMemory = "_bmad/_memory/agent-learnings/dev.md";
@@ -635,11 +644,15 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   const fake = await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", "_bmad/custom/bmad-prd.user.toml", "_bmad/custom/bmad-agent-pm.toml", othersMemory, theirs, ...runners, ...loaded, ...manifests, ...installedByOthers, trimmedByOther, ...ignores.keys()], { byOthers: [theirs, othersMemory, ...installedByOthers], changedByOther: [trimmedByOther], contents: ignores });
   const some = await cli(["pull", "--remote", fake, "--project", "x", "--dir", carried]);
   expect(some.code, some.stderr).toBe(0);
-  expect(some.stdout).toContain(": 6 added, 0 updated, 0 deleted, 0 unchanged, 22 left on the remote.");
+  expect(some.stdout).toContain(": 6 added, 0 updated, 0 deleted, 0 unchanged, 23 left on the remote.");
   expect(readFileSync(join(carried, "_bmad/custom/.gitignore"), "utf8")).toBe("*.user.toml\n");
   expect(some.stdout).toContain("left     _bmad/render/.gitignore (a .gitignore other than the one BMAD's installer writes here");
   for (const path of manifests) expect(some.stdout).toContain(`left     ${path} (a project or task manifest, which build tools and task runners find in any folder`);
-  for (const path of [...installedByOthers, trimmedByOther]) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it`);
+  for (const path of [...installedByOthers, trimmedByOther]) expect(some.stdout).toContain(`left     ${path} (BMAD's settings or steps, which your agents here follow, and another member wrote some of it)\n`);
+  // What to do is said once, after them (the personal file too): BMAD's installer makes the user's own for the project's modules, so that BMAD
+  // runs here (review 188: a member's pull left all 16 installer files, each line at length, and no config came).
+  expect(some.stdout).toContain(`\n5 of BMAD's settings and steps are left on the remote above: another member wrote some of each, and a pull takes only your own there. For BMAD to run here, make your own with its installer: npx bmad-method install --directory ${carried} --modules bmm --tools claude-code --yes (--tools names your agent; --list-tools lists them). Or read theirs with bmad-files, and copy by hand what you trust.\n`);
+  expect(some.stdout.split("copy by hand what you trust")).toHaveLength(2);
   for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);
   for (const path of [othersMemory, "_bmad/custom/bmad-agent-pm.toml"]) expect(existsSync(join(carried, path)), path).toBe(true);
   // Deleted on the remote, BMAD's settings stay here until the user deletes them: who deleted them is not known here.

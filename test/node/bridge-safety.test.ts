@@ -489,6 +489,11 @@ describe("compare-and-set holds under the lock that writes", () => {
     const edits = await Promise.all(lines.map((_, i) => files(client, { action: "edit", path: "docs/stories.md", old: `story ${i}: todo`, content: `story ${i}: done` })));
     expect(edits.filter((e) => e.isError).map((e) => e.text)).toEqual([]);
     expect(readFileSync(join(dir, "docs/stories.md"), "utf8")).toBe(`${lines.map((l) => l.replace("todo", "done")).join("\n")}\n`);
+    // Text a change since took: that change is named, not the caller's spaces (review 188); here by no one, as the
+    // bridge cannot tell who.
+    expect((await files(client, { action: "edit", path: "docs/stories.md", old: "story 0: done", content: "story 0: shipped" })).isError).toBe(false);
+    const late = await files(client, { action: "edit", path: "docs/stories.md", old: "story 0: done", content: "story 0: dropped" });
+    expect(late.text).toMatch(/^"old" is not in docs\/stories\.md \(version (\d+)\): nothing was changed\. It was in version \d+; version \1 changed that text since: read version \1, merge your change into it, and edit again\.$/);
     // Whether "old" is there would tell a secret's value: refused alike, right guess or wrong.
     writeFileSync(join(dir, "_bmad/custom/config.user.toml"), '[core]\nuser_name = "Ada"\nopenai_api_key = "sk-EDIT-SECRET"\n');
     for (const old of ['"sk-EDIT-SECRET"', '"sk-WRONG"']) {

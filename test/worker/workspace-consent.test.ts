@@ -71,12 +71,12 @@ describe("an unsolicited share (H5)", () => {
     expect((await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." })).text).toMatch(/you have none.*or name a project shared with you/);
     expect((await daveKit(TOOL.recallStructured, { query: "deploy Fridays" })).isError).toBe(true);
     const named = await daveKit(TOOL.recallStructured, { project, query: "deploy Fridays" });
-    expect(named.text).toContain(`[from "${project}", ${bob.email}'s project shared with you: written by its members, not by you]`);
+    expect(named.text).toContain(`[from "${project}", ${bob.email}'s project shared with you: items marked "by …" are other members']`);
     expect(named.structured).toMatchObject({ project, shared_by: bob.email });
     // Named as `name@tag` too (review 48: so named, the answer lost the owner's label).
     const tagged = `${project}@${ownerTag(bob.id)}`;
     const byTag = await daveKit(TOOL.recallStructured, { project: tagged, query: "deploy Fridays" });
-    expect(byTag.text).toContain(`[from "${tagged}", ${bob.email}'s project shared with you: written by its members, not by you]`);
+    expect(byTag.text).toContain(`[from "${tagged}", ${bob.email}'s project shared with you: items marked "by …" are other members']`);
     expect((await bobKit(TOOL.recallStructured, { query: "Dave's own decision" })).structured.hits).toEqual([]);
 
     // Declining leaves it: not found again, and gone from the owner's shares.

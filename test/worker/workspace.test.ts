@@ -122,7 +122,9 @@ describe("files", () => {
     expect(edited.text).toBe("Edited _bmad-output/edit.md: now version 2, 42 bytes.");
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n- one\n- one\n$/);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
-      [{ old: "status: draft", content: "x" }, /^"old" is not in _bmad-output\/edit\.md \(version 2\): nothing was changed\. Give the text exactly as the file has it/],
+      // Text an earlier version held: the version that changed it is named, to merge into (review 188).
+      [{ old: "status: draft", content: "x" }, /^"old" is not in _bmad-output\/edit\.md \(version 2\): nothing was changed\. It was in version 1; version 2, by \S+, changed that text since: read version 2, merge your change into it, and edit again\.$/],
+      [{ old: "status:  final", content: "x" }, /^"old" is not in _bmad-output\/edit\.md \(version 2\): nothing was changed\. Give the text exactly as the file has it/],
       [{ old: "- one", content: "- two" }, /^"old" is in _bmad-output\/edit\.md 2 times \(version 2\): nothing was changed\. Give more of the text around it/],
       [{ old: "# Goals", content: "# Aims", if_version: 1 }, /^_bmad-output\/edit\.md is at version 2, not 1: nothing was changed\. Read it again\.$/],
       [{ old: "", content: "x" }, /^bmad-files "edit" needs "old" \(the text to replace, exactly as read\) and "content"/],

@@ -58,10 +58,11 @@ export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { update
 /** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer. */
 export type Listing = WsResult<ListedFile[]> & { cut?: string };
 
-/** A write's new version; `replaced`: the version it replaced, where another person made it and the write named none
- *  (`ifVersion`), so its writer may not have read it. */
+/** A write's new version; `replaced` (a write) or `followed` (an append): the version it replaced or came after, where
+ *  another person made it and the change named none (`ifVersion`), so its writer may not have read it. */
 export interface WrittenEntry extends FileEntry {
   replaced?: { version: number; by: string };
+  followed?: { version: number; by: string };
 }
 
 export interface FileContent extends FileEntry {

@@ -43,8 +43,9 @@ function line(e: MemoryEntry | MemoryHit, i: number): string {
   return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? asOneLine(` #${e.tags.join(" #")}`) : ""} (${asOneLine(e.source ?? e.id)}${by})`;
 }
 
-/** Where the memories come from, when not the caller's own project: named, and labelled as its owner's. */
-const whose = (a: { project: string; owner?: string }) => (a.owner ? ` [from "${a.project}", ${a.owner}'s project shared with you: written by its members, not by you]` : "");
+/** Where the memories come from, when not the caller's own project: named as its owner's, and which are others' (a
+ *  list of the caller's own under "written by its members, not by you" read as no one's, review 188). */
+const whose = (a: { project: string; owner?: string }) => (a.owner ? ` [from "${a.project}", ${a.owner}'s project shared with you: items marked "by …" are other members']` : "");
 const origin = (a: { project: string; owner?: string }) => ({ project: a.project, ...(a.owner ? { shared_by: a.owner } : {}) });
 
 const warned = (warnings: string[]) => (warnings.length ? `\nMemory files with problems (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
@@ -82,8 +83,11 @@ export const rememberStructured = defineTool({
       const stored = await memory.remember(made.memory);
       if (!stored.ok) return fail(stored.error);
       const { id, created, tags } = stored.value;
-      const text = created ? `Remembered as ${id} (${args.type}, ${made.memory.agent}) in ${where.project}.` : `Already remembered as ${id}${tags.length > made.memory.tags.length || args.tags?.length ? `; tags now ${tags.join(", ") || "none"}` : ""}.`;
-      return done(text + whose(where), { id, created, type: args.type, agent: made.memory.agent, tags, ...origin(where) });
+      // Where it was stored, alone: the caller wrote it, whoever's project it is in (review 188: "written by its members,
+      // not by you" answered the caller's own memory).
+      const shared = where.owner ? ` in "${where.project}", ${where.owner}'s project shared with you` : "";
+      const text = created ? `Remembered as ${id} (${args.type}, ${made.memory.agent})${shared || ` in ${where.project}`}.` : `Already remembered as ${id}${shared}${tags.length > made.memory.tags.length || args.tags?.length ? `; tags now ${tags.join(", ") || "none"}` : ""}.`;
+      return done(text, { id, created, type: args.type, agent: made.memory.agent, tags, ...origin(where) });
     }),
 });
 

@@ -546,9 +546,13 @@ const inWhose = (files: WorkspaceFiles): string => {
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
 
-/** Another person's version a write replaced without naming it: to read and merge, if it was not read. */
+/** Another person's version a write replaced, or an append followed, without naming it: to read and merge, if it was not read. */
 const replacedNote = (f: WrittenEntry): string =>
-  f.replaced ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this write did not name with if_version: if you had not read it, read version ${f.replaced.version} and put their change back.` : "";
+  f.replaced
+    ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this write did not name with if_version: if you had not read it, read version ${f.replaced.version} and put their change back.`
+    : f.followed
+      ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this append did not name with if_version: if you had not read it, read the file and check your text fits after theirs.`
+      : "";
 
 /** A workspace file that never reaches the user's project: said where it is written (review 111: dev-story's code was
  *  written on the remote, listed in the story, and left there by every pull). */
@@ -563,6 +567,8 @@ function leftNote(store: WorkspaceStore, path: string): string {
 async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<FileEntry> | { unchanged: number } | string> {
   let refused: string | undefined;
   let unchanged: number | undefined;
+  /** The version `old` is not in, if that is why nothing changed. */
+  let notIn: number | undefined;
   const out = await updateFile(files, path, (current) => {
     if (!current) return (refused = `${path} is not in this project: bmad-files "write" creates it.`), undefined;
     if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${path} is at version ${current.version}, not ${ifVersion}: nothing was changed. Read it again.`), undefined;
@@ -579,18 +585,45 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
     }
     const at = text.indexOf(old);
     const times = at < 0 ? 0 : occurrences(text, old);
-    if (times !== 1) {
-      refused = times === 0
-        ? `"old" is not in ${path} (version ${current.version}): nothing was changed. Give the text exactly as the file has it, spaces and line breaks included, or read it again.`
-        : `"old" is in ${path} ${n(times)} times (version ${current.version}): nothing was changed. Give more of the text around it, so that it names one place.`;
-      return undefined;
-    }
+    if (times === 0) return (notIn = current.version), undefined;
+    if (times !== 1) return (refused = `"old" is in ${path} ${n(times)} times (version ${current.version}): nothing was changed. Give more of the text around it, so that it names one place.`), undefined;
     if (old === content) return (unchanged = current.version), undefined;
     return new TextEncoder().encode(text.slice(0, at) + content + text.slice(at + old.length));
   });
+  if (notIn !== undefined) {
+    const went = await whereOldWent(files, path, old, notIn);
+    return `"old" is not in ${path} (version ${notIn}): nothing was changed. ${went ?? "Give the text exactly as the file has it, spaces and line breaks included, or read it again."}`;
+  }
   if (refused) return refused;
   if (unchanged !== undefined) return { unchanged };
   return out.ok ? { ok: true, value: out.value as FileEntry } : out;
+}
+
+/** Earlier versions an edit looks for its missing `old` in: the few before the file's current one. */
+const EDIT_LOOKBACK = 4;
+
+/** Where `old`, not in the file at version `now`, went: the newest of its few earlier versions that held it, as a read
+ *  of that version shows it, and the change after it (review 188: two members edited the same line from one read, and
+ *  the second was told to check their spaces and line breaks). Who made the change where the store knows (not the
+ *  bridge, whose every version is "you"). */
+async function whereOldWent(files: WorkspaceFiles, path: string, old: string, now: number): Promise<string | undefined> {
+  const history = await files.history(path);
+  if (!history.ok) return undefined;
+  // Newest first: each version's successor is the one before it in the list.
+  const versions = history.value;
+  const from = versions.findIndex((v) => v.version === now);
+  for (let i = from + 1; from >= 0 && i < versions.length && i <= from + EDIT_LOOKBACK; i++) {
+    const v = versions[i]!;
+    if (v.op === "delete" || v.pruned || v.version === now) continue;
+    const read = await files.read(path, v.version);
+    if (!read.ok) continue;
+    const text = new TextDecoder().decode(read.value.data);
+    if (!(isConfigShaped(path) ? sanitizeConfigText(path, text) : text).includes(old)) continue;
+    const next = versions[i - 1]!;
+    const by = next.author === "you" ? "" : `, by ${next.author},`;
+    return `It was in version ${v.version}; version ${next.version}${by} changed that text since: read version ${now}, merge your change into it, and edit again.`;
+  }
+  return undefined;
 }
 
 /** How many times `part` is in `text`, without overlaps: one pass. */
