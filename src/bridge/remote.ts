@@ -8,6 +8,7 @@ import type { SurfaceDeps } from "../core/surface/deps.js";
 import { TOOL } from "../core/surface/names.js";
 import { buildServer, clientCapabilities, namingBadParams, SERVER_INFO } from "../core/surface/server.js";
 import type { ToolsetName } from "../core/surface/toolsets.js";
+import { notThisProject } from "../core/surface/tools/workspace.tools.js";
 import type { RemoteLink } from "./remote-link.js";
 import { remoteText } from "./bounded-fetch.js";
 
@@ -39,8 +40,10 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
   // goes on with it.
   const forward = async (method: string, params: Record<string, unknown> | undefined, signal: AbortSignal, asks = false): Promise<never> => {
     const tool = method === "tools/call" ? String(params?.name) : undefined;
-    // A client's cancel reaches a local tool (the completion contract is killed with it).
-    if (tool && LOCAL_TOOLS.has(tool)) return (await send(local, method, params, signal)) as never;
+    // A client's cancel reaches a local tool (the completion contract is killed with it). One naming another project
+    // means a workspace on the remote, where it goes (review 189: the remote's render for "acme" said to run its lines
+    // with "project": "acme", and this folder refused them).
+    if (tool && LOCAL_TOOLS.has(tool) && !namesWorkspace(deps, params)) return (await send(local, method, params, signal)) as never;
     let reason: string;
     const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
@@ -87,6 +90,12 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
   }
   for (const method of SKILL_METHODS) server.setRequestHandler(method, { params: anyObject }, (params, ctx) => forward(method, params, ctx.mcpReq.signal));
   return namingBadParams(server);
+}
+
+/** Whether a tool call's `project` names something other than this folder: a workspace, the remote's to answer. */
+function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {
+  const project = (params?.arguments as { project?: unknown } | undefined)?.project;
+  return typeof project === "string" && deps.workspaces !== undefined && notThisProject(deps.workspaces, project, "") !== undefined;
 }
 
 /** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */

@@ -121,6 +121,13 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   expect(readFileSync(join(project, "docs/local.md"), "utf8")).toBe("# Local\n\nA few words.\n");
   const counted = await client.callTool({ name: "bmad-run", arguments: { command: `uv run bmad://core/bmad-review/scripts/word_metrics.py ${join(project, "docs/local.md")}` } });
   expect(text(counted)).toMatch(/"total_words": 5\b/);
+  // One naming a workspace goes to the remote, where it lives (review 189: the remote's render for it said to run its
+  // lines with its name, and this folder refused them).
+  expect(text(await client.callTool({ name: "bmad-project", arguments: { action: "create", name: "linked-plan" } }))).toMatch(/^Created project/);
+  const there = await client.callTool({ name: "bmad-files", arguments: { action: "write", project: "linked-plan", path: "docs/remote.md", content: "# Remote\n" } });
+  expect(there.isError, text(there)).toBeFalsy();
+  expect(existsSync(join(project, "docs/remote.md"))).toBe(false);
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", project: "linked-plan", path: "docs/remote.md" } }))).toMatch(/\n# Remote\n$/);
 
   const file = join(config, "bmad-mcp", "credentials.json");
   expect(statSync(file).mode & 0o777).toBe(0o600);
