@@ -15,14 +15,15 @@ import { runBounded } from "./run-bounded.js";
 
 /** Subcommands that read history only (never the working tree, where filters run), and those bmad-run's read-only
  *  lines add (command-line.ts), which read the working tree too (WORKTREE): `branch` only as `branch --show-current`. */
-const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "status", "diff", "branch"]);
+const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "cat-file", "status", "diff", "branch"]);
 /** Those that read the working tree: git runs a filter driver's clean command on a file there, looks into submodules
  *  (running git in each, with its own config), and `git diff` writes the index even with optional locks off. */
 const WORKTREE = new Set(["status", "diff"]);
 /** Those that take the diff options below. */
 const DIFFING = new Set(["log", "show", "diff"]);
-/** Options no one passes here: they write a file, run a program or read files outside the repository. */
-const REFUSED = /^--(?:output|ext-diff|textconv|show-signature|exec|no-index)(?:=|$)/;
+/** Options no one passes here: they write a file, run a program (cat-file's --filters: a filter driver) or read files
+ *  outside the repository. */
+const REFUSED = /^--(?:output|ext-diff|textconv|filters|show-signature|exec|no-index)(?:=|$)/;
 const CONFIG_NAME = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/;
 /** After the port's settings, so these win. */
 // safe.bareRepository: a folder the model filled with HEAD, objects and a commondir naming another repository is
@@ -59,6 +60,9 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       GIT_TERMINAL_PROMPT: "0",
       GIT_OPTIONAL_LOCKS: "0",
       GIT_NO_LAZY_FETCH: "1",
+      // A path is that path: `docs/story-1[draft].md` matched `docs/story-1d.md` as a wildcard, and its history listed
+      // that file's commits (review 188). bmad-run's lines take no wildcard (command-line.ts's GIT_PATH).
+      GIT_LITERAL_PATHSPECS: "1",
       // The repository is the project's: git looks no higher than the project folder for one.
       GIT_CEILING_DIRECTORIES: dirname(top.path),
     });

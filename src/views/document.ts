@@ -11,7 +11,7 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers }
+interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
 /** One version the list offers: `key` names it in the page, `args` reads it with bmad-doc, `restore` brings it back. */
 interface Entry { key: string; label: string; args: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
@@ -38,6 +38,7 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
       h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}${byOthers ? ` · written by others, not you: ${byOthers}` : ""}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
     h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
@@ -63,10 +64,15 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
     key: c.commit.slice(0, 12),
     label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
     args: { commit: c.commit },
-    restore: async () => {
-      const at = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, commit: c.commit });
-      return at.isError ? at : files({ action: "write", content: lastText(at) });
-    },
+    // The version's text is written as the file only where it is the version's bytes, as bmad-doc says (review 188).
+    ...(c.commit === doc.commit && doc.restorable === false ? {} : {
+      restore: async (): Promise<ToolResult> => {
+        const at = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, commit: c.commit });
+        const kept = at.structuredContent as Partial<DocData> | undefined;
+        if (!at.isError && kept?.restorable === false) return { isError: true, content: [{ type: "text", text: kept.restore_note ?? "This version cannot be restored from here." }] };
+        return at.isError ? at : files({ action: "write", content: lastText(at) });
+      },
+    }),
   }))];
 }
 

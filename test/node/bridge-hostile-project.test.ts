@@ -383,6 +383,12 @@ describe("files whose answer would be larger than a client reads", () => {
     tmp.closeAfter(views.close);
     const shown = await call(views.client, "bmad-doc", { path: "docs/big.md", commit });
     expect(toolText(shown)).toBe(`docs/big.md at commit ${commit.slice(0, 12)} is 9.0 MiB, more than the 8 MiB a version is shown at: read it with git itself.`);
+    // Past the 32 MiB git may print here too: measured before it is read (review 188: "git printed more than 32 MiB").
+    writeFileSync(join(dir, "docs/big.md"), "a".repeat(33 * 1024 * 1024));
+    git("commit", "-qam", "bigger");
+    const bigger = git("rev-parse", "HEAD").toString().trim();
+    writeFileSync(join(dir, "docs/big.md"), "small now\n");
+    expect(toolText(await call(views.client, "bmad-doc", { path: "docs/big.md", commit: bigger }))).toBe(`docs/big.md at commit ${bigger.slice(0, 12)} is 33.0 MiB, more than the 8 MiB a version is shown at: read it with git itself.`);
     expect(toolText(await call(client, "bmad-files", { action: "read", path: "docs/big.md" }))).toContain("small now");
     rmSync(join(dir, ".git"), { recursive: true });
   });

@@ -87,6 +87,8 @@ describe("sprint_plan.py", () => {
       gen(F.EXISTING.replace("project_key: NOKEY", "project_key: JIRA-PROJ").replace("story_location: impl", "story_location: /custom/stories")),
       gen(`${F.EXISTING}\n# my own note\nsprint_goal: Ship the beta\n`),
       gen(F.EXISTING, "--fresh"),
+      // What ruamel keeps of a directive, a `---` and a folded value in the file it merges into (review 188).
+      ...["", "--fresh"].map((fresh) => gen(`# above\n%YAML 1.2\n---\n# below\n${F.EXISTING.replace("project: My Project", "project: >\n  My\n  Project")}`, ...(fresh ? [fresh] : []))),
       gen(F.EXISTING, "--fresh", "--set", "1-1-user-authentication=in-progress", "--set", "epic-1=in-progress"),
       gen(F.EXISTING, "--set", "9-9-nope=done"),
       gen(F.EXISTING, "--set", "epic-1=review"),
@@ -220,6 +222,12 @@ describe("sprint_status.py", () => {
       upd(F.LOST_COMMENT, "--set-retro-done"),
       // Review 97: items added under a comment on an empty action_items; timestamps, anchors and merges written back.
       ...[" # none yet\n", "\n# c\nother: 1\n", " # e\n# c\n\n# d\nother: 1\n", "\n\nother: 1\n"].map((rest) => upd(`${F.HEAD}development_status:\n  epic-1: done\naction_items:${rest}`, "--add-action", '[{"action":"New","owner":"Bob"}]', "--date", "08-01-2026 14:30")),
+      // Folded scalars stay folded at their own line breaks (a long line broken at the width), `+` ending the stream
+      // with `...`; `%YAML` and `%TAG` directives and their `---` stay, and what is above a `---` goes (review 188:
+      // `>` came back as `|` with its lines joined, and the directive was dropped).
+      upd(`%YAML 1.2\n# above\n---\n# below\n${F.HEAD}development_status:\n  epic-1-retrospective: optional\naction_items:\n  - id: 1\n    text: >\n      Fix the login\n      flow soon\n    more: >-\n      one\n      two\n\n      three\n        indented\n      end \n      spaced\n    long: >\n      ${"word ".repeat(20)}\n      tail\n    kept: >+\n      keep\n\n`, "--set-retro-done"),
+      upd(`# above\n%TAG !e! tag:example.com,2000:\n---\n${F.HEAD}note: !e!x a\ndevelopment_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
+      upd(`# above\n---\n${F.HEAD}development_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
       upd(`${F.HEAD}${F.STAMPS.map((stamp, i) => `t${i}: ${stamp}`).join("\n")}\ndevelopment_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
       upd(`${F.HEAD}development_status: &d\n  epic-1-retrospective: optional\nother: *d\nmeta: &m\n  k: 1\n`, "--set-retro-done"),
       upd(F.MERGED, "--set-retro-done"),
@@ -343,6 +351,9 @@ it("moves a card only where no value is shared through an anchor, an alias or a 
     expect(moved.ok ? "" : moved.error, text).toMatch(/shares values through YAML anchors|does not parse/);
   }
   expect(moveStoryText("development_status:\n  1-1-login: backlog\n", "1-1-login", "done")).toMatchObject({ ok: true, text: "development_status:\n  1-1-login: done\n" });
+  // A folded scalar and a directive as ruamel keeps them (review 188: `text: |` with the lines joined, no `%YAML`).
+  const folded = "%YAML 1.2\n---\naction_items:\n  - id: 1\n    text: >\n      Fix the login\n      flow soon\ndevelopment_status:\n  1-2-b: backlog\n";
+  expect(moveStoryText(folded, "1-2-b", "done")).toMatchObject({ ok: true, text: folded.replace("backlog", "done") });
   // A key with a control and one that writes the control out literally show alike: the name is refused as two stories
   // (review 100: the literal one was moved, whichever the user meant).
   const twins = 'development_status:\n  "1-1-pay\\u200e": backlog\n  "1-1-pay⟦U+200E⟧": backlog\n';

@@ -3,7 +3,7 @@
 // stdio client. The bridge keeps no versions (the folder's history is the user's git): the document view says so.
 // Also: the views' tools name their page only for clients that render views, when the client says what it renders.
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -144,6 +144,51 @@ describe("the views on the bridge", () => {
     await frame.locator(`.versions li[data-version="${oldest}"] button.restore`).click();
     await frame.locator("button.confirm-yes").click();
     await expect.poll(() => readFileSync(join(tmp.dir, prd), "utf8")).toBe(first);
+    await page.close();
+  });
+
+  it("reads a path with wildcard characters as that path, a version a commit lacks as an error, and restores no version that is not UTF-8 (review 188)", async () => {
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", "--literal-pathspecs", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    mkdirSync(join(tmp.dir, "docs"), { recursive: true });
+    writeFileSync(join(tmp.dir, "docs/story-1d.md"), "# Other\n");
+    await git("add", "docs/story-1d.md");
+    await git("commit", "-q", "-m", "Other story");
+    const other = (await git("rev-parse", "HEAD")).stdout.trim();
+    // `[draft]` matched the `d` of story-1d.md as a wildcard: that file's commit was listed, and read at it the file
+    // was empty (git show took the missing name for a pathspec), and restored so.
+    const draft = "docs/story-1[draft].md";
+    writeFileSync(join(tmp.dir, draft), "# Spike\nkeep me\n");
+    await git("add", draft);
+    await git("commit", "-q", "-m", "Spike");
+    writeFileSync(join(tmp.dir, draft), "# Spike\nkeep me\nand this\n");
+    const listed = await call("bmad-doc", { path: draft });
+    const commits = (listed.structuredContent as { commits: Array<{ commit: string; subject: string }> }).commits;
+    expect(commits.map((c) => c.subject)).toEqual(["Spike"]);
+    expect(toolText(await call("bmad-doc", { path: draft, commit: commits[0]!.commit }))).toContain("# Spike\nkeep me\n");
+    writeFileSync(join(tmp.dir, "docs/*.md"), "a star\n");
+    for (const path of [draft, "docs/*.md"]) {
+      const missing = await call("bmad-doc", { path, commit: other });
+      expect([missing.isError, toolText(missing)], path).toEqual([true, expect.stringMatching(new RegExp(`^No ${path.replace(/[[\].*]/g, "\\$&")} at commit ${other.slice(0, 12)}: fatal: `))]);
+    }
+
+    // Latin-1 bytes come back as U+FFFD: written back, they would not be the version.
+    const latin = "docs/latin1.md";
+    writeFileSync(join(tmp.dir, latin), Buffer.from("caf\xe9 \xff\n", "latin1"));
+    await git("add", latin);
+    await git("commit", "-q", "-m", "Latin-1");
+    const now = "café, now UTF-8\n";
+    writeFileSync(join(tmp.dir, latin), now);
+    const old = (await git("rev-parse", "HEAD")).stdout.trim();
+    const atOld = await call("bmad-doc", { path: latin, commit: old });
+    expect(atOld.isError).toBeFalsy();
+    expect(atOld.structuredContent).toMatchObject({ restorable: false, restore_note: expect.stringContaining("cannot be restored from here: it is not UTF-8 text") });
+    expect(toolText(atOld)).toContain(`git --literal-pathspecs restore --source=${old.slice(0, 12)} -- 'docs/latin1.md'`);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path: latin }), call);
+    await frame.locator(`.versions li[data-version="${old.slice(0, 12)}"] button.restore`).click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => frame.locator(".panel .error").textContent()).toContain("This version cannot be restored from here: it is not UTF-8 text");
+    expect(readFileSync(join(tmp.dir, latin), "utf8")).toBe(now);
     await page.close();
   });
 

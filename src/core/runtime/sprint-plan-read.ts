@@ -65,7 +65,7 @@ export async function loadExisting(ctx: ScriptContext, path: string): Promise<YD
   const root = loaded.doc.root;
   if (root === null || isNone(root)) return undefined;
   if (!isMap(root)) return fail(`existing status file is valid YAML but not a mapping (got ${typeNameOf(root)})`, ["status_file", path]);
-  return { start: loaded.doc.start, root: deref(root)! };
+  return { ...loaded.doc, root: deref(root)! };
 }
 
 function parseStamp(v: YValue | string): number[] | undefined {

@@ -11,7 +11,7 @@ import { fsPath, normPath } from "./py-path.js";
 import { compareCodePoints, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
 import { CHANGED_MEANWHILE, dict, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, exists } from "./sprint-py.js";
-import { emptyMap, loadYaml, str, type YMapNode, type YValue } from "./sprint-yaml.js";
+import { emptyMap, loadYaml, str, type YDoc, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
@@ -243,7 +243,8 @@ async function cmdGenerate(ctx: ScriptContext, args: Namespace): Promise<void> {
   const date = args.date as string;
   const generatedValue = existing ? getItem(existing, "generated") : undefined;
   const generated = truthy(generatedValue) ? pyStrOf(generatedValue!) : date;
-  const doc = existing && !fresh ? loaded! : { start: HEADER_COMMENT.split("\n").map((l) => (l ? `# ${l}` : "")), root: emptyMap() };
+  // A fresh plan keeps the old file's directives: ruamel's YAML object writes what it last read (review 188).
+  const doc = existing && !fresh ? loaded! : { directives: loaded?.directives, tags: loaded?.tags, start: HEADER_COMMENT.split("\n").map((l) => (l ? `# ${l}` : "")), root: emptyMap() };
   const root = doc.root as YMapNode;
   setItem(root, "generated", str(generated));
   setItem(root, "last_updated", str(date));
@@ -279,7 +280,7 @@ async function readOriginal(ctx: ScriptContext, path: string): Promise<Uint8Arra
 }
 
 /** The write, then the file read back and checked; the original bytes put back (or the new file removed) on failure. */
-async function writeChecked(ctx: ScriptContext, path: string, doc: { start: string[]; root: YValue | null }, dev: YMapNode, original: Uint8Array | undefined): Promise<void> {
+async function writeChecked(ctx: ScriptContext, path: string, doc: YDoc, dev: YMapNode, original: Uint8Array | undefined): Promise<void> {
   const root = doc.root as YMapNode;
   const payload = dumpYaml(doc);
   // The file is whole, another writer's (restored: true; false would read as "may be incomplete": review 138).

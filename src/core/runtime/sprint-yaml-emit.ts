@@ -3,17 +3,26 @@
 // item's comments after its last token. The scalars are written by sprint-yaml-scalar.ts.
 import { type Chunk, type YAliasNode, type YItem, resolvePlain, type Style, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { stampDump, stampOf } from "./sprint-yaml-time.js";
-import { analyze, doubleQuoted, literal, plain, singleQuoted, Writer } from "./sprint-yaml-scalar.js";
+import { analyze, doubleQuoted, folded, literal, plain, singleQuoted, withFolds, Writer } from "./sprint-yaml-scalar.js";
 
 /** A writer that knows how often each collection is met (through aliases too) and which it has written. */
 class DocWriter extends Writer {
   refs = new Map<YValue, number>();
   written = new Set<YValue>();
+  /** Tag prefixes and their handles, `!!` and the document's `%TAG`s: a tag is written with its handle. */
+  tags = new Map([["tag:yaml.org,2002:", "!!"], ["!", "!"]]);
 }
 
 /** yaml.dump(doc) as text. */
 export function dumpYaml(doc: YDoc): string {
   const w = new DocWriter();
+  if (doc.tags) w.tags = doc.tags;
+  // Directives, then `---`: a block collection starts on the next line, anything else after it on this one.
+  if (doc.directives?.length && doc.root !== null) {
+    for (const line of doc.directives) w.out += `${line}\n`;
+    w.indicator("---", true);
+    if (doc.start.length) w.lineBreak();
+  }
   for (const line of doc.start) {
     w.out += `${line}\n`;
   }
@@ -26,12 +35,26 @@ export function dumpYaml(doc: YDoc): string {
     node(w, root, 0, false);
     w.lineBreak();
   }
+  if (w.openEnded) {
+    w.indent = 0;
+    w.indicator("...", true);
+    w.writeIndent();
+  }
   return w.out;
 }
 
-function props(w: Writer, v: { anchor?: string; explicitTag?: string }): void {
+function props(w: DocWriter, v: { anchor?: string; explicitTag?: string }): void {
   if (v.anchor) w.indicator(`&${v.anchor}`, true);
-  if (v.explicitTag) w.indicator(v.explicitTag.startsWith("tag:yaml.org,2002:") ? `!!${v.explicitTag.slice(18)}` : v.explicitTag, true);
+  if (v.explicitTag) w.indicator(tagText(w.tags, v.explicitTag), true);
+}
+
+/** prepare_tag: a tag by the handle of its prefix (the last, in sorted order, that it starts with), else verbatim. */
+function tagText(tags: Map<string, string>, tag: string): string {
+  let shown = `!<${tag}>`;
+  for (const prefix of [...tags.keys()].sort()) {
+    if (tag.startsWith(prefix) && (prefix === "!" || prefix.length < tag.length)) shown = tags.get(prefix)! + tag.slice(prefix.length);
+  }
+  return shown;
 }
 
 /** An alias's node (an anchor is never set on an alias). */
@@ -169,13 +192,14 @@ function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: n
   node(w, shown(w, item.value), indent, false);
 }
 
-function scalarOrFlow(w: Writer, s: YScalar, indent: number, simpleKey: boolean): void {
+function scalarOrFlow(w: DocWriter, s: YScalar, indent: number, simpleKey: boolean): void {
   props(w, s);
   w.indent = indent;
   const [text, style] = presented(s, simpleKey);
   if (style === '"') doubleQuoted(w, text, !simpleKey);
   else if (style === "'") singleQuoted(w, text, !simpleKey);
   else if (style === "|") literal(w, text);
+  else if (style === ">") folded(w, withFolds(text, s.folds));
   else plain(w, text, !simpleKey);
 }
 
@@ -192,7 +216,7 @@ function presented(s: YScalar, simpleKey: boolean): [string, Style] {
     const implicit = s.explicitTag !== undefined || resolvePlain(s.text) === "str";
     if (implicit && !(simpleKey && (a.empty || a.multiline)) && a.allowBlockPlain) return [s.text, ""];
   }
-  if ((s.style === "|" || s.style === ">") && !simpleKey) return [s.text, "|"];
+  if ((s.style === "|" || s.style === ">") && !simpleKey) return [s.text, s.style];
   if (s.style === "" && (s.text.includes("'") || s.text.includes("\n"))) return [s.text, '"'];
   if ((s.style === "" || s.style === "'") && a.allowSingle && !(simpleKey && a.multiline)) return [s.text, "'"];
   return [s.text, '"'];

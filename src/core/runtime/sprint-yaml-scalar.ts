@@ -11,6 +11,8 @@ export class Writer {
   whitespace = true;
   indention = true;
   indent = 0;
+  /** After a block scalar that keeps its final breaks (`|+`, `>+`) with no indicator since: the stream ends with `...`. */
+  openEnded = false;
 
   write(data: string): void {
     this.out += data;
@@ -36,6 +38,7 @@ export class Writer {
     this.write(this.whitespace || !needWhitespace ? text : ` ${text}`);
     this.whitespace = whitespace;
     this.indention = false;
+    this.openEnded = false;
   }
 }
 
@@ -202,12 +205,23 @@ export function doubleQuoted(w: Writer, text: string, split: boolean): void {
   w.indicator('"', false);
 }
 
-export function literal(w: Writer, text: string): void {
-  const chars = [...text];
+/** determine_block_hints: an indentation indicator where the text starts with a space or break, and its chomping. */
+function blockIndicator(w: Writer, style: "|" | ">", chars: string[]): void {
+  const hints = blockHints(chars);
+  w.indicator(`${style}${hints}`, true);
+  if (hints.endsWith("+")) w.openEnded = true;
+}
+
+function blockHints(chars: string[]): string {
   let hints = chars.length && " \n\x85\u2028\u2029".includes(chars[0]!) ? "2" : "";
   if (chars.length && !BREAKS.includes(chars[chars.length - 1]!)) hints += "-";
   else if (chars.length === 1 || (chars.length > 1 && BREAKS.includes(chars[chars.length - 2]!))) hints += "+";
-  w.indicator(`|${hints}`, true);
+  return hints;
+}
+
+export function literal(w: Writer, text: string): void {
+  const chars = [...text];
+  blockIndicator(w, "|", chars);
   w.lineBreak();
   let [breaks, start] = [true, 0];
   for (let end = 0; end <= chars.length; end++) {
@@ -224,6 +238,51 @@ export function literal(w: Writer, text: string): void {
       start = end;
     }
     if (ch !== undefined) breaks = BREAKS.includes(ch);
+  }
+}
+
+/** A folded scalar's text with FOLD before each space that was a line fold (represent_folded_scalarstring). */
+const FOLD = "\x07";
+export function withFolds(text: string, folds: readonly number[] = []): string {
+  let out = text;
+  for (const at of [...folds].reverse()) out = `${out.slice(0, at)}${FOLD}${out.slice(at)}`;
+  return out;
+}
+
+/** write_folded: the source's folds broken again, and a single space past the width broken too. */
+export function folded(w: Writer, text: string): void {
+  const chars = [...text];
+  blockIndicator(w, ">", chars);
+  w.lineBreak();
+  let [leadingSpace, spaces, breaks, start] = [true, false, true, 0];
+  for (let end = 0; end <= chars.length; end++) {
+    const ch = chars[end];
+    if (breaks) {
+      if (ch === undefined || !(BREAKS + FOLD).includes(ch)) {
+        if (!leadingSpace && ch !== undefined && ch !== " " && chars[start] === "\n") w.lineBreak();
+        leadingSpace = ch === " ";
+        for (const br of chars.slice(start, end)) w.lineBreak(br);
+        if (ch !== undefined) w.writeIndent();
+        start = end;
+      }
+    } else if (spaces) {
+      if (ch !== " ") {
+        if (start + 1 === end && w.column > WIDTH) w.writeIndent();
+        else w.write(chars.slice(start, end).join(""));
+        start = end;
+      }
+    } else if (ch === undefined || ` ${BREAKS}${FOLD}`.includes(ch)) {
+      w.write(chars.slice(start, end).join(""));
+      // The fold and the space after it are the line break.
+      if (ch === FOLD) {
+        w.lineBreak();
+        w.writeIndent();
+        end += 2;
+      }
+      if (ch === undefined) w.lineBreak();
+      start = end;
+    }
+    if (ch !== undefined) [breaks, spaces] = [BREAKS.includes(ch), ch === " "];
   }
 }
 

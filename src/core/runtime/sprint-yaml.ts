@@ -19,6 +19,8 @@ export interface YScalar {
   style: Style;
   anchor?: string;
   explicitTag?: string;
+  /** A folded scalar's line folds that ruamel writes back as such (its fold_pos): the spaces a line break became. */
+  folds?: number[];
 }
 
 export interface YAliasNode {
@@ -74,7 +76,11 @@ export interface YSeqNode {
 export type YValue = YScalar | YMapNode | YSeqNode | YAliasNode;
 
 export interface YDoc {
-  /** The comment lines before the first token (yaml_set_start_comment writes them too). */
+  /** `%YAML` and `%TAG` directives, as ruamel writes them back (then `---`). */
+  directives?: string[];
+  /** Tag prefixes and the handles they are written with (`!!` and each `%TAG`). */
+  tags?: Map<string, string>;
+  /** The comment lines before the first token, after a `---` (yaml_set_start_comment writes them too). */
   start: string[];
   root: YValue | null;
 }
@@ -160,6 +166,10 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     const stamp = tag === "timestamp" ? parseStamp(raw) : undefined;
     if (stamp && "error" in stamp) throw new PyError("ValueError", stamp.error);
     const out: YScalar = { kind: "scalar", tag, text: raw, style: tag === "str" ? style : "" };
+    if (out.style === ">") {
+      const folds = foldsOf(raw, node.srcToken as { indent: number; props: Array<{ type: string; source: string }>; source: string } | undefined);
+      if (folds.length) out.folds = folds;
+    }
     if (explicit) out.explicitTag = explicit;
     if (node.anchor) out.anchor = node.anchor;
     return out;
@@ -267,8 +277,13 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     if (chunk) slot.owner.chunk = chunk;
   }
   const first = sorted.length ? lineStart(sorted[0]!) : text.length;
-  const start = root === null ? [] : commentLines(text.slice(0, first));
-  return { doc: { start, root } };
+  // What comes before a `---` (directives, comments) ruamel does not keep as comments.
+  const marker = /^---(?:[ \t]|$)/m.exec(text.slice(0, first));
+  const start = root === null ? [] : commentLines(text.slice(marker ? text.indexOf("\n", marker.index) + 1 || first : 0, first));
+  const { yaml, tags } = parsed.directives;
+  const declared = Object.entries(tags).filter(([handle, prefix]) => !(handle === "!!" && prefix === CORE)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const directives = [...(yaml.explicit ? [`%YAML ${yaml.version}`] : []), ...declared.map(([handle, prefix]) => `%TAG ${handle} ${prefix}`)];
+  return { doc: { directives, tags: new Map([[CORE, "!!"], ["!", "!"], ...declared.map(([handle, prefix]): [string, string] => [prefix, handle])]), start, root } };
 }
 
 /** A plain `<<` key: YAML's merge, which ruamel applies (review 97: the port kept `<<` as a key of its own). */
@@ -338,6 +353,39 @@ function expanded(v: YValue, sizes: Map<YValue, [number, number]>): [number, num
   const size: [number, number] = [Math.min(values, SPRINT_MAX_ENTRIES + 1), Math.min(text, MAX_EXPANDED_TEXT + 1)];
   sizes.set(v, size);
   return size;
+}
+
+/** Python's str.isspace for one character. */
+const PY_SPACE = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+
+/** The positions in a folded scalar's `value` of the spaces its line folds became, as ruamel's round trip keeps them
+ *  (its scanner marks each, its representer writes back those between two characters that are not spaces). Found by
+ *  walking the scalar's lines (`token`, its CST) through the value; none where they do not line up. */
+function foldsOf(value: string, token: { indent: number; props: Array<{ type: string; source: string }>; source: string } | undefined): number[] {
+  if (!token) return [];
+  const lines = token.source.split("\n");
+  const explicit = /[1-9]/.exec(token.props.find((p) => p.type === "block-scalar-header")?.source ?? "")?.[0];
+  const firstText = lines.find((l) => l.trim() !== "");
+  const indent = explicit ? token.indent + Number(explicit) : (firstText?.length ?? 0) - (firstText?.trimStart().length ?? 0);
+  const folds: number[] = [];
+  let [at, previousPlain, blank] = [0, false, false];
+  for (const line of lines) {
+    if (line.length <= indent || line.slice(0, indent).trim() !== "") {
+      blank = true;
+      continue;
+    }
+    const text = line.slice(indent);
+    const plain = text[0] !== " " && text[0] !== "\t";
+    if (previousPlain && plain && !blank) {
+      if (value[at] !== " ") return [];
+      if (!PY_SPACE.test(value[at - 1] ?? " ") && !PY_SPACE.test(text[0]!)) folds.push(at);
+      at++;
+    } else while (value[at] === "\n") at++;
+    if (!value.startsWith(text, at)) return [];
+    at += text.length;
+    [previousPlain, blank] = [plain, false];
+  }
+  return folds;
 }
 
 /** Full lines of comments and blank lines (document markers dropped, as ruamel drops them). */

@@ -1,6 +1,6 @@
 // A project file's history where the project keeps none of its own (the bridge: the folder is the user's, and so is
-// its git): the commits that changed it and its text at one, through the door's read-only git (git log, git show).
-import type { GitRunner } from "../runtime/context.js";
+// its git): the commits that changed it and its text at one, through the door's read-only git (git log, git cat-file).
+import type { GitRun, GitRunner } from "../runtime/context.js";
 import { showControls } from "../lines.js";
 import type { Result } from "../result.js";
 
@@ -27,12 +27,27 @@ export async function gitLog(git: GitRunner, root: string, path: string): Promis
   return commits.length ? { ok: true, commits } : undefined;
 }
 
-/** The file's text at `commit` (a hex id, checked by the caller's schema). */
-export async function gitShow(git: GitRunner, root: string, commit: string, path: string): Promise<Result<{ text: string }>> {
-  const run = await git({ dir: root, args: ["show", "--end-of-options", `${commit}:${path}`] });
+/** The file's text at `commit` (a hex id, checked by the caller's schema), and whether that text is its bytes (UTF-8:
+ *  the text of any other is not, and written back it would not be the version). The blob is read as the object
+ *  `<commit>:<path>`, its size first: `git show` took a name that is no object for a pathspec on HEAD and answered
+ *  nothing (review 188: `docs/story-1[draft].md` at a commit without it read as an empty file, and was restored so). */
+export async function gitShow(git: GitRunner, root: string, commit: string, path: string): Promise<Result<{ text: string; utf8: boolean }>> {
+  const object = `${commit}:${path}`;
+  const missing = (run: GitRun) => ({ ok: false as const, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` });
+  const size = await git({ dir: root, args: ["cat-file", "-s", "--end-of-options", object] });
+  if (!size) return { ok: false, error: "git is not installed here: only the current version can be read." };
+  if (size.refused) return { ok: false, error: size.refused };
+  if (size.exitCode !== 0) return missing(size);
+  const bytes = Number(new TextDecoder().decode(size.stdout).trim());
+  if (bytes > MAX_SHOWN_BYTES) return { ok: false, error: `${path} at commit ${commit.slice(0, 12)} is ${(bytes / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_SHOWN_BYTES / 1024 / 1024} MiB a version is shown at: read it with git itself.` };
+  // A folder there has a size too, and is no blob.
+  const run = await git({ dir: root, args: ["cat-file", "blob", "--end-of-options", object] });
   if (!run) return { ok: false, error: "git is not installed here: only the current version can be read." };
   if (run.refused) return { ok: false, error: run.refused };
-  if (run.exitCode !== 0) return { ok: false, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` };
-  if (run.stdout.byteLength > MAX_SHOWN_BYTES) return { ok: false, error: `${path} at commit ${commit.slice(0, 12)} is ${(run.stdout.byteLength / 1024 / 1024).toFixed(1)} MiB, more than the ${MAX_SHOWN_BYTES / 1024 / 1024} MiB a version is shown at: read it with git itself.` };
-  return { ok: true, text: new TextDecoder().decode(run.stdout) };
+  if (run.exitCode !== 0) return missing(run);
+  try {
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(run.stdout), utf8: true };
+  } catch {
+    return { ok: true, text: new TextDecoder().decode(run.stdout), utf8: false };
+  }
 }

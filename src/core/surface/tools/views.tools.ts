@@ -104,7 +104,14 @@ export const bmadDocTool = defineTool({
       if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
       const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
       if (!shown.ok) return fail(shown.error);
-      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}]`, text: sanitizeConfigText(path, shown.text), structured: { ...base, commit, history: "git", commits: commits ?? [] } };
+      const text = sanitizeConfigText(path, shown.text);
+      // Restore writes the text answered as the file: only where that text is the version's bytes (review 188: a
+      // Latin-1 version came back with U+FFFD for each byte that is not UTF-8).
+      const unrestorable = !shown.utf8
+        ? "it is not UTF-8 text, and its text here is not its bytes"
+        : text !== shown.text ? "its text here leaves out secret-looking entries" : undefined;
+      const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...base, commit, history: "git", commits: commits ?? [], ...(note ? { restorable: false, restore_note: note } : {}) } };
     }
     // Where the bridge would not read the folder's git, the answer says why.
     const refused = log?.ok === false ? log.error : undefined;
