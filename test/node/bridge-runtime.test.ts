@@ -42,7 +42,7 @@ const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).th
 
 describe("a project folder whose path holds a space", () => {
   it("runs the lines a render gives as written, the path unquoted as BMAD's text has it (review 98)", async () => {
-    const dir = project("My Proj");
+    const dir = project("My Proj \u00e9");
     const client = await connect(dir);
     const prd = text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } }));
     const init = /`(uv run [^`]*memlog\.py init [^`]*)`/.exec(prd)![1]!;
@@ -54,6 +54,13 @@ describe("a project folder whose path holds a space", () => {
     // The folder's own URI, quoted, as bmad-files takes it (review 142: refused as naming "bmad://projects/My").
     const byUri = await bmadRun(client, `python3 "bmad://projects/${basename(dir)}/_bmad/scripts/resolve_config.py" --project-root "bmad://projects/${basename(dir)}"`);
     expect(byUri.out?.exit_code, byUri.text).toBe(0);
+    // Its name as macOS types it, the accent its own character (NFD): the same name (review 189: refused as another's).
+    const typed = basename(dir).normalize("NFD");
+    expect(typed).not.toBe(basename(dir));
+    const listed = await client.callTool({ name: "bmad-files", arguments: { action: "list", path: "_bmad-output", project: typed } });
+    expect(listed.isError, text(listed)).toBeFalsy();
+    const ran = await client.callTool({ name: "bmad-run", arguments: { command: "python3 {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key user_name", project: typed } });
+    expect(ran.isError, text(ran)).toBeFalsy();
   });
 });
 

@@ -118,6 +118,11 @@ it("names an optional [...] group whole, as a usage line writes it, and a bracke
   expect(refusal("x.py [--b <w> --c")).toBe("Fill in <w> first: the skill's text marks where your own value goes.");
   expect(refusal("x.py [--b <w>] ]")).toBe("Fill in [--b <w>] first: [--b <w>] is an optional group: drop it, or fill it in with real values and without its brackets.");
   expect(parseCommandLine(`x.py --text "[-] done" --tag [x]`)).toMatchObject({ ok: true });
+  // A quoted value is the value's own text, and a group opens with an option's name (review 189: both were refused).
+  for (const line of [`x.py --text "[-] dropped the retry [skip ci]"`, `x.py --text '[-1, 2]'`, `x.py --text "[--dry-run]"`, `x.py --text a\ "[--b c]"`, "x.py [-1] [-]"]) {
+    expect(parseCommandLine(line), line).toMatchObject({ ok: true });
+  }
+  expect(refusal(`x.py --text "a b" \\\n  [--epic-file <path> ...]`)).toBe("Fill in [--epic-file <path> ...] first: [--epic-file <path> ...] is an optional group: drop it, or fill it in with real values and without its brackets.");
 });
 
 it("finds placeholders the workflow binds at run time", () => {

@@ -150,7 +150,7 @@ describe("sharing", () => {
   it("shows a writer's long customization values cut, naming the file to read them whole in, and theirs (review 186)", async () => {
     // 990 KB a value made every *prd and pm of the owner's 1 MB (16.9 KB without), cut only by MAX_RENDER_GROWTH.
     const big = "x".repeat(990_000);
-    const layers = { "_bmad/custom/bmad-prd.toml": `[workflow]\nactivation_steps_prepend = ["${big}"]\n`, "_bmad/custom/bmad-prd.user.toml": `[workflow]\nactivation_steps_append = ["${big}"]\n`, "_bmad/custom/bmad-agent-pm.toml": `[agent]\npersistent_facts = ["${big}"]\n` };
+    const layers = { "_bmad/custom/bmad-prd.toml": `[workflow]\nactivation_steps_prepend = ["${big}"]\n`, "_bmad/custom/bmad-prd.user.toml": `[workflow]\nactivation_steps_append = ["${big}"]\n`, "_bmad/custom/bmad-agent-pm.toml": `[agent]\npersistent_facts = ["${big}"]\nactivation_steps_append = ["${"y".repeat(20_000)}"]\n` };
     for (const [path, content] of Object.entries(layers)) {
       const wrote = await writer.files({ action: "write", project, path, content });
       expect(wrote.isError, wrote.text).toBe(false);
@@ -167,6 +167,8 @@ describe("sharing", () => {
     expect(pm).toContain('["xxx');
     expect(pm).toContain("… [agent.persistent_facts cut at 8,192 of 990,004 characters: read _bmad/custom/bmad-agent-pm.toml with bmad-files for the whole]");
     expect(pm).toContain("- Note: _bmad/custom/bmad-agent-pm.toml holds lines another member wrote, not you");
+    // Only what the project's layers set uses that room: BMAD's own menu, after both, stays whole (review 189: cut at 200).
+    expect(pm.match(/… \[[\w.]+ cut at /g)).toEqual(["… [agent.persistent_facts cut at ", "… [agent.activation_steps_append cut at "]);
     for (const path of Object.keys(layers)) expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 

@@ -5,8 +5,8 @@
 //   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
-import { FAILURE_CATEGORIES, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
-import { lines } from "../lines.js";
+import { FAILURE_CATEGORIES, MAX_AGENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { cutAt, lines } from "../lines.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
 export const STRUCTURED_DIR = `${MEMORY_DIR}/structured`;
@@ -63,7 +63,8 @@ export interface Parsed {
   lastLines?: number[];
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+Z?)?/;
+/** A date, with its time if it has one; never longer than a timestamp (`2024-01-01T12:00:00.000000Z`). */
+const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]{1,16}Z?)?/;
 
 /** One memory per line; a line that is not one is reported and skipped, and kept in `broken` so that writing the
  *  file again does not lose it. `entries` are the memories of the file's own type, named by their id (a line
@@ -236,8 +237,10 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
         if (severity) block.severity = severity;
         else warnings.push(`${path} line ${i + 1}: a severity that is not one of ${SEVERITIES.join(", ")}; medium used.`);
       } else if (key === "date") block.date = DATE.exec(value)?.[0] ?? "";
-      else if (key === "agent") block.agent = value.toLowerCase() || "unknown";
-      else block.tags = value.split(",").map((t) => t.trim()).filter(Boolean).slice(0, 20);
+      // An agent and tags as long as a remember stores them at most (model.ts), cut there: every tool that shows a
+      // failure shows them whole (review 189: 15 failures of 60 KB of tags made a recall 1 MB twice).
+      else if (key === "agent") block.agent = cutAt(value.toLowerCase(), MAX_AGENT_CHARS) || "unknown";
+      else block.tags = value.split(",").map((t) => cutAt(t.trim(), MAX_TAG_CHARS)).filter(Boolean).slice(0, MAX_TAGS);
     }
   });
   const entries: MemoryEntry[] = [];

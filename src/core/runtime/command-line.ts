@@ -14,8 +14,11 @@ const SHELL_OPERATORS = new Set(["&", "|", ";", "<", ">"]);
 /** A word that is all template: `<…>` or an ellipsis, where the skill's text leaves a value for the model to choose
  *  (`--type <decision|change>`, `--text "<one-line gist>"`, `--field scope="…"`). */
 const TEMPLATE_WORD = /^(?:-{0,2}[\w.-]+=)?(?:<[^<>]+>|…|\.\.\.)$/;
-/** The first word of an optional group as usage lines write one (`[--epic-file <path> ...]`, `[-v]`). */
-const OPTIONAL_OPENS = /^\[-/;
+/** The first word of an optional group as usage lines write one (`[--epic-file <path> ...]`, `[-v]`): an option's name
+ *  (never `[-]` or `[-1, 2]`, which are values), unquoted in the line (opensUnquoted). */
+const OPTIONAL_OPENS = /^\[--?[A-Za-z]/;
+/** What split() takes for space between words. */
+const SHLEX_SPACE = new Set([" ", "\t", "\r", "\n"]);
 
 /** uv options that take no value and change nothing here. */
 const UV_FLAGS = new Set(["--no-cache", "--quiet", "-q", "--no-project", "--script", "--offline", "--frozen", "--isolated"]);
@@ -159,7 +162,7 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
   } catch (error) {
     return { ok: false, error: `Cannot split the command line: ${(error as Error).message}. Close every quote.` };
   }
-  const templates = templateWords(words);
+  const templates = templateWords(words, opensUnquoted(line));
   // `<a|b>` is a template, not a pipe: it is refused as one (by the caller, with the line's other placeholders).
   if (words[0] === "cd") return { ok: false, error: withoutCd(line) };
   const operator = templates.length ? undefined : unquotedOperator(line)?.operator;
@@ -197,12 +200,12 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
 /** The words the skill's text leaves to the model: `<…>` ones, and each optional group (`[--epic-file <path> ...]`)
  *  whole, as one, since it is dropped or filled as one (review 183: a filled group's `[…]` failed at argparse). One
  *  pass: a group whose brackets do not balance at a word's end is no group, its `<…>` words named alone. */
-function templateWords(words: string[]): string[] {
+function templateWords(words: string[], unquoted: boolean[]): string[] {
   const found: string[] = [];
   let group: string[] = [];
   let depth = 0;
-  for (const word of words) {
-    if (!group.length && !OPTIONAL_OPENS.test(word)) {
+  for (const [i, word] of words.entries()) {
+    if (!group.length && !(unquoted[i] && OPTIONAL_OPENS.test(word))) {
       if (TEMPLATE_WORD.test(word)) found.push(word);
       continue;
     }
@@ -214,6 +217,37 @@ function templateWords(words: string[]): string[] {
     depth = 0;
   }
   return [...found, ...group.filter((w) => TEMPLATE_WORD.test(w))];
+}
+
+/** For each word of `line`, as split() reads them, whether it begins with an unquoted `[`: only such a word opens an
+ *  optional group, a quoted one being the value's own text (review 189: `--text "[-] dropped the retry [skip ci]"` was
+ *  refused as a group). One pass, quoting read as split() reads it. */
+function opensUnquoted(line: string): boolean[] {
+  const opens: boolean[] = [];
+  let quote = "";
+  let inWord = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (SHLEX_SPACE.has(c)) {
+      inWord = false;
+      continue;
+    }
+    // A line's continuation (`generate \` and a line break, as a reference writes a long line) is no character.
+    if (c === "\\" && line[i + 1] === "\n") {
+      i++;
+      continue;
+    }
+    if (!inWord) opens.push(c === "[");
+    inWord = true;
+    if (c === "\\") i++;
+    else if (c === "'" || c === '"') quote = c;
+  }
+  return opens;
 }
 
 /** A Windows path in the words up to the script (`python {project-root}\_bmad\scripts\x.py`, `C:\Python311\python.exe`):

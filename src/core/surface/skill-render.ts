@@ -191,7 +191,7 @@ const LARGE_VALUE = 200;
 const confined = (value: string | undefined, ctx: SkillRender) =>
   value !== undefined && ctx.projectRoot.startsWith(PROJECTS_PREFIX) && leadsOutOf(ctx.projectRoot, value) ? "(a value leading out of this project, left out)" : value;
 
-/** Longest a customization value is shown in a render, and all of them in one render together: BMAD's own are 3.4 KB
+/** Longest a customization value is shown in a render, and all the project's in one render together: BMAD's own are 3.4 KB
  *  at most, and a render is paid for in every conversation that runs the skill (review 186: a collaborator's 990 KB
  *  activation step made every `*prd` 1 MB). Past them a value is cut, saying where to read it whole. */
 const MAX_CUSTOM_VALUE = 8 * 1024;
@@ -225,12 +225,7 @@ export function renderSkillText(text: string, ctx: SkillRender, shown: CustomSho
       if (raw === "" || (Array.isArray(raw) && !raw.length)) return `${table}.${customPath} (empty)`;
       const value = confined(formatCustom(raw, ctx, inCode), ctx);
       if (value === undefined) return token;
-      const name = `${table}.${customPath}`;
-      if (value.length > LARGE_VALUE && shown.inlined.has(name)) return `${name} (its value is given above)`;
-      if (value.length > LARGE_VALUE) shown.inlined.add(name);
-      // A short value (a path, a name) is given whole even past the room: a skill names a few dozen at most.
-      const fitted = cutCustom(value, Math.max(LARGE_VALUE, Math.min(shown.each, shown.room)), name, ctx);
-      shown.room = Math.max(0, shown.room - fitted.length);
+      const fitted = showCustom(`${table}.${customPath}`, value, ctx, shown);
       return inCode && fitted.includes("`") ? `\` ${fitted} \`` : fitted;
     }
     const name = doubled ?? single;
@@ -239,14 +234,32 @@ export function renderSkillText(text: string, ctx: SkillRender, shown: CustomSho
   return text.replace(TOKEN, (token: string, ...groups) => fill(token, one(token, ...groups)));
 }
 
+/** Customization value `name` (formatted) as a render (`shown`) shows it: named where it was given already, cut past
+ *  what each value may show; a value the project's layers set also within what is left of the render's room, which
+ *  only they use (review 189: a collaborator's long values left BMAD's own menu cut at 200 characters). */
+export function showCustom(name: string, value: string, ctx: SkillRender, shown: CustomShown): string {
+  if (value.length > LARGE_VALUE && shown.inlined.has(name)) return `${name} (its value is given above)`;
+  if (value.length > LARGE_VALUE) shown.inlined.add(name);
+  if (!projectLayers(name, ctx).length) return cutCustom(value, Math.max(LARGE_VALUE, shown.each), name, ctx);
+  // A short value (a path, a name) is given whole even past the room: a skill names a few dozen at most.
+  const fitted = cutCustom(value, Math.max(LARGE_VALUE, Math.min(shown.each, shown.room)), name, ctx);
+  shown.room = Math.max(0, shown.room - fitted.length);
+  return fitted;
+}
+
+/** The layers that set customization value `name`, by path; the project's are those without a URI (BMAD's own file is
+ *  its bmad:// one). */
+const layersSetting = (name: string, ctx: SkillRender) => (ctx.customLayers ?? []).filter(([, layer]) => extractKey(layer, name) !== undefined).map(([path]) => path);
+const projectLayers = (name: string, ctx: SkillRender) => layersSetting(name, ctx).filter((path) => !path.includes("://"));
+
 /** `value` (customization `name`'s, formatted) within `limit` characters: cut past it, where a list's item ends if one
  *  does in the second half, and then said so, with the files to read it whole in (the project's that set it). */
 function cutCustom(value: string, limit: number, name: string, ctx: SkillRender): string {
   if (value.length <= limit) return value;
   const line = value.lastIndexOf("\n", limit);
   const at = line > limit / 2 ? line : limit;
-  const files = (ctx.customLayers ?? []).filter(([, layer]) => extractKey(layer, name) !== undefined).map(([path]) => path);
-  const own = files.filter((path) => !path.includes("://"));
+  const files = layersSetting(name, ctx);
+  const own = projectLayers(name, ctx);
   const whole = own.length ? `${own.join(" and ")} with ${TOOL.bmadFiles}` : `${files.join(" and ") || `${ctx.skillRoot}/customize.toml`} with ${TOOL.bmadResources}`;
   return `${cutAt(value, at)}${at === line ? "\n" : ""}… [${name} cut at ${count(at)} of ${count(value.length)} characters: read ${whole} for the whole]`;
 }

@@ -31,7 +31,7 @@ async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool
   if (!store) return { ok: false, error: NO_PROJECTS };
   const other = notThisProject(store, project, tool);
   if (other) return { ok: false, error: other };
-  const name = project ?? folderName(store);
+  const name = folderName(store) ?? project;
   if (name === undefined) {
     const yours = (await store.projects()).map((p) => p.project);
     return { ok: false, error: `Name "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.` };

@@ -276,7 +276,7 @@ export const bmadFilesTool = defineTool({
     withStore(deps, async (store) => {
       const other = notThisProject(store, args.project, TOOL.bmadFiles);
       if (other) return fail(other);
-      const project = args.project ?? folderName(store);
+      const project = folderName(store) ?? args.project;
       if (project === undefined) {
         const yours = (await store.projects()).map((p) => p.project);
         return fail(`bmad-files needs "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.`);
@@ -443,7 +443,9 @@ export const folderName = (store: WorkspaceStore) => store.folder?.slice(store.f
  *  folder, said to be written; review 186: the map and a document answered the folder's under another's name). */
 export function notThisProject(store: WorkspaceStore, project: string | undefined, tool: string): string | undefined {
   const folder = folderName(store);
-  if (folder === undefined || project === undefined || project === folder) return undefined;
+  // The same name however its accents are composed (review 189: macOS types "é" as e and U+0301, the folder held é):
+  // the caller then works on the folder by its own name (folderName first).
+  if (folder === undefined || project === undefined || project.normalize("NFC") === folder.normalize("NFC")) return undefined;
   return `"${printable(project.slice(0, 100))}" is not this project: ${tool} here works on the project folder, "${folder}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`;
 }
 
