@@ -1,5 +1,5 @@
 // What `npm run deploy` would upload, measured offline: `wrangler deploy --dry-run` writes the Worker script, and
-// `wrangler check startup` profiles its startup in a local workerd (no account, no network). Budgets: 400 KiB gzip
+// `wrangler check startup` profiles its startup in a local workerd (no account, no network). Budgets: 450 KiB gzip
 // (Cloudflare counts the compressed size) and 100 ms of startup CPU. `tsx scripts/deploy-check.ts` prints both.
 // The profiler samples wall time, so a busy machine only ever adds to it: the startup time is the least of 5 runs
 // (a check against a budget stops at the first run within it: the least can only be lower).
@@ -11,7 +11,9 @@ import { runWrangler } from "./wrangler.js";
 
 /** The flags `npm run deploy` passes to `wrangler deploy` (package.json); measured with the same ones. */
 export const DEPLOY_FLAGS = ["--minify"];
-export const SCRIPT_GZIP_BUDGET = 400 * 1024;
+/** Cloudflare takes 3 MiB gzip on the free plan: this budget keeps the upload and the startup (the user-facing cost,
+ *  STARTUP_BUDGET_MS) well within it. Raised from 400 KiB at 402.7 (2026-11-29), its growth a week of limits and checks. */
+export const SCRIPT_GZIP_BUDGET = 450 * 1024;
 export const STARTUP_BUDGET_MS = 100;
 const STARTUP_RUNS = 5;
 

@@ -1,5 +1,5 @@
 // Deploying, checked offline: `wrangler deploy --dry-run --outdir` builds the Worker exactly as `npm run deploy`
-// would upload it, within 400 KiB gzip, and `wrangler check startup` profiles its startup within 100 ms of CPU.
+// would upload it, within 450 KiB gzip, and `wrangler check startup` profiles its startup within 100 ms of CPU.
 // The README's walk-through names every KV namespace, bucket and secret the Worker binds.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -22,7 +22,7 @@ describe("npm run deploy, dry", () => {
     expect(check.scriptBytes).toBeGreaterThan(100_000);
   });
 
-  it("keeps the script within 400 KiB gzip", () => {
+  it("keeps the script within 450 KiB gzip", () => {
     expect(check.gzipBytes).toBeLessThanOrEqual(SCRIPT_GZIP_BUDGET);
   });
 
