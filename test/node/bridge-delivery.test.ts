@@ -3,7 +3,7 @@
 // keep only the drafts the state names, and a confirm whose state save never landed is carried on when retried; a
 // session its task name confirms is deleted, its artifacts left in the project.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { MAX_SESSIONS } from "../../src/bridge/file-session-store.js";
@@ -105,9 +105,12 @@ describe("bmad-task on the bridge", () => {
   });
 
   it("answers an architecture draft below the gate with the architect rubric's missing and weak sections", async () => {
-    const { session_id } = await task({ action: "start", objective: "Build a chat service" });
+    const { session_id, role_prompt } = await task({ action: "start", objective: "Build a chat service" });
+    // The stage works for the project folder, whose files it may read (review 190: "this session has none").
+    expect(role_prompt).toContain(`This stage runs headless in bmad-task session build-a-chat-service for project "${basename(tmp.dir)}": `);
     await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD", quality_score: 90 }) });
-    await task({ action: "confirm", session_id });
+    const architect = (await task({ action: "confirm", session_id })).role_prompt!;
+    expect(architect).not.toMatch(/There is no BMAD project here|this session has none/);
     const components = "A gateway takes websocket connections and forwards messages to the room service, which fans them out. ".repeat(3);
     const view = await task({ action: "submit", session_id, claude_result: json({ architecture_draft: `# Architecture\n## Components\n${components}\n## Security\nTLS.`, quality_score: 60 }) });
     expect(view).toMatchObject({ current_stage: "architect", current_state: "refining" });

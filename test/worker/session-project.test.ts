@@ -60,6 +60,34 @@ describe("a session started with a project", () => {
     const listed = await owner.files({ action: "list", project, path: `.claude/specs/${task_name}/*` });
     expect(listed.structured.files.map((f: { path: string }) => f.path.split("/").pop())).toEqual(["01-product-requirements.md", "02-system-architecture.md", "03-sprint-plan.md"]);
     expect((await owner.files({ action: "read", project, path: specPath(task_name, "03-sprint-plan.md") })).text).toMatch(/\n# Sprint 1$/);
+
+    // Done: BMAD's own skills read {planning_artifacts}, not .claude/specs/, and the answer says how to carry them on.
+    let view = (await task(writer, { action: "status", session_id })).structured;
+    for (const stage of ["dev", "review", "qa"]) {
+      await task(writer, { action: "submit", session_id, codex_result: `# ${stage}` });
+      view = (await task(writer, { action: "confirm", session_id })).structured;
+    }
+    expect(view.current_state).toBe("completed");
+    expect(view.user_message).toContain(
+      ` They are in .claude/specs/${task_name}/ of project "${project}@${ownerTag(owner.id)}"; BMAD's own skills (bmad-sprint-planning, bmad-create-story) look for the PRD and architecture in {planning_artifacts} (by default _bmad-output/planning-artifacts/): copy them there to go on with those, e.g. bmad-files {"action": "write", "project": "${project}@${ownerTag(owner.id)}", "path": "{planning_artifacts}/prd.md", "content": "<01-product-requirements.md>"}.`,
+    );
+    // The call it gives works as given.
+    expect((await writer.files({ action: "write", project: `${project}@${ownerTag(owner.id)}`, path: "{planning_artifacts}/prd.md", content: "# PRD" })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path: "_bmad-output/planning-artifacts/prd.md" })).text).toMatch(/\n# PRD$/);
+  });
+
+  it("tells the stage it works for the project and names the project's own planning files (review 190)", async () => {
+    const mine = unique("brief");
+    expect((await owner.project({ action: "create", name: mine })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: mine, path: "_bmad-output/planning-artifacts/product-brief.md", content: "# Brief\nNurses first." })).isError).toBe(false);
+    const prompt = (await task(owner, { action: "start", objective: "Build the nurse app", project: mine })).structured.role_prompt as string;
+    expect(prompt).toContain(`This stage runs headless in bmad-task session build-the-nurse-app for project "${mine}@${ownerTag(owner.id)}"`);
+    expect(prompt).toContain("- This project already has `_bmad-output/planning-artifacts/product-brief.md`. Read those that bear on this stage with bmad-files");
+    expect(prompt).not.toMatch(/There is no BMAD project here|this session has none/);
+    // Without a project, the session is its own.
+    const alone = (await task(owner, { action: "start", objective: "Build the nurse app alone" })).structured.role_prompt as string;
+    expect(alone).toContain("There is no BMAD project here");
+    expect(alone).not.toContain("This project already has");
   });
 
   it("takes a task name no other session has used in the project", async () => {

@@ -84,6 +84,8 @@ describe("a delivery session, start to finish", () => {
     for (const [stage, next] of [["dev", "review"], ["review", "qa"], ["qa", "qa"]] as const) {
       view = await task({ action: "submit", session_id: id, codex_result: `# ${stage} result` });
       expect(view).toMatchObject({ current_stage: stage, current_state: "awaiting_confirmation" });
+      // QA is the last stage: its confirm completes the session (review 190: it promised a next stage).
+      expect(view.user_message).toContain(stage === "qa" ? "it is saved as 05-qa-report.md and the session is complete;" : "and the next stage starts;");
       view = await task({ action: "confirm", session_id: id });
       if (stage !== "qa") expect(view.current_stage).toBe(next);
       if (next === "review") expect(view.role_prompt).toContain("# dev result"); // Dev's artifact, which Review reads
@@ -299,6 +301,33 @@ describe("bad input", () => {
     const refused = await store.enqueue("local", session_id, { agent: "bmm/bmad-agent-architect", task: "t".repeat(600 * 1024), context_files: [] });
     expect(refused).toMatchObject({ ok: false, kind: "invalid", error: "Session heavy has 0 sub-tasks queued, as many as one session holds (50, 128 KiB in all); run those first, or give this one a shorter task." });
     expect((await task({ action: "status", session_id })).current_state).toBe("awaiting_confirmation");
+  });
+
+  it("reads a fenced JSON result with prose after it, and refuses JSON it cannot read rather than saving it as the document (review 190)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Fenced result" });
+    const fenced = '```json\n{"prd_draft":"# PRD\\nfull","quality_score":91}\n```\nLet me know what you think.';
+    expect(await task({ action: "submit", session_id, claude_result: fenced })).toMatchObject({ current_state: "awaiting_confirmation", score: 91 });
+    const confirmed = await task({ action: "confirm", session_id });
+    expect((await client.readResource({ uri: confirmed.artifacts[0]! })).contents[0]).toMatchObject({ text: "# PRD\nfull" });
+    // Unfenced JSON with prose after it, and JSON cut short: refused, nothing saved.
+    const { session_id: other } = await task({ action: "start", objective: "Broken result" });
+    const withProse = await taskError({ action: "submit", session_id: other, claude_result: '{"prd_draft":"# PRD","quality_score":91}\nLet me know.' });
+    expect(withProse).toMatch(/^claude_result holds JSON that does not parse \(.+\); nothing was saved\. Put only the JSON in claude_result, without prose around it \(one ```json fence at most\), with the whole document, markdown, in "prd_draft"\.$/);
+    expect(await taskError({ action: "submit", session_id: other, codex_result: 'Here: {"prd_draft": "# PRD", "quality_' })).toMatch(/^codex_result holds JSON that does not parse/);
+    expect(await taskError({ action: "submit", session_id: other, claude_result: '{"title": "PRD"}' })).toBe('claude_result is JSON without a document; nothing was saved. Put the whole document, markdown, in "prd_draft".');
+    expect(await task({ action: "status", session_id: other })).toMatchObject({ current_state: "generating", iteration: 0 });
+  });
+
+  it("reads bmad-prd's headless fields: open questions are asked, assumptions are gaps, an empty draft is refused, a score as a string counts (review 190)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Nurse app" });
+    const blocked = await taskError({ action: "submit", session_id, claude_result: json({ status: "blocked", prd_draft: "" }) });
+    expect(blocked).toBe('claude_result\'s "prd_draft" is empty (status "blocked"); nothing was saved. A session does not stop blocked: put the draft you have in "prd_draft", with a low quality_score where the stage has one, and what would settle the rest in questions, which the user answers.');
+    const partial = { status: "partial", prd_draft: "# PRD\n## Goals\nHelp nurses.\n", quality_score: 60, assumptions: ["tablet"], open_questions: ["Which hospital systems?"] };
+    const view = await task({ action: "submit", session_id, claude_result: json(partial) });
+    expect(view).toMatchObject({ current_state: "clarifying", iteration: 1, score: 60, gaps: ["tablet"], questions: [{ id: "q1", question: "Which hospital systems?" }] });
+    const answered = await task({ action: "answer", session_id, answers: { q1: "Epic" } });
+    expect(answered.role_prompt).toContain("Gaps: tablet.");
+    expect(await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD\nDone.", quality_score: "95" }) })).toMatchObject({ current_state: "awaiting_confirmation", score: 95 });
   });
 
   it("stores nothing for a session id no session has", async () => {

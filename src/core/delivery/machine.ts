@@ -200,13 +200,18 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
   const tooBig = results.find((r) => new TextEncoder().encode(r.text).length > MAX_SUBMISSION_BYTES);
   if (tooBig) return { ok: false, kind: "invalid", error: `${tooBig.engine}_result is over ${MAX_SUBMISSION_BYTES / 1024 / 1024} MiB; submit the document itself, not attachments.` };
 
+  const read = results.map((r) => ({ ...r, parsed: parseResult(r.text, [spec.output.draft, spec.output.updated], rubricFor(next.current_stage), `${r.engine}_result`) }));
+  const unreadable = read.find((r) => !r.parsed.ok)?.parsed;
+  if (unreadable && !unreadable.ok) return { ok: false, kind: "invalid", error: unreadable.error };
+
   stage.iteration += 1;
   const content: StoreContent[] = [];
-  const parsed = results.map((r) => {
+  const parsed = read.flatMap(({ parsed, ...r }) => {
+    if (!parsed.ok) return [];
     const ref = `${next.current_stage}/${stage.iteration}/${r.engine}`;
     content.push({ ref, text: r.text });
     stage[`${r.engine}_result_ref`] = contentRef(ref, r.text, now);
-    return { ...r, ...parseResult(r.text, [spec.output.draft, spec.output.updated], rubricFor(next.current_stage)) };
+    return [{ ...r, ...parsed }];
   });
   // With both engines, the higher score wins (seed 003).
   const best = parsed.reduce((a, b) => (b.score > a.score ? b : a));

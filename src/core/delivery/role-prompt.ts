@@ -4,7 +4,7 @@
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { enginesFor, nextStage, PIPELINE, stageSpec, type StageSpec } from "./pipeline.js";
 import { formatFinding } from "./rubric.js";
-import { openRejection, type SessionState } from "./session.js";
+import { openRejection, SPECS_DIR, type SessionState } from "./session.js";
 import type { BundleReader } from "../surface/reader.js";
 import { artifactUri } from "../surface/resources.js";
 import { stageMethodText } from "./stage-method.js";
@@ -12,11 +12,14 @@ import { allot, byteLength, parseSprints, quoted, quoteOverhead, STAGE_PROMPT_BY
 import { stagePersona } from "./stage-persona.js";
 import { stageRender } from "./stage-context.js";
 import type { SkillRender } from "../surface/skill-render.js";
+import { TOOL } from "../surface/names.js";
 
-/** Where a stage's earlier documents are read from: the session store. */
+/** Where a stage's earlier documents are read from: the session store, and the project the session saves in. */
 export interface StageSources {
   artifact(file: string): Promise<string | undefined>;
   content(ref: string): Promise<string | undefined>;
+  /** Its name as bmad-files takes it, and the runtime block's line naming its files from the phases before `record`'s. */
+  project?: { name: string; earlierWork(record: CatalogRecord): Promise<string | undefined> };
 }
 
 function firstFound(reader: BundleReader, kind: "agent" | "workflow", names: string[]): CatalogRecord | undefined {
@@ -58,7 +61,8 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   if (language && docLanguage) header.push(`Speak ${language} with the user; write documents in ${docLanguage}.`);
 
   const persona = agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
-  const session = sessionRules(spec, state, ctx?.projectRoot ?? `bmad://sessions/${state.session_id}`);
+  const project = sources?.project && { name: sources.project.name, files: workflow ? await sources.project.earlierWork(workflow) : undefined };
+  const session = sessionRules(spec, state, ctx?.projectRoot ?? `bmad://sessions/${state.session_id}`, project);
   const method = (lean: 0 | 1 | 2) => stageMethodText(reader, spec, workflow, render, refining, lean);
 
   // Flexible parts: the user's answers, the previous draft, the earlier artifacts.
@@ -131,15 +135,20 @@ function approvalWord(spec: StageSpec): string {
   return spec.gate.kind === "approval" ? "approves" : "confirms";
 }
 
-function sessionRules(spec: StageSpec, state: SessionState, projectRoot: string): string {
+/** `project`: the one the session saves in, with the line naming its earlier files, where it has one. */
+function sessionRules(spec: StageSpec, state: SessionState, projectRoot: string, project?: { name: string; files: string | undefined }): string {
   const saved = spec.artifact ? ` and saved as ${spec.artifact} when the user ${approvalWord(spec)} it` : "";
   const human =
     spec.gate.kind === "score"
       ? "put what needs a human decision in questions (this session's clarification point)"
       : `name what needs a human decision in the document, for the user to settle when ${spec.gate.kind === "approval" ? "approving" : "confirming"}`;
+  const where = project
+    ? `This stage runs headless in bmad-task session ${state.task_name} for project "${project.name}": in the quoted text below, \`${projectRoot}\` stands for the session's own folder, and nothing is written there. What you produce is submitted with bmad-task${saved}${spec.artifact ? `, in the project's ${SPECS_DIR}/${state.task_name}/ too` : ""}.`
+    : `This stage runs headless in bmad-task session ${state.task_name}. There is no BMAD project here: in the quoted text below, \`${projectRoot}\` stands for the project root, and nothing is written there. What you produce is submitted with bmad-task${saved}.`;
   return [
     "## This session",
-    `This stage runs headless in bmad-task session ${state.task_name}. There is no BMAD project here: in the quoted text below, \`${projectRoot}\` stands for the project root, and nothing is written there. What you produce is submitted with bmad-task${saved}.`,
+    where,
+    ...(project?.files ? [`${project.files} Read those that bear on this stage with ${TOOL.bmadFiles} (project "${project.name}").`] : []),
     `Where the method below asks the user, writes files, runs scripts or ends with its own JSON, these rules win: decide from the inputs, record what you inferred in gaps, ${human}, and submit as under Output.`,
   ].join("\n");
 }

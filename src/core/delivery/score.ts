@@ -2,6 +2,7 @@
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
 import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
 import { byteLength } from "./stage-inputs.js";
+import type { Result } from "../result.js";
 
 export interface Question {
   id: string;
@@ -29,16 +30,36 @@ const QUESTION_ID = /^[\w.-]{1,64}$/;
 /** Ids no answer can name: a JSON object's `__proto__` is dropped on the way in (review 96: the session was stuck). */
 const UNNAMEABLE = new Set(["__proto__"]);
 
-function asJson(text: string): Record<string, unknown> | undefined {
-  const trimmed = text.trim();
-  const fenced = /^```(?:json)?\s*\n([\s\S]*?)\n```\s*$/.exec(trimmed);
-  const candidate = fenced ? fenced[1]! : trimmed;
-  if (!candidate.startsWith("{")) return undefined;
+/** The first ```json fenced block of a result, else its first ``` one, wherever it is: a model adds a line after it
+ *  ("Let me know what you think"), and a fence only at the end left the whole wrapper saved as the PRD (review 190).
+ *  indexOf, block after block: linear in the text. */
+function fencedBlock(text: string): string | undefined {
+  let plain: string | undefined;
+  for (let at = text.indexOf("```"); at >= 0; at = text.indexOf("```", at)) {
+    const lineEnd = text.indexOf("\n", at);
+    const close = lineEnd < 0 ? -1 : text.indexOf("\n```", lineEnd);
+    if (close < 0) break;
+    const tag = text.slice(at + 3, lineEnd).trim().toLowerCase();
+    const body = text.slice(lineEnd + 1, close);
+    if (tag === "json") return body;
+    if (tag === "") plain ??= body;
+    at = close + 4;
+  }
+  return plain;
+}
+
+/** The JSON object a result holds (the text itself, or its fenced block), or why text that reads as one is none. */
+function asJson(text: string, documentKeys: string[]): { json?: Record<string, unknown>; error?: string } {
+  const candidate = (fencedBlock(text) ?? text).trim();
+  // JSON-looking: an object, or a document key's name quoted before a colon anywhere in the text.
+  const looksLikeJson = /^\{\s*"/.test(candidate) || documentKeys.some((k) => new RegExp(`"${k}"\\s*:`).test(text));
+  if (!looksLikeJson) return {};
   try {
     const value: unknown = JSON.parse(candidate);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
+    if (value && typeof value === "object" && !Array.isArray(value)) return { json: value as Record<string, unknown> };
+    return { error: "is JSON, but not an object" };
+  } catch (error) {
+    return { error: `holds JSON that does not parse (${(error as Error).message.slice(0, 200)})` };
   }
 }
 
@@ -51,33 +72,62 @@ export function estimateScore(document: string, rubric: RubricItem[] = rubricFor
   return Math.min(BASE_SCORE + mentionedPoints(document, rubric), ESTIMATE_CAP);
 }
 
-/** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated; `rubric`: the stage's, for an estimate. */
-export function parseResult(text: string, documentKeys: string[], rubric?: RubricItem[]): ParsedResult {
-  const json = asJson(text);
-  const document =
-    (json && documentKeys.map((k) => json[k]).find((v): v is string => typeof v === "string")) ??
-    (json && Object.entries(json).find(([k, v]) => /(_draft|_updated|content|document)$/.test(k) && typeof v === "string")?.[1]) ??
-    text;
+/** A document's key by the stage's output contract, else one named like one. */
+function documentEntry(json: Record<string, unknown>, documentKeys: string[]): [string, string] | undefined {
+  for (const key of documentKeys) if (typeof json[key] === "string") return [key, json[key]];
+  return Object.entries(json).find((e): e is [string, string] => /(_draft|_updated|content|document)$/.test(e[0]) && typeof e[1] === "string");
+}
+
+/** A JSON value as a list: [] where it is none. */
+const arrayOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+
+/** A quality_score as a number or a numeric string ("95"); a string was read as no score and estimated (review 190). */
+function scoreOf(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  return typeof value === "string" && /^\s*\d{1,3}(?:\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
+}
+
+/** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated; `rubric`: the stage's, for an
+ *  estimate; `field`: where the text came from (claude_result), for a refusal. Refused: JSON that does not parse or
+ *  holds no document, which would have been saved raw as the document (review 190). */
+export function parseResult(text: string, documentKeys: string[], rubric?: RubricItem[], field = "the result"): Result<ParsedResult> {
+  const found = asJson(text, documentKeys);
+  const contract = documentKeys[0] ? `"${documentKeys[0]}"` : "the document's key";
+  if (found.error) {
+    return { ok: false, error: `${field} ${found.error}; nothing was saved. Put only the JSON in ${field}, without prose around it (one \`\`\`json fence at most), with the whole document, markdown, in ${contract}.` };
+  }
+  const entry = found.json && documentEntry(found.json, documentKeys);
+  // JSON without a document, where the result begins with it; a fenced block inside a markdown document (a config in a
+  // Dev report) is the document's own.
+  if (found.json && !entry && /^(?:\{|```json)/.test(text.trim())) {
+    return { ok: false, error: `${field} is JSON without a document; nothing was saved. Put the whole document, markdown, in ${contract}.` };
+  }
+  const usable = entry ? found.json : undefined;
+  if (entry && !entry[1].trim()) {
+    const status = typeof usable?.status === "string" ? ` (status ${JSON.stringify(usable.status.slice(0, 40))})` : "";
+    return { ok: false, error: `${field}'s "${entry[0]}" is empty${status}; nothing was saved. A session does not stop blocked: put the draft you have in "${entry[0]}", with a low quality_score where the stage has one, and what would settle the rest in questions, which the user answers.` };
+  }
+  const document = entry?.[1] ?? text;
   const cut = (text: string) => text.slice(0, MAX_ITEM_CHARS);
-  const gaps = Array.isArray(json?.gaps) ? json.gaps.filter((g): g is string => typeof g === "string").slice(0, MAX_GAPS).map(cut) : [];
+  // bmad-prd's headless mode names its own: assumptions are gaps, open questions are questions.
+  const gaps = [...arrayOf(usable?.gaps), ...arrayOf(usable?.assumptions)].filter((g): g is string => typeof g === "string").slice(0, MAX_GAPS).map(cut);
   const questions: Question[] = [];
   const ids = new Set<string>();
-  if (Array.isArray(json?.questions)) {
-    json.questions.slice(0, MAX_QUESTIONS).forEach((q, i) => {
-      const { id, question, context } = typeof q === "string" ? { question: q } : ((q ?? {}) as Partial<Question>);
-      if (typeof question !== "string") return;
-      // An id an answer could not name, or one taken, is numbered instead.
-      let given = typeof id === "string" && QUESTION_ID.test(id) && !UNNAMEABLE.has(id) && !ids.has(id) ? id : `q${i + 1}`;
-      while (ids.has(given)) given = `${given}-${i + 1}`;
-      ids.add(given);
-      questions.push({ id: given, question: cut(question), ...(typeof context === "string" ? { context: cut(context) } : {}) });
-    });
-  }
+  [...arrayOf(usable?.questions), ...arrayOf(usable?.open_questions)].slice(0, MAX_QUESTIONS).forEach((q, i) => {
+    const { id, question, context } = typeof q === "string" ? { question: q } : ((q ?? {}) as Partial<Question>);
+    if (typeof question !== "string") return;
+    // An id an answer could not name, or one taken, is numbered instead.
+    let given = typeof id === "string" && QUESTION_ID.test(id) && !UNNAMEABLE.has(id) && !ids.has(id) ? id : `q${i + 1}`;
+    while (ids.has(given)) given = `${given}-${i + 1}`;
+    ids.add(given);
+    questions.push({ id: given, question: cut(question), ...(typeof context === "string" ? { context: cut(context) } : {}) });
+  });
   let room = MAX_NOTES_BYTES;
   const fits = (item: unknown) => (room -= byteLength(JSON.stringify(item))) >= 0;
-  const base = { document: String(document), questions: questions.filter(fits), gaps: gaps.filter(fits) };
-  if (typeof json?.quality_score === "number") return { ...base, score: clamp(json.quality_score), scoreSource: "json" };
+  const base = { ok: true as const, document, questions: questions.filter(fits), gaps: gaps.filter(fits) };
+  const given = scoreOf(usable?.quality_score);
+  if (given !== undefined) return { ...base, score: clamp(given), scoreSource: "json" };
   const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);
-  if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: json ? "json" : "text" };
+  if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: usable ? "json" : "text" };
   return { ...base, score: estimateScore(base.document, rubric), scoreSource: "estimate" };
 }

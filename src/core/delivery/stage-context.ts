@@ -1,7 +1,8 @@
-// The render context for a delivery stage's skill text. A session has no project today: {project-root}
-// stands for the session, config values come from the bundle's defaults, outputs are the session's
-// artifacts, and customization is the skill's own customize.toml. When a session is tied to a project
-// workspace, `stageRender` becomes `skillRenderFor(reader, runtime, record)` (skill-render.ts).
+// The render context for a delivery stage's skill text. {project-root} stands for the session, config values
+// come from the bundle's defaults, outputs are the session's artifacts, and customization is the skill's own
+// customize.toml, with or without a project: a session saves what is submitted. A session's project is named, with
+// its files from earlier phases, under "This session" (role-prompt.ts); rendering the skill for the project itself
+// would make `stageRender` `skillRenderFor(reader, runtime, record)` (skill-render.ts).
 import type { CatalogRecord } from "../catalog/bundle.js";
 import { sanitizeConfig } from "../catalog/config.js";
 import { loadCustomization, toPy } from "../runtime/config-utils.js";

@@ -31,12 +31,14 @@ export interface StageMethod {
 
 // The headless modes end an ambiguous run "blocked"; a session asks its clarification questions instead
 // (the output contract says so), so those sentences are left out. So is bmad-architecture's "every write
-// through memlog.py": a session has no project to log in (its Overview keeps the web check).
+// through memlog.py": a session has no memlog to log in (its Overview keeps the web check).
 const HALT_PRD = "If intent remains ambiguous after inference";
 const HALT_ARCHITECTURE = "If intent stays ambiguous after inference";
 const MEMLOG_WRITES = "You still verify named tech on the web";
 
-const NO_PROJECT_STEPS = "memlog entries, `uv run` scripts and files under the project root are for projects; this session has none, so skip them";
+// A session saves what is submitted, with or without a project: the skill's own writes are skipped, the project's
+// files (named under "This session" where it has one) are not (review 190: "this session has none" in one that had).
+const NO_PROJECT_STEPS = "memlog entries, `uv run` scripts and the files the skill writes under the project root are for its runs in a project; a session saves what you submit instead, so skip them";
 
 export const STAGE_METHODS: Record<Stage, StageMethod> = {
   po: {

@@ -1,5 +1,5 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
-import { enginesFor, stageSpec } from "./pipeline.js";
+import { enginesFor, nextStage, stageSpec } from "./pipeline.js";
 import { formatFinding } from "./rubric.js";
 import { lookupTable, openRejection, type SessionState } from "./session.js";
 
@@ -56,7 +56,7 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
       return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
     case "awaiting_confirmation":
       return {
-        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}. Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and the next stage starts; on "reject", send their reason and revise.`,
+        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}. Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and ${nextStage(s.current_stage) ? "the next stage starts" : "the session is complete"}; on "reject", send their reason and revise.`,
         pending: ["confirm", "reject"],
       };
     case "awaiting_approval":

@@ -20,6 +20,21 @@ export async function sessionProject(deps: SurfaceDeps, project: string): Promis
   return { ok: true, taken: folders.ok ? folders.value : [], ref: info.value.ref ?? project };
 }
 
+/** The project a session saves its artifacts in, as an answer names it: the one it started with on the remote; on the
+ *  bridge, where the session store is the project folder, always that. */
+export function savingProject(deps: SurfaceDeps, project: string | undefined): string | undefined {
+  return project ? `project "${project}"` : deps.workspaces?.folder !== undefined ? "the project" : undefined;
+}
+
+/** A finished session's word on where BMAD's own skills look: bmad-sprint-planning's readiness gate and
+ *  bmad-create-story read {planning_artifacts}, not .claude/specs/ (seed 003's place), so say how to carry them on. */
+export function planningNote(deps: SurfaceDeps, state: SessionState): string | undefined {
+  const where = savingProject(deps, state.project);
+  if (!where || state.current_state !== "completed") return undefined;
+  const project = state.project ? `"project": "${state.project}", ` : "";
+  return ` They are in ${SPECS_DIR}/${state.task_name}/ of ${where}; BMAD's own skills (bmad-sprint-planning, bmad-create-story) look for the PRD and architecture in {planning_artifacts} (by default _bmad-output/planning-artifacts/): copy them there to go on with those, e.g. ${TOOL.bmadFiles} {"action": "write", ${project}"path": "{planning_artifacts}/prd.md", "content": "<01-product-requirements.md>"}.`;
+}
+
 /** After a confirm or approve: the artifact it saved, written into the session's project too. What to add to the answer. */
 export async function saveInProject(deps: SurfaceDeps, state: SessionState): Promise<{ saved_to: string; project_owner?: string } | { project_error: string } | undefined> {
   const file = savedArtifact(state);

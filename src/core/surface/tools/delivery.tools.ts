@@ -8,21 +8,37 @@ import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { artifactUri } from "../resources.js";
 import { rolePrompt, type StageSources } from "../../delivery/role-prompt.js";
-import { saveInProject, sessionProject } from "../session-project.js";
+import { earlierWork } from "../earlier-work.js";
+import { planningNote, saveInProject, savingProject, sessionProject } from "../session-project.js";
 import { TOOL } from "../names.js";
 import { defineTool } from "../tool.js";
+import { folderName } from "./workspace.tools.js";
 
 export const sessionField = z.string().min(1).max(100).describe("Session id or task name");
 const result = (engine: string) => z.string().max(3 * 1024 * 1024).optional().describe(`${engine}'s result, JSON or markdown (submit)`);
 
-/** The session's saved documents, read for the next stage's prompt. */
+/** The session's saved documents, and the project's earlier ones where it has one, read for the next stage's prompt. */
 function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | undefined {
   const { sessions, owner } = deps;
   if (!sessions) return undefined;
   const value = (read: Stored<string>) => (read.ok ? read.value : undefined);
+  // On the remote, the project the session started with; on the bridge, the folder it lives in.
+  const name = state.project ?? (deps.workspaces && folderName(deps.workspaces));
+  const { runtime } = deps;
   return {
     artifact: async (file) => value(await sessions.readArtifact(owner, state.session_id, file)),
     content: async (ref) => value(await sessions.readContent(owner, state.session_id, ref)),
+    ...(name !== undefined && runtime
+      ? {
+          project: {
+            name,
+            earlierWork: async (record) => {
+              const found = await runtime(state.project, { lazy: true });
+              return found.ok ? (await earlierWork(deps.reader, record, found.runtime)).line : undefined;
+            },
+          },
+        }
+      : {}),
   };
 }
 
@@ -31,6 +47,8 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
 export async function respond(deps: SurfaceDeps, state: SessionState, light = false, extra?: Record<string, string>): Promise<ToolOutcome> {
   const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
   const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined), ...extra };
+  const note = planningNote(deps, state);
+  if (note) view.user_message += note;
   return done(JSON.stringify(view), view);
 }
 
@@ -105,8 +123,7 @@ async function deleteSession(deps: SurfaceDeps, sessions: SessionStore, session:
   const removed = await sessions.remove(deps.owner, session_id);
   if (!removed.ok) return fail(removed.error);
   const { project, artifacts } = removed.value;
-  // On the remote a session saves into the project it was started with; on the bridge every artifact is a project file.
-  const where = project ? `project "${project}"` : deps.workspaces?.folder !== undefined ? "the project" : undefined;
+  const where = savingProject(deps, project);
   const kept = where && artifacts.length ? ` Its artifacts saved in ${where} stay there (${SPECS_DIR}/${task_name}/).` : "";
   return done(`Deleted delivery session "${task_name}" with its state, drafts and the artifacts it kept; it no longer counts toward the sessions you keep.${kept}`, { deleted: session_id, task_name });
 }
