@@ -92,8 +92,14 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
   return namingBadParams(server);
 }
 
+/** The local tools a remote workspace has too, in the toolsets every remote serves: the completion contract runs on
+ *  this folder alone, and memory is the remote's only where its URL asks for it (review 191: refused there with a fix
+ *  naming this bridge's --toolsets). */
+const WORKSPACE_TOOLS = new Set<string>([TOOL.bmadFiles, TOOL.bmadRun]);
+
 /** Whether a tool call's `project` names something other than this folder: a workspace, the remote's to answer. */
 function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {
+  if (!WORKSPACE_TOOLS.has(String(params?.name))) return false;
   const project = (params?.arguments as { project?: unknown } | undefined)?.project;
   return typeof project === "string" && deps.workspaces !== undefined && notThisProject(deps.workspaces, project, "") !== undefined;
 }
