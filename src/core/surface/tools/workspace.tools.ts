@@ -341,7 +341,12 @@ export const bmadFilesTool = defineTool({
           const lost = await secretsLost(files, path);
           if (lost) return fail(lost);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
-          if (typeof edit === "string") return fail(edit);
+          if (typeof edit === "string") {
+            // Nothing was written, so the project never judged the caller: a reader is told they cannot write, not how
+            // to redo the edit (review 191: "merge your change into it, and edit again").
+            const info = await store.info(files.project);
+            return fail(info.ok && info.value.access === "read" ? `You have read access to "${files.project}"; changing it needs write access from its owner (${info.value.owner}).` : edit);
+          }
           if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
           return result(edit, (f) => changed(`Edited ${path}${inWhose(files)}`, f, leftNote(store, path)));
         }
