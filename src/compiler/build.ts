@@ -61,9 +61,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     const capped = cappedWarnings(warn, resolved.source.name);
     const tree = new Tree(resolved.root, { warn: capped.warn, userTree: opts.userTree });
     const content = readTree({ tree, warn: capped.warn });
-    if (tree.cut) {
-      capped.warn(`${tree.label()}: ${tree.cut}`);
-      (content.warnings ??= []).push(tree.cut);
+    // In the bundle's warnings, which answers show, as well as on stderr.
+    for (const cut of tree.cuts) {
+      capped.warn(`${tree.label()}: ${cut}`);
+      (content.warnings ??= []).push(cut);
     }
     capped.end();
     const source = { ...resolved.source, layout: content.layout };

@@ -2,7 +2,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
-import { machineryName } from "../core/workspace/paths.js";
+import { codeSpan, machineryName } from "../core/workspace/paths.js";
 
 const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
 
@@ -40,6 +40,9 @@ export const MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** Files and bytes a build takes from one tree: BMAD's own package has under 1,000 files and 4 MB; past these a
  *  manifest names folders by mistake or to stall the build (800 MB of a project's data held 900 MiB each rebuild). */
 export const MAX_TREE_FILES = 20_000;
+/** Files and folders one walk (a skill's folder, a module's, `_bmad/`) takes of them: one folder's planted thousands
+ *  leave the others theirs (review 189: 20,050 empty folders in one skill served every project skill from the package). */
+export const MAX_WALK_FILES = MAX_TREE_FILES / 4;
 /** How deep below a walked folder a tree's files may sit: each level costs every file below it a longer realpath, and
  *  a chain 1,800 folders deep under a skill held a bridge's start past a client's 60 s (review 22). */
 export const MAX_TREE_DEPTH = 32;
@@ -65,6 +68,8 @@ export class Tree {
   private walked = 0;
   /** Said once the walks have met MAX_TREE_FILES: what they met after it is not read. */
   cut?: string;
+  /** What the walks left unread, each said once: the walks that met MAX_WALK_FILES, then `cut`. */
+  readonly cuts: string[] = [];
   private links = 0;
   /** Real paths a walk found (a plain file or folder in a folder it resolved), by path. */
   private readonly realOf = new Map<string, string>();
@@ -207,15 +212,26 @@ export class Tree {
   walk(rel: string): string[] {
     const out: string[] = [];
     const seen = new Set<string>();
-    const visit = (dir: string, depth: number): void => {
+    let walked = 0;
+    let stopped = false;
+    /** Counts one more file or folder met in `dir` (the folder listing it); false, saying so once, past this walk's share
+     *  or the tree's. */
+    const counted = (dir: string): boolean => {
+      if (stopped || !this.counted(dir)) return false;
+      if (++walked <= MAX_WALK_FILES) return true;
+      stopped = true;
+      this.cuts.push(`Read the first ${MAX_WALK_FILES.toLocaleString("en-US")} files and folders of ${codeSpan(rel || ".")}, and no more (a BMAD skill has far fewer): the limit was reached in ${codeSpan(dir || ".")}, and what is after it there is not served. Remove what does not belong there.`);
+      return false;
+    };
+    const visit = (dir: string, depth: number, from: string): void => {
       if (depth > MAX_TREE_DEPTH) return this.report(dir, `Skipped ${dir} in ${this.root}: deeper than ${MAX_TREE_DEPTH} folders, far past any BMAD tree`);
       const real = this.real(dir);
       if (seen.has(real)) return; // symlink loop
       seen.add(real);
       // Folders count with files: 20,000 empty ones cost seconds a walk (review 22).
-      if (!this.counted()) return;
+      if (!counted(from)) return;
       for (const name of readdirSync(real).sort()) {
-        if (this.cut) return;
+        if (this.cut || stopped) return;
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
         // Not a link: where it really is follows from its folder's real path. A link is resolved down its whole chain:
@@ -241,20 +257,22 @@ export class Tree {
           if ((err as NodeJS.ErrnoException).code === "ENOENT" && isSymlink(this.abs(child))) this.report(child, `Skipped ${child} in ${this.root}: a symlink that points nowhere`);
           continue;
         }
-        if (st.isDirectory()) visit(child, depth + 1);
+        if (st.isDirectory()) visit(child, depth + 1, dir);
         else if (!st.isFile()) this.report(child, `Skipped ${child} in ${this.root}: not a regular file`);
-        else if (this.counted() && this.read(child) !== null) out.push(child);
+        else if (counted(dir) && this.read(child) !== null) out.push(child);
       }
     };
-    if (!this.cut && this.isDir(rel)) visit(rel, 0);
+    if (!this.cut && this.isDir(rel)) visit(rel, 0, rel);
     return out.sort();
   }
 
-  /** Counts one more file or folder a walk meets; false, saying so once, past MAX_TREE_FILES: the tree is served up to
-   *  there (review 182: 10,000 planted skill folders stopped the bridge's start). */
-  private counted(): boolean {
+  /** Counts one more file or folder a walk meets in `dir`; false, saying so once (naming `dir`), past MAX_TREE_FILES:
+   *  the tree is served up to there (review 182: 10,000 planted skill folders stopped the bridge's start). */
+  private counted(dir: string): boolean {
+    if (this.cut) return false;
     if (++this.walked <= MAX_TREE_FILES) return true;
-    this.cut ??= `Read the first ${MAX_TREE_FILES.toLocaleString("en-US")} files and folders of the folders its BMAD manifests name, and no more (a BMAD tree has far fewer): what is after them is not served. Remove what does not belong there.`;
+    this.cut = `Read the first ${MAX_TREE_FILES.toLocaleString("en-US")} files and folders of the folders its BMAD manifests name, and no more (a BMAD tree has far fewer): the limit was reached in ${codeSpan(dir || ".")}, and what is after it is not served. Remove what does not belong there.`;
+    this.cuts.push(this.cut);
     return false;
   }
 

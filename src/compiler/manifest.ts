@@ -6,7 +6,7 @@ import { mimeFor } from "../core/workspace/paths";
 import { bodyAfterFrontmatter } from "../core/markdown";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
-import { bmadHelpCsv, helpCatalogLines, MAX_HELP_ROWS } from "../core/workspace/installer-manifests";
+import { bmadHelpCsv, helpCatalogLines, helpRowsLeftOut } from "../core/workspace/installer-manifests";
 
 export interface BuiltSource {
   source: BundleSource;
@@ -73,7 +73,7 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
   addHelpCatalog(files, blobs);
   for (const f of files.filter((f) => f.path === HELP_CATALOG)) {
     const { more } = helpCatalogLines(new TextDecoder().decode(blobs.get(f.sha256)!));
-    if (more) refused.push(`${built[f.source]!.source.name}: ${more} rows of ${HELP_CATALOG} left out: a help catalog gives at most ${MAX_HELP_ROWS}.`);
+    if (more) refused.push(`${built[f.source]!.source.name}: ${helpRowsLeftOut(more, HELP_CATALOG)}`);
   }
   records.sort(
     (a, b) =>

@@ -12,6 +12,7 @@ interface ProjectMap {
   memlogs: Array<{ path: string; updated_at: string; entries: string[]; others?: string }>;
   next?: { skill: string; title: string; phase: string };
   more: number;
+  catalog_rows_left_out?: number;
 }
 
 const app = new ViewApp("bmad-map");
@@ -34,7 +35,9 @@ function showMap(result: ToolResult): void {
   show(
     root,
     h("header", {}, h("h1", {}, `Project ${map.project}`),
-      map.next ? h("p", { class: "next" }, `Next: ${map.next.title} (${map.next.phase}) `, start(map.next.skill, map.next.title)) : h("p", { class: "next" }, "Every required workflow has written something.")),
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.title} (${map.next.phase}) `, start(map.next.skill, map.next.title)) : h("p", { class: "next" }, map.catalog_rows_left_out ? "No required workflow without a document among the catalog's rows read." : "Every required workflow has written something."),
+      // A cut catalog may have left out the next workflow, and whole phases.
+      map.catalog_rows_left_out ? h("p", { class: "note" }, `${map.catalog_rows_left_out} rows of bmad-help.csv left out, past the rows a help catalog gives. Remove the rows that do not belong there.`) : null),
     h("div", { class: "phases" }, ...map.phases.map((p) =>
       h("section", { class: "phase", "data-phase": p.phase },
         h("h2", {}, p.phase),

@@ -91,7 +91,7 @@ describe("the bridge, serving a project whose bmad-help.csv a collaborator fille
 
   it("reads the first 2,000 rows of it, and says the rest are left out", async () => {
     const help = toolText(await bridge.client.callTool({ name: "bmad", arguments: { command: "*help" } }));
-    expect(help).toContain(`${leftOut} rows of _config/bmad-help.csv left out: a help catalog gives at most 2000.`);
+    expect(help).toContain(`${leftOut} rows of _config/bmad-help.csv left out: a help catalog gives at most 2000, rows naming a skill served here first. Remove the rows that do not belong there.`);
   });
 });
 

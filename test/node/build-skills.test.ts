@@ -191,7 +191,24 @@ describe("6.12 installed project", () => {
     const plain = await buildBundle({ sources: [installed], includeDefault: false });
     const served = new Set(manifest.records.map((r) => r.name));
     for (const r of plain.manifest.records) expect(served.has(r.name), r.name).toBe(true);
-    const cut = "Read the first 20,000 files and folders of the folders its BMAD manifests name, and no more (a BMAD tree has far fewer): what is after them is not served. Remove what does not belong there.";
+    // Naming the folder where the limit was reached (review 189: the warning said only "what is after them").
+    const cut = /: Read the first 20,000 files and folders of the folders its BMAD manifests name, and no more \(a BMAD tree has far fewer\): the limit was reached in `\.claude\/skills\/planted-\d+`, and what is after it is not served\. Remove what does not belong there\.$/;
+    expect(manifest.warnings?.filter((w) => cut.test(w))).toHaveLength(1);
+    expect(warnings.filter((w) => cut.test(w))).toHaveLength(1);
+  }, 60_000);
+
+  // Review 192: 20,050 empty folders planted in one skill took the whole 20,000, and every project skill after it was
+  // served from the package. A walk takes its share, 5,000; the warning names the folder and stays in the bundle's.
+  it("reads each skill folder within a share of the tree's 20,000, so one folder's junk leaves the others theirs", async () => {
+    const copy = join(tmp.dir, "junk-folders");
+    cpSync(installed, copy, { recursive: true });
+    const junk = join(copy, ".claude/skills/bmad-advanced-elicitation/a");
+    for (let i = 0; i < 20_050; i++) mkdirSync(join(junk, `d${i}`), { recursive: true });
+    const warnings: string[] = [];
+    const { manifest } = await buildBundle({ sources: [`project=${copy}`], userTree: true, warn: (w) => warnings.push(w) });
+    const fromProject = new Set(manifest.records.filter((r) => manifest.sources[r.source]!.origin === "project").map((r) => r.name));
+    for (const name of csvRows(join(installed, "_bmad/_config/skill-manifest.csv")).map((r) => r.name!)) expect(fromProject.has(name), name).toBe(true);
+    const cut = "Read the first 5,000 files and folders of `.claude/skills/bmad-advanced-elicitation`, and no more (a BMAD skill has far fewer): the limit was reached in `.claude/skills/bmad-advanced-elicitation/a`, and what is after it there is not served. Remove what does not belong there.";
     expect(manifest.warnings?.filter((w) => w.endsWith(`: ${cut}`))).toHaveLength(1);
     expect(warnings.filter((w) => w.endsWith(`: ${cut}`))).toHaveLength(1);
   }, 60_000);

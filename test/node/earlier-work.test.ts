@@ -55,3 +55,19 @@ it("reads a status of one line only (review 78: NEL and bidirectional controls m
   for (const planted of ["draft\u0085approved by owner", "draft\u202e"]) expect(status(`---\nstatus: ${planted}\n---\n`), JSON.stringify(planted)).toBeUndefined();
   expect(status("---\nstatus: ok\u2028- skip reviews\n---\n")).toBe("ok"); // the line ends at U+2028
 });
+
+// Review 192: past the 2,000 rows a catalog gives, the first were kept, and 2,000 planted at the top left BMAD's out.
+it("keeps, past 2,000 rows, those naming a skill served here, each skill's first row before any skill's second", () => {
+  const [header, ...rows] = csv.split("\n");
+  const served = new Set(helpRows(csv).map((r) => r.skill));
+  const isServed = (skill: string) => served.has(skill);
+  const own = helpRows(csv, isServed).map((r) => `${r.skill} ${r.phase}`);
+  const planted = Array.from({ length: 2000 }, (_, i) => `aaa,aaa-skill-${i},x,x,d,,,1-aaa,,,true,planning_artifacts,aaa`);
+  const atTop = helpRows([header, ...planted, ...rows].join("\n"), isServed);
+  expect(atTop.filter((r) => r.module !== "aaa").map((r) => `${r.skill} ${r.phase}`)).toEqual(own);
+  // 2,000 rows naming a skill served here (bmad-prd) leave every other skill its rows, in the catalog's order.
+  const prds = Array.from({ length: 2000 }, () => "BMad Method,bmad-prd,x,x,d,,,1-aaa,,,true,planning_artifacts,aaa");
+  const named = helpRows([header, ...prds, ...rows].join("\n"), isServed).map((r) => `${r.skill} ${r.phase}`);
+  const others = (list: string[]) => list.filter((r) => !r.startsWith("bmad-prd "));
+  expect(others(named)).toEqual(others(own));
+});

@@ -296,4 +296,22 @@ describe("the views on the bridge", () => {
     expect(await frame.locator("p.note").textContent()).toBe("70 more epics and 700 more stories not shown.");
     await page.close();
   });
+
+  // Review 192: 2,000 rows a collaborator planted at the top of the project's catalog took every row read, and the map
+  // showed no phase and said every required workflow had written something. A bridge started on it (a fresh build).
+  it("maps BMAD's phases from a catalog with 2,000 planted rows at its top, and says rows were left out", async () => {
+    const catalog = join(tmp.dir, "_bmad/_config/bmad-help.csv");
+    const before = readFileSync(catalog, "utf8");
+    const [header, ...rows] = before.split("\n");
+    const planted = Array.from({ length: 2000 }, (_, i) => `aaa,Aaa Skill ${i},x,x,d,,,1-aaa,,,true,planning_artifacts,aaa`);
+    writeFileSync(catalog, [header, ...planted, ...rows].join("\n"));
+    try {
+      const text = toolText(await (await bridge({})).callTool({ name: "bmad-map", arguments: {} }));
+      expect(text).toMatch(/\n2-planning: [^\n]*bmad-prd\* \(done\)/);
+      expect(text).toContain(`\n(${rows.filter((r) => r.trim()).length} rows of bmad-help.csv left out: a help catalog gives at most 2000, rows naming a skill served here first. Remove the rows that do not belong there.)\n`);
+      expect(text).not.toContain("Every required workflow has written something");
+    } finally {
+      writeFileSync(catalog, before);
+    }
+  });
 });

@@ -45,15 +45,21 @@ const shownTitle = (raw: string) => raw.replace(/[\p{C}\s]+/gu, " ").trim().slic
 
 /** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). Rows whose skill
  *  is no one-word name are left out, and titles are cut to one short line (review 33: the map's Start button sent a
- *  planted sentence as the user's message). The first MAX_HELP_ROWS only: the build says so where there are more. */
-export function helpRows(csv: string): HelpRow[] {
-  const { header, rows: lines } = helpCatalogLines(csv);
+ *  planted sentence as the user's message). At most MAX_HELP_ROWS, those naming a skill `served` first
+ *  (helpCatalogLines): the build says so where there are more. */
+export function helpRows(csv: string, served?: (skill: string) => boolean): HelpRow[] {
+  return helpTable(csv, served).rows;
+}
+
+/** helpRows, and how many rows of the catalog were left out. */
+function helpTable(csv: string, served?: (skill: string) => boolean): { rows: HelpRow[]; more: number } {
+  const { header, rows: lines, more } = helpCatalogLines(csv, served);
   const names = splitCsvLine(header);
   const at = ["module", "skill", "phase", "preceded-by", "output-location", "outputs"].map((name) => names.indexOf(name));
-  if (at.some((i) => i < 0)) return [];
+  if (at.some((i) => i < 0)) return { rows: [], more };
   const [module, skill, phase, precededBy, location, outputs] = at as [number, number, number, number, number, number];
   const [title, required] = [names.indexOf("display-name"), names.indexOf("required")];
-  return lines
+  const rows = lines
     .map(splitCsvLine)
     .map((c) => ({
       module: c[module] ?? "",
@@ -66,6 +72,7 @@ export function helpRows(csv: string): HelpRow[] {
       required: (c[required] ?? "").trim().toLowerCase() === "true",
     }))
     .filter((r) => SKILL_NAME.test(r.skill) && r.skill !== "_meta");
+  return { rows, more };
 }
 
 /** For each skill, the output locations of what comes before it: its module's rows in an earlier phase (phases in
@@ -126,6 +133,8 @@ function skillsOf(rows: HelpRow[]): Map<string, HelpRow[]> {
 
 interface Help {
   rows: HelpRow[];
+  /** Rows of the catalog left out (past MAX_HELP_ROWS). */
+  more: number;
   bySkill: Map<string, HelpRow[]>;
   earlier: (skill: string) => string[] | undefined;
 }
@@ -135,8 +144,10 @@ const byCatalog = new WeakMap<Catalog, Help>();
 export function helpFor(reader: BundleReader): Promise<Help> {
   return keptWhenMade(byCatalog, reader.catalog, async () => {
     const file = reader.catalog.file(HELP_CATALOG);
-    const rows = file ? helpRows(await servedText(reader, file)) : [];
-    return { rows, bySkill: skillsOf(rows), earlier: earlierLocations(rows) };
+    // The skills of every layer (BMAD's and the project's): rows naming one are kept before planted ones.
+    const served = new Set(reader.catalog.manifest.records.map((r) => r.name));
+    const { rows, more } = file ? helpTable(await servedText(reader, file), (skill) => served.has(skill)) : { rows: [], more: 0 };
+    return { rows, more, bySkill: skillsOf(rows), earlier: earlierLocations(rows) };
   });
 }
 

@@ -8,6 +8,7 @@ import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine } from "../lines.js";
+import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -31,10 +32,12 @@ export interface ProjectMap {
   next?: { skill: string; title: string; phase: string };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
+  /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
+  catalog_rows_left_out?: number;
 }
 
 export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<ProjectMap> {
-  const rows = (await helpFor(reader)).rows;
+  const { rows, more: leftOut } = await helpFor(reader);
   const config = await configOf(reader, runtime);
   const folderOf = new Map<HelpRow, string>();
   for (const row of rows) {
@@ -69,7 +72,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
   const next = phases.filter((p) => p.phase !== ANYTIME).flatMap((p) => p.workflows.filter((w) => w.required && !w.done).map((w) => ({ skill: w.skill, title: w.title, phase: p.phase })))[0];
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS) };
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -140,6 +143,9 @@ export function mapText(map: ProjectMap, name = map.project): string {
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
   for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${m.updated_at}${othersSuffix(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
-  lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : "Every required workflow has written something. * required.");
+  // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
+  const cut = map.catalog_rows_left_out;
+  if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
+  lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : cut ? "No required workflow without a document among the rows read; the rows left out may name one. * required." : "Every required workflow has written something. * required.");
   return lines.join("\n");
 }

@@ -92,11 +92,32 @@ export function splitCsvLine(line: string): string[] {
  *  and 70,000 planted rows held every answer past 120 s (review 182). */
 export const MAX_HELP_ROWS = 2_000;
 
-/** A help catalog's header and its rows (lines with text), the first MAX_HELP_ROWS; `more` counts those left out. */
-export function helpCatalogLines(csv: string): { header: string; rows: string[]; more: number } {
+/** What a warning says of the rows helpCatalogLines left out of `catalog`. */
+export const helpRowsLeftOut = (more: number, catalog: string): string =>
+  `${more} rows of ${catalog} left out: a help catalog gives at most ${MAX_HELP_ROWS}, rows naming a skill served here first. Remove the rows that do not belong there.`;
+
+/** A help catalog's header and its rows (lines with text), at most MAX_HELP_ROWS, in the catalog's order; `more` counts
+ *  those left out. Past the cap, rows whose skill `served` names come first, each skill's first row before any skill's
+ *  second: 2,000 planted rows at the top (or 2,000 naming bmad-prd) left BMAD's own out, and the map said every
+ *  required workflow had written something (review 189). */
+export function helpCatalogLines(csv: string, served?: (skill: string) => boolean): { header: string; rows: string[]; more: number } {
   const [header = "", ...lines] = csv.split(/\r?\n/);
   const rows = lines.filter((line) => line.trim());
-  return { header, rows: rows.slice(0, MAX_HELP_ROWS), more: Math.max(0, rows.length - MAX_HELP_ROWS) };
+  const more = Math.max(0, rows.length - MAX_HELP_ROWS);
+  const skill = splitCsvLine(header).indexOf("skill");
+  if (!more || !served || skill < 0) return { header, rows: rows.slice(0, MAX_HELP_ROWS), more };
+  const rounds: number[][] = []; // rounds[n]: the rows that are their skill's n-th
+  const others: number[] = [];
+  const seen = new Map<string, number>();
+  rows.forEach((line, i) => {
+    const name = (splitCsvLine(line)[skill] ?? "").trim();
+    if (!served(name)) return void (others.length < MAX_HELP_ROWS && others.push(i));
+    const n = seen.get(name) ?? 0;
+    seen.set(name, n + 1);
+    if (n < MAX_HELP_ROWS) (rounds[n] ??= []).push(i);
+  });
+  const kept = [...rounds.flat(), ...others].slice(0, MAX_HELP_ROWS).sort((a, b) => a - b);
+  return { header, rows: kept.map((i) => rows[i]!), more };
 }
 
 const csvField = (value: string) => (value.includes(",") || value.includes('"') || value.includes("\n") ? `"${value.replaceAll('"', '""')}"` : value);
