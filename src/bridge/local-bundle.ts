@@ -39,9 +39,6 @@ const RELOAD_DELAY_MS = 100;
 export class LocalBundle {
   reader: BundleReader;
   private readonly embedded: Layer;
-  private readonly texts = new Map<string, string>();
-  private localBlobs = new Map<string, Uint8Array>();
-  private layers: Layer[] = [];
   private dirty: boolean;
   private building?: Promise<void>;
   private readonly watchers = new Set<FSWatcher>();
@@ -204,19 +201,18 @@ export class LocalBundle {
     if (skipped.length) manifest.warnings = [...skipped, ...(manifest.warnings ?? [])];
     // The views are built with the embedded bundle only: local trees bring none.
     if (this.embedded.manifest.views) manifest.views = this.embedded.manifest.views;
-    this.layers = layers;
-    this.localBlobs = blobs;
-    this.texts.clear();
-    return new MemoryBundleReader(manifest, (sha) => this.blobText(sha));
+    // Each reader keeps its own bundle's blobs: a call still answering from the bundle before a reload reads that one
+    // whole, never the next one's (a prompt read during a reload found its SKILL.md's blob gone: "missing").
+    const texts = new Map<string, string>();
+    return new MemoryBundleReader(manifest, (sha) => this.blobText(sha, layers, blobs, texts));
   }
 
-  private blobText(sha: string): string | undefined {
-    let text = this.texts.get(sha);
+  private blobText(sha: string, layers: Layer[], blobs: Map<string, Uint8Array>, texts: Map<string, string>): string | undefined {
+    let text = texts.get(sha);
     if (text !== undefined) return text;
     if (sha === MERGED_INDEX) {
-      const layers = this.layers.map((l) => ({ manifest: l.manifest, searchIndex: l.index() }));
-      text = JSON.stringify(mergeBundles(layers, "").searchIndex);
-    } else if (this.localBlobs.has(sha)) text = new TextDecoder().decode(this.localBlobs.get(sha));
+      text = JSON.stringify(mergeBundles(layers.map((l) => ({ manifest: l.manifest, searchIndex: l.index() })), "").searchIndex);
+    } else if (blobs.has(sha)) text = new TextDecoder().decode(blobs.get(sha));
     else if (/^[0-9a-f]{64}$/.test(sha)) {
       try {
         text = readFileSync(join(this.embeddedDir, "blobs", sha), "utf8");
@@ -224,7 +220,7 @@ export class LocalBundle {
         return undefined;
       }
     }
-    if (text !== undefined) this.texts.set(sha, text);
+    if (text !== undefined) texts.set(sha, text);
     return text;
   }
 }

@@ -1,9 +1,11 @@
 // The bridge tells its client when a reload changes a list it caches (issue 29): a new skill in the project
 // brings prompts/list_changed and resources/list_changed, and an edit to a file's body brings none.
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, inject, it } from "vitest";
+import { LocalBundle } from "../../src/bridge/local-bundle.js";
+import { discoverSources } from "../../src/bridge/sources.js";
 import { connectBridge, installedProjects, waitFor } from "./helpers.js";
 
 const projects = installedProjects("bridge-list-changed");
@@ -40,5 +42,28 @@ describe("the bridge's list_changed notifications", () => {
     for (const end = Date.now() + 5000; !(await body()).includes("QUOKKA MARKER") && Date.now() < end; await new Promise((r) => setTimeout(r, 25)));
     expect(await body()).toContain("QUOKKA MARKER");
     expect(heard).toEqual({ tools: 0, prompts: 1, resources: 1 });
+  });
+});
+
+describe("a reload", () => {
+  it("leaves a reader it replaced reading its own bundle whole (a prompt read during a reload found its blob missing)", async () => {
+    const dir = projects.project("r");
+    // The project's own text, not the embedded one's: a blob only this build holds.
+    const skill = join(dir, ".claude/skills/bmad-prd/SKILL.md");
+    appendFileSync(skill, "\nPROJECT MARKER\n");
+    const found = discoverSources({ project: dir, projectNamed: true, paths: [], env: {} });
+    if (!found.ok) throw new Error(found.error);
+    const bundle = new LocalBundle(found.value.sources, resolve("bmad-bundle"), () => undefined);
+    await bundle.ready();
+    const before = bundle.reader;
+    const file = before.catalog.manifest.files.find((f) => f.path === "bmm/bmad-prd/SKILL.md" && f.source === 0)!;
+    const text = await before.readText(file);
+    expect(text).toContain("PROJECT MARKER");
+    bundle.watch([join(dir, ".claude/skills")]);
+    projects.closeAfter(async () => bundle.close());
+    appendFileSync(skill, "\nRELOAD MARKER\n");
+    for (const end = Date.now() + 5000; bundle.reader === before && Date.now() < end; await new Promise((r) => setTimeout(r, 25))) await bundle.ready();
+    expect(bundle.reader).not.toBe(before);
+    expect(await before.readText(file)).toBe(text);
   });
 });
