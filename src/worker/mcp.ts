@@ -69,9 +69,13 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   const deps: SurfaceDeps = {
     reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId), memory: workspaceMemory(workspaces),
   };
-  const handler = mcpHandler(deps, selection.toolsets);
-  if (body.bytes === undefined) return handler(request, env, ctx);
+  const handler = mcpHandler(selection.toolsets);
+  if (body.bytes === undefined) {
+    requestDeps.set(request, deps);
+    return handler(request, env, ctx);
+  }
   const forwarded = new Request(request.url, { method: request.method, headers: request.headers, body: body.bytes, signal: request.signal });
+  requestDeps.set(forwarded, deps);
   return handler.fetch(forwarded, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
 }
 
@@ -151,20 +155,24 @@ function callsWritingTool(body: unknown): boolean {
   });
 }
 
-// One handler per bundle, owner and toolset selection, built on first use: the handler is per-isolate work,
-// the server it creates is per request.
+// One handler per toolset selection, built on first use: the handler is per-isolate work, the server it creates is per
+// request, from that request's own deps. A handler that kept the deps of the request that built it served every later
+// request of that user with them: their props, and their store's in-flight project listing, awaited across requests.
 type McpHandler = ReturnType<typeof createMcpHandler>;
-const handlers = new Map<string, { reader: BundleReader; handler: McpHandler }>();
-const MAX_HANDLERS = 256;
+const handlers = new Map<string, McpHandler>();
+const requestDeps = new WeakMap<Request, SurfaceDeps>();
 
-function mcpHandler(deps: SurfaceDeps, toolsets: ToolsetName[]): McpHandler {
-  // The workspace handles too: a share to an email stops applying once sign-in no longer vouches for it.
-  const key = `${deps.owner}|${deps.workspaces instanceof DurableWorkspaceStore ? deps.workspaces.caller.handles.join(" ") : ""}|${toolsets.join(",")}`;
-  const cached = handlers.get(key);
-  if (cached?.reader === deps.reader) return cached.handler;
-  if (handlers.size >= MAX_HANDLERS) handlers.clear();
-  const handler = createMcpHandler(() => buildServer(deps, toolsets), { route: "/mcp", maxRequestBodySize: MAX_REQUEST_BYTES });
-  handlers.set(key, { reader: deps.reader, handler });
+function mcpHandler(toolsets: ToolsetName[]): McpHandler {
+  const key = toolsets.join(",");
+  let handler = handlers.get(key);
+  if (!handler) {
+    handler = createMcpHandler(({ requestInfo }) => {
+      const deps = requestInfo && requestDeps.get(requestInfo);
+      if (!deps) throw new Error("No deps for this request: serveMcp hands each request's to its handler.");
+      return buildServer(deps, toolsets);
+    }, { route: "/mcp", maxRequestBodySize: MAX_REQUEST_BYTES });
+    handlers.set(key, handler);
+  }
   return handler;
 }
 

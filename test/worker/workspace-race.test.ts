@@ -24,6 +24,13 @@ beforeAll(async () => {
 /** `n` calls, alternating between the two people, all in flight at once. */
 const both = <T>(n: number, call: (who: Person, i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => call(i % 2 ? bob : ada, i)));
 
+describe("one person's calls at once", () => {
+  it("each answer from its own request's state: 60 listings in flight at once all answer (a handler kept the first request's deps, its in-flight listing shared by the others)", async () => {
+    const listed = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 3 ? ada.project({ action: "list" }) : ada.files({ action: "list", project }))));
+    for (const answer of listed) expect(answer.isError, answer.text).toBe(false);
+  });
+});
+
 describe("two people at once", () => {
   it("keep every one of 20 memlog appends made through bmad-run", async () => {
     const root = `bmad://projects/${project}`;
