@@ -37,9 +37,11 @@ export default defineConfig({
     // Each more worker loads them all again and has vite's modules sent again, compressed (permessage-deflate): on
     // 2 cores, two workers took 1.4x the CPU of one (49.2 s against 34.9 s) and no less time (33.8 s against 34.2 s).
     maxWorkers: 1,
-    // Test files share a worker's isolate: the Worker's modules load once per worker, not once per file (about
-    // 2.7 s of CPU each). Files stay independent: each signs in users and names projects of its own.
-    isolate: false,
+    // Each file in an isolate of its own. Shared (the Worker's modules loaded once per worker, about 2.7 s of CPU a
+    // file saved), work one file's requests left running met a later file's: "Cannot perform I/O on behalf of a
+    // different request", then requests cancelled as hung, in two of three clean-clone runs of .ci/run on a quiet
+    // machine (config-secrets, run-bounds, workspace-race ...); isolated, none in any run.
+    isolate: true,
     include: ["test/worker/**/*.test.ts"],
     globalSetup: ["test/worker/global-setup.ts"],
   },
