@@ -160,12 +160,15 @@ function callsWritingTool(body: unknown): boolean {
 // request of that user with them: their props, and their store's in-flight project listing, awaited across requests.
 type McpHandler = ReturnType<typeof createMcpHandler>;
 const handlers = new Map<string, McpHandler>();
+/** A selection is the caller's to write (its order too): kept to a few hundred. */
+const MAX_HANDLERS = 256;
 const requestDeps = new WeakMap<Request, SurfaceDeps>();
 
 function mcpHandler(toolsets: ToolsetName[]): McpHandler {
   const key = toolsets.join(",");
   let handler = handlers.get(key);
   if (!handler) {
+    if (handlers.size >= MAX_HANDLERS) handlers.clear();
     handler = createMcpHandler(({ requestInfo }) => {
       const deps = requestInfo && requestDeps.get(requestInfo);
       if (!deps) throw new Error("No deps for this request: serveMcp hands each request's to its handler.");

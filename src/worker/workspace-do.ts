@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, folderOf, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { appendBytes, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, readAccessRefusal, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -112,7 +112,7 @@ export class WorkspaceProject extends DurableObject {
     const access = meta && !meta.deleted_at && this.accessOf(meta, caller);
     if (!meta || !access) return NO_PROJECT;
     if (need === "owner" && access !== "owner") return fail("denied", `Only the owner of "${meta.name}" (${meta.owner_label}) can share or delete it.`);
-    if (need === "write" && access === "read") return fail("denied", `You have read access to "${meta.name}"; changing it needs write access from its owner (${meta.owner_label}).`);
+    if (need === "write" && access === "read") return fail("denied", readAccessRefusal(meta.name, meta.owner_label));
     return { ok: true, meta, access };
   }
 

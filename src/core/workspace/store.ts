@@ -192,6 +192,11 @@ export interface WorkspaceStore {
 }
 
 /** What an append makes of a file on either door: its bytes, then the new ones. */
+/** A reader's change, refused: said alike by the project, and by a tool that never reached it (an edit that changed
+ *  nothing). */
+export const readAccessRefusal = (project: string, owner: string): string =>
+  `You have read access to "${project}"; changing it needs write access from its owner (${owner}).`;
+
 export function appendBytes(current: Uint8Array, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(current.byteLength + data.byteLength);
   out.set(current);

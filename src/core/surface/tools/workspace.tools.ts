@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import type { FileEntry, ListedFile, WorkspaceFiles, WorkspaceStore, WrittenEntry, WsResult } from "../../workspace/store.js";
+import { readAccessRefusal, type FileEntry, type ListedFile, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -345,7 +345,7 @@ export const bmadFilesTool = defineTool({
             // Nothing was written, so the project never judged the caller: a reader is told they cannot write, not how
             // to redo the edit (review 191: "merge your change into it, and edit again").
             const info = await store.info(files.project);
-            return fail(info.ok && info.value.access === "read" ? `You have read access to "${files.project}"; changing it needs write access from its owner (${info.value.owner}).` : edit);
+            return fail(info.ok && info.value.access === "read" ? readAccessRefusal(files.project, info.value.owner) : edit);
           }
           if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
           return result(edit, (f) => changed(`Edited ${path}${inWhose(files)}`, f, leftNote(store, path)));
