@@ -1,8 +1,8 @@
 // Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
-import { configForScript, holdsSecrets, holdsShapedSecret, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
+import { configForScript, holdsSecrets, holdsShapedSecret, isConfigShaped, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
 import { parse as parseToml } from "smol-toml";
 import { findAcronyms } from "../../src/core/catalog/search.js";
 import { canonicalJson, searchIndexJson, termCounts } from "../../src/compiler/manifest.js";
@@ -378,6 +378,18 @@ it("sanitises every config-shaped file, and serves clean ones byte for byte", ()
   expect(sanitizeConfigText("bmm/config.yaml", "api_key: [unclosed\n")).toMatch(/is not served: it does not parse/);
   expect(sanitizeConfigText("bmm/config.yaml", "__proto__:\n  secret: 1\n")).not.toContain("secret: 1");
   expect(({} as Record<string, unknown>).secret).toBeUndefined();
+});
+
+it("serves every config BMAD itself ships byte for byte, its comments too (review 194: five customize.toml lost theirs)", () => {
+  const shipped = readdirSync("node_modules/bmad-method/src", { recursive: true, encoding: "utf8" }).filter((f) => isConfigShaped(f));
+  expect(shipped.length).toBeGreaterThan(20);
+  for (const file of shipped) {
+    const text = readFileSync(`node_modules/bmad-method/src/${file}`, "utf8");
+    expect(sanitizeConfigText(file, text) === text, file).toBe(true);
+  }
+  // The comments those files hold, as a user's own config would: a secret assigned in one still goes.
+  for (const comment of ["# spend more tokens", "# via confluence (space_key='PROD')"]) expect(sanitizeConfigText("config.toml", `${comment}\nx = 1\n`)).toBe(`${comment}\nx = 1\n`);
+  for (const comment of ["# tokens: Zq8rT2vLm9Kx4Wp7", "# the staging token is Zq8rT2vLm9Kx4Wp7", "# api_key='PROD'"]) expect(sanitizeConfigText("config.toml", `${comment}\nx = 1\n`), comment).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
 });
 
 it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {

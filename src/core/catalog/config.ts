@@ -14,7 +14,9 @@ import { sha256Hex } from "../workspace/installer-manifests.js";
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
 const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
-const NOT_SECRET = new Set(["project_key"]);
+/** Names that end in `key` but name an identifier, not a credential: an issue tracker's project, space or issue, a
+ *  table's or a cache's (review 194: BMAD's own customize.toml examples say `space_key='PROD'`). */
+const NOT_SECRET = new Set(["project_key", "space_key", "issue_key", "primary_key", "foreign_key", "sort_key", "partition_key", "cache_key"]);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
@@ -476,8 +478,10 @@ function csvHoldsSecrets(text: string): boolean {
   return false;
 }
 
-/** Words a comment says a secret with ("the staging password is …"). */
-const SECRET_WORD = /(secret|token|passw(or)?d|api[-_]?key|private[-_]?key)/i;
+/** Words a comment says a secret with ("the staging password is …"); not a model's "tokens", what its work costs
+ *  (review 194: BMAD's own deep-recon customize.toml says "spend more tokens"), where one that assigns them is still
+ *  a secret's shape (isSecretValue). */
+const SECRET_WORD = /(secret|token(?!s\b)|passw(or)?d|api[-_]?key|private[-_]?key)/i;
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
