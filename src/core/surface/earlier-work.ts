@@ -177,7 +177,8 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const roots = outermost(folders);
   if (!roots.length) return { watched: false };
   const found = await documents(runtime, roots.sort());
-  if (!found.length) return { watched: true };
+  // Said, so a literal model does not list the folders to learn there is nothing to resume (review 194).
+  if (!found.length) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` };
   // Read in the order they may lead (by where they lie), then split by which hold a status: only a document with one
   // (an artifact, not a README) makes the files below its folder its working files.
   const files = leadingAndWorking(found, roots, () => true).flat();
