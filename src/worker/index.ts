@@ -14,8 +14,11 @@ import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth
 import { invalidToken } from "./auth/oauth-error.js";
 import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
 
-/** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup. */
-const mcp = () => import("./mcp.js");
+/** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup; kept once loaded,
+ *  so no request awaits an import another request started (under vitest's module runner each import() is a round trip,
+ *  and concurrent ones share one pending promise: a request went on in the other's I/O context and was cancelled as hung). */
+let mcpModule: typeof import("./mcp.js") | undefined;
+const mcp = async () => (mcpModule ??= await import("./mcp.js"));
 const mcpApi = {
   fetch: async (request: Request, env: Env, ctx: ExecutionContext) => (await mcp()).mcpApi.fetch(request, env, ctx),
 };
