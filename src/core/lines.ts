@@ -26,7 +26,7 @@ const BREAKS_AND_SPACE = new RegExp(`(?:\\s|${NOT_ONE_LINE.source})+`, "g");
 /** Whether `text` is not valid Unicode: a lone surrogate, which storage and JSON turn into U+FFFD (review 159: a memory
  *  stored changed, its id made from the text it no longer held). */
 export const holdsLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** `text`'s first `max` characters (UTF-16 units), never half of a surrogate pair: a cut answer stays valid Unicode. */
 export const cutAt = (text: string, max: number): string => text.slice(0, /[\uD800-\uDBFF]/.test(text[max - 1] ?? "") ? max - 1 : max);

@@ -508,6 +508,19 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect([...answers]).toEqual(['_bmad/custom/notes.yaml is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.']);
   });
 
+  it("writes the characters sent or nothing: half of one is refused, naming where it is (review 197)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    expect((await files(client, { action: "write", path: "docs/half.md", content: "# Goals 🙂 ship\n" })).isError).toBe(false);
+    // Both were acknowledged, and the user's file held U+FFFD where the half character was sent.
+    const edit = await files(client, { action: "edit", path: "docs/half.md", old: "# Goals \ud83d", content: "# Aims " });
+    expect(edit.text).toBe('Invalid arguments for bmad-files: "old" holds half a character (an unpaired UTF-16 surrogate) at position 8: send whole characters.');
+    const write = await files(client, { action: "write", path: "docs/half.md", content: "ok \ud800 end" });
+    expect(write.text).toBe('Invalid arguments for bmad-files: "content" holds half a character (an unpaired UTF-16 surrogate) at position 3: send whole characters.');
+    expect([edit.isError, write.isError]).toEqual([true, true]);
+    expect(readFileSync(join(dir, "docs/half.md"), "utf8")).toBe("# Goals 🙂 ship\n");
+  });
+
   it("takes over at once a lock whose holder died", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

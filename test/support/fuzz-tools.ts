@@ -127,7 +127,7 @@ export interface FuzzDoor {
 const CALL_MS = 10_000;
 
 /** What an uncaught JavaScript exception says when it reaches an answer. */
-const JS_CRASH = /Cannot read propert(y|ies) of|is not a function|is not iterable|Maximum call stack size exceeded|Cannot convert undefined or null|undefined is not an object|\[object Object\]/;
+export const JS_CRASH = /Cannot read propert(y|ies) of|is not a function|is not iterable|Maximum call stack size exceeded|Cannot convert undefined or null|undefined is not an object|\[object Object\]/;
 
 export interface ToolCall {
   name: string;

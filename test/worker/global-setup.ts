@@ -17,11 +17,21 @@ export default async function setup(project: TestProject): Promise<void> {
   // Built in memory, about 0.4 s.
   const classic = await buildBundle({ sources: ["node_modules/bmad-v6-classic/src"], includeDefault: false });
   project.provide("classicBundle", { manifest: classic.manifest, blobs: Object.fromEntries([...classic.blobs].map(([sha, bytes]) => [sha, decoder.decode(bytes)])) });
+  // The stateful fuzz's length and seed (fuzz.test.ts): workerd sees none of this shell's environment.
+  project.provide("statefulFuzz", { steps: wholeNumber("BMAD_FUZZ_STEPS", 300), seed: wholeNumber("BMAD_FUZZ_SEED", 1) });
+}
+
+function wholeNumber(name: string, otherwise: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === "") return otherwise;
+  if (!/^[0-9]{1,9}$/.test(value)) throw new Error(`${name}=${JSON.stringify(value)} is not a whole number: give one, e.g. ${name}=${otherwise}.`);
+  return Number(value);
 }
 
 declare module "vitest" {
   export interface ProvidedContext {
     bundle: SeedBundle;
     classicBundle: SeedBundle;
+    statefulFuzz: { steps: number; seed: number };
   }
 }

@@ -147,6 +147,28 @@ describe("files", () => {
     expect((await ada.files({ action: "write", project, path: "_bmad-output/run.sh", content: "echo\n" })).text).toMatch(/^Wrote _bmad-output\/run\.sh: now version 1, 5 bytes\. bmad-mcp pull leaves it on the remote: not a document/);
   });
 
+  it("take whole characters only: half of one is refused, naming where it is, and nothing is stored (review 197)", async () => {
+    const path = "docs/half.md";
+    expect((await ada.files({ action: "write", project, path, content: "# Goals 🙂 ship\n" })).structured.version).toBe(1);
+    // Both were acknowledged, and the file held U+FFFD where the half character was sent.
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ action: "edit", old: "# Goals \ud83d", content: "# Aims " }, '"old" holds half a character (an unpaired UTF-16 surrogate) at position 8'],
+      [{ action: "write", content: "ok \ud800 end" }, '"content" holds half a character (an unpaired UTF-16 surrogate) at position 3'],
+      [{ action: "append", content: "\ude42 tail" }, '"content" holds half a character (an unpaired UTF-16 surrogate) at position 0'],
+      [{ action: "write", content: "x", "n\ud800": 1 }, "arguments has a key holding half a character (an unpaired UTF-16 surrogate)"],
+    ];
+    for (const [args, why] of refusals) {
+      const out = await ada.files({ project, path, ...args });
+      expect(out.isError, JSON.stringify(args)).toBe(true);
+      expect(out.text).toBe(`Invalid arguments for bmad-files: ${why}: send whole characters.`);
+    }
+    const read = await ada.files({ action: "read", project, path });
+    expect([read.structured.version, read.text.endsWith("\n# Goals 🙂 ship\n")]).toEqual([1, true]);
+    // Nested, too: an answer inside answers.core.
+    const created = await ada.project({ action: "create", name: unique("half"), answers: { core: { user_name: "Ad\udc00a" } } });
+    expect(created.text).toBe('Invalid arguments for bmad-project: "answers.core.user_name" holds half a character (an unpaired UTF-16 surrogate) at position 2: send whole characters.');
+  });
+
   it("list by glob in linear time over 1,000 files", async () => {
     // Real writes, made inside the object: one round trip instead of 1,000.
     const data = new TextEncoder().encode("x".repeat(100));

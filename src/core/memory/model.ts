@@ -6,7 +6,7 @@ import { shortName } from "../catalog/names.js";
 import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
 import { count as n } from "../count.js";
-import { holdsLoneSurrogate, isOneLine } from "../lines.js";
+import { isOneLine } from "../lines.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -83,7 +83,6 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
     if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
-    if (holdsLoneSurrogate(tag)) return { ok: false, error: "A tag is not valid Unicode (a lone surrogate): use plain words." };
     if (!out.includes(tag)) out.push(tag);
   }
   return { ok: true, value: out };
@@ -93,7 +92,6 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
 export function checkText(text: string): MemResult<string> {
   const trimmed = text.trim();
   if (!trimmed) return { ok: false, error: '"text" is empty: give what to remember.' };
-  if (holdsLoneSurrogate(trimmed)) return { ok: false, error: '"text" is not valid Unicode (a lone surrogate, half of a character such as an emoji): send the whole character, or leave it out.' };
   const size = bytes(trimmed);
   if (size > MAX_TEXT_BYTES) return { ok: false, error: `"text" is ${n(size)} bytes; a memory holds at most ${n(MAX_TEXT_BYTES)} (32 KB): split it, or remember a summary and keep the document as a file.` };
   return { ok: true, value: trimmed };

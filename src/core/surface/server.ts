@@ -14,7 +14,7 @@ import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadU
 import { asServed, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
-import { describeInvalid, describeIssues, parseArguments } from "./tool.js";
+import { describeInvalid, describeIssues, halfCharacter, parseArguments } from "./tool.js";
 import type { ConfirmRequest } from "./outcome.js";
 import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
@@ -113,6 +113,9 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
     const json = JSON.stringify(args);
     if (json.length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);
+    // Before any tool sees them: half a character would be stored as U+FFFD, and acknowledged as sent.
+    const half = halfCharacter(name, args);
+    if (half) return errorResult(half);
     const key = `${name}\0${json}`;
     const kept = surface.toolResults.get(key);
     if (kept) return kept;

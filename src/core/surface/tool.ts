@@ -6,6 +6,7 @@ import type { ToolsetName } from "./toolsets.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ToolOutcome } from "./outcome.js";
 import { terminalText } from "../workspace/paths.js";
+import { LONE_SURROGATE } from "../lines.js";
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -102,6 +103,37 @@ export function describeInvalid(tool: string, error: z.ZodError): string {
   return `Invalid arguments for ${tool}: ${describeIssues(error.issues, "arguments")}.`;
 }
 
+/** Why arguments holding half a character are refused, or undefined: a string (a value or a key, at any depth) with an
+ *  unpaired UTF-16 surrogate, which storage and JSON turn into U+FFFD (review 197: an edit and a write were acknowledged,
+ *  and the file held U+FFFD, not what was sent). Walked with a stack of parent links: no recursion depth to run out of,
+ *  and a field's path is built only for the one refused. */
+export function halfCharacter(tool: string, args: Record<string, unknown>): string | undefined {
+  interface Node { value: unknown; key?: string; parent?: Node }
+  const stack: Node[] = [{ value: args }];
+  for (let node = stack.pop(); node; node = stack.pop()) {
+    const { value } = node;
+    if (typeof value === "string") {
+      const at = LONE_SURROGATE.exec(value)?.index;
+      if (at !== undefined) return refusal(pathOf(node), `holds half a character (an unpaired UTF-16 surrogate) at position ${at}`);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, inner] of Object.entries(value)) {
+        if (LONE_SURROGATE.test(key)) return refusal(pathOf(node), "has a key holding half a character (an unpaired UTF-16 surrogate)");
+        stack.push({ value: inner, key, parent: node });
+      }
+    }
+  }
+  return undefined;
+
+  function pathOf(node: Node): string[] {
+    const path: string[] = [];
+    for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) path.push(at.key);
+    return path.reverse();
+  }
+  function refusal(path: string[], problem: string): string {
+    return `Invalid arguments for ${tool}: ${fieldName(path, "arguments")} ${problem}: send whole characters.`;
+  }
+}
+
 /** What describeIssues reads of a zod issue: zod's own, or one the SDK sent as text. */
 export interface IssueLike {
   path: readonly PropertyKey[];
@@ -115,7 +147,7 @@ export interface IssueLike {
 export function describeIssues(issues: readonly IssueLike[], whole: string, skip = 0): string {
   // A field's name is the caller's text: shown with its controls written out, and cut (review 136: a key holding a
   // line break and "- Note: …", and one of 900 KB, came back whole).
-  const field = (path: readonly PropertyKey[]) => (path.length > skip ? `"${cut(oneLine(path.slice(skip).map(String).join(".")), MAX_FIELD_CHARS)}"` : whole);
+  const field = (path: readonly PropertyKey[]) => fieldName(path.slice(skip), whole);
   const parts = issues
     .flatMap((issue) => {
       if (!issue.errors?.length) return [`${field(issue.path)}: ${issue.message}`];
@@ -131,6 +163,8 @@ export function describeIssues(issues: readonly IssueLike[], whole: string, skip
   return parts.slice(0, MAX_ISSUES_SHOWN).map((part) => cut(part, MAX_ISSUE_CHARS)).join("; ") + (more > 0 ? `; and ${more} more` : "");
 }
 
+/** A field by its path, `"answers.core.user_name"`, or `whole` for none. */
+const fieldName = (path: readonly PropertyKey[], whole: string) => (path.length ? `"${cut(oneLine(path.map(String).join(".")), MAX_FIELD_CHARS)}"` : whole);
 const MAX_FIELD_CHARS = 80;
 const MAX_ISSUE_CHARS = 300;
 const MAX_ISSUES_SHOWN = 5;
