@@ -7,8 +7,8 @@
 // caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { constants, existsSync, lstatSync, renameSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rename, rm, rmdir, stat, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { constants, existsSync, fstatSync, lstatSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
+import { lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
@@ -243,9 +243,53 @@ export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
 }
 
 /** After open: where the descriptor really points (Linux), so a folder swapped for a link mid-way is caught;
- *  undefined with no /proc, where the realpath check before open stands alone. */
-async function openedPath(handle: FileHandle): Promise<string | undefined> {
-  return readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+ *  undefined with no /proc, where the realpath check before open stands alone. Synchronous: no disk is read, and what
+ *  is done with the answer follows it with nothing between them (see removeOpened). */
+function openedPath(handle: FileHandle): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${handle.fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether descriptors say where they are, at /proc/self/fd (Linux). */
+const DESCRIBED_FDS = existsSync("/proc/self/fd");
+/** What Linux adds to a descriptor's path once its file has no name left. */
+const DELETED = " (deleted)";
+
+/** Why the file a change has open is not at `expected` (absolute, real), where the change put it (created or renamed
+ *  it), or undefined. Asked of the descriptor, not of the path: a folder on the way swapped for a link and back between
+ *  the checks and the open, or the rename, goes unseen by any look at the path (review 192: 21 of 5,561 writes landed
+ *  outside the project, and 70 temp files). One elsewhere is removed from where it really is, if it is still that file.
+ *  With no /proc (macOS, Windows) nothing says where it is, and the realpath checks before stand alone. One removed
+ *  since by another program was where it was put. */
+function strayed(handle: FileHandle, expected: string, rel: string): ConfinedFailure | undefined {
+  const at = openedPath(handle);
+  if (at === undefined || at === expected || at === `${expected}${DELETED}`) return undefined;
+  removeOpened(handle, at);
+  return movedFailure(rel);
+}
+const movedFailure = (rel: string) => failure("outside", rel, "was moved while being written (a folder on its way swapped for a link?); nothing was written. Try again.");
+
+/** Removes the file (or staging folder) a change has open where it really is, not through a path whose folders may have
+ *  been swapped for links since; by `named` with no /proc. Synchronous, the look and the removal one after the other:
+ *  its folder renamed meanwhile (review 192: a folder swapped every millisecond or two outran awaited looks four times
+ *  running), it is looked for again, a few times. Never anything else of its name (device and inode). */
+function removeOpened(handle: FileHandle, named: string): void {
+  for (let tries = 0; tries < 4; tries++) {
+    const at = openedPath(handle);
+    if (at === undefined) return rmSync(named, { recursive: true, force: true });
+    if (at.endsWith(DELETED)) return;
+    try {
+      const [mine, there] = [fstatSync(handle.fd, { bigint: true }), lstatSync(at, { bigint: true })];
+      if (mine.dev !== there.dev || mine.ino !== there.ino) continue;
+      if (there.isDirectory()) rmSync(at, { recursive: true });
+      else unlinkSync(at);
+    } catch {
+      // Moved on meanwhile: looked for again.
+    }
+  }
 }
 
 
@@ -281,7 +325,7 @@ export async function readConfined(root: string, rel: string, opts: ReadOptions 
     return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
   }
   try {
-    const opened = await openedPath(handle);
+    const opened = openedPath(handle);
     if (opened !== undefined && !isInside(at.realRoot, opened)) return failure("outside", rel, "moved outside the project while being read; refused.");
     const info = await handle.stat();
     if (!info.isFile()) return notFile(rel, info);
@@ -431,7 +475,7 @@ const changedFailure = (rel: string) => failure("io", rel, "was changed by anoth
  * file or the new one. A target that is a symlink inside the root is written where it points.
  * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
  */
-export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number; unchanged?: string } & Changer = {}): Promise<Confined<{ path: string }>> {
+export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number; unchanged?: string } & Changer = {}): Promise<Confined<{ path: string; written?: BigIntStats }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
@@ -446,7 +490,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
     const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
     if (!parent.ok) return parent;
     let target = join(parent.path, basename(at.abs));
-    if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(at.realRoot, target, rel, data, mode);
+    if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(target, rel, data, mode);
     const existing = await lstat(target).catch(() => undefined);
     if (existing?.isSymbolicLink()) {
       const found = await follow(at.realRoot, target, rel);
@@ -471,28 +515,30 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
       if (tries === FOLDER_TRIES) return goneFailure(rel, posixRelative(at.realRoot, dir));
       continue;
     }
+    // Open to the end: it says where the temp file really is, before and after the rename.
     try {
-      try {
-        // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
-        // change of the model's is made executable.
-        if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
-        await handle.writeFile(data);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      const stray = strayed(handle, temp, rel);
+      if (stray) return stray;
+      // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
+      // change of the model's is made executable.
+      if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
+      await handle.writeFile(data);
+      await handle.sync();
       // The folder may have been swapped for a link since it was checked: look again before the rename.
       const realDir = await realpath(dir);
       const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
       const refused = moved ?? (await lockLost(rel)) ?? renameIfUnchanged(target, rel, opts.unchanged, temp);
       if (refused) {
-        await rm(temp, { force: true });
+        removeOpened(handle, temp);
         return refused;
       }
-      return { ok: true, path: target };
+      // What was written, as it landed (a rename changes its ctime): the answer's, never looked up by name again.
+      return strayed(handle, target, rel) ?? { ok: true, path: target, written: await handle.stat({ bigint: true }) };
     } catch (e) {
-      await rm(temp, { force: true });
+      removeOpened(handle, temp);
       return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
+    } finally {
+      await handle.close();
     }
   }
 }
@@ -547,7 +593,7 @@ function sweepLeftovers(dir: string): void {
   })();
 }
 
-async function createExclusive(realRoot: string, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
+async function createExclusive(target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
   let handle: FileHandle;
   try {
     // O_EXCL with O_CREAT also fails on a symlink, dangling or not: nothing is written through one.
@@ -557,11 +603,8 @@ async function createExclusive(realRoot: string, target: string, rel: string, da
     return failure("io", rel, `cannot be created (${errno(e) ?? (e as Error).message}).`);
   }
   try {
-    const opened = await openedPath(handle);
-    if (opened !== undefined && !isInside(realRoot, opened)) {
-      await unlink(target).catch(() => undefined);
-      return failure("outside", rel, "moved outside the project while being written; refused.");
-    }
+    const stray = strayed(handle, target, rel);
+    if (stray) return stray;
     await handle.writeFile(data);
     return { ok: true, path: target };
   } finally {
@@ -629,17 +672,39 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
   const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, dir, rel, changer));
   const refused = lands(target);
   if (refused) return refused;
-  let staging: string | undefined;
+  // The parent, held open where descriptors say where they are (Linux): its entries are named through
+  // /proc/self/fd/N/, that folder itself, so a folder above swapped for a link and back reroutes neither the staging
+  // folder's making, its files, nor its rename (review 192). Elsewhere by path, the realpath check before the rename
+  // standing alone (Windows opens no folder).
+  let folder: FileHandle | undefined;
+  // The staging folder as made (in the held parent), until it is renamed into place; open to the end: where it really is.
+  let made: string | undefined;
+  let held: FileHandle | undefined;
   let shown = rel;
+  let renaming = false;
   try {
     sweepLeftovers(parent.path);
-    staging = await mkdtemp(join(parent.path, STAGING_PREFIX));
+    if (DESCRIBED_FDS) {
+      try {
+        folder = await open(parent.path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      } catch (e) {
+        // Not the folder checked: a link in its place (ELOOP, ENOTDIR), or gone.
+        return errno(e) === "ENOENT" ? failure("io", rel, "cannot be written (ENOENT).") : movedFailure(rel);
+      }
+      if (openedPath(folder) !== parent.path) return movedFailure(rel);
+    }
+    const inParent = folder ? `/proc/self/fd/${folder.fd}` : parent.path;
+    made = await mkdtemp(join(inParent, STAGING_PREFIX));
+    const staging = join(parent.path, basename(made));
+    held = folder && (await open(made, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW));
+    const stray = held && strayed(held, staging, rel);
+    if (stray) return stray;
     for (const [name, data] of files) {
       shown = `${rel}/${name}`;
       const path = resolve(staging, name);
       if (path === staging || !isInside(staging, path)) return failure("outside", shown, "leads outside its folder; give a relative path below it.");
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, data, { flag: "wx" });
+      const strayedFile = await writeNew(made, staging, posixRelative(staging, path), data, shown);
+      if (strayedFile) return strayedFile;
     }
     shown = rel;
     // The folder may have been swapped for a link since it was checked: look again before the rename.
@@ -647,14 +712,37 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
     if (!isInside(at.realRoot, realParent)) return failure("outside", rel, "moved outside the project while being written; refused.");
     const moved = lands(join(realParent, basename(target))) ?? (await lockLost(rel));
     if (moved) return moved;
-    await rename(staging, target);
-    staging = undefined;
-    return { ok: true, path: target };
+    renaming = true;
+    await rename(made, join(inParent, basename(target)));
+    made = undefined;
+    return (held && strayed(held, target, rel)) ?? { ok: true, path: target };
   } catch (e) {
     const code = errno(e);
-    if (shown === rel && (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR")) return failure("exists", rel, "already exists.");
+    if (renaming && (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR")) return failure("exists", rel, "already exists.");
     return failure("io", shown, `cannot be written (${code ?? (e as Error).message}).`);
   } finally {
-    if (staging) await rm(staging, { recursive: true, force: true });
+    if (made) await rm(made, { recursive: true, force: true });
+    await held?.close();
+    await folder?.close();
+  }
+}
+
+/** Writes a new file `name` (relative) in the staging folder `made` (as made, in its held parent), making its folders
+ *  one level at a time. Why it did not land at `staging`/`name` (the real path: strayed), or undefined. */
+async function writeNew(made: string, staging: string, name: string, data: Uint8Array, shown: string): Promise<ConfinedFailure | undefined> {
+  let folder = made;
+  for (const part of dirname(name).split("/").filter((part) => part !== ".")) {
+    folder = join(folder, part);
+    await mkdir(folder).catch((e: unknown) => {
+      if (errno(e) !== "EEXIST") throw e;
+    });
+  }
+  const handle = await open(join(made, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  try {
+    const stray = strayed(handle, join(staging, name), shown);
+    if (!stray) await handle.writeFile(data);
+    return stray;
+  } finally {
+    await handle.close();
   }
 }

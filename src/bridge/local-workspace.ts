@@ -3,6 +3,7 @@
 // ported scripts (NodeRuntimeFs). A file's version names its content (48 bits of its sha256), checked under the
 // file's lock where it is written, so if_version holds against any number of writers; history lives in the
 // user's git, not here.
+import type { BigIntStats } from "node:fs";
 import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
@@ -77,6 +78,9 @@ export class LocalWorkspaceStore implements WorkspaceStore {
   }
 }
 
+/** A file's entry: its version and digest, with what its stat says. */
+const described = (rel: string, info: BigIntStats, known: { version: number; sha256: string }): FileEntry => ({ path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" });
+
 class LocalFiles implements WorkspaceFiles {
   constructor(
     private readonly root: string,
@@ -96,7 +100,9 @@ class LocalFiles implements WorkspaceFiles {
   private async entry(rel: string, data?: Uint8Array): Promise<FileEntry | undefined> {
     const abs = join(this.root, rel);
     if ((await this.fs.stat(abs)) !== "file") return undefined;
-    const info = await stat(await this.fs.realpath(abs), { bigint: true });
+    // Gone since (another program removed it): as missing, never an error naming where it was.
+    const info = await stat(await this.fs.realpath(abs), { bigint: true }).catch(() => undefined);
+    if (!info) return undefined;
     const key = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     let known = this.versions.get(rel);
     if (data || known?.key !== key) {
@@ -105,7 +111,7 @@ class LocalFiles implements WorkspaceFiles {
       known = { key, ...contentVersion(bytes, rel, () => fileIdentity(info)) };
       if (!data) this.versions.set(rel, known);
     }
-    return { path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" };
+    return described(rel, info, known);
   }
 
   /** Whose lines a file pulled from a shared workspace holds, as the remote said (sync-state.ts pulledOthers). */
@@ -122,7 +128,7 @@ class LocalFiles implements WorkspaceFiles {
     try {
       data = await this.fs.readFile(join(this.root, rel.value));
     } catch (error) {
-      return invalid(`${rel.value}: ${(error as Error).message}`);
+      return invalid(this.named(rel.value, error));
     }
     const entry = data && (await this.entry(rel.value, data));
     // The closest names on its way, as the remote says them (review 140: "docs/prd.mdd" got none here).
@@ -147,15 +153,16 @@ class LocalFiles implements WorkspaceFiles {
 
   /** A change made under the file's lock: `decide` sees the current bytes and returns the next (null: remove), or
    *  an error that leaves the file as it is. */
-  private async change<T>(rel: string, decide: (current: Uint8Array | undefined, identity: () => string) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined, identity: () => string) => Promise<WsResult<T>>): Promise<WsResult<T>> {
+  private async change<T>(rel: string, decide: (current: Uint8Array | undefined, identity: () => string) => WsResult<Uint8Array | null>, done: (next: Uint8Array | null, before: Uint8Array | undefined, identity: () => string, landed: BigIntStats | undefined) => Promise<WsResult<T>>): Promise<WsResult<T>> {
     let refused: WsError | undefined;
     let before: Uint8Array | undefined;
     let after: Uint8Array | null = null;
     // The file read, as a config's version names it (contentVersion): looked up under the lock, for a config alone.
     let identity = "";
     const identityOf = () => identity;
+    let landed: BigIntStats | undefined;
     try {
-      await this.fs.update(
+      landed = await this.fs.landed(
         join(this.root, rel),
         async (current) => {
           if (current && isConfigShaped(rel)) identity = fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true }));
@@ -168,9 +175,18 @@ class LocalFiles implements WorkspaceFiles {
         { dropEmptied: true },
       );
     } catch (error) {
-      return invalid(`${rel}: ${(error as Error).message}`);
+      return invalid(this.named(rel, error));
     }
-    return refused ?? done(after, before, identityOf);
+    return refused ?? done(after, before, identityOf, landed);
+  }
+
+  /** A file system error about `rel` as bmad-files says it: the project-relative path once, first. The file system
+   *  names the path it was given (absolute) or where its links lead; said again, it read `x.md: x.md: was changed…`. */
+  private named(rel: string, error: unknown): string {
+    const message = (error as Error).message;
+    const absolute = `${join(this.root, rel)}: `;
+    if (message.startsWith(absolute)) return `${rel}: ${message.slice(absolute.length)}`;
+    return message.startsWith(`${rel}: `) || message.includes(` ${rel}: `) ? message : `${rel}: ${message}`;
   }
 
   /** `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
@@ -190,7 +206,9 @@ class LocalFiles implements WorkspaceFiles {
         if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },
-      async (bytes) => ({ ok: true, value: (await this.entry(rel.value, bytes!))! }),
+      // From what was written and where it landed: a look by name afterwards finds another program's doing (review 192:
+      // a file removed at once answered a TypeError for a write that was made).
+      async (bytes, _, __, landed) => ({ ok: true, value: described(rel.value, landed!, contentVersion(bytes!, rel.value, () => fileIdentity(landed!))) }),
     );
   }
 

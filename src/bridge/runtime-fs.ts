@@ -5,7 +5,7 @@
 // nothing that runs (a script, the completion contract, an install record) is written. Reads and writes go
 // through the confined reader and writer (confined-fs.ts): regular files only, capped, atomic writes; every
 // change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
-import { lstatSync, type Stats } from "node:fs";
+import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
@@ -177,8 +177,14 @@ export class NodeRuntimeFs implements RuntimeFs {
    *  scratch file's write made stayed behind), those of the path as named, never through a link (removeConfined). A
    *  script's own removal leaves them, as Python's does. */
   async update(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<void> {
+    await this.landed(path, change, options);
+  }
+
+  /** update, answering the file it wrote as it landed (none: removed, or left as it was), for an answer that never looks
+   *  it up by name again (review 192: a file removed at once answered a TypeError for a write that was made). */
+  async landed(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<BigIntStats | undefined> {
     const { root, rel } = await this.place(path, "change");
-    await withFileLock(root, rel, async () => {
+    return withFileLock(root, rel, async () => {
       // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
       const unchanged = await fileStamp(root, rel);
       // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
@@ -188,10 +194,16 @@ export class NodeRuntimeFs implements RuntimeFs {
       const changed = await changedSince(root, rel, unchanged);
       if (changed) throw asError(changed);
       await this.keepReplaced(root, rel, current, next);
+      if (next === null) {
+        const removed = await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) });
+        if (!removed.ok) throw asError(removed);
+        return undefined;
+      }
       // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-      const done = next === null ? await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) }) : await writeConfined(root, rel, next, { unchanged });
+      const done = await writeConfined(root, rel, next, { unchanged });
       if (!done.ok) throw asError(done);
-      if (next && !(current && sameBytes(current, next))) await noteWrite(root, rel, next);
+      if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
+      return done.written;
     });
   }
 

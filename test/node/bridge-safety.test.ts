@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { PYTHON } from "../fixtures/runtime/harness.js";
-import { connectBridge, installedProjects, madeOnce, toolText as text, waitFor } from "./helpers.js";
+import { connectBridge, installedProjects, madeOnce, toolText as text, waitFor, whileSwapped } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
 import { keep, keptContent, keptOf, NotKept, noteWritten, sweepIdle } from "../../src/bridge/kept-versions.js";
@@ -42,6 +42,16 @@ const call = async (c: Client, name: string, args: Record<string, unknown>) => {
 const files = (c: Client, args: Record<string, unknown>) => call(c, "bmad-files", args);
 const bmadRun = (c: Client, command: string) => call(c, "bmad-run", { command });
 
+
+/** Another program that, until `stop` exists, removes file `argv[1]` every half millisecond. */
+const REMOVER = `
+const { existsSync, unlinkSync } = require("node:fs");
+const [, file, stop] = process.argv;
+while (!existsSync(stop)) {
+  try { unlinkSync(file); } catch {}
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 0.5);
+}
+`;
 
 /** The lock of `first` (a project root and a path in it) keeps a call on `second` out until it is released: one file. */
 async function expectOneAtATime(first: [string, string], second: [string, string]): Promise<void> {
@@ -78,6 +88,31 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     // Inside the project the same line works.
     expect((await bmadRun(client, `${review} -ometrics.json`)).out?.exit_code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");
+  });
+
+  it("lands no write outside the project, nor its temp file, while another program swaps a folder on its way for a link and back (review 192)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const folder = join(dir, "_bmad-output/swapped/d");
+    const away = join(tmp.dir, "swapped-away");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(away);
+    // Checked, written and renamed by path, one write in a few hundred landed outside (21 files and 70 temp files in
+    // 5,561), two of them answered "Wrote".
+    const wrote: string[] = [];
+    let next = 0;
+    const writer = async () => {
+      for (let i = next++; i < 400; i = next++) {
+        const out = await files(client, { action: "write", path: `_bmad-output/swapped/d/w${i}.md`, content: `w${i}\n` });
+        if (!out.isError) wrote.push(`w${i}.md`);
+      }
+    };
+    expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
+    expect(readdirSync(away)).toEqual([]);
+    const inside = readdirSync(folder);
+    expect(wrote.filter((name) => !inside.includes(name))).toEqual([]);
+    expect(inside.filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(wrote.length).toBeGreaterThan(0);
   });
 
   it("refuses every name of .git, .bmad-mcp and .bmad-task, on any file system, and git runs nothing planted", async () => {
@@ -519,6 +554,29 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(write.text).toBe('Invalid arguments for bmad-files: "content" holds half a character (an unpaired UTF-16 surrogate) at position 3: send whole characters.');
     expect([edit.isError, write.isError]).toEqual([true, true]);
     expect(readFileSync(join(dir, "docs/half.md"), "utf8")).toBe("# Goals 🙂 ship\n");
+  });
+
+  it("answers a write another program removes at once by what it wrote, and names a refused file once (review 192)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const file = join(dir, "_bmad-output/removed/x.md");
+    const stop = join(tmp.dir, "removed-stop");
+    mkdirSync(dirname(file), { recursive: true });
+    const remover = spawn(process.execPath, ["-e", REMOVER, file, stop], { stdio: "inherit" });
+    const ended = new Promise((done) => remover.on("exit", done));
+    // The answer looked the file up again after the write, and found it gone: "Cannot read properties of undefined".
+    const answers = new Set<string>();
+    for (let i = 0; i < 40; i++) {
+      const out = await files(client, { action: "write", path: "_bmad-output/removed/x.md", content: "hello\n" });
+      answers.add(out.isError ? out.text : `wrote version ${typeof out.out?.version}`);
+    }
+    writeFileSync(stop, "");
+    expect(await ended).toBe(0);
+    expect([...answers].filter((a) => a !== "wrote version number" && !/^_bmad-output\/removed\/x\.md: was changed by another program \(an editor\?\)/.test(a))).toEqual([]);
+    // Named as the caller named it, once, never by its absolute path.
+    writeFileSync(join(dir, "_bmad-output/removed/big.md"), Buffer.alloc(8 * 1024 * 1024 + 1, "x"));
+    expect((await files(client, { action: "read", path: "_bmad-output/removed/big.md" })).text).toMatch(/^_bmad-output\/removed\/big\.md: larger than 8 MiB; refused/);
+    rmSync(join(dir, "_bmad-output/removed"), { recursive: true });
   });
 
   it("takes over at once a lock whose holder died", async () => {

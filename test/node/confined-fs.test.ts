@@ -8,7 +8,7 @@ import { join, win32 } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConfinedTree, ensureConfinedDir, isInside, listConfined, posixRelative, readConfined, readConfinedText, removeConfined, resolveConfined, writeConfined } from "../../src/bridge/confined-fs.js";
 import { writerTag } from "../../src/bridge/process-identity.js";
-import { tempDir, waitFor } from "./helpers.js";
+import { tempDir, waitFor, whileSwapped } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
 const root = join(tmp.dir, "project");
@@ -181,6 +181,24 @@ describe("writing", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(readdirSync(join(root, "runs")).sort()).toEqual([".bmad-mcp-staging-Fresh1", ".bmad-mcp-staging-Link01", ".staging-Ab12Cd", "r1"]);
     expect(readdirSync(outside).length).toBeGreaterThan(0);
+  });
+
+  it("lands no folder, file or staging copy outside while another program swaps a folder on its way for a link and back (review 192)", async () => {
+    // A folder made by path, then filled and renamed by path, went where the link led (the bridge's writes: bridge-safety).
+    const folder = join(root, "swapped/d");
+    const away = join(tmp.dir, "swapped-away");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(away);
+    const files = new Map([["a.md", new TextEncoder().encode("a")], ["sub/b.md", new TextEncoder().encode("b")]]);
+    const made: string[] = [];
+    let next = 0;
+    const creator = async () => {
+      for (let i = next++; i < 200; i = next++) if ((await createConfinedTree(root, `swapped/d/t${i}`, files)).ok) made.push(`t${i}`);
+    };
+    expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, creator)))).toBe(0);
+    expect(readdirSync(away)).toEqual([]);
+    expect(readdirSync(folder).sort()).toEqual(made.sort());
+    for (const name of made) expect(readFileSync(join(folder, name, "sub/b.md"), "utf8")).toBe("b");
   });
 
   it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {

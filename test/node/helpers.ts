@@ -1,8 +1,8 @@
 // Shared test helpers: temp dirs, the Worker in workerd, the offline BMAD installers, counting things in real
 // trees, the built bridge driven over stdio, and whether a process still runs.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -178,4 +178,46 @@ export async function waitFor<T>(what: string, check: () => T | undefined, ms: n
     if (value !== undefined) return value;
     if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
   }
+}
+
+/** Another program that, until `stop` exists, swaps folder `argv[1]` for a link to `argv[2]` and back, a few
+ *  milliseconds each way. A write that makes the folder again in the gap (it is missing for a moment) keeps its files:
+ *  they go back with the rest. It ends with the folder in place. */
+const SWAPPER = `
+const { existsSync, readdirSync, renameSync, rmdirSync, symlinkSync, unlinkSync } = require("node:fs");
+const { join } = require("node:path");
+const [, folder, away, stop] = process.argv;
+const aside = folder + ".aside";
+const nap = () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.random() * 2);
+const putBack = () => {
+  try { return renameSync(aside, folder); } catch {}
+  for (;;) {
+    for (const name of readdirSync(aside)) try { renameSync(join(aside, name), join(folder, name)); } catch {}
+    try { return rmdirSync(aside); } catch {}
+  }
+};
+while (!existsSync(stop)) {
+  renameSync(folder, aside);
+  try {
+    symlinkSync(away, folder);
+    nap();
+    unlinkSync(folder);
+  } catch {}
+  putBack();
+  nap();
+}
+`;
+
+/** Runs `work` while another program swaps `folder` for a link to `away` and back (SWAPPER); resolves, once that
+ *  program has put the folder back and ended, to its exit code. */
+export async function whileSwapped(folder: string, away: string, work: () => Promise<unknown>): Promise<number | null> {
+  const stop = `${away}.stop`;
+  const swapper = spawn(process.execPath, ["-e", SWAPPER, folder, away, stop], { stdio: "inherit" });
+  const ended = new Promise<number | null>((done) => swapper.on("exit", done));
+  try {
+    await work();
+  } finally {
+    writeFileSync(stop, "");
+  }
+  return ended;
 }
