@@ -135,6 +135,11 @@ describe("rendering", () => {
     const client = await sharedProject().client;
     const block = async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } })))![0];
     expect(await block()).not.toContain("This project already has");
+    // A run cut short holds only its hidden memlog: not said to be nothing (review 200), left to the skill to find.
+    mkdirSync(join(dir, "_bmad-output/planning-artifacts/ux-acme"), { recursive: true });
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/ux-acme/.memlog.md"), "---\ntopic: Acme\n---\n");
+    expect(await block()).not.toMatch(/This project already has|Nothing is in/);
+    rmSync(join(dir, "_bmad-output/planning-artifacts/ux-acme"), { recursive: true });
     // The PRD lands after the first call: the next one names it (the answer follows the project, not the bundle).
     const prd = "_bmad-output/planning-artifacts/prds/prd-todo-app-2026-11-27/prd.md";
     mkdirSync(join(dir, dirname(prd)), { recursive: true });

@@ -389,7 +389,13 @@ it("serves every config BMAD itself ships byte for byte, its comments too (revie
   }
   // The comments those files hold, as a user's own config would: a secret assigned in one still goes.
   for (const comment of ["# spend more tokens", "# via confluence (space_key='PROD')"]) expect(sanitizeConfigText("config.toml", `${comment}\nx = 1\n`)).toBe(`${comment}\nx = 1\n`);
-  for (const comment of ["# tokens: Zq8rT2vLm9Kx4Wp7", "# the staging token is Zq8rT2vLm9Kx4Wp7", "# api_key='PROD'"]) expect(sanitizeConfigText("config.toml", `${comment}\nx = 1\n`), comment).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
+  for (const comment of ["# tokens: Zq8rT2vLm9Kx4Wp7", "# the staging token is Zq8rT2vLm9Kx4Wp7", "# api_key='PROD'", "# our API tokens are Xk9pL2mQ7vR4tW8zY3nB", "# space_key=dGhpcyBpcyBhIHRlc3Qga2V5"]) {
+    expect(sanitizeConfigText("config.toml", `${comment}\nx = 1\n`), comment).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
+  }
+  // An identifier's name holds a secret when its value has a key's shape (review 200: Azure's primary_key was served).
+  for (const key of ["primary_key", "space_key", "cache_key"]) {
+    expect(sanitizeConfigText("_bmad/custom/cfg.toml", `[azure]\n${key} = "dGhpcyBpcyBhIHRlc3Qga2V5IGZvciBpb3RodWIxMjM="\n`), key).not.toContain("dGhpcyBp");
+  }
 });
 
 it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {

@@ -14,9 +14,12 @@ import { sha256Hex } from "../workspace/installer-manifests.js";
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
 const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
-/** Names that end in `key` but name an identifier, not a credential: an issue tracker's project, space or issue, a
- *  table's or a cache's (review 194: BMAD's own customize.toml examples say `space_key='PROD'`). */
-const NOT_SECRET = new Set(["project_key", "space_key", "issue_key", "primary_key", "foreign_key", "sort_key", "partition_key", "cache_key"]);
+const NOT_SECRET = new Set(["project_key"]);
+/** Names that end in `key` and name an identifier where their value is one (`space_key='PROD'` in BMAD's own
+ *  customize.toml examples: review 194); with a credential-shaped value they are secrets' names still (review 200). */
+const IDENTIFIER_KEYS = new Set(["space_key", "issue_key", "sort_key", "partition_key", "cache_key", "foreign_key"]);
+const IDENTIFIER_VALUE = /^[A-Z][A-Z0-9_-]{0,31}$/;
+const namesIdentifier = (name: string, value: string) => IDENTIFIER_KEYS.has(name.toLowerCase()) && IDENTIFIER_VALUE.test(value);
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
@@ -117,25 +120,25 @@ function hasSecretQuery(query: string): boolean {
 export function isSecretValue(value: unknown): boolean {
   if (typeof value !== "string") return false;
   if (/^\s*(proxy-)?authorization\s*:/im.test(value) || /\b(Bearer|Basic|Token|Digest|NTLM|Negotiate)\s+[A-Za-z0-9._~+/=-]{8}/.test(value) || holdsPrivateKey(value)) return true;
-  let named = false; // the words before named a secret and assigned it (`--token X`, `X-Api-Key: X`, `"password": "X"`)
-  let lastName = false; // the word before was a secret's name, bare (`"password"` before a `:`)
+  let named = ""; // the secret's name the words before assigned (`--token X`, `X-Api-Key: X`, `"password": "X"`)
+  let lastName = ""; // the word before was a secret's name, bare (`"password"` before a `:`)
   for (const word of value.split(/[\s"'`<>()[\]{},;]+/)) {
     if (!word) continue;
     if (word === ":" || word === "=") {
       named = lastName;
       continue;
     }
-    if (named) return true;
+    if (named && !namesIdentifier(named, word)) return true;
     if (holdsToken(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
     // A query string without its URL (an Azure SAS token: sv=…&sig=…).
     if (word.includes("&") && hasSecretQuery(word)) return true;
     const eq = word.search(/[=:]/);
     const name = (eq < 0 ? word : word.slice(0, eq)).replace(/^-{1,2}/, "");
     const isName = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
-    if (isName && eq > 0 && eq < word.length - 1) return true; // NAME=value, --name=value, name:value
+    if (isName && eq > 0 && eq < word.length - 1 && !namesIdentifier(name, word.slice(eq + 1))) return true; // NAME=value, --name=value, name:value
     // A flag or a name with its `:` or `=` names what follows; a bare word in prose ("to pin a value") does not.
-    named = isName && (eq === word.length - 1 || word.startsWith("-"));
-    lastName = isName && eq < 0;
+    named = isName && (eq === word.length - 1 || word.startsWith("-")) ? name : "";
+    lastName = isName && eq < 0 ? name : "";
   }
   return false;
 }
@@ -478,10 +481,11 @@ function csvHoldsSecrets(text: string): boolean {
   return false;
 }
 
-/** Words a comment says a secret with ("the staging password is …"); not a model's "tokens", what its work costs
- *  (review 194: BMAD's own deep-recon customize.toml says "spend more tokens"), where one that assigns them is still
- *  a secret's shape (isSecretValue). */
+/** Words a comment says a secret with ("the staging password is …"); a model's "tokens", what its work costs, only
+ *  beside a word of a key's shape (review 194: BMAD's own deep-recon customize.toml says "spend more tokens"; review
+ *  200: "our API tokens are Xk9p…" is a secret still). */
 const SECRET_WORD = /(secret|token(?!s\b)|passw(or)?d|api[-_]?key|private[-_]?key)/i;
+const saysSecret = (line: string) => SECRET_WORD.test(line) || (/tokens\b/i.test(line) && line.split(/[\s"'`]+/).some((word) => isAssignedValue(word.replace(/[.,;:!?]+$/, ""), ":")));
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
@@ -489,7 +493,7 @@ function hasSecretComment(text: string): boolean {
   for (const line of lines(text)) {
     // The whole line, wherever its `#` is (after a URL's fragment, `C#`, no space before it): a false alarm only
     // serves the file re-written.
-    if (line.includes("#") && (SECRET_WORD.test(line) || isSecretValue(line))) return true;
+    if (line.includes("#") && (saysSecret(line) || isSecretValue(line))) return true;
   }
   return false;
 }
@@ -558,7 +562,7 @@ function settingsWithoutSecrets(path: string, text: string): string {
     const parsed = parseJsonSettings(text);
     if (parsed) {
       // One that gives a key twice is served as parsed, its earlier values gone (keyTwice).
-      const secret = isSecretValue(parsed.data) || hasSecretKey(parsed.data) || parsed.comments.some((c) => SECRET_WORD.test(c) || isSecretValue(c) || holdsShapedSecret(c)) || parsed.twice === true;
+      const secret = isSecretValue(parsed.data) || hasSecretKey(parsed.data) || parsed.comments.some((c) => saysSecret(c) || isSecretValue(c) || holdsShapedSecret(c)) || parsed.twice === true;
       return secret ? `# ${REDACTED_NOTE}\n${JSON.stringify(sanitizeConfig(parsed.data), null, 2)}\n` : text;
     }
   }
@@ -683,7 +687,7 @@ function entrySetsSecret(entry: string): boolean {
 
 /** A line that holds a secret by its shape, or a comment that says one. */
 function lineGivesSecret(line: string): boolean {
-  if (/^\s*(#|;|\/\/|\/\*|\*)/.test(line)) return SECRET_WORD.test(line) || isSecretValue(line);
+  if (/^\s*(#|;|\/\/|\/\*|\*)/.test(line)) return saysSecret(line) || isSecretValue(line);
   const kv = KEY_VALUE.exec(line);
   return kv ? isSecretValue(kv[2]) || holdsShapedSecret(kv[2]!) : holdsShapedSecret(line);
 }

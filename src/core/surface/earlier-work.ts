@@ -176,9 +176,11 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
   const roots = outermost(folders);
   if (!roots.length) return { watched: false };
-  const found = await documents(runtime, roots.sort());
-  // Said, so a literal model does not list the folders to learn there is nothing to resume (review 194).
-  if (!found.length) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` };
+  const { files: found, empty } = await documents(runtime, roots.sort());
+  // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
+  // resume (review 194); one holding anything this line does not name (a hidden .memlog.md, a .docx) is left to it
+  // (review 200: an interrupted run's memlog was said to be no earlier work).
+  if (!found.length) return { watched: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
   // Read in the order they may lead (by where they lie), then split by which hold a status: only a document with one
   // (an artifact, not a README) makes the files below its folder its working files.
   const files = leadingAndWorking(found, roots, () => true).flat();
@@ -284,15 +286,18 @@ export function outermost(folders: string[]): string[] {
 }
 
 /** The Markdown and YAML files below the folders, by path, breadth first within the bounds above. Names with another
- *  extension are not documents (reports, pages); names with none are folders. */
-async function documents(runtime: ProjectRuntime, roots: string[]): Promise<string[]> {
+ *  extension are not documents (reports, pages); names with none are folders. `empty`: no folder listed held anything,
+ *  hidden entries included. */
+async function documents(runtime: ProjectRuntime, roots: string[]): Promise<{ files: string[]; empty: boolean }> {
   const files: string[] = [];
   let level = roots;
   let listed = 0;
+  let empty = true;
   for (let depth = 0; level.length && depth < MAX_DEPTH && listed < MAX_DIRS; depth++) {
     const batch = level.slice(0, MAX_DIRS - listed);
     listed += batch.length;
     const children = await Promise.all(batch.map((dir) => runtime.fs.list(`${runtime.fsRoot}/${dir}`).catch((): string[] => [])));
+    if (children.some((names) => names.length)) empty = false;
     level = [];
     for (const [i, names] of children.entries()) {
       for (const name of [...names].sort()) {
@@ -303,7 +308,7 @@ async function documents(runtime: ProjectRuntime, roots: string[]): Promise<stri
       }
     }
   }
-  return files.sort();
+  return { files: files.sort(), empty };
 }
 
 /** A document's frontmatter `status` (`final`, `draft`), short and on one line; undefined when it says none. */
