@@ -199,9 +199,11 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
 }
 
 /** Keeps what `rel` holds (`current`) before `next` replaces it (null: removes it), as the file it is now; nothing where
- *  nothing is there or nothing changes. Throws NotKept: the change must not go ahead. */
+ *  nothing is there or nothing changes. A config written with its own bytes is kept too: its version names the file, not
+ *  the text (contentVersion), so the write answers a new one, and the version it had was read as never kept (review 199:
+ *  a restore of a config's current version). Throws NotKept: the change must not go ahead. */
 export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
-  if (!current || (next && sameBytes(current, next))) return;
+  if (!current || (next && sameBytes(current, next) && !isConfigShaped(rel))) return;
   await keep(root, rel, current, fileIdentity(await stat(join(root, rel), { bigint: true })));
 }
 

@@ -116,6 +116,22 @@ it("takes no restore that would delete a config's secrets either", async () => {
   expect(readFileSync(join(dir, path), "utf8")).toBe('[workflow]\nname = "x"\n');
 });
 
+// Review 199 (the bridge's stateful fuzz): a config written with its own bytes gets a new version, since its version
+// names the file and not the text; the one it had read as never kept.
+it("keeps the version a config had when it is written again with its own bytes", async () => {
+  const path = "_bmad/custom/same.toml";
+  const call = (args: Record<string, unknown>) => client.callTool({ name: "bmad-files", arguments: { path, ...args } });
+  const content = '[workflow]\nname = "x"\n';
+  const written = (await call({ action: "write", content })).structuredContent as { version: number };
+  const again = (await call({ action: "restore", version: written.version })).structuredContent as { version: number };
+  expect(again.version).not.toBe(written.version);
+  const read = await call({ action: "read", version: written.version });
+  expect(read.isError, text(read)).toBeFalsy();
+  expect(text(read)).toContain(content);
+  const history = (await call({ action: "history" })).structuredContent as { versions: Array<{ version: number }> };
+  expect(history.versions.map((v) => v.version)).toEqual([again.version, written.version]);
+});
+
 // Review 36: a config's version was the first 48 bits of its raw text's sha256, against which a short secret could be
 // guessed offline from the text served without it.
 it("names a config's version by nothing a reader can hash, and takes it as if_version all the same", async () => {

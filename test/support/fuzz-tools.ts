@@ -208,3 +208,41 @@ export function prototypeWatch(): () => string[] {
     return [...changed, ...gone].map(String);
   };
 }
+
+// The stateful fuzzes' draws (test/worker/fuzz.test.ts, test/node/fuzz-bridge.test.ts): what a model working a BMAD
+// project sends, from one seeded PRNG, so a seed gives the same run on both doors' tests and on any machine.
+
+/** mulberry32: a small PRNG, the same draws for a seed. */
+export function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(s ^ (s >>> 15), 1 | s);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** A whole number from the environment (BMAD_FUZZ_STEPS, BMAD_FUZZ_SEED), or `otherwise` when it is not set. */
+export function wholeNumber(name: string, otherwise: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === "") return otherwise;
+  if (!/^[0-9]{1,9}$/.test(value)) throw new Error(`${name}=${JSON.stringify(value)} is not a whole number: give one, e.g. ${name}=${otherwise}.`);
+  return Number(value);
+}
+
+/** Where BMAD's skills write, and a few names of the user's own. */
+export const PATHS = [
+  "_bmad-output/planning-artifacts/prd.md", "_bmad-output/planning-artifacts/architecture.md", "_bmad-output/planning-artifacts/epics.md",
+  "_bmad-output/planning-artifacts/product-brief.md", "_bmad-output/implementation-artifacts/sprint-status.yaml",
+  "_bmad-output/implementation-artifacts/1-1-setup.md", "_bmad-output/planning-artifacts/.memlog.md", "_bmad-output/brainstorming/session-1.md",
+  "_bmad-output/project-context.md", "_bmad/custom/bmad-prd.toml", "docs/prd.md", "docs/notes.md", "docs/a b/ü.md", "README.md", "src/index.ts",
+];
+export const CONTENTS = [
+  "# PRD\n\n## Goals\n- ship\n", "---\nstatus: draft\n---\n# Architecture\n", "", "\n", "line1\nline2\n", "🙂 unicode é\u0301 \u202e",
+  "{project-root}/docs/x.md", "a".repeat(20_000), "```yaml\nkey: value\n```\n", "## Epic 1\n### Story 1.1: Setup\n",
+  "development_status:\n  1-1-setup: ready-for-dev\n", "\r\nCRLF\r\n", "x\u0000y",
+];
+export const APPENDS = ["\n- more\n", "tail", "🙂\n", "", "x".repeat(3000)];
+/** What `bmad` renders: skills and agents. */
+export const COMMANDS = ["*prd", "*create-architecture", "*create-epics-and-stories", "*sprint-planning", "*dev-story", "*brainstorming", "pm", "architect", "*product-brief", "*help", "*correct-course"];

@@ -14,7 +14,8 @@ import { historyGap } from "../../scripts/mcp-user.js";
 import { withBearer } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
 import { TOOL } from "../../src/core/surface/names.js";
-import { fuzzTools, HOSTILE, JS_CRASH, prototypeWatch, type FuzzDoor } from "../support/fuzz-tools.js";
+import { MEMORY_TYPES } from "../../src/core/memory/model.js";
+import { APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, prototypeWatch, random, type FuzzDoor } from "../support/fuzz-tools.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
@@ -99,30 +100,6 @@ async function toolCall(token: string, name: string, args: Record<string, unknow
   return { ok: body.result?.isError !== true, text: blocks.join("\n"), last: blocks.at(-1) ?? "", structured: body.result?.structuredContent ?? {}, raw };
 }
 
-/** mulberry32: a small PRNG, the same draws for a seed. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(s ^ (s >>> 15), 1 | s);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
-const PATHS = [
-  "_bmad-output/planning-artifacts/prd.md", "_bmad-output/planning-artifacts/architecture.md", "_bmad-output/planning-artifacts/epics.md",
-  "_bmad-output/planning-artifacts/product-brief.md", "_bmad-output/implementation-artifacts/sprint-status.yaml",
-  "_bmad-output/implementation-artifacts/1-1-setup.md", "_bmad-output/planning-artifacts/.memlog.md", "_bmad-output/brainstorming/session-1.md",
-  "_bmad-output/project-context.md", "_bmad/custom/bmad-prd.toml", "docs/prd.md", "docs/notes.md", "docs/a b/ü.md", "README.md", "src/index.ts",
-];
-const CONTENTS = [
-  "# PRD\n\n## Goals\n- ship\n", "---\nstatus: draft\n---\n# Architecture\n", "", "\n", "line1\nline2\n", "🙂 unicode é\u0301 \u202e",
-  "{project-root}/docs/x.md", "a".repeat(20_000), "```yaml\nkey: value\n```\n", "## Epic 1\n### Story 1.1: Setup\n",
-  "development_status:\n  1-1-setup: ready-for-dev\n", "\r\nCRLF\r\n", "x\u0000y",
-];
-const APPENDS = ["\n- more\n", "tail", "🙂\n", "", "x".repeat(3000)];
-const COMMANDS = ["*prd", "*create-architecture", "*create-epics-and-stories", "*sprint-planning", "*dev-story", "*brainstorming", "pm", "architect", "*product-brief", "*help", "*correct-course"];
 /** Files served without their secret-looking keys: read back, their text is not what was written. */
 const SERVED_REWRITTEN = /^_bmad\/|\.toml$|\.ya?ml$/;
 
@@ -318,7 +295,7 @@ async function statefulFuzz(steps: number, seed: number): Promise<string[]> {
   const memory: Step = async (who, ref) => {
     if (chance(0.5)) {
       const text = `decided ${pick(["postgres", "REST", "🙂", "NEAR(a b)"])} at ${step % 7}`;
-      await call(who, TOOL.rememberStructured, { type: pick(["decisions", "learnings", "failures", "stories", "context"]), agent: pick(["architect", "dev", "pm", "__proto__"]), text, tags: chance(0.5) ? ["high"] : [], project: ref });
+      await call(who, TOOL.rememberStructured, { type: pick([...MEMORY_TYPES, "context"]), agent: pick(["architect", "dev", "pm", "__proto__"]), text, tags: chance(0.5) ? ["high"] : [], project: ref });
     } else {
       const tool = pick([TOOL.recallStructured, TOOL.getAgentMemory, TOOL.getFailureMuseum, TOOL.getProjectContext]);
       await call(who, tool, pick([{ query: pick(["postgres", "decided", "*", '"x', "SECRET"]), project: ref }, { agent: "architect", project: ref }, { project: ref }]));

@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import type { TestProject } from "vitest/node";
 import { buildBundle } from "../../src/compiler/build.js";
 import { loadBundleFromDir } from "../../src/compiler/read.js";
+import { wholeNumber } from "../support/fuzz-tools.js";
 import type { SeedBundle } from "./seed.js";
 
 export default async function setup(project: TestProject): Promise<void> {
@@ -19,13 +20,6 @@ export default async function setup(project: TestProject): Promise<void> {
   project.provide("classicBundle", { manifest: classic.manifest, blobs: Object.fromEntries([...classic.blobs].map(([sha, bytes]) => [sha, decoder.decode(bytes)])) });
   // The stateful fuzz's length and seed (fuzz.test.ts): workerd sees none of this shell's environment.
   project.provide("statefulFuzz", { steps: wholeNumber("BMAD_FUZZ_STEPS", 300), seed: wholeNumber("BMAD_FUZZ_SEED", 1) });
-}
-
-function wholeNumber(name: string, otherwise: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === "") return otherwise;
-  if (!/^[0-9]{1,9}$/.test(value)) throw new Error(`${name}=${JSON.stringify(value)} is not a whole number: give one, e.g. ${name}=${otherwise}.`);
-  return Number(value);
 }
 
 declare module "vitest" {
