@@ -253,6 +253,8 @@ function openedPath(handle: FileHandle): string | undefined {
   }
 }
 
+/** The longest path Linux takes, its closing NUL included. */
+const PATH_MAX = 4096;
 /** Whether descriptors say where they are, at /proc/self/fd (Linux). */
 const DESCRIBED_FDS = existsSync("/proc/self/fd");
 /** What Linux adds to a descriptor's path once its file has no name left. */
@@ -730,6 +732,10 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
 /** Writes a new file `name` (relative) in the staging folder `made` (as made, in its held parent), making its folders
  *  one level at a time. Why it did not land at `staging`/`name` (the real path: strayed), or undefined. */
 async function writeNew(made: string, staging: string, name: string, data: Uint8Array, shown: string): Promise<ConfinedFailure | undefined> {
+  // Named through the held parent, the path is shorter than the real one: a file no program could name by its real path
+  // (past PATH_MAX) is refused as there, not made where it could not be read or removed (review 199's run: a render
+  // deeper than Python can write was published, and its clean-up failed).
+  if (Buffer.byteLength(join(staging, name)) >= PATH_MAX) throw Object.assign(new Error("name too long"), { code: "ENAMETOOLONG" });
   let folder = made;
   for (const part of dirname(name).split("/").filter((part) => part !== ".")) {
     folder = join(folder, part);

@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
-import { beforeAll, describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
@@ -525,7 +525,16 @@ describe("recall where the deployment binds vectors", () => {
     const name = unique("vectors");
     await ada.project({ action: "create", name });
     const stub = projectStub(ada.id, name);
-    await runInDurableObject(stub, (instance: WorkspaceProject) => void Object.assign((instance as unknown as { env: object }).env, { MEMORY_VECTORS: index, AI: ai }));
+    // The env every object of this isolate shares (later files' too: the files share one isolate), given back after.
+    const env = await runInDurableObject(stub, (instance: WorkspaceProject) => (instance as unknown as { env: Record<string, unknown> }).env);
+    const before = { MEMORY_VECTORS: env.MEMORY_VECTORS, AI: env.AI };
+    Object.assign(env, { MEMORY_VECTORS: index, AI: ai });
+    onTestFinished(() => {
+      for (const [key, value] of Object.entries(before)) {
+        if (value === undefined) delete env[key];
+        else env[key] = value;
+      }
+    });
     for (const text of ["Invoices live in PostgreSQL.", "PDFs render in a queue."]) await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text });
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: "## 2026-01-10\n- Run migrations before deploying.\n" });
     await call(TOOL.recallStructured, { project: name, query: "migrations" });
