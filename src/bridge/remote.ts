@@ -11,6 +11,7 @@ import type { ToolsetName } from "../core/surface/toolsets.js";
 import { notThisProject } from "../core/surface/tools/workspace.tools.js";
 import type { RemoteLink } from "./remote-link.js";
 import { remoteText } from "./bounded-fetch.js";
+import { secretsHeldBack } from "./sync-push.js";
 
 /** Run here, where the project's files are (memory lives in them, and bmad-files and bmad-run work on them), or
  *  where the client answers sampling. A remote workspace's files come here with bmad-mcp pull. */
@@ -43,7 +44,11 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     // A client's cancel reaches a local tool (the completion contract is killed with it). One naming another project
     // means a workspace on the remote, where it goes (review 189: the remote's render for "acme" said to run its lines
     // with "project": "acme", and this folder refused them).
-    if (tool && LOCAL_TOOLS.has(tool) && !namesWorkspace(deps, params)) return (await send(local, method, params, signal)) as never;
+    if (tool && LOCAL_TOOLS.has(tool)) {
+      if (!namesWorkspace(deps, params)) return (await send(local, method, params, signal)) as never;
+      const held = secretSent(params);
+      if (held) return { content: [{ type: "text", text: held }], isError: true } as never;
+    }
     let reason: string;
     const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
@@ -102,6 +107,15 @@ function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | und
   if (!WORKSPACE_TOOLS.has(String(params?.name))) return false;
   const project = (params?.arguments as { project?: unknown } | undefined)?.project;
   return typeof project === "string" && deps.workspaces !== undefined && notThisProject(deps.workspaces, project, "") !== undefined;
+}
+
+/** Why a write this bridge would send to a workspace is refused, or undefined: text that push would hold back as a
+ *  secret (secretsHeldBack) goes to no remote by either way. */
+function secretSent(params: Record<string, unknown> | undefined): string | undefined {
+  const args = params?.arguments as { action?: unknown; path?: unknown; content?: unknown } | undefined;
+  if (params?.name !== TOOL.bmadFiles || !["write", "append", "edit"].includes(String(args?.action)) || typeof args?.path !== "string" || typeof args.content !== "string") return undefined;
+  const why = secretsHeldBack(args.path, args.content, "bmad-mcp");
+  return why && `${args.path.slice(0, 200)} ${why}.`;
 }
 
 /** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */

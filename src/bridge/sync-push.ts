@@ -50,7 +50,14 @@ const DATA_FILE = /\.(ya?ml|toml|jsonl?|xml|csv)$/i;
  *  that is not a document (notCarried). */
 function heldBack(path: string, text: string): string | undefined {
   if (isPersonalFile(path)) return "a personal file BMAD keeps out of git; not sent";
-  const secrets = "holds secret-looking keys (or does not parse here), which push sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config";
+  return secretsHeldBack(path, text, "push") ?? notCarried(path);
+}
+
+/** Why text from this machine must not go to a remote, or undefined: what push holds back of a file by what it holds
+ *  (heldBack), and a linked bridge's write into a workspace too (`by` names which sends nothing: review 201, a steered
+ *  model read a local note's keys and wrote them where a member read them). */
+export function secretsHeldBack(path: string, text: string, by: string): string | undefined {
+  const secrets = `holds secret-looking keys (or does not parse here), which ${by} sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config`;
   if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return secrets;
   // Any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and `deploy.yml`
   // went with their keys, and a reader of the project read them).
@@ -59,9 +66,9 @@ function heldBack(path: string, text: string): string | undefined {
   if (holdsShapedSecret(text)) {
     // Where: the first line that holds one alone (review 68: a long document held back gave no place to look).
     const at = lines(text).findIndex((line) => holdsShapedSecret(line));
-    return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which push sends to no remote; not sent. Take it out of the file`;
+    return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
   }
-  return notCarried(path);
+  return undefined;
 }
 
 /** Why the remote takes no new file at `path` beside `listed` (its files, and the new ones planned before), or

@@ -128,6 +128,11 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   expect(there.isError, text(there)).toBeFalsy();
   expect(existsSync(join(project, "docs/remote.md"))).toBe(false);
   expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", project: "linked-plan", path: "docs/remote.md" } }))).toMatch(/\n# Remote\n$/);
+  // Nor a secret from this folder, which push would hold back (review 201: a steered model read a local note's keys and
+  // wrote them into a shared workspace, where a member read them).
+  const secret = await client.callTool({ name: "bmad-files", arguments: { action: "write", project: "linked-plan", path: "docs/notes.md", content: "# Notes\nDATABASE_URL=postgres://app:hunter2@db.internal/prod\n" } });
+  expect([secret.isError, text(secret)]).toEqual([true, "docs/notes.md holds what looks like a secret (line 2) (a known token, a private key, a URL with a password, a password given), which bmad-mcp sends to no remote; not sent. Take it out of the file."]);
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", project: "linked-plan", path: "docs/notes.md" } }))).not.toContain("hunter2");
 
   const file = join(config, "bmad-mcp", "credentials.json");
   expect(statSync(file).mode & 0o777).toBe(0o600);
