@@ -37,6 +37,8 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // A third review: more agents' and tools' settings than any list holds; the root's dot-files and dot-folders are theirs.
   decides.push("opencode.json", ".opencode/plugin/x.ts", ".roo/mcp.json", ".continue/config.yaml", ".windsurf/hooks.json", ".aider.conf.yml", ".devcontainer.json", "Jenkinsfile", ".travis.yml", ".env");
   decides.push(".kiro/hooks/h.json", ".codex/config.toml", ".devcontainer/devcontainer.json", ".mise.toml", "lefthook.yml", ".npmrc", ".yarnrc.yml", ".gitmodules", ".github/actions/a/action.yml");
+  // Review 201: Haskell's Setup.lhs and hie.yaml, Leiningen's project.clj, MSBuild's other project files.
+  decides.push("Setup.lhs", "hie.yaml", "tools/hie.yaml", "project.clj", "native/x.vcxproj", "build.proj");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   // Windows' 8.3 short names of any of them (or of a script) are refused by shape, to every writer and to a pull.
   for (const path of ["CLAUDE~1/settings.json", ".claude/SETTIN~1.JSO", "GITHUB~1/workflows/x.yml", "_bmad/_config/FILES-~1.CSV", "CC-VER~1.SH"]) {
@@ -55,6 +57,8 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // Review 66: mise's whole search list in any folder, and build definitions editors run on open.
   decides.push("_bmad-output/mise/config.toml", "docs/mise/config.local.toml", "mise.dev.local.toml", "a/mise-tasks/x.toml", "a/mise/tasks/build", "mise/config.toml");
   decides.push("build.rs", "crates/x/build.rs", "CMakeLists.txt", "cmake/x.cmake", "CMakePresets.json", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties", "settings.gradle.kts", "app/build.gradle", "gradlew", "Gemfile", "mix.exs", "Makefile", "rules.mk", "build.sbt", "rust-toolchain.toml", "Cargo.toml", "meson.build", "bunfig.toml", "nx.json", "build.zig", "Package.swift", "project/plugins.sbt", "buildSrc/src/main/kotlin/x.kt", "gradle/libs.gradle.kts", "Directory.Build.props", "MODULE.bazel", "tools/defs.bzl", "pom.xml", "src/MyApp.Api/MyApp.Api.csproj", "Directory.Packages.props", "global.json");
+  // Review 201: Haskell's Setup.lhs and hie.yaml, Leiningen's project.clj, MSBuild's other project files.
+  decides.push("Setup.lhs", "hie.yaml", "tools/hie.yaml", "project.clj", "native/x.vcxproj", "build.proj");
   for (const path of decides) expect(changeRefusal(path), path).toMatch(/decides what code runs here/);
   // Review 56: what tools load by themselves at any depth (a .pth in a venv ran on the next Python start).
   const loaded = ["venv/lib/python3.11/site-packages/zz.pth", "x.pth", "node_modules/prettier/index.cjs", "pkg/NODE_MODULES/a.js", "lib/dist-packages/a.py", "__pypackages__/3.11/lib/a.py", "src/sitecustomize.py", "usercustomize.py", "venv/pyvenv.cfg", "venv/bin/activate", "env/bin/Activate.ps1", "venv/bin/activate_this.py", "x.code-workspace", "lint-staged.config.mjs", "commitlint.config.js", "packages/web/eslint.config.ts", "tailwind.config.cjs"];
@@ -65,6 +69,7 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   loaded.push("renv/activate.R", "renv/library/R-4.3/x/jsonlite/R/jsonlite", "packrat/lib/x", "lua_modules/x.lua", "local/lib/perl5/strict.pm", "_opam/lib/x.ml", "vcpkg_installed/x/zlib-config.cmake", "env/etc/conda/activate.d/x.sh");
   loaded.push("karma.conf.js", "wdio.conf.ts", "gatsby-node.js", "vendor/x.php", "lib/python3.12/os.py");
   loaded.push("vitest.config.e2e.ts", "vite.config.prod.mts", "vitest.workspace.ts", "vitest.projects.ts", "packages/web/vitest.config.unit.ts", "webpack.config.babel.js", "playwright.config.tsx");
+  loaded.push("husky.config.js", "husky.config.cjs");
   for (const path of loaded) expect(changeRefusal(path), path).toMatch(/code tools load by themselves/);
   for (const path of ["docs/activate.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md", "docs/mise.md", "docs/makefile-notes.md", "docs/build.md", "src/build.ts", "docs/cargo.md", "src/app.conf.json",
     // Review 68: an app's own configs, ordinary folder names below the root, documents anywhere.

@@ -160,14 +160,15 @@ function isToolConfigCode(folded: string): boolean {
   return (CONFIG_TOOLS.has(tool) && (stem.includes(".config") || stem.includes(".workspace") || stem.includes(".projects"))) || /^(karma|wdio|protractor|nightwatch)\.conf$/.test(stem) || /^gatsby-(config|node|browser|ssr)$/.test(stem);
 }
 /** Tools whose `<tool>.config.*` editors' extensions, language servers and commit hooks load by themselves. */
-const CONFIG_TOOLS = new Set(["eslint", "prettier", "stylelint", "tailwind", "postcss", "vite", "vitest", "jest", "playwright", "cypress", "webpack", "rollup", "rspack", "rsbuild", "babel", "svelte", "astro", "nuxt", "next", "remix", "lint-staged", "commitlint", "uno", "unocss", "panda", "tsup", "vue", "quasar", "metro", "storybook", "knip", "docusaurus", "electron-builder", "histoire", "vuepress", "vitepress", "windi"]);
+const CONFIG_TOOLS = new Set(["eslint", "prettier", "stylelint", "tailwind", "postcss", "vite", "vitest", "jest", "playwright", "cypress", "webpack", "rollup", "rspack", "rsbuild", "babel", "svelte", "astro", "nuxt", "next", "remix", "lint-staged", "commitlint", "husky", "uno", "unocss", "panda", "tsup", "vue", "quasar", "metro", "storybook", "knip", "docusaurus", "electron-builder", "histoire", "vuepress", "vitepress", "windi"]);
 /** Read by a tool in any folder the user cds into: mise's whole search list (`mise.toml`, `mise.<env>.local.toml`,
  *  `mise/config.toml`, `mise/config.local.toml`, its task folders: review 66). */
 const RUNS_IN_ANY_FOLDER = /(^|\/)mise\.([^/]*\.)?toml$|(^|\/)mise\/(config\.([^/]*\.)?toml$|tasks\/)|(^|\/)mise-tasks\//;
 /** Build definitions and wrappers that editors run when the project is opened, before anyone runs a build (review 66:
  *  rust-analyzer ran a model-written build.rs, CMake Tools a CMakeLists.txt; IntelliJ downloads the distribution a
- *  gradle-wrapper.properties names), at any depth. */
-const RUNS_ON_OPEN = /(^|\/)(build\.rs|build\.zig|cmakelists\.txt|[^/]*\.cmake|cmake(user)?presets\.json|gradle-wrapper\.properties|gradle\.properties|(settings|build|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?|gemfile|mix\.exs|(gnu)?makefile|[^/]*\.mk|build\.sbt|rust-toolchain(\.toml)?|cargo\.toml|meson\.build|bunfig\.toml|nx\.json|package\.swift|directory\.(build\.(props|targets)|packages\.props)|nuget\.config|workspace(\.bazel)?|module\.bazel|[^/]*\.bzl|setup\.hs|pom\.xml|[^/]*\.(cs|fs|vb)proj)$|^(global\.json|project\/[^/]*\.(sbt|scala))$|(^|\/)(buildsrc|build-logic)\/|(^|\/)gradle\/[^/]*\.gradle(\.kts)?$/;
+ *  gradle-wrapper.properties names; review 201: Haskell's Setup.lhs and hie.yaml, Leiningen's project.clj, MSBuild's
+ *  .vcxproj and .proj), at any depth. */
+const RUNS_ON_OPEN = /(^|\/)(build\.rs|build\.zig|cmakelists\.txt|[^/]*\.cmake|cmake(user)?presets\.json|gradle-wrapper\.properties|gradle\.properties|(settings|build|init)\.gradle(\.kts)?|gradlew(\.bat)?|mvnw(\.cmd)?|gemfile|mix\.exs|(gnu)?makefile|[^/]*\.mk|build\.sbt|rust-toolchain(\.toml)?|cargo\.toml|meson\.build|bunfig\.toml|nx\.json|package\.swift|directory\.(build\.(props|targets)|packages\.props)|nuget\.config|workspace(\.bazel)?|module\.bazel|[^/]*\.bzl|setup\.l?hs|hie\.yaml|project\.clj|pom\.xml|[^/]*\.((cs|fs|vb|vcx)?proj))$|^(global\.json|project\/[^/]*\.(sbt|scala))$|(^|\/)(buildsrc|build-logic)\/|(^|\/)gradle\/[^/]*\.gradle(\.kts)?$/;
 /** Dot-files and dot-folders are tools' own settings, at the root and in any folder (a monorepo's packages, direnv's
  *  `.envrc` wherever one cds): agents' and editors' settings, MCP server lists, hooks, skills and commands whose `!`
  *  lines run, git hook managers, package managers, dev containers, CI. Many start programs by themselves, and new
