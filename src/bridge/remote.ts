@@ -11,7 +11,7 @@ import type { ToolsetName } from "../core/surface/toolsets.js";
 import { notThisProject } from "../core/surface/tools/workspace.tools.js";
 import type { RemoteLink } from "./remote-link.js";
 import { remoteText } from "./bounded-fetch.js";
-import { secretsHeldBack } from "./sync-push.js";
+import { secretsHeldBack, shapedSecretHeldBack } from "./sync-push.js";
 
 /** Run here, where the project's files are (memory lives in them, and bmad-files and bmad-run work on them), or
  *  where the client answers sampling. A remote workspace's files come here with bmad-mcp pull. */
@@ -110,11 +110,12 @@ function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | und
 }
 
 /** Why a write this bridge would send to a workspace is refused, or undefined: text that push would hold back as a
- *  secret (secretsHeldBack) goes to no remote by either way. */
+ *  secret (secretsHeldBack) goes to no remote by either way; a part of a file (an append, an edit's new text) by its
+ *  shape alone, as no config parser could judge it whole. */
 function secretSent(params: Record<string, unknown> | undefined): string | undefined {
   const args = params?.arguments as { action?: unknown; path?: unknown; content?: unknown } | undefined;
   if (params?.name !== TOOL.bmadFiles || !["write", "append", "edit"].includes(String(args?.action)) || typeof args?.path !== "string" || typeof args.content !== "string") return undefined;
-  const why = secretsHeldBack(args.path, args.content, "bmad-mcp");
+  const why = args.action === "write" ? secretsHeldBack(args.path, args.content, "bmad-mcp") : shapedSecretHeldBack(args.content, "bmad-mcp");
   return why && `${args.path.slice(0, 200)} ${why}.`;
 }
 

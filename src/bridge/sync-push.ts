@@ -63,12 +63,16 @@ export function secretsHeldBack(path: string, text: string, by: string): string 
   // went with their keys, and a reader of the project read them).
   if (DATA_FILE.test(path) && holdsSecrets(path, text)) return secrets;
   // Any other text by what a secret looks like alone (review 50: AWS's accessKeys.csv, a key pasted into notes.md).
-  if (holdsShapedSecret(text)) {
-    // Where: the first line that holds one alone (review 68: a long document held back gave no place to look).
-    const at = lines(text).findIndex((line) => holdsShapedSecret(line));
-    return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
-  }
-  return undefined;
+  return shapedSecretHeldBack(text, by);
+}
+
+/** Why text holding what looks like a secret by its shape alone is not sent, or undefined: a part of a file too (an
+ *  append, an edit's new text), which no config parser could judge whole. */
+export function shapedSecretHeldBack(text: string, by: string): string | undefined {
+  if (!holdsShapedSecret(text)) return undefined;
+  // Where: the first line that holds one alone (review 68: a long document held back gave no place to look).
+  const at = lines(text).findIndex((line) => holdsShapedSecret(line));
+  return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
 }
 
 /** Why the remote takes no new file at `path` beside `listed` (its files, and the new ones planned before), or
