@@ -528,7 +528,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
       await handle.sync();
       // The folder may have been swapped for a link since it was checked: look again before the rename.
       const realDir = await realpath(dir);
-      const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : failure("outside", rel, "moved outside the project while being written; refused.");
+      const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : movedFailure(rel);
       const refused = moved ?? (await lockLost(rel)) ?? renameIfUnchanged(target, rel, opts.unchanged, temp);
       if (refused) {
         removeOpened(handle, temp);
@@ -711,7 +711,7 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
     shown = rel;
     // The folder may have been swapped for a link since it was checked: look again before the rename.
     const realParent = await realpath(parent.path);
-    if (!isInside(at.realRoot, realParent)) return failure("outside", rel, "moved outside the project while being written; refused.");
+    if (!isInside(at.realRoot, realParent)) return movedFailure(rel);
     const moved = lands(join(realParent, basename(target))) ?? (await lockLost(rel));
     if (moved) return moved;
     renaming = true;
