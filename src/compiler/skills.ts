@@ -1,10 +1,11 @@
 // v6.3+ skill trees: the package source (src/*/module.yaml + SKILL.md dirs) and installed _bmad/ + .<ide>/skills/.
-import { addDir, basename, dirname, MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
+import { addDir, basename, dirname, filesUnder, MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
 import { firstHeading } from "../core/markdown";
 import { asObject, csv, frontmatter, str, toml, yaml } from "./parse";
 
 /** Builds the record for one skill whose files are already in `files` under bundle dir `dir`. */
-export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: string, module: string): TreeRecord | null {
+/** `under`: the paths in `files` below `dir`. */
+export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: string, module: string, under: Iterable<string>): TreeRecord | null {
   const entry = `${dir}/SKILL.md`;
   const skillRel = files.get(entry);
   const text = skillRel === undefined ? null : ctx.tree.text(skillRel);
@@ -44,7 +45,7 @@ export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: s
     const title = firstHeading(fm.value.body);
     if (title) record.title = title;
   }
-  record.files = recordFiles(entry, [...files.keys()].filter((p) => p.startsWith(`${dir}/`)), files);
+  record.files = recordFiles(entry, under, files);
   return record;
 }
 
@@ -122,7 +123,7 @@ export function readSkillsSource(ctx: ReadContext, base: string): TreeContent {
     if (code !== undefined) skills.push({ dir: `${code}/${basename(dir)}`, module: code });
   }
   for (const s of skills) {
-    const r = skillRecord(ctx, out.files, s.dir, s.module);
+    const r = skillRecord(ctx, out.files, s.dir, s.module, filesUnder(out.files, s.dir));
     if (r) out.records.push(r);
   }
   addPhases(ctx, out);
@@ -196,6 +197,9 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
   }
   const bmadName = basename(bmad) || "_bmad";
   const read = new Set<string>();
+  // Each bundle folder's paths as its folders are added (two installed folders may make one): filesUnder's index
+  // would be made again after each.
+  const under = new Map<string, string[]>();
   const looked = new Set<string>(); // [folder, name] of each row looked for: a repeated row is looked for once
   // Rows naming no skill are looked for at most MAX_MISSES times (review 35: 175,000 rows of missing skills cost 25 s
   // a rebuild, each listing the root again).
@@ -234,8 +238,10 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     }
     if (read.has(rel)) continue;
     read.add(rel);
-    addDir(ctx, out.files, rel, dir);
-    const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!);
+    const added = addDir(ctx, out.files, rel, dir);
+    const paths = under.get(dir)?.concat(added) ?? added;
+    under.set(dir, paths);
+    const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!, paths);
     if (record) out.records.push(record);
   }
   addPhases(ctx, out);

@@ -45,11 +45,27 @@ export function recordFiles(entry: string, paths: Iterable<string>, files: Map<s
   return [entry, ...rest];
 }
 
-/** Paths in `files` that live below bundle directory `dir`. */
+/** Paths in `files` that live below bundle directory `dir`. From an index of every folder's paths, made once for
+ *  the map as it is (a scan of every path for each record cost 13 s of CPU on 10,000 planted skills): the readers
+ *  add paths and never remove one while they make records, so a map of the same size has the same paths. */
 export function filesUnder(files: Map<string, string>, dir: string): string[] {
-  const prefix = dir ? `${dir}/` : "";
-  return [...files.keys()].filter((p) => p.startsWith(prefix));
+  let index = folderIndexes.get(files);
+  if (index?.size !== files.size) {
+    index = { size: files.size, under: new Map() };
+    for (const path of files.keys()) {
+      for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) {
+        const folder = path.slice(0, i);
+        const list = index.under.get(folder);
+        if (list) list.push(path);
+        else index.under.set(folder, [path]);
+      }
+    }
+    folderIndexes.set(files, index);
+  }
+  return dir ? (index.under.get(dir) ?? []) : [...files.keys()];
 }
+
+const folderIndexes = new WeakMap<Map<string, string>, { size: number; under: Map<string, string[]> }>();
 
 export function dirname(path: string): string {
   const i = path.lastIndexOf("/");
