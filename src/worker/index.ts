@@ -44,8 +44,13 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
     tokenEndpoint: "/oauth/token",
     clientRegistrationEndpoint: "/oauth/register",
     clientIdMetadataDocumentEnabled: true,
+    // RFC 8252's app schemes (Cursor's cursor://): PKCE binds the code to the app that asked, as on loopback.
+    allowPrivateUseRedirectUris: true,
     scopesSupported: SCOPES_SUPPORTED,
-    requiredScopes: [SCOPES.read],
+    // Named in the 401's challenge and the resource metadata, which clients ask for as they are (MCP's scope
+    // selection): with bmad:read alone, an SDK client never got a token that writes (review 203). The consent page
+    // offers each, to untick.
+    requiredScopes: [SCOPES.read, SCOPES.write],
     accessTokenTTL,
     refreshTokenTTL: REFRESH_TOKEN_TTL_S,
     tokenExchangeCallback: ({ grantType, props, env }) => {

@@ -4,13 +4,17 @@
 // to a real MCP client with that user's token. Screenshots go to test-results/views/.
 import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { Browser } from "playwright-core";
 import { parse as parseYaml } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { McpDoor } from "../../scripts/lifecycle-doors.js";
 import { IMPL, PLAN, walk } from "../../scripts/lifecycle.js";
 import type { LocalWorker } from "../../scripts/local-worker.js";
@@ -327,5 +331,56 @@ describe("the views on the Worker", () => {
     const atCommit = await eve.callTool({ name: "bmad-doc", arguments: { project: theirs, path: memlog, commit: "a".repeat(40) } });
     expect(atCommit.isError).toBe(true);
     expect(toolText(atCommit)).toMatch(/keeps its own versions: pass "version"/);
+  });
+});
+
+// Review 203: in Chromium, Allow did nothing (the page's CSP form-action checked the redirect to the app), and an SDK
+// client that asked for the scopes the server named got a token that could not write. Signed in here as a user is:
+// the SDK's own OAuth flow, the consent page in the browser, the code caught at the app's loopback redirect.
+describe("signing in from a browser", () => {
+  it("an SDK client that follows the server's challenge gets, from Allow in Chromium, a token that writes", async () => {
+    // The app's loopback redirect, as a native app listens for it (a route of the page's would not see a redirect).
+    let codeFrom: (code: string) => void = () => undefined;
+    const code = new Promise<string>((resolve) => (codeFrom = resolve));
+    const app = createServer((req, res) => {
+      codeFrom(new URL(req.url ?? "/", "http://127.0.0.1").searchParams.get("code") ?? "");
+      res.end("signed in");
+    });
+    await new Promise<void>((r) => app.listen(0, "127.0.0.1", r));
+    onTestFinished(() => void app.close());
+    const callback = `http://127.0.0.1:${(app.address() as AddressInfo).port}/callback`;
+    const saved: { client?: OAuthClientInformationMixed; tokens?: OAuthTokens; verifier?: string; authorizeAt?: URL } = {};
+    const provider: OAuthClientProvider = {
+      redirectUrl: callback,
+      clientMetadata: { client_name: "browser sign-in test", redirect_uris: [callback], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" },
+      clientInformation: () => saved.client,
+      saveClientInformation: (info) => void (saved.client = info),
+      tokens: () => saved.tokens,
+      saveTokens: (tokens) => void (saved.tokens = tokens),
+      redirectToAuthorization: (url) => void (saved.authorizeAt = url),
+      saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
+      codeVerifier: () => saved.verifier!,
+    };
+    const mcp = new URL("/mcp?toolsets=default", worker.url);
+    const first = new StreamableHTTPClientTransport(mcp, { authProvider: provider });
+    await expect(new Client({ name: "browser-sign-in", version: "1.0.0" }).connect(first)).rejects.toThrow(/unauthorized/i);
+    expect(saved.authorizeAt?.searchParams.get("scope")).toBe("bmad:read bmad:write");
+
+    const page = await browser.newPage();
+    const blocked: string[] = [];
+    page.on("console", (m) => void (m.type() === "error" && blocked.push(m.text())));
+    await page.goto(saved.authorizeAt!.href);
+    await page.click("button[value=approve]");
+    const got = await Promise.race([code, new Promise<string>((r) => setTimeout(() => r(""), 10_000))]);
+    expect(got, `${page.url()}\n${blocked.join("\n")}`).toMatch(/\S/);
+
+    await page.close();
+    await first.finishAuth(got);
+    expect(saved.tokens?.scope?.split(" ").sort()).toEqual(["bmad:read", "bmad:write"]);
+    const client = new Client({ name: "browser-sign-in", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(mcp, { authProvider: provider }));
+    const created = await client.callTool({ name: "bmad-project", arguments: { action: "create", name: "signed-in" } });
+    expect(created.isError, toolText(created)).toBeFalsy();
+    await client.close();
   });
 });

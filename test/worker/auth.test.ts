@@ -23,11 +23,13 @@ describe("discovery", { timeout: 60_000 }, () => {
     const res = await toolsList();
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+    // What a client asks for, as MCP's scope selection has it: with bmad:read alone, an SDK client never wrote (review 203).
+    expect(res.headers.get("www-authenticate")).toContain('scope="bmad:read bmad:write"');
   });
 
   it("publishes RFC 9728 and RFC 8414 metadata: S256 only, registration, scopes", async () => {
     const resource = await (await workerFetch(`${ORIGIN}/.well-known/oauth-protected-resource/mcp`)).json<Record<string, unknown>>();
-    expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["bmad:read"] });
+    expect(resource).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN], scopes_supported: ["bmad:read", "bmad:write"] });
     const as = await (await workerFetch(`${ORIGIN}/.well-known/oauth-authorization-server`)).json<Record<string, unknown>>();
     expect(as).toMatchObject({ issuer: ORIGIN, code_challenge_methods_supported: ["S256"], registration_endpoint: `${ORIGIN}/oauth/register` });
     expect(as.scopes_supported).toEqual(expect.arrayContaining(["bmad:read", "bmad:write"]));
@@ -41,6 +43,20 @@ describe("discovery", { timeout: 60_000 }, () => {
       const outcome = await authorize(workerFetch, ORIGIN, { clientId: claude.client_id, redirectUri });
       expect(outcome.ok && outcome.location.startsWith(redirectUri)).toBe(true);
     }
+  });
+
+  // Review 203: Cursor's app scheme was refused alone, and stored but unusable beside its https and loopback callbacks.
+  it("signs in an app by its own scheme (RFC 8252), saying on the page that access goes to an app on the computer", async () => {
+    const cursor = "cursor://anysphere.cursor-mcp/oauth/callback";
+    const app = await register(workerFetch, ORIGIN, { redirect_uris: [cursor], client_name: "Cursor" });
+    expect(app.status).toBe(201);
+    const query = new URLSearchParams({ response_type: "code", client_id: app.client_id, redirect_uri: cursor, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" });
+    const page = await workerFetch(`${ORIGIN}/authorize?${query}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain("This sends access to an app on your computer (the one that opens cursor: links).");
+    const outcome = await authorize(workerFetch, ORIGIN, { clientId: app.client_id, redirectUri: cursor });
+    expect(outcome.ok && outcome.location.startsWith(`${cursor}?code=`)).toBe(true);
+    for (const unsafe of ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd"]) expect((await register(workerFetch, ORIGIN, { redirect_uris: [unsafe] })).status).toBe(400);
   });
 });
 

@@ -17,9 +17,12 @@ const MAX_CONSENT_BYTES = 16 * 1024;
 
 const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+// No form-action: Chromium and WebKit check it on the redirect that answers the consent form too, and that always
+// leaves this origin (the app's redirect_uri, or the identity provider): with 'self', Allow did nothing (review 203).
+// The page has no script and nothing unescaped in it, and the form's POST is checked by its Origin.
 const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   "x-frame-options": "DENY",
   "cache-control": "no-store",
 };
@@ -54,7 +57,6 @@ function offeredScopes(requested: string[]): string[] {
 function oversizedPart(request: AuthRequest): string | undefined {
   const L = REGISTRATION_LIMITS;
   if ((request.state ?? "").length > L.stateChars) return `a state longer than ${L.stateChars} characters`;
-  if ((request.codeChallenge ?? "").length > L.codeChallengeChars) return `a code_challenge longer than ${L.codeChallengeChars} characters (RFC 7636: an S256 challenge is 43)`;
   if (request.scope.length > L.scopes) return `more than ${L.scopes} scopes`;
   if (request.scope.some((s) => s.length > L.scopeChars)) return `a scope longer than ${L.scopeChars} characters`;
   return undefined;
@@ -68,7 +70,8 @@ const shownName = (name: string) => asOneLine(name.replace(/\p{Cf}/gu, "")).trim
 const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
 <small>Local development only: an email signs in a separate local user, e.g. to try sharing a project.</small></p>`;
 
-function consentPage(d: ConsentDescription, handle: string, who: string, local: boolean): string {
+/** `appScheme`: the redirect's private-use scheme (`cursor:`), where the code goes to an app on the user's computer. */
+function consentPage(d: ConsentDescription, handle: string, who: string, local: boolean, appScheme?: string): string {
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const offered = offeredScopes(d.scope);
   const ignored = d.scope.filter((s) => !SCOPES_SUPPORTED.includes(s));
@@ -77,7 +80,7 @@ function consentPage(d: ConsentDescription, handle: string, who: string, local: 
     .join("<br>");
   return `<p><strong>${escape(d.clientName)}</strong> asks to use the BMAD MCP server as ${escape(who)}.</p>
 <p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>
-${d.redirectIsLoopback ? "<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : ""}
+${d.redirectIsLoopback || appScheme ? `<p><strong>This sends access to an app on your computer${appScheme ? ` (the one that opens ${escape(appScheme)} links)` : ""}.</strong> Continue only if you just started signing in from it.</p>` : ""}
 <form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
 <p>${scopes}</p>
 ${local ? LOCAL_USER_FIELD : ""}
@@ -139,6 +142,9 @@ authPages.get("/authorize", async (c) => {
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
   // a confidential one (review 15), whose codes then rest on its secret alone.
   if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
+  // RFC 7636: an S256 challenge is 43 characters of base64url. Another was taken, and its code could never be
+  // exchanged (review 203): the app is told now, before the user approves.
+  if (!/^[A-Za-z0-9_-]{43}$/.test(request.codeChallenge)) return page(400, "Sign-in failed", "<p>This app sent a code_challenge that is not an S256 challenge (43 characters of base64url, RFC 7636). Update the app, or ask its makers to.</p>");
   const oversized = oversizedPart(request);
   if (oversized) return page(400, "Sign-in failed", `<p>This app sent ${escape(oversized)}, more than a sign-in needs. Update the app, or ask its makers to.</p>`);
   const details = await oauth.describeConsent(request);
@@ -146,7 +152,9 @@ authPages.get("/authorize", async (c) => {
   const local = c.get("config").upstream.kind === "local";
   const who = local ? "the local user" : "you (you sign in next)";
   const name = shownName(details.clientName);
-  return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local), consent.headers);
+  const scheme = new URL(request.redirectUri).protocol;
+  const appScheme = scheme === "https:" || scheme === "http:" ? undefined : scheme;
+  return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local, appScheme), consent.headers);
 });
 
 authPages.post("/authorize", async (c) => {

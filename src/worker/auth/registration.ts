@@ -19,11 +19,11 @@ export const REGISTRATION_LIMITS = {
   windowMs: 10 * 60_000,
   /** Consent pages opened per client address per window: each stores a transaction before anyone signs in. */
   authorizePerAddress: 30,
-  /** A sign-in's state, code_challenge and scope as a client sends them, before the provider stores them (reviews 84, 95). */
+  /** A sign-in's state and scope as a client sends them, before the provider stores them (reviews 84, 95; a
+   *  code_challenge is refused unless it is S256's 43 characters). */
   stateChars: 512,
   scopes: 10,
-  /** RFC 7636: an S256 challenge is 43 characters, a plain one at most 128; a scope this server knows is short. */
-  codeChallengeChars: 128,
+  /** A scope this server knows is short. */
   scopeChars: 100,
 } as const;
 
