@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { constants, existsSync, fstatSync, lstatSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
-import { lstat, mkdir, mkdtemp, open, readdir, realpath, rename, rm, rmdir, stat, type FileHandle } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, rmdir, stat, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
@@ -26,6 +26,35 @@ export type Confined<T extends object> = Result<T, { code: ConfinedCode }>;
 /** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
 const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel || "."}: ${reason}` });
 const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/** A failure the system gave (`what`: "cannot be written"), with its code and what to do about it: a bare "(ENOENT)"
+ *  names no fix (review 202). */
+const ioFailure = (rel: string, what: string, e: unknown): ConfinedFailure => failure("io", rel, `${what} (${errno(e) ?? (e as Error).message}): ${errnoFix(errno(e))}`);
+function errnoFix(code: string | undefined): string {
+  switch (code) {
+    case "ENOENT":
+      return "a folder on its way was removed or moved meanwhile (another program at work there?); try again.";
+    case "ENOTDIR":
+      return "something on its way is not a folder, or was replaced meanwhile (another program at work there?); make it a folder, or try again.";
+    case "ENAMETOOLONG":
+      return `the path is too long (a name holds at most 255 bytes, a whole path fewer than ${PATH_MAX}); give a shorter or less deep one.`;
+    case "ELOOP":
+      return "a symlink on its way loops, or was put there meanwhile; remove the link.";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied; let your user write there.";
+    case "ENOSPC":
+    case "EDQUOT":
+      return "the disk (or your quota) is full; free some space.";
+    case "EROFS":
+      return "the file system is read-only; work in a writable copy of the project.";
+    default:
+      return "try again; if it fails again, check the folder's permissions and free space.";
+  }
+}
+/** The error a path too long for any program to name gives: refused as the system would, never made through a
+ *  descriptor where nothing could read or remove it by its path (review 199). */
+const nameTooLong = () => Object.assign(new Error("name too long"), { code: "ENAMETOOLONG" });
 
 /** Who changes a file, and so what it may land on. `own`: the machinery folder a bridge state writer keeps (locks,
  *  sync state, sessions). `refuse`: the rule for content instead of changeRefusal's (a pull's, which lets in BMAD's
@@ -167,11 +196,13 @@ async function follow(realRoot: string, abs: string, rel: string, via?: string):
   } catch (e) {
     if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return failure("missing", rel, "does not exist in the project.");
     if (errno(e) === "ELOOP") return failure("outside", rel, "a symlink loop; remove the link.");
-    return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
+    return ioFailure(rel, "cannot be read", e);
   }
-  if (!isInside(realRoot, real)) return failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`);
+  if (!isInside(realRoot, real)) return leadsOut(realRoot, real, rel, via);
   return { ok: true, real };
 }
+const leadsOut = (realRoot: string, real: string, rel: string, via?: string): ConfinedFailure =>
+  failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`);
 
 /** The real path of an existing file or folder inside the root. */
 export async function resolveConfined(root: string, rel: string): Promise<Confined<{ path: string; isDir: boolean }>> {
@@ -213,7 +244,7 @@ export async function landingOf(root: string, rel: string): Promise<Confined<{ r
   const tail: string[] = [];
   for (let abs = at.abs; ; abs = dirname(abs)) {
     const real = await realpath(abs).catch(() => undefined);
-    if (real !== undefined) return isInside(at.realRoot, real) ? { ok: true, realRoot: at.realRoot, real: join(real, ...tail) } : failure("outside", rel, `leads outside the project (${at.realRoot}) through a symlink, to ${real}; refused.`);
+    if (real !== undefined) return isInside(at.realRoot, real) ? { ok: true, realRoot: at.realRoot, real: join(real, ...tail) } : leadsOut(at.realRoot, real, rel);
     if (abs === at.realRoot) return { ok: true, realRoot: at.realRoot, real: at.abs };
     tail.unshift(basename(abs));
   }
@@ -277,16 +308,16 @@ const movedFailure = (rel: string) => failure("outside", rel, "was moved while b
 /** Removes the file (or staging folder) a change has open where it really is, not through a path whose folders may have
  *  been swapped for links since; by `named` with no /proc. Synchronous, the look and the removal one after the other:
  *  its folder renamed meanwhile (review 192: a folder swapped every millisecond or two outran awaited looks four times
- *  running), it is looked for again, a few times. Never anything else of its name (device and inode). */
-function removeOpened(handle: FileHandle, named: string): void {
+ *  running), it is looked for again, a few times. Never anything else of its name (device and inode), and nothing
+ *  outside `within` where given (a staging folder another program moved out of the project is left there: review 202). */
+function removeOpened(handle: FileHandle, named: string, within?: string): void {
   for (let tries = 0; tries < 4; tries++) {
     const at = openedPath(handle);
     if (at === undefined) return rmSync(named, { recursive: true, force: true });
-    if (at.endsWith(DELETED)) return;
+    if (at.endsWith(DELETED) || (within !== undefined && !isInside(within, at))) return;
     try {
-      const [mine, there] = [fstatSync(handle.fd, { bigint: true }), lstatSync(at, { bigint: true })];
-      if (mine.dev !== there.dev || mine.ino !== there.ino) continue;
-      if (there.isDirectory()) rmSync(at, { recursive: true });
+      if (!isOpened(handle, at)) continue;
+      if (fstatSync(handle.fd).isDirectory()) rmSync(at, { recursive: true });
       else unlinkSync(at);
     } catch {
       // Moved on meanwhile: looked for again.
@@ -294,6 +325,34 @@ function removeOpened(handle: FileHandle, named: string): void {
   }
 }
 
+/** Whether `named` (a link there never followed) is the file or folder `handle` has open: same device and inode. */
+function isOpened(handle: FileHandle, named: string): boolean {
+  try {
+    const [mine, there] = [fstatSync(handle.fd, { bigint: true }), lstatSync(named, { bigint: true })];
+    return mine.dev === there.dev && mine.ino === there.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** A folder a change works in: its real path and, where descriptors say where they are (Linux), the folder held open,
+ *  whose entries are named through /proc/self/fd/N/ (inFolder): that folder itself, wherever it is now, so a folder
+ *  above swapped for a link and back reroutes nothing made, written or renamed in it (reviews 192, 202). With no
+ *  /proc, its path alone, the realpath looks standing alone. */
+interface HeldFolder {
+  path: string;
+  handle?: FileHandle;
+}
+/** How entry `name` of `folder` is named to the system: through its descriptor where it is held (a short path too,
+ *  whatever the folder's depth: review 202's temp file past PATH_MAX beside a target just under it). */
+const inFolder = (folder: HeldFolder, name: string): string => (folder.handle ? `/proc/self/fd/${folder.handle.fd}/${name}` : join(folder.path, name));
+/** Where held `folder` really is now, if still inside the real root; undefined: moved out, removed, or not known. Looked
+ *  at just before something is made or renamed in it (synchronous: nothing between the look and what follows it). */
+function whereNow(realRoot: string, folder: HeldFolder): string | undefined {
+  if (!folder.handle) return folder.path;
+  const at = openedPath(folder.handle);
+  return at !== undefined && !at.endsWith(DELETED) && isInside(realRoot, at) ? at : undefined;
+}
 
 /** How a read is judged: by `judge` where given (its reason first), and always by contentRules (as `asked`, by
  *  default `rel`; `own`: the machinery folder a bridge state reader keeps). */
@@ -324,7 +383,7 @@ export async function readConfined(root: string, rel: string, opts: ReadOptions 
   } catch (e) {
     if (errno(e) === "ENOENT") return failure("missing", rel, "does not exist in the project.");
     if (errno(e) === "ELOOP") return failure("outside", rel, "was replaced by a symlink while being read; refused.");
-    return failure("io", rel, `cannot be read (${errno(e) ?? (e as Error).message}).`);
+    return ioFailure(rel, "cannot be read", e);
   }
   try {
     const opened = openedPath(handle);
@@ -370,11 +429,18 @@ export async function readConfinedText(root: string, rel: string, opts: ReadOpti
  * refused. `label` is the path messages name (a file about to be written there), `rel` by default.
  */
 export async function ensureConfinedDir(root: string, rel: string, opts: { label?: string } = {}): Promise<Confined<{ path: string }>> {
-  const label = opts.label ?? rel;
   const at = await locate(root, rel);
   if (!at.ok) return at;
+  const made = await holdFolder(at.realRoot, at.abs, opts.label ?? rel);
+  if (!made.ok) return made;
+  await made.handle?.close();
+  return { ok: true, path: made.path };
+}
+
+/** ensureConfinedDir's folder `abs` (under the real root), held: the caller closes it. */
+async function holdFolder(realRoot: string, abs: string, label: string): Promise<Confined<HeldFolder>> {
   for (let tries = 1; ; tries++) {
-    const made = await makeFolders(at.realRoot, at.abs, label);
+    const made = await makeFolders(realRoot, abs, label);
     if (!("gone" in made)) return made;
     if (tries === FOLDER_TRIES) return goneFailure(label, made.gone);
   }
@@ -384,42 +450,102 @@ export async function ensureConfinedDir(root: string, rel: string, opts: { label
  *  empties (removeConfined `emptied`), one a write had just found or made among them (a raw ENOENT, once in ~450). */
 const FOLDER_TRIES = 3;
 const goneFailure = (rel: string, gone: string) => failure("io", rel, `its folder ${gone} was removed while being made, ${FOLDER_TRIES} times (a delete beside it, taking the folders it empties?); nothing was written. Try again.`);
+/** Why a walk stopped: the folder being made when it, or the one above it, went meanwhile. */
+type Gone = { gone: string };
 
-/** One walk of ensureConfinedDir, from the real root down to `abs`; `gone`: the folder being made when it, or one
- *  above it, went meanwhile. */
-async function makeFolders(realRoot: string, abs: string, label: string): Promise<Confined<{ path: string }> | { gone: string }> {
-  let current = realRoot;
-  let shown = "";
-  for (const part of posixRelative(realRoot, abs).split("/").filter(Boolean)) {
-    shown = shown ? `${shown}/${part}` : part;
-    const next = join(current, part);
-    const found = await follow(realRoot, next, label, shown);
-    if (found.ok) {
-      const info = await stat(found.real).catch(() => undefined);
-      if (!info) return { gone: shown };
-      if (!info.isDirectory()) return failure("not-dir", label, `${shown} is ${info.isFile() ? "a file" : describeKind(info)} where a folder is needed; move it away.`);
-      current = found.real;
-      continue;
-    }
-    if (found.code !== "missing") return found;
-    // A dangling link reads as missing: mkdir on it fails rather than following it.
-    try {
-      await mkdir(next);
-    } catch (e) {
-      if (errno(e) === "ENOENT") return { gone: shown };
-      if (errno(e) !== "EEXIST") return failure("io", label, `cannot create ${shown} (${errno(e) ?? (e as Error).message}).`);
-      const again = await follow(realRoot, next, label, shown);
-      if (!again.ok && again.code === "missing") return (await lstat(next).then((info) => info.isSymbolicLink(), () => false)) ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : { gone: shown };
-      if (!again.ok) return again;
-      const info = await stat(again.real).catch(() => undefined);
-      if (!info) return { gone: shown };
-      if (!info.isDirectory()) return failure("not-dir", label, `${shown} is not a folder; move it away.`);
-      current = again.real;
-      continue;
-    }
-    current = next;
+/** One walk of ensureConfinedDir, from the real root down to `abs`. */
+async function makeFolders(realRoot: string, abs: string, label: string): Promise<Confined<HeldFolder> | Gone> {
+  let root: HeldFolder;
+  try {
+    root = { path: realRoot, handle: DESCRIBED_FDS ? await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY) : undefined };
+  } catch (e) {
+    return ioFailure(label, "the project folder cannot be read", e);
   }
-  return { ok: true, path: current };
+  const made = await makeBelow(realRoot, root, posixRelative(realRoot, abs), label);
+  if (!("ok" in made && made.ok && made.handle === root.handle)) await root.handle?.close();
+  return made;
+}
+
+/** Folder `rel` (relative) below held folder `from`, made where missing one level at a time, each level made and opened
+ *  through the one above as held (inFolder), never by a path whose folders may have been swapped for links since (review
+ *  202: 25 empty folders made outside the project in 300 writes). A link on the way is followed while it stays inside the
+ *  real root. The result is held: `from` itself for an empty `rel`, else a folder the caller closes (`from` stays the
+ *  caller's). `shownFrom`: `from` as messages name it. */
+async function makeBelow(realRoot: string, from: HeldFolder, rel: string, label: string, shownFrom = ""): Promise<Confined<HeldFolder> | Gone> {
+  let folder = from;
+  let shown = shownFrom;
+  for (const part of rel.split("/").filter((part) => part !== "" && part !== ".")) {
+    shown = shown ? `${shown}/${part}` : part;
+    const next = await enter(realRoot, folder, part, label, shown);
+    if (folder !== from) await folder.handle?.close();
+    if (!("ok" in next) || !next.ok) return next;
+    folder = next;
+  }
+  return { ok: true, ...folder };
+}
+
+/** Folder `part` of held `folder`, made there where missing, then opened (enterFolder). */
+async function enter(realRoot: string, folder: HeldFolder, part: string, label: string, shown: string): Promise<Confined<HeldFolder> | Gone> {
+  const named = inFolder(folder, part);
+  for (let tries = 1; ; tries++) {
+    try {
+      const entered = await enterFolder(realRoot, named, label, shown);
+      // Found outside because the folder it is in was moved out, not for a link of the project's.
+      return !entered.ok && whereNow(realRoot, folder) === undefined ? movedFailure(label) : entered;
+    } catch (e) {
+      if (errno(e) === "ELOOP") return failure("outside", label, `${shown} is a symlink loop; remove the link.`);
+      if (errno(e) === "ENOTDIR") {
+        const info = await stat(named).catch(() => undefined);
+        if (!info) return { gone: shown };
+        if (!info.isDirectory()) return failure("not-dir", label, `${shown} is ${info.isFile() ? "a file" : describeKind(info)} where a folder is needed; move it away.`);
+      } else if (errno(e) !== "ENOENT") {
+        return ioFailure(label, `${shown} cannot be opened`, e);
+      } else {
+        const unmade = await makeMissing(realRoot, folder, named, label, shown);
+        if (unmade) return unmade;
+      }
+    }
+    // Made, or changed meanwhile: opened again, a few times.
+    if (tries === FOLDER_TRIES) return { gone: shown };
+  }
+}
+
+/** Makes folder `named` (inFolder), missing when opened; why not, or undefined: made, or there again meanwhile. */
+async function makeMissing(realRoot: string, folder: HeldFolder, named: string, label: string, shown: string): Promise<ConfinedFailure | Gone | undefined> {
+  // A dangling link reads as missing: refused, never made where it leads (one put there since the open: looked at again).
+  if (await lstat(named).then((info) => info.isSymbolicLink(), () => false)) {
+    return (await stat(named).then(() => false, () => true)) ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : undefined;
+  }
+  // Nothing is made in a folder another program moved out of the project since it was opened.
+  if (whereNow(realRoot, folder) === undefined) return openedPath(folder.handle!)?.endsWith(DELETED) ? { gone: shown } : movedFailure(label);
+  try {
+    await mkdir(named);
+  } catch (e) {
+    // The folder it is made in went (a delete beside it, taking the folders it empties): the walk starts again.
+    if (errno(e) === "ENOENT") return { gone: shown };
+    if (errno(e) !== "EEXIST") return ioFailure(label, `cannot create ${shown}`, e);
+  }
+  return undefined;
+}
+
+/** Folder `named` (inFolder) opened where it really is, refused unless that is inside the real root: held where
+ *  descriptors say where they are, found by realpath elsewhere. Throws what opening it throws (ENOENT: missing or
+ *  removed; ENOTDIR: not a folder; ELOOP). */
+async function enterFolder(realRoot: string, named: string, label: string, shown: string): Promise<Confined<HeldFolder>> {
+  if (!DESCRIBED_FDS) {
+    const real = await realpath(named);
+    if (!isInside(realRoot, real)) return leadsOut(realRoot, real, label, shown);
+    if (!(await stat(real)).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" });
+    return { ok: true, path: real };
+  }
+  // O_DIRECTORY refuses anything else before opening it: no FIFO or device is ever opened.
+  const handle = await open(named, constants.O_RDONLY | constants.O_DIRECTORY);
+  const at = openedPath(handle);
+  if (at !== undefined && !at.endsWith(DELETED) && isInside(realRoot, at)) return { ok: true, path: at, handle };
+  await handle.close();
+  if (at === undefined) throw nameTooLong();
+  if (at.endsWith(DELETED)) throw Object.assign(new Error("removed meanwhile"), { code: "ENOENT" });
+  return leadsOut(realRoot, at, label, shown);
 }
 
 /** A folder's names inside the root, without what writes cut short left there (writerLeftover). */
@@ -430,7 +556,7 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
   try {
     return { ok: true, names: (await readdir(dir.path)).filter((name) => !writerLeftover(name)), path: dir.path };
   } catch (e) {
-    return failure("io", rel, `cannot be listed (${errno(e) ?? (e as Error).message}).`);
+    return ioFailure(rel, "cannot be listed", e);
   }
 }
 
@@ -489,58 +615,78 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (early) return early;
   const mode = opts.mode ?? 0o644;
   for (let tries = 1; ; tries++) {
-    const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
+    const parent = await holdFolder(at.realRoot, dirname(at.abs), rel);
     if (!parent.ok) return parent;
-    let target = join(parent.path, basename(at.abs));
-    if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? createExclusive(target, rel, data, mode);
-    const existing = await lstat(target).catch(() => undefined);
-    if (existing?.isSymbolicLink()) {
-      const found = await follow(at.realRoot, target, rel);
-      if (!found.ok && found.code !== "missing") return found;
-      if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
-      target = found.real;
-    }
-    const info = existing && (await stat(target).catch(() => undefined));
-    if (info && !info.isFile()) return notFile(rel, info);
-    const refused = landing(at.realRoot, target, rel, opts);
-    if (refused) return refused;
-    const dir = dirname(target);
-    sweepLeftovers(dir);
-    const temp = join(dir, `.${tempStem(basename(target))}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`);
-    let handle: FileHandle;
+    // The folder the temp file goes in: the parent, or the folder a link at the target leads to. Both held to the end.
+    let folder: HeldFolder = parent;
     try {
-      handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    } catch (e) {
-      // Its folder went, empty, since it was made: a delete beside it took it (removeConfined `emptied`). Made again;
-      // once the temp file is in it, it is not empty and stays.
-      if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
-      if (tries === FOLDER_TRIES) return goneFailure(rel, posixRelative(at.realRoot, dir));
-      continue;
-    }
-    // Open to the end: it says where the temp file really is, before and after the rename.
-    try {
-      const stray = strayed(handle, temp, rel);
-      if (stray) return stray;
-      // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
-      // change of the model's is made executable.
-      if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
-      await handle.writeFile(data);
-      await handle.sync();
-      // The folder may have been swapped for a link since it was checked: look again before the rename.
-      const realDir = await realpath(dir);
-      const moved = isInside(at.realRoot, realDir) ? landing(at.realRoot, join(realDir, basename(target)), rel, opts) : movedFailure(rel);
-      const refused = moved ?? (await lockLost(rel)) ?? renameIfUnchanged(target, rel, opts.unchanged, temp);
-      if (refused) {
-        removeOpened(handle, temp);
-        return refused;
+      let target = join(parent.path, basename(at.abs));
+      if (opts.exclusive) return landing(at.realRoot, target, rel, opts) ?? (await lockLost(rel)) ?? (await createExclusive(at.realRoot, parent, target, rel, data, mode));
+      const existing = await lstat(inFolder(parent, basename(target))).catch(() => undefined);
+      if (existing?.isSymbolicLink()) {
+        const found = await follow(at.realRoot, target, rel);
+        if (!found.ok && found.code !== "missing") return found;
+        if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
+        target = found.real;
       }
-      // What was written, as it landed (a rename changes its ctime): the answer's, never looked up by name again.
-      return strayed(handle, target, rel) ?? { ok: true, path: target, written: await handle.stat({ bigint: true }) };
-    } catch (e) {
-      removeOpened(handle, temp);
-      return failure("io", rel, `cannot be written (${errno(e) ?? (e as Error).message}).`);
+      if (dirname(target) !== parent.path) {
+        const linked = await enterFolder(at.realRoot, dirname(target), rel, posixRelative(at.realRoot, dirname(target))).catch((e: unknown) => ioFailure(rel, "cannot be written", e));
+        if (!linked.ok) return linked;
+        folder = linked;
+        if (folder.path !== dirname(target)) return movedFailure(rel);
+      }
+      const info = existing && (await stat(inFolder(folder, basename(target))).catch(() => undefined));
+      if (info && !info.isFile()) return notFile(rel, info);
+      const refused = landing(at.realRoot, target, rel, opts);
+      if (refused) return refused;
+      // A file no program could name by its path is refused as the system would (its temp, named through the held
+      // folder, is short: review 202).
+      if (Buffer.byteLength(target) >= PATH_MAX) return ioFailure(rel, "cannot be written", nameTooLong());
+      const dir = dirname(target);
+      sweepLeftovers(dir);
+      const tempName = `.${tempStem(basename(target))}.${TEMP_MARK}${writerTag ? `${writerTag}-` : ""}${randomBytes(6).toString("hex")}.tmp`;
+      const temp = join(dir, tempName);
+      let handle: FileHandle;
+      try {
+        if (whereNow(at.realRoot, folder) === undefined) return movedFailure(rel);
+        handle = await open(inFolder(folder, tempName), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+      } catch (e) {
+        // Its folder went, empty, since it was made: a delete beside it took it (removeConfined `emptied`). Made again;
+        // once the temp file is in it, it is not empty and stays.
+        if (errno(e) !== "ENOENT") return ioFailure(rel, "cannot be written", e);
+        if (tries === FOLDER_TRIES) return goneFailure(rel, posixRelative(at.realRoot, dir));
+        continue;
+      }
+      // Open to the end: it says where the temp file really is, before and after the rename.
+      try {
+        const stray = strayed(handle, temp, rel);
+        if (stray) return stray;
+        // A file replaced keeps who may read and write it (a private `chmod 600` note stays private: review 16); no
+        // change of the model's is made executable.
+        if (info && opts.mode === undefined) await handle.chmod(info.mode & 0o666);
+        await handle.writeFile(data);
+        await handle.sync();
+        const lost = await lockLost(rel);
+        // The folder may have been moved since it was checked: where it is now, judged just before the rename, with
+        // nothing awaited between (by its realpath with no /proc).
+        const realDir = folder.handle ? whereNow(at.realRoot, folder) : await realpath(dir).then((real) => (isInside(at.realRoot, real) ? real : undefined));
+        const moved = realDir === undefined ? movedFailure(rel) : landing(at.realRoot, join(realDir, basename(target)), rel, opts);
+        const refused = moved ?? lost ?? renameIfUnchanged(inFolder(folder, basename(target)), rel, opts.unchanged, inFolder(folder, tempName));
+        if (refused) {
+          removeOpened(handle, inFolder(folder, tempName));
+          return refused;
+        }
+        // What was written, as it landed (a rename changes its ctime): the answer's, never looked up by name again.
+        return strayed(handle, target, rel) ?? { ok: true, path: target, written: await handle.stat({ bigint: true }) };
+      } catch (e) {
+        removeOpened(handle, inFolder(folder, tempName));
+        return ioFailure(rel, "cannot be written", e);
+      } finally {
+        await handle.close();
+      }
     } finally {
-      await handle.close();
+      if (folder !== parent) await folder.handle?.close();
+      await parent.handle?.close();
     }
   }
 }
@@ -595,14 +741,16 @@ function sweepLeftovers(dir: string): void {
   })();
 }
 
-async function createExclusive(target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
+/** Creates `target` (a new name in held `folder`) in place, through the folder as held. */
+async function createExclusive(realRoot: string, folder: HeldFolder, target: string, rel: string, data: string | Uint8Array, mode: number): Promise<Confined<{ path: string }>> {
   let handle: FileHandle;
   try {
+    if (whereNow(realRoot, folder) === undefined) return movedFailure(rel);
     // O_EXCL with O_CREAT also fails on a symlink, dangling or not: nothing is written through one.
-    handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
+    handle = await open(inFolder(folder, basename(target)), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   } catch (e) {
     if (errno(e) === "EEXIST") return failure("exists", rel, "already exists.");
-    return failure("io", rel, `cannot be created (${errno(e) ?? (e as Error).message}).`);
+    return ioFailure(rel, "cannot be created", e);
   }
   try {
     const stray = strayed(handle, target, rel);
@@ -630,7 +778,7 @@ export async function removeConfined(root: string, rel: string, changer: Changer
     if (!unchangedNow(target, changer.unchanged)) return changedFailure(rel);
     unlinkSync(target);
   } catch (e) {
-    if (errno(e) !== "ENOENT") return failure("io", rel, `cannot be removed (${errno(e) ?? (e as Error).message}).`);
+    if (errno(e) !== "ENOENT") return ioFailure(rel, "cannot be removed", e);
   }
   if (changer.emptied) await dropEmptied(at.realRoot, changer.named ?? rel, changer.emptied);
   return { ok: true };
@@ -668,87 +816,111 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("exists", rel, "the project folder itself exists already.");
-  const parent = await ensureConfinedDir(at.realRoot, relative(at.realRoot, dirname(at.abs)), { label: rel });
+  const parent = await holdFolder(at.realRoot, dirname(at.abs), rel);
   if (!parent.ok) return parent;
   const target = join(parent.path, basename(at.abs));
   const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, dir, rel, changer));
-  const refused = lands(target);
-  if (refused) return refused;
-  // The parent, held open where descriptors say where they are (Linux): its entries are named through
-  // /proc/self/fd/N/, that folder itself, so a folder above swapped for a link and back reroutes neither the staging
-  // folder's making, its files, nor its rename (review 192). Elsewhere by path, the realpath check before the rename
-  // standing alone (Windows opens no folder).
-  let folder: FileHandle | undefined;
-  // The staging folder as made (in the held parent), until it is renamed into place; open to the end: where it really is.
-  let made: string | undefined;
-  let held: FileHandle | undefined;
+  // The parent and the staging folder, held (HeldFolder): the staging folder is made, filled and renamed through them,
+  // so neither a folder above swapped for a link and back (review 192) nor the staging folder renamed away and a link
+  // put at its name (review 202: its files made outside, links published at targets' names) reroutes any of it.
+  let staging: HeldFolder | undefined;
+  let published = false;
   let shown = rel;
   let renaming = false;
   try {
+    const refused = lands(target);
+    if (refused) return refused;
     sweepLeftovers(parent.path);
-    if (DESCRIBED_FDS) {
-      try {
-        folder = await open(parent.path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-      } catch (e) {
-        // Not the folder checked: a link in its place (ELOOP, ENOTDIR), or gone.
-        return errno(e) === "ENOENT" ? failure("io", rel, "cannot be written (ENOENT).") : movedFailure(rel);
+    if (whereNow(at.realRoot, parent) === undefined) return movedFailure(rel);
+    const name = basename(await mkdtemp(inFolder(parent, STAGING_PREFIX)));
+    staging = { path: join(parent.path, name) };
+    if (parent.handle) {
+      // O_NOFOLLOW: a link put at its name since is refused (ELOOP), never followed, and removed; a folder moved away
+      // is not known, and stays where it went.
+      staging.handle = await open(inFolder(parent, name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(() => undefined);
+      if (!staging.handle) {
+        unlinkLink(inFolder(parent, name));
+        staging = undefined;
+        return movedFailure(rel);
       }
-      if (openedPath(folder) !== parent.path) return movedFailure(rel);
+      if (openedPath(staging.handle) !== staging.path) return movedFailure(rel);
     }
-    const inParent = folder ? `/proc/self/fd/${folder.fd}` : parent.path;
-    made = await mkdtemp(join(inParent, STAGING_PREFIX));
-    const staging = join(parent.path, basename(made));
-    held = folder && (await open(made, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW));
-    const stray = held && strayed(held, staging, rel);
-    if (stray) return stray;
-    for (const [name, data] of files) {
-      shown = `${rel}/${name}`;
-      const path = resolve(staging, name);
-      if (path === staging || !isInside(staging, path)) return failure("outside", shown, "leads outside its folder; give a relative path below it.");
-      const strayedFile = await writeNew(made, staging, posixRelative(staging, path), data, shown);
-      if (strayedFile) return strayedFile;
+    for (const [file, data] of files) {
+      shown = `${rel}/${file}`;
+      const path = resolve(staging.path, file);
+      if (path === staging.path || !isInside(staging.path, path)) return failure("outside", shown, "leads outside its folder; give a relative path below it.");
+      const unwritten = await writeNew(at.realRoot, staging, posixRelative(staging.path, path), data, shown, rel);
+      if (unwritten) return unwritten;
     }
     shown = rel;
-    // The folder may have been swapped for a link since it was checked: look again before the rename.
-    const realParent = await realpath(parent.path);
-    if (!isInside(at.realRoot, realParent)) return movedFailure(rel);
-    const moved = lands(join(realParent, basename(target))) ?? (await lockLost(rel));
+    const lost = await lockLost(rel);
+    // The parent may have been moved since it was checked: where it is now, judged just before the rename, with nothing
+    // awaited between (by its realpath with no /proc).
+    const realParent = parent.handle ? whereNow(at.realRoot, parent) : await realpath(parent.path).then((real) => (isInside(at.realRoot, real) ? real : undefined));
+    const moved = (realParent === undefined ? movedFailure(rel) : lands(join(realParent, basename(target)))) ?? lost;
     if (moved) return moved;
+    // Only the staging folder as held takes the target's name: never what another program put at its name since.
+    if (staging.handle && !isOpened(staging.handle, inFolder(parent, name))) return movedFailure(rel);
     renaming = true;
-    await rename(made, join(inParent, basename(target)));
-    made = undefined;
-    return (held && strayed(held, target, rel)) ?? { ok: true, path: target };
+    renameSync(inFolder(parent, name), inFolder(parent, basename(target)));
+    published = true;
+    if (!staging.handle || openedPath(staging.handle) === target) return { ok: true, path: target };
+    // Something else took its name between that look and the rename (or a folder moved meanwhile): a link renamed
+    // to the target's name goes, never followed, and the staging folder where it is (dropStaging).
+    published = false;
+    unlinkLink(inFolder(parent, basename(target)));
+    return movedFailure(rel);
   } catch (e) {
     const code = errno(e);
     if (renaming && (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR")) return failure("exists", rel, "already exists.");
-    return failure("io", shown, `cannot be written (${code ?? (e as Error).message}).`);
+    return ioFailure(shown, "cannot be written", e);
   } finally {
-    if (made) await rm(made, { recursive: true, force: true });
-    await held?.close();
-    await folder?.close();
+    if (staging && !published) dropStaging(at.realRoot, staging, inFolder(parent, basename(staging.path)));
+    await staging?.handle?.close();
+    await parent.handle?.close();
   }
 }
 
-/** Writes a new file `name` (relative) in the staging folder `made` (as made, in its held parent), making its folders
- *  one level at a time. Why it did not land at `staging`/`name` (the real path: strayed), or undefined. */
-async function writeNew(made: string, staging: string, name: string, data: Uint8Array, shown: string): Promise<ConfinedFailure | undefined> {
-  // Named through the held parent, the path is shorter than the real one: a file no program could name by its real path
+/** Removes a staging folder that was not published: where it really is while that is inside the project (one another
+ *  program moved out is left there: nothing outside is removed), and a link at its name (`named`), never followed. By
+ *  its name alone with no /proc. */
+function dropStaging(realRoot: string, staging: HeldFolder, named: string): void {
+  if (!staging.handle) return rmSync(named, { recursive: true, force: true });
+  unlinkLink(named);
+  removeOpened(staging.handle, staging.path, realRoot);
+}
+
+/** Removes `path` if it is a link (never what it leads to). */
+function unlinkLink(path: string): void {
+  try {
+    if (lstatSync(path).isSymbolicLink()) unlinkSync(path);
+  } catch {
+    // Gone meanwhile.
+  }
+}
+
+/** Writes a new file `name` (relative) in held staging folder `staging`, making its folders one level at a time through
+ *  it (makeBelow). Why it did not land at its real path (strayed), or undefined. `rel`: the tree as messages name it. */
+async function writeNew(realRoot: string, staging: HeldFolder, name: string, data: Uint8Array, shown: string, rel: string): Promise<ConfinedFailure | undefined> {
+  // Named through the held folder, the path is shorter than the real one: a file no program could name by its real path
   // (past PATH_MAX) is refused as there, not made where it could not be read or removed (review 199's run: a render
   // deeper than Python can write was published, and its clean-up failed).
-  if (Buffer.byteLength(join(staging, name)) >= PATH_MAX) throw Object.assign(new Error("name too long"), { code: "ENAMETOOLONG" });
-  let folder = made;
-  for (const part of dirname(name).split("/").filter((part) => part !== ".")) {
-    folder = join(folder, part);
-    await mkdir(folder).catch((e: unknown) => {
-      if (errno(e) !== "EEXIST") throw e;
-    });
-  }
-  const handle = await open(join(made, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+  const path = join(staging.path, name);
+  if (Buffer.byteLength(path) >= PATH_MAX) throw nameTooLong();
+  const folder = await makeBelow(realRoot, staging, dirname(name), shown, rel);
+  if (!("ok" in folder)) return movedFailure(shown);
+  if (!folder.ok) return folder;
   try {
-    const stray = strayed(handle, join(staging, name), shown);
-    if (!stray) await handle.writeFile(data);
-    return stray;
+    if (whereNow(realRoot, folder) === undefined) return movedFailure(shown);
+    const handle = await open(inFolder(folder, basename(name)), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o666);
+    try {
+      const stray = strayed(handle, path, shown);
+      if (!stray) await handle.writeFile(data);
+      return stray;
+    } finally {
+      await handle.close();
+    }
   } finally {
-    await handle.close();
+    if (folder.handle !== staging.handle) await folder.handle?.close();
   }
 }

@@ -90,7 +90,7 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");
   });
 
-  it("lands no write outside the project, nor its temp file, while another program swaps a folder on its way for a link and back (review 192)", async () => {
+  it("lands no write outside the project, nor its temp file or a new folder, while another program swaps a folder on its way for a link and back (reviews 192, 202)", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;
     const folder = join(dir, "_bmad-output/swapped/d");
@@ -98,21 +98,26 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     mkdirSync(folder, { recursive: true });
     mkdirSync(away);
     // Checked, written and renamed by path, one write in a few hundred landed outside (21 files and 70 temp files in
-    // 5,561), two of them answered "Wrote".
+    // 5,561), two of them answered "Wrote"; a new folder made by path, 25 empty folders in 300 writes (every other
+    // write here makes two).
     const wrote: string[] = [];
+    const refusals: string[] = [];
     let next = 0;
     const writer = async () => {
       for (let i = next++; i < 400; i = next++) {
-        const out = await files(client, { action: "write", path: `_bmad-output/swapped/d/w${i}.md`, content: `w${i}\n` });
-        if (!out.isError) wrote.push(`w${i}.md`);
+        const path = i % 2 ? `w${i}.md` : `n${i}/deep/w.md`;
+        const out = await files(client, { action: "write", path: `_bmad-output/swapped/d/${path}`, content: `w${i}\n` });
+        if (out.isError) refusals.push(out.text);
+        else wrote.push(path);
       }
     };
     expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
     expect(readdirSync(away)).toEqual([]);
-    const inside = readdirSync(folder);
-    expect(wrote.filter((name) => !inside.includes(name))).toEqual([]);
-    expect(inside.filter((name) => name.endsWith(".tmp"))).toEqual([]);
+    expect(wrote.filter((path) => !existsSync(join(folder, path)))).toEqual([]);
+    expect(readdirSync(folder, { recursive: true }).filter((name) => String(name).endsWith(".tmp"))).toEqual([]);
     expect(wrote.length).toBeGreaterThan(0);
+    // Each says what to do, never a bare "(ENOENT)." (review 202).
+    expect(refusals.filter((error) => /\(E[A-Z]+\)\.?$/m.test(error))).toEqual([]);
   });
 
   it("refuses every name of .git, .bmad-mcp and .bmad-task, on any file system, and git runs nothing planted", async () => {

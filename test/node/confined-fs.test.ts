@@ -1,7 +1,7 @@
 // The bridge's confined reader and writer on a real directory: what it refuses (paths and links that leave
 // the root, devices, FIFOs, sockets, files over the cap), what it follows (links that stay inside), and
 // writes that are atomic and never land outside, whatever the parent folders are.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, win32 } from "node:path";
@@ -11,6 +11,26 @@ import { writerTag } from "../../src/bridge/process-identity.js";
 import { tempDir, waitFor, whileSwapped } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
+/** Whether a refusal says what to do, not only what the system said (review 202: a bare "cannot be written (ENOENT)."). */
+const namesAFix = (error: string) => !/\(E[A-Z]+\)\.?$/.test(error) && /(try again|remove|replace|move|give|make)/i.test(error);
+
+/** Another program that, until `stop` exists, moves every folder writers stage in `parent` (.bmad-mcp-staging-*) to
+ *  `away` and puts a link to `out` at its name. */
+const STAGING_SWAPPER = `
+const { existsSync, lstatSync, readdirSync, renameSync, symlinkSync } = require("node:fs");
+const { join } = require("node:path");
+const [, parent, away, out, stop] = process.argv;
+for (let n = 0; !existsSync(stop); ) {
+  for (const name of readdirSync(parent)) {
+    if (!name.startsWith(".bmad-mcp-staging-")) continue;
+    try {
+      if (lstatSync(join(parent, name)).isSymbolicLink()) continue;
+      renameSync(join(parent, name), join(away, name + "-" + n++));
+      symlinkSync(out, join(parent, name));
+    } catch {}
+  }
+}
+`;
 const root = join(tmp.dir, "project");
 const outside = join(tmp.dir, "outside");
 
@@ -199,6 +219,70 @@ describe("writing", () => {
     expect(readdirSync(away)).toEqual([]);
     expect(readdirSync(folder).sort()).toEqual(made.sort());
     for (const name of made) expect(readFileSync(join(folder, name, "sub/b.md"), "utf8")).toBe("b");
+  });
+
+  it("makes no folder outside while another program swaps a folder on its way for a link and back (review 202)", async () => {
+    // Each new folder made by its path after a look by path: 25 empty folders outside in 300 writes into new folders.
+    const folder = join(root, "swapped-new/d");
+    const away = join(tmp.dir, "swapped-new-away");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(away);
+    const made: string[] = [];
+    const refusals: string[] = [];
+    let next = 0;
+    const writer = async () => {
+      for (let i = next++; i < 200; i = next++) {
+        const written = await writeConfined(root, `swapped-new/d/n${i}/deep/x.md`, `n${i}`);
+        if (written.ok) made.push(`n${i}`);
+        else refusals.push(written.error);
+      }
+    };
+    expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
+    expect(readdirSync(away)).toEqual([]);
+    for (const name of made) expect(readFileSync(join(folder, name, "deep/x.md"), "utf8")).toBe(name);
+    expect(refusals.filter((error) => !namesAFix(error))).toEqual([]);
+  });
+
+  it("publishes a folder's staging copy only as it made it, while another program moves it away and puts a link to a folder outside at its name (review 202)", async () => {
+    // Its entries made and its rename done by its name: folders made outside, links published at targets' names.
+    const parent = join(root, "staged");
+    const away = join(tmp.dir, "staged-away");
+    const out = join(tmp.dir, "staged-out");
+    for (const dir of [parent, away, out]) mkdirSync(dir);
+    const files = new Map([["sub/deeper/a.md", new TextEncoder().encode("a")], ["b.md", new TextEncoder().encode("b")]]);
+    const made: string[] = [];
+    const refusals: string[] = [];
+    const stop = `${out}.stop`;
+    const swapper = spawn(process.execPath, ["-e", STAGING_SWAPPER, parent, away, out, stop], { stdio: "inherit" });
+    const ended = new Promise((done) => swapper.on("exit", done));
+    try {
+      for (let i = 0; i < 200; i++) {
+        const created = await createConfinedTree(root, `staged/t${i}`, files);
+        if (created.ok) made.push(`t${i}`);
+        else refusals.push(created.error);
+      }
+    } finally {
+      writeFileSync(stop, "");
+    }
+    expect(await ended).toBe(0);
+    expect(readdirSync(out)).toEqual([]);
+    // At a target's name only a tree as written; at a staging copy's, none of ours (the links there are the mover's own).
+    const entries = readdirSync(parent, { withFileTypes: true });
+    expect(entries.filter((entry) => !entry.name.startsWith(".bmad-mcp-staging-")).map((entry) => entry.name).sort()).toEqual(made.sort());
+    expect(entries.filter((entry) => !entry.isSymbolicLink() && !made.includes(entry.name))).toEqual([]);
+    for (const name of made) expect([readFileSync(join(parent, name, "b.md"), "utf8"), readFileSync(join(parent, name, "sub/deeper/a.md"), "utf8")]).toEqual(["b", "a"]);
+    expect(refusals.filter((error) => !namesAFix(error))).toEqual([]);
+  });
+
+  it("writes a file whose path is just under PATH_MAX, and refuses one at it naming the limit (review 202: its temp file's path was over it)", async () => {
+    let deep = join(tmp.dir, "deep");
+    while (deep.length < 3900) deep = join(deep, "r".repeat(200));
+    mkdirSync(deep, { recursive: true });
+    const rel = (length: number) => `docs/${"n".repeat(length - deep.length - "/docs/".length - ".md".length)}.md`;
+    expect(await writeConfined(deep, rel(4095), "deep")).toMatchObject({ ok: true });
+    expect(readFileSync(join(deep, rel(4095)), "utf8")).toBe("deep");
+    expect(await writeConfined(deep, rel(4096), "deeper")).toMatchObject({ ok: false, error: expect.stringContaining("cannot be written (ENAMETOOLONG): the path is too long (a name holds at most 255 bytes, a whole path fewer than 4096)") });
+    expect(readdirSync(join(deep, "docs"))).toEqual([rel(4095).slice("docs/".length)]);
   });
 
   it("refuses a parent folder, or the target, that links out of the root, writing nothing there", async () => {
