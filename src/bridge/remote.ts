@@ -1,5 +1,6 @@
-// --remote: the bridge proxies the remote server's content and state tools, runs the file-system tools
-// locally, and falls back to the local bundle for content (saying so) when the remote cannot be reached.
+// --remote: the bridge proxies the remote server's content and state tools, runs the file-system tools and a skill's
+// render for this folder locally, and falls back to the local bundle for content (saying so) when the remote cannot
+// be reached.
 import { Client, ProtocolError as ClientProtocolError } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
 import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
@@ -18,6 +19,10 @@ import { secretsHeldBack, shapedSecretHeldBack } from "./sync-push.js";
 const LOCAL_TOOLS = new Set<string>([
   TOOL.bmadFiles, TOOL.bmadRun, TOOL.runCompletionContract, TOOL.getProjectContext, TOOL.rememberStructured, TOOL.recallStructured, TOOL.getAgentMemory, TOOL.getFailureMuseum, TOOL.delegateToAgent,
 ]);
+/** Render a skill for a project: for this folder (no "project", or its name) here, as without --remote, from its own
+ *  files, config and clock; for a workspace on the remote (review 205: the remote's render took "no project" as none,
+ *  and offered its workspaces, and the folder's name as a workspace it did not have). */
+const RENDER_TOOLS = new Set<string>([TOOL.bmad, TOOL.bmadWorkflow]);
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
 const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"] as const;
@@ -44,7 +49,7 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     // A client's cancel reaches a local tool (the completion contract is killed with it). One naming another project
     // means a workspace on the remote, where it goes (review 189: the remote's render for "acme" said to run its lines
     // with "project": "acme", and this folder refused them).
-    if (tool && LOCAL_TOOLS.has(tool)) {
+    if (tool && (LOCAL_TOOLS.has(tool) || RENDER_TOOLS.has(tool))) {
       if (!namesWorkspace(deps, params)) return (await send(local, method, params, signal)) as never;
       const held = secretSent(params);
       if (held) return { content: [{ type: "text", text: held }], isError: true } as never;
@@ -97,10 +102,10 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
   return namingBadParams(server);
 }
 
-/** The local tools a remote workspace has too, in the toolsets every remote serves: the completion contract runs on
- *  this folder alone, and memory is the remote's only where its URL asks for it (review 191: refused there with a fix
- *  naming this bridge's --toolsets). */
-const WORKSPACE_TOOLS = new Set<string>([TOOL.bmadFiles, TOOL.bmadRun]);
+/** The tools run here that a remote workspace has too, in the toolsets every remote serves: the completion contract
+ *  runs on this folder alone, and memory is the remote's only where its URL asks for it (review 191: refused there with
+ *  a fix naming this bridge's --toolsets). */
+const WORKSPACE_TOOLS = new Set<string>([TOOL.bmadFiles, TOOL.bmadRun, ...RENDER_TOOLS]);
 
 /** Whether a tool call's `project` names something other than this folder: a workspace, the remote's to answer. */
 function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {

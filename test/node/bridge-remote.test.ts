@@ -29,6 +29,10 @@ beforeAll(async () => {
   mkdirSync(join(project, "_bmad/_config/custom"), { recursive: true });
   writeFileSync(join(project, "_bmad/_config/custom/cc-verify.sh"), "echo local contract ran\n");
   chmodSync(join(project, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+  // The folder's own config and work, which no workspace on the remote has.
+  writeFileSync(join(project, "_bmad/config.toml"), '[core]\nuser_name = "Bob"\n\n[modules.bmm]\nplanning_artifacts = "{project-root}/_bmad-output/planning-artifacts"\n');
+  mkdirSync(join(project, "_bmad-output/planning-artifacts/prds/prd-local"), { recursive: true });
+  writeFileSync(join(project, "_bmad-output/planning-artifacts/prds/prd-local/prd.md"), "---\nstatus: draft\n---\n# Local PRD\n");
 }, 120_000);
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
@@ -93,11 +97,13 @@ const signInUrl = (stderr: string) => /sign in to \S+ in your browser: (\S+)/.ex
 
 it("signs in through the browser, keeps sessions on the remote and runs file-system tools locally", async () => {
   const { client, stderr } = await spawnRemote();
-  await approveInBrowser(await until("the sign-in link", () => signInUrl(stderr())));
+  const first = await until("the sign-in link", () => signInUrl(stderr()));
+  // What the remote's challenge names (review 203: with bmad:read alone, no SDK client ever wrote).
+  expect(new URL(first).searchParams.get("scope")).toBe("bmad:read bmad:write offline_access");
+  // The user unticks bmad:write: the token reads only, and the first writing call asks for bmad:write again.
+  await approveInBrowser(first, ["bmad:read"]);
   await until("the sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
 
-  // The first sign-in grants what the remote asks for first (bmad:read), whatever the form posts (an eleventh review:
-  // a form posting more got it); the first writing call asks for bmad:write.
   const links = () => [...stderr().matchAll(/sign in to \S+ in your browser: (\S+)/g)].map((m) => m[1]!);
   expect(text(await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Remote plan" } }))).toMatch(/needs you to sign in again/);
   await approveInBrowser(await until("the write sign-in link", () => links()[1]));
@@ -170,6 +176,34 @@ it("reuses the saved sign-in next time", async () => {
   expect(signInUrl(stderr())).toBeUndefined();
 }, 30_000);
 
+it("renders a skill for this folder here, with its files, config and clock, and a workspace's on the remote (review 205)", async () => {
+  const { client } = await (restarted ??= spawnRemote());
+  const workspace = `zoned-${Date.now().toString(36)}`;
+  const created = await client.callTool({ name: "bmad-project", arguments: { action: "create", name: workspace, time_zone: "America/Los_Angeles", answers: { core: { user_name: "Alice" } } } });
+  expect(text(created)).toMatch(/^Created project/);
+  const block = async (name: string, args: Record<string, unknown>) => {
+    const answer = text(await client.callTool({ name, arguments: args }));
+    return /## Running this skill here\n[\s\S]*?\n\n/.exec(answer)?.[0] ?? answer;
+  };
+  // No "project", or the folder's name: the folder, as without --remote (the remote offered its workspaces, and
+  // knew no "project"), with the time the folder's scripts write.
+  for (const [name, args] of [["bmad", { command: "*architecture" }], ["bmad", { command: "*architecture", project: "project" }], ["bmad-workflow", { workflow: "architecture" }]] as const) {
+    const mine = await block(name, args);
+    expect(mine).toContain(`- The project root is \`${project}\``);
+    expect(mine).toContain('{user_name} is "Bob"');
+    expect(mine).toContain("- This project already has `_bmad-output/planning-artifacts/prds/prd-local/prd.md` (status: \"draft\").");
+    expect(mine).toMatch(/\{date\} is today's date \(\d{4}-\d\d-\d\d in this machine's time, /);
+  }
+  // A workspace's name: the remote's render, its files, its config and its time zone.
+  const theirs = await block("bmad", { command: "*architecture", project: workspace });
+  expect(theirs).toContain(`- The project root is \`bmad://projects/${workspace}\``);
+  expect(theirs).toContain('{user_name} is "Alice"');
+  expect(theirs).not.toContain("prd-local");
+  // The skills it hands on to as well: with no "project", they would render for this folder.
+  expect(theirs).toContain(`call bmad with {"command": "*NAME", "project": "${workspace}"} (an agent: "NAME").`);
+  expect(theirs).toMatch(/\{date\} is today's date \(\d{4}-\d\d-\d\d in America\/Los_Angeles, /);
+}, 30_000);
+
 it("passes the skills extension's methods through to the remote", async () => {
   const { client } = await (restarted ??= spawnRemote());
   expect(client.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/skills": { directoryRead: true } } });
@@ -191,7 +225,7 @@ it("asks to sign in again when the saved sign-in no longer works, serving the lo
   saved[remote].tokens = { ...saved[remote].tokens, access_token: "expired", refresh_token: "revoked" };
   writeFileSync(file, JSON.stringify(saved), { mode: 0o600 });
   const { client, stderr } = await (renewed ??= spawnRemote());
-  const answer = await client.callTool({ name: "bmad", arguments: { command: "pm" } });
+  const answer = await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-pm/SKILL.md" } });
   expect(text(answer)).toMatch(/^Note: waiting for you to sign in to .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-pm");
   await approveInBrowser(await until("a new sign-in link", () => signInUrl(stderr())));
@@ -265,7 +299,7 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   const { client } = await (renewed ??= spawnRemote());
   expect((await client.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
   await worker.dispose();
-  const answer = await client.callTool({ name: "bmad", arguments: { command: "architect" } });
+  const answer = await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-architect/SKILL.md" } });
   expect(text(answer)).toMatch(/^Note: .* is unreachable .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-architect");
   // A prompt too (it was silent): the note leads its first message.

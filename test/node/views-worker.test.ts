@@ -372,7 +372,7 @@ describe("signing in from a browser", () => {
     await page.goto(saved.authorizeAt!.href);
     await page.click("button[value=approve]");
     const got = await Promise.race([code, new Promise<string>((r) => setTimeout(() => r(""), 10_000))]);
-    expect(got, `${page.url()}\n${blocked.join("\n")}`).toMatch(/\S/);
+    expect(got, `${page.url()}\n${blocked.join("\n")}`).toMatch(/^\S+$/);
 
     await page.close();
     await first.finishAuth(got);

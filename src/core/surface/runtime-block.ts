@@ -115,7 +115,8 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     files.kind === "workspace"
       ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
-    `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"} (an agent: "NAME").`,
+    // A workspace's name too: through a linked bridge, a call with none renders for the user's folder (review 205).
+    `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}} (an agent: "NAME").`,
     // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
     `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`,
   );
