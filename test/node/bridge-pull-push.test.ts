@@ -64,13 +64,16 @@ afterAll(async () => {
 });
 
 /** Plays the user's browser: the consent page, Allow with the scopes it offers (or Deny), and the redirect back to the CLI. */
-async function approveInBrowser(authorizeUrl: string, decision: "approve" | "deny" = "approve"): Promise<void> {
+/** "read only": Allow with bmad:write unticked. */
+type Consent = "approve" | "read only" | "deny";
+async function approveInBrowser(authorizeUrl: string, choice: Consent = "approve"): Promise<void> {
+  const decision = choice === "deny" ? "deny" : "approve";
   const consent = await fetch(authorizeUrl, { redirect: "manual" });
   const cookies = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const page = await consent.text();
   const handle = /name="handle" value="([^"]+)"/.exec(page)?.[1];
   if (!handle) throw new Error(`no consent form at ${authorizeUrl}`);
-  const scopes = tickedScopes(page).map((scope) => ["scope", scope]);
+  const scopes = tickedScopes(page).filter((scope) => choice !== "read only" || scope !== "bmad:write").map((scope) => ["scope", scope]);
   const approved = await fetch(new URL("/authorize", authorizeUrl), {
     method: "POST", redirect: "manual",
     headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies, origin: new URL(authorizeUrl).origin },
@@ -85,7 +88,7 @@ async function approveInBrowser(authorizeUrl: string, decision: "approve" | "den
 type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `bmad-mcp <argv>` to its end; a sign-in link on stderr is approved (or denied) as a browser would. */
-function cli(argv: string[], decision: "approve" | "deny" = "approve"): Promise<Run> {
+function cli(argv: string[], decision: Consent = "approve"): Promise<Run> {
   const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -131,14 +134,15 @@ describe("against the real Worker", () => {
   }, 60_000);
 
   it("signs in through the browser, and names a project that does not exist", async () => {
-    const out = await sync("pull", dir);
-    expect(out.stderr).toMatch(/sign in to \S+ in your browser/);
+    // The user unticks bmad:write on the page, which offers what the remote's challenge names (review 203).
+    const out = await cli(["pull", "--remote", remote, "--project", PROJECT, "--dir", dir], "read only");
+    expect(out.stderr).toMatch(/sign in to \S+ in your browser: \S+[?&]scope=[^&]*bmad%3Awrite/);
     expect(out.stderr).toContain(`signed in to ${remote}`);
     expect(out.code).toBe(1);
     expect(out.stderr).toContain(`Project "${PROJECT}" not found`);
     expect(readdirSync(dir)).toEqual([]);
     const saved = JSON.parse(readFileSync(join(config, "bmad-mcp", "credentials.json"), "utf8"));
-    expect(saved[remote].tokens.scope.split(" ")).not.toContain("bmad:write"); // a pull asks to read only
+    expect(saved[remote].tokens.scope.split(" ")).not.toContain("bmad:write"); // as the user chose
 
     const created = await call("bmad-project", { action: "create", name: PROJECT, answers: { core: { user_name: "Ada", communication_language: "French" } } });
     expect(created.isError, created.text).toBe(false);
