@@ -21,7 +21,7 @@ import { writeErr, writeOut } from "./terminal.js";
 import { remoteText } from "./bounded-fetch.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
-       bmad-mcp push --remote URL --project NAME [--dir DIR] [--force]
+       bmad-mcp push --remote URL --project NAME [--dir DIR] [--force [PATH...]]
 
 pull writes a workspace's files from a bmad-mcp server into DIR; push sends back what changed there
 since. Both sign in like --remote: in the browser the first time, with the saved sign-in after that;
@@ -34,13 +34,15 @@ push  sends files changed here, new files inside the workspace's own folders (th
       _bmad/, _bmad-output/; the rest of DIR stays local), and deletions (the remote keeps history:
       bmad-files restore brings a file back). A file changed on the remote since the pull stops the
       push, and nothing is sent; one no pull resolves (another member's change to BMAD's settings) is
-      held back, named, and the rest are sent.
+      held back, named, and the rest are sent. --force sends yours over every conflict; --force PATH...
+      over those files alone, and only so over another member's settings (PATH as push lists it).
 
 Options:
   --remote URL     the server's MCP endpoint, e.g. https://bmad.example.com/mcp
   --project NAME   the workspace, as bmad-project lists it
   --dir DIR        the folder (default: the current directory)
   --force          pull: the remote's files win over changes here; push: yours win over the remote's
+                   (with PATHs after it, those files alone, held BMAD settings among them)
   --help           this text
 Environment:
   ${TOKEN_ENV}   an access token for the server, for CI and scripts: no browser, nothing saved; a push
@@ -71,11 +73,13 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     return 2;
   };
   let args;
+  let forcePaths: string[];
   try {
-    args = parseArgs({ args: argv, options: { remote: { type: "string" }, project: { type: "string" }, dir: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean" } }, strict: true }).values;
+    ({ values: args, positionals: forcePaths } = parseArgs({ args: argv, options: { remote: { type: "string" }, project: { type: "string" }, dir: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean" } }, strict: true, allowPositionals: command === "push" }));
   } catch (error) {
     return usageError((error as Error).message);
   }
+  if (forcePaths.length && !args.force) return usageError(`${forcePaths[0]}: push takes paths only after --force, for the files it sends over the remote's.`);
   if (args.help) return void writeOut(`${SYNC_USAGE}\n`), 0;
   if (args.remote === undefined || args.project === undefined) return usageError("--remote and --project are required.");
   const remote = parseRemoteUrl(args.remote);
@@ -92,7 +96,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const sync = async (client: Client, signIn: () => Promise<void>) => {
     const again = (c: "pull" | "push", force: boolean) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force"] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, again, bmadScripts: await bmadScripts(embedded) };
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, forcePaths: new Set(forcePaths), again, bmadScripts: await bmadScripts(embedded) };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);

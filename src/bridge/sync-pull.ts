@@ -1,7 +1,8 @@
 // bmad-mcp pull: the workspace's files into a folder, through the confined writer. A file changed here since
 // the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
 // is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
-// unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused.
+// unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused,
+// and so are memlogs both sides appended to.
 // The state file records each file's version as it is written, so a failure midway leaves a folder whose state says
 // exactly what it holds; and names the writes under way before they start, so a kill midway leaves one that can tell.
 import { basename } from "node:path";
@@ -19,12 +20,16 @@ import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
+import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
 
 export interface SyncOptions {
   dir: string;
   remote: string;
   workspace: RemoteWorkspace;
   force: boolean;
+  /** The files push's --force names: then it sends those alone over the remote's, and only so BMAD's settings or a
+   *  personal file another member wrote some of (sync-push.ts). */
+  forcePaths: ReadonlySet<string>;
   /** BMAD's own scripts (the bundle this CLI ships) by place: a script is pulled only with BMAD's bytes for its place. */
   bmadScripts: BmadScripts;
   /** The command line that runs pull or push again here, for the fixes a refusal names. */
@@ -229,6 +234,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       const merged = mergeMemoryFiles(f.path, copies, baseText);
       steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged), seen: seen(f.local) });
     } else if (f.localChanged && !o.force) {
+      const appended = await appendedBothWays(o, f, content.bytes);
+      if (appended) {
+        steps.push({ op: "write", path: f.path, content, kind: "updated", merged: appended, seen: seen(f.local) });
+        continue;
+      }
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
       refusals.push({
         path: f.path,
@@ -254,6 +264,18 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
   return apply(o, { remote: o.remote, project, files: new Map(known) }, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
+}
+
+/** A memlog both sides appended to since the pull, as one (mergeMemlogs: the pulled version's entries, the remote's new
+ *  ones, then these); undefined for any other file, or one a side did more to than append (review 205: BMAD's memlog is
+ *  append-only, and one appended on both sides at once stopped pull and push, each way out dropping a side's entries). */
+async function appendedBothWays(o: SyncOptions, f: { path: string; local: Local; synced: SyncedFile | undefined }, theirs: Uint8Array): Promise<Uint8Array | undefined> {
+  if (!isMemlogPath(f.path) || f.local.kind !== "file" || !f.synced) return undefined;
+  const base = await o.workspace.read(f.path, f.synced.version);
+  if (!base.ok || base.value.redacted) return undefined;
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  const merged = mergeMemlogs(text(base.value.bytes), text(f.local.bytes), text(theirs));
+  return merged === undefined ? undefined : new TextEncoder().encode(merged);
 }
 
 /** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads
@@ -426,7 +448,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     if (done.changedHere) report.add("kept", step.path, "changed here during the pull, so the remote's change was not written: pull again to bring it");
     else if (step.op === "write") {
       state.files.set(step.path, recordOf(step.content));
-      const note = step.merged ? "memories merged with the ones here; push sends the merge" : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
+      const note = step.merged ? `${isMemlogPath(step.path) ? "entries appended here and on the remote merged" : "memories merged with the ones here"}; push sends the merge` : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
       report.add(step.kind, step.path, note);
     } else if (step.op === "delete") {
       state.files.delete(step.path);

@@ -12,6 +12,7 @@ import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
 import { loadState, pushedRecord, saveState, settleSent, type SyncState } from "./sync-state.js";
 import { structuredType } from "../core/memory/files.js";
+import { isMemlogPath } from "../core/runtime/memlog-text.js";
 import { lines } from "../core/lines.js";
 import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
@@ -109,8 +110,12 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
 
 /** The way out of a conflict with the remote: take the remote's, or send yours over it. */
 const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${o.again("push", true)}`;
-/** `merges`: both sides hold the file, which a pull merges if it is a memory file (sync-pull.ts): no copy aside, no --force. */
-const conflictFix = (o: SyncOptions, path: string, merges: boolean) => (merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again` : pullFirst(o));
+/** `merges`: both sides hold the file, which a pull merges if it is a memory file or a memlog both sides appended to
+ *  (sync-pull.ts): no copy aside, no --force. */
+const conflictFix = (o: SyncOptions, path: string, merges: boolean) =>
+  merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again`
+  : merges && isMemlogPath(path) ? `${o.again("pull", false)} merges the entries both sides appended (an entry changed or removed it refuses, with the ways out); then push again`
+  : pullFirst(o);
 
 /** Why the remote refused a change: when the file moved there since the plan (another member's change landed first),
  *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. Undefined: a
@@ -147,6 +152,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
   // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
   const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
+  const unknown = [...o.forcePaths].filter((path) => !paths.includes(path));
+  if (unknown.length) {
+    const named = `${unknown.slice(0, 3).map(printable).join(", ")}${unknown.length > 3 ? ` and ${unknown.length - 3} more` : ""}`;
+    return { ok: false, error: `--force names ${named}, which is no file push sends from ${o.dir}: name each by its path there, as push lists it (e.g. _bmad/bmm/config.yaml). Nothing was sent.` };
+  }
   // A pulled file whose name a folder holds here now, or which a file above it replaced: deleted here, and the deletion
   // goes before the new files of that name (as a rename by case does).
   const locals = (await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path))).map((local): Local => (local.kind === "blocked" && local.inWay ? { kind: "missing" } : local));
@@ -155,11 +165,17 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
   /** Conflicts a read of the remote's file settles: the same content (`sha256`), or another member's of a file pull
-   *  leaves on the remote (onlyYoursReason), which no pull resolves. */
-  const suspects: Array<{ sha256?: string; refusal: Refusal }> = [];
+   *  leaves on the remote (onlyYoursReason), which no pull resolves. `forced`: what --force sends when neither. */
+  const suspects: Array<{ sha256?: string; refusal: Refusal; forced?: Step }> = [];
   /** Unchanged here, changed on the remote, and such a file: pull brings it only if no other member wrote it. */
   const behindUnsure: string[] = [];
-  const keepsBoth = (why: string, way: string) => `${why}: pull leaves it as it is here, so each side keeps its own. ${way}, or send yours over it: ${o.again("push", true)}`;
+  /** Said of each file held so alike, so that one line names them all (Report.lines). */
+  const keepsBoth = (why: string, way: string) => `${why}: pull leaves yours as it is here, so each side keeps its own. ${way}, or send yours over the remote's by naming the file after --force, which then sends the files it names alone: ${o.again("push", true)} PATH...`;
+  // What --force sends over the remote's: every conflict, or the files it names. BMAD's settings and personal files
+  // (onlyYoursReason) go over another member's only named (review 205: the --force a conflict's refusal named sent a
+  // member's 8 installer files over the owner's config, user_name and all).
+  const forced = (path: string) => o.force && (!o.forcePaths.size || o.forcePaths.has(path));
+  const overrides = (path: string) => forced(path) && (o.forcePaths.has(path) || !onlyYoursReason(path));
   // Each folder's files on the remote, directly in it, less those this push deletes (deleted here, unchanged there;
   // sent first): what a new file is counted with (review 118: a delete and an add in a full folder held the add).
   const deleting = new Set(paths.filter((path, i) => locals[i]!.kind === "missing" && state.files.get(path)?.version === remote.get(path)?.version));
@@ -199,9 +215,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (local.kind === "missing") {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
-      else if (remoteChanged && !o.force) {
+      else if (remoteChanged && !overrides(path)) {
         const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst(o) };
-        if (onlyYoursReason(path)) suspects.push({ refusal });
+        if (onlyYoursReason(path)) suspects.push({ refusal, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now } } : {}) });
         else refusals.push(refusal);
       }
       else steps.push({ op: "delete", path, ifVersion: now });
@@ -225,13 +241,13 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       report.add("held", path, held);
       continue;
     }
-    if (remoteChanged && !o.force) {
+    if (remoteChanged && !overrides(path)) {
       const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
-      // Memory files merge on pull (sync-pull.ts): no copy aside, no --force.
+      // Memory files and memlogs merge on pull (sync-pull.ts): no copy aside, no --force.
       const fix = conflictFix(o, path, Boolean(synced && now));
-      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix } });
+      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated" } } : {}) });
       // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
-      else if (isInstallFile(path)) report.add("held", path, keepsBoth(`${was}, and a deletion of BMAD's settings is left to your hand`, "Delete it here if you agree"));
+      else if (isInstallFile(path)) report.add("held", path, keepsBoth("changed here, and deleted on the remote since the pull: a deletion of BMAD's settings is left to your hand", "Delete it here if you agree"));
       else refusals.push({ path, reason: was, fix });
       continue;
     }
@@ -255,8 +271,10 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       report.unchanged++;
       steps.push({ op: "record", path, version: read.value.version, sha256: suspect.sha256 });
     } else if (read.ok && read.value.byOthers && onlyYoursReason(path)) {
-      report.add("held", path, keepsBoth(`${suspect.refusal.reason}, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
-    } else refusals.push(suspect.refusal);
+      const here = suspect.sha256 ? "yours here and the remote's differ" : "deleted here, and changed on the remote";
+      report.add("held", path, keepsBoth(`${here} since the pull, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
+    } else if (suspect.forced) steps.push(suspect.forced);
+    else refusals.push(suspect.refusal);
   }
   for (const [i, path] of behindUnsure.entries()) {
     const read = reads[suspects.length + i]!;

@@ -138,6 +138,15 @@ export interface Refusal {
   fix: string;
 }
 
+/** How many files one line names before it counts the rest. */
+const NAMED_IN_LINE = 8;
+
+/** `a`, `a and b`, `a, b, c and d`; past NAMED_IN_LINE, the first few and how many more. */
+function namedFiles(paths: string[]): string {
+  const named = paths.length > NAMED_IN_LINE ? [...paths.slice(0, NAMED_IN_LINE - 1), `${paths.length - NAMED_IN_LINE + 1} more`] : paths;
+  return named.length > 1 ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}` : named[0]!;
+}
+
 export class Report {
   readonly changes: Change[] = [];
   unchanged = 0;
@@ -152,8 +161,22 @@ export class Report {
     this.changes.push({ kind, path, ...(note ? { note } : {}) });
   }
 
+  /** One line a change; `held` and `left` one line a reason, naming its files (review 205: after the installer run a
+   *  pull prescribes, every push printed 8 paragraphs that ended in the same advice, and every pull up to 16). */
   lines(): string[] {
-    return this.changes.map((c) => `${c.kind.padEnd(8)} ${c.path}${c.note ? ` (${c.note})` : ""}`);
+    const lines: Array<{ kind: ChangeKind; note?: string; paths: string[] }> = [];
+    const byReason = new Map<string, (typeof lines)[number]>();
+    for (const c of this.changes) {
+      const reason = c.kind === "held" || c.kind === "left" ? `${c.kind} ${c.note ?? ""}` : undefined;
+      const same = reason === undefined ? undefined : byReason.get(reason);
+      if (same) same.paths.push(c.path);
+      else {
+        const line = { kind: c.kind, ...(c.note ? { note: c.note } : {}), paths: [c.path] };
+        lines.push(line);
+        if (reason !== undefined) byReason.set(reason, line);
+      }
+    }
+    return lines.map((l) => `${l.kind.padEnd(8)} ${namedFiles(l.paths)}${l.note ? ` (${l.note})` : ""}`);
   }
 
   summary(): string {

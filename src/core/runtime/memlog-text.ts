@@ -56,3 +56,42 @@ export function editMemlog(text: string, edit: MemlogEdit, stamp: string): { tex
   touchMemlog(meta, stamp);
   return { text: renderMemlog(meta, body), entries: memlogEntries(body) };
 }
+
+/** The memlog's name in its run folder: {workspace}/.memlog.md. */
+export const MEMLOG_FILE = ".memlog.md";
+
+export const isMemlogPath = (path: string) => path === MEMLOG_FILE || path.endsWith(`/${MEMLOG_FILE}`);
+
+/** A memlog's entries (its body's lines), none for an empty body. */
+const bodyLines = (body: string): string[] => (strip(body) ? splitlines(stripChars(body, "\n", "right")) : []);
+
+/** One memlog from two copies each side appended to since `base`, the copy both started from (review 205: a memlog
+ *  appended on both sides at once stopped pull and push, and each way out dropped the other side's entries): the
+ *  base's entries, then those `theirs` appended, then those `ours` did, and the later `updated`. Undefined where a copy
+ *  did more than append (an entry changed or removed, frontmatter set on both sides each its own way) or any does not
+ *  parse: a merge would lose one side's word. */
+export function mergeMemlogs(base: string, ours: string, theirs: string): string | undefined {
+  type Copy = { meta: Meta; entries: string[] };
+  let copies: Copy[];
+  try {
+    copies = [base, ours, theirs].map((text) => {
+      const [meta, body] = splitMemlog(text);
+      return { meta, entries: bodyLines(body) };
+    });
+  } catch (error) {
+    if (error instanceof PyError) return undefined;
+    throw error;
+  }
+  const [was, mine, its] = copies as [Copy, Copy, Copy];
+  if (![mine, its].every((copy) => was.entries.every((line, i) => copy.entries[i] === line))) return undefined;
+  // The fields but `updated`: one side's `set` is kept, the same on both is one, each its own way is no merge.
+  const fields = ({ meta }: Copy) => JSON.stringify([...meta].filter(([key]) => key !== "updated"));
+  const kept = fields(mine) === fields(its) || fields(its) === fields(was) ? mine : fields(mine) === fields(was) ? its : undefined;
+  if (!kept) return undefined;
+  const meta = new Map(kept.meta);
+  // Wall-clock stamps of one format: the later sorts last.
+  const stamps = [mine.meta.get("updated"), its.meta.get("updated")].filter((stamp) => stamp !== undefined).sort();
+  if (stamps.length) touchMemlog(meta, stamps.at(-1)!);
+  const added = (copy: Copy) => copy.entries.slice(was.entries.length);
+  return renderMemlog(meta, [...was.entries, ...added(its), ...added(mine)].join("\n"));
+}

@@ -9,9 +9,7 @@ import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
 import { below, optionValues } from "./command-line.js";
 import { wallTime } from "./time-zone.js";
-import { editMemlog, memlogStamp, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
-
-const MEMLOG = ".memlog.md";
+import { editMemlog, MEMLOG_FILE, memlogStamp, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
 
 function parser(): Parser {
   const p = createParser("memlog.py", MEMLOG_DOC, true);
@@ -45,7 +43,7 @@ async function stamp(ctx: ScriptContext): Promise<string> {
  *  set need none: where the file system can, the file's keeper applies them in the one call they make). */
 export function memlogNamed(argv: string[]): string[] {
   if (argv[0] !== "init") return [];
-  const path = [...optionValues(argv, ["--workspace"]).map((dir) => below(dir, MEMLOG)), ...optionValues(argv, ["--path"])][0];
+  const path = [...optionValues(argv, ["--workspace"]).map((dir) => below(dir, MEMLOG_FILE)), ...optionValues(argv, ["--path"])][0];
   return path === undefined ? [] : [path];
 }
 
@@ -53,7 +51,7 @@ export function memlogNamed(argv: string[]): string[] {
 function target(args: Namespace): string {
   if (args.path) return normPath(args.path as string);
   if (typeof args.workspace !== "string") throw new PyError("TypeError", "expected str, bytes or os.PathLike object, not NoneType");
-  return joinPath(args.workspace, MEMLOG);
+  return joinPath(args.workspace, MEMLOG_FILE);
 }
 
 function ack(out: Output, path: string, entries: number): void {

@@ -9,6 +9,7 @@ import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type He
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
+import { isMemlogPath } from "../runtime/memlog-text.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -49,7 +50,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const listed = (await Promise.all(roots.map((r) => files.list(`${r}/**`)))).flatMap((l) => (l.ok ? l.value : []));
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
   // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).
-  const memlogPaths = listed.filter((f) => f.path.endsWith("/.memlog.md") || f.path === ".memlog.md").sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
+  const memlogPaths = listed.filter((f) => isMemlogPath(f.path)).sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
   // Which workflows wrote something is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
