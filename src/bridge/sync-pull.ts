@@ -21,6 +21,7 @@ import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
+import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
 
 export interface SyncOptions {
   dir: string;
@@ -179,7 +180,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     return held > MAX_PROJECT_BYTES ? tooMuch : read;
   });
   /** BMAD's settings and steps another member had a hand in, left on the remote: the way on is said once, after them. */
-  const settingsLeft: Array<{ here: boolean }> = [];
+  let settingsLeft = 0;
   for (const [i, f] of fetches.entries()) {
     const read = contents[i]!;
     if (!read.ok) {
@@ -202,7 +203,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const onlyYours = onlyYoursReason(f.path);
     if (onlyYours && content.byOthers) {
       report.add("left", f.path, onlyYours);
-      if (isInstallFile(f.path)) settingsLeft.push({ here: f.local.kind !== "missing" });
+      if (isInstallFile(f.path)) settingsLeft++;
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }
@@ -259,7 +260,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
-  if (settingsLeft.length) report.after.push(settingsWayOn(o, settingsLeft, remote.keys()));
+  if (settingsLeft) report.after.push(settingsWayOn(o, settingsLeft, await installedHere(o, steps), remote.keys()));
   const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
@@ -286,13 +287,27 @@ const conflictFix = (o: SyncOptions, theirs: string) =>
 /** BMAD's installer's id for a module: what `--modules` takes (`bmm`, `cis`), nothing a remote could make more of. */
 const MODULE_ID = /^[a-z][a-z0-9-]{0,39}$/;
 
+/** BMAD's config, which its scripts read first: either here means BMAD is installed here (6.3+ writes
+ *  `_bmad/config.toml`, the first of the central layers; earlier 6.x `_bmad/core/config.yaml`). */
+const INSTALLED_CONFIGS = [CENTRAL_LAYERS[0]!, "_bmad/core/config.yaml"];
+
+/** Whether BMAD is installed in the folder once this pull is done: its config is here, or the pull writes it. */
+async function installedHere(o: SyncOptions, steps: Step[]): Promise<boolean> {
+  for (const path of INSTALLED_CONFIGS) {
+    if (steps.some((step) => step.op === "write" && step.path === path)) return true;
+    const local = await readLocal(o.dir, path);
+    if (local.kind === "file" || local.kind === "large") return true;
+  }
+  return false;
+}
+
 /** Once, for BMAD's settings and steps left on the remote (review 188: a member's pull left all 16 of the installer's
- *  files, each line saying why at length, and BMAD's scripts then found no config here): where some are not here, BMAD's
- *  installer makes the user's own, for the modules the workspace has (each `_bmad/<module>/config.yaml` it holds). */
-function settingsWayOn(o: SyncOptions, left: Array<{ here: boolean }>, remotePaths: Iterable<string>): string {
-  const n = left.length;
+ *  files, each line saying why at length, and BMAD's scripts then found no config here): where BMAD is not installed
+ *  here, its installer makes the user's own, for the modules the workspace has (each `_bmad/<module>/config.yaml` it
+ *  holds); where it is, the installer's advice fits no longer (review 204), and theirs are read and copied by hand. */
+function settingsWayOn(o: SyncOptions, n: number, installed: boolean, remotePaths: Iterable<string>): string {
   const head = `${n === 1 ? "One of BMAD's settings or steps is" : `${n} of BMAD's settings and steps are`} left on the remote above: another member wrote some of ${n === 1 ? "it" : "each"}, and a pull takes only your own there`;
-  if (left.every((file) => file.here)) return `${head}: read theirs with bmad-files, and copy by hand what you trust.`;
+  if (installed) return `${head}: read theirs with bmad-files (or on the remote), and copy by hand what you trust.`;
   const modules = [...remotePaths].flatMap((path) => {
     const [top, module, name, more] = path.split("/");
     return top === "_bmad" && name === "config.yaml" && more === undefined && module !== "core" && MODULE_ID.test(module!) ? [module!] : [];

@@ -703,8 +703,14 @@ it("leaves on the remote what lies outside the folders sync carries (a tenth rev
   for (const path of [...manifests, ...installedByOthers]) expect(existsSync(join(carried, path)), path).toBe(false);
   for (const path of [othersMemory, "_bmad/custom/bmad-agent-pm.toml"]) expect(existsSync(join(carried, path)), path).toBe(true);
   // Deleted on the remote, BMAD's settings stay here until the user deletes them: who deleted them is not known here.
-  const again = await cli(["pull", "--remote", await startFake(["_bmad-output/plan.md", "_bmad-output/board.html"], { port: Number(new URL(fake).port) }), "--project", "x", "--dir", carried]);
+  // Where BMAD is installed here (its config is), the installer's advice is none (review 204: it was given beside a full install).
+  writeFileSync(join(carried, "_bmad/config.toml"), "[core]\nuser_name = \"Ana\"\n");
+  const evil = "_bmad/bmm/agents/evil.md";
+  const again = await cli(["pull", "--remote", await startFake(["_bmad-output/plan.md", "_bmad-output/board.html", evil], { port: Number(new URL(fake).port), byOthers: [evil] }), "--project", "x", "--dir", carried]);
   expect(lineOf(again.stdout, "left", "_bmad/custom/bmad-agent-pm.toml")).toContain(" (BMAD's settings, deleted on the remote: yours here stay until you delete them)");
+  expect(lineOf(again.stdout, "left", evil)).toContain(" (BMAD's settings or steps, which your agents here follow, and another member wrote some of it)");
+  expect(again.stdout).toContain("\nOne of BMAD's settings or steps is left on the remote above: another member wrote some of it, and a pull takes only your own there: read theirs with bmad-files (or on the remote), and copy by hand what you trust.\n");
+  expect(again.stdout).not.toContain("bmad-method install");
   expect(existsSync(join(carried, "_bmad/custom/bmad-agent-pm.toml"))).toBe(true);
   for (const path of runners) expect(lineOf(some.stdout, "left", path)).toContain(` (not a document (markdown, YAML, JSON, CSV, HTML, images...): sync carries only documents`);
   // Nor what an agent reads as instructions from the folder it works in, nor what hides files from git (review 49).
@@ -1265,8 +1271,11 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
     "docker.md": "docker run -e POSTGRES_PASSWORD=Winter2024!xQ img\n", "azure.md": `AccountName=x;AccountKey=${"Ab12Cd34Ef56Gh78Ij90".repeat(5).slice(0, 86)}==;EndpointSuffix=core.windows.net\n`,
   };
   for (const [name, text] of Object.entries(review56)) writeFileSync(join(target, "_bmad-output", name), text);
+  // Review 204: a password with a `#` in it read as a path's or a colour's; the PRD's placeholder and a vault's path go.
+  const review204 = { "m1.md": "# Note\n\npassword: Xy7!kq9Lm#2\n" };
+  for (const [name, text] of Object.entries(review204)) writeFileSync(join(target, "_bmad-output", name), text);
   writeFileSync(join(target, "_bmad-output/architecture.md"), "# Architecture\r\n\r\npassword_policy: min12+symbol\r\ncsrf_token: per-session\r\nPASSWORD_HASH=argon2id\r\nkey_id: kid-2024-01\r\nDATABASE_URL=postgres://user:password@localhost:5432/app\r\n");
-  writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n");
+  writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n\npassword: ${DB_PASSWORD}\nsecret_ref: vault:kv/data/app#v2\n");
   // An image and a file past 1 MiB stay here, named, and stop no other file (review 64: one image stopped every push).
   writeFileSync(join(target, "_bmad-output/wireframe.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe]));
   writeFileSync(join(target, "_bmad-output/huge.md"), "x".repeat(1024 * 1024 + 1));
@@ -1281,7 +1290,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad-output/keys.md")).toMatch(/ \(holds what looks like a secret \(line 3\)/);
   expect(lineOf(held.stdout, "held", "_bmad-output/setup.md")).toMatch(/ \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
-  for (const name of [...Object.keys(review54), ...Object.keys(review56)]) expect(lineOf(held.stdout, "held", `_bmad-output/${name}`)).toMatch(/ \(holds/);
+  for (const name of [...Object.keys(review54), ...Object.keys(review56), ...Object.keys(review204)]) expect(lineOf(held.stdout, "held", `_bmad-output/${name}`)).toMatch(/ \(holds/);
   expect(written).toEqual(["_bmad-output/new.md", "_bmad-output/architecture.md", "_bmad-output/prd.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(lineOf(held.stdout, "held", "_bmad/bmm/config.yaml")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml")).toMatch(/ \(a personal file/);

@@ -305,6 +305,26 @@ it("holds back a settings block's secret in a document and a form field's value,
   expect(performance.now() - started).toBeLessThan(5_000); // minutes before
 });
 
+it("holds back a password with any symbol in it, by what it is, and a planning doc's placeholders, code and paths stay (review 204)", () => {
+  // What push sent: a `#`, `$`, `%`, `/`, `:`, `=` or a bracket anywhere in a value read as code, a path or a colour.
+  const symbols = ["#", "$", "%", "/", ":", "=", "(", ")", "[", "]", "{", "}", "<", ">"];
+  const held = [
+    "# Note\n\npassword: Xy7!kq9Lm#2\n", ...symbols.map((s) => `pwd: Xy7!kq9Lm${s}2`), "pass: Xy7!kq9Lm#2", "- pw: Xy7!kq9Lm#2", "creds: Xy7!kq9Lm#2", "secret: Xy7!kq9Lm$2",
+    "password = Xy7!kq9Lm$2", "DB password: Tr0ub4dor#1", "**DB password:** Tr0ub4dor#1", "| DB_PASSWORD | Winter2024#xQ |", "The staging DB password is Winter2024#xQ",
+    // A generated one of three kinds under 12 characters, a user's pair, a label a password's noun starts.
+    "password: Xy7kq9Lm2x", "creds: admin:Passw0rd!2024", "The wifi password for the office: Blue-Elephant-77",
+  ];
+  for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
+  const doc = [
+    "password: see the vault", "password: required", "password: <set in CI>", "password: ${DB_PASSWORD}", "password: `env.DB_PASS`", "password reset flow: email link",
+    "passwords: bcrypt with cost 12", "Password: min 12 chars, 1 symbol", "password: {password}", "password: $DB_PASSWORD", "password: %(db_password)s", "password: #2563EBff",
+    "password: /run/secrets/db", "secret_ref: vault:kv/data/app#v2", "password: getenv(DB_PASS)", 'password: secrets["db"]', "token: OAuth2Flow", "credentials for AWS: IAM-Role-v2",
+    "key_store: C:\\Users\\Ana\\keys", "token_expires_at: 2024-01-15T10:30:00Z", "Design token for the primary: Blue-500", "constructor(tokens: Token[], originalPath?: string);",
+    'retro_key = f"epic-{selected}-retrospective"', "json.dumps(x, sort_keys=True).encode()", "const key = header.slice(keyStart, keyEnd).toLowerCase();",
+  ];
+  for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
+});
+
 it("judges review 56's new shapes in linear time", () => {
   // As a ratio, in the same run: a quarter of each input, then the whole; linear work takes about four times as long,
   // quadratic sixteen (a wall-clock bound failed on a loaded machine, its inputs judged as fast as ever).

@@ -184,15 +184,23 @@ const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"
 const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && !TEST_VALUE.test(value!) && isAssignedValue(value!, ":"));
 
 /** A secret's noun in prose, then within three words a value as mixed as a password or a key's own shape (`The staging
- *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68). Word by word: linear. */
+ *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68), or a password's noun, a label of up to three more words
+ *  and a value as mixed as a password (review 204). Word by word: linear. */
 const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
+/** The nouns whose label of a few words gives a password (`The wifi password for the office: …`: review 204). */
+const PASSWORD_NOUNS = new Set(["password", "passwd", "passphrase", "credentials"]);
 function proseGivesSecret(line: string): boolean {
   const words = line.split(/\s+/);
   return words.some((word, i) => {
     if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || PUBLIC_KEY.test(words[i - 1] ?? "")) return false;
     // The value right after the noun, or after a word that gives it (`is`, `=`, `:`): `token refresh race <hash>` gives none.
     const value = CONNECTOR.test(words[i + 1] ?? "") ? words[i + 2] : words[i + 1];
-    return value !== undefined && !TEST_VALUE.test(value) && isAssignedValue(unquoted(value).replace(/[.,;]+$/, ""), ":");
+    if (value !== undefined && !TEST_VALUE.test(value) && isAssignedValue(unquoted(value).replace(/[.,;]+$/, ""), ":")) return true;
+    // Or after a label a password's noun starts (`The wifi password for the office: Blue-Elephant-77`), by its mix
+    // alone: a design token's or a decision's label (`token for the primary: Blue-500`) says no password.
+    const label = PASSWORD_NOUNS.has(word.toLowerCase()) ? words.slice(i + 1, i + 4).findIndex((w) => w.endsWith(":")) : -1;
+    const labelled = label < 0 ? undefined : unquoted(words[i + 2 + label] ?? "").replace(/[.,;]+$/, "");
+    return labelled !== undefined && isGivenSecret(labelled) && !TEST_VALUE.test(labelled) && !standsForValue(labelled) && !joinsPlainWords(labelled) && isMixedAsPassword(labelled);
   });
 }
 const CONNECTOR = /^(is|was|=|:|-|—|→|->|of)$/i;
@@ -370,22 +378,58 @@ function assignsSecret(line: string): boolean {
   return value !== undefined && isAssignedValue(value, m[2] as "=" | ":");
 }
 
-/** A value given to a secret's name that is one: not code (`os.getenv(…)`, `self.token`), a path, a URL (judged as one)
- *  or a placeholder. After `=` (how a secret is set), any with a digit or symbol. After `:` (how a design doc describes
- *  a field: `csrf_token: per-session`, `session_cookie: __Host-sid`), only a word as mixed as a password: three of
- *  lower case, upper case, digits and symbols (`-`, `_` and `.` join words, so they count for none) in 12 characters,
- *  or all four in 8 (review 56). */
+/** A value given to a secret's name that is one: not what stands for one (standsForValue). After `=` (how a secret is
+ *  set), any with a digit or symbol. After `:` (how a design doc describes a field: `csrf_token: per-session`,
+ *  `session_cookie: __Host-sid`), a key's own shape, or a word as mixed as a password (isMixedAsPassword) that is no
+ *  path, reference, time or setting (joinsPlainWords). */
 function isAssignedValue(given: string, sign: "=" | ":"): boolean {
   const value = given.replace(/[,;]+$/, ""); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
-  // Code: a call, a path, a variable, a property (`os.getenv(…)`, `self.token`, `this.env.API_TOKEN_V2`).
-  if (!isGivenSecret(value) || /[()[\]{}<>$%]|^[/.~]|:\/\//.test(value) || /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/.test(value)) return false;
+  if (!isGivenSecret(value) || standsForValue(value)) return false;
   if (sign === "=") return value.length >= 6 && /[^A-Za-z_.]/.test(value);
   // A key's own shape after `:` (`api_key: 4f9c2b…`): long hex, or letters and digits with nothing to join words (review 64).
   if (/^[A-Fa-f0-9]{24,}$/.test(value) || (/^[A-Za-z0-9+/]{24,}={0,2}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value))) return true;
-  const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/].filter((c) => c.test(value)).length;
-  // Not a setting's own `name=value` (`Cookie: SameSite=Strict;`: review 69), nor a publishable key (`pk_live_…`).
-  // Nor a path (`invoices/2024/INV-0001.pdf`) or a CSS colour.
-  return !/[\s:=/#]/.test(value) && !/^pk_(live|test)_/.test(value) && classes >= 3 && value.length >= (classes === 4 ? 8 : 12);
+  return !joinsPlainWords(value) && isMixedAsPassword(value);
+}
+
+/** A word as mixed as a password: three of lower case, upper case, digits and symbols (`-`, `_` and `.` join words,
+ *  so they count for none) in 12 characters, all four in 8, or three in 8 changing kind at least six times as a
+ *  generated one does (`Xy7kq9Lm2x`; `OAuth2Flow` changes four times); no space (a sentence), nor a publishable key
+ *  (`pk_live_…`) (review 56). */
+function isMixedAsPassword(value: string): boolean {
+  if (/\s/.test(value) || /^pk_(live|test)_/.test(value)) return false;
+  const kinds = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/];
+  const kindOf = (c: string) => kinds.findIndex((kind) => kind.test(c));
+  const classes = kinds.filter((kind) => kind.test(value)).length;
+  if (classes < 3 || value.length < 8) return false;
+  if (classes === 4 || value.length >= 12) return true;
+  let changes = 0;
+  let last = -1;
+  for (const c of value) {
+    const kind = kindOf(c);
+    if (kind < 0) continue; // a joiner: `IAM-Role-v2` is three words
+    if (last >= 0 && kind !== last) changes++;
+    last = kind;
+  }
+  return changes >= 6;
+}
+
+/** What a value stands for rather than is, by its whole shape, not by any character in it (review 204: a password
+ *  with a `#`, `$`, `%` or `(` in it went): code (`os.getenv(…)`, `secrets["db"]`, `self.token`, `Record<string,`, or a
+ *  call cut at a space: `header.slice(start,`), a template's or a shell's placeholder (`{password}`, `<your-password>`,
+ *  `${VAR}`, `$DB_PASSWORD`, `%(pw)s`, `#{ENV[…]}`, an f-string's `{name}`, or a piece of one: `<set`, `})`), a label
+ *  (`originalPath?:`), a path or a pattern from its start (`/run/…`, `~/.ssh/…`, `C:\…`, `/^…$/`), a URL (judged as
+ *  one: isCredentialUrl) or a CSS colour (`#2563EB`). */
+const INTERPOLATION = /[$#]\{|\{\{|\{%|<%|\{[A-Za-z_]/;
+const STANDS_FOR = /^([<>{}[\]()/.~\\]|[A-Za-z]:\\|[$%][A-Za-z_{(]|[a-z][a-z0-9+.-]*:\/\/|[A-Za-z_$][\w.$]*[()[\]<>{}])|[<>{}[\]():]$|^#[0-9a-f]{3,8}$|^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/i;
+const standsForValue = (value: string) => STANDS_FOR.test(value) || INTERPOLATION.test(value);
+
+/** Plain words joined by `/`, `:` or `=`, any `#fragment` or `?query` after them: a path, a reference, a time or a
+ *  setting's own `name=value` (`invoices/2024/INV-0001.pdf`, `vault:kv/data/app`, `10:30`, `SameSite=Strict`), where a
+ *  password mixes in another symbol (`Xy7!kq9Lm/2`, `admin:Passw0rd!2024`: review 204). */
+function joinsPlainWords(value: string): boolean {
+  const cut = value.search(/[#?]/);
+  const head = cut < 0 ? value : value.slice(0, cut);
+  return /[/:=]/.test(head) && /^[\w.@+~/:=-]+$/.test(head) && (cut < 0 || /^[\w.@+~/:=&%#?-]*$/.test(value.slice(cut)));
 }
 
 /** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
