@@ -77,13 +77,24 @@ async function lockLost(rel: string): Promise<ConfinedFailure | undefined> {
 function landing(realRoot: string, real: string, rel: string, changer: Changer): ConfinedFailure | undefined {
   const realRel = posixRelative(realRoot, real);
   const parts = realRel.split("/");
-  const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
   const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
-  if (machinery) return failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`);
+  const machinery = inMachinery(realRoot, real, rel, changer);
+  if (machinery) return machinery;
   const held = inHeldFolder(realRoot, real, rel, parts[0] === changer.own, through);
   if (held) return held;
   const refused = changer.own && parts[0] === changer.own ? undefined : (changer.refuse ?? changeRefusal)(realRel);
   return refused ? failure("outside", rel, `${refused}${through}`) : undefined;
+}
+
+/** `real` (under the real root) inside tools' machinery (`.git/`, …), but the changer's own: refused. Files and the
+ *  folders made for them alike (review 206: an empty folder `.git/hooks/pre-commit`, made through a folder swapped for
+ *  a link, stopped every commit). */
+function inMachinery(realRoot: string, real: string, rel: string, changer: Changer): ConfinedFailure | undefined {
+  const realRel = posixRelative(realRoot, real);
+  const parts = realRel.split("/");
+  const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && name === changer.own && parts[0] === changer.own));
+  const through = realRel === rel ? "" : ` (it is ${realRel} once symlinks are followed)`;
+  return machinery ? failure("outside", rel, `lands inside ${machinery}/${through}, tools' machinery rather than the project's content; refused.`) : undefined;
 }
 
 /** The Python environment (a venv's `pyvenv.cfg`, a conda env's `conda-meta/`) a folder of the project between `real`
@@ -428,19 +439,19 @@ export async function readConfinedText(root: string, rel: string, opts: ReadOpti
  * A folder inside the root, made (one level at a time) where missing; a link on the way that leads out is
  * refused. `label` is the path messages name (a file about to be written there), `rel` by default.
  */
-export async function ensureConfinedDir(root: string, rel: string, opts: { label?: string } = {}): Promise<Confined<{ path: string }>> {
+export async function ensureConfinedDir(root: string, rel: string, opts: { label?: string; own?: Changer["own"] } = {}): Promise<Confined<{ path: string }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
-  const made = await holdFolder(at.realRoot, at.abs, opts.label ?? rel);
+  const made = await holdFolder(at.realRoot, at.abs, opts.label ?? rel, opts);
   if (!made.ok) return made;
   await made.handle?.close();
   return { ok: true, path: made.path };
 }
 
 /** ensureConfinedDir's folder `abs` (under the real root), held: the caller closes it. */
-async function holdFolder(realRoot: string, abs: string, label: string): Promise<Confined<HeldFolder>> {
+async function holdFolder(realRoot: string, abs: string, label: string, changer: Changer): Promise<Confined<HeldFolder>> {
   for (let tries = 1; ; tries++) {
-    const made = await makeFolders(realRoot, abs, label);
+    const made = await makeFolders(realRoot, abs, label, changer);
     if (!("gone" in made)) return made;
     if (tries === FOLDER_TRIES) return goneFailure(label, made.gone);
   }
@@ -454,14 +465,14 @@ const goneFailure = (rel: string, gone: string) => failure("io", rel, `its folde
 type Gone = { gone: string };
 
 /** One walk of ensureConfinedDir, from the real root down to `abs`. */
-async function makeFolders(realRoot: string, abs: string, label: string): Promise<Confined<HeldFolder> | Gone> {
+async function makeFolders(realRoot: string, abs: string, label: string, changer: Changer): Promise<Confined<HeldFolder> | Gone> {
   let root: HeldFolder;
   try {
     root = { path: realRoot, handle: DESCRIBED_FDS ? await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY) : undefined };
   } catch (e) {
     return ioFailure(label, "the project folder cannot be read", e);
   }
-  const made = await makeBelow(realRoot, root, posixRelative(realRoot, abs), label);
+  const made = await makeBelow(realRoot, root, posixRelative(realRoot, abs), label, changer);
   if (!("ok" in made && made.ok && made.handle === root.handle)) await root.handle?.close();
   return made;
 }
@@ -471,12 +482,12 @@ async function makeFolders(realRoot: string, abs: string, label: string): Promis
  *  202: 25 empty folders made outside the project in 300 writes). A link on the way is followed while it stays inside the
  *  real root. The result is held: `from` itself for an empty `rel`, else a folder the caller closes (`from` stays the
  *  caller's). `shownFrom`: `from` as messages name it. */
-async function makeBelow(realRoot: string, from: HeldFolder, rel: string, label: string, shownFrom = ""): Promise<Confined<HeldFolder> | Gone> {
+async function makeBelow(realRoot: string, from: HeldFolder, rel: string, label: string, changer: Changer, shownFrom = ""): Promise<Confined<HeldFolder> | Gone> {
   let folder = from;
   let shown = shownFrom;
   for (const part of rel.split("/").filter((part) => part !== "" && part !== ".")) {
     shown = shown ? `${shown}/${part}` : part;
-    const next = await enter(realRoot, folder, part, label, shown);
+    const next = await enter(realRoot, folder, part, label, shown, changer);
     if (folder !== from) await folder.handle?.close();
     if (!("ok" in next) || !next.ok) return next;
     folder = next;
@@ -485,7 +496,7 @@ async function makeBelow(realRoot: string, from: HeldFolder, rel: string, label:
 }
 
 /** Folder `part` of held `folder`, made there where missing, then opened (enterFolder). */
-async function enter(realRoot: string, folder: HeldFolder, part: string, label: string, shown: string): Promise<Confined<HeldFolder> | Gone> {
+async function enter(realRoot: string, folder: HeldFolder, part: string, label: string, shown: string, changer: Changer): Promise<Confined<HeldFolder> | Gone> {
   const named = inFolder(folder, part);
   for (let tries = 1; ; tries++) {
     try {
@@ -501,7 +512,7 @@ async function enter(realRoot: string, folder: HeldFolder, part: string, label: 
       } else if (errno(e) !== "ENOENT") {
         return ioFailure(label, `${shown} cannot be opened`, e);
       } else {
-        const unmade = await makeMissing(realRoot, folder, named, label, shown);
+        const unmade = await makeMissing(realRoot, folder, named, label, shown, changer);
         if (unmade) return unmade;
       }
     }
@@ -511,13 +522,16 @@ async function enter(realRoot: string, folder: HeldFolder, part: string, label: 
 }
 
 /** Makes folder `named` (inFolder), missing when opened; why not, or undefined: made, or there again meanwhile. */
-async function makeMissing(realRoot: string, folder: HeldFolder, named: string, label: string, shown: string): Promise<ConfinedFailure | Gone | undefined> {
+async function makeMissing(realRoot: string, folder: HeldFolder, named: string, label: string, shown: string, changer: Changer): Promise<ConfinedFailure | Gone | undefined> {
   // A dangling link reads as missing: refused, never made where it leads (one put there since the open: looked at again).
   if (await lstat(named).then((info) => info.isSymbolicLink(), () => false)) {
     return (await stat(named).then(() => false, () => true)) ? failure("outside", label, `${shown} is a dangling symlink; remove it.`) : undefined;
   }
-  // Nothing is made in a folder another program moved out of the project since it was opened.
-  if (whereNow(realRoot, folder) === undefined) return openedPath(folder.handle!)?.endsWith(DELETED) ? { gone: shown } : movedFailure(label);
+  // Nothing is made in a folder another program moved out of the project since it was opened, nor in machinery.
+  const now = whereNow(realRoot, folder);
+  if (now === undefined) return openedPath(folder.handle!)?.endsWith(DELETED) ? { gone: shown } : movedFailure(label);
+  const machinery = inMachinery(realRoot, join(now, basename(named)), label, changer);
+  if (machinery) return machinery;
   try {
     await mkdir(named);
   } catch (e) {
@@ -615,7 +629,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
   if (early) return early;
   const mode = opts.mode ?? 0o644;
   for (let tries = 1; ; tries++) {
-    const parent = await holdFolder(at.realRoot, dirname(at.abs), rel);
+    const parent = await holdFolder(at.realRoot, dirname(at.abs), rel, opts);
     if (!parent.ok) return parent;
     // The folder the temp file goes in: the parent, or the folder a link at the target leads to. Both held to the end.
     let folder: HeldFolder = parent;
@@ -816,7 +830,7 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("exists", rel, "the project folder itself exists already.");
-  const parent = await holdFolder(at.realRoot, dirname(at.abs), rel);
+  const parent = await holdFolder(at.realRoot, dirname(at.abs), rel, changer);
   if (!parent.ok) return parent;
   const target = join(parent.path, basename(at.abs));
   const lands = (dir: string) => [...files.keys()].reduce<ConfinedFailure | undefined>((found, name) => found ?? landing(at.realRoot, join(dir, name), `${rel}/${name}`, changer), landing(at.realRoot, dir, rel, changer));
@@ -849,7 +863,7 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
       shown = `${rel}/${file}`;
       const path = resolve(staging.path, file);
       if (path === staging.path || !isInside(staging.path, path)) return failure("outside", shown, "leads outside its folder; give a relative path below it.");
-      const unwritten = await writeNew(at.realRoot, staging, posixRelative(staging.path, path), data, shown, rel);
+      const unwritten = await writeNew(at.realRoot, staging, posixRelative(staging.path, path), data, shown, rel, changer);
       if (unwritten) return unwritten;
     }
     shown = rel;
@@ -901,13 +915,13 @@ function unlinkLink(path: string): void {
 
 /** Writes a new file `name` (relative) in held staging folder `staging`, making its folders one level at a time through
  *  it (makeBelow). Why it did not land at its real path (strayed), or undefined. `rel`: the tree as messages name it. */
-async function writeNew(realRoot: string, staging: HeldFolder, name: string, data: Uint8Array, shown: string, rel: string): Promise<ConfinedFailure | undefined> {
+async function writeNew(realRoot: string, staging: HeldFolder, name: string, data: Uint8Array, shown: string, rel: string, changer: Changer): Promise<ConfinedFailure | undefined> {
   // Named through the held folder, the path is shorter than the real one: a file no program could name by its real path
   // (past PATH_MAX) is refused as there, not made where it could not be read or removed (review 199's run: a render
   // deeper than Python can write was published, and its clean-up failed).
   const path = join(staging.path, name);
   if (Buffer.byteLength(path) >= PATH_MAX) throw nameTooLong();
-  const folder = await makeBelow(realRoot, staging, dirname(name), shown, rel);
+  const folder = await makeBelow(realRoot, staging, dirname(name), shown, changer, rel);
   if (!("ok" in folder)) return movedFailure(shown);
   if (!folder.ok) return folder;
   try {

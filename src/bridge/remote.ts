@@ -58,7 +58,9 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
       try {
-        return (await send(remote.client, method, params, undefined, asks && method === "tools/call")) as never;
+        const answered = (await send(remote.client, method, params, undefined, asks && method === "tools/call")) as { content?: unknown[]; isError?: boolean };
+        const note = tool === TOOL.bmadProject && !answered.isError ? sameNameNote(deps, params) : undefined;
+        return (note ? { ...answered, content: [...(answered.content ?? []), { type: "text", text: note }] } : answered) as never;
       } catch (error) {
         // The remote answered with an MCP error: that is its answer, not an outage.
         if (error instanceof ClientProtocolError) throw new ProtocolError(error.code, remoteText(error.message), JSON.stringify(error.data ?? null).length <= 16_384 ? error.data : undefined);
@@ -112,6 +114,14 @@ function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | und
   if (!WORKSPACE_TOOLS.has(String(params?.name))) return false;
   const project = (params?.arguments as { project?: unknown } | undefined)?.project;
   return typeof project === "string" && deps.workspaces !== undefined && notThisProject(deps.workspaces, project, "") !== undefined;
+}
+
+/** A workspace made with this folder's name: through this bridge the name means the folder, said (review 206: the
+ *  create answer's bmad-files line, followed here, worked on the folder, and the workspace could not be reached). */
+function sameNameNote(deps: SurfaceDeps, params: Record<string, unknown> | undefined): string | undefined {
+  const args = params?.arguments as { action?: unknown; name?: unknown } | undefined;
+  if (args?.action !== "create" || typeof args.name !== "string" || !deps.workspaces || notThisProject(deps.workspaces, args.name, "") !== undefined) return undefined;
+  return `Note: through this bridge, "${args.name}" names this folder: ${TOOL.bmadFiles}, ${TOOL.bmadRun} and ${TOOL.bmad} with "project": "${args.name}" work on the folder here. The workspace's files come here with bmad-mcp pull, and go back with push.`;
 }
 
 /** Why a write this bridge would send to a workspace is refused, or undefined: text that push would hold back as a

@@ -1,5 +1,5 @@
 // v6.3+ skill trees: the package source (src/*/module.yaml + SKILL.md dirs) and installed _bmad/ + .<ide>/skills/.
-import { addDir, basename, dirname, filesUnder, MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
+import { addDir, basename, dirname, filesUnder, folderIndex, MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeModule, type TreeRecord } from "./types";
 import { firstHeading } from "../core/markdown";
 import { asObject, csv, frontmatter, str, toml, yaml } from "./parse";
 
@@ -197,9 +197,11 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
   }
   const bmadName = basename(bmad) || "_bmad";
   const read = new Set<string>();
-  // Each bundle folder's paths as its folders are added (two installed folders may make one): filesUnder's index
-  // would be made again after each.
-  const under = new Map<string, string[]>();
+  // Each bundle folder's paths: those the BMAD folder gave it (_bmad/bmm/bmad-prd/extra.md for a skill read from
+  // .claude/skills/), then its skill folders' as they are added (two installed folders may make one); filesUnder's
+  // index would be made again after each.
+  const installed = folderIndex(out.files);
+  const under = new Map<string, readonly string[]>();
   const looked = new Set<string>(); // [folder, name] of each row looked for: a repeated row is looked for once
   // Rows naming no skill are looked for at most MAX_MISSES times (review 35: 175,000 rows of missing skills cost 25 s
   // a rebuild, each listing the root again).
@@ -239,7 +241,7 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
     if (read.has(rel)) continue;
     read.add(rel);
     const added = addDir(ctx, out.files, rel, dir);
-    const paths = under.get(dir)?.concat(added) ?? added;
+    const paths = (under.get(dir) ?? installed.get(dir) ?? []).concat(added);
     under.set(dir, paths);
     const record = skillRecord(ctx, out.files, dir, row.module || dir.split("/")[0]!, paths);
     if (record) out.records.push(record);

@@ -48,7 +48,12 @@ export function recordFiles(entry: string, paths: Iterable<string>, files: Map<s
 /** Paths in `files` that live below bundle directory `dir`. From an index of every folder's paths, made once for
  *  the map as it is (a scan of every path for each record cost 13 s of CPU on 10,000 planted skills): the readers
  *  add paths and never remove one while they make records, so a map of the same size has the same paths. */
-export function filesUnder(files: Map<string, string>, dir: string): string[] {
+export function filesUnder(files: Map<string, string>, dir: string): readonly string[] {
+  return dir ? (folderIndex(files).get(dir) ?? []) : [...files.keys()];
+}
+
+/** Each folder's paths in `files` (filesUnder's index), for the map as it is now. */
+export function folderIndex(files: Map<string, string>): ReadonlyMap<string, readonly string[]> {
   let index = folderIndexes.get(files);
   if (index?.size !== files.size) {
     index = { size: files.size, under: new Map() };
@@ -62,7 +67,7 @@ export function filesUnder(files: Map<string, string>, dir: string): string[] {
     }
     folderIndexes.set(files, index);
   }
-  return dir ? (index.under.get(dir) ?? []) : [...files.keys()];
+  return index.under;
 }
 
 const folderIndexes = new WeakMap<Map<string, string>, { size: number; under: Map<string, string[]> }>();

@@ -202,6 +202,11 @@ it("renders a skill for this folder here, with its files, config and clock, and 
   // The skills it hands on to as well: with no "project", they would render for this folder.
   expect(theirs).toContain(`call bmad with {"command": "*NAME", "project": "${workspace}"} (an agent: "NAME").`);
   expect(theirs).toMatch(/\{date\} is today's date \(\d{4}-\d\d-\d\d in America\/Los_Angeles, /);
+  // A workspace of the folder's own name: here the name means the folder, said (review 206).
+  const same = text(await client.callTool({ name: "bmad-project", arguments: { action: "create", name: "project" } }));
+  expect(same).toMatch(/^Created project/);
+  expect(same).toContain('Note: through this bridge, "project" names this folder: bmad-files, bmad-run and bmad with "project": "project" work on the folder here.');
+  expect(text(created)).not.toContain("Note: through this bridge");
 }, 30_000);
 
 it("passes the skills extension's methods through to the remote", async () => {

@@ -176,6 +176,19 @@ describe("6.12 installed project", () => {
 
   // Review 182: 10,000 planted skill folders, each with a row, failed the tree (the bridge would not start): the walks
   // stop at the 20,000 files and folders a tree gives, and the build serves what they read, saying so.
+  // Review 206: found through an index of each folder's paths, a skill read from .claude/skills/ lost the files its
+  // bundle folder had from _bmad/ (a scan of every path had listed them).
+  it("lists in a skill's record the files its folder in _bmad/ holds beside its own", async () => {
+    const copy = join(tmp.dir, "bmad-folder-files");
+    cpSync(installed, copy, { recursive: true });
+    mkdirSync(join(copy, "_bmad/bmm/bmad-prd"), { recursive: true });
+    writeFileSync(join(copy, "_bmad/bmm/bmad-prd/extra.md"), "# Extra\n");
+    const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, userTree: true });
+    const prd = manifest.records.find((r) => r.name === "bmad-prd")!;
+    expect(prd.files).toContain("bmm/bmad-prd/extra.md");
+    expect(prd.files).toContain("bmm/bmad-prd/SKILL.md");
+  });
+
   it("serves a tree up to the 20,000 files and folders its manifests name, and says the rest is not", async () => {
     const copy = join(tmp.dir, "many-skills");
     cpSync(installed, copy, { recursive: true });

@@ -243,6 +243,26 @@ describe("writing", () => {
     expect(refusals.filter((error) => !namesAFix(error))).toEqual([]);
   });
 
+  it("makes no folder in .git/ while another program swaps a folder on its way for a link into it and back (review 206)", async () => {
+    // Folders made through the held parent were judged inside the project, never as machinery: 68 empty folders in
+    // .git/hooks/ in 300 writes, and an empty folder .git/hooks/pre-commit stops every commit.
+    const folder = join(root, "swapped-git/d");
+    const hooks = join(root, ".git/hooks");
+    mkdirSync(folder, { recursive: true });
+    mkdirSync(hooks, { recursive: true });
+    const refusals: string[] = [];
+    let next = 0;
+    const writer = async () => {
+      for (let i = next++; i < 200; i = next++) {
+        const written = await writeConfined(root, `swapped-git/d/pre-commit${i}/x.md`, `n${i}`);
+        if (!written.ok) refusals.push(written.error);
+      }
+    };
+    expect(await whileSwapped(folder, hooks, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
+    expect(readdirSync(hooks)).toEqual([]);
+    expect(refusals.filter((error) => !namesAFix(error) && !/tools' machinery/.test(error))).toEqual([]);
+  });
+
   it("publishes a folder's staging copy only as it made it, while another program moves it away and puts a link to a folder outside at its name (review 202)", async () => {
     // Its entries made and its rename done by its name: folders made outside, links published at targets' names.
     const parent = join(root, "staged");

@@ -57,6 +57,22 @@ describe("discovery", { timeout: 60_000 }, () => {
     const outcome = await authorize(workerFetch, ORIGIN, { clientId: app.client_id, redirectUri: cursor });
     expect(outcome.ok && outcome.location.startsWith(`${cursor}?code=`)).toBe(true);
     for (const unsafe of ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd"]) expect((await register(workerFetch, ORIGIN, { redirect_uris: [unsafe] })).status).toBe(400);
+    // Review 206: schemes the browser or the system opens (a website, a page) were called an app on the computer.
+    for (const web of ["x-safari-https://evil.example/cb", "googlechrome://evil.example/cb", "web+foo://evil.example/cb", "intent://evil.example/cb", "ftp://evil.example/cb", "about:blank", "view-source:https://evil.example/"]) {
+      const client = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
+      const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: web, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`);
+      expect(refused.status, web).toBe(400);
+      expect(await refused.text()).toContain("a scheme the browser or the system opens itself, not an app's own");
+    }
+    const reverse = await register(workerFetch, ORIGIN, { redirect_uris: ["com.example.planner:/oauth"] });
+    expect((await authorize(workerFetch, ORIGIN, { clientId: reverse.client_id, redirectUri: "com.example.planner:/oauth" })).ok).toBe(true);
+  });
+
+  it("offers bmad:read beside bmad:write to a client that asked for write alone, so that its token can initialize (review 206)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:write", approveScopes: ["bmad:read", "bmad:write"] });
+    expect(tokens.scope.split(" ").sort()).toEqual(["bmad:read", "bmad:write"]);
+    expect((await toolsList(tokens.access_token)).status).toBe(200);
   });
 });
 

@@ -49,8 +49,15 @@ const SCOPE_MEANINGS: Record<string, string> = {
  */
 function offeredScopes(requested: string[]): string[] {
   const known = [...new Set(requested)].filter((s) => SCOPES_SUPPORTED.includes(s));
-  return known.length ? known : [SCOPES.read];
+  // Every call needs bmad:read: bmad:write alone made a token that could not even initialize (review 206).
+  return known.includes(SCOPES.read) ? known : [SCOPES.read, ...known];
 }
+
+/** RFC 8252 §7.1: an app's own scheme is a reverse domain name (com.example.app), or one an MCP client is known to use.
+ *  Others are the browser's or the system's (x-safari-https:, googlechrome:, intent:, web+…:, ftp:, about:), which
+ *  open a website or a page: the consent page would call that an app on the computer (review 206). */
+const APP_SCHEMES = new Set(["cursor"]);
+const isAppScheme = (scheme: string) => APP_SCHEMES.has(scheme) || /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/.test(scheme);
 
 /** What the provider would store of a sign-in request past its bound, or undefined: the consent transaction holds it
  *  all (review 84: 5.8 KB a record, a 4,000-character state; review 95: a 60,000-character code_challenge or scope). */
@@ -154,6 +161,7 @@ authPages.get("/authorize", async (c) => {
   const name = shownName(details.clientName);
   const scheme = new URL(request.redirectUri).protocol;
   const appScheme = scheme === "https:" || scheme === "http:" ? undefined : scheme;
+  if (appScheme && !isAppScheme(appScheme.slice(0, -1))) return page(400, "Sign-in failed", `<p>This app's redirect_uri uses ${escape(appScheme)}, a scheme the browser or the system opens itself, not an app's own: this server sends access to https, http on a loopback address, or an app's scheme (a reverse domain name such as com.example.app:/, or cursor:). Update the app, or ask its makers to.</p>`);
   return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local, appScheme), consent.headers);
 });
 
