@@ -18,7 +18,7 @@ import type { Result } from "../core/result.js";
 import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
-import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
+import { MAX_FILE_BYTES, MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
 import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
@@ -276,7 +276,9 @@ async function appendedBothWays(o: SyncOptions, f: { path: string; local: Local;
   if (!base.ok || base.value.redacted) return undefined;
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   const merged = mergeMemlogs(text(base.value.bytes), text(f.local.bytes), text(theirs));
-  return merged === undefined ? undefined : new TextEncoder().encode(merged);
+  const bytes = merged === undefined ? undefined : new TextEncoder().encode(merged);
+  // One the remote cannot hold is no merge: push would hold it back for good, and a memlog is not split (review 207).
+  return bytes && bytes.byteLength <= MAX_FILE_BYTES ? bytes : undefined;
 }
 
 /** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads

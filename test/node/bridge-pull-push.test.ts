@@ -423,6 +423,16 @@ describe("against the real Worker", () => {
     expect(changed.stderr).toContain(`  ${MEMLOG}: changed here since the pull, and changed on the remote`);
     writeFileSync(local(MEMLOG), await remoteText(MEMLOG));
     expect((await sync("pull", dir)).code).toBe(0);
+    // Review 207: a merge past the 1 MiB a workspace file holds was written here, and push then held it back for good.
+    const small = await remoteText(MEMLOG);
+    expect((await files({ action: "write", path: MEMLOG, content: `${small}${"- (event) filler entry of the remote's\n".repeat(26_000)}` })).isError).toBe(false);
+    await appendHere(`here: ${"long ".repeat(20_000)}`);
+    const big = await sync("pull", dir);
+    expect(big.code).toBe(1);
+    expect(big.stderr).toContain(`  ${MEMLOG}: changed here since the pull, and changed on the remote`);
+    expect((await files({ action: "write", path: MEMLOG, content: small })).isError).toBe(false);
+    writeFileSync(local(MEMLOG), small);
+    expect((await sync("pull", dir)).code).toBe(0);
   }, 60_000);
 
   it("never pushes back a config file it pulled without its secret-looking keys", async () => {
