@@ -1284,8 +1284,11 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   // Review 204: a password with a `#` in it read as a path's or a colour's; the PRD's placeholder and a vault's path go.
   const review204 = { "m1.md": "# Note\n\npassword: Xy7!kq9Lm#2\n" };
   for (const [name, text] of Object.entries(review204)) writeFileSync(join(target, "_bmad-output", name), text);
+  // Review 207: a password in brackets, or a bracket after its first letters; the UX spec's key chords and the architecture's rules go.
+  const review207 = { "ops-notes.md": "# Ops\n\nStaging DB (password: Xy7!kq9Lm#2)\n", "env-notes.md": "DB_PASSWORD=Xk9(mQ2!pL7z\n" };
+  for (const [name, text] of Object.entries(review207)) writeFileSync(join(target, "_bmad-output", name), text);
   writeFileSync(join(target, "_bmad-output/architecture.md"), "# Architecture\r\n\r\npassword_policy: min12+symbol\r\ncsrf_token: per-session\r\nPASSWORD_HASH=argon2id\r\nkey_id: kid-2024-01\r\nDATABASE_URL=postgres://user:password@localhost:5432/app\r\n");
-  writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n\npassword: ${DB_PASSWORD}\nsecret_ref: vault:kv/data/app#v2\n");
+  writeFileSync(join(target, "_bmad-output/prd.md"), "# PRD\n\npassword: the user's password field\n\n| password | string | hashed |\n\npassword: ${DB_PASSWORD}\nsecret_ref: vault:kv/data/app#v2\n\n- **Key:** Cmd+Shift+K — archive todo\n- `password`: required|min:12|confirmed\n\nPassword regex: ^(?=.*[A-Z])(?=.*\\d).{12,}$\n");
   // An image and a file past 1 MiB stay here, named, and stop no other file (review 64: one image stopped every push).
   writeFileSync(join(target, "_bmad-output/wireframe.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe]));
   writeFileSync(join(target, "_bmad-output/huge.md"), "x".repeat(1024 * 1024 + 1));
@@ -1300,7 +1303,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad-output/keys.md")).toMatch(/ \(holds what looks like a secret \(line 3\)/);
   expect(lineOf(held.stdout, "held", "_bmad-output/setup.md")).toMatch(/ \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
-  for (const name of [...Object.keys(review54), ...Object.keys(review56), ...Object.keys(review204)]) expect(lineOf(held.stdout, "held", `_bmad-output/${name}`)).toMatch(/ \(holds/);
+  for (const name of [...Object.keys(review54), ...Object.keys(review56), ...Object.keys(review204), ...Object.keys(review207)]) expect(lineOf(held.stdout, "held", `_bmad-output/${name}`)).toMatch(/ \(holds/);
   expect(written).toEqual(["_bmad-output/new.md", "_bmad-output/architecture.md", "_bmad-output/prd.md", "_bmad/bmm-config.md", "_bmad/custom/bmad-prd.toml"]);
   expect(lineOf(held.stdout, "held", "_bmad/bmm/config.yaml")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml")).toMatch(/ \(a personal file/);

@@ -204,7 +204,7 @@ it("runs BMAD's config scripts on the same files without their secrets reaching 
 });
 
 // Review 168: honest facts that read like secrets were left out of resolve_customization.py's answer with no word.
-const FACTS = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256-signed JWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
+const FACTS = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256SignedJWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
 const WITHHELD = /^Note: This run read `_bmad\/custom\/bmad-agent-architect\.toml` without values that look like secrets \(.*\): your user sees all of it in the file itself; a real secret there is better moved out of it\.$/m;
 it("says which config a script read with values withheld, and says nothing where none were", async () => {
   writeFileSync(join(dir, "_bmad/custom/bmad-agent-architect.toml"), `[agent]\npersistent_facts = ${JSON.stringify(FACTS)}\n`);

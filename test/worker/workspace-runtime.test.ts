@@ -712,7 +712,7 @@ describe("secrets in a workspace's config", () => {
     const architect = () => ada.call(TOOL.bmad, { command: "architect", project });
     expect((await architect()).text).toContain("## Running this skill here");
     expect((await architect()).text).not.toMatch(said);
-    const facts = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256-signed JWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
+    const facts = ["The key is ProductCatalogV2 in DynamoDB.", "The token is RS256SignedJWT", "auth: OAuth2PKCE for the mobile app, sessions for web.", "We deploy on Fridays."];
     const written = await ada.files({ action: "write", project, path: "_bmad/custom/bmad-agent-architect.toml", content: `[agent]\npersistent_facts = ${JSON.stringify(facts)}\n` });
     expect(written.isError, written.text).toBe(false);
     const resolve = (skill: string) => run(`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/${skill} --project-root ${root} --key agent.persistent_facts`);

@@ -58,12 +58,15 @@ function holdsPrivateKey(text: string): boolean {
 }
 
 const namesSecret = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
-/** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`. */
-const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|\$\{|\{\{|^<.*>$|^%\w+%$|^(redacted|placeholder|example|todo|tbd)$|change[-_]?me|replace[-_]?me|^dev[-_]|x{8,}/i;
-/** A value under a secret's name that is one: not empty, a placeholder, a flag or a count (`auth_required,yes`). */
+/** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`; a
+ *  template's marks only around the whole value (review 207: `Ab{{9xk2Lm!q` is a password). */
+const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|^\$\{[^{}]*\}$|^\{\{.*\}\}$|^<.*>$|^%\w+%$|^(redacted|placeholder|example|todo|tbd)$|change[-_]?me|replace[-_]?me|^dev[-_]|x{8,}/i;
+/** What to do in a secret's place, in lower-case words (`replace-with-64-random-bytes`, `generate-with-openssl-rand-hex-32`). */
+const INSTRUCTION = /^(generate|replace|set|put|paste|enter|insert|fill|use|create)(-[a-z0-9]+)+$/;
+/** A value under a secret's name that is one: not empty, a placeholder, an instruction, a flag or a count (`auth_required,yes`). */
 function isGivenSecret(value: string): boolean {
   const v = value.trim();
-  return v !== "" && !/^(true|false|yes|no|on|off|none|null|nil|n\/a|-|\d{1,7})$/i.test(v) && !PLACEHOLDER.test(v);
+  return v !== "" && !/^(true|false|yes|no|on|off|none|null|nil|n\/a|-|\d{1,7})$/i.test(v) && !PLACEHOLDER.test(v) && !INSTRUCTION.test(v);
 }
 
 /** A password a doc shows in its place: a word for one, a placeholder, a variable (`$PGPASSWORD`, `%24X`, `%X%`). */
@@ -184,28 +187,37 @@ const CODE_ASSIGNMENT = /(?<![\w$])\$?([A-Za-z_][\w]*)\s*(?::=|=|->)\s*["'`]([^"
 const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].some(([, name, value]) => namesSecretField(name!) && !TEST_VALUE.test(value!) && isAssignedValue(value!, ":"));
 
 /** A secret's noun in prose, then within three words a value as mixed as a password or a key's own shape (`The staging
- *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68), or a password's noun, a label of up to three more words
- *  and a value as mixed as a password (review 204). Word by word: linear. */
+ *  DB password is Winter2024!xQ`, `api key 4f9c…`: review 68), or a password's noun, a label of up to four more words
+ *  ended by `:` or `is` and such a value (reviews 204, 207). Word by word, each noun a bounded window: linear. */
 const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
 /** The nouns whose label of a few words gives a password (`The wifi password for the office: …`: review 204). */
 const PASSWORD_NOUNS = new Set(["password", "passwd", "passphrase", "credentials"]);
 function proseGivesSecret(line: string): boolean {
   const words = line.split(/\s+/);
   return words.some((word, i) => {
-    if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || PUBLIC_KEY.test(words[i - 1] ?? "")) return false;
+    if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || isPublicKey(`${words[i - 2] ?? ""} ${words[i - 1] ?? ""}`)) return false;
     // The value right after the noun, or after a word that gives it (`is`, `=`, `:`): `token refresh race <hash>` gives none.
     const value = CONNECTOR.test(words[i + 1] ?? "") ? words[i + 2] : words[i + 1];
-    if (value !== undefined && !TEST_VALUE.test(value) && isAssignedValue(unquoted(value).replace(/[.,;]+$/, ""), ":")) return true;
-    // Or after a label a password's noun starts (`The wifi password for the office: Blue-Elephant-77`), by its mix
-    // alone: a design token's or a decision's label (`token for the primary: Blue-500`) says no password.
-    const label = PASSWORD_NOUNS.has(word.toLowerCase()) ? words.slice(i + 1, i + 4).findIndex((w) => w.endsWith(":")) : -1;
-    const labelled = label < 0 ? undefined : unquoted(words[i + 2 + label] ?? "").replace(/[.,;]+$/, "");
-    return labelled !== undefined && isGivenSecret(labelled) && !TEST_VALUE.test(labelled) && !standsForValue(labelled) && !joinsPlainWords(labelled) && isMixedAsPassword(labelled);
+    if (value !== undefined && !TEST_VALUE.test(value) && isAssignedValue(proseValue(value), ":")) return true;
+    // Or after a label a password's noun starts (`The wifi password for the office: Blue-Elephant-77`, `The root password
+    // for the staging box is Xy7!kq9Lm#2.`): a design token's label (`token for the primary: Blue-500`) says no
+    // password, nor one that says what the password is like (`Password rules for signup: Min12+Upper+Digit`: DESCRIBES).
+    if (!PASSWORD_NOUNS.has(word.toLowerCase())) return false;
+    const label = words.slice(i + 1, i + 6);
+    const end = label.findIndex((w) => w.endsWith(":") || /^(is|was)$/i.test(w));
+    if (end < 0 || label.slice(0, end + 1).some((w) => DESCRIBES_WORD.test(w.replace(/[^A-Za-z]/g, "")))) return false;
+    const labelled = proseValue(words[i + 2 + end] ?? "");
+    return !TEST_VALUE.test(labelled) && isAssignedValue(labelled, ":");
   });
 }
+/** A word of prose as a value: without its quotes and a sentence's end (a comma is a cut call's: `header.slice(start,`). */
+const proseValue = (word: string) => unquoted(word).replace(/[.;]+$/, "");
 const CONNECTOR = /^(is|was|=|:|-|—|→|->|of)$/i;
-/** What a key is when it is no secret: a signing key's fingerprint, a public or host key (review 69: `GPG key: F3EF…`). */
-const PUBLIC_KEY = /\b(gpg|pgp|public|publishable|fingerprint|host|ssh|signing|cache|redis|primary|foreign|sort|partition|object|unique|flag|design|storage|idempotency|s3)\b/i;
+/** What a key is when it is no secret: a signing key's fingerprint, a public or host key (review 69: `GPG key: F3EF…`), a
+ *  keyboard's (review 207: `Shortcut key: Ctrl+Alt+N`; not `access`, as AWS's secret access key is one). */
+const PUBLIC_KEY = /\b(gpg|pgp|public|publishable|fingerprint|host|ssh|signing|cache|redis|primary|foreign|sort|partition|object|unique|flag|design|storage|idempotency|s3|hotkey|shortcut|accesskey)\b/i;
+/** A label of a key that is no secret: a JWT's or an HMAC's signing key is a shared secret (review 207). */
+const isPublicKey = (label: string) => PUBLIC_KEY.test(label) && !/\b(jwt|hmac)\b/i.test(label);
 
 /** Whether a line gives a secret a value, read as a person writes notes: without Markdown's emphasis and code marks
  *  (`**Password:** …`), a label of a few words (`DB password: …`), several pairs on a line (`Key ID: … Secret: …`),
@@ -229,6 +241,7 @@ function linesGiveSecret(text: string): boolean {
     const colon = line.includes(":");
     const named = SECRET_HINT.test(line);
     if ((named && (assignsSecret(line) || (colon && (labelGivesSecret(line) || pairsGiveSecret(line))) || codeGivesSecret(line) || (!scenario && proseGivesSecret(line)))) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
+    if (colon && !scenario && line.includes(" / ") && loginGivesPassword(line)) return true;
     if (scenario) continue;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
@@ -265,7 +278,9 @@ function fenceLineGivesSecret(line: string): boolean {
   const value = unquoted(kv[2]!.trim().replace(/,$/, "").trim());
   // As a secret is set (`=`): a value with a digit or a symbol, not a placeholder, a path, a type or a test's (review
   // 108: a data model's `password: string`, `auth: jwt`, a local compose's `POSTGRES_PASSWORD: postgres` were held).
-  return namesSecretField(kv[1]!.trim()) && isGivenSecret(value) && !ENV_NAME.test(value) && !/^[[{]/.test(value) && !TEST_VALUE.test(value) && isAssignedValue(value, "=");
+  // A flow collection (`[a, b]`, `{x: 1}`) is no value; a password a bracket starts is (review 207: `[Xk9!mQ2pL7z`).
+  const collection = /^[[{]/.test(value) && /[\]}]$|[,\s]/.test(value);
+  return namesSecretField(kv[1]!.trim()) && isGivenSecret(value) && !ENV_NAME.test(value) && !collection && !TEST_VALUE.test(value) && isAssignedValue(value, "=");
 }
 
 /** An HTML form's field named for a secret with a value (`<input name="password" value="…">`). Tag by tag: linear. */
@@ -295,15 +310,23 @@ const cellsOf = (row: string) => row.trim().replace(/^\||\|$/g, "").split("|").m
 const LABELLED = /^[\s>*+-]*((?:[A-Za-z][\w.-]*[ \t]+){1,3})([A-Za-z_][\w.-]*)[ \t]*:[ \t]*(.*)$/;
 function labelGivesSecret(line: string): boolean {
   const m = LABELLED.exec(line);
-  if (!m || !namesSecretField(m[2]!) || PUBLIC_KEY.test(m[1]!)) return false;
+  if (!m || !namesSecretField(m[2]!) || isPublicKey(m[1]!)) return false;
   const value = assignedValue(m[3]!);
-  return value !== undefined && isAssignedValue(value, ":");
+  return value !== undefined && isAssignedValue(value, ":", m[2]);
 }
 
 /** Pairs in a line of prose (`Key ID: AKIA… Secret: wJal…`): a word ending in `:` that names a secret, then its value. */
 function pairsGiveSecret(line: string): boolean {
   const words = line.split(/\s+/);
-  return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && !PUBLIC_KEY.test(words[k - 1] ?? "") && isAssignedValue(unquoted(words[k + 1] ?? ""), ":"));
+  return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && !isPublicKey(`${words[k - 2] ?? ""} ${words[k - 1] ?? ""}`) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":", word.slice(0, -1)));
+}
+
+/** A user and a password after a login's label (`Login: admin / Xy7!kq9Lm#2`, `Grafana admin: admin / Gr4f4n4!2024`:
+ *  review 207), the password judged as after its own name. Each `/` once: linear. */
+const LOGIN_LABEL = /^(log-?in|sign-?in|creds?|credentials?|accounts?|admin|root|users?|username)s?:$/i;
+function loginGivesPassword(line: string): boolean {
+  const words = line.split(/\s+/);
+  return words.some((word, k) => word === "/" && k >= 2 && LOGIN_LABEL.test(words[k - 2]!) && /^[\w.@+-]+$/.test(words[k - 1]!) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":", "password"));
 }
 
 /** A Markdown table's row giving a secret's name a value in the next cell (`| DB_PASSWORD | Winter2024!xQ |`), judged
@@ -315,7 +338,7 @@ function tableGivesSecret(line: string): boolean {
     if (i + 1 >= cells.length || !/^[A-Za-z_][\w.-]*$/.test(name) || !namesSecretField(name)) return false;
     const value = unquoted(cells[i + 1]!);
     // As `name: value` is (review 68: `| SESSION_SECRET | auto-generated |` is a doc's table of settings).
-    return !/\s/.test(value) && isAssignedValue(value, ":");
+    return !/\s/.test(value) && isAssignedValue(value, ":", name);
   });
 }
 
@@ -375,21 +398,44 @@ function assignsSecret(line: string): boolean {
   const m = ASSIGNMENT.exec(line);
   if (!m || !namesSecretField(m[1]!)) return false;
   const value = assignedValue(m[3]!);
-  return value !== undefined && isAssignedValue(value, m[2] as "=" | ":");
+  if (value !== undefined && isAssignedValue(value, m[2] as "=" | ":", m[1])) return true;
+  // A quoted passphrase after a password's own name (`password: "S3cure Pass 2024!"`: review 207): its few words as one,
+  // where one mixes letters and digits as a password does (a message, `"Must be 12 chars!"`, mixes none).
+  const phrase = /^\s*["']/.test(m[3]!) ? quotedWords(m[3]!) : undefined;
+  return phrase !== undefined && PASSWORD_NAME.test(m[1]!) && phrase.length <= 5 && phrase.some((w) => /[A-Za-z]/.test(w) && /\d/.test(w)) && isAssignedValue(phrase.join(""), ":", m[1]);
+}
+/** A quoted value's words (`"S3cure Pass 2024!"`), or none if it is not quoted whole. */
+function quotedWords(rest: string): string[] | undefined {
+  const value = rest.trim();
+  const close = value.indexOf(value[0]!, 1);
+  return close > 0 ? value.slice(1, close).split(/\s+/).filter(Boolean) : undefined;
 }
 
-/** A value given to a secret's name that is one: not what stands for one (standsForValue). After `=` (how a secret is
- *  set), any with a digit or symbol. After `:` (how a design doc describes a field: `csrf_token: per-session`,
- *  `session_cookie: __Host-sid`), a key's own shape, or a word as mixed as a password (isMixedAsPassword) that is no
- *  path, reference, time or setting (joinsPlainWords). */
-function isAssignedValue(given: string, sign: "=" | ":"): boolean {
-  const value = given.replace(/[,;]+$/, ""); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
-  if (!isGivenSecret(value) || standsForValue(value)) return false;
+/** A value given to a secret's name that is one: not what stands for one (standsForValue), judged without the brackets
+ *  around it (unbracketed). After `=` (how a secret is set), any with a digit or symbol. After `:` (how a design doc
+ *  describes a field: `csrf_token: per-session`, `session_cookie: __Host-sid`), a key's own shape, or a word as mixed
+ *  as a password (isMixedAsPassword) that is no path, reference, time or setting (joinsPlainWords) nor a compound word
+ *  (`HS256-signed`); after a password's own name (`name`), any of 8 with a digit and a symbol (`password: acme#2024!`:
+ *  review 207). */
+function isAssignedValue(given: string, sign: "=" | ":", name = ""): boolean {
+  const whole = given.replace(/[,;]+$/, ""); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
+  if (whole.length < (sign === "=" ? 6 : 8)) return false; // shorter than any either sign takes, brackets and all
+  if (!isGivenSecret(whole) || standsForValue(whole) || CUT_CODE.test(given)) return false;
+  const value = unbracketed(whole);
+  if (value !== whole && (!isGivenSecret(value) || standsForValue(value))) return false;
   if (sign === "=") return value.length >= 6 && /[^A-Za-z_.]/.test(value);
   // A key's own shape after `:` (`api_key: 4f9c2b…`): long hex, or letters and digits with nothing to join words (review 64).
   if (/^[A-Fa-f0-9]{24,}$/.test(value) || (/^[A-Za-z0-9+/]{24,}={0,2}$/.test(value) && /\d/.test(value) && /[A-Za-z]/.test(value))) return true;
-  return !joinsPlainWords(value) && isMixedAsPassword(value);
+  // Notation, judged without a parenthetical of plain words (`OIDC+PKCE(S256)`, `JWT(RS256)/15m`).
+  const said = value.replace(/\([\w.,:/ -]*\)/g, "");
+  if (joinsPlainWords(said) || COMPOUND_WORD.test(said)) return false;
+  return isMixedAsPassword(said) || (PASSWORD_NAME.test(name) && value.length >= 8 && /\d/.test(value) && /[^\w.-]/.test(value) && !/\s/.test(value));
 }
+/** A password's own name (`password`, `DB_PASS`, `passwd`, `pwd`), not a token's or a key's. */
+const PASSWORD_NAME = /(pass(word|wd|phrase|wort)?|pwd|pw)$/i;
+/** Words joined by `-` that end in a lower-case one, as a standard's or an algorithm's adjective does
+ *  (`NIST-800-63B-compliant`, `HS256-signed`), where a passphrase's last word is its own (`Blue-Elephant-77`). */
+const COMPOUND_WORD = /^(?:[A-Z0-9]+|[A-Z]?[a-z]+)(?:-(?:[A-Z0-9]+|[A-Z]?[a-z]+))*-[a-z]{3,}$/;
 
 /** A word as mixed as a password: three of lower case, upper case, digits and symbols (`-`, `_` and `.` join words,
  *  so they count for none) in 12 characters, all four in 8, or three in 8 changing kind at least six times as a
@@ -413,23 +459,54 @@ function isMixedAsPassword(value: string): boolean {
   return changes >= 6;
 }
 
-/** What a value stands for rather than is, by its whole shape, not by any character in it (review 204: a password
- *  with a `#`, `$`, `%` or `(` in it went): code (`os.getenv(…)`, `secrets["db"]`, `self.token`, `Record<string,`, or a
- *  call cut at a space: `header.slice(start,`), a template's or a shell's placeholder (`{password}`, `<your-password>`,
- *  `${VAR}`, `$DB_PASSWORD`, `%(pw)s`, `#{ENV[…]}`, an f-string's `{name}`, or a piece of one: `<set`, `})`), a label
- *  (`originalPath?:`), a path or a pattern from its start (`/run/…`, `~/.ssh/…`, `C:\…`, `/^…$/`), a URL (judged as
- *  one: isCredentialUrl) or a CSS colour (`#2563EB`). */
-const INTERPOLATION = /[$#]\{|\{\{|\{%|<%|\{[A-Za-z_]/;
-const STANDS_FOR = /^([<>{}[\]()/.~\\]|[A-Za-z]:\\|[$%][A-Za-z_{(]|[a-z][a-z0-9+.-]*:\/\/|[A-Za-z_$][\w.$]*[()[\]<>{}])|[<>{}[\]():]$|^#[0-9a-f]{3,8}$|^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$/i;
-const standsForValue = (value: string) => STANDS_FOR.test(value) || INTERPOLATION.test(value);
+/** What a value stands for rather than is, by its whole shape, never by a character in it (reviews 204, 207: a
+ *  password with a `#`, `$`, `%` or a bracket in it, or one a symbol starts or ends, went): code (a call, an index or a
+ *  property whole, `os.getenv("X")`, `secrets["db"]`, `Token[]`, `self.token`, `process.env.X!`, a label
+ *  `originalPath?:`, or a call cut at its quote or a space: `os.getenv(`, `header.slice(start,`, `True).encode()`: CUT_CODE), a
+ *  placeholder whole (`{password}`, `<your-password>`, `${VAR}`, `{{ x }}`, `$DB_PASSWORD`, `$(cmd …)`, `%(pw)s`,
+ *  `%env(X)%`), words with placeholders between them (`epic-{selected}-retrospective`), a path of plain words
+ *  (`/run/…`, `~/.ssh/…`, `C:\…`), a pattern (`^…$`, `/^…$/`), a URL (judged as one: isCredentialUrl), a CSS colour
+ *  (`#2563EB`), a key chord (`Ctrl+Shift+K`) or a validation rule list (`required|min:12`). Each anchored at both ends
+ *  and read once: linear. */
+const IDENT = "@?[A-Za-z_$][\\w$]*";
+/** A call's arguments (`regex(/[A-Z]/)`, `({minLength:12})`), an index's or a type's: names, literals, no password's symbols. */
+const ARGS = "[\\w$.,'\"\\s:/-]*";
+const CALL_ARGS = "[\\w$.,'\"\\s:/[\\]{}@*+?^-]*";
+const MEMBERS = `(?:\\??\\.${IDENT}|\\(${CALL_ARGS}\\)|\\[${ARGS}\\]|<${ARGS}>)`;
+const CODE = new RegExp(`^${IDENT}(?:${MEMBERS}+[!:;]?|\\?:)$`);
+const CUT_CODE = new RegExp(`^${IDENT}${MEMBERS}*(?:[([<](?:${ARGS},)?|[)\\]]+${MEMBERS}+[!:;]?)$`);
+const STANDS_FOR =
+  /^(\$\{[^{}]*\}|[#%]\{[^{}]*\}|\{\{.*\}\}|\{%.*%\}|<%.*%>|\{\s*[A-Za-z_][\w.-]*\s*\}|<[A-Za-z_][\w .:/-]*>|\$[A-Za-z_]\w*([.:][A-Za-z_]\w*)*|\$\(.*\)|\$\([a-z][\w.-]*|%\(\w+\)[sd]|%[A-Za-z_][\w.]*(\(.*\))?%|(~|\.{1,2})?(\/[\w.@+-]+)+\/?|\.[\w.-]+|[A-Za-z]:\\[\w\\ .-]*|\/?\^.*\$\/?[a-z]*|[a-z][a-z0-9+.-]*:\/\/.*|#[0-9a-f]{3,8}|(ctrl|cmd|command|control|alt|option|opt|shift|meta|super|win|fn|mod)(\+[^\s+]{1,16})+|[A-Za-z_]+(:[^|\s]*)?(\|[A-Za-z_]+(:[^|\s]*)?)+)$/i;
+/** A template's placeholders inside a value (`epic-{selected}-…`, `${HOST}`, `#{id}`, `{{ x }}`, `<%= x %>`), each to its own close. */
+const INTERPOLATION = /[$#%]?\{[A-Za-z_][\w.]*\}|[$#%]\{[^{}]*\}|\{\{[^{}]*\}\}|<%[^%]*%>/g;
+function standsForValue(value: string): boolean {
+  if (STANDS_FOR.test(value) || CODE.test(value)) return true;
+  // Plain words with placeholders between them, an f-string's quotes around them.
+  const rest = value.replace(INTERPOLATION, "");
+  return rest !== value && /^[\w./:@"'`-]*$/.test(rest);
+}
 
-/** Plain words joined by `/`, `:` or `=`, any `#fragment` or `?query` after them: a path, a reference, a time or a
- *  setting's own `name=value` (`invoices/2024/INV-0001.pdf`, `vault:kv/data/app`, `10:30`, `SameSite=Strict`), where a
- *  password mixes in another symbol (`Xy7!kq9Lm/2`, `admin:Passw0rd!2024`: review 204). */
+/** A value without the brackets around it (review 207: `(password: Xy7!kq9Lm#2)` gave `Xy7!kq9Lm#2)`): a pair around
+ *  the whole with no other of its kind inside (`[Xk9!mQ2pL7z]`), an opener at its start or a closer at its end whose
+ *  other half is not in it (`<set`, `X)`, `})`). Each kind once: linear. */
+const BRACKETS = [["(", ")", /^\(+/, /\)+$/], ["[", "]", /^\[+/, /\]+$/], ["{", "}", /^\{+/, /\}+$/], ["<", ">", /^<+/, />+$/]] as const;
+function unbracketed(value: string): string {
+  let v = value;
+  for (const [open, close, openers, closers] of BRACKETS) {
+    if (v.length >= 2 && v.startsWith(open) && v.endsWith(close) && !v.slice(1, -1).includes(open) && !v.slice(1, -1).includes(close)) v = v.slice(1, -1);
+    if (!v.includes(close)) v = v.replace(openers, "");
+    if (!v.includes(open)) v = v.replace(closers, "");
+  }
+  return v;
+}
+
+/** Plain words joined by `/`, `:`, `=` or `,`, any `#fragment` or `?query` after them: a path, a reference, a time or
+ *  settings' own `name=value` (`invoices/2024/INV-0001.pdf`, `vault:kv/data/app`, `10:30`, `SameSite=Strict`,
+ *  `min=12,max=128`), where a password mixes in another symbol (`Xy7!kq9Lm/2`, `admin:Passw0rd!2024`: review 204). */
 function joinsPlainWords(value: string): boolean {
   const cut = value.search(/[#?]/);
   const head = cut < 0 ? value : value.slice(0, cut);
-  return /[/:=]/.test(head) && /^[\w.@+~/:=-]+$/.test(head) && (cut < 0 || /^[\w.@+~/:=&%#?-]*$/.test(value.slice(cut)));
+  return /[/:=]/.test(head) && /^[\w.@+~/:=,-]+$/.test(head) && (cut < 0 || /^[\w.@+~/:=&%#?-]*$/.test(value.slice(cut)));
 }
 
 /** An assignment's value: quoted whole, or one word before any ` #` comment; none if words follow (prose). */
@@ -483,7 +560,9 @@ const XML_ATTRIBUTE = /\s([A-Za-z_][\w.:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 /** A data field's name that says what a secret is for rather than holding one (`auth_security_patterns`, BMAD's own
  *  CSV column of globs; `auth_required`, `password_policy`; review 56: `api_key_header`, `PASSWORD_HASH`, `secret_ref`,
  *  `key_id`, `jwt_alg`, in a design doc's assignments too). */
-const DESCRIBES = /(patterns?|polic(y|ies)|rules?|required|enabled|method|type|flow|provider|strategy|mode|length|expiry|ttl|format|fields?|notes?|description|url|uri|endpoint|path|file|scope|status|headers?|hash(es)?|ref|ids?|names?|alg(orithm)?|prefix|version|size|location)$/i;
+const DESCRIBES = /(patterns?|polic(y|ies)|rules?|requirements?|regex(es)?|required|enabled|method|type|flow|provider|strategy|mode|length|expiry|ttl|format|fields?|notes?|description|url|uri|endpoint|path|file|scope|status|headers?|hash(es)?|ref|ids?|names?|alg(orithm)?|prefix|version|size|location)$/i;
+/** A word of a label that says what a secret is like (`Password rules for signup: …`), whole. */
+const DESCRIBES_WORD = new RegExp(`^${DESCRIBES.source}`, "i");
 const namesSecretField = (name: string) => namesSecret(name) && !DESCRIBES.test(name);
 
 /** An element or attribute named for a secret with a value (`<password>…</password>`, `<privateKey>`, `password="…"`);
