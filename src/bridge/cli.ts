@@ -43,7 +43,8 @@ Options:
   --version          print the version
   --help             this text
 Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
-BMAD_TOOLSETS (default toolsets), BMAD_GIT_TIMEOUT_MS (as --git-timeout, in ms), BMAD_MCP_TOKEN (--remote, pull and push: an access token instead of the browser).`;
+BMAD_TOOLSETS (default toolsets), BMAD_GIT_TIMEOUT_MS (as --git-timeout, in ms), BMAD_MCP_TOKEN (--remote, pull and push: an access token instead of the browser),
+BMAD_MCP_BROWSER (the command that opens the sign-in page; "none" prints its link only), BMAD_MCP_SIGN_IN_SECONDS (how long a sign-in is waited for).`;
 
 /** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. Found here, in the entry
  *  file: serve.ts is built into dist/chunks/, one folder further down. */

@@ -101,7 +101,9 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);
   };
-  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence(remoteText((error as Error).message))}`), 1);
+  // A server's origin without its endpoint answers 404 (review 208: "--remote http://127.0.0.1:8787").
+  const endpointHint = (message: string) => (/\b404\b/.test(message) && !remote.url.pathname.endsWith("/mcp") ? ` Is the endpoint ${new URL("/mcp", remote.url).href}? Name it with --remote.` : "");
+  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence(remoteText((error as Error).message))}${endpointHint((error as Error).message)}`), 1);
 
   if (token !== undefined) {
     // No browser and nothing saved: the token is sent as it is, and a refusal says so (token-client.ts).

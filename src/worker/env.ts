@@ -18,12 +18,12 @@ export interface Env {
   REGISTRATION_LIMIT?: DurableObjectNamespace<RegistrationLimit>;
   /** Injected by the OAuth provider into the default handler. */
   OAUTH_PROVIDER?: OAuthHelpers;
-  /** Optional, both or neither: recall fuses BM25 with vector similarity (memory-vectors.ts, README). */
+  /** Optional, both or neither: recall fuses BM25 with vector similarity (memory-vectors.ts, docs/memory.md). */
   MEMORY_VECTORS?: Vectorize;
   AI?: Ai;
   /** Default toolsets for /mcp without ?toolsets=. */
   BMAD_TOOLSETS?: string;
-  /** Sign-in settings: see auth/config.ts and the README. Secrets come from `wrangler secret put`. */
+  /** Sign-in settings: see auth/config.ts and docs/deploy.md. Secrets come from `wrangler secret put`. */
   PUBLIC_URL?: string;
   AUTH_UPSTREAM?: string;
   OIDC_ISSUER?: string;

@@ -581,6 +581,11 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`bmad-mcp: pull: no connection to ${remote}: the server refused the token in BMAD_MCP_TOKEN`);
     expect(refused.stderr).not.toMatch(/in your browser/);
+    // The server's origin alone: its 404 names the endpoint (review 208).
+    const origin = new URL(remote).origin;
+    const bare = await headless(["pull", "--remote", origin, "--project", PROJECT, "--dir", ci], { BMAD_MCP_TOKEN: "not-a-token" });
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain(`Is the endpoint ${origin}/mcp? Name it with --remote.`);
     const empty = await ciSync("push", " ");
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain("BMAD_MCP_TOKEN is set but empty");
