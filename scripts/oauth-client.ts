@@ -116,7 +116,7 @@ function unescapeHtml(value: string): string {
 export function tickedScopes(html: string): string[] {
   return [...html.matchAll(/<input\b[^>]*>/g)]
     .map((m) => m[0])
-    .filter((tag) => /\bname="scope"/.test(tag) && /\schecked\b/.test(tag))
+    .filter((tag) => /\bname="scope"/.test(tag) && (/\schecked\b/.test(tag) || /\btype="hidden"/.test(tag)))
     .map((tag) => unescapeHtml(/\bvalue="([^"]*)"/.exec(tag)?.[1] ?? ""));
 }
 
@@ -190,11 +190,17 @@ export async function authorize(
   }
 
   for (let hop = 0; ; hop++) {
-    const location = res.headers.get("Location");
-    if (res.status < 300 || res.status >= 400 || !location) {
+    let location = res.headers.get("Location");
+    // An app's own scheme (cursor:) is opened by a page, as a browser follows it.
+    if (!location && res.status === 200 && !/^https?:/.test(redirectUri)) {
+      const body = await res.text();
+      const opened = /<meta http-equiv="refresh" content="0;url=([^"]*)">/.exec(body)?.[1];
+      if (!opened) return { ok: false, status: res.status, body };
+      location = unescapeHtml(opened);
+    } else if (res.status < 300 || res.status >= 400 || !location) {
       return { ok: false, status: res.status, ...(location ? { location } : {}), body: await res.text() };
     }
-    await res.body?.cancel();
+    await res.body?.cancel().catch(() => undefined);
     const next = new URL(location, url).href;
     if (next.startsWith(redirectUri)) {
       const query = new URL(next).searchParams;

@@ -145,8 +145,18 @@ export class FileOAuthProvider implements OAuthClientProvider {
   private readonly expectedState = randomBytes(16).toString("hex");
   /** Where this sign-in was sent (kept for the callback, so the code goes back to the same server). */
   private discovery?: OAuthDiscoveryState;
+  /** The page the user was sent to sign in at, while the browser has not come back: a second authorization meanwhile
+   *  (a call retried before the user approved) keeps it and its verifier, and opens no other tab (review 209: it
+   *  overwrote the first's verifier, and the user's Allow there failed while both tabs said "Signed in"). */
+  private pending?: string;
+
   /** The user was sent to sign in and the browser has not come back yet. */
-  awaitingCallback = false;
+  get awaitingCallback(): boolean {
+    return this.pending !== undefined;
+  }
+  set awaitingCallback(waiting: boolean) {
+    if (!waiting) this.pending = undefined;
+  }
 
   constructor(
     private readonly remote: string,
@@ -246,7 +256,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
       const { [scope]: _forgotten, ...rest } = this.entry();
       writeEntry(this.file, this.remote, rest);
     }
-    if (scope === "all" || scope === "verifier") this.verifier = "";
+    // A verifier given up (its code refused) ends the sign-in it was for: the next one opens its own page.
+    if (scope === "all" || scope === "verifier") [this.verifier, this.pending] = ["", undefined];
     if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
 
@@ -260,13 +271,17 @@ export class FileOAuthProvider implements OAuthClientProvider {
     if (url.href.length > MAX_SIGN_IN_URL_CHARS) {
       throw new Error(`${this.remote} named a sign-in page ${url.href.length} characters long, more than a sign-in address needs (${MAX_SIGN_IN_URL_CHARS}); refused to open it. Check the --remote URL.`);
     }
-    this.awaitingCallback = true;
+    if (this.pending !== undefined) {
+      this.log(`still waiting for the sign-in to ${this.remote} in your browser, at ${this.pending}`);
+      return;
+    }
+    this.pending = url.href;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
     openBrowser(url.href, this.env);
   }
 
   saveCodeVerifier(verifier: string): void {
-    this.verifier = verifier;
+    if (this.pending === undefined) this.verifier = verifier;
   }
 
   codeVerifier(): string {

@@ -61,7 +61,9 @@ export class RemoteLink {
   private async plain(): Promise<Link> {
     if (this.client) return { ok: true, client: this.client };
     this.connecting ??= this.connect().catch((e: Error) => {
-      this.reason = `${this.url.href} is unreachable (${remoteText(e.message)})`;
+      const said = remoteText(e.message);
+      // The user's Deny is no outage (review 209: "unreachable (Sign-in refused: access_denied.)").
+      this.reason = /^Sign-in refused\b/.test(said) ? `the sign-in to ${this.url.href} was refused (${said}); the next call asks again` : `${this.url.href} is unreachable (${said})`;
     }).finally(() => (this.connecting = undefined));
     await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
     return this.client ? { ok: true, client: this.client } : { ok: false, error: this.reason };

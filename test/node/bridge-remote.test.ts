@@ -162,6 +162,11 @@ it("asks for write access when a writing tool needs it, and has it on the next c
   expect(text(refused)).toMatch(/needs you to sign in again .*open the link on stderr, then retry/);
   const stepUp = await until("the write sign-in link", () => links()[1]);
   expect(new URL(stepUp).searchParams.get("scope")).toContain("bmad:write");
+  // Retried before the user approves (review 209): no second page, whose verifier replaced the first's, and the
+  // user's Allow on the first then failed while both tabs said "Signed in".
+  expect(text(await client.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Needs write" } }))).toMatch(/sign in/);
+  await until("the reminder", () => (stderr().includes(`still waiting for the sign-in to ${remote} in your browser, at ${stepUp}`) ? true : undefined));
+  expect(links()).toHaveLength(2);
   await approveInBrowser(stepUp);
   await until("the second sign-in", () => (stderr().split(`signed in to ${remote}`).length > 2 ? true : undefined)).catch((e) => { console.log(stderr()); throw e; });
 
@@ -169,6 +174,19 @@ it("asks for write access when a writing tool needs it, and has it on the next c
   expect(started.isError).toBeFalsy();
   expect(text(await client.callTool({ name: "list_sessions", arguments: {} }))).toContain("needs-write");
 }, 60_000);
+
+it("says a sign-in the user refused was refused, not that the server is unreachable (review 209)", async () => {
+  const { client, stderr } = await spawnRemote(join(tmp.dir, "denied-config"));
+  const link = await until("the sign-in link", () => signInUrl(stderr()));
+  const consent = await fetch(link, { redirect: "manual" });
+  const cookie = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
+  // A call waiting for the sign-in when the user clicks Deny.
+  const waiting = client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } });
+  const denied = await fetch(new URL("/authorize", link), { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: new URL(link).origin }, body: new URLSearchParams({ handle, decision: "deny" }) });
+  await (await fetch(denied.headers.get("location")!)).text();
+  expect(text(await waiting)).toMatch(/^Note: the sign-in to \S+ was refused \(Sign-in refused: access_denied\.\); the next call asks again; this answer comes from the local bundle\./);
+}, 30_000);
 
 it("reuses the saved sign-in next time", async () => {
   const { client, stderr } = await (restarted ??= spawnRemote());

@@ -56,6 +56,16 @@ describe("discovery", { timeout: 60_000 }, () => {
     expect(await page.text()).toContain("This sends access to an app on your computer (the one that opens cursor: links).");
     const outcome = await authorize(workerFetch, ORIGIN, { clientId: app.client_id, redirectUri: cursor });
     expect(outcome.ok && outcome.location.startsWith(`${cursor}?code=`)).toBe(true);
+    // Deny (and Allow) leave a page that opens the app and says so: the consent page stayed up, and a second click
+    // said the sign-in was not started in this browser (review 209).
+    const consent = await workerFetch(`${ORIGIN}/authorize?${query}`);
+    const cookie = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
+    const denied = await workerFetch(`${ORIGIN}/authorize`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: ORIGIN }, body: new URLSearchParams({ handle, decision: "deny" }) });
+    expect(denied.status).toBe(200);
+    const opens = await denied.text();
+    expect(opens).toContain("Your app opens now with your answer.");
+    expect(opens).toMatch(/<meta http-equiv="refresh" content="0;url=cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?error=access_denied&#38;state=s&#38;iss=/);
     for (const unsafe of ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd"]) expect((await register(workerFetch, ORIGIN, { redirect_uris: [unsafe] })).status).toBe(400);
     // Review 206: schemes the browser or the system opens (a website, a page) were called an app on the computer.
     for (const web of ["x-safari-https://evil.example/cb", "googlechrome://evil.example/cb", "web+foo://evil.example/cb", "intent://evil.example/cb", "ftp://evil.example/cb", "about:blank", "view-source:https://evil.example/"]) {
@@ -73,6 +83,10 @@ describe("discovery", { timeout: 60_000 }, () => {
     const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:write", approveScopes: ["bmad:read", "bmad:write"] });
     expect(tokens.scope.split(" ").sort()).toEqual(["bmad:read", "bmad:write"]);
     expect((await toolsList(tokens.access_token)).status).toBe(200);
+    // Nor can the user untick it (review 209): a form without it still grants it, and the page offers no box for it.
+    const unticked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read bmad:write", approveScopes: [] });
+    expect(unticked.scope).toBe("bmad:read");
+    expect((await toolsList(unticked.access_token)).status).toBe(200);
   });
 });
 
@@ -125,15 +139,19 @@ describe("a signed-in client", { timeout: 60_000 }, () => {
     expect(notAsked.refresh_token).toBeDefined();
   });
 
-  it("is refused everything without bmad:read: a token with only offline_access, or with no scope, gets 403 insufficient_scope", async () => {
+  it("is refused everything without bmad:read: a token a refresh narrowed to offline_access gets 403 insufficient_scope (the consent page always grants bmad:read)", async () => {
     await seed();
-    for (const approveScopes of [["offline_access"], []]) {
-      const tokens = await signIn(workerFetch, ORIGIN, { scope: "offline_access", approveScopes });
-      expect(tokens.scope).toBe(approveScopes.join(" "));
-      const res = await toolsList(tokens.access_token);
-      expect({ approveScopes, status: res.status }).toEqual({ approveScopes, status: 403 });
-      expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read"/);
-    }
+    // The consent page grants bmad:read whatever the form posts (review 209); a refresh that asks for less makes such a token.
+    const tokens = await signIn(workerFetch, ORIGIN, { scope: "offline_access", approveScopes: ["offline_access"] });
+    expect(tokens.scope).toBe("bmad:read offline_access");
+    expect((await toolsList(tokens.access_token)).status).toBe(200);
+    const none = await signIn(workerFetch, ORIGIN, { scope: "offline_access", approveScopes: [] });
+    expect(none.scope).toBe("bmad:read");
+    const less = await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: tokens.client_id, scope: "offline_access" });
+    expect(less.json.scope).toBe("offline_access");
+    const res = await toolsList(less.json.access_token);
+    expect(res.status).toBe(403);
+    expect(res.headers.get("www-authenticate")).toMatch(/error="insufficient_scope".*scope="bmad:read"/);
   });
 });
 

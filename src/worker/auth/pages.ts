@@ -82,8 +82,11 @@ function consentPage(d: ConsentDescription, handle: string, who: string, local: 
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const offered = offeredScopes(d.scope);
   const ignored = d.scope.filter((s) => !SCOPES_SUPPORTED.includes(s));
+  // bmad:read is no choice: every call needs it (review 209: unticked, it made a token that could not initialize).
   const scopes = offered
-    .map((s) => `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)}</label>`)
+    .map((s) => s === SCOPES.read
+      ? `<label><input type="checkbox" checked disabled> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)} (always: every call needs it)</label><input type="hidden" name="scope" value="${escape(s)}">`
+      : `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)}</label>`)
     .join("<br>");
   return `<p><strong>${escape(d.clientName)}</strong> asks to use the BMAD MCP server as ${escape(who)}.</p>
 <p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>
@@ -180,7 +183,7 @@ authPages.post("/authorize", async (c) => {
   const handle = String(form.get("handle") ?? "");
   if (form.get("decision") !== "approve") {
     const denied = await oauth.denyConsent(c.req.raw, handle);
-    return new Response(null, { status: 302, headers: denied.headers });
+    return toApp(denied.headers);
   }
   // The local upstream exists on loopback hosts only: there, the page's "Sign in as" field picks a local user.
   // Where an identity provider says who signs in, the field is no choice of the form's.
@@ -193,7 +196,7 @@ authPages.post("/authorize", async (c) => {
   // eleventh review: bmad:write and a refresh token for a client that asked for bmad:read).
   const consented = await oauth.approveConsent(c.req.raw, handle);
   const offered = offeredScopes(consented.request.scope);
-  const approved = { ...consented, request: { ...consented.request, scope: [...new Set(form.getAll("scope").map(String))].filter((s) => offered.includes(s)) } };
+  const approved = { ...consented, request: { ...consented.request, scope: [...new Set([SCOPES.read, ...form.getAll("scope").map(String)])].filter((s) => offered.includes(s)) } };
   // "Stay signed in" offered and unticked: no refresh token (review 55: one came all the same, good for 30 days).
   const noRefresh = offered.includes("offline_access") && !approved.request.scope.includes("offline_access");
   if (upstream.kind === "local") {
@@ -201,7 +204,7 @@ authPages.post("/authorize", async (c) => {
       request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local", noRefresh),
     });
     approved.headers.set("Location", redirectTo);
-    return new Response(null, { status: 302, headers: approved.headers });
+    return toApp(approved.headers);
   }
   const verifier = randomToken();
   const nonce = randomToken();
@@ -219,7 +222,7 @@ authPages.get("/callback", async (c) => {
   const code = c.req.query("code");
   if (c.req.query("error") || !code) {
     headers.set("Location", authorizationErrorRedirect(original, "access_denied"));
-    return new Response(null, { status: 302, headers });
+    return toApp(headers);
   }
   const redirectUri = new URL("/callback", c.req.url).href;
   let identity: Identity;
@@ -237,5 +240,16 @@ authPages.get("/callback", async (c) => {
   }
   const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind, data.noRefresh === true) });
   headers.set("Location", redirectTo);
-  return new Response(null, { status: 302, headers });
+  return toApp(headers);
 });
+
+/** The answer that sends the browser on to the app, at `headers`' Location: a web address by redirect; an app's own
+ *  scheme (cursor:) by a page that opens it and stays, since the browser shows nothing of its own there (review 209:
+ *  the consent page stayed up, and a second click said the sign-in was not started in this browser). */
+function toApp(headers: Headers): Response {
+  const location = headers.get("Location")!;
+  const scheme = new URL(location).protocol;
+  if (scheme === "https:" || scheme === "http:") return new Response(null, { status: 302, headers });
+  headers.delete("Location");
+  return page(200, "Back to your app", `<meta http-equiv="refresh" content="0;url=${escape(location)}"><p>Your app opens now with your answer. If it does not, <a href="${escape(location)}">open it</a>. Then close this tab.</p>`, headers);
+}
