@@ -256,8 +256,10 @@ export class FileOAuthProvider implements OAuthClientProvider {
       const { [scope]: _forgotten, ...rest } = this.entry();
       writeEntry(this.file, this.remote, rest);
     }
-    // A verifier given up (its code refused) ends the sign-in it was for: the next one opens its own page.
-    if (scope === "all" || scope === "verifier") [this.verifier, this.pending] = ["", undefined];
+    if (scope === "all" || scope === "verifier") this.verifier = "";
+    // A verifier or a client given up (its code refused, its registration gone) ends the sign-in it was for: the next
+    // one opens its own page.
+    if (scope === "all" || scope === "verifier" || scope === "client") this.pending = undefined;
     if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
 
