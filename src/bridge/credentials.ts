@@ -154,8 +154,10 @@ export class FileOAuthProvider implements OAuthClientProvider {
   get awaitingCallback(): boolean {
     return this.pending !== undefined;
   }
-  set awaitingCallback(waiting: boolean) {
-    if (!waiting) this.pending = undefined;
+
+  /** The wait for the browser is over (it came back, or never will): the next sign-in opens its own page. */
+  endSignIn(): void {
+    this.pending = undefined;
   }
 
   constructor(
@@ -180,7 +182,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
 
   /** The callback's query, refused unless its state is ours (CSRF). */
   checkCallback(params: URLSearchParams): URLSearchParams {
-    this.awaitingCallback = false;
+    this.endSignIn();
     if (params.get("state") !== this.expectedState) throw new Error("The sign-in callback's state does not match this sign-in; start again.");
     const error = params.get("error");
     if (error) throw new Error(`Sign-in refused: ${error}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}.`);

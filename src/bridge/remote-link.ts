@@ -125,7 +125,7 @@ export class RemoteLink {
       query = await this.callback.next(this.provider.state());
     } catch (error) {
       // The wait is over with no answer: the next refusal sends the user a fresh link.
-      this.provider.awaitingCallback = false;
+      this.provider.endSignIn();
       throw error;
     }
     const params = this.provider.checkCallback(query);

@@ -113,14 +113,17 @@ const WORKSPACE_TOOLS = new Set<string>([TOOL.bmadFiles, TOOL.bmadRun, ...RENDER
 function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {
   if (!WORKSPACE_TOOLS.has(String(params?.name))) return false;
   const project = (params?.arguments as { project?: unknown } | undefined)?.project;
-  return typeof project === "string" && deps.workspaces !== undefined && notThisProject(deps.workspaces, project, "") !== undefined;
+  return typeof project === "string" && deps.workspaces !== undefined && !namesThisFolder(deps, project);
 }
+
+/** Whether a project name means this folder here (its name: the file tools' rule, notThisProject). */
+const namesThisFolder = (deps: SurfaceDeps, name: string) => deps.workspaces !== undefined && notThisProject(deps.workspaces, name, "") === undefined;
 
 /** A workspace made with this folder's name: through this bridge the name means the folder, said (review 206: the
  *  create answer's bmad-files line, followed here, worked on the folder, and the workspace could not be reached). */
 function sameNameNote(deps: SurfaceDeps, params: Record<string, unknown> | undefined): string | undefined {
   const args = params?.arguments as { action?: unknown; name?: unknown } | undefined;
-  if (args?.action !== "create" || typeof args.name !== "string" || !deps.workspaces || notThisProject(deps.workspaces, args.name, "") !== undefined) return undefined;
+  if (args?.action !== "create" || typeof args.name !== "string" || !namesThisFolder(deps, args.name)) return undefined;
   return `Note: through this bridge, "${args.name}" names this folder: ${TOOL.bmadFiles}, ${TOOL.bmadRun} and ${TOOL.bmad} with "project": "${args.name}" work on the folder here. The workspace's files come here with bmad-mcp pull, and go back with push.`;
 }
 

@@ -11,6 +11,15 @@ import { writerTag } from "../../src/bridge/process-identity.js";
 import { tempDir, waitFor, whileSwapped } from "./helpers.js";
 
 const tmp = tempDir("confined-fs");
+/** `step(i)` for each i below `count`, four at a time, as four callers racing another program: work for whileSwapped. */
+const fourAtATime = (count: number, step: (i: number) => Promise<void>) => async () => {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) await step(i);
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+};
+
 /** Whether a refusal says what to do, not only what the system said (review 202: a bare "cannot be written (ENOENT)."). */
 const namesAFix = (error: string) => !/\(E[A-Z]+\)\.?$/.test(error) && /(try again|remove|replace|move|give|make)/i.test(error);
 
@@ -211,11 +220,10 @@ describe("writing", () => {
     mkdirSync(away);
     const files = new Map([["a.md", new TextEncoder().encode("a")], ["sub/b.md", new TextEncoder().encode("b")]]);
     const made: string[] = [];
-    let next = 0;
-    const creator = async () => {
-      for (let i = next++; i < 200; i = next++) if ((await createConfinedTree(root, `swapped/d/t${i}`, files)).ok) made.push(`t${i}`);
-    };
-    expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, creator)))).toBe(0);
+    const creates = fourAtATime(200, async (i) => {
+      if ((await createConfinedTree(root, `swapped/d/t${i}`, files)).ok) made.push(`t${i}`);
+    });
+    expect(await whileSwapped(folder, away, creates)).toBe(0);
     expect(readdirSync(away)).toEqual([]);
     expect(readdirSync(folder).sort()).toEqual(made.sort());
     for (const name of made) expect(readFileSync(join(folder, name, "sub/b.md"), "utf8")).toBe("b");
@@ -229,15 +237,12 @@ describe("writing", () => {
     mkdirSync(away);
     const made: string[] = [];
     const refusals: string[] = [];
-    let next = 0;
-    const writer = async () => {
-      for (let i = next++; i < 200; i = next++) {
-        const written = await writeConfined(root, `swapped-new/d/n${i}/deep/x.md`, `n${i}`);
-        if (written.ok) made.push(`n${i}`);
-        else refusals.push(written.error);
-      }
-    };
-    expect(await whileSwapped(folder, away, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
+    const writes = fourAtATime(200, async (i) => {
+      const written = await writeConfined(root, `swapped-new/d/n${i}/deep/x.md`, `n${i}`);
+      if (written.ok) made.push(`n${i}`);
+      else refusals.push(written.error);
+    });
+    expect(await whileSwapped(folder, away, writes)).toBe(0);
     expect(readdirSync(away)).toEqual([]);
     for (const name of made) expect(readFileSync(join(folder, name, "deep/x.md"), "utf8")).toBe(name);
     expect(refusals.filter((error) => !namesAFix(error))).toEqual([]);
@@ -251,14 +256,11 @@ describe("writing", () => {
     mkdirSync(folder, { recursive: true });
     mkdirSync(hooks, { recursive: true });
     const refusals: string[] = [];
-    let next = 0;
-    const writer = async () => {
-      for (let i = next++; i < 200; i = next++) {
-        const written = await writeConfined(root, `swapped-git/d/pre-commit${i}/x.md`, `n${i}`);
-        if (!written.ok) refusals.push(written.error);
-      }
-    };
-    expect(await whileSwapped(folder, hooks, () => Promise.all(Array.from({ length: 4 }, writer)))).toBe(0);
+    const writes = fourAtATime(200, async (i) => {
+      const written = await writeConfined(root, `swapped-git/d/pre-commit${i}/x.md`, `n${i}`);
+      if (!written.ok) refusals.push(written.error);
+    });
+    expect(await whileSwapped(folder, hooks, writes)).toBe(0);
     expect(readdirSync(hooks)).toEqual([]);
     expect(refusals.filter((error) => !namesAFix(error) && !/tools' machinery/.test(error))).toEqual([]);
   });

@@ -58,6 +58,11 @@ function offeredScopes(requested: string[]): string[] {
  *  open a website or a page: the consent page would call that an app on the computer (review 206). */
 const APP_SCHEMES = new Set(["cursor"]);
 const isAppScheme = (scheme: string) => APP_SCHEMES.has(scheme) || /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/.test(scheme);
+/** A redirect's scheme (`cursor:`) where it is no web address: an app's, or one refused as none. */
+function appSchemeOf(url: string): string | undefined {
+  const scheme = new URL(url).protocol;
+  return scheme === "https:" || scheme === "http:" ? undefined : scheme;
+}
 
 /** What the provider would store of a sign-in request past its bound, or undefined: the consent transaction holds it
  *  all (review 84: 5.8 KB a record, a 4,000-character state; review 95: a 60,000-character code_challenge or scope). */
@@ -162,8 +167,7 @@ authPages.get("/authorize", async (c) => {
   const local = c.get("config").upstream.kind === "local";
   const who = local ? "the local user" : "you (you sign in next)";
   const name = shownName(details.clientName);
-  const scheme = new URL(request.redirectUri).protocol;
-  const appScheme = scheme === "https:" || scheme === "http:" ? undefined : scheme;
+  const appScheme = appSchemeOf(request.redirectUri);
   if (appScheme && !isAppScheme(appScheme.slice(0, -1))) return page(400, "Sign-in failed", `<p>This app's redirect_uri uses ${escape(appScheme)}, a scheme the browser or the system opens itself, not an app's own: this server sends access to https, http on a loopback address, or an app's scheme (a reverse domain name such as com.example.app:/, or cursor:). Update the app, or ask its makers to.</p>`);
   return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local, appScheme), consent.headers);
 });
@@ -248,8 +252,7 @@ authPages.get("/callback", async (c) => {
  *  the consent page stayed up, and a second click said the sign-in was not started in this browser). */
 function toApp(headers: Headers): Response {
   const location = headers.get("Location")!;
-  const scheme = new URL(location).protocol;
-  if (scheme === "https:" || scheme === "http:") return new Response(null, { status: 302, headers });
+  if (appSchemeOf(location) === undefined) return new Response(null, { status: 302, headers });
   headers.delete("Location");
   return page(200, "Back to your app", `<meta http-equiv="refresh" content="0;url=${escape(location)}"><p>Your app opens now with your answer. If it does not, <a href="${escape(location)}">open it</a>. Then close this tab.</p>`, headers);
 }
