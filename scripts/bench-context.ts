@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { cachedInstall } from "../test/node/helpers.js";
-import { PY_DEPS } from "../test/fixtures/runtime/python-deps.js";
+import { ensurePythonDeps, PY_DEPS } from "../test/fixtures/runtime/python-deps.js";
 import { McpDoor, NativeDoor } from "./lifecycle-doors.js";
 import { walk, type Entry, type Phase } from "./lifecycle.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
@@ -69,6 +69,7 @@ export async function benchContext(scriptPath?: string): Promise<ContextResult> 
   try {
     // The offline installer, as the tests run it (and from the same cache).
     await cachedInstall(join(ROOT, "node_modules/bmad-method/tools/installer/bmad-cli.js"), ["install", "--modules", "bmm", "--tools", "claude-code", "--yes"], dir);
+    ensurePythonDeps(); // BMAD's sprint scripts import ruamel.yaml: on a fresh machine npm test may not have run yet
     const native = new NativeDoor(dir, { PYTHONPATH: PY_DEPS });
     await walk(native, LAST, date);
     return {

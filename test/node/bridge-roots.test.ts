@@ -90,7 +90,7 @@ describe("roots named on the command line", () => {
     for (const [i, dir] of [kit, folder("plain-project")].entries()) {
       const bridgeProcess = await connectBridge(bridge, folder(`cwd-kit-${i}`), { args: ["--project", dir] });
       closers.push(bridgeProcess.close);
-      expect(toolText(await bridgeProcess.client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toMatch(/from package/);
+      expect(toolText(await bridgeProcess.client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toMatch(/\nOrigin: package /);
       expect(bridgeProcess.stderr()).toBe("");
     }
   });
@@ -136,7 +136,7 @@ describe("implicit roots", () => {
     const envRoot = folder("env-no-tree");
     const { client, stderr, close } = await connectBridge(bridge, folder("cwd-implicit"), { home, env: { BMAD_ROOT: envRoot } });
     closers.push(close);
-    expect(toolText(await client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toMatch(/from package/);
+    expect(toolText(await client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toMatch(/\nOrigin: package /);
     expect(stderr()).toMatch(/warning: BMAD_ROOT=.*env-no-tree has no BMAD tree; skipped\. Looked for: _bmad\/_config\/skill-manifest\.csv/);
     expect(stderr()).toMatch(/warning: ~\/\.bmad \(.*home-with-bmad\/\.bmad\) has no BMAD tree; skipped\. Looked for: _bmad\/_config\/skill-manifest\.csv/);
   });

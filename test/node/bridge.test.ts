@@ -120,7 +120,7 @@ describe("the local bridge", () => {
     const { client: plain } = await sharedProject();
     expect(await workflows(plain)).not.toContain("*bmm/domain-research");
     expect((await plain.listPrompts()).prompts.map((p) => p.name)).not.toContain("bmad-domain-research");
-    expect(text(await call(plain, "bmad", { command: "*domain-research" }))).toMatch(/^Resolved bmm\/bmad-domain-research from package \(priority 5[^]*DEPRECATED — forwards to bmad-deep-recon/);
+    expect(text(await call(plain, "bmad", { command: "*domain-research" }))).toMatch(/^# BMAD workflow: bmm\/domain-research\b[^]*?\nOrigin: package \(priority 5[^]*DEPRECATED — forwards to bmad-deep-recon/);
     const dir = join(tmp.dir, "with-shims");
     await cachedInstall(join(PKG, "bmad-method/tools/installer/bmad-cli.js"), ["install", "--modules", "bmm", "--tools", "claude-code", "--yes", "--shims"], dir);
     const { client } = await spawnBridge(dir);

@@ -124,7 +124,7 @@ describe("seed-shaped roots", () => {
     const envRoot = alphaFolder(join(tmp.dir, "env-root/bmad"));
     const { client, stderr } = await bridgeWith({ env: { BMAD_ROOT: envRoot } });
     const out = await bmad(client, "navigator");
-    expect(out).toMatch(/^Resolved bmm\/navigator from env \(priority 3, bmad[@)]/);
+    expect(out).toMatch(/^# BMAD agent: bmm\/navigator\b[^]*?\nOrigin: env \(priority 3, bmad[@)]/);
     expect(out).toContain("Plans routes.");
     expect(await bmad(client, "*mapquest")).toContain("Ask where the trip starts.");
     expect(stderr()).toBe("");
@@ -135,7 +135,7 @@ describe("seed-shaped roots", () => {
     alphaFolder(join(nested, ".bmad/bmad"));
     for (const home of [userHome, nested]) {
       const { client, stderr } = await sharedBridge({ home });
-      expect(await bmad(client, "bmm/navigator")).toMatch(/^Resolved bmm\/navigator from user \(priority 4, \.bmad[@)]/);
+      expect(await bmad(client, "bmm/navigator")).toMatch(/^# BMAD agent: bmm\/navigator\b[^]*?\nOrigin: user \(priority 4, \.bmad[@)]/);
       expect(stderr()).toBe("");
     }
   });
@@ -150,10 +150,11 @@ describe("seed-shaped roots", () => {
 describe("a custom module's record of a name BMAD's modules have", () => {
   const namesake = async (client: Client) => {
     expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\. Also available: bmm\/analyst from package\.\n/);
-    // Asked for by module, it is the one: nothing else named, and the first answer is not kept for this one.
-    expect(await bmad(client, "aaa/analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\.\n/);
+    // Asked for by module, it is the one: nothing else named (its Origin line says where from), and the first answer is
+    // not kept for this one.
+    expect(await bmad(client, "aaa/analyst")).toMatch(/^# BMAD agent: aaa\/analyst\b[^]*?\nOrigin: cli \(priority 2, mod1\)\./);
     expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst .*\. Also available: bmm\/analyst from package\.\n/);
-    expect(await bmad(client, "bmm/analyst")).toMatch(/^Resolved bmm\/bmad-agent-analyst from package \(priority 5, bmad-method@6\.12\.0\)\.\n/);
+    expect(await bmad(client, "bmm/analyst")).toMatch(/^# BMAD agent: bmm\/analyst\b[^]*?\nOrigin: package \(priority 5, bmad-method@6\.12\.0\)\./);
   };
 
   it("wins by priority and names the others, on both doors", async () => {
@@ -176,7 +177,7 @@ describe("a root that yields nothing", () => {
     const first = await client.callTool({ name: TOOL.bmad, arguments: { command: "pm" } });
     const blocks = (first.content as Array<{ text: string }>).map((c) => c.text);
     expect(blocks[0]).toMatch(said);
-    expect(blocks[1]).toMatch(/^Resolved bmm\/bmad-agent-pm from package/);
+    expect(blocks[1]).toMatch(/^# BMAD agent: bmm\/pm\b[^]*?\nOrigin: package/);
     // Said once a connection; the list says it every time.
     expect(await bmad(client, "pm")).not.toMatch(said);
     expect(await bmad(client, "")).toMatch(said);
@@ -215,7 +216,7 @@ describe("user-level customization (seed 000)", () => {
 
 describe("files outside the manifests", () => {
   const unlisted = async (client: Client, project?: string) => {
-    expect(await bmad(client, "orphan")).toMatch(/Resolved bmm\/orphan from env[\s\S]*ORPHAN-AGENT/);
+    expect(await bmad(client, "orphan")).toMatch(/Origin: env[\s\S]*ORPHAN-AGENT/);
     // The workspace by name on the remote; the bridge is its folder, and refuses another name.
     expect(await bmad(client, "*orphanflow", project)).toContain("ORPHAN-FLOW steps");
     const list = await bmad(client, "");

@@ -69,7 +69,7 @@ const raw = (path: string) => decoder.decode(blobs.get(manifest.files.find((f) =
 function checkAnswers(answers: Map<string, string>): string[] {
   const affected: string[] = [];
   for (const [name, text] of answers) {
-    expect(text, name).toMatch(new RegExp(`^Resolved ${name} from (project|cli) `));
+    expect(text, name).toMatch(/\nOrigin: (project|cli) /);
     expect(text, name).not.toMatch(/\{(Tester|v604)\}|\{\{(user_name|project_name)\}\}/);
     const inlined = [...text.matchAll(/^## (\S+)$/gm)].map((m) => m[1]!).filter((p) => manifest.files.some((f) => f.path === p));
     const lines = inlined.flatMap((p) => raw(p).split("\n")).filter((l) => /\{\{(user_name|project_name)\}\}/.test(l));

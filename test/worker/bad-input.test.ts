@@ -29,7 +29,7 @@ describe("unknown names answer with the closest ones", () => {
     // Another case names the same; a slash command runs what it names (review 140: both were offered the pm agent).
     expect(await toolError(TOOL.bmad, { command: "PRD" })).toContain('a workflow: use "*PRD"');
     for (const command of ["/bmad-prd", "*PRD", "/*prd"]) expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command } })), command).toMatch(/^bmm\/prd \(BMad PRD\) runs in a project/);
-    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "/bmad-agent-pm" } }))).toMatch(/^Resolved bmm\/bmad-agent-pm from /);
+    expect(text(await client.callTool({ name: TOOL.bmad, arguments: { command: "/bmad-agent-pm" } }))).toMatch(/^# BMAD agent: bmm\/pm\b[^]*?\nOrigin: package /);
     // 6.x has no tasks: the answer says so and where the name leads (review 140: "Unknown task", nothing to go on).
     expect(await toolError(TOOL.executeTask, { task_name: "help" })).toBe(`This bundle has no tasks; "help" is a workflow: ${TOOL.executeWorkflow} with {"workflow_name": "help"}.`);
     expect(await toolError(TOOL.executeTask, { task_name: "HELP" })).toContain('"HELP" is a workflow');

@@ -59,6 +59,15 @@ describe("rendering against a workspace", () => {
     const block = /## Running this skill here\n[\s\S]*?\n\n/.exec(prd)![0];
     expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
     expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
+    // Of the shared scripts, those with a line left to run: resolve_customization.py's is marked.
+    expect(block).toContain(" memlog.py: BMAD's shared scripts, run here on the project's files.");
+    // A connection without the memory tools (the default) is not told of them (bridge-memory.test.ts: one with them is).
+    expect(block).not.toContain("remember_structured");
+    // Not offered to load: customize.toml, whose values the render filled in, and BMAD's tests of the skill's scripts.
+    const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
+    const more = sprint.slice(sprint.indexOf("\n## More files (load on demand)\n"));
+    expect(more).toContain("bmad://bmm/bmad-sprint-planning/references/generate-tracking.md (");
+    expect(more).not.toMatch(/customize\.toml|\/scripts\/tests\//);
     expect(prd).toContain(`1. Resolve customization: \`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --project-root ${root} --key workflow\` (already run here: its values are filled in throughout).`);
     // Nor the module's config, whose values it filled in (review 107: read in every skill, and a config.user.yaml none has).
     expect(prd).toContain(`Load \`${root}/_bmad/bmm/config.yaml\` (+ \`config.user.yaml\` if present) (read here: its values are filled in throughout).`);

@@ -178,7 +178,10 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later), today));
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
-  if (later.length) lines.push("", "## More files (load on demand)", ...later.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
+  // Not listed, still readable by path: BMAD's own tests of a skill's scripts, never loaded to run it, and, rendered
+  // for a project, its customize.toml, whose values the render filled in.
+  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && path.endsWith("/customize.toml")));
+  if (listed.length) lines.push("", "## More files (load on demand)", ...listed.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);
 }
@@ -264,8 +267,9 @@ export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, aga
   return `${head} Your projects: ${projects.slice(0, 20).join(", ")}. Call ${again("<one of them>")}, or make a new one with ${create}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
 }
 
-/** Which origin won and which others were there (seed 000 transparency). */
-export function originReport(catalog: Catalog, found: { candidates: CatalogRecord[]; namesakes: CatalogRecord[] }): string {
+/** Which origin won and which others were there (seed 000 transparency). `winnerSaid`: the text it heads names the
+ *  winner's origin (a render's Origin line), so a report that would only repeat it is empty. */
+export function originReport(catalog: Catalog, found: { candidates: CatalogRecord[]; namesakes: CatalogRecord[] }, winnerSaid = false): string {
   const [winner, ...others] = found.candidates;
   if (!winner) return "";
   // Another module's record of the name, by the name that reaches it: names only, at most five.
@@ -278,5 +282,6 @@ export function originReport(catalog: Catalog, found: { candidates: CatalogRecor
     return file && file.source !== winner.source ? [`${path} from ${catalog.sourceLabel(file.source)}`] : [];
   });
   const mixed = foreign.length ? ` ${foreign.length} of its files come from elsewhere: ${foreign.slice(0, 5).join("; ")}${foreign.length > 5 ? "; …" : ""}.` : "";
+  if (winnerSaid && !mixed && !rest.length) return "";
   return `Resolved ${winner.module}/${winner.name} from ${catalog.originLabel(winner)}.${mixed}${rest.length ? ` Also available: ${rest.join("; ")}.` : ""}`;
 }

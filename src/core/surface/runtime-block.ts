@@ -87,11 +87,19 @@ const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(
 export interface SkillTraits { delegates: boolean; worksOnCode: boolean }
 const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false };
 
+// Memory is an opt-in toolset: named for the connections that have it (withoutMemoryLine), never a reason to stop and ask.
+const MEMORY_LINE = `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`;
+
+/** A served render for a connection without the memory tools: the block's line naming them costs every render. */
+export const withoutMemoryLine = (text: string): string => text.replace(`\n${MEMORY_LINE}`, "");
+
 /** `today`: where the skill's text asks for it (asksDate), today's date and time as todayWhere says them. */
 export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS, today?: string): string {
   const scripts = new Set<string>();
   for (const text of renderedTexts) for (const script of uvRunScripts(text)) scripts.add(script);
-  const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s));
+  // Said where to run: a shared script with a line left to run (one marked already run needs no word).
+  const toRun = new Set(renderedTexts.flatMap((text) => uvRunScripts(text.split("\n").filter((line) => !line.includes(RUN_MARK)).join("\n"))));
+  const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s) && toRun.has(s));
   // On a workspace a ported one (brain.py) runs here; the rest need the bridge.
   const folder = ctx.skillRoot.slice(ctx.skillRoot.lastIndexOf("/") + 1);
   const ownHere = files.kind === "workspace" ? [...scripts].filter((s) => SKILL_SCRIPTS.has(`${folder}/${s}`)) : [];
@@ -117,8 +125,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     // A workspace's name too: through a linked bridge, a call with none renders for the user's folder (review 205).
     `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}} (an agent: "NAME").`,
-    // Memory is an opt-in toolset: named for the connections that have it, never a reason to stop and ask.
-    `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`,
+    MEMORY_LINE,
   );
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
   if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);

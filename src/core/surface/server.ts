@@ -127,7 +127,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       const capabilities = clientCapabilities(server, ctx);
       // Views: as tools/list gives them to this client (all, unless it said it renders none).
       const showsView = (name: string) => Boolean(surface.tools.get(name)?.view) && !(capabilities && !rendersViews(capabilities));
-      const call = { sampling: Boolean(capabilities?.sampling), elicitation: Boolean(capabilities?.elicitation), showsView, inputResponses: ctx.mcpReq.inputResponses };
+      const call = { sampling: Boolean(capabilities?.sampling), elicitation: Boolean(capabilities?.elicitation), showsView, has: (name: string) => surface.tools.has(name), inputResponses: ctx.mcpReq.inputResponses };
       const outcome = await tool.run(parsed.data, deps, ctx.mcpReq.signal, call);
       if (!outcome.ok) return errorResult(outcome.error, outcome.suggestions);
       if (outcome.sample) return inputRequired({ inputRequests: { [outcome.sample.key]: inputRequired.createMessage(outcome.sample.params) } });

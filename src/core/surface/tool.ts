@@ -44,6 +44,8 @@ export interface CallContext {
   elicitation?: boolean;
   /** Whether this client is shown `tool`'s view: the tool is on here, and the client renders views (or has not said). */
   showsView?: (tool: string) => boolean;
+  /** Whether this connection has `tool` (its toolsets chose it): a text names only tools the model can call. */
+  has?: (tool: string) => boolean;
   inputResponses?: Record<string, unknown>;
 }
 

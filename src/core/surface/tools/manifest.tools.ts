@@ -5,6 +5,7 @@ import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
 import { asServed, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
+import { withoutMemoryLine } from "../runtime-block.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { treeWarnings } from "../tree-warnings.js";
 
@@ -18,7 +19,7 @@ export const bmadTool = defineTool({
     project: z.string().max(100).optional().describe("Workspace to render it for (bridge: its project)"),
   }),
   annotations: READ_ONLY,
-  async run({ command, project }, deps) {
+  async run({ command, project }, deps, _signal, call) {
     const { reader } = deps;
     const { catalog } = reader;
     const trimmed = command.trim();
@@ -52,9 +53,10 @@ export const bmadTool = defineTool({
     if (pick) return done(pick);
     // Kept by its origin report too, which follows the name asked for: `analyst` names the other modules' analysts,
     // `aaa/analyst` none.
-    const origin = originReport(catalog, found);
+    const origin = originReport(catalog, found, true);
     // The project's files from earlier phases follow the project, and today's date the day: added to the kept render, never kept.
-    const served = await asServed(reader, record, target, keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin}\n\n${await renderRecord(reader, record, undefined, target)}`));
-    return { ok: true, text: served.text, kept: followsBundle(target) && !served.watched };
+    const served = await asServed(reader, record, target, keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin ? `${origin}\n\n` : ""}${await renderRecord(reader, record, undefined, target)}`));
+    const text = call?.has?.(TOOL.rememberStructured) === false ? withoutMemoryLine(served.text) : served.text;
+    return { ok: true, text, kept: followsBundle(target) && !served.watched };
   },
 });
