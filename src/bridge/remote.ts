@@ -2,7 +2,7 @@
 // render for this folder locally, and falls back to the local bundle for content (saying so) when the remote cannot
 // be reached.
 import { Client, ProtocolError as ClientProtocolError } from "@modelcontextprotocol/client";
-import { InMemoryTransport, ProtocolError, Server } from "@modelcontextprotocol/server";
+import { InMemoryTransport, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
 import * as z from "zod";
 import type { SurfaceDeps } from "../core/surface/deps.js";
@@ -21,7 +21,8 @@ const LOCAL_TOOLS = new Set<string>([
 ]);
 /** Render a skill for a project: for this folder (no "project", or its name) here, as without --remote, from its own
  *  files, config and clock; for a workspace on the remote (review 205: the remote's render took "no project" as none,
- *  and offered its workspaces, and the folder's name as a workspace it did not have). */
+ *  and offered its workspaces, and the folder's name as a workspace it did not have). A prompt (the user's slash
+ *  command) is a render too, by the same rule. */
 const RENDER_TOOLS = new Set<string>([TOOL.bmad, TOOL.bmadWorkflow]);
 /** Live on the remote only: no fallback, or state would split in two. */
 const REMOTE_ONLY_TOOLS = new Set<string>([TOOL.bmadTask, TOOL.getWorkflowStatus, TOOL.listSessions, TOOL.spawnSubagentTask]);
@@ -54,6 +55,11 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
       const held = secretSent(params);
       if (held) return { content: [{ type: "text", text: held }], isError: true } as never;
     }
+    // A prompt the remote lists that this folder's BMAD lacks is the remote's to render.
+    if (method === "prompts/get" && !argumentNamesWorkspace(deps, params)) {
+      const here = await send(local, method, params, signal).catch(() => undefined);
+      if (here) return here as never;
+    }
     let reason: string;
     const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
@@ -68,6 +74,9 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
       }
     } else reason = remote.error;
     if (tool && REMOTE_ONLY_TOOLS.has(tool)) return { content: [{ type: "text", text: `${tool} keeps its state on the remote server, and ${reason}.` }], isError: true } as never;
+    if (method === "prompts/get" && argumentNamesWorkspace(deps, params)) {
+      throw new ProtocolError(ProtocolErrorCode.InternalError, `The prompt renders for workspace "${String((params?.arguments as { project?: unknown }).project).slice(0, 100)}" on the remote server, and ${reason}. Without "project" it renders for this folder.`);
+    }
     const result = (await send(local, method, params)) as Record<string, unknown>;
     if (method === "tools/call") {
       const content = (result.content as unknown[] | undefined) ?? [];
@@ -111,7 +120,11 @@ const WORKSPACE_TOOLS = new Set<string>([TOOL.bmadFiles, TOOL.bmadRun, ...RENDER
 
 /** Whether a tool call's `project` names something other than this folder: a workspace, the remote's to answer. */
 function namesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {
-  if (!WORKSPACE_TOOLS.has(String(params?.name))) return false;
+  return WORKSPACE_TOOLS.has(String(params?.name)) && argumentNamesWorkspace(deps, params);
+}
+
+/** Whether a request's `project` argument (a tool's, or a prompt's) names something other than this folder. */
+function argumentNamesWorkspace(deps: SurfaceDeps, params: Record<string, unknown> | undefined): boolean {
   const project = (params?.arguments as { project?: unknown } | undefined)?.project;
   return typeof project === "string" && deps.workspaces !== undefined && !namesThisFolder(deps, project);
 }

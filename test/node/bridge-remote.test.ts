@@ -212,6 +212,14 @@ it("renders a skill for this folder here, with its files, config and clock, and 
     expect(mine).toContain("- This project already has `_bmad-output/planning-artifacts/prds/prd-local/prd.md` (status: \"draft\").");
     expect(mine).toMatch(/\{date\} is today's date \(\d{4}-\d\d-\d\d in this machine's time, /);
   }
+  // The user's slash command (a prompt) by the same rule: the folder's render here.
+  const prompt = async (args?: Record<string, string>) => {
+    const message = (await client.getPrompt({ name: "bmad-architecture", ...(args ? { arguments: args } : {}) })).messages[0]!.content as { text: string };
+    return /## Running this skill here\n[\s\S]*?\n\n/.exec(message.text)?.[0] ?? message.text;
+  };
+  expect(await prompt()).toContain(`- The project root is \`${project}\``);
+  expect(await prompt()).toContain("prd-local/prd.md");
+  expect(await prompt({ project: workspace })).toContain(`- The project root is \`bmad://projects/${workspace}\``);
   // A workspace's name: the remote's render, its files, its config and its time zone.
   const theirs = await block("bmad", { command: "*architecture", project: workspace });
   expect(theirs).toContain(`- The project root is \`bmad://projects/${workspace}\``);
@@ -325,9 +333,12 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   const answer = await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-architect/SKILL.md" } });
   expect(text(answer)).toMatch(/^Note: .* is unreachable .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-architect");
-  // A prompt too (it was silent): the note leads its first message.
+  // A prompt for this folder is rendered here, the remote up or down.
   const prompt = await client.getPrompt({ name: "bmad-architect" });
-  expect((prompt.messages[0]!.content as { text: string }).text).toMatch(/^Note: .* is unreachable .*; this prompt comes from the local bundle\.\n\n/);
+  expect((prompt.messages[0]!.content as { text: string }).text).toMatch(/^# BMAD agent: bmm\/architect\b/);
+  // One for a workspace cannot be: said, with the way that works here.
+  const workspace = await client.getPrompt({ name: "bmad-architect", arguments: { project: "elsewhere" } }).catch((e: unknown) => e);
+  expect((workspace as Error).message).toMatch(/The prompt renders for workspace "elsewhere" on the remote server, and .* is unreachable .*\. Without "project" it renders for this folder\./);
   const state = await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "remote-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
