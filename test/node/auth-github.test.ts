@@ -32,10 +32,9 @@ it("signs in an org member through GitHub with PKCE, and serves MCP on the membe
   expect(github.paths.slice(asked)).toEqual([]); // GitHub is asked at sign-in only
 });
 
-it("turns away a GitHub user outside the org", async () => {
+it("turns away a GitHub user outside the org, telling the app (access_denied)", async () => {
   github.next = { ...OCTOCAT, member: false };
   const client = await register(fetch, worker.url.origin);
   const outcome = await authorize(fetch, worker.url.origin, { clientId: client.client_id });
-  expect(outcome).toMatchObject({ ok: false, status: 403 });
-  expect(!outcome.ok && outcome.body).toContain("octocat@github.test is not allowed");
+  expect(outcome).toMatchObject({ ok: false, error: "access_denied", body: "The account you signed in with is not allowed on this server. Ask its administrator to add you." });
 });

@@ -64,12 +64,13 @@ describe("with an OpenID Connect provider", () => {
     expect(await sessionsOf(await connect(refreshed.json.access_token))).toContain("adas-private-plan");
   });
 
-  it("tells a user outside the access rules so, and issues no code", async () => {
+  // Review 210: a page said so, and the app (bridge pull) waited for its callback until its timeout.
+  it("tells the app of a user outside the access rules (access_denied, without the email), and issues no code", async () => {
     idp.user = { sub: "eve", email: "eve@elsewhere.test", email_verified: true };
     const client = await register(fetch, base);
     const outcome = await authorize(fetch, base, { clientId: client.client_id });
-    expect(outcome).toMatchObject({ ok: false, status: 403 });
-    expect(!outcome.ok && outcome.body).toContain("eve@elsewhere.test is not allowed on this server");
+    expect(outcome).toMatchObject({ ok: false, status: 302, error: "access_denied", location: expect.stringMatching(/^http:\/\/127\.0\.0\.1:33418\/callback\?/), body: "The account you signed in with is not allowed on this server. Ask its administrator to add you." });
+    expect(!outcome.ok && outcome.location).not.toContain("eve");
   });
 
   it("offers no \"Sign in as\" field, and refuses a consent form that brings one: the provider says who signs in", async () => {
@@ -89,22 +90,22 @@ describe("with an OpenID Connect provider", () => {
   it("ignores an unverified email", async () => {
     idp.user = { sub: "mallory", email: "mallory@example.com", email_verified: false };
     const client = await register(fetch, base);
-    expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, status: 403 });
+    expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, error: "access_denied" });
   });
 
   it("counts an ID token without email_verified as unverified, says so, and issues no code", async () => {
     idp.user = { sub: "trudy", email: "trudy@example.com" }; // the provider sends no email_verified claim
     const client = await register(fetch, base);
     const outcome = await authorize(fetch, base, { clientId: client.client_id });
-    expect(outcome).toMatchObject({ ok: false, status: 403 });
-    expect(!outcome.ok && outcome.body).toContain("did not confirm this email as verified");
+    expect(outcome).toMatchObject({ ok: false, error: "access_denied" });
+    expect(!outcome.ok && outcome.body).toContain("The identity provider did not confirm this account's email as verified (email_verified)");
   });
 
   it("lets a listed email in only when the provider confirms it (ALLOWED_EMAILS, as ALLOWED_EMAIL_DOMAINS)", async () => {
     for (const claim of [{}, { email_verified: false }]) {
       idp.user = { sub: "victor", email: "victor@elsewhere.test", ...claim };
       const outcome = await authorize(fetch, base, { clientId: (await register(fetch, base)).client_id });
-      expect(outcome, JSON.stringify(claim)).toMatchObject({ ok: false, status: 403 });
+      expect(outcome, JSON.stringify(claim)).toMatchObject({ ok: false, error: "access_denied" });
     }
     idp.user = { sub: "victor", email: "victor@elsewhere.test", email_verified: true };
     expect(await authorize(fetch, base, { clientId: (await register(fetch, base)).client_id })).toMatchObject({ ok: true });
@@ -118,6 +119,17 @@ describe("with an OpenID Connect provider", () => {
       expect(await authorize(fetch, base, { clientId: client.client_id })).toMatchObject({ ok: false, error: "access_denied" });
     } finally {
       idp.deny = false;
+    }
+  });
+
+  it("tells the app when the provider's token answer is no JSON, naming the provider, never what it sent (review 210)", async () => {
+    idp.user = { sub: "ada", email: "ada@example.com", email_verified: true };
+    idp.html = ["/token"];
+    try {
+      const outcome = await authorize(fetch, base, { clientId: (await register(fetch, base)).client_id });
+      expect(outcome).toMatchObject({ ok: false, error: "server_error", body: `The identity provider at ${new URL(idp.issuer).host} answered with something that is not its token JSON (with an id_token).` });
+    } finally {
+      idp.html = [];
     }
   });
 
@@ -178,6 +190,57 @@ describe("with an OpenID Connect provider", () => {
     expect(refreshed.status).toBe(200);
     expect(await sessionsOf(await connect(refreshed.json.access_token))).not.toContain("mallorys-plan");
   });
+});
+
+// Review 210: Allow answered a bare 500 and used up the consent (Allow again said it had expired or was used), and an
+// HTML answer's parser error, with its first bytes, reached the page.
+describe("with an identity provider out of reach at Allow", () => {
+  it("names it on a 502 page whose Try again, with the same consent, signs in once it is back", async () => {
+    const spare = await startIdp();
+    const port = Number(new URL(spare.issuer).port);
+    const spareState = tempDir("auth-oidc-spare");
+    const spareWorker = await startLocalWorker({ scriptPath: inject("workerScript"), persistTo: spareState.dir, seed: false, bindings: { AUTH_UPSTREAM: "oidc", OIDC_ISSUER: spare.issuer, OIDC_CLIENT_ID: spare.clientId, OIDC_CLIENT_SECRET: spare.clientSecret } });
+    let back: Idp | undefined;
+    try {
+      const origin = spareWorker.url.origin;
+      const client = await register(fetch, origin);
+      const { challenge } = await pkce();
+      const query = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: challenge, code_challenge_method: "S256", state: "s", resource: `${origin}/mcp`, scope: "bmad:read" };
+      const consent = await fetch(`${origin}/authorize?${new URLSearchParams(query)}`, { redirect: "manual" });
+      const cookie = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+      const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
+      const allow = (form: URLSearchParams) => fetch(`${origin}/authorize`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin }, body: form });
+      /** The page's Try again form, as the browser would post it. */
+      const tryAgain = (html: string) => new URLSearchParams([...html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)].map((m) => [m[1]!, m[2]!.replace(/&#(\d+);/g, (_, d: string) => String.fromCharCode(Number(d)))]));
+      const at = `The identity provider at 127.0.0.1:${port}`;
+
+      spare.html = ["/.well-known/openid-configuration"];
+      const html = await allow(new URLSearchParams({ handle, decision: "approve", scope: "bmad:read" }));
+      expect(html.status).toBe(502);
+      const htmlPage = await html.text();
+      expect(htmlPage).toContain(`${at} answered with something that is not its OpenID metadata JSON (/.well-known/openid-configuration).`);
+      expect(htmlPage).not.toMatch(/secret|Unexpected token/);
+
+      await spare.close();
+      const down = await allow(tryAgain(htmlPage));
+      expect(down.status).toBe(502);
+      const downPage = await down.text();
+      expect(downPage).toContain(`${at} could not be reached.`);
+
+      back = await startIdp({ port, clientId: spare.clientId, clientSecret: spare.clientSecret });
+      const resumed = await allow(tryAgain(downPage));
+      expect(resumed.status).toBe(302);
+      expect(resumed.headers.get("location")).toMatch(new RegExp(`^${back.issuer}/authorize\\?`));
+      const upstreamCookies = [cookie, ...resumed.headers.getSetCookie().map((c) => c.split(";")[0])].join("; ");
+      const callback = (await fetch(resumed.headers.get("location")!, { redirect: "manual" })).headers.get("location")!;
+      const answer = await fetch(callback, { redirect: "manual", headers: { cookie: upstreamCookies } });
+      expect(answer.headers.get("location")).toMatch(/^http:\/\/127\.0\.0\.1:33418\/callback\?code=/);
+    } finally {
+      await spareWorker.dispose();
+      await back?.close();
+      spareState.cleanup();
+    }
+  }, 120_000);
 });
 
 describe("configuration fails closed", () => {

@@ -21,6 +21,8 @@ export interface Idp {
   user: IdpUser;
   /** When true, /authorize answers error=access_denied (the user declined upstream). */
   deny: boolean;
+  /** Paths answered with an HTML page in place of their JSON, as a proxy's error page would be. */
+  html: string[];
   /** Paths hit, in order. */
   requests: string[];
   close(): Promise<void>;
@@ -38,7 +40,8 @@ interface PendingCode {
 const CODE_TTL_MS = 60_000;
 const TOKEN_TTL_S = 300;
 
-export async function startIdp(options: { clientId?: string; clientSecret?: string } = {}): Promise<Idp> {
+/** `port`: to come back where a closed one was (its keys are new). */
+export async function startIdp(options: { clientId?: string; clientSecret?: string; port?: number } = {}): Promise<Idp> {
   const { privateKey, publicKey } = await generateKeyPair("RS256");
   const kid = randomBytes(8).toString("hex");
   const jwk = { ...(await exportJWK(publicKey)), kid, alg: "RS256", use: "sig" };
@@ -51,7 +54,7 @@ export async function startIdp(options: { clientId?: string; clientSecret?: stri
       else res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const idp: Idp = {
@@ -60,6 +63,7 @@ export async function startIdp(options: { clientId?: string; clientSecret?: stri
     clientSecret: options.clientSecret ?? randomBytes(24).toString("base64url"),
     user: { sub: "user-1", email: "ada@example.com", email_verified: true, name: "Ada Lovelace" },
     deny: false,
+    html: [],
     requests: [],
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -73,6 +77,7 @@ export async function startIdp(options: { clientId?: string; clientSecret?: stri
     const url = new URL(req.url ?? "/", issuer);
     idp.requests.push(url.pathname);
     const route = `${req.method} ${url.pathname}`;
+    if (idp.html.includes(url.pathname)) return void res.writeHead(200, { "Content-Type": "text/html" }).end("<html>secret page of the proxy</html>");
     if (route === "GET /.well-known/openid-configuration") return json(res, 200, discovery());
     if (route === "GET /jwks") return json(res, 200, { keys: [jwk] });
     if (route === "GET /authorize") return authorize(url, res);

@@ -72,10 +72,32 @@ describe("discovery", { timeout: 60_000 }, () => {
       const client = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
       const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: web, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`);
       expect(refused.status, web).toBe(400);
-      expect(await refused.text()).toContain("a scheme the browser or the system opens itself, not an app's own");
+      expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme");
     }
     const reverse = await register(workerFetch, ORIGIN, { redirect_uris: ["com.example.planner:/oauth"] });
     expect((await authorize(workerFetch, ORIGIN, { clientId: reverse.client_id, redirectUri: "com.example.planner:/oauth" })).ok).toBe(true);
+  });
+
+  // Review 210: a request the provider refused sent the browser to a refused scheme with the error, and to an app's
+  // scheme by a bare redirect; and Cursor's other links (an MCP install link carrying someone's config) passed as its callback.
+  it("sends an error the way it sends an answer: an app's scheme by its page, a refused scheme nowhere", async () => {
+    const cursor = "cursor://anysphere.cursor-mcp/oauth/callback";
+    const app = await register(workerFetch, ORIGIN, { redirect_uris: [cursor] });
+    const query = { response_type: "token", client_id: app.client_id, redirect_uri: cursor, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" };
+    const wrong = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams(query)}`);
+    expect(wrong.status).toBe(200);
+    expect(await wrong.text()).toMatch(/<meta http-equiv="refresh" content="0;url=cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?error=unsupported_response_type/);
+    const deepLink = "cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=eyJ1cmwiOiJodHRwczovL2V2aWwuZXhhbXBsZSJ9";
+    for (const web of [deepLink, "cursor://anysphere.cursor-mcp/oauth/other", "x-safari-https://evil.example/", "web+foo://evil.example/"]) {
+      const client = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
+      const good = { response_type: "code", client_id: client.client_id, redirect_uri: web, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" };
+      for (const bad of [{}, { response_type: "token" }, { resource: "https://other.example/mcp" }, { code_challenge_method: "plain" }] as Record<string, string>[]) {
+        const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ ...good, ...bad })}`);
+        expect(refused.status, `${web} ${JSON.stringify(bad)}`).toBe(400);
+        expect(refused.headers.get("location")).toBeNull();
+        expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme");
+      }
+    }
   });
 
   it("offers bmad:read beside bmad:write to a client that asked for write alone, so that its token can initialize (review 206)", async () => {
@@ -87,6 +109,14 @@ describe("discovery", { timeout: 60_000 }, () => {
     const unticked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read bmad:write", approveScopes: [] });
     expect(unticked.scope).toBe("bmad:read");
     expect((await toolsList(unticked.access_token)).status).toBe(200);
+  });
+
+  it("names the scopes it ignores only where they are scope tokens, and counts the others (review 210)", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const query = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", scope: 'bmad:read "><img src=x> \u202Ebmad:write' };
+    const page = await (await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams(query)}`)).text();
+    expect(page).toContain("<p>Not offered here, not granted: src=x&#62;; 2 other scopes.</p>");
+    expect(page).not.toContain("\u202E");
   });
 });
 

@@ -39,6 +39,13 @@ export type Upstream =
   | { kind: "oidc"; issuer: string; clientId: string; clientSecret: string }
   | { kind: "github"; clientId: string; clientSecret: string; web: string; api: string };
 
+/** The server a sign-in's failure names: its host only, from this configuration, never from what it answered. */
+export function upstreamName(up: Upstream): string {
+  if (up.kind === "oidc") return `The identity provider at ${new URL(up.issuer).host}`;
+  if (up.kind === "github") return `GitHub at ${new URL(up.web).host}`;
+  return "The local sign-in";
+}
+
 export interface AuthConfig {
   upstream: Upstream;
   access: AccessRules;

@@ -1,7 +1,8 @@
 // GitHub upstream: OAuth app code flow with PKCE, the user, their verified email, and org membership.
 import * as z from "zod";
-import type { Upstream } from "./config.js";
-import type { Identity } from "./identity.js";
+import type { Result } from "../../core/result.js";
+import { upstreamName, type Upstream } from "./config.js";
+import { upstreamJson, type Identity } from "./identity.js";
 
 type GitHub = Extract<Upstream, { kind: "github" }>;
 
@@ -15,25 +16,28 @@ export function githubAuthorizeUrl(up: GitHub, p: { redirectUri: string; state: 
 const Token = z.object({ access_token: z.string().min(1) });
 const User = z.object({ id: z.number(), login: z.string(), name: z.string().nullish() });
 const Emails = z.array(z.object({ email: z.string(), primary: z.boolean(), verified: z.boolean() }));
+const Membership = z.object({ state: z.string() });
 
-export async function githubIdentity(up: GitHub, org: string | undefined, p: { code: string; verifier: string; redirectUri: string }): Promise<Identity> {
+export async function githubIdentity(up: GitHub, org: string | undefined, p: { code: string; verifier: string; redirectUri: string }): Promise<Result<{ identity: Identity }>> {
+  const at = upstreamName(up);
   const res = await fetch(`${up.web}/login/oauth/access_token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
     body: new URLSearchParams({ client_id: up.clientId, client_secret: up.clientSecret, code: p.code, redirect_uri: p.redirectUri, code_verifier: p.verifier }),
   });
-  const token = Token.safeParse(await res.json().catch(() => ({})));
-  if (!res.ok || !token.success) throw new Error("GitHub refused the sign-in code.");
+  const token = await upstreamJson(res, Token);
+  if (!res.ok || !token) return { ok: false, error: `${at} refused the sign-in code.` };
   const api = (path: string) =>
-    fetch(`${up.api}${path}`, { headers: { authorization: `Bearer ${token.data.access_token}`, accept: "application/vnd.github+json", "user-agent": "bmad-mcp" } });
-  const user = User.parse(await (await api("/user")).json());
-  const emails = Emails.safeParse(await (await api("/user/emails")).json());
-  const primary = emails.success ? emails.data.find((e) => e.primary && e.verified) : undefined;
+    fetch(`${up.api}${path}`, { headers: { authorization: `Bearer ${token.access_token}`, accept: "application/vnd.github+json", "user-agent": "bmad-mcp" } });
+  const user = await upstreamJson(await api("/user"), User);
+  if (!user) return { ok: false, error: `${at} answered with something that is not a user (${up.api}/user).` };
+  const emails = await upstreamJson(await api("/user/emails"), Emails);
+  const primary = emails?.find((e) => e.primary && e.verified);
   // Asked here only: a grant records the answer, and later requests are judged on it (docs/deploy.md).
   let memberOf: string | undefined;
   if (org) {
     const membership = await api(`/user/memberships/orgs/${encodeURIComponent(org)}`);
-    if (membership.ok && (await membership.json() as { state?: string }).state === "active") memberOf = org;
+    if (membership.ok && (await upstreamJson(membership, Membership))?.state === "active") memberOf = org;
   }
-  return { subject: `github/${user.id}`, login: user.login, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), ...(memberOf ? { memberOf } : {}) };
+  return { ok: true, identity: { subject: `github/${user.id}`, login: user.login, name: user.name ?? user.login, ...(primary ? { email: primary.email, emailVerified: true } : {}), ...(memberOf ? { memberOf } : {}) } };
 }

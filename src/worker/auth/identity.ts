@@ -30,6 +30,12 @@ export const PropsSchema = z.object({
 });
 export type Props = z.infer<typeof PropsSchema>;
 
+/** An upstream's JSON answer in `schema`'s shape, or undefined: what it sent is never shown (review 210). */
+export async function upstreamJson<T>(res: Response, schema: z.ZodType<T>): Promise<T | undefined> {
+  const parsed = schema.safeParse(await res.json().catch(() => undefined));
+  return parsed.success ? parsed.data : undefined;
+}
+
 export const SCOPES = { read: "bmad:read", write: "bmad:write" } as const;
 export const SCOPES_SUPPORTED = [SCOPES.read, SCOPES.write, "offline_access"];
 

@@ -3,38 +3,20 @@
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import type { Env } from "../env.js";
-import { authConfig, isAllowed, type AuthConfig } from "./config.js";
+import type { Result } from "../../core/result.js";
+import { authConfig, isAllowed, upstreamName, type AuthConfig, type Upstream } from "./config.js";
 import { githubAuthorizeUrl, githubIdentity } from "./github.js";
 import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPORTED, type Identity, type Props } from "./identity.js";
-import { oidcAuthorizeUrl, oidcIdentity } from "./oidc.js";
+import { oidcAuthorizeUrl, oidcDiscovery, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
 import { asOneLine } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, takeFromAddress } from "./registration.js";
+import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
+import { escape, page } from "./page.js";
 
 /** The consent form: a handle, a decision, the scopes and (local sign-in) an email. */
 const MAX_CONSENT_BYTES = 16 * 1024;
-
-const escape = (value: string) => value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-// No form-action: Chromium and WebKit check it on the redirect that answers the consent form too, and that always
-// leaves this origin (the app's redirect_uri, or the identity provider): with 'self', Allow did nothing (review 203).
-// The page has no script and nothing unescaped in it, and the form's POST is checked by its Origin.
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  "x-frame-options": "DENY",
-  "cache-control": "no-store",
-};
-
-function page(status: number, title: string, body: string, headers?: Headers): Response {
-  const h = new Headers(headers);
-  for (const [k, v] of Object.entries(PAGE_HEADERS)) h.set(k, v);
-  const html = `<!doctype html><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escape(title)}</title>
-<style>body{font:16px system-ui;max-width:34rem;margin:3rem auto;padding:0 1rem}button{font:inherit;padding:.4rem 1rem}</style>
-<h1>${escape(title)}</h1>${body}`;
-  return new Response(html, { status, headers: h });
-}
 
 const SCOPE_MEANINGS: Record<string, string> = {
   [SCOPES.read]: "read BMAD content and your sessions",
@@ -53,15 +35,16 @@ function offeredScopes(requested: string[]): string[] {
   return known.includes(SCOPES.read) ? known : [SCOPES.read, ...known];
 }
 
-/** RFC 8252 §7.1: an app's own scheme is a reverse domain name (com.example.app), or one an MCP client is known to use.
- *  Others are the browser's or the system's (x-safari-https:, googlechrome:, intent:, web+…:, ftp:, about:), which
- *  open a website or a page: the consent page would call that an app on the computer (review 206). */
-const APP_SCHEMES = new Set(["cursor"]);
-const isAppScheme = (scheme: string) => APP_SCHEMES.has(scheme) || /^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+$/.test(scheme);
-/** A redirect's scheme (`cursor:`) where it is no web address: an app's, or one refused as none. */
-function appSchemeOf(url: string): string | undefined {
-  const scheme = new URL(url).protocol;
-  return scheme === "https:" || scheme === "http:" ? undefined : scheme;
+/** RFC 6749 §3.3 scope-token characters: other scopes are counted, not shown (review 210: a U+202E in one reversed the
+ *  page's text after it). */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+function ignoredScopes(scopes: string[]): string {
+  const ignored = scopes.filter((s) => !SCOPES_SUPPORTED.includes(s));
+  const shown = ignored.filter((s) => SCOPE_TOKEN.test(s));
+  const others = ignored.length - shown.length;
+  const parts = [...(shown.length ? [shown.join(" ")] : []), ...(others ? [`${others} other scope${others === 1 ? "" : "s"}`] : [])];
+  return parts.length ? `<p>Not offered here, not granted: ${escape(parts.join("; "))}.</p>` : "";
 }
 
 /** What the provider would store of a sign-in request past its bound, or undefined: the consent transaction holds it
@@ -86,7 +69,6 @@ const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" n
 function consentPage(d: ConsentDescription, handle: string, who: string, local: boolean, appScheme?: string): string {
   const origin = d.clientDomain ? `Published by <strong>${escape(d.clientDomain)}</strong>.` : "This app registered itself; its name is not verified.";
   const offered = offeredScopes(d.scope);
-  const ignored = d.scope.filter((s) => !SCOPES_SUPPORTED.includes(s));
   // bmad:read is no choice: every call needs it (review 209: unticked, it made a token that could not initialize).
   const scopes = offered
     .map((s) => s === SCOPES.read
@@ -99,7 +81,7 @@ ${d.redirectIsLoopback || appScheme ? `<p><strong>This sends access to an app on
 <form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
 <p>${scopes}</p>
 ${local ? LOCAL_USER_FIELD : ""}
-${ignored.length ? `<p>Not offered here, ignored: ${escape(ignored.join(" "))}.</p>` : ""}
+${ignoredScopes(d.scope)}
 ${offered.includes("offline_access") ? "" : "<p>This app stays signed in for up to 30 days (refresh tokens): it did not ask to offer you the choice (offline_access).</p>"}
 <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p></form>`;
 }
@@ -135,7 +117,9 @@ async function gate(c: import("hono").Context<Ctx>, next: () => Promise<void>) {
 }
 
 authPages.onError((error) => {
-  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+  // An error for the app goes the way its answer would: its scheme judged as a success's (review 210: a refused
+  // scheme got a bare redirect with the error).
+  if (error instanceof AuthorizationError && error.redirectTo) return toApp(new Headers({ Location: error.redirectTo, "cache-control": "no-store" }));
   if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
     const message = error instanceof AuthorizationError ? error.description : "This app could not be verified.";
     return page(400, "Sign-in failed", `<p>${escape(message ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
@@ -154,6 +138,7 @@ authPages.get("/authorize", async (c) => {
   if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
   if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
   const request = await oauth.parseAuthRequest(c.req.raw);
+  if (redirectKind(request.redirectUri) === "refused") return refusedRedirectPage(request.redirectUri);
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
   // a confidential one (review 15), whose codes then rest on its secret alone.
   if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
@@ -167,8 +152,7 @@ authPages.get("/authorize", async (c) => {
   const local = c.get("config").upstream.kind === "local";
   const who = local ? "the local user" : "you (you sign in next)";
   const name = shownName(details.clientName);
-  const appScheme = appSchemeOf(request.redirectUri);
-  if (appScheme && !isAppScheme(appScheme.slice(0, -1))) return page(400, "Sign-in failed", `<p>This app's redirect_uri uses ${escape(appScheme)}, a scheme the browser or the system opens itself, not an app's own: this server sends access to https, http on a loopback address, or an app's scheme (a reverse domain name such as com.example.app:/, or cursor:). Update the app, or ask its makers to.</p>`);
+  const appScheme = redirectKind(request.redirectUri) === "app" ? new URL(request.redirectUri).protocol : undefined;
   return page(200, `Allow ${name}?`, consentPage({ ...details, clientName: name }, consent.handle, who, local, appScheme), consent.headers);
 });
 
@@ -196,6 +180,13 @@ authPages.post("/authorize", async (c) => {
   }
   const local = upstream.kind === "local" ? localIdentity(form.get("user")) : undefined;
   if (upstream.kind === "local" && !local) return page(400, "Sign-in failed", "<p>\"Sign in as\" must be an email address, or empty for the local user.</p>");
+  // Looked up before the consent is used up: a provider out of reach leaves it for another try (review 210: a bare 500,
+  // and Allow again said the sign-in had expired or was used).
+  const signInAt = upstream.kind === "local" ? undefined : await upstreamSignIn(upstream);
+  if (signInAt?.ok === false) {
+    const same = [...form].map(([k, v]) => `<input type="hidden" name="${escape(k)}" value="${escape(String(v))}">`).join("");
+    return page(502, "Sign-in could not continue", `<p>${escape(signInAt.error)}</p><p>Nothing is used up: try again in a moment (within 10 minutes of opening the consent page).</p><form method="post" action="/authorize">${same}<button>Try again</button></form>`);
+  }
   // Only scopes the page offered (those the client asked for): a form posting more grants none of them (an
   // eleventh review: bmad:write and a refresh token for a client that asked for bmad:read).
   const consented = await oauth.approveConsent(c.req.raw, handle);
@@ -203,7 +194,7 @@ authPages.post("/authorize", async (c) => {
   const approved = { ...consented, request: { ...consented.request, scope: [...new Set([SCOPES.read, ...form.getAll("scope").map(String)])].filter((s) => offered.includes(s)) } };
   // "Stay signed in" offered and unticked: no refresh token (review 55: one came all the same, good for 30 days).
   const noRefresh = offered.includes("offline_access") && !approved.request.scope.includes("offline_access");
-  if (upstream.kind === "local") {
+  if (!signInAt) {
     const { redirectTo } = await oauth.completeAuthorization({
       request: approved.request, userId: local!.subject, metadata: {}, scope: approved.request.scope, props: props(local!, "local", noRefresh),
     });
@@ -215,9 +206,27 @@ authPages.post("/authorize", async (c) => {
   const { state, headers } = await oauth.beginUpstream(approved.request, { data: { verifier, nonce, noRefresh }, headers: approved.headers });
   const redirectUri = new URL("/callback", c.req.url).href;
   const challenge = await s256(verifier);
-  headers.set("Location", upstream.kind === "oidc" ? await oidcAuthorizeUrl(upstream, { redirectUri, state, challenge, nonce }) : githubAuthorizeUrl(upstream, { redirectUri, state, challenge }));
+  headers.set("Location", signInAt.url({ redirectUri, state, challenge, nonce }));
   return new Response(null, { status: 302, headers });
 });
+
+/** The upstream's sign-in page for a request: OIDC's endpoint from its discovery document, looked up now. */
+async function upstreamSignIn(upstream: Exclude<Upstream, { kind: "local" }>): Promise<Result<{ url: (p: { redirectUri: string; state: string; challenge: string; nonce: string }) => string }>> {
+  if (upstream.kind === "github") return { ok: true, url: (p) => githubAuthorizeUrl(upstream, p) };
+  const found = await oidcDiscovery(upstream);
+  return found.ok ? { ok: true, url: (p) => oidcAuthorizeUrl(upstream, found.discovery, p) } : found;
+}
+
+/** Who the upstream says signed in. Failures are fixed sentences naming the server at fault (review 210). */
+async function upstreamIdentity({ upstream, access }: AuthConfig, p: { code: string; verifier: string; nonce: string; redirectUri: string }): Promise<Result<{ identity: Identity }>> {
+  try {
+    if (upstream.kind === "oidc") return await oidcIdentity(upstream, p);
+    if (upstream.kind === "github") return await githubIdentity(upstream, access.githubOrg, p);
+    return { ok: true, identity: LOCAL_IDENTITY };
+  } catch {
+    return { ok: false, error: `${upstreamName(upstream)} could not be reached, or its answer could not be read.` };
+  }
+}
 
 authPages.get("/callback", async (c) => {
   const oauth = c.get("oauth");
@@ -229,30 +238,20 @@ authPages.get("/callback", async (c) => {
     return toApp(headers);
   }
   const redirectUri = new URL("/callback", c.req.url).href;
-  let identity: Identity;
-  try {
-    identity =
-      upstream.kind === "oidc" ? await oidcIdentity(upstream, { code, verifier: data.verifier, nonce: data.nonce, redirectUri })
-      : upstream.kind === "github" ? await githubIdentity(upstream, access.githubOrg, { code, verifier: data.verifier, redirectUri })
-      : LOCAL_IDENTITY;
-  } catch (error) {
-    return page(502, "Sign-in failed", `<p>${escape(error instanceof Error ? error.message : "The identity provider did not confirm who you are.")}</p>`, headers);
+  // The app is told of a failure or a refusal, as of a success: it waited for its callback until its timeout (review 210).
+  const signedIn = await upstreamIdentity(c.get("config"), { code, verifier: data.verifier, nonce: data.nonce, redirectUri });
+  if (!signedIn.ok) {
+    headers.set("Location", authorizationErrorRedirect(original, "server_error", signedIn.error));
+    return toApp(headers);
   }
+  const { identity } = signedIn;
   if (!isAllowed(access, identity)) {
-    const unverified = identity.email && !identity.emailVerified ? " The identity provider did not confirm this email as verified (email_verified), so the email access rules cannot match it: verify the email there, or ask for another rule." : "";
-    return page(403, "Not allowed", `<p>${escape(identity.email ?? identity.subject)} is not allowed on this server. Ask its administrator to add you.${escape(unverified)}</p>`, headers);
+    // No email in it: the app, whoever registered it, learns no more of someone it is refused for.
+    const unverified = identity.email && !identity.emailVerified ? " The identity provider did not confirm this account's email as verified (email_verified), so the email access rules cannot match it: verify the email there, or ask for another rule." : "";
+    headers.set("Location", authorizationErrorRedirect(original, "access_denied", `The account you signed in with is not allowed on this server. Ask its administrator to add you.${unverified}`));
+    return toApp(headers);
   }
   const { redirectTo } = await oauth.completeAuthorization({ request: original, userId: identity.subject, metadata: {}, scope: original.scope, props: props(identity, upstream.kind, data.noRefresh === true) });
   headers.set("Location", redirectTo);
   return toApp(headers);
 });
-
-/** The answer that sends the browser on to the app, at `headers`' Location: a web address by redirect; an app's own
- *  scheme (cursor:) by a page that opens it and stays, since the browser shows nothing of its own there (review 209:
- *  the consent page stayed up, and a second click said the sign-in was not started in this browser). */
-function toApp(headers: Headers): Response {
-  const location = headers.get("Location")!;
-  if (appSchemeOf(location) === undefined) return new Response(null, { status: 302, headers });
-  headers.delete("Location");
-  return page(200, "Back to your app", `<meta http-equiv="refresh" content="0;url=${escape(location)}"><p>Your app opens now with your answer. If it does not, <a href="${escape(location)}">open it</a>. Then close this tab.</p>`, headers);
-}

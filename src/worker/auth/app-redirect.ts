@@ -1,0 +1,35 @@
+// The one way the browser is sent to a client's redirect_uri, a success or an error: its scheme judged first.
+import { escape, page } from "./page.js";
+
+/** Cursor's OAuth callback: its one cursor: link that takes a sign-in's answer (others install a server or open a
+ *  chat: review 210, an install link carrying someone else's config was accepted as an app's). */
+const CURSOR_CALLBACK = "cursor://anysphere.cursor-mcp/oauth/callback";
+
+/** Where a client's redirect_uri sends the browser: a web address (https, http), an app's own scheme (RFC 8252 §7.1:
+ *  a reverse domain name such as com.example.app:, or Cursor's callback), or "refused": a scheme the browser or the
+ *  system opens itself (x-safari-https:, googlechrome:, intent:, web+…:, ftp:, about:), a website or a page that the
+ *  consent page would call an app on the computer (review 206). Judged on every way to the client, errors too. */
+export function redirectKind(url: string): "web" | "app" | "refused" {
+  const target = new URL(url);
+  if (target.protocol === "https:" || target.protocol === "http:") return "web";
+  if (/^[a-z][a-z0-9-]*(\.[a-z0-9-]+)+:$/.test(target.protocol)) return "app";
+  target.search = "";
+  target.hash = "";
+  return target.href === CURSOR_CALLBACK ? "app" : "refused";
+}
+
+export function refusedRedirectPage(url: string, headers?: Headers): Response {
+  return page(400, "Sign-in failed", `<p>This app's redirect_uri, a ${escape(new URL(url).protocol)} address, is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme (a reverse domain name such as com.example.app:/, or Cursor's callback ${CURSOR_CALLBACK}), never to a scheme the browser or the system opens itself. Update the app, or ask its makers to.</p>`, headers);
+}
+
+/** The answer that sends the browser on to the app, at `headers`' Location: a web address by redirect; an app's own
+ *  scheme (cursor:) by a page that opens it and stays, since the browser shows nothing of its own there (review 209:
+ *  the consent page stayed up, and a second click said the sign-in was not started in this browser). */
+export function toApp(headers: Headers): Response {
+  const location = headers.get("Location")!;
+  const kind = redirectKind(location);
+  if (kind === "web") return new Response(null, { status: 302, headers });
+  headers.delete("Location");
+  if (kind === "refused") return refusedRedirectPage(location, headers);
+  return page(200, "Back to your app", `<meta http-equiv="refresh" content="0;url=${escape(location)}"><p>Your app opens now with your answer. If it does not, <a href="${escape(location)}">open it</a>. Then close this tab.</p>`, headers);
+}
