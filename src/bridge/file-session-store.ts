@@ -8,10 +8,10 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { enqueued, newSession, referencedContent, rejectedRef, step, type Action } from "../core/delivery/machine.js";
-import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary, type Subtask } from "../core/delivery/session.js";
+import { newSession, referencedContent, rejectedRef, requeued, step, type Action } from "../core/delivery/machine.js";
+import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import { MAKE_ROOM, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
+import { MAKE_ROOM, type QueueRequest, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
 import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { noteWrite, sameBytes } from "./kept-versions.js";
@@ -305,9 +305,10 @@ export class FileSessionStore implements SessionStore {
     }
   }
 
-  enqueue(owner: string, session: string, task: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>> {
+  updateQueue(owner: string, session: string, { done, add }: QueueRequest): Promise<Stored<SessionState>> {
     return this.on(owner, session, true, async (state) => {
-      const result = enqueued(state, { id: randomUUID(), status: "queued", created_at: this.now(), ...task });
+      const now = this.now();
+      const result = requeued(state, { done, ...(add ? { add: { id: randomUUID(), status: "queued", created_at: now, ...add } } : {}) }, now);
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
       await this.save(result.state);
       return { ok: true, value: result.state };

@@ -2,8 +2,8 @@
 // Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { enqueued, referencedContent, rejectedRef, step, type Action } from "../core/delivery/machine.js";
-import { summarize, type SessionState, type Subtask } from "../core/delivery/session.js";
+import { referencedContent, rejectedRef, requeued, step, type Action, type QueueChange } from "../core/delivery/machine.js";
+import { summarize, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
 import type { Stored } from "../core/delivery/store.js";
 
@@ -88,10 +88,10 @@ export class WorkflowSession extends DurableObject {
     return { ok: true, value: await this.publish(result.state) };
   }
 
-  async enqueue(owner: string, subtask: Subtask): Promise<Stored<SessionState>> {
+  async updateQueue(owner: string, change: QueueChange, now: string): Promise<Stored<SessionState>> {
     const stored = this.load(owner);
     if (!stored.ok) return stored;
-    const result = enqueued(stored.value, subtask);
+    const result = requeued(stored.value, change, now);
     if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
     this.save(result.state);
     return { ok: true, value: await this.publish(result.state) };

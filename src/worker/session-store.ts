@@ -2,7 +2,7 @@
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { Action } from "../core/delivery/machine.js";
 import { SESSION_ID, type SessionState } from "../core/delivery/session.js";
-import type { SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
+import type { QueueRequest, SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
 import type { Env } from "./env.js";
 import { SESSION_NOT_FOUND, type WorkflowSession } from "./session-do.js";
 
@@ -53,9 +53,10 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.act(owner, action, new Date().toISOString()));
   }
 
-  enqueue(owner: string, session: string, task: { agent: string; task: string; context_files: string[]; output_key?: string }): Promise<Stored<SessionState>> {
-    const subtask = { id: crypto.randomUUID(), status: "queued" as const, created_at: new Date().toISOString(), ...task };
-    return this.on(owner, session, (s) => s.enqueue(owner, subtask));
+  updateQueue(owner: string, session: string, { done, add }: QueueRequest): Promise<Stored<SessionState>> {
+    const now = new Date().toISOString();
+    const change = { done, ...(add ? { add: { id: crypto.randomUUID(), status: "queued" as const, created_at: now, ...add } } : {}) };
+    return this.on(owner, session, (s) => s.updateQueue(owner, change, now));
   }
 
   list(owner: string, status: SessionStatusFilter, limit: number) {

@@ -100,10 +100,13 @@ describe("a delivery session on files", () => {
 
   it("queues sub-tasks on the session", async () => {
     const { session_id } = await start("me", "Queue");
-    const s = value(await store.enqueue("me", session_id, { agent: "architect", task: "Review the model", context_files: [] }));
+    const s = value(await store.updateQueue("me", session_id, { done: [], add: { agent: "architect", task: "Review the model", context_files: [] } }));
     expect(s.subtasks).toEqual([expect.objectContaining({ agent: "architect", status: "queued", id: expect.any(String) })]);
     expect(s.revision).toBe(2);
     expect(value(await store.get("me", session_id)).subtasks).toHaveLength(1);
+    // Done: off the queue, for good.
+    expect(value(await store.updateQueue("me", session_id, { done: [s.subtasks[0]!.id] })).subtasks).toEqual([]);
+    expect(await store.updateQueue("me", session_id, { done: [s.subtasks[0]!.id] })).toMatchObject({ ok: false, kind: "invalid" });
   });
 });
 

@@ -12,7 +12,7 @@ import { estimateScore, parseResult } from "../../src/core/delivery/score.js";
 import { LEARNINGS_DIR, MUSEUM_FILE, parseHandFile, SHARED_CONTEXT_FILE } from "../../src/core/memory/files.js";
 import { projectContext } from "../../src/core/memory/project-context.js";
 import { strip, splitWhitespace } from "../../src/core/runtime/py-str.js";
-import { parseSprints } from "../../src/core/delivery/stage-inputs.js";
+import { parseSprints, quoted } from "../../src/core/delivery/stage-inputs.js";
 import { pickMarkdown } from "../../src/core/delivery/stage-sections.js";
 import { tempDir } from "./helpers.js";
 
@@ -37,6 +37,7 @@ it("parses headings, sprint plans, scores and Python's whitespace in linear time
   expectFast("sprint line title", () => parseSprints(`- Sprint 1: a${spaces}b`));
   expectFast("sprint heading with a lone CR", () => parseSprints(`## Sprint 1:${spaces}x\ry`));
   expectFast("sprint line with a lone CR", () => parseSprints(`Sprint 1:${spaces}x\u2028y`));
+  expectFast("quoted", () => quoted("t", `<${spaces}/${spaces}documen ${"< / ".repeat(50_000)}`, 1e6, ""));
   expectFast("estimateScore", () => estimateScore("1".repeat(200_000)));
   expectFast("parseResult", () => parseResult(`# PRD\n\nid ${"7".repeat(200_000)}\n`, []));
   expectFast("gapAnalysis of many headings", () => gapAnalysis("# a\n".repeat(50_000) + "## b\n".repeat(50_000), rubricFor("po")));

@@ -1,7 +1,7 @@
 // The delivery state machine, pure: (state, action) -> new state + content to store, or an error value.
-import { nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
+import { contractStage, nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { gapAnalysis, rubricFor } from "./rubric.js";
-import { parseResult, type Question } from "./score.js";
+import { parseResult, type ParsedResult, type Question } from "./score.js";
 import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
 import { parseSessionState } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
@@ -85,13 +85,25 @@ export function step(state: SessionState, action: Action, now: string): Step {
   return refused ? { ok: false, kind: "invalid", error: refused } : out;
 }
 
-/** `state` with a sub-task queued, or why not. */
-export function enqueued(state: SessionState, subtask: Subtask): Step {
-  const queued = state.subtasks.filter((t) => t.status === "queued");
-  if (queued.length >= MAX_QUEUED_SUBTASKS || jsonBytes([...queued, subtask]) > MAX_QUEUED_BYTES) {
-    return { ok: false, kind: "invalid", error: `Session ${state.task_name} has ${queued.length} sub-tasks queued, as many as one session holds (${MAX_QUEUED_SUBTASKS}, ${MAX_QUEUED_BYTES / 1024} KiB in all); run those first, or give this one a shorter task.` };
+/** What one call changes in a session's sub-task queue: finished ones taken off, then one queued. */
+export interface QueueChange {
+  done: string[];
+  add?: Subtask;
+}
+
+/** `state` with its queue changed, or why not (nothing changed). Nothing runs a sub-task: the model does them and takes
+ *  them off, else the queue filled and stayed full, refusing every new one (review 212). */
+export function requeued(state: SessionState, change: QueueChange, now: string): Step {
+  const ids = new Set(state.subtasks.map((t) => t.id));
+  const unknown = change.done.filter((id) => !ids.has(id));
+  if (unknown.length) {
+    return { ok: false, kind: "invalid", error: `Session ${state.task_name} has no queued sub-task ${unknown.slice(0, 5).map((id) => JSON.stringify(id)).join(", ")} (one taken off is gone); nothing was changed. ${TOOL.bmadTask} status shows the newest queued ones with their ids.` };
   }
-  const next: SessionState = { ...state, subtasks: [...state.subtasks, subtask], revision: state.revision + 1, updated_at: subtask.created_at };
+  const left = state.subtasks.filter((t) => !change.done.includes(t.id));
+  if (change.add && (left.length >= MAX_QUEUED_SUBTASKS || jsonBytes([...left, change.add]) > MAX_QUEUED_BYTES)) {
+    return { ok: false, kind: "invalid", error: `Session ${state.task_name} has ${left.length} sub-tasks queued, as many as one session holds (${MAX_QUEUED_SUBTASKS}, ${MAX_QUEUED_BYTES / 1024} KiB in all); nothing was queued. Take the finished ones off with ${TOOL.spawnSubagentTask} done: [their ids] (${TOOL.bmadTask} status shows the newest), in this same call if you like, or give this one a shorter task.` };
+  }
+  const next: SessionState = { ...state, subtasks: change.add ? [...left, change.add] : left, revision: state.revision + 1, updated_at: now };
   const refused = unstorable(next);
   return refused ? { ok: false, kind: "invalid", error: refused } : { ok: true, state: next, content: [] };
 }
@@ -191,6 +203,21 @@ export function rejectedRef(state: SessionState, file: string): string | undefin
   return state.history.find((h) => h.file === file)?.ref;
 }
 
+/** Why a result is not this stage's: its document is under another stage's key. A model's revised PRD that arrived
+ *  after the user confirmed the PRD was saved as the architecture (review 212). */
+function otherStagesDocument(next: SessionState, read: Array<{ engine: string; parsed: Result<ParsedResult> }>): string | undefined {
+  const spec = stageSpec(next.current_stage);
+  for (const { engine, parsed } of read) {
+    const key = parsed.ok ? parsed.key : undefined;
+    const owner = key === undefined ? undefined : contractStage(key);
+    if (!owner || owner.stage === spec.stage) continue;
+    const wanted = next.stages[spec.stage].iteration > 0 ? spec.output.updated : spec.output.draft;
+    const status = next.stages[owner.stage].status.replace("_", " ");
+    return `${engine}_result's "${key}" is stage ${owner.stage}'s document (${owner.title}, ${status}), and session ${next.task_name} is at stage ${spec.stage} (${spec.title}, ${next.current_state}) now; nothing was saved. For this stage, put its whole document in "${wanted}".`;
+  }
+  return undefined;
+}
+
 function submit(next: SessionState, stage: StageRecord, action: Extract<Action, { type: "submit" }>, now: string): Step {
   const spec = stageSpec(next.current_stage);
   const results = (["claude", "codex"] as const)
@@ -203,6 +230,8 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
   const read = results.map((r) => ({ ...r, parsed: parseResult(r.text, [spec.output.draft, spec.output.updated], rubricFor(next.current_stage), `${r.engine}_result`) }));
   const unreadable = read.find((r) => !r.parsed.ok)?.parsed;
   if (unreadable && !unreadable.ok) return { ok: false, kind: "invalid", error: unreadable.error };
+  const misplaced = otherStagesDocument(next, read);
+  if (misplaced) return { ok: false, kind: "conflict", error: misplaced };
 
   stage.iteration += 1;
   const content: StoreContent[] = [];

@@ -98,6 +98,13 @@ export function stageSpec(stage: Stage): StageSpec {
   return PIPELINE.find((s) => s.stage === stage)!;
 }
 
+/** Which stage's output contract names a result's JSON key (prd_draft, prd_updated: po). */
+const CONTRACT_KEYS = new Map(PIPELINE.flatMap((s) => [[s.output.draft, s], [s.output.updated, s]] as const));
+
+export function contractStage(key: string): StageSpec | undefined {
+  return CONTRACT_KEYS.get(key);
+}
+
 export function nextStage(stage: Stage): Stage | undefined {
   return STAGES[STAGES.indexOf(stage) + 1];
 }

@@ -16,7 +16,7 @@ import { TOOL } from "../surface/names.js";
 
 /** Where a stage's earlier documents are read from: the session store, and the project the session saves in. */
 export interface StageSources {
-  artifact(file: string): Promise<string | undefined>;
+  /** Stored content by its ref: drafts, and the copy of each artifact as the user confirmed it. */
   content(ref: string): Promise<string | undefined>;
   /** Its name as bmad-files takes it, and the runtime block's line naming its files from the phases before `record`'s. */
   project?: { name: string; earlierWork(record: CatalogRecord): Promise<string | undefined> };
@@ -69,7 +69,8 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   const flexible: Flexible[] = [];
   const refineLines: string[] = [];
   if (refining) {
-    refineLines.push(`## Refine (iteration ${record.iteration + 1})`, `Previous score: ${record.score ?? "none"}${spec.gate.kind === "score" ? ` (gate ${spec.gate.min})` : ""}. Gaps: ${truncateBytes((record.gaps ?? []).join("; ") || "none", 1200)}.`);
+    refineLines.push(`## Refine (iteration ${record.iteration + 1})`, `Previous score: ${record.score ?? "none"}${spec.gate.kind === "score" ? ` (gate ${spec.gate.min})` : ""}.${record.gaps?.length ? "" : " Gaps: none."}`);
+    if (record.gaps?.length) refineLines.push(quoted("The gaps and assumptions you noted", record.gaps.map((g) => `- ${g}`).join("\n"), 1200, "The rest are in the session's gaps."));
     if (record.findings?.length) {
       refineLines.push(`By the stage's rubric the draft lacks (with the points each is worth): ${truncateBytes(record.findings.map(formatFinding).join("; "), 1500)}.`);
     }
@@ -84,16 +85,16 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });
     const draft = record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
     if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
-    else if (record.final_result_ref) refineLines.push(`Previous draft begins: ${record.final_result_ref.summary}`);
+    else if (record.final_result_ref) refineLines.push(quoted("How your previous draft begins", record.final_result_ref.summary, 1200, ""));
   }
   const inputs: string[] = [];
   for (const [i, file] of state.artifacts.entries()) {
     const uri = artifactUri(state.session_id, file);
-    const text = await sources?.artifact(file);
+    const text = await confirmedText(state, file, sources);
     if (text === undefined) inputs.push(`- ${uri}`);
     else flexible.push({ kind: "artifact", title: file, text, rest: `The whole document: ${uri}`, weight: i === state.artifacts.length - 1 ? 2 : 1 });
   }
-  const sprints = spec.stage === "dev" ? sprintScope(state, await sources?.artifact("03-sprint-plan.md")) : undefined;
+  const sprints = spec.stage === "dev" ? sprintScope(state, await confirmedText(state, "03-sprint-plan.md", sources)) : undefined;
   const output = outputContract(spec, state, refining);
 
   const inputsHead = state.artifacts.length ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
@@ -131,6 +132,14 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(output) - 2)}\n\n${output}`;
 }
 
+/** An artifact as the user confirmed it: its stage's final draft as the session stored it, not the copy in a project,
+ *  which anyone (the model with bmad-files) may have rewritten since (review 212). */
+async function confirmedText(state: SessionState, file: string, sources: StageSources | undefined): Promise<string | undefined> {
+  const stage = PIPELINE.find((s) => s.artifact === file)?.stage;
+  const ref = stage && state.artifacts.includes(file) ? state.stages[stage].final_result_ref?.ref : undefined;
+  return ref === undefined ? undefined : sources?.content(ref);
+}
+
 function approvalWord(spec: StageSpec): string {
   return spec.gate.kind === "approval" ? "approves" : "confirms";
 }
@@ -162,11 +171,12 @@ function sprintScope(state: SessionState, plan: string | undefined): string {
     if (listed.length === 40 || byteLength([...listed, line].join("\n")) > 2500) break;
     listed.push(line);
   }
-  const more = sprints.length > listed.length ? [`- … and ${sprints.length - listed.length} more in ${uri}`] : [];
+  const more = sprints.length > listed.length ? ` The first ${listed.length} are quoted here; the rest are in ${uri}.` : "";
   const lines = [`## Sprints`];
   if (!sprints.length) lines.push(`The sprint plan (${uri}) names no "Sprint N" sections: implement the whole plan.`);
   else {
-    lines.push(`The approved sprint plan has ${sprints.length} sprint${sprints.length === 1 ? "" : "s"}:`, ...listed, ...more);
+    // Their titles are the plan's text, quoted as the plan is: a heading is no instruction of the server's.
+    lines.push(`The approved sprint plan has ${sprints.length} sprint${sprints.length === 1 ? "" : "s"}.${more}`, quoted("Its sprints", listed.join("\n"), 2500, ""));
     lines.push(
       'Ask the user which of these sprints to implement (the session\'s sprint-scope point, pending action "specify_sprint_scope_then_generate"); unless they name some, implement all of them. Name the sprints you implemented at the top of the submission.',
     );

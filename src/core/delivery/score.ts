@@ -1,5 +1,6 @@
 // Seed 003 score extraction: JSON `quality_score`, then "Quality Score: N/100", then a content estimate
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
+import { contractStage } from "./pipeline.js";
 import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
 import { byteLength } from "./stage-inputs.js";
 import type { Result } from "../result.js";
@@ -11,6 +12,8 @@ export interface Question {
 }
 
 export interface ParsedResult {
+  /** The JSON key the document came from, if it came from one. */
+  key?: string;
   score: number;
   scoreSource: "json" | "text" | "estimate";
   document: string;
@@ -72,10 +75,12 @@ export function estimateScore(document: string, rubric: RubricItem[] = rubricFor
   return Math.min(BASE_SCORE + mentionedPoints(document, rubric), ESTIMATE_CAP);
 }
 
-/** A document's key by the stage's output contract, else one named like one. */
+/** A document's key by the stage's output contract; else another stage's (a late submit, which the caller refuses,
+ *  review 212: a PRD sent after its confirm was saved as the architecture); else one named like one. */
 function documentEntry(json: Record<string, unknown>, documentKeys: string[]): [string, string] | undefined {
   for (const key of documentKeys) if (typeof json[key] === "string") return [key, json[key]];
-  return Object.entries(json).find((e): e is [string, string] => /(_draft|_updated|content|document)$/.test(e[0]) && typeof e[1] === "string");
+  const texts = Object.entries(json).filter((e): e is [string, string] => typeof e[1] === "string");
+  return texts.find(([key]) => contractStage(key)) ?? texts.find(([key]) => /(_draft|_updated|content|document)$/.test(key));
 }
 
 /** A JSON value as a list: [] where it is none. */
@@ -124,7 +129,7 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
   });
   let room = MAX_NOTES_BYTES;
   const fits = (item: unknown) => (room -= byteLength(JSON.stringify(item))) >= 0;
-  const base = { ok: true as const, document, questions: questions.filter(fits), gaps: gaps.filter(fits) };
+  const base = { ok: true as const, ...(entry ? { key: entry[0] } : {}), document, questions: questions.filter(fits), gaps: gaps.filter(fits) };
   const given = scoreOf(usable?.quality_score);
   if (given !== undefined) return { ...base, score: clamp(given), scoreSource: "json" };
   const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);

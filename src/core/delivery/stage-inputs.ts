@@ -50,10 +50,16 @@ export function allot(sizes: number[], weights: number[], available: number): nu
   return out;
 }
 
-/** A document quoted whole or in part between fixed delimiters (no fence to escape, bounded overhead). */
+/** A closing delimiter however spaced or cased: `</document>`, `< / Document`. */
+const CLOSING = /<\s*\/\s*document/gi;
+
+/** A document quoted whole or in part between fixed delimiters (no fence to escape, bounded overhead). The way text
+ *  from a draft or a plan, and the user's answers and reasons, reach a stage prompt: a closing delimiter inside is
+ *  escaped (`<\/document`), so no text ends its quote and reads on as the server's own words (review 212). */
 export function quoted(title: string, text: string, maxBytes: number, rest: string): string {
-  const shown = truncateBytes(text, Math.max(0, maxBytes));
-  const note = shown.length < text.length ? `\n(First ${byteLength(shown)} of ${byteLength(text)} bytes. ${rest})` : "";
+  const inert = text.replace(CLOSING, "<\\/document");
+  const shown = truncateBytes(inert, Math.max(0, maxBytes));
+  const note = shown.length < inert.length ? `\n(First ${byteLength(shown)} of ${byteLength(inert)} bytes. ${rest})` : "";
   return `### ${title}\n<document>\n${shown}\n</document>${note}`;
 }
 

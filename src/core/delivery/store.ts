@@ -4,6 +4,12 @@ import type { SessionState, SessionSummary, Subtask } from "./session.js";
 import type { Result } from "../result.js";
 import { TOOL } from "../surface/names.js";
 
+/** A sub-task queue change as a tool asks it: `add` without the id, status and time the store gives it. */
+export interface QueueRequest {
+  done: string[];
+  add?: Omit<Subtask, "id" | "status" | "created_at">;
+}
+
 export type SessionStatusFilter = "all" | "active" | "completed" | "failed";
 
 export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | "invalid" }>;
@@ -19,7 +25,8 @@ export interface SessionStore {
   /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
   get(owner: string, session: string): Promise<Stored<SessionState>>;
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
-  enqueue(owner: string, session: string, subtask: Omit<Subtask, "id" | "status" | "created_at">): Promise<Stored<SessionState>>;
+  /** Takes the sub-tasks `done` names off the session's queue, then queues `add` (the store gives it its id). */
+  updateQueue(owner: string, session: string, change: QueueRequest): Promise<Stored<SessionState>>;
   /** The owner's newest `limit` sessions of that status, newest first, and how many there are. */
   list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }>;
   /** Deletes the owner's session with all it keeps itself (state, drafts, artifacts), freeing its place among the

@@ -25,10 +25,15 @@ export type SessionView = {
   artifacts: string[];
   /** Rejected drafts, oldest first: each readable at its uri. */
   history?: Array<{ stage: string; uri: string; score?: number; reason: string; at: string }>;
-  /** The queued sub-tasks (spawn_subagent_task), oldest first. */
+  /** The newest queued sub-tasks (spawn_subagent_task), at most SHOWN_SUBTASKS, oldest first. */
   subtasks: Array<{ id: string; agent: string; task: string; status: string; output_key?: string }>;
+  /** How many are queued in all. */
+  subtasks_queued: number;
   role_prompt?: string;
 };
+
+/** Sub-tasks every answer shows, the newest: 50 queued made every answer 11 KB, twice (review 212). */
+export const SHOWN_SUBTASKS = 5;
 
 const INTERACTION = lookupTable<SessionState["current_state"], string>({
   generating: "awaiting_generation",
@@ -87,7 +92,8 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
     ...(s.current_state === "clarifying" && stage.questions?.length ? { questions: stage.questions } : {}),
     artifacts: s.artifacts.map(artifactUri),
     ...(s.history.length ? { history: s.history.map(({ stage, file, score, reason, at }) => ({ stage, uri: artifactUri(file), ...(score !== undefined ? { score } : {}), reason: reason.slice(0, 500), at })) } : {}),
-    subtasks: s.subtasks.map(({ id, agent, task, status, output_key }) => ({ id, agent, task: task.slice(0, 200), status, ...(output_key ? { output_key } : {}) })),
+    subtasks: s.subtasks.slice(-SHOWN_SUBTASKS).map(({ id, agent, task, status, output_key }) => ({ id, agent, task: task.slice(0, 200), status, ...(output_key ? { output_key } : {}) })),
+    subtasks_queued: s.subtasks.length,
     ...(rolePrompt ? { role_prompt: rolePrompt } : {}),
   };
 }

@@ -26,7 +26,6 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
   const name = state.project ?? (deps.workspaces && folderName(deps.workspaces));
   const { runtime } = deps;
   return {
-    artifact: async (file) => value(await sessions.readArtifact(owner, state.session_id, file)),
     content: async (ref) => value(await sessions.readContent(owner, state.session_id, ref)),
     ...(name !== undefined && runtime
       ? {
@@ -83,7 +82,7 @@ export const bmadTaskTool = defineTool({
   // delete removes a session, as bmad-project and bmad-files remove theirs.
   // Not destructive as a whole: a host that asks before each destructive call would ask at every step of a session;
   // its one deleting action takes the task name as confirm.
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
   // A session's status is a read: a read-only token may ask it (review 48).
   writes: (args) => !(args && typeof args === "object" && (args as { action?: unknown }).action === "status"),
   async run(args, deps) {

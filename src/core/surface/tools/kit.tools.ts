@@ -3,6 +3,7 @@
 // workspace the caller can see on the remote); sessions are bmad-task's. A run in a project shared with the caller
 // is always named with its project and owner, never shadows a run of the caller's own, and is never a default.
 import * as z from "zod";
+import { MAX_QUEUED_SUBTASKS } from "../../delivery/machine.js";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
@@ -125,25 +126,29 @@ function showRun(place: Place, run: { summary: RunSummary; state: Record<string,
 export const spawnSubagentTask = defineTool({
   name: TOOL.spawnSubagentTask,
   toolset: "kit",
-  description: "Queue a sub-task for a BMAD agent on a delivery session; get_workflow_status shows the queue.",
+  description: "Queue a BMAD agent's sub-task on a delivery session, or take done ones off; bmad-task status lists them.",
   input: z.object({
-    agent: z.string().min(1).max(200).describe("Agent name, e.g. architect or bmm/dev"),
-    task: z.string().min(1).max(16000).describe("What the agent should do"),
-    context_files: z.array(z.string().max(1100)).max(50).optional().describe("Files or bmad:// URIs it needs"),
+    agent: z.string().min(1).max(200).optional().describe("Agent, e.g. architect or bmm/dev"),
+    task: z.string().min(1).max(16000).optional().describe("What the agent should do"),
+    context_files: z.array(z.string().max(1100)).max(50).optional().describe("Files or bmad:// URIs"),
     output_key: z.string().max(200).optional().describe("Where its result goes"),
-    run_id: sessionField.optional().describe("Session id or task name (default: newest active)"),
+    done: z.array(z.string().max(64)).max(MAX_QUEUED_SUBTASKS).optional().describe("Ids of done ones"),
+    run_id: sessionField.optional().describe("Session id or name (default: newest active)"),
   }),
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  async run({ agent, task, context_files, output_key, run_id }, deps) {
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+  async run({ agent, task, context_files, output_key, done, run_id }, deps) {
     const { sessions, owner, reader } = deps;
     if (!sessions) return noSessions();
-    const found = reader.catalog.resolve("agent", agent);
-    if (!found.ok) return fail(found.error, found.closest);
+    if ((agent === undefined) !== (task === undefined) || (agent === undefined && !done?.length)) {
+      return fail("Pass agent and task to queue a sub-task, done with the ids of finished ones to take them off the queue, or both.");
+    }
+    const found = agent === undefined ? undefined : reader.catalog.resolve("agent", agent);
+    if (found && !found.ok) return fail(found.error, found.closest);
     const id = run_id ?? (await sessions.list(owner, "active", 1)).sessions[0]?.session_id;
     if (!id) return fail('No active session: this queues work on a bmad-task session (start one with action "start", or pass run_id). A skill\'s subagent work outside a session: do it yourself.');
-    const name = `${found.record.module}/${found.record.name}`;
+    const add = found && task !== undefined ? { agent: `${found.record.module}/${found.record.name}`, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) } : undefined;
     // The queue's answer, without the stage's role prompt the session's generating answers carry (review 117: 13 KB a call).
-    return stored(deps, await sessions.enqueue(owner, id, { agent: name, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) }), true);
+    return stored(deps, await sessions.updateQueue(owner, id, { done: done ?? [], ...(add ? { add } : {}) }), true);
   },
 });
 
