@@ -31,7 +31,8 @@ pull  writes the remote's new and changed files, and deletes those deleted on th
       unchanged here. A file changed here is never overwritten: if the remote changed it too, pull
       refuses and writes nothing; if not, your change is kept for push.
 push  sends files changed here, new files inside the workspace's own folders (those pulled, e.g.
-      _bmad/, _bmad-output/; the rest of DIR stays local), and deletions (the remote keeps history:
+      _bmad/, _bmad-output/; the rest of DIR stays local, and so do the files that were in them before
+      the project's first pull here, until named after --force), and deletions (the remote keeps history:
       bmad-files restore brings a file back). A file changed on the remote since the pull stops the
       push, and nothing is sent; one no pull resolves (another member's change to BMAD's settings) is
       held back, named, and the rest are sent. --force sends yours over every conflict; --force PATH...

@@ -9,18 +9,19 @@ import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, keptRoom, noteWrite, type Replaced } from "./kept-versions.js";
-import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sendableHere, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
-import { loadState, MAX_MEMORY_BY_CHARS, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
+import { loadState, localOnlyPaths, MAX_MEMORY_BY_CHARS, pulledRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
-import { memoriesChangedBothWays, mergeMemoryFiles, parseMemoryLines, structuredType } from "../core/memory/files.js";
+import { parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
-import { MAX_FILE_BYTES, MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
+import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
-import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
+import { isMemlogPath } from "../core/runtime/memlog-text.js";
+import { conflictFix, mergeBothWays } from "./sync-merge.js";
 import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
 
 export interface SyncOptions {
@@ -61,14 +62,18 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const project = o.workspace.project;
   if (before && (before.remote !== o.remote || before.project !== project)) {
     if (!o.force) {
-      return { ok: false, error: `${o.dir} holds a pull of "${before.project}" from ${before.remote}, not of "${project}" from ${o.remote}. Pull into another folder, or add --force to make this folder a copy of "${project}" (files that differ are overwritten).` };
+      return { ok: false, error: `${o.dir} holds a pull of "${before.project}" from ${before.remote}, not of "${project}" from ${o.remote}. Pull into another folder, or add --force to make this folder a copy of "${project}" (files that differ are overwritten; those it does not have stay here, yours alone).` };
     }
     before = undefined; // a copy of another project: nothing here was pulled from this one
   }
   const listed = await o.workspace.list();
   if (!listed.ok) return listed;
   const remote = listed.value;
-  if (before) await settleSent(before, remote, (path) => o.workspace.read(path));
+  if (before) await settleSent(before, remote, o.workspace);
+  // What was here before this folder held a pull of this project is the user's own, however like the project's its
+  // folders: push sends none of it unless named (review 211: another project's files, and private documents, went to
+  // every member of a shared one). What this pull brings, or finds alike, gets a record and is the project's.
+  const localOnly = before ? before.localOnly : new Set(await sendableHere(o.dir));
   const known = before?.files ?? new Map<string, SyncedFile>();
   const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
@@ -85,8 +90,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const clearedBy = new Map<string, string[]>();
   const decide = (path: string, local: Local) => {
     // A file a killed pull wrote holds the bytes it was writing: pulled, whatever the record says.
-    const interrupted = before?.pending?.get(path);
-    const synced = interrupted && local.kind === "file" && local.sha256 === interrupted.written ? interrupted.file : known.get(path);
+    const synced = pulledRecord(before, path, local);
     const r = remote.get(path);
     // Outside the folders sync carries, the remote's file stays there: the user's own files are theirs.
     const left = r && pullLeaves(path);
@@ -215,38 +219,28 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
       report.unchanged++;
       steps.push({ op: "record", path: f.path, file: recordOf(content) });
-    } else if (f.localChanged && !o.force && f.local.kind === "file" && structuredType(f.path)) {
-      // Memory files merge (the project's copy then differs, push sends it): against the version last pulled,
-      // read from the workspace's history, so that a memory one side removed stays removed.
-      const base = f.synced ? await o.workspace.read(f.path, f.synced.version) : undefined;
-      const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-      const copies: [string, string] = [text(f.local.bytes), text(content.bytes)];
-      const baseText = base?.ok ? text(base.value.bytes) : undefined;
-      // A memory edited on both sides has no merge: one edit would be lost, so the file waits, as any other would.
-      const both = memoriesChangedBothWays(f.path, copies, baseText);
-      if (both.length) {
-        refusals.push({
-          path: f.path,
-          reason: `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""} ${baseText !== undefined ? `changed here and on the remote (version ${f.synced!.version} -> ${content.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${content.version}), with no pulled version to tell whose edit is newer`}`,
-          fix: f.synced ? conflictFix(o, "the memories added or changed on the remote since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
-        });
-        continue;
-      }
-      const merged = mergeMemoryFiles(f.path, copies, baseText);
-      steps.push({ op: "write", path: f.path, content, kind: "updated", merged: new TextEncoder().encode(merged), seen: seen(f.local) });
-    } else if (f.localChanged && !o.force) {
-      const appended = await appendedBothWays(o, f, content.bytes);
-      if (appended) {
-        steps.push({ op: "write", path: f.path, content, kind: "updated", merged: appended, seen: seen(f.local) });
-        continue;
-      }
+      continue;
+    }
+    if (!f.localChanged || o.force) {
+      steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local) });
+      continue;
+    }
+    // Memory files and memlogs merge (the project's copy then differs, push sends it).
+    const merge = f.local.kind === "file" ? await mergeBothWays(o, f.path, f.local.bytes, f.synced, content) : undefined;
+    if (merge?.ok) steps.push({ op: "write", path: f.path, content, kind: "updated", merged: merge.bytes, seen: seen(f.local) });
+    else if (merge?.oversize) {
+      // That file alone waits, yours here, the rest pulled: a file the remote cannot hold is never written here.
+      report.add("left", f.path, `${merge.error}: ${merge.fix}`);
+      if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
+    } else if (merge) refusals.push({ path: f.path, reason: merge.error, fix: merge.fix });
+    else {
       const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
       refusals.push({
         path: f.path,
         reason: !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`,
         fix: f.synced ? conflictFix(o, "the remote's change since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
-    } else steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local) });
+    }
   }
   // Where each change really lands, through the folder's own symlinks: refused before anything is written.
   for (const step of steps) {
@@ -264,27 +258,14 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
-  return apply(o, { remote: o.remote, project, files: new Map(known) }, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
+  const state: SyncState = { remote: o.remote, project, files: new Map(known), ...(localOnly?.size ? { localOnly } : {}) };
+  const done = await apply(o, state, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
+  if (done.ok && !before) {
+    const sendOne = `${o.again("push", true)} PATH...`;
+    for (const path of localOnlyPaths(state)) report.add("local", path, `here before this pull, and not the project's: push holds it back, yours alone, unless you name it after --force: ${sendOne}`);
+  }
+  return done;
 }
-
-/** A memlog both sides appended to since the pull, as one (mergeMemlogs: the pulled version's entries, the remote's new
- *  ones, then these); undefined for any other file, or one a side did more to than append (review 205: BMAD's memlog is
- *  append-only, and one appended on both sides at once stopped pull and push, each way out dropping a side's entries). */
-async function appendedBothWays(o: SyncOptions, f: { path: string; local: Local; synced: SyncedFile | undefined }, theirs: Uint8Array): Promise<Uint8Array | undefined> {
-  if (!isMemlogPath(f.path) || f.local.kind !== "file" || !f.synced) return undefined;
-  const base = await o.workspace.read(f.path, f.synced.version);
-  if (!base.ok || base.value.redacted) return undefined;
-  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  const merged = mergeMemlogs(text(base.value.bytes), text(f.local.bytes), text(theirs));
-  const bytes = merged === undefined ? undefined : new TextEncoder().encode(merged);
-  // One the remote cannot hold is no merge: push would hold it back for good, and a memlog is not split (review 207).
-  return bytes && bytes.byteLength <= MAX_FILE_BYTES ? bytes : undefined;
-}
-
-/** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads
- *  as deleted here, a conflict too (review 188); and keeping yours drops `theirs`, which the remote's history keeps. */
-const conflictFix = (o: SyncOptions, theirs: string) =>
-  `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true)}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
 
 /** BMAD's installer's id for a module: what `--modules` takes (`bmm`, `cis`), nothing a remote could make more of. */
 const MODULE_ID = /^[a-z][a-z0-9-]{0,39}$/;
@@ -469,6 +450,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       report.add(step.kind, step.path, note);
     } else if (step.op === "delete") {
       state.files.delete(step.path);
+      state.localOnly?.delete(step.path);
       report.add("deleted", step.path, step.note);
     }
   }

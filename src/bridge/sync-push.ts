@@ -6,15 +6,16 @@
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
 import { folderOf, MAX_LISTED } from "../core/workspace/limits.js";
-import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sentence, sha256, SYNC_FOLDERS, walkFiles } from "./sync.js";
+import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sendable, sendableHere, sentence, sha256 } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
-import { loadState, pushedRecord, saveState, settleSent, type SyncState } from "./sync-state.js";
+import { loadState, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
+import { mergeBothWays } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
 import { lines } from "../core/lines.js";
-import { holdsSecrets, holdsShapedSecret, isConfigShaped, isSecretFile, sanitizeConfigText } from "../core/catalog/config.js";
+import { holdsSecrets, holdsShapedSecret, isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
 type Step =
@@ -35,12 +36,6 @@ function readToSend(dir: string, path: string): Promise<Local> {
     opened !== path || links > 1 ? `a link (to ${opened === path ? "another name of this file" : opened}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` : undefined,
   );
 }
-
-/** The folders a push looks in for new files: BMAD's own, where its skills write. */
-const NEW_FILE_FOLDERS = SYNC_FOLDERS.map((folder) => folder.slice(0, -1));
-
-/** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
-const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
 
 /** YAML, TOML, JSON and JSON lines, XML and CSV: where settings, and so secrets, are kept (review 49: a `.jsonl` with a
  *  key went; review 54: Maven's settings.xml and a passwords.csv). */
@@ -148,8 +143,8 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const listed = await o.workspace.list();
   if (!listed.ok) return listed;
   const remote = listed.value;
-  await settleSent(state, remote, (path) => o.workspace.read(path));
-  const found = (await Promise.all(NEW_FILE_FOLDERS.map((f) => walkFiles(o.dir, f)))).flat();
+  await settleSent(state, remote, o.workspace);
+  const found = await sendableHere(o.dir);
   // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
   const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
   const unknown = [...o.forcePaths].filter((path) => !paths.includes(path));
@@ -160,13 +155,22 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   // A pulled file whose name a folder holds here now, or which a file above it replaced: deleted here, and the deletion
   // goes before the new files of that name (as a rename by case does).
   const locals = (await mapLimited(paths, READS_AT_ONCE, (path) => readToSend(o.dir, path))).map((local): Local => (local.kind === "blocked" && local.inWay ? { kind: "missing" } : local));
+  // A file a killed pull wrote is pulled, as the next pull reads it: what it was writing is no change here.
+  for (const [i, path] of paths.entries()) {
+    const pulled = pulledRecord(state, path, locals[i]!);
+    if (pulled) state.files.set(path, pulled);
+  }
+  delete state.pending;
+  // A local-only file gone from here is done with: one made again by its name is new.
+  const present = new Set(found);
+  for (const path of state.localOnly ?? []) if (!present.has(path)) state.localOnly!.delete(path);
 
   const report = new Report();
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
   /** Conflicts a read of the remote's file settles: the same content (`sha256`), or another member's of a file pull
    *  leaves on the remote (onlyYoursReason), which no pull resolves. `forced`: what --force sends when neither. */
-  const suspects: Array<{ sha256?: string; refusal: Refusal; forced?: Step }> = [];
+  const suspects: Array<{ sha256?: string; refusal: Refusal; forced?: Step; merges?: { mine: Uint8Array; synced: SyncedFile } }> = [];
   /** Unchanged here, changed on the remote, and such a file: pull brings it only if no other member wrote it. */
   const behindUnsure: string[] = [];
   /** Said of each file held so alike, so that one line names them all (Report.lines). */
@@ -187,6 +191,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     const expected = synced?.version ?? 0;
     const now = remote.get(path)?.version ?? 0;
     const remoteChanged = now !== expected;
+    // The user's own from before the pull (SyncState.localOnly): sent only named.
+    if (!synced && state.localOnly?.has(path) && !o.forcePaths.has(path)) {
+      report.add("held", path, `local only: here before "${state.project}" was first pulled into this folder, so push sends it only named after --force: ${o.again("push", true)} PATH...`);
+      continue;
+    }
     if (local.kind === "file" && local.sha256 === synced?.sha256) {
       report.unchanged++;
       // Not "pull brings it" of what pull leaves as it is here (review 113).
@@ -245,7 +254,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
       // Memory files and memlogs merge on pull (sync-pull.ts): no copy aside, no --force.
       const fix = conflictFix(o, path, Boolean(synced && now));
-      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated" } } : {}) });
+      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated" } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
       // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
       else if (isInstallFile(path)) report.add("held", path, keepsBoth("changed here, and deleted on the remote since the pull: a deletion of BMAD's settings is left to your hand", "Delete it here if you agree"));
       else refusals.push({ path, reason: was, fix });
@@ -274,7 +283,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       const here = suspect.sha256 ? "yours here and the remote's differ" : "deleted here, and changed on the remote";
       report.add("held", path, keepsBoth(`${here} since the pull, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
     } else if (suspect.forced) steps.push(suspect.forced);
-    else refusals.push(suspect.refusal);
+    else {
+      // Where a pull would not merge a memory file or memlog, why (review 211: a merge past 1 MiB was advised).
+      const merge = suspect.merges && read.ok ? await mergeBothWays(o, path, suspect.merges.mine, suspect.merges.synced, read.value) : undefined;
+      refusals.push(merge && !merge.ok ? { path, reason: merge.error, fix: merge.fix } : suspect.refusal);
+    }
   }
   for (const [i, path] of behindUnsure.entries()) {
     const read = reads[suspects.length + i]!;
@@ -308,6 +321,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     if (!noted.ok) return { ok: false, error: `Nothing was sent: cannot record the push: ${noted.error}`, report };
   }
   let failure: string | undefined;
+  /** A change whose call got no answer, which may have landed all the same. */
+  let unanswered = false;
   const refused: Refusal[] = [];
   for (const step of steps) {
     if (step.op === "forget" || step.op === "record") {
@@ -323,7 +338,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
         continue;
       }
       if (!removed.ok && !removed.refused) {
-        failure = removed.error;
+        failure = `${step.path}: ${removed.error}`;
+        unanswered = true;
         break;
       }
       state.files.delete(step.path);
@@ -339,6 +355,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     if (!written.ok) {
       failure = `${step.path}: ${written.error}`;
+      unanswered = true;
       // It may have landed before the answer was lost: the next pull or push asks the remote.
       state.sent = new Map([[step.path, step.sha256]]);
       break;
@@ -349,7 +366,9 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   const saved = await saveState(o.dir, state);
   const sent = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted");
   if (failure || !saved.ok) {
-    const done = sent ? " The files above were sent before it stopped; push again to send the rest." : " Nothing was sent.";
+    // Not "nothing was sent" of a change that may have landed (review 211).
+    const maybe = unanswered ? " The change may have reached the remote before the answer was lost: push again (or pull) finds out." : "";
+    const done = sent ? `${maybe} The files above were sent before it stopped; push again to send the rest.` : unanswered ? `${maybe} Nothing else was sent.` : " Nothing was sent.";
     return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, refusals: refused, report };
   }
   if (refused.length) return { ok: false, error: `The remote refused the files below, each for the reason it gives; ${sent ? "the files above were sent" : "nothing was sent"}.`, refusals: refused, report };

@@ -38,6 +38,10 @@ const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha2
 /** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
 const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/) });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
+/** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
+ *  content is gone (`pruned`). */
+const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional() })).max(1000) });
+export type FileVersion = z.infer<typeof HISTORY>["versions"][number];
 
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
 
@@ -200,6 +204,14 @@ export class RemoteWorkspace {
   async version(path: string): Promise<Remote<number>> {
     const listed = await this.listGlob(path);
     return listed.ok ? { ok: true, value: listed.value.files.find((f) => f.path === path)?.version ?? 0 } : listed;
+  }
+
+  /** The file's versions, newest first (the newest 1,000). */
+  async history(path: string): Promise<Remote<FileVersion[]>> {
+    const out = await this.call({ action: "history", path });
+    if (!out.ok) return out;
+    const parsed = HISTORY.safeParse(out.value.structured);
+    return parsed.success ? { ok: true, value: parsed.data.versions } : { ok: false, error: `${path}: the remote's history of it is malformed (${parsed.error.issues[0]!.message}).` };
   }
 
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */

@@ -10,7 +10,8 @@ import type { ByOthers } from "../core/workspace/line-authors.js";
 import { ABSENT, fileStamp } from "./confined-fs.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import { mapLimited } from "../core/map-limited.js";
-import { sha256 } from "./sync.js";
+import { type Local, MAX_SENDABLE_HERE, sha256 } from "./sync.js";
+import type { RemoteWorkspace } from "./sync-remote.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
@@ -41,6 +42,10 @@ export interface SyncState {
    *  pull or push takes a remote file holding that text as pushed (a killed push's files read as another's on the
    *  remote, and the user's next edit of one as a conflict). */
   sent?: Map<string, string>;
+  /** Files that were in the folders sync carries before this folder's first pull of the project (or the pull --force
+   *  that made it a copy of this one), which that pull did not bring: the user's own, which push sends only named
+   *  (review 211: the next push sent another project's files, and the user's private documents, to every member). */
+  localOnly?: Set<string>;
 }
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -61,6 +66,7 @@ const STATE = z.object({
   files: z.array(z.object(FILE).strict()).max(MAX_FILES),
   pending: z.array(z.object({ ...FILE, written: SHA256 }).strict()).max(MAX_FILES).optional(),
   sent: z.array(z.object({ path: PATH, sha256: SHA256 }).strict()).max(MAX_FILES).optional(),
+  local_only: z.array(PATH).max(MAX_SENDABLE_HERE).optional(),
 }).strict();
 
 export type Loaded = Result<{ state: SyncState | undefined }>;
@@ -83,7 +89,8 @@ export async function loadState(dir: string): Promise<Loaded> {
   const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
   const pending = parsed.data.pending && new Map(parsed.data.pending.map(({ path, written, ...file }) => [path, { written, file }]));
   const sent = parsed.data.sent && new Map(parsed.data.sent.map(({ path, sha256 }) => [path, sha256]));
-  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}), ...(sent?.size ? { sent } : {}) } };
+  const localOnly = parsed.data.local_only && new Set(parsed.data.local_only);
+  return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}), ...(sent?.size ? { sent } : {}), ...(localOnly?.size ? { localOnly } : {}) } };
 }
 
 /** Written atomically (temp file and rename), paths sorted so the file diffs well. */
@@ -91,7 +98,8 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const pending = state.pending?.size ? [...state.pending].map(([path, { written, file }]) => ({ path, ...file, written })) : undefined;
   const sent = state.sent?.size ? [...state.sent].map(([path, sha256]) => ({ path, sha256 })) : undefined;
-  const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}), ...(sent ? { sent } : {}) };
+  const localOnly = localOnlyPaths(state);
+  const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}), ...(sent ? { sent } : {}), ...(localOnly.length ? { local_only: localOnly } : {}) };
   // Never a file loadState refuses (review 100: a record it could not read stopped every later pull): one that is not
   // is saved without who else wrote what, which only informs.
   const plain = <T extends SyncedFile>({ others: _o, memories_by: _m, ...file }: T) => file;
@@ -104,6 +112,21 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   return { ok: true };
 }
 
+/** The local-only files (SyncState.localOnly) that are still no pulled or pushed file's, sorted: a file that has a
+ *  record now is the project's. One by a name no workspace takes is left out: push never sends it, and the state
+ *  file holds only paths it reads back. */
+export function localOnlyPaths(state: SyncState): string[] {
+  return [...(state.localOnly ?? [])].filter((path) => !state.files.has(path) && checkWorkspacePath(path).ok).sort();
+}
+
+/** What `path` was pulled as, given the file here: what a killed pull was writing (SyncState.pending) when the file
+ *  holds those bytes, else its record. Pull and push read a file so alike (review 211: push took a killed pull's files
+ *  for the user's changes, and its --force would have brought back a member's deletions). */
+export function pulledRecord(state: SyncState | undefined, path: string, local: Local): SyncedFile | undefined {
+  const interrupted = state?.pending?.get(path);
+  return interrupted && local.kind === "file" && local.sha256 === interrupted.written ? interrupted.file : state?.files.get(path);
+}
+
 const READS_AT_ONCE = 8;
 
 /** A file's record once the user's own text of it went up (a push): `sha256` at `version`, still naming whose lines
@@ -114,16 +137,40 @@ export function pushedRecord(previous: SyncedFile | undefined, version: number, 
   return { version, sha256, ...(others ? { others } : {}), ...(previous?.memories_by ? { memories_by: previous.memories_by } : {}) };
 }
 
-/** Records as pushed each file a killed push was sending (SyncState.sent) that the remote lists holding that very text;
- *  the rest keep their record, so what the push did not send is still sent. `sent` is then done with. */
-export async function settleSent(state: SyncState, listed: Map<string, { version: number }>, read: (path: string) => Promise<Result<{ value: { version: number; bytes: Uint8Array; redacted: boolean } }>>): Promise<void> {
-  const unsure = [...(state.sent ?? [])].filter(([path]) => listed.has(path) && state.files.get(path)?.version !== listed.get(path)!.version);
-  const reads = await mapLimited(unsure, READS_AT_ONCE, ([path]) => read(path));
+/** Records as pushed each file a push cut short was sending (SyncState.sent) at the version that holds that very text:
+ *  the newest in the file's history since its record, whatever came after it (review 211: only the remote's version
+ *  now was compared, so after another member's change on top the push's own text read as a change here, a memlog merge
+ *  appended its entries twice, and the --force advised would have dropped the member's change). The rest keep their
+ *  record, so what the push did not send is still sent. `sent` is then done with. */
+export async function settleSent(state: SyncState, listed: Map<string, { version: number }>, remote: Pick<RemoteWorkspace, "history" | "read">): Promise<void> {
+  const since = (path: string) => state.files.get(path)?.version ?? 0;
+  const unsure = [...(state.sent ?? [])].filter(([path]) => since(path) !== (listed.get(path)?.version ?? 0));
+  const found = await mapLimited(unsure, READS_AT_ONCE, ([path, sent]) => sentVersion(remote, path, sent, since(path)));
   for (const [i, [path, sent]] of unsure.entries()) {
-    const r = reads[i]!;
-    if (r.ok && !r.value.redacted && sha256(r.value.bytes) === sent) state.files.set(path, pushedRecord(state.files.get(path), r.value.version, sent));
+    const version = found[i];
+    if (version) state.files.set(path, pushedRecord(state.files.get(path), version, sent));
   }
   delete state.sent;
+}
+
+/** Versions without a digest read to find a push's text: a history of a thousand would be a thousand calls. */
+const MAX_VERSION_READS = 10;
+
+/** The newest version of `path` after `since` that holds the text whose SHA-256 is `sent`, if any. */
+async function sentVersion(remote: Pick<RemoteWorkspace, "history" | "read">, path: string, sent: string, since: number): Promise<number | undefined> {
+  const history = await remote.history(path);
+  if (!history.ok) return undefined;
+  let reads = 0;
+  for (const v of history.value) {
+    if (v.version <= since) break;
+    if (v.sha256 === sent) return v.version;
+    // A config file's history names no digest (it would confirm a removed secret's guess): its text as served tells.
+    if (v.sha256 === undefined && v.op !== "delete" && !v.pruned && reads++ < MAX_VERSION_READS) {
+      const read = await remote.read(path, v.version);
+      if (read.ok && !read.value.redacted && sha256(read.value.bytes) === sent) return v.version;
+    }
+  }
+  return undefined;
 }
 
 /** The pulled files others wrote lines of, by path, as the folder's state says: read again only when it changes. */

@@ -1,7 +1,9 @@
 // What pull and push share: the local side of a file (read through the confined reader), the walk that finds
 // new local files, and the report both print. A plan is made whole before anything is written, so a refusal
 // leaves the folder and the workspace as they were.
-import { machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
+import { changeRefusal, machineryName, MAX_PATH_PARTS } from "../core/workspace/paths.js";
+import { isSecretFile } from "../core/catalog/config.js";
+import { SYNC_FOLDERS } from "../core/workspace/sync-kinds.js";
 import { createHash } from "node:crypto";
 import { lstat, readdir } from "node:fs/promises";
 import { resolveBounded } from "../compiler/files.js";
@@ -125,7 +127,22 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
 
 export { inSyncFolders, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "../core/workspace/sync-kinds.js";
 
-export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held";
+/** What a push may send: no file that holds secrets, no tool's own settings, nothing in machinery. */
+export const sendable = (path: string) => !isSecretFile(path) && !changeRefusal(path, { pulled: true });
+
+/** The most files sendableHere finds: a walk's most in each folder sync carries. */
+export const MAX_SENDABLE_HERE = SYNC_FOLDERS.length * (MAX_FILES + 1);
+
+/** The files in the folders sync carries here that a push may send (sendable), as paths from `dir`: what it looks in
+ *  for new files, and what a first pull finds there before it (SyncState.localOnly). */
+export async function sendableHere(dir: string): Promise<string[]> {
+  return (await Promise.all(SYNC_FOLDERS.map((folder) => walkFiles(dir, folder.slice(0, -1))))).flat().filter(sendable);
+}
+
+/** `local`: pull's word for a file here that stays the user's own (SyncState.localOnly). */
+export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held" | "local";
+/** The kinds said one line a reason, naming every file it holds. */
+const GROUPED = new Set<ChangeKind>(["held", "left", "local"]);
 export interface Change {
   kind: ChangeKind;
   path: string;
@@ -161,13 +178,13 @@ export class Report {
     this.changes.push({ kind, path, ...(note ? { note } : {}) });
   }
 
-  /** One line a change; `held` and `left` one line a reason, naming its files (review 205: after the installer run a
+  /** One line a change; `held`, `left` and `local` one line a reason, naming its files (review 205: after the installer run a
    *  pull prescribes, every push printed 8 paragraphs that ended in the same advice, and every pull up to 16). */
   lines(): string[] {
     const lines: Array<{ kind: ChangeKind; note?: string; paths: string[] }> = [];
     const byReason = new Map<string, (typeof lines)[number]>();
     for (const c of this.changes) {
-      const reason = c.kind === "held" || c.kind === "left" ? `${c.kind} ${c.note ?? ""}` : undefined;
+      const reason = GROUPED.has(c.kind) ? `${c.kind} ${c.note ?? ""}` : undefined;
       const same = reason === undefined ? undefined : byReason.get(reason);
       if (same) same.paths.push(c.path);
       else {
@@ -184,7 +201,8 @@ export class Report {
     const kept = count("kept");
     const left = count("left");
     const held = count("held");
-    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}${held ? `, ${held} held back` : ""}.`;
+    const local = count("local");
+    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}${held ? `, ${held} held back` : ""}${local ? `, ${local} local only` : ""}.`;
   }
 }
 

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { appendFileSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
-import { createServer, type Server as HttpServer } from "node:http";
+import { createServer, request, type Server as HttpServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -424,12 +424,20 @@ describe("against the real Worker", () => {
     writeFileSync(local(MEMLOG), await remoteText(MEMLOG));
     expect((await sync("pull", dir)).code).toBe(0);
     // Review 207: a merge past the 1 MiB a workspace file holds was written here, and push then held it back for good.
+    // Review 211: both said it was a conflict a pull merges; that file alone waits now, the rest pulled.
     const small = await remoteText(MEMLOG);
     expect((await files({ action: "write", path: MEMLOG, content: `${small}${"- (event) filler entry of the remote's\n".repeat(26_000)}` })).isError).toBe(false);
     await appendHere(`here: ${"long ".repeat(20_000)}`);
+    const mine = readFileSync(local(MEMLOG), "utf8");
+    const why = "changed here and on the remote \\(version \\d+ -> \\d+\\) since the pull, and merged it would be 1,\\d{3},\\d{3} bytes, past the 1 MiB a workspace file holds";
+    const ways = "keep the remote's: bmad-mcp pull .* --force; keep yours, dropping the remote's change since";
+    const held = await sync("push", dir);
+    expect(held.code).toBe(1);
+    expect(held.stderr).toMatch(new RegExp(`  ${MEMLOG}: ${why}\\.\\n    fix: ${ways}`));
     const big = await sync("pull", dir);
-    expect(big.code).toBe(1);
-    expect(big.stderr).toContain(`  ${MEMLOG}: changed here since the pull, and changed on the remote`);
+    expect(big.code, big.stderr).toBe(0);
+    expect(lineOf(big.stdout, "left", MEMLOG)).toMatch(new RegExp(`${why}: ${ways}`));
+    expect(readFileSync(local(MEMLOG), "utf8")).toBe(mine);
     expect((await files({ action: "write", path: MEMLOG, content: small })).isError).toBe(false);
     writeFileSync(local(MEMLOG), small);
     expect((await sync("pull", dir)).code).toBe(0);
@@ -639,6 +647,11 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
     }
     if (opts.refuseReads !== undefined) return { content: [{ type: "text", text: opts.refuseReads }], isError: true };
     const content = opts.contents?.get(path) ?? `${path}\n`;
+    // Its one version, as the Worker lists versions: newest first, each with its stored bytes' digest.
+    if (args.action === "history") {
+      const versions = paths.includes(path) ? [{ version: opts.versions?.get(path) ?? 1, op: "write", sha256: createHash("sha256").update(content).digest("hex") }] : [];
+      return { content: [{ type: "text", text: `${path}, newest first` }], structuredContent: { path, versions } };
+    }
     return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
@@ -1398,4 +1411,178 @@ it("prints its usage with --help, and refuses unknown options with it", async ()
   const plain = await cli(["pull", "--remote", "http://example.com/mcp", "--project", "x"]);
   expect(plain.code).toBe(2);
   expect(plain.stderr).toContain("use https");
+});
+
+// Review 211: sync over the real Worker, with the write token in BMAD_MCP_TOKEN (as CI runs it) and, where an answer
+// is to be lost, a proxy in front of the Worker.
+describe("what a push sends and a pull merges, after a first pull, a lost answer, a killed pull (review 211)", () => {
+  /** `bmad-mcp pull|push` for `project`, through `endpoint` (the Worker's own, or a proxy's). */
+  const run = (command: "pull" | "push", project: string, into: string, extra: string[] = [], endpoint = remote): Promise<Run> =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bridge, command, "--remote", endpoint, "--project", project, "--dir", into, ...extra], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: join(tmp.dir, "token-config"), BMAD_MCP_BROWSER: "none", BMAD_MCP_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+  const inProject = (project: string) => ({
+    write: async (path: string, content: string) => expect((await call("bmad-files", { project, action: "write", path, content })).isError).toBe(false),
+    text: async (path: string) => (await call("bmad-files", { project, action: "read", path })).text.replace(/^[^\n]*\n/, ""),
+    has: async (path: string) => !(await call("bmad-files", { project, action: "read", path })).isError,
+  });
+  const created = async (project: string) => expect((await call("bmad-project", { action: "create", name: project })).isError).toBe(false);
+  const put = (root: string, path: string, text: string) => (mkdirSync(dirname(join(root, path)), { recursive: true }), writeFileSync(join(root, path), text));
+
+  it("keeps local only what was here before a project's first pull, or before pull --force made the folder a copy of it: push sends it only named", async () => {
+    const [own, shared] = [inProject("own-plans"), inProject("shared-plans")];
+    await created("own-plans");
+    await created("shared-plans");
+    const plan = "_bmad-output/planning/acquisition.md";
+    const roadmap = "_bmad-output/planning-artifacts/internal-roadmap.md";
+    await own.write(plan, "# Confidential: we acquire Mallory Corp\n");
+    // A folder holding another project's pull, made a copy of the shared one as pull advises.
+    const copy = join(tmp.dir, "copy");
+    expect((await run("pull", "own-plans", copy)).code).toBe(0);
+    const refused = await run("pull", "shared-plans", copy);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`add --force to make this folder a copy of "shared-plans" (files that differ are overwritten; those it does not have stay here, yours alone)`);
+    const forced = await run("pull", "shared-plans", copy, ["--force"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    const sendOne = `bmad-mcp push --remote ${remote} --project shared-plans --dir ${copy} --force PATH...`;
+    expect(forced.stdout).toContain(`local    ${plan} (here before this pull, and not the project's: push holds it back, yours alone, unless you name it after --force: ${sendOne})\n`);
+    expect(forced.stdout).toMatch(/, 1 local only\.\n$/);
+    // A first pull into a folder that holds the user's own documents.
+    const first = join(tmp.dir, "first");
+    put(first, roadmap, "# Our internal roadmap\n");
+    put(first, "_bmad-output/report\u202etxt.md", "a name no workspace takes\n");
+    const pulled = await run("pull", "shared-plans", first);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`local    ${roadmap} (here before this pull`);
+    expect((await loadState(first)).ok).toBe(true); // a state it reads back, whatever the names found here
+
+    // A file made after the pull is new, and goes; those from before are held, named, with the way to send one.
+    put(copy, "_bmad-output/after.md", "made after the pull\n");
+    const pushed = await run("push", "shared-plans", copy);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain(`held     ${plan} (local only: here before "shared-plans" was first pulled into this folder, so push sends it only named after --force: ${sendOne})\n`);
+    expect(pushed.stdout).toContain("added    _bmad-output/after.md (now version 1)\n");
+    expect(await shared.has(plan)).toBe(false);
+    const mine = await run("push", "shared-plans", first);
+    expect(mine.code, mine.stderr).toBe(0);
+    expect(mine.stdout).toContain(`held     ${roadmap} (local only:`);
+    expect(await shared.has(roadmap)).toBe(false);
+    // Named, it goes, and is the project's from then on.
+    const named = await run("push", "shared-plans", first, ["--force", roadmap]);
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toContain(`added    ${roadmap} (now version 1)\n`);
+    expect(await shared.text(roadmap)).toBe("# Our internal roadmap\n");
+    writeFileSync(join(first, roadmap), "# Our roadmap, shared\n");
+    const after = await run("push", "shared-plans", first);
+    expect(after.stdout).toContain(`updated  ${roadmap} (now version 2)\n`);
+  }, 90_000);
+
+  it("leaves a memory file whose merge would pass 1 MiB as it is here, pulling the rest, and both say why", async () => {
+    const project = "big-memories";
+    const remoteFiles = inProject(project);
+    await created(project);
+    const file = "_bmad/_memory/structured/decisions.jsonl";
+    const line = async (text: string) => JSON.stringify({ id: await memoryId("decisions", "architect", text), type: "decisions", agent: "architect", text, tags: [], created_at: "2026-11-29T06:00:00Z" });
+    const lines = async (who: string) => (await Promise.all(Array.from({ length: 900 }, (_, i) => line(`${who} decision ${i} ${"y".repeat(600)}`)))).join("\n");
+    const base = `${await line("The base decision.")}\n`;
+    await remoteFiles.write(file, base);
+    const into = join(tmp.dir, "big-memories");
+    expect((await run("pull", project, into)).code).toBe(0);
+    await remoteFiles.write(file, `${base}${await lines("theirs")}\n`);
+    await remoteFiles.write("_bmad-output/other.md", "another change\n");
+    const mine = `${base}${await lines("mine")}\n`;
+    writeFileSync(join(into, file), mine);
+
+    const pulled = await run("pull", project, into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const why = "changed here and on the remote \\(version 1 -> 2\\) since the pull, and merged it would be 1,\\d{3},\\d{3} bytes, past the 1 MiB a workspace file holds";
+    const ways = "keep the remote's: bmad-mcp pull .* --force; keep yours";
+    expect(lineOf(pulled.stdout, "left", file)).toMatch(new RegExp(`${why}: ${ways}`));
+    expect(pulled.stdout).toContain("added    _bmad-output/other.md\n");
+    expect(readFileSync(join(into, file), "utf8")).toBe(mine);
+    const pushed = await run("push", project, into);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stderr).toMatch(new RegExp(`  ${file}: ${why}\\.\\n    fix: ${ways}`));
+  }, 90_000);
+
+  it("takes a push whose answer was lost as pushed at the version it made, whatever came after; and says it may have landed", async () => {
+    const project = "lost-answer";
+    const remoteFiles = inProject(project);
+    await created(project);
+    const memlog = "_bmad-output/brainstorming/b1/.memlog.md";
+    await remoteFiles.write(memlog, "---\ntopic: sync\n---\n\n- (decision) base\n");
+    // In front of the Worker: passes every call on, and while `dropping`, drops the answer to a write it passed on.
+    let dropping = false;
+    const proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const drop = dropping && body.includes('"action":"write"');
+        const up = request(new URL(req.url!, worker.url), { method: req.method, headers: { ...req.headers, host: worker.url.host } }, (answer) => {
+          const parts: Buffer[] = [];
+          answer.on("data", (c: Buffer) => parts.push(c));
+          answer.on("end", () => (drop ? req.socket.destroy() : res.writeHead(answer.statusCode!, answer.headers).end(Buffer.concat(parts))));
+        });
+        up.end(body);
+      });
+    });
+    await new Promise<void>((ok) => proxy.listen(0, "127.0.0.1", ok));
+    const via = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`;
+    try {
+      const into = join(tmp.dir, "lost-answer");
+      expect((await run("pull", project, into, [], via)).code).toBe(0);
+      appendFileSync(join(into, memlog), "- (event) A, appended here\n");
+      dropping = true;
+      const lost = await run("push", project, into, [], via);
+      dropping = false;
+      expect(lost.code).toBe(1);
+      expect(lost.stderr).toContain(`${memlog}: bmad-files write failed: fetch failed. The change may have reached the remote before the answer was lost: push again (or pull) finds out. Nothing else was sent.`);
+      expect(await remoteFiles.text(memlog)).toContain("- (event) A, appended here\n"); // it landed
+      // Another member appends on top of it before the user's next pull.
+      await remoteFiles.write(memlog, `${await remoteFiles.text(memlog)}- (idea) C, appended there\n`);
+      const pulled = await run("pull", project, into, [], via);
+      expect(pulled.code, pulled.stderr).toBe(0);
+      expect(pulled.stdout).toContain(`updated  ${memlog}\n`); // the remote's, no merge: the push's entry is in it
+      const entries = ["- (decision) base", "- (event) A, appended here", "- (idea) C, appended there"];
+      expect(readFileSync(join(into, memlog), "utf8").split("\n").filter((l) => l.startsWith("- "))).toEqual(entries);
+      const pushed = await run("push", project, into, [], via);
+      expect(pushed.code, pushed.stderr).toBe(0);
+      expect(pushed.stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
+      expect((await remoteFiles.text(memlog)).split("\n").filter((l) => l.startsWith("- "))).toEqual(entries);
+    } finally {
+      proxy.close();
+    }
+  }, 90_000);
+
+  it("reads a file a killed pull wrote as pulled on push too: no change here, nothing sent over a member's deletion", async () => {
+    const project = "killed-then-push";
+    const remoteFiles = inProject(project);
+    await created(project);
+    const doc = "_bmad-output/prd.md";
+    await remoteFiles.write(doc, "v1\n");
+    const into = join(tmp.dir, "killed-then-push");
+    expect((await run("pull", project, into)).code).toBe(0);
+    // A member's change, which a pull killed after writing it here, before recording it, left so.
+    await remoteFiles.write(doc, "v2, a member's\n");
+    writeFileSync(join(into, doc), "v2, a member's\n");
+    const statePath = join(into, ".bmad-mcp/sync.json");
+    const sha = createHash("sha256").update("v2, a member's\n").digest("hex");
+    writeFileSync(statePath, JSON.stringify({ ...JSON.parse(readFileSync(statePath, "utf8")), pending: [{ path: doc, version: 2, sha256: sha, written: sha }] }));
+    // The member deletes it; the user pushes before pulling again.
+    expect((await call("bmad-files", { project, action: "delete", path: doc })).isError).toBe(false);
+    const pushed = await run("push", project, into);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain("1 file changed on the remote since the pull; pull brings them.");
+    expect(await remoteFiles.has(doc)).toBe(false);
+    const pulled = await run("pull", project, into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`deleted  ${doc}\n`);
+  }, 90_000);
 });

@@ -1,0 +1,62 @@
+// A file changed both here and on the remote since it was pulled, merged rather than refused where the kind allows:
+// a structured memory file (what either side added or removed, review 54) and a memlog both sides only appended to
+// (review 205). Pull writes the merge; push asks the same question, to say what a pull will do with its conflict.
+import { memoriesChangedBothWays, mergeMemoryFiles, structuredType } from "../core/memory/files.js";
+import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
+import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
+import { count as n } from "../core/count.js";
+import type { Result } from "../core/result.js";
+import type { SyncOptions } from "./sync-pull.js";
+import type { SyncedFile } from "./sync-state.js";
+
+/** Failed: no merge keeps both sides' word (`error`, with `fix`, the ways out); `oversize`: only the 1 MiB a workspace
+ *  file holds stood in the way, which a pull leaves to the user, pulling the rest. */
+export type Merge = Result<{ bytes: Uint8Array }, { fix: string; oversize?: true }>;
+
+/** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads
+ *  as deleted here, a conflict too (review 188); and keeping yours drops `theirs`, which the remote's history keeps. */
+export const conflictFix = (o: SyncOptions, theirs: string) =>
+  `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true)}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/** `mine` (the file here) merged with `theirs` (the remote's) since `synced`, the version pulled; undefined where the
+ *  file merges not: no memory file or memlog, or a memlog a side did more than append to. */
+export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Array, synced: SyncedFile | undefined, theirs: { bytes: Uint8Array; version: number }): Promise<Merge | undefined> {
+  let merged: string | undefined;
+  if (structuredType(path)) {
+    // Against the version last pulled, read from the workspace's history, so that a memory one side removed stays removed.
+    const base = synced ? await o.workspace.read(path, synced.version) : undefined;
+    const baseText = base?.ok ? text(base.value.bytes) : undefined;
+    const copies: [string, string] = [text(mine), text(theirs.bytes)];
+    // A memory edited on both sides has no merge: one edit would be lost, so the file waits, as any other would.
+    const both = memoriesChangedBothWays(path, copies, baseText);
+    if (both.length) {
+      const named = `memor${both.length === 1 ? "y" : "ies"} ${both.slice(0, 3).join(", ")}${both.length > 3 ? ` and ${both.length - 3} more` : ""}`;
+      return {
+        ok: false,
+        error: `${named} ${baseText !== undefined ? `changed here and on the remote (version ${synced!.version} -> ${theirs.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${theirs.version}), with no pulled version to tell whose edit is newer`}`,
+        fix: synced ? conflictFix(o, "the memories added or changed on the remote since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+      };
+    }
+    merged = mergeMemoryFiles(path, copies, baseText);
+  } else if (isMemlogPath(path) && synced) {
+    const base = await o.workspace.read(path, synced.version);
+    if (!base.ok || base.value.redacted) return undefined;
+    merged = mergeMemlogs(text(base.value.bytes), text(mine), text(theirs.bytes));
+  }
+  if (merged === undefined) return undefined;
+  const bytes = new TextEncoder().encode(merged);
+  // One the remote cannot hold is no merge: push could never send it, and the next change there stopped every pull
+  // (reviews 207 and 211). Said as what it is, not as a conflict a pull merges.
+  if (bytes.byteLength > MAX_FILE_BYTES) {
+    const both = synced ? `changed here and on the remote (version ${synced.version} -> ${theirs.version}) since the pull` : `differs here and on the remote (version ${theirs.version})`;
+    return {
+      ok: false,
+      error: `${both}, and merged it would be ${n(bytes.byteLength)} bytes, past the 1 MiB a workspace file holds`,
+      fix: `keep the remote's: ${o.again("pull", true)}; keep yours, dropping the remote's change since (the remote's history keeps it): ${o.again("push", true)}; or take out of yours what you no longer need until both fit, then pull again`,
+      oversize: true,
+    };
+  }
+  return { ok: true, bytes };
+}
