@@ -2,16 +2,18 @@
 // credentials kept in the user's config folder (0600) and the browser brought back to a loopback port.
 // A saved sign-in is bound to the authorization server that issued it: when the server's metadata names
 // another one, or the saved sign-in does not say which issued it, it is dropped and the user signs in
-// again, so a refresh token or client id never reaches a server it did not come from.
+// again, so a refresh token or client id never reaches a server it did not come from. A refresh is sent under the
+// file's cross-process lock, so bridges sharing the file never send one refresh token twice.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
+import { remoteText } from "./bounded-fetch.js";
+import { withFileLock } from "./file-lock.js";
+import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { isHeaderToken } from "./token-env.js";
 
 /** The longest sign-in page address opened or shown: an OAuth authorize URL with its query is a few hundred characters. */
@@ -28,6 +30,14 @@ export function credentialsFile(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
 
 /** Every remote's entry, by URL (a Map: the keys come from a file). A missing or broken file holds none. */
 function readAll(file: string): Map<string, Stored> {
@@ -69,70 +79,6 @@ function headerSafe(tokens: unknown): boolean {
   });
 }
 
-/** How long a sign-in waits for the browser by default: a person signs in within minutes, and a command nobody
- *  answers (a CI job, a forgotten terminal, a server that never sends the user back) must end rather than hang. */
-const SIGN_IN_WAIT_SECONDS = 600;
-
-/** The wait for the browser: `BMAD_MCP_SIGN_IN_SECONDS` when it is a whole number of seconds, else ten minutes. */
-export function signInWaitMs(env: NodeJS.ProcessEnv = process.env): number {
-  const seconds = env.BMAD_MCP_SIGN_IN_SECONDS;
-  return (seconds !== undefined && /^[1-9]\d{0,5}$/.test(seconds) ? Number(seconds) : SIGN_IN_WAIT_SECONDS) * 1000;
-}
-
-/** The loopback page the browser returns to; resolves with the callback's query. */
-export class LoopbackCallback {
-  private server?: Server;
-  private waiting?: { state: string; resolve: (p: URLSearchParams) => void };
-  url = "";
-
-  constructor(private readonly waitMs = signInWaitMs()) {}
-
-  /** `keepAlive`: hold the process open while waiting for the browser (a command with nothing else to wait on). */
-  async start(options: { keepAlive?: boolean } = {}): Promise<void> {
-    this.server = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      if (url.pathname !== "/callback") return void res.writeHead(404).end();
-      // Only the sign-in this process waits for ends the wait: another program or page that found the port cannot end
-      // it with a callback of its own (review 72).
-      if (!this.waiting || url.searchParams.get("state") !== this.waiting.state) return void res.writeHead(400, { "content-type": "text/plain; charset=utf-8" }).end("This is not the sign-in bmad-mcp is waiting for.");
-      // A refusal is not reported as a sign-in; the terminal says why (the reason is not echoed into the page).
-      const page = url.searchParams.has("error") ? "Sign-in was refused: the terminal says why. You can close this tab." : "Signed in. You can close this tab.";
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(`<!doctype html><title>bmad-mcp</title><p>${page}</p>`);
-      this.waiting?.resolve(url.searchParams);
-    });
-    await new Promise<void>((ok) => this.server!.listen(0, "127.0.0.1", ok));
-    // Waiting for a browser must not keep the stdio bridge alive once its client has gone.
-    if (!options.keepAlive) this.server.unref();
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/callback`;
-  }
-
-  /** The query of the next callback that carries `state`; an error once the wait is over. */
-  next(state: string): Promise<URLSearchParams> {
-    return new Promise((resolve, reject) => {
-      const seconds = Math.round(this.waitMs / 1000);
-      const [count, unit] = seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"];
-      const wait = `${count} ${unit}${count === 1 ? "" : "s"}`;
-      const timer = setTimeout(() => {
-        if (this.waiting?.state === state) this.waiting = undefined;
-        reject(new Error(`no sign-in came back from the browser within ${wait}; run the command again and open the link it prints (BMAD_MCP_SIGN_IN_SECONDS sets the wait)`));
-      }, this.waitMs);
-      // The timer alone does not hold a stdio bridge open whose client has gone.
-      timer.unref();
-      this.waiting = {
-        state,
-        resolve: (params) => {
-          clearTimeout(timer);
-          resolve(params);
-        },
-      };
-    });
-  }
-
-  close(): void {
-    this.server?.close();
-  }
-}
-
 /** Opens the system browser (argument array, no shell); BMAD_MCP_BROWSER=none only prints the URL. */
 function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
   if (env.BMAD_MCP_BROWSER === "none") return;
@@ -140,24 +86,32 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
   execFile(command, [url], () => undefined);
 }
 
+const newState = () => randomBytes(16).toString("hex");
+
 export class FileOAuthProvider implements OAuthClientProvider {
   private verifier = "";
-  private readonly expectedState = randomBytes(16).toString("hex");
+  /** The state of the sign-in under way, or of the next: each gets its own, so an older tab's answer is told apart (review
+   *  210: a tab left from a sign-in that timed out carried the next one's state; its Allow was taken, and failed). */
+  private expectedState = newState();
   /** Where this sign-in was sent (kept for the callback, so the code goes back to the same server). */
   private discovery?: OAuthDiscoveryState;
   /** The page the user was sent to sign in at, while the browser has not come back: a second authorization meanwhile
    *  (a call retried before the user approved) keeps it and its verifier, and opens no other tab (review 209: it
    *  overwrote the first's verifier, and the user's Allow there failed while both tabs said "Signed in"). */
   private pending?: string;
+  /** The access token guardRefresh last answered with, saved under the credentials lock: the SDK's own save of it,
+   *  after the lock is let go, is not made (it could land over a newer refresh by another bridge). */
+  private savedUnderLock?: string;
 
   /** The user was sent to sign in and the browser has not come back yet. */
   get awaitingCallback(): boolean {
     return this.pending !== undefined;
   }
 
-  /** The wait for the browser is over (it came back, or never will): the next sign-in opens its own page. */
+  /** The wait for the browser is over (it came back, or never will): the next sign-in opens its own page, with its own state. */
   endSignIn(): void {
     this.pending = undefined;
+    this.expectedState = newState();
   }
 
   constructor(
@@ -180,12 +134,15 @@ export class FileOAuthProvider implements OAuthClientProvider {
     return this.expectedState;
   }
 
-  /** The callback's query, refused unless its state is ours (CSRF). */
+  /** The callback's query, refused unless its state is ours (CSRF); it ends the sign-in. */
   checkCallback(params: URLSearchParams): URLSearchParams {
+    const ours = params.get("state") === this.expectedState;
     this.endSignIn();
-    if (params.get("state") !== this.expectedState) throw new Error("The sign-in callback's state does not match this sign-in; start again.");
+    if (!ours) throw new SignInError("the sign-in callback's state does not match this sign-in; start again");
     const error = params.get("error");
-    if (error) throw new Error(`Sign-in refused: ${error}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}.`);
+    // The user's Deny, said as such (the description adds nothing to it); any other error is the server's.
+    if (error === "access_denied") throw new SignInError(`the sign-in to ${this.remote} was refused in the browser`, true);
+    if (error) throw new SignInError(`the authorization server of ${this.remote} ended the sign-in with ${remoteText(`${error}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}`)}`);
     return params;
   }
 
@@ -240,7 +197,43 @@ export class FileOAuthProvider implements OAuthClientProvider {
   saveTokens(tokens: unknown, ctx?: OAuthClientInformationContext): void {
     // A token no request header can carry is never kept (review 125: saved, every later run failed, quoting it).
     if (!headerSafe(tokens)) throw new Error("The remote's sign-in gave a token with characters no request header carries (a line break, a space, a control character): it was not saved. That authorization server is broken, or not to be trusted.");
+    if (isObject(tokens) && typeof tokens.access_token === "string" && tokens.access_token === this.savedUnderLock) return;
     this.save("tokens", tokens, ctx);
+  }
+
+  /**
+   * `base`, sending each refresh of this remote's sign-in under the credentials file's lock (file-lock.ts, taken over
+   * from a holder that died). Bridges sharing the file (an editor's windows, each with its own) refreshed one token at
+   * once, and the server, seeing it used twice, revoked the sign-in (review 210). Under the lock the saved tokens are
+   * read again: when another bridge has refreshed meanwhile, its tokens are the answer and nothing is sent; otherwise
+   * the server's answer is saved before the lock is let go.
+   */
+  guardRefresh(base: typeof fetch): typeof fetch {
+    return async (input, init) => {
+      const form = init?.method === "POST" && init.body instanceof URLSearchParams ? init.body : undefined;
+      const sent = form?.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
+      if (sent === null) return base(input, init);
+      return withFileLock(dirname(this.file), basename(this.file), async () => {
+        const entry = this.entry();
+        const saved = entry.tokens;
+        if (isObject(saved) && typeof saved.access_token === "string" && saved.refresh_token !== sent && headerSafe(saved)) {
+          this.savedUnderLock = saved.access_token;
+          return Response.json(saved);
+        }
+        const response = await base(input, init);
+        if (!response.ok) return response;
+        const text = await response.text();
+        const tokens = parseJson(text);
+        if (isObject(tokens) && typeof tokens.access_token === "string" && headerSafe(tokens)) {
+          // Bound to the issuer the refreshed sign-in was (a token answer does not choose its own), as the SDK saves it.
+          const { issuer: _claimed, ...fresh } = tokens;
+          const issuer = boundIssuer(entry);
+          this.save("tokens", { refresh_token: sent, ...fresh, ...(issuer !== undefined ? { issuer } : {}) }, undefined);
+          this.savedUnderLock = tokens.access_token;
+        }
+        return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      });
+    };
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
@@ -261,7 +254,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
     if (scope === "all" || scope === "verifier") this.verifier = "";
     // A verifier or a client given up (its code refused, its registration gone) ends the sign-in it was for: the next
     // one opens its own page.
-    if (scope === "all" || scope === "verifier" || scope === "client") this.pending = undefined;
+    if (scope === "all" || scope === "verifier" || scope === "client") this.endSignIn();
     if (scope === "all" || scope === "discovery") this.discovery = undefined;
   }
 

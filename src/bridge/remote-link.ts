@@ -1,10 +1,12 @@
 // The connection to a remote bmad-mcp server, signing in through the browser when it asks: the --remote proxy and
 // pull/push share it. Kept apart from the proxy so that pull and push load the MCP client alone, not the server.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import * as z from "zod";
 import type { Result } from "../core/result.js";
 import { boundedFetch } from "./bounded-fetch.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
-import type { FileOAuthProvider, LoopbackCallback } from "./credentials.js";
+import type { FileOAuthProvider } from "./credentials.js";
+import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { remoteText } from "./bounded-fetch.js";
 
 const CONNECT_WAIT_MS = 3000;
@@ -18,6 +20,15 @@ type Link = Result<{ client: Client }>;
 export function bridgeClient(asks: boolean): Client {
   const info = { name: "bmad-mcp-bridge", version: SERVER_INFO.version };
   return new Client(info, asks ? { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } } : undefined);
+}
+
+/** `error`, or for the SDK's refusal of what a server sent for sign-in (its metadata, a registration or token answer)
+ *  one sentence naming the field: `pull` printed the validator's JSON dump (review 210). */
+function schemaErrorAsSentence(url: URL, error: unknown): unknown {
+  if (!(error instanceof z.ZodError)) return error;
+  const issue = error.issues[0];
+  const what = issue ? `${issue.path.join(".") || "the answer"}: ${issue.message}` : "not the shape OAuth asks for";
+  return new SignInError(`${url.href} sent sign-in details bmad-mcp cannot use (${remoteText(what)}); check the --remote URL`);
 }
 
 export class RemoteLink {
@@ -38,7 +49,7 @@ export class RemoteLink {
 
   /** A transport to the remote, signing in with the saved credentials. */
   private transport(): StreamableHTTPClientTransport {
-    return new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: boundedFetch() });
+    return new StreamableHTTPClientTransport(this.url, { authProvider: this.provider, fetch: this.provider.guardRefresh(boundedFetch()) });
   }
 
   /** A connected client, or why there is none; waits briefly, never for the user. `asks`: for a call from a client
@@ -60,11 +71,9 @@ export class RemoteLink {
 
   private async plain(): Promise<Link> {
     if (this.client) return { ok: true, client: this.client };
-    this.connecting ??= this.connect().catch((e: Error) => {
-      const said = remoteText(e.message);
-      // The user's Deny is no outage (review 209: "unreachable (Sign-in refused: access_denied.)").
-      this.reason = /^Sign-in refused\b/.test(said) ? `the sign-in to ${this.url.href} was refused (${said}); the next call asks again` : `${this.url.href} is unreachable (${said})`;
-    }).finally(() => (this.connecting = undefined));
+    this.connecting ??= this.connect()
+      .catch((e: unknown) => void (this.reason = this.failed(e)))
+      .finally(() => (this.connecting = undefined));
     await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
     return this.client ? { ok: true, client: this.client } : { ok: false, error: this.reason };
   }
@@ -75,6 +84,19 @@ export class RemoteLink {
     return this.client!;
   }
 
+  /** Why a connection failed, as the proxy's answers say it, and on stderr too, where the browser's tab says to look
+   *  (review 210: a Deny was never said there). A failed sign-in is no outage (review 209: "unreachable (Sign-in
+   *  refused: access_denied.)"). */
+  private failed(error: unknown): string {
+    const problem = schemaErrorAsSentence(this.url, error);
+    const reason =
+      problem instanceof SignInError
+        ? `${problem.message}; the next call ${problem.refused ? "asks" : "tries"} again`
+        : `${this.url.href} is unreachable (${remoteText((problem as Error).message)})`;
+    this.log(reason);
+    return reason;
+  }
+
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
     this.client = undefined;
@@ -82,7 +104,7 @@ export class RemoteLink {
     if (error instanceof UnauthorizedError) {
       // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
       // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
-      if (this.provider.awaitingCallback) this.signIn().catch((e: Error) => this.log(`sign-in to ${this.url.href} failed: ${remoteText(e.message)}`));
+      if (this.provider.awaitingCallback) this.signIn().catch((e: unknown) => this.failed(e));
       // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
       // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
       else this.provider.invalidateCredentials("discovery");
@@ -90,7 +112,7 @@ export class RemoteLink {
     this.reason =
       error instanceof UnauthorizedError
         ? `${this.url.href} needs you to sign in again (an expired sign-in, or a call that needs write access): open the link on stderr, then retry`
-        : `${this.url.href} is unreachable (${remoteText((error as Error).message)})`;
+        : this.failed(error);
     return this.reason;
   }
 
@@ -104,7 +126,7 @@ export class RemoteLink {
     try {
       this.client = await attempt();
     } catch (error) {
-      if (!(error instanceof UnauthorizedError)) throw error;
+      if (!(error instanceof UnauthorizedError)) throw schemaErrorAsSentence(this.url, error);
       await this.signIn();
       this.client = await attempt();
     }
@@ -120,17 +142,24 @@ export class RemoteLink {
 
   private async finishSignIn(): Promise<void> {
     this.reason = `waiting for you to sign in to ${this.url.href} (the link is on stderr)`;
-    let query: URLSearchParams;
+    let cameBack = false;
     try {
-      query = await this.callback.next(this.provider.state());
+      // The browser's tab answers once the code is traded, saying how that went.
+      await this.callback.next(this.provider.state(), async (query) => {
+        cameBack = true;
+        const params = this.provider.checkCallback(query);
+        await this.transport()
+          .finishAuth(params)
+          .catch((e: unknown) => {
+            const problem = schemaErrorAsSentence(this.url, e);
+            throw problem instanceof SignInError ? problem : new SignInError(`the sign-in to ${this.url.href} failed as the browser's answer was traded for a token: ${remoteText((problem as Error).message)}`);
+          });
+      });
     } catch (error) {
       // The wait is over with no answer: the next refusal sends the user a fresh link.
-      this.provider.endSignIn();
+      if (!cameBack) this.provider.endSignIn();
       throw error;
     }
-    const params = this.provider.checkCallback(query);
-    const transport = this.transport();
-    await transport.finishAuth(params);
     this.log(`signed in to ${this.url.href}`);
   }
 }

@@ -126,19 +126,21 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     if (!parsed.ok) fail(parsed.error);
     const remote = parsed.url;
     // Loaded only for --remote: the offline bridge starts without the HTTP client and OAuth code.
-    const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }, { buildProxyServer }, { TOKEN_ENV, TokenLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js"), import("./remote.js"), import("./token-client.js")]);
+    const [{ FileOAuthProvider }, { LoopbackCallback }, { RemoteLink }, { buildProxyServer }, { TOKEN_ENV, TokenLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js"), import("./remote.js"), import("./token-client.js")]);
     // With a token in the environment (headless use, CI): that token alone, no browser and nothing saved.
     const token = process.env[TOKEN_ENV];
     const problem = token === undefined ? undefined : tokenProblem(token);
     if (problem) fail(problem);
     let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost">;
-    if (token !== undefined) link = new TokenLink(remote, token.trim());
-    else {
+    if (token !== undefined) {
+      link = new TokenLink(remote, token.trim());
+      void link.current().then((l) => !l.ok && warn(l.error)); // connect right away
+    } else {
       const callback = new LoopbackCallback();
       await callback.start();
       link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+      void link.current(); // connect (or sign in) right away; the link says on stderr why it could not
     }
-    void link.current().then((l) => !l.ok && warn(l.error)); // connect (or sign in) right away
     factory = () => buildProxyServer(link, deps, toolsets);
   }
   if (args.http !== undefined) {

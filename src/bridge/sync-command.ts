@@ -113,7 +113,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     return client instanceof Error ? unconnected(client) : sync(client, () => Promise.reject(new Error(`the token in ${TOKEN_ENV} does not allow this`)));
   }
   // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
-  const [{ FileOAuthProvider, LoopbackCallback }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./remote-link.js")]);
+  const [{ FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
   const callback = new LoopbackCallback();
   await callback.start({ keepAlive: true });
   const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say), callback, say);
@@ -122,7 +122,9 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     try {
       client = await link.connected();
     } catch (error) {
-      return unconnected(error);
+      // A sign-in that ended without tokens is no connection problem (review 210: a Deny was "no connection to …").
+      if (!(error instanceof SignInError)) return unconnected(error);
+      return say(`${command}: ${sentence(error.refused ? `${error.message}; run again and choose Allow` : error.message)}`), 1;
     }
     return await sync(client, () => link.signIn());
   } finally {

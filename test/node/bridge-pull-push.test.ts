@@ -131,7 +131,9 @@ const local = (path: string) => join(dir, path);
 describe("against the real Worker", () => {
   it("says a sign-in the user denied was refused, in the browser and on the terminal", async () => {
     const out = await cli(["pull", "--remote", remote, "--project", PROJECT, "--dir", join(tmp.dir, "denied")], "deny");
-    expect(out.stderr).toContain("Sign-in refused: access_denied");
+    // Said as the user's choice, with what to do, not as a connection problem (review 210: "no connection to …").
+    expect(out.stderr).toContain(`bmad-mcp: pull: the sign-in to ${remote} was refused in the browser; run again and choose Allow.\n`);
+    expect(out.stderr).not.toMatch(/no connection|unreachable/);
     expect(out.code).toBe(1);
     expect(existsSync(join(config, "bmad-mcp", "credentials.json")) ? JSON.parse(readFileSync(join(config, "bmad-mcp", "credentials.json"), "utf8"))[remote]?.tokens : undefined).toBeUndefined();
   }, 60_000);

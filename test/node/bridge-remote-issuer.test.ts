@@ -1,14 +1,17 @@
 // bmad-mcp --remote keeps its sign-in bound to the authorization server that issued it. A small local
 // server plays the MCP server and two authorization servers, and changes which one its resource metadata
 // names: the saved refresh token goes to no other, the saved sign-in is dropped, and the bridge asks the user
-// to sign in again at the server now named.
+// to sign in again at the server now named. Bridges sharing a sign-in refresh it once, and a server's unusable
+// sign-in metadata is named in one sentence.
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
 import { connectBridge, tempDir, waitFor } from "./helpers.js";
-import { FileOAuthProvider, LoopbackCallback } from "../../src/bridge/credentials.js";
+import { FileOAuthProvider } from "../../src/bridge/credentials.js";
+import { LoopbackCallback } from "../../src/bridge/loopback-callback.js";
 
 const tmp = tempDir("remote-issuer");
 let bridge: string;
@@ -16,10 +19,15 @@ let server: Server;
 let origin: string;
 let remote: string;
 /** Which authorization server the resource metadata names now. */
-let named: "as-a" | "as-b" | "as-f" | "as-l";
+let named: "as-a" | "as-b" | "as-f" | "as-j" | "as-l" | "as-r";
 /** Every token request: which server got it and its form fields. */
 let tokenRequests: Array<{ server: string; form: Record<string, string> }>;
 let registrations: string[];
+/** The Authorization header of every call to /mcp. */
+let bearers: Array<string | undefined>;
+/** Refresh tokens as-r has taken: it gives a new one with each refresh, and one used twice is refused (the Worker
+ *  then revokes the whole sign-in). */
+const rotated = new Set<string>();
 const closers: Array<() => Promise<void>> = [];
 
 const issuer = (as: string) => `${origin}/${as}`;
@@ -37,21 +45,33 @@ beforeAll(async () => {
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json(200, { resource: remote, authorization_servers: [issuer(named)] });
-    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abfl])$/.exec(url.pathname);
+    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abfjlr])$/.exec(url.pathname);
     if (metadata) {
       const base = issuer(metadata[1]!);
       // as-f names a file to open as its sign-in page (on a desktop, a launcher: mcp-remote's CVE-2025-6514 class).
+      // as-j a script address, which the SDK refuses (review 210: pull printed the validator's JSON dump).
       // as-l names one 20,000 characters long (review 31: 15 MB went to the terminal on one line).
-      const authorize = metadata[1] === "as-f" ? "file:///tmp/bmad-evil.desktop" : metadata[1] === "as-l" ? `${base}/authorize?pad=${"x".repeat(20_000)}` : `${base}/authorize`;
+      const pages: Record<string, string> = { "as-f": "file:///tmp/bmad-evil.desktop", "as-j": "javascript:alert(1)", "as-l": `${base}/authorize?pad=${"x".repeat(20_000)}` };
+      const authorize = pages[metadata[1]!] ?? `${base}/authorize`;
       return json(200, {
         issuer: base, authorization_endpoint: authorize, token_endpoint: `${base}/token`, registration_endpoint: `${base}/register`,
         response_types_supported: ["code"], grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"], token_endpoint_auth_methods_supported: ["none"],
       });
     }
-    const endpoint = /^\/(as-[abfl])\/(token|register)$/.exec(url.pathname);
+    const endpoint = /^\/(as-[abfjlr])\/(token|register)$/.exec(url.pathname);
     if (endpoint && endpoint[2] === "token") {
       const form = Object.fromEntries(new URLSearchParams(await body(req)));
       tokenRequests.push({ server: endpoint[1]!, form });
+      if (endpoint[1] === "as-r" && form.grant_type === "refresh_token") {
+        const n = Number(/^rot-(\d+)$/.exec(form.refresh_token ?? "")?.[1] ?? 0);
+        if (!n || rotated.has(form.refresh_token!)) return json(400, { error: "invalid_grant", error_description: "refresh token reused" });
+        rotated.add(form.refresh_token!);
+        // Answered once the three bridges sharing the sign-in have all found its access token stale, and had a moment
+        // to ask for a refresh of their own.
+        await waitFor("three stale calls", () => (bearers.filter((b) => b === "Bearer stale-r").length >= 3 ? true : undefined), 15_000).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 1500));
+        return json(200, { access_token: `fresh-r-${n + 1}`, refresh_token: `rot-${n + 1}`, token_type: "Bearer", expires_in: 3600 });
+      }
       // Refresh tokens are honoured only by the server that issued them.
       if (form.grant_type === "refresh_token" && form.refresh_token === `rt-${endpoint[1]}`) return json(200, { access_token: `fresh-${endpoint[1]}`, token_type: "Bearer", expires_in: 3600 });
       return json(400, { error: "invalid_grant" });
@@ -62,6 +82,7 @@ beforeAll(async () => {
       return json(201, { ...client, client_id: `client-${endpoint[1]}-${registrations.length}` });
     }
     if (url.pathname === "/mcp") {
+      bearers.push(req.headers.authorization);
       return json(401, { error: "invalid_token" }, { "www-authenticate": `Bearer error="invalid_token", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` });
     }
     res.writeHead(404).end();
@@ -73,6 +94,7 @@ beforeAll(async () => {
 beforeEach(() => {
   tokenRequests = [];
   registrations = [];
+  bearers = [];
 });
 afterAll(async () => {
   await Promise.all(closers.map((close) => close()));
@@ -166,3 +188,45 @@ it("keeps no token a request header cannot carry, and forgets one kept before (r
   provider.saveTokens({ access_token: "good-token", token_type: "Bearer" });
   expect(provider.tokens()).toMatchObject({ access_token: "good-token" });
 });
+
+it("refreshes a sign-in that bridges started at once share only once, the others taking its tokens (review 210)", async () => {
+  named = "as-r";
+  const config = join(tmp.dir, "config-shared");
+  const file = join(config, "bmad-mcp", "credentials.json");
+  mkdirSync(join(config, "bmad-mcp"), { recursive: true });
+  const stamp = { issuer: issuer("as-r") };
+  const entry = {
+    client: { client_id: "client-as-r", redirect_uris: ["http://127.0.0.1:1/callback"], token_endpoint_auth_method: "none", ...stamp },
+    tokens: { access_token: "stale-r", token_type: "Bearer", refresh_token: "rot-1", ...stamp },
+  };
+  writeFileSync(file, JSON.stringify({ [remote]: entry }), { mode: 0o600 });
+  // An editor's three windows, each starting a bridge on the saved sign-in, whose access token has expired.
+  const bridges = await Promise.all([0, 1, 2].map(() => startRemote(config)));
+  const settled = () => bearers.filter((b) => b === "Bearer fresh-r-2").length >= 3 || bridges.some(({ stderr }) => signInUrl(stderr()));
+  await waitFor("every bridge on the refreshed token, or one sent to sign in", () => (settled() ? true : undefined), 20_000);
+  expect(tokenRequests.filter((r) => r.form.grant_type === "refresh_token")).toEqual([{ server: "as-r", form: expect.objectContaining({ refresh_token: "rot-1" }) }]);
+  expect(JSON.parse(readFileSync(file, "utf8"))[remote].tokens).toMatchObject({ access_token: "fresh-r-2", refresh_token: "rot-2", issuer: issuer("as-r") });
+  for (const { stderr } of bridges) expect(signInUrl(stderr()), stderr()).toBeUndefined();
+}, 40_000);
+
+/** `bmad-mcp <argv>` to its end, with nobody at a browser. */
+function runCli(argv: string[], config: string): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stderr }));
+  });
+}
+
+it("names what is wrong with a server's sign-in metadata in one sentence, not the validator's dump (review 210)", async () => {
+  named = "as-j";
+  const sentence = `${remote} sent sign-in details bmad-mcp cannot use (authorization_endpoint: URL cannot use javascript:, data:, or vbscript: scheme); check the --remote URL`;
+  const pulled = await runCli(["pull", "--remote", remote, "--project", "x", "--dir", join(tmp.dir, "pull-j")], join(tmp.dir, "config-j"));
+  expect(pulled.code).toBe(1);
+  expect(pulled.stderr).toBe(`bmad-mcp: pull: ${sentence}.\n`);
+  const { stderr } = await startRemote(join(tmp.dir, "config-j-remote"));
+  await waitFor("the sentence", () => (stderr().includes(sentence) ? true : undefined), 15_000);
+  expect(stderr()).not.toMatch(/"code"|unreachable/);
+}, 30_000);

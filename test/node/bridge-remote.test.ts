@@ -184,9 +184,44 @@ it("says a sign-in the user refused was refused, not that the server is unreacha
   // A call waiting for the sign-in when the user clicks Deny.
   const waiting = client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } });
   const denied = await fetch(new URL("/authorize", link), { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: new URL(link).origin }, body: new URLSearchParams({ handle, decision: "deny" }) });
-  await (await fetch(denied.headers.get("location")!)).text();
-  expect(text(await waiting)).toMatch(/^Note: the sign-in to \S+ was refused \(Sign-in refused: access_denied\.\); the next call asks again; this answer comes from the local bundle\./);
+  expect(await (await fetch(denied.headers.get("location")!)).text()).toContain("Sign-in was refused, so bmad-mcp is not signed in.");
+  expect(text(await waiting)).toMatch(/^Note: the sign-in to \S+ was refused in the browser; the next call asks again; this answer comes from the local bundle\./);
+  // The terminal says so too, as the tab says it does (review 210: it never did).
+  expect(stderr()).toContain(`the sign-in to ${remote} was refused in the browser; the next call asks again\n`);
 }, 30_000);
+
+it("gives each sign-in its own state, refuses an older tab's answer, and says signed in only once it is (review 210)", async () => {
+  const { client, stderr } = await spawnRemote(join(tmp.dir, "stale-tab-config"), { BMAD_MCP_SIGN_IN_SECONDS: "6" });
+  const links = () => [...stderr().matchAll(/sign in to \S+ in your browser: (\S+)/g)].map((m) => m[1]!);
+  const stateOf = (link: string) => new URL(link).searchParams.get("state");
+  const first = await until("the sign-in link", () => links()[0]);
+  await until("the end of the wait", () => (stderr().includes("no sign-in came back from the browser within 6 seconds") ? true : undefined));
+  // The next call opens a page of its own, with a state of its own.
+  const calls = [client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } })];
+  const second = await until("a second sign-in link", () => links()[1]);
+  expect(stateOf(second)).not.toBe(stateOf(first));
+  // A callback whose code cannot be traded: the tab says the sign-in failed, not "Signed in", and the terminal says why.
+  const forged = new URL(new URL(second).searchParams.get("redirect_uri")!);
+  forged.searchParams.set("code", "not-a-code");
+  forged.searchParams.set("state", stateOf(second)!);
+  const failedPage = await (await fetch(forged)).text();
+  expect(failedPage, `${failedPage}\n${stderr()}`).toContain("The sign-in failed: the terminal says why.");
+  await until("the reason on the terminal", () => (stderr().includes(`the sign-in to ${remote} failed as the browser's answer was traded for a token`) ? true : undefined));
+  calls.push(client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } }));
+  const third = await until("a third sign-in link", () => links()[2]);
+  // The user clicks Allow in the first tab, left from the sign-in that timed out: refused, pointing at the newest tab.
+  const consent = await fetch(first, { redirect: "manual" });
+  const cookie = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
+  const approved = await fetch(new URL("/authorize", first), { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: new URL(first).origin }, body: new URLSearchParams([["handle", handle], ["decision", "approve"], ["scope", "bmad:read"], ["scope", "bmad:write"]]) });
+  const stale = await fetch(approved.headers.get("location")!);
+  expect([stale.status, await stale.text()]).toEqual([400, expect.stringContaining("it comes from an older sign-in tab")]);
+  // The newest tab signs in.
+  await approveInBrowser(third);
+  await until("the sign-in", () => (stderr().includes(`signed in to ${remote}`) ? true : undefined));
+  expect(links()).toHaveLength(3);
+  await Promise.all(calls);
+}, 60_000);
 
 it("reuses the saved sign-in next time", async () => {
   const { client, stderr } = await (restarted ??= spawnRemote());
