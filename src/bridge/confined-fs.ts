@@ -574,6 +574,27 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
   }
 }
 
+/** The sizes of the files below folder `rel`, by their paths from it, read from its entries: nothing is opened, and a
+ *  link is neither followed nor counted. What a store keeping its own files there measures itself by. */
+export async function fileSizes(root: string, rel: string): Promise<Confined<{ sizes: Map<string, number> }>> {
+  const dir = await resolveConfined(root, rel);
+  if (!dir.ok) return dir;
+  if (!dir.isDir) return failure("not-dir", rel, "not a folder.");
+  try {
+    const sizes = new Map<string, number>();
+    for (const entry of await readdir(dir.path, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || writerLeftover(entry.name)) continue;
+      const path = join(entry.parentPath, entry.name);
+      // Removed meanwhile: no longer kept.
+      const info = await lstat(path).catch(() => undefined);
+      if (info?.isFile()) sizes.set(posixRelative(dir.path, path), info.size);
+    }
+    return { ok: true, sizes };
+  } catch (e) {
+    return ioFailure(rel, "cannot be listed", e);
+  }
+}
+
 /** What a file was when a change read it (stamp), checked again just before the change lands: another program
  *  (the user's editor, which takes no lock of ours) may have saved it meanwhile. */
 export function fileStamp(root: string, rel: string): Promise<string> {

@@ -8,11 +8,12 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { newSession, referencedContent, rejectedRef, requeued, step, type Action } from "../core/delivery/machine.js";
+import { newSession, noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type StoreContent } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import { MAKE_ROOM, type QueueRequest, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
-import { ABSENT, ensureConfinedDir, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
+import { MAKE_ROOM, tooManyBytes, type QueueRequest, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
+import { MIB } from "../core/workspace/limits.js";
+import { ABSENT, ensureConfinedDir, fileSizes, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { noteWrite, sameBytes } from "./kept-versions.js";
 
@@ -25,6 +26,9 @@ const MAPPING = `${BASE}/task-mapping.json`;
 const MAX_STATE_BYTES = 8 * 1024 * 1024;
 /** Sessions one project keeps: every list and name look-up reads the mapping, and a list reads each state file. */
 export const MAX_SESSIONS = 200;
+/** Bytes those keep in .bmad-task/ in all: a session filled with 2 MiB drafts kept about 45 MB, and 200 of them 9 GB
+ *  of the user's disk (review 212). Ordinary sessions keep well under 1 MB each. */
+export const MAX_BYTES_PER_PROJECT = 256 * MIB;
 /** The mapping's objective is a summary for people reading the file; the state file holds it whole. */
 export const MAPPING_OBJECTIVE_CHARS = 200;
 
@@ -57,6 +61,7 @@ function parseMapping(text: string | undefined): Mapping | undefined {
 const mappingEntry = (s: SessionState): TaskMappingEntry => ({ task_name: s.task_name, objective: [...s.objective].slice(0, MAPPING_OBJECTIVE_CHARS).join(""), created_at: s.created_at, owner: s.owner });
 
 const serialize = (mapping: Mapping) => JSON.stringify(Object.fromEntries(mapping), null, 2);
+const stateText = (state: SessionState) => JSON.stringify(state, null, 2);
 
 /** A state file read back: the session; or the file, why it is not one (for a list) and the error (for a call); or nothing. */
 type Loaded = { state: SessionState } | { file: string; reason: string; error: string } | undefined;
@@ -179,7 +184,35 @@ export class FileSessionStore implements SessionStore {
   }
 
   private save(state: SessionState): Promise<void> {
-    return this.writeText(this.statePath(state.session_id), JSON.stringify(state, null, 2));
+    return this.writeText(this.statePath(state.session_id), stateText(state));
+  }
+
+  /** Why the change from `state` to `next`, storing `content`, may not be: it grows the session, and takes what the
+   *  project's sessions keep past MAX_BYTES_PER_PROJECT. Measured as the files will be once written and pruned. Another
+   *  bridge's session acting at once may pass too: by one draft. */
+  private async overByteLimit(state: SessionState, next: SessionState, content: StoreContent[]): Promise<string | undefined> {
+    const listed = await fileSizes(this.projectDir, BASE);
+    if (!listed.ok) {
+      if (listed.code === "missing") return undefined;
+      throw new RefusedPath(listed.error);
+    }
+    const id = state.session_id;
+    const written = new Map(content.map(({ ref, text }) => [this.contentPath(id, ref), Buffer.byteLength(text)]));
+    written.set(this.statePath(id), Buffer.byteLength(stateText(next)));
+    const kept = new Set([...referencedContent(next)].map((ref) => this.contentPath(id, ref)));
+    let total = 0;
+    let was = 0;
+    let will = [...written.values()].reduce((a, b) => a + b, 0);
+    for (const [name, size] of listed.sizes) {
+      const path = `${BASE}/${name}`;
+      total += size;
+      if (path !== this.statePath(id) && !path.startsWith(`${this.contentDir(id)}/`)) continue;
+      was += size;
+      if (kept.has(path) && !written.has(path)) will += size;
+    }
+    const projected = total - was + will;
+    if (will <= was || projected <= MAX_BYTES_PER_PROJECT) return undefined;
+    return tooManyBytes(state.task_name, will, projected, MAX_BYTES_PER_PROJECT, "this project keeps (in .bmad-task/)");
   }
 
   /** The mapping rebuilt from the state files present. */
@@ -272,6 +305,8 @@ export class FileSessionStore implements SessionStore {
     return this.on(owner, session, true, async (state) => {
       const result = step(state, action, this.now());
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
+      const refused = result.content.length ? await this.overByteLimit(state, result.state, result.content) : undefined;
+      if (refused) return { ok: false, kind: "invalid", error: refused };
       // The artifact's folder is checked before anything is written: a refused one leaves the session as it was.
       if (result.artifact) {
         const dir = await ensureConfinedDir(this.projectDir, `${SPECS_DIR}/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
@@ -360,7 +395,7 @@ export class FileSessionStore implements SessionStore {
         ? await this.readText(this.artifactPath(state, file))
         : rejected !== undefined ? await this.readText(this.contentPath(state.session_id, rejected))
         : undefined;
-      if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
+      if (text === undefined) return { ok: false, kind: "not_found", error: noArtifact(state, file) };
       return { ok: true, value: text };
     });
   }

@@ -3,6 +3,7 @@ import { DurableObject } from "cloudflare:workers";
 import { newSession } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
 import { MAKE_ROOM, type SessionStatusFilter } from "../core/delivery/store.js";
+import { MIB } from "../core/workspace/limits.js";
 
 function randomId(): string {
   return [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -10,6 +11,9 @@ function randomId(): string {
 
 /** Sessions one person keeps on the remote (the bridge keeps 200 a project). */
 export const MAX_SESSIONS_PER_OWNER = 500;
+/** Bytes those keep in all (states, drafts, artifacts): a session filled with 2 MiB drafts kept about 45 MB, and 500 of
+ *  them 22 GB (review 212). Ordinary sessions keep well under 1 MB each. */
+export const MAX_BYTES_PER_OWNER = 512 * MIB;
 
 export class OwnerSessions extends DurableObject {
   private readonly sql: SqlStorage;
@@ -18,7 +22,11 @@ export class OwnerSessions extends DurableObject {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (
-      session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL)`);
+      session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL,
+      bytes INTEGER NOT NULL DEFAULT 0)`);
+    // An index made before sessions reported their bytes: each counts from its next action.
+    const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('sessions')").toArray().map((c) => c.name);
+    if (!columns.includes("bytes")) this.sql.exec("ALTER TABLE sessions ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0");
   }
 
   /** A new session's first state, its task name reserved in the same step (and not one of `taken`); or why none is
@@ -32,25 +40,30 @@ export class OwnerSessions extends DurableObject {
     const taken = new Set(this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions").toArray().map((r) => r.task_name));
     for (const name of options.taken ?? []) taken.add(name);
     const state = newSession({ session_id: randomId(), task_name: uniqueTaskName(objective, taken), objective, owner, now, ...(options.project ? { project: options.project } : {}) });
-    this.write(summarize(state), 0);
+    this.write(summarize(state), 0, 0);
     return state;
   }
 
   /** Only a session `reserve` listed and `forget` has not dropped: a deleted session's last action, published after the
    *  delete, would list it again (a row no session is behind, holding a place). */
-  record(summary: SessionSummary, revision: number): void {
+  record(summary: SessionSummary, revision: number, bytes: number): void {
     const row = this.sql.exec<{ revision: number }>("SELECT revision FROM sessions WHERE session_id = ?", summary.session_id).toArray()[0];
-    if (row && row.revision <= revision) this.write(summary, revision);
+    if (row && row.revision <= revision) this.write(summary, revision, bytes);
+  }
+
+  /** The bytes the owner's sessions but `sessionId` keep, as each last reported. */
+  bytesBesides(sessionId: string): number {
+    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(bytes), 0) AS n FROM sessions WHERE session_id != ?", sessionId).one().n;
   }
 
   forget(sessionId: string): void {
     this.sql.exec("DELETE FROM sessions WHERE session_id = ?", sessionId);
   }
 
-  private write(summary: SessionSummary, revision: number): void {
+  private write(summary: SessionSummary, revision: number, bytes: number): void {
     this.sql.exec(
-      "INSERT OR REPLACE INTO sessions (session_id, task_name, revision, updated_at, summary) VALUES (?, ?, ?, ?, ?)",
-      summary.session_id, summary.task_name, revision, summary.updated_at, JSON.stringify(summary),
+      "INSERT OR REPLACE INTO sessions (session_id, task_name, revision, updated_at, summary, bytes) VALUES (?, ?, ?, ?, ?, ?)",
+      summary.session_id, summary.task_name, revision, summary.updated_at, JSON.stringify(summary), bytes,
     );
   }
 

@@ -2,14 +2,17 @@
 // Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { referencedContent, rejectedRef, requeued, step, type Action, type QueueChange } from "../core/delivery/machine.js";
+import { noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type QueueChange, type StoreContent } from "../core/delivery/machine.js";
 import { summarize, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
-import type { Stored } from "../core/delivery/store.js";
+import { tooManyBytes, type Stored } from "../core/delivery/store.js";
+import { MAX_BYTES_PER_OWNER } from "./owner-do.js";
 
 const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
 
 export const SESSION_NOT_FOUND = "Session not found.";
+/** A change past the owner's bytes, thrown to roll its transaction back; its message is the answer. */
+class OverBudget extends Error {}
 const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: SESSION_NOT_FOUND });
 
 export class WorkflowSession extends DurableObject {
@@ -45,6 +48,11 @@ export class WorkflowSession extends DurableObject {
     this.sql.exec("INSERT OR REPLACE INTO state (id, json) VALUES (1, ?)", JSON.stringify(state));
   }
 
+  /** What this session keeps, in bytes: its state and its stored texts (their sizes, read without the texts). */
+  private bytes(): number {
+    return this.sql.exec<{ n: number }>("SELECT (SELECT COALESCE(SUM(octet_length(text)), 0) FROM content) + (SELECT COALESCE(SUM(octet_length(json)), 0) FROM state) AS n").one().n;
+  }
+
   private text(ref: string): string | undefined {
     const rows = this.sql.exec<{ text: string }>("SELECT text FROM content WHERE ref = ? ORDER BY chunk", ref).toArray();
     return rows.length ? rows.map((r) => r.text).join("") : undefined;
@@ -66,26 +74,45 @@ export class WorkflowSession extends DurableObject {
     return this.load(owner, true);
   }
 
-  async act(owner: string, action: Action, now: string): Promise<Stored<SessionState>> {
+  /** `others`: the bytes the owner's other sessions keep, where this action may grow this one (a submit). */
+  async act(owner: string, action: Action, now: string, others?: number): Promise<Stored<SessionState>> {
     const stored = this.load(owner);
     if (!stored.ok) return stored;
     const result = step(stored.value, action, now);
     if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-    this.ctx.storage.transactionSync(() => {
-      for (const { ref, text } of result.content) {
-        this.sql.exec("DELETE FROM content WHERE ref = ?", ref);
-        for (let i = 0, chunk = 0; i < Math.max(text.length, 1); i += CHUNK_CHARS, chunk++) {
-          this.sql.exec("INSERT INTO content (ref, chunk, text) VALUES (?, ?, ?)", ref, chunk, text.slice(i, i + CHUNK_CHARS));
+    const before = this.bytes();
+    let after = before;
+    try {
+      this.ctx.storage.transactionSync(() => {
+        this.write(result);
+        // Measured as written, and undone whole (a throw rolls the transaction back) where it grows this session past
+        // what the owner's sessions may keep together. Two sessions submitting at once may each pass: by one draft each.
+        after = this.bytes();
+        if (others !== undefined && after > before && others + after > MAX_BYTES_PER_OWNER) {
+          throw new OverBudget(tooManyBytes(stored.value.task_name, after, others + after, MAX_BYTES_PER_OWNER, "you keep on this server"));
         }
+      });
+    } catch (e) {
+      if (e instanceof OverBudget) return { ok: false, kind: "invalid", error: e.message };
+      throw e;
+    }
+    return { ok: true, value: await this.publish(result.state, after) };
+  }
+
+  /** A step's new state with the content it stores, in one transaction with its caller's check. */
+  private write({ state, content, artifact }: { state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }): void {
+    for (const { ref, text } of content) {
+      this.sql.exec("DELETE FROM content WHERE ref = ?", ref);
+      for (let i = 0, chunk = 0; i < Math.max(text.length, 1); i += CHUNK_CHARS, chunk++) {
+        this.sql.exec("INSERT INTO content (ref, chunk, text) VALUES (?, ?, ?)", ref, chunk, text.slice(i, i + CHUNK_CHARS));
       }
-      if (result.artifact) this.sql.exec("INSERT OR REPLACE INTO artifacts (file, ref) VALUES (?, ?)", result.artifact.file, result.artifact.ref);
-      // A superseded draft's texts go (each submit stored up to three, and 10 of 2 MiB grew a session by 35 MiB): kept
-      // are what the state names and what a saved artifact was read from.
-      const kept = [...referencedContent(result.state), ...this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts").toArray().map((r) => r.ref)];
-      this.sql.exec("DELETE FROM content WHERE ref NOT IN (SELECT value FROM json_each(?))", JSON.stringify(kept));
-      this.save(result.state);
-    });
-    return { ok: true, value: await this.publish(result.state) };
+    }
+    if (artifact) this.sql.exec("INSERT OR REPLACE INTO artifacts (file, ref) VALUES (?, ?)", artifact.file, artifact.ref);
+    // A superseded draft's texts go (each submit stored up to three, and 10 of 2 MiB grew a session by 35 MiB): kept
+    // are what the state names and what a saved artifact was read from.
+    const kept = [...referencedContent(state), ...this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts").toArray().map((r) => r.ref)];
+    this.sql.exec("DELETE FROM content WHERE ref NOT IN (SELECT value FROM json_each(?))", JSON.stringify(kept));
+    this.save(state);
   }
 
   async updateQueue(owner: string, change: QueueChange, now: string): Promise<Stored<SessionState>> {
@@ -116,7 +143,7 @@ export class WorkflowSession extends DurableObject {
     // A rejected draft is a version of its artifact, read from the content it was submitted as.
     const ref = row?.ref ?? rejectedRef(state, file);
     const text = ref === undefined ? undefined : this.text(ref);
-    if (text === undefined) return { ok: false, kind: "not_found", error: `No artifact "${file}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.` };
+    if (text === undefined) return { ok: false, kind: "not_found", error: noArtifact(state, file) };
     return { ok: true, value: text };
   }
 
@@ -127,9 +154,9 @@ export class WorkflowSession extends DurableObject {
     return text === undefined ? { ok: false, kind: "not_found", error: `No stored content "${ref}".` } : { ok: true, value: text };
   }
 
-  /** Keeps the owner's index in step (its newest revision wins). */
-  private async publish(state: SessionState): Promise<SessionState> {
-    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(state.owner)).record(summarize(state), state.revision);
+  /** Keeps the owner's index in step (its newest revision wins), with what the session keeps now. */
+  private async publish(state: SessionState, bytes = this.bytes()): Promise<SessionState> {
+    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(state.owner)).record(summarize(state), state.revision, bytes);
     return state;
   }
 }

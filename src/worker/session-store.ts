@@ -32,10 +32,10 @@ export class DurableSessionStore implements SessionStore {
   }
 
   /** Runs `op` on the session's object; its not-found gets the same helpful message. */
-  private async on<T>(owner: string, session: string, op: (stub: DurableObjectStub<WorkflowSession>) => Promise<Stored<T>>): Promise<Stored<T>> {
+  private async on<T>(owner: string, session: string, op: (stub: DurableObjectStub<WorkflowSession>, id: string) => Promise<Stored<T>>): Promise<Stored<T>> {
     const id = await this.locate(owner, session);
     if (!id.ok) return id;
-    const out = await op(this.session(id.value));
+    const out = await op(this.session(id.value), id.value);
     return !out.ok && out.kind === "not_found" && out.error === SESSION_NOT_FOUND ? this.notFound(owner, session) : out;
   }
 
@@ -49,8 +49,12 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.get(owner));
   }
 
+  /** A submit, the one action that adds drafts, is measured against what the owner's other sessions keep. */
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>> {
-    return this.on(owner, session, (s) => s.act(owner, action, new Date().toISOString()));
+    return this.on(owner, session, async (s, id) => {
+      const others = action.type === "submit" ? await this.index(owner).bytesBesides(id) : undefined;
+      return s.act(owner, action, new Date().toISOString(), others);
+    });
   }
 
   updateQueue(owner: string, session: string, { done, add }: QueueRequest): Promise<Stored<SessionState>> {

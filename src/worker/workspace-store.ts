@@ -9,7 +9,7 @@ import { shownTime } from "../core/count.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import type { FileContent, FileEntry, ManyRead, ManyReadingFiles, ProjectInfo, ProjectSummary, ShareAccess, VersionEntry, WorkspaceStore, WsError, WrittenEntry, WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, type FileContent, type FileEntry, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -47,6 +47,9 @@ export function workspaceCaller(who: SignedIn): Caller {
   return { id: who.userId, handles, label: trusted ?? login ?? who.userId };
 }
 
+
+/** The caller's own project `name`, deleted and kept until `until`: said wherever that name is met. */
+const deletedOwn = (name: string, until: string) => `"${name}" names your own project, which you deleted: it is kept until ${shownTime(until)} UTC, and bmad-project "undelete" brings it back.`;
 
 /** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
 export function ownerTag(owner: string): string {
@@ -201,9 +204,19 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return standing;
   }
 
+  /** Not found, with what the caller can do: bring back their own project of the name they deleted, accept the offer
+   *  of it (review 212: both were told they had no projects), or pick one of the closest names they have. */
   private async notFound(ref: string): Promise<WsError> {
-    const refs = (await this.projects()).map((p) => p.project);
-    const hint = refs.length ? suggestion(closest(ref, refs, 3)) : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
+    const { mine, offers, deleted } = await this.listed();
+    const parsed = parseProjectRef(ref);
+    const { name, tag } = parsed.ok ? parsed.value : { name: undefined, tag: undefined };
+    const gone = !tag || tag === ownerTag(this.caller.id) ? deleted.find((d) => d.name === name) : undefined;
+    const offered = offers.filter((o) => o.name === name && (!tag || o.ref === `${name}@${tag}`));
+    const refs = mine.map((p) => p.project);
+    const hint = gone ? ` ${deletedOwn(gone.name, gone.until)}`
+      : offered.length ? ` Offered to you, not accepted (bmad-project: ${OFFER_STEP}): ${offered.map(shownOffer).join(", ")}. An offer grants nothing until accepted.`
+      : refs.length ? suggestion(closest(ref, refs, 3))
+      : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
     return { ok: false, kind: "no_project", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
   }
 
@@ -229,7 +242,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       if (standing.state === "live") return op(this.caller.id);
       if (standing.state === "deleted") {
         const theirs = matches.map((s) => `"${name}@${ownerTag(s.owner)}" (${s.owner_label}'s)`).join(", ");
-        return { ok: false, kind: "no_project", error: `"${name}" names your own project, which you deleted: it is kept until ${shownTime(standing.until)} UTC, and bmad-project "undelete" brings it back. Nothing was done. Shared with you under that name: ${theirs}; pass that to work there.` };
+        return { ok: false, kind: "no_project", error: `${deletedOwn(name, standing.until)} Nothing was done. Shared with you under that name: ${theirs}; pass that to work there.` };
       }
     }
     if (own && matches.length) return { ok: false, kind: "denied", error: `Only the owner of "${name}" (${matches[0]!.owner_label}) can share or delete it.` };

@@ -1,9 +1,9 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_SESSIONS } from "../../src/bridge/file-session-store";
+import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_BYTES_PER_PROJECT, MAX_SESSIONS } from "../../src/bridge/file-session-store";
 import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
@@ -84,13 +84,12 @@ describe("a delivery session on files", () => {
     expect(readFileSync(join(specs, ARTIFACTS[0]!), "utf8")).toBe("# PRD\nFinal.");
     expect(value(await store.readArtifact("me", id, ARTIFACTS[0]!))).toBe("# PRD\nFinal.");
     expect(value(await store.readArtifact("me", s.task_name, "05-qa-report.md"))).toBe("# qa result");
-    expect(value(await store.readContent("me", id, "po/1/codex"))).toBe(codex);
+    expect(await store.readContent("me", id, "po/1/codex")).toMatchObject({ ok: false, kind: "not_found" });
     expect(value(await store.readContent("me", id, "po/2/final"))).toBe("# PRD\nFinal.");
 
-    const temp = files(join(dir, ".bmad-task", "temp", id));
-    // Only the drafts the state names: po's first claude draft and its final went when the second replaced them.
-    expect(temp).toEqual(expect.arrayContaining(["po_1_codex.md", "po_2_claude.md", "po_2_final.md", "qa_1_final.md"]));
-    expect(temp).not.toContain("po_1_final.md");
+    // Only the drafts the state names, each stage's final: po's first went when the second replaced it, and the engines'
+    // own texts when their stage was confirmed (review 212: nothing read them, and they were a third of what a session kept).
+    expect(files(join(dir, ".bmad-task", "temp", id)).sort()).toEqual(["architect_1_final.md", "dev_1_final.md", "po_2_final.md", "qa_1_final.md", "review_1_final.md", "sm_1_final.md"]);
     expect(JSON.parse(readFileSync(statePath(id), "utf8"))).toEqual(s);
     const mapping = JSON.parse(readFileSync(join(dir, ".bmad-task", "task-mapping.json"), "utf8"));
     expect(mapping[id]).toMatchObject({ task_name: s.task_name, objective: "Build user auth, use codex too", owner: "me" });
@@ -351,6 +350,33 @@ describe("the mapping stays one the store reads back", () => {
     expect(readdirSync(join(dir, ".bmad-task"))).toEqual(["task-mapping.json"]);
   });
 
+  it("refuses a submit past the bytes the project's sessions keep, naming the sizes, the limit and the way out (review 212)", async () => {
+    const old = await start("me", "Old work");
+    const { session_id } = await start("me", "New work");
+    // The old session's folder filled to the limit: a sparse file, which takes its size and no disk.
+    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
+    mkdirSync(join(filler, ".."), { recursive: true });
+    writeFileSync(filler, "");
+    truncateSync(filler, MAX_BYTES_PER_PROJECT);
+    const before = readFileSync(statePath(session_id), "utf8");
+    const draft = json({ prd_draft: "# New PRD", quality_score: 95 });
+
+    const refused = await store.act("me", session_id, { type: "submit", claude_result: draft });
+    const error = refused.ok ? "" : refused.error;
+    const [, size, total] = /^Session new-work would keep ([\d,]+) bytes with this, taking the delivery sessions this project keeps \(in \.bmad-task\/\) to ([\d,]+) bytes, /.exec(error) ?? [];
+    const bytes = (shown: string | undefined) => Number(shown?.replaceAll(",", ""));
+    // Its state, and the draft twice: as submitted and as its document.
+    expect(bytes(size)).toBeGreaterThan(Buffer.byteLength(before) + draft.length);
+    expect(bytes(total)).toBeGreaterThan(MAX_BYTES_PER_PROJECT + bytes(size));
+    expect(error).toMatch(/ bytes, past the 256 MiB \(268,435,456 bytes\) they may hold; nothing was saved\. To make room, delete finished ones: list_sessions lists them \(status "completed": the finished ones\), and bmad-task action "delete" with confirm: its task name removes one\.$/);
+    expect(readFileSync(statePath(session_id), "utf8")).toBe(before);
+    expect(existsSync(join(dir, ".bmad-task", "temp", session_id))).toBe(false);
+
+    // The way out it names: the old one deleted, the draft is taken.
+    value(await store.remove("me", old.session_id));
+    expect(await act(session_id, { type: "submit", claude_result: draft })).toMatchObject({ current_state: "awaiting_confirmation" });
+  });
+
   it("refuses to write a mapping past the size it reads, and rebuilds one already past it", async () => {
     mkdirSync(join(dir, ".bmad-task"));
     const entry = { task_name: "big", objective: "x".repeat(8 * MiB - 200), created_at: "2026-01-01T00:00:00.000Z", owner: "me" };
@@ -370,6 +396,21 @@ describe("the mapping stays one the store reads back", () => {
 });
 
 describe("readArtifact", () => {
+  it("names the rejected versions still kept where one asked for is not (review 212)", async () => {
+    const { session_id, task_name } = await start("me", "Many rejections");
+    for (let i = 1; i <= 12; i++) {
+      await act(session_id, { type: "submit", claude_result: json({ prd_draft: `# PRD v${i}`, quality_score: 95 }) });
+      await act(session_id, { type: "reject", reason: `again ${i}` });
+    }
+    const kept = [1, ...Array.from({ length: 10 }, (_, i) => i + 3)].map((n) => `01-product-requirements.rejected-${n}.md`);
+    expect(value(await store.readArtifact("me", session_id, kept[1]!))).toBe("# PRD v3");
+    expect(await store.readArtifact("me", session_id, "01-product-requirements.rejected-2.md")).toEqual({
+      ok: false,
+      kind: "not_found",
+      error: `No artifact "01-product-requirements.rejected-2.md" in ${task_name}. Artifacts: none yet. Rejected versions: ${kept.join(", ")} (a session keeps each stage's first rejected draft and the newest 10 others; older ones are not kept).`,
+    });
+  });
+
   it("reads only the artifact files the session lists", async () => {
     const { session_id, task_name } = await start("me", "Paths");
     await act(session_id, { type: "submit", claude_result: "Quality Score: 95/100" });

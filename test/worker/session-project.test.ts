@@ -133,6 +133,36 @@ describe("a session started with a project", () => {
     expect((await task(stranger, { action: "start", objective: "Not mine" })).isError).toBe(false); // without a project it starts
   });
 
+  it("says a project only offered is to be accepted first, not that there are no projects (review 212)", async () => {
+    const offered = unique("offered");
+    expect((await owner.project({ action: "create", name: offered })).isError).toBe(false);
+    expect((await owner.project({ action: "share", name: offered, with: stranger.email, access: "write" })).isError).toBe(false);
+    const byStranger = await task(stranger, { action: "start", objective: "Not accepted yet", project: offered });
+    expect(byStranger.isError).toBe(true);
+    expect(byStranger.text).toBe(`Project "${offered}" not found. Offered to you, not accepted (bmad-project: ask the user before accepting; "accept" or "decline" with "name"): ${offered} (PENDING: ${owner.email} offers write). An offer grants nothing until accepted.`);
+    // bmad-files says the same.
+    expect((await stranger.files({ action: "list", project: offered })).text).toBe(byStranger.text);
+  });
+
+  it("says where its project was deleted and kept that undelete brings it back, not that there are no projects (review 212)", async () => {
+    const mine = unique("deleted");
+    expect((await owner.project({ action: "create", name: mine })).isError).toBe(false);
+    const { session_id, task_name } = (await task(owner, { action: "start", objective: "Build the lost page", project: mine })).structured;
+    await task(owner, { action: "submit", session_id, claude_result: prd("# Lost PRD") });
+    expect((await owner.project({ action: "delete", name: mine, confirm: mine })).isError).toBe(false);
+    const confirmed = await task(owner, { action: "confirm", session_id });
+    const until = /it is kept until (\S+ \S+) UTC/.exec(confirmed.structured.project_error)?.[1];
+    const deleted = `"${mine}" names your own project, which you deleted: it is kept until ${until} UTC, and bmad-project "undelete" brings it back.`;
+    expect(confirmed.structured.project_error).toBe(
+      `01-product-requirements.md is saved in the session, but not in project "${mine}@${ownerTag(owner.id)}": Project "${mine}@${ownerTag(owner.id)}" not found. ${deleted} Copy it there with bmad-files "write" (path ${specPath(task_name, "01-product-requirements.md")}) once that is fixed.`,
+    );
+    expect((await owner.files({ action: "list", project: mine })).text).toBe(`Project "${mine}" not found. ${deleted}`);
+    // The way out it names works: brought back, the session's next artifact lands there.
+    expect((await owner.project({ action: "undelete", name: mine })).isError).toBe(false);
+    await task(owner, { action: "submit", session_id, claude_result: JSON.stringify({ architecture_draft: "# Architecture", quality_score: 95 }) });
+    expect((await task(owner, { action: "confirm", session_id })).structured.saved_to).toBe(`bmad://projects/${mine}@${ownerTag(owner.id)}/${specPath(task_name, "02-system-architecture.md")}`);
+  });
+
   it("moves on when the project can no longer be written, keeping the artifact and saying how to finish", async () => {
     const { session_id, task_name } = (await task(writer, { action: "start", objective: "Build the admin page", project })).structured;
     await task(writer, { action: "submit", session_id, claude_result: prd("# Admin PRD") });

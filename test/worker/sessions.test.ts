@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { SessionView } from "../../src/core/delivery/view.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableSessionStore } from "../../src/worker/session-store.js";
-import { MAX_SESSIONS_PER_OWNER } from "../../src/worker/owner-do.js";
+import { MAX_BYTES_PER_OWNER, MAX_SESSIONS_PER_OWNER } from "../../src/worker/owner-do.js";
 import { connect, text } from "./client.js";
 import { fileText, seed } from "./setup.js";
 import { signInAs, unique } from "./workspace-users.js";
@@ -139,6 +139,23 @@ describe("reject and revise (seed 003: confirm or reject)", () => {
     expect(completion.completion.values).toEqual(["01-product-requirements.md", "01-product-requirements.rejected-1.md"]);
   });
 
+  it("says which rejected drafts it no longer keeps, when one goes and where one is asked for (review 212)", async () => {
+    const { session_id, task_name } = await task({ action: "start", objective: "Many rejections" });
+    let view: SessionView | undefined;
+    for (let i = 1; i <= 12; i++) {
+      await task({ action: "submit", session_id, claude_result: json({ prd_draft: `# PRD v${i}`, quality_score: 95 }) });
+      view = await task({ action: "reject", session_id, reason: `again ${i}` });
+      // The eleventh is the last that drops none: the stage's first, and the newest ten.
+      if (i === 11) expect(view.user_message).not.toContain("No longer kept");
+    }
+    expect(view!.user_message).toContain(" No longer kept: 01-product-requirements.rejected-2.md (a session keeps each stage's first rejected draft and the newest 10 others).");
+    const kept = [1, ...Array.from({ length: 10 }, (_, i) => i + 3)].map((n) => `01-product-requirements.rejected-${n}.md`);
+    expect(view!.history!.map((h) => h.uri.split("/").pop())).toEqual(kept);
+    await expect(client.readResource({ uri: `bmad://sessions/${session_id}/artifacts/01-product-requirements.rejected-2.md` })).rejects.toThrow(
+      `No artifact "01-product-requirements.rejected-2.md" in ${task_name}. Artifacts: none yet. Rejected versions: ${kept.join(", ")} (a session keeps each stage's first rejected draft and the newest 10 others; older ones are not kept).`,
+    );
+  });
+
   it("answers a draft stuck below the gate with no gaps of its own with the rubric's missing and weak sections", async () => {
     const { session_id } = await task({ action: "start", objective: "Build a notes app" });
     const requirements = "Teams create, edit and share notes in real time, search them by title and body, and tag them for later. ".repeat(3);
@@ -229,10 +246,37 @@ describe("sessions", () => {
     await expect(person.client.readResource({ uri: artifact })).rejects.toThrow(/not found/);
     const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
     expect(await runInDurableObject(stub, (_, state) => state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray().length)).toBe(0);
-    await index.record({ session_id, task_name, objective: "Old work", current_stage: "po", current_state: "generating", status: "active", artifacts: [], created_at: "", updated_at: "" }, 99);
+    await index.record({ session_id, task_name, objective: "Old work", current_stage: "po", current_state: "generating", status: "active", artifacts: [], created_at: "", updated_at: "" }, 99, 0);
     expect(await held()).toBe(MAX_SESSIONS_PER_OWNER - 1);
     expect((await person.files({ action: "read", project, path: `.claude/specs/${task_name}/01-product-requirements.md` })).text).toMatch(/version 1, .*\n# Old PRD$/);
     expect((await person.call(TOOL.bmadTask, { action: "start", objective: "One more" })).isError).toBe(false);
+  });
+
+  it("refuse a submit past the bytes one person's sessions keep, naming the sizes, the limit and the way out (review 212)", async () => {
+    const person = await signInAs(`${unique("bytes")}@example.com`);
+    const old = (await person.call(TOOL.bmadTask, { action: "start", objective: "Old work" })).structured;
+    const { session_id, task_name } = (await person.call(TOOL.bmadTask, { action: "start", objective: "New work" })).structured;
+    const draft = json({ prd_draft: "# New PRD", quality_score: 95 });
+    // What each session keeps is in the owner's index: the old one as if its drafts filled all but a few bytes.
+    const index = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(person.id));
+    const bytes = (id: string) => runInDurableObject(index, (_: unknown, state) => state.storage.sql.exec<{ n: number }>("SELECT bytes AS n FROM sessions WHERE session_id = ?", id).one().n);
+    const small = await bytes(session_id);
+    expect(small).toBeGreaterThan(0); // its state
+    await runInDurableObject(index, (_: unknown, state) => void state.storage.sql.exec("UPDATE sessions SET bytes = ? WHERE session_id = ?", MAX_BYTES_PER_OWNER - small - 100, old.session_id));
+
+    const refused = await person.call(TOOL.bmadTask, { action: "submit", session_id, claude_result: draft });
+    expect(refused.isError).toBe(true);
+    const [, size, total] = /^Session new-work would keep ([\d,]+) bytes with this, taking the delivery sessions you keep on this server to ([\d,]+) bytes, /.exec(refused.text) ?? [];
+    expect(Number(size!.replaceAll(",", ""))).toBeGreaterThan(small + draft.length);
+    expect(Number(total!.replaceAll(",", ""))).toBe(MAX_BYTES_PER_OWNER - small - 100 + Number(size!.replaceAll(",", "")));
+    expect(refused.text).toMatch(/ bytes, past the 512 MiB \(536,870,912 bytes\) they may hold; nothing was saved\. To make room, delete finished ones: list_sessions lists them \(status "completed": the finished ones\), and bmad-task action "delete" with confirm: its task name removes one\.$/);
+    expect((await person.call(TOOL.bmadTask, { action: "status", session_id })).structured).toMatchObject({ current_state: "generating", iteration: 0 });
+    expect(await bytes(session_id)).toBe(small);
+
+    // The way out it names: the old one deleted, the draft is taken, and the index has what the session keeps now.
+    expect((await person.call(TOOL.bmadTask, { action: "delete", session_id: old.session_id, confirm: old.task_name })).isError).toBe(false);
+    expect((await person.call(TOOL.bmadTask, { action: "submit", session_id: task_name, claude_result: draft })).structured.current_state).toBe("awaiting_confirmation");
+    expect(await bytes(session_id)).toBeGreaterThan(small + draft.length);
   });
 
   it("let exactly one of two racing submits win; the other names the current state", async () => {
@@ -348,7 +392,7 @@ describe("bad input", () => {
     expect((await task({ action: "status", session_id })).current_state).toBe("refining");
   });
 
-  it("refuses what would take a session past what it keeps, saving nothing, and keeps only the drafts it still names", async () => {
+  it("refuses what would take a session past what it keeps, saving nothing, and keeps only the drafts it still names, not the engines' once confirmed", async () => {
     const { session_id } = await task({ action: "start", objective: "Heavy" });
     const stub = env.WORKFLOW_SESSION.get(env.WORKFLOW_SESSION.idFromName(session_id));
     const refs = () => runInDurableObject(stub, (_, state) => state.storage.sql.exec<{ ref: string }>("SELECT DISTINCT ref FROM content ORDER BY ref").toArray().map((r) => r.ref));
@@ -363,6 +407,9 @@ describe("bad input", () => {
     const refused = await store.updateQueue("local", session_id, { done: [], add: { agent: "bmm/bmad-agent-architect", task: "t".repeat(600 * 1024), context_files: [] } });
     expect(refused).toMatchObject({ ok: false, kind: "invalid", error: "Session heavy has 0 sub-tasks queued, as many as one session holds (50, 128 KiB in all); nothing was queued. Take the finished ones off with spawn_subagent_task done: [their ids] (bmad-task status shows the newest), in this same call if you like, or give this one a shorter task." });
     expect((await task({ action: "status", session_id })).current_state).toBe("awaiting_confirmation");
+    // Confirmed, the stage keeps its drafts, not the engines' own texts, which nothing reads (review 212).
+    await task({ action: "confirm", session_id });
+    expect(await refs()).toEqual(["po/1/final", "po/2/final", "po/3/final"]);
   });
 
   it("reads a fenced JSON result with prose after it, and refuses JSON it cannot read rather than saving it as the document (review 190)", async () => {

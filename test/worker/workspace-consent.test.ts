@@ -53,10 +53,11 @@ describe("an unsolicited share (H5)", () => {
     expect(listed.structured.projects).toEqual([]);
     expect(listed.structured.offers).toEqual([expect.objectContaining({ project, owner: bob.email, access: "write", pending: true })]);
 
-    // Pending: the same "not found" as a stranger gets, by name and by default.
-    const ghost = unique("bobs");
+    // Pending: "not found", by name and by default; by name, with the offer the list shows and the user's step to use it
+    // (review 212: it said "You have no projects", as to a stranger).
     const as = (who: Person, p: string) => who.files({ action: "read", project: p, path: "_bmad/config.toml" });
-    expect((await as(dave, project)).text.split(project).join("<n>")).toBe((await as(stranger, ghost)).text.split(ghost).join("<n>"));
+    expect((await as(dave, project)).text).toBe(`Project "${project}" not found. Offered to you, not accepted (bmad-project: ask the user before accepting; "accept" or "decline" with "name"): ${project} (PENDING: ${bob.email} offers write). An offer grants nothing until accepted.`);
+    expect((await as(stranger, project)).text).toMatch(/^Project "[^"]+" not found\. You have no projects/);
     expect((await daveKit(TOOL.recallStructured, { project, query: "Fridays" })).text).toMatch(/^Project "[^"]+" not found\./);
     const remembered = await daveKit(TOOL.rememberStructured, { type: "decisions", agent: "dev", text: "Dave's own decision." });
     expect(remembered.isError).toBe(true);

@@ -85,8 +85,8 @@ describe("sharing", () => {
     // The offer first, for the user to choose (review 124: "Create one" came first, and a model made its own).
     expect(listed).toMatch(/^No projects of yours yet: ask the user whether to accept an offer below, or create one/);
     expect((await owner.project({ action: "config", name: project })).text).toContain(`Shared with: ${writer.email} (write, not accepted yet).`);
-    const before = await strangerSees(project, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
-    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text.split(project).join("<name>")).toBe(before);
+    // Nothing read before it is accepted: "not found", naming the offer (review 212).
+    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toBe(`Project "${project}" not found. Offered to you, not accepted (bmad-project: ask the user before accepting; "accept" or "decline" with "name"): ${project} (PENDING: ${owner.email} offers write). An offer grants nothing until accepted.`);
     expect((await writer.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${owner.email}.`);
   });
 

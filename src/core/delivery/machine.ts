@@ -2,7 +2,7 @@
 import { contractStage, nextStage, stageSpec, STAGES, type Stage } from "./pipeline.js";
 import { gapAnalysis, rubricFor } from "./rubric.js";
 import { parseResult, type ParsedResult, type Question } from "./score.js";
-import { lookupTable, type ActionName, type ContentRef, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
+import { lookupTable, openRejection, type ActionName, type ContentRef, type Rejection, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
 import { parseSessionState } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
 import { count as n } from "../count.js";
@@ -21,6 +21,7 @@ const MAX_ANSWERS_BYTES = 128 * 1024;
 /** Rejections kept besides each stage's first (their drafts stay readable as versions), and what each keeps of the
  *  user's reason. */
 const MAX_REJECTIONS = 10;
+const KEPT_REJECTIONS = `a session keeps each stage's first rejected draft and the newest ${MAX_REJECTIONS} others`;
 const MAX_REASON_CHARS = 1000;
 /** Sub-tasks waiting on one session, and their bytes as JSON. */
 export const MAX_QUEUED_SUBTASKS = 50;
@@ -159,8 +160,9 @@ function apply(state: SessionState, action: Action, now: string): Step {
     case "approve": {
       stage.status = "completed";
       if (action.type === "approve") stage.approved = true;
-      // A completed stage's questions, answers and gaps are no later stage's input.
-      for (const notes of ["questions", "answers", "gaps", "findings"] as const) delete stage[notes];
+      // A completed stage's questions, answers and gaps are no later stage's input; nor are the engines' raw texts its
+      // draft was picked from, which nothing reads and which were a third of what a session kept (review 212).
+      for (const notes of ["questions", "answers", "gaps", "findings", "claude_result_ref", "codex_result_ref"] as const) delete stage[notes];
       const artifact = spec.artifact && stage.final_result_ref ? { file: spec.artifact, ref: stage.final_result_ref.ref } : undefined;
       if (artifact && !next.artifacts.includes(artifact.file)) next.artifacts.push(artifact.file);
       const following = nextStage(next.current_stage);
@@ -181,8 +183,12 @@ function apply(state: SessionState, action: Action, now: string): Step {
       // each); its text is already stored under its ref. Kept with the start of each reason: the newest rejections, and
       // each stage's first, the user's own first word on it, which a model's reject cycles cannot push out (review 30).
       const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${stage.iteration}.md`);
-      next.history.push({ stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason: reason.slice(0, MAX_REASON_CHARS), at: now });
-      next.history = keptRejections(next.history);
+      const rejection: Rejection = { stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason: reason.slice(0, MAX_REASON_CHARS), at: now };
+      const kept = keptRejections([...next.history, rejection]);
+      // Said, not silent: an older version that stops being readable (review 212).
+      const dropped = next.history.filter((h) => !kept.includes(h)).map((h) => h.file);
+      if (dropped.length) rejection.dropped = dropped;
+      next.history = kept;
       next.current_state = "refining";
       return { ok: true, state: next, content: [] };
     }
@@ -216,6 +222,18 @@ function otherStagesDocument(next: SessionState, read: Array<{ engine: string; p
     return `${engine}_result's "${key}" is stage ${owner.stage}'s document (${owner.title}, ${status}), and session ${next.task_name} is at stage ${spec.stage} (${spec.title}, ${next.current_state}) now; nothing was saved. For this stage, put its whole document in "${wanted}".`;
   }
   return undefined;
+}
+
+/** Why `file` cannot be read from the session: what can be, the rejected versions too, and which of those are not kept. */
+export function noArtifact(state: SessionState, file: string): string {
+  const rejected = state.history.length ? ` Rejected versions: ${state.history.map((h) => h.file).join(", ")} (${KEPT_REJECTIONS}; older ones are not kept).` : "";
+  return `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.${rejected}`;
+}
+
+/** What the open rejection's answer adds: the older rejected versions it pushed out, no longer readable. */
+export function droppedNote(state: SessionState): string | undefined {
+  const dropped = openRejection(state)?.dropped;
+  return dropped && ` No longer kept: ${dropped.join(", ")} (${KEPT_REJECTIONS}).`;
 }
 
 function submit(next: SessionState, stage: StageRecord, action: Extract<Action, { type: "submit" }>, now: string): Step {

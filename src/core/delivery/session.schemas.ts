@@ -18,6 +18,9 @@ const contentRef = z.object({
   last_updated: z.string(),
 });
 
+/** A rejected draft's version of its artifact, as a file name (01-product-requirements.rejected-2.md). */
+const versionFile = z.string().regex(/^[\w.-]+$/).max(200);
+
 const stageRecord = z.object({
   status: z.enum(["pending", "in_progress", "completed"]),
   iteration: z.number().int().nonnegative(),
@@ -54,7 +57,7 @@ export const SESSION_STATE = z.object({
   stages: z.object(Object.fromEntries(STAGES.map((s) => [s, stageRecord])) as Record<(typeof STAGES)[number], typeof stageRecord>),
   artifacts: z.array(z.string().max(200)),
   // Sessions saved before rejections existed have none.
-  history: z.array(z.object({ stage: z.enum(STAGES), file: z.string().regex(/^[\w.-]+$/).max(200), ref: contentRef.shape.ref, score: z.number().optional(), reason: z.string(), at: z.string() })).default([]),
+  history: z.array(z.object({ stage: z.enum(STAGES), file: versionFile, ref: contentRef.shape.ref, score: z.number().optional(), reason: z.string(), at: z.string(), dropped: z.array(versionFile).optional() })).default([]),
   subtasks: z.array(subtask),
   revision: z.number().int(),
   created_at: z.string(),

@@ -50,6 +50,8 @@ export interface Rejection {
   score?: number;
   reason: string;
   at: string;
+  /** The older rejected versions this rejection pushed out of those kept (machine.ts MAX_REJECTIONS). */
+  dropped?: string[];
 }
 
 export interface SessionState {

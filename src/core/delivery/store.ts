@@ -2,7 +2,9 @@
 import type { Action } from "./machine.js";
 import type { SessionState, SessionSummary, Subtask } from "./session.js";
 import type { Result } from "../result.js";
+import { count as n } from "../count.js";
 import { TOOL } from "../surface/names.js";
+import { MIB } from "../workspace/limits.js";
 
 /** A sub-task queue change as a tool asks it: `add` without the id, status and time the store gives it. */
 export interface QueueRequest {
@@ -17,6 +19,12 @@ export type Stored<T> = Result<{ value: T }, { kind: "not_found" | "conflict" | 
 /** How to make room where a store keeps no more sessions: both stores' refusals end with it. */
 export const MAKE_ROOM = `${TOOL.listSessions} lists them (status "completed": the finished ones), and ${TOOL.bmadTask} action "delete" with confirm: its task name removes one.`;
 
+/** A change refused for the bytes sessions keep, said alike by both stores: the session's size with it, the total it
+ *  would make of those `held` ("you keep on this server", "this project keeps"), the limit, and how to make room. */
+export function tooManyBytes(taskName: string, sessionBytes: number, total: number, limit: number, held: string): string {
+  return `Session ${taskName} would keep ${n(sessionBytes)} bytes with this, taking the delivery sessions ${held} to ${n(total)} bytes, past the ${limit / MIB} MiB (${n(limit)} bytes) they may hold; nothing was saved. To make room, delete finished ones: ${MAKE_ROOM}`;
+}
+
 export interface SessionStore {
   /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.
    *  `project`: the workspace its artifacts are also saved in (a store that saves them in its project already,
@@ -24,6 +32,7 @@ export interface SessionStore {
   start(owner: string, objective: string, options?: { project?: string; taken?: string[] }): Promise<Stored<SessionState>>;
   /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
   get(owner: string, session: string): Promise<Stored<SessionState>>;
+  /** A submit that would take the bytes the store's sessions keep past its limit is refused (invalid, tooManyBytes). */
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
   /** Takes the sub-tasks `done` names off the session's queue, then queues `add` (the store gives it its id). */
   updateQueue(owner: string, session: string, change: QueueRequest): Promise<Stored<SessionState>>;

@@ -191,6 +191,11 @@ export interface WorkspaceStore {
   readonly folder?: string;
 }
 
+/** An offer as the answers that meet one show it, and what to do with it: it grants nothing until accepted, and only the
+ *  user decides, so the model asks them (bmad-project's list, and a name that means only an offer). */
+export const shownOffer = (p: ProjectSummary): string => `${p.project} (PENDING: ${p.owner} offers ${p.access})`;
+export const OFFER_STEP = 'ask the user before accepting; "accept" or "decline" with "name"';
+
 /** What an append makes of a file on either door: its bytes, then the new ones. */
 /** A reader's change, refused: said alike by the project, and by a tool that never reached it (an edit that changed
  *  nothing). */

@@ -1,6 +1,6 @@
 // Toolset `delivery` (seed 003): one bmad-task tool drives the PO -> Architect -> SM -> Dev -> Review -> QA session.
 import * as z from "zod";
-import type { Action } from "../../delivery/machine.js";
+import { droppedNote, type Action } from "../../delivery/machine.js";
 import { ACTIONS, SPECS_DIR, type SessionState } from "../../delivery/session.js";
 import type { SessionStore, Stored } from "../../delivery/store.js";
 import { sessionView } from "../../delivery/view.js";
@@ -46,8 +46,7 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
 export async function respond(deps: SurfaceDeps, state: SessionState, light = false, extra?: Record<string, string>): Promise<ToolOutcome> {
   const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
   const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined), ...extra };
-  const note = planningNote(deps, state);
-  if (note) view.user_message += note;
+  for (const note of [planningNote(deps, state), droppedNote(state)]) if (note) view.user_message += note;
   return done(JSON.stringify(view), view);
 }
 

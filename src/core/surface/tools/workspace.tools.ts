@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { readAccessRefusal, type FileEntry, type ListedFile, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -194,7 +194,7 @@ async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
   // With an offer waiting, the user chooses first (review 124: a literal model created its own "acme" beside Alice's).
   if (!projects.length) lines.push(offers.length ? `No projects of yours yet: ask the user whether to accept an offer below, or create one (${TOOL.bmadProject} {"action": "create", "name": "my-app"}).` : `No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
   // Offers grant nothing until accepted: only the user decides, so the model asks them.
-  if (offers.length) lines.push(`Offered to you, not accepted (ask the user before accepting; "accept" or "decline" with "name"):`, ...offers.map((p) => `${p.project} (PENDING: ${p.owner} offers ${p.access})`));
+  if (offers.length) lines.push(`Offered to you, not accepted (${OFFER_STEP}):`, ...offers.map(shownOffer));
   if (deleted.length) lines.push(`Deleted, kept until they go for good ("undelete" with "name" brings one back): ${deleted.map((d) => `${d.name} (until ${shownTime(d.until)} UTC)`).join(", ")}.`);
   return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(deleted.length ? { deleted } : {}) });
 }
