@@ -6,20 +6,24 @@
 // in a folder of the project (after `..` and symlinks), finds no repository above the project, and is bounded in
 // time and output and killed with its children (run-bounded.ts). An argv array, never a shell. And it reads only a
 // repository of the project's own: a `.git` file or link, a commondir or alternates leading elsewhere is refused.
-import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
+import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { UNTRACKED_FILES } from "../core/runtime/command-line.js";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 
 /** Subcommands that read history only (never the working tree, where filters run), and those bmad-run's read-only
- *  lines add (command-line.ts), which read the working tree too (WORKTREE): `branch` only as `branch --show-current`. */
-const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "cat-file", "status", "diff", "branch"]);
+ *  lines add (command-line.ts), which read the working tree too (WORKTREE): `branch` only as `branch --show-current`,
+ *  `ls-files` only as UNTRACKED_FILES (the files a diff leaves out: run.tools.ts). */
+const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "cat-file", "status", "diff", "branch", "ls-files"]);
 /** Those that read the working tree: git runs a filter driver's clean command on a file there, looks into submodules
- *  (running git in each, with its own config), and `git diff` writes the index even with optional locks off. */
-const WORKTREE = new Set(["status", "diff"]);
-/** Those that take the diff options below. */
+ *  (running git in each, with its own config: SUBMODULES), and `git diff` writes the index even with optional locks off. */
+const WORKTREE = new Set(["status", "diff", "ls-files"]);
+const SUBMODULES = new Set(["status", "diff"]);
+/** Those that take the diff options below: no colour (a repository's `color.diff=always` would hide each file's
+ *  `diff --git` line from the answer's filter, git-output.ts). */
 const DIFFING = new Set(["log", "show", "diff"]);
 /** Options no one passes here: they write a file, run a program (cat-file's --filters: a filter driver) or read files
  *  outside the repository. */
@@ -29,7 +33,8 @@ const CONFIG_NAME = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/;
 // safe.bareRepository: a folder the model filled with HEAD, objects and a commondir naming another repository is
 // not taken for a repository (git reads the setting only from the command line and the system and user configs).
 // format.pretty: a default format of `%G?` would have git log verify signatures with the repository's gpg.program.
-const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "format.pretty=medium", "protocol.allow=never", "safe.bareRepository=explicit"];
+// diff.*Prefix: each file's name after git's own a/ and b/, as the answer's filter reads it (git-output.ts).
+const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "format.pretty=medium", "protocol.allow=never", "safe.bareRepository=explicit", "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.srcPrefix=a/", "diff.dstPrefix=b/"];
 const MAX_OUTPUT = 32 * 1024 * 1024;
 
 export interface ReadonlyGitOptions {
@@ -77,7 +82,7 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     const foreign = await foreignStore(run, found.path, top.path);
     if (foreign) return foreign;
     const [subcommand, ...rest] = request.args;
-    const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...(WORKTREE.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
+    const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv", "--no-color"] : []), ...(SUBMODULES.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
     if (!WORKTREE.has(subcommand!)) return run(args, request.config ?? []);
     // The work tree git reads is the project's: a repository's core.worktree (a stranger's clone may set one) made
     // git status list /etc, and git diff would show a tracked file's bytes from there (review 164).
@@ -121,7 +126,9 @@ async function onIndexCopy(source: string, named: string, run: (index: string) =
     const kind = await lstat(source).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? undefined : Promise.reject(e)));
     if (kind && !kind.isFile()) return refused(`the repository's index (${named}) is not a plain file; git reads it here only as one.`);
     // None yet (no commit staged): git starts from an empty one.
-    if (kind) await copyFile(source, index);
+    // With its time: git takes an entry whose file changed no earlier than the index was written as maybe changed, and
+    // a copy made now hid an edit of the same size in the same second as the last `git add` (review 213).
+    if (kind) await copyFile(source, index).then(() => utimes(index, kind.atime, kind.mtime));
     return await run(index);
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -240,6 +247,7 @@ function refusalOf(request: GitRequest): string | undefined {
   const [subcommand, ...rest] = request.args;
   if (!subcommand || !SUBCOMMANDS.has(subcommand)) return `git ${subcommand ?? ""} is not one of the read-only commands (${[...SUBCOMMANDS].join(", ")}).`;
   if (subcommand === "branch" && rest.join(" ") !== "--show-current") return "git branch runs here only as git branch --show-current.";
+  if (subcommand === "ls-files" && UNTRACKED_FILES.some((word, i) => request.args[i] !== word)) return `git ls-files runs here only as git ${UNTRACKED_FILES.join(" ")} [PATH…].`;
   const options = rest.slice(0, [rest.indexOf("--end-of-options"), rest.indexOf("--")].filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? rest.length);
   const bad = options.find((arg) => REFUSED.test(arg));
   if (bad) return `${bad} writes a file, runs a program or reads outside the repository; refused.`;

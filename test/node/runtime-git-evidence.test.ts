@@ -467,3 +467,78 @@ it("reads no work tree outside the project that a repository's core.worktree nam
   // History alone is read as before.
   expect((await inProject({ dir, args: ["log", "-n", "1", "--oneline"] }))?.exitCode).toBe(0);
 });
+
+it("shows through bmad-run's git lines no file that bmad-files withholds, and names the untracked files a diff leaves out (review 213)", async () => {
+  const dir = repo("secrets");
+  const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+  mkdirSync(join(dir, "keys dir"));
+  // An edit in the same second as the last `git add`, of the same size: git compares such a file's bytes, since its
+  // time is not after the index's.
+  const then = new Date("2020-01-02T03:04:05Z");
+  commit(dir, "base", () => {
+    write(dir, ".env", "API_KEY=SECRET-ENV-1\n");
+    write(dir, "id_ed25519", "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-KEY-1\n-----END OPENSSH PRIVATE KEY-----\n");
+    write(dir, "config.yaml", "password: SECRET-CONFIG-1\nname: app\n");
+    write(dir, "keys dir/deploy key.pem", "SECRET-PEM-1\n");
+    write(dir, "clé.env", "TOKEN=SECRET-QUOTED-1\n");
+    write(dir, "notes.txt", "one\ntwo\nthree\nfour\nSECRET-RENAMED-1\n");
+    write(dir, "src/app.js", "let a = 1;\n");
+    utimesSync(join(dir, "src/app.js"), then, then);
+  });
+  // A repository's config that would hide each file's header from the filter: colour, no or other prefixes.
+  for (const [key, value] of [["color.diff", "always"], ["diff.noprefix", "true"], ["diff.mnemonicPrefix", "true"], ["diff.renames", "true"]]) run(dir, "config", key!, value!);
+  run(dir, "mv", "notes.txt", "prod.env");
+  write(dir, ".env", "API_KEY=SECRET-ENV-2\n");
+  write(dir, "config.yaml", "password: SECRET-CONFIG-2\nname: app\n");
+  write(dir, "clé.env", "TOKEN=SECRET-QUOTED-2\n");
+  write(dir, "src/app.js", "let a = 2;\n");
+  run(dir, "config", "core.trustctime", "false");
+  utimesSync(join(dir, "src/app.js"), then, then);
+  utimesSync(join(dir, ".git/index"), then, then);
+  // What dev-story made, git not told: a file, one in a new folder, and a secret one.
+  write(dir, "src/new.js", "export const made = true;\n");
+  mkdirSync(join(dir, "src/feature"));
+  write(dir, "src/feature/part.js", "export const part = 1;\n");
+  write(dir, ".env.local", "API_KEY=SECRET-UNTRACKED-1\n");
+
+  const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home-secrets") });
+  const bmadRun = async (command: string) => {
+    const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } });
+    return { text: toolText(result), out: withStreams(toolText(result), result.structuredContent as { exit_code: number } | undefined)! };
+  };
+  try {
+    const all = await bmadRun(`git diff ${EMPTY_TREE} -- .env id_ed25519 config.yaml`);
+    expect(all.text).not.toMatch(/SECRET/);
+    expect(all.out.stdout).toBe(
+      "[bmad-mcp withheld the diff of .env: it holds secrets, which no tool reads]\n" +
+        `diff --git a/config.yaml b/config.yaml\nnew file mode 100644\nindex 0000000..${run(dir, "hash-object", "config.yaml").slice(0, 7)}\n--- /dev/null\n+++ b/config.yaml\n` +
+        "[bmad-mcp withheld the changed lines of config.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n" +
+        "[bmad-mcp withheld the diff of id_ed25519: it holds secrets, which no tool reads]\n",
+    );
+    expect(all.text).toMatch(/^Note: withheld: \.env, id_ed25519, which hold secrets; no tool reads them\. Ask the user for what you need from them\.\nNote: the changed lines of config\.yaml are withheld \(a config's lines can hold secrets\): read the file with bmad-files, which serves it without its secret-looking keys\.\ngit exited 0\n/);
+    // code-review's own line: every secret withheld (a rename into one, a quoted name, a name with a space), the code
+    // shown, and what git does not track named, a secret one as withheld only.
+    const review = await bmadRun("git diff HEAD");
+    expect(review.text).not.toMatch(/SECRET/);
+    expect(review.out.stdout).toContain("diff --git a/src/app.js b/src/app.js\nindex ");
+    expect(review.out.stdout).toContain("-let a = 1;\n+let a = 2;\n");
+    expect(review.text.split("\n").slice(0, 3)).toEqual([
+      "Note: withheld: .env, clé.env, notes.txt and prod.env, .env.local, which hold secrets; no tool reads them. Ask the user for what you need from them.",
+      "Note: the changed lines of config.yaml are withheld (a config's lines can hold secrets): read the file with bmad-files, which serves it without its secret-looking keys.",
+      "Note: untracked, not in this diff: src/feature/part.js, src/new.js; read them with bmad-files.",
+    ]);
+    const everything = await bmadRun(`git diff ${EMPTY_TREE}`);
+    expect(everything.text).not.toMatch(/SECRET/);
+    expect(everything.out.stdout).toContain("\n[bmad-mcp withheld the diff of keys dir/deploy key.pem: it holds secrets, which no tool reads]\n");
+    // An untracked file asked for by name is said to be untracked, not answered with an empty diff.
+    const made = await bmadRun("git diff HEAD -- src/new.js");
+    expect([made.out.stdout, made.text.split("\n")[0]]).toEqual(["", "Note: untracked, not in this diff: src/new.js; read them with bmad-files."]);
+    // A diff between commits leaves the working tree out: no untracked files to name.
+    expect((await bmadRun("git diff HEAD~0..HEAD")).text).toBe("git exited 0");
+    expect((await bmadRun("git diff HEAD --stat")).text).toMatch(/^Note: withheld: \.env\.local, which hold secrets; [^\n]*\nNote: untracked, not in this diff: src\/feature\/part\.js, src\/new\.js; read them with bmad-files\.\ngit exited 0\nstdout:\n/);
+  } finally {
+    await bridge.close();
+  }
+  // git's ls-files runs at the door in one form only.
+  expect((await git({ dir, args: ["ls-files", "--stage"] }))?.refused).toBe("git ls-files runs here only as git ls-files --others --exclude-standard -z -- [PATH…].");
+});

@@ -129,6 +129,21 @@ function canonicalGit(words: string[]): string[] {
   return [...(dash < 0 ? words : words.slice(0, dash)), "--", ...(dash < 0 ? [] : words.slice(dash + 1))];
 }
 
+/** git's listing of the files it does not track (and does not ignore), NUL-separated, the pathspecs after it: what a
+ *  diff of the working tree leaves out. The only form the bridge's git runs ls-files in (git-readonly.ts). */
+export const UNTRACKED_FILES = ["ls-files", "--others", "--exclude-standard", "-z", "--"] as const;
+
+/** The pathspecs of a read-only git line (as readOnlyGitLine gives it) that diffs the working tree (`git diff`, `git
+ *  diff HEAD -- src`), where files git does not track are left out unsaid; undefined for any other line. */
+export function workTreeDiffPaths(args: readonly string[]): string[] | undefined {
+  const dash = args.indexOf("--");
+  if (args[0] !== "diff" || dash < 0) return undefined;
+  const before = args.slice(1, dash);
+  const revs = before.filter((word) => !word.startsWith("-"));
+  if (before.includes("--cached") || before.includes("--staged") || revs.length > 1 || revs.some((rev) => rev.includes(".."))) return undefined;
+  return args.slice(dash + 1);
+}
+
 /** A revision, or (`range`) two joined by `..` or `...`. */
 function isRevisions(word: string, range: boolean): boolean {
   const parts = word.split(/\.{3}|\.{2}/);

@@ -3,7 +3,8 @@
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
-import { fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders } from "../../runtime/command-line.js";
+import { fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
+import { gitNotes, withholdSecrets } from "../git-output.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -93,10 +94,19 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const found = await deps.runtime?.(project, { lazy: true });
   const git = found?.ok ? found.runtime.git : undefined;
   if (!found?.ok || !git) return fail(found && !found.ok ? found.error : otherProgramAnswer("git", true, "this bridge has no git runner"));
-  const ran = await git({ dir: found.runtime.fsRoot, args: parsed.args });
+  const dir = found.runtime.fsRoot;
+  const ran = await git({ dir, args: parsed.args });
   if (!ran) return fail(otherProgramAnswer("git", true, "git is not installed where the bridge runs"));
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  return runAnswer(found.runtime, "git", { stdout: text(ran.stdout), stderr: text(ran.stderr), exitCode: ran.exitCode });
+  // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole).
+  const { text: stdout, withheld } = withholdSecrets(text(ran.stdout));
+  // A diff of the working tree leaves out the files dev-story made: named, as git lists them (review 213).
+  const paths = ran.exitCode === 0 ? workTreeDiffPaths(parsed.args) : undefined;
+  const others = paths && (await git({ dir, args: [...UNTRACKED_FILES, ...paths] }));
+  const untracked = others?.exitCode === 0 ? text(others.stdout).split("\0").filter(Boolean) : [];
+  const answer = runAnswer(found.runtime, "git", { stdout, stderr: text(ran.stderr), exitCode: ran.exitCode });
+  const notes = gitNotes(withheld, untracked);
+  return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
 }
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */

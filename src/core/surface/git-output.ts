@@ -1,0 +1,129 @@
+// What bmad-run's read-only git lines may show of the project's files (command-line.ts): what bmad-files would.
+// A diff shows a file's lines, so each file's section of git's output passes the rule bmad-files reads by
+// (catalog/config.ts): a file that holds secrets (.env, a key) is read by no tool, so its section becomes a one-line
+// note; a config file is served without its secret-looking keys, which a hunk cannot be judged for (a key's line may
+// lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213).
+import { isConfigShaped, isSecretFile } from "../catalog/config.js";
+import { machineryName } from "../workspace/paths.js";
+import { TOOL } from "./names.js";
+
+/** What was left out of git's output, by path. */
+export interface Withheld {
+  secrets: string[];
+  configs: string[];
+}
+
+/** Where a file's section begins in a diff: `diff --git a/X b/Y`, a conflicted merge's `diff --cc X`. Lines of a
+ *  hunk begin with a space, `+`, `-` or `\`, so no file's text can begin a section. */
+const SECTION = /^diff --(?:git|cc|combined) /;
+/** Where a section's file text begins: a hunk, or a binary patch. */
+const CONTENT = /^(?:@@|GIT binary patch)/;
+/** Header lines that name a path whole (after `--- `, `rename from `, …). */
+const NAMING = /^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/;
+
+/** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld. A section runs to
+ *  the next one: anything after a withheld file's header goes with it. */
+export function withholdSecrets(stdout: string): { text: string; withheld: Withheld } {
+  const withheld: Withheld = { secrets: [], configs: [] };
+  // The line break that ends git's output ends no section: put back after.
+  const ended = stdout.endsWith("\n");
+  const lines = (ended ? stdout.slice(0, -1) : stdout).split("\n");
+  const out: string[] = [];
+  for (let i = 0; i < lines.length; ) {
+    if (!SECTION.test(lines[i]!)) {
+      out.push(lines[i++]!);
+      continue;
+    }
+    let end = i + 1;
+    while (end < lines.length && !SECTION.test(lines[end]!)) end++;
+    const section = lines.slice(i, end);
+    const content = section.findIndex((line) => CONTENT.test(line));
+    const header = content < 0 ? section : section.slice(0, content);
+    const { paths, shown } = sectionPaths(header);
+    if (paths.some(isSecretFile)) {
+      withheld.secrets.push(shown);
+      out.push(`[bmad-mcp withheld the diff of ${shown}: it holds secrets, which no tool reads]`);
+    } else if (content >= 0 && paths.some(isConfigShaped)) {
+      withheld.configs.push(shown);
+      out.push(...header, `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
+    } else out.push(...section);
+    i = end;
+  }
+  return { text: `${out.join("\n")}${ended ? "\n" : ""}`, withheld };
+}
+
+/** Every path a section's header may name (`paths`): each side of `diff --git` (read every way a name with spaces
+ *  splits it), and the names that `---`, `+++`, rename and copy lines give whole, which are the ones `shown`. */
+function sectionPaths(header: string[]): { paths: string[]; shown: string } {
+  const first = header[0]!;
+  const sides = first.startsWith("diff --git ") ? gitSides(first.slice("diff --git ".length)) : [unquote(first.replace(SECTION, ""))];
+  const whole = new Set<string>();
+  for (const line of header.slice(1)) {
+    const named = NAMING.exec(line)?.[1];
+    if (named === undefined || named === "/dev/null") continue;
+    // git ends a name holding a space with a tab on `---`/`+++` lines, after its `a/` or `b/` (git-readonly.ts fixes them).
+    const onSide = line.startsWith("---") || line.startsWith("+++");
+    whole.add(onSide ? unquote(named.replace(/\t$/, "")).replace(/^[ab]\//, "") : unquote(named));
+  }
+  const shown = [...(whole.size ? whole : new Set(sides))].join(" and ");
+  return { paths: [...new Set([...sides, ...whole])], shown };
+}
+
+/** The two sides of `a/X b/Y`: quoted ones read as quoted, else every split at a ` b/` (a rename's names may hold
+ *  one), so that no reading of the line is missed. */
+function gitSides(rest: string): string[] {
+  if (rest.startsWith('"')) {
+    const close = quotedEnd(rest);
+    return [unquote(rest.slice(0, close + 1)), unquote(rest.slice(close + 2))].map((p) => p.replace(/^[ab]\//, ""));
+  }
+  const sides: string[] = [];
+  for (let at = rest.indexOf(" b/"); at >= 0; at = rest.indexOf(" b/", at + 1)) sides.push(rest.slice(0, at), rest.slice(at + 1));
+  const quoted = rest.indexOf(' "b/');
+  if (quoted >= 0) sides.push(rest.slice(0, quoted), unquote(rest.slice(quoted + 1)));
+  return (sides.length ? sides : [rest]).map((p) => p.replace(/^[ab]\//, ""));
+}
+
+/** Where a C-quoted word that starts `text` ends (its closing quote). */
+function quotedEnd(text: string): number {
+  for (let i = 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return text.length;
+}
+
+const UTF8 = new TextEncoder();
+const ESCAPES = new Map([["a", 7], ["b", 8], ["t", 9], ["n", 10], ["v", 11], ["f", 12], ["r", 13]]);
+
+/** A path as git quotes one (`"caf\303\251 .env"`): its bytes back, read as UTF-8. Unquoted text is itself. */
+function unquote(word: string): string {
+  if (!word.startsWith('"')) return word;
+  const bytes: number[] = [];
+  const end = quotedEnd(word);
+  for (let i = 1; i < end; i++) {
+    const c = word[i]!;
+    if (c !== "\\") bytes.push(...UTF8.encode(c));
+    else if (/^[0-7]{3}$/.test(word.slice(i + 1, i + 4))) bytes.push(parseInt(word.slice(i + 1, (i += 3) + 1), 8));
+    else bytes.push(ESCAPES.get(word[++i]!) ?? word.charCodeAt(i));
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
+
+/** Paths a note names, at most; the rest counted. */
+const NAMED_AT_MOST = 20;
+
+/** What the answer says beside git's output: what was withheld, and the untracked files (`ls-files --others`, NUL
+ *  separated) that a diff of the working tree leaves out: a secret one named as withheld only. */
+export function gitNotes(withheld: Withheld, listed: string[] = []): string[] {
+  const notes: string[] = [];
+  // The bridge's own folders (.bmad-mcp) are no file of the project's to read.
+  const untracked = listed.filter((path) => !path.split("/").some((part) => machineryName(part) !== undefined));
+  const secrets = [...withheld.secrets, ...untracked.filter(isSecretFile)];
+  const others = untracked.filter((path) => !isSecretFile(path));
+  if (secrets.length) notes.push(`withheld: ${named(secrets)}, which hold secrets; no tool reads them. Ask the user for what you need from them.`);
+  if (withheld.configs.length) notes.push(`the changed lines of ${named(withheld.configs)} are withheld (a config's lines can hold secrets): read the file with ${TOOL.bmadFiles}, which serves it without its secret-looking keys.`);
+  if (others.length) notes.push(`untracked, not in this diff: ${named(others)}; read them with ${TOOL.bmadFiles}.`);
+  return notes;
+}
+
+const named = (paths: string[]) => `${paths.slice(0, NAMED_AT_MOST).join(", ")}${paths.length > NAMED_AT_MOST ? ` and ${paths.length - NAMED_AT_MOST} more` : ""}`;
