@@ -7,7 +7,7 @@ import { accessSync, constants, existsSync, mkdtempSync, realpathSync, rmSync, s
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { BUNDLE_MOUNT, bundleFs, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
+import { BUNDLE_MOUNT, bundleFs, CONTRACT_SCRIPT, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
 import { bmadScriptsOf, isPortedScriptPath, scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
@@ -59,6 +59,7 @@ export function localProjectRuntime(root: string, reader: () => BundleReader, pr
     },
     runSkillScript: (script, args, signal, byPort) => runSkillScript(root, reader(), vouching, script, args, signal, byPort),
     git: readonlyGit(root, { timeoutMs: RUN_TIMEOUT_MS, find: () => onPath("git") }),
+    completionContract: async () => ({ script: (await projectFs.stat(join(root, CONTRACT_SCRIPT)).catch(() => "missing")) === "file", allowed: vouching.allowProjectScripts }),
   };
 }
 

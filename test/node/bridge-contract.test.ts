@@ -171,6 +171,45 @@ describe("the completion contract, the project's own script", () => {
   });
 });
 
+// Review 213: a literal model ran `npm test` through bmad-run, then the contract, which the project did not have.
+describe("where a code skill's tests and builds run", () => {
+  const blockOf = async (c: Client) => /## Running this skill here\n[\s\S]*?\n\n/.exec(toolText(await c.callTool({ name: "bmad", arguments: { command: "*code-review" } })))![0];
+  const npmTest = async (c: Client) => toolText(await c.callTool({ name: "bmad-run", arguments: { command: "npm test" } }));
+  const created = "created _bmad/_config/custom/cc-verify.sh (a script that exits 0 when the work is complete; no tool writes one)";
+  const allowed = "started the bridge with --allow-project-scripts (in the MCP client's config)";
+  // What the user does to set the contract up is said where a test line is refused, not in every render.
+  const checks = "; tests and builds: ask the user to run them and paste the output.\n";
+  const userRuns = (toDo: string) => `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`npm test\` and paste its output. (run_completion_contract runs the project's checks once the user has ${toDo}.)`;
+
+  // A bridge keeps its renders until its bundle is rebuilt, once its watcher sees _bmad/ change: the block follows the file.
+  const blockOnce = async (c: Client, says: string) => {
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+      const block = await blockOf(c);
+      if (block.includes(says)) return block;
+    }
+    return blockOf(c);
+  };
+
+  it("is the contract where it is set up, else the user, with what the contract still needs", async () => {
+    const client = await served();
+    expect(await blockOf(client)).toContain("; tests and builds: run_completion_contract runs this project's checks (its _bmad/_config/custom/cc-verify.sh).\n");
+    expect(await npmTest(client)).toMatch(/^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/);
+    const unallowed = await connectBridge(bridge, dir, { env: env(60_000) });
+    const contract = join(dir, "_bmad/_config/custom/cc-verify.sh");
+    try {
+      expect(await blockOf(unallowed.client)).toContain(checks);
+      expect(await npmTest(unallowed.client)).toBe(userRuns(allowed));
+      renameSync(contract, `${contract}.away`);
+      expect(await npmTest(unallowed.client)).toBe(userRuns(`${created} and ${allowed}`));
+      expect(await blockOnce(client, checks)).toContain(checks);
+      expect(await npmTest(client)).toBe(userRuns(created));
+    } finally {
+      await unallowed.close();
+      if (existsSync(`${contract}.away`)) renameSync(`${contract}.away`, contract);
+    }
+  });
+});
+
 // Review 27: the contract runs code the model may have changed (tests/run.sh, through bmad-files), and printed the
 // bridge's BMAD_MCP_TOKEN. The user's own environment it keeps: it is the user's own test command.
 describe("the completion contract's environment", () => {

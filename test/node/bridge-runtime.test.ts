@@ -8,6 +8,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { describe, expect, inject, it } from "vitest";
 import { split } from "shlex";
 import { loadBundleFromDir } from "../../src/compiler/read.js";
+import { READ_ONLY_GIT_LINES } from "../../src/core/runtime/command-line.js";
 import { connectBridge, installedProjects, madeOnce, processRuns, ROOT, toolText as text } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
@@ -105,6 +106,25 @@ describe("rendering", () => {
     // A new project has nothing from earlier phases to name, and says so: no listing to learn it (review 194).
     expect(block).not.toContain("This project already has");
     expect(block).toContain("\n- Nothing is in `_bmad-output/planning-artifacts` yet: no earlier work to read or resume.\n");
+  });
+
+  it("says where a code skill's git, tests and builds run, that ported scripts run here, and a skill's own way without subagents (review 213)", async () => {
+    const client = await sharedProject().client;
+    const blockOf = async (command: string) => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command } })))![0];
+    // No contract and no --allow-project-scripts here: the user runs the checks (a literal model sent git and `npm test`
+    // to bmad-run, then ran the contract; where one is set up: bridge-contract.test.ts).
+    const CODE =
+      `\n- Code work: git's read-only lines (${READ_ONLY_GIT_LINES}) run with bmad-run, as written; any other git, the user runs; tests and builds: ask the user to run them and paste the output.\n`;
+    const review = await blockOf("*code-review");
+    for (const command of ["*dev-story", "*build"]) expect(await blockOf(command), command).toContain(CODE);
+    expect(review).toContain(CODE);
+    expect(await blockOf("*prd")).not.toContain("Code work");
+    // Code-review's step-02 writes the reviewers' prompts for the user to run where there are no subagents: its way first.
+    expect(review).toContain("\n- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).\n");
+    // sprint_status.py runs as its port on the bridge too: no Python needed.
+    const retro = await blockOf("*retrospective");
+    expect(retro).toContain(" sprint_status.py: this skill's own, ported to run here.");
+    expect(retro).not.toContain("(Python)");
   });
 
   it("gives what later files name from the lines it marks run, and a large value once (review 132)", async () => {
@@ -236,10 +256,13 @@ describe("bmad-run", () => {
     // git and the project's code: who runs them here (review 111: a literal model wrote NO_VCS into a git project's story).
     // (Its read-only git lines run: runtime-git-evidence.test.ts.)
     expect((await bmadRun(client, "git commit -am x")).text).toMatch(/^bmad-run runs BMAD's Python scripts and, of git, read-only lines only \(git status --porcelain, .*\); "commit" is not one of them\. Ask the user to run the git command/);
-    const code = /^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/;
+    // With no contract here, the user runs the line, first; then how the contract would run it (review 213: the model
+    // was sent to run_completion_contract, certain to refuse). Where one is set up: bridge-contract.test.ts.
+    const code = (line: string) =>
+      `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`${line}\` and paste its output. (run_completion_contract runs the project's checks once the user has created _bmad/_config/custom/cc-verify.sh (a script that exits 0 when the work is complete; no tool writes one) and started the bridge with --allow-project-scripts (in the MCP client's config).)`;
     // A module by its name, and a script of the project's own, as `npm test` (review 161: "-m" sent the model to retry).
-    for (const line of ["npm test", "python -m pytest", "python3 -m unittest discover", "uv run python -m pytest"]) expect((await bmadRun(client, line)).text, line).toMatch(code);
-    expect((await bmadRun(client, "python3 manage.py test")).text).toMatch(/^Recognised the script .*\/manage\.py, which is none of BMAD's \(.*\): bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract/);
+    for (const line of ["npm test", "python -m pytest", "python3 -m unittest discover", "uv run python -m pytest"]) expect((await bmadRun(client, line)).text, line).toBe(code(line));
+    expect((await bmadRun(client, "python3 manage.py test")).text).toMatch(/^Recognised the script .*\/manage\.py, which is none of BMAD's \(.*\): bmad-run runs BMAD's Python scripts, not the project's code\. Ask the user to run `python3 manage\.py test` and paste its output\. \(run_completion_contract/);
     expect((await bmadRun(client, "uv run --with git {project-root}/_bmad/scripts/memlog.py --help")).text).toMatch(/^uv option "--with" is not supported/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     // Everything a line leaves to fill, named in one refusal.
@@ -429,8 +452,9 @@ describe("bmad-files on the bridge", () => {
     expect(readFileSync(join(dir, "notes/b.md"), "utf8")).toBe("abs");
     expect(await files({ action: "read", path: "/etc/hosts" })).toMatchObject({ isError: true, text: expect.stringMatching(/is absolute/) });
     // A scratch file BMAD keeps "in the system temp directory" (a review's diff, its claims): kept in the conversation,
-    // never written into the project, where it would end up in the user's commits (review 160).
-    const scratch = `"/tmp/bmad-cr-1-1.diff" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them and ends up in the user's commits. Keep the scratch text (a diff, a claims list) in the conversation.`;
+    // never written into the project, where it would end up in the user's commits (review 160); one a step hands on by its
+    // path (code-review's reviewers read {diff_file}), in the project until that step is done (review 213).
+    const scratch = `"/tmp/bmad-cr-1-1.diff" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them and ends up in the user's commits. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete the file once the step is done.`;
     expect(await files({ action: "write", path: "/tmp/bmad-cr-1-1.diff", content: "diff --git" })).toEqual({ isError: true, text: scratch });
     for (const path of ["/var/tmp/claims.md", "/private/var/folders/x1/T/claims.md", "C:/Users/ada/AppData/Local/Temp/cr.diff"]) {
       expect((await files({ action: "write", path, content: "- claim" })).text, path).toMatch(/is in the system's temp folder: .* Keep the scratch text/);

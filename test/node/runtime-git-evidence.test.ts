@@ -378,7 +378,7 @@ it("runs nothing a repository's config names when git_evidence and bmad-run's gi
       const answer = await bmadRun(line);
       expect([answer.isError, answer.text], line).toEqual([true, expect.stringMatching(/; [^;]+\. Ask the user to run the git command and give you its output/)]);
     }
-    expect((await bmadRun("git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run writes no file for git: send "git diff HEAD" alone, and its output comes back in the answer; keep it in the conversation/);
+    expect((await bmadRun("git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run writes no file for git: send "git diff HEAD" alone, and its output comes back in the answer; keep it in the conversation, .*\. Where a step hands it on by its path \(code-review's \{diff_file\}\), write it with bmad-files to a file under \{implementation_artifacts\}/);
     // git_evidence.py given a folder outside the project: said as such (review 161: "No such file or directory").
     const outside = await bmadRun(`uv run {skill-root}/scripts/git_evidence.py --repo ${tmp.dir} --range HEAD~1..HEAD`);
     expect(JSON.parse(outside.out!.stdout).error).toBe(`fatal: ${tmp.dir} is outside the project (${dir}): git runs here only in the project's own folders; give one inside it.`);

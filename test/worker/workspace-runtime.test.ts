@@ -281,7 +281,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // A scratch file BMAD keeps "in the system temp directory" stays in the conversation, not in the project (review 160).
     expect(await ada.files({ action: "write", project, path: "/tmp/bmad-cr-claims.md", content: "- claim" })).toMatchObject({
       isError: true,
-      text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation.`,
+      text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete the file once the step is done.`,
     });
     expect((await ada.files({ action: "list", project, path: "_bmad-output\\" })).text).toBe('Path "_bmad-output\\" contains a backslash: use forward slashes ("_bmad-output/").');
     const read = await ada.files({ action: "read", project, path });
@@ -467,7 +467,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     );
     // Its finalize hands artifacts to subagents: the block says how, rather than the model reaching for
     // spawn_subagent_task, which queues work on a delivery session (review 127). A skill that delegates nothing is not told.
-    expect(brainstorming).toContain("- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).");
+    expect(brainstorming).toContain("- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).");
     expect((await ada.call(TOOL.bmad, { command: "*help", project })).text).not.toContain("subagent");
     const spawned = await ada.call(TOOL.spawnSubagentTask, { agent: "analyst", task: "write the brainstorm intent doc" });
     expect(spawned.text).toContain("A skill's subagent work outside a session: do it yourself.");

@@ -13,6 +13,16 @@ import { stripChars } from "./py-str.js";
 /** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
 export const BUNDLE_MOUNT = "/.bmad-bundle";
 
+/** The project's completion contract: the user's own script, which run_completion_contract runs on the bridge. */
+export const CONTRACT_SCRIPT = "_bmad/_config/custom/cc-verify.sh";
+
+/** Whether run_completion_contract runs the project's checks: its script is there, and the user allowed the project's
+ *  scripts (--allow-project-scripts). */
+export interface ContractSetup {
+  script: boolean;
+  allowed: boolean;
+}
+
 export interface SkillScriptRun extends OriginalRun {
   timedOut?: boolean;
   /** The door kept only the last part of a stream (the bridge's run-bounded.ts, at the same 256 KB). */
@@ -58,6 +68,8 @@ export interface ProjectRuntime {
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. `byPort`: the port itself runs
    *  BMAD's original with arguments it built (brain.py html); a ported script's bytes run no other way. */
   runSkillScript?(scriptPath: string, args: string[], signal?: AbortSignal, byPort?: boolean): Promise<SkillScriptRun>;
+  /** Where the project's checks can run (the bridge): how far its completion contract is set up. */
+  completionContract?(): Promise<ContractSetup>;
   /** The project's IANA time zone for the times the ports write (a workspace's); absent: local time, as Python. */
   readonly timeZone?: () => Promise<string | undefined>;
 }

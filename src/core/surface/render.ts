@@ -11,7 +11,7 @@ import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
-import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type LaterValues, type SkillTraits } from "./runtime-block.js";
+import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
@@ -175,7 +175,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
   if (ctx && runtime) {
     const today = forLater?.dated || rendered.some(asksDate) ? await todayWhere(runtime) : undefined;
-    lines.push("", runtimeBlock(ctx, filesAccess(runtime), rendered, forLater, await skillTraits(reader, inlined.map((f) => f.source), later), today));
+    const traits = await skillTraits(reader, inlined.map((f) => f.source), later);
+    lines.push("", runtimeBlock(ctx, await filesAccess(runtime, traits), rendered, forLater, traits, today));
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   // Not listed, still readable by path: BMAD's own tests of a skill's scripts, never loaded to run it, and, rendered
@@ -230,9 +231,13 @@ function earlierForKept(reader: BundleReader, record: CatalogRecord, target: Ren
   return runtime && followsBundle(runtime) ? earlierWork(reader, record, runtime) : Promise.resolve({ watched: false });
 }
 
-function filesAccess(runtime: ProjectRuntime): { kind: "workspace"; project: string } | { kind: "local" } {
+/** A skill that works on code is told whether the project's checks run here: the bridge rebuilds its bundle, and with it
+ *  the renders it keeps, when a file under _bmad/ (the contract) changes. */
+async function filesAccess(runtime: ProjectRuntime, traits: SkillTraits): Promise<FilesAccess> {
   const workspace = /^bmad:\/\/projects\/([^/]+)$/.exec(runtime.root);
-  return workspace ? { kind: "workspace", project: decodeURIComponent(workspace[1]!) } : { kind: "local" };
+  if (workspace) return { kind: "workspace", project: decodeURIComponent(workspace[1]!) };
+  const contract = traits.worksOnCode ? await runtime.completionContract?.() : undefined;
+  return contract ? { kind: "local", contract } : { kind: "local" };
 }
 
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. `again`: for a tool

@@ -1,6 +1,7 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
-import { todayHint, uvRunScripts } from "../runtime/command-line.js";
+import { READ_ONLY_GIT_LINES, todayHint, uvRunScripts } from "../runtime/command-line.js";
+import { CONTRACT_SCRIPT, type ContractSetup } from "../runtime/project.js";
 import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
@@ -8,8 +9,9 @@ import { isOneLine } from "../lines.js";
 import { TOOL } from "./names.js";
 import { customValueLine, type SkillRender } from "./skill-render.js";
 
-/** Where files under {project-root} are read and written: a workspace by name, or the local project. */
-export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local" };
+/** Where files under {project-root} are read and written: a workspace by name, or the local project (with, for a skill
+ *  that works on code, how far its completion contract is set up). */
+export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local"; contract?: ContractSetup };
 
 /** What the skill's files name from the scripts a render marks as run, and which the rendered text does not show:
  *  given in the runtime block, or the line is left to run (review 132: bmad-deep-recon's references named seven
@@ -100,9 +102,10 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // Said where to run: a shared script with a line left to run (one marked already run needs no word).
   const toRun = new Set(renderedTexts.flatMap((text) => uvRunScripts(text.split("\n").filter((line) => !line.includes(RUN_MARK)).join("\n"))));
   const shared = [...scripts].filter((s) => SHARED_SCRIPTS.has(s) && toRun.has(s));
-  // On a workspace a ported one (brain.py) runs here; the rest need the bridge.
+  // A ported one (brain.py, sprint_status.py) runs as its port on both doors; the rest need the bridge, which runs them
+  // with Python (review 213: the bridge's block said a ported one needed Python).
   const folder = ctx.skillRoot.slice(ctx.skillRoot.lastIndexOf("/") + 1);
-  const ownHere = files.kind === "workspace" ? [...scripts].filter((s) => SKILL_SCRIPTS.has(`${folder}/${s}`)) : [];
+  const ownHere = [...scripts].filter((s) => SKILL_SCRIPTS.has(`${folder}/${s}`));
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
     BLOCK_HEADING.trimEnd(),
@@ -128,9 +131,11 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     MEMORY_LINE,
   );
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
-  if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them, else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
+  // A skill's own way without subagents first (review 213: code-review's step-02 writes the reviewers' prompts for the
+  // user to run elsewhere).
+  if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
-  if (traits.worksOnCode && files.kind === "workspace") lines.push(`- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.`);
+  if (traits.worksOnCode) lines.push(codeWorkLine(files));
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))
@@ -140,6 +145,26 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   }
   for (const note of ctx.notes) lines.push(`- Note: ${note}`);
   return lines.join("\n");
+}
+
+/** Where a code skill's git, tests and builds run (review 213: on the bridge a literal model sent git and `npm test` to
+ *  tools that refused them, then ran a contract the project did not have). */
+function codeWorkLine(files: FilesAccess): string {
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.`;
+  // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
+  const checks = files.contract && !contractToDo(files.contract)
+    ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`
+    : "tests and builds: ask the user to run them and paste the output";
+  return `- Code work: git's read-only lines (${READ_ONLY_GIT_LINES}) run with ${TOOL.bmadRun}, as written; any other git, the user runs; ${checks}.`;
+}
+
+/** What the user does before run_completion_contract runs the project's checks; undefined where it runs them. */
+export function contractToDo(setup: ContractSetup): string | undefined {
+  const steps = [
+    ...(setup.script ? [] : [`created ${CONTRACT_SCRIPT} (a script that exits 0 when the work is complete; no tool writes one)`]),
+    ...(setup.allowed ? [] : ["started the bridge with --allow-project-scripts (in the MCP client's config)"]),
+  ];
+  return steps.length ? steps.join(" and ") : undefined;
 }
 
 /** A served render with today's date and time in its block's line for `{date}`, which a kept render holds as of when

@@ -10,7 +10,8 @@ import { defineTool, READ_ONLY } from "../tool.js";
 import { newMemory, projectField, shownEntry } from "./memory.tools.js";
 
 function noProject(tool: string) {
-  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (see docs/bridge.md).`);
+  // A command, not a path in this repository, which the user of a remote server has not got (review 213).
+  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (\`npx bmad-mcp --project /path/to/project\`, in the MCP client's config).`);
 }
 
 export const runCompletionContract = defineTool({

@@ -10,6 +10,7 @@ import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scrip
 import { withBudget } from "../../runtime/budget.js";
 import { runAnswer } from "./run-answer.js";
 import { composerNote } from "../composer.js";
+import { contractToDo } from "../runtime-block.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
@@ -21,7 +22,7 @@ import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, s
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
-import { inProject } from "./workspace.tools.js";
+import { inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { PROJECTS_PREFIX } from "../../workspace/paths.js";
@@ -82,13 +83,23 @@ function otherProgramAnswer(other: "git" | "code", bridge: boolean, why = "this 
     : `bmad-run runs BMAD's Python scripts; a workspace runs no code (tests, builds): its files are documents. Code runs on the user's machine, with the bmad-mcp bridge (run_completion_contract runs its checks).`;
 }
 
+/** The project's code on the bridge (`npm test`, `pytest`), in the project `runtime`: its checks run with
+ *  run_completion_contract where the user set that up; else the user runs the line (review 213: the model was sent to a
+ *  contract certain to refuse). */
+async function codeAnswer(line: string, runtime: ProjectRuntime | undefined): Promise<string> {
+  const setup = await runtime?.completionContract?.();
+  const toDo = setup && contractToDo(setup);
+  if (!toDo) return otherProgramAnswer("code", true);
+  return `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`${line.slice(0, 300)}\` and paste its output. (${TOOL.runCompletionContract} runs the project's checks once the user has ${toDo}.)`;
+}
+
 /** A git line on the bridge: one of the read-only lines runs through the project's read-only git (git-readonly.ts:
  *  nothing the repository's config names runs, .git is not written); any other is the user's to run (review 161: a
  *  story in Claude Desktop asked the user four times). */
 async function gitAnswer(line: string, project: string | undefined, deps: SurfaceDeps): Promise<ToolOutcome> {
   const parsed = readOnlyGitLine(line);
   if (!parsed.ok && parsed.alone !== undefined) {
-    return fail(`bmad-run writes no file for git: send "${parsed.alone}" alone, and its output comes back in the answer; keep it in the conversation, where the later steps read it (or ask the user to run the line as written).`);
+    return fail(`bmad-run writes no file for git: send "${parsed.alone}" alone, and its output comes back in the answer; keep it in the conversation, where the later steps read it (or ask the user to run the line as written). ${SCRATCH_BY_PATH}`);
   }
   if (!parsed.ok) return fail(otherProgramAnswer("git", true, parsed.why));
   const found = await deps.runtime?.(project, { lazy: true });
@@ -118,6 +129,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
   const other = otherProgram(line);
   if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);
+  if (other === "code" && deps.project !== undefined) {
+    const found = await deps.runtime?.(project, { lazy: true });
+    return fail(await codeAnswer(line, found?.ok ? found.runtime : undefined));
+  }
   if (other) return fail(otherProgramAnswer(other, deps.project !== undefined));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
@@ -251,7 +266,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   }
   // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is.
   return fail(
-    `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${otherProgramAnswer("code", deps.project !== undefined)}`,
+    `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${deps.project !== undefined ? await codeAnswer(line, runtime) : otherProgramAnswer("code", false)}`,
   );
 }
 

@@ -334,7 +334,7 @@ export const bmadFilesTool = defineTool({
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`Wrote ${path}${inWhose(files)}`, f, `${page || leftNote(store, path)}${replacedNote(f)}`));
+          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`${page ? "" : leftNote(store, path)}Wrote ${path}${inWhose(files)}`, f, `${page}${replacedNote(f)}`));
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
@@ -348,7 +348,7 @@ export const bmadFilesTool = defineTool({
             return fail(info.ok && info.value.access === "read" ? readAccessRefusal(files.project, info.value.owner) : edit);
           }
           if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
-          return result(edit, (f) => changed(`Edited ${path}${inWhose(files)}`, f, leftNote(store, path)));
+          return result(edit, (f) => changed(`${leftNote(store, path)}Edited ${path}${inWhose(files)}`, f));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
@@ -358,7 +358,7 @@ export const bmadFilesTool = defineTool({
             const lost = await secretsLost(files, path);
             if (lost) return fail(lost);
           }
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, leftNote(store, path)));
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
@@ -440,6 +440,10 @@ const leavesProject = (value: string): boolean => {
  *  forward slashes: a backslash is refused as such). One anchored scan. */
 const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folders\/|^[a-z]:\/(users\/[^/]+\/appdata\/local\/|windows\/)?te?mp(\/|$)/i;
 
+/** Scratch text BMAD puts in the system's temp folder and a step hands on by its path (review 213: code-review's
+ *  reviewers read {diff_file}, which keeping it in the conversation left them without). */
+export const SCRATCH_BY_PATH = `Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete the file once the step is done.`;
+
 /** On the bridge the folder is the one project; a workspace is named. */
 export const folderName = (store: WorkspaceStore) => store.folder?.slice(store.folder.lastIndexOf("/") + 1);
 
@@ -468,7 +472,7 @@ export function inProject(project: string, raw: string, folder?: string): Result
   for (const root of roots) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   // BMAD's build and code review keep a diff and a claims list "in the system temp directory": refused as "absolute",
   // a literal model wrote them into the project, and bmad-build's commit took them in (review 160).
-  if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. Keep the scratch text (a diff, a claims list) in the conversation.` };
+  if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. Keep the scratch text (a diff, a claims list) in the conversation. ${SCRATCH_BY_PATH}` };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
@@ -561,11 +565,12 @@ const replacedNote = (f: WrittenEntry): string =>
       ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this append did not name with if_version: if you had not read it, read the file and check your text fits after theirs.`
       : "";
 
-/** A workspace file that never reaches the user's project: said where it is written (review 111: dev-story's code was
- *  written on the remote, listed in the story, and left there by every pull). */
+/** A workspace file that never reaches the user's project: said where it is written, first (review 111: dev-story's code
+ *  was written on the remote, listed in the story, and left there by every pull; review 213: said after the write's
+ *  version, it read as a footnote). */
 function leftNote(store: WorkspaceStore, path: string): string {
   const left = store.folder ? undefined : pullLeaves(path);
-  return left ? ` bmad-mcp pull leaves it on the remote: ${left}.` : "";
+  return left ? `Note: bmad-mcp pull leaves ${path} on the remote: ${left}.\n` : "";
 }
 
 /** Replaces the one place `old` is in the file's text by `content`, as a compare-and-set: another writer's change
