@@ -120,7 +120,7 @@ describe("rendering", () => {
     expect(review).toContain(CODE);
     expect(await blockOf("*prd")).not.toContain("Code work");
     // Code-review's step-02 writes the reviewers' prompts for the user to run where there are no subagents: its way first.
-    expect(review).toContain("\n- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).\n");
+    expect(review).toContain("\n- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).\n");
     // sprint_status.py runs as its port on the bridge too: no Python needed.
     const retro = await blockOf("*retrospective");
     expect(retro).toContain(" sprint_status.py: this skill's own, ported to run here.");

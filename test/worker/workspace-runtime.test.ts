@@ -467,7 +467,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     );
     // Its finalize hands artifacts to subagents: the block says how, rather than the model reaching for
     // spawn_subagent_task, which queues work on a delivery session (review 127). A skill that delegates nothing is not told.
-    expect(brainstorming).toContain("- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).");
+    expect(brainstorming).toContain("- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).");
     expect((await ada.call(TOOL.bmad, { command: "*help", project })).text).not.toContain("subagent");
     const spawned = await ada.call(TOOL.spawnSubagentTask, { agent: "analyst", task: "write the brainstorm intent doc" });
     expect(spawned.text).toContain("A skill's subagent work outside a session: do it yourself.");

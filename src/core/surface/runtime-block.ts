@@ -133,7 +133,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
   // A skill's own way without subagents first (review 213: code-review's step-02 writes the reviewers' prompts for the
   // user to run elsewhere).
-  if (traits.delegates) lines.push(`- Work the skill hands to a subagent: to your own subagents if you have them; where the skill gives a way without subagents, follow it; else do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
+  if (traits.delegates) lines.push(`- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
   if (traits.worksOnCode) lines.push(codeWorkLine(files));
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
