@@ -96,7 +96,8 @@ describe("rendering", () => {
     expect(block).toContain("bmad-run");
     expect(block).toContain(join(dir, ".claude/skills/bmad-prd"));
     expect(out).toContain(`uv run ${dir}/_bmad/scripts/memlog.py init`);
-    expect(out).toContain(`relative to the skill's root, ${dir}/.claude/skills/bmad-prd, whose files are also bmad://bmm/bmad-prd/…. Load`);
+    expect(out).toContain("The skill's files are also bmad://bmm/bmad-prd/…. Load");
+    expect(out).toContain(`this skill's root is \`${dir}/.claude/skills/bmad-prd\` (bare paths in its files are relative to it).`);
     // Files loaded later name config values that rendering filled in here: the words among them are named.
     expect(block).toMatch(/\{user_name\} is "[^"]+", [^\n]*\{communication_language\} is "English"/);
     // One thing said of step 1: its line is marked run, and the block runs the lines not marked.

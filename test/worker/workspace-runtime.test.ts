@@ -43,7 +43,7 @@ describe("rendering against a workspace", () => {
 
   it("fills in the project's config and tells the model where to write", async () => {
     const prd = (await ada.call(TOOL.bmad, { command: "*prd", project })).text;
-    expect(prd).toContain("Bare paths in these files are relative to the skill's root, bmad://bmm/bmad-prd. Load");
+    expect(prd).toContain("this skill's root is `bmad://bmm/bmad-prd` (bare paths in its files are relative to it).");
     expect(prd).toContain(`uv run ${root}/_bmad/scripts/memlog.py init`);
     expect(prd).toContain(`"project": "${project}"`);
     expect(prd).toContain("Ada");

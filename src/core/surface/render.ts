@@ -127,7 +127,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const earlier = ctx && runtime && !followsBundle(target) ? earlierWork(reader, record, runtime, ctx.config) : undefined;
   const rootUri = `bmad://${root.replace(/\/$/, "")}`;
   const where = ctx
-    ? `Bare paths in these files are relative to the skill's root, ${ctx.skillRoot}${ctx.skillRoot === rootUri ? "" : `, whose files are also ${rootUri}/…`}. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
+    ? // The runtime block gives the skill's root, and that bare paths are relative to it.
+      `${ctx.skillRoot === rootUri ? "" : `The skill's files are also ${rootUri}/…. `}Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
   const facts = workflowFacts(record);
   const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
@@ -180,8 +181,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   // Not listed, still readable by path: BMAD's own tests of a skill's scripts, never loaded to run it, and, rendered
-  // for a project, its customize.toml, whose values the render filled in.
-  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && path.endsWith("/customize.toml")));
+  // for a project, its customize.toml, whose values the render filled in, and its scripts, which bmad-run runs.
+  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && (path.endsWith("/customize.toml") || path.includes("/scripts/"))));
   if (listed.length) lines.push("", "## More files (load on demand)", ...listed.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);

@@ -109,7 +109,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
   const lines = [
     BLOCK_HEADING.trimEnd(),
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\`. They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customNames(ctx, renderedTexts, later)}.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\` (bare paths in its files are relative to it). They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customNames(ctx, renderedTexts, later)}.`,
   ];
   // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
   // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
