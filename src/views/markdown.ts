@@ -125,8 +125,11 @@ const SANITISE = {
     "dialog", "details", "summary", "datalist", "canvas", "meter", "progress", "rp", "select", "option", "optgroup", "textarea", "bdo", "marquee", "blink", "title"],
   // Nor any attribute that hides text or dresses it as the view's own (review 78: `hidden`, `popover`, white `<font>`,
   // a `class="note"` forging the view's note; review 157: a cell's `bgcolor` the colour of its text). DOMPurify keeps
-  // no other colour attribute (`text`, `link`, `vlink`, `alink`).
-  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "bgcolor", "ping", "hidden", "popover", "color", "face", "size", "class", "dir"],
+  // no other colour attribute (`text`, `link`, `vlink`, `alink`). No size either (review 215: a table's `width` drew a
+  // cell as a version entry over the view's Versions list, `nowrap` put text 5,000 px out of the frame): an image
+  // shows at its own size, within the document's width (style.css).
+  FORBID_ATTR: ["style", "usemap", "formaction", "target", "srcset", "poster", "background", "bgcolor", "ping", "hidden", "popover", "color", "face", "size", "class", "dir",
+    "width", "height", "nowrap"],
   // A document that starts with <style> would have it parsed into <head>, and dropped unsaid.
   FORCE_BODY: true,
 };
@@ -161,7 +164,13 @@ function sanitised(html: string): { html: string; dropped: string[] } {
 export function renderMarkdown(text: string): HTMLElement {
   const el = document.createElement("article");
   el.className = "markdown";
-  const asText = (why: string, rest: string) => el.append(Object.assign(document.createElement("p"), { className: "note", textContent: `Shown as text: ${why}.` }), Object.assign(document.createElement("pre"), { textContent: rest }));
+  // Its bidirectional controls written out, as in the rendered part (review 215: raw U+202E showed "$1000" reversed).
+  const asText = (why: string, rest: string) => {
+    const { text: shown, controls } = writeOutBidi(rest);
+    el.append(Object.assign(document.createElement("p"), { className: "note", textContent: `Shown as text: ${why}.` }));
+    if (controls) el.append(bidiNote("The text below holds", controls));
+    el.append(Object.assign(document.createElement("pre"), { textContent: shown }));
+  };
   const costly = tooCostly(text);
   if (costly) {
     asText(costly, text);

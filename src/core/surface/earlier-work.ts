@@ -7,7 +7,7 @@ import type { CatalogRecord } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
-import { isOneLine } from "../lines.js";
+import { cutAt, isOneLine } from "../lines.js";
 import { othersNote } from "../workspace/line-authors.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
@@ -40,12 +40,14 @@ export interface HelpRow {
 
 /** A skill's name as catalogs write it (`bmad-prd`, `bmm:create-prd`): one word. */
 const SKILL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
-/** A title shown on one line: on the bridge the catalog is the project's own file, which a model can write. */
-const shownTitle = (raw: string) => raw.replace(/[\p{C}\s]+/gu, " ").trim().slice(0, 60);
+/** A catalog value shown inside a line (a title, a phase): on the bridge the catalog is the project's own file, which
+ *  a model can write. Controls, line breaks and bidirectional controls become spaces, and it is cut short. */
+const shownLine = (raw: string) => cutAt(raw.replace(/[\p{C}\s]+/gu, " ").trim(), 60);
 
 /** bmad-help.csv's rows, by its header's column names; [] for a catalog without them (older trees). Rows whose skill
- *  is no one-word name are left out, and titles are cut to one short line (review 33: the map's Start button sent a
- *  planted sentence as the user's message). At most MAX_HELP_ROWS, those naming a skill `served` first
+ *  is no one-word name are left out, and titles and phases are cut to one short line (review 33: the map's Start button
+ *  sent a planted sentence as the user's message; review 215: a phase's U+2028 forged a "Next:" line in the map's text,
+ *  its U+202E moved the Start button into a planted sentence). At most MAX_HELP_ROWS, those naming a skill `served` first
  *  (helpCatalogLines): the build says so where there are more. */
 export function helpRows(csv: string, served?: (skill: string) => boolean): HelpRow[] {
   return helpTable(csv, served).rows;
@@ -64,11 +66,11 @@ function helpTable(csv: string, served?: (skill: string) => boolean): { rows: He
     .map((c) => ({
       module: c[module] ?? "",
       skill: (c[skill] ?? "").trim(),
-      phase: (c[phase] ?? "").trim(),
+      phase: shownLine(c[phase] ?? ""),
       precededBy: (c[precededBy] ?? "").split(/[\s,;|]+/).map((s) => s.replace(/:.*$/, "")).filter(Boolean),
       location: (c[location] ?? "").trim(),
       outputs: (c[outputs] ?? "").trim(),
-      title: shownTitle(c[title] ?? ""),
+      title: shownLine(c[title] ?? ""),
       required: (c[required] ?? "").trim().toLowerCase() === "true",
     }))
     .filter((r) => SKILL_NAME.test(r.skill) && r.skill !== "_meta");
