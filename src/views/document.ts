@@ -3,6 +3,7 @@
 import { diffLines } from "diff";
 import { showControls } from "../core/lines.js";
 import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
+import { earlierThan } from "../core/workspace/store.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
 import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
@@ -11,15 +12,18 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
+interface DocData { project: string; path: string; version: number; current_version?: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
 /** One version the list offers: `key` names it in the page, `args` reads it with bmad-doc, `restore` brings it back. */
 interface Entry { key: string; label: string; args: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
 export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
   if (result.isError) return show(root, back ? h("button", { class: "back", click: back }, "← Map") : null, errorBox(resultText(result)));
   const doc = result.structuredContent as unknown as DocData;
-  const text = lastText(result);
-  const { front, body } = splitFrontmatter(text);
+  const text = shownText(result);
+  // Markdown is rendered; any other file (sprint-status.yaml, a CSV) is its text (review 215: a YAML comment read as
+  // a heading, and its mapping as one paragraph).
+  const markdown = /\.md$/i.test(doc.path);
+  const { front, body } = markdown ? splitFrontmatter(text) : { front: "", body: text };
   // Shown as the body is, controls written out (review 133: a status of "\u202elanif" read "final").
   const fields = frontmatterFields(front).map((f) => ({ key: showControls(f.key), value: showControls(f.value) }));
   const status = fields.find((f) => f.key === "status")?.value;
@@ -37,30 +41,46 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
-      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version} · ${doc.author} · ${when(doc.updated_at)}${byOthers ? ` · written by others, not you: ${byOthers}` : ""}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))} · ${doc.author} · ${when(doc.updated_at)}${byOthers ? ` · written by others, not you: ${byOthers}` : ""}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
-    h("div", { class: "doc" }, renderMarkdown(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
+    h("div", { class: "doc" }, markdown ? renderMarkdown(body) : plainText(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,
   );
 }
 
+/** A document's text as the view shows and compares it: a version from git keeps its byte order mark (its bytes, for a
+ *  restore), which the file now is served without, and which would keep a first line's `#` from reading as a heading. */
+const shownText = (result: ToolResult) => lastText(result).replace(/^\uFEFF/, "");
+
+/** A file that is not markdown, as its text, its bidirectional controls written out as a rendered document's are. */
+function plainText(text: string): HTMLElement {
+  const out = writeOutBidi(text);
+  // In the markdown's frame, to be laid out as its code blocks are.
+  return h("div", { class: "markdown" }, out.controls ? bidiNote("This document holds", out.controls) : null, h("pre", { class: "text" }, out.text));
+}
+
+/** The file's version now: the one a change names (if_version), whichever version is shown. */
+const currentVersion = (doc: DocData) => doc.current_version ?? doc.version;
+
 /** The versions to pick from: a workspace's own (restore: bmad-files restore), or the file now and its git commits
- *  (restore: the commit's text written as the file, bmad-files write). Both with if_version: the version shown. */
+ *  (restore: the commit's text written as the file, bmad-files write). Both with if_version: the file's version now,
+ *  whichever is shown (review 215: at an earlier version, every Restore was refused as a conflict). */
 function entries(app: ViewApp, doc: DocData): Entry[] {
-  const files = (args: Record<string, unknown>) => app.callTool("bmad-files", { project: doc.project, path: doc.path, if_version: doc.version, ...args });
+  const current = currentVersion(doc);
+  const files = (args: Record<string, unknown>) => app.callTool("bmad-files", { project: doc.project, path: doc.path, if_version: current, ...args });
   if (doc.history === "versions") {
     return (doc.versions ?? []).map((v) => ({
       key: String(v.version),
       label: `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} · ${v.author} · ${when(v.at)}`,
       args: { version: v.version },
-      ...(v.version !== doc.version && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
+      ...(v.version !== current && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
     }));
   }
   if (doc.history !== "git") return [];
-  const current: Entry = { key: "current", label: "the file now", args: {} };
-  return [current, ...(doc.commits ?? []).map((c) => ({
+  const now: Entry = { key: "current", label: "the file now", args: {} };
+  return [now, ...(doc.commits ?? []).map((c) => ({
     key: c.commit.slice(0, 12),
     label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
     args: { commit: c.commit },
@@ -99,7 +119,7 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   const [from, to] = await Promise.all([read(a), read(b)]);
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
   // Bounded: two long versions with every line changed took 92 s in the view (review 20).
-  const parts = diffLines(lastText(from), lastText(to), { timeout: DIFF_TIMEOUT_MS });
+  const parts = diffLines(shownText(from), shownText(to), { timeout: DIFF_TIMEOUT_MS });
   if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too different to compare line by line here (more than ${DIFF_TIMEOUT_MS / 1000} s of work); read each.`));
   // Each line as the document shows it, its bidirectional controls written out (review 157: "$1000" and "‮0001$‬" read
   // the same on either side of a change).
@@ -125,5 +145,10 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
     if (out.isError) return show(panel, errorBox(resultText(out)));
     await reload();
   };
-  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? It becomes the current version; nothing is lost.`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
+  // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
+  // lost" showed no way back to uncommitted work).
+  const kept = doc.history === "git"
+    ? `Its text now, committed or not, is kept a week in bmad-files history: bmad-files "history" lists it, and "restore" brings it back.`
+    : "It becomes the current version; nothing is lost.";
+  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
 }

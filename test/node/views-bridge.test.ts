@@ -147,6 +147,43 @@ describe("the views on the bridge", () => {
     await page.close();
   });
 
+  // Review 215: a restore dropped a version's byte order mark (the view called it restorable), and its confirm said
+  // "nothing is lost" where the uncommitted text it replaces is kept only in bmad-files history.
+  it("restores a commit with its byte order mark, and its confirm says where the uncommitted text goes", async () => {
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    const path = "docs/bom.md";
+    const committed = "\ufeff# Title\n\nbody\n";
+    mkdirSync(join(tmp.dir, "docs"), { recursive: true });
+    writeFileSync(join(tmp.dir, path), committed);
+    await git("add", path);
+    await git("commit", "-q", "-m", "With a BOM");
+    const commit = (await git("rev-parse", "HEAD")).stdout.trim().slice(0, 12);
+    const uncommitted = "\ufeff# Title\n\nuncommitted work\n";
+    writeFileSync(join(tmp.dir, path), uncommitted);
+    // At the commit, the heading is a heading.
+    const atCommit = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path, commit }), call);
+    await expect.poll(() => atCommit.frame.locator(".markdown h1").textContent()).toBe("Title");
+    await atCommit.page.close();
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    // Compared as the file reads, both with the mark: only the changed line.
+    await frame.locator(`.versions li[data-version="${commit}"] input[name="a"]`).check();
+    await frame.locator('.versions li[data-version="current"] input[name="b"]').check();
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".diff del").allTextContents()).toEqual(["- body"]);
+    expect(await frame.locator(".diff ins").allTextContents()).toEqual(["+ uncommitted work"]);
+    await frame.locator(`.versions li[data-version="${commit}"] button.restore`).click();
+    expect(await frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to ${commit}'s content? Its text now, committed or not, is kept a week in bmad-files history: bmad-files "history" lists it, and "restore" brings it back.`);
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => readFileSync(join(tmp.dir, path), "utf8")).toBe(committed);
+    await page.close();
+    // Where the confirm said: the uncommitted text, back.
+    const kept = (await call("bmad-files", { action: "history", path })).structuredContent as { versions: Array<{ version: number }> };
+    const restored = await call("bmad-files", { action: "restore", path, version: kept.versions[1]!.version });
+    expect(restored.isError, toolText(restored)).toBeFalsy();
+    expect(readFileSync(join(tmp.dir, path))).toEqual(Buffer.from(uncommitted));
+  });
+
   it("reads a path with wildcard characters as that path, a version a commit lacks as an error, and restores no version that is not UTF-8 (review 188)", async () => {
     const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", "--literal-pathspecs", ...args], { cwd: tmp.dir });
     await git("init", "-q");
@@ -277,6 +314,17 @@ describe("the views on the bridge", () => {
       expect(text).not.toContain("\u202e");
       await page.close();
     }
+  });
+
+  // Review 215: sprint-status.yaml rendered as markdown, its comments as headings and its mapping as one paragraph.
+  it("shows a file that is not markdown as its text, its bidirectional controls written out", async () => {
+    await withSprint("# sprint status\n# owner: \u202eeciffo\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n", async () => {
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path: SPRINT }), call);
+      await expect.poll(() => frame.locator(".markdown pre.text").textContent()).toBe("# sprint status\n# owner: ⟦U+202E⟧eciffo\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n");
+      expect(await frame.locator(".markdown h1").count()).toBe(0);
+      expect(await frame.locator(".markdown .note").textContent()).toMatch(/^This document holds 1 bidirectional control, which would show its text in another order/);
+      await page.close();
+    });
   });
 
   it("moves a card, and BMAD's sprint_status.py reads the folder's file back", async () => {

@@ -125,6 +125,29 @@ describe("the views on the Worker", () => {
     await page.close();
   });
 
+  // Review 215: at an earlier version every Restore was refused as a conflict (it named the version shown), one was
+  // offered for the current version and none for the one shown, and the header did not say it was not current.
+  it("opens an earlier version, says it is one, and restores another from it", async () => {
+    const path = `${PLAN}/notes-earlier.md`;
+    let last = 0;
+    for (const n of [1, 2, 3]) {
+      const wrote = await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: `# Notes v${n}\n` } });
+      last = (wrote.structuredContent as { version: number }).version;
+    }
+    const first = last - 2;
+    const result = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path, version: first } });
+    expect(result.structuredContent).toMatchObject({ version: first, current_version: last });
+    expect(toolText(result)).toContain(`[${path}, version ${first} (earlier: the file is at version ${last}), by `);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, result, call(ada));
+    await expect.poll(() => frame.locator("header .meta").textContent()).toMatch(new RegExp(`^version ${first} \\(earlier: the file is at version ${last}\\) · `));
+    expect(await frame.locator("button.restore").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")))).toEqual([String(last - 1), String(first)]);
+    await frame.locator(`button.restore[data-version="${last - 1}"]`).click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => frame.locator("header .meta").textContent()).toMatch(new RegExp(`^version ${last + 1} · `));
+    expect(await frame.locator(".markdown h1").textContent()).toBe("Notes v2");
+    await page.close();
+  });
+
   it("renders a hostile document inert: no script, no handler, no javascript: link", async () => {
     const hostile = [
       // Frontmatter shown as fields, escaped and with its controls written out (review 133: a reversed status read "final").
@@ -264,6 +287,27 @@ describe("the views on the Worker", () => {
     const epic = /^(\d+)-/.exec(story.key)![1]!;
     const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", file, "--epic", epic], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
     expect(JSON.parse(out.stdout)).toMatchObject({ epic: Number(epic), pending_stories: expect.arrayContaining([story.key]) });
+  });
+
+  // Review 215: of 10 moves at once without if_version, 6 failed, told to merge their change and retry with if_version.
+  it("makes every one of several moves at once, and a move at a version the file left says to move it again", async () => {
+    const path = `${IMPL}/sprint-status.yaml`;
+    const read = async () => toolText({ content: ((await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path } })).content as Array<{ text: string }>).slice(1) });
+    const before = await read();
+    const stories = Array.from({ length: 8 }, (_, i) => `9-${i + 1}-race`);
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: `development_status:\n  epic-9: in-progress\n${stories.map((s) => `  ${s}: backlog`).join("\n")}\n` } });
+    try {
+      const moves = await Promise.all(stories.map((story) => ada.callTool({ name: "bmad-board", arguments: { project: PROJECT, story, status: "done" } })));
+      expect(moves.filter((m) => m.isError).map((m) => toolText(m))).toEqual([]);
+      expect(Object.values((parseYaml(await read()) as { development_status: Record<string, string> }).development_status)).toEqual(["in-progress", ...stories.map(() => "done")]);
+      // Moves chosen on one board: one lands, and the others say what to do, none to merge.
+      const { version } = (await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } })).structuredContent as { version: number };
+      const chosen = await Promise.all(stories.slice(0, 4).map((story) => ada.callTool({ name: "bmad-board", arguments: { project: PROJECT, story, status: "review", if_version: version } })));
+      expect(chosen.filter((m) => !m.isError)).toHaveLength(1);
+      for (const refused of chosen.filter((m) => m.isError)) expect(toolText(refused)).toMatch(/: someone changed it; reload the board\.$|^\S+ changed during the move: move it again\.$/);
+    } finally {
+      await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: before } });
+    }
   });
 
   it("shows a delivery session's stages and score, and confirms the stage through bmad-task", async () => {

@@ -46,7 +46,8 @@ export async function gitShow(git: GitRunner, root: string, commit: string, path
   if (run.refused) return { ok: false, error: run.refused };
   if (run.exitCode !== 0) return missing(run);
   try {
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(run.stdout), utf8: true };
+    // A byte order mark kept: restored, the text is the version's bytes (review 215: it was dropped, the version called restorable).
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(run.stdout), utf8: true };
   } catch {
     return { ok: true, text: new TextDecoder().decode(run.stdout), utf8: false };
   }

@@ -118,20 +118,30 @@ function capped(all: Board["epics"]): Pick<Board, "epics" | "hidden"> {
   return { epics, ...(stories || all.length > epics.length ? { hidden: { epics: all.length - epics.length, stories } } : {}) };
 }
 
+/** Reads and writes a move makes while the file changes between the two: each lost is another's write that landed, so
+ *  this many moves at once all land (review 215: 6 of 10 at once failed, told to merge and retry with if_version). */
+const MOVE_TRIES = 10;
+
 export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ version: number }>> {
   const path = await boardPath(reader, runtime);
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder." };
   if (!STORY.test(story)) return { ok: false, error: `"${story.slice(0, 100)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
-  const read = await files.read(path);
-  if (!read.ok) return { ok: false, error: read.error };
-  if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
-  const big = tooBig(path, read.value.data);
-  if (big) return { ok: false, error: big };
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
-  const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status, formatStamp([now.year, now.month, now.day, now.hour, now.minute]));
-  if (!moved.ok) return moved;
-  const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
-  return written.ok ? { ok: true, version: written.value.version } : { ok: false, error: written.error };
+  const stamp = formatStamp([now.year, now.month, now.day, now.hour, now.minute]);
+  for (let tries = 1; ; tries++) {
+    const read = await files.read(path);
+    if (!read.ok) return { ok: false, error: read.error };
+    if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
+    const big = tooBig(path, read.value.data);
+    if (big) return { ok: false, error: big };
+    const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status, stamp);
+    if (!moved.ok) return moved;
+    const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
+    if (written.ok) return { ok: true, version: written.value.version };
+    if (written.kind !== "conflict") return { ok: false, error: written.error };
+    // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
+    if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };
+  }
 }
 
 const hiddenNote = (hidden: { epics: number; stories: number }) =>

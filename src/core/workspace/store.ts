@@ -89,6 +89,11 @@ export interface VersionEntry {
   purged?: boolean;
 }
 
+/** After a version's number where it is not the file's version now (`current`, 0: deleted): said alike by bmad-doc's
+ *  answer and its view (review 215: an earlier version's header read as the file's). */
+export const earlierThan = (version: number, current: number): string =>
+  version === current ? "" : ` (earlier: ${current ? `the file is at version ${current}` : "the file is deleted now"})`;
+
 /** What readMany answers: `trees` null where a folder holds too many files to list; `stamp` names all of it, and
  *  changes exactly when any of it does. */
 export interface ManyRead {

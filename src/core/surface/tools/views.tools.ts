@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import type { WorkspaceFiles, WorkspaceStore } from "../../workspace/store.js";
+import { earlierThan, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -93,7 +93,11 @@ export const bmadDocTool = defineTool({
       const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
       const older = (versions[versions.length - 1]?.version ?? 1) - 1;
       const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
-      return { ok: true, header: `[${path}, version ${meta.version}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, history: "versions", versions, ...(older ? { older } : {}) } };
+      // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review
+      // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
+      const head = history.value[0];
+      const current = head && head.op !== "delete" ? head.version : 0;
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(older ? { older } : {}) } };
     }
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
