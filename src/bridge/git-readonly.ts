@@ -9,6 +9,7 @@
 import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
+import { gitEnvironment } from "../compiler/git-env.js";
 import { UNTRACKED_FILES } from "../core/runtime/command-line.js";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
@@ -58,9 +59,7 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       const why = !top.ok ? top.error : !found.ok ? found.error : "Not a directory";
       return failed(`fatal: cannot change to '${request.dir}': ${why}`, 128);
     }
-    const env: Record<string, string | undefined> = {};
-    for (const name of Object.keys(process.env)) if (name.startsWith("GIT_")) env[name] = undefined;
-    Object.assign(env, {
+    const env = gitEnvironment({
       GIT_CONFIG_NOSYSTEM: "1",
       GIT_TERMINAL_PROMPT: "0",
       GIT_OPTIONAL_LOCKS: "0",

@@ -44,7 +44,7 @@ export function bridgeGitOptions(env: NodeJS.ProcessEnv, timeoutMs: number): Git
     cache: gitCacheDir(env),
     timeoutMs,
     timeoutHint: "--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit",
-    fetched: new Set(),
+    fetched: new Map(),
     run: async (argv, opts) => {
       const run = await runBounded(argv, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
       return { stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode, timedOut: run.timedOut };

@@ -66,6 +66,10 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
       capped.warn(`${tree.label()}: ${cut}`);
       (content.warnings ??= []).push(cut);
     }
+    if (resolved.stale) {
+      capped.warn(`${resolved.source.name}: ${resolved.stale}`);
+      (content.warnings ??= []).push(resolved.stale);
+    }
     capped.end();
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;

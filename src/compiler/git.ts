@@ -1,12 +1,14 @@
-// Git sources: `git+https://host/repo.git#ref:/sub/dir`, `file://.../repo.git`, or a path ending `.git`.
-// Cloned with the system git (argument arrays, never a shell), shallow, cached by URL + ref hash, each
-// checkout beside a small record of what it is (for `bmad-mcp cache list`). Every git run has a time limit.
+// Git sources: `git+https://host/repo.git#ref:/sub/dir`, `git+git@host:org/repo.git`, `file://.../repo.git`, or a
+// path ending `.git`. Cloned with the system git (argument arrays, never a shell, none of the caller's GIT_* variables:
+// git-env.ts), shallow, cached by URL + ref hash, each checkout beside a small record of what it is (for `bmad-mcp
+// cache list`). Every git run has a time limit.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as z from "zod";
+import { GIT_TRANSPORT_ENV, gitEnvironment } from "./git-env";
 
 /** A git fetch of a large repository over a slow link takes a while; a hung one must not hold the build forever. */
 export const DEFAULT_GIT_TIMEOUT_MS = 120_000;
@@ -19,8 +21,8 @@ export interface GitRun {
 }
 
 /** Runs one git command line (an argv array) in `cwd` within `timeoutMs`, killing it (and what it started) when it is
- *  over; `env` holds git's own variables only, added to the environment the runner gives. */
-export type GitRunner = (argv: string[], opts: { cwd: string; timeoutMs: number; env: Record<string, string> }) => Promise<GitRun>;
+ *  over; `env` is laid over the environment the runner gives (undefined removes a variable: gitEnvironment). */
+export type GitRunner = (argv: string[], opts: { cwd: string; timeoutMs: number; env: Record<string, string | undefined> }) => Promise<GitRun>;
 
 export interface GitOptions {
   /** The checkout cache (default: node_modules/.cache/bmad-git under the build's cwd). */
@@ -30,8 +32,9 @@ export interface GitOptions {
   run?: GitRunner;
   /** What to tell the user to raise the limit, after "timed out after N s". */
   timeoutHint?: string;
-  /** Checkouts fetched already by this process (cache keys): used as they are, not fetched again on a rebuild. */
-  fetched?: Set<string>;
+  /** Checkouts fetched already by this process (cache keys), with what was said of each: used as they are, not
+   *  fetched again on a rebuild. */
+  fetched?: Map<string, Pick<Checkout, "stale">>;
 }
 
 const execRun: GitRunner = (argv, opts) =>
@@ -56,6 +59,11 @@ export function isGitLocation(location: string): boolean {
   return location.startsWith("git+") || (location.startsWith("file://") && base.endsWith(".git")) || base.endsWith(".git");
 }
 
+/** git's scp-like form `user@host:path`, the one GitHub shows for ssh (`git@github.com:org/repo.git`): taken for a
+ *  local path, it failed as a missing folder whose message was about access rights (review 214). No leading "-": the
+ *  URL is an argument of git fetch. */
+const SCP_LIKE = /^([A-Za-z0-9_][\w.-]*@)[A-Za-z0-9][A-Za-z0-9.-]*:(?!\/\/)./;
+
 export function parseGitSpec(location: string): GitSpec {
   const hash = location.indexOf("#");
   let url = hash < 0 ? location : location.slice(0, hash);
@@ -71,11 +79,14 @@ export function parseGitSpec(location: string): GitSpec {
   if (ref !== undefined && !/^[A-Za-z0-9._\/][A-Za-z0-9._\/-]*$/.test(ref)) throw new Error(`Bad git ref "${ref}" in ${location}`);
   if (subpath?.split("/").includes("..")) throw new Error(`Bad git subpath "${subpath}": ".." is not allowed`);
   if (url.startsWith("git+")) url = url.slice(4);
-  const local = !/^[a-z][a-z0-9+.-]*:\/\//i.test(url);
+  const scp = SCP_LIKE.exec(url);
+  const local = !scp && !/^[a-z][a-z0-9+.-]*:\/\//i.test(url);
   if (local) url = pathToFileURL(resolve(url)).href;
-  const isFile = url.startsWith("file:");
   let label: string;
-  if (isFile) label = localLabel(new URL(url).pathname);
+  // Given to git as it is (its path may be in the remote account's home, which an ssh:// URL cannot say); the label
+  // without the user, as a URL's.
+  if (scp) label = url.slice(scp[1]!.length);
+  else if (url.startsWith("file:")) label = localLabel(new URL(url).pathname);
   else {
     // A query carries tokens as often as the user part does (`?private_token=…`): both are left out.
     const u = new URL(url);
@@ -108,14 +119,26 @@ function withoutSecrets(text: string, url: string): string {
   return shown;
 }
 
-/** Runs git in `cwd`: a folder of the cache, never the build's working folder (a project, where a `git` may be planted). */
+/** Runs git in `cwd`: a folder of the cache, never the build's working folder (a project, where a `git` may be planted).
+ *  Every command but `init` works on the checkout in `cwd`, named outright: none is looked for above it. */
 async function git(args: string[], opts: GitOptions, cwd: string): Promise<string> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS;
+  const repo = args[0] === "init" ? [] : ["--git-dir=.git", "--work-tree=."];
   // No LFS download either: a hostile repo's .lfsconfig would send git-lfs (where the user has it set up) to its server.
-  const out = await (opts.run ?? execRun)(["git", ...args], { cwd, timeoutMs, env: { GIT_TERMINAL_PROMPT: "0", GIT_LFS_SKIP_SMUDGE: "1" } });
+  const env = gitEnvironment({ GIT_TERMINAL_PROMPT: "0", GIT_LFS_SKIP_SMUDGE: "1" }, GIT_TRANSPORT_ENV);
+  const out = await (opts.run ?? execRun)(["git", ...repo, ...args], { cwd, timeoutMs, env });
   if (out.timedOut) throw new Error(`git ${args[0]} timed out after ${timeoutMs / 1000} s${opts.timeoutHint ? ` (${opts.timeoutHint})` : ""}`);
-  if (out.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${(out.stderr || `exit ${out.exitCode}`).trim().split("\n").slice(-2).join(" ")}`);
+  if (out.exitCode !== 0) throw new Error(`git ${args[0]} failed: ${gitError(out.stderr) || `exit ${out.exitCode}`}`);
   return out.stdout.trim();
+}
+
+/** What went wrong, from git's stderr: its first `fatal:` line and the line before it (ssh's own, where ssh failed);
+ *  the advice git adds after it ("make sure you have the correct access rights") misled where the URL was wrong. */
+function gitError(stderr: string): string {
+  const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+  const fatal = lines.findIndex((line) => line.startsWith("fatal:"));
+  const end = fatal < 0 ? lines.length : fatal + 1;
+  return lines.slice(Math.max(0, end - 2), end).join(" ");
 }
 
 /** How long a fetch into a cached checkout may take before the cached one is served as it is. */
@@ -125,24 +148,32 @@ const CACHED_FETCH_MS = 10_000;
 const CacheRecord = z.object({ label: z.string(), ref: z.string().optional(), commit: z.string(), fetchedAt: z.string() });
 export type GitCacheEntry = z.infer<typeof CacheRecord> & { key: string };
 
+export interface Checkout {
+  dir: string;
+  commit: string;
+  /** Set when the fetch failed and the cached checkout is served as it was: why, and which commit (for a warning). */
+  stale?: string;
+}
+
 /** Fetches `spec` into the cache (shallow) and returns the checkout dir and the commit it is at. */
-export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: string) => void, opts: GitOptions = {}): Promise<{ dir: string; commit: string }> {
+export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: string) => void, opts: GitOptions = {}): Promise<Checkout> {
   const key = createHash("sha256").update(`${spec.url}#${spec.ref ?? ""}`).digest("hex").slice(0, 24);
   const dir = join(cacheRoot, key);
   const what = spec.ref ?? "HEAD";
   const cached = existsSync(join(dir, ".git"));
-  if (cached && opts.fetched?.has(key)) return { dir, commit: await git(["rev-parse", "HEAD"], opts, dir) };
+  const known = opts.fetched?.get(key);
+  if (cached && known) return { ...known, dir, commit: await git(["rev-parse", "HEAD"], opts, dir) };
   log(`git: fetching ${spec.label} (${what})`);
-  let fetched = true;
+  let failure: string | undefined;
   if (cached) {
     try {
       // A cached checkout is served when the remote is slow too, not only when it is unreachable: a remote that takes
-      // the connection and never answers held the bridge's start for the whole git timeout (review 59: 120 s).
-      await git(["fetch", "--depth", "1", spec.url, what], { ...opts, timeoutMs: Math.min(opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS, CACHED_FETCH_MS) }, dir);
+      // the connection and never answers held the bridge's start for the whole git timeout (review 59: 120 s). The
+      // limit here is not the one --git-timeout raises: no hint.
+      await git(["fetch", "--depth", "1", spec.url, what], { ...opts, timeoutMs: Math.min(opts.timeoutMs ?? DEFAULT_GIT_TIMEOUT_MS, CACHED_FETCH_MS), timeoutHint: undefined }, dir);
       await git(["checkout", "--quiet", "--detach", "FETCH_HEAD"], opts, dir);
     } catch (err) {
-      fetched = false;
-      log(`git: fetch failed, using cached checkout (${withoutSecrets((err as Error).message, spec.url)})`);
+      failure = withoutSecrets((err as Error).message, spec.url);
     }
   } else {
     // The user's alone: a private repository fetched with their credentials is no one else's to read (review 82).
@@ -167,9 +198,27 @@ export async function checkoutGit(spec: GitSpec, cacheRoot: string, log: (m: str
     }
   }
   const commit = await git(["rev-parse", "HEAD"], opts, dir);
-  opts.fetched?.add(key);
-  if (fetched) writeFileSync(`${dir}.json`, JSON.stringify({ label: spec.label, ...(spec.ref ? { ref: spec.ref } : {}), commit, fetchedAt: new Date().toISOString() }), { mode: 0o600 });
+  if (failure !== undefined) {
+    // Said to the user and to clients (the build's warnings): served in silence, an old commit passed for the ref's
+    // latest for as long as the repository was gone or slow (review 214).
+    const fetchedAt = readRecord(dir)?.fetchedAt;
+    const stale = `cannot refresh it (${failure}); serving the cached checkout at commit ${commit.slice(0, 12)}${fetchedAt ? `, fetched ${fetchedAt}` : ""}, until a later start fetches it.`;
+    opts.fetched?.set(key, { stale });
+    return { dir, commit, stale };
+  }
+  opts.fetched?.set(key, {});
+  writeFileSync(`${dir}.json`, JSON.stringify({ label: spec.label, ...(spec.ref ? { ref: spec.ref } : {}), commit, fetchedAt: new Date().toISOString() }), { mode: 0o600 });
   return { dir, commit };
+}
+
+/** A checkout's record, or undefined where it has none that reads. */
+function readRecord(dir: string): z.infer<typeof CacheRecord> | undefined {
+  try {
+    const parsed = CacheRecord.safeParse(JSON.parse(readFileSync(`${dir}.json`, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The checkouts in `cacheRoot`, newest fetch first (one with no readable record shows as "unknown"). */
@@ -178,14 +227,7 @@ export function listGitCache(cacheRoot: string): GitCacheEntry[] {
   const entries: GitCacheEntry[] = [];
   for (const name of readdirSync(cacheRoot)) {
     if (!/^[0-9a-f]{24}$/.test(name)) continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(readFileSync(join(cacheRoot, `${name}.json`), "utf8"));
-    } catch {
-      record = undefined;
-    }
-    const parsed = CacheRecord.safeParse(record);
-    entries.push({ key: name, ...(parsed.success ? parsed.data : { label: "unknown", commit: "", fetchedAt: "" }) });
+    entries.push({ key: name, ...(readRecord(join(cacheRoot, name)) ?? { label: "unknown", commit: "", fetchedAt: "" }) });
   }
   return entries.sort((a, b) => b.fetchedAt.localeCompare(a.fetchedAt));
 }

@@ -4,6 +4,7 @@ import type { BundleFile, BundleManifest, BundleModule, BundleSource, CatalogRec
 import type { Tree } from "./files";
 import { mimeFor } from "../core/workspace/paths";
 import { bodyAfterFrontmatter } from "../core/markdown";
+import { PLAIN_SKILL_NAME } from "../core/catalog/names";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
 import { bmadHelpCsv, helpCatalogLines, helpRowsLeftOut } from "../core/workspace/installer-manifests";
@@ -133,21 +134,24 @@ const SKILL_DESCRIPTION_MAX = 1024;
  *  another, or drives a terminal (review 59). */
 const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
-/** A tree's records that may be served: none whose name or module holds an unshowable character, and the first
- *  MAX_TREE_RECORDS; what is left out is said (`warn`). */
+/** A tree's records that may be served: none whose name or module holds an unshowable character, no skill whose name
+ *  is not plain (PLAIN_SKILL_NAME), and the first MAX_TREE_RECORDS; what is left out is said (`warn`). */
 function admitted<T extends { name: string; module: string; skill?: boolean; displayName?: string; title?: string; description?: string }>(records: T[], warn: (w: string) => void): T[] {
   // A name is a slash command in a client: one word of at most 100 characters (review 87: 3,076 with spaces).
   const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module) && !/\s/.test(r.name) && r.name.length <= 100);
   if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters or spaces, or are longer than 100 characters.`);
-  if (showable.length > MAX_TREE_RECORDS) warn(`${showable.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
+  const pathy = new Set(showable.filter((r) => r.skill && !PLAIN_SKILL_NAME.test(r.name)));
+  if (pathy.size) warn(`${pathy.size} skills left out: ${[...pathy].slice(0, 5).map((r) => JSON.stringify(r.name.slice(0, 60))).join(", ")}${pathy.size > 5 ? ", …" : ""}. A skill's name is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md.`);
+  const named = showable.filter((r) => !pathy.has(r));
+  if (named.length > MAX_TREE_RECORDS) warn(`${named.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
   // skills/list gives a SKILL.md's frontmatter verbatim (the extension's spec), so a description past its limit is
   // not cut there as in prompts/list: the skill is left out of that list alone (review 182: it went unsaid).
-  const wordy = showable.slice(0, MAX_TREE_RECORDS).filter((r) => r.skill && [...(r.description ?? "")].length > SKILL_DESCRIPTION_MAX);
+  const wordy = named.slice(0, MAX_TREE_RECORDS).filter((r) => r.skill && [...(r.description ?? "")].length > SKILL_DESCRIPTION_MAX);
   if (wordy.length) warn(`${wordy.length} skills left out of skills/list (served elsewhere, their descriptions cut): ${wordy.slice(0, 5).map((r) => `${r.module}/${r.name}`).join(", ")}${wordy.length > 5 ? ", …" : ""}. A SKILL.md's description there is at most ${SKILL_DESCRIPTION_MAX} characters: shorten it.`);
   // What listings show of each (a tool's or a prompt's description and title) is one line and bounded: a tree's words
   // reach every conversation's tools/list and prompts/list (review 87: a cloned repository's 5,350-character title with
   // ESC, BEL and U+202E).
-  return showable.slice(0, MAX_TREE_RECORDS).map((r) => ({
+  return named.slice(0, MAX_TREE_RECORDS).map((r) => ({
     ...r,
     ...(r.displayName !== undefined ? { displayName: shown(r.displayName, 100) } : {}),
     ...(r.title !== undefined ? { title: shown(r.title, 200) } : {}),

@@ -13,6 +13,8 @@ export interface SourceSpec {
 export interface ResolvedSource {
   root: string;
   source: Omit<BundleSource, "layout">;
+  /** A git source served from its cache after a failed fetch: why, and which commit. */
+  stale?: string;
 }
 
 const NPM_NAME = /^(@[a-z0-9][\w.-]*\/)?[a-z0-9][\w.-]*$/i;
@@ -56,11 +58,11 @@ export async function resolveSource(spec: SourceSpec, cwd: string, log: (m: stri
   }
   const git = parseGitSpec(spec.location);
   const cache = gitOptions.cache ?? join(cwd, "node_modules", ".cache", "bmad-git");
-  const { dir, commit } = await checkoutGit(git, cache, log, gitOptions);
+  const { dir, commit, stale } = await checkoutGit(git, cache, log, gitOptions);
   const root = git.subpath ? join(dir, git.subpath) : dir;
   if (!existsSync(root)) throw new Error(`Subpath "${git.subpath}" does not exist in ${git.label}`);
   // By its real path: a subpath that is a link in the repository would serve a folder of this machine's.
   const [realRoot, realDir] = [realpathSync(root), realpathSync(dir)];
   if (realRoot !== realDir && !realRoot.startsWith(realDir + sep)) throw new Error(`Subpath "${git.subpath}" of ${git.label} is a link out of the repository; name a folder inside it`);
-  return { root, source: { ...base, name: git.label, version: git.ref ?? commit.slice(0, 12) } };
+  return { root, source: { ...base, name: git.label, version: git.ref ?? commit.slice(0, 12) }, ...(stale === undefined ? {} : { stale }) };
 }

@@ -75,12 +75,17 @@ describe("--path with a git URL", () => {
     expect(listed.stdout).toContain(`acme/repo.git#v1:/content  ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}`);
     expect(listed.stdout).not.toContain(bare); // the label hides local paths
 
-    // The remote gone, the next start serves the checkout it has.
+    // The remote gone, the next start serves the checkout it has, and says so on stderr and to the client, naming the
+    // commit (review 214: in silence).
     renameSync(bare, `${bare}.away`);
     try {
       const offline = await connectBridge(bridge, project, { args: ["--path", source], home });
       try {
         expect((await offline.client.readResource({ uri: SKILL_URI })).contents[0]).toMatchObject({ text: expect.stringContaining("marker-one") });
+        const stale = `acme/repo.git#v1:/content: cannot refresh it (git fetch failed: fatal: '${bare}' does not appear to be a git repository); serving the cached checkout at commit ${git(["rev-parse", "v1^{commit}"], work).slice(0, 12)}, fetched 20`;
+        expect(offline.stderr()).toContain(`bmad-mcp: warning: ${stale}`);
+        expect(offline.client.getInstructions()).toContain(stale);
+        expect(toolText(await offline.client.callTool({ name: "bmad", arguments: { command: "*acme-lint-story" } }))).toContain(stale);
       } finally {
         await offline.close();
       }
@@ -131,7 +136,45 @@ describe("--path with a git URL", () => {
     expect(slow.code, slow.stderr).toBe(0);
     expect(slow.stdout).toContain("acme-lint-story");
     expect(slow.ms).toBeLessThan(30_000);
+    expect(slow.stderr).toMatch(/warning: ssh:\/\/example\.invalid\/acme\/slow\.git#v2:\/content: cannot refresh it \(git fetch timed out after 10 s\); serving the cached checkout at commit [0-9a-f]{12}, fetched /);
   }, 60_000);
+
+  it("takes the scp-like URL GitHub shows (user@host:path) for ssh, not for a local folder (review 214)", async () => {
+    // git appends the host and the command after the "#": this ssh command serves the bare repository.
+    const out = await cli(["--path", "git+git@example.invalid:acme/repo.git#v1:/content", "--list"], { GIT_SSH_COMMAND: `git-upload-pack ${bare} #`, XDG_CACHE_HOME: join(tmp.dir, "scp-cache") });
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toMatch(/acme\/acme-lint-story +cli \(example\.invalid:acme\/repo\.git#v1:\/content\)/);
+    // A local repository that is not there is said so, without git's advice about access rights.
+    const missing = await cli(["--path", join(tmp.dir, "nowhere/repo.git"), "--list"], { XDG_CACHE_HOME: join(tmp.dir, "scp-cache") });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`does not appear to be a git repository`);
+    expect(missing.stderr).not.toContain("access rights");
+  });
+
+  it("leaves the user's own repository alone when GIT_DIR, GIT_WORK_TREE or GIT_INDEX_FILE is inherited (review 214)", async () => {
+    // A repository of the user's, as a pre-commit hook (GIT_INDEX_FILE) or vcsh (GIT_DIR, GIT_WORK_TREE) names it.
+    const leaks = [
+      (mine: string) => ({ GIT_INDEX_FILE: join(mine, ".git/index") }),
+      (mine: string) => ({ GIT_DIR: join(mine, ".git"), GIT_WORK_TREE: mine }),
+      (mine: string) => ({ GIT_OBJECT_DIRECTORY: join(mine, ".git/objects"), GIT_CONFIG_PARAMETERS: `'core.worktree'='${mine}'` }),
+    ];
+    for (const [i, leakOf] of leaks.entries()) {
+      const mine = join(tmp.dir, `mine-${i}`);
+      mkdirSync(mine, { recursive: true });
+      git(["init", "--quiet", "-b", "main"], mine);
+      writeFileSync(join(mine, "mine.txt"), "mine\n");
+      git(["add", "."], mine);
+      git(["-c", "user.name=u", "-c", "user.email=u@u", "commit", "--quiet", "-m", "mine"], mine);
+      const state = () => ({ files: git(["ls-files"], mine), head: git(["rev-parse", "--symbolic-full-name", "HEAD"], mine), commit: git(["log", "--format=%s", "-1"], mine), tree: readdirSync(mine).sort(), objects: git(["count-objects"], mine), status: git(["status", "--porcelain"], mine) });
+      const before = state();
+      const leak = leakOf(mine);
+      const out = await cli(["--path", `git+file://${bare}#v1:/content`, "--list"], { ...leak, XDG_CACHE_HOME: join(tmp.dir, `leak-cache-${i}`) });
+      const what = Object.keys(leak).join(" ");
+      expect.soft(out.code, `${what}: ${out.stderr}`).toBe(0);
+      expect.soft(out.stdout, what).toContain("acme/acme-lint-story");
+      expect.soft(state(), what).toEqual(before);
+    }
+  });
 
   it("runs the system git outside the project, without the bridge's token, though PATH names the working folder (review 184)", async () => {
     // A program named git in the project, and PATH starting with an empty entry (the working folder)...

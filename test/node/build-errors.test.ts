@@ -88,6 +88,21 @@ describe("build errors", () => {
     expect(result.manifest.files.map((f) => f.path)).toContain("bmm/bmad-prd/SKILL.md");
   });
 
+  // Review 214: a skill named `a/../../b` or `x?uri=…` was served at a skill:// URI no read could reach.
+  it("leaves out a skill whose name is not plain, naming it, and serves the rest", async () => {
+    const tree = join(tmp.dir, "pathy-names");
+    mkdirSync(join(tree, "src/acme"), { recursive: true });
+    writeFileSync(join(tree, "src/acme/module.yaml"), 'code: acme\nname: "Acme"\ndescription: "Team skills"\n');
+    const names = ["acme-lint.v2", "a/../../b", "x?uri=bmad://../../etc", "acme..up", "."];
+    names.forEach((name, i) => {
+      mkdirSync(join(tree, `src/acme/s${i}`));
+      writeFileSync(join(tree, `src/acme/s${i}/SKILL.md`), `---\nname: ${JSON.stringify(name)}\ndescription: d\n---\n# S\n`);
+    });
+    const result = await only(tree);
+    expect(result.manifest.records.map((r) => r.name)).toEqual(["acme-lint.v2"]);
+    expect(result.manifest.warnings).toEqual([`pathy-names: 4 skills left out: "a/../../b", "x?uri=bmad://../../etc", "acme..up", ".". A skill's name is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md.`]);
+  });
+
   it("warns about a malformed manifest CSV and keeps the other manifests", async () => {
     const tree = join(tmp.dir, "badcsv");
     cpSync(join(ROOT, "test/fixtures/v6-alpha"), tree, { recursive: true });

@@ -41,6 +41,9 @@ describe("git sources", () => {
     expect(parseGitSpec(`${bare}#v1`).label).toBe("team/repo.git#v1");
     // Two repositories of one name, and a working tree's own .git folder, told apart (review 134: `team.git` twice, and
     // `.git`): by their last two folders, a trailing .git left out.
+    // The scp-like form GitHub shows, given to git as it is (review 214: taken for a local folder); never with a leading "-".
+    expect(parseGitSpec("git+git@github.com:org/repo.git#v2:/a")).toMatchObject({ url: "git@github.com:org/repo.git", ref: "v2", subpath: "a", label: "github.com:org/repo.git#v2:/a" });
+    expect(parseGitSpec("-oProxyCommand=x@host:repo.git").url).toMatch(/^file:\/\/\//);
     expect(["/srv/a/team.git", "/srv/b/team.git#v2", "git+file:///srv/a/repo/.git#v2:/content", "/team.git"].map((l) => parseGitSpec(l).label)).toEqual(["a/team.git", "b/team.git#v2", "a/repo#v2:/content", "team.git"]);
   });
 

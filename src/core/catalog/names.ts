@@ -2,6 +2,11 @@
 // classic names stay as they are. Full name, short name and module/name all resolve.
 import type { CatalogRecord } from "./bundle.js";
 
+/** A skill's name as BMAD's are (`bmad-prd`): letters, digits, `-`, `_` and `.`, never `..` or `.` alone. It is one
+ *  segment of the skill's skill:// URI: `a/../../b` or `x?uri=…` made a URI no read could reach, whose not-found
+ *  suggested that very URI (review 214). */
+export const PLAIN_SKILL_NAME = /^(?!\.$)(?!.*\.\.)[\w.-]+$/;
+
 export function shortName(record: Pick<CatalogRecord, "name" | "skill">): string {
   if (!record.skill) return record.name;
   for (const prefix of ["bmad-agent-", "bmad-"]) {
