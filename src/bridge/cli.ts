@@ -34,8 +34,8 @@ Options:
                      also run scripts the project's _bmad/_config/files-manifest.csv lists (a custom
                      module's, another BMAD version's): its installer's word. Without it only the bytes of
                      this bridge's BMAD run, since a cloned repository may have committed a record
-  --http             serve over Streamable HTTP on 127.0.0.1 (loopback only) rather than stdio, for several
-                     local clients at once; the endpoint is http://127.0.0.1:PORT/mcp
+  --http             serve over Streamable HTTP on 127.0.0.1 and [::1] (loopback only) rather than stdio, for
+                     several local clients at once; the endpoint is http://localhost:PORT/mcp
   --port N           the --http port (default 8765; 0 picks a free one, printed on stderr)
   --test             check the project: roots found, bundle built, overrides, scripts BMAD vouches for, one
                      call into each toolset; prints a report, exits 1 naming what is wrong

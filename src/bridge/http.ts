@@ -1,36 +1,82 @@
-// `bmad-mcp --http`: the same MCP surface over Streamable HTTP on 127.0.0.1, for several local clients at once.
-// Stateless, as the Worker is: each request is answered by a fresh server from the same factory (the SDK's
-// createMcpHandler serves 2026-07-28 and 2025-era clients). In front of it, the loopback checks of
+// `bmad-mcp --http`: the same MCP surface over Streamable HTTP on loopback (127.0.0.1 and [::1]), for several local
+// clients at once. Stateless, as the Worker is: each request is answered by a fresh server from the same factory (the
+// SDK's createMcpHandler serves 2026-07-28 and 2025-era clients). In front of it, the loopback checks of
 // core/loopback.ts: a foreign Host (DNS rebinding) or a foreign Origin (another site's page) gets 403, and so does
-// another user's program on this machine (peer-user.ts, on Linux).
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+// another user's program on this machine (peer-user.ts, on Linux), whose idle connections are closed at once.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createMcpHandler, type McpHttpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { loopbackRefusal } from "../core/loopback.js";
+import type { Result } from "../core/result.js";
 import { otherUsersClient } from "./peer-user.js";
 
 /** As the Worker: room for a 2 MiB submission plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
 /** What the MCP handler answers (others that it would not take are its 405s). */
 const METHODS = new Set(["POST", "GET", "DELETE", "HEAD", "OPTIONS", "PUT", "PATCH"]);
+/** A loopback client sends its headers and body at once: a connection that has not after these is let go (Node's 60 s
+ *  and 300 s let another user's 18,848 idle connections hold the owner's initialize off: review 214). */
+const TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 };
+/** Free ports tried for --port 0 when [::1] has the one 127.0.0.1 gave taken already. */
+const FREE_PORT_TRIES = 5;
 
-/** Listens on 127.0.0.1:`port` (0: a free port); resolves to the endpoint's URL once it listens. */
-export async function serveHttp(factory: McpServerFactory, port: number): Promise<{ url: string; close: () => void }> {
+export interface Listening {
+  url: string;
+  /** The endpoint on [::1]; none where the machine has no IPv6 loopback. */
+  ipv6Url?: string;
+  close: () => void;
+}
+
+/** Listens on 127.0.0.1:`port` and [::1]:`port` (0: a port free on both): a client configured with `localhost` may
+ *  try ::1 first (macOS, many Linux desktops), and a port left free there was another user's to take and hear the
+ *  owner's requests on (review 214). Either address taken is a failure naming it; a machine without ::1 is not. */
+export async function serveHttp(factory: McpServerFactory, port: number): Promise<Result<{ listening: Listening }>> {
   const handler = createMcpHandler(factory, { maxRequestBodySize: MAX_REQUEST_BYTES });
-  const server = createServer((req, res) => {
+  for (let tries = 1; ; tries++) {
+    const v4 = loopbackServer(handler);
+    const failed = await listen(v4, port, "127.0.0.1");
+    if (failed) return { ok: false, error: cannotListen("127.0.0.1", port, failed) };
+    const bound = (v4.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${bound}/mcp`;
+    const v6 = loopbackServer(handler);
+    const failed6 = await listen(v6, bound, "::1");
+    if (!failed6) return { ok: true, listening: { url, ipv6Url: `http://[::1]:${bound}/mcp`, close: () => (v4.close(), v6.close()) } };
+    if (failed6.code === "EADDRNOTAVAIL" || failed6.code === "EAFNOSUPPORT") return { ok: true, listening: { url, close: () => v4.close() } };
+    v4.close();
+    if (failed6.code !== "EADDRINUSE" || port !== 0 || tries === FREE_PORT_TRIES) return { ok: false, error: cannotListen("[::1]", bound, failed6) };
+  }
+}
+
+/** Why `server` could not listen, or undefined once it does. */
+function listen(server: Server, port: number, host: string): Promise<NodeJS.ErrnoException | undefined> {
+  return new Promise((resolve) => {
+    server.once("error", resolve);
+    server.listen(port, host, () => resolve(undefined));
+  });
+}
+
+function cannotListen(address: string, port: number, error: NodeJS.ErrnoException): string {
+  const held = error.code === "EADDRINUSE" ? " Another program holds it, perhaps another user's: point no client at that port until you know whose it is." : "";
+  return `--http: cannot listen on ${address}:${port} (${error.message}); choose another --port.${held}`;
+}
+
+function loopbackServer(handler: McpHttpHandler): Server {
+  /** Connections a request has started on: refused with the reason in a 403, the others closed unanswered. */
+  const asking = new WeakSet<Socket>();
+  const server = createServer(TIMEOUTS, (req, res) => {
+    asking.add(req.socket);
     answer(req, res, handler).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, { error: "internal_error", error_description: error instanceof Error ? error.message : String(error) });
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => resolve());
+  // Judged as it connects, not when its headers come: another user's idle connection is not held until a timeout.
+  server.on("connection", (socket: Socket) => {
+    void otherUsersClient(socket).then((refused) => refused && !asking.has(socket) && socket.destroy());
   });
-  const address = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${address.port}/mcp`, close: () => server.close() };
+  return server;
 }
 
 async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler): Promise<void> {

@@ -3,7 +3,7 @@
 // Start-up reads only the embedded manifest; search indexes are read when a search first needs them.
 // A root that yields nothing is skipped with a warning naming what was looked for; for a root the user
 // named (--path, --project) explicitFailures() says so, and the CLI stops at start-up.
-import { readFileSync, watch, type FSWatcher } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BundleManifest, SearchIndex } from "../core/catalog/bundle.js";
 import type { GitOptions } from "../compiler/git.js";
@@ -11,6 +11,7 @@ import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { bmadScriptsOf, isPortedScriptPath, type BmadScripts } from "../core/runtime/scripts.js";
+import { FolderWatch } from "./tree-watch.js";
 
 export interface LocalSource {
   /** `origin=path`, as build-bundle takes it. */
@@ -41,9 +42,7 @@ export class LocalBundle {
   private readonly embedded: Layer;
   private dirty: boolean;
   private building?: Promise<void>;
-  private readonly watchers = new Set<FSWatcher>();
-  /** Folders whose watcher failed, watched again on the next call. */
-  private readonly rewatch = new Set<string>();
+  private readonly folders: FolderWatch;
   private failures: string[] = [];
   /** explicitFailures() was asked: from now on a named root that breaks is a warning. */
   private checked = false;
@@ -65,6 +64,14 @@ export class LocalBundle {
     // Serve the embedded bundle at once; the local trees are layered on before the first call that reads them.
     this.reader = this.install([this.embedded], new Map());
     this.dirty = sources.length > 0;
+    this.folders = new FolderWatch(
+      () => {
+        this.dirty = true;
+        this.reloadSoon();
+      },
+      (rel) => NOT_CONTENT.test(rel),
+      warn,
+    );
   }
 
   private scripts?: BmadScripts;
@@ -90,10 +97,7 @@ export class LocalBundle {
 
   /** Rebuilds first if a local tree changed since the last build. */
   async ready(): Promise<void> {
-    for (const path of this.rewatch) {
-      this.rewatch.delete(path);
-      this.watchOne(path);
-    }
+    this.folders.restore();
     if (!this.dirty) return;
     this.building ??= this.rebuild().finally(() => (this.building = undefined));
     await this.building;
@@ -123,37 +127,12 @@ export class LocalBundle {
    *  with a listener). What BMAD's scripts write under
    *  _bmad/ (render snapshots) and project memory are not content, and do not count. */
   watch(dirs: string[]): void {
-    for (const path of dirs) this.watchOne(path);
-  }
-
-  /** Node's recursive watcher on Linux emits `error` when a folder under it vanishes mid-scan (rm -rf
-   *  _bmad/_memory); unhandled, that ends the process. The watcher is then spent: drop it, count the
-   *  change, and watch the folder again on the next call. */
-  private watchOne(path: string): void {
-    try {
-      const watcher = watch(path, { recursive: true }, (_event, name) => {
-        if (name && NOT_CONTENT.test(name)) return;
-        this.dirty = true;
-        this.reloadSoon();
-      });
-      watcher.on("error", () => {
-        watcher.close();
-        this.watchers.delete(watcher);
-        this.dirty = true;
-        this.rewatch.add(path);
-        this.reloadSoon();
-      });
-      this.watchers.add(watcher);
-    } catch (error) {
-      this.warn(`cannot watch ${path} (${(error as Error).message}); edits there need a restart`);
-    }
+    for (const path of dirs) this.folders.add(path);
   }
 
   close(): void {
     clearTimeout(this.soon);
-    for (const w of this.watchers) w.close();
-    this.watchers.clear();
-    this.rewatch.clear();
+    this.folders.close();
   }
 
   private async rebuild(): Promise<void> {

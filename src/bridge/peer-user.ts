@@ -51,13 +51,27 @@ interface End {
   port: number;
 }
 
-/** An IPv4 address as /proc/net/tcp writes it (each 32-bit word in the kernel's byte order: little-endian here), and
- *  as /proc/net/tcp6 writes it mapped into IPv6; undefined for other addresses. */
+/** An address as /proc/net/tcp and /proc/net/tcp6 write it, each 32-bit word in the kernel's byte order (little-endian
+ *  here): an IPv4 address both plain and mapped into IPv6, an IPv6 one ([::1], which --http serves too) as itself;
+ *  none for what is neither. */
 function procAddresses(address: string): string[] {
+  const word = (hex: string) => hex.match(/../g)!.reverse().join("").toUpperCase();
   const v4 = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address);
-  if (!v4) return [];
-  const hex = v4.slice(1, 5).reverse().map((b) => Number(b).toString(16).padStart(2, "0")).join("").toUpperCase();
-  return [hex, `0000000000000000FFFF0000${hex}`];
+  if (v4) {
+    const hex = word(v4.slice(1, 5).map((b) => Number(b).toString(16).padStart(2, "0")).join(""));
+    return [hex, `0000000000000000FFFF0000${hex}`];
+  }
+  const groups = ipv6Groups(address);
+  return groups ? [groups.join("").match(/.{8}/g)!.map(word).join("")] : [];
+}
+
+/** An IPv6 address's eight groups, four hex digits each ("::" filled in); undefined for what is not one. */
+function ipv6Groups(address: string): string[] | undefined {
+  const halves = address.split("::");
+  const [head, tail] = halves.map((h) => (h ? h.split(":") : []));
+  if (halves.length > 2 || head!.length + (tail?.length ?? 0) > 8) return undefined;
+  const groups = tail === undefined ? head! : [...head!, ...Array<string>(8 - head!.length - tail.length).fill("0"), ...tail];
+  return groups.length === 8 && groups.every((g) => /^[0-9a-f]{1,4}$/i.test(g)) ? groups.map((g) => g.padStart(4, "0")) : undefined;
 }
 
 /** A /proc/net/tcp table's established sockets (`sl local rem st tx:rx tr:when retrnsmt uid …`, ends as

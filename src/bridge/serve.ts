@@ -145,8 +145,13 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   }
   if (args.http !== undefined) {
     const { serveHttp } = await import("./http.js");
-    const listening = await serveHttp(factory, args.http.port).catch((error: Error) => fail(`--http: cannot listen on 127.0.0.1:${args.http!.port} (${error.message}); choose another --port.${(error as NodeJS.ErrnoException).code === "EADDRINUSE" ? " Another program holds it, perhaps another user's: point no client at that port until you know whose it is." : ""}`));
-    writeErr(`bmad-mcp: serving MCP over HTTP at ${listening.url} (loopback only)\n`);
+    const served = await serveHttp(factory, args.http.port);
+    if (!served.ok) fail(served.error);
+    const { listening } = served;
+    const also = listening.ipv6Url
+      ? ` and ${listening.ipv6Url} (loopback only)`
+      : " (loopback only; this machine has no IPv6 loopback, so [::1] is not served: give clients 127.0.0.1, not localhost)";
+    writeErr(`bmad-mcp: serving MCP over HTTP at ${listening.url}${also}\n`);
     // Stopped by a signal: stop watching and kill what is still running, leaving nothing behind.
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {

@@ -4,19 +4,21 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { SKIP_DIRS } from "../compiler/files.js";
 import { isGitLocation, parseGitSpec } from "../compiler/git.js";
 import type { LocalSource } from "./local-bundle.js";
 import type { Result } from "../core/result.js";
 
 const PROJECT_TREES = ["_bmad", "bmad", ".bmad-core"];
-/** Where installed trees keep files that matter besides the BMAD folder (6.3+ skills live in the IDE folder). */
-const PROJECT_EXTRAS = [".claude/skills", ".cursor/skills", ".agents/skills"];
+/** The folders of a --path, BMAD_ROOT or ~/.bmad tree that hold what a build reads (compiler/detect.ts's layouts):
+ *  watched, the rest of the tree not (review 214: a --path holding node_modules took 37,696 inotify watches). */
+const TREE_FOLDERS = [...PROJECT_TREES, "bmad-core", "expansion-packs", "src"];
 /** What the kit and BMAD's scripts write under _bmad/ in a project that has no BMAD tree of its own. */
 const KIT_ENTRIES = new Set(["_memory", "_config", "render"]);
 
 export interface Discovered {
   sources: LocalSource[];
-  /** Directories to watch for edits (not whole projects: node_modules stays out). */
+  /** Folders to watch for edits: those a build reads, never a whole project (node_modules and .git stay out). */
   watch: string[];
   warnings: string[];
 }
@@ -42,7 +44,7 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
     const label = opts.projectNamed ? `${from} ${opts.project}` : `the project (${opts.project})`;
     // A project whose _bmad/ holds only the kit's files (memory, the contract) has no tree to layer: not an error.
     out.sources.push({ spec: `project=${opts.project}`, path: opts.project, label, explicit: opts.projectNamed === true, quietIfNoTree: kitOnly(opts.project) });
-    out.watch.push(...trees, ...PROJECT_EXTRAS.map((t) => join(opts.project, t)).filter(isDir));
+    out.watch.push(...watchedFolders(opts.project, PROJECT_TREES));
   }
   const seen = new Set<string>();
   for (const given of opts.paths ?? []) {
@@ -63,21 +65,37 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
     if (seen.has(dir)) continue;
     seen.add(dir);
     out.sources.push({ spec: `cli=${dir}`, path: dir, label: `--path ${given}`, explicit: true });
-    out.watch.push(dir);
+    out.watch.push(...watchedFolders(dir, TREE_FOLDERS));
   }
   const envRoot = opts.env.BMAD_ROOT;
   if (envRoot) {
     if (isDir(resolve(envRoot))) {
       out.sources.push({ spec: `env=${resolve(envRoot)}`, path: resolve(envRoot), label: `BMAD_ROOT=${envRoot}`, explicit: false });
-      out.watch.push(resolve(envRoot));
+      out.watch.push(...watchedFolders(resolve(envRoot), TREE_FOLDERS));
     } else out.warnings.push(`BMAD_ROOT=${envRoot} is not a directory; ignored`);
   }
   const user = join(opts.env.HOME ?? homedir(), ".bmad");
   if (isDir(user)) {
     out.sources.push({ spec: `user=${user}`, path: user, label: `~/.bmad (${user})`, explicit: false });
-    out.watch.push(user);
+    out.watch.push(...watchedFolders(user, TREE_FOLDERS));
   }
   return { ok: true, value: out };
+}
+
+/** What to watch of `root`: the `trees` it holds and the dot-folders a build reads beside them, or the root itself
+ *  when it holds none of them (a BMAD folder named directly: BMAD_ROOT=…/_bmad; a project without one is no source). */
+function watchedFolders(root: string, trees: string[]): string[] {
+  const found = trees.map((t) => join(root, t)).filter(isDir);
+  if (!found.length) return [root];
+  // An IDE's skills/ (6.3+ installs skills in .claude/skills, .cursor/skills, …), and a v4 expansion pack installed
+  // beside .bmad-core (.bmad-2d-phaser-game-dev: its config.yaml and agents/).
+  for (const name of readdirSync(root)) {
+    const dot = join(root, name);
+    if (!name.startsWith(".") || trees.includes(name) || SKIP_DIRS.has(name)) continue;
+    if (isDir(join(dot, "skills"))) found.push(join(dot, "skills"));
+    else if (isDir(join(dot, "agents")) && existsSync(join(dot, "config.yaml"))) found.push(dot);
+  }
+  return found;
 }
 
 /** Whether the project's only BMAD folder is _bmad/ and it holds nothing but the kit's own files. */

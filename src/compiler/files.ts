@@ -4,7 +4,8 @@ import { join, relative, sep } from "node:path";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 import { codeSpan, machineryName } from "../core/workspace/paths.js";
 
-const SKIP_DIRS = new Set(["__pycache__", ".git", "node_modules"]);
+/** Folders no build reads, at any depth (nor does the bridge watch them: bridge/tree-watch.ts). */
+export const SKIP_DIRS: ReadonlySet<string> = new Set(["__pycache__", ".git", "node_modules"]);
 
 export function toPosix(p: string): string {
   return sep === "/" ? p : p.split(sep).join("/");

@@ -28,7 +28,7 @@ async function start(dir: string, env: Record<string, string> = {}, args: string
 
 /** One project and a bridge on it (with a secret in its environment), made at first use: the context tests,
  *  then the tests whose hostile files sit where nothing before them looks (.bmad-task, a planted skill,
- *  churn under _bmad/_memory). A bridge start costs more CPU than most tests. */
+ *  churn under _bmad). A bridge start costs more CPU than most tests. */
 const sharedProject = madeOnce(async () => {
   const dir = project("shared");
   return { dir, client: (await start(dir, { OUTSIDE_SECRET: "environ-marker-51" })).client };
@@ -336,13 +336,14 @@ describe("a .git that leads outside the project", () => {
 });
 
 describe("folders that appear and vanish under the watched _bmad", () => {
-  // Node's recursive watcher reports a folder removed mid-scan as an `error` event; unhandled, it ended the
-  // bridge (seen in CI when a test reset _bmad/_memory). The race is hit in most runs of this churn.
+  // Node's recursive watcher reported a folder removed mid-scan as an `error` event; unhandled, it ended the bridge
+  // (seen in CI when a test reset _bmad/_memory). Each folder is watched on its own now (review 214), taken up as it
+  // appears and let go as it goes: the same churn, in a folder that is watched.
   it("keeps serving, and still sees edits to BMAD's files afterwards", async () => {
     const { dir, client } = await sharedProject();
     const churn = async (name: string) => {
       for (let i = 0; i < 150; i++) {
-        const folder = join(dir, "_bmad/_memory", name);
+        const folder = join(dir, "_bmad/churn", name);
         mkdirSync(join(folder, "a/b/c"), { recursive: true });
         await new Promise((resolve) => setTimeout(resolve, i % 4));
         rmSync(folder, { recursive: true });

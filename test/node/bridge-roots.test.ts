@@ -2,11 +2,12 @@
 // yields nothing is an error at start-up; an implicit one (BMAD_ROOT, ~/.bmad) is skipped with a warning
 // that says what was looked for. Several --path roots are served, ranked in the order given.
 import { execFile } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, install, tempDir, toolText } from "./helpers.js";
+import { connectBridge, install, tempDir, toolText, waitFor } from "./helpers.js";
+import { MAX_WATCHED_FOLDERS } from "../../src/bridge/tree-watch.js";
 
 const run = promisify(execFile);
 const tmp = tempDir("bridge-roots");
@@ -139,5 +140,61 @@ describe("implicit roots", () => {
     expect(toolText(await client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toMatch(/\nOrigin: package /);
     expect(stderr()).toMatch(/warning: BMAD_ROOT=.*env-no-tree has no BMAD tree; skipped\. Looked for: _bmad\/_config\/skill-manifest\.csv/);
     expect(stderr()).toMatch(/warning: ~\/\.bmad \(.*home-with-bmad\/\.bmad\) has no BMAD tree; skipped\. Looked for: _bmad\/_config\/skill-manifest\.csv/);
+  });
+});
+
+/** The inotify watches process `pid` holds, as the kernel lists them in /proc/PID/fdinfo. */
+function inotifyWatches(pid: number): number {
+  let watches = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    if (!readlinkSync(`/proc/${pid}/fd/${fd}`, { encoding: "utf8" }).includes("inotify")) continue;
+    watches += readFileSync(`/proc/${pid}/fdinfo/${fd}`, "utf8").split("\n").filter((line) => line.startsWith("inotify ")).length;
+  }
+  return watches;
+}
+
+/** `dir` and the folders below it, but those named in `skip`. */
+function foldersIn(dir: string, skip: string[] = []): number {
+  return 1 + readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !skip.includes(e.name)).reduce((n, e) => n + foldersIn(join(dir, e.name)), 0);
+}
+
+// Review 214: a --path, BMAD_ROOT or ~/.bmad tree was watched whole, node_modules and .git with it: one of 33,000 files
+// took 37,696 inotify watches and 169 MB, one of 200,000 all of its user's watches, and no failure was said.
+describe("watching a root", () => {
+  it("watches each folder of its BMAD folders once, none of node_modules, .git or the rest, and follows folders moved in and out", async () => {
+    const root = folder("watched-root", pristine);
+    for (const heavy of ["node_modules/pkg", ".git/objects", "docs/site"]) {
+      for (let i = 0; i < 100; i++) {
+        mkdirSync(join(root, `${heavy}${i}`), { recursive: true });
+        for (let f = 0; f < 10; f++) writeFileSync(join(root, `${heavy}${i}`, `f${f}.js`), "x\n");
+      }
+    }
+    const { client, pid, stderr, close } = await connectBridge(bridge, folder("cwd-watched"), { args: ["--path", root] });
+    closers.push(close);
+    expect(toolText(await client.callTool({ name: "bmad", arguments: { command: "pm" } }))).toContain("watched-root");
+    // One per folder of _bmad/ (its render snapshots and memory are not content) and of .claude/skills/.
+    const bmadFolders = foldersIn(join(root, "_bmad"), ["_memory", "render"]) + foldersIn(join(root, ".claude/skills"));
+    expect(inotifyWatches(pid)).toBe(bmadFolders);
+
+    // A skill made beside the tree and moved in is watched with its folders, and unwatched once moved out.
+    const staged = join(root, "staged");
+    mkdirSync(join(staged, "assets"), { recursive: true });
+    writeFileSync(join(staged, "SKILL.md"), "---\nname: bmad-wombat\ndescription: Counts wombats.\n---\nCount them.\n");
+    renameSync(staged, join(root, ".claude/skills/bmad-wombat"));
+    await waitFor("the moved-in skill's folders to be watched", () => (inotifyWatches(pid) === bmadFolders + 2 ? true : undefined), 5000);
+    renameSync(join(root, ".claude/skills/bmad-wombat"), staged);
+    await waitFor("the moved-out skill's folders to be let go", () => (inotifyWatches(pid) === bmadFolders ? true : undefined), 5000);
+    expect(stderr()).not.toContain("cannot watch");
+  });
+
+  it("watches no more than its limit of folders, and says so once", async () => {
+    const root = folder("many-folders", pristine);
+    for (let i = 0; i < MAX_WATCHED_FOLDERS + 50; i++) mkdirSync(join(root, "_bmad/bmm/notes", `n${i}`), { recursive: true });
+    const { pid, stderr, close } = await connectBridge(bridge, folder("cwd-many"), { args: ["--path", root] });
+    closers.push(close);
+    expect(inotifyWatches(pid)).toBe(MAX_WATCHED_FOLDERS);
+    expect(stderr().match(/cannot watch/g)).toHaveLength(1);
+    expect(stderr()).toMatch(/warning: cannot watch .*many-folders\/.*: 2000 folders are watched already, the most this server watches; edits there, and in any other folder left unwatched, show only after a restart\n/);
+    rmSync(join(root, "_bmad/bmm/notes"), { recursive: true });
   });
 });
