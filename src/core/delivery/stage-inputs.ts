@@ -50,14 +50,16 @@ export function allot(sizes: number[], weights: number[], available: number): nu
   return out;
 }
 
-/** A closing delimiter however spaced or cased: `</document>`, `< / Document`. */
-const CLOSING = /<\s*\/\s*document/gi;
+/** The start of any closing tag, however spaced, with invisible format characters between (`<\u200b/`: review 217) or
+ *  drawn alike (full-width ＜／, ‹/, 〈/): whatever its name (`</dоcument>` with a Cyrillic о reads as the delimiter). */
+const CLOSING = /[<＜‹〈][\s\p{Cf}]*[/／]/gu;
 
 /** A document quoted whole or in part between fixed delimiters (no fence to escape, bounded overhead). The way text
- *  from a draft or a plan, and the user's answers and reasons, reach a stage prompt: a closing delimiter inside is
- *  escaped (`<\/document`), so no text ends its quote and reads on as the server's own words (review 212). */
+ *  from a draft or a plan, and the user's answers and reasons, reach a stage prompt: every closing tag inside (an HTML
+ *  one in a document too, in this copy only) is escaped, `<\/`, so no text ends its quote and reads on as the server's
+ *  own words (review 212). */
 export function quoted(title: string, text: string, maxBytes: number, rest: string): string {
-  const inert = text.replace(CLOSING, "<\\/document");
+  const inert = text.replace(CLOSING, (closing) => `${closing[0]}\\/`);
   const shown = truncateBytes(inert, Math.max(0, maxBytes));
   const note = shown.length < inert.length ? `\n(First ${byteLength(shown)} of ${byteLength(inert)} bytes. ${rest})` : "";
   return `### ${title}\n<document>\n${shown}\n</document>${note}`;
