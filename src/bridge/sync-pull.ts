@@ -9,11 +9,11 @@ import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, keptRoom, noteWrite, type Replaced } from "./kept-versions.js";
-import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sendableHere, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
-import { loadState, localOnlyPaths, MAX_MEMORY_BY_CHARS, pulledRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
+import { loadState, localOnlyHere, localOnlyPaths, MAX_MEMORY_BY_CHARS, pulledRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
 import type { Result } from "../core/result.js";
 import { parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
@@ -73,7 +73,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // What was here before this folder held a pull of this project is the user's own, however like the project's its
   // folders: push sends none of it unless named (review 211: another project's files, and private documents, went to
   // every member of a shared one). What this pull brings, or finds alike, gets a record and is the project's.
-  const localOnly = before ? before.localOnly : new Set(await sendableHere(o.dir));
+  const localOnly = before ? before.localOnly : await localOnlyHere(o.dir);
   const known = before?.files ?? new Map<string, SyncedFile>();
   const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));

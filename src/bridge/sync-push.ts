@@ -10,7 +10,7 @@ import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sen
 import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
-import { loadState, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
+import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
 import { mergeBothWays } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
@@ -161,9 +161,15 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (pulled) state.files.set(path, pulled);
   }
   delete state.pending;
-  // A local-only file gone from here is done with: one made again by its name is new.
-  const present = new Set(found);
-  for (const path of state.localOnly ?? []) if (!present.has(path)) state.localOnly!.delete(path);
+  // The local-only files' bytes, as recorded and as here now (kept for the next push): a new file holding them is one
+  // moved or copied (review 216: a local-only folder renamed went to every member).
+  const localOnlyBytes = new Set(localOnlyPaths(state).map((path) => state.localOnly!.get(path)));
+  for (const [i, path] of paths.entries()) {
+    const local = locals[i]!;
+    if (local.kind !== "file" || !state.localOnly?.has(path) || state.files.has(path)) continue;
+    localOnlyBytes.add(local.sha256);
+    state.localOnly.set(path, local.sha256);
+  }
 
   const report = new Report();
   const refusals: Refusal[] = [];
@@ -194,6 +200,13 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     // The user's own from before the pull (SyncState.localOnly): sent only named.
     if (!synced && state.localOnly?.has(path) && !o.forcePaths.has(path)) {
       report.add("held", path, `local only: here before "${state.project}" was first pulled into this folder, so push sends it only named after --force: ${o.again("push", true)} PATH...`);
+      continue;
+    }
+    // A local-only file moved or copied here (not an empty one, which is like any other): local only from now on, so
+    // that an edit of the one it came from leaves it held.
+    if (!synced && local.kind === "file" && local.bytes.length && localOnlyBytes.has(local.sha256) && !o.forcePaths.has(path)) {
+      state.localOnly!.set(path, local.sha256);
+      report.add("held", path, `the same as a local-only file here: it looks like one moved or copied, so push sends it only named after --force: ${o.again("push", true)} PATH...`);
       continue;
     }
     if (local.kind === "file" && local.sha256 === synced?.sha256) {

@@ -10,7 +10,7 @@ import type { ByOthers } from "../core/workspace/line-authors.js";
 import { ABSENT, fileStamp } from "./confined-fs.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import { mapLimited } from "../core/map-limited.js";
-import { type Local, MAX_SENDABLE_HERE, sha256 } from "./sync.js";
+import { type Local, MAX_SENDABLE_HERE, readLocal, sendableHere, sha256 } from "./sync.js";
 import type { RemoteWorkspace } from "./sync-remote.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
@@ -44,8 +44,11 @@ export interface SyncState {
   sent?: Map<string, string>;
   /** Files that were in the folders sync carries before this folder's first pull of the project (or the pull --force
    *  that made it a copy of this one), which that pull did not bring: the user's own, which push sends only named
-   *  (review 211: the next push sent another project's files, and the user's private documents, to every member). */
-  localOnly?: Set<string>;
+   *  (review 211: the next push sent another project's files, and the user's private documents, to every member). By
+   *  path, the SHA-256 of its bytes when last seen here (undefined: not known, as a state from before review 216 has
+   *  none): push holds a new file with those bytes too, a local-only file moved or copied (review 216: one renamed
+   *  went). A path stays until it has a record, gone from here or not (review 216: one away for a push went after). */
+  localOnly?: Map<string, string | undefined>;
 }
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -66,7 +69,8 @@ const STATE = z.object({
   files: z.array(z.object(FILE).strict()).max(MAX_FILES),
   pending: z.array(z.object({ ...FILE, written: SHA256 }).strict()).max(MAX_FILES).optional(),
   sent: z.array(z.object({ path: PATH, sha256: SHA256 }).strict()).max(MAX_FILES).optional(),
-  local_only: z.array(PATH).max(MAX_SENDABLE_HERE).optional(),
+  // A path alone: written so before review 216, or the bytes are not known.
+  local_only: z.array(z.union([PATH, z.object({ path: PATH, sha256: SHA256 }).strict()])).max(MAX_SENDABLE_HERE).optional(),
 }).strict();
 
 export type Loaded = Result<{ state: SyncState | undefined }>;
@@ -89,7 +93,7 @@ export async function loadState(dir: string): Promise<Loaded> {
   const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
   const pending = parsed.data.pending && new Map(parsed.data.pending.map(({ path, written, ...file }) => [path, { written, file }]));
   const sent = parsed.data.sent && new Map(parsed.data.sent.map(({ path, sha256 }) => [path, sha256]));
-  const localOnly = parsed.data.local_only && new Set(parsed.data.local_only);
+  const localOnly = parsed.data.local_only && new Map(parsed.data.local_only.map((entry) => (typeof entry === "string" ? [entry, undefined] : [entry.path, entry.sha256])));
   return { ok: true, state: { remote: parsed.data.remote, project: parsed.data.project, files, ...(pending?.size ? { pending } : {}), ...(sent?.size ? { sent } : {}), ...(localOnly?.size ? { localOnly } : {}) } };
 }
 
@@ -98,7 +102,10 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   const files = [...state.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, file]) => ({ path, ...file }));
   const pending = state.pending?.size ? [...state.pending].map(([path, { written, file }]) => ({ path, ...file, written })) : undefined;
   const sent = state.sent?.size ? [...state.sent].map(([path, sha256]) => ({ path, sha256 })) : undefined;
-  const localOnly = localOnlyPaths(state);
+  const localOnly = localOnlyPaths(state).map((path) => {
+    const sha256 = state.localOnly!.get(path);
+    return sha256 ? { path, sha256 } : path;
+  });
   const whole = { format: 1, remote: state.remote, project: state.project, files, ...(pending ? { pending } : {}), ...(sent ? { sent } : {}), ...(localOnly.length ? { local_only: localOnly } : {}) };
   // Never a file loadState refuses (review 100: a record it could not read stopped every later pull): one that is not
   // is saved without who else wrote what, which only informs.
@@ -116,7 +123,7 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
  *  record now is the project's. One by a name no workspace takes is left out: push never sends it, and the state
  *  file holds only paths it reads back. */
 export function localOnlyPaths(state: SyncState): string[] {
-  return [...(state.localOnly ?? [])].filter((path) => !state.files.has(path) && checkWorkspacePath(path).ok).sort();
+  return [...(state.localOnly?.keys() ?? [])].filter((path) => !state.files.has(path) && checkWorkspacePath(path).ok).sort();
 }
 
 /** What `path` was pulled as, given the file here: what a killed pull was writing (SyncState.pending) when the file
@@ -128,6 +135,17 @@ export function pulledRecord(state: SyncState | undefined, path: string, local: 
 }
 
 const READS_AT_ONCE = 8;
+
+/** The files in the folders sync carries here, each with the SHA-256 of its bytes (undefined: too large to read, or
+ *  not a file as read): what a first pull records as local only (SyncState.localOnly). */
+export async function localOnlyHere(dir: string): Promise<Map<string, string | undefined>> {
+  const paths = await sendableHere(dir);
+  const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(dir, path));
+  return new Map(paths.map((path, i) => {
+    const local = locals[i]!;
+    return [path, local.kind === "file" ? local.sha256 : undefined];
+  }));
+}
 
 /** A file's record once the user's own text of it went up (a push): `sha256` at `version`, still naming whose lines
  *  and memories were others' (review 118: after a push, a collaborator's text and memories read as the user's own).

@@ -1459,9 +1459,13 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     const first = join(tmp.dir, "first");
     put(first, roadmap, "# Our internal roadmap\n");
     put(first, "_bmad-output/report\u202etxt.md", "a name no workspace takes\n");
+    put(first, "_bmad-output/private/acquisition.md", "# Confidential: we acquire Mallory Corp\n");
+    put(first, "_bmad-output/private/salaries.md", "# Salaries\n");
+    put(first, "_bmad-output/ideas.md", "# Half-formed ideas\n");
+    put(first, "_bmad-output/away.md", "# Away for a push\n");
     const pulled = await run("pull", "shared-plans", first);
     expect(pulled.code, pulled.stderr).toBe(0);
-    expect(pulled.stdout).toContain(`local    ${roadmap} (here before this pull`);
+    expect(pulled.stdout).toContain(`local    _bmad-output/away.md, _bmad-output/ideas.md, ${roadmap}, _bmad-output/private/acquisition.md and _bmad-output/private/salaries.md (here before this pull`);
     expect((await loadState(first)).ok).toBe(true); // a state it reads back, whatever the names found here
 
     // A file made after the pull is new, and goes; those from before are held, named, with the way to send one.
@@ -1473,8 +1477,35 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     expect(await shared.has(plan)).toBe(false);
     const mine = await run("push", "shared-plans", first);
     expect(mine.code, mine.stderr).toBe(0);
-    expect(mine.stdout).toContain(`held     ${roadmap} (local only:`);
+    expect(mine.stdout).toContain(`held     _bmad-output/away.md, _bmad-output/ideas.md, ${roadmap}, _bmad-output/private/acquisition.md and _bmad-output/private/salaries.md (local only:`);
     expect(await shared.has(roadmap)).toBe(false);
+    // Moved or copied, renamed, or away for a push, a local-only file is held all the same (review 216: each went).
+    renameSync(join(first, "_bmad-output/private"), join(first, "_bmad-output/confidential"));
+    renameSync(join(first, "_bmad-output/ideas.md"), join(first, "_bmad-output/ideas-old.md"));
+    writeFileSync(join(first, "_bmad-output/ideas.md"), "# New ideas, for everyone\n");
+    renameSync(join(first, "_bmad-output/away.md"), join(first, "away-aside.md"));
+    const moved = await run("push", "shared-plans", first);
+    expect(moved.code, moved.stderr).toBe(0);
+    const copied = `the same as a local-only file here: it looks like one moved or copied, so push sends it only named after --force: bmad-mcp push --remote ${remote} --project shared-plans --dir ${first} --force PATH...`;
+    expect(moved.stdout).toContain(`held     _bmad-output/confidential/acquisition.md, _bmad-output/confidential/salaries.md and _bmad-output/ideas-old.md (${copied})\n`);
+    expect(moved.stdout).toContain(`held     _bmad-output/ideas.md and ${roadmap} (local only:`);
+    // A moved one stays held when the one it came from changes; the one away for a push is held once back.
+    renameSync(join(first, "away-aside.md"), join(first, "_bmad-output/away.md"));
+    writeFileSync(join(first, "_bmad-output/ideas.md"), "# Newer ideas\n");
+    const back = await run("push", "shared-plans", first);
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.stdout).toContain(`held     _bmad-output/away.md, _bmad-output/confidential/acquisition.md, _bmad-output/confidential/salaries.md, _bmad-output/ideas-old.md, _bmad-output/ideas.md and ${roadmap} (local only:`);
+    expect(back.stdout).toMatch(/: 0 added, 0 updated, 0 deleted, /);
+    for (const path of ["_bmad-output/away.md", "_bmad-output/confidential/acquisition.md", "_bmad-output/confidential/salaries.md", "_bmad-output/ideas-old.md", "_bmad-output/ideas.md"]) expect(await shared.has(path)).toBe(false);
+    // Each local-only file's bytes are kept beside its path; a state from before them (paths alone) still loads.
+    const saved = JSON.parse(readFileSync(join(first, ".bmad-mcp/sync.json"), "utf8"));
+    expect(saved.local_only).toContainEqual({ path: "_bmad-output/away.md", sha256: createHash("sha256").update("# Away for a push\n").digest("hex") });
+    writeFileSync(join(first, ".bmad-mcp/sync.json"), JSON.stringify({ ...saved, local_only: saved.local_only.map((entry: { path: string }) => entry.path) }));
+    const old = await loadState(first);
+    expect(old.ok && [...old.state!.localOnly!].length).toBe(saved.local_only.length);
+    // Named, a moved one goes.
+    const movedNamed = await run("push", "shared-plans", first, ["--force", "_bmad-output/ideas-old.md"]);
+    expect(movedNamed.stdout).toContain("added    _bmad-output/ideas-old.md (now version 1)\n");
     // Named, it goes, and is the project's from then on.
     const named = await run("push", "shared-plans", first, ["--force", roadmap]);
     expect(named.code, named.stderr).toBe(0);
