@@ -23,8 +23,8 @@ const SUBCOMMANDS = new Set(["log", "rev-list", "rev-parse", "show", "cat-file",
  *  (running git in each, with its own config: SUBMODULES), and `git diff` writes the index even with optional locks off. */
 const WORKTREE = new Set(["status", "diff", "ls-files"]);
 const SUBMODULES = new Set(["status", "diff"]);
-/** Those that take the diff options below: no colour (a repository's `color.diff=always` would hide each file's
- *  `diff --git` line from the answer's filter, git-output.ts). */
+/** Those that take the diff options below, and whose revisions must name commits (asCommits): a blob's id diffed
+ *  printed a config's password under `diff --git a/<id> b/<id>`, a header no file's name is in (review 216). */
 const DIFFING = new Set(["log", "show", "diff"]);
 /** Options no one passes here: they write a file, run a program (cat-file's --filters: a filter driver) or read files
  *  outside the repository. */
@@ -35,7 +35,9 @@ const CONFIG_NAME = /^[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)+$/;
 // not taken for a repository (git reads the setting only from the command line and the system and user configs).
 // format.pretty: a default format of `%G?` would have git log verify signatures with the repository's gpg.program.
 // diff.*Prefix: each file's name after git's own a/ and b/, as the answer's filter reads it (git-output.ts).
-const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "format.pretty=medium", "protocol.allow=never", "safe.bareRepository=explicit", "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.srcPrefix=a/", "diff.dstPrefix=b/"];
+// color.*: no escape codes in any line's output (a repository's `color.diff=always` would hide each file's `diff --git`
+// line from the filter; `color.status=always` coloured git status: review 216); a command's own setting beats color.ui.
+const SAFE = ["core.fsmonitor=false", "core.hooksPath=/dev/null", "diff.external=", "core.pager=cat", "log.showSignature=false", "format.pretty=medium", "protocol.allow=never", "safe.bareRepository=explicit", "diff.noprefix=false", "diff.mnemonicPrefix=false", "diff.srcPrefix=a/", "diff.dstPrefix=b/", "color.ui=never", "color.diff=never", "color.status=never", "color.branch=never"];
 const MAX_OUTPUT = 32 * 1024 * 1024;
 
 export interface ReadonlyGitOptions {
@@ -80,8 +82,10 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     };
     const foreign = await foreignStore(run, found.path, top.path);
     if (foreign) return foreign;
-    const [subcommand, ...rest] = request.args;
-    const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv", "--no-color"] : []), ...(SUBMODULES.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
+    const given = DIFFING.has(request.args[0]!) ? await asCommits(run, request.args, request.config ?? []) : [...request.args];
+    if (!Array.isArray(given)) return given;
+    const [subcommand, ...rest] = given;
+    const args = [subcommand!, ...(DIFFING.has(subcommand!) ? ["--no-ext-diff", "--no-textconv"] : []), ...(SUBMODULES.has(subcommand!) ? ["--ignore-submodules=all"] : []), ...rest];
     if (!WORKTREE.has(subcommand!)) return run(args, request.config ?? []);
     // The work tree git reads is the project's: a repository's core.worktree (a stranger's clone may set one) made
     // git status list /etc, and git diff would show a tracked file's bytes from there (review 164).
@@ -98,6 +102,31 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
 
 /** git in the request's folder with the door's settings after `config`; `index`: the index file it reads (a copy). */
 type Probe = (args: string[], config?: readonly string[], index?: string) => Promise<GitRun>;
+
+/** `args` (a DIFFING subcommand's) with each revision, the words between `--end-of-options` and `--` (each side of
+ *  a range, after a `^`), as the full id of the commit it names, so git diffs and logs commits only, the ones checked;
+ *  refused where one names another object (a blob, a tree, a tag of one). A word naming nothing goes to git as
+ *  written, for git's own error. No revision comes before `--end-of-options` (refusalOf). */
+async function asCommits(git: Probe, args: readonly string[], config: readonly string[]): Promise<string[] | GitRun> {
+  const start = args.indexOf("--end-of-options");
+  const dash = args.indexOf("--");
+  if (start < 0 || (dash >= 0 && dash < start)) return [...args];
+  const end = dash < 0 ? args.length : dash;
+  const revisions: string[] = [];
+  for (const word of args.slice(start + 1, end)) {
+    const parts = word.split(/(\.{2,3})/);
+    for (let i = 0; i < parts.length; i += 2) {
+      const [, not = "", rev = ""] = /^(\^?)(.*)$/s.exec(parts[i]!)!;
+      if (!rev) continue; // `A..` is A..HEAD
+      const verify = (name: string) => git(["rev-parse", "--verify", "--quiet", "--end-of-options", name], config);
+      const commit = await verify(`${rev}^{commit}`);
+      if (commit.exitCode === 0) parts[i] = `${not}${lines(commit.stdout)[0]}`;
+      else if ((await verify(rev)).exitCode === 0) return refused(`${JSON.stringify(rev).slice(0, 80)} names no commit: git ${args[0] ?? ""} here compares commits only (a blob's or a tree's text would show under no file's name). Name a commit: HEAD, HEAD~1, a branch, a commit's id.`);
+    }
+    revisions.push(parts.join(""));
+  }
+  return [...args.slice(0, start + 1), ...revisions, ...args.slice(end)];
+}
 
 /** Settings that empty every filter driver the repository's config (or the user's) names, so that reading the working
  *  tree runs none (an empty command is no filter; `required` would then fail the file). A driver whose name a `-c`
@@ -250,6 +279,8 @@ function refusalOf(request: GitRequest): string | undefined {
   const options = rest.slice(0, [rest.indexOf("--end-of-options"), rest.indexOf("--")].filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? rest.length);
   const bad = options.find((arg) => REFUSED.test(arg));
   if (bad) return `${bad} writes a file, runs a program or reads outside the repository; refused.`;
+  // Each revision is checked where asCommits finds it.
+  if (DIFFING.has(subcommand) && options.some((arg) => !arg.startsWith("-"))) return `git ${subcommand} takes its revisions here after --end-of-options, and paths after --.`;
   const setting = (request.config ?? []).find((c) => c.indexOf("=") <= 0 || c.includes("\n") || !CONFIG_NAME.test(c.slice(0, c.indexOf("="))));
   return setting === undefined ? undefined : `${JSON.stringify(setting)} is not a name=value setting.`;
 }

@@ -137,7 +137,7 @@ it("finds what a skill says to do when its script cannot run: on the script's li
   expect(findFallback(["Run `uv run scripts/x.py`. Then stop."], "x.py")).toBeUndefined();
 });
 
-it("takes the read-only git lines bmad-run runs on the bridge as argv, revisions ended by --, and no other (review 161)", () => {
+it("takes the read-only git lines bmad-run runs on the bridge as argv, options first, revisions between --end-of-options and --, and no other (review 161)", () => {
   const runs = {
     "git rev-parse HEAD": ["rev-parse", "HEAD"],
     "git rev-parse --abbrev-ref HEAD": ["rev-parse", "--abbrev-ref", "HEAD"],
@@ -145,12 +145,12 @@ it("takes the read-only git lines bmad-run runs on the bridge as argv, revisions
     "git --no-pager status --short": ["status", "--short", "--"],
     "git branch --show-current": ["branch", "--show-current"],
     "git log --oneline -5": ["log", "--oneline", "-5", "--"],
-    "git log -n 20 main..HEAD -- src/app.ts": ["log", "-n", "20", "main..HEAD", "--", "src/app.ts"],
+    "git log -n 20 main..HEAD -- src/app.ts": ["log", "-n20", "--end-of-options", "main..HEAD", "--", "src/app.ts"],
     "git diff": ["diff", "--"],
-    "git diff HEAD": ["diff", "HEAD", "--"],
-    "git diff origin/main...HEAD --stat": ["diff", "origin/main...HEAD", "--stat", "--"],
+    "git diff HEAD": ["diff", "--end-of-options", "HEAD", "--"],
+    "git diff origin/main...HEAD --stat": ["diff", "--stat", "--end-of-options", "origin/main...HEAD", "--"],
     "git diff HEAD~3 HEAD^ -- 'docs/a b.md'": undefined,
-    "git diff HEAD@{1} -- .gitignore": ["diff", "HEAD@{1}", "--", ".gitignore"],
+    "git diff HEAD@{1} -- .gitignore": ["diff", "--end-of-options", "HEAD@{1}", "--", ".gitignore"],
   };
   for (const [line, args] of Object.entries(runs)) expect(readOnlyGitLine(line), line).toEqual(args ? { ok: true, args } : expect.objectContaining({ ok: false }));
   const refused = {

@@ -4,7 +4,7 @@
 // repository, and no git at all (the remote). The port runs git through the bridge's read-only runner, which runs
 // nothing a repository's config names; and it measures a 1 MiB hostile subject, and a story list longer than any command line, in linear time.
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, inject, it } from "vitest";
 import { readonlyGit } from "../../src/bridge/git-readonly.js";
@@ -459,18 +459,19 @@ it("reads no work tree outside the project that a repository's core.worktree nam
   run(dir, "config", "core.worktree", elsewhere);
   // The repository's folder is the project: the other tree is beside it.
   const inProject = readonlyGit(dir, { timeoutMs: 60_000, find: () => "git" });
-  for (const args of [["status", "--porcelain"], ["diff"], ["diff", "HEAD", "--stat"]]) {
+  for (const args of [["status", "--porcelain"], ["diff"], ["diff", "--stat", "--end-of-options", "HEAD", "--"]]) {
     const ran = (await inProject({ dir, args }))!;
     const said = `${new TextDecoder().decode(ran.stdout)}${new TextDecoder().decode(ran.stderr)}`;
     expect([ran.exitCode, said], args.join(" ")).toEqual([128, "fatal: this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project."]);
   }
   // History alone is read as before.
-  expect((await inProject({ dir, args: ["log", "-n", "1", "--oneline"] }))?.exitCode).toBe(0);
+  expect((await inProject({ dir, args: ["log", "-n1", "--oneline"] }))?.exitCode).toBe(0);
 });
 
 it("shows through bmad-run's git lines no file that bmad-files withholds, and names the untracked files a diff leaves out (review 213)", async () => {
   const dir = repo("secrets");
-  const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+  // The diffs below start from an empty commit: every file new.
+  commit(dir, "empty", () => {});
   mkdirSync(join(dir, "keys dir"));
   // An edit in the same second as the last `git add`, of the same size: git compares such a file's bytes, since its
   // time is not after the index's.
@@ -507,11 +508,11 @@ it("shows through bmad-run's git lines no file that bmad-files withholds, and na
     return { text: toolText(result), out: withStreams(toolText(result), result.structuredContent as { exit_code: number } | undefined)! };
   };
   try {
-    const all = await bmadRun(`git diff ${EMPTY_TREE} -- .env id_ed25519 config.yaml`);
+    const all = await bmadRun("git diff HEAD~1 -- .env id_ed25519 config.yaml");
     expect(all.text).not.toMatch(/SECRET/);
     expect(all.out.stdout).toBe(
       "[bmad-mcp withheld the diff of .env: it holds secrets, which no tool reads]\n" +
-        `diff --git a/config.yaml b/config.yaml\nnew file mode 100644\nindex 0000000..${run(dir, "hash-object", "config.yaml").slice(0, 7)}\n--- /dev/null\n+++ b/config.yaml\n` +
+        "diff --git a/config.yaml b/config.yaml\nnew file mode 100644\n--- /dev/null\n+++ b/config.yaml\n" +
         "[bmad-mcp withheld the changed lines of config.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n" +
         "[bmad-mcp withheld the diff of id_ed25519: it holds secrets, which no tool reads]\n",
     );
@@ -527,7 +528,7 @@ it("shows through bmad-run's git lines no file that bmad-files withholds, and na
       "Note: the changed lines of config.yaml are withheld (a config's lines can hold secrets): read the file with bmad-files, which serves it without its secret-looking keys.",
       "Note: untracked, not in this diff: src/feature/part.js, src/new.js; read them with bmad-files.",
     ]);
-    const everything = await bmadRun(`git diff ${EMPTY_TREE}`);
+    const everything = await bmadRun("git diff HEAD~1");
     expect(everything.text).not.toMatch(/SECRET/);
     expect(everything.out.stdout).toContain("\n[bmad-mcp withheld the diff of keys dir/deploy key.pem: it holds secrets, which no tool reads]\n");
     // An untracked file asked for by name is said to be untracked, not answered with an empty diff.
@@ -541,4 +542,54 @@ it("shows through bmad-run's git lines no file that bmad-files withholds, and na
   }
   // git's ls-files runs at the door in one form only.
   expect((await git({ dir, args: ["ls-files", "--stage"] }))?.refused).toBe("git ls-files runs here only as git ls-files --others --exclude-standard -z -- [PATH…].");
+});
+
+it("diffs through bmad-run's git lines commits only, and shows no working-tree file bmad-files refuses, no machinery and no colour (review 216)", async () => {
+  const dir = repo("refused");
+  const key = join(tmp.dir, "outside-id_rsa");
+  writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-OUTSIDE\n");
+  mkdirSync(join(dir, ".bmad-mcp"));
+  commit(dir, "base", () => (write(dir, "config.yaml", "name: app\n"), write(dir, "notes.txt", "hello\n"), write(dir, ".bmad-mcp/state.json", '{"a":1}\n')));
+  commit(dir, "second", () => (write(dir, "config.yaml", "name: app\ndb_password: SECRET-CONFIG\n"), write(dir, ".bmad-mcp/state.json", '{"token":"SECRET-MACHINERY"}\n')));
+  const [before, after] = [run(dir, "rev-parse", "HEAD~1:config.yaml"), run(dir, "rev-parse", "HEAD:config.yaml")];
+  run(dir, "tag", "blob-tag", after);
+  run(dir, "tag", "tree-tag", "HEAD^{tree}");
+  for (const setting of ["color.ui", "color.status", "color.diff", "color.branch"]) run(dir, "config", setting, "always");
+  // A tracked file made another name of a key outside the project: bmad-files refuses to read it.
+  rmSync(join(dir, "notes.txt"));
+  linkSync(key, join(dir, "notes.txt"));
+
+  const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home-refused") });
+  const bmadRun = async (command: string) => {
+    const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } });
+    return { text: toolText(result), out: withStreams(toolText(result), result.structuredContent as { exit_code: number } | undefined)! };
+  };
+  try {
+    // A blob's id, or a tag of one, is no commit: refused unrun, whatever form names it.
+    for (const line of [`git diff ${before.slice(0, 7)} ${after.slice(0, 7)}`, `git diff ${after}`, "git diff blob-tag", "git diff HEAD..blob-tag --stat", "git log -n 1 blob-tag", "git diff tree-tag HEAD"]) {
+      const { text, out } = await bmadRun(line);
+      expect(text, line).not.toMatch(/SECRET/);
+      expect([out.exit_code, out.stdout, out.stderr], line).toEqual([128, "", expect.stringMatching(/^fatal: "[\w-]+" names no commit: git (diff|log) here compares commits only/)]);
+    }
+    // A config's kept header gives no blob ids to ask for.
+    const config = await bmadRun("git diff HEAD~1 HEAD -- config.yaml");
+    expect(config.out.stdout).toBe("diff --git a/config.yaml b/config.yaml\n--- a/config.yaml\n+++ b/config.yaml\n[bmad-mcp withheld the changed lines of config.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n");
+    // The bridge's own state, committed, is no content.
+    const history = await bmadRun("git diff HEAD~1 HEAD");
+    expect(history.text).not.toMatch(/SECRET/);
+    expect(history.out.stdout).toContain("[bmad-mcp withheld the diff of .bmad-mcp/state.json: bmad-files read refuses it: it is tools' machinery rather than the project's content]\n");
+    expect(history.text).toContain("Note: withheld: .bmad-mcp/state.json, which bmad-files read refuses (the output says why in each one's place).\n");
+    // The working tree's file read as bmad-files reads it: a hard link is no file of the project's.
+    for (const line of ["git diff", "git diff HEAD -- notes.txt"]) {
+      const { text, out } = await bmadRun(line);
+      expect(text, line).not.toMatch(/SECRET/);
+      expect(out.stdout, line).toMatch(/^\[bmad-mcp withheld the diff of notes\.txt: bmad-files read refuses it: [^\n]*is a hard link[^\n]*\]\n$/);
+      expect(text, line).toMatch(/^Note: withheld: notes\.txt, which bmad-files read refuses/);
+    }
+    // No escape codes, whatever the repository's colour settings.
+    const status = await bmadRun("git status --short");
+    expect(status.out.stdout).toBe(" M notes.txt\n");
+  } finally {
+    await bridge.close();
+  }
 });

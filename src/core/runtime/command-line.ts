@@ -122,11 +122,21 @@ function gitLineRefusal(words: string[]): string | undefined {
   return bad === undefined ? undefined : `${shown(bad, "a path")} is no plain path in the project (relative, no "..", not into .git)`;
 }
 
-/** The words as they run: revisions ended by `--` (git never takes one for a path), pathspecs after it. */
+/** The words as they run: options, then revisions after `--end-of-options`, where the door finds each and runs it as
+ *  the commit it names (git-readonly.ts), ended by `--` (git never takes one for a path), pathspecs after it. */
 function canonicalGit(words: string[]): string[] {
-  if (words[0] === "rev-parse" || words[0] === "branch") return words;
-  const dash = words.indexOf("--");
-  return [...(dash < 0 ? words : words.slice(0, dash)), "--", ...(dash < 0 ? [] : words.slice(dash + 1))];
+  const [subcommand = "", ...rest] = words;
+  if (subcommand === "rev-parse" || subcommand === "branch") return words;
+  const dash = rest.indexOf("--");
+  const before = dash < 0 ? rest : rest.slice(0, dash);
+  const options: string[] = [];
+  const revisions: string[] = [];
+  for (let i = 0; i < before.length; i++) {
+    // `-n 20` as one word: the door takes no word before `--end-of-options` that is no option.
+    if (before[i] === "-n") options.push(`-n${before[++i]}`);
+    else (before[i]!.startsWith("-") ? options : revisions).push(before[i]!);
+  }
+  return [subcommand, ...options, ...(revisions.length ? ["--end-of-options", ...revisions] : []), "--", ...(dash < 0 ? [] : rest.slice(dash + 1))];
 }
 
 /** git's listing of the files it does not track (and does not ignore), NUL-separated, the pathspecs after it: what a

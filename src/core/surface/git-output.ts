@@ -2,7 +2,9 @@
 // A diff shows a file's lines, so each file's section of git's output passes the rule bmad-files reads by
 // (catalog/config.ts): a file that holds secrets (.env, a key) is read by no tool, so its section becomes a one-line
 // note; a config file is served without its secret-looking keys, which a hunk cannot be judged for (a key's line may
-// lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213).
+// lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213). Machinery
+// (.bmad-mcp) is no content, and a file a diff reads in the working tree is read as bmad-files reads it (a hard link,
+// a link out, too large: review 216).
 import { isConfigShaped, isSecretFile } from "../catalog/config.js";
 import { machineryName } from "../workspace/paths.js";
 import { TOOL } from "./names.js";
@@ -11,7 +13,12 @@ import { TOOL } from "./names.js";
 export interface Withheld {
   secrets: string[];
   configs: string[];
+  /** Files bmad-files read refuses for another reason: machinery, or the working tree's file as it is. */
+  refused: string[];
 }
+
+/** Why bmad-files read refuses the working tree's file at `path` (from the work tree's top), or undefined. */
+export type WorkTreeRead = (path: string) => Promise<string | undefined>;
 
 /** Where a file's section begins in a diff: `diff --git a/X b/Y`, a conflicted merge's `diff --cc X`. Lines of a
  *  hunk begin with a space, `+`, `-` or `\`, so no file's text can begin a section. */
@@ -20,11 +27,16 @@ const SECTION = /^diff --(?:git|cc|combined) /;
 const CONTENT = /^(?:@@|GIT binary patch)/;
 /** Header lines that name a path whole (after `--- `, `rename from `, …). */
 const NAMING = /^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/;
+const MACHINERY = "it is tools' machinery rather than the project's content";
 
-/** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld. A section runs to
- *  the next one: anything after a withheld file's header goes with it. */
-export function withholdSecrets(stdout: string): { text: string; withheld: Withheld } {
-  const withheld: Withheld = { secrets: [], configs: [] };
+/** Whether a path passes through a machinery folder (.git, .bmad-mcp: the bridge's own state). */
+export const inMachinery = (path: string): boolean => path.split("/").some((part) => machineryName(part) !== undefined);
+
+/** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld; `workTree`, for a
+ *  diff that reads the working tree: how bmad-files reads a file there. A section runs to the next one: anything after
+ *  a withheld file's header goes with it. */
+export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead): Promise<{ text: string; withheld: Withheld }> {
+  const withheld: Withheld = { secrets: [], configs: [], refused: [] };
   // The line break that ends git's output ends no section: put back after.
   const ended = stdout.endsWith("\n");
   const lines = (ended ? stdout.slice(0, -1) : stdout).split("\n");
@@ -40,16 +52,31 @@ export function withholdSecrets(stdout: string): { text: string; withheld: Withh
     const content = section.findIndex((line) => CONTENT.test(line));
     const header = content < 0 ? section : section.slice(0, content);
     const { paths, shown } = sectionPaths(header);
-    if (paths.some(isSecretFile)) {
+    const secret = paths.some(isSecretFile);
+    const refused = secret ? undefined : paths.some(inMachinery) ? MACHINERY : workTree && (await firstRefusal(paths, workTree));
+    if (secret) {
       withheld.secrets.push(shown);
       out.push(`[bmad-mcp withheld the diff of ${shown}: it holds secrets, which no tool reads]`);
+    } else if (refused) {
+      withheld.refused.push(shown);
+      out.push(`[bmad-mcp withheld the diff of ${shown}: ${TOOL.bmadFiles} read refuses it: ${refused}]`);
     } else if (content >= 0 && paths.some(isConfigShaped)) {
       withheld.configs.push(shown);
-      out.push(...header, `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
+      // Nor its `index` line: the blob ids it gives name the config's versions (review 216: `git diff <id> <id>` printed one whole).
+      out.push(...header.filter((line) => !line.startsWith("index ")), `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
     } else out.push(...section);
     i = end;
   }
   return { text: `${out.join("\n")}${ended ? "\n" : ""}`, withheld };
+}
+
+/** Why bmad-files read refuses the first of `paths` it refuses in the working tree, or undefined. */
+async function firstRefusal(paths: string[], workTree: WorkTreeRead): Promise<string | undefined> {
+  for (const path of paths) {
+    const why = await workTree(path);
+    if (why) return why;
+  }
+  return undefined;
 }
 
 /** Every path a section's header may name (`paths`): each side of `diff --git` (read every way a name with spaces
@@ -117,10 +144,11 @@ const NAMED_AT_MOST = 20;
 export function gitNotes(withheld: Withheld, listed: string[] = []): string[] {
   const notes: string[] = [];
   // The bridge's own folders (.bmad-mcp) are no file of the project's to read.
-  const untracked = listed.filter((path) => !path.split("/").some((part) => machineryName(part) !== undefined));
+  const untracked = listed.filter((path) => !inMachinery(path));
   const secrets = [...withheld.secrets, ...untracked.filter(isSecretFile)];
   const others = untracked.filter((path) => !isSecretFile(path));
   if (secrets.length) notes.push(`withheld: ${named(secrets)}, which hold secrets; no tool reads them. Ask the user for what you need from them.`);
+  if (withheld.refused.length) notes.push(`withheld: ${named(withheld.refused)}, which ${TOOL.bmadFiles} read refuses (the output says why in each one's place).`);
   if (withheld.configs.length) notes.push(`the changed lines of ${named(withheld.configs)} are withheld (a config's lines can hold secrets): read the file with ${TOOL.bmadFiles}, which serves it without its secret-looking keys.`);
   if (others.length) notes.push(`untracked, not in this diff: ${named(others)}; read them with ${TOOL.bmadFiles}.`);
   return notes;

@@ -3,11 +3,13 @@
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
-import { fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
-import { gitNotes, withholdSecrets } from "../git-output.js";
+import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
+import { gitNotes, withholdUnserved, type WorkTreeRead } from "../git-output.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
+import type { GitRunner } from "../../runtime/context.js";
+import type { RuntimeFs } from "../../runtime/fs.js";
 import { runAnswer } from "./run-answer.js";
 import { composerNote } from "../composer.js";
 import { contractToDo } from "../runtime-block.js";
@@ -109,15 +111,26 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const ran = await git({ dir, args: parsed.args });
   if (!ran) return fail(otherProgramAnswer("git", true, "git is not installed where the bridge runs"));
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
-  // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole).
-  const { text: stdout, withheld } = withholdSecrets(text(ran.stdout));
+  const paths = workTreeDiffPaths(parsed.args);
+  // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole),
+  // the working tree's file too where the diff read it (review 216: a hard link to a key outside the project).
+  const { text: stdout, withheld } = await withholdUnserved(text(ran.stdout), paths && (await workTreeRead(git, dir, found.runtime.fs)));
   // A diff of the working tree leaves out the files dev-story made: named, as git lists them (review 213).
-  const paths = ran.exitCode === 0 ? workTreeDiffPaths(parsed.args) : undefined;
-  const others = paths && (await git({ dir, args: [...UNTRACKED_FILES, ...paths] }));
+  const others = paths && ran.exitCode === 0 ? await git({ dir, args: [...UNTRACKED_FILES, ...paths] }) : undefined;
   const untracked = others?.exitCode === 0 ? text(others.stdout).split("\0").filter(Boolean) : [];
   const answer = runAnswer(found.runtime, "git", { stdout, stderr: text(ran.stderr), exitCode: ran.exitCode });
   const notes = gitNotes(withheld, untracked);
   return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
+}
+
+/** How bmad-files reads a file of the working tree `git` diffs in `dir`, named from the work tree's top as git names it
+ *  (which a repository's core.worktree may put below `dir`): through the project's file system, whose read refuses what
+ *  bmad-files refuses. Every file is refused where the top is not known. */
+async function workTreeRead(git: GitRunner, dir: string, fs: RuntimeFs): Promise<WorkTreeRead> {
+  const asked = await git({ dir, args: ["rev-parse", "--show-toplevel"] });
+  const top = asked?.exitCode === 0 ? new TextDecoder().decode(asked.stdout).trim() : "";
+  if (!top) return async () => "the working tree's folder is not known";
+  return (path) => fs.readFile(below(top, path)).then(() => undefined, (error: Error) => error.message);
 }
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
