@@ -13,6 +13,7 @@ import { buildViews } from "./build-views.js";
 import { manifestBytes } from "../src/compiler/manifest.js";
 import { signIn, withBearer } from "./oauth-client.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
+import { PIPELINE } from "../src/core/delivery/pipeline.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 600);
 /** The read the skills rows are held to. */
@@ -85,8 +86,10 @@ const RESULT = JSON.stringify({ prd_draft: "# Draft", quality_score: 95 });
 /** A whole PO -> QA journey with scripted results (one confirm or approve per stage). */
 async function journey(url: URL): Promise<void> {
   const { session_id } = await task(url, { action: "start", objective: "Bench journey" });
-  for (const gate of ["confirm", "confirm", "approve", "confirm", "confirm", "confirm"]) {
-    await task(url, { action: "submit", session_id, claude_result: RESULT, codex_result: RESULT });
+  for (const [i, gate] of ["confirm", "confirm", "approve", "confirm", "confirm", "confirm"].entries()) {
+    // Each stage's own document: one under another stage's key is refused (review 212).
+    const result = JSON.stringify({ [PIPELINE[i]!.output.draft]: "# Draft", quality_score: 95 });
+    await task(url, { action: "submit", session_id, claude_result: result, codex_result: result });
     await task(url, { action: gate, session_id });
   }
   const end = await task(url, { action: "status", session_id });
