@@ -88,6 +88,9 @@ function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
 
 const newState = () => randomBytes(16).toString("hex");
 
+/** How long a refresh sent under the credentials file's lock may take: less than another bridge waits for it. */
+const REFRESH_MS = 8_000;
+
 export class FileOAuthProvider implements OAuthClientProvider {
   private verifier = "";
   /** The state of the sign-in under way, or of the next: each gets its own, so an older tab's answer is told apart (review
@@ -220,7 +223,10 @@ export class FileOAuthProvider implements OAuthClientProvider {
           this.savedUnderLock = saved.access_token;
           return Response.json(saved);
         }
-        const response = await base(input, init);
+        // Bounded: other bridges wait for this lock 11 s at most (file-lock.ts), and a token endpoint that never
+        // answered held it for Node's 300 s (review 217).
+        const bounded = AbortSignal.timeout(REFRESH_MS);
+        const response = await base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, bounded]) : bounded });
         if (!response.ok) return response;
         const text = await response.text();
         const tokens = parseJson(text);

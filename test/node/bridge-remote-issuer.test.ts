@@ -19,7 +19,9 @@ let server: Server;
 let origin: string;
 let remote: string;
 /** Which authorization server the resource metadata names now. */
-let named: "as-a" | "as-b" | "as-f" | "as-j" | "as-l" | "as-r";
+let named: "as-a" | "as-b" | "as-f" | "as-h" | "as-j" | "as-l" | "as-r";
+/** Refreshes as-h holds unanswered, ended by the test that makes them. */
+const held: Array<() => void> = [];
 /** Every token request: which server got it and its form fields. */
 let tokenRequests: Array<{ server: string; form: Record<string, string> }>;
 let registrations: string[];
@@ -45,7 +47,7 @@ beforeAll(async () => {
     const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
       res.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(value));
     if (url.pathname === "/.well-known/oauth-protected-resource/mcp") return json(200, { resource: remote, authorization_servers: [issuer(named)] });
-    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abfjlr])$/.exec(url.pathname);
+    const metadata = /^\/\.well-known\/oauth-authorization-server\/(as-[abfhjlr])$/.exec(url.pathname);
     if (metadata) {
       const base = issuer(metadata[1]!);
       // as-f names a file to open as its sign-in page (on a desktop, a launcher: mcp-remote's CVE-2025-6514 class).
@@ -58,10 +60,12 @@ beforeAll(async () => {
         response_types_supported: ["code"], grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"], token_endpoint_auth_methods_supported: ["none"],
       });
     }
-    const endpoint = /^\/(as-[abfjlr])\/(token|register)$/.exec(url.pathname);
+    const endpoint = /^\/(as-[abfhjlr])\/(token|register)$/.exec(url.pathname);
     if (endpoint && endpoint[2] === "token") {
       const form = Object.fromEntries(new URLSearchParams(await body(req)));
       tokenRequests.push({ server: endpoint[1]!, form });
+      // as-h takes a refresh and never answers it.
+      if (endpoint[1] === "as-h" && form.grant_type === "refresh_token") return void held.push(() => json(400, { error: "invalid_grant" }));
       if (endpoint[1] === "as-r" && form.grant_type === "refresh_token") {
         const n = Number(/^rot-(\d+)$/.exec(form.refresh_token ?? "")?.[1] ?? 0);
         if (!n || rotated.has(form.refresh_token!)) return json(400, { error: "invalid_grant", error_description: "refresh token reused" });
@@ -207,6 +211,27 @@ it("refreshes a sign-in that bridges started at once share only once, the others
   expect(tokenRequests.filter((r) => r.form.grant_type === "refresh_token")).toEqual([{ server: "as-r", form: expect.objectContaining({ refresh_token: "rot-1" }) }]);
   expect(JSON.parse(readFileSync(file, "utf8"))[remote].tokens).toMatchObject({ access_token: "fresh-r-2", refresh_token: "rot-2", issuer: issuer("as-r") });
   for (const { stderr } of bridges) expect(signInUrl(stderr()), stderr()).toBeUndefined();
+}, 40_000);
+
+it("lets go of the shared sign-in's lock when a refresh gets no answer, so the next bridge's refresh goes out (review 217)", async () => {
+  named = "as-h";
+  const config = join(tmp.dir, "config-hung");
+  mkdirSync(join(config, "bmad-mcp"), { recursive: true });
+  const stamp = { issuer: issuer("as-h") };
+  const entry = {
+    client: { client_id: "client-as-h", redirect_uris: ["http://127.0.0.1:1/callback"], token_endpoint_auth_method: "none", ...stamp },
+    tokens: { access_token: "stale-h", token_type: "Bearer", refresh_token: "rot-h", ...stamp },
+  };
+  writeFileSync(join(config, "bmad-mcp", "credentials.json"), JSON.stringify({ [remote]: entry }), { mode: 0o600 });
+  try {
+    // Two bridges on the sign-in: the first's refresh holds the lock, unanswered; the second waits for it (11 s at
+    // most), and sends its own once the first gives up. Held for Node's 300 s, the second gave up first.
+    await Promise.all([startRemote(config), startRemote(config)]);
+    const refreshes = () => tokenRequests.filter((r) => r.server === "as-h" && r.form.grant_type === "refresh_token").length;
+    await waitFor("the second bridge's refresh", () => (refreshes() >= 2 ? true : undefined), 20_000);
+  } finally {
+    for (const answer of held.splice(0)) answer();
+  }
 }, 40_000);
 
 /** `bmad-mcp <argv>` to its end, with nobody at a browser. */
