@@ -164,6 +164,8 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
       await rm(staging, { recursive: true, force: true });
       // A gone holder's lock is held by whoever is taking it over: that one is named (review 19).
       const blocking = dead ? ((await holderOf(`${lock}.${dead}.takeover`)) ?? current) : current;
+      // This process's own earlier call is no process to stop (review 218: a bridge was told to stop itself).
+      if (blocking?.pid === process.pid) throw new Error(`Cannot lock ${rel}: an earlier call of this bridge still holds it (waiting on a server, or a large file); try again in a moment.`);
       throw new Error(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));

@@ -652,6 +652,17 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(readFileSync(join(dir, "docs/stall.md"), "utf8")).toBe("the stalled holder's write\nthe bridge's line\n");
   }, 30_000);
 
+  it("says a lock this bridge holds itself is its own, not another bridge's to stop (review 218)", async () => {
+    const root = realpathSync(sharedProject().dir);
+    let release!: () => void;
+    const holding = withFileLock(root, "docs/own.md", () => new Promise<void>((done) => (release = done)));
+    await new Promise((r) => setTimeout(r, 100));
+    const waited = await withFileLock(root, "docs/own.md", async () => "in", 300).catch((error: Error) => error.message);
+    release();
+    await holding;
+    expect(waited).toMatch(/^Cannot lock docs\/own\.md: an earlier call of this bridge still holds it \(waiting on a server, or a large file\); try again in a moment\.$/);
+  });
+
   it("keeps locks in one folder whatever a bridge's environment, and wherever it started from (review 19: two folders, lost appends)", () => {
     const saved = { HOME: process.env.HOME, XDG_RUNTIME_DIR: process.env.XDG_RUNTIME_DIR, XDG_CACHE_HOME: process.env.XDG_CACHE_HOME };
     const first = locksFolderPath();
