@@ -3,7 +3,8 @@
 //   .bmad-task/task-mapping.json            id -> task name, objective, owner (resolves names, lists)
 //   .bmad-task/temp/<id>/<ref, / -> _>.md   stored content
 //   .claude/specs/<task>/<artifact>         artifacts, saved on confirm/approve
-// Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock.
+// Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock, and every
+// change measures what the project keeps and writes under the mapping's lock too (budgeted).
 import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -187,9 +188,10 @@ export class FileSessionStore implements SessionStore {
     return this.writeText(this.statePath(state.session_id), stateText(state));
   }
 
-  /** Why the change from `state` to `next`, storing `content`, may not be: it grows the session, and takes what the
-   *  project's sessions keep past MAX_BYTES_PER_PROJECT. Measured as the files will be once written and pruned. Another
-   *  bridge's session acting at once may pass too: by one draft. */
+  /** Why the change from `state` to `next`, storing `content`, may not be: it grows the session (its drafts or its state:
+   *  an answer, a rejection, a sub-task), and takes what the project's sessions keep past MAX_BYTES_PER_PROJECT.
+   *  Measured as the files will be once written and pruned, under budgeted's lock. What it does not see: files put in
+   *  .bmad-task/ by hand, and a new session's first state (start is not measured; it is small). */
   private async overByteLimit(state: SessionState, next: SessionState, content: StoreContent[]): Promise<string | undefined> {
     const listed = await fileSizes(this.projectDir, BASE);
     if (!listed.ok) {
@@ -305,24 +307,36 @@ export class FileSessionStore implements SessionStore {
     return this.on(owner, session, true, async (state) => {
       const result = step(state, action, this.now());
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-      const refused = result.content.length ? await this.overByteLimit(state, result.state, result.content) : undefined;
-      if (refused) return { ok: false, kind: "invalid", error: refused };
-      // The artifact's folder is checked before anything is written: a refused one leaves the session as it was.
-      if (result.artifact) {
-        const dir = await ensureConfinedDir(this.projectDir, `${SPECS_DIR}/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
-        if (!dir.ok) return { ok: false, kind: "invalid", error: `The artifact cannot be saved: ${dir.error}` };
-      }
-      // Content and artifact first: a crash before the state is replaced leaves the old state consistent.
-      for (const { ref, text } of result.content) await this.writeText(this.contentPath(state.session_id, ref), text);
-      if (result.artifact) {
-        const text = await this.readText(this.contentPath(state.session_id, result.artifact.ref));
-        // A project file like any other: under its own lock, as bmad-files and pull change it.
-        const artifact = this.artifactPath(state, result.artifact.file);
-        if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.createArtifact(artifact, text));
-      }
-      await this.save(result.state);
-      await this.prune(result.state);
-      return { ok: true, value: result.state };
+      return this.budgeted(state, result, async () => {
+        // The artifact's folder is checked before anything is written: a refused one leaves the session as it was.
+        if (result.artifact) {
+          const dir = await ensureConfinedDir(this.projectDir, `${SPECS_DIR}/${state.task_name}`, { label: this.artifactPath(state, result.artifact.file) });
+          if (!dir.ok) return { ok: false, kind: "invalid", error: `The artifact cannot be saved: ${dir.error}` };
+        }
+        // Content and artifact first: a crash before the state is replaced leaves the old state consistent.
+        for (const { ref, text } of result.content) await this.writeText(this.contentPath(state.session_id, ref), text);
+        if (result.artifact) {
+          const text = await this.readText(this.contentPath(state.session_id, result.artifact.ref));
+          // A project file like any other: under its own lock, as bmad-files and pull change it.
+          const artifact = this.artifactPath(state, result.artifact.file);
+          if (text !== undefined) await withFileLock(this.projectDir, artifact, () => this.createArtifact(artifact, text));
+        }
+        await this.save(result.state);
+        await this.prune(result.state);
+        return { ok: true, value: result.state };
+      });
+    });
+  }
+
+  /** `write`'s answer, where the change from `state` to `next` (storing `content`) keeps the project's sessions within
+   *  MAX_BYTES_PER_PROJECT; otherwise the refusal, nothing written. Measure and write hold one project-wide lock, the
+   *  mapping's (which start holds to add a session): sessions growing at once, in this bridge or another, are measured
+   *  one after another, each seeing what the last wrote (review 218: measured under each session's own lock, 12
+   *  submits at once all passed, 18 MiB past the limit). */
+  private budgeted<T>(state: SessionState, { state: next, content }: { state: SessionState; content: StoreContent[] }, write: () => Promise<Stored<T>>): Promise<Stored<T>> {
+    return this.locked(MAPPING, async () => {
+      const refused = await this.overByteLimit(state, next, content);
+      return refused ? { ok: false, kind: "invalid", error: refused } : write();
     });
   }
 
@@ -345,8 +359,10 @@ export class FileSessionStore implements SessionStore {
       const now = this.now();
       const result = requeued(state, { done, ...(add ? { add: { id: randomUUID(), status: "queued", created_at: now, ...add } } : {}) }, now);
       if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-      await this.save(result.state);
-      return { ok: true, value: result.state };
+      return this.budgeted(state, result, async () => {
+        await this.save(result.state);
+        return { ok: true, value: result.state };
+      });
     });
   }
 

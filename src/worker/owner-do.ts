@@ -14,6 +14,9 @@ export const MAX_SESSIONS_PER_OWNER = 500;
 /** Bytes those keep in all (states, drafts, artifacts): a session filled with 2 MiB drafts kept about 45 MB, and 500 of
  *  them 22 GB (review 212). Ordinary sessions keep well under 1 MB each. */
 export const MAX_BYTES_PER_OWNER = 512 * MIB;
+/** How long a session's claim counts for others: its action runs under blockConcurrencyWhile, which gives up after 30 s,
+ *  so an older claim is one whose action died before settling it. */
+const CLAIM_MS = 60_000;
 
 export class OwnerSessions extends DurableObject {
   private readonly sql: SqlStorage;
@@ -23,10 +26,12 @@ export class OwnerSessions extends DurableObject {
     this.sql = ctx.storage.sql;
     this.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (
       session_id TEXT PRIMARY KEY, task_name TEXT NOT NULL UNIQUE, revision INTEGER NOT NULL, updated_at TEXT NOT NULL, summary TEXT NOT NULL,
-      bytes INTEGER NOT NULL DEFAULT 0)`);
+      bytes INTEGER NOT NULL DEFAULT 0, claim INTEGER NOT NULL DEFAULT 0, claimed_at INTEGER NOT NULL DEFAULT 0)`);
     // An index made before sessions reported their bytes: each counts from its next action.
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('sessions')").toArray().map((c) => c.name);
-    if (!columns.includes("bytes")) this.sql.exec("ALTER TABLE sessions ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0");
+    for (const column of ["bytes", "claim", "claimed_at"]) {
+      if (!columns.includes(column)) this.sql.exec(`ALTER TABLE sessions ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
+    }
   }
 
   /** A new session's first state, its task name reserved in the same step (and not one of `taken`); or why none is
@@ -45,15 +50,30 @@ export class OwnerSessions extends DurableObject {
   }
 
   /** Only a session `reserve` listed and `forget` has not dropped: a deleted session's last action, published after the
-   *  delete, would list it again (a row no session is behind, holding a place). */
+   *  delete, would list it again (a row no session is behind, holding a place). Settles the session's claim: the row is
+   *  written anew, its claim 0. */
   record(summary: SessionSummary, revision: number, bytes: number): void {
     const row = this.sql.exec<{ revision: number }>("SELECT revision FROM sessions WHERE session_id = ?", summary.session_id).toArray()[0];
     if (row && row.revision <= revision) this.write(summary, revision, bytes);
   }
 
-  /** The bytes the owner's sessions but `sessionId` keep, as each last reported. */
-  bytesBesides(sessionId: string): number {
-    return this.sql.exec<{ n: number }>("SELECT COALESCE(SUM(bytes), 0) AS n FROM sessions WHERE session_id != ?", sessionId).one().n;
+  /** The bytes the owner's sessions but `sessionId` keep, as each last reported, with what their actions under way have
+   *  claimed; and `upTo` claimed for `sessionId` until `record` or `release` settles it. One step of this object, so
+   *  sessions acting at once each see the others' claims (review 218: each read the others' old counts, and 12
+   *  submits at once all passed). */
+  claim(sessionId: string, upTo: number): number {
+    const now = Date.now();
+    const others = this.sql.exec<{ n: number }>(
+      "SELECT COALESCE(SUM(bytes + CASE WHEN claimed_at > ? THEN claim ELSE 0 END), 0) AS n FROM sessions WHERE session_id != ?",
+      now - CLAIM_MS, sessionId,
+    ).one().n;
+    this.sql.exec("UPDATE sessions SET claim = ?, claimed_at = ? WHERE session_id = ?", upTo, now, sessionId);
+    return others;
+  }
+
+  /** Drops the claim of an action that wrote nothing. */
+  release(sessionId: string): void {
+    this.sql.exec("UPDATE sessions SET claim = 0 WHERE session_id = ?", sessionId);
   }
 
   forget(sessionId: string): void {

@@ -1,8 +1,8 @@
 // One SQLite-backed Durable Object per bmad-task session: its state, its stored content (chunked), its artifacts.
-// Every action runs read -> step -> write synchronously, so two racing clients cannot interleave:
+// Every change runs read -> step -> write with other calls held off, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type QueueChange, type StoreContent } from "../core/delivery/machine.js";
+import { noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type QueueChange, type Step, type StoreContent } from "../core/delivery/machine.js";
 import { summarize, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
 import { tooManyBytes, type Stored } from "../core/delivery/store.js";
@@ -13,6 +13,7 @@ const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
 export const SESSION_NOT_FOUND = "Session not found.";
 /** A change past the owner's bytes, thrown to roll its transaction back; its message is the answer. */
 class OverBudget extends Error {}
+const byteLength = (text: string) => new TextEncoder().encode(text).byteLength;
 const notFound = (): Stored<never> => ({ ok: false, kind: "not_found", error: SESSION_NOT_FOUND });
 
 export class WorkflowSession extends DurableObject {
@@ -74,29 +75,49 @@ export class WorkflowSession extends DurableObject {
     return this.load(owner, true);
   }
 
-  /** `others`: the bytes the owner's other sessions keep, where this action may grow this one (a submit). */
-  async act(owner: string, action: Action, now: string, others?: number): Promise<Stored<SessionState>> {
-    const stored = this.load(owner);
-    if (!stored.ok) return stored;
-    const result = step(stored.value, action, now);
-    if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-    const before = this.bytes();
-    let after = before;
-    try {
-      this.ctx.storage.transactionSync(() => {
-        this.write(result);
-        // Measured as written, and undone whole (a throw rolls the transaction back) where it grows this session past
-        // what the owner's sessions may keep together. Two sessions submitting at once may each pass: by one draft each.
-        after = this.bytes();
-        if (others !== undefined && after > before && others + after > MAX_BYTES_PER_OWNER) {
-          throw new OverBudget(tooManyBytes(stored.value.task_name, after, others + after, MAX_BYTES_PER_OWNER, "you keep on this server"));
-        }
-      });
-    } catch (e) {
-      if (e instanceof OverBudget) return { ok: false, kind: "invalid", error: e.message };
-      throw e;
-    }
-    return { ok: true, value: await this.publish(result.state, after) };
+  act(owner: string, action: Action, now: string): Promise<Stored<SessionState>> {
+    return this.change(owner, (state) => step(state, action, now));
+  }
+
+  updateQueue(owner: string, change: QueueChange, now: string): Promise<Stored<SessionState>> {
+    return this.change(owner, (state) => requeued(state, change, now));
+  }
+
+  /** Every change, an answer or a queued sub-task as much as a submit, is measured against what the owner's sessions
+   *  keep. Its upper bound is claimed in the owner's index first, so sessions changing at once see each other; that call
+   *  out would let another call to this session in between read and write, so the whole runs with others held off. */
+  private change(owner: string, next: (state: SessionState) => Step): Promise<Stored<SessionState>> {
+    return this.ctx.blockConcurrencyWhile(async (): Promise<Stored<SessionState>> => {
+      const stored = this.load(owner);
+      if (!stored.ok) return stored;
+      const result = next(stored.value);
+      if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
+      const { session_id, task_name } = stored.value;
+      const index = this.index(owner);
+      // What it could add at most: its texts and its new state, nothing it replaces or prunes taken off.
+      const upTo = byteLength(JSON.stringify(result.state)) + result.content.reduce((sum, c) => sum + byteLength(c.text), 0);
+      const others = await index.claim(session_id, upTo);
+      const before = this.bytes();
+      let after = before;
+      try {
+        this.ctx.storage.transactionSync(() => {
+          this.write(result);
+          // Measured as written, and undone whole (a throw rolls the transaction back) where it grows this session past
+          // what the owner's sessions may keep together, counting what their changes under way claimed. The slack left:
+          // a claim is counted whole, so near the limit a change may be refused that would have fit once the other settled.
+          after = this.bytes();
+          if (after > before && others + after > MAX_BYTES_PER_OWNER) {
+            throw new OverBudget(tooManyBytes(task_name, after, others + after, MAX_BYTES_PER_OWNER, "you keep on this server"));
+          }
+        });
+      } catch (e) {
+        await index.release(session_id);
+        if (e instanceof OverBudget) return { ok: false, kind: "invalid", error: e.message };
+        throw e;
+      }
+      // Its record settles the claim.
+      return { ok: true, value: await this.publish(result.state, after) };
+    });
   }
 
   /** A step's new state with the content it stores, in one transaction with its caller's check. */
@@ -115,21 +136,12 @@ export class WorkflowSession extends DurableObject {
     this.save(state);
   }
 
-  async updateQueue(owner: string, change: QueueChange, now: string): Promise<Stored<SessionState>> {
-    const stored = this.load(owner);
-    if (!stored.ok) return stored;
-    const result = requeued(stored.value, change, now);
-    if (!result.ok) return { ok: false, kind: result.kind, error: result.error };
-    this.save(result.state);
-    return { ok: true, value: await this.publish(result.state) };
-  }
-
   /** Deletes the session and all it stores, once out of the owner's index: a delete cut short leaves a session that
    *  holds no place and is still found by its id, to delete again; never a listed one with nothing behind it. */
   async destroy(owner: string): Promise<Stored<SessionState>> {
     const stored = this.load(owner);
     if (!stored.ok) return stored;
-    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(owner)).forget(stored.value.session_id);
+    await this.index(owner).forget(stored.value.session_id);
     await this.ctx.storage.deleteAll();
     this.checked = undefined;
     return stored;
@@ -156,7 +168,11 @@ export class WorkflowSession extends DurableObject {
 
   /** Keeps the owner's index in step (its newest revision wins), with what the session keeps now. */
   private async publish(state: SessionState, bytes = this.bytes()): Promise<SessionState> {
-    await this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(state.owner)).record(summarize(state), state.revision, bytes);
+    await this.index(state.owner).record(summarize(state), state.revision, bytes);
     return state;
+  }
+
+  private index(owner: string) {
+    return this.env.OWNER_SESSIONS.get(this.env.OWNER_SESSIONS.idFromName(owner));
   }
 }

@@ -49,12 +49,8 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.get(owner));
   }
 
-  /** A submit, the one action that adds drafts, is measured against what the owner's other sessions keep. */
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>> {
-    return this.on(owner, session, async (s, id) => {
-      const others = action.type === "submit" ? await this.index(owner).bytesBesides(id) : undefined;
-      return s.act(owner, action, new Date().toISOString(), others);
-    });
+    return this.on(owner, session, (s) => s.act(owner, action, new Date().toISOString()));
   }
 
   updateQueue(owner: string, session: string, { done, add }: QueueRequest): Promise<Stored<SessionState>> {

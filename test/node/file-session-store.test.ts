@@ -1,6 +1,6 @@
 // The bridge's file-backed session store: seed 003 layout, ownership, races, atomic writes, broken files.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_BYTES_PER_PROJECT, MAX_SESSIONS } from "../../src/bridge/file-session-store";
@@ -35,6 +35,9 @@ function value<T>(out: Stored<T>): T {
 const start = async (owner: string, objective: string, on = store) => value(await on.start(owner, objective));
 const act = async (session: string, action: Action, owner = "me") => value(await store.act(owner, session, action));
 const statePath = (id: string) => join(dir, ".bmad-task", `session-${id}.json`);
+
+/** The bytes the project's sessions keep: every file in .bmad-task/, as the store measures them. */
+const kept = () => files(join(dir, ".bmad-task")).reduce((sum, f) => sum + statSync(join(dir, ".bmad-task", f)).size, 0);
 
 /** Every file below `root`, relative. */
 function files(root: string): string[] {
@@ -375,6 +378,41 @@ describe("the mapping stays one the store reads back", () => {
     // The way out it names: the old one deleted, the draft is taken.
     value(await store.remove("me", old.session_id));
     expect(await act(session_id, { type: "submit", claude_result: draft })).toMatchObject({ current_state: "awaiting_confirmation" });
+  });
+
+  it("keeps the project within its bytes when sessions submit at once: each is measured after the last one's write (review 218)", async () => {
+    const old = await start("me", "Old work");
+    const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => start("me", `Work ${i}`)));
+    // Room for two or three of these submits (each keeps its draft twice, and its state): a sparse filler takes the rest.
+    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
+    mkdirSync(join(filler, ".."), { recursive: true });
+    writeFileSync(filler, "");
+    truncateSync(filler, MAX_BYTES_PER_PROJECT - kept() - 3 * 1024 * 1024);
+    const draft = json({ prd_draft: `# PRD\n${"x".repeat(600 * 1024)}`, quality_score: 95 });
+
+    // Half through a second store on the project, as a second bridge would: the lock is the file's, not the process's.
+    const other = new FileSessionStore(dir);
+    const results = await Promise.all(sessions.map((s, i) => (i % 2 ? other : store).act("me", s.session_id, { type: "submit", claude_result: draft })));
+    const taken = results.filter((r) => r.ok).length;
+    expect(taken).toBeGreaterThan(0);
+    expect(taken).toBeLessThan(sessions.length);
+    for (const r of results) if (!r.ok) expect(r.error).toMatch(/ bytes, past the 256 MiB \(268,435,456 bytes\) they may hold; nothing was saved\./);
+    expect(kept()).toBeLessThanOrEqual(MAX_BYTES_PER_PROJECT);
+  });
+
+  it("refuses a change that grows only a session's state past the project's bytes: a queued sub-task (review 218)", async () => {
+    const old = await start("me", "Old work");
+    const { session_id } = await start("me", "New work");
+    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
+    mkdirSync(join(filler, ".."), { recursive: true });
+    writeFileSync(filler, "");
+    truncateSync(filler, MAX_BYTES_PER_PROJECT - kept());
+    const before = readFileSync(statePath(session_id), "utf8");
+
+    const refused = await store.updateQueue("me", session_id, { done: [], add: { agent: "architect", task: "Review the model", context_files: [] } });
+    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/^Session new-work would keep [\d,]+ bytes with this, .* past the 256 MiB \(268,435,456 bytes\) they may hold; nothing was saved\./) });
+    expect(readFileSync(statePath(session_id), "utf8")).toBe(before);
+    expect(kept()).toBe(MAX_BYTES_PER_PROJECT);
   });
 
   it("refuses to write a mapping past the size it reads, and rebuilds one already past it", async () => {

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import type { Stored } from "../../src/core/delivery/store.js";
 import type { SessionView } from "../../src/core/delivery/view.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { DurableSessionStore } from "../../src/worker/session-store.js";
@@ -30,6 +31,10 @@ async function taskError(args: Record<string, unknown>): Promise<string> {
 }
 
 const json = (value: unknown) => JSON.stringify(value);
+function value<T>(out: Stored<T>): T {
+  if (!out.ok) throw new Error(`${out.kind}: ${out.error}`);
+  return out.value;
+}
 /** The first paragraph of a bundle file's section, as the bundle has it. */
 const paragraph = (path: string, heading: string) => fileText(path).split(`\n${heading}\n\n`)[1]!.split("\n\n")[0]!;
 
@@ -279,6 +284,37 @@ describe("sessions", () => {
     expect((await person.call(TOOL.bmadTask, { action: "delete", session_id: old.session_id, confirm: old.task_name })).isError).toBe(false);
     expect((await person.call(TOOL.bmadTask, { action: "submit", session_id: task_name, claude_result: draft })).structured.current_state).toBe("awaiting_confirmation");
     expect(await bytes(session_id)).toBeGreaterThan(small + draft.length);
+  });
+
+  it("keep one person's sessions within their bytes when several submit at once, and count a queued sub-task too (review 218)", async () => {
+    const store = new DurableSessionStore(env);
+    const owner = `${unique("claims")}@example.com`;
+    const old = value(await store.start(owner, "Old work"));
+    const sessions = await Promise.all(Array.from({ length: 6 }, (_, i) => store.start(owner, `Work ${i}`).then(value)));
+    const index = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(owner));
+    const kept = () => runInDurableObject(index, (_: unknown, state) => state.storage.sql.exec<{ n: number }>("SELECT SUM(bytes) AS n FROM sessions").one().n);
+    // Room for two of these submits (each keeps its draft twice, and its state): the old session holds the rest.
+    const draft = json({ prd_draft: `# PRD\n${"x".repeat(100 * 1024)}`, quality_score: 95 });
+    const fill = async (room: number) => {
+      const rest = await runInDurableObject(index, (_: unknown, state) => state.storage.sql.exec<{ n: number }>("SELECT SUM(bytes) AS n FROM sessions WHERE session_id != ?", old.session_id).one().n);
+      await runInDurableObject(index, (_: unknown, state) => void state.storage.sql.exec("UPDATE sessions SET bytes = ? WHERE session_id = ?", MAX_BYTES_PER_OWNER - rest - room, old.session_id));
+    };
+    await fill(450 * 1024);
+
+    const results = await Promise.all(sessions.map((s) => store.act(owner, s.session_id, { type: "submit", claude_result: draft })));
+    const taken = results.filter((r) => r.ok).length;
+    expect(taken).toBeGreaterThan(0);
+    expect(taken).toBeLessThan(sessions.length);
+    for (const r of results) if (!r.ok) expect(r.error).toMatch(/ bytes, past the 512 MiB \(536,870,912 bytes\) they may hold; nothing was saved\./);
+    expect(await kept()).toBeLessThanOrEqual(MAX_BYTES_PER_OWNER);
+
+    // A change that stores no draft grows the state: refused at the limit all the same.
+    const waiting = sessions[results.findIndex((r) => !r.ok)]!;
+    await fill(0);
+    const refused = await store.updateQueue(owner, waiting.session_id, { done: [], add: { agent: "bmm/bmad-agent-architect", task: "Review the model", context_files: [] } });
+    expect(refused).toMatchObject({ ok: false, kind: "invalid", error: expect.stringMatching(/^Session work-\d would keep [\d,]+ bytes with this, .* past the 512 MiB/) });
+    expect(value(await store.get(owner, waiting.session_id)).subtasks).toEqual([]);
+    expect(await kept()).toBe(MAX_BYTES_PER_OWNER);
   });
 
   it("let exactly one of two racing submits win; the other names the current state", async () => {

@@ -32,7 +32,8 @@ export interface SessionStore {
   start(owner: string, objective: string, options?: { project?: string; taken?: string[] }): Promise<Stored<SessionState>>;
   /** `session` is a session id or the owner's task name. Not the owner's: not_found. */
   get(owner: string, session: string): Promise<Stored<SessionState>>;
-  /** A submit that would take the bytes the store's sessions keep past its limit is refused (invalid, tooManyBytes). */
+  /** A change that would take the bytes the store's sessions keep past its limit (its drafts or its state grown) is
+   *  refused (invalid, tooManyBytes); changes at once are counted together. Likewise updateQueue. */
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
   /** Takes the sub-tasks `done` names off the session's queue, then queues `add` (the store gives it its id). */
   updateQueue(owner: string, session: string, change: QueueRequest): Promise<Stored<SessionState>>;
