@@ -38,6 +38,13 @@ const statePath = (id: string) => join(dir, ".bmad-task", `session-${id}.json`);
 
 /** The bytes the project's sessions keep: every file in .bmad-task/, as the store measures them. */
 const kept = () => files(join(dir, ".bmad-task")).reduce((sum, f) => sum + statSync(join(dir, ".bmad-task", f)).size, 0);
+/** A session's folder grown by `bytes`: a sparse file, which takes its size and no disk. */
+function fill(sessionId: string, bytes: number): void {
+  const filler = join(dir, ".bmad-task", "temp", sessionId, "po_1_final.md");
+  mkdirSync(join(filler, ".."), { recursive: true });
+  writeFileSync(filler, "");
+  truncateSync(filler, bytes);
+}
 
 /** Every file below `root`, relative. */
 function files(root: string): string[] {
@@ -356,11 +363,8 @@ describe("the mapping stays one the store reads back", () => {
   it("refuses a submit past the bytes the project's sessions keep, naming the sizes, the limit and the way out (review 212)", async () => {
     const old = await start("me", "Old work");
     const { session_id } = await start("me", "New work");
-    // The old session's folder filled to the limit: a sparse file, which takes its size and no disk.
-    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
-    mkdirSync(join(filler, ".."), { recursive: true });
-    writeFileSync(filler, "");
-    truncateSync(filler, MAX_BYTES_PER_PROJECT);
+    // The old session's folder filled to the limit.
+    fill(old.session_id, MAX_BYTES_PER_PROJECT);
     const before = readFileSync(statePath(session_id), "utf8");
     const draft = json({ prd_draft: "# New PRD", quality_score: 95 });
 
@@ -384,10 +388,7 @@ describe("the mapping stays one the store reads back", () => {
     const old = await start("me", "Old work");
     const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => start("me", `Work ${i}`)));
     // Room for two or three of these submits (each keeps its draft twice, and its state): a sparse filler takes the rest.
-    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
-    mkdirSync(join(filler, ".."), { recursive: true });
-    writeFileSync(filler, "");
-    truncateSync(filler, MAX_BYTES_PER_PROJECT - kept() - 3 * 1024 * 1024);
+    fill(old.session_id, MAX_BYTES_PER_PROJECT - kept() - 3 * 1024 * 1024);
     const draft = json({ prd_draft: `# PRD\n${"x".repeat(600 * 1024)}`, quality_score: 95 });
 
     // Half through a second store on the project, as a second bridge would: the lock is the file's, not the process's.
@@ -403,10 +404,7 @@ describe("the mapping stays one the store reads back", () => {
   it("refuses a change that grows only a session's state past the project's bytes: a queued sub-task (review 218)", async () => {
     const old = await start("me", "Old work");
     const { session_id } = await start("me", "New work");
-    const filler = join(dir, ".bmad-task", "temp", old.session_id, "po_1_final.md");
-    mkdirSync(join(filler, ".."), { recursive: true });
-    writeFileSync(filler, "");
-    truncateSync(filler, MAX_BYTES_PER_PROJECT - kept());
+    fill(old.session_id, MAX_BYTES_PER_PROJECT - kept());
     const before = readFileSync(statePath(session_id), "utf8");
 
     const refused = await store.updateQueue("me", session_id, { done: [], add: { agent: "architect", task: "Review the model", context_files: [] } });
