@@ -29,8 +29,16 @@ const errno = (e: unknown) => (e as NodeJS.ErrnoException | undefined)?.code;
 
 /** A failure the system gave (`what`: "cannot be written"), with its code and what to do about it: a bare "(ENOENT)"
  *  names no fix (review 202). */
-const ioFailure = (rel: string, what: string, e: unknown): ConfinedFailure => failure("io", rel, `${what} (${errno(e) ?? (e as Error).message}): ${errnoFix(errno(e))}`);
-function errnoFix(code: string | undefined): string {
+const ioFailure = (rel: string, what: string, e: unknown, op: Operation = "write"): ConfinedFailure => failure("io", rel, `${what} (${errno(e) ?? (e as Error).message}): ${errnoFix(errno(e), op)}`);
+/** What a failure stopped, for a fix in its terms: a permission a read lacks is not a folder's write (review 222). */
+type Operation = "read" | "list" | "write";
+const PERMISSION_FIX = new Map<Operation, string>([
+  ["read", "give your user read permission on the file and search (x) permission on each folder on its way (chmod u+r, chmod u+x)"],
+  ["list", "give your user read and search permission on the folder (chmod u+rx)"],
+  ["write", "give your user write permission on its folder (chmod u+w)"],
+]);
+export const permissionFix = (op: Operation): string => PERMISSION_FIX.get(op)!;
+function errnoFix(code: string | undefined, op: Operation): string {
   switch (code) {
     case "ENOENT":
       return "a folder on its way was removed or moved meanwhile (another program at work there?); try again.";
@@ -42,7 +50,7 @@ function errnoFix(code: string | undefined): string {
       return "a symlink on its way loops, or was put there meanwhile; remove the link.";
     case "EACCES":
     case "EPERM":
-      return "permission denied; let your user write there.";
+      return `permission denied; ${permissionFix(op)}.`;
     case "ENOSPC":
     case "EDQUOT":
       return "the disk (or your quota) is full; free some space.";
@@ -207,12 +215,12 @@ async function follow(realRoot: string, abs: string, rel: string, via?: string):
   } catch (e) {
     if (errno(e) === "ENOENT" || errno(e) === "ENOTDIR") return failure("missing", rel, "does not exist in the project.");
     if (errno(e) === "ELOOP") return failure("outside", rel, "a symlink loop; remove the link.");
-    return ioFailure(rel, "cannot be read", e);
+    return ioFailure(rel, "cannot be read", e, "read");
   }
   if (!isInside(realRoot, real)) return leadsOut(realRoot, real, rel, via);
   return { ok: true, real };
 }
-const leadsOut = (realRoot: string, real: string, rel: string, via?: string): ConfinedFailure =>
+export const leadsOut = (realRoot: string, real: string, rel: string, via?: string): ConfinedFailure =>
   failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`);
 
 /** The real path of an existing file or folder inside the root. */
@@ -261,6 +269,10 @@ export async function landingOf(root: string, rel: string): Promise<Confined<{ r
   }
 }
 
+const HARD_LINK = "is a hard link, another name of a file that may hold anything:";
+/** A change's judge of the file it replaces or removes: a hard link is removed by hand, not copied (review 222). */
+export const hardLinkChange: ReadJudge = (_, links) => (links > 1 ? `${HARD_LINK} no tool changes or removes one. Remove it yourself, outside the bridge, and write the file anew if it is needed.` : undefined);
+
 /** What a read may not return, judged on the opened file: its path from the real root and its count of names (a hard
  *  link is another name of a file, a secret one included). A reason refuses the read. */
 export type ReadJudge = (realRel: string, links: number) => string | undefined;
@@ -274,7 +286,7 @@ export type ReadJudge = (realRel: string, links: number) => string | undefined;
 export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
   return (real, links) => {
     if (isSecretFile(real) || isSecretFile(asked)) return `holds secrets (an environment file, credentials or a key)${real === asked ? "" : `: it is ${real}`}; no tool reads it. Tell the model what it needs from it yourself.`;
-    if (links > 1) return "is a hard link, another name of a file that may hold anything: no tool reads one. Copy the file instead.";
+    if (links > 1) return `${HARD_LINK} no tool reads one. Copy the file instead.`;
     if (isConfigShaped(real) && !(isConfigShaped(asked) && foldPath(basename(real)) === foldPath(basename(asked)))) {
       return `leads to ${real}, a config file, through a symlink; read it by its own path, which serves it without its secret-looking keys.`;
     }
@@ -394,7 +406,7 @@ export async function readConfined(root: string, rel: string, opts: ReadOptions 
   } catch (e) {
     if (errno(e) === "ENOENT") return failure("missing", rel, "does not exist in the project.");
     if (errno(e) === "ELOOP") return failure("outside", rel, "was replaced by a symlink while being read; refused.");
-    return ioFailure(rel, "cannot be read", e);
+    return ioFailure(rel, "cannot be read", e, "read");
   }
   try {
     const opened = openedPath(handle);
@@ -470,7 +482,7 @@ async function makeFolders(realRoot: string, abs: string, label: string, changer
   try {
     root = { path: realRoot, handle: DESCRIBED_FDS ? await open(realRoot, constants.O_RDONLY | constants.O_DIRECTORY) : undefined };
   } catch (e) {
-    return ioFailure(label, "the project folder cannot be read", e);
+    return ioFailure(label, "the project folder cannot be read", e, "list");
   }
   const made = await makeBelow(realRoot, root, posixRelative(realRoot, abs), label, changer);
   if (!("ok" in made && made.ok && made.handle === root.handle)) await root.handle?.close();
@@ -570,7 +582,7 @@ export async function listConfined(root: string, rel: string): Promise<Confined<
   try {
     return { ok: true, names: (await readdir(dir.path)).filter((name) => !writerLeftover(name)), path: dir.path };
   } catch (e) {
-    return ioFailure(rel, "cannot be listed", e);
+    return ioFailure(rel, "cannot be listed", e, "list");
   }
 }
 
@@ -591,7 +603,7 @@ export async function fileSizes(root: string, rel: string): Promise<Confined<{ s
     }
     return { ok: true, sizes };
   } catch (e) {
-    return ioFailure(rel, "cannot be listed", e);
+    return ioFailure(rel, "cannot be listed", e, "list");
   }
 }
 
@@ -630,7 +642,7 @@ function renameIfUnchanged(target: string, rel: string, unchanged: string | unde
   return undefined;
 }
 
-const changedFailure = (rel: string) => failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
+export const changedFailure = (rel: string) => failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
 
 /**
  * Creates or replaces a file inside the root: parents are made (never through a link that leads out),

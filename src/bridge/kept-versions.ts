@@ -14,6 +14,7 @@ import { join } from "node:path";
 import * as z from "zod";
 import { isConfigShaped } from "../core/catalog/config.js";
 import { MIB } from "../core/workspace/limits.js";
+import { changedFailure } from "./confined-fs.js";
 import { privateFolder, withFileLock } from "./file-lock.js";
 
 export const KEPT_DAYS = 7;
@@ -204,7 +205,11 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
  *  a restore of a config's current version). Throws NotKept: the change must not go ahead. */
 export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
   if (!current || (next && sameBytes(current, next) && !isConfigShaped(rel))) return;
-  await keep(root, rel, current, fileIdentity(await stat(join(root, rel), { bigint: true })));
+  // Gone since it was found unchanged (another program removed it): that program's doing, said as changedSince says it,
+  // never as a raw ENOENT naming where it was (review 222).
+  const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
+  if (!info) throw new Error(changedFailure(rel).error);
+  await keep(root, rel, current, fileIdentity(info));
 }
 
 /** Notes the bridge's write of `data` to `rel` (noteWritten), as the file now there. A note that fails costs only this:

@@ -4,7 +4,8 @@
 // file's lock where it is written, so if_version holds against any number of writers; history lives in the
 // user's git, not here.
 import type { BigIntStats } from "node:fs";
-import { lstat, readdir, realpath, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
@@ -13,7 +14,7 @@ import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { holdsSecrets, isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
-import { isInside, posixRelative, writerLeftover } from "./confined-fs.js";
+import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
@@ -43,6 +44,27 @@ async function walked(name: string, real: string): Promise<boolean> {
 }
 
 const invalid = (error: string): WsError => ({ ok: false, kind: "invalid", error });
+
+/** Why a listing leaves out a file it found: the user's permissions keep it from the bridge (named, with the fix), or
+ *  the bridge serves no such file (counted by why). Anything else left out is gone, or refused by the rules every read
+ *  keeps (a secret's name), as before. */
+const DENIED = "denied";
+const HARD_LINK = "hard link";
+const TOO_LARGE = `over ${MAX_READ / 1024 / 1024} MiB`;
+const NOT_REGULAR = "not a regular file";
+type LeftOut = typeof DENIED | typeof HARD_LINK | typeof TOO_LARGE | typeof NOT_REGULAR;
+const readable = (real: string, mode: number) => access(real, mode).then(() => true, () => false);
+
+/** What a listing says of what it left out, one short line each (a listing's every line is paid for): the counts, and
+ *  the files and folders (with "/") the user's permissions keep from it (review 222: one such folder failed the whole
+ *  listing with EACCES and an absolute path). */
+function leftOutLines(counted: Map<LeftOut, number>, denied: string[]): string[] {
+  const total = [...counted.values()].reduce((a, b) => a + b, 0);
+  const lines = total ? [`${n(total)} file${total === 1 ? "" : "s"} left out, which bmad-mcp does not serve (${[...counted].map(([why, k]) => `${why}: ${n(k)}`).join(", ")}); read one for why.`] : [];
+  const shown = denied.sort().slice(0, 5).join(", ") + (denied.length > 5 ? ` and ${n(denied.length - 5)} more` : "");
+  if (denied.length) lines.push(`Not listed, permission denied: ${shown}. For a folder (…/), ${permissionFix("list")}; for a file, ${permissionFix("read")}.`);
+  return lines;
+}
 
 
 export class LocalWorkspaceStore implements WorkspaceStore {
@@ -98,14 +120,25 @@ class LocalFiles implements WorkspaceFiles {
   private readonly versions = new Map<string, { key: string; version: number; sha256: string }>();
 
   private async entry(rel: string, data?: Uint8Array): Promise<FileEntry | undefined> {
+    const found = await this.found(rel, data);
+    return typeof found === "object" ? found : undefined;
+  }
+
+  /** A file's entry, or why a listing leaves it out (LeftOut), or undefined: none, gone, or refused by the read's rules. */
+  private async found(rel: string, data?: Uint8Array): Promise<FileEntry | LeftOut | undefined> {
     const abs = join(this.root, rel);
-    if ((await this.fs.stat(abs)) !== "file") return undefined;
+    const kind = await this.fs.stat(abs).catch(() => DENIED);
+    if (kind !== "file") return kind === DENIED ? DENIED : undefined;
     // Gone since (another program removed it): as missing, never an error naming where it was.
-    const info = await stat(await this.fs.realpath(abs), { bigint: true }).catch(() => undefined);
+    const real = await this.fs.realpath(abs);
+    const info = await stat(real, { bigint: true }).catch(() => undefined);
     if (!info) return undefined;
     const key = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     let known = this.versions.get(rel);
     if (data || known?.key !== key) {
+      if (!data && info.nlink > 1n) return HARD_LINK;
+      if (!data && info.size > BigInt(MAX_READ)) return TOO_LARGE;
+      if (!data && !(await readable(real, constants.R_OK))) return DENIED;
       const bytes = data ?? (await this.fs.readFile(abs).catch(() => undefined));
       if (!bytes) return undefined;
       known = { key, ...contentVersion(bytes, rel, () => fileIdentity(info)) };
@@ -291,10 +324,14 @@ class LocalFiles implements WorkspaceFiles {
     let folders = 0;
     let links = 0;
     let cut: string | undefined;
+    const counted = new Map<LeftOut, number>();
+    const denied: string[] = [];
+    const leaveOut = (rel: string, why: LeftOut) => (why === DENIED ? denied.push(rel) : counted.set(why, (counted.get(why) ?? 0) + 1));
     const add = async (rel: string) => {
       // A file that cannot be read here (a link into machinery) is not listed.
-      const entry = compiled.glob.test(rel) ? await this.entry(rel) : undefined;
-      if (entry) out.push(entry);
+      const found = compiled.glob.test(rel) ? await this.found(rel) : undefined;
+      if (typeof found === "object") out.push(found);
+      else if (found) leaveOut(rel, found);
     };
     const startReal = start ? await this.fs.realpath(join(this.root, start)).catch(() => undefined) : realRoot;
     if (startReal === undefined || !inProject(startReal)) return { ok: true, value: [] };
@@ -315,6 +352,11 @@ class LocalFiles implements WorkspaceFiles {
         break;
       }
       const { dir, real, depth, first: inFirst } = next;
+      // A folder its user may not read or search: named once, and the walk goes on (review 222).
+      if (!(await readable(real, constants.R_OK | constants.X_OK))) {
+        denied.push(`${dir || "."}/`);
+        continue;
+      }
       const entries = await readdir(real, { withFileTypes: true }).catch(() => []);
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
@@ -324,7 +366,9 @@ class LocalFiles implements WorkspaceFiles {
           if (await walked(e.name, join(real, e.name))) enter(rel, join(real, e.name), depth + 1, inFirst);
         }
         else if (e.isFile()) await add(rel);
-        else if (e.isSymbolicLink()) {
+        else if (!e.isSymbolicLink()) {
+          if (compiled.glob.test(rel)) leaveOut(rel, NOT_REGULAR);
+        } else {
           if (++links > MAX_WALK_LINKS) {
             cut ??= `at most ${MAX_WALK_LINKS} links are followed; list below a link for its files`;
             continue;
@@ -334,13 +378,15 @@ class LocalFiles implements WorkspaceFiles {
           const kind = target !== undefined && inProject(target) ? await stat(target).catch(() => undefined) : undefined;
           if (kind?.isDirectory() && (await walked(e.name, target!))) enter(rel, target!, depth + 1, inFirst);
           else if (kind?.isFile()) await add(rel);
+          else if (kind && compiled.glob.test(rel)) leaveOut(rel, NOT_REGULAR);
         }
       }
     }
     if (compiled.glob.exhausted) return invalid(tooCostly(compiled.glob, "this project's files"));
     if (out.length >= MAX_FILES) cut ??= `at most ${n(MAX_FILES)} files are listed; list a narrower path (e.g. "docs/**") for the rest`;
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return { ok: true, value: out, ...(cut ? { cut } : {}) };
+    const notes = leftOutLines(counted, denied);
+    return { ok: true, value: out, ...(cut ? { cut } : {}), ...(notes.length ? { leftOut: notes } : {}) };
   }
 
   async stat(path: string): Promise<WsResult<"file" | "dir" | "missing">> {

@@ -11,7 +11,7 @@ import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { changedSince, createConfinedTree, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
+import { changedSince, createConfinedTree, hardLinkChange, leadsOut, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite, sameBytes } from "./kept-versions.js";
 
@@ -19,11 +19,10 @@ export const MAX_READ = MAX_READ_BYTES;
 
 const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"], ["exists", "EEXIST"]]);
 
-/** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own). */
+/** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own), in its own words:
+ *  a prefix said "outside the allowed roots" of a hard link inside them (review 222). */
 function asError(failure: ConfinedFailure): Error {
-  const code = ERRNO.get(failure.code);
-  // The ported scripts' callers match "outside the allowed roots" (as for paths refused before any read).
-  return refusal(failure.code === "outside" ? `outside the allowed roots: ${failure.error}` : failure.error, code);
+  return refusal(failure.error, ERRNO.get(failure.code));
 }
 
 function refusal(message: string, code?: string): Error {
@@ -102,10 +101,13 @@ export class NodeRuntimeFs implements RuntimeFs {
     return this.inside(real) ? real : undefined;
   }
 
+  /** A path named inside a root that leads out is a link: said so, to where, and what to do (review 222). */
   private async mustConfine(path: string): Promise<string> {
-    const real = await this.confined(path);
-    if (real === undefined) throw refusal(`outside the allowed roots (${this.roots.join(", ")})`);
-    return real;
+    const real = await this.realpath(path);
+    if (this.inside(real)) return real;
+    const asked = this.asked(path);
+    if (asked.root !== undefined) throw asError(leadsOut(asked.root, real, asked.rel));
+    throw refusal(`outside the allowed roots (${this.roots.join(", ")})`);
   }
 
   /** The allowed root holding a real path, and the path relative to it. */
@@ -150,8 +152,8 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
    *  link) by the rules every read keeps (confined-fs contentRules). */
-  private async read(root: string, rel: string, asked = rel, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
-    const read = await readConfined(root, rel, { maxBytes: MAX_READ, asked, ...(part ? { part } : {}) });
+  private async read(root: string, rel: string, asked = rel, part?: ReadOptions["part"], judge?: ReadOptions["judge"]): Promise<Uint8Array | undefined> {
+    const read = await readConfined(root, rel, { maxBytes: MAX_READ, asked, ...(part ? { part } : {}), ...(judge ? { judge } : {}) });
     if (read.ok) return new Uint8Array(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
     if (read.code === "missing" || read.code === "is-dir") return undefined;
     // Named as asked (`rel` is where its links lead).
@@ -188,7 +190,7 @@ export class NodeRuntimeFs implements RuntimeFs {
       // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
       const unchanged = await fileStamp(root, rel);
       // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
-      const current = await this.read(root, rel);
+      const current = await this.read(root, rel, rel, undefined, hardLinkChange);
       const next = await change(current);
       if (next === undefined) return;
       const changed = await changedSince(root, rel, unchanged);

@@ -9,6 +9,7 @@ import { createTree, listDir, mkdirs, readBytes, readText, statPath } from "./py
 import { baseName, comparePathParts, joinPath, parentPath, resolveStrict } from "./py-path.js";
 import { compareCodePoints, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
+import { showControls } from "../lines.js";
 import { CUSTOM_TOKEN, RenderError, renderSources, resolveReplacements } from "./render-tokens.js";
 
 /** sha256 of 6.12's render_skill.py: the renderer's identity in every generation hash (this port renders as it does). */
@@ -139,6 +140,10 @@ async function render(ctx: ScriptContext, projectRootArg: string, skillArg: stri
   return joinPath(destination, "workflow.md");
 }
 
+/** One line of the answer: a name the project gives (a file's, a skill's) holds no line break or control that would
+ *  start a line of its own, in the answer's voice (review 222: a file name forged "render_skill.py exited 0"). */
+const line = (text: string) => `${showControls(text)}\n`;
+
 export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
   return runScript(async (out) => {
     const p = createParser("render_skill.py", "Render a skill's Markdown sources into an immutable project snapshot.");
@@ -146,12 +151,12 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     addArgument(p, ["--skill"], { required: true });
     const args = parseArgs(p, argv, terminalWidth(ctx));
     try {
-      out.stdout += `read and follow ${await render(ctx, args.project_root as string, args.skill as string)}\n`;
+      out.stdout += line(`read and follow ${await render(ctx, args.project_root as string, args.skill as string)}`);
       return 0;
     } catch (error) {
       // Python catches ConfigError, RenderError, OSError, UnicodeError and ValueError here.
-      if (error instanceof ConfigError || error instanceof RenderError) out.stdout += `HALT: ${error.message}\n`;
-      else if (error instanceof PyError && error.pyType !== "TypeError") out.stdout += `HALT: ${error.message}\n`;
+      if (error instanceof ConfigError || error instanceof RenderError) out.stdout += line(`HALT: ${error.message}`);
+      else if (error instanceof PyError && error.pyType !== "TypeError") out.stdout += line(`HALT: ${error.message}`);
       else throw error;
       return 1;
     }

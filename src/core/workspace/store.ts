@@ -55,8 +55,9 @@ export interface FileEntry {
 
 /** A file as a listing shows it; `updated_at` where the store knows it without reading (a local store's listing). */
 export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { updated_at?: string };
-/** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer. */
-export type Listing = WsResult<ListedFile[]> & { cut?: string };
+/** A listing; `cut`: why it is not whole (a walk's cap was reached), said once in the answer; `leftOut`: lines saying
+ *  what it found and does not list, and why. */
+export type Listing = WsResult<ListedFile[]> & { cut?: string; leftOut?: string[] };
 
 /** A write's new version; `replaced` (a write) or `followed` (an append): the version it replaced or came after, where
  *  another person made it and the change named none (`ifVersion`), so its writer may not have read it. */

@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -512,10 +512,10 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const glob = isFolder ? (trimmed ? `${trimmed}/**` : "**") : path;
   const listed = await files.list(glob);
   if (!listed.ok) return fail(listed.error);
-  if (listed.value.length || literal) return listFiles(glob, listed.value, listed.cut);
+  if (listed.value.length || literal) return listFiles(glob, listed.value, listed);
   const near = await nearMatches(files, glob);
-  if (!near.folders.length && !near.deeper.length) return listFiles(glob, [], listed.cut);
-  const lines = [`No file matches ${JSON.stringify(glob)}.`, ...cutShort(listed.cut)];
+  if (!near.folders.length && !near.deeper.length) return listFiles(glob, [], listed);
+  const lines = [`No file matches ${JSON.stringify(glob)}.`, ...shortOf(listed)];
   if (near.folders.length) lines.push(`Folders that do (list one for its files):`, ...near.folders);
   if (near.deeper.length) lines.push(`Files its last part matches deeper down, or in another case:`, ...near.deeper);
   return done(lines.join("\n"), { total: 0, files: [], ...near });
@@ -652,10 +652,10 @@ function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
   return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
 }
 
-/** Why the store's walk stopped short, as one line after a listing's head. */
-const cutShort = (cut: string | undefined) => (cut ? [`Listing cut short: ${cut}.`] : []);
+/** Why the store's walk stopped short, and what it left out, as lines after a listing's head. */
+const shortOf = ({ cut, leftOut }: Pick<Listing, "cut" | "leftOut">) => [...(cut ? [`Listing cut short: ${cut}.`] : []), ...(leftOut ?? [])];
 
-function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutcome {
+function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<Listing, "cut" | "leftOut">): ToolOutcome {
   const files = entries.slice(0, MAX_LISTED);
   const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LISTED} (narrow the glob for more)` : ""}:`;
   // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
@@ -664,7 +664,7 @@ function listFiles(glob: string, entries: ListedFile[], cut?: string): ToolOutco
   // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
   // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
   const folders = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
-  return done([head, ...cutShort(cut), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
+  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
 }
 
 /** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`). */
