@@ -14,8 +14,8 @@ import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settl
 import { mergeBothWays } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
+import { holdsSecrets, isConfigShaped, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
-import { holdsSecrets, holdsShapedSecret, isConfigShaped, sanitizeConfigText } from "../core/catalog/config.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
 type Step =
@@ -46,7 +46,30 @@ const DATA_FILE = /\.(ya?ml|toml|jsonl?|xml|csv)$/i;
  *  that is not a document (notCarried). */
 function heldBack(path: string, text: string): string | undefined {
   if (isPersonalFile(path)) return "a personal file BMAD keeps out of git; not sent";
-  return secretsHeldBack(path, text, "push") ?? notCarried(path);
+  return (structuredType(path) ? memoryHeldBack(path, text) : secretsHeldBack(path, text, "push")) ?? notCarried(path);
+}
+
+/** Why a structured memory file is held back, or undefined: by the memories that hold a secret, named by id and line,
+ *  to be removed (review 221: one such memory held back the collection, told to set its "keys" with bmad-project config). */
+function memoryHeldBack(path: string, text: string): string | undefined {
+  const whole = secretsHeldBack(path, text, "push");
+  if (!whole) return undefined;
+  const held = lines(text).flatMap((line, i) => (secretsHeldBack(path, line, "push") ? [`${memoryIdOf(line)} (line ${i + 1})`] : []));
+  // A secret only the lines together make is told as any file's.
+  if (!held.length) return whole;
+  const more = held.length > 3 ? ` and ${held.length - 3} more` : "";
+  return `memory ${held.slice(0, 3).join(", ")}${more} ${held.length === 1 ? "holds" : "hold"} what looks like a secret, which push sends to no remote: the file is not sent. Memory is shared with the project's members: delete ${held.length === 1 ? "that memory's line" : "those memories' lines"} from the file, then push again`;
+}
+
+/** A memory line's id, as its file holds it; "a line" for one that is not a memory. */
+function memoryIdOf(line: string): string {
+  try {
+    const id = (JSON.parse(line) as { id?: unknown }).id;
+    if (typeof id === "string" && /^[0-9a-f-]{36}$/.test(id)) return id;
+  } catch {
+    // Not JSON: named by its line alone.
+  }
+  return "a line";
 }
 
 /** Why text from this machine must not go to a remote, or undefined: what push holds back of a file by what it holds
@@ -65,10 +88,9 @@ export function secretsHeldBack(path: string, text: string, by: string): string 
 /** Why text holding what looks like a secret by its shape alone is not sent, or undefined: a part of a file too (an
  *  append, an edit's new text), which no config parser could judge whole. */
 export function shapedSecretHeldBack(text: string, by: string): string | undefined {
-  if (!holdsShapedSecret(text)) return undefined;
-  // Where: the first line that holds one alone (review 68: a long document held back gave no place to look).
-  const at = lines(text).findIndex((line) => holdsShapedSecret(line));
-  return `holds what looks like a secret${at >= 0 ? ` (line ${at + 1})` : ""} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
+  const at = shapedSecretAt(text);
+  // Where (review 68: a long document held back gave no place to look).
+  return at && `holds what looks like a secret${secretPlace(at)} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
 }
 
 /** Why the remote takes no new file at `path` beside `listed` (its files, and the new ones planned before), or

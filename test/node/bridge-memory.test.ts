@@ -41,6 +41,8 @@ function sharedProject(name: string, args = MEMORY) {
 const written = sharedProject("idempotent", [...MEMORY, "--allow-project-scripts"]);
 /** No decisions until the context test (get_project_context names them), no CC-FAIL but the museum's, stories only syntax's and bad input's. */
 const kit = sharedProject("kit");
+/** Hand-written memory files under names an argument does or does not give. */
+const names = sharedProject("names");
 
 describe("remember_structured and recall_structured on the bridge", () => {
   it("stores the same memory once, with the same id, as one sorted JSON line, and recalls it after a restart", async () => {
@@ -65,7 +67,9 @@ describe("remember_structured and recall_structured on the bridge", () => {
     expect(recalled.text).toContain("BM25");
     expect(recalled.structured.hits[0]).toMatchObject({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], text: "Use  PostgreSQL for the ledger." });
     expect(recalled.structured.hits[0].snippet).toContain("**ledger**");
-    expect(recalled.structured.hits[0].score).toBeGreaterThan(0);
+    // No score: the remote's BM25 and this one's are on scales 10^7 apart (review 221); the order says which is best.
+    expect(recalled.structured.hits[0]).not.toHaveProperty("score");
+    expect(recalled.text.split("\n")[1]).toMatch(/^1\. \[decisions\] architect \d{4}-\d{2}-\d{2}: Use PostgreSQL for the \*\*ledger\*\*\. #db \(/);
   });
 
   it("keeps every memory two bridges on one project remember at once", async () => {
@@ -107,6 +111,8 @@ describe("remember_structured and recall_structured on the bridge", () => {
       [{ type: "decisions", agent: "../../etc", text: "ok" }, /not a name/],
       // Its length named as such (review 96: 200 characters were "not a name").
       [{ type: "decisions", agent: "a".repeat(150), text: "ok" }, /is 150 characters long; an agent's name is at most 100/],
+      // A secret by the detector push holds files back by (review 221: one such memory held back its whole collection).
+      [{ type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, /^remember_structured: "text" holds what looks like a secret \(line 1, "ghp_abcd…"\): memory is shared with the project's members and pushed with its files, so keep the secret out \(say where it is kept instead\)\. Nothing was stored\.$/],
     ];
     for (const [args, message] of cases) {
       const out = await call("remember_structured", args);
@@ -166,6 +172,25 @@ describe("memory files a person edits", () => {
     expect((await b.call("remember_structured", { type: "failures", agent: "dev", text: "Forgot to run migrations", tags: ["CC-FAIL", "high"] })).structured).toMatchObject({ id: failure, created: true });
     expect((await b.call("get_failure_museum", {})).text).toContain("Forgot to run migrations");
     expect(readFileSync(structured(dir, "failures"), "utf8")).toContain(line(failure, "decisions", "dev", "unrelated decision"));
+  });
+
+  it("files hand-written learnings and failures under the agent an argument names, and says which file no argument names (review 221)", async () => {
+    const dir = names.dir();
+    mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
+    for (const [file, text] of [["My Agent.md", "- Spaces are no name."], ["__proto__.md", "- Nor is this."], ["bmad-agent-dev.md", "- Read by dev."], ["dev.md", "- Dev's own."]]) writeFileSync(join(dir, "_bmad/_memory/agent-learnings", file!), `${text}\n`);
+    writeFileSync(join(dir, "_bmad/_memory/failure-museum.md"), "## CC-FAIL: build broke\nagent: bmm/dev\nThe lockfile was stale.\n\n## HALLUCINATION: bad name\nagent: My Agent\nInvented an API.\n");
+    const { call } = await names.open();
+    const dev = await call("get_agent_memory", { agent: "bmad-agent-dev" });
+    expect(dev.structured.learnings.map((l: { text: string }) => l.text).sort()).toEqual(["Dev's own.", "Read by dev."]);
+    const all = await call("recall_structured", { query: "name read own lockfile api" });
+    expect(all.structured.hits.map((h: { agent: string }) => h.agent).sort()).toEqual(["dev", "dev", "dev", "unknown"]);
+    expect(all.structured.warnings).toEqual(expect.arrayContaining([
+      '_bmad/_memory/agent-learnings/My Agent.md: the file\'s name is not an agent\'s name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.',
+      '_bmad/_memory/agent-learnings/__proto__.md: the file\'s name is not an agent\'s name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.',
+      '_bmad/_memory/failure-museum.md line 6: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); "unknown" used.',
+    ]));
+    expect((await call("recall_structured", { query: "lockfile", agent: "dev" })).structured.hits).toEqual([expect.objectContaining({ type: "failures", agent: "dev" })]);
+    expect((await call("get_agent_memory", { agent: "My Agent" })).text).toMatch(/is not a name/);
   });
 
   it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {

@@ -1037,6 +1037,24 @@ it("holds back a new file in a folder that holds the most files sync lists in on
   expect(written).toEqual(["_bmad-output/many/new.md", "_bmad-output/new.md"]);
 }, 60_000);
 
+it("holds back a memory file by the memory that holds a secret, named with its id and line, to be removed (review 221)", async () => {
+  const target = fakeDir();
+  const written: string[] = [];
+  const remote = await startFake(["_bmad-output/plan.md"], { written });
+  const memory = (id: string, text: string) => JSON.stringify({ id, type: "decisions", agent: "dev", text, tags: [], created_at: "2026-11-01T00:00:00Z" });
+  const leaky = "00000000-0000-5000-8000-000000000002";
+  mkdirSync(join(target, ".bmad-mcp"), { recursive: true });
+  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [] })}\n`);
+  mkdirSync(join(target, "_bmad/_memory/structured"), { recursive: true });
+  writeFileSync(join(target, "_bmad/_memory/structured/decisions.jsonl"), `${memory("00000000-0000-5000-8000-000000000001", "Use PostgreSQL.")}\n${memory(leaky, "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789")}\n`);
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  const held = lineOf(out.stdout, "held", "_bmad/_memory/structured/decisions.jsonl");
+  expect(held).toContain(`(memory ${leaky} (line 2) holds what looks like a secret, which push sends to no remote: the file is not sent. Memory is shared with the project's members: delete that memory's line from the file, then push again)`);
+  expect(held).not.toContain("bmad-project config");
+  expect(written).toEqual([]);
+}, 60_000);
+
 /** A folder pulled from `remote` (its state, as a pull leaves it: `files` at version 1, each with its bytes here). */
 function pulledFolder(remote: string, files: Record<string, string> = {}): string {
   const target = fakeDir();
@@ -1320,7 +1338,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad-output/agents.json")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad-output/conftest.py")).toMatch(/ \(not a document/);
   expect(lineOf(held.stdout, "held", "_bmad-output/notes.jsonl")).toMatch(/ \(holds secret-looking keys/);
-  expect(lineOf(held.stdout, "held", "_bmad-output/keys.md")).toMatch(/ \(holds what looks like a secret \(line 3\)/);
+  expect(lineOf(held.stdout, "held", "_bmad-output/keys.md")).toMatch(/ \(holds what looks like a secret \(line 3[,)]/);
   expect(lineOf(held.stdout, "held", "_bmad-output/setup.md")).toMatch(/ \(holds what looks like a secret/);
   for (const name of ["credentials.yaml", "credentials.csv"]) expect(held.stdout).not.toContain(name); // secrets files by their names: never even looked at
   for (const name of [...Object.keys(review54), ...Object.keys(review56), ...Object.keys(review204), ...Object.keys(review207)]) expect(lineOf(held.stdout, "held", `_bmad-output/${name}`)).toMatch(/ \(holds/);

@@ -137,12 +137,12 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   // Nor a secret from this folder, which push would hold back (review 201: a steered model read a local note's keys and
   // wrote them into a shared workspace, where a member read them).
   const secret = await client.callTool({ name: "bmad-files", arguments: { action: "write", project: "linked-plan", path: "docs/notes.md", content: "# Notes\nDATABASE_URL=postgres://app:hunter2@db.internal/prod\n" } });
-  expect([secret.isError, text(secret)]).toEqual([true, "docs/notes.md holds what looks like a secret (line 2) (a known token, a private key, a URL with a password, a password given), which bmad-mcp sends to no remote; not sent. Take it out of the file."]);
+  expect([secret.isError, text(secret)]).toEqual([true, "docs/notes.md holds what looks like a secret (line 2, \"DATABASE…\") (a known token, a private key, a URL with a password, a password given), which bmad-mcp sends to no remote; not sent. Take it out of the file."]);
   expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", project: "linked-plan", path: "docs/notes.md" } }))).not.toContain("hunter2");
   // An append carries its secret by its shape; a config's part, which parses alone or not, goes (the remote hides a
   // config's secret-looking keys from its members).
   const appended = await client.callTool({ name: "bmad-files", arguments: { action: "append", project: "linked-plan", path: "docs/remote.md", content: "token: ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n" } });
-  expect([appended.isError, text(appended)]).toEqual([true, expect.stringMatching(/^docs\/remote\.md holds what looks like a secret \(line 1\)/)]);
+  expect([appended.isError, text(appended)]).toEqual([true, expect.stringMatching(/^docs\/remote\.md holds what looks like a secret \(line 1, "ghp_0123…"\)/)]);
   expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", project: "linked-plan", path: "_bmad/custom/bmad-prd.toml", content: "  - a list item of a YAML config\n" } })).isError).toBeFalsy();
 
   const file = join(config, "bmad-mcp", "credentials.json");

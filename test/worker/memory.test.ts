@@ -77,10 +77,9 @@ describe("remember_structured and recall_structured on the remote", () => {
     const recalled = await call(TOOL.recallStructured, { project, query: "where are invoices kept?" });
     expect(recalled.structured.mode).toBe("bm25");
     expect(recalled.structured.hits).toEqual([expect.objectContaining({ id: a.structured.id, type: "decisions", agent: "architect", tags: ["db"], snippet: expect.stringContaining("**invoices**") })]);
-    // A match in a project this small (BM25 gives words in half the memories or more next to no weight) is not
-    // "score 0", which reads as not relevant (review 159).
-    expect(recalled.structured.hits[0].score).toBeGreaterThan(0);
-    expect(recalled.text).not.toContain("(score 0)");
+    // No score, as on the bridge: FTS5's BM25 and the bridge's are on scales 10^7 apart (review 221); the order says which is best.
+    expect(recalled.structured.hits[0]).not.toHaveProperty("score");
+    expect(recalled.text.split("\n")[1]).toMatch(/^1\. \[decisions\] architect \d{4}-\d{2}-\d{2}: Keep \*\*invoices\*\* in PostgreSQL\. #db \(/);
   });
 
   it("goes with its project: a project deleted and made again starts with no memories", async () => {
@@ -156,6 +155,9 @@ describe("remember_structured and recall_structured on the remote", () => {
       expect(out.text).toMatch(/32,768|at most 20|at most 64|"type"|"(text|tags\.0)" holds half a character \(an unpaired UTF-16 surrogate\) at position [15]: send whole characters\.$/);
     }
     expect((await call(TOOL.getFailureMuseum, { project, category: "BAD" })).isError).toBe(true);
+    // A secret, by the detector a bridge's push holds files back by (review 221: such a memory held back its collection).
+    const secret = await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" });
+    expect([secret.isError, secret.text]).toEqual([true, `${TOOL.rememberStructured}: "text" holds what looks like a secret (line 1, "ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
     expect(await rows(ada.id, project)).toBe(before);
   });
 
@@ -213,6 +215,16 @@ describe("memory files and project files in the workspace", () => {
     await call(TOOL.rememberStructured, { project: name, type: "agent-learnings", agent: "dev", text: "Store webhook event ids." });
     const learnings = await call(TOOL.getAgentMemory, { project: name, agent: "bmad-agent-dev" });
     expect(learnings.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Store webhook event ids.", "Run migrations before deploying."]);
+    // A file's agent is its name as an argument names it, or none, said (review 221: `My Agent.md` was served to no
+    // argument, and `bmad-agent-dev.md` not to dev).
+    for (const [file, text] of [["My Agent.md", "- Spaces are no name."], ["__proto__.md", "- Nor is this."], ["bmad-agent-dev.md", "- Read by dev."]]) {
+      await ada.files({ action: "write", project: name, path: `_bmad/_memory/agent-learnings/${file}`, content: `${text}\n` });
+    }
+    const named = await call(TOOL.getAgentMemory, { project: name, agent: "dev" });
+    expect(named.structured.learnings.map((l: { text: string }) => l.text).sort()).toEqual(["Read by dev.", "Run migrations before deploying.", "Store webhook event ids."]);
+    expect(named.structured.warnings).toEqual(expect.arrayContaining(["My Agent.md", "__proto__.md"].map((file) => `_bmad/_memory/agent-learnings/${file}: the file's name is not an agent's name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.`)));
+    expect((await call(TOOL.recallStructured, { project: name, query: "spaces name" })).structured.hits).toEqual([]);
+    for (const file of ["My Agent.md", "__proto__.md", "bmad-agent-dev.md"]) await ada.files({ action: "delete", project: name, path: `_bmad/_memory/agent-learnings/${file}` });
     const museum = await call(TOOL.getFailureMuseum, { project: name });
     expect(museum.structured.failures).toEqual([expect.objectContaining({ category: "ARCH-MISTAKE", severity: "critical", source: "_bmad/_memory/failure-museum.md:1" })]);
     expect(museum.structured.warnings).toEqual([

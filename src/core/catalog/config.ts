@@ -157,6 +157,25 @@ export function holdsShapedSecret(text: string): boolean {
 }
 
 
+/** Where text holds what looks like a secret by its shape alone (holdsShapedSecret), or undefined: the first line that
+ *  holds one alone and on it the first word that does, named by its start only (an answer must not repeat the secret).
+ *  Neither where the secret is only the lines or words together (a private key's block, `password is Winter2024!xQ`). */
+export function shapedSecretAt(text: string): { line?: number; word?: string } | undefined {
+  if (!holdsShapedSecret(text)) return undefined;
+  const all = lines(text);
+  const at = all.findIndex((line) => holdsShapedSecret(line));
+  if (at < 0) return {};
+  const word = all[at]!.split(/\s+/).find((w) => holdsShapedSecret(w));
+  // At most 8 characters and never half of it: `ghp_abcd…`, `password…` of `password=…`.
+  return { line: at + 1, ...(word ? { word: `${word.slice(0, Math.min(8, Math.floor(word.length / 2)))}…` } : {}) };
+}
+
+/** Where shapedSecretAt found a secret, as an answer names it: ` (line 3, "ghp_abcd…")`, or nothing. */
+export function secretPlace(at: { line?: number; word?: string }): string {
+  const parts = [...(at.line ? [`line ${at.line}`] : []), ...(at.word ? [JSON.stringify(at.word)] : [])];
+  return parts.length ? ` (${parts.join(", ")})` : "";
+}
+
 /** `"name": "value"` anywhere, as JSON or a Python dict in a note writes it, several on a line (`{"db_password":"…"}`).
  *  Each try starts at a quote and stops at the next: linear. */
 const QUOTED_PAIR = /["']([A-Za-z_][\w.-]*)["']\s*:\s*["']([^"'\\\n]*)["']/g;

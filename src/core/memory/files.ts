@@ -5,7 +5,7 @@
 //   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
-import { FAILURE_CATEGORIES, MAX_AGENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { canonicalAgent, FAILURE_CATEGORIES, MAX_AGENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
 import { cutAt, lines } from "../lines.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
@@ -237,10 +237,14 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
         if (severity) block.severity = severity;
         else warnings.push(`${path} line ${i + 1}: a severity that is not one of ${SEVERITIES.join(", ")}; medium used.`);
       } else if (key === "date") block.date = DATE.exec(value)?.[0] ?? "";
-      // An agent and tags as long as a remember stores them at most (model.ts), cut there: every tool that shows a
-      // failure shows them whole (review 189: 15 failures of 60 KB of tags made a recall 1 MB twice).
-      else if (key === "agent") block.agent = cutAt(value.toLowerCase(), MAX_AGENT_CHARS) || "unknown";
-      else block.tags = value.split(",").map((t) => cutAt(t.trim(), MAX_TAG_CHARS)).filter(Boolean).slice(0, MAX_TAGS);
+      // An agent and tags cut at what a remember stores: every tool that shows a failure shows them whole (review 189:
+      // 15 failures of 60 KB of tags made a recall 1 MB twice). The agent as an argument names it (`bmm/dev` is `dev`),
+      // or "unknown", never a name no argument asks for (review 221).
+      else if (key === "agent") {
+        const agent = canonicalAgent(cutAt(value, MAX_AGENT_CHARS));
+        if (agent.ok) block.agent = agent.value;
+        else warnings.push(`${path} line ${i + 1}: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); "unknown" used.`);
+      } else block.tags = value.split(",").map((t) => cutAt(t.trim(), MAX_TAG_CHARS)).filter(Boolean).slice(0, MAX_TAGS);
     }
   });
   const entries: MemoryEntry[] = [];
@@ -280,9 +284,16 @@ export async function parseSharedContext(text: string, path: string, limit = MAX
  *  may still give; MAX_WARNINGS warnings): a file anyone with write access can fill costs each recall that indexes it
  *  no more than that, and what is past the room is never hashed into a memory. */
 export async function parseHandFile(path: string, text: string, room = MAX_HAND_MEMORIES): Promise<Parsed> {
-  const agent = path.slice(LEARNINGS_DIR.length + 1, -".md".length).toLowerCase();
   const limit = Math.max(0, Math.min(MAX_FILE_MEMORIES, room));
-  const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path, limit) : path === SHARED_CONTEXT_FILE ? parseSharedContext(text, path, limit) : parseLearnings(text, agent, path, limit));
+  if (path === MUSEUM_FILE || path === SHARED_CONTEXT_FILE) {
+    const parsed = await (path === MUSEUM_FILE ? parseMuseum(text, path, limit) : parseSharedContext(text, path, limit));
+    return { ...parsed, warnings: fewWarnings(path, parsed.warnings) };
+  }
+  // The file's agent is its name as an argument names it (`bmad-agent-dev.md` is dev's): one no argument can name
+  // (`My Agent.md`, `__proto__.md`) is said, not served under it (review 221).
+  const agent = canonicalAgent(path.slice(LEARNINGS_DIR.length + 1, -".md".length));
+  if (!agent.ok) return { entries: [], warnings: [`${path}: the file's name is not an agent's name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.`] };
+  const parsed = await parseLearnings(text, agent.value, path, limit);
   return { ...parsed, warnings: fewWarnings(path, parsed.warnings) };
 }
 

@@ -1,12 +1,11 @@
 // Project memory (seed 001): the collections, the failure museum's categories, the limits on what is
 // stored, and the one way a memory is checked, named and given its id on both front doors.
 import * as z from "zod";
-import type { Catalog } from "../catalog/catalog.js";
-import { shortName } from "../catalog/names.js";
 import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
 import { count as n } from "../count.js";
 import { isOneLine } from "../lines.js";
+import { secretPlace, shapedSecretAt } from "../catalog/config.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
@@ -44,6 +43,8 @@ export interface MemoryEntry extends Memory {
 }
 
 export interface MemoryHit extends MemoryEntry {
+  /** The store's own ranking, for its order alone: no answer shows it (review 221: the remote's FTS5 BM25 and the
+   *  bridge's MiniSearch gave one tool scores 10^7 apart). */
   score: number;
   snippet: string;
 }
@@ -94,16 +95,19 @@ export function checkText(text: string): MemResult<string> {
   if (!trimmed) return { ok: false, error: '"text" is empty: give what to remember.' };
   const size = bytes(trimmed);
   if (size > MAX_TEXT_BYTES) return { ok: false, error: `"text" is ${n(size)} bytes; a memory holds at most ${n(MAX_TEXT_BYTES)} (32 KB): split it, or remember a summary and keep the document as a file.` };
+  // By the detector that holds a file back from push (review 221: one such memory kept its whole collection from syncing).
+  const secret = shapedSecretAt(trimmed);
+  if (secret) return { ok: false, error: `"text" holds what looks like a secret${secretPlace(secret)}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
   return { ok: true, value: trimmed };
 }
 
-/** An agent as memories name it: the bundle's short name when it is an agent there (`bmm/dev`,
- *  `bmad-agent-dev` -> `dev`); any other tag (the seed's `forge`, `atlas`) lower-cased, prefixes dropped. */
-export function canonicalAgent(catalog: Catalog, raw: string): MemResult<string> {
+/** An agent as memories name it, from a tool's argument and from a memory file alike (a learnings file's name, the
+ *  museum's `agent:` line), so that every memory is found by the name that asks for it: lower-cased, a module prefix
+ *  and BMAD's `bmad-agent-`/`bmad-` dropped (`bmm/dev`, `bmad-agent-dev` -> `dev`; the seed's `forge` as it is). No
+ *  bundle is asked: a project's files are read where none is (the remote's memory index), and must name as an argument does. */
+export function canonicalAgent(raw: string): MemResult<string> {
   const given = raw.trim();
   if (!given) return { ok: false, error: '"agent" is empty: name the agent, e.g. dev, architect or bmm/dev.' };
-  const found = catalog.resolve("agent", given);
-  if (found.ok) return { ok: true, value: shortName(found.record) };
   const tag = given.toLowerCase().replace(/^[a-z0-9_-]+\//, "").replace(/^bmad-agent-|^bmad-/, "");
   // Each problem named as such (review 96: a 200-character name was told it held wrong characters).
   if ([...tag].length > MAX_AGENT_CHARS) return { ok: false, error: `Agent "${given.slice(0, 60)}…" is ${[...tag].length} characters long; an agent's name is at most ${MAX_AGENT_CHARS} (e.g. dev, architect, forge).` };

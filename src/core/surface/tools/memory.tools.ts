@@ -34,13 +34,16 @@ export function shownEntry<T extends MemoryEntry>(e: T): T & { cut?: string } {
   return { ...e, text: `${cutAt(e.text, SHOWN_TEXT)}…`, cut: `${n(e.text.length)} characters: read ${file} with ${TOOL.bmadFiles} for the whole` };
 }
 
+/** Hits as answers carry them, best first, without the store's score (MemoryHit.score). */
+const shownHits = (hits: MemoryHit[]) => hits.map(({ score: _order, ...hit }) => shownEntry(hit));
+
 /** One line per entry: what a caller reads; the entries (shownEntry) go out as structured content. */
 function line(e: MemoryEntry | MemoryHit, i: number): string {
   // Every part a file gave is put on one line (review 81: a museum's agent and tags kept NEL and bidi controls).
   const head = asOneLine(`${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`);
   const body = "snippet" in e ? e.snippet : shownEntry(e).text;
   const by = e.by ? `, by ${JSON.stringify(e.by.slice(0, 100))}, not you` : "";
-  return `${head}${"score" in e ? ` (score ${e.score})` : ""}: ${asOneLine(body)}${e.tags.length ? asOneLine(` #${e.tags.join(" #")}`) : ""} (${asOneLine(e.source ?? e.id)}${by})`;
+  return `${head}: ${asOneLine(body)}${e.tags.length ? asOneLine(` #${e.tags.join(" #")}`) : ""} (${asOneLine(e.source ?? e.id)}${by})`;
 }
 
 /** Where the memories come from, when not the caller's own project: named as its owner's, and which are others' (a
@@ -56,7 +59,7 @@ export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"];
   if (!text.ok) return text;
   const tags = checkTags(args.tags ?? []);
   if (!tags.ok) return tags;
-  const agent = canonicalAgent(deps.reader.catalog, args.agent);
+  const agent = canonicalAgent(args.agent);
   if (!agent.ok) return agent;
   const id = await memoryId(args.type, agent.value, text.value);
   return { ok: true, memory: { id, type: args.type, agent: agent.value, text: text.value, tags: tags.value, created_at: new Date().toISOString() } };
@@ -94,7 +97,7 @@ export const rememberStructured = defineTool({
 export const recallStructured = defineTool({
   name: TOOL.recallStructured,
   toolset: "memory",
-  description: "Search this project's memory across collections (or one); returns text, type, agent, tags, score and a snippet, best first.",
+  description: "Search this project's memory across collections (or one); returns text, type, agent, tags and a snippet, best first.",
   input: z.object({
     query: z.string().max(4000).describe("What you are looking for, in words"),
     type: type.optional(),
@@ -105,7 +108,7 @@ export const recallStructured = defineTool({
   annotations: READ_ONLY,
   run: (args, deps) =>
     withMemory(deps, args.project, async ({ memory, project, owner }) => {
-      const agent = args.agent === undefined ? undefined : canonicalAgent(deps.reader.catalog, args.agent);
+      const agent = args.agent === undefined ? undefined : canonicalAgent(args.agent);
       if (agent && !agent.ok) return fail(agent.error);
       const found = await memory.search(args.query, { ...(args.type ? { type: args.type } : {}), ...(agent ? { agent: agent.value } : {}) }, args.limit);
       if (!found.ok) return fail(found.error);
@@ -113,7 +116,7 @@ export const recallStructured = defineTool({
       const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
       const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
       const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
-      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits: hits.map(shownEntry), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits: shownHits(hits), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -130,7 +133,7 @@ export const getAgentMemory = defineTool({
   annotations: READ_ONLY,
   run: (args, deps) =>
     withMemory(deps, args.project, async ({ memory, ...where }) => {
-      const agent = canonicalAgent(deps.reader.catalog, args.agent);
+      const agent = canonicalAgent(args.agent);
       if (!agent.ok) return fail(agent.error);
       const limit = Math.floor(args.last_n ?? 10);
       const filter = { type: "agent-learnings" as const, agent: agent.value };
@@ -139,7 +142,7 @@ export const getAgentMemory = defineTool({
         if (!found.ok) return fail(found.error);
         const { hits, warnings } = found.value;
         const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
-        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: hits.map(shownEntry), ...origin(where), ...(warnings.length ? { warnings } : {}) });
+        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: shownHits(hits), ...origin(where), ...(warnings.length ? { warnings } : {}) });
       }
       const listed = await memory.list(filter, "recent", limit);
       if (!listed.ok) return fail(listed.error);
