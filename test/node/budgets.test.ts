@@ -95,6 +95,28 @@ describe("the bridge, serving a project whose bmad-help.csv a collaborator fille
   });
 });
 
+// Review 223: a line of a project's own skill (the model writes those on the bridge; a member writes a config value the
+// render fills in on the remote) held the bridge for seconds to minutes: patterns that looked from each of its phrases
+// to the line's end were quadratic in it.
+describe("the bridge, rendering a project skill with hostile lines", () => {
+  let bridge: Awaited<ReturnType<typeof connectBridge>>;
+  beforeAll(async () => {
+    const project = join(tmp.dir, "hostile-lines");
+    await install("v6.12", project);
+    const lines = ["Replace `a` with the absolute path ", "resolve_customization.py --key ", "Replace `a` with the absolute path `b"].map((unit, i) => `${i === 1 ? "`uv run x " : ""}${unit.repeat(Math.floor(256_000 / unit.length))}`);
+    appendFileSync(join(project, ".claude/skills/bmad-agent-analyst/SKILL.md"), `\n${lines.join("\n")}\n`);
+    bridge = await connectBridge(inject("bridge"), project);
+  }, 120_000);
+  afterAll(() => bridge?.close());
+
+  it("renders it within 3 s (over 10 before)", async () => {
+    const started = performance.now();
+    const analyst = toolText(await bridge.client.callTool({ name: "bmad", arguments: { command: "analyst" } }));
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(analyst).toContain("## Running this skill here");
+  });
+});
+
 describe("the Worker", () => {
   let worker: LocalWorker;
   let client: Client;

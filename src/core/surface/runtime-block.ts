@@ -49,7 +49,7 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   const filled = new Set(rendered.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
   // Named as a placeholder, or as the key a later resolve_customization line asks for (create-epics' step-04:
   // `--key workflow.on_complete`, review 139).
-  const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY), ...text.matchAll(ASKED_KEY)].map((m) => m[1]!)));
+  const named = new Set(later.flatMap((text) => [...[...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!), ...askedKeys(text)]));
   const values = [...named]
     .filter((key) => ctx.customization.has(key.slice(0, key.indexOf("."))))
     .flatMap((key): Array<{ pair: [string, string]; shownAbove: boolean }> => {
@@ -79,7 +79,10 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
 
 const PLACEHOLDER_KEY = /^[A-Za-z][A-Za-z0-9_]*$/;
 const CUSTOM_KEY = /\{((?:workflow|agent)\.[A-Za-z0-9_.-]+)\}/g;
-const ASKED_KEY = /resolve_customization\.py [^`\n]*--key ((?:workflow|agent)\.[A-Za-z0-9_-]+)/g;
+/** A key a later resolve_customization line asks for: each `--key` after the script's name in one code span or line
+ *  (askedKeys). */
+const ASKED_KEY = /--key ((?:workflow|agent)\.[A-Za-z0-9_-]+)/g;
+const RESOLVE_CUSTOMIZATION = "resolve_customization.py ";
 /** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
 const BARE_NAME = /(\{?)(\w+)/g;
 /** A config value the block gives: one line (a config file written by hand may hold a line break), and short. */
@@ -193,7 +196,10 @@ const TODAY_LINE = `\n- ${todayHint("\0").split("\0")[0]}`;
  *  the runtime block says to run the other `uv run` lines, and a literal model would run this one too. */
 export function markResolved(text: string, ctx: SkillRender, later = NOTHING_LATER): string {
   return text
-    .replace(/`uv run [^`\n]*resolve_customization\.py [^`\n]*`/g, (span) => {
+    // Each `uv run` span, judged whole: a pattern running `[^`\n]*` to the line's end from every script name was
+    // quadratic in a hostile line (review 223).
+    .replace(/`uv run [^`\n]*`/g, (span) => {
+      if (!span.includes(RESOLVE_CUSTOMIZATION)) return span;
       const key = / --key (\S+)`$/.exec(span)?.[1];
       if (key === undefined || !span.includes(` --skill ${ctx.skillRoot} `)) return span;
       if (ctx.customization.has(key)) return later.customGiven ? `${span}${ALREADY_RUN}` : span;
@@ -211,7 +217,41 @@ export function markResolved(text: string, ctx: SkillRender, later = NOTHING_LAT
     .replace(/`uv run [^`\n]*resolve_config\.py --project-root (\S+)( --key core)?`/g, (span, root: string) => (later.configGiven && root === ctx.projectRoot ? `${span}${ALREADY_RUN}` : span))
     // "Replace `{project-root}` with the absolute path …": rendered, the paths are filled in already, and the line runs
     // as written (review 77: the two read as contradicting each other).
-    .replace(/(Replace `[^`\n]+` with the absolute path(?:[^.:`\n]|`[^`\n]*`)*)([.:])/g, `$1${PATHS_FILLED}$2`);
+    .replace(PATHS_PHRASE_LINE, markPathsFilled);
+}
+
+/** A line holding "Replace `X` with the absolute path", and the phrase in it. */
+const PATHS_PHRASE_LINE = /^.*Replace `[^`\n]+` with the absolute path.*$/gm;
+const PATHS_PHRASE = /Replace `[^`\n]+` with the absolute path/g;
+/** What follows a phrase up to its sentence's end: words and whole code spans (a path's dots are no end). */
+const TO_SENTENCE_END = /^(?:[^.:`]|`[^`]*`)*/;
+
+/** Each phrase of a line marked done at its sentence's end (its first "." or ":" outside code spans), looked for only
+ *  up to the next phrase: one pattern that looked to the line's end from every phrase took seconds for a config value
+ *  of 140 KB, minutes for a 1 MB line of a project's own skill (review 223). */
+function markPathsFilled(line: string): string {
+  const phrases = [...line.matchAll(PATHS_PHRASE)];
+  let out = "";
+  let from = 0;
+  phrases.forEach((phrase, i) => {
+    const after = phrase.index + phrase[0].length;
+    const until = phrases[i + 1]?.index ?? line.length;
+    const end = after + TO_SENTENCE_END.exec(line.slice(after, until))![0].length;
+    if (end < until && (line[end] === "." || line[end] === ":")) {
+      out += line.slice(from, end) + PATHS_FILLED;
+      from = end;
+    }
+  });
+  return out + line.slice(from);
+}
+
+/** The `--key` values of resolve_customization lines: a key after the script's name in one code span or line, each
+ *  span looked at once (review 223: one pattern from the name to the line's end, at every name, was quadratic). */
+function askedKeys(text: string): string[] {
+  return text.split(/[`\n]/).flatMap((span) => {
+    const at = span.indexOf(RESOLVE_CUSTOMIZATION);
+    return at < 0 ? [] : [...span.slice(at).matchAll(ASKED_KEY)].map((m) => m[1]!);
+  });
 }
 
 const PATHS_FILLED = " (done here: the paths below are filled in; run the line as written)";
@@ -234,7 +274,8 @@ function configNames(config: Map<string, string>, named: string[]): string {
 /** Where files loaded later get their `{workflow.*}`: here, once the script's line is marked run; else from the script
  *  (a skill with no customization: nowhere). */
 function customNames(ctx: SkillRender, renderedTexts: string[], later: LaterValues): string {
-  const marked = renderedTexts.some((t) => /resolve_customization\.py [^`\n]*--key (?:workflow|agent)` \(already run here/.test(t));
+  // Only markResolved writes this after a resolve_customization line's key; looked for alone, in linear time (review 223).
+  const marked = renderedTexts.some((t) => /--key (?:workflow|agent)` \(already run here/.test(t));
   if (!marked) return ctx.customization.size ? "; resolve_customization.py prints `{workflow.*}`" : "";
   const tables = [...new Set(later.custom.map(([key]) => key.slice(0, key.indexOf("."))))];
   return tables.map((table) => `; their \`{${table}.*}\` values: ${later.custom.filter(([k]) => k.startsWith(`${table}.`)).map(([k, v]) => `${k.slice(table.length + 1)} = ${v}`).join(", ")}`).join("");
