@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createMcpHandler, type McpHttpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { loopbackRefusal } from "../core/loopback.js";
+import { bodyRefusal, codeOfStatus, errorAnswer } from "../core/request-checks.js";
 import type { Result } from "../core/result.js";
 import { otherUsersClient } from "./peer-user.js";
 
@@ -68,7 +69,7 @@ function loopbackServer(handler: McpHttpHandler): Server {
   const server = createServer(TIMEOUTS, (req, res) => {
     asking.add(req.socket);
     answer(req, res, handler).catch((error: unknown) => {
-      if (!res.headersSent) send(res, 500, { error: "internal_error", error_description: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) send(res, 500, error instanceof Error ? error.message : String(error));
       else res.destroy();
     });
   });
@@ -81,37 +82,51 @@ function loopbackServer(handler: McpHttpHandler): Server {
 
 async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler): Promise<void> {
   const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket));
-  if (refused) return send(res, 403, { error: "forbidden", error_description: refused });
+  if (refused) return send(res, 403, refused);
   // Turned away as the client's mistakes they are, not as the server's (review 121: TRACE and a malformed target were 500s).
-  if (!METHODS.has(req.method ?? "")) return send(res, 405, { error: "method_not_allowed", error_description: `${String(req.method).slice(0, 20)} is not an MCP request: POST, GET or DELETE /mcp.` });
+  if (!METHODS.has(req.method ?? "")) return send(res, 405, `${String(req.method).slice(0, 20)} is not an MCP request: POST, GET or DELETE /mcp.`);
   const url = URL.parse(req.url ?? "/", `http://${req.headers.host}`);
-  if (!url) return send(res, 400, { error: "bad_request", error_description: "The request's target is not a URL." });
-  if (url.pathname !== "/mcp") return send(res, 404, { error: "not_found", error_description: "The MCP endpoint is /mcp." });
-  const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? undefined : await readBody(req);
-  if (body === null) return send(res, 413, { error: "too_large", error_description: `A request body may hold ${MAX_REQUEST_BYTES / 1024 / 1024} MiB at most.` });
+  if (!url) return send(res, 400, "The request's target is not a URL.");
+  if (url.pathname !== "/mcp") return send(res, 404, "The MCP endpoint is /mcp.");
+  const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? { ok: true as const } : await readBody(req);
+  if (!body.ok) return send(res, body.status, body.error, body.code);
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   // The client going away cancels its request (a tool call's signal, an SSE stream).
   const abort = new AbortController();
   res.once("close", () => abort.abort());
-  const response = await handler.fetch(new Request(url, { method: req.method, headers, body, signal: abort.signal }));
+  const forwarded = new Request(url, { method: req.method, headers, body: body.bytes, signal: abort.signal });
+  const response = await handler.fetch(forwarded, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
   res.writeHead(response.status, [...response.headers].flat());
   if (!response.body) return void res.end();
   await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res).catch(() => undefined); // a client that left
 }
 
-/** The whole body, or null past the limit (what is over it is not read). */
-async function readBody(req: IncomingMessage): Promise<Uint8Array | null> {
+type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; code?: number }>;
+
+/** The whole body, refused past the limit (what is over it is not read), and its JSON where it is JSON (else the SDK
+ *  answers the parse error), refused past the bounds every door keeps (core/request-checks.ts). */
+async function readBody(req: IncomingMessage): Promise<Body> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) return null;
+    if (size > MAX_REQUEST_BYTES) return { ok: false, status: 413, error: `A request body may hold ${MAX_REQUEST_BYTES / 1024 / 1024} MiB at most.` };
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const bytes = Buffer.concat(chunks);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    return { ok: true, bytes };
+  }
+  const refused = bodyRefusal(parsed);
+  if (refused) return { ok: false, status: refused.status, code: refused.code, error: refused.message };
+  return { ok: true, bytes, parsed };
 }
 
-function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json", connection: "close" }).end(JSON.stringify(body));
+/** A refusal as the Worker answers it: a JSON-RPC error (no request id: the body was not read, or not taken). */
+function send(res: ServerResponse, status: number, message: string, code = codeOfStatus(status)): void {
+  res.writeHead(status, { "content-type": "application/json", connection: "close" }).end(JSON.stringify(errorAnswer(null, code, message)));
 }

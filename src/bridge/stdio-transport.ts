@@ -10,13 +10,20 @@
 // held to the same: an answer over MAX_ANSWER_BYTES goes as an error saying so, since a client's reader closes
 // on a longer line and every later call fails (review 33: 8 MiB of quotes answered 16.8 MB).
 import { PassThrough } from "node:stream";
-import { deserializeMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
+import { parseJSONRPCMessage, type JSONRPCMessage } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+import { boundsRefusal } from "../core/request-checks.js";
 import { FrameLimiter, MAX_FRAME_BYTES, type FrameId } from "./stdio-frames.js";
 
 const LINE_END = Buffer.from("}\n");
 const CR = 0x0d;
 const encodedOnce = new WeakMap<object, Buffer>();
+
+/** The id a parsed message names, where it is one JSON-RPC takes (a string or a number); else null. */
+function idOf(parsed: unknown): FrameId {
+  const id = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as { id?: unknown }).id : undefined;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+}
 
 function asciiJson(value: unknown): string {
   return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
@@ -104,6 +111,10 @@ export class StdioTransport extends StdioServerTransport {
   /** When requests in flight were cancelled: their handlers may still run, answering nothing, so each keeps its place
    *  for a while (cancelled at once, 5,000 reads held 1.2 GB: review 29). */
   private cancelledAt: number[] = [];
+  /** Ids of the initialize requests not yet answered, and whether one was answered with a result: the connection's
+   *  protocol version holds until it closes (review 219: a second initialize switched it mid-connection). */
+  private readonly initializing = new Set<string | number>();
+  private initialized = false;
 
   constructor() {
     // The SDK's reader gets no data, only stdin's end and errors: the frame limiter hands each line straight
@@ -120,17 +131,23 @@ export class StdioTransport extends StdioServerTransport {
   private deliver(line: Buffer): void {
     if (this.closed) return;
     const text = line.toString("utf8", 0, line[line.length - 1] === CR ? line.length - 1 : line.length);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return this.answerError(null, PARSE_ERROR, "Parse error: this line is not JSON. Send each JSON-RPC message as one line of JSON.");
+    }
+    // The bounds every door keeps (review 219: 2,000,000 levels of arguments overflowed the stack of the tool call).
+    const over = boundsRefusal(parsed);
+    if (over) return this.answerError(idOf(parsed), over.code, over.message);
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(text);
-    } catch (error) {
-      if (error instanceof SyntaxError) return this.answerError(null, PARSE_ERROR, "Parse error: this line is not JSON. Send each JSON-RPC message as one line of JSON.");
-      const parsed = JSON.parse(text) as unknown;
+      message = parseJSONRPCMessage(parsed);
+    } catch {
       // One answer for the whole array, as JSON-RPC answers a batch it cannot take: the frame and in-flight bounds
       // hold per line, and MCP after 2025-03-26 has no batches.
       if (Array.isArray(parsed)) return this.answerError(null, INVALID_REQUEST, "Invalid request: a batch (a JSON array) is not taken here. Send each message on its own line.");
-      const id = (parsed as { id?: unknown } | null)?.id;
-      this.answerError(typeof id === "string" || typeof id === "number" ? id : null, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id that is a string or a number, a \"method\" string and, if it has them, \"params\" an object whose \"_meta.progressToken\" is a string or a number; a notification, all but the id).");
+      this.answerError(idOf(parsed), INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request (it needs \"jsonrpc\": \"2.0\", an id that is a string or a number, a \"method\" string and, if it has them, \"params\" an object whose \"_meta.progressToken\" is a string or a number; a notification, all but the id).");
       return;
     }
     // A request is what has an id and a method, whatever its method says (a "notifications/cancelled" with an id freed
@@ -141,6 +158,10 @@ export class StdioTransport extends StdioServerTransport {
     } else if ("method" in message && "id" in message) {
       if (this.inFlight.has(message.id)) return this.answerError(message.id, INVALID_REQUEST, `Request id ${JSON.stringify(message.id).slice(0, 40)} is already being answered; give each request its own id.`);
       if (this.busy()) return this.answerError(message.id, SERVER_BUSY, `${MAX_IN_FLIGHT} requests are being answered; send this one again once some are.`);
+      if (message.method === "initialize") {
+        if (this.initialized || this.initializing.size) return this.answerError(message.id, INVALID_REQUEST, "This connection is initialized already, and keeps its protocol version until it closes: start a new connection to initialize again.");
+        this.initializing.add(message.id);
+      }
       this.inFlight.add(message.id);
     }
     try {
@@ -191,6 +212,7 @@ export class StdioTransport extends StdioServerTransport {
       await this.write(message);
     } finally {
       if (answered !== undefined) this.inFlight.delete(answered);
+      if (answered !== undefined && this.initializing.delete(answered) && "result" in message) this.initialized = true;
     }
   }
 

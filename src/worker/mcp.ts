@@ -18,7 +18,7 @@ import { DurableSessionStore } from "./session-store.js";
 import { workspaceRuntimes } from "../core/workspace/project-runtime.js";
 import { workspaceMemory } from "../core/memory/access.js";
 import { DurableWorkspaceStore, workspaceCaller } from "./workspace-store.js";
-import { count } from "../core/count.js";
+import { bodyRefusal, codeOfStatus, errorAnswer } from "../core/request-checks.js";
 
 /** Room for a 2 MiB submission from each engine plus JSON escaping. */
 const MAX_REQUEST_BYTES = 6 * 1024 * 1024;
@@ -48,7 +48,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   // The body is read here, once, capped (a read-only token's scope check read any size whole: review 15), and handed
   // to the SDK parsed, so that both protocol eras take the same limit (agents' legacy lane kept the SDK's 4 MiB).
   const body = await readBody(request);
-  if (!body.ok) return jsonRpcError(body.status, body.error, { headers: body.headers });
+  if (!body.ok) return jsonRpcError(body.status, body.error, { headers: body.headers, code: body.code });
   if (!auth.scope.includes(SCOPES.write) && callsWritingTool(body.parsed)) {
     // Said in words too (review 117: a bare 403 to a client that asked for the minimal scope and never stepped up).
     return insufficientScope(auth, [SCOPES.read, SCOPES.write], "This token carries bmad:read only: a tool that changes files, projects or sessions needs bmad:write. Sign in again and allow bmad:write.");
@@ -88,7 +88,7 @@ function propsOf(tokenProps: unknown): ReturnType<typeof PropsSchema.safeParse> 
   return parsed;
 }
 
-type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; headers?: HeadersInit }>;
+type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; code?: number; headers?: HeadersInit }>;
 
 /** A POST's bytes, read up to MAX_REQUEST_BYTES (past it: refused, the rest unread), and their JSON where they are
  *  JSON (else the SDK answers the parse error). Other methods carry none. */
@@ -107,42 +107,9 @@ async function readBody(request: Request): Promise<Body> {
   } catch {
     return { ok: true, bytes };
   }
-  // The SDK checks every value against its schemas: 300,000 keys in 4 MB cost about a second of CPU (review 84), and
-  // 2,000 levels of nesting overflowed its stack (review 95).
-  const over = overBounds(parsed);
-  if (over === "values") return { ok: false, status: 413, error: `This request holds more than ${count(MAX_REQUEST_VALUES)} JSON values, far past any call's: send less at once.` };
-  if (over === "depth") return { ok: false, status: 400, error: `This request nests JSON more than ${MAX_REQUEST_DEPTH} levels deep, far past any call's: send flatter arguments.` };
+  const refused = bodyRefusal(parsed);
+  if (refused) return { ok: false, status: refused.status, code: refused.code, error: refused.message };
   return { ok: true, bytes, parsed };
-}
-
-/** JSON values (keys' values and array items) one request may hold. */
-const MAX_REQUEST_VALUES = 20_000;
-/** Levels of objects and arrays one request may nest: a tool call's arguments sit at the third. */
-const MAX_REQUEST_DEPTH = 64;
-
-/** Which bound `value` is past: more than MAX_REQUEST_VALUES values, or objects and arrays nested more than
- *  MAX_REQUEST_DEPTH deep. Counted without recursion (a body may nest 100,000 deep), and at a cost bounded by the
- *  count: a container's size is counted before anything in it is copied (review 86: copying 6 MB of items before the
- *  count fired doubled the cost it was to spare). */
-function overBounds(value: unknown): "values" | "depth" | undefined {
-  const stack: unknown[] = value && typeof value === "object" ? [value, 1] : []; // each container, then its depth
-  let seen = 1;
-  while (stack.length) {
-    const depth = stack.pop() as number;
-    const next = stack.pop() as object;
-    if (depth > MAX_REQUEST_DEPTH) return "depth";
-    if (Array.isArray(next)) {
-      if ((seen += next.length) > MAX_REQUEST_VALUES) return "values";
-      for (const child of next) if (child && typeof child === "object") stack.push(child, depth + 1);
-    } else {
-      for (const key in next) {
-        if (++seen > MAX_REQUEST_VALUES) return "values";
-        const child = (next as Record<string, unknown>)[key];
-        if (child && typeof child === "object") stack.push(child, depth + 1);
-      }
-    }
-  }
-  return undefined;
 }
 
 /** Whether a JSON-RPC POST's body (single or batch) calls a tool that changes state. */
@@ -185,6 +152,6 @@ function requestId(body: unknown): string | number | null {
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
-function jsonRpcError(status: number, message: string, { headers, id = null }: { headers?: HeadersInit; id?: string | number | null } = {}): Response {
-  return Response.json({ jsonrpc: "2.0", id, error: { code: status === 400 ? -32602 : -32000, message } }, { status, headers });
+function jsonRpcError(status: number, message: string, { headers, id = null, code = codeOfStatus(status) }: { headers?: HeadersInit; id?: string | number | null; code?: number } = {}): Response {
+  return Response.json(errorAnswer(id, code, message), { status, headers });
 }

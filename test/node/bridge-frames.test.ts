@@ -112,12 +112,33 @@ describe("frames over the size limit", () => {
   });
 });
 
+describe("initialize", () => {
+  // Review 219: a second initialize on the same connection switched its protocol version mid-connection.
+  it("is taken once a connection, invalid params named first (review 131); a second is refused and the first's version holds", async () => {
+    const fresh = spawn(process.execPath, [bridge], { cwd: join(tmp.dir, "project"), env: { PATH: process.env.PATH!, HOME: join(tmp.dir, "home") }, stdio: ["pipe", "pipe", "pipe"] });
+    try {
+      const answers = createInterface({ input: fresh.stdout })[Symbol.asyncIterator]();
+      const ask = async (id: number, method: string, params: object = {}) => {
+        fresh.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+        return JSON.parse((await answers.next()).value as string) as Reply;
+      };
+      const clientInfo = { name: "again", version: "1" };
+      expect(await ask(1, "initialize", { capabilities: {}, clientInfo })).toMatchObject({ id: 1, error: { code: -32602, message: 'Invalid params for initialize: "protocolVersion": Invalid input: expected string, received undefined.' } });
+      expect((await ask(2, "initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo })).result?.protocolVersion).toBe("2025-06-18");
+      expect(await ask(3, "initialize", { protocolVersion: "2025-03-26", capabilities: {}, clientInfo })).toEqual({
+        jsonrpc: "2.0", id: 3, error: { code: -32600, message: "This connection is initialized already, and keeps its protocol version until it closes: start a new connection to initialize again." },
+      });
+      expect(await ask(4, "ping")).toEqual({ jsonrpc: "2.0", id: 4, result: {} });
+    } finally {
+      fresh.kill("SIGKILL");
+    }
+  });
+});
+
 describe("badly shaped requests (review 131)", () => {
-  it("get invalid params naming the field, initialize's too, and a forged cursor is refused by every list", async () => {
+  it("get invalid params naming the field, and a forged cursor is refused by every list", async () => {
     send({ id: 20, method: "prompts/get", params: { name: "bmad-analyst", arguments: { project: 5 } } });
     expect(await reply()).toMatchObject({ id: 20, error: { code: -32602, message: 'Invalid params for prompts/get: "arguments.project": Invalid input: expected string, received number.' } });
-    send({ id: 21, method: "initialize", params: { capabilities: {}, clientInfo: { name: "again", version: "1" } } });
-    expect(await reply()).toMatchObject({ id: 21, error: { code: -32602, message: 'Invalid params for initialize: "protocolVersion": Invalid input: expected string, received undefined.' } });
     for (const method of ["tools/list", "prompts/list"]) {
       send({ id: 22, method, params: { cursor: "garbage" } });
       expect(await reply(), method).toMatchObject({ id: 22, error: { code: -32602, message: 'Invalid cursor "garbage": pass the nextCursor of the previous page.' } });
@@ -143,6 +164,25 @@ describe("requests in flight", () => {
     }
     expect(answers.find((a) => a.id === "same" && a.error)?.error).toEqual({ code: -32600, message: 'Request id "same" is already being answered; give each request its own id.' });
     expect(answers.find((a) => a.id === 3000)?.error?.code).toBe(-32000);
+  });
+
+  // Review 219: 2,000,000 levels overflowed the stack of the tool call's JSON.stringify ("Maximum call stack size
+  // exceeded"); the Worker and --http refuse them, and past 20,000 values too, in these words.
+  it("refuses arguments nested past 64 levels or past 20,000 values, with the request's id, as every door does", async () => {
+    const call = (id: number, args: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"bmad","arguments":{"command":${args}}}}\n`;
+    // A read cancelled above may still answer first.
+    const answerTo = async (id: number) => {
+      for (;;) {
+        const next = await reply(15_000);
+        if (next.id === id) return next;
+      }
+    };
+    child.stdin.write(call(4100, `${"[".repeat(2_000_000)}${"]".repeat(2_000_000)}`));
+    expect(await answerTo(4100)).toEqual({ jsonrpc: "2.0", id: 4100, error: { code: -32602, message: "This request nests JSON more than 64 levels deep, far past any call's: send flatter arguments." } });
+    child.stdin.write(call(4101, JSON.stringify(Object.fromEntries(Array.from({ length: 400_000 }, (_, i) => [`k${i}`, 1])))));
+    expect(await answerTo(4101)).toEqual({ jsonrpc: "2.0", id: 4101, error: { code: -32000, message: "This request holds more than 20,000 JSON values, far past any call's: send less at once." } });
+    send({ id: 4102, method: "ping" });
+    expect(await answerTo(4102)).toEqual({ jsonrpc: "2.0", id: 4102, result: {} });
   });
 
   it("takes a message with an id as a request, whatever its method says (review 31: a cancel with an id freed another's place)", async () => {

@@ -206,6 +206,30 @@ describe("bmad-mcp --http", () => {
     expect((await initialize({})).status).toBe(200);
   });
 
+  // Review 219: a batch that cancelled its own request kept the response open for good (500 of them cut off by the
+  // client raised the bridge's RSS 141 to 231 MB), a repeated id lost a request, 2,000,000 levels of arguments
+  // overflowed the stack, 400,000 keys cost 1.9 s of CPU, and refusals were OAuth-shaped, not JSON-RPC.
+  it("refuses, as the Worker does and in JSON-RPC, a batch no answer would end, a body past the bounds, and what is not /mcp", async () => {
+    const post = async (body: string, path = "/mcp") => {
+      const res = await fetch(new URL(path, endpoint), { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body, signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const refusal = (status: number, code: number, message: string) => ({ status, json: { jsonrpc: "2.0", id: null, error: { code, message } } });
+    const batch = (...messages: object[]) => JSON.stringify(messages.map((m) => ({ jsonrpc: "2.0", ...m })));
+    expect(await post(batch({ id: 5, method: "ping" }, { method: "notifications/cancelled", params: { requestId: 5 } }))).toEqual(
+      refusal(400, -32600, "This batch cancels its own request 5, which would leave it unanswered and the response open: send notifications/cancelled in a POST of its own, after the request's."),
+    );
+    expect(await post(batch({ id: 1, method: "ping" }, { id: 1, method: "tools/list" }))).toEqual(refusal(400, -32600, "Request id 1 is repeated in this batch; give each request its own id."));
+    const call = (args: string) => `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"bmad","arguments":{"command":${args}}}}`;
+    expect(await post(call(`${"[".repeat(2_000_000)}${"]".repeat(2_000_000)}`))).toEqual(refusal(400, -32602, "This request nests JSON more than 64 levels deep, far past any call's: send flatter arguments."));
+    expect(await post(call(JSON.stringify(Object.fromEntries(Array.from({ length: 400_000 }, (_, i) => [`k${i}`, 1])))))).toEqual(
+      refusal(413, -32000, "This request holds more than 20,000 JSON values, far past any call's: send less at once."),
+    );
+    expect(await post(call(JSON.stringify("x".repeat(7 * 1024 * 1024))))).toEqual(refusal(413, -32000, "A request body may hold 6 MiB at most."));
+    expect(await post("{}", "/other")).toEqual(refusal(404, -32000, "The MCP endpoint is /mcp."));
+    expect((await initialize({})).status).toBe(200);
+  });
+
   it("stops on SIGTERM", async () => {
     const pid = server.pid!;
     server.kill("SIGTERM");

@@ -236,6 +236,24 @@ describe("request bodies (review 15)", () => {
     expect((await post(writer.token, nested(60))).status).toBe(200);
   });
 
+  // Review 219: the SDK answers a POST once every request id in it is answered. A batch that cancelled its own request
+  // kept the response open for good (over 3 minutes), and a repeated id answered the first request only.
+  it("refuse a batch that cancels its own request or repeats a request id, and serve one that does neither", async () => {
+    const writer = await signInAs(`${unique("batcher")}@example.com`);
+    const post = (batch: object[]) =>
+      withBearer(workerFetch, writer.token)(`${ORIGIN}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify(batch.map((m) => ({ jsonrpc: "2.0", ...m }))), signal: AbortSignal.timeout(10_000) });
+    const cancels = await post([{ id: 5, method: "ping" }, { method: "notifications/cancelled", params: { requestId: 5 } }]);
+    expect(cancels.status).toBe(400);
+    expect(await cancels.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "This batch cancels its own request 5, which would leave it unanswered and the response open: send notifications/cancelled in a POST of its own, after the request's." } });
+    const repeats = await post([{ id: "one", method: "ping" }, { id: "one", method: "tools/list" }]);
+    expect(repeats.status).toBe(400);
+    expect(await repeats.json()).toMatchObject({ id: null, error: { code: -32600, message: 'Request id "one" is repeated in this batch; give each request its own id.' } });
+    // 5 and "5" are different ids, and a cancel of another POST's request is a cancel like any.
+    const fine = await post([{ id: 5, method: "ping" }, { id: "5", method: "ping" }, { method: "notifications/cancelled", params: { requestId: 9 } }]);
+    expect(fine.status).toBe(200);
+    expect(await fine.text()).toMatch(/"id":"5"[^]*"id":5|"id":5[^]*"id":"5"/);
+  });
+
   it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {
     const pad = `grant_type=refresh_token&refresh_token=x&pad=${"x".repeat(1024 * 1024)}`;
     const form = { "content-type": "application/x-www-form-urlencoded" };
