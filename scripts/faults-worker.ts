@@ -5,7 +5,7 @@
 // test/node/faults.test.ts (a fixed sample).
 import { readdirSync, readFileSync } from "node:fs";
 import { startLocalWorker, type LocalWorker } from "./local-worker.js";
-import { historyGap, listingDiffers, memlogUnreadable, User, type Answer } from "./mcp-user.js";
+import { historyGap, listingDiffers, memlogUnreadable, User, wholeHistory, type Answer } from "./mcp-user.js";
 
 /** mulberry32: a small seeded generator, so that a run's kill points can be replayed from its seed. */
 export function prng(seed: number): () => number {
@@ -187,7 +187,7 @@ export async function workerFaults(o: WorkerFaultOptions): Promise<WorkerFaultRe
         else tally.check("unacknowledged absent or whole", now === before || now === after ? undefined : `${what}: neither as before nor done (${String(now).slice(0, 120)})`);
       };
       const history = async (path: string, count: number) => {
-        const versions = ((await files({ action: "history", path })).structured.versions ?? []) as Array<{ version: number }>;
+        const versions = (await wholeHistory((before) => files({ action: "history", path, ...(before === undefined ? {} : { version: before }) }))) ?? [];
         tally.check("history consecutive", historyGap(versions) ?? (versions.length === count ? undefined : `${path}: ${versions.length} versions, ${count} changes made`));
       };
       switch (op.kind) {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MAX_FILE_BYTES } from "../src/core/workspace/limits.js";
 import { buildWorker, startLocalWorker, type LocalWorker } from "./local-worker.js";
-import { historyGap, listingDiffers, memlogUnreadable, User, type Answer } from "./mcp-user.js";
+import { historyGap, listingDiffers, memlogUnreadable, User, wholeHistory, type Answer } from "./mcp-user.js";
 
 const ROUNDS = (process.env.LOAD_CLIENTS ?? "16,64").split(",").map(Number);
 const SECONDS = Number(process.env.LOAD_SECONDS ?? 180);
@@ -205,7 +205,7 @@ async function invariants(users: User[], ownerOf: (u: User) => User, acked: Acke
   for (const [key, writes] of acked.writes) {
     const [email, path] = key.split("|") as [string, string];
     const u = byEmail.get(email)!;
-    const history = (await u.must("bmad-files", { action: "history", project: "own", path })).structured.versions as Array<{ version: number }>;
+    const history = (await wholeHistory((before) => u.must("bmad-files", { action: "history", project: "own", path, ...(before === undefined ? {} : { version: before }) })))!;
     const versions = history.map((v) => v.version).reverse();
     const gap = historyGap(history);
     if (gap) broken.push(`${key}: ${gap}, acked ${JSON.stringify(writes.map((w) => w.version)).slice(0, 100)}`);

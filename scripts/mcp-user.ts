@@ -63,6 +63,20 @@ export class User {
   }
 }
 
+/** A file's whole history, newest first: bmad-files "history" page by page, each asked for with the `next` the page
+ *  before names (`page(before)` makes the call). Undefined where a page is refused. */
+export async function wholeHistory(page: (before?: number) => Promise<Pick<Answer, "ok" | "structured">>): Promise<Array<{ version: number }> | undefined> {
+  const versions: Array<{ version: number }> = [];
+  for (let before: number | undefined; ; ) {
+    const out = await page(before);
+    if (!out.ok) return undefined;
+    const listed = (out.structured.versions ?? []) as Array<{ version: number }>;
+    versions.push(...listed);
+    if (typeof out.structured.next !== "number" || !listed.length) return versions;
+    before = out.structured.next;
+  }
+}
+
 /** Why a file's history (bmad-files history, newest first) is not versions 1..n, each once; undefined: it is. */
 export function historyGap(versions: Array<{ version: number }>): string | undefined {
   const ascending = versions.map((v) => v.version).reverse();

@@ -10,10 +10,10 @@ import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
-import { MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
+import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { holdsSecrets, isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
-import { appendBytes, type FileContent, type FileEntry, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
@@ -281,15 +281,18 @@ class LocalFiles implements WorkspaceFiles {
     return kept.ok ? this.write(rel.value, kept.value.data, { maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
   }
 
-  /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. */
-  async history(path: string): Promise<WsResult<VersionEntry[]>> {
+  /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. A page's
+   *  `before` is a version listed (versions here name content, not an order): those after it in this list. */
+  async history(path: string, page: HistoryPage = {}): Promise<WsResult<VersionEntry[]>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     const now = await this.entry(rel.value);
     const kept = (await keptOf(this.root, rel.value)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, author: "you", at: e.at }));
     const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, author: now.author, at: now.updated_at }] : []), ...kept];
     if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
-    return { ok: true, value: versions };
+    const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;
+    if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel.value}: history lists the ones it kept.` };
+    return { ok: true, value: versions.slice(from, from + (page.limit ?? HISTORY_PAGE)) };
   }
 
   async remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>> {

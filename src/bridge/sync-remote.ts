@@ -40,7 +40,9 @@ const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 /** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
  *  content is gone (`pruned`). */
-const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional() })).max(1000) });
+const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional() })).max(1000), next: z.number().int().min(1).optional() });
+/** Pages of a history read at most: the newest thousand versions, as one answer held before history came in pages. */
+const MAX_HISTORY_PAGES = 20;
 export type FileVersion = z.infer<typeof HISTORY>["versions"][number];
 
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
@@ -206,12 +208,20 @@ export class RemoteWorkspace {
     return listed.ok ? { ok: true, value: listed.value.files.find((f) => f.path === path)?.version ?? 0 } : listed;
   }
 
-  /** The file's versions, newest first (the newest 1,000). */
-  async history(path: string): Promise<Remote<FileVersion[]>> {
-    const out = await this.call({ action: "history", path });
-    if (!out.ok) return out;
-    const parsed = HISTORY.safeParse(out.value.structured);
-    return parsed.success ? { ok: true, value: parsed.data.versions } : { ok: false, error: `${path}: the remote's history of it is malformed (${parsed.error.issues[0]!.message}).` };
+  /** The file's versions after `since`, newest first, page by page (others may have written many since a push). */
+  async history(path: string, since = 0): Promise<Remote<FileVersion[]>> {
+    const versions: FileVersion[] = [];
+    let before: number | undefined;
+    for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
+      const out = await this.call({ action: "history", path, ...(before === undefined ? {} : { version: before }) });
+      if (!out.ok) return out;
+      const parsed = HISTORY.safeParse(out.value.structured);
+      if (!parsed.success) return { ok: false, error: `${path}: the remote's history of it is malformed (${parsed.error.issues[0]!.message}).` };
+      versions.push(...parsed.data.versions);
+      before = parsed.data.next;
+      if (before === undefined || before <= since + 1) break;
+    }
+    return { ok: true, value: versions };
   }
 
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */

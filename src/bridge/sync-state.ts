@@ -176,7 +176,7 @@ const MAX_VERSION_READS = 10;
 
 /** The newest version of `path` after `since` that holds the text whose SHA-256 is `sent`, if any. */
 async function sentVersion(remote: Pick<RemoteWorkspace, "history" | "read">, path: string, sent: string, since: number): Promise<number | undefined> {
-  const history = await remote.history(path);
+  const history = await remote.history(path, since);
   if (!history.ok) return undefined;
   let reads = 0;
   for (const v of history.value) {

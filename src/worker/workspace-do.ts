@@ -7,9 +7,9 @@ import { DurableObject } from "cloudflare:workers";
 import { count as n, shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll, folderOf, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { appendBytes, readAccessRefusal, type Access, type FileContent, type FileEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, readAccessRefusal, type Access, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -478,14 +478,16 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { files: doing.length, more: deletable.length - doing.length, held: paths.length - deletable.length } };
   }
 
-  history(caller: Caller, path: string, limit = 1000): DoResult<VersionEntry[]> {
+  /** A page of the file's versions, newest first (workspace/store.ts HistoryPage); at most MAX_LISTED whatever is asked. */
+  history(caller: Caller, path: string, page: HistoryPage = {}): DoResult<VersionEntry[]> {
     const checked = checkWorkspacePath(path);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     this.writeMemories(g.meta, path);
-    const versions = this.files.history(path, limit);
-    return versions.length ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
+    const versions = this.files.history(path, page.before, Math.min(page.limit ?? HISTORY_PAGE, MAX_LISTED));
+    // A page past the oldest version is empty, not a missing file.
+    return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
   }
 
   /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge). Owner only: nobody else

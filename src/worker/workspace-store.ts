@@ -205,18 +205,22 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   /** Not found, with what the caller can do: bring back their own project of the name they deleted, accept the offer
-   *  of it (review 212: both were told they had no projects), or pick one of the closest names they have. */
+   *  of it (review 212: both were told they had no projects), or pick one of the closest names they have. Another
+   *  owner's (`name@tag`) is not available to them, in the same words whether it ever was: creating one is no way to it
+   *  (review 220: a member whose owner deleted the project was told to create one). */
   private async notFound(ref: string): Promise<WsError> {
     const { mine, offers, deleted } = await this.listed();
     const parsed = parseProjectRef(ref);
     const { name, tag } = parsed.ok ? parsed.value : { name: undefined, tag: undefined };
-    const gone = !tag || tag === ownerTag(this.caller.id) ? deleted.find((d) => d.name === name) : undefined;
+    const others = tag !== undefined && tag !== ownerTag(this.caller.id);
+    const gone = others ? undefined : deleted.find((d) => d.name === name);
     const offered = offers.filter((o) => o.name === name && (!tag || o.ref === `${name}@${tag}`));
     const refs = mine.map((p) => p.project);
+    const close = refs.length ? suggestion(closest(ref, refs, 3)) : "";
     const hint = gone ? ` ${deletedOwn(gone.name, gone.until)}`
       : offered.length ? ` Offered to you, not accepted (bmad-project: ${OFFER_STEP}): ${offered.map(shownOffer).join(", ")}. An offer grants nothing until accepted.`
-      : refs.length ? suggestion(closest(ref, refs, 3))
-      : ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
+      : others ? ` It is not available to you: nobody shares a project of that name with you now (its owner may have deleted it, or withdrawn your share).${close}`
+      : close || ' You have no projects: create one with bmad-project {"action": "create", "name": "my-app"}.';
     return { ok: false, kind: "no_project", error: `Project "${ref.slice(0, 100)}" not found.${hint}` };
   }
 
@@ -374,7 +378,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       restore: (path, version, ifVersion) => change<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => change<{ path: string; version: number }>((s) => s.remove(c, path, ifVersion, now())),
       removeMatching: (glob) => change<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
-      history: (path) => on<VersionEntry[]>((s) => s.history(c, path)),
+      history: (path, page) => on<VersionEntry[]>((s) => s.history(c, path, page)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
       unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),
       list: async (glob) => {

@@ -248,9 +248,9 @@ export class VersionedFiles {
     return fail("not_found", `No file ${path} in project "${project}".${suggestion(closest(path, near, 3))}`);
   }
 
-  /** Its versions, newest first (none: it never existed). */
-  history(path: string, limit: number): VersionEntry[] {
-    const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned, purged_at FROM versions WHERE path = ? ORDER BY version DESC LIMIT ?", path, limit).toArray();
+  /** Its versions older than `before` (undefined: all), newest first, at most `limit` (none: it never existed). */
+  history(path: string, before: number | undefined, limit: number): VersionEntry[] {
+    const rows = this.sql.exec<Row>("SELECT version, op, size, sha256, author, at, restored_from, pruned, purged_at FROM versions WHERE path = ? AND version < ? ORDER BY version DESC LIMIT ?", path, before ?? Number.MAX_SAFE_INTEGER, limit).toArray();
     return rows.map((r) => ({
       version: r.version as number, op: r.op as VersionOp, size: r.size as number, author: r.author as string, at: r.at as string,
       // Not the digest of content nobody can read any more: it would confirm a guess of what was purged (review 48).

@@ -894,8 +894,18 @@ describe("what a change replaced is kept a week", () => {
     // Review 41: an empty append writes the user's text back, the same; it made that text look like the bridge's.
     expect((await files(client, { action: "append", path, content: "" })).isError).toBe(false);
     for (let i = 0; i < 105; i++) expect((await files(client, { action: "write", path, content: `# Churn ${i}\n` })).isError).toBe(false);
-    const history = (await files(client, { action: "history", path })).text;
-    const versions = [...history.matchAll(/^v(\d+) /gm)].map((m) => Number(m[1]));
+    // Paged as the remote's (review 220): 50 a page, each page's last line naming the next.
+    const pages: string[] = [];
+    for (let before: number | undefined; pages.length < 5; ) {
+      pages.push((await files(client, { action: "history", path, ...(before === undefined ? {} : { version: before }) })).text);
+      const next = /\nThe bridge kept older versions: "history" with "version": (\d+) lists the next page; "read" with "version" reads one\.$/.exec(pages.at(-1)!);
+      if (!next) break;
+      before = Number(next[1]);
+    }
+    expect(pages.length).toBeGreaterThan(2);
+    expect([...pages[0]!.matchAll(/^v(\d+) /gm)]).toHaveLength(50);
+    const versions = pages.flatMap((page) => [...page.matchAll(/^v(\d+) /gm)].map((m) => Number(m[1])));
+    expect(new Set(versions).size).toBe(versions.length);
     const texts: string[] = [];
     for (const version of versions) texts.push((await files(client, { action: "read", path, version })).text);
     expect(texts.filter((t) => t.includes("# The user's edit"))).toHaveLength(1);

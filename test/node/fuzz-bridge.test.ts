@@ -15,6 +15,7 @@ import { APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, rando
 import { structuredFile } from "../../src/core/memory/files.js";
 import { MEMORY_TYPES } from "../../src/core/memory/model.js";
 import { connectBridge, install, processRuns, ROOT, tempDir } from "./helpers";
+import { wholeHistory } from "../../scripts/mcp-user.js";
 
 const RUNS = wholeNumber("BMAD_FUZZ_RUNS", 600);
 const SEED = wholeNumber("BMAD_FUZZ_SEED", 31);
@@ -207,9 +208,9 @@ async function statefulFuzz(steps: number, seed: number): Promise<string[]> {
   }
   /** History names every version acknowledged that the bridge still keeps. */
   async function checkHistory(path: string): Promise<void> {
-    const history = await call("bmad-files", { action: "history", path });
-    if (!history.ok || !keptWhole(path)) return;
-    const listed = new Set((history.structured.versions as Array<{ version: number }>).map((v) => v.version));
+    const history = await wholeHistory((before) => call("bmad-files", { action: "history", path, ...(before === undefined ? {} : { version: before }) }));
+    if (!history || !keptWhole(path)) return;
+    const listed = new Set(history.map((v) => v.version));
     for (const v of versionsOf(path)) if (!listed.has(v)) findings.push(`${path}@${v} was acknowledged, and history leaves it out: ${lastCall}`);
   }
   /** An if_version: mostly the file's as last answered, else likely a stale one (0, an earlier version, 999). */

@@ -7,7 +7,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import { seed } from "./setup.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
-import { shareAccepted, signInTeam, unique, type Person } from "./workspace-users.js";
+import { shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
 
@@ -154,7 +154,7 @@ describe("a session started with a project", () => {
     const until = /it is kept until (\S+ \S+) UTC/.exec(confirmed.structured.project_error)?.[1];
     const deleted = `"${mine}" names your own project, which you deleted: it is kept until ${until} UTC, and bmad-project "undelete" brings it back.`;
     expect(confirmed.structured.project_error).toBe(
-      `01-product-requirements.md is saved in the session, but not in project "${mine}@${ownerTag(owner.id)}": Project "${mine}@${ownerTag(owner.id)}" not found. ${deleted} Copy it there with bmad-files "write" (path ${specPath(task_name, "01-product-requirements.md")}) once that is fixed.`,
+      `01-product-requirements.md is saved in the session (bmad://sessions/${session_id}/artifacts/01-product-requirements.md), but not in project "${mine}@${ownerTag(owner.id)}": Project "${mine}@${ownerTag(owner.id)}" not found. ${deleted} To have it in a project you can write, copy it there with bmad-files "write" (path ${specPath(task_name, "01-product-requirements.md")}).`,
     );
     expect((await owner.files({ action: "list", project: mine })).text).toBe(`Project "${mine}" not found. ${deleted}`);
     // The way out it names works: brought back, the session's next artifact lands there.
@@ -172,9 +172,37 @@ describe("a session started with a project", () => {
     const path = specPath(task_name, "01-product-requirements.md");
     expect(confirmed.structured.current_stage).toBe("architect");
     expect(confirmed.structured.project_error).toBe(
-      `01-product-requirements.md is saved in the session, but not in project "${project}@${ownerTag(owner.id)}": You have read access to "${project}"; changing it needs write access from its owner (${owner.email}). Copy it there with bmad-files "write" (path ${path}) once that is fixed.`,
+      `01-product-requirements.md is saved in the session (bmad://sessions/${session_id}/artifacts/01-product-requirements.md), but not in project "${project}@${ownerTag(owner.id)}": You have read access to "${project}"; changing it needs write access from its owner (${owner.email}). Copy it there with bmad-files "write" (path ${path}) once that is fixed.`,
     );
     expect((await owner.files({ action: "read", project, path })).text).toMatch(/No file/);
     expect((await writer.client.readResource({ uri: confirmed.structured.artifacts[0] })).contents[0]).toMatchObject({ text: "# Admin PRD" });
+  });
+
+  it("tells a member their owner's deleted project is not available to them, never to create one (review 220)", async () => {
+    const member = await signInAs(`${unique("member")}@example.com`);
+    const shared = unique("t");
+    expect((await owner.project({ action: "create", name: shared })).isError).toBe(false);
+    await shareAccepted(owner, shared, member, "write");
+    const { session_id, task_name, project: ref } = (await task(member, { action: "start", objective: "Build the shared page", project: shared })).structured;
+    await task(member, { action: "submit", session_id, claude_result: prd("# Shared PRD") });
+    expect((await owner.project({ action: "delete", name: shared, confirm: shared })).isError).toBe(false);
+
+    const unavailable = (p: string) => `Project "${p}" not found. It is not available to you: nobody shares a project of that name with you now (its owner may have deleted it, or withdrawn your share).`;
+    const confirmed = await task(member, { action: "confirm", session_id });
+    const path = specPath(task_name, "01-product-requirements.md");
+    expect(confirmed.structured.project_error).toBe(
+      `01-product-requirements.md is saved in the session (bmad://sessions/${session_id}/artifacts/01-product-requirements.md), but not in project "${ref}": ${unavailable(ref)} To have it in a project you can write, copy it there with bmad-files "write" (path ${path}).`,
+    );
+    expect((await member.client.readResource({ uri: `bmad://sessions/${session_id}/artifacts/01-product-requirements.md` })).contents[0]).toMatchObject({ text: "# Shared PRD" });
+    // A plain write says the same; so does a project of that form that never was, in the same words.
+    expect((await member.files({ action: "write", project: ref, path: "notes.md", content: "x" })).text).toBe(unavailable(ref));
+    expect((await member.files({ action: "write", project: `${shared}@00000000`, path: "notes.md", content: "x" })).text).toBe(unavailable(`${shared}@00000000`));
+    // A share withdrawn answers alike.
+    const withdrawn = unique("w");
+    expect((await owner.project({ action: "create", name: withdrawn })).isError).toBe(false);
+    await shareAccepted(owner, withdrawn, member, "write");
+    await owner.project({ action: "share", name: withdrawn, with: member.email, access: "none" });
+    const withdrawnRef = `${withdrawn}@${ownerTag(owner.id)}`;
+    expect((await member.files({ action: "write", project: withdrawnRef, path: "notes.md", content: "x" })).text).toBe(unavailable(withdrawnRef));
   });
 });

@@ -170,6 +170,36 @@ describe("a long history", () => {
     expect(body).toContain("the newest 200 of 206 versions");
     expect(body).toContain('"older":6');
   });
+
+  it("answers a page of 50 versions, and the next page with \"version\", down to the owner's first (review 220)", async () => {
+    const paged = unique("paged");
+    expect((await olive.project({ action: "create", name: paged })).isError).toBe(false);
+    await shareAccepted(olive, paged, mallory, "write");
+    const path = "docs/prd.md";
+    await olive.files({ action: "write", project: paged, path, content: "Olive's PRD\n" });
+    // A member's write-and-restore churn on top of it: 56 versions in all.
+    for (let i = 0; i < 55; i++) {
+      const churn = i % 2 ? mallory.files({ action: "restore", project: paged, path, version: 1 }) : mallory.files({ action: "write", project: paged, path, content: `churn ${i}\n` });
+      expect((await churn).isError).toBe(false);
+    }
+    const first = await olive.files({ action: "history", project: paged, path });
+    const lines = first.text.split("\n");
+    expect(lines[0]).toBe(`${path}, newest first:`);
+    expect(lines.filter((l) => /^v\d+ /.test(l))).toHaveLength(50);
+    expect(lines[1]).toMatch(/^v56 write /);
+    expect(lines[2]).toMatch(/^v55 restore of v1 /);
+    expect(lines.at(-1)).toBe('Versions 1 to 6 are older: "history" with "version": 7 lists the next page; "read" with "version" reads one.');
+    // What a program reads follows the same page.
+    expect(first.structured).toMatchObject({ path, next: 7, older: 6 });
+    expect((first.structured.versions as Array<{ version: number }>).map((v) => v.version)).toEqual(Array.from({ length: 50 }, (_, i) => 56 - i));
+
+    const second = await olive.files({ action: "history", project: paged, path, version: first.structured.next });
+    expect(second.text.split("\n")[0]).toBe(`${path}, versions older than v7, newest first:`);
+    expect(second.text).toMatch(new RegExp(`\nv1 write 12 B by ${olive.email.replace(/[.+]/g, "\\$&")} at [^\n]+$`));
+    expect(second.structured.versions).toHaveLength(6);
+    expect(second.structured.next).toBeUndefined();
+    expect((await olive.files({ action: "history", project: paged, path, version: 1 })).text).toBe(`${path} has no versions older than v1.`);
+  });
 });
 
 describe("a file and a folder of one name (L1)", () => {

@@ -5,6 +5,7 @@ import { SPECS_DIR, specPath, type SessionState } from "../delivery/session.js";
 import { projectRootUri } from "../workspace/paths.js";
 import type { SurfaceDeps } from "./deps.js";
 import { TOOL } from "./names.js";
+import { artifactUri } from "./resources.js";
 import type { Result } from "../result.js";
 
 /** A project a session may save into: the caller can write it. Its task folders are names the session must not take;
@@ -49,8 +50,12 @@ export async function saveInProject(deps: SurfaceDeps, state: SessionState): Pro
   const owner = files.changeOwner?.();
   if (wrote.ok) return { saved_to: `${projectRootUri(state.project)}/${path}`, ...(owner ? { project_owner: owner } : {}) };
   if (wrote.kind === "conflict") {
-    return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${path} is there already (another session's, or written since), and was left as it is. Read it with ${TOOL.bmadFiles}, then write this one (bmad://sessions/${state.session_id}/artifacts/${file}) beside it under another name.` };
+    return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${path} is there already (another session's, or written since), and was left as it is. Read it with ${TOOL.bmadFiles}, then write this one (${artifactUri(state.session_id, file)}) beside it under another name.` };
   }
-  // The session has moved on and keeps the artifact: say what did not happen and how to finish it by hand.
-  return { project_error: `${file} is saved in the session, but not in project "${state.project}": ${wrote.error} Copy it there with ${TOOL.bmadFiles} "write" (path ${path}) once that is fixed.` };
+  // The session has moved on and keeps the artifact: say what did not happen, where it is, and how to finish by hand.
+  // A project the caller can see no more (another's deleted or unshared) has no fix of theirs: a project of theirs
+  // takes it instead (review 220: "once that is fixed" followed "create one" there).
+  const kept = `${file} is saved in the session (${artifactUri(state.session_id, file)}), but not in project "${state.project}": ${wrote.error}`;
+  const finish = wrote.kind === "no_project" ? `To have it in a project you can write, copy it there with ${TOOL.bmadFiles} "write" (path ${path}).` : `Copy it there with ${TOOL.bmadFiles} "write" (path ${path}) once that is fixed.`;
+  return { project_error: `${kept} ${finish}` };
 }

@@ -8,6 +8,9 @@ export const MAX_FILE_BYTES = 1 * MIB;
 export const MAX_FILES = 5_000;
 /** Files one listing (bmad-files list) shows; past it, the folders holding the rest are named, each listed on its own. */
 export const MAX_LISTED = 1_000;
+/** Versions one history answer lists, newest first; "version" asks for those older than it (review 220: a member's
+ *  1,049 write-and-restore rounds made the owner's history 250 KB and pushed their own versions out of sight). */
+export const HISTORY_PAGE = 50;
 export const MAX_PROJECT_BYTES = 50 * MIB;
 export const MAX_PROJECTS = 100;
 /** People one project is shared with or offered to. */

@@ -76,6 +76,12 @@ export interface FileContent extends FileEntry {
 
 export type VersionOp = "create" | "write" | "append" | "restore" | "delete" | "config";
 
+/** Which of a file's versions a history answer lists: those older than `before` (a version it listed), at most `limit`. */
+export interface HistoryPage {
+  before?: number;
+  limit?: number;
+}
+
 export interface VersionEntry {
   version: number;
   op: VersionOp;
@@ -145,8 +151,8 @@ export interface WorkspaceFiles {
   /** Removes the files `glob` matches that the caller may remove, at most 1,000 (`more`: those left past it; `held`:
    *  matches they may not remove), each as remove does. Stores whose deletes keep no history (the bridge) have none. */
   removeMatching?(glob: string): Promise<WsResult<{ files: number; more: number; held: number }>>;
-  /** Newest first. */
-  history(path: string): Promise<WsResult<VersionEntry[]>>;
+  /** Newest first: at most `limit` (default HISTORY_PAGE) of those older than version `before` (default: all). */
+  history(path: string, page?: HistoryPage): Promise<WsResult<VersionEntry[]>>;
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores
    *  without history (the bridge: it is the user's git) have none. */
   purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number; until?: string }>>;

@@ -23,6 +23,8 @@ import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/con
 import { othersClause } from "../../workspace/line-authors.js";
 
 const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
+/** Versions the document view lists, newest first. */
+const VIEW_VERSIONS = 200;
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
 
 /** The caller's files of `project` (on the bridge its one folder, and no other), or what to pass instead. */
@@ -84,13 +86,13 @@ export const bmadDocTool = defineTool({
     // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
     if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
     // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
-    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path)]);
+    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { limit: VIEW_VERSIONS })]);
     if (!read.ok) return fail(read.error);
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
     const base = { ...meta, project: found.name };
     if (history?.ok) {
-      const versions = history.value.slice(0, 200).map((v) => servedVersion(path, v));
+      const versions = history.value.map((v) => servedVersion(path, v));
       const older = (versions[versions.length - 1]?.version ?? 1) - 1;
       const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review

@@ -3,13 +3,13 @@
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
-import { MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
+import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -27,7 +27,7 @@ import { isOneLine } from "../../lines.js";
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
 const FILE_READS = new Set(["read", "list", "history"]);
-/** Shown at most, of a long list or history. */
+/** Shown at most, of a long list. */
 const MAX_LINES = 1000;
 
 const action = (raw: unknown) => (raw && typeof raw === "object" ? (raw as { action?: unknown }).action : undefined);
@@ -265,7 +265,7 @@ export const bmadFilesTool = defineTool({
     content: z.string().optional().describe("write, append: the text; edit: the new text"),
     old: z.string().optional().describe("edit: exact text to replace"),
     // Safe integers: the bridge's versions are 48 bits of the content's sha256.
-    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge, read: that version"),
+    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge, read: that version; history: those before it"),
     if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
@@ -379,20 +379,27 @@ export const bmadFilesTool = defineTool({
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path}${inWhose(files)} (version ${r.version}); restore brings back an earlier version.`, r));
         }
         case "history":
-          return result(await files.history(path), (all) => {
-            const versions = all.slice(0, MAX_LINES).map((v) => servedVersion(path, v));
-            const lines = versions.map((v) =>
-              `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
-            );
-            // A workspace's versions run 1..n: those past the list are named, so that nobody's earlier ones vanish from
-            // sight. (A project folder's are named by their content: what the bridge kept, all listed.)
-            const oldest = store.folder ? 1 : (versions[versions.length - 1]?.version ?? 1);
-            const older = oldest > 1 ? `\nVersions 1 to ${oldest - 1} are older than this list: read one with "version".` : "";
-            return done(`${path}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(oldest > 1 ? { older: oldest - 1 } : {}) });
-          });
+          // One more than a page: whether there is a next one.
+          return result(await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 }), (page) => historyPage(path, page, args.version, store.folder !== undefined));
       }
     }),
 });
+
+/** A page of a file's history (HISTORY_PAGE versions, plus one that says there are more), ending with the call for
+ *  the next (`next` in what a program reads). A workspace's versions run 1..n, so it names how many are older; a project
+ *  folder's name their content. */
+function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean): ToolOutcome {
+  const versions = page.slice(0, HISTORY_PAGE).map((v) => servedVersion(path, v));
+  const lines = versions.map((v) =>
+    `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
+  );
+  const which = before === undefined ? "" : ` older than v${before}`;
+  if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
+  const last = versions[versions.length - 1]!.version;
+  const next = page.length > versions.length ? last : undefined;
+  const older = next === undefined ? "" : `\n${folder ? "The bridge kept older versions" : `Versions 1 to ${last - 1} are older`}: "history" with "version": ${last} lists the next page; "read" with "version" reads one.`;
+  return done(`${path}${which ? `, versions${which}` : ""}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(next === undefined ? {} : { next, ...(folder ? {} : { older: last - 1 }) }) });
+}
 
 /** `value` as a name every file system holds, for a refusal's example (a device's name gets a word more: review 123). */
 function portableName(value: string): string {
