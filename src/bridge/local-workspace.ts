@@ -53,7 +53,9 @@ const HARD_LINK = "hard link";
 const TOO_LARGE = `over ${MAX_READ / 1024 / 1024} MiB`;
 const NOT_REGULAR = "not a regular file";
 type LeftOut = typeof DENIED | typeof HARD_LINK | typeof TOO_LARGE | typeof NOT_REGULAR;
-const readable = (real: string, mode: number) => access(real, mode).then(() => true, () => false);
+/** Whether the user's permissions keep `real` from the bridge: denied, not missing (review 224: a folder not made yet
+ *  was listed as "permission denied", with a chmod to run). */
+const isDenied = (real: string, mode: number) => access(real, mode).then(() => false, (e: NodeJS.ErrnoException) => e.code === "EACCES" || e.code === "EPERM");
 
 /** What a listing says of what it left out, one short line each (a listing's every line is paid for): the counts, and
  *  the files and folders (with "/") the user's permissions keep from it (review 222: one such folder failed the whole
@@ -138,7 +140,7 @@ class LocalFiles implements WorkspaceFiles {
     if (data || known?.key !== key) {
       if (!data && info.nlink > 1n) return HARD_LINK;
       if (!data && info.size > BigInt(MAX_READ)) return TOO_LARGE;
-      if (!data && !(await readable(real, constants.R_OK))) return DENIED;
+      if (!data && (await isDenied(real, constants.R_OK))) return DENIED;
       const bytes = data ?? (await this.fs.readFile(abs).catch(() => undefined));
       if (!bytes) return undefined;
       known = { key, ...contentVersion(bytes, rel, () => fileIdentity(info)) };
@@ -356,7 +358,7 @@ class LocalFiles implements WorkspaceFiles {
       }
       const { dir, real, depth, first: inFirst } = next;
       // A folder its user may not read or search: named once, and the walk goes on (review 222).
-      if (!(await readable(real, constants.R_OK | constants.X_OK))) {
+      if (await isDenied(real, constants.R_OK | constants.X_OK)) {
         denied.push(`${dir || "."}/`);
         continue;
       }

@@ -442,6 +442,10 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     const listed = await files(client, { action: "list", path: "odd222/**" });
     expect(listed.text).toContain("odd222/ok.md");
     expect(listed.text).toMatch(/^3 files left out, which bmad-mcp does not serve \((?=.*hard link: 1)(?=.*over 8 MiB: 1)(?=.*not a regular file: 1).*\); read one for why\.$/m);
+    // A folder not made yet is no permission problem (review 224: create-story's first listing was told to chmod it).
+    const missing = await files(client, { action: "list", path: "not-made-yet-224/*" });
+    expect(missing.isError).toBe(false);
+    expect(missing.text).not.toMatch(/permission|chmod/);
     // Said once, by its project path, with a fix that fits the action; "outside the allowed roots" only where true.
     const read = await files(client, { action: "read", path: "odd222/hard.md" });
     expect(read.text).toMatch(/^odd222\/hard\.md: is a hard link, another name of a file that may hold anything: no tool reads one\. Copy the file instead\.$/);
