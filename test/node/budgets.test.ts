@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn } from "../../scripts/oauth-client.js";
 import { buildBundle } from "../../src/compiler/build";
+import { holdsSecrets, holdsShapedSecret } from "../../src/core/catalog/config";
 import { connectBridge, install, localWorker, tempDir, toolText } from "./helpers";
 
 const tmp = tempDir("budgets");
@@ -115,6 +116,19 @@ describe("the bridge, rendering a project skill with hostile lines", () => {
     expect(performance.now() - started).toBeLessThan(3000);
     expect(analyst).toContain("## Running this skill here");
   });
+});
+
+// Review 225: the secret check every push, linked write and remembered memory passes trimmed a word's end with patterns
+// like /[,;]+$/, which try the run from each of its starts: a note holding one word of 64 KiB of semicolons held the
+// bridge for 15 s (the remote's engine falls back to a linear one; Node's does not).
+it("judges a note of one 64 KiB hostile word for secrets within 1 s, every closing character (15 s each before)", () => {
+  const started = performance.now();
+  for (const closing of ";,.)]}>!") {
+    const text = `- password: ${closing.repeat(64 * 1024)}a`;
+    expect(holdsShapedSecret(text)).toBe(false);
+    holdsSecrets("docs/notes.md", text);
+  }
+  expect(performance.now() - started).toBeLessThan(1000);
 });
 
 describe("the Worker", () => {

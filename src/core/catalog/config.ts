@@ -5,7 +5,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
 import { parseBoundedToml, parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
-import { lines } from "../lines.js";
+import { lines, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
 // Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
@@ -230,7 +230,7 @@ function proseGivesSecret(line: string): boolean {
   });
 }
 /** A word of prose as a value: without its quotes and a sentence's end (a comma is a cut call's: `header.slice(start,`). */
-const proseValue = (word: string) => unquoted(word).replace(/[.;]+$/, "");
+const proseValue = (word: string) => trimEnd(unquoted(word), ".;");
 const CONNECTOR = /^(is|was|=|:|-|—|→|->|of)$/i;
 /** What a key is when it is no secret: a signing key's fingerprint, a public or host key (review 69: `GPG key: F3EF…`), a
  *  keyboard's (review 207: `Shortcut key: Ctrl+Alt+N`; not `access`, as AWS's secret access key is one). */
@@ -437,7 +437,7 @@ function quotedWords(rest: string): string[] | undefined {
  *  (`HS256-signed`); after a password's own name (`name`), any of 8 with a digit and a symbol (`password: acme#2024!`:
  *  review 207). */
 function isAssignedValue(given: string, sign: "=" | ":", name = ""): boolean {
-  const whole = given.replace(/[,;]+$/, ""); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
+  const whole = trimEnd(given, ",;"); // what ends an entry in code, JSON or YAML (`privateKey: process.env.KEY,`)
   if (whole.length < (sign === "=" ? 6 : 8)) return false; // shorter than any either sign takes, brackets and all
   if (!isGivenSecret(whole) || standsForValue(whole) || CUT_CODE.test(given)) return false;
   const value = unbracketed(whole);
@@ -508,13 +508,13 @@ function standsForValue(value: string): boolean {
 /** A value without the brackets around it (review 207: `(password: Xy7!kq9Lm#2)` gave `Xy7!kq9Lm#2)`): a pair around
  *  the whole with no other of its kind inside (`[Xk9!mQ2pL7z]`), an opener at its start or a closer at its end whose
  *  other half is not in it (`<set`, `X)`, `})`). Each kind once: linear. */
-const BRACKETS = [["(", ")", /^\(+/, /\)+$/], ["[", "]", /^\[+/, /\]+$/], ["{", "}", /^\{+/, /\}+$/], ["<", ">", /^<+/, />+$/]] as const;
+const BRACKETS = [["(", ")", /^\(+/], ["[", "]", /^\[+/], ["{", "}", /^\{+/], ["<", ">", /^<+/]] as const;
 function unbracketed(value: string): string {
   let v = value;
-  for (const [open, close, openers, closers] of BRACKETS) {
+  for (const [open, close, openers] of BRACKETS) {
     if (v.length >= 2 && v.startsWith(open) && v.endsWith(close) && !v.slice(1, -1).includes(open) && !v.slice(1, -1).includes(close)) v = v.slice(1, -1);
     if (!v.includes(close)) v = v.replace(openers, "");
-    if (!v.includes(open)) v = v.replace(closers, "");
+    if (!v.includes(open)) v = trimEnd(v, close);
   }
   return v;
 }
@@ -627,7 +627,7 @@ function csvHoldsSecrets(text: string): boolean {
  *  beside a word of a key's shape (review 194: BMAD's own deep-recon customize.toml says "spend more tokens"; review
  *  200: "our API tokens are Xk9p…" is a secret still). */
 const SECRET_WORD = /(secret|token(?!s\b)|passw(or)?d|api[-_]?key|private[-_]?key)/i;
-const saysSecret = (line: string) => SECRET_WORD.test(line) || (/tokens\b/i.test(line) && line.split(/[\s"'`]+/).some((word) => isAssignedValue(word.replace(/[.,;:!?]+$/, ""), ":")));
+const saysSecret = (line: string) => SECRET_WORD.test(line) || (/tokens\b/i.test(line) && line.split(/[\s"'`]+/).some((word) => isAssignedValue(trimEnd(word, ".,;:!?"), ":")));
 
 /** Whether a comment names or holds a secret (`# api_key = sk-…` left from before, `# was ghp_…` after a value): a file
  *  with one is served re-written, which drops its comments. Each line's comment judged alone: linear. */
@@ -676,7 +676,7 @@ export function isConfigShaped(path: string): boolean {
   // As a file system reads the name (trailing dots and spaces, case, streams, ignored code points: review 22). A plain
   // ASCII name folds by its case and its end alone: the full fold per file cost a listing of 1,000 a fifth of its time.
   const raw = path.slice(path.lastIndexOf("/") + 1);
-  const name = /^[\x20-\x7e]*$/.test(raw) ? raw.toLowerCase().replace(/:.*$/, "").replace(/[. ]+$/, "") : foldPath(raw);
+  const name = /^[\x20-\x7e]*$/.test(raw) ? trimEnd(raw.toLowerCase().replace(/:.*$/, ""), ". ") : foldPath(raw);
   // By what a name holds, not how it ends (review 22: a list of backup endings missed `.~1~`, `_BACKUP_4711.toml`,
   // `config.user (1).toml`, `old-config.yaml`): a YAML or TOML name that says config, compose (services' settings,
   // POSTGRES_PASSWORD among them) or a person's own (`.user.`), and any in a custom folder (a renamed one too).

@@ -124,7 +124,7 @@ export async function moduleTree(reader: BundleReader, module: string): Promise<
     if (shimDirs.some((d) => d === "" || rel === d || rel.startsWith(`${d}/`))) continue;
     if (rel.startsWith("sub-modules/") || rel === "module.yaml" || rel === "config.yaml") continue;
     if ((dirname(rel) || ".").split("/").some((d) => d.toLowerCase().endsWith("-sidecar"))) continue;
-    if (rel.startsWith("agents/") && rel.endsWith(".md") && /<agent[^>]*\slocalskip="true"[^>]*>/.test(await text(rel))) continue;
+    if (rel.startsWith("agents/") && rel.endsWith(".md") && skipsLocally(await text(rel))) continue;
     copied.push([rel, files.get(rel)!]);
   }
 
@@ -157,4 +157,16 @@ export function sharedScripts(reader: BundleReader): BundleFile[] {
     .filter((f) => catalog.manifest.sources[f.source]?.layout.startsWith("v6-skills"))
     .filter((f) => !f.path.split("/").some((part) => part === "tests" || part === "__pycache__" || part === ".pytest_cache" || part.endsWith(".pyc")))
     .sort((a, b) => readdirOrder(a.path, b.path));
+}
+
+/** Whether an agent file's `<agent …>` tag says localskip="true": each tag looked at once, from `<agent` to its `>`
+ *  (review 225: one pattern with `[^>]*` on both sides grew 87 times for 4 times a hostile line). */
+function skipsLocally(text: string): boolean {
+  for (let at = text.indexOf("<agent"); at >= 0; at = text.indexOf("<agent", at + 1)) {
+    const end = text.indexOf(">", at);
+    if (end < 0) return false;
+    if (/\slocalskip="true"/.test(text.slice(at, end))) return true;
+    at = end;
+  }
+  return false;
 }
