@@ -103,7 +103,7 @@ export class LocalWorkspaceStore implements WorkspaceStore {
 }
 
 /** A file's entry: its version and digest, with what its stat says. */
-const described = (rel: string, info: BigIntStats, known: { version: number; sha256: string }): FileEntry => ({ path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString(), author: "you" });
+const described = (rel: string, info: BigIntStats, known: { version: number; sha256: string }): FileEntry => ({ path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString() });
 
 class LocalFiles implements WorkspaceFiles {
   constructor(
@@ -273,7 +273,7 @@ class LocalFiles implements WorkspaceFiles {
     const kept = await keptContent(this.root, rel, version);
     if (!kept) return { ok: false, kind: "not_found", error: `The bridge kept no version ${version} of ${rel}: history lists the ones it kept (a week of what it replaced or removed); older ones are in the user's git, if they use it (git log, git show).` };
     const { entry, data } = kept;
-    return { ok: true, value: { path: rel, version, size: entry.size, sha256: entry.sha256, updated_at: entry.at, author: "you", data } };
+    return { ok: true, value: { path: rel, version, size: entry.size, sha256: entry.sha256, updated_at: entry.at, data } };
   }
 
   async restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>> {
@@ -289,8 +289,8 @@ class LocalFiles implements WorkspaceFiles {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     const now = await this.entry(rel.value);
-    const kept = (await keptOf(this.root, rel.value)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, author: "you", at: e.at }));
-    const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, author: now.author, at: now.updated_at }] : []), ...kept];
+    const kept = (await keptOf(this.root, rel.value)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at }));
+    const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, ...(now.author ? { author: now.author } : {}), at: now.updated_at }] : []), ...kept];
     if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
     const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;
     if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel.value}: history lists the ones it kept.` };

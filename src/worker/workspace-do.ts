@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { appendBytes, readAccessRefusal, type Access, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { appendBytes, readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -129,7 +129,7 @@ export class WorkspaceProject extends DurableObject {
 
   /** How every change to one file starts: a path that may be written, write access, the memories remembered since
    *  in their files, and the file's head now. */
-  private changing(caller: Caller, path: string): { ok: true; meta: Meta; access: Access; head: FileEntry | undefined } | DoError {
+  private changing(caller: Caller, path: string): { ok: true; meta: Meta; access: Access; head: AuthoredEntry | undefined } | DoError {
     const checked = checkWritablePath(path);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");

@@ -8,7 +8,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { unportableName } from "../core/workspace/paths.js";
-import type { FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
+import type { AuthoredEntry, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
@@ -74,8 +74,8 @@ export class VersionedFiles {
     this.listing = undefined;
   }
 
-  head(path: string): FileEntry | undefined {
-    return this.sql.exec<FileEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
+  head(path: string): AuthoredEntry | undefined {
+    return this.sql.exec<AuthoredEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
   }
 
   /** The current files, read once, then kept in step with every change. */
@@ -276,7 +276,7 @@ export class VersionedFiles {
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
    *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number } & Changed = {}): FileEntry {
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number } & Changed = {}): AuthoredEntry {
     const { restoredFrom } = opts;
     const version = this.lastVersion(path) + 1;
     const size = data?.byteLength ?? 0;

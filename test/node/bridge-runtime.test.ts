@@ -117,8 +117,17 @@ describe("rendering", () => {
     const CODE =
       `\n- Code work: git's read-only lines (${READ_ONLY_GIT_LINES}) run with bmad-run, as written; any other git, the user runs; tests and builds: ask the user to run them and paste the output.\n`;
     const review = await blockOf("*code-review");
-    for (const command of ["*dev-story", "*build"]) expect(await blockOf(command), command).toContain(CODE);
+    // Create-story's "last 5 commit titles", sprint-planning's "git history", the retrospective's commits (review 224).
+    for (const command of ["*dev-story", "*build", "*create-story", "*sprint-planning", "*retrospective"]) expect(await blockOf(command), command).toContain(CODE);
     expect(review).toContain(CODE);
+    // Its resolve_customization line is left to run (its review layers are too long for the block): the block says the
+    // values come from it, not that they are filled in below (review 224).
+    expect(review).toContain(" They and the config values are filled in below. ");
+    expect(review).toContain("; their `{workflow.*}` values come from the resolve_customization.py line, run as written.\n");
+    // It names no other skill: no line on how to call one (review 224: its setup cost 1.18x BMAD's own); prd names some.
+    const callsSkill = '\n- `skill:NAME` or "invoke the bmad-NAME skill": call bmad with {"command": "*NAME"} (an agent: "NAME").\n';
+    expect(review).not.toContain(callsSkill);
+    expect(await blockOf("*prd")).toContain(callsSkill);
     expect(await blockOf("*prd")).not.toContain("Code work");
     // Code-review's step-02 writes the reviewers' prompts for the user to run where there are no subagents: its way first.
     expect(review).toContain("\n- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (spawn_subagent_task is for bmad-task sessions).\n");
@@ -407,7 +416,11 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
     expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
     expect(readFileSync(outside, "utf8")).toBe("not yours");
-    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: false, text: expect.stringMatching(/^_bmad\/config\.toml, newest first:\nv\d+ write by you at [^\n]+$/) });
+    expect(await files({ action: "history", path: "_bmad/config.toml" })).toMatchObject({ isError: false, text: expect.stringMatching(/^_bmad\/config\.toml, newest first:\nv\d+ write changed at [^\n]+$/) });
+    // The installer wrote it, not the model: the bridge cannot know who did, and names no one (review 224: "by you").
+    const installed = await client.callTool({ name: "bmad-files", arguments: { project: basename(dir), action: "read", path: "_bmad/config.toml" } });
+    expect(text(installed)).toMatch(/^\[_bmad\/config\.toml, version \d+, [\d,]+ bytes, changed at [^\]]+\]\n/);
+    expect(installed.structuredContent).not.toHaveProperty("author");
     expect(await files({ action: "history", path: "nothing/here.md" })).toMatchObject({ isError: true, text: expect.stringMatching(/in the user.s git, if they use it \(git log\)/) });
     expect(await files({ action: "write", path: "notes/a.md", content: "one", if_version: 0 })).toMatchObject({ isError: false });
     expect(await files({ action: "write", path: "notes/a.md", content: "two", if_version: 0 })).toMatchObject({ isError: true, text: expect.stringMatching(/not 0/) });

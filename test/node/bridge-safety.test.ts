@@ -798,7 +798,7 @@ describe("what a change replaced is kept a week", () => {
     await files(client, { action: "write", path, content: "garbage a steered model wrote\n" });
     const history = await files(client, { action: "history", path });
     expect(history.text.split("\n").filter((l) => l.startsWith("v"))).toHaveLength(2);
-    expect(history.text).toContain(`v${first.version} write 26 B by you`);
+    expect(history.text).toContain(`v${first.version} write 26 B changed at `);
     expect((await files(client, { action: "read", path, version: first.version })).text).toContain("The PRD the team agreed");
     expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
     expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
@@ -806,7 +806,7 @@ describe("what a change replaced is kept a week", () => {
     expect((await files(client, { action: "delete", path })).isError).toBe(false);
     expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
     expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
-    expect((await files(client, { action: "history", path })).text).toContain("30 B by you");
+    expect((await files(client, { action: "history", path })).text).toContain("30 B changed at ");
     // A ported script's change (memlog set rewrites the log) is kept like any other.
     await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/kept/run");
     const before = readFileSync(join(dir, "kept/run/.memlog.md"), "utf8");
@@ -920,7 +920,7 @@ describe("what a change replaced is kept a week", () => {
     for (const [i, w] of wrote.entries()) {
       const landed = readFileSync(join(dir, `many/f${i}.md`), "utf8") === `model ${i}\n`;
       expect(landed, w.text).toBe(!w.isError);
-      if (landed) expect((await files(client, { action: "history", path: `many/f${i}.md` })).text).toMatch(new RegExp(`^v\\d+ write ${`user ${i}\n`.length} B by you`, "m"));
+      if (landed) expect((await files(client, { action: "history", path: `many/f${i}.md` })).text).toMatch(new RegExp(`^v\\d+ write ${`user ${i}\n`.length} B changed at`, "m"));
     }
     expect(wrote.filter((w) => !w.isError).length).toBe(40);
     // A document over the 1 MiB a write takes, deleted, comes back whole (review 39: its copy could not be restored).

@@ -42,6 +42,9 @@ it("answers a missing file in a 5,000-file project fast, with its neighbour firs
   const folder = await readError("bmad://projects/big-project/docs/sectin-7/meeting-notes-2507.md");
   expect(folder.suggestions[0]).toBe("bmad://projects/big-project/docs/section-7/meeting-notes-2507.md");
   expect(folder.ms).toBeLessThan(300);
+  // A file named like none on its way gets no suggestion: review 224's missing sprint-status.yaml was answered with
+  // another folder's epics.md.
+  expect((await readError("bmad://projects/big-project/docs/sprints/sprint-status.yaml")).suggestions).toEqual([]);
   const long = await readError(`bmad://projects/big-project/docs/${"x".repeat(900)}.md`);
   expect(long.ms).toBeLessThan(300);
 });

@@ -119,7 +119,14 @@ describe("rendering against a workspace", () => {
     // bmad-code-review's step file names its 3.3 KB of review layers: too much for the block, so the line is left to run.
     const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text;
     expect(review).toMatch(/`uv run [^`]*resolve_customization\.py --skill bmad:\/\/bmm\/bmad-code-review [^`]*--key workflow`(?! \(already run)/);
-    expect(blockOf(review)).toContain("resolve_customization.py prints `{workflow.*}`");
+    // The block says where those values come from, not that they are filled in below (review 224: a literal model ran
+    // the line anyway, told both).
+    expect(blockOf(review)).toContain("They and the config values are filled in below.");
+    expect(blockOf(review)).toContain("; their `{workflow.*}` values come from the resolve_customization.py line, run as written.");
+    expect(blockOf(review)).not.toContain("customization values are filled in below");
+    // It names no other skill: no line on how to call one (review 224); prd names some.
+    expect(blockOf(review)).not.toContain("- `skill:NAME`");
+    expect(blockOf((await ada.call(TOOL.bmad, { command: "*prd", project })).text)).toContain(`- \`skill:NAME\` or "invoke the bmad-NAME skill": call bmad with {"command": "*NAME", "project": "${project}"}`);
   });
 
   it("gives no more of what files loaded later name than fits, and no value that would open a code span (review 136)", async () => {

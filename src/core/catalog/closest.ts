@@ -64,6 +64,14 @@ export function closest(input: string, candidates: Iterable<string>, limit = 5):
   return scored.slice(0, limit).map(([c]) => c);
 }
 
+/** Whether a name is near enough to another to be suggested for it: one holds the other, or they differ in at most a
+ *  third of the longer one's characters. */
+export function isNear(name: string, asked: string): boolean {
+  const [a, b] = [name.toLowerCase().slice(0, MAX_LENGTH), asked.toLowerCase().slice(0, MAX_LENGTH)];
+  if (Math.min(a.length, b.length) > 1 && (a.includes(b) || b.includes(a))) return true;
+  return editDistance(a, b) <= Math.floor(Math.max(a.length, b.length) / 3);
+}
+
 export function suggestion(names: string[]): string {
   return names.length ? ` Closest: ${names.join(", ")}.` : "";
 }

@@ -64,7 +64,7 @@ export function checkBranch(branch: string): MemResult<string> {
 }
 
 /** A run's state file read: its JSON object, when and by whom it was last written. */
-type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author: string }>;
+type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author?: string }>;
 
 async function readState(files: WorkspaceFiles, path: string): Promise<State> {
   const read = await files.read(path);

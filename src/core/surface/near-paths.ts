@@ -1,7 +1,7 @@
 // "Did you mean" for a missing project file, at the cost of the folders on its way, never the whole project: from the
 // deepest folder of the path that exists, the closest names there, and the first of them followed down the rest of
 // the path. Comparing the path with every file of a 4,900-file project took 9.7 s.
-import { closest } from "../catalog/closest.js";
+import { closest, isNear } from "../catalog/closest.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 
 /** At most this many folders are walked up or down. */
@@ -28,5 +28,12 @@ export async function nearPaths(files: Pick<WorkspaceFiles, "stat" | "children">
     if (!below.ok || !below.value.length) break;
     best = `${best}/${closest(part, below.value, 1)[0]!}`;
   }
-  return [best, ...first.slice(1)];
+  // Only a file in the folder asked, or one named like the file asked: review 224's missing sprint-status.yaml was
+  // answered with planning-artifacts/epics.md, which a literal model may take for it.
+  const askedFolder = parts.slice(0, -1).join("/");
+  const near = (found: string) => {
+    const slash = found.lastIndexOf("/");
+    return (slash < 0 ? "" : found.slice(0, slash)) === askedFolder || isNear(found.slice(slash + 1), parts.at(-1) ?? "");
+  };
+  return [best, ...first.slice(1)].filter(near);
 }

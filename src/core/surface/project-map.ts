@@ -2,7 +2,7 @@
 // phase's workflows and the project's documents in their output folders (frontmatter status, last change, author),
 // the latest memlog entries, and the next required workflow with nothing written yet. Read through the caller's own
 // store, so it shows only what they may read.
-import type { FileContent, ListedFile, WorkspaceFiles } from "../workspace/store.js";
+import { byAt, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
@@ -21,7 +21,7 @@ const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 
 /** `others`: who other than the caller wrote lines of it, and which (othersNote): a collaborator's text is named. */
-export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author: string; others?: string }
+export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author?: string; others?: string }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
 export interface ProjectMap {
@@ -136,7 +136,7 @@ const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { 
  *  in the view, which sends it back with each action). */
 export function mapText(map: ProjectMap, name = map.project): string {
   const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
-  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} by ${a.author} at ${a.updated_at}${othersSuffix(a.others)}`;
+  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, a.updated_at)}${othersSuffix(a.others)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);

@@ -104,10 +104,14 @@ export async function renderRecord(reader: BundleReader, record: CatalogRecord, 
 }
 
 /** What the skill's texts show it does (those the render read already, then the Markdown files loaded later): it
- *  hands work to a subagent; it works on the project's code (git, a version-control diff, the working tree). */
-async function skillTraits(reader: BundleReader, read: string[], laterPaths: string[]): Promise<SkillTraits> {
-  const traits = { delegates: false, worksOnCode: false };
-  const seen = (text: string) => ((traits.delegates ||= SUBAGENT.test(text)), (traits.worksOnCode ||= ON_CODE.test(text)), traits.delegates && traits.worksOnCode);
+ *  hands work to a subagent; it works on the project's code (git, commits, version control, the working tree); it
+ *  names another skill (`skill:NAME`, bmad-NAME other than its own `name`). */
+async function skillTraits(reader: BundleReader, name: string, read: string[], laterPaths: string[]): Promise<SkillTraits> {
+  const traits = { delegates: false, worksOnCode: false, namesSkills: false };
+  const namesSkill = (text: string) => [...text.matchAll(SKILL_NAMED)].some((m) => m[0].toLowerCase() !== name);
+  const seen = (text: string) => (
+    (traits.delegates ||= SUBAGENT.test(text)), (traits.worksOnCode ||= ON_CODE.test(text)), (traits.namesSkills ||= namesSkill(text)), traits.delegates && traits.worksOnCode && traits.namesSkills
+  );
   if (read.some(seen)) return traits;
   for (const path of laterPaths) {
     const file = path.endsWith(".md") ? reader.catalog.file(path) : undefined;
@@ -116,7 +120,10 @@ async function skillTraits(reader: BundleReader, read: string[], laterPaths: str
   return traits;
 }
 const SUBAGENT = /\bsub-?agents?\b/i;
-const ON_CODE = /`git [a-z]|\bversion-control\b|\bworking tree\b/i;
+const SKILL_NAMED = /\bskill:|\bbmad-[a-z0-9-]+/gi;
+// BMAD's words when it reads git: create-story's "git repository detected … last 5 commit titles", sprint-planning's
+// "git history", the retrospective's "per-story commits" (review 224: no line for them; `\bgit\b` skips .gitignore).
+const ON_CODE = /\bgit\b|\bcommits\b|\bversion[- ]control\b|\bworking tree\b/i;
 
 async function render(reader: BundleReader, record: CatalogRecord, extra?: { heading: string; body: string }, target?: RenderTarget): Promise<string> {
   const { catalog } = reader;
@@ -176,7 +183,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (customization) body.splice(afterEntry, 0, "", customization); // right after the agent's own file
   if (ctx && runtime) {
     const today = forLater?.dated || rendered.some(asksDate) ? await todayWhere(runtime) : undefined;
-    const traits = await skillTraits(reader, inlined.map((f) => f.source), later);
+    const traits = await skillTraits(reader, root.split("/").filter(Boolean).at(-1) ?? "", inlined.map((f) => f.source), later);
     lines.push("", runtimeBlock(ctx, await filesAccess(runtime, traits), rendered, forLater, traits, today));
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);

@@ -89,8 +89,8 @@ const BARE_NAME = /(\{?)(\w+)/g;
 const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(value) && !value.includes("`");
 
 /** What some file of the skill does (its reference files too: brainstorming's finalize hands work to a subagent). */
-export interface SkillTraits { delegates: boolean; worksOnCode: boolean }
-const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false };
+export interface SkillTraits { delegates: boolean; worksOnCode: boolean; namesSkills: boolean }
+const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false, namesSkills: true };
 
 // Memory is an opt-in toolset: named for the connections that have it (withoutMemoryLine), never a reason to stop and ask.
 const MEMORY_LINE = `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`;
@@ -110,9 +110,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   const folder = ctx.skillRoot.slice(ctx.skillRoot.lastIndexOf("/") + 1);
   const ownHere = [...scripts].filter((s) => SKILL_SCRIPTS.has(`${folder}/${s}`));
   const own = [...scripts].filter((s) => !SHARED_SCRIPTS.has(s) && !ownHere.includes(s));
+  // Where the resolve_customization line is left to run, the values files loaded later need come from it, not from
+  // below (review 224: "filled in below" beside a line to run, which a literal model ran anyway).
+  const customToRun = ctx.customization.size > 0 && !customMarked(renderedTexts);
   const lines = [
     BLOCK_HEADING.trimEnd(),
-    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\` (bare paths in its files are relative to it). They, the config values and the customization values are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customNames(ctx, renderedTexts, later)}.`,
+    `- The project root is \`${ctx.projectRoot}\` and this skill's root is \`${ctx.skillRoot}\` (bare paths in its files are relative to it). ${customToRun ? "They and the config values" : "They, the config values and the customization values"} are filled in below. Files you load later keep their placeholders: ${configNames(ctx.config, later.config)}bmad-files and bmad-run fill config values in paths${customToRun ? "; their `{workflow.*}` values come from the resolve_customization.py line, run as written" : customNames(later)}.`,
   ];
   // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
   // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
@@ -129,10 +132,11 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     files.kind === "workspace"
       ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
-    // A workspace's name too: through a linked bridge, a call with none renders for the user's folder (review 205).
-    `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}} (an agent: "NAME").`,
     MEMORY_LINE,
   );
+  // A workspace's name too: through a linked bridge, a call with none renders for the user's folder (review 205). Said
+  // only where the skill names another (review 224: code-review names none, and its setup was over budget).
+  if (traits.namesSkills) lines.splice(lines.length - 1, 0, `- \`skill:NAME\` or "invoke the bmad-NAME skill": call ${TOOL.bmad} with {"command": "*NAME"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}} (an agent: "NAME").`);
   // The one tool named like it queues work on a delivery session: a skill's subagent is not that (review 127).
   // A skill's own way without subagents first (review 213: code-review's step-02 writes the reviewers' prompts for the
   // user to run elsewhere).
@@ -271,12 +275,12 @@ function configNames(config: Map<string, string>, named: string[]): string {
   return given.length ? `${given.map(([k, v]) => `{${k}} is ${JSON.stringify(v)}`).join(", ")}; ` : "";
 }
 
-/** Where files loaded later get their `{workflow.*}`: here, once the script's line is marked run; else from the script
- *  (a skill with no customization: nowhere). */
-function customNames(ctx: SkillRender, renderedTexts: string[], later: LaterValues): string {
-  // Only markResolved writes this after a resolve_customization line's key; looked for alone, in linear time (review 223).
-  const marked = renderedTexts.some((t) => /--key (?:workflow|agent)` \(already run here/.test(t));
-  if (!marked) return ctx.customization.size ? "; resolve_customization.py prints `{workflow.*}`" : "";
+/** Whether the skill's resolve_customization line is marked run. Only markResolved writes this after the line's key;
+ *  looked for alone, in linear time (review 223). */
+const customMarked = (renderedTexts: string[]) => renderedTexts.some((t) => /--key (?:workflow|agent)` \(already run here/.test(t));
+
+/** The `{workflow.*}` values files loaded later name, given here once the script's line is marked run. */
+function customNames(later: LaterValues): string {
   const tables = [...new Set(later.custom.map(([key]) => key.slice(0, key.indexOf("."))))];
   return tables.map((table) => `; their \`{${table}.*}\` values: ${later.custom.filter(([k]) => k.startsWith(`${table}.`)).map(([k, v]) => `${k.slice(table.length + 1)} = ${v}`).join(", ")}`).join("");
 }

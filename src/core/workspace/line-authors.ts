@@ -419,10 +419,10 @@ export const othersNote = (others: ByOthers): string => others.map((o) => `${o.b
 
 /** The clause a file's answer header ends with where others wrote some of it; none where the header's "by" (the last
  *  author) already says it all. */
-export const othersClause = (others: ByOthers | undefined, lastAuthor: string): string => othersSuffix(othersBeyond(others, lastAuthor));
+export const othersClause = (others: ByOthers | undefined, lastAuthor: string | undefined): string => othersSuffix(othersBeyond(others, lastAuthor));
 
 /** othersNote, or none where the last author (named already) wrote it all. */
-export function othersBeyond(others: ByOthers | undefined, lastAuthor: string): string | undefined {
+export function othersBeyond(others: ByOthers | undefined, lastAuthor: string | undefined): string | undefined {
   return !others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all") ? undefined : othersNote(others);
 }
 

@@ -50,8 +50,16 @@ export interface FileEntry {
   size: number;
   sha256: string;
   updated_at: string;
-  author: string;
+  /** Who made this version; none where the store cannot know (the bridge: any program may write the folder). */
+  author?: string;
 }
+
+/** Who made a version and when: "by Ada at …", or "changed at …" where the store cannot know who (the bridge: review
+ *  224, a file the installer wrote read as the model's own). */
+export const byAt = (author: string | undefined, at: string): string => (author === undefined ? `changed at ${at}` : `by ${author} at ${at}`);
+
+/** A file's entry where every version names its author (the Worker's). */
+export type AuthoredEntry = FileEntry & { author: string };
 
 /** A file as a listing shows it; `updated_at` where the store knows it without reading (a local store's listing). */
 export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { updated_at?: string };
@@ -86,7 +94,8 @@ export interface VersionEntry {
   version: number;
   op: VersionOp;
   size: number;
-  author: string;
+  /** As FileEntry's. */
+  author?: string;
   at: string;
   sha256?: string;
   restored_from?: number;

@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import { earlierThan, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
+import { byAt, earlierThan, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -99,7 +99,7 @@ export const bmadDocTool = defineTool({
       // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
       const head = history.value[0];
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(older ? { older } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(older ? { older } : {}) } };
     }
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;

@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -311,7 +311,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, by ${meta.author} at ${meta.updated_at}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -391,7 +391,7 @@ export const bmadFilesTool = defineTool({
 function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean): ToolOutcome {
   const versions = page.slice(0, HISTORY_PAGE).map((v) => servedVersion(path, v));
   const lines = versions.map((v) =>
-    `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} by ${v.author} at ${v.at}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
+    `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, v.at)}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
   );
   const which = before === undefined ? "" : ` older than v${before}`;
   if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
@@ -639,7 +639,7 @@ async function whereOldWent(files: WorkspaceFiles, path: string, old: string, no
     const text = new TextDecoder().decode(read.value.data);
     if (!(isConfigShaped(path) ? sanitizeConfigText(path, text) : text).includes(old)) continue;
     const next = versions[i - 1]!;
-    const by = next.author === "you" ? "" : `, by ${next.author},`;
+    const by = next.author === undefined || next.author === "you" ? "" : `, by ${next.author},`;
     return `It was in version ${v.version}; version ${next.version}${by} changed that text since: read version ${now}, merge your change into it, and edit again.`;
   }
   return undefined;
