@@ -3,6 +3,7 @@
 // `--set` patch it applies afterwards, and the fixed stub files it seeds.
 import { stringify as stringifyYaml } from "yaml";
 import { parseBoundedYaml } from "../yaml.js";
+import { trimEnd } from "../lines.js";
 import { type ModuleConfig, type ModuleSchema, scopes } from "./installer-modules.js";
 
 const YAML_OPTIONS = { indent: 2, lineWidth: 0, minContentWidth: 0 } as const;
@@ -120,7 +121,13 @@ export function centralConfig(modules: ModuleSchema[], configs: Map<string, Modu
       team.push("");
     }
   }
-  return { team: team.join("\n").replace(/\n+$/, "\n"), user: user.join("\n").replace(/\n+$/, "\n") };
+  return { team: oneLineEnd(team.join("\n")), user: oneLineEnd(user.join("\n")) };
+}
+
+/** Line breaks at the end made one (none stays none), by a loop: `/\n+$/` tries a run from each of its starts. */
+function oneLineEnd(text: string): string {
+  const trimmed = trimEnd(text, "\n");
+  return trimmed === text ? text : `${trimmed}\n`;
 }
 
 const escapeRegExp = (s: string) => s.replaceAll(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -139,6 +146,15 @@ function hasKey(content: string, section: string, key: string): boolean {
     if (pattern.test(lines[i]!)) return true;
   }
   return false;
+}
+
+/** Where a value's trailing comment starts, its spaces before `#` included; -1: none. A `#` after a space found first,
+ *  then the spaces walked back: `/\s+#/` tried a long run of spaces from each of its starts (review 227's class). */
+function commentStart(tail: string): number {
+  let at = tail.search(/\s#/);
+  if (at < 0) return -1;
+  while (at > 0 && /\s/.test(tail[at - 1]!)) at--;
+  return at;
 }
 
 /** Sets `key = value` in `section`: in place (keeping a trailing comment), else at the section's end, else in a new section. */
@@ -160,7 +176,7 @@ function upsert(content: string, section: string, key: string, value: string): s
     const match = pattern.exec(lines[i]!);
     if (!match) continue;
     const tail = match[2]!;
-    const comment = tail.search(/\s+#/);
+    const comment = commentStart(tail);
     lines[i] = `${match[1]}${key} = ${value}${comment === -1 ? "" : tail.slice(comment)}`;
     return lines.join("\n") + end;
   }
