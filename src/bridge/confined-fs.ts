@@ -19,7 +19,8 @@ import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
-export type ConfinedCode = "missing" | "outside" | "is-dir" | "not-file" | "not-dir" | "too-large" | "exists" | "io";
+/** "changed": another program saved the file between a change's read and its landing (changedFailure). */
+export type ConfinedCode = "missing" | "outside" | "is-dir" | "not-file" | "not-dir" | "too-large" | "exists" | "changed" | "io";
 export type ConfinedFailure = Failure<{ code: ConfinedCode }>;
 export type Confined<T extends object> = Result<T, { code: ConfinedCode }>;
 
@@ -642,7 +643,9 @@ function renameIfUnchanged(target: string, rel: string, unchanged: string | unde
   return undefined;
 }
 
-export const changedFailure = (rel: string) => failure("io", rel, "was changed by another program (an editor?) while this changed it, and was left as that program saved it; nothing was written. Read it again and retry.");
+/** `tries`: how many times the change was read and made again, each time over another program's save. */
+export const changedFailure = (rel: string, tries = 1) =>
+  failure("changed", rel, `was changed by another program (an editor?) while this changed it${tries > 1 ? `, ${tries} times running` : ""}, and was left as that program saved it; nothing was written. Read it again and retry.`);
 
 /**
  * Creates or replaces a file inside the root: parents are made (never through a link that leads out),

@@ -15,7 +15,7 @@ import { holdsSecrets, isConfigShaped } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
-import { MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
+import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 import { isOneLine } from "../core/lines.js";
@@ -199,8 +199,9 @@ class LocalFiles implements WorkspaceFiles {
     try {
       landed = await this.fs.landed(
         join(this.root, rel),
+        // Run again on the file as it is now when another program saved it meanwhile (NodeRuntimeFs.landed).
         async (current) => {
-          if (current && isConfigShaped(rel)) identity = fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true }));
+          identity = current && isConfigShaped(rel) ? fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true })) : "";
           const next = decide(current, identityOf);
           if (!next.ok) return void (refused = next);
           [before, after] = [current, next.value];
@@ -210,7 +211,10 @@ class LocalFiles implements WorkspaceFiles {
         { dropEmptied: true },
       );
     } catch (error) {
-      return invalid(this.named(rel, error));
+      // Another program's saves each time it was read again: a conflict, as a version passed by is (review 226: a board
+      // move gave up at once on a save of BMAD's own Python).
+      const message = this.named(rel, error);
+      return (error as { code?: string }).code === CHANGED_MEANWHILE ? { ok: false, kind: "conflict", error: message } : invalid(message);
     }
     return refused ?? done(after, before, identityOf, landed);
   }

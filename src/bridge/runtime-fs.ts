@@ -8,21 +8,38 @@
 import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
-import type { FileChange, FsEntryKind, RuntimeFs } from "../core/runtime/fs.js";
+import type { FileChange, FsEntryKind, NamingError, RuntimeFs } from "../core/runtime/fs.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { changedSince, createConfinedTree, hardLinkChange, leadsOut, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
+import { changedFailure, changedSince, createConfinedTree, hardLinkChange, leadsOut, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, noteWrite, sameBytes } from "./kept-versions.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
-const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"], ["exists", "EEXIST"]]);
+/** The code of the error a change throws when another program saved its file each time it was read and made again:
+ *  what bmad-files answers as a conflict. */
+export const CHANGED_MEANWHILE = "ECHANGED";
+
+const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", "EISDIR"], ["not-dir", "ENOTDIR"], ["missing", "ENOENT"], ["exists", "EEXIST"], ["changed", CHANGED_MEANWHILE]]);
+
+/** Times a change is read and made again when another program saved the file between its read and its landing, and
+ *  the most it waits before the next, in ms: BMAD's own Python takes no lock (review 226: 2 of 20 memlog appends
+ *  beside its appends failed, and all but 11 of 1,580 beside a loop of them). */
+const CHANGE_TRIES = 5;
+const CHANGE_PAUSE_MS = 20;
 
 /** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own), in its own words:
- *  a prefix said "outside the allowed roots" of a hard link inside them (review 222). */
-function asError(failure: ConfinedFailure): Error {
-  return refusal(failure.error, ERRNO.get(failure.code));
+ *  a prefix said "outside the allowed roots" of a hard link inside them (review 222). Its message starts with the
+ *  path, so it names its file (RuntimeFs). */
+function asError(failure: ConfinedFailure): NamingError {
+  return Object.assign(refusal(failure.error, ERRNO.get(failure.code)), { namesFile: true as const });
+}
+
+/** A failure to land: "changed" is answered, to be tried again; any other is thrown. */
+function changedOrThrow(failure: ConfinedFailure): ConfinedFailure {
+  if (failure.code === "changed") return failure;
+  throw asError(failure);
 }
 
 function refusal(message: string, code?: string): Error {
@@ -160,8 +177,8 @@ export class NodeRuntimeFs implements RuntimeFs {
     throw asError(asked === rel || !read.error.startsWith(`${rel}: `) ? read : { ...read, error: `${asked}: ${read.error.slice(rel.length + 2)}` });
   }
 
-  /** A change like any other (update): it lands only over what was read, so a user's save meanwhile stands (review 41:
-   *  a script's write replaced a save with no copy). */
+  /** A change like any other (update): it lands only over what it read, and what it replaces is kept (review 41: a
+   *  script's write replaced a save with no copy). A save meanwhile is read and replaced as one before it would be. */
   async writeFile(path: string, data: Uint8Array): Promise<void> {
     await this.update(path, () => data);
   }
@@ -183,30 +200,41 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   /** update, answering the file it wrote as it landed (none: removed, or left as it was), for an answer that never looks
-   *  it up by name again (review 192: a file removed at once answered a TypeError for a write that was made). */
+   *  it up by name again (review 192: a file removed at once answered a TypeError for a write that was made). Another
+   *  program's save between the read and the landing is read and changed again (CHANGE_TRIES): `change` makes the next
+   *  bytes from those it is given, and refuses there itself where its caller named the version it changes (bmad-files
+   *  if_version). The lock is let go while it waits, for the bridge's other changes. */
   async landed(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<BigIntStats | undefined> {
     const { root, rel } = await this.place(path, "change");
-    return withFileLock(root, rel, async () => {
-      // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
-      const unchanged = await fileStamp(root, rel);
-      // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
-      const current = await this.read(root, rel, rel, undefined, hardLinkChange);
-      const next = await change(current);
-      if (next === undefined) return;
-      const changed = await changedSince(root, rel, unchanged);
-      if (changed) throw asError(changed);
-      await this.keepReplaced(root, rel, current, next);
-      if (next === null) {
-        const removed = await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) });
-        if (!removed.ok) throw asError(removed);
-        return undefined;
-      }
-      // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-      const done = await writeConfined(root, rel, next, { unchanged });
-      if (!done.ok) throw asError(done);
-      if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
-      return done.written;
-    });
+    for (let tries = 1; ; tries++) {
+      const landed = await withFileLock(root, rel, () => this.landOnce(root, rel, path, change, options));
+      if (landed.ok) return landed.written;
+      if (tries === CHANGE_TRIES) throw asError(changedFailure(rel, tries));
+      await new Promise((r) => setTimeout(r, Math.random() * CHANGE_PAUSE_MS * tries));
+    }
+  }
+
+  /** One read, change and landing, under the file's lock: the file as it landed, or "changed" where another program
+   *  saved it meanwhile. */
+  private async landOnce(root: string, rel: string, path: string, change: FileChange, options: { dropEmptied?: boolean }): Promise<{ ok: true; written: BigIntStats | undefined } | ConfinedFailure> {
+    // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
+    const unchanged = await fileStamp(root, rel);
+    // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
+    const current = await this.read(root, rel, rel, undefined, hardLinkChange);
+    const next = await change(current);
+    if (next === undefined) return { ok: true, written: undefined };
+    const changed = await changedSince(root, rel, unchanged);
+    if (changed) return changed;
+    await this.keepReplaced(root, rel, current, next);
+    if (next === null) {
+      const removed = await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) });
+      return removed.ok ? { ok: true, written: undefined } : changedOrThrow(removed);
+    }
+    // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
+    const done = await writeConfined(root, rel, next, { unchanged });
+    if (!done.ok) return changedOrThrow(done);
+    if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
+    return { ok: true, written: done.written };
   }
 
   /** The folders a removal at `path` takes when it empties them: those of the path as named from `root` (a link to a

@@ -41,6 +41,41 @@ const bmadRun = async (c: Client, command: string) => {
 const embeddedShims = () => loadBundleFromDir(join(ROOT, "bmad-bundle")).manifest.records.filter((r) => r.shim);
 const python = (cwd: string, argv: string[]) => run("python3", argv, { cwd }).then((r) => ({ stdout: r.stdout, code: 0 }), (e: { stdout: string; code: number }) => ({ stdout: e.stdout, code: e.code }));
 
+/** argv: memlog.py, a workspace, a stop file. Appends "python N" with memlog.py's own code until the stop file is
+ *  there, 30 ms apart (about as often as `python3 memlog.py append` can start again); prints how many. */
+const PYTHON_APPENDS = `
+import importlib.util, os, sys, time
+spec = importlib.util.spec_from_file_location("memlog", sys.argv[1])
+memlog = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(memlog)
+made = 0
+while not os.path.exists(sys.argv[3]) and made < 5000:
+    with open(os.devnull, "w") as quiet:
+        sys.stdout, out = quiet, sys.stdout
+        memlog.main(["append", "--workspace", sys.argv[2], "--text", f"python {made}"])
+        sys.stdout = out
+    made += 1
+    time.sleep(0.03)
+print(made)
+`;
+
+/** argv: a file, a stop file. Saves the file as BMAD's scripts do (read, temp file, os.replace), its first line
+ *  "# saved N", 30 ms apart, until the stop file is there; prints how many. */
+const PYTHON_SAVES = `
+import os, sys, time
+path, stop = sys.argv[1], sys.argv[2]
+made = 0
+while not os.path.exists(stop) and made < 5000:
+    with open(path, encoding="utf-8") as f:
+        rest = f.read().split("\\n", 1)[1]
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        f.write(f"# saved {made}\\n{rest}")
+    os.replace(path + ".tmp", path)
+    made += 1
+    time.sleep(0.03)
+print(made)
+`;
+
 describe("a project folder whose path holds a space", () => {
   it("runs the lines a render gives as written, the path unquoted as BMAD's text has it (review 98)", async () => {
     const dir = project("My Proj \u00e9");
@@ -258,6 +293,61 @@ describe("bmad-run", () => {
     expect(block.hints.map((h) => `\n- ${h}.\n`).some((line) => block.out.includes(line)), block.out).toBe(true);
     const refused = await between(async () => text(await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "_bmad-output/planning-artifacts/sprint-change-proposal-{date}.md", content: "# Change\n" } })));
     expect(refused.hints.some((h) => refused.out.includes(h)), refused.out).toBe(true);
+  });
+
+  it("appends to a memlog while BMAD's own Python appends to it, losing none of its lines (review 226)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const workspace = join(dir, "beside-python");
+    const memlog = (...args: string[]) => `uv run ${dir}/_bmad/scripts/memlog.py ${args.join(" ")} --workspace ${workspace}`;
+    expect((await bmadRun(client, memlog("init"))).out?.exit_code).toBe(0);
+    // memlog.py's own append, over and over: it reads, then replaces the file, taking no lock.
+    const stop = join(tmp.dir, "beside-python-stop");
+    const racer = run("python3", ["-c", PYTHON_APPENDS, join(dir, "_bmad/scripts/memlog.py"), workspace, stop], { cwd: dir });
+    const log = () => readFileSync(join(workspace, ".memlog.md"), "utf8");
+    while (!log().includes("- python 0\n")) await new Promise((r) => setTimeout(r, 20));
+    const answers = new Map<string, string>();
+    for (let i = 0; i < 30; i++) {
+      const out = await bmadRun(client, memlog("append", "--text", `"bridge ${i}"`));
+      answers.set(`- bridge ${i}`, out.out?.exit_code === 0 ? "appended" : out.out!.stderr.split("\n").at(-2)!);
+    }
+    writeFileSync(stop, "");
+    const made = Number((await racer).stdout);
+    // Each was made again on the file as Python left it: one fails only when Python saved it at every try, and says so,
+    // naming the file once (2 of 20 failed at their first, and 1,569 of 1,580 beside a loop, with ": '/tmp/…'" after).
+    const refusal = "OSError: beside-python/.memlog.md: was changed by another program (an editor?) while this changed it, 5 times running, and was left as that program saved it; nothing was written. Read it again and retry.";
+    expect([...answers.values()].filter((a) => a !== "appended" && a !== refusal)).toEqual([]);
+    expect([...answers.values()].filter((a) => a === "appended").length).toBeGreaterThanOrEqual(25);
+    // The bridge landed only over what it read: Python's every line is there, in its order, and no line of a refused
+    // append. (Python's replace can drop the bridge's: docs/bridge.md, "Beside other programs".)
+    const lines = log().split("\n");
+    expect(lines.filter((l) => l.startsWith("- python "))).toEqual(Array.from({ length: made }, (_, i) => `- python ${i}`));
+    expect(lines.filter((l) => l.startsWith("- bridge ") && answers.get(l) !== "appended")).toEqual([]);
+  });
+
+  it("moves a card while another program saves the sprint file, as BMAD's Python does, keeping its every save (review 226)", async () => {
+    const dir = project("board-beside-python");
+    const sprint = join(dir, "_bmad-output/implementation-artifacts/sprint-status.yaml");
+    mkdirSync(dirname(sprint), { recursive: true });
+    writeFileSync(sprint, "# saved -1\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n");
+    const client = await connect(dir, {}, ["--toolsets", "default,views"]);
+    // sprint_status.py's way: read, write a temp file, os.replace it over the file; here its first line, 30 ms apart.
+    const stop = join(tmp.dir, "board-beside-python-stop");
+    const racer = run("python3", ["-c", PYTHON_SAVES, sprint, stop], { cwd: dir });
+    while (!readFileSync(sprint, "utf8").startsWith("# saved 0\n")) await new Promise((r) => setTimeout(r, 20));
+    const answers: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const moved = await client.callTool({ name: "bmad-board", arguments: { story: "1-1-add-a-todo", status: i % 2 ? "review" : "done" } });
+      answers.push(moved.isError ? text(moved) : "moved");
+    }
+    writeFileSync(stop, "");
+    const made = Number((await racer).stdout);
+    // Made again on the file as it is now: a move fails only when the file changed at each of its tries (it gave up at
+    // the first: "was changed by another program (an editor?)…").
+    expect(answers.filter((a) => a !== "moved" && !/ changed during the move: move it again\.$/.test(a))).toEqual([]);
+    expect(answers.filter((a) => a === "moved").length).toBeGreaterThanOrEqual(16);
+    // Moved only over what it read: the last save stands in the file.
+    expect(readFileSync(sprint, "utf8")).toMatch(new RegExp(`^# saved ${made - 1}\n`));
   });
 
   it("refuses what it cannot run, naming what it recognised", async () => {

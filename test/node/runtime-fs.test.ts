@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { MAX_READ, NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { CHANGED_MEANWHILE, MAX_READ, NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { tempDir } from "./helpers.js";
 
 const tmp = tempDir("runtime-fs");
@@ -67,13 +67,25 @@ it("changes a file only over what it read: the user's editor, which takes no loc
   writeFileSync(target, "- one\n");
   await fs.update(target, async (old) => new TextEncoder().encode(`${new TextDecoder().decode(old)}- two\n`));
   expect(readFileSync(target, "utf8")).toBe("- one\n- two\n");
-  // The editor saves while the bridge appends (between its read and its rename).
-  const change = fs.update(target, async (old) => {
-    writeFileSync(target, "- one\n- two\n- the user's line\n");
+  // The editor saves while the bridge appends (between its read and its rename): the append is made again on its save
+  // (review 226: BMAD's own Python saves as an editor does, and the bridge's append failed).
+  const seen: string[] = [];
+  await fs.update(target, async (old) => {
+    seen.push(new TextDecoder().decode(old));
+    if (seen.length === 1) writeFileSync(target, "- one\n- two\n- the user's line\n");
     return new TextEncoder().encode(`${new TextDecoder().decode(old)}- three\n`);
   });
-  await expect(change).rejects.toThrow(/was changed by another program \(an editor\?\) while this changed it.*nothing was written/);
-  expect(readFileSync(target, "utf8")).toBe("- one\n- two\n- the user's line\n");
+  expect(seen).toEqual(["- one\n- two\n", "- one\n- two\n- the user's line\n"]);
+  expect(readFileSync(target, "utf8")).toBe("- one\n- two\n- the user's line\n- three\n");
+  // Saved again at every read: refused after a few, the path named once, and the last save stands.
+  let saves = 0;
+  const change = fs.update(target, async (old) => {
+    writeFileSync(target, `- saved ${++saves}\n`);
+    return new TextEncoder().encode(`${new TextDecoder().decode(old)}- four\n`);
+  });
+  await expect(change).rejects.toThrow(/^docs\/log\.md: was changed by another program \(an editor\?\) while this changed it, 5 times running, .*nothing was written/);
+  await expect(change.catch((e: unknown) => e)).resolves.toMatchObject({ code: CHANGED_MEANWHILE, namesFile: true });
+  expect([saves, readFileSync(target, "utf8")]).toEqual([5, "- saved 5\n"]);
 });
 
 it("resolves paths like Python's Path.resolve: symlinks first, then '..', a missing tail as written", async () => {

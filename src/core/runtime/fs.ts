@@ -17,6 +17,10 @@ export type FsEntryKind = "file" | "dir" | "missing";
 /** A file's next bytes from its current ones (undefined: missing): new bytes, null to remove it, undefined to leave it. */
 export type FileChange = (current: Uint8Array | undefined) => Uint8Array | null | undefined | Promise<Uint8Array | null | undefined>;
 
+/** An error a RuntimeFs throws whose message names its file already (the bridge's refusals start with the project
+ *  path): the OSError a script shows is its message alone, not followed by the absolute path again. */
+export type NamingError = Error & { namesFile: true };
+
 export interface RuntimeFs {
   /** The bytes of a regular file; undefined when nothing is there or it is a directory.
    *  Throws when the path is refused (outside the allowed roots, not a regular file, too large). */

@@ -1,6 +1,6 @@
 // Reading and writing through RuntimeFs with Python's errors: OSError texts ("[Errno 2] No such
 // file or directory: '/x'") and UnicodeDecodeError texts, so messages match the scripts'.
-import type { RuntimeFs, TextEdit, TextEdited } from "./fs.js";
+import type { NamingError, RuntimeFs, TextEdit, TextEdited } from "./fs.js";
 import { PyError } from "./py-json.js";
 import { repr, universalNewlines } from "./py-str.js";
 
@@ -24,12 +24,14 @@ export function isOsError(error: unknown): error is PyError {
   return error instanceof PyError && (error.pyType === "OSError" || Object.values(ERRNO).some(([, , type]) => type === error.pyType));
 }
 
-/** Any failure of the file system (a refusal, an I/O error) as the OSError Python would see. */
+/** Any failure of the file system (a refusal, an I/O error) as the OSError Python would see; one whose message names
+ *  its file (NamingError) names it once (review 226: `x.md: was changed…: '/abs/x.md'`). */
 export function asOsError(error: unknown, path: string): PyError {
   if (error instanceof PyError) return error;
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && code in ERRNO) return osError(code, path);
-  return new PyError("OSError", `${error instanceof Error ? error.message : String(error)}: ${repr(path)}`);
+  const message = error instanceof Error ? error.message : String(error);
+  return new PyError("OSError", (error as Partial<NamingError> | null)?.namesFile ? message : `${message}: ${repr(path)}`);
 }
 
 async function guard<T>(path: string, op: () => Promise<T>): Promise<T> {

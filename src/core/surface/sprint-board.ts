@@ -121,6 +121,8 @@ function capped(all: Board["epics"]): Pick<Board, "epics" | "hidden"> {
 /** Reads and writes a move makes while the file changes between the two: each lost is another's write that landed, so
  *  this many moves at once all land (review 215: 6 of 10 at once failed, told to merge and retry with if_version). */
 const MOVE_TRIES = 10;
+/** The most a move waits before its next try, in ms, times the tries made. */
+const MOVE_PAUSE_MS = 10;
 
 export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ version: number }>> {
   const path = await boardPath(reader, runtime);
@@ -141,6 +143,8 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
     if (written.kind !== "conflict") return { ok: false, error: written.error };
     // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
     if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };
+    // A moment for the other writer to finish: a script saving the file again at once (review 226) outpaced a move.
+    await new Promise((r) => setTimeout(r, Math.random() * MOVE_PAUSE_MS * tries));
   }
 }
 
