@@ -230,6 +230,26 @@ it("says which config a script read with values withheld, and says nothing where
   expect(text(await client.callTool({ name: "bmad", arguments: { command: "architect" } }))).toMatch(/^- Note: This render read [^\n]*_bmad\/custom\/bmad-agent-architect\.toml[^\n]* without values that look like secrets/m);
 });
 
+// Review 228: a valid override too big to parse here had the script fail on the stand-in it was given ("Unexpected end
+// of key (at line 2, column 1)"), and the answer send the user to fix a line that was fine.
+it("names why an override too big to read here is not read, and its fix, with no made-up syntax error", async () => {
+  const path = join(dir, "_bmad/custom/bmad-architecture.toml");
+  const cases: Array<[string, RegExp]> = [
+    [`[workflow]\n${Array.from({ length: 10_000 }, (_, i) => `k${i} = ${i}`).join("\n")}\n`, /it has more than 10000 entries/],
+    [Array.from({ length: 200 }, (_, i) => `[${["workflow", ...Array.from({ length: i }, (_, j) => `t${j}`)].join(".")}]\nx = 1`).join("\n"), /it nests deeper than 64 levels/],
+    [Array.from({ length: 10_000 }, (_, i) => `[[workflow.menu]]\ncode = "m${i}"`).join("\n"), /it has more than 10000 entries/],
+  ];
+  for (const [content, reason] of cases) {
+    writeFileSync(path, content);
+    const out = await client.callTool({ name: "bmad-run", arguments: { command: `uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-architecture --project-root ${dir} --key workflow` } });
+    const said = text(out);
+    expect(out.isError, said).toBe(true);
+    expect(said).toMatch(new RegExp(`error: failed to read ${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: bmad-architecture\\.toml is too big to read here \\(${reason.source}[^)]*\\): trim it\\.`));
+    expect(said).not.toMatch(/Unexpected|at line 2|does not parse|fix the file/);
+  }
+  rmSync(path);
+});
+
 it("renders skills, prompts and the runtime block without a secret config value", async () => {
   // The module's config.yaml is the bundle's config on the bridge: its top-level values fill `{key}` placeholders.
   const texts = [text(await client.callTool({ name: "bmad", arguments: { command: "*prd" } })), text(await client.callTool({ name: "bmad-workflow", arguments: { workflow: "prd" } }))];

@@ -1,7 +1,8 @@
-// A ported script's run is bounded on both doors: each stream of its answer is cut to its last 256 KB, saying so
-// and how to get the rest; it stops with a clear error at its time or work limit; and its output goes out once, in
+// A ported script's run is bounded on both doors: each stream of its answer is cut to 256 KB (JSON keeps its head,
+// other text its end), saying so and how to get the rest; it stops with a clear error at its time or work limit; and its output goes out once, in
 // the text (structuredContent holds the exit code and sizes). lint_spine on a 1 MiB spine of placeholders used to run
 // 96 s on the remote and answer 126.6 MB (the findings twice). The Worker's side is test/worker/run-bounds.test.ts.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -42,18 +43,31 @@ async function bmadRun(command: string) {
   return { ms, text, result, structured: result.structuredContent as Record<string, any>, ...runStreams(text, result.structuredContent as Record<string, number>) };
 }
 
-it("cuts each stream to its last 256 KB, says so and how to get the rest, and sends it once", async () => {
+it("cuts a JSON answer to its first 256 KB, says it is not whole JSON and how to get the rest, and sends it once", async () => {
   const big = await bmadRun(lint("big"));
   expect(big.ms).toBeLessThan(10_000);
   expect(big.result.isError, big.text.slice(0, 300)).toBeFalsy();
   expect(big.structured).toMatchObject({ script: "lint_spine.py", exit_code: 0, stdout_bytes: MAX_OUTPUT_BYTES, stderr_bytes: 0 });
   expect(big.structured.truncated.stdout).toBeGreaterThan(10_000_000);
-  expect(big.text).toMatch(/^lint_spine\.py exited 0\n\(stdout was cut: its first \d+ of \d+ bytes are left out, 256 KB kept per stream\. To get all of it, run it again with -o FILE/);
-  // The end is kept, as the bridge keeps a real script's: the last finding and the closing brackets.
-  expect(big.stdout).toMatch(/"location": "ARCHITECTURE-SPINE\.md \(line 65536\)"\n {4}}\n {2}]\n}\n$/);
+  expect(big.text).toMatch(/^lint_spine\.py exited 0\n\(stdout was cut: its last \d+ of \d+ bytes are left out, so it is not whole JSON, 256 KB kept per stream\. To get all of it, run it again with -o FILE/);
+  // The head is kept (review 228): the totals, and the first findings.
+  expect(big.stdout.slice(0, 1000)).toMatch(/^{\n {2}"ok": false,\n {2}"spine": "ARCHITECTURE-SPINE\.md",\n {2}"total_findings": 65536,[^]*"location": "ARCHITECTURE-SPINE\.md \(line 1\)"/);
   expect(Buffer.byteLength(big.text)).toBeLessThan(MAX_OUTPUT_BYTES + 1024);
   expect(JSON.stringify(big.result).length).toBeLessThanOrEqual(1.3 * big.text.length);
   expect(JSON.stringify(big.structured)).not.toContain("TBD");
+});
+
+it("keeps the range and totals of a long git_evidence answer, and names a narrower --range (review 228: its first 1.4 MB were dropped)", async () => {
+  // 600 commits of long subjects: about 400 KB of JSON, made at once by fast-import.
+  const subject = "s".repeat(500);
+  const commits = Array.from({ length: 600 }, (_, i) => `commit refs/heads/main\ncommitter t <t@example.com> ${1_700_000_000 + i} +0000\ndata ${subject.length + 6}\n${String(i).padStart(5, "0")} ${subject}\n`).join("");
+  execFileSync("git", ["init", "-q", "-b", "main", dir]);
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: dir, input: commits });
+  const long = await bmadRun("uv run bmad://bmm/bmad-retrospective/scripts/git_evidence.py --repo {project-root} --range HEAD~599..HEAD");
+  expect(long.result.isError, long.text.slice(0, 300)).toBeFalsy();
+  expect(long.structured.truncated.stdout).toBeGreaterThan(0);
+  expect(long.text).toMatch(/^git_evidence\.py exited 0\n\(stdout was cut: its last \d+ of \d+ bytes are left out, so it is not whole JSON, 256 KB kept per stream\. To get all of it, run it on a narrower --range/);
+  expect(long.stdout.slice(0, 100)).toMatch(/^{"range": "HEAD~599\.\.HEAD", "commit_count": 599, "merge_count": 0, /);
 });
 
 it("writes the whole of a large answer with -o, to read with bmad-files", async () => {
@@ -88,7 +102,7 @@ it("answers a non-zero exit as an error that still carries the code, stdout and 
   expect(failed.stderr).toBe("error: topic slugified to an empty string\n");
 });
 
-it("cuts at a character boundary and keeps the end", () => {
+it("cuts text at a character boundary and keeps the end, JSON its head", () => {
   const text = `${"é".repeat(MAX_OUTPUT_BYTES)}end`;
   const cut = capOutput(text);
   expect(cut.text.endsWith("end")).toBe(true);
@@ -102,6 +116,14 @@ it("cuts at a character boundary and keeps the end", () => {
   const real = runAnswer({ root: "/p", fsRoot: "/p" }, "x.py", { stdout: "tail", stderr: "", exitCode: 0, truncated: true }, true);
   expect(real.ok && real.text).toMatch(/^x\.py exited 0\n\(Its output was cut to the last 256 KB of each stream where it ran\./);
   expect(real.ok && real.structured).toMatchObject({ stdout_bytes: 4, truncated: {} });
+  const json = ` \n[${"\"😀\",".repeat(MAX_OUTPUT_BYTES)}"end"]`;
+  const head = capOutput(json);
+  expect(head.text.startsWith(" \n[\"😀\",")).toBe(true);
+  expect(head.text).not.toContain("end");
+  expect(Buffer.byteLength(head.text)).toBeLessThanOrEqual(MAX_OUTPUT_BYTES);
+  expect(head.dropped).toBe(head.bytes - Buffer.byteLength(head.text));
+  expect(capOutput("{😀😀", 4).text).toBe("{");
+  expect(capOutput("[😀😀", 6).text).toBe("[😀");
 });
 
 it("stops at the clock, at the work count, and counts every file call", async () => {

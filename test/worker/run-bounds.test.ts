@@ -29,13 +29,14 @@ async function lint(workspace: string) {
   return { ms: Date.now() - started, raw, text: (raw.content as Array<{ text: string }>).map((c) => c.text).join("\n"), structured: raw.structuredContent as Record<string, any> };
 }
 
-it("cuts a large answer to its last 256 KB, says so, and sends it once", async () => {
+it("cuts a large JSON answer to its first 256 KB, says it is not whole JSON, and sends it once", async () => {
   const big = await lint("big");
   expect(big.ms).toBeLessThan(15_000);
   expect(big.raw.isError, big.text.slice(0, 300)).toBeFalsy();
   expect(big.structured).toMatchObject({ script: "lint_spine.py", exit_code: 0, stdout_bytes: 256 * 1024, stderr_bytes: 0 });
   expect(big.structured.truncated.stdout).toBeGreaterThan(10_000_000);
-  expect(big.text).toMatch(/^lint_spine\.py exited 0\n\(stdout was cut: .* run it again with -o FILE/);
+  expect(big.text).toMatch(/^lint_spine\.py exited 0\n\(stdout was cut: its last \d+ of \d+ bytes are left out, so it is not whole JSON, .* run it again with -o FILE/);
+  expect(big.text).toMatch(/\nstdout:\n{\n {2}"ok": false,\n {2}"spine": "ARCHITECTURE-SPINE\.md",\n {2}"total_findings": 65536,/);
   expect(JSON.stringify(big.raw).length).toBeLessThanOrEqual(1.3 * big.text.length);
 });
 

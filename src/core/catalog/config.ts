@@ -3,7 +3,7 @@
 // Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
-import { parseBoundedToml, parseBoundedYaml, tooHeavyToParse } from "../yaml.js";
+import { parseBoundedToml, parseBoundedYaml, pastYamlSize, tooHeavyToParse, TooHeavy } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
 import { lines, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
@@ -917,13 +917,16 @@ export function configForScript(path: string, text: string, leaves?: (value: str
 }
 
 /** A config as a script reads it (configForScript), and what of what the script reads it leaves out, in words for
- *  the model: absent where nothing (a comment dropped with the text restated is nothing a script reads). */
-export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string } {
+ *  the model: absent where nothing (a comment dropped with the text restated is nothing a script reads). `unreadable`:
+ *  why a script may not read it at all, and the fix: one too big to parse here is no broken file, and a syntax error
+ *  the script found in the stand-in would send the user to fix a line that is fine (review 228). */
+export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string; unreadable?: string } {
   if (!isConfigShaped(path)) return { text };
   if (isSettingsFile(path)) return viewOf(text, settingsWithoutSecrets(path, text), true);
   const parsed = parseConfig(path, text);
   if ("error" in parsed) {
     const withheld = `# ${path} is withheld from scripts: it does not parse here (${parsed.error}), so secret-looking keys cannot be removed from it.\n${isToml(path) ? "= withheld" : "[withheld"}\n`;
+    if (parsed.tooBig) return { text: withheld, unreadable: `${path.slice(path.lastIndexOf("/") + 1)} is too big to read here (${parsed.error}): trim it.` };
     return { text: withheld, leftOut: "all of its text (it does not parse here, so nothing shows it holds no secret: fix the file)" };
   }
   if (leaves && holdsValue(parsed.data, leaves)) {
@@ -939,14 +942,17 @@ const isToml = (path: string) => /\.toml(?![a-z0-9])/i.test(path.slice(path.last
 /** How many entries (lines and flow items) a config may hold: BMAD's hold dozens; a parse costs per entry. */
 const MAX_CONFIG_ENTRIES = 10_000;
 
-function parseConfig(path: string, text: string): { data: unknown } | { error: string } {
+/** A config parsed, or why not: `tooBig` where it is past what is parsed here (a valid file, but heavier than any). */
+function parseConfig(path: string, text: string): { data: unknown } | { error: string; tooBig?: true } {
+  const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES) ?? (isToml(path) ? undefined : pastYamlSize(text.length));
+  if (heavy) return { error: `${heavy}, far past any config`, tooBig: true };
   try {
     // No aliases (parseBoundedYaml): an alias is also a secret under an innocent key.
     if (!isToml(path)) return { data: parseBoundedYaml(text, MAX_CONFIG_ENTRIES) };
-    const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES);
-    if (heavy) return { error: `${heavy}, far past any config` };
     return { data: parseBoundedToml(text, () => parseToml(text)) };
   } catch (error) {
+    // Nesting past the bound, through dotted keys no bracket count sees.
+    if (error instanceof TooHeavy) return { error: error.message, tooBig: true };
     return { error: parseErrorSummary(error) };
   }
 }

@@ -9,6 +9,7 @@ import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import type { ByOthers } from "../workspace/line-authors.js";
 import { stripChars } from "./py-str.js";
+import { PyError } from "./py-json.js";
 
 /** Where bundle files appear to the ported scripts. Shown to the model as bmad://. */
 export const BUNDLE_MOUNT = "/.bmad-bundle";
@@ -144,8 +145,9 @@ export function bundleRuntime(reader: () => BundleReader): ProjectRuntime {
   return { root: BUNDLE_MOUNT, fsRoot: BUNDLE_MOUNT, label: "BMAD's own files", fs: bundleFs(reader), skillRoot: async (dir) => `${BMAD_SCHEME}${dir}` };
 }
 
-/** A config-shaped file without its secret-looking keys, and what of what a script reads that leaves out; unchanged,
- *  the bytes as they are (a file that is not UTF-8 fails in the script as it would in Python). */
+/** A config-shaped file without its secret-looking keys, and what of what a script reads that leaves out (an OSError
+ *  where it is too big to read here); unchanged, the bytes as they are (a file that is not UTF-8 fails in the script
+ *  as it would in Python). */
 function sanitised(path: string, data: Uint8Array, leaves?: Leaves): { data: Uint8Array; leftOut?: string } {
   const text = new TextDecoder().decode(data);
   // Made once per content, path and project (a skill's customize.toml, read by every resolve_customization.py run once it
@@ -159,9 +161,11 @@ function sanitised(path: string, data: Uint8Array, leaves?: Leaves): { data: Uin
       SANITISED.set(key, view);
     }
   }
+  // As the OSError of a file that cannot be read: the script says why, where a stand-in would fail it on a line that is fine.
+  if (view.unreadable) throw new PyError("OSError", view.unreadable);
   return view.text === text ? { data } : { data: new TextEncoder().encode(view.text), ...(view.leftOut ? { leftOut: view.leftOut } : {}) };
 }
-const SANITISED = new Map<string, { text: string; leftOut?: string }>();
+const SANITISED = new Map<string, ReturnType<typeof scriptView>>();
 /** Configs longer than this are sanitised each time: the memo keeps small ones (a skill's customize.toml is 8 KB). */
 const MEMO_CHARS = 64 * 1024;
 

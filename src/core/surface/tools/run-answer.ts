@@ -1,6 +1,7 @@
 // bmad-run's answer, the same for a port and a real script on either door: the output goes out once, in the text,
-// each stream cut to its last 256 KB (as the bridge keeps a real script's); structuredContent says what a program
-// needs about it (exit code, sizes, what was cut). A non-zero exit is an error that still carries all of that.
+// each stream cut to 256 KB (capOutput: JSON keeps its head, other text its end, as the bridge keeps a real
+// script's); structuredContent says what a program needs about it (exit code, sizes, what was cut). A non-zero exit
+// is an error that still carries all of that.
 import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
 import type { ScriptResult } from "../../runtime/context.js";
 import { fromFsText, type ProjectRuntime } from "../../runtime/project.js";
@@ -17,7 +18,8 @@ export interface RunSummary {
   /** UTF-8 bytes of each stream as sent in the text (after any cut). */
   stdout_bytes: number;
   stderr_bytes: number;
-  /** Bytes left out of each stream's start; absent when nothing was; {} when the door cut it without counting. */
+  /** Bytes left out of each stream (of a JSON stdout's end, else of the start); absent when nothing was; {} when the door
+   *  cut it without counting. */
   truncated?: { stdout?: number; stderr?: number };
   timed_out?: boolean;
 }
@@ -45,6 +47,9 @@ function cutNote(stream: "stdout" | "stderr", capped: CappedStream, name: string
       ? `run it again with -o FILE (a path in the project) and read FILE with ${TOOL.bmadFiles}`
       : name === "git"
         ? "ask for less (git diff --stat first, then git diff -- PATH for each file)"
-        : "give the script less input (a smaller file or fewer items)";
-  return `(${stream} was cut: its first ${capped.dropped} of ${capped.bytes} bytes are left out, ${MAX_OUTPUT_BYTES / 1024} KB kept per stream. To get all of it, ${how}.)`;
+        : name === "git_evidence.py"
+          ? "run it on a narrower --range (fewer commits)"
+          : "give the script less input (a smaller file or fewer items)";
+  const what = capped.head ? `its last ${capped.dropped} of ${capped.bytes} bytes are left out, so it is not whole JSON` : `its first ${capped.dropped} of ${capped.bytes} bytes are left out`;
+  return `(${stream} was cut: ${what}, ${MAX_OUTPUT_BYTES / 1024} KB kept per stream. To get all of it, ${how}.)`;
 }
