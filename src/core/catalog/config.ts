@@ -542,8 +542,10 @@ function assignedValue(rest: string): string | undefined {
 }
 
 /** BMAD's story and epic keys (`1-1-user-authentication`, `epic-2`): names of work, whatever words they hold (review 68:
- *  a sprint status's `1-2-password-reset: done` held back every push). */
-const WORK_KEY = /^(\d+-)+[a-z0-9-]+$|^epic-\d+(-retrospective)?$/;
+ *  a sprint status's `1-2-password-reset: done` held back every push). One leading number: `(\d+-)+` before a class
+ *  that also takes digits and dashes tried every split of a long key (review 229: a member's 512 KB key held a shared
+ *  project 60 s a read). */
+const WORK_KEY = /^\d+-[a-z0-9-]+$|^epic-\d+(-retrospective)?$/;
 
 /** Whether a config entry looks like it holds a secret, by its key or its value: never served, rendered or given to a script. */
 export function isSecretKey(key: string, value?: unknown): boolean {
