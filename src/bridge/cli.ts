@@ -11,6 +11,7 @@ import { writeErr, writeOut } from "./terminal.js";
 
 const USAGE = `Usage: bmad-mcp [options]
        bmad-mcp pull|push --remote URL --project NAME [--dir DIR] [--force]   (bmad-mcp pull --help)
+       bmad-mcp logout --remote URL   revoke and delete the saved sign-in to a server (bmad-mcp logout --help)
        bmad-mcp cache list|clear   the git sources fetched for --path git+URL
 
 Serves the BMAD Method over MCP on stdio. Your project's BMAD files win over the embedded bundle:
@@ -62,10 +63,9 @@ function fail(message: string): never {
 
 async function main(): Promise<void> {
   const command = process.argv[2];
-  if (command === "pull" || command === "push") {
-    // Loaded on demand, as serving is: pull, push, --help and --version start without the MCP server.
-    const { runSyncCommand } = await import("./sync-command.js");
-    const code = await runSyncCommand(command, process.argv.slice(3), embeddedBundle());
+  if (command === "pull" || command === "push" || command === "logout") {
+    // Loaded on demand, as serving is: pull, push, logout, --help and --version start without the MCP server.
+    const code = command === "logout" ? await (await import("./logout.js")).runLogout(process.argv.slice(3)) : await (await import("./sync-command.js")).runSyncCommand(command, process.argv.slice(3), embeddedBundle());
     // A finished command ends, once what it printed is out: a request the remote never answered (its sign-in
     // metadata, past the client's own timeout) would otherwise hold the process open for minutes.
     process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));

@@ -4,6 +4,7 @@
 // another one, or the saved sign-in does not say which issued it, it is dropped and the user signs in
 // again, so a refresh token or client id never reaches a server it did not come from. A refresh is sent under the
 // file's cross-process lock, so bridges sharing the file never send one refresh token twice.
+// A logout (logout.ts) reads and deletes a sign-in under that lock too.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -53,6 +54,10 @@ function readAll(file: string): Map<string, Stored> {
 function writeEntry(file: string, key: string, entry: Stored): void {
   const all = readAll(file);
   all.set(key, entry);
+  writeAll(file, all);
+}
+
+function writeAll(file: string, all: Map<string, Stored>): void {
   mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   writeFileSync(tmp, JSON.stringify(Object.fromEntries(all), null, 2), { mode: 0o600 });
@@ -68,6 +73,36 @@ function boundIssuer(entry: Stored): string | undefined {
 /** Issuer identifiers as the SDK compares them: equal but for one trailing slash. */
 function sameIssuer(a: string, b: string): boolean {
   return a === b || a === `${b}/` || b === `${a}/`;
+}
+
+/** Runs `work` holding the credentials file's cross-process lock (file-lock.ts): a refresh, or a logout. */
+export function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  return withFileLock(dirname(file), basename(file), work);
+}
+
+/** What a logout revokes: a remote's saved sign-in as the server knows it. */
+export interface SavedSignIn {
+  issuer?: string;
+  clientId?: string;
+  clientSecret?: string;
+  refreshToken?: string;
+  accessToken?: string;
+}
+
+/** The saved sign-in for `remote`, or undefined when the file holds none for it. */
+export function savedSignIn(file: string, remote: string): SavedSignIn | undefined {
+  const entry = readAll(file).get(remote);
+  if (!entry) return undefined;
+  const text = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  const client = isObject(entry.client) ? entry.client : {};
+  const tokens = isObject(entry.tokens) ? entry.tokens : {};
+  return { issuer: boundIssuer(entry), clientId: text(client.client_id), clientSecret: text(client.client_secret), refreshToken: text(tokens.refresh_token), accessToken: text(tokens.access_token) };
+}
+
+/** Deletes `remote`'s saved sign-in from the file (call under withCredentialsLock). */
+export function forgetSignIn(file: string, remote: string): void {
+  const all = readAll(file);
+  if (all.delete(remote)) writeAll(file, all);
 }
 
 /** Whether a token answer's access and refresh tokens are what a header carries: printable ASCII, nothing else. */
@@ -216,7 +251,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
       const form = init?.method === "POST" && init.body instanceof URLSearchParams ? init.body : undefined;
       const sent = form?.get("grant_type") === "refresh_token" ? form.get("refresh_token") : null;
       if (sent === null) return base(input, init);
-      return withFileLock(dirname(this.file), basename(this.file), async () => {
+      return withCredentialsLock(this.file, async () => {
         const entry = this.entry();
         const saved = entry.tokens;
         if (isObject(saved) && typeof saved.access_token === "string" && saved.refresh_token !== sent && headerSafe(saved)) {

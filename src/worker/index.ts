@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import { authConfig, notAdmitted } from "./auth/config.js";
 import { hasAuth, PropsSchema, SCOPES, SCOPES_SUPPORTED } from "./auth/identity.js";
 import { authPages } from "./auth/pages.js";
+import { connectionsPages } from "./auth/connections.js";
 import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
 import { registration } from "./auth/registration.js";
@@ -31,6 +32,8 @@ export { WorkspaceIndex } from "./workspace-index-do.js";
 
 const app = new Hono<{ Bindings: Env }>();
 app.get("/", (c) => c.text("BMAD MCP server. MCP endpoint: /mcp (Streamable HTTP, OAuth 2.1). Toolsets: /mcp?toolsets=...\n"));
+// First: it answers the identity provider's /callback for its own sign-ins, and hands on the rest.
+app.route("/", connectionsPages);
 app.route("/", authPages);
 
 const providers = new Map<string, OAuthProvider<Env>>();

@@ -157,6 +157,22 @@ describe("with an OpenID Connect provider", () => {
     expect(callback.headers.get("location")).toBeNull();
   });
 
+  it("signs a user in to the connections page through the provider, there only in the browser that began it, and lists her connections", async () => {
+    idp.user = { sub: "lin", email: "lin@example.com", email_verified: true };
+    const tokens = await signIn(fetch, base);
+    const started = await fetch(`${base}/connections/sign-in`, { method: "POST", redirect: "manual", headers: { origin: base } });
+    expect(started.status).toBe(302);
+    const stateCookie = started.headers.get("set-cookie")!.split(";")[0]!;
+    const back = (await fetch(started.headers.get("location")!, { redirect: "manual" })).headers.get("location")!;
+    // Another browser (no state cookie) brought back to the callback: not signed in (login CSRF).
+    expect((await fetch(back, { redirect: "manual" })).status).toBe(400);
+    const callback = await fetch(back, { redirect: "manual", headers: { cookie: stateCookie } });
+    expect(callback.status).toBe(303);
+    const cookie = callback.headers.getSetCookie().find((c) => c.startsWith("bmad_connections="))!.split(";")[0]!;
+    const list = await (await fetch(`${base}/connections`, { headers: { cookie } })).text();
+    expect(list).toContain(`value="${tokens.access_token.split(":")[1]}"`);
+  });
+
   // Last here: it redeploys this file's Worker with narrower rules.
   it("cuts off a member the rules no longer allow at her next request, and revokes her sign-in when she refreshes", async () => {
     idp.user = { sub: "mallory", email: "mallory@example.com", email_verified: true };

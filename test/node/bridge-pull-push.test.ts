@@ -14,7 +14,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { LocalWorker } from "../../scripts/local-worker.js";
-import { signIn, tickedScopes } from "../../scripts/oauth-client.js";
+import { refresh, signIn, tickedScopes } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
 import { memoryId } from "../../src/core/memory/model.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
@@ -88,8 +88,8 @@ async function approveInBrowser(authorizeUrl: string, choice: Consent = "approve
 type Run = { code: number | null; stdout: string; stderr: string };
 
 /** `bmad-mcp <argv>` to its end; a sign-in link on stderr is approved (or denied) as a browser would. */
-function cli(argv: string[], decision: Consent = "approve"): Promise<Run> {
-  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "pipe", "pipe"] });
+function cli(argv: string[], decision: Consent = "approve", configHome = config): Promise<Run> {
+  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   const approving = new Map<string, Promise<void>>();
@@ -532,6 +532,35 @@ describe("against the real Worker", () => {
     expect(out.stderr).toMatch(/\n  _bmad\/config\.toml: _bmad leads outside the project \(\S+\) through a symlink, to \S+outside; refused\. Replace the link/);
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(linked)).toEqual(["_bmad"]);
+  }, 60_000);
+
+  it("logs out: revokes the saved sign-in at the server, so a stolen copy stops working, and deletes it", async () => {
+    // A sign-in of its own, in a config folder of its own: the other tests keep theirs.
+    const home = join(tmp.dir, "logout-config");
+    const file = join(home, "bmad-mcp", "credentials.json");
+    expect((await cli(["pull", "--remote", remote, "--project", "nothing-here", "--dir", join(tmp.dir, "logout")], "approve", home)).stderr).toContain(`signed in to ${remote}`);
+    const stolen = JSON.parse(readFileSync(file, "utf8"))[remote];
+    const mcpStatus = async (accessToken: string) => (await fetch(remote, { method: "POST", headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) })).status;
+    expect(await mcpStatus(stolen.tokens.access_token)).toBe(200);
+
+    const out = await cli(["logout", "--remote", remote], "approve", home);
+    expect(out.code, out.stderr).toBe(0);
+    expect(out.stdout).toBe(`Revoked at ${worker.url.origin}: the refresh token and the access token; no copy of them works any more.\nDeleted the saved sign-in to ${remote} from ${file}.\n`);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
+    expect(await mcpStatus(stolen.tokens.access_token)).toBe(401);
+    expect((await refresh(fetch, worker.url.origin, stolen.client.client_id, stolen.tokens.refresh_token)).status).toBe(400);
+
+    const again = await cli(["logout", "--remote", remote], "approve", home);
+    expect(again).toMatchObject({ code: 0, stdout: `No sign-in to ${remote} is saved in ${file}; nothing to do.\n` });
+
+    // A server that cannot be reached: deleted here, and said that the server's sign-in lasts.
+    const gone = "http://127.0.0.1:9/mcp";
+    writeFileSync(file, JSON.stringify({ [gone]: { ...stolen, issuer: "http://127.0.0.1:9" } }));
+    const offline = await cli(["logout", "--remote", gone], "approve", home);
+    expect(offline.code).toBe(1);
+    expect(offline.stdout).toBe(`Deleted the saved sign-in to ${gone} from ${file}.\n`);
+    expect(offline.stderr).toMatch(/^bmad-mcp logout: http:\/\/127\.0\.0\.1:9 could not be reached to revoke the sign-in \(.+\); the server takes this sign-in as valid until it expires\./);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
   }, 60_000);
 });
 

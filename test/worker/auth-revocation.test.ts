@@ -102,3 +102,52 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect(await mcpStatus(third.json.access_token)).toBe(401);
   });
 });
+
+describe("the connections page (/connections)", { timeout: 60_000 }, () => {
+  const form = (body: Record<string, string>, cookie = "", origin = ORIGIN) => ({
+    method: "POST", redirect: "manual" as const,
+    headers: { "content-type": "application/x-www-form-urlencoded", origin, ...(cookie ? { cookie } : {}) },
+    body: new URLSearchParams(body),
+  });
+  /** The grant id an access token names (user:grant:secret). */
+  const grantOf = (token: string) => token.split(":")[1]!;
+
+  it("lists only the signed-in user's connections, and Revoke ends one at once", async () => {
+    await seed();
+    const mine = await signIn(workerFetch, ORIGIN);
+    const theirs = await signIn(workerFetch, ORIGIN, { user: "other@example.com" });
+
+    const signedOut = await workerFetch(`${ORIGIN}/connections`);
+    expect(signedOut.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    const signInForm = await signedOut.text();
+    expect(signInForm).toContain('action="/connections/sign-in"');
+    expect(signInForm).not.toContain(grantOf(mine.access_token));
+    // Another site cannot sign a browser in here (CSRF), as on the consent page.
+    expect((await workerFetch(`${ORIGIN}/connections/sign-in`, form({}, "", "https://evil.example"))).status).toBe(403);
+
+    const signedIn = await workerFetch(`${ORIGIN}/connections/sign-in`, form({ user: "" }));
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict/);
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
+    expect(list).toContain("<strong>bmad test client</strong>, since ");
+    expect(list).toContain(`value="${grantOf(mine.access_token)}"`);
+    expect(list).not.toContain(grantOf(theirs.access_token));
+    const csrf = /name="csrf" value="([^"]+)"/.exec(list)![1]!;
+
+    // Without the page's token, or from another site: nothing revoked.
+    expect((await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(mine.access_token) }, cookie))).status).toBe(403);
+    expect((await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(mine.access_token), csrf }, cookie, "https://evil.example"))).status).toBe(403);
+    expect(await mcpStatus(mine.access_token)).toBe(200);
+    // Another user's grant names nothing of this user's.
+    expect((await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(theirs.access_token), csrf }, cookie))).status).toBe(303);
+    expect(await mcpStatus(theirs.access_token)).toBe(200);
+
+    const revoked = await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(mine.access_token), csrf }, cookie));
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get("location")).toBe("/connections");
+    expect(await mcpStatus(mine.access_token)).toBe(401);
+    expect((await refresh(workerFetch, ORIGIN, mine.client_id, mine.refresh_token!)).status).toBe(400);
+    expect(await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text()).not.toContain(grantOf(mine.access_token));
+  });
+});

@@ -20,3 +20,9 @@ export function page(status: number, title: string, body: string, headers?: Head
 <h1>${escape(title)}</h1>${body}`;
   return new Response(html, { status, headers: h });
 }
+
+/** The origin a form was posted from, when it is not this server's own (CSRF): browsers send Origin with every form POST. */
+export function foreignOrigin(request: Request): string | undefined {
+  const from = request.headers.get("origin");
+  return from !== null && from !== new URL(request.url).origin ? from : undefined;
+}

@@ -13,7 +13,7 @@ import { readCappedForm } from "../read-capped.js";
 import { asOneLine } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, takeFromAddress } from "./registration.js";
 import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
-import { escape, page } from "./page.js";
+import { escape, foreignOrigin, page } from "./page.js";
 
 /** The consent form: a handle, a decision, the scopes and (local sign-in) an email. */
 const MAX_CONSENT_BYTES = 16 * 1024;
@@ -59,10 +59,10 @@ function oversizedPart(request: AuthRequest): string | undefined {
 
 /** A client's name as the page shows it: one line, no format characters (review 95: a right-to-left override in a
  *  registered name, "Claude \u202Eevil", showed the rest of the page's sentence reversed). */
-const shownName = (name: string) => asOneLine(name.replace(/\p{Cf}/gu, "")).trim() || "An unnamed app";
+export const shownName = (name: string) => asOneLine(name.replace(/\p{Cf}/gu, "")).trim() || "An unnamed app";
 
 /** On the local (loopback-only) consent page: an optional email signs in another local user, to try sharing. */
-const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
+export const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
 <small>Local development only: an email signs in a separate local user, e.g. to try sharing a project.</small></p>`;
 
 /** `appScheme`: the redirect's private-use scheme (`cursor:`), where the code goes to an app on the user's computer. */
@@ -99,7 +99,7 @@ function props(identity: Identity, upstream: Props["upstream"], noRefresh: boole
   };
 }
 
-type Ctx = { Bindings: Env; Variables: { config: AuthConfig; oauth: OAuthHelpers } };
+export type Ctx = { Bindings: Env; Variables: { config: AuthConfig; oauth: OAuthHelpers } };
 
 export const authPages = new Hono<Ctx>();
 
@@ -107,7 +107,7 @@ export const authPages = new Hono<Ctx>();
 authPages.use("/authorize", gate);
 authPages.use("/callback", gate);
 
-async function gate(c: import("hono").Context<Ctx>, next: () => Promise<void>) {
+export async function gate(c: import("hono").Context<Ctx>, next: () => Promise<void>) {
   const result = authConfig(c.env, new URL(c.req.url).hostname);
   if (!result.ok) return page(503, "Sign-in is not available", `<p>${escape(result.error)}</p>`);
   if (!c.env.OAUTH_PROVIDER) throw new Error("OAuth helpers missing: the Worker must be wrapped by OAuthProvider.");
@@ -159,10 +159,9 @@ authPages.get("/authorize", async (c) => {
 authPages.post("/authorize", async (c) => {
   const oauth = c.get("oauth");
   // Browsers send Origin with every form POST; only this server's own consent page may submit it (CSRF).
-  const from = c.req.header("origin");
-  const self = new URL(c.req.url).origin;
-  if (from !== undefined && from !== self) {
-    return page(403, "Sign-in refused", `<p>This consent form was sent from ${escape(from)}, not from ${escape(self)}. Start again from your app, and approve on this server's own page.</p>`);
+  const from = foreignOrigin(c.req.raw);
+  if (from !== undefined) {
+    return page(403, "Sign-in refused", `<p>This consent form was sent from ${escape(from)}, not from ${escape(new URL(c.req.url).origin)}. Start again from your app, and approve on this server's own page.</p>`);
   }
   const { upstream } = c.get("config");
   // Capped: read before anything is checked, and by anyone (review 19: 90 MB bodies were buffered whole).
@@ -211,14 +210,14 @@ authPages.post("/authorize", async (c) => {
 });
 
 /** The upstream's sign-in page for a request: OIDC's endpoint from its discovery document, looked up now. */
-async function upstreamSignIn(upstream: Exclude<Upstream, { kind: "local" }>): Promise<Result<{ url: (p: { redirectUri: string; state: string; challenge: string; nonce: string }) => string }>> {
+export async function upstreamSignIn(upstream: Exclude<Upstream, { kind: "local" }>): Promise<Result<{ url: (p: { redirectUri: string; state: string; challenge: string; nonce: string }) => string }>> {
   if (upstream.kind === "github") return { ok: true, url: (p) => githubAuthorizeUrl(upstream, p) };
   const found = await oidcDiscovery(upstream);
   return found.ok ? { ok: true, url: (p) => oidcAuthorizeUrl(upstream, found.discovery, p) } : found;
 }
 
 /** Who the upstream says signed in. Failures are fixed sentences naming the server at fault (review 210). */
-async function upstreamIdentity({ upstream, access }: AuthConfig, p: { code: string; verifier: string; nonce: string; redirectUri: string }): Promise<Result<{ identity: Identity }>> {
+export async function upstreamIdentity({ upstream, access }: AuthConfig, p: { code: string; verifier: string; nonce: string; redirectUri: string }): Promise<Result<{ identity: Identity }>> {
   try {
     if (upstream.kind === "oidc") return await oidcIdentity(upstream, p);
     if (upstream.kind === "github") return await githubIdentity(upstream, access.githubOrg, p);

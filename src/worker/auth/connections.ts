@@ -1,0 +1,140 @@
+// /connections: the signed-in user's connectors (the provider's grants), each with a Revoke button, so a user can end
+// an app's access (a lost laptop, a copied credentials file) without the app's help. Signed in as for consent: the local
+// sign-in on loopback, else the identity provider (back through its one /callback, told apart by the state's prefix),
+// with the same access rules. The sign-in lasts SESSION_S in a KV record named by an HttpOnly, SameSite=Strict cookie;
+// every POST is checked by its Origin and by a token the record holds, and the page is the consent page's (no script,
+// no frame).
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { getCookie } from "hono/cookie";
+import { isAllowed, upstreamName } from "./config.js";
+import { localIdentity, randomToken, s256, type Identity } from "./identity.js";
+import { escape, foreignOrigin, page } from "./page.js";
+import { type Ctx, gate, LOCAL_USER_FIELD, shownName, upstreamIdentity, upstreamSignIn } from "./pages.js";
+import { forgetGrant } from "./token-cache.js";
+import { readCappedForm } from "../read-capped.js";
+
+/** How long the page stays signed in. */
+const SESSION_S = 15 * 60;
+/** How long a sign-in at the identity provider may take. */
+const SIGN_IN_S = 10 * 60;
+const SESSION_COOKIE = "bmad_connections";
+const STATE_COOKIE = "bmad_connections_state";
+/** States of sign-ins to this page start so; the provider's own never do. */
+const STATE_PREFIX = "connections.";
+const sessionKey = (id: string) => `bmad:connections:session:${id}`;
+const signInKey = (state: string) => `bmad:connections:sign-in:${state}`;
+/** A form here is a grant id and a token. */
+const MAX_FORM_BYTES = 4 * 1024;
+
+type Session = { userId: string; csrf: string };
+type C = Context<Ctx>;
+
+export const connectionsPages = new Hono<Ctx>();
+connectionsPages.use("/connections", gate);
+connectionsPages.use("/connections/*", gate);
+
+function cookie(c: C, name: string, value: string, path: string, maxAge: number, sameSite: "Strict" | "Lax"): string {
+  const secure = new URL(c.req.url).protocol === "https:" ? "; Secure" : "";
+  return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=${sameSite}${secure}`;
+}
+
+async function session(c: C): Promise<Session | undefined> {
+  const id = getCookie(c, SESSION_COOKIE);
+  if (!id || !/^[0-9a-f]{64}$/.test(id)) return undefined;
+  return (await c.env.OAUTH_KV.get<Session>(sessionKey(id), "json")) ?? undefined;
+}
+
+/** Signs `identity` in to this page, and sends the browser to it. */
+async function startSession(c: C, identity: Identity, headers = new Headers()): Promise<Response> {
+  const id = randomToken();
+  await c.env.OAUTH_KV.put(sessionKey(id), JSON.stringify({ userId: identity.subject, csrf: randomToken() } satisfies Session), { expirationTtl: SESSION_S });
+  headers.append("set-cookie", cookie(c, SESSION_COOKIE, id, "/connections", SESSION_S, "Strict"));
+  headers.set("location", "/connections");
+  return new Response(null, { status: 303, headers });
+}
+
+async function listPage(c: C, signedIn: Session): Promise<Response> {
+  const oauth = c.get("oauth");
+  const { items } = await oauth.listUserGrants(signedIn.userId, { limit: 1000 });
+  const rows = await Promise.all(
+    items.map(async (grant) => {
+      const client = await oauth.lookupClient(grant.clientId).catch(() => null);
+      const name = shownName(client?.clientName ?? "");
+      const created = new Date(grant.createdAt * 1000).toISOString().slice(0, 10);
+      return `<li><strong>${escape(name)}</strong>, since ${created}: ${escape(grant.scope.join(" ") || "no scope")}
+<form method="post" action="/connections/revoke" style="display:inline"><input type="hidden" name="grant" value="${escape(grant.id)}"><input type="hidden" name="csrf" value="${escape(signedIn.csrf)}"> <button>Revoke</button></form></li>`;
+    }),
+  );
+  const list = rows.length ? `<ul>${rows.join("\n")}</ul>` : "<p>No app is connected as you.</p>";
+  return page(200, "Your connections", `<p>The apps signed in to this server as you. Revoke ends an app's access at once: its tokens stop working, and it must ask you again.</p>${list}`);
+}
+
+connectionsPages.get("/connections", async (c) => {
+  const signedIn = await session(c);
+  if (signedIn) return listPage(c, signedIn);
+  const { upstream } = c.get("config");
+  const local = upstream.kind === "local";
+  return page(200, "Your connections", `<p>Sign in to see the apps connected as you, and end their access.</p>
+<form method="post" action="/connections/sign-in">${local ? LOCAL_USER_FIELD : ""}<p><button>Sign in${local ? "" : ` (${escape(upstreamName(upstream).replace(/^The /, "the "))})`}</button></p></form>`);
+});
+
+connectionsPages.post("/connections/sign-in", async (c) => {
+  const refused = refusedForm(c);
+  if (refused) return refused;
+  const { upstream } = c.get("config");
+  if (upstream.kind === "local") {
+    const form = (await readCappedForm(c.req.raw, MAX_FORM_BYTES))?.form;
+    const identity = localIdentity(form?.get("user"));
+    if (!identity) return page(400, "Sign-in failed", "<p>\"Sign in as\" must be an email address, or empty for the local user.</p>");
+    return startSession(c, identity);
+  }
+  const signInAt = await upstreamSignIn(upstream);
+  if (!signInAt.ok) return page(502, "Sign-in could not continue", `<p>${escape(signInAt.error)}</p><p>Try again in a moment.</p>`);
+  const state = `${STATE_PREFIX}${randomToken()}`;
+  const verifier = randomToken();
+  const nonce = randomToken();
+  await c.env.OAUTH_KV.put(signInKey(state), JSON.stringify({ verifier, nonce }), { expirationTtl: SIGN_IN_S });
+  // Lax: the identity provider sends the browser back by a top-level GET from its own site.
+  const headers = new Headers({ "set-cookie": cookie(c, STATE_COOKIE, state, "/callback", SIGN_IN_S, "Lax") });
+  headers.set("location", signInAt.url({ redirectUri: new URL("/callback", c.req.url).href, state, challenge: await s256(verifier), nonce }));
+  return new Response(null, { status: 302, headers });
+});
+
+// The identity provider knows one callback: a sign-in to this page comes back there, told apart by its state.
+connectionsPages.get("/callback", gate, async (c, next) => {
+  const state = c.req.query("state") ?? "";
+  if (!state.startsWith(STATE_PREFIX)) return next();
+  const failed = (why: string) => page(400, "Sign-in failed", `<p>${escape(why)}</p><p><a href="/connections">Start again</a>.</p>`);
+  // Begun in this browser (login CSRF), and once.
+  if (getCookie(c, STATE_COOKIE) !== state) return failed("This sign-in was not started in this browser.");
+  const started = await c.env.OAUTH_KV.get<{ verifier: string; nonce: string }>(signInKey(state), "json");
+  await c.env.OAUTH_KV.delete(signInKey(state));
+  const code = c.req.query("code");
+  if (!started || !code) return failed("This sign-in expired, was used, or was refused.");
+  const config = c.get("config");
+  const signedIn = await upstreamIdentity(config, { code, verifier: started.verifier, nonce: started.nonce, redirectUri: new URL("/callback", c.req.url).href });
+  if (!signedIn.ok) return failed(signedIn.error);
+  if (!isAllowed(config.access, signedIn.identity)) return failed("The account you signed in with is not allowed on this server.");
+  return startSession(c, signedIn.identity, new Headers({ "set-cookie": cookie(c, STATE_COOKIE, "", "/callback", 0, "Lax") }));
+});
+
+connectionsPages.post("/connections/revoke", async (c) => {
+  const refused = refusedForm(c);
+  if (refused) return refused;
+  const signedIn = await session(c);
+  if (!signedIn) return page(401, "Signed out", `<p>This page's sign-in ended. <a href="/connections">Sign in again</a>.</p>`);
+  const form = (await readCappedForm(c.req.raw, MAX_FORM_BYTES))?.form;
+  const grant = form?.get("grant");
+  if (form?.get("csrf") !== signedIn.csrf || typeof grant !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(grant)) return page(403, "Not revoked", `<p>This form is not one this server's page sent. <a href="/connections">Back to your connections</a>.</p>`);
+  // Keyed by the signed-in user: another user's grant id names nothing here.
+  await c.get("oauth").revokeGrant(grant, signedIn.userId);
+  forgetGrant(`${signedIn.userId}:${grant}`);
+  return new Response(null, { status: 303, headers: { location: "/connections" } });
+});
+
+/** A form posted from another site (CSRF), refused. */
+function refusedForm(c: C): Response | undefined {
+  const from = foreignOrigin(c.req.raw);
+  return from === undefined ? undefined : page(403, "Refused", `<p>This form was sent from ${escape(from)}, not from this server's own page. <a href="/connections">Open your connections here</a>.</p>`);
+}
