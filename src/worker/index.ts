@@ -12,8 +12,8 @@ import type { Env } from "./env.js";
 import { isLoopbackHost } from "../core/loopback.js";
 import { registration } from "./auth/registration.js";
 import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
-import { invalidToken } from "./auth/oauth-error.js";
-import { REFRESH_TOKEN_TTL_S, tokenEndpoint } from "./auth/token-endpoint.js";
+import { explainProviderError, invalidToken } from "./auth/oauth-error.js";
+import { REFRESH_TOKEN_TTL_S, scopesBeyondGrant, tokenEndpoint } from "./auth/token-endpoint.js";
 
 /** The MCP surface (the SDK and every tool's schemas) loads on the first /mcp request, not at startup; kept once loaded,
  *  so no request awaits an import another request started (under vitest's module runner each import() is a round trip,
@@ -56,7 +56,7 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
     requiredScopes: [SCOPES.read, SCOPES.write],
     accessTokenTTL,
     refreshTokenTTL: REFRESH_TOKEN_TTL_S,
-    tokenExchangeCallback: ({ grantType, props, env }) => {
+    tokenExchangeCallback: ({ grantType, props, scope, env }) => {
       // Every token issued is for someone the access rules admit now: a refresh for someone no longer allowed
       // fails, and invalid_grant makes the provider revoke the whole grant.
       const config = authConfig(env, new URL(origin).hostname);
@@ -64,11 +64,14 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
       const signedIn = PropsSchema.safeParse(props);
       const refusal = signedIn.success ? notAdmitted(config.config, signedIn.data) : "This sign-in carries no valid identity: sign in again.";
       if (refusal || !signedIn.success) throw new OAuthError("invalid_grant", { description: `${refusal} The sign-in is revoked.` });
+      // Thrown before the provider rotates the refresh token, so the client keeps the one it sent.
+      const beyond = grantType === "refresh_token" ? scopesBeyondGrant(scope) : undefined;
+      if (beyond) throw new OAuthError("invalid_scope", { description: beyond });
       // A sign-in whose person unticked "stay signed in" (offline_access) gets no refresh token.
       return grantType === "authorization_code" && signedIn.data.noRefresh ? { refreshTokenTTL: 0 } : undefined;
     },
     resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
-    onError: () => undefined, // no token or secret in logs
+    onError: explainProviderError,
   };
 }
 

@@ -1,4 +1,5 @@
-// One Durable Object per owner: the index of their sessions (task names unique per owner, list_sessions).
+// One Durable Object per owner: the index of their sessions (task names unique per owner, list_sessions), and the
+// claims on their refresh tokens (auth/token-endpoint.ts): one step of this object decides which use of a token is first.
 import { DurableObject } from "cloudflare:workers";
 import { newSession } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
@@ -32,6 +33,25 @@ export class OwnerSessions extends DurableObject {
     for (const column of ["bytes", "claim", "claimed_at"]) {
       if (!columns.includes(column)) this.sql.exec(`ALTER TABLE sessions ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
     }
+    this.sql.exec("CREATE TABLE IF NOT EXISTS refresh_claims (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0)");
+  }
+
+  /** Claims a refresh token (by its hash) for one exchange, kept until `expiresAt` (ms; the token's lifetime); false if
+   *  it was claimed before: a second use, marked so an exchange of the first still under way learns of it. */
+  claimRefresh(tokenHash: string, expiresAt: number): boolean {
+    this.sql.exec("DELETE FROM refresh_claims WHERE expires_at <= ?", Date.now());
+    return this.sql.exec<{ reused: number }>(
+      "INSERT INTO refresh_claims (token_hash, expires_at) VALUES (?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
+      tokenHash, expiresAt,
+    ).one().reused === 0;
+  }
+
+  /** Settles a claim once its exchange has answered: one that exchanged nothing is dropped, so the token may be tried
+   *  again. True if the token was used again meanwhile. */
+  settleRefresh(tokenHash: string, exchanged: boolean): boolean {
+    const reused = this.sql.exec<{ reused: number }>("SELECT reused FROM refresh_claims WHERE token_hash = ?", tokenHash).toArray()[0]?.reused === 1;
+    if (!exchanged) this.sql.exec("DELETE FROM refresh_claims WHERE token_hash = ?", tokenHash);
+    return reused;
   }
 
   /** A new session's first state, its task name reserved in the same step (and not one of `taken`); or why none is

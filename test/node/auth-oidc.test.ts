@@ -199,7 +199,7 @@ describe("with an OpenID Connect provider", () => {
     }
     expect(await refresh(fetch, base, mallory.client_id, mallory.refresh_token!)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: `${removed} The sign-in is revoked.` } });
     // Revoked: the provider no longer knows the grant, whatever the rules say next.
-    expect(await refresh(fetch, base, mallory.client_id, mallory.refresh_token!)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: "Grant not found" } });
+    expect(await refresh(fetch, base, mallory.client_id, mallory.refresh_token!)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: "This sign-in has ended (signed out, revoked, or expired): sign in again." } });
 
     // Ada, still listed, keeps her sign-in.
     expect(await sessionsOf(await connect(ada.access_token))).not.toContain("mallorys-plan");

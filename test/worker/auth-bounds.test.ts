@@ -56,7 +56,8 @@ describe("overlong client ids and tokens (review 95)", { timeout: 60_000 }, () =
     for (const token of LONG_TOKENS) {
       const res = await withBearer(workerFetch, token)(`${ORIGIN}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
       expect({ token, status: res.status }).toEqual({ token, status: 401 });
-      expect(res.headers.get("www-authenticate")).toContain(`resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp"`);
+      // The provider's challenge form, scopes included (review 230).
+      expect(res.headers.get("www-authenticate")).toBe(`Bearer realm="OAuth", resource_metadata="${ORIGIN}/.well-known/oauth-protected-resource/mcp", error="invalid_token", scope="bmad:read bmad:write"`);
       expect(await res.json()).toMatchObject({ error: "invalid_token", error_description: expect.stringContaining("This access token is longer than any this server issues") });
     }
   });

@@ -1,6 +1,7 @@
 // Revocation takes effect on the next request: a revoked grant, a replayed authorization code and a replayed
 // refresh token end every token of the sign-in at once, although this isolate caches validated tokens.
-// Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back.
+// Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back,
+// and so does one sent twice at once. A refresh never widens the grant's scopes; failures say why and what to do.
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
@@ -83,7 +84,7 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect(rotated.status).toBe(200);
     expect(await mcpStatus(rotated.json.access_token)).toBe(200);
     const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
-    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("already used") } });
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
     // Thief and client both lose the sign-in: the newest refresh token and its access token are dead too.
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, rotated.json.refresh_token)).status).toBe(400);
     expect(await mcpStatus(rotated.json.access_token)).toBe(401);
@@ -100,6 +101,55 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)).status).toBe(400);
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, third.json.refresh_token)).status).toBe(400);
     expect(await mcpStatus(third.json.access_token)).toBe(401);
+  });
+
+  it("lets one of three refreshes sent at once with the same token go ahead, and ends the sign-in (review 230)", async () => {
+    await seed();
+    for (let round = 0; round < 3; round++) {
+      const tokens = await signIn(workerFetch, ORIGIN);
+      const answers = await Promise.all([0, 1, 2].map(() => refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)));
+      expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(1);
+      const reuses = answers.filter((a) => a.status === 400 && a.json.error === "invalid_grant" && /used twice.*Sign in again/.test(a.json.error_description));
+      expect(reuses.length).toBeGreaterThanOrEqual(2);
+      // Whichever exchange went ahead, its tokens are dead with the sign-in.
+      for (const answer of answers.filter((a) => a.status === 200)) {
+        expect((await refresh(workerFetch, ORIGIN, tokens.client_id, answer.json.refresh_token)).status).toBe(400);
+        expect(await mcpStatus(answer.json.access_token)).toBe(401);
+      }
+      expect(await mcpStatus(tokens.access_token)).toBe(401);
+    }
+  });
+});
+
+describe("refresh scopes and failures (review 230)", { timeout: 60_000 }, () => {
+  it("refuses a refresh asking for a scope the sign-in lacks, naming it, and keeps the refresh token usable", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN, { scope: "bmad:read offline_access", approveScopes: ["bmad:read", "offline_access"] });
+    expect(tokens.scope).toBe("bmad:read offline_access");
+    const wider = await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: tokens.client_id, scope: "bmad:read bmad:write" });
+    expect(wider).toMatchObject({ status: 400, json: { error: "invalid_scope", error_description: expect.stringMatching(/not granted bmad:write.*sign in again and approve bmad:write/) } });
+    // Nothing was exchanged: the same token refreshes within the grant, and the sign-in lives on.
+    const same = await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: tokens.client_id, scope: "bmad:read" });
+    expect(same).toMatchObject({ status: 200, json: { scope: "bmad:read" } });
+    expect(await mcpStatus(same.json.access_token)).toBe(200);
+  });
+
+  it("says why a refresh or access token no longer works and what to do, keeping the error codes", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const [userId, grantId] = tokens.refresh_token!.split(":");
+    const forged = await refresh(workerFetch, ORIGIN, tokens.client_id, `${userId}:${grantId}:${"x".repeat(32)}`);
+    expect(forged).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/superseded.*use the newest one.*or sign in again/) } });
+    // The forged token was not a use of the real one: it still refreshes.
+    const renewed = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(renewed.status).toBe(200);
+    expect((await revoke(workerFetch, ORIGIN, tokens.client_id, renewed.json.refresh_token, "refresh_token")).status).toBe(200);
+    const ended = await refresh(workerFetch, ORIGIN, tokens.client_id, renewed.json.refresh_token);
+    expect(ended).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/sign-in has ended \(signed out, revoked, or expired\): sign in again/) } });
+    const res = await withBearer(workerFetch, renewed.json.access_token)(`${ORIGIN}/mcp`, TOOLS_LIST);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect(await res.json()).toMatchObject({ error: "invalid_token", error_description: expect.stringMatching(/expired, or its sign-in has ended.*refresh token, or sign in again/) });
   });
 });
 

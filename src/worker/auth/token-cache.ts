@@ -37,7 +37,7 @@ export function grantOf(token: string): string | undefined {
 }
 
 /** The longest token or code accepted, in UTF-8 bytes: this server's are a user id (at most 300 characters, PropsSchema),
- *  a 16-character grant id and a 32-character secret. The provider and usedKey() make KV keys of a token's parts, at
+ *  a 16-character grant id and a 32-character secret. The provider makes KV keys of a token's parts, at
  *  most 512 bytes: a longer token answered 500 (review 95), so it is refused first. */
 export const MAX_TOKEN_BYTES = 400;
 

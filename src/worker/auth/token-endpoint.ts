@@ -1,23 +1,26 @@
 // In front of the provider's token endpoint (/oauth/token: codes, refresh, RFC 7009 revocation):
 // - a client_id that is a metadata document URL on a non-public host is refused before anything fetches it, and a
 //   client_id, code or token too long for a KV key before the provider makes one of it (review 95);
-// - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token that was already exchanged revokes its
-//   whole grant. The provider alone accepts the previous refresh token again and forgets older ones, so a
-//   thief and the client could take turns; here each exchanged token is marked in KV for the grant's life.
+// - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token used a second time revokes its whole grant.
+//   The provider alone accepts the previous refresh token again and forgets older ones, so a thief and the client
+//   could take turns. Each token is claimed before it is forwarded, in one step of the Durable Object of the user it
+//   names, and the claim is kept for the token's life: a mark in KV read before and written after the exchange let
+//   refreshes sent at once all through (review 230);
+// - a refresh asking for a scope the grant lacks is refused (RFC 6749 §6), not narrowed: see scopesBeyondGrant;
 // - revoking an access token ends its whole sign-in, as revoking the refresh token does (RFC 7009 §2.1 leaves that to
 //   the server): the provider alone deletes that one token, and a client that signs out so left its refresh token
 //   minting new ones for 30 days (review 154);
 // - every grant the request names is forgotten by the token cache once the provider has answered.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
 import { readCappedForm } from "../read-capped.js";
 import { checkClientId } from "./public-host.js";
 import { forgetGrant, grantOf, tokenTooLong } from "./token-cache.js";
 
-/** The grant lifetime the provider is given (refreshTokenTTL): a used-token mark never needs to outlive it. */
+/** The grant lifetime the provider is given (refreshTokenTTL): a refresh token's claim never needs to outlive it. */
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
 
-const USED_PREFIX = "bmad:refresh-used:";
 /** A token request is a few short fields; a client assertion (a signed JWT) the longest of them. */
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_FIELDS = 32;
@@ -72,24 +75,64 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
   const presented = field("grant_type") === "refresh_token" ? field("refresh_token") : undefined;
   const presentedGrant = presented ? grantOf(presented) : undefined;
   let response: Response;
-  if (presented && presentedGrant && (await deps.env.OAUTH_KV.get(await usedKey(presented))) !== null) {
-    const [userId, grantId] = presentedGrant.split(":") as [string, string];
-    await deps.revokeGrant(userId, grantId);
-    response = oauthError(request, 400, "invalid_grant", "This refresh token was already used once, so a copy of it may be in other hands: the sign-in it belongs to is now revoked. Sign in again.");
+  if (presented && presentedGrant) {
+    const asked = (field("scope") ?? "").split(" ").filter(Boolean);
+    response = await refreshOnce(request, presented, presentedGrant, deps, () => askedScopes.run(asked, next));
   } else {
     // A revocation (a token, no grant_type): read before the provider deletes it, whose sign-in the token is.
     const revoking = field("grant_type") === undefined ? field("token") : undefined;
     const signIn = revoking ? await deps.signInOf(revoking) : null;
     response = await next();
-    if (presented && presentedGrant && response.status === 200) {
-      await deps.env.OAUTH_KV.put(await usedKey(presented), "1", { expirationTtl: REFRESH_TOKEN_TTL_S });
-    }
     // Only a sign-in of the client the provider authenticated: another's token is answered 200 and left alone.
     const ids = clientIds(request, field);
     if (signIn && response.status === 200 && ids.length && ids.every((id) => id === signIn.clientId)) await deps.revokeGrant(signIn.userId, signIn.grantId);
   }
   for (const grant of grants) forgetGrant(grant);
   return response;
+}
+
+/** The scopes the refresh being forwarded asks for. The provider's tokenExchangeCallback sees only the grant's scopes
+ *  and their overlap with these, and would narrow a wider request silently. */
+const askedScopes = new AsyncLocalStorage<string[]>();
+
+/** Why the refresh under way may not have its token (it asks for scopes `granted` lacks), or undefined: called by the
+ *  tokenExchangeCallback, which runs before the provider rotates the refresh token. */
+export function scopesBeyondGrant(granted: readonly string[]): string | undefined {
+  const extra = (askedScopes.getStore() ?? []).filter((scope) => !granted.includes(scope));
+  if (!extra.length) return undefined;
+  return `This sign-in was not granted ${extra.join(" ")}, and a refresh cannot add scopes: ask for at most ${granted.join(" ")}, or sign in again and approve ${extra.join(" ")}.`;
+}
+
+/** Forwards a refresh only once its token is claimed, so exactly one exchange of a token goes ahead; any other use of
+ *  it, at once or later, ends the sign-in. */
+async function refreshOnce(request: Request, token: string, grant: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
+  const [userId, grantId] = grant.split(":") as [string, string];
+  const claims = deps.env.OWNER_SESSIONS.get(deps.env.OWNER_SESSIONS.idFromName(userId));
+  const tokenHash = await sha256Hex(token);
+  let first: boolean;
+  try {
+    first = await claims.claimRefresh(tokenHash, Date.now() + REFRESH_TOKEN_TTL_S * 1000);
+  } catch {
+    return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
+  }
+  const reused = () => oauthError(request, 400, "invalid_grant", "This refresh token was used twice (refreshed twice at once, or a copy of it is in other hands), so the sign-in it belongs to was ended. Sign in again.");
+  if (!first) {
+    await deps.revokeGrant(userId, grantId);
+    return reused();
+  }
+  // An exchange that fails, or throws, frees the token to be tried again.
+  const response = await next().catch(async (error: unknown) => {
+    await claims.settleRefresh(tokenHash, false).catch(() => false);
+    throw error;
+  });
+  // A use of the token while this exchange ran revoked the grant, perhaps before the provider saved this exchange's
+  // tokens: revoked again here. A settle that cannot reach the object keeps the answer (the exchange is done).
+  const exchanged = response.status === 200;
+  const usedMeanwhile = await claims.settleRefresh(tokenHash, exchanged).catch(() => false);
+  if (!exchanged || !usedMeanwhile) return response;
+  await response.body?.cancel();
+  await deps.revokeGrant(userId, grantId);
+  return reused();
 }
 
 /** Every place the provider may read a client_id from: the form, HTTP Basic, or a client assertion's iss. */
@@ -121,7 +164,7 @@ function clientIds(request: Request, field: (name: string) => string | undefined
   return ids;
 }
 
-async function usedKey(refreshToken: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(refreshToken)));
-  return `${USED_PREFIX}${grantOf(refreshToken)}:${[...digest].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+async function sha256Hex(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
