@@ -288,7 +288,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // A scratch file BMAD keeps "in the system temp directory" stays in the conversation, not in the project (review 160).
     expect(await ada.files({ action: "write", project, path: "/tmp/bmad-cr-claims.md", content: "- claim" })).toMatchObject({
       isError: true,
-      text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete the file once the step is done.`,
+      text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`,
     });
     expect((await ada.files({ action: "list", project, path: "_bmad-output\\" })).text).toBe('Path "_bmad-output\\" contains a backslash: use forward slashes ("_bmad-output/").');
     const read = await ada.files({ action: "read", project, path });
@@ -380,10 +380,14 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const evidence = await ada.call(TOOL.bmadRun, { command: "uv run bmad://bmm/bmad-retrospective/scripts/git_evidence.py --repo {project-root} --range HEAD~3..HEAD", project });
     expect(evidence.structured.stdout).toContain(`"error": "[Errno 2] No such file or directory: 'git'"`);
     expect(evidence.text).toContain("this workspace has no git repository, so git_evidence.py has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.");
-    // git and the project's code: where they run instead, and a skill's fallback where they cannot (review 111).
-    for (const command of ["git rev-parse HEAD", "git diff HEAD > /tmp/cr.diff", "/usr/bin/git log"]) {
-      expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toBe(`bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in bmad-files "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`);
+    // git and the project's code: where they run instead (review 111), by what the skill wants of the line: a baseline
+    // commit is the clone's to record, never NO_VCS, and a diff is the user's (review 231).
+    const noGit = "bmad-run runs BMAD's Python scripts; a workspace has no git repository.";
+    for (const command of ["git rev-parse HEAD", "/usr/bin/git log --oneline -n 5"]) {
+      expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toBe(`${noGit} Leave the commit a skill records (baseline_commit) unset here, not NO_VCS: the bmad-mcp bridge, in the user's clone, records the real one.`);
     }
+    expect((await ada.call(TOOL.bmadRun, { command: "git diff HEAD > /tmp/bmad-cr.diff", project })).text).toBe(`${noGit} Ask the user to run it in their clone and paste the diff, or to run the review on the bmad-mcp bridge.`);
+    expect((await ada.call(TOOL.bmadRun, { command: "git status --porcelain", project })).text).toBe(`${noGit} Git runs in the user's clone, with the bmad-mcp bridge.`);
     for (const command of ["npm test", "uv run pytest -q", "uv run --quiet pytest"]) expect((await ada.call(TOOL.bmadRun, { command, project })).text, command).toMatch(/^bmad-run runs BMAD's Python scripts; a workspace runs no code \(tests, builds\)/);
     // Review 141: a shared script from the project root as bmad-files takes it (`./x`), after a python word, and with
     // Windows slashes or in a skill's folder, answered with where it is.
@@ -451,11 +455,21 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   });
 
   it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
-    const CODE_LINE = "- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.";
+    // The story and sprint status are only here: the line names the pull that brings them to the clone, and no story
+    // moves here before the code work (review 231: dev-story marked its story in-progress, then told the user).
+    const CODE_LINE = `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote <this server's /mcp URL> --project ${project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
+    expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(CODE_LINE);
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
     expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(CODE_LINE);
     expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(CODE_LINE);
     expect((await ada.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("not its code");
+    // Help recommends skills from its catalog: those whose texts work on code are named as the bridge's, by the same
+    // trait (review 231: it offered bmad-build "right now", and 4 calls went by before the model learned otherwise).
+    const help = (await ada.call(TOOL.bmad, { command: "*help", project })).text;
+    const bridgeLine = /^- (bmad-[\w-]+(?:, bmad-[\w-]+)*) have steps on code \(git, builds, tests\), which run on the bmad-mcp bridge in the user's clone, not here: say so when you recommend one\.$/m.exec(help);
+    expect(bridgeLine?.[1]?.split(", ")).toEqual(expect.arrayContaining(["bmad-build", "bmad-code-review"]));
+    expect(bridgeLine![1]).not.toMatch(/bmad-prd\b|bmad-architecture\b/);
+    expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).not.toContain("when you recommend one");
   });
 
   it("runs brain.py's library commands here, and answers other own scripts with where they run and the skill's fallback", async () => {
@@ -579,6 +593,11 @@ describe("a planned project's runtime block", () => {
       const words = `{date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one`;
       expect(refused.text).toContain(words);
       expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- ${words}.`]);
+      // The retrospective's update line: its --date takes "MM-DD-YYYY HH:MM", which the refusal gives beside the day its
+      // --ref takes (review 231: filled with 2026-11-30 both times, the script exited 1).
+      const retro = `uv run --no-cache bmad://bmm/bmad-retrospective/scripts/sprint_status.py update --file "{implementation_artifacts}/sprint-status.yaml" --epic 1 --set-retro-done --ref "{implementation_artifacts}/epic-1-retro-{date}.md" --verdict "accepted" --date "{date}"`;
+      const [, y, m, d, hm] = /^(\d{4})-(\d\d)-(\d\d) .*now (\d\d:\d\d)$/.exec(when("UTC"))!;
+      expect((await ada.call(TOOL.bmadRun, { command: retro, project: name })).text).toContain(`${words}; for --date "MM-DD-YYYY HH:MM": ${m}-${d}-${y} ${hm})`);
       // Asked for in words, not as {date} (review 183: create-story's "Update last_updated field to current date").
       expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([`- ${words}.`]);
       // No bytes for a skill that asks for no date.

@@ -4,7 +4,7 @@
 import { split } from "shlex";
 import type { Result } from "../result.js";
 import { machineryName } from "../workspace/paths.js";
-import { DEFAULT_TIME_ZONE, todayIn } from "./time-zone.js";
+import { DEFAULT_TIME_ZONE, stampOf, todayIn } from "./time-zone.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
 
@@ -335,8 +335,9 @@ export function unfilledPlaceholders(words: string[]): string[] {
  *  and `{agent.*}` left in a file loaded later, resolve_customization.py prints them; and of `templates`, the
  *  `<…>` words and `[…]` optional groups where the skill's text leaves the value to the model. All in one answer, so
  *  one call fixes all. */
-/** `today`: the date and time where the project's scripts write time (its time zone), as todayWhere says it. */
-export function fillInFirst(unfilled: string[], templates: string[] = [], today = todayIn(DEFAULT_TIME_ZONE, new Date())): string {
+/** `today`: the date and time where the project's scripts write time (its time zone), as todayWhere says it;
+ *  `stamped`: the line's --date takes "MM-DD-YYYY HH:MM" (takesStamp). */
+export function fillInFirst(unfilled: string[], templates: string[] = [], today = todayIn(DEFAULT_TIME_ZONE, new Date()), stamped = false): string {
   const custom = unfilled.filter((p) => /^\{(workflow|agent)\./.test(p));
   const bound = unfilled.filter((p) => !custom.includes(p));
   const parts: string[] = [];
@@ -348,7 +349,7 @@ export function fillInFirst(unfilled: string[], templates: string[] = [], today 
   }
   if (optional.length) parts.push(`${optional.join(", ")} ${optional.length > 1 ? "are optional groups: drop each" : "is an optional group: drop it"}, or fill it in with real values and without its brackets`);
   if (bound.length) {
-    const hints = bound.map((p) => BOUND_AT_RUN_TIME.get(p)?.replace("TODAY", today)).filter(Boolean);
+    const hints = bound.map((p) => (p === "{date}" ? todayHint(today, stamped) : BOUND_AT_RUN_TIME.get(p))).filter(Boolean);
     const them = templates.length ? bound.join(", ") : bound.length > 1 ? "them" : "it";
     parts.push(`the workflow binds ${them} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
   }
@@ -373,8 +374,24 @@ const RUN_TIME_ALONE = new RegExp(`^${RUN_TIME_PLACEHOLDER.source}$`, "i");
 /** Whether `value` is a run-time placeholder and nothing else. */
 export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.test(value);
 
-/** What `{date}` stands for, `today` as todayWhere says it: the refusal's words, which a runtime block gives up front. */
-export const todayHint = (today: string): string => BOUND_AT_RUN_TIME.get("{date}")!.replace("TODAY", today);
+/** What `{date}` stands for, `today` as todayWhere says it: the refusal's words, which a runtime block gives up front;
+ *  `stamped`: with the form the line's --date takes (takesStamp). */
+export function todayHint(today: string, stamped = false): string {
+  const hint = BOUND_AT_RUN_TIME.get("{date}")!.replace("TODAY", today);
+  const stamp = stamped ? stampOf(today) : undefined;
+  return stamp ? `${hint}; for --date "MM-DD-YYYY HH:MM": ${stamp}` : hint;
+}
+
+/** Scripts whose `--date` takes "MM-DD-YYYY HH:MM" and nothing else (their skills' texts say so; sprint_status.py's
+ *  update exits 1 on another form). */
+const STAMP_DATE_SCRIPTS = new Set(["sprint_plan.py", "sprint_status.py"]);
+
+/** Whether `script`'s --date in `args` holds `{date}` and takes "MM-DD-YYYY HH:MM" (review 231: the retrospective's
+ *  update line, filled with the --ref's YYYY-MM-DD, exited 1). */
+export function takesStamp(script: string, args: string[]): boolean {
+  if (!STAMP_DATE_SCRIPTS.has(script.slice(script.lastIndexOf("/") + 1))) return false;
+  return optionValues(args, ["--date"]).some((value) => runTimePlaceholderIn(value) === "{date}");
+}
 
 /** What the common run-time placeholders stand for, as BMAD's skills bind them. */
 const BOUND_AT_RUN_TIME = new Map([

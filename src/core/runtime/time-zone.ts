@@ -66,6 +66,12 @@ export async function todayWhere(ctx: Pick<ScriptContext, "now" | "timeZone">): 
   return todayIn(await ctx.timeZone?.(), ctx.now?.() ?? new Date());
 }
 
+/** todayIn's date and time as "MM-DD-YYYY HH:MM" (sprint_status.py's --date); undefined for other words. */
+export function stampOf(today: string): string | undefined {
+  const at = /^(\d{4})-(\d\d)-(\d\d) in .*, now (\d\d:\d\d)$/.exec(today);
+  return at ? `${at[2]}-${at[3]}-${at[1]} ${at[4]}` : undefined;
+}
+
 /** todayWhere's words for `now` on a clock in `zone` (undefined: the process's local time). */
 export function todayIn(zone: string | undefined, now: Date): string {
   const at = wallTimeIn(zone, now);

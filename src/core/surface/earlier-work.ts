@@ -15,7 +15,7 @@ import { fillConfigValues, projectConfigValues } from "./skill-render.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
-const HELP_CATALOG = "_config/bmad-help.csv";
+export const HELP_CATALOG = "_config/bmad-help.csv";
 /** Files named in the line; the rest are counted. A whole planning phase (brief, PRD, two UX documents, the
  *  architecture spine, epics) fits: sprint planning must see epics.md, which has no status to rank it by. */
 const SHOWN = 8;

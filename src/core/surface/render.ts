@@ -10,7 +10,8 @@ import type { SurfaceDeps } from "./deps.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
-import { earlierWork, skillOutputs, withEarlierWork } from "./earlier-work.js";
+import { earlierWork, HELP_CATALOG, helpFor, skillOutputs, withEarlierWork } from "./earlier-work.js";
+import { keptWhenMade } from "../kept.js";
 import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
@@ -119,6 +120,19 @@ async function skillTraits(reader: BundleReader, name: string, read: string[], l
   }
   return traits;
 }
+
+const codeSkillsOf = new WeakMap<Catalog, string[]>();
+
+/** The help catalog's skills whose texts work on code (skillTraits), read once per catalog: a workspace's help names
+ *  them as the bridge's (review 231: help offered bmad-build "right now" on a workspace, which learned otherwise 4
+ *  calls later). */
+function codeSkills(reader: BundleReader): Promise<string[]> {
+  return keptWhenMade(codeSkillsOf, reader.catalog, async () => {
+    const records = [...(await helpFor(reader)).bySkill.keys()].flatMap((name) => reader.catalog.manifest.records.find((r) => r.name === name) ?? []);
+    const traits = await Promise.all(records.map((r) => skillTraits(reader, r.name, [], r.files)));
+    return records.filter((_, i) => traits[i]!.worksOnCode).map((r) => r.name);
+  });
+}
 const SUBAGENT = /\bsub-?agents?\b/i;
 const SKILL_NAMED = /\bskill:|\bbmad-[a-z0-9-]+/gi;
 // BMAD's words when it reads git: create-story's "git repository detected … last 5 commit titles", sprint-planning's
@@ -184,7 +198,10 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   if (ctx && runtime) {
     const today = forLater?.dated || rendered.some(asksDate) ? await todayWhere(runtime) : undefined;
     const traits = await skillTraits(reader, root.split("/").filter(Boolean).at(-1) ?? "", inlined.map((f) => f.source), later);
-    lines.push("", runtimeBlock(ctx, await filesAccess(runtime, traits), rendered, forLater, traits, today));
+    const files = await filesAccess(runtime, traits);
+    // bmad-help, the one skill that reads the help catalog, recommends the skills in it.
+    if (files.kind === "workspace" && entrySource.includes(HELP_CATALOG)) files.bridgeSkills = await codeSkills(reader);
+    lines.push("", runtimeBlock(ctx, files, rendered, forLater, traits, today));
   } else if (target === "none" && record.skill && body.some((t) => t.includes("{project-root}"))) lines.push("", noWorkspaceBlock(`${record.kind === "workflow" ? "*" : ""}${shortName(record)}`));
   lines.push(...body);
   // Not listed, still readable by path: BMAD's own tests of a skill's scripts, never loaded to run it, and, rendered

@@ -9,9 +9,10 @@ import { isOneLine } from "../lines.js";
 import { TOOL } from "./names.js";
 import { customValueLine, type SkillRender } from "./skill-render.js";
 
-/** Where files under {project-root} are read and written: a workspace by name, or the local project (with, for a skill
- *  that works on code, how far its completion contract is set up). */
-export type FilesAccess = { kind: "workspace"; project: string } | { kind: "local"; contract?: ContractSetup };
+/** Where files under {project-root} are read and written: a workspace by name (with, for bmad-help, the skills it may
+ *  recommend that run on the bridge), or the local project (with, for a skill that works on code, how far its
+ *  completion contract is set up). */
+export type FilesAccess = { kind: "workspace"; project: string; bridgeSkills?: string[] } | { kind: "local"; contract?: ContractSetup };
 
 /** What the skill's files name from the scripts a render marks as run, and which the rendered text does not show:
  *  given in the runtime block, or the line is left to run (review 132: bmad-deep-recon's references named seven
@@ -143,6 +144,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   if (traits.delegates) lines.push(`- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
   if (traits.worksOnCode) lines.push(codeWorkLine(files));
+  if (files.kind === "workspace" && files.bridgeSkills?.length) lines.push(`- ${files.bridgeSkills.join(", ")} have steps on code (git, builds, tests), which run on the bmad-mcp bridge in the user's clone, not here: say so when you recommend one.`);
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))
@@ -155,9 +157,10 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 }
 
 /** Where a code skill's git, tests and builds run (review 213: on the bridge a literal model sent git and `npm test` to
- *  tools that refused them, then ran a contract the project did not have). */
+ *  tools that refused them, then ran a contract the project did not have). On a workspace, that the bridge needs the
+ *  project pulled first, and that no story moves here (review 231: dev-story marked its story in-progress here). */
 function codeWorkLine(files: FilesAccess): string {
-  if (files.kind === "workspace") return `- This workspace holds documents, not code: a step that reads or changes code, or runs git, builds or tests, is done in the user's clone with the bmad-mcp bridge; say so to the user.`;
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote <this server's /mcp URL> --project ${files.project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
   // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
   const checks = files.contract && !contractToDo(files.contract)
     ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`

@@ -3,7 +3,7 @@
 // for real where there is a machine to run them (the bridge), and elsewhere the answer says where they can.
 import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
-import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
+import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, takesStamp, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
 import { gitNotes, withholdUnserved, type WorkTreeRead } from "../git-output.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
@@ -72,8 +72,7 @@ const NEEDS_GIT = new Set(["git_evidence.py"]);
 const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gives in its runtime block (\"this skill's root is …\": a folder here, or a bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
 /** Where git and the project's code run instead, by door (review 111: dev-story and code-review stalled on a refusal
- *  that said only what bmad-run runs, and a literal model wrote NO_VCS into a story of a git project). `why`: why the
- *  bridge runs not this git line. */
+ *  that said only what bmad-run runs). `why`: why the bridge runs not this git line. */
 function otherProgramAnswer(other: "git" | "code", bridge: boolean, why = "this line is not one of them"): string {
   if (bridge) {
     return other === "git"
@@ -81,8 +80,21 @@ function otherProgramAnswer(other: "git" | "code", bridge: boolean, why = "this 
       : "bmad-run runs BMAD's Python scripts, not the project's code. run_completion_contract runs the project's checks (tests, build: its _bmad/_config/custom/cc-verify.sh); anything else, ask the user to run and give you its output.";
   }
   return other === "git"
-    ? `bmad-run runs BMAD's Python scripts; a workspace has no git repository. Where a skill records a commit, write its fallback (NO_VCS); a file's earlier versions are in ${TOOL.bmadFiles} "history" (read one with "version") for a diff. Git runs in the user's clone, with the bmad-mcp bridge.`
+    ? `${NO_GIT_HERE} Git runs in the user's clone, with the bmad-mcp bridge.`
     : `bmad-run runs BMAD's Python scripts; a workspace runs no code (tests, builds): its files are documents. Code runs on the user's machine, with the bmad-mcp bridge (run_completion_contract runs its checks).`;
+}
+
+/** A workspace's git answers start so; what follows depends on the line (workspaceGitAnswer). */
+const NO_GIT_HERE = "bmad-run runs BMAD's Python scripts; a workspace has no git repository.";
+
+/** A git line on a workspace, by what the skill wants of it (review 231: NO_VCS, once advised for every git line, was
+ *  recorded as dev-story's baseline and kept on the bridge after a pull; a diff was sent to the documents' history). */
+function workspaceGitAnswer(line: string): string {
+  const words = line.trim().split(/\s+/);
+  const sub = words.slice(1).find((w) => !w.startsWith("-"));
+  if (sub === "rev-parse" || sub === "log") return `${NO_GIT_HERE} Leave the commit a skill records (baseline_commit) unset here, not NO_VCS: the bmad-mcp bridge, in the user's clone, records the real one.`;
+  if (sub === "diff") return `${NO_GIT_HERE} Ask the user to run it in their clone and paste the diff, or to run the review on the bmad-mcp bridge.`;
+  return otherProgramAnswer("git", false);
 }
 
 /** The project's code on the bridge (`npm test`, `pytest`), in the project `runtime`: its checks run with
@@ -146,7 +158,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const found = await deps.runtime?.(project, { lazy: true });
     return fail(await codeAnswer(line, found?.ok ? found.runtime : undefined));
   }
-  if (other) return fail(otherProgramAnswer(other, deps.project !== undefined));
+  if (other === "git") return fail(workspaceGitAnswer(line));
+  if (other) return fail(otherProgramAnswer(other, false));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
@@ -233,7 +246,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const unfilled = [...new Set([...unfilledPlaceholders([script, ...args.filter(isPath)]), ...args.flatMap((w, i) => (leftToScript(script, args, i) ? [] : runTimePlaceholderIn(w) ?? []))])];
   if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   // Today where the scripts write time: the project's zone (review 147: a UTC date named a folder the memlog dated a day on).
-  if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates, unfilled.includes("{date}") ? await todayWhere(runtime) : undefined));
+  if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates, unfilled.includes("{date}") ? await todayWhere(runtime) : undefined, takesStamp(script, args)));
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));

@@ -448,8 +448,9 @@ const leavesProject = (value: string): boolean => {
 const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folders\/|^[a-z]:\/(users\/[^/]+\/appdata\/local\/|windows\/)?te?mp(\/|$)/i;
 
 /** Scratch text BMAD puts in the system's temp folder and a step hands on by its path (review 213: code-review's
- *  reviewers read {diff_file}, which keeping it in the conversation left them without). */
-export const SCRATCH_BY_PATH = `Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete the file once the step is done.`;
+ *  reviewers read {diff_file}, which keeping it in the conversation left them without); kept till the workflow ends
+ *  (review 231: code-review's later steps read the diff again). */
+export const SCRATCH_BY_PATH = `Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`;
 
 /** On the bridge the folder is the one project; a workspace is named. */
 export const folderName = (store: WorkspaceStore) => store.folder?.slice(store.folder.lastIndexOf("/") + 1);
