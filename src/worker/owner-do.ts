@@ -36,14 +36,22 @@ export class OwnerSessions extends DurableObject {
     this.sql.exec("CREATE TABLE IF NOT EXISTS refresh_claims (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0)");
   }
 
-  /** Claims a refresh token (by its hash) for one exchange, kept until `expiresAt` (ms; the token's lifetime); false if
-   *  it was claimed before: a second use, marked so an exchange of the first still under way learns of it. */
-  claimRefresh(tokenHash: string, expiresAt: number): boolean {
+  /** Claims a refresh token (by its hash) for one exchange, kept until `expiresAt` (ms; the token's lifetime): "first",
+   *  or "reused" where it was claimed before (a second use, marked so an exchange of the first still under way learns
+   *  of it). `issued`: the provider holds it as its grant's current or previous refresh token; one it does not, and
+   *  never claimed, is "unknown" and leaves no row: a forged token naming this user fills nothing here, and two copies
+   *  of it end no sign-in (review 230's claim, checked after it landed). */
+  claimRefresh(tokenHash: string, expiresAt: number, issued: boolean): "first" | "reused" | "unknown" {
     this.sql.exec("DELETE FROM refresh_claims WHERE expires_at <= ?", Date.now());
-    return this.sql.exec<{ reused: number }>(
+    if (!issued) {
+      const known = this.sql.exec("UPDATE refresh_claims SET reused = 1 WHERE token_hash = ? RETURNING token_hash", tokenHash).toArray().length > 0;
+      return known ? "reused" : "unknown";
+    }
+    const reused = this.sql.exec<{ reused: number }>(
       "INSERT INTO refresh_claims (token_hash, expires_at) VALUES (?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
       tokenHash, expiresAt,
-    ).one().reused === 0;
+    ).one().reused;
+    return reused === 0 ? "first" : "reused";
   }
 
   /** Settles a claim once its exchange has answered: one that exchanged nothing is dropped, so the token may be tried

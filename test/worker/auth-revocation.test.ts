@@ -119,6 +119,17 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
       expect(await mcpStatus(tokens.access_token)).toBe(401);
     }
   });
+
+  it("ends no sign-in for a forged token naming it, sent twice at once: only a token the provider issued is claimed", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const [userId, grantId] = tokens.refresh_token!.split(":");
+    const forged = `${userId}:${grantId}:${"y".repeat(32)}`;
+    const answers = await Promise.all([0, 1].map(() => refresh(workerFetch, ORIGIN, tokens.client_id, forged)));
+    for (const answer of answers) expect(answer.json.error_description).not.toMatch(/used twice/);
+    expect(await mcpStatus(tokens.access_token)).toBe(200);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)).status).toBe(200);
+  });
 });
 
 describe("refresh scopes and failures (review 230)", { timeout: 60_000 }, () => {

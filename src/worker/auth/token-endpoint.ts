@@ -108,15 +108,20 @@ export function scopesBeyondGrant(granted: readonly string[]): string | undefine
 async function refreshOnce(request: Request, token: string, grant: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
   const [userId, grantId] = grant.split(":") as [string, string];
   const claims = deps.env.OWNER_SESSIONS.get(deps.env.OWNER_SESSIONS.idFromName(userId));
+  // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
-  let first: boolean;
+  const held = await deps.env.OAUTH_KV.get<{ refreshTokenId?: string; previousRefreshTokenId?: string }>(`grant:${userId}:${grantId}`, "json");
+  const issued = held !== null && (held.refreshTokenId === tokenHash || held.previousRefreshTokenId === tokenHash);
+  let claim: "first" | "reused" | "unknown";
   try {
-    first = await claims.claimRefresh(tokenHash, Date.now() + REFRESH_TOKEN_TTL_S * 1000);
+    claim = await claims.claimRefresh(tokenHash, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
   } catch {
     return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
   }
   const reused = () => oauthError(request, 400, "invalid_grant", "This refresh token was used twice (refreshed twice at once, or a copy of it is in other hands), so the sign-in it belongs to was ended. Sign in again.");
-  if (!first) {
+  // A token the provider never issued: it answers that itself.
+  if (claim === "unknown") return next();
+  if (claim === "reused") {
     await deps.revokeGrant(userId, grantId);
     return reused();
   }
