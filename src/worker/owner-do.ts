@@ -38,18 +38,19 @@ export class OwnerSessions extends DurableObject {
 
   /** Claims a refresh token (by its hash) for one exchange, kept until `expiresAt` (ms; the token's lifetime): "first",
    *  or "reused" where it was claimed before (a second use, marked so an exchange of the first still under way learns
-   *  of it). `issued`: the provider holds it as its grant's current or previous refresh token; one it does not, and
-   *  never claimed, is "unknown" and leaves no row: a forged token naming this user fills nothing here, and two copies
-   *  of it end no sign-in (review 230's claim, checked after it landed). */
-  claimRefresh(tokenHash: string, expiresAt: number, issued: boolean): "first" | "reused" | "unknown" {
+   *  of it). `issued`: which of its grant's refresh tokens the provider holds it as. One it holds as neither, never
+   *  claimed, is "unknown" and leaves no row: a forged token naming this user fills nothing here, and two copies of it
+   *  end no sign-in. The previous one, never claimed, was exchanged before claims were kept: a use of it now is a
+   *  second use (review 233: a thief's copy of it was let through, and the client's newer token then refused unnoticed). */
+  claimRefresh(tokenHash: string, expiresAt: number, issued: "current" | "previous" | undefined): "first" | "reused" | "unknown" {
     this.sql.exec("DELETE FROM refresh_claims WHERE expires_at <= ?", Date.now());
-    if (!issued) {
+    if (issued === undefined) {
       const known = this.sql.exec("UPDATE refresh_claims SET reused = 1 WHERE token_hash = ? RETURNING token_hash", tokenHash).toArray().length > 0;
       return known ? "reused" : "unknown";
     }
     const reused = this.sql.exec<{ reused: number }>(
-      "INSERT INTO refresh_claims (token_hash, expires_at) VALUES (?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
-      tokenHash, expiresAt,
+      "INSERT INTO refresh_claims (token_hash, expires_at, reused) VALUES (?, ?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
+      tokenHash, expiresAt, issued === "previous" ? 1 : 0,
     ).one().reused;
     return reused === 0 ? "first" : "reused";
   }

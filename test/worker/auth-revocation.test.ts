@@ -2,6 +2,7 @@
 // refresh token end every token of the sign-in at once, although this isolate caches validated tokens.
 // Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back,
 // and so does one sent twice at once. A refresh never widens the grant's scopes; failures say why and what to do.
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
@@ -120,6 +121,22 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     }
   });
 
+  it("ends the sign-in when a refresh token rotated before claims were kept comes back (review 233)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const second = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(second.status).toBe(200);
+    // As a token exchanged before this server kept claims: the grant's previous one, with no claim.
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(tokens.refresh_token!)));
+    const hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+    const owner = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(tokens.refresh_token!.split(":")[0]!));
+    await owner.settleRefresh(hash, false);
+    const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
+    expect(await mcpStatus(second.json.access_token)).toBe(401);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, second.json.refresh_token)).status).toBe(400);
+  });
+
   it("ends no sign-in for a forged token naming it, sent twice at once: only a token the provider issued is claimed", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
@@ -210,5 +227,18 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     expect(await mcpStatus(mine.access_token)).toBe(401);
     expect((await refresh(workerFetch, ORIGIN, mine.client_id, mine.refresh_token!)).status).toBe(400);
     expect(await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text()).not.toContain(grantOf(mine.access_token));
+  });
+
+  it("lists 200 connections a page, and says there are more (review 233: 1,000 listed, the rest unsaid)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN, { user: "many@example.com" });
+    const [userId, grantId] = tokens.access_token.split(":") as [string, string];
+    const grant = await env.OAUTH_KV.get<Record<string, unknown>>(`grant:${userId}:${grantId}`, "json");
+    await Promise.all(Array.from({ length: 200 }, (_, i) => env.OAUTH_KV.put(`grant:${userId}:copy${i}`, JSON.stringify({ ...grant, id: `copy${i}` }))));
+    const signedIn = await workerFetch(`${ORIGIN}/connections/sign-in`, form({ user: "many@example.com" }));
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
+    expect(list.match(/<li>/g)).toHaveLength(200);
+    expect(list).toContain("More apps are connected than these 200: revoke some, then open this page again for the rest.");
   });
 });

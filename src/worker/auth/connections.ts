@@ -54,19 +54,26 @@ async function startSession(c: C, identity: Identity, headers = new Headers()): 
   return new Response(null, { status: 303, headers });
 }
 
+/** Connections one page lists: each costs a read of its grant, and a Worker's request has a budget of them. */
+const LISTED = 200;
+
 async function listPage(c: C, signedIn: Session): Promise<Response> {
   const oauth = c.get("oauth");
-  const { items } = await oauth.listUserGrants(signedIn.userId, { limit: 1000 });
+  const { items, cursor } = await oauth.listUserGrants(signedIn.userId, { limit: LISTED });
+  // Each app looked up once, however many of its sign-ins are listed (review 233).
+  const clients = new Map<string, ReturnType<typeof oauth.lookupClient>>();
+  const clientOf = (id: string) => clients.get(id) ?? clients.set(id, oauth.lookupClient(id).catch(() => null)).get(id)!;
   const rows = await Promise.all(
     items.map(async (grant) => {
-      const client = await oauth.lookupClient(grant.clientId).catch(() => null);
+      const client = await clientOf(grant.clientId);
       const name = shownName(client?.clientName ?? "");
       const created = new Date(grant.createdAt * 1000).toISOString().slice(0, 10);
       return `<li><strong>${escape(name)}</strong>, since ${created}: ${escape(grant.scope.join(" ") || "no scope")}
 <form method="post" action="/connections/revoke" style="display:inline"><input type="hidden" name="grant" value="${escape(grant.id)}"><input type="hidden" name="csrf" value="${escape(signedIn.csrf)}"> <button>Revoke</button></form></li>`;
     }),
   );
-  const list = rows.length ? `<ul>${rows.join("\n")}</ul>` : "<p>No app is connected as you.</p>";
+  const more = cursor ? `<p>More apps are connected than these ${LISTED}: revoke some, then open this page again for the rest.</p>` : "";
+  const list = rows.length ? `<ul>${rows.join("\n")}</ul>${more}` : "<p>No app is connected as you.</p>";
   return page(200, "Your connections", `<p>The apps signed in to this server as you. Revoke ends an app's access at once: its tokens stop working, and it must ask you again.</p>${list}`);
 }
 

@@ -111,7 +111,7 @@ async function refreshOnce(request: Request, token: string, grant: string, deps:
   // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
   const held = await deps.env.OAUTH_KV.get<{ refreshTokenId?: string; previousRefreshTokenId?: string }>(`grant:${userId}:${grantId}`, "json");
-  const issued = held !== null && (held.refreshTokenId === tokenHash || held.previousRefreshTokenId === tokenHash);
+  const issued = held?.refreshTokenId === tokenHash ? "current" : held?.previousRefreshTokenId === tokenHash ? "previous" : undefined;
   let claim: "first" | "reused" | "unknown";
   try {
     claim = await claims.claimRefresh(tokenHash, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
