@@ -205,7 +205,7 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
 
     const signedIn = await workerFetch(`${ORIGIN}/connections/sign-in`, form({ user: "" }));
     expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Strict/);
+    expect(signedIn.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Lax/);
     const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
     const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
     expect(list).toContain("<strong>bmad test client</strong>, since ");

@@ -1,7 +1,7 @@
 // /connections: the signed-in user's connectors (the provider's grants), each with a Revoke button, so a user can end
 // an app's access (a lost laptop, a copied credentials file) without the app's help. Signed in as for consent: the local
 // sign-in on loopback, else the identity provider (back through its one /callback, told apart by the state's prefix),
-// with the same access rules. The sign-in lasts SESSION_S in a KV record named by an HttpOnly, SameSite=Strict cookie;
+// with the same access rules. The sign-in lasts SESSION_S in a KV record named by an HttpOnly, SameSite=Lax cookie;
 // every POST is checked by its Origin and by a token the record holds, and the page is the consent page's (no script,
 // no frame).
 import type { Context } from "hono";
@@ -34,9 +34,9 @@ export const connectionsPages = new Hono<Ctx>();
 connectionsPages.use("/connections", gate);
 connectionsPages.use("/connections/*", gate);
 
-function cookie(c: C, name: string, value: string, path: string, maxAge: number, sameSite: "Strict" | "Lax"): string {
+function cookie(c: C, name: string, value: string, path: string, maxAge: number): string {
   const secure = new URL(c.req.url).protocol === "https:" ? "; Secure" : "";
-  return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=${sameSite}${secure}`;
+  return `${name}=${value}; Path=${path}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure}`;
 }
 
 async function session(c: C): Promise<Session | undefined> {
@@ -49,7 +49,9 @@ async function session(c: C): Promise<Session | undefined> {
 async function startSession(c: C, identity: Identity, headers = new Headers()): Promise<Response> {
   const id = randomToken();
   await c.env.OAUTH_KV.put(sessionKey(id), JSON.stringify({ userId: identity.subject, csrf: randomToken() } satisfies Session), { expirationTtl: SESSION_S });
-  headers.append("set-cookie", cookie(c, SESSION_COOKIE, id, "/connections", SESSION_S, "Strict"));
+  // Lax: a sign-in through the identity provider ends in a redirect chain begun on its site, where a browser sends no
+  // Strict cookie, and the page asked to sign in again (review 233). Its forms are guarded by Origin and the token.
+  headers.append("set-cookie", cookie(c, SESSION_COOKIE, id, "/connections", SESSION_S));
   headers.set("location", "/connections");
   return new Response(null, { status: 303, headers });
 }
@@ -103,7 +105,7 @@ connectionsPages.post("/connections/sign-in", async (c) => {
   const nonce = randomToken();
   await c.env.OAUTH_KV.put(signInKey(state), JSON.stringify({ verifier, nonce }), { expirationTtl: SIGN_IN_S });
   // Lax: the identity provider sends the browser back by a top-level GET from its own site.
-  const headers = new Headers({ "set-cookie": cookie(c, STATE_COOKIE, state, "/callback", SIGN_IN_S, "Lax") });
+  const headers = new Headers({ "set-cookie": cookie(c, STATE_COOKIE, state, "/callback", SIGN_IN_S) });
   headers.set("location", signInAt.url({ redirectUri: new URL("/callback", c.req.url).href, state, challenge: await s256(verifier), nonce }));
   return new Response(null, { status: 302, headers });
 });
@@ -123,7 +125,7 @@ connectionsPages.get("/callback", gate, async (c, next) => {
   const signedIn = await upstreamIdentity(config, { code, verifier: started.verifier, nonce: started.nonce, redirectUri: new URL("/callback", c.req.url).href });
   if (!signedIn.ok) return failed(signedIn.error);
   if (!isAllowed(config.access, signedIn.identity)) return failed("The account you signed in with is not allowed on this server.");
-  return startSession(c, signedIn.identity, new Headers({ "set-cookie": cookie(c, STATE_COOKIE, "", "/callback", 0, "Lax") }));
+  return startSession(c, signedIn.identity, new Headers({ "set-cookie": cookie(c, STATE_COOKIE, "", "/callback", 0) }));
 });
 
 connectionsPages.post("/connections/revoke", async (c) => {
