@@ -42,7 +42,7 @@ Options:
   --remote URL     the server's MCP endpoint, e.g. https://bmad.example.com/mcp
   --project NAME   the workspace, as bmad-project lists it
   --dir DIR        the folder (default: the current directory)
-  --force          pull: the remote's files win over changes here; push: yours win over the remote's
+  --force          pull: the remote's files win where both changed (a copy of yours kept a week); push: yours win over the remote's
                    (with PATHs after it, those files alone, held BMAD settings among them)
   --help           this text
 Environment:

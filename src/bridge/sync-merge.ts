@@ -18,6 +18,14 @@ export type Merge = Result<{ bytes: Uint8Array }, { fix: string; oversize?: true
 export const conflictFix = (o: SyncOptions, theirs: string) =>
   `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true)}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
 
+/** A conflict over a file a push was sending when its answer was lost, which the remote's history could not tell landed
+ *  or not (SyncState.sent after settleSent): the remote's change may hold the user's own text, so no --force over it is
+ *  advised (review 235: push --force would have dropped a member's 1,010 versions on top of it). */
+export const untoldSent = (o: SyncOptions, reason: string) => ({
+  reason: `${reason}; whether your push whose answer was lost sent yours is not known (the remote's history since the pull is longer than the bridge reads)`,
+  fix: `copy yours aside, ${o.again("pull", true)}, compare yours with the remote's (bmad-files history lists its versions), and push what it lacks`,
+});
+
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 /** `mine` (the file here) merged with `theirs` (the remote's) since `synced`, the version pulled; undefined where the

@@ -1,6 +1,6 @@
 // bmad-mcp pull: the workspace's files into a folder, through the confined writer. A file changed here since
 // the last pull is never overwritten without --force: when the remote changed it too the pull refuses (nothing
-// is written), otherwise the local change is kept for push. Files deleted on the remote are deleted here when
+// is written), otherwise the local change is kept for push, --force or not (it resolves conflicts alone). Files deleted on the remote are deleted here when
 // unchanged here. Memory files changed on both sides are merged (what either side added or removed) rather than refused,
 // and so are memlogs both sides appended to.
 // The state file records each file's version as it is written, so a failure midway leaves a folder whose state says
@@ -21,7 +21,7 @@ import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
-import { conflictFix, mergeBothWays } from "./sync-merge.js";
+import { conflictFix, mergeBothWays, untoldSent } from "./sync-merge.js";
 import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
 
 export interface SyncOptions {
@@ -45,10 +45,11 @@ type Seen = string;
 const seen = (local: Local): Seen => (local.kind === "file" ? local.sha256 : local.kind);
 
 type Step =
-  /** `merged`: written instead of the remote's content, which is still what the state records (push sends it). */
-  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array; seen: Seen }
-  /** `note`: why a file of the user's goes (with --force, in the way of the remote's `for`). */
-  | { op: "delete"; path: string; seen: Seen; note?: string; for?: string }
+  /** `merged`: written instead of the remote's content, which is still what the state records (push sends it).
+   *  `replaces`: a change here that --force lets the remote's win over. */
+  | { op: "write"; path: string; content: RemoteContent; kind: "added" | "updated"; merged?: Uint8Array; seen: Seen; replaces?: true }
+  /** `note`: why a file of the user's goes (with --force, in the way of the remote's `for`); `replaces` as above. */
+  | { op: "delete"; path: string; seen: Seen; note?: string; for?: string; replaces?: true }
   /** No one's content (isLitter) in a folder the pull takes away: gone with it, unkept, unreported. */
   | { op: "litter"; path: string; for: string }
   | { op: "record"; path: string; file: SyncedFile | undefined };
@@ -112,7 +113,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (!remoteChanged && !localChanged) {
       report.unchanged++;
       steps.push({ op: "record", path, file: synced });
-    } else if (!remoteChanged && !o.force) {
+    } else if (!remoteChanged) {
+      // --force too: it lets the remote's win over a conflict, and this is none (review 235: it overwrote an edit here).
       report.add("kept", path, local.kind === "missing" ? "deleted here; push deletes it on the remote" : "changed here; push sends it");
       steps.push({ op: "record", path, file: synced });
     } else fetches.push({ path, local, synced, localChanged });
@@ -130,7 +132,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     const standing = await standingAt(o.dir, at);
     const freed = at === path ? standing?.files.every((file) => deleting.has(file)) : deleting.has(at);
     const clearLitter = () => standing?.litter.forEach((file) => steps.push({ op: "litter", path: file, for: path }));
-    if (freed || (synced && (!r || (r.version === synced.version && !o.force)))) {
+    if (freed || (synced && (!r || r.version === synced.version))) {
       if (freed) clearLitter(), clearedBy.set(path, at === path ? standing!.files : [at]);
       decide(path, { kind: "missing" });
       continue;
@@ -155,7 +157,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       for (const [i, file] of mine.entries()) {
         deleting.add(file);
         localOf.set(file, reads[i]!);
-        steps.push({ op: "delete", path: file, seen: seen(reads[i]!), note: `in the way of the remote's ${path}; a copy is kept a week`, for: path });
+        steps.push({ op: "delete", path: file, seen: seen(reads[i]!), note: `in the way of the remote's ${path}`, for: path, replaces: true });
       }
       clearLitter();
       decide(path, { kind: "missing" });
@@ -222,7 +224,14 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       continue;
     }
     if (!f.localChanged || o.force) {
-      steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local) });
+      steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local), ...(f.localChanged ? { replaces: true as const } : {}) });
+      continue;
+    }
+    const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
+    const reason = !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`;
+    // The remote's change may be the user's own push (its answer lost): no merge, which could add their entries twice.
+    if (before?.sent?.has(f.path)) {
+      refusals.push({ path: f.path, ...untoldSent(o, reason) });
       continue;
     }
     // Memory files and memlogs merge (the project's copy then differs, push sends it).
@@ -234,10 +243,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
     } else if (merge) refusals.push({ path: f.path, reason: merge.error, fix: merge.fix });
     else {
-      const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
       refusals.push({
         path: f.path,
-        reason: !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`,
+        reason,
         fix: f.synced ? conflictFix(o, "the remote's change since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
     }
@@ -258,7 +266,9 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
   const clearing = (step: Step) => step.op === "delete" || step.op === "litter";
-  const state: SyncState = { remote: o.remote, project, files: new Map(known), ...(localOnly?.size ? { localOnly } : {}) };
+  // A push whose landing the remote's history could not tell (settleSent) stays to be asked again, until this pull writes the file.
+  const sent = before?.sent;
+  const state: SyncState = { remote: o.remote, project, files: new Map(known), ...(sent?.size ? { sent } : {}), ...(localOnly?.size ? { localOnly } : {}) };
   const done = await apply(o, state, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
   if (done.ok && !before) {
     const sendOne = `${o.again("push", true)} PATH...`;
@@ -344,7 +354,7 @@ function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: 
   if (localChanged && !o.force) {
     return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true)}` });
   }
-  into.steps.push({ op: "delete", path, seen: seen(local) });
+  into.steps.push({ op: "delete", path, seen: seen(local), ...(localChanged ? { note: "changed here, deleted on the remote", replaces: true as const } : {}) });
 }
 
 /** Why `bytes` may not be written at `path` as a script: a pull writes none but BMAD's own. */
@@ -419,6 +429,13 @@ function memoriesBy(path: string, bytes: Uint8Array, others: ByOthers): { memori
   return pairs.length ? { memories_by: pairs } : {};
 }
 
+/** What a line says of a change here that --force let the remote's win over (review 235: it read as a plain update,
+ *  and no summary counted it), after `why`: where its copy is, kept a week as applyStep keeps every one. */
+function replacedNote(seen: Seen, why: string | undefined): string {
+  const replaced = seen === "missing" ? "deleted here, and --force let the remote's win over that" : "--force let the remote's win over yours here; a copy of yours is kept a week: bmad-files history and restore on the bridge bring it back";
+  return why ? `${why}; ${replaced}` : replaced;
+}
+
 /** Writes and deletes one file at a time (each atomic), recording each in `state` as it lands; files not reached
  *  (after a failure) keep their old record. Each change holds the file's lock (the one every bridge write holds)
  *  and lands only on the file the pull decided on: one written here meanwhile (an acknowledged bmad-files write, a
@@ -446,13 +463,16 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     if (done.changedHere) report.add("kept", step.path, "changed here during the pull, so the remote's change was not written: pull again to bring it");
     else if (step.op === "write") {
       state.files.set(step.path, recordOf(step.content));
+      state.sent?.delete(step.path);
       const note = step.merged ? `${isMemlogPath(step.path) ? "entries appended here and on the remote merged" : "memories merged with the ones here"}; push sends the merge` : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
-      report.add(step.kind, step.path, note);
+      report.add(step.kind, step.path, step.replaces ? replacedNote(step.seen, note) : note);
     } else if (step.op === "delete") {
       state.files.delete(step.path);
+      state.sent?.delete(step.path);
       state.localOnly?.delete(step.path);
-      report.add("deleted", step.path, step.note);
+      report.add("deleted", step.path, step.replaces ? replacedNote(step.seen, step.note) : step.note);
     }
+    if (!done.changedHere && step.op !== "litter" && step.replaces) report.replaced++;
   }
   const saved = await saveState(o.dir, state);
   if (failure || !saved.ok) {

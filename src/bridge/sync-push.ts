@@ -11,7 +11,7 @@ import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/syn
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
 import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
-import { mergeBothWays } from "./sync-merge.js";
+import { mergeBothWays, untoldSent } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
 import { holdsSecrets, isConfigShaped, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
@@ -318,6 +318,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       const here = suspect.sha256 ? "yours here and the remote's differ" : "deleted here, and changed on the remote";
       report.add("held", path, keepsBoth(`${here} since the pull, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
     } else if (suspect.forced) steps.push(suspect.forced);
+    else if (state.sent?.has(path)) refusals.push({ path, ...untoldSent(o, suspect.refusal.reason) });
     else {
       // Where a pull would not merge a memory file or memlog, why (review 211: a merge past 1 MiB was advised).
       const merge = suspect.merges && read.ok ? await mergeBothWays(o, path, suspect.merges.mine, suspect.merges.synced, read.value) : undefined;
@@ -352,7 +353,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   // What it is about to send, first: a push killed midway leaves a state that names it (SyncState.sent).
   const writes = steps.flatMap((step) => (step.op === "write" ? [[step.path, step.sha256] as const] : []));
   if (writes.length) {
-    const noted = await saveState(o.dir, { ...state, sent: new Map(writes) });
+    const noted = await saveState(o.dir, { ...state, sent: new Map([...(state.sent ?? []), ...writes]) });
     if (!noted.ok) return { ok: false, error: `Nothing was sent: cannot record the push: ${noted.error}`, report };
   }
   let failure: string | undefined;
@@ -363,6 +364,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     if (step.op === "forget" || step.op === "record") {
       if (step.op === "record") state.files.set(step.path, pushedRecord(state.files.get(step.path), step.version, step.sha256));
       else state.files.delete(step.path);
+      state.sent?.delete(step.path);
       continue;
     }
     if (step.op === "delete") {
@@ -378,6 +380,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
         break;
       }
       state.files.delete(step.path);
+      state.sent?.delete(step.path);
       // Deleted on the remote by another member meanwhile: done, and not by this push.
       if (!removed.ok) continue;
       report.add("deleted", step.path, "bmad-files restore brings it back");
@@ -392,10 +395,11 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       failure = `${step.path}: ${written.error}`;
       unanswered = true;
       // It may have landed before the answer was lost: the next pull or push asks the remote.
-      state.sent = new Map([[step.path, step.sha256]]);
+      (state.sent ??= new Map()).set(step.path, step.sha256);
       break;
     }
     state.files.set(step.path, pushedRecord(state.files.get(step.path), written.value, step.sha256));
+    state.sent?.delete(step.path);
     report.add(step.kind, step.path, `now version ${written.value}`);
   }
   const saved = await saveState(o.dir, state);

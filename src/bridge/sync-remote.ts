@@ -41,7 +41,7 @@ const WRITTEN = z.object({ version: z.number().int().min(1) });
 /** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
  *  content is gone (`pruned`). */
 const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional() })).max(1000), next: z.number().int().min(1).optional() });
-/** Pages of a history read at most: the newest thousand versions, as one answer held before history came in pages. */
+/** Pages of a history one call of history() reads at most: a thousand versions, as one answer held before history came in pages. */
 const MAX_HISTORY_PAGES = 20;
 export type FileVersion = z.infer<typeof HISTORY>["versions"][number];
 
@@ -208,20 +208,22 @@ export class RemoteWorkspace {
     return listed.ok ? { ok: true, value: listed.value.files.find((f) => f.path === path)?.version ?? 0 } : listed;
   }
 
-  /** The file's versions after `since`, newest first, page by page (others may have written many since a push). */
-  async history(path: string, since = 0): Promise<Remote<FileVersion[]>> {
+  /** The file's versions after `since` and before `before` (undefined: up to the newest), newest first, page by page
+   *  (the tool pages down, from the version it is given). `reached`: the remote said it has none older, down to
+   *  `since`; false when the pages ran out first, the older ones unread (review 235: that read as "none there"). */
+  async history(path: string, since = 0, before?: number): Promise<Remote<{ versions: FileVersion[]; reached: boolean }>> {
     const versions: FileVersion[] = [];
-    let before: number | undefined;
+    let next = before;
     for (let page = 0; page < MAX_HISTORY_PAGES; page++) {
-      const out = await this.call({ action: "history", path, ...(before === undefined ? {} : { version: before }) });
+      const out = await this.call({ action: "history", path, ...(next === undefined ? {} : { version: next }) });
       if (!out.ok) return out;
       const parsed = HISTORY.safeParse(out.value.structured);
       if (!parsed.success) return { ok: false, error: `${path}: the remote's history of it is malformed (${parsed.error.issues[0]!.message}).` };
-      versions.push(...parsed.data.versions);
-      before = parsed.data.next;
-      if (before === undefined || before <= since + 1) break;
+      versions.push(...parsed.data.versions.filter((v) => v.version > since && (before === undefined || v.version < before)));
+      next = parsed.data.next;
+      if (next === undefined || next <= since + 1) return { ok: true, value: { versions, reached: true } };
     }
-    return { ok: true, value: versions };
+    return { ok: true, value: { versions, reached: false } };
   }
 
   /** A new version of the file, only if it is still at `ifVersion` (0: absent). */

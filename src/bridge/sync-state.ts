@@ -3,7 +3,7 @@
 // left on disk. Push and pull compare against it to tell a local change from a remote one. The file is
 // parsed with zod when loaded; a broken one is an error naming the file, never trusted.
 import * as z from "zod";
-import { MAX_FILES } from "../core/workspace/limits.js";
+import { HISTORY_PAGE, MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
@@ -40,7 +40,8 @@ export interface SyncState {
   pending?: Map<string, { written: string; file: SyncedFile }>;
   /** A push's writes under way, by path: the SHA-256 of the text it sends. A push killed midway leaves them; the next
    *  pull or push takes a remote file holding that text as pushed (a killed push's files read as another's on the
-   *  remote, and the user's next edit of one as a conflict). */
+   *  remote, and the user's next edit of one as a conflict). One whose landing the remote's history could not tell
+   *  stays until a pull or push settles the file (settleSent). */
   sent?: Map<string, string>;
   /** Files that were in the folders sync carries before this folder's first pull of the project (or the pull --force
    *  that made it a copy of this one), which that pull did not bring: the user's own, which push sends only named
@@ -155,40 +156,55 @@ export function pushedRecord(previous: SyncedFile | undefined, version: number, 
   return { version, sha256, ...(others ? { others } : {}), ...(previous?.memories_by ? { memories_by: previous.memories_by } : {}) };
 }
 
-/** Records as pushed each file a push cut short was sending (SyncState.sent) at the version that holds that very text:
- *  the newest in the file's history since its record, whatever came after it (review 211: only the remote's version
- *  now was compared, so after another member's change on top the push's own text read as a change here, a memlog merge
- *  appended its entries twice, and the --force advised would have dropped the member's change). The rest keep their
- *  record, so what the push did not send is still sent. `sent` is then done with. */
+/** Records as pushed each file a push cut short was sending (SyncState.sent) at the version that holds that very text,
+ *  whatever came after it (review 211: only the remote's version now was compared, so after another member's change on
+ *  top the push's own text read as a change here, a memlog merge appended its entries twice, and the --force advised
+ *  would have dropped the member's change). The rest keep their record, so what the push did not send is still sent.
+ *  One whose history could not tell stays in `sent`, which pull and push then name as not known rather than as a
+ *  conflict (review 235: "not found" read as "did not land", and push advised a --force over the user's own text). */
 export async function settleSent(state: SyncState, listed: Map<string, { version: number }>, remote: Pick<RemoteWorkspace, "history" | "read">): Promise<void> {
   const since = (path: string) => state.files.get(path)?.version ?? 0;
   const unsure = [...(state.sent ?? [])].filter(([path]) => since(path) !== (listed.get(path)?.version ?? 0));
-  const found = await mapLimited(unsure, READS_AT_ONCE, ([path, sent]) => sentVersion(remote, path, sent, since(path)));
+  const found = await mapLimited(unsure, READS_AT_ONCE, ([path, sent]) => sentVersion(remote, path, sent, since(path), listed.get(path)?.version ?? 0));
+  const untold = new Map<string, string>();
   for (const [i, [path, sent]] of unsure.entries()) {
     const version = found[i];
-    if (version) state.files.set(path, pushedRecord(state.files.get(path), version, sent));
+    if (version === "untold") untold.set(path, sent);
+    else if (version) state.files.set(path, pushedRecord(state.files.get(path), version, sent));
   }
-  delete state.sent;
+  if (untold.size) state.sent = untold;
+  else delete state.sent;
 }
 
 /** Versions without a digest read to find a push's text: a history of a thousand would be a thousand calls. */
 const MAX_VERSION_READS = 10;
+/** Pages of a file's history read upward from its record to find a push's text: a thousand versions. */
+const MAX_SENT_PAGES = 20;
 
-/** The newest version of `path` after `since` that holds the text whose SHA-256 is `sent`, if any. */
-async function sentVersion(remote: Pick<RemoteWorkspace, "history" | "read">, path: string, sent: string, since: number): Promise<number | undefined> {
-  const history = await remote.history(path, since);
-  if (!history.ok) return undefined;
+/** The version of `path` after `since` that holds the text whose SHA-256 is `sent`: the oldest, as a push writes with
+ *  if_version at the version it read, so its text lands right after it and what follows is others'. Read upward from
+ *  `since`, a page at a time (the tool pages down from the version it is given; review 235: read down from the newest,
+ *  a member's 1,010 versions hid it). undefined: none holds it, every version up to the newest (`now`, 0: deleted) read;
+ *  "untold": the history did not say (longer than the pages read, or answered with a gap). */
+async function sentVersion(remote: Pick<RemoteWorkspace, "history" | "read">, path: string, sent: string, since: number, now: number): Promise<number | undefined | "untold"> {
   let reads = 0;
-  for (const v of history.value) {
-    if (v.version <= since) break;
-    if (v.sha256 === sent) return v.version;
-    // A config file's history names no digest (it would confirm a removed secret's guess): its text as served tells.
-    if (v.sha256 === undefined && v.op !== "delete" && !v.pruned && reads++ < MAX_VERSION_READS) {
-      const read = await remote.read(path, v.version);
-      if (read.ok && !read.value.redacted && sha256(read.value.bytes) === sent) return v.version;
+  for (let page = 0, low = since; page < MAX_SENT_PAGES; page++, low += HISTORY_PAGE) {
+    const history = await remote.history(path, low, low + HISTORY_PAGE + 1);
+    if (!history.ok || !history.value.reached) return "untold";
+    // Oldest first. A file's versions run without a gap: an answer with one is not the history asked for.
+    const versions = [...history.value.versions].reverse();
+    if (versions.some((v, i) => v.version !== low + 1 + i)) return "untold";
+    for (const v of versions) {
+      if (v.sha256 === sent) return v.version;
+      // A config file's history names no digest (it would confirm a removed secret's guess): its text as served tells.
+      if (v.sha256 === undefined && v.op !== "delete" && !v.pruned && reads++ < MAX_VERSION_READS) {
+        const read = await remote.read(path, v.version);
+        if (read.ok && !read.value.redacted && sha256(read.value.bytes) === sent) return v.version;
+      }
     }
+    if (versions.length < HISTORY_PAGE) return low + versions.length >= now ? undefined : "untold";
   }
-  return undefined;
+  return "untold";
 }
 
 /** The pulled files others wrote lines of, by path, as the folder's state says: read again only when it changes. */

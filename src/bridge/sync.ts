@@ -171,6 +171,8 @@ export class Report {
   behind = 0;
   /** Of those, what pull leaves as it is here too (push: another member's change to BMAD's settings, and the like). */
   behindLeft = 0;
+  /** Changes here that pull --force let the remote's win over, each line saying where its copy is. */
+  replaced = 0;
   /** What one line says of many files, once, after the summary (pull: how to get BMAD's settings it left on the remote). */
   readonly after: string[] = [];
 
@@ -202,7 +204,8 @@ export class Report {
     const left = count("left");
     const held = count("held");
     const local = count("local");
-    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}${held ? `, ${held} held back` : ""}${local ? `, ${local} local only` : ""}.`;
+    const replaced = this.replaced ? `, ${this.replaced} local change${this.replaced === 1 ? "" : "s"} replaced by the remote's` : "";
+    return `${count("added")} added, ${count("updated")} updated, ${count("deleted")} deleted, ${this.unchanged} unchanged${replaced}${kept ? `, ${kept} local change${kept === 1 ? "" : "s"} kept` : ""}${left ? `, ${left} left on the remote` : ""}${held ? `, ${held} held back` : ""}${local ? `, ${local} local only` : ""}.`;
   }
 }
 

@@ -285,9 +285,11 @@ describe("against the real Worker", () => {
     }
     const forcedPull = await sync("pull", dir, "--force");
     expect(forcedPull.code, forcedPull.stderr).toBe(0);
-    expect(forcedPull.stdout).toContain(`updated  ${PRD}\n`);
+    const replaced = "--force let the remote's win over yours here; a copy of yours is kept a week: bmad-files history and restore on the bridge bring it back";
+    expect(forcedPull.stdout).toContain(`updated  ${PRD} (${replaced})\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("remote wins\n");
-    for (const path of ["c.md", "d.md/y.md"]) expect(forcedPull.stdout).toContain(`deleted  ${SWAP}/${path}\n`);
+    expect(forcedPull.stdout).toContain(`deleted  ${SWAP}/c.md (changed here, deleted on the remote; ${replaced})\n`);
+    expect(forcedPull.stdout).toContain(`deleted  ${SWAP}/d.md/y.md\n`);
     for (const path of ["c.md/x.md", "d.md"]) expect(readFileSync(local(`${SWAP}/${path}`), "utf8")).toBe(`${path}\n`);
     // What --force replaced is kept a week, as every bridge change keeps it (review 47: it was gone).
     const keptOfPath = async (path: string) => Promise.all((await keptOf(dir, path)).map(async (e) => new TextDecoder().decode((await keptContent(dir, path, e.version))!.data)));
@@ -1196,7 +1198,7 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
   const forced = await cli(["pull", "--remote", remote, "--project", "x", "--dir", edited, "--force"]);
   expect(forced.code, forced.stderr).toBe(0);
   for (const [gone, came] of [["Q.md/new.md", "Q.md"], ["mine.md", "mine.md/y.md"], ["own.md/notes.md", "own.md"]] as const) {
-    expect(forced.stdout).toContain(`deleted  _bmad-output/${gone} (in the way of the remote's _bmad-output/${came}; a copy is kept a week)\n`);
+    expect(forced.stdout).toContain(`deleted  _bmad-output/${gone} (in the way of the remote's _bmad-output/${came}; --force let the remote's win over yours here; a copy of yours is kept a week: bmad-files history and restore on the bridge bring it back)\n`);
     expect(readFileSync(join(edited, "_bmad-output", came), "utf8")).toBe(`_bmad-output/${came}\n`);
   }
   const keptText = async (path: string) => Promise.all((await keptOf(edited, path)).map(async (e) => new TextDecoder().decode((await keptContent(edited, path, e.version))!.data)));
@@ -1227,7 +1229,7 @@ it("holds back whole, before changing anything, what --force would replace past 
   const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
   expect(out.code, out.stderr).toBe(0);
   // What fits, each with its copy: small.md's two files replaced, and the file changed here overwritten.
-  expect(out.stdout).toContain("deleted  _bmad-output/small.md/0001.md (in the way of the remote's _bmad-output/small.md; a copy is kept a week)\n");
+  expect(out.stdout).toContain("deleted  _bmad-output/small.md/0001.md (in the way of the remote's _bmad-output/small.md; --force let the remote's win over yours here; a copy of yours is kept a week: bmad-files history and restore on the bridge bring it back)\n");
   expect(readFileSync(join(target, "_bmad-output/small.md"), "utf8")).toBe("_bmad-output/small.md\n");
   expect(readFileSync(join(target, "_bmad-output/edited.md"), "utf8")).toBe("_bmad-output/edited.md\n");
   expect((await keptOf(target, "_bmad-output/edited.md")).length).toBe(1);
@@ -1235,7 +1237,7 @@ it("holds back whole, before changing anything, what --force would replace past 
   // What does not: held back whole, every file of it where it was, and the way on named.
   expect(out.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files) keeps a copy of each, and the bridge has room for 3 more copies (100.0 MiB) of the 2,000 copies and 100 MiB it keeps a week: commit them to git and remove them here, or move them aside, then pull again)\n");
   for (const path of numbered("_bmad-output/plan.md/", 10)) expect(readFileSync(join(target, path), "utf8")).toBe(`${path}, mine\n`);
-  expect(out.stdout).toContain(": 1 added, 1 updated, 2 deleted, 1 unchanged, 1 left on the remote.");
+  expect(out.stdout).toContain(": 1 added, 1 updated, 2 deleted, 1 unchanged, 3 local changes replaced by the remote's, 1 left on the remote.");
   expect(`${out.stdout}${out.stderr}`).not.toMatch(/[Nn]othing was changed|remove \S*kept/);
 
   // Again, the room now full, the remote having replaced a file changed here by a folder of its name: that file's
@@ -1640,6 +1642,70 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
       proxy.close();
     }
   }, 90_000);
+
+  it("lets --force win over conflicts alone: a change made only here is kept, and each it replaces says where its copy is (review 235)", async () => {
+    const project = "force-conflicts-only";
+    const remoteFiles = inProject(project);
+    await created(project);
+    const [both, mine] = ["_bmad-output/both.md", "_bmad-output/mine.md"];
+    await remoteFiles.write(both, "both v1\n");
+    await remoteFiles.write(mine, "mine v1\n");
+    const into = join(tmp.dir, "force-conflicts-only");
+    expect((await run("pull", project, into)).code).toBe(0);
+    writeFileSync(join(into, both), "both, edited here\n");
+    writeFileSync(join(into, mine), "mine, edited here alone\n");
+    await remoteFiles.write(both, "both v2, the remote's\n");
+    const forced = await run("pull", project, into, ["--force"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(readFileSync(join(into, mine), "utf8")).toBe("mine, edited here alone\n");
+    expect(forced.stdout).toContain(`kept     ${mine} (changed here; push sends it)\n`);
+    expect(readFileSync(join(into, both), "utf8")).toBe("both v2, the remote's\n");
+    expect(forced.stdout).toContain(`updated  ${both} (--force let the remote's win over yours here; a copy of yours is kept a week: bmad-files history and restore on the bridge bring it back)\n`);
+    expect(forced.stdout).toMatch(/ 1 updated, 0 deleted, \d+ unchanged, 1 local change replaced by the remote's, 1 local change kept\.\n/);
+    expect((await keptOf(into, both)).length).toBe(1);
+    const pushed = await run("push", project, into);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(await remoteFiles.text(mine)).toBe("mine, edited here alone\n");
+  }, 90_000);
+
+  it("finds a lost push's text under a member's 1,010 versions; where the history cannot tell, keeps asking and advises no --force (review 235)", async () => {
+    const project = "lost-under-many";
+    const remoteFiles = inProject(project);
+    await created(project);
+    const doc = "_bmad-output/doc.md";
+    await remoteFiles.write(doc, "v1\n");
+    const into = join(tmp.dir, "lost-under-many");
+    expect((await run("pull", project, into)).code).toBe(0);
+    const statePath = join(into, ".bmad-mcp/sync.json");
+    const state = () => JSON.parse(readFileSync(statePath, "utf8"));
+    /** The user's `text` here, sent by a push whose answer was lost after it landed on `version`. */
+    const lostPush = async (text: string, version: number) => {
+      writeFileSync(join(into, doc), text);
+      expect((await call("bmad-files", { project, action: "write", path: doc, content: text, if_version: version })).isError).toBe(false);
+      writeFileSync(statePath, JSON.stringify({ ...state(), sent: [{ path: doc, sha256: createHash("sha256").update(text).digest("hex") }] }));
+    };
+    const memberWrites = async (n: number) => {
+      for (let i = 0; i < n; i += 10) await Promise.all(Array.from({ length: Math.min(10, n - i) }, (_, j) => remoteFiles.write(doc, `v1\nmember ${i + j}\n`)));
+    };
+    await lostPush("the owner's text\n", 1); // version 2
+    await memberWrites(1010); // versions 3 to 1012
+    const pushed = await run("push", project, into);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain("1 file changed on the remote since the pull; pull brings them.");
+    expect(state().files.find((f: { path: string }) => f.path === doc).version).toBe(2);
+    // Sent with --force over them (version 1013), its answer lost, then a member's change: 1,011 versions past the record.
+    await lostPush("the owner's second text\n", 1012);
+    await memberWrites(1);
+    const untold = await run("push", project, into);
+    expect(untold.code).toBe(1);
+    expect(untold.stderr).toContain(`  ${doc}: changed here, and changed on the remote since the pull (version 2 -> 1014); whether your push whose answer was lost sent yours is not known (the remote's history since the pull is longer than the bridge reads).\n    fix: copy yours aside, `);
+    expect(untold.stderr).not.toContain("push --remote");
+    expect(state().sent).toEqual([{ path: doc, sha256: createHash("sha256").update("the owner's second text\n").digest("hex") }]);
+    const pulled = await run("pull", project, into);
+    expect(pulled.code).toBe(1);
+    expect(pulled.stderr).toContain("whether your push whose answer was lost sent yours is not known");
+    expect(state().sent).toHaveLength(1);
+  }, 180_000);
 
   it("reads a file a killed pull wrote as pulled on push too: no change here, nothing sent over a member's deletion", async () => {
     const project = "killed-then-push";
