@@ -620,7 +620,8 @@ async function stampOf(path: string): Promise<string> {
 
 /** The stamp of a path where no file is. */
 export const ABSENT = "absent";
-const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : ABSENT);
+/** The stamp of a file as `st` says it is (fileStamp). */
+export const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : ABSENT);
 
 /** Why a change over the file at `rel` as it was (`unchanged`, its stamp) would not land now, or undefined: looked at
  *  before the change's copy of what it replaces is kept, so a change refused keeps none (review 58: 200 refused appends

@@ -202,14 +202,31 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
 /** Keeps what `rel` holds (`current`) before `next` replaces it (null: removes it), as the file it is now; nothing where
  *  nothing is there or nothing changes. A config written with its own bytes is kept too: its version names the file, not
  *  the text (contentVersion), so the write answers a new one, and the version it had was read as never kept (review 199:
- *  a restore of a config's current version). Throws NotKept: the change must not go ahead. */
-export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
-  if (!current || (next && sameBytes(current, next) && !isConfigShaped(rel))) return;
+ *  a restore of a config's current version). Answers the entry it kept, for dropKept. Throws NotKept: the change must
+ *  not go ahead. */
+export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
+  if (!current || (next && sameBytes(current, next) && !isConfigShaped(rel))) return undefined;
   // Gone since it was found unchanged (another program removed it): that program's doing, said as changedSince says it,
   // never as a raw ENOENT naming where it was (review 222).
   const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
   if (!info) throw new Error(changedFailure(rel).error);
-  await keep(root, rel, current, fileIdentity(info));
+  return keep(root, rel, current, fileIdentity(info));
+}
+
+/** Takes back `entry`, the copy a change kept that then did not land (another program saved the file between the keep
+ *  and the landing): a change that does not land keeps nothing (review 234: 80 refused appends beside a fast writer
+ *  kept 333 copies, listed in history as replaced versions, and the full budget then refused every change). Kept first
+ *  all the same, so that no change lands without its way back. Its content goes where no other entry names it. */
+export async function dropKept(root: string, entry: KeptEntry): Promise<void> {
+  const dir = await folderOf(root);
+  await serially(dir, () => withFileLock(dir, INDEX, async () => {
+    const all = await entries(dir);
+    const at = all.findLastIndex((e) => e.path === entry.path && e.sha256 === entry.sha256 && e.at === entry.at);
+    if (at < 0) return;
+    all.splice(at, 1);
+    await writeIndex(dir, all);
+    if (!all.some((e) => e.sha256 === entry.sha256)) await rm(join(dir, entry.sha256), { force: true });
+  }));
 }
 
 /** Notes the bridge's write of `data` to `rel` (noteWritten), as the file now there. A note that fails costs only this:
@@ -257,6 +274,8 @@ async function lastWritten(dir: string, rel: string, since: number): Promise<z.i
 /** The model's own write only where the file is the very one the bridge put there, unchanged since (its content and its
  *  identity): anything else (the user's save, an editor's undo to the same text) is someone else's. */
 const isBridgeWrite = (noted: z.infer<typeof WROTE> | undefined, sha256: string, identity: string) => noted?.s === sha256 && noted.i === identity.slice(0, 120);
+
+const writeIndex = (dir: string, kept: KeptEntry[]) => writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
 
 /** Written whole or not at all, readable by its owner alone. */
 async function writePrivate(path: string, data: string | Uint8Array): Promise<void> {
@@ -328,8 +347,9 @@ const queues = new Map<string, Promise<unknown>>();
 
 /** Keeps `bytes`, the content `rel` of the project at `root` held until now (as the file `identity` names). Throws
  *  NotKept where that content is not the bridge's own write and cannot be kept: the change must not go ahead. A copy
- *  of the bridge's own write (the model's) is kept where there is room, and skipped where there is none. */
-export async function keep(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date(), limits = LIMITS): Promise<void> {
+ *  of the bridge's own write (the model's) is kept where there is room, and skipped where there is none. Answers the
+ *  entry kept (none: skipped). */
+export async function keep(root: string, rel: string, bytes: Uint8Array, identity: string, now = new Date(), limits = LIMITS): Promise<KeptEntry | undefined> {
   const dir = await folderOf(root);
   const { version, sha256 } = contentVersion(bytes, rel, () => identity);
   const run = async () => withFileLock(dir, INDEX, async () => {
@@ -344,11 +364,11 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     if (!ENTRY.safeParse(entry).success) throw new NotKept(`the bridge cannot keep a copy of a file by a path this long: this change was not made.`);
     const { kept, fits } = within([...live, entry], limits);
     if (!fits || !kept.includes(entry)) {
-      if (mine) return;
+      if (mine) return undefined;
       throw new NotKept(`the bridge keeps a week of what changes replace (${budget(limits)}), and what this one would replace no longer fits beside the copies of other work it holds: this change was not made. ${FULL_ADVICE(dir)}`);
     }
     if (!stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
-    await writePrivate(join(dir, INDEX), kept.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    await writeIndex(dir, kept);
     // Content no entry names goes: what the index named until now (past its week, or evicted) at once, and what a keep
     // cut short between the blob and the index left, looked for once a process (a look at every blob each keep was
     // most of a keep's time with a full index).
@@ -363,10 +383,11 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
         if (info && Date.now() - info.mtimeMs > ORPHAN_MS) await rm(join(dir, name), { force: true });
       }
     }
+    return entry;
   }).catch((error: Error) => {
     throw error instanceof NotKept ? error : new NotKept(`the bridge could not keep a copy of what this change replaces (${error.message}): this change was not made.`);
   });
-  await serially(dir, run);
+  return serially(dir, run);
 }
 
 

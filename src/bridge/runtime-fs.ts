@@ -11,9 +11,10 @@ import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, NamingError, RuntimeFs } from "../core/runtime/fs.js";
 import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
-import { changedFailure, changedSince, createConfinedTree, hardLinkChange, leadsOut, fileStamp, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
+import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keepReplaced, noteWrite, sameBytes } from "./kept-versions.js";
+import { dropKept, keepReplaced, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
+import { sawFile, settledStamp } from "./mid-save.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -36,10 +37,12 @@ function asError(failure: ConfinedFailure): NamingError {
   return Object.assign(refusal(failure.error, ERRNO.get(failure.code)), { namesFile: true as const });
 }
 
-/** A failure to land: "changed" is answered, to be tried again; any other is thrown. */
-function changedOrThrow(failure: ConfinedFailure): ConfinedFailure {
-  if (failure.code === "changed") return failure;
-  throw asError(failure);
+/** A failure to land: "changed" is answered, to be tried again, taking back the copy the try kept (`kept`): a change
+ *  that does not land keeps nothing (dropKept); any other is thrown. */
+async function changedOrThrow(root: string, kept: KeptEntry | undefined, failure: ConfinedFailure): Promise<ConfinedFailure> {
+  if (failure.code !== "changed") throw asError(failure);
+  if (kept) await dropKept(root, kept).catch(() => undefined);
+  return failure;
 }
 
 function refusal(message: string, code?: string): Error {
@@ -185,8 +188,8 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** What a change replaces or removes is kept a week (kept-versions.ts): a model's change can be undone with its own
    *  tools. A change whose copy cannot be kept is refused (NotKept), before anything is changed. */
-  private async keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<void> {
-    await keepReplaced(root, rel, current, next).catch((error: Error) => {
+  private keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
+    return keepReplaced(root, rel, current, next).catch((error: Error) => {
       throw refusal(error.message, "EAGAIN");
     });
   }
@@ -217,22 +220,26 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** One read, change and landing, under the file's lock: the file as it landed, or "changed" where another program
    *  saved it meanwhile. */
   private async landOnce(root: string, rel: string, path: string, change: FileChange, options: { dropEmptied?: boolean }): Promise<{ ok: true; written: BigIntStats | undefined } | ConfinedFailure> {
-    // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16).
-    const unchanged = await fileStamp(root, rel);
+    // Lands only over what was read: the user's editor takes no lock, and its save meanwhile stands (review 16). Read
+    // once it is not caught mid-save (an in-place save emptied it, and is writing it again: mid-save.ts).
+    const unchanged = await settledStamp(root, rel);
+    if (typeof unchanged !== "string") throw asError(unchanged);
     // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
     const current = await this.read(root, rel, rel, undefined, hardLinkChange);
+    sawFile(root, rel, unchanged, current?.byteLength ?? 0);
     const next = await change(current);
     if (next === undefined) return { ok: true, written: undefined };
     const changed = await changedSince(root, rel, unchanged);
     if (changed) return changed;
-    await this.keepReplaced(root, rel, current, next);
+    const kept = await this.keepReplaced(root, rel, current, next);
     if (next === null) {
       const removed = await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) });
-      return removed.ok ? { ok: true, written: undefined } : changedOrThrow(removed);
+      return removed.ok ? { ok: true, written: undefined } : changedOrThrow(root, kept, removed);
     }
     // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
     const done = await writeConfined(root, rel, next, { unchanged });
-    if (!done.ok) return changedOrThrow(done);
+    if (!done.ok) return changedOrThrow(root, kept, done);
+    sawFile(root, rel, stamped(done.written), next.byteLength);
     if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     return { ok: true, written: done.written };
   }

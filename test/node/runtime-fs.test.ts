@@ -1,8 +1,9 @@
 // NodeRuntimeFs: the bridge's file system for the ported scripts, confined to its roots.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { keptOf } from "../../src/bridge/kept-versions.js";
 import { CHANGED_MEANWHILE, MAX_READ, NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { tempDir } from "./helpers.js";
 
@@ -86,6 +87,62 @@ it("changes a file only over what it read: the user's editor, which takes no loc
   await expect(change).rejects.toThrow(/^docs\/log\.md: was changed by another program \(an editor\?\) while this changed it, 5 times running, .*nothing was written/);
   await expect(change.catch((e: unknown) => e)).resolves.toMatchObject({ code: CHANGED_MEANWHILE, namesFile: true });
   expect([saves, readFileSync(target, "utf8")]).toEqual([5, "- saved 5\n"]);
+});
+
+/** Runs PYTHON_SAVES_IN_PLACE with `argv`: `said` once it has emptied the file, `done` once it ends. */
+const python = (argv: string[]) => {
+  const child = spawn("python3", ["-c", PYTHON_SAVES_IN_PLACE, ...argv], { stdio: ["ignore", "pipe", "inherit"] });
+  const done = new Promise((exit) => child.on("close", exit));
+  return { said: Promise.race([new Promise((ready) => child.stdout.once("data", ready)), done]), done };
+};
+/** argv: a file, seconds between emptying it and writing it again: an editor's save in place. */
+const PYTHON_SAVES_IN_PLACE = `
+import sys, time
+path, gap = sys.argv[1], float(sys.argv[2])
+with open(path, encoding="utf-8") as f: cur = f.read()
+with open(path, "w", encoding="utf-8") as f:
+    print("emptied", flush=True)
+    time.sleep(gap)
+    f.write(cur + "the user's edit\\n")
+`;
+
+it("changes a file an editor is saving in place only once it holds the save, never over it emptied (review 234)", async () => {
+  const target = join(root, "docs/in-place.md");
+  const user = Array.from({ length: 100 }, (_, i) => `user line ${i}\n`).join("");
+  // Emptied, then written 70 ms later: an append that read it empty landed alone where it landed within those 70 ms, and
+  // the save went to the file the append replaced (the user's 100 lines lost). A few rounds, as a landing takes its time.
+  for (let round = 0; round < 4; round++) {
+    writeFileSync(target, user);
+    const editor = python([target, "0.07"]);
+    await editor.said;
+    await fs.update(target, async (old) => new TextEncoder().encode(`${new TextDecoder().decode(old)}- the model's note\n`));
+    await editor.done;
+    expect(readFileSync(target, "utf8"), `round ${round}`).toBe(`${user}the user's edit\n- the model's note\n`);
+  }
+});
+
+it("keeps no copy for a change that did not land beside a program appending every few ms (review 234)", async () => {
+  const rel = "docs/appended.md";
+  const target = join(root, rel);
+  writeFileSync(target, "# start\n");
+  const stop = join(tmp.dir, "appended-stop");
+  const appender = spawn("python3", ["-c", "import os, sys, time\nwhile not os.path.exists(sys.argv[2]):\n    open(sys.argv[1], 'a').write('py\\n'); time.sleep(0.002)", target, stop], { stdio: "ignore" });
+  const before = (await keptOf(root, rel)).length;
+  let tries = 0;
+  let landed = 0;
+  let refused = 0;
+  for (let i = 0; i < 20; i++) {
+    const append = async (old?: Uint8Array) => (tries++, new TextEncoder().encode(`${new TextDecoder().decode(old)}- bridge ${i}\n`));
+    await fs.update(target, append).then(() => landed++, (e: { code?: string }) => {
+      expect(e.code).toBe(CHANGED_MEANWHILE);
+      refused++;
+    });
+  }
+  writeFileSync(stop, "");
+  await new Promise((exit) => appender.on("close", exit));
+  // Tries lost to the appender (else this shows nothing); a copy (a row of history) for each change that landed alone.
+  expect([refused + landed, tries > 20]).toEqual([20, true]);
+  expect((await keptOf(root, rel)).length - before).toBe(landed);
 });
 
 it("resolves paths like Python's Path.resolve: symlinks first, then '..', a missing tail as written", async () => {
