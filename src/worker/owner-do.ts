@@ -18,6 +18,9 @@ export const MAX_BYTES_PER_OWNER = 512 * MIB;
 /** How long a session's claim counts for others: its action runs under blockConcurrencyWhile, which gives up after 30 s,
  *  so an older claim is one whose action died before settling it. */
 const CLAIM_MS = 60_000;
+/** Refresh claims kept per grant, newest first. A token older than these is neither the grant's current nor its
+ *  previous one, so the provider refuses it anyway; a claim tells a reuse of a recent one from a forgery. */
+export const MAX_CLAIMS_PER_GRANT = 20;
 
 export class OwnerSessions extends DurableObject {
   private readonly sql: SqlStorage;
@@ -33,7 +36,12 @@ export class OwnerSessions extends DurableObject {
     for (const column of ["bytes", "claim", "claimed_at"]) {
       if (!columns.includes(column)) this.sql.exec(`ALTER TABLE sessions ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
     }
-    this.sql.exec("CREATE TABLE IF NOT EXISTS refresh_claims (token_hash TEXT PRIMARY KEY, expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0)");
+    this.sql.exec("CREATE TABLE IF NOT EXISTS refresh_claims (token_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL DEFAULT '', expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0)");
+    // Claims made before they named their grant: none is ever trimmed or dropped with one, and they expire.
+    const claimColumns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('refresh_claims')").toArray().map((c) => c.name);
+    if (!claimColumns.includes("grant_id")) this.sql.exec("ALTER TABLE refresh_claims ADD COLUMN grant_id TEXT NOT NULL DEFAULT ''");
+    this.sql.exec(`CREATE INDEX IF NOT EXISTS refresh_claims_expiry ON refresh_claims (expires_at);
+      CREATE INDEX IF NOT EXISTS refresh_claims_grant ON refresh_claims (grant_id, expires_at)`);
   }
 
   /** Claims a refresh token (by its hash) for one exchange, kept until `expiresAt` (ms; the token's lifetime): "first",
@@ -42,17 +50,28 @@ export class OwnerSessions extends DurableObject {
    *  claimed, is "unknown" and leaves no row: a forged token naming this user fills nothing here, and two copies of it
    *  end no sign-in. The previous one, never claimed, was exchanged before claims were kept: a use of it now is a
    *  second use (review 233: a thief's copy of it was let through, and the client's newer token then refused unnoticed). */
-  claimRefresh(tokenHash: string, expiresAt: number, issued: "current" | "previous" | undefined): "first" | "reused" | "unknown" {
+  claimRefresh(tokenHash: string, grantId: string, expiresAt: number, issued: "current" | "previous" | undefined): "first" | "reused" | "unknown" {
     this.sql.exec("DELETE FROM refresh_claims WHERE expires_at <= ?", Date.now());
     if (issued === undefined) {
       const known = this.sql.exec("UPDATE refresh_claims SET reused = 1 WHERE token_hash = ? RETURNING token_hash", tokenHash).toArray().length > 0;
       return known ? "reused" : "unknown";
     }
     const reused = this.sql.exec<{ reused: number }>(
-      "INSERT INTO refresh_claims (token_hash, expires_at, reused) VALUES (?, ?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
-      tokenHash, expiresAt, issued === "previous" ? 1 : 0,
+      "INSERT INTO refresh_claims (token_hash, grant_id, expires_at, reused) VALUES (?, ?, ?, ?) ON CONFLICT (token_hash) DO UPDATE SET reused = 1 RETURNING reused",
+      tokenHash, grantId, expiresAt, issued === "previous" ? 1 : 0,
     ).one().reused;
+    // One row a refresh, for 30 days, was 500 rows for 500 refreshes (review 236): the grant keeps its newest only.
+    this.sql.exec(
+      `DELETE FROM refresh_claims WHERE grant_id = ? AND token_hash NOT IN
+        (SELECT token_hash FROM refresh_claims WHERE grant_id = ? ORDER BY expires_at DESC, rowid DESC LIMIT ?)`,
+      grantId, grantId, MAX_CLAIMS_PER_GRANT,
+    );
     return reused === 0 ? "first" : "reused";
+  }
+
+  /** A sign-in ended by its user or client: its grant's claims go with it. */
+  dropRefreshClaims(grantId: string): void {
+    this.sql.exec("DELETE FROM refresh_claims WHERE grant_id = ?", grantId);
   }
 
   /** Settles a claim once its exchange has answered: one that exchanged nothing is dropped, so the token may be tried

@@ -28,17 +28,19 @@ export type Standing = { seq: number } & ({ state: "live"; created_at: string } 
 
 export class WorkspaceIndex extends DurableObject {
   private readonly sql: SqlStorage;
+  /** Whether the tables are made: not until something is written, and not again once revoke leaves nothing, so an
+   *  offer made and withdrawn keeps no object for the address it named (review 236: 150 addresses, 150 objects). */
+  private ready: boolean;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.sql.exec(`
-      CREATE TABLE IF NOT EXISTS owned (name TEXT PRIMARY KEY, created_at TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS deleted (name TEXT PRIMARY KEY, until TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
-        accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
-      CREATE TABLE IF NOT EXISTS standing (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
-    `);
+    this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'received'").toArray().length > 0;
+    if (this.ready) this.migrate();
+  }
+
+  /** Tables from before a change get its columns. */
+  private migrate(): void {
     // Indexes made before consent: their shares become offers, to accept or decline.
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('received')").toArray().map((c) => c.name);
     if (!columns.includes("accepted")) this.sql.exec("ALTER TABLE received ADD COLUMN accepted INTEGER NOT NULL DEFAULT 0");
@@ -47,9 +49,23 @@ export class WorkspaceIndex extends DurableObject {
     if (!ownedColumns.includes("state")) this.sql.exec("ALTER TABLE owned ADD COLUMN state TEXT NOT NULL DEFAULT 'live'");
   }
 
+  /** The tables, made before the first write. */
+  private makeTables(): void {
+    if (this.ready) return;
+    this.sql.exec(`
+      CREATE TABLE IF NOT EXISTS owned (name TEXT PRIMARY KEY, created_at TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'live');
+      CREATE TABLE IF NOT EXISTS deleted (name TEXT PRIMARY KEY, until TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
+        accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
+      CREATE TABLE IF NOT EXISTS standing (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+    `);
+    this.ready = true;
+  }
+
   /** Takes a project name for its owner, unless it is taken or they own `max` already, counting those deleted and still
    *  kept (else a loop of creates and deletes kept any number for a week), but for `name` itself (an undelete). */
   reserve(name: string, now: string, max: number): { ok: true } | { ok: false; reason: "exists" | "limit"; count: number; deleted: number } {
+    this.makeTables();
     const deleted = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM deleted WHERE until > ? AND name <> ?", now, name).one().n;
     const count = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM owned").one().n + deleted;
     if (this.sql.exec("SELECT 1 FROM owned WHERE name = ?", name).toArray().length) return { ok: false, reason: "exists", count, deleted };
@@ -61,17 +77,20 @@ export class WorkspaceIndex extends DurableObject {
   /** A create takes back a name whose project is gone (a create or delete cut short, or a delete finishing now): it is
    *  pending again, whether or not that delete released it meanwhile. */
   claim(name: string, now: string): void {
+    this.makeTables();
     this.sql.exec("INSERT INTO owned (name, created_at, state) VALUES (?, ?, 'pending') ON CONFLICT (name) DO UPDATE SET created_at = excluded.created_at, state = 'pending'", name, now);
   }
 
   /** The projects deleted and still kept at `now`. */
   keptDeleted(now: string): Array<{ name: string; until: string }> {
+    if (!this.ready) return [];
     return this.sql.exec<{ name: string; until: string }>("SELECT name, until FROM deleted WHERE until > ? ORDER BY name", now).toArray().map((r) => ({ name: r.name, until: r.until }));
   }
 
   /** A name's delete begins (nothing happens to a name the index no longer holds): a delete cut short is then settled
    *  by the next listing. */
   mark(name: string, state: OwnedRow["state"]): void {
+    if (!this.ready) return;
     this.sql.exec("UPDATE owned SET state = ? WHERE name = ?", state, name);
   }
 
@@ -79,6 +98,7 @@ export class WorkspaceIndex extends DurableObject {
    *  delete and an undelete at once each end here, in any order, and the last change of the project decides (review
    *  73: each set the row as its own call saw it, and a live project dropped out of its owner's list for good). */
   settle(name: string, standing: Standing): void {
+    this.makeTables();
     const heard = this.sql.exec<{ seq: number }>("SELECT seq FROM standing WHERE name = ?", name).toArray()[0]?.seq;
     // The same word again is taken again: it puts back a row a delete marked and never finished.
     if (heard !== undefined && standing.seq < heard) return;
@@ -91,6 +111,7 @@ export class WorkspaceIndex extends DurableObject {
   }
 
   owned(): OwnedRow[] {
+    if (!this.ready) return [];
     return this.sql.exec("SELECT name, created_at, state FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
   }
 
@@ -98,6 +119,7 @@ export class WorkspaceIndex extends DurableObject {
    *  it would be one more offer from that owner than `maxPending` waiting for an answer here. */
   /** Records an offer (or a change of one): "new" where none was, false where the owner's offers waiting here are at `maxPending`. */
   grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): "new" | "changed" | false {
+    this.makeTables();
     const known = this.sql.exec("SELECT 1 FROM received WHERE owner = ? AND name = ?", share.owner, share.name).toArray().length > 0;
     if (!known && this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM received WHERE owner = ? AND accepted = 0", share.owner).one().n >= maxPending) return false;
     this.sql.exec(
@@ -110,6 +132,7 @@ export class WorkspaceIndex extends DurableObject {
 
   /** A share its person accepted, kept in their own index (`user:<id>`): theirs, whatever handle it was offered to. */
   accept(share: Omit<ReceivedShare, "accepted">): void {
+    this.makeTables();
     this.sql.exec(
       `INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, ?, ?, 1)
        ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, accepted = 1`,
@@ -117,11 +140,19 @@ export class WorkspaceIndex extends DurableObject {
     );
   }
 
-  revoke(owner: string, name: string): void {
+  /** A share withdrawn or declined. An index left holding nothing is deleted whole, tables and all: most are an
+   *  address's, made by one offer. */
+  async revoke(owner: string, name: string): Promise<void> {
+    if (!this.ready) return;
     this.sql.exec("DELETE FROM received WHERE owner = ? AND name = ?", owner, name);
+    const held = this.sql.exec("SELECT 1 FROM owned UNION ALL SELECT 1 FROM deleted UNION ALL SELECT 1 FROM received UNION ALL SELECT 1 FROM standing LIMIT 1").toArray().length > 0;
+    if (held) return;
+    this.ready = false;
+    await this.ctx.storage.deleteAll();
   }
 
   received(): ReceivedShare[] {
+    if (!this.ready) return [];
     return this.sql.exec("SELECT owner, owner_label, name, access, at, accepted FROM received ORDER BY name, owner").toArray().map((r) => RECEIVED_ROW.parse(r));
   }
 }

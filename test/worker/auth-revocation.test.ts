@@ -3,16 +3,27 @@
 // Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back,
 // and so does one sent twice at once. A refresh never widens the grant's scopes; failures say why and what to do.
 import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
+import { MAX_CLAIMS_PER_GRANT } from "../../src/worker/owner-do.js";
 
 const TOOLS_LIST = {
   method: "POST",
   headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" },
   body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
 };
+
+/** The refresh claims kept for the user `token` names: of all their sign-ins, or of the one it belongs to. */
+function claimsOf(token: string, only: "user" | "grant" = "user"): Promise<number> {
+  const [userId, grantId] = token.split(":") as [string, string];
+  const owner = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(userId));
+  return runInDurableObject(owner, (_, state) => (only === "user"
+    ? state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM refresh_claims")
+    : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM refresh_claims WHERE grant_id = ?", grantId)).one().n);
+}
 
 /** The status /mcp answers tools/list with for this token. */
 async function mcpStatus(token: string): Promise<number> {
@@ -102,6 +113,30 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)).status).toBe(400);
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, third.json.refresh_token)).status).toBe(400);
     expect(await mcpStatus(third.json.access_token)).toBe(401);
+  });
+
+  it("keeps at most the newest claims of a sign-in refreshed 50 times, still telling a reuse, and drops a sign-in's claims when its client revokes it (review 236)", async () => {
+    await seed();
+    const user = `claims-${crypto.randomUUID()}@example.com`;
+    const tokens = await signIn(workerFetch, ORIGIN, { user });
+    let previous = tokens.refresh_token!;
+    let current = previous;
+    for (let i = 0; i < 50; i++) {
+      const next = await refresh(workerFetch, ORIGIN, tokens.client_id, current);
+      expect(next.status).toBe(200);
+      [previous, current] = [current, next.json.refresh_token];
+    }
+    expect(await claimsOf(current)).toBeLessThanOrEqual(MAX_CLAIMS_PER_GRANT);
+    // The one just replaced comes back: a reuse, as ever, and the sign-in ends.
+    const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, previous);
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
+    // Another sign-in of the user, which its client signs out of: its claims go with it.
+    const again = await signIn(workerFetch, ORIGIN, { user });
+    const renewed = await refresh(workerFetch, ORIGIN, again.client_id, again.refresh_token!);
+    expect(renewed.status).toBe(200);
+    const before = await claimsOf(current);
+    expect((await revoke(workerFetch, ORIGIN, again.client_id, renewed.json.refresh_token, "refresh_token")).status).toBe(200);
+    expect(await claimsOf(current)).toBe(before - 1);
   });
 
   it("lets one of three refreshes sent at once with the same token go ahead, and ends the sign-in (review 230)", async () => {
@@ -212,6 +247,8 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     expect(list).toContain(`value="${grantOf(mine.access_token)}"`);
     expect(list).not.toContain(grantOf(theirs.access_token));
     const csrf = /name="csrf" value="([^"]+)"/.exec(list)![1]!;
+    expect((await refresh(workerFetch, ORIGIN, mine.client_id, mine.refresh_token!)).status).toBe(200);
+    expect(await claimsOf(mine.refresh_token!, "grant")).toBe(1);
 
     // Without the page's token, or from another site: nothing revoked.
     expect((await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(mine.access_token) }, cookie))).status).toBe(403);
@@ -224,6 +261,7 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     const revoked = await workerFetch(`${ORIGIN}/connections/revoke`, form({ grant: grantOf(mine.access_token), csrf }, cookie));
     expect(revoked.status).toBe(303);
     expect(revoked.headers.get("location")).toBe("/connections");
+    expect(await claimsOf(mine.refresh_token!, "grant")).toBe(0);
     expect(await mcpStatus(mine.access_token)).toBe(401);
     expect((await refresh(workerFetch, ORIGIN, mine.client_id, mine.refresh_token!)).status).toBe(400);
     expect(await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text()).not.toContain(grantOf(mine.access_token));

@@ -1017,6 +1017,32 @@ describe("sharing", () => {
     expect((await renamed.projects()).map((p) => p.name)).not.toContain(name);
   });
 
+  it("keeps no storage for an address offered a share and then withdrawn, and shares with it again after (review 236)", async () => {
+    const address = `${unique("passer")}@example.org`;
+    const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`email:${address}`));
+    // What the index object keeps: its tables (workerd's own _cf_ ones aside) and its key-value entries.
+    const kept = () => runInDurableObject(index, async (_, state) => ({
+      tables: state.storage.sql.exec<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 4) <> '_cf_'").toArray().map((t) => t.name),
+      entries: (await state.storage.list()).size,
+    }));
+    expect(await kept()).toEqual({ tables: [], entries: 0 });
+    for (let round = 0; round < 2; round++) {
+      expect((await owner.project({ action: "share", name: project, with: address, access: "read" })).isError).toBe(false);
+      expect((await kept()).tables).toContain("received");
+      expect((await owner.project({ action: "share", name: project, with: address, access: "none" })).isError).toBe(false);
+      expect(await kept()).toEqual({ tables: [], entries: 0 });
+    }
+    // Its person signs in: an offer made now reaches them, and once accepted it reads.
+    const passer = await signInAs(address);
+    await shareAccepted(owner, project, passer, "read");
+    expect((await passer.files({ action: "read", project, path: "docs/prd.md" })).isError).toBe(false);
+    // Accepted, the share lives in their own index: the address's one, left empty, keeps nothing.
+    expect(await kept()).toEqual({ tables: [], entries: 0 });
+    expect((await owner.project({ action: "share", name: project, with: address, access: "none" })).isError).toBe(false);
+    expect((await passer.files({ action: "read", project, path: "docs/prd.md" })).isError).toBe(true);
+    expect((await passer.project({ action: "list" })).text).not.toContain(project);
+  });
+
   it("refuses sharing with yourself or with nothing", async () => {
     expect((await owner.project({ action: "share", name: project, with: owner.email, access: "read" })).text).toMatch(/That is you/);
     expect((await owner.project({ action: "share", name: project, access: "read" })).text).toMatch(/needs "with"/);

@@ -12,6 +12,7 @@ import { localIdentity, randomToken, s256, type Identity } from "./identity.js";
 import { escape, foreignOrigin, page } from "./page.js";
 import { type Ctx, gate, LOCAL_USER_FIELD, shownName, upstreamIdentity, upstreamSignIn } from "./pages.js";
 import { forgetGrant } from "./token-cache.js";
+import { dropRefreshClaims } from "./token-endpoint.js";
 import { readCappedForm } from "../read-capped.js";
 
 /** How long the page stays signed in. */
@@ -139,6 +140,7 @@ connectionsPages.post("/connections/revoke", async (c) => {
   // Keyed by the signed-in user: another user's grant id names nothing here.
   await c.get("oauth").revokeGrant(grant, signedIn.userId);
   forgetGrant(`${signedIn.userId}:${grant}`);
+  await dropRefreshClaims(c.env, signedIn.userId, grant);
   return new Response(null, { status: 303, headers: { location: "/connections" } });
 });
 

@@ -4,8 +4,8 @@
 // - refresh-token reuse detection (OAuth 2.1 §4.3.1): a refresh token used a second time revokes its whole grant.
 //   The provider alone accepts the previous refresh token again and forgets older ones, so a thief and the client
 //   could take turns. Each token is claimed before it is forwarded, in one step of the Durable Object of the user it
-//   names, and the claim is kept for the token's life: a mark in KV read before and written after the exchange let
-//   refreshes sent at once all through (review 230);
+//   names, and the claim is kept for the token's life (a grant's newest MAX_CLAIMS_PER_GRANT; a revoked sign-in's go
+//   with it): a mark in KV read before and written after the exchange let refreshes sent at once all through (review 230);
 // - a refresh asking for a scope the grant lacks is refused (RFC 6749 §6), not narrowed: see scopesBeyondGrant;
 // - revoking an access token ends its whole sign-in, as revoking the refresh token does (RFC 7009 §2.1 leaves that to
 //   the server): the provider alone deletes that one token, and a client that signs out so left its refresh token
@@ -82,10 +82,18 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
     // A revocation (a token, no grant_type): read before the provider deletes it, whose sign-in the token is.
     const revoking = field("grant_type") === undefined ? field("token") : undefined;
     const signIn = revoking ? await deps.signInOf(revoking) : null;
+    const named = revoking ? grantOf(revoking) : undefined;
+    const wasHeld = named !== undefined && (await heldGrant(deps.env, named)) !== null;
     response = await next();
     // Only a sign-in of the client the provider authenticated: another's token is answered 200 and left alone.
     const ids = clientIds(request, field);
     if (signIn && response.status === 200 && ids.length && ids.every((id) => id === signIn.clientId)) await deps.revokeGrant(signIn.userId, signIn.grantId);
+    // A sign-in this revocation ended (through either token) keeps no refresh claims. Only one: a token naming no
+    // grant, forged with any user id, reaches no user's object.
+    if (named && wasHeld && (await heldGrant(deps.env, named)) === null) {
+      const [userId, grantId] = named.split(":") as [string, string];
+      await dropRefreshClaims(deps.env, userId, grantId);
+    }
   }
   for (const grant of grants) forgetGrant(grant);
   return response;
@@ -103,18 +111,32 @@ export function scopesBeyondGrant(granted: readonly string[]): string | undefine
   return `This sign-in was not granted ${extra.join(" ")}, and a refresh cannot add scopes: ask for at most ${granted.join(" ")}, or sign in again and approve ${extra.join(" ")}.`;
 }
 
+/** The Durable Object that claims a user's refresh tokens (owner-do.ts). */
+const refreshClaims = (env: Env, userId: string) => env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(userId));
+
+/** What the provider keeps of a grant (`userId:grantId`): the ids (SHA-256) of its current and previous refresh tokens. */
+type HeldGrant = { refreshTokenId?: string; previousRefreshTokenId?: string };
+const heldGrant = (env: Env, grant: string) => env.OAUTH_KV.get<HeldGrant>(`grant:${grant}`, "json");
+
+/** A sign-in its user or client ended: its grant's refresh claims go too (a sign-in ended for a reused token keeps
+ *  them, so each later use of that token is told why). Claims that cannot be dropped now expire with the token's
+ *  lifetime: the revocation stands either way. */
+export async function dropRefreshClaims(env: Env, userId: string, grantId: string): Promise<void> {
+  await refreshClaims(env, userId).dropRefreshClaims(grantId).catch(() => undefined);
+}
+
 /** Forwards a refresh only once its token is claimed, so exactly one exchange of a token goes ahead; any other use of
  *  it, at once or later, ends the sign-in. */
 async function refreshOnce(request: Request, token: string, grant: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
   const [userId, grantId] = grant.split(":") as [string, string];
-  const claims = deps.env.OWNER_SESSIONS.get(deps.env.OWNER_SESSIONS.idFromName(userId));
+  const claims = refreshClaims(deps.env, userId);
   // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
-  const held = await deps.env.OAUTH_KV.get<{ refreshTokenId?: string; previousRefreshTokenId?: string }>(`grant:${userId}:${grantId}`, "json");
+  const held = await heldGrant(deps.env, grant);
   const issued = held?.refreshTokenId === tokenHash ? "current" : held?.previousRefreshTokenId === tokenHash ? "previous" : undefined;
   let claim: "first" | "reused" | "unknown";
   try {
-    claim = await claims.claimRefresh(tokenHash, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
+    claim = await claims.claimRefresh(tokenHash, grantId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
   } catch {
     return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
   }
