@@ -203,7 +203,7 @@ function addPending(sql: SqlStorage, type: MemoryType, bytes: number): void {
 }
 
 /** What the caller of a remember may do: `retag`, grow an existing memory's tags (the owner; a collaborator's re-send
- *  of the owner's text is refused); `room`, why the history cannot take a structured file of that many bytes (the
+ *  of the owner's text is refused); `room`, why the history cannot take the structured file `path` of that many bytes (the
  *  file is stored whole again when its memories are written into it). */
 export interface Rememberer {
   /** The caller's label: who a memory they remember is by, and whose memories answers leave unlabelled. */
@@ -211,7 +211,7 @@ export interface Rememberer {
   /** The project's owner's label: a memory of theirs in the structured file is stored for everyone. */
   owner: string;
   retag: boolean;
-  room(bytes: number): string | undefined;
+  room(path: string, bytes: number): string | undefined;
 }
 
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
@@ -240,7 +240,7 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     if (fileBytes + pending + lineBytes > MAX_FILE_BYTES) {
       return { ok: false, error: `The workspace's ${path} is full (a workspace file holds at most 1 MiB): delete the ${memory.type} memories that no longer hold from it (bmad-files read, then write it back without them), then remember again.` };
     }
-    const full = by?.room(fileBytes + pending + lineBytes);
+    const full = by?.room(path, fileBytes + pending + lineBytes);
     if (full) return { ok: false, error: full };
     if (row) sql.exec("UPDATE memories SET tags = ?, source = NULL WHERE id = ?", JSON.stringify(tags), memory.id);
     else {

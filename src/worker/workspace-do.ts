@@ -95,6 +95,11 @@ export class WorkspaceProject extends DurableObject {
     if (!columns.includes("answer_authors")) this.sql.exec("ALTER TABLE meta ADD COLUMN answer_authors TEXT");
     if (!columns.includes("standing_seq")) this.sql.exec("ALTER TABLE meta ADD COLUMN standing_seq INTEGER");
     this.files.migrate();
+    // Arrived with the count of every version row (review 236): the history is counted again, once.
+    if (!columns.includes("dropped_version")) {
+      this.sql.exec("ALTER TABLE meta ADD COLUMN dropped_version INTEGER NOT NULL DEFAULT 0");
+      this.files.recount();
+    }
   }
 
   private meta(): Meta | undefined {
@@ -120,7 +125,7 @@ export class WorkspaceProject extends DurableObject {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
         created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT, answer_authors TEXT,
-        standing_seq INTEGER);
+        standing_seq INTEGER, dropped_version INTEGER NOT NULL DEFAULT 0);
     `);
     this.shares.createTable();
     this.files.createTables();
@@ -181,8 +186,8 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
-  private room(g: { meta: Meta; access: Access }, bytes: number, now: string): DoError | undefined {
-    return this.files.room(g.meta.name, bytes, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
+  private room(g: { meta: Meta; access: Access }, versions: Array<{ path: string; size: number }>, now: string): DoError | undefined {
+    return this.files.room(g.meta.name, versions, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
   }
 
   /** Why a collaborator may not change `path`: a config that holds secret-looking entries (or text that does not parse
@@ -357,7 +362,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
-    const room = this.room(g, newSize, now);
+    const room = this.room(g, [{ path, size: newSize }], now);
     if (room) return room;
     const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
     // Another's version replaced whole, or followed, by a change that named none: said, as a teammate's change it may
@@ -387,7 +392,7 @@ export class WorkspaceProject extends DurableObject {
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
-    if (this.room(g, data.byteLength, now)) return { ok: true, value: null };
+    if (this.room(g, [{ path, size: data.byteLength }], now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { entries: edited.entries } };
   }
@@ -409,7 +414,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const share = this.othersShare(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (share) return share;
-    const room = this.room(g, files.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    const room = this.room(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })), now);
     if (room) return room;
     this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
     return { ok: true, value: { files: files.length } };
@@ -437,7 +442,7 @@ export class WorkspaceProject extends DurableObject {
     if (!fits.ok) return fail("limit", fits.error);
     const share = this.othersShare(g, [{ path, size: from.value.size }]);
     if (share) return share;
-    const room = this.room(g, from.value.size, now);
+    const room = this.room(g, [{ path, size: from.value.size }], now);
     if (room) return room;
     return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })) };
   }
@@ -451,6 +456,8 @@ export class WorkspaceProject extends DurableObject {
     if (!head) return this.files.noFile(g.meta.name, path);
     const conflict = this.files.conflict(path, head, ifVersion);
     if (conflict) return conflict;
+    const room = this.room(g, [{ path, size: 0 }], now);
+    if (room) return room;
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
     return { ok: true, value: { path, version: entry.version } };
   }
@@ -473,6 +480,8 @@ export class WorkspaceProject extends DurableObject {
     // Nor BMAD's config files, which a member's config answer makes theirs (review 180: `_bmad/**` took the project's setup).
     const deletable = paths.filter((path) => members.has(path) && !isConfigShaped(path) && checkWritablePath(path).ok && !this.secretsHeld(g, path));
     const doing = deletable.slice(0, MAX_LISTED);
+    const room = this.room(g, doing.map((path) => ({ path, size: 0 })), now);
+    if (room) return room;
     for (const path of doing) this.indexAsItIs(path);
     this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now)));
     return { ok: true, value: { files: doing.length, more: deletable.length - doing.length, held: paths.length - deletable.length } };
@@ -613,7 +622,7 @@ export class WorkspaceProject extends DurableObject {
       const held = this.secretsHeld(g, f.path);
       if (held) return held;
     }
-    const room = this.room(g, changed.reduce((sum, f) => sum + f.data.byteLength, 0), now);
+    const room = this.room(g, changed.map((f) => ({ path: f.path, size: f.data.byteLength })), now);
     if (room) return room;
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));
@@ -674,7 +683,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, op.op === "remember" ? "write" : "read");
     if (!g.ok) return g;
     const now = new Date().toISOString();
-    const by = { label: caller.label, owner: g.meta.owner_label, retag: g.access === "owner", room: (bytes: number) => this.room(g, bytes, now)?.error };
+    const by = { label: caller.label, owner: g.meta.owner_label, retag: g.access === "owner", room: (path: string, bytes: number) => this.room(g, [{ path, size: bytes }], now)?.error };
     const entryAuthors = new Map<string, Map<string, string>>();
     const lineLabels = new Map<string, string[][]>();
     const out = await runMemoryOp(this.ctx.storage, op, {

@@ -16,7 +16,7 @@ export function writePendingMemories(storage: DurableObjectStorage, files: Versi
     const now = new Date().toISOString();
     // Refused when remembered; a file a person grew since then (or a clash, or a full history) keeps them in memory only, still recalled.
     if (!checkWrite({ project, path: file.path, ...files.totals(), oldSize: head?.size, newSize: data.byteLength }).ok) continue;
-    if ((!head && files.clash(file.path)) || files.room(project, data.byteLength, now)) continue;
+    if ((!head && files.clash(file.path)) || files.room(project, [{ path: file.path, size: data.byteLength }], now)) continue;
     files.transaction(() => {
       // What a person last wrote there is theirs: indexed so before the merge, which names no one, replaces it.
       const before = head && head.author !== SERVER_MERGE ? files.text(file.path) : undefined;

@@ -20,6 +20,14 @@ export const HISTORY_RETENTION_DAYS = 30;
  *  token, so nothing it sends erases history at once. */
 export const UNDO_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** What a version row takes besides its content and path: who and when, its digest and numbers, SQLite's keeping of a
+ *  row. Every version counts against the history cap, a deletion too (review 236: a loop writing and deleting empty
+ *  files at long paths grew a project's storage ~3 KB a round, counted nowhere, until its object stopped working). */
+const ROW_BYTES = 512;
+/** The bytes of a `versions v` row that go with its content: the content and who wrote each line of it. */
+const HELD = "(v.size + ifnull(length(v.lines), 0))";
+/** The bytes of a `versions v` row that stay while the row does: its path twice (the row and its key) and the rest. */
+const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -153,26 +161,40 @@ export class VersionedFiles {
     return as === "file" ? folderFull(path, this.current().inFolder(path)) : undefined;
   }
 
-  /** Room in the history for `bytes` more content at `now`, counting what the cap may drop (content replaced
-   *  longer ago than the retention); or why not. `collaborator`: a change by someone other than the owner (whose
-   *  label is given), which may fill the history only to half the cap: the other half is the owner's, so a share
-   *  cannot fill it and stop the owner's own changes. */
-  room(project: string, bytes: number, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
-    const stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+  /** Room in the history for the new versions a change makes at `now` (`size`: the content of each; 0, a deletion),
+   *  counting what the cap may drop (content replaced longer ago than the retention, rows whose content is gone); or
+   *  why not. Who wrote each line is counted when stored, not here. `collaborator`: a change by someone other than the
+   *  owner (whose label is given), which may fill the history only to half the cap: the other half is the owner's, so
+   *  a share cannot fill it and stop the owner's own changes. */
+  room(project: string, versions: Array<{ path: string; size: number }>, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
+    const bytes = versions.reduce((n, v) => n + v.size + 2 * new TextEncoder().encode(v.path).byteLength + ROW_BYTES, 0);
+    const stored = this.stored();
     const cap = collaborator ? this.historyCap / 2 : this.historyCap;
     if (stored + bytes <= cap) return undefined;
-    if (stored + bytes - this.sizes(this.droppable(), this.cutoff(now)) <= cap) return undefined;
+    const droppable = this.sizes(`${HELD} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare());
+    if (stored + bytes - droppable <= cap) return undefined;
     const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
+    const counted = " (each counts its content and its path, a deletion too)";
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
     if (collaborator) {
-      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
+      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
     }
-    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions, and ${kept}: this change does not fit. The project's owner can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
+    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}: this change does not fit. The project's owner can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
   }
 
-  /** The content bytes of the `versions v` rows a FROM clause selects. */
-  private sizes(from: string, ...params: string[]): number {
-    return this.sql.exec<{ n: number | null }>(`SELECT SUM(v.size) AS n FROM ${from}`, ...params).one().n ?? 0;
+  /** The bytes (`bytes`, HELD or BARE) of the `versions v` rows a FROM clause selects. */
+  private sizes(bytes: string, from: string, ...params: string[]): number {
+    return this.sql.exec<{ n: number | null }>(`SELECT SUM(${bytes}) AS n FROM ${from}`, ...params).one().n ?? 0;
+  }
+
+  /** The bytes of history kept, as counted in the project's `meta` row. */
+  private stored(): number {
+    return this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+  }
+
+  /** Counts the history again, every row as HELD and BARE say: once, for projects from before rows were counted. */
+  recount(): void {
+    this.sql.exec(`UPDATE meta SET history_bytes = (SELECT ifnull(SUM(CASE WHEN v.data IS NULL THEN 0 ELSE ${HELD} END + ${BARE}), 0) FROM versions v) WHERE id = 1`);
   }
 
   private cutoff(now: string): string {
@@ -183,6 +205,13 @@ export class VersionedFiles {
   private droppable(): string {
     return `versions v JOIN versions n ON n.path = v.path AND n.version = v.version + 1 LEFT JOIN files f ON f.path = v.path AND f.version = v.version
       WHERE v.data IS NOT NULL AND v.pruned = 0 AND v.purged_at IS NULL AND f.path IS NULL AND n.at < ?`;
+  }
+
+  /** `versions v` rows the cap may drop whole, their content gone (or a deletion): any but a path's newest, and that
+   *  one last, when nothing else of the path is left. Never a head or content kept (restore's and unpurge's). */
+  private bare(): string {
+    return `versions v WHERE v.data IS NULL AND (EXISTS (SELECT 1 FROM versions n WHERE n.path = v.path AND n.version > v.version)
+      OR NOT EXISTS (SELECT 1 FROM versions o WHERE o.path = v.path AND o.version <> v.version))`;
   }
 
   /** Purges every earlier version of the paths `glob` matches, deleted files' included: unreadable now, their content
@@ -221,7 +250,7 @@ export class VersionedFiles {
     const cutoff = new Date(now - this.undoMs).toISOString();
     const due = "purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL";
     this.transaction(() => {
-      const bytes = this.sql.exec<{ n: number | null }>(`SELECT SUM(size) AS n FROM versions WHERE ${due}`, cutoff).one().n ?? 0;
+      const bytes = this.sizes(HELD, `versions v WHERE ${due}`, cutoff);
       this.sql.exec(`UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE ${due}`, cutoff);
       this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
     });
@@ -278,7 +307,8 @@ export class VersionedFiles {
    *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
   commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number } & Changed = {}): AuthoredEntry {
     const { restoredFrom } = opts;
-    const version = this.lastVersion(path) + 1;
+    // A path none of whose versions are left starts past every version dropped whole: no number names two contents.
+    const version = (this.lastVersion(path) || this.sql.exec<{ n: number }>("SELECT dropped_version AS n FROM meta WHERE id = 1").one().n) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
     const lines = data ? this.linesAfter(path, data, by, opts) : null;
@@ -291,7 +321,7 @@ export class VersionedFiles {
     if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author, authorId, lines);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
-    this.sql.exec("UPDATE meta SET history_bytes = history_bytes + ? WHERE id = 1", size);
+    this.sql.exec(`UPDATE meta SET history_bytes = history_bytes + (SELECT ${HELD} + ${BARE} FROM versions v WHERE path = ? AND version = ?) WHERE id = 1`, path, version);
     this.prune(at);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
   }
@@ -353,25 +383,33 @@ export class VersionedFiles {
     return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 
-  /** Past the history cap, the oldest earlier versions replaced longer ago than the retention lose their content;
-   *  heads and content replaced since never do (room() refuses a change that would need them). */
+  /** Past the history cap, the oldest rows whose content is gone go whole, then the oldest earlier versions replaced
+   *  longer ago than the retention lose their content (and go whole later); heads, content replaced since and purged
+   *  content never do (room() refuses a change that would need them). */
   private prune(now: string): void {
-    let stored = this.sql.exec<{ history_bytes: number }>("SELECT history_bytes FROM meta WHERE id = 1").one().history_bytes;
+    let stored = this.stored();
     if (stored <= this.historyCap) return;
     while (stored > this.historyCap) {
-      const rows = this.sql
-        .exec<{ rowid: number; size: number }>(`SELECT v.rowid AS rowid, v.size AS size FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now))
-        .toArray();
-      if (!rows.length) break;
-      for (const row of rows) {
+      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`).toArray();
+      const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now)).toArray();
+      if (!bare.length && !held.length) break;
+      for (const row of bare) {
+        if (stored <= this.historyCap) break;
+        if (row.version === this.lastVersion(row.path)) this.sql.exec("UPDATE meta SET dropped_version = MAX(dropped_version, ?) WHERE id = 1", row.version);
+        this.sql.exec("DELETE FROM versions WHERE rowid = ?", row.rowid);
+        stored -= row.bytes;
+      }
+      for (const row of held) {
         if (stored <= this.historyCap) break;
         this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
-        stored -= row.size;
+        stored -= row.bytes;
       }
     }
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
   }
 }
+
+type Dropped = Row & { rowid: number; path: string; version: number; bytes: number };
 
 /** How a change tells who wrote what it adds (line-authors.ts): `entries` for the server's memory merge; `alsoBy`,
  *  others whose lines the writing script read. */

@@ -31,9 +31,9 @@ describe("the history cap (M5)", () => {
   it("keeps the content of a file a writer deleted or overwrote, however much they write after; only the owner purges", async () => {
     await olive.files({ action: "write", project, path: "docs/prd.md", content: `Olive's PRD\n${kib("p")}` });
     await olive.files({ action: "write", project, path: "docs/arch.md", content: `Olive's architecture\n${kib("a")}` });
-    // The cap, lowered so that half of it is what the project holds plus 4 KiB: 205 MiB of scratch writes in miniature.
+    // The cap, lowered so that half of it is what the project holds plus 8 KiB: 205 MiB of scratch writes in miniature.
     await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject, state) => {
-      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 4 * 1024);
+      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 8 * 1024);
     });
     expect((await mallory.files({ action: "delete", project, path: "docs/prd.md" })).isError).toBe(false);
     expect((await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" })).isError).toBe(false);
@@ -67,6 +67,93 @@ describe("the history cap (M5)", () => {
     const restored = await olive.files({ action: "restore", project, path: "docs/prd.md", version: 1 });
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
+  });
+});
+
+// Review 236: every version row counts against the history cap by what it stores, a deletion too: a loop writing and
+// deleting empty files at long paths stored ~3 KB a round that nothing counted, until the project's object stopped.
+describe("versions of empty files at long paths (review 236)", () => {
+  const longPath = (i: number) => `${`${"d".repeat(60)}/`.repeat(7)}f${i}${"y".repeat(40)}.md`;
+  const rowsOf = (owner: string, name: string) =>
+    runInDurableObject(projectStub(owner, name), (_: WorkspaceProject, state) => ({
+      rows: state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM versions").one().n,
+      bytes: state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b,
+    }));
+
+  it("refuses a member's write-and-delete loop at the members' half, and the owner's versions stay", async () => {
+    const name = unique("churn");
+    await olive.project({ action: "create", name });
+    await shareAccepted(olive, name, mallory, "write");
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "Olive's first PRD\n" });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "Olive's second PRD\n" });
+    // Half the cap is what the project holds plus 16 KiB: a few rounds of rows that hold no content at all.
+    await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 16 * 1024);
+    });
+    const before = await rowsOf(olive.id, name);
+    let refused: string | undefined;
+    let rounds = 0;
+    for (; rounds < 40 && !refused; rounds++) {
+      for (const action of ["write", "delete"]) {
+        const out = await mallory.files({ action, project: name, path: longPath(rounds), content: "" });
+        if (out.isError) refused ??= out.text;
+      }
+    }
+    expect(refused).toMatch(/keeps [\d.]+ MiB of file versions \(each counts its content and its path, a deletion too\), and .*past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can purge earlier versions/);
+    const after = await rowsOf(olive.id, name);
+    expect(rounds).toBeLessThan(12);
+    expect(after.rows - before.rows).toBeLessThanOrEqual(2 * rounds);
+    expect(after.bytes - before.bytes).toBeGreaterThanOrEqual((after.rows - before.rows) * 2 * longPath(0).length);
+    // Nothing of the owner's went, and the owner's own changes still fit.
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toContain("Olive's first PRD");
+    expect((await olive.files({ action: "write", project: name, path: "docs/notes.md", content: "Olive's notes\n" })).isError).toBe(false);
+  });
+
+  it("drops whole the oldest rows whose content is gone past the cap, and a path made again gets a version never used", async () => {
+    const name = unique("bare");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "Olive's first PRD\n" });
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "Olive's second PRD\n" });
+    const stub = projectStub(olive.id, name);
+    // No retention: content replaced a moment ago may go, and then its row.
+    await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 16 * 1024;
+      instance.files.retentionMs = 0;
+    });
+    const before = await rowsOf(olive.id, name);
+    for (let i = 0; i < 30; i++) {
+      expect((await olive.files({ action: "write", project: name, path: longPath(i), content: "" })).isError).toBe(false);
+      expect((await olive.files({ action: "delete", project: name, path: longPath(i) })).isError).toBe(false);
+    }
+    const after = await rowsOf(olive.id, name);
+    // 60 rows written, and only those the cap holds are left.
+    expect(after.rows - before.rows).toBeLessThan(60 / 2);
+    const cap = await runInDurableObject(stub, (instance: WorkspaceProject) => instance.files.historyCap);
+    expect(after.bytes).toBeLessThanOrEqual(cap);
+    // The oldest went first; the file's head never does.
+    expect((await olive.files({ action: "history", project: name, path: longPath(0) })).text).toMatch(/^No file /);
+    expect((await olive.files({ action: "history", project: name, path: longPath(29) })).text).toMatch(/\nv\d+ delete /);
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toContain("Olive's second PRD");
+    const again = await olive.files({ action: "write", project: name, path: longPath(0), content: "back\n" });
+    expect(again.structured.version).toBeGreaterThan(2);
+  });
+
+  it("counts a project's rows once when it comes from before they were counted", async () => {
+    const name = unique("counted");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: longPath(0), content: "" });
+    await olive.files({ action: "delete", project: name, path: longPath(0) });
+    const counted = await rowsOf(olive.id, name);
+    const [old, recounted] = await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject, state) => {
+      // As it was: content alone counted, and no dropped_version in meta.
+      state.storage.sql.exec("ALTER TABLE meta DROP COLUMN dropped_version");
+      state.storage.sql.exec("UPDATE meta SET history_bytes = (SELECT SUM(size) FROM versions WHERE data IS NOT NULL)");
+      const old = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+      (instance as unknown as { migrate(): void }).migrate();
+      return [old, state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b];
+    });
+    expect(old).toBeLessThan(counted.bytes);
+    expect(recounted).toBe(counted.bytes);
   });
 });
 
