@@ -40,8 +40,9 @@ export async function runLogout(argv: string[], file = credentialsFile()): Promi
   if (args.remote === undefined) return usageError("--remote is required.");
   const remote = parseRemoteUrl(args.remote);
   if (!remote.ok) return usageError(remote.error);
-  // Saved by the URL as given (credentials.ts keys the file by it).
-  const key = args.remote;
+  // Saved under the URL as parsed (pull, push and --remote key the file by it): `https://HOST` and `https://host/` are one
+  // sign-in (review 237: one written otherwise was "nothing to do", its tokens left working).
+  const key = remote.url.href;
   if (!savedSignIn(file, key)) return void writeOut(`No sign-in to ${key} is saved in ${file}; nothing to do.\n`), 0;
   return withCredentialsLock(file, async () => {
     const saved = savedSignIn(file, key);

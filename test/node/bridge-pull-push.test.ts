@@ -545,7 +545,8 @@ describe("against the real Worker", () => {
     const mcpStatus = async (accessToken: string) => (await fetch(remote, { method: "POST", headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }) })).status;
     expect(await mcpStatus(stolen.tokens.access_token)).toBe(200);
 
-    const out = await cli(["logout", "--remote", remote], "approve", home);
+    // Named as the user types it, not as it was saved (review 237: "nothing to do", the tokens left working).
+    const out = await cli(["logout", "--remote", remote.replace(/^http:/, "HTTP:")], "approve", home);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe(`Revoked at ${worker.url.origin}: the refresh token and the access token; no copy of them works any more.\nDeleted the saved sign-in to ${remote} from ${file}.\n`);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
