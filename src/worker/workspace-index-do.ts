@@ -35,8 +35,12 @@ export class WorkspaceIndex extends DurableObject {
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'received'").toArray().length > 0;
-    if (this.ready) this.migrate();
+    this.ready = false;
+    // An index that holds tables gets any a later change added (review 238: `standing` was made only at a first write).
+    if (this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'received'").toArray().length) {
+      this.makeTables();
+      this.migrate();
+    }
   }
 
   /** Tables from before a change get its columns. */

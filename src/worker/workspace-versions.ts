@@ -292,7 +292,10 @@ export class VersionedFiles {
     const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned, purged_at FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
     if (!row) {
       const last = this.lastVersion(path);
-      return last ? fail("not_found", `${path} has versions 1 to ${last}; there is no version ${version}.`) : this.noFile(project, path);
+      if (!last) return this.noFile(project, path);
+      // Below the newest and missing: dropped whole to keep the history under its cap (prune), never "no such version".
+      if (version < last) return fail("not_found", `Version ${version} of ${path} is no longer kept: it was dropped to keep the project's history under its ${Math.round(this.historyCap / 1024 / 1024)} MiB cap. History lists the versions kept.`);
+      return fail("not_found", `${path}'s newest version is ${last}; there is no version ${version}.`);
     }
     if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
     if (row.purged_at && !row.pruned) {

@@ -134,6 +134,9 @@ describe("versions of empty files at long paths (review 236)", () => {
     expect((await olive.files({ action: "history", project: name, path: longPath(0) })).text).toMatch(/^No file /);
     expect((await olive.files({ action: "history", project: name, path: longPath(29) })).text).toMatch(/\nv\d+ delete /);
     expect((await olive.files({ action: "read", project: name, path: "docs/prd.md" })).text).toContain("Olive's second PRD");
+    // A version dropped whole is said as such, in history and to a read of it (review 238: "there is no version 1").
+    expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toMatch(/^Version 1 of docs\/prd\.md is no longer kept: it was dropped to keep the project's history under its/);
+    expect((await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text).toMatch(/\nNo version before v2 is kept\.$/);
     const again = await olive.files({ action: "write", project: name, path: longPath(0), content: "back\n" });
     expect(again.structured.version).toBeGreaterThan(2);
   });

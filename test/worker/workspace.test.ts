@@ -98,7 +98,7 @@ describe("files", () => {
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/was deleted \(version 5\)/);
     expect((await ada.files({ action: "restore", project, path, version: 5 })).text).toMatch(/is its deletion/);
     expect((await ada.files({ action: "restore", project, path, version: 3 })).structured.version).toBe(6);
-    expect((await ada.files({ action: "read", project, path, version: 99 })).text).toMatch(/has versions 1 to 6; there is no version 99/);
+    expect((await ada.files({ action: "read", project, path, version: 99 })).text).toMatch(/newest version is 6; there is no version 99/);
   });
 
   it("refuse a change made against a version that is no longer current, naming the current one", async () => {

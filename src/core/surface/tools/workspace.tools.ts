@@ -397,7 +397,9 @@ function historyPage(path: string, page: VersionEntry[], before: number | undefi
   if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
   const last = versions[versions.length - 1]!.version;
   const next = page.length > versions.length ? last : undefined;
-  const older = next === undefined ? "" : `\n${folder ? "The bridge kept older versions" : `Versions 1 to ${last - 1} are older`}: "history" with "version": ${last} lists the next page; "read" with "version" reads one.`;
+  // A workspace's last page that starts past v1: the numbers before it name nothing kept (dropped under the history cap).
+  const dropped = next === undefined && !folder && last > 1 ? `\nNo version before v${last} is kept.` : "";
+  const older = next === undefined ? dropped : `\n${folder ? "The bridge kept older versions" : `Versions 1 to ${last - 1} are older`}: "history" with "version": ${last} lists the next page; "read" with "version" reads one.`;
   return done(`${path}${which ? `, versions${which}` : ""}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(next === undefined ? {} : { next, ...(folder ? {} : { older: last - 1 }) }) });
 }
 
