@@ -257,7 +257,7 @@ export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
-    "A bmad-project's files, by path from its root: read, write, append, edit, list (glob), history, restore, delete, purge|unpurge (owner: old versions; 7 days to undo). Each change is a version.",
+    "A bmad-project's files, by path from its root. Each change is a version; purge|unpurge (owner) drop old versions, 7 days to undo.",
   input: z.object({
     action: z.enum(["read", "write", "append", "edit", "list", "history", "restore", "delete", "purge", "unpurge"]).describe("What to do"),
     project: z.string().optional().describe("Project, as bmad-project lists it (bridge: its folder)"),
