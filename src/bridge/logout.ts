@@ -42,7 +42,7 @@ export async function runLogout(argv: string[], file = credentialsFile()): Promi
   if (!remote.ok) return usageError(remote.error);
   // Saved under the URL as parsed (pull, push and --remote key the file by it): `https://HOST` and `https://host/` are one
   // sign-in (review 237: one written otherwise was "nothing to do", its tokens left working).
-  const key = remote.url.href;
+  const key = sameServer(remote.url).find((href) => savedSignIn(file, href)) ?? remote.url.href;
   if (!savedSignIn(file, key)) return void writeOut(`No sign-in to ${key} is saved in ${file}; nothing to do.\n`), 0;
   return withCredentialsLock(file, async () => {
     const saved = savedSignIn(file, key);
@@ -55,6 +55,14 @@ export async function runLogout(argv: string[], file = credentialsFile()): Promi
     writeErr(`bmad-mcp logout: ${revoked.error}; the server takes this sign-in as valid until it expires. End it sooner on the server's /connections page.\n`);
     return 1;
   });
+}
+
+/** The URL as parsed, then with its path's last slash taken off or put on: `/mcp` and `/mcp/` name one server
+ *  (review 242: one typed with the slash was "nothing to do", the tokens left working). */
+function sameServer(url: URL): string[] {
+  const other = new URL(url.href);
+  other.pathname = url.pathname.endsWith("/") ? url.pathname.slice(0, -1) || "/" : `${url.pathname}/`;
+  return [url.href, other.href];
 }
 
 function usageError(message: string): number {

@@ -546,7 +546,7 @@ describe("against the real Worker", () => {
     expect(await mcpStatus(stolen.tokens.access_token)).toBe(200);
 
     // Named as the user types it, not as it was saved (review 237: "nothing to do", the tokens left working).
-    const out = await cli(["logout", "--remote", remote.replace(/^http:/, "HTTP:")], "approve", home);
+    const out = await cli(["logout", "--remote", `${remote.replace(/^http:/, "HTTP:")}/`], "approve", home);
     expect(out.code, out.stderr).toBe(0);
     expect(out.stdout).toBe(`Revoked at ${worker.url.origin}: the refresh token and the access token; no copy of them works any more.\nDeleted the saved sign-in to ${remote} from ${file}.\n`);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
