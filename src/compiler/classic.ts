@@ -1,4 +1,5 @@
 // Classic v6 trees: installed `_bmad/_config/*-manifest.csv` (and v6 alpha `bmad/_cfg/`), and the 6.0 source `src/`.
+import { agentTags } from "../core/agent-tags.js";
 import { addDir, basename, dirname, filesUnder, type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
 import { firstHeading } from "../core/markdown";
 import { asObject, csv, frontmatter, str, yaml } from "./parse";
@@ -115,7 +116,7 @@ function unlistedAgent(ctx: ReadContext, out: TreeContent, path: string, cfg: st
   const meta = workflowMeta(ctx, out, path);
   if (!meta) return null;
   const text = ctx.tree.text(out.files.get(path)!) ?? "";
-  const tag = /<agent\b[^>]*>/.exec(text)?.[0] ?? "";
+  const tag = agentTags(text).next().value ?? "";
   const attr = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(tag)?.[1] || undefined;
   const module = path.split("/")[0]!;
   const r: TreeRecord = { kind: "agent", module, name: basename(path).replace(/\.md$/, ""), entry: path, files: [] };

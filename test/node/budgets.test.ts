@@ -1,7 +1,7 @@
 // The wall-clock budgets a user would feel, each measured on the real thing: the default bundle build, and hostile
 // globs on the bridge and on the Worker (which must cost what plain ones do, and not hold up other requests).
 // npm test runs this file alone, after the files that run side by side, so that their load does not spend it.
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -147,6 +147,21 @@ it("serves a config whose key is 64 K of a story key's parts within 1 s (2.2 s b
   const served = servedProjectText("_bmad-output/config.json", new TextEncoder().encode(JSON.stringify({ [`${"1-".repeat(32 * 1024)}!`]: "x" })));
   expect(performance.now() - started).toBeLessThan(1000);
   expect(served).toBeDefined();
+});
+
+// Review 243: an agent file the model wrote, 40,000 `<agent ` with no `>`, held the bridge 12 s a rebuild: its tag was
+// looked for by a pattern that scanned to the end from every `<agent`.
+it("builds a classic tree holding an agent file of 40,000 unclosed <agent tags within 2 s (12 s before)", async () => {
+  const tree = join(tmp.dir, "agent-tags");
+  mkdirSync(join(tree, "_bmad/_config"), { recursive: true });
+  mkdirSync(join(tree, "_bmad/bmm/agents"), { recursive: true });
+  writeFileSync(join(tree, "_bmad/_config/agent-manifest.csv"), "name,displayName,module,path\npm,PM,bmm,_bmad/bmm/agents/pm.md\n");
+  writeFileSync(join(tree, "_bmad/bmm/agents/pm.md"), '---\nname: pm\ndescription: pm\n---\n<agent id="pm" name="John" title="PM">\n</agent>\n');
+  writeFileSync(join(tree, "_bmad/bmm/agents/evil.md"), `---\nname: evil\ndescription: evil\n---\n${"<agent ".repeat(40_000)}`);
+  const started = performance.now();
+  const { manifest } = await buildBundle({ sources: [tree], includeDefault: false });
+  expect(performance.now() - started).toBeLessThan(2000);
+  expect(manifest.records.some((r) => r.name === "evil")).toBe(true);
 });
 
 describe("the Worker", () => {

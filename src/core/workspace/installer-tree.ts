@@ -1,6 +1,7 @@
 // What BMAD's installer copies into `_bmad/<module>/` from a module's tree, which of those directories it
 // registers as skills (and removes again once the IDE has them), and what stays behind. The bundle keeps
 // a module's files under `<module>/`; directories are walked in sorted order, as the installer's readdir does.
+import { agentTags } from "../agent-tags.js";
 import { parseBoundedYaml } from "../yaml.js";
 import type { BundleFile } from "../catalog/bundle.js";
 import type { BundleReader } from "../surface/reader.js";
@@ -159,14 +160,8 @@ export function sharedScripts(reader: BundleReader): BundleFile[] {
     .sort((a, b) => readdirOrder(a.path, b.path));
 }
 
-/** Whether an agent file's `<agent …>` tag says localskip="true": each tag looked at once, from `<agent` to its `>`
- *  (review 225: one pattern with `[^>]*` on both sides grew 87 times for 4 times a hostile line). */
+/** Whether an agent file's `<agent …>` tag says localskip="true" (agent-tags.ts: each tag looked at once). */
 function skipsLocally(text: string): boolean {
-  for (let at = text.indexOf("<agent"); at >= 0; at = text.indexOf("<agent", at + 1)) {
-    const end = text.indexOf(">", at);
-    if (end < 0) return false;
-    if (/\slocalskip="true"/.test(text.slice(at, end))) return true;
-    at = end;
-  }
+  for (const tag of agentTags(text)) if (/\slocalskip="true"/.test(tag)) return true;
   return false;
 }
