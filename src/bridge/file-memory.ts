@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
-import { entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
+import { asStored, entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
 import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
@@ -165,8 +165,8 @@ export class FileMemory implements ProjectMemory {
     return keepReplaced(this.root, rel, now.bytes, text).then(() => undefined, (error: Error) => `Cannot write ${rel}: ${error.message}`);
   }
 
-  remember(memory: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
-    const rel = structuredFile(memory.type);
+  remember(given: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
+    const rel = structuredFile(given.type);
     // Under the file's cross-process lock, read again: another bridge on this project (or bmad-files) may have
     // written it since, and its memories must be in what this write keeps.
     return this.serial(() => withFileLock(this.realRoot, rel, async () => {
@@ -176,6 +176,7 @@ export class FileMemory implements ProjectMemory {
       const unchanged = file.stamp || ABSENT;
       if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
       const memories = new Map(file.memories);
+      const memory = memories.has(given.id) ? given : asStored(given, memories.values());
       // Stored already only as this memory: a line that kept the id with another type, agent or text (hand-edited, or
       // planted) is not it (review 122: "Already remembered", and recall found a planted "MySQL" for "Postgres"). Such a
       // line is kept in the file as written, after the memory the id names, as the remote stores it.

@@ -3,7 +3,7 @@
 // diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
 // bridge) indexed beside them, again whenever their content changes.
 import { isHandFile, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, type Parsed } from "../core/memory/files.js";
-import { entryOf, failureFacets, normaliseText, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import { asStored, entryOf, failureFacets, normaliseText, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
 import { fuseRanks } from "../core/memory/fusion.js";
@@ -214,6 +214,13 @@ export interface Rememberer {
   room(path: string, bytes: number): string | undefined;
 }
 
+/** The memory under the id it is stored by where a remember keeps memories (asStored), if it is not stored under its own. */
+function storedAs(sql: SqlStorage, memory: Memory): Memory {
+  if (sql.exec("SELECT 1 FROM memories WHERE id = ?", memory.id).toArray().length) return memory;
+  // The text compared in SQL first: a remember among 10,000 memories reads at most the rows that could be this one.
+  return asStored(memory, sql.exec<Pick<Memory, "id" | "type" | "agent" | "text">>("SELECT id, type, agent, text FROM memories WHERE type = ? AND agent = ? AND text = ? AND (source IS NULL OR source = ?)", memory.type, memory.agent, memory.text, structuredFile(memory.type)).toArray());
+}
+
 function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFiles, by?: Rememberer): MemResult<{ id: string; created: boolean; tags: string[] }> {
   const sql = storage.sql;
   return storage.transactionSync(() => {
@@ -389,9 +396,10 @@ async function run(storage: DurableObjectStorage, op: MemoryOp, files: MemoryFil
     // The index brought in step with the files first: a memory someone removed from its file since is remembered
     // anew, never answered "already remembered" and then lost (review 57). Nothing changed, this reads two lists.
     await syncFiles(storage, files, vectors);
-    const stored = remember(storage, op.memory, files, by);
+    const memory = storedAs(storage.sql, op.memory);
+    const stored = remember(storage, memory, files, by);
     // A memory whose embedding fails is still stored, and found by BM25.
-    if (stored.ok && stored.value.created && vectors) await vectors.upsert([op.memory]).catch(() => undefined);
+    if (stored.ok && stored.value.created && vectors) await vectors.upsert([memory]).catch(() => undefined);
     return stored;
   }
   const warnings = await syncFiles(storage, files, vectors);

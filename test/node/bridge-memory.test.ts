@@ -193,6 +193,28 @@ describe("memory files a person edits", () => {
     expect((await call("get_agent_memory", { agent: "My Agent" })).text).toMatch(/is not a name/);
   });
 
+  // Review 239: lines stored while a classic tree's `bmad-master` kept its prefix carry it, and their ids with it.
+  it("finds a line stored under an agent's older name by the name an argument gives, and remembers it again as the same memory", async () => {
+    const dir = project("older-agent");
+    const text = "All PRDs go through the party-mode review before sharding.";
+    const id = await memoryId("decisions", "bmad-master", text);
+    const line = (id: string, agent: string, text: string) => JSON.stringify({ id, type: "decisions", agent, text, tags: [], created_at: "2026-11-01T00:00:00.000Z" });
+    const spaced = "22222222-2222-5222-8222-222222222222";
+    mkdirSync(join(dir, "_bmad/_memory/structured"), { recursive: true });
+    writeFileSync(structured(dir, "decisions"), `${line(id, "bmad-master", text)}\n${line(spaced, "My Agent", "Spaces are no name.")}\n`);
+    const learned = await memoryId("agent-learnings", "bmad-master", "List workflows before running one.");
+    writeFileSync(structured(dir, "agent-learnings"), `${JSON.stringify({ id: learned, type: "agent-learnings", agent: "bmad-master", text: "List workflows before running one.", tags: [], created_at: "2026-11-01T00:00:00.000Z" })}\n`);
+    const { call } = await open(dir);
+    const recalled = await call("recall_structured", { query: "party-mode review", agent: "bmad-master" });
+    expect(recalled.structured.hits).toEqual([expect.objectContaining({ id, agent: "master" })]);
+    expect(recalled.structured.warnings).toEqual([`_bmad/_memory/structured/decisions.jsonl line 2: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); skipped.`]);
+    expect((await call("get_agent_memory", { agent: "bmad-master" })).structured.learnings).toEqual([expect.objectContaining({ id: learned, agent: "master" })]);
+    expect((await call("remember_structured", { type: "decisions", agent: "bmad-master", text })).structured).toMatchObject({ id, created: false });
+    expect((await call("remember_structured", { type: "decisions", agent: "master", text, tags: ["process"] })).structured).toMatchObject({ id, created: false, tags: ["process"] });
+    const file = readFileSync(structured(dir, "decisions"), "utf8").trim().split("\n");
+    expect(file.map((l) => JSON.parse(l).id)).toEqual([id, spaced]);
+  });
+
   it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {
     const dir = kit.dir();
     mkdirSync(join(dir, "_bmad/_memory/agent-learnings"), { recursive: true });
@@ -349,6 +371,26 @@ describe("the kit around memory", () => {
     expect(run.text).toMatch(/recorded in the failure museum as CC-FAIL/);
     const museum = await call("get_failure_museum", { category: "CC-FAIL" });
     expect(museum.structured.failures).toEqual([expect.objectContaining({ id: run.structured.failure_id, agent: "cc-verify", category: "CC-FAIL", severity: "high", text: expect.stringContaining("lint: 3 errors in src/app.ts") })]);
+  });
+
+  // Review 239: a secret-shaped line in the output kept the whole failure out of the museum, unsaid.
+  it("records a failed contract whose output holds a secret with that line held back", async () => {
+    const dir = project("cc-secret");
+    mkdirSync(join(dir, "_bmad/_config/custom"), { recursive: true });
+    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 'echo "lint: 3 errors in src/app.ts"\necho "export GITHUB_TOKEN=ghp_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7c"\nexit 1\n');
+    chmodSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), 0o755);
+    const { call } = await open(dir, { args: [...MEMORY, "--allow-project-scripts"] });
+    const run = await call("run_completion_contract", {});
+    expect(run.structured.status).toBe("FAIL");
+    expect(run.text).toMatch(/recorded in the failure museum as CC-FAIL/);
+    const [failure] = (await call("get_failure_museum", { category: "CC-FAIL" })).structured.failures;
+    expect(failure).toMatchObject({ id: run.structured.failure_id, text: expect.stringContaining("lint: 3 errors in src/app.ts\n[a line held back: it looks like a secret]") });
+    expect(failure.text).not.toContain("ghp_");
+    // A secret no one line holds (a settings block's key and value) cannot be held back by line: the answer says it was not recorded.
+    writeFileSync(join(dir, "_bmad/_config/custom/cc-verify.sh"), "printf '%s\\n' '```yaml' 'POSTGRES_PASSWORD: acmeprod2024' '```'\nexit 1\n");
+    const refused = await call("run_completion_contract", {});
+    expect(refused.structured.failure_id).toBeUndefined();
+    expect(refused.text).toMatch(/\n\[not recorded in the failure museum: "text" holds what looks like a secret[^\n]*\]$/);
   });
 
   it("lists seed 001's runs on every branch and reads a run's state by branch and id, newest by default", async () => {

@@ -338,6 +338,21 @@ describe("memory files and project files in the workspace", () => {
     expect(recalled.warnings).toContain(`${path}: 1 memories of another type; they are served from the file named after their type only.`);
   });
 
+  // Review 239: lines stored while a classic tree's `bmad-master` kept its prefix carry it, and their ids with it.
+  it("finds a line stored under an agent's older name by the name an argument gives, and remembers it again as the same memory", async () => {
+    const name = unique("older");
+    await ada.project({ action: "create", name });
+    const path = "_bmad/_memory/structured/decisions.jsonl";
+    const text = "All PRDs go through the party-mode review before sharding.";
+    const id = await memoryId("decisions", "bmad-master", text);
+    await ada.files({ action: "write", project: name, path, content: `${JSON.stringify({ id, type: "decisions", agent: "bmad-master", text, tags: [], created_at: "2026-11-01T00:00:00.000Z" })}\n` });
+    expect((await call(TOOL.recallStructured, { project: name, query: "party-mode review", agent: "bmad-master" })).structured.hits).toEqual([expect.objectContaining({ id, agent: "master" })]);
+    expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "master", text, tags: ["process"] })).structured).toMatchObject({ id, created: false, tags: ["process"] });
+    const lines = (await ada.files({ action: "read", project: name, path })).text.split("\n").filter((l) => l.startsWith("{"));
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual([id]);
+    expect(await rows(ada.id, name)).toBe(1);
+  });
+
   it("re-indexes a structured file by what changed: the rest keep their rows (an append re-indexed all, a second at 20,000)", async () => {
     const name = unique("diff");
     await ada.project({ action: "create", name });

@@ -91,6 +91,14 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
       warnings.push(`${path} line ${i + 1}: ${issue.path.join(".") || "line"}: ${issue.message}; skipped.`);
       return;
     }
+    // The agent as an argument names it: a line stored when `bmad-master` kept its prefix is found by `master` too.
+    const agent = canonicalAgent(parsed.data.agent);
+    if (!agent.ok) {
+      broken.push(line);
+      warnings.push(`${path} line ${i + 1}: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); skipped.`);
+      return;
+    }
+    parsed.data.agent = agent.value;
     const first = byId.get(parsed.data.id);
     if (first) {
       // Recalled as the first, and kept in the file as written (review 122: a rewrite dropped a merge's second line).

@@ -75,6 +75,14 @@ export function memoryId(type: MemoryType, agent: string, text: string): Promise
   return uuidV5(`${type}\n${agent}\n${normaliseText(text)}`);
 }
 
+/** The memory under the id of one stored already as the same type, agent and text, if any: a line keeps the id its
+ *  agent's older name gave (`bmad-master`, which canonicalAgent names `master`), and remembering it again is no new memory. */
+export function asStored(memory: Memory, stored: Iterable<Pick<Memory, "id" | "type" | "agent" | "text">>): Memory {
+  const text = normaliseText(memory.text);
+  for (const m of stored) if (m.id !== memory.id && m.type === memory.type && m.agent === memory.agent && normaliseText(m.text) === text) return { ...memory, id: m.id };
+  return memory;
+}
+
 /** Tags as stored: trimmed, without repeats; or why they are refused. */
 export function checkTags(tags: readonly string[]): MemResult<string[]> {
   if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };

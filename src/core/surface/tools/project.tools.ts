@@ -7,6 +7,9 @@ import { TOOL } from "../names.js";
 import { projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import { holdsShapedSecret } from "../../catalog/config.js";
+import { lines } from "../../lines.js";
+import type { Result } from "../../result.js";
 import { newMemory, projectField, shownEntry } from "./memory.tools.js";
 
 function noProject(tool: string) {
@@ -30,8 +33,9 @@ export const runCompletionContract = defineTool({
     const run = await deps.project.runCompletionContract(stack ?? "auto", working_dir, signal);
     if (!run.ok) return fail(run.error);
     const recorded = run.value.status === "FAIL" ? await recordFailure(deps, stack ?? "auto", working_dir, run.value.output) : undefined;
-    const note = recorded ? `\n[recorded in the failure museum as CC-FAIL: ${recorded}]` : "";
-    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}${note}`, { ...run.value, ...(recorded ? { failure_id: recorded } : {}) });
+    const id = recorded?.ok ? recorded.id : undefined;
+    const note = !recorded ? "" : recorded.ok ? `\n[recorded in the failure museum as CC-FAIL: ${recorded.id}]` : `\n[not recorded in the failure museum: ${recorded.error}]`;
+    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}${note}`, { ...run.value, ...(id ? { failure_id: id } : {}) });
   },
 });
 
@@ -62,20 +66,23 @@ export const getProjectContext = defineTool({
   },
 });
 
-/** A failed contract as a CC-FAIL memory (the same output again is the same memory); its id, if stored. */
-async function recordFailure(deps: SurfaceDeps, stack: string, workingDir: string | undefined, output: string): Promise<string | undefined> {
+/** A failed contract as a CC-FAIL memory (the same output again is the same memory): its id, or why it was not stored;
+ *  nothing where there is no memory to store it in. A line that looks like a secret is held back: memory is shared and
+ *  pushed, and the rest of the output is what the failure is remembered by. */
+async function recordFailure(deps: SurfaceDeps, stack: string, workingDir: string | undefined, output: string): Promise<Result<{ id: string }> | undefined> {
   const access = deps.memory ? await deps.memory(undefined) : undefined;
   if (!access?.ok) return undefined;
   const tail = output.length > 4000 ? `…${output.slice(-4000)}` : output;
+  const shown = lines(tail).map((line) => (holdsShapedSecret(line) ? "[a line held back: it looks like a secret]" : line)).join("\n");
   const made = await newMemory(deps, {
     type: "failures",
     agent: "cc-verify",
-    text: `Completion contract failed (stack ${stack}${workingDir ? `, in ${workingDir}` : ""}):\n${tail.trim() || "(no output)"}`,
+    text: `Completion contract failed (stack ${stack}${workingDir ? `, in ${workingDir}` : ""}):\n${shown.trim() || "(no output)"}`,
     tags: ["CC-FAIL", "high", stack],
   });
-  if (!made.ok) return undefined;
+  if (!made.ok) return made;
   const stored = await access.memory.remember(made.memory);
-  return stored.ok ? stored.value.id : undefined;
+  return stored.ok ? { ok: true, id: stored.value.id } : stored;
 }
 
 export const projectTools = [getProjectContext, runCompletionContract];
