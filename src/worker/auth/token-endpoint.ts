@@ -14,6 +14,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../env.js";
 import { oauthError } from "./oauth-error.js";
+import { sha256Hex } from "../../core/workspace/installer-manifests.js";
 import { readCappedForm } from "../read-capped.js";
 import { checkClientId } from "./public-host.js";
 import { forgetGrant, grantOf, tokenTooLong } from "./token-cache.js";
@@ -191,7 +192,3 @@ function clientIds(request: Request, field: (name: string) => string | undefined
   return ids;
 }
 
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
