@@ -87,7 +87,8 @@ describe("the completion contract's processes", () => {
     const run = await client.callTool({ name: "run_completion_contract", arguments: { stack: "go" } }, undefined, { timeout: 10_000 });
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(1500);
-    expect(elapsed).toBeLessThan(1500 + 1500);
+    // The grace is 0.5 s; the rest is room for a loaded machine (CI once took 3.09 s). Its child sleeps 300 s.
+    expect(elapsed).toBeLessThan(1500 + 3000);
     expect(run.structuredContent).toMatchObject({ status: "FAIL", output: expect.stringContaining("started go in project") });
     expect(toolText(run)).toContain("[killed after 1.5 s]");
     const { script, sleeper } = await pids();
