@@ -28,6 +28,8 @@ const ROW_BYTES = 512;
 const HELD = "(v.size + ifnull(length(v.lines), 0))";
 /** The bytes of a `versions v` row that stay while the row does: its path twice (the row and its key) and the rest. */
 const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
+/** Bytes as the history's messages show them. */
+const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
 
 type Row = Record<string, SqlStorageValue>;
 
@@ -171,9 +173,8 @@ export class VersionedFiles {
     const stored = this.stored();
     const cap = collaborator ? this.historyCap / 2 : this.historyCap;
     if (stored + bytes <= cap) return undefined;
-    const droppable = this.sizes(`${HELD} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare());
+    const droppable = this.sizes(`${HELD} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare(), this.cutoff(now));
     if (stored + bytes - droppable <= cap) return undefined;
-    const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
     const counted = " (each counts its content and its path, a deletion too)";
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
     if (collaborator) {
@@ -208,9 +209,14 @@ export class VersionedFiles {
   }
 
   /** `versions v` rows the cap may drop whole, their content gone (or a deletion): any but a path's newest, and that
-   *  one last, when nothing else of the path is left. Never a head or content kept (restore's and unpurge's). */
+   *  one last, when nothing else of the path is left. Never a head or content kept (restore's and unpurge's). Kept as
+   *  long as replaced content is (replaced, or made, before `?`) unless their owner purged them: a deletion's row is the
+   *  record of who deleted (review 244: a writer's churn dropped the row of their deletion of the owner's file within
+   *  seconds, and counted those rows as room past half the cap). */
   private bare(): string {
-    return `versions v WHERE v.data IS NULL AND (EXISTS (SELECT 1 FROM versions n WHERE n.path = v.path AND n.version > v.version)
+    return `versions v WHERE v.data IS NULL AND (v.purged_at IS NOT NULL
+      OR ifnull((SELECT MIN(n.at) FROM versions n WHERE n.path = v.path AND n.version > v.version), v.at) < ?)
+      AND (EXISTS (SELECT 1 FROM versions n WHERE n.path = v.path AND n.version > v.version)
       OR NOT EXISTS (SELECT 1 FROM versions o WHERE o.path = v.path AND o.version <> v.version))`;
   }
 
@@ -294,7 +300,7 @@ export class VersionedFiles {
       const last = this.lastVersion(path);
       if (!last) return this.noFile(project, path);
       // Below the newest and missing: dropped whole to keep the history under its cap (prune), never "no such version".
-      if (version < last) return fail("not_found", `Version ${version} of ${path} is no longer kept: it was dropped to keep the project's history under its ${Math.round(this.historyCap / 1024 / 1024)} MiB cap. History lists the versions kept.`);
+      if (version < last) return fail("not_found", `Version ${version} of ${path} is no longer kept: it was dropped to keep the project's history under its ${mib(this.historyCap)} cap. History lists the versions kept.`);
       return fail("not_found", `${path}'s newest version is ${last}; there is no version ${version}.`);
     }
     if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
@@ -302,7 +308,7 @@ export class VersionedFiles {
       const until = shownTime(new Date(Date.parse(row.purged_at as string) + this.undoMs).toISOString());
       return fail("not_found", `Version ${version} of ${path} was purged by the owner of "${project}" at ${shownTime(row.purged_at as string)} UTC; its content goes for good at ${until} UTC, and until then the owner can bring it back with bmad-files "unpurge".`);
     }
-    if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${this.historyCap / 1024 / 1024} MiB, or purged by its owner.`);
+    if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${mib(this.historyCap)}, or purged by its owner.`);
     return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
   }
 
@@ -393,7 +399,7 @@ export class VersionedFiles {
     let stored = this.stored();
     if (stored <= this.historyCap) return;
     while (stored > this.historyCap) {
-      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`).toArray();
+      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now)).toArray();
       const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now)).toArray();
       if (!bare.length && !held.length) break;
       for (const row of bare) {

@@ -109,6 +109,43 @@ describe("versions of empty files at long paths (review 236)", () => {
     expect((await olive.files({ action: "write", project: name, path: "docs/notes.md", content: "Olive's notes\n" })).isError).toBe(false);
   });
 
+  it("keeps the row of a writer's deletion of the owner's file for the retention, however full the cap (review 244)", async () => {
+    const name = unique("trail");
+    await olive.project({ action: "create", name });
+    await shareAccepted(olive, name, mallory, "write");
+    await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "Olive's PRD\n" });
+    expect((await mallory.files({ action: "delete", project: name, path: "docs/prd.md" })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project: name, path: "docs/prd.md", content: "Mallory's PRD\n" })).isError).toBe(false);
+    const stub = projectStub(olive.id, name);
+    await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = 2 * (state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b + 16 * 1024);
+    });
+    const cap = await runInDurableObject(stub, (instance: WorkspaceProject) => instance.files.historyCap);
+    // The writer's churn at one path: their own deletions, made a moment ago, are no room past half the cap (it went
+    // to 0.565 of it).
+    let refused = false;
+    for (let i = 0; i < 40 && !refused; i++) {
+      for (const action of ["write", "delete"]) refused ||= (await mallory.files({ action, project: name, path: longPath(0), content: "" })).isError;
+    }
+    expect(refused).toBe(true);
+    expect((await rowsOf(olive.id, name)).bytes).toBeLessThanOrEqual(cap / 2);
+    // The owner fills the rest: the cap drops no row made within the retention, so her changes are refused at it.
+    let full: string | undefined;
+    for (let i = 0; i < 20 && !full; i++) {
+      const out = await olive.files({ action: "write", project: name, path: `docs/notes-${i}.md`, content: kib("n", 10) });
+      if (out.isError) full = out.text;
+    }
+    expect(full).toMatch(/: this change does not fit\. The project's owner can purge earlier versions/);
+    // Who deleted the owner's file is still told, in order.
+    const trail = (await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text;
+    expect(trail, trail).toMatch(/\nv3 write .* by mallory[^\n]*\nv2 delete 0 B by mallory[^\n]*\nv1 write .* by olive/);
+    // Past the retention the cap may drop it, the oldest first, and history says where a row went.
+    await runInDurableObject(stub, (instance: WorkspaceProject) => void (instance.files.retentionMs = 0));
+    expect((await olive.files({ action: "write", project: name, path: "docs/notes-last.md", content: kib("n", 10) })).isError).toBe(false);
+    const gap = (await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text;
+    expect(gap, gap).toMatch(/\nv3 write .* by mallory[^\n]*\nv2: no longer kept \(dropped whole under the history cap\)\nv1 write .* by olive/);
+  });
+
   it("drops whole the oldest rows whose content is gone past the cap, and a path made again gets a version never used", async () => {
     const name = unique("bare");
     await olive.project({ action: "create", name });

@@ -390,9 +390,12 @@ export const bmadFilesTool = defineTool({
  *  folder's name their content. */
 function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean): ToolOutcome {
   const versions = page.slice(0, HISTORY_PAGE).map((v) => servedVersion(path, v));
-  const lines = versions.map((v) =>
-    `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, v.at)}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
-  );
+  // A workspace's numbers run 1..n: one missing between two rows was dropped whole under the history cap (review 244).
+  let above = before;
+  const lines = versions.flatMap((v) => [
+    ...(!folder && above !== undefined && above - v.version > 1 ? [`${above - v.version > 2 ? `v${v.version + 1} to v${above - 1}` : `v${v.version + 1}`}: no longer kept (dropped whole under the history cap)`] : []),
+    `v${(above = v.version)} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, v.at)}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
+  ]);
   const which = before === undefined ? "" : ` older than v${before}`;
   if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
   const last = versions[versions.length - 1]!.version;
