@@ -52,6 +52,11 @@ describe("rendering against a workspace", () => {
     const viaWorkflow = (await ada.call(TOOL.bmadWorkflow, { workflow: "prd", project })).text;
     expect(viaWorkflow).toContain(`uv run ${root}/_bmad/scripts/memlog.py init`);
     expect([...viaWorkflow.matchAll(LEFTOVER)].map((m) => m[0])).toEqual([]);
+    // How to load a listed file, with the argument's name: a literal model sent "path" (review 247).
+    const how = /the bmad-resources tool \((\{"operation": "read", "uri": "bmad:\/\/…"\})\)/.exec(prd);
+    expect(how, prd.slice(0, 1200)).not.toBeNull();
+    const listed = /`(bmad:\/\/bmm\/bmad-prd\/[^`\s]+\.md)`/.exec(prd)?.[1] ?? "bmad://bmm/bmad-prd/SKILL.md";
+    expect((await ada.call(TOOL.bmadResources, JSON.parse(how![1]!.replace("bmad://…", listed)))).isError).toBe(false);
   });
 
   it("marks the resolve_customization line it ran, so a literal model runs only the others", async () => {

@@ -149,8 +149,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const rootUri = `bmad://${root.replace(/\/$/, "")}`;
   const where = ctx
     ? // The runtime block gives the skill's root, and that bare paths are relative to it.
-      `${ctx.skillRoot === rootUri ? "" : `The skill's files are also ${rootUri}/…. `}Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`
-    : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool (operation "read").`;
+      `${ctx.skillRoot === rootUri ? "" : `The skill's files are also ${rootUri}/…. `}Load listed files on demand with resources/read or the bmad-resources tool ({"operation": "read", "uri": "bmad://…"}).`
+    : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool ({"operation": "read", "uri": "bmad://…"}).`;
   const facts = workflowFacts(record);
   const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
   // A skill whose entry only hands off to render_skill.py (bmad-build) is followed from the copy that script renders:
