@@ -4,16 +4,16 @@
 // Porter stems: the Worker's FTS5 tokenizer, in JavaScript) and read again when one of them changes,
 // whoever changed it. Lines a person broke are reported with their number and kept as they are.
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
+import type { BigIntStats } from "node:fs";
+import { resolve } from "node:path";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
 import { asStored, entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
 import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
-import { ABSENT, fileStamp, listConfined, MAX_READ_BYTES, readConfined, readConfinedText, writeConfined } from "./confined-fs.js";
-import { keepReplaced, noteWrite } from "./kept-versions.js";
-import { withFileLock } from "./file-lock.js";
+import { ABSENT, fileStamp, listConfined, MAX_READ_BYTES, readConfinedText, stamped } from "./confined-fs.js";
+import type { NodeRuntimeFs } from "./runtime-fs.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
 import { pulledOthers, pulledWithOthers } from "./sync-state.js";
@@ -54,11 +54,11 @@ export class FileMemory implements ProjectMemory {
   private loaded?: Loaded;
   private chain: Promise<unknown> = Promise.resolve();
 
-  private readonly realRoot: string;
+  /** A file's state was set from our own write, not yet in the index. */
+  private unindexed = false;
 
-  constructor(private readonly root: string) {
-    this.realRoot = realpathSync(root);
-  }
+  /** `fs`: the project's confined file system, which every change of the bridge's goes through. */
+  constructor(private readonly root: string, private readonly fs: Pick<NodeRuntimeFs, "landed">) {}
 
   /** One operation at a time: a remember reads, changes and writes its file without another in between. */
   private serial<T>(op: () => Promise<T>): Promise<T> {
@@ -94,7 +94,12 @@ export class FileMemory implements ProjectMemory {
       const others = await pulledOthers(this.root, rel, createHash("sha256").update(read.text).digest("hex"));
       return { stamp, ...hand, entries: withAuthors(hand.entries, hand.lastLines, others) };
     }
-    const parsed = parseMemoryLines(read.text, rel);
+    return this.structuredState(rel, read.text, stamp);
+  }
+
+  /** A structured memory file holding `text`, as loaded. */
+  private async structuredState(rel: string, text: string, stamp: string): Promise<FileState> {
+    const parsed = parseMemoryLines(text, rel);
     const by = new Map((await pulledWithOthers(this.root, rel))?.memories_by);
     const entries = by.size ? parsed.entries.map((e) => (by.has(e.id) ? { ...e, by: by.get(e.id)! } : e)) : parsed.entries;
     return { stamp, entries, warnings: parsed.warnings, memories: new Map(parsed.memories.map((m) => [m.id, m])), broken: parsed.broken };
@@ -103,7 +108,7 @@ export class FileMemory implements ProjectMemory {
   /** The files as they are now: unchanged ones from before, changed ones read again, the index rebuilt if any changed. */
   private async load(): Promise<Loaded> {
     const { paths, warnings: listing } = await this.paths();
-    let changed = !this.loaded || [...this.files.keys()].some((p) => !paths.includes(p));
+    let changed = this.unindexed || !this.loaded || [...this.files.keys()].some((p) => !paths.includes(p));
     for (const rel of paths) {
       const stamp = await this.stamp(rel);
       if (stamp === undefined) {
@@ -116,6 +121,7 @@ export class FileMemory implements ProjectMemory {
     }
     for (const rel of [...this.files.keys()]) if (!paths.includes(rel)) this.files.delete(rel);
     if (!changed && this.loaded) return this.loaded;
+    this.unindexed = false;
     const MiniSearch = await loadEngine();
     const entries = new Map<string, MemoryEntry>();
     const capped: string[] = [];
@@ -158,60 +164,30 @@ export class FileMemory implements ProjectMemory {
     return index;
   }
 
-  /** Keeps what the file holds before `text` replaces it (kept-versions.ts): why not, if the change must not go ahead. */
-  private async replacing(rel: string, text: Uint8Array): Promise<string | undefined> {
-    const now = await readConfined(this.root, rel, { maxBytes: MAX_READ_BYTES });
-    if (!now.ok) return now.code === "missing" ? undefined : `Cannot write ${rel}: ${now.error}`;
-    return keepReplaced(this.root, rel, now.bytes, text).then(() => undefined, (error: Error) => `Cannot write ${rel}: ${error.message}`);
-  }
-
-  remember(given: Memory): Promise<MemResult<{ id: string; created: boolean; tags: string[] }>> {
+  remember(given: Memory): Promise<MemResult<Remembered>> {
     const rel = structuredFile(given.type);
-    // Under the file's cross-process lock, read again: another bridge on this project (or bmad-files) may have
-    // written it since, and its memories must be in what this write keeps.
-    return this.serial(() => withFileLock(this.realRoot, rel, async () => {
-      const loaded = await this.load();
-      const file: FileState = this.files.get(rel) ?? { stamp: "", entries: [], warnings: [], memories: new Map(), broken: [] };
-      // Written only over the content this merges into, by that content's stamp: another program's save since stands (review 17).
-      const unchanged = file.stamp || ABSENT;
-      if (file.refused) return { ok: false, error: `Cannot write ${file.refused}` };
-      const memories = new Map(file.memories);
-      const memory = memories.has(given.id) ? given : asStored(given, memories.values());
-      // Stored already only as this memory: a line that kept the id with another type, agent or text (hand-edited, or
-      // planted) is not it (review 122: "Already remembered", and recall found a planted "MySQL" for "Postgres"). Such a
-      // line is kept in the file as written, after the memory the id names, as the remote stores it.
-      const found = memories.get(memory.id);
-      const before = found && found.type === memory.type && found.agent === memory.agent && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
-      const displaced = found && !before ? [memoryLines([found]).trimEnd()] : [];
-      const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
-      if (before && tags.length === before.tags.length) return { ok: true, value: { id: memory.id, created: false, tags } };
-      if (tags.length > MAX_TAGS) return { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` };
-      const stored: Memory = before ? { ...before, tags } : memory;
-      memories.set(memory.id, stored);
-      if (!before && memories.size > MAX_STRUCTURED_MEMORIES) return { ok: false, error: `${rel} holds ${memories.size - 1} memories, the most one type's file gives recall: move older ones of this type to another file (e.g. ${rel}.old) and remember again.` };
-      const text = memoryLines(memories.values()) + [...displaced, ...(file.broken ?? [])].map((l) => `${l}\n`).join("");
-      if (Buffer.byteLength(text) > MAX_READ_BYTES) return { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` };
-      // What the write replaces is kept a week, and the write noted, as every change the bridge makes (review 41).
-      const bytes = new TextEncoder().encode(text);
-      const replaced = await this.replacing(rel, bytes);
-      if (replaced) return { ok: false, error: replaced };
-      const written = await writeConfined(this.root, rel, text, { unchanged });
-      if (!written.ok) return { ok: false, error: written.error };
-      await noteWrite(this.root, rel, bytes);
-      // Our own write: update what is loaded rather than reading everything again. Its stamp only once the file is seen
-      // to hold what was written: a save that landed just after the rename is read next time, never written over (review 19).
-      const entry = entryOf(stored);
-      const after = (await this.stamp(rel)) ?? "";
-      const back = await readConfinedText(this.root, rel, { maxBytes: MAX_READ_BYTES });
-      // What was written, as loaded: the displaced line among the ones kept as written (review 123: the next remember,
-      // written from what was loaded, dropped it).
-      this.files.set(rel, { ...file, stamp: back.ok && back.text === text ? after : "", memories, broken: [...displaced, ...(file.broken ?? [])], entries: [...file.entries.filter((e) => e.id !== memory.id), entry] });
-      const was = loaded.entries.get(memory.id);
-      if (was) loaded.index.remove(indexed(was));
-      loaded.entries.set(memory.id, entry);
-      loaded.index.add(indexed(entry));
-      return { ok: true, value: { id: memory.id, created: !before, tags } };
-    }));
+    return this.serial(async () => {
+      // Made from the file as it is under its lock, as every change of the bridge's is (NodeRuntimeFs.landed): another
+      // bridge's memories (or bmad-files') are in what this write keeps; another program's save meanwhile stands, and the
+      // memory is made again over it (review 17); what the write replaces is kept a week (review 41).
+      let made: Made | undefined;
+      let written: BigIntStats | undefined;
+      try {
+        written = await this.fs.landed(resolve(this.root, rel), async (current) => {
+          made = remembered(rel, await this.structuredState(rel, current ? Buffer.from(current).toString("utf8") : "", ""), given);
+          return made.write && new TextEncoder().encode(made.write.text);
+        });
+      } catch (error) {
+        return { ok: false, error: `Cannot write ${(error as Error).message}` };
+      }
+      // Our own write: what is loaded is updated rather than read again, by the stamp of the file as it landed (a save
+      // that lands after it has another, and is read next time, never written over: review 19).
+      if (made!.write && written) {
+        this.files.set(rel, { ...made!.write.state, stamp: stamped(written) });
+        this.unindexed = true;
+      }
+      return made!.answer;
+    });
   }
 
   search(query: string, filter: MemoryFilter, limit: number): Promise<MemResult<Recalled>> {
@@ -234,6 +210,38 @@ export class FileMemory implements ProjectMemory {
       return { ok: true, value: { entries: all.slice(0, limit), total: all.length, warnings } };
     });
   }
+}
+
+type Remembered = { id: string; created: boolean; tags: string[] };
+
+/** What remembering `given` does to a structured file as loaded (`file`): the answer, and the text to write with the file as
+ *  it then is (none: nothing to write). */
+interface Made {
+  answer: MemResult<Remembered>;
+  write?: { text: string; state: FileState };
+}
+
+function remembered(rel: string, file: FileState, given: Memory): Made {
+  const memories = new Map(file.memories);
+  const memory = memories.has(given.id) ? given : asStored(given, memories.values());
+  // Stored already only as this memory: a line that kept the id with another type, agent or text (hand-edited, or
+  // planted) is not it (review 122: "Already remembered", and recall found a planted "MySQL" for "Postgres"). Such a
+  // line is kept in the file as written, after the memory the id names, as the remote stores it.
+  const found = memories.get(memory.id);
+  const before = found && found.type === memory.type && found.agent === memory.agent && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
+  const displaced = found && !before ? [memoryLines([found]).trimEnd()] : [];
+  const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
+  if (before && tags.length === before.tags.length) return { answer: { ok: true, value: { id: memory.id, created: false, tags } } };
+  if (tags.length > MAX_TAGS) return { answer: { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` } };
+  const stored: Memory = before ? { ...before, tags } : memory;
+  memories.set(memory.id, stored);
+  if (!before && memories.size > MAX_STRUCTURED_MEMORIES) return { answer: { ok: false, error: `${rel} holds ${memories.size - 1} memories, the most one type's file gives recall: move older ones of this type to another file (e.g. ${rel}.old) and remember again.` } };
+  // The displaced line among the ones kept as written (review 123: the next remember, written from what was loaded, dropped it).
+  const broken = [...displaced, ...(file.broken ?? [])];
+  const text = memoryLines(memories.values()) + broken.map((l) => `${l}\n`).join("");
+  if (Buffer.byteLength(text) > MAX_READ_BYTES) return { answer: { ok: false, error: `${rel} would pass ${MAX_READ_BYTES / 1024 / 1024} MiB, the most the bridge reads: move older memories of this type to another file (e.g. ${rel}.old) and remember again.` } };
+  const entries = [...file.entries.filter((e) => e.id !== memory.id), entryOf(stored)];
+  return { answer: { ok: true, value: { id: memory.id, created: !before, tags } }, write: { text, state: { ...file, memories, broken, entries } } };
 }
 
 /** Each memory of a hand-edited file credited to whoever else wrote its lines, as the remote said when the file was

@@ -229,6 +229,18 @@ export async function dropKept(root: string, entry: KeptEntry): Promise<void> {
   }));
 }
 
+/** The landing of the change `kept` (keepReplaced's answer) was kept for: where it did not land, whatever stopped it,
+ *  the copy is taken back (dropKept), so that history shows no replacement that never happened (review 246). */
+export async function landedOrDropped<T extends { ok: boolean }>(root: string, kept: KeptEntry | undefined, landing: () => Promise<T>): Promise<T> {
+  const drop = () => (kept ? dropKept(root, kept).catch(() => undefined) : undefined);
+  const done = await landing().catch(async (error: unknown) => {
+    await drop();
+    throw error;
+  });
+  if (!done.ok) await drop();
+  return done;
+}
+
 /** Notes the bridge's write of `data` to `rel` (noteWritten), as the file now there. A note that fails costs only this:
  *  the file's later copy counts as the user's. */
 export async function noteWrite(root: string, rel: string, data: Uint8Array): Promise<void> {

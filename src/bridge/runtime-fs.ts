@@ -13,7 +13,7 @@ import { isConfigShaped } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { dropKept, keepReplaced, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
+import { keepReplaced, landedOrDropped, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
 import { sawFile, settledStamp } from "./mid-save.js";
 
 export const MAX_READ = MAX_READ_BYTES;
@@ -37,11 +37,9 @@ function asError(failure: ConfinedFailure): NamingError {
   return Object.assign(refusal(failure.error, ERRNO.get(failure.code)), { namesFile: true as const });
 }
 
-/** A failure to land: "changed" is answered, to be tried again, taking back the copy the try kept (`kept`): a change
- *  that does not land keeps nothing (dropKept); any other is thrown. */
-async function changedOrThrow(root: string, kept: KeptEntry | undefined, failure: ConfinedFailure): Promise<ConfinedFailure> {
+/** A failure to land: "changed" is answered, to be tried again; any other is thrown. */
+function changedOrThrow(failure: ConfinedFailure): ConfinedFailure {
   if (failure.code !== "changed") throw asError(failure);
-  if (kept) await dropKept(root, kept).catch(() => undefined);
   return failure;
 }
 
@@ -231,14 +229,15 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (next === undefined) return { ok: true, written: undefined };
     const changed = await changedSince(root, rel, unchanged);
     if (changed) return changed;
+    // A change that does not land keeps nothing (landedOrDropped).
     const kept = await this.keepReplaced(root, rel, current, next);
     if (next === null) {
-      const removed = await removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) });
-      return removed.ok ? { ok: true, written: undefined } : changedOrThrow(root, kept, removed);
+      const removed = await landedOrDropped(root, kept, () => removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) }));
+      return removed.ok ? { ok: true, written: undefined } : changedOrThrow(removed);
     }
     // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-    const done = await writeConfined(root, rel, next, { unchanged });
-    if (!done.ok) return changedOrThrow(root, kept, done);
+    const done = await landedOrDropped(root, kept, () => writeConfined(root, rel, next, { unchanged }));
+    if (!done.ok) return changedOrThrow(done);
     sawFile(root, rel, stamped(done.written), next.byteLength);
     if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     return { ok: true, written: done.written };

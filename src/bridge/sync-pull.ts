@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keepReplaced, keptRoom, noteWrite, type Replaced } from "./kept-versions.js";
+import { keepReplaced, keptRoom, landedOrDropped, noteWrite, type Replaced } from "./kept-versions.js";
 import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
@@ -403,11 +403,12 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   // What the pull replaces is kept a week, as every bridge change keeps it (review 47: `pull --force` and a memory
   // merge replaced the user's own text with no copy); a copy of what a pull wrote itself is the first to go.
   if (local.kind === "large") return { ok: false, error: `${step.path} is too large to keep a copy of before the pull replaces it: move it aside, then pull.` };
-  const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then(() => undefined, (error: Error) => error.message);
-  if (kept) return { ok: false, error: `${step.path}: ${kept}` };
-  const done = bytes === undefined
-    ? await removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: emptiedInSync })
-    : await writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes, step.op === "write" && step.content.byOthers), unchanged });
+  const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then((entry) => ({ entry }), (error: Error) => ({ error: error.message }));
+  if ("error" in kept) return { ok: false, error: `${step.path}: ${kept.error}` };
+  // A change that does not land (a save here meanwhile, a refusal) keeps nothing (landedOrDropped).
+  const done = await landedOrDropped(o.dir, kept.entry, () => bytes === undefined
+    ? removeConfined(o.dir, step.path, { refuse: pullLanding(o), unchanged, emptied: emptiedInSync })
+    : writeConfined(o.dir, step.path, bytes, { refuse: pullLanding(o, bytes, step.op === "write" && step.content.byOthers), unchanged }));
   if (done.ok) {
     if (bytes) await noteWrite(o.dir, step.path, bytes);
     return { ok: true, changedHere: false };

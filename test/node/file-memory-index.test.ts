@@ -1,10 +1,13 @@
 // The bridge's memory index kept in step with edits (file-memory.ts): after any run of edits to the memory files, by
 // hand or by remember, recall ranks exactly as an index built afresh from the same files (review 29: memories only
 // marked gone kept counting in the ranking, and 43 of 320 recalls ranked otherwise, some with negative scores).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
 import { FileMemory } from "../../src/bridge/file-memory.js";
+import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
+import { keptOf } from "../../src/bridge/kept-versions.js";
+import type { FileChange } from "../../src/core/runtime/fs.js";
 import type { Memory } from "../../src/core/memory/model.js";
 import { tempDir } from "./helpers.js";
 
@@ -28,7 +31,8 @@ it("ranks as a fresh index does after every edit", async () => {
   const writeDecisions = () => writeFileSync(structured, decisions.map((m) => JSON.stringify(m)).join("\n") + "\n");
   writeHand();
   writeDecisions();
-  const kept = new FileMemory(root);
+  const fs = await NodeRuntimeFs.create([root]);
+  const kept = new FileMemory(root, fs);
   const ranked = async (memory: FileMemory, query: string) => {
     const found = await memory.search(query, {}, 500);
     if (!found.ok) throw new Error(found.error);
@@ -49,6 +53,35 @@ it("ranks as a fresh index does after every edit", async () => {
     if (op <= 2) writeHand();
     else if (op <= 4) writeDecisions();
     const query = `${words[round % 12]} ${words[(round * 5 + 3) % 12]}`;
-    expect(await ranked(kept, query), `round ${round}, edit ${op}, "${query}"`).toEqual(await ranked(new FileMemory(root), query));
+    expect(await ranked(kept, query), `round ${round}, edit ${op}, "${query}"`).toEqual(await ranked(new FileMemory(root, fs), query));
   }
+});
+
+// Review 246: a remember beside an editor's save (between its read and its landing) is made again over the save, and one
+// that never lands keeps no copy of what it would have replaced: history shows no replacement that never happened.
+it("remembers over an editor's save, and keeps no copy for a remember that never lands", async () => {
+  const root = join(tmp.dir, "saved-meanwhile");
+  const rel = "_bmad/_memory/structured/decisions.jsonl";
+  mkdirSync(join(root, "_bmad/_memory/structured"), { recursive: true });
+  writeFileSync(join(root, rel), "");
+  const fs = await NodeRuntimeFs.create([root]);
+  // The editor saves at the first read of each remember (`saving` of them), or at every read.
+  let saves = 0;
+  let saving = 1;
+  const editor = { landed: (path: string, change: FileChange) => fs.landed(path, (current) => {
+    if (saving-- > 0) appendFileSync(join(root, rel), `// note ${++saves}\n`);
+    return change(current);
+  }) };
+  const memory = new FileMemory(root, editor);
+  const remember = (text: string) => memory.remember({ id: `00000000-0000-5000-8000-${String(text.length).padStart(12, "0")}`, type: "decisions", agent: "pm", text, tags: [], created_at: "2026-11-01T00:00:00Z" });
+  expect(await remember("Cache the ledger.")).toMatchObject({ ok: true, value: { created: true } });
+  expect(readFileSync(join(root, rel), "utf8")).toMatch(/^\{.*Cache the ledger\..*\}\n\/\/ note 1\n$/);
+  expect((await keptOf(root, rel)).length).toBe(1);
+  saving = Infinity;
+  const refused = await remember("Retry the queue.");
+  expect(refused).toEqual({ ok: false, error: expect.stringMatching(/^Cannot write _bmad\/_memory\/structured\/decisions\.jsonl: was changed by another program .* 5 times running/) });
+  expect(saves).toBe(6);
+  expect((await keptOf(root, rel)).length).toBe(1);
+  const listed = await memory.list({}, "recent", 10);
+  expect(listed.ok && listed.value.entries.map((e) => e.text)).toEqual(["Cache the ledger."]);
 });
