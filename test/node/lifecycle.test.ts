@@ -4,7 +4,7 @@
 // bmad-architecture (lint_spine.py clean), bmad-create-epics-and-stories, bmad-sprint-planning (sprint_plan.py) and
 // bmad-create-story for the first story. Then `bmad-mcp pull`, and BMAD's own Python on the pulled tree.
 import { execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -98,6 +98,10 @@ describe("the planning lifecycle with MCP calls only", () => {
     const validated = await python([join(SKILLS, "plan/bmad-sprint-planning/scripts/sprint_plan.py"), "validate", "--status-file", statusFile]);
     expect(validated.code, validated.stderr).toBe(0);
     expect(JSON.parse(validated.stdout)).toMatchObject({ ok: true, valid: true, problems: [] });
+    // Where its stories are is a folder of the clone, not the remote's own root (review 247: /projects/<name>/…).
+    const { story_location } = parseYaml(readFileSync(statusFile, "utf8")) as { story_location: string };
+    expect(story_location).toBe(IMPL);
+    expect(existsSync(join(dir, story_location, "1-1-add-a-todo.md"))).toBe(true);
 
     const resolved = await python(["_bmad/scripts/resolve_config.py", "--project-root", dir, "--key", "core.user_name", "--key", "core.project_name"]);
     expect(resolved.code, resolved.stderr).toBe(0);

@@ -729,6 +729,39 @@ describe("a skill rendered into a workspace with too little room", () => {
   });
 });
 
+describe("paths the sprint scripts write into a workspace's files", () => {
+  // Review 247: story_location and an action item's ref held `/projects/NAME/…`, which is nowhere after a pull; BMAD's
+  // Python, given a relative path at the project root, writes the project-relative one.
+  it("are the project's own, relative to its root, and the block says once what its root here is", async () => {
+    const name = unique("paths");
+    expect((await ada.project({ action: "create", name })).isError).toBe(false);
+    const impl = "_bmad-output/implementation-artifacts";
+    await ada.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics.md", content: "## Epic 1: Todos\n\n### Story 1.1: Add a todo\n" });
+    const plan = "uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/epics.md --status-file {implementation_artifacts}/sprint-status.yaml --project p --date \"01-01-2026 10:00\"";
+    // The folder as the config fills it, and as the rendered text and the scripts' files spell the root here.
+    for (const stories of ["{implementation_artifacts}", `/projects/${name}/${impl}`]) {
+      const generated = await ada.call(TOOL.bmadRun, { command: `${plan} --stories-dir ${stories}`, project: name });
+      expect(generated.structured.exit_code, generated.text).toBe(0);
+      expect((await ada.files({ action: "read", project: name, path: `${impl}/sprint-status.yaml` })).text).toContain(`\nstory_location: ${impl}\n`);
+    }
+    // One a workspace wrote before, kept by every rerun as the Python keeps it, is the project's path again.
+    const status = `${impl}/sprint-status.yaml`;
+    const old = `generated: 01-01-2026 10:00\nlast_updated: 01-01-2026 10:00\nproject: p\nproject_key: NOKEY\ntracking_system: file-system\nstory_location: /projects/${name}/${impl}\n\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n  epic-1-retrospective: optional\n`;
+    expect((await ada.files({ action: "write", project: name, path: status, content: old })).isError).toBe(false);
+    expect((await ada.call(TOOL.bmadRun, { command: `${plan} --stories-dir {implementation_artifacts}`, project: name })).structured.exit_code).toBe(0);
+    expect((await ada.files({ action: "read", project: name, path: status })).text).toContain(`\nstory_location: ${impl}\n`);
+    const retro = `uv run bmad://bmm/bmad-retrospective/scripts/sprint_status.py update --file "{implementation_artifacts}/sprint-status.yaml" --epic 1 --set-retro-done --ref "{implementation_artifacts}/epic-1-retro-2026-01-02.md" --add-action '[{"action":"a","owner":"Ada"},{"action":"b","owner":"Ada","ref":"bmad://projects/${name}/${impl}/b.md"}]' --date "01-02-2026 10:00"`;
+    const updated = await ada.call(TOOL.bmadRun, { command: retro, project: name });
+    expect(updated.structured.exit_code, updated.text).toBe(0);
+    const written = (await ada.files({ action: "read", project: name, path: status })).text;
+    expect(written).toContain(`ref: "${impl}/epic-1-retro-2026-01-02.md"`);
+    expect(written).toContain(`ref: "${impl}/b.md"`);
+    expect(written).not.toContain("/projects/");
+    const block = /## Running this skill here\n[\s\S]*?\n\n/.exec((await ada.call(TOOL.bmad, { command: "*retrospective", project: name })).text)![0];
+    expect(block).toContain(`\`/projects/${name}/X\` in a file is the project's \`X\`.`);
+  });
+});
+
 describe("sprint_status.py update at once", () => {
   it("keeps every acknowledged change: a run whose file changed meanwhile writes nothing and says to run again (a tenth review)", async () => {
     const file = "_bmad-output/implementation-artifacts/sprint-status.yaml";

@@ -27,6 +27,10 @@ export interface ScriptContext {
   git?: GitRunner;
   /** What the run may spend (budget.ts): its loops spend as they go. Default: unbounded. */
   budget?: RunBudget;
+  /** How a path the script was given goes into a file it writes (sprint-status.yaml's `story_location`, an action
+   *  item's `ref`): on a workspace relative to the project, whose root here (`/projects/NAME`) is nowhere after a pull
+   *  (review 247). Absent (the bridge): as given, as BMAD's Python writes it. */
+  pathInFile?: (path: string) => string;
 }
 
 /** One git run a port asks for: it fixes every argument; a model's value goes only after `--end-of-options`

@@ -85,6 +85,15 @@ export function toFsWord(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, word:
   return word;
 }
 
+/** A path in the project, by its URI or as the runtime has it, relative to the project (`.` for its root); any other
+ *  unchanged. */
+export function projectRelative(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, path: string): string {
+  for (const root of new Set([runtime.root, runtime.fsRoot])) {
+    if (path === root || path.startsWith(`${root}/`)) return path.slice(root.length).replace(/^\/+/, "") || ".";
+  }
+  return path;
+}
+
 /** The runtime's paths in a script's output, as the model knows them. */
 export function fromFsText(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, text: string): string {
   let out = text.split(`${BUNDLE_MOUNT}/`).join(BMAD_SCHEME);

@@ -251,7 +251,9 @@ async function cmdGenerate(ctx: ScriptContext, args: Namespace): Promise<void> {
   setItem(root, "project", str(args.project as string));
   setItem(root, "project_key", str(meta("project_key", args.project_key as string | undefined, "NOKEY")));
   setItem(root, "tracking_system", str(meta("tracking_system", args.tracking_system as string | undefined, "file-system")));
-  setItem(root, "story_location", str(meta("story_location", args.story_location as string | undefined, args.stories_dir as string)));
+  // The place the file had kept too: one a workspace wrote before review 247 named its root here.
+  const location = meta("story_location", args.story_location as string | undefined, args.stories_dir as string);
+  setItem(root, "story_location", str(ctx.pathInFile?.(location) ?? location));
   setItem(root, "development_status", dev);
   const carried = existing ? getItem(existing, "action_items") : undefined;
   if (!getItem(root, "action_items") && !root.items.some((i) => i.key.tag === "str" && i.key.text === "action_items") && carried !== undefined && !isNone(carried)) {

@@ -245,7 +245,8 @@ async function update(ctx: ScriptContext, args: Namespace): Promise<void> {
       const given = item.get("id");
       const id = given !== undefined && given !== null && given !== false && given !== "" && given !== 0n ? pyStr(given) : `epic-${epic}-retro-item-${seq.items.length + 1}-${await slugify(action, 40)}`;
       const givenRef = item.get("ref");
-      const ref = givenRef ? pyStr(givenRef) : ((args.ref as string | undefined) ?? "");
+      const named = givenRef ? pyStr(givenRef) : ((args.ref as string | undefined) ?? "");
+      const ref = ctx.pathInFile?.(named) ?? named;
       const entry: YMapNode = { kind: "map", flow: false, items: [] };
       const fields: Array<[string, YValue]> = [["id", str(id, '"')], ["epic", int(epic)], ["action", str(action, '"')], ["owner", str(pyStr(item.has("owner") ? item.get("owner")! : ""), '"')], ["status", str("open")], ["ref", str(ref, '"')]];
       for (const [k, v] of fields) entry.items.push({ key: str(k), value: v });

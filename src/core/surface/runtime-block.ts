@@ -7,6 +7,7 @@ import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
 import { isOneLine } from "../lines.js";
 import { TOOL } from "./names.js";
+import { workspaceFsRoot } from "../workspace/paths.js";
 import { customValueLine, type SkillRender } from "./skill-render.js";
 
 /** Where files under {project-root} are read and written: a workspace by name (with, for bmad-help, the skills it may
@@ -131,7 +132,8 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   }
   lines.push(
     files.kind === "workspace"
-      ? `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list).`
+      ? // Renders and scripts here see the root as this path, and write it into files (review 247): named once.
+        `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list); \`${workspaceFsRoot(files.project)}/X\` in a file is the project's \`X\`.`
       : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
     MEMORY_LINE,
   );

@@ -5,7 +5,7 @@ import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
 import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, takesStamp, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
 import { gitNotes, withholdUnserved, type WorkTreeRead } from "../git-output.js";
-import { BUNDLE_MOUNT, bundleRuntime, fromFsText, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
+import { BUNDLE_MOUNT, bundleRuntime, fromFsText, projectRelative, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
 import type { GitRunner } from "../../runtime/context.js";
@@ -272,7 +272,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (port) {
     const bounded = withBudget(runtime.fs);
     const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal, true)));
-    const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime) });
+    const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime), ...pathsInFiles(runtime) });
     const refused = runtime.refused?.();
     if (refused) return fail(refused);
     const answer = runAnswer(runtime, name, result);
@@ -301,6 +301,9 @@ const CONFIG_SCRIPTS = new Set(["resolve_config.py", "resolve_customization.py"]
 
 /** The times a port writes are in the project's time zone, where the runtime has one (a workspace). */
 const zoneOf = (runtime: ProjectRuntime) => (runtime.timeZone ? { timeZone: runtime.timeZone } : {});
+
+/** Where the project's root is a place only here (a workspace's), the paths a port writes into files go relative to it. */
+const pathsInFiles = (runtime: ProjectRuntime) => (runtime.root !== runtime.fsRoot ? { pathInFile: (path: string) => projectRelative(runtime, path) } : {});
 
 /** A skill's own script named without a project (`{skill-root}/scripts/x.py`, or by its bmad:// or skill:// URI):
  *  where it runs needs no project. */
