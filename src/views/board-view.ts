@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; others?: string }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; others?: string; access?: "read" | "write" }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -24,13 +24,15 @@ function showBoard(result: ToolResult): void {
     const targets = board.columns.filter((c) => c !== "other");
     // Chosen, then moved with the button: a focused select changes with each arrow key (review 101: one key moved it).
     const button = h("button", { type: "button", disabled: "", click: () => void move(s.key, select.value) }, "Move");
-    const select = h("select", { "aria-label": `Status of ${s.key}`, change: () => (button.disabled = !select.value || select.value === s.status) }, ...(targets.includes(s.status) ? [] : [h("option", { value: "", disabled: "" }, "move to…")]), ...targets.map((c) => h("option", { value: c }, c)));
+    // Read access moves nothing (review 245: its Move failed on click); the server refuses it still.
+    const readOnly: Record<string, string> = board.access === "read" ? { disabled: "", title: "You have read access: moving a story needs write access." } : {};
+    const select = h("select", { "aria-label": `Status of ${s.key}`, ...readOnly, change: () => (button.disabled = !select.value || select.value === s.status) }, ...(targets.includes(s.status) ? [] : [h("option", { value: "", disabled: "" }, "move to…")]), ...targets.map((c) => h("option", { value: c }, c)));
     select.value = targets.includes(s.status) ? s.status : "";
     return h("div", { class: "card", "data-story": s.key }, h("span", {}, s.key), s.written ? h("span", { class: "meta" }, ` (${s.written})`) : null, select, button);
   };
   show(
     root,
-    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · written by others, not you: ${board.others}` : ""}`)),
+    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · written by others, not you: ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`)),
     ...board.epics.map((e) =>
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),

@@ -10,11 +10,12 @@ import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOut
 
 const CONTEXT = 3;
 
-interface Version { version: number; op: string; author: string; at: string; restored_from?: number; pruned?: boolean }
+interface Version { version: number; op: string; author?: string; at: string; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author: string; updated_at: string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
-/** One version the list offers: `key` names it in the page, `args` reads it with bmad-doc, `restore` brings it back. */
-interface Entry { key: string; label: string; args: Record<string, unknown>; restore?: () => Promise<ToolResult> }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
+/** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
+ *  nothing to compare or restore), `restore` brings it back. */
+interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
 export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
   if (result.isError) return show(root, back ? h("button", { class: "back", click: back }, "← Map") : null, errorBox(resultText(result)));
@@ -33,21 +34,37 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   const reload = async () => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path }), back);
   const panel = h("section", { class: "panel" });
   const list = entries(app, doc);
-  const versions = list.length > 1
-    ? versionList(app, doc, list, panel, reload)
+  // The next page of older versions, added to the list shown (review 245: v1..v50 of 250 could not be reached).
+  const more = async () => {
+    const page = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, before: doc.next });
+    if (page.isError) return show(panel, errorBox(resultText(page)));
+    const older = page.structuredContent as unknown as DocData;
+    const merged: DocData = { ...doc, versions: [...(doc.versions ?? []), ...(older.versions ?? [])], commits: [...(doc.commits ?? []), ...(older.commits ?? [])], older: older.older, next: older.next };
+    showDocument(app, root, { ...result, structuredContent: merged as unknown as Record<string, unknown> }, back);
+  };
+  const versions = list.length > 1 || doc.next !== undefined
+    ? versionList(app, doc, list, panel, reload, more)
     : h("p", { class: "note" }, doc.history === "versions" ? "No earlier versions." : `Current version only: ${doc.history_note ?? "this project keeps no versions here."}`);
   show(
     root,
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
-      h("p", { class: "meta" }, doc.commit ? `at commit ${doc.commit.slice(0, 12)}` : `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))} · ${doc.author} · ${when(doc.updated_at)}${byOthers ? ` · written by others, not you: ${byOthers}` : ""}`, status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
     h("div", { class: "doc" }, markdown ? renderMarkdown(body) : plainText(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,
   );
+}
+
+/** Which version is shown, and whose: a workspace's version number and author; a project folder's file (which has no
+ *  author, and whose version number only names its content) its size and time (review 245: "· undefined ·"). */
+function heading(doc: DocData, byOthers: string | undefined): string {
+  if (doc.commit) return `at commit ${doc.commit.slice(0, 12)}`;
+  const which = doc.history === "versions" ? `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))}` : `${doc.size} bytes`;
+  return [which, doc.author, when(doc.updated_at), byOthers && `written by others, not you: ${byOthers}`].filter(Boolean).join(" · ");
 }
 
 /** A document's text as the view shows and compares it: a version from git keeps its byte order mark (its bytes, for a
@@ -70,13 +87,23 @@ const currentVersion = (doc: DocData) => doc.current_version ?? doc.version;
 function entries(app: ViewApp, doc: DocData): Entry[] {
   const current = currentVersion(doc);
   const files = (args: Record<string, unknown>) => app.callTool("bmad-files", { project: doc.project, path: doc.path, if_version: current, ...args });
+  // Read access restores nothing (review 245: its Restore failed on click); the server refuses it still.
+  const writable = doc.access !== "read";
   if (doc.history === "versions") {
-    return (doc.versions ?? []).map((v) => ({
-      key: String(v.version),
-      label: `v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""} · ${v.author} · ${when(v.at)}`,
-      args: { version: v.version },
-      ...(v.version !== current && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
-    }));
+    // As bmad-files "history" labels them: numbers missing between two rows were dropped whole, and a pruned or purged
+    // version has no content to compare or restore (review 245: they looked like any other).
+    let above: number | undefined;
+    return (doc.versions ?? []).flatMap((v): Entry[] => {
+      const gap = above !== undefined && above - v.version > 1 ? [{ key: `gone-${v.version}`, label: `${above - v.version > 2 ? `v${v.version + 1} to v${above - 1}` : `v${v.version + 1}`}: no longer kept (dropped whole under the history cap)` }] : [];
+      above = v.version;
+      const gone = v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : "";
+      return [...gap, {
+        key: String(v.version),
+        label: [`v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}`, v.author, `${when(v.at)}${gone}`].filter(Boolean).join(" · "),
+        ...(v.pruned ? {} : { args: { version: v.version } }),
+        ...(writable && v.version !== current && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
+      }];
+    });
   }
   if (doc.history !== "git") return [];
   const now: Entry = { key: "current", label: "the file now", args: {} };
@@ -85,7 +112,7 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
     label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
     args: { commit: c.commit },
     // The version's text is written as the file only where it is the version's bytes, as bmad-doc says (review 188).
-    ...(c.commit === doc.commit && doc.restorable === false ? {} : {
+    ...(!writable || (c.commit === doc.commit && doc.restorable === false) ? {} : {
       restore: async (): Promise<ToolResult> => {
         const at = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, commit: c.commit });
         const kept = at.structuredContent as Partial<DocData> | undefined;
@@ -96,22 +123,27 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
   }))];
 }
 
-/** How long a comparison may take in the view before it says the versions are too different. */
+/** How long a comparison may take in the view before it gives up on it. */
 const DIFF_TIMEOUT_MS = 1000;
 
-function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: () => Promise<void>): HTMLElement {
-  const picked = { a: list[1]!, b: list[0]! };
+function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: () => Promise<void>, more: () => Promise<void>): HTMLElement {
+  const readable = list.filter((e) => e.args);
+  const picked = { a: readable[1], b: readable[0] };
   const rows = list.map((e) => {
     const radio = (side: "a" | "b") => {
+      if (!e.args) return null;
       const input = h("input", { type: "radio", name: side, value: e.key, "aria-label": `${side === "a" ? "From" : "To"} ${e.key}`, change: () => (picked[side] = e) });
       input.checked = picked[side] === e;
       return input;
     };
-    const restore = e.restore ? h("button", { class: "restore", "data-version": e.key, click: () => confirmRestore(doc, e, panel, reload) }, "Restore") : null;
+    const restore = e.restore
+      ? h("button", { class: "restore", "data-version": e.key, click: () => confirmRestore(doc, e, panel, reload) }, "Restore")
+      : doc.access === "read" && e.args ? h("button", { class: "restore", "data-version": e.key, disabled: "", title: "You have read access: restoring needs write access." }, "Restore") : null;
     return h("li", { "data-version": e.key }, radio("a"), radio("b"), ` ${e.label} `, restore);
   });
-  const compare = h("button", { class: "compare", click: () => void showDiff(app, doc, picked.a, picked.b, panel) }, "Compare");
-  return h("div", {}, h("ul", { class: "versions" }, ...rows), compare);
+  const compare = h("button", { class: "compare", ...(readable.length < 2 ? { disabled: "" } : {}), click: () => void (picked.a && picked.b && showDiff(app, doc, picked.a, picked.b, panel)) }, "Compare");
+  const older = doc.next !== undefined ? h("button", { class: "older", click: () => void more() }, `${doc.older ?? "More"} older ${doc.history === "git" ? "commits" : "versions"}: show them`) : null;
+  return h("div", {}, h("ul", { class: "versions" }, ...rows), older, compare);
 }
 
 async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: HTMLElement): Promise<void> {
@@ -120,7 +152,8 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
   // Bounded: two long versions with every line changed took 92 s in the view (review 20).
   const parts = diffLines(shownText(from), shownText(to), { timeout: DIFF_TIMEOUT_MS });
-  if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too different to compare line by line here (more than ${DIFF_TIMEOUT_MS / 1000} s of work); read each.`));
+  // Worded by the limit met, not the versions' likeness (review 245: two near-identical 1 MiB versions were "too different").
+  if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too large or too slow to compare here (more than ${DIFF_TIMEOUT_MS / 1000} s of work): compare smaller parts, or read each version.`));
   // Each line as the document shows it, its bidirectional controls written out (review 157: "$1000" and "‮0001$‬" read
   // the same on either side of a change).
   let controls = 0;

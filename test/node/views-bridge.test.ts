@@ -184,6 +184,33 @@ describe("the views on the bridge", () => {
     expect(readFileSync(join(tmp.dir, path))).toEqual(Buffer.from(uncommitted));
   });
 
+  // Review 245: 120 commits were "120 commits in git" of 50 listed, and the header read "· undefined ·" (no author here).
+  it("says how many commits there are past the newest 50, lists them on request, and heads the file by its size, not an author", async () => {
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    const path = "docs/many.md";
+    mkdirSync(join(tmp.dir, "docs"), { recursive: true });
+    for (let i = 1; i <= 53; i++) {
+      writeFileSync(join(tmp.dir, path), `# Many\n\nversion ${i}\n`);
+      await git("add", path);
+      await git("commit", "-q", "-m", `Version ${i}`);
+    }
+    const result = await call("bmad-doc", { path });
+    expect(toolText(result).split("\n")[0]).toMatch(/; the newest 50 of 53 commits in git \("before": 50 lists older\)\]$/);
+    expect(result.structuredContent).toMatchObject({ older: 3, next: 50 });
+    const older = await call("bmad-doc", { path, before: 50 });
+    expect(toolText(older).split("\n")[0]).toMatch(/; commits 51 to 53 of 53 in git\]$/);
+    expect((older.structuredContent as { commits: Array<{ subject: string }> }).commits.map((c) => c.subject)).toEqual(["Version 3", "Version 2", "Version 1"]);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+    await expect.poll(() => frame.locator("header .meta").textContent()).toMatch(/^\d+ bytes · \d{4}-\d\d-\d\d \d\d:\d\d$/);
+    expect(await frame.locator(".versions li").count()).toBe(51);
+    await frame.locator("button.older").click();
+    await expect.poll(() => frame.locator(".versions li").count()).toBe(54);
+    expect(await frame.locator("button.older").count()).toBe(0);
+    expect(await frame.locator(".versions li").last().textContent()).toContain("Version 1");
+    await page.close();
+  });
+
   it("reads a path with wildcard characters as that path, a version a commit lacks as an error, and restores no version that is not UTF-8 (review 188)", async () => {
     const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", "--literal-pathspecs", ...args], { cwd: tmp.dir });
     await git("init", "-q");

@@ -11,11 +11,16 @@ const MAX_COMMITS = 50;
 const MAX_SHOWN_BYTES = 8 * 1024 * 1024;
 export const COMMIT = /^[0-9a-f]{7,64}$/;
 
-/** Newest first; undefined where there is no git, no repository, or the file was never committed; a failure where
- *  the door would not run git (the project's .git leads outside it). */
-export async function gitLog(git: GitRunner, root: string, path: string): Promise<Result<{ commits: Commit[] }> | undefined> {
-  // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the subject).
-  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
+/** A page of the file's commits, newest first, after the first `skip`; `total` counts them all, where there are more
+ *  than the page (review 245: "50 commits in git" was said of 120). */
+export interface CommitPage { commits: Commit[]; skip: number; total: number }
+
+/** Newest first, MAX_COMMITS after the first `skip`; undefined where there is no git, no repository, or the file was never
+ *  committed (or has no commits past `skip`); a failure where the door would not run git (the project's .git leads outside it). */
+export async function gitLog(git: GitRunner, root: string, path: string, skip = 0): Promise<Result<CommitPage> | undefined> {
+  // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the
+  // subject). One more than a page: whether there are more, to count.
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 1}`, `--skip=${skip}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
   if (!run || run.exitCode !== 0) return undefined;
   // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
@@ -24,7 +29,19 @@ export async function gitLog(git: GitRunner, root: string, path: string): Promis
     const [commit = "", author = "", at = "", subject = ""] = line.split("\0");
     return { commit, author: showControls(author), at, subject: showControls(subject.slice(0, 200)) };
   });
-  return commits.length ? { ok: true, commits } : undefined;
+  if (!commits.length) return undefined;
+  if (commits.length <= MAX_COMMITS) return { ok: true, commits, skip, total: skip + commits.length };
+  const count = await git({ dir: root, args: ["rev-list", "--count", "--end-of-options", "HEAD", "--", path] });
+  const total = count && !count.refused && count.exitCode === 0 ? Number(new TextDecoder().decode(count.stdout).trim()) : NaN;
+  // Uncounted, it is at least one more than the page.
+  return { ok: true, commits: commits.slice(0, MAX_COMMITS), skip, total: Number.isSafeInteger(total) ? total : skip + commits.length };
+}
+
+/** The commits a page lists, in words: "3 commits", "the newest 50 of 120 commits", "commits 51 to 100 of 120". */
+export function commitRange(page: CommitPage): string {
+  const { commits, skip, total } = page;
+  if (!skip && commits.length === total) return `${total} commit${total === 1 ? "" : "s"}`;
+  return skip ? `commits ${skip + 1} to ${skip + commits.length} of ${total}` : `the newest ${commits.length} of ${total} commits`;
 }
 
 /** The file's text at `commit` (a hex id, checked by the caller's schema), and whether that text is its bytes (UTF-8:

@@ -10,7 +10,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { mapText, projectMap } from "../project-map.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
-import { COMMIT, gitLog, gitShow } from "../git-history.js";
+import { COMMIT, commitRange, gitLog, gitShow } from "../git-history.js";
 import { boardText, moveStory, readBoard, STORY_STATUSES } from "../sprint-board.js";
 import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
@@ -28,7 +28,7 @@ const VIEW_VERSIONS = 200;
 const NO_PROJECTS = "Views need a project: a workspace on the remote, or the bridge's project folder.";
 
 /** The caller's files of `project` (on the bridge its one folder, and no other), or what to pass instead. */
-async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool: string): Promise<Result<{ store: WorkspaceStore; files: WorkspaceFiles; name: string }>> {
+async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool: string): Promise<Result<{ store: WorkspaceStore; files: WorkspaceFiles; name: string; access: "read" | "write" }>> {
   const store = deps.workspaces;
   if (!store) return { ok: false, error: NO_PROJECTS };
   const other = notThisProject(store, project, tool);
@@ -40,11 +40,12 @@ async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool
   }
   // A shared project by the name that stays its own, `name@tag`, which the view sends back with each action: the bare
   // name is the caller's own project once they make one (review 108: a board left open moved a story there).
-  const stable = project === undefined ? name : ((await store.projects()).find((p) => p.project === name)?.ref ?? name);
-  const files = store.files(stable);
+  const listed = project === undefined ? undefined : (await store.projects()).find((p) => p.project === name);
+  const files = store.files(listed?.ref ?? name);
   // The access check: a project the caller cannot see answers as one that does not exist.
   const seen = await files.stat("");
-  return seen.ok ? { ok: true, store, files, name: stable } : { ok: false, error: seen.error };
+  // The view offers its changes (restore, move) only where the caller may make them (review 245); the server still refuses.
+  return seen.ok ? { ok: true, store, files, name: listed?.ref ?? name, access: listed?.access === "read" ? "read" : "write" } : { ok: false, error: seen.error };
 }
 
 export const bmadMapTool = defineTool({
@@ -73,10 +74,11 @@ export const bmadDocTool = defineTool({
     path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
     version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
     commit: z.string().regex(COMMIT).optional().describe("Bridge: the git commit to read it at"),
+    before: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Older versions: an answer's `next`"),
   }),
   annotations: READ_ONLY,
   view: viewUri("document"),
-  async run({ project, path: given, version, commit }, deps) {
+  async run({ project, path: given, version, commit, before }, deps) {
     const found = await projectFiles(deps, project, TOOL.bmadDoc);
     if (!found.ok) return fail(found.error);
     // In the forms bmad-files takes (`{project-root}/…`, the project's URI), and refused as it refuses another's (review 109).
@@ -86,26 +88,35 @@ export const bmadDocTool = defineTool({
     // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
     if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
     // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
-    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { limit: VIEW_VERSIONS })]);
+    // One more than a page: whether there are older versions to page to.
+    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { before, limit: VIEW_VERSIONS + 1 })]);
     if (!read.ok) return fail(read.error);
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
-    const base = { ...meta, project: found.name };
+    const base = { ...meta, project: found.name, access: found.access };
     if (history?.ok) {
-      const versions = history.value.map((v) => servedVersion(path, v));
-      const older = (versions[versions.length - 1]?.version ?? 1) - 1;
-      const shown = older ? `the newest ${versions.length} of ${versions.length + older} versions` : `${versions.length} versions`;
+      const versions = history.value.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v));
+      const last = versions[versions.length - 1]?.version;
+      // The next page starts below the last listed (review 245: v1..v50 of 250 were neither listed nor said to exist).
+      const next = history.value.length > VIEW_VERSIONS ? last : undefined;
+      const older = next === undefined ? 0 : next - 1;
+      const which = before === undefined ? "" : ` older than v${before}`;
+      const shown = older ? `the newest ${versions.length} versions${which}, ${older} older ("before": ${next} lists them)` : `${versions.length} versions${which}`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review
       // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
-      const head = history.value[0];
+      const newest = before === undefined ? history : await found.files.history(path, { limit: 1 });
+      const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(older ? { older } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { older, next } : {}) } };
     }
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     const git = runtime?.ok ? runtime.runtime.git : undefined;
-    const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path) : undefined;
+    const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path, before) : undefined;
     const commits = log?.ok ? log.commits : undefined;
+    // The next page skips those listed so far (review 245: "50 commits in git" was said of 120).
+    const listed = log?.ok ? log.skip + log.commits.length : 0;
+    const paging = log?.ok && log.total > listed ? { older: log.total - listed, next: listed } : {};
     if (commit !== undefined) {
       if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
       const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
@@ -117,13 +128,14 @@ export const bmadDocTool = defineTool({
         ? "it is not UTF-8 text, and its text here is not its bytes"
         : text !== shown.text ? "its text here leaves out secret-looking entries" : undefined;
       const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
-      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...base, commit, history: "git", commits: commits ?? [], ...(note ? { restorable: false, restore_note: note } : {}) } };
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...base, commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
     }
     // Where the bridge would not read the folder's git, the answer says why.
     const refused = log?.ok === false ? log.error : undefined;
     const note = commits ? undefined : history?.error ?? refused ?? "the folder's history is the user's git, and it has none of this file.";
-    const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits } : { history_note: note }) };
-    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${commits ? `${commits.length} commits in git` : `current version only${refused ? `: ${refused}` : ""}`}]`, text, structured };
+    const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits, ...paging } : { history_note: note }) };
+    const more = paging.next === undefined ? "" : ` ("before": ${paging.next} lists older)`;
+    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${log?.ok ? `${commitRange(log)} in git${more}` : `current version only${refused ? `: ${refused}` : ""}`}]`, text, structured };
   },
 });
 
@@ -155,7 +167,7 @@ export const bmadBoardTool = defineTool({
     // A move in someone else's project says whose it is, as every other change there does (review 180): moveStory
     // writes through these files.
     const owner = story !== undefined ? found.files.changeOwner?.() : undefined;
-    return done(`${owner ? `Moved ${story} in "${project ?? found.name}", ${owner}'s project.\n` : ""}${boardText(board.value)}`, { project: found.name, ...board.value });
+    return done(`${owner ? `Moved ${story} in "${project ?? found.name}", ${owner}'s project.\n` : ""}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value });
   },
 });
 
