@@ -4,7 +4,7 @@
 // another one, or the saved sign-in does not say which issued it, it is dropped and the user signs in
 // again, so a refresh token or client id never reaches a server it did not come from. A refresh is sent under the
 // file's cross-process lock, so bridges sharing the file never send one refresh token twice.
-// A logout (logout.ts) reads and deletes a sign-in under that lock too.
+// A logout (logout.ts) reads and deletes a sign-in under that lock too, and every save changes the file under it.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
@@ -22,8 +22,8 @@ const MAX_SIGN_IN_URL_CHARS = 8192;
 
 /** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
 type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
-type ClientInformation = ReturnType<OAuthClientProvider["clientInformation"]>;
-type Tokens = ReturnType<OAuthClientProvider["tokens"]>;
+type ClientInformation = Awaited<ReturnType<OAuthClientProvider["clientInformation"]>>;
+type Tokens = Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
 
 /** `$XDG_CONFIG_HOME/bmad-mcp/credentials.json` (or ~/.config/...), one entry per remote URL. */
 export function credentialsFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -51,6 +51,7 @@ function readAll(file: string): Map<string, Stored> {
   return new Map(isObject(parsed) ? Object.entries(parsed).filter((e): e is [string, Stored] => isObject(e[1])) : []);
 }
 
+/** Sets `key`'s entry in the file (call under withCredentialsLock: two bridges saving at once lost entries, review 246). */
 function writeEntry(file: string, key: string, entry: Stored): void {
   const all = readAll(file);
   all.set(key, entry);
@@ -75,7 +76,8 @@ function sameIssuer(a: string, b: string): boolean {
   return a === b || a === `${b}/` || b === `${a}/`;
 }
 
-/** Runs `work` holding the credentials file's cross-process lock (file-lock.ts): a refresh, or a logout. */
+/** Runs `work` holding the credentials file's cross-process lock (file-lock.ts): every change of the file, and a refresh
+ *  or a logout whole. */
 export function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
   return withFileLock(dirname(file), basename(file), work);
 }
@@ -188,18 +190,25 @@ export class FileOAuthProvider implements OAuthClientProvider {
     return readAll(this.file).get(this.remote) ?? {};
   }
 
+  /** Changes this remote's entry under the credentials lock, from the entry as saved then (read before, another bridge's
+   *  save or a logout in between was undone). */
+  private change(next: (entry: Stored) => Stored): Promise<void> {
+    return withCredentialsLock(this.file, async () => writeEntry(this.file, this.remote, next(this.entry())));
+  }
+
   /**
    * The saved sign-in, if it may be used with the authorization server the SDK resolved (`ctx.issuer`).
    * One from another issuer, or one that does not say which issued it, is dropped from disk (with a line
    * saying why) and reads as absent: the SDK then registers and signs in afresh at the server named now.
    * Without `ctx` (the bearer token for the MCP server itself, which the tokens were issued for) it is as saved.
    */
-  private usable(ctx: OAuthClientInformationContext | undefined): Stored {
+  private async usable(ctx: OAuthClientInformationContext | undefined): Promise<Stored> {
     const entry = this.entry();
     if (!ctx?.issuer || (entry.client === undefined && entry.tokens === undefined)) return entry;
     const bound = boundIssuer(entry);
     if (bound !== undefined && sameIssuer(bound, ctx.issuer)) return entry;
-    writeEntry(this.file, this.remote, {});
+    // Dropped if still the one read: a sign-in saved meanwhile is another's to judge.
+    await this.change((now) => (boundIssuer(now) === bound ? {} : now));
     this.log(
       bound === undefined
         ? `the saved sign-in for ${this.remote} does not record which authorization server issued it; signing in again`
@@ -208,35 +217,34 @@ export class FileOAuthProvider implements OAuthClientProvider {
     return {};
   }
 
-  /** Saves part of the sign-in, bound to the issuer the SDK resolved for it. */
-  private save(part: "client" | "tokens", value: unknown, ctx: OAuthClientInformationContext | undefined): void {
-    const entry = this.entry();
+  /** `entry` with part of the sign-in set, bound to the issuer the SDK resolved for it. */
+  private withPart(entry: Stored, part: "client" | "tokens", value: unknown, ctx: OAuthClientInformationContext | undefined): Stored {
     const issuer = ctx?.issuer ?? boundIssuer({ [part]: value });
     const old = boundIssuer(entry);
     // Parts bound to different issuers (or one bound, one not) never share an entry: the new one stays alone.
     const same = old === undefined || issuer === undefined ? old === issuer : sameIssuer(old, issuer);
-    writeEntry(this.file, this.remote, { ...(same ? entry : {}), ...(issuer !== undefined ? { issuer } : {}), [part]: value });
+    return { ...(same ? entry : {}), ...(issuer !== undefined ? { issuer } : {}), [part]: value };
   }
 
-  clientInformation(ctx?: OAuthClientInformationContext): ClientInformation {
-    return this.usable(ctx).client as ClientInformation;
+  async clientInformation(ctx?: OAuthClientInformationContext): Promise<ClientInformation> {
+    return (await this.usable(ctx)).client as ClientInformation;
   }
 
-  saveClientInformation(client: unknown, ctx?: OAuthClientInformationContext): void {
-    this.save("client", client, ctx);
+  saveClientInformation(client: unknown, ctx?: OAuthClientInformationContext): Promise<void> {
+    return this.change((entry) => this.withPart(entry, "client", client, ctx));
   }
 
-  tokens(ctx?: OAuthClientInformationContext): Tokens | undefined {
-    const tokens = this.usable(ctx).tokens as Tokens | undefined;
+  async tokens(ctx?: OAuthClientInformationContext): Promise<Tokens | undefined> {
+    const tokens = (await this.usable(ctx)).tokens as Tokens | undefined;
     // One saved before this check is forgotten: the next run signs in again.
     return tokens && headerSafe(tokens) ? tokens : undefined;
   }
 
-  saveTokens(tokens: unknown, ctx?: OAuthClientInformationContext): void {
+  async saveTokens(tokens: unknown, ctx?: OAuthClientInformationContext): Promise<void> {
     // A token no request header can carry is never kept (review 125: saved, every later run failed, quoting it).
     if (!headerSafe(tokens)) throw new Error("The remote's sign-in gave a token with characters no request header carries (a line break, a space, a control character): it was not saved. That authorization server is broken, or not to be trusted.");
     if (isObject(tokens) && typeof tokens.access_token === "string" && tokens.access_token === this.savedUnderLock) return;
-    this.save("tokens", tokens, ctx);
+    await this.change((entry) => this.withPart(entry, "tokens", tokens, ctx));
   }
 
   /**
@@ -269,7 +277,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
           // Bound to the issuer the refreshed sign-in was (a token answer does not choose its own), as the SDK saves it.
           const { issuer: _claimed, ...fresh } = tokens;
           const issuer = boundIssuer(entry);
-          this.save("tokens", { refresh_token: sent, ...fresh, ...(issuer !== undefined ? { issuer } : {}) }, undefined);
+          writeEntry(this.file, this.remote, this.withPart(entry, "tokens", { refresh_token: sent, ...fresh, ...(issuer !== undefined ? { issuer } : {}) }, undefined));
           this.savedUnderLock = tokens.access_token;
         }
         return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -286,17 +294,14 @@ export class FileOAuthProvider implements OAuthClientProvider {
   }
 
   /** The server says a credential no longer works: forget it, so the next attempt signs in afresh. */
-  invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): void {
-    if (scope === "all") writeEntry(this.file, this.remote, {});
-    else if (scope === "tokens" || scope === "client") {
-      const { [scope]: _forgotten, ...rest } = this.entry();
-      writeEntry(this.file, this.remote, rest);
-    }
+  async invalidateCredentials(scope: "all" | "client" | "tokens" | "verifier" | "discovery"): Promise<void> {
     if (scope === "all" || scope === "verifier") this.verifier = "";
     // A verifier or a client given up (its code refused, its registration gone) ends the sign-in it was for: the next
     // one opens its own page.
     if (scope === "all" || scope === "verifier" || scope === "client") this.endSignIn();
     if (scope === "all" || scope === "discovery") this.discovery = undefined;
+    if (scope === "all") await this.change(() => ({}));
+    else if (scope === "tokens" || scope === "client") await this.change(({ [scope]: _forgotten, ...rest }) => rest);
   }
 
   redirectToAuthorization(url: URL): void {

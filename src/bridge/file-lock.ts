@@ -5,8 +5,9 @@
 // A lock is a folder made whole by one rename (never seen empty), holding a record of its holder: process id, the
 // process's start, a token. It is taken over only from a holder that is gone. A live holder keeps it however long it
 // stalls (a stopped process, a laptop asleep, a disk that hangs): a lock judged stale by its age was taken from such a
-// holder, whose change then landed over the new holder's acknowledged ones (review 16). A waiter gives up after
-// WAIT_MS, naming the holder. Locks live in one private folder per user on this machine, keyed by the file's real path,
+// holder, whose change then landed over the new holder's acknowledged ones (review 16). A waiter gives up once one
+// holder has kept the lock WAIT_MS, naming it; one whose lock changes hands meanwhile waits on. A process's calls on
+// one lock wait in line, the first alone asking for it. Locks live in one private folder per user on this machine, keyed by the file's real path,
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { join, resolve } from "node:path";
 import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
 import { heldLock, landingOf } from "./confined-fs.js";
+import { awaitTurn, joinLine, leaveLine, type Line, nextChange, ownCallHolds } from "./lock-line.js";
 import { gone, ownBoot, ownPidNs, ownStart } from "./process-identity.js";
 
 /** How long a change waits for a live holder before it gives up, naming it. */
@@ -125,10 +127,36 @@ export async function lockFolder(root: string, rel: string): Promise<string> {
 }
 
 /** Runs `work` holding the lock of the file at `rel` (relative to the project root `root`), by whatever name. Each change
- *  `work` makes through the confined file system lands only if the lock is still this call's (looked at just before). */
+ *  `work` makes through the confined file system lands only if the lock is still this call's (looked at just before).
+ *  Gives up once one holder has held the lock past `waitMs`; a lock that keeps changing hands is waited for. */
 export async function withFileLock<T>(root: string, rel: string, work: () => Promise<T>, waitMs = WAIT_MS): Promise<T> {
-  let lock = await lockFolder(root, rel);
+  const first = await lockFolder(root, rel);
   const token = randomUUID();
+  const line = joinLine(first, token);
+  try {
+    await awaitTurn(line, token, rel, waitMs);
+    const lock = await acquire(root, rel, token, line, waitMs);
+    line.heldSince = Date.now();
+    line.seen = { token, since: line.heldSince };
+    nextChange(line);
+    const stillMine = async () => ((await holderOf(lock))?.token === token ? undefined : `the lock of ${rel} was taken from this call (its record was lost); read it again and retry.`);
+    try {
+      return await heldLock.run(stillMine, work);
+    } finally {
+      // Released by moving it aside first, so that no one sees it half removed; a lock no longer this call's is left be.
+      if (!(await stillMine())) {
+        const old = `${lock}.${token}.old`;
+        if (await rename(lock, old).then(() => true, () => false)) await removeLockFolder(old);
+      }
+    }
+  } finally {
+    leaveLine(first, line, token);
+  }
+}
+
+/** Takes the lock of `rel` for the call `token`, first in its line; its folder. */
+async function acquire(root: string, rel: string, token: string, line: Line, waitMs: number): Promise<string> {
+  let lock = await lockFolder(root, rel);
   const holder: Holder = { pid: process.pid, ...(ownStart ? { start: ownStart } : {}), ...(ownPidNs ? { pidns: ownPidNs } : {}), ...(ownBoot ? { boot: ownBoot } : {}), token, path: resolve(root, rel) };
   let staging = `${lock}.${token}.new`;
   try {
@@ -140,12 +168,11 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     staging = `${lock}.${token}.new`;
     await stage(staging, holder);
   }
-  const deadline = Date.now() + waitMs;
   let wait = 2;
   for (;;) {
     try {
       await rename(staging, lock);
-      break;
+      return lock;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "EPERM" && code !== "EACCES") {
@@ -160,26 +187,20 @@ export async function withFileLock<T>(root: string, rel: string, work: () => Pro
     const dead = current ? ((await goneHolder(lock, current)) ? current.token : undefined) : await unreadable(lock);
     // Taken over: tried again at once. Another call taking it over (stalled, perhaps): waited for, as for a holder.
     if (dead && (await takeOver(lock, dead, holder))) continue;
-    if (Date.now() > deadline) {
+    // The wait starts again whenever the lock changes hands: a busy lock is no hung one. A lock being let go (no
+    // holder to read) is tried again.
+    const now = current?.token ?? dead;
+    if (now !== undefined && now !== line.seen?.token) line.seen = { token: now, since: Date.now() };
+    if (now !== undefined && line.seen && Date.now() - line.seen.since > waitMs) {
       await rm(staging, { recursive: true, force: true });
       // A gone holder's lock is held by whoever is taking it over: that one is named (review 19).
       const blocking = dead ? ((await holderOf(`${lock}.${dead}.takeover`)) ?? current) : current;
       // This process's own earlier call is no process to stop (review 218: a bridge was told to stop itself).
-      if (blocking?.pid === process.pid) throw new Error(`Cannot lock ${rel}: an earlier call of this bridge still holds it (waiting on a server, or a large file); try again in a moment.`);
-      throw new Error(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${WAIT_MS / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
+      if (blocking?.pid === process.pid) throw new Error(ownCallHolds(rel));
+      throw new Error(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${waitMs / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
     wait = Math.min(wait * 1.5, 40);
-  }
-  const stillMine = async () => ((await holderOf(lock))?.token === token ? undefined : `the lock of ${rel} was taken from this call (its record was lost); read it again and retry.`);
-  try {
-    return await heldLock.run(stillMine, work);
-  } finally {
-    // Released by moving it aside first, so that no one sees it half removed; a lock no longer this call's is left be.
-    if (!(await stillMine())) {
-      const old = `${lock}.${token}.old`;
-      if (await rename(lock, old).then(() => true, () => false)) await removeLockFolder(old);
-    }
   }
 }
 

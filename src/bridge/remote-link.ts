@@ -107,7 +107,7 @@ export class RemoteLink {
       if (this.provider.awaitingCallback) this.signIn().catch((e: unknown) => this.failed(e));
       // Refused with no sign-in under way: read the server's metadata afresh next time, it may name another
       // authorization server now (the saved sign-in is bound to the one that issued it, and is not sent to another).
-      else this.provider.invalidateCredentials("discovery");
+      else void this.provider.invalidateCredentials("discovery");
     }
     this.reason =
       error instanceof UnauthorizedError

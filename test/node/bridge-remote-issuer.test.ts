@@ -1,16 +1,17 @@
 // bmad-mcp --remote keeps its sign-in bound to the authorization server that issued it. A small local
 // server plays the MCP server and two authorization servers, and changes which one its resource metadata
 // names: the saved refresh token goes to no other, the saved sign-in is dropped, and the bridge asks the user
-// to sign in again at the server now named. Bridges sharing a sign-in refresh it once, and a server's unusable
-// sign-in metadata is named in one sentence.
+// to sign in again at the server now named. Bridges sharing a sign-in refresh it once, save at once without losing
+// one another's, and a server's unusable sign-in metadata is named in one sentence.
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
-import { connectBridge, tempDir, waitFor } from "./helpers.js";
-import { FileOAuthProvider } from "../../src/bridge/credentials.js";
+import { connectBridge, ROOT, tempDir, waitFor } from "./helpers.js";
+import { FileOAuthProvider, forgetSignIn, withCredentialsLock } from "../../src/bridge/credentials.js";
 import { LoopbackCallback } from "../../src/bridge/loopback-callback.js";
 
 const tmp = tempDir("remote-issuer");
@@ -180,17 +181,17 @@ it("opens and shows no sign-in page longer than a sign-in address needs", async 
   expect(stderr).not.toContain("x".repeat(100));
 }, 30_000);
 
-it("keeps no token a request header cannot carry, and forgets one kept before (review 125: every later run failed, quoting it)", () => {
+it("keeps no token a request header cannot carry, and forgets one kept before (review 125: every later run failed, quoting it)", async () => {
   const config = join(tmp.dir, "header-unsafe");
   mkdirSync(config, { recursive: true });
   const file = join(config, "credentials.json");
   const provider = new FileOAuthProvider(remote, new LoopbackCallback(), () => {}, file);
-  expect(() => provider.saveTokens({ access_token: "abc\r\nX-Evil: 1", token_type: "Bearer" })).toThrow(/characters no request header carries .* it was not saved/);
-  expect(provider.tokens()).toBeUndefined();
+  await expect(provider.saveTokens({ access_token: "abc\r\nX-Evil: 1", token_type: "Bearer" })).rejects.toThrow(/characters no request header carries .* it was not saved/);
+  expect(await provider.tokens()).toBeUndefined();
   writeFileSync(file, JSON.stringify({ [remote]: { tokens: { access_token: "abc\nX-Evil: 1", token_type: "Bearer" } } }), { mode: 0o600 });
-  expect(provider.tokens()).toBeUndefined();
-  provider.saveTokens({ access_token: "good-token", token_type: "Bearer" });
-  expect(provider.tokens()).toMatchObject({ access_token: "good-token" });
+  expect(await provider.tokens()).toBeUndefined();
+  await provider.saveTokens({ access_token: "good-token", token_type: "Bearer" });
+  expect(await provider.tokens()).toMatchObject({ access_token: "good-token" });
 });
 
 it("refreshes a sign-in that bridges started at once share only once, the others taking its tokens (review 210)", async () => {
@@ -254,4 +255,57 @@ it("names what is wrong with a server's sign-in metadata in one sentence, not th
   const { stderr } = await startRemote(join(tmp.dir, "config-j-remote"));
   await waitFor("the sentence", () => (stderr().includes(sentence) ? true : undefined), 15_000);
   expect(stderr()).not.toMatch(/"code"|unreachable/);
+}, 30_000);
+
+/** A bridge saving sign-ins in a process of its own: from the time given, each remote `<prefix><k>` (k below the count)
+ *  gets a client saved; says "saving" first. */
+const SAVER = `
+import { FileOAuthProvider } from ${JSON.stringify(pathToFileURL(join(ROOT, "src/bridge/credentials.ts")).href)};
+const [file, prefix, count, start] = process.argv.slice(2);
+process.stdout.write("saving\\n");
+while (Date.now() < Number(start)) {}
+for (let k = 0; k < Number(count); k++) {
+  const provider = new FileOAuthProvider(prefix + k, { url: "http://127.0.0.1:1/callback" }, () => {}, file, {});
+  await provider.saveClientInformation({ client_id: "client-" + k, redirect_uris: ["http://127.0.0.1:1/callback"] });
+}
+`;
+
+/** Runs SAVER; resolves once it says it is saving, with its end. */
+async function startSaver(file: string, prefix: string, count: number, start: number): Promise<{ ended: Promise<number | null> }> {
+  const script = join(tmp.dir, "saver.mts");
+  writeFileSync(script, SAVER);
+  const child = spawn(process.execPath, [join(ROOT, "node_modules/tsx/dist/cli.mjs"), script, file, prefix, String(count), String(start)], { stdio: ["ignore", "pipe", "inherit"] });
+  const ended = new Promise<number | null>((resolve) => child.on("close", resolve));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", () => resolve());
+    child.on("error", reject);
+    child.on("close", () => reject(new Error("the saver ended before it began")));
+  });
+  return { ended };
+}
+
+it("keeps every sign-in two bridges save at once (review 246: 278 of 800 were lost)", async () => {
+  const file = join(tmp.dir, "config-two-savers", "credentials.json");
+  const start = Date.now() + 3000;
+  const savers = await Promise.all(["https://a.example/", "https://b.example/"].map((prefix) => startSaver(file, prefix, 150, start)));
+  expect(await Promise.all(savers.map((s) => s.ended))).toEqual([0, 0]);
+  expect(Object.keys(JSON.parse(readFileSync(file, "utf8"))).length).toBe(300);
+}, 60_000);
+
+it("saves no sign-in while a logout holds the file, and writes none it deleted back (review 246)", async () => {
+  const file = join(tmp.dir, "config-logout-race", "credentials.json");
+  const key = "https://race.example/0";
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ [key]: { client: { client_id: "logged-out" }, tokens: { access_token: "revoked", token_type: "Bearer" } } }), { mode: 0o600 });
+  const before = readFileSync(file, "utf8");
+  let saver: { ended: Promise<number | null> } | undefined;
+  // What a logout does: under the file's lock, revoke (a while), then delete the sign-in.
+  await withCredentialsLock(file, async () => {
+    saver = await startSaver(file, "https://race.example/", 1, 0);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(readFileSync(file, "utf8")).toBe(before);
+    forgetSignIn(file, key);
+  });
+  expect(await saver!.ended).toBe(0);
+  expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ [key]: { client: { client_id: "client-0", redirect_uris: ["http://127.0.0.1:1/callback"] } } });
 }, 30_000);

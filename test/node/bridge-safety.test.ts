@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -734,6 +734,52 @@ describe("compare-and-set holds under the lock that writes", () => {
     release();
     await holding;
     expect(waited).toMatch(/^Cannot lock docs\/own\.md: an earlier call of this bridge still holds it \(waiting on a server, or a large file\); try again in a moment\.$/);
+  });
+
+  it("gives every call of one bridge the lock, though together they hold it past a wait (review 246)", async () => {
+    const root = realpathSync(sharedProject().dir);
+    const order: number[] = [];
+    // Twenty calls, each holding the lock 40 ms: 800 ms in all, past the 300 ms each waits for one holder.
+    const calls = Array.from({ length: 20 }, (_, i) =>
+      withFileLock(root, "docs/queue.md", async () => {
+        order.push(i);
+        await new Promise((r) => setTimeout(r, 40));
+      }, 300),
+    );
+    await Promise.all(calls);
+    // Each once (in the order each found its lock's folder, which is not always the order of the calls).
+    expect(order.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
+  it("waits for a lock that changes hands for longer than a wait: busy is not hung (review 246)", async () => {
+    const root = realpathSync(sharedProject().dir);
+    const lock = await lockFolder(root, "docs/busy.md");
+    // Another bridge's calls, one after another: a live process, a new holder every 100 ms, for a second.
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30_000)"], { stdio: "ignore" });
+    const holder = (token: string) => {
+      writeFileSync(`${lock}.swap`, JSON.stringify({ pid: other.pid, token, path: join(root, "docs/busy.md") }));
+      renameSync(`${lock}.swap`, join(lock, "holder"));
+    };
+    try {
+      mkdirSync(lock);
+      holder("theirs-0");
+      const since = performance.now();
+      const mine = withFileLock(root, "docs/busy.md", async () => performance.now() - since, 300);
+      for (let i = 1; i <= 10; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        holder(`theirs-${i}`);
+      }
+      rmSync(lock, { recursive: true });
+      expect(await mine).toBeGreaterThan(1000);
+      // One holder that keeps it past the wait is named, as hung.
+      mkdirSync(lock);
+      holder("theirs-stalled");
+      const refused = await withFileLock(root, "docs/busy.md", async () => "in", 300).catch((error: Error) => error.message);
+      expect(refused).toBe(`Cannot lock docs/busy.md: another bridge (process ${other.pid}) has held it for over 0.3 s. If that process hangs, stop it; its lock is then taken over at once.`);
+    } finally {
+      other.kill("SIGKILL");
+      rmSync(lock, { recursive: true, force: true });
+    }
   });
 
   it("keeps locks in one folder whatever a bridge's environment, and wherever it started from (review 19: two folders, lost appends)", () => {
