@@ -10,6 +10,14 @@ import { MAX_BYTES_PER_OWNER } from "./owner-do.js";
 
 const CHUNK_CHARS = 500_000; // SQLite values stay well under the 2 MB row limit
 
+/** Where the chunk of `text` from `start` ends: never between the two halves of a character outside the BMP, which
+ *  SQLite stores as two lone halves and reads back as two U+FFFD (review 249: an emoji draft came back changed). */
+function chunkEnd(text: string, start: number): number {
+  const end = Math.min(start + CHUNK_CHARS, text.length);
+  const code = text.charCodeAt(end - 1);
+  return end < text.length && code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
 export const SESSION_NOT_FOUND = "Session not found.";
 /** A change past the owner's bytes, thrown to roll its transaction back; its message is the answer. */
 class OverBudget extends Error {}
@@ -124,8 +132,8 @@ export class WorkflowSession extends DurableObject {
   private write({ state, content, artifact }: { state: SessionState; content: StoreContent[]; artifact?: { file: string; ref: string } }): void {
     for (const { ref, text } of content) {
       this.sql.exec("DELETE FROM content WHERE ref = ?", ref);
-      for (let i = 0, chunk = 0; i < Math.max(text.length, 1); i += CHUNK_CHARS, chunk++) {
-        this.sql.exec("INSERT INTO content (ref, chunk, text) VALUES (?, ?, ?)", ref, chunk, text.slice(i, i + CHUNK_CHARS));
+      for (let i = 0, chunk = 0; i < Math.max(text.length, 1); i = chunkEnd(text, i), chunk++) {
+        this.sql.exec("INSERT INTO content (ref, chunk, text) VALUES (?, ?, ?)", ref, chunk, text.slice(i, chunkEnd(text, i)));
       }
     }
     if (artifact) this.sql.exec("INSERT OR REPLACE INTO artifacts (file, ref) VALUES (?, ?)", artifact.file, artifact.ref);

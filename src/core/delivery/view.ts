@@ -55,7 +55,8 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
       // Where the prompt is, once (review 117: an answer holding it sent the model to fetch its 12 KB again).
       return { text: `Generate the ${spec.title} with ${promptHere ? "role_prompt, below" : "the role prompt (get_workflow_status has it)"}, show it to the user, then submit.`, pending: ["generate_then_submit"] };
     case "refining":
-      if (rejected) return { text: `The user rejected the draft: "${rejected.reason.slice(0, 500)}". Revise it to address that, show it, then submit.`, pending: ["regenerate_then_submit"] };
+      // Quoted as JSON: a reason holding a quote ended it and read as the server's own words (review 249).
+      if (rejected) return { text: `The user rejected the draft: ${JSON.stringify(rejected.reason.slice(0, 500))}. Revise it to address that, show it, then submit.`, pending: ["regenerate_then_submit"] };
       return { text: `Score ${stage.score ?? "?"}/100. Regenerate using the answers and gaps${stage.findings?.length ? " (rubric_gaps: what the draft lacks by the stage's rubric)" : ""}, show it, then submit.`, pending: ["regenerate_then_submit"] };
     case "clarifying":
       return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
