@@ -10,9 +10,9 @@ import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type StoreContent } from "../core/delivery/machine.js";
-import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
+import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import { MAKE_ROOM, tooManyBytes, type QueueRequest, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
+import { MAKE_ROOM, tooManyBytes, type QueueRequest, type SessionList, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
 import { MIB } from "../core/workspace/limits.js";
 import { ABSENT, ensureConfinedDir, fileSizes, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
@@ -45,8 +45,9 @@ class RefusedPath extends Error {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The JSON in `text`, or undefined. A leading BOM, which Windows editors save, is no part of it (JSON.parse refuses it). */
 function parseJson(text: string | undefined): unknown {
-  try { return text === undefined ? undefined : JSON.parse(text); } catch { return undefined; }
+  try { return text === undefined ? undefined : JSON.parse(text.replace(/^\uFEFF/, "")); } catch { return undefined; }
 }
 
 /** The mapping, or undefined when malformed: then it is rebuilt from the state files. */
@@ -366,16 +367,18 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  /** Read from the state files themselves, so a broken one simply drops out (with a warning naming it). */
-  async list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }> {
+  /** Read from the state files themselves: a broken one drops out of the sessions and is named in `unreadable`. */
+  async list(owner: string, status: SessionStatusFilter, limit: number, offset = 0): Promise<SessionList> {
     const ids = [...(await this.mapping())].filter(([, e]) => e.owner === owner).map(([id]) => id);
-    const states = await Promise.all(ids.map(async (id) => this.skip(await this.load(id))));
-    const all = states
+    const loaded = await Promise.all(ids.map((id) => this.load(id)));
+    const unreadable = loaded.flatMap((l) => (l && "error" in l ? [{ file: l.file, reason: l.reason }] : []));
+    const all = loaded
+      .map((l) => this.skip(l))
       .filter((s): s is SessionState => s?.owner === owner)
       .map(summarize)
       .filter((s) => status === "all" || s.status === status)
       .sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.created_at.localeCompare(a.created_at));
-    return { sessions: all.slice(0, limit), total: all.length };
+    return { sessions: all.slice(offset, offset + limit), total: all.length, ...(unreadable.length ? { unreadable } : {}) };
   }
 
   /** Out of the mapping first, under the session's lock: a delete cut short leaves a state file that holds no place and is

@@ -145,12 +145,13 @@ export class OwnerSessions extends DurableObject {
     return this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions ORDER BY updated_at DESC").toArray().map((r) => r.task_name);
   }
 
-  /** The newest `limit` of a status, read as that many rows (2,000 sessions were all parsed on every call: review 30). */
-  list(status: SessionStatusFilter, limit: number): { sessions: SessionSummary[]; total: number } {
+  /** `limit` of a status after the newest `offset`, read as that many rows (2,000 sessions were all parsed on every
+   *  call: review 30). */
+  list(status: SessionStatusFilter, limit: number, offset: number): { sessions: SessionSummary[]; total: number } {
     const where = status === "all" ? "" : "WHERE json_extract(summary, '$.status') = ?";
     const params = status === "all" ? [] : [status];
     const total = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions ${where}`, ...params).one().n;
-    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, rowid DESC LIMIT ?`, ...params, limit).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
+    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?`, ...params, limit, offset).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
     return { sessions, total };
   }
 }

@@ -59,8 +59,8 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.updateQueue(owner, change, now));
   }
 
-  list(owner: string, status: SessionStatusFilter, limit: number) {
-    return this.index(owner).list(status, limit);
+  list(owner: string, status: SessionStatusFilter, limit: number, offset = 0) {
+    return this.index(owner).list(status, limit, offset);
   }
 
   remove(owner: string, session: string): Promise<Stored<SessionState>> {

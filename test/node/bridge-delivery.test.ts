@@ -135,6 +135,20 @@ describe("bmad-task on the bridge", () => {
   });
 
   // Last: it fills the project's sessions.
+  it("names in list_sessions a session file edited into something it cannot read, with the fix (review 249)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Edited by hand" });
+    const file = join(tmp.dir, ".bmad-task", `session-${session_id}.json`);
+    const saved = readFileSync(file, "utf8");
+    writeFileSync(file, saved.slice(0, 50));
+    const listed = await client.callTool({ name: "list_sessions", arguments: {} });
+    const warning = `1 session file could not be read: .bmad-task/session-${session_id}.json (not valid JSON); fix it or delete it.`;
+    expect(toolText(listed)).toContain(`\nwarning: ${warning}`);
+    expect(toolText(listed)).not.toContain("edited-by-hand");
+    expect(listed.structuredContent).toMatchObject({ warnings: [warning] });
+    writeFileSync(file, saved);
+    expect(toolText(await client.callTool({ name: "list_sessions", arguments: {} }))).not.toContain("warning");
+  });
+
   it("deletes a session its task name confirms, with its files in .bmad-task/, keeping its artifacts; a full project says how (it stayed full)", async () => {
     const { session_id, task_name } = await task({ action: "start", objective: "Build a forum" });
     await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# Forum PRD", quality_score: 95 }) });

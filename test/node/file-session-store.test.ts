@@ -154,6 +154,9 @@ describe("names and owners", () => {
     await act(a.session_id, { type: "submit", claude_result: "x" });
     expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
     expect((await listed(store, "me", "active")).length).toBe(2);
+    // A page past the newest (review 249: the rest could not be reached when all shared one status).
+    expect(await store.list("me", "active", 1, 1)).toEqual({ sessions: [expect.objectContaining({ task_name: "second" })], total: 2 });
+    expect(await store.list("me", "active", 1, 2)).toEqual({ sessions: [], total: 2 });
     expect(await listed(store, "me", "failed")).toEqual([]);
     expect(await listed(store, "nobody", "all")).toEqual([]);
     const fresh = tempDir("file-store-empty");
@@ -304,7 +307,24 @@ describe("broken files", () => {
     expect(await store.act("me", "broken", { type: "submit", claude_result: "x" })).toMatchObject({ ok: false, kind: "invalid" });
     expect((await listed(store, "me", "all")).map((s) => s.session_id)).toEqual([fine.session_id]);
     expect(warnings).toEqual([`skipped .bmad-task/session-${broken.session_id}.json: not valid JSON`]);
+    // Named to the list's caller on every list too, not only once on stderr (review 249: it vanished from list_sessions).
+    for (let i = 0; i < 2; i++) {
+      expect((await store.list("me", "all", 10)).unreadable).toEqual([{ file: `.bmad-task/session-${broken.session_id}.json`, reason: "not valid JSON" }]);
+    }
+    expect((await store.list("them", "all", 10)).unreadable).toBeUndefined();
     expect((await store.act("me", "fine", { type: "submit", claude_result: "x" })).ok).toBe(true);
+  });
+
+  it("reads a session file and a mapping saved with a BOM, as Windows editors save them (review 249)", async () => {
+    const saved = await start("me", "Saved on Windows");
+    const mappingPath = join(dir, ".bmad-task", "task-mapping.json");
+    for (const path of [statePath(saved.session_id), mappingPath]) writeFileSync(path, `\uFEFF${readFileSync(path, "utf8")}`);
+    const mapping = readFileSync(mappingPath, "utf8");
+    expect(value(await store.get("me", "saved-on-windows")).session_id).toBe(saved.session_id);
+    expect(await store.list("me", "all", 10)).toEqual({ sessions: [expect.objectContaining({ session_id: saved.session_id })], total: 1 });
+    // Read as it is, not rebuilt over.
+    expect(readFileSync(mappingPath, "utf8")).toBe(mapping);
+    expect((await act(saved.session_id, { type: "submit", claude_result: "x" })).stages.po?.iteration).toBe(1);
   });
 
   it("refuses a planted session whose stage is __proto__, naming the field, and leaves Object.prototype alone", async () => {

@@ -518,16 +518,27 @@ describe("project-file tools on the Worker", () => {
 });
 
 describe("list_sessions", () => {
-  it("shows the newest 100 sessions and counts the rest (review 28: 2,000 answered 8.6 MB on every call)", async () => {
+  it("shows the newest 100 sessions, counts the rest and pages to them (review 28: 2,000 answered 8.6 MB on every call; review 249)", async () => {
     const person = await signInAs(`${unique("many")}@example.com`);
     const store = new DurableSessionStore(env);
     for (let i = 0; i < 102; i++) await store.start(person.id, `Session ${i}`);
     const listed = await person.call(TOOL.listSessions, {});
     expect(listed.structured.sessions).toHaveLength(100);
     expect(listed.structured.sessions[0].task_name).toBe("session-101");
-    expect(listed.text).toContain("(2 older delivery sessions not shown: the newest 100 are; filter by status to see others.)");
+    expect(listed.text).toContain('(2 older delivery sessions not shown: list_sessions with "offset": 100 lists the next 100.)');
     // Read as that many rows, counted apart, by status too (review 30: every call parsed every summary).
     expect(await store.list(person.id, "active", 3)).toEqual({ sessions: listed.structured.sessions.slice(0, 3), total: 102 });
     expect(await store.list(person.id, "completed", 3)).toEqual({ sessions: [], total: 0 });
+    // The rest are a page away, all of one status as they are (review 249: filtering by status reached none of them).
+    const active = await person.call(TOOL.listSessions, { status: "active" });
+    expect(active.text).toContain('(2 older delivery sessions not shown: list_sessions with "offset": 100 and "status": "active" lists the next 100.)');
+    const next = await person.call(TOOL.listSessions, { status: "active", offset: 100 });
+    expect(next.structured.sessions.map((s: { task_name: string }) => s.task_name)).toEqual(["session-1", "session-0"]);
+    expect(next.text).not.toContain("not shown");
+    expect(await store.list(person.id, "active", 3, 101)).toEqual({ sessions: [next.structured.sessions[1]], total: 102 });
+    expect((await person.call(TOOL.listSessions, { offset: 102 })).text).toBe("No runs or delivery sessions past the newest 102.");
+    const refused = await person.call(TOOL.listSessions, { offset: 1.5 });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toMatch(/offset.*a whole number, 0 or more/);
   });
 });

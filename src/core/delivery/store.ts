@@ -25,6 +25,18 @@ export function tooManyBytes(taskName: string, sessionBytes: number, total: numb
   return `Session ${taskName} would keep ${n(sessionBytes)} bytes with this, taking the delivery sessions ${held} to ${n(total)} bytes, past the ${limit / MIB} MiB (${n(limit)} bytes) they may hold; nothing was saved. To make room, delete finished ones: ${MAKE_ROOM}`;
 }
 
+/** A session file a list left out, and why (the bridge's, edited by hand into something else). */
+export interface UnreadableSession {
+  file: string;
+  reason: string;
+}
+
+export interface SessionList {
+  sessions: SessionSummary[];
+  total: number;
+  unreadable?: UnreadableSession[];
+}
+
 export interface SessionStore {
   /** Creates a session owned by `owner`, with a task name unique among the owner's sessions and not in `taken`.
    *  `project`: the workspace its artifacts are also saved in (a store that saves them in its project already,
@@ -37,8 +49,9 @@ export interface SessionStore {
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
   /** Takes the sub-tasks `done` names off the session's queue, then queues `add` (the store gives it its id). */
   updateQueue(owner: string, session: string, change: QueueRequest): Promise<Stored<SessionState>>;
-  /** The owner's newest `limit` sessions of that status, newest first, and how many there are. */
-  list(owner: string, status: SessionStatusFilter, limit: number): Promise<{ sessions: SessionSummary[]; total: number }>;
+  /** The owner's sessions of that status, newest first: `limit` of them after the newest `offset`, and how many there
+   *  are. `unreadable`: the owner's session files the store could not read, which the list leaves out. */
+  list(owner: string, status: SessionStatusFilter, limit: number, offset?: number): Promise<SessionList>;
   /** Deletes the owner's session with all it keeps itself (state, drafts, artifacts), freeing its place among the
    *  owner's sessions; files it saved into a project stay there. Answers the state it had. Not the owner's: not_found. */
   remove(owner: string, session: string): Promise<Stored<SessionState>>;

@@ -6,6 +6,7 @@ import * as z from "zod";
 import { MAX_QUEUED_SUBTASKS } from "../../delivery/machine.js";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
+import type { UnreadableSession } from "../../delivery/store.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -61,32 +62,50 @@ export const getWorkflowStatus = defineTool({
 export const listSessions = defineTool({
   name: TOOL.listSessions,
   toolset: "kit",
-  description: "List runs (_bmad-output/.runs/) and your delivery sessions, newest first.",
-  input: z.object({ status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)") }),
+  description: "List runs and your delivery sessions, newest first.",
+  input: z.object({
+    status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)"),
+    // Checked here, not in the schema: tools/list keeps to its 8 KB (views-size.test.ts).
+    offset: z.number().refine((n) => Number.isSafeInteger(n) && n >= 0, "a whole number, 0 or more").optional().describe("Newest to skip"),
+  }),
   annotations: READ_ONLY,
-  async run({ status }, deps) {
+  async run({ status, offset = 0 }, deps) {
     const { sessions, owner } = deps;
     const places = await runPlaces(deps);
     if (!sessions && !places.length) return noSessions();
     const wanted = status ?? "all";
     const found = await allRuns(places);
     const allMatching = found.runs.filter((r) => wanted === "all" || r.status === wanted);
-    // The newest of each: 2,000 sessions answered 8.6 MB on every call (review 28).
-    const { sessions: list, total } = sessions ? await sessions.list(owner, wanted, MAX_LISTED) : { sessions: [], total: 0 };
-    const runs = allMatching.slice(0, MAX_LISTED);
-    const older = [[allMatching.length - runs.length, "runs"], [total - list.length, "delivery sessions"]] as const;
+    // A page of each: 2,000 sessions answered 8.6 MB on every call (review 28).
+    const { sessions: list, total, unreadable = [] } = sessions ? await sessions.list(owner, wanted, MAX_LISTED, offset) : { sessions: [], total: 0 };
+    const runs = allMatching.slice(offset, offset + MAX_LISTED);
+    const older = [[allMatching.length - offset - runs.length, "runs"], [total - offset - list.length, "delivery sessions"]] as const;
+    const next = `${TOOL.listSessions} with "offset": ${offset + MAX_LISTED}${status ? ` and "status": "${status}"` : ""} lists the next ${MAX_LISTED}`;
+    const warnings = [...found.warnings, ...(unreadable.length ? [unreadableFiles(unreadable)] : [])];
     const lines = [
       ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
-      ...found.warnings.map((w) => `warning: ${w}`),
-      ...older.flatMap(([n, what]) => (n > 0 ? [`(${n} older ${what} not shown: the newest ${MAX_LISTED} are; filter by status to see others.)`] : [])),
+      ...warnings.map((w) => `warning: ${w}`),
+      ...older.flatMap(([n, what]) => (n > 0 ? [`(${n} older ${what} not shown: ${next}.)`] : [])),
     ];
-    return done(lines.join("\n") || "No sessions.", { sessions: list, runs, ...(found.warnings.length ? { warnings: found.warnings } : {}) });
+    const none = offset ? `No runs or delivery sessions past the newest ${offset}.` : "No sessions.";
+    return done(lines.join("\n") || none, { sessions: list, runs, ...(warnings.length ? { warnings } : {}) });
   },
 });
 
-/** Runs and sessions list_sessions shows at most, each: the newest. */
+/** The session files a list left out, named with why and the fix (they were in the bridge's stderr alone). */
+function unreadableFiles(files: UnreadableSession[]): string {
+  const named = files.slice(0, MAX_NAMED_UNREADABLE).map((f) => `${f.file} (${f.reason})`);
+  const more = files.length - named.length;
+  const one = files.length === 1;
+  return `${files.length} session file${one ? "" : "s"} could not be read: ${named.join(", ")}${more ? `, and ${more} more` : ""}; fix ${one ? "it" : "them"} or delete ${one ? "it" : "them"}.`;
+}
+
+/** Runs and sessions list_sessions shows at most, each: a page. */
 const MAX_LISTED = 100;
+
+/** Unreadable session files a list names, at most. */
+const MAX_NAMED_UNREADABLE = 10;
 
 /** Projects whose runs are read, at most: a user with more names the rest through bmad-files. */
 const MAX_RUN_PROJECTS = 20;
