@@ -201,6 +201,13 @@ describe("the views on the bridge", () => {
     const older = await call("bmad-doc", { path, before: 50 });
     expect(toolText(older).split("\n")[0]).toMatch(/; commits 51 to 53 of 53 in git\]$/);
     expect((older.structuredContent as { commits: Array<{ subject: string }> }).commits.map((c) => c.subject)).toEqual(["Version 3", "Version 2", "Version 1"]);
+    // Past the last, or past what git's int holds (it wrapped, and listed the newest as "commits 2147483649 to …"):
+    // none, of those it has, never "no history of this file" (review 251).
+    for (const before of [53, 1000, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const past = await call("bmad-doc", { path, before });
+      expect(toolText(past).split("\n")[0], String(before)).toMatch(/; no commits past the newest 53 \(all it has\) in git\]$/);
+      expect(past.structuredContent, String(before)).toMatchObject({ history: "git", commits: [] });
+    }
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
     await expect.poll(() => frame.locator("header .meta").textContent()).toMatch(/^\d+ bytes · \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(await frame.locator(".versions li").count()).toBe(51);

@@ -19,8 +19,9 @@ export interface CommitPage { commits: Commit[]; skip: number; total: number }
  *  committed (or has no commits past `skip`); a failure where the door would not run git (the project's .git leads outside it). */
 export async function gitLog(git: GitRunner, root: string, path: string, skip = 0): Promise<Result<CommitPage> | undefined> {
   // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the
-  // subject). One more than a page: whether there are more, to count.
-  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 1}`, `--skip=${skip}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
+  // subject). One more than a page: whether there are more, to count. A skip past what git's int holds wrapped, and
+  // listed the newest as "commits 2147483649 to …" (review 251): no file has that many, so it lists none.
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 1}`, `--skip=${Math.min(skip, MAX_SKIP)}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
   if (!run || run.exitCode !== 0) return undefined;
   // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
@@ -29,17 +30,29 @@ export async function gitLog(git: GitRunner, root: string, path: string, skip = 
     const [commit = "", author = "", at = "", subject = ""] = line.split("\0");
     return { commit, author: showControls(author), at, subject: showControls(subject.slice(0, 200)) };
   });
-  if (!commits.length) return undefined;
-  if (commits.length <= MAX_COMMITS) return { ok: true, commits, skip, total: skip + commits.length };
+  if (!commits.length && !skip) return undefined;
+  if (commits.length && commits.length <= MAX_COMMITS) return { ok: true, commits, skip, total: skip + commits.length };
+  const total = await countCommits(git, root, path);
+  // A page past the last: none listed, of those it has (review 251: it read as a file git has no history of).
+  if (!commits.length) return total ? { ok: true, commits, skip, total } : undefined;
+  // Uncounted, it is at least one more than the page.
+  return { ok: true, commits: commits.slice(0, MAX_COMMITS), skip, total: total ?? skip + commits.length };
+}
+
+/** The largest skip git takes (an int). */
+const MAX_SKIP = 2 ** 31 - 1;
+
+/** How many commits changed the file; undefined where git would not say. */
+async function countCommits(git: GitRunner, root: string, path: string): Promise<number | undefined> {
   const count = await git({ dir: root, args: ["rev-list", "--count", "--end-of-options", "HEAD", "--", path] });
   const total = count && !count.refused && count.exitCode === 0 ? Number(new TextDecoder().decode(count.stdout).trim()) : NaN;
-  // Uncounted, it is at least one more than the page.
-  return { ok: true, commits: commits.slice(0, MAX_COMMITS), skip, total: Number.isSafeInteger(total) ? total : skip + commits.length };
+  return Number.isSafeInteger(total) ? total : undefined;
 }
 
 /** The commits a page lists, in words: "3 commits", "the newest 50 of 120 commits", "commits 51 to 100 of 120". */
 export function commitRange(page: CommitPage): string {
   const { commits, skip, total } = page;
+  if (!commits.length) return `no commits past the newest ${total} (all it has)`;
   if (!skip && commits.length === total) return `${total} commit${total === 1 ? "" : "s"}`;
   return skip ? `commits ${skip + 1} to ${skip + commits.length} of ${total}` : `the newest ${commits.length} of ${total} commits`;
 }

@@ -101,7 +101,7 @@ export const bmadDocTool = defineTool({
       const next = history.value.length > VIEW_VERSIONS ? last : undefined;
       const older = next === undefined ? 0 : next - 1;
       const which = before === undefined ? "" : ` older than v${before}`;
-      const shown = older ? `the newest ${versions.length} versions${which}, ${older} older ("before": ${next} lists them)` : `${versions.length} versions${which}`;
+      const shown = older ? `the newest ${versions.length} versions${which}, ${older} older ("before": ${next} lists them)` : `${versions.length} version${versions.length === 1 ? "" : "s"}${which}`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review
       // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
       const newest = before === undefined ? history : await found.files.history(path, { limit: 1 });
