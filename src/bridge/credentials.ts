@@ -7,12 +7,12 @@
 // A logout (logout.ts) reads and deletes a sign-in under that lock too, and every save changes the file under it.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
 import { remoteText } from "./bounded-fetch.js";
+import { isObject, parseJson, readAll, type Stored, writeAll, writeEntry } from "./credentials-file.js";
 import { withFileLock } from "./file-lock.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { isHeaderToken } from "./token-env.js";
@@ -20,49 +20,12 @@ import { isHeaderToken } from "./token-env.js";
 /** The longest sign-in page address opened or shown: an OAuth authorize URL with its query is a few hundred characters. */
 const MAX_SIGN_IN_URL_CHARS = 8192;
 
-/** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
-type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
 type ClientInformation = Awaited<ReturnType<OAuthClientProvider["clientInformation"]>>;
 type Tokens = Awaited<ReturnType<OAuthClientProvider["tokens"]>>;
 
 /** `$XDG_CONFIG_HOME/bmad-mcp/credentials.json` (or ~/.config/...), one entry per remote URL. */
 export function credentialsFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.XDG_CONFIG_HOME || join(env.HOME ?? homedir(), ".config"), "bmad-mcp", "credentials.json");
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every remote's entry, by URL (a Map: the keys come from a file). A missing or broken file holds none. */
-function readAll(file: string): Map<string, Stored> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch {
-    return new Map();
-  }
-  return new Map(isObject(parsed) ? Object.entries(parsed).filter((e): e is [string, Stored] => isObject(e[1])) : []);
-}
-
-/** Sets `key`'s entry in the file (call under withCredentialsLock: two bridges saving at once lost entries, review 246). */
-function writeEntry(file: string, key: string, entry: Stored): void {
-  const all = readAll(file);
-  all.set(key, entry);
-  writeAll(file, all);
-}
-
-function writeAll(file: string, all: Map<string, Stored>): void {
-  mkdirSync(join(file, ".."), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  writeFileSync(tmp, JSON.stringify(Object.fromEntries(all), null, 2), { mode: 0o600 });
-  renameSync(tmp, file); // atomic: never a torn credentials file
 }
 
 /** The issuer a saved sign-in is bound to: recorded beside it, or the SDK's stamp on the tokens or client. */
@@ -193,7 +156,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
   /** Changes this remote's entry under the credentials lock, from the entry as saved then (read before, another bridge's
    *  save or a logout in between was undone). */
   private change(next: (entry: Stored) => Stored): Promise<void> {
-    return withCredentialsLock(this.file, async () => writeEntry(this.file, this.remote, next(this.entry())));
+    return withCredentialsLock(this.file, async () => writeEntry(this.file, this.remote, next(this.entry()), this.log));
   }
 
   /**
@@ -277,7 +240,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
           // Bound to the issuer the refreshed sign-in was (a token answer does not choose its own), as the SDK saves it.
           const { issuer: _claimed, ...fresh } = tokens;
           const issuer = boundIssuer(entry);
-          writeEntry(this.file, this.remote, this.withPart(entry, "tokens", { refresh_token: sent, ...fresh, ...(issuer !== undefined ? { issuer } : {}) }, undefined));
+          writeEntry(this.file, this.remote, this.withPart(entry, "tokens", { refresh_token: sent, ...fresh, ...(issuer !== undefined ? { issuer } : {}) }, undefined), this.log);
           this.savedUnderLock = tokens.access_token;
         }
         return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });

@@ -11,7 +11,7 @@
 // so every bridge that reaches a file, from whatever project root, finds the same lock.
 import { createHash, randomUUID } from "node:crypto";
 import { lstatSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join, resolve } from "node:path";
 import * as z from "zod";
@@ -25,6 +25,13 @@ const WAIT_MS = 11_000;
 
 const Holder = z.object({ pid: z.number().int().positive(), start: z.string().optional(), token: z.string(), path: z.string(), pidns: z.string().optional(), boot: z.string().optional() });
 type Holder = z.infer<typeof Holder>;
+
+/** Whether something last changed at `mtimeMs` is older than a wait. One dated in the future counts as old: the clock
+ *  was stepped back, and a lock that cannot be read waited behind it forever (review 251). */
+const olderThanWait = (mtimeMs: number) => {
+  const age = Date.now() - mtimeMs;
+  return age > WAIT_MS || age < 0;
+};
 
 /** How long a lock held from another pid namespace, whose process cannot be looked at, is left to its holder. */
 const OTHER_NAMESPACE_MS = 60_000;
@@ -114,7 +121,7 @@ function locksFolder(): string {
     } catch {
       record = undefined;
     }
-    const stale = record ? gone(record) : Date.now() - (lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > WAIT_MS;
+    const stale = record ? gone(record) : olderThanWait(lstatSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
     if (stale) void rm(join(dir, name), { recursive: true, force: true });
   }
   return (locksRoot = dir);
@@ -175,7 +182,9 @@ async function acquire(root: string, rel: string, token: string, line: Line, wai
       return lock;
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "EPERM" && code !== "EACCES") {
+      // ENOTDIR: a file or a link is where the lock goes (put there by hand, or by another program); busy, as a lock
+      // that cannot be read, and removed as one (review 251: every change of the file failed on it for good).
+      if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "EPERM" && code !== "EACCES" && code !== "ENOTDIR") {
         await rm(staging, { recursive: true, force: true });
         throw new Error(`Cannot lock ${rel}: ${(error as Error).message}`);
       }
@@ -217,10 +226,11 @@ async function stage(dir: string, holder: Holder): Promise<void> {
 }
 
 /** A token naming a lock whose record cannot be read and that is older than a wait (a live lock is always readable:
- *  its record is in it before it is in place), or undefined. */
+ *  its record is in it before it is in place), or undefined. Looked at itself, not followed: a file or a link (a
+ *  dangling one too) in its place is such a lock. */
 async function unreadable(lock: string): Promise<string | undefined> {
-  const st = await stat(lock, { bigint: true }).catch(() => undefined);
-  return st && Date.now() - Number(st.mtimeMs) > WAIT_MS ? `unreadable-${st.ino}` : undefined;
+  const st = await lstat(lock, { bigint: true }).catch(() => undefined);
+  return st && olderThanWait(Number(st.mtimeMs)) ? `unreadable-${st.ino}` : undefined;
 }
 
 /** Takes over the lock of a gone holder (`dead`, its token); true once that lock is gone. One call only takes one

@@ -4,7 +4,7 @@
 // to sign in again at the server now named. Bridges sharing a sign-in refresh it once, save at once without losing
 // one another's, and a server's unusable sign-in metadata is named in one sentence.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
@@ -192,6 +192,40 @@ it("keeps no token a request header cannot carry, and forgets one kept before (r
   expect(await provider.tokens()).toBeUndefined();
   await provider.saveTokens({ access_token: "good-token", token_type: "Bearer" });
   expect(await provider.tokens()).toMatchObject({ access_token: "good-token" });
+});
+
+it("moves a damaged credentials file aside, writes through a link, and names a folder or a dangling link in its place (review 251)", async () => {
+  const config = join(tmp.dir, "config-odd-file");
+  mkdirSync(config, { recursive: true });
+  const file = join(config, "credentials.json");
+  const logged: string[] = [];
+  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), (m) => logged.push(m), file);
+  const tokens = { access_token: "fresh", token_type: "Bearer" };
+  // Damaged: kept aside (0600) with every other remote's sign-in, said once; a save was a silent rewrite.
+  writeFileSync(file, '{"https://other.example/mcp": {"tokens": {"access_token": "OTHER"}}', { mode: 0o644 });
+  await provider.saveTokens(tokens);
+  await provider.saveTokens({ ...tokens, access_token: "fresher" });
+  const aside = readdirSync(config).filter((name) => name.startsWith("credentials.json.broken-"));
+  expect(aside).toHaveLength(1);
+  expect(readFileSync(join(config, aside[0]!), "utf8")).toContain("OTHER");
+  expect(statSync(join(config, aside[0]!)).mode & 0o777).toBe(0o600);
+  expect(logged.filter((m) => m.includes(aside[0]!))).toHaveLength(1);
+  // A link: written through to its target, which keeps the other remote's sign-in; the link stays.
+  const target = join(config, "kept.json");
+  writeFileSync(target, JSON.stringify({ "https://other.example/mcp": { tokens: { access_token: "OTHER" } } }), { mode: 0o600 });
+  rmSync(file);
+  symlinkSync(target, file);
+  await provider.saveTokens(tokens);
+  expect(lstatSync(file).isSymbolicLink()).toBe(true);
+  expect(Object.keys(JSON.parse(readFileSync(target, "utf8")))).toEqual(["https://other.example/mcp", remote]);
+  // A link to nothing, and a folder: refused in a sentence naming the path and the fix, no temp file of tokens left.
+  rmSync(file);
+  symlinkSync(join(config, "nowhere.json"), file);
+  await expect(provider.saveTokens(tokens)).rejects.toThrow(`${file} is a symlink to nothing; sign-ins are not saved through it. Remove the link, or make the file it points to, and sign in again.`);
+  rmSync(file);
+  mkdirSync(file);
+  await expect(provider.saveTokens(tokens)).rejects.toThrow(`Cannot save the sign-in: ${file} is a folder, where bmad-mcp keeps its sign-ins in a file. Remove or rename that folder, and sign in again.`);
+  expect(readdirSync(config).filter((name) => name.endsWith(".tmp"))).toEqual([]);
 });
 
 it("refreshes a sign-in that bridges started at once share only once, the others taking its tokens (review 210)", async () => {

@@ -3,7 +3,7 @@
 // acknowledged write is lost to a concurrent one, in one bridge or two.
 import { execFile, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, linkSync, lstatSync, lutimesSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -778,6 +778,32 @@ describe("compare-and-set holds under the lock that writes", () => {
       expect(refused).toBe(`Cannot lock docs/busy.md: another bridge (process ${other.pid}) has held it for over 0.3 s. If that process hangs, stop it; its lock is then taken over at once.`);
     } finally {
       other.kill("SIGKILL");
+      rmSync(lock, { recursive: true, force: true });
+    }
+  });
+
+  it("takes over a lock that cannot be read dated in the future, and a file or a link where a lock goes (review 251)", async () => {
+    const root = realpathSync(sharedProject().dir);
+    const lock = await lockFolder(root, "docs/odd-lock.md");
+    const inTime = (rel: string) => Promise.race([withFileLock(root, rel, async () => "in", 300), new Promise<string>((r) => setTimeout(() => r("still waiting"), 3000))]);
+    try {
+      // The clock stepped back: a folder with a record no holder wrote, dated an hour ahead, was waited behind forever.
+      mkdirSync(lock);
+      writeFileSync(join(lock, "holder"), "{ not a record");
+      const ahead = new Date(Date.now() + 3_600_000);
+      utimesSync(lock, ahead, ahead);
+      expect(await inTime("docs/odd-lock.md")).toBe("in");
+      expect(existsSync(lock)).toBe(false);
+      // A file, then a dangling link, in the lock's place, older than a wait: each failed every change on ENOTDIR.
+      const old = new Date(Date.now() - 60_000);
+      writeFileSync(lock, "junk");
+      utimesSync(lock, old, old);
+      expect(await inTime("docs/odd-lock.md")).toBe("in");
+      symlinkSync("/nonexistent-bmad-lock-target", lock);
+      lutimesSync(lock, old, old);
+      expect(await inTime("docs/odd-lock.md")).toBe("in");
+      expect(lstatSync(lock, { throwIfNoEntry: false })).toBeUndefined();
+    } finally {
       rmSync(lock, { recursive: true, force: true });
     }
   });
