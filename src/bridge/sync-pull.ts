@@ -187,6 +187,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   });
   /** BMAD's settings and steps another member had a hand in, left on the remote: the way on is said once, after them. */
   let settingsLeft = 0;
+  /** The user's own install of BMAD here, which no pull brought: kept, said once with what the remote's settings say otherwise. */
+  const ownInstall: Array<{ path: string; local: Local; remote: Uint8Array }> = [];
   for (const [i, f] of fetches.entries()) {
     const read = contents[i]!;
     if (!read.ok) {
@@ -221,6 +223,13 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (f.local.kind === "file" && f.local.sha256 === sha256(content.bytes)) {
       report.unchanged++;
       steps.push({ op: "record", path: f.path, file: recordOf(content) });
+      continue;
+    }
+    // BMAD's installation here that no pull (of any project) brought is the user's own, written by their installer with
+    // their answers: kept, --force too (review 248: a first pull into an install refused its manifests and config, which
+    // differed in install dates and user_name alone, and --force set user_name to the remote's).
+    if (!f.synced && !loaded.state?.files.has(f.path) && f.local.kind !== "missing" && isInstallFile(f.path)) {
+      ownInstall.push({ path: f.path, local: f.local, remote: content.bytes });
       continue;
     }
     if (!f.localChanged || o.force) {
@@ -262,6 +271,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     }
   }
   if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
+  const ownNote = ownInstall.length ? ownInstallNote(ownInstall) : "";
+  for (const { path } of ownInstall) report.add("kept", path, ownNote, true);
   if (settingsLeft) report.after.push(settingsWayOn(o, settingsLeft, await installedHere(o, steps), remote.keys()));
   const keeping = await holdBackUnkept(o, steps, { localOf, clearedBy, known, report });
   // Deletions first: a file the remote replaced by a folder of its name goes before the folder's files come.
@@ -272,9 +283,37 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   const done = await apply(o, state, [...keeping.filter(clearing), ...keeping.filter((step) => !clearing(step))], report);
   if (done.ok && !before) {
     const sendOne = `${o.again("push", true)} PATH...`;
-    for (const path of localOnlyPaths(state)) report.add("local", path, `here before this pull, and not the project's: push holds it back, yours alone, unless you name it after --force: ${sendOne}`);
+    // The user's own install is said once, kept above: push holds it back too, and it is not for sending.
+    const own = new Set(ownInstall.map((k) => k.path));
+    for (const path of localOnlyPaths(state).filter((p) => !own.has(p))) report.add("local", path, `here before this pull, and not the project's: push holds it back, yours alone, unless you name it after --force: ${sendOne}`);
   }
   return done;
+}
+
+/** BMAD's config files, whose `key: value` (YAML) and `key = value` (TOML) lines are settings a team may set. */
+const CONFIG_FILE = /(^|\/)config(\.user)?\.(ya?ml|toml)$/;
+/** The value is trimmed after: `(.+?)\s*$` backtracked over a long run of spaces (quadratic in a collaborator's line). */
+const SETTING_LINE = /^\s*([\w.-]+)\s*[:=](.*)$/;
+/** How many of the remote's settings one line names. */
+const SETTINGS_NAMED = 6;
+
+/** Why the user's own install stays here, and the settings the remote's config files hold that theirs here do not
+ *  (its manifests differ in install dates alone): what a team may have set, for the user to copy if they want it. */
+function ownInstallNote(kept: Array<{ path: string; local: Local; remote: Uint8Array }>): string {
+  const settings = (bytes: Uint8Array) =>
+    new TextDecoder().decode(bytes).split("\n").flatMap((line) => {
+      const m = line.trimStart().startsWith("#") ? null : SETTING_LINE.exec(line);
+      const value = m?.[2]!.trim();
+      return value ? [`${m![1]}: ${value.replace(/^"(.*)"$/, "$1")}`.slice(0, 100)] : [];
+    });
+  const there = new Set(kept.flatMap(({ path, local, remote }) => {
+    if (!CONFIG_FILE.test(path) || local.kind !== "file") return [];
+    const here = new Set(settings(local.bytes));
+    return settings(remote).filter((setting) => !here.has(setting));
+  }));
+  const named = [...there].slice(0, SETTINGS_NAMED).join(", ") + (there.size > SETTINGS_NAMED ? ` and ${there.size - SETTINGS_NAMED} more` : "");
+  const mine = "your own install of BMAD, which no pull brought here: a pull keeps it, --force too; delete a file of it to take the remote's";
+  return there.size ? `${mine}. The remote's settings differ: ${named}; set here any you want` : mine;
 }
 
 /** BMAD's installer's id for a module: what `--modules` takes (`bmm`, `cis`), nothing a remote could make more of. */

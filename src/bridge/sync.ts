@@ -147,6 +147,8 @@ export interface Change {
   kind: ChangeKind;
   path: string;
   note?: string;
+  /** Said one line with every change of its kind and note, as GROUPED kinds are. */
+  grouped?: true;
 }
 /** A file the plan will not touch without --force (or at all): what is wrong and how to go on. */
 export interface Refusal {
@@ -176,8 +178,8 @@ export class Report {
   /** What one line says of many files, once, after the summary (pull: how to get BMAD's settings it left on the remote). */
   readonly after: string[] = [];
 
-  add(kind: ChangeKind, path: string, note?: string): void {
-    this.changes.push({ kind, path, ...(note ? { note } : {}) });
+  add(kind: ChangeKind, path: string, note?: string, grouped?: true): void {
+    this.changes.push({ kind, path, ...(note ? { note } : {}), ...(grouped ? { grouped } : {}) });
   }
 
   /** One line a change; `held`, `left` and `local` one line a reason, naming its files (review 205: after the installer run a
@@ -186,7 +188,7 @@ export class Report {
     const lines: Array<{ kind: ChangeKind; note?: string; paths: string[] }> = [];
     const byReason = new Map<string, (typeof lines)[number]>();
     for (const c of this.changes) {
-      const reason = GROUPED.has(c.kind) ? `${c.kind} ${c.note ?? ""}` : undefined;
+      const reason = GROUPED.has(c.kind) || c.grouped ? `${c.kind} ${c.note ?? ""}` : undefined;
       const same = reason === undefined ? undefined : byReason.get(reason);
       if (same) same.paths.push(c.path);
       else {

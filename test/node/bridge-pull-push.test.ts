@@ -25,7 +25,7 @@ import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { keptContent, keptOf } from "../../src/bridge/kept-versions.js";
 import { locksFolderPath } from "../../src/bridge/file-lock.js";
-import { connectBridge, localWorker, tempDir, toolText } from "./helpers.js";
+import { connectBridge, install, localWorker, tempDir, toolText } from "./helpers.js";
 import { MIB } from "../../src/core/workspace/limits.js";
 
 const tmp = tempDir("pull-push");
@@ -465,13 +465,21 @@ describe("against the real Worker", () => {
     const fresh = join(tmp.dir, "fresh");
     mkdirSync(join(fresh, "_bmad"), { recursive: true });
     writeFileSync(join(fresh, "_bmad/config.toml"), "# mine\n");
+    const mine = "_bmad-output/mine-and-theirs.md";
+    expect((await files({ action: "write", path: mine, content: "theirs\n" })).isError).toBe(false);
+    mkdirSync(join(fresh, "_bmad-output"), { recursive: true });
+    writeFileSync(join(fresh, mine), "mine\n");
     const refused = await sync("pull", fresh);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/\n  _bmad\/config\.toml: exists here but was not pulled, and differs from the remote's version 1\.\n    fix: move yours aside and pull, or let the remote's overwrite it: bmad-mcp pull .* --force\.\n/);
-    expect(readdirSync(fresh)).toEqual(["_bmad"]);
+    expect(refused.stderr).toMatch(new RegExp(`\n  ${mine}: exists here but was not pulled, and differs from the remote's version \\d+\\.\n    fix: move yours aside and pull, or let the remote's overwrite it: bmad-mcp pull .* --force\\.\n`));
+    // BMAD's settings here that no pull brought are the user's own install, never a conflict (review 248).
+    expect(refused.stderr).not.toContain("_bmad/config.toml");
+    expect(readdirSync(fresh).sort()).toEqual(["_bmad", "_bmad-output"]);
     const forced = await sync("pull", fresh, "--force");
     expect(forced.code, forced.stderr).toBe(0);
-    expect(readFileSync(join(fresh, "_bmad/config.toml"), "utf8")).toBe(await remoteText("_bmad/config.toml"));
+    expect(readFileSync(join(fresh, mine), "utf8")).toBe("theirs\n");
+    expect(readFileSync(join(fresh, "_bmad/config.toml"), "utf8")).toBe("# mine\n");
+    expect(forced.stdout).toContain("kept     _bmad/config.toml (your own install of BMAD, which no pull brought here: a pull keeps it, --force too; delete a file of it to take the remote's. The remote's settings differ: ");
 
     writeFileSync(join(fresh, ".bmad-mcp/sync.json"), '{"format": 1, "remote": "x", "project": "todo", "files": [{"path": "a", "version": 0}]}');
     const broken = await sync("pull", fresh);
@@ -1667,6 +1675,41 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     const pushed = await run("push", project, into);
     expect(pushed.code, pushed.stderr).toBe(0);
     expect(await remoteFiles.text(mine)).toBe("mine, edited here alone\n");
+  }, 90_000);
+
+  it("pulls into the user's own install of BMAD, keeping it as theirs and naming the remote's settings that differ (review 248)", async () => {
+    const project = "team-shop";
+    const remoteFiles = inProject(project);
+    expect((await call("bmad-project", { action: "create", name: project, answers: { core: { user_name: "Ada" } } })).isError).toBe(false);
+    const prd = "_bmad-output/planning-artifacts/prd.md";
+    await remoteFiles.write(prd, "# Shop PRD\n");
+    const into = join(tmp.dir, "own-install");
+    await install("v6.12", into);
+    const installed = readdirSync(join(into, "_bmad"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    const bytes = new Map(installed.map((file) => [file, readFileSync(file, "utf8")]));
+    expect(bytes.get(join(into, "_bmad/config.toml"))).not.toContain('project_name = "team-shop"'); // the installer's answer, its folder's name
+
+    const pulled = await run("pull", project, into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(readFileSync(join(into, prd), "utf8")).toBe("# Shop PRD\n");
+    for (const [file, text] of bytes) expect(readFileSync(file, "utf8"), file).toBe(text);
+    // One line for the install, naming the remote's settings a team may want (its manifests differ in dates alone).
+    const kept = pulled.stdout.split("\n").filter((line) => line.startsWith("kept "));
+    expect(kept, pulled.stdout).toHaveLength(1);
+    expect(kept[0]).toMatch(/^kept {5}_bmad\/_config\/files-manifest\.csv, .*_bmad\/config\.toml.* \(your own install of BMAD, which no pull brought here: a pull keeps it, --force too; delete a file of it to take the remote's\. The remote's settings differ: .*; set here any you want\)$/);
+    expect(kept[0]).toContain("project_name: team-shop");
+    expect(kept[0]).toContain("user_name: Ada");
+    expect(kept[0]).not.toMatch(/Date|installDate/);
+    expect(pulled.stdout).not.toMatch(/^local /m); // said once, as kept
+
+    // Again, and with --force: still the user's, and push sends none of it.
+    const forced = await run("pull", project, into, ["--force"]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(kept[0]);
+    for (const [file, text] of bytes) expect(readFileSync(file, "utf8"), file).toBe(text);
+    const pushed = await run("push", project, into);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(await remoteFiles.text("_bmad/config.toml")).toContain('project_name = "team-shop"');
   }, 90_000);
 
   it("finds a lost push's text under a member's 1,010 versions; where the history cannot tell, keeps asking and advises no --force (review 235)", async () => {

@@ -138,6 +138,8 @@ describe("rendering", () => {
     // One thing said of step 1: its line is marked run, and the block runs the lines not marked.
     expect(out).toContain(`\`uv run ${dir}/_bmad/scripts/resolve_customization.py --skill ${dir}/.claude/skills/bmad-prd --project-root ${dir} --key workflow\` (already run here: its values are filled in throughout).`);
     expect(block).toContain("Run each `uv run …` line not marked already run with the bmad-run tool, exactly as written");
+    // No project named: the folder's name may not be {project_name}, which a pull brings as the workspace's (review 248).
+    expect(block).toContain('\n- Files in the project: your own file tools, or bmad-files with the path inside it and no "project".\n');
     expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
     // A new project has nothing from earlier phases to name, and says so: no listing to learn it (review 194).
     expect(block).not.toContain("This project already has");

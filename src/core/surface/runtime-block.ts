@@ -134,7 +134,8 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
     files.kind === "workspace"
       ? // Renders and scripts here see the root as this path, and write it into files (review 247): named once.
         `- Files in the project: ${TOOL.bmadFiles} with "project": "${files.project}" and the path inside it (read, write, append, list); \`${workspaceFsRoot(files.project)}/X\` in a file is the project's \`X\`.`
-      : `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with "project": "${ctx.projectRoot.slice(ctx.projectRoot.lastIndexOf("/") + 1)}" and the path inside it.`,
+      : // No name to give: the folder's may not be {project_name} (review 248: a pulled folder's config says the workspace's).
+        `- Files in the project: your own file tools, or ${TOOL.bmadFiles} with the path inside it and no "project".`,
     MEMORY_LINE,
   );
   // A workspace's name too: through a linked bridge, a call with none renders for the user's folder (review 205). Said
