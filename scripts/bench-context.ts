@@ -1,7 +1,8 @@
 // Context is the cost users pay. Replays the lifecycle's calls (scripts/lifecycle.ts, the same as the lifecycle test)
 // on the real Worker with an MCP client, and beside them what BMAD in Claude Code reads for the same path in an
 // installed 6.12 project: SKILL.md and customize.toml, the files the path loads, the scripts' stdout (BMAD's Python).
-// Prints, for bmad-prd's Create path, bmad-architecture, bmad-create-epics-and-stories and bmad-sprint-planning: calls, model-visible bytes (the text of every answer;
+// Prints, for bmad-prd's Create path, bmad-architecture, bmad-create-epics-and-stories, bmad-sprint-planning,
+// bmad-code-review (to its target) and bmad-retrospective: calls, model-visible bytes (the text of every answer;
 // the model reads skill files through bmad-resources, so no resources/read is left to count), the native bytes, and
 // the largest contributors. `tsx scripts/bench-context.ts` runs it alone; `npm run bench` runs it last.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { cachedInstall } from "../test/node/helpers.js";
 import { ensurePythonDeps, PY_DEPS } from "../test/fixtures/runtime/python-deps.js";
 import { McpDoor, NativeDoor } from "./lifecycle-doors.js";
-import { walk, type Entry, type Phase } from "./lifecycle.js";
+import { PHASES, walk, type Entry, type Phase } from "./lifecycle.js";
 import { buildWorker, startLocalWorker } from "./local-worker.js";
 import { signIn } from "./oauth-client.js";
 
@@ -25,9 +26,12 @@ const ROWS: Array<[Phase, string]> = [
   ["architecture", "bmad-architecture"],
   ["epics", "bmad-create-epics"],
   ["sprint", "bmad-sprint-planning"],
+  ["review", "bmad-code-review"],
+  ["retro", "bmad-retrospective"],
 ];
-/** The walk's last phase: the rows' last. */
-const LAST = ROWS[ROWS.length - 1]![0];
+/** The walk: every phase up to sprint planning, then the rows after it. Not bmad-create-story, a v6 shim that 6.12
+ *  does not install for Claude Code (code review and the retrospective need no story file). */
+const WALK: Phase[] = [...PHASES.slice(0, PHASES.indexOf("sprint") + 1), "review", "retro"];
 const TOP = 6;
 
 export interface ContextRow {
@@ -60,7 +64,7 @@ export async function benchContext(scriptPath?: string): Promise<ContextResult> 
     toolsListBytes = Buffer.byteLength(JSON.stringify(await client.listTools()));
     mcp = new McpDoor((name, args) => client.callTool({ name, arguments: args }) as never, "todo");
     await mcp.call("bmad-project create", "bmad-project", { action: "create", name: "todo", answers: { core: { user_name: "Ada" } } });
-    await walk(mcp, LAST, date);
+    await walk(mcp, WALK, date);
     await client.close();
   } finally {
     await worker.dispose();
@@ -71,7 +75,7 @@ export async function benchContext(scriptPath?: string): Promise<ContextResult> 
     await cachedInstall(join(ROOT, "node_modules/bmad-method/tools/installer/bmad-cli.js"), ["install", "--modules", "bmm", "--tools", "claude-code", "--yes"], dir);
     ensurePythonDeps(); // BMAD's sprint scripts import ruamel.yaml: on a fresh machine npm test may not have run yet
     const native = new NativeDoor(dir, { PYTHONPATH: PY_DEPS });
-    await walk(native, LAST, date);
+    await walk(native, WALK, date);
     return {
       rows: ROWS.map(([phase, label]) => ({ phase, label, mcp: mcp.ledger.filter((e) => e.phase === phase), native: native.ledger.filter((e) => e.phase === phase) })),
       toolsListBytes,

@@ -65,3 +65,11 @@ export function story(): string {
     "## Tasks / Subtasks\n\n- [ ] Task 1 (AC: #1)\n  - [ ] Storage layer: add to IndexedDB (AD-1)\n\n## Dev Notes\n\n- Layered paradigm; only storage touches IndexedDB (AD-1).\n\n### References\n\n- [Source: _bmad-output/planning-artifacts/epics.md#Story 1.1]\n\n## Dev Agent Record\n\n### Agent Model Used\n\nlifecycle-test\n\n### File List\n"
   );
 }
+
+/** The retrospective of epic 1, whose one story is still ready-for-dev: rejected, as the rubric forces. */
+export function retro(date: string): string {
+  return (
+    `---\nepic: 1\ndate: ${date}\nverdict: rejected\ncriteria: declared\nheadless: false\n---\n\n# Epic 1 retrospective\n\n## Epic summary\n\nEpic 1, story 1-1-add-a-todo still ready-for-dev (the user accepted retro-ing over it). No diff or commits here: the code is in the user's clone.\n\n` +
+    "## Action items\n\n- Build story 1-1 on the bridge (owner: Ada).\n\n## Acceptance verdict\n\nrejected: story 1-1 is unfinished.\n"
+  );
+}

@@ -66,7 +66,8 @@ export class McpDoor implements Door {
   }
 
   async run(line: string): Promise<RunResult> {
-    const answer = await this.call(`bmad-run ${scriptCall(line)}`, "bmad-run", { command: line }, true);
+    // With "project", as the render says: a line naming only {skill-root} and config values names no workspace.
+    const answer = await this.call(`bmad-run ${scriptCall(line)}`, "bmad-run", { command: line, project: this.project }, true);
     const structured = (answer.structuredContent ?? {}) as { exit_code?: number; stdout?: string; stdout_bytes?: number; stderr_bytes?: number };
     const stdout = typeof structured.stdout === "string" ? structured.stdout : runStreams(answer.text, structured).stdout;
     return { exit: structured.exit_code ?? (answer.isError ? 1 : 0), stdout, text: answer.text };
@@ -85,11 +86,14 @@ export class McpDoor implements Door {
 
 /** A run's label: the script and its subcommand, if it has one. */
 const scriptCall = (line: string) => {
-  const words = split(line.replace(/\\\n/g, " "));
+  const words = uvArgs(line.replace(/\\\n/g, " "));
   const script = SCRIPT.exec(line)?.[1] ?? "?";
-  const sub = words[3] && !words[3].startsWith("-") ? ` ${words[3]}` : "";
+  const sub = words[1] && !words[1].startsWith("-") ? ` ${words[1]}` : "";
   return `${script}${sub}`;
 };
+
+/** A `uv run` line's script and its arguments: uv's own words (`uv run`, `--no-cache`) dropped. */
+const uvArgs = (line: string) => split(line).slice(2).filter((word, i) => i > 0 || word !== "--no-cache");
 
 /** The folder a search for `path` would start from: its first two parts (`_bmad-output/planning-artifacts`). */
 const PLAN_ROOT = (path: string) => path.split("/").slice(0, 2).join("/");
@@ -149,7 +153,7 @@ export class NativeDoor implements Door {
       .replaceAll("{project-root}", this.root)
       .replaceAll("{skill-root}", this.skillDir(this.skillName))
       .replace(/\{(\w+)\}/g, (whole, key: string) => config[key] ?? whole);
-    const [, , script, ...args] = split(filled);
+    const [script, ...args] = uvArgs(filled);
     const result = await promisify(execFile)("python3", [script!, ...args], { cwd: this.root, env: { PATH: process.env.PATH!, ...this.env } }).then(
       (r) => ({ exit: 0, stdout: r.stdout, stderr: r.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ exit: e.code, stdout: e.stdout, stderr: e.stderr }),

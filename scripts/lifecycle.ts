@@ -1,6 +1,7 @@
 // BMAD's planning lifecycle as a literal model walks it: create a project, then bmad-product-brief, bmad-prd (Create,
 // to status: final), bmad-ux, bmad-architecture (a spine lint_spine.py passes), bmad-create-epics-and-stories,
-// bmad-sprint-planning (sprint_plan.py) and bmad-create-story for the first story. One script for two doors: the MCP
+// bmad-sprint-planning (sprint_plan.py), bmad-create-story for the first story, then bmad-code-review up to finding its
+// target (the diff is git's, in the user's clone) and bmad-retrospective of epic 1 (sprint_status.py). One script for two doors: the MCP
 // calls of a client with nothing else (test/node/lifecycle.test.ts, and the context bench), and what BMAD in Claude
 // Code reads for the same path in an installed project (the bench's native baseline, scripts/lifecycle-doors.ts).
 // Every `uv run` line comes from the text the skill shows, with only the model's own placeholders filled in.
@@ -9,8 +10,8 @@ import * as answers from "./lifecycle-answers.js";
 export const PLAN = "_bmad-output/planning-artifacts";
 export const IMPL = "_bmad-output/implementation-artifacts";
 
-export type Phase = "brief" | "prd" | "ux" | "architecture" | "epics" | "sprint" | "story";
-export const PHASES: Phase[] = ["brief", "prd", "ux", "architecture", "epics", "sprint", "story"];
+export type Phase = "brief" | "prd" | "ux" | "architecture" | "epics" | "sprint" | "story" | "review" | "retro";
+export const PHASES: Phase[] = ["brief", "prd", "ux", "architecture", "epics", "sprint", "story", "review", "retro"];
 
 /** One call the model made, and the bytes of its answer the model reads. */
 export interface Entry {
@@ -244,12 +245,48 @@ export const story: Step = async (d, l) => {
   l.outputs.story = [out];
 };
 
-export const STEPS: Record<Phase, Step> = { brief, prd, ux, architecture, epics, sprint, story };
+/** Step 1 of code review, on documents alone: its Tier 3 looks in sprint status for a story in review. What follows
+ *  (writing the diff) is git's, in the user's clone: the model stops here on both doors. */
+export const review: Step = async (d, l) => {
+  const skill = "bmad-code-review";
+  const text = await d.skill(skill);
+  await activate(d, l, text);
+  await d.load(skill, "steps/step-01-gather-context.md");
+  await inputs(d, l, text, l.outputs.sprint);
+  l.outputs.review = [];
+};
 
-/** Walks the phases in order, up to and including `until`, on a project the door already has. */
-export async function walk(d: Door, until: Phase = "story", date = new Date().toISOString().slice(0, 10)): Promise<Lifecycle> {
-  const l: Lifecycle = { date, outputs: { brief: [], prd: [], ux: [], architecture: [], epics: [], sprint: [], story: [] }, found: [], runs: [] };
-  for (const phase of PHASES.slice(0, PHASES.indexOf(until) + 1)) {
+/** Epic 1's retrospective without git evidence (none here): detect the epic, read its story, load each phase's
+ *  reference, write the document, mark the retro done with sprint_status.py. */
+export const retro: Step = async (d, l) => {
+  const skill = "bmad-retrospective";
+  const text = await d.skill(skill);
+  await activate(d, l, text);
+  if (!/core\/config\.yaml`[^\n]*\(read here/.test(text)) await d.read("_bmad/core/config.yaml");
+  const detect = JSON.parse((await run(d, l, shown(text, /detect-epic .*--epic <N>/).replace("<N>", "1"))).stdout) as { pending_stories?: string[] };
+  if (detect.pending_stories?.[0] !== "1-1-add-a-todo") throw new Error(`detect-epic: ${JSON.stringify(detect)}`);
+  await inputs(d, l, text, [...l.outputs.epics, ...l.outputs.story]);
+  for (const ref of ["evidence-gathering.md", "aggregate-views.md", "acceptance-verdict.md"]) await d.load(skill, `references/${ref}`);
+  const finalize = await d.load(skill, "references/retro-document.md");
+  const out = `${IMPL}/epic-1-retro-${l.date}.md`;
+  await d.write(out, answers.retro(l.date));
+  const update = shown(finalize, /sprint_status\.py update[^]*--set-retro-done/)
+    .replaceAll("{{epic_number}}", "1")
+    .replace(/--add-action '[^']*'/, `--add-action '[{"action":"Build story 1-1 on the bridge","owner":"Ada"}]'`)
+    .replace(/--verdict "<[^"]*>"/, '--verdict "rejected"')
+    .replace('--date "{date}"', `--date "${sprintDate(l.date)}"`);
+  const report = JSON.parse((await run(d, l, fill(update, { date: l.date }))).stdout) as { ok: boolean; retro_key_found?: boolean };
+  if (!report.ok || !report.retro_key_found) throw new Error(`sprint_status.py update: ${JSON.stringify(report)}`);
+  l.outputs.retro = [out];
+};
+
+export const STEPS: Record<Phase, Step> = { brief, prd, ux, architecture, epics, sprint, story, review, retro };
+
+/** Walks the phases in order, up to and including `until` (or the phases listed), on a project the door already has. */
+export async function walk(d: Door, until: Phase | Phase[] = "story", date = new Date().toISOString().slice(0, 10)): Promise<Lifecycle> {
+  const phases = Array.isArray(until) ? until : PHASES.slice(0, PHASES.indexOf(until) + 1);
+  const l: Lifecycle = { date, outputs: { brief: [], prd: [], ux: [], architecture: [], epics: [], sprint: [], story: [], review: [], retro: [] }, found: [], runs: [] };
+  for (const phase of phases) {
     d.phase = phase;
     await STEPS[phase](d, l);
   }

@@ -68,11 +68,16 @@ describe("rendering against a workspace", () => {
     expect(block).toContain(" memlog.py: BMAD's shared scripts, run here on the project's files.");
     // A connection without the memory tools (the default) is not told of them (bridge-memory.test.ts: one with them is).
     expect(block).not.toContain("remember_structured");
-    // Not offered to load: customize.toml, whose values the render filled in, and BMAD's tests of the skill's scripts.
+    // Not offered to load: customize.toml, whose values the render filled in, BMAD's tests of the skill's scripts, and a
+    // file the text names by its path from the skill's root (review 247: sprint-planning's References, listed twice).
+    const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text;
+    const more = review.slice(review.indexOf("\n## More files (load on demand)\n"));
+    expect(more).toContain("\n- bmad://bmm/bmad-code-review/steps/step-02-review.md (");
+    expect(review).toContain("`./steps/step-01-gather-context.md`");
+    expect(more).not.toMatch(/customize\.toml|\/scripts\/tests\/|step-01-gather-context/);
     const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
-    const more = sprint.slice(sprint.indexOf("\n## More files (load on demand)\n"));
-    expect(more).toContain("bmad://bmm/bmad-sprint-planning/references/generate-tracking.md (");
-    expect(more).not.toMatch(/customize\.toml|\/scripts\/tests\//);
+    expect(sprint).toContain("- `references/generate-tracking.md` — epic discovery");
+    expect(sprint).not.toContain("## More files");
     expect(prd).toContain(`1. Resolve customization: \`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --project-root ${root} --key workflow\` (already run here: its values are filled in throughout).`);
     // Nor the module's config, whose values it filled in (review 107: read in every skill, and a config.user.yaml none has).
     expect(prd).toContain(`Load \`${root}/_bmad/bmm/config.yaml\` (+ \`config.user.yaml\` if present) (read here: its values are filled in throughout).`);
@@ -277,7 +282,8 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // A companion named only among the entry's references is loaded on demand (review 77: sprint-planning's template).
     const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
     expect(sprint).not.toMatch(/^## \S+\/sprint-status-template\.yaml$/m);
-    expect(sprint).toMatch(/^- bmad:\/\/\S+\/sprint-status-template\.yaml \(\d+ bytes\)$/m);
+    // Named there by its path from the skill's root, which the block says bare paths resolve from: not listed again.
+    expect(sprint).toContain("- `sprint-status-template.yaml` — the documented file format");
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     // A path as the scripts here write it into files (a sprint-status.yaml's story_location, a rendered workflow's

@@ -206,7 +206,11 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   lines.push(...body);
   // Not listed, still readable by path: BMAD's own tests of a skill's scripts, never loaded to run it, and, rendered
   // for a project, its customize.toml, whose values the render filled in, and its scripts, which bmad-run runs.
-  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && (path.endsWith("/customize.toml") || path.includes("/scripts/"))));
+  // Nor a file the text above names in a code span by its path from the skill's root (`references/x.md`, sprint-planning's
+  // References list) or its URI: the block says where bare paths resolve, and a second list costs every render (review 247).
+  const shownText = body.join("\n");
+  const named = (path: string) => [`\`${path.slice(root.length)}\``, `\`./${path.slice(root.length)}\``, bmadUri(path)].some((s) => shownText.includes(s));
+  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && (path.endsWith("/customize.toml") || path.includes("/scripts/"))) && !(path.startsWith(root) && named(path)));
   if (listed.length) lines.push("", "## More files (load on demand)", ...listed.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);
