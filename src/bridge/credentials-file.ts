@@ -3,19 +3,13 @@
 import { randomBytes } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { parseJsonText } from "./json-text.js";
 
 /** One remote's saved sign-in: the issuer it is bound to, the registered client, the tokens. */
 export type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** The file's text, or undefined where there is none to read (missing, a folder: a save then says what is wrong). */
 function readText(file: string): string | undefined {
@@ -28,7 +22,7 @@ function readText(file: string): string | undefined {
 
 /** Every remote's entry, by URL (a Map: the keys come from a file), or undefined for a file that holds no such map. */
 function parseAll(text: string): Map<string, Stored> | undefined {
-  const parsed = parseJson(text);
+  const parsed = parseJsonText(text);
   return isObject(parsed) ? new Map(Object.entries(parsed).filter((e): e is [string, Stored] => isObject(e[1]))) : undefined;
 }
 

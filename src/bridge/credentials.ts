@@ -12,7 +12,8 @@ import { basename, dirname, join } from "node:path";
 import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
 import { remoteText } from "./bounded-fetch.js";
-import { isObject, parseJson, readAll, type Stored, writeAll, writeEntry } from "./credentials-file.js";
+import { isObject, readAll, type Stored, writeAll, writeEntry } from "./credentials-file.js";
+import { parseJsonText } from "./json-text.js";
 import { withFileLock } from "./file-lock.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { isHeaderToken } from "./token-env.js";
@@ -235,7 +236,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
         const response = await base(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, bounded]) : bounded });
         if (!response.ok) return response;
         const text = await response.text();
-        const tokens = parseJson(text);
+        const tokens = parseJsonText(text);
         if (isObject(tokens) && typeof tokens.access_token === "string" && headerSafe(tokens)) {
           // Bound to the issuer the refreshed sign-in was (a token answer does not choose its own), as the SDK saves it.
           const { issuer: _claimed, ...fresh } = tokens;

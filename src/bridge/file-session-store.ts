@@ -5,6 +5,7 @@
 //   .claude/specs/<task>/<artifact>         artifacts, saved on confirm/approve
 // Every write is temp file + fsync + rename; actions run read -> step -> write under a per-session lock, and every
 // change measures what the project keeps and writes under the mapping's lock too (budgeted).
+import { parseJsonText } from "./json-text.js";
 import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -45,14 +46,10 @@ class RefusedPath extends Error {}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The JSON in `text`, or undefined. A leading BOM, which Windows editors save, is no part of it (JSON.parse refuses it). */
-function parseJson(text: string | undefined): unknown {
-  try { return text === undefined ? undefined : JSON.parse(text.replace(/^\uFEFF/, "")); } catch { return undefined; }
-}
 
 /** The mapping, or undefined when malformed: then it is rebuilt from the state files. */
 function parseMapping(text: string | undefined): Mapping | undefined {
-  const raw = parseJson(text);
+  const raw = parseJsonText(text);
   const parsed = TASK_MAPPING.safeParse(raw);
   if (!parsed.success) return undefined;
   const mapping = new Map(Object.entries(parsed.data));
@@ -168,7 +165,7 @@ export class FileSessionStore implements SessionStore {
       return { file, reason: read.error.slice(file.length + 2), error: read.error };
     }
     const invalid = (reason: string) => ({ file, reason, error: `${file} is ${reason}; fix it or delete it.` });
-    const json = parseJson(read.text);
+    const json = parseJsonText(read.text);
     if (json === undefined) return invalid("not valid JSON");
     const parsed = parseSessionState(json);
     if (!parsed.ok) return invalid(`not a valid session file (${parsed.error})`);

@@ -1,6 +1,7 @@
 // `bmad-mcp pull` and `bmad-mcp push`: the command line around sync-pull.ts and sync-push.ts. They sign in like
 // `--remote` (the same credentials file; the browser only when there is no usable sign-in), or with a token
 // from BMAD_MCP_TOKEN (CI, scripts; never an argument), and talk to the server through its bmad-files tool.
+import { parseJsonText } from "./json-text.js";
 import { mkdir, readFile } from "node:fs/promises";
 import type { Client } from "@modelcontextprotocol/client";
 import { join, resolve } from "node:path";
@@ -55,17 +56,10 @@ const MANIFEST = z.object({ files: z.array(z.object({ path: z.string(), sha256: 
 /** The scripts of the bundle this CLI ships (BMAD's own bytes, by place): the only scripts a pull writes. */
 async function bmadScripts(embedded: string | undefined): Promise<BmadScripts> {
   const text = embedded ? await readFile(join(embedded, "manifest.json"), "utf8").catch(() => undefined) : undefined;
-  const parsed = text === undefined ? undefined : MANIFEST.safeParse(parseJson(text));
+  const parsed = text === undefined ? undefined : MANIFEST.safeParse(parseJsonText(text));
   return bmadScriptsOf(parsed?.success ? parsed.data.files : []);
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Runs the command; resolves with the exit status. */
 export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {

@@ -2,6 +2,7 @@
 // project, and for each file the workspace version it was pulled (or pushed) at and the SHA-256 of the bytes
 // left on disk. Push and pull compare against it to tell a local change from a remote one. The file is
 // parsed with zod when loaded; a broken one is an error naming the file, never trusted.
+import { parseJsonText } from "./json-text.js";
 import * as z from "zod";
 import { HISTORY_PAGE, MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
@@ -80,13 +81,7 @@ export type Loaded = Result<{ state: SyncState | undefined }>;
 export async function loadState(dir: string): Promise<Loaded> {
   const read = await readConfinedText(dir, STATE_FILE, { own: ".bmad-mcp" });
   if (!read.ok) return read.code === "missing" ? { ok: true, state: undefined } : { ok: false, error: read.error };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(read.text);
-  } catch {
-    raw = undefined;
-  }
-  const parsed = STATE.safeParse(raw);
+  const parsed = STATE.safeParse(parseJsonText(read.text));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message.replace(/\.$/, "")}). Delete it and pull again (with --force to let the remote's files win).` };

@@ -210,6 +210,12 @@ it("moves a damaged credentials file aside, writes through a link, and names a f
   expect(readFileSync(join(config, aside[0]!), "utf8")).toContain("OTHER");
   expect(statSync(join(config, aside[0]!)).mode & 0o777).toBe(0o600);
   expect(logged.filter((m) => m.includes(aside[0]!))).toHaveLength(1);
+  // Saved by an editor with a BOM: read, not set aside (review 253: every sign-in in it stopped working).
+  rmSync(join(config, aside[0]!));
+  writeFileSync(file, `\uFEFF${JSON.stringify({ "https://other.example/mcp": { tokens: { access_token: "OTHER" } } })}`, { mode: 0o600 });
+  await provider.saveTokens(tokens);
+  expect(readdirSync(config).filter((name) => name.startsWith("credentials.json.broken-"))).toEqual([]);
+  expect(Object.keys(JSON.parse(readFileSync(file, "utf8")))).toEqual(["https://other.example/mcp", remote]);
   // A link: written through to its target, which keeps the other remote's sign-in; the link stays.
   const target = join(config, "kept.json");
   writeFileSync(target, JSON.stringify({ "https://other.example/mcp": { tokens: { access_token: "OTHER" } } }), { mode: 0o600 });
