@@ -382,7 +382,7 @@ describe("the views on the Worker", () => {
     const path = `${PLAN}/many.md`;
     for (let i = 1; i <= 203; i++) await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: `# Many\n\nversion ${i}\n` } });
     const result = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } });
-    expect(toolText(result).split("\n")[0]).toMatch(/; the newest 200 versions, 3 older \("before": 4 lists them\)\]$/);
+    expect(toolText(result).split("\n")[0]).toMatch(/; the newest 200 versions, 3 older kept \("before": 4 lists them\)\]$/);
     expect(result.structuredContent).toMatchObject({ older: 3, next: 4, access: "write" });
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, result, call(ada));
     await expect.poll(() => frame.locator("button.older").textContent()).toBe("3 older versions: show them");

@@ -293,9 +293,22 @@ describe("a long history", () => {
     await shareAccepted(olive, busy, mallory, "write");
     await olive.files({ action: "write", project: busy, path: "docs/busy.md", content: "Olive's\n" });
     for (let i = 0; i < 205; i++) await mallory.files({ action: "write", project: busy, path: "docs/busy.md", content: `churn ${i}\n` });
-    const body = await (await rawCall(olive.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project: busy, path: "docs/busy.md" } }, "?toolsets=default,views")).text();
-    expect(body).toContain("the newest 200 of 206 versions");
+    const doc = async (args: Record<string, unknown> = {}) => (await rawCall(olive.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project: busy, path: "docs/busy.md", ...args } }, "?toolsets=default,views")).text();
+    const body = await doc();
+    expect(body).toContain("the newest 200 versions, 6 older kept (\\\"before\\\": 7 lists them)");
     expect(body).toContain('"older":6');
+    // Rows dropped whole under the cap leave gaps: the count is of those kept, never read off the numbers (review 253:
+    // "60 older" of 14 kept).
+    await runInDurableObject(projectStub(olive.id, busy), (instance: WorkspaceProject, state) => {
+      instance.files.historyCap = state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b - 4 * 1024;
+      instance.files.retentionMs = 0;
+    });
+    for (let i = 0; i < 4; i++) await olive.files({ action: "write", project: busy, path: "docs/busy.md", content: `Olive's ${i}\n` });
+    const after = await doc();
+    const [, older, next] = /"older":(\d+),"next":(\d+)/.exec(after)!;
+    expect(Number(next)).toBeGreaterThan(Number(older) + 1);
+    const rest = await doc({ before: Number(next) });
+    expect([...rest.matchAll(/\{"version":\d+/g)].length).toBe(Number(older));
   });
 
   it("answers a page of 50 versions, and the next page with \"version\", down to the owner's first (review 220)", async () => {

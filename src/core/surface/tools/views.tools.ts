@@ -99,15 +99,19 @@ export const bmadDocTool = defineTool({
       const last = versions[versions.length - 1]?.version;
       // The next page starts below the last listed (review 245: v1..v50 of 250 were neither listed nor said to exist).
       const next = history.value.length > VIEW_VERSIONS ? last : undefined;
-      const older = next === undefined ? 0 : next - 1;
+      // Counted, not read off the numbers: rows dropped whole under the history cap leave gaps (review 253: "60 older"
+      // said of 14 kept). Past a page of them, "more than" it.
+      const below = next === undefined ? undefined : await found.files.history(path, { before: next, limit: VIEW_VERSIONS + 1 });
+      const kept = below?.ok ? below.value.length : 0;
+      const older = kept <= VIEW_VERSIONS ? kept : undefined;
       const which = before === undefined ? "" : ` older than v${before}`;
-      const shown = older ? `the newest ${versions.length} versions${which}, ${older} older ("before": ${next} lists them)` : `${versions.length} version${versions.length === 1 ? "" : "s"}${which}`;
+      const shown = next !== undefined ? `the newest ${versions.length} versions${which}, ${older ?? `more than ${VIEW_VERSIONS}`} older kept ("before": ${next} lists them)` : `${versions.length} version${versions.length === 1 ? "" : "s"}${which}`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review
       // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
       const newest = before === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { older, next } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
