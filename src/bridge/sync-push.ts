@@ -14,7 +14,7 @@ import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settl
 import { mergeBothWays, untoldSent } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
-import { holdsSecrets, isConfigShaped, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
+import { sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
@@ -36,10 +36,6 @@ function readToSend(dir: string, path: string): Promise<Local> {
     opened !== path || links > 1 ? `a link (to ${opened === path ? "another name of this file" : opened}); push sends only plain files, so what a link reaches (your code, a secret) stays here. Replace it with a copy, or remove it.` : undefined,
   );
 }
-
-/** YAML, TOML, JSON and JSON lines, XML and CSV: where settings, and so secrets, are kept (review 49: a `.jsonl` with a
- *  key went; review 54: Maven's settings.xml and a passwords.csv). */
-const DATA_FILE = /\.(ya?ml|toml|jsonl?|xml|csv)$/i;
 
 /** Why a file is held back rather than sent, or undefined: a config or data file whose secret-looking keys (or text
  *  that does not parse here, whose could not be told) would reach the remote (review 20), a person's own file, or one
@@ -77,10 +73,9 @@ function memoryIdOf(line: string): string {
  *  model read a local note's keys and wrote them where a member read them). */
 export function secretsHeldBack(path: string, text: string, by: string): string | undefined {
   const secrets = `holds secret-looking keys (or does not parse here), which ${by} sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config`;
-  if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) return secrets;
-  // Any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and `deploy.yml`
-  // went with their keys, and a reader of the project read them).
-  if (DATA_FILE.test(path) && holdsSecrets(path, text)) return secrets;
+  // A config, and any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and
+  // `deploy.yml` went with their keys): what is served without some of its text (servedAsConfig).
+  if (sanitizeConfigText(path, text) !== text) return secrets;
   // Any other text by what a secret looks like alone (review 50: AWS's accessKeys.csv, a key pasted into notes.md).
   return shapedSecretHeldBack(text, by);
 }

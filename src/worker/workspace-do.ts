@@ -23,7 +23,7 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
-import { isConfigShaped, isNotServedNotice, sanitizeConfigText } from "../core/catalog/config.js";
+import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
 import type { Standing } from "./workspace-index-do.js";
 
@@ -194,7 +194,7 @@ export class WorkspaceProject extends DurableObject {
    *  here), which only its owner was shown. Any change, whatever it writes: one that kept them was told apart from one
    *  that did not, and a writer tested 150 guesses a second at the owner's password (reviews 21 and 22). */
   private secretsHeld(g: { meta: Meta; access: Access }, path: string, restoring?: Uint8Array): DoError | undefined {
-    if (g.access === "owner" || !isConfigShaped(path)) return undefined;
+    if (g.access === "owner" || !mayServeAsConfig(path)) return undefined;
     const head = this.files.head(path);
     // A version restored counts as the file now would: one holding a secret the owner removed would put it back, and
     // its raw size in a limit's answer told the secret's length (review 30).

@@ -98,6 +98,42 @@ it("takes changes of a config whose only secret-looking words are a token count 
   expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "append", path, content: "# more\n" } }))).toMatch(HELD);
 });
 
+// Review 250: a data file not named config (`llm.yaml`, `deploy/database.yml`, `wrangler.toml`, an MCP client's JSON)
+// was served whole where push refused it; one that holds secrets is served, and guarded, as a config is.
+it("serves a data file that holds secrets as a config, whatever it is called, and takes no write that would drop them", async () => {
+  const files: Record<string, string> = {
+    "llm.yaml": "openai:\n  model: gpt-5\n  api_key: sk-proj-DATAllmKeyAbcdefghijklmnopqrstuv\n",
+    "deploy/database.yml": "production:\n  adapter: postgresql\n  password: DATArailsDbPw42x\n",
+    "wrangler.toml": 'name = "app"\n[vars]\nAPI_TOKEN = "DATAwranglerTok9x"\n',
+    ".cursor-mcp.json": '{"mcpServers": {"x": {"command": "npx", "env": {"API_KEY": "DATAcursorKey7q"}}}}\n',
+    "app.properties": "app.name=demo\ndb.password=DATApropsPw3z\n",
+  };
+  for (const [path, body] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), body);
+  }
+  writeFileSync(join(dir, "docs.yaml"), "title: plain data\njira_project_key: BILL\n");
+  writeFileSync(join(dir, "_bmad/custom/facts.toml"), '[workflow]\npersistent_facts = ["Admin login admin / Tr0ub4dor&3xyz", "Plan in slices."]\n');
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/custom/facts.toml" } }))).not.toContain("Tr0ub4dor");
+  for (const path of Object.keys(files)) {
+    const read = await client.callTool({ name: "bmad-files", arguments: { action: "read", path } });
+    const bodies = [text(read), text(await client.callTool({ name: "bmad-doc", arguments: { path } }))];
+    const uri = [...text(await client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: `**/${path.slice(path.lastIndexOf("/") + 1)}` } })).matchAll(/bmad:\/\/\S+/g)][0]?.[0];
+    if (uri) bodies.push(((await client.readResource({ uri })).contents[0] as { text: string }).text);
+    for (const body of bodies) expect(body, path).not.toContain("DATA");
+    expect(text(read), path).toContain("secret-looking keys removed by bmad-mcp");
+    expect((read.structuredContent as { redacted?: boolean }).redacted, path).toBe(true);
+    // Its served text written back would delete what it leaves out: refused, the file as it was.
+    const served = text(read).slice(text(read).indexOf("\n") + 1);
+    expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content: served } })), path).toMatch(/as served|holds secret-looking entries/);
+    expect(readFileSync(join(dir, path), "utf8")).toBe(files[path]);
+  }
+  // A data file without secrets is the model's, as it is.
+  const plain = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "docs.yaml" } });
+  expect([text(plain).endsWith("title: plain data\njira_project_key: BILL\n"), (plain.structuredContent as { redacted?: boolean }).redacted]).toEqual([true, undefined]);
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path: "docs.yaml", content: "owner: ada\n" } })).isError).toBeFalsy();
+});
+
 // Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.
 it("takes no restore that would delete a config's secrets either", async () => {
   const path = "_bmad/custom/extra.toml";

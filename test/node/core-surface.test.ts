@@ -322,7 +322,7 @@ it("holds back a password with any symbol in it, by what it is, and a planning d
       [`DB password: ${pw}`, `DB_PASSWORD=${pw}`, `\`\`\`yaml\npassword: ${pw}\n\`\`\``, `The staging DB password is ${pw}`, `| DB_PASSWORD | ${pw} |`]),
     // A user and a password after a login's label, a password a few words on, a quoted passphrase, a JWT's signing key,
     // and after a password's own name any value with a digit and a symbol.
-    "Login: admin / Xy7!kq9Lm#2", "Creds: admin / Xy7!kq9Lm#2", "- Grafana admin: `admin` / `Gr4f4n4!2024`", "The root password for the staging box is `Xy7!kq9Lm#2`.",
+    "Login: admin / Xy7!kq9Lm#2", "Creds: admin / Xy7!kq9Lm#2", "Admin login admin / Tr0ub4dor&3xyz", 'persistent_facts = ["Admin login admin / Tr0ub4dor&3xyz"]', "- Grafana admin: `admin` / `Gr4f4n4!2024`", "The root password for the staging box is `Xy7!kq9Lm#2`.",
     'password: "S3cure Pass 2024!"', "JWT signing key: 4f9c2b7e1a8d3c6f5e0b9a2d7c4e1f8a", "password: acme#2024!", "password: acme@2024", "| DB_PASSWORD | acme#2024! |",
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
@@ -340,6 +340,8 @@ it("holds back a password with any symbol in it, by what it is, and a planning d
     "SESSION_SECRET=generate-with-openssl-rand-hex-32", "password: process.env.DB_PASSWORD!", "Password: NIST-800-63B-compliant", "Token: HS256-signed", "password: z.string().min(12).regex(/[A-Z]/)",
     "password: @IsStrongPassword({minLength:12})", "Token: `crypto.randomBytes(32).toString('hex')`", "Auth: OIDC+PKCE(S256)", "Auth token: JWT(RS256)/15m", "JWT_SECRET=$(openssl rand -hex 32)",
     "password: {{ .Values.db.password }}", 'password: "%env(DB_PASSWORD)%"', "The admin password for staging: in 1Password (vault: Eng)", "Release GPG signing key: F3EF5F62A87FC27A22E643F714CE4FF5015AA242",
+    // A login's word with no password-shaped word after its `/` (review 250).
+    "the admin / user roles", "Login admin / password", "login admin / editor-role", "Users admin / Editor",
   ];
   for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
 });
@@ -419,7 +421,12 @@ it("sanitises every config-shaped file, and serves clean ones byte for byte", ()
   }
   const clean = "# a comment kept\nuser_name: Ada   # aligned\n";
   expect(sanitizeConfigText("bmm/config.yaml", clean)).toBe(clean);
-  expect(sanitizeConfigText("bmm/workflow.yaml", yamlText)).toBe(yamlText);
+  // A data file not named config is one where it holds secrets (review 250), and as it is where it holds none.
+  expect(sanitizeConfigText("bmm/workflow.yaml", yamlText)).toBe(served);
+  expect(sanitizeConfigText("bmm/workflow.yaml", clean)).toBe(clean);
+  expect(sanitizeConfigText("docs/notes.md", yamlText)).toBe(yamlText);
+  expect(sanitizeConfigText("ops/accounts.csv", "user,password\nada,Winter2024!xQ\n")).toMatch(/^# ops\/accounts\.csv is not served: it holds secret-looking values/);
+  expect(sanitizeConfigText("ops/accounts.csv", "user,role\nada,admin\n")).toBe("user,role\nada,admin\n");
   expect(sanitizeConfigText("bmm/config.yaml", "api_key: [unclosed\n")).toMatch(/is not served: it does not parse/);
   expect(sanitizeConfigText("bmm/config.yaml", "__proto__:\n  secret: 1\n")).not.toContain("secret: 1");
   expect(({} as Record<string, unknown>).secret).toBeUndefined();
@@ -440,6 +447,18 @@ it("serves every config BMAD itself ships byte for byte, its comments too (revie
   // An identifier's name holds a secret when its value has a key's shape (review 200: Azure's primary_key was served).
   for (const key of ["primary_key", "space_key", "cache_key"]) {
     expect(sanitizeConfigText("_bmad/custom/cfg.toml", `[azure]\n${key} = "dGhpcyBpcyBhIHRlc3Qga2V5IGZvciBpb3RodWIxMjM="\n`), key).not.toContain("dGhpcyBp");
+  }
+});
+
+it("takes a key's word only after a separator or in camelCase, and plain words under names of identifiers or of what a secret is for (review 250)", () => {
+  const plain = "jira_project_key: BILL\nepic_key: EPIC-1\nlinear_team_key: ENG\nprimary_key: id\nsort_keys: name\nauth_provider: github\nauth_method: oauth\nsession_cookie_name: sid\nmonkey: george\nwhiskey: rye\nturkey: x\n";
+  expect(sanitizeConfigText("_bmad/custom/config.yaml", plain)).toBe(plain);
+  // A key of words is a label (BMAD's brain-icons.json), a secret's name only before a secret's value.
+  const icons = '{"Secret Wish Confession": "<rect x=\\"13\\" y=\\"20\\" fill=\\"none\\"/>"}\n';
+  expect(sanitizeConfigText("core/bmad-brainstorming/assets/brain-icons.json", icons)).toBe(icons);
+  expect(sanitizeConfigText("llm.json", '{"DB Password": "Winter2024!xQ", "x": 1}\n')).not.toContain("Winter2024");
+  for (const entry of ["openai_key: Xk9pL2mQ7vR4tW8z", "openaiKey: Xk9pL2mQ7vR4tW8z", "api_key: abcdef", "signing_key: rotate", "session_key: abcdefgh", "jira_project_key: Xk9pL2mQ7vR4", "auth_method: Xk9!pL2mQ", "password: hunter", "password_hash: bcrypt"]) {
+    expect(sanitizeConfigText("_bmad/custom/config.yaml", `${entry}\nx: 1\n`), entry).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
   }
 });
 

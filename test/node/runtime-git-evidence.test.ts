@@ -549,8 +549,8 @@ it("diffs through bmad-run's git lines commits only, and shows no working-tree f
   const key = join(tmp.dir, "outside-id_rsa");
   writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-OUTSIDE\n");
   mkdirSync(join(dir, ".bmad-mcp"));
-  commit(dir, "base", () => (write(dir, "config.yaml", "name: app\n"), write(dir, "notes.txt", "hello\n"), write(dir, ".bmad-mcp/state.json", '{"a":1}\n')));
-  commit(dir, "second", () => (write(dir, "config.yaml", "name: app\ndb_password: SECRET-CONFIG\n"), write(dir, ".bmad-mcp/state.json", '{"token":"SECRET-MACHINERY"}\n')));
+  commit(dir, "base", () => (write(dir, "config.yaml", "name: app\n"), write(dir, "notes.txt", "hello\n"), write(dir, ".bmad-mcp/state.json", '{"a":1}\n'), write(dir, "llm.yaml", "model: a\n"), write(dir, "plan.yaml", "step: 1\n")));
+  commit(dir, "second", () => (write(dir, "config.yaml", "name: app\ndb_password: SECRET-CONFIG\n"), write(dir, ".bmad-mcp/state.json", '{"token":"SECRET-MACHINERY"}\n'), write(dir, "llm.yaml", "model: a\napi_key: SECRET-DATA-FILE\n"), write(dir, "plan.yaml", "step: 2\n")));
   const [before, after] = [run(dir, "rev-parse", "HEAD~1:config.yaml"), run(dir, "rev-parse", "HEAD:config.yaml")];
   run(dir, "tag", "blob-tag", after);
   run(dir, "tag", "tree-tag", "HEAD^{tree}");
@@ -574,6 +574,11 @@ it("diffs through bmad-run's git lines commits only, and shows no working-tree f
     // A config's kept header gives no blob ids to ask for.
     const config = await bmadRun("git diff HEAD~1 HEAD -- config.yaml");
     expect(config.out.stdout).toBe("diff --git a/config.yaml b/config.yaml\n--- a/config.yaml\n+++ b/config.yaml\n[bmad-mcp withheld the changed lines of config.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n");
+    // A data file not named config is one where its lines hold secrets (review 250); without, its lines are shown.
+    const data = await bmadRun("git diff HEAD~1 HEAD -- llm.yaml plan.yaml");
+    expect(data.text).not.toMatch(/SECRET/);
+    expect(data.out.stdout).toContain("[bmad-mcp withheld the changed lines of llm.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n");
+    expect(data.out.stdout).toContain("-step: 1\n+step: 2\n");
     // The bridge's own state, committed, is no content.
     const history = await bmadRun("git diff HEAD~1 HEAD");
     expect(history.text).not.toMatch(/SECRET/);

@@ -850,6 +850,40 @@ describe("sharing", () => {
     expect((await owner.project({ action: "config", name })).text).toContain("Shared with: nobody.");
   });
 
+  it("serves a data file that holds secrets, whatever it is called, to a member as a config, and leaves it to its owner (review 250)", async () => {
+    const project = unique("data-files");
+    await owner.project({ action: "create", name: project });
+    await shareAccepted(owner, project, writer, "write");
+    const files: Record<string, string> = {
+      "llm.yaml": "openai:\n  api_key: sk-proj-DATAllmKeyAbcdefghijklmnopqrstuv\n",
+      "deploy/database.yml": "production:\n  adapter: postgresql\n  password: DATArailsDbPw42x\n",
+    };
+    for (const [path, content] of Object.entries(files)) {
+      expect((await owner.files({ action: "write", project, path, content })).isError).toBe(false);
+      const read = await writer.files({ action: "read", project, path });
+      const resource = await writer.client.readResource({ uri: `bmad://projects/${project}/${path}` });
+      for (const body of [read.text, (resource.contents[0] as { text: string }).text]) {
+        expect(body, path).not.toContain("DATA");
+        expect(body, path).toContain("secret-looking keys removed by bmad-mcp");
+      }
+      expect(read.structured.redacted, path).toBe(true);
+      const refused = await writer.files({ action: "write", project, path, content: "production:\n  adapter: mysql\n" });
+      expect(refused.text, path).toMatch(/holds secret-looking entries/);
+      // Below the tool's own check, the project refuses it too.
+      const below = await writer.store().files(project).write(path, new TextEncoder().encode("production:\n  adapter: mysql\n"));
+      expect(below, path).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/holds secret-looking entries that only its owner is shown/) });
+      expect((await owner.files({ action: "read", project, path })).structured.version, path).toBe(1);
+    }
+    // One without secrets is any member's, as it is: a tracker's key is no secret, a login's password in a fact is.
+    expect((await owner.files({ action: "write", project, path: "plan.yaml", content: "step: 1\njira_project_key: BILL\nepic_key: EPIC-1\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "read", project, path: "plan.yaml" })).text).toMatch(/\]\nstep: 1\njira_project_key: BILL\nepic_key: EPIC-1\n$/);
+    const facts = '[workflow]\npersistent_facts = ["Admin login admin / Tr0ub4dor&3xyz", "Plan in slices."]\n';
+    expect((await owner.files({ action: "write", project, path: "_bmad/custom/facts.toml", content: facts })).isError).toBe(false);
+    expect((await writer.files({ action: "read", project, path: "_bmad/custom/facts.toml" })).text).not.toContain("Tr0ub4dor");
+    expect((await writer.files({ action: "write", project, path: "plan.yaml", content: "step: 2\n" })).isError).toBe(false);
+    await owner.project({ action: "delete", name: project, confirm: project }); // the tests after this one list the writer's shares
+  });
+
   it("lets no collaborator restore a config version holding secrets the owner removed (review 30: it put the secret back, or told its length)", async () => {
     const project = unique("restores");
     await owner.project({ action: "create", name: project });

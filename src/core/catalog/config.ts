@@ -8,18 +8,28 @@ import { foldPath } from "../workspace/paths.js";
 import { lines, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 
-// Any key ending in "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's prefix).
+// Any key ending in a word "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's
+// prefix); not `monkey`, `whiskey`, `hotkey` (review 250).
 // Not "author", "authority", "authorship": a document's author is no credential (a CSV or XML column of them is judged
 // too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
+const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|(^|[-_])keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
 const NOT_SECRET = new Set(["project_key"]);
 /** Names that end in `key` and name an identifier where their value is one (`space_key='PROD'` in BMAD's own
  *  customize.toml examples: review 194); with a credential-shaped value they are secrets' names still (review 200). */
 const IDENTIFIER_KEYS = new Set(["space_key", "issue_key", "sort_key", "partition_key", "cache_key", "foreign_key"]);
 const IDENTIFIER_VALUE = /^[A-Z][A-Z0-9_-]{0,31}$/;
 const namesIdentifier = (name: string, value: string) => IDENTIFIER_KEYS.has(name.toLowerCase()) && IDENTIFIER_VALUE.test(value);
+/** A setting that names a key or says what a secret is for (`jira_project_key`, `epic_key`, `sort_keys`, `auth_method`,
+ *  `session_cookie_name`) with a short plain word for its value (`BILL`, `EPIC-1`, `oauth`, `sid`): no secret (review
+ *  250). Not a key of a kind that is one (`api_key`, `signing_key`), nor a secret's own name (`password: hunter`). */
+const PLAIN_WORD = /^[a-z]+(_[a-z]+)*$|^[A-Z]+(-\d+)?$/;
+const CREDENTIAL_KEY = /(api|private|access|secret|signing|encryption|master|license|licence|session|client|app|auth|ssh|gpg|pgp|deploy|crypt|hmac|jwt|webhook)[-_]?keys?$/i;
+function namesPlainSetting(name: string, value: unknown): boolean {
+  if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
+  return /[-_]keys?$/i.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
+}
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
@@ -57,7 +67,9 @@ function holdsPrivateKey(text: string): boolean {
   return text.includes("PRIVATE KEY-----") || text.includes("PRIVATE KEY BLOCK-----") || (text.includes("PuTTY-User-Key-File-") && text.includes("Private-Lines:")) || /AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}/.test(text);
 }
 
-const namesSecret = (name: string) => SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+/** A key's word in camelCase (`openaiKey`, `stripeKeyId`), where SECRET_KEY, read in any case, needs a `-` or `_` before it. */
+const CAMEL_KEY = /[a-z0-9]Keys?(Ids?)?$/;
+const namesSecret = (name: string) => (SECRET_KEY.test(name) || CAMEL_KEY.test(name)) && !NOT_SECRET.has(name.toLowerCase());
 /** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`; a
  *  template's marks only around the whole value (review 207: `Ab{{9xk2Lm!q` is a password). */
 const PLACEHOLDER = /^\*+$|^x+$|^your[-_]|\.\.\.|…|^\$\{[^{}]*\}$|^\{\{.*\}\}$|^<.*>$|^%\w+%$|^(redacted|placeholder|example|todo|tbd)$|change[-_]?me|replace[-_]?me|^dev[-_]|x{8,}/i;
@@ -140,7 +152,7 @@ export function isSecretValue(value: unknown): boolean {
     if (word.includes("&") && hasSecretQuery(word)) return true;
     const eq = word.search(/[=:]/);
     const name = (eq < 0 ? word : word.slice(0, eq)).replace(/^-{1,2}/, "");
-    const isName = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+    const isName = /^[A-Za-z_][A-Za-z0-9_.-]*$/.test(name) && namesSecret(name);
     if (isName && eq > 0 && eq < word.length - 1 && !namesIdentifier(name, word.slice(eq + 1))) return true; // NAME=value, --name=value, name:value
     // A flag or a name with its `:` or `=` names what follows; a bare word in prose ("to pin a value") does not.
     named = isName && (eq === word.length - 1 || word.startsWith("-")) ? name : "";
@@ -263,7 +275,7 @@ function linesGiveSecret(text: string): boolean {
     const colon = line.includes(":");
     const named = SECRET_HINT.test(line);
     if ((named && (assignsSecret(line) || (colon && (labelGivesSecret(line) || pairsGiveSecret(line))) || codeGivesSecret(line) || (!scenario && proseGivesSecret(line)))) || tableGivesSecret(line) || flagGivesPassword(line) || headerGivesSecret(line)) return true;
-    if (colon && !scenario && line.includes(" / ") && loginGivesPassword(line)) return true;
+    if (!scenario && line.includes(" / ") && loginGivesPassword(line)) return true;
     if (scenario) continue;
     if (!line.trimStart().startsWith("|")) columns = undefined;
     else if (/^[\s:|-]+$/.test(all[i + 1] ?? "") && (all[i + 1] ?? "").includes("-")) columns = cellsOf(line).map((cell) => SECRET_COLUMN.test(cell) && /^[A-Za-z_][\w .-]*$/.test(cell) && namesSecretField(cell.replace(/\s+/g, "_")));
@@ -343,9 +355,10 @@ function pairsGiveSecret(line: string): boolean {
   return words.some((word, k) => word.length > 1 && word.endsWith(":") && namesSecretField(word.slice(0, -1)) && !isPublicKey(`${words[k - 2] ?? ""} ${words[k - 1] ?? ""}`) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":", word.slice(0, -1)));
 }
 
-/** A user and a password after a login's label (`Login: admin / Xy7!kq9Lm#2`, `Grafana admin: admin / Gr4f4n4!2024`:
- *  review 207), the password judged as after its own name. Each `/` once: linear. */
-const LOGIN_LABEL = /^(log-?in|sign-?in|creds?|credentials?|accounts?|admin|root|users?|username)s?:$/i;
+/** A user and a password after a login's label or word (`Login: admin / Xy7!kq9Lm#2`, `Grafana admin: admin /
+ *  Gr4f4n4!2024`: review 207; `Admin login admin / Tr0ub4dor&3xyz`: review 250), the password judged as after its own
+ *  name. Each `/` once: linear. */
+const LOGIN_LABEL = /^(log-?in|sign-?in|creds?|credentials?|accounts?|admin|root|users?|username)s?:?$/i;
 function loginGivesPassword(line: string): boolean {
   const words = line.split(/\s+/);
   return words.some((word, k) => word === "/" && k >= 2 && LOGIN_LABEL.test(words[k - 2]!) && /^[\w.@+-]+$/.test(words[k - 1]!) && isAssignedValue(unquoted(words[k + 1] ?? ""), ":", "password"));
@@ -555,7 +568,10 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).
   const counted = TOKEN_COUNT.test(key) && Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < 10_000_000;
-  return (SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && !counted) || isSecretValue(key) || givesSecret(value);
+  // A key of words is a label (`"Secret Wish Confession": "<rect …>"` in BMAD's brain-icons.json: review 250), a
+  // secret's only where its value is one as after a label in prose.
+  const label = /\s/.test(key.trim()) && !(typeof value === "string" && isAssignedValue(value, ":", key));
+  return (namesSecret(key) && !counted && !label && !namesPlainSetting(key, value)) || isSecretValue(key) || givesSecret(value);
 }
 
 /** A value, or a list's item, that holds a secret by its shape, or gives one in a sentence as a comment may ("the
@@ -665,7 +681,7 @@ const NAMES = ["name", "key", "var", "variable", "header", "env", "id"];
 function secretNamed(entry: object): boolean {
   return NAMES.some((field) => {
     const name = (entry as Record<string, unknown>)[field];
-    return typeof name === "string" && SECRET_KEY.test(name) && !NOT_SECRET.has(name.toLowerCase());
+    return typeof name === "string" && namesSecret(name);
   });
 }
 
@@ -688,6 +704,20 @@ export function isConfigShaped(path: string): boolean {
   if (!CONFIG_EXTENSION.test(name) && !SETTINGS_EXTENSION.test(name)) return false;
   // A skill's `customize.toml` too (review 73: a key in one was served whole), as its overrides in `_bmad/custom/` are.
   return /config|settings|compose|customi[sz]e|\.user(?![a-z])/i.test(name) || /(^|\/)custom[^/]*\/[^/]+$/i.test(path);
+}
+
+/** Data files, judged by what they hold whatever they are called (review 47: `llm.yaml`, `agents.json`, `deploy.yml`
+ *  held keys): push sends none that holds secrets, and every path serves one that does as a config (servedAsConfig). */
+export const DATA_FILE = /\.(ya?ml|toml|jsonl?|json[c5]|xml|csv|ini|cfg|conf|properties)$/i;
+
+/** Whether a path's file may be served as a config, by its name alone: before its text is read. */
+export const mayServeAsConfig = (path: string): boolean => isConfigShaped(path) || DATA_FILE.test(path);
+
+/** Whether a file is served as a config (sanitised, its diff's lines withheld, a whole write that drops what it
+ *  leaves out refused): one named so, or a data file that holds secrets (review 250: `llm.yaml`'s `api_key`,
+ *  `deploy/database.yml`'s `password` were served whole where push refused them). */
+export function servedAsConfig(path: string, text: string): boolean {
+  return isConfigShaped(path) || (DATA_FILE.test(path) && holdsSecrets(path, text));
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
@@ -879,8 +909,10 @@ export function isNotServedNotice(text: string): boolean {
  * since nothing shows they are safe.
  */
 export function sanitizeConfigText(path: string, text: string): string {
-  if (!isConfigShaped(path)) return text;
+  if (!servedAsConfig(path, text)) return text;
   if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
+  // XML and CSV are judged by their elements and columns (holdsSecrets), and no parser here writes them out again.
+  if (/\.(xml|csv)$/i.test(path)) return `# ${path} ${NOT_SERVED_NOTE} it holds secret-looking values, which cannot be removed from it here. The user reads it in the file itself.\n`;
   const parsed = parseConfig(path, text);
   if ("error" in parsed) return `# ${path} ${NOT_SERVED_NOTE} it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
@@ -896,8 +928,10 @@ export function servedProjectText(path: string, data: Uint8Array): string {
  *  file with secret-looking keys removed is marked `redacted`, and its raw size and digest are not given: the digest
  *  would let a reader test guesses at a removed secret offline, the size tell its length. */
 export async function servedFile<T extends { size: number; sha256: string }>(path: string, meta: T, data: Uint8Array): Promise<{ text: string; meta: T & { redacted?: true } }> {
-  const text = servedProjectText(path, data);
-  if (!isConfigShaped(path)) return { text, meta };
+  const raw = new TextDecoder().decode(data);
+  const text = sanitizeConfigText(path, raw);
+  // A data file is a config only where it holds secrets (servedAsConfig): as it is, its bytes are its own.
+  if (text === raw && !isConfigShaped(path)) return { text, meta };
   const bytes = new TextEncoder().encode(text);
   if (bytes.byteLength === data.byteLength && bytes.every((b, i) => b === data[i])) return { text, meta };
   return { text, meta: { ...meta, size: bytes.byteLength, sha256: await sha256Hex(text), redacted: true } };

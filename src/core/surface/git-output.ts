@@ -2,10 +2,11 @@
 // A diff shows a file's lines, so each file's section of git's output passes the rule bmad-files reads by
 // (catalog/config.ts): a file that holds secrets (.env, a key) is read by no tool, so its section becomes a one-line
 // note; a config file is served without its secret-looking keys, which a hunk cannot be judged for (a key's line may
-// lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213). Machinery
+// lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213); so are a data
+// file's whose lines hold secrets (review 250). Machinery
 // (.bmad-mcp) is no content, and a file a diff reads in the working tree is read as bmad-files reads it (a hard link,
 // a link out, too large: review 216).
-import { isConfigShaped, isSecretFile } from "../catalog/config.js";
+import { isSecretFile, servedAsConfig } from "../catalog/config.js";
 import { machineryName } from "../workspace/paths.js";
 import { TOOL } from "./names.js";
 
@@ -60,7 +61,7 @@ export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead):
     } else if (refused) {
       withheld.refused.push(shown);
       out.push(`[bmad-mcp withheld the diff of ${shown}: ${TOOL.bmadFiles} read refuses it: ${refused}]`);
-    } else if (content >= 0 && paths.some(isConfigShaped)) {
+    } else if (content >= 0 && paths.some((path) => servedAsConfig(path, hunkText(section.slice(content))))) {
       withheld.configs.push(shown);
       // Nor its `index` line: the blob ids it gives name the config's versions (review 216: `git diff <id> <id>` printed one whole).
       out.push(...header.filter((line) => !line.startsWith("index ")), `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
@@ -69,6 +70,10 @@ export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead):
   }
   return { text: `${out.join("\n")}${ended ? "\n" : ""}`, withheld };
 }
+
+/** The file text a section's hunks show, old and new lines alike, without their marks: a data file's is judged by
+ *  what it holds (servedAsConfig), as the file is. */
+const hunkText = (hunks: string[]) => hunks.filter((line) => /^[ +-]/.test(line)).map((line) => line.slice(1)).join("\n");
 
 /** Why bmad-files read refuses the first of `paths` it refuses in the working tree, or undefined. */
 async function firstRefusal(paths: string[], workTree: WorkTreeRead): Promise<string | undefined> {

@@ -2,7 +2,7 @@
 // The Worker implements it over KV/R2, the bridge over files; both cache per bundle id.
 import type { BundleFile, SearchIndex } from "../catalog/bundle.js";
 import type { Catalog } from "../catalog/catalog.js";
-import { isConfigShaped, sanitizeConfigText } from "../catalog/config.js";
+import { mayServeAsConfig, sanitizeConfigText } from "../catalog/config.js";
 
 export interface BundleReader {
   readonly catalog: Catalog;
@@ -13,7 +13,7 @@ export interface BundleReader {
 /** A bundle file's text as clients get it: every serving path goes through here, so config is sanitised. */
 export async function servedText(reader: BundleReader, file: BundleFile): Promise<string> {
   const text = await reader.readText(file);
-  if (!isConfigShaped(file.path)) return text;
+  if (!mayServeAsConfig(file.path)) return text;
   // A bundle file is its content's: its served text is made once (a skill's customize.toml, parsed on every render
   // once it was config-shaped, cost a render half a millisecond).
   const key = `${file.sha256}\0${file.path}`;

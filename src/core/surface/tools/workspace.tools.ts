@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { holdsSecrets, isConfigShaped, isServedStandIn, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
+import { holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -166,7 +166,7 @@ const unnamedNote = (unnamed: string[] | undefined) =>
  *  write was refused only where it left out a secret comment line, so thousands of candidate lines a write found the
  *  one it held; the same rule a collaborator meets, review 23). A config that is there and cannot be read is refused too. */
 async function secretsLost(files: WorkspaceFiles, path: string): Promise<string | undefined> {
-  if (!isConfigShaped(path)) return undefined;
+  if (!mayServeAsConfig(path)) return undefined;
   const current = await files.read(path);
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
@@ -321,7 +321,7 @@ export const bmadFilesTool = defineTool({
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
           // A config as served has lost its secret-looking keys: written back (a model's edit of a read, a view's restore
           // of a git commit), it would delete them from the user's file.
-          if (isConfigShaped(path) && isServedStandIn(args.content)) {
+          if (mayServeAsConfig(path) && isServedStandIn(args.content)) {
             return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
           }
           // However the served text was edited (its first line dropped, lines added): judged by what it would delete or
@@ -605,7 +605,7 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
     }
     // Matched against text the caller is not shown, an edit would tell a guess at it right or wrong (review 116: a
     // reader spelled out a config that does not parse, a character at a time): refused before any match, alike.
-    if (isConfigShaped(path) && sanitizeConfigText(path, text) !== text) {
+    if (sanitizeConfigText(path, text) !== text) {
       return (refused = `${path} is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.`), undefined;
     }
     const at = text.indexOf(old);
@@ -643,7 +643,7 @@ async function whereOldWent(files: WorkspaceFiles, path: string, old: string, no
     const read = await files.read(path, v.version);
     if (!read.ok) continue;
     const text = new TextDecoder().decode(read.value.data);
-    if (!(isConfigShaped(path) ? sanitizeConfigText(path, text) : text).includes(old)) continue;
+    if (!sanitizeConfigText(path, text).includes(old)) continue;
     const next = versions[i - 1]!;
     const by = next.author === undefined || next.author === "you" ? "" : `, by ${next.author},`;
     return `It was in version ${v.version}; version ${next.version}${by} changed that text since: read version ${now}, merge your change into it, and edit again.`;
