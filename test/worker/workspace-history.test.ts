@@ -309,6 +309,10 @@ describe("a long history", () => {
     expect(Number(next)).toBeGreaterThan(Number(older) + 1);
     const rest = await doc({ before: Number(next) });
     expect([...rest.matchAll(/\{"version":\d+/g)].length).toBe(Number(older));
+    // So does bmad-files history (review 255: "Versions 1 to 100 are older" of 74 kept): past a page, "more than" one.
+    const page = await olive.files({ action: "history", project: busy, path: "docs/busy.md" });
+    expect(page.text).toMatch(/\nMore than 50 older versions are kept: "history" with "version": \d+ lists the next page;/);
+    expect(page.structured.older).toBeUndefined();
   });
 
   it("answers a page of 50 versions, and the next page with \"version\", down to the owner's first (review 220)", async () => {
@@ -328,7 +332,7 @@ describe("a long history", () => {
     expect(lines.filter((l) => /^v\d+ /.test(l))).toHaveLength(50);
     expect(lines[1]).toMatch(/^v56 write /);
     expect(lines[2]).toMatch(/^v55 restore of v1 /);
-    expect(lines.at(-1)).toBe('Versions 1 to 6 are older: "history" with "version": 7 lists the next page; "read" with "version" reads one.');
+    expect(lines.at(-1)).toBe('6 older versions are kept: "history" with "version": 7 lists the next page; "read" with "version" reads one.');
     // What a program reads follows the same page.
     expect(first.structured).toMatchObject({ path, next: 7, older: 6 });
     expect((first.structured.versions as Array<{ version: number }>).map((v) => v.version)).toEqual(Array.from({ length: 50 }, (_, i) => 56 - i));
