@@ -342,7 +342,10 @@ export class WorkspaceProject extends DurableObject {
     // Installer answers someone else last set, rendered into the skill as config values.
     const answersByOthers = this.answersByOthers(g.meta, caller);
     named.push(answersByOthers);
-    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}) } };
+    // A reader's render says they cannot save (review 254), so a writer's kept render is never theirs.
+    const readOnly = g.access === "read" ? { name: g.meta.name, owner: g.meta.owner_label } : undefined;
+    named.push(readOnly ?? null);
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
   }
 
   write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {

@@ -320,7 +320,8 @@ export class VersionedFiles {
     const version = (this.lastVersion(path) || this.sql.exec<{ n: number }>("SELECT dropped_version AS n FROM meta WHERE id = 1").one().n) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
-    const lines = data ? this.linesAfter(path, data, by, opts) : null;
+    // What create writes is the installer's defaults, no member's words: a member's later change of a line is theirs.
+    const lines = data ? (op === "create" ? JSON.stringify(allBy(INSTALLER, splitLines(decode(data)).length)) : this.linesAfter(path, data, by, opts)) : null;
     const author = by.label;
     const authorId = by.id ?? null;
     this.sql.exec(
@@ -379,7 +380,9 @@ export class VersionedFiles {
    *  no line of theirs, and is theirs all the same (review 62: a pull took a member's removal of the owner's steps). */
   changedByOther(path: string, reader: Person, version?: number): boolean {
     const row = this.authorsRow(path, version);
-    return row !== undefined && row.author !== SERVER_MERGE && !samePerson(personOf(row), reader);
+    if (row === undefined || row.author === SERVER_MERGE || samePerson(personOf(row), reader)) return false;
+    // Create's version is the installer's defaults (INSTALLER), whoever created the project.
+    return !this.sql.exec("SELECT 1 FROM versions WHERE path = ? AND version = ? AND op = 'create'", path, row.version).toArray().length;
   }
 
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
@@ -388,7 +391,7 @@ export class VersionedFiles {
     const row = this.authorsRow(path, version);
     if (!row) return [];
     const lines = authorsOf(row);
-    if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version)));
+    if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version))).filter((o) => o.by !== INSTALLER.label);
     return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 
@@ -429,6 +432,9 @@ interface Changed {
 
 /** How the server's merge of remembered memories names itself in history (workspace-memory-files.ts). */
 export const SERVER_MERGE = "remember_structured";
+/** Who wrote the lines a project's create wrote, the installer's defaults (review 254: a member's render said every
+ *  line of the four config files the owner's create made was "another member's"). No sign-in label (an email, a login, an id) holds a space. */
+const INSTALLER: Person = { label: "bmad-project create" };
 
 type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null };
 
@@ -473,4 +479,4 @@ export function batchClash(paths: string[]): string | undefined {
 }
 
 /** People as answers name them, the server's merge (no one's words) left out. */
-const labelsOf = (people: Person[]): string[] => people.map((p) => p.label).filter((label) => label !== SERVER_MERGE);
+const labelsOf = (people: Person[]): string[] => people.map((p) => p.label).filter((label) => label !== SERVER_MERGE && label !== INSTALLER.label);

@@ -21,8 +21,9 @@ beforeAll(async () => {
 describe("tools/list", () => {
   it("serves exactly the default toolsets' tools, read-only unless they change state, within 8 KB", async () => {
     const fresh = await connect();
-    // Its instructions say where a first call goes (review 117).
-    expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text.");
+    // Its instructions say where a first call goes (review 117),
+    // and, for a user who does not know which workflow, where BMAD's help skill is (review 254).
+    expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text; bmad-workflow help says where to start.");
     const listed = await fresh.listTools();
     // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in; run_completion_contract is the
     // bridge's, where the project's files are).
@@ -160,8 +161,14 @@ describe("prompts", () => {
     expect(names).toContain("bmad-prd");
     // BMAD's deprecated shims are not installed by default, so not offered as prompts (the bmad tool loads them by name).
     expect(names).not.toContain("bmad-domain-research");
+    // Every prompt's two arguments in a few words; the server instructions say them in full once (review 254: the same
+    // two descriptions made 5.5 KB of a 14 KB list).
+    const listed = (await client.listPrompts()).prompts;
+    for (const p of listed) expect(p.arguments, p.name).toEqual([{ name: "message", description: "First message", required: false }, { name: "project", description: "Project to render for", required: false }]);
+    expect(client.getInstructions()).toContain("Prompts bmad-{agent} load an agent or workflow (message: the user's first; project: a bmad-project to render it for)");
     // A long description is cut at a word's end, and says so (review 147: "…works from a spec, a raw i").
-    const cut = (await client.listPrompts()).prompts.filter((p) => p.description!.endsWith("…"));
+    const { prompts } = await client.listPrompts();
+    const cut = prompts.filter((p) => p.description!.endsWith("…"));
     expect(cut.length).toBeGreaterThan(0);
     const descriptions = [...catalog.list("agent"), ...catalog.list("workflow")].map((r) => r.description ?? "");
     for (const p of cut) {
@@ -209,6 +216,19 @@ describe("resources", () => {
     expect(uris.slice(0, 5)).toEqual(["bmad://manifests/agents", "bmad://manifests/workflows", "bmad://manifests/tasks", "bmad://manifests/skills", "bmad://config/current"]);
     expect(uris.length - 5).toBe(catalog.paths.length);
     expect(new Set(uris).size).toBe(uris.length);
+    // Each file's name is the shortest tail of its path no other file ends with: its URI already spells the path out
+    // (review 254: 8 KB of the list repeated it).
+    const named = new Map<string, string>();
+    for (let cursor: string | undefined, first = true; first || cursor; first = false) {
+      const page = await client.listResources(cursor ? { cursor } : {});
+      for (const r of page.resources) named.set(r.uri, r.name);
+      cursor = page.nextCursor;
+    }
+    expect(named.get("bmad://bmm/bmad-prd/SKILL.md")).toBe("bmad-prd/SKILL.md");
+    expect(named.get("bmad://manifests/agents")).toBe("manifests/agents");
+    const files = [...named].filter(([uri]) => catalog.paths.includes(uri.slice("bmad://".length)));
+    for (const [uri, name] of files) expect(uri.endsWith(`/${name}`) || uri === `bmad://${name}`, uri).toBe(true);
+    expect(new Set(files.map(([, name]) => name)).size).toBe(files.length);
   });
 
   it("reads a file with its MIME type", async () => {

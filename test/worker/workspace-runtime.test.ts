@@ -302,6 +302,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
       text: `"/tmp/bmad-cr-claims.md" is in the system's temp folder: bmad-files reaches only the project's files, and a scratch file written into the project becomes one of them. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`,
     });
     expect((await ada.files({ action: "list", project, path: "_bmad-output\\" })).text).toBe('Path "_bmad-output\\" contains a backslash: use forward slashes ("_bmad-output/").');
+    // A change with several problems names each in one refusal, not one a call (review 254).
+    const unknown = unique("nope");
+    expect((await ada.files({ action: "write", project: unknown, path: "/abs/../x.md" })).text).toMatch(
+      new RegExp(`^bmad-files "write" needs "content": the text\\. Path "/abs/\\.\\./x\\.md" is absolute: give it relative to the project root, e\\.g\\. docs/prd\\.md\\. Project "${unknown}" not found\\.`),
+    );
+    expect((await ada.files({ action: "edit", project, path: "a/../b.md" })).text).toBe('bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it). Path "a/../b.md" contains "..": paths cannot leave the project.');
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");
     // A render is kept while the project's files stay as they are, and follows them when one changes.

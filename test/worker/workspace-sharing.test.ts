@@ -827,6 +827,28 @@ describe("sharing", () => {
     expect((await owner.files({ action: "history", project, path: "docs/prd.md" })).structured.versions).toHaveLength(3);
   });
 
+  it("tells a reader's render they cannot save, greets nobody by the owner's name and gives create's defaults to no one (review 254)", async () => {
+    const name = unique("read-only");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    expect((await owner.project({ action: "config", name, answers: { core: { user_name: "Olive" } } })).isError).toBe(false);
+    await shareAccepted(owner, name, reader, "read");
+    const theirs = ((await reader.project({ action: "list" })).structured.projects as Array<{ project: string; name: string }>).find((p) => p.name === name)!.project;
+    const render = (await reader.call(TOOL.bmad, { command: "*prd", project: theirs })).text;
+    expect(render).toContain(`\n- Note: You have read access to ${name} (owner ${JSON.stringify(owner.email)}): writes and memlog appends will be refused; ask the owner for write access.\n`);
+    // The owner's name is left for the model to ask, as the note says, not given as the one to greet by.
+    expect(render).toContain("The user_name is theirs: address your user by their own name (ask it)");
+    expect(render).not.toContain("Olive");
+    expect(render).toContain("greet the user **by name** using `{user_name}`");
+    // Only the line the owner's config changed is theirs (user_name, in config.user.toml): the rest of what create
+    // wrote is the installer's defaults, no member's.
+    expect(/- Note: (\S+(?:, \S+)*) holds? lines another member wrote/.exec(render)?.[1]).toBe("_bmad/config.user.toml");
+    expect((await reader.files({ action: "read", project: theirs, path: "_bmad/config.user.toml" })).structured.others).toEqual([{ by: owner.email, lines: "some" }]);
+    for (const path of ["_bmad/config.toml", "_bmad/custom/config.toml"]) expect((await reader.files({ action: "read", project: theirs, path })).structured.others, path).toBeUndefined();
+    // The owner's render says nothing of read access.
+    expect((await owner.call(TOOL.bmad, { command: "*prd", project: name })).text).not.toContain("You have read access");
+    expect((await owner.project({ action: "share", name, with: reader.email, access: "none" })).isError).toBe(false);
+  });
+
   it("takes a revocation on the next call: the former reader then sees what a stranger sees", async () => {
     const before = await strangerSees(project, (p) => stranger.files({ action: "read", project: p, path: "docs/prd.md" }));
     expect((await owner.project({ action: "share", name: project, with: reader.id, access: "none" })).text).toBe(`${reader.id} no longer has access to "${project}".`);

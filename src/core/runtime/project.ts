@@ -8,6 +8,7 @@ import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import type { ByOthers } from "../workspace/line-authors.js";
+import type { ReadOnlyAccess } from "../workspace/store.js";
 import { stripChars } from "./py-str.js";
 import { PyError } from "./py-json.js";
 
@@ -48,6 +49,8 @@ export interface ProjectRuntime {
   readonly withheld?: ReadonlyMap<string, string>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who (rendered as config values). */
   readonly answersByOthers?: ReadonlyArray<{ key: string; who: string }>;
+  /** A shared workspace the caller may only read: a render says so up front. */
+  readonly readOnly?: ReadOnlyAccess;
   /** True where every file a render reads (config, customization, skills) changes only with the bundle:
    *  the bridge watches them and rebuilds. Renders may then be kept per bundle. */
   readonly rendersFollowBundle?: boolean;

@@ -11,9 +11,10 @@ export interface PromptEntry {
   listing: { name: string; title: string; description: string; arguments: Array<{ name: string; description: string; required: boolean }> };
 }
 
+/** A few words each: every prompt lists them, and the server instructions say them in full once (review 254). */
 const MESSAGE_ARG = [
-  { name: "message", description: "Optional first message for the agent or workflow", required: false },
-  { name: "project", description: "Optional workspace to render it for (bmad-project)", required: false },
+  { name: "message", description: "First message", required: false },
+  { name: "project", description: "Project to render for", required: false },
 ];
 
 const namesByCatalog = new WeakMap<Catalog, Map<CatalogRecord, string>>();

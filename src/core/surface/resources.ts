@@ -191,6 +191,26 @@ async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<str
   return found.ok ? [...found.value.artifacts, ...found.value.history.map((h) => h.file)] : [];
 }
 
+const shortNamesOf = new WeakMap<readonly string[], Map<string, string>>();
+
+/** Each path's shortest tail of names no other path ends with (`bmad-prd/SKILL.md`, `prd-template.md`): a listed
+ *  resource's `name`, which its URI already spells out whole (review 254: 8 KB of resources/list repeated the paths). */
+export function shortNames(paths: readonly string[]): Map<string, string> {
+  const kept = shortNamesOf.get(paths);
+  if (kept) return kept;
+  const tail = (path: string, depth: number) => path.split("/").slice(-depth).join("/");
+  const names = new Map<string, string>();
+  for (let depth = 1, left = [...paths]; left.length; depth++) {
+    const counts = new Map<string, number>();
+    for (const path of paths) counts.set(tail(path, depth), (counts.get(tail(path, depth)) ?? 0) + 1);
+    // A path no longer than `depth` names is its own whole name: nothing shorter is left to try.
+    for (const path of left) if (counts.get(tail(path, depth)) === 1 || path.split("/").length <= depth) names.set(path, tail(path, depth));
+    left = left.filter((path) => !names.has(path));
+  }
+  shortNamesOf.set(paths, names);
+  return names;
+}
+
 /** Static entries listed before the bundle files. */
 export function staticResources(): Array<{ uri: string; name: string; mimeType: string; description: string }> {
   return [

@@ -10,7 +10,7 @@ import type { SurfaceDeps } from "./deps.js";
 import { bmadUri } from "../catalog/paths.js";
 import { changedLists } from "./list-changes.js";
 import { parseCursor } from "./cursor.js";
-import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, staticResources } from "./resources.js";
+import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, shortNames, staticResources } from "./resources.js";
 import { asServed, renderRecord, renderTarget } from "./render.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
@@ -188,7 +188,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
       if (i < fixed.length) page.push(fixed[i]!);
       else {
         const file = catalog.file(catalog.paths[i - fixed.length]!)!;
-        page.push({ uri: bmadUri(file.path), name: file.path, mimeType: file.mime, size: file.size });
+        page.push({ uri: bmadUri(file.path), name: shortNames(catalog.paths).get(file.path)!, mimeType: file.mime, size: file.size });
       }
     }
     const next = start + RESOURCE_PAGE_SIZE;

@@ -54,10 +54,16 @@ export async function skillRenderFor(reader: BundleReader, runtime: ProjectRunti
   } catch (error) {
     if (reader.catalog.file(`${bundleDir}/customize.toml`)) notes.push(`Customization not resolved: ${(error as Error).message}`);
   }
+  // Said before the steps that save: a reader otherwise learns it from the first refused write (review 254).
+  if (runtime.readOnly) notes.unshift(`You have read access to ${runtime.readOnly.name} (owner ${JSON.stringify(runtime.readOnly.owner)}): writes and memlog appends will be refused; ask the owner for write access.`);
   notes.push(...othersLayers(runtime), ...withheldLayers(runtime, "This render"));
   // The record's module first; then every other module's, as render_skill.py looks a key up in the whole config
   // (a core skill such as bmad-deep-recon names bmm's `{planning_artifacts}`).
-  return { projectRoot: runtime.root, skillRoot, config: flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root), central, customization, customLayers, notes };
+  const config = flatConfig(reader, central, [record.module, ...configModules(reader, central)], runtime.root);
+  // Another member's name stays a placeholder, as othersLayers' note asks the model to learn its user's own: filled in,
+  // the skill's "greet the user by name using Alice" contradicted the note (review 254).
+  if (runtime.answersByOthers?.some(({ key }) => key.endsWith(".user_name"))) config.delete("user_name");
+  return { projectRoot: runtime.root, skillRoot, config, central, customization, customLayers, notes };
 }
 
 /** A shared workspace's layers another member last changed are theirs: said so in the server's voice (a render's

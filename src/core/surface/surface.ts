@@ -85,10 +85,12 @@ function withoutView(listing: ReturnType<typeof toolListing>): ReturnType<typeof
 
 function instructions(catalog: Catalog, toolsets: ToolsetName[], projectFiles: boolean): string {
   const counts = `${catalog.list("agent").length} agents, ${catalog.list("workflow").length} workflows`;
-  const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent; resources bmad://{path} hold every file.`];
-  // Where a first call goes (review 117: the instructions listed the toolsets and never said how to start).
+  // The prompts' two arguments are said here once, not in each of the 29 listings (review 254: 5.5 KB of prompts/list).
+  const lines = [`BMAD Method content (${counts}). Prompts bmad-{agent} load an agent or workflow (message: the user's first; project: a bmad-project to render it for); resources bmad://{path} hold every file.`];
+  // Where a first call goes (review 117: the instructions listed the toolsets and never said how to start); where the
+  // user does not know which workflow, BMAD's help skill says (review 254).
   if (toolsets.includes("workspace") && toolsets.includes("contracts")) {
-    lines.push(projectFiles ? "To start: bmad-workflow (e.g. prd), in this project, and follow its text." : "To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text.");
+    lines.push(`To start: ${projectFiles ? "bmad-workflow (e.g. prd), in this project" : "a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd)"}, and follow its text; bmad-workflow help says where to start.`);
   }
   if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);

@@ -7,7 +7,7 @@ import type { BundleReader } from "../surface/reader.js";
 import { TOOL } from "../surface/names.js";
 import { DEFAULT_TIME_ZONE } from "../runtime/time-zone.js";
 import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
-import type { ManyReadingFiles, WorkspaceStore } from "./store.js";
+import type { ManyReadingFiles, ReadOnlyAccess, WorkspaceStore } from "./store.js";
 import { checkWorkspacePath, leadsOutOf, projectRootUri, workspaceFsRoot } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 
@@ -29,6 +29,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     const writtenByOthers = new Map<string, ByOthers>();
     const withheld = new Map<string, string>();
     let answersByOthers: Array<{ key: string; who: string }> | undefined;
+    let readOnly: ReadOnlyAccess | undefined;
     if (!options.lazy || options.preload) {
       // One call checks the caller may see it (every file call checks again) and reads the files a render will,
       // and lists the folders renders here listed before (a render's earlier work). Lazy, it only reads them: a
@@ -46,6 +47,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
         }
         zone = Promise.resolve(out.value.timeZone ?? DEFAULT_TIME_ZONE);
         answersByOthers = out.value.answersByOthers;
+        readOnly = out.value.readOnly;
         for (const [i, dir] of trees.entries()) if (out.value.trees[i]) stamped.trees.set(dir, out.value.trees[i]!.paths);
         stamp = out.value.stamp;
         stamped.covered = true;
@@ -61,6 +63,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       // Filled further as the run reads (a live map): what a script read, however its command line named it.
       writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
+      ...(readOnly ? { readOnly } : {}),
       // Renders and scripts read the project's config without values that lead out of it (review 63).
       withheld,
       fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), { leaves: { key: root, test: (value) => leadsOutOf(root, value) }, withheld }),

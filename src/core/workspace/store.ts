@@ -9,6 +9,8 @@ import type { TextEdit, TextEdited } from "../runtime/fs.js";
 import type { ByOthers } from "./line-authors.js";
 
 export type Access = "owner" | "write" | "read";
+/** A project the caller was given read access to: its name and owner. */
+export interface ReadOnlyAccess { name: string; owner: string }
 export type ShareAccess = "read" | "write" | "none";
 
 /** `no_project`: the caller can see no project by that name, in the same words whether or not one exists. */
@@ -124,6 +126,8 @@ export interface ManyRead {
   others?: Array<ByOthers | null>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who. */
   answersByOthers?: Array<{ key: string; who: string }>;
+  /** The caller may only read here: the project's name and its owner, which a render names. */
+  readOnly?: ReadOnlyAccess;
   trees: Array<{ paths: string[]; versions: number[] } | null>;
 }
 

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -315,7 +315,7 @@ export const bmadFilesTool = defineTool({
         }
         case "write":
         case "append": {
-          if (args.content === undefined) return fail(`bmad-files "${args.action}" needs "content": the text.`);
+          if (args.content === undefined) return fail(await argumentsRefusal(store, files.project, path, `bmad-files "${args.action}" needs "content": the text.`));
           // Not for reads or deletes: a file named so by mistake can still be found and removed.
           const unfilled = unfilledPlaceholders([path]);
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
@@ -337,7 +337,7 @@ export const bmadFilesTool = defineTool({
           return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`${page ? "" : leftNote(store, path)}Wrote ${path}${inWhose(files)}`, f, `${page}${replacedNote(f)}`));
         }
         case "edit": {
-          if (!args.old || args.content === undefined) return fail(`bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`);
+          if (!args.old || args.content === undefined) return fail(await argumentsRefusal(store, files.project, path, `bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`));
           const lost = await secretsLost(files, path);
           if (lost) return fail(lost);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
@@ -478,6 +478,14 @@ export function notThisProject(store: WorkspaceStore, project: string | undefine
   // the caller then works on the folder by its own name (folderName first).
   if (folder === undefined || project === undefined || project.normalize("NFC") === folder.normalize("NFC")) return undefined;
   return `"${printable(project.slice(0, 100))}" is not this project: ${tool} here works on the project folder, "${folder}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`;
+}
+
+/** A change that lacks an argument (`missing` says which), refused with everything else wrong in one answer: the path,
+ *  and a project the caller has none of (review 254: three problems took three calls to learn, one at a time). */
+async function argumentsRefusal(store: WorkspaceStore, project: string, path: string, missing: string): Promise<string> {
+  const checked = checkWorkspacePath(path);
+  const info = await store.info(project);
+  return [missing, ...(checked.ok ? [] : [checked.error]), ...(info.ok ? [] : [info.error])].join(" ");
 }
 
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
