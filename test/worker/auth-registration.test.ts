@@ -74,7 +74,7 @@ describe("registration limits", { timeout: 60_000 }, () => {
     const retryAfter = Number(refused.headers.get("retry-after"));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(REGISTRATION_LIMITS.windowMs / 1000);
-    expect(await refused.json()).toMatchObject({ error_description: expect.stringMatching(/Too many client registrations from this address.*Try again in \d+ s/) });
+    expect(await refused.json()).toMatchObject({ error_description: expect.stringMatching(/Too many client registrations from this address.*Try again in \d+ s, reuse a client you already registered, or use a client ID metadata document \(an https URL as client_id\), which this server takes without registering\./) });
     expect((await registerAs(newAddress(), CLIENT)).status).toBe(201);
   });
 

@@ -105,7 +105,7 @@ export async function registration(request: Request, env: Env, host: string, nex
   const taken = await takeFromAddress(request, env, host, "", L.perAddress);
   if (taken === "unavailable") return oauthError(request, 503, "temporarily_unavailable", "Client registration is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).");
   if (taken !== undefined) {
-    return oauthError(request, 429, "too_many_requests", `Too many client registrations from this address: at most ${L.perAddress} per ${L.windowMs / 60_000} minutes. Try again in ${taken} s, or reuse a client you already registered.`, { "retry-after": String(taken) });
+    return oauthError(request, 429, "too_many_requests", `Too many client registrations from this address: at most ${L.perAddress} per ${L.windowMs / 60_000} minutes. Try again in ${taken} s, reuse a client you already registered, or use a client ID metadata document (an https URL as client_id), which this server takes without registering.`, { "retry-after": String(taken) });
   }
   return next(new Request(request, { body }));
 }
