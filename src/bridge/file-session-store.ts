@@ -13,7 +13,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type StoreContent } from "../core/delivery/machine.js";
 import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
-import { MAKE_ROOM, tooManyBytes, type QueueRequest, type SessionList, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
+import { MAKE_ROOM, newestFirst, sessionPlace, tooManyBytes, type ListPlace, type QueueRequest, type SessionList, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
 import { MIB } from "../core/workspace/limits.js";
 import { ABSENT, ensureConfinedDir, fileSizes, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
@@ -365,7 +365,7 @@ export class FileSessionStore implements SessionStore {
   }
 
   /** Read from the state files themselves: a broken one drops out of the sessions and is named in `unreadable`. */
-  async list(owner: string, status: SessionStatusFilter, limit: number, offset = 0): Promise<SessionList> {
+  async list(owner: string, status: SessionStatusFilter, limit: number, before?: ListPlace): Promise<SessionList> {
     const ids = [...(await this.mapping())].filter(([, e]) => e.owner === owner).map(([id]) => id);
     const loaded = await Promise.all(ids.map((id) => this.load(id)));
     const unreadable = loaded.flatMap((l) => (l && "error" in l ? [{ file: l.file, reason: l.reason }] : []));
@@ -373,9 +373,9 @@ export class FileSessionStore implements SessionStore {
       .map((l) => this.skip(l))
       .filter((s): s is SessionState => s?.owner === owner)
       .map(summarize)
-      .filter((s) => status === "all" || s.status === status)
-      .sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.created_at.localeCompare(a.created_at));
-    return { sessions: all.slice(offset, offset + limit), total: all.length, ...(unreadable.length ? { unreadable } : {}) };
+      .filter((s) => (status === "all" || s.status === status) && (!before || newestFirst(before, sessionPlace(s)) < 0))
+      .sort((a, b) => newestFirst(sessionPlace(a), sessionPlace(b)));
+    return { sessions: all.slice(0, limit), total: all.length, ...(unreadable.length ? { unreadable } : {}) };
   }
 
   /** Out of the mapping first, under the session's lock: a delete cut short leaves a state file that holds no place and is

@@ -3,7 +3,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { newSession } from "../core/delivery/machine.js";
 import { SESSION_ID, summarize, uniqueTaskName, type SessionState, type SessionSummary } from "../core/delivery/session.js";
-import { MAKE_ROOM, type SessionStatusFilter } from "../core/delivery/store.js";
+import { MAKE_ROOM, type ListPlace, type SessionStatusFilter } from "../core/delivery/store.js";
 import { MIB } from "../core/workspace/limits.js";
 
 function randomId(): string {
@@ -145,13 +145,14 @@ export class OwnerSessions extends DurableObject {
     return this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions ORDER BY updated_at DESC").toArray().map((r) => r.task_name);
   }
 
-  /** `limit` of a status after the newest `offset`, read as that many rows (2,000 sessions were all parsed on every
-   *  call: review 30). */
-  list(status: SessionStatusFilter, limit: number, offset: number): { sessions: SessionSummary[]; total: number } {
-    const where = status === "all" ? "" : "WHERE json_extract(summary, '$.status') = ?";
-    const params = status === "all" ? [] : [status];
+  /** `limit` of a status strictly past `before` in newestFirst order, read as that many rows (2,000 sessions were all
+   *  parsed on every call: review 30). */
+  list(status: SessionStatusFilter, limit: number, before?: ListPlace): { sessions: SessionSummary[]; total: number } {
+    const wanted = [...(status === "all" ? [] : ["json_extract(summary, '$.status') = ?"]), ...(before ? ["(updated_at < ? OR (updated_at = ? AND session_id < ?))"] : [])];
+    const where = wanted.length ? `WHERE ${wanted.join(" AND ")}` : "";
+    const params = [...(status === "all" ? [] : [status]), ...(before ? [before.at, before.at, before.id] : [])];
     const total = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions ${where}`, ...params).one().n;
-    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?`, ...params, limit, offset).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
+    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, session_id DESC LIMIT ?`, ...params, limit).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
     return { sessions, total };
   }
 }

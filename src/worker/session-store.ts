@@ -2,7 +2,7 @@
 import { closest, suggestion } from "../core/catalog/closest.js";
 import type { Action } from "../core/delivery/machine.js";
 import { SESSION_ID, type SessionState } from "../core/delivery/session.js";
-import type { QueueRequest, SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
+import type { ListPlace, QueueRequest, SessionStatusFilter, SessionStore, Stored } from "../core/delivery/store.js";
 import type { Env } from "./env.js";
 import { SESSION_NOT_FOUND, type WorkflowSession } from "./session-do.js";
 
@@ -59,8 +59,8 @@ export class DurableSessionStore implements SessionStore {
     return this.on(owner, session, (s) => s.updateQueue(owner, change, now));
   }
 
-  list(owner: string, status: SessionStatusFilter, limit: number, offset = 0) {
-    return this.index(owner).list(status, limit, offset);
+  list(owner: string, status: SessionStatusFilter, limit: number, before?: ListPlace) {
+    return this.index(owner).list(status, limit, before);
   }
 
   remove(owner: string, session: string): Promise<Stored<SessionState>> {

@@ -7,7 +7,7 @@ import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_BYTES_PER_PROJECT, MAX_S
 import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
 import type { SessionState } from "../../src/core/delivery/session";
-import type { SessionStatusFilter, Stored } from "../../src/core/delivery/store";
+import { sessionPlace, type SessionStatusFilter, type Stored } from "../../src/core/delivery/store";
 import { tempDir } from "./helpers";
 
 /** The owner's sessions of a status, newest first: all of them. */
@@ -145,6 +145,27 @@ describe("names and owners", () => {
     expect((await listed(store, "them", "all")).map((s) => s.session_id)).toEqual([theirs.session_id]);
   });
 
+  it("pages from where the last page ended, by time then id: sessions started and deleted between pages skip and repeat none (review 255)", async () => {
+    // Three sessions a second: ties in time are ordered by id.
+    let t = 0;
+    store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(t++ / 3))).toISOString() });
+    const ids: string[] = [];
+    for (let i = 0; i < 13; i++) ids.push((await start("me", `Base ${i}`)).session_id);
+    const page1 = await store.list("me", "all", 10);
+    expect(page1.total).toBe(13);
+    const shown1 = page1.sessions.map((s) => s.session_id);
+    await start("me", "New 0");
+    await start("me", "New 1");
+    const deleted = shown1.slice(4, 7);
+    for (const id of deleted) value(await store.remove("me", id));
+    const page2 = await store.list("me", "all", 10, sessionPlace(page1.sessions.at(-1)!));
+    const shown2 = page2.sessions.map((s) => s.session_id);
+    expect(shown2.filter((id) => shown1.includes(id))).toEqual([]);
+    expect(ids.filter((id) => !deleted.includes(id) && !shown1.includes(id) && !shown2.includes(id))).toEqual([]);
+    expect(page2).toMatchObject({ total: 3 });
+    expect(shown2).toHaveLength(3);
+  });
+
   it("lists newest first and filters by status", async () => {
     let t = 0;
     store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
@@ -155,8 +176,9 @@ describe("names and owners", () => {
     expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
     expect((await listed(store, "me", "active")).length).toBe(2);
     // A page past the newest (review 249: the rest could not be reached when all shared one status).
-    expect(await store.list("me", "active", 1, 1)).toEqual({ sessions: [expect.objectContaining({ task_name: "second" })], total: 2 });
-    expect(await store.list("me", "active", 1, 2)).toEqual({ sessions: [], total: 2 });
+    const newest = (await store.list("me", "active", 1)).sessions[0]!;
+    expect(await store.list("me", "active", 1, sessionPlace(newest))).toEqual({ sessions: [expect.objectContaining({ task_name: "second" })], total: 1 });
+    expect(await store.list("me", "active", 1, { at: "2026-01-01T00:00:00.000Z", id: "0" })).toEqual({ sessions: [], total: 0 });
     expect(await listed(store, "me", "failed")).toEqual([]);
     expect(await listed(store, "nobody", "all")).toEqual([]);
     const fresh = tempDir("file-store-empty");

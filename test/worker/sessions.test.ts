@@ -524,21 +524,48 @@ describe("list_sessions", () => {
     for (let i = 0; i < 102; i++) await store.start(person.id, `Session ${i}`);
     const listed = await person.call(TOOL.listSessions, {});
     expect(listed.structured.sessions).toHaveLength(100);
-    expect(listed.structured.sessions[0].task_name).toBe("session-101");
-    expect(listed.text).toContain('(2 older delivery sessions not shown: list_sessions with "offset": 100 lists the next 100.)');
+    const last = listed.structured.sessions[99];
+    const before = `${last.updated_at}|${last.session_id}`;
+    expect(listed.structured.next).toEqual({ before });
+    expect(listed.text).toContain(`(2 older delivery sessions not shown: list_sessions with "before": "${before}" lists the next 100.)`);
     // Read as that many rows, counted apart, by status too (review 30: every call parsed every summary).
     expect(await store.list(person.id, "active", 3)).toEqual({ sessions: listed.structured.sessions.slice(0, 3), total: 102 });
     expect(await store.list(person.id, "completed", 3)).toEqual({ sessions: [], total: 0 });
     // The rest are a page away, all of one status as they are (review 249: filtering by status reached none of them).
     const active = await person.call(TOOL.listSessions, { status: "active" });
-    expect(active.text).toContain('(2 older delivery sessions not shown: list_sessions with "offset": 100 and "status": "active" lists the next 100.)');
-    const next = await person.call(TOOL.listSessions, { status: "active", offset: 100 });
-    expect(next.structured.sessions.map((s: { task_name: string }) => s.task_name)).toEqual(["session-1", "session-0"]);
+    expect(active.text).toContain(`(2 older delivery sessions not shown: list_sessions with "before": "${before}" and "status": "active" lists the next 100.)`);
+    expect(active.structured.next).toEqual({ before, status: "active" });
+    const next = await person.call(TOOL.listSessions, active.structured.next);
+    expect(next.structured.sessions.map((s: { task_name: string }) => s.task_name).sort()).toEqual(["session-0", "session-1"]);
     expect(next.text).not.toContain("not shown");
-    expect(await store.list(person.id, "active", 3, 101)).toEqual({ sessions: [next.structured.sessions[1]], total: 102 });
-    expect((await person.call(TOOL.listSessions, { offset: 102 })).text).toBe("No runs or delivery sessions past the newest 102.");
-    const refused = await person.call(TOOL.listSessions, { offset: 1.5 });
+    expect(next.structured.next).toBeUndefined();
+    const first = next.structured.sessions[0];
+    expect(await store.list(person.id, "active", 3, { at: first.updated_at, id: first.session_id })).toEqual({ sessions: [next.structured.sessions[1]], total: 1 });
+    const end = `${next.structured.sessions[1].updated_at}|${next.structured.sessions[1].session_id}`;
+    expect((await person.call(TOOL.listSessions, { before: end })).text).toBe(`No runs or delivery sessions before "${end}".`);
+    const refused = await person.call(TOOL.listSessions, { before: "100" });
     expect(refused.isError).toBe(true);
-    expect(refused.text).toMatch(/offset.*a whole number, 0 or more/);
+    expect(refused.text).toMatch(/before.*the "before" of a list_sessions answer's next, as it gave it/);
+  });
+
+  it("pages by where the last page ended: sessions started and deleted between pages skip none (review 255: an offset hid 3)", async () => {
+    const person = await signInAs(`${unique("paging")}@example.com`);
+    const store = new DurableSessionStore(env);
+    const ids: string[] = [];
+    for (let i = 0; i < 130; i++) {
+      const started = await store.start(person.id, `Base ${i}`);
+      if (started.ok) ids.push(started.value.session_id);
+    }
+    const page1 = await person.call(TOOL.listSessions, {});
+    const shown1: string[] = page1.structured.sessions.map((s: { session_id: string }) => s.session_id);
+    for (let i = 0; i < 5; i++) await store.start(person.id, `New ${i}`);
+    const deleted = shown1.slice(60, 68);
+    for (const id of deleted) expect((await store.remove(person.id, id)).ok).toBe(true);
+    const page2 = await person.call(TOOL.listSessions, page1.structured.next);
+    const shown2: string[] = page2.structured.sessions.map((s: { session_id: string }) => s.session_id);
+    expect(shown2.filter((id) => shown1.includes(id))).toEqual([]);
+    expect(ids.filter((id) => !deleted.includes(id) && !shown1.includes(id) && !shown2.includes(id))).toEqual([]);
+    expect(shown2).toHaveLength(30);
+    expect(page2.structured.next).toBeUndefined();
   });
 });

@@ -31,8 +31,26 @@ export interface UnreadableSession {
   reason: string;
 }
 
+/** A place in the newest-first order lists page in: when (`at`, an ISO time) and, among those of that time, `id`. */
+export interface ListPlace {
+  at: string;
+  id: string;
+}
+
+/** Newest first by time, then by id: one total order, so a page that starts strictly past the last one listed skips
+ *  and repeats nothing when others are added or deleted between pages (an offset did: review 255). */
+export function newestFirst(a: ListPlace, b: ListPlace): number {
+  return a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
+}
+
+/** Sessions' places: when they were last changed, then their id. */
+export function sessionPlace(s: SessionSummary): ListPlace {
+  return { at: s.updated_at, id: s.session_id };
+}
+
 export interface SessionList {
   sessions: SessionSummary[];
+  /** How many of that status there are past `before` (all, without it). */
   total: number;
   unreadable?: UnreadableSession[];
 }
@@ -49,9 +67,10 @@ export interface SessionStore {
   act(owner: string, session: string, action: Action): Promise<Stored<SessionState>>;
   /** Takes the sub-tasks `done` names off the session's queue, then queues `add` (the store gives it its id). */
   updateQueue(owner: string, session: string, change: QueueRequest): Promise<Stored<SessionState>>;
-  /** The owner's sessions of that status, newest first: `limit` of them after the newest `offset`, and how many there
-   *  are. `unreadable`: the owner's session files the store could not read, which the list leaves out. */
-  list(owner: string, status: SessionStatusFilter, limit: number, offset?: number): Promise<SessionList>;
+  /** The owner's sessions of that status strictly past `before` in newestFirst order (all, without it): the first
+   *  `limit` of them, and how many there are. `unreadable`: the owner's session files the store could not read, which
+   *  the list leaves out. */
+  list(owner: string, status: SessionStatusFilter, limit: number, before?: ListPlace): Promise<SessionList>;
   /** Deletes the owner's session with all it keeps itself (state, drafts, artifacts), freeing its place among the
    *  owner's sessions; files it saved into a project stay there. Answers the state it had. Not the owner's: not_found. */
   remove(owner: string, session: string): Promise<Stored<SessionState>>;

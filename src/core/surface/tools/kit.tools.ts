@@ -6,7 +6,7 @@ import * as z from "zod";
 import { MAX_QUEUED_SUBTASKS } from "../../delivery/machine.js";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
-import type { UnreadableSession } from "../../delivery/store.js";
+import { newestFirst, sessionPlace, type ListPlace, type UnreadableSession } from "../../delivery/store.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -66,32 +66,55 @@ export const listSessions = defineTool({
   input: z.object({
     status: z.enum(["all", "active", "completed", "failed"]).optional().describe("Filter (default all)"),
     // Checked here, not in the schema: tools/list keeps to its 8 KB (views-size.test.ts).
-    offset: z.number().refine((n) => Number.isSafeInteger(n) && n >= 0, "a whole number, 0 or more").optional().describe("Newest to skip"),
+    before: z.string().refine((s) => parsePlace(s) !== undefined, `the "before" of a ${TOOL.listSessions} answer's next, as it gave it`).optional().describe("An answer's next"),
   }),
   annotations: READ_ONLY,
-  async run({ status, offset = 0 }, deps) {
+  async run({ status, before }, deps) {
     const { sessions, owner } = deps;
     const places = await runPlaces(deps);
     if (!sessions && !places.length) return noSessions();
     const wanted = status ?? "all";
+    const from = before === undefined ? undefined : parsePlace(before);
+    const past = (p: ListPlace) => !from || newestFirst(from, p) < 0;
     const found = await allRuns(places);
-    const allMatching = found.runs.filter((r) => wanted === "all" || r.status === wanted);
-    // A page of each: 2,000 sessions answered 8.6 MB on every call (review 28).
-    const { sessions: list, total, unreadable = [] } = sessions ? await sessions.list(owner, wanted, MAX_LISTED, offset) : { sessions: [], total: 0 };
-    const runs = allMatching.slice(offset, offset + MAX_LISTED);
-    const older = [[allMatching.length - offset - runs.length, "runs"], [total - offset - list.length, "delivery sessions"]] as const;
-    const next = `${TOOL.listSessions} with "offset": ${offset + MAX_LISTED}${status ? ` and "status": "${status}"` : ""} lists the next ${MAX_LISTED}`;
+    const runsLeft = found.runs.filter((r) => (wanted === "all" || r.status === wanted) && past(runPlace(r)));
+    // A page of both in one order, so one place names where the next starts (2,000 sessions answered 8.6 MB on every
+    // call: review 28).
+    const { sessions: sessionsLeft, total, unreadable = [] } = sessions ? await sessions.list(owner, wanted, MAX_LISTED, from) : { sessions: [], total: 0 };
+    const page = [...runsLeft.map((run) => ({ place: runPlace(run), run })), ...sessionsLeft.map((session) => ({ place: sessionPlace(session), session }))]
+      .sort((a, b) => newestFirst(a.place, b.place))
+      .slice(0, MAX_LISTED);
+    const runs = page.flatMap((e) => ("run" in e ? [e.run] : []));
+    const list = page.flatMap((e) => ("session" in e ? [e.session] : []));
+    const older = [[runsLeft.length - runs.length, "runs"], [total - list.length, "delivery sessions"]] as const;
+    const last = page.at(-1)?.place;
+    const next = last && older.some(([n]) => n > 0) ? { before: `${last.at}|${last.id}`, ...(status ? { status } : {}) } : undefined;
+    const nextCall = next && `${TOOL.listSessions} with "before": ${JSON.stringify(next.before)}${status ? ` and "status": "${status}"` : ""}`;
     const warnings = [...found.warnings, ...(unreadable.length ? [unreadableFiles(unreadable)] : [])];
     const lines = [
       ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
       ...warnings.map((w) => `warning: ${w}`),
-      ...older.flatMap(([n, what]) => (n > 0 ? [`(${n} older ${what} not shown: ${next}.)`] : [])),
+      ...older.flatMap(([n, what]) => (n > 0 && nextCall ? [`(${n} older ${what} not shown: ${nextCall} lists the next ${MAX_LISTED}.)`] : [])),
     ];
-    const none = offset ? `No runs or delivery sessions past the newest ${offset}.` : "No sessions.";
-    return done(lines.join("\n") || none, { sessions: list, runs, ...(warnings.length ? { warnings } : {}) });
+    const none = before ? `No runs or delivery sessions before ${JSON.stringify(before)}.` : "No sessions.";
+    return done(lines.join("\n") || none, { sessions: list, runs, ...(next ? { next } : {}), ...(warnings.length ? { warnings } : {}) });
   },
 });
+
+/** A run's place in the order list_sessions pages in: when its state was written, then what it says (as newestWritten),
+ *  then where it is. */
+function runPlace(r: RunSummary & { project: string; shared_by?: string }): ListPlace {
+  return { at: r.written_at, id: `${r.updated_at} ${r.shared_by ? `${r.shared_by}:` : ""}${r.project}/${r.branch}/${r.run_id}` };
+}
+
+/** A page's start as list_sessions names it, "<time>|<id>": the last one listed. */
+function parsePlace(text: string): ListPlace | undefined {
+  const bar = text.indexOf("|");
+  const at = text.slice(0, bar);
+  const id = text.slice(bar + 1);
+  return bar > 0 && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(at) && id.length > 0 && id.length <= MAX_PLACE_ID ? { at, id } : undefined;
+}
 
 /** The session files a list left out, named with why and the fix (they were in the bridge's stderr alone). */
 function unreadableFiles(files: UnreadableSession[]): string {
@@ -101,8 +124,11 @@ function unreadableFiles(files: UnreadableSession[]): string {
   return `${files.length} session file${one ? "" : "s"} could not be read: ${named.join(", ")}${more ? `, and ${more} more` : ""}; fix ${one ? "it" : "them"} or delete ${one ? "it" : "them"}.`;
 }
 
-/** Runs and sessions list_sessions shows at most, each: a page. */
+/** Runs and sessions list_sessions shows at most, together: a page. */
 const MAX_LISTED = 100;
+
+/** A page start's id, at most: a run's names it (what its state says, its project, branch and id). */
+const MAX_PLACE_ID = 2000;
 
 /** Unreadable session files a list names, at most. */
 const MAX_NAMED_UNREADABLE = 10;
