@@ -23,7 +23,7 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
-import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText } from "../core/catalog/config.js";
+import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
 import type { Standing } from "./workspace-index-do.js";
 
@@ -210,6 +210,13 @@ export class WorkspaceProject extends DurableObject {
     return fail("denied", `${path} ${what}: only the owner of "${g.meta.name}" (${g.meta.owner_label}) changes it. Nothing was written: ask the owner (they can restore an earlier version).`);
   }
 
+  /** A change that leaves `path` holding what looks like a secret, served whole to every member (secretKeptOut):
+   *  refused for every caller, the owner too, as push refuses to send it. */
+  private secretShown(path: string, data: Uint8Array, before?: Uint8Array): DoError | undefined {
+    const why = secretKeptOut(path, new TextDecoder().decode(data), before && new TextDecoder().decode(before));
+    return why === undefined ? undefined : fail("invalid", why);
+  }
+
   /** Installer answers someone other than the caller (and the owner) last set; and for a member, user_name where the
    *  owner's create or config set it: a name is a person's, which BMAD keeps in each user's own file and a workspace in
    *  one (review 188: Bob's model greeted him as Alice). */
@@ -363,11 +370,15 @@ export class WorkspaceProject extends DurableObject {
     const newSize = (append && head ? head.size : 0) + data.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
+    // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
+    const current = append && head ? this.files.content(path, head.version) : undefined;
+    const next = current ? appendBytes(current, data) : data;
+    const secret = this.secretShown(path, next, current);
+    if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
     const room = this.room(g, [{ path, size: newSize }], now);
     if (room) return room;
-    const next = append && head ? appendBytes(this.files.content(path, head.version), data) : data;
     // Another's version replaced whole, or followed, by a change that named none: said, as a teammate's change it may
     // not have read (review 124: a PRD written back from an older read dropped a member's newer lines, unsaid to either;
     // review 188: an append put a second "## Risks" after a member's, unsaid).
@@ -386,14 +397,19 @@ export class WorkspaceProject extends DurableObject {
     const { head } = g;
     if (!head) return { ok: true, value: null };
     let edited: { text: string; entries: number };
+    let before: Uint8Array;
     try {
       const stamp = memlogStamp(wallTimeIn(g.meta.time_zone ?? DEFAULT_TIME_ZONE, new Date(now)));
-      edited = editMemlog(universalNewlines(decodeUtf8(this.files.content(path, head.version))), edit, stamp);
+      before = this.files.content(path, head.version);
+      edited = editMemlog(universalNewlines(decodeUtf8(before)), edit, stamp);
     } catch {
       return { ok: true, value: null };
     }
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
+    // Said here: the general path's write would refuse it the same way, a round trip later.
+    const secret = this.secretShown(path, data, before);
+    if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, [{ path, size: data.byteLength }], now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
@@ -415,6 +431,10 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes: new Map() }, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (!fits.ok) return fail("limit", fits.error);
+    for (const [i, f] of files.entries()) {
+      const secret = this.secretShown(paths[i]!, f.data);
+      if (secret) return secret;
+    }
     const share = this.othersShare(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (share) return share;
     const room = this.room(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })), now);
@@ -443,6 +463,9 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize: from.value.size });
     if (!fits.ok) return fail("limit", fits.error);
+    // A version kept from before secrets were refused does not come back as the file.
+    const secret = this.secretShown(path, from.value.data);
+    if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: from.value.size }]);
     if (share) return share;
     const room = this.room(g, [{ path, size: from.value.size }], now);

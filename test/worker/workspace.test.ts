@@ -8,7 +8,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILE_BYTES } from "../../src/core/workspace/limits.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { seed } from "./setup.js";
-import { pastUndo, projectStub, signInAs, unique, type Person } from "./workspace-users.js";
+import { pastUndo, projectStub, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -206,6 +206,57 @@ describe("files", () => {
     expect(everything.total).toBeGreaterThan(1300);
     expect(everything.folders).toContain("deep");
     expect(everything.folders).not.toContain("_bmad");
+  });
+});
+
+describe("a token-shaped secret", () => {
+  // Assembled, so that this file holds no token of that shape itself.
+  const token = ["ghp", "Zq9vR2mK7xT4wP1sL8nB3cD6fG0hJ5kY2aE7"].join("_");
+  const refusal = (path: string, line: number, word: string) =>
+    `${path} would hold what looks like a secret (line ${line}, "${word}…"): a project's files are shown to its members and pulled with it, so keep the secret out. Nothing was written: replace it with a placeholder such as <your-token> (and say where the secret is kept).`;
+
+  it("is refused in a document for the owner and a writer alike, by write, append, edit, restore and a script's memlog append (review 250)", async () => {
+    const writer = await signInAs(`${unique("writer")}@example.com`);
+    const room = unique("tokens");
+    expect((await ada.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(ada, room, writer, "write");
+    const path = "docs/ops.md";
+    // A placeholder is what the fix says to write: it is kept.
+    const placeholder = "# Ops\nUse `export GITHUB_TOKEN=<your-token>`.\n";
+    expect((await ada.files({ action: "write", project: room, path, content: placeholder })).structured.version).toBe(1);
+    const memlog = "_bmad-output/ops-run/.memlog.md";
+    const root = `bmad://projects/${room}`;
+    const init = await ada.call(TOOL.bmadRun, { project: room, command: `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/_bmad-output/ops-run` });
+    expect(init.structured.exit_code, init.text).toBe(0);
+    const logged = (await ada.files({ action: "read", project: room, path: memlog })).text;
+    for (const who of [ada, writer]) {
+      const tries: Array<[Record<string, unknown>, number]> = [
+        [{ action: "write", content: `# Ops\nUse \`export GITHUB_TOKEN=${token}\`.\n` }, 2],
+        [{ action: "append", content: `GITHUB_TOKEN=${token}\n` }, 3],
+        [{ action: "edit", old: "<your-token>", content: token }, 2],
+      ];
+      for (const [args, line] of tries) {
+        const out = await who.files({ project: room, path, ...args });
+        expect(out.isError, `${who.email} ${args.action}`).toBe(true);
+        expect(out.text).toBe(refusal(path, line, "GITHUB_T"));
+      }
+      const appended = await who.call(TOOL.bmadRun, { project: room, command: `uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/_bmad-output/ops-run --type event --text "token: ${token}"` });
+      expect(appended.structured.exit_code, appended.text).not.toBe(0);
+      expect(appended.text).toContain("would hold what looks like a secret");
+      expect(appended.text).toContain("<your-token>");
+    }
+    // Nothing was written: both files are as they were.
+    expect((await ada.files({ action: "read", project: room, path })).structured.version).toBe(1);
+    expect((await ada.files({ action: "read", project: room, path: memlog })).text).toBe(logged);
+    // A version kept from before the refusal does not come back by restore.
+    const caller = ada.store().caller;
+    await runInDurableObject(projectStub(ada.id, room), (instance: WorkspaceProject) => {
+      instance.files.commit(path, new TextEncoder().encode(`token ${token}\n`), "write", { id: caller.id, label: caller.label }, new Date().toISOString());
+      instance.files.commit(path, new TextEncoder().encode(placeholder), "write", { id: caller.id, label: caller.label }, new Date().toISOString());
+    });
+    expect((await writer.files({ action: "restore", project: room, path, version: 2 })).text).toBe(refusal(path, 1, "ghp_Zq9v"));
+    // A config keeps its own rules: served without its secret-looking keys, the owner's to change.
+    expect((await ada.files({ action: "write", project: room, path: "_bmad/custom/config.toml", content: `[core]\ngithub_token = "${token}"\n` })).isError).toBe(false);
   });
 });
 

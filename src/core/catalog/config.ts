@@ -191,6 +191,21 @@ export function secretPlace(at: { line?: number; word?: string }): string {
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
+/** Why a workspace keeps no file at `path` holding `text`, or undefined: text served whole (no config: servedAsConfig)
+ *  that holds what looks like a secret by its shape, by the test push holds a file back by (review 250: a token in a
+ *  doc was shown to every member, where push and remember_structured refused it). Named by line, as memory is. */
+export function secretKeptOut(path: string, text: string, before?: string): string | undefined {
+  if (servedAsConfig(path, text)) return undefined;
+  // Where the file was there `before`, only the lines the change adds are judged, each numbered as in the file: the rest
+  // were judged when they came (judged whole, a memlog append paid 30 ms at 190 KB).
+  const kept = before === undefined ? undefined : new Set(lines(before));
+  const added = kept && lines(text).flatMap((line, i) => (kept.has(line) ? [] : [{ line, i }]));
+  const at = shapedSecretAt(added ? added.map((a) => a.line).join("\n") : text);
+  if (!at) return undefined;
+  const line = added && at.line ? added[at.line - 1]!.i + 1 : at.line;
+  return `${path} would hold what looks like a secret${secretPlace({ ...at, line })}: a project's files are shown to its members and pulled with it, so keep the secret out. Nothing was written: replace it with a placeholder such as <your-token> (and say where the secret is kept).`;
+}
+
 /** `"name": "value"` anywhere, as JSON or a Python dict in a note writes it, several on a line (`{"db_password":"…"}`).
  *  Each try starts at a quote and stops at the next: linear. */
 const QUOTED_PAIR = /["']([A-Za-z_][\w.-]*)["']\s*:\s*["']([^"'\\\n]*)["']/g;
