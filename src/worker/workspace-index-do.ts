@@ -22,6 +22,17 @@ export type OwnedRow = z.infer<typeof OWNED_ROW>;
 
 export type ReceivedShare = z.infer<typeof RECEIVED_ROW>;
 
+/** How long a decline keeps its owner from offering that project again, and how many declines an index keeps (the
+ *  oldest go first): a decline must stick (review 256: a declined offer came straight back), yet not pile up. */
+export const DECLINE_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+const MAX_DECLINED = 100;
+const DECLINED_ROW = z.object({ owner: z.string(), owner_label: z.string(), name: z.string(), at: z.string() });
+export type Declined = z.infer<typeof DECLINED_ROW>;
+
+/** The result of an offer: where it was recorded, or why not (the owner's offers waiting here are at the limit, or the
+ *  recipient declined this project `at`). */
+export type Offered = { ok: true; state: "new" | "changed" } | { ok: false; reason: "limit" } | { ok: false; reason: "declined"; at: string };
+
 /** Where a project stands, as the project itself says: its state and the number of its last change of state, which
  *  only grows (workspace-do.ts), so the index takes the latest it has heard whatever order answers arrive in. */
 export type Standing = { seq: number } & ({ state: "live"; created_at: string } | { state: "deleted"; until: string } | { state: "none" });
@@ -62,6 +73,7 @@ export class WorkspaceIndex extends DurableObject {
       CREATE TABLE IF NOT EXISTS received (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, access TEXT NOT NULL, at TEXT NOT NULL,
         accepted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (owner, name));
       CREATE TABLE IF NOT EXISTS standing (name TEXT PRIMARY KEY, seq INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS declined (owner TEXT NOT NULL, name TEXT NOT NULL, owner_label TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (owner, name));
     `);
     this.ready = true;
   }
@@ -119,19 +131,22 @@ export class WorkspaceIndex extends DurableObject {
     return this.sql.exec("SELECT name, created_at, state FROM owned ORDER BY name").toArray().map((r) => OWNED_ROW.parse(r));
   }
 
-  /** A share offered, or its access changed (an accepted share stays accepted); false, and nothing stored, when
-   *  it would be one more offer from that owner than `maxPending` waiting for an answer here. */
-  /** Records an offer (or a change of one): "new" where none was, false where the owner's offers waiting here are at `maxPending`. */
-  grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): "new" | "changed" | false {
+  /** Records an offer (or a change of one, which stays accepted if it was): refused where the owner's offers waiting
+   *  here are at `maxPending`, or where the recipient declined this project lately. */
+  grant(share: Omit<ReceivedShare, "accepted">, maxPending: number): Offered {
     this.makeTables();
     const known = this.sql.exec("SELECT 1 FROM received WHERE owner = ? AND name = ?", share.owner, share.name).toArray().length > 0;
-    if (!known && this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM received WHERE owner = ? AND accepted = 0", share.owner).one().n >= maxPending) return false;
+    if (!known) {
+      const declined = this.declined().find((d) => d.owner === share.owner && d.name === share.name);
+      if (declined) return { ok: false, reason: "declined", at: declined.at };
+      if (this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM received WHERE owner = ? AND accepted = 0", share.owner).one().n >= maxPending) return { ok: false, reason: "limit" };
+    }
     this.sql.exec(
       `INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, ?, ?, 0)
        ON CONFLICT (owner, name) DO UPDATE SET owner_label = excluded.owner_label, access = excluded.access, at = excluded.at`,
       share.owner, share.name, share.owner_label, share.access, share.at,
     );
-    return known ? "changed" : "new";
+    return { ok: true, state: known ? "changed" : "new" };
   }
 
   /** A share its person accepted, kept in their own index (`user:<id>`): theirs, whatever handle it was offered to. */
@@ -144,12 +159,40 @@ export class WorkspaceIndex extends DurableObject {
     );
   }
 
-  /** A share withdrawn or declined. An index left holding nothing is deleted whole, tables and all: most are an
-   *  address's, made by one offer. */
+  /** A share withdrawn. An index left holding nothing is deleted whole, tables and all: most are an address's, made by
+   *  one offer. */
   async revoke(owner: string, name: string): Promise<void> {
     if (!this.ready) return;
     this.sql.exec("DELETE FROM received WHERE owner = ? AND name = ?", owner, name);
-    const held = this.sql.exec("SELECT 1 FROM owned UNION ALL SELECT 1 FROM deleted UNION ALL SELECT 1 FROM received UNION ALL SELECT 1 FROM standing LIMIT 1").toArray().length > 0;
+    await this.dropIfEmpty();
+  }
+
+  /** A share declined: gone, and its owner may not offer it here again for DECLINE_KEPT_MS (30 days), unless the recipient
+   *  takes the decline back (undecline). */
+  decline(owner: string, owner_label: string, name: string, at: string): void {
+    this.makeTables();
+    this.sql.exec("DELETE FROM received WHERE owner = ? AND name = ?", owner, name);
+    this.sql.exec("INSERT OR REPLACE INTO declined (owner, name, owner_label, at) VALUES (?, ?, ?, ?)", owner, name, owner_label, at);
+    this.sql.exec("DELETE FROM declined WHERE rowid NOT IN (SELECT rowid FROM declined ORDER BY at DESC LIMIT ?)", MAX_DECLINED);
+  }
+
+  /** The recipient takes back a decline: its owner may offer the project again. */
+  async undecline(owner: string, name: string): Promise<void> {
+    if (!this.ready) return;
+    this.sql.exec("DELETE FROM declined WHERE owner = ? AND name = ?", owner, name);
+    await this.dropIfEmpty();
+  }
+
+  /** The declines still kept; those past DECLINE_KEPT_MS are forgotten. */
+  declined(): Declined[] {
+    if (!this.ready) return [];
+    this.sql.exec("DELETE FROM declined WHERE at < ?", new Date(Date.now() - DECLINE_KEPT_MS).toISOString());
+    return this.sql.exec("SELECT owner, owner_label, name, at FROM declined ORDER BY at").toArray().map((r) => DECLINED_ROW.parse(r));
+  }
+
+  private async dropIfEmpty(): Promise<void> {
+    this.declined();
+    const held = this.sql.exec("SELECT 1 FROM owned UNION ALL SELECT 1 FROM deleted UNION ALL SELECT 1 FROM received UNION ALL SELECT 1 FROM standing UNION ALL SELECT 1 FROM declined LIMIT 1").toArray().length > 0;
     if (held) return;
     this.ready = false;
     await this.ctx.storage.deleteAll();

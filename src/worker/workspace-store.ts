@@ -16,7 +16,7 @@ import type { Env } from "./env.js";
 import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import { UNDO_DAYS } from "./workspace-versions.js";
-import type { OwnedRow, ReceivedShare, Standing } from "./workspace-index-do.js";
+import { DECLINE_KEPT_MS, type Offered, type OwnedRow, type ReceivedShare, type Standing } from "./workspace-index-do.js";
 import type { TextEdited } from "../core/runtime/fs.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
@@ -153,14 +153,29 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   async offer(project: string): Promise<WsResult<ProjectSummary>> {
-    const found = await this.shareNamed(project, true);
+    const found = await this.offerNamed(project);
     if (!found.ok) return found;
     const { owner, owner_label, name, access } = found.value;
     return { ok: true, value: { project: `${name}@${ownerTag(owner)}`, name, owner: owner_label, access, pending: true } };
   }
 
+  /** The offer `ref` names; where none is but the caller declined that project, the decline is taken back (accepting it
+   *  is how they ask for it again), and they are told to ask its owner to offer it again. */
+  private async offerNamed(ref: string): Promise<WsResult<ReceivedShare>> {
+    const found = await this.shareNamed(ref, true);
+    const parsed = parseProjectRef(ref);
+    if (found.ok || found.kind !== "no_project" || !parsed.ok) return found;
+    const { name, tag } = parsed.value;
+    const lists = await Promise.all(this.caller.handles.map((h) => this.index(h).declined()));
+    const declined = lists.flat().filter((d) => d.name === name && (!tag || ownerTag(d.owner) === tag));
+    if (!declined.length) return found;
+    await Promise.all(this.caller.handles.flatMap((h) => declined.map((d) => this.index(h).undecline(d.owner, d.name))));
+    const owners = [...new Set(declined.map((d) => d.owner_label))].join(", ");
+    return { ok: false, kind: "no_project", error: `You declined "${name}" from ${owners}, so there is no offer to accept. Your decline is taken back now: ask ${owners} to share it with you again.` };
+  }
+
   async accept(project: string): Promise<WsResult<ProjectSummary>> {
-    const found = await this.shareNamed(project, true);
+    const found = await this.offerNamed(project);
     if (!found.ok) return found;
     const { owner, name } = found.value;
     const out = (await this.project(owner, name).answerShare(this.caller, true)) as DoResult<{ access: "read" | "write"; handles: string[]; owner_label: string }>;
@@ -182,7 +197,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (!found.ok) return found;
     const { owner, name, owner_label } = found.value;
     await this.project(owner, name).answerShare(this.caller, false);
-    await Promise.all(this.caller.handles.map((h) => this.index(h).revoke(owner, name)));
+    const now = this.now();
+    await Promise.all(this.caller.handles.map((h) => this.index(h).decline(owner, owner_label, name, now)));
     return { ok: true, value: { name, owner: owner_label } };
   }
 
@@ -331,21 +347,24 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     // hold (listing checks rows against their projects), never a share its grantee cannot see.
     const ref = parseProjectRef(project);
     const offerTo = (row: Omit<ReceivedShare, "accepted">) => this.index(handle).grant(row, MAX_OFFERS_FROM_ONE_OWNER);
-    const tooMany: WsResult<never> = {
-      ok: false, kind: "limit",
-      error: `${shownHandle(handle)} has ${MAX_OFFERS_FROM_ONE_OWNER} of your offers waiting for an answer, the most one person may have from one owner: ask them to accept or decline those first, or withdraw one (access "none").`,
-    };
+    const refused = (offered: Offered & { ok: false }): WsResult<never> => ({
+      ok: false, kind: offered.reason === "declined" ? "denied" : "limit",
+      error: offered.reason === "declined"
+        ? `${shownHandle(handle)} declined this offer at ${shownTime(offered.at)} UTC; they can ask you to share it again. Until they do, it cannot be offered to them before ${shownTime(new Date(Date.parse(offered.at) + DECLINE_KEPT_MS).toISOString())} UTC.`
+        : `${shownHandle(handle)} has ${MAX_OFFERS_FROM_ONE_OWNER} of your offers waiting for an answer, the most one person may have from one owner: ask them to accept or decline those first, or withdraw one (access "none").`,
+    });
     const offered = access !== "none" && ref.ok ? await offerTo({ owner: this.caller.id, owner_label: this.caller.label, name: ref.value.name, access, at: this.now() }) : undefined;
-    if (offered === false) return tooMany;
+    if (offered && !offered.ok) return refused(offered);
     const out = await this.on<{ previous: ShareAccess; withdrawn: string[]; unnamed: string[]; owner: string; owner_label: string; name: string; indexes: string[] }>(project, (s) => s.share(this.caller, handle, access, this.now()), true);
     // An offer the project refused (not the caller's, or no room) is taken back from the index it was written to: each
     // left a row there, for any handle anyone named (review 26).
-    if (!out.ok && offered === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
+    if (!out.ok && offered?.ok && offered.state === "new" && ref.ok) await this.index(handle).revoke(this.caller.id, ref.value.name);
     if (!out.ok) return out;
     const { owner, owner_label, name, previous, withdrawn, unnamed, indexes } = out.value;
     if (access === "none") await Promise.all([...new Set([handle, ...withdrawn])].map((h) => this.index(h).revoke(owner, name)));
     else {
-      if (!(await offerTo({ owner, owner_label, name, access, at: this.now() }))) return tooMany;
+      const recorded = await offerTo({ owner, owner_label, name, access, at: this.now() });
+      if (!recorded.ok) return refused(recorded);
       // An accepted share's new access, in its person's own index too (an existing row: no offer limit applies).
       await Promise.all(indexes.filter((h) => h !== handle).map((h) => this.index(h).grant({ owner, owner_label, name, access, at: this.now() }, MAX_OFFERS_FROM_ONE_OWNER)));
     }

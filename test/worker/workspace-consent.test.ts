@@ -5,6 +5,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/client";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { withBearer } from "../../scripts/oauth-client.js";
 import { TOOL } from "../../src/core/surface/names.js";
@@ -84,6 +85,8 @@ describe("an unsolicited share (H5)", () => {
     expect((await dave.project({ action: "decline", name: project })).isError).toBe(false);
     expect((await as(dave, project)).text).toMatch(/^Project "[^"]+" not found\./);
     expect((await bob.project({ action: "config", name: project })).text).toContain("Shared with: nobody.");
+    // Left, it is not offered again unless Dave asks: an accept of it takes his decline back, and accepts nothing.
+    expect((await dave.project({ action: "accept", name: project })).text).toMatch(/^You declined "[^"]+" from \S+, so there is no offer to accept\. Your decline is taken back now/);
     expect((await dave.project({ action: "accept", name: project })).text).toMatch(/No share of "[^"]+" is waiting for your answer\./);
   });
 
@@ -235,6 +238,45 @@ describe("offers a stranger may make (review 11, L2)", () => {
     const more = await stranger.project({ action: "share", name: crowded, with: `p100-${crowded}@example.com`, access: "read" });
     expect(more.text).toMatch(/is shared with 100 people, the most one project may be: withdraw a share first/);
     expect((await stranger.project({ action: "share", name: crowded, with: `p0-${crowded}@example.com`, access: "write" })).isError).toBe(false);
+  });
+});
+
+describe("a declined offer (review 256)", () => {
+  it("stays declined: its owner may offer it again only once the recipient takes the decline back, or after 30 days", async () => {
+    const erin = await signInAs(`${unique("erin")}@example.com`);
+    const [declined, other, later] = [unique("declined"), unique("other"), unique("later")];
+    for (const name of [declined, other, later]) expect((await stranger.project({ action: "create", name })).isError).toBe(false);
+    for (const name of [declined, other]) expect((await stranger.project({ action: "share", name, with: erin.email, access: "read" })).isError).toBe(false);
+    expect((await erin.project({ action: "decline", name: declined })).isError).toBe(false);
+    const offers = async () => ((await erin.project({ action: "list" })).structured.offers as Array<{ name: string }>).map((o) => o.name).sort();
+
+    // Offered again at once: refused, saying why and what to do; nothing of it stored.
+    const again = await stranger.project({ action: "share", name: declined, with: erin.email, access: "read" });
+    expect(again.isError).toBe(true);
+    expect(again.text).toMatch(new RegExp(`^${erin.email.replace(/\./g, "\\.")} declined this offer at \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC; they can ask you to share it again\\. Until they do, it cannot be offered to them before .* UTC\\.$`));
+    expect(await offers()).toEqual([other]);
+    expect((await stranger.project({ action: "config", name: declined })).text).toContain("Shared with: nobody.");
+    // The owner's other projects are offered as before.
+    expect((await stranger.project({ action: "share", name: later, with: erin.email, access: "read" })).isError).toBe(false);
+    expect(await offers()).toEqual([later, other].sort());
+
+    // The recipient takes the decline back by accepting what they declined: the owner may offer it again.
+    const taken = await erin.project({ action: "accept", name: declined });
+    expect(taken.isError).toBe(true);
+    expect(taken.text).toBe(`You declined "${declined}" from ${stranger.email}, so there is no offer to accept. Your decline is taken back now: ask ${stranger.email} to share it with you again.`);
+    expect((await stranger.project({ action: "share", name: declined, with: erin.email, access: "read" })).isError).toBe(false);
+    expect(await offers()).toEqual([declined, later, other].sort());
+
+    // Declined again, and 31 days on: offerable again.
+    expect((await erin.project({ action: "decline", name: declined })).isError).toBe(false);
+    expect((await stranger.project({ action: "share", name: declined, with: erin.email, access: "read" })).isError).toBe(true);
+    for (const handle of [`email:${erin.email}`, `user:${erin.id}`]) {
+      await runInDurableObject(env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(handle)), (_, state) => {
+        state.storage.sql.exec("UPDATE declined SET at = ?", new Date(Date.now() - 31 * 24 * 60 * 60 * 1000).toISOString());
+      });
+    }
+    expect((await stranger.project({ action: "share", name: declined, with: erin.email, access: "read" })).isError).toBe(false);
+    expect(await offers()).toEqual([declined, later, other].sort());
   });
 });
 
