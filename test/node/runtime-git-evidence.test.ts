@@ -598,3 +598,45 @@ it("diffs through bmad-run's git lines commits only, and shows no working-tree f
     await bridge.close();
   }
 });
+
+it("judges a data file in bmad-run's git diff by its whole text at each side, not the hunk's lines, and no other git line prints one (review 260)", async () => {
+  const dir = repo("data-sides");
+  // The changed line is a value below `password:`, more than a hunk's context above it: the hunk shows no secret key.
+  const llm = (replica: string) => `database:\n  password:\n    primary: SECRET-PRIMARY\n    a: 1\n    b: 2\n    c: 3\n    d: 4\n    replica: ${replica}\n`;
+  commit(dir, "base", () => (write(dir, "llm.yaml", llm("SECRET-OLD")), write(dir, "plan.yaml", "step: 1\n")));
+  commit(dir, "second", () => (write(dir, "llm.yaml", llm("SECRET-NEW")), write(dir, "plan.yaml", "step: 2\n")));
+  // The working tree's side is hashed by git and stored nowhere: read from the file itself.
+  write(dir, "llm.yaml", llm("SECRET-WORKTREE"));
+
+  const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home-data-sides") });
+  const bmadRun = async (command: string) => {
+    const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command } });
+    return { text: toolText(result), isError: result.isError === true, out: withStreams(toolText(result), result.structuredContent as { exit_code: number } | undefined)! };
+  };
+  const withheldLlm = "diff --git a/llm.yaml b/llm.yaml\n--- a/llm.yaml\n+++ b/llm.yaml\n[bmad-mcp withheld the changed lines of llm.yaml: a config's lines can hold secrets; bmad-files read serves it without its secret-looking keys]\n";
+  try {
+    // Between commits (both sides blobs), and the working tree against a commit: all its hunks withheld, and the
+    // `index` line too (its blob ids are digests of the secret-holding text).
+    for (const line of ["git diff HEAD~1 HEAD -- llm.yaml", "git diff -- llm.yaml", "git diff HEAD~1 -- llm.yaml"]) {
+      const { text, out } = await bmadRun(line);
+      expect(text, line).not.toMatch(/SECRET/);
+      expect(out.stdout, line).toBe(withheldLlm);
+      expect(text, line).toContain("Note: the changed lines of llm.yaml are withheld (a config's lines can hold secrets): read the file with bmad-files, which serves it without its secret-looking keys.");
+    }
+    // A data file that holds none at either side is shown as it is.
+    const plan = await bmadRun("git diff HEAD~1 HEAD -- plan.yaml");
+    expect(plan.out.stdout).toMatch(/^diff --git a\/plan\.yaml b\/plan\.yaml\nindex \w+\.\.\w+ 100644\n[^]*-step: 1\n\+step: 2\n$/);
+    // No other line bmad-run runs prints a file's text: `git show` and a patch log are the user's to run.
+    for (const line of ["git show HEAD:llm.yaml", "git show HEAD -- llm.yaml", "git log -p -n 1", "git log -n 2 -p -- llm.yaml", "git diff HEAD~1:llm.yaml HEAD:llm.yaml"]) {
+      const answer = await bmadRun(line);
+      expect([answer.isError, answer.text], line).toEqual([true, expect.stringMatching(/Ask the user to run the git command and give you its output/)]);
+    }
+    // What they do print of it is names and counts.
+    for (const line of ["git log --stat -n 2 -- llm.yaml", "git diff --numstat HEAD~1 HEAD", "git log --name-status -n 2"]) {
+      const { text, out } = await bmadRun(line);
+      expect([out.exit_code, text], line).toEqual([0, expect.not.stringMatching(/SECRET/)]);
+    }
+  } finally {
+    await bridge.close();
+  }
+});

@@ -3,10 +3,13 @@
 // (catalog/config.ts): a file that holds secrets (.env, a key) is read by no tool, so its section becomes a one-line
 // note; a config file is served without its secret-looking keys, which a hunk cannot be judged for (a key's line may
 // lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213); so are a data
-// file's whose lines hold secrets (review 250). Machinery
+// file's that holds secrets at either side, judged by its whole text there (review 250; by the hunk's lines, a value
+// under a `password:` key above the hunk was shown: review 260). No other line bmad-run runs prints a file's text
+// (READ_ONLY_GIT_LINES: no `git show`, no `log -p`). Machinery
 // (.bmad-mcp) is no content, and a file a diff reads in the working tree is read as bmad-files reads it (a hard link,
 // a link out, too large: review 216).
-import { isSecretFile, servedAsConfig } from "../catalog/config.js";
+import { isConfigShaped, isSecretFile, mayServeAsConfig, servedAsConfig } from "../catalog/config.js";
+import type { Result } from "../result.js";
 import { machineryName } from "../workspace/paths.js";
 import { TOOL } from "./names.js";
 
@@ -18,14 +21,23 @@ export interface Withheld {
   refused: string[];
 }
 
-/** Why bmad-files read refuses the working tree's file at `path` (from the work tree's top), or undefined. */
-export type WorkTreeRead = (path: string) => Promise<string | undefined>;
+/** How the filter reads a file's whole text at each side of a diff. */
+export interface DiffSides {
+  /** The text of the blob an `index` line names (abbreviated, as git prints it); undefined where the store holds none
+   *  (a diff of the working tree hashes the file there without storing it). */
+  blob: (id: string) => Promise<string | undefined>;
+  /** For a diff that reads the working tree: its file at `path` (from the work tree's top) as bmad-files reads it,
+   *  its text (undefined where none is there), or why bmad-files refuses it. */
+  workTree?: (path: string) => Promise<Result<{ text: string | undefined }>>;
+}
 
 /** Where a file's section begins in a diff: `diff --git a/X b/Y`, a conflicted merge's `diff --cc X`. Lines of a
  *  hunk begin with a space, `+`, `-` or `\`, so no file's text can begin a section. */
 const SECTION = /^diff --(?:git|cc|combined) /;
 /** Where a section's file text begins: a hunk, or a binary patch. */
 const CONTENT = /^(?:@@|GIT binary patch)/;
+/** An `index` line's blob ids: the old side's (a merge's several, comma-separated) and the new side's. */
+const INDEX = /^index ([0-9a-f]+(?:,[0-9a-f]+)*)\.\.([0-9a-f]+)(?: |$)/;
 /** Header lines that name a path whole (after `--- `, `rename from `, …). */
 const NAMING = /^(?:--- |\+\+\+ |rename from |rename to |copy from |copy to )(.*)$/;
 const MACHINERY = "it is tools' machinery rather than the project's content";
@@ -33,10 +45,9 @@ const MACHINERY = "it is tools' machinery rather than the project's content";
 /** Whether a path passes through a machinery folder (.git, .bmad-mcp: the bridge's own state). */
 export const inMachinery = (path: string): boolean => path.split("/").some((part) => machineryName(part) !== undefined);
 
-/** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld; `workTree`, for a
- *  diff that reads the working tree: how bmad-files reads a file there. A section runs to the next one: anything after
- *  a withheld file's header goes with it. */
-export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead): Promise<{ text: string; withheld: Withheld }> {
+/** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld, its files read
+ *  through `sides`. A section runs to the next one: anything after a withheld file's header goes with it. */
+export async function withholdUnserved(stdout: string, sides: DiffSides): Promise<{ text: string; withheld: Withheld }> {
   const withheld: Withheld = { secrets: [], configs: [], refused: [] };
   // The line break that ends git's output ends no section: put back after.
   const ended = stdout.endsWith("\n");
@@ -52,16 +63,16 @@ export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead):
     const section = lines.slice(i, end);
     const content = section.findIndex((line) => CONTENT.test(line));
     const header = content < 0 ? section : section.slice(0, content);
-    const { paths, shown } = sectionPaths(header);
+    const { paths, shown, after } = sectionPaths(header);
     const secret = paths.some(isSecretFile);
-    const refused = secret ? undefined : paths.some(inMachinery) ? MACHINERY : workTree && (await firstRefusal(paths, workTree));
+    const refused = secret ? undefined : paths.some(inMachinery) ? MACHINERY : sides.workTree && (await firstRefusal(paths, sides.workTree));
     if (secret) {
       withheld.secrets.push(shown);
       out.push(`[bmad-mcp withheld the diff of ${shown}: it holds secrets, which no tool reads]`);
     } else if (refused) {
       withheld.refused.push(shown);
       out.push(`[bmad-mcp withheld the diff of ${shown}: ${TOOL.bmadFiles} read refuses it: ${refused}]`);
-    } else if (content >= 0 && paths.some((path) => servedAsConfig(path, hunkText(section.slice(content))))) {
+    } else if (content >= 0 && (await servedAsConfigAtASide(header, paths, after, sides))) {
       withheld.configs.push(shown);
       // Nor its `index` line: the blob ids it gives name the config's versions (review 216: `git diff <id> <id>` printed one whole).
       out.push(...header.filter((line) => !line.startsWith("index ")), `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
@@ -71,34 +82,57 @@ export async function withholdUnserved(stdout: string, workTree?: WorkTreeRead):
   return { text: `${out.join("\n")}${ended ? "\n" : ""}`, withheld };
 }
 
-/** The file text a section's hunks show, old and new lines alike, without their marks: a data file's is judged by
- *  what it holds (servedAsConfig), as the file is. */
-const hunkText = (hunks: string[]) => hunks.filter((line) => /^[ +-]/.test(line)).map((line) => line.slice(1)).join("\n");
+/** Whether a section's file (every name it may have, `paths`; its new one, `after`) is served as a config at either
+ *  side: one named so, or a data file whose whole text holds secrets at the old side (the blob) or the new (the blob,
+ *  or the working tree's file), as bmad-files judges the file. A side that cannot be read is taken to hold them. */
+async function servedAsConfigAtASide(header: string[], paths: string[], after: string | undefined, sides: DiffSides): Promise<boolean> {
+  if (paths.some(isConfigShaped)) return true;
+  if (!paths.some(mayServeAsConfig)) return false;
+  const ids = INDEX.exec(header.find((line) => line.startsWith("index ")) ?? "");
+  if (!ids) return true;
+  const now = ids[2]!;
+  for (const id of [...ids[1]!.split(","), now]) {
+    if (/^0+$/.test(id)) continue; // no file at that side (added, deleted)
+    const text = (await sides.blob(id)) ?? (id === now && after !== undefined ? await workTreeText(sides, after) : undefined);
+    if (text === undefined || paths.some((path) => servedAsConfig(path, text))) return true;
+  }
+  return false;
+}
+
+/** The working tree's file at `path` as bmad-files reads it, undefined where there is none to read. */
+async function workTreeText(sides: DiffSides, path: string): Promise<string | undefined> {
+  const read = await sides.workTree?.(path);
+  return read?.ok ? read.text : undefined;
+}
 
 /** Why bmad-files read refuses the first of `paths` it refuses in the working tree, or undefined. */
-async function firstRefusal(paths: string[], workTree: WorkTreeRead): Promise<string | undefined> {
+async function firstRefusal(paths: string[], workTree: NonNullable<DiffSides["workTree"]>): Promise<string | undefined> {
   for (const path of paths) {
-    const why = await workTree(path);
-    if (why) return why;
+    const read = await workTree(path);
+    if (!read.ok) return read.error;
   }
   return undefined;
 }
 
 /** Every path a section's header may name (`paths`): each side of `diff --git` (read every way a name with spaces
- *  splits it), and the names that `---`, `+++`, rename and copy lines give whole, which are the ones `shown`. */
-function sectionPaths(header: string[]): { paths: string[]; shown: string } {
+ *  splits it), and the names that `---`, `+++`, rename and copy lines give whole, which are the ones `shown`; `after`,
+ *  the new side's name (`+++`). */
+function sectionPaths(header: string[]): { paths: string[]; shown: string; after?: string } {
   const first = header[0]!;
   const sides = first.startsWith("diff --git ") ? gitSides(first.slice("diff --git ".length)) : [unquote(first.replace(SECTION, ""))];
   const whole = new Set<string>();
+  let after: string | undefined;
   for (const line of header.slice(1)) {
     const named = NAMING.exec(line)?.[1];
     if (named === undefined || named === "/dev/null") continue;
     // git ends a name holding a space with a tab on `---`/`+++` lines, after its `a/` or `b/` (git-readonly.ts fixes them).
     const onSide = line.startsWith("---") || line.startsWith("+++");
-    whole.add(onSide ? unquote(named.replace(/\t$/, "")).replace(/^[ab]\//, "") : unquote(named));
+    const path = onSide ? unquote(named.replace(/\t$/, "")).replace(/^[ab]\//, "") : unquote(named);
+    whole.add(path);
+    if (line.startsWith("+++")) after = path;
   }
   const shown = [...(whole.size ? whole : new Set(sides))].join(" and ");
-  return { paths: [...new Set([...sides, ...whole])], shown };
+  return { paths: [...new Set([...sides, ...whole])], shown, ...(after === undefined ? {} : { after }) };
 }
 
 /** The two sides of `a/X b/Y`: quoted ones read as quoted, else every split at a ` b/` (a rename's names may hold

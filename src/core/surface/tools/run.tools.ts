@@ -4,7 +4,7 @@
 import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
 import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, takesStamp, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
-import { gitNotes, withholdUnserved, type WorkTreeRead } from "../git-output.js";
+import { gitNotes, withholdUnserved, type DiffSides } from "../git-output.js";
 import { BUNDLE_MOUNT, bundleRuntime, fromFsText, projectRelative, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
@@ -126,7 +126,8 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const paths = workTreeDiffPaths(parsed.args);
   // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole),
   // the working tree's file too where the diff read it (review 216: a hard link to a key outside the project).
-  const { text: stdout, withheld } = await withholdUnserved(text(ran.stdout), paths && (await workTreeRead(git, dir, found.runtime.fs)));
+  const sides: DiffSides = { blob: blobText(git, dir), ...(paths ? { workTree: await workTreeRead(git, dir, found.runtime.fs) } : {}) };
+  const { text: stdout, withheld } = await withholdUnserved(text(ran.stdout), sides);
   // A diff of the working tree leaves out the files dev-story made: named, as git lists them (review 213).
   const others = paths && ran.exitCode === 0 ? await git({ dir, args: [...UNTRACKED_FILES, ...paths] }) : undefined;
   const untracked = others?.exitCode === 0 ? text(others.stdout).split("\0").filter(Boolean) : [];
@@ -138,12 +139,22 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
 /** How bmad-files reads a file of the working tree `git` diffs in `dir`, named from the work tree's top as git names it
  *  (which a repository's core.worktree may put below `dir`): through the project's file system, whose read refuses what
  *  bmad-files refuses. Every file is refused where the top is not known. */
-async function workTreeRead(git: GitRunner, dir: string, fs: RuntimeFs): Promise<WorkTreeRead> {
+async function workTreeRead(git: GitRunner, dir: string, fs: RuntimeFs): Promise<NonNullable<DiffSides["workTree"]>> {
   const asked = await git({ dir, args: ["rev-parse", "--show-toplevel"] });
   const top = asked?.exitCode === 0 ? new TextDecoder().decode(asked.stdout).trim() : "";
-  if (!top) return async () => "the working tree's folder is not known";
-  return (path) => fs.readFile(below(top, path)).then(() => undefined, (error: Error) => error.message);
+  if (!top) return async () => ({ ok: false, error: "the working tree's folder is not known" });
+  return (path) => fs.readFile(below(top, path)).then(
+    (data) => ({ ok: true, text: data && new TextDecoder().decode(data) }),
+    (error: Error) => ({ ok: false, error: error.message }),
+  );
 }
+
+/** The text of the blob `id` (hex, as an `index` line gives it) in the repository `git` reads in `dir`, undefined
+ *  where it holds none. */
+const blobText = (git: GitRunner, dir: string) => async (id: string): Promise<string | undefined> => {
+  const ran = await git({ dir, args: ["cat-file", "blob", id] });
+  return ran?.exitCode === 0 ? new TextDecoder().decode(ran.stdout) : undefined;
+};
 
 /** `composerShown`: where brain.py's composer page is shown as a view instead (ScriptContext). */
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
