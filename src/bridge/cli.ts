@@ -45,7 +45,8 @@ Options:
   --help             this text
 Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
 BMAD_TOOLSETS (default toolsets), BMAD_GIT_TIMEOUT_MS (as --git-timeout, in ms), BMAD_MCP_TOKEN (--remote, pull and push: an access token instead of the browser),
-BMAD_MCP_BROWSER (the command that opens the sign-in page; "none" prints its link only), BMAD_MCP_SIGN_IN_SECONDS (how long a sign-in is waited for).`;
+BMAD_MCP_BROWSER (the command that opens the sign-in page; "none" prints its link only), BMAD_MCP_SIGN_IN_SECONDS (how long a sign-in is waited for).
+Exit status 70, from any command: an unexpected failure, said in one line on stderr.`;
 
 /** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. Found here, in the entry
  *  file: serve.ts is built into dist/chunks/, one folder further down. */
@@ -55,6 +56,17 @@ function embeddedBundle(): string | undefined {
 }
 
 const DEFAULT_HTTP_PORT = 8765;
+
+/** The status of a failure no command expected (sysexits' EX_SOFTWARE), told apart from every command's own. */
+const UNEXPECTED = 70;
+
+const SUBCOMMANDS = new Set(["pull", "push", "logout", "cache"]);
+
+/** Ends the process with `code` once what it printed is out: a request the remote never answered (its sign-in
+ *  metadata, past the client's own timeout) would otherwise hold it open for minutes. */
+function exitOnceWritten(code: number): void {
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+}
 
 function fail(message: string): never {
   writeErr(`bmad-mcp: ${message}\n`);
@@ -66,10 +78,7 @@ async function main(): Promise<void> {
   if (command === "pull" || command === "push" || command === "logout") {
     // Loaded on demand, as serving is: pull, push, logout, --help and --version start without the MCP server.
     const code = command === "logout" ? await (await import("./logout.js")).runLogout(process.argv.slice(3)) : await (await import("./sync-command.js")).runSyncCommand(command, process.argv.slice(3), embeddedBundle());
-    // A finished command ends, once what it printed is out: a request the remote never answered (its sign-in
-    // metadata, past the client's own timeout) would otherwise hold the process open for minutes.
-    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
-    return;
+    return exitOnceWritten(code);
   }
   if (command === "cache") {
     const { runCacheCommand } = await import("./git-sources.js");
@@ -103,4 +112,10 @@ async function main(): Promise<void> {
   await serve({ project: args.project, path: args.path ?? [], gitTimeoutMs: gitTimeout.ms, remote: args.remote, ...(args.http ? { http: { port: port ?? DEFAULT_HTTP_PORT } } : {}), allowProjectScripts: args["allow-project-scripts"] === true, trustInstallRecord: args["trust-install-record"] === true && args["ignore-install-record"] !== true, list: args.list === true, test: args.test === true, embedded: embeddedBundle() }, toolsets.toolsets, fail);
 }
 
-await main();
+// The last resort: a failure no command expected is said in one line, not as Node's stack under a line of the built
+// bundle, with a status no command gives (review 257: a logout died so, with the status of "deleted here").
+await main().catch((error: unknown) => {
+  const command = process.argv[2] ?? "";
+  writeErr(`bmad-mcp${SUBCOMMANDS.has(command) ? ` ${command}` : ""}: ${error instanceof Error ? error.message : String(error)}\n`);
+  exitOnceWritten(UNEXPECTED);
+});

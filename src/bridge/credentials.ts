@@ -9,12 +9,12 @@ import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
-import type { OAuthClientInformationContext, OAuthClientProvider, OAuthDiscoveryState } from "@modelcontextprotocol/client";
+import { type OAuthClientInformationContext, type OAuthClientProvider, type OAuthDiscoveryState, OAuthError, OAuthErrorCode } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
 import { remoteText } from "./bounded-fetch.js";
 import { isObject, readAll, type Stored, writeAll, writeEntry } from "./credentials-file.js";
 import { parseJsonText } from "./json-text.js";
-import { withFileLock } from "./file-lock.js";
+import { LockBusyError, withFileLock } from "./file-lock.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { isHeaderToken } from "./token-env.js";
 
@@ -40,10 +40,33 @@ function sameIssuer(a: string, b: string): boolean {
   return a === b || a === `${b}/` || b === `${a}/`;
 }
 
+/**
+ * The credentials file's lock held past the wait by another bridge or a logout: nothing was read, refreshed or changed
+ * here, and the saved sign-in stays. An OAuth error the SDK does not retry ("temporarily_unavailable"), so its auth()
+ * rethrows it as is: a refresh failing any other way made it start a new sign-in in the browser, for which `pull` with
+ * no browser waited forever (review 257).
+ */
+export class CredentialsBusyError extends OAuthError {
+  constructor(message: string) {
+    super(OAuthErrorCode.TemporarilyUnavailable, message);
+  }
+}
+
+/** How long the credentials lock is waited for: file-lock.ts's wait, unless BMAD_MCP_TEST_LOCK_WAIT_MS (for tests
+ *  alone, which meet a busy lock without waiting 11 s) sets another. */
+function credentialsWaitMs(env: NodeJS.ProcessEnv): number | undefined {
+  const ms = env.BMAD_MCP_TEST_LOCK_WAIT_MS;
+  return ms !== undefined && /^[0-9]{1,6}$/.test(ms) ? Number(ms) : undefined;
+}
+
 /** Runs `work` holding the credentials file's cross-process lock (file-lock.ts): every change of the file, and a refresh
- *  or a logout whole. */
-export function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
-  return withFileLock(dirname(file), basename(file), work);
+ *  or a logout whole. Throws CredentialsBusyError when another holds it past the wait. */
+export async function withCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await withFileLock(dirname(file), basename(file), work, credentialsWaitMs(process.env));
+  } catch (error) {
+    throw error instanceof LockBusyError ? new CredentialsBusyError(error.message) : error;
+  }
 }
 
 /** What a logout revokes: a remote's saved sign-in as the server knows it. */

@@ -17,8 +17,10 @@ import { join, resolve } from "node:path";
 import * as z from "zod";
 import { foldPath } from "../core/workspace/paths.js";
 import { heldLock, landingOf } from "./confined-fs.js";
-import { awaitTurn, joinLine, leaveLine, type Line, nextChange, ownCallHolds } from "./lock-line.js";
+import { awaitTurn, joinLine, leaveLine, type Line, LockBusyError, nextChange, ownCallHolds } from "./lock-line.js";
 import { gone, ownBoot, ownPidNs, ownStart } from "./process-identity.js";
+
+export { LockBusyError } from "./lock-line.js";
 
 /** How long a change waits for a live holder before it gives up, naming it. */
 const WAIT_MS = 11_000;
@@ -205,8 +207,8 @@ async function acquire(root: string, rel: string, token: string, line: Line, wai
       // A gone holder's lock is held by whoever is taking it over: that one is named (review 19).
       const blocking = dead ? ((await holderOf(`${lock}.${dead}.takeover`)) ?? current) : current;
       // This process's own earlier call is no process to stop (review 218: a bridge was told to stop itself).
-      if (blocking?.pid === process.pid) throw new Error(ownCallHolds(rel));
-      throw new Error(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${waitMs / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
+      if (blocking?.pid === process.pid) throw new LockBusyError(ownCallHolds(rel));
+      throw new LockBusyError(`Cannot lock ${rel}: another bridge (process ${blocking?.pid ?? "unknown"}) has held it for over ${waitMs / 1000} s. If that process hangs, stop it; its lock is then taken over at once.`);
     }
     await new Promise((r) => setTimeout(r, wait + Math.random() * wait));
     wait = Math.min(wait * 1.5, 40);

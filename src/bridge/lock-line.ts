@@ -42,6 +42,10 @@ export function leaveLine(lock: string, line: Line, token: string): void {
   nextChange(line);
 }
 
+/** A lock held past the wait by another call, of this process or another: said to the user as busy, never taken for
+ *  another failure (a refresh that met one re-authorized in the browser, review 257). */
+export class LockBusyError extends Error {}
+
 export const ownCallHolds = (rel: string) => `Cannot lock ${rel}: an earlier call of this bridge still holds it (waiting on a server, or a large file); try again in a moment.`;
 
 /** Waits until `token` is first in its line. While an earlier call waits for the lock, so does this one (that call's
@@ -53,7 +57,7 @@ export async function awaitTurn(line: Line, token: string, rel: string, waitMs: 
       continue;
     }
     const left = line.heldSince + waitMs - Date.now();
-    if (left <= 0) throw new Error(ownCallHolds(rel));
+    if (left <= 0) throw new LockBusyError(ownCallHolds(rel));
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([line.changed, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
     clearTimeout(timer);

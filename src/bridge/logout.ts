@@ -7,7 +7,7 @@ import { assertSecureTokenEndpoint, discoverAuthorizationServerMetadata } from "
 import { parseArgs } from "node:util";
 import type { Result } from "../core/result.js";
 import { boundedFetch, remoteText } from "./bounded-fetch.js";
-import { credentialsFile, forgetSignIn, type SavedSignIn, savedSignIn, withCredentialsLock } from "./credentials.js";
+import { CredentialsBusyError, credentialsFile, forgetSignIn, type SavedSignIn, savedSignIn, withCredentialsLock } from "./credentials.js";
 import { parseRemoteUrl } from "./remote-url.js";
 import { writeErr, writeOut } from "./terminal.js";
 
@@ -23,7 +23,11 @@ Options:
   --remote URL   the server's MCP endpoint, as it was given to pull, push or --remote
   --help         this text
 Exit status: 0 signed out (or no sign-in was saved); 1 deleted here, but not revoked at the server;
-2 a usage error.`;
+2 a usage error; 3 nothing done, as another bmad-mcp held the credentials file (run it again);
+70 an unexpected failure, said on stderr.`;
+
+/** Another bridge or logout held the credentials file past the wait: nothing was revoked or deleted. */
+const BUSY = 3;
 
 /** How long the revocation may take in all: other bridges wait for the credentials lock 11 s at most (file-lock.ts). */
 const REVOKE_MS = 8_000;
@@ -44,17 +48,24 @@ export async function runLogout(argv: string[], file = credentialsFile()): Promi
   // sign-in (review 237: one written otherwise was "nothing to do", its tokens left working).
   const key = sameServer(remote.url).find((href) => savedSignIn(file, href)) ?? remote.url.href;
   if (!savedSignIn(file, key)) return void writeOut(`No sign-in to ${key} is saved in ${file}; nothing to do.\n`), 0;
-  return withCredentialsLock(file, async () => {
-    const saved = savedSignIn(file, key);
-    if (!saved) return void writeOut(`No sign-in to ${key} is saved in ${file}; nothing to do.\n`), 0;
-    const revoked = await revoke(saved);
-    forgetSignIn(file, key);
-    if (revoked.ok && revoked.tokens.length) writeOut(`Revoked at ${saved.issuer}: the ${revoked.tokens.join(" and the ")}; no copy of them works any more.\n`);
-    writeOut(`Deleted the saved sign-in to ${key} from ${file}.\n`);
-    if (revoked.ok) return 0;
-    writeErr(`bmad-mcp logout: ${revoked.error}; the server takes this sign-in as valid until it expires. End it sooner on the server's /connections page.\n`);
-    return 1;
-  });
+  try {
+    return await withCredentialsLock(file, async () => {
+      const saved = savedSignIn(file, key);
+      if (!saved) return void writeOut(`No sign-in to ${key} is saved in ${file}; nothing to do.\n`), 0;
+      const revoked = await revoke(saved);
+      forgetSignIn(file, key);
+      if (revoked.ok && revoked.tokens.length) writeOut(`Revoked at ${saved.issuer}: the ${revoked.tokens.join(" and the ")}; no copy of them works any more.\n`);
+      writeOut(`Deleted the saved sign-in to ${key} from ${file}.\n`);
+      if (revoked.ok) return 0;
+      writeErr(`bmad-mcp logout: ${revoked.error}; the server takes this sign-in as valid until it expires. End it sooner on the server's /connections page.\n`);
+      return 1;
+    });
+  } catch (error) {
+    // Said, not thrown: it died on a stack, with the status of "deleted here" though nothing was (review 257).
+    if (!(error instanceof CredentialsBusyError)) throw error;
+    writeErr(`bmad-mcp logout: ${error.message} Nothing was revoked or deleted; run the logout again once it is done.\n`);
+    return BUSY;
+  }
 }
 
 /** The URL as parsed, then with its path's last slash taken off or put on: `/mcp` and `/mcp/` name one server

@@ -5,7 +5,7 @@ import * as z from "zod";
 import type { Result } from "../core/result.js";
 import { boundedFetch } from "./bounded-fetch.js";
 import { SERVER_INFO } from "../core/surface/server-info.js";
-import type { FileOAuthProvider } from "./credentials.js";
+import { CredentialsBusyError, type FileOAuthProvider } from "./credentials.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { remoteText } from "./bounded-fetch.js";
 
@@ -86,13 +86,15 @@ export class RemoteLink {
 
   /** Why a connection failed, as the proxy's answers say it, and on stderr too, where the browser's tab says to look
    *  (review 210: a Deny was never said there). A failed sign-in is no outage (review 209: "unreachable (Sign-in
-   *  refused: access_denied.)"). */
+   *  refused: access_denied.)"), nor is a refresh that waited for another bridge's hold of the credentials file. */
   private failed(error: unknown): string {
     const problem = schemaErrorAsSentence(this.url, error);
     const reason =
       problem instanceof SignInError
         ? `${problem.message}; the next call ${problem.refused ? "asks" : "tries"} again`
-        : `${this.url.href} is unreachable (${remoteText((problem as Error).message)})`;
+        : problem instanceof CredentialsBusyError
+          ? `the saved sign-in to ${this.url.href} was not refreshed (${problem.message.replace(/\.$/, "")}); the next call tries again`
+          : `${this.url.href} is unreachable (${remoteText((problem as Error).message)})`;
     this.log(reason);
     return reason;
   }

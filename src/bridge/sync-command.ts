@@ -49,7 +49,7 @@ Options:
 Environment:
   ${TOKEN_ENV}   an access token for the server, for CI and scripts: no browser, nothing saved; a push
                    needs the bmad:write scope. Not an option: other users of the machine see those in ps
-Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error.`;
+Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error; 70 an unexpected failure, said on stderr.`;
 
 const MANIFEST = z.object({ files: z.array(z.object({ path: z.string(), sha256: z.string() })) });
 
@@ -107,7 +107,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     return client instanceof Error ? unconnected(client) : sync(client, () => Promise.reject(new Error(`the token in ${TOKEN_ENV} does not allow this`)));
   }
   // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
-  const [{ FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
+  const [{ CredentialsBusyError, FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
   const callback = new LoopbackCallback();
   await callback.start({ keepAlive: true });
   const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say), callback, say);
@@ -116,7 +116,9 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
     try {
       client = await link.connected();
     } catch (error) {
-      // A sign-in that ended without tokens is no connection problem (review 210: a Deny was "no connection to …").
+      // A sign-in that ended without tokens is no connection problem (review 210: a Deny was "no connection to …"),
+      // nor is a refresh that found another bridge holding the credentials file (review 257).
+      if (error instanceof CredentialsBusyError) return say(`${command}: the saved sign-in to ${remote.url.href} was not refreshed: ${sentence(error.message)}`), 1;
       if (!(error instanceof SignInError)) return unconnected(error);
       return say(`${command}: ${sentence(error.refused ? `${error.message}; run again and choose Allow` : error.message)}`), 1;
     }

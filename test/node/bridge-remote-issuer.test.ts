@@ -10,7 +10,8 @@ import type { AddressInfo } from "node:net";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
-import { connectBridge, ROOT, tempDir, waitFor } from "./helpers.js";
+import { connectBridge, ROOT, tempDir, toolText, waitFor } from "./helpers.js";
+import { TOOL } from "../../src/core/surface/names.js";
 import { FileOAuthProvider, forgetSignIn, withCredentialsLock } from "../../src/bridge/credentials.js";
 import { LoopbackCallback } from "../../src/bridge/loopback-callback.js";
 
@@ -121,10 +122,10 @@ function savedSignIn(name: string, stamped: boolean): { config: string; file: st
   return { config, file };
 }
 
-async function startRemote(config: string) {
+async function startRemote(config: string, env: Record<string, string> = {}) {
   const project = join(tmp.dir, `project-${closers.length}`);
   mkdirSync(project, { recursive: true });
-  const bridgeProcess = await connectBridge(bridge, project, { args: ["--remote", remote], env: { XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" } });
+  const bridgeProcess = await connectBridge(bridge, project, { args: ["--remote", remote], env: { XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none", ...env } });
   closers.push(bridgeProcess.close);
   return bridgeProcess;
 }
@@ -276,8 +277,8 @@ it("lets go of the shared sign-in's lock when a refresh gets no answer, so the n
 }, 40_000);
 
 /** `bmad-mcp <argv>` to its end, with nobody at a browser. */
-function runCli(argv: string[], config: string): Promise<{ code: number | null; stderr: string }> {
-  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none" }, stdio: ["ignore", "ignore", "pipe"] });
+function runCli(argv: string[], config: string, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [bridge, ...argv], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config, BMAD_MCP_BROWSER: "none", ...env }, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   return new Promise((resolve, reject) => {
@@ -349,3 +350,45 @@ it("saves no sign-in while a logout holds the file, and writes none it deleted b
   expect(await saver!.ended).toBe(0);
   expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ [key]: { client: { client_id: "client-0", redirect_uris: ["http://127.0.0.1:1/callback"] } } });
 }, 30_000);
+
+/** The lock of a saved sign-in's credentials file held by this process (another bridge, to the ones the test runs),
+ *  while `work` runs bridges on it that wait 0.3 s for it, not 11 (one that signed in afresh would wait 2 s for the
+ *  browser); the lock's refusal they meet, and the file is left as it was. */
+async function whileCredentialsHeld(name: string, work: (config: string, env: Record<string, string>, busy: string) => Promise<void>): Promise<void> {
+  named = "as-a";
+  const { config, file } = savedSignIn(name, true);
+  const before = readFileSync(file, "utf8");
+  const busy = `Cannot lock credentials.json: another bridge (process ${process.pid}) has held it for over 0.3 s. If that process hangs, stop it; its lock is then taken over at once.`;
+  await withCredentialsLock(file, () => work(config, { BMAD_MCP_TEST_LOCK_WAIT_MS: "300", BMAD_MCP_SIGN_IN_SECONDS: "2" }, busy));
+  expect(tokenRequests).toEqual([]);
+  expect(registrations).toEqual([]);
+  expect(readFileSync(file, "utf8")).toBe(before);
+}
+
+it("says the credentials file is busy, and starts no new sign-in, when a refresh finds another bridge holding it (review 257)", async () => {
+  await whileCredentialsHeld("config-busy-refresh", async (config, env, busy) => {
+    const pulled = await runCli(["pull", "--remote", remote, "--project", "x", "--dir", join(tmp.dir, "pull-busy")], config, env);
+    expect(pulled.stderr).toBe(`bmad-mcp: pull: the saved sign-in to ${remote} was not refreshed: ${busy}\n`);
+    expect(pulled.code).toBe(1);
+    const { client, stderr } = await startRemote(config, env);
+    const answer = await client.callTool({ name: TOOL.listSessions, arguments: {} });
+    expect(toolText(answer)).toBe(`${TOOL.listSessions} keeps its state on the remote server, and the saved sign-in to ${remote} was not refreshed (${busy.slice(0, -1)}); the next call tries again.`);
+    expect(stderr()).not.toMatch(/sign in to|mcp-sdk/);
+  });
+}, 60_000);
+
+it("says the credentials file is busy, and that nothing was done, when a logout finds another bridge holding it (review 257)", async () => {
+  await whileCredentialsHeld("config-busy-logout", async (config, env, busy) => {
+    const loggedOut = await runCli(["logout", "--remote", remote], config, env);
+    expect(loggedOut.stderr).toBe(`bmad-mcp logout: ${busy} Nothing was revoked or deleted; run the logout again once it is done.\n`);
+    expect(loggedOut.code).toBe(3);
+  });
+}, 60_000);
+
+it("says a failure no command expected in one line, with a status of its own, never Node's stack (review 257)", async () => {
+  const notAFolder = join(tmp.dir, "pull-into-a-file");
+  writeFileSync(notAFolder, "");
+  const pulled = await runCli(["pull", "--remote", remote, "--project", "x", "--dir", notAFolder], join(tmp.dir, "config-unexpected"));
+  expect(pulled.stderr).toBe(`bmad-mcp pull: EEXIST: file already exists, mkdir '${notAFolder}'\n`);
+  expect(pulled.code).toBe(70);
+});
