@@ -12,7 +12,7 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author?: string; at: string; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
@@ -37,9 +37,10 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   // The next page of older versions, added to the list shown (review 245: v1..v50 of 250 could not be reached).
   const more = async () => {
     const page = await app.callTool("bmad-doc", { project: doc.project, path: doc.path, before: doc.next });
-    if (page.isError) return show(panel, errorBox(resultText(page)));
-    const older = page.structuredContent as unknown as DocData;
-    const merged: DocData = { ...doc, versions: [...(doc.versions ?? []), ...(older.versions ?? [])], commits: [...(doc.commits ?? []), ...(older.commits ?? [])], older: older.older, next: older.next };
+    // Shown again since (a restore, another page): this answer is for a list no longer there (review 258).
+    if (!panel.isConnected) return;
+    const merged = page.isError ? { error: resultText(page) } : withOlder(doc, page.structuredContent);
+    if ("error" in merged) return show(panel, errorBox(merged.error));
     showDocument(app, root, { ...result, structuredContent: merged as unknown as Record<string, unknown> }, back);
   };
   const versions = list.length > 1 || doc.next !== undefined
@@ -57,6 +58,24 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
     h("div", { class: "doc" }, markdown ? renderMarkdown(body) : plainText(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,
   );
+}
+
+/** `doc` with an older page's rows after its own, or why the page cannot be added: a page is checked as the host gave
+ *  it (review 258: a page for another file was merged, and one without its rows stopped the view). A row shown
+ *  already is not added again. */
+function withOlder(doc: DocData, answer: unknown): DocData | { error: string } {
+  if (typeof answer !== "object" || answer === null) return { error: "The older page came back without its data; reopen the document." };
+  const page = answer as Partial<DocData>;
+  if (page.project !== doc.project || page.path !== doc.path || page.history !== doc.history) return { error: "The older page answered for another file; reopen the document." };
+  const rows = doc.history === "git" ? page.commits : page.versions;
+  if (!Array.isArray(rows)) return { error: `The older page came back without its ${doc.history === "git" ? "commits" : "versions"}; reopen the document.` };
+  const shown = new Set([...(doc.versions ?? []).map((v) => String(v.version)), ...(doc.commits ?? []).map((c) => c.commit)]);
+  const key = (row: unknown) => (typeof row === "object" && row !== null ? (doc.history === "git" ? (row as Commit).commit : (row as Version).version) : undefined);
+  if (!rows.every((row) => typeof key(row) === (doc.history === "git" ? "string" : "number"))) return { error: "The older page came back with rows that name no version; reopen the document." };
+  const added = rows.filter((row) => !shown.has(String(key(row))));
+  return doc.history === "git"
+    ? { ...doc, commits: [...(doc.commits ?? []), ...(added as Commit[])], older: page.older, next: page.next }
+    : { ...doc, versions: [...(doc.versions ?? []), ...(added as Version[])], older: page.older, next: page.next };
 }
 
 /** Which version is shown, and whose: a workspace's version number and author; a project folder's file (which has no
@@ -142,7 +161,11 @@ function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLEleme
     return h("li", { "data-version": e.key }, radio("a"), radio("b"), ` ${e.label} `, restore);
   });
   const compare = h("button", { class: "compare", ...(readable.length < 2 ? { disabled: "" } : {}), click: () => void (picked.a && picked.b && showDiff(app, doc, picked.a, picked.b, panel)) }, "Compare");
-  const older = doc.next !== undefined ? h("button", { class: "older", click: () => void more() }, `${doc.older ?? "More"} older ${doc.history === "git" ? "commits" : "versions"}: show them`) : null;
+  // One page asked for at a time (review 258: ten quick clicks asked for ten, and each was added).
+  const older: HTMLButtonElement | null = doc.next !== undefined ? h("button", { class: "older", click: () => {
+    older!.disabled = true;
+    void more().finally(() => (older!.disabled = false));
+  } }, `${doc.older ?? "More"} older ${doc.history === "git" ? "commits" : "versions"}: show them`) : null;
   return h("div", {}, h("ul", { class: "versions" }, ...rows), older, compare);
 }
 

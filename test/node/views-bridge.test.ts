@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Browser } from "playwright-core";
+import type { Browser, FrameLocator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
 import { install, PKG, ROOT, tempDir, toolText } from "./helpers.js";
@@ -196,18 +196,35 @@ describe("the views on the bridge", () => {
       await git("commit", "-q", "-m", `Version ${i}`);
     }
     const result = await call("bmad-doc", { path });
-    expect(toolText(result).split("\n")[0]).toMatch(/; the newest 50 of 53 commits in git \("before": 50 lists older\)\]$/);
-    expect(result.structuredContent).toMatchObject({ older: 3, next: 50 });
-    const older = await call("bmad-doc", { path, before: 50 });
-    expect(toolText(older).split("\n")[0]).toMatch(/; commits 51 to 53 of 53 in git\]$/);
-    expect((older.structuredContent as { commits: Array<{ subject: string }> }).commits.map((c) => c.subject)).toEqual(["Version 3", "Version 2", "Version 1"]);
-    // Past the last, or past what git's int holds (it wrapped, and listed the newest as "commits 2147483649 to …"):
-    // none, of those it has, never "no history of this file" (review 251).
-    for (const before of [53, 1000, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
-      const past = await call("bmad-doc", { path, before });
-      expect(toolText(past).split("\n")[0], String(before)).toMatch(/; no commits past the newest 53 \(all it has\) in git\]$/);
-      expect(past.structuredContent, String(before)).toMatchObject({ history: "git", commits: [] });
+    type Page = { commits: Array<{ commit: string; subject: string }>; older?: number; next?: string };
+    const newest = result.structuredContent as Page;
+    const next = newest.commits[49]!.commit;
+    expect(toolText(result).split("\n")[0]).toMatch(new RegExp(`; the newest 50 of 53 commits in git \\("before": "${next}" lists older\\)\\]$`));
+    expect(newest).toMatchObject({ older: 3, next });
+    // A commit made between pages: the next page starts past the last commit listed, not past a count of them (review
+    // 258: it listed "Version 4" again).
+    writeFileSync(join(tmp.dir, path), "# Many\n\nversion 54\n");
+    await git("commit", "-q", "-am", "Version 54");
+    const older = await call("bmad-doc", { path, before: next });
+    expect(toolText(older).split("\n")[0]).toMatch(new RegExp(`; 3 commits older than ${next.slice(0, 12)} in git\\]$`));
+    const oldest = older.structuredContent as Page;
+    expect(oldest.commits.map((c) => c.subject)).toEqual(["Version 3", "Version 2", "Version 1"]);
+    expect(oldest.next).toBeUndefined();
+    // The new one is the newest of the first page.
+    const again = (await call("bmad-doc", { path })).structuredContent as Page;
+    expect([again.commits[0]!.subject, again.older]).toEqual(["Version 54", 4]);
+    // Past the last: none, of those it has, never "no history of this file" (review 251).
+    const last = oldest.commits[2]!.commit;
+    const past = await call("bmad-doc", { path, before: last });
+    expect(toolText(past).split("\n")[0]).toMatch(new RegExp(`; no commits older than ${last.slice(0, 12)} in git\\]$`));
+    expect(past.structuredContent).toMatchObject({ history: "git", commits: [] });
+    // A version number is the remote's, and a commit git does not know names no page.
+    for (const [before, error] of [[50, `"before" here is a commit, as an answer's "next" names it: the project folder's history is its git.`], ["0000000", `"before": 0000000 names no commit of this repository: pass an answer's "next".`]] as const) {
+      const refused = await call("bmad-doc", { path, before });
+      expect([refused.isError, toolText(refused)], String(before)).toEqual([true, error]);
     }
+    // One problem said once for a field, with what the field is (review 258: "Too big … int … ; Too big … number …").
+    expect(toolText(await call("bmad-doc", { path, before: 1e308 }))).toBe('Invalid arguments for bmad-doc: "before": Too big: expected int to be <=9007199254740991 (Older versions: an answer\'s `next`).');
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
     await expect.poll(() => frame.locator("header .meta").textContent()).toMatch(/^\d+ bytes · \d{4}-\d\d-\d\d \d\d:\d\d$/);
     expect(await frame.locator(".versions li").count()).toBe(51);
@@ -216,6 +233,59 @@ describe("the views on the bridge", () => {
     expect(await frame.locator("button.older").count()).toBe(0);
     expect(await frame.locator(".versions li").last().textContent()).toContain("Version 1");
     await page.close();
+  });
+
+  // Review 258: the view added an older page whatever file it answered for, stopped on one without its rows, asked once
+  // per click (ten quick clicks: ten pages, rows listed twice), and added a page that came after the list was shown anew.
+  it("adds an older page only where it answers for the file shown with its rows, one page at a time, and none to a list shown since", async () => {
+    const version = (n: number) => ({ version: n, op: "write", author: "ada", at: "2026-01-01T00:00:00Z" });
+    const doc = (path: string, fields: Record<string, unknown>) => ({ content: [{ type: "text", text: "[header]" }, { type: "text", text: "# T\n" }], structuredContent: { project: "p", path, version: 10, current_version: 10, size: 4, updated_at: "2026-01-01T00:00:00Z", access: "write", history: "versions", ...fields } });
+    const first = doc("docs/a.md", { versions: [version(10), version(9)], older: 3, next: 9 });
+    const html = (await viewOf(client, "bmad-doc")).html;
+    const rows = (frame: FrameLocator) => frame.locator(".versions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")));
+    const forged: Array<[unknown, string]> = [
+      [doc("docs/other.md", { project: "other", versions: [version(8)] }), "The older page answered for another file; reopen the document."],
+      [{ content: [{ type: "text", text: "ok" }] }, "The older page came back without its data; reopen the document."],
+      [doc("docs/a.md", { versions: { a: 1 } }), "The older page came back without its versions; reopen the document."],
+    ];
+    for (const [answer, error] of forged) {
+      const { frame, page } = await showView(browser, hostHtml, html, first, async () => answer);
+      await frame.locator("button.older").click();
+      await expect.poll(() => frame.locator(".error").textContent()).toBe(error);
+      expect(await rows(frame)).toEqual(["10", "9"]);
+      await page.close();
+    }
+    // Ten clicks while the page loads: one page asked for, and the row shown already (9) not added again.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const asked: Array<Record<string, unknown>> = [];
+    const older = doc("docs/a.md", { versions: [version(9), version(8), version(7)] });
+    const clicks = await showView(browser, hostHtml, html, first, async (_name, args) => (asked.push(args), await held, older));
+    const button = clicks.frame.locator("button.older");
+    await button.click();
+    for (let i = 0; i < 9; i++) await button.click({ force: true });
+    release();
+    await expect.poll(() => rows(clicks.frame)).toEqual(["10", "9", "8", "7"]);
+    expect(asked).toEqual([{ project: "p", path: "docs/a.md", before: 9 }]);
+    await clicks.page.close();
+    // A page that comes after a restore showed the document anew is not added to it.
+    let late = () => {};
+    const pending = new Promise<void>((resolve) => (late = resolve));
+    const restored = doc("docs/a.md", { version: 11, current_version: 11, versions: [version(11), version(10), version(9)] });
+    const stale = await showView(browser, hostHtml, html, first, async (name, args) => {
+      if (args.before !== undefined) return (await pending, older);
+      return name === "bmad-files" ? { content: [{ type: "text", text: "Restored." }] } : restored;
+    });
+    await stale.frame.locator("button.older").click();
+    await stale.frame.locator('.versions li[data-version="9"] button.restore').click();
+    await stale.frame.locator("button.confirm-yes").click();
+    await expect.poll(() => rows(stale.frame)).toEqual(["11", "10", "9"]);
+    late();
+    // A comparison's answers come after the late page's: once it shows, that page has come and gone.
+    await stale.frame.locator("button.compare").click();
+    await expect.poll(() => stale.frame.locator(".panel h2").textContent()).toBe("10 → 11");
+    expect(await rows(stale.frame)).toEqual(["11", "10", "9"]);
+    await stale.page.close();
   });
 
   it("reads a path with wildcard characters as that path, a version a commit lacks as an error, and restores no version that is not UTF-8 (review 188)", async () => {

@@ -88,7 +88,7 @@ describe("files", () => {
     expect((await ada.files({ action: "read", project, path, version: 2 })).text).toContain("# PRD v1\nmore\n");
     // A whole number sent as a string, as some clients send them, is that number (review 117); nothing else is.
     expect((await ada.files({ action: "read", project, path, version: "2" })).text).toContain("# PRD v1\nmore\n");
-    for (const version of ["2.0", "02", " 2", "two", ""]) expect((await ada.files({ action: "read", project, path, version })).text, version).toMatch(/^Invalid arguments for bmad-files: "version": Invalid input: expected number, received string\.$/);
+    for (const version of ["2.0", "02", " 2", "two", ""]) expect((await ada.files({ action: "read", project, path, version })).text, version).toMatch(/^Invalid arguments for bmad-files: "version": Invalid input: expected number, received string \(restore, unpurge, read: that version; history: those before it\)\.$/);
     const restored = await ada.files({ action: "restore", project, path, version: 1 });
     expect(restored.structured).toMatchObject({ version: 4 });
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/version 4[^\n]*\n# PRD v1\n$/);

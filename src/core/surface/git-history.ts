@@ -11,50 +11,55 @@ const MAX_COMMITS = 50;
 const MAX_SHOWN_BYTES = 8 * 1024 * 1024;
 export const COMMIT = /^[0-9a-f]{7,64}$/;
 
-/** A page of the file's commits, newest first, after the first `skip`; `total` counts them all, where there are more
- *  than the page (review 245: "50 commits in git" was said of 120). */
-export interface CommitPage { commits: Commit[]; skip: number; total: number }
+/** A page of the file's commits, newest first: the newest, or those older than `after` (a commit an earlier page listed
+ *  last); `older` counts the commits past the page (review 245: "50 commits in git" was said of 120). A page is named by
+ *  its last commit, not by how many came before it: a commit made between pages moved a count by one, and the next page
+ *  listed a commit again (review 258). */
+export interface CommitPage { commits: Commit[]; after?: string; older: number }
 
-/** Newest first, MAX_COMMITS after the first `skip`; undefined where there is no git, no repository, or the file was never
- *  committed (or has no commits past `skip`); a failure where the door would not run git (the project's .git leads outside it). */
-export async function gitLog(git: GitRunner, root: string, path: string, skip = 0): Promise<Result<CommitPage> | undefined> {
+/** Newest first, MAX_COMMITS of them, older than `after` where given; undefined where there is no git, no repository, or
+ *  the file was never committed; a failure where the door would not run git (the project's .git leads outside it), or
+ *  `after` names no commit. */
+export async function gitLog(git: GitRunner, root: string, path: string, after?: string): Promise<Result<CommitPage> | undefined> {
   // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the
-  // subject). One more than a page: whether there are more, to count. A skip past what git's int holds wrapped, and
-  // listed the newest as "commits 2147483649 to …" (review 251): no file has that many, so it lists none.
-  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 1}`, `--skip=${Math.min(skip, MAX_SKIP)}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", "HEAD", "--", path] });
+  // subject). One more than a page: whether there are more, to count; one more again for `after` itself, listed first
+  // where it changed the file.
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 2}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", after ?? "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
+  if (after !== undefined && run && run.exitCode !== 0) return { ok: false, error: `"before": ${after} names no commit of this repository: pass an answer's "next".` };
   if (!run || run.exitCode !== 0) return undefined;
   // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
   // 157: a reversed subject moved the view's Restore button into the middle of its row).
-  const commits = new TextDecoder().decode(run.stdout).split("\n").filter(Boolean).map((line) => {
+  const listed = new TextDecoder().decode(run.stdout).split("\n").filter(Boolean).map((line) => {
     const [commit = "", author = "", at = "", subject = ""] = line.split("\0");
     return { commit, author: showControls(author), at, subject: showControls(subject.slice(0, 200)) };
   });
-  if (!commits.length && !skip) return undefined;
-  if (commits.length && commits.length <= MAX_COMMITS) return { ok: true, commits, skip, total: skip + commits.length };
-  const total = await countCommits(git, root, path);
-  // A page past the last: none listed, of those it has (review 251: it read as a file git has no history of).
-  if (!commits.length) return total ? { ok: true, commits, skip, total } : undefined;
-  // Uncounted, it is at least one more than the page.
-  return { ok: true, commits: commits.slice(0, MAX_COMMITS), skip, total: total ?? skip + commits.length };
+  const itself = after !== undefined && listed[0]?.commit.startsWith(after) === true;
+  const commits = itself ? listed.slice(1) : listed.slice(0, MAX_COMMITS + 1);
+  if (!commits.length && after === undefined) return undefined;
+  const page = { ok: true as const, commits: commits.slice(0, MAX_COMMITS), ...(after === undefined ? {} : { after }) };
+  if (commits.length <= MAX_COMMITS) return { ...page, older: 0 };
+  // Uncounted, there is at least one more than the page.
+  const counted = await countCommits(git, root, after ?? "HEAD", path);
+  return { ...page, older: counted === undefined ? 1 : Math.max(counted - (itself ? 1 : 0) - MAX_COMMITS, 1) };
 }
 
-/** The largest skip git takes (an int). */
-const MAX_SKIP = 2 ** 31 - 1;
-
-/** How many commits changed the file; undefined where git would not say. */
-async function countCommits(git: GitRunner, root: string, path: string): Promise<number | undefined> {
-  const count = await git({ dir: root, args: ["rev-list", "--count", "--end-of-options", "HEAD", "--", path] });
+/** How many commits up to `from` changed the file; undefined where git would not say. */
+async function countCommits(git: GitRunner, root: string, from: string, path: string): Promise<number | undefined> {
+  const count = await git({ dir: root, args: ["rev-list", "--count", "--end-of-options", from, "--", path] });
   const total = count && !count.refused && count.exitCode === 0 ? Number(new TextDecoder().decode(count.stdout).trim()) : NaN;
   return Number.isSafeInteger(total) ? total : undefined;
 }
 
-/** The commits a page lists, in words: "3 commits", "the newest 50 of 120 commits", "commits 51 to 100 of 120". */
+/** The commits a page lists, in words: "3 commits", "the newest 50 of 120 commits", "50 commits older than 1a2b…, 20
+ *  more past them", "no commits older than 1a2b…". */
 export function commitRange(page: CommitPage): string {
-  const { commits, skip, total } = page;
-  if (!commits.length) return `no commits past the newest ${total} (all it has)`;
-  if (!skip && commits.length === total) return `${total} commit${total === 1 ? "" : "s"}`;
-  return skip ? `commits ${skip + 1} to ${skip + commits.length} of ${total}` : `the newest ${commits.length} of ${total} commits`;
+  const { commits, after, older } = page;
+  const n = (count: number) => `${count} commit${count === 1 ? "" : "s"}`;
+  if (after === undefined) return older ? `the newest ${commits.length} of ${commits.length + older} commits` : n(commits.length);
+  const which = `older than ${after.slice(0, 12)}`;
+  if (!commits.length) return `no commits ${which}`;
+  return `${n(commits.length)} ${which}${older ? `, ${older} more past them` : ""}`;
 }
 
 /** The file's text at `commit` (a hex id, checked by the caller's schema), and whether that text is its bytes (UTF-8:

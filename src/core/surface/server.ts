@@ -120,7 +120,7 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const kept = surface.toolResults.get(key);
     if (kept) return kept;
     const parsed = parseArguments(tool.input, args);
-    if (!parsed.success) return errorResult(describeInvalid(name, parsed.error));
+    if (!parsed.success) return errorResult(describeInvalid(name, parsed.error, tool.input));
     try {
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.

@@ -100,9 +100,13 @@ export function parseArguments<S extends z.ZodObject>(input: S, args: Record<str
   return input.safeParse(coerced) as ReturnType<S["safeParse"]>;
 }
 
-/** A zod failure as one line naming each bad field and what it expected. */
-export function describeInvalid(tool: string, error: z.ZodError): string {
-  return `Invalid arguments for ${tool}: ${describeIssues(error.issues, "arguments")}.`;
+/** A zod failure as one line naming each bad field, what it expected, and what the field is (its describe()). */
+export function describeInvalid(tool: string, error: z.ZodError, input: z.ZodObject): string {
+  const hint = (path: readonly PropertyKey[]) => {
+    const key = path.length === 1 ? path[0] : undefined;
+    return typeof key === "string" && Object.hasOwn(input.shape, key) ? input.shape[key]?.description : undefined;
+  };
+  return `Invalid arguments for ${tool}: ${describeIssues(error.issues, "arguments", 0, hint)}.`;
 }
 
 /** Why arguments holding half a character are refused, or undefined: a string (a value or a key, at any depth) with an
@@ -144,25 +148,37 @@ export interface IssueLike {
   errors?: readonly (readonly IssueLike[])[];
 }
 
-/** Issues as `"field": problem; …`, a field named by its path past the first `skip` segments (`whole` where none is
- *  left). A union says, for each field, what each of its shapes wanted first, not zod's bare "Invalid input". */
-export function describeIssues(issues: readonly IssueLike[], whole: string, skip = 0): string {
+/** Issues as `"field": problem (hint); …`, a field named by its path past the first `skip` segments (`whole` where none
+ *  is left), once: its first problem, and `hint`'s word on it (review 258: a "before" of 1e308 was "Too big … int" and
+ *  "Too big … number"). A union says, for each field, what each of its shapes wanted first, not zod's bare "Invalid input". */
+export function describeIssues(issues: readonly IssueLike[], whole: string, skip = 0, hint?: (path: readonly PropertyKey[]) => string | undefined): string {
   // A field's name is the caller's text: shown with its controls written out, and cut (review 136: a key holding a
   // line break and "- Note: …", and one of 900 KB, came back whole).
   const field = (path: readonly PropertyKey[]) => fieldName(path.slice(skip), whole);
-  const parts = issues
-    .flatMap((issue) => {
-      if (!issue.errors?.length) return [`${field(issue.path)}: ${issue.message}`];
-      const wanted = new Map<string, Set<string>>();
-      for (const [first] of issue.errors) {
-        if (!first) continue;
-        const at = field([...issue.path, ...first.path]);
-        wanted.set(at, (wanted.get(at) ?? new Set()).add(first.message));
-      }
-      return [...wanted].map(([at, messages]) => `${at}: ${eitherOf([...messages])}`);
-    });
+  const byField = new Map<string, string>();
+  for (const [path, problem] of issues.flatMap(problems)) {
+    const at = field(path);
+    const about = hint?.(path.slice(skip));
+    if (!byField.has(at)) byField.set(at, about ? `${problem} (${about})` : problem);
+  }
+  const parts = [...byField].map(([at, problem]) => `${at}: ${problem}`);
   const more = parts.length - MAX_ISSUES_SHOWN;
   return parts.slice(0, MAX_ISSUES_SHOWN).map((part) => cut(part, MAX_ISSUE_CHARS)).join("; ") + (more > 0 ? `; and ${more} more` : "");
+}
+
+/** An issue's problems by the field's path: its own, or a union's, each field's first problem in each shape. */
+function problems(issue: IssueLike): Array<[readonly PropertyKey[], string]> {
+  if (!issue.errors?.length) return [[issue.path, issue.message]];
+  const wanted = new Map<string, { path: readonly PropertyKey[]; messages: Set<string> }>();
+  for (const [first] of issue.errors) {
+    if (!first) continue;
+    const path = [...issue.path, ...first.path];
+    const key = JSON.stringify(path.map(String));
+    const seen = wanted.get(key) ?? { path, messages: new Set<string>() };
+    wanted.set(key, seen);
+    seen.messages.add(first.message);
+  }
+  return [...wanted.values()].map(({ path, messages }) => [path, eitherOf([...messages])]);
 }
 
 /** A field by its path, `"answers.core.user_name"`, or `whole` for none. */

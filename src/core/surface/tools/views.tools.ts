@@ -74,7 +74,8 @@ export const bmadDocTool = defineTool({
     path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
     version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
     commit: z.string().regex(COMMIT).optional().describe("Bridge: the git commit to read it at"),
-    before: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Older versions: an answer's `next`"),
+    // A version number on the remote, a commit on the bridge (review 258: a count of commits skipped listed one twice).
+    before: z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(COMMIT)]).optional().describe("Older versions: an answer's `next`"),
   }),
   annotations: READ_ONLY,
   view: viewUri("document"),
@@ -85,11 +86,13 @@ export const bmadDocTool = defineTool({
     const named = inProject(found.name, given, found.store.folder);
     if (!named.ok) return fail(named.error);
     const path = named.path;
+    const paged = pageMark(found.store.folder !== undefined, before);
+    if (!paged.ok) return fail(paged.error);
     // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
     if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
     // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
     // One more than a page: whether there are older versions to page to.
-    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { before, limit: VIEW_VERSIONS + 1 })]);
+    const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
     if (!read.ok) return fail(read.error);
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
@@ -104,11 +107,11 @@ export const bmadDocTool = defineTool({
       const below = next === undefined ? undefined : await found.files.history(path, { before: next, limit: VIEW_VERSIONS + 1 });
       const kept = below?.ok ? below.value.length : 0;
       const older = kept <= VIEW_VERSIONS ? kept : undefined;
-      const which = before === undefined ? "" : ` older than v${before}`;
+      const which = paged.version === undefined ? "" : ` older than v${paged.version}`;
       const shown = next !== undefined ? `the newest ${versions.length} versions${which}, ${older ?? `more than ${VIEW_VERSIONS}`} older kept ("before": ${next} lists them)` : `${versions.length} version${versions.length === 1 ? "" : "s"}${which}`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review
       // 215: at version 1 of 3, every Restore the view offered was refused as a conflict).
-      const newest = before === undefined ? history : await found.files.history(path, { limit: 1 });
+      const newest = paged.version === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
       return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
@@ -116,11 +119,13 @@ export const bmadDocTool = defineTool({
     // The folder's history is the user's git, read-only, where there is one.
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     const git = runtime?.ok ? runtime.runtime.git : undefined;
-    const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path, before) : undefined;
+    const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path, paged.commit) : undefined;
+    // A commit that names no page is the caller's mistake, not a file without history.
+    if (paged.commit !== undefined && log?.ok === false) return fail(log.error);
     const commits = log?.ok ? log.commits : undefined;
-    // The next page skips those listed so far (review 245: "50 commits in git" was said of 120).
-    const listed = log?.ok ? log.skip + log.commits.length : 0;
-    const paging = log?.ok && log.total > listed ? { older: log.total - listed, next: listed } : {};
+    // The next page starts past the last commit listed (review 245: "50 commits in git" was said of 120).
+    const last = commits?.[commits.length - 1]?.commit;
+    const paging = log?.ok && log.older && last ? { older: log.older, next: last } : {};
     if (commit !== undefined) {
       if (!git || !runtime?.ok) return fail("This project has no git to read an earlier version from.");
       const shown = await gitShow(git, runtime.runtime.fsRoot, commit, path);
@@ -138,10 +143,17 @@ export const bmadDocTool = defineTool({
     const refused = log?.ok === false ? log.error : undefined;
     const note = commits ? undefined : history?.error ?? refused ?? "the folder's history is the user's git, and it has none of this file.";
     const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits, ...paging } : { history_note: note }) };
-    const more = paging.next === undefined ? "" : ` ("before": ${paging.next} lists older)`;
+    const more = paging.next === undefined ? "" : ` ("before": "${paging.next}" lists older)`;
     return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${log?.ok ? `${commitRange(log)} in git${more}` : `current version only${refused ? `: ${refused}` : ""}`}]`, text, structured };
   },
 });
+
+/** `before` as this door pages: a version number on the remote, a commit of the folder's git on the bridge. */
+function pageMark(folder: boolean, before: number | string | undefined): Result<{ version?: number; commit?: string }> {
+  if (before === undefined) return { ok: true };
+  if (folder) return typeof before === "string" ? { ok: true, commit: before } : { ok: false, error: `"before" here is a commit, as an answer's "next" names it: the project folder's history is its git.` };
+  return typeof before === "number" ? { ok: true, version: before } : { ok: false, error: `"before" here is a version number, as an answer's "next" names it: a workspace keeps its own versions, not commits.` };
+}
 
 export const bmadBoardTool = defineTool({
   name: TOOL.bmadBoard,
