@@ -421,8 +421,10 @@ it("sanitises every config-shaped file, and serves clean ones byte for byte", ()
   }
   const clean = "# a comment kept\nuser_name: Ada   # aligned\n";
   expect(sanitizeConfigText("bmm/config.yaml", clean)).toBe(clean);
-  // A data file not named config is one where it holds secrets (review 250), and as it is where it holds none.
-  expect(sanitizeConfigText("bmm/workflow.yaml", yamlText)).toBe(served);
+  // A data file not named config is one where it holds a secret by its shape (review 250; by its keys' names it lost
+  // package.json's dependencies: review 259), and as it is where it holds none.
+  const shaped = "# mine\nuser_name: Ada\nopenai_api_key: sk-proj-Xk9pL2mQ7vR4tW8zY3nBq1Lm\nllm:\n  password: Winter2024!xQ\n  model: big\n";
+  expect(sanitizeConfigText("bmm/workflow.yaml", shaped)).toBe(served);
   expect(sanitizeConfigText("bmm/workflow.yaml", clean)).toBe(clean);
   expect(sanitizeConfigText("docs/notes.md", yamlText)).toBe(yamlText);
   expect(sanitizeConfigText("ops/accounts.csv", "user,password\nada,Winter2024!xQ\n")).toMatch(/^# ops\/accounts\.csv is not served: it holds secret-looking values/);
@@ -457,6 +459,18 @@ it("takes a key's word only after a separator or in camelCase, and plain words u
   const icons = '{"Secret Wish Confession": "<rect x=\\"13\\" y=\\"20\\" fill=\\"none\\"/>"}\n';
   expect(sanitizeConfigText("core/bmad-brainstorming/assets/brain-icons.json", icons)).toBe(icons);
   expect(sanitizeConfigText("llm.json", '{"DB Password": "Winter2024!xQ", "x": 1}\n')).not.toContain("Winter2024");
+  // A config's key of words names a password whatever its strength (review 259: the label rule served these).
+  expect(sanitizeConfigText("config.yaml", "project_name: app\nDB Password: hunter2\nSMTP Password: mailpass\n")).toBe(`# ${REDACTED_NOTE}\nproject_name: app\n`);
+  // A data file is judged by a secret's shape, not its keys' names (review 259: package.json lost jsonwebtoken, a
+  // workflow its env, an OpenAPI spec its Token schema, an i18n file its "Password" label).
+  const ordinary: Array<[string, string]> = [
+    ["package.json", '{\n  "dependencies": {\n    "cookie-parser": "^1.4.6",\n    "jsonwebtoken": "^9.0.0",\n    "next-auth": "^4.0.0"\n  }\n}\n'],
+    [".github/workflows/ci.yml", "jobs:\n  publish:\n    steps:\n      - run: npm publish\n        env:\n          NODE_AUTH_TOKEN: ${{ secrets.NPM_TOKEN }}\n"],
+    ["openapi.yaml", "components:\n  securitySchemes:\n    bearerAuth:\n      type: http\n      scheme: bearer\n  schemas:\n    Token:\n      type: object\n      properties:\n        access_token:\n          type: string\n"],
+    ["locales/fr.json", '{"login": {"password": "Mot de passe", "forgot": "Mot de passe oublié ?"}}\n'],
+    ["schema.json", '{"primaryKey": "id", "sortKey": "createdAt", "storageKey": "theme-mode"}\n'],
+  ];
+  for (const [file, text] of ordinary) expect(sanitizeConfigText(file, text), file).toBe(text);
   for (const entry of ["openai_key: Xk9pL2mQ7vR4tW8z", "openaiKey: Xk9pL2mQ7vR4tW8z", "api_key: abcdef", "signing_key: rotate", "session_key: abcdefgh", "jira_project_key: Xk9pL2mQ7vR4", "auth_method: Xk9!pL2mQ", "password: hunter", "password_hash: bcrypt"]) {
     expect(sanitizeConfigText("_bmad/custom/config.yaml", `${entry}\nx: 1\n`), entry).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
   }

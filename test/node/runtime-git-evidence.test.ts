@@ -550,7 +550,7 @@ it("diffs through bmad-run's git lines commits only, and shows no working-tree f
   writeFileSync(key, "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-OUTSIDE\n");
   mkdirSync(join(dir, ".bmad-mcp"));
   commit(dir, "base", () => (write(dir, "config.yaml", "name: app\n"), write(dir, "notes.txt", "hello\n"), write(dir, ".bmad-mcp/state.json", '{"a":1}\n'), write(dir, "llm.yaml", "model: a\n"), write(dir, "plan.yaml", "step: 1\n")));
-  commit(dir, "second", () => (write(dir, "config.yaml", "name: app\ndb_password: SECRET-CONFIG\n"), write(dir, ".bmad-mcp/state.json", '{"token":"SECRET-MACHINERY"}\n'), write(dir, "llm.yaml", "model: a\napi_key: SECRET-DATA-FILE\n"), write(dir, "plan.yaml", "step: 2\n")));
+  commit(dir, "second", () => (write(dir, "config.yaml", "name: app\ndb_password: SECRET-CONFIG\n"), write(dir, ".bmad-mcp/state.json", '{"token":"SECRET-MACHINERY"}\n'), write(dir, "llm.yaml", "model: a\napi_key: sk-proj-SECRETxk9pL2mQ7vR4tW8zY3nBq1Lm\n"), write(dir, "plan.yaml", "step: 2\n")));
   const [before, after] = [run(dir, "rev-parse", "HEAD~1:config.yaml"), run(dir, "rev-parse", "HEAD:config.yaml")];
   run(dir, "tag", "blob-tag", after);
   run(dir, "tag", "tree-tag", "HEAD^{tree}");
@@ -602,7 +602,8 @@ it("diffs through bmad-run's git lines commits only, and shows no working-tree f
 it("judges a data file in bmad-run's git diff by its whole text at each side, not the hunk's lines, and no other git line prints one (review 260)", async () => {
   const dir = repo("data-sides");
   // The changed line is a value below `password:`, more than a hunk's context above it: the hunk shows no secret key.
-  const llm = (replica: string) => `database:\n  password:\n    primary: SECRET-PRIMARY\n    a: 1\n    b: 2\n    c: 3\n    d: 4\n    replica: ${replica}\n`;
+  // (A data file holds secrets by their shape: a token, review 259.)
+  const llm = (replica: string) => `database:\n  password:\n    primary: sk-proj-SECRETxk9pL2mQ7vR4tW8zY3nBq1Lm\n    a: 1\n    b: 2\n    c: 3\n    d: 4\n    replica: ${replica}\n`;
   commit(dir, "base", () => (write(dir, "llm.yaml", llm("SECRET-OLD")), write(dir, "plan.yaml", "step: 1\n")));
   commit(dir, "second", () => (write(dir, "llm.yaml", llm("SECRET-NEW")), write(dir, "plan.yaml", "step: 2\n")));
   // The working tree's side is hashed by git and stored nowhere: read from the file itself.

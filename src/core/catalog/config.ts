@@ -583,10 +583,7 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).
   const counted = TOKEN_COUNT.test(key) && Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < 10_000_000;
-  // A key of words is a label (`"Secret Wish Confession": "<rect …>"` in BMAD's brain-icons.json: review 250), a
-  // secret's only where its value is one as after a label in prose.
-  const label = /\s/.test(key.trim()) && !(typeof value === "string" && isAssignedValue(value, ":", key));
-  return (namesSecret(key) && !counted && !label && !namesPlainSetting(key, value)) || isSecretValue(key) || givesSecret(value);
+  return (namesSecret(key) && !counted && !namesPlainSetting(key, value)) || isSecretValue(key) || givesSecret(value);
 }
 
 /** A value, or a list's item, that holds a secret by its shape, or gives one in a sentence as a comment may ("the
@@ -732,7 +729,11 @@ export const mayServeAsConfig = (path: string): boolean => isConfigShaped(path) 
  *  leaves out refused): one named so, or a data file that holds secrets (review 250: `llm.yaml`'s `api_key`,
  *  `deploy/database.yml`'s `password` were served whole where push refused them). */
 export function servedAsConfig(path: string, text: string): boolean {
-  return isConfigShaped(path) || (DATA_FILE.test(path) && holdsSecrets(path, text));
+  // A data file by a secret's shape (a token, `password: Xy7!…`, a credential URL), as memory and a workspace judge
+  // text: judged by its keys' names, package.json lost `jsonwebtoken` and `cookie-parser`, an OpenAPI spec its `Token`
+  // schema, an i18n file its "Password" label (review 259).
+  // XML and CSV by their elements and columns (holdsSecrets), as push judges them.
+  return isConfigShaped(path) || (DATA_FILE.test(path) && (/\.(xml|csv)$/i.test(path) ? holdsSecrets(path, text) : holdsShapedSecret(text)));
 }
 
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
