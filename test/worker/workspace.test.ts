@@ -209,6 +209,22 @@ describe("files", () => {
   });
 });
 
+describe("a data file served whole", () => {
+  it("is changed as any file, however its keys are named (review 260: package.json with jsonwebtoken could never be)", async () => {
+    const room = unique("manifests");
+    expect((await ada.project({ action: "create", name: room })).isError).toBe(false);
+    const pkg = (version: string) => `{\n  "version": "${version}",\n  "dependencies": {\n    "cookie-parser": "^1.4.6",\n    "jsonwebtoken": "^9.0.0"\n  }\n}\n`;
+    const i18n = '{"login": {"password": "Password", "token": "Access token"}}\n';
+    for (const [path, first, then] of [["package.json", pkg("1.0.0"), pkg("1.1.0")], ["i18n/en.json", i18n, i18n.replace("Password", "Your password")]] as const) {
+      expect((await ada.files({ action: "write", project: room, path, content: first })).isError).toBe(false);
+      expect((await ada.files({ action: "read", project: room, path })).text).toContain(first.slice(0, 30));
+      const again = await ada.files({ action: "write", project: room, path, content: then });
+      expect(again.isError, again.text).toBe(false);
+      expect((await ada.files({ action: "read", project: room, path })).text).toContain(then.slice(0, 40));
+    }
+  });
+});
+
 describe("a token-shaped secret", () => {
   // Assembled, so that this file holds no token of that shape itself.
   const token = ["ghp", "Zq9vR2mK7xT4wP1sL8nB3cD6fG0hJ5kY2aE7"].join("_");
