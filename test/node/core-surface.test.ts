@@ -241,6 +241,8 @@ it("holds back a secret given in a Markdown table's cell, on a client's command 
     "mysql -h db -u root -phunter2xyz app", "`/usr/bin/mysqldump -uroot -p'Winter2024!' app > dump.sql`", "sshpass -p Winter2024 ssh ops@host", "redis-cli -h cache -a s3cr3t-pass ping",
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
+  // AWS's documented sample key is a placeholder (review 260: a PRD quoting it could not be stored).
+  expect(holdsShapedSecret("Reject AWS's documented sample key AKIAIOSFODNN7EXAMPLE.")).toBe(false);
   const doc = [
     "| Field | Type |\n|---|---|\n| password | string |\n| api_key | header, 32 bytes |\n", "| PASSWORD_HASH | argon2id |", "| DB_PASSWORD | ${DB_PASSWORD} |", "| SECRET_KEY | <your-key> |",
     "| password | The user's password, hashed with argon2 |", "mysql -u root -p app", "mysql -u root -p$MYSQL_PWD app", "pip install -p x", "a -pWinter2024 flag of another tool",
