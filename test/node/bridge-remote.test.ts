@@ -364,7 +364,10 @@ it("puts the remote's consent questions to its own client's user, and sends the 
 it("falls back to the local bundle when the remote is down, and says so", async () => {
   const { client } = await (renewed ??= spawnRemote());
   expect((await client.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
-  await worker.dispose();
+  // afterAll's dispose waits on this one: no second workerd started only to be stopped.
+  const stopped = worker.dispose();
+  worker = { ...worker, dispose: () => stopped };
+  await stopped;
   const answer = await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-architect/SKILL.md" } });
   expect(text(answer)).toMatch(/^Note: .* is unreachable .*; this answer comes from the local bundle\./);
   expect(text(answer)).toContain("bmad-agent-architect");
@@ -377,5 +380,4 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   const state = await client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "remote-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
-  worker = await localWorker(); // for afterAll
 }, 60_000);
