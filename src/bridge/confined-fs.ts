@@ -372,6 +372,9 @@ interface HeldFolder {
 const inFolder = (folder: HeldFolder, name: string): string => (folder.handle ? `/proc/self/fd/${folder.handle.fd}/${name}` : join(folder.path, name));
 /** Where held `folder` really is now, if still inside the real root; undefined: moved out, removed, or not known. Looked
  *  at just before something is made or renamed in it (synchronous: nothing between the look and what follows it). */
+/** Whether a held folder has no name left (removed since it was held), as its descriptor says (Linux). */
+const folderDeleted = (folder: HeldFolder): boolean => folder.handle !== undefined && openedPath(folder.handle)?.endsWith(DELETED) === true;
+
 function whereNow(realRoot: string, folder: HeldFolder): string | undefined {
   if (!folder.handle) return folder.path;
   const at = openedPath(folder.handle);
@@ -699,7 +702,12 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
       const temp = join(dir, tempName);
       let handle: FileHandle;
       try {
-        if (whereNow(at.realRoot, folder) === undefined) return movedFailure(rel);
+        if (whereNow(at.realRoot, folder) === undefined) {
+          // Its folder went, empty, since it was made (a delete beside it), as below: made again. Moved: refused.
+          if (!folderDeleted(folder)) return movedFailure(rel);
+          if (tries === FOLDER_TRIES) return goneFailure(rel, posixRelative(at.realRoot, dir));
+          continue;
+        }
         handle = await open(inFolder(folder, tempName), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
       } catch (e) {
         // Its folder went, empty, since it was made: a delete beside it took it (removeConfined `emptied`). Made again;
