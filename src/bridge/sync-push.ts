@@ -14,7 +14,7 @@ import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settl
 import { mergeBothWays, untoldSent } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
-import { sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
+import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
@@ -73,9 +73,10 @@ function memoryIdOf(line: string): string {
  *  model read a local note's keys and wrote them where a member read them). */
 export function secretsHeldBack(path: string, text: string, by: string): string | undefined {
   const secrets = `holds secret-looking keys (or does not parse here), which ${by} sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config`;
-  // A config, and any data file by what it holds, whatever it is called (review 47: `llm.yaml`, `agents.json` and
-  // `deploy.yml` went with their keys): what is served without some of its text (servedAsConfig).
-  if (sanitizeConfigText(path, text) !== text) return secrets;
+  // A config, and any data file by its keys, whatever it is called (review 47: `llm.yaml`, `agents.json` and
+  // `deploy.yml` went with their keys): stricter than what is served (servedAsConfig judges a data file by a secret's
+  // shape), as nothing sent can be taken back.
+  if (sanitizeConfigText(path, text) !== text || (DATA_FILE.test(path) && holdsSecrets(path, text))) return secrets;
   // Any other text by what a secret looks like alone (review 50: AWS's accessKeys.csv, a key pasted into notes.md).
   return shapedSecretHeldBack(text, by);
 }
