@@ -10,7 +10,6 @@ export type Stored = { issuer?: string; client?: unknown; tokens?: unknown };
 
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-
 /** The file's text, or undefined where there is none to read (missing, a folder: a save then says what is wrong). */
 function readText(file: string): string | undefined {
   try {
