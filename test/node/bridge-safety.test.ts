@@ -739,16 +739,17 @@ describe("compare-and-set holds under the lock that writes", () => {
   it("gives every call of one bridge the lock, though together they hold it past a wait (review 246)", async () => {
     const root = realpathSync(sharedProject().dir);
     const order: number[] = [];
-    // Twenty calls, each holding the lock 40 ms: 800 ms in all, past the 300 ms each waits for one holder.
-    const calls = Array.from({ length: 20 }, (_, i) =>
+    // Thirty calls, each holding the lock 50 ms: 1.5 s in all, past the 1 s each waits for one holder (a holder's
+    // 50 ms left a loaded CI machine 20 times its length before a wait gives up; at 40 ms of 300 it once did).
+    const calls = Array.from({ length: 30 }, (_, i) =>
       withFileLock(root, "docs/queue.md", async () => {
         order.push(i);
-        await new Promise((r) => setTimeout(r, 40));
-      }, 300),
+        await new Promise((r) => setTimeout(r, 50));
+      }, 1000),
     );
     await Promise.all(calls);
     // Each once (in the order each found its lock's folder, which is not always the order of the calls).
-    expect(order.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(order.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
   });
 
   it("waits for a lock that changes hands for longer than a wait: busy is not hung (review 246)", async () => {
