@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import { byAt, earlierThan, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
+import { byAt, earlierThan, olderKept, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -102,11 +102,8 @@ export const bmadDocTool = defineTool({
       const last = versions[versions.length - 1]?.version;
       // The next page starts below the last listed (review 245: v1..v50 of 250 were neither listed nor said to exist).
       const next = history.value.length > VIEW_VERSIONS ? last : undefined;
-      // Counted, not read off the numbers: rows dropped whole under the history cap leave gaps (review 253: "60 older"
-      // said of 14 kept). Past a page of them, "more than" it.
-      const below = next === undefined ? undefined : await found.files.history(path, { before: next, limit: VIEW_VERSIONS + 1 });
-      const kept = below?.ok ? below.value.length : 0;
-      const older = kept <= VIEW_VERSIONS ? kept : undefined;
+      // Counted (olderKept); past a page of them, "more than" it.
+      const older = next === undefined ? undefined : await olderKept(found.files, path, next, VIEW_VERSIONS);
       const which = paged.version === undefined ? "" : ` older than v${paged.version}`;
       const shown = next !== undefined ? `the newest ${versions.length} versions${which}, ${older ?? `more than ${VIEW_VERSIONS}`} older kept ("before": ${next} lists them)` : `${versions.length} version${versions.length === 1 ? "" : "s"}${which}`;
       // The file's version now (0: deleted), which a change made from an earlier version names as its if_version (review

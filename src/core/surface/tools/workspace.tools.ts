@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -385,10 +385,9 @@ export const bmadFilesTool = defineTool({
           // One more than a page: whether there is a next one.
           {
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
-            // The older versions a workspace keeps, counted: rows dropped whole under the cap leave gaps in the numbers
-            // (review 255: "Versions 1 to 100 are older" of 74 kept).
-            const below = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await files.history(path, { before: page.value[HISTORY_PAGE - 1]!.version, limit: HISTORY_PAGE + 1 }) : undefined;
-            return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, below?.ok ? below.value.length : undefined));
+            // The older versions a workspace keeps, counted (review 255: "Versions 1 to 100 are older" of 74 kept).
+            const older = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await olderKept(files, path, page.value[HISTORY_PAGE - 1]!.version, HISTORY_PAGE) : undefined;
+            return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, older));
           }
       }
     }),
@@ -397,7 +396,7 @@ export const bmadFilesTool = defineTool({
 /** A page of a file's history (HISTORY_PAGE versions, plus one that says there are more), ending with the call for
  *  the next (`next` in what a program reads). A workspace's versions run 1..n, so it names how many are older; a project
  *  folder's name their content. */
-function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean, olderKept?: number): ToolOutcome {
+function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean, counted?: number): ToolOutcome {
   const versions = page.slice(0, HISTORY_PAGE).map((v) => servedVersion(path, v));
   // A workspace's numbers run 1..n: one missing between two rows was dropped whole under the history cap (review 244).
   let above = before;
@@ -411,8 +410,7 @@ function historyPage(path: string, page: VersionEntry[], before: number | undefi
   const next = page.length > versions.length ? last : undefined;
   // A workspace's last page that starts past v1: the numbers before it name nothing kept (dropped under the history cap).
   const dropped = next === undefined && !folder && last > 1 ? `\nNo version before v${last} is kept.` : "";
-  // Past a page of them, "more than" a page.
-  const counted = olderKept !== undefined && olderKept <= HISTORY_PAGE ? olderKept : undefined;
+  // Past a page of them (olderKept), "more than" a page.
   const kept = counted === undefined ? `More than ${HISTORY_PAGE} older versions are kept` : `${counted} older version${counted === 1 ? " is" : "s are"} kept`;
   const older = next === undefined ? dropped : `\n${folder ? "The bridge kept older versions" : kept}: "history" with "version": ${last} lists the next page; "read" with "version" reads one.`;
   return done(`${path}${which ? `, versions${which}` : ""}, newest first:\n${lines.join("\n")}${older}`, { path, versions, ...(next === undefined ? {} : { next, ...(folder || counted === undefined ? {} : { older: counted }) }) });
