@@ -478,6 +478,21 @@ it("takes a key's word only after a separator or in camelCase, and plain words u
   }
 });
 
+it("serves a module or file pattern mapped to paths whatever words it holds, and a secret under one still not", () => {
+  // tsconfig's paths, an exports map, Jest's moduleNameMapper: `auth` and `tokens` in a key there name files.
+  const maps: Array<[string, string]> = [
+    ["tsconfig.json", '{\n  "compilerOptions": {\n    "paths": {\n      "@auth/*": ["src/auth/*"],\n      "@tokens": ["src/design/tokens.ts"]\n    }\n  }\n}\n'],
+    ["app.config.json", '{"exports": {"./auth": "./dist/auth.js"}, "jest": {"moduleNameMapper": {"^@auth/(.*)$": "<rootDir>/src/auth/$1"}}}\n'],
+  ];
+  for (const [file, text] of maps) {
+    expect(sanitizeConfigText(file, text), file).toBe(text);
+    expect(holdsSecrets(file, text), file).toBe(false);
+  }
+  for (const text of ['{"secrets/db": "hunter2abc"}', '{"@password": "Xk9!pL2"}', '{"@auth/*": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz/x"]}']) {
+    expect(sanitizeConfigText("tsconfig.json", text), text).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
+  }
+});
+
 it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {
   const cases: Array<[string, string, string]> = [
     // JSON parsed: a secret nested under a secret's name, an escaped key, a comment that says one, JSON5.

@@ -30,6 +30,11 @@ function namesPlainSetting(name: string, value: unknown): boolean {
   if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
   return /[-_]keys?$/i.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
 }
+/** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": […]`, an exports map's `"./auth":
+ *  "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever words they hold. */
+const PATH_WORD = /^[\w.@*~$()^\\<>{}|-]*$/;
+const isPathLike = (value: unknown) => typeof value === "string" && value.includes("/") && value.split("/").every((part) => PATH_WORD.test(part));
+const namesPaths = (name: string, value: unknown) => /[/*]|^[@~#]/.test(name) && (isPathLike(value) || (Array.isArray(value) && value.length > 0 && value.every(isPathLike)));
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
@@ -583,7 +588,7 @@ export function isSecretKey(key: string, value?: unknown): boolean {
   // a key that names a count and nothing else, with a small whole number (review 46: any number under any key saying
   // "token", `DEPLOY_TOKEN: 73920184736` among them, was served).
   const counted = TOKEN_COUNT.test(key) && Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) < 10_000_000;
-  return (namesSecret(key) && !counted && !namesPlainSetting(key, value)) || isSecretValue(key) || givesSecret(value);
+  return (namesSecret(key) && !counted && !namesPlainSetting(key, value) && !namesPaths(key, value)) || isSecretValue(key) || givesSecret(value);
 }
 
 /** A value, or a list's item, that holds a secret by its shape, or gives one in a sentence as a comment may ("the
