@@ -72,7 +72,7 @@ function memoryIdOf(line: string): string {
  *  (heldBack), and a linked bridge's write into a workspace too (`by` names which sends nothing: review 201, a steered
  *  model read a local note's keys and wrote them where a member read them). */
 export function secretsHeldBack(path: string, text: string, by: string): string | undefined {
-  const secrets = `holds secret-looking keys (or does not parse here), which ${by} sends to no remote; not sent. Keep them out of the file, or set them on the remote with bmad-project config`;
+  const secrets = `holds secret-looking keys (or does not parse here), which ${by} sends to no remote; not sent. Keep them out of the file`;
   // A config, and any data file by its keys, whatever it is called (review 47: `llm.yaml`, `agents.json` and
   // `deploy.yml` went with their keys): stricter than what is served (servedAsConfig judges a data file by a secret's
   // shape), as nothing sent can be taken back.
@@ -241,7 +241,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       continue;
     }
     if (synced?.redacted) {
-      refusals.push({ path, reason: "changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them", fix: `restore the pulled copy (${o.again("pull", true)}) and change it on the remote with bmad-files or bmad-project config` });
+      refusals.push({ path, reason: "changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them", fix: `restore the pulled copy (${o.again("pull", true)}); no tool changes a file that holds secrets, so to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours, without secrets, again` });
       continue;
     }
     // What the remote takes no tool's change to (BMAD's scripts and install record, which an install or upgrade here

@@ -454,6 +454,8 @@ describe("against the real Worker", () => {
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
     expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them.\n    fix: restore the pulled copy`);
+    // No tool changes it on the remote (bmad-files refuses every change of it): its owner deletes it there.
+    expect(pushed.stderr).toContain("its owner deletes it there (bmad-files delete) and you push yours, without secrets, again.");
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
   }, 60_000);
 

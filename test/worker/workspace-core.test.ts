@@ -113,6 +113,8 @@ describe("on the Durable Object", () => {
     const back = await ada.files({ action: "write", project, path, content: `\n${served.replace("Ada", "Ada L.")}` });
     expect(back.isError).toBe(true);
     expect(back.text).toMatch(/as served, without its secret-looking keys \(or the notice that it is not served\): written back, it would delete them from the file\. Nothing was written\./);
+    // Pointed to the one tool that changes it only where the file holds the installer's answers.
+    expect(back.text).toContain('Installer answers change with bmad-project "config".');
     expect(await versions()).toBe(before);
     // Nor the notice served for a config that does not parse (review 16: the document view's restore wrote it as the file).
     // (Text that does not parse is judged to keep none of them: written over this file, refused too.)
@@ -134,7 +136,7 @@ describe("on the Durable Object", () => {
     for (const variant of [body, `# my edit\n${stripped}`, stripped.replace(/\n/g, "\r\n"), stripped.replace("bmad-mcp", "bmad-mcp "), `#${stripped.slice(2)}`, body.replace("Ada", "Ada L.")]) {
       const out = await ada.files({ action: "write", project, path: toml, content: variant });
       expect(out.isError, variant).toBe(true);
-      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\.$/);
     }
     expect(await versions2(toml)).toBe(tomlVersions);
     // Nor with placeholders where the values were (review 21), nor by an append that leaves the file unparseable.

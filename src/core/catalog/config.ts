@@ -890,6 +890,12 @@ function lineGivesSecret(line: string): boolean {
   return kv ? isSecretValue(kv[2]) || holdsShapedSecret(kv[2]!) : holdsShapedSecret(line);
 }
 
+/** Files that hold the installer's answers (`_bmad/config.toml`, `config.user.toml`, a classic module's `config.yaml`),
+ *  which bmad-project "config" changes; where a refusal may point to it. */
+export const holdsInstallerAnswers = (path: string): boolean => /^_bmad\/(config(\.user)?\.toml|[^/]+\/config\.yaml)$/.test(path);
+/** What a refusal over a config holding secrets adds: the one tool that changes that file, where there is one. */
+export const answersHint = (path: string): string => (holdsInstallerAnswers(path) ? ' Installer answers change with bmad-project "config".' : "");
+
 /** A person's own BMAD settings (`*.user.toml`, a copy of one too), which BMAD's installer keeps out of git. */
 export function isPersonalConfig(path: string): boolean {
   const name = foldPath(path.slice(path.lastIndexOf("/") + 1));

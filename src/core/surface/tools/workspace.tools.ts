@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedAsConfig, servedFile, servedVersion } from "../../catalog/config.js";
+import { answersHint, holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedAsConfig, servedFile, servedVersion } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -174,7 +174,7 @@ async function secretsLost(files: WorkspaceFiles, path: string): Promise<string 
   // A data file by the rule that serves it (servedAsConfig): by its keys' names, package.json with jsonwebtoken, served
   // whole, could never be changed (review 260).
   const held = isConfigShaped(path) ? holdsSecrets(path, now) : servedAsConfig(path, now) && sanitizeConfigText(path, now) !== now;
-  return !held ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config".`;
+  return !held ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written.${answersHint(path)}`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
@@ -325,7 +325,7 @@ export const bmadFilesTool = defineTool({
           // A config as served has lost its secret-looking keys: written back (a model's edit of a read, a view's restore
           // of a git commit), it would delete them from the user's file.
           if (mayServeAsConfig(path) && isServedStandIn(args.content)) {
-            return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. Installer answers change with ${TOOL.bmadProject} "config"; anything else in this file, the user edits (or restores with git).`);
+            return fail(`This is ${path} as served, without its secret-looking keys (or the notice that it is not served): written back, it would delete them from the file. Nothing was written. The user changes this file, in the file itself (or restores it with git).${answersHint(path)}`);
           }
           // However the served text was edited (its first line dropped, lines added): judged by what it would delete or
           // blank. A model was shown none of the values, so it can keep none: the user changes them, in the file.
