@@ -394,6 +394,9 @@ export class WorkspaceProject extends DurableObject {
   editText(caller: Caller, path: string, edit: TextEdit, now: string, alsoBy?: string[]): DoResult<TextEdited | null> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
+    // As every other change (review 263: a member's memlog.py set replaced the owner's key in a data file).
+    const held = this.secretsHeld(g, path);
+    if (held) return held;
     const { head } = g;
     if (!head) return { ok: true, value: null };
     let edited: { text: string; entries: number };

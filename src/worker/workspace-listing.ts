@@ -2,7 +2,7 @@
 // updated with each change, so listing a thousand files, or checking a write against the project's limits,
 // reads no rows. Sorted by path (JavaScript order).
 import type { Glob } from "../core/catalog/glob.js";
-import { isConfigShaped } from "../core/catalog/config.js";
+import { mayServeAsConfig } from "../core/catalog/config.js";
 import type { ListedFile } from "../core/workspace/store.js";
 import { foldPath } from "../core/workspace/paths.js";
 import { folderOf } from "../core/workspace/limits.js";
@@ -24,7 +24,7 @@ export class FileListing {
   private readonly files: ListedFile[];
   /** Their sizes added up. */
   bytes = 0;
-  /** The config-shaped files' sizes added up, and as a collaborator's limits count them (roundedSize). */
+  /** The sizes of configs and data files (any may hold a secret: servedVersion) added up, and as a collaborator's limits count them (roundedSize). */
   configBytes = 0;
   configRoundedBytes = 0;
 
@@ -35,7 +35,7 @@ export class FileListing {
 
   private tally(f: ListedFile, sign: 1 | -1): void {
     this.bytes += sign * f.size;
-    if (!isConfigShaped(f.path)) return;
+    if (!mayServeAsConfig(f.path)) return;
     this.configBytes += sign * f.size;
     this.configRoundedBytes += sign * roundedSize(f.size);
   }

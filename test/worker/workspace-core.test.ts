@@ -14,7 +14,7 @@ import { batchClash } from "../../src/worker/workspace-versions.js";
 import { env } from "cloudflare:workers";
 import { seed } from "./setup.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
-import { isConfigShaped } from "../../src/core/catalog/config.js";
+import { mayServeAsConfig } from "../../src/core/catalog/config.js";
 
 // Each test signs people in and runs many calls through workerd: on a busy 2-core machine that takes seconds.
 vi.setConfig({ testTimeout: 30_000, hookTimeout: 60_000 });
@@ -204,8 +204,8 @@ describe("on the Durable Object", () => {
     const table = () =>
       runInDurableObject(stub(), (_: WorkspaceProject, state) => {
         const rows = state.storage.sql.exec<{ path: string; version: number; size: number }>("SELECT path, version, size FROM files").toArray();
-        // A config file is listed without its size, which would tell a removed secret's length (an eighth review).
-        return [...rows.map((r) => `${r.path} v${r.version}${isConfigShaped(r.path) ? "" : ` ${r.size} B`}`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
+        // A config or data file is listed without its size, which would tell a removed secret's length (an eighth review, 263).
+        return [...rows.map((r) => `${r.path} v${r.version}${mayServeAsConfig(r.path) ? "" : ` ${r.size} B`}`).sort(), `${rows.length} files, ${rows.reduce((n, r) => n + r.size, 0)} bytes`];
       });
     const listed = async () => {
       const files = (await ada.files({ action: "list", project })).structured.files as Array<{ path: string; version: number; size?: number }>;

@@ -895,7 +895,28 @@ describe("sharing", () => {
       const below = await writer.store().files(project).write(path, new TextEncoder().encode("production:\n  adapter: mysql\n"));
       expect(below, path).toMatchObject({ ok: false, kind: "denied", error: expect.stringMatching(/holds secret-looking entries that only its owner is shown/) });
       expect((await owner.files({ action: "read", project, path })).structured.version, path).toBe(1);
+      // Listed and in history without a size or digest (review 263: a member confirmed the password offline from them).
+      const [version] = (await writer.files({ action: "history", project, path })).structured.versions as object[];
+      expect(version, path).not.toHaveProperty("sha256");
+      expect(version, path).not.toHaveProperty("size");
+      const listed = ((await writer.files({ action: "list", project })).structured.files as Array<{ path: string }>).find((f) => f.path === path);
+      expect(listed, path).not.toHaveProperty("sha256");
     }
+    // A member's scripts read a data file as it is served (review 263: pick_methods.py and recon_kit.py printed the
+    // token), and change no entry of one (memlog.py set replaced the owner's key).
+    const keys = { path: "data/keys.json", content: '[{"name": "ci", "token": "ghp_DATAabcdefghijklmnopqrstuvwxyz0123"}]\n' };
+    const front = { path: "data/front.yaml", content: "---\napi_key: sk-proj-DATAfrontKeyAbcdefghijklmnop\nmodel: gpt-4\n---\n" };
+    for (const file of [keys, front]) expect((await owner.files({ action: "write", project, ...file })).isError).toBe(false);
+    for (const command of [
+      "uv run bmad://core/bmad-advanced-elicitation/scripts/pick_methods.py --extra data/keys.json list --all",
+      "uv run bmad://core/bmad-deep-recon/scripts/recon_kit.py staleness data/keys.json --windows {}",
+    ]) {
+      const out = await writer.call(TOOL.bmadRun, { project, command });
+      expect(JSON.stringify(out), command).not.toContain("DATA");
+    }
+    const set = await writer.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/memlog.py set --path data/front.yaml --key api_key --value REPLACED" });
+    expect(set.isError).toBe(true);
+    expect((await owner.files({ action: "read", project, path: front.path })).structured.version).toBe(1);
     // One without secrets is any member's, as it is: a tracker's key is no secret, a login's password in a fact is.
     expect((await owner.files({ action: "write", project, path: "plan.yaml", content: "step: 1\njira_project_key: BILL\nepic_key: EPIC-1\n" })).isError).toBe(false);
     expect((await writer.files({ action: "read", project, path: "plan.yaml" })).text).toMatch(/\]\nstep: 1\njira_project_key: BILL\nepic_key: EPIC-1\n$/);

@@ -964,10 +964,11 @@ export async function servedFile<T extends { size: number; sha256: string }>(pat
   return { text, meta: { ...meta, size: bytes.byteLength, sha256: await sha256Hex(text), redacted: true } };
 }
 
-/** A file's entry as listed or answered (history, list, a change): a config-shaped file's gives no size or digest of
- *  content that may have held a secret (servedFile). */
+/** A file's entry as listed or answered (history, list, a change): a config's or a data file's gives no size or digest
+ *  of content that may have held a secret (servedFile): a data file is one by its text, which a listing does not read
+ *  (review 263: a member confirmed deploy/database.yml's password offline from its history's digest). */
 export function servedVersion<T extends { size: number; sha256?: string }>(path: string, version: T): Omit<T, "size" | "sha256"> & { size?: number; sha256?: string } {
-  if (!isConfigShaped(path)) return version;
+  if (!mayServeAsConfig(path)) return version;
   const { sha256: _digest, size: _size, ...rest } = version;
   return rest;
 }
@@ -984,7 +985,12 @@ export function configForScript(path: string, text: string, leaves?: (value: str
  *  why a script may not read it at all, and the fix: one too big to parse here is no broken file, and a syntax error
  *  the script found in the stand-in would send the user to fix a line that is fine (review 228). */
 export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string; unreadable?: string } {
-  if (!isConfigShaped(path)) return { text };
+  if (!isConfigShaped(path)) {
+    // A data file as every tool serves it: whole, or where it holds secrets without them (review 263: a member's
+    // recon_kit.py run printed the token data/keys.json is served without).
+    const served = sanitizeConfigText(path, text);
+    return viewOf(text, served, true);
+  }
   if (isSettingsFile(path)) return viewOf(text, settingsWithoutSecrets(path, text), true);
   const parsed = parseConfig(path, text);
   if ("error" in parsed) {

@@ -1,7 +1,7 @@
 // A project as the runtime sees it: where `{project-root}` is for the model (an absolute path on the
 // bridge, bmad://projects/{name} on the remote), the files the ported scripts work on, and the bundle's
 // skill folders mounted read-only beside them so `--skill bmad://bmm/bmad-prd` works anywhere.
-import { isConfigShaped, scriptView } from "../catalog/config.js";
+import { isConfigShaped, mayServeAsConfig, scriptView } from "../catalog/config.js";
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "../surface/reader.js";
@@ -200,11 +200,14 @@ function keptFromScripts(path: string): Error {
 export function withBundle(project: RuntimeFs, bundle: RuntimeFs, { leaves, withheld }: { leaves?: Leaves; withheld?: Map<string, string> } = {}): RuntimeFs {
   const pick = (path: string) => (path === BUNDLE_MOUNT || path.startsWith(`${BUNDLE_MOUNT}/`) ? bundle : project);
   /** Whether a script's view of `data` at `path` leaves something out. */
-  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && isConfigShaped(path) && sanitised(path, data, leaves).data !== data;
+  // A data file is one where it holds secrets (servedAsConfig, by its text: review 263, a member's script printed a
+  // token data/keys.json is served without), the project's only: the bundle's CSVs are BMAD's own.
+  const judged = (path: string) => mayServeAsConfig(path) && (pick(path) === project || isConfigShaped(path));
+  const hides = (path: string, data: Uint8Array | undefined) => data !== undefined && judged(path) && sanitised(path, data, leaves).data !== data;
   // A config-shaped file is seen here as readFile shows it; a change made from a view that left something out is refused,
   // judged in the step that writes (review 42: a write judged before it replaced a secret the user saved meanwhile).
   const update = (path: string, change: FileChange) => pick(path).update!(path, async (data) => {
-    const seen = data && isConfigShaped(path) ? sanitised(path, data, leaves).data : data;
+    const seen = data && judged(path) ? sanitised(path, data, leaves).data : data;
     const next = await change(seen);
     if (next !== undefined && seen !== data) throw keptFromScripts(path);
     return next;
@@ -212,20 +215,20 @@ export function withBundle(project: RuntimeFs, bundle: RuntimeFs, { leaves, with
   return {
     async readFile(path) {
       const data = await pick(path).readFile(path);
-      if (!data || !isConfigShaped(path)) return data;
+      if (!data || !judged(path)) return data;
       const view = sanitised(path, data, leaves);
       if (view.leftOut) withheld?.set(path, view.leftOut);
       return view.data;
     },
     writeFile: async (path, data) => {
-      if (!isConfigShaped(path)) return pick(path).writeFile(path, data);
+      if (!judged(path)) return pick(path).writeFile(path, data);
       if (pick(path).update) return update(path, () => data);
       if (hides(path, await pick(path).readFile(path))) throw keptFromScripts(path);
       return pick(path).writeFile(path, data);
     },
     ...(project.update ? { update } : {}),
     // Only the project's files, and none that reads sanitised: those take update, which sees them as read.
-    ...(project.editText ? { editText: async (path: string, edit: TextEdit) => (pick(path) === project && !isConfigShaped(path) ? project.editText!(path, edit) : undefined) } : {}),
+    ...(project.editText ? { editText: async (path: string, edit: TextEdit) => (pick(path) === project && !judged(path) ? project.editText!(path, edit) : undefined) } : {}),
     createTree: (dir, files) => pick(dir).createTree(dir, files),
     stat: (path) => pick(path).stat(path),
     list: async (dir) => [...(await pick(dir).list(dir)), ...(dir === "/" ? [BUNDLE_MOUNT.slice(1)] : [])],
