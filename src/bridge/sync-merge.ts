@@ -2,7 +2,7 @@
 // a structured memory file (what either side added or removed, review 54) and a memlog both sides only appended to
 // (review 205). Pull writes the merge; push asks the same question, to say what a pull will do with its conflict.
 import { memoriesChangedBothWays, mergeMemoryFiles, structuredType } from "../core/memory/files.js";
-import { isMemlogPath, mergeMemlogs } from "../core/runtime/memlog-text.js";
+import { isMemlogPath, memlogUnappended, mergeMemlogs } from "../core/runtime/memlog-text.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import { count as n } from "../core/count.js";
 import type { Result } from "../core/result.js";
@@ -13,10 +13,11 @@ import type { SyncedFile } from "./sync-state.js";
  *  file holds stood in the way, which a pull leaves to the user, pulling the rest. */
 export type Merge = Result<{ bytes: Uint8Array }, { fix: string; oversize?: true }>;
 
-/** The ways out of a conflict over a file pulled before. Not "move yours aside, pull": a pulled file moved aside reads
- *  as deleted here, a conflict too (review 188); and keeping yours drops `theirs`, which the remote's history keeps. */
-export const conflictFix = (o: SyncOptions, theirs: string) =>
-  `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true)}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
+/** The ways out of a conflict over `path`, pulled before. Not "move yours aside, pull": a pulled file moved aside reads
+ *  as deleted here, a conflict too (review 188); and keeping yours drops `theirs`, which the remote's history keeps.
+ *  Push's --force names the file, so that it sends no other over the remote's (review 264). */
+export const conflictFix = (o: SyncOptions, path: string, theirs: string) =>
+  `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true, [path])}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
 
 /** A conflict over a file a push was sending when its answer was lost, which the remote's history could not tell landed
  *  or not (SyncState.sent after settleSent): the remote's change may hold the user's own text, so no --force over it is
@@ -44,14 +45,22 @@ export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Arr
       return {
         ok: false,
         error: `${named} ${baseText !== undefined ? `changed here and on the remote (version ${synced!.version} -> ${theirs.version}) since the pull, each its own way` : `differ${both.length === 1 ? "s" : ""} here and on the remote (version ${theirs.version}), with no pulled version to tell whose edit is newer`}`,
-        fix: synced ? conflictFix(o, "the memories added or changed on the remote since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+        fix: synced ? conflictFix(o, path, "the memories added or changed on the remote since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       };
     }
     merged = mergeMemoryFiles(path, copies, baseText);
   } else if (isMemlogPath(path) && synced) {
     const base = await o.workspace.read(path, synced.version);
     if (!base.ok || base.value.redacted) return undefined;
-    merged = mergeMemlogs(text(base.value.bytes), text(mine), text(theirs.bytes));
+    const [was, here, there] = [text(base.value.bytes), text(mine), text(theirs.bytes)];
+    merged = mergeMemlogs(was, here, there);
+    // What stops the merge, the remote's doing first: the promise push makes of a memlog's conflict (review 264).
+    const remoteDid = merged === undefined ? memlogUnappended(was, there) : undefined;
+    const hereDid = merged === undefined && !remoteDid ? memlogUnappended(was, here) : undefined;
+    if (remoteDid || hereDid) {
+      const what = remoteDid ? `the remote ${remoteDid}` : `you ${hereDid} here`;
+      return { ok: false, error: `changed here and on the remote (version ${synced.version} -> ${theirs.version}) since the pull, and ${what}, which no merge of appended entries keeps`, fix: conflictFix(o, path, "the remote's change since") };
+    }
   }
   if (merged === undefined) return undefined;
   const bytes = new TextEncoder().encode(merged);
@@ -62,7 +71,7 @@ export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Arr
     return {
       ok: false,
       error: `${both}, and merged it would be ${n(bytes.byteLength)} bytes, past the 1 MiB a workspace file holds`,
-      fix: `keep the remote's: ${o.again("pull", true)}; keep yours, dropping the remote's change since (the remote's history keeps it): ${o.again("push", true)}; or take out of yours what you no longer need until both fit, then pull again`,
+      fix: `keep the remote's: ${o.again("pull", true)}; keep yours, dropping the remote's change since (the remote's history keeps it): ${o.again("push", true, [path])}; or take out of yours what you no longer need until both fit, then pull again`,
       oversize: true,
     };
   }

@@ -34,8 +34,8 @@ export interface SyncOptions {
   forcePaths: ReadonlySet<string>;
   /** BMAD's own scripts (the bundle this CLI ships) by place: a script is pulled only with BMAD's bytes for its place. */
   bmadScripts: BmadScripts;
-  /** The command line that runs pull or push again here, for the fixes a refusal names. */
-  again: (command: "pull" | "push", force: boolean) => string;
+  /** The command line that runs pull or push again here, for the fixes a refusal names; `paths` after --force (push's). */
+  again: (command: "pull" | "push", force: boolean, paths?: readonly string[]) => string;
 }
 
 export type SyncResult = Result<{ report: Report }, { refusals?: Refusal[]; report?: Report }>;
@@ -172,7 +172,8 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       report.add("left", path, `${at} here is a ${here} of yours where the workspace has a ${there}: move it aside to pull this${replace}`);
     }
   }
-  if (refusals.length) return { ok: false, error: "Nothing was changed: these files are in the way.", refusals };
+  // Refused here or not, the rest are read and judged too: the user sees every conflict before any --force (review
+  // 264: a pull named one file in the way, and the --force it advised replaced two more it never named).
 
   // The remote's new versions, read before deciding: a local copy already equal to one is no conflict. They are held
   // until the plan is whole, so their running total is held to what a workspace holds (a hostile remote's 600 files
@@ -255,7 +256,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       refusals.push({
         path: f.path,
         reason,
-        fix: f.synced ? conflictFix(o, "the remote's change since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
+        fix: f.synced ? conflictFix(o, f.path, "the remote's change since") : `move yours aside and pull, or let the remote's overwrite it: ${o.again("pull", true)}`,
       });
     }
   }
@@ -270,7 +271,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       refusals.push({ path: step.path, reason, fix });
     }
   }
-  if (refusals.length) return { ok: false, error: "Nothing was changed: these files changed both here and on the remote, or cannot come from it.", refusals };
+  if (refusals.length) return { ok: false, error: "Nothing was changed: the pull stops at these files, each for the reason it gives.", refusals };
   const ownNote = ownInstall.length ? ownInstallNote(ownInstall) : "";
   for (const { path } of ownInstall) report.add("kept", path, ownNote, true);
   if (settingsLeft) report.after.push(settingsWayOn(o, settingsLeft, await installedHere(o, steps), remote.keys()));
@@ -391,7 +392,7 @@ function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: 
   if (!inSyncFolders(path)) return void into.steps.push({ op: "record", path, file: undefined });
   if (!synced) return; // a local file the workspace never had: not pull's business
   if (localChanged && !o.force) {
-    return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true)}` });
+    return void into.refusals.push({ path, reason: "changed here since the pull, and deleted on the remote", fix: `delete yours: ${o.again("pull", true)}; keep it: ${o.again("push", true, [path])}` });
   }
   into.steps.push({ op: "delete", path, seen: seen(local), ...(localChanged ? { note: "changed here, deleted on the remote", replaces: true as const } : {}) });
 }

@@ -18,9 +18,11 @@ import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretA
 import { lines } from "../core/lines.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
 
+/** `over`: --force sends it over a change on the remote since the pull, at this version (the one pulled; 0: none):
+ *  its line says whose change it replaced (review 264: such lines read as ordinary ones). */
 type Step =
-  | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated" }
-  | { op: "delete"; path: string; ifVersion: number }
+  | { op: "write"; path: string; text: string; sha256: string; ifVersion: number; kind: "added" | "updated"; over?: number }
+  | { op: "delete"; path: string; ifVersion: number; over?: number }
   /** Gone on both sides: only the record goes. */
   | { op: "forget"; path: string }
   /** The remote already holds these bytes (a push whose record was lost): only the record changes. */
@@ -121,14 +123,14 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
   return { add, clash };
 }
 
-/** The way out of a conflict with the remote: take the remote's, or send yours over it. */
-const pullFirst = (o: SyncOptions) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${o.again("push", true)}`;
+/** The way out of a conflict with the remote over `path`: take the remote's, or send yours over it (that file alone). */
+const pullFirst = (o: SyncOptions, path: string) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${o.again("push", true, [path])}`;
 /** `merges`: both sides hold the file, which a pull merges if it is a memory file or a memlog both sides appended to
  *  (sync-pull.ts): no copy aside, no --force. */
 const conflictFix = (o: SyncOptions, path: string, merges: boolean) =>
   merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again`
   : merges && isMemlogPath(path) ? `${o.again("pull", false)} merges the entries both sides appended (an entry changed or removed it refuses, with the ways out); then push again`
-  : pullFirst(o);
+  : pullFirst(o, path);
 
 /** Why the remote refused a change: when the file moved there since the plan (another member's change landed first),
  *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. Undefined: a
@@ -256,11 +258,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
       else if (remoteChanged && !overrides(path)) {
-        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst(o) };
-        if (onlyYoursReason(path)) suspects.push({ refusal, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now } } : {}) });
+        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst(o, path) };
+        if (onlyYoursReason(path)) suspects.push({ refusal, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now, over: expected } } : {}) });
         else refusals.push(refusal);
       }
-      else steps.push({ op: "delete", path, ifVersion: now });
+      else steps.push({ op: "delete", path, ifVersion: now, ...(remoteChanged ? { over: expected } : {}) });
       continue;
     }
     // A file the workspace cannot hold is left here, named, and keeps no other from going (review 64: one image in
@@ -285,7 +287,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
       // Memory files and memlogs merge on pull (sync-pull.ts): no copy aside, no --force.
       const fix = conflictFix(o, path, Boolean(synced && now));
-      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated" } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
+      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated", over: expected } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
       // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
       else if (isInstallFile(path)) report.add("held", path, keepsBoth("changed here, and deleted on the remote since the pull: a deletion of BMAD's settings is left to your hand", "Delete it here if you agree"));
       else refusals.push({ path, reason: was, fix });
@@ -299,7 +301,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       continue;
     }
     if (!now) inFolder.set(folder, (inFolder.get(folder) ?? 0) + 1);
-    steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added" });
+    steps.push({ op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: now ? "updated" : "added", ...(remoteChanged ? { over: expected } : {}) });
   }
   // A remote change that is this very content is no conflict; one by another member to a file pull takes only the
   // user's own of is none a pull resolves (review 113: the pull --force named left it, and every push stopped there).
@@ -343,6 +345,17 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   return apply(o, state, [...toSend.filter((s) => s.op === "delete"), ...toSend.filter((s) => s.op !== "delete")], report);
 }
 
+/** What a step --force sends over the remote's change since the pull (`since`, the version pulled) says of it: whose
+ *  change it replaced, as the file's history names who made its newest version (the remote's, where it names none). */
+async function overNote(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, since: number): Promise<string> {
+  // From just below the version now, the newest is on the first page; a deletion's number is not listed, so from the pull's.
+  const history = await o.workspace.history(step.path, step.ifVersion ? step.ifVersion - 1 : since);
+  const newest = history.ok ? history.value.versions[0] : undefined;
+  const whose = newest?.author ? `${newest.author}'s` : "the remote's";
+  if (!step.ifVersion) return `--force brought it back over ${whose} deletion of it`;
+  return step.op === "delete" ? `--force deleted ${whose} version ${step.ifVersion}` : `--force sent yours over ${whose} version ${step.ifVersion}; its history keeps it`;
+}
+
 /** One write or delete at a time, each recorded in the state as the remote confirms it. One the remote refuses is
  *  named, and the rest go on (review 113: one refused write stopped every push there); a call that fails stops it. */
 async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
@@ -363,6 +376,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       state.sent?.delete(step.path);
       continue;
     }
+    // Asked before the change: after it, the newest version is this push's own.
+    const over = step.over === undefined ? undefined : await overNote(o, step, step.over);
     if (step.op === "delete") {
       const removed = await o.workspace.remove(step.path, step.ifVersion);
       const refusal = !removed.ok && removed.refused ? await refusalOf(o, step, removed.error) : undefined;
@@ -379,7 +394,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       state.sent?.delete(step.path);
       // Deleted on the remote by another member meanwhile: done, and not by this push.
       if (!removed.ok) continue;
-      report.add("deleted", step.path, "bmad-files restore brings it back");
+      report.add("deleted", step.path, over ? `${over}; bmad-files restore brings it back` : "bmad-files restore brings it back");
       continue;
     }
     const written = await o.workspace.write(step.path, step.text, step.ifVersion);
@@ -396,7 +411,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     state.files.set(step.path, pushedRecord(state.files.get(step.path), written.value, step.sha256));
     state.sent?.delete(step.path);
-    report.add(step.kind, step.path, `now version ${written.value}`);
+    report.add(step.kind, step.path, `now version ${written.value}${over ? `; ${over}` : ""}`);
   }
   const saved = await saveState(o.dir, state);
   const sent = report.changes.some((c) => c.kind === "added" || c.kind === "updated" || c.kind === "deleted");

@@ -40,7 +40,8 @@ const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 /** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
  *  content is gone (`pruned`). */
-const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional() })).max(1000), next: z.number().int().min(1).optional() });
+/** `author` as the server names who made the version (one line; another shape is none). */
+const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional(), author: z.string().min(1).max(300).refine(isOneLine).optional().catch(undefined) })).max(1000), next: z.number().int().min(1).optional() });
 /** Pages of a history one call of history() reads at most: a thousand versions, as one answer held before history came in pages. */
 const MAX_HISTORY_PAGES = 20;
 export type FileVersion = z.infer<typeof HISTORY>["versions"][number];

@@ -264,13 +264,14 @@ describe("against the real Worker", () => {
     expect(pulled.code).toBe(1);
     // Ways out that work: a pulled file moved aside reads as deleted here, which the pull refuses as well (review 188).
     const again = (command: string) => `bmad-mcp ${command} --remote ${remote} --project ${PROJECT} --dir ${dir} --force`;
-    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push")}; or copy yours aside, ${again("pull")}, merge, push.\n`);
+    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push")} ${PRD}; or copy yours aside, ${again("pull")}, merge, push.\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("local edit\n");
 
     const forced = await sync("push", dir, "--force");
     expect(forced.stderr).not.toMatch(/sign in to/); // the right to write, asked for once
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stdout).toContain(`updated  ${PRD} (now version 4)`);
+    // Whose change it replaced (review 264): here the user's own, from another client.
+    expect(forced.stdout).toContain(`updated  ${PRD} (now version 4; --force sent yours over local's version 3; its history keeps it)\n`);
     expect(await remoteText(PRD)).toBe("local edit\n");
     expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync. And offline.\n");
 
@@ -424,7 +425,7 @@ describe("against the real Worker", () => {
     await appendThere("remote: one more");
     const changed = await sync("pull", dir);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toContain(`  ${MEMLOG}: changed here since the pull, and changed on the remote`);
+    expect(changed.stderr).toMatch(new RegExp(`  ${MEMLOG}: changed here and on the remote \\(version \\d+ -> \\d+\\) since the pull, and you changed the entry "- \\(event\\) here: merged" here, which no merge of appended entries keeps\\.\n`));
     writeFileSync(local(MEMLOG), await remoteText(MEMLOG));
     expect((await sync("pull", dir)).code).toBe(0);
     // Review 207: a merge past the 1 MiB a workspace file holds was written here, and push then held it back for good.
@@ -540,7 +541,7 @@ describe("against the real Worker", () => {
     symlinkSync(outside, join(linked, "_bmad"));
     const out = await sync("pull", linked);
     expect(out.code).toBe(1);
-    expect(out.stderr).toContain("Nothing was changed: these files are in the way.");
+    expect(out.stderr).toContain("Nothing was changed: the pull stops at these files, each for the reason it gives.");
     expect(out.stderr).toMatch(/\n  _bmad\/config\.toml: _bmad leads outside the project \(\S+\) through a symlink, to \S+outside; refused\. Replace the link/);
     expect(readdirSync(outside)).toEqual([]);
     expect(readdirSync(linked)).toEqual(["_bmad"]);
@@ -1178,7 +1179,7 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
   yours(edited);
   const refused = await cli(["pull", "--remote", remote, "--project", "x", "--dir", edited]);
   expect(refused.code).toBe(1);
-  expect(refused.stderr).toContain("Nothing was changed: these files are in the way.");
+  expect(refused.stderr).toContain("Nothing was changed: the pull stops at these files, each for the reason it gives.");
   expect(refused.stderr).toContain("  _bmad-output/c.md: changed here since the pull, and deleted on the remote.\n    fix: delete yours: bmad-mcp pull");
   expect(refused.stderr).toContain("  _bmad-output/c.md/x.md: _bmad-output/c.md is a file here, where the workspace has a folder; move it away.\n");
   expect(refused.stderr).not.toContain(settings);
@@ -1678,6 +1679,69 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     expect(pushed.code, pushed.stderr).toBe(0);
     expect(await remoteFiles.text(mine)).toBe("mine, edited here alone\n");
   }, 90_000);
+
+  it("names every conflict at once, with a --force that push scopes to the file; says what push --force replaced, and what stops a memlog's merge (review 264)", async () => {
+    const project = "every-conflict";
+    await created(project);
+    // Bob, a member with a write share, changes the remote meanwhile.
+    const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", user: "bob@example.com" });
+    const bob = new Client({ name: "pull-push-bob", version: "1.0.0" });
+    await bob.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+    try {
+      expect((await call("bmad-project", { action: "share", name: project, with: "bob@example.com", access: "write" })).isError).toBe(false);
+      const offers = ((await bob.callTool({ name: "bmad-project", arguments: { action: "list" } })).structuredContent as { offers: Array<{ project: string; name: string }> }).offers;
+      const theirs = offers.find((offer) => offer.name === project)!.project;
+      expect((await bob.callTool({ name: "bmad-project", arguments: { action: "accept", name: theirs } })).isError).toBeFalsy();
+      const byBob = async (action: "write" | "delete", path: string, content?: string) => expect((await bob.callTool({ name: "bmad-files", arguments: { project: theirs, action, path, ...(content === undefined ? {} : { content }) } })).isError).toBeFalsy();
+      const remoteFiles = inProject(project);
+      const [a, b, c, memlog] = ["_bmad-output/a.md", "_bmad-output/b.md", "_bmad-output/c.md", "_bmad-output/run/.memlog.md"];
+      for (const path of [a, b, c]) await remoteFiles.write(path, `${path} v1\n`);
+      await remoteFiles.write(memlog, "---\nupdated: 2026-01-01T00:00:00\n---\n\n- (event) first: offline mode\n- (decision) second: sync over HTTPS\n");
+      const into = join(tmp.dir, project);
+      expect((await run("pull", project, into)).code).toBe(0);
+      writeFileSync(join(into, a), "a, Alice's\n");
+      writeFileSync(join(into, b), "b, Alice's\n");
+      rmSync(join(into, c));
+      await byBob("write", a, "a, Bob's\n");
+      await byBob("delete", b);
+      await byBob("write", c, "c, Bob's\n");
+
+      // All three at once, under a heading true of each (a file changed here and deleted there is not "in the way").
+      const again = (command: string, ...paths: string[]) => [`bmad-mcp ${command} --remote ${remote} --project ${project} --dir ${into} --force`, ...paths].join(" ");
+      const pulled = await run("pull", project, into);
+      expect(pulled.code).toBe(1);
+      expect(pulled.stderr).toContain("Nothing was changed: the pull stops at these files, each for the reason it gives.\n");
+      expect(pulled.stderr).toContain(`  ${a}: changed here since the pull, and changed on the remote (version 1 -> 2).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push", a)}; or copy`);
+      expect(pulled.stderr).toContain(`  ${b}: changed here since the pull, and deleted on the remote.\n    fix: delete yours: ${again("pull")}; keep it: ${again("push", b)}.\n`);
+      expect(pulled.stderr).toContain(`  ${c}: deleted here since the pull, and changed on the remote (version 1 -> 2).\n`);
+      expect(readFileSync(join(into, a), "utf8")).toBe("a, Alice's\n");
+      const pushed = await run("push", project, into);
+      expect(pushed.code).toBe(1);
+      expect(pushed.stderr).toContain(`  ${c}: deleted here, and changed on the remote since the pull (version 1 -> 2).\n    fix: get the remote's with ${again("pull")} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${again("push", c)}.\n`);
+
+      // --force says, on each line, whose change it replaced.
+      const forced = await run("push", project, into, ["--force"]);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(forced.stdout).toMatch(new RegExp(`updated  ${a} \\(now version 3; --force sent yours over bob@example\\.com's version 2; its history keeps it\\)\n`));
+      expect(forced.stdout).toMatch(new RegExp(`added    ${b} \\(now version \\d+; --force brought it back over bob@example\\.com's deletion of it\\)\n`));
+      expect(forced.stdout).toContain(`deleted  ${c} (--force deleted bob@example.com's version 2; bmad-files restore brings it back)\n`);
+      expect(await remoteFiles.text(a)).toBe("a, Alice's\n");
+
+      // Bob removes an entry Alice has, and she appends one: the refusal names the entry the remote removed.
+      expect((await run("pull", project, into)).code).toBe(0);
+      appendFileSync(join(into, memlog), "- (event) third: here\n");
+      await byBob("write", memlog, "---\nupdated: 2026-01-02T00:00:00\n---\n\n- (decision) second: sync over HTTPS\n");
+      const why = `changed here and on the remote (version 1 -> 2) since the pull, and the remote removed the entry "- (event) first: offline mode", which no merge of appended entries keeps.\n    fix: keep the remote's: ${again("pull")};`;
+      const memlogPull = await run("pull", project, into);
+      expect(memlogPull.code).toBe(1);
+      expect(memlogPull.stderr).toContain(`  ${memlog}: ${why}`);
+      const memlogPush = await run("push", project, into);
+      expect(memlogPush.code).toBe(1);
+      expect(memlogPush.stderr).toContain(`  ${memlog}: ${why}`);
+    } finally {
+      await bob.close();
+    }
+  }, 120_000);
 
   it("pulls into the user's own install of BMAD, keeping it as theirs and naming the remote's settings that differ (review 248)", async () => {
     const project = "team-shop";

@@ -65,16 +65,12 @@ export const isMemlogPath = (path: string) => path === MEMLOG_FILE || path.endsW
 /** A memlog's entries (its body's lines), none for an empty body. */
 const bodyLines = (body: string): string[] => (strip(body) ? splitlines(stripChars(body, "\n", "right")) : []);
 
-/** One memlog from two copies each side appended to since `base`, the copy both started from (review 205: a memlog
- *  appended on both sides at once stopped pull and push, and each way out dropped the other side's entries): the
- *  base's entries, then those `theirs` appended, then those `ours` did, and the later `updated`. Undefined where a copy
- *  did more than append (an entry changed or removed, frontmatter set on both sides each its own way) or any does not
- *  parse: a merge would lose one side's word. */
-export function mergeMemlogs(base: string, ours: string, theirs: string): string | undefined {
-  type Copy = { meta: Meta; entries: string[] };
-  let copies: Copy[];
+type Copy = { meta: Meta; entries: string[] };
+
+/** Each text's frontmatter and entries; undefined where any does not parse. */
+function parsedCopies(texts: string[]): Copy[] | undefined {
   try {
-    copies = [base, ours, theirs].map((text) => {
+    return texts.map((text) => {
       const [meta, body] = splitMemlog(text);
       return { meta, entries: bodyLines(body) };
     });
@@ -82,8 +78,44 @@ export function mergeMemlogs(base: string, ours: string, theirs: string): string
     if (error instanceof PyError) return undefined;
     throw error;
   }
+}
+
+/** The first of `was`'s entries that `copy` no longer holds where it stood; undefined where `copy` only appended. */
+function firstUnappended(was: Copy, copy: Copy): number | undefined {
+  const at = was.entries.findIndex((line, i) => copy.entries[i] !== line);
+  return at < 0 ? undefined : at;
+}
+
+/** How many characters of an entry a message quotes: its first words, never more than a line. */
+const QUOTED = 60;
+
+/** What `copy` did to the memlog `base` beyond appending, in a few words (`removed the entry "- (event) due …"`), for a
+ *  refusal to name (review 264: a removed entry was refused as a mere change); undefined where it only appended, or
+ *  either does not parse. */
+export function memlogUnappended(base: string, copy: string): string | undefined {
+  const copies = parsedCopies([base, copy]);
+  if (!copies) return undefined;
+  const [was, now] = copies as [Copy, Copy];
+  const at = firstUnappended(was, now);
+  if (at === undefined) return undefined;
+  const entry = was.entries[at]!;
+  const quoted = JSON.stringify(entry.length > QUOTED ? `${entry.slice(0, QUOTED - 1)}…` : entry);
+  if (now.entries.includes(entry)) return `moved the entry ${quoted}`;
+  // The entries after it moved up one: it went, rather than being rewritten.
+  const removed = now.entries[at] === was.entries[at + 1] || now.entries.length < was.entries.length;
+  return `${removed ? "removed" : "changed"} the entry ${quoted}`;
+}
+
+/** One memlog from two copies each side appended to since `base`, the copy both started from (review 205: a memlog
+ *  appended on both sides at once stopped pull and push, and each way out dropped the other side's entries): the
+ *  base's entries, then those `theirs` appended, then those `ours` did, and the later `updated`. Undefined where a copy
+ *  did more than append (an entry changed or removed, frontmatter set on both sides each its own way) or any does not
+ *  parse: a merge would lose one side's word. */
+export function mergeMemlogs(base: string, ours: string, theirs: string): string | undefined {
+  const copies = parsedCopies([base, ours, theirs]);
+  if (!copies) return undefined;
   const [was, mine, its] = copies as [Copy, Copy, Copy];
-  if (![mine, its].every((copy) => was.entries.every((line, i) => copy.entries[i] === line))) return undefined;
+  if (![mine, its].every((copy) => firstUnappended(was, copy) === undefined)) return undefined;
   // The fields but `updated`: one side's `set` is kept, the same on both is one, each its own way is no merge.
   const fields = ({ meta }: Copy) => JSON.stringify([...meta].filter(([key]) => key !== "updated"));
   const kept = fields(mine) === fields(its) || fields(its) === fields(was) ? mine : fields(mine) === fields(was) ? its : undefined;
