@@ -1,4 +1,5 @@
-// View 2, a document: rendered markdown (sanitised), its versions (a workspace's own, or on the bridge the file's git commits),
+// View 2, a document: rendered markdown (sanitised), its versions (a workspace's own, or on the bridge the copies it kept
+// of what it replaced and the file's git commits),
 // a diff of any two, and restore, confirmed in the page, then made by the host through bmad-files with if_version.
 import { diffLines } from "diff";
 import { showControls } from "../core/lines.js";
@@ -12,7 +13,7 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author?: string; at: string; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
@@ -100,14 +101,15 @@ function plainText(text: string): HTMLElement {
 /** The file's version now: the one a change names (if_version), whichever version is shown. */
 const currentVersion = (doc: DocData) => doc.current_version ?? doc.version;
 
-/** The versions to pick from: a workspace's own (restore: bmad-files restore), or the file now and its git commits
- *  (restore: the commit's text written as the file, bmad-files write). Both with if_version: the file's version now,
- *  whichever is shown (review 215: at an earlier version, every Restore was refused as a conflict). */
+/** The versions to pick from: a workspace's own (restore: bmad-files restore), or the file now, the copies the bridge
+ *  kept (restore: bmad-files restore, one path with the workspace's) and its git commits (restore: the commit's text
+ *  written as the file, bmad-files write). All with if_version: the file's version now, whichever is shown (review 215: at an earlier version, every Restore was refused as a conflict). */
 function entries(app: ViewApp, doc: DocData): Entry[] {
   const current = currentVersion(doc);
   const files = (args: Record<string, unknown>) => app.callTool("bmad-files", { project: doc.project, path: doc.path, if_version: current, ...args });
   // Read access restores nothing (review 245: its Restore failed on click); the server refuses it still.
   const writable = doc.access !== "read";
+  const restore = (version: number) => (writable && version !== current ? { restore: () => files({ action: "restore", version }) } : {});
   if (doc.history === "versions") {
     // As bmad-files "history" labels them: numbers missing between two rows were dropped whole, and a pruned or purged
     // version has no content to compare or restore (review 245: they looked like any other).
@@ -120,13 +122,14 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
         key: String(v.version),
         label: [`v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}`, v.author, `${when(v.at)}${gone}`].filter(Boolean).join(" · "),
         ...(v.pruned ? {} : { args: { version: v.version } }),
-        ...(writable && v.version !== current && !v.pruned && v.op !== "delete" ? { restore: () => files({ action: "restore", version: v.version }) } : {}),
+        ...(v.pruned || v.op === "delete" ? {} : restore(v.version)),
       }];
     });
   }
-  if (doc.history !== "git") return [];
   const now: Entry = { key: "current", label: "the file now", args: {} };
-  return [now, ...(doc.commits ?? []).map((c) => ({
+  // A week of what the bridge replaced, newest first (review 264: the view said "current only" of a file it kept).
+  const kept = (doc.kept ?? []).map((v): Entry => ({ key: `kept-${v.version}`, label: `kept copy · replaced ${when(v.at)}`, args: { version: v.version }, ...restore(v.version) }));
+  return [now, ...kept, ...(doc.commits ?? []).map((c) => ({
     key: c.commit.slice(0, 12),
     label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
     args: { commit: c.commit },
@@ -203,8 +206,8 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
   };
   // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
   // lost" showed no way back to uncommitted work).
-  const kept = doc.history === "git"
-    ? `Its text now, committed or not, is kept a week in bmad-files history: bmad-files "history" lists it, and "restore" brings it back.`
+  const kept = doc.history !== "versions"
+    ? `Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`
     : "It becomes the current version; nothing is lost.";
   show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
 }

@@ -9,7 +9,7 @@ import { hasAuth, PropsSchema, SCOPES, SCOPES_SUPPORTED } from "./auth/identity.
 import { authPages } from "./auth/pages.js";
 import { connectionsPages } from "./auth/connections.js";
 import type { Env } from "./env.js";
-import { isLoopbackHost } from "../core/loopback.js";
+import { canonicalOrigin } from "./origin.js";
 import { registration } from "./auth/registration.js";
 import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
 import { explainProviderError, invalidToken } from "./auth/oauth-error.js";
@@ -81,13 +81,6 @@ function providerFor(origin: string, accessTokenTTL: number): OAuthProvider<Env>
   let provider = providers.get(key);
   if (!provider) providers.set(key, (provider = new OAuthProvider<Env>(providerOptions(origin, accessTokenTTL))));
   return provider;
-}
-
-/** This server's origin for the request: the loopback origin it was reached at, or PUBLIC_URL. */
-function canonicalOrigin(env: Env, url: URL): string | undefined {
-  if (isLoopbackHost(url.hostname)) return url.origin;
-  if (env.PUBLIC_URL && new URL(env.PUBLIC_URL).origin === url.origin) return url.origin;
-  return undefined;
 }
 
 export default {

@@ -14,6 +14,7 @@ import { invalidToken } from "./auth/oauth-error.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
 import { readCapped } from "./read-capped.js";
 import type { Env } from "./env.js";
+import { canonicalOrigin } from "./origin.js";
 import { DurableSessionStore } from "./session-store.js";
 import { workspaceRuntimes } from "../core/workspace/project-runtime.js";
 import { workspaceMemory } from "../core/memory/access.js";
@@ -65,9 +66,12 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
     throw error;
   }
   const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
+  // Where the bridge pulls a workspace from, which renders name (review 265: the model does not know its connector's
+  // URL). The Worker's entry answers only this server's own origin, checked again here as it was there.
+  const origin = canonicalOrigin(env, new URL(request.url));
   // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
   const deps: SurfaceDeps = {
-    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId), memory: workspaceMemory(workspaces),
+    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId, origin && `${origin}/mcp`), memory: workspaceMemory(workspaces),
   };
   const handler = mcpHandler(selection.toolsets);
   if (body.bytes === undefined) {

@@ -548,6 +548,11 @@ describe("bmad-files on the bridge", () => {
     // "project" may be left out: the folder is the one project.
     const bare = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/bmm/config.yaml" } });
     expect(text(bare)).toMatch(/user_name: /);
+    // A path as the project's URI names its project, as on a workspace (review 265): this folder's is read; another's
+    // is a workspace, refused as "project" naming it is.
+    const byUri = (args: Record<string, unknown>) => client.callTool({ name: "bmad-files", arguments: args });
+    expect(text(await byUri({ action: "read", path: `bmad://projects/${basename(dir)}/_bmad/bmm/config.yaml` }))).toMatch(/user_name: /);
+    expect(text(await byUri({ action: "write", path: "bmad://projects/docs-check/prd.md", content: "# PRD" }))).toMatch(/^"docs-check" is not this project: bmad-files here works on the project folder, "shared" /);
     // A version is the file's modification time in milliseconds, and if_version takes it.
     const wrote = await client.callTool({ name: "bmad-files", arguments: { project: basename(dir), action: "write", path: "notes/v.md", content: "1" } });
     const version = (wrote.structuredContent as { version: number }).version;

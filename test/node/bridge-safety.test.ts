@@ -232,6 +232,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(refused.text).toContain("--allow-project-scripts");
     const atItsPlace = await bmadRun(client, `uv run ${bmads}`);
     expect(atItsPlace.out?.exit_code, atItsPlace.text).toBe(0);
+    // A script that is nowhere is not found, with the closest names, not run (review 265).
+    const misspelt = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlg.py get");
+    expect(misspelt.text).toMatch(/^No script \S+\/_bmad\/scripts\/memlg\.py: it is neither one of BMAD's nor a file of the project\. Closest: \S+\/_bmad\/scripts\/memlog\.py/);
+    expect((await bmadRun(client, "uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan2.py generate")).text).toContain("Closest: bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py");
     const copy = await bmadRun(client, `uv run ${skill}/scripts/copy.py`);
     expect(copy.text).toContain(".claude/skills/bmad-mine/scripts/copy.py is not a script BMAD installed");
     const ported = await bmadRun(client, `uv run ${skill}/scripts/memlog-copy.py init --workspace {project-root}/x`);

@@ -1,6 +1,7 @@
 // The MCP Apps views on the bridge, in a real browser: the built bmad-mcp over stdio in a folder BMAD 6.12's installer
 // made, a test host (ext-apps AppBridge) in headless Chromium, the view's tool calls made by the host through the same
-// stdio client. The bridge keeps no versions (the folder's history is the user's git): the document view says so.
+// stdio client. A project folder's history is the user's git and the copies the bridge kept a week of what it
+// replaced: the document view lists both, and says where it has neither.
 // Also: the views' tools name their page only for clients that render views, when the client says what it renders.
 import { execFile } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -112,6 +113,43 @@ describe("the views on the bridge", () => {
     }
   });
 
+  // Review 264: bmad-files history listed both versions of a file written twice, and the view said "current only".
+  it("lists the copies the bridge kept of what it replaced, and restores one through bmad-files restore", async () => {
+    const path = "docs/kept.md";
+    const [first, second] = ["# Kept\n\nfirst\n", "# Kept\n\nsecond\n"];
+    for (const content of [first, second]) expect((await call("bmad-files", { action: "write", path, content })).isError).toBeFalsy();
+    const listed = (await call("bmad-files", { action: "history", path })).structuredContent as { versions: Array<{ version: number }> };
+    const [now, old] = listed.versions.map((v) => v.version);
+    const result = await call("bmad-doc", { path });
+    expect(result.structuredContent).toMatchObject({ history: "kept", version: now, current_version: now, kept: [{ version: old, at: expect.stringMatching(/^\d{4}-/) }] });
+    expect(toolText(result).split("\n")[0]).toMatch(/; 1 kept copy of what the bridge replaced \(a week; bmad-files restore brings one back\)\]$/);
+    // The copy read is said to be one, and not the file now.
+    const copy = await call("bmad-doc", { path, version: old });
+    expect(toolText(copy)).toContain(`[${path}, a kept copy (earlier: the file is at version ${now}), `);
+    expect(toolText(copy)).toContain(first);
+    expect(copy.structuredContent).toMatchObject({ version: old, current_version: now });
+
+    const calls: Array<[string, Record<string, unknown>]> = [];
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, (name, args) => (calls.push([name, args]), call(name, args)));
+    const rows = () => frame.locator(".versions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")));
+    await expect.poll(rows).toEqual(["current", `kept-${old}`]);
+    expect(await frame.locator(`.versions li[data-version="kept-${old}"]`).textContent()).toMatch(/^ kept copy · replaced \d{4}-\d\d-\d\d \d\d:\d\d Restore$/);
+    await frame.locator(`.versions li[data-version="kept-${old}"] input[name="a"]`).check();
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".diff del").allTextContents()).toEqual(["- first"]);
+    await frame.locator(`.versions li[data-version="kept-${old}"] button.restore`).click();
+    expect(await frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to kept-${old}'s content? Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`);
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => readFileSync(join(tmp.dir, path), "utf8")).toBe(first);
+    expect(calls).toContainEqual(["bmad-files", { project: basename(tmp.dir), path, if_version: now, action: "restore", version: old }]);
+    // Shown anew: the text it replaced is a kept copy too, newest first.
+    await expect.poll(rows).toEqual(["current", expect.stringMatching(/^kept-/), `kept-${old}`]);
+    await page.close();
+    const after = (await call("bmad-doc", { path })).structuredContent as { current_version: number; kept: unknown[] };
+    expect([after.current_version, after.kept?.length]).toEqual([old, 2]);
+    expect(toolText(await call("bmad-doc", { path })).split("\n")[0]).toContain("; 2 kept copies of what the bridge replaced");
+  });
+
   it("lists the file's git commits once the folder is a repository, diffs one with the file now and restores it", async () => {
     const prd = `${PLAN}/prd.md`;
     const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
@@ -127,7 +165,12 @@ describe("the views on the bridge", () => {
     const commits = (result.structuredContent as { commits: Array<{ commit: string; author: string; at: string; subject: string }> }).commits;
     expect(commits.map((c) => c.subject)).toEqual(["Offline ⟦U+202E⟧", "First PRD"]);
     expect(commits[0]).toMatchObject({ author: "Mallory⟦U+0009⟧⟦U+202E⟧nimda", at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    // Beside them, the copy the bridge kept of the committed text its write replaced.
+    const kept = (result.structuredContent as { kept: Array<{ version: number }> }).kept;
+    expect(kept).toHaveLength(1);
+    expect(toolText(result).split("\n")[0]).toMatch(/; 2 commits in git; 1 kept copy of what the bridge replaced \(a week; bmad-files restore brings one back\)\]$/);
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+    await expect.poll(() => frame.locator(".versions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")))).toEqual(["current", `kept-${kept[0]!.version}`, ...commits.map((c) => c.commit.slice(0, 12))]);
     const newest = frame.locator(`.versions li[data-version="${commits[0]!.commit.slice(0, 12)}"]`);
     await expect.poll(() => newest.textContent()).toContain("Mallory⟦U+0009⟧⟦U+202E⟧nimda · ");
     expect(await newest.textContent()).toMatch(/ · Offline ⟦U\+202E⟧ Restore$/);
@@ -173,7 +216,7 @@ describe("the views on the bridge", () => {
     await expect.poll(() => frame.locator(".diff del").allTextContents()).toEqual(["- body"]);
     expect(await frame.locator(".diff ins").allTextContents()).toEqual(["+ uncommitted work"]);
     await frame.locator(`.versions li[data-version="${commit}"] button.restore`).click();
-    expect(await frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to ${commit}'s content? Its text now, committed or not, is kept a week in bmad-files history: bmad-files "history" lists it, and "restore" brings it back.`);
+    expect(await frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to ${commit}'s content? Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`);
     await frame.locator("button.confirm-yes").click();
     await expect.poll(() => readFileSync(join(tmp.dir, path), "utf8")).toBe(committed);
     await page.close();

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILES } from "../../src/core/workspace/limits.js";
 import { catalog, fileText, seed } from "./setup.js";
+import { ORIGIN } from "./client.js";
 import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -117,8 +118,11 @@ describe("rendering against a workspace", () => {
     expect(help).toContain(`{planning_artifacts} is "${root}/_bmad-output/planning-artifacts"`);
     expect(help).toContain(`{implementation_artifacts} is "${root}/_bmad-output/implementation-artifacts"`);
     // A later step's own resolve_customization line for one key (create-epics' step-04, `--key workflow.on_complete`):
-    // its value is given too (review 139: the honest run of it cost two calls).
-    expect(blockOf((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project })).text)).toMatch(/their `\{workflow\.\*\}` values: [^\n]*on_complete = ""/);
+    // said to be run, with what it prints (review 139: the honest run of it cost two calls; review 265: given as a value,
+    // the line was still sent with its {skill-root}, refused, and sent again). code-review's too, whose own `--key
+    // workflow` line is left to run.
+    const RESOLVED = '- In files you load later, `resolve_customization.py … --key workflow.on_complete` is already run here: it printed {"workflow.on_complete": ""}.\n';
+    expect(blockOf((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project })).text)).toContain(RESOLVED);
     // One SKILL.md filled in without its name, named again by a file loaded later (architecture's reviewer gate): named
     // here too (review 143: the model had to guess which inlined list it was).
     expect(blockOf((await ada.call(TOOL.bmad, { command: "*architecture", project })).text)).toMatch(/their `\{workflow\.\*\}` values: [^\n]*finalize_reviewers = \(inlined above\)/);
@@ -134,6 +138,7 @@ describe("rendering against a workspace", () => {
     expect(blockOf(review)).toContain("They and the config values are filled in below.");
     expect(blockOf(review)).toContain("; their `{workflow.*}` values come from the resolve_customization.py line, run as written.");
     expect(blockOf(review)).not.toContain("customization values are filled in below");
+    expect(blockOf(review)).toContain(RESOLVED);
     // It names no other skill: no line on how to call one (review 224); prd names some.
     expect(blockOf(review)).not.toContain("- `skill:NAME`");
     expect(blockOf((await ada.call(TOOL.bmad, { command: "*prd", project })).text)).toContain(`- \`skill:NAME\` or "invoke the bmad-NAME skill": call bmad with {"command": "*NAME", "project": "${project}"}`);
@@ -377,10 +382,19 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.files({ action: "list", project, path: "{planning_artifacts}/*prds*.md" })).text).toBe(
       `No file matches "_bmad-output/planning-artifacts/*prds*.md".\nFolders that do (list one for its files):\n_bmad-output/planning-artifacts/prds`,
     );
+    // Not a glob whose name is only its extension: `**/*` would name every folder, none of which holds a diff (review 265).
+    expect((await ada.files({ action: "list", project, path: "**/*.diff" })).text).toBe('0 files match "**/*.diff":');
     expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     expect((await ada.files({ action: "read", project, path: "{doc_workspace}/.memlog.md" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     const noProject = await ada.call(TOOL.bmadFiles, { action: "list" });
     expect(noProject.text).toMatch(new RegExp(`^bmad-files needs "project": yours are (.+, )?${project}(, .+)?\\.$`));
+    // A path given as the project's URI, as renders hand them out, names its project (review 265: refused without one);
+    // with another "project" it is refused.
+    const byUri = await ada.call(TOOL.bmadFiles, { action: "read", path: `${root}/${run}/a.md` });
+    expect(byUri.isError, byUri.text).toBe(false);
+    expect(byUri.text).toMatch(new RegExp(`^\\[${run}/a\\.md, version 1, .*\\n# A\\n$`));
+    expect((await ada.call(TOOL.bmadFiles, { action: "list", path: `${root}/${run}` })).structured.total).toBe(2);
+    expect((await ada.call(TOOL.bmadFiles, { action: "read", project: `not-${project}`, path: `${root}/${run}/a.md` })).text).toMatch(/"path" is in another project than "not-/);
     const keepsake = await ada.files({ action: "write", project, path: "_bmad-output/party-mode/keepsake.html", content: "<p>hi</p>" });
     expect(keepsake.text).toMatch(/now version 1, 9 bytes\. The user cannot open a workspace file from here: show it to them/);
     // A skill's own file, by its bare path or its URI, is BMAD's: named, with the tool that reads it.
@@ -472,9 +486,10 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   });
 
   it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
-    // The story and sprint status are only here: the line names the pull that brings them to the clone, and no story
+    // The story and sprint status are only here: the line names the pull that brings them to the clone, with this
+    // server's URL (review 265: the model does not know its connector's), and no story
     // moves here before the code work (review 231: dev-story marked its story in-progress, then told the user).
-    const CODE_LINE = `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote <this server's /mcp URL> --project ${project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
+    const CODE_LINE = `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote ${ORIGIN}/mcp --project ${project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
     expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(CODE_LINE);
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
     expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(CODE_LINE);
@@ -484,8 +499,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // trait (review 231: it offered bmad-build "right now", and 4 calls went by before the model learned otherwise).
     const help = (await ada.call(TOOL.bmad, { command: "*help", project })).text;
     const bridgeLine = /^- (bmad-[\w-]+(?:, bmad-[\w-]+)*) have steps on code \(git, builds, tests\), which run on the bmad-mcp bridge in the user's clone, not here: say so when you recommend one\.$/m.exec(help);
-    expect(bridgeLine?.[1]?.split(", ")).toEqual(expect.arrayContaining(["bmad-build", "bmad-code-review"]));
+    expect(bridgeLine?.[1]?.split(", ")).toEqual(expect.arrayContaining(["bmad-build", "bmad-code-review", "bmad-project-context", "bmad-retrospective", "bmad-walkthrough"]));
     expect(bridgeLine![1]).not.toMatch(/bmad-prd\b|bmad-architecture\b/);
+    // Sprint planning's plan is made here (bmad-run sprint_plan.py generate): only its fix flow reads git history, and
+    // help names that part, not the skill (review 265).
+    expect(bridgeLine![1]).not.toContain("bmad-sprint-planning");
+    expect(help).toContain(`- bmad-sprint-planning runs here but for its "fix" flow (references/fix-sprint-status.md): it has steps on code, which run on the bmad-mcp bridge in the user's clone: say so when you recommend it.`);
     expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).not.toContain("when you recommend one");
   });
 
@@ -552,6 +571,33 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     const personas = await run(`uv run {skill-root}/scripts/resolve_personas.py --project-root ${root} --skill {skill-root}`);
     expect(personas.structured.exit_code, personas.text).toBe(0);
     expect(JSON.parse(personas.structured.stdout)).toMatchObject({ party_mode_found: true, agents_resolved: true, parties: expect.arrayContaining([expect.objectContaining({ id: "code-review-crew" })]) });
+  });
+});
+
+describe("a skill's script that is nowhere", () => {
+  it("is not found, with the closest names, and only a script that is there is the bridge's (review 265)", async () => {
+    const notFound = async (command: string, near: string) => {
+      const out = await ada.call(TOOL.bmadRun, { command, project });
+      expect(out.isError, out.text).toBe(true);
+      expect(out.text).toMatch(/^No script \S+: it is neither one of BMAD's nor a file of the project\./);
+      expect(out.text).toContain(`Closest: ${near}`);
+      expect(out.text).not.toContain("bmad-mcp bridge");
+    };
+    await notFound("uv run {project-root}/_bmad/scripts/memlg.py get", `${root}/_bmad/scripts/memlog.py`);
+    await notFound("uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan2.py generate --dry-run", "bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py");
+    // A script the model may not write is no script after the refusal either.
+    const write = await ada.files({ action: "write", project, path: "_bmad/scripts/evil.py", content: "print('x')\n" });
+    expect(write.isError, write.text).toBe(true);
+    const evil = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/scripts/evil.py", project });
+    expect(evil.text).toMatch(/^No script \S+evil\.py: it is neither/);
+    // One that is there (no tool writes a script: a push brought it) and not ported runs on the bridge, as before.
+    const pushed = unique("pushed");
+    expect((await ada.project({ action: "create", name: pushed })).isError).toBe(false);
+    const stub = projectStub(ada.id, pushed);
+    await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", "_bmad/custom/tool/scripts/own.py"));
+    await evictDurableObject(stub);
+    const own = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/custom/tool/scripts/own.py", project: pushed });
+    expect(own.text).toMatch(/^own\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
   });
 });
 

@@ -40,6 +40,8 @@ export interface ProjectRuntime {
   readonly fs: RuntimeFs;
   /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
   readonly label: string;
+  /** A workspace's: the server's /mcp URL, which `bmad-mcp pull --remote` takes to bring it to the user's clone. */
+  readonly pullFrom?: string;
   /** Files read for a render or a run that hold lines someone other than the caller wrote (project path -> whose
    *  lines): a shared workspace's customization is a collaborator's, the render says so, and what a script writes
    *  from them is theirs too. */

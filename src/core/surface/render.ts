@@ -12,7 +12,7 @@ import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, HELP_CATALOG, helpFor, skillOutputs, withEarlierWork } from "./earlier-work.js";
 import { keptWhenMade } from "../kept.js";
-import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
+import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type CodeSkill, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
@@ -89,7 +89,8 @@ export async function keptPerBundle(reader: BundleReader, target: RenderTarget, 
   const kept = stamp ? renderedForStamp : renderedForBundle;
   let cache = kept.get(reader.catalog);
   if (!cache || (stamp && cache.size >= 64)) kept.set(reader.catalog, (cache = new Map()));
-  if (stamp) key = `${runtime!.root}\0${stamp}\0${key}`;
+  // The server's URL too, which a render names (loopback dev servers differ by port).
+  if (stamp) key = `${runtime!.root}\0${runtime!.pullFrom ?? ""}\0${stamp}\0${key}`;
   let text = cache.get(key);
   if (text !== undefined) return text;
   text = await make();
@@ -121,18 +122,40 @@ async function skillTraits(reader: BundleReader, name: string, read: string[], l
   return traits;
 }
 
-const codeSkillsOf = new WeakMap<Catalog, string[]>();
+const codeSkillsOf = new WeakMap<Catalog, CodeSkill[]>();
 
-/** The help catalog's skills whose texts work on code (skillTraits), read once per catalog: a workspace's help names
+/** The help catalog's skills whose texts work on code (ON_CODE), read once per catalog: a workspace's help names
  *  them as the bridge's (review 231: help offered bmad-build "right now" on a workspace, which learned otherwise 4
  *  calls later). */
-function codeSkills(reader: BundleReader): Promise<string[]> {
+function codeSkills(reader: BundleReader): Promise<CodeSkill[]> {
   return keptWhenMade(codeSkillsOf, reader.catalog, async () => {
     const records = [...(await helpFor(reader)).bySkill.keys()].flatMap((name) => reader.catalog.manifest.records.find((r) => r.name === name) ?? []);
-    const traits = await Promise.all(records.map((r) => skillTraits(reader, r.name, [], r.files)));
-    return records.filter((_, i) => traits[i]!.worksOnCode).map((r) => r.name);
+    return (await Promise.all(records.map((r) => codeWorkOf(reader, r)))).flatMap((skill) => skill ?? []);
   });
 }
+
+/** Where a skill works on code: on its main path (its entry, or a file it reaches other than by one intent), or only
+ *  in the flows its entry loads a file for by intent (`- **fix** — … load \`references/fix-sprint-status.md\``):
+ *  review 265, sprint-planning was named the bridge's for its fix flow alone, though its plan is made on the remote. */
+async function codeWorkOf(reader: BundleReader, record: CatalogRecord): Promise<CodeSkill | undefined> {
+  const text = async (path: string) => {
+    const file = reader.catalog.file(path);
+    return file ? servedText(reader, file) : "";
+  };
+  const entry = await text(record.entry);
+  if (ON_CODE.test(entry)) return { name: record.name };
+  const flows: CodeSkill["flows"] = [];
+  for (const path of record.files.filter((p) => p !== record.entry && p.endsWith(".md"))) {
+    if (!ON_CODE.test(await text(path))) continue;
+    const file = path.slice(dirOf(record.entry).length);
+    const flow = entry.split("\n").flatMap((line) => (line.includes(file) ? (INTENT_LINE.exec(line)?.[1] ?? []) : []))[0];
+    if (flow === undefined) return { name: record.name };
+    flows.push({ flow, file });
+  }
+  return flows.length ? { name: record.name, flows } : undefined;
+}
+/** A list item an entry branches on by intent, led by the intent's name in bold. */
+const INTENT_LINE = /^\s*[-*]\s+\*\*([^*\n]{1,40})\*\*\s*[—–:-]/;
 const SUBAGENT = /\bsub-?agents?\b/i;
 const SKILL_NAMED = /\bskill:|\bbmad-[a-z0-9-]+/gi;
 // BMAD's words when it reads git: create-story's "git repository detected … last 5 commit titles", sprint-planning's
@@ -264,7 +287,7 @@ function earlierForKept(reader: BundleReader, record: CatalogRecord, target: Ren
  *  the renders it keeps, when a file under _bmad/ (the contract) changes. */
 async function filesAccess(runtime: ProjectRuntime, traits: SkillTraits): Promise<FilesAccess> {
   const workspace = /^bmad:\/\/projects\/([^/]+)$/.exec(runtime.root);
-  if (workspace) return { kind: "workspace", project: decodeURIComponent(workspace[1]!) };
+  if (workspace) return { kind: "workspace", project: decodeURIComponent(workspace[1]!), ...(runtime.pullFrom ? { pullFrom: runtime.pullFrom } : {}) };
   const contract = traits.worksOnCode ? await runtime.completionContract?.() : undefined;
   return contract ? { kind: "local", contract } : { kind: "local" };
 }

@@ -11,9 +11,25 @@ import { workspaceFsRoot } from "../workspace/paths.js";
 import { customValueLine, type SkillRender } from "./skill-render.js";
 
 /** Where files under {project-root} are read and written: a workspace by name (with, for bmad-help, the skills it may
- *  recommend that run on the bridge), or the local project (with, for a skill that works on code, how far its
- *  completion contract is set up). */
-export type FilesAccess = { kind: "workspace"; project: string; bridgeSkills?: string[] } | { kind: "local"; contract?: ContractSetup };
+ *  recommend that run on the bridge, and the /mcp URL the bridge pulls it from), or the local project (with, for a
+ *  skill that works on code, how far its completion contract is set up). */
+export type FilesAccess = { kind: "workspace"; project: string; bridgeSkills?: CodeSkill[]; pullFrom?: string } | { kind: "local"; contract?: ContractSetup };
+
+/** A skill with steps on code: all of it, or only the flows (`flows`) its entry loads a file for by intent. */
+export interface CodeSkill {
+  name: string;
+  flows?: Array<{ flow: string; file: string }>;
+}
+
+/** bmad-help's lines on the skills it may recommend that work on code: wholly the bridge's, or but for a flow. */
+function bridgeSkillLines(skills: CodeSkill[]): string[] {
+  const whole = skills.filter((s) => !s.flows).map((s) => s.name);
+  const parts = skills.flatMap((s) => (s.flows ? `${s.name} runs here but for its ${s.flows.map((f) => `"${f.flow}" flow (${f.file})`).join(" and ")}` : []));
+  return [
+    ...(whole.length ? [`- ${whole.join(", ")} have steps on code (git, builds, tests), which run on the bmad-mcp bridge in the user's clone, not here: say so when you recommend one.`] : []),
+    ...(parts.length ? [`- ${parts.join("; ")}: ${skills.flatMap((s) => s.flows ?? []).length > 1 ? "those have" : "it has"} steps on code, which run on the bmad-mcp bridge in the user's clone: say so when you recommend it.`] : []),
+  ];
+}
 
 /** What the skill's files name from the scripts a render marks as run, and which the rendered text does not show:
  *  given in the runtime block, or the line is left to run (review 132: bmad-deep-recon's references named seven
@@ -23,6 +39,9 @@ export interface LaterValues {
   custom: Array<[string, string]>;
   /** Config keys the skill's files name bare (`modules.bmm.project_knowledge`, bmad-help.csv's `planning_artifacts`). */
   config: string[];
+  /** The keys the skill's own resolve_customization lines in files loaded later ask for (`--key workflow.on_complete`),
+   *  with what the script prints for each: [key, printed]. */
+  resolved: Array<[string, string]>;
   /** Whether they all fit in the block; where they do not, the script's line is not marked run. */
   customGiven: boolean;
   configGiven: boolean;
@@ -30,7 +49,7 @@ export interface LaterValues {
   dated: boolean;
 }
 
-export const NOTHING_LATER: LaterValues = { custom: [], config: [], customGiven: true, configGiven: true, dated: false };
+export const NOTHING_LATER: LaterValues = { custom: [], config: [], resolved: [], customGiven: true, configGiven: true, dated: false };
 
 /** The block's heading, by which a served render finds it (earlier-work.ts adds a line, withToday its date). */
 export const BLOCK_HEADING = "## Running this skill here\n";
@@ -49,9 +68,16 @@ const fits = (pairs: Array<[string, string]>) => pairs.reduce((n, [k, v]) => n +
 /** `rendered`: the rendered files' own text (before rendering); `later`: the text of the skill's files loaded later. */
 export function laterValues(ctx: SkillRender, rendered: string[], later: string[]): LaterValues {
   const filled = new Set(rendered.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
-  // Named as a placeholder, or as the key a later resolve_customization line asks for (create-epics' step-04:
-  // `--key workflow.on_complete`, review 139).
-  const named = new Set(later.flatMap((text) => [...[...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!), ...askedKeys(text)]));
+  // A later resolve_customization line of the skill's own (create-epics' step-04: `--key workflow.on_complete`, review
+  // 139) is said to be run, with what it prints: given as a value, it was still passed to bmad-run with its {skill-root}
+  // (review 265: refused, then sent again filled in).
+  const asked = [...new Set(later.flatMap((text) => askedKeys(text, ctx)))];
+  const printed = asked.flatMap((key): Array<[string, string]> => {
+    const answer = printedFor(ctx, key);
+    return answer === undefined ? [] : [[key, answer]];
+  });
+  const resolved = fits(printed) ? printed : [];
+  const named = new Set(later.flatMap((text) => [...text.matchAll(CUSTOM_KEY)].map((m) => m[1]!)));
   const values = [...named]
     .filter((key) => ctx.customization.has(key.slice(0, key.indexOf("."))))
     .flatMap((key): Array<{ pair: [string, string]; shownAbove: boolean }> => {
@@ -73,7 +99,8 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   return {
     custom,
     config: configGiven ? config : [],
-    customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom),
+    resolved,
+    customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom) && resolved.length === asked.length,
     configGiven,
     dated: later.some(asksDate) || custom.some(([, v]) => asksDate(v)),
   };
@@ -84,6 +111,8 @@ const CUSTOM_KEY = /\{((?:workflow|agent)\.[A-Za-z0-9_.-]+)\}/g;
 /** A key a later resolve_customization line asks for: each `--key` after the script's name in one code span or line
  *  (askedKeys). */
 const ASKED_KEY = /--key ((?:workflow|agent)\.[A-Za-z0-9_-]+)/g;
+/** The longest a script's printed answer given for it is. */
+const MAX_PRINTED = 300;
 const RESOLVE_CUSTOMIZATION = "resolve_customization.py ";
 /** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
 const BARE_NAME = /(\{?)(\w+)/g;
@@ -122,6 +151,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
   // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
   if (today !== undefined) lines.push(`- ${todayHint(today)}.`);
+  if (later.resolved.length) lines.push(`- In files you load later, ${later.resolved.map(([key, printed]) => `\`resolve_customization.py … --key ${key}\` is already run here: it printed ${printed}`).join("; ")}.`);
   if (scripts.size) {
     lines.push(
       `- Run each \`uv run …\` line${renderedTexts.some((t) => t.includes(RUN_MARK)) ? " not marked already run" : ""} with the ${TOOL.bmadRun} tool, exactly as written: {"command": "<the line>"${files.kind === "workspace" ? `, "project": "${files.project}"` : ""}}.` +
@@ -147,7 +177,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   if (traits.delegates) lines.push(`- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
   if (traits.worksOnCode) lines.push(codeWorkLine(files));
-  if (files.kind === "workspace" && files.bridgeSkills?.length) lines.push(`- ${files.bridgeSkills.join(", ")} have steps on code (git, builds, tests), which run on the bmad-mcp bridge in the user's clone, not here: say so when you recommend one.`);
+  if (files.kind === "workspace" && files.bridgeSkills?.length) lines.push(...bridgeSkillLines(files.bridgeSkills));
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
     const composer = renderedTexts.some((t) => t.includes("brain-selector.html"))
@@ -163,7 +193,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
  *  tools that refused them, then ran a contract the project did not have). On a workspace, that the bridge needs the
  *  project pulled first, and that no story moves here (review 231: dev-story marked its story in-progress here). */
 function codeWorkLine(files: FilesAccess): string {
-  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote <this server's /mcp URL> --project ${files.project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
   // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
   const checks = files.contract && !contractToDo(files.contract)
     ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`
@@ -215,9 +245,8 @@ export function markResolved(text: string, ctx: SkillRender, later = NOTHING_LAT
       if (ctx.customization.has(key)) return later.customGiven ? `${span}${ALREADY_RUN}` : span;
       // One field of a table this render resolved (`--key workflow.on_complete`, create-story's last step): what the
       // script prints, given here (review 90: a literal model spent a call on it).
-      if (!key.includes(".") || !ctx.customization.has(key.slice(0, key.indexOf(".")))) return span;
-      const printed = dumps(selectKeys(ctx.customization, [key]), { ensureAscii: false });
-      return printed.length <= 300 ? `${span}${RUN_MARK}: it printed ${printed})` : span;
+      const printed = printedFor(ctx, key);
+      return printed !== undefined ? `${span}${RUN_MARK}: it printed ${printed})` : span;
     })
     // A module's config.yaml to load: the render filled its values in throughout (review 107: a literal model read it
     // again in every skill, and the config.user.yaml beside it that none has).
@@ -255,13 +284,23 @@ function markPathsFilled(line: string): string {
   return out + line.slice(from);
 }
 
-/** The `--key` values of resolve_customization lines: a key after the script's name in one code span or line, each
- *  span looked at once (review 223: one pattern from the name to the line's end, at every name, was quadratic). */
-function askedKeys(text: string): string[] {
+/** The `--key` values of the skill's own resolve_customization lines (`--skill {skill-root}`, or its root filled in): a
+ *  key after the script's name in one code span or line, each span looked at once (review 223: one pattern from the
+ *  name to the line's end, at every name, was quadratic). */
+function askedKeys(text: string, ctx: SkillRender): string[] {
   return text.split(/[`\n]/).flatMap((span) => {
     const at = span.indexOf(RESOLVE_CUSTOMIZATION);
-    return at < 0 ? [] : [...span.slice(at).matchAll(ASKED_KEY)].map((m) => m[1]!);
+    if (at < 0 || !(span.includes(" --skill {skill-root} ") || span.includes(` --skill ${ctx.skillRoot} `))) return [];
+    return [...span.slice(at).matchAll(ASKED_KEY)].map((m) => m[1]!);
   });
+}
+
+/** What resolve_customization.py prints for one field of a table this render resolved (`workflow.on_complete`), where
+ *  it is short enough to give in its stead. */
+function printedFor(ctx: SkillRender, key: string): string | undefined {
+  if (!key.includes(".") || !ctx.customization.has(key.slice(0, key.indexOf(".")))) return undefined;
+  const printed = dumps(selectKeys(ctx.customization, [key]), { ensureAscii: false });
+  return printed.length <= MAX_PRINTED ? printed : undefined;
 }
 
 const PATHS_FILLED = " (done here: the paths below are filled in; run the line as written)";

@@ -16,7 +16,7 @@ import type { ByOthers } from "./line-authors.js";
  *  another's project of the same name). */
 const listedBefore = new Map<string, string[]>();
 
-export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader, caller: string): NonNullable<SurfaceDeps["runtime"]> {
+export function workspaceRuntimes(store: { files(project: string): ManyReadingFiles } & WorkspaceStore, reader: () => BundleReader, caller: string, pullFrom?: string): NonNullable<SurfaceDeps["runtime"]> {
   return async (project, options = {}) => {
     if (project === undefined) return { ok: false, error: `Name a workspace ("project"), or create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.` };
     const files = store.files(project);
@@ -60,6 +60,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       fsRoot,
       label: root,
       stamp,
+      ...(pullFrom ? { pullFrom } : {}),
       // Filled further as the run reads (a live map): what a script read, however its command line named it.
       writtenByOthers,
       ...(answersByOthers?.length ? { answersByOthers } : {}),

@@ -28,6 +28,8 @@ import { inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { PROJECTS_PREFIX } from "../../workspace/paths.js";
+import { nearPaths } from "../near-paths.js";
+import { suggestion } from "../../catalog/closest.js";
 
 /** The file names of the skill scripts ported for where Python cannot run. */
 const PORTED_NAMES = new Set([...SKILL_SCRIPTS.keys()].map((key) => key.slice(key.lastIndexOf("/") + 1)));
@@ -297,6 +299,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.
   if (sharedPort) return fail(sharedElsewhere(fromFsText(runtime, fsScript), name));
   if (isSkillScript) {
+    const missing = await scriptNotFound(runtime, fsScript);
+    if (missing) return fail(missing);
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
     return runAnswer(runtime, name, result, true);
@@ -393,6 +397,28 @@ function uniqueSkillFor(reader: BundleReader, rel: string): Result<{ dir: string
   if (skills.length) return { ok: false, error: `${rel} is in several skills (${skills.join(", ")}): give the skill's root instead of {skill-root}.` };
   const name = rel.slice(rel.lastIndexOf("/") + 1);
   return { ok: false, error: SHARED_SCRIPTS.has(name) ? sharedElsewhere(`{skill-root}/${rel}`, name) : `No skill has ${rel}: give the script's full path.` };
+}
+
+/** Why a skill-shaped script cannot run because it is nowhere, neither in BMAD's files nor in the project, with the
+ *  closest names there; undefined where it exists, or where its path is refused or elsewhere (the run answers that).
+ *  Said on every door (review 265: a misspelt memlg.py was answered as a script the bridge would run; it fails there). */
+async function scriptNotFound(runtime: ProjectRuntime, fsScript: string): Promise<string | undefined> {
+  // Only where `fs` holds all there is: a path elsewhere (the bridge's skill cache) is the run's to judge.
+  if (![runtime.fsRoot, BUNDLE_MOUNT].some((top) => fsScript.startsWith(`${top}/`))) return undefined;
+  const kind = await runtime.fs.stat(fsScript).catch(() => undefined);
+  if (kind !== "missing") return undefined;
+  const refused = runtime.refused?.();
+  if (refused) return refused;
+  const near = await nearPaths(asFolders(runtime.fs), fsScript, 3).catch(() => []);
+  return `No script ${fromFsText(runtime, fsScript).slice(0, 300)}: it is neither one of BMAD's nor a file of the project.${suggestion(near.map((p) => fromFsText(runtime, `/${p}`)))}`;
+}
+
+/** `fs` as nearPaths walks folders: by paths from its root, without the leading slash. */
+function asFolders(fs: RuntimeFs): Parameters<typeof nearPaths>[0] {
+  return {
+    stat: async (path) => ({ ok: true, value: await fs.stat(`/${path}`) }),
+    children: async (dir) => ({ ok: true, value: await fs.list(`/${dir}`) }),
+  };
 }
 
 /** A skill's own script where nothing can run it: say where it runs, and quote the skill's own fallback. */

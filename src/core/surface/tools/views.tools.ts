@@ -68,7 +68,7 @@ export const bmadMapTool = defineTool({
 export const bmadDocTool = defineTool({
   name: TOOL.bmadDoc,
   toolset: "views",
-  description: "A project document with its versions (remote: each change; bridge: its git commits). A view renders it, diffs two versions and restores one through bmad-files.",
+  description: "A project document with its versions (remote: each change; bridge: the copies it kept of what it replaced, and git commits). A view renders it, diffs two versions and restores one through bmad-files.",
   input: z.object({
     project: projectField,
     path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
@@ -90,7 +90,7 @@ export const bmadDocTool = defineTool({
     if (!paged.ok) return fail(paged.error);
     // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
     if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
-    // A project folder's history is the user's git (the bridge's own week of what it replaced is bmad-files').
+    // A project folder's history is the user's git, and the bridge's own week of what it replaced (keptCopies).
     // One more than a page: whether there are older versions to page to.
     const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
     if (!read.ok) return fail(read.error);
@@ -113,7 +113,9 @@ export const bmadDocTool = defineTool({
       const current = head && head.op !== "delete" ? head.version : 0;
       return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
-    // The folder's history is the user's git, read-only, where there is one.
+    // The folder's history: the copies the bridge kept, and the user's git, read-only, where there is one.
+    const kept = await keptCopies(found.files, path);
+    const bridged = { ...base, current_version: kept.current, ...(kept.copies.length ? { kept: kept.copies } : {}), ...(kept.more ? { kept_more: true } : {}) };
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     const git = runtime?.ok ? runtime.runtime.git : undefined;
     const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path, paged.commit) : undefined;
@@ -134,16 +136,32 @@ export const bmadDocTool = defineTool({
         ? "it is not UTF-8 text, and its text here is not its bytes"
         : text !== shown.text ? "its text here leaves out secret-looking entries" : undefined;
       const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
-      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...base, commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...bridged, commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
     }
     // Where the bridge would not read the folder's git, the answer says why.
     const refused = log?.ok === false ? log.error : undefined;
     const note = commits ? undefined : history?.error ?? refused ?? "the folder's history is the user's git, and it has none of this file.";
-    const structured = { ...base, history: commits ? "git" : "current only", ...(commits ? { commits, ...paging } : { history_note: note }) };
+    const structured = { ...bridged, history: commits ? "git" : kept.copies.length ? "kept" : "current only", ...(commits ? { commits, ...paging } : { history_note: note }) };
     const more = paging.next === undefined ? "" : ` ("before": "${paging.next}" lists older)`;
-    return { ok: true, header: `[${path}, ${meta.size} bytes, at ${meta.updated_at}; ${log?.ok ? `${commitRange(log)} in git${more}` : `current version only${refused ? `: ${refused}` : ""}`}]`, text, structured };
+    const count = kept.more ? `more than ${VIEW_VERSIONS}` : String(kept.copies.length);
+    const copies = kept.copies.length ? `${count} kept ${count === "1" ? "copy" : "copies"} of what the bridge replaced (a week; bmad-files restore brings one back)` : undefined;
+    const inGit = log?.ok ? `${commitRange(log)} in git${more}` : copies ? refused && `no git: ${refused}` : `current version only${refused ? `: ${refused}` : ""}`;
+    // A kept copy read (`version`) is said to be one, as a workspace's earlier version is.
+    const which = version !== undefined && version !== kept.current ? `a kept copy${earlierThan(version, kept.current)}, ` : "";
+    return { ok: true, header: `[${path}, ${which}${meta.size} bytes, at ${meta.updated_at}; ${[inGit, copies].filter(Boolean).join("; ")}]`, text, structured };
   },
 });
+
+/** What the bridge kept of the file when it replaced it (kept-versions.ts: a week), newest first, at most a page (`more`:
+ *  it keeps more), and the file's version now (0: none), which a restore names as its if_version. bmad-files history
+ *  lists the file now first, where there is one, then these. */
+async function keptCopies(files: WorkspaceFiles, path: string) {
+  const [now, history] = await Promise.all([files.stat(path), files.history(path, { limit: VIEW_VERSIONS + 2 })]);
+  const rows = history.ok ? history.value : [];
+  const exists = now.ok && now.value === "file";
+  const copies = exists ? rows.slice(1) : rows;
+  return { copies: copies.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v)), more: copies.length > VIEW_VERSIONS, current: exists ? (rows[0]?.version ?? 0) : 0 };
+}
 
 /** `before` as this door pages: a version number on the remote, a commit of the folder's git on the bridge. */
 function pageMark(folder: boolean, before: number | string | undefined): Result<{ version?: number; commit?: string }> {

@@ -277,9 +277,11 @@ export const bmadFilesTool = defineTool({
   writes: (args) => !FILE_READS.has(action(args) as string),
   run: (args, deps) =>
     withStore(deps, async (store) => {
-      const other = notThisProject(store, args.project, TOOL.bmadFiles);
+      // Renders hand the model paths as URIs (review 265): one names its project where "project" is left out.
+      const named = args.project ?? projectInPath(args.path);
+      const other = notThisProject(store, named, TOOL.bmadFiles);
       if (other) return fail(other);
-      const project = folderName(store) ?? args.project;
+      const project = folderName(store) ?? named;
       if (project === undefined) {
         const yours = (await store.projects()).map((p) => p.project);
         return fail(`bmad-files needs "project": ${yours.length ? `yours are ${yours.slice(0, 20).join(", ")}` : `create one with ${TOOL.bmadProject} {"action": "create", "name": "my-app"}`}.`);
@@ -467,6 +469,10 @@ const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folder
  *  (review 231: code-review's later steps read the diff again). */
 export const SCRATCH_BY_PATH = `Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`;
 
+/** The project a `bmad://projects/NAME/…` path names; inProject refuses it where "project" names another. */
+const projectInPath = (path: string | undefined): string | undefined =>
+  path?.startsWith(PROJECTS_PREFIX) ? path.slice(PROJECTS_PREFIX.length).split("/")[0] || undefined : undefined;
+
 /** On the bridge the folder is the one project; a workspace is named. */
 export const folderName = (store: WorkspaceStore) => store.folder?.slice(store.folder.lastIndexOf("/") + 1);
 
@@ -558,8 +564,10 @@ async function nearMatches(files: WorkspaceFiles, glob: string): Promise<{ folde
   const base = start.slice(0, start.lastIndexOf("/") + 1);
   const whole = compileGlob(glob);
   // A file's glob (`*ux*.md`) also names the folder a run writes that file in (`ux-designs/`): 6.12 keeps a run's files
-  // in a folder of their own (review 77: no hint, and the skill went on without the UX design).
-  const asFolder = compileGlob(glob.replace(/\.[A-Za-z0-9]{1,8}$/, ""));
+  // in a folder of their own (review 77: no hint, and the skill went on without the UX design). Not a name that is only
+  // its extension (review 265: `**/*.diff` as `**/*` named every folder).
+  const stem = glob.replace(/\.[A-Za-z0-9]{1,8}$/, "");
+  const asFolder = compileGlob(/(^|\/)[*?]*$/.test(stem) ? glob : stem);
   // Its parts in order, more folders allowed between them, in any case: `*prd*/*.md` finds `prds/prd-app/prd.md`, not
   // every document below (review 77: ten files for each such glob).
   const parts = glob.slice(base.length).toLowerCase().split("/").filter((p) => p !== "**").map((p) => compileGlob(p));
