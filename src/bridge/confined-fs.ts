@@ -14,7 +14,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
 import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
 import { writerGone, writerTag } from "./process-identity.js";
-import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
+import { isSecretFile, mayServeAsConfig, servedAlike } from "../core/catalog/config.js";
 
 /** Default read cap: project files the bridge reads (sessions, memory, artifacts) are far smaller. */
 export const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -288,8 +288,10 @@ export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
   return (real, links) => {
     if (isSecretFile(real) || isSecretFile(asked)) return `holds secrets (an environment file, credentials or a key)${real === asked ? "" : `: it is ${real}`}; no tool reads it. Tell the model what it needs from it yourself.`;
     if (links > 1) return `${HARD_LINK} no tool reads one. Copy the file instead.`;
-    if (isConfigShaped(real) && !(isConfigShaped(asked) && foldPath(basename(real)) === foldPath(basename(asked)))) {
-      return `leads to ${real}, a config file, through a symlink; read it by its own path, which serves it without its secret-looking keys.`;
+    // A data file too, which is served as a config where it holds secrets (review 270: notes.md leading to llm.yaml
+    // served its api_key).
+    if (mayServeAsConfig(real) && !servedAlike(asked, real)) {
+      return `leads to ${real}, a config or data file, through a symlink; read it by its own path, which serves it without its secret-looking keys.`;
     }
     const parts = real.split("/");
     const machinery = parts.map(machineryName).find((name, i) => name && !(i === 0 && own !== undefined && parts[0] === own));

@@ -12,7 +12,7 @@ import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { appendFile, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
-import { isConfigShaped } from "../core/catalog/config.js";
+import { mayServeAsConfig } from "../core/catalog/config.js";
 import { MIB } from "../core/workspace/limits.js";
 import { changedFailure } from "./confined-fs.js";
 import { privateFolder, withFileLock } from "./file-lock.js";
@@ -74,10 +74,11 @@ function within(all: KeptEntry[], limits: KeptLimits): { kept: KeptEntry[]; fits
  *  inode and times; every write here and every editor's save gives a new one), never its text. Served without its
  *  secret-looking keys, a config whose version was a hash of its text let a short secret be guessed offline (review
  *  36), one keyed by its text online (review 39: guesses written to another file, their versions compared), and one
- *  keyed by its text and inode too, where a file system hands a freed inode back (review 41). */
+ *  keyed by its text and inode too, where a file system hands a freed inode back (review 41). A data file's too, which
+ *  is served so where it holds a secret (review 271: deploy/database.yml's password was found from its version). */
 export function contentVersion(data: Uint8Array, path: string, identity: () => string): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
-  const named = isConfigShaped(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}`).digest("hex") : sha256;
+  const named = mayServeAsConfig(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}`).digest("hex") : sha256;
   return { version: Number.parseInt(named.slice(0, 12), 16) || 1, sha256 };
 }
 
@@ -205,7 +206,7 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
  *  a restore of a config's current version). Answers the entry it kept, for dropKept. Throws NotKept: the change must
  *  not go ahead. */
 export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
-  if (!current || (next && sameBytes(current, next) && !isConfigShaped(rel))) return undefined;
+  if (!current || (next && sameBytes(current, next) && !mayServeAsConfig(rel))) return undefined;
   // Gone since it was found unchanged (another program removed it): that program's doing, said as changedSince says it,
   // never as a raw ENOENT naming where it was (review 222).
   const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);

@@ -11,7 +11,7 @@ import { resolveBounded } from "../compiler/files.js";
 import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
-import { holdsSecrets, isConfigShaped } from "../core/catalog/config.js";
+import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { appendBytes, type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
@@ -201,7 +201,7 @@ class LocalFiles implements WorkspaceFiles {
         join(this.root, rel),
         // Run again on the file as it is now when another program saved it meanwhile (NodeRuntimeFs.landed).
         async (current) => {
-          identity = current && isConfigShaped(rel) ? fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true })) : "";
+          identity = current && mayServeAsConfig(rel) ? fileIdentity(await stat(await this.fs.realpath(join(this.root, rel)), { bigint: true })) : "";
           const next = decide(current, identityOf);
           if (!next.ok) return void (refused = next);
           [before, after] = [current, next.value];
@@ -238,7 +238,7 @@ class LocalFiles implements WorkspaceFiles {
         const stale = this.stale(rel.value, current, identity, options.ifVersion);
         if (stale) return stale;
         // Judged again here, under the file's lock, on what is replaced: a save of a secret meanwhile stands (review 44).
-        if (current && isConfigShaped(rel.value) && holdsSecrets(rel.value, new TextDecoder().decode(current))) {
+        if (current && mayServeAsConfig(rel.value) && servedWithout(rel.value, new TextDecoder().decode(current))) {
           return { ok: false, kind: "denied", error: `${rel.value} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
         }
         const bytes = options.append && current ? appendBytes(current, data) : data;

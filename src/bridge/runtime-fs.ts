@@ -9,7 +9,7 @@ import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, NamingError, RuntimeFs } from "../core/runtime/fs.js";
-import { isConfigShaped } from "../core/catalog/config.js";
+import { mayServeAsConfig } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
@@ -145,8 +145,8 @@ export class NodeRuntimeFs implements RuntimeFs {
       const askedRel = this.asked(path).rel;
       // As a read is judged: a config is changed by its own name alone (review 41: a link named as another config
       // passed, and the secrets check, which reads by the name asked, was refused its read and found nothing to keep).
-      if (askedRel !== at.rel && (isConfigShaped(askedRel) || isConfigShaped(at.rel))) {
-        throw refusal(`${askedRel} is a link to ${at.rel}, and a config is changed by its own name alone: change ${at.rel}.`, "EACCES");
+      if (askedRel !== at.rel && (mayServeAsConfig(askedRel) || mayServeAsConfig(at.rel))) {
+        throw refusal(`${askedRel} is a link to ${at.rel}, and a config or data file is changed by its own name alone: change ${at.rel}.`, "EACCES");
       }
     }
     return at;

@@ -184,7 +184,7 @@ describe("get_project_context", () => {
     const cases: Array<[target: string, why: RegExp]> = [
       ["../../.env", /holds secrets/],
       ["../../.git/config", /leads into \.git\/, tools' machinery/],
-      ["../custom/team.toml", /a config file, through a symlink/],
+      ["../custom/team.toml", /a config or data file, through a symlink/],
       [join(dir, "hard.md"), /is a hard link/],
     ];
     for (const [target, why] of cases) {
@@ -201,7 +201,7 @@ describe("get_project_context", () => {
     symlinkSync("../_bmad/custom/team.toml", join(dir, "docs/team.toml"));
     const read = await call(client, "bmad-files", { action: "read", path: "docs/team.toml" });
     expect(JSON.stringify(read)).not.toContain("JIRA-SECRET");
-    expect(toolText(read)).toMatch(/a config file, through a symlink/);
+    expect(toolText(read)).toMatch(/a config or data file, through a symlink/);
     execFileSync("rm", ["-rf", join(dir, ".env"), join(dir, ".git"), join(dir, "_bmad/custom/team.toml"), join(dir, "docs-team.toml"), join(dir, "docs/team.toml"), join(dir, "plain.md"), join(dir, "hard.md")]);
   });
 });

@@ -366,13 +366,13 @@ describe("links inside the project", () => {
     expect(listed.text).not.toContain("gitcfg.md");
     const read = await files(client, { action: "read", path: "linked/notes.md" });
     expect(read.isError).toBe(true);
-    expect(read.text).toContain("a config file, through a symlink; read it by its own path");
+    expect(read.text).toContain("a config or data file, through a symlink; read it by its own path");
     expect(read.text).not.toContain("sk-LINKED-SECRET");
     expect((await files(client, { action: "read", path: "_bmad/custom/config.user.toml" })).text).not.toContain("sk-LINKED-SECRET");
     // Nor through a config's name of another format: TOML read as YAML is one string, its keys unseen (a sixteenth review).
     symlinkSync("../_bmad/custom/config.user.toml", join(dir, "linked/config.yaml"));
     const other = await files(client, { action: "read", path: "linked/config.yaml" });
-    expect(other.text).toContain("a config file, through a symlink; read it by its own path");
+    expect(other.text).toContain("a config or data file, through a symlink; read it by its own path");
     expect(other.text).not.toContain("sk-LINKED-SECRET");
     // Files that exist to hold secrets are read by no tool, by their name or through a link; an example file is.
     writeFileSync(join(dir, ".env"), "OPENAI_API_KEY=sk-ENV-SECRET\n");
@@ -415,7 +415,7 @@ describe("links inside the project", () => {
     ]) {
       const refused = await files(client, args);
       expect(refused.isError, JSON.stringify(args)).toBe(true);
-      expect(refused.text, refused.text).toMatch(/is a link to \S+, and a config is changed by its own name alone: change \S+\.|Nothing was written: a config is changed by its own path/);
+      expect(refused.text, refused.text).toMatch(/is a link to \S+, and a config or data file is changed by its own name alone: change \S+\.|Nothing was written: a config is changed by its own path/);
       expect(refused.text).not.toContain(String(raw));
     }
     // Nor a ported script's output by such a name.
@@ -428,6 +428,34 @@ describe("links inside the project", () => {
     symlinkSync("plain.md", join(dir, "changed/alias.md"));
     expect((await files(client, { action: "write", path: "changed/alias.md", content: "through\n" })).isError).toBe(false);
     expect(readFileSync(join(dir, "changed/plain.md"), "utf8")).toBe("through\n");
+  });
+});
+
+describe("data files, served as configs where they hold secrets", () => {
+  it("reads and changes none through a link named otherwise, and names none by a digest of its text (reviews 270, 271)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    mkdirSync(join(dir, "data270"));
+    const secret = "host: db\npassword: Summer2024!\n";
+    writeFileSync(join(dir, "data270/database.yml"), secret);
+    symlinkSync("database.yml", join(dir, "data270/notes.md"));
+    // notes.md led to database.yml's password, and a write through it dropped it.
+    const read = await files(client, { action: "read", path: "data270/notes.md" });
+    expect(read.isError).toBe(true);
+    expect(read.text).toContain("a config or data file, through a symlink; read it by its own path");
+    const write = await files(client, { action: "write", path: "data270/notes.md", content: "overwritten\n" });
+    expect(write.text).toMatch(/is a link to \S+, and a config or data file is changed by its own name alone/);
+    const script = await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py append --path {project-root}/data270/notes.md --text x");
+    expect(script.isError).toBe(true);
+    expect(readFileSync(join(dir, "data270/database.yml"), "utf8")).toBe(secret);
+    // Its own path serves it without the password, and its version is no sha256 of the text (the password was found
+    // from it by guesses offline).
+    const own = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "data270/database.yml" } });
+    expect(text(own)).not.toContain("Summer2024");
+    const raw = Number.parseInt(createHash("sha256").update(secret).digest("hex").slice(0, 12), 16);
+    expect((own.structuredContent as { version: number }).version).toBeGreaterThan(0);
+    expect(JSON.stringify(own)).not.toContain(String(raw));
+    expect(JSON.stringify(await files(client, { action: "history", path: "data270/database.yml" }))).not.toContain(String(raw));
   });
 });
 

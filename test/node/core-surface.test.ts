@@ -488,9 +488,16 @@ it("serves a module or file pattern mapped to paths whatever words it holds, and
     expect(sanitizeConfigText(file, text), file).toBe(text);
     expect(holdsSecrets(file, text), file).toBe(false);
   }
-  for (const text of ['{"secrets/db": "hunter2abc"}', '{"@password": "Xk9!pL2"}', '{"@auth/*": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz/x"]}']) {
+  for (const text of ['{"secrets/db": "hunter2abc"}', '{"@password": "Xk9!pL2"}', '{"@auth/*": ["ghp_0123456789abcdefghijklmnopqrstuvwxyz/x"]}', '{"@auth/*": ["hunter2/x"]}']) {
     expect(sanitizeConfigText("tsconfig.json", text), text).toMatch(new RegExp(`^# ${REDACTED_NOTE}\n`));
   }
+  // A value with a `/` is no path by that alone (review 270: a base64 key and a password holding one were served).
+  const secrets: Array<[string, string, string[]]> = [
+    ["_bmad/custom/team.yaml", "aws/secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8wq1mZ\nvault/db/password: C0rrectHorseBattery/x\n", ["wJalr", "C0rrect"]],
+    ["config/settings.json", '{"db/password": "Sup3rS3cretPw/9", "vault": {"secret/db/password": "xK9mQ2vL7pR4/tZ8"}}', ["Sup3r", "xK9m"]],
+    ["_bmad/custom/settings.toml", '"db/password" = "abc/tZ8"\n"@token" = "abcdEFGH1234ijkl/m"\n', ["abc/tZ8", "abcdEFGH"]],
+  ];
+  for (const [file, text, values] of secrets) for (const value of values) expect(sanitizeConfigText(file, text), file).not.toContain(value);
 });
 
 it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {

@@ -179,5 +179,5 @@ it("changes a config by its own name in a project opened through a symlinked pat
   await opened.writeFile(join(alias, "_bmad/custom/team.toml"), new TextEncoder().encode('[workflow]\nname = "u"\n'));
   expect(readFileSync(join(root, "_bmad/custom/team.toml"), "utf8")).toBe('[workflow]\nname = "u"\n');
   symlinkSync("../_bmad/custom/team.toml", join(root, "docs/team-notes.md"));
-  await expect(opened.writeFile(join(alias, "docs/team-notes.md"), new TextEncoder().encode("x"))).rejects.toThrow(/a config is changed by its own name alone/);
+  await expect(opened.writeFile(join(alias, "docs/team-notes.md"), new TextEncoder().encode("x"))).rejects.toThrow(/a config or data file is changed by its own name alone/);
 });

@@ -913,6 +913,8 @@ describe("sharing", () => {
     ]) {
       const out = await writer.call(TOOL.bmadRun, { project, command });
       expect(JSON.stringify(out), command).not.toContain("DATA");
+      // Given as JSON without the entry, not under a comment no JSON takes (review 270: "Unexpected token '#'").
+      expect(out.text, command).not.toMatch(/Unexpected token|not valid JSON/);
     }
     const set = await writer.call(TOOL.bmadRun, { project, command: "uv run {project-root}/_bmad/scripts/memlog.py set --path data/front.yaml --key api_key --value REPLACED" });
     expect(set.isError).toBe(true);

@@ -30,10 +30,13 @@ function namesPlainSetting(name: string, value: unknown): boolean {
   if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
   return /[-_]keys?$/i.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
 }
-/** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": […]`, an exports map's `"./auth":
- *  "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever words they hold. */
+/** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": […]`, an exports map's
+ *  `"./auth": "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever words it
+ *  holds. A value is a path by its shape, not its `/` alone (review 270: `aws/secret_access_key` with a base64 key,
+ *  `db/password` with a password holding a `/`, were served): relative, a pattern, a capture, or a file's name. */
 const PATH_WORD = /^[\w.@*~$()^\\<>{}|-]*$/;
-const isPathLike = (value: unknown) => typeof value === "string" && value.includes("/") && value.split("/").every((part) => PATH_WORD.test(part));
+const isPathLike = (value: unknown) =>
+  typeof value === "string" && value.includes("/") && value.split("/").every((part) => PATH_WORD.test(part)) && /^\.{1,2}\/|^<\w+>\/|\*|\$\d|\.[a-z]{1,5}$/.test(value);
 const namesPaths = (name: string, value: unknown) => /[/*]|^[@~#]/.test(name) && (isPathLike(value) || (Array.isArray(value) && value.length > 0 && value.every(isPathLike)));
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
@@ -741,6 +744,23 @@ export function servedAsConfig(path: string, text: string): boolean {
   return isConfigShaped(path) || (DATA_FILE.test(path) && (/\.(xml|csv)$/i.test(path) ? holdsSecrets(path, text) : holdsShapedSecret(text)));
 }
 
+/** Whether a file reached by one name (a link) is served by the same rule as by its own, so that nothing judged by the
+ *  name asked misses what the file holds: a config by its own name alone, a data file by one of its format (review
+ *  270: notes.md leading to llm.yaml served its api_key). */
+export function servedAlike(asked: string, real: string): boolean {
+  if (!mayServeAsConfig(asked) && !mayServeAsConfig(real)) return true;
+  if (!mayServeAsConfig(asked) || !mayServeAsConfig(real) || isConfigShaped(asked) !== isConfigShaped(real)) return false;
+  const [a, r] = [asked, real].map((path) => foldPath(path.slice(path.lastIndexOf("/") + 1)));
+  return isConfigShaped(real) ? a === r : a!.slice(a!.lastIndexOf(".")) === r!.slice(r!.lastIndexOf("."));
+}
+
+/** Whether a file as served leaves something out (secret-looking entries, or all of a config that does not parse),
+ *  so that no change a model makes of it is its own: a config by its entries, a data file by the rule that serves it
+ *  (review 260: judged by its keys' names, package.json with jsonwebtoken could never be changed). */
+export function servedWithout(path: string, text: string): boolean {
+  return isConfigShaped(path) ? holdsSecrets(path, text) : servedAsConfig(path, text) && sanitizeConfigText(path, text) !== text;
+}
+
 /** `.yaml`, `.yml` or `.toml` anywhere in a name, as a whole extension (`config.toml~`, `config.toml.bak`). */
 const CONFIG_EXTENSION = /\.(?:ya?ml|toml)(?![a-z0-9])/i;
 /** Settings in formats no script of BMAD's parses (JSON, INI, `.cfg`, `.conf`, `.properties`), served without their
@@ -989,7 +1009,9 @@ export function scriptView(path: string, text: string, leaves?: (value: string) 
     // A data file as every tool serves it: whole, or where it holds secrets without them (review 263: a member's
     // recon_kit.py run printed the token data/keys.json is served without).
     const served = sanitizeConfigText(path, text);
-    return viewOf(text, served, true);
+    // JSON takes no comment: the note is the run's alone (leftOut; review 270: a script read `# secret-…` as bad JSON).
+    const note = `# ${REDACTED_NOTE}\n`;
+    return viewOf(text, /\.json[c5]?$/i.test(path) && served.startsWith(note) ? served.slice(note.length) : served, true);
   }
   if (isSettingsFile(path)) return viewOf(text, settingsWithoutSecrets(path, text), true);
   const parsed = parseConfig(path, text);

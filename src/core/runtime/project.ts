@@ -192,7 +192,7 @@ export interface Leaves {
 /** Why a script may not write a config-shaped file that holds what scripts are not shown (secret-looking keys, or text
  *  that does not parse here): whatever it writes was made from the file without them, and would delete them. */
 function keptFromScripts(path: string): Error {
-  return new Error(`${path} holds secret-looking keys, values leading out of this project, or text that does not parse here, which scripts are given removed; written back by a script it would lose them, so it is left as it is. Change it with bmad-files, or have the user edit it`);
+  return new Error(`${path} holds secret-looking keys, values leading out of this project, or text that does not parse here, which scripts are given removed; written back by a script it would lose them, so it is left as it is. The user makes this change in the file by hand, or takes those entries out of it and runs this again`);
 }
 
 /** Two file systems as one: paths under BUNDLE_MOUNT go to the bundle, the rest to the project. Config-shaped

@@ -407,6 +407,10 @@ async function scriptNotFound(runtime: ProjectRuntime, fsScript: string): Promis
   if (![runtime.fsRoot, BUNDLE_MOUNT].some((top) => fsScript.startsWith(`${top}/`))) return undefined;
   const kind = await runtime.fs.stat(fsScript).catch(() => undefined);
   if (kind !== "missing") return undefined;
+  // A name there that is no file the run may read (a link out of the project): the run says why, not "no script".
+  const slash = fsScript.lastIndexOf("/");
+  const names: string[] = await runtime.fs.list(fsScript.slice(0, slash) || "/").catch(() => []);
+  if (names.includes(fsScript.slice(slash + 1))) return undefined;
   const refused = runtime.refused?.();
   if (refused) return refused;
   const near = await nearPaths(asFolders(runtime.fs), fsScript, 3).catch(() => []);

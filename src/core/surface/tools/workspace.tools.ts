@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { answersHint, holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedAsConfig, servedFile, servedVersion } from "../../catalog/config.js";
+import { answersHint, holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedAsConfig, servedFile, servedVersion, servedWithout } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -171,10 +171,7 @@ async function secretsLost(files: WorkspaceFiles, path: string): Promise<string 
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
-  // A data file by the rule that serves it (servedAsConfig): by its keys' names, package.json with jsonwebtoken, served
-  // whole, could never be changed (review 260).
-  const held = isConfigShaped(path) ? holdsSecrets(path, now) : servedAsConfig(path, now) && sanitizeConfigText(path, now) !== now;
-  return !held ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written.${answersHint(path)}`;
+  return !servedWithout(path, now) ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written.${answersHint(path)}`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
