@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ScriptResult } from "../../src/core/runtime/context.js";
+import { memlogUnappended } from "../../src/core/runtime/memlog-text.js";
 import { comparable, install612, resetTree, runPort, runPython, snapshot } from "../fixtures/runtime/harness.js";
 import { tempDir } from "./helpers.js";
 
@@ -121,3 +122,12 @@ it("runs a memlog session byte for byte like Python: init, append of every kind,
   expect(python.map((r) => r.result.exitCode)).toContain(2);
   expect(python.filter((r) => r.result.stderr.startsWith("Traceback")).length).toBeGreaterThanOrEqual(6);
 }, 60_000);
+
+it("names what a copy did to a memlog beyond appending, in text a terminal shows as it is (review 264)", () => {
+  const base = "---\ntitle: x\n---\n- (event) first \u009b31m\u001b[2Jred \u202eevil\n- second\n";
+  const removed = memlogUnappended(base, "---\ntitle: x\n---\n- second\n")!;
+  expect(removed).toMatch(/^removed the entry "- \(event\) first /);
+  expect(removed).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+  expect(memlogUnappended(base, `${base}- (event) third\n`)).toBeUndefined();
+  expect(memlogUnappended(base, base.replace("- second", "- 2nd"))).toBe('changed the entry "- second"');
+});

@@ -2,6 +2,7 @@
 // edits append and set make can run where the file is kept (a workspace's object applies one in the same step as
 // its write: one call, no read first) as well as in the port.
 import { PyError } from "./py-json.js";
+import { terminalText } from "../workspace/paths.js";
 import { splitlines, strip, stripChars } from "./py-str.js";
 import type { WallTime } from "./time-zone.js";
 
@@ -99,7 +100,8 @@ export function memlogUnappended(base: string, copy: string): string | undefined
   const at = firstUnappended(was, now);
   if (at === undefined) return undefined;
   const entry = was.entries[at]!;
-  const quoted = JSON.stringify(entry.length > QUOTED ? `${entry.slice(0, QUOTED - 1)}…` : entry);
+  // Shown in the user's terminal: without what a terminal takes for a command or hides (a member wrote the entry).
+  const quoted = `"${terminalText(entry.length > QUOTED ? `${entry.slice(0, QUOTED - 1)}…` : entry)}"`;
   if (now.entries.includes(entry)) return `moved the entry ${quoted}`;
   // The entries after it moved up one: it went, rather than being rewritten.
   const removed = now.entries[at] === was.entries[at + 1] || now.entries.length < was.entries.length;
