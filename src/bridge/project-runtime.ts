@@ -75,8 +75,9 @@ async function runSkillScript(root: string, reader: BundleReader, given: ScriptV
   if (typeof bundled === "string") return refused(bundled);
   const script = bundled?.script ?? fsScript;
   const bases = [root, skillCache()];
+  // Where the script is decides whether anything runs: said as a refusal, not as the script's exit (review 271).
   const where = await confinedScript(script, bases);
-  if (!where.ok) return refused(where.error);
+  if (!where.ok) return { ...refused(where.error), refused: where.error };
   const digest = await scriptDigest(script, bases);
   if (!digest.ok) return refused(digest.error);
   if (!byPort) {
@@ -273,7 +274,7 @@ async function broughtByPull(root: string, bytes: Uint8Array): Promise<boolean> 
 async function confinedScript(script: string, bases: string[]): Promise<Result> {
   const path = resolve(script);
   const base = bases.find((b) => isInside(b, path));
-  if (!base) return { ok: false, error: `${script} is outside the project; only the project's skills and BMAD's own run here.` };
+  if (!base) return { ok: false, error: `${script} is outside the project; only the project's skills and BMAD's own run here: give a script in the project ({project-root}/…), or BMAD's by its URI (bmad://<module>/<skill>/scripts/<name>.py).` };
   const found = await resolveConfined(base, relative(base, path));
   if (!found.ok) return { ok: false, error: found.code === "missing" ? `No such script: ${script}.` : `Refused to run ${found.error}` };
   if (found.isDir) return { ok: false, error: `${script} is a folder, not a script.` };

@@ -13,7 +13,7 @@ const CONTEXT = 3;
 
 interface Version { version: number; op: string; author?: string; at: string; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string; deleted?: true }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
@@ -83,6 +83,7 @@ function withOlder(doc: DocData, answer: unknown): DocData | { error: string } {
  *  author, and whose version number only names its content) its size and time (review 245: "· undefined ·"). */
 function heading(doc: DocData, byOthers: string | undefined): string {
   if (doc.commit) return `at commit ${doc.commit.slice(0, 12)}`;
+  if (doc.deleted) return "deleted: not in the project now; restore a kept copy to bring it back";
   const which = doc.history === "versions" ? `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))}` : `${doc.size} bytes`;
   return [which, doc.author, when(doc.updated_at), byOthers && `written by others, not you: ${byOthers}`].filter(Boolean).join(" · ");
 }
@@ -126,7 +127,8 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
       }];
     });
   }
-  const now: Entry = { key: "current", label: "the file now", args: {} };
+  // A deleted file has no text now to compare: its kept copies are what there is (review 271).
+  const now: Entry = doc.deleted ? { key: "current", label: "the file now: deleted" } : { key: "current", label: "the file now", args: {} };
   // A week of what the bridge replaced, newest first (review 264: the view said "current only" of a file it kept).
   const kept = (doc.kept ?? []).map((v): Entry => ({ key: `kept-${v.version}`, label: `kept copy · replaced ${when(v.at)}`, args: { version: v.version }, ...restore(v.version) }));
   return [now, ...kept, ...(doc.commits ?? []).map((c) => ({
@@ -206,7 +208,8 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
   };
   // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
   // lost" showed no way back to uncommitted work).
-  const kept = doc.history !== "versions"
+  const kept = doc.deleted ? "It is not in the project now: this writes it back."
+    : doc.history !== "versions"
     ? `Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`
     : "It becomes the current version; nothing is lost.";
   show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));

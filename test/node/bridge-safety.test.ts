@@ -202,6 +202,20 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(existsSync(join(dir, ".claude/commands"))).toBe(false);
   });
 
+  // Review 271: it answered "x.py exited 2", as if the script had run and failed.
+  it("refuses a script outside the project before any run, as a refusal with no exit code that names where scripts run", async () => {
+    const client = await sharedProject().client;
+    const away = join(tmp.dir, "away-271/scripts");
+    mkdirSync(away, { recursive: true });
+    const marker = join(away, "ran.txt");
+    writeFileSync(join(away, "x.py"), `open(${JSON.stringify(marker)}, "w").write("ran")\n`);
+    const r = await client.callTool({ name: "bmad-run", arguments: { command: `python3 ${away}/x.py` } });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toBeUndefined();
+    expect(text(r)).toBe(`${realpathSync(away)}/x.py is outside the project; only the project's skills and BMAD's own run here: give a script in the project ({project-root}/…), or BMAD's by its URI (bmad://<module>/<skill>/scripts/<name>.py).`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("takes a script's path only as written plainly: a port is never missed for the file itself (a seventh review)", async () => {
     const client = await sharedProject().client;
     const spellings = [".claude/skills/bmad-brainstorming/./scripts/brain.py", ".claude/skills/bmad-brainstorming//scripts/brain.py", ".claude/skills/bmad-brainstorming/scripts/../scripts/brain.py", "_bmad/./scripts/memlog.py"];

@@ -150,6 +150,32 @@ describe("the views on the bridge", () => {
     expect(toolText(await call("bmad-doc", { path })).split("\n")[0]).toContain("; 2 kept copies of what the bridge replaced");
   });
 
+  // Review 271: a file deleted from the folder answered "No file … Closest", while bmad-files history listed its copy.
+  it("opens a deleted file as the copies the bridge kept of it, and restores one with if_version 0", async () => {
+    const path = "docs/del.md";
+    const [first, second] = ["# Del\n\nfirst\n", "# Del\n\nsecond\n"];
+    for (const content of [first, second]) expect((await call("bmad-files", { action: "write", path, content })).isError).toBeFalsy();
+    rmSync(join(tmp.dir, path));
+    const listed = (await call("bmad-files", { action: "history", path })).structuredContent as { versions: Array<{ version: number }> };
+    const [old] = listed.versions.map((v) => v.version);
+    const result = await call("bmad-doc", { path });
+    expect(result.isError, toolText(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ deleted: true, history: "kept", current_version: 0, kept: [{ version: old }] });
+    expect(toolText(result).split("\n")[0]).toBe(`[${path}, deleted: not in the project now; 1 kept copy of it (a week; bmad-files restore with "if_version": 0 brings one back)]`);
+
+    const calls: Array<[string, Record<string, unknown>]> = [];
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, (name, args) => (calls.push([name, args]), call(name, args)));
+    await expect.poll(() => frame.locator(".versions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")))).toEqual(["current", `kept-${old}`]);
+    expect(await frame.locator(".meta").textContent()).toContain("deleted: not in the project now");
+    await frame.locator(`.versions li[data-version="kept-${old}"] button.restore`).click();
+    expect(await frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to kept-${old}'s content? It is not in the project now: this writes it back.`);
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => readFileSync(join(tmp.dir, path), "utf8")).toBe(first);
+    expect(calls).toContainEqual(["bmad-files", { project: basename(tmp.dir), path, if_version: 0, action: "restore", version: old }]);
+    await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Del");
+    await page.close();
+  });
+
   it("lists the file's git commits once the folder is a repository, diffs one with the file now and restores it", async () => {
     const prd = `${PLAN}/prd.md`;
     const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });

@@ -601,6 +601,27 @@ describe("a skill's script that is nowhere", () => {
   });
 });
 
+describe("a path into another project", () => {
+  // Review 271: a script in another project was answered as a skill's own that runs on the bridge.
+  it("is refused in a run as bmad-files refuses it, the same whether that project exists or not", async () => {
+    const other = unique("alpha");
+    expect((await ada.project({ action: "create", name: other })).isError).toBe(false);
+    for (const name of [other, unique("nowhere")]) {
+      const out = await ada.call(TOOL.bmadRun, { command: `python3 /projects/${name}/docs/scripts/a.py`, project });
+      expect(out.isError, out.text).toBe(true);
+      expect(out.text).toBe(`/projects/${name}/docs/scripts/a.py is in another project than "${project}": give it from ${root}/, or name its project in "project".`);
+    }
+  });
+
+  // Review 271: "gamma@alice" was refused with "Try \"gamma-alice\"", a project that is not there.
+  it("names the tag as the problem where the project's tag is no tag, and where to find the real ones", async () => {
+    const out = await ada.files({ action: "read", path: "bmad://projects/gamma@alice/docs/g.md" });
+    expect(out.isError, out.text).toBe(true);
+    expect(out.text).toContain(`Project "gamma@alice" refused: "alice" is no project tag. A shared project whose name you also use is "{name}@{tag}", its tag 8 hex digits; bmad-project {"action": "list"} shows the names and tags you can use.`);
+    expect(out.text).not.toContain("gamma-alice");
+  });
+});
+
 describe("the project map", () => {
   it("knows the work done and what comes next from every document, however many sort before it (review 101)", async () => {
     const name = unique("map");

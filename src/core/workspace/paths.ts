@@ -62,6 +62,10 @@ export function parseProjectRef(raw: string): Checked<{ name: string; tag?: stri
   if (tagged && !tagged[1]!.includes("..")) return { ok: true, value: { name: tagged[1]!, tag: tagged[2]! } };
   const plain = checkProjectName(raw);
   if (plain.ok) return { ok: true, value: { name: plain.value } };
+  // A name with a tag is a shared project's, whatever its tag: the name rule's "Try" would point at a project that is
+  // not there (review 271: "gamma@alice" was offered "gamma-alice").
+  const at = raw.indexOf("@");
+  if (at >= 0) return { ok: false, error: `Project "${printable(raw.slice(0, 200))}" refused: "${printable(raw.slice(at + 1, at + 41))}" is no project tag. A shared project whose name you also use is "{name}@{tag}", its tag 8 hex digits; bmad-project {"action": "list"} shows the names and tags you can use.` };
   return { ok: false, error: `${plain.error} A shared project whose name you also use is "{name}@{tag}", as bmad-project list shows it.` };
 }
 

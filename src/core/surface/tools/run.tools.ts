@@ -24,10 +24,10 @@ import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, s
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
-import { inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
+import { inAnotherProject, inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
-import { PROJECTS_PREFIX } from "../../workspace/paths.js";
+import { PROJECTS_PREFIX, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
 import { nearPaths } from "../near-paths.js";
 import { suggestion } from "../../catalog/closest.js";
 
@@ -267,6 +267,11 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   // path, it would become a folder named "bmad:".
   const unreachable = [fsScript, ...fsArgs].map((w) => w.replace(/^--[^=]*=/, "")).find((w) => /^(bmad|skill):/i.test(w));
   if (unreachable) return fail(`${unreachable.slice(0, 200)} is no path this run can reach: give paths from ${runtime.root}/, or BMAD's files as bmad://<module>/….`);
+  // A workspace's path into another (`/projects/alpha/…`) is refused as bmad-files refuses one, by its form alone
+  // (review 271: it was answered as a skill's script that runs on the bridge).
+  if (runtime.root.startsWith(PROJECTS_PREFIX) && fsScript.startsWith(WORKSPACES_FS_ROOT) && !fsScript.startsWith(`${runtime.fsRoot}/`)) {
+    return fail(inAnotherProject(fsScript.slice(0, 300), runtime.root.slice(PROJECTS_PREFIX.length)));
+  }
   const name = fsScript.slice(fsScript.lastIndexOf("/") + 1);
   const dir = fsScript.slice(0, fsScript.lastIndexOf("/"));
   // The port is chosen by the path as written, so a path is taken only as written plainly: `scripts/./brain.py` or
@@ -303,6 +308,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (missing) return fail(missing);
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
+    if (result.refused) return fail(fromFsText(runtime, result.refused));
     return runAnswer(runtime, name, result, true);
   }
   // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is.

@@ -93,7 +93,12 @@ export const bmadDocTool = defineTool({
     // A project folder's history is the user's git, and the bridge's own week of what it replaced (keptCopies).
     // One more than a page: whether there are older versions to page to.
     const [read, history] = await Promise.all([found.files.read(path, version), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
-    if (!read.ok) return fail(read.error);
+    if (!read.ok) {
+      // A file deleted from the folder opens as the copies the bridge kept of it, to bring one back (review 271: "No
+      // file", while bmad-files history listed its copy).
+      const deleted = read.kind === "not_found" && found.store.folder && version === undefined && commit === undefined ? await deletedFile(found, path) : undefined;
+      return deleted ?? fail(read.error);
+    }
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
     const base = { ...meta, project: found.name, access: found.access };
@@ -161,6 +166,18 @@ async function keptCopies(files: WorkspaceFiles, path: string) {
   const exists = now.ok && now.value === "file";
   const copies = exists ? rows.slice(1) : rows;
   return { copies: copies.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v)), more: copies.length > VIEW_VERSIONS, current: exists ? (rows[0]?.version ?? 0) : 0 };
+}
+
+/** A file no longer in the project folder, as the copies the bridge kept of it, which a restore brings back with
+ *  if_version 0; undefined where it kept none. */
+async function deletedFile(found: { files: WorkspaceFiles; name: string; access: "read" | "write" }, path: string): Promise<ToolOutcome | undefined> {
+  const kept = await keptCopies(found.files, path);
+  const newest = kept.copies[0];
+  if (!newest || kept.current !== 0) return undefined;
+  const count = kept.more ? `more than ${VIEW_VERSIONS}` : String(kept.copies.length);
+  const header = `[${path}, deleted: not in the project now; ${count} kept ${count === "1" ? "copy" : "copies"} of it (a week; bmad-files restore with "if_version": 0 brings one back)]`;
+  const structured = { path, project: found.name, access: found.access, version: 0, size: 0, updated_at: newest.at, deleted: true, current_version: 0, history: "kept", kept: kept.copies, ...(kept.more ? { kept_more: true } : {}) };
+  return { ok: true, header, text: "", structured };
 }
 
 /** `before` as this door pages: a version number on the remote, a commit of the folder's git on the bridge. */

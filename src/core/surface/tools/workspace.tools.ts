@@ -492,6 +492,10 @@ async function argumentsRefusal(store: WorkspaceStore, project: string, path: st
   return [missing, ...(checked.ok ? [] : [checked.error]), ...(info.ok ? [] : [info.error])].join(" ");
 }
 
+/** A path into another project than `project`, in the words bmad-files and bmad-run share. Judged by its form alone: it
+ *  says nothing of whether that project exists or is the caller's to see. */
+export const inAnotherProject = (what: string, project: string) => `${what} is in another project than "${project}": give it from ${projectRootUri(project)}/, or name its project in "project".`;
+
 /** A path as a skill's text gives it: from the project root, or below `{project-root}/`, the project's own URI,
  *  or on the bridge the folder's absolute path (what `{project-root}` is rendered as there). */
 export function inProject(project: string, raw: string, folder?: string): Result<{ path: string }> {
@@ -508,7 +512,7 @@ export function inProject(project: string, raw: string, folder?: string): Result
   // a literal model wrote them into the project, and bmad-build's commit took them in (review 160).
   if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. Keep the scratch text (a diff, a claims list) in the conversation. ${SCRATCH_BY_PATH}` };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
-  if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: `"path" is in another project than "${project}": give it from ${uri}, or name its project in "project".` };
+  if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: inAnotherProject('"path"', project) };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
   return { ok: true, path: raw };
 }
