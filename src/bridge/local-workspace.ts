@@ -22,6 +22,7 @@ import { isOneLine } from "../core/lines.js";
 import { suggestion } from "../core/catalog/closest.js";
 import { nearPaths } from "../core/surface/near-paths.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
+import { localTime } from "./local-time.js";
 import { pulledOthers } from "./sync-state.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
@@ -111,6 +112,9 @@ class LocalFiles implements WorkspaceFiles {
     readonly project: string,
     private readonly fs: NodeRuntimeFs,
   ) {}
+
+  /** Times shown on the machine's clock (local-time.ts). */
+  showTime = localTime;
 
   private checked(path: string): WsResult<string> {
     const checked = checkWorkspacePath(path);

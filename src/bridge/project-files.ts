@@ -49,13 +49,13 @@ export class LocalProjectFiles implements ProjectFiles {
     return { ok: true, value: { status: passed ? "PASS" : "FAIL", output: run.output + note, duration_ms: run.durationMs } };
   }
 
-  projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>> {
+  projectContext(section: ContextSection, remembers: boolean): Promise<Result<{ value: Record<string, unknown> }>> {
     return projectContext(async (rel) => {
       const file = await readConfinedText(this.root, rel);
       if (!file.ok) return { ok: false, missing: file.code === "missing", error: file.error };
       // A file pulled from a shared workspace names whoever else wrote it, as the remote did (review 92).
       const others = await pulledOthers(this.root, rel, createHash("sha256").update(file.text).digest("hex"));
       return { ok: true, text: file.text, ...(others ? { by: othersNote(others) } : {}) };
-    }, section);
+    }, section, remembers);
   }
 }

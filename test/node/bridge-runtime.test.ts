@@ -1,7 +1,7 @@
 // BMAD's method as written, on the bridge: the real CLI over stdio in fresh 6.12 installs. Skills render
 // for the project; bmad-run runs the lines they contain, the ports beside the real Python.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -634,5 +634,46 @@ describe("a PRD from idea to final, with MCP calls only", () => {
     expect((await python(alone, last.map((w) => w.replace(dir, alone)))).code).toBe(0);
     const log = (d: string) => readFileSync(join(d, "_bmad-output/planning-artifacts/prds/prd-todo/.memlog.md"), "utf8").replace(/^updated: \S+$/m, "updated: <minute>");
     expect(log(dir)).toBe(log(alone));
+  });
+});
+
+describe("a planned project asked where it stands (review 273)", () => {
+  it("answers from its planning documents, names only tools it serves, and shows times on the machine's clock", async () => {
+    const dir = project("planned");
+    const prd = "_bmad-output/planning-artifacts/prds/prd-todo-2026-11-27/prd.md";
+    const spine = "_bmad-output/planning-artifacts/architecture/arch-todo/ARCHITECTURE-SPINE.md";
+    const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const planned: Array<[string, string]> = [[prd, "---\nstatus: final\n---\n# Todo PRD\n"], [spine, "---\nstatus: final\n---\n## AD-1 Store\n"], ["_bmad-output/planning-artifacts/epics.md", "# Epics\n"], [sprint, "development_status:\n  1-1-add-todo: backlog\n"]];
+    for (const [path, content] of planned) {
+      mkdirSync(join(dir, dirname(path)), { recursive: true });
+      writeFileSync(join(dir, path), content);
+    }
+    // 07:50 UTC on the 30th is 23:50 on the 29th in Los Angeles, where BMAD's scripts and {date} say the 29th.
+    const at = Date.parse("2026-11-30T07:50:05Z") / 1000;
+    utimesSync(join(dir, prd), at, at);
+    const client = await connect(dir, { TZ: "America/Los_Angeles" });
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = await client.callTool({ name, arguments: args });
+      return { text: text(r), isError: r.isError === true, structured: r.structuredContent as Record<string, unknown> };
+    };
+    // No run and no session is no error: the project's documents, the sprint's next step, then that none is.
+    const status = await call("get_workflow_status", {});
+    expect(status.isError, status.text).toBe(false);
+    expect(status.text).toContain(`\`${prd}\` (status: "final")`);
+    expect(status.text).toContain(`\`${spine}\` (status: "final")`);
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-status"} says where it stands`);
+    expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    expect(status.text).not.toContain("bmad-task");
+    // An architecture kept in a planning document, not in _bmad/_memory: named by its path; remember_structured is not
+    // served by default, so not named.
+    const architecture = await call("get_project_context", { section: "architecture" });
+    expect(architecture.structured).toMatchObject({ architecture: null, planning_artifacts: { architecture: { path: spine, status: "final" } } });
+    expect(architecture.text).not.toContain("remember_structured");
+    expect((await call("get_project_context", {})).structured).toMatchObject({ planning_artifacts: { architecture: { path: spine }, prd: { path: prd, status: "final" } } });
+    // Shown on the machine's clock with its offset; what programs read stays UTC.
+    const read = await call("bmad-files", { action: "read", path: prd });
+    expect(read.text).toMatch(/^\[[^\]]*, changed at 2026-11-29T23:50:05-08:00\]\n/);
+    expect(read.structured.updated_at).toBe("2026-11-30T07:50:05.000Z");
+    expect((await call("bmad-files", { action: "history", path: prd })).text).toContain(" changed at 2026-11-29T23:50:05-08:00");
   });
 });

@@ -660,6 +660,29 @@ describe("a planned project's runtime block", () => {
     }
   });
 
+  it("answers where a planned project stands without a run or session: its documents and the sprint's next step (review 273)", async () => {
+    // A user of their own: sessions are the caller's, and ada's others would answer first.
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("where");
+    await bea.project({ action: "create", name });
+    const prd = "_bmad-output/planning-artifacts/prds/prd-todo/prd.md";
+    const spine = "_bmad-output/planning-artifacts/architecture/arch-todo/ARCHITECTURE-SPINE.md";
+    const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    for (const path of [prd, spine]) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
+    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  1-1-add-todo: backlog\n" });
+    const status = await bea.call(TOOL.getWorkflowStatus, {});
+    expect(status.isError, status.text).toBe(false);
+    expect(status.text).toContain(`Project ${name}:\n- This project already has `);
+    for (const path of [prd, spine]) expect(status.text).toContain(`\`${path}\` (status: "final")`);
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-status","project":"${name}"} says where it stands`);
+    expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    expect(status.structured).toMatchObject({ runs: [], sessions: [], projects: [{ project: name, sprint_status: sprint }] });
+    // The architecture section the memory files leave empty: the spine, by its path.
+    const context = await bea.call(TOOL.getProjectContext, { section: "architecture", project: name });
+    expect(context.structured).toMatchObject({ architecture: null, planning_artifacts: { architecture: { path: spine, status: "final" } } });
+    expect(context.text).not.toContain(TOOL.rememberStructured);
+  });
+
   it("gives today's date and the time where the skill's text asks for the date, in the words of the refusal, and follows the project's time zone", async () => {
     const name = unique("dated");
     await ada.project({ action: "create", name });

@@ -26,7 +26,8 @@ export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise
   };
 }
 
-export async function projectContext(read: (rel: string) => Promise<ContextRead>, section: ContextSection): Promise<MemResult<Record<string, unknown>>> {
+/** `remembers`: the caller has remember_structured (the memory toolset is served), so the empty note may name it. */
+export async function projectContext(read: (rel: string) => Promise<ContextRead>, section: ContextSection, remembers = false): Promise<MemResult<Record<string, unknown>>> {
   const warnings: string[] = [];
   const byOthers: Record<string, string> = {};
   const text = async (rel: string) => {
@@ -73,12 +74,16 @@ export async function projectContext(read: (rel: string) => Promise<ContextRead>
   // A shared workspace's context files another member last changed are theirs (review 43: a writer's shared-context.md
   // read as the project's own decisions).
   if (Object.keys(byOthers).length) value.last_changed_by_others = byOthers;
-  if (shared === undefined && yamlText === undefined) value.empty = EMPTY;
+  if (shared === undefined && yamlText === undefined) value.empty = emptyNote(remembers);
   return { ok: true, value };
 }
 
-/** What fills an empty context. BMAD 6.12 keeps its own elsewhere: said, so a model does not write a file BMAD never reads. */
-export const EMPTY = `No context files yet: ${MEMORY_DIR}/project-context.yaml (name:, stack:, agents:) or shared-context.md (## Stack, ## Decisions, ## Architecture) fill it, and decisions kept with ${TOOL.rememberStructured}. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS.md at the project root.`;
+/** What fills an empty context. BMAD 6.12 keeps its own elsewhere: said, so a model does not write a file BMAD never
+ *  reads. remember_structured is named only where the caller has it (review 273: it is not in the default toolsets). */
+export function emptyNote(remembers: boolean): string {
+  const remembered = remembers ? `, and decisions kept with ${TOOL.rememberStructured}` : "";
+  return `No context files yet: ${MEMORY_DIR}/project-context.yaml (name:, stack:, agents:) or shared-context.md (## Stack, ## Decisions, ## Architecture) fill it${remembered}. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS.md at the project root.`;
+}
 
 /** A YAML mapping (a Map: its keys are file content), or the error with its line. */
 function yamlObject(text: string): MemResult<Map<string, unknown>> {

@@ -23,7 +23,8 @@ export interface ContractRun {
 export interface ProjectFiles {
   /** `signal` aborts when the client cancels: the script and everything it started must be killed. */
   runCompletionContract(stack: Stack, workingDir?: string, signal?: AbortSignal): Promise<Result<{ value: ContractRun }>>;
-  projectContext(section: ContextSection): Promise<Result<{ value: Record<string, unknown> }>>;
+  /** `remembers`: the caller has remember_structured, which an empty context's note then names. */
+  projectContext(section: ContextSection, remembers: boolean): Promise<Result<{ value: Record<string, unknown> }>>;
 }
 
 /** A project's memory and files (seed 001's `_bmad/_memory/`, `_bmad-output/.runs/`). */

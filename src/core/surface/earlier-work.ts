@@ -172,7 +172,22 @@ export async function skillOutputs(reader: BundleReader, skill: string): Promise
  *  has earlier phases, so its answer follows the project's files and must not be kept as the bundle's. */
 export async function earlierWork(reader: BundleReader, record: CatalogRecord, runtime: ProjectRuntime | undefined, projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean }> {
   if (!runtime || !record.skill) return { watched: false };
-  const locations = await locationsFor(reader, record);
+  const { line, watched } = await workIn(reader, runtime, await locationsFor(reader, record), projectConfig);
+  return { watched, ...(line ? { line } : {}) };
+}
+
+/** A document of the project's work: its path, and its frontmatter status where it was read and has one. */
+export interface WorkDocument { path: string; status?: string }
+
+/** Every phase's work in the project, as a skill in no phase is shown it: the line, and the documents found (by path;
+ *  the first MAX_READS read for their status). What "where are we" is answered with where no run is. */
+export async function projectWork(reader: BundleReader, runtime: ProjectRuntime): Promise<{ line?: string; documents: WorkDocument[] }> {
+  const { line, documents = [] } = await workIn(reader, runtime, (await helpFor(reader)).earlier(ANYTIME) ?? []);
+  return { ...(line ? { line } : {}), documents };
+}
+
+/** The line naming the project's documents in the folders of `locations`, and those documents. */
+async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: string[], projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean; documents?: WorkDocument[] }> {
   if (!locations.length) return { watched: false };
   const config = projectConfig ?? (await configOf(reader, runtime));
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
@@ -193,6 +208,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
+  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}) }));
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
@@ -203,7 +219,7 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   // names do not sort (6.12: "2-planning" before "plan"), so later work can be among them (review 143: a spine and a PRD
   // named "from earlier phases" to the product brief).
   const more = left.length ? `, and ${left.length} more in ${whereLeft(left, roots).map(codeSpan).join(", ")}` : "";
-  return { watched: true, line: `- This project already has ${listed}${more}.` };
+  return { watched: true, line: `- This project already has ${listed}${more}.`, documents: work };
 }
 
 /** Most folders the line names for the files it leaves out; past them, the roots that hold those files. */

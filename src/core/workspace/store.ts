@@ -60,6 +60,9 @@ export interface FileEntry {
  *  224, a file the installer wrote read as the model's own). */
 export const byAt = (author: string | undefined, at: string): string => (author === undefined ? `changed at ${at}` : `by ${author} at ${at}`);
 
+/** A stored time as `files` shows it: the bridge's on the machine's clock, elsewhere as stored (UTC). */
+export const shownAt = (files: Pick<WorkspaceFiles, "showTime">, at: string): string => files.showTime?.(at) ?? at;
+
 /** How many versions of `path` older than `version` a workspace keeps, counted up to `page`; undefined past a page
  *  (or where the history cannot be read). Counted, never read off the numbers: rows dropped whole under the history
  *  cap leave gaps (reviews 253 and 255: "60 older" said of 14 kept). */
@@ -146,6 +149,9 @@ export interface WorkspaceFiles {
   /** After a change made through this object in a project someone else owns: that owner, as sign-in names them, so
    *  that its answer says whose project it changed. Undefined in the caller's own (and on the bridge). */
   changeOwner?(): string | undefined;
+  /** A stored time (UTC) as answers show it, where the store shows times otherwise (the bridge: the machine's clock,
+   *  as BMAD's scripts and {date} are). Structured fields keep the stored time: programs read them. */
+  showTime?(iso: string): string;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */

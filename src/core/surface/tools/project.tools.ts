@@ -7,6 +7,7 @@ import { TOOL } from "../names.js";
 import { projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import { projectWork, type WorkDocument } from "../earlier-work.js";
 import { holdsShapedSecret } from "../../catalog/config.js";
 import { lines } from "../../lines.js";
 import type { Result } from "../../result.js";
@@ -45,7 +46,7 @@ export const getProjectContext = defineTool({
   description: "The project's BMAD context (name, stack, agents, decisions, architecture) from _bmad/_memory.",
   input: z.object({ section: z.enum(CONTEXT_SECTIONS).optional().describe("Section (default all)"), project: projectField }),
   annotations: READ_ONLY,
-  async run({ section = "all", project }, deps: SurfaceDeps) {
+  async run({ section = "all", project }, deps: SurfaceDeps, _signal, call) {
     const access = deps.memory ? await deps.memory(project) : undefined;
     if (access && !access.ok && (project !== undefined || !deps.project)) return fail(access.error);
     const memory = access?.ok ? access : undefined;
@@ -54,17 +55,41 @@ export const getProjectContext = defineTool({
       const visible = await memory!.files.stat("");
       if (!visible.ok) return fail(visible.error);
     }
-    const context = deps.project ? await deps.project.projectContext(section) : await projectContext(workspaceReader(memory!.files), section);
+    const remembers = call?.has?.(TOOL.rememberStructured) ?? false;
+    const context = deps.project ? await deps.project.projectContext(section, remembers) : await projectContext(workspaceReader(memory!.files), section, remembers);
     if (!context.ok) return fail(context.error);
+    const planned = await plannedIn(deps, memory?.project ?? project, context.value, section);
     // What was decided through remember_structured, beside what the files say.
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
     const remembered = decided?.ok ? decided.value.entries.map(shownEntry).map(({ id, agent, text, created_at, by, cut }) => ({ id, agent, text, created_at, ...(by ? { by } : {}), ...(cut ? { cut } : {}) })) : [];
-    const base = remembered.length ? { ...context.value, remembered_decisions: remembered } : context.value;
+    const base = { ...context.value, ...(remembered.length ? { remembered_decisions: remembered } : {}), ...(planned ? { planning_artifacts: planned } : {}) };
     // A shared project's context is its people's, not the caller's: named and labelled.
     const value = memory?.owner ? { ...base, project: memory.project, shared_by: memory.owner } : base;
     return done(JSON.stringify(value), value);
   },
 });
+
+/** The planning document that holds each field: BMAD 6.12 writes its architecture (ARCHITECTURE-SPINE.md) and PRD in
+ *  the project's planning folders, not in _bmad/_memory (review 273: a final spine was answered "architecture": null). */
+const HELD_IN = new Map([["architecture", "architecture"], ["stack", "architecture"], ["decisions", "architecture"], ["name", "prd"]]);
+const DOCUMENT_NAME = new Map([["architecture", /architecture/i], ["prd", /(^|[^a-z])prd([^a-z]|$)/i]]);
+
+/** For the fields of `section` the context leaves empty, the project's newest document holding each (a final one
+ *  where there is one; newest by path, as BMAD's run folders are dated); undefined where there is none. */
+async function plannedIn(deps: SurfaceDeps, project: string | undefined, value: Record<string, unknown>, section: string): Promise<Record<string, WorkDocument> | undefined> {
+  const fields = section === "all" ? [...HELD_IN.keys()] : [section];
+  const kinds = [...new Set(fields.filter((f) => value[f] === null || value[f] === undefined).flatMap((f) => HELD_IN.get(f) ?? []))];
+  const found = kinds.length && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
+  if (!found?.ok) return undefined;
+  const { documents } = await projectWork(deps.reader, found.runtime);
+  const planned: Record<string, WorkDocument> = {};
+  for (const kind of kinds) {
+    const named = documents.filter((d) => DOCUMENT_NAME.get(kind)!.test(d.path.slice(d.path.lastIndexOf("/") + 1)));
+    const newest = (named.filter((d) => d.status?.toLowerCase() === "final").at(-1) ?? named.at(-1));
+    if (newest) planned[kind] = newest;
+  }
+  return Object.keys(planned).length ? planned : undefined;
+}
 
 /** A failed contract as a CC-FAIL memory (the same output again is the same memory): its id, or why it was not stored;
  *  nothing where there is no memory to store it in. A line that looks like a secret is held back: memory is shared and

@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import { byAt, earlierThan, olderKept, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
+import { byAt, earlierThan, olderKept, shownAt, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -61,7 +61,7 @@ export const bmadMapTool = defineTool({
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     const map = await projectMap(deps.reader, runtime.runtime, found.files);
-    return done(mapText(map, project ?? found.name), { ...map });
+    return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at)), { ...map });
   },
 });
 
@@ -116,7 +116,7 @@ export const bmadDocTool = defineTool({
       const newest = paged.version === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
     // The folder's history: the copies the bridge kept, and the user's git, read-only, where there is one.
     const kept = await keptCopies(found.files, path);
@@ -153,7 +153,7 @@ export const bmadDocTool = defineTool({
     const inGit = log?.ok ? `${commitRange(log)} in git${more}` : copies ? refused && `no git: ${refused}` : `current version only${refused ? `: ${refused}` : ""}`;
     // A kept copy read (`version`) is said to be one, as a workspace's earlier version is.
     const which = version !== undefined && version !== kept.current ? `a kept copy${earlierThan(version, kept.current)}, ` : "";
-    return { ok: true, header: `[${path}, ${which}${meta.size} bytes, at ${meta.updated_at}; ${[inGit, copies].filter(Boolean).join("; ")}]`, text, structured };
+    return { ok: true, header: `[${path}, ${which}${meta.size} bytes, at ${shownAt(found.files, meta.updated_at)}; ${[inGit, copies].filter(Boolean).join("; ")}]`, text, structured };
   },
 });
 

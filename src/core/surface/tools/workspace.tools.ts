@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -313,7 +313,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, ${byAt(meta.author, meta.updated_at)}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -386,7 +386,7 @@ export const bmadFilesTool = defineTool({
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
             // The older versions a workspace keeps, counted (review 255: "Versions 1 to 100 are older" of 74 kept).
             const older = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await olderKept(files, path, page.value[HISTORY_PAGE - 1]!.version, HISTORY_PAGE) : undefined;
-            return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, older));
+            return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, (at) => shownAt(files, at), older));
           }
       }
     }),
@@ -395,13 +395,13 @@ export const bmadFilesTool = defineTool({
 /** A page of a file's history (HISTORY_PAGE versions, plus one that says there are more), ending with the call for
  *  the next (`next` in what a program reads). A workspace's versions run 1..n, so it names how many are older; a project
  *  folder's name their content. */
-function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean, counted?: number): ToolOutcome {
+function historyPage(path: string, page: VersionEntry[], before: number | undefined, folder: boolean, show: (at: string) => string, counted?: number): ToolOutcome {
   const versions = page.slice(0, HISTORY_PAGE).map((v) => servedVersion(path, v));
   // A workspace's numbers run 1..n: one missing between two rows was dropped whole under the history cap (review 244).
   let above = before;
   const lines = versions.flatMap((v) => [
     ...(!folder && above !== undefined && above - v.version > 1 ? [`${above - v.version > 2 ? `v${v.version + 1} to v${above - 1}` : `v${v.version + 1}`}: no longer kept (dropped whole under the history cap)`] : []),
-    `v${(above = v.version)} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, v.at)}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
+    `v${(above = v.version)} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, show(v.at))}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
   ]);
   const which = before === undefined ? "" : ` older than v${before}`;
   if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
