@@ -13,10 +13,11 @@ import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
-import { appendBytes, type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
+import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
+import { notUtf8Refusal, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 import { isOneLine } from "../core/lines.js";
 import { suggestion } from "../core/catalog/closest.js";
@@ -232,8 +233,9 @@ class LocalFiles implements WorkspaceFiles {
     return message.startsWith(`${rel}: `) || message.includes(` ${rel}: `) ? message : `${rel}: ${message}`;
   }
 
-  /** `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
-  async write(path: string, data: Uint8Array, options: { append?: boolean; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<FileEntry>> {
+  /** `text` "restore": the bytes the bridge kept, refused over a file that is not UTF-8 as a write of text is.
+   *  `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
+  async write(path: string, data: Uint8Array, options: { text?: TextWrite | "restore"; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<FileEntry>> {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     return this.change(
@@ -245,7 +247,9 @@ class LocalFiles implements WorkspaceFiles {
         if (current && mayServeAsConfig(rel.value) && servedWithout(rel.value, new TextDecoder().decode(current))) {
           return { ok: false, kind: "denied", error: `${rel.value} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
         }
-        const bytes = options.append && current ? appendBytes(current, data) : data;
+        const notText = options.text && current && notUtf8Refusal(rel.value, current, contentVersion(current, rel.value, identity).version, options.ifVersion !== undefined, options.text);
+        if (notText) return invalid(notText);
+        const bytes = options.text && options.text !== "restore" ? textBytes(current, data, options.text) : data;
         if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },
@@ -288,7 +292,7 @@ class LocalFiles implements WorkspaceFiles {
     const rel = this.checked(path);
     if (!rel.ok) return rel;
     const kept = await this.kept(rel.value, version);
-    return kept.ok ? this.write(rel.value, kept.value.data, { maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
+    return kept.ok ? this.write(rel.value, kept.value.data, { text: "restore", maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
   }
 
   /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. A page's

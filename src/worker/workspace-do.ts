@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { appendBytes, readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -25,6 +25,7 @@ import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
+import { notUtf8Refusal, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import type { Standing } from "./workspace-index-do.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
@@ -355,7 +356,7 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
   }
 
-  write(caller: Caller, path: string, data: Uint8Array, append: boolean, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
+  write(caller: Caller, path: string, data: Uint8Array, text: TextWrite | undefined, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
     // Before any check that answers with the file's version or size (review 24: a limit's message gave a writer the
@@ -367,13 +368,17 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
-    const newSize = (append && head ? head.size : 0) + data.byteLength;
+    const append = text === "append";
+    // An empty file has nothing a text write keeps or refuses.
+    const current = text && head?.size ? this.files.content(path, head.version) : undefined;
+    const notText = text && head && notUtf8Refusal(path, current, head.version, ifVersion !== undefined, text);
+    if (notText) return fail("invalid", notText);
+    // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
+    const next = text ? textBytes(current, data, text) : data;
+    const newSize = next.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
-    // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
-    const current = append && head ? this.files.content(path, head.version) : undefined;
-    const next = current ? appendBytes(current, data) : data;
-    const secret = this.secretShown(path, next, current);
+    const secret = this.secretShown(path, next, append ? current : undefined);
     if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
@@ -462,6 +467,8 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     // The file holds that content already: no copy of it is stored again.
     if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
+    const notText = head && notUtf8Refusal(path, this.files.content(path, head.version), head.version, ifVersion !== undefined, "restore");
+    if (notText) return fail("invalid", notText);
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize: from.value.size });

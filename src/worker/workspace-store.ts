@@ -391,7 +391,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
-      write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.append ?? false, options.ifVersion, now(), options.alsoBy)),
+      write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.text, options.ifVersion, now(), options.alsoBy)),
       edit: (path, edit, alsoBy) => change<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
       createFolder: (dir, files, alsoBy) => change<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
       restore: (path, version, ifVersion) => change<FileEntry>((s) => s.restore(c, path, version, ifVersion, now())),

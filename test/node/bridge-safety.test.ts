@@ -617,6 +617,61 @@ describe("listings are bounded as push's walk is", () => {
   });
 });
 
+// Review 275: a Latin-1 file or a PNG read as text with U+FFFD, and written back, replaced the user's bytes unsaid; a
+// write of a read dropped the BOM; an append ran into the file's last line or mixed line endings.
+describe("the user's bytes", () => {
+  it("reads a file that is not UTF-8 saying so, and writes, appends or restores over it only by its version", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const path = "docs/bytes-275/latin.md";
+    const latin1 = Buffer.from("caf\xe9 na\xefve\n", "latin1");
+    mkdirSync(join(dir, "docs/bytes-275"), { recursive: true });
+    writeFileSync(join(dir, path), latin1);
+    const read = await files(client, { action: "read", path });
+    const version = read.out?.version as number;
+    expect(read.text).toContain("not UTF-8: its text here has U+FFFD for each byte that is not, and is not its bytes");
+    expect(read.out).toMatchObject({ not_utf8: true });
+    const head = `${path} is not UTF-8 text (version ${version}): a read shows U+FFFD for its bytes that are not. Nothing was changed:`;
+    const fix = `To do it knowingly, give "if_version": ${version}; to keep its text, the user saves it as UTF-8 first.`;
+    const text = "caf\ufffd na\ufffdve\n";
+    expect(await files(client, { action: "write", path, content: text })).toMatchObject({ isError: true, text: `${head} a write replaces its bytes. ${fix}` });
+    expect(await files(client, { action: "append", path, content: "more\n" })).toMatchObject({ isError: true, text: `${head} an append adds text to bytes that are not. ${fix}` });
+    expect(await files(client, { action: "edit", path, old: "caf", content: "CAF" })).toMatchObject({ isError: true, text: `${head} "edit" changes text. "write" with "if_version": ${version} replaces the whole file knowingly; to keep its text, the user saves it as UTF-8 first.` });
+    expect(readFileSync(join(dir, path)).equals(latin1)).toBe(true);
+    // Named, it is replaced knowingly; the bridge keeps the copy it replaced, which comes back over text.
+    const written = await files(client, { action: "write", path, content: "café naïve\n", if_version: version });
+    expect(written.isError).toBe(false);
+    expect((await files(client, { action: "restore", path, version })).isError).toBe(false);
+    expect(readFileSync(join(dir, path)).equals(latin1)).toBe(true);
+    const restore = await files(client, { action: "restore", path, version: written.out?.version });
+    expect(restore).toMatchObject({ isError: true, text: `${head} a restore replaces its bytes. ${fix}` });
+    expect((await files(client, { action: "restore", path, version: written.out?.version, if_version: version })).isError).toBe(false);
+    expect(readFileSync(join(dir, path), "utf8")).toBe("café naïve\n");
+  });
+
+  it("keeps a BOM through a write of a read, starts an append on a line of its own, and ends its lines and an edit's as a CRLF file does", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const at = (name: string) => join(dir, "docs/bytes-275", name);
+    mkdirSync(at(""), { recursive: true });
+    writeFileSync(at("bom.md"), Buffer.from("\ufeff# Title\nbody\n"));
+    const read = await files(client, { action: "read", path: "docs/bytes-275/bom.md" });
+    expect(read.text).toMatch(/\n# Title\nbody\n$/);
+    expect((await files(client, { action: "write", path: "docs/bytes-275/bom.md", content: "# Title\nBODY\n" })).isError).toBe(false);
+    expect(readFileSync(at("bom.md"), "utf8")).toBe("\ufeff# Title\nBODY\n");
+    writeFileSync(at("last.md"), "last line");
+    expect((await files(client, { action: "append", path: "docs/bytes-275/last.md", content: "new line\n" })).isError).toBe(false);
+    expect(readFileSync(at("last.md"), "utf8")).toBe("last line\nnew line\n");
+    writeFileSync(at("crlf.md"), "one\r\ntwo");
+    expect((await files(client, { action: "append", path: "docs/bytes-275/crlf.md", content: "three\nfour\n" })).isError).toBe(false);
+    expect(readFileSync(at("crlf.md"), "utf8")).toBe("one\r\ntwo\r\nthree\r\nfour\r\n");
+    // "old" as a model types it, LF lines: found as the file has them, once, and "content" written so.
+    expect((await files(client, { action: "edit", path: "docs/bytes-275/crlf.md", old: "two\nthree", content: "2\n3" })).isError).toBe(false);
+    expect(readFileSync(at("crlf.md"), "utf8")).toBe("one\r\n2\r\n3\r\nfour\r\n");
+    expect((await files(client, { action: "edit", path: "docs/bytes-275/crlf.md", old: "\n", content: "" })).text).toContain(`"old" is in docs/bytes-275/crlf.md 4 times`);
+  });
+});
+
 describe("compare-and-set holds under the lock that writes", () => {
   it("gives one winner among 40 writers at one version, keeps 40 appends, and one of 20 creates", async () => {
     const { dir } = sharedProject();

@@ -11,7 +11,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSy
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, random, wholeNumber, type FuzzDoor } from "../support/fuzz-tools.js";
+import { appendedText, APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, random, wholeNumber, type FuzzDoor } from "../support/fuzz-tools.js";
 import { structuredFile } from "../../src/core/memory/files.js";
 import { MEMORY_TYPES } from "../../src/core/memory/model.js";
 import { connectBridge, install, processRuns, ROOT, tempDir } from "./helpers";
@@ -276,7 +276,7 @@ async function statefulFuzz(steps: number, seed: number): Promise<string[]> {
     const at = answer.structured.path ?? path;
     // What it appended to (unknown where it was served otherwise or not read), then what it appended: read back at once.
     if (before?.redacted || (!before && !absent)) return void landed(at, disk(at), undefined);
-    const next = (before?.text ?? "") + content;
+    const next = appendedText(before?.text ?? "", content);
     landed(at, next, answer.structured.version);
     ack(at, answer.structured.version, next);
     await current(at);

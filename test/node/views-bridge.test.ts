@@ -41,7 +41,7 @@ const detectEpic = async () => {
   return JSON.parse(out.stdout) as Record<string, unknown>;
 };
 /** `run` with the project's sprint file holding `text`, then the file as it was. */
-async function withSprint(text: string, run: () => Promise<void>): Promise<void> {
+async function withSprint(text: string | Uint8Array, run: () => Promise<void>): Promise<void> {
   const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
   writeFileSync(join(tmp.dir, SPRINT), text);
   try {
@@ -551,6 +551,19 @@ describe("the views on the bridge", () => {
       const refused = await call("bmad-board", { story: "1-4-x\u202e", status: "done" });
       expect(refused.isError).toBe(true);
       expect(toolText(refused)).toBe('No story "1-4-x⟦U+202E⟧" in sprint-status.yaml\'s development_status.');
+    });
+  });
+
+  // Review 275: a move rewrote the user's Latin-1 comment with U+FFFD, where BMAD's sprint_status.py refuses the file.
+  it("neither shows nor moves a sprint file that is not UTF-8, and leaves its bytes as they are", async () => {
+    const latin1 = Buffer.from("# caf\xe9\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n", "latin1");
+    await withSprint(latin1, async () => {
+      const refusal = `${SPRINT} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).`;
+      for (const args of [{}, { story: "1-1-add-a-todo", status: "in-progress" }]) {
+        const answer = await call("bmad-board", args);
+        expect([answer.isError, toolText(answer)]).toEqual([true, refusal]);
+      }
+      expect(readFileSync(join(tmp.dir, SPRINT)).equals(latin1)).toBe(true);
     });
   });
 

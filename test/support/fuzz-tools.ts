@@ -2,6 +2,7 @@
 // (so a new tool is covered without a new test): valid-shaped values and hostile ones (long strings, odd Unicode,
 // __proto__ keys, path tricks, FTS syntax, template words, argv metacharacters). Shared by both doors' tests.
 import fc from "fast-check";
+import { textBytes } from "../../src/core/workspace/file-text.js";
 
 /** Strings a model or an attacker might send where a name, path, query or command goes. */
 export const HOSTILE: readonly string[] = [
@@ -243,6 +244,11 @@ export const CONTENTS = [
   "{project-root}/docs/x.md", "a".repeat(20_000), "```yaml\nkey: value\n```\n", "## Epic 1\n### Story 1.1: Setup\n",
   "development_status:\n  1-1-setup: ready-for-dev\n", "\r\nCRLF\r\n", "x\u0000y",
 ];
+/** A file's text after bmad-files appends `content` to it, as the user's bytes are kept (file-text.ts: the append starts
+ *  a line of its own, in the file's line ending). */
+export const appendedText = (before: string, content: string): string =>
+  new TextDecoder().decode(textBytes(new TextEncoder().encode(before), new TextEncoder().encode(content), "append"));
+
 export const APPENDS = ["\n- more\n", "tail", "🙂\n", "", "x".repeat(3000)];
 /** What `bmad` renders: skills and agents. */
 export const COMMANDS = ["*prd", "*create-architecture", "*create-epics-and-stories", "*sprint-planning", "*dev-story", "*brainstorming", "pm", "architect", "*product-brief", "*help", "*correct-course"];

@@ -15,7 +15,7 @@ import { withBearer } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { MEMORY_TYPES } from "../../src/core/memory/model.js";
-import { APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, prototypeWatch, random, type FuzzDoor } from "../support/fuzz-tools.js";
+import { appendedText, APPENDS, COMMANDS, CONTENTS, fuzzTools, HOSTILE, JS_CRASH, PATHS, prototypeWatch, random, type FuzzDoor } from "../support/fuzz-tools.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
@@ -221,7 +221,7 @@ async function statefulFuzz(steps: number, seed: number): Promise<string[]> {
     const answer = await call(who, TOOL.bmadFiles, { action: "append", project: ref, path, content });
     if (!changed(answer, owner) || !before || answer.structured.version !== before.version + 1) return;
     // What it appended to, then what it appended: read back at once.
-    ack(before.path, answer.structured.version, before.text + content);
+    ack(before.path, answer.structured.version, appendedText(before.text, content));
     await current(who, ref, before.path);
     await checkHistory(who, ref, before.path);
   };

@@ -472,15 +472,15 @@ describe("memory files and project files in the workspace", () => {
     const stub = projectStub(ada.id, name);
     await runInDurableObject(stub, (instance: WorkspaceProject) => {
       instance.createFolder(caller, "_bmad-output/.runs/main", [...broken, nested], at(0));
-      for (const f of [future, deep]) instance.write(caller, `_bmad-output/.runs/main/${f.path}`, f.data, false, undefined, at(5));
+      for (const f of [future, deep]) instance.write(caller, `_bmad-output/.runs/main/${f.path}`, f.data, undefined, undefined, at(5));
     });
     // The owner's own runs, written last: one longer than a listing reads of it.
     await runInDurableObject(stub, (instance: WorkspaceProject) => {
-      instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })), false, undefined, at(10));
-      instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", workflow: "prd", notes: "n".repeat(70_000) })), false, undefined, at(11));
+      instance.write(caller, "_bmad-output/.runs/main/zz/state.json", new TextEncoder().encode(JSON.stringify({ status: "running", updated_at: "2026-05-01T00:00:00Z" })), undefined, undefined, at(10));
+      instance.write(caller, "_bmad-output/.runs/main/big/state.json", new TextEncoder().encode(JSON.stringify({ status: "done", workflow: "prd", notes: "n".repeat(70_000) })), undefined, undefined, at(11));
       // Its steps' statuses, and a key that only looks like one, come first: the run's is the one at the top (review 32).
       const steps = JSON.stringify({ steps: [{ status: "completed" }], '"status': "completed", status: "failed", notes: "n".repeat(70_000) });
-      instance.write(caller, "_bmad-output/.runs/main/steps/state.json", new TextEncoder().encode(steps), false, undefined, at(12));
+      instance.write(caller, "_bmad-output/.runs/main/steps/state.json", new TextEncoder().encode(steps), undefined, undefined, at(12));
     });
     const mine = async (tool: string, args: Record<string, unknown> = {}) => (await call(tool, args)).structured;
     const listed = await mine(TOOL.listSessions, {});

@@ -768,9 +768,9 @@ describe("sharing", () => {
       // Even keeping them as they are: a write told apart by whether it kept them was a test of guesses (review 22).
       await files.write(path, bytes(`${secret}note = "x"\n`)),
       await files.write(path, bytes("[core]\nuser_name = \"Bo\"\n")),
-      await files.write(path, bytes("\n[[[\n"), { append: true }),
+      await files.write(path, bytes("\n[[[\n"), { text: "append" }),
       // Refused before any limit's message, which named the file's true size (review 24).
-      await files.write(path, bytes(`# ${"x".repeat(1024 * 1024)}\n`), { append: true }),
+      await files.write(path, bytes(`# ${"x".repeat(1024 * 1024)}\n`), { text: "append" }),
       await files.restore(path, 1),
       await files.remove(path),
     ]) {

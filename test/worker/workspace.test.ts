@@ -112,7 +112,8 @@ describe("files", () => {
       const stale = await ada.files({ project, path, if_version: 1, ...args });
       expect(stale.text, args.action).toMatch(/Conflict: docs\/arch\.md is at version 2 .*retry with if_version 2/);
     }
-    expect((await ada.files({ action: "read", project, path })).text).toMatch(/\nab$/);
+    // An append starts on a line of its own where the file's last has no line break (review 275).
+    expect((await ada.files({ action: "read", project, path })).text).toMatch(/\na\nb$/);
     expect((await ada.files({ action: "write", project, path: "docs/none.md", content: "x", if_version: 3 })).text).toMatch(/does not exist now \(version 0\), not version 3/);
   });
 
@@ -171,13 +172,49 @@ describe("files", () => {
     expect(created.text).toBe('Invalid arguments for bmad-project: "answers.core.user_name" holds half a character (an unpaired UTF-16 surrogate) at position 2: send whole characters.');
   });
 
+  // Review 275: a Latin-1 file read as text with U+FFFD and written back replaced the user's bytes unsaid; a write of a
+  // read dropped the BOM; an append ran into the file's last line or mixed line endings.
+  it("read a file that is not UTF-8 saying so, change it only by its version, keep a BOM, and append and edit in a CRLF file's endings", async () => {
+    const caller = ada.store().caller;
+    const bytes = (path: string) => runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
+      const read = instance.read(caller, path);
+      return read.ok ? [...read.value.data] : [];
+    });
+    const latin1 = [...new TextEncoder().encode("caf"), 0xe9, 0x0a];
+    const bom = [0xef, 0xbb, 0xbf, ...new TextEncoder().encode("# Title\nbody\n")];
+    await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
+      for (const [path, data] of [["bytes/latin.md", latin1], ["bytes/bom.md", bom]] as const) instance.write(caller, path, new Uint8Array(data), undefined, undefined, new Date().toISOString());
+    });
+    const read = await ada.files({ action: "read", project, path: "bytes/latin.md" });
+    expect(read.structured).toMatchObject({ version: 1, not_utf8: true });
+    expect(read.text).toContain("not UTF-8: its text here has U+FFFD for each byte that is not, and is not its bytes");
+    const refused = await ada.files({ action: "write", project, path: "bytes/latin.md", content: "caf\ufffd\n" });
+    expect(refused.text).toBe('bytes/latin.md is not UTF-8 text (version 1): a read shows U+FFFD for its bytes that are not. Nothing was changed: a write replaces its bytes. To do it knowingly, give "if_version": 1; to keep its text, the user saves it as UTF-8 first.');
+    expect((await ada.files({ action: "append", project, path: "bytes/latin.md", content: "more\n" })).isError).toBe(true);
+    expect(await bytes("bytes/latin.md")).toEqual(latin1);
+    expect((await ada.files({ action: "write", project, path: "bytes/latin.md", content: "café\n", if_version: 1 })).isError).toBe(false);
+    expect((await ada.files({ action: "restore", project, path: "bytes/latin.md", version: 1 })).isError).toBe(false);
+    expect((await ada.files({ action: "restore", project, path: "bytes/latin.md", version: 2 })).text).toContain('a restore replaces its bytes. To do it knowingly, give "if_version": 3');
+    expect(await bytes("bytes/latin.md")).toEqual(latin1);
+    // A read shows no BOM; written back, the file keeps it.
+    expect((await ada.files({ action: "read", project, path: "bytes/bom.md" })).text).toMatch(/\]\n?# Title\nbody\n$/);
+    expect((await ada.files({ action: "write", project, path: "bytes/bom.md", content: "# Title\nBODY\n" })).isError).toBe(false);
+    expect(await bytes("bytes/bom.md")).toEqual([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("# Title\nBODY\n")]);
+    const text = async (path: string) => new TextDecoder().decode(new Uint8Array(await bytes(path)));
+    await ada.files({ action: "write", project, path: "bytes/crlf.md", content: "one\r\ntwo" });
+    expect((await ada.files({ action: "append", project, path: "bytes/crlf.md", content: "three\nfour\n" })).isError).toBe(false);
+    expect(await text("bytes/crlf.md")).toBe("one\r\ntwo\r\nthree\r\nfour\r\n");
+    expect((await ada.files({ action: "edit", project, path: "bytes/crlf.md", old: "two\nthree", content: "2\n3" })).isError).toBe(false);
+    expect(await text("bytes/crlf.md")).toBe("one\r\n2\r\n3\r\nfour\r\n");
+  });
+
   it("list by glob in linear time over 1,000 files", async () => {
     // Real writes, made inside the object: one round trip instead of 1,000.
     const data = new TextEncoder().encode("x".repeat(100));
     const caller = ada.store().caller;
     const written = await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
       let ok = 0;
-      for (let i = 0; i < 1000; i++) ok += instance.write(caller, `bulk/${i % 10}/f${i}.md`, data, false, undefined, new Date().toISOString()).ok ? 1 : 0;
+      for (let i = 0; i < 1000; i++) ok += instance.write(caller, `bulk/${i % 10}/f${i}.md`, data, undefined, undefined, new Date().toISOString()).ok ? 1 : 0;
       return ok;
     });
     expect(written).toBe(1000);
@@ -194,7 +231,7 @@ describe("files", () => {
     const tail = `a${"b".repeat(188)}.md`;
     await runInDurableObject(projectStub(ada.id, project), (instance: WorkspaceProject) => {
       // About 500 characters in 30 names (a path holds at most 32).
-      for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ababababab/".repeat(27)}${i}/${tail}`, data, false, undefined, new Date().toISOString());
+      for (let i = 0; i < 300; i++) instance.write(caller, `deep/${"ababababab/".repeat(27)}${i}/${tail}`, data, undefined, undefined, new Date().toISOString());
     });
     const costly = await ada.files({ action: "list", project, path: `${"*a".repeat(31)}${"b".repeat(180)}*.md` });
     expect(costly.isError).toBe(true);
@@ -334,7 +371,7 @@ describe("paths", () => {
     expect((await ada.files({ action: "write", project, path: "%2e%2e/literal.md", content: "kept as named" })).isError).toBe(false);
     expect((await ada.files({ action: "read", project, path: "%2e%2e/literal.md" })).text).toContain("kept as named");
     const read = (uri: string) => ada.client.readResource({ uri });
-    expect((await read(`bmad://projects/${project}/docs/arch.md`)).contents[0]).toMatchObject({ mimeType: "text/markdown", text: "ab" });
+    expect((await read(`bmad://projects/${project}/docs/arch.md`)).contents[0]).toMatchObject({ mimeType: "text/markdown", text: "a\nb" });
     expect((await read(`bmad://projects/${project}/%252e%252e/literal.md`)).contents[0]).toMatchObject({ text: "kept as named" });
     for (const [uri, why] of [
       [`bmad://projects/${project}/%2e%2e/secret`, /"\.\."/],
@@ -362,8 +399,9 @@ describe("limits", () => {
     expect(big.isError).toBe(true);
     expect(big.text).toBe("big.md would be 1,048,577 bytes; a file holds at most 1 MiB (1,048,576 bytes). Split it into several files.");
     expect((await ada.files({ action: "write", project, path: "big.md", content: "é".repeat(MAX_FILE_BYTES / 2) })).structured.size).toBe(MAX_FILE_BYTES);
-    const grown = await ada.files({ action: "append", project, path: "big.md", content: "x" });
-    expect(grown.text).toMatch(/big\.md would be 1,048,577 bytes/);
+    // Its own line break first: the file's last line has none.
+    const grown = await ada.files({ action: "append", project, path: "big.md", content: "\nx" });
+    expect(grown.text).toMatch(/big\.md would be 1,048,578 bytes/);
     expect((await ada.files({ action: "read", project, path: "big.md" })).structured.version).toBe(1);
   });
 

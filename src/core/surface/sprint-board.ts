@@ -15,6 +15,7 @@ import { loadYaml } from "../runtime/sprint-yaml.js";
 import { formatStamp } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
 import { LEGACY } from "../runtime/sprint-plan-read.js";
+import { utf8Text } from "../workspace/file-text.js";
 
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
@@ -48,6 +49,13 @@ function tooBig(path: string, data: Uint8Array): string | undefined {
   return past && `${path} is not read: ${past} (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`;
 }
 
+/** The file's text, or why neither the board nor a move reads it: a byte that is not UTF-8 would come back as U+FFFD in
+ *  the user's comment, where BMAD's Python refuses the file (review 275). Both say it alike. */
+function statusText(path: string, data: Uint8Array): Result<{ text: string }> {
+  const text = utf8Text(data);
+  return text === undefined ? { ok: false, error: `${path} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).` } : { ok: true, text };
+}
+
 async function boardPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
   const folder = projectFolder("implementation_artifacts", await configOf(reader, runtime), runtime.root);
   return folder === undefined ? undefined : `${folder}/${FILE}`;
@@ -60,7 +68,9 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
   const big = tooBig(path, read.value.data);
   if (big) return { ok: false, error: big };
-  const text = new TextDecoder().decode(read.value.data);
+  const decoded = statusText(path, read.value.data);
+  if (!decoded.ok) return decoded;
+  const { text } = decoded;
   // As BMAD's scripts (and a card's move) load it: a file they refuse, a key given twice above all, is not shown as if
   // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
   const loaded = loadYaml(text);
@@ -136,7 +146,9 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
     if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
     const big = tooBig(path, read.value.data);
     if (big) return { ok: false, error: big };
-    const moved = moveStoryText(new TextDecoder().decode(read.value.data), story, status, stamp);
+    const decoded = statusText(path, read.value.data);
+    if (!decoded.ok) return decoded;
+    const moved = moveStoryText(decoded.text, story, status, stamp);
     if (!moved.ok) return moved;
     const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
     if (written.ok) return { ok: true, version: written.value.version };

@@ -7,6 +7,7 @@ import type { InstallerAnswers } from "./installer.js";
 import type { Failure, Result } from "../result.js";
 import type { TextEdit, TextEdited } from "../runtime/fs.js";
 import type { ByOthers } from "./line-authors.js";
+import type { TextWrite } from "./file-text.js";
 
 export type Access = "owner" | "write" | "read";
 /** A project the caller was given read access to: its name and owner. */
@@ -161,9 +162,11 @@ export interface WorkspaceFiles {
   peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
   /** The project's time zone as info gives it (null: none set), alone. */
   timeZone?(): Promise<WsResult<string | null>>;
-  /** Creates or replaces (or, with `append`, extends) the file as a new version. `ifVersion` 0: only if it does not exist.
-   *  `alsoBy`: others whose text the new content came from (a script that read their lines), named with the writer. */
-  write(path: string, data: Uint8Array, options?: { append?: boolean; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<WrittenEntry>>;
+  /** Creates or replaces the file as a new version. `ifVersion` 0: only if it does not exist. `text`: the model's text
+   *  as bmad-files writes it, whole or appended (file-text.ts textBytes, refused over a file that is not UTF-8 unless
+   *  `ifVersion` names it); without it `data` is the file's bytes (a script's). `alsoBy`: others whose text the new
+   *  content came from (a script that read their lines), named with the writer. */
+  write(path: string, data: Uint8Array, options?: { text?: TextWrite; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<WrittenEntry>>;
   /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
    *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
    *  expects, or the change passes a limit), nothing changed. */
@@ -171,7 +174,7 @@ export interface WorkspaceFiles {
   /** Creates folder `dir` holding `files` (paths relative to it) as one change, all or none; `conflict` when
    *  anything is at `dir` already. How a script publishes a folder that must appear whole. */
   createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>, alsoBy?: string[]): Promise<WsResult<{ files: number }>>;
-  /** A new version with `version`'s content. */
+  /** A new version with `version`'s content; refused over a file that is not UTF-8 unless `ifVersion` names it. */
   restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
   remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
@@ -235,15 +238,7 @@ export interface WorkspaceStore {
 export const shownOffer = (p: ProjectSummary): string => `${p.project} (PENDING: ${p.owner} offers ${p.access})`;
 export const OFFER_STEP = 'ask the user before accepting; "accept" or "decline" with "name"';
 
-/** What an append makes of a file on either door: its bytes, then the new ones. */
 /** A reader's change, refused: said alike by the project, and by a tool that never reached it (an edit that changed
  *  nothing). */
 export const readAccessRefusal = (project: string, owner: string): string =>
   `You have read access to "${project}"; changing it needs write access from its owner (${owner}).`;
-
-export function appendBytes(current: Uint8Array, data: Uint8Array): Uint8Array {
-  const out = new Uint8Array(current.byteLength + data.byteLength);
-  out.set(current);
-  out.set(data, current.byteLength);
-  return out;
-}

@@ -23,6 +23,7 @@ import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
 import { isOneLine } from "../../lines.js";
+import { inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, utf8Text } from "../../workspace/file-text.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -313,7 +314,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -336,7 +337,7 @@ export const bmadFilesTool = defineTool({
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
           const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
-          return result(await files.write(path, data, { append: args.action === "append", ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`${page ? "" : leftNote(store, path)}Wrote ${path}${inWhose(files)}`, f, `${page}${replacedNote(f)}`));
+          return result(await files.write(path, data, { text: args.action, ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`${page ? "" : leftNote(store, path)}Wrote ${path}${inWhose(files)}`, f, `${page}${replacedNote(f)}`));
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(await argumentsRefusal(store, files.project, path, `bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`));
@@ -624,23 +625,25 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
   const out = await updateFile(files, path, (current) => {
     if (!current) return (refused = `${path} is not in this project: bmad-files "write" creates it.`), undefined;
     if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${path} is at version ${current.version}, not ${ifVersion}: nothing was changed. Read it again.`), undefined;
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(current.data);
-    } catch {
-      return (refused = `${path} is not UTF-8 text: "edit" changes text; "write" replaces the whole file.`), undefined;
-    }
+    // Its byte order mark kept as U+FEFF, so that the edited text written back keeps it.
+    const text = utf8Text(current.data, true);
+    if (text === undefined) return (refused = notUtf8Refusal(path, current.data, current.version, false, "edit")), undefined;
     // Matched against text the caller is not shown, an edit would tell a guess at it right or wrong (review 116: a
     // reader spelled out a config that does not parse, a character at a time): refused before any match, alike.
     if (sanitizeConfigText(path, text) !== text) {
       return (refused = `${path} is served without some of its text (secret-looking entries, or all of it where it does not parse): "edit" matches only what you were shown, so it is refused here. The user edits this file themselves.`), undefined;
     }
-    const at = text.indexOf(old);
-    const times = at < 0 ? 0 : occurrences(text, old);
+    // Where every line of the file ends in CRLF, "old" with LF lines is found as the file has them, and "content" is
+    // written so (review 275: refused as not in the file, or the edit mixed endings).
+    const asGiven = occurrences(text, old);
+    const inFile = asGiven ? old : inFileEndings(current.data, old);
+    const times = asGiven || (inFile === old ? 0 : occurrences(text, inFile));
     if (times === 0) return (notIn = current.version), undefined;
     if (times !== 1) return (refused = `"old" is in ${path} ${n(times)} times (version ${current.version}): nothing was changed. Give more of the text around it, so that it names one place.`), undefined;
-    if (old === content) return (unchanged = current.version), undefined;
-    return new TextEncoder().encode(text.slice(0, at) + content + text.slice(at + old.length));
+    const replacing = inFileEndings(current.data, content);
+    if (inFile === replacing) return (unchanged = current.version), undefined;
+    const at = text.indexOf(inFile);
+    return new TextEncoder().encode(text.slice(0, at) + replacing + text.slice(at + inFile.length));
   });
   if (notIn !== undefined) {
     const went = await whereOldWent(files, path, old, notIn);
