@@ -13,7 +13,7 @@ import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
-import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WsError, type WsResult } from "../core/workspace/store.js";
+import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type ReadOptions, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
@@ -25,6 +25,7 @@ import { nearPaths } from "../core/surface/near-paths.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { localTime } from "./local-time.js";
 import { pulledOthers } from "./sync-state.js";
+import { onDisk, type OnDisk } from "./spelled-names.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
  *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
@@ -104,6 +105,29 @@ export class LocalWorkspaceStore implements WorkspaceStore {
   }
 }
 
+/** Paths whose last served version a session remembers, at most: the newest ones it read or changed. */
+const MAX_SERVED = 1000;
+/** Who made a version this session was never served, as a write's answer names them: all the bridge can say. */
+const OUTSIDE = "another program since this session last read or wrote it (an editor, a script, git)";
+
+/** The version of each file this session was last served (a read's, or the answer to its own change; 0: it removed the
+ *  file), so that a change naming no if_version says what it replaced that the session never saw (review 275: the
+ *  user's save in their editor was replaced unsaid). Nothing for a file never served: no guess. */
+class ServedVersions {
+  private readonly versions = new Map<string, number>();
+
+  get(rel: string): number | undefined {
+    return this.versions.get(rel);
+  }
+
+  set(rel: string, version: number): void {
+    // Newest last, so the oldest goes first past the cap.
+    this.versions.delete(rel);
+    this.versions.set(rel, version);
+    if (this.versions.size > MAX_SERVED) this.versions.delete(this.versions.keys().next().value!);
+  }
+}
+
 /** A file's entry: its version and digest, with what its stat says. */
 const described = (rel: string, info: BigIntStats, known: { version: number; sha256: string }): FileEntry => ({ path: rel, version: known.version, size: Number(info.size), sha256: known.sha256, updated_at: new Date(Number(info.mtimeMs)).toISOString() });
 
@@ -121,6 +145,14 @@ class LocalFiles implements WorkspaceFiles {
     const checked = checkWorkspacePath(path);
     return checked.ok ? { ok: true, value: checked.value } : invalid(checked.error);
   }
+
+  /** A checked path as the disk spells it (spelled-names.ts): the user's file by its name in another Unicode form. */
+  private async located(path: string): Promise<WsResult<OnDisk>> {
+    const rel = this.checked(path);
+    return rel.ok ? onDisk(this.fs, this.root, rel.value) : rel;
+  }
+
+  private readonly served = new ServedVersions();
 
   /** What a listing shows of a file, its version read from its bytes once per change (keyed by inode, size and
    *  times: every write here renames a new inode into place). */
@@ -160,20 +192,27 @@ class LocalFiles implements WorkspaceFiles {
     return others ? { others } : {};
   }
 
-  async read(path: string, version?: number): Promise<WsResult<FileContent>> {
-    const rel = this.checked(path);
-    if (!rel.ok) return rel;
-    if (version !== undefined) return this.kept(rel.value, version);
+  async read(path: string, version?: number, options: ReadOptions = {}): Promise<WsResult<FileContent>> {
+    const at = await this.located(path);
+    if (!at.ok) return at;
+    if (version !== undefined) return this.kept(at.value.rel, version);
+    const now = await this.current(at.value.rel);
+    if (now.ok && options.served !== false) this.served.set(now.value.path, now.value.version);
+    return now;
+  }
+
+  /** The file now, as read (`rel` located). */
+  private async current(rel: string): Promise<WsResult<FileContent>> {
     let data: Uint8Array | undefined;
     try {
-      data = await this.fs.readFile(join(this.root, rel.value));
+      data = await this.fs.readFile(join(this.root, rel));
     } catch (error) {
-      return invalid(this.named(rel.value, error));
+      return invalid(this.named(rel, error));
     }
-    const entry = data && (await this.entry(rel.value, data));
+    const entry = data && (await this.entry(rel, data));
     // The closest names on its way, as the remote says them (review 140: "docs/prd.mdd" got none here).
-    if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).${suggestion(await nearPaths(this, rel.value, 3))}` };
-    return { ok: true, value: { ...entry, data, ...(await this.pulledBy(rel.value, entry.sha256)) } };
+    if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel} in the project (${this.root}).${suggestion(await nearPaths(this, rel, 3))}` };
+    return { ok: true, value: { ...entry, data, ...(await this.pulledBy(rel, entry.sha256)) } };
   }
 
   /** The files' first or last bytes, one file at a time: the map looks at 40 documents' frontmatter, not 40 whole
@@ -235,33 +274,46 @@ class LocalFiles implements WorkspaceFiles {
 
   /** `text` "restore": the bytes the bridge kept, refused over a file that is not UTF-8 as a write of text is.
    *  `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
-  async write(path: string, data: Uint8Array, options: { text?: TextWrite | "restore"; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<FileEntry>> {
-    const rel = this.checked(path);
-    if (!rel.ok) return rel;
+  async write(path: string, data: Uint8Array, options: { text?: TextWrite | "restore"; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<WrittenEntry>> {
+    const at = await this.located(path);
+    if (!at.ok) return at;
+    const rel = at.value.rel;
+    // A second file that macOS and Windows read as one with the user's would take the model's edits apart from it, and
+    // push holds it back (review 275).
+    const twin = at.value.twin;
+    if (twin !== undefined) return invalid(`Cannot put a file at ${rel}: ${twin} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin}, or choose another name.`);
+    /** The version this change replaced, or followed, that the session was never served. */
+    let unseen: WrittenEntry["replaced"];
     return this.change(
-      rel.value,
+      rel,
       (current, identity) => {
-        const stale = this.stale(rel.value, current, identity, options.ifVersion);
+        const version = current ? contentVersion(current, rel, identity).version : 0;
+        const stale = this.stale(rel, version, options.ifVersion);
         if (stale) return stale;
+        const served = this.served.get(rel);
+        unseen = version && options.ifVersion === undefined && served !== undefined && served !== version ? { version, by: OUTSIDE } : undefined;
         // Judged again here, under the file's lock, on what is replaced: a save of a secret meanwhile stands (review 44).
-        if (current && mayServeAsConfig(rel.value) && servedWithout(rel.value, new TextDecoder().decode(current))) {
-          return { ok: false, kind: "denied", error: `${rel.value} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
+        if (current && mayServeAsConfig(rel) && servedWithout(rel, new TextDecoder().decode(current))) {
+          return { ok: false, kind: "denied", error: `${rel} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
         }
-        const notText = options.text && current && notUtf8Refusal(rel.value, current, contentVersion(current, rel.value, identity).version, options.ifVersion !== undefined, options.text);
+        const notText = options.text && current && notUtf8Refusal(rel, current, version, options.ifVersion !== undefined, options.text);
         if (notText) return invalid(notText);
         const bytes = options.text && options.text !== "restore" ? textBytes(current, data, options.text) : data;
-        if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel.value} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
+        if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },
       // From what was written and where it landed: a look by name afterwards finds another program's doing (review 192:
       // a file removed at once answered a TypeError for a write that was made).
-      async (bytes, _, __, landed) => ({ ok: true, value: described(rel.value, landed!, contentVersion(bytes!, rel.value, () => fileIdentity(landed!))) }),
+      async (bytes, _, __, landed) => {
+        const entry = described(rel, landed!, contentVersion(bytes!, rel, () => fileIdentity(landed!)));
+        this.served.set(rel, entry.version);
+        return { ok: true, value: { ...entry, ...(unseen ? (options.text === "append" ? { followed: unseen } : { replaced: unseen }) : {}) } };
+      },
     );
   }
 
-  /** The conflict when `ifVersion` is given and the file is not at it (0: absent). */
-  private stale(rel: string, current: Uint8Array | undefined, identity: () => string, ifVersion: number | undefined): WsError | undefined {
-    const version = current ? contentVersion(current, rel, identity).version : 0;
+  /** The conflict when `ifVersion` is given and the file, at `version`, is not at it (0: absent). */
+  private stale(rel: string, version: number, ifVersion: number | undefined): WsError | undefined {
     if (ifVersion === undefined || version === ifVersion) return undefined;
     return { ok: false, kind: "conflict", error: `${rel} is at version ${version}${version ? "" : " (absent)"}, not ${ifVersion}: read it again before changing it.` };
   }
@@ -280,7 +332,7 @@ class LocalFiles implements WorkspaceFiles {
 
   /** A version the bridge kept when it replaced or removed it (kept-versions.ts), or the file now at that version. */
   private async kept(rel: string, version: number): Promise<WsResult<FileContent>> {
-    const now = await this.read(rel);
+    const now = await this.current(rel);
     if (now.ok && now.value.version === version) return now;
     const kept = await keptContent(this.root, rel, version);
     if (!kept) return { ok: false, kind: "not_found", error: `The bridge kept no version ${version} of ${rel}: history lists the ones it kept (a week of what it replaced or removed); older ones are in the user's git, if they use it (git log, git show).` };
@@ -288,34 +340,40 @@ class LocalFiles implements WorkspaceFiles {
     return { ok: true, value: { path: rel, version, size: entry.size, sha256: entry.sha256, updated_at: entry.at, data } };
   }
 
-  async restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>> {
-    const rel = this.checked(path);
-    if (!rel.ok) return rel;
-    const kept = await this.kept(rel.value, version);
-    return kept.ok ? this.write(rel.value, kept.value.data, { text: "restore", maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
+  async restore(path: string, version: number, ifVersion?: number): Promise<WsResult<WrittenEntry>> {
+    const at = await this.located(path);
+    if (!at.ok) return at;
+    const kept = await this.kept(at.value.rel, version);
+    return kept.ok ? this.write(at.value.rel, kept.value.data, { text: "restore", maxBytes: MAX_READ, ...(ifVersion === undefined ? {} : { ifVersion }) }) : kept;
   }
 
   /** The file now, then what the bridge kept of it, newest first: a week of what it replaced or removed. A page's
    *  `before` is a version listed (versions here name content, not an order): those after it in this list. */
   async history(path: string, page: HistoryPage = {}): Promise<WsResult<VersionEntry[]>> {
-    const rel = this.checked(path);
-    if (!rel.ok) return rel;
-    const now = await this.entry(rel.value);
-    const kept = (await keptOf(this.root, rel.value)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at }));
+    const at = await this.located(path);
+    if (!at.ok) return at;
+    const rel = at.value.rel;
+    const now = await this.entry(rel);
+    const kept = (await keptOf(this.root, rel)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at }));
     const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, ...(now.author ? { author: now.author } : {}), at: now.updated_at }] : []), ...kept];
-    if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel.value} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
+    if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
     const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;
-    if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel.value}: history lists the ones it kept.` };
+    if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel}: history lists the ones it kept.` };
     return { ok: true, value: versions.slice(from, from + (page.limit ?? HISTORY_PAGE)) };
   }
 
   async remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>> {
-    const rel = this.checked(path);
-    if (!rel.ok) return rel;
+    const at = await this.located(path);
+    if (!at.ok) return at;
+    const rel = at.value.rel;
     return this.change(
-      rel.value,
-      (current, identity) => (current ? (this.stale(rel.value, current, identity, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel.value} in the project (${this.root}).` }),
-      async (_, before, identity) => ({ ok: true, value: { path: rel.value, version: contentVersion(before!, rel.value, identity).version } }),
+      rel,
+      (current, identity) => (current ? (this.stale(rel, contentVersion(current, rel, identity).version, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel} in the project (${this.root}).` }),
+      async (_, before, identity) => {
+        // Gone as this session knows it: a file made there since is another program's.
+        this.served.set(rel, 0);
+        return { ok: true, value: { path: rel, version: contentVersion(before!, rel, identity).version } };
+      },
     );
   }
 

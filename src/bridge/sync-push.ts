@@ -16,7 +16,7 @@ import { structuredType } from "../core/memory/files.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
 import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
-import { changeRefusal, checkWorkspacePath, foldPath, printable, unportableName } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable, spelled, unportableName } from "../core/workspace/paths.js";
 
 /** `over`: --force sends it over a change on the remote since the pull, at this version (the one pulled; 0: none):
  *  its line says whose change it replaced (review 264: such lines read as ordinary ones). */
@@ -143,13 +143,6 @@ async function refusalOf(o: SyncOptions, step: { op: "write" | "delete"; path: s
   const there = !now.value ? "deleted on the remote" : step.ifVersion ? `changed on the remote (version ${step.ifVersion} -> ${now.value})` : `written on the remote (now version ${now.value})`;
   return { path: step.path, reason: `${here}, and ${there} while this push ran`, fix: conflictFix(o, step.path, step.op === "write" && step.ifVersion > 0 && now.value > 0) };
 }
-
-/** `path` with every character past ASCII as its escape (as terminalText writes one): two names that print alike, told apart. */
-const spelled = (path: string) =>
-  [...path].map((c) => {
-    const code = c.codePointAt(0)!;
-    return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  }).join("");
 
 export async function push(o: SyncOptions): Promise<SyncResult> {
   const loaded = await loadState(o.dir);

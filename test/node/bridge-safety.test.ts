@@ -13,7 +13,7 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text, usersNode, waitFor, whileSwapped } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, sweepIdle } from "../../src/bridge/kept-versions.js";
+import { contentVersion, keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, sweepIdle } from "../../src/bridge/kept-versions.js";
 import { userInfo } from "node:os";
 import { lockFolder, locksFolderPath, machineId, withFileLock } from "../../src/bridge/file-lock.js";
 import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
@@ -1105,6 +1105,78 @@ describe("what a change replaced is kept a week", () => {
     const restored = await files(client, { action: "restore", path: "many/big.md", version: bigVersion });
     expect(restored.isError, restored.text).toBe(false);
     expect(readFileSync(join(dir, "many/big.md"), "utf8")).toBe(big);
+  });
+
+  it("says when a change replaced or followed a save the session never read, with the version to bring back, and guesses nothing it was not served (review 275)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const path = "unseen/doc.md";
+    /** The user saves `text` in their editor: its version, as the bridge names it. */
+    const userSaves = (text: string) => {
+      mkdirSync(join(dir, "unseen"), { recursive: true });
+      writeFileSync(join(dir, path), text);
+      return contentVersion(new TextEncoder().encode(text), path, () => "").version;
+    };
+    const by = "by another program since this session last read or wrote it (an editor, a script, git)";
+    // Read, then the user saves, then a write names no version: the save is named, and comes back.
+    userSaves("v1 by user\n");
+    await files(client, { action: "read", path });
+    const saved = userSaves("v2 saved by the user\n");
+    expect((await files(client, { action: "write", path, content: "the model's text\n" })).text).toContain(`It replaced version ${saved}, ${by}, which this change did not name with if_version: if you had not read it, read version ${saved} (bmad-files history lists it; restore brings it back whole) and put their change back.`);
+    expect((await files(client, { action: "read", path, version: saved })).text).toContain("v2 saved by the user");
+    // Its own answer is what it was served: a write after it says nothing, nor one naming the version it read.
+    expect((await files(client, { action: "write", path, content: "again\n" })).text).not.toContain("It replaced");
+    const named = userSaves("v3 by user\n");
+    expect((await files(client, { action: "write", path, content: "named\n", if_version: named })).text).not.toContain("It replaced");
+    // An append after the user's save follows it, said; a restore over it replaces it, said.
+    const followed = userSaves("v4 by user\n");
+    expect((await files(client, { action: "append", path, content: "model line\n" })).text).toContain(`It followed version ${followed}, ${by}, which this append did not name`);
+    const replaced = userSaves("v5 by user\n");
+    expect((await files(client, { action: "restore", path, version: saved })).text).toContain(`It replaced version ${replaced}, ${by}`);
+    expect(readFileSync(join(dir, path), "utf8")).toBe("v2 saved by the user\n");
+    // After its delete, a file made there since is another's.
+    expect((await files(client, { action: "delete", path })).isError).toBe(false);
+    const made = userSaves("made again by the user\n");
+    expect((await files(client, { action: "write", path, content: "x\n" })).text).toContain(`It replaced version ${made}, ${by}`);
+    // A file the session never served (written blind over the user's), or a new one: no guess.
+    writeFileSync(join(dir, "unseen/never-read.md"), "user's\n");
+    expect((await files(client, { action: "write", path: "unseen/never-read.md", content: "blind\n" })).text).not.toContain("It replaced");
+    expect((await files(client, { action: "write", path: "unseen/new.md", content: "new\n" })).text).not.toContain("It replaced");
+    // An edit reads the file as it is and names it: the user's lines stay, nothing to say.
+    writeFileSync(join(dir, "unseen/new.md"), "new\nuser's line\n");
+    expect((await files(client, { action: "edit", path: "unseen/new.md", old: "new", content: "NEW" })).text).not.toContain("It replaced");
+    expect(readFileSync(join(dir, "unseen/new.md"), "utf8")).toBe("NEW\nuser's line\n");
+  });
+
+  it("finds the user's file by its name in another Unicode form, and makes no look-alike beside it (review 275)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    // macOS writes names decomposed; a model sends them composed.
+    mkdirSync(join(dir, "forms/re\u0301sume\u0301"), { recursive: true });
+    writeFileSync(join(dir, "forms/re\u0301sume\u0301/cafe\u0301.md"), "the user's\n");
+    const read = await files(client, { action: "read", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md" });
+    expect(read.isError, read.text).toBe(false);
+    expect(read.text).toContain("the user's");
+    expect((await files(client, { action: "write", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md", content: "the model's\n" })).isError).toBe(false);
+    expect((await files(client, { action: "edit", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md", old: "model's", content: "model's, edited" })).isError).toBe(false);
+    expect(readdirSync(join(dir, "forms"))).toEqual(["re\u0301sume\u0301"]);
+    expect(readdirSync(join(dir, "forms/re\u0301sume\u0301"))).toEqual(["cafe\u0301.md"]);
+    expect(readFileSync(join(dir, "forms/re\u0301sume\u0301/cafe\u0301.md"), "utf8")).toBe("the model's, edited\n");
+    expect((await files(client, { action: "history", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md" })).text).toContain("the user's".length + 1 + " B changed at");
+    // A new name macOS and Windows read as another's (case, here) is refused naming it, as push would hold it back.
+    const twin = await files(client, { action: "write", path: "forms/r\u00e9sum\u00e9/CAF\u00c9.md", content: "x\n" });
+    expect(twin.isError).toBe(true);
+    expect(twin.text).toContain("Cannot put a file at forms/re\u0301sume\u0301/CAF\u00c9.md: forms/re\u0301sume\u0301/cafe\u0301.md is there");
+    // Two forms there and a third asked: refused, each spelled out, as they print alike.
+    writeFileSync(join(dir, "forms/\u1ec7.md"), "composed\n");
+    writeFileSync(join(dir, "forms/e\u0323\u0302.md"), "decomposed\n");
+    const both = await files(client, { action: "read", path: "forms/\u00ea\u0323.md" });
+    expect(both.isError).toBe(true);
+    expect(both.text).toContain('"forms/e\\u0323\\u0302.md" and "forms/\\u1ec7.md"');
+    expect((await files(client, { action: "read", path: "forms/\u1ec7.md" })).text).toContain("composed");
+    // The user's file deleted by its other form's name.
+    expect((await files(client, { action: "delete", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md" })).isError).toBe(false);
+    expect(readdirSync(join(dir, "forms")).sort()).toEqual(["e\u0323\u0302.md", "\u1ec7.md"]);
   });
 
   it("removes a project's copies once nothing was kept or written for it in a week, and no other's (review 39)", async () => {

@@ -315,7 +315,7 @@ describe("sharing", () => {
     expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 1.`);
     expect((await writer.files({ action: "edit", project, path, old: "- NFR-1\n", content: "- NFR-1\n- NFR-2 (writer)\n" })).isError).toBe(false);
     // The owner writes back what they read at version 1: said, with the way to put the writer's change back.
-    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, by ${writer.email}, which this write did not name with if_version: if you had not read it, read version 2 and put their change back.`);
+    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, by ${writer.email}, which this change did not name with if_version: if you had not read it, read version 2 (bmad-files history lists it; restore brings it back whole) and put their change back.`);
     // Not where they named the version they read, nor over their own.
     expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n", if_version: 3 }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 4.`);
     expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD!\n" }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 5.`);

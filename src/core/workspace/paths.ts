@@ -385,6 +385,13 @@ export const absoluteRefusal = (raw: string, example: string): string | undefine
 
 export const backslashRefusal = (raw: string): string => `Path "${printable(raw)}" contains a backslash: use forward slashes (${JSON.stringify(printable(raw.replace(/\\+/g, "/")))}).`;
 
+/** `path` with every character past ASCII as its escape (as terminalText writes one): two names that print alike, told apart. */
+export const spelled = (path: string) =>
+  [...path].map((c) => {
+    const code = c.codePointAt(0)!;
+    return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  }).join("");
+
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
   const shown = terminalText(raw.slice(0, 80)).replace(/[\n\t]/g, escaped);

@@ -88,6 +88,10 @@ export interface WrittenEntry extends FileEntry {
   followed?: { version: number; by: string };
 }
 
+/** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
+ *  served each file at, so that a write over another version since says so (WrittenEntry). */
+export type ReadOptions = { served?: boolean };
+
 export interface FileContent extends FileEntry {
   data: Uint8Array;
   /** Its lines someone other than the reader wrote or had a hand in (a shared workspace's; none: the reader's own). */
@@ -154,7 +158,7 @@ export interface WorkspaceFiles {
    *  as BMAD's scripts and {date} are). Structured fields keep the stored time: programs read them. */
   showTime?(iso: string): string;
   /** The file now, or an earlier `version` of it. */
-  read(path: string, version?: number): Promise<WsResult<FileContent>>;
+  read(path: string, version?: number, options?: ReadOptions): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */
   readMany?(paths: string[], trees?: string[]): Promise<WsResult<ManyRead>>;
   /** The first `head` or last `tail` bytes of each of `paths` (missing ones left out), in one call: what a look at
@@ -175,7 +179,7 @@ export interface WorkspaceFiles {
    *  anything is at `dir` already. How a script publishes a folder that must appear whole. */
   createFolder(dir: string, files: Array<{ path: string; data: Uint8Array }>, alsoBy?: string[]): Promise<WsResult<{ files: number }>>;
   /** A new version with `version`'s content; refused over a file that is not UTF-8 unless `ifVersion` names it. */
-  restore(path: string, version: number, ifVersion?: number): Promise<WsResult<FileEntry>>;
+  restore(path: string, version: number, ifVersion?: number): Promise<WsResult<WrittenEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
   remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
   /** Removes the files `glob` matches that the caller may remove, at most 1,000 (`more`: those left past it; `held`:

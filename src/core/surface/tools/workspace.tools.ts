@@ -168,7 +168,7 @@ const unnamedNote = (unnamed: string[] | undefined) =>
  *  one it held; the same rule a collaborator meets, review 23). A config that is there and cannot be read is refused too. */
 async function secretsLost(files: WorkspaceFiles, path: string): Promise<string | undefined> {
   if (!mayServeAsConfig(path)) return undefined;
-  const current = await files.read(path);
+  const current = await files.read(path, undefined, { served: false });
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const now = new TextDecoder().decode(current.value.data);
@@ -361,7 +361,7 @@ export const bmadFilesTool = defineTool({
             const lost = await secretsLost(files, path);
             if (lost) return fail(lost);
           }
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f));
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, replacedNote(f)));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
@@ -598,10 +598,11 @@ const inWhose = (files: WorkspaceFiles): string => {
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
 
-/** Another person's version a write replaced, or an append followed, without naming it: to read and merge, if it was not read. */
+/** Another's version a write or restore replaced, or an append followed, without naming it: to read and merge, if it
+ *  was not read (on the bridge, a version the session was never served: the user's save in their editor). */
 const replacedNote = (f: WrittenEntry): string =>
   f.replaced
-    ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this write did not name with if_version: if you had not read it, read version ${f.replaced.version} and put their change back.`
+    ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this change did not name with if_version: if you had not read it, read version ${f.replaced.version} (bmad-files history lists it; restore brings it back whole) and put their change back.`
     : f.followed
       ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this append did not name with if_version: if you had not read it, read the file and check your text fits after theirs.`
       : "";

@@ -1,0 +1,40 @@
+// A project path as the user's disk spells it. macOS writes names decomposed (`cafe\u0301.md`), a model sends them
+// composed (`caf\u00e9.md`): the two look alike, and Linux reads them as two files (review 275: a read was "not found",
+// closest "café.md", and a write made an identical-looking copy that the model's edits went to).
+import { join } from "node:path";
+import { foldPath, spelled } from "../core/workspace/paths.js";
+import type { WsResult } from "../core/workspace/store.js";
+import type { NodeRuntimeFs } from "./runtime-fs.js";
+
+/** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
+ *  Windows read as its (another case, a trailing dot: foldPath, push's and the remote's rule), for which a new file is refused. */
+export type OnDisk = { rel: string; twin?: string };
+
+/** Whether a name is there, as given; a name that cannot be looked at (denied) is taken as given, and the caller's own
+ *  step says why. */
+const there = (fs: NodeRuntimeFs, abs: string) => fs.stat(abs).then((kind) => kind !== "missing", () => true);
+
+/** Each name of `rel` as given where it is there; else the one name in its folder that is the same text in another
+ *  Unicode form (several: refused, each spelled out, as they print alike). Costs a look at the folders on its way only
+ *  when the path is not there as given. */
+export async function onDisk(fs: NodeRuntimeFs, root: string, rel: string): Promise<WsResult<OnDisk>> {
+  if (await there(fs, join(root, rel))) return { ok: true, value: { rel } };
+  const parts = rel.split("/");
+  for (const [i, name] of parts.entries()) {
+    const folder = join(root, ...parts.slice(0, i));
+    if (await there(fs, join(folder, name))) continue;
+    const names = await fs.list(folder).catch(() => []);
+    const same = names.filter((other) => other.normalize("NFC") === name.normalize("NFC"));
+    if (same.length > 1) {
+      const shown = same.map((other) => `"${spelled([...parts.slice(0, i), other].join("/"))}"`).join(" and ");
+      return { ok: false, kind: "invalid", error: `Path "${spelled(rel)}" names no file as spelled, and ${shown} as read in another Unicode form: they print alike, so give one of them exactly as spelled here.` };
+    }
+    if (same.length === 1) {
+      parts[i] = same[0]!;
+      continue;
+    }
+    const twin = names.find((other) => foldPath(other) === foldPath(name));
+    return { ok: true, value: { rel: parts.join("/"), ...(twin === undefined ? {} : { twin: [...parts.slice(0, i), twin].join("/") }) } };
+  }
+  return { ok: true, value: { rel: parts.join("/") } };
+}
