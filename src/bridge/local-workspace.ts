@@ -75,8 +75,10 @@ function leftOutLines(counted: Map<LeftOut, number>, denied: string[]): string[]
 export class LocalWorkspaceStore implements WorkspaceStore {
   private readonly local: LocalFiles;
 
-  constructor(readonly folder: string, fs: NodeRuntimeFs) {
-    this.local = new LocalFiles(folder, basename(folder), fs);
+  /** `manyClients` (--http): every client's calls come to one store, stateless, so none is "this session": no change
+   *  is said to have replaced what a session was not served (review 279: one client's read silenced another's note). */
+  constructor(readonly folder: string, fs: NodeRuntimeFs, { manyClients = false }: { manyClients?: boolean } = {}) {
+    this.local = new LocalFiles(folder, basename(folder), fs, manyClients ? undefined : new ServedVersions());
   }
 
   private folderOnly(): WsError {
@@ -136,6 +138,7 @@ class LocalFiles implements WorkspaceFiles {
     private readonly root: string,
     readonly project: string,
     private readonly fs: NodeRuntimeFs,
+    private readonly served: ServedVersions | undefined,
   ) {}
 
   /** Times shown on the machine's clock (local-time.ts). */
@@ -151,8 +154,6 @@ class LocalFiles implements WorkspaceFiles {
     const rel = this.checked(path);
     return rel.ok ? onDisk(this.fs, this.root, rel.value) : rel;
   }
-
-  private readonly served = new ServedVersions();
 
   /** What a listing shows of a file, its version read from its bytes once per change (keyed by inode, size and
    *  times: every write here renames a new inode into place). */
@@ -197,7 +198,7 @@ class LocalFiles implements WorkspaceFiles {
     if (!at.ok) return at;
     if (version !== undefined) return this.kept(at.value.rel, version);
     const now = await this.current(at.value.rel);
-    if (now.ok && options.served !== false) this.served.set(now.value.path, now.value.version);
+    if (now.ok && options.served !== false) this.served?.set(now.value.path, now.value.version);
     return now;
   }
 
@@ -281,7 +282,7 @@ class LocalFiles implements WorkspaceFiles {
     // A second file that macOS and Windows read as one with the user's would take the model's edits apart from it, and
     // push holds it back (review 275).
     const twin = at.value.twin;
-    if (twin !== undefined) return invalid(`Cannot put a file at ${rel}: ${twin} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin}, or choose another name.`);
+    if (twin !== undefined) return invalid(`Cannot put a file at ${rel}: ${twin.there} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin.path}, or choose another name.`);
     /** The version this change replaced, or followed, that the session was never served. */
     let unseen: WrittenEntry["replaced"];
     return this.change(
@@ -290,7 +291,7 @@ class LocalFiles implements WorkspaceFiles {
         const version = current ? contentVersion(current, rel, identity).version : 0;
         const stale = this.stale(rel, version, options.ifVersion);
         if (stale) return stale;
-        const served = this.served.get(rel);
+        const served = this.served?.get(rel);
         unseen = version && options.ifVersion === undefined && served !== undefined && served !== version ? { version, by: OUTSIDE } : undefined;
         // Judged again here, under the file's lock, on what is replaced: a save of a secret meanwhile stands (review 44).
         if (current && mayServeAsConfig(rel) && servedWithout(rel, new TextDecoder().decode(current))) {
@@ -306,7 +307,7 @@ class LocalFiles implements WorkspaceFiles {
       // a file removed at once answered a TypeError for a write that was made).
       async (bytes, _, __, landed) => {
         const entry = described(rel, landed!, contentVersion(bytes!, rel, () => fileIdentity(landed!)));
-        this.served.set(rel, entry.version);
+        this.served?.set(rel, entry.version);
         return { ok: true, value: { ...entry, ...(unseen ? (options.text === "append" ? { followed: unseen } : { replaced: unseen }) : {}) } };
       },
     );
@@ -371,7 +372,7 @@ class LocalFiles implements WorkspaceFiles {
       (current, identity) => (current ? (this.stale(rel, contentVersion(current, rel, identity).version, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel} in the project (${this.root}).` }),
       async (_, before, identity) => {
         // Gone as this session knows it: a file made there since is another program's.
-        this.served.set(rel, 0);
+        this.served?.set(rel, 0);
         return { ok: true, value: { path: rel, version: contentVersion(before!, rel, identity).version } };
       },
     );

@@ -83,7 +83,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   bundle.watch(found.value.watch);
   // One confined view of the project for BMAD's scripts and bmad-files alike.
   const projectFs = await NodeRuntimeFs.create([project]);
-  const workspaces = new LocalWorkspaceStore(project, projectFs);
+  const workspaces = new LocalWorkspaceStore(project, projectFs, { manyClients: args.http !== undefined });
   const memory = new FileMemory(project, projectFs);
   const vouching = { bmadScripts: () => bundle.embeddedScripts(), portedDigests: () => bundle.embeddedPortedDigests(), allowProjectScripts: args.allowProjectScripts === true, trustInstallRecord: args.trustInstallRecord === true };
   const onReload: SurfaceDeps["onReload"] = (listener) => bundle.onReload(listener);

@@ -7,8 +7,9 @@ import type { WsResult } from "../core/workspace/store.js";
 import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
- *  Windows read as its (another case, a trailing dot: foldPath, push's and the remote's rule), for which a new file is refused. */
-export type OnDisk = { rel: string; twin?: string };
+ *  Windows read as its (another case, a trailing dot: foldPath, push's and the remote's rule), for which a new file is
+ *  refused: `there`, that name, and `path`, the path as spelled with it (review 279: a folder's twin named the folder). */
+export type OnDisk = { rel: string; twin?: { there: string; path: string } };
 
 /** Whether a name is there, as given; a name that cannot be looked at (denied) is taken as given, and the caller's own
  *  step says why. */
@@ -34,7 +35,7 @@ export async function onDisk(fs: NodeRuntimeFs, root: string, rel: string): Prom
       continue;
     }
     const twin = names.find((other) => foldPath(other) === foldPath(name));
-    return { ok: true, value: { rel: parts.join("/"), ...(twin === undefined ? {} : { twin: [...parts.slice(0, i), twin].join("/") }) } };
+    return { ok: true, value: { rel: parts.join("/"), ...(twin === undefined ? {} : { twin: { there: [...parts.slice(0, i), twin].join("/"), path: [...parts.slice(0, i), twin, ...parts.slice(i + 1)].join("/") } }) } };
   }
   return { ok: true, value: { rel: parts.join("/") } };
 }

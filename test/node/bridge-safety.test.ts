@@ -1146,6 +1146,11 @@ describe("what a change replaced is kept a week", () => {
     writeFileSync(join(dir, "unseen/new.md"), "new\nuser's line\n");
     expect((await files(client, { action: "edit", path: "unseen/new.md", old: "new", content: "NEW" })).text).not.toContain("It replaced");
     expect(readFileSync(join(dir, "unseen/new.md"), "utf8")).toBe("NEW\nuser's line\n");
+    // A refused edit showed the model no text: the whole write it falls back to still names the save (review 279).
+    await files(client, { action: "read", path });
+    const unshown = userSaves("status: approved by the user\n");
+    expect((await files(client, { action: "edit", path, old: "status: draft", content: "status: final" })).isError).toBe(true);
+    expect((await files(client, { action: "write", path, content: "status: final\n" })).text).toContain(`It replaced version ${unshown}, ${by}`);
   });
 
   it("finds the user's file by its name in another Unicode form, and makes no look-alike beside it (review 275)", async () => {
@@ -1167,6 +1172,10 @@ describe("what a change replaced is kept a week", () => {
     const twin = await files(client, { action: "write", path: "forms/r\u00e9sum\u00e9/CAF\u00c9.md", content: "x\n" });
     expect(twin.isError).toBe(true);
     expect(twin.text).toContain("Cannot put a file at forms/re\u0301sume\u0301/CAF\u00c9.md: forms/re\u0301sume\u0301/cafe\u0301.md is there");
+    // A folder's twin: the path to write names the file in the folder that is there (review 279: it named the folder).
+    const folderTwin = await files(client, { action: "write", path: "FORMS/new.md", content: "x\n" });
+    expect(folderTwin.text).toContain("Cannot put a file at FORMS/new.md: forms is there");
+    expect(folderTwin.text).toContain("Write to forms/new.md, or choose another name.");
     // Two forms there and a third asked: refused, each spelled out, as they print alike.
     writeFileSync(join(dir, "forms/\u1ec7.md"), "composed\n");
     writeFileSync(join(dir, "forms/e\u0323\u0302.md"), "decomposed\n");

@@ -141,7 +141,7 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
   const stamp = formatStamp([now.year, now.month, now.day, now.hour, now.minute]);
   for (let tries = 1; ; tries++) {
-    const read = await files.read(path);
+    const read = await files.read(path, undefined, { served: false });
     if (!read.ok) return { ok: false, error: read.error };
     if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
     const big = tooBig(path, read.value.data);

@@ -18,7 +18,8 @@ export async function updateFile(files: WorkspaceFiles, rel: string, change: Rea
   let found = options.first;
   for (let round = 0; round < UPDATE_ROUNDS; round++) {
     if (found === undefined) {
-      const read = await files.read(rel);
+      // Its own read, shown to no one (a refused edit's): a whole write after it still says what it replaced (review 279).
+      const read = await files.read(rel, undefined, { served: false });
       if (!read.ok && read.kind !== "not_found") return read;
       found = read.ok ? read.value : null;
     }
