@@ -341,7 +341,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
 /** What a step --force sends over the remote's change since the pull (`since`, the version pulled) says of it: whose
  *  change it replaced, as the file's history names who made its newest version (the remote's, where it names none). */
 async function overNote(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, since: number): Promise<string> {
-  // From just below the version now, the newest is on the first page; a deletion's number is not listed, so from the pull's.
+  // From just below the version now, the newest is on the first page; where the remote deleted it (no version now), from the pull's.
   const history = await o.workspace.history(step.path, step.ifVersion ? step.ifVersion - 1 : since);
   const newest = history.ok ? history.value.versions[0] : undefined;
   const whose = newest?.author ? `${newest.author}'s` : "the remote's";
