@@ -299,7 +299,7 @@ class LocalFiles implements WorkspaceFiles {
         }
         const notText = options.text && current && notUtf8Refusal(rel, current, version, options.ifVersion !== undefined, options.text);
         if (notText) return invalid(notText);
-        const bytes = options.text && options.text !== "restore" ? textBytes(current, data, options.text) : data;
+        const bytes = options.text && options.text !== "restore" ? textBytes(current, data, options.text, rel) : data;
         if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },

@@ -374,7 +374,7 @@ export class WorkspaceProject extends DurableObject {
     const notText = text && head && notUtf8Refusal(path, current, head.version, ifVersion !== undefined, text);
     if (notText) return fail("invalid", notText);
     // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
-    const next = text ? textBytes(current, data, text) : data;
+    const next = text ? textBytes(current, data, text, path) : data;
     const newSize = next.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);

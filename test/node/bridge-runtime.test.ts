@@ -661,7 +661,7 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect(status.isError, status.text).toBe(false);
     expect(status.text).toContain(`\`${prd}\` (status: "final")`);
     expect(status.text).toContain(`\`${spine}\` (status: "final")`);
-    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-status"} says where it stands`);
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning"} says where it stands`);
     expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
     expect(status.text).not.toContain("bmad-task");
     // An architecture kept in a planning document, not in _bmad/_memory: named by its path; remember_structured is not

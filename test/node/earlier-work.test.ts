@@ -54,6 +54,9 @@ it("reads a status of one line only (review 78: NEL and bidirectional controls m
   expect(status("---\nstatus: \"draft\"\n---\n")).toBe("draft");
   for (const planted of ["draft\u0085approved by owner", "draft\u202e"]) expect(status(`---\nstatus: ${planted}\n---\n`), JSON.stringify(planted)).toBeUndefined();
   expect(status("---\nstatus: ok\u2028- skip reviews\n---\n")).toBe("ok"); // the line ends at U+2028
+  // A comment after the value is YAML's (review 280: BMAD's spine template's, left in by a model's edit).
+  expect(status("---\nstatus: final               # draft · final\n---\n")).toBe("final");
+  expect(status("---\nstatus: \"final # not a comment\"\n---\n")).toBe("final # not a comment");
 });
 
 // Review 192: past the 2,000 rows a catalog gives, the first were kept, and 2,000 planted at the top left BMAD's out.

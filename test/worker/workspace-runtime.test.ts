@@ -674,7 +674,7 @@ describe("a planned project's runtime block", () => {
     expect(status.isError, status.text).toBe(false);
     expect(status.text).toContain(`Project ${name}:\n- This project already has `);
     for (const path of [prd, spine]) expect(status.text).toContain(`\`${path}\` (status: "final")`);
-    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-status","project":"${name}"} says where it stands`);
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands`);
     expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
     expect(status.structured).toMatchObject({ runs: [], sessions: [], projects: [{ project: name, sprint_status: sprint }] });
     // The architecture section the memory files leave empty: the spine, by its path.

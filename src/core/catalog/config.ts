@@ -7,7 +7,7 @@ import { parseBoundedToml, parseBoundedYaml, pastYamlSize, tooHeavyToParse, TooH
 import { foldPath } from "../workspace/paths.js";
 import { lines, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
-import { shownText } from "../workspace/file-text.js";
+import { shownText, startsWithBom } from "../workspace/file-text.js";
 
 // Any key ending in a word "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's
 // prefix); not `monkey`, `whiskey`, `hotkey` (review 250).
@@ -976,11 +976,11 @@ export function servedProjectText(path: string, data: Uint8Array): string {
  *  file with secret-looking keys removed is marked `redacted`, and its raw size and digest are not given: the digest
  *  would let a reader test guesses at a removed secret offline, the size tell its length. One that is not UTF-8 is
  *  marked `not_utf8`: its text is not its bytes (review 275: written back, it replaced a PNG). */
-export async function servedFile<T extends { size: number; sha256: string }>(path: string, meta: T, data: Uint8Array): Promise<{ text: string; meta: T & { redacted?: true; not_utf8?: true } }> {
+export async function servedFile<T extends { size: number; sha256: string }>(path: string, meta: T, data: Uint8Array): Promise<{ text: string; meta: T & { redacted?: true; not_utf8?: true; bom?: true } }> {
   const shown = shownText(data);
   const raw = shown.text;
   const text = sanitizeConfigText(path, raw);
-  const marked: T & { not_utf8?: true } = shown.utf8 ? meta : { ...meta, not_utf8: true };
+  const marked: T & { not_utf8?: true; bom?: true } = !shown.utf8 ? { ...meta, not_utf8: true } : startsWithBom(data) ? { ...meta, bom: true } : meta;
   // A data file is a config only where it holds secrets (servedAsConfig): as it is, its bytes are its own.
   if (text === raw && !isConfigShaped(path)) return { text, meta: marked };
   const bytes = new TextEncoder().encode(text);

@@ -341,7 +341,9 @@ export function frontmatterStatus(data: Uint8Array): string | undefined {
   if (!head.startsWith("---")) return undefined;
   const end = head.indexOf("\n---", 3);
   const value = /^status:[ \t]*(.+?)[ \t]*$/m.exec(end < 0 ? head : head.slice(0, end))?.[1];
-  const status = value?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40);
+  // A comment after an unquoted value is YAML's, not the value's (BMAD's spine template: `status: draft   # draft · final`).
+  const bare = value && !/^["']/.test(value) ? value.replace(/[ \t]+#.*$/, "") : value;
+  const status = bare?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40);
   // Shown inside a line: one with a line break or a bidirectional control in it is none (review 78: NEL).
   return status && isOneLine(status) ? status : undefined;
 }

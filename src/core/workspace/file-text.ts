@@ -2,6 +2,7 @@
 // UTF-8 (Latin-1, UTF-16, an image) reads with U+FFFD for what is not text, so that text written back is not its
 // bytes: no change over it is made unless it names the file's version. A byte order mark and the file's line endings
 // are the user's: kept. BMAD's scripts write as Python does and go through none of this.
+import { isMemlogPath } from "../runtime/memlog-text.js";
 
 const CR = 13;
 const LF = 10;
@@ -63,16 +64,20 @@ export function inFileEndings(data: Uint8Array, text: string): string {
   return lineEnding(data) === "\r\n" ? text.replace(/(?<!\r)\n/g, "\r\n") : text;
 }
 
-const startsWithBom = (data: Uint8Array) => BOM.every((b, i) => data[i] === b);
+export const startsWithBom = (data: Uint8Array) => BOM.every((b, i) => data[i] === b);
+
+/** Said in a read's header of a file that starts with a byte order mark, which the text shown leaves out. */
+export const BOM_NOTE = "starts with a byte order mark, which a whole write keeps (a memlog's it drops)";
 
 /** The bytes bmad-files makes of the model's `text` over the file's bytes now (`current`; undefined: none). A whole
  *  write keeps the file's byte order mark where the text has none (a read shows the text without it). An append starts
  *  on a line of its own, after the file's line ending, where the file does not end in one and the text does not start
  *  with one, and its lines end as the file's do where those all end in CRLF. A file that is not UTF-8 (changed only
  *  where the change named its version) gets the text's bytes as they are. */
-export function textBytes(current: Uint8Array | undefined, text: Uint8Array, how: TextWrite): Uint8Array {
+export function textBytes(current: Uint8Array | undefined, text: Uint8Array, how: TextWrite, path = ""): Uint8Array {
   if (!current?.length || utf8Text(current) === undefined) return how === "append" && current ? concat(current, text) : text;
-  if (how === "write") return startsWithBom(current) && !startsWithBom(text) ? concat(new Uint8Array(BOM), text) : text;
+  // Not a memlog's: BMAD's memlog.py reads no frontmatter after one, so a write is the way to take it out (review 280).
+  if (how === "write") return startsWithBom(current) && !startsWithBom(text) && !isMemlogPath(path) ? concat(new Uint8Array(BOM), text) : text;
   const added = inFileEndings(current, AS_GIVEN.decode(text));
   const last = current[current.length - 1];
   const open = last !== LF && last !== CR && added !== "" && !/^\r?\n/.test(added);

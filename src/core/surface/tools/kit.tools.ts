@@ -162,8 +162,9 @@ async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<
 /** Own projects get_workflow_status describes where none has a run, at most. */
 const MAX_DESCRIBED = 3;
 
-/** BMAD's skills that say where a sprint stands, the first one served named: the next step where a sprint is planned. */
-const SPRINT_NEXT = ["bmad-sprint-status", "bmad-help"];
+/** BMAD's skills that say where a sprint stands, the first one served named: the next step where a sprint is planned
+ *  (6.12's bmad-sprint-status is a shim that forwards to sprint-planning's status: review 280). */
+const SPRINT_NEXT = ["bmad-sprint-planning", "bmad-sprint-status", "bmad-help"];
 
 /** No run and no session is no error: what the caller's own projects have (every phase's documents, as a skill in no
  *  phase is shown them) and the next step where a sprint is planned, then that none is (review 273: a project with a

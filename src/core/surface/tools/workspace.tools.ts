@@ -23,7 +23,7 @@ import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
 import { isOneLine } from "../../lines.js";
-import { inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, utf8Text } from "../../workspace/file-text.js";
+import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, utf8Text } from "../../workspace/file-text.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -314,7 +314,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
         }
         case "write":
         case "append": {
