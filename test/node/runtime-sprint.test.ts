@@ -236,6 +236,8 @@ describe("sprint_status.py", () => {
       // A merge in a flow map, and one tagged !!merge, written back as merges (review 105: `'<<'` and `Symbol(<<)`).
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status: {<<: *b, epic-1-retrospective: optional}\n", "--set-retro-done"),
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status:\n  !!merge <<: *b\n  epic-1-retrospective: optional\n", "--set-retro-done"),
+      // Keys with a line break or past 127 characters written as `? key` / `: value` (review 281: `"1-6-a\Lb": backlog`).
+      upd(F.EXPLICIT_KEYS, "--set-retro-done"),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\n\n# Action items\naction_items:\n  - epic: 1\n    action: \"Pre-existing item\"\n    owner: \"Charlie\"\n    status: open\n", "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]'),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\naction_items:\n- id: \"legacy\"\n  epic: 1\n  action: \"written by the old code\"\n  status: open\n", "--set-retro-done"),
       upd("development_status:\n  epic-1-retrospective: optional\naction_items: 5\n", "--set-retro-done"),
@@ -354,6 +356,8 @@ it("moves a card only where no value is shared through an anchor, an alias or a 
   // A folded scalar and a directive as ruamel keeps them (review 188: `text: |` with the lines joined, no `%YAML`).
   const folded = "%YAML 1.2\n---\naction_items:\n  - id: 1\n    text: >\n      Fix the login\n      flow soon\ndevelopment_status:\n  1-2-b: backlog\n";
   expect(moveStoryText(folded, "1-2-b", "done")).toMatchObject({ ok: true, text: folded.replace("backlog", "done") });
+  // An untouched key with a line break is written as ruamel writes it, `? key` / `: value` (review 281).
+  expect(moveStoryText('development_status:\n  1-1-login: backlog\n  "1-6-a\\u2028b": backlog\n', "1-1-login", "done")).toMatchObject({ ok: true, text: 'development_status:\n  1-1-login: done\n  ? "1-6-a\\Lb"\n  : backlog\n' });
   // A key with a control and one that writes the control out literally show alike: the name is refused as two stories
   // (review 100: the literal one was moved, whichever the user meant).
   const twins = 'development_status:\n  "1-1-pay\\u200e": backlog\n  "1-1-pay⟦U+200E⟧": backlog\n';

@@ -3,7 +3,10 @@
 // item's comments after its last token. The scalars are written by sprint-yaml-scalar.ts.
 import { type Chunk, type YAliasNode, type YItem, resolvePlain, type Style, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { stampDump, stampOf } from "./sprint-yaml-time.js";
-import { analyze, doubleQuoted, folded, literal, plain, singleQuoted, withFolds, Writer } from "./sprint-yaml-scalar.js";
+import { analyze, doubleQuoted, folded, literal, plain, singleQuoted, WIDTH, withFolds, Writer } from "./sprint-yaml-scalar.js";
+
+/** ruamel's Emitter.MAX_SIMPLE_KEY_LENGTH. */
+const MAX_SIMPLE_KEY_LENGTH = 128;
 
 /** A writer that knows how often each collection is met (through aliases too) and which it has written. */
 class DocWriter extends Writer {
@@ -116,16 +119,26 @@ function blockMap(w: DocWriter, map: YMapNode, indent: number, inline: boolean):
       w.writeIndent();
     }
     w.indent = indent;
+    const explicit = item !== map.merge?.item && !isSimpleKey(w, item.key);
     if (item === map.merge?.item) plain(w, "<<", false);
-    else scalarOrFlow(w, item.key, indent + 2, true);
-    w.indicator(":", false);
+    else if (explicit) {
+      w.indicator("?", true);
+      scalarOrFlow(w, item.key, indent + 2, false);
+      w.indent = indent;
+      w.writeIndent();
+    } else scalarOrFlow(w, item.key, indent + 2, true);
+    w.indicator(":", explicit);
     const value = shown(w, item.value);
     if (isBlock(value)) {
       props(w, value);
       const trailing = item.chunk?.trailing;
-      if (!trailing) chunk(w, item.chunk);
-      if (value.kind === "map") blockMap(w, value, indent + 2, false);
-      else blockSeq(w, value, indent + 2, false);
+      // An explicit key's `:` is followed by its collection as `- ` is: on that line, a sequence's dashes 4 in (not 2).
+      // An anchor, tag or comment after the `:` makes it an ordinary value; comment lines only move it down a line.
+      const bare = explicit && !value.anchor && !value.explicitTag && !item.chunk?.eol;
+      const inline = bare && !item.chunk?.lines.length;
+      if (!trailing && !inline) chunk(w, item.chunk);
+      if (value.kind === "map") blockMap(w, value, indent + 2, inline);
+      else blockSeq(w, value, indent + (bare ? 4 : 2), inline);
       if (trailing) chunk(w, item.chunk);
       return;
     }
@@ -139,7 +152,10 @@ function blockSeq(w: DocWriter, seq: YSeqNode, dash: number, inline: boolean): v
     if (!(inline && i === 0)) {
       w.indent = dash;
       w.writeIndent();
-    } else if (w.column < dash) w.write(" ".repeat(dash - w.column));
+    } else if (w.column < dash) {
+      w.write(" ".repeat(dash - w.column));
+      w.whitespace = true; // as ruamel's write_indent leaves it: no space added before the dash
+    }
     w.indicator("-", true, true);
     w.write(" ");
     w.whitespace = true;
@@ -184,12 +200,27 @@ function node(w: DocWriter, v: YValue, indent: number, simpleKey: boolean): void
 
 /** A flow map's pair; its merge key written plain, as in a block map (review 105: quoted `'<<'`, no merge to ruamel). */
 function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: number, isMerge: boolean): void {
+  const explicit = !isMerge && !isSimpleKey(w, item.key);
   if (isMerge) {
     w.indent = indent;
     plain(w, "<<", false);
+  } else if (explicit) {
+    w.indicator("?", true);
+    scalarOrFlow(w, item.key, indent + 2, false);
+    w.indent = indent;
+    if (w.column > WIDTH) w.writeIndent(); // in a flow map, `:` goes to a new line only past the width
   } else scalarOrFlow(w, item.key, indent, true);
-  w.indicator(":", false);
+  w.indicator(":", explicit);
   node(w, shown(w, item.value), indent, false);
+}
+
+/** check_simple_key: a key with a line break, or of 128 characters or more with its anchor and its tag (`!!str` for a
+ *  string), is written as an explicit `? key` / `: value` pair. */
+function isSimpleKey(w: DocWriter, key: YScalar): boolean {
+  const [text] = presented(key, true);
+  const tag = key.explicitTag ? tagText(w.tags, key.explicitTag) : `!!${key.tag}`;
+  const length = [...(key.anchor ?? "")].length + tag.length + [...text].length;
+  return length < MAX_SIMPLE_KEY_LENGTH && !analyze(text).multiline;
 }
 
 function scalarOrFlow(w: DocWriter, s: YScalar, indent: number, simpleKey: boolean): void {
