@@ -19,6 +19,13 @@ const NOT_ONE_LINE_ALL = new RegExp(NOT_ONE_LINE.source, "g");
 export const showControls = (text: string, controls: RegExp = NOT_ONE_LINE_ALL): string =>
   text.replace(controls, (c) => `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`);
 
+/** `text` as a name read by eye (a story key, a status, a field of frontmatter), every character showControls writes
+ *  out and every other format character (\p{Cf}: zero-width spaces and joiners, word joiners, soft hyphens, tags)
+ *  written out so too: each shows as nothing, and a twin name holding one read as the same (review 281:
+ *  `1-1-add-a\u200b-todo` beside `1-1-add-a-todo`). */
+export const showName = (text: string): string => showControls(text, NOT_A_NAME_ALL);
+const NOT_A_NAME_ALL = new RegExp(`${NOT_ONE_LINE.source}|\\p{Cf}`, "gu");
+
 /** `text` as one line: every whitespace run and every character NOT_ONE_LINE names, a space. */
 export const asOneLine = (text: string): string => text.replace(BREAKS_AND_SPACE, " ");
 const BREAKS_AND_SPACE = new RegExp(`(?:\\s|${NOT_ONE_LINE.source})+`, "g");

@@ -2,18 +2,20 @@
 // of what it replaced and the file's git commits),
 // a diff of any two, and restore, confirmed in the page, then made by the host through bmad-files with if_version.
 import { diffLines } from "diff";
-import { showControls } from "../core/lines.js";
+import { showName } from "../core/lines.js";
 import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
 import { earlierThan } from "../core/workspace/store.js";
+import { NOT_UTF8_NOTE } from "../core/workspace/file-text.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, h, show, when } from "./dom.js";
 import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
 
 const CONTEXT = 3;
 
-interface Version { version: number; op: string; author?: string; at: string; restored_from?: number; pruned?: boolean; purged?: boolean }
-interface Commit { commit: string; author: string; at: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string; deleted?: true }
+/** `at_local`, `updated_at_local`: on the bridge, the time as its answers show it (its machine's clock). */
+interface Version { version: number; op: string; author?: string; at: string; at_local?: string; size?: number; restored_from?: number; pruned?: boolean; purged?: boolean }
+interface Commit { commit: string; author: string; at: string; at_local?: string; subject: string }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string; deleted?: true }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
@@ -26,8 +28,9 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   // a heading, and its mapping as one paragraph).
   const markdown = /\.md$/i.test(doc.path);
   const { front, body } = markdown ? splitFrontmatter(text) : { front: "", body: text };
-  // Shown as the body is, controls written out (review 133: a status of "\u202elanif" read "final").
-  const fields = frontmatterFields(front).map((f) => ({ key: showControls(f.key), value: showControls(f.value) }));
+  // Shown as the body is, controls written out (review 133: a status of "\u202elanif" read "final"), and invisible
+  // format characters too (review 281).
+  const fields = frontmatterFields(front).map((f) => ({ key: showName(f.key), value: showName(f.value) }));
   const status = fields.find((f) => f.key === "status")?.value;
   const others = fields.filter((f) => f.key !== "status");
   // Lines a collaborator wrote, named as the text answer and the map name them (review 181: the header named only the last author).
@@ -53,6 +56,7 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, doc.path),
       h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      doc.not_utf8 ? h("p", { class: "note" }, `This file is ${NOT_UTF8_NOTE}.`) : null,
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
     ),
@@ -85,7 +89,7 @@ function heading(doc: DocData, byOthers: string | undefined): string {
   if (doc.commit) return `at commit ${doc.commit.slice(0, 12)}`;
   if (doc.deleted) return "deleted: not in the project now; restore a kept copy to bring it back";
   const which = doc.history === "versions" ? `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))}` : `${doc.size} bytes`;
-  return [which, doc.author, when(doc.updated_at), byOthers && `written by others, not you: ${byOthers}`].filter(Boolean).join(" · ");
+  return [which, doc.author, when(doc.updated_at, doc.updated_at_local), byOthers && `written by others, not you: ${byOthers}`].filter(Boolean).join(" · ");
 }
 
 /** A document's text as the view shows and compares it: a version from git keeps its byte order mark (its bytes, for a
@@ -121,7 +125,7 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
       const gone = v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : "";
       return [...gap, {
         key: String(v.version),
-        label: [`v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}`, v.author, `${when(v.at)}${gone}`].filter(Boolean).join(" · "),
+        label: [`v${v.version} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}`, v.author, `${when(v.at, v.at_local)}${gone}`].filter(Boolean).join(" · "),
         ...(v.pruned ? {} : { args: { version: v.version } }),
         ...(v.pruned || v.op === "delete" ? {} : restore(v.version)),
       }];
@@ -130,10 +134,19 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
   // A deleted file has no text now to compare: its kept copies are what there is (review 271).
   const now: Entry = doc.deleted ? { key: "current", label: "the file now: deleted" } : { key: "current", label: "the file now", args: {} };
   // A week of what the bridge replaced, newest first (review 264: the view said "current only" of a file it kept).
-  const kept = (doc.kept ?? []).map((v): Entry => ({ key: `kept-${v.version}`, label: `kept copy · replaced ${when(v.at)}`, args: { version: v.version }, ...restore(v.version) }));
+  // Each told from the others by its place, size and time to the second (review 281: a hundred read "kept copy ·
+  // replaced 2026-11-30 08:21").
+  const copies = doc.kept ?? [];
+  const of = doc.kept_more ? `more than ${copies.length}` : String(copies.length);
+  const kept = copies.map((v, i): Entry => ({
+    key: `kept-${v.version}`,
+    label: [`kept copy ${i + 1} of ${of}`, v.size === undefined ? undefined : `${v.size} bytes`, `replaced ${when(v.at, v.at_local, true)}`].filter(Boolean).join(" · "),
+    args: { version: v.version },
+    ...restore(v.version),
+  }));
   return [now, ...kept, ...(doc.commits ?? []).map((c) => ({
     key: c.commit.slice(0, 12),
-    label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at)} · ${c.subject}`,
+    label: `${c.commit.slice(0, 8)} · ${c.author} · ${when(c.at, c.at_local)} · ${c.subject}`,
     args: { commit: c.commit },
     // The version's text is written as the file only where it is the version's bytes, as bmad-doc says (review 188).
     ...(!writable || (c.commit === doc.commit && doc.restorable === false) ? {} : {
@@ -178,10 +191,13 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   const read = (e: Entry) => app.callTool("bmad-doc", { project: doc.project, path: doc.path, ...e.args });
   const [from, to] = await Promise.all([read(a), read(b)]);
   if (from.isError || to.isError) return show(panel, errorBox(resultText(from.isError ? from : to)));
+  // A side that is not UTF-8 compares its text, not its bytes (review 281: only bmad-files read said so).
+  const notUtf8 = [{ e: a, read: from }, { e: b, read: to }].filter((side) => (side.read.structuredContent as Partial<DocData> | undefined)?.not_utf8).map((side) => side.e.key);
+  const bytesNote = notUtf8.length ? h("p", { class: "note" }, `${notUtf8.join(" and ")} ${notUtf8.length > 1 ? "are" : "is"} ${NOT_UTF8_NOTE}.`) : null;
   // Bounded: two long versions with every line changed took 92 s in the view (review 20).
   const parts = diffLines(shownText(from), shownText(to), { timeout: DIFF_TIMEOUT_MS });
   // Worded by the limit met, not the versions' likeness (review 245: two near-identical 1 MiB versions were "too different").
-  if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), h("p", { class: "note" }, `These versions are too large or too slow to compare here (more than ${DIFF_TIMEOUT_MS / 1000} s of work): compare smaller parts, or read each version.`));
+  if (!parts) return show(panel, h("h2", {}, `${a.key} → ${b.key}`), bytesNote, h("p", { class: "note" }, `These versions are too large or too slow to compare here (more than ${DIFF_TIMEOUT_MS / 1000} s of work): compare smaller parts, or read each version.`));
   // Each line as the document shows it, its bidirectional controls written out (review 157: "$1000" and "‮0001$‬" read
   // the same on either side of a change).
   let controls = 0;
@@ -197,7 +213,7 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
     const kept = text.length > 2 * CONTEXT + 1 ? [...text.slice(0, CONTEXT), `… ${text.length - 2 * CONTEXT} unchanged lines`, ...text.slice(-CONTEXT)] : text;
     return kept.map((line) => h("span", {}, `  ${shown(line)}`));
   });
-  show(panel, h("h2", {}, `${a.key} → ${b.key}`), controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
+  show(panel, h("h2", {}, `${a.key} → ${b.key}`), bytesNote, controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
 }
 
 function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: () => Promise<void>): void {

@@ -19,5 +19,8 @@ export function show(root: HTMLElement, ...children: Child[]): void {
 
 export const errorBox = (text: string) => h("p", { class: "error", role: "alert" }, text);
 
-/** "2026-11-28T01:02:03.000Z" -> "2026-11-28 01:02". */
-export const when = (iso: string) => iso.replace("T", " ").slice(0, 16);
+/** A time as the text answers show it: the bridge's on its machine's clock, as the answer gives it beside the UTC one
+ *  (`local`: "2026-11-30T13:52:57+05:30" -> "2026-11-30 13:52"), elsewhere UTC, said so ("2026-11-30T08:22:57.000Z"
+ *  -> "2026-11-30 08:22 UTC"); to the second where `seconds` (review 281: the bridge's read UTC, unlabelled). */
+export const when = (utc: string, local?: string, seconds = false) =>
+  `${(local ?? utc).replace("T", " ").slice(0, seconds ? 19 : 16)}${local === undefined ? " UTC" : ""}`;

@@ -4,12 +4,12 @@ import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { showDocument } from "./document.js";
 import { errorBox, h, show, when } from "./dom.js";
 
-interface Artifact { path: string; status?: string; version: number; updated_at: string; author: string; others?: string }
+interface Artifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
 interface ProjectMap {
   project: string;
   phases: Array<{ phase: string; workflows: Array<{ skill: string; title: string; required: boolean; done: boolean }>; artifacts: Artifact[] }>;
   other: Artifact[];
-  memlogs: Array<{ path: string; updated_at: string; entries: string[]; others?: string }>;
+  memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
   next?: { skill: string; title: string; phase: string };
   more: number;
   catalog_rows_left_out?: number;
@@ -31,7 +31,8 @@ function showMap(result: ToolResult): void {
     h("li", { class: "artifact", "data-path": a.path },
       h("button", { class: "open", click: () => void open(a.path) }, a.path),
       a.status ? h("span", { class: `status status-${a.status.replace(/[^a-z-]/gi, "")}` }, a.status) : null,
-      h("span", { class: "meta" }, ` v${a.version} · ${a.author} · ${when(a.updated_at)}${a.others ? ` · written by others, not you: ${a.others}` : ""}`));
+      // A project folder's file has no author (the bridge cannot know who wrote it).
+      h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others && `written by others, not you: ${a.others}`].filter(Boolean).join(" · ")}`));
   show(
     root,
     h("header", {}, h("h1", {}, `Project ${map.project}`),
@@ -45,7 +46,7 @@ function showMap(result: ToolResult): void {
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
     map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
-    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at)}${m.others ? ` · written by others, not you: ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
+    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · written by others, not you: ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }
 

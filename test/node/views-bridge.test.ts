@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import type { Browser, FrameLocator } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PY_DEPS } from "../fixtures/runtime/python-deps.js";
+import { NOT_UTF8_NOTE } from "../../src/core/workspace/file-text.js";
 import { install, PKG, ROOT, tempDir, toolText } from "./helpers.js";
 import { hostState, launch, shot, showView, viewOf } from "./views-helpers.js";
 
@@ -24,9 +25,9 @@ let hostHtml: string;
 let client: Client;
 const clients: Client[] = [];
 
-/** The bridge over stdio with the views toolset, as a client declaring `capabilities`. */
-async function bridge(capabilities: Record<string, unknown>): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [inject("bridge"), "--toolsets", "default,views"], cwd: tmp.dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, ".no-home") }, stderr: "pipe" });
+/** The bridge over stdio with the views toolset, as a client declaring `capabilities`, `env` added to its own. */
+async function bridge(capabilities: Record<string, unknown>, env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [inject("bridge"), "--toolsets", "default,views"], cwd: tmp.dir, env: { PATH: process.env.PATH!, HOME: join(tmp.dir, ".no-home"), ...env }, stderr: "pipe" });
   const c = new Client({ name: "views-bridge-test", version: "1.0.0" }, { capabilities });
   await c.connect(transport);
   clients.push(c);
@@ -133,7 +134,8 @@ describe("the views on the bridge", () => {
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, (name, args) => (calls.push([name, args]), call(name, args)));
     const rows = () => frame.locator(".versions li").evaluateAll((els) => els.map((e) => e.getAttribute("data-version")));
     await expect.poll(rows).toEqual(["current", `kept-${old}`]);
-    expect(await frame.locator(`.versions li[data-version="kept-${old}"]`).textContent()).toMatch(/^ kept copy · replaced \d{4}-\d\d-\d\d \d\d:\d\d Restore$/);
+    // Told from other copies by its place, size and time to the second (review 281: a hundred read alike).
+    expect(await frame.locator(`.versions li[data-version="kept-${old}"]`).textContent()).toMatch(new RegExp(`^ kept copy 1 of 1 · ${Buffer.byteLength(first)} bytes · replaced \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d Restore$`));
     await frame.locator(`.versions li[data-version="kept-${old}"] input[name="a"]`).check();
     await frame.locator("button.compare").click();
     await expect.poll(() => frame.locator(".diff del").allTextContents()).toEqual(["- first"]);
@@ -173,6 +175,55 @@ describe("the views on the bridge", () => {
     await expect.poll(() => readFileSync(join(tmp.dir, path), "utf8")).toBe(first);
     expect(calls).toContainEqual(["bmad-files", { project: basename(tmp.dir), path, if_version: 0, action: "restore", version: old }]);
     await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Del");
+    await page.close();
+  });
+
+  // Review 281: the view showed the bridge's times in UTC, unlabelled, 5½ hours from its header's local time.
+  it("shows times on the bridge's machine clock, as its text answers do, and keeps the structured times UTC", async () => {
+    const local = await bridge({ extensions: UI }, { TZ: "Asia/Kolkata" });
+    const localCall = (name: string, args: Record<string, unknown>) => local.callTool({ name, arguments: args });
+    /** A UTC time on Kolkata's clock (+05:30, no summer time), to the minute or the second. */
+    const kolkata = (utc: string, length = 16) => new Date(Date.parse(utc) + 330 * 60_000).toISOString().slice(0, length).replace("T", " ");
+    const path = "docs/clock.md";
+    const [first, second] = ["# Clock\n", "---\nowner: Ada\u200b\n---\n# Clock\n\nlater\n"];
+    for (const content of [first, second]) expect((await localCall("bmad-files", { action: "write", path, content })).isError).toBeFalsy();
+    const result = await localCall("bmad-doc", { path });
+    const doc = result.structuredContent as { updated_at: string; kept: Array<{ at: string }> };
+    expect([doc.updated_at, doc.kept[0]!.at]).toEqual([expect.stringMatching(/Z$/), expect.stringMatching(/Z$/)]);
+    expect(toolText(result).split("\n")[0]).toContain(`, at ${kolkata(doc.updated_at, 19).replace(" ", "T")}+05:30; `);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(local, "bmad-doc")).html, result, localCall);
+    await expect.poll(() => frame.locator("header .meta").textContent()).toBe(`${Buffer.byteLength(second)} bytes · ${kolkata(doc.updated_at)}`);
+    expect(await frame.locator(".versions li").nth(1).textContent()).toBe(` kept copy 1 of 1 · ${Buffer.byteLength(first)} bytes · replaced ${kolkata(doc.kept[0]!.at, 19)} Restore`);
+    // A field's invisible characters written out, as the board's keys are.
+    expect(await frame.locator(".fields dd").textContent()).toBe("Ada⟦U+200B⟧");
+    await page.close();
+
+    // The map too, and a folder's file is said to have no author, not "undefined".
+    const map = await localCall("bmad-map", {});
+    const prd = (map.structuredContent as { phases: Array<{ artifacts: Array<{ path: string; version: number; updated_at: string }> }> }).phases.flatMap((p) => p.artifacts).find((a) => a.path === `${PLAN}/prd.md`)!;
+    const shown = await showView(browser, hostHtml, (await viewOf(local, "bmad-map")).html, map, localCall);
+    await expect.poll(() => shown.frame.locator(`.artifact[data-path="${PLAN}/prd.md"] .meta`).textContent()).toBe(` v${prd.version} · ${kolkata(prd.updated_at)}`);
+    await shown.page.close();
+  });
+
+  // Review 281: only bmad-files read said a file is not UTF-8; bmad-doc's header and its view did not.
+  it("says a file is not UTF-8 in bmad-doc's header, its view and a comparison with it", async () => {
+    const path = "docs/latin1-kept.md";
+    writeFileSync(join(tmp.dir, path), Buffer.from("# Caf\xe9\n", "latin1"));
+    const result = await call("bmad-doc", { path });
+    expect(toolText(result).split("\n")[0]).toContain(` bytes, ${NOT_UTF8_NOTE}, at `);
+    const latin = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
+    await expect.poll(() => latin.frame.locator("header .note").textContent()).toBe(`This file is ${NOT_UTF8_NOTE}.`);
+    await latin.page.close();
+    // Replaced (naming its version, as such a file is), it is a kept copy: compared with the file now, said to be so.
+    const version = (result.structuredContent as { version: number }).version;
+    expect((await call("bmad-files", { action: "write", path, content: "# Café\n", if_version: version })).isError).toBeFalsy();
+    const now = await call("bmad-doc", { path });
+    const kept = (now.structuredContent as { kept: Array<{ version: number }> }).kept[0]!.version;
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, now, call);
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".panel .note").textContent()).toBe(`kept-${kept} is ${NOT_UTF8_NOTE}.`);
+    expect(await frame.locator("header .note").count()).toBe(0);
     await page.close();
   });
 
@@ -555,6 +606,21 @@ describe("the views on the bridge", () => {
   });
 
   // Review 275: a move rewrote the user's Latin-1 comment with U+FFFD, where BMAD's sprint_status.py refuses the file.
+  // Review 281: a twin key holding a zero-width space read as the real story, on its card and in the board's text.
+  it("writes out a story key's invisible format characters, and moves the twin by that name", async () => {
+    await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  1-1-add-a\u200b-todo: backlog\n", async () => {
+      const result = await call("bmad-board", {});
+      expect(toolText(result)).toContain("epic-1 [in-progress]: 1-1-add-a-todo=ready-for-dev, 1-1-add-a⟦U+200B⟧-todo=backlog");
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
+      const twin = frame.locator('.card[data-story="1-1-add-a⟦U+200B⟧-todo"]');
+      await expect.poll(() => twin.locator("span").first().textContent()).toBe("1-1-add-a⟦U+200B⟧-todo");
+      await twin.locator("select").selectOption("in-progress");
+      await twin.locator("button").click();
+      await expect.poll(async () => toolText(await call("bmad-board", {}))).toContain("1-1-add-a-todo=ready-for-dev, 1-1-add-a⟦U+200B⟧-todo=in-progress");
+      await page.close();
+    });
+  });
+
   it("neither shows nor moves a sprint file that is not UTF-8, and leaves its bytes as they are", async () => {
     const latin1 = Buffer.from("# caf\xe9\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n", "latin1");
     await withSprint(latin1, async () => {

@@ -5,7 +5,7 @@ import { deref, getItem, isMap, isNone, setItem } from "./sprint-py.js";
 import { str, loadYaml, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import type { Result } from "../result.js";
-import { showControls } from "../lines.js";
+import { showName } from "../lines.js";
 
 export type MoveResult = Result<{ text: string; before: string }>;
 
@@ -34,11 +34,11 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   const dev = root && !isNone(root) && isMap(root) ? getItem(deref(root) as YMapNode, "development_status") : undefined;
   if (!dev || isNone(dev) || !isMap(dev)) return { ok: false, error: "sprint-status.yaml has no development_status mapping." };
   const map = deref(dev) as YMapNode;
-  // The board shows a key's controls written out (`⟦U+200E⟧`, review 91): that names the key too, when only one; and
+  // The board shows a key's controls and format characters written out (`⟦U+200E⟧`, `⟦U+200B⟧`: reviews 91, 281): that names the key too, when only one; and
   // one key written so literally is then no less a match (review 100: it won over the key the board showed).
-  const named = map.items.flatMap((item) => (item.key.tag === "str" && showControls(String(item.key.text)) === story ? [String(item.key.text)] : []));
+  const named = map.items.flatMap((item) => (item.key.tag === "str" && showName(String(item.key.text)) === story ? [String(item.key.text)] : []));
   if (!named.length && getItem(map, story) !== undefined) named.push(story);
-  const shown = showControls(story.slice(0, 100));
+  const shown = showName(story.slice(0, 100));
   if (named.length !== 1) return { ok: false, error: named.length ? `"${shown}" names ${named.length} stories in sprint-status.yaml's development_status: move one by editing the file.` : `No story "${shown}" in sprint-status.yaml's development_status.` };
   story = named[0]!;
   const current = getItem(map, story)!;

@@ -2,7 +2,7 @@
 // phase's workflows and the project's documents in their output folders (frontmatter status, last change, author),
 // the latest memlog entries, and the next required workflow with nothing written yet. Read through the caller's own
 // store, so it shows only what they may read.
-import { byAt, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
+import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
@@ -20,8 +20,9 @@ const FRONTMATTER_BYTES = 4096;
 const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 
-/** `others`: who other than the caller wrote lines of it, and which (othersNote): a collaborator's text is named. */
-export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; author?: string; others?: string }
+/** `others`: who other than the caller wrote lines of it, and which (othersNote): a collaborator's text is named.
+ *  `updated_at_local`: on the bridge, the time as its answers show it (withShownTime). */
+export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
 export interface ProjectMap {
@@ -29,7 +30,7 @@ export interface ProjectMap {
   phases: MapPhase[];
   /** Documents in those folders that no workflow's outputs name. */
   other: MapArtifact[];
-  memlogs: Array<{ path: string; updated_at: string; entries: string[]; others?: string }>;
+  memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
   next?: { skill: string; title: string; phase: string };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
@@ -117,7 +118,7 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
 async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {
   return (await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES })).map((f) => {
     const status = frontmatterStatus(f.data);
-    return { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) };
+    return withShownTime(files, { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
   });
 }
 
@@ -126,7 +127,7 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
   return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => ({ path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => asOneLine(l.slice(2, 400))), ...byOthers(f) }));
+    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => asOneLine(l.slice(2, 400))), ...byOthers(f) }, "updated_at"));
 }
 
 /** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */

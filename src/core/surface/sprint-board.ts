@@ -10,7 +10,7 @@ import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
-import { showControls } from "../lines.js";
+import { showName } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
 import { formatStamp } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
@@ -97,9 +97,10 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   for (const [written, value] of Object.entries(dev as Record<string, unknown>)) {
     // Each is shown inside a line of the board's text, its controls written out: one would start a line (review 78: a
     // quoted key made a line of a forged epic) or show it in another order, and a story left off went unsaid where
-    // BMAD's scripts count it (review 91: `1-2-send-all-data-to-vendor\u200e`). A move names it so (moveStoryText).
-    const key = showControls(written);
-    const status = showControls(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
+    // BMAD's scripts count it (review 91: `1-2-send-all-data-to-vendor\u200e`); invisible ones too, or a twin card
+    // reads as the real one (review 281: `1-1-add-a\u200b-todo`). A move names it so (moveStoryText).
+    const key = showName(written);
+    const status = showName(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
     const story = STORY.exec(key);

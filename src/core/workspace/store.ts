@@ -64,6 +64,14 @@ export const byAt = (author: string | undefined, at: string): string => (author 
 /** A stored time as `files` shows it: the bridge's on the machine's clock, elsewhere as stored (UTC). */
 export const shownAt = (files: Pick<WorkspaceFiles, "showTime">, at: string): string => files.showTime?.(at) ?? at;
 
+/** `row`, and where `files` shows times otherwise (the bridge: its machine's clock) its `field` so shown, as
+ *  `<field>_local`: a view shows a time as the text answer does (review 281: the bridge's view read UTC, unlabelled,
+ *  5½ hours from the header's local time). `field` itself stays UTC: programs read it. */
+export function withShownTime<T extends object>(files: Pick<WorkspaceFiles, "showTime">, row: T, field: keyof T & string): T {
+  const shown = files.showTime?.(String(row[field]));
+  return shown === undefined ? row : { ...row, [`${field}_local`]: shown };
+}
+
 /** How many versions of `path` older than `version` a workspace keeps, counted up to `page`; undefined past a page
  *  (or where the history cannot be read). Counted, never read off the numbers: rows dropped whole under the history
  *  cap leave gaps (reviews 253 and 255: "60 older" said of 14 kept). */

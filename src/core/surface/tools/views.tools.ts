@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import { byAt, earlierThan, olderKept, shownAt, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
+import { byAt, earlierThan, olderKept, shownAt, withShownTime, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -21,6 +21,7 @@ import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
+import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
 
 const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
 /** Versions the document view lists, newest first. */
@@ -101,7 +102,9 @@ export const bmadDocTool = defineTool({
     }
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
-    const base = { ...meta, project: found.name, access: found.access };
+    const base = withShownTime(found.files, { ...meta, project: found.name, access: found.access }, "updated_at");
+    // Said in the header as bmad-files read says it (review 281: only the structured answer said so).
+    const notUtf8 = meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : "";
     if (history?.ok) {
       const versions = history.value.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v));
       const last = versions[versions.length - 1]?.version;
@@ -116,7 +119,7 @@ export const bmadDocTool = defineTool({
       const newest = paged.version === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}${notUtf8}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
     // The folder's history: the copies the bridge kept, and the user's git, read-only, where there is one.
     const kept = await keptCopies(found.files, path);
@@ -126,7 +129,7 @@ export const bmadDocTool = defineTool({
     const log = git && runtime?.ok ? await gitLog(git, runtime.runtime.fsRoot, path, paged.commit) : undefined;
     // A commit that names no page is the caller's mistake, not a file without history.
     if (paged.commit !== undefined && log?.ok === false) return fail(log.error);
-    const commits = log?.ok ? log.commits : undefined;
+    const commits = log?.ok ? log.commits.map((c) => withShownTime(found.files, c, "at")) : undefined;
     // The next page starts past the last commit listed (review 245: "50 commits in git" was said of 120).
     const last = commits?.[commits.length - 1]?.commit;
     const paging = log?.ok && log.older && last ? { older: log.older, next: last } : {};
@@ -141,7 +144,9 @@ export const bmadDocTool = defineTool({
         ? "it is not UTF-8 text, and its text here is not its bytes"
         : text !== shown.text ? "its text here leaves out secret-looking entries" : undefined;
       const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
-      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...bridged, commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
+      // Whether the version's text is UTF-8, not the file's now.
+      const { not_utf8: _now, ...atCommit } = bridged;
+      return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...atCommit, ...(shown.utf8 ? {} : { not_utf8: true }), commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
     }
     // Where the bridge would not read the folder's git, the answer says why.
     const refused = log?.ok === false ? log.error : undefined;
@@ -153,7 +158,7 @@ export const bmadDocTool = defineTool({
     const inGit = log?.ok ? `${commitRange(log)} in git${more}` : copies ? refused && `no git: ${refused}` : `current version only${refused ? `: ${refused}` : ""}`;
     // A kept copy read (`version`) is said to be one, as a workspace's earlier version is.
     const which = version !== undefined && version !== kept.current ? `a kept copy${earlierThan(version, kept.current)}, ` : "";
-    return { ok: true, header: `[${path}, ${which}${meta.size} bytes, at ${shownAt(found.files, meta.updated_at)}; ${[inGit, copies].filter(Boolean).join("; ")}]`, text, structured };
+    return { ok: true, header: `[${path}, ${which}${meta.size} bytes${notUtf8}, at ${shownAt(found.files, meta.updated_at)}; ${[inGit, copies].filter(Boolean).join("; ")}]`, text, structured };
   },
 });
 
@@ -165,7 +170,7 @@ async function keptCopies(files: WorkspaceFiles, path: string) {
   const rows = history.ok ? history.value : [];
   const exists = now.ok && now.value === "file";
   const copies = exists ? rows.slice(1) : rows;
-  return { copies: copies.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v)), more: copies.length > VIEW_VERSIONS, current: exists ? (rows[0]?.version ?? 0) : 0 };
+  return { copies: copies.slice(0, VIEW_VERSIONS).map((v) => withShownTime(files, servedVersion(path, v), "at")), more: copies.length > VIEW_VERSIONS, current: exists ? (rows[0]?.version ?? 0) : 0 };
 }
 
 /** A file no longer in the project folder, as the copies the bridge kept of it, which a restore brings back with
@@ -176,7 +181,7 @@ async function deletedFile(found: { files: WorkspaceFiles; name: string; access:
   if (!newest || kept.current !== 0) return undefined;
   const count = kept.more ? `more than ${VIEW_VERSIONS}` : String(kept.copies.length);
   const header = `[${path}, deleted: not in the project now; ${count} kept ${count === "1" ? "copy" : "copies"} of it (a week; bmad-files restore with "if_version": 0 brings one back)]`;
-  const structured = { path, project: found.name, access: found.access, version: 0, size: 0, updated_at: newest.at, deleted: true, current_version: 0, history: "kept", kept: kept.copies, ...(kept.more ? { kept_more: true } : {}) };
+  const structured = { ...withShownTime(found.files, { updated_at: newest.at }, "updated_at"), path, project: found.name, access: found.access, version: 0, size: 0, deleted: true, current_version: 0, history: "kept", kept: kept.copies, ...(kept.more ? { kept_more: true } : {}) };
   return { ok: true, header, text: "", structured };
 }
 
