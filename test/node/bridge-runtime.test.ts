@@ -367,7 +367,13 @@ describe("bmad-run", () => {
       `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`${line}\` and paste its output. (run_completion_contract runs the project's checks once the user has created _bmad/_config/custom/cc-verify.sh (a script that exits 0 when the work is complete; no tool writes one) and started the bridge with --allow-project-scripts (in the MCP client's config).)`;
     // A module by its name, and a script of the project's own, as `npm test` (review 161: "-m" sent the model to retry).
     for (const line of ["npm test", "python -m pytest", "python3 -m unittest discover", "uv run python -m pytest"]) expect((await bmadRun(client, line)).text, line).toBe(code(line));
+    // The project's own script where it is there; one that is nowhere, or inside .git/, is offered to no one (review 286).
+    expect((await bmadRun(client, "python3 manage.py test")).text).toMatch(/^No script .*\/manage\.py: it is neither one of BMAD's nor a file of the project\./);
+    writeFileSync(join(sharedProject().dir, "manage.py"), "print('django')\n");
     expect((await bmadRun(client, "python3 manage.py test")).text).toMatch(/^Recognised the script .*\/manage\.py, which is none of BMAD's \(.*\): bmad-run runs BMAD's Python scripts, not the project's code\. Ask the user to run `python3 manage\.py test` and paste its output\. \(run_completion_contract/);
+    mkdirSync(join(sharedProject().dir, ".git/hooks"), { recursive: true });
+    writeFileSync(join(sharedProject().dir, ".git/hooks/planted.py"), "print('x')\n");
+    expect((await bmadRun(client, "python3 .git/hooks/planted.py")).text).toMatch(/planted\.py is inside \.git\/, tools' machinery rather than the project's code: nothing there is run or offered to run\./);
     expect((await bmadRun(client, "uv run --with git {project-root}/_bmad/scripts/memlog.py --help")).text).toMatch(/^uv option "--with" is not supported/);
     expect((await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {doc_workspace}")).text).toMatch(/Fill in \{doc_workspace\} first/);
     // Everything a line leaves to fill, named in one refusal.

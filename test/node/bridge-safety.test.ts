@@ -473,6 +473,28 @@ describe("data files, served as configs where they hold secrets", () => {
   });
 });
 
+describe("configs and data files in UTF-16", () => {
+  it("serves none whole, and changes none, as no rule can judge its secrets (review 286: PowerShell's > writes UTF-16)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    mkdirSync(join(dir, "u16"), { recursive: true });
+    const utf16 = (text: string, bom: boolean) => Buffer.concat([Buffer.from(bom ? [0xff, 0xfe] : []), Buffer.from(text, "utf16le")]);
+    const secret = "password: Hunter2SuperSecretPw\napi_key: sk-live-abcdefghijklmnop\n";
+    for (const [path, bom] of [["u16/with-bom.yaml", true], ["u16/no-bom.yaml", false], ["u16/keys.json", false]] as const) {
+      writeFileSync(join(dir, path), utf16(path.endsWith(".json") ? '{"token": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}' : secret, bom));
+      const before = readFileSync(join(dir, path));
+      const read = await client.callTool({ name: "bmad-files", arguments: { action: "read", path } });
+      expect(text(read), path).toContain(`${path} is not served: it is not UTF-8 text (UTF-16?)`);
+      expect(JSON.stringify(read).replace(/\\u0000/g, ""), path).not.toMatch(/Hunter2|sk-live|ghp_/);
+      const version = (read.structuredContent as { version: number }).version;
+      for (const args of [{ action: "delete", path }, { action: "write", path, content: "x: 1\n", if_version: version }, { action: "append", path, content: "x: 1\n", if_version: version }]) {
+        expect((await files(client, args)).isError, JSON.stringify(args)).toBe(true);
+      }
+      expect(readFileSync(join(dir, path)).equals(before), path).toBe(true);
+    }
+  });
+});
+
 describe("odd files: a listing goes on, and every refusal names the file, what it is and the fix (review 222)", () => {
   it("counts what a listing leaves out, and says a hard link, a link out and a file gone in their own words", async () => {
     const { dir } = sharedProject();

@@ -605,6 +605,7 @@ const givesSecret = (value: unknown) => isSecretValue(value) || (typeof value ==
  *  text that does not parse and holds no such value (the model's own broken YAML is its to fix): a write's answer
  *  never depends on what it was not shown. */
 export function holdsSecrets(path: string, text: string): boolean {
+  if (unjudged(text)) return true;
   if (isSettingsFile(path)) return settingsWithoutSecrets(path, text) !== text;
   // XML and CSV by their elements and columns (review 54: Maven's settings.xml, a passwords.csv went).
   if (/\.xml$/i.test(path)) return xmlHoldsSecrets(text);
@@ -742,8 +743,12 @@ export function servedAsConfig(path: string, text: string): boolean {
   // text: judged by its keys' names, package.json lost `jsonwebtoken` and `cookie-parser`, an OpenAPI spec its `Token`
   // schema, an i18n file its "Password" label (review 259).
   // XML and CSV by their elements and columns (holdsSecrets), as push judges them.
-  return isConfigShaped(path) || (DATA_FILE.test(path) && (/\.(xml|csv)$/i.test(path) ? holdsSecrets(path, text) : holdsShapedSecret(text)));
+  return isConfigShaped(path) || (DATA_FILE.test(path) && (unjudged(text) || (/\.(xml|csv)$/i.test(path) ? holdsSecrets(path, text) : holdsShapedSecret(text))));
 }
+
+/** Text no rule here can judge for secrets: NULs between its characters, as UTF-16 and UTF-32 read as UTF-8 hold them
+ *  (review 286: PowerShell's `>` wrote a config `p\0a\0s\0s\0…`, served whole, its keys unseen by any parser). */
+const unjudged = (text: string) => text.includes("\u0000");
 
 /** Whether a file reached by one name (a link) is served by the same rule as by its own, so that nothing judged by the
  *  name asked misses what the file holds: a config by its own name alone, a data file by one of its format (review
@@ -958,6 +963,7 @@ export function isNotServedNotice(text: string): boolean {
  */
 export function sanitizeConfigText(path: string, text: string): string {
   if (!servedAsConfig(path, text)) return text;
+  if (unjudged(text)) return `# ${path} ${NOT_SERVED_NOTE} it is not UTF-8 text (UTF-16?), so secrets cannot be removed from it. The user reads it in the file itself, or saves it as UTF-8.\n`;
   if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
   // XML and CSV are judged by their elements and columns (holdsSecrets), and no parser here writes them out again.
   if (/\.(xml|csv)$/i.test(path)) return `# ${path} ${NOT_SERVED_NOTE} it holds secret-looking values, which cannot be removed from it here. The user reads it in the file itself.\n`;
@@ -1009,7 +1015,7 @@ export function configForScript(path: string, text: string, leaves?: (value: str
  *  why a script may not read it at all, and the fix: one too big to parse here is no broken file, and a syntax error
  *  the script found in the stand-in would send the user to fix a line that is fine (review 228). */
 export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string; unreadable?: string } {
-  if (!isConfigShaped(path)) {
+  if (!isConfigShaped(path) || unjudged(text)) {
     // A data file as every tool serves it: whole, or where it holds secrets without them (review 263: a member's
     // recon_kit.py run printed the token data/keys.json is served without).
     const served = sanitizeConfigText(path, text);

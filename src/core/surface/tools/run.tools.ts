@@ -27,7 +27,7 @@ import { defineTool } from "../tool.js";
 import { inAnotherProject, inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
-import { PROJECTS_PREFIX, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
+import { machineryName, PROJECTS_PREFIX, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
 import { nearPaths } from "../near-paths.js";
 import { suggestion } from "../../catalog/closest.js";
 
@@ -311,7 +311,13 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (result.refused) return fail(fromFsText(runtime, result.refused));
     return runAnswer(runtime, name, result, true);
   }
-  // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is.
+  // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is: one that is there, and
+  // not inside tools' machinery (review 286: a file planted in .git/hooks, and one that is nowhere, were "recognised",
+  // the user asked to run them).
+  const machinery = fsScript.startsWith(`${runtime.fsRoot}/`) ? fsScript.slice(runtime.fsRoot.length + 1).split("/").map(machineryName).find(Boolean) : undefined;
+  if (machinery) return fail(`${fromFsText(runtime, fsScript).slice(0, 300)} is inside ${machinery}/, tools' machinery rather than the project's code: nothing there is run or offered to run.`);
+  const nowhere = await scriptNotFound(runtime, fsScript);
+  if (nowhere) return fail(nowhere);
   return fail(
     `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${deps.project !== undefined ? await codeAnswer(line, runtime) : otherProgramAnswer("code", false)}`,
   );
