@@ -1,14 +1,15 @@
 // Revocation takes effect on the next request: a revoked grant, a replayed authorization code and a replayed
 // refresh token end every token of the sign-in at once, although this isolate caches validated tokens.
-// Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back,
-// and so does one sent twice at once. A refresh never widens the grant's scopes; failures say why and what to do.
+// Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back, but
+// the same client's second use within the reuse window (two at once, a retry) is only refused. A refresh never widens
+// the grant's scopes; failures say why and what to do.
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
-import { MAX_CLAIMS_PER_GRANT } from "../../src/worker/owner-do.js";
+import { MAX_CLAIMS_PER_GRANT, REFRESH_REUSE_WINDOW_MS } from "../../src/worker/owner-do.js";
 
 const TOOLS_LIST = {
   method: "POST",
@@ -23,6 +24,23 @@ function claimsOf(token: string, only: "user" | "grant" = "user"): Promise<numbe
   return runInDurableObject(owner, (_, state) => (only === "user"
     ? state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM refresh_claims")
     : state.storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM refresh_claims WHERE grant_id = ?", grantId)).one().n);
+}
+
+/** The provider's id of a refresh token, its SHA-256, which its claim is kept under. */
+async function tokenHash(token: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The Durable Object that claims the refresh tokens of the user `token` names. */
+const ownerOf = (token: string) => env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(token.split(":")[0]!));
+
+/** Moves a refresh token's claim back past the reuse window, as if its first use were older. */
+async function pastReuseWindow(token: string): Promise<void> {
+  const hash = await tokenHash(token);
+  await runInDurableObject(ownerOf(token), (_, state) => {
+    state.storage.sql.exec("UPDATE refresh_claims SET claimed_at = claimed_at - ? WHERE token_hash = ?", REFRESH_REUSE_WINDOW_MS, hash);
+  });
 }
 
 /** The status /mcp answers tools/list with for this token. */
@@ -89,12 +107,13 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     }
   });
 
-  it("revokes the sign-in when the refresh token it just replaced comes back", async () => {
+  it("revokes the sign-in when the refresh token it just replaced comes back after the reuse window", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
     const rotated = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(rotated.status).toBe(200);
     expect(await mcpStatus(rotated.json.access_token)).toBe(200);
+    await pastReuseWindow(tokens.refresh_token!);
     const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
     // Thief and client both lose the sign-in: the newest refresh token and its access token are dead too.
@@ -110,6 +129,7 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     const third = await refresh(workerFetch, ORIGIN, tokens.client_id, second.json.refresh_token);
     expect(third.status).toBe(200);
     expect(await mcpStatus(third.json.access_token)).toBe(200);
+    await pastReuseWindow(tokens.refresh_token!);
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)).status).toBe(400);
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, third.json.refresh_token)).status).toBe(400);
     expect(await mcpStatus(third.json.access_token)).toBe(401);
@@ -127,7 +147,8 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
       [previous, current] = [current, next.json.refresh_token];
     }
     expect(await claimsOf(current)).toBeLessThanOrEqual(MAX_CLAIMS_PER_GRANT);
-    // The one just replaced comes back: a reuse, as ever, and the sign-in ends.
+    // The one just replaced comes back after the reuse window: a reuse, as ever, and the sign-in ends.
+    await pastReuseWindow(previous);
     const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, previous);
     expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
     // Another sign-in of the user, which its client signs out of: its claims go with it.
@@ -139,21 +160,40 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect(await claimsOf(current)).toBe(before - 1);
   });
 
-  it("lets one of three refreshes sent at once with the same token go ahead, and ends the sign-in (review 230)", async () => {
+  it("lets one of three refreshes sent at once with the same token go ahead, refuses the others, and keeps the sign-in (reviews 230, 285)", async () => {
     await seed();
     for (let round = 0; round < 3; round++) {
       const tokens = await signIn(workerFetch, ORIGIN);
       const answers = await Promise.all([0, 1, 2].map(() => refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)));
-      expect(answers.filter((a) => a.status === 200).length).toBeLessThanOrEqual(1);
-      const reuses = answers.filter((a) => a.status === 400 && a.json.error === "invalid_grant" && /used twice.*Sign in again/.test(a.json.error_description));
-      expect(reuses.length).toBeGreaterThanOrEqual(2);
-      // Whichever exchange went ahead, its tokens are dead with the sign-in.
-      for (const answer of answers.filter((a) => a.status === 200)) {
-        expect((await refresh(workerFetch, ORIGIN, tokens.client_id, answer.json.refresh_token)).status).toBe(400);
-        expect(await mcpStatus(answer.json.access_token)).toBe(401);
-      }
-      expect(await mcpStatus(tokens.access_token)).toBe(401);
+      const exchanged = answers.filter((a) => a.status === 200);
+      expect(exchanged.length).toBe(1);
+      const refused = answers.filter((a) => a.status === 400 && a.json.error === "invalid_grant" && /already used a moment ago.*use the tokens that answer gave.*not ended/.test(a.json.error_description));
+      expect(refused.length).toBe(2);
+      // The exchange that went ahead stands: its tokens work and refresh on.
+      const [winner] = exchanged;
+      expect(await mcpStatus(winner!.json.access_token)).toBe(200);
+      expect((await refresh(workerFetch, ORIGIN, tokens.client_id, winner!.json.refresh_token)).status).toBe(200);
     }
+  });
+
+  it("refuses the same client's retry of a refresh within the reuse window without ending the sign-in, and ends it for another client's use (review 285)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    // The first answer, which the client lost: it exchanged the token.
+    const lost = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(lost.status).toBe(200);
+    const retry = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(retry).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/already used a moment ago.*if it was lost, sign in again/) } });
+    expect(await mcpStatus(lost.json.access_token)).toBe(200);
+    // Another client with the same token within the window: theft, and the sign-in ends.
+    const other = await register(workerFetch, ORIGIN);
+    const stolen = await refresh(workerFetch, ORIGIN, other.client_id, tokens.refresh_token!);
+    expect(stolen).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
+    expect(await mcpStatus(lost.json.access_token)).toBe(401);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, lost.json.refresh_token)).status).toBe(400);
+    // The client's next retry, still within the window, is told the sign-in ended, not that it lives.
+    const late = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(late).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
   });
 
   it("ends the sign-in when a refresh token rotated before claims were kept comes back (review 233)", async () => {
@@ -162,10 +202,7 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     const second = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(second.status).toBe(200);
     // As a token exchanged before this server kept claims: the grant's previous one, with no claim.
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(tokens.refresh_token!)));
-    const hash = [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
-    const owner = env.OWNER_SESSIONS.get(env.OWNER_SESSIONS.idFromName(tokens.refresh_token!.split(":")[0]!));
-    await owner.settleRefresh(hash, false);
+    await ownerOf(tokens.refresh_token!).settleRefresh(await tokenHash(tokens.refresh_token!), false);
     const replay = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
     expect(await mcpStatus(second.json.access_token)).toBe(401);

@@ -5,7 +5,9 @@
 //   The provider alone accepts the previous refresh token again and forgets older ones, so a thief and the client
 //   could take turns. Each token is claimed before it is forwarded, in one step of the Durable Object of the user it
 //   names, and the claim is kept for the token's life (a grant's newest MAX_CLAIMS_PER_GRANT; a revoked sign-in's go
-//   with it): a mark in KV read before and written after the exchange let refreshes sent at once all through (review 230);
+//   with it): a mark in KV read before and written after the exchange let refreshes sent at once all through (review 230).
+//   Except: the same client sending it again within REFRESH_REUSE_WINDOW_MS of its first use (two tabs at once, a retry
+//   after a lost answer) is refused and the sign-in kept, the first exchange's answer standing (review 285);
 // - a refresh asking for a scope the grant lacks is refused (RFC 6749 §6), not narrowed: see scopesBeyondGrant;
 // - revoking an access token ends its whole sign-in, as revoking the refresh token does (RFC 7009 §2.1 leaves that to
 //   the server): the provider alone deletes that one token, and a client that signs out so left its refresh token
@@ -18,6 +20,7 @@ import { sha256Hex } from "../../core/workspace/installer-manifests.js";
 import { readCappedForm } from "../read-capped.js";
 import { checkClientId } from "./public-host.js";
 import { forgetGrant, grantOf, tokenTooLong } from "./token-cache.js";
+import { REFRESH_REUSE_WINDOW_MS } from "../owner-do.js";
 
 /** The grant lifetime the provider is given (refreshTokenTTL): a refresh token's claim never needs to outlive it. */
 export const REFRESH_TOKEN_TTL_S = 30 * 24 * 3600;
@@ -78,7 +81,7 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
   let response: Response;
   if (presented && presentedGrant) {
     const asked = (field("scope") ?? "").split(" ").filter(Boolean);
-    response = await refreshOnce(request, presented, presentedGrant, deps, () => askedScopes.run(asked, next));
+    response = await refreshOnce(request, presented, presentedGrant, oneClientId(clientIds(request, field)), deps, () => askedScopes.run(asked, next));
   } else {
     // A revocation (a token, no grant_type): read before the provider deletes it, whose sign-in the token is.
     const revoking = field("grant_type") === undefined ? field("token") : undefined;
@@ -127,23 +130,27 @@ export async function dropRefreshClaims(env: Env, userId: string, grantId: strin
 }
 
 /** Forwards a refresh only once its token is claimed, so exactly one exchange of a token goes ahead; any other use of
- *  it, at once or later, ends the sign-in. */
-async function refreshOnce(request: Request, token: string, grant: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
+ *  it ends the sign-in, but the same client's within REFRESH_REUSE_WINDOW_MS of the first, which is only refused.
+ *  `clientId`: the client the request names, or "" (none, or several that differ). */
+async function refreshOnce(request: Request, token: string, grant: string, clientId: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
   const [userId, grantId] = grant.split(":") as [string, string];
   const claims = refreshClaims(deps.env, userId);
   // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
   const held = await heldGrant(deps.env, grant);
   const issued = held?.refreshTokenId === tokenHash ? "current" : held?.previousRefreshTokenId === tokenHash ? "previous" : undefined;
-  let claim: "first" | "reused" | "unknown";
+  let claim: "first" | "retried" | "reused" | "unknown";
   try {
-    claim = await claims.claimRefresh(tokenHash, grantId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
+    claim = await claims.claimRefresh(tokenHash, grantId, clientId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
   } catch {
     return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
   }
   const reused = () => oauthError(request, 400, "invalid_grant", "This refresh token was used twice (refreshed twice at once, or a copy of it is in other hands), so the sign-in it belongs to was ended. Sign in again.");
   // A token the provider never issued: it answers that itself.
   if (claim === "unknown") return next();
+  if (claim === "retried") {
+    return oauthError(request, 400, "invalid_grant", `This refresh token was already used a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s, by this client: two refreshes at once, or a retry): use the tokens that answer gave. The sign-in was not ended. If that answer failed, send this refresh token again; only if it was lost, sign in again.`);
+  }
   if (claim === "reused") {
     await deps.revokeGrant(userId, grantId);
     return reused();
@@ -162,6 +169,9 @@ async function refreshOnce(request: Request, token: string, grant: string, deps:
   await deps.revokeGrant(userId, grantId);
   return reused();
 }
+
+/** The one client `ids` name, or "" where they name none or differ. */
+const oneClientId = (ids: string[]): string => (ids.length > 0 && ids.every((id) => id === ids[0]) ? ids[0]! : "");
 
 /** Every place the provider may read a client_id from: the form, HTTP Basic, or a client assertion's iss. */
 function clientIds(request: Request, field: (name: string) => string | undefined): string[] {
