@@ -10,7 +10,7 @@ import { authPages } from "./auth/pages.js";
 import { connectionsPages } from "./auth/connections.js";
 import type { Env } from "./env.js";
 import { canonicalOrigin } from "./origin.js";
-import { registration } from "./auth/registration.js";
+import { registration, REGISTRATION_TTL_DAYS } from "./auth/registration.js";
 import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
 import { explainProviderError, invalidToken } from "./auth/oauth-error.js";
 import { REFRESH_TOKEN_TTL_S, scopesBeyondGrant, tokenEndpoint } from "./auth/token-endpoint.js";
@@ -46,6 +46,7 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
     authorizeEndpoint: "/authorize",
     tokenEndpoint: "/oauth/token",
     clientRegistrationEndpoint: "/oauth/register",
+    clientRegistrationTTL: REGISTRATION_TTL_DAYS * 24 * 3600,
     clientIdMetadataDocumentEnabled: true,
     // RFC 8252's app schemes (Cursor's cursor://): PKCE binds the code to the app that asked, as on loopback.
     allowPrivateUseRedirectUris: true,

@@ -3,6 +3,7 @@
 // at the authorization endpoint and at the token endpoint, in every spelling the URL parser accepts.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { nonPublicHostReason } from "../../src/worker/auth/public-host.js";
+import { authorize, DEFAULT_REDIRECT_URI, exchange, pkce, refresh } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
 
 const HOSTILE = [
@@ -77,6 +78,47 @@ describe("a client_id naming a metadata document on a non-public host", { timeou
       expect(await twice.json()).toMatchObject({ error: "invalid_request", error_description: "The parameter client_id is given more than once; give each once." });
     }
     expect(fetched().filter((url) => !url.startsWith(ORIGIN))).toEqual([]);
+  });
+});
+
+// Review 285: a refresh while the document's host answered 502 got 401 invalid_client "Client not found", which makes
+// most clients drop the sign-in: a short outage of claude.ai's would disconnect every connector.
+describe("a client whose metadata document's host is down", { timeout: 60_000 }, () => {
+  const METADATA = "https://app.example.com/oauth/client-metadata.json";
+  const DOCUMENT = { client_id: METADATA, client_name: "Metadata app", redirect_uris: [DEFAULT_REDIRECT_URI], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+  const WHY = `This app's client metadata document ${METADATA} could not be read (Failed to fetch client metadata: HTTP 502). Its host may be down for a moment: try again in a minute.`;
+
+  it("is told to try again later, naming the document and the failure, at the token endpoint and on the consent page; its sign-in outlives the outage", async () => {
+    let down = false;
+    const outside = globalThis.fetch;
+    // The outside network: the document's host, up or answering 502.
+    vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      if (new Request(input).url !== METADATA) return outside(input, init);
+      return Promise.resolve(down ? new Response("bad gateway", { status: 502 }) : Response.json(DOCUMENT, { headers: { "cache-control": "no-store" } }));
+    });
+    const { verifier } = await pkce();
+    const signedIn = await authorize(workerFetch, ORIGIN, { clientId: METADATA, verifier });
+    if (!signedIn.ok) throw new Error(JSON.stringify(signedIn));
+    const tokens = await exchange(workerFetch, ORIGIN, { grant_type: "authorization_code", code: signedIn.code, redirect_uri: DEFAULT_REDIRECT_URI, client_id: METADATA, code_verifier: verifier, resource: `${ORIGIN}/mcp` });
+    expect(tokens.status).toBe(200);
+
+    down = true;
+    const during = await workerFetch(`${ORIGIN}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.json.refresh_token, client_id: METADATA }),
+    });
+    expect(during.status).toBe(503);
+    expect(during.headers.get("retry-after")).toBe("60");
+    expect(during.headers.get("www-authenticate")).toBeNull();
+    expect(await during.json()).toEqual({ error: "temporarily_unavailable", error_description: `${WHY} If this goes on, the app's makers must fix the document. Nothing was used up: send the same request again.` });
+    const consent = await workerFetch(authorizeUrl(METADATA));
+    expect(consent.status).toBe(503);
+    expect(consent.headers.get("retry-after")).toBe("60");
+    expect(await consent.text()).toContain(WHY.replaceAll("'", "&#39;"));
+
+    down = false;
+    expect((await refresh(workerFetch, ORIGIN, METADATA, tokens.json.refresh_token)).status).toBe(200);
   });
 });
 

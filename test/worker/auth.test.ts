@@ -1,6 +1,7 @@
 // Sign-in in local mode (loopback host, no identity provider): discovery, registration, consent, tokens,
 // refresh, revocation, scopes, and each way a request can be wrong.
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, signIn, tickedScopes, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
@@ -16,6 +17,15 @@ const RPC = (method: string, params: Record<string, unknown> = {}) => ({
 
 async function toolsList(token?: string, url = `${ORIGIN}/mcp`): Promise<Response> {
   return (token ? withBearer(workerFetch, token) : workerFetch)(url, RPC("tools/list"));
+}
+
+/** A client registered, before registration refused it (review 285), with `redirectUri` alone: its stored record
+ *  given that redirect_uri, as an older server kept it. */
+async function registeredBefore(redirectUri: string): Promise<{ client_id: string }> {
+  const { client_id } = await register(workerFetch, ORIGIN, { redirect_uris: ["https://app.example/cb"] });
+  const record = await env.OAUTH_KV.get<Record<string, unknown>>(`client:${client_id}`, "json");
+  await env.OAUTH_KV.put(`client:${client_id}`, JSON.stringify({ ...record, redirectUris: [redirectUri] }));
+  return { client_id };
 }
 
 describe("discovery", { timeout: 60_000 }, () => {
@@ -68,11 +78,18 @@ describe("discovery", { timeout: 60_000 }, () => {
     expect(opens).toMatch(/<meta http-equiv="refresh" content="0;url=cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?error=access_denied&#38;state=s&#38;iss=/);
     for (const unsafe of ["javascript:alert(1)", "data:text/html,x", "file:///etc/passwd"]) expect((await register(workerFetch, ORIGIN, { redirect_uris: [unsafe] })).status).toBe(400);
     // Review 206: schemes the browser or the system opens (a website, a page) were called an app on the computer.
+    // Review 285: such a registration was taken, and every sign-in then refused; one with no other is refused now, with
+    // the same words, and the sign-in still refuses such a redirect_uri.
     for (const web of ["x-safari-https://evil.example/cb", "googlechrome://evil.example/cb", "web+foo://evil.example/cb", "intent://evil.example/cb", "ftp://evil.example/cb", "about:blank", "view-source:https://evil.example/"]) {
-      const client = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
+      const registering = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
+      expect(registering.status, web).toBe(400);
+      // Beside a usable one it is taken: the sign-in with that one works.
+      expect((await register(workerFetch, ORIGIN, { redirect_uris: ["https://app.example/cb", web] })).status, web).toBe(201);
+      expect(registering.json).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining(`redirect_uris: This app's redirect_uri, a ${new URL(web).protocol} address, is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme`) });
+      const client = await registeredBefore(web);
       const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ response_type: "code", client_id: client.client_id, redirect_uri: web, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" })}`);
       expect(refused.status, web).toBe(400);
-      expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme");
+      expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app&#39;s own scheme");
     }
     const reverse = await register(workerFetch, ORIGIN, { redirect_uris: ["com.example.planner:/oauth"] });
     expect((await authorize(workerFetch, ORIGIN, { clientId: reverse.client_id, redirectUri: "com.example.planner:/oauth" })).ok).toBe(true);
@@ -89,13 +106,13 @@ describe("discovery", { timeout: 60_000 }, () => {
     expect(await wrong.text()).toMatch(/<meta http-equiv="refresh" content="0;url=cursor:\/\/anysphere\.cursor-mcp\/oauth\/callback\?error=unsupported_response_type/);
     const deepLink = "cursor://anysphere.cursor-deeplink/mcp/install?name=x&config=eyJ1cmwiOiJodHRwczovL2V2aWwuZXhhbXBsZSJ9";
     for (const web of [deepLink, "cursor://anysphere.cursor-mcp/oauth/other", "x-safari-https://evil.example/", "web+foo://evil.example/"]) {
-      const client = await register(workerFetch, ORIGIN, { redirect_uris: [web] });
+      const client = await registeredBefore(web);
       const good = { response_type: "code", client_id: client.client_id, redirect_uri: web, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" };
       for (const bad of [{}, { response_type: "token" }, { resource: "https://other.example/mcp" }, { code_challenge_method: "plain" }] as Record<string, string>[]) {
         const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ ...good, ...bad })}`);
         expect(refused.status, `${web} ${JSON.stringify(bad)}`).toBe(400);
         expect(refused.headers.get("location")).toBeNull();
-        expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme");
+        expect(await refused.text()).toContain("is not one this server sends access to: it sends it to https, http on a loopback address, or an app&#39;s own scheme");
       }
     }
   });
@@ -294,6 +311,25 @@ describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
     const outcome = await authorize(workerFetch, ORIGIN, { clientId: client.client_id, redirectUri: "https://attacker.example/cb" });
     expect(outcome).toMatchObject({ ok: false, status: 400 });
     expect(outcome).not.toHaveProperty("location");
+  });
+
+  // Review 285: the page said only "Invalid redirect URI" or "Invalid client_id".
+  it("names the redirect_uri or client_id it refuses, the rule, and that a registration ends", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const text = async (clientId: string, redirectUri: string) => {
+      const outcome = await authorize(workerFetch, ORIGIN, { clientId, redirectUri });
+      expect(outcome).toMatchObject({ ok: false, status: 400 });
+      return outcome.ok ? "" : outcome.body;
+    };
+    const localhost = await text(client.client_id, "http://localhost:33418/callback");
+    expect(localhost).toContain("This app&#39;s redirect_uri, http://localhost:33418/callback, is not one it registered here");
+    expect(localhost).toContain("match a registered one exactly, character for character: only on a loopback address may the port differ, and localhost is not 127.0.0.1.");
+    expect(localhost).toContain("a registration is kept for 90 days, renewed each time the app gets tokens");
+    const hostile = await text(client.client_id, `https://evil.example/<script>${"a".repeat(300)}`);
+    expect(hostile).toContain(`https://evil.example/&#60;script&#62;${"a".repeat(171)}…, is not one`);
+    expect(hostile).not.toContain("<script>");
+    const unknown = await text("no-such-client", "http://127.0.0.1:33418/callback");
+    expect(unknown).toContain("This app&#39;s client_id, no-such-client, is not registered on this server: it never registered here, or its registration has ended (a registration is kept for 90 days, renewed each time the app gets tokens).");
   });
 
   it("refuses a consent form without the browser's cookie (CSRF) or with a bad handle", async () => {

@@ -18,8 +18,13 @@ export function redirectKind(url: string): "web" | "app" | "refused" {
   return target.href === CURSOR_CALLBACK ? "app" : "refused";
 }
 
+/** Why a redirect_uri redirectKind refuses is refused: said at registration and on the sign-in page alike. */
+export function refusedRedirect(url: string): string {
+  return `This app's redirect_uri, a ${new URL(url).protocol} address, is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme (a reverse domain name such as com.example.app:/, or Cursor's callback ${CURSOR_CALLBACK}), never to a scheme the browser or the system opens itself. Update the app, or ask its makers to.`;
+}
+
 export function refusedRedirectPage(url: string, headers?: Headers): Response {
-  return page(400, "Sign-in failed", `<p>This app's redirect_uri, a ${escape(new URL(url).protocol)} address, is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme (a reverse domain name such as com.example.app:/, or Cursor's callback ${CURSOR_CALLBACK}), never to a scheme the browser or the system opens itself. Update the app, or ask its makers to.</p>`, headers);
+  return page(400, "Sign-in failed", `<p>${escape(refusedRedirect(url))}</p>`, headers);
 }
 
 /** The answer that sends the browser on to the app, at `headers`' Location: a web address by redirect; an app's own

@@ -2,6 +2,8 @@
 // provider's own (RFC 6749 §5.2 JSON, no-store, CORS for browser-based clients) so a client cannot tell them apart;
 // and the provider's own answers for a token that no longer works, said with their cause and what to do.
 import type { OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import * as z from "zod";
+import { asOneLine, cutAt } from "../../core/lines.js";
 import { SCOPES } from "./identity.js";
 
 export function oauthError(request: Request, status: number, error: string, description: string, headers: Record<string, string> = {}): Response {
@@ -35,9 +37,37 @@ const CLEARER = new Map<string, string>([
   ["protected-resource/token_expired", "This access token has expired: get a new one with your refresh token, or sign in again if that fails."],
 ]);
 
+/** How long a client is asked to wait when an app's client metadata document could not be read. */
+export const METADATA_RETRY_SECONDS = 60;
+
+/** `text` on one line, at most `max` characters: a value from outside, shown inside a sentence. */
+export const shown = (text: string, max: number) => {
+  const line = asOneLine(text).trim();
+  return line.length > max ? `${cutAt(line, max)}…` : line;
+};
+
+/** Why an app whose client_id is its metadata document's URL (CIMD) cannot be checked now, naming the URL and the
+ *  failure the provider met (an HTTP status, a network error, a timeout or an invalid document). */
+export function metadataUnreadable(metadataUrl: string, failure: string): string {
+  return `This app's client metadata document ${shown(metadataUrl, 300)} could not be read (${shown(failure, 200)}). Its host may be down for a moment: try again in a minute. If this goes on, the app's makers must fix the document.`;
+}
+
+/** What the provider tells onError of a metadata document it could not resolve. */
+const MetadataFailure = z.object({ metadataUrl: z.string(), message: z.string() });
+
 /** The provider's onError: a clearer description for the failures above, the error code, status and challenge kept;
  *  undefined (the provider's own answer) for the rest. Logs nothing: no token or secret in logs. */
 export const explainProviderError: NonNullable<OAuthProviderOptions["onError"]> = ({ code, status, headers, internal }) => {
+  // The provider says "Client not found" (401 invalid_client, which makes most clients drop the sign-in) when the app
+  // exists but its metadata host failed: a short outage of claude.ai's would disconnect every connector (review 285).
+  if (internal.category === "client-id-metadata-document") {
+    const failure = MetadataFailure.safeParse(internal.detail);
+    const why = failure.success ? metadataUnreadable(failure.data.metadataUrl, failure.data.message) : "This app's client metadata document could not be read: try again in a minute.";
+    const h = new Headers(headers);
+    h.delete("www-authenticate");
+    h.set("retry-after", String(METADATA_RETRY_SECONDS));
+    return Response.json({ error: "temporarily_unavailable", error_description: `${why} Nothing was used up: send the same request again.` }, { status: 503, headers: h });
+  }
   const description = CLEARER.get(`${internal.category}/${internal.reason}`);
   return description ? Response.json({ error: code, error_description: description }, { status, headers }) : undefined;
 };

@@ -11,7 +11,8 @@ import { oidcAuthorizeUrl, oidcDiscovery, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
 import { asOneLine } from "../../core/lines.js";
-import { REGISTRATION_LIMITS, takeFromAddress } from "./registration.js";
+import { REGISTRATION_LIMITS, REGISTRATION_TTL_DAYS, takeFromAddress } from "./registration.js";
+import { METADATA_RETRY_SECONDS, metadataUnreadable, shown } from "./oauth-error.js";
 import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
 import { escape, foreignOrigin, page } from "./page.js";
 
@@ -116,13 +117,27 @@ export async function gate(c: import("hono").Context<Ctx>, next: () => Promise<v
   return next();
 }
 
-authPages.onError((error) => {
+/** How a registration is kept, as the refusals below say it. */
+const KEPT = `a registration is kept for ${REGISTRATION_TTL_DAYS} days, renewed each time the app gets tokens`;
+
+/** The provider's bare words for a sign-in request it refuses before it knows where to send the app ("Invalid
+ *  client_id"), said with the value at fault and the rule (review 285). Its wording is the only handle it gives. */
+const REFUSED_REQUEST = new Map<string, (query: URLSearchParams) => string>([
+  ["Invalid client_id", (q) => `This app's client_id, ${shown(q.get("client_id") ?? "", 100)}, is not registered on this server: it never registered here, or its registration has ended (${KEPT}). Remove this server from the app and add it again, so that the app registers anew.`],
+  ["Invalid redirect URI", (q) => `This app's redirect_uri, ${q.get("redirect_uri") ? shown(q.get("redirect_uri")!, 200) : "(none sent)"}, is not one it registered here (for an app whose client_id is a URL: one its metadata document lists). It must be https, http on a loopback address or an app's own scheme, with no #fragment and no user:password@, and match a registered one exactly, character for character: only on a loopback address may the port differ, and localhost is not 127.0.0.1. If the app changed its callback since it registered, remove this server from the app and add it again, so that it registers anew (${KEPT}).`],
+]);
+
+authPages.onError((error, c) => {
   // An error for the app goes the way its answer would: its scheme judged as a success's (review 210: a refused
   // scheme got a bare redirect with the error).
   if (error instanceof AuthorizationError && error.redirectTo) return toApp(new Headers({ Location: error.redirectTo, "cache-control": "no-store" }));
-  if (error instanceof AuthorizationError || error instanceof CimdFetchError) {
-    const message = error instanceof AuthorizationError ? error.description : "This app could not be verified.";
-    return page(400, "Sign-in failed", `<p>${escape(message ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
+  // The app exists; its metadata host failed (review 285: "This app could not be verified." named neither).
+  if (error instanceof CimdFetchError) {
+    return page(503, "Sign-in unavailable", `<p>${escape(metadataUnreadable(error.metadataUrl, error.detail))}</p>`, new Headers({ "retry-after": String(METADATA_RETRY_SECONDS) }));
+  }
+  if (error instanceof AuthorizationError) {
+    const explained = REFUSED_REQUEST.get(error.description)?.(new URL(c.req.url).searchParams);
+    return page(400, "Sign-in failed", `<p>${escape(explained ?? error.description ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
   }
   throw error;
 });

@@ -1,4 +1,4 @@
-// In front of the provider's dynamic client registration (RFC 7591, kept for 90 days): the body and every
+// In front of the provider's dynamic client registration (RFC 7591, kept for REGISTRATION_TTL_DAYS): the body and every
 // stored field are capped, each with an error naming the field and the limit, and registrations are
 // counted per client address in a Durable Object. The provider then validates the meaning of the fields.
 import * as z from "zod";
@@ -7,6 +7,10 @@ import { isLoopbackHost } from "../../core/loopback.js";
 import type { Env } from "../env.js";
 import { readCapped } from "../read-capped.js";
 import { oauthError } from "./oauth-error.js";
+import { redirectKind, refusedRedirect } from "./app-redirect.js";
+
+/** How long the provider keeps a registered client, renewed each time it gets tokens (clientRegistrationTTL). */
+export const REGISTRATION_TTL_DAYS = 90;
 
 export const REGISTRATION_LIMITS = {
   bodyBytes: 16 * 1024,
@@ -65,6 +69,11 @@ function metadataProblem(value: unknown): string | undefined {
     if (issue.code === "invalid_type") return `${field} must be a JSON ${issue.expected}; send it as one and register again.`;
     return `${field} ${issue.message}. Shorten it and register again.`;
   }
+  // Only redirect_uris /authorize always refuses (x-safari-https:): refused now, not at each sign-in (review 285). One
+  // beside a usable one is the provider's rule's, as the sign-in with the usable one works.
+  const uris = parsed.data.redirect_uris ?? [];
+  const refused = uris.filter((uri) => URL.canParse(uri) && redirectKind(uri) === "refused");
+  if (uris.length > 0 && refused.length === uris.length) return `redirect_uris: ${refusedRedirect(refused[0]!)}`;
   const localized = Object.entries(value).filter(([key]) => LOCALIZED.test(key));
   if (localized.length > L.listEntries) return `at most ${L.listEntries} localized fields (such as client_name#fr) are accepted. Send fewer and register again.`;
   for (const [key, v] of localized) {
