@@ -492,6 +492,11 @@ describe("configs and data files in UTF-16", () => {
       }
       expect(readFileSync(join(dir, path)).equals(before), path).toBe(true);
     }
+    // A script fails on one, as BMAD's does, never reads it as empty (review 289: "no epics", exit 0).
+    writeFileSync(join(dir, "u16/sprint-status.yaml"), utf16("development_status:\n  epic-1: in-progress\n  1-1-a: done\n", true));
+    const run = await bmadRun(client, "uv run bmad://bmm/bmad-retrospective/scripts/sprint_status.py detect-epic --file {project-root}/u16/sprint-status.yaml");
+    expect(run.isError).toBe(true);
+    expect(run.text).toContain("sprint-status.yaml is not UTF-8 text (it holds NULs: UTF-16?), so no script reads it: save it as UTF-8.");
   });
 });
 

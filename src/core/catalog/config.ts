@@ -1015,7 +1015,10 @@ export function configForScript(path: string, text: string, leaves?: (value: str
  *  why a script may not read it at all, and the fix: one too big to parse here is no broken file, and a syntax error
  *  the script found in the stand-in would send the user to fix a line that is fine (review 228). */
 export function scriptView(path: string, text: string, leaves?: (value: string) => boolean): { text: string; leftOut?: string; unreadable?: string } {
-  if (!isConfigShaped(path) || unjudged(text)) {
+  // Read by no script: as BMAD's fails on it (a UnicodeDecodeError, a parse error), never as an empty file whose
+  // defaults stand in for the team's layer (review 289: a UTF-16 config.toml's user_name went unsaid, exit 0).
+  if (unjudged(text)) return { text: "", unreadable: `${path.slice(path.lastIndexOf("/") + 1)} is not UTF-8 text (it holds NULs: UTF-16?), so no script reads it: save it as UTF-8.` };
+  if (!isConfigShaped(path)) {
     // A data file as every tool serves it: whole, or where it holds secrets without them (review 263: a member's
     // recon_kit.py run printed the token data/keys.json is served without).
     const served = sanitizeConfigText(path, text);
