@@ -85,6 +85,14 @@ describe("unknown names and URIs", () => {
     }
   });
 
+  it("points a skill's own customize.toml to its bmad:// URI, which serves it as configs are (review 292)", async () => {
+    const error = (await client.readResource({ uri: "skill://bmad-prd/customize.toml" }).then(() => undefined, (e: unknown) => e)) as ProtocolError;
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error.message).toContain("skill://bmad-prd/customize.toml is a config, served without its secret-looking keys rather than byte for byte: read bmad://bmm/bmad-prd/customize.toml");
+    const read = await client.readResource({ uri: "bmad://bmm/bmad-prd/customize.toml" });
+    expect((read.contents[0] as { text: string }).text).toContain("[workflow]");
+  });
+
   it("answers a tool's unknown agent or workflow with structuredContent.suggestions", async () => {
     const agent = await client.callTool({ name: TOOL.bmad, arguments: { command: "architekt" } });
     expect(agent.isError).toBe(true);

@@ -161,6 +161,12 @@ export async function readSkillUri(reader: BundleReader, uri: string): Promise<R
     return { ok: true, uri, mimeType: file.mime, text };
   }
   if (rel === SKILL_RUNTIME_FILE) return { ok: true, uri, mimeType: "text/markdown", text: SKILL_RUNTIME_TEXT };
+  // A skill's own customize.toml, which its SKILL.md says to read: served as every config is, without its
+  // secret-looking keys, by its bmad:// URI, never byte for byte here (review 292: "no file", and no way to it).
+  const dir = skill.record.entry.slice(0, -"SKILL.md".length);
+  if (isConfigShaped(rel) && skill.record.files.includes(`${dir}${rel}`)) {
+    return { ok: false, error: `${uri} is a config, served without its secret-looking keys rather than byte for byte: read ${skillUriAsBmad(reader.catalog, uri)} (bmad-resources "read").` };
+  }
   const suggestions = closest(uri, [...skill.files.keys(), SKILL_RUNTIME_FILE].map((r) => uriOf(skill, r)));
   return { ok: false, error: `Skill ${skill.path} has no file ${rel || "at its root URI (a folder: resources/directory/read lists it)"}.${suggestion(suggestions)}`, suggestions };
 }
