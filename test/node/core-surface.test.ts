@@ -496,8 +496,17 @@ it("serves a module or file pattern mapped to paths whatever words it holds, and
     ["_bmad/custom/team.yaml", "aws/secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ8wq1mZ\nvault/db/password: C0rrectHorseBattery/x\n", ["wJalr", "C0rrect"]],
     ["config/settings.json", '{"db/password": "Sup3rS3cretPw/9", "vault": {"secret/db/password": "xK9mQ2vL7pR4/tZ8"}}', ["Sup3r", "xK9m"]],
     ["_bmad/custom/settings.toml", '"db/password" = "abc/tZ8"\n"@token" = "abcdEFGH1234ijkl/m"\n', ["abc/tZ8", "abcdEFGH"]],
+    // Nor by a `*` or `$1` in it, nor a file name's ending that is no source file's (review 290).
+    ["config/app.yaml", 'name: app\n/prod/db/password: "Xk9/m*Qz7Lp2"\n', ["Xk9/m"]],
+    ["deploy/secrets.json", '{"prod/db/password": "Xk9/m*Qz7Lp2", "other": 1}', ["Xk9/m"]],
+    ["tsconfig.json", '{"@auth/client_secret": "ab/cd$1ef", "~/api_key": "K7MDENG/bPxRfiCY.key"}', ["ab/cd", "K7MDENG"]],
   ];
   for (const [file, text, values] of secrets) for (const value of values) expect(sanitizeConfigText(file, text), file).not.toContain(value);
+  // JSON Lines a record at a time, never "does not parse" (review 290).
+  const log = '{"event":"start","at":1}\n{"event":"deploy","token":"ghp_0123456789abcdefghijklmnopqrstuvwxyz"}\n{"event":"end"}\n';
+  expect(sanitizeConfigText("data/events.jsonl", log)).toBe(`# ${REDACTED_NOTE}\n{"event":"start","at":1}\n{"event":"deploy"}\n{"event":"end"}\n`);
+  const plainLog = '{"event":"start"}\n{"event":"end"}\n';
+  expect(sanitizeConfigText("data/events.jsonl", plainLog)).toBe(plainLog);
 });
 
 it("serves JSON, INI and .properties settings without their secrets, nested or continued, and honest ones byte for byte (reviews 88 and 93)", () => {

@@ -31,14 +31,17 @@ function namesPlainSetting(name: string, value: unknown): boolean {
   if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
   return /[-_]keys?$/i.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
 }
-/** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": […]`, an exports map's
- *  `"./auth": "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever words it
- *  holds. A value is a path by its shape, not its `/` alone (review 270: `aws/secret_access_key` with a base64 key,
- *  `db/password` with a password holding a `/`, were served): relative, a pattern, a capture, or a file's name. */
+/** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": ["src/tokens.ts"]`, an
+ *  exports map's `"./auth": "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever
+ *  words it holds. A value is a path by its shape, not by a `/` (review 270: a base64 key under aws/secret_access_key)
+ *  nor a `*` or `$1` in it (review 290: `/prod/db/password: "Xk9/m*Qz7Lp2"`): relative (`./`, `../`, `<rootDir>/`), a
+ *  source file's name, or a wildcard where the key has one. */
 const PATH_WORD = /^[\w.@*~$()^\\<>{}|-]*$/;
-const isPathLike = (value: unknown) =>
-  typeof value === "string" && value.includes("/") && value.split("/").every((part) => PATH_WORD.test(part)) && /^\.{1,2}\/|^<\w+>\/|\*|\$\d|\.[a-z]{1,5}$/.test(value);
-const namesPaths = (name: string, value: unknown) => /[/*]|^[@~#]/.test(name) && (isPathLike(value) || (Array.isArray(value) && value.length > 0 && value.every(isPathLike)));
+const SOURCE_FILE = /\.(d\.ts|[cm]?[jt]sx?|json|vue|svelte|css|scss|less|html?|md|mdx)$/;
+const isPathLike = (name: string) => (value: unknown) =>
+  typeof value === "string" && value.includes("/") && value.split("/").every((part) => PATH_WORD.test(part)) &&
+  (/^(\.{1,2}|<\w+>)\//.test(value) || SOURCE_FILE.test(value) || (name.includes("*") && /\/\*$/.test(value)));
+const namesPaths = (name: string, value: unknown) => /[/*]|^[@~#]/.test(name) && (isPathLike(name)(value) || (Array.isArray(value) && value.length > 0 && value.every(isPathLike(name))));
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
 const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
@@ -965,11 +968,24 @@ export function sanitizeConfigText(path: string, text: string): string {
   if (!servedAsConfig(path, text)) return text;
   if (unjudged(text)) return `# ${path} ${NOT_SERVED_NOTE} it is not UTF-8 text (UTF-16?), so secrets cannot be removed from it. The user reads it in the file itself, or saves it as UTF-8.\n`;
   if (isSettingsFile(path)) return settingsWithoutSecrets(path, text);
+  if (/\.jsonl$/i.test(path)) return `# ${REDACTED_NOTE}\n${jsonLinesWithoutSecrets(text)}`;
   // XML and CSV are judged by their elements and columns (holdsSecrets), and no parser here writes them out again.
   if (/\.(xml|csv)$/i.test(path)) return `# ${path} ${NOT_SERVED_NOTE} it holds secret-looking values, which cannot be removed from it here. The user reads it in the file itself.\n`;
   const parsed = parseConfig(path, text);
   if ("error" in parsed) return `# ${path} ${NOT_SERVED_NOTE} it does not parse (${parsed.error}), so secrets cannot be removed from it. Fix the file.\n`;
   return withoutSecrets(path, text, parsed.data);
+}
+
+/** JSON Lines a record at a time (review 290: parsed as YAML, a valid log was "not served: it does not parse … Fix the
+ *  file", its lines without secrets withheld too): each record without its secret-looking entries, a line that is no
+ *  JSON dropped where it holds a secret's shape. One pass: linear. */
+function jsonLinesWithoutSecrets(text: string): string {
+  return text.split("\n").flatMap((line) => {
+    if (!line.trim()) return [line];
+    const record = parseJsonSettings(line);
+    if (!record) return isSecretValue(line) || holdsShapedSecret(line) ? [] : [line];
+    return [isSecretValue(record.data) || hasSecretKey(record.data) ? JSON.stringify(sanitizeConfig(record.data)) : line];
+  }).join("\n");
 }
 
 /** A project file's bytes as every tool, resource and view serves them: UTF-8 text, a config-shaped file without its
@@ -1024,7 +1040,7 @@ export function scriptView(path: string, text: string, leaves?: (value: string) 
     const served = sanitizeConfigText(path, text);
     // JSON takes no comment: the note is the run's alone (leftOut; review 270: a script read `# secret-…` as bad JSON).
     const note = `# ${REDACTED_NOTE}\n`;
-    return viewOf(text, /\.json[c5]?$/i.test(path) && served.startsWith(note) ? served.slice(note.length) : served, true);
+    return viewOf(text, /\.json[c5l]?$/i.test(path) && served.startsWith(note) ? served.slice(note.length) : served, true);
   }
   if (isSettingsFile(path)) return viewOf(text, settingsWithoutSecrets(path, text), true);
   const parsed = parseConfig(path, text);
