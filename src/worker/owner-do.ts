@@ -164,14 +164,15 @@ export class OwnerSessions extends DurableObject {
     return this.sql.exec<{ task_name: string }>("SELECT task_name FROM sessions ORDER BY updated_at DESC").toArray().map((r) => r.task_name);
   }
 
-  /** `limit` of a status strictly past `before` in newestFirst order, read as that many rows (2,000 sessions were all
-   *  parsed on every call: review 30). */
+  /** `limit` of a status strictly past `before` in newestFirst order of sessionPlace (created_at, then id), read as
+   *  that many rows (2,000 sessions were all parsed on every call: review 30). */
   list(status: SessionStatusFilter, limit: number, before?: ListPlace): { sessions: SessionSummary[]; total: number } {
-    const wanted = [...(status === "all" ? [] : ["json_extract(summary, '$.status') = ?"]), ...(before ? ["(updated_at < ? OR (updated_at = ? AND session_id < ?))"] : [])];
+    const created = "json_extract(summary, '$.created_at')";
+    const wanted = [...(status === "all" ? [] : ["json_extract(summary, '$.status') = ?"]), ...(before ? [`(${created} < ? OR (${created} = ? AND session_id < ?))`] : [])];
     const where = wanted.length ? `WHERE ${wanted.join(" AND ")}` : "";
     const params = [...(status === "all" ? [] : [status]), ...(before ? [before.at, before.at, before.id] : [])];
     const total = this.sql.exec<{ n: number }>(`SELECT COUNT(*) AS n FROM sessions ${where}`, ...params).one().n;
-    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY updated_at DESC, session_id DESC LIMIT ?`, ...params, limit).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
+    const sessions = this.sql.exec<{ summary: string }>(`SELECT summary FROM sessions ${where} ORDER BY ${created} DESC, session_id DESC LIMIT ?`, ...params, limit).toArray().map((r) => JSON.parse(r.summary) as SessionSummary);
     return { sessions, total };
   }
 }

@@ -4,6 +4,7 @@ import { newSession, step, type Action } from "../../src/core/delivery/machine";
 import { formatFinding, gapAnalysis, rubricFor } from "../../src/core/delivery/rubric";
 import { parseResult } from "../../src/core/delivery/score";
 import { taskSlug, uniqueTaskName, type SessionState } from "../../src/core/delivery/session";
+import { sessionView } from "../../src/core/delivery/view";
 
 const NOW = "2026-11-22T00:00:00.000Z";
 const fresh = () => newSession({ session_id: "a".repeat(64), task_name: "t", objective: "o", owner: "me", now: NOW });
@@ -25,6 +26,13 @@ describe("score extraction", () => {
     const rich = "# Executive Summary\n## Goals\n## Users\n## Requirements\n## Acceptance Criteria\n## Risks\n## Architecture\n## Metrics 99% uptime";
     expect(parseResult(rich, [])).toMatchObject({ score: 85, scoreSource: "estimate" });
     expect(parseResult("just a few words", [])).toMatchObject({ score: 60 });
+  });
+
+  it("reads a text score only from a line of its own at the very end, never from the prose", () => {
+    const prose = "# PRD\n\nQuality score: 95 is the threshold we hold releases to.\n\n## Goals\nShip.";
+    expect(parseResult(prose, [])).toMatchObject({ scoreSource: "estimate" });
+    expect(parseResult(`${prose}\n\n**Quality Score: 91/100**\n`, [])).toMatchObject({ score: 91, scoreSource: "text" });
+    expect(parseResult(JSON.stringify({ prd_draft: prose }), ["prd_draft"])).toMatchObject({ scoreSource: "estimate" });
   });
 
   it("keeps gaps and questions, numbering questions without ids", () => {
@@ -139,11 +147,20 @@ describe("reject and revise", () => {
     expect(run(plan, { type: "reject", reason: "Fewer sprints" })).toMatchObject({ current_stage: "sm", current_state: "refining", history: [{ file: "03-sprint-plan.rejected-1.md" }] });
   });
 
-  it("analyses a draft below the gate, and drops the analysis once one clears it", () => {
+  it("analyses a draft below the gate, and drops the analysis once the stage is confirmed", () => {
     const low = run(fresh(), { type: "submit", claude_result: '{"prd_draft":"# PRD\\n## Goals\\nGrow.","quality_score":70}' });
     expect(low.stages.po.gaps).toEqual([]);
     expect(low.stages.po.findings).toContainEqual({ name: "Acceptance criteria", status: "missing", points: 5 });
-    expect(run(low, { type: "submit", claude_result: good }).stages.po.findings).toBeUndefined();
+    expect(run(low, { type: "submit", claude_result: good }, { type: "confirm" }).stages.po.findings).toBeUndefined();
+  });
+
+  it("tells the user the rubric's gaps of a draft that claims the gate, at its confirmation", () => {
+    const claimed = run(fresh(), { type: "submit", claude_result: '{"prd_updated":"todo","quality_score":95}' });
+    expect(claimed.current_state).toBe("awaiting_confirmation");
+    expect(claimed.stages.po.findings).toHaveLength(11);
+    const view = sessionView(claimed, (f) => f);
+    expect(view.user_message).toContain("the server's reading of this draft finds: Executive summary: missing, 3 points;");
+    expect(view.rubric_gaps).toContain("Acceptance criteria: missing, 5 points");
   });
 });
 

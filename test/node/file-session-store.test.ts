@@ -166,18 +166,19 @@ describe("names and owners", () => {
     expect(shown2).toHaveLength(3);
   });
 
-  it("lists newest first and filters by status", async () => {
+  it("lists newest created first and filters by status", async () => {
     let t = 0;
     store = new FileSessionStore(dir, { now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, t++)).toISOString() });
     const a = await start("me", "First");
     await start("me", "Second");
     expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
     await act(a.session_id, { type: "submit", claude_result: "x" });
-    expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["first", "second"]);
+    // Newest created first: a change keeps a session's place, so a list paged meanwhile skips none (review 291).
+    expect((await listed(store, "me", "all")).map((s) => s.task_name)).toEqual(["second", "first"]);
     expect((await listed(store, "me", "active")).length).toBe(2);
     // A page past the newest (review 249: the rest could not be reached when all shared one status).
     const newest = (await store.list("me", "active", 1)).sessions[0]!;
-    expect(await store.list("me", "active", 1, sessionPlace(newest))).toEqual({ sessions: [expect.objectContaining({ task_name: "second" })], total: 1 });
+    expect(await store.list("me", "active", 1, sessionPlace(newest))).toEqual({ sessions: [expect.objectContaining({ task_name: "first" })], total: 1 });
     expect(await store.list("me", "active", 1, { at: "2026-01-01T00:00:00.000Z", id: "0" })).toEqual({ sessions: [], total: 0 });
     expect(await listed(store, "me", "failed")).toEqual([]);
     expect(await listed(store, "nobody", "all")).toEqual([]);

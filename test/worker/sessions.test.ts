@@ -186,9 +186,11 @@ describe("reject and revise (seed 003: confirm or reject)", () => {
     expect(view.user_message).toContain("rubric_gaps");
     expect(view.role_prompt).toContain("By the stage's rubric the draft lacks (with the points each is worth): ");
     expect(view.role_prompt).toContain("Acceptance criteria: missing, 5 points");
-    // Cleared: no analysis left to aim at.
+    // Past the gate on its claim, the gaps still found go to the user with it, to confirm knowingly (review 291).
     const passed = await task({ action: "submit", session_id, claude_result: json({ prd_updated: `${draft}\n## Acceptance Criteria\n- ok`, quality_score: 91 }) });
-    expect(passed.rubric_gaps).toBeUndefined();
+    expect(passed.current_state).toBe("awaiting_confirmation");
+    expect(passed.rubric_gaps).toContain("Acceptance criteria: weak (its section has 2 words), 5 points");
+    expect(passed.user_message).toContain("Tell the user that the server's reading of this draft finds: ");
   });
 });
 
@@ -517,6 +519,19 @@ describe("project-file tools on the Worker", () => {
   });
 });
 
+describe("the answer to a submit", () => {
+  it("leaves out the draft the model just sent, which get_workflow_status quotes for a resume (review 291)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Answer without echo" });
+    const draft = `# PRD\nOffline-first notes ${"marker-291 ".repeat(50)}`;
+    const view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: draft, quality_score: 60 }) });
+    expect(view.current_state).toBe("refining");
+    expect(view.role_prompt).not.toContain("marker-291");
+    expect(view.role_prompt).toContain("Revise the draft you just submitted; it is not repeated here (get_workflow_status quotes it");
+    const resumed = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { run_id: session_id } });
+    expect(text(resumed)).toContain("marker-291");
+  });
+});
+
 describe("list_sessions", () => {
   it("shows the newest 100 sessions, counts the rest and pages to them (review 28: 2,000 answered 8.6 MB on every call; review 249)", async () => {
     const person = await signInAs(`${unique("many")}@example.com`);
@@ -525,7 +540,7 @@ describe("list_sessions", () => {
     const listed = await person.call(TOOL.listSessions, {});
     expect(listed.structured.sessions).toHaveLength(100);
     const last = listed.structured.sessions[99];
-    const before = `${last.updated_at}|${last.session_id}`;
+    const before = `${last.created_at}|${last.session_id}`;
     expect(listed.structured.next).toEqual({ before });
     expect(listed.text).toContain(`(2 older delivery sessions not shown: list_sessions with "before": "${before}" lists the next 100.)`);
     // Read as that many rows, counted apart, by status too (review 30: every call parsed every summary).
@@ -540,15 +555,15 @@ describe("list_sessions", () => {
     expect(next.text).not.toContain("not shown");
     expect(next.structured.next).toBeUndefined();
     const first = next.structured.sessions[0];
-    expect(await store.list(person.id, "active", 3, { at: first.updated_at, id: first.session_id })).toEqual({ sessions: [next.structured.sessions[1]], total: 1 });
-    const end = `${next.structured.sessions[1].updated_at}|${next.structured.sessions[1].session_id}`;
+    expect(await store.list(person.id, "active", 3, { at: first.created_at, id: first.session_id })).toEqual({ sessions: [next.structured.sessions[1]], total: 1 });
+    const end = `${next.structured.sessions[1].created_at}|${next.structured.sessions[1].session_id}`;
     expect((await person.call(TOOL.listSessions, { before: end })).text).toBe(`No runs or delivery sessions before "${end}".`);
     const refused = await person.call(TOOL.listSessions, { before: "100" });
     expect(refused.isError).toBe(true);
     expect(refused.text).toMatch(/before.*the "before" of a list_sessions answer's next, as it gave it/);
   });
 
-  it("pages by where the last page ended: sessions started and deleted between pages skip none (review 255: an offset hid 3)", async () => {
+  it("pages by where the last page ended: sessions started, changed and deleted between pages skip none (review 255: an offset hid 3; review 291)", async () => {
     const person = await signInAs(`${unique("paging")}@example.com`);
     const store = new DurableSessionStore(env);
     const ids: string[] = [];
@@ -561,11 +576,15 @@ describe("list_sessions", () => {
     for (let i = 0; i < 5; i++) await store.start(person.id, `New ${i}`);
     const deleted = shown1.slice(60, 68);
     for (const id of deleted) expect((await store.remove(person.id, id)).ok).toBe(true);
+    // A session not yet listed, changed between pages: it keeps its place (by updated_at it jumped to the top, skipped).
+    const changed = ids.find((id) => !shown1.includes(id))!;
+    expect((await store.act(person.id, changed, { type: "submit", claude_result: "# PRD" })).ok).toBe(true);
     const page2 = await person.call(TOOL.listSessions, page1.structured.next);
     const shown2: string[] = page2.structured.sessions.map((s: { session_id: string }) => s.session_id);
     expect(shown2.filter((id) => shown1.includes(id))).toEqual([]);
     expect(ids.filter((id) => !deleted.includes(id) && !shown1.includes(id) && !shown2.includes(id))).toEqual([]);
     expect(shown2).toHaveLength(30);
+    expect(shown2).toContain(changed);
     expect(page2.structured.next).toBeUndefined();
   });
 });

@@ -274,8 +274,11 @@ function submit(next: SessionState, stage: StageRecord, action: Extract<Action, 
   stage.score = best.score;
   stage.gaps = best.gaps;
   const questions: Question[] = best.questions;
-  // Below the gate, the server's own reading of the draft: what the stage's rubric finds missing or weak.
-  if (spec.gate.kind === "score" && best.score < spec.gate.min) stage.findings = gapAnalysis(best.document, rubricFor(next.current_stage));
+  // The server's own reading of every scored draft, whatever score it claims: what the stage's rubric finds missing or
+  // weak, said to the user with a claimed score at or above the gate, so they confirm knowing it (review 291).
+  const rubric = rubricFor(next.current_stage);
+  const findings = spec.gate.kind === "score" ? gapAnalysis(best.document, rubric) : [];
+  if (findings.length) stage.findings = findings;
   else delete stage.findings;
 
   if (spec.gate.kind === "approval") next.current_state = "awaiting_approval";

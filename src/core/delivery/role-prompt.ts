@@ -38,7 +38,9 @@ interface Flexible {
   weight: number;
 }
 
-export async function rolePrompt(reader: BundleReader, state: SessionState, sources?: StageSources): Promise<string> {
+/** `draftSent`: the prompt answers the submit of the stage's draft, which the model has; it is not quoted back (a
+ *  46 KB submit was answered with 5 KB of itself: review 291). A status call or a resume elsewhere gets it. */
+export async function rolePrompt(reader: BundleReader, state: SessionState, sources?: StageSources, draftSent = false): Promise<string> {
   const spec = stageSpec(state.current_stage);
   const record = state.stages[state.current_stage];
   const refining = record.iteration > 0;
@@ -83,8 +85,9 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     const questions = new Map((record.questions ?? []).map((q) => [q.id, q.question]));
     const answers = Object.entries(record.answers ?? {}).map(([id, a]) => `- ${id}: ${a}${questions.has(id) ? ` (asked: ${questions.get(id)})` : ""}`);
     if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });
-    const draft = record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
-    if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
+    const draft = !draftSent && record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
+    if (draftSent) refineLines.push(`Revise the draft you just submitted; it is not repeated here (${TOOL.getWorkflowStatus} quotes it, for resuming elsewhere).`);
+    else if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
     else if (record.final_result_ref) refineLines.push(quoted("How your previous draft begins", record.final_result_ref.summary, 1200, ""));
   }
   const inputs: string[] = [];

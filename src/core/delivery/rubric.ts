@@ -1,6 +1,6 @@
 // Each scored stage's rubric (seed 003): the sections a good document has, with the points each is worth above the
-// base of 60. The score estimate counts what a draft mentions; the gap analysis, for a draft below the gate, names
-// what is missing or weak, so the refine loop has something to aim at even when the model listed no gaps.
+// base of 60. The score estimate counts what a draft mentions; the gap analysis, for every draft, names what is missing
+// or weak: below the gate the refine loop aims at it, at or above it the user confirms knowing it.
 import { lines } from "../lines.js";
 import { atxHeading } from "../markdown.js";
 import type { Stage } from "./pipeline.js";

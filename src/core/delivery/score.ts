@@ -1,4 +1,4 @@
-// Seed 003 score extraction: JSON `quality_score`, then "Quality Score: N/100", then a content estimate
+// Seed 003 score extraction: JSON `quality_score`, then a closing "Quality Score: N/100" line, then a content estimate
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
 import { contractStage } from "./pipeline.js";
 import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
@@ -92,6 +92,14 @@ function scoreOf(value: unknown): number | undefined {
   return typeof value === "string" && /^\s*\d{1,3}(?:\.\d+)?\s*$/.test(value) ? Number(value) : undefined;
 }
 
+/** "Quality Score: N/100" on a line of its own at the very end of a text (bold or a heading allowed): a score the
+ *  document's prose quotes ("Quality score: 95 is the threshold…") is no score of the draft (review 291). */
+function closingScore(text: string): number | undefined {
+  const last = text.trimEnd().slice(text.trimEnd().lastIndexOf("\n") + 1);
+  const found = /^[\s#*_]*quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?[\s*_]*$/i.exec(last);
+  return found ? clamp(Number(found[1])) : undefined;
+}
+
 /** `documentKeys`: the JSON keys that hold the document, e.g. prd_draft, prd_updated; `rubric`: the stage's, for an
  *  estimate; `field`: where the text came from (claude_result), for a refusal. Refused: JSON that does not parse or
  *  holds no document, which would have been saved raw as the document (review 190). */
@@ -132,7 +140,7 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
   const base = { ok: true as const, ...(entry ? { key: entry[0] } : {}), document, questions: questions.filter(fits), gaps: gaps.filter(fits) };
   const given = scoreOf(usable?.quality_score);
   if (given !== undefined) return { ...base, score: clamp(given), scoreSource: "json" };
-  const quoted = /"quality_score"\s*:\s*(\d{1,3})/.exec(text) ?? /quality\s*score\s*[:=]\s*(\d{1,3})\s*(?:\/\s*100)?/i.exec(text);
-  if (quoted) return { ...base, score: clamp(Number(quoted[1])), scoreSource: usable ? "json" : "text" };
+  const stated = closingScore(base.document);
+  if (stated !== undefined) return { ...base, score: stated, scoreSource: "text" };
   return { ...base, score: estimateScore(base.document, rubric), scoreSource: "estimate" };
 }

@@ -43,9 +43,10 @@ export function newestFirst(a: ListPlace, b: ListPlace): number {
   return a.at !== b.at ? (a.at < b.at ? 1 : -1) : a.id === b.id ? 0 : a.id < b.id ? 1 : -1;
 }
 
-/** Sessions' places: when they were last changed, then their id. */
+/** Sessions' places: when they were created, then their id. Never when they last changed, which moves: a session
+ *  changed while a list was paged moved behind the cursor and was skipped (review 291). */
 export function sessionPlace(s: SessionSummary): ListPlace {
-  return { at: s.updated_at, id: s.session_id };
+  return { at: s.created_at, id: s.session_id };
 }
 
 export interface SessionList {

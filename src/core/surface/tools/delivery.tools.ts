@@ -41,17 +41,25 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
   };
 }
 
-/** The state a client sees; with the role prompt whenever it has to generate, unless `light` (seed 003 status).
- *  `extra`: what else this action did (where it saved an artifact in the session's project). */
-export async function respond(deps: SurfaceDeps, state: SessionState, light = false, extra?: Record<string, string>): Promise<ToolOutcome> {
-  const generate = !light && (state.current_state === "generating" || state.current_state === "refining");
-  const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), generate ? await rolePrompt(deps.reader, state, stageSources(deps, state)) : undefined), ...extra };
+/** How an answer is given: `light`, without the role prompt (seed 003 status); `extra`, what else the action did (where
+ *  it saved an artifact in the session's project); `draftSent`, the answer to a submit, whose draft the model has. */
+interface Answering {
+  light?: boolean;
+  extra?: Record<string, string>;
+  draftSent?: boolean;
+}
+
+/** The state a client sees; with the role prompt whenever it has to generate, unless light. */
+export async function respond(deps: SurfaceDeps, state: SessionState, how: Answering = {}): Promise<ToolOutcome> {
+  const generate = !how.light && (state.current_state === "generating" || state.current_state === "refining");
+  const prompt = generate ? await rolePrompt(deps.reader, state, stageSources(deps, state), how.draftSent) : undefined;
+  const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), prompt), ...how.extra };
   for (const note of [planningNote(deps, state), droppedNote(state)]) if (note) view.user_message += note;
   return done(JSON.stringify(view), view);
 }
 
-export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>, light = false): Promise<ToolOutcome> {
-  return outcome.ok ? respond(deps, outcome.value, light) : fail(outcome.error);
+export async function stored(deps: SurfaceDeps, outcome: Stored<SessionState>, how: Answering = {}): Promise<ToolOutcome> {
+  return outcome.ok ? respond(deps, outcome.value, how) : fail(outcome.error);
 }
 
 export function noSessions(): ToolOutcome {
@@ -96,7 +104,7 @@ export const bmadTaskTool = defineTool({
     }
     if (!args.session_id) return fail(`Action "${args.action}" needs "session_id" (the id or task name start returned).`);
     // status stays light (seed 003); get_workflow_status carries the role prompt for resuming elsewhere.
-    if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id), true);
+    if (args.action === "status") return stored(deps, await sessions.get(owner, args.session_id), { light: true });
     if (args.action === "delete") return deleteSession(deps, sessions, args.session_id, args.confirm);
     const action: Action =
       args.action === "submit" ? { type: "submit", claude_result: args.claude_result, codex_result: args.codex_result }
@@ -105,8 +113,8 @@ export const bmadTaskTool = defineTool({
       : args.action === "reject" ? { type: "reject", reason: args.reason ?? "" }
       : { type: "confirm" }; // confirm_save is the legacy name of confirm
     const acted = await sessions.act(owner, args.session_id, args.revision === undefined ? action : { ...action, revision: args.revision });
-    if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted);
-    return respond(deps, acted.value, false, await saveInProject(deps, acted.value));
+    if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted, { draftSent: action.type === "submit" });
+    return respond(deps, acted.value, { extra: await saveInProject(deps, acted.value) });
   },
 });
 

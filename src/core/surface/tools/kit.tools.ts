@@ -7,12 +7,16 @@ import { MAX_QUEUED_SUBTASKS } from "../../delivery/machine.js";
 import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
 import { newestFirst, sessionPlace, type ListPlace, type UnreadableSession } from "../../delivery/store.js";
+import type { SessionSummary } from "../../delivery/session.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { projectWork, type WorkDocument } from "../earlier-work.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
+
+/** Sessions get_workflow_status looks among for the one to resume (the newest made): one changed last is among them. */
+const RESUME_AMONG = 50;
 
 export const getWorkflowStatus = defineTool({
   name: TOOL.getWorkflowStatus,
@@ -48,7 +52,8 @@ export const getWorkflowStatus = defineTool({
       return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
     const runs = (await allRuns(own, checked.value)).runs;
-    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", 1)).sessions[0] : undefined;
+    // The one changed last, among the newest made: sessions list by when they were made (a stable page order).
+    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || b.updated_at > a.updated_at ? b : a), undefined) : undefined;
     const newestRun = runs[0];
     if (newestRun && (!newestSession || newestRun.written_at >= newestSession.updated_at)) {
       const place = own.find((p) => p.project === newestRun.project)!;
@@ -227,7 +232,7 @@ export const spawnSubagentTask = defineTool({
     if (!id) return fail('No active session: this queues work on a bmad-task session (start one with action "start", or pass run_id). A skill\'s subagent work outside a session: do it yourself.');
     const add = found && task !== undefined ? { agent: `${found.record.module}/${found.record.name}`, task, context_files: context_files ?? [], ...(output_key ? { output_key } : {}) } : undefined;
     // The queue's answer, without the stage's role prompt the session's generating answers carry (review 117: 13 KB a call).
-    return stored(deps, await sessions.updateQueue(owner, id, { done: done ?? [], ...(add ? { add } : {}) }), true);
+    return stored(deps, await sessions.updateQueue(owner, id, { done: done ?? [], ...(add ? { add } : {}) }), { light: true });
   },
 });
 
