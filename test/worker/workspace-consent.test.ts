@@ -118,10 +118,28 @@ async function askingClientOf(person: Person, answer: () => { action: "accept" |
     const out = (await client.callTool({ name: TOOL.bmadProject, arguments: args })) as CallToolResult;
     return { text: text(out), isError: out.isError === true };
   };
-  return { asked, project };
+  const files = async (args: Record<string, unknown>) => {
+    const out = (await client.callTool({ name: TOOL.bmadFiles, arguments: args })) as CallToolResult;
+    return { text: text(out), isError: out.isError === true };
+  };
+  return { asked, project, files };
 }
 
 describe("consent is the user's, asked in their client, not the model's", () => {
+  it("asks before a purge of the history, and a no purges nothing (review 295)", async () => {
+    const project = unique("purge");
+    let says: { action: "accept" | "decline" | "cancel"; content?: Record<string, boolean> } = { action: "decline" };
+    const owner = await askingClientOf(bob, () => says);
+    expect((await bob.project({ action: "create", name: project })).isError).toBe(false);
+    for (const content of ["one\n", "two\n"]) await bob.files({ action: "write", project, path: "docs/prd.md", content });
+    const refused = await owner.files({ action: "purge", project, path: "**" });
+    expect(refused).toEqual({ isError: true, text: "The user did not agree to purge them: nothing was purged." });
+    expect(owner.asked[0]?.message).toBe(`Purge the earlier versions of the files matching ** in your project "${project}"? Nobody can read or restore them then; in a week they go for good.`);
+    expect((await bob.files({ action: "read", project, path: "docs/prd.md", version: 1 })).text).toContain("one");
+    says = { action: "accept", content: { confirm: true } };
+    expect((await owner.files({ action: "purge", project, path: "**" })).text).toMatch(/^Purged [1-9]\d* earlier versions/);
+  });
+
   it("asks before a share and before an accept, and a no leaves nothing shared or accepted", async () => {
     const project = unique("asked");
     let says: { action: "accept" | "decline" | "cancel"; content?: Record<string, boolean> } = { action: "decline" };

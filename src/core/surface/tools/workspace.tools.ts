@@ -273,7 +273,7 @@ export const bmadFilesTool = defineTool({
   // 1 MiB of content as JSON, escaped: the file size limit is the one a caller meets, named.
   maxArgumentBytes: 3 * MAX_FILE_BYTES,
   writes: (args) => !FILE_READS.has(action(args) as string),
-  run: (args, deps) =>
+  run: (args, deps, _signal, call) =>
     withStore(deps, async (store) => {
       // Renders hand the model paths as URIs (review 265): one names its project where "project" is left out.
       const named = args.project ?? projectInPath(args.path);
@@ -296,6 +296,10 @@ export const bmadFilesTool = defineTool({
         if (!files.purge || !files.unpurge) return fail(`This project keeps no history to ${args.action}: on the bridge it is the user's git.`);
         if (!given) return fail(`bmad-files "${args.action}" needs "path": a glob of the files whose earlier versions to ${args.action === "purge" ? "drop" : "bring back"} ("**" for all).`);
         if (args.action === "unpurge") return result(await files.unpurge(given.path, args.version), (r) => done(`Brought back ${n(r.versions)} purged versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}${args.version === undefined ? "" : ` at version ${args.version}`}.`, r));
+        // The history is the user's: asked of them where the client can ask, as a share is (review 295: text a member
+        // planted had the owner's model purge it, unasked).
+        const asked = await userConsent(call, `Purge the earlier versions of the files matching ${printed(given.path.slice(0, 200))} in your project "${project}"? Nobody can read or restore them then; in a week they go for good.`, "Purge them", `The user did not agree to purge them: nothing was purged.`);
+        if (asked) return asked;
         return result(await files.purge(given.path), (r) =>
           done(`Purged ${n(r.versions)} earlier versions (${n(r.bytes)} bytes) of files matching ${JSON.stringify(given.path)}: nobody can read or restore them now; current files are kept.${r.until ? ` Their content, and the room it takes, go for good at ${shownTime(r.until)} UTC; until then bmad-files "unpurge" brings them back.` : ""}`, r));
       }
