@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type FileEntry, type HistoryPage, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type FileEntry, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -23,9 +23,9 @@ import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
 import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
-import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut } from "../core/catalog/config.js";
+import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut, servedWithout } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
-import { notUtf8Refusal, textBytes, type TextWrite } from "../core/workspace/file-text.js";
+import { notUtf8Refusal, shownText, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import type { Standing } from "./workspace-index-do.js";
 
 /** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
@@ -290,14 +290,22 @@ export class WorkspaceProject extends DurableObject {
     return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
   }
 
-  /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). A config's
-   *  line numbers are left out for collaborators: served without its secret-looking lines, its numbers would count
-   *  them (review 25). */
+  /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). Line
+   *  numbers are left out of a file served without some of its lines, which they would count (review 25; review 290:
+   *  a data file served without its passwords), and of any config for collaborators. */
   private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true } {
     const byOther = this.files.changedByOther(path, personOf(caller), version) ? { changed_by_other: true as const } : {};
     const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return byOther;
-    return { others: access !== "owner" && isConfigShaped(path) ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
+    const unnumbered = (access !== "owner" && isConfigShaped(path)) || this.servedRedacted(path, version);
+    return { others: unnumbered ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
+  }
+
+  /** Whether `path` (its head, or `version`) is served without some of its lines (config.ts servedFile). */
+  private servedRedacted(path: string, version?: number): boolean {
+    if (!mayServeAsConfig(path)) return false;
+    const at = version ?? this.files.head(path)?.version;
+    return at !== undefined && servedWithout(path, shownText(this.files.content(path, at)).text);
   }
 
   /** The first or last bytes of each file (WorkspaceFiles.peek), at most PEEK_FILES of them; missing ones left out. */
@@ -384,13 +392,27 @@ export class WorkspaceProject extends DurableObject {
     if (share) return share;
     const room = this.room(g, [{ path, size: newSize }], now);
     if (room) return room;
-    // Another's version replaced whole, or followed, by a change that named none: said, as a teammate's change it may
-    // not have read (review 124: a PRD written back from an older read dropped a member's newer lines, unsaid to either;
-    // review 188: an append put a second "## Risks" after a member's, unsaid).
-    const theirs = head && ifVersion === undefined && this.files.changedByOther(path, personOf(caller)) ? { version: head.version, by: head.author } : undefined;
-    const unnamed = theirs ? (append ? { followed: theirs } : { replaced: theirs }) : {};
+    // Another's version followed by an append that named none: said, as a teammate's change it may not have read
+    // (review 188: an append put a second "## Risks" after a member's, unsaid). A write says what it replaced.
+    const unnamed = append ? this.followedUnnamed(path, caller, head, ifVersion) : this.replacedUnnamed(path, caller, head, ifVersion, next);
     const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { ...entry, ...unnamed } };
+  }
+
+  /** Others' work a change that named no version (if_version) replaces, to say with it: the head, where another made
+   *  it, or else others' lines in it that the change drops (review 124: a PRD written back from an older read dropped a
+   *  member's newer lines, unsaid; review 290: so did a restore, a delete, and a whole write over the writer's own
+   *  later edit that had kept the member's line). */
+  private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null): { replaced?: { version: number; by: string } } {
+    if (!head || ifVersion !== undefined) return {};
+    if (this.files.changedByOther(path, personOf(caller))) return { replaced: { version: head.version, by: head.author } };
+    const dropped = this.files.droppedByOthers(path, personOf(caller), data);
+    return dropped.length ? { replaced: { version: head.version, by: dropped.join(", ") } } : {};
+  }
+
+  /** Another's head that an append which named no version came after, to say with it. */
+  private followedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined): { followed?: { version: number; by: string } } {
+    return head && ifVersion === undefined && this.files.changedByOther(path, personOf(caller)) ? { followed: { version: head.version, by: head.author } } : {};
   }
 
   /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other
@@ -451,7 +473,7 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { files: files.length } };
   }
 
-  restore(caller: Caller, path: string, version: number, ifVersion: number | undefined, now: string): DoResult<FileEntry> {
+  restore(caller: Caller, path: string, version: number, ifVersion: number | undefined, now: string): DoResult<WrittenEntry> {
     const writable = checkWritablePath(path);
     if (!writable.ok) return fail("invalid", writable.error);
     const from = this.read(caller, path, version);
@@ -480,10 +502,11 @@ export class WorkspaceProject extends DurableObject {
     if (share) return share;
     const room = this.room(g, [{ path, size: from.value.size }], now);
     if (room) return room;
-    return { ok: true, value: this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })) };
+    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
+    return { ok: true, value: { ...this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })), ...replaced } };
   }
 
-  remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<{ path: string; version: number }> {
+  remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {
     const g = this.changing(caller, path);
     if (!g.ok) return g;
     const held = this.secretsHeld(g, path);
@@ -494,8 +517,9 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;
+    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, null);
     const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
-    return { ok: true, value: { path, version: entry.version } };
+    return { ok: true, value: { path, version: entry.version, ...replaced } };
   }
 
   /** Deletes the files `glob` matches that the caller may delete (remove's checks), at most MAX_LISTED of them, each a

@@ -12,7 +12,7 @@ import type { AuthoredEntry, FileContent, FileEntry, ListedFile, VersionEntry, V
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
-import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -374,6 +374,17 @@ export class VersionedFiles {
     if (!row) return undefined;
     const text = decode(this.content(path, row.version));
     return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
+  }
+
+  /** Who other than `by` wrote lines of `path`'s head that `data` (null: a delete) drops, by label; the installer's
+   *  defaults and the server's merge are no one's. */
+  droppedByOthers(path: string, by: Person, data: Uint8Array | null): string[] {
+    // A head one person wrote whole is theirs alone (changedByOther tells another's): nothing read.
+    const row = this.authorsRow(path);
+    const authors = row && authorsOf(row);
+    if (!authors) return [];
+    const dropped = droppedBy(decode(this.content(path, row.version)), authors, data && decode(data), by).map((p) => p.label);
+    return [...new Set(dropped)].filter((label) => label !== INSTALLER.label && label !== SERVER_MERGE);
   }
 
   /** Whether someone other than `reader` made `path`'s head (or `version`): a change that only removed lines names

@@ -1149,7 +1149,7 @@ describe("what a change replaced is kept a week", () => {
     userSaves("v1 by user\n");
     await files(client, { action: "read", path });
     const saved = userSaves("v2 saved by the user\n");
-    expect((await files(client, { action: "write", path, content: "the model's text\n" })).text).toContain(`It replaced version ${saved}, ${by}, which this change did not name with if_version: if you had not read it, read version ${saved} (bmad-files history lists it; restore brings it back whole) and put their change back.`);
+    expect((await files(client, { action: "write", path, content: "the model's text\n" })).text).toContain(`It replaced version ${saved}, with work ${by}, which this change did not name with if_version: if you had not read it, read version ${saved} (bmad-files history lists it; restore brings it back whole) and put their change back.`);
     expect((await files(client, { action: "read", path, version: saved })).text).toContain("v2 saved by the user");
     // Its own answer is what it was served: a write after it says nothing, nor one naming the version it read.
     expect((await files(client, { action: "write", path, content: "again\n" })).text).not.toContain("It replaced");
@@ -1157,14 +1157,14 @@ describe("what a change replaced is kept a week", () => {
     expect((await files(client, { action: "write", path, content: "named\n", if_version: named })).text).not.toContain("It replaced");
     // An append after the user's save follows it, said; a restore over it replaces it, said.
     const followed = userSaves("v4 by user\n");
-    expect((await files(client, { action: "append", path, content: "model line\n" })).text).toContain(`It followed version ${followed}, ${by}, which this append did not name`);
+    expect((await files(client, { action: "append", path, content: "model line\n" })).text).toContain(`It followed version ${followed}, ${by}, which this change did not name`);
     const replaced = userSaves("v5 by user\n");
-    expect((await files(client, { action: "restore", path, version: saved })).text).toContain(`It replaced version ${replaced}, ${by}`);
+    expect((await files(client, { action: "restore", path, version: saved })).text).toContain(`It replaced version ${replaced}, with work ${by}`);
     expect(readFileSync(join(dir, path), "utf8")).toBe("v2 saved by the user\n");
     // After its delete, a file made there since is another's.
     expect((await files(client, { action: "delete", path })).isError).toBe(false);
     const made = userSaves("made again by the user\n");
-    expect((await files(client, { action: "write", path, content: "x\n" })).text).toContain(`It replaced version ${made}, ${by}`);
+    expect((await files(client, { action: "write", path, content: "x\n" })).text).toContain(`It replaced version ${made}, with work ${by}`);
     // A file the session never served (written blind over the user's), or a new one: no guess.
     writeFileSync(join(dir, "unseen/never-read.md"), "user's\n");
     expect((await files(client, { action: "write", path: "unseen/never-read.md", content: "blind\n" })).text).not.toContain("It replaced");
@@ -1177,7 +1177,7 @@ describe("what a change replaced is kept a week", () => {
     await files(client, { action: "read", path });
     const unshown = userSaves("status: approved by the user\n");
     expect((await files(client, { action: "edit", path, old: "status: draft", content: "status: final" })).isError).toBe(true);
-    expect((await files(client, { action: "write", path, content: "status: final\n" })).text).toContain(`It replaced version ${unshown}, ${by}`);
+    expect((await files(client, { action: "write", path, content: "status: final\n" })).text).toContain(`It replaced version ${unshown}, with work ${by}`);
   });
 
   it("finds the user's file by its name in another Unicode form, and makes no look-alike beside it (review 275)", async () => {

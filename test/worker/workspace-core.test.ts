@@ -118,7 +118,7 @@ describe("on the Durable Object", () => {
     expect(await versions()).toBe(before);
     // Nor the notice served for a config that does not parse (review 16: the document view's restore wrote it as the file).
     // (Text that does not parse is judged to keep none of them: written over this file, refused too.)
-    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+    expect((await ada.files({ action: "write", project, path, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).text).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\./);
     const unparsed = "_bmad/other/config.yaml";
     expect((await ada.files({ action: "write", project, path: unparsed, content: "user_name: [Ada\nopenai_api_key: sk-live-abcdefghijklmnop\n" })).isError).toBe(false);
     const notice = await ada.files({ action: "read", project, path: unparsed });
@@ -136,31 +136,31 @@ describe("on the Durable Object", () => {
     for (const variant of [body, `# my edit\n${stripped}`, stripped.replace(/\n/g, "\r\n"), stripped.replace("bmad-mcp", "bmad-mcp "), `#${stripped.slice(2)}`, body.replace("Ada", "Ada L.")]) {
       const out = await ada.files({ action: "write", project, path: toml, content: variant });
       expect(out.isError, variant).toBe(true);
-      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\.$/);
+      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\.$/);
     }
     expect(await versions2(toml)).toBe(tomlVersions);
     // Nor with placeholders where the values were (review 21), nor by an append that leaves the file unparseable.
     for (const [action, content] of [["write", '[core]\nuser_name = "Ada"\napi_key = "<kept>"\n[db]\npassword = "***"\n'], ["append", "\n[[[\n"]] as const) {
       const out = await ada.files({ action, project, path: toml, content });
       expect(out.isError, `${action} ${content}`).toBe(true);
-      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+      expect(out.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\./);
     }
     expect(await versions2(toml)).toBe(tomlVersions);
     // A refusal names nothing: a key can be the secret (review 22).
     const routes = "_bmad/custom/routes.toml";
     expect((await ada.files({ action: "write", project, path: routes, content: '[routes]\n"postgres://app:Hunter2-OWNER@db/prod" = "main"\nother = "x"\n' })).isError).toBe(false);
     const named = await ada.files({ action: "write", project, path: routes, content: '[routes]\nother = "y"\n' });
-    expect(named.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+    expect(named.text).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\./);
     expect(named.text).not.toContain("Hunter2");
     // Nor restored over (review 45: delete, write a guess, restore told a right guess by a restore that made no version).
     const first = Number(/^v(\d+) /m.exec([...(await ada.files({ action: "history", project, path: toml })).text.matchAll(/^v\d+ .*$/gm)].map((m) => m[0]).at(-1)!)![1]);
     for (const args of [{ action: "restore", version: first }]) {
-      expect((await ada.files({ project, path: toml, ...args })).text, JSON.stringify(args)).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+      expect((await ada.files({ project, path: toml, ...args })).text, JSON.stringify(args)).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\./);
     }
     expect(await versions2(toml)).toBe(tomlVersions);
     // Nor with them all kept, a rotated key too: refused alike, so that no answer tells a right guess from a wrong one
     // (review 42). Into a config with none, a write lands.
-    expect((await ada.files({ action: "write", project, path: toml, content: '[core]\nuser_name = "Ada L."\napi_key = "sk-live-rotatedrotated1234"\n[db]\npassword = "hunter3"\n' })).text).toMatch(/holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself\. Nothing was written\./);
+    expect((await ada.files({ action: "write", project, path: toml, content: '[core]\nuser_name = "Ada L."\napi_key = "sk-live-rotatedrotated1234"\n[db]\npassword = "hunter3"\n' })).text).toMatch(/holds secret-looking entries, which the file as served leaves out: only you, its owner, change it, not a model \(a delete takes it out of the project\)\. Nothing was written\./);
     expect((await ada.files({ action: "write", project, path: "_bmad/custom/plain.toml", content: '[core]\nuser_name = "Ada"\n' })).isError).toBe(false);
     expect((await ada.files({ action: "write", project, path: "_bmad/custom/plain.toml", content: '[core]\nuser_name = "Bo"\n' })).isError).toBe(false);
   });

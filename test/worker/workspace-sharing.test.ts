@@ -11,6 +11,7 @@ import { memoryId } from "../../src/core/memory/model.js";
 import { ORIGIN, text, workerFetch } from "./client.js";
 import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { DurableWorkspaceStore, ownerTag, workspaceCaller } from "../../src/worker/workspace-store.js";
+import { readAccessRefusal } from "../../src/core/workspace/store.js";
 import { seed } from "./setup.js";
 import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, signInTeam, unique, type Person } from "./workspace-users.js";
 
@@ -315,19 +316,47 @@ describe("sharing", () => {
     expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 1.`);
     expect((await writer.files({ action: "edit", project, path, old: "- NFR-1\n", content: "- NFR-1\n- NFR-2 (writer)\n" })).isError).toBe(false);
     // The owner writes back what they read at version 1: said, with the way to put the writer's change back.
-    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, by ${writer.email}, which this change did not name with if_version: if you had not read it, read version 2 (bmad-files history lists it; restore brings it back whole) and put their change back.`);
+    expect(wrote(await owner.files({ action: "write", project, path, content: "# PRD (owner)\n- NFR-1\n" }))).toBe(`Wrote ${path}: now version 3. It replaced version 2, with work by ${writer.email}, which this change did not name with if_version: if you had not read it, read version 2 (bmad-files history lists it; restore brings it back whole) and put their change back.`);
     // Not where they named the version they read, nor over their own.
     expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n", if_version: 3 }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 4.`);
-    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD!\n" }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 5.`);
+    expect(wrote(await writer.files({ action: "write", project, path, content: "# PRD\n!\n" }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 5.`);
     // An append after the owner's version is told so too, and one after the writer's own is not (review 188: a second
     // "## Risks" after a member's, unsaid).
-    expect(wrote(await owner.files({ action: "append", project, path, content: "## Risks\n- owner's\n" }))).toBe(`Wrote ${path}: now version 6. It followed version 5, by ${writer.email}, which this append did not name with if_version: if you had not read it, read the file and check your text fits after theirs.`);
+    expect(wrote(await owner.files({ action: "append", project, path, content: "## Risks\n- owner's\n" }))).toBe(`Wrote ${path}: now version 6. It followed version 5, by ${writer.email}, which this change did not name with if_version: if you had not read it, read the file and check your change fits with theirs.`);
     expect(wrote(await owner.files({ action: "append", project, path, content: "- another\n" }))).toBe(`Wrote ${path}: now version 7.`);
     expect(wrote(await writer.files({ action: "append", project, path, content: "- seen\n", if_version: 7 }))).toBe(`Wrote ${path} in "${project}", ${owner.email}'s project: now version 8.`);
     // Both edit one line from the same read: the second is told whose version changed it, not to check its spaces.
     expect((await owner.files({ action: "edit", project, path, old: "- another", content: "- the owner's" })).isError).toBe(false);
     const late = await writer.files({ action: "edit", project, path, old: "- another", content: "- the writer's" });
     expect(late.text).toBe(`"old" is not in ${path} (version 9): nothing was changed. It was in version 8; version 9, by ${owner.email}, changed that text since: read version 9, merge your change into it, and edit again.`);
+  });
+
+  it("says whose work a restore, a delete, an edit or a whole write took or followed, the writer's own head too (review 290)", async () => {
+    const note = (v: number, by: string) => `It replaced version ${v}, with work by ${by}, which this change did not name`;
+    const path = unique("notes/n") + ".md";
+    await owner.files({ action: "write", project, path, content: "owner v1\n" });
+    await writer.files({ action: "write", project, path, content: "writer v2\n" });
+    expect((await owner.files({ action: "restore", project, path, version: 1 })).text).toContain(note(2, writer.email));
+    await writer.files({ action: "write", project, path, content: "writer v4\n" });
+    expect((await owner.files({ action: "delete", project, path })).text).toContain(note(4, writer.email));
+    // The writer's line kept under the owner's own later edit, then dropped by the owner's whole write from an older read.
+    const n8 = unique("notes/n8") + ".md";
+    await owner.files({ action: "write", project, path: n8, content: "line one\nline two\nline three\n" });
+    await writer.files({ action: "edit", project, path: n8, old: "line two", content: "line two (writer's fix)" });
+    expect((await owner.files({ action: "edit", project, path: n8, old: "line three", content: "line 3" })).text).toContain(`It followed version 2, by ${writer.email}, which this change did not name`);
+    expect((await owner.files({ action: "write", project, path: n8, content: "line one\nline two\nline 3\nline four\n" })).text).toContain(note(3, writer.email));
+    // Not where the change keeps every line of theirs.
+    expect((await owner.files({ action: "append", project, path: n8, content: "line five\n" })).text).not.toContain("It ");
+  });
+
+  it("numbers no line of a file served without some of its lines, and says who may change one (review 290)", async () => {
+    const path = unique("data/team") + ".yaml";
+    await writer.files({ action: "write", project, path, content: "a: 1\nb: 2\n" });
+    expect((await owner.files({ action: "append", project, path, content: "db_password: Tr0ub4dorXyz93\nc: 3\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "read", project, path })).structured.others).toEqual([{ by: owner.email, lines: "some" }]);
+    // A reader cannot write at all; a writer, not this file: only its owner changes it.
+    expect((await reader.files({ action: "write", project, path, content: "x: 1\n" })).text).toBe(readAccessRefusal(project, owner.email));
+    expect((await writer.files({ action: "write", project, path, content: "x: 1\n" })).text).toMatch(new RegExp(`only the owner of "${project}" \\(${owner.email.replace(/\./g, "\\.")}\\) changes it`));
   });
 
   it("takes no folder answer outside the project: another project's URI, a step up, an absolute path (review 60)", async () => {

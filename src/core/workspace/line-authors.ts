@@ -326,6 +326,20 @@ function increasing(pairs: Array<[number, number]>): Array<[number, number]> {
   return out.reverse();
 }
 
+/** Everyone other than `reader` who wrote a part of a line of `before` (with `authors`) that `after` (null: the file
+ *  deleted) no longer holds: whose work a change drops, whoever made the version it replaces. */
+export function droppedBy(before: string, authors: LineAuthors, after: string | null, reader: Person): Person[] {
+  const old = splitLines(before);
+  const kept = new Uint8Array(old.length);
+  if (after !== null) for (const i of matchLines(old, splitLines(after))) if (i >= 0) kept[i] = 1;
+  const who = new Set<number>();
+  let line = 0;
+  for (const [count, people] of authors.runs) {
+    for (let k = 0; k < count; k++, line++) if (line < old.length && !kept[line] && hasText(old[line]!)) for (const i of people) who.add(i);
+  }
+  return [...who].map((i) => authors.people[i]!).filter((p) => !samePerson(p, reader));
+}
+
 /** The lines each person other than `reader` wrote, or took part in. */
 export function byOthers(authors: LineAuthors, reader: Person, text?: string): ByOthers {
   // Numbered as a reader counts lines (at `\n`), where the text breaks lines elsewhere too (review 50: five `\x1e`

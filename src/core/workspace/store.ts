@@ -96,6 +96,9 @@ export interface WrittenEntry extends FileEntry {
   followed?: { version: number; by: string };
 }
 
+/** A deletion's version; `replaced`: as a write's, the others' work it took where the change named no version. */
+export type RemovedEntry = { path: string; version: number } & Pick<WrittenEntry, "replaced">;
+
 /** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
  *  served each file at, so that a write over another version since says so (WrittenEntry). */
 export type ReadOptions = { served?: boolean };
@@ -189,7 +192,7 @@ export interface WorkspaceFiles {
   /** A new version with `version`'s content; refused over a file that is not UTF-8 unless `ifVersion` names it. */
   restore(path: string, version: number, ifVersion?: number): Promise<WsResult<WrittenEntry>>;
   /** Removes the file; its history stays, and restore brings it back. */
-  remove(path: string, ifVersion?: number): Promise<WsResult<{ path: string; version: number }>>;
+  remove(path: string, ifVersion?: number): Promise<WsResult<RemovedEntry>>;
   /** Removes the files `glob` matches that the caller may remove, at most 1,000 (`more`: those left past it; `held`:
    *  matches they may not remove), each as remove does. Stores whose deletes keep no history (the bridge) have none. */
   removeMatching?(glob: string): Promise<WsResult<{ files: number; more: number; held: number }>>;

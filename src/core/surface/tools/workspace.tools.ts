@@ -23,7 +23,7 @@ import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
 import { isOneLine } from "../../lines.js";
-import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, utf8Text } from "../../workspace/file-text.js";
+import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, shownText, utf8Text } from "../../workspace/file-text.js";
 
 const NO_WORKSPACES = "Project workspaces live on the remote server; here your project is a directory: use it (and your own file tools) instead.";
 const PROJECT_READS = new Set(["list"]);
@@ -165,14 +165,25 @@ const unnamedNote = (unnamed: string[] | undefined) =>
  *  model was shown, so no change of it is the model's, whatever it writes: the user changes it, in the file. Refused
  *  whole, with nothing counted or named, so that no answer tells a right guess from a wrong one (reviews 23 and 42: a
  *  write was refused only where it left out a secret comment line, so thousands of candidate lines a write found the
- *  one it held; the same rule a collaborator meets, review 23). A config that is there and cannot be read is refused too. */
-async function secretsLost(files: WorkspaceFiles, path: string): Promise<string | undefined> {
+ *  one it held; the same rule a collaborator meets, review 23). A config that is there and cannot be read is refused too.
+ *  On a workspace, who may change it is said as the project says it (review 290: a reader was told "only the user
+ *  changes it", not that they may not write; a writer, not that only the owner may). */
+async function secretsLost(store: WorkspaceStore, files: WorkspaceFiles, path: string): Promise<string | undefined> {
   if (!mayServeAsConfig(path)) return undefined;
+  const info = store.folder ? undefined : await store.info(files.project);
+  if (info?.ok && info.value.access === "read") return readAccessRefusal(files.project, info.value.owner);
   const current = await files.read(path, undefined, { served: false });
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
-  const now = new TextDecoder().decode(current.value.data);
-  return !servedWithout(path, now) ? undefined : `${path} holds secret-looking entries, which the file as served leaves out: only the user changes it, in the file itself. Nothing was written.${answersHint(path)}`;
+  const shown = shownText(current.value.data);
+  if (!servedWithout(path, shown.text)) return undefined;
+  const what = shown.utf8 && !shown.text.includes("\0") ? "holds secret-looking entries, which the file as served leaves out" : "is not UTF-8 text (it holds NUL or other bytes no text has), so it is not served whole";
+  const who = !info?.ok
+    ? "only the user changes it, in the file itself"
+    : info.value.access === "owner"
+      ? "only you, its owner, change it, not a model (a delete takes it out of the project)"
+      : `only the owner of "${files.project}" (${info.value.owner}) changes it: ask them (they can restore an earlier version)`;
+  return `${path} ${what}: ${who}. Nothing was written.${answersHint(path)}`;
 }
 
 const BRIDGE_TIME = "On the bridge, scripts write your machine's local time, as BMAD's Python does (set TZ for another zone); time_zone is for workspaces.";
@@ -336,7 +347,7 @@ export const bmadFilesTool = defineTool({
           // The owner's only: a collaborator's change to a config that holds secrets is refused by the project whatever it
           // writes, so that no answer tells a right guess from a wrong one (review 23: a reader guessed a secret key here).
           // An append that leaves the file unparseable drops them as surely (review 21).
-          const lost = await secretsLost(files, path);
+          const lost = await secretsLost(store, files, path);
           if (lost) return fail(lost);
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
@@ -345,7 +356,7 @@ export const bmadFilesTool = defineTool({
         }
         case "edit": {
           if (!args.old || args.content === undefined) return fail(await argumentsRefusal(store, files.project, path, `bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`));
-          const lost = await secretsLost(files, path);
+          const lost = await secretsLost(store, files, path);
           if (lost) return fail(lost);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
           if (typeof edit === "string") {
@@ -355,21 +366,21 @@ export const bmadFilesTool = defineTool({
             return fail(info.ok && info.value.access === "read" ? readAccessRefusal(files.project, info.value.owner) : edit);
           }
           if ("unchanged" in edit) return done(`Nothing to change: "old" and "content" are the same; ${path} stays at version ${edit.unchanged}.`, { path, version: edit.unchanged });
-          return result(edit, (f) => changed(`${leftNote(store, path)}Edited ${path}${inWhose(files)}`, f));
+          return result(edit, (f) => changed(`${leftNote(store, path)}Edited ${path}${inWhose(files)}`, f, replacedNote(f)));
         }
         case "restore":
           if (args.version === undefined) return fail('bmad-files "restore" needs "version": the one to bring back (history lists them).');
           {
             // Every change of a config that holds secrets is refused alike, on both doors (review 45: a delete, a write
             // and a restore replaced one, and on the remote a restore that made no new version told a right guess).
-            const lost = await secretsLost(files, path);
+            const lost = await secretsLost(store, files, path);
             if (lost) return fail(lost);
           }
           return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, replacedNote(f)));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
-          const lost = store.folder ? await secretsLost(files, path) : undefined;
+          const lost = store.folder ? await secretsLost(store, files, path) : undefined;
           if (lost) return fail(lost);
           // `*` and `?` are in no name a workspace takes (unportableName): a glob, each file it matches deleted as one is.
           if (files.removeMatching && /[*?]/.test(path)) {
@@ -383,7 +394,7 @@ export const bmadFilesTool = defineTool({
               return done(`Deleted ${n(r.files)} files matching ${JSON.stringify(path)}${inWhose(files)}, each a version in its history (restore brings one back).${more}${held}`, r);
             });
           }
-          return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path}${inWhose(files)} (version ${r.version}); restore brings back an earlier version.`, r));
+          return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path}${inWhose(files)} (version ${r.version}); restore brings back an earlier version.${replacedNote(r)}`, r));
         }
         case "history":
           // One more than a page: whether there is a next one.
@@ -602,13 +613,13 @@ const inWhose = (files: WorkspaceFiles): string => {
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
 
-/** Another's version a write or restore replaced, or an append followed, without naming it: to read and merge, if it
- *  was not read (on the bridge, a version the session was never served: the user's save in their editor). */
-const replacedNote = (f: WrittenEntry): string =>
+/** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
+ *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor). */
+const replacedNote = (f: Pick<WrittenEntry, "replaced" | "followed">): string =>
   f.replaced
-    ? ` It replaced version ${f.replaced.version}, by ${f.replaced.by}, which this change did not name with if_version: if you had not read it, read version ${f.replaced.version} (bmad-files history lists it; restore brings it back whole) and put their change back.`
+    ? ` It replaced version ${f.replaced.version}, with work by ${f.replaced.by}, which this change did not name with if_version: if you had not read it, read version ${f.replaced.version} (bmad-files history lists it; restore brings it back whole) and put their change back.`
     : f.followed
-      ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this append did not name with if_version: if you had not read it, read the file and check your text fits after theirs.`
+      ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this change did not name with if_version: if you had not read it, read the file and check your change fits with theirs.`
       : "";
 
 /** A workspace file that never reaches the user's project: said where it is written, first (review 111: dev-story's code
@@ -622,8 +633,10 @@ function leftNote(store: WorkspaceStore, path: string): string {
 /** Replaces the one place `old` is in the file's text by `content`, as a compare-and-set: another writer's change
  *  meanwhile is read and edited again (the edit still names one place there, or it is refused). A string: why
  *  nothing changed; `unchanged`: the version, where the edit would change nothing. */
-async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<FileEntry> | { unchanged: number } | string> {
+async function editFile(files: WorkspaceFiles, path: string, old: string, content: string, ifVersion?: number): Promise<WsResult<WrittenEntry> | { unchanged: number } | string> {
   let refused: string | undefined;
+  /** Another's version the edit was made on, where the call named none (review 290: Alice's edit after Bob's said nothing of his). */
+  let followed: WrittenEntry["followed"];
   let unchanged: number | undefined;
   /** The version `old` is not in, if that is why nothing changed. */
   let notIn: number | undefined;
@@ -648,6 +661,7 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
     const replacing = inFileEndings(current.data, content);
     if (inFile === replacing) return (unchanged = current.version), undefined;
     const at = text.indexOf(inFile);
+    followed = ifVersion === undefined && current.changed_by_other ? { version: current.version, by: current.author ?? "another member" } : undefined;
     return new TextEncoder().encode(text.slice(0, at) + replacing + text.slice(at + inFile.length));
   });
   if (notIn !== undefined) {
@@ -656,7 +670,7 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
   }
   if (refused) return refused;
   if (unchanged !== undefined) return { unchanged };
-  return out.ok ? { ok: true, value: out.value as FileEntry } : out;
+  return out.ok ? { ok: true, value: { ...(out.value as FileEntry), ...(followed ? { followed } : {}) } } : out;
 }
 
 /** Earlier versions an edit looks for its missing `old` in: the few before the file's current one. */
