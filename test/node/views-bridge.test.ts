@@ -605,7 +605,6 @@ describe("the views on the bridge", () => {
     });
   });
 
-  // Review 275: a move rewrote the user's Latin-1 comment with U+FFFD, where BMAD's sprint_status.py refuses the file.
   // Review 281: a twin key holding a zero-width space read as the real story, on its card and in the board's text.
   it("writes out a story key's invisible format characters, and moves the twin by that name", async () => {
     await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  1-1-add-a\u200b-todo: backlog\n", async () => {
@@ -621,6 +620,7 @@ describe("the views on the bridge", () => {
     });
   });
 
+  // Review 275: a move rewrote the user's Latin-1 comment with U+FFFD, where BMAD's sprint_status.py refuses the file.
   it("neither shows nor moves a sprint file that is not UTF-8, and leaves its bytes as they are", async () => {
     const latin1 = Buffer.from("# caf\xe9\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n", "latin1");
     await withSprint(latin1, async () => {
