@@ -12,7 +12,7 @@ import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, rmdir, stat, type F
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import type { Failure, Result } from "../core/result.js";
-import { changeRefusal, foldPath, machineryName } from "../core/workspace/paths.js";
+import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { writerGone, writerTag } from "./process-identity.js";
 import { isSecretFile, mayServeAsConfig, servedAlike } from "../core/catalog/config.js";
 

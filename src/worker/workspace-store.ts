@@ -9,7 +9,7 @@ import { shownTime } from "../core/count.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import { OFFER_STEP, shownOffer, type FileContent, type FileEntry, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";

@@ -751,7 +751,7 @@ export function servedAsConfig(path: string, text: string): boolean {
 
 /** Text no rule here can judge for secrets: NULs between its characters, as UTF-16 and UTF-32 read as UTF-8 hold them
  *  (review 286: PowerShell's `>` wrote a config `p\0a\0s\0s\0…`, served whole, its keys unseen by any parser). */
-const unjudged = (text: string) => text.includes("\u0000");
+export const unjudged = (text: string) => text.includes("\u0000");
 
 /** Whether a file reached by one name (a link) is served by the same rule as by its own, so that nothing judged by the
  *  name asked misses what the file holds: a config by its own name alone, a data file by one of its format (review

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { answersHint, holdsSecrets, isConfigShaped, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedAsConfig, servedFile, servedVersion, servedWithout } from "../../catalog/config.js";
+import { answersHint, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
@@ -170,14 +170,15 @@ const unnamedNote = (unnamed: string[] | undefined) =>
  *  changes it", not that they may not write; a writer, not that only the owner may). */
 async function secretsLost(store: WorkspaceStore, files: WorkspaceFiles, path: string): Promise<string | undefined> {
   if (!mayServeAsConfig(path)) return undefined;
-  const info = store.folder ? undefined : await store.info(files.project);
-  if (info?.ok && info.value.access === "read") return readAccessRefusal(files.project, info.value.owner);
   const current = await files.read(path, undefined, { served: false });
   // One that is there and cannot be read (a link named otherwise, review 41) is not written over unchecked.
   if (!current.ok) return current.kind === "not_found" ? undefined : `${current.error} Nothing was written: a config is changed by its own path, where its secrets can be checked.`;
   const shown = shownText(current.value.data);
   if (!servedWithout(path, shown.text)) return undefined;
-  const what = shown.utf8 && !shown.text.includes("\0") ? "holds secret-looking entries, which the file as served leaves out" : "is not UTF-8 text (it holds NUL or other bytes no text has), so it is not served whole";
+  // Who may change it, asked only of a file held so (one call more): a reader is told their access first.
+  const info = store.folder ? undefined : await store.info(files.project);
+  if (info?.ok && info.value.access === "read") return readAccessRefusal(files.project, info.value.owner);
+  const what = shown.utf8 && !unjudged(shown.text) ? "holds secret-looking entries, which the file as served leaves out" : "is not UTF-8 text (it holds NUL or other bytes no text has), so it is not served whole";
   const who = !info?.ok
     ? "only the user changes it, in the file itself"
     : info.value.access === "owner"
