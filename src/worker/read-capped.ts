@@ -3,7 +3,13 @@
 
 /** The body's bytes (empty without one), or undefined when it says or turns out to be over `max` bytes. */
 export async function readCapped(request: Request, max: number): Promise<Uint8Array | undefined> {
-  if (Number(request.headers.get("content-length") ?? 0) > max) return undefined;
+  const length = request.headers.get("content-length");
+  if (Number(length ?? 0) > max) return undefined;
+  // A body of a stated length is exactly that long (HTTP frames it so): read at once, not chunk by chunk.
+  if (length !== null && /^\d+$/.test(length.trim())) {
+    const bytes = request.body ? new Uint8Array(await request.arrayBuffer()) : new Uint8Array(0);
+    return bytes.byteLength > max ? undefined : bytes;
+  }
   const reader = request.body?.getReader();
   if (!reader) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];

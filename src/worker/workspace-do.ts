@@ -386,7 +386,8 @@ export class WorkspaceProject extends DurableObject {
     const newSize = next.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
-    const secret = this.secretShown(path, next, append ? current : undefined);
+    // Only the lines the change adds are judged, a whole write's as an append's: the rest were judged when they came.
+    const secret = this.secretShown(path, next, current);
     if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
