@@ -25,7 +25,7 @@ import { nearPaths } from "../core/surface/near-paths.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { localTime } from "./local-time.js";
 import { pulledOthers } from "./sync-state.js";
-import { onDisk, type OnDisk } from "./spelled-names.js";
+import { twinRefusal, type OnDisk } from "./spelled-names.js";
 
 /** Folders a listing does not walk into: other tools' state and caches, not the project's documents (a `.venv` of
  *  6,000 folders took a listing's whole folder budget before it reached `_bmad/` and `docs/`: review 29). */
@@ -152,7 +152,7 @@ class LocalFiles implements WorkspaceFiles {
   /** A checked path as the disk spells it (spelled-names.ts): the user's file by its name in another Unicode form. */
   private async located(path: string): Promise<WsResult<OnDisk>> {
     const rel = this.checked(path);
-    return rel.ok ? onDisk(this.fs, this.root, rel.value) : rel;
+    return rel.ok ? this.fs.onDisk(this.root, rel.value) : rel;
   }
 
   /** What a listing shows of a file, its version read from its bytes once per change (keyed by inode, size and
@@ -282,7 +282,7 @@ class LocalFiles implements WorkspaceFiles {
     // A second file that macOS and Windows read as one with the user's would take the model's edits apart from it, and
     // push holds it back (review 275).
     const twin = at.value.twin;
-    if (twin !== undefined) return invalid(`Cannot put a file at ${rel}: ${twin.there} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin.path}, or choose another name.`);
+    if (twin !== undefined) return invalid(twinRefusal(rel, twin));
     /** The version this change replaced, or followed, that the session was never served. */
     let unseen: WrittenEntry["replaced"];
     return this.change(

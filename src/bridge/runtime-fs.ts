@@ -15,6 +15,8 @@ import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChan
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, landedOrDropped, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
 import { sawFile, settledStamp } from "./mid-save.js";
+import { onDisk, twinRefusal, type Folders, type OnDisk } from "./spelled-names.js";
+import type { WsResult } from "../core/workspace/store.js";
 
 export const MAX_READ = MAX_READ_BYTES;
 
@@ -47,6 +49,13 @@ function refusal(message: string, code?: string): Error {
   return Object.assign(new Error(message), code ? { code } : {});
 }
 
+/** A refusal whose message starts by naming its path (NamingError). */
+const namingRefusal = (message: string, code: string): NamingError => Object.assign(refusal(message, code), { namesFile: true as const });
+
+/** A path as the disk spells it (`path`), where it really is (`real`), and, for a new name beside its twin, why nothing
+ *  is made there (`twinRefused`: spelled-names.ts). */
+type Resolved = { path: string; real: string; twinRefused?: string };
+
 function isMissing(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === "ENOENT" || code === "ENOTDIR";
@@ -69,9 +78,47 @@ export class NodeRuntimeFs implements RuntimeFs {
     return new NodeRuntimeFs(await Promise.all(allowedRoots.map((root) => realpath(root))), allowedRoots.map((root) => posix.resolve(root)));
   }
 
-  /** Like Python's Path.resolve(): symlinks resolved component by component, a missing tail kept. */
+  /** Like Python's Path.resolve(): symlinks resolved component by component, a missing tail kept, names as the disk
+   *  spells them. */
   async realpath(path: string): Promise<string> {
+    return (await this.resolve(path)).real;
+  }
+
+  /** `rel` from `root` (a root, as given or real) as the disk spells it (spelled-names.ts), for bmad-files. */
+  onDisk(root: string, rel: string): Promise<WsResult<OnDisk>> {
+    return onDisk(this.folders, root, rel);
+  }
+
+  /** What onDisk looks at, beneath resolve: a name as given (lstat: cheap, and a link is there by its own name), and a
+   *  folder's names where it lies inside a root. */
+  private readonly folders: Folders = {
+    there: async (abs) => {
+      try {
+        return lstatSync(abs, { throwIfNoEntry: false }) !== undefined;
+      } catch (error) {
+        return !isMissing(error);
+      }
+    },
+    list: async (abs) => this.names(await realpath(abs).then((real) => (this.inside(real) ? real : undefined), () => undefined)),
+  };
+
+  /** The one step every path given here takes: its names below its root as the disk spells them, so a script finds the
+   *  user's `cafe\u0301/` by the name a model composes, `caf\u00e9/`, and makes no look-alike beside it (review 286);
+   *  two there that print alike are refused, as bmad-files refuses them. Then where it really is. A path in no root, or
+   *  with `..` (resolved through links, not by its text), is taken as given. */
+  private async resolve(path: string): Promise<Resolved> {
     if (!path.startsWith("/")) throw refusal(`not an absolute path: ${path}`);
+    const root = [...this.roots, ...this.named].find((r) => path.startsWith(r === "/" ? r : `${r}/`));
+    if (root === undefined || path !== posix.normalize(path)) return { path, real: await this.followLinks(path) };
+    const found = await this.onDisk(root, path.slice(root === "/" ? 1 : root.length + 1));
+    if (!found.ok) throw namingRefusal(found.error, "EINVAL");
+    const { rel, twin } = found.value;
+    const spelled = join(root, rel);
+    return { path: spelled, real: await this.followLinks(spelled), ...(twin ? { twinRefused: twinRefusal(rel, twin) } : {}) };
+  }
+
+  /** Symlinks resolved component by component, a missing tail kept. */
+  private async followLinks(path: string): Promise<string> {
     // An allowed root is a real path, so no part of it is a link: resolving starts below it. A script touches
     // files deep in the project, and each part looked at is an lstat.
     const root = this.roots.find((r) => path === r || path.startsWith(r === "/" ? r : `${r}/`));
@@ -115,15 +162,16 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** The real path, or undefined when it lies outside every allowed root. */
   private async confined(path: string): Promise<string | undefined> {
-    const real = await this.realpath(path);
+    const { real } = await this.resolve(path);
     return this.inside(real) ? real : undefined;
   }
 
   /** A path named inside a root that leads out is a link: said so, to where, and what to do (review 222). */
-  private async mustConfine(path: string): Promise<string> {
-    const real = await this.realpath(path);
-    if (this.inside(real)) return real;
-    const asked = this.asked(path);
+  private async mustConfine(path: string): Promise<Resolved> {
+    const resolved = await this.resolve(path);
+    const real = resolved.real;
+    if (this.inside(real)) return resolved;
+    const asked = this.asked(resolved.path);
     if (asked.root !== undefined) throw asError(leadsOut(asked.root, real, asked.rel));
     throw refusal(`outside the allowed roots (${this.roots.join(", ")})`);
   }
@@ -137,12 +185,15 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** Where a path really is, refused when it is machinery, or (to change) a file that runs or decides what runs, or one
    *  its links make a config where the name asked is none, or the reverse: every rule above this file system judges a
    *  change by the name asked (a config's secrets, its keyed versions), and a committed `docs/notes.md` leading to
-   *  `_bmad/bmm/config.yaml` had a served text written over the real config, and answered its raw version (review 39). */
-  private async place(path: string, purpose: "read" | "change"): Promise<{ root: string; rel: string }> {
-    const at = this.rooted(await this.mustConfine(path));
+   *  `_bmad/bmm/config.yaml` had a served text written over the real config, and answered its raw version (review 39).
+   *  `making`: refused too as a new name beside its twin. `path` in the answer: as the disk spells it. */
+  private async place(path: string, purpose: "read" | "change", making = purpose === "change"): Promise<{ root: string; rel: string; path: string }> {
+    const resolved = await this.mustConfine(path);
+    const at = { ...this.rooted(resolved.real), path: resolved.path };
     refuseAt(at.rel, purpose);
+    if (making && resolved.twinRefused) throw namingRefusal(resolved.twinRefused, "EINVAL");
     if (purpose === "change") {
-      const askedRel = this.asked(path).rel;
+      const askedRel = this.asked(at.path).rel;
       // As a read is judged: a config is changed by its own name alone (review 41: a link named as another config
       // passed, and the secrets check, which reads by the name asked, was refused its read and found nothing to keep).
       if (askedRel !== at.rel && (mayServeAsConfig(askedRel) || mayServeAsConfig(at.rel))) {
@@ -164,8 +215,8 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** `part`: only the file's first or last bytes. */
   async readFile(path: string, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
-    const { root, rel } = await this.place(path, "read");
-    return this.read(root, rel, path, part);
+    const at = await this.place(path, "read");
+    return this.read(at.root, at.rel, at.path, part);
   }
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
@@ -206,9 +257,9 @@ export class NodeRuntimeFs implements RuntimeFs {
    *  bytes from those it is given, and refuses there itself where its caller named the version it changes (bmad-files
    *  if_version). The lock is let go while it waits, for the bridge's other changes. */
   async landed(path: string, change: FileChange, options: { dropEmptied?: boolean } = {}): Promise<BigIntStats | undefined> {
-    const { root, rel } = await this.place(path, "change");
+    const { root, rel, path: spelled } = await this.place(path, "change");
     for (let tries = 1; ; tries++) {
-      const landed = await withFileLock(root, rel, () => this.landOnce(root, rel, path, change, options));
+      const landed = await withFileLock(root, rel, () => this.landOnce(root, rel, spelled, change, options));
       if (landed.ok) return landed.written;
       if (tries === CHANGE_TRIES) throw asError(changedFailure(rel, tries));
       await new Promise((r) => setTimeout(r, Math.random() * CHANGE_PAUSE_MS * tries));
@@ -272,7 +323,11 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async list(dir: string): Promise<string[]> {
-    const real = await this.confined(dir);
+    return this.names(await this.confined(dir));
+  }
+
+  /** A real folder's names: none where it is outside every root (undefined) or machinery. */
+  private async names(real: string | undefined): Promise<string[]> {
     if (real === undefined || this.rooted(real).rel.split("/").some((part) => machineryName(part))) return [];
     try {
       return (await readdir(real)).filter((name) => !writerLeftover(name));
@@ -283,7 +338,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   }
 
   async mkdir(dir: string): Promise<void> {
-    const { root, rel } = await this.place(dir, "read");
+    const { root, rel } = await this.place(dir, "read", true);
     // A folder is made only where a file may be written: an empty .claude/commands/ is the start of one that runs.
     if (rel && changeRefusal(`${rel}/file`)) throw refusal(`${rel}/ is a folder no tool writes in: it holds a tool's own settings, or code that runs; refused.`, "EACCES");
     const made = await ensureConfinedDir(root, rel);

@@ -4,27 +4,33 @@
 import { join } from "node:path";
 import { foldPath, spelled } from "../core/workspace/paths.js";
 import type { WsResult } from "../core/workspace/store.js";
-import type { NodeRuntimeFs } from "./runtime-fs.js";
 
 /** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
  *  Windows read as its (another case, a trailing dot: foldPath, push's and the remote's rule), for which a new file is
  *  refused: `there`, that name, and `path`, the path as spelled with it (review 279: a folder's twin named the folder). */
 export type OnDisk = { rel: string; twin?: { there: string; path: string } };
 
-/** Whether a name is there, as given; a name that cannot be looked at (denied) is taken as given, and the caller's own
- *  step says why. */
-const there = (fs: NodeRuntimeFs, abs: string) => fs.stat(abs).then((kind) => kind !== "missing", () => true);
+/** What onDisk looks at: whether a name is there as given (one that cannot be looked at, denied, is taken as given, and
+ *  the caller's own step says why), and a folder's names. */
+export interface Folders {
+  there(abs: string): Promise<boolean>;
+  list(abs: string): Promise<string[]>;
+}
+
+/** Why a new file is not made beside its twin (OnDisk): bmad-files' answer and a script's error alike. */
+export const twinRefusal = (rel: string, twin: NonNullable<OnDisk["twin"]>) =>
+  `Cannot put a file at ${rel}: ${twin.there} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin.path}, or choose another name.`;
 
 /** Each name of `rel` as given where it is there; else the one name in its folder that is the same text in another
  *  Unicode form (several: refused, each spelled out, as they print alike). Costs a look at the folders on its way only
  *  when the path is not there as given. */
-export async function onDisk(fs: NodeRuntimeFs, root: string, rel: string): Promise<WsResult<OnDisk>> {
-  if (await there(fs, join(root, rel))) return { ok: true, value: { rel } };
+export async function onDisk(folders: Folders, root: string, rel: string): Promise<WsResult<OnDisk>> {
+  if (await folders.there(join(root, rel))) return { ok: true, value: { rel } };
   const parts = rel.split("/");
   for (const [i, name] of parts.entries()) {
     const folder = join(root, ...parts.slice(0, i));
-    if (await there(fs, join(folder, name))) continue;
-    const names = await fs.list(folder).catch(() => []);
+    if (await folders.there(join(folder, name))) continue;
+    const names = await folders.list(folder).catch(() => []);
     const same = names.filter((other) => other.normalize("NFC") === name.normalize("NFC"));
     if (same.length > 1) {
       const shown = same.map((other) => `"${spelled([...parts.slice(0, i), other].join("/"))}"`).join(" and ");

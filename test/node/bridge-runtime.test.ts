@@ -329,6 +329,36 @@ describe("bmad-run", () => {
     expect(lines.filter((l) => l.startsWith("- bridge ") && answers.get(l) !== "appended")).toEqual([]);
   });
 
+  it("writes and reads in the folder the disk spells in another Unicode form, making no look-alike beside it (review 286)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const memlog = (workspace: string, ...args: string[]) => bmadRun(client, `uv run ${dir}/_bmad/scripts/memlog.py ${args.join(" ")} --workspace ${dir}/_bmad-output/${workspace}`);
+    // macOS writes names decomposed; a model sends them composed.
+    mkdirSync(join(dir, "_bmad-output/cafe\u0301"), { recursive: true });
+    const init = await memlog("caf\u00e9", "init");
+    expect(init.out?.exit_code, init.text).toBe(0);
+    expect(readdirSync(join(dir, "_bmad-output")).filter((name) => name.normalize() === "caf\u00e9")).toEqual(["cafe\u0301"]);
+    expect(readdirSync(join(dir, "_bmad-output/cafe\u0301"))).toEqual([".memlog.md"]);
+    // A log BMAD's Python made in a folder spelled so is read through the composed name, and carried on there.
+    await run("python3", [`${dir}/_bmad/scripts/memlog.py`, "init", "--workspace", `${dir}/_bmad-output/re\u0301sume\u0301`, "--field", "topic=by-python"], { cwd: dir });
+    const append = await memlog("r\u00e9sum\u00e9", "append", "--text", '"from the bridge"');
+    expect(append.out?.exit_code, append.text).toBe(0);
+    expect(readdirSync(join(dir, "_bmad-output")).filter((name) => name.normalize() === "r\u00e9sum\u00e9")).toEqual(["re\u0301sume\u0301"]);
+    const log = readFileSync(join(dir, "_bmad-output/re\u0301sume\u0301/.memlog.md"), "utf8");
+    expect(log).toContain("topic: by-python");
+    expect(log).toContain("- from the bridge\n");
+    // Two forms there and a third asked: refused as bmad-files refuses it, each spelled out, as they print alike.
+    mkdirSync(join(dir, "_bmad-output/\u1ec7"));
+    mkdirSync(join(dir, "_bmad-output/e\u0323\u0302"));
+    const both = await memlog("\u00ea\u0323", "init");
+    expect(both.out?.exit_code).not.toBe(0);
+    expect(both.text).toMatch(/Path "_bmad-output\/\\u00ea\\u0323[^"]*" names no file as spelled, and "_bmad-output\/(e\\u0323\\u0302|\\u1ec7)" and "_bmad-output\/(e\\u0323\\u0302|\\u1ec7)" as read in another Unicode form/);
+    // A new name macOS and Windows read as another's (case, here) is refused as bmad-files refuses it.
+    const twin = await memlog("CAF\u00c9", "init");
+    expect(twin.text).toMatch(/OSError: Cannot put a file at _bmad-output\/CAF\u00c9(\/.memlog.md)?: _bmad-output\/cafe\u0301 is there/);
+    expect(readdirSync(join(dir, "_bmad-output")).filter((name) => name.normalize().toLowerCase() === "caf\u00e9")).toEqual(["cafe\u0301"]);
+  });
+
   it("moves a card while another program saves the sprint file, as BMAD's Python does, keeping its every save (review 226)", async () => {
     const dir = project("board-beside-python");
     const sprint = join(dir, "_bmad-output/implementation-artifacts/sprint-status.yaml");
