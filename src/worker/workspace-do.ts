@@ -9,10 +9,11 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { readAccessRefusal, type Access, type AuthoredEntry, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { readAccessRefusal, type Access, type AuthoredEntry, type Configured, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
+import { mergeConfigEdits } from "../core/workspace/config-merge.js";
 import { indexAsWritten, memoryIds, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
@@ -664,7 +665,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** New installer answers and the files they change, as one step. */
-  configure(caller: Caller, read: InstallerAnswers, answers: InstallerAnswers, files: Array<{ path: string; data: Uint8Array }>, now: string, timeZone?: string): DoResult<{ changed: string[] }> {
+  configure(caller: Caller, read: InstallerAnswers, answers: InstallerAnswers, given: Array<{ path: string; data: Uint8Array; before?: string }>, now: string, timeZone?: string): DoResult<Configured> {
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
     // Compare-and-set: the answers these were made from are still the project's (review 99: two members' answers at
@@ -672,6 +673,9 @@ export class WorkspaceProject extends DurableObject {
     const stored = flatAnswers(JSON.parse(g.meta.answers) as InstallerAnswers);
     const base = flatAnswers(read);
     if (stored.size !== base.size || [...stored].some(([key, value]) => base.get(key) !== value)) return fail("conflict", `The answers of "${g.meta.name}" changed since they were read: read them again.`);
+    const merged = this.withHandEdits(caller, given);
+    if (!merged.ok) return merged;
+    const { files, kept } = merged.value;
     const changed = files.filter((f) => this.files.head(f.path)?.sha256 !== sha256(f.data));
     for (const f of changed) {
       const checked = checkWorkspacePath(f.path);
@@ -703,7 +707,35 @@ export class WorkspaceProject extends DurableObject {
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
       for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries });
     });
-    return { ok: true, value: { changed: changed.map((f) => f.path) } };
+    const keptIn = kept.filter((k) => changed.some((f) => f.path === k.path));
+    return { ok: true, value: { changed: changed.map((f) => f.path), ...(keptIn.length ? { kept: keptIn } : {}) } };
+  }
+
+  /** The config files as the new answers make them, each one edited by hand since the old answers made it with only
+   *  the answers' lines changed (review 295-2: a member's answer threw the owner's edits away, unsaid), and who made
+   *  those edits: the labels of its lines the old answers did not make. Refused whole where a changed line cannot be
+   *  placed. */
+  private withHandEdits(caller: Caller, given: Array<{ path: string; data: Uint8Array; before?: string }>): DoResult<{ files: Array<{ path: string; data: Uint8Array }>; kept: Array<{ path: string; by: string[] }> }> {
+    const files: Array<{ path: string; data: Uint8Array }> = [];
+    const kept: Array<{ path: string; by: string[] }> = [];
+    for (const { path, data, before } of given) {
+      const head = this.files.head(path);
+      if (!head || before === undefined || head.sha256 === sha256(new TextEncoder().encode(before))) {
+        files.push({ path, data });
+        continue;
+      }
+      const merged = mergeConfigEdits(this.files.text(path)!, before, new TextDecoder().decode(data));
+      if (!merged.ok) {
+        return fail("invalid", `${path} was edited by hand since the installer wrote it, and its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it exactly once (taken out, changed or repeated), so the answer cannot be applied without losing those edits. Nothing was changed. Put that line back as it was with bmad-files "edit", or restore the generated version (bmad-files "history" lists it), then set the answer again.`);
+      }
+      files.push({ path, data: new TextEncoder().encode(merged.text) });
+      // Named by their people; lines only the installer wrote (a create's `# Date:` a moment before the project's
+      // created_at, which `before` is made at) are nobody's edits, nor is a line taken out named.
+      const made = new Set(before.split("\n"));
+      const by = new Set((this.files.storedLineAuthors(path) ?? []).filter((l) => !made.has(l.line)).flatMap((l) => l.labels));
+      if (by.size) kept.push({ path, by: [...by].map((label) => (label === caller.label ? "you" : label)) });
+    }
+    return { ok: true, value: { files, kept } };
   }
 
   /** Grants, changes or (with "none") revokes a share. Owner only. */

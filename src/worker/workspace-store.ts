@@ -7,9 +7,10 @@ import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
+import type { ConfigFile } from "../core/workspace/setup.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import { OFFER_STEP, shownOffer, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, type Configured, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -58,6 +59,8 @@ export function ownerTag(owner: string): string {
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const filesOf = (files: Map<string, string>) => [...files].map(([path, text]) => ({ path, data: encode(text) }));
+/** Config files for RPC: each with what the old answers made of it, to keep edits made to it by hand since. */
+const configsOf = (files: Map<string, ConfigFile>) => [...files].map(([path, f]) => ({ path, data: encode(f.text), ...(f.before === undefined ? {} : { before: f.before }) }));
 /** Plain objects for RPC (answers may come with null prototypes, which do not serialise). */
 const plain = (answers: InstallerAnswers): InstallerAnswers => JSON.parse(JSON.stringify(answers)) as InstallerAnswers;
 
@@ -302,8 +305,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     });
   }
 
-  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string) {
-    return this.on<{ changed: string[] }>(project, (s) => s.configure(this.caller, plain(read), plain(answers), filesOf(files), this.now(), timeZone));
+  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, ConfigFile>, timeZone?: string) {
+    return this.on<Configured>(project, (s) => s.configure(this.caller, plain(read), plain(answers), configsOf(files), this.now(), timeZone));
   }
 
   async remove(project: string, confirm: string) {

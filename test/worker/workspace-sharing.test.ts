@@ -539,6 +539,53 @@ describe("sharing", () => {
     expect((await owner.project({ action: "config", name: project, answers: { core: { output_folder: "_bmad-output" } } })).isError).toBe(false);
   });
 
+  it("keeps the owner's hand edits to a config file when a writer changes an answer, changing only that answer's line (review 295-2)", async () => {
+    const name = unique("edited");
+    const path = "_bmad/bmm/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    // A comment, a changed value of another key and a key of her own.
+    const edit = await owner.files({ action: "edit", project: name, path, old: "user_skill_level: intermediate\n", content: "# Alice: keep these notes\nuser_skill_level: expert\nmy_notes: keep\n" });
+    expect(edit.isError, edit.text).toBe(false);
+    const uri = `bmad://projects/${name}/${path}`;
+    const contentOf = async (file: string) => ((await owner.client.readResource({ uri: `bmad://projects/${name}/${file}` })).contents as Array<{ text: string }>)[0]!.text;
+    const edited = await contentOf(path);
+    const set = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
+    expect(set.isError, set.text).toBe(false);
+    expect(set.text).toContain(`; kept ${owner.email}'s edits to ${path}, changing only the answer's lines.`);
+    expect(set.structured.kept).toEqual([{ path, by: [owner.email] }]);
+    expect(await contentOf(path)).toBe(edited.replace("communication_language: English\n", "communication_language: Klingon\n"));
+    // A file nobody edited is written as the answers make it, and named as kept by no one.
+    expect(await contentOf("_bmad/core/config.yaml")).toContain("communication_language: Klingon\n");
+    expect(set.text).not.toContain("edits to _bmad/core/config.yaml");
+    // Her lines stay hers: only the answer's line is the writer's.
+    const klingon = edited.split("\n").indexOf("communication_language: English") + 1;
+    expect((await owner.files({ action: "read", project: name, path })).structured.others).toEqual([{ by: writer.email, lines: String(klingon) }]);
+    expect(((await owner.client.readResource({ uri })).contents as Array<{ text: string }>)[0]!.text).toContain("my_notes: keep\n");
+    // Her own answer keeps them too, and says so.
+    const own = await owner.project({ action: "config", name, answers: { core: { user_name: "Olive" } } });
+    expect(own.text).toContain(`; kept your edits to ${path}, changing only the answer's lines.`);
+    expect(await contentOf(path)).toBe(edited.replace("communication_language: English\n", "communication_language: Klingon\n").replace("user_name: BMad\n", "user_name: Olive\n"));
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
+  it("refuses an answer whose line a hand edit took out of a config file, writing nothing (review 295-2)", async () => {
+    const name = unique("unplaced");
+    const path = "_bmad/bmm/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    expect((await owner.files({ action: "edit", project: name, path, old: "communication_language: English\n", content: "" })).isError).toBe(false);
+    const refused = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
+    expect(refused.isError).toBe(true);
+    expect(refused.text).toContain(`${path} was edited by hand since the installer wrote it, and its line "communication_language: English", which this answer changes, is not in it exactly once`);
+    expect(refused.text).toContain('Nothing was changed. Put that line back as it was with bmad-files "edit", or restore the generated version');
+    // Nothing written: neither the answer nor any file.
+    expect((await owner.project({ action: "config", name })).text.split("\n").find((l) => l.startsWith("core.communication_language = "))).toMatch(/^core\.communication_language = default /);
+    expect((await owner.files({ action: "history", project: name, path: "_bmad/core/config.yaml" })).text).not.toContain("v2 ");
+    expect((await owner.files({ action: "read", project: name, path: "_bmad/core/config.yaml" })).text).toContain("communication_language: English");
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("keeps a memory the owner remembers that only a writer's line of the structured file held, after the writer deletes the file (review 70)", async () => {
     const ownerMemory = await memoryOf(owner);
     const path = "_bmad/_memory/structured/decisions.jsonl";

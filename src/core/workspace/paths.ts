@@ -133,7 +133,7 @@ function isRunnable(segments: string[]): boolean {
 }
 /** Files that decide what runs: BMAD's install record (it vouches for scripts), and tools' settings at the root
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
-const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
+export const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile"]);
 const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json)$/;
 /** What tools load by themselves at any depth, with no one running it (review 56): every package manager's installed

@@ -2,6 +2,7 @@
 import type { BundleReader } from "../surface/reader.js";
 import { type InstallerAnswers, installerFiles, installerQuestions, installerScripts } from "./installer.js";
 import type { Result } from "../result.js";
+import { INSTALL_RECORD } from "./paths.js";
 
 export type FilesResult = Result<{ files: Map<string, string> }>;
 
@@ -35,12 +36,25 @@ export function mergeAnswers(before: InstallerAnswers, given: InstallerAnswers):
   return out;
 }
 
-/** The installer's files that depend on the answers, as the new answers make them. Both runs share the
- *  project's creation time, so only what the answers change differs (config files, the files manifest). */
-export async function configFiles(reader: BundleReader, projectName: string, createdAt: string, before: InstallerAnswers, after: InstallerAnswers): Promise<FilesResult> {
+/** A config file the new answers change: `text`, as they make it; `before`, as the old answers made it, so that edits
+ *  made to it by hand since are kept (config-merge.ts). No `before` (they made none, or the file is the install record,
+ *  the hashes of what the installer wrote, nobody's text): written whole. */
+export interface ConfigFile {
+  text: string;
+  before?: string;
+}
+
+/** The installer's files that depend on the answers, as the new answers make them and the old ones made them. Both
+ *  runs share the project's creation time, so only what the answers change differs (config files, the files manifest). */
+export async function configFiles(reader: BundleReader, projectName: string, createdAt: string, before: InstallerAnswers, after: InstallerAnswers): Promise<Result<{ files: Map<string, ConfigFile> }>> {
   const now = new Date(createdAt);
   const [old, next] = await Promise.all([installerFiles(reader, { projectName, answers: before, now }), installerFiles(reader, { projectName, answers: after, now })]);
   if (!next.ok) return next;
-  if (!old.ok) return { ok: true, files: next.files };
-  return { ok: true, files: new Map([...next.files].filter(([path, text]) => old.files.get(path) !== text)) };
+  const made = old.ok ? old.files : new Map<string, string>();
+  const files = new Map<string, ConfigFile>();
+  for (const [path, text] of next.files) {
+    const was = made.get(path);
+    if (was !== text) files.set(path, was === undefined || path === INSTALL_RECORD ? { text } : { text, before: was });
+  }
+  return { ok: true, files };
 }

@@ -8,6 +8,7 @@ import type { Failure, Result } from "../result.js";
 import type { TextEdit, TextEdited } from "../runtime/fs.js";
 import type { ByOthers } from "./line-authors.js";
 import type { TextWrite } from "./file-text.js";
+import type { ConfigFile } from "./setup.js";
 
 export type Access = "owner" | "write" | "read";
 /** A project the caller was given read access to: its name and owner. */
@@ -212,6 +213,13 @@ export interface WorkspaceFiles {
   children(dir: string): Promise<WsResult<string[]>>;
 }
 
+/** What a config change wrote: `changed`, the files it rewrote; `kept`, those of them someone had edited by hand, whose
+ *  edits it kept (`by`: who, "you" for the caller), as only the answer's lines changed. */
+export interface Configured {
+  changed: string[];
+  kept?: Array<{ path: string; by: string[] }>;
+}
+
 /** A store's files that read several in one call (the Worker's). */
 export type ManyReadingFiles = WorkspaceFiles & Required<Pick<WorkspaceFiles, "readMany" | "timeZone">>;
 
@@ -232,8 +240,9 @@ export interface WorkspaceStore {
   create(name: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<ProjectSummary>>;
   info(project: string): Promise<WsResult<ProjectInfo>>;
   /** Stores new answers (and a time zone, if given) and writes the files that differ, in one step, if the answers are
-   *  still `read` (those the new ones were made from; else a conflict: read them again). Owner or writer. */
-  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<{ changed: string[] }>>;
+   *  still `read` (those the new ones were made from; else a conflict: read them again). A file edited by hand since
+   *  `read` made it gets only the answers' lines (config-merge.ts), or nothing is written. Owner or writer. */
+  configure(project: string, read: InstallerAnswers, answers: InstallerAnswers, files: Map<string, ConfigFile>, timeZone?: string): Promise<WsResult<Configured>>;
   /** Owner only; `confirm` must be the project's name. */
   remove(project: string, confirm: string): Promise<WsResult<{ name: string; files: number; until?: string }>>;
   /** Owner only: a project they deleted, back while it is kept (unshared). */

@@ -9,7 +9,7 @@ import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, type Configured, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -241,12 +241,16 @@ function folderConfig(folder: string, answers: boolean): ToolOutcome {
 
 const CONFIG_ATTEMPTS = 5;
 
+/** The config files a change kept hand edits in, as they were kept: only the answers' lines changed there. */
+const keptEdits = (kept: Configured["kept"]): string =>
+  (kept ?? []).map((k) => `; kept ${k.by.map((who) => (who === "you" ? "your" : `${who}'s`)).join(" and ")} edits to ${k.path}, changing only the answer's lines`).join("");
+
 async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>, timeZone?: string): Promise<ToolOutcome> {
   const zone = timeZone === undefined ? undefined : checkTimeZone(timeZone);
   if (zone && !zone.ok) return fail(zone.error);
   // Made from the answers as read, and stored only if they are still those: another member's change meanwhile is read
   // and merged again (review 99: one's answer was lost), a few times at most.
-  let stored: WsResult<{ changed: string[] }> | undefined;
+  let stored: WsResult<Configured> | undefined;
   let whose = "";
   for (let attempt = 0; attempt < CONFIG_ATTEMPTS && (!stored || (!stored.ok && stored.kind === "conflict")); attempt++) {
     const info = await store.info(name);
@@ -262,7 +266,7 @@ async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string,
   const answered = Object.keys(given).length > 0;
   const zoneSet = zone ? ` Times scripts write in "${name}"${answered ? "" : whose} are in ${zone.zone} now.` : "";
   return result(stored!, (r) =>
-    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}.${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
+    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}${keptEdits(r.kept)}.${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
 }
 
