@@ -40,8 +40,10 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
   if (!isDir(opts.project)) return { ok: false, error: `${from} ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
   const out: Discovered = { sources: [], watch: [], warnings: [] };
   const trees = PROJECT_TREES.map((t) => join(opts.project, t)).filter(isDir);
-  if (trees.length) {
-    const label = opts.projectNamed ? `${from} ${opts.project}` : `the project (${opts.project})`;
+  const label = opts.projectNamed ? `${from} ${opts.project}` : `the project (${opts.project})`;
+  // A workspace `bmad-mcp pull` made (or an install for a tool whose folder is not here) holds BMAD's config, not its
+  // skills: no tree to layer, as a kit-only _bmad/ (the embedded BMAD's skills are served; its scripts read the config).
+  if (trees.length && !skillsElsewhere(opts.project)) {
     // A project whose _bmad/ holds only the kit's files (memory, the contract) has no tree to layer: not an error.
     out.sources.push({ spec: `project=${opts.project}`, path: opts.project, label, explicit: opts.projectNamed === true, quietIfNoTree: kitOnly(opts.project) });
     out.watch.push(...watchedFolders(opts.project, PROJECT_TREES));
@@ -96,6 +98,24 @@ function watchedFolders(root: string, trees: string[]): string[] {
     else if (isDir(join(dot, "agents")) && existsSync(join(dot, "config.yaml"))) found.push(dot);
   }
   return found;
+}
+
+/** Whether the project's only BMAD folder is _bmad/, a skills install (its skill manifest), with no skill in it or in
+ *  an IDE's skills/ beside it: every row the manifest lists would be missing (review 300: a pulled workspace named with
+ *  --project stopped the bridge, one warning per skill). */
+function skillsElsewhere(project: string): boolean {
+  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !existsSync(join(project, "_bmad/_config/skill-manifest.csv"))) return false;
+  if (readdirSync(project).some((name) => name.startsWith(".") && !SKIP_DIRS.has(name) && isDir(join(project, name, "skills")))) return false;
+  return !holdsSkill(join(project, "_bmad"));
+}
+
+/** Whether a SKILL.md is anywhere below `dir` (stops at the first; links not followed). */
+function holdsSkill(dir: string): boolean {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name === "SKILL.md") return true;
+    if (entry.isDirectory() && !SKIP_DIRS.has(entry.name) && holdsSkill(join(dir, entry.name))) return true;
+  }
+  return false;
 }
 
 /** Whether the project's only BMAD folder is _bmad/ and it holds nothing but the kit's own files. */

@@ -191,6 +191,11 @@ describe("against the real Worker", () => {
     const resolved = await python(dir, ["_bmad/scripts/resolve_config.py", "--project-root", dir, "--key", "core.user_name", "--key", "core.communication_language"]);
     expect(resolved.code, resolved.stderr).toBe(0);
     expect(JSON.parse(resolved.stdout)).toEqual({ "core.user_name": "Ada", "core.communication_language": "French" });
+    // Served as the docs show, by --project: its _bmad/ holds BMAD's config, no skills, and the embedded ones are served
+    // (review 300: it stopped the bridge, one warning per skill its manifest lists).
+    const asProject = await cli(["--project", dir, "--test"]);
+    expect(asProject.code, asProject.stdout).toBe(0);
+    expect(asProject.stdout).toMatch(/PASS: ready to serve\n$/);
 
     // Nothing new on the remote: the change Python made here is kept for push, and so is a pulled file replaced here by
     // a folder of its name, or by a file where its folder was (review 162: "in the way", at every pull).
