@@ -486,14 +486,16 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   });
 
   it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
-    // The story and sprint status are only here: the line names the pull that brings them to the clone, with this
-    // server's URL (review 265: the model does not know its connector's), and no story
-    // moves here before the code work (review 231: dev-story marked its story in-progress, then told the user).
-    const CODE_LINE = `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote ${ORIGIN}/mcp --project ${project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
-    expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(CODE_LINE);
+    // The story and sprint status are only here: the line gives the loop in the clone, each command as the user types
+    // it, with this server's URL (review 265: the model does not know its connector's) and the push that brings the
+    // story back (review 299: only the pull was named, and not how to get bmad-mcp). The model moves no story on its
+    // own word (review 231: dev-story marked its story in-progress, then told the user); the user's word does.
+    const codeLine = (skill: string) =>
+      `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run in the user's clone. Say so before such a step, with the loop there: \`npx bmad-mcp pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with \`npx bmad-mcp\` as MCP server, \`npx bmad-mcp push\` (same arguments) to send its changes here. Never say code work was done here; move a story only when the user says its work landed.`;
+    expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(codeLine("bmad-dev-story"));
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
-    expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(CODE_LINE);
-    expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(CODE_LINE);
+    expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(codeLine("bmad-build"));
+    expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(codeLine("bmad-code-review"));
     expect((await ada.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("not its code");
     // Help recommends skills from its catalog: those whose texts work on code are named as the bridge's, by the same
     // trait (review 231: it offered bmad-build "right now", and 4 calls went by before the model learned otherwise).

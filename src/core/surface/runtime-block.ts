@@ -176,7 +176,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // user to run elsewhere).
   if (traits.delegates) lines.push(`- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
-  if (traits.worksOnCode) lines.push(codeWorkLine(files));
+  if (traits.worksOnCode) lines.push(codeWorkLine(files, folder));
   if (files.kind === "workspace" && files.bridgeSkills?.length) lines.push(...bridgeSkillLines(files.bridgeSkills));
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
@@ -190,10 +190,12 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 }
 
 /** Where a code skill's git, tests and builds run (review 213: on the bridge a literal model sent git and `npm test` to
- *  tools that refused them, then ran a contract the project did not have). On a workspace, that the bridge needs the
- *  project pulled first, and that no story moves here (review 231: dev-story marked its story in-progress here). */
-function codeWorkLine(files: FilesAccess): string {
-  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run on the bmad-mcp bridge in the user's clone, after \`bmad-mcp pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\` there. Say so before such a step; move no story to in-progress, review or done here.`;
+ *  tools that refused them, then ran a contract the project did not have). On a workspace, the whole loop in the
+ *  user's clone, each command as typed (review 299: the pull alone was named, not how to get bmad-mcp nor the push that
+ *  brings the story back), and that the model moves no story on its own word (review 231: dev-story marked its story
+ *  in-progress here); the user's word or board click does (review 299: "move no story here" was untrue of the board). */
+function codeWorkLine(files: FilesAccess, skill: string): string {
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run in the user's clone. Say so before such a step, with the loop there: \`npx bmad-mcp pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\`, ${skill} with \`npx bmad-mcp\` as MCP server, \`npx bmad-mcp push\` (same arguments) to send its changes here. Never say code work was done here; move a story only when the user says its work landed.`;
   // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
   const checks = files.contract && !contractToDo(files.contract)
     ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`
