@@ -2,7 +2,7 @@
 // composed (`caf\u00e9.md`): the two look alike, and Linux reads them as two files (review 275: a read was "not found",
 // closest "café.md", and a write made an identical-looking copy that the model's edits went to).
 import { join } from "node:path";
-import { foldPath, spelled } from "../core/workspace/paths.js";
+import { foldPath, unicodeTwinsRefusal } from "../core/workspace/paths.js";
 import type { WsResult } from "../core/workspace/store.js";
 
 /** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
@@ -32,10 +32,7 @@ export async function onDisk(folders: Folders, root: string, rel: string): Promi
     if (await folders.there(join(folder, name))) continue;
     const names = await folders.list(folder).catch(() => []);
     const same = names.filter((other) => other.normalize("NFC") === name.normalize("NFC"));
-    if (same.length > 1) {
-      const shown = same.map((other) => `"${spelled([...parts.slice(0, i), other].join("/"))}"`).join(" and ");
-      return { ok: false, kind: "invalid", error: `Path "${spelled(rel)}" names no file as spelled, and ${shown} as read in another Unicode form: they print alike, so give one of them exactly as spelled here.` };
-    }
+    if (same.length > 1) return { ok: false, kind: "invalid", error: unicodeTwinsRefusal(rel, same.map((other) => [...parts.slice(0, i), other].join("/"))) };
     if (same.length === 1) {
       parts[i] = same[0]!;
       continue;

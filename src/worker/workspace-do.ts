@@ -134,16 +134,18 @@ export class WorkspaceProject extends DurableObject {
     this.ready = true;
   }
 
-  /** How every change to one file starts: a path that may be written, write access, the memories remembered since
-   *  in their files, and the file's head now. */
-  private changing(caller: Caller, path: string): { ok: true; meta: Meta; access: Access; head: AuthoredEntry | undefined } | DoError {
-    const checked = checkWritablePath(path);
+  /** How every change to one file starts: a path that may be written, write access, the path as stored
+   *  (VersionedFiles.asStored), the memories remembered since in their files, and the file's head now. */
+  private changing(caller: Caller, given: string): { ok: true; meta: Meta; access: Access; path: string; head: AuthoredEntry | undefined } | DoError {
+    const checked = checkWritablePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
-    this.writeMemories(g.meta, path);
-    this.indexAsItIs(path);
-    return { ...g, head: this.files.head(path) };
+    const path = this.files.asStored(given);
+    if (!path.ok) return path;
+    this.writeMemories(g.meta, path.value);
+    this.indexAsItIs(path.value);
+    return { ...g, path: path.value, head: this.files.head(path.value) };
   }
 
   /** The project's files and bytes as the caller's limits count them. */
@@ -275,11 +277,15 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: info };
   }
 
-  read(caller: Caller, path: string, version?: number): DoResult<FileContent> {
-    const checked = checkWorkspacePath(path);
+  read(caller: Caller, given: string, version?: number): DoResult<FileContent> {
+    const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    // A deleted file too: an earlier version's, or the answer that names its history.
+    const stored = this.files.asStored(given, true);
+    if (!stored.ok) return stored;
+    const path = stored.value;
     this.writeMemories(g.meta, path);
     if (version === undefined) {
       const head = this.files.head(path);
@@ -289,6 +295,13 @@ export class WorkspaceProject extends DurableObject {
     }
     const old = this.files.version(g.meta.name, path, version);
     return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
+  }
+
+  /** `path` as stored (VersionedFiles.asStored), or as given where it is no project path or names several stored names:
+   *  for what looks up many paths at once and answers a missing one as none. */
+  private storedOr(path: string): string {
+    const stored = checkWorkspacePath(path).ok ? this.files.asStored(path) : undefined;
+    return stored?.ok ? stored.value : path;
   }
 
   /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). Line
@@ -319,8 +332,9 @@ export class WorkspaceProject extends DurableObject {
     return {
       ok: true,
       value: paths.slice(0, PEEK_FILES).flatMap((path) => {
-        const head = checkWorkspacePath(path).ok ? this.files.head(path) : undefined;
-        return head ? [{ ...head, data: this.files.part(path, head.version, part), ...this.othersIn(path, caller, g.access) }] : [];
+        const at = this.storedOr(path);
+        const head = checkWorkspacePath(at).ok ? this.files.head(at) : undefined;
+        return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access) }] : [];
       }),
     };
   }
@@ -335,6 +349,8 @@ export class WorkspaceProject extends DurableObject {
     // From the listing kept in memory: only the content of a file is read from storage.
     const current = this.files.current();
     const versions: number[] = [];
+    paths = paths.map((path) => this.storedOr(path));
+    trees = trees.map((dir) => this.storedOr(dir));
     const files = paths.map((path) => {
       const valid = checkWorkspacePath(path).ok;
       const version = valid ? current.version(path) : undefined;
@@ -365,9 +381,10 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
   }
 
-  write(caller: Caller, path: string, data: Uint8Array, text: TextWrite | undefined, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
-    const g = this.changing(caller, path);
+  write(caller: Caller, given: string, data: Uint8Array, text: TextWrite | undefined, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
+    const g = this.changing(caller, given);
     if (!g.ok) return g;
+    const { path } = g;
     // Before any check that answers with the file's version or size (review 24: a limit's message gave a writer the
     // true size of a config whose served size hides a secret's length).
     const held = this.secretsHeld(g, path);
@@ -420,9 +437,10 @@ export class WorkspaceProject extends DurableObject {
   /** A named edit (memlog-text.ts) applied to a text file as one step: read, changed and stored here, so no other
    *  write lands between (the object runs one call at a time, and this one does not wait on anything). Null, with
    *  nothing changed, where the edit does not apply: the caller's general path says why, as Python would. */
-  editText(caller: Caller, path: string, edit: TextEdit, now: string, alsoBy?: string[]): DoResult<TextEdited | null> {
-    const g = this.changing(caller, path);
+  editText(caller: Caller, given: string, edit: TextEdit, now: string, alsoBy?: string[]): DoResult<TextEdited | null> {
+    const g = this.changing(caller, given);
     if (!g.ok) return g;
+    const { path } = g;
     // As every other change (review 263: a member's memlog.py set replaced the owner's key in a data file).
     const held = this.secretsHeld(g, path);
     if (held) return held;
@@ -449,14 +467,17 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** A folder and its files in one transaction, refused whole when anything is at `dir` or a limit would be passed. */
-  createFolder(caller: Caller, dir: string, files: Array<{ path: string; data: Uint8Array }>, now: string, alsoBy?: string[]): DoResult<{ files: number }> {
-    const paths = files.map((f) => `${dir}/${f.path}`);
-    for (const path of [dir, ...paths]) {
+  createFolder(caller: Caller, given: string, files: Array<{ path: string; data: Uint8Array }>, now: string, alsoBy?: string[]): DoResult<{ files: number }> {
+    for (const path of [given, ...files.map((f) => `${given}/${f.path}`)]) {
       const checked = checkWritablePath(path);
       if (!checked.ok) return fail("invalid", checked.error);
     }
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    const stored = this.files.asStored(given);
+    if (!stored.ok) return stored;
+    const dir = stored.value;
+    const paths = files.map((f) => `${dir}/${f.path}`);
     this.writeMemories(g.meta, dir);
     if (this.files.head(dir) || this.holdsFiles(dir)) return fail("conflict", `${dir} already exists.`);
     const clash = this.files.clash(dir, "folder") ?? batchClash(paths);
@@ -475,13 +496,15 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { files: files.length } };
   }
 
-  restore(caller: Caller, path: string, version: number, ifVersion: number | undefined, now: string): DoResult<WrittenEntry> {
-    const writable = checkWritablePath(path);
+  restore(caller: Caller, given: string, version: number, ifVersion: number | undefined, now: string): DoResult<WrittenEntry> {
+    const writable = checkWritablePath(given);
     if (!writable.ok) return fail("invalid", writable.error);
-    const from = this.read(caller, path, version);
+    const from = this.read(caller, given, version);
     if (!from.ok) return from;
     const g = this.gate(caller, "write");
     if (!g.ok) return g;
+    // As read found it: the file's stored name, where it was given in another Unicode form.
+    const { path } = from.value;
     const held = this.secretsHeld(g, path, from.value.data);
     if (held) return held;
     this.writeMemories(g.meta, path);
@@ -508,9 +531,10 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { ...this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })), ...replaced } };
   }
 
-  remove(caller: Caller, path: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {
-    const g = this.changing(caller, path);
+  remove(caller: Caller, given: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {
+    const g = this.changing(caller, given);
     if (!g.ok) return g;
+    const { path } = g;
     const held = this.secretsHeld(g, path);
     if (held) return held;
     const { head } = g;
@@ -550,11 +574,14 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** A page of the file's versions, newest first (workspace/store.ts HistoryPage); at most MAX_LISTED whatever is asked. */
-  history(caller: Caller, path: string, page: HistoryPage = {}): DoResult<VersionEntry[]> {
-    const checked = checkWorkspacePath(path);
+  history(caller: Caller, given: string, page: HistoryPage = {}): DoResult<VersionEntry[]> {
+    const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
+    const stored = this.files.asStored(given, true);
+    if (!stored.ok) return stored;
+    const path = stored.value;
     this.writeMemories(g.meta, path);
     const versions = this.files.history(path, page.before, Math.min(page.limit ?? HISTORY_PAGE, MAX_LISTED));
     // A page past the oldest version is empty, not a missing file.
@@ -636,13 +663,16 @@ export class WorkspaceProject extends DurableObject {
     return compiled.glob.exhausted ? fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`)) : { ok: true, value: listed };
   }
 
-  stat(caller: Caller, path: string): DoResult<"file" | "dir" | "missing"> {
+  stat(caller: Caller, given: string): DoResult<"file" | "dir" | "missing"> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    this.writeMemories(g.meta, path);
-    if (path === "") return { ok: true, value: "dir" };
-    const checked = checkWorkspacePath(path);
+    this.writeMemories(g.meta, given);
+    if (given === "") return { ok: true, value: "dir" };
+    const checked = checkWorkspacePath(given);
     if (!checked.ok) return { ok: true, value: "missing" };
+    const stored = this.files.asStored(given);
+    if (!stored.ok) return stored;
+    const path = stored.value;
     if (this.files.head(path)) return { ok: true, value: "file" };
     return { ok: true, value: this.holdsFiles(path) ? "dir" : "missing" };
   }
@@ -657,6 +687,7 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     this.writeMemories(g.meta, dir);
     if (dir !== "" && !checkWorkspacePath(dir).ok) return { ok: true, value: [] };
+    if (dir !== "") dir = this.storedOr(dir);
     const prefix = dir ? `${dir}/` : "";
     const rows = dir
       ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path > ? AND path < ?", prefix, `${dir}0`).toArray()

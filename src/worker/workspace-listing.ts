@@ -97,6 +97,45 @@ export class FileListing {
     return below && { path: below.path, is: "folder" };
   }
 
+  /** Each file's and folder's path by its NFC form, with the spellings stored under it and how many files each has
+   *  (itself, or below it), made when first asked for: what a path there only in another Unicode form is found by. */
+  private forms?: Map<string, Map<string, number>>;
+
+  private countForms(path: string, sign: 1 | -1): void {
+    for (let end = path.indexOf("/"); ; end = path.indexOf("/", end + 1)) {
+      const name = end < 0 ? path : path.slice(0, end);
+      const key = name.normalize("NFC");
+      const spellings = this.forms!.get(key) ?? new Map<string, number>();
+      const count = (spellings.get(name) ?? 0) + sign;
+      if (count > 0) spellings.set(name, count);
+      else spellings.delete(name);
+      if (spellings.size) this.forms!.set(key, spellings);
+      else this.forms!.delete(key);
+      if (end < 0) return;
+    }
+  }
+
+  /** `path` with each name as stored where it is there only in another Unicode form (macOS writes names decomposed, a
+   *  model sends them composed: review 300), name by name as the bridge's onDisk finds them; or, where several stored
+   *  names are that one name's other forms, those names (to be refused: they print alike). A name there as given, or
+   *  not there in any form, stays as given. */
+  spelledAs(path: string): { path: string } | { alike: string[] } {
+    if (this.version(path) !== undefined) return { path };
+    if (!this.forms) {
+      this.forms = new Map();
+      for (const f of this.files) this.countForms(f.path, 1);
+    }
+    const parts = path.split("/");
+    let at = "";
+    for (const [i, name] of parts.entries()) {
+      const given = i ? `${at}/${name}` : name;
+      const there = [...(this.forms.get(given.normalize("NFC"))?.keys() ?? [])].filter((other) => folderOf(other) === folderOf(given)).sort();
+      if (there.length > 1 && !there.includes(given)) return { alike: there };
+      at = there.length === 1 ? there[0]! : given;
+    }
+    return { path: at };
+  }
+
   /** How many files each folder (`a/b/`, the top one `""`) holds directly, made when first asked for. */
   private direct?: Map<string, number>;
 
@@ -122,6 +161,7 @@ export class FileListing {
     const present = this.files[i]?.path === path;
     if (this.folded && present !== Boolean(entry)) this.fold(path, entry ? 1 : -1);
     if (this.direct && present !== Boolean(entry)) this.countDirect(path, entry ? 1 : -1);
+    if (this.forms && present !== Boolean(entry)) this.countForms(path, entry ? 1 : -1);
     if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
-import { unportableName } from "../core/workspace/paths.js";
+import { unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
@@ -86,6 +86,22 @@ export class VersionedFiles {
 
   head(path: string): AuthoredEntry | undefined {
     return this.sql.exec<AuthoredEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
+  }
+
+  /** `path` as this project stores it: where a file or folder is there only in another Unicode form (NFC-equal), its
+   *  stored name, for every operation alike (FileListing.spelledAs); several such names are refused, each spelled out.
+   *  With `past` (a read, history, restore), a deleted file too, among the names its folder's history holds. A path
+   *  there as given costs nothing more. */
+  asStored(path: string, past = false): WsResult<string> {
+    const now = this.current().spelledAs(path);
+    if ("alike" in now) return fail("invalid", unicodeTwinsRefusal(path, now.alike));
+    if (!past || this.current().version(now.path) !== undefined || this.lastVersion(now.path)) return { ok: true, value: now.path };
+    const dir = folderOf(now.path);
+    const name = now.path.slice(dir.length).normalize("NFC");
+    const gone = this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions WHERE path > ? AND path < ?", dir, `${dir}\uffff`).toArray()
+      .map((r) => r.path).filter((other) => other.slice(dir.length).normalize("NFC") === name).sort();
+    if (gone.length > 1) return fail("invalid", unicodeTwinsRefusal(path, gone));
+    return { ok: true, value: gone[0] ?? now.path };
   }
 
   /** The current files, read once, then kept in step with every change. */

@@ -388,3 +388,53 @@ describe("a file and a folder of one name (L1)", () => {
     for (const path of paths) for (let i = path.indexOf("/"); i > 0; i = path.indexOf("/", i + 1)) expect(paths.has(path.slice(0, i)), path).toBe(false);
   });
 });
+
+describe("a name in another Unicode form (review 300-2)", () => {
+  it("finds the file by its stored name for every change and read, keeps case twins refused, and refuses a name two stored forms share", async () => {
+    // A project of its own: the history cap above was lowered for the other.
+    const project = unique("unicode");
+    expect((await olive.project({ action: "create", name: project })).isError).toBe(false);
+    await shareAccepted(olive, project, mallory, "write");
+    // macOS writes names decomposed (a push, or a model that writes them so); a model asks for them composed.
+    const nfd = "uni/re\u0301sume\u0301/cafe\u0301.md";
+    const nfc = "uni/r\u00e9sum\u00e9/caf\u00e9.md";
+    expect((await olive.files({ action: "write", project, path: nfd, content: "the user's\n" })).isError).toBe(false);
+    const read = await mallory.files({ action: "read", project, path: nfc });
+    expect(read.isError, read.text).toBe(false);
+    expect(read.text).toContain("the user's");
+    for (const change of [
+      { action: "write", content: "the model's\n", if_version: 1 },
+      { action: "append", content: "more\n" },
+      { action: "edit", old: "more", content: "edited" },
+      { action: "restore", version: 1 },
+    ]) {
+      const out = await mallory.files({ project, path: nfc, ...change });
+      expect(out.isError, `${change.action}: ${out.text}`).toBe(false);
+    }
+    expect((await mallory.files({ action: "history", project, path: nfc })).structured.versions).toHaveLength(5);
+    // A new file in the folder as the model spells it goes into the folder that is there.
+    expect((await mallory.files({ action: "write", project, path: "uni/r\u00e9sum\u00e9/new.md", content: "x\n" })).isError).toBe(false);
+    const listed = (await olive.files({ action: "list", project, path: "uni/**" })).structured.files as Array<{ path: string }>;
+    expect(listed.map((f) => f.path)).toEqual([nfd, "uni/re\u0301sume\u0301/new.md"]);
+    // A case twin is still a new name, refused beside the stored one.
+    expect((await mallory.files({ action: "write", project, path: "uni/r\u00e9sum\u00e9/CAF\u00c9.md", content: "x\n" })).text).toContain(`Cannot put a file at uni/re\u0301sume\u0301/CAF\u00c9.md: ${nfd} is there`);
+    // Deleted by the other form's name; its history and a restore find it by its stored name still.
+    expect((await mallory.files({ action: "delete", project, path: nfc })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project, path: nfc })).text).toMatch(/^uni\/re\u0301sume\u0301\/cafe\u0301\.md was deleted \(version 6\)/);
+    expect((await mallory.files({ action: "history", project, path: nfc })).structured.versions).toHaveLength(6);
+    expect((await mallory.files({ action: "read", project, path: nfc, version: 2 })).text).toContain("the model's");
+    expect((await mallory.files({ action: "restore", project, path: nfc, version: 2 })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project, path: nfd })).text).toContain("the model's");
+
+    // Two stored names of one text (made before names were found so, or beside each other by another door): refused,
+    // each spelled out, as they print alike.
+    await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject) => {
+      const at = new Date().toISOString();
+      for (const path of ["uni/\u1ec7.md", "uni/e\u0323\u0302.md"]) instance.files.transaction(() => instance.files.commit(path, new TextEncoder().encode(`${path}\n`), "write", { label: "olive" }, at));
+    });
+    const refusal = 'Path "uni/\\u00ea\\u0323.md" names no file as spelled, and "uni/e\\u0323\\u0302.md" and "uni/\\u1ec7.md" as read in another Unicode form: they print alike, so give one of them exactly as spelled here.';
+    for (const action of ["read", "history", "delete"]) expect((await mallory.files({ action, project, path: "uni/\u00ea\u0323.md" })).text, action).toBe(refusal);
+    expect((await mallory.files({ action: "write", project, path: "uni/\u00ea\u0323.md", content: "x" })).text).toBe(refusal);
+    expect((await mallory.files({ action: "read", project, path: "uni/\u1ec7.md" })).text).toContain("uni/\u1ec7.md\n");
+  });
+});

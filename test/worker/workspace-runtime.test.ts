@@ -944,3 +944,18 @@ describe("secrets in a workspace's config", () => {
     expect(plain.structured.exit_code, plain.text).toBe(0);
   });
 });
+
+describe("a folder spelled in another Unicode form (review 300-2)", () => {
+  it("has BMAD's scripts write and read in the folder as stored, making no look-alike beside it", async () => {
+    const memlog = (folder: string, args: string) => run(`uv run ${root}/_bmad/scripts/memlog.py ${args} --workspace ${root}/_bmad-output/${folder}`);
+    // A log made in a folder spelled decomposed (as a Mac's push or a model may spell it), carried on by the composed name.
+    expect((await memlog("ne\u0301e", "init --field topic=decomposed")).structured.exit_code).toBe(0);
+    const append = await memlog("n\u00e9e", 'append --text "composed"');
+    expect(append.structured.exit_code, append.text).toBe(0);
+    const listed = (await ada.files({ action: "list", project, path: "_bmad-output/**" })).structured.files as Array<{ path: string }>;
+    expect(listed.map((f) => f.path).filter((path) => path.normalize().startsWith("_bmad-output/n\u00e9e/"))).toEqual(["_bmad-output/ne\u0301e/.memlog.md"]);
+    const log = (await ada.files({ action: "read", project, path: "_bmad-output/ne\u0301e/.memlog.md" })).text;
+    expect(log).toContain("topic: decomposed");
+    expect(log).toContain("- composed\n");
+  });
+});

@@ -392,6 +392,11 @@ export const spelled = (path: string) =>
     return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   }).join("");
 
+/** Why `path` is refused where it names no file as spelled and several (`there`) as read in another Unicode form: they
+ *  print alike, so each is spelled out. The bridge's answer (a disk's names) and the remote's (a project's) alike. */
+export const unicodeTwinsRefusal = (path: string, there: string[]) =>
+  `Path "${spelled(path)}" names no file as spelled, and ${there.map((other) => `"${spelled(other)}"`).join(" and ")} as read in another Unicode form: they print alike, so give one of them exactly as spelled here.`;
+
 /** Enough of a refused input to recognise it, on one line: without control characters or 10,000 characters. */
 export function printable(raw: string): string {
   const shown = terminalText(raw.slice(0, 80)).replace(/[\n\t]/g, escaped);
