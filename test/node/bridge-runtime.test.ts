@@ -697,9 +697,25 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect(status.isError, status.text).toBe(false);
     expect(status.text).toContain(`\`${prd}\` (status: "final")`);
     expect(status.text).toContain(`\`${spine}\` (status: "final")`);
-    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning"} says where it stands`);
+    // The sprint's state in one runnable line, its paths filled for this folder (review 299), the same as the remote's.
+    const run = { command: `uv run ${dir}/.claude/skills/bmad-sprint-planning/scripts/sprint_plan.py status --status-file ${dir}/${sprint}` };
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad-run ${JSON.stringify(run)} says where it stands and what is next; bmad {"command":"*bmad-sprint-planning"} re-plans it.`);
     expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
     expect(status.text).not.toContain("bmad-task");
+    const ran = await call("bmad-run", run);
+    expect(ran.isError, ran.text).toBe(false);
+    expect(ran.text).toContain('"stories": {"backlog": 1}');
+    // get_project_context says it in the same words, epics.md (no status) among the documents, and points at no
+    // memory file that is not there.
+    const context = await call("get_project_context", {});
+    expect(context.structured.work).toBe(status.text.slice(status.text.indexOf("\n") + 1, status.text.lastIndexOf("\nNo runs")));
+    expect(context.structured.work).toContain("`_bmad-output/planning-artifacts/epics.md`");
+    expect(context.structured.empty).toBe("No context files in _bmad/_memory: the project's BMAD documents (work) say where it stands.");
+    // Where bmad-run is not served (no workspace toolset), the skill alone is named.
+    const kitOnly = await connect(dir, { TZ: "America/Los_Angeles" }, ["--toolsets", "kit,manifest"]);
+    const without = text(await kitOnly.callTool({ name: "get_workflow_status", arguments: {} }));
+    expect(without).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning"} says where it stands and what is next.`);
+    expect(without).not.toContain("bmad-run");
     // An architecture kept in a planning document, not in _bmad/_memory: named by its path; remember_structured is not
     // served by default, so not named.
     const architecture = await call("get_project_context", { section: "architecture" });

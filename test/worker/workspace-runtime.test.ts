@@ -7,7 +7,7 @@ import { TOOL } from "../../src/core/surface/names.js";
 import { MAX_FILES } from "../../src/core/workspace/limits.js";
 import { catalog, fileText, seed } from "./setup.js";
 import { ORIGIN } from "./client.js";
-import { projectStub, rawCall, signInAs, unique, type Person } from "./workspace-users.js";
+import { projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -669,20 +669,51 @@ describe("a planned project's runtime block", () => {
     await bea.project({ action: "create", name });
     const prd = "_bmad-output/planning-artifacts/prds/prd-todo/prd.md";
     const spine = "_bmad-output/planning-artifacts/architecture/arch-todo/ARCHITECTURE-SPINE.md";
+    const epics = "_bmad-output/planning-artifacts/epics.md";
     const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
     for (const path of [prd, spine]) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
-    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  1-1-add-todo: backlog\n" });
+    // epics.md as BMAD's template writes it: no status.
+    await bea.files({ action: "write", project: name, path: epics, content: "---\nstepsCompleted: [1, 2, 3, 4]\n---\n# Epics\n" });
+    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  epic-1: in-progress\n  1-1-add-todo: review\n  1-2-list-todos: backlog\n" });
     const status = await bea.call(TOOL.getWorkflowStatus, {});
     expect(status.isError, status.text).toBe(false);
     expect(status.text).toContain(`Project ${name}:\n- This project already has `);
     for (const path of [prd, spine]) expect(status.text).toContain(`\`${path}\` (status: "final")`);
-    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands`);
+    // The sprint's state in one runnable line, its paths filled for this project (review 299: the skill's render cost 10 KB).
+    const run = { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status --status-file bmad://projects/${name}/${sprint}`, project: name };
+    expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad-run ${JSON.stringify(run)} says where it stands and what is next; bmad {"command":"*bmad-sprint-planning","project":"${name}"} re-plans it.`);
     expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
     expect(status.structured).toMatchObject({ runs: [], sessions: [], projects: [{ project: name, sprint_status: sprint }] });
+    const ran = await bea.call(TOOL.bmadRun, run);
+    expect(ran.isError, ran.text).toBe(false);
+    expect(ran.text).toContain("1-1-add-todo");
     // The architecture section the memory files leave empty: the spine, by its path.
     const context = await bea.call(TOOL.getProjectContext, { section: "architecture", project: name });
     expect(context.structured).toMatchObject({ architecture: null, planning_artifacts: { architecture: { path: spine, status: "final" } } });
     expect(context.text).not.toContain(TOOL.rememberStructured);
+    // The whole context names every document, epics.md and the sprint plan too, and how to see where the sprint stands,
+    // as get_workflow_status does; no memory file that is not there (review 299).
+    const all = await bea.call(TOOL.getProjectContext, { project: name });
+    expect(all.structured.work).toBe(status.text.slice(`Project ${name}:\n`.length, status.text.lastIndexOf("\nNo runs")));
+    for (const path of [epics, sprint]) expect(all.structured.work).toContain(`\`${path}\``);
+    expect(all.structured.empty).toBe("No context files in _bmad/_memory: the project's BMAD documents (work) say where it stands.");
+    expect(all.text).not.toContain("shared-context.md");
+    // A member the project is shared with, theirs alone, is answered the same, the project named as its owner's (review 299).
+    const cy = await signInAs(`${unique("cy")}@example.com`);
+    await shareAccepted(bea, name, cy, "write");
+    const shared = await cy.call(TOOL.getWorkflowStatus, {});
+    expect(shared.text).toContain(" (shared by ");
+    const as = (shared.structured.projects as Array<{ project: string }>)[0]!.project;
+    expect(shared.structured).toMatchObject({ runs: [], sessions: [], projects: [{ project: as, shared_by: bea.email, sprint_status: sprint }] });
+    // In the owner's words, each of their files said to be theirs, and the sprint's line runnable by the member too.
+    const sprintLine = (text: string) => text.split("\n").find((line) => line.includes("holds the sprint plan"))!;
+    expect(shared.text.split("\n")[0]).toBe(`Project ${as} (shared by ${bea.email}):`);
+    for (const path of [prd, spine, epics, sprint]) expect(shared.text).toContain(`\`${path}\``);
+    expect(shared.text).toContain(`(written by others, not you: "${bea.email} (all)")`);
+    expect(sprintLine(shared.text)).toBe(sprintLine(status.text).split(name).join(as));
+    expect(shared.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    const theirs = await cy.call(TOOL.bmadRun, JSON.parse(/bmad-run (\{.*?\}) says/.exec(sprintLine(shared.text))![1]!));
+    expect(theirs.text).toContain(ran.text);
   });
 
   it("gives today's date and the time where the skill's text asks for the date, in the words of the refusal, and follows the project's time zone", async () => {

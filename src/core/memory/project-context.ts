@@ -85,6 +85,10 @@ export function emptyNote(remembers: boolean): string {
   return `No context files yet: ${MEMORY_DIR}/project-context.yaml (name:, stack:, agents:) or shared-context.md (## Stack, ## Decisions, ## Architecture) fill it${remembered}. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS.md at the project root.`;
 }
 
+/** The empty note where the project has BMAD documents, which get_project_context names in `work`: no file that is not
+ *  there is pointed at (review 299). */
+export const PLANNED_NOTE = `No context files in ${MEMORY_DIR}: the project's BMAD documents (work) say where it stands.`;
+
 /** A YAML mapping (a Map: its keys are file content), or the error with its line. */
 function yamlObject(text: string): MemResult<Map<string, unknown>> {
   try {

@@ -12,7 +12,7 @@ import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
-import { projectWork, type WorkDocument } from "../earlier-work.js";
+import { projectState } from "../project-state.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
 
 /** Sessions get_workflow_status looks among for the one to resume (the newest made): one changed last is among them. */
@@ -27,7 +27,7 @@ export const getWorkflowStatus = defineTool({
     branch: z.string().min(1).max(200).optional().describe("Session branch (default main)"),
   }),
   annotations: READ_ONLY,
-  async run({ run_id, branch }, deps) {
+  async run({ run_id, branch }, deps, _signal, call) {
     const { sessions, owner } = deps;
     const checked = checkBranch(branch ?? DEFAULT_BRANCH);
     if (!checked.ok) return fail(checked.error);
@@ -61,7 +61,7 @@ export const getWorkflowStatus = defineTool({
       if (run) return run.ok ? showRun(place, run.value) : fail(run.error);
     }
     if (newestSession) return stored(deps, await sessions!.get(owner, newestSession.session_id));
-    return noRunsYet(deps, checked.value, own);
+    return noRunsYet(deps, checked.value, places, call?.has?.(TOOL.bmadRun) ?? false);
   },
 });
 
@@ -164,37 +164,25 @@ async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<
   return { runs, warnings: found.flatMap((f) => (places.length > 1 ? f.warnings.map((w) => `${f.project}: ${w}`) : f.warnings)) };
 }
 
-/** Own projects get_workflow_status describes where none has a run, at most. */
+/** Projects get_workflow_status describes where none has a run, at most: the caller's own first. */
 const MAX_DESCRIBED = 3;
 
-/** BMAD's skills that say where a sprint stands, the first one served named: the next step where a sprint is planned
- *  (6.12's bmad-sprint-status is a shim that forwards to sprint-planning's status: review 280). */
-const SPRINT_NEXT = ["bmad-sprint-planning", "bmad-sprint-status", "bmad-help"];
-
-/** No run and no session is no error: what the caller's own projects have (every phase's documents, as a skill in no
- *  phase is shown them) and the next step where a sprint is planned, then that none is (review 273: a project with a
- *  final PRD and architecture was answered that nothing exists, and pointed at bmad-task). */
-async function noRunsYet(deps: SurfaceDeps, branch: string, own: Place[]): Promise<ToolOutcome> {
-  const projects = await Promise.all(own.slice(0, MAX_DESCRIBED).map((place) => described(deps, place)));
-  const found = projects.flatMap((p) => (p ? [p] : []));
+/** No run and no session is no error: what the caller's projects have, own and shared with them (every phase's
+ *  documents, as a skill in no phase is shown them), and the next step where a sprint is planned, then that none is
+ *  (review 273: a project with a final PRD and architecture was answered that nothing exists; review 299: so was a
+ *  member whose only project is one shared with them). */
+async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], runs: boolean): Promise<ToolOutcome> {
+  const projects = await Promise.all(places.slice(0, MAX_DESCRIBED).map(async (place) => ({ place, state: await projectState(deps, place.project, runs) })));
+  const found = projects.flatMap(({ place, state }) => (state ? [{ place, state }] : []));
+  const lines = found.flatMap(({ place, state }) => (state.lines.length ? [`Project ${place.project}${place.owner ? ` (shared by ${place.owner})` : ""}:`, ...state.lines] : []));
   const none = `No runs on branch ${branch} (${RUNS_DIR}/${branch}/) and no delivery sessions yet.`;
-  return done([...found.flatMap((p) => p.lines), none].join("\n"), { runs: [], sessions: [], projects: found.map((p) => p.value) });
-}
-
-/** A project's documents as the runtime block names them, and where its sprint-status.yaml is; undefined where its
- *  files cannot be read. */
-async function described(deps: SurfaceDeps, place: Place): Promise<{ lines: string[]; value: { project: string; documents: WorkDocument[]; sprint_status?: string } } | undefined> {
-  const found = deps.runtime ? await deps.runtime(place.project, { lazy: true }) : undefined;
-  if (!found?.ok) return undefined;
-  const work = await projectWork(deps.reader, found.runtime);
-  const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
-  const skill = SPRINT_NEXT.find((name) => deps.reader.catalog.resolve("workflow", name).ok);
-  // A workspace is named in the call; the bridge's one project is its folder.
-  const call = skill && JSON.stringify({ command: `*${skill}`, ...(deps.project ? {} : { project: place.project }) });
-  const next = sprint ? [`- \`${sprint}\` holds the sprint plan${call ? `: ${TOOL.bmad} ${call} says where it stands and what is next` : ""}.`] : [];
-  const lines = work.line || next.length ? [`Project ${place.project}:`, ...(work.line ? [work.line] : []), ...next] : [];
-  const documents = work.documents.filter((d) => d.status);
-  return { lines, value: { project: place.project, documents, ...(sprint ? { sprint_status: sprint } : {}) } };
+  const value = found.map(({ place, state }) => ({
+    project: place.project,
+    ...(place.owner ? { shared_by: place.owner } : {}),
+    documents: state.documents.filter((d) => d.status),
+    ...(state.sprint_status ? { sprint_status: state.sprint_status } : {}),
+  }));
+  return done([...lines, none].join("\n"), { runs: [], sessions: [], projects: value });
 }
 
 /** A run, named with its project; one from a shared project says whose it is and who wrote it. `others`: runs of

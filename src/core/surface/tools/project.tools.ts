@@ -4,10 +4,11 @@
 import * as z from "zod";
 import { CONTEXT_SECTIONS, STACKS, type SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
-import { projectContext, workspaceReader } from "../../memory/project-context.js";
+import { PLANNED_NOTE, projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
-import { projectWork, type WorkDocument } from "../earlier-work.js";
+import type { WorkDocument } from "../earlier-work.js";
+import { projectState } from "../project-state.js";
 import { holdsShapedSecret } from "../../catalog/config.js";
 import { lines } from "../../lines.js";
 import type { Result } from "../../result.js";
@@ -58,11 +59,15 @@ export const getProjectContext = defineTool({
     const remembers = call?.has?.(TOOL.rememberStructured) ?? false;
     const context = deps.project ? await deps.project.projectContext(section, remembers) : await projectContext(workspaceReader(memory!.files), section, remembers);
     if (!context.ok) return fail(context.error);
-    const planned = await plannedIn(deps, memory?.project ?? project, context.value, section);
+    const state = await projectState(deps, memory?.project ?? project, call?.has?.(TOOL.bmadRun) ?? false);
+    const planned = state && plannedIn(state.documents, context.value, section);
+    // Where the project stands is in its BMAD documents: named, and the memory files are not pointed at where they are
+    // not there (review 299: a project with a sprint plan was pointed at two files it had not).
+    const work = state?.documents.length ? { work: state.lines.join("\n"), ...("empty" in context.value ? { empty: PLANNED_NOTE } : {}) } : {};
     // What was decided through remember_structured, beside what the files say.
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
     const remembered = decided?.ok ? decided.value.entries.map(shownEntry).map(({ id, agent, text, created_at, by, cut }) => ({ id, agent, text, created_at, ...(by ? { by } : {}), ...(cut ? { cut } : {}) })) : [];
-    const base = { ...context.value, ...(remembered.length ? { remembered_decisions: remembered } : {}), ...(planned ? { planning_artifacts: planned } : {}) };
+    const base = { ...context.value, ...(remembered.length ? { remembered_decisions: remembered } : {}), ...(planned ? { planning_artifacts: planned } : {}), ...work };
     // A shared project's context is its people's, not the caller's: named and labelled.
     const value = memory?.owner ? { ...base, project: memory.project, shared_by: memory.owner } : base;
     return done(JSON.stringify(value), value);
@@ -76,12 +81,9 @@ const DOCUMENT_NAME = new Map([["architecture", /architecture/i], ["prd", /(^|[^
 
 /** For the fields of `section` the context leaves empty, the project's newest document holding each (a final one
  *  where there is one; newest by path, as BMAD's run folders are dated); undefined where there is none. */
-async function plannedIn(deps: SurfaceDeps, project: string | undefined, value: Record<string, unknown>, section: string): Promise<Record<string, WorkDocument> | undefined> {
+function plannedIn(documents: WorkDocument[], value: Record<string, unknown>, section: string): Record<string, WorkDocument> | undefined {
   const fields = section === "all" ? [...HELD_IN.keys()] : [section];
   const kinds = [...new Set(fields.filter((f) => value[f] === null || value[f] === undefined).flatMap((f) => HELD_IN.get(f) ?? []))];
-  const found = kinds.length && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
-  if (!found?.ok) return undefined;
-  const { documents } = await projectWork(deps.reader, found.runtime);
   const planned: Record<string, WorkDocument> = {};
   for (const kind of kinds) {
     const named = documents.filter((d) => DOCUMENT_NAME.get(kind)!.test(d.path.slice(d.path.lastIndexOf("/") + 1)));
