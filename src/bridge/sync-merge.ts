@@ -2,7 +2,7 @@
 // a structured memory file (what either side added or removed, review 54) and a memlog both sides only appended to
 // (review 205). Pull writes the merge; push asks the same question, to say what a pull will do with its conflict.
 import { memoriesChangedBothWays, mergeMemoryFiles, structuredType } from "../core/memory/files.js";
-import { isMemlogPath, memlogUnappended, mergeMemlogs } from "../core/runtime/memlog-text.js";
+import { isMemlogPath, memlogFormatError, memlogUnappended, mergeMemlogs } from "../core/runtime/memlog-text.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import { count as n } from "../core/count.js";
 import type { Result } from "../core/result.js";
@@ -18,6 +18,11 @@ export type Merge = Result<{ bytes: Uint8Array }, { fix: string; oversize?: true
  *  Push's --force names the file, so that it sends no other over the remote's (review 264). */
 export const conflictFix = (o: SyncOptions, path: string, theirs: string) =>
   `keep the remote's: ${o.again("pull", true)}; keep yours, dropping ${theirs} (the remote's history keeps it): ${o.again("push", true, [path])}; or copy yours aside, ${o.again("pull", true)}, merge, push`;
+
+/** The remote's change in a conflict's line, and whose it is where the remote says (review 300: "changed on the remote"
+ *  named no one); `since`, what it came after (" since the pull"). */
+export const remoteChange = (from: number, to: number, author: string | undefined, since = "") =>
+  `changed on the remote${author ? ` by ${author}` : ""}${since} (version ${from} -> ${to})`;
 
 /** A conflict over a file a push was sending when its answer was lost, which the remote's history could not tell landed
  *  or not (SyncState.sent after settleSent): the remote's change may hold the user's own text, so no --force over it is
@@ -60,6 +65,11 @@ export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Arr
     if (remoteDid || hereDid) {
       const what = remoteDid ? `the remote ${remoteDid}` : `you ${hereDid} here`;
       return { ok: false, error: `changed here and on the remote (version ${synced.version} -> ${theirs.version}) since the pull, and ${what}, which no merge of appended entries keeps`, fix: conflictFix(o, path, "the remote's change since") };
+    }
+    // A .memlog.md memlog.py did not write (review 300: push promised a merge that pull then refused, --force alone offered).
+    const unread = ([[there, "the remote's copy"], [here, "yours here"], [was, "the version pulled"]] as const).map(([copy, whose]) => [memlogFormatError(copy), whose] as const).find(([error]) => error);
+    if (unread) {
+      return { ok: false, error: `changed here and on the remote (version ${synced.version} -> ${theirs.version}) since the pull, and ${unread[1]} is not in memlog.py's format (${unread[0]}), so no merge of appended entries applies`, fix: conflictFix(o, path, "the remote's change since") };
     }
   }
   if (merged === undefined) return undefined;

@@ -21,7 +21,7 @@ import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
-import { conflictFix, mergeBothWays, untoldSent } from "./sync-merge.js";
+import { conflictFix, mergeBothWays, remoteChange, untoldSent } from "./sync-merge.js";
 import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
 
 export interface SyncOptions {
@@ -237,8 +237,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local), ...(f.localChanged ? { replaces: true as const } : {}) });
       continue;
     }
-    const remoteNow = f.synced ? `on the remote (version ${f.synced.version} -> ${content.version})` : `differs from the remote's version ${content.version}`;
-    const reason = !f.synced ? `exists here but was not pulled, and ${remoteNow}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and changed ${remoteNow}`;
+    const reason = !f.synced ? `exists here but was not pulled, and differs from the remote's version ${content.version}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and ${remoteChange(f.synced.version, content.version, content.author)}`;
     // The remote's change may be the user's own push (its answer lost): no merge, which could add their entries twice.
     if (before?.sent?.has(f.path)) {
       refusals.push({ path: f.path, ...untoldSent(o, reason) });

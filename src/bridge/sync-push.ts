@@ -11,9 +11,9 @@ import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/syn
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
 import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
-import { mergeBothWays, untoldSent } from "./sync-merge.js";
+import { mergeBothWays, remoteChange, untoldSent } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
-import { isMemlogPath } from "../core/runtime/memlog-text.js";
+import type { Remote, RemoteContent } from "./sync-remote.js";
 import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, spelled, unportableName } from "../core/workspace/paths.js";
@@ -125,23 +125,34 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
 
 /** The way out of a conflict with the remote over `path`: take the remote's, or send yours over it (that file alone). */
 const pullFirst = (o: SyncOptions, path: string) => `get the remote's with ${o.again("pull", true)} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${o.again("push", true, [path])}`;
-/** `merges`: both sides hold the file, which a pull merges if it is a memory file or a memlog both sides appended to
- *  (sync-pull.ts): no copy aside, no --force. */
-const conflictFix = (o: SyncOptions, path: string, merges: boolean) =>
-  merges && structuredType(path) ? `${o.again("pull", false)} merges the memories of both; then push again`
-  : merges && isMemlogPath(path) ? `${o.again("pull", false)} merges the entries both sides appended (an entry changed or removed it refuses, with the ways out); then push again`
-  : pullFirst(o, path);
+
+/** A conflict over a file changed on both sides as a pull meets it (mergeBothWays, the pull's own question): a memory
+ *  file, or a memlog both sides appended to, that pull merges (no copy aside, no --force), or why it will not; any other
+ *  file keeps `refusal` (review 300: a .memlog.md memlog.py did not write was promised a merge pull then refused). */
+async function asPullMeetsIt(o: SyncOptions, refusal: Refusal, mine: Uint8Array, synced: SyncedFile | undefined, theirs: RemoteContent): Promise<Refusal> {
+  const merge = await mergeBothWays(o, refusal.path, mine, synced, theirs);
+  if (!merge) return refusal;
+  if (!merge.ok) return { path: refusal.path, reason: merge.error, fix: merge.fix };
+  return { ...refusal, fix: `${o.again("pull", false)} merges ${structuredType(refusal.path) ? "the memories of both" : "the entries both sides appended"}; then push again` };
+}
+
+/** "changed on the remote …" of a conflict, as the remote's read of the file tells its version and author (`to`, the
+ *  version listed, where the read failed). */
+const changedThere = (from: number, to: number, read: Remote<RemoteContent> | undefined, since = "") =>
+  read?.ok ? remoteChange(from, read.value.version, read.value.author, since) : remoteChange(from, to, undefined, since);
 
 /** Why the remote refused a change: when the file moved there since the plan (another member's change landed first),
  *  a conflict as one found before sending is, with its way out; otherwise the remote's own reason. Undefined: a
  *  deletion another member made too while this push ran, which both sides agree on (review 171). */
-async function refusalOf(o: SyncOptions, step: { op: "write" | "delete"; path: string; ifVersion: number }, error: string): Promise<Refusal | undefined> {
+async function refusalOf(o: SyncOptions, state: SyncState, step: Extract<Step, { op: "write" | "delete" }>, error: string): Promise<Refusal | undefined> {
   const now = await o.workspace.version(step.path);
   if (!now.ok || now.value === step.ifVersion) return { path: step.path, reason: error, fix: "" };
   if (step.op === "delete" && now.value === 0) return undefined;
+  const read = now.value && step.ifVersion ? await o.workspace.read(step.path) : undefined;
   const here = step.op === "delete" ? "deleted here" : step.ifVersion ? "changed here" : "new here";
-  const there = !now.value ? "deleted on the remote" : step.ifVersion ? `changed on the remote (version ${step.ifVersion} -> ${now.value})` : `written on the remote (now version ${now.value})`;
-  return { path: step.path, reason: `${here}, and ${there} while this push ran`, fix: conflictFix(o, step.path, step.op === "write" && step.ifVersion > 0 && now.value > 0) };
+  const there = !now.value ? "deleted on the remote" : step.ifVersion ? changedThere(step.ifVersion, now.value, read) : `written on the remote (now version ${now.value})`;
+  const refusal = { path: step.path, reason: `${here}, and ${there} while this push ran`, fix: pullFirst(o, step.path) };
+  return step.op === "write" && read?.ok ? asPullMeetsIt(o, refusal, new TextEncoder().encode(step.text), state.files.get(step.path), read.value) : refusal;
 }
 
 export async function push(o: SyncOptions): Promise<SyncResult> {
@@ -189,7 +200,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const steps: Step[] = [];
   /** Conflicts a read of the remote's file settles: the same content (`sha256`), or another member's of a file pull
    *  leaves on the remote (onlyYoursReason), which no pull resolves. `forced`: what --force sends when neither. */
-  const suspects: Array<{ sha256?: string; refusal: Refusal; forced?: Step; merges?: { mine: Uint8Array; synced: SyncedFile } }> = [];
+  const suspects: Array<{ path: string; sha256?: string; reason: (read: Remote<RemoteContent>) => string; forced?: Step; merges?: { mine: Uint8Array; synced: SyncedFile } }> = [];
   /** Unchanged here, changed on the remote, and such a file: pull brings it only if no other member wrote it. */
   const behindUnsure: string[] = [];
   /** Said of each file held so alike, so that one line names them all (Report.lines). */
@@ -251,9 +262,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
       else if (remoteChanged && !overrides(path)) {
-        const refusal = { path, reason: `deleted here, and changed on the remote since the pull (version ${expected} -> ${now})`, fix: pullFirst(o, path) };
-        if (onlyYoursReason(path)) suspects.push({ refusal, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now, over: expected } } : {}) });
-        else refusals.push(refusal);
+        suspects.push({ path, reason: (read) => `deleted here, and ${changedThere(expected, now, read, " since the pull")}`, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now, over: expected } } : {}) });
       }
       else steps.push({ op: "delete", path, ifVersion: now, ...(remoteChanged ? { over: expected } : {}) });
       continue;
@@ -277,13 +286,12 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       continue;
     }
     if (remoteChanged && !overrides(path)) {
-      const was = synced ? `changed here, and ${now ? `changed on the remote since the pull (version ${expected} -> ${now})` : "deleted on the remote since the pull"}` : "new here, and the remote has a file there since the pull";
+      const reason = (read: Remote<RemoteContent>) => (synced ? `changed here, and ${changedThere(expected, now, read, " since the pull")}` : "new here, and the remote has a file there since the pull");
       // Memory files and memlogs merge on pull (sync-pull.ts): no copy aside, no --force.
-      const fix = conflictFix(o, path, Boolean(synced && now));
-      if (now) suspects.push({ sha256: local.sha256, refusal: { path, reason: was, fix }, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated", over: expected } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
+      if (now) suspects.push({ path, sha256: local.sha256, reason, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated", over: expected } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
       // Pull leaves BMAD's settings here when the remote deletes them: no pull brings that deletion.
       else if (isInstallFile(path)) report.add("held", path, keepsBoth("changed here, and deleted on the remote since the pull: a deletion of BMAD's settings is left to your hand", "Delete it here if you agree"));
-      else refusals.push({ path, reason: was, fix });
+      else refusals.push({ path, reason: "changed here, and deleted on the remote since the pull", fix: pullFirst(o, path) });
       continue;
     }
     // A new file in a folder that holds the most files one listing shows directly stays here: past it, no pull or push
@@ -298,10 +306,10 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   }
   // A remote change that is this very content is no conflict; one by another member to a file pull takes only the
   // user's own of is none a pull resolves (review 113: the pull --force named left it, and every push stopped there).
-  const reads = await mapLimited([...suspects.map((s) => s.refusal.path), ...behindUnsure], READS_AT_ONCE, (path) => o.workspace.read(path));
+  const reads = await mapLimited([...suspects.map((s) => s.path), ...behindUnsure], READS_AT_ONCE, (path) => o.workspace.read(path));
   for (const [i, suspect] of suspects.entries()) {
     const read = reads[i]!;
-    const path = suspect.refusal.path;
+    const path = suspect.path;
     if (read.ok && !read.value.redacted && sha256(read.value.bytes) === suspect.sha256) {
       report.unchanged++;
       steps.push({ op: "record", path, version: read.value.version, sha256: suspect.sha256 });
@@ -309,11 +317,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       const here = suspect.sha256 ? "yours here and the remote's differ" : "deleted here, and changed on the remote";
       report.add("held", path, keepsBoth(`${here} since the pull, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
     } else if (suspect.forced) steps.push(suspect.forced);
-    else if (state.sent?.has(path)) refusals.push({ path, ...untoldSent(o, suspect.refusal.reason) });
+    else if (state.sent?.has(path)) refusals.push({ path, ...untoldSent(o, suspect.reason(read)) });
     else {
       // Where a pull would not merge a memory file or memlog, why (review 211: a merge past 1 MiB was advised).
-      const merge = suspect.merges && read.ok ? await mergeBothWays(o, path, suspect.merges.mine, suspect.merges.synced, read.value) : undefined;
-      refusals.push(merge && !merge.ok ? { path, reason: merge.error, fix: merge.fix } : suspect.refusal);
+      const refusal = { path, reason: suspect.reason(read), fix: pullFirst(o, path) };
+      refusals.push(suspect.merges && read.ok ? await asPullMeetsIt(o, refusal, suspect.merges.mine, suspect.merges.synced, read.value) : refusal);
     }
   }
   for (const [i, path] of behindUnsure.entries()) {
@@ -373,7 +381,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     const over = step.over === undefined ? undefined : await overNote(o, step, step.over);
     if (step.op === "delete") {
       const removed = await o.workspace.remove(step.path, step.ifVersion);
-      const refusal = !removed.ok && removed.refused ? await refusalOf(o, step, removed.error) : undefined;
+      const refusal = !removed.ok && removed.refused ? await refusalOf(o, state, step, removed.error) : undefined;
       if (refusal) {
         refused.push(refusal);
         continue;
@@ -392,7 +400,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     const written = await o.workspace.write(step.path, step.text, step.ifVersion);
     if (!written.ok && written.refused) {
-      refused.push((await refusalOf(o, step, written.error))!);
+      refused.push((await refusalOf(o, state, step, written.error))!);
       continue;
     }
     if (!written.ok) {

@@ -20,8 +20,11 @@ export interface RemoteFile {
 }
 export interface RemoteContent extends RemoteFile {
   bytes: Buffer;
-  /** The bytes served differ from the bytes stored (a config file without its secret-looking keys). */
+  /** The bytes served are not the bytes stored, as the server says (a config file without its secret-looking keys, a
+   *  file that is not UTF-8): pulled as served, never pushed back. */
   redacted: boolean;
+  /** Who made this version, as the server names them. */
+  author?: string;
   /** Someone other than the caller wrote some of it (a server that names line authors says so). */
   byOthers: boolean;
   /** Whose lines, as the server names them. */
@@ -32,20 +35,23 @@ export interface RemoteContent extends RemoteFile {
 export type Remote<T> = Result<{ value: T }, { refused?: true }>;
 
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
-/** `sha256` is of the bytes served; `redacted`: a config file served without its secret-looking keys (servers before
- *  it gave the stored file's sha256, which then differs from the served bytes'). */
-const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
+/** Who made a version, as the server names them (one line; another shape is none). */
+const AUTHOR = z.string().min(1).max(300).refine(isOneLine).optional().catch(undefined);
+/** `sha256` is of the bytes stored, or of the text served where that is not them: `redacted`, a config file served
+ *  without its secret-looking keys; `not_utf8`, a file whose text has U+FFFD for bytes that are not UTF-8. `bom`: the
+ *  file starts with a byte order mark, which the text served leaves out. */
+const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
 /** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
 const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/) });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 /** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
  *  content is gone (`pruned`). */
-/** `author` as the server names who made the version (one line; another shape is none). */
-const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional(), author: z.string().min(1).max(300).refine(isOneLine).optional().catch(undefined) })).max(1000), next: z.number().int().min(1).optional() });
+const HISTORY = z.object({ versions: z.array(z.object({ version: z.number().int().min(1), op: z.string(), sha256: z.string().optional(), pruned: z.boolean().optional(), author: AUTHOR })).max(1000), next: z.number().int().min(1).optional() });
 /** Pages of a history one call of history() reads at most: a thousand versions, as one answer held before history came in pages. */
 const MAX_HISTORY_PAGES = 20;
 export type FileVersion = z.infer<typeof HISTORY>["versions"][number];
 
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
 
 /** A path from the remote that may be written here, or why not: no machinery (.git, .bmad-mcp, as any OS reads the
@@ -195,11 +201,18 @@ export class RemoteWorkspace {
     const meta = READ.safeParse(out.value.structured);
     if (!meta.success || meta.data.path !== path || (version !== undefined && meta.data.version !== version)) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
     const newline = out.value.text.indexOf("\n");
-    const bytes = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
+    const served = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
+    // The byte order mark the text served leaves out goes back: the file's bytes, exactly (review 300: without it a
+    // pulled file read as served altered, and every push that touched it was refused as holding secrets).
+    const bytes = meta.data.bom ? Buffer.concat([UTF8_BOM, served]) : served;
     if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };
+    // Text that is not the file's bytes, pulled as served and never pushed back: a config without its secrets, or a
+    // file that is not UTF-8 (its digest is of bytes no text carries).
+    const altered = meta.data.redacted === true || meta.data.not_utf8 === true;
+    if (!meta.data.not_utf8 && sha256(meta.data.redacted ? served : bytes) !== meta.data.sha256) return { ok: false, error: `${path}: the remote's copy changed while it was read (what it sent is not what its digest names); nothing was written: pull again.` };
     // Named as the server names them; one it names otherwise is "another member", for all the bridge can tell.
     const others = (meta.data.others ?? []).slice(0, 50).map((o) => OTHER.safeParse(o)).map((o) => (o.success ? o.data : { by: "another member", lines: "some" }));
-    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: meta.data.redacted === true || sha256(bytes) !== meta.data.sha256, byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: altered, ...(meta.data.author ? { author: meta.data.author } : {}), byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
   }
 
   /** The file's version on the remote now (0: there is none), by a listing of its path alone: what a refused read or

@@ -261,7 +261,7 @@ describe("against the real Worker", () => {
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
     expect(pushed.stderr).toContain("Nothing was sent");
-    expect(pushed.stderr).toContain(`  ${PRD}: changed here, and changed on the remote since the pull (version 2 -> 3).\n    fix: get the remote's with bmad-mcp pull`);
+    expect(pushed.stderr).toContain(`  ${PRD}: changed here, and changed on the remote by local since the pull (version 2 -> 3).\n    fix: get the remote's with bmad-mcp pull`);
     expect(pushed.stderr).toContain("--force");
     expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync.\n"); // all or nothing: the other change was not sent
 
@@ -269,7 +269,7 @@ describe("against the real Worker", () => {
     expect(pulled.code).toBe(1);
     // Ways out that work: a pulled file moved aside reads as deleted here, which the pull refuses as well (review 188).
     const again = (command: string) => `bmad-mcp ${command} --remote ${remote} --project ${PROJECT} --dir ${dir} --force`;
-    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote (version 2 -> 3).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push")} ${PRD}; or copy yours aside, ${again("pull")}, merge, push.\n`);
+    expect(pulled.stderr).toContain(`  ${PRD}: changed here since the pull, and changed on the remote by local (version 2 -> 3).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push")} ${PRD}; or copy yours aside, ${again("pull")}, merge, push.\n`);
     expect(readFileSync(local(PRD), "utf8")).toBe("local edit\n");
 
     const forced = await sync("push", dir, "--force");
@@ -364,7 +364,8 @@ describe("against the real Worker", () => {
         const retries = await remember("Failed syncs retry with backoff.");
         const early = await sync("push", dir);
         expect(early.code).toBe(1);
-        expect(early.stderr).toMatch(new RegExp(`  ${file}: changed here, and changed on the remote since the pull \\(version 1 -> 2\\)\\.\n    fix: bmad-mcp pull .* merges the memories of both; then push again`));
+        // Named as the remote names the version's author: its own merge of remembered memories, here.
+        expect(early.stderr).toMatch(new RegExp(`  ${file}: changed here, and changed on the remote by remember_structured since the pull \\(version 1 -> 2\\)\\.\n    fix: bmad-mcp pull .* merges the memories of both; then push again`));
         const merged = await sync("pull", dir);
         expect(merged.code, merged.stderr).toBe(0);
         expect(merged.stdout).toContain(`updated  ${file} (memories merged with the ones here; push sends the merge)\n`);
@@ -413,7 +414,7 @@ describe("against the real Worker", () => {
     await appendHere("here: offline first");
     const early = await sync("push", dir);
     expect(early.code).toBe(1);
-    expect(early.stderr).toMatch(new RegExp(`  ${MEMLOG}: changed here, and changed on the remote since the pull \\(version \\d+ -> \\d+\\)\\.\n    fix: bmad-mcp pull .* merges the entries both sides appended`));
+    expect(early.stderr).toMatch(new RegExp(`  ${MEMLOG}: changed here, and changed on the remote by local since the pull \\(version \\d+ -> \\d+\\)\\.\n    fix: bmad-mcp pull .* merges the entries both sides appended`));
     const merged = await sync("pull", dir);
     expect(merged.code, merged.stderr).toBe(0);
     expect(merged.stdout).toContain(`updated  ${MEMLOG} (entries appended here and on the remote merged; push sends the merge)\n`);
@@ -658,8 +659,8 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
  *  deletes as they are read; `raceWrites`: files another member writes first, as they are written; `raceDeletes`: files
- *  another member deletes first, as they are deleted. */
-async function startFake(paths: string[], opts: { endless?: boolean; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+ *  another member deletes first, as they are deleted; `digests`: the sha256 a read names, where it is not of the text sent. */
+async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -702,7 +703,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; page?: numb
       const versions = paths.includes(path) ? [{ version: opts.versions?.get(path) ?? 1, op: "write", sha256: createHash("sha256").update(content).digest("hex") }] : [];
       return { content: [{ type: "text", text: `${path}, newest first` }], structuredContent: { path, versions } };
     }
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: opts.digests?.get(path) ?? createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -1397,6 +1398,16 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml~")).toMatch(/ \(a personal file/);
 }, 30_000);
 
+it("stops at a read whose text is not what its digest names, as no file served altered, writing nothing (review 300)", async () => {
+  const doc = "_bmad-output/prd.md";
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake([doc], { digests: new Map([[doc, "0".repeat(64)]]) }), "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain(`Nothing was changed: ${doc}: the remote's copy changed while it was read (what it sent is not what its digest names); nothing was written: pull again.`);
+  expect(out.stdout).not.toContain("served altered");
+  expect(readdirSync(target)).toEqual([]);
+}, 30_000);
+
 it("stops a remote whose listing never settles, with a clear error and nothing written", async () => {
   const target = fakeDir();
   const started = performance.now();
@@ -1716,13 +1727,13 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
       const pulled = await run("pull", project, into);
       expect(pulled.code).toBe(1);
       expect(pulled.stderr).toContain("Nothing was changed: the pull stops at these files, each for the reason it gives.\n");
-      expect(pulled.stderr).toContain(`  ${a}: changed here since the pull, and changed on the remote (version 1 -> 2).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push", a)}; or copy`);
+      expect(pulled.stderr).toContain(`  ${a}: changed here since the pull, and changed on the remote by bob@example.com (version 1 -> 2).\n    fix: keep the remote's: ${again("pull")}; keep yours, dropping the remote's change since (the remote's history keeps it): ${again("push", a)}; or copy`);
       expect(pulled.stderr).toContain(`  ${b}: changed here since the pull, and deleted on the remote.\n    fix: delete yours: ${again("pull")}; keep it: ${again("push", b)}.\n`);
-      expect(pulled.stderr).toContain(`  ${c}: deleted here since the pull, and changed on the remote (version 1 -> 2).\n`);
+      expect(pulled.stderr).toContain(`  ${c}: deleted here since the pull, and changed on the remote by bob@example.com (version 1 -> 2).\n`);
       expect(readFileSync(join(into, a), "utf8")).toBe("a, Alice's\n");
       const pushed = await run("push", project, into);
       expect(pushed.code).toBe(1);
-      expect(pushed.stderr).toContain(`  ${c}: deleted here, and changed on the remote since the pull (version 1 -> 2).\n    fix: get the remote's with ${again("pull")} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${again("push", c)}.\n`);
+      expect(pushed.stderr).toContain(`  ${c}: deleted here, and changed on the remote by bob@example.com since the pull (version 1 -> 2).\n    fix: get the remote's with ${again("pull")} (yours is overwritten: copy it aside first, then merge); or send yours over it, dropping the remote's change (its history keeps it): ${again("push", c)}.\n`);
 
       // --force says, on each line, whose change it replaced.
       const forced = await run("push", project, into, ["--force"]);
@@ -1813,7 +1824,7 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     await memberWrites(1);
     const untold = await run("push", project, into);
     expect(untold.code).toBe(1);
-    expect(untold.stderr).toContain(`  ${doc}: changed here, and changed on the remote since the pull (version 2 -> 1014); whether your push whose answer was lost sent yours is not known (the remote's history since the pull is longer than the bridge reads).\n    fix: copy yours aside, `);
+    expect(untold.stderr).toContain(`  ${doc}: changed here, and changed on the remote by local since the pull (version 2 -> 1014); whether your push whose answer was lost sent yours is not known (the remote's history since the pull is longer than the bridge reads).\n    fix: copy yours aside, `);
     expect(untold.stderr).not.toContain("push --remote");
     expect(state().sent).toEqual([{ path: doc, sha256: createHash("sha256").update("the owner's second text\n").digest("hex") }]);
     const pulled = await run("pull", project, into);
@@ -1821,6 +1832,88 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     expect(pulled.stderr).toContain("whether your push whose answer was lost sent yours is not known");
     expect(state().sent).toHaveLength(1);
   }, 180_000);
+
+  it("pulls and pushes a file that starts with a byte order mark byte for byte, as no file served altered (review 300)", async () => {
+    const project = "bom-files";
+    await created(project);
+    const remoteFiles = inProject(project);
+    // Windows editors save these: a document, and a config-shaped file with no secret in it.
+    const [doc, yaml, mine] = ["_bmad-output/prd.md", "_bmad-output/planning-artifacts/settings.yaml", "_bmad-output/notes.md"];
+    await remoteFiles.write(doc, "\uFEFF# PRD\r\nLine one\r\n");
+    await remoteFiles.write(yaml, "\uFEFFname: shop\nport: 8080\n");
+    const into = join(tmp.dir, project);
+    const pulled = await run("pull", project, into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`added    ${doc}\n`);
+    expect(pulled.stdout).toContain(`added    ${yaml}\n`);
+    expect(pulled.stdout).not.toContain("served altered");
+    expect(readFileSync(join(into, doc))).toEqual(Buffer.from("\uFEFF# PRD\r\nLine one\r\n"));
+    expect(readFileSync(join(into, yaml))).toEqual(Buffer.from("\uFEFFname: shop\nport: 8080\n"));
+
+    // Changed here, each goes back with its mark, and a new file here with one keeps it on the remote too.
+    appendFileSync(join(into, doc), "Line two\r\n");
+    appendFileSync(join(into, yaml), "debug: false\n");
+    writeFileSync(join(into, mine), "\uFEFFmy notes\n");
+    const pushed = await run("push", project, into);
+    expect(pushed.code, pushed.stderr).toBe(0);
+    expect(pushed.stdout).toContain(`updated  ${doc} (now version 2)\n`);
+    expect(pushed.stdout).toContain(`updated  ${yaml} (now version 2)\n`);
+    expect(pushed.stdout).toContain(`added    ${mine} (now version 1)\n`);
+    for (const [path, text] of [[doc, "# PRD\r\nLine one\r\nLine two\r\n"], [mine, "my notes\n"]]) {
+      const read = await call("bmad-files", { project, action: "read", path });
+      expect(read.structured).toMatchObject({ bom: true, size: Buffer.byteLength(text) + 3 });
+      expect(read.text.replace(/^[^\n]*\n/, "")).toBe(text);
+    }
+    // A second pull has nothing to bring, and leaves each file's bytes as they are.
+    const again = await run("pull", project, into);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toMatch(/^(added|updated|deleted) /m);
+    expect(readFileSync(join(into, mine))).toEqual(Buffer.from("\uFEFFmy notes\n"));
+    // The remote's next change to one comes whole, its mark too.
+    await remoteFiles.write(mine, "\uFEFFmy notes, edited there\n");
+    const third = await run("pull", project, into);
+    expect(third.stdout).toContain(`updated  ${mine}\n`);
+    expect(readFileSync(join(into, mine))).toEqual(Buffer.from("\uFEFFmy notes, edited there\n"));
+  }, 120_000);
+
+  it("names who changed the remote's copy in a conflict, and promises a memlog's merge only where memlog.py reads both copies (review 300)", async () => {
+    const project = "whose-change";
+    await created(project);
+    const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", user: "carol@example.com" });
+    const carol = new Client({ name: "pull-push-carol", version: "1.0.0" });
+    await carol.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+    try {
+      expect((await call("bmad-project", { action: "share", name: project, with: "carol@example.com", access: "write" })).isError).toBe(false);
+      const offers = ((await carol.callTool({ name: "bmad-project", arguments: { action: "list" } })).structuredContent as { offers: Array<{ project: string; name: string }> }).offers;
+      const theirs = offers.find((offer) => offer.name === project)!.project;
+      expect((await carol.callTool({ name: "bmad-project", arguments: { action: "accept", name: theirs } })).isError).toBeFalsy();
+      const byCarol = async (path: string, content: string) => expect((await carol.callTool({ name: "bmad-files", arguments: { project: theirs, action: "write", path, content } })).isError).toBeFalsy();
+      const remoteFiles = inProject(project);
+      // A .memlog.md written by hand, not by memlog.py: no frontmatter.
+      const [doc, notes] = ["_bmad-output/plan.md", "_bmad-output/run/.memlog.md"];
+      await remoteFiles.write(doc, "plan v1\n");
+      await remoteFiles.write(notes, "# my log\n- one\n");
+      const into = join(tmp.dir, project);
+      expect((await run("pull", project, into)).code).toBe(0);
+      appendFileSync(join(into, doc), "Alice's line\n");
+      appendFileSync(join(into, notes), "- two, here\n");
+      await byCarol(doc, "plan v1\nCarol's line\n");
+      await byCarol(notes, "# my log\n- one\n- two, there\n");
+
+      const pushed = await run("push", project, into);
+      expect(pushed.code).toBe(1);
+      expect(pushed.stderr).toContain(`  ${doc}: changed here, and changed on the remote by carol@example.com since the pull (version 1 -> 2).\n    fix: get the remote's with `);
+      const unread = `changed here and on the remote (version 1 -> 2) since the pull, and the remote's copy is not in memlog.py's format (.memlog.md has no frontmatter), so no merge of appended entries applies.\n    fix: keep the remote's: `;
+      expect(pushed.stderr).toContain(`  ${notes}: ${unread}`);
+      expect(pushed.stderr).not.toContain("merges the entries");
+      const pulled = await run("pull", project, into);
+      expect(pulled.code).toBe(1);
+      expect(pulled.stderr).toContain(`  ${doc}: changed here since the pull, and changed on the remote by carol@example.com (version 1 -> 2).\n`);
+      expect(pulled.stderr).toContain(`  ${notes}: ${unread}`);
+    } finally {
+      await carol.close();
+    }
+  }, 120_000);
 
   it("reads a file a killed pull wrote as pulled on push too: no change here, nothing sent over a member's deletion", async () => {
     const project = "killed-then-push";

@@ -1005,8 +1005,11 @@ export async function servedFile<T extends { size: number; sha256: string }>(pat
   const marked: T & { not_utf8?: true; bom?: true } = !shown.utf8 ? { ...meta, not_utf8: true } : startsWithBom(data) ? { ...meta, bom: true } : meta;
   // A data file is a config only where it holds secrets (servedAsConfig): as it is, its bytes are its own.
   if (text === raw && !isConfigShaped(path)) return { text, meta: marked };
+  // Its text as read is its bytes but for the byte order mark, which `bom` says (review 300: a config with one read as
+  // served altered, and a pull of it was never pushed again).
   const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength === data.byteLength && bytes.every((b, i) => b === data[i])) return { text, meta: marked };
+  const body = marked.bom ? data.subarray(3) : data;
+  if (bytes.byteLength === body.byteLength && bytes.every((b, i) => b === body[i])) return { text, meta: marked };
   return { text, meta: { ...marked, size: bytes.byteLength, sha256: await sha256Hex(text), redacted: true } };
 }
 

@@ -81,6 +81,18 @@ function parsedCopies(texts: string[]): Copy[] | undefined {
   }
 }
 
+/** Why memlog.py reads no memlog in `text` (".memlog.md has no frontmatter"), or undefined where it reads one: the
+ *  copies a merge of appended entries needs all parse (mergeMemlogs). */
+export function memlogFormatError(text: string): string | undefined {
+  try {
+    splitMemlog(text);
+    return undefined;
+  } catch (error) {
+    if (error instanceof PyError) return error.message;
+    throw error;
+  }
+}
+
 /** The first of `was`'s entries that `copy` no longer holds where it stood; undefined where `copy` only appended. */
 function firstUnappended(was: Copy, copy: Copy): number | undefined {
   const at = was.entries.findIndex((line, i) => copy.entries[i] !== line);
