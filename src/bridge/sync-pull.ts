@@ -504,7 +504,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     else if (step.op === "write") {
       state.files.set(step.path, recordOf(step.content));
       state.sent?.delete(step.path);
-      const note = step.merged ? `${isMemlogPath(step.path) ? "entries appended here and on the remote merged" : "memories merged with the ones here"}; push sends the merge` : step.content.redacted ? "served altered: secret-looking keys removed; push leaves it alone" : undefined;
+      const note = step.merged ? `${isMemlogPath(step.path) ? "entries appended here and on the remote merged" : "memories merged with the ones here"}; push sends the merge` : step.content.redacted ? `served altered: ${step.content.notUtf8 ? "bytes that are not UTF-8 shown as \uFFFD" : "secret-looking keys removed"}; push leaves it alone` : undefined;
       report.add(step.kind, step.path, step.replaces ? replacedNote(step.seen, note) : note);
     } else if (step.op === "delete") {
       state.files.delete(step.path);

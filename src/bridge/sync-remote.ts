@@ -23,6 +23,8 @@ export interface RemoteContent extends RemoteFile {
   /** The bytes served are not the bytes stored, as the server says (a config file without its secret-looking keys, a
    *  file that is not UTF-8): pulled as served, never pushed back. */
   redacted: boolean;
+  /** Of those, a file that is not UTF-8: its text has U+FFFD where its bytes are not. */
+  notUtf8?: boolean;
   /** Who made this version, as the server names them. */
   author?: string;
   /** Someone other than the caller wrote some of it (a server that names line authors says so). */
@@ -212,7 +214,7 @@ export class RemoteWorkspace {
     if (!meta.data.not_utf8 && sha256(meta.data.redacted ? served : bytes) !== meta.data.sha256) return { ok: false, error: `${path}: the remote's copy changed while it was read (what it sent is not what its digest names); nothing was written: pull again.` };
     // Named as the server names them; one it names otherwise is "another member", for all the bridge can tell.
     const others = (meta.data.others ?? []).slice(0, 50).map((o) => OTHER.safeParse(o)).map((o) => (o.success ? o.data : { by: "another member", lines: "some" }));
-    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: altered, ...(meta.data.author ? { author: meta.data.author } : {}), byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: altered, ...(meta.data.not_utf8 ? { notUtf8: true } : {}), ...(meta.data.author ? { author: meta.data.author } : {}), byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
   }
 
   /** The file's version on the remote now (0: there is none), by a listing of its path alone: what a refused read or

@@ -460,7 +460,7 @@ describe("against the real Worker", () => {
     writeFileSync(local(CUSTOM), `${readFileSync(local(CUSTOM), "utf8")}communication_language = "German"\n`);
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
-    expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it without its secret-looking keys, so pushing would lose them.\n    fix: restore the pulled copy`);
+    expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out.\n    fix: restore the pulled copy`);
     // No tool changes it on the remote (bmad-files refuses every change of it): its owner deletes it there.
     expect(pushed.stderr).toContain("its owner deletes it there (bmad-files delete) and you push yours, without secrets, again.");
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
@@ -660,7 +660,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
  *  deletes as they are read; `raceWrites`: files another member writes first, as they are written; `raceDeletes`: files
  *  another member deletes first, as they are deleted; `digests`: the sha256 a read names, where it is not of the text sent. */
-async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; notUtf8?: string[]; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -703,7 +703,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; digests?: M
       const versions = paths.includes(path) ? [{ version: opts.versions?.get(path) ?? 1, op: "write", sha256: createHash("sha256").update(content).digest("hex") }] : [];
       return { content: [{ type: "text", text: `${path}, newest first` }], structuredContent: { path, versions } };
     }
-    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: opts.digests?.get(path) ?? createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}) } };
+    return { content: [{ type: "text", text: `[${path}]\n${content}` }], structuredContent: { path, version: opts.versions?.get(path) ?? 1, size: content.length, sha256: opts.digests?.get(path) ?? createHash("sha256").update(content).digest("hex"), ...(opts.byOthers?.includes(path) ? { others: [{ by: "mallory@example.com", lines: "all" }] } : opts.othersLines?.has(path) ? { others: [{ by: "mallory@example.com", lines: opts.othersLines.get(path)! }] } : opts.others?.has(path) ? { others: opts.others.get(path) } : {}), ...(opts.changedByOther?.includes(path) ? { changed_by_other: true } : {}), ...(opts.notUtf8?.includes(path) ? { not_utf8: true } : {}) } };
   };
   // Plain JSON-RPC over HTTP, stateless and without SSE, as a server may answer: an SDK server made for each of a
   // thousand requests cost seconds of CPU.
@@ -1397,6 +1397,14 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad/bmm/config.yaml.bak")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml~")).toMatch(/ \(a personal file/);
 }, 30_000);
+
+it("pulls a file that is not UTF-8 as served, saying so, not as a file that held secrets", async () => {
+  const doc = "_bmad-output/notes.md";
+  const target = fakeDir();
+  const out = await cli(["pull", "--remote", await startFake([doc], { notUtf8: [doc], digests: new Map([[doc, "1".repeat(64)]]) }), "--project", "x", "--dir", target]);
+  expect(out.code, out.stderr).toBe(0);
+  expect(out.stdout).toContain(`added    ${doc} (served altered: bytes that are not UTF-8 shown as \uFFFD; push leaves it alone)\n`);
+});
 
 it("stops at a read whose text is not what its digest names, as no file served altered, writing nothing (review 300)", async () => {
   const doc = "_bmad-output/prd.md";
