@@ -404,8 +404,9 @@ export class WorkspaceProject extends DurableObject {
     const newSize = next.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
-    // Only the lines the change adds are judged, a whole write's as an append's: the rest were judged when they came.
-    const secret = this.secretShown(path, next, current);
+    // A whole write is judged whole: a line it changes can change how the lines it keeps read (review 306: a table's
+    // header renamed `password` over kept rows).
+    const secret = this.secretShown(path, next, append ? current : undefined);
     if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;

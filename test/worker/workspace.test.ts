@@ -319,6 +319,28 @@ describe("a token-shaped secret", () => {
     // A config keeps its own rules: served without its secret-looking keys, the owner's to change.
     expect((await ada.files({ action: "write", project: room, path: "_bmad/custom/config.toml", content: `[core]\ngithub_token = "${token}"\n` })).isError).toBe(false);
   });
+
+  it("is refused where what a change keeps makes what it adds a secret, or the reverse (review 306)", async () => {
+    const room = unique("context");
+    expect((await ada.project({ action: "create", name: room })).isError).toBe(false);
+    const password = ["Xk9#", "mPq2vL!w"].join("");
+    const step = async (path: string, first: Record<string, unknown>, then: Record<string, unknown>) => {
+      expect((await ada.files({ project: room, path, ...first })).isError, `${path} first`).toBe(false);
+      const out = await ada.files({ project: room, path, ...then });
+      expect(out.isError, `${path}: ${out.text}`).toBe(true);
+      expect(out.text).toContain("would hold what looks like a secret");
+    };
+    // A whole write is judged whole: a header renamed over kept rows, a settings fence put around a kept line.
+    await step("docs/table.md", { action: "write", content: `| name | note |\n|---|---|\n| db | ${password} |\n` }, { action: "write", content: `| name | password |\n|---|---|\n| db | ${password} |\n` });
+    await step("docs/fence.md", { action: "write", content: "Settings:\n\nPOSTGRES_PASSWORD: acmeprod2024\n" }, { action: "write", content: "Settings:\n\n```yaml\nPOSTGRES_PASSWORD: acmeprod2024\n```\n" });
+    // An append is judged with what it joins: a row under a `password` column (a copy of a kept row too), a value in a
+    // settings fence left open.
+    await step("docs/rows.md", { action: "write", content: "| name | password |\n|---|---|\n" }, { action: "append", content: `| db | ${password} |\n` });
+    await step("docs/copy.md", { action: "write", content: `| name | note |\n|---|---|\n| db | ${password} |\n\n` }, { action: "append", content: `| name | password |\n|---|---|\n| db | ${password} |\n` });
+    await step("docs/open.md", { action: "write", content: "```yaml\nservice: db\n" }, { action: "append", content: "POSTGRES_PASSWORD: acmeprod2024\n" });
+    // Lines that only follow others are still taken: an entry after the header, with nothing secret.
+    expect((await ada.files({ action: "append", project: room, path: "docs/rows.md", content: "| db | <your-password> |\n" })).isError).toBe(false);
+  });
 });
 
 describe("paths", () => {
