@@ -706,7 +706,15 @@ export class WorkspaceProject extends DurableObject {
     const base = flatAnswers(read);
     if (stored.size !== base.size || [...stored].some(([key, value]) => base.get(key) !== value)) return fail("conflict", `The answers of "${g.meta.name}" changed since they were read: read them again.`);
     const merged = this.withHandEdits(caller, given);
-    if (!merged.ok) return merged;
+    if (!merged.ok) {
+      // A file the caller may not change says so first, not how to edit it (review 306: a member was told to edit a
+      // config that holds the owner's secrets).
+      for (const f of given) {
+        const held = this.secretsHeld(g, f.path);
+        if (held) return held;
+      }
+      return merged;
+    }
     const { files, kept } = merged.value;
     const changed = files.filter((f) => this.files.head(f.path)?.sha256 !== sha256(f.data));
     for (const f of changed) {

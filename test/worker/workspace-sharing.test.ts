@@ -583,6 +583,13 @@ describe("sharing", () => {
     expect((await owner.project({ action: "config", name })).text.split("\n").find((l) => l.startsWith("core.communication_language = "))).toMatch(/^core\.communication_language = default /);
     expect((await owner.files({ action: "history", project: name, path: "_bmad/core/config.yaml" })).text).not.toContain("v2 ");
     expect((await owner.files({ action: "read", project: name, path: "_bmad/core/config.yaml" })).text).toContain("communication_language: English");
+    // Where the file holds the owner's secrets the writer may not change it at all, and is told that, not to edit it
+    // (review 306).
+    expect((await owner.files({ action: "append", project: name, path, content: "openai_api_key: sk-proj-Zq9vR2mK7xT4wP1sL8nB3cD6\n" })).isError).toBe(false);
+    const held = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
+    expect(held.isError).toBe(true);
+    expect(held.text).toMatch(/holds secret-looking entries that only its owner is shown/);
+    expect(held.text).not.toContain("edited by hand");
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
