@@ -58,13 +58,18 @@ const GLUE = new Set("*_~#\\.!?,:;>|=-");
  *  a JWT's its header and the start of its claims (a glued JWT with a longer header goes unseen; a bare one does not). */
 const TOKEN_WINDOW = 128;
 const isAlnum = (c: string) => /[A-Za-z0-9]/.test(c);
+/** A GLUE character followed by a letter or digit: where a glued token may start. */
+const GLUED_START = /[*_~#\\.!?,:;>|=-][A-Za-z0-9]/;
 
 /** Whether a word holds a known token: at its start, after any Markdown before it, glued after a character (each such
  *  start tried on a bounded window: linear), or base64-encoded whole (a Kubernetes Secret's `data:`). */
 function holdsToken(word: string): boolean {
-  if (KNOWN_TOKEN.test(word) || KNOWN_TOKEN.test(word.replace(/^[^A-Za-z0-9]+/, ""))) return true;
-  for (let i = 1; i < word.length; i++) {
-    if (GLUE.has(word[i - 1]!) && isAlnum(word[i]!) && KNOWN_TOKEN.test(word.slice(i, i + TOKEN_WINDOW))) return true;
+  if (KNOWN_TOKEN.test(word) || (!isAlnum(word[0] ?? "a") && KNOWN_TOKEN.test(word.replace(/^[^A-Za-z0-9]+/, "")))) return true;
+  // Only where a glue character is followed by a letter or digit (most words have none: the loop is skipped).
+  if (GLUED_START.test(word)) {
+    for (let i = 1; i < word.length; i++) {
+      if (GLUE.has(word[i - 1]!) && isAlnum(word[i]!) && KNOWN_TOKEN.test(word.slice(i, i + TOKEN_WINDOW))) return true;
+    }
   }
   if (word.length < 40 || word.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(word)) return false;
   try {
@@ -180,7 +185,7 @@ export function holdsShapedSecret(text: string): boolean {
   if (holdsPrivateKey(text) || linesGiveSecret(text) || quotesSecret(text) || wordsAssignSecret(text) || fenceGivesSecret(text) || inputGivesSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
-    (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || word.split(/[=:]+/).some(holdsToken) || (word.includes(":") && KNOWN_TOKEN.test(word)));
+    (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || (/[=:]/.test(word) ? word.split(/[=:]+/).some(holdsToken) : holdsToken(word)) || (word.includes(":") && KNOWN_TOKEN.test(word)));
 }
 
 
@@ -266,8 +271,10 @@ const quotesSecret = (text: string) => [...text.matchAll(QUOTED_PAIR)].some(([, 
  *  (review 56). One pass over each word: linear. */
 function wordsAssignSecret(text: string): boolean {
   const words = text.split(/\s+/);
+  // Only ASCII letters lowercase to these: a text without the word gives no `setx` (most lines: none is looked for).
+  const setx = /setx/i.test(text);
   for (let w = 0; w < words.length; w++) {
-    if (w >= 2 && words[w - 2]!.toLowerCase() === "setx" && namesSecretField(words[w - 1]!) && isAssignedValue(unquoted(words[w]!), "=")) return true;
+    if (setx && w >= 2 && words[w - 2]!.toLowerCase() === "setx" && namesSecretField(words[w - 1]!) && isAssignedValue(unquoted(words[w]!), "=")) return true;
     if (!words[w]!.includes("=")) continue;
     const parts = words[w]!.split("=");
     for (let i = 0; i + 1 < parts.length; i++) {
@@ -291,7 +298,11 @@ const codeGivesSecret = (line: string) => [...line.matchAll(CODE_ASSIGNMENT)].so
 const SECRET_NOUNS = new Set(["password", "passwd", "passphrase", "token", "secret", "key", "apikey", "credential", "credentials"]);
 /** The nouns whose label of a few words gives a password (`The wifi password for the office: …`: review 204). */
 const PASSWORD_NOUNS = new Set(["password", "passwd", "passphrase", "credentials"]);
+/** What each of SECRET_NOUNS holds, lowercased and without what is not a letter: a line without one names none. */
+const SECRET_NOUN_PART = /pass|token|secret|key|credential/;
 function proseGivesSecret(line: string): boolean {
+  // Lowercased and stripped as each word is below, the whole line at once (most lines name no secret's noun).
+  if (!SECRET_NOUN_PART.test(line.toLowerCase().replace(/[^a-z\s]/g, ""))) return false;
   const words = line.split(/\s+/);
   return words.some((word, i) => {
     if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || isPublicKey(`${words[i - 2] ?? ""} ${words[i - 1] ?? ""}`)) return false;
@@ -449,7 +460,10 @@ const GLUED_PASSWORD = new Set(["7z", "7za", "mysql", "mysqldump", "mysqladmin",
 // `login` is the client of `docker login`, `podman login`, `helm registry login` (a `-p` of `docker run` is a port).
 const PASSWORD_AFTER = new Map([["sshpass", ["-p"]], ["redis-cli", ["-a"]], ["mongosh", ["-p", "--password"]], ["mongo", ["-p", "--password"]], ["sqlcmd", ["-P"]], ["ldapsearch", ["-w"]], ["ldapmodify", ["-w"]], ["ldapadd", ["-w"]], ["zip", ["-P"]], ["openssl", ["-k", "-pass"]], ["login", ["-p", "--password"]]]);
 const USER_AND_PASSWORD_AFTER = new Map([["curl", ["-u", "--user", "-U", "--proxy-user"]], ["http", ["-a", "--auth"]], ["https", ["-a", "--auth"]]]);
+/** Any client's name, as a word of a line must hold it to be that client: a line without one names none. */
+const CLIENT_NAMES = new RegExp([...GLUED_PASSWORD, ...PASSWORD_AFTER.keys(), ...USER_AND_PASSWORD_AFTER.keys()].map((n) => n.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join("|"));
 function flagGivesPassword(line: string): boolean {
+  if (!CLIENT_NAMES.test(line)) return false;
   const words = line.split(/\s+/);
   let client: string | undefined;
   for (let i = 0; i < words.length; i++) {
