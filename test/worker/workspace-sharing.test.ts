@@ -569,6 +569,20 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("refuses an answer whose key a hand edit repeats further down, where the repeat would win (review 306)", async () => {
+    const name = unique("repeated");
+    const path = "_bmad/bmm/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    expect((await writer.files({ action: "append", project: name, path, content: "communication_language: Klingon\n" })).isError).toBe(false);
+    const before = (await owner.files({ action: "read", project: name, path })).structured.version;
+    const refused = await owner.project({ action: "config", name, answers: { core: { communication_language: "French" } } });
+    expect(refused.isError, refused.text).toBe(true);
+    expect(refused.text).toBe(`${path} was edited by hand since the installer wrote it, and repeats the key of "communication_language: French" further down, which is the value a reader takes: the answer would not take effect. Nothing was changed. Remove the repeated key with bmad-files "edit", then set the answer again.`);
+    expect((await owner.files({ action: "read", project: name, path })).structured.version).toBe(before);
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("refuses an answer whose line a hand edit took out of a config file, writing nothing (review 295-2)", async () => {
     const name = unique("unplaced");
     const path = "_bmad/bmm/config.yaml";

@@ -3,7 +3,7 @@
 // the owner's comments, keys and values away).
 import { matchLines } from "./line-authors.js";
 
-export type Merged = { ok: true; text: string } | { ok: false; line: string };
+export type Merged = { ok: true; text: string } | { ok: false; line: string; repeated?: true };
 
 /** `head` with the lines that differ between `before` (what the old answers made) and `after` (what the new ones make)
  *  changed as they do. Each run of changed lines of `before` must be in `head` whole and in order, found by a line of
@@ -52,5 +52,17 @@ export function mergeConfigEdits(head: string, before: string, after: string): M
   }
   const out = [...(added.get(-1) ?? [])];
   theirs.forEach((line, i) => out.push(...(instead.get(i) ?? [line]), ...(added.get(i) ?? [])));
+  // A key the answer sets, there more often than the answers make it (a hand edit repeated it further down): a parser
+  // reads the last one, so the answer would not take effect (review 306: the owner's French, a member's Klingon below).
+  const keyed = (lines: string[], line: string) => {
+    const key = KEY.exec(line)?.[0];
+    return key === undefined ? 0 : lines.filter((l) => l.startsWith(key) && KEY.exec(l)?.[0] === key).length;
+  };
+  const repeated = next.filter((line, j) => kept[j]! < 0).find((line) => keyed(out, line) > keyed(next, line));
+  if (repeated !== undefined) return { ok: false, line: repeated, repeated: true };
   return { ok: true, text: out.join("\n") };
 }
+
+/** A config line's key as written, with its indentation and what separates it from its value (`  user_name:`,
+ *  `user_name =`). */
+const KEY = /^\s*["']?[A-Za-z_][\w.-]*["']?\s*[:=]/;
